@@ -1,0 +1,202 @@
+//! AST for propositional and first-order logic.
+
+use std::collections::BTreeSet;
+
+/// Binary connectives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BinOp {
+    /// Conjunction ∧.
+    And,
+    /// Disjunction ∨.
+    Or,
+    /// Implication →.
+    Implies,
+    /// Biconditional ↔.
+    Iff,
+    /// Exclusive or ⊕.
+    Xor,
+}
+
+/// Quantifiers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Quantifier {
+    /// Universal ∀.
+    Forall,
+    /// Existential ∃.
+    Exists,
+}
+
+impl Quantifier {
+    /// The dual quantifier (∀ ↔ ∃).
+    pub fn dual(self) -> Self {
+        match self {
+            Quantifier::Forall => Quantifier::Exists,
+            Quantifier::Exists => Quantifier::Forall,
+        }
+    }
+}
+
+/// A predicate argument.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Term {
+    /// A constant (object) such as `p3` or `vera`.
+    Const(String),
+    /// A variable: bound by an enclosing quantifier, or free when named like one (`x`, `y2`).
+    Var(String),
+}
+
+impl Term {
+    /// The name as written.
+    pub fn name(&self) -> &str {
+        match self {
+            Term::Const(s) | Term::Var(s) => s,
+        }
+    }
+}
+
+/// A logic formula. Quantifiers bind one variable; `∀x y.F` parses as `∀x.∀y.F`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Formula {
+    /// A proposition (0-ary atom) such as `p1`.
+    Prop(String),
+    /// A predicate applied to terms, `pred1(x1,p3)`.
+    Pred(String, Vec<Term>),
+    /// Negation.
+    Not(Box<Formula>),
+    /// A binary connective.
+    Bin(BinOp, Box<Formula>, Box<Formula>),
+    /// A quantifier over one variable.
+    Quant(Quantifier, String, Box<Formula>),
+}
+
+impl Formula {
+    /// `¬f`.
+    pub fn not(f: Formula) -> Formula {
+        Formula::Not(Box::new(f))
+    }
+
+    /// `a op b`.
+    pub fn bin(op: BinOp, a: Formula, b: Formula) -> Formula {
+        Formula::Bin(op, Box::new(a), Box::new(b))
+    }
+
+    /// `Q v. body`.
+    pub fn quant(q: Quantifier, v: impl Into<String>, body: Formula) -> Formula {
+        Formula::Quant(q, v.into(), Box::new(body))
+    }
+
+    /// True for propositions and predicate atoms.
+    pub fn is_atom(&self) -> bool {
+        matches!(self, Formula::Prop(_) | Formula::Pred(..))
+    }
+
+    /// Whether the formula has any quantifier or predicate (i.e. needs FOL).
+    pub fn is_first_order(&self) -> bool {
+        match self {
+            Formula::Prop(_) => false,
+            Formula::Pred(..) | Formula::Quant(..) => true,
+            Formula::Not(a) => a.is_first_order(),
+            Formula::Bin(_, a, b) => a.is_first_order() || b.is_first_order(),
+        }
+    }
+
+    /// Visits every subformula in pre-order.
+    pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Formula)) {
+        f(self);
+        match self {
+            Formula::Prop(_) | Formula::Pred(..) => {}
+            Formula::Not(a) | Formula::Quant(_, _, a) => a.walk(f),
+            Formula::Bin(_, a, b) => {
+                a.walk(f);
+                b.walk(f);
+            }
+        }
+    }
+
+    /// Distinct proposition names.
+    pub fn propositions(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        self.walk(&mut |g| {
+            if let Formula::Prop(p) = g {
+                out.insert(p.clone());
+            }
+        });
+        out
+    }
+
+    /// Distinct (predicate name, arity) pairs.
+    pub fn predicates(&self) -> BTreeSet<(String, usize)> {
+        let mut out = BTreeSet::new();
+        self.walk(&mut |g| {
+            if let Formula::Pred(p, args) = g {
+                out.insert((p.clone(), args.len()));
+            }
+        });
+        out
+    }
+
+    /// Distinct constants used as predicate arguments.
+    pub fn constants(&self) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        self.walk(&mut |g| {
+            if let Formula::Pred(_, args) = g {
+                for a in args {
+                    if let Term::Const(c) = a {
+                        out.insert(c.clone());
+                    }
+                }
+            }
+        });
+        out
+    }
+
+    /// Variables that occur free (not bound by an enclosing quantifier).
+    pub fn free_variables(&self) -> BTreeSet<String> {
+        fn go(f: &Formula, bound: &mut Vec<String>, out: &mut BTreeSet<String>) {
+            match f {
+                Formula::Prop(_) => {}
+                Formula::Pred(_, args) => {
+                    for a in args {
+                        if let Term::Var(v) = a {
+                            if !bound.contains(v) {
+                                out.insert(v.clone());
+                            }
+                        }
+                    }
+                }
+                Formula::Not(a) => go(a, bound, out),
+                Formula::Bin(_, a, b) => {
+                    go(a, bound, out);
+                    go(b, bound, out);
+                }
+                Formula::Quant(_, v, body) => {
+                    bound.push(v.clone());
+                    go(body, bound, out);
+                    bound.pop();
+                }
+            }
+        }
+        let mut out = BTreeSet::new();
+        go(self, &mut Vec::new(), &mut out);
+        out
+    }
+
+    /// Number of nodes in the tree.
+    pub fn size(&self) -> usize {
+        let mut n = 0;
+        self.walk(&mut |_| n += 1);
+        n
+    }
+}
+
+/// Whether an unbound argument name reads as a variable (`x`, `y2`, `z10`, `u`, `w`).
+///
+/// Bound names are always variables; this rule only decides free names. `v` is
+/// excluded because a standalone `v` is the original's disjunction.
+pub fn looks_like_variable(name: &str) -> bool {
+    let mut chars = name.chars();
+    match chars.next() {
+        Some(c) if matches!(c, 'u' | 'w' | 'x' | 'y' | 'z') => chars.all(|d| d.is_ascii_digit()),
+        _ => false,
+    }
+}

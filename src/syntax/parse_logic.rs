@@ -1,0 +1,346 @@
+//! Recursive-descent parser for logic formulas.
+//!
+//! Precedence, tightest first: ¬, ∧, ∨/⊕ (left-assoc), → (right-assoc),
+//! ↔ (left-assoc). A quantifier's scope extends as far right as possible
+//! (NLTK's convention), so `∀x.P(x) ∧ Q` is `∀x.(P(x) ∧ Q)`.
+
+use super::error::ParseError;
+use super::lexer::{Tok, Token, lex};
+use super::logic::{BinOp, Formula, Quantifier, Term, looks_like_variable};
+
+/// Parses a formula in any supported notation.
+pub fn parse_formula(src: &str) -> Result<Formula, ParseError> {
+    let tokens = lex(src)?;
+    if tokens.is_empty() {
+        return Err(ParseError::new(0, "empty formula"));
+    }
+    let mut p = Parser {
+        toks: &tokens,
+        pos: 0,
+        end: src.len(),
+        bound: Vec::new(),
+        opens: Vec::new(),
+        depth: 0,
+    };
+    let f = p.formula()?;
+    if let Some(t) = p.peek() {
+        return Err(match &t.tok {
+            Tok::Close(c) => ParseError::new(t.start, format!("unbalanced '{c}'")),
+            other => ParseError::new(t.start, format!("unexpected {}", describe(other))),
+        });
+    }
+    Ok(f)
+}
+
+/// Deepest nesting we accept; deeper input is refused instead of overflowing the stack.
+const MAX_NESTING: usize = 200;
+
+struct Parser<'a> {
+    toks: &'a [Token],
+    pos: usize,
+    end: usize,
+    bound: Vec<String>,
+    opens: Vec<(char, usize)>,
+    depth: usize,
+}
+
+fn describe(t: &Tok) -> String {
+    match t {
+        Tok::Not => "'¬'".into(),
+        Tok::And => "'∧'".into(),
+        Tok::Or => "'∨'".into(),
+        Tok::Implies => "'→'".into(),
+        Tok::Iff => "'↔'".into(),
+        Tok::Xor => "'⊕'".into(),
+        Tok::Forall => "'∀'".into(),
+        Tok::Exists => "'∃'".into(),
+        Tok::Open(c) | Tok::Close(c) => format!("'{c}'"),
+        Tok::Comma => "','".into(),
+        Tok::Dot => "'.'".into(),
+        Tok::Colon => "':'".into(),
+        Tok::Ident(s) => format!("name '{s}'"),
+    }
+}
+
+fn closer(open: char) -> char {
+    if open == '[' { ']' } else { ')' }
+}
+
+impl<'a> Parser<'a> {
+    fn peek(&self) -> Option<&'a Token> {
+        self.toks.get(self.pos)
+    }
+
+    fn peek_tok(&self) -> Option<&'a Tok> {
+        self.peek().map(|t| &t.tok)
+    }
+
+    fn here(&self) -> usize {
+        self.peek().map(|t| t.start).unwrap_or(self.end)
+    }
+
+    fn bump(&mut self) -> Option<&'a Token> {
+        let t = self.toks.get(self.pos);
+        self.pos += 1;
+        t
+    }
+
+    fn enter(&mut self) -> Result<(), ParseError> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(ParseError::new(self.here(), "formula nested too deeply"));
+        }
+        Ok(())
+    }
+
+    fn formula(&mut self) -> Result<Formula, ParseError> {
+        self.enter()?;
+        let mut lhs = self.implication()?;
+        while self.peek_tok() == Some(&Tok::Iff) {
+            self.pos += 1;
+            let rhs = self.implication()?;
+            lhs = Formula::bin(BinOp::Iff, lhs, rhs);
+        }
+        self.depth -= 1;
+        Ok(lhs)
+    }
+
+    fn implication(&mut self) -> Result<Formula, ParseError> {
+        let lhs = self.disjunction()?;
+        if self.peek_tok() == Some(&Tok::Implies) {
+            self.pos += 1;
+            self.enter()?;
+            let rhs = self.implication()?;
+            self.depth -= 1;
+            return Ok(Formula::bin(BinOp::Implies, lhs, rhs));
+        }
+        Ok(lhs)
+    }
+
+    fn disjunction(&mut self) -> Result<Formula, ParseError> {
+        let mut lhs = self.conjunction()?;
+        loop {
+            let op = match self.peek_tok() {
+                Some(Tok::Or) => BinOp::Or,
+                Some(Tok::Xor) => BinOp::Xor,
+                _ => return Ok(lhs),
+            };
+            self.pos += 1;
+            let rhs = self.conjunction()?;
+            lhs = Formula::bin(op, lhs, rhs);
+        }
+    }
+
+    fn conjunction(&mut self) -> Result<Formula, ParseError> {
+        let mut lhs = self.unary()?;
+        while self.peek_tok() == Some(&Tok::And) {
+            self.pos += 1;
+            let rhs = self.unary()?;
+            lhs = Formula::bin(BinOp::And, lhs, rhs);
+        }
+        Ok(lhs)
+    }
+
+    fn unary(&mut self) -> Result<Formula, ParseError> {
+        match self.peek_tok() {
+            Some(Tok::Not) => {
+                self.pos += 1;
+                self.enter()?;
+                let inner = self.unary()?;
+                self.depth -= 1;
+                Ok(Formula::not(inner))
+            }
+            Some(Tok::Forall) => self.quantified(Quantifier::Forall),
+            Some(Tok::Exists) => self.quantified(Quantifier::Exists),
+            _ => self.primary(),
+        }
+    }
+
+    fn variable_name(&self, t: &Token) -> Option<String> {
+        match &t.tok {
+            Tok::Ident(s) => Some(s.clone()),
+            _ => None,
+        }
+    }
+
+    fn quantified(&mut self, q: Quantifier) -> Result<Formula, ParseError> {
+        let qpos = self.here();
+        self.pos += 1;
+        // `∀(x)` is rare but harmless to accept.
+        let paren = matches!(self.peek_tok(), Some(Tok::Open('(')))
+            && matches!(self.toks.get(self.pos + 1).map(|t| &t.tok), Some(Tok::Ident(_)))
+            && matches!(self.toks.get(self.pos + 2).map(|t| &t.tok), Some(Tok::Close(')')));
+        if paren {
+            self.pos += 1;
+        }
+        let Some(first) = self.peek().and_then(|t| self.variable_name(t)) else {
+            let sym = if q == Quantifier::Forall { '∀' } else { '∃' };
+            return Err(ParseError::new(
+                self.here(),
+                format!("expected a variable after '{sym}' (from {qpos})"),
+            ));
+        };
+        self.pos += 1;
+        if paren {
+            self.pos += 1;
+        }
+        let after_first = self.pos;
+        let mut vars = vec![first];
+        // A list of variables must end in '.' or ':'; otherwise only the first is one.
+        loop {
+            match self.peek_tok() {
+                Some(Tok::Ident(s))
+                    if !matches!(
+                        self.toks.get(self.pos + 1).map(|t| &t.tok),
+                        Some(Tok::Open(_))
+                    ) =>
+                {
+                    vars.push(s.clone());
+                    self.pos += 1;
+                }
+                Some(Tok::Comma)
+                    if matches!(
+                        self.toks.get(self.pos + 1).map(|t| &t.tok),
+                        Some(Tok::Ident(_))
+                    ) =>
+                {
+                    self.pos += 1;
+                }
+                _ => break,
+            }
+        }
+        match self.peek_tok() {
+            Some(Tok::Dot) | Some(Tok::Colon) => self.pos += 1,
+            _ => {
+                vars.truncate(1);
+                self.pos = after_first;
+                if matches!(self.peek_tok(), Some(Tok::Comma)) {
+                    self.pos += 1;
+                }
+            }
+        }
+        let n = vars.len();
+        self.bound.extend(vars.iter().cloned());
+        let body = self.formula();
+        self.bound.truncate(self.bound.len() - n);
+        let mut f = body?;
+        for v in vars.into_iter().rev() {
+            f = Formula::Quant(q, v, Box::new(f));
+        }
+        Ok(f)
+    }
+
+    fn primary(&mut self) -> Result<Formula, ParseError> {
+        let Some(t) = self.bump() else {
+            let reason = match self.opens.last() {
+                Some((c, at)) => format!("unclosed '{c}' from {at}: expected a formula"),
+                None => "expected a formula".to_string(),
+            };
+            return Err(ParseError::new(self.end, reason));
+        };
+        match &t.tok {
+            Tok::Open(c) => {
+                self.opens.push((*c, t.start));
+                let inner = self.formula()?;
+                match self.bump() {
+                    Some(Token {
+                        tok: Tok::Close(d), ..
+                    }) if *d == closer(*c) => {
+                        self.opens.pop();
+                        Ok(inner)
+                    }
+                    Some(Token {
+                        tok: Tok::Close(d),
+                        start,
+                        ..
+                    }) => Err(ParseError::new(
+                        *start,
+                        format!("'{d}' does not match '{c}' at {}", t.start),
+                    )),
+                    Some(other) => Err(ParseError::new(
+                        other.start,
+                        format!("expected '{}' for '{c}' at {}", closer(*c), t.start),
+                    )),
+                    None => Err(ParseError::new(
+                        t.start,
+                        format!("unclosed '{c}'"),
+                    )),
+                }
+            }
+            Tok::Ident(name) => {
+                if matches!(self.peek_tok(), Some(Tok::Open('('))) {
+                    self.pos += 1;
+                    let args = self.arguments(t.start)?;
+                    Ok(Formula::Pred(name.clone(), args))
+                } else {
+                    Ok(Formula::Prop(name.clone()))
+                }
+            }
+            Tok::Close(c) => Err(ParseError::new(t.start, format!("unbalanced '{c}'"))),
+            other => Err(ParseError::new(
+                t.start,
+                format!("expected a formula, found {}", describe(other)),
+            )),
+        }
+    }
+
+    fn term(&self, name: &str) -> Term {
+        if self.bound.iter().any(|b| b == name) || looks_like_variable(name) {
+            Term::Var(name.to_string())
+        } else {
+            Term::Const(name.to_string())
+        }
+    }
+
+    fn arguments(&mut self, pred_at: usize) -> Result<Vec<Term>, ParseError> {
+        let mut args = Vec::new();
+        loop {
+            let Some(t) = self.bump() else {
+                return Err(ParseError::new(
+                    pred_at,
+                    "unclosed '(' of predicate arguments",
+                ));
+            };
+            let name = match &t.tok {
+                Tok::Ident(s) => s.clone(),
+                // A lone `v` inside an argument list is a name, not "or".
+                Tok::Or if t.end - t.start == 1 => "v".to_string(),
+                Tok::Close(')') if args.is_empty() => {
+                    return Err(ParseError::new(t.start, "predicate with no arguments"));
+                }
+                other => {
+                    return Err(ParseError::new(
+                        t.start,
+                        format!("expected an argument name, found {}", describe(other)),
+                    ));
+                }
+            };
+            if matches!(self.peek_tok(), Some(Tok::Open('('))) {
+                return Err(ParseError::new(
+                    t.start,
+                    "function terms like f(x) are not supported",
+                ));
+            }
+            args.push(self.term(&name));
+            match self.bump() {
+                Some(Token { tok: Tok::Comma, .. }) => continue,
+                Some(Token {
+                    tok: Tok::Close(')'),
+                    ..
+                }) => return Ok(args),
+                Some(other) => {
+                    return Err(ParseError::new(
+                        other.start,
+                        format!("expected ',' or ')' in arguments, found {}", describe(&other.tok)),
+                    ));
+                }
+                None => {
+                    return Err(ParseError::new(
+                        pred_at,
+                        "unclosed '(' of predicate arguments",
+                    ));
+                }
+            }
+        }
+    }
+}
