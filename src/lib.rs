@@ -1,4 +1,13 @@
 //! autoeval: generate, run, verify and inspect ∀uto∃∨∧L truth-maintenance evaluations.
 
+pub mod cli;
+pub mod dataset;
+pub mod grammar;
 pub mod rng;
 pub mod syntax;
+pub mod verify;
+
+// Parsing and generation allocate many small nodes; mimalloc is markedly faster than
+// glibc malloc for that pattern, and declaring it here covers every binary and bench.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

@@ -72,7 +72,9 @@ fn v_is_disjunction_only_as_a_standalone_token() {
 #[test]
 fn terms_are_variables_when_bound_or_named_like_one() {
     let f = parse_formula("∀p9.P(p9, x, bob)").unwrap();
-    let Formula::Quant(_, _, body) = f else { panic!() };
+    let Formula::Quant(_, _, body) = f else {
+        panic!()
+    };
     assert_eq!(
         *body,
         Formula::Pred(
@@ -100,7 +102,10 @@ fn original_form_matches_the_old_datasets() {
         print_formula(&k, Notation::Original),
         "((p1 v ¬p2 v p3) ∧ (p2 v p3 v p4))"
     );
-    assert_eq!(print_formula(&k, Notation::Ascii), "(p1 | ~p2 | p3) & (p2 | p3 | p4)");
+    assert_eq!(
+        print_formula(&k, Notation::Ascii),
+        "(p1 | ~p2 | p3) & (p2 | p3 | p4)"
+    );
 }
 
 #[test]
@@ -108,8 +113,8 @@ fn operator_count_follows_the_original_rule() {
     // (formula, hand-worked count)
     for (src, n) in [
         ("p1", 0),
-        ("¬p1", 0),                      // negated literal
-        ("¬¬p1", 1),                     // outer ¬ is on a non-terminal
+        ("¬p1", 0),  // negated literal
+        ("¬¬p1", 1), // outer ¬ is on a non-terminal
         ("(¬p1)", 0),
         ("¬(p1 ∧ p2)", 2),
         ("(p1 ∧ ¬p2) ∨ p3", 2),
@@ -122,14 +127,20 @@ fn operator_count_follows_the_original_rule() {
         assert_eq!(operator_count(&f), n, "{src}");
     }
     let m = logic_metrics(&parse_formula("∀x1.(pred1(x1,p3) ∨ ¬p2)").unwrap());
-    assert_eq!((m.quantifiers, m.predicates, m.terminals, m.tree_depth), (1, 1, 2, 3));
+    assert_eq!(
+        (m.quantifiers, m.predicates, m.terminals, m.tree_depth),
+        (1, 1, 2, 3)
+    );
     assert_eq!(m.distinct_symbols, 3);
 }
 
 #[test]
 fn errors_name_position_and_reason() {
     let e = parse_formula("(p1 ∧ p2) ∨ p3) ∧ p4").unwrap_err();
-    assert_eq!(e.to_string(), format!("unbalanced ')' at {}", "(p1 ∧ p2) ∨ p3".len()));
+    assert_eq!(
+        e.to_string(),
+        format!("unbalanced ')' at {}", "(p1 ∧ p2) ∨ p3".len())
+    );
     let e = parse_formula("(p1 ∧ p2").unwrap_err();
     assert_eq!((e.pos, e.reason.as_str()), (0, "unclosed '('"));
     let e = parse_formula("p1 ∧").unwrap_err();
@@ -153,7 +164,12 @@ fn errors_name_position_and_reason() {
 #[test]
 fn deep_nesting_is_refused_not_a_stack_overflow() {
     let src = format!("{}p1{}", "(".repeat(100_000), ")".repeat(100_000));
-    assert!(parse_formula(&src).unwrap_err().reason.contains("too deeply"));
+    assert!(
+        parse_formula(&src)
+            .unwrap_err()
+            .reason
+            .contains("too deeply")
+    );
     let src = format!("{}p1", "¬".repeat(100_000));
     assert!(parse_formula(&src).is_err());
     let src = format!("{}0{}", "(".repeat(100_000), ")".repeat(100_000));
@@ -177,7 +193,14 @@ fn regex_syntax_and_metrics() {
         assert_eq!(print_regex(&r, false), want, "{src}");
     }
     // Depth in the dataset grammar: one plus the S-expansions.
-    for (src, d) in [("0", 2), ("0*", 2), ("01", 3), ("(01)*", 4), ("(0)*1", 3), ("((01)*0)*1", 7)] {
+    for (src, d) in [
+        ("0", 2),
+        ("0*", 2),
+        ("01", 3),
+        ("(01)*", 4),
+        ("(0)*1", 3),
+        ("((01)*0)*1", 7),
+    ] {
         let m = regex_metrics(&parse_regex(src).unwrap());
         assert!(m.in_grammar, "{src}");
         assert_eq!(m.cfg_depth, d, "{src}");
@@ -187,31 +210,63 @@ fn regex_syntax_and_metrics() {
 
 fn formula_strategy() -> impl Strategy<Value = Formula> {
     let atom = prop_oneof![
-        (1u8..6).prop_map(|i| Formula::Prop(format!("p{i}"))),
-        (1u8..4, prop::collection::vec(prop_oneof![Just("a"), Just("bob"), Just("x"), Just("y1")], 1..3))
+        (1u8..6).prop_map(|i| Formula::Prop(format!("p{i}").into())),
+        (
+            1u8..4,
+            prop::collection::vec(
+                prop_oneof![Just("a"), Just("bob"), Just("x"), Just("y1")],
+                1..3
+            )
+        )
             .prop_map(|(i, args)| Formula::Pred(
-                format!("pred{i}"),
+                format!("pred{i}").into(),
                 args.into_iter()
-                    .map(|a| if a.starts_with(['x', 'y']) { Term::Var(a.into()) } else { Term::Const(a.into()) })
+                    .map(|a| if a.starts_with(['x', 'y']) {
+                        Term::Var(a.into())
+                    } else {
+                        Term::Const(a.into())
+                    })
                     .collect()
             )),
     ];
     atom.prop_recursive(6, 40, 2, |inner| {
         prop_oneof![
-            inner.clone().prop_map(Formula::not),
+            inner.clone().prop_map(Formula::negate),
             (0u8..5, inner.clone(), inner.clone()).prop_map(|(o, a, b)| {
-                let op = [BinOp::And, BinOp::Or, BinOp::Implies, BinOp::Iff, BinOp::Xor][o as usize];
+                let op = [
+                    BinOp::And,
+                    BinOp::Or,
+                    BinOp::Implies,
+                    BinOp::Iff,
+                    BinOp::Xor,
+                ][o as usize];
                 Formula::bin(op, a, b)
             }),
-            (any::<bool>(), prop_oneof![Just("x"), Just("y1"), Just("z")], inner).prop_map(|(u, v, b)| {
-                Formula::quant(if u { Quantifier::Forall } else { Quantifier::Exists }, v, b)
-            }),
+            (
+                any::<bool>(),
+                prop_oneof![Just("x"), Just("y1"), Just("z")],
+                inner
+            )
+                .prop_map(|(u, v, b)| {
+                    Formula::quant(
+                        if u {
+                            Quantifier::Forall
+                        } else {
+                            Quantifier::Exists
+                        },
+                        v,
+                        b,
+                    )
+                }),
         ]
     })
 }
 
 fn regex_strategy() -> impl Strategy<Value = Regex> {
-    let leaf = prop_oneof![Just(Regex::Epsilon), (0u8..3).prop_map(|i| Regex::Sym((b'0' + i) as char))];
+    let leaf = prop_oneof![
+        Just(Regex::Epsilon),
+        (0u8..3).prop_map(|i| Regex::Sym((b'0' + i) as char))
+    ];
     leaf.prop_recursive(5, 30, 3, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 2..4).prop_map(Regex::concat),

@@ -45,7 +45,16 @@ const LABELS: [&str; 9] = [
 ];
 
 const MARKERS: [&str; 10] = [
-    " where ", " which ", " meaning ", "; ", " -- ", " — ", " # ", " //", ", where", " (where",
+    " where ",
+    " which ",
+    " meaning ",
+    "; ",
+    " -- ",
+    " — ",
+    " # ",
+    " //",
+    ", where",
+    " (where",
 ];
 
 fn offset_in(raw: &str, part: &str) -> usize {
@@ -60,7 +69,11 @@ fn fenced_region(raw: &str) -> Option<&str> {
         // Skip the info string (language tag) on the opening line.
         let body_start = after.find('\n').map(|i| i + 1).unwrap_or(0);
         let tag = &after[..body_start];
-        let body_start = if tag.trim().chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+        let body_start = if tag
+            .trim()
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
             body_start
         } else {
             0
@@ -105,7 +118,16 @@ fn clean(s: &str) -> &str {
     let mut s = s.trim();
     loop {
         let before = s;
-        for (l, r) in [("$$", "$$"), ("\\[", "\\]"), ("\\(", "\\)"), ("`", "`"), ("$", "$"), ("\"", "\""), ("'", "'"), ("“", "”")] {
+        for (l, r) in [
+            ("$$", "$$"),
+            ("\\[", "\\]"),
+            ("\\(", "\\)"),
+            ("`", "`"),
+            ("$", "$"),
+            ("\"", "\""),
+            ("'", "'"),
+            ("“", "”"),
+        ] {
             if s.len() >= l.len() + r.len() && s.starts_with(l) && s.ends_with(r) {
                 s = s[l.len()..s.len() - r.len()].trim();
             }
@@ -188,7 +210,7 @@ pub fn extract_with<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syntax::{parse_formula, parse_regex, print_formula, Notation};
+    use crate::syntax::{Notation, parse_formula, parse_regex, print_formula};
 
     fn logic(raw: &str) -> String {
         let e = extract_with(raw, false, parse_formula).expect("extracts");

@@ -4,7 +4,7 @@ use super::error::ParseError;
 
 /// Token kinds of the logic lexer.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Tok {
+pub enum Tok<'a> {
     /// Negation in any notation.
     Not,
     /// Conjunction.
@@ -31,40 +31,48 @@ pub enum Tok {
     Dot,
     /// `:` after quantified variables.
     Colon,
-    /// A name.
-    Ident(String),
+    /// A name, borrowed from the input.
+    Ident(&'a str),
 }
 
 /// A token with its byte span.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Token {
+pub struct Token<'a> {
     /// What it is.
-    pub tok: Tok,
+    pub tok: Tok<'a>,
     /// Byte offset of its first character.
     pub start: usize,
     /// Byte offset just past it.
     pub end: usize,
 }
 
-fn word_token(w: &str) -> Option<Tok> {
+const WORDS: [(&str, Tok<'static>); 9] = [
+    ("not", Tok::Not),
+    ("and", Tok::And),
+    ("or", Tok::Or),
+    ("implies", Tok::Implies),
+    ("iff", Tok::Iff),
+    ("xor", Tok::Xor),
+    ("all", Tok::Forall),
+    ("forall", Tok::Forall),
+    ("exists", Tok::Exists),
+];
+
+fn word_token(w: &str) -> Option<Tok<'static>> {
     // Exact `v` only: names that merely contain a v stay names.
     if w == "v" {
         return Some(Tok::Or);
     }
-    Some(match w.to_ascii_lowercase().as_str() {
-        "not" => Tok::Not,
-        "and" => Tok::And,
-        "or" => Tok::Or,
-        "implies" => Tok::Implies,
-        "iff" => Tok::Iff,
-        "xor" => Tok::Xor,
-        "all" | "forall" => Tok::Forall,
-        "exists" | "exist" => Tok::Exists,
-        _ => return None,
-    })
+    if w.len() > 7 || w.len() < 2 {
+        return None;
+    }
+    WORDS
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(w))
+        .map(|(_, t)| t.clone())
 }
 
-fn latex_token(cmd: &str) -> Option<Option<Tok>> {
+fn latex_token(cmd: &str) -> Option<Option<Tok<'static>>> {
     Some(Some(match cmd {
         "neg" | "lnot" | "sim" => Tok::Not,
         "land" | "wedge" => Tok::And,
@@ -82,100 +90,145 @@ fn latex_token(cmd: &str) -> Option<Option<Tok>> {
     }))
 }
 
-/// Splits `src` into tokens; errors name the byte offset.
-pub fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < src.len() {
-        let rest = &src[i..];
-        let Some(c) = rest.chars().next() else { break };
-        let len = c.len_utf8();
-        if c.is_whitespace() {
-            i += len;
-            continue;
-        }
-        let mut push = |tok: Tok, n: usize| {
-            out.push(Token {
-                tok,
-                start: i,
-                end: i + n,
-            });
-            n
-        };
-        let two = rest.get(..2).unwrap_or("");
-        let three = rest.get(..3).unwrap_or("");
-        let step = if three == "<->" || three == "<=>" {
-            push(Tok::Iff, 3)
-        } else if two == "->" || two == "=>" {
-            push(Tok::Implies, 2)
-        } else if two == "&&" {
-            push(Tok::And, 2)
-        } else if two == "||" {
-            push(Tok::Or, 2)
-        } else if c.is_alphabetic() || c == '_' {
-            let n = rest
-                .char_indices()
-                .find(|(_, ch)| !(ch.is_alphanumeric() || *ch == '_' || *ch == '\''))
-                .map(|(k, _)| k)
-                .unwrap_or(rest.len());
-            let word = &rest[..n];
-            let tok = word_token(word).unwrap_or_else(|| Tok::Ident(word.to_string()));
-            push(tok, n)
-        } else if c.is_ascii_digit() {
-            // Names may start with digits only in odd model output; keep them as names.
-            let n = rest
-                .char_indices()
-                .find(|(_, ch)| !(ch.is_alphanumeric() || *ch == '_'))
-                .map(|(k, _)| k)
-                .unwrap_or(rest.len());
-            push(Tok::Ident(rest[..n].to_string()), n)
-        } else if c == '\\' {
-            let n = 1 + rest[1..]
-                .char_indices()
-                .find(|(_, ch)| !ch.is_ascii_alphabetic())
-                .map(|(k, _)| k)
-                .unwrap_or(rest.len() - 1);
-            let cmd = &rest[1..n];
-            if cmd.is_empty() {
-                // `\,` `\;` `\ ` `\!` are LaTeX spacing.
-                let next = rest[1..].chars().next();
-                match next {
-                    Some(',' | ';' | ' ' | '!' | ':') => 2,
-                    Some('(' | ')') => 2, // \( \) math delimiters
-                    _ => return Err(ParseError::new(i, "stray '\\'")),
-                }
+fn emit<'a>(out: &mut Vec<Token<'a>>, start: usize, tok: Tok<'a>, n: usize) -> usize {
+    out.push(Token {
+        tok,
+        start,
+        end: start + n,
+    });
+    n
+}
+
+fn symbol_token(c: char) -> Option<Tok<'static>> {
+    Some(match c {
+        '¬' | '~' | '!' | '-' | '∼' | '￢' => Tok::Not,
+        '∧' | '&' | '⋀' | '·' => Tok::And,
+        '∨' | '|' | '⋁' => Tok::Or,
+        '→' | '⇒' | '⟶' | '⟹' | '⊃' => Tok::Implies,
+        '↔' | '⇔' | '⟷' | '⟺' | '≡' => Tok::Iff,
+        '⊕' | '^' | '⊻' => Tok::Xor,
+        '∀' => Tok::Forall,
+        '∃' => Tok::Exists,
+        '(' | '[' => Tok::Open(c),
+        ')' | ']' => Tok::Close(c),
+        ',' => Tok::Comma,
+        '.' => Tok::Dot,
+        ':' => Tok::Colon,
+        _ => return None,
+    })
+}
+
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'\''
+}
+
+/// Length of the name starting at `rest` (ASCII fast path, Unicode letters allowed).
+fn name_len(rest: &str, allow_quote: bool) -> usize {
+    let bytes = rest.as_bytes();
+    let mut n = 0;
+    while n < bytes.len() {
+        let b = bytes[n];
+        if b < 0x80 {
+            if is_name_byte(b) && (allow_quote || b != b'\'') {
+                n += 1;
             } else {
-                match latex_token(cmd) {
-                    Some(Some(tok)) => push(tok, n),
-                    Some(None) => n,
+                break;
+            }
+        } else {
+            match rest[n..].chars().next() {
+                Some(ch) if ch.is_alphanumeric() => n += ch.len_utf8(),
+                _ => break,
+            }
+        }
+    }
+    n
+}
+
+/// Splits `src` into tokens; errors name the byte offset.
+pub fn lex(src: &str) -> Result<Vec<Token<'_>>, ParseError> {
+    let bytes = src.as_bytes();
+    let mut out = Vec::with_capacity(src.len() / 2);
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let at = |k: usize| bytes.get(i + k).copied().unwrap_or(0);
+        if b < 0x80 {
+            let step = match b {
+                b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c => {
+                    i += 1;
+                    continue;
+                }
+                b'<' if (at(1) == b'-' || at(1) == b'=') && at(2) == b'>' => {
+                    emit(&mut out, i, Tok::Iff, 3)
+                }
+                b'-' | b'=' if at(1) == b'>' => emit(&mut out, i, Tok::Implies, 2),
+                b'&' if at(1) == b'&' => emit(&mut out, i, Tok::And, 2),
+                b'|' if at(1) == b'|' => emit(&mut out, i, Tok::Or, 2),
+                b'\\' => {
+                    let rest = &src[i..];
+                    let n = 1 + rest[1..]
+                        .bytes()
+                        .position(|c| !c.is_ascii_alphabetic())
+                        .unwrap_or(rest.len() - 1);
+                    let cmd = &rest[1..n];
+                    if cmd.is_empty() {
+                        // `\,` `\;` `\ ` `\!` are LaTeX spacing; `\(` `\)` math delimiters.
+                        match at(1) {
+                            b',' | b';' | b' ' | b'!' | b':' | b'(' | b')' => 2,
+                            _ => return Err(ParseError::new(i, "stray '\\'")),
+                        }
+                    } else {
+                        match latex_token(cmd) {
+                            Some(Some(tok)) => emit(&mut out, i, tok, n),
+                            Some(None) => n,
+                            None => {
+                                return Err(ParseError::new(
+                                    i,
+                                    format!("unknown LaTeX command '\\{cmd}'"),
+                                ));
+                            }
+                        }
+                    }
+                }
+                c if c.is_ascii_alphabetic() || c == b'_' => {
+                    let rest = &src[i..];
+                    let n = name_len(rest, true);
+                    let word = &rest[..n];
+                    let tok = word_token(word).unwrap_or(Tok::Ident(word));
+                    emit(&mut out, i, tok, n)
+                }
+                c if c.is_ascii_digit() => {
+                    // Names may start with digits only in odd model output; keep them as names.
+                    let rest = &src[i..];
+                    let n = name_len(rest, false);
+                    emit(&mut out, i, Tok::Ident(&rest[..n]), n)
+                }
+                c => match symbol_token(c as char) {
+                    Some(tok) => emit(&mut out, i, tok, 1),
                     None => {
                         return Err(ParseError::new(
                             i,
-                            format!("unknown LaTeX command '\\{cmd}'"),
+                            format!("unexpected character '{}'", c as char),
                         ));
                     }
-                }
-            }
-        } else {
-            let tok = match c {
-                '¬' | '~' | '!' | '-' | '∼' | '￢' => Tok::Not,
-                '∧' | '&' | '⋀' | '·' => Tok::And,
-                '∨' | '|' | '⋁' => Tok::Or,
-                '→' | '⇒' | '⟶' | '⟹' | '⊃' => Tok::Implies,
-                '↔' | '⇔' | '⟷' | '⟺' | '≡' => Tok::Iff,
-                '⊕' | '^' | '⊻' => Tok::Xor,
-                '∀' => Tok::Forall,
-                '∃' => Tok::Exists,
-                '(' | '[' => Tok::Open(c),
-                ')' | ']' => Tok::Close(c),
-                ',' => Tok::Comma,
-                '.' => Tok::Dot,
-                ':' => Tok::Colon,
-                _ => {
-                    return Err(ParseError::new(i, format!("unexpected character '{c}'")));
-                }
+                },
             };
-            push(tok, len)
+            i += step;
+            continue;
+        }
+        let rest = &src[i..];
+        let Some(c) = rest.chars().next() else { break };
+        let len = c.len_utf8();
+        let step = if c.is_whitespace() {
+            len
+        } else if let Some(tok) = symbol_token(c) {
+            emit(&mut out, i, tok, len)
+        } else if c.is_alphabetic() {
+            let n = name_len(rest, true);
+            let word = &rest[..n];
+            emit(&mut out, i, word_token(word).unwrap_or(Tok::Ident(word)), n)
+        } else {
+            return Err(ParseError::new(i, format!("unexpected character '{c}'")));
         };
         i += step;
     }

@@ -2,6 +2,9 @@
 
 use std::collections::BTreeSet;
 
+/// Names are short; storing them inline avoids an allocation per atom.
+pub type Name = compact_str::CompactString;
+
 /// Binary connectives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum BinOp {
@@ -40,9 +43,9 @@ impl Quantifier {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Term {
     /// A constant (object) such as `p3` or `vera`.
-    Const(String),
+    Const(Name),
     /// A variable: bound by an enclosing quantifier, or free when named like one (`x`, `y2`).
-    Var(String),
+    Var(Name),
 }
 
 impl Term {
@@ -58,20 +61,20 @@ impl Term {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Formula {
     /// A proposition (0-ary atom) such as `p1`.
-    Prop(String),
+    Prop(Name),
     /// A predicate applied to terms, `pred1(x1,p3)`.
-    Pred(String, Vec<Term>),
+    Pred(Name, Vec<Term>),
     /// Negation.
     Not(Box<Formula>),
     /// A binary connective.
     Bin(BinOp, Box<Formula>, Box<Formula>),
     /// A quantifier over one variable.
-    Quant(Quantifier, String, Box<Formula>),
+    Quant(Quantifier, Name, Box<Formula>),
 }
 
 impl Formula {
     /// `¬f`.
-    pub fn not(f: Formula) -> Formula {
+    pub fn negate(f: Formula) -> Formula {
         Formula::Not(Box::new(f))
     }
 
@@ -81,7 +84,7 @@ impl Formula {
     }
 
     /// `Q v. body`.
-    pub fn quant(q: Quantifier, v: impl Into<String>, body: Formula) -> Formula {
+    pub fn quant(q: Quantifier, v: impl Into<Name>, body: Formula) -> Formula {
         Formula::Quant(q, v.into(), Box::new(body))
     }
 
@@ -118,7 +121,7 @@ impl Formula {
         let mut out = BTreeSet::new();
         self.walk(&mut |g| {
             if let Formula::Prop(p) = g {
-                out.insert(p.clone());
+                out.insert(p.to_string());
             }
         });
         out
@@ -129,7 +132,7 @@ impl Formula {
         let mut out = BTreeSet::new();
         self.walk(&mut |g| {
             if let Formula::Pred(p, args) = g {
-                out.insert((p.clone(), args.len()));
+                out.insert((p.to_string(), args.len()));
             }
         });
         out
@@ -142,7 +145,7 @@ impl Formula {
             if let Formula::Pred(_, args) = g {
                 for a in args {
                     if let Term::Const(c) = a {
-                        out.insert(c.clone());
+                        out.insert(c.to_string());
                     }
                 }
             }
@@ -152,15 +155,15 @@ impl Formula {
 
     /// Variables that occur free (not bound by an enclosing quantifier).
     pub fn free_variables(&self) -> BTreeSet<String> {
-        fn go(f: &Formula, bound: &mut Vec<String>, out: &mut BTreeSet<String>) {
+        fn go<'a>(f: &'a Formula, bound: &mut Vec<&'a str>, out: &mut BTreeSet<String>) {
             match f {
                 Formula::Prop(_) => {}
                 Formula::Pred(_, args) => {
                     for a in args {
-                        if let Term::Var(v) = a {
-                            if !bound.contains(v) {
-                                out.insert(v.clone());
-                            }
+                        if let Term::Var(v) = a
+                            && !bound.contains(&v.as_str())
+                        {
+                            out.insert(v.to_string());
                         }
                     }
                 }
@@ -170,7 +173,7 @@ impl Formula {
                     go(b, bound, out);
                 }
                 Formula::Quant(_, v, body) => {
-                    bound.push(v.clone());
+                    bound.push(v.as_str());
                     go(body, bound, out);
                     bound.pop();
                 }
@@ -196,7 +199,7 @@ impl Formula {
 pub fn looks_like_variable(name: &str) -> bool {
     let mut chars = name.chars();
     match chars.next() {
-        Some(c) if matches!(c, 'u' | 'w' | 'x' | 'y' | 'z') => chars.all(|d| d.is_ascii_digit()),
+        Some('u' | 'w' | 'x' | 'y' | 'z') => chars.all(|d| d.is_ascii_digit()),
         _ => false,
     }
 }

@@ -18,7 +18,9 @@ pub use print_logic::{Notation, print_formula};
 pub use regex::{Regex, parse_regex, print_regex};
 
 /// Which syntax a dataset or a check uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum SyntaxKind {
     /// Propositional logic (also k-SAT).

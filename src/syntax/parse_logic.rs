@@ -36,15 +36,15 @@ pub fn parse_formula(src: &str) -> Result<Formula, ParseError> {
 const MAX_NESTING: usize = 200;
 
 struct Parser<'a> {
-    toks: &'a [Token],
+    toks: &'a [Token<'a>],
     pos: usize,
     end: usize,
-    bound: Vec<String>,
+    bound: Vec<&'a str>,
     opens: Vec<(char, usize)>,
     depth: usize,
 }
 
-fn describe(t: &Tok) -> String {
+fn describe(t: &Tok<'_>) -> String {
     match t {
         Tok::Not => "'¬'".into(),
         Tok::And => "'∧'".into(),
@@ -67,11 +67,11 @@ fn closer(open: char) -> char {
 }
 
 impl<'a> Parser<'a> {
-    fn peek(&self) -> Option<&'a Token> {
+    fn peek(&self) -> Option<&'a Token<'a>> {
         self.toks.get(self.pos)
     }
 
-    fn peek_tok(&self) -> Option<&'a Tok> {
+    fn peek_tok(&self) -> Option<&'a Tok<'a>> {
         self.peek().map(|t| &t.tok)
     }
 
@@ -79,7 +79,7 @@ impl<'a> Parser<'a> {
         self.peek().map(|t| t.start).unwrap_or(self.end)
     }
 
-    fn bump(&mut self) -> Option<&'a Token> {
+    fn bump(&mut self) -> Option<&'a Token<'a>> {
         let t = self.toks.get(self.pos);
         self.pos += 1;
         t
@@ -94,50 +94,30 @@ impl<'a> Parser<'a> {
     }
 
     fn formula(&mut self) -> Result<Formula, ParseError> {
+        self.binary(1)
+    }
+
+    /// Precedence climbing: ↔ 1 (left), → 2 (right), ∨/⊕ 3 (left), ∧ 4 (left).
+    fn binary(&mut self, min_prec: u8) -> Result<Formula, ParseError> {
         self.enter()?;
-        let mut lhs = self.implication()?;
-        while self.peek_tok() == Some(&Tok::Iff) {
-            self.pos += 1;
-            let rhs = self.implication()?;
-            lhs = Formula::bin(BinOp::Iff, lhs, rhs);
-        }
-        self.depth -= 1;
-        Ok(lhs)
-    }
-
-    fn implication(&mut self) -> Result<Formula, ParseError> {
-        let lhs = self.disjunction()?;
-        if self.peek_tok() == Some(&Tok::Implies) {
-            self.pos += 1;
-            self.enter()?;
-            let rhs = self.implication()?;
-            self.depth -= 1;
-            return Ok(Formula::bin(BinOp::Implies, lhs, rhs));
-        }
-        Ok(lhs)
-    }
-
-    fn disjunction(&mut self) -> Result<Formula, ParseError> {
-        let mut lhs = self.conjunction()?;
+        let mut lhs = self.unary()?;
         loop {
-            let op = match self.peek_tok() {
-                Some(Tok::Or) => BinOp::Or,
-                Some(Tok::Xor) => BinOp::Xor,
-                _ => return Ok(lhs),
+            let (op, prec, right) = match self.peek_tok() {
+                Some(Tok::Iff) => (BinOp::Iff, 1, false),
+                Some(Tok::Implies) => (BinOp::Implies, 2, true),
+                Some(Tok::Or) => (BinOp::Or, 3, false),
+                Some(Tok::Xor) => (BinOp::Xor, 3, false),
+                Some(Tok::And) => (BinOp::And, 4, false),
+                _ => break,
             };
+            if prec < min_prec {
+                break;
+            }
             self.pos += 1;
-            let rhs = self.conjunction()?;
+            let rhs = self.binary(if right { prec } else { prec + 1 })?;
             lhs = Formula::bin(op, lhs, rhs);
         }
-    }
-
-    fn conjunction(&mut self) -> Result<Formula, ParseError> {
-        let mut lhs = self.unary()?;
-        while self.peek_tok() == Some(&Tok::And) {
-            self.pos += 1;
-            let rhs = self.unary()?;
-            lhs = Formula::bin(BinOp::And, lhs, rhs);
-        }
+        self.depth -= 1;
         Ok(lhs)
     }
 
@@ -148,7 +128,7 @@ impl<'a> Parser<'a> {
                 self.enter()?;
                 let inner = self.unary()?;
                 self.depth -= 1;
-                Ok(Formula::not(inner))
+                Ok(Formula::negate(inner))
             }
             Some(Tok::Forall) => self.quantified(Quantifier::Forall),
             Some(Tok::Exists) => self.quantified(Quantifier::Exists),
@@ -156,9 +136,9 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn variable_name(&self, t: &Token) -> Option<String> {
-        match &t.tok {
-            Tok::Ident(s) => Some(s.clone()),
+    fn variable_name(&self, t: &Token<'a>) -> Option<&'a str> {
+        match t.tok {
+            Tok::Ident(s) => Some(s),
             _ => None,
         }
     }
@@ -168,13 +148,23 @@ impl<'a> Parser<'a> {
         self.pos += 1;
         // `∀(x)` is rare but harmless to accept.
         let paren = matches!(self.peek_tok(), Some(Tok::Open('(')))
-            && matches!(self.toks.get(self.pos + 1).map(|t| &t.tok), Some(Tok::Ident(_)))
-            && matches!(self.toks.get(self.pos + 2).map(|t| &t.tok), Some(Tok::Close(')')));
+            && matches!(
+                self.toks.get(self.pos + 1).map(|t| &t.tok),
+                Some(Tok::Ident(_))
+            )
+            && matches!(
+                self.toks.get(self.pos + 2).map(|t| &t.tok),
+                Some(Tok::Close(')'))
+            );
         if paren {
             self.pos += 1;
         }
         let Some(first) = self.peek().and_then(|t| self.variable_name(t)) else {
-            let sym = if q == Quantifier::Forall { '∀' } else { '∃' };
+            let sym = if q == Quantifier::Forall {
+                '∀'
+            } else {
+                '∃'
+            };
             return Err(ParseError::new(
                 self.here(),
                 format!("expected a variable after '{sym}' (from {qpos})"),
@@ -189,13 +179,13 @@ impl<'a> Parser<'a> {
         // A list of variables must end in '.' or ':'; otherwise only the first is one.
         loop {
             match self.peek_tok() {
-                Some(Tok::Ident(s))
+                Some(&Tok::Ident(s))
                     if !matches!(
                         self.toks.get(self.pos + 1).map(|t| &t.tok),
                         Some(Tok::Open(_))
                     ) =>
                 {
-                    vars.push(s.clone());
+                    vars.push(s);
                     self.pos += 1;
                 }
                 Some(Tok::Comma)
@@ -220,12 +210,12 @@ impl<'a> Parser<'a> {
             }
         }
         let n = vars.len();
-        self.bound.extend(vars.iter().cloned());
+        self.bound.extend(vars.iter().copied());
         let body = self.formula();
         self.bound.truncate(self.bound.len() - n);
         let mut f = body?;
         for v in vars.into_iter().rev() {
-            f = Formula::Quant(q, v, Box::new(f));
+            f = Formula::Quant(q, v.into(), Box::new(f));
         }
         Ok(f)
     }
@@ -261,19 +251,16 @@ impl<'a> Parser<'a> {
                         other.start,
                         format!("expected '{}' for '{c}' at {}", closer(*c), t.start),
                     )),
-                    None => Err(ParseError::new(
-                        t.start,
-                        format!("unclosed '{c}'"),
-                    )),
+                    None => Err(ParseError::new(t.start, format!("unclosed '{c}'"))),
                 }
             }
             Tok::Ident(name) => {
                 if matches!(self.peek_tok(), Some(Tok::Open('('))) {
                     self.pos += 1;
                     let args = self.arguments(t.start)?;
-                    Ok(Formula::Pred(name.clone(), args))
+                    Ok(Formula::Pred((*name).into(), args))
                 } else {
-                    Ok(Formula::Prop(name.clone()))
+                    Ok(Formula::Prop((*name).into()))
                 }
             }
             Tok::Close(c) => Err(ParseError::new(t.start, format!("unbalanced '{c}'"))),
@@ -285,10 +272,10 @@ impl<'a> Parser<'a> {
     }
 
     fn term(&self, name: &str) -> Term {
-        if self.bound.iter().any(|b| b == name) || looks_like_variable(name) {
-            Term::Var(name.to_string())
+        if self.bound.contains(&name) || looks_like_variable(name) {
+            Term::Var(name.into())
         } else {
-            Term::Const(name.to_string())
+            Term::Const(name.into())
         }
     }
 
@@ -302,9 +289,9 @@ impl<'a> Parser<'a> {
                 ));
             };
             let name = match &t.tok {
-                Tok::Ident(s) => s.clone(),
+                Tok::Ident(s) => *s,
                 // A lone `v` inside an argument list is a name, not "or".
-                Tok::Or if t.end - t.start == 1 => "v".to_string(),
+                Tok::Or if t.end - t.start == 1 => "v",
                 Tok::Close(')') if args.is_empty() => {
                     return Err(ParseError::new(t.start, "predicate with no arguments"));
                 }
@@ -321,9 +308,11 @@ impl<'a> Parser<'a> {
                     "function terms like f(x) are not supported",
                 ));
             }
-            args.push(self.term(&name));
+            args.push(self.term(name));
             match self.bump() {
-                Some(Token { tok: Tok::Comma, .. }) => continue,
+                Some(Token {
+                    tok: Tok::Comma, ..
+                }) => continue,
                 Some(Token {
                     tok: Tok::Close(')'),
                     ..
@@ -331,7 +320,10 @@ impl<'a> Parser<'a> {
                 Some(other) => {
                     return Err(ParseError::new(
                         other.start,
-                        format!("expected ',' or ')' in arguments, found {}", describe(&other.tok)),
+                        format!(
+                            "expected ',' or ')' in arguments, found {}",
+                            describe(&other.tok)
+                        ),
                     ));
                 }
                 None => {

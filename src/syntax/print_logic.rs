@@ -3,7 +3,9 @@
 use super::logic::{BinOp, Formula, Quantifier};
 
 /// Output notations. For every notation `parse(print(f)) == f`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Notation {
     /// ¬ ∧ ∨ → ↔ ⊕ ∀ ∃ with minimal parentheses.

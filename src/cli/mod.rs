@@ -1,0 +1,42 @@
+//! Command-line interface: argument types and subcommand entry points.
+
+pub mod generate;
+
+use clap::{Parser, Subcommand};
+
+/// autoeval: does a language model keep the truth from formula to English and back?
+#[derive(Parser, Debug)]
+#[command(name = "autoeval", version, about, long_about = None)]
+pub struct Cli {
+    /// Subcommand; none prints this overview.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Generate a dataset from a built-in or user grammar (Algorithm 1).
+    Generate(generate::GenerateArgs),
+}
+
+/// Runs the CLI and returns the process exit code.
+pub fn main() -> i32 {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => {
+            use clap::CommandFactory;
+            let mut cmd = Cli::command();
+            let _ = cmd.print_help();
+            Ok(0)
+        }
+        Some(Command::Generate(args)) => generate::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            2
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! Verification: verdicts, Z3 for logic, automata for regexes.
+
+pub mod automata;
