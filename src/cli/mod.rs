@@ -1,6 +1,7 @@
 //! Command-line interface: argument types and subcommand entry points.
 
 pub mod generate;
+pub mod verify;
 
 use clap::{Parser, Subcommand};
 
@@ -18,6 +19,8 @@ pub struct Cli {
 pub enum Command {
     /// Generate a dataset from a built-in or user grammar (Algorithm 1).
     Generate(generate::GenerateArgs),
+    /// Check whether two formulas (or regexes) are equivalent; exit 0 yes, 1 no, 2 unknown/unparseable.
+    Verify(verify::VerifyArgs),
 }
 
 /// Runs the CLI and returns the process exit code.
@@ -31,6 +34,7 @@ pub fn main() -> i32 {
             Ok(0)
         }
         Some(Command::Generate(args)) => generate::run(args),
+        Some(Command::Verify(args)) => verify::run(args),
     };
     match result {
         Ok(code) => code,

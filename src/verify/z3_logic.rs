@@ -1,0 +1,247 @@
+//! Logic equivalence with Z3: φ ≡ φ′ iff ¬(φ ↔ φ′) is unsat, plus small countermodels.
+
+use super::model::{FiniteModel, holds};
+use super::verdict::{Countermodel, Verdict};
+use crate::syntax::{BinOp, Formula, Quantifier, Term};
+use std::collections::{HashMap, HashSet};
+use std::time::Instant;
+use z3::ast::{Ast, Bool, Dynamic};
+use z3::{FuncDecl, Params, SatResult, Solver, Sort};
+
+/// Translates formulas to Z3 terms on the current thread's context.
+struct Encoder {
+    universe: Sort,
+    bools: HashMap<String, Bool>,
+    consts: HashMap<String, Dynamic>,
+    funcs: HashMap<(String, usize), FuncDecl>,
+    env: Vec<(String, Dynamic)>,
+    fresh: usize,
+}
+
+impl Encoder {
+    fn new() -> Encoder {
+        Encoder {
+            universe: Sort::uninterpreted("U".into()),
+            bools: HashMap::new(),
+            consts: HashMap::new(),
+            funcs: HashMap::new(),
+            env: Vec::new(),
+            fresh: 0,
+        }
+    }
+
+    fn term(&mut self, t: &Term) -> Dynamic {
+        let name = t.name();
+        if let Some((_, v)) = self.env.iter().rev().find(|(n, _)| n == name) {
+            return v.clone();
+        }
+        let u = self.universe.clone();
+        self.consts
+            .entry(name.to_string())
+            .or_insert_with(|| Dynamic::new_const(format!("c!{name}"), &u))
+            .clone()
+    }
+
+    fn encode(&mut self, f: &Formula) -> Bool {
+        match f {
+            Formula::Prop(p) => self
+                .bools
+                .entry(p.to_string())
+                .or_insert_with(|| Bool::new_const(format!("b!{p}")))
+                .clone(),
+            Formula::Pred(name, args) => {
+                let terms: Vec<Dynamic> = args.iter().map(|a| self.term(a)).collect();
+                let u = self.universe.clone();
+                let decl = self
+                    .funcs
+                    .entry((name.to_string(), args.len()))
+                    .or_insert_with(|| {
+                        let dom: Vec<&Sort> = (0..args.len()).map(|_| &u).collect();
+                        FuncDecl::new(format!("P!{name}!{}", args.len()), &dom, &Sort::bool())
+                    });
+                let refs: Vec<&dyn Ast> = terms.iter().map(|t| t as &dyn Ast).collect();
+                decl.apply(&refs)
+                    .as_bool()
+                    .unwrap_or_else(|| Bool::from_bool(false))
+            }
+            Formula::Not(a) => self.encode(a).not(),
+            Formula::Bin(op, a, b) => {
+                let (x, y) = (self.encode(a), self.encode(b));
+                match op {
+                    BinOp::And => Bool::and(&[x, y]),
+                    BinOp::Or => Bool::or(&[x, y]),
+                    BinOp::Implies => x.implies(&y),
+                    BinOp::Iff => x.iff(&y),
+                    BinOp::Xor => x.xor(&y),
+                }
+            }
+            Formula::Quant(q, v, body) => {
+                self.fresh += 1;
+                let var = Dynamic::new_const(format!("v!{v}!{}", self.fresh), &self.universe);
+                self.env.push((v.to_string(), var.clone()));
+                let b = self.encode(body);
+                self.env.pop();
+                match q {
+                    Quantifier::Forall => z3::ast::forall_const(&[&var], &[], &b),
+                    Quantifier::Exists => z3::ast::exists_const(&[&var], &[], &b),
+                }
+            }
+        }
+    }
+}
+
+fn solver_with_timeout(ms: u64) -> Solver {
+    let s = Solver::new();
+    let mut p = Params::new();
+    p.set_u32("timeout", ms.clamp(1, u32::MAX as u64) as u32);
+    s.set_params(&p);
+    s
+}
+
+fn remaining(deadline: Instant) -> Option<u64> {
+    let left = deadline
+        .saturating_duration_since(Instant::now())
+        .as_millis() as u64;
+    (left > 0).then_some(left)
+}
+
+/// Decides `a ≡ b` (both closed) with Z3 before `deadline`.
+pub fn check(a: &Formula, b: &Formula, deadline: Instant, max_domain: usize) -> Verdict {
+    let mut enc = Encoder::new();
+    let (za, zb) = (enc.encode(a), enc.encode(b));
+    let differ = za.iff(&zb).not();
+    let Some(ms) = remaining(deadline) else {
+        return timeout_verdict();
+    };
+    let solver = solver_with_timeout(ms);
+    solver.assert(&differ);
+    match solver.check() {
+        SatResult::Unsat => Verdict::Equivalent { notes: vec![] },
+        SatResult::Unknown => Verdict::Unknown {
+            reason: unknown_reason(solver.get_reason_unknown()),
+        },
+        SatResult::Sat => {
+            let first_order = a.is_first_order() || b.is_first_order();
+            if !first_order {
+                let model = solver.get_model();
+                let mut fm = FiniteModel::default();
+                for (name, v) in &enc.bools {
+                    let val = model
+                        .as_ref()
+                        .and_then(|m| m.eval(v, true))
+                        .and_then(|x| x.as_bool());
+                    fm.propositions.insert(name.clone(), val.unwrap_or(false));
+                }
+                return rechecked(a, b, fm, true);
+            }
+            for k in 1..=max_domain {
+                let Some(ms) = remaining(deadline) else { break };
+                if let Some(fm) = bounded_model(&enc, &differ, k, ms) {
+                    return rechecked(a, b, fm, false);
+                }
+            }
+            Verdict::NotEquivalent {
+                countermodel: Countermodel::NoSmallModel {
+                    searched_up_to: max_domain,
+                },
+                notes: vec![],
+            }
+        }
+    }
+}
+
+fn timeout_verdict() -> Verdict {
+    Verdict::Unknown {
+        reason: "timeout before the solver could decide".into(),
+    }
+}
+
+fn unknown_reason(r: Option<String>) -> String {
+    match r.as_deref() {
+        Some("timeout") | Some("canceled") => {
+            "timeout: Z3 could not decide within the time limit".into()
+        }
+        Some(other) => format!("Z3 gave up: {other}"),
+        None => "Z3 gave up".into(),
+    }
+}
+
+/// A model with exactly `k` elements in which φ and φ′ differ, read off as tables.
+fn bounded_model(enc: &Encoder, differ: &Bool, k: usize, ms: u64) -> Option<FiniteModel> {
+    let solver = solver_with_timeout(ms);
+    solver.assert(differ);
+    let elems: Vec<Dynamic> = (0..k)
+        .map(|i| Dynamic::new_const(format!("e!{}", i + 1), &enc.universe))
+        .collect();
+    if k > 1 {
+        solver.assert(Dynamic::distinct(&elems));
+    }
+    let z = Dynamic::new_const("z!dom", &enc.universe);
+    let covers: Vec<Bool> = elems.iter().map(|e| z.eq(e.clone())).collect();
+    solver.assert(z3::ast::forall_const(&[&z], &[], &Bool::or(&covers)));
+    if solver.check() != SatResult::Sat {
+        return None;
+    }
+    let model = solver.get_model()?;
+    let truth = |b: &Bool| {
+        model
+            .eval(b, true)
+            .and_then(|x| x.as_bool())
+            .unwrap_or(false)
+    };
+    let mut fm = FiniteModel {
+        size: k,
+        ..Default::default()
+    };
+    for (name, c) in &enc.consts {
+        let idx = elems
+            .iter()
+            .position(|e| truth(&c.eq(e.clone())))
+            .unwrap_or(0);
+        fm.constants.insert(name.clone(), idx);
+    }
+    for (name, b) in &enc.bools {
+        fm.propositions.insert(name.clone(), truth(b));
+    }
+    for ((name, arity), decl) in &enc.funcs {
+        let mut ext = HashSet::new();
+        let total = k.checked_pow(*arity as u32)?;
+        for mut code in 0..total {
+            let mut tuple = Vec::with_capacity(*arity);
+            for _ in 0..*arity {
+                tuple.push(code % k);
+                code /= k;
+            }
+            let args: Vec<&dyn Ast> = tuple.iter().map(|i| &elems[*i] as &dyn Ast).collect();
+            if decl.apply(&args).as_bool().is_some_and(|b| truth(&b)) {
+                ext.insert(tuple);
+            }
+        }
+        fm.predicates.insert((name.clone(), *arity), ext);
+    }
+    Some(fm)
+}
+
+/// Shows a countermodel only after our own evaluator confirms it separates φ and φ′.
+fn rechecked(a: &Formula, b: &Formula, fm: FiniteModel, propositional: bool) -> Verdict {
+    let (va, vb) = (holds(&fm, a), holds(&fm, b));
+    if va == vb {
+        return Verdict::Unknown {
+            reason: "internal error: the solver's countermodel failed our re-check (please report)"
+                .into(),
+        };
+    }
+    let countermodel = if propositional {
+        Countermodel::Assignment {
+            values: fm.propositions.into_iter().collect(),
+            left: va,
+            right: vb,
+        }
+    } else {
+        fm.to_countermodel(va, vb)
+    };
+    Verdict::NotEquivalent {
+        countermodel,
+        notes: vec![],
+    }
+}
