@@ -3,6 +3,7 @@
 pub mod cli;
 pub mod dataset;
 pub mod grammar;
+pub mod perturb;
 pub mod rng;
 pub mod syntax;
 pub mod verify;

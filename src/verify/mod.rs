@@ -110,14 +110,140 @@ fn too_large(n: usize, opts: &Options) -> Verdict {
     }
 }
 
+/// Turns a differing truth-table row into a checked countermodel: an assignment for
+/// propositional pairs, else a structure with one element per constant.
+fn table_countermodel(
+    a: &Formula,
+    b: &Formula,
+    values: BTreeMap<truth_table::Atom, bool>,
+    left: bool,
+    right: bool,
+) -> Verdict {
+    use truth_table::Atom;
+    let ground = values.keys().any(|k| matches!(k, Atom::Ground(..)));
+    let mut fm = model::FiniteModel::default();
+    if ground {
+        let mut consts: Vec<String> = a.constants().into_iter().chain(b.constants()).collect();
+        consts.sort();
+        consts.dedup();
+        fm.size = consts.len().max(1);
+        fm.constants = consts
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.clone(), i))
+            .collect();
+        for (p, arity) in a.predicates().into_iter().chain(b.predicates()) {
+            fm.predicates.entry((p, arity)).or_default();
+        }
+    }
+    for (atom, v) in &values {
+        match atom {
+            Atom::Prop(p) => {
+                fm.propositions.insert(p.clone(), *v);
+            }
+            Atom::Ground(p, args) if *v => {
+                let tuple: Vec<usize> = args
+                    .iter()
+                    .map(|c| fm.constants.get(c).copied().unwrap_or(0))
+                    .collect();
+                fm.predicates
+                    .entry((p.clone(), args.len()))
+                    .or_default()
+                    .insert(tuple);
+            }
+            Atom::Ground(..) => {}
+        }
+    }
+    if model::holds(&fm, a) != left || model::holds(&fm, b) != right || left == right {
+        return Verdict::Unknown {
+            reason: "internal error: truth-table row failed re-check (please report)".into(),
+        };
+    }
+    let countermodel = if ground {
+        fm.to_countermodel(left, right)
+    } else {
+        Countermodel::Assignment {
+            values: fm
+                .propositions
+                .iter()
+                .map(|(k, v)| (k.clone(), *v))
+                .collect(),
+            left,
+            right,
+        }
+    };
+    Verdict::NotEquivalent {
+        countermodel,
+        notes: vec![],
+    }
+}
+
+/// The symbols of a formula, gathered in one pass without copying names.
+struct Symbols<'a> {
+    /// Propositions, predicates and constants, in first-seen order.
+    names: Vec<&'a str>,
+    preds: Vec<(&'a str, usize)>,
+    free: Vec<&'a str>,
+}
+
+impl<'a> Symbols<'a> {
+    fn of(f: &'a Formula) -> Symbols<'a> {
+        fn add<'a>(v: &mut Vec<&'a str>, s: &'a str) {
+            if !v.contains(&s) {
+                v.push(s);
+            }
+        }
+        fn go<'a>(f: &'a Formula, bound: &mut Vec<&'a str>, out: &mut Symbols<'a>) {
+            match f {
+                Formula::Prop(p) => add(&mut out.names, p),
+                Formula::Pred(p, args) => {
+                    add(&mut out.names, p);
+                    if !out.preds.contains(&(p.as_str(), args.len())) {
+                        out.preds.push((p, args.len()));
+                    }
+                    for t in args {
+                        match t {
+                            crate::syntax::Term::Const(c) => add(&mut out.names, c),
+                            crate::syntax::Term::Var(v) if !bound.contains(&v.as_str()) => {
+                                add(&mut out.free, v)
+                            }
+                            crate::syntax::Term::Var(_) => {}
+                        }
+                    }
+                }
+                Formula::Not(x) => go(x, bound, out),
+                Formula::Bin(_, x, y) => {
+                    go(x, bound, out);
+                    go(y, bound, out);
+                }
+                Formula::Quant(_, v, body) => {
+                    bound.push(v);
+                    go(body, bound, out);
+                    bound.pop();
+                }
+            }
+        }
+        let mut out = Symbols {
+            names: Vec::new(),
+            preds: Vec::new(),
+            free: Vec::new(),
+        };
+        go(f, &mut Vec::new(), &mut out);
+        out.free.sort_unstable();
+        out
+    }
+}
+
 /// Wraps free variables in ∀, as documented: a free variable in φ′ is read as universal.
-fn close(f: &Formula) -> (Formula, Vec<String>) {
-    let free: Vec<String> = f.free_variables().into_iter().collect();
+fn close<'a>(f: &'a Formula, free: &[&str]) -> std::borrow::Cow<'a, Formula> {
+    if free.is_empty() {
+        return std::borrow::Cow::Borrowed(f);
+    }
     let mut g = f.clone();
     for v in free.iter().rev() {
-        g = Formula::quant(Quantifier::Forall, v.as_str(), g);
+        g = Formula::quant(Quantifier::Forall, *v, g);
     }
-    (g, free)
+    std::borrow::Cow::Owned(g)
 }
 
 fn verify_logic(a: &Formula, b: &Formula, opts: &Options) -> Verdict {
@@ -125,41 +251,32 @@ fn verify_logic(a: &Formula, b: &Formula, opts: &Options) -> Verdict {
     if n > opts.max_nodes {
         return too_large(n, opts);
     }
-    let mut arities: BTreeMap<String, usize> = BTreeMap::new();
-    for (name, arity) in a.predicates().into_iter().chain(b.predicates()) {
-        match arities.get(&name) {
-            Some(&other) if other != arity => {
+    let (sa, sb) = (Symbols::of(a), Symbols::of(b));
+    let mut arities: BTreeMap<&str, usize> = BTreeMap::new();
+    for &(name, arity) in sa.preds.iter().chain(&sb.preds) {
+        match arities.insert(name, arity) {
+            Some(other) if other != arity => {
                 return Verdict::Unparseable {
                     pos: 0,
                     reason: format!("predicate '{name}' is used with arities {other} and {arity}"),
                 };
             }
-            _ => {
-                arities.insert(name, arity);
-            }
+            _ => {}
         }
     }
     let mut notes = Vec::new();
-    let (ca, fa) = close(a);
-    let (cb, fb) = close(b);
-    for v in fa {
+    let (ca, cb) = (close(a, &sa.free), close(b, &sb.free));
+    for v in &sa.free {
         notes.push(format!("free variable {v} in φ read as ∀{v}"));
     }
-    for v in fb {
+    for v in &sb.free {
         notes.push(format!("free variable {v} in φ′ read as ∀{v}"));
     }
-    let known: std::collections::BTreeSet<String> = a
-        .propositions()
-        .into_iter()
-        .chain(a.predicates().into_iter().map(|p| p.0))
-        .chain(a.constants())
-        .collect();
-    let introduced: Vec<String> = b
-        .propositions()
-        .into_iter()
-        .chain(b.predicates().into_iter().map(|p| p.0))
-        .chain(b.constants())
-        .filter(|s| !known.contains(s))
+    let introduced: Vec<&str> = sb
+        .names
+        .iter()
+        .filter(|s| !sa.names.contains(*s))
+        .copied()
         .collect();
     if !introduced.is_empty() {
         notes.push(format!("introduces {}", introduced.join(", ")));
@@ -167,27 +284,39 @@ fn verify_logic(a: &Formula, b: &Formula, opts: &Options) -> Verdict {
     let verdict = match truth_table::compare(&ca, &cb) {
         Some(truth_table::TableResult::Equivalent) => Verdict::Equivalent { notes: vec![] },
         Some(truth_table::TableResult::Differ(values, left, right)) => {
-            let fm = model::FiniteModel {
-                propositions: values.iter().map(|(k, v)| (k.clone(), *v)).collect(),
-                ..Default::default()
-            };
-            if model::holds(&fm, &ca) != left || model::holds(&fm, &cb) != right || left == right {
-                Verdict::Unknown {
-                    reason: "internal error: truth-table row failed re-check (please report)"
-                        .into(),
-                }
-            } else {
-                Verdict::NotEquivalent {
-                    countermodel: Countermodel::Assignment {
-                        values,
-                        left,
-                        right,
-                    },
-                    notes: vec![],
-                }
+            table_countermodel(&ca, &cb, values, left, right)
+        }
+        None => {
+            let deadline = Instant::now() + opts.timeout;
+            let mut atoms = Vec::new();
+            let abstracted = truth_table::abstract_ground(&ca, &mut atoms)
+                .zip(truth_table::abstract_ground(&cb, &mut atoms));
+            match abstracted {
+                // Large ground pairs: the same exact abstraction, decided by Z3's SAT core.
+                Some((xa, xb)) => match z3_logic::check(&xa, &xb, deadline, opts.max_domain) {
+                    Verdict::NotEquivalent {
+                        countermodel:
+                            Countermodel::Assignment {
+                                values,
+                                left,
+                                right,
+                            },
+                        ..
+                    } => {
+                        let values = values
+                            .into_iter()
+                            .filter_map(|(k, v)| {
+                                let i: usize = k.strip_prefix("atom!")?.parse().ok()?;
+                                Some((atoms.get(i)?.clone(), v))
+                            })
+                            .collect();
+                        table_countermodel(&ca, &cb, values, left, right)
+                    }
+                    other => other,
+                },
+                None => z3_logic::check(&ca, &cb, deadline, opts.max_domain),
             }
         }
-        None => z3_logic::check(&ca, &cb, Instant::now() + opts.timeout, opts.max_domain),
     };
     match verdict {
         Verdict::Equivalent { .. } => Verdict::Equivalent { notes },

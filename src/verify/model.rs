@@ -110,6 +110,45 @@ impl FiniteModel {
     }
 }
 
+impl FiniteModel {
+    /// Rebuilds the structure a shown countermodel describes (for re-checks and the viewer).
+    pub fn from_countermodel(c: &Countermodel) -> Option<FiniteModel> {
+        match c {
+            Countermodel::Assignment { values, .. } => Some(FiniteModel {
+                propositions: values.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+                ..Default::default()
+            }),
+            Countermodel::FiniteModel {
+                domain,
+                constants,
+                predicates,
+                propositions,
+                ..
+            } => {
+                let index = |e: &String| domain.iter().position(|d| d == e);
+                let mut m = FiniteModel {
+                    size: domain.len(),
+                    propositions: propositions.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+                    ..Default::default()
+                };
+                for (c, e) in constants {
+                    m.constants.insert(c.clone(), index(e)?);
+                }
+                for t in predicates {
+                    let ext = t
+                        .true_tuples
+                        .iter()
+                        .map(|tu| tu.iter().map(index).collect::<Option<Vec<_>>>())
+                        .collect::<Option<HashSet<_>>>()?;
+                    m.predicates.insert((t.name.clone(), t.arity), ext);
+                }
+                Some(m)
+            }
+            _ => None,
+        }
+    }
+}
+
 /// Evaluates a closed formula.
 pub fn holds(model: &FiniteModel, f: &Formula) -> bool {
     model.eval(f, &mut Vec::new())

@@ -1,0 +1,442 @@
+//! Verifier correctness: known identities, non-identities, countermodels, perturbations, limits.
+
+use autoeval::grammar::{DatasetKind, GenParams, generate_batch};
+use autoeval::perturb::{PerturbKind, perturb};
+use autoeval::rng::Rng;
+use autoeval::syntax::{Expr, Formula, SyntaxKind, parse, parse_formula};
+use autoeval::verify::model::{FiniteModel, holds};
+use autoeval::verify::{
+    Countermodel, Options, Side, Verdict, verify, verify_batch, verify_text, z3_logic,
+};
+use std::time::{Duration, Instant};
+
+fn check(a: &str, b: &str, syntax: SyntaxKind) -> Verdict {
+    verify_text(a, b, syntax, &Options::default()).expect("φ parses")
+}
+
+/// A not-equivalent verdict's countermodel must separate the (closed) formulas.
+fn assert_separates(a: &Formula, b: &Formula, v: &Verdict) {
+    let Verdict::NotEquivalent { countermodel, .. } = v else {
+        return;
+    };
+    let Some(m) = FiniteModel::from_countermodel(countermodel) else {
+        return;
+    };
+    let close = |f: &Formula| {
+        let mut g = f.clone();
+        for x in f.free_variables().into_iter().rev() {
+            g = Formula::quant(autoeval::syntax::Quantifier::Forall, x.as_str(), g);
+        }
+        g
+    };
+    let (va, vb) = (holds(&m, &close(a)), holds(&m, &close(b)));
+    assert_ne!(
+        va, vb,
+        "countermodel does not separate {a:?} and {b:?}: {countermodel:?}"
+    );
+    match countermodel {
+        Countermodel::Assignment { left, right, .. }
+        | Countermodel::FiniteModel { left, right, .. } => {
+            assert_eq!((va, vb), (*left, *right), "reported values must match");
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn propositional_identities_and_non_identities() {
+    for (a, b) in [
+        ("¬(p ∧ q)", "¬p ∨ ¬q"),
+        ("p ∧ (q ∨ r)", "(p ∧ q) ∨ (p ∧ r)"),
+        ("¬¬p", "p"),
+        ("p → q", "¬q → ¬p"),
+        ("p ↔ q", "(p → q) ∧ (q → p)"),
+        ("p ⊕ q", "¬(p ↔ q)"),
+        ("p ∨ ¬p", "q ∨ ¬q"),
+    ] {
+        assert!(check(a, b, SyntaxKind::Pl).is_equivalent(), "{a} ≡ {b}");
+    }
+    for (a, b) in [
+        ("p ∧ q", "p ∨ q"),
+        ("p → q", "q → p"),
+        ("¬(p ∧ q)", "¬p ∧ ¬q"),
+        ("p ∨ q", "p ⊕ q"),
+    ] {
+        let v = check(a, b, SyntaxKind::Pl);
+        assert_eq!(v.name(), "not-equivalent", "{a} vs {b}");
+        assert!(matches!(
+            v,
+            Verdict::NotEquivalent {
+                countermodel: Countermodel::Assignment { .. },
+                ..
+            }
+        ));
+        assert_separates(&parse_formula(a).unwrap(), &parse_formula(b).unwrap(), &v);
+    }
+}
+
+#[test]
+fn first_order_identities_and_non_identities() {
+    for (a, b) in [
+        ("∀x.(P(x) ∧ Q(x))", "∀x.P(x) ∧ ∀x.Q(x)"),
+        ("¬∀x.P(x)", "∃x.¬P(x)"),
+        ("¬∃x.P(x)", "∀x.¬P(x)"),
+        ("∃x.(P(x) ∨ Q(x))", "∃x.P(x) ∨ ∃x.Q(x)"),
+        ("∀x.Q(a)", "Q(a)"), // vacuous quantifier (domains are non-empty)
+        ("∃x.∀y.R(x,y)", "∃z.∀w.R(z,w)"), // renaming bound variables
+        ("∀x.∀y.R(x,y)", "∀y.∀x.R(x,y)"),
+    ] {
+        let v = check(a, b, SyntaxKind::Fol);
+        assert!(v.is_equivalent(), "{a} ≡ {b}: {v:?}");
+    }
+    for (a, b) in [
+        ("∀x.∃y.R(x,y)", "∃y.∀x.R(x,y)"),
+        ("∀x.(P(x) ∨ Q(x))", "∀x.P(x) ∨ ∀x.Q(x)"),
+        ("∃x.(P(x) ∧ Q(x))", "∃x.P(x) ∧ ∃x.Q(x)"),
+        ("P(a)", "P(b)"),
+        ("∀x.R(x,x)", "∀x.∀y.R(x,y)"),
+    ] {
+        let v = check(a, b, SyntaxKind::Fol);
+        let Verdict::NotEquivalent { countermodel, .. } = &v else {
+            panic!("{a} vs {b}: {v:?}")
+        };
+        let Countermodel::FiniteModel { domain, .. } = countermodel else {
+            panic!("table expected: {countermodel:?}")
+        };
+        assert!(domain.len() <= 2, "smallest model first: {domain:?}");
+        assert_separates(&parse_formula(a).unwrap(), &parse_formula(b).unwrap(), &v);
+    }
+}
+
+#[test]
+fn regex_identities_witnesses_and_sides() {
+    for (a, b) in [
+        ("(a*)*", "a*"),
+        ("(ab)*a", "a(ba)*"),
+        ("(a|b)*", "(a*b*)*"),
+        ("a+", "aa*"),
+        ("a?", "a|ε"),
+    ] {
+        assert!(check(a, b, SyntaxKind::Regex).is_equivalent(), "{a} ≡ {b}");
+    }
+    match check("a*b*", "(a|b)*", SyntaxKind::Regex) {
+        Verdict::NotEquivalent {
+            countermodel:
+                Countermodel::Witness {
+                    string,
+                    accepted_by,
+                },
+            ..
+        } => {
+            assert_eq!(string, "ba");
+            assert_eq!(accepted_by, Side::Right);
+        }
+        v => panic!("{v:?}"),
+    }
+    match check("0*", "0+", SyntaxKind::Regex) {
+        Verdict::NotEquivalent {
+            countermodel:
+                Countermodel::Witness {
+                    string,
+                    accepted_by,
+                },
+            ..
+        } => {
+            assert_eq!(string, "");
+            assert_eq!(accepted_by, Side::Left);
+        }
+        v => panic!("{v:?}"),
+    }
+    // Alphabets differ: compared over their union.
+    assert_eq!(
+        check("0*", "1*", SyntaxKind::Regex).name(),
+        "not-equivalent"
+    );
+}
+
+#[test]
+fn semantic_decisions_are_noted() {
+    let v = check("∀x.P(x)", "P(x)", SyntaxKind::Fol);
+    assert!(v.is_equivalent());
+    assert!(
+        v.notes()
+            .iter()
+            .any(|n| n.contains("free variable x in φ′")),
+        "{v:?}"
+    );
+    let v = check("p1 ∨ ¬p1", "p7 ∨ ¬p7", SyntaxKind::Pl);
+    assert!(v.is_equivalent());
+    assert!(v.notes().iter().any(|n| n == "introduces p7"), "{v:?}");
+    let v = check("P(a)", "P(a,b)", SyntaxKind::Fol);
+    match v {
+        Verdict::Unparseable { reason, .. } => {
+            assert!(reason.contains("arities 1 and 2"), "{reason}")
+        }
+        other => panic!("{other:?}"),
+    }
+    match check("p1", "p1 ∧ (p2", SyntaxKind::Pl) {
+        Verdict::Unparseable { pos, reason } => {
+            assert_eq!((pos, reason.as_str()), ("p1 ∧ ".len(), "unclosed '('"))
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn truth_table_agrees_with_z3_on_10000_pairs() {
+    let mut rng = Rng::new(2026);
+    let cfg = DatasetKind::Pl.grammar().unwrap();
+    let params = GenParams {
+        depth: 14,
+        branching: 40,
+        per_category: 40,
+        vocab: autoeval::grammar::VocabParams {
+            num_propositions: 5,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let batch = generate_batch(&cfg, &params, 5, 0, &mut |_| {}).unwrap();
+    let formulas: Vec<Formula> = batch
+        .items
+        .iter()
+        .filter_map(|i| match &i.expr {
+            Expr::Logic(f) => Some(f.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(formulas.len() > 200);
+    let (mut pairs, mut equivalent) = (0, 0);
+    let kinds = PerturbKind::LOGIC;
+    while pairs < 10_000 {
+        let a = &formulas[rng.below(formulas.len())];
+        let b = if rng.chance(0.3) {
+            formulas[rng.below(formulas.len())].clone()
+        } else {
+            let k = kinds[rng.below(kinds.len())];
+            match perturb(&Expr::Logic(a.clone()), k, &mut rng) {
+                Some(Expr::Logic(f)) => f,
+                _ => continue,
+            }
+        };
+        let table = autoeval::verify::truth_table::compare(a, &b).expect("propositional");
+        let z3 = z3_logic::check(a, &b, Instant::now() + Duration::from_secs(5), 4);
+        let tt_equiv = table == autoeval::verify::truth_table::TableResult::Equivalent;
+        assert_eq!(
+            tt_equiv,
+            z3.is_equivalent(),
+            "disagree on {a:?} vs {b:?}: {z3:?}"
+        );
+        if let autoeval::verify::truth_table::TableResult::Differ(values, l, r) = table {
+            let props = values.into_iter().filter_map(|(k, v)| match k {
+                autoeval::verify::truth_table::Atom::Prop(p) => Some((p, v)),
+                _ => None,
+            });
+            let m = FiniteModel {
+                propositions: props.collect(),
+                ..Default::default()
+            };
+            assert_eq!((holds(&m, a), holds(&m, &b)), (l, r));
+            assert_ne!(l, r);
+        }
+        assert_separates(a, &b, &z3);
+        equivalent += usize::from(tt_equiv);
+        pairs += 1;
+    }
+    assert!(
+        equivalent > 2_000 && equivalent < 8_000,
+        "a mix of both: {equivalent} equivalent"
+    );
+}
+
+#[test]
+fn every_perturbation_keeps_its_promise() {
+    let mut rng = Rng::new(4);
+    for kind in [DatasetKind::Pl, DatasetKind::Fol, DatasetKind::FolEnglish] {
+        let cfg = kind.grammar().unwrap();
+        let params = GenParams {
+            depth: 14,
+            branching: 40,
+            per_category: 6,
+            vocab: kind.vocab(),
+            ..Default::default()
+        };
+        let batch = generate_batch(&cfg, &params, 9, 0, &mut |_| {}).unwrap();
+        for k in PerturbKind::LOGIC {
+            let (mut applied, mut broke) = (0, 0);
+            for item in batch.items.iter().take(120) {
+                let Some(p) = perturb(&item.expr, k, &mut rng) else {
+                    continue;
+                };
+                let v = verify(&item.expr, &p, &Options::default());
+                applied += 1;
+                if k.preserves_equivalence() {
+                    assert!(
+                        v.is_equivalent(),
+                        "{k:?} must preserve: {} vs {} → {v:?}",
+                        item.expr.to_unicode(),
+                        p.to_unicode()
+                    );
+                } else {
+                    // Breaking kinds may hit an instance that stays equivalent (e.g. dropping
+                    // an operator of p ∧ p); the verifier decides, and must explain either way.
+                    assert!(
+                        matches!(v.name(), "equivalent" | "not-equivalent"),
+                        "{k:?}: {v:?}"
+                    );
+                    if let (Expr::Logic(a), Expr::Logic(b)) = (&item.expr, &p) {
+                        assert_separates(a, b, &v);
+                    }
+                    broke += usize::from(!v.is_equivalent());
+                }
+            }
+            if applied > 0 && !k.preserves_equivalence() {
+                assert!(
+                    broke * 2 >= applied,
+                    "{kind:?} {k:?}: only {broke}/{applied} changed meaning"
+                );
+            }
+        }
+    }
+    let cfg = DatasetKind::Regex.grammar().unwrap();
+    let params = GenParams {
+        depth: 12,
+        branching: 30,
+        per_category: 10,
+        ..Default::default()
+    };
+    let batch = generate_batch(&cfg, &params, 9, 0, &mut |_| {}).unwrap();
+    for k in PerturbKind::REGEX {
+        let mut applied = 0;
+        for item in &batch.items {
+            let Some(p) = perturb(&item.expr, k, &mut rng) else {
+                continue;
+            };
+            let v = verify(&item.expr, &p, &Options::default());
+            assert!(
+                matches!(v.name(), "equivalent" | "not-equivalent"),
+                "{k:?}: {v:?}"
+            );
+            if let (
+                Verdict::NotEquivalent {
+                    countermodel:
+                        Countermodel::Witness {
+                            string,
+                            accepted_by,
+                        },
+                    ..
+                },
+                Expr::Regex(a),
+                Expr::Regex(b),
+            ) = (&v, &item.expr, &p)
+            {
+                let mut al = a.alphabet();
+                al.extend(b.alphabet());
+                let da = autoeval::verify::automata::Dfa::build(a, &al).unwrap();
+                let db = autoeval::verify::automata::Dfa::build(b, &al).unwrap();
+                assert_eq!(da.accepts(string), *accepted_by == Side::Left);
+                assert_eq!(db.accepts(string), *accepted_by == Side::Right);
+            }
+            applied += 1;
+        }
+        assert!(applied > 10, "{k:?} applied {applied} times");
+    }
+}
+
+#[test]
+fn hard_pairs_time_out_to_unknown() {
+    // A pigeonhole-style FOL pair Z3 cannot settle in 1 ms.
+    let a = "∀x.∃y.(R(x,y) ∧ ∀z.(R(y,z) → R(x,z))) ∧ ∀x.¬R(x,x)";
+    let b = "∀x.∃y.R(x,y) ∧ ∀x.¬R(x,x) ∧ ∃u.∃w.(R(u,w) ∧ R(w,u))";
+    let opts = Options {
+        timeout: Duration::from_millis(1),
+        ..Options::default()
+    };
+    let start = Instant::now();
+    let v = verify_text(a, b, SyntaxKind::Fol, &opts).unwrap();
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "the timeout must hold"
+    );
+    assert!(matches!(
+        v.name(),
+        "unknown" | "not-equivalent" | "equivalent"
+    ));
+    if let Verdict::Unknown { reason } = &v {
+        assert!(
+            reason.contains("timeout") || reason.contains("gave up"),
+            "{reason}"
+        );
+    }
+    // Oversized input is refused, not attempted.
+    let big = (0..3000)
+        .map(|i| format!("p{i}"))
+        .collect::<Vec<_>>()
+        .join(" ∧ ");
+    let opts = Options {
+        max_nodes: 1000,
+        ..Options::default()
+    };
+    match verify_text(&big, &big, SyntaxKind::Pl, &opts).unwrap() {
+        Verdict::Unknown { reason } => assert!(reason.contains("too large"), "{reason}"),
+        v => panic!("{v:?}"),
+    }
+}
+
+#[test]
+fn batch_api_matches_single_checks() {
+    let pairs: Vec<(Expr, Expr)> = [
+        ("p ∧ q", "q ∧ p"),
+        ("p", "¬p"),
+        ("∀x.P(x)", "∃x.P(x)"),
+        ("¬∃x.P(x)", "∀x.¬P(x)"),
+    ]
+    .iter()
+    .map(|(a, b)| {
+        (
+            parse(a, SyntaxKind::Fol).unwrap(),
+            parse(b, SyntaxKind::Fol).unwrap(),
+        )
+    })
+    .collect();
+    let got: Vec<&str> = verify_batch(&pairs, &Options::default())
+        .iter()
+        .map(|v| v.name())
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "equivalent",
+            "not-equivalent",
+            "not-equivalent",
+            "equivalent"
+        ]
+    );
+}
+
+#[test]
+fn cli_exit_codes() {
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_autoeval"))
+            .arg("verify")
+            .args(args)
+            .output()
+            .expect("runs")
+    };
+    assert_eq!(run(&["p ∧ q", "q ∧ p"]).status.code(), Some(0));
+    let o = run(&["∀x.∃y.R(x,y)", "∃y.∀x.R(x,y)"]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("not-equivalent") && text.contains("R/2 holds for"),
+        "{text}"
+    );
+    assert_eq!(run(&["p", "p ∧"]).status.code(), Some(2));
+    assert_eq!(run(&["(p", "p"]).status.code(), Some(2));
+    let o = run(&["a*b*", "(a|b)*", "--syntax", "regex", "--json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["verdict"], "not-equivalent");
+    assert_eq!(v["countermodel"]["string"], "ba");
+    assert_eq!(v["countermodel"]["accepted_by"], "right");
+}
