@@ -345,29 +345,24 @@ fn every_perturbation_keeps_its_promise() {
 
 #[test]
 fn hard_pairs_time_out_to_unknown() {
-    // A pigeonhole-style FOL pair Z3 cannot settle in 1 ms.
-    let a = "∀x.∃y.(R(x,y) ∧ ∀z.(R(y,z) → R(x,z))) ∧ ∀x.¬R(x,x)";
-    let b = "∀x.∃y.R(x,y) ∧ ∀x.¬R(x,x) ∧ ∃u.∃w.(R(u,w) ∧ R(w,u))";
+    // A strict order without a maximal element has only infinite models, so Z3 can
+    // neither refute φ nor find a finite countermodel to φ ≡ ⊥: it must time out.
+    let a = "(∀x.∃y.R(x,y)) ∧ (∀x.¬R(x,x)) ∧ (∀x.∀y.∀z.((R(x,y) ∧ R(y,z)) → R(x,z)))";
     let opts = Options {
-        timeout: Duration::from_millis(1),
+        timeout: Duration::from_millis(300),
         ..Options::default()
     };
     let start = Instant::now();
-    let v = verify_text(a, b, SyntaxKind::Fol, &opts).unwrap();
-    assert!(
-        start.elapsed() < Duration::from_secs(3),
-        "the timeout must hold"
-    );
-    assert!(matches!(
-        v.name(),
-        "unknown" | "not-equivalent" | "equivalent"
-    ));
-    if let Verdict::Unknown { reason } = &v {
-        assert!(
-            reason.contains("timeout") || reason.contains("gave up"),
-            "{reason}"
-        );
+    let v = verify_text(a, "p ∧ ¬p", SyntaxKind::Fol, &opts).unwrap();
+    let took = start.elapsed();
+    match &v {
+        Verdict::Unknown { reason } => assert!(reason.contains("timeout"), "{reason}"),
+        other => panic!("expected unknown, got {other:?}"),
     }
+    assert!(
+        took < Duration::from_secs(2),
+        "the 300 ms limit must hold, took {took:?}"
+    );
     // Oversized input is refused, not attempted.
     let big = (0..3000)
         .map(|i| format!("p{i}"))
