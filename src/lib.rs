@@ -3,8 +3,12 @@
 pub mod cli;
 pub mod dataset;
 pub mod grammar;
+pub mod llm;
 pub mod perturb;
+pub mod prompt;
+pub mod report;
 pub mod rng;
+pub mod run;
 pub mod syntax;
 pub mod verify;
 

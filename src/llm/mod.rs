@@ -1,0 +1,143 @@
+//! Model clients behind one trait, with retries, rate limits and cost accounting.
+
+pub mod anthropic;
+pub mod client;
+pub mod judge;
+pub mod offline;
+pub mod openai;
+pub mod prices;
+pub mod spec;
+pub mod verbalize;
+
+pub use client::{Client, Limits};
+
+use std::future::Future;
+use std::pin::Pin;
+
+/// A boxed future (the trait is used as `dyn`).
+pub type BoxFut<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// One chat request: a fresh conversation of a single user message.
+#[derive(Clone, Debug)]
+pub struct ChatRequest {
+    /// The prompt.
+    pub prompt: String,
+    /// Sampling temperature.
+    pub temperature: f32,
+    /// Output token limit.
+    pub max_tokens: u32,
+}
+
+/// A model's answer.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize, PartialEq)]
+pub struct Completion {
+    /// Answer text.
+    pub text: String,
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Answer tokens.
+    pub output_tokens: u64,
+    /// Why generation stopped (`stop`, `length`, …), if reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+}
+
+/// What went wrong talking to a model. Messages never contain API keys.
+#[derive(Clone, Debug, thiserror::Error, PartialEq)]
+#[error("{message}")]
+pub struct LlmError {
+    /// Human-readable message.
+    pub message: String,
+    /// HTTP status, if any.
+    pub status: Option<u16>,
+    /// Worth retrying (429, 5xx, timeouts, connection errors).
+    pub retryable: bool,
+    /// Server-requested wait in seconds (Retry-After).
+    pub retry_after: Option<f64>,
+}
+
+impl LlmError {
+    /// A non-retryable error.
+    pub fn fatal(message: impl Into<String>) -> Self {
+        LlmError {
+            message: message.into(),
+            status: None,
+            retryable: false,
+            retry_after: None,
+        }
+    }
+}
+
+/// Provider and model as recorded in run manifests (never a key).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq)]
+pub struct ModelInfo {
+    /// `openai`, `anthropic` or `perturb`.
+    pub provider: String,
+    /// Model name.
+    pub name: String,
+    /// Base URL for HTTP providers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    /// Name of the environment variable holding the key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key_env: Option<String>,
+    /// True for the offline model: its answers are synthetic.
+    #[serde(default)]
+    pub synthetic: bool,
+}
+
+/// A chat model: one attempt per call; [`Client`] adds retries and limits.
+pub trait ChatModel: Send + Sync {
+    /// Manifest description.
+    fn info(&self) -> ModelInfo;
+    /// Sends one request.
+    fn send<'a>(&'a self, req: &'a ChatRequest) -> BoxFut<'a, Result<Completion, LlmError>>;
+}
+
+/// Removes `secret` from `text` (defence in depth for error bodies that echo keys).
+pub fn scrub(text: &str, secret: Option<&str>) -> String {
+    match secret {
+        Some(s) if s.len() >= 4 => text.replace(s, "[redacted]"),
+        _ => text.to_string(),
+    }
+}
+
+/// Parses a Retry-After header value given in seconds.
+pub fn parse_retry_after(v: Option<&reqwest::header::HeaderValue>) -> Option<f64> {
+    v.and_then(|h| h.to_str().ok()).and_then(|s| s.trim().parse::<f64>().ok()).filter(|x| *x >= 0.0)
+}
+
+/// Maps a failed HTTP status to an error.
+pub fn status_error(status: u16, body: &str, retry_after: Option<f64>, key_env: Option<&str>) -> LlmError {
+    let retryable = status == 429 || status == 408 || status >= 500;
+    let snippet: String = body.chars().take(300).collect();
+    let hint = match (status, key_env) {
+        (401 | 403, Some(env)) => format!(" — check the key in ${env}"),
+        (404, _) => " — check --base-url and the model name".to_string(),
+        _ => String::new(),
+    };
+    LlmError {
+        message: format!("HTTP {status}{hint}: {}", snippet.trim()),
+        status: Some(status),
+        retryable,
+        retry_after,
+    }
+}
+
+/// Maps a transport error.
+pub fn transport_error(e: &reqwest::Error) -> LlmError {
+    let what = if e.is_timeout() {
+        "request timed out"
+    } else if e.is_connect() {
+        "cannot connect"
+    } else {
+        "request failed"
+    };
+    // reqwest's Display includes the URL but never headers, so no key can leak here.
+    LlmError {
+        message: format!("{what}: {e}"),
+        status: None,
+        retryable: e.is_timeout() || e.is_connect() || e.is_request(),
+        retry_after: None,
+    }
+}

@@ -1,0 +1,85 @@
+//! Building a client from a model spec on the command line.
+
+use super::anthropic::{self, Anthropic};
+use super::client::{Client, Limits};
+use super::offline::Perturb;
+use super::openai::{self, OpenAi};
+use super::prices::PriceTable;
+use std::sync::Arc;
+
+/// Options that go with a model spec.
+#[derive(Clone, Debug)]
+pub struct ModelOptions {
+    /// Base URL override.
+    pub base_url: Option<String>,
+    /// Environment variable holding the key (default per provider).
+    pub api_key_env: Option<String>,
+    /// Limits and retries.
+    pub limits: Limits,
+    /// Prices.
+    pub prices: PriceTable,
+    /// Offline model: share of perturbed answers.
+    pub perturb_rate: f64,
+    /// Offline model: seed.
+    pub seed: u64,
+}
+
+impl Default for ModelOptions {
+    fn default() -> Self {
+        ModelOptions {
+            base_url: None,
+            api_key_env: None,
+            limits: Limits::default(),
+            prices: PriceTable::builtin(),
+            perturb_rate: 0.3,
+            seed: 0,
+        }
+    }
+}
+
+/// Builds a client for `openai:<model>`, `anthropic:<model>` or `perturb`.
+pub fn build(spec: &str, o: &ModelOptions) -> Result<Client, String> {
+    let http = || {
+        reqwest::Client::builder()
+            .timeout(o.limits.timeout)
+            .pool_max_idle_per_host(o.limits.max_in_flight.max(1))
+            .build()
+            .map_err(|e| format!("cannot build the HTTP client: {e}"))
+    };
+    let key = |env: &str| std::env::var(env).ok().filter(|k| !k.trim().is_empty());
+    let (provider, model) = spec.split_once(':').unwrap_or((spec, ""));
+    let chat: Arc<dyn super::ChatModel> = match provider {
+        "perturb" => {
+            if !(0.0..=1.0).contains(&o.perturb_rate) {
+                return Err(format!("--perturb-rate {} must be between 0 and 1", o.perturb_rate));
+            }
+            Arc::new(Perturb::new(o.perturb_rate, o.seed))
+        }
+        "openai" if !model.is_empty() => {
+            let env = o.api_key_env.clone().unwrap_or_else(|| "OPENAI_API_KEY".into());
+            let base = o.base_url.clone().unwrap_or_else(|| openai::DEFAULT_BASE.into());
+            let k = key(&env);
+            if k.is_none() && base == openai::DEFAULT_BASE {
+                return Err(format!(
+                    "no API key: set ${env} (or --api-key-env NAME), or point --base-url at a local server"
+                ));
+            }
+            Arc::new(OpenAi::new(http()?, &base, model, k, &env))
+        }
+        "anthropic" if !model.is_empty() => {
+            let env = o.api_key_env.clone().unwrap_or_else(|| "ANTHROPIC_API_KEY".into());
+            let base = o.base_url.clone().unwrap_or_else(|| anthropic::DEFAULT_BASE.into());
+            let k = key(&env);
+            if k.is_none() && base == anthropic::DEFAULT_BASE {
+                return Err(format!("no API key: set ${env} (or --api-key-env NAME)"));
+            }
+            Arc::new(Anthropic::new(http()?, &base, model, k, &env))
+        }
+        _ => {
+            return Err(format!(
+                "unknown model spec '{spec}': use openai:<model>, anthropic:<model> or perturb"
+            ));
+        }
+    };
+    Ok(Client::new(chat, o.limits.clone(), o.prices.clone()))
+}

@@ -1,0 +1,221 @@
+//! Prompt sets: editable templates, rendering, and the copy check.
+//!
+//! A prompt set is a directory of plain-text templates (see [`FILES`]) plus
+//! `examples.json` for 2-shot prompts. Placeholders: `{logic_name}`,
+//! `{vocabulary}`, `{examples}`, `{formula}`, `{formula2}`, `{description}`.
+//! `autoeval prompts --export DIR` writes the built-in set for editing; a file
+//! missing from a user directory falls back to the built-in one.
+
+pub mod copy;
+pub mod vocabulary;
+
+pub use copy::copy_check;
+
+use crate::syntax::{Expr, SyntaxKind};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Template files of a prompt set.
+pub const FILES: [(&str, &str); 6] = [
+    ("informalize-logic.txt", include_str!("default/informalize-logic.txt")),
+    ("autoformalize-logic.txt", include_str!("default/autoformalize-logic.txt")),
+    ("informalize-regex.txt", include_str!("default/informalize-regex.txt")),
+    ("autoformalize-regex.txt", include_str!("default/autoformalize-regex.txt")),
+    ("judge.txt", include_str!("default/judge.txt")),
+    ("examples.json", include_str!("default/examples.json")),
+];
+
+/// Prompt-set errors.
+#[derive(Debug, thiserror::Error)]
+pub enum PromptError {
+    /// I/O.
+    #[error("{0}: {1}")]
+    Io(String, std::io::Error),
+    /// Bad examples file.
+    #[error("{0}: {1} (expected {{\"pl\": [{{\"formula\": …, \"description\": …}}, …], \"fol\": […], \"regex\": […]}})")]
+    Examples(String, String),
+    /// Unsupported shot count.
+    #[error("--shots must be 0 or 2, not {0}")]
+    Shots(usize),
+}
+
+/// One worked example.
+#[derive(Clone, Debug, serde::Deserialize, serde::Serialize)]
+pub struct Example {
+    /// The formula.
+    pub formula: String,
+    /// Its description.
+    pub description: String,
+}
+
+/// A loaded prompt set.
+#[derive(Clone, Debug)]
+pub struct PromptSet {
+    /// Where it came from ("built-in" or a directory).
+    pub source: String,
+    /// Template texts by file name.
+    pub files: BTreeMap<String, String>,
+    /// Examples per syntax (`pl`, `fol`, `regex`).
+    pub examples: BTreeMap<String, Vec<Example>>,
+    /// 0 or 2.
+    pub shots: usize,
+    /// SHA-256 over the file names and contents, hex.
+    pub hash: String,
+}
+
+/// A rendered prompt and the id recorded in run files.
+#[derive(Clone, Debug)]
+pub struct Rendered {
+    /// Template id with the set's short hash, e.g. `informalize-logic@1a2b3c4d`.
+    pub id: String,
+    /// The prompt text.
+    pub text: String,
+}
+
+fn syntax_key(s: SyntaxKind) -> &'static str {
+    match s {
+        SyntaxKind::Pl => "pl",
+        SyntaxKind::Fol => "fol",
+        SyntaxKind::Regex => "regex",
+    }
+}
+
+fn logic_name(s: SyntaxKind) -> &'static str {
+    match s {
+        SyntaxKind::Pl => "propositional logic",
+        SyntaxKind::Fol => "first-order logic",
+        SyntaxKind::Regex => "regular expression",
+    }
+}
+
+impl PromptSet {
+    /// The built-in set.
+    pub fn builtin(shots: usize) -> Result<PromptSet, PromptError> {
+        let files = FILES.iter().map(|(n, t)| (n.to_string(), t.to_string())).collect();
+        PromptSet::from_files("built-in".into(), files, shots)
+    }
+
+    /// Loads a directory; files it lacks come from the built-in set.
+    pub fn load(dir: &Path, shots: usize) -> Result<PromptSet, PromptError> {
+        let mut files = BTreeMap::new();
+        for (name, builtin) in FILES {
+            let path = dir.join(name);
+            let text = match std::fs::read_to_string(&path) {
+                Ok(t) => t,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => builtin.to_string(),
+                Err(e) => return Err(PromptError::Io(path.display().to_string(), e)),
+            };
+            files.insert(name.to_string(), text);
+        }
+        if !dir.is_dir() {
+            return Err(PromptError::Io(
+                dir.display().to_string(),
+                std::io::Error::new(std::io::ErrorKind::NotFound, "not a directory"),
+            ));
+        }
+        PromptSet::from_files(dir.display().to_string(), files, shots)
+    }
+
+    fn from_files(source: String, files: BTreeMap<String, String>, shots: usize) -> Result<PromptSet, PromptError> {
+        if shots != 0 && shots != 2 {
+            return Err(PromptError::Shots(shots));
+        }
+        let ex_text = files.get("examples.json").cloned().unwrap_or_default();
+        let examples: BTreeMap<String, Vec<Example>> = serde_json::from_str(&ex_text)
+            .map_err(|e| PromptError::Examples(format!("{source}/examples.json"), e.to_string()))?;
+        let mut h = Sha256::new();
+        for (n, t) in &files {
+            h.update(n.as_bytes());
+            h.update([0]);
+            h.update(t.as_bytes());
+            h.update([0]);
+        }
+        let hash = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        Ok(PromptSet {
+            source,
+            files,
+            examples,
+            shots,
+            hash,
+        })
+    }
+
+    /// Writes the built-in templates to `dir` for editing.
+    pub fn export(dir: &Path) -> Result<(), PromptError> {
+        std::fs::create_dir_all(dir).map_err(|e| PromptError::Io(dir.display().to_string(), e))?;
+        for (name, text) in FILES {
+            let p = dir.join(name);
+            std::fs::write(&p, text).map_err(|e| PromptError::Io(p.display().to_string(), e))?;
+        }
+        Ok(())
+    }
+
+    fn template(&self, name: &str) -> &str {
+        self.files.get(name).map(String::as_str).unwrap_or("")
+    }
+
+    fn render(&self, file: &str, syntax: SyntaxKind, vocab_of: &Expr, fill: &[(&str, &str)], examples: &str) -> Rendered {
+        let vocabulary = vocabulary::describe(vocab_of, syntax);
+        let mut text = self.template(file).to_string();
+        for (k, v) in [
+            ("{logic_name}", logic_name(syntax)),
+            ("{vocabulary}", vocabulary.as_str()),
+            ("{examples}", examples),
+        ]
+        .into_iter()
+        .chain(fill.iter().copied())
+        {
+            text = text.replace(k, v);
+        }
+        Rendered {
+            id: format!("{}@{}", file.trim_end_matches(".txt"), &self.hash[..8]),
+            text,
+        }
+    }
+
+    fn examples_block(&self, syntax: SyntaxKind, informalize: bool) -> String {
+        if self.shots == 0 {
+            return String::new();
+        }
+        let list = self.examples.get(syntax_key(syntax)).cloned().unwrap_or_default();
+        let mut out = String::new();
+        for (i, ex) in list.iter().take(self.shots).enumerate() {
+            if informalize {
+                out.push_str(&format!("\n[EXAMPLE {}]\nFormula: {}\nDescription: {}\n", i + 1, ex.formula, ex.description));
+            } else {
+                out.push_str(&format!("\n[EXAMPLE {}]\nDescription: {}\nFormula: {}\n", i + 1, ex.description, ex.formula));
+            }
+        }
+        out
+    }
+
+    fn family(syntax: SyntaxKind) -> &'static str {
+        if syntax == SyntaxKind::Regex { "regex" } else { "logic" }
+    }
+
+    /// The informalization prompt for φ.
+    pub fn informalize(&self, phi: &Expr, syntax: SyntaxKind) -> Rendered {
+        let file = format!("informalize-{}.txt", Self::family(syntax));
+        let ex = self.examples_block(syntax, true);
+        self.render(&file, syntax, phi, &[("{formula}", &phi.to_unicode())], &ex)
+    }
+
+    /// The autoformalization prompt for ψ (vocabulary from the original φ).
+    pub fn autoformalize(&self, psi: &str, phi: &Expr, syntax: SyntaxKind) -> Rendered {
+        let file = format!("autoformalize-{}.txt", Self::family(syntax));
+        let ex = self.examples_block(syntax, false);
+        self.render(&file, syntax, phi, &[("{description}", psi)], &ex)
+    }
+
+    /// The LLM-as-judge prompt for φ and φ′.
+    pub fn judge(&self, a: &Expr, b: &Expr, syntax: SyntaxKind) -> Rendered {
+        self.render(
+            "judge.txt",
+            syntax,
+            a,
+            &[("{formula}", &a.to_unicode()), ("{formula2}", &b.to_unicode())],
+            "",
+        )
+    }
+}

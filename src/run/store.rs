@@ -1,0 +1,180 @@
+//! Reading and writing run directories: append-only JSONL, torn-line tolerant.
+
+use super::format::{LabelRecord, Manifest, SampleRecord};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+/// Manifest file name.
+pub const MANIFEST: &str = "run.json";
+/// Samples file name.
+pub const SAMPLES: &str = "samples.jsonl";
+/// Labels file name.
+pub const LABELS: &str = "labels.jsonl";
+/// Judge file name.
+pub const JUDGE: &str = "judge.jsonl";
+
+/// Run-directory errors.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// I/O.
+    #[error("{0}: {1}")]
+    Io(String, std::io::Error),
+    /// Bad manifest.
+    #[error("{0}: {1}")]
+    Manifest(String, String),
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
+    move |e| StoreError::Io(path.display().to_string(), e)
+}
+
+/// Records read from a JSONL file, with warnings for lines that were skipped.
+#[derive(Debug)]
+pub struct Loaded<T> {
+    /// Parsed records in file order.
+    pub records: Vec<T>,
+    /// Human-readable warnings (file:line: reason).
+    pub warnings: Vec<String>,
+    /// Byte length of the complete lines read (where a follower resumes).
+    pub complete_bytes: u64,
+}
+
+/// Reads a JSONL file. A final line without newline that does not parse is a torn
+/// write in progress: skipped with a warning, never fatal. Bad lines elsewhere are
+/// skipped with their line number. A missing file reads as empty.
+pub fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Result<Loaded<T>, StoreError> {
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Loaded {
+                records: Vec::new(),
+                warnings: Vec::new(),
+                complete_bytes: 0,
+            });
+        }
+        Err(e) => return Err(io(path)(e)),
+    };
+    read_jsonl_from(BufReader::new(file), path, 0)
+}
+
+/// Reads JSONL records from `reader` (positioned at byte `start`, for following).
+pub fn read_jsonl_from<T: DeserializeOwned, R: BufRead>(mut reader: R, path: &Path, start: u64) -> Result<Loaded<T>, StoreError> {
+    let mut out = Loaded {
+        records: Vec::new(),
+        warnings: Vec::new(),
+        complete_bytes: start,
+    };
+    let mut buf = Vec::new();
+    let mut lineno = 0;
+    loop {
+        buf.clear();
+        let n = reader.read_until(b'\n', &mut buf).map_err(io(path))?;
+        if n == 0 {
+            break;
+        }
+        lineno += 1;
+        let complete = buf.last() == Some(&b'\n');
+        let text = String::from_utf8_lossy(&buf);
+        if text.trim().is_empty() {
+            if complete {
+                out.complete_bytes += n as u64;
+            }
+            continue;
+        }
+        match serde_json::from_str::<T>(text.trim()) {
+            Ok(r) if complete => {
+                out.records.push(r);
+                out.complete_bytes += n as u64;
+            }
+            Ok(_) | Err(_) if !complete => {
+                out.warnings.push(format!(
+                    "{}:{lineno}: incomplete last line skipped (a run may still be writing it)",
+                    path.display()
+                ));
+            }
+            Err(e) => {
+                out.complete_bytes += n as u64;
+                out.warnings.push(format!("{}:{lineno}: skipped: {e}", path.display()));
+            }
+            Ok(_) => {}
+        }
+    }
+    Ok(out)
+}
+
+/// An append-only JSONL writer: one `write` per record, flushed at once.
+pub struct Appender {
+    file: File,
+    path: PathBuf,
+}
+
+impl Appender {
+    /// Opens `path` for appending, creating it. If the file ends in a torn line, a
+    /// newline is written first so the next record starts cleanly.
+    pub fn open(path: &Path) -> Result<Appender, StoreError> {
+        let mut file = OpenOptions::new().create(true).append(true).read(true).open(path).map_err(io(path))?;
+        let len = file.metadata().map_err(io(path))?.len();
+        if len > 0 {
+            use std::io::{Read, Seek, SeekFrom};
+            let mut last = [0u8; 1];
+            file.seek(SeekFrom::Start(len - 1)).map_err(io(path))?;
+            file.read_exact(&mut last).map_err(io(path))?;
+            if last[0] != b'\n' {
+                file.write_all(b"\n").map_err(io(path))?;
+            }
+        }
+        Ok(Appender {
+            file,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Appends one record as a single line and flushes it.
+    pub fn append<T: Serialize>(&mut self, record: &T) -> Result<(), StoreError> {
+        let mut line = serde_json::to_vec(record)
+            .map_err(|e| StoreError::Io(self.path.display().to_string(), std::io::Error::other(e)))?;
+        line.push(b'\n');
+        // One write call per line: with O_APPEND, concurrent appenders do not interleave.
+        self.file.write_all(&line).map_err(io(&self.path))?;
+        self.file.flush().map_err(io(&self.path))
+    }
+
+    /// Forces data to disk.
+    pub fn sync(&mut self) -> Result<(), StoreError> {
+        self.file.sync_data().map_err(io(&self.path))
+    }
+}
+
+/// Writes the manifest atomically.
+pub fn write_manifest(dir: &Path, m: &Manifest) -> Result<(), StoreError> {
+    let path = dir.join(MANIFEST);
+    let tmp = dir.join(".run.json.tmp");
+    let text = serde_json::to_string_pretty(m).map_err(|e| StoreError::Manifest(path.display().to_string(), e.to_string()))?;
+    std::fs::write(&tmp, text + "\n").map_err(io(&tmp))?;
+    std::fs::rename(&tmp, &path).map_err(io(&path))
+}
+
+/// Reads the manifest.
+pub fn read_manifest(dir: &Path) -> Result<Manifest, StoreError> {
+    let path = dir.join(MANIFEST);
+    let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+    serde_json::from_str(&text).map_err(|e| {
+        StoreError::Manifest(
+            path.display().to_string(),
+            format!("{e} (line {}, column {}); is this an autoeval run directory?", e.line(), e.column()),
+        )
+    })
+}
+
+/// Reads finished samples.
+pub fn read_samples(dir: &Path) -> Result<Loaded<SampleRecord>, StoreError> {
+    read_jsonl(&dir.join(SAMPLES))
+}
+
+/// Reads labels.
+pub fn read_labels(dir: &Path) -> Result<Loaded<LabelRecord>, StoreError> {
+    read_jsonl(&dir.join(LABELS))
+}
