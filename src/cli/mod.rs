@@ -1,6 +1,11 @@
 //! Command-line interface: argument types and subcommand entry points.
 
 pub mod generate;
+pub mod judge;
+pub mod model_args;
+pub mod prompts;
+pub mod report;
+pub mod run;
 pub mod verify;
 
 use clap::{Parser, Subcommand};
@@ -19,6 +24,14 @@ pub struct Cli {
 pub enum Command {
     /// Generate a dataset from a built-in or user grammar (Algorithm 1).
     Generate(generate::GenerateArgs),
+    /// Run the informalize → autoformalize → verify loop over a dataset.
+    Run(run::RunArgs),
+    /// Ask a model to judge φ₀ ≡ φ₁ for every sample of a run (A4).
+    Judge(judge::JudgeArgs),
+    /// Tables of compliance, accuracy and judge agreement for runs.
+    Report(report::ReportArgs),
+    /// Export the built-in prompt templates for editing.
+    Prompts(prompts::PromptsArgs),
     /// Check whether two formulas (or regexes) are equivalent; exit 0 yes, 1 no, 2 unknown/unparseable.
     Verify(verify::VerifyArgs),
 }
@@ -35,6 +48,10 @@ pub fn main() -> i32 {
         }
         Some(Command::Generate(args)) => generate::run(args),
         Some(Command::Verify(args)) => verify::run(args),
+        Some(Command::Run(args)) => run::run(args),
+        Some(Command::Judge(args)) => judge::run(args),
+        Some(Command::Report(args)) => report::run(args),
+        Some(Command::Prompts(args)) => prompts::run(args),
     };
     match result {
         Ok(code) => code,

@@ -1,6 +1,9 @@
 //! Anthropic messages API.
 
-use super::{BoxFut, ChatModel, ChatRequest, Completion, LlmError, ModelInfo, parse_retry_after, scrub, status_error, transport_error};
+use super::{
+    BoxFut, ChatModel, ChatRequest, Completion, LlmError, ModelInfo, parse_retry_after, scrub,
+    status_error, transport_error,
+};
 use serde_json::{Value, json};
 
 /// Default base URL.
@@ -17,13 +20,22 @@ pub struct Anthropic {
 
 impl std::fmt::Debug for Anthropic {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Anthropic").field("base", &self.base).field("model", &self.model).finish_non_exhaustive()
+        f.debug_struct("Anthropic")
+            .field("base", &self.base)
+            .field("model", &self.model)
+            .finish_non_exhaustive()
     }
 }
 
 impl Anthropic {
     /// A client.
-    pub fn new(http: reqwest::Client, base: &str, model: &str, key: Option<String>, key_env: &str) -> Self {
+    pub fn new(
+        http: reqwest::Client,
+        base: &str,
+        model: &str,
+        key: Option<String>,
+        key_env: &str,
+    ) -> Self {
         Anthropic {
             http,
             base: base.trim_end_matches('/').to_string(),
@@ -55,9 +67,15 @@ impl Anthropic {
         let text = scrub(&text, self.key.as_deref());
         // Anthropic signals overload with 529.
         if !(200..300).contains(&status) {
-            return Err(status_error(status, &text, retry_after, Some(&self.key_env)));
+            return Err(status_error(
+                status,
+                &text,
+                retry_after,
+                Some(&self.key_env),
+            ));
         }
-        let v: Value = serde_json::from_str(&text).map_err(|e| LlmError::fatal(format!("malformed JSON from server: {e}")))?;
+        let v: Value = serde_json::from_str(&text)
+            .map_err(|e| LlmError::fatal(format!("malformed JSON from server: {e}")))?;
         let content: String = v["content"]
             .as_array()
             .map(|parts| {

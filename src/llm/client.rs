@@ -94,7 +94,9 @@ impl Client {
     }
 
     async fn pace(&self) {
-        let Some(rpm) = self.limits.rpm.filter(|r| *r > 0) else { return };
+        let Some(rpm) = self.limits.rpm.filter(|r| *r > 0) else {
+            return;
+        };
         let interval = Duration::from_secs_f64(60.0 / rpm as f64);
         let start = {
             let mut next = self.next_start.lock().await;
@@ -107,13 +109,18 @@ impl Client {
     }
 
     fn backoff(&self, attempt: u32, retry_after: Option<f64>) -> Duration {
-        let exp = self.limits.backoff_base.saturating_mul(1u32 << attempt.min(16));
+        let exp = self
+            .limits
+            .backoff_base
+            .saturating_mul(1u32 << attempt.min(16));
         let capped = exp.min(self.limits.backoff_cap);
         let frac = self.jitter.lock().map(|mut r| r.unit()).unwrap_or(0.5);
         // Full jitter spreads retries of many workers; Retry-After is a floor.
         let jittered = capped.mul_f64(0.5 + 0.5 * frac);
         match retry_after {
-            Some(s) => jittered.max(Duration::from_secs_f64(s.min(self.limits.backoff_cap.as_secs_f64()))),
+            Some(s) => jittered.max(Duration::from_secs_f64(
+                s.min(self.limits.backoff_cap.as_secs_f64()),
+            )),
             None => jittered,
         }
     }
@@ -144,7 +151,11 @@ impl Client {
                     let cost_usd = if info.synthetic {
                         Some(0.0)
                     } else {
-                        self.prices.cost(&info.name, completion.input_tokens, completion.output_tokens)
+                        self.prices.cost(
+                            &info.name,
+                            completion.input_tokens,
+                            completion.output_tokens,
+                        )
                     };
                     return Ok(CallResult {
                         completion,
@@ -156,7 +167,12 @@ impl Client {
                 Err(e) if e.retryable && attempt <= self.limits.max_retries => {
                     tokio::time::sleep(self.backoff(attempt - 1, e.retry_after)).await;
                 }
-                Err(error) => return Err(CallError { error, attempts: attempt }),
+                Err(error) => {
+                    return Err(CallError {
+                        error,
+                        attempts: attempt,
+                    });
+                }
             }
         }
     }

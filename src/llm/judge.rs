@@ -19,7 +19,10 @@ pub fn parse_answer(text: &str) -> JudgeAnswer {
     let Some(i) = lower.rfind("[answer]") else {
         return JudgeAnswer::Unparseable;
     };
-    let rest = lower[i + "[answer]".len()..].trim_start().trim_start_matches(':').trim_start();
+    let rest = lower[i + "[answer]".len()..]
+        .trim_start()
+        .trim_start_matches(':')
+        .trim_start();
     let word: String = rest.chars().take_while(|c| c.is_alphanumeric()).collect();
     let after = rest[word.len()..].chars().next();
     let clean_end = after.is_none_or(|c| !c.is_alphanumeric());
@@ -37,8 +40,14 @@ mod tests {
     #[test]
     fn strict_last_marker_whole_word() {
         assert_eq!(parse_answer("They match.\n[Answer] yes"), JudgeAnswer::Yes);
-        assert_eq!(parse_answer("[Answer] no\n...\n[Answer]: YES."), JudgeAnswer::Yes);
-        assert_eq!(parse_answer("[Answer] yes\nwait, [Answer] no"), JudgeAnswer::No);
+        assert_eq!(
+            parse_answer("[Answer] no\n...\n[Answer]: YES."),
+            JudgeAnswer::Yes
+        );
+        assert_eq!(
+            parse_answer("[Answer] yes\nwait, [Answer] no"),
+            JudgeAnswer::No
+        );
         assert_eq!(parse_answer("[Answer] yesno"), JudgeAnswer::Unparseable);
         assert_eq!(parse_answer("[Answer] maybe"), JudgeAnswer::Unparseable);
         assert_eq!(parse_answer("yes"), JudgeAnswer::Unparseable);

@@ -104,11 +104,18 @@ pub fn scrub(text: &str, secret: Option<&str>) -> String {
 
 /// Parses a Retry-After header value given in seconds.
 pub fn parse_retry_after(v: Option<&reqwest::header::HeaderValue>) -> Option<f64> {
-    v.and_then(|h| h.to_str().ok()).and_then(|s| s.trim().parse::<f64>().ok()).filter(|x| *x >= 0.0)
+    v.and_then(|h| h.to_str().ok())
+        .and_then(|s| s.trim().parse::<f64>().ok())
+        .filter(|x| *x >= 0.0)
 }
 
 /// Maps a failed HTTP status to an error.
-pub fn status_error(status: u16, body: &str, retry_after: Option<f64>, key_env: Option<&str>) -> LlmError {
+pub fn status_error(
+    status: u16,
+    body: &str,
+    retry_after: Option<f64>,
+    key_env: Option<&str>,
+) -> LlmError {
     let retryable = status == 429 || status == 408 || status >= 500;
     let snippet: String = body.chars().take(300).collect();
     let hint = match (status, key_env) {

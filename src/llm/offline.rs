@@ -41,11 +41,15 @@ fn block<'a>(prompt: &'a str, name: &str) -> Option<&'a str> {
 }
 
 fn parse_any(text: &str) -> Option<Expr> {
-    parse(text, SyntaxKind::Fol).or_else(|_| parse(text, SyntaxKind::Regex)).ok()
+    parse(text, SyntaxKind::Fol)
+        .or_else(|_| parse(text, SyntaxKind::Regex))
+        .ok()
 }
 
 fn fnv(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+    text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    })
 }
 
 fn tokens(text: &str) -> u64 {
@@ -54,8 +58,13 @@ fn tokens(text: &str) -> u64 {
 
 impl Perturb {
     fn answer(&self, prompt: &str) -> Result<String, LlmError> {
-        if let (Some(a), Some(b)) = (block(prompt, "[EXPRESSION 1]"), block(prompt, "[EXPRESSION 2]")) {
-            let same = parse_any(a).zip(parse_any(b)).is_some_and(|(x, y)| x.to_unicode() == y.to_unicode());
+        if let (Some(a), Some(b)) = (
+            block(prompt, "[EXPRESSION 1]"),
+            block(prompt, "[EXPRESSION 2]"),
+        ) {
+            let same = parse_any(a)
+                .zip(parse_any(b))
+                .is_some_and(|(x, y)| x.to_unicode() == y.to_unicode());
             return Ok(format!(
                 "Comparing the two expressions symbol by symbol.\n[Answer] {}",
                 if same { "yes" } else { "no" }
@@ -83,7 +92,9 @@ impl Perturb {
         }
         if let Some(text) = block(prompt, "[FORMULA]") {
             let Some(phi) = parse_any(text) else {
-                return Err(LlmError::fatal("the offline model could not read the [FORMULA] block"));
+                return Err(LlmError::fatal(
+                    "the offline model could not read the [FORMULA] block",
+                ));
             };
             let psi = verbalize(&phi);
             if let Ok(mut m) = self.memory.lock() {

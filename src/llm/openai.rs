@@ -1,6 +1,9 @@
 //! OpenAI-compatible chat completions (OpenAI, vLLM, llama.cpp server, Ollama).
 
-use super::{BoxFut, ChatModel, ChatRequest, Completion, LlmError, ModelInfo, parse_retry_after, scrub, status_error, transport_error};
+use super::{
+    BoxFut, ChatModel, ChatRequest, Completion, LlmError, ModelInfo, parse_retry_after, scrub,
+    status_error, transport_error,
+};
 use serde_json::{Value, json};
 
 /// Default base URL.
@@ -17,13 +20,22 @@ pub struct OpenAi {
 
 impl std::fmt::Debug for OpenAi {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OpenAi").field("base", &self.base).field("model", &self.model).finish_non_exhaustive()
+        f.debug_struct("OpenAi")
+            .field("base", &self.base)
+            .field("model", &self.model)
+            .finish_non_exhaustive()
     }
 }
 
 impl OpenAi {
     /// A client; `key` may be absent for local servers.
-    pub fn new(http: reqwest::Client, base: &str, model: &str, key: Option<String>, key_env: &str) -> Self {
+    pub fn new(
+        http: reqwest::Client,
+        base: &str,
+        model: &str,
+        key: Option<String>,
+        key_env: &str,
+    ) -> Self {
         OpenAi {
             http,
             base: base.trim_end_matches('/').to_string(),
@@ -41,7 +53,10 @@ impl OpenAi {
             "max_tokens": req.max_tokens,
             "stream": false,
         });
-        let mut rb = self.http.post(format!("{}/chat/completions", self.base)).json(&body);
+        let mut rb = self
+            .http
+            .post(format!("{}/chat/completions", self.base))
+            .json(&body);
         if let Some(k) = &self.key {
             rb = rb.bearer_auth(k);
         }
@@ -51,11 +66,20 @@ impl OpenAi {
         let text = resp.text().await.map_err(|e| transport_error(&e))?;
         let text = scrub(&text, self.key.as_deref());
         if !(200..300).contains(&status) {
-            return Err(status_error(status, &text, retry_after, Some(&self.key_env)));
+            return Err(status_error(
+                status,
+                &text,
+                retry_after,
+                Some(&self.key_env),
+            ));
         }
-        let v: Value = serde_json::from_str(&text).map_err(|e| LlmError::fatal(format!("malformed JSON from server: {e}")))?;
+        let v: Value = serde_json::from_str(&text)
+            .map_err(|e| LlmError::fatal(format!("malformed JSON from server: {e}")))?;
         let choice = &v["choices"][0];
-        let content = choice["message"]["content"].as_str().unwrap_or_default().to_string();
+        let content = choice["message"]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
         let finish = choice["finish_reason"].as_str().map(str::to_string);
         if content.trim().is_empty() {
             return Err(LlmError::fatal(format!(

@@ -33,7 +33,15 @@ impl PriceTable {
         PriceTable(
             BUILTIN
                 .iter()
-                .map(|(m, i, o)| (m.to_string(), Price { input: *i, output: *o }))
+                .map(|(m, i, o)| {
+                    (
+                        m.to_string(),
+                        Price {
+                            input: *i,
+                            output: *o,
+                        },
+                    )
+                })
                 .collect(),
         )
     }
@@ -42,7 +50,10 @@ impl PriceTable {
     pub fn merge_file(&mut self, path: &std::path::Path) -> Result<(), String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let extra: BTreeMap<String, Price> = serde_json::from_str(&text).map_err(|e| {
-            format!("{}: {e} (expected {{\"model\": {{\"input\": 2.5, \"output\": 10.0}}}})", path.display())
+            format!(
+                "{}: {e} (expected {{\"model\": {{\"input\": 2.5, \"output\": 10.0}}}})",
+                path.display()
+            )
         })?;
         self.0.extend(extra);
         Ok(())
@@ -61,6 +72,7 @@ impl PriceTable {
 
     /// Cost in USD, if the model is priced.
     pub fn cost(&self, model: &str, input: u64, output: u64) -> Option<f64> {
-        self.get(model).map(|p| (input as f64 * p.input + output as f64 * p.output) / 1e6)
+        self.get(model)
+            .map(|p| (input as f64 * p.input + output as f64 * p.output) / 1e6)
     }
 }

@@ -51,13 +51,22 @@ pub fn build(spec: &str, o: &ModelOptions) -> Result<Client, String> {
     let chat: Arc<dyn super::ChatModel> = match provider {
         "perturb" => {
             if !(0.0..=1.0).contains(&o.perturb_rate) {
-                return Err(format!("--perturb-rate {} must be between 0 and 1", o.perturb_rate));
+                return Err(format!(
+                    "--perturb-rate {} must be between 0 and 1",
+                    o.perturb_rate
+                ));
             }
             Arc::new(Perturb::new(o.perturb_rate, o.seed))
         }
         "openai" if !model.is_empty() => {
-            let env = o.api_key_env.clone().unwrap_or_else(|| "OPENAI_API_KEY".into());
-            let base = o.base_url.clone().unwrap_or_else(|| openai::DEFAULT_BASE.into());
+            let env = o
+                .api_key_env
+                .clone()
+                .unwrap_or_else(|| "OPENAI_API_KEY".into());
+            let base = o
+                .base_url
+                .clone()
+                .unwrap_or_else(|| openai::DEFAULT_BASE.into());
             let k = key(&env);
             if k.is_none() && base == openai::DEFAULT_BASE {
                 return Err(format!(
@@ -67,8 +76,14 @@ pub fn build(spec: &str, o: &ModelOptions) -> Result<Client, String> {
             Arc::new(OpenAi::new(http()?, &base, model, k, &env))
         }
         "anthropic" if !model.is_empty() => {
-            let env = o.api_key_env.clone().unwrap_or_else(|| "ANTHROPIC_API_KEY".into());
-            let base = o.base_url.clone().unwrap_or_else(|| anthropic::DEFAULT_BASE.into());
+            let env = o
+                .api_key_env
+                .clone()
+                .unwrap_or_else(|| "ANTHROPIC_API_KEY".into());
+            let base = o
+                .base_url
+                .clone()
+                .unwrap_or_else(|| anthropic::DEFAULT_BASE.into());
             let k = key(&env);
             if k.is_none() && base == anthropic::DEFAULT_BASE {
                 return Err(format!("no API key: set ${env} (or --api-key-env NAME)"));

@@ -68,7 +68,10 @@ fn regex(r: &Regex) -> String {
         Regex::Epsilon => "nothing".into(),
         Regex::Sym(c) => format!("the symbol {c}"),
         Regex::Concat(xs) => xs.iter().map(regex).collect::<Vec<_>>().join(", then "),
-        Regex::Alt(xs) => format!("either {}", xs.iter().map(regex).collect::<Vec<_>>().join(", or ")),
+        Regex::Alt(xs) => format!(
+            "either {}",
+            xs.iter().map(regex).collect::<Vec<_>>().join(", or ")
+        ),
         Regex::Star(x) => format!("zero or more repetitions of {}", group(x)),
         Regex::Plus(x) => format!("one or more repetitions of {}", group(x)),
         Regex::Opt(x) => format!("optionally {}", group(x)),

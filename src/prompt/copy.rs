@@ -33,7 +33,10 @@ fn logic(psi: &str, f: &Formula) -> Option<(usize, usize, String)> {
         let mut from = 0;
         while let Some(k) = psi[from..].find(&pat) {
             let i = from + k;
-            let boundary = psi[..i].chars().next_back().is_none_or(|c| !c.is_alphanumeric() && c != '_');
+            let boundary = psi[..i]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !c.is_alphanumeric() && c != '_');
             if boundary {
                 return Some((i, i + pat.len(), format!("predicate-call syntax '{pat}'")));
             }
@@ -74,8 +77,10 @@ fn regex(psi: &str, alphabet: &[char]) -> Option<(usize, usize, String)> {
     let mut start = None;
     let flush = |s: usize, e: usize| -> Option<(usize, usize, String)> {
         let run = &psi[s..e];
-        (run.chars().count() >= 3 && run.chars().any(|c| "*+?|".contains(c)) && run.chars().any(|c| alphabet.contains(&c)))
-            .then(|| (s, e, format!("regular-expression text '{run}'")))
+        (run.chars().count() >= 3
+            && run.chars().any(|c| "*+?|".contains(c))
+            && run.chars().any(|c| alphabet.contains(&c)))
+        .then(|| (s, e, format!("regular-expression text '{run}'")))
     };
     for (i, c) in psi.char_indices() {
         match (is_re(c), start) {
@@ -104,14 +109,35 @@ mod tests {
     #[test]
     fn flags_copies_and_spares_prose() {
         let f = phi("(p1 ∧ ¬p2) ∨ pred1(p3)", SyntaxKind::Fol);
-        assert!(copy_check("Either p1 holds and p2 does not, or pred1 holds for p3.", &f).is_none());
+        assert!(
+            copy_check(
+                "Either p1 holds and p2 does not, or pred1 holds for p3.",
+                &f
+            )
+            .is_none()
+        );
         let (s, e, why) = copy_check("It says p1 ∧ not p2", &f).expect("copied");
         assert_eq!(&"It says p1 ∧ not p2"[s..e], "∧");
         assert!(why.contains("operator"));
-        assert!(copy_check("so pred1(p3) holds", &f).expect("call").2.contains("predicate-call"));
-        assert!(copy_check("true when (p1 and not p2) is", &f).expect("text").2.contains("formula text"));
+        assert!(
+            copy_check("so pred1(p3) holds", &f)
+                .expect("call")
+                .2
+                .contains("predicate-call")
+        );
+        assert!(
+            copy_check("true when (p1 and not p2) is", &f)
+                .expect("text")
+                .2
+                .contains("formula text")
+        );
         let r = phi("(01)*0", SyntaxKind::Regex);
         assert!(copy_check("Repeat 0 then 1 any number of times, then a 0.", &r).is_none());
-        assert!(copy_check("It matches (01)*0 exactly", &r).expect("regex").2.contains("(01)*0"));
+        assert!(
+            copy_check("It matches (01)*0 exactly", &r)
+                .expect("regex")
+                .2
+                .contains("(01)*0")
+        );
     }
 }

@@ -18,10 +18,22 @@ use std::path::Path;
 
 /// Template files of a prompt set.
 pub const FILES: [(&str, &str); 6] = [
-    ("informalize-logic.txt", include_str!("default/informalize-logic.txt")),
-    ("autoformalize-logic.txt", include_str!("default/autoformalize-logic.txt")),
-    ("informalize-regex.txt", include_str!("default/informalize-regex.txt")),
-    ("autoformalize-regex.txt", include_str!("default/autoformalize-regex.txt")),
+    (
+        "informalize-logic.txt",
+        include_str!("default/informalize-logic.txt"),
+    ),
+    (
+        "autoformalize-logic.txt",
+        include_str!("default/autoformalize-logic.txt"),
+    ),
+    (
+        "informalize-regex.txt",
+        include_str!("default/informalize-regex.txt"),
+    ),
+    (
+        "autoformalize-regex.txt",
+        include_str!("default/autoformalize-regex.txt"),
+    ),
     ("judge.txt", include_str!("default/judge.txt")),
     ("examples.json", include_str!("default/examples.json")),
 ];
@@ -33,7 +45,9 @@ pub enum PromptError {
     #[error("{0}: {1}")]
     Io(String, std::io::Error),
     /// Bad examples file.
-    #[error("{0}: {1} (expected {{\"pl\": [{{\"formula\": …, \"description\": …}}, …], \"fol\": […], \"regex\": […]}})")]
+    #[error(
+        "{0}: {1} (expected {{\"pl\": [{{\"formula\": …, \"description\": …}}, …], \"fol\": […], \"regex\": […]}})"
+    )]
     Examples(String, String),
     /// Unsupported shot count.
     #[error("--shots must be 0 or 2, not {0}")]
@@ -92,7 +106,10 @@ fn logic_name(s: SyntaxKind) -> &'static str {
 impl PromptSet {
     /// The built-in set.
     pub fn builtin(shots: usize) -> Result<PromptSet, PromptError> {
-        let files = FILES.iter().map(|(n, t)| (n.to_string(), t.to_string())).collect();
+        let files = FILES
+            .iter()
+            .map(|(n, t)| (n.to_string(), t.to_string()))
+            .collect();
         PromptSet::from_files("built-in".into(), files, shots)
     }
 
@@ -117,7 +134,11 @@ impl PromptSet {
         PromptSet::from_files(dir.display().to_string(), files, shots)
     }
 
-    fn from_files(source: String, files: BTreeMap<String, String>, shots: usize) -> Result<PromptSet, PromptError> {
+    fn from_files(
+        source: String,
+        files: BTreeMap<String, String>,
+        shots: usize,
+    ) -> Result<PromptSet, PromptError> {
         if shots != 0 && shots != 2 {
             return Err(PromptError::Shots(shots));
         }
@@ -155,7 +176,14 @@ impl PromptSet {
         self.files.get(name).map(String::as_str).unwrap_or("")
     }
 
-    fn render(&self, file: &str, syntax: SyntaxKind, vocab_of: &Expr, fill: &[(&str, &str)], examples: &str) -> Rendered {
+    fn render(
+        &self,
+        file: &str,
+        syntax: SyntaxKind,
+        vocab_of: &Expr,
+        fill: &[(&str, &str)],
+        examples: &str,
+    ) -> Rendered {
         let vocabulary = vocabulary::describe(vocab_of, syntax);
         let mut text = self.template(file).to_string();
         for (k, v) in [
@@ -178,20 +206,38 @@ impl PromptSet {
         if self.shots == 0 {
             return String::new();
         }
-        let list = self.examples.get(syntax_key(syntax)).cloned().unwrap_or_default();
+        let list = self
+            .examples
+            .get(syntax_key(syntax))
+            .cloned()
+            .unwrap_or_default();
         let mut out = String::new();
         for (i, ex) in list.iter().take(self.shots).enumerate() {
             if informalize {
-                out.push_str(&format!("\n[EXAMPLE {}]\nFormula: {}\nDescription: {}\n", i + 1, ex.formula, ex.description));
+                out.push_str(&format!(
+                    "\n[EXAMPLE {}]\nFormula: {}\nDescription: {}\n",
+                    i + 1,
+                    ex.formula,
+                    ex.description
+                ));
             } else {
-                out.push_str(&format!("\n[EXAMPLE {}]\nDescription: {}\nFormula: {}\n", i + 1, ex.description, ex.formula));
+                out.push_str(&format!(
+                    "\n[EXAMPLE {}]\nDescription: {}\nFormula: {}\n",
+                    i + 1,
+                    ex.description,
+                    ex.formula
+                ));
             }
         }
         out
     }
 
     fn family(syntax: SyntaxKind) -> &'static str {
-        if syntax == SyntaxKind::Regex { "regex" } else { "logic" }
+        if syntax == SyntaxKind::Regex {
+            "regex"
+        } else {
+            "logic"
+        }
     }
 
     /// The informalization prompt for φ.
@@ -214,7 +260,10 @@ impl PromptSet {
             "judge.txt",
             syntax,
             a,
-            &[("{formula}", &a.to_unicode()), ("{formula2}", &b.to_unicode())],
+            &[
+                ("{formula}", &a.to_unicode()),
+                ("{formula2}", &b.to_unicode()),
+            ],
             "",
         )
     }

@@ -76,7 +76,11 @@ fn logic(f: &Formula, syntax: SyntaxKind) -> String {
 
 fn regex(r: &Regex) -> String {
     let symbols: Vec<String> = r.alphabet().iter().map(|c| c.to_string()).collect();
-    let mut ops = vec!["concatenation (writing one after another)", "* (zero or more repetitions)", "( ) (grouping)"];
+    let mut ops = vec![
+        "concatenation (writing one after another)",
+        "* (zero or more repetitions)",
+        "( ) (grouping)",
+    ];
     let (mut alt, mut plus, mut opt) = (false, false, false);
     r.walk(&mut |x| match x {
         Regex::Alt(_) => alt = true,
@@ -93,5 +97,9 @@ fn regex(r: &Regex) -> String {
     if opt {
         ops.push("? (optional)");
     }
-    format!("Symbols: {}\nOperators: {}", symbols.join(", "), ops.join(", "))
+    format!(
+        "Symbols: {}\nOperators: {}",
+        symbols.join(", "),
+        ops.join(", ")
+    )
 }

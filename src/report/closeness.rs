@@ -10,7 +10,11 @@ fn tokens(e: &Expr) -> Vec<String> {
     let text = e.to_unicode();
     match e {
         Expr::Logic(_) => lex(&text)
-            .map(|ts| ts.iter().map(|t| text[t.start..t.end].to_string()).collect())
+            .map(|ts| {
+                ts.iter()
+                    .map(|t| text[t.start..t.end].to_string())
+                    .collect()
+            })
             .unwrap_or_default(),
         Expr::Regex(_) => text.chars().map(|c| c.to_string()).collect(),
     }
@@ -34,7 +38,10 @@ pub fn bleu(candidate: &[String], reference: &[String]) -> f64 {
     for n in 1..=max_n {
         let (c, r) = (ngrams(candidate, n), ngrams(reference, n));
         let total: usize = c.values().sum();
-        let overlap: usize = c.iter().map(|(g, k)| (*k).min(*r.get(g).unwrap_or(&0))).sum();
+        let overlap: usize = c
+            .iter()
+            .map(|(g, k)| (*k).min(*r.get(g).unwrap_or(&0)))
+            .sum();
         let (num, den) = if n == 1 {
             (overlap as f64, total as f64)
         } else {
@@ -62,7 +69,11 @@ pub fn rouge_l(candidate: &[String], reference: &[String]) -> f64 {
     let mut cur = vec![0usize; reference.len() + 1];
     for c in candidate {
         for (j, r) in reference.iter().enumerate() {
-            cur[j + 1] = if c == r { prev[j] + 1 } else { prev[j + 1].max(cur[j]) };
+            cur[j + 1] = if c == r {
+                prev[j] + 1
+            } else {
+                prev[j + 1].max(cur[j])
+            };
         }
         std::mem::swap(&mut prev, &mut cur);
     }
@@ -78,7 +89,11 @@ fn subtrees(e: &Expr) -> HashMap<String, usize> {
     let mut m = HashMap::new();
     match e {
         Expr::Logic(f) => f.walk(&mut |g: &Formula| {
-            *m.entry(crate::syntax::print_formula(g, crate::syntax::Notation::Ascii)).or_default() += 1;
+            *m.entry(crate::syntax::print_formula(
+                g,
+                crate::syntax::Notation::Ascii,
+            ))
+            .or_default() += 1;
         }),
         Expr::Regex(r) => r.walk(&mut |g: &Regex| {
             *m.entry(crate::syntax::print_regex(g, true)).or_default() += 1;
@@ -90,9 +105,16 @@ fn subtrees(e: &Expr) -> HashMap<String, usize> {
 /// Dice coefficient of the two multisets of subtrees (1 for identical trees).
 pub fn tree_overlap(a: &Expr, b: &Expr) -> f64 {
     let (x, y) = (subtrees(a), subtrees(b));
-    let common: usize = x.iter().map(|(k, n)| (*n).min(*y.get(k).unwrap_or(&0))).sum();
+    let common: usize = x
+        .iter()
+        .map(|(k, n)| (*n).min(*y.get(k).unwrap_or(&0)))
+        .sum();
     let total: usize = x.values().sum::<usize>() + y.values().sum::<usize>();
-    if total == 0 { 0.0 } else { 2.0 * common as f64 / total as f64 }
+    if total == 0 {
+        0.0
+    } else {
+        2.0 * common as f64 / total as f64
+    }
 }
 
 /// All three scores of `candidate` against `reference`.
@@ -118,7 +140,11 @@ mod tests {
     fn identical_is_one_and_changes_lower_it() {
         let a = e("(p1 ∧ p2) ∨ ¬p3");
         let c = closeness(&a, &a);
-        assert!((c.bleu - 1.0).abs() < 1e-9 && (c.rouge_l - 1.0).abs() < 1e-9 && (c.tree - 1.0).abs() < 1e-9);
+        assert!(
+            (c.bleu - 1.0).abs() < 1e-9
+                && (c.rouge_l - 1.0).abs() < 1e-9
+                && (c.tree - 1.0).abs() < 1e-9
+        );
         let b = closeness(&a, &e("(p1 ∧ p4) ∨ ¬p3"));
         assert!(b.bleu < 1.0 && b.rouge_l < 1.0 && b.tree < 1.0);
         assert!(b.rouge_l > 0.8, "one token differs: {b:?}");

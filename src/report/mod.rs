@@ -1,3 +1,291 @@
 //! Reports: A2 compliance, A3 accuracy, A4 judge agreement, closeness; exports.
+//!
+//! Definitions (also in the README):
+//! - **A2 compliance**: of the samples whose autoformalization call returned text
+//!   (round 1), the share whose φ₁ parsed.
+//! - **A3 accuracy**: of all samples, the share whose final verdict is `equivalent`
+//!   (every round stayed equivalent). Copies, model errors and unknowns count as failures.
+//! - **A4**: the judge's yes/no against the verifier (equivalent = positive);
+//!   unparseable judge answers are counted apart, outside the confusion matrix.
 
 pub mod closeness;
+pub mod render;
+
+use crate::llm::judge::JudgeAnswer;
+use crate::run::format::{JudgeRecord, Manifest, SampleRecord};
+use crate::run::store::{self, JUDGE};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+/// A run directory loaded for reporting.
+#[derive(Debug, Clone)]
+pub struct RunData {
+    /// Where it is.
+    pub dir: PathBuf,
+    /// Its manifest.
+    pub manifest: Manifest,
+    /// Finished samples (the last record per id wins).
+    pub samples: Vec<SampleRecord>,
+    /// Judge decisions.
+    pub judge: Vec<JudgeRecord>,
+    /// Skipped lines and other warnings.
+    pub warnings: Vec<String>,
+}
+
+/// Loads a run directory.
+pub fn load_run(dir: &Path) -> Result<RunData, store::StoreError> {
+    let manifest = store::read_manifest(dir)?;
+    let s = store::read_samples(dir)?;
+    let j = store::read_jsonl::<JudgeRecord>(&dir.join(JUDGE))?;
+    let mut by_id: HashMap<String, usize> = HashMap::new();
+    let mut samples: Vec<SampleRecord> = Vec::with_capacity(s.records.len());
+    for r in s.records {
+        match by_id.get(&r.id) {
+            Some(&i) => samples[i] = r,
+            None => {
+                by_id.insert(r.id.clone(), samples.len());
+                samples.push(r);
+            }
+        }
+    }
+    let mut warnings = s.warnings;
+    warnings.extend(j.warnings);
+    Ok(RunData {
+        dir: dir.to_path_buf(),
+        manifest,
+        samples,
+        judge: j.records,
+        warnings,
+    })
+}
+
+/// Which field makes the categories.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum By {
+    /// Operator count.
+    Operators,
+    /// Generation depth.
+    Depth,
+}
+
+/// Counts for one group of samples.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Counts {
+    /// Samples.
+    pub n: usize,
+    /// Samples whose autoformalization returned text.
+    pub answered: usize,
+    /// Of those, φ₁ parsed.
+    pub compliant: usize,
+    /// Final verdict equivalent.
+    pub accurate: usize,
+}
+
+impl Counts {
+    fn add(&mut self, s: &SampleRecord) {
+        self.n += 1;
+        if let Some(r1) = s.rounds.first()
+            && r1.autoformalize.as_ref().is_some_and(|c| c.error.is_none())
+        {
+            self.answered += 1;
+            if r1.phi1.is_some() {
+                self.compliant += 1;
+            }
+        }
+        if s.verdict.is_equivalent() {
+            self.accurate += 1;
+        }
+    }
+
+    /// A2 as a fraction (None if nothing was answered).
+    pub fn compliance(&self) -> Option<f64> {
+        (self.answered > 0).then(|| self.compliant as f64 / self.answered as f64)
+    }
+
+    /// A3 as a fraction.
+    pub fn accuracy(&self) -> Option<f64> {
+        (self.n > 0).then(|| self.accurate as f64 / self.n as f64)
+    }
+}
+
+/// Judge agreement with the verifier.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct JudgeStats {
+    /// Judge model.
+    pub model: String,
+    /// Yes when equivalent.
+    pub tp: usize,
+    /// Yes when not.
+    pub fp: usize,
+    /// No when not.
+    pub tn: usize,
+    /// No when equivalent.
+    pub fn_: usize,
+    /// Answers without a well-formed `[Answer]`.
+    pub unparseable: usize,
+}
+
+fn ratio(a: usize, b: usize) -> Option<f64> {
+    (b > 0).then(|| a as f64 / b as f64)
+}
+
+impl JudgeStats {
+    /// TP / (TP + FP).
+    pub fn precision(&self) -> Option<f64> {
+        ratio(self.tp, self.tp + self.fp)
+    }
+    /// TP / (TP + FN).
+    pub fn recall(&self) -> Option<f64> {
+        ratio(self.tp, self.tp + self.fn_)
+    }
+    /// TN / (TN + FP).
+    pub fn specificity(&self) -> Option<f64> {
+        ratio(self.tn, self.tn + self.fp)
+    }
+    /// Harmonic mean of precision and recall.
+    pub fn f1(&self) -> Option<f64> {
+        let (p, r) = (self.precision()?, self.recall()?);
+        (p + r > 0.0).then(|| 2.0 * p * r / (p + r))
+    }
+}
+
+/// Mean and sample standard deviation.
+pub fn mean_std(xs: &[f64]) -> Option<(f64, f64)> {
+    if xs.is_empty() {
+        return None;
+    }
+    let m = xs.iter().sum::<f64>() / xs.len() as f64;
+    let var = if xs.len() > 1 {
+        xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (xs.len() - 1) as f64
+    } else {
+        0.0
+    };
+    Some((m, var.sqrt()))
+}
+
+/// The report for one run.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RunReport {
+    /// Run id.
+    pub run: String,
+    /// Directory.
+    pub dir: String,
+    /// `provider:model`.
+    pub model: String,
+    /// Dataset kind.
+    pub dataset: String,
+    /// Whole-run counts.
+    pub total: Counts,
+    /// Counts per category value.
+    pub by_category: BTreeMap<usize, Counts>,
+    /// Accuracy per batch (when the dataset has several).
+    pub batch_accuracy: Vec<f64>,
+    /// Verdict name → count.
+    pub verdicts: BTreeMap<String, usize>,
+    /// Mean closeness of φ₁ to φ₀ where φ₁ parsed: BLEU, ROUGE-L, tree.
+    pub closeness: Option<[f64; 3]>,
+    /// Judge agreement, one entry per judge model.
+    pub judges: Vec<JudgeStats>,
+    /// Tokens in and out.
+    pub tokens: (u64, u64),
+    /// Cost, if every call was priced.
+    pub cost_usd: Option<f64>,
+    /// Run status.
+    pub status: String,
+}
+
+/// Builds the report of one run.
+pub fn report_run(run: &RunData, by: By) -> RunReport {
+    let mut total = Counts::default();
+    let mut by_category: BTreeMap<usize, Counts> = BTreeMap::new();
+    let mut batches: BTreeMap<usize, Counts> = BTreeMap::new();
+    let mut verdicts: BTreeMap<String, usize> = BTreeMap::new();
+    let (mut clo, mut nclo) = ([0.0; 3], 0usize);
+    let (mut tin, mut tout, mut cost) = (0, 0, Some(0.0));
+    for s in &run.samples {
+        total.add(s);
+        let key = match by {
+            By::Operators => s.num_operators,
+            By::Depth => s.depth,
+        };
+        if let Some(k) = key {
+            by_category.entry(k).or_default().add(s);
+        }
+        batches.entry(s.batch.unwrap_or(0)).or_default().add(s);
+        *verdicts.entry(s.verdict.name().to_string()).or_default() += 1;
+        if let Some(c) = s.closeness {
+            clo[0] += c.bleu;
+            clo[1] += c.rouge_l;
+            clo[2] += c.tree;
+            nclo += 1;
+        }
+        tin += s.input_tokens;
+        tout += s.output_tokens;
+        cost = cost.zip(s.cost_usd).map(|(a, b)| a + b);
+    }
+    let verifier: HashMap<&str, bool> = run
+        .samples
+        .iter()
+        .map(|s| (s.id.as_str(), s.verdict.is_equivalent()))
+        .collect();
+    let mut judges: BTreeMap<String, JudgeStats> = BTreeMap::new();
+    // The newest decision per (judge model, sample) counts.
+    let mut latest: HashMap<(String, &str), &JudgeRecord> = HashMap::new();
+    for j in &run.judge {
+        latest.insert((j.model.name.clone(), j.id.as_str()), j);
+    }
+    for ((model, id), j) in latest {
+        let Some(&positive) = verifier.get(id) else {
+            continue;
+        };
+        let st = judges.entry(model.clone()).or_insert_with(|| JudgeStats {
+            model,
+            ..Default::default()
+        });
+        match (j.answer, positive) {
+            (JudgeAnswer::Yes, true) => st.tp += 1,
+            (JudgeAnswer::Yes, false) => st.fp += 1,
+            (JudgeAnswer::No, false) => st.tn += 1,
+            (JudgeAnswer::No, true) => st.fn_ += 1,
+            (JudgeAnswer::Unparseable, _) => st.unparseable += 1,
+        }
+    }
+    let m = &run.manifest;
+    RunReport {
+        run: m.id.clone(),
+        dir: run.dir.display().to_string(),
+        model: format!("{}:{}", m.model.provider, m.model.name),
+        dataset: m.dataset.kind.clone(),
+        total,
+        by_category,
+        batch_accuracy: if batches.len() > 1 {
+            batches.values().filter_map(Counts::accuracy).collect()
+        } else {
+            vec![]
+        },
+        verdicts,
+        closeness: (nclo > 0).then(|| clo.map(|x| x / nclo as f64)),
+        judges: judges.into_values().collect(),
+        tokens: (tin, tout),
+        cost_usd: cost,
+        status: m.status.clone(),
+    }
+}
+
+/// Accuracy mean ± std across runs of the same model (repeated runs of one batch).
+pub fn across_runs(reports: &[RunReport]) -> BTreeMap<String, (usize, f64, f64)> {
+    let mut groups: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for r in reports {
+        if let Some(a) = r.total.accuracy() {
+            groups
+                .entry(format!("{} on {}", r.model, r.dataset))
+                .or_default()
+                .push(a);
+        }
+    }
+    groups
+        .into_iter()
+        .filter(|(_, v)| v.len() > 1)
+        .filter_map(|(k, v)| mean_std(&v).map(|(m, s)| (k, (v.len(), m, s))))
+        .collect()
+}

@@ -1,4 +1,7 @@
 //! Evaluation runs: the (A∘I)ⁿ pipeline, run directories, importers.
 
+pub mod driver;
 pub mod format;
+pub mod judge;
+pub mod pipeline;
 pub mod store;

@@ -61,7 +61,11 @@ pub fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Result<Loaded<T>, StoreEr
 }
 
 /// Reads JSONL records from `reader` (positioned at byte `start`, for following).
-pub fn read_jsonl_from<T: DeserializeOwned, R: BufRead>(mut reader: R, path: &Path, start: u64) -> Result<Loaded<T>, StoreError> {
+pub fn read_jsonl_from<T: DeserializeOwned, R: BufRead>(
+    mut reader: R,
+    path: &Path,
+    start: u64,
+) -> Result<Loaded<T>, StoreError> {
     let mut out = Loaded {
         records: Vec::new(),
         warnings: Vec::new(),
@@ -97,7 +101,8 @@ pub fn read_jsonl_from<T: DeserializeOwned, R: BufRead>(mut reader: R, path: &Pa
             }
             Err(e) => {
                 out.complete_bytes += n as u64;
-                out.warnings.push(format!("{}:{lineno}: skipped: {e}", path.display()));
+                out.warnings
+                    .push(format!("{}:{lineno}: skipped: {e}", path.display()));
             }
             Ok(_) => {}
         }
@@ -115,7 +120,12 @@ impl Appender {
     /// Opens `path` for appending, creating it. If the file ends in a torn line, a
     /// newline is written first so the next record starts cleanly.
     pub fn open(path: &Path) -> Result<Appender, StoreError> {
-        let mut file = OpenOptions::new().create(true).append(true).read(true).open(path).map_err(io(path))?;
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .read(true)
+            .open(path)
+            .map_err(io(path))?;
         let len = file.metadata().map_err(io(path))?.len();
         if len > 0 {
             use std::io::{Read, Seek, SeekFrom};
@@ -134,8 +144,9 @@ impl Appender {
 
     /// Appends one record as a single line and flushes it.
     pub fn append<T: Serialize>(&mut self, record: &T) -> Result<(), StoreError> {
-        let mut line = serde_json::to_vec(record)
-            .map_err(|e| StoreError::Io(self.path.display().to_string(), std::io::Error::other(e)))?;
+        let mut line = serde_json::to_vec(record).map_err(|e| {
+            StoreError::Io(self.path.display().to_string(), std::io::Error::other(e))
+        })?;
         line.push(b'\n');
         // One write call per line: with O_APPEND, concurrent appenders do not interleave.
         self.file.write_all(&line).map_err(io(&self.path))?;
@@ -152,7 +163,8 @@ impl Appender {
 pub fn write_manifest(dir: &Path, m: &Manifest) -> Result<(), StoreError> {
     let path = dir.join(MANIFEST);
     let tmp = dir.join(".run.json.tmp");
-    let text = serde_json::to_string_pretty(m).map_err(|e| StoreError::Manifest(path.display().to_string(), e.to_string()))?;
+    let text = serde_json::to_string_pretty(m)
+        .map_err(|e| StoreError::Manifest(path.display().to_string(), e.to_string()))?;
     std::fs::write(&tmp, text + "\n").map_err(io(&tmp))?;
     std::fs::rename(&tmp, &path).map_err(io(&path))
 }
@@ -164,7 +176,11 @@ pub fn read_manifest(dir: &Path) -> Result<Manifest, StoreError> {
     serde_json::from_str(&text).map_err(|e| {
         StoreError::Manifest(
             path.display().to_string(),
-            format!("{e} (line {}, column {}); is this an autoeval run directory?", e.line(), e.column()),
+            format!(
+                "{e} (line {}, column {}); is this an autoeval run directory?",
+                e.line(),
+                e.column()
+            ),
         )
     })
 }

@@ -1,0 +1,62 @@
+//! `autoeval judge`.
+
+use super::model_args::ModelArgs;
+use crate::prompt::PromptSet;
+use crate::run::judge::judge_run;
+use anyhow::{Result, anyhow};
+use clap::Args;
+use indicatif::ProgressBar;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Arguments of `autoeval judge`.
+#[derive(Args, Debug)]
+pub struct JudgeArgs {
+    /// The run directory to judge.
+    pub run: PathBuf,
+    /// Model options (the judge).
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Prompt-set directory (its judge.txt).
+    #[arg(long)]
+    pub prompts: Option<PathBuf>,
+}
+
+/// Runs `autoeval judge`.
+pub fn run(args: JudgeArgs) -> Result<i32> {
+    crate::run::store::read_manifest(&args.run).map_err(|e| anyhow!("{e}"))?;
+    let prompts = match &args.prompts {
+        Some(d) => PromptSet::load(d, 0)?,
+        None => PromptSet::builtin(0)?,
+    };
+    let client = Arc::new(args.model.client()?);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let bar = ProgressBar::new_spinner();
+    let (mut yes, mut no, mut bad) = (0, 0, 0);
+    let (done, skipped) = rt.block_on(judge_run(
+        &args.run,
+        client,
+        Arc::new(prompts),
+        args.model.concurrency,
+        |r| {
+            match r.answer {
+                crate::llm::judge::JudgeAnswer::Yes => yes += 1,
+                crate::llm::judge::JudgeAnswer::No => no += 1,
+                crate::llm::judge::JudgeAnswer::Unparseable => bad += 1,
+            }
+            bar.set_message(format!(
+                "{} judged: {yes} yes, {no} no, {bad} unparseable",
+                yes + no + bad
+            ));
+            bar.tick();
+        },
+    ))?;
+    bar.finish_and_clear();
+    eprintln!(
+        "judged {done} samples ({yes} yes, {no} no, {bad} unparseable); {skipped} already judged by this model → {}",
+        args.run.join("judge.jsonl").display()
+    );
+    Ok(0)
+}

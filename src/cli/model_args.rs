@@ -1,0 +1,79 @@
+//! Model flags shared by `run` and `judge`.
+
+use crate::llm::Client;
+use crate::llm::client::Limits;
+use crate::llm::prices::PriceTable;
+use crate::llm::spec::{ModelOptions, build};
+use anyhow::{Result, anyhow};
+use clap::Args;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// How to reach a model.
+#[derive(Args, Debug, Clone)]
+pub struct ModelArgs {
+    /// `openai:<model>`, `anthropic:<model>` or `perturb` (offline, synthetic).
+    #[arg(long)]
+    pub model: String,
+    /// Base URL (OpenAI-compatible default https://api.openai.com/v1; e.g. http://127.0.0.1:8088/v1).
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// Environment variable holding the API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY).
+    #[arg(long)]
+    pub api_key_env: Option<String>,
+    /// Sampling temperature.
+    #[arg(long, default_value_t = 0.1)]
+    pub temperature: f32,
+    /// Output token limit per call.
+    #[arg(long, default_value_t = 1024)]
+    pub max_tokens: u32,
+    /// Samples (and requests) in flight.
+    #[arg(long, default_value_t = 8)]
+    pub concurrency: usize,
+    /// Requests per minute at most.
+    #[arg(long)]
+    pub rpm: Option<u32>,
+    /// Per-request timeout in seconds.
+    #[arg(long, default_value_t = 120)]
+    pub request_timeout: u64,
+    /// Retries on 429/5xx/timeouts.
+    #[arg(long, default_value_t = 5)]
+    pub retries: u32,
+    /// JSON price table {"model": {"input": USD/Mtok, "output": USD/Mtok}} merged over the built-in one.
+    #[arg(long)]
+    pub prices: Option<PathBuf>,
+    /// Offline model: share of answers that are perturbed.
+    #[arg(long, default_value_t = 0.3)]
+    pub perturb_rate: f64,
+    /// Offline model: seed.
+    #[arg(long, default_value_t = 0)]
+    pub model_seed: u64,
+}
+
+impl ModelArgs {
+    /// Builds the client.
+    pub fn client(&self) -> Result<Client> {
+        let mut prices = PriceTable::builtin();
+        if let Some(p) = &self.prices {
+            prices.merge_file(p).map_err(|e| anyhow!(e))?;
+        }
+        if self.concurrency == 0 {
+            return Err(anyhow!("--concurrency must be at least 1"));
+        }
+        let opts = ModelOptions {
+            base_url: self.base_url.clone(),
+            api_key_env: self.api_key_env.clone(),
+            limits: Limits {
+                max_in_flight: self.concurrency,
+                rpm: self.rpm,
+                timeout: Duration::from_secs(self.request_timeout.max(1)),
+                max_retries: self.retries,
+                ..Limits::default()
+            },
+            prices,
+            perturb_rate: self.perturb_rate,
+            seed: self.model_seed,
+        };
+        build(&self.model, &opts).map_err(|e| anyhow!(e))
+    }
+}

@@ -1,0 +1,232 @@
+//! `autoeval run`.
+
+use super::model_args::ModelArgs;
+use crate::dataset::{self, Dataset};
+use crate::grammar::{DatasetKind, GenParams};
+use crate::prompt::PromptSet;
+use crate::run::driver::{Event, Outcome, RunSpec, dataset_info, execute};
+use crate::run::pipeline::Pipeline;
+use crate::verify;
+use anyhow::{Context, Result, anyhow, bail};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Arguments of `autoeval run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Dataset file (ours or the original's).
+    #[arg(long, conflicts_with = "kind", required_unless_present = "kind")]
+    pub dataset: Option<PathBuf>,
+    /// Generate a dataset of this kind first (saved as dataset.json in the run).
+    #[arg(long, value_enum)]
+    pub kind: Option<DatasetKind>,
+    /// Seed for --kind.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Samples per category for --kind.
+    #[arg(long, default_value_t = 50)]
+    pub per_category: usize,
+    /// Batches for --kind.
+    #[arg(long, default_value_t = 1)]
+    pub batches: usize,
+    /// Model options.
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Rounds n of (A∘I)ⁿ.
+    #[arg(long, default_value_t = 1)]
+    pub rounds: usize,
+    /// 0 (zero-shot) or 2 (two examples).
+    #[arg(long, default_value_t = 0)]
+    pub shots: usize,
+    /// Prompt-set directory (see `autoeval prompts --export`).
+    #[arg(long)]
+    pub prompts: Option<PathBuf>,
+    /// Verifier timeout per pair, in ms.
+    #[arg(long, default_value_t = 5000)]
+    pub verify_timeout: u64,
+    /// Only the first N samples.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Output run directory.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Continue a run directory, skipping finished samples.
+    #[arg(long)]
+    pub resume: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+fn load_dataset(args: &RunArgs) -> Result<(Dataset, String, PathBuf)> {
+    if let Some(path) = &args.dataset {
+        let ds = Dataset::load(path)?;
+        let kind = ds
+            .file
+            .info
+            .get("type")
+            .and_then(|v| v.as_str())
+            .unwrap_or("dataset")
+            .to_string();
+        return Ok((ds, kind, path.clone()));
+    }
+    let kind = args
+        .kind
+        .ok_or_else(|| anyhow!("give --dataset FILE or --kind"))?;
+    let path = args.out.join("dataset.json");
+    if args.resume && path.exists() {
+        return Ok((Dataset::load(&path)?, kind.name().to_string(), path));
+    }
+    let cfg = kind.grammar()?;
+    let params = GenParams {
+        per_category: args.per_category,
+        vocab: kind.vocab(),
+        ..GenParams::default()
+    };
+    let batches = super::generate::generate_batches(
+        &cfg,
+        &params,
+        args.seed,
+        args.batches,
+        &ProgressBar::hidden(),
+    )?;
+    let file = dataset::assemble(kind.name(), Some(kind), &cfg, &params, args.seed, &batches);
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    dataset::write(&path, &file).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok((Dataset::load(&path)?, kind.name().to_string(), path))
+}
+
+/// Runs `autoeval run`; exit 0 when finished, 130 when cancelled.
+pub fn run(args: RunArgs) -> Result<i32> {
+    if args.rounds == 0 {
+        bail!("--rounds must be at least 1");
+    }
+    let prompts = match &args.prompts {
+        Some(dir) => PromptSet::load(dir, args.shots)?,
+        None => PromptSet::builtin(args.shots)?,
+    };
+    let client = args.model.client()?;
+    if args.out.join("run.json").exists() && !args.resume {
+        bail!(
+            "{} already holds a run: add --resume to continue it, or choose another --out",
+            args.out.display()
+        );
+    }
+    let (ds, kind, path) = load_dataset(&args)?;
+    for w in ds.skipped.iter().take(5) {
+        eprintln!("warning: {w}");
+    }
+    let pipeline = Arc::new(Pipeline {
+        client: Arc::new(client),
+        prompts: Arc::new(prompts),
+        syntax: ds.syntax,
+        rounds: args.rounds,
+        temperature: args.model.temperature,
+        max_tokens: args.model.max_tokens,
+        verify: verify::Options {
+            timeout: Duration::from_millis(args.verify_timeout.max(1)),
+            ..verify::Options::default()
+        },
+    });
+    let spec = RunSpec {
+        out: args.out.clone(),
+        dataset_info: dataset_info(&ds, &kind, Some(&path)),
+        dataset: ds,
+        pipeline,
+        concurrency: args.model.concurrency,
+        resume: args.resume,
+        command: std::env::args().collect(),
+        limit: args.limit,
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(drive(spec, args.quiet))
+}
+
+async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
+    let out = spec.out.clone();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!("\nstopping: finished samples are kept; continue with --resume");
+            let _ = cancel_tx.send(true);
+        }
+    });
+    let task = tokio::spawn(execute(spec, tx, cancel_rx));
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(0)
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{pos}/{len} [{bar:25}] {msg} · ETA {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    let (mut done, mut pass, mut tokens, mut cost, mut unpriced) =
+        (0usize, 0usize, 0u64, 0.0f64, false);
+    let mut counts: std::collections::BTreeMap<&'static str, usize> = Default::default();
+    let started = Instant::now();
+    while let Some(ev) = rx.recv().await {
+        match ev {
+            Event::Started { todo, done_before } => {
+                bar.set_length(todo as u64);
+                if done_before > 0 {
+                    bar.println(format!("resuming: {done_before} samples already finished"));
+                }
+            }
+            Event::Sample(rec) => {
+                done += 1;
+                pass += usize::from(rec.verdict.is_equivalent());
+                *counts.entry(rec.verdict.name()).or_default() += 1;
+                tokens += rec.input_tokens + rec.output_tokens;
+                match rec.cost_usd {
+                    Some(c) => cost += c,
+                    None => unpriced = true,
+                }
+                let rate = done as f64 / started.elapsed().as_secs_f64().max(1e-3);
+                bar.inc(1);
+                bar.set_message(format!(
+                    "pass {:.1}% · {} tok · ${cost:.4}{} · {rate:.1}/s",
+                    100.0 * pass as f64 / done as f64,
+                    tokens,
+                    if unpriced { "+" } else { "" }
+                ));
+            }
+            Event::Warning(w) => bar.println(format!("warning: {w}")),
+        }
+    }
+    bar.finish_and_clear();
+    let outcome = task.await.map_err(|e| anyhow!("run task failed: {e}"))??;
+    let summary: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    eprintln!(
+        "{} {done} samples this time ({}) in {:.1?} → {}",
+        if outcome == Outcome::Cancelled {
+            "cancelled after"
+        } else {
+            "finished"
+        },
+        if summary.is_empty() {
+            "none".into()
+        } else {
+            summary.join(", ")
+        },
+        started.elapsed(),
+        out.display()
+    );
+    if unpriced {
+        eprintln!(
+            "note: the model is not in the price table; cost excludes it (use --prices FILE)"
+        );
+    }
+    Ok(match outcome {
+        Outcome::Finished => 0,
+        Outcome::Cancelled => 130,
+    })
+}

@@ -1,0 +1,293 @@
+//! Report output: aligned table, CSV, JSON, Markdown.
+
+use super::{RunReport, across_runs, mean_std};
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+/// Output formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Aligned text.
+    Table,
+    /// Comma-separated, one row per run and category.
+    Csv,
+    /// Structured JSON.
+    Json,
+    /// Markdown tables.
+    Markdown,
+}
+
+fn pct(x: Option<f64>) -> String {
+    x.map(|v| format!("{:.1}", 100.0 * v))
+        .unwrap_or_else(|| "–".into())
+}
+
+fn f3(x: Option<f64>) -> String {
+    x.map(|v| format!("{v:.3}")).unwrap_or_else(|| "–".into())
+}
+
+fn grid(rows: &[Vec<String>], markdown: bool) -> String {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..cols)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for (i, r) in rows.iter().enumerate() {
+        let cells: Vec<String> = (0..cols)
+            .map(|c| {
+                let s = r.get(c).cloned().unwrap_or_default();
+                let pad = widths[c].saturating_sub(s.chars().count());
+                if c == 0 {
+                    format!("{s}{}", " ".repeat(pad))
+                } else {
+                    format!("{}{s}", " ".repeat(pad))
+                }
+            })
+            .collect();
+        if markdown {
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
+            if i == 0 {
+                let _ = writeln!(
+                    out,
+                    "|{}|",
+                    widths
+                        .iter()
+                        .map(|w| "-".repeat(w + 2))
+                        .collect::<Vec<_>>()
+                        .join("|")
+                );
+            }
+        } else {
+            let _ = writeln!(out, "{}", cells.join("  ").trim_end());
+        }
+    }
+    out
+}
+
+fn summary_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
+    let mut rows = vec![vec![
+        "run".into(),
+        "model".into(),
+        "dataset".into(),
+        "n".into(),
+        "A2 %".into(),
+        "A3 %".into(),
+        "A3 batches mean±std".into(),
+        "BLEU".into(),
+        "ROUGE-L".into(),
+        "tree".into(),
+        "tokens".into(),
+        "cost $".into(),
+        "status".into(),
+    ]];
+    for r in reports {
+        let batches = mean_std(&r.batch_accuracy)
+            .map(|(m, s)| {
+                format!(
+                    "{:.1}±{:.1} ({})",
+                    100.0 * m,
+                    100.0 * s,
+                    r.batch_accuracy.len()
+                )
+            })
+            .unwrap_or_else(|| "–".into());
+        let c = r.closeness;
+        rows.push(vec![
+            r.run.clone(),
+            r.model.clone(),
+            r.dataset.clone(),
+            r.total.n.to_string(),
+            pct(r.total.compliance()),
+            pct(r.total.accuracy()),
+            batches,
+            f3(c.map(|c| c[0])),
+            f3(c.map(|c| c[1])),
+            f3(c.map(|c| c[2])),
+            (r.tokens.0 + r.tokens.1).to_string(),
+            r.cost_usd
+                .map(|c| format!("{c:.4}"))
+                .unwrap_or_else(|| "unpriced".into()),
+            r.status.clone(),
+        ]);
+    }
+    rows
+}
+
+fn category_rows(reports: &[RunReport], label: &str) -> Vec<Vec<String>> {
+    let keys: BTreeSet<usize> = reports
+        .iter()
+        .flat_map(|r| r.by_category.keys().copied())
+        .collect();
+    let mut head = vec![label.to_string()];
+    for r in reports {
+        head.push(format!("{} n", r.run));
+        head.push(format!("{} A2%", r.run));
+        head.push(format!("{} A3%", r.run));
+    }
+    let mut rows = vec![head];
+    for k in keys {
+        let mut row = vec![k.to_string()];
+        for r in reports {
+            let c = r.by_category.get(&k);
+            row.push(c.map(|c| c.n.to_string()).unwrap_or_else(|| "0".into()));
+            row.push(pct(c.and_then(|c| c.compliance())));
+            row.push(pct(c.and_then(|c| c.accuracy())));
+        }
+        rows.push(row);
+    }
+    rows
+}
+
+fn verdict_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
+    let names = [
+        "equivalent",
+        "not-equivalent",
+        "unparseable",
+        "unknown",
+        "copied",
+        "model-error",
+    ];
+    let mut rows = vec![
+        std::iter::once("run".to_string())
+            .chain(names.iter().map(|s| s.to_string()))
+            .collect(),
+    ];
+    for r in reports {
+        let mut row = vec![r.run.clone()];
+        row.extend(
+            names
+                .iter()
+                .map(|n| r.verdicts.get(*n).copied().unwrap_or(0).to_string()),
+        );
+        rows.push(row);
+    }
+    rows
+}
+
+fn judge_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
+    let mut rows = vec![
+        [
+            "run",
+            "judge",
+            "TP",
+            "FP",
+            "TN",
+            "FN",
+            "unparseable",
+            "precision",
+            "recall",
+            "specificity",
+            "F1",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>(),
+    ];
+    for r in reports {
+        for j in &r.judges {
+            rows.push(vec![
+                r.run.clone(),
+                j.model.clone(),
+                j.tp.to_string(),
+                j.fp.to_string(),
+                j.tn.to_string(),
+                j.fn_.to_string(),
+                j.unparseable.to_string(),
+                f3(j.precision()),
+                f3(j.recall()),
+                f3(j.specificity()),
+                f3(j.f1()),
+            ]);
+        }
+    }
+    rows
+}
+
+/// Renders reports in a format; `label` names the category column.
+pub fn render(reports: &[RunReport], format: Format, label: &str) -> String {
+    match format {
+        Format::Json => {
+            let across: Vec<_> = across_runs(reports)
+                .into_iter()
+                .map(|(k, (n, m, s))| serde_json::json!({"group": k, "runs": n, "accuracy_mean": m, "accuracy_std": s}))
+                .collect();
+            serde_json::to_string_pretty(
+                &serde_json::json!({"runs": reports, "across_runs": across}),
+            )
+            .unwrap_or_default()
+        }
+        Format::Csv => {
+            let mut out = String::from(
+                "run,model,dataset,category,n,answered,compliant,compliance,accurate,accuracy\n",
+            );
+            for r in reports {
+                let mut line = |cat: String, c: &super::Counts| {
+                    let _ = writeln!(
+                        out,
+                        "{},{},{},{cat},{},{},{},{},{},{}",
+                        r.run,
+                        r.model,
+                        r.dataset,
+                        c.n,
+                        c.answered,
+                        c.compliant,
+                        c.compliance()
+                            .map(|x| format!("{x:.4}"))
+                            .unwrap_or_default(),
+                        c.accurate,
+                        c.accuracy().map(|x| format!("{x:.4}")).unwrap_or_default()
+                    );
+                };
+                for (k, c) in &r.by_category {
+                    line(k.to_string(), c);
+                }
+                line("all".into(), &r.total);
+            }
+            out
+        }
+        Format::Table | Format::Markdown => {
+            let md = format == Format::Markdown;
+            let h = |t: &str| {
+                if md {
+                    format!("\n### {t}\n\n")
+                } else {
+                    format!("\n{t}\n")
+                }
+            };
+            let mut out = h("Summary (A2 compliance, A3 accuracy, closeness of φ₁ to φ₀)");
+            out += &grid(&summary_rows(reports), md);
+            out += &h(&format!("By {label}"));
+            out += &grid(&category_rows(reports, label), md);
+            out += &h("Verdicts");
+            out += &grid(&verdict_rows(reports), md);
+            if reports.iter().any(|r| !r.judges.is_empty()) {
+                out += &h("A4: LLM as judge vs the verifier (equivalent = positive)");
+                out += &grid(&judge_rows(reports), md);
+            }
+            let across = across_runs(reports);
+            if !across.is_empty() {
+                out += &h("Across runs (A3 mean ± std)");
+                let mut rows = vec![vec![
+                    "model on dataset".to_string(),
+                    "runs".into(),
+                    "A3 %".into(),
+                ]];
+                for (k, (n, m, s)) in across {
+                    rows.push(vec![
+                        k,
+                        n.to_string(),
+                        format!("{:.1} ± {:.1}", 100.0 * m, 100.0 * s),
+                    ]);
+                }
+                out += &grid(&rows, md);
+            }
+            out
+        }
+    }
+}

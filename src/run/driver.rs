@@ -1,0 +1,243 @@
+//! Driving a whole run: resume, bounded concurrency, append-as-you-go, clean cancel.
+
+use super::format::{DatasetInfo, FORMAT, Manifest, PromptInfo, SampleRecord, now_rfc3339};
+use super::pipeline::{Job, Pipeline};
+use super::store::{self, Appender, SAMPLES};
+use crate::dataset::Dataset;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinSet;
+
+/// What a running pipeline reports.
+#[derive(Debug)]
+pub enum Event {
+    /// The run started: samples to do now, and already finished ones skipped.
+    Started {
+        /// Samples this invocation will process.
+        todo: usize,
+        /// Samples already in `samples.jsonl`.
+        done_before: usize,
+    },
+    /// A sample finished and was written.
+    Sample(Box<SampleRecord>),
+    /// Something worth telling the user (torn line skipped, task crash, …).
+    Warning(String),
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// All samples done.
+    Finished,
+    /// Stopped by the user; resumable.
+    Cancelled,
+}
+
+/// Run errors (before or while writing).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// Store problem.
+    #[error(transparent)]
+    Store(#[from] store::StoreError),
+    /// Refused to start.
+    #[error("{0}")]
+    Refused(String),
+}
+
+/// A run to execute.
+pub struct RunSpec {
+    /// Output directory.
+    pub out: PathBuf,
+    /// The dataset.
+    pub dataset: Dataset,
+    /// Description for the manifest.
+    pub dataset_info: DatasetInfo,
+    /// The pipeline.
+    pub pipeline: Arc<Pipeline>,
+    /// Samples in flight.
+    pub concurrency: usize,
+    /// Continue an existing run directory.
+    pub resume: bool,
+    /// The command line.
+    pub command: Vec<String>,
+    /// Only the first N dataset items.
+    pub limit: Option<usize>,
+}
+
+fn jobs(ds: &Dataset, limit: Option<usize>, done: &HashSet<String>) -> Vec<Job> {
+    ds.file
+        .data
+        .iter()
+        .zip(&ds.exprs)
+        .take(limit.unwrap_or(usize::MAX))
+        .map(|(item, e)| Job {
+            id: item.idx.to_string(),
+            idx: item.idx,
+            batch: item.batch,
+            phi0: e.clone(),
+            original: item.fs.clone(),
+            num_operators: item.num_operators,
+            depth: item.depth,
+        })
+        .filter(|j| !done.contains(&j.id))
+        .collect()
+}
+
+fn manifest(spec: &RunSpec, id: &str) -> Manifest {
+    let p = &spec.pipeline;
+    Manifest {
+        format: FORMAT.into(),
+        id: id.to_string(),
+        created: now_rfc3339(),
+        tool_version: format!("autoeval {}", env!("CARGO_PKG_VERSION")),
+        command: spec.command.clone(),
+        dataset: spec.dataset_info.clone(),
+        model: p.client.info(),
+        temperature: p.temperature,
+        max_tokens: p.max_tokens,
+        prompts: PromptInfo {
+            source: p.prompts.source.clone(),
+            shots: p.prompts.shots,
+            hash: p.prompts.hash.clone(),
+        },
+        rounds: p.rounds,
+        verifier_timeout_ms: p.verify.timeout.as_millis() as u64,
+        concurrency: spec.concurrency,
+        status: "running".into(),
+        updated: None,
+        extra: Default::default(),
+    }
+}
+
+/// Prepares the directory: a new run, or a resumed one with its finished ids.
+fn prepare(
+    spec: &RunSpec,
+    events: &mpsc::UnboundedSender<Event>,
+) -> Result<(Manifest, HashSet<String>), RunError> {
+    let dir = &spec.out;
+    let has_run = dir.join(store::MANIFEST).exists();
+    if has_run && !spec.resume {
+        return Err(RunError::Refused(format!(
+            "{} already holds a run: add --resume to continue it, or choose another --out",
+            dir.display()
+        )));
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| store::StoreError::Io(dir.display().to_string(), e))?;
+    let id = dir
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "run".into());
+    let mut m = manifest(spec, &id);
+    let mut done = HashSet::new();
+    if has_run {
+        let old = store::read_manifest(dir)?;
+        if old.model.provider != m.model.provider || old.model.name != m.model.name {
+            return Err(RunError::Refused(format!(
+                "{} was run with {}:{}, not {}:{}; resume with the same model or choose another --out",
+                dir.display(),
+                old.model.provider,
+                old.model.name,
+                m.model.provider,
+                m.model.name
+            )));
+        }
+        m.created = old.created;
+        m.id = old.id;
+        let loaded = store::read_samples(dir)?;
+        for w in loaded.warnings {
+            let _ = events.send(Event::Warning(w));
+        }
+        done = loaded.records.into_iter().map(|r| r.id).collect();
+    }
+    store::write_manifest(dir, &m)?;
+    Ok((m, done))
+}
+
+/// Executes a run, sending events; returns when finished or cancelled.
+pub async fn execute(
+    spec: RunSpec,
+    events: mpsc::UnboundedSender<Event>,
+    mut cancel: watch::Receiver<bool>,
+) -> Result<Outcome, RunError> {
+    let (mut manifest, done) = prepare(&spec, &events)?;
+    let todo = jobs(&spec.dataset, spec.limit, &done);
+    let _ = events.send(Event::Started {
+        todo: todo.len(),
+        done_before: done.len(),
+    });
+    let mut out = Appender::open(&spec.out.join(SAMPLES))?;
+    let mut queue = todo.into_iter();
+    let mut set: JoinSet<SampleRecord> = JoinSet::new();
+    let mut ids: HashMap<tokio::task::Id, String> = HashMap::new();
+    let mut outcome = Outcome::Finished;
+    loop {
+        while set.len() < spec.concurrency.max(1) && !*cancel.borrow() {
+            let Some(job) = queue.next() else { break };
+            let p = spec.pipeline.clone();
+            let id = job.id.clone();
+            let handle = set.spawn(async move { p.process(job).await });
+            ids.insert(handle.id(), id);
+        }
+        if set.is_empty() {
+            break;
+        }
+        tokio::select! {
+            joined = set.join_next_with_id() => match joined {
+                Some(Ok((tid, rec))) => {
+                    ids.remove(&tid);
+                    out.append(&rec)?;
+                    let _ = events.send(Event::Sample(Box::new(rec)));
+                }
+                Some(Err(e)) => {
+                    let id = ids.remove(&e.id()).unwrap_or_default();
+                    if !e.is_cancelled() {
+                        let _ = events.send(Event::Warning(format!(
+                            "sample {id}: internal error ({e}); not written — run again with --resume to retry it"
+                        )));
+                    }
+                }
+                None => break,
+            },
+            changed = cancel.changed() => {
+                if changed.is_err() || *cancel.borrow() {
+                    // In-flight samples are dropped unwritten; --resume redoes them.
+                    set.abort_all();
+                    while set.join_next().await.is_some() {}
+                    outcome = Outcome::Cancelled;
+                    break;
+                }
+            }
+        }
+    }
+    out.sync()?;
+    manifest.status = match outcome {
+        Outcome::Finished => "finished",
+        Outcome::Cancelled => "cancelled",
+    }
+    .into();
+    manifest.updated = Some(now_rfc3339());
+    store::write_manifest(&spec.out, &manifest)?;
+    Ok(outcome)
+}
+
+/// Describes a dataset for the manifest.
+pub fn dataset_info(ds: &Dataset, kind: &str, path: Option<&Path>) -> DatasetInfo {
+    DatasetInfo {
+        kind: kind.to_string(),
+        syntax: ds.syntax,
+        path: path.map(|p| p.display().to_string()),
+        seed: ds.file.info.get("seed").and_then(|v| v.as_u64()),
+        params: ds
+            .file
+            .info
+            .iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "grammar" | "vocabularies"))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        items: ds.file.data.len(),
+        filter_field: ds.filter_field(),
+    }
+}

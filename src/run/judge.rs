@@ -1,0 +1,106 @@
+//! LLM as judge (A4): ask a model whether φ₀ ≡ φ₁ for every sample with a parsed φ₁.
+
+use super::format::{CallRecord, JudgeRecord, SampleRecord, now_rfc3339};
+use super::store::{self, Appender, JUDGE};
+use crate::llm::judge::parse_answer;
+use crate::llm::{ChatRequest, Client};
+use crate::prompt::PromptSet;
+use crate::syntax::parse;
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::Arc;
+use tokio::task::JoinSet;
+
+/// Judges every sample of the run in `dir` not yet judged by this model; returns
+/// (judged now, skipped because already judged or without φ₁).
+pub async fn judge_run(
+    dir: &Path,
+    client: Arc<Client>,
+    prompts: Arc<PromptSet>,
+    concurrency: usize,
+    mut on_done: impl FnMut(&JudgeRecord),
+) -> Result<(usize, usize), store::StoreError> {
+    let samples = store::read_samples(dir)?.records;
+    let model = client.info();
+    let previous = store::read_jsonl::<JudgeRecord>(&dir.join(JUDGE))?;
+    let judged: HashSet<String> = previous
+        .records
+        .into_iter()
+        .filter(|r| r.model.name == model.name && r.model.provider == model.provider)
+        .map(|r| r.id)
+        .collect();
+    let mut out = Appender::open(&dir.join(JUDGE))?;
+    let todo: Vec<SampleRecord> = samples
+        .into_iter()
+        .filter(|s| !judged.contains(&s.id) && s.rounds.first().is_some_and(|r| r.phi1.is_some()))
+        .collect();
+    let skipped = judged.len();
+    let mut queue = todo.into_iter();
+    let mut set = JoinSet::new();
+    let mut count = 0;
+    loop {
+        while set.len() < concurrency.max(1) {
+            let Some(s) = queue.next() else { break };
+            let (client, prompts, model) = (client.clone(), prompts.clone(), model.clone());
+            set.spawn(async move {
+                let phi1 = s
+                    .rounds
+                    .first()
+                    .and_then(|r| r.phi1.clone())
+                    .unwrap_or_default();
+                let (a, b) = (parse(&s.phi0, s.syntax), parse(&phi1, s.syntax));
+                let (Ok(a), Ok(b)) = (a, b) else { return None };
+                let prompt = prompts.judge(&a, &b, s.syntax);
+                let req = ChatRequest {
+                    prompt: prompt.text.clone(),
+                    temperature: 0.0,
+                    max_tokens: 1024,
+                };
+                let r = client.complete(&req).await;
+                let (answer, call) = match r {
+                    Ok(c) => (
+                        parse_answer(&c.completion.text),
+                        CallRecord {
+                            prompt_id: prompt.id,
+                            output: Some(c.completion.text),
+                            input_tokens: c.completion.input_tokens,
+                            output_tokens: c.completion.output_tokens,
+                            latency_ms: c.latency_ms,
+                            cost_usd: c.cost_usd,
+                            attempts: c.attempts,
+                            finish_reason: c.completion.finish_reason,
+                            error: None,
+                        },
+                    ),
+                    Err(e) => (
+                        crate::llm::judge::JudgeAnswer::Unparseable,
+                        CallRecord {
+                            prompt_id: prompt.id,
+                            attempts: e.attempts,
+                            error: Some(e.error.message),
+                            ..Default::default()
+                        },
+                    ),
+                };
+                Some(JudgeRecord {
+                    id: s.id.clone(),
+                    model,
+                    answer,
+                    call,
+                    verifier: s.verdict.name().to_string(),
+                    time: now_rfc3339(),
+                })
+            });
+        }
+        let Some(joined) = set.join_next().await else {
+            break;
+        };
+        if let Ok(Some(rec)) = joined {
+            out.append(&rec)?;
+            on_done(&rec);
+            count += 1;
+        }
+    }
+    out.sync()?;
+    Ok((count, skipped))
+}
