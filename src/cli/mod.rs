@@ -1,6 +1,7 @@
 //! Command-line interface: argument types and subcommand entry points.
 
 pub mod generate;
+pub mod import;
 pub mod judge;
 pub mod model_args;
 pub mod prompts;
@@ -30,6 +31,8 @@ pub enum Command {
     Judge(judge::JudgeArgs),
     /// Tables of compliance, accuracy and judge agreement for runs.
     Report(report::ReportArgs),
+    /// Convert the original AutoEval's files into a run directory.
+    Import(import::ImportArgs),
     /// Export the built-in prompt templates for editing.
     Prompts(prompts::PromptsArgs),
     /// Check whether two formulas (or regexes) are equivalent; exit 0 yes, 1 no, 2 unknown/unparseable.
@@ -52,6 +55,7 @@ pub fn main() -> i32 {
         Some(Command::Judge(args)) => judge::run(args),
         Some(Command::Report(args)) => report::run(args),
         Some(Command::Prompts(args)) => prompts::run(args),
+        Some(Command::Import(args)) => import::run(args),
     };
     match result {
         Ok(code) => code,

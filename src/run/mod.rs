@@ -2,6 +2,7 @@
 
 pub mod driver;
 pub mod format;
+pub mod import;
 pub mod judge;
 pub mod pipeline;
 pub mod store;

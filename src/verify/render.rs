@@ -65,6 +65,9 @@ pub fn countermodel(c: &Countermodel) -> String {
                 tv(*right)
             );
         }
+        Countermodel::Imported { note } => {
+            let _ = writeln!(out, "{note}");
+        }
         Countermodel::NoSmallModel { searched_up_to } => {
             let _ = writeln!(
                 out,

@@ -57,6 +57,11 @@ pub enum Countermodel {
         /// Largest domain size searched.
         searched_up_to: usize,
     },
+    /// Imported from the original tool, which keeps no countermodels.
+    Imported {
+        /// Where the verdict came from and how to get a countermodel.
+        note: String,
+    },
     /// Regex: the shortest string accepted by exactly one side.
     Witness {
         /// The string (may be empty).

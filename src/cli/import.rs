@@ -1,0 +1,49 @@
+//! `autoeval import`.
+
+use crate::run::import::import;
+use crate::verify;
+use anyhow::{Result, anyhow};
+use clap::Args;
+use std::path::PathBuf;
+
+/// Arguments of `autoeval import`.
+#[derive(Args, Debug)]
+pub struct ImportArgs {
+    /// The original's file: dataset.json, dataset_nlfs_<model>.json or …_verified.json.
+    pub file: PathBuf,
+    /// Run directory to create.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Re-check every pair with our verifiers and list disagreements with the stored verdicts.
+    #[arg(long)]
+    pub reverify: bool,
+    /// Verifier timeout per pair, in ms.
+    #[arg(long, default_value_t = 5000)]
+    pub verify_timeout: u64,
+}
+
+/// Runs `autoeval import`.
+pub fn run(args: ImportArgs) -> Result<i32> {
+    let opts = verify::Options {
+        timeout: std::time::Duration::from_millis(args.verify_timeout.max(1)),
+        ..verify::Options::default()
+    };
+    let s = import(&args.file, &args.out, args.reverify, &opts).map_err(|e| anyhow!(e))?;
+    for w in s.skipped.iter().take(10) {
+        eprintln!("skipped: {w}");
+    }
+    eprintln!(
+        "imported {} samples and {} judge answers into {}{}",
+        s.samples,
+        s.judged,
+        args.out.display(),
+        if s.skipped.is_empty() { String::new() } else { format!(" ({} skipped)", s.skipped.len()) }
+    );
+    if args.reverify {
+        println!("{} disagreement(s) between the stored verdicts and ours", s.disagreements.len());
+        for d in &s.disagreements {
+            println!("  sample {}: stored {}, ours {} — φ₀ = {}, φ₁ = {}", d.id, d.stored, d.ours, d.phi0, d.llm_fs.trim());
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,236 @@
+//! Importing the original AutoEval's run files (`dataset_nlfs_<model>[_verified].json`).
+
+use super::format::{CallRecord, DatasetInfo, JudgeRecord, Manifest, PromptInfo, RoundRecord, SampleRecord, FORMAT, now_rfc3339};
+use super::store::{self, Appender, JUDGE, SAMPLES};
+use crate::dataset::Dataset;
+use crate::llm::ModelInfo;
+use crate::llm::judge::JudgeAnswer;
+use crate::report::closeness::closeness;
+use crate::syntax::extract;
+use crate::verify::{self, Countermodel, Verdict};
+use serde_json::Value;
+use std::path::Path;
+
+/// A stored verdict that our verifier contradicts.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Disagreement {
+    /// Sample id.
+    pub id: String,
+    /// φ₀.
+    pub phi0: String,
+    /// φ₁ as the model wrote it.
+    pub llm_fs: String,
+    /// The original's verdict.
+    pub stored: String,
+    /// Ours.
+    pub ours: String,
+}
+
+/// Result of an import.
+#[derive(Debug, Default)]
+pub struct ImportSummary {
+    /// Samples written.
+    pub samples: usize,
+    /// Judge records written.
+    pub judged: usize,
+    /// Items skipped, with reasons.
+    pub skipped: Vec<String>,
+    /// Disagreements (with --reverify).
+    pub disagreements: Vec<Disagreement>,
+}
+
+fn model_from_filename(path: &Path) -> String {
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let stem = stem.strip_suffix("_verified").unwrap_or(&stem);
+    match stem.split_once("_nlfs_") {
+        Some((_, m)) if !m.is_empty() => m.to_string(),
+        _ => "unknown".to_string(),
+    }
+}
+
+fn stored_verdict(item: &serde_json::Map<String, Value>) -> Option<Verdict> {
+    let v = item.get("verification")?;
+    let err = v.get("has_error").and_then(Value::as_str).map(str::to_string);
+    Some(match v.get("is_equivalent").and_then(Value::as_bool) {
+        Some(true) => Verdict::Equivalent { notes: vec!["verdict imported from the original tool".into()] },
+        Some(false) => Verdict::NotEquivalent {
+            countermodel: Countermodel::Imported {
+                note: "verdict imported from the original tool, which keeps no countermodel; import with --reverify to compute one".into(),
+            },
+            notes: vec![],
+        },
+        None => match err {
+            Some(e) => Verdict::Unparseable { pos: 0, reason: format!("original tool: {e}") },
+            None => Verdict::Unknown { reason: "the original tool recorded no verdict".into() },
+        },
+    })
+}
+
+/// ψ: the assistant's answer before the conversation's `"RESET"` marker.
+fn psi_of(item: &serde_json::Map<String, Value>) -> Option<String> {
+    let turns = item.get("conversations").or_else(|| item.get("conversation")).and_then(Value::as_array)?;
+    let reset = turns.iter().position(|t| t.as_str() == Some("RESET")).unwrap_or(turns.len());
+    turns[..reset]
+        .iter()
+        .rev()
+        .find(|t| t.get("role").and_then(Value::as_str) == Some("assistant"))
+        .and_then(|t| t.get("content").and_then(Value::as_str).map(str::to_string))
+}
+
+/// Converts an original run file into a run directory.
+pub fn import(file: &Path, out: &Path, reverify: bool, opts: &verify::Options) -> Result<ImportSummary, String> {
+    if out.join(store::MANIFEST).exists() {
+        return Err(format!("{} already holds a run; choose another --out", out.display()));
+    }
+    let ds = Dataset::load(file).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let model_name = model_from_filename(file);
+    let model = ModelInfo {
+        provider: "imported".into(),
+        name: model_name,
+        base_url: None,
+        api_key_env: None,
+        synthetic: false,
+    };
+    let mut summary = ImportSummary { skipped: ds.skipped.clone(), ..Default::default() };
+    let mut samples = Appender::open(&out.join(SAMPLES)).map_err(|e| e.to_string())?;
+    let mut judge = Appender::open(&out.join(JUDGE)).map_err(|e| e.to_string())?;
+    for (item, phi0) in ds.file.data.iter().zip(&ds.exprs) {
+        let id = item.idx.to_string();
+        let llm_fs = item.extra.get("llm_fs").and_then(Value::as_str).map(str::to_string);
+        let error = item.extra.get("error").and_then(Value::as_str).map(str::to_string);
+        let cost = item.extra.get("cost").and_then(Value::as_f64);
+        let psi = psi_of(&item.extra);
+        let parsed = llm_fs.as_deref().map(|t| extract(t, ds.syntax));
+        let phi1 = parsed.as_ref().and_then(|r| r.as_ref().ok());
+        let ours = match (&error, &llm_fs, &parsed) {
+            (Some(e), _, _) => Verdict::ModelError { message: e.clone() },
+            (None, None, _) | (_, _, None) => Verdict::ModelError { message: "no answer recorded".into() },
+            (None, Some(_), Some(Err(e))) => Verdict::Unparseable { pos: e.pos, reason: e.reason.clone() },
+            (None, Some(_), Some(Ok(x))) => {
+                if reverify {
+                    verify::verify(phi0, &x.value, opts)
+                } else {
+                    stored_verdict(&item.extra).unwrap_or(Verdict::Unknown { reason: "no stored verdict".into() })
+                }
+            }
+        };
+        if reverify && let Some(stored) = stored_verdict(&item.extra) {
+            let decided = |v: &Verdict| matches!(v.name(), "equivalent" | "not-equivalent");
+            if decided(&stored) && decided(&ours) && stored.is_equivalent() != ours.is_equivalent() {
+                summary.disagreements.push(Disagreement {
+                    id: id.clone(),
+                    phi0: phi0.to_unicode(),
+                    llm_fs: llm_fs.clone().unwrap_or_default(),
+                    stored: stored.name().into(),
+                    ours: ours.name().into(),
+                });
+            }
+        }
+        let round = RoundRecord {
+            round: 1,
+            input: phi0.to_unicode(),
+            informalize: CallRecord {
+                prompt_id: "original".into(),
+                output: psi.clone(),
+                ..Default::default()
+            },
+            psi: psi.clone(),
+            autoformalize: Some(CallRecord {
+                prompt_id: "original".into(),
+                output: llm_fs.clone(),
+                error: error.clone(),
+                cost_usd: cost,
+                ..Default::default()
+            }),
+            phi1: phi1.map(|x| x.value.to_unicode()),
+            phi1_span: phi1.map(|x| (x.start, x.end)),
+            verdict: ours.clone(),
+            verify_ms: 0.0,
+        };
+        let rec = SampleRecord {
+            id: id.clone(),
+            idx: item.idx,
+            batch: item.batch,
+            syntax: ds.syntax,
+            phi0: phi0.to_unicode(),
+            phi0_original: item.fs.clone(),
+            num_operators: item.num_operators,
+            depth: item.depth,
+            closeness: phi1.map(|x| closeness(phi0, &x.value)),
+            rounds_passed: usize::from(ours.is_equivalent()),
+            verdict: ours,
+            rounds: vec![round],
+            input_tokens: 0,
+            output_tokens: 0,
+            cost_usd: cost,
+            finished: now_rfc3339(),
+        };
+        samples.append(&rec).map_err(|e| e.to_string())?;
+        summary.samples += 1;
+        if let Some(judges) = item.extra.get("llm_verification").and_then(Value::as_object) {
+            for (jm, v) in judges {
+                let answer = match v.get("is_equivalent").and_then(Value::as_bool) {
+                    Some(true) => JudgeAnswer::Yes,
+                    Some(false) => JudgeAnswer::No,
+                    None => JudgeAnswer::Unparseable,
+                };
+                let raw = v
+                    .get("conversations")
+                    .and_then(Value::as_array)
+                    .and_then(|c| c.iter().rev().find_map(|t| t.get("content").and_then(Value::as_str)))
+                    .map(str::to_string);
+                let j = JudgeRecord {
+                    id: id.clone(),
+                    model: ModelInfo { provider: "imported".into(), name: jm.clone(), base_url: None, api_key_env: None, synthetic: false },
+                    answer,
+                    call: CallRecord { prompt_id: "original".into(), output: raw, ..Default::default() },
+                    verifier: rec.verdict.name().into(),
+                    time: now_rfc3339(),
+                };
+                judge.append(&j).map_err(|e| e.to_string())?;
+                summary.judged += 1;
+            }
+        }
+    }
+    let info = &ds.file.info;
+    let manifest = Manifest {
+        format: FORMAT.into(),
+        id: out.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "imported".into()),
+        created: now_rfc3339(),
+        tool_version: format!("autoeval {}", env!("CARGO_PKG_VERSION")),
+        command: std::env::args().collect(),
+        dataset: DatasetInfo {
+            kind: info.get("type").and_then(Value::as_str).unwrap_or("dataset").to_string(),
+            syntax: ds.syntax,
+            path: Some(file.display().to_string()),
+            seed: info.get("seed").and_then(Value::as_u64),
+            params: info.iter().filter(|(k, _)| k.as_str() != "grammar").map(|(k, v)| (k.clone(), v.clone())).collect(),
+            items: ds.file.data.len(),
+            filter_field: ds.filter_field(),
+        },
+        model,
+        temperature: 0.0,
+        max_tokens: 0,
+        prompts: PromptInfo { source: "original".into(), shots: 0, hash: String::new() },
+        rounds: 1,
+        verifier_timeout_ms: opts.timeout.as_millis() as u64,
+        concurrency: 1,
+        status: "finished".into(),
+        updated: Some(now_rfc3339()),
+        extra: [
+            ("imported_from".to_string(), Value::from(file.display().to_string())),
+            ("reverified".to_string(), Value::from(reverify)),
+        ]
+        .into_iter()
+        .collect(),
+    };
+    store::write_manifest(out, &manifest).map_err(|e| e.to_string())?;
+    if reverify {
+        let mut d = Appender::open(&out.join("disagreements.jsonl")).map_err(|e| e.to_string())?;
+        for x in &summary.disagreements {
+            d.append(x).map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(summary)
+}
