@@ -37,12 +37,26 @@ pub fn run(args: ImportArgs) -> Result<i32> {
         s.samples,
         s.judged,
         args.out.display(),
-        if s.skipped.is_empty() { String::new() } else { format!(" ({} skipped)", s.skipped.len()) }
+        if s.skipped.is_empty() {
+            String::new()
+        } else {
+            format!(" ({} skipped)", s.skipped.len())
+        }
     );
     if args.reverify {
-        println!("{} disagreement(s) between the stored verdicts and ours", s.disagreements.len());
+        println!(
+            "{} disagreement(s) between the stored verdicts and ours",
+            s.disagreements.len()
+        );
         for d in &s.disagreements {
-            println!("  sample {}: stored {}, ours {} — φ₀ = {}, φ₁ = {}", d.id, d.stored, d.ours, d.phi0, d.llm_fs.trim());
+            println!(
+                "  sample {}: stored {}, ours {} — φ₀ = {}, φ₁ = {}",
+                d.id,
+                d.stored,
+                d.ours,
+                d.phi0,
+                d.llm_fs.trim()
+            );
         }
     }
     Ok(0)

@@ -178,7 +178,7 @@ async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
             Event::Started { todo, done_before } => {
                 bar.set_length(todo as u64);
                 if done_before > 0 {
-                    bar.println(format!("resuming: {done_before} samples already finished"));
+                    bar.suspend(|| eprintln!("resuming: {done_before} samples already finished"));
                 }
             }
             Event::Sample(rec) => {
@@ -199,7 +199,7 @@ async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
                     if unpriced { "+" } else { "" }
                 ));
             }
-            Event::Warning(w) => bar.println(format!("warning: {w}")),
+            Event::Warning(w) => bar.suspend(|| eprintln!("warning: {w}")),
         }
     }
     bar.finish_and_clear();

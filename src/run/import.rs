@@ -1,6 +1,9 @@
 //! Importing the original AutoEval's run files (`dataset_nlfs_<model>[_verified].json`).
 
-use super::format::{CallRecord, DatasetInfo, JudgeRecord, Manifest, PromptInfo, RoundRecord, SampleRecord, FORMAT, now_rfc3339};
+use super::format::{
+    CallRecord, DatasetInfo, FORMAT, JudgeRecord, Manifest, PromptInfo, RoundRecord, SampleRecord,
+    now_rfc3339,
+};
 use super::store::{self, Appender, JUDGE, SAMPLES};
 use crate::dataset::Dataset;
 use crate::llm::ModelInfo;
@@ -40,7 +43,10 @@ pub struct ImportSummary {
 }
 
 fn model_from_filename(path: &Path) -> String {
-    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let stem = stem.strip_suffix("_verified").unwrap_or(&stem);
     match stem.split_once("_nlfs_") {
         Some((_, m)) if !m.is_empty() => m.to_string(),
@@ -50,7 +56,10 @@ fn model_from_filename(path: &Path) -> String {
 
 fn stored_verdict(item: &serde_json::Map<String, Value>) -> Option<Verdict> {
     let v = item.get("verification")?;
-    let err = v.get("has_error").and_then(Value::as_str).map(str::to_string);
+    let err = v
+        .get("has_error")
+        .and_then(Value::as_str)
+        .map(str::to_string);
     Some(match v.get("is_equivalent").and_then(Value::as_bool) {
         Some(true) => Verdict::Equivalent { notes: vec!["verdict imported from the original tool".into()] },
         Some(false) => Verdict::NotEquivalent {
@@ -68,8 +77,14 @@ fn stored_verdict(item: &serde_json::Map<String, Value>) -> Option<Verdict> {
 
 /// ψ: the assistant's answer before the conversation's `"RESET"` marker.
 fn psi_of(item: &serde_json::Map<String, Value>) -> Option<String> {
-    let turns = item.get("conversations").or_else(|| item.get("conversation")).and_then(Value::as_array)?;
-    let reset = turns.iter().position(|t| t.as_str() == Some("RESET")).unwrap_or(turns.len());
+    let turns = item
+        .get("conversations")
+        .or_else(|| item.get("conversation"))
+        .and_then(Value::as_array)?;
+    let reset = turns
+        .iter()
+        .position(|t| t.as_str() == Some("RESET"))
+        .unwrap_or(turns.len());
     turns[..reset]
         .iter()
         .rev()
@@ -78,9 +93,17 @@ fn psi_of(item: &serde_json::Map<String, Value>) -> Option<String> {
 }
 
 /// Converts an original run file into a run directory.
-pub fn import(file: &Path, out: &Path, reverify: bool, opts: &verify::Options) -> Result<ImportSummary, String> {
+pub fn import(
+    file: &Path,
+    out: &Path,
+    reverify: bool,
+    opts: &verify::Options,
+) -> Result<ImportSummary, String> {
     if out.join(store::MANIFEST).exists() {
-        return Err(format!("{} already holds a run; choose another --out", out.display()));
+        return Err(format!(
+            "{} already holds a run; choose another --out",
+            out.display()
+        ));
     }
     let ds = Dataset::load(file).map_err(|e| e.to_string())?;
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
@@ -92,32 +115,51 @@ pub fn import(file: &Path, out: &Path, reverify: bool, opts: &verify::Options) -
         api_key_env: None,
         synthetic: false,
     };
-    let mut summary = ImportSummary { skipped: ds.skipped.clone(), ..Default::default() };
+    let mut summary = ImportSummary {
+        skipped: ds.skipped.clone(),
+        ..Default::default()
+    };
     let mut samples = Appender::open(&out.join(SAMPLES)).map_err(|e| e.to_string())?;
     let mut judge = Appender::open(&out.join(JUDGE)).map_err(|e| e.to_string())?;
     for (item, phi0) in ds.file.data.iter().zip(&ds.exprs) {
         let id = item.idx.to_string();
-        let llm_fs = item.extra.get("llm_fs").and_then(Value::as_str).map(str::to_string);
-        let error = item.extra.get("error").and_then(Value::as_str).map(str::to_string);
+        let llm_fs = item
+            .extra
+            .get("llm_fs")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let error = item
+            .extra
+            .get("error")
+            .and_then(Value::as_str)
+            .map(str::to_string);
         let cost = item.extra.get("cost").and_then(Value::as_f64);
         let psi = psi_of(&item.extra);
         let parsed = llm_fs.as_deref().map(|t| extract(t, ds.syntax));
         let phi1 = parsed.as_ref().and_then(|r| r.as_ref().ok());
         let ours = match (&error, &llm_fs, &parsed) {
             (Some(e), _, _) => Verdict::ModelError { message: e.clone() },
-            (None, None, _) | (_, _, None) => Verdict::ModelError { message: "no answer recorded".into() },
-            (None, Some(_), Some(Err(e))) => Verdict::Unparseable { pos: e.pos, reason: e.reason.clone() },
+            (None, None, _) | (_, _, None) => Verdict::ModelError {
+                message: "no answer recorded".into(),
+            },
+            (None, Some(_), Some(Err(e))) => Verdict::Unparseable {
+                pos: e.pos,
+                reason: e.reason.clone(),
+            },
             (None, Some(_), Some(Ok(x))) => {
                 if reverify {
                     verify::verify(phi0, &x.value, opts)
                 } else {
-                    stored_verdict(&item.extra).unwrap_or(Verdict::Unknown { reason: "no stored verdict".into() })
+                    stored_verdict(&item.extra).unwrap_or(Verdict::Unknown {
+                        reason: "no stored verdict".into(),
+                    })
                 }
             }
         };
         if reverify && let Some(stored) = stored_verdict(&item.extra) {
             let decided = |v: &Verdict| matches!(v.name(), "equivalent" | "not-equivalent");
-            if decided(&stored) && decided(&ours) && stored.is_equivalent() != ours.is_equivalent() {
+            if decided(&stored) && decided(&ours) && stored.is_equivalent() != ours.is_equivalent()
+            {
                 summary.disagreements.push(Disagreement {
                     id: id.clone(),
                     phi0: phi0.to_unicode(),
@@ -168,7 +210,11 @@ pub fn import(file: &Path, out: &Path, reverify: bool, opts: &verify::Options) -
         };
         samples.append(&rec).map_err(|e| e.to_string())?;
         summary.samples += 1;
-        if let Some(judges) = item.extra.get("llm_verification").and_then(Value::as_object) {
+        if let Some(judges) = item
+            .extra
+            .get("llm_verification")
+            .and_then(Value::as_object)
+        {
             for (jm, v) in judges {
                 let answer = match v.get("is_equivalent").and_then(Value::as_bool) {
                     Some(true) => JudgeAnswer::Yes,
@@ -178,13 +224,27 @@ pub fn import(file: &Path, out: &Path, reverify: bool, opts: &verify::Options) -
                 let raw = v
                     .get("conversations")
                     .and_then(Value::as_array)
-                    .and_then(|c| c.iter().rev().find_map(|t| t.get("content").and_then(Value::as_str)))
+                    .and_then(|c| {
+                        c.iter()
+                            .rev()
+                            .find_map(|t| t.get("content").and_then(Value::as_str))
+                    })
                     .map(str::to_string);
                 let j = JudgeRecord {
                     id: id.clone(),
-                    model: ModelInfo { provider: "imported".into(), name: jm.clone(), base_url: None, api_key_env: None, synthetic: false },
+                    model: ModelInfo {
+                        provider: "imported".into(),
+                        name: jm.clone(),
+                        base_url: None,
+                        api_key_env: None,
+                        synthetic: false,
+                    },
                     answer,
-                    call: CallRecord { prompt_id: "original".into(), output: raw, ..Default::default() },
+                    call: CallRecord {
+                        prompt_id: "original".into(),
+                        output: raw,
+                        ..Default::default()
+                    },
                     verifier: rec.verdict.name().into(),
                     time: now_rfc3339(),
                 };
@@ -196,30 +256,48 @@ pub fn import(file: &Path, out: &Path, reverify: bool, opts: &verify::Options) -
     let info = &ds.file.info;
     let manifest = Manifest {
         format: FORMAT.into(),
-        id: out.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "imported".into()),
+        id: out
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "imported".into()),
         created: now_rfc3339(),
         tool_version: format!("autoeval {}", env!("CARGO_PKG_VERSION")),
         command: std::env::args().collect(),
         dataset: DatasetInfo {
-            kind: info.get("type").and_then(Value::as_str).unwrap_or("dataset").to_string(),
+            kind: info
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("dataset")
+                .to_string(),
             syntax: ds.syntax,
             path: Some(file.display().to_string()),
             seed: info.get("seed").and_then(Value::as_u64),
-            params: info.iter().filter(|(k, _)| k.as_str() != "grammar").map(|(k, v)| (k.clone(), v.clone())).collect(),
+            params: info
+                .iter()
+                .filter(|(k, _)| k.as_str() != "grammar")
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
             items: ds.file.data.len(),
             filter_field: ds.filter_field(),
         },
         model,
         temperature: 0.0,
         max_tokens: 0,
-        prompts: PromptInfo { source: "original".into(), shots: 0, hash: String::new() },
+        prompts: PromptInfo {
+            source: "original".into(),
+            shots: 0,
+            hash: String::new(),
+        },
         rounds: 1,
         verifier_timeout_ms: opts.timeout.as_millis() as u64,
         concurrency: 1,
         status: "finished".into(),
         updated: Some(now_rfc3339()),
         extra: [
-            ("imported_from".to_string(), Value::from(file.display().to_string())),
+            (
+                "imported_from".to_string(),
+                Value::from(file.display().to_string()),
+            ),
             ("reverified".to_string(), Value::from(reverify)),
         ]
         .into_iter()
