@@ -347,6 +347,30 @@ fn infer_syntax(file: &DatasetFile) -> SyntaxKind {
 }
 
 impl Dataset {
+    /// Reads a dataset without parsing its formulas (`exprs` stays empty); runs parse
+    /// each φ₀ when its sample starts, so memory does not grow with the dataset's ASTs.
+    pub fn open(path: &Path) -> Result<Dataset, DatasetError> {
+        let p = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| DatasetError::Io {
+            path: p.clone(),
+            source,
+        })?;
+        let file: DatasetFile = serde_json::from_str(&text).map_err(|e| DatasetError::Json {
+            path: p.clone(),
+            line: e.line(),
+            column: e.column(),
+            msg: e.to_string(),
+        })?;
+        drop(text);
+        let syntax = infer_syntax(&file);
+        Ok(Dataset {
+            file,
+            syntax,
+            exprs: Vec::new(),
+            skipped: Vec::new(),
+        })
+    }
+
     /// Reads a dataset (ours or the original's) and parses every φ₀.
     pub fn load(path: &Path) -> Result<Dataset, DatasetError> {
         let p = path.display().to_string();

@@ -15,7 +15,13 @@ fn bin() -> Command {
 }
 
 fn model() -> ModelInfo {
-    ModelInfo { provider: "openai".into(), name: "m".into(), base_url: None, api_key_env: None, synthetic: false }
+    ModelInfo {
+        provider: "openai".into(),
+        name: "m".into(),
+        base_url: None,
+        api_key_env: None,
+        synthetic: false,
+    }
 }
 
 fn manifest(id: &str) -> Manifest {
@@ -37,7 +43,11 @@ fn manifest(id: &str) -> Manifest {
         model: model(),
         temperature: 0.1,
         max_tokens: 10,
-        prompts: PromptInfo { source: "built-in".into(), shots: 0, hash: "h".into() },
+        prompts: PromptInfo {
+            source: "built-in".into(),
+            shots: 0,
+            hash: "h".into(),
+        },
         rounds: 1,
         verifier_timeout_ms: 5000,
         concurrency: 1,
@@ -48,8 +58,19 @@ fn manifest(id: &str) -> Manifest {
 }
 
 /// A sample whose round 1 answered (`phi1` parsed or not) with `verdict`.
-fn sample(id: &str, ops: usize, batch: usize, answered: bool, parsed: bool, verdict: Verdict) -> SampleRecord {
-    let call = CallRecord { prompt_id: "p".into(), output: Some("x".into()), ..Default::default() };
+fn sample(
+    id: &str,
+    ops: usize,
+    batch: usize,
+    answered: bool,
+    parsed: bool,
+    verdict: Verdict,
+) -> SampleRecord {
+    let call = CallRecord {
+        prompt_id: "p".into(),
+        output: Some("x".into()),
+        ..Default::default()
+    };
     SampleRecord {
         id: id.into(),
         idx: 0,
@@ -84,7 +105,10 @@ fn eq() -> Verdict {
     Verdict::Equivalent { notes: vec![] }
 }
 fn neq() -> Verdict {
-    Verdict::NotEquivalent { countermodel: Countermodel::NoSmallModel { searched_up_to: 1 }, notes: vec![] }
+    Verdict::NotEquivalent {
+        countermodel: Countermodel::NoSmallModel { searched_up_to: 1 },
+        notes: vec![],
+    }
 }
 
 fn write_run(dir: &Path, samples: &[SampleRecord], judge: &[(&str, JudgeAnswer)]) {
@@ -98,7 +122,10 @@ fn write_run(dir: &Path, samples: &[SampleRecord], judge: &[(&str, JudgeAnswer)]
     for (id, ans) in judge {
         j.append(&JudgeRecord {
             id: id.to_string(),
-            model: ModelInfo { name: "judge".into(), ..model() },
+            model: ModelInfo {
+                name: "judge".into(),
+                ..model()
+            },
             answer: *ans,
             call: CallRecord::default(),
             verifier: String::new(),
@@ -116,17 +143,60 @@ fn compliance_accuracy_and_judge_metrics_match_hand_counts() {
     let s = vec![
         sample("a", 1, 0, true, true, eq()),
         sample("b", 1, 0, true, true, neq()),
-        sample("c", 1, 0, true, false, Verdict::Unparseable { pos: 0, reason: "x".into() }),
+        sample(
+            "c",
+            1,
+            0,
+            true,
+            false,
+            Verdict::Unparseable {
+                pos: 0,
+                reason: "x".into(),
+            },
+        ),
         sample("d", 2, 1, true, true, eq()),
-        sample("e", 2, 1, false, false, Verdict::Copied { span: (0, 1), detail: "x".into() }),
-        sample("f", 2, 1, false, false, Verdict::ModelError { message: "x".into() }),
+        sample(
+            "e",
+            2,
+            1,
+            false,
+            false,
+            Verdict::Copied {
+                span: (0, 1),
+                detail: "x".into(),
+            },
+        ),
+        sample(
+            "f",
+            2,
+            1,
+            false,
+            false,
+            Verdict::ModelError {
+                message: "x".into(),
+            },
+        ),
     ];
     use JudgeAnswer::*;
     // a: eq/yes TP · b: neq/yes FP · d: eq/no FN · c: unparseable; a judged twice, newest (Yes) counts.
-    let judge = [("a", No), ("a", Yes), ("b", Yes), ("d", No), ("c", Unparseable)];
+    let judge = [
+        ("a", No),
+        ("a", Yes),
+        ("b", Yes),
+        ("d", No),
+        ("c", Unparseable),
+    ];
     write_run(dir.path(), &s, &judge);
     let r = report_run(&load_run(dir.path()).unwrap(), By::Operators);
-    assert_eq!((r.total.n, r.total.answered, r.total.compliant, r.total.accurate), (6, 4, 3, 2));
+    assert_eq!(
+        (
+            r.total.n,
+            r.total.answered,
+            r.total.compliant,
+            r.total.accurate
+        ),
+        (6, 4, 3, 2)
+    );
     assert_eq!(r.total.compliance(), Some(0.75));
     assert!((r.total.accuracy().unwrap() - 1.0 / 3.0).abs() < 1e-12);
     let c1 = &r.by_category[&1];
@@ -144,11 +214,21 @@ fn compliance_accuracy_and_judge_metrics_match_hand_counts() {
     assert_eq!(r.tokens, (60, 30));
     assert!((r.cost_usd.unwrap() - 0.006).abs() < 1e-12);
     for fmt in ["table", "markdown", "json", "csv"] {
-        let o = bin().arg("report").arg(dir.path()).args(["--format", fmt]).output().unwrap();
+        let o = bin()
+            .arg("report")
+            .arg(dir.path())
+            .args(["--format", fmt])
+            .output()
+            .unwrap();
         assert!(o.status.success(), "{fmt}");
         assert!(!o.stdout.is_empty());
     }
-    let o = bin().arg("report").arg(dir.path()).args(["--format", "json"]).output().unwrap();
+    let o = bin()
+        .arg("report")
+        .arg(dir.path())
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["runs"][0]["total"]["accurate"], 2);
 }
@@ -157,9 +237,26 @@ fn compliance_accuracy_and_judge_metrics_match_hand_counts() {
 fn mean_and_std_across_runs() {
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
-    write_run(&a, &[sample("1", 1, 0, true, true, eq()), sample("2", 1, 0, true, true, eq())], &[]);
-    write_run(&b, &[sample("1", 1, 0, true, true, eq()), sample("2", 1, 0, true, true, neq())], &[]);
-    let reps: Vec<_> = [&a, &b].iter().map(|d| report_run(&load_run(d).unwrap(), By::Operators)).collect();
+    write_run(
+        &a,
+        &[
+            sample("1", 1, 0, true, true, eq()),
+            sample("2", 1, 0, true, true, eq()),
+        ],
+        &[],
+    );
+    write_run(
+        &b,
+        &[
+            sample("1", 1, 0, true, true, eq()),
+            sample("2", 1, 0, true, true, neq()),
+        ],
+        &[],
+    );
+    let reps: Vec<_> = [&a, &b]
+        .iter()
+        .map(|d| report_run(&load_run(d).unwrap(), By::Operators))
+        .collect();
     let across = autoeval::report::across_runs(&reps);
     let (n, m, s) = across.values().next().copied().unwrap();
     assert_eq!(n, 2);
@@ -173,21 +270,45 @@ fn judge_cli_appends_and_resumes() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     let o = bin()
-        .args(["run", "--kind", "pl", "--per-category", "1", "--limit", "12", "--model", "perturb", "--quiet", "--out"])
+        .args([
+            "run",
+            "--kind",
+            "pl",
+            "--per-category",
+            "1",
+            "--limit",
+            "12",
+            "--model",
+            "perturb",
+            "--quiet",
+            "--out",
+        ])
         .arg(&out)
         .output()
         .unwrap();
     assert!(o.status.success());
     for _ in 0..2 {
-        let o = bin().arg("judge").arg(&out).args(["--model", "perturb"]).output().unwrap();
+        let o = bin()
+            .arg("judge")
+            .arg(&out)
+            .args(["--model", "perturb"])
+            .output()
+            .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
     let judged = autoeval::run::store::read_jsonl::<JudgeRecord>(&out.join("judge.jsonl")).unwrap();
-    assert_eq!(judged.records.len(), 12, "the second pass skips judged samples");
+    assert_eq!(
+        judged.records.len(),
+        12,
+        "the second pass skips judged samples"
+    );
     let r = report_run(&load_run(&out).unwrap(), By::Operators);
     let j = &r.judges[0];
     assert_eq!(j.tp + j.fp + j.tn + j.fn_ + j.unparseable, 12);
-    assert_eq!(j.fp, 0, "the synthetic judge says yes only for identical formulas");
+    assert_eq!(
+        j.fp, 0,
+        "the synthetic judge says yes only for identical formulas"
+    );
 }
 
 #[test]
@@ -210,25 +331,51 @@ fn import_keeps_stored_verdicts_and_reverify_lists_disagreements() {
     )
     .unwrap();
     let out = dir.path().join("imported");
-    let o = bin().arg("import").arg(&file).arg("--out").arg(&out).output().unwrap();
+    let o = bin()
+        .arg("import")
+        .arg(&file)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let run = load_run(&out).unwrap();
     assert_eq!(run.manifest.model.name, "gpt-4o");
     let v: Vec<&str> = run.samples.iter().map(|s| s.verdict.name()).collect();
-    assert_eq!(v, ["equivalent", "equivalent", "model-error"], "stored verdicts kept");
-    assert_eq!(run.samples[0].rounds[0].psi.as_deref(), Some("p1 and p2 both hold"));
+    assert_eq!(
+        v,
+        ["equivalent", "equivalent", "model-error"],
+        "stored verdicts kept"
+    );
+    assert_eq!(
+        run.samples[0].rounds[0].psi.as_deref(),
+        Some("p1 and p2 both hold")
+    );
     assert_eq!(run.judge.len(), 1);
 
     let out2 = dir.path().join("reverified");
-    let o = bin().arg("import").arg(&file).arg("--out").arg(&out2).arg("--reverify").output().unwrap();
+    let o = bin()
+        .arg("import")
+        .arg(&file)
+        .arg("--out")
+        .arg(&out2)
+        .arg("--reverify")
+        .output()
+        .unwrap();
     assert!(o.status.success());
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("1 disagreement"), "{text}");
-    assert!(text.contains("sample 1: stored equivalent, ours not-equivalent"), "{text}");
+    assert!(
+        text.contains("sample 1: stored equivalent, ours not-equivalent"),
+        "{text}"
+    );
     let run = load_run(&out2).unwrap();
     assert_eq!(run.samples[1].verdict.name(), "not-equivalent");
     assert!(matches!(
         &run.samples[1].verdict,
-        Verdict::NotEquivalent { countermodel: Countermodel::Assignment { .. }, .. }
+        Verdict::NotEquivalent {
+            countermodel: Countermodel::Assignment { .. },
+            ..
+        }
     ));
 }

@@ -78,7 +78,7 @@ fn load_dataset(args: &RunArgs) -> Result<(Dataset, String, PathBuf)> {
         .ok_or_else(|| anyhow!("give --dataset FILE or --kind"))?;
     let path = args.out.join("dataset.json");
     if args.resume && path.exists() {
-        return Ok((Dataset::load(&path)?, kind.name().to_string(), path));
+        return Ok((Dataset::open(&path)?, kind.name().to_string(), path));
     }
     let cfg = kind.grammar()?;
     let params = GenParams {
@@ -97,7 +97,9 @@ fn load_dataset(args: &RunArgs) -> Result<(Dataset, String, PathBuf)> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
     dataset::write(&path, &file).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok((Dataset::load(&path)?, kind.name().to_string(), path))
+    drop(batches);
+    drop(file);
+    Ok((Dataset::open(&path)?, kind.name().to_string(), path))
 }
 
 /// Runs `autoeval run`; exit 0 when finished, 130 when cancelled.
@@ -117,9 +119,6 @@ pub fn run(args: RunArgs) -> Result<i32> {
         );
     }
     let (ds, kind, path) = load_dataset(&args)?;
-    for w in ds.skipped.iter().take(5) {
-        eprintln!("warning: {w}");
-    }
     let pipeline = Arc::new(Pipeline {
         client: Arc::new(client),
         prompts: Arc::new(prompts),

@@ -71,7 +71,8 @@ impl Perturb {
             ));
         }
         if let Some(desc) = block(prompt, "[NL DESCRIPTION]") {
-            let phi = self.memory.lock().ok().and_then(|m| m.get(desc).cloned());
+            // Taken out, not copied: a long run must not keep every sample's formula.
+            let phi = self.memory.lock().ok().and_then(|mut m| m.remove(desc));
             let Some(phi) = phi else {
                 return Ok("I cannot tell which formula this describes.".into());
             };

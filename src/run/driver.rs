@@ -66,23 +66,39 @@ pub struct RunSpec {
     pub limit: Option<usize>,
 }
 
-fn jobs(ds: &Dataset, limit: Option<usize>, done: &HashSet<String>) -> Vec<Job> {
-    ds.file
-        .data
-        .iter()
-        .zip(&ds.exprs)
-        .take(limit.unwrap_or(usize::MAX))
-        .map(|(item, e)| Job {
-            id: item.idx.to_string(),
-            idx: item.idx,
-            batch: item.batch,
-            phi0: e.clone(),
-            original: item.fs.clone(),
-            num_operators: item.num_operators,
-            depth: item.depth,
-        })
-        .filter(|j| !done.contains(&j.id))
-        .collect()
+/// Jobs are made one at a time as tasks start: φ₀ is parsed then, and an item whose
+/// φ₀ does not parse becomes a warning instead of a job.
+fn next_job(
+    items: &mut std::iter::Take<std::slice::Iter<'_, crate::dataset::Item>>,
+    syntax: crate::syntax::SyntaxKind,
+    done: &HashSet<String>,
+    events: &mpsc::UnboundedSender<Event>,
+) -> Option<Job> {
+    for item in items.by_ref() {
+        let id = item.idx.to_string();
+        if done.contains(&id) {
+            continue;
+        }
+        match crate::syntax::parse(&item.fs, syntax) {
+            Ok(phi0) => {
+                return Some(Job {
+                    id,
+                    idx: item.idx,
+                    batch: item.batch,
+                    phi0,
+                    original: item.fs.clone(),
+                    num_operators: item.num_operators,
+                    depth: item.depth,
+                });
+            }
+            Err(e) => {
+                let _ = events.send(Event::Warning(format!(
+                    "sample {id}: φ₀ does not parse ({e}); skipped"
+                )));
+            }
+        }
+    }
+    None
 }
 
 fn manifest(spec: &RunSpec, id: &str) -> Manifest {
@@ -163,19 +179,26 @@ pub async fn execute(
     mut cancel: watch::Receiver<bool>,
 ) -> Result<Outcome, RunError> {
     let (mut manifest, done) = prepare(&spec, &events)?;
-    let todo = jobs(&spec.dataset, spec.limit, &done);
+    let limit = spec.limit.unwrap_or(usize::MAX);
+    let in_scope = spec.dataset.file.data.iter().take(limit);
+    let todo = in_scope
+        .filter(|i| !done.contains(&i.idx.to_string()))
+        .count();
     let _ = events.send(Event::Started {
-        todo: todo.len(),
+        todo,
         done_before: done.len(),
     });
     let mut out = Appender::open(&spec.out.join(SAMPLES))?;
-    let mut queue = todo.into_iter();
+    let mut queue = spec.dataset.file.data.iter().take(limit);
+    let syntax = spec.dataset.syntax;
     let mut set: JoinSet<SampleRecord> = JoinSet::new();
     let mut ids: HashMap<tokio::task::Id, String> = HashMap::new();
     let mut outcome = Outcome::Finished;
     loop {
         while set.len() < spec.concurrency.max(1) && !*cancel.borrow() {
-            let Some(job) = queue.next() else { break };
+            let Some(job) = next_job(&mut queue, syntax, &done, &events) else {
+                break;
+            };
             let p = spec.pipeline.clone();
             let id = job.id.clone();
             let handle = set.spawn(async move { p.process(job).await });
