@@ -398,6 +398,31 @@ unsafe fn libc_kill(pid: i32) {
 }
 
 #[test]
+fn ctrl_c_stops_cleanly_and_the_run_resumes() {
+    let server = fake_server(60);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let mut child = run_cmd(&server.base, &out, &["--concurrency", "2"]).spawn().unwrap();
+    let start = Instant::now();
+    while samples(&out).len() < 3 && start.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    unsafe { c_kill(child.id() as i32, 2) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "SIGINT exits 130");
+    let manifest = std::fs::read_to_string(out.join("run.json")).unwrap();
+    assert!(manifest.contains("\"status\": \"cancelled\""), "{manifest}");
+    let text = std::fs::read_to_string(out.join("samples.jsonl")).unwrap();
+    assert!(text.ends_with('\n'), "no torn line after a clean stop");
+    for line in text.lines() {
+        serde_json::from_str::<serde_json::Value>(line).expect("every line is whole");
+    }
+    let o = run_cmd(&server.base, &out, &["--concurrency", "4", "--resume"]).output().unwrap();
+    assert!(o.status.success());
+    assert!(std::fs::read_to_string(out.join("run.json")).unwrap().contains("\"status\": \"finished\""));
+}
+
+#[test]
 fn torn_last_line_is_skipped_with_a_warning_and_resume_completes() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
