@@ -10,6 +10,7 @@ pub mod report;
 pub mod rng;
 pub mod run;
 pub mod syntax;
+pub mod tui;
 pub mod verify;
 
 // Parsing and generation allocate many small nodes; mimalloc is markedly faster than

@@ -402,7 +402,9 @@ fn ctrl_c_stops_cleanly_and_the_run_resumes() {
     let server = fake_server(60);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
-    let mut child = run_cmd(&server.base, &out, &["--concurrency", "2"]).spawn().unwrap();
+    let mut child = run_cmd(&server.base, &out, &["--concurrency", "2"])
+        .spawn()
+        .unwrap();
     let start = Instant::now();
     while samples(&out).len() < 3 && start.elapsed() < Duration::from_secs(30) {
         std::thread::sleep(Duration::from_millis(20));
@@ -417,9 +419,15 @@ fn ctrl_c_stops_cleanly_and_the_run_resumes() {
     for line in text.lines() {
         serde_json::from_str::<serde_json::Value>(line).expect("every line is whole");
     }
-    let o = run_cmd(&server.base, &out, &["--concurrency", "4", "--resume"]).output().unwrap();
+    let o = run_cmd(&server.base, &out, &["--concurrency", "4", "--resume"])
+        .output()
+        .unwrap();
     assert!(o.status.success());
-    assert!(std::fs::read_to_string(out.join("run.json")).unwrap().contains("\"status\": \"finished\""));
+    assert!(
+        std::fs::read_to_string(out.join("run.json"))
+            .unwrap()
+            .contains("\"status\": \"finished\"")
+    );
 }
 
 #[test]

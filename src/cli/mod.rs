@@ -8,6 +8,7 @@ pub mod prompts;
 pub mod report;
 pub mod run;
 pub mod verify;
+pub mod view;
 
 use clap::{Parser, Subcommand};
 
@@ -15,7 +16,7 @@ use clap::{Parser, Subcommand};
 #[derive(Parser, Debug)]
 #[command(name = "autoeval", version, about, long_about = None)]
 pub struct Cli {
-    /// Subcommand; none prints this overview.
+    /// Subcommand; none opens the viewer on sample-runs/.
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -23,6 +24,8 @@ pub struct Cli {
 /// Subcommands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Browse runs in the terminal viewer (the default without a subcommand).
+    View(view::ViewArgs),
     /// Generate a dataset from a built-in or user grammar (Algorithm 1).
     Generate(generate::GenerateArgs),
     /// Run the informalize → autoformalize → verify loop over a dataset.
@@ -43,12 +46,8 @@ pub enum Command {
 pub fn main() -> i32 {
     let cli = Cli::parse();
     let result = match cli.command {
-        None => {
-            use clap::CommandFactory;
-            let mut cmd = Cli::command();
-            let _ = cmd.print_help();
-            Ok(0)
-        }
+        None => view::run(view::ViewArgs::default()),
+        Some(Command::View(args)) => view::run(args),
         Some(Command::Generate(args)) => generate::run(args),
         Some(Command::Verify(args)) => verify::run(args),
         Some(Command::Run(args)) => run::run(args),

@@ -1,5 +1,6 @@
 //! Formal syntax: ASTs, parsers for every notation, printers, extraction, metrics.
 
+pub mod diff;
 pub mod error;
 pub mod extract;
 pub mod lexer;

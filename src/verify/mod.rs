@@ -1,6 +1,7 @@
 //! Verification: one verdict type; Z3 and truth tables for logic, automata for regexes.
 
 pub mod automata;
+pub mod explain;
 pub mod model;
 pub mod regex_check;
 pub mod render;

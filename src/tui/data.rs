@@ -1,0 +1,345 @@
+//! What the viewer keeps of a run: a compact row per sample (offset into
+//! `samples.jsonl`, verdict, category, searchable text). Full records are read
+//! from disk only for the sample on screen, so a 100,000-sample run stays small.
+
+use crate::run::format::{LabelRecord, Manifest, SampleRecord};
+use crate::run::store;
+use serde::Deserialize;
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+/// Verdict names in display order; a row stores the index.
+pub const VERDICTS: [&str; 6] = [
+    "equivalent",
+    "not-equivalent",
+    "unparseable",
+    "unknown",
+    "copied",
+    "model-error",
+];
+
+/// Field separator inside [`Row::text`].
+pub const SEP: char = '\u{1f}';
+
+/// One sample as the lists need it.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// Byte offset of the line in `samples.jsonl`.
+    pub offset: u64,
+    /// Line length without the newline.
+    pub len: u32,
+    /// Sample id.
+    pub id: Box<str>,
+    /// Index into [`VERDICTS`].
+    pub verdict: u8,
+    /// Operator count.
+    pub ops: Option<u16>,
+    /// Generation depth.
+    pub depth: Option<u16>,
+    /// φ₀, ψ and φ₁ joined by [`SEP`] (what search looks at).
+    pub text: Box<str>,
+}
+
+impl Row {
+    /// φ₀.
+    pub fn phi0(&self) -> &str {
+        self.text.split(SEP).next().unwrap_or("")
+    }
+    /// The verdict's name.
+    pub fn verdict_name(&self) -> &'static str {
+        VERDICTS
+            .get(self.verdict as usize)
+            .copied()
+            .unwrap_or("unknown")
+    }
+}
+
+#[derive(Deserialize)]
+struct LightVerdict<'a> {
+    #[serde(borrow)]
+    verdict: Cow<'a, str>,
+}
+
+#[derive(Deserialize)]
+struct LightRound<'a> {
+    #[serde(borrow, default)]
+    psi: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    phi1: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct LightSample<'a> {
+    #[serde(borrow)]
+    id: Cow<'a, str>,
+    #[serde(default)]
+    num_operators: Option<usize>,
+    #[serde(default)]
+    depth: Option<usize>,
+    #[serde(borrow)]
+    phi0: Cow<'a, str>,
+    #[serde(borrow)]
+    verdict: LightVerdict<'a>,
+    #[serde(borrow, default)]
+    rounds: Vec<LightRound<'a>>,
+}
+
+fn verdict_index(name: &str) -> u8 {
+    VERDICTS.iter().position(|v| *v == name).unwrap_or(3) as u8
+}
+
+/// Parses complete lines of `bytes` (which starts at file offset `base`).
+fn parse_rows(bytes: &[u8], base: u64, path: &Path, first_line: usize) -> (Vec<Row>, Vec<String>) {
+    let mut rows = Vec::new();
+    let mut warnings = Vec::new();
+    let mut pos = 0usize;
+    let mut lineno = first_line;
+    while pos < bytes.len() {
+        let end = match memchr_newline(&bytes[pos..]) {
+            Some(k) => pos + k,
+            None => break, // torn tail: the caller handles it
+        };
+        lineno += 1;
+        let line = &bytes[pos..end];
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            match serde_json::from_slice::<LightSample>(line) {
+                Ok(s) => {
+                    let r1 = s.rounds.first();
+                    let psi = r1.and_then(|r| r.psi.as_deref()).unwrap_or("");
+                    let phi1 = r1.and_then(|r| r.phi1.as_deref()).unwrap_or("");
+                    rows.push(Row {
+                        offset: base + pos as u64,
+                        len: line.len() as u32,
+                        id: s.id.as_ref().into(),
+                        verdict: verdict_index(&s.verdict.verdict),
+                        ops: s.num_operators.map(|v| v.min(u16::MAX as usize) as u16),
+                        depth: s.depth.map(|v| v.min(u16::MAX as usize) as u16),
+                        text: format!("{}{SEP}{psi}{SEP}{phi1}", s.phi0).into(),
+                    });
+                }
+                Err(e) => warnings.push(format!("{}:{lineno}: skipped: {e}", path.display())),
+            }
+        }
+        pos = end + 1;
+    }
+    (rows, warnings)
+}
+
+fn memchr_newline(b: &[u8]) -> Option<usize> {
+    b.iter().position(|c| *c == b'\n')
+}
+
+/// A run as the viewer holds it.
+#[derive(Debug)]
+pub struct RunIndex {
+    /// Directory.
+    pub dir: PathBuf,
+    /// Manifest, if readable.
+    pub manifest: Option<Manifest>,
+    /// Rows in file order.
+    pub rows: Vec<Row>,
+    /// Bytes of `samples.jsonl` consumed (complete lines); following resumes here.
+    pub consumed: u64,
+    /// Latest labels per sample id (newest per annotator merged).
+    pub labels: HashMap<String, Vec<LabelRecord>>,
+    /// Problems found while loading.
+    pub warnings: Vec<String>,
+}
+
+impl RunIndex {
+    /// Short name for lists.
+    pub fn name(&self) -> String {
+        self.manifest
+            .as_ref()
+            .map(|m| m.id.clone())
+            .unwrap_or_else(|| {
+                self.dir
+                    .file_name()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            })
+    }
+
+    /// `provider:model`.
+    pub fn model(&self) -> String {
+        self.manifest
+            .as_ref()
+            .map(|m| {
+                if m.model.synthetic {
+                    format!("{} (synthetic)", m.model.name)
+                } else {
+                    m.model.name.clone()
+                }
+            })
+            .unwrap_or_else(|| "?".into())
+    }
+
+    /// Dataset kind.
+    pub fn kind(&self) -> String {
+        self.manifest
+            .as_ref()
+            .map(|m| m.dataset.kind.clone())
+            .unwrap_or_else(|| "?".into())
+    }
+
+    /// Run status.
+    pub fn status(&self) -> String {
+        self.manifest
+            .as_ref()
+            .map(|m| m.status.clone())
+            .unwrap_or_else(|| "unreadable".into())
+    }
+
+    /// Share of rows whose verdict is `equivalent`.
+    pub fn accuracy(&self) -> Option<f64> {
+        (!self.rows.is_empty()).then(|| {
+            self.rows.iter().filter(|r| r.verdict == 0).count() as f64 / self.rows.len() as f64
+        })
+    }
+
+    /// Opens a run directory; problems become warnings, never errors.
+    pub fn open(dir: &Path) -> RunIndex {
+        let mut run = RunIndex {
+            dir: dir.to_path_buf(),
+            manifest: None,
+            rows: Vec::new(),
+            consumed: 0,
+            labels: HashMap::new(),
+            warnings: Vec::new(),
+        };
+        match store::read_manifest(dir) {
+            Ok(m) => run.manifest = Some(m),
+            Err(e) => run.warnings.push(e.to_string()),
+        }
+        run.refresh();
+        run.reload_labels();
+        run
+    }
+
+    /// Reads lines appended since the last read; returns how many rows were added.
+    pub fn refresh(&mut self) -> usize {
+        let path = self.dir.join(store::SAMPLES);
+        let Ok(mut f) = std::fs::File::open(&path) else {
+            if self.consumed == 0 && self.manifest.is_some() {
+                // A run that has not finished a sample yet.
+                return 0;
+            }
+            return 0;
+        };
+        let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+        if len < self.consumed {
+            self.warnings
+                .push(format!("{} shrank; reloading it", path.display()));
+            self.rows.clear();
+            self.consumed = 0;
+        }
+        if len == self.consumed || f.seek(SeekFrom::Start(self.consumed)).is_err() {
+            return 0;
+        }
+        let mut bytes = Vec::with_capacity((len - self.consumed) as usize);
+        if f.read_to_end(&mut bytes).is_err() {
+            return 0;
+        }
+        let complete = bytes
+            .iter()
+            .rposition(|c| *c == b'\n')
+            .map(|i| i + 1)
+            .unwrap_or(0);
+        let base = self.consumed;
+        let first_line = 0;
+        // Split the complete part at line boundaries and parse the halves in parallel.
+        let chunk = &bytes[..complete];
+        let threads = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .clamp(1, 8);
+        let mut cuts = vec![0];
+        for t in 1..threads {
+            let mut at = chunk.len() * t / threads;
+            while at < chunk.len() && chunk[at.saturating_sub(1)] != b'\n' {
+                at += 1;
+            }
+            if at > *cuts.last().unwrap_or(&0) && at < chunk.len() {
+                cuts.push(at);
+            }
+        }
+        cuts.push(chunk.len());
+        let parts: Vec<(Vec<Row>, Vec<String>)> = if chunk.len() < (1 << 20) {
+            vec![parse_rows(chunk, base, &path, first_line)]
+        } else {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = cuts
+                    .windows(2)
+                    .map(|w| {
+                        let (a, b) = (w[0], w[1]);
+                        let path = &path;
+                        s.spawn(move || parse_rows(&chunk[a..b], base + a as u64, path, 0))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_default())
+                    .collect()
+            })
+        };
+        let before = self.rows.len();
+        for (rows, warns) in parts {
+            self.rows.extend(rows);
+            self.warnings.extend(warns);
+        }
+        self.consumed = base + complete as u64;
+        self.rows.len() - before
+    }
+
+    /// Re-reads `labels.jsonl`.
+    pub fn reload_labels(&mut self) {
+        match store::read_labels(&self.dir) {
+            Ok(l) => {
+                let mut map: HashMap<String, Vec<LabelRecord>> = HashMap::new();
+                for rec in l.records {
+                    let list = map.entry(rec.id.clone()).or_default();
+                    // The newest entry per annotator wins.
+                    list.retain(|x| x.annotator != rec.annotator);
+                    list.push(rec);
+                }
+                self.labels = map;
+                self.warnings.extend(l.warnings);
+            }
+            Err(e) => self.warnings.push(e.to_string()),
+        }
+    }
+
+    /// Reads the full record of a row from disk.
+    pub fn record(&self, row: &Row) -> Result<SampleRecord, String> {
+        let path = self.dir.join(store::SAMPLES);
+        let mut f = std::fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        f.seek(SeekFrom::Start(row.offset))
+            .map_err(|e| e.to_string())?;
+        let mut buf = vec![0; row.len as usize];
+        f.read_exact(&mut buf)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        serde_json::from_slice(&buf)
+            .map_err(|e| format!("{}: sample {}: {e}", path.display(), row.id))
+    }
+}
+
+/// Finds run directories under `path` (itself, or its immediate subdirectories).
+pub fn discover(path: &Path) -> Vec<PathBuf> {
+    if path.join(store::MANIFEST).exists() || path.join(store::SAMPLES).exists() {
+        return vec![path.to_path_buf()];
+    }
+    let mut out: Vec<PathBuf> = std::fs::read_dir(path)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    p.is_dir()
+                        && (p.join(store::MANIFEST).exists() || p.join(store::SAMPLES).exists())
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
+}

@@ -1,0 +1,273 @@
+//! One keymap drives key handling, the help overlay and the footer hints.
+//! Keys are names like `j`, `down`, `enter`, `ctrl-c`, `shift-tab`, `?`.
+
+use std::collections::HashMap;
+
+/// Things a key can do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Action {
+    /// Move up.
+    Up,
+    /// Move down.
+    Down,
+    /// Page up.
+    PageUp,
+    /// Page down.
+    PageDown,
+    /// First item.
+    Top,
+    /// Last item.
+    Bottom,
+    /// Open / focus the detail / apply.
+    Open,
+    /// Back out: close a popup, clear the search, leave a pane.
+    Back,
+    /// Fuzzy search.
+    Search,
+    /// Filter editor.
+    Filter,
+    /// Clear all filters and the search.
+    ClearFilters,
+    /// Next pane.
+    NextPane,
+    /// Previous pane.
+    PrevPane,
+    /// Next detail tab.
+    NextTab,
+    /// Previous detail tab.
+    PrevTab,
+    /// Formulas as indented trees.
+    ToggleTree,
+    /// Same φ₀ across runs.
+    Compare,
+    /// Operators ↔ depth for chart and filters.
+    ToggleBy,
+    /// Focus the chart to pick a bucket.
+    Chart,
+    /// Warnings found while loading.
+    Warnings,
+    /// Help overlay.
+    Help,
+    /// Quit.
+    Quit,
+}
+
+/// A binding with its description.
+#[derive(Clone, Debug)]
+pub struct Binding {
+    /// The action.
+    pub action: Action,
+    /// Config-file name of the action.
+    pub name: &'static str,
+    /// Keys.
+    pub keys: Vec<String>,
+    /// What it does.
+    pub desc: &'static str,
+    /// Shown in the footer, with this short label.
+    pub footer: Option<&'static str>,
+}
+
+const DEFAULTS: [(Action, &str, &[&str], &str, Option<&str>); 22] = [
+    (Action::Up, "up", &["k", "up"], "move up", None),
+    (
+        Action::Down,
+        "down",
+        &["j", "down"],
+        "move down",
+        Some("move"),
+    ),
+    (
+        Action::PageUp,
+        "page_up",
+        &["pageup", "ctrl-u"],
+        "page up",
+        None,
+    ),
+    (
+        Action::PageDown,
+        "page_down",
+        &["pagedown", "ctrl-d"],
+        "page down",
+        None,
+    ),
+    (Action::Top, "top", &["g", "home"], "first", None),
+    (Action::Bottom, "bottom", &["G", "end"], "last", None),
+    (
+        Action::Open,
+        "open",
+        &["enter"],
+        "open / apply",
+        Some("open"),
+    ),
+    (Action::Back, "back", &["esc"], "back / close", None),
+    (
+        Action::Search,
+        "search",
+        &["/"],
+        "fuzzy search φ₀ ψ φ₁",
+        Some("search"),
+    ),
+    (Action::Filter, "filter", &["f"], "filters", Some("filter")),
+    (
+        Action::ClearFilters,
+        "clear_filters",
+        &["x"],
+        "clear filters and search",
+        None,
+    ),
+    (
+        Action::NextPane,
+        "next_pane",
+        &["tab"],
+        "next pane",
+        Some("pane"),
+    ),
+    (
+        Action::PrevPane,
+        "prev_pane",
+        &["shift-tab", "backtab"],
+        "previous pane",
+        None,
+    ),
+    (
+        Action::NextTab,
+        "next_tab",
+        &["]", "l", "right"],
+        "next detail tab",
+        None,
+    ),
+    (
+        Action::PrevTab,
+        "prev_tab",
+        &["[", "h", "left"],
+        "previous detail tab",
+        None,
+    ),
+    (
+        Action::ToggleTree,
+        "tree",
+        &["t"],
+        "formulas as trees",
+        None,
+    ),
+    (
+        Action::Compare,
+        "compare",
+        &["c"],
+        "same φ₀ in other runs",
+        Some("compare"),
+    ),
+    (Action::ToggleBy, "by", &["b"], "operators ↔ depth", None),
+    (Action::Chart, "chart", &["v"], "pick a chart bucket", None),
+    (
+        Action::Warnings,
+        "warnings",
+        &["w"],
+        "loading warnings",
+        None,
+    ),
+    (Action::Help, "help", &["?"], "help", Some("help")),
+    (Action::Quit, "quit", &["q", "ctrl-c"], "quit", Some("quit")),
+];
+
+/// The keymap.
+#[derive(Clone, Debug)]
+pub struct Keymap {
+    /// Bindings in display order.
+    pub bindings: Vec<Binding>,
+    index: HashMap<String, Action>,
+}
+
+impl Default for Keymap {
+    fn default() -> Self {
+        let bindings = DEFAULTS
+            .iter()
+            .map(|(action, name, keys, desc, footer)| Binding {
+                action: *action,
+                name,
+                keys: keys.iter().map(|k| k.to_string()).collect(),
+                desc,
+                footer: *footer,
+            })
+            .collect();
+        Keymap::from_bindings(bindings)
+    }
+}
+
+impl Keymap {
+    fn from_bindings(bindings: Vec<Binding>) -> Keymap {
+        let mut index = HashMap::new();
+        for b in &bindings {
+            for k in &b.keys {
+                index.insert(k.clone(), b.action);
+            }
+        }
+        Keymap { bindings, index }
+    }
+
+    /// Applies `[keys]` overrides from the config file: `action = ["key", …]`.
+    pub fn with_overrides(mut self, keys: Option<&toml::Table>) -> (Keymap, Vec<String>) {
+        let mut warnings = Vec::new();
+        if let Some(table) = keys {
+            for (name, v) in table {
+                let Some(b) = self.bindings.iter_mut().find(|b| b.name == name) else {
+                    let names: Vec<&str> = DEFAULTS.iter().map(|d| d.1).collect();
+                    warnings.push(format!(
+                        "config [keys]: unknown action '{name}' (known: {})",
+                        names.join(", ")
+                    ));
+                    continue;
+                };
+                let keys: Option<Vec<String>> = match v {
+                    toml::Value::String(s) => Some(vec![s.clone()]),
+                    toml::Value::Array(a) => {
+                        a.iter().map(|x| x.as_str().map(str::to_string)).collect()
+                    }
+                    _ => None,
+                };
+                match keys {
+                    Some(k) if !k.is_empty() => b.keys = k,
+                    _ => warnings.push(format!(
+                        "config [keys]: {name}: expected a key or a list of keys"
+                    )),
+                }
+            }
+        }
+        self = Keymap::from_bindings(self.bindings);
+        (self, warnings)
+    }
+
+    /// The action bound to a key name.
+    pub fn action(&self, key: &str) -> Option<Action> {
+        self.index.get(key).copied()
+    }
+
+    /// Footer hints: (first key, short label).
+    pub fn hints(&self) -> Vec<(String, &'static str)> {
+        self.bindings
+            .iter()
+            .filter_map(|b| Some((b.keys.first()?.clone(), b.footer?)))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_overrides() {
+        let k = Keymap::default();
+        assert_eq!(k.action("j"), Some(Action::Down));
+        assert_eq!(k.action("ctrl-c"), Some(Action::Quit));
+        let table: toml::Table = "quit = [\"Q\"]\ndown = \"n\"\nnope = \"z\""
+            .parse()
+            .unwrap();
+        let (k, w) = k.with_overrides(Some(&table));
+        assert_eq!(k.action("Q"), Some(Action::Quit));
+        assert_eq!(k.action("q"), None);
+        assert_eq!(k.action("n"), Some(Action::Down));
+        assert_eq!(w.len(), 1);
+        assert!(k.hints().iter().any(|(key, d)| key == "Q" && *d == "quit"));
+    }
+}

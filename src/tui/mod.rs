@@ -1,0 +1,283 @@
+//! The terminal viewer: browse, filter and understand runs.
+
+pub mod data;
+pub mod keymap;
+pub mod search;
+pub mod state;
+pub mod theme;
+pub mod ui;
+
+use data::RunIndex;
+use keymap::Keymap;
+use ratatui::crossterm::event::{
+    self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEventKind,
+};
+use state::{App, Pane};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use theme::Theme;
+
+/// User configuration (`~/.config/autoeval/config.toml`).
+#[derive(Debug, Default)]
+pub struct Config {
+    /// Theme name or path.
+    pub theme: Option<String>,
+    /// Annotator name for labels.
+    pub annotator: Option<String>,
+    /// Key overrides.
+    pub keys: Option<toml::Table>,
+}
+
+/// Reads the config file; problems are warnings.
+pub fn load_config(path: Option<&Path>) -> (Config, Vec<String>) {
+    let path = match path {
+        Some(p) => p.to_path_buf(),
+        None => match theme::config_dir() {
+            Some(d) => d.join("config.toml"),
+            None => return (Config::default(), vec![]),
+        },
+    };
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return (Config::default(), vec![]);
+    };
+    match text.parse::<toml::Table>() {
+        Ok(t) => (
+            Config {
+                theme: t.get("theme").and_then(|v| v.as_str()).map(str::to_string),
+                annotator: t
+                    .get("annotator")
+                    .and_then(|v| v.as_str())
+                    .map(str::to_string),
+                keys: t.get("keys").and_then(|v| v.as_table()).cloned(),
+            },
+            vec![],
+        ),
+        Err(e) => (
+            Config::default(),
+            vec![format!("{}: {e}; using defaults", path.display())],
+        ),
+    }
+}
+
+/// Opens every path: run directories, folders of runs, or the original's files.
+pub fn open_paths(paths: &[PathBuf]) -> (Vec<RunIndex>, Vec<String>) {
+    let mut runs = Vec::new();
+    let mut warnings = Vec::new();
+    for p in paths {
+        if !p.exists() {
+            warnings.push(format!("{}: no such file or directory", p.display()));
+            continue;
+        }
+        if p.is_file() {
+            match import_for_viewing(p) {
+                Ok(dir) => runs.push(RunIndex::open(&dir)),
+                Err(e) => warnings.push(format!("{}: {e}", p.display())),
+            }
+            continue;
+        }
+        let dirs = data::discover(p);
+        if dirs.is_empty() {
+            warnings.push(format!(
+                "{}: no run directories here (a run has run.json and samples.jsonl)",
+                p.display()
+            ));
+        }
+        runs.extend(dirs.iter().map(|d| RunIndex::open(d)));
+    }
+    (runs, warnings)
+}
+
+/// Converts an original-format file into a run directory under the temp dir.
+fn import_for_viewing(file: &Path) -> Result<PathBuf, String> {
+    let stem = file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let meta = std::fs::metadata(file).map_err(|e| e.to_string())?;
+    let stamp = meta
+        .modified()
+        .ok()
+        .and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let dir = std::env::temp_dir().join(format!("autoeval-view-{stem}-{}-{stamp}", meta.len()));
+    if !dir.join("run.json").exists() {
+        let _ = std::fs::remove_dir_all(&dir);
+        crate::run::import::import(file, &dir, false, &crate::verify::Options::default())?;
+    }
+    Ok(dir)
+}
+
+fn key_name(k: KeyEvent) -> Option<String> {
+    let base = match k.code {
+        KeyCode::Char(' ') => "space".to_string(),
+        KeyCode::Char(c) => c.to_string(),
+        KeyCode::Enter => "enter".into(),
+        KeyCode::Esc => "esc".into(),
+        KeyCode::Tab => "tab".into(),
+        KeyCode::BackTab => "shift-tab".into(),
+        KeyCode::Backspace => "backspace".into(),
+        KeyCode::Up => "up".into(),
+        KeyCode::Down => "down".into(),
+        KeyCode::Left => "left".into(),
+        KeyCode::Right => "right".into(),
+        KeyCode::PageUp => "pageup".into(),
+        KeyCode::PageDown => "pagedown".into(),
+        KeyCode::Home => "home".into(),
+        KeyCode::End => "end".into(),
+        KeyCode::F(n) => format!("f{n}"),
+        _ => return None,
+    };
+    Some(if k.modifiers.contains(KeyModifiers::CONTROL) {
+        format!("ctrl-{base}")
+    } else {
+        base
+    })
+}
+
+fn inside(r: ratatui::layout::Rect, x: u16, y: u16) -> bool {
+    x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height
+}
+
+fn mouse(app: &mut App, areas: &ui::Areas, m: ratatui::crossterm::event::MouseEvent) {
+    let (x, y) = (m.column, m.row);
+    match m.kind {
+        MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
+            let d = if m.kind == MouseEventKind::ScrollDown {
+                "down"
+            } else {
+                "up"
+            };
+            let prev = app.focus;
+            app.focus = if inside(areas.detail, x, y) {
+                Pane::Detail
+            } else if inside(areas.runs, x, y) {
+                Pane::Runs
+            } else {
+                Pane::Samples
+            };
+            for _ in 0..3 {
+                app.key(d);
+            }
+            if !inside(areas.detail, x, y) && !inside(areas.runs, x, y) {
+                app.focus = Pane::Samples;
+            } else if prev != app.focus && app.focus != Pane::Detail {
+                app.focus = prev;
+            }
+        }
+        MouseEventKind::Down(MouseButton::Left) => {
+            if inside(areas.samples, x, y) {
+                app.focus = Pane::Samples;
+                let h = areas.samples.height.saturating_sub(3) as usize;
+                let off = if app.sel >= h { app.sel + 1 - h } else { 0 };
+                let line = (y.saturating_sub(areas.samples.y + 2)) as usize;
+                if y >= areas.samples.y + 2 && off + line < app.visible.len() {
+                    app.sel = off + line;
+                    app.detail = None;
+                }
+            } else if inside(areas.runs, x, y) {
+                app.focus = Pane::Runs;
+                let line = y.saturating_sub(areas.runs.y + 1) as usize;
+                if line < app.runs.len() {
+                    app.run_sel = line;
+                }
+            } else if inside(areas.detail, x, y) {
+                app.focus = Pane::Detail;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Options for the viewer.
+#[derive(Debug, Clone, Default)]
+pub struct ViewOptions {
+    /// Paths to open.
+    pub paths: Vec<PathBuf>,
+    /// Theme name or file.
+    pub theme: Option<String>,
+    /// Config file.
+    pub config: Option<PathBuf>,
+}
+
+/// Builds the app the viewer starts with (used by tests and the event loop).
+pub fn build_app(opts: &ViewOptions) -> (App, Theme) {
+    let (cfg, mut warnings) = load_config(opts.config.as_deref());
+    let (keymap, kw) = Keymap::default().with_overrides(cfg.keys.as_ref());
+    warnings.extend(kw);
+    let theme_name = opts
+        .theme
+        .clone()
+        .or(cfg.theme)
+        .unwrap_or_else(|| "default".into());
+    let (theme, tw) = Theme::load(&theme_name);
+    warnings.extend(tw);
+    let (runs, rw) = open_paths(&opts.paths);
+    warnings.extend(rw);
+    (App::new(runs, keymap, warnings), theme)
+}
+
+/// Runs the viewer until the user quits. Returns the exit code.
+pub fn run(opts: ViewOptions) -> anyhow::Result<i32> {
+    if !std::io::stdout().is_terminal() {
+        eprintln!("autoeval: the viewer needs a terminal; see `autoeval --help` for the commands");
+        return Ok(2);
+    }
+    let started = Instant::now();
+    let (mut app, theme) = build_app(&opts);
+    let mut terminal = ratatui::init();
+    let _ = ratatui::crossterm::execute!(
+        std::io::stdout(),
+        ratatui::crossterm::event::EnableMouseCapture
+    );
+    let result = (|| -> anyhow::Result<()> {
+        let mut areas = ui::Areas::default();
+        let mut dirty = true;
+        let mut last_follow = Instant::now();
+        let mut first = true;
+        while !app.quit {
+            if dirty {
+                terminal.draw(|f| areas = ui::draw(f, &mut app, &theme))?;
+                dirty = false;
+                if first {
+                    first = false;
+                    if std::env::var_os("AUTOEVAL_TIMING").is_some() {
+                        app.status = format!("first frame after {:.0?}", started.elapsed());
+                        dirty = true;
+                    }
+                }
+            }
+            if event::poll(Duration::from_millis(200))? {
+                match event::read()? {
+                    Event::Key(k) if k.kind != KeyEventKind::Release => {
+                        if let Some(name) = key_name(k) {
+                            app.status.clear();
+                            app.key(&name);
+                            dirty = true;
+                        }
+                    }
+                    Event::Mouse(m) => {
+                        mouse(&mut app, &areas, m);
+                        dirty = true;
+                    }
+                    Event::Resize(..) => dirty = true,
+                    _ => {}
+                }
+            }
+            if last_follow.elapsed() >= Duration::from_millis(500) {
+                last_follow = Instant::now();
+                if app.follow() {
+                    dirty = true;
+                }
+            }
+        }
+        Ok(())
+    })();
+    let _ = ratatui::crossterm::execute!(
+        std::io::stdout(),
+        ratatui::crossterm::event::DisableMouseCapture
+    );
+    ratatui::restore();
+    result.map(|_| 0)
+}

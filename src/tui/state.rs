@@ -1,0 +1,719 @@
+//! Viewer state and its transitions; no terminal types, so it is tested directly.
+
+use super::data::{RunIndex, VERDICTS};
+use super::keymap::{Action, Keymap};
+use super::search::Query;
+use crate::report::By;
+use crate::run::format::SampleRecord;
+use crate::syntax::diff::{DiffLine, diff, summary};
+use crate::syntax::{Expr, parse};
+use crate::verify::Verdict;
+use crate::verify::explain::{EvalLine, explain};
+use crate::verify::model::FiniteModel;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Panes that take focus.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pane {
+    /// The run list.
+    Runs,
+    /// The sample list.
+    Samples,
+    /// The detail view.
+    Detail,
+}
+
+/// Detail tabs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tab {
+    /// φ₀, ψ, φ₁, verdict.
+    Overview,
+    /// Structural diff.
+    Diff,
+    /// Countermodel tables and evaluated subformulas.
+    Countermodel,
+    /// The raw model exchange.
+    Raw,
+}
+
+impl Tab {
+    /// All tabs in order.
+    pub const ALL: [Tab; 4] = [Tab::Overview, Tab::Diff, Tab::Countermodel, Tab::Raw];
+    /// Title.
+    pub fn title(self) -> &'static str {
+        match self {
+            Tab::Overview => "Overview",
+            Tab::Diff => "Diff",
+            Tab::Countermodel => "Countermodel",
+            Tab::Raw => "Raw",
+        }
+    }
+}
+
+/// What has the keyboard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Browsing.
+    Normal,
+    /// Help overlay.
+    Help,
+    /// Typing a search.
+    Search,
+    /// Filter editor.
+    Filter,
+    /// Same φ₀ across runs.
+    Compare,
+    /// Loading warnings.
+    Warnings,
+    /// Picking a chart bucket.
+    Chart,
+}
+
+/// Label state filter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum LabelFilter {
+    /// All samples.
+    #[default]
+    Any,
+    /// Only labelled ones.
+    Labelled,
+    /// Only unlabelled ones.
+    Unlabelled,
+}
+
+/// The active filters (search aside).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Filter {
+    /// Inclusive range of the category metric.
+    pub range: Option<(usize, usize)>,
+    /// Verdicts shown (empty: all).
+    pub verdicts: BTreeSet<u8>,
+    /// Dataset kinds shown (empty: all).
+    pub kinds: BTreeSet<String>,
+    /// Runs shown (empty: all).
+    pub runs: BTreeSet<usize>,
+    /// Label state.
+    pub labels: LabelFilter,
+}
+
+/// Everything derived for the selected sample.
+#[derive(Debug)]
+pub struct Detail {
+    /// (run, row) it belongs to.
+    pub key: (u32, u32),
+    /// The full record, or why it could not be read.
+    pub record: Result<SampleRecord, String>,
+    /// φ₀ parsed.
+    pub phi0: Option<Expr>,
+    /// Round 1's φ₁ parsed.
+    pub phi1: Option<Expr>,
+    /// Aligned diff.
+    pub diff: Vec<DiffLine>,
+    /// Kinds of change.
+    pub changes: Vec<&'static str>,
+    /// Subformulas evaluated under the countermodel.
+    pub explain: Vec<EvalLine>,
+}
+
+/// Per-bucket counts for the chart.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Bucket {
+    /// Samples.
+    pub n: usize,
+    /// Answered (not copied, not model error).
+    pub answered: usize,
+    /// Answered and parsed.
+    pub compliant: usize,
+    /// Equivalent.
+    pub accurate: usize,
+}
+
+/// The viewer.
+pub struct App {
+    /// Loaded runs.
+    pub runs: Vec<RunIndex>,
+    /// Keys.
+    pub keymap: Keymap,
+    /// Category metric for chart and range filter.
+    pub by: By,
+    /// Filters.
+    pub filter: Filter,
+    /// Search text.
+    pub search: String,
+    /// Rows passing the filters (before search).
+    base: Vec<(u32, u32)>,
+    /// Rows shown: (run, row).
+    pub visible: Vec<(u32, u32)>,
+    last_search: String,
+    /// Selected index into `visible`.
+    pub sel: usize,
+    /// Selected run in the run list.
+    pub run_sel: usize,
+    /// Focused pane.
+    pub focus: Pane,
+    /// Keyboard mode.
+    pub mode: Mode,
+    /// Detail tab.
+    pub tab: Tab,
+    /// Show formulas as trees.
+    pub tree: bool,
+    /// Field under the cursor in the filter editor.
+    pub filter_field: usize,
+    /// Chosen chart bucket index (chart mode).
+    pub chart_sel: usize,
+    /// Cached detail of the selected sample.
+    pub detail: Option<Detail>,
+    /// Warnings from loading (themes, config, files).
+    pub warnings: Vec<String>,
+    /// A one-line message.
+    pub status: String,
+    /// Set when the user quits.
+    pub quit: bool,
+    /// Rows of the sample list on screen (for paging), set by the UI.
+    pub page: usize,
+    /// Scroll offset in the detail view.
+    pub detail_scroll: u16,
+}
+
+/// Fields of the filter editor, in order.
+pub const FILTER_FIELDS: usize = 2 + 6 + 1;
+
+impl App {
+    /// A viewer over `runs`.
+    pub fn new(runs: Vec<RunIndex>, keymap: Keymap, warnings: Vec<String>) -> App {
+        let mut app = App {
+            runs,
+            keymap,
+            by: By::Operators,
+            filter: Filter::default(),
+            search: String::new(),
+            base: Vec::new(),
+            visible: Vec::new(),
+            last_search: String::new(),
+            sel: 0,
+            run_sel: 0,
+            focus: Pane::Samples,
+            mode: Mode::Normal,
+            tab: Tab::Overview,
+            tree: false,
+            filter_field: 0,
+            chart_sel: 0,
+            detail: None,
+            warnings,
+            status: String::new(),
+            quit: false,
+            page: 10,
+            detail_scroll: 0,
+        };
+        for r in &app.runs {
+            app.warnings.extend(r.warnings.iter().cloned());
+        }
+        if app.runs.iter().all(|r| {
+            r.manifest
+                .as_ref()
+                .is_some_and(|m| m.dataset.filter_field == "depth")
+        }) && !app.runs.is_empty()
+        {
+            app.by = By::Depth;
+        }
+        app.refilter();
+        app.select_first_failure();
+        app
+    }
+
+    /// The category value of a row under the current metric.
+    pub fn category(&self, run: u32, row: u32) -> Option<usize> {
+        let r = &self.runs[run as usize].rows[row as usize];
+        match self.by {
+            By::Operators => r.ops.map(usize::from),
+            By::Depth => r.depth.map(usize::from),
+        }
+    }
+
+    fn passes(&self, run: usize, row: u32) -> bool {
+        let f = &self.filter;
+        let ri = &self.runs[run];
+        let r = &ri.rows[row as usize];
+        if !f.runs.is_empty() && !f.runs.contains(&run) {
+            return false;
+        }
+        if !f.verdicts.is_empty() && !f.verdicts.contains(&r.verdict) {
+            return false;
+        }
+        if let Some((lo, hi)) = f.range {
+            match self.category(run as u32, row) {
+                Some(c) if c >= lo && c <= hi => {}
+                _ => return false,
+            }
+        }
+        if !f.kinds.is_empty() && !f.kinds.contains(&ri.kind()) {
+            return false;
+        }
+        match f.labels {
+            LabelFilter::Any => true,
+            LabelFilter::Labelled => ri.labels.contains_key(&*r.id),
+            LabelFilter::Unlabelled => !ri.labels.contains_key(&*r.id),
+        }
+    }
+
+    /// Recomputes the list after a filter change.
+    pub fn refilter(&mut self) {
+        let mut base = Vec::new();
+        for (ri, run) in self.runs.iter().enumerate() {
+            for i in 0..run.rows.len() as u32 {
+                if self.passes(ri, i) {
+                    base.push((ri as u32, i));
+                }
+            }
+        }
+        self.base = base;
+        self.last_search.clear();
+        self.research();
+    }
+
+    /// Recomputes the search over the filtered rows, narrowing when the query grew.
+    pub fn research(&mut self) {
+        let keep = self.visible.get(self.sel).copied();
+        let q = Query::new(&self.search);
+        let pool: Vec<(u32, u32)> =
+            if !self.last_search.is_empty() && self.search.starts_with(&self.last_search) {
+                std::mem::take(&mut self.visible)
+            } else {
+                self.base.clone()
+            };
+        self.visible = if q.is_empty() {
+            pool
+        } else {
+            pool.into_iter()
+                .filter(|(r, i)| q.matches(&self.runs[*r as usize].rows[*i as usize].text))
+                .collect()
+        };
+        self.last_search = self.search.clone();
+        self.sel = keep
+            .and_then(|k| self.visible.iter().position(|v| *v == k))
+            .unwrap_or(0);
+        self.detail = None;
+    }
+
+    /// Selects the first failing sample (the most instructive first screen).
+    pub fn select_first_failure(&mut self) {
+        if let Some(i) = self
+            .visible
+            .iter()
+            .position(|(r, i)| self.runs[*r as usize].rows[*i as usize].verdict == 1)
+        {
+            self.sel = i;
+            self.detail = None;
+        }
+    }
+
+    /// The selected (run, row).
+    pub fn selected(&self) -> Option<(u32, u32)> {
+        self.visible.get(self.sel).copied()
+    }
+
+    /// Loads the detail of the selected sample if it is not cached.
+    pub fn ensure_detail(&mut self) {
+        let Some(key) = self.selected() else {
+            self.detail = None;
+            return;
+        };
+        if self.detail.as_ref().is_some_and(|d| d.key == key) {
+            return;
+        }
+        let run = &self.runs[key.0 as usize];
+        let record = run.record(&run.rows[key.1 as usize]);
+        let (mut phi0, mut phi1, mut d, mut changes, mut ex) = (None, None, vec![], vec![], vec![]);
+        if let Ok(rec) = &record {
+            phi0 = parse(&rec.phi0, rec.syntax).ok();
+            phi1 = rec
+                .rounds
+                .first()
+                .and_then(|r| r.phi1.as_ref())
+                .and_then(|t| parse(t, rec.syntax).ok());
+            if let (Some(a), Some(b)) = (&phi0, &phi1) {
+                d = diff(a, b);
+                changes = summary(&d);
+                if let (
+                    Verdict::NotEquivalent { countermodel, .. },
+                    Expr::Logic(fa),
+                    Expr::Logic(fb),
+                ) = (&rec.verdict, a, b)
+                    && let Some(m) = FiniteModel::from_countermodel(countermodel)
+                {
+                    ex = explain(fa, fb, &m);
+                }
+            }
+        }
+        self.detail = Some(Detail {
+            key,
+            record,
+            phi0,
+            phi1,
+            diff: d,
+            changes,
+            explain: ex,
+        });
+        self.detail_scroll = 0;
+    }
+
+    fn move_sel(&mut self, delta: isize) {
+        match self.focus {
+            Pane::Runs => {
+                let n = self.runs.len();
+                if n > 0 {
+                    self.run_sel =
+                        (self.run_sel as isize + delta).clamp(0, n as isize - 1) as usize;
+                }
+            }
+            Pane::Samples => {
+                let n = self.visible.len();
+                if n > 0 {
+                    self.sel = (self.sel as isize + delta).clamp(0, n as isize - 1) as usize;
+                    self.detail = None;
+                }
+            }
+            Pane::Detail => {
+                self.detail_scroll =
+                    (self.detail_scroll as isize + delta).clamp(0, u16::MAX as isize) as u16;
+            }
+        }
+    }
+
+    /// Chart data: for each shown run, counts per bucket of the category metric.
+    pub fn chart(&self) -> Vec<(String, BTreeMap<usize, Bucket>)> {
+        let mut out = Vec::new();
+        for (ri, run) in self.runs.iter().enumerate() {
+            if !self.filter.runs.is_empty() && !self.filter.runs.contains(&ri) {
+                continue;
+            }
+            let mut m: BTreeMap<usize, Bucket> = BTreeMap::new();
+            for (i, r) in run.rows.iter().enumerate() {
+                let Some(c) = self.category(ri as u32, i as u32) else {
+                    continue;
+                };
+                let b = m.entry(c).or_default();
+                b.n += 1;
+                let answered = !matches!(r.verdict, 4 | 5);
+                b.answered += usize::from(answered);
+                b.compliant += usize::from(answered && r.verdict != 2);
+                b.accurate += usize::from(r.verdict == 0);
+            }
+            if !m.is_empty() {
+                out.push((run.name(), m));
+            }
+        }
+        out
+    }
+
+    /// Buckets present in the chart, in order.
+    pub fn chart_buckets(&self) -> Vec<usize> {
+        let set: BTreeSet<usize> = self
+            .chart()
+            .into_iter()
+            .flat_map(|(_, m)| m.into_keys())
+            .collect();
+        set.into_iter().collect()
+    }
+
+    /// Rows of other runs with the same φ₀ as the selected one.
+    pub fn compare_rows(&self) -> Vec<(u32, u32)> {
+        let Some((r, i)) = self.selected() else {
+            return vec![];
+        };
+        let phi0 = self.runs[r as usize].rows[i as usize].phi0().to_string();
+        let mut out = vec![(r, i)];
+        for (ri, run) in self.runs.iter().enumerate() {
+            for (k, row) in run.rows.iter().enumerate() {
+                if (ri as u32, k as u32) != (r, i) && row.phi0() == phi0 {
+                    out.push((ri as u32, k as u32));
+                }
+            }
+        }
+        out
+    }
+
+    /// A one-line description of the active filters and counts.
+    pub fn filter_summary(&self) -> String {
+        let total: usize = self.runs.iter().map(|r| r.rows.len()).sum();
+        let mut parts = vec![format!("{}/{}", self.visible.len(), total)];
+        if let Some((lo, hi)) = self.filter.range {
+            let name = if self.by == By::Operators {
+                "ops"
+            } else {
+                "depth"
+            };
+            parts.push(if lo == hi {
+                format!("{name} {lo}")
+            } else {
+                format!("{name} {lo}–{hi}")
+            });
+        }
+        if !self.filter.verdicts.is_empty() {
+            let v: Vec<&str> = self
+                .filter
+                .verdicts
+                .iter()
+                .map(|i| VERDICTS[*i as usize])
+                .collect();
+            parts.push(v.join("|"));
+        }
+        if !self.filter.kinds.is_empty() {
+            parts.push(
+                self.filter
+                    .kinds
+                    .iter()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join("|"),
+            );
+        }
+        if !self.filter.runs.is_empty() {
+            parts.push(format!("{} run(s)", self.filter.runs.len()));
+        }
+        match self.filter.labels {
+            LabelFilter::Any => {}
+            LabelFilter::Labelled => parts.push("labelled".into()),
+            LabelFilter::Unlabelled => parts.push("unlabelled".into()),
+        }
+        if !self.search.is_empty() {
+            parts.push(format!("/{}", self.search));
+        }
+        parts.join(" · ")
+    }
+
+    /// Handles a key by name (`j`, `enter`, `ctrl-c`, a typed character, …).
+    pub fn key(&mut self, key: &str) {
+        if self.mode == Mode::Search {
+            match key {
+                "enter" => self.mode = Mode::Normal,
+                "esc" => {
+                    self.search.clear();
+                    self.mode = Mode::Normal;
+                    self.research();
+                }
+                "backspace" => {
+                    self.search.pop();
+                    self.research();
+                }
+                "ctrl-c" => self.quit = true,
+                k if k.chars().count() == 1 => {
+                    self.search.push_str(k);
+                    self.research();
+                }
+                "space" => {
+                    self.search.push(' ');
+                    self.research();
+                }
+                _ => {}
+            }
+            return;
+        }
+        if self.mode == Mode::Filter && self.filter_key(key) {
+            return;
+        }
+        if let Some(a) = self.keymap.action(key) {
+            self.act(a);
+        } else if key == "space" && self.focus == Pane::Runs {
+            self.toggle_run();
+        }
+    }
+
+    fn toggle_run(&mut self) {
+        let r = self.run_sel;
+        if self.filter.runs.is_empty() {
+            self.filter.runs = (0..self.runs.len()).filter(|i| *i != r).collect();
+        } else if !self.filter.runs.remove(&r) {
+            self.filter.runs.insert(r);
+        }
+        if self.filter.runs.len() == self.runs.len() {
+            self.filter.runs.clear();
+        }
+        self.refilter();
+    }
+
+    /// Keys inside the filter editor; returns true if consumed.
+    fn filter_key(&mut self, key: &str) -> bool {
+        let max = self.chart_buckets().last().copied().unwrap_or(0);
+        match key {
+            "up" | "k" => self.filter_field = self.filter_field.saturating_sub(1),
+            "down" | "j" | "tab" => self.filter_field = (self.filter_field + 1) % FILTER_FIELDS,
+            "left" | "h" | "-" | "right" | "l" | "+" => {
+                let d: isize = if matches!(key, "left" | "h" | "-") {
+                    -1
+                } else {
+                    1
+                };
+                let (lo, hi) = self.filter.range.unwrap_or((0, max));
+                let (lo, hi) = match self.filter_field {
+                    0 => ((lo as isize + d).clamp(0, hi as isize) as usize, hi),
+                    1 => (
+                        lo,
+                        (hi as isize + d).clamp(lo as isize, max.max(lo) as isize) as usize,
+                    ),
+                    8 => {
+                        self.filter.labels = match (self.filter.labels, d > 0) {
+                            (LabelFilter::Any, true) | (LabelFilter::Unlabelled, false) => {
+                                LabelFilter::Labelled
+                            }
+                            (LabelFilter::Labelled, true) | (LabelFilter::Any, false) => {
+                                LabelFilter::Unlabelled
+                            }
+                            _ => LabelFilter::Any,
+                        };
+                        self.refilter();
+                        return true;
+                    }
+                    _ => return true,
+                };
+                self.filter.range = if lo == 0 && hi == max {
+                    None
+                } else {
+                    Some((lo, hi))
+                };
+                self.refilter();
+            }
+            "space" | "enter" if (2..8).contains(&self.filter_field) => {
+                let v = (self.filter_field - 2) as u8;
+                if !self.filter.verdicts.remove(&v) {
+                    self.filter.verdicts.insert(v);
+                }
+                self.refilter();
+            }
+            "esc" | "enter" | "f" | "q" => self.mode = Mode::Normal,
+            "x" => {
+                self.filter = Filter::default();
+                self.refilter();
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Applies an action.
+    pub fn act(&mut self, a: Action) {
+        if matches!(self.mode, Mode::Help | Mode::Compare | Mode::Warnings)
+            && !matches!(a, Action::Quit)
+        {
+            if matches!(
+                a,
+                Action::Back | Action::Help | Action::Compare | Action::Warnings | Action::Open
+            ) {
+                self.mode = Mode::Normal;
+            }
+            return;
+        }
+        if self.mode == Mode::Chart {
+            let buckets = self.chart_buckets();
+            match a {
+                Action::PrevTab | Action::Up => self.chart_sel = self.chart_sel.saturating_sub(1),
+                Action::NextTab | Action::Down => {
+                    self.chart_sel = (self.chart_sel + 1).min(buckets.len().saturating_sub(1))
+                }
+                Action::Open => {
+                    if let Some(b) = buckets.get(self.chart_sel) {
+                        self.filter.range = Some((*b, *b));
+                        self.refilter();
+                        self.status = format!("showing bucket {b}");
+                    }
+                    self.mode = Mode::Normal;
+                    self.focus = Pane::Samples;
+                }
+                Action::Back | Action::Chart => self.mode = Mode::Normal,
+                Action::Quit => self.quit = true,
+                _ => {}
+            }
+            return;
+        }
+        match a {
+            Action::Up => self.move_sel(-1),
+            Action::Down => self.move_sel(1),
+            Action::PageUp => self.move_sel(-(self.page.max(1) as isize)),
+            Action::PageDown => self.move_sel(self.page.max(1) as isize),
+            Action::Top => self.move_sel(isize::MIN / 2),
+            Action::Bottom => self.move_sel(isize::MAX / 2),
+            Action::Open => match self.focus {
+                Pane::Runs => {
+                    self.filter.runs = [self.run_sel].into();
+                    self.refilter();
+                    self.focus = Pane::Samples;
+                }
+                Pane::Samples => self.focus = Pane::Detail,
+                Pane::Detail => {}
+            },
+            Action::Back => {
+                if self.focus == Pane::Detail {
+                    self.focus = Pane::Samples;
+                } else if !self.search.is_empty() {
+                    self.search.clear();
+                    self.research();
+                }
+            }
+            Action::Search => {
+                self.mode = Mode::Search;
+                self.focus = Pane::Samples;
+            }
+            Action::Filter => self.mode = Mode::Filter,
+            Action::ClearFilters => {
+                self.filter = Filter::default();
+                self.search.clear();
+                self.refilter();
+            }
+            Action::NextPane | Action::PrevPane => {
+                let order = [Pane::Runs, Pane::Samples, Pane::Detail];
+                let i = order.iter().position(|p| *p == self.focus).unwrap_or(1);
+                let d = if a == Action::NextPane { 1 } else { 2 };
+                self.focus = order[(i + d) % 3];
+            }
+            Action::NextTab | Action::PrevTab => {
+                let i = Tab::ALL.iter().position(|t| *t == self.tab).unwrap_or(0);
+                let d = if a == Action::NextTab {
+                    1
+                } else {
+                    Tab::ALL.len() - 1
+                };
+                self.tab = Tab::ALL[(i + d) % Tab::ALL.len()];
+                self.detail_scroll = 0;
+            }
+            Action::ToggleTree => self.tree = !self.tree,
+            Action::Compare => {
+                if self.selected().is_some() {
+                    self.mode = Mode::Compare;
+                }
+            }
+            Action::ToggleBy => {
+                self.by = if self.by == By::Operators {
+                    By::Depth
+                } else {
+                    By::Operators
+                };
+                self.filter.range = None;
+                self.refilter();
+            }
+            Action::Chart => {
+                self.mode = Mode::Chart;
+                let buckets = self.chart_buckets();
+                self.chart_sel = self
+                    .selected()
+                    .and_then(|(r, i)| self.category(r, i))
+                    .and_then(|c| buckets.iter().position(|b| *b == c))
+                    .unwrap_or(0);
+            }
+            Action::Warnings => self.mode = Mode::Warnings,
+            Action::Help => self.mode = Mode::Help,
+            Action::Quit => self.quit = true,
+        }
+    }
+
+    /// Picks up samples appended to the runs' files; returns whether anything changed.
+    pub fn follow(&mut self) -> bool {
+        let mut added = 0;
+        for r in &mut self.runs {
+            added += r.refresh();
+        }
+        if added > 0 {
+            self.refilter();
+        }
+        added > 0
+    }
+}

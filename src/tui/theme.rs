@@ -1,0 +1,344 @@
+//! Themes: `themes/*.toml` with flat semantic keys; built-ins are embedded, user
+//! themes override parts, and a bad theme is a warning, never an exit.
+
+use ratatui::style::Color;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Built-in themes (name, file text).
+pub const BUILTIN: [(&str, &str); 4] = [
+    ("default", include_str!("../../themes/default.toml")),
+    ("light", include_str!("../../themes/light.toml")),
+    (
+        "high-contrast",
+        include_str!("../../themes/high-contrast.toml"),
+    ),
+    ("colorblind", include_str!("../../themes/colorblind.toml")),
+];
+
+/// Semantic colours.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Theme {
+    /// Theme name.
+    pub name: String,
+    /// Text.
+    pub fg: Color,
+    /// Background.
+    pub bg: Color,
+    /// Secondary text.
+    pub muted: Color,
+    /// Pane borders.
+    pub border: Color,
+    /// Focused pane border.
+    pub border_focus: Color,
+    /// Pane titles.
+    pub title: Color,
+    /// Selected row text.
+    pub selection_fg: Color,
+    /// Selected row background.
+    pub selection_bg: Color,
+    /// Emphasis (search matches, chosen bucket).
+    pub highlight: Color,
+    /// Warnings.
+    pub warning: Color,
+    /// Verdict colours in `data::VERDICTS` order.
+    pub verdict: [Color; 6],
+    /// ∧ ∨ → ↔ ⊕ and regex operators.
+    pub op_connective: Color,
+    /// ¬.
+    pub op_negation: Color,
+    /// ∀ ∃.
+    pub op_quantifier: Color,
+    /// Propositions, predicates, symbols.
+    pub atom: Color,
+    /// Parentheses and punctuation.
+    pub paren: Color,
+    /// Diff: only in φ₁.
+    pub diff_added: Color,
+    /// Diff: only in φ₀.
+    pub diff_removed: Color,
+    /// Diff: changed.
+    pub diff_changed: Color,
+    /// Countermodel split marks.
+    pub split: Color,
+    /// Chart series, one per run.
+    pub chart: Vec<Color>,
+}
+
+fn parse_color(s: &str, palette: &HashMap<String, Color>) -> Option<Color> {
+    if let Some(c) = palette.get(s) {
+        return Some(*c);
+    }
+    if s == "reset" {
+        return Some(Color::Reset);
+    }
+    s.parse::<Color>().ok()
+}
+
+const KEYS: [&str; 26] = [
+    "fg",
+    "bg",
+    "muted",
+    "border",
+    "border_focus",
+    "title",
+    "selection_fg",
+    "selection_bg",
+    "highlight",
+    "warning",
+    "verdict_equivalent",
+    "verdict_not_equivalent",
+    "verdict_unparseable",
+    "verdict_unknown",
+    "verdict_copied",
+    "verdict_model_error",
+    "op_connective",
+    "op_negation",
+    "op_quantifier",
+    "atom",
+    "paren",
+    "diff_added",
+    "diff_removed",
+    "diff_changed",
+    "split",
+    "chart",
+];
+
+impl Theme {
+    fn set(&mut self, key: &str, c: Color) {
+        let slot = match key {
+            "fg" => &mut self.fg,
+            "bg" => &mut self.bg,
+            "muted" => &mut self.muted,
+            "border" => &mut self.border,
+            "border_focus" => &mut self.border_focus,
+            "title" => &mut self.title,
+            "selection_fg" => &mut self.selection_fg,
+            "selection_bg" => &mut self.selection_bg,
+            "highlight" => &mut self.highlight,
+            "warning" => &mut self.warning,
+            "verdict_equivalent" => &mut self.verdict[0],
+            "verdict_not_equivalent" => &mut self.verdict[1],
+            "verdict_unparseable" => &mut self.verdict[2],
+            "verdict_unknown" => &mut self.verdict[3],
+            "verdict_copied" => &mut self.verdict[4],
+            "verdict_model_error" => &mut self.verdict[5],
+            "op_connective" => &mut self.op_connective,
+            "op_negation" => &mut self.op_negation,
+            "op_quantifier" => &mut self.op_quantifier,
+            "atom" => &mut self.atom,
+            "paren" => &mut self.paren,
+            "diff_added" => &mut self.diff_added,
+            "diff_removed" => &mut self.diff_removed,
+            "diff_changed" => &mut self.diff_changed,
+            "split" => &mut self.split,
+            _ => return,
+        };
+        *slot = c;
+    }
+
+    /// A plain theme used only if even the built-in default fails to load.
+    fn fallback() -> Theme {
+        Theme {
+            name: "fallback".into(),
+            fg: Color::Reset,
+            bg: Color::Reset,
+            muted: Color::Gray,
+            border: Color::DarkGray,
+            border_focus: Color::Blue,
+            title: Color::Cyan,
+            selection_fg: Color::Black,
+            selection_bg: Color::Blue,
+            highlight: Color::Yellow,
+            warning: Color::Yellow,
+            verdict: [
+                Color::Green,
+                Color::Red,
+                Color::Magenta,
+                Color::Gray,
+                Color::Yellow,
+                Color::LightRed,
+            ],
+            op_connective: Color::Cyan,
+            op_negation: Color::Yellow,
+            op_quantifier: Color::Magenta,
+            atom: Color::Reset,
+            paren: Color::Gray,
+            diff_added: Color::Green,
+            diff_removed: Color::Red,
+            diff_changed: Color::Yellow,
+            split: Color::Red,
+            chart: vec![Color::Blue, Color::Yellow, Color::Green, Color::Magenta],
+        }
+    }
+
+    /// Applies a theme file's text over `self`; problems are returned as warnings.
+    fn apply(&mut self, text: &str, origin: &str, depth: usize, warnings: &mut Vec<String>) {
+        let table: toml::Table = match text.parse() {
+            Ok(t) => t,
+            Err(e) => {
+                warnings.push(format!("theme {origin}: {e}; using the default theme"));
+                return;
+            }
+        };
+        if let Some(parent) = table.get("inherits").and_then(|v| v.as_str()) {
+            if depth > 8 {
+                warnings.push(format!(
+                    "theme {origin}: inherits too deeply; ignoring 'inherits'"
+                ));
+            } else if let Some(text) = find_theme_text(parent, warnings) {
+                self.apply(&text, parent, depth + 1, warnings);
+            } else {
+                warnings.push(format!("theme {origin}: unknown parent theme '{parent}'"));
+            }
+        }
+        if let Some(n) = table.get("name").and_then(|v| v.as_str()) {
+            self.name = n.to_string();
+        }
+        let mut palette = HashMap::new();
+        if let Some(p) = table.get("palette").and_then(|v| v.as_table()) {
+            for (k, v) in p {
+                match v.as_str().and_then(|s| parse_color(s, &HashMap::new())) {
+                    Some(c) => {
+                        palette.insert(k.clone(), c);
+                    }
+                    None => warnings.push(format!("theme {origin}: palette.{k}: not a colour")),
+                }
+            }
+        }
+        let Some(colors) = table.get("colors").and_then(|v| v.as_table()) else {
+            return;
+        };
+        for (k, v) in colors {
+            if !KEYS.contains(&k.as_str()) {
+                warnings.push(format!("theme {origin}: unknown key colors.{k} (ignored)"));
+                continue;
+            }
+            if k == "chart" {
+                let list: Option<Vec<Color>> = v.as_array().map(|a| {
+                    a.iter()
+                        .filter_map(|x| x.as_str().and_then(|s| parse_color(s, &palette)))
+                        .collect()
+                });
+                match list {
+                    Some(l) if !l.is_empty() => self.chart = l,
+                    _ => warnings.push(format!(
+                        "theme {origin}: colors.chart: expected a list of colours"
+                    )),
+                }
+                continue;
+            }
+            match v.as_str().and_then(|s| parse_color(s, &palette)) {
+                Some(c) => self.set(k, c),
+                None => warnings.push(format!("theme {origin}: colors.{k}: {v} is not a colour")),
+            }
+        }
+    }
+
+    /// Loads a theme by name or path (user themes first, then built-ins).
+    pub fn load(name_or_path: &str) -> (Theme, Vec<String>) {
+        let mut warnings = Vec::new();
+        let mut theme = Theme::fallback();
+        theme.apply(BUILTIN[0].1, "default", 0, &mut warnings);
+        if name_or_path != "default" {
+            let text = if name_or_path.ends_with(".toml") || name_or_path.contains('/') {
+                std::fs::read_to_string(name_or_path)
+                    .map_err(|e| {
+                        warnings.push(format!(
+                            "theme {name_or_path}: {e}; using the default theme"
+                        ))
+                    })
+                    .ok()
+            } else {
+                find_theme_text(name_or_path, &mut warnings)
+            };
+            match text {
+                Some(t) => {
+                    let before = theme.clone();
+                    let n = warnings.len();
+                    theme.apply(&t, name_or_path, 0, &mut warnings);
+                    if warnings[n..]
+                        .iter()
+                        .any(|w| w.contains("using the default theme"))
+                    {
+                        theme = before;
+                    }
+                }
+                None if !warnings.iter().any(|w| w.contains(name_or_path)) => {
+                    let names: Vec<&str> = BUILTIN.iter().map(|b| b.0).collect();
+                    warnings.push(format!(
+                        "no theme '{name_or_path}' (built-in: {}); using the default theme",
+                        names.join(", ")
+                    ));
+                }
+                None => {}
+            }
+        }
+        (theme, warnings)
+    }
+
+    /// Colour of a verdict by index.
+    pub fn verdict_color(&self, i: u8) -> Color {
+        self.verdict.get(i as usize).copied().unwrap_or(self.fg)
+    }
+}
+
+/// The user's config directory for autoeval.
+pub fn config_dir() -> Option<PathBuf> {
+    std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".config")))
+        .map(|d| d.join("autoeval"))
+}
+
+fn find_theme_text(name: &str, warnings: &mut Vec<String>) -> Option<String> {
+    if let Some(dir) = config_dir() {
+        let p = dir.join("themes").join(format!("{name}.toml"));
+        if p.exists() {
+            return std::fs::read_to_string(&p)
+                .map_err(|e| warnings.push(format!("{}: {e}", p.display())))
+                .ok();
+        }
+    }
+    BUILTIN
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, t)| t.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_bundled_theme_loads_without_warnings() {
+        for (name, _) in BUILTIN {
+            let (t, w) = Theme::load(name);
+            assert!(w.is_empty(), "{name}: {w:?}");
+            assert_eq!(t.name, name);
+        }
+        assert_ne!(Theme::load("light").0, Theme::load("default").0);
+    }
+
+    #[test]
+    fn bad_themes_warn_and_fall_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let bad = dir.path().join("bad.toml");
+        std::fs::write(&bad, "this is = = not toml").unwrap();
+        let (t, w) = Theme::load(bad.to_str().unwrap());
+        assert_eq!(t, Theme::load("default").0);
+        assert!(w[0].contains("using the default theme"), "{w:?}");
+        let partial = dir.path().join("partial.toml");
+        std::fs::write(
+            &partial,
+            "[colors]\nborder = \"#123456\"\nbogus = \"red\"\ntitle = \"not-a-colour\"\n",
+        )
+        .unwrap();
+        let (t, w) = Theme::load(partial.to_str().unwrap());
+        assert_eq!(t.border, Color::Rgb(0x12, 0x34, 0x56));
+        assert_eq!(t.title, Theme::load("default").0.title);
+        assert_eq!(w.len(), 2, "{w:?}");
+        let (_, w) = Theme::load("nope");
+        assert!(w[0].contains("no theme 'nope'"));
+    }
+}

@@ -1,0 +1,441 @@
+//! The detail view: overview, structural diff, countermodel, raw exchange.
+
+use super::{block, formula};
+use crate::tui::state::{App, Pane, Tab};
+use crate::tui::theme::Theme;
+use crate::verify::{Countermodel, Side, Verdict};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+fn verdict_index(v: &Verdict) -> u8 {
+    crate::tui::data::VERDICTS
+        .iter()
+        .position(|n| *n == v.name())
+        .unwrap_or(3) as u8
+}
+
+fn tv(b: bool) -> &'static str {
+    if b { "T" } else { "F" }
+}
+
+fn muted(s: impl Into<String>, t: &Theme) -> Line<'static> {
+    Line::from(Span::styled(s.into(), Style::default().fg(t.muted)))
+}
+
+fn countermodel_lines(c: &Countermodel, t: &Theme, out: &mut Vec<Line<'static>>) {
+    let head = |s: &str| Line::from(Span::styled(s.to_string(), Style::default().fg(t.title)));
+    match c {
+        Countermodel::Assignment {
+            values,
+            left,
+            right,
+        } => {
+            out.push(head("assignment (only propositions that occur)"));
+            let cells: Vec<String> = values
+                .iter()
+                .map(|(k, v)| format!("{k}={}", tv(*v)))
+                .collect();
+            for chunk in cells.chunks(6) {
+                out.push(Line::from(format!("  {}", chunk.join("  "))));
+            }
+            out.push(Line::from(format!(
+                "  φ₀ is {}, φ₁ is {}",
+                tv(*left),
+                tv(*right)
+            )));
+        }
+        Countermodel::FiniteModel {
+            domain,
+            constants,
+            predicates,
+            propositions,
+            left,
+            right,
+        } => {
+            out.push(head(&format!(
+                "finite model, domain {{{}}}",
+                domain.join(", ")
+            )));
+            if !constants.is_empty() {
+                let cs: Vec<String> = constants.iter().map(|(c, e)| format!("{c}→{e}")).collect();
+                out.push(Line::from(format!("  constants: {}", cs.join("  "))));
+            }
+            for (p, v) in propositions {
+                out.push(Line::from(format!("  {p} = {}", tv(*v))));
+            }
+            for p in predicates {
+                match p.arity {
+                    1 => {
+                        let cells: Vec<String> = domain
+                            .iter()
+                            .map(|e| {
+                                format!(
+                                    "{e}:{}",
+                                    if p.true_tuples.iter().any(|x| x[0] == *e) {
+                                        "T"
+                                    } else {
+                                        "F"
+                                    }
+                                )
+                            })
+                            .collect();
+                        out.push(Line::from(format!("  {}(·)  {}", p.name, cells.join(" "))));
+                    }
+                    2 => {
+                        out.push(Line::from(format!(
+                            "  {}(row,col)  {}",
+                            p.name,
+                            domain.join(" ")
+                        )));
+                        for a in domain {
+                            let cells: Vec<&str> = domain
+                                .iter()
+                                .map(|b| {
+                                    if p.true_tuples.iter().any(|x| x[0] == *a && x[1] == *b) {
+                                        "T "
+                                    } else {
+                                        "F "
+                                    }
+                                })
+                                .collect();
+                            out.push(Line::from(format!("    {a:<4} {}", cells.join(" "))));
+                        }
+                    }
+                    _ => {
+                        let tuples: Vec<String> = p
+                            .true_tuples
+                            .iter()
+                            .map(|x| format!("({})", x.join(",")))
+                            .collect();
+                        out.push(Line::from(format!(
+                            "  {}/{} holds for {}",
+                            p.name,
+                            p.arity,
+                            tuples.join(" ")
+                        )));
+                    }
+                }
+            }
+            out.push(Line::from(format!(
+                "  φ₀ is {}, φ₁ is {}",
+                tv(*left),
+                tv(*right)
+            )));
+        }
+        Countermodel::Witness {
+            string,
+            accepted_by,
+        } => {
+            let s = if string.is_empty() {
+                "ε (empty string)".to_string()
+            } else {
+                format!("\"{string}\"")
+            };
+            let (yes, no) = if *accepted_by == Side::Left {
+                ("φ₀", "φ₁")
+            } else {
+                ("φ₁", "φ₀")
+            };
+            out.push(head("distinguishing string"));
+            out.push(Line::from(vec![
+                Span::raw("  "),
+                Span::styled(
+                    s,
+                    Style::default()
+                        .fg(t.highlight)
+                        .add_modifier(Modifier::BOLD),
+                ),
+                Span::raw(format!("  accepted by {yes}, rejected by {no}")),
+            ]));
+        }
+        Countermodel::NoSmallModel { searched_up_to } => {
+            out.push(muted(
+                format!("  Z3 found a model, none with ≤ {searched_up_to} elements to show"),
+                t,
+            ));
+        }
+        Countermodel::Imported { note } => out.push(muted(format!("  {note}"), t)),
+    }
+}
+
+fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
+    let Some(d) = &app.detail else {
+        return vec![muted("no sample selected", t)];
+    };
+    let rec = match &d.record {
+        Ok(r) => r,
+        Err(e) => {
+            return vec![Line::from(Span::styled(
+                e.clone(),
+                Style::default().fg(t.warning),
+            ))];
+        }
+    };
+    let mut out = Vec::new();
+    let w = width.saturating_sub(1);
+    match (&d.phi0, app.tree) {
+        (Some(e), true) => out.extend(formula::tree("φ₀", e, t)),
+        _ => out.extend(formula::lines("φ₀ ", &rec.phi0, w, t)),
+    }
+    let r1 = rec.rounds.first();
+    let psi = r1.and_then(|r| r.psi.clone()).unwrap_or_else(|| "—".into());
+    out.push(Line::from(vec![
+        Span::styled("ψ  ", Style::default().fg(t.title)),
+        Span::raw(psi),
+    ]));
+    match (&d.phi1, app.tree) {
+        (Some(e), true) => out.extend(formula::tree("φ₁", e, t)),
+        (Some(e), false) => out.extend(formula::lines("φ₁ ", &e.to_unicode(), w, t)),
+        (None, _) => {
+            let raw = r1
+                .and_then(|r| r.autoformalize.as_ref())
+                .and_then(|c| c.output.clone())
+                .unwrap_or_else(|| "—".into());
+            out.push(Line::from(vec![
+                Span::styled("φ₁ ", Style::default().fg(t.title)),
+                Span::styled(raw, Style::default().fg(t.muted)),
+            ]));
+        }
+    }
+    let vi = verdict_index(&rec.verdict);
+    let mut vline = vec![
+        Span::styled("verdict ", Style::default().fg(t.title)),
+        Span::styled(
+            rec.verdict.name().to_string(),
+            Style::default()
+                .fg(t.verdict_color(vi))
+                .add_modifier(Modifier::BOLD),
+        ),
+    ];
+    if rec.rounds.len() > 1 {
+        vline.push(Span::raw(format!(
+            "  rounds passed {}/{}",
+            rec.rounds_passed,
+            rec.rounds.len()
+        )));
+    }
+    out.push(Line::from(vline));
+    match &rec.verdict {
+        Verdict::Unparseable { pos, reason } => {
+            out.push(Line::from(format!("  {reason} at {pos}")))
+        }
+        Verdict::Unknown { reason } => out.push(Line::from(format!("  {reason}"))),
+        Verdict::Copied { detail, .. } => {
+            out.push(Line::from(format!("  ψ copies the formula: {detail}")))
+        }
+        Verdict::ModelError { message } => out.push(Line::from(format!("  {message}"))),
+        _ => {}
+    }
+    for n in rec.verdict.notes() {
+        out.push(muted(format!("  note: {n}"), t));
+    }
+    if let Some(c) = rec.closeness {
+        out.push(muted(
+            format!(
+                "closeness BLEU {:.2} · ROUGE-L {:.2} · tree {:.2}",
+                c.bleu, c.rouge_l, c.tree
+            ),
+            t,
+        ));
+    }
+    if !d.changes.is_empty() {
+        out.push(Line::from(vec![
+            Span::styled("changes ", Style::default().fg(t.title)),
+            Span::styled(d.changes.join(", "), Style::default().fg(t.diff_changed)),
+        ]));
+    }
+    if let Verdict::NotEquivalent { countermodel, .. } = &rec.verdict {
+        countermodel_lines(countermodel, t, &mut out);
+    }
+    out
+}
+
+fn diff_lines(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
+    let Some(d) = &app.detail else { return vec![] };
+    if d.diff.is_empty() {
+        return vec![muted(
+            "no φ₁ to compare (it did not parse or was never produced)",
+            t,
+        )];
+    }
+    let col = width.saturating_sub(3) / 2;
+    let mut out = vec![muted(format!("{:<col$} │ φ₁", "φ₀"), t)];
+    for l in &d.diff {
+        let ind = "  ".repeat(l.depth);
+        let cell = |s: &Option<String>| {
+            let s = format!("{ind}{}", s.clone().unwrap_or_default());
+            let n = s.chars().count();
+            if n > col {
+                s.chars().take(col.saturating_sub(1)).collect::<String>() + "…"
+            } else {
+                format!("{s}{}", " ".repeat(col - n))
+            }
+        };
+        let style = match l.change {
+            crate::syntax::diff::Change::Same | crate::syntax::diff::Change::Kept => {
+                Style::default().fg(t.fg)
+            }
+            crate::syntax::diff::Change::NegationAdded | crate::syntax::diff::Change::StarAdded => {
+                Style::default().fg(t.diff_added)
+            }
+            crate::syntax::diff::Change::NegationRemoved
+            | crate::syntax::diff::Change::StarRemoved => Style::default().fg(t.diff_removed),
+            _ => Style::default().fg(t.diff_changed),
+        };
+        let mut spans = vec![
+            Span::styled(cell(&l.left), style),
+            Span::styled(" │ ", Style::default().fg(t.border)),
+            Span::styled(cell(&l.right), style),
+        ];
+        if l.change.is_change() {
+            spans.push(Span::styled(
+                format!(" ◀ {}", l.change.describe()),
+                style.add_modifier(Modifier::BOLD),
+            ));
+        }
+        out.push(Line::from(spans));
+    }
+    out
+}
+
+fn countermodel_tab(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
+    let Some(d) = &app.detail else { return vec![] };
+    let Ok(rec) = &d.record else { return vec![] };
+    let Verdict::NotEquivalent { countermodel, .. } = &rec.verdict else {
+        return vec![muted(
+            format!("no countermodel: the verdict is {}", rec.verdict.name()),
+            t,
+        )];
+    };
+    let mut out = Vec::new();
+    countermodel_lines(countermodel, t, &mut out);
+    if !d.explain.is_empty() {
+        out.push(Line::from(""));
+        out.push(Line::from(Span::styled(
+            "subformulas under this model (◀ where they first split)",
+            Style::default().fg(t.title),
+        )));
+        let col = width.saturating_sub(14) / 2;
+        for l in &d.explain {
+            let ind = "  ".repeat(l.depth);
+            let cell = |x: &Option<(String, Option<bool>)>| {
+                let (text, v) = x.clone().unwrap_or_default();
+                let v = v.map(tv).unwrap_or("·");
+                let s = format!("{ind}{text}");
+                let s: String = if s.chars().count() > col {
+                    s.chars().take(col.saturating_sub(1)).collect::<String>() + "…"
+                } else {
+                    s
+                };
+                format!("{v} {s:<col$}")
+            };
+            let style = if l.split {
+                Style::default().fg(t.split).add_modifier(Modifier::BOLD)
+            } else {
+                Style::default().fg(t.fg)
+            };
+            let mut spans = vec![
+                Span::styled(cell(&l.left), style),
+                Span::styled(" │ ", Style::default().fg(t.border)),
+                Span::styled(cell(&l.right), style),
+            ];
+            if l.split {
+                spans.push(Span::styled(" ◀", style));
+            }
+            out.push(Line::from(spans));
+        }
+        out.push(muted(
+            "T/F: value under the model · '·': has free variables here",
+            t,
+        ));
+    }
+    out
+}
+
+fn raw(app: &App, t: &Theme) -> Vec<Line<'static>> {
+    let Some(d) = &app.detail else { return vec![] };
+    let Ok(rec) = &d.record else { return vec![] };
+    let mut out = vec![muted(
+        format!("sample {} · finished {}", rec.id, rec.finished),
+        t,
+    )];
+    for r in &rec.rounds {
+        out.push(Line::from(Span::styled(
+            format!("round {}: from {}", r.round, r.input),
+            Style::default().fg(t.title),
+        )));
+        for (name, call) in [
+            ("informalize", Some(&r.informalize)),
+            ("autoformalize", r.autoformalize.as_ref()),
+        ] {
+            let Some(c) = call else { continue };
+            out.push(Line::from(Span::styled(
+                format!(
+                    "▸ {name} [{}] {} in / {} out tok · {} ms · {} attempt(s){}",
+                    c.prompt_id,
+                    c.input_tokens,
+                    c.output_tokens,
+                    c.latency_ms,
+                    c.attempts,
+                    c.cost_usd
+                        .map(|x| format!(" · ${x:.5}"))
+                        .unwrap_or_default()
+                ),
+                Style::default().fg(t.muted),
+            )));
+            if let Some(e) = &c.error {
+                out.push(Line::from(Span::styled(
+                    format!("  error: {e}"),
+                    Style::default().fg(t.warning),
+                )));
+            }
+            for l in c.output.as_deref().unwrap_or("").lines() {
+                out.push(Line::from(format!("  {l}")));
+            }
+        }
+        out.push(Line::from(vec![
+            Span::raw("  verdict "),
+            Span::styled(
+                r.verdict.name().to_string(),
+                Style::default().fg(t.verdict_color(verdict_index(&r.verdict))),
+            ),
+        ]));
+    }
+    out
+}
+
+/// Draws the detail pane.
+pub fn draw(f: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
+    app.ensure_detail();
+    let tabs: Vec<String> = Tab::ALL
+        .iter()
+        .map(|x| {
+            if *x == app.tab {
+                format!("[{}]", x.title())
+            } else {
+                x.title().to_string()
+            }
+        })
+        .collect();
+    let title = match app.detail.as_ref().map(|d| &d.record) {
+        Some(Ok(r)) => format!("Sample {} · {}", r.id, tabs.join(" ")),
+        _ => tabs.join(" "),
+    };
+    let b = block(&title, app.focus == Pane::Detail, t);
+    let inner = b.inner(area);
+    let w = inner.width as usize;
+    let lines = match app.tab {
+        Tab::Overview => overview(app, w, t),
+        Tab::Diff => diff_lines(app, w, t),
+        Tab::Countermodel => countermodel_tab(app, w, t),
+        Tab::Raw => raw(app, t),
+    };
+    let p = Paragraph::new(lines)
+        .block(b)
+        .wrap(Wrap { trim: false })
+        .scroll((app.detail_scroll, 0));
+    f.render_widget(p, area);
+}

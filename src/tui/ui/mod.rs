@@ -1,0 +1,144 @@
+//! Drawing: pure functions of the state and the theme.
+
+pub mod detail;
+pub mod formula;
+pub mod panes;
+pub mod popups;
+
+use super::state::{App, Mode};
+use super::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
+
+/// Screen areas the event loop maps mouse clicks to.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Areas {
+    /// Run list.
+    pub runs: Rect,
+    /// Sample list.
+    pub samples: Rect,
+    /// Detail view.
+    pub detail: Rect,
+    /// Chart.
+    pub chart: Rect,
+}
+
+/// A bordered pane with a title; focused panes get the focus colour.
+pub fn block<'a>(title: &str, focused: bool, t: &Theme) -> Block<'a> {
+    let border = if focused { t.border_focus } else { t.border };
+    Block::default()
+        .borders(Borders::ALL)
+        .border_type(if focused {
+            BorderType::Thick
+        } else {
+            BorderType::Plain
+        })
+        .border_style(Style::default().fg(border))
+        .title(Span::styled(
+            format!(" {title} "),
+            Style::default().fg(t.title).add_modifier(Modifier::BOLD),
+        ))
+}
+
+fn footer(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
+    let mut spans = Vec::new();
+    let hints = match app.mode {
+        Mode::Search => vec![
+            ("enter".to_string(), "keep"),
+            ("esc".into(), "clear"),
+            ("type".into(), "to search φ₀ ψ φ₁"),
+        ],
+        Mode::Filter => vec![
+            ("j/k".to_string(), "field"),
+            ("←/→".into(), "change"),
+            ("space".into(), "toggle"),
+            ("x".into(), "clear"),
+            ("esc".into(), "done"),
+        ],
+        Mode::Chart => vec![
+            ("←/→".to_string(), "bucket"),
+            ("enter".into(), "filter to it"),
+            ("esc".into(), "back"),
+        ],
+        _ => app.keymap.hints(),
+    };
+    for (k, d) in hints {
+        spans.push(Span::styled(
+            k,
+            Style::default()
+                .fg(t.highlight)
+                .add_modifier(Modifier::BOLD),
+        ));
+        spans.push(Span::styled(format!(" {d} "), Style::default().fg(t.muted)));
+    }
+    let mut right = String::new();
+    if !app.status.is_empty() {
+        right = app.status.clone();
+    } else if !app.warnings.is_empty() {
+        right = format!("⚠ {} warning(s): w", app.warnings.len());
+    }
+    let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
+    let w = area.width as usize;
+    if !right.is_empty() && used + right.chars().count() + 1 < w {
+        spans.push(Span::raw(" ".repeat(w - used - right.chars().count())));
+        spans.push(Span::styled(right, Style::default().fg(t.warning)));
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// Draws the whole screen and returns the pane areas.
+pub fn draw(f: &mut Frame, app: &mut App, t: &Theme) -> Areas {
+    let area = f.area();
+    f.render_widget(
+        Block::default().style(Style::default().fg(t.fg).bg(t.bg)),
+        area,
+    );
+    let top_h = if area.height >= 40 {
+        11
+    } else if area.height >= 28 {
+        8
+    } else {
+        6
+    };
+    let rows = Layout::default()
+        .direction(Direction::Vertical)
+        .constraints([
+            Constraint::Length(top_h),
+            Constraint::Min(5),
+            Constraint::Length(1),
+        ])
+        .split(area);
+    let top = Layout::default()
+        .direction(Direction::Horizontal)
+        .constraints([Constraint::Percentage(50), Constraint::Percentage(50)])
+        .split(rows[0]);
+    let left = if area.width >= 120 { 40 } else { 45 };
+    let mid = Layout::default()
+        .direction(Direction::Horizontal)
+        .constraints([
+            Constraint::Percentage(left),
+            Constraint::Percentage(100 - left),
+        ])
+        .split(rows[1]);
+    panes::runs(f, top[0], app, t);
+    panes::chart(f, top[1], app, t);
+    panes::samples(f, mid[0], app, t);
+    detail::draw(f, mid[1], app, t);
+    footer(f, rows[2], app, t);
+    match app.mode {
+        Mode::Help => popups::help(f, area, app, t),
+        Mode::Filter => popups::filter(f, area, app, t),
+        Mode::Compare => popups::compare(f, area, app, t),
+        Mode::Warnings => popups::warnings(f, area, app, t),
+        _ => {}
+    }
+    Areas {
+        runs: top[0],
+        samples: mid[0],
+        detail: mid[1],
+        chart: top[1],
+    }
+}

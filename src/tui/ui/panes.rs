@@ -1,0 +1,245 @@
+//! Run list, sample list (only the visible window is built) and the chart.
+
+use super::block;
+use crate::report::By;
+use crate::tui::state::{App, Mode, Pane};
+use crate::tui::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+fn pct(x: Option<f64>) -> String {
+    x.map(|v| format!("{:5.1}%", v * 100.0))
+        .unwrap_or_else(|| "    –".into())
+}
+
+fn clip(s: &str, w: usize) -> String {
+    if s.chars().count() <= w {
+        format!("{s:<w$}")
+    } else {
+        let mut t: String = s.chars().take(w.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// The run list.
+pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
+    let b = block("Runs · space shows/hides", app.focus == Pane::Runs, t);
+    let inner = b.inner(area);
+    f.render_widget(b, area);
+    let h = inner.height as usize;
+    let off = app.run_sel.saturating_sub(h.saturating_sub(1));
+    let w = inner.width as usize;
+    // Columns: mark, name, model, samples, accuracy, status (dropped when narrow).
+    let status_w = if w >= 70 { 9 } else { 0 };
+    let model_w = if w >= 56 { 16 } else { 8 };
+    let name_w = w
+        .saturating_sub(
+            2 + 1 + model_w + 1 + 5 + 1 + 6 + if status_w > 0 { status_w + 1 } else { 0 },
+        )
+        .max(6);
+    let mut lines = Vec::new();
+    for (i, r) in app.runs.iter().enumerate().skip(off).take(h) {
+        let shown = app.filter.runs.is_empty() || app.filter.runs.contains(&i);
+        let mark = if shown { "●" } else { "○" };
+        let mut text = format!(
+            "{mark} {} {} {:>5} {}",
+            clip(&r.name(), name_w),
+            clip(&r.model(), model_w),
+            r.rows.len(),
+            pct(r.accuracy())
+        );
+        if status_w > 0 {
+            text.push(' ');
+            text.push_str(&clip(&r.status(), status_w));
+        }
+        let mut style = Style::default().fg(if shown { t.fg } else { t.muted });
+        if i == app.run_sel && app.focus == Pane::Runs {
+            style = style.fg(t.selection_fg).bg(t.selection_bg);
+        }
+        lines.push(Line::from(Span::styled(clip(&text, w), style)));
+    }
+    if app.runs.is_empty() {
+        lines.push(Line::from(Span::styled(
+            "no runs found",
+            Style::default().fg(t.warning),
+        )));
+    }
+    f.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The sample list; only rows on screen are formatted.
+pub fn samples(f: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
+    let title = if app.mode == Mode::Search {
+        format!("Samples {} · search: {}▏", app.filter_summary(), app.search)
+    } else {
+        format!("Samples {}", app.filter_summary())
+    };
+    let b = block(&title, app.focus == Pane::Samples, t);
+    let inner = b.inner(area);
+    f.render_widget(b, area);
+    let h = inner.height.saturating_sub(1) as usize;
+    app.page = h.max(1);
+    let w = inner.width as usize;
+    let cat = if app.by == By::Operators {
+        "ops"
+    } else {
+        "dep"
+    };
+    let mut lines = vec![Line::from(Span::styled(
+        clip(&format!("{:<8} {cat:>3}  {:<14} run", "id", "verdict"), w),
+        Style::default()
+            .fg(t.muted)
+            .add_modifier(Modifier::UNDERLINED),
+    ))];
+    let off = if app.sel >= h { app.sel + 1 - h } else { 0 };
+    for (k, &(r, i)) in app.visible.iter().enumerate().skip(off).take(h) {
+        let run = &app.runs[r as usize];
+        let row = &run.rows[i as usize];
+        let c = app
+            .category(r, i)
+            .map(|c| c.to_string())
+            .unwrap_or_else(|| "–".into());
+        let labelled = if run.labels.contains_key(&*row.id) {
+            "✎"
+        } else {
+            " "
+        };
+        let selected = k == app.sel;
+        let base = if selected {
+            Style::default()
+                .fg(t.selection_fg)
+                .bg(if app.focus == Pane::Samples {
+                    t.selection_bg
+                } else {
+                    t.border
+                })
+        } else {
+            Style::default().fg(t.fg)
+        };
+        let vstyle = if selected {
+            base
+        } else {
+            Style::default().fg(t.verdict_color(row.verdict))
+        };
+        let rest = w.saturating_sub(30);
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!("{} {:>3}  ", clip(&row.id, 8), clip(&c, 3).trim_end()),
+                base,
+            ),
+            Span::styled(format!("{:<14}", row.verdict_name()), vstyle),
+            Span::styled(format!("{labelled}{}", clip(&run.name(), rest)), base),
+        ]));
+    }
+    if app.visible.is_empty() {
+        lines.push(Line::from(Span::styled(
+            "no samples match: x clears the filters",
+            Style::default().fg(t.muted),
+        )));
+    }
+    f.render_widget(Paragraph::new(lines), inner);
+}
+
+const BARS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+
+/// Accuracy (and compliance when there is room) by bucket: one row of bars per run.
+pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
+    let data = app.chart();
+    let by = if app.by == By::Operators {
+        "ops"
+    } else {
+        "depth"
+    };
+    let buckets = app.chart_buckets();
+    let chosen = buckets.get(app.chart_sel).copied();
+    let inner = area.inner(ratatui::layout::Margin {
+        horizontal: 1,
+        vertical: 1,
+    });
+    let with_a2 = (inner.height as usize).saturating_sub(1) >= 2 * data.len();
+    let title = match (app.mode == Mode::Chart, chosen) {
+        (true, Some(b)) => format!("by {by} · bucket {b} · ←/→ enter"),
+        _ if with_a2 => format!("A3 accuracy · A2 compliance by {by} · v"),
+        _ => format!("A3 accuracy by {by} · v picks"),
+    };
+    let b = block(&title, app.mode == Mode::Chart, t);
+    f.render_widget(b, area);
+    if data.is_empty() || buckets.is_empty() || inner.width < 12 || inner.height < 2 {
+        f.render_widget(
+            Paragraph::new(Span::styled("no data", Style::default().fg(t.muted))),
+            inner,
+        );
+        return;
+    }
+    let label_w = 9usize;
+    let cols = (inner.width as usize).saturating_sub(label_w).max(1);
+    // Buckets per column when there are more buckets than columns.
+    let per = buckets.len().div_ceil(cols).max(1);
+    let ncols = buckets.len().div_ceil(per);
+    let rows_avail = inner.height as usize - 1;
+    let mut lines = Vec::new();
+    for (k, (name, m)) in data.iter().enumerate() {
+        if lines.len() >= rows_avail {
+            break;
+        }
+        let color = t
+            .chart
+            .get(k % t.chart.len().max(1))
+            .copied()
+            .unwrap_or(t.fg);
+        let series: &[(&str, fn(&crate::tui::state::Bucket) -> Option<f64>)] = if with_a2 {
+            &[
+                ("A3", |b| (b.n > 0).then(|| b.accurate as f64 / b.n as f64)),
+                ("A2", |b| {
+                    (b.answered > 0).then(|| b.compliant as f64 / b.answered as f64)
+                }),
+            ]
+        } else {
+            &[("A3", |b| (b.n > 0).then(|| b.accurate as f64 / b.n as f64))]
+        };
+        for (tag, value) in series {
+            let mut spans = vec![Span::styled(
+                format!("{:<6}{tag} ", clip(name, 5).trim_end()),
+                Style::default().fg(color),
+            )];
+            for c in 0..ncols {
+                let group = &buckets[c * per..((c + 1) * per).min(buckets.len())];
+                let mut agg = crate::tui::state::Bucket::default();
+                for bk in group {
+                    if let Some(x) = m.get(bk) {
+                        agg.n += x.n;
+                        agg.answered += x.answered;
+                        agg.compliant += x.compliant;
+                        agg.accurate += x.accurate;
+                    }
+                }
+                let glyph = value(&agg)
+                    .map(|v| BARS[(v * 8.0).round().clamp(0.0, 8.0) as usize])
+                    .unwrap_or(' ');
+                let glyph = if glyph == ' ' && agg.n > 0 {
+                    '_'
+                } else {
+                    glyph
+                };
+                let mut style = Style::default().fg(if *tag == "A3" { color } else { t.muted });
+                if app.mode == Mode::Chart && chosen.is_some_and(|b| group.contains(&b)) {
+                    style = style.bg(t.highlight).fg(t.selection_fg);
+                }
+                spans.push(Span::styled(glyph.to_string(), style));
+            }
+            lines.push(Line::from(spans));
+        }
+    }
+    let first = buckets.first().copied().unwrap_or(0);
+    let last = buckets.last().copied().unwrap_or(0);
+    let axis_w = ncols.saturating_sub(first.to_string().len());
+    lines.push(Line::from(Span::styled(
+        format!("{:label_w$}{first}{last:>axis_w$}", ""),
+        Style::default().fg(t.muted),
+    )));
+    f.render_widget(Paragraph::new(lines), inner);
+}

@@ -1,0 +1,213 @@
+//! Overlays: help (from the keymap), filter editor, compare, warnings.
+
+use super::block;
+use crate::report::By;
+use crate::tui::data::VERDICTS;
+use crate::tui::state::{App, LabelFilter};
+use crate::tui::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph, Wrap};
+
+fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
+}
+
+/// The help overlay, generated from the keymap (two columns when the screen is short).
+pub fn help(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
+    let entry = |b: &crate::tui::keymap::Binding, w: usize| {
+        let keys: String = b.keys.join(", ").chars().take(15).collect();
+        vec![
+            Span::styled(format!("{keys:<16}"), Style::default().fg(t.highlight)),
+            Span::raw(format!(
+                "{:<w$}",
+                b.desc.chars().take(w).collect::<String>()
+            )),
+        ]
+    };
+    let n = app.keymap.bindings.len();
+    let two = (area.height as usize) < n + 6 && area.width >= 76;
+    let mut lines = Vec::new();
+    if two {
+        let half = n.div_ceil(2);
+        for i in 0..half {
+            let mut spans = entry(&app.keymap.bindings[i], 20);
+            if let Some(b) = app.keymap.bindings.get(i + half) {
+                spans.push(Span::raw("  "));
+                spans.extend(entry(b, 20));
+            }
+            lines.push(Line::from(spans));
+        }
+    } else {
+        for b in &app.keymap.bindings {
+            lines.push(Line::from(entry(b, 40)));
+        }
+    }
+    lines.push(Line::from(Span::styled(
+        "space on a run shows/hides it · wheel scrolls · click selects",
+        Style::default().fg(t.muted),
+    )));
+    lines.push(Line::from(Span::styled(
+        "change keys in ~/.config/autoeval/config.toml [keys]",
+        Style::default().fg(t.muted),
+    )));
+    let r = centered(area, if two { 76 } else { 60 }, lines.len() as u16 + 2);
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(lines).block(block("Help · esc closes", true, t)),
+        r,
+    );
+}
+
+/// The filter editor.
+pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
+    let max = app.chart_buckets().last().copied().unwrap_or(0);
+    let (lo, hi) = app.filter.range.unwrap_or((0, max));
+    let name = if app.by == By::Operators {
+        "operators"
+    } else {
+        "depth"
+    };
+    let mut rows: Vec<String> = vec![
+        format!("{name} from  ◂ {lo} ▸"),
+        format!("{name} to    ◂ {hi} ▸"),
+    ];
+    for (i, v) in VERDICTS.iter().enumerate() {
+        let on = app.filter.verdicts.is_empty() || app.filter.verdicts.contains(&(i as u8));
+        rows.push(format!(
+            "[{}] {v}",
+            if on && !app.filter.verdicts.is_empty() {
+                "x"
+            } else if app.filter.verdicts.is_empty() {
+                " "
+            } else {
+                " "
+            }
+        ));
+    }
+    rows.push(format!(
+        "labels   ◂ {} ▸",
+        match app.filter.labels {
+            LabelFilter::Any => "any",
+            LabelFilter::Labelled => "labelled",
+            LabelFilter::Unlabelled => "unlabelled",
+        }
+    ));
+    let mut lines: Vec<Line> = rows
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let style = if i == app.filter_field {
+                Style::default().fg(t.selection_fg).bg(t.selection_bg)
+            } else {
+                Style::default().fg(t.fg)
+            };
+            let color = if (2..8).contains(&i) {
+                Style::default().fg(t.verdict_color((i - 2) as u8))
+            } else {
+                style
+            };
+            Line::from(Span::styled(
+                s,
+                if i == app.filter_field { style } else { color },
+            ))
+        })
+        .collect();
+    lines.push(Line::from(Span::styled(
+        format!("showing {}", app.filter_summary()),
+        Style::default().fg(t.muted),
+    )));
+    lines.push(Line::from(Span::styled(
+        "no verdict ticked = all verdicts",
+        Style::default().fg(t.muted),
+    )));
+    let r = centered(area, 46, lines.len() as u16 + 2);
+    f.render_widget(Clear, r);
+    f.render_widget(Paragraph::new(lines).block(block("Filters", true, t)), r);
+}
+
+/// Same φ₀ across runs, side by side.
+pub fn compare(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
+    let rows = app.compare_rows();
+    let mut lines = Vec::new();
+    if let Some(&(r, i)) = rows.first() {
+        lines.push(Line::from(vec![
+            Span::styled("φ₀ ", Style::default().fg(t.title)),
+            Span::raw(app.runs[r as usize].rows[i as usize].phi0().to_string()),
+        ]));
+    }
+    for (r, i) in &rows {
+        let run = &app.runs[*r as usize];
+        let row = &run.rows[*i as usize];
+        let mut parts = row.text.split(crate::tui::data::SEP).skip(1);
+        let psi = parts.next().unwrap_or("");
+        let phi1 = parts.next().unwrap_or("");
+        lines.push(Line::from(""));
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!("{} · {} · ", run.name(), run.model()),
+                Style::default().fg(t.title).add_modifier(Modifier::BOLD),
+            ),
+            Span::styled(
+                row.verdict_name(),
+                Style::default().fg(t.verdict_color(row.verdict)),
+            ),
+        ]));
+        lines.push(Line::from(format!("  ψ  {psi}")));
+        lines.push(Line::from(format!(
+            "  φ₁ {}",
+            if phi1.is_empty() { "—" } else { phi1 }
+        )));
+    }
+    if rows.len() < 2 {
+        lines.push(Line::from(Span::styled(
+            "no other run has this φ₀",
+            Style::default().fg(t.muted),
+        )));
+    }
+    let r = centered(
+        area,
+        area.width.saturating_sub(4),
+        area.height.saturating_sub(2),
+    );
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(block("Compare across runs · esc closes", true, t)),
+        r,
+    );
+}
+
+/// Loading warnings.
+pub fn warnings(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
+    let lines: Vec<Line> = if app.warnings.is_empty() {
+        vec![Line::from("no warnings")]
+    } else {
+        app.warnings
+            .iter()
+            .map(|w| Line::from(Span::styled(w.clone(), Style::default().fg(t.warning))))
+            .collect()
+    };
+    let r = centered(
+        area,
+        area.width.saturating_sub(6),
+        area.height.saturating_sub(4),
+    );
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(block("Warnings · esc closes", true, t)),
+        r,
+    );
+}
