@@ -67,7 +67,16 @@ pub struct Binding {
     pub footer: Option<&'static str>,
 }
 
-const DEFAULTS: [(Action, &str, &[&str], &str, Option<&str>); 22] = [
+/// (action, config name, keys, description, footer label).
+type DefaultBinding = (
+    Action,
+    &'static str,
+    &'static [&'static str],
+    &'static str,
+    Option<&'static str>,
+);
+
+const DEFAULTS: [DefaultBinding; 22] = [
     (Action::Up, "up", &["k", "up"], "move up", None),
     (
         Action::Down,

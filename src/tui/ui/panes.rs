@@ -144,6 +144,9 @@ pub fn samples(f: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     f.render_widget(Paragraph::new(lines), inner);
 }
 
+/// A chart row: its tag and how to read a value from a bucket.
+type Series = (&'static str, fn(&crate::tui::state::Bucket) -> Option<f64>);
+
 const BARS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
 /// Accuracy (and compliance when there is room) by bucket: one row of bars per run.
@@ -191,7 +194,7 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             .get(k % t.chart.len().max(1))
             .copied()
             .unwrap_or(t.fg);
-        let series: &[(&str, fn(&crate::tui::state::Bucket) -> Option<f64>)] = if with_a2 {
+        let series: &[Series] = if with_a2 {
             &[
                 ("A3", |b| (b.n > 0).then(|| b.accurate as f64 / b.n as f64)),
                 ("A2", |b| {
