@@ -82,17 +82,8 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         format!("{name} to    ◂ {hi} ▸"),
     ];
     for (i, v) in VERDICTS.iter().enumerate() {
-        let on = app.filter.verdicts.is_empty() || app.filter.verdicts.contains(&(i as u8));
-        rows.push(format!(
-            "[{}] {v}",
-            if on && !app.filter.verdicts.is_empty() {
-                "x"
-            } else if app.filter.verdicts.is_empty() {
-                " "
-            } else {
-                " "
-            }
-        ));
+        let ticked = app.filter.verdicts.contains(&(i as u8));
+        rows.push(format!("[{}] {v}", if ticked { "x" } else { " " }));
     }
     rows.push(format!(
         "labels   ◂ {} ▸",
