@@ -214,6 +214,10 @@ impl RunIndex {
             Err(e) => run.warnings.push(e.to_string()),
         }
         run.refresh();
+        // Finished samples arrive in completion order; show them by index. Samples
+        // appended later (a live run) go at the end, newest last.
+        run.rows
+            .sort_by_key(|r| (r.id.parse::<u64>().unwrap_or(u64::MAX), r.offset));
         run.reload_labels();
         run
     }

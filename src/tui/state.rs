@@ -284,9 +284,10 @@ impl App {
         self.visible = if q.is_empty() {
             pool
         } else {
-            pool.into_iter()
-                .filter(|(r, i)| q.matches(&self.runs[*r as usize].rows[*i as usize].text))
-                .collect()
+            let runs = &self.runs;
+            super::search::filter_parallel(&pool, |(r, i)| {
+                q.matches(&runs[r as usize].rows[i as usize].text)
+            })
         };
         self.last_search = self.search.clone();
         self.sel = keep
@@ -653,7 +654,10 @@ impl App {
                 self.mode = Mode::Search;
                 self.focus = Pane::Samples;
             }
-            Action::Filter => self.mode = Mode::Filter,
+            Action::Filter => {
+                self.mode = Mode::Filter;
+                self.filter_field = 0;
+            }
             Action::ClearFilters => {
                 self.filter = Filter::default();
                 self.search.clear();

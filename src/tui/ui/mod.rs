@@ -65,7 +65,23 @@ fn footer(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         ],
         _ => app.keymap.hints(),
     };
+    // Warnings and status first: they must stay visible however narrow the screen.
+    let right = if !app.status.is_empty() {
+        app.status.clone()
+    } else if !app.warnings.is_empty() {
+        format!("⚠ {} warning(s): w", app.warnings.len())
+    } else {
+        String::new()
+    };
+    let w = area.width as usize;
+    let budget = w.saturating_sub(right.chars().count() + if right.is_empty() { 0 } else { 1 });
+    let mut used = 0;
     for (k, d) in hints {
+        let len = k.chars().count() + d.chars().count() + 2;
+        if used + len > budget {
+            break;
+        }
+        used += len;
         spans.push(Span::styled(
             k,
             Style::default()
@@ -74,16 +90,10 @@ fn footer(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         ));
         spans.push(Span::styled(format!(" {d} "), Style::default().fg(t.muted)));
     }
-    let mut right = String::new();
-    if !app.status.is_empty() {
-        right = app.status.clone();
-    } else if !app.warnings.is_empty() {
-        right = format!("⚠ {} warning(s): w", app.warnings.len());
-    }
-    let used: usize = spans.iter().map(|s| s.content.chars().count()).sum();
-    let w = area.width as usize;
-    if !right.is_empty() && used + right.chars().count() + 1 < w {
-        spans.push(Span::raw(" ".repeat(w - used - right.chars().count())));
+    if !right.is_empty() {
+        spans.push(Span::raw(
+            " ".repeat(w.saturating_sub(used + right.chars().count())),
+        ));
         spans.push(Span::styled(right, Style::default().fg(t.warning)));
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);

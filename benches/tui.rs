@@ -1,0 +1,153 @@
+//! Viewer figures (issue 5) on a ~100,000-sample run made with the offline model:
+//! open to first frame, keystroke to redrawn frame (filters and search), peak memory.
+//! Run with `cargo bench --bench tui`. The run is cached in target/bench-data.
+
+use autoeval::tui::{ViewOptions, build_app, ui};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+fn hwm_mb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
+        .unwrap_or(0)
+        / 1024
+}
+
+fn ensure_run() -> PathBuf {
+    let exe = env!("CARGO_BIN_EXE_autoeval");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
+    let run = dir.join("pl-100k-run");
+    if run.join("run.json").exists()
+        && std::fs::read_to_string(run.join("run.json"))
+            .unwrap_or_default()
+            .contains("\"finished\"")
+    {
+        return run;
+    }
+    let _ = std::fs::remove_dir_all(&run);
+    std::fs::create_dir_all(&dir).expect("bench dir");
+    let ds = dir.join("pl-100k.json");
+    let ok = std::process::Command::new(exe)
+        .args([
+            "generate",
+            "--kind",
+            "pl",
+            "--batches",
+            "51",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&ds)
+        .status()
+        .expect("generate");
+    assert!(ok.success());
+    let ok = std::process::Command::new(exe)
+        .args([
+            "run",
+            "--model",
+            "perturb",
+            "--concurrency",
+            "32",
+            "--quiet",
+            "--dataset",
+        ])
+        .arg(&ds)
+        .arg("--out")
+        .arg(&run)
+        .status()
+        .expect("run");
+    assert!(ok.success());
+    run
+}
+
+fn median(mut xs: Vec<Duration>) -> Duration {
+    xs.sort();
+    xs[xs.len() / 2]
+}
+
+fn main() {
+    if !std::env::args().any(|a| a == "--bench") {
+        return;
+    }
+    let run = ensure_run();
+    let before = hwm_mb();
+    let t = Instant::now();
+    let (mut app, theme) = build_app(&ViewOptions {
+        paths: vec![run],
+        theme: None,
+        config: Some(PathBuf::from("/nonexistent")),
+    });
+    let mut term = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
+    term.draw(|f| {
+        ui::draw(f, &mut app, &theme);
+    })
+    .expect("draw");
+    let open = t.elapsed();
+    let rows: usize = app.runs.iter().map(|r| r.rows.len()).sum();
+    println!("open {rows} samples to first frame (160×48): {open:.2?}");
+    let mut times = Vec::new();
+    let mut key =
+        |app: &mut autoeval::tui::state::App, k: &str, term: &mut Terminal<TestBackend>| {
+            let t = Instant::now();
+            app.key(k);
+            term.draw(|f| {
+                ui::draw(f, app, &theme);
+            })
+            .expect("draw");
+            t.elapsed()
+        };
+    // Search keystrokes: type, delete, retype; then filter-editor keystrokes.
+    for _ in 0..5 {
+        for k in [
+            "/",
+            "p",
+            "1",
+            "2",
+            "∧",
+            "backspace",
+            "backspace",
+            "backspace",
+            "backspace",
+            "esc",
+        ] {
+            let d = key(&mut app, k, &mut term);
+            if k != "/" {
+                times.push(("search", d));
+            }
+        }
+        for k in [
+            "f", "j", "j", "j", "space", "right", "right", "left", "space", "esc", "x",
+        ] {
+            let d = key(&mut app, k, &mut term);
+            if !matches!(k, "f" | "j" | "esc") {
+                times.push(("filter", d));
+            }
+        }
+    }
+    for kind in ["search", "filter"] {
+        let xs: Vec<Duration> = times
+            .iter()
+            .filter(|(k, _)| *k == kind)
+            .map(|(_, d)| *d)
+            .collect();
+        let max = xs.iter().max().copied().unwrap_or_default();
+        println!(
+            "{kind} keystroke to redrawn frame: median {:.2?}, max {max:.2?} ({} keystrokes)",
+            median(xs.clone()),
+            xs.len()
+        );
+    }
+    let nav: Vec<Duration> = (0..200).map(|_| key(&mut app, "j", &mut term)).collect();
+    println!("move keystroke to frame: median {:.2?}", median(nav));
+    println!(
+        "peak memory: {} MB (process high-water mark; {before} MB before opening)",
+        hwm_mb()
+    );
+}

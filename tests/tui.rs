@@ -1,0 +1,331 @@
+//! The viewer: state transitions without a terminal, snapshots, robustness, and a real pty.
+
+use autoeval::tui::state::{Mode, Pane, Tab};
+use autoeval::tui::{ViewOptions, build_app, ui};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use std::path::{Path, PathBuf};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs")
+}
+
+fn opts(paths: Vec<PathBuf>) -> ViewOptions {
+    // A config path that does not exist keeps the user's own config out of the tests.
+    ViewOptions {
+        paths,
+        theme: None,
+        config: Some(PathBuf::from("/nonexistent/autoeval-config.toml")),
+    }
+}
+
+fn app() -> (autoeval::tui::state::App, autoeval::tui::theme::Theme) {
+    build_app(&opts(vec![fixtures()]))
+}
+
+fn keys(app: &mut autoeval::tui::state::App, ks: &[&str]) {
+    for k in ks {
+        app.key(k);
+    }
+}
+
+fn screen(
+    app: &mut autoeval::tui::state::App,
+    t: &autoeval::tui::theme::Theme,
+    w: u16,
+    h: u16,
+) -> String {
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    term.draw(|f| {
+        ui::draw(f, app, t);
+    })
+    .unwrap();
+    let buf = term.backend().buffer().clone();
+    let mut out = String::new();
+    for y in 0..h {
+        let mut line = String::new();
+        for x in 0..w {
+            line.push_str(buf[(x, y)].symbol());
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn opens_on_a_failing_sample_with_counts() {
+    let (app, _) = app();
+    assert_eq!(app.runs.len(), 3);
+    assert_eq!(app.visible.len(), 42);
+    let (r, i) = app.selected().unwrap();
+    assert_eq!(
+        app.runs[r as usize].rows[i as usize].verdict_name(),
+        "not-equivalent"
+    );
+    assert!(app.warnings.is_empty(), "{:?}", app.warnings);
+    assert_eq!(app.filter_summary(), "42/42");
+}
+
+#[test]
+fn filters_combine_and_clear() {
+    let (mut app, _) = app();
+    // Filter editor: field 3 is the not-equivalent checkbox.
+    keys(&mut app, &["f", "j", "j", "j", "space", "esc"]);
+    assert_eq!(app.mode, Mode::Normal);
+    assert!(
+        app.visible
+            .iter()
+            .all(|(r, i)| app.runs[*r as usize].rows[*i as usize].verdict == 1)
+    );
+    let failing = app.visible.len();
+    assert_eq!(failing, 13);
+    // Operator range: raise the lower bound twice.
+    keys(&mut app, &["f", "right", "right", "esc"]);
+    assert_eq!(app.filter.range.map(|r| r.0), Some(2));
+    assert!(app.visible.len() < failing);
+    assert!(
+        app.visible
+            .iter()
+            .all(|(r, i)| app.category(*r, *i).unwrap_or(0) >= 2)
+    );
+    assert!(
+        app.filter_summary().contains("ops 2–"),
+        "{}",
+        app.filter_summary()
+    );
+    // Hide a run from the run list.
+    keys(&mut app, &["x", "shift-tab", "space"]);
+    assert_eq!(app.focus, Pane::Runs);
+    assert_eq!(app.visible.len(), 28);
+    keys(&mut app, &["space"]);
+    assert_eq!(app.visible.len(), 42);
+    // Enter on a run shows only that run.
+    keys(&mut app, &["j", "enter"]);
+    assert_eq!(app.visible.len(), 14);
+    assert_eq!(app.focus, Pane::Samples);
+    keys(&mut app, &["x"]);
+    assert_eq!(app.visible.len(), 42);
+}
+
+#[test]
+fn fuzzy_search_narrows_and_esc_clears() {
+    let (mut app, _) = app();
+    keys(&mut app, &["/", "p", "1", "2"]);
+    assert_eq!(app.mode, Mode::Search);
+    let n = app.visible.len();
+    assert!(n > 0 && n < 42, "{n}");
+    for (r, i) in &app.visible {
+        let text = &app.runs[*r as usize].rows[*i as usize].text;
+        assert!(
+            text.contains('p') && text.contains('1') && text.contains('2'),
+            "{text}"
+        );
+    }
+    keys(&mut app, &["backspace"]);
+    assert!(app.visible.len() >= n, "deleting widens");
+    keys(&mut app, &["enter"]);
+    assert_eq!(app.mode, Mode::Normal);
+    assert_eq!(app.search, "p1");
+    keys(&mut app, &["esc"]);
+    assert_eq!(app.visible.len(), 42);
+}
+
+#[test]
+fn chart_bucket_filters_the_list_and_by_toggles() {
+    let (mut app, _) = app();
+    keys(&mut app, &["v", "right", "right", "enter"]);
+    let (lo, hi) = app.filter.range.unwrap();
+    assert_eq!(lo, hi);
+    assert!(!app.visible.is_empty());
+    assert!(
+        app.visible
+            .iter()
+            .all(|(r, i)| app.category(*r, *i) == Some(lo))
+    );
+    keys(&mut app, &["b"]);
+    assert_eq!(
+        app.filter.range, None,
+        "switching the metric resets the range"
+    );
+    assert_eq!(app.by, autoeval::report::By::Depth);
+}
+
+#[test]
+fn tabs_tree_detail_and_compare() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["pl-a", "pl-b"] {
+        let d = dir.path().join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        for f in ["run.json", "samples.jsonl"] {
+            std::fs::copy(fixtures().join("pl-small").join(f), d.join(f)).unwrap();
+        }
+    }
+    let (mut app, _) = build_app(&opts(vec![dir.path().to_path_buf()]));
+    app.ensure_detail();
+    let d = app.detail.as_ref().unwrap();
+    assert!(d.record.is_ok());
+    assert!(!d.changes.is_empty(), "a failing sample has a diff");
+    assert!(d.explain.iter().any(|l| l.split), "the split is marked");
+    keys(&mut app, &["]"]);
+    assert_eq!(app.tab, Tab::Diff);
+    keys(&mut app, &["[", "[", "t"]);
+    assert_eq!(app.tab, Tab::Raw);
+    assert!(app.tree);
+    keys(&mut app, &["c"]);
+    assert_eq!(app.mode, Mode::Compare);
+    assert_eq!(app.compare_rows().len(), 2, "the same φ₀ in the other run");
+    keys(&mut app, &["esc"]);
+    assert_eq!(app.mode, Mode::Normal);
+    keys(&mut app, &["tab"]);
+    assert_eq!(app.focus, Pane::Detail);
+    keys(&mut app, &["q"]);
+    assert!(app.quit);
+}
+
+#[test]
+fn broken_inputs_become_warnings_and_the_rest_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good");
+    let bad = dir.path().join("bad");
+    for d in [&good, &bad] {
+        std::fs::create_dir_all(d).unwrap();
+        for f in ["run.json", "samples.jsonl"] {
+            std::fs::copy(fixtures().join("fol-small").join(f), d.join(f)).unwrap();
+        }
+    }
+    // Corrupt manifest, a garbage line in the middle, a torn last line, unknown fields.
+    std::fs::write(bad.join("run.json"), "{ not json").unwrap();
+    let text = std::fs::read_to_string(bad.join("samples.jsonl")).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    lines[0] = lines[0].replacen('{', "{\"a_future_field\": [1, 2],", 1);
+    lines.insert(3, "garbage".into());
+    let torn = lines.pop().unwrap();
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out.push_str(&torn[..torn.len() / 2]);
+    std::fs::write(bad.join("samples.jsonl"), out).unwrap();
+    let missing = dir.path().join("missing");
+    let (mut app, t) = build_app(&opts(vec![dir.path().to_path_buf(), missing]));
+    assert_eq!(app.runs.len(), 2);
+    assert_eq!(
+        app.runs.iter().map(|r| r.rows.len()).sum::<usize>(),
+        14 + 13
+    );
+    let w = app.warnings.join("\n");
+    assert!(w.contains("missing: no such file"), "{w}");
+    assert!(w.contains("run.json"), "{w}");
+    assert!(w.contains(":4: skipped"), "{w}");
+    // Still draws at 80×24 with the warning count in the footer.
+    let s = screen(&mut app, &t, 80, 24);
+    assert!(s.contains("warning(s): w"), "{s}");
+    keys(&mut app, &["w"]);
+    assert!(screen(&mut app, &t, 80, 24).contains("Warnings"));
+}
+
+#[test]
+fn following_a_growing_run_adds_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("live");
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::copy(fixtures().join("pl-small/run.json"), d.join("run.json")).unwrap();
+    let text = std::fs::read_to_string(fixtures().join("pl-small/samples.jsonl")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    std::fs::write(
+        d.join("samples.jsonl"),
+        format!("{}\n{}", lines[0], &lines[1][..20]),
+    )
+    .unwrap();
+    let (mut app, _) = build_app(&opts(vec![d.clone()]));
+    assert_eq!(app.visible.len(), 1, "the torn line waits");
+    std::fs::write(
+        d.join("samples.jsonl"),
+        format!("{}\n{}\n{}\n", lines[0], lines[1], lines[2]),
+    )
+    .unwrap();
+    assert!(app.follow());
+    assert_eq!(app.visible.len(), 3);
+    assert!(!app.follow(), "nothing new");
+}
+
+fn snap(name: &str, app: &mut autoeval::tui::state::App, t: &autoeval::tui::theme::Theme) {
+    for (w, h) in [(80u16, 24u16), (160, 48)] {
+        insta::assert_snapshot!(format!("{name}_{w}x{h}"), screen(app, t, w, h));
+    }
+}
+
+#[test]
+fn snapshots_of_each_screen() {
+    let (mut app, t) = app();
+    snap("main", &mut app, &t);
+    keys(&mut app, &["]"]);
+    snap("diff", &mut app, &t);
+    keys(&mut app, &["]"]);
+    snap("countermodel", &mut app, &t);
+    keys(&mut app, &["]"]);
+    snap("raw", &mut app, &t);
+    keys(&mut app, &["]", "t"]);
+    snap("tree", &mut app, &t);
+    keys(&mut app, &["t", "?"]);
+    snap("help", &mut app, &t);
+    keys(&mut app, &["esc", "f", "j", "j", "j", "space"]);
+    snap("filter", &mut app, &t);
+    keys(&mut app, &["esc", "/", "p", "3"]);
+    snap("search", &mut app, &t);
+    keys(&mut app, &["esc", "x", "c"]);
+    snap("compare", &mut app, &t);
+    keys(&mut app, &["esc", "v", "right"]);
+    snap("chart", &mut app, &t);
+}
+
+#[test]
+fn every_bundled_theme_renders() {
+    for name in ["default", "light", "high-contrast", "colorblind"] {
+        let (mut app, _) = app();
+        let (t, w) = autoeval::tui::theme::Theme::load(name);
+        assert!(w.is_empty(), "{name}: {w:?}");
+        assert!(screen(&mut app, &t, 80, 24).contains("Samples"));
+    }
+}
+
+#[test]
+fn starts_in_a_real_pty_draws_and_quits_with_q() {
+    // util-linux `script` gives the binary a pseudo-terminal; `q` arrives on its stdin.
+    let exe = env!("CARGO_BIN_EXE_autoeval");
+    let cmd = format!("stty cols 100 rows 30; {exe} view {}", fixtures().display());
+    let mut child = std::process::Command::new("script")
+        .args(["-qfec", &cmd, "/dev/null"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the `script` command (util-linux) is needed for this test");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    {
+        use std::io::Write;
+        let stdin = child.stdin.as_mut().unwrap();
+        stdin.write_all(b"q").unwrap();
+        stdin.flush().unwrap();
+    }
+    let start = std::time::Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(10),
+            "did not quit on q"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "exit {:?}", out.status);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Samples") && text.contains("Runs"),
+        "drew nothing: {text:.500}"
+    );
+    assert!(
+        text.contains("\u{1b}[?1049l"),
+        "the terminal was restored (left the alternate screen)"
+    );
+}
