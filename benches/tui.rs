@@ -93,7 +93,7 @@ fn main() {
     let rows: usize = app.runs.iter().map(|r| r.rows.len()).sum();
     println!("open {rows} samples to first frame (160×48): {open:.2?}");
     let mut times = Vec::new();
-    let mut key =
+    let key =
         |app: &mut autoeval::tui::state::App, k: &str, term: &mut Terminal<TestBackend>| {
             let t = Instant::now();
             app.key(k);
