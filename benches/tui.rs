@@ -93,16 +93,15 @@ fn main() {
     let rows: usize = app.runs.iter().map(|r| r.rows.len()).sum();
     println!("open {rows} samples to first frame (160×48): {open:.2?}");
     let mut times = Vec::new();
-    let key =
-        |app: &mut autoeval::tui::state::App, k: &str, term: &mut Terminal<TestBackend>| {
-            let t = Instant::now();
-            app.key(k);
-            term.draw(|f| {
-                ui::draw(f, app, &theme);
-            })
-            .expect("draw");
-            t.elapsed()
-        };
+    let key = |app: &mut autoeval::tui::state::App, k: &str, term: &mut Terminal<TestBackend>| {
+        let t = Instant::now();
+        app.key(k);
+        term.draw(|f| {
+            ui::draw(f, app, &theme);
+        })
+        .expect("draw");
+        t.elapsed()
+    };
     // Search keystrokes: type, delete, retype; then filter-editor keystrokes.
     for _ in 0..5 {
         for k in [

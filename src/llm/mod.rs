@@ -141,8 +141,15 @@ pub fn transport_error(e: &reqwest::Error) -> LlmError {
         "request failed"
     };
     // reqwest's Display includes the URL but never headers, so no key can leak here.
+    // The source chain says why (refused, DNS, TLS, …), which the top line does not.
+    let mut detail = String::new();
+    let mut src = std::error::Error::source(e);
+    while let Some(s) = src {
+        detail.push_str(&format!(": {s}"));
+        src = s.source();
+    }
     LlmError {
-        message: format!("{what}: {e}"),
+        message: format!("{what}: {e}{detail}"),
         status: None,
         retryable: e.is_timeout() || e.is_connect() || e.is_request(),
         retry_after: None,
