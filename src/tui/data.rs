@@ -7,7 +7,7 @@ use crate::run::store;
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 /// Verdict names in display order; a row stores the index.
@@ -90,45 +90,25 @@ fn verdict_index(name: &str) -> u8 {
     VERDICTS.iter().position(|v| *v == name).unwrap_or(3) as u8
 }
 
-/// Parses complete lines of `bytes` (which starts at file offset `base`).
-fn parse_rows(bytes: &[u8], base: u64, path: &Path, first_line: usize) -> (Vec<Row>, Vec<String>) {
-    let mut rows = Vec::new();
-    let mut warnings = Vec::new();
-    let mut pos = 0usize;
-    let mut lineno = first_line;
-    while pos < bytes.len() {
-        let end = match memchr_newline(&bytes[pos..]) {
-            Some(k) => pos + k,
-            None => break, // torn tail: the caller handles it
-        };
-        lineno += 1;
-        let line = &bytes[pos..end];
-        if !line.iter().all(u8::is_ascii_whitespace) {
-            match serde_json::from_slice::<LightSample>(line) {
-                Ok(s) => {
-                    let r1 = s.rounds.first();
-                    let psi = r1.and_then(|r| r.psi.as_deref()).unwrap_or("");
-                    let phi1 = r1.and_then(|r| r.phi1.as_deref()).unwrap_or("");
-                    rows.push(Row {
-                        offset: base + pos as u64,
-                        len: line.len() as u32,
-                        id: s.id.as_ref().into(),
-                        verdict: verdict_index(&s.verdict.verdict),
-                        ops: s.num_operators.map(|v| v.min(u16::MAX as usize) as u16),
-                        depth: s.depth.map(|v| v.min(u16::MAX as usize) as u16),
-                        text: format!("{}{SEP}{psi}{SEP}{phi1}", s.phi0).into(),
-                    });
-                }
-                Err(e) => warnings.push(format!("{}:{lineno}: skipped: {e}", path.display())),
-            }
-        }
-        pos = end + 1;
+/// Parses one complete line into a row (None for blank lines), or a warning.
+fn parse_row(line: &[u8], offset: u64, path: &Path, lineno: usize) -> Result<Option<Row>, String> {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
     }
-    (rows, warnings)
-}
-
-fn memchr_newline(b: &[u8]) -> Option<usize> {
-    b.iter().position(|c| *c == b'\n')
+    let s = serde_json::from_slice::<LightSample>(line)
+        .map_err(|e| format!("{}:{lineno}: skipped: {e}", path.display()))?;
+    let r1 = s.rounds.first();
+    let psi = r1.and_then(|r| r.psi.as_deref()).unwrap_or("");
+    let phi1 = r1.and_then(|r| r.phi1.as_deref()).unwrap_or("");
+    Ok(Some(Row {
+        offset,
+        len: line.len() as u32,
+        id: s.id.as_ref().into(),
+        verdict: verdict_index(&s.verdict.verdict),
+        ops: s.num_operators.map(|v| v.min(u16::MAX as usize) as u16),
+        depth: s.depth.map(|v| v.min(u16::MAX as usize) as u16),
+        text: format!("{}{SEP}{psi}{SEP}{phi1}", s.phi0).into(),
+    }))
 }
 
 /// A run as the viewer holds it.
@@ -142,6 +122,8 @@ pub struct RunIndex {
     pub rows: Vec<Row>,
     /// Bytes of `samples.jsonl` consumed (complete lines); following resumes here.
     pub consumed: u64,
+    /// Complete lines read (for line numbers in warnings).
+    pub lines: usize,
     /// Latest labels per sample id (newest per annotator merged).
     pub labels: HashMap<String, Vec<LabelRecord>>,
     /// Problems found while loading.
@@ -206,6 +188,7 @@ impl RunIndex {
             manifest: None,
             rows: Vec::new(),
             consumed: 0,
+            lines: 0,
             labels: HashMap::new(),
             warnings: Vec::new(),
         };
@@ -223,13 +206,13 @@ impl RunIndex {
     }
 
     /// Reads lines appended since the last read; returns how many rows were added.
+    ///
+    /// The file is streamed through a small buffer: holding a large run in memory at
+    /// once costs more in page faults than parsing it. A last line without its newline
+    /// is a write in progress and is left for the next call.
     pub fn refresh(&mut self) -> usize {
         let path = self.dir.join(store::SAMPLES);
         let Ok(mut f) = std::fs::File::open(&path) else {
-            if self.consumed == 0 && self.manifest.is_some() {
-                // A run that has not finished a sample yet.
-                return 0;
-            }
             return 0;
         };
         let len = f.metadata().map(|m| m.len()).unwrap_or(0);
@@ -238,62 +221,31 @@ impl RunIndex {
                 .push(format!("{} shrank; reloading it", path.display()));
             self.rows.clear();
             self.consumed = 0;
+            self.lines = 0;
         }
         if len == self.consumed || f.seek(SeekFrom::Start(self.consumed)).is_err() {
             return 0;
         }
-        let mut bytes = Vec::with_capacity((len - self.consumed) as usize);
-        if f.read_to_end(&mut bytes).is_err() {
-            return 0;
-        }
-        let complete = bytes
-            .iter()
-            .rposition(|c| *c == b'\n')
-            .map(|i| i + 1)
-            .unwrap_or(0);
-        let base = self.consumed;
-        let first_line = 0;
-        // Split the complete part at line boundaries and parse the halves in parallel.
-        let chunk = &bytes[..complete];
-        let threads = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-            .clamp(1, 8);
-        let mut cuts = vec![0];
-        for t in 1..threads {
-            let mut at = chunk.len() * t / threads;
-            while at < chunk.len() && chunk[at.saturating_sub(1)] != b'\n' {
-                at += 1;
-            }
-            if at > *cuts.last().unwrap_or(&0) && at < chunk.len() {
-                cuts.push(at);
-            }
-        }
-        cuts.push(chunk.len());
-        let parts: Vec<(Vec<Row>, Vec<String>)> = if chunk.len() < (1 << 20) {
-            vec![parse_rows(chunk, base, &path, first_line)]
-        } else {
-            std::thread::scope(|s| {
-                let handles: Vec<_> = cuts
-                    .windows(2)
-                    .map(|w| {
-                        let (a, b) = (w[0], w[1]);
-                        let path = &path;
-                        s.spawn(move || parse_rows(&chunk[a..b], base + a as u64, path, 0))
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().unwrap_or_default())
-                    .collect()
-            })
-        };
+        let mut reader = BufReader::with_capacity(1 << 20, f);
+        let mut line = Vec::with_capacity(8192);
         let before = self.rows.len();
-        for (rows, warns) in parts {
-            self.rows.extend(rows);
-            self.warnings.extend(warns);
+        loop {
+            line.clear();
+            let n = match reader.read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            if line.last() != Some(&b'\n') {
+                break;
+            }
+            self.lines += 1;
+            match parse_row(&line[..n - 1], self.consumed, &path, self.lines) {
+                Ok(Some(row)) => self.rows.push(row),
+                Ok(None) => {}
+                Err(w) => self.warnings.push(w),
+            }
+            self.consumed += n as u64;
         }
-        self.consumed = base + complete as u64;
         self.rows.len() - before
     }
 
