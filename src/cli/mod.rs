@@ -3,6 +3,7 @@
 pub mod generate;
 pub mod import;
 pub mod judge;
+pub mod labels;
 pub mod model_args;
 pub mod prompts;
 pub mod report;
@@ -36,6 +37,8 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Convert the original AutoEval's files into a run directory.
     Import(import::ImportArgs),
+    /// Export hand labels or summarise them (κ, lucky passes, metric alignment).
+    Labels(labels::LabelsArgs),
     /// Export the built-in prompt templates for editing.
     Prompts(prompts::PromptsArgs),
     /// Check whether two formulas (or regexes) are equivalent; exit 0 yes, 1 no, 2 unknown/unparseable.
@@ -55,6 +58,7 @@ pub fn main() -> i32 {
         Some(Command::Report(args)) => report::run(args),
         Some(Command::Prompts(args)) => prompts::run(args),
         Some(Command::Import(args)) => import::run(args),
+        Some(Command::Labels(args)) => labels::run(args),
     };
     match result {
         Ok(code) => code,

@@ -9,6 +9,7 @@
 //!   unparseable judge answers are counted apart, outside the confusion matrix.
 
 pub mod closeness;
+pub mod labels;
 pub mod render;
 
 use crate::llm::judge::JudgeAnswer;

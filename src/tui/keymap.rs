@@ -46,6 +46,10 @@ pub enum Action {
     Chart,
     /// Warnings found while loading.
     Warnings,
+    /// Label mode: one key per category.
+    Label,
+    /// Next unlabelled sample in the current filter.
+    NextUnlabelled,
     /// Help overlay.
     Help,
     /// Quit.
@@ -76,7 +80,7 @@ type DefaultBinding = (
     Option<&'static str>,
 );
 
-const DEFAULTS: [DefaultBinding; 22] = [
+const DEFAULTS: [DefaultBinding; 24] = [
     (Action::Up, "up", &["k", "up"], "move up", None),
     (
         Action::Down,
@@ -173,6 +177,20 @@ const DEFAULTS: [DefaultBinding; 22] = [
         "warnings",
         &["w"],
         "loading warnings",
+        None,
+    ),
+    (
+        Action::Label,
+        "label",
+        &["a"],
+        "label why it failed (one key per category)",
+        Some("label"),
+    ),
+    (
+        Action::NextUnlabelled,
+        "next_unlabelled",
+        &["n"],
+        "next unlabelled sample",
         None,
     ),
     (Action::Help, "help", &["?"], "help", Some("help")),
@@ -275,8 +293,9 @@ mod tests {
         let (k, w) = k.with_overrides(Some(&table));
         assert_eq!(k.action("Q"), Some(Action::Quit));
         assert_eq!(k.action("q"), None);
-        assert_eq!(k.action("n"), Some(Action::Down));
-        assert_eq!(w.len(), 1);
+        assert_eq!(k.action("n"), Some(Action::Down), "the override wins over next_unlabelled");
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w.iter().any(|x| x.contains("next_unlabelled")));
         assert!(k.hints().iter().any(|(key, d)| key == "Q" && *d == "quit"));
     }
 }

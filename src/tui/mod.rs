@@ -2,6 +2,7 @@
 
 pub mod data;
 pub mod keymap;
+pub mod labels;
 pub mod search;
 pub mod state;
 pub mod theme;
@@ -27,6 +28,8 @@ pub struct Config {
     pub annotator: Option<String>,
     /// Key overrides.
     pub keys: Option<toml::Table>,
+    /// Taxonomy file.
+    pub taxonomy: Option<PathBuf>,
 }
 
 /// Reads the config file; problems are warnings.
@@ -50,6 +53,10 @@ pub fn load_config(path: Option<&Path>) -> (Config, Vec<String>) {
                     .and_then(|v| v.as_str())
                     .map(str::to_string),
                 keys: t.get("keys").and_then(|v| v.as_table()).cloned(),
+                taxonomy: t
+                    .get("taxonomy")
+                    .and_then(|v| v.as_str())
+                    .map(PathBuf::from),
             },
             vec![],
         ),
@@ -215,7 +222,12 @@ pub fn build_app(opts: &ViewOptions) -> (App, Theme) {
     warnings.extend(tw);
     let (runs, rw) = open_paths(&opts.paths);
     warnings.extend(rw);
-    (App::new(runs, keymap, warnings), theme)
+    let (taxonomy, xw) = labels::Taxonomy::load(cfg.taxonomy.as_deref());
+    warnings.extend(xw);
+    let mut app = App::new(runs, keymap, warnings);
+    app.taxonomy = taxonomy;
+    app.annotator = labels::annotator(cfg.annotator.as_deref());
+    (app, theme)
 }
 
 /// Runs the viewer until the user quits. Returns the exit code.

@@ -67,6 +67,10 @@ pub enum Mode {
     Warnings,
     /// Picking a chart bucket.
     Chart,
+    /// Hand-labelling the selected sample.
+    Label,
+    /// Typing a note for the selected sample.
+    Note,
 }
 
 /// Label state filter.
@@ -173,6 +177,22 @@ pub struct App {
     pub page: usize,
     /// Scroll offset in the detail view.
     pub detail_scroll: u16,
+    /// Label categories.
+    pub taxonomy: super::labels::Taxonomy,
+    /// Who labels.
+    pub annotator: String,
+    /// Note being typed.
+    pub note: String,
+    /// Earlier states for undo: (run, sample id, categories, note).
+    undo: Vec<(usize, String, Vec<String>, String)>,
+    /// Size of each run's labels.jsonl when last read (to notice other writers).
+    label_sizes: Vec<u64>,
+}
+
+fn labels_len(dir: &std::path::Path) -> u64 {
+    std::fs::metadata(dir.join(crate::run::store::LABELS))
+        .map(|m| m.len())
+        .unwrap_or(0)
 }
 
 /// Fields of the filter editor, in order.
@@ -204,7 +224,13 @@ impl App {
             quit: false,
             page: 10,
             detail_scroll: 0,
+            taxonomy: super::labels::Taxonomy::builtin(),
+            annotator: super::labels::annotator(None),
+            note: String::new(),
+            undo: Vec::new(),
+            label_sizes: Vec::new(),
         };
+        app.label_sizes = app.runs.iter().map(|r| labels_len(&r.dir)).collect();
         for r in &app.runs {
             app.warnings.extend(r.warnings.iter().cloned());
         }
@@ -510,6 +536,30 @@ impl App {
             }
             return;
         }
+        if self.mode == Mode::Note {
+            match key {
+                "enter" => {
+                    let cats = self.my_labels().0;
+                    let note = std::mem::take(&mut self.note);
+                    self.save_labels(cats, note);
+                    self.mode = Mode::Label;
+                }
+                "esc" => {
+                    self.note.clear();
+                    self.mode = Mode::Label;
+                }
+                "backspace" => {
+                    self.note.pop();
+                }
+                "space" => self.note.push(' '),
+                k if k.chars().count() == 1 => self.note.push_str(k),
+                _ => {}
+            }
+            return;
+        }
+        if self.mode == Mode::Label && self.label_key(key) {
+            return;
+        }
         if self.mode == Mode::Filter && self.filter_key(key) {
             return;
         }
@@ -531,6 +581,139 @@ impl App {
             self.filter.runs.clear();
         }
         self.refilter();
+    }
+
+    /// This annotator's current categories and note for the selected sample.
+    pub fn my_labels(&self) -> (Vec<String>, String) {
+        let Some((r, i)) = self.selected() else {
+            return (vec![], String::new());
+        };
+        let run = &self.runs[r as usize];
+        let id = &*run.rows[i as usize].id;
+        run.labels
+            .get(id)
+            .and_then(|l| l.iter().find(|x| x.annotator == self.annotator))
+            .map(|x| (x.categories.clone(), x.note.clone()))
+            .unwrap_or_default()
+    }
+
+    /// The category the structural diff suggests for the selected sample.
+    pub fn suggestion(&self) -> Option<&'static str> {
+        let d = self.detail.as_ref()?;
+        let changes: Vec<crate::syntax::diff::Change> =
+            d.diff.iter().map(|l| l.change.clone()).collect();
+        let left: String = d
+            .diff
+            .iter()
+            .filter(|l| l.change.is_change())
+            .filter_map(|l| l.left.clone())
+            .collect();
+        let right: String = d
+            .diff
+            .iter()
+            .filter(|l| l.change.is_change())
+            .filter_map(|l| l.right.clone())
+            .collect();
+        super::labels::suggest(&changes, &left, &right)
+    }
+
+    /// Writes the selected sample's labels (appended at once) and remembers the old state.
+    fn save_labels(&mut self, categories: Vec<String>, note: String) {
+        let Some((r, i)) = self.selected() else {
+            return;
+        };
+        let (old_c, old_n) = self.my_labels();
+        let run = &mut self.runs[r as usize];
+        let id = run.rows[i as usize].id.to_string();
+        match super::labels::append(&run.dir, &id, &categories, &note, &self.annotator) {
+            Ok(rec) => {
+                let list = run.labels.entry(id.clone()).or_default();
+                list.retain(|x| x.annotator != rec.annotator);
+                list.push(rec);
+                self.undo.push((r as usize, id, old_c, old_n));
+                if let Some(s) = self.label_sizes.get_mut(r as usize) {
+                    *s = labels_len(&run.dir);
+                }
+                self.status = "label saved".into();
+            }
+            Err(e) => self.status = format!("label not saved: {e}"),
+        }
+    }
+
+    /// Moves to the next sample in the current list that this annotator has not labelled.
+    pub fn next_unlabelled(&mut self) {
+        let n = self.visible.len();
+        for step in 1..=n {
+            let k = (self.sel + step) % n;
+            let (r, i) = self.visible[k];
+            let run = &self.runs[r as usize];
+            let labelled = run
+                .labels
+                .get(&*run.rows[i as usize].id)
+                .is_some_and(|l| l.iter().any(|x| x.annotator == self.annotator));
+            if !labelled {
+                self.sel = k;
+                self.detail = None;
+                return;
+            }
+        }
+        self.status = "every sample in this list is labelled".into();
+    }
+
+    /// Keys in label mode; returns true if consumed.
+    fn label_key(&mut self, key: &str) -> bool {
+        if let Some(cat) = self.taxonomy.by_key(key) {
+            let id = cat.id.clone();
+            let (mut cats, note) = self.my_labels();
+            if let Some(p) = cats.iter().position(|c| *c == id) {
+                cats.remove(p);
+            } else {
+                cats.push(id);
+            }
+            self.save_labels(cats, note);
+            return true;
+        }
+        match key {
+            "y" => {
+                self.ensure_detail();
+                if let Some(s) = self.suggestion() {
+                    let (mut cats, note) = self.my_labels();
+                    if !cats.iter().any(|c| c == s) {
+                        cats.push(s.to_string());
+                        self.save_labels(cats, note);
+                    }
+                }
+            }
+            "m" => {
+                self.note = self.my_labels().1;
+                self.mode = Mode::Note;
+            }
+            "u" => {
+                match self.undo.pop() {
+                    Some((r, id, cats, note)) => {
+                        let run = &self.runs[r];
+                        if let Some(k) = self.visible.iter().position(|(rr, ii)| {
+                            *rr as usize == r && *run.rows[*ii as usize].id == *id
+                        }) {
+                            self.sel = k;
+                            self.detail = None;
+                        }
+                        self.save_labels(cats, note);
+                        // Saving pushed the undone state; undo must not redo it.
+                        self.undo.pop();
+                        self.status = format!("undone on sample {id}");
+                    }
+                    None => self.status = "nothing to undo".into(),
+                }
+            }
+            "n" => self.next_unlabelled(),
+            "esc" | "a" => self.mode = Mode::Normal,
+            "j" | "down" => self.move_sel(1),
+            "k" | "up" => self.move_sel(-1),
+            "q" | "ctrl-c" => self.quit = true,
+            _ => return false,
+        }
+        true
     }
 
     /// Keys inside the filter editor; returns true if consumed.
@@ -704,6 +887,13 @@ impl App {
                     .unwrap_or(0);
             }
             Action::Warnings => self.mode = Mode::Warnings,
+            Action::Label => {
+                if self.selected().is_some() {
+                    self.mode = Mode::Label;
+                    self.focus = Pane::Samples;
+                }
+            }
+            Action::NextUnlabelled => self.next_unlabelled(),
             Action::Help => self.mode = Mode::Help,
             Action::Quit => self.quit = true,
         }
@@ -712,8 +902,17 @@ impl App {
     /// Picks up samples appended to the runs' files; returns whether anything changed.
     pub fn follow(&mut self) -> bool {
         let mut added = 0;
-        for r in &mut self.runs {
+        for (k, r) in self.runs.iter_mut().enumerate() {
             added += r.refresh();
+            // Another viewer may be labelling the same run.
+            let len = labels_len(&r.dir);
+            if self.label_sizes.get(k).is_some_and(|s| *s != len) {
+                r.reload_labels();
+                if let Some(s) = self.label_sizes.get_mut(k) {
+                    *s = len;
+                }
+                added += 1;
+            }
         }
         if added > 0 {
             self.refilter();

@@ -58,6 +58,15 @@ fn footer(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             ("x".into(), "clear"),
             ("esc".into(), "done"),
         ],
+        Mode::Label => vec![
+            ("keys".to_string(), "toggle"),
+            ("y".into(), "accept suggestion"),
+            ("m".into(), "note"),
+            ("u".into(), "undo"),
+            ("n".into(), "next unlabelled"),
+            ("esc".into(), "done"),
+        ],
+        Mode::Note => vec![("enter".to_string(), "save note"), ("esc".into(), "cancel")],
         Mode::Chart => vec![
             ("←/→".to_string(), "bucket"),
             ("enter".into(), "filter to it"),
@@ -143,6 +152,7 @@ pub fn draw(f: &mut Frame, app: &mut App, t: &Theme) -> Areas {
         Mode::Filter => popups::filter(f, area, app, t),
         Mode::Compare => popups::compare(f, area, app, t),
         Mode::Warnings => popups::warnings(f, area, app, t),
+        Mode::Label | Mode::Note => popups::labels(f, mid[1], app, t),
         _ => {}
     }
     Areas {

@@ -202,3 +202,96 @@ pub fn warnings(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         r,
     );
 }
+
+/// The label panel over the detail pane: one key per category, ticks for this annotator.
+pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
+    let (mine, note) = app.my_labels();
+    let suggestion = app.suggestion();
+    let two = area.width >= 40;
+    let cell = |c: &crate::tui::labels::Category, w: usize| {
+        let on = mine.contains(&c.id);
+        let style = if on {
+            Style::default().fg(t.selection_fg).bg(t.selection_bg)
+        } else {
+            Style::default().fg(t.fg)
+        };
+        let text: String = format!("{} [{}] {}", c.key, if on { "x" } else { " " }, c.name)
+            .chars()
+            .take(w.saturating_sub(1))
+            .collect();
+        Span::styled(format!("{text:<w$}"), style)
+    };
+    let mut lines = vec![];
+    let mut side = String::new();
+    let cats = &app.taxonomy.categories;
+    // Group headers only when everything fits with them.
+    let sides = cats
+        .iter()
+        .map(|c| c.side.as_str())
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    let rows_needed = if two {
+        cats.len().div_ceil(2) + sides
+    } else {
+        cats.len() + sides
+    } + 4;
+    let headers = rows_needed <= area.height as usize;
+    let w = if two {
+        (area.width as usize - 4) / 2
+    } else {
+        area.width as usize - 2
+    };
+    let mut row: Vec<Span> = vec![];
+    for c in cats {
+        if headers && c.side != side {
+            if !row.is_empty() {
+                lines.push(Line::from(std::mem::take(&mut row)));
+            }
+            side = c.side.clone();
+            lines.push(Line::from(Span::styled(
+                side.clone(),
+                Style::default().fg(t.title).add_modifier(Modifier::BOLD),
+            )));
+        }
+        row.push(cell(c, w));
+        if !two || row.len() == 2 {
+            lines.push(Line::from(std::mem::take(&mut row)));
+        }
+    }
+    if !row.is_empty() {
+        lines.push(Line::from(row));
+    }
+    if let Some(s) = suggestion {
+        lines.push(Line::from(vec![
+            Span::styled("suggested by the diff: ", Style::default().fg(t.muted)),
+            Span::styled(
+                app.taxonomy.name(s).to_string(),
+                Style::default().fg(t.diff_changed),
+            ),
+            Span::styled("  (y accepts)", Style::default().fg(t.muted)),
+        ]));
+    }
+    let note_line = if app.mode == crate::tui::state::Mode::Note {
+        format!("note: {}▏", app.note)
+    } else if note.is_empty() {
+        "note: — (m to write one)".to_string()
+    } else {
+        format!("note: {note}")
+    };
+    lines.push(Line::from(Span::styled(
+        note_line,
+        Style::default().fg(t.highlight),
+    )));
+    let h = (lines.len() as u16 + 2).min(area.height);
+    let r = Rect {
+        x: area.x,
+        y: area.y + area.height - h,
+        width: area.width,
+        height: h,
+    };
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(lines).block(block(&format!("Labels · {}", app.annotator), true, t)),
+        r,
+    );
+}

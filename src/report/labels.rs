@@ -1,0 +1,273 @@
+//! What hand labels tell: counts by category and complexity, annotator agreement
+//! (Cohen's κ), the share of lucky passes with a Wilson interval, and how well each
+//! closeness metric ranks samples the way people do (Spearman's ρ).
+
+use super::RunData;
+use crate::run::format::LabelRecord;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// Latest label per (sample, annotator).
+pub fn latest(labels: &[LabelRecord]) -> BTreeMap<(String, String), LabelRecord> {
+    let mut m = BTreeMap::new();
+    for l in labels {
+        m.insert((l.id.clone(), l.annotator.clone()), l.clone());
+    }
+    m
+}
+
+/// Cohen's κ for two raters' binary judgements (None when chance agreement is total).
+pub fn cohen_kappa(a: &[bool], b: &[bool]) -> Option<f64> {
+    let n = a.len().min(b.len());
+    if n == 0 {
+        return None;
+    }
+    let agree = a.iter().zip(b).filter(|(x, y)| x == y).count() as f64 / n as f64;
+    let pa = a.iter().take(n).filter(|x| **x).count() as f64 / n as f64;
+    let pb = b.iter().take(n).filter(|x| **x).count() as f64 / n as f64;
+    let pe = pa * pb + (1.0 - pa) * (1.0 - pb);
+    if (1.0 - pe).abs() < 1e-12 {
+        return None;
+    }
+    Some((agree - pe) / (1.0 - pe))
+}
+
+/// Wilson score interval for k successes in n trials at z (1.96 for 95 %).
+pub fn wilson(k: usize, n: usize, z: f64) -> Option<(f64, f64, f64)> {
+    if n == 0 {
+        return None;
+    }
+    let n_f = n as f64;
+    let p = k as f64 / n_f;
+    let denom = 1.0 + z * z / n_f;
+    let centre = (p + z * z / (2.0 * n_f)) / denom;
+    let half = z * ((p * (1.0 - p) / n_f + z * z / (4.0 * n_f * n_f)).sqrt()) / denom;
+    Some((p, (centre - half).max(0.0), (centre + half).min(1.0)))
+}
+
+fn ranks(xs: &[f64]) -> Vec<f64> {
+    let mut idx: Vec<usize> = (0..xs.len()).collect();
+    idx.sort_by(|a, b| {
+        xs[*a]
+            .partial_cmp(&xs[*b])
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let mut r = vec![0.0; xs.len()];
+    let mut i = 0;
+    while i < idx.len() {
+        let mut j = i;
+        while j + 1 < idx.len() && xs[idx[j + 1]] == xs[idx[i]] {
+            j += 1;
+        }
+        // Ties share the mean rank.
+        let mean = (i + j) as f64 / 2.0 + 1.0;
+        for k in i..=j {
+            r[idx[k]] = mean;
+        }
+        i = j + 1;
+    }
+    r
+}
+
+/// Spearman's rank correlation (Pearson on ranks, ties averaged).
+pub fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
+    let n = x.len().min(y.len());
+    if n < 3 {
+        return None;
+    }
+    let (rx, ry) = (ranks(&x[..n]), ranks(&y[..n]));
+    let mean = (n as f64 + 1.0) / 2.0;
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for i in 0..n {
+        let (a, b) = (rx[i] - mean, ry[i] - mean);
+        sxy += a * b;
+        sxx += a * a;
+        syy += b * b;
+    }
+    (sxx > 0.0 && syy > 0.0).then(|| sxy / (sxx * syy).sqrt())
+}
+
+/// Label statistics of one run.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct LabelStats {
+    /// Labelled samples.
+    pub labelled: usize,
+    /// Annotators.
+    pub annotators: Vec<String>,
+    /// category → bucket → samples with that category (any annotator).
+    pub counts: BTreeMap<String, BTreeMap<usize, usize>>,
+    /// category → κ for each annotator pair (first two with overlap), where defined.
+    pub kappa: BTreeMap<String, Option<f64>>,
+    /// Samples both of the first two annotators labelled.
+    pub overlap: usize,
+    /// Lucky passes among labelled passing samples: (k, n, share, low, high).
+    pub lucky: Option<(usize, usize, f64, f64, f64)>,
+    /// Spearman ρ of each metric with the human judgement (no failure category = good).
+    pub rank_correlation: BTreeMap<String, Option<f64>>,
+}
+
+/// Computes label statistics; `by_depth` picks the category axis.
+pub fn stats(run: &RunData, labels: &[LabelRecord], by_depth: bool) -> LabelStats {
+    let latest = latest(labels);
+    let samples: HashMap<&str, &crate::run::format::SampleRecord> =
+        run.samples.iter().map(|s| (s.id.as_str(), s)).collect();
+    let annotators: Vec<String> = latest
+        .keys()
+        .map(|(_, a)| a.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mut by_sample: BTreeMap<String, Vec<&LabelRecord>> = BTreeMap::new();
+    for ((id, _), l) in &latest {
+        by_sample.entry(id.clone()).or_default().push(l);
+    }
+    let mut counts: BTreeMap<String, BTreeMap<usize, usize>> = BTreeMap::new();
+    for (id, ls) in &by_sample {
+        let Some(s) = samples.get(id.as_str()) else {
+            continue;
+        };
+        let bucket = if by_depth { s.depth } else { s.num_operators }.unwrap_or(0);
+        let cats: BTreeSet<&String> = ls.iter().flat_map(|l| l.categories.iter()).collect();
+        for c in cats {
+            *counts
+                .entry(c.clone())
+                .or_default()
+                .entry(bucket)
+                .or_default() += 1;
+        }
+    }
+    let all_cats: BTreeSet<String> = latest
+        .values()
+        .flat_map(|l| l.categories.iter().cloned())
+        .collect();
+    let mut kappa = BTreeMap::new();
+    let mut overlap = 0;
+    if annotators.len() >= 2 {
+        let (a1, a2) = (&annotators[0], &annotators[1]);
+        let both: Vec<&String> = by_sample
+            .keys()
+            .filter(|id| {
+                latest.contains_key(&((*id).clone(), a1.clone()))
+                    && latest.contains_key(&((*id).clone(), a2.clone()))
+            })
+            .collect();
+        overlap = both.len();
+        for c in &all_cats {
+            let has = |id: &String, a: &String| {
+                latest
+                    .get(&(id.clone(), a.clone()))
+                    .is_some_and(|l| l.categories.contains(c))
+            };
+            let x: Vec<bool> = both.iter().map(|id| has(id, a1)).collect();
+            let y: Vec<bool> = both.iter().map(|id| has(id, a2)).collect();
+            kappa.insert(c.clone(), cohen_kappa(&x, &y));
+        }
+    }
+    // A sample counts as a lucky pass if any annotator says so.
+    let passing: Vec<&String> = by_sample
+        .keys()
+        .filter(|id| {
+            samples
+                .get(id.as_str())
+                .is_some_and(|s| s.verdict.is_equivalent())
+        })
+        .collect();
+    let lucky_k = passing
+        .iter()
+        .filter(|id| {
+            by_sample[**id]
+                .iter()
+                .any(|l| l.categories.iter().any(|c| c == "lucky-pass"))
+        })
+        .count();
+    let lucky =
+        wilson(lucky_k, passing.len(), 1.96).map(|(p, lo, hi)| (lucky_k, passing.len(), p, lo, hi));
+    let (mut human, mut bleu, mut rouge, mut tree, mut le) =
+        (vec![], vec![], vec![], vec![], vec![]);
+    for (id, ls) in &by_sample {
+        let Some(s) = samples.get(id.as_str()) else {
+            continue;
+        };
+        let Some(c) = s.closeness else { continue };
+        // Human judgement: 1 when no annotator names a failure (verifier disputes aside).
+        let bad = ls
+            .iter()
+            .any(|l| l.categories.iter().any(|c| c != "verifier-disagrees"));
+        human.push(if bad { 0.0 } else { 1.0 });
+        bleu.push(c.bleu);
+        rouge.push(c.rouge_l);
+        tree.push(c.tree);
+        le.push(if s.verdict.is_equivalent() { 1.0 } else { 0.0 });
+    }
+    let rank_correlation = [
+        ("BLEU", &bleu),
+        ("ROUGE-L", &rouge),
+        ("tree overlap", &tree),
+        ("logical equivalence", &le),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), spearman(v, &human)))
+    .collect();
+    LabelStats {
+        labelled: by_sample.len(),
+        annotators,
+        counts,
+        kappa,
+        overlap,
+        lucky,
+        rank_correlation,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kappa_hand_worked() {
+        // 10 items: both yes 3, both no 4, a-only 2, b-only 1. po = 0.7;
+        // pa = 0.5, pb = 0.4, pe = 0.2 + 0.3 = 0.5, κ = (0.7 − 0.5)/(1 − 0.5) = 0.4.
+        let a = [
+            true, true, true, false, false, false, false, true, true, false,
+        ];
+        let b = [
+            true, true, true, false, false, false, false, false, false, true,
+        ];
+        assert!((cohen_kappa(&a, &b).unwrap() - 0.4).abs() < 1e-12);
+        assert_eq!(
+            cohen_kappa(&[true, true], &[true, true]),
+            None,
+            "no variation: undefined"
+        );
+        assert!((cohen_kappa(&a, &a).unwrap() - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn wilson_hand_worked() {
+        // 3 of 10 at 95 %: 0.3 with interval [0.1078, 0.6032].
+        let (p, lo, hi) = wilson(3, 10, 1.96).unwrap();
+        assert!((p - 0.3).abs() < 1e-12);
+        assert!((lo - 0.10779).abs() < 1e-4, "{lo}");
+        assert!((hi - 0.60322).abs() < 1e-4, "{hi}");
+        let (_, lo, hi) = wilson(0, 20, 1.96).unwrap();
+        assert_eq!(lo, 0.0);
+        assert!((hi - 0.16113).abs() < 1e-4, "{hi}");
+        assert_eq!(wilson(0, 0, 1.96), None);
+    }
+
+    #[test]
+    fn spearman_hand_worked() {
+        assert!(
+            (spearman(&[1.0, 2.0, 3.0, 4.0], &[10.0, 20.0, 30.0, 40.0]).unwrap() - 1.0).abs()
+                < 1e-12
+        );
+        assert!(
+            (spearman(&[1.0, 2.0, 3.0, 4.0], &[4.0, 3.0, 2.0, 1.0]).unwrap() + 1.0).abs() < 1e-12
+        );
+        // Ranks x = 1..5, y = [2, 1, 4, 3, 5]: Σd² = 4, ρ = 1 − 6·4/(5·24) = 0.8.
+        assert!(
+            (spearman(&[1.0, 2.0, 3.0, 4.0, 5.0], &[2.0, 1.0, 4.0, 3.0, 5.0]).unwrap() - 0.8).abs()
+                < 1e-12
+        );
+        assert_eq!(spearman(&[1.0, 1.0, 1.0], &[1.0, 2.0, 3.0]), None);
+    }
+}

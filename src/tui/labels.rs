@@ -1,0 +1,212 @@
+//! Hand labels: the taxonomy, append-only persistence, and suggestions from the diff.
+
+use crate::run::format::{LabelRecord, now_rfc3339};
+use crate::run::store::LABELS;
+use crate::syntax::diff::Change;
+use std::io::Write;
+use std::path::Path;
+
+const DEFAULT: &str = include_str!("taxonomy.toml");
+
+/// One category.
+#[derive(Clone, Debug, serde::Deserialize, PartialEq)]
+pub struct Category {
+    /// Stable id written to labels.jsonl.
+    pub id: String,
+    /// The key that toggles it.
+    pub key: String,
+    /// informalization, autoformalization or verdict.
+    pub side: String,
+    /// Display name.
+    pub name: String,
+    /// One-line explanation.
+    #[serde(default)]
+    pub help: String,
+}
+
+/// The taxonomy.
+#[derive(Clone, Debug, serde::Deserialize, PartialEq)]
+pub struct Taxonomy {
+    /// Categories in display order.
+    #[serde(rename = "category")]
+    pub categories: Vec<Category>,
+}
+
+/// Keys label mode keeps for itself.
+const RESERVED: [&str; 8] = ["n", "u", "m", "y", "j", "k", "q", "?"];
+
+impl Taxonomy {
+    /// The shipped taxonomy.
+    pub fn builtin() -> Taxonomy {
+        toml::from_str(DEFAULT).unwrap_or(Taxonomy { categories: vec![] })
+    }
+
+    /// Loads a taxonomy file; problems fall back to the built-in one with a warning.
+    pub fn load(path: Option<&Path>) -> (Taxonomy, Vec<String>) {
+        let path = match path {
+            Some(p) => p.to_path_buf(),
+            None => match super::theme::config_dir().map(|d| d.join("taxonomy.toml")) {
+                Some(p) if p.exists() => p,
+                _ => return (Taxonomy::builtin(), vec![]),
+            },
+        };
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) => {
+                return (
+                    Taxonomy::builtin(),
+                    vec![format!(
+                        "{}: {e}; using the built-in taxonomy",
+                        path.display()
+                    )],
+                );
+            }
+        };
+        match toml::from_str::<Taxonomy>(&text) {
+            Ok(t) => {
+                let mut seen = std::collections::HashSet::new();
+                for c in &t.categories {
+                    if RESERVED.contains(&c.key.as_str()) || !seen.insert(c.key.clone()) {
+                        return (
+                            Taxonomy::builtin(),
+                            vec![format!(
+                                "{}: key '{}' of '{}' is reserved or used twice (reserved: {}); using the built-in taxonomy",
+                                path.display(),
+                                c.key,
+                                c.id,
+                                RESERVED.join(" ")
+                            )],
+                        );
+                    }
+                }
+                (t, vec![])
+            }
+            Err(e) => (
+                Taxonomy::builtin(),
+                vec![format!(
+                    "{}: {e}; using the built-in taxonomy",
+                    path.display()
+                )],
+            ),
+        }
+    }
+
+    /// The category a key toggles.
+    pub fn by_key(&self, key: &str) -> Option<&Category> {
+        self.categories.iter().find(|c| c.key == key)
+    }
+
+    /// Display name of an id (the id itself if unknown).
+    pub fn name<'a>(&'a self, id: &'a str) -> &'a str {
+        self.categories
+            .iter()
+            .find(|c| c.id == id)
+            .map(|c| c.name.as_str())
+            .unwrap_or(id)
+    }
+}
+
+/// The category a structural change suggests, if any.
+pub fn suggest(changes: &[Change], left: &str, right: &str) -> Option<&'static str> {
+    for c in changes {
+        let s = match c {
+            Change::NegationAdded | Change::NegationRemoved => "negation-misplaced",
+            Change::OperatorSwapped
+                if (left.contains('∧') || left.contains('∨'))
+                    && (right.contains('∧') || right.contains('∨')) =>
+            {
+                "and-or-swap"
+            }
+            Change::QuantifierChanged => "quantifier-swap",
+            Change::ScopeChanged => "parentheses-scope",
+            Change::StarAdded | Change::StarRemoved => "star-misplaced",
+            _ => continue,
+        };
+        return Some(s);
+    }
+    None
+}
+
+/// Who is labelling: config, then $AUTOEVAL_ANNOTATOR, then $USER.
+pub fn annotator(config: Option<&str>) -> String {
+    config
+        .map(str::to_string)
+        .or_else(|| std::env::var("AUTOEVAL_ANNOTATOR").ok())
+        .or_else(|| std::env::var("USER").ok())
+        .filter(|s| !s.trim().is_empty())
+        .unwrap_or_else(|| "anonymous".into())
+}
+
+/// Appends one label record to the run's `labels.jsonl` under an exclusive file lock,
+/// so two viewers labelling the same run never interleave their lines.
+pub fn append(
+    dir: &Path,
+    id: &str,
+    categories: &[String],
+    note: &str,
+    annotator: &str,
+) -> Result<LabelRecord, String> {
+    let rec = LabelRecord {
+        id: id.to_string(),
+        categories: categories.to_vec(),
+        note: note.to_string(),
+        annotator: annotator.to_string(),
+        time: now_rfc3339(),
+    };
+    let path = dir.join(LABELS);
+    let mut line = serde_json::to_vec(&rec).map_err(|e| e.to_string())?;
+    line.push(b'\n');
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    f.lock()
+        .map_err(|e| format!("{}: cannot lock: {e}", path.display()))?;
+    let r = f.write_all(&line).and_then(|_| f.sync_data());
+    let _ = f.unlock();
+    r.map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(rec)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_taxonomy_is_complete_and_keys_are_unique() {
+        let t = Taxonomy::builtin();
+        assert!(t.categories.len() >= 15);
+        let keys: std::collections::HashSet<_> =
+            t.categories.iter().map(|c| c.key.clone()).collect();
+        assert_eq!(keys.len(), t.categories.len());
+        for id in [
+            "lucky-pass",
+            "verifier-disagrees",
+            "negation-misplaced",
+            "term-omitted",
+            "star-misplaced",
+        ] {
+            assert!(t.categories.iter().any(|c| c.id == id), "{id}");
+        }
+        assert!(
+            t.categories
+                .iter()
+                .all(|c| !RESERVED.contains(&c.key.as_str()))
+        );
+    }
+
+    #[test]
+    fn bad_taxonomy_falls_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.toml");
+        std::fs::write(
+            &p,
+            "[[category]]\nid = \"x\"\nkey = \"n\"\nside = \"s\"\nname = \"x\"\n",
+        )
+        .unwrap();
+        let (t, w) = Taxonomy::load(Some(&p));
+        assert_eq!(t, Taxonomy::builtin());
+        assert!(w[0].contains("reserved"), "{w:?}");
+    }
+}
