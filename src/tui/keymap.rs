@@ -253,7 +253,21 @@ impl Keymap {
                     _ => None,
                 };
                 match keys {
-                    Some(k) if !k.is_empty() => b.keys = k,
+                    Some(k) if !k.is_empty() => {
+                        b.keys = k.clone();
+                        // An override takes its keys away from every other action.
+                        let action = b.action;
+                        for other in self.bindings.iter_mut().filter(|o| o.action != action) {
+                            let before = other.keys.len();
+                            other.keys.retain(|x| !k.contains(x));
+                            if other.keys.len() != before {
+                                warnings.push(format!(
+                                    "config [keys]: {name} now uses a key that {} had",
+                                    other.name
+                                ));
+                            }
+                        }
+                    }
                     _ => warnings.push(format!(
                         "config [keys]: {name}: expected a key or a list of keys"
                     )),
@@ -293,7 +307,11 @@ mod tests {
         let (k, w) = k.with_overrides(Some(&table));
         assert_eq!(k.action("Q"), Some(Action::Quit));
         assert_eq!(k.action("q"), None);
-        assert_eq!(k.action("n"), Some(Action::Down), "the override wins over next_unlabelled");
+        assert_eq!(
+            k.action("n"),
+            Some(Action::Down),
+            "the override wins over next_unlabelled"
+        );
         assert_eq!(w.len(), 2, "{w:?}");
         assert!(w.iter().any(|x| x.contains("next_unlabelled")));
         assert!(k.hints().iter().any(|(key, d)| key == "Q" && *d == "quit"));
