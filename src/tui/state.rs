@@ -244,6 +244,7 @@ impl App {
         }
         app.refilter();
         app.select_first_failure();
+        app.status = "? shows every key".into();
         app
     }
 

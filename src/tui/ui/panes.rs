@@ -178,7 +178,9 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         );
         return;
     }
-    let label_w = 9usize;
+    // Run names need room to be told apart (fol vs fol-english); bars get the rest.
+    let name_w = (inner.width as usize / 4).clamp(5, 18);
+    let label_w = name_w + 4;
     let cols = (inner.width as usize).saturating_sub(label_w).max(1);
     // Buckets per column when there are more buckets than columns.
     let per = buckets.len().div_ceil(cols).max(1);
@@ -206,7 +208,7 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         };
         for (tag, value) in series {
             let mut spans = vec![Span::styled(
-                format!("{:<6}{tag} ", clip(name, 5).trim_end()),
+                format!("{:<w$} {tag} ", clip(name, name_w).trim_end(), w = name_w),
                 Style::default().fg(color),
             )];
             for c in 0..ncols {
