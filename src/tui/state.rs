@@ -244,7 +244,10 @@ impl App {
         }
         app.refilter();
         app.select_first_failure();
-        app.status = "? shows every key".into();
+        // Warnings take the footer's corner when there are any.
+        if app.warnings.is_empty() {
+            app.status = "? shows every key".into();
+        }
         app
     }
 
