@@ -70,6 +70,12 @@ fn label_keys_toggle_note_undo_and_next_unlabelled() {
     );
     keys(&mut app, &["n"]);
     assert_ne!(app.selected(), Some(first), "n leaves the labelled sample");
+    // `0`: reviewed and fine; an empty label that still counts as labelled.
+    let before = read_labels(&d).unwrap().records.len();
+    keys(&mut app, &["0"]);
+    assert_eq!(app.my_labels().0, Vec::<String>::new());
+    assert_eq!(read_labels(&d).unwrap().records.len(), before + 1);
+    keys(&mut app, &["n"]);
     keys(&mut app, &["esc"]);
     assert_eq!(app.mode, Mode::Normal);
     // The diff's suggestion is one key away.

@@ -20,6 +20,9 @@ pub struct JudgeArgs {
     /// Prompt-set directory (its judge.txt).
     #[arg(long)]
     pub prompts: Option<PathBuf>,
+    /// Only the first N samples that have a parsed φ₁.
+    #[arg(long)]
+    pub limit: Option<usize>,
 }
 
 /// Runs `autoeval judge`.
@@ -40,6 +43,7 @@ pub fn run(args: JudgeArgs) -> Result<i32> {
         client,
         Arc::new(prompts),
         args.model.concurrency,
+        args.limit,
         |r| {
             match r.answer {
                 crate::llm::judge::JudgeAnswer::Yes => yes += 1,

@@ -18,6 +18,7 @@ pub async fn judge_run(
     client: Arc<Client>,
     prompts: Arc<PromptSet>,
     concurrency: usize,
+    limit: Option<usize>,
     mut on_done: impl FnMut(&JudgeRecord),
 ) -> Result<(usize, usize), store::StoreError> {
     let samples = store::read_samples(dir)?.records;
@@ -32,7 +33,9 @@ pub async fn judge_run(
     let mut out = Appender::open(&dir.join(JUDGE))?;
     let todo: Vec<SampleRecord> = samples
         .into_iter()
-        .filter(|s| !judged.contains(&s.id) && s.rounds.first().is_some_and(|r| r.phi1.is_some()))
+        .filter(|s| s.rounds.first().is_some_and(|r| r.phi1.is_some()))
+        .take(limit.unwrap_or(usize::MAX))
+        .filter(|s| !judged.contains(&s.id))
         .collect();
     let skipped = judged.len();
     let mut queue = todo.into_iter();

@@ -31,6 +31,10 @@ pub enum Change {
     StarAdded,
     /// A Kleene star (or +, ?) removed.
     StarRemoved,
+    /// A connective and one operand dropped (φ₁ keeps the other operand).
+    OperatorDropped,
+    /// A connective and an operand added around φ₀'s subtree.
+    OperatorAdded,
     /// Different subtrees that do not align.
     Replaced,
 }
@@ -50,6 +54,8 @@ impl Change {
             Change::AtomChanged => "symbol changed",
             Change::StarAdded => "star added",
             Change::StarRemoved => "star removed",
+            Change::OperatorDropped => "operator dropped",
+            Change::OperatorAdded => "operator added",
             Change::Replaced => "subtree replaced",
         }
     }
@@ -121,6 +127,31 @@ fn push(
 fn align(a: &Formula, b: &Formula, depth: usize, out: &mut Vec<DiffLine>) {
     if a == b {
         push(out, depth, Some(whole(a)), Some(whole(b)), Change::Same);
+        return;
+    }
+    // One side is the other plus a connective and an operand.
+    if let Formula::Bin(_, x, y) = a
+        && (**x == *b || **y == *b)
+    {
+        push(
+            out,
+            depth,
+            Some(whole(a)),
+            Some(whole(b)),
+            Change::OperatorDropped,
+        );
+        return;
+    }
+    if let Formula::Bin(_, x, y) = b
+        && (**x == *a || **y == *a)
+    {
+        push(
+            out,
+            depth,
+            Some(whole(a)),
+            Some(whole(b)),
+            Change::OperatorAdded,
+        );
         return;
     }
     match (a, b) {
@@ -323,6 +354,8 @@ mod tests {
         assert_eq!(d("∀x.(P(x) ∧ Q)", "(∀x.P(x)) ∧ Q"), ["scope changed"]);
         assert_eq!(d("p ∧ q", "q ∧ p"), ["operands swapped"]);
         assert_eq!(d("p1 ∨ p2", "p1 ∨ p3"), ["symbol changed"]);
+        assert_eq!(d("¬p1 ∧ p4", "¬p1"), ["operator dropped"]);
+        assert_eq!(d("p1", "p1 ∨ p2"), ["operator added"]);
         assert_eq!(d("0*1", "01"), ["star removed"]);
         assert_eq!(d("0*1", "0*1*"), ["star added"]);
     }

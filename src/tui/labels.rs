@@ -33,7 +33,7 @@ pub struct Taxonomy {
 }
 
 /// Keys label mode keeps for itself.
-const RESERVED: [&str; 8] = ["n", "u", "m", "y", "j", "k", "q", "?"];
+const RESERVED: [&str; 9] = ["n", "u", "m", "y", "j", "k", "q", "?", "0"];
 
 impl Taxonomy {
     /// The shipped taxonomy.

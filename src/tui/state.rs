@@ -678,6 +678,11 @@ impl App {
             return true;
         }
         match key {
+            "0" => {
+                // Reviewed, nothing wrong: an empty set is a label too (it counts for lucky-pass estimates).
+                let note = self.my_labels().1;
+                self.save_labels(vec![], note);
+            }
             "y" => {
                 self.ensure_detail();
                 if let Some(s) = self.suggestion() {

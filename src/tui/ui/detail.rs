@@ -182,10 +182,28 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
     }
     let r1 = rec.rounds.first();
     let psi = r1.and_then(|r| r.psi.clone()).unwrap_or_else(|| "—".into());
-    out.push(Line::from(vec![
-        Span::styled("ψ  ", Style::default().fg(t.title)),
-        Span::raw(psi),
-    ]));
+    // ψ keeps its own line breaks; characters the search matched are highlighted.
+    let hits = crate::tui::search::Query::new(&app.search).positions(&psi);
+    let mut k = 0;
+    for (n, text) in psi.split('\n').enumerate() {
+        let mut line = vec![Span::styled(
+            if n == 0 { "ψ  " } else { "   " },
+            Style::default().fg(t.title),
+        )];
+        for c in text.chars() {
+            let style = if hits.contains(&k) {
+                Style::default()
+                    .fg(t.highlight)
+                    .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+            } else {
+                Style::default()
+            };
+            line.push(Span::styled(c.to_string(), style));
+            k += 1;
+        }
+        k += 1;
+        out.push(Line::from(line));
+    }
     match (&d.phi1, app.tree) {
         (Some(e), true) => out.extend(formula::tree("φ₁", e, t)),
         (Some(e), false) => out.extend(formula::lines("φ₁ ", &e.to_unicode(), w, t)),

@@ -60,6 +60,7 @@ fn footer(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         ],
         Mode::Label => vec![
             ("keys".to_string(), "toggle"),
+            ("0".into(), "fine"),
             ("y".into(), "accept suggestion"),
             ("m".into(), "note"),
             ("u".into(), "undo"),
