@@ -106,6 +106,15 @@ fn filters_combine_and_clear() {
     assert_eq!(app.focus, Pane::Samples);
     keys(&mut app, &["x"]);
     assert_eq!(app.visible.len(), 42);
+    // Dataset kind: the last field of the editor cycles through the loaded kinds.
+    keys(&mut app, &["f", "k", "right", "esc"]);
+    assert_eq!(app.filter.kinds.len(), 1);
+    assert_eq!(app.visible.len(), 14);
+    assert!(
+        app.filter_summary()
+            .contains(app.filter.kinds.iter().next().unwrap().as_str())
+    );
+    keys(&mut app, &["x"]);
 }
 
 #[test]

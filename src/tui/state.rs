@@ -196,7 +196,7 @@ fn labels_len(dir: &std::path::Path) -> u64 {
 }
 
 /// Fields of the filter editor, in order.
-pub const FILTER_FIELDS: usize = 2 + 6 + 1;
+pub const FILTER_FIELDS: usize = 2 + 6 + 1 + 1;
 
 impl App {
     /// A viewer over `runs`.
@@ -464,6 +464,16 @@ impl App {
         out
     }
 
+    /// Dataset kinds of the loaded runs, sorted.
+    pub fn kinds(&self) -> Vec<String> {
+        self.runs
+            .iter()
+            .map(|r| r.kind())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect()
+    }
+
     /// A one-line description of the active filters and counts.
     pub fn filter_summary(&self) -> String {
         let total: usize = self.runs.iter().map(|r| r.rows.len()).sum();
@@ -729,7 +739,7 @@ impl App {
     fn filter_key(&mut self, key: &str) -> bool {
         let max = self.chart_buckets().last().copied().unwrap_or(0);
         match key {
-            "up" | "k" => self.filter_field = self.filter_field.saturating_sub(1),
+            "up" | "k" => self.filter_field = (self.filter_field + FILTER_FIELDS - 1) % FILTER_FIELDS,
             "down" | "j" | "tab" => self.filter_field = (self.filter_field + 1) % FILTER_FIELDS,
             "left" | "h" | "-" | "right" | "l" | "+" => {
                 let d: isize = if matches!(key, "left" | "h" | "-") {
@@ -744,6 +754,26 @@ impl App {
                         lo,
                         (hi as isize + d).clamp(lo as isize, max.max(lo) as isize) as usize,
                     ),
+                    9 => {
+                        // Dataset kind: cycles through "any" and the kinds of the loaded runs.
+                        let kinds = self.kinds();
+                        let cur = self
+                            .filter
+                            .kinds
+                            .iter()
+                            .next()
+                            .and_then(|k| kinds.iter().position(|x| x == k));
+                        let n = kinds.len() as isize + 1;
+                        let pos = cur.map(|p| p as isize + 1).unwrap_or(0);
+                        let next = (pos + d).rem_euclid(n);
+                        self.filter.kinds = if next == 0 {
+                            BTreeSet::new()
+                        } else {
+                            [kinds[next as usize - 1].clone()].into()
+                        };
+                        self.refilter();
+                        return true;
+                    }
                     8 => {
                         self.filter.labels = match (self.filter.labels, d > 0) {
                             (LabelFilter::Any, true) | (LabelFilter::Unlabelled, false) => {

@@ -93,6 +93,15 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             LabelFilter::Unlabelled => "unlabelled",
         }
     ));
+    rows.push(format!(
+        "dataset  ◂ {} ▸",
+        app.filter
+            .kinds
+            .iter()
+            .next()
+            .cloned()
+            .unwrap_or_else(|| "any".into())
+    ));
     let mut lines: Vec<Line> = rows
         .into_iter()
         .enumerate()
