@@ -374,16 +374,7 @@ impl Dataset {
     /// Reads a dataset (ours or the original's) and parses every φ₀.
     pub fn load(path: &Path) -> Result<Dataset, DatasetError> {
         let p = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| DatasetError::Io {
-            path: p.clone(),
-            source,
-        })?;
-        let file: DatasetFile = serde_json::from_str(&text).map_err(|e| DatasetError::Json {
-            path: p.clone(),
-            line: e.line(),
-            column: e.column(),
-            msg: e.to_string(),
-        })?;
+        let Dataset { file, .. } = Dataset::open(path)?;
         let syntax = infer_syntax(&file);
         let mut exprs = Vec::with_capacity(file.data.len());
         let mut skipped = Vec::new();

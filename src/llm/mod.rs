@@ -155,3 +155,43 @@ pub fn transport_error(e: &reqwest::Error) -> LlmError {
         retry_after: None,
     }
 }
+
+/// Sends a JSON request; returns the parsed body of a 2xx answer. Other statuses,
+/// transport failures and malformed bodies become errors, with any echoed key scrubbed.
+pub async fn post_json(
+    rb: reqwest::RequestBuilder,
+    key: Option<&str>,
+    key_env: &str,
+) -> Result<serde_json::Value, LlmError> {
+    let resp = rb.send().await.map_err(|e| transport_error(&e))?;
+    let status = resp.status().as_u16();
+    let retry_after = parse_retry_after(resp.headers().get("retry-after"));
+    let text = resp.text().await.map_err(|e| transport_error(&e))?;
+    let text = scrub(&text, key);
+    if !(200..300).contains(&status) {
+        return Err(status_error(status, &text, retry_after, Some(key_env)));
+    }
+    serde_json::from_str(&text)
+        .map_err(|e| LlmError::fatal(format!("malformed JSON from server: {e}")))
+}
+
+/// A completion, or the "empty answer" error when the text is blank.
+pub fn completion(
+    text: String,
+    input_tokens: u64,
+    output_tokens: u64,
+    finish_reason: Option<String>,
+) -> Result<Completion, LlmError> {
+    if text.trim().is_empty() {
+        return Err(LlmError::fatal(format!(
+            "empty answer (finish reason: {})",
+            finish_reason.as_deref().unwrap_or("none")
+        )));
+    }
+    Ok(Completion {
+        text,
+        input_tokens,
+        output_tokens,
+        finish_reason,
+    })
+}

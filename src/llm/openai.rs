@@ -1,10 +1,9 @@
 //! OpenAI-compatible chat completions (OpenAI, vLLM, llama.cpp server, Ollama).
 
 use super::{
-    BoxFut, ChatModel, ChatRequest, Completion, LlmError, ModelInfo, parse_retry_after, scrub,
-    status_error, transport_error,
+    BoxFut, ChatModel, ChatRequest, Completion, LlmError, ModelInfo, completion, post_json,
 };
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// Default base URL.
 pub const DEFAULT_BASE: &str = "https://api.openai.com/v1";
@@ -60,39 +59,19 @@ impl OpenAi {
         if let Some(k) = &self.key {
             rb = rb.bearer_auth(k);
         }
-        let resp = rb.send().await.map_err(|e| transport_error(&e))?;
-        let status = resp.status().as_u16();
-        let retry_after = parse_retry_after(resp.headers().get("retry-after"));
-        let text = resp.text().await.map_err(|e| transport_error(&e))?;
-        let text = scrub(&text, self.key.as_deref());
-        if !(200..300).contains(&status) {
-            return Err(status_error(
-                status,
-                &text,
-                retry_after,
-                Some(&self.key_env),
-            ));
-        }
-        let v: Value = serde_json::from_str(&text)
-            .map_err(|e| LlmError::fatal(format!("malformed JSON from server: {e}")))?;
+        let v = post_json(rb, self.key.as_deref(), &self.key_env).await?;
         let choice = &v["choices"][0];
         let content = choice["message"]["content"]
             .as_str()
             .unwrap_or_default()
             .to_string();
         let finish = choice["finish_reason"].as_str().map(str::to_string);
-        if content.trim().is_empty() {
-            return Err(LlmError::fatal(format!(
-                "empty answer (finish_reason: {})",
-                finish.as_deref().unwrap_or("none")
-            )));
-        }
-        Ok(Completion {
-            text: content,
-            input_tokens: v["usage"]["prompt_tokens"].as_u64().unwrap_or(0),
-            output_tokens: v["usage"]["completion_tokens"].as_u64().unwrap_or(0),
-            finish_reason: finish,
-        })
+        completion(
+            content,
+            v["usage"]["prompt_tokens"].as_u64().unwrap_or(0),
+            v["usage"]["completion_tokens"].as_u64().unwrap_or(0),
+            finish,
+        )
     }
 }
 

@@ -739,7 +739,9 @@ impl App {
     fn filter_key(&mut self, key: &str) -> bool {
         let max = self.chart_buckets().last().copied().unwrap_or(0);
         match key {
-            "up" | "k" => self.filter_field = (self.filter_field + FILTER_FIELDS - 1) % FILTER_FIELDS,
+            "up" | "k" => {
+                self.filter_field = (self.filter_field + FILTER_FIELDS - 1) % FILTER_FIELDS
+            }
             "down" | "j" | "tab" => self.filter_field = (self.filter_field + 1) % FILTER_FIELDS,
             "left" | "h" | "-" | "right" | "l" | "+" => {
                 let d: isize = if matches!(key, "left" | "h" | "-") {
