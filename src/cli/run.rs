@@ -140,6 +140,7 @@ pub fn run(args: RunArgs) -> Result<i32> {
         resume: args.resume,
         command: std::env::args().collect(),
         limit: args.limit,
+        pause: None,
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -64,6 +64,8 @@ pub struct RunSpec {
     pub command: Vec<String>,
     /// Only the first N dataset items.
     pub limit: Option<usize>,
+    /// While true, no new samples start (in-flight ones finish).
+    pub pause: Option<watch::Receiver<bool>>,
 }
 
 /// Jobs are made one at a time as tasks start: φ₀ is parsed then, and an item whose
@@ -194,8 +196,10 @@ pub async fn execute(
     let mut set: JoinSet<SampleRecord> = JoinSet::new();
     let mut ids: HashMap<tokio::task::Id, String> = HashMap::new();
     let mut outcome = Outcome::Finished;
+    let mut pause = spec.pause.clone();
     loop {
-        while set.len() < spec.concurrency.max(1) && !*cancel.borrow() {
+        let paused = pause.as_ref().is_some_and(|p| *p.borrow());
+        while !paused && set.len() < spec.concurrency.max(1) && !*cancel.borrow() {
             let Some(job) = next_job(&mut queue, syntax, &done, &events) else {
                 break;
             };
@@ -205,7 +209,25 @@ pub async fn execute(
             ids.insert(handle.id(), id);
         }
         if set.is_empty() {
-            break;
+            let Some(p) = pause.as_mut().filter(|p| *p.borrow()) else {
+                break;
+            };
+            // Paused with nothing in flight: wait for resume or cancel.
+            tokio::select! {
+                r = p.changed() => {
+                    if r.is_err() {
+                        pause = None;
+                    }
+                    continue;
+                }
+                changed = cancel.changed() => {
+                    if changed.is_err() || *cancel.borrow() {
+                        outcome = Outcome::Cancelled;
+                        break;
+                    }
+                    continue;
+                }
+            }
         }
         tokio::select! {
             joined = set.join_next_with_id() => match joined {

@@ -50,6 +50,12 @@ pub enum Action {
     Label,
     /// Next unlabelled sample in the current filter.
     NextUnlabelled,
+    /// Start a run (form).
+    NewRun,
+    /// Pause or resume the live run.
+    PauseRun,
+    /// Cancel the live run (resumable).
+    CancelRun,
     /// Help overlay.
     Help,
     /// Quit.
@@ -80,7 +86,7 @@ type DefaultBinding = (
     Option<&'static str>,
 );
 
-const DEFAULTS: [DefaultBinding; 24] = [
+const DEFAULTS: [DefaultBinding; 27] = [
     (Action::Up, "up", &["k", "up"], "move up", None),
     (
         Action::Down,
@@ -191,6 +197,27 @@ const DEFAULTS: [DefaultBinding; 24] = [
         "next_unlabelled",
         &["n"],
         "next unlabelled sample",
+        None,
+    ),
+    (
+        Action::NewRun,
+        "new_run",
+        &["R"],
+        "start a run (form)",
+        None,
+    ),
+    (
+        Action::PauseRun,
+        "pause_run",
+        &["p"],
+        "pause / resume the live run",
+        None,
+    ),
+    (
+        Action::CancelRun,
+        "cancel_run",
+        &["C"],
+        "cancel the live run (resumable)",
         None,
     ),
     (Action::Help, "help", &["?"], "help", Some("help")),

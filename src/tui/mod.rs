@@ -3,6 +3,7 @@
 pub mod data;
 pub mod keymap;
 pub mod labels;
+pub mod live;
 pub mod search;
 pub mod state;
 pub mod theme;
@@ -276,6 +277,9 @@ pub fn run(opts: ViewOptions) -> anyhow::Result<i32> {
                     Event::Resize(..) => dirty = true,
                     _ => {}
                 }
+            }
+            if app.live_tick() {
+                dirty = true;
             }
             if last_follow.elapsed() >= Duration::from_millis(500) {
                 last_follow = Instant::now();

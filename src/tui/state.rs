@@ -71,6 +71,8 @@ pub enum Mode {
     Label,
     /// Typing a note for the selected sample.
     Note,
+    /// Filling in the new-run form.
+    NewRun,
 }
 
 /// Label state filter.
@@ -187,6 +189,10 @@ pub struct App {
     undo: Vec<(usize, String, Vec<String>, String)>,
     /// Size of each run's labels.jsonl when last read (to notice other writers).
     label_sizes: Vec<u64>,
+    /// The new-run form while it is open.
+    pub form: Option<super::live::Form>,
+    /// A run started from the viewer.
+    pub live: Option<super::live::Live>,
 }
 
 fn labels_len(dir: &std::path::Path) -> u64 {
@@ -229,6 +235,8 @@ impl App {
             note: String::new(),
             undo: Vec::new(),
             label_sizes: Vec::new(),
+            form: None,
+            live: None,
         };
         app.label_sizes = app.runs.iter().map(|r| labels_len(&r.dir)).collect();
         for r in &app.runs {
@@ -571,6 +579,10 @@ impl App {
             }
             return;
         }
+        if self.mode == Mode::NewRun {
+            self.form_key(key);
+            return;
+        }
         if self.mode == Mode::Label && self.label_key(key) {
             return;
         }
@@ -733,6 +745,55 @@ impl App {
             _ => return false,
         }
         true
+    }
+
+    fn form_key(&mut self, key: &str) {
+        let Some(form) = self.form.as_mut() else {
+            self.mode = Mode::Normal;
+            return;
+        };
+        let n = super::live::FIELDS.len();
+        match key {
+            "tab" | "down" => form.sel = (form.sel + 1) % n,
+            "shift-tab" | "up" => form.sel = (form.sel + n - 1) % n,
+            "backspace" => {
+                form.values[form.sel].pop();
+            }
+            "esc" => {
+                self.form = None;
+                self.mode = Mode::Normal;
+            }
+            "enter" => match super::live::Live::start(form) {
+                Ok(live) => {
+                    self.status = format!("run started in {}", live.dir.display());
+                    self.live = Some(live);
+                    self.form = None;
+                    self.mode = Mode::Normal;
+                }
+                Err(e) => form.error = e,
+            },
+            "space" => form.values[form.sel].push(' '),
+            "ctrl-c" => self.quit = true,
+            k if k.chars().count() == 1 => form.values[form.sel].push_str(k),
+            _ => {}
+        }
+    }
+
+    /// Takes in the live run's progress and makes its directory part of the view.
+    pub fn live_tick(&mut self) -> bool {
+        let Some(live) = self.live.as_mut() else {
+            return false;
+        };
+        let changed = live.poll();
+        let dir = live.dir.clone();
+        let known = self.runs.iter().any(|r| r.dir == dir);
+        if !known && dir.join(crate::run::store::MANIFEST).exists() {
+            self.runs.push(super::data::RunIndex::open(&dir));
+            self.label_sizes.push(labels_len(&dir));
+            self.refilter();
+            return true;
+        }
+        changed | self.follow()
     }
 
     /// Keys inside the filter editor; returns true if consumed.
@@ -935,6 +996,22 @@ impl App {
                 }
             }
             Action::NextUnlabelled => self.next_unlabelled(),
+            Action::NewRun => {
+                if self.live.as_ref().is_some_and(|l| l.ended.is_none()) {
+                    self.status = "a run is already going: C cancels it".into();
+                } else {
+                    self.form = Some(super::live::Form::remembered());
+                    self.mode = Mode::NewRun;
+                }
+            }
+            Action::PauseRun => match self.live.as_mut() {
+                Some(l) if l.ended.is_none() => l.toggle_pause(),
+                _ => self.status = "no live run: R starts one".into(),
+            },
+            Action::CancelRun => match self.live.as_mut() {
+                Some(l) if l.ended.is_none() => l.cancel(),
+                _ => self.status = "no live run".into(),
+            },
             Action::Help => self.mode = Mode::Help,
             Action::Quit => self.quit = true,
         }

@@ -68,6 +68,12 @@ fn footer(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             ("esc".into(), "done"),
         ],
         Mode::Note => vec![("enter".to_string(), "save note"), ("esc".into(), "cancel")],
+        Mode::NewRun => vec![
+            ("tab/↑↓".to_string(), "field"),
+            ("type".into(), "edit"),
+            ("enter".into(), "start"),
+            ("esc".into(), "close"),
+        ],
         Mode::Chart => vec![
             ("←/→".to_string(), "bucket"),
             ("enter".into(), "filter to it"),
@@ -154,6 +160,7 @@ pub fn draw(f: &mut Frame, app: &mut App, t: &Theme) -> Areas {
         Mode::Compare => popups::compare(f, area, app, t),
         Mode::Warnings => popups::warnings(f, area, app, t),
         Mode::Label | Mode::Note => popups::labels(f, mid[1], app, t),
+        Mode::NewRun => popups::new_run(f, area, app, t),
         _ => {}
     }
     Areas {

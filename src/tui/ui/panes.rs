@@ -27,7 +27,11 @@ fn clip(s: &str, w: usize) -> String {
 
 /// The run list.
 pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
-    let b = block("Runs · space shows/hides", app.focus == Pane::Runs, t);
+    let title = match &app.live {
+        Some(l) => l.header(),
+        None => "Runs · space shows/hides · R starts a run".to_string(),
+    };
+    let b = block(&title, app.focus == Pane::Runs || app.live.is_some(), t);
     let inner = b.inner(area);
     f.render_widget(b, area);
     let h = inner.height as usize;

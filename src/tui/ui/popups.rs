@@ -304,3 +304,54 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         r,
     );
 }
+
+/// The new-run form.
+pub fn new_run(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
+    let Some(form) = &app.form else { return };
+    let mut lines = Vec::new();
+    for (i, (label, _)) in crate::tui::live::FIELDS.iter().enumerate() {
+        let sel = i == form.sel;
+        let value = if sel {
+            format!("{}▏", form.values[i])
+        } else {
+            form.values[i].clone()
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!("{label:<24}"), Style::default().fg(t.title)),
+            Span::styled(
+                value,
+                if sel {
+                    Style::default().fg(t.selection_fg).bg(t.selection_bg)
+                } else {
+                    Style::default().fg(t.fg)
+                },
+            ),
+        ]));
+    }
+    lines.push(Line::from(Span::styled(
+        "dataset: ksat, pl, fol, fol-english, regex or a file · model: perturb, openai:<m>, anthropic:<m>",
+        Style::default().fg(t.muted),
+    )));
+    lines.push(Line::from(Span::styled(
+        "the run writes the same directory `autoeval run` does; values are remembered",
+        Style::default().fg(t.muted),
+    )));
+    if !form.error.is_empty() {
+        lines.push(Line::from(Span::styled(
+            form.error.clone(),
+            Style::default().fg(t.warning),
+        )));
+    }
+    let r = centered(
+        area,
+        area.width.saturating_sub(6).min(100),
+        lines.len() as u16 + 2,
+    );
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(block("New run · enter starts · esc closes", true, t)),
+        r,
+    );
+}

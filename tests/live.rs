@@ -1,0 +1,161 @@
+//! Runs started from the viewer, against a real local HTTP server with latency:
+//! samples appear as they finish, pause holds, resume continues, cancel leaves a
+//! resumable run, and model errors land on samples instead of crashing the view.
+
+mod common;
+
+use autoeval::tui::state::Mode;
+use autoeval::tui::{ViewOptions, build_app};
+use common::{FakeModel, Reply, Server, openai_body, prompt_of};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+fn wait_until(
+    app: &mut autoeval::tui::state::App,
+    what: &str,
+    cond: impl Fn(&autoeval::tui::state::App) -> bool,
+) {
+    let start = Instant::now();
+    while !cond(app) {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "timed out waiting for {what}"
+        );
+        app.live_tick();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn live_run_pause_resume_cancel_and_errors() {
+    let model = FakeModel::new();
+    // Every fifth request fails once with 500 (retried), and any prompt about p12 is
+    // refused with 400 (not retried): those samples must end as model errors.
+    let server = Server::start(move |n, r| {
+        if prompt_of(r).contains("p12") {
+            return Reply::json(400, "{\"error\": \"refused\"}".into());
+        }
+        if n % 5 == 4 {
+            return Reply::json(500, "{\"error\": \"boom\"}".into());
+        }
+        Reply {
+            delay: Duration::from_millis(80),
+            ..Reply::json(200, openai_body(&model.answer(&prompt_of(r))))
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    // The form remembers its values in the config directory; keep that in the temp dir.
+    unsafe { std::env::set_var("XDG_CONFIG_HOME", dir.path().join("cfg")) };
+    let out = dir.path().join("live-run");
+    let (mut app, _) = build_app(&ViewOptions {
+        paths: vec![dir.path().to_path_buf()],
+        theme: None,
+        config: Some(PathBuf::from("/nonexistent/config.toml")),
+    });
+    app.key("R");
+    assert_eq!(app.mode, Mode::NewRun);
+    let form = app.form.as_mut().unwrap();
+    form.values = vec![
+        "pl".into(),
+        "openai:fake".into(),
+        format!("{}/v1", server.base),
+        "AE_LIVE_NO_KEY".into(),
+        "0".into(),
+        "".into(),
+        "1".into(),
+        "2".into(),
+        "60".into(),
+        out.display().to_string(),
+    ];
+    app.key("enter");
+    assert_eq!(
+        app.mode,
+        Mode::Normal,
+        "{:?}",
+        app.form.as_ref().map(|f| f.error.clone())
+    );
+    assert!(app.live.is_some());
+    wait_until(&mut app, "six samples", |a| {
+        a.live.as_ref().unwrap().done >= 6
+    });
+    assert!(
+        app.runs.iter().any(|r| r.dir == out),
+        "the live run joined the run list"
+    );
+    assert!(
+        app.visible.len() >= 6,
+        "its samples are listed as they finish"
+    );
+    // Keys still work while requests are in flight (latency is measured in benches/tui.rs).
+    let before = app.sel;
+    app.key("j");
+    assert_eq!(app.sel, (before + 1).min(app.visible.len() - 1));
+
+    app.key("p");
+    assert!(app.live.as_ref().unwrap().paused);
+    // In-flight samples (including retried ones) finish; then the count must hold still.
+    let mut held = app.live.as_ref().unwrap().done;
+    let mut stable = Instant::now();
+    while stable.elapsed() < Duration::from_millis(2500) {
+        app.live_tick();
+        let now = app.live.as_ref().unwrap().done;
+        if now != held {
+            held = now;
+            stable = Instant::now();
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    app.live_tick();
+    assert_eq!(
+        app.live.as_ref().unwrap().done,
+        held,
+        "paused: nothing new starts"
+    );
+    assert!(app.live.as_ref().unwrap().header().starts_with("paused"));
+
+    app.key("p");
+    wait_until(&mut app, "progress after resume", |a| {
+        a.live.as_ref().unwrap().done > held
+    });
+
+    app.key("C");
+    wait_until(&mut app, "the run to end", |a| {
+        a.live.as_ref().unwrap().ended.is_some()
+    });
+    let live = app.live.as_ref().unwrap();
+    assert!(
+        live.ended.as_deref().unwrap().starts_with("cancelled"),
+        "{:?}",
+        live.ended
+    );
+    assert!(live.done < 60, "cancelled before the end");
+    assert!(live.errors > 0, "model errors were counted");
+    let manifest = std::fs::read_to_string(out.join("run.json")).unwrap();
+    assert!(manifest.contains("\"status\": \"cancelled\""));
+    let text = std::fs::read_to_string(out.join("samples.jsonl")).unwrap();
+    assert!(
+        text.lines()
+            .all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok())
+    );
+    assert!(
+        text.contains("model-error"),
+        "a failed call became a verdict"
+    );
+    // Starting again with the same directory resumes it.
+    app.key("R");
+    assert_eq!(
+        app.form.as_ref().unwrap().values[9],
+        out.display().to_string(),
+        "values are remembered"
+    );
+    app.key("enter");
+    wait_until(&mut app, "the resumed run to finish", |a| {
+        a.live.as_ref().unwrap().ended.is_some()
+    });
+    let n = std::fs::read_to_string(out.join("samples.jsonl"))
+        .unwrap()
+        .lines()
+        .count();
+    assert_eq!(n, 60, "every sample exactly once after resuming");
+}
