@@ -2,7 +2,11 @@
 //! open to first frame, keystroke to redrawn frame (filters and search), peak memory.
 //! Run with `cargo bench --bench tui`. The run is cached in target/bench-data.
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 use autoeval::tui::{ViewOptions, build_app, ui};
+use common::{FakeModel, Reply, Server, openai_body, prompt_of};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use std::path::PathBuf;
@@ -149,4 +153,96 @@ fn main() {
         "peak memory: {} MB (process high-water mark; {before} MB before opening)",
         hwm_mb()
     );
+    live_responsiveness();
+}
+
+/// Keystroke to frame while a live run keeps 32 requests in flight (100 ms each) and
+/// verifies as answers arrive.
+fn live_responsiveness() {
+    let model = FakeModel::new();
+    let server = Server::start(move |_, r| Reply {
+        delay: Duration::from_millis(100),
+        ..Reply::json(200, openai_body(&model.answer(&prompt_of(r))))
+    });
+    let dir = std::env::temp_dir().join(format!("autoeval-live-bench-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    // SAFETY: no other thread reads the environment here; keeps the form's memory out of the user's config.
+    unsafe { std::env::set_var("XDG_CONFIG_HOME", dir.join("cfg")) };
+    let (mut app, theme) = build_app(&ViewOptions {
+        paths: vec![dir.clone()],
+        theme: None,
+        config: Some(PathBuf::from("/nonexistent")),
+    });
+    app.key("R");
+    let base = format!("{}/v1", server.base);
+    let out = dir.join("run").display().to_string();
+    let form = app.form.as_mut().expect("form");
+    form.values = [
+        "fol",
+        "1",
+        "50",
+        "openai:fake",
+        base.as_str(),
+        "AE_BENCH_NO_KEY",
+        "0",
+        "",
+        "1",
+        "32",
+        "1500",
+        out.as_str(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    app.key("enter");
+    let mut term = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
+    let start = Instant::now();
+    while app.live.as_ref().is_some_and(|l| l.done < 50)
+        && start.elapsed() < Duration::from_secs(60)
+    {
+        app.live_tick();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut times = Vec::new();
+    for (i, k) in [
+        "j",
+        "k",
+        "/",
+        "p",
+        "1",
+        "backspace",
+        "backspace",
+        "enter",
+        "j",
+        "]",
+        "[",
+    ]
+    .iter()
+    .cycle()
+    .take(220)
+    .enumerate()
+    {
+        app.live_tick();
+        let t = Instant::now();
+        app.key(k);
+        term.draw(|f| {
+            ui::draw(f, &mut app, &theme);
+        })
+        .expect("draw");
+        times.push(t.elapsed());
+        if i % 11 == 10 {
+            std::thread::sleep(Duration::from_millis(30));
+        }
+    }
+    let done = app.live.as_ref().map(|l| l.done).unwrap_or(0);
+    let max = times.iter().max().copied().unwrap_or_default();
+    println!(
+        "keystroke to frame during a live FOL run (32 in flight, 100 ms answers, {done} samples done): median {:.2?}, max {max:.2?}",
+        median(times)
+    );
+    if let Some(l) = app.live.as_mut() {
+        l.cancel();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -84,6 +84,13 @@ fn label_keys_toggle_note_undo_and_next_unlabelled() {
         keys(&mut app, &["a", "y", "esc"]);
         assert!(app.my_labels().0.iter().any(|c| c == s));
     }
+    // Counts by category × operator count.
+    let counts = app.label_counts();
+    assert!(counts["negation-misplaced"].values().sum::<usize>() >= 1);
+    keys(&mut app, &["L"]);
+    assert_eq!(app.mode, Mode::LabelCounts);
+    keys(&mut app, &["esc"]);
+    assert_eq!(app.mode, Mode::Normal);
     // Labels survive a restart and show in filters.
     let mut again = self::app(&d);
     let labelled = again.runs[0].labels.len();

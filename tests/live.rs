@@ -10,6 +10,32 @@ use common::{FakeModel, Reply, Server, openai_body, prompt_of};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+fn screen_of(app: &mut autoeval::tui::state::App) -> String {
+    let (t, _) = autoeval::tui::theme::Theme::load("default");
+    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).unwrap();
+    term.draw(|f| {
+        autoeval::tui::ui::draw(f, app, &t);
+    })
+    .unwrap();
+    let buf = term.backend().buffer().clone();
+    (0..30)
+        .map(|y| {
+            (0..100)
+                .map(|x| buf[(x, y)].symbol().to_string())
+                .collect::<String>()
+                .trim_end()
+                .to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        // The server's port changes from run to run.
+        .replace(
+            &std::env::var("AE_LIVE_BASE").unwrap_or_default(),
+            "http://127.0.0.1:PORT",
+        )
+        .replace(&std::env::var("AE_LIVE_OUT").unwrap_or_default(), "OUT")
+}
+
 fn wait_until(
     app: &mut autoeval::tui::state::App,
     what: &str,
@@ -43,10 +69,12 @@ fn live_run_pause_resume_cancel_and_errors() {
             ..Reply::json(200, openai_body(&model.answer(&prompt_of(r))))
         }
     });
+    unsafe { std::env::set_var("AE_LIVE_BASE", &server.base) };
     let dir = tempfile::tempdir().unwrap();
     // The form remembers its values in the config directory; keep that in the temp dir.
     unsafe { std::env::set_var("XDG_CONFIG_HOME", dir.path().join("cfg")) };
     let out = dir.path().join("live-run");
+    unsafe { std::env::set_var("AE_LIVE_OUT", out.display().to_string()) };
     let (mut app, _) = build_app(&ViewOptions {
         paths: vec![dir.path().to_path_buf()],
         theme: None,
@@ -57,6 +85,8 @@ fn live_run_pause_resume_cancel_and_errors() {
     let form = app.form.as_mut().unwrap();
     form.values = vec![
         "pl".into(),
+        "3".into(),
+        "2".into(),
         "openai:fake".into(),
         format!("{}/v1", server.base),
         "AE_LIVE_NO_KEY".into(),
@@ -67,6 +97,8 @@ fn live_run_pause_resume_cancel_and_errors() {
         "60".into(),
         out.display().to_string(),
     ];
+    // A snapshot of the form as a user sees it.
+    insta::assert_snapshot!("new_run_form", screen_of(&mut app));
     app.key("enter");
     assert_eq!(
         app.mode,
@@ -145,8 +177,8 @@ fn live_run_pause_resume_cancel_and_errors() {
     // Starting again with the same directory resumes it.
     app.key("R");
     assert_eq!(
-        app.form.as_ref().unwrap().values[9],
-        out.display().to_string(),
+        app.form.as_ref().unwrap().values.last().cloned(),
+        Some(out.display().to_string()),
         "values are remembered"
     );
     app.key("enter");
@@ -158,4 +190,66 @@ fn live_run_pause_resume_cancel_and_errors() {
         .lines()
         .count();
     assert_eq!(n, 60, "every sample exactly once after resuming");
+}
+
+#[test]
+fn follows_a_run_written_by_another_process() {
+    let model = FakeModel::new();
+    let server = Server::start(move |_, r| Reply {
+        delay: Duration::from_millis(40),
+        ..Reply::json(200, openai_body(&model.answer(&prompt_of(r))))
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("other");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_autoeval"))
+        .args([
+            "run",
+            "--kind",
+            "pl",
+            "--per-category",
+            "1",
+            "--limit",
+            "30",
+            "--model",
+            "openai:fake",
+            "--concurrency",
+            "2",
+            "--quiet",
+        ])
+        .arg("--base-url")
+        .arg(format!("{}/v1", server.base))
+        .arg("--out")
+        .arg(&out)
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !out.join("run.json").exists() {
+        assert!(start.elapsed() < Duration::from_secs(20));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (mut app, _) = build_app(&ViewOptions {
+        paths: vec![out.clone()],
+        theme: None,
+        config: Some(PathBuf::from("/nonexistent")),
+    });
+    let first = app.visible.len();
+    assert!(
+        first < 30,
+        "opened while the other process is still running"
+    );
+    let start = Instant::now();
+    let mut grew = false;
+    while app.visible.len() < 30 {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "only {} rows followed",
+            app.visible.len()
+        );
+        grew |= app.follow();
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(grew);
+    assert!(child.wait().unwrap().success());
+    app.follow();
+    assert_eq!(app.visible.len(), 30, "no sample twice");
 }

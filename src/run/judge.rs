@@ -19,6 +19,7 @@ pub async fn judge_run(
     prompts: Arc<PromptSet>,
     concurrency: usize,
     limit: Option<usize>,
+    sampling: (f32, u32),
     mut on_done: impl FnMut(&JudgeRecord),
 ) -> Result<(usize, usize), store::StoreError> {
     let samples = store::read_samples(dir)?.records;
@@ -56,8 +57,8 @@ pub async fn judge_run(
                 let prompt = prompts.judge(&a, &b, s.syntax);
                 let req = ChatRequest {
                     prompt: prompt.text.clone(),
-                    temperature: 0.0,
-                    max_tokens: 1024,
+                    temperature: sampling.0,
+                    max_tokens: sampling.1,
                 };
                 let r = client.complete(&req).await;
                 let (answer, call) = match r {

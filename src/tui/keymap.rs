@@ -56,6 +56,8 @@ pub enum Action {
     PauseRun,
     /// Cancel the live run (resumable).
     CancelRun,
+    /// Label counts by category and operator count.
+    LabelCounts,
     /// Help overlay.
     Help,
     /// Quit.
@@ -86,7 +88,7 @@ type DefaultBinding = (
     Option<&'static str>,
 );
 
-const DEFAULTS: [DefaultBinding; 27] = [
+const DEFAULTS: [DefaultBinding; 28] = [
     (Action::Up, "up", &["k", "up"], "move up", None),
     (
         Action::Down,
@@ -218,6 +220,13 @@ const DEFAULTS: [DefaultBinding; 27] = [
         "cancel_run",
         &["C"],
         "cancel the live run (resumable)",
+        None,
+    ),
+    (
+        Action::LabelCounts,
+        "label_counts",
+        &["L"],
+        "label counts by category × operators",
         None,
     ),
     (Action::Help, "help", &["?"], "help", Some("help")),

@@ -14,8 +14,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Form fields, in order: (label, config key).
-pub const FIELDS: [(&str, &str); 10] = [
+pub const FIELDS: [(&str, &str); 12] = [
     ("dataset (kind or file)", "dataset"),
+    ("seed (kind)", "seed"),
+    ("per category (kind)", "per_category"),
     ("model", "model"),
     ("base URL", "base_url"),
     ("API key variable", "api_key_env"),
@@ -45,11 +47,24 @@ fn last_path() -> Option<PathBuf> {
 impl Form {
     /// A form with the values used last time (or sensible defaults).
     pub fn remembered() -> Form {
-        let mut values: Vec<String> =
-            vec!["pl", "perturb", "", "", "0", "", "1", "8", "", "runs/live"]
-                .into_iter()
-                .map(str::to_string)
-                .collect();
+        // Defaults by key, so adding a field cannot misalign them.
+        let mut values: Vec<String> = FIELDS
+            .iter()
+            .map(|(_, key)| {
+                match *key {
+                    "dataset" => "pl",
+                    "seed" => "0",
+                    "per_category" => "50",
+                    "model" => "perturb",
+                    "shots" => "0",
+                    "rounds" => "1",
+                    "concurrency" => "8",
+                    "out" => "runs/live",
+                    _ => "",
+                }
+                .to_string()
+            })
+            .collect();
         if let Some(t) = last_path()
             .and_then(|p| std::fs::read_to_string(p).ok())
             .and_then(|t| t.parse::<toml::Table>().ok())

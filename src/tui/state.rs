@@ -73,6 +73,8 @@ pub enum Mode {
     Note,
     /// Filling in the new-run form.
     NewRun,
+    /// Label counts by category and operator count.
+    LabelCounts,
 }
 
 /// Label state filter.
@@ -466,6 +468,29 @@ impl App {
             for (k, row) in run.rows.iter().enumerate() {
                 if (ri as u32, k as u32) != (r, i) && row.phi0() == phi0 {
                     out.push((ri as u32, k as u32));
+                }
+            }
+        }
+        out
+    }
+
+    /// Samples per (category, bucket) over the shown runs; a sample counts once per
+    /// category however many annotators chose it.
+    pub fn label_counts(&self) -> BTreeMap<String, BTreeMap<usize, usize>> {
+        let mut out: BTreeMap<String, BTreeMap<usize, usize>> = BTreeMap::new();
+        for (ri, run) in self.runs.iter().enumerate() {
+            if !self.filter.runs.is_empty() && !self.filter.runs.contains(&ri) {
+                continue;
+            }
+            for (i, row) in run.rows.iter().enumerate() {
+                let Some(labels) = run.labels.get(&*row.id) else {
+                    continue;
+                };
+                let bucket = self.category(ri as u32, i as u32).unwrap_or(0);
+                let cats: BTreeSet<&String> =
+                    labels.iter().flat_map(|l| l.categories.iter()).collect();
+                for c in cats {
+                    *out.entry(c.clone()).or_default().entry(bucket).or_default() += 1;
                 }
             }
         }
@@ -878,12 +903,19 @@ impl App {
 
     /// Applies an action.
     pub fn act(&mut self, a: Action) {
-        if matches!(self.mode, Mode::Help | Mode::Compare | Mode::Warnings)
-            && !matches!(a, Action::Quit)
+        if matches!(
+            self.mode,
+            Mode::Help | Mode::Compare | Mode::Warnings | Mode::LabelCounts
+        ) && !matches!(a, Action::Quit)
         {
             if matches!(
                 a,
-                Action::Back | Action::Help | Action::Compare | Action::Warnings | Action::Open
+                Action::Back
+                    | Action::Help
+                    | Action::Compare
+                    | Action::Warnings
+                    | Action::Open
+                    | Action::LabelCounts
             ) {
                 self.mode = Mode::Normal;
             }
@@ -1004,6 +1036,7 @@ impl App {
                     self.mode = Mode::NewRun;
                 }
             }
+            Action::LabelCounts => self.mode = Mode::LabelCounts,
             Action::PauseRun => match self.live.as_mut() {
                 Some(l) if l.ended.is_none() => l.toggle_pause(),
                 _ => self.status = "no live run: R starts one".into(),

@@ -161,6 +161,7 @@ pub fn draw(f: &mut Frame, app: &mut App, t: &Theme) -> Areas {
         Mode::Warnings => popups::warnings(f, area, app, t),
         Mode::Label | Mode::Note => popups::labels(f, mid[1], app, t),
         Mode::NewRun => popups::new_run(f, area, app, t),
+        Mode::LabelCounts => popups::label_counts(f, area, app, t),
         _ => {}
     }
     Areas {
