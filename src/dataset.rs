@@ -405,6 +405,16 @@ impl Dataset {
         })
     }
 
+    /// The file's `info.type` (the dataset kind), or "dataset".
+    pub fn kind_name(&self) -> String {
+        self.file
+            .info
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("dataset")
+            .to_string()
+    }
+
     /// The bucketing field (`filter_field`), defaulting by syntax.
     pub fn filter_field(&self) -> String {
         self.file

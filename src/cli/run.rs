@@ -63,14 +63,8 @@ pub struct RunArgs {
 
 fn load_dataset(args: &RunArgs) -> Result<(Dataset, String, PathBuf)> {
     if let Some(path) = &args.dataset {
-        let ds = Dataset::load(path)?;
-        let kind = ds
-            .file
-            .info
-            .get("type")
-            .and_then(|v| v.as_str())
-            .unwrap_or("dataset")
-            .to_string();
+        let ds = Dataset::open(path)?;
+        let kind = ds.kind_name();
         return Ok((ds, kind, path.clone()));
     }
     let kind = args

@@ -11,7 +11,7 @@ use crate::run::driver::{Event, Outcome, RunSpec, dataset_info, execute};
 use crate::run::pipeline::Pipeline;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Form fields, in order: (label, config key).
 pub const FIELDS: [(&str, &str); 12] = [
@@ -198,13 +198,7 @@ impl Live {
                         "dataset: {e} (give a file or one of ksat, pl, fol, fol-english, regex)"
                     )
                 })?;
-                let kind = ds
-                    .file
-                    .info
-                    .get("type")
-                    .and_then(|v| v.as_str())
-                    .unwrap_or("dataset")
-                    .to_string();
+                let kind = ds.kind_name();
                 (ds, kind, path)
             }
         };
@@ -357,21 +351,5 @@ impl Live {
             self.calls as f64 / secs,
             self.errors
         )
-    }
-
-    /// Waits (in tests) until the run reports something or `d` passes.
-    pub fn wait(&mut self, d: Duration) -> bool {
-        match self.rx.recv_timeout(d) {
-            Ok(msg) => {
-                // Put the message through the same path as poll().
-                let (tx, rx) = std::sync::mpsc::channel();
-                let _ = tx.send(msg);
-                let old = std::mem::replace(&mut self.rx, rx);
-                self.poll();
-                self.rx = old;
-                true
-            }
-            Err(_) => false,
-        }
     }
 }
