@@ -1,5 +1,6 @@
 //! Anthropic messages API.
 
+use super::endpoint::Endpoint;
 use super::{
     BoxFut, ChatModel, ChatRequest, Completion, LlmError, ModelInfo, completion, post_json,
 };
@@ -9,57 +10,27 @@ use serde_json::json;
 pub const DEFAULT_BASE: &str = "https://api.anthropic.com";
 
 /// A client for `POST {base}/v1/messages`.
-pub struct Anthropic {
-    http: reqwest::Client,
-    base: String,
-    model: String,
-    key: Option<String>,
-    key_env: String,
-}
-
-impl std::fmt::Debug for Anthropic {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Anthropic")
-            .field("base", &self.base)
-            .field("model", &self.model)
-            .finish_non_exhaustive()
-    }
-}
+#[derive(Debug)]
+pub struct Anthropic(pub Endpoint);
 
 impl Anthropic {
-    /// A client.
-    pub fn new(
-        http: reqwest::Client,
-        base: &str,
-        model: &str,
-        key: Option<String>,
-        key_env: &str,
-    ) -> Self {
-        Anthropic {
-            http,
-            base: base.trim_end_matches('/').to_string(),
-            model: model.to_string(),
-            key,
-            key_env: key_env.to_string(),
-        }
-    }
-
     async fn call(&self, req: &ChatRequest) -> Result<Completion, LlmError> {
         let body = json!({
-            "model": self.model,
+            "model": self.0.model,
             "max_tokens": req.max_tokens,
             "temperature": req.temperature,
             "messages": [{"role": "user", "content": req.prompt}],
         });
         let mut rb = self
+            .0
             .http
-            .post(format!("{}/v1/messages", self.base))
+            .post(format!("{}/v1/messages", self.0.base))
             .header("anthropic-version", "2023-06-01")
             .json(&body);
-        if let Some(k) = &self.key {
+        if let Some(k) = &self.0.key {
             rb = rb.header("x-api-key", k);
         }
-        let v = post_json(rb, self.key.as_deref(), &self.key_env).await?;
+        let v = post_json(rb, self.0.key.as_deref(), &self.0.key_env).await?;
         let content: String = v["content"]
             .as_array()
             .map(|parts| {
@@ -83,13 +54,7 @@ impl Anthropic {
 
 impl ChatModel for Anthropic {
     fn info(&self) -> ModelInfo {
-        ModelInfo {
-            provider: "anthropic".into(),
-            name: self.model.clone(),
-            base_url: Some(self.base.clone()),
-            api_key_env: Some(self.key_env.clone()),
-            synthetic: false,
-        }
+        self.0.info("anthropic")
     }
 
     fn send<'a>(&'a self, req: &'a ChatRequest) -> BoxFut<'a, Result<Completion, LlmError>> {

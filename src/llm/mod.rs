@@ -2,6 +2,7 @@
 
 pub mod anthropic;
 pub mod client;
+pub mod endpoint;
 pub mod judge;
 pub mod offline;
 pub mod openai;

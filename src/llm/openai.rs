@@ -1,5 +1,6 @@
 //! OpenAI-compatible chat completions (OpenAI, vLLM, llama.cpp server, Ollama).
 
+use super::endpoint::Endpoint;
 use super::{
     BoxFut, ChatModel, ChatRequest, Completion, LlmError, ModelInfo, completion, post_json,
 };
@@ -9,57 +10,27 @@ use serde_json::json;
 pub const DEFAULT_BASE: &str = "https://api.openai.com/v1";
 
 /// A client for `POST {base}/chat/completions`.
-pub struct OpenAi {
-    http: reqwest::Client,
-    base: String,
-    model: String,
-    key: Option<String>,
-    key_env: String,
-}
-
-impl std::fmt::Debug for OpenAi {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OpenAi")
-            .field("base", &self.base)
-            .field("model", &self.model)
-            .finish_non_exhaustive()
-    }
-}
+#[derive(Debug)]
+pub struct OpenAi(pub Endpoint);
 
 impl OpenAi {
-    /// A client; `key` may be absent for local servers.
-    pub fn new(
-        http: reqwest::Client,
-        base: &str,
-        model: &str,
-        key: Option<String>,
-        key_env: &str,
-    ) -> Self {
-        OpenAi {
-            http,
-            base: base.trim_end_matches('/').to_string(),
-            model: model.to_string(),
-            key,
-            key_env: key_env.to_string(),
-        }
-    }
-
     async fn call(&self, req: &ChatRequest) -> Result<Completion, LlmError> {
         let body = json!({
-            "model": self.model,
+            "model": self.0.model,
             "messages": [{"role": "user", "content": req.prompt}],
             "temperature": req.temperature,
             "max_tokens": req.max_tokens,
             "stream": false,
         });
         let mut rb = self
+            .0
             .http
-            .post(format!("{}/chat/completions", self.base))
+            .post(format!("{}/chat/completions", self.0.base))
             .json(&body);
-        if let Some(k) = &self.key {
+        if let Some(k) = &self.0.key {
             rb = rb.bearer_auth(k);
         }
-        let v = post_json(rb, self.key.as_deref(), &self.key_env).await?;
+        let v = post_json(rb, self.0.key.as_deref(), &self.0.key_env).await?;
         let choice = &v["choices"][0];
         let content = choice["message"]["content"]
             .as_str()
@@ -77,13 +48,7 @@ impl OpenAi {
 
 impl ChatModel for OpenAi {
     fn info(&self) -> ModelInfo {
-        ModelInfo {
-            provider: "openai".into(),
-            name: self.model.clone(),
-            base_url: Some(self.base.clone()),
-            api_key_env: Some(self.key_env.clone()),
-            synthetic: false,
-        }
+        self.0.info("openai")
     }
 
     fn send<'a>(&'a self, req: &'a ChatRequest) -> BoxFut<'a, Result<Completion, LlmError>> {

@@ -2,6 +2,7 @@
 
 use super::anthropic::{self, Anthropic};
 use super::client::{Client, Limits};
+use super::endpoint::Endpoint;
 use super::offline::Perturb;
 use super::openai::{self, OpenAi};
 use super::prices::PriceTable;
@@ -73,7 +74,7 @@ pub fn build(spec: &str, o: &ModelOptions) -> Result<Client, String> {
                     "no API key: set ${env} (or --api-key-env NAME), or point --base-url at a local server"
                 ));
             }
-            Arc::new(OpenAi::new(http()?, &base, model, k, &env))
+            Arc::new(OpenAi(Endpoint::new(http()?, &base, model, k, &env)))
         }
         "anthropic" if !model.is_empty() => {
             let env = o
@@ -88,7 +89,7 @@ pub fn build(spec: &str, o: &ModelOptions) -> Result<Client, String> {
             if k.is_none() && base == anthropic::DEFAULT_BASE {
                 return Err(format!("no API key: set ${env} (or --api-key-env NAME)"));
             }
-            Arc::new(Anthropic::new(http()?, &base, model, k, &env))
+            Arc::new(Anthropic(Endpoint::new(http()?, &base, model, k, &env)))
         }
         _ => {
             return Err(format!(

@@ -130,28 +130,16 @@ fn align(a: &Formula, b: &Formula, depth: usize, out: &mut Vec<DiffLine>) {
         return;
     }
     // One side is the other plus a connective and an operand.
-    if let Formula::Bin(_, x, y) = a
-        && (**x == *b || **y == *b)
-    {
-        push(
-            out,
-            depth,
-            Some(whole(a)),
-            Some(whole(b)),
-            Change::OperatorDropped,
-        );
-        return;
-    }
-    if let Formula::Bin(_, x, y) = b
-        && (**x == *a || **y == *a)
-    {
-        push(
-            out,
-            depth,
-            Some(whole(a)),
-            Some(whole(b)),
-            Change::OperatorAdded,
-        );
+    let wraps = |outer: &Formula, inner: &Formula| matches!(outer, Formula::Bin(_, x, y) if **x == *inner || **y == *inner);
+    let grown = if wraps(a, b) {
+        Some(Change::OperatorDropped)
+    } else if wraps(b, a) {
+        Some(Change::OperatorAdded)
+    } else {
+        None
+    };
+    if let Some(change) = grown {
+        push(out, depth, Some(whole(a)), Some(whole(b)), change);
         return;
     }
     match (a, b) {

@@ -161,7 +161,13 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     } else {
         "depth"
     };
-    let buckets = app.chart_buckets();
+    // From the data in hand: chart_buckets() would walk every row a second time.
+    let buckets: Vec<usize> = data
+        .iter()
+        .flat_map(|(_, m)| m.keys().copied())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
     let chosen = buckets.get(app.chart_sel).copied();
     let inner = area.inner(ratatui::layout::Margin {
         horizontal: 1,
