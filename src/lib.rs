@@ -9,6 +9,7 @@ pub mod prompt;
 pub mod report;
 pub mod rng;
 pub mod run;
+pub mod sanitize;
 pub mod syntax;
 pub mod tui;
 pub mod verify;

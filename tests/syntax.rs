@@ -24,9 +24,14 @@ fn every_notation_parses_to_the_same_tree() {
         "\\lnot p1 \\wedge (p2 \\vee p3) \\rightarrow p4",
         "¬p1 ∧ (p2 v p3) → p4",
         "((¬p1) ∧ ((p2 ∨ p3))) → (p4)",
-        "[¬p1 ∧ [p2 ∨ p3]] → p4",
     ] {
         assert_eq!(uni(src), want, "notation {src:?}");
+    }
+    // Brackets are not parentheses in any notation we read: `[VOCABULARY]` is a
+    // prompt header, never a proposition.
+    for src in ["[¬p1 ∧ [p2 ∨ p3]] → p4", "[VOCABULARY]"] {
+        let e = parse_formula(src).expect_err("brackets refused");
+        assert!(e.reason.contains("'['"), "{src}: {}", e.reason);
     }
     assert_eq!(uni("p1 <-> p2 ^ p3"), "p1 ↔ (p2 ⊕ p3)");
     assert_eq!(uni("p1 \\leftrightarrow p2 \\oplus p3"), "p1 ↔ (p2 ⊕ p3)");
@@ -313,4 +318,43 @@ proptest! {
         let _ = parse_regex(&s);
         let _ = extract(&s, SyntaxKind::Pl);
     }
+}
+
+#[test]
+fn parser_corners_bar_v_and_case() {
+    // `|` inside an argument list is not the name `v`.
+    assert!(parse_formula("P(|)").is_err());
+    assert_eq!(
+        print_formula(&parse_formula("P(v)").unwrap(), Notation::Unicode),
+        "P(v)"
+    );
+    // `v` can be bound like any variable.
+    let f = parse_formula("∀v.P(v)").unwrap();
+    assert_eq!(print_formula(&f, Notation::Unicode), "∀v.P(v)");
+    assert!(f.free_variables().is_empty());
+    assert!(
+        parse_formula("∃u v. R(u, v)")
+            .unwrap()
+            .free_variables()
+            .is_empty()
+    );
+    // Operator words are lower or upper case; `Not` is a name.
+    let f = parse_formula("Not(x) ∧ q").unwrap();
+    assert_eq!(print_formula(&f, Notation::Unicode), "Not(x) ∧ q");
+    assert_eq!(
+        print_formula(&parse_formula("NOT p AND q").unwrap(), Notation::Unicode),
+        "¬p ∧ q"
+    );
+    assert_eq!(
+        print_formula(&parse_formula("Or ∨ And").unwrap(), Notation::Unicode),
+        "Or ∨ And"
+    );
+}
+
+#[test]
+fn parse_errors_give_character_offsets_and_a_caret() {
+    let src = "¬¬p ∧ )";
+    let e = parse_formula(src).unwrap_err();
+    assert_eq!(e.char_pos(src), 6, "byte {} is character 6", e.pos);
+    assert_eq!(e.caret(src), "¬¬p ∧ )\n      ^");
 }

@@ -76,7 +76,8 @@ fn filters_combine_and_clear() {
     assert!(
         app.visible
             .iter()
-            .all(|(r, i)| app.runs[*r as usize].rows[*i as usize].verdict == 1)
+            .all(|(r, i)| app.runs[*r as usize].rows[*i as usize].verdict
+                == autoeval::verify::VerdictKind::NotEquivalent)
     );
     let failing = app.visible.len();
     assert_eq!(failing, 13);

@@ -22,13 +22,14 @@ fn assert_separates(a: &Formula, b: &Formula, v: &Verdict) {
     let Some(m) = FiniteModel::from_countermodel(countermodel) else {
         return;
     };
-    let close = |f: &Formula| {
-        let mut g = f.clone();
-        for x in f.free_variables().into_iter().rev() {
-            g = Formula::quant(autoeval::syntax::Quantifier::Forall, x.as_str(), g);
-        }
-        g
-    };
+    // Free variables are parameters shared by both sides: constants of the model.
+    let free: Vec<String> = a
+        .free_variables()
+        .into_iter()
+        .chain(b.free_variables())
+        .collect();
+    let free: Vec<&str> = free.iter().map(String::as_str).collect();
+    let close = |f: &Formula| autoeval::verify::normalize::parameterize(f, &free);
     let (va, vb) = (holds(&m, &close(a)), holds(&m, &close(b)));
     assert_ne!(
         va, vb,
@@ -156,14 +157,30 @@ fn regex_identities_witnesses_and_sides() {
 
 #[test]
 fn semantic_decisions_are_noted() {
+    // Open formulas: φ ≡ φ′ iff the universal closure of φ ↔ φ′ is valid.
     let v = check("∀x.P(x)", "P(x)", SyntaxKind::Fol);
-    assert!(v.is_equivalent());
+    assert_eq!(v.name(), "not-equivalent", "{v:?}");
     assert!(
         v.notes()
             .iter()
-            .any(|n| n.contains("free variable x in φ′")),
+            .any(|n| n.contains("free variable x read as parameter")),
         "{v:?}"
     );
+    match &v {
+        Verdict::NotEquivalent {
+            countermodel: Countermodel::FiniteModel { constants, .. },
+            ..
+        } => assert!(
+            constants.contains_key("x"),
+            "the assignment of x is shown: {v:?}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    let v = check("P(x) ∧ Q(y)", "P(y) ∧ Q(x)", SyntaxKind::Fol);
+    assert_eq!(v.name(), "not-equivalent", "{v:?}");
+    assert!(check("P(x) ∧ Q(y)", "Q(y) ∧ P(x)", SyntaxKind::Fol).is_equivalent());
+    assert!(check("P(x) → ∃y.P(y)", "∀z.(P(z) ∨ ¬P(z))", SyntaxKind::Fol).is_equivalent());
+    assert!(check("∀x.P(x)", "∀y.P(y)", SyntaxKind::Fol).is_equivalent());
     let v = check("p1 ∨ ¬p1", "p7 ∨ ¬p7", SyntaxKind::Pl);
     assert!(v.is_equivalent());
     assert!(v.notes().iter().any(|n| n == "introduces p7"), "{v:?}");

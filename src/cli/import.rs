@@ -44,18 +44,24 @@ pub fn run(args: ImportArgs) -> Result<i32> {
         }
     );
     if args.reverify {
+        let safe = crate::sanitize::one_line;
         println!(
             "{} disagreement(s) between the stored verdicts and ours",
             s.disagreements.len()
         );
+        println!("{:<16} {:<16} {:>7}  ", "stored", "ours", "samples");
+        for ((stored, ours), n) in &s.table {
+            let mark = if stored == ours { "" } else { "  ← disagree" };
+            println!("{:<16} {:<16} {n:>7}{mark}", stored.name(), ours.name());
+        }
         for d in &s.disagreements {
             println!(
                 "  sample {}: stored {}, ours {} — φ₀ = {}, φ₁ = {}",
-                d.id,
+                safe(&d.id),
                 d.stored,
                 d.ours,
-                d.phi0,
-                d.llm_fs.trim()
+                safe(&d.phi0),
+                safe(d.llm_fs.trim())
             );
         }
     }

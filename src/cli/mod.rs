@@ -7,6 +7,7 @@ pub mod labels;
 pub mod model_args;
 pub mod prompts;
 pub mod report;
+pub mod rescore;
 pub mod run;
 pub mod verify;
 pub mod view;
@@ -35,6 +36,8 @@ pub enum Command {
     Judge(judge::JudgeArgs),
     /// Tables of compliance, accuracy and judge agreement for runs.
     Report(report::ReportArgs),
+    /// Re-apply extraction, the copy check and verification to a run's stored replies.
+    Rescore(rescore::RescoreArgs),
     /// Convert the original AutoEval's files into a run directory.
     Import(import::ImportArgs),
     /// Export hand labels or summarise them (κ, lucky passes, metric alignment).
@@ -58,6 +61,7 @@ pub fn main() -> i32 {
         Some(Command::Report(args)) => report::run(args),
         Some(Command::Prompts(args)) => prompts::run(args),
         Some(Command::Import(args)) => import::run(args),
+        Some(Command::Rescore(args)) => rescore::run(args),
         Some(Command::Labels(args)) => labels::run(args),
     };
     match result {

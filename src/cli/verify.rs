@@ -1,18 +1,25 @@
-//! `autoeval verify`.
+//! `autoeval verify`: one pair from the arguments, or many with `--pairs FILE`.
 
-use crate::syntax::{SyntaxKind, parse};
-use crate::verify::{Options, Verdict, render, verify};
-use anyhow::{Result, anyhow};
+use crate::syntax::{Expr, ParseError, SyntaxKind, parse};
+use crate::verify::{Options, Verdict, render, verify, verify_batch};
+use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
+use std::io::{BufRead, Write};
 use std::time::{Duration, Instant};
 
 /// Arguments of `autoeval verify`.
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
     /// φ, the reference.
-    pub phi: String,
+    #[arg(required_unless_present = "pairs")]
+    pub phi: Option<String>,
     /// φ′, the candidate.
-    pub phi_prime: String,
+    #[arg(required_unless_present = "pairs")]
+    pub phi_prime: Option<String>,
+    /// Verify many pairs: a file (or `-` for stdin) of `φ<TAB>φ′` lines or JSON lines
+    /// `{"a": …, "b": …, "syntax": …}`; writes one JSON line per pair, in input order.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["phi", "phi_prime"])]
+    pub pairs: Option<String>,
     /// Syntax (default: logic if φ parses as logic, else regex).
     #[arg(long, value_enum)]
     pub syntax: Option<SyntaxKind>,
@@ -33,43 +40,279 @@ pub fn exit_code(v: &Verdict) -> i32 {
     }
 }
 
-/// Runs `autoeval verify`.
-pub fn run(args: VerifyArgs) -> Result<i32> {
-    let syntax = match args.syntax {
+/// The syntax a pair is checked in: the one asked for, else logic if φ parses as logic,
+/// else regex if it parses as one, else logic (so the error names the logic parser).
+pub fn guess_syntax(phi: &str, asked: Option<SyntaxKind>) -> SyntaxKind {
+    match asked {
         Some(s) => s,
-        None if parse(&args.phi, SyntaxKind::Fol).is_ok() => SyntaxKind::Fol,
-        None if parse(&args.phi, SyntaxKind::Regex).is_ok() => SyntaxKind::Regex,
+        None if parse(phi, SyntaxKind::Fol).is_ok() => SyntaxKind::Fol,
+        None if parse(phi, SyntaxKind::Regex).is_ok() => SyntaxKind::Regex,
         None => SyntaxKind::Fol,
-    };
-    let a = parse(&args.phi, syntax).map_err(|e| anyhow!("φ does not parse: {e}"))?;
-    let opts = Options {
-        timeout: Duration::from_millis(args.timeout.max(1)),
+    }
+}
+
+fn options(timeout_ms: u64) -> Options {
+    Options {
+        timeout: Duration::from_millis(timeout_ms.max(1)),
         ..Options::default()
-    };
-    let start = Instant::now();
-    let verdict = match parse(&args.phi_prime, syntax) {
-        Ok(b) => verify(&a, &b, &opts),
+    }
+}
+
+/// The JSON object for one checked pair: the verdict, both inputs as given, the syntax
+/// used, and for an unparseable φ′ the character offset and a caret line.
+fn pair_json(
+    a_src: &str,
+    b_src: &str,
+    syntax: SyntaxKind,
+    a: &Expr,
+    v: &Verdict,
+) -> serde_json::Value {
+    let mut out = serde_json::to_value(v).unwrap_or(serde_json::Value::Null);
+    if let Some(o) = out.as_object_mut() {
+        o.insert("a".into(), a_src.into());
+        o.insert("b".into(), b_src.into());
+        o.insert(
+            "syntax".into(),
+            serde_json::to_value(syntax).unwrap_or_default(),
+        );
+        o.insert("phi".into(), a.to_unicode().into());
+        if let Verdict::Unparseable { pos, reason } = v {
+            let e = ParseError::new(*pos, reason.clone());
+            o.insert("pos_chars".into(), e.char_pos(b_src).into());
+            o.insert("caret".into(), e.caret(b_src).into());
+        }
+    }
+    out
+}
+
+fn check_pair(a: &Expr, b_src: &str, syntax: SyntaxKind, opts: &Options) -> Verdict {
+    match parse(b_src, syntax) {
+        Ok(b) => verify(a, &b, opts),
         Err(e) => Verdict::Unparseable {
             pos: e.pos,
             reason: e.reason,
         },
+    }
+}
+
+/// Runs `autoeval verify`.
+pub fn run(args: VerifyArgs) -> Result<i32> {
+    if let Some(path) = &args.pairs {
+        return run_pairs(path, args.syntax, args.timeout);
+    }
+    let (Some(phi), Some(phi_prime)) = (&args.phi, &args.phi_prime) else {
+        bail!("give φ and φ′, or --pairs FILE");
     };
+    let syntax = guess_syntax(phi, args.syntax);
+    let a = parse(phi, syntax).map_err(|e| {
+        anyhow!(
+            "φ does not parse as {}: {} at character {}\n{}",
+            syntax_name(syntax),
+            e.reason,
+            e.char_pos(phi),
+            e.caret(phi)
+        )
+    })?;
+    let opts = options(args.timeout);
+    let start = Instant::now();
+    let verdict = check_pair(&a, phi_prime, syntax, &opts);
     let ms = start.elapsed().as_secs_f64() * 1000.0;
+    let mut out = std::io::stdout().lock();
     if args.json {
-        let mut v = serde_json::to_value(&verdict)?;
+        let mut v = pair_json(phi, phi_prime, syntax, &a, &verdict);
         if let Some(o) = v.as_object_mut() {
-            o.insert("phi".into(), a.to_unicode().into());
-            o.insert("syntax".into(), serde_json::to_value(syntax)?);
             o.insert("elapsed_ms".into(), ms.into());
         }
-        println!("{v}");
+        writeln!(out, "{v}")?;
     } else {
-        println!("φ  = {}", a.to_unicode());
-        if let Ok(b) = parse(&args.phi_prime, syntax) {
-            println!("φ′ = {}", b.to_unicode());
+        let safe = crate::sanitize::for_terminal;
+        writeln!(out, "syntax: {}", syntax_name(syntax))?;
+        writeln!(out, "φ  = {}", safe(&a.to_unicode()))?;
+        if let Ok(b) = parse(phi_prime, syntax) {
+            writeln!(out, "φ′ = {}", safe(&b.to_unicode()))?;
         }
-        print!("{}", render::verdict(&verdict));
-        println!("({ms:.1} ms)");
+        write!(out, "{}", safe(&render::verdict(&verdict)))?;
+        if let Verdict::Unparseable { pos, reason } = &verdict {
+            let e = ParseError::new(*pos, reason.clone());
+            writeln!(out, "at character {} of φ′:", e.char_pos(phi_prime))?;
+            writeln!(out, "{}", safe(&e.caret(phi_prime)))?;
+        }
+        writeln!(out, "({ms:.1} ms)")?;
     }
     Ok(exit_code(&verdict))
+}
+
+fn syntax_name(s: SyntaxKind) -> &'static str {
+    match s {
+        SyntaxKind::Pl => "pl",
+        SyntaxKind::Fol => "fol",
+        SyntaxKind::Regex => "regex",
+    }
+}
+
+/// One input line of `--pairs`, read but not yet checked.
+enum PairLine {
+    Pair {
+        a: String,
+        b: String,
+        syntax: Option<SyntaxKind>,
+    },
+    Bad(String),
+    Blank,
+}
+
+fn read_line(line: &str) -> PairLine {
+    let t = line.trim_end_matches(['\r', '\n']);
+    if t.trim().is_empty() {
+        return PairLine::Blank;
+    }
+    if t.trim_start().starts_with('{') {
+        #[derive(serde::Deserialize)]
+        struct J {
+            a: String,
+            b: String,
+            syntax: Option<SyntaxKind>,
+        }
+        return match serde_json::from_str::<J>(t) {
+            Ok(j) => PairLine::Pair {
+                a: j.a,
+                b: j.b,
+                syntax: j.syntax,
+            },
+            Err(e) => PairLine::Bad(format!(
+                "not a JSON pair ({e}); expected {{\"a\": …, \"b\": …, \"syntax\": \"pl|fol|regex\"}}"
+            )),
+        };
+    }
+    match t.split_once('\t') {
+        Some((a, b)) => PairLine::Pair {
+            a: a.to_string(),
+            b: b.to_string(),
+            syntax: None,
+        },
+        None => PairLine::Bad("no tab: expected φ<TAB>φ′".into()),
+    }
+}
+
+/// Lines read and verified per parallel chunk: bounds memory on any input size.
+const CHUNK: usize = 8192;
+/// Longest accepted input line; longer ones are reported, not read whole into a pair.
+const MAX_LINE: usize = 1 << 20;
+
+fn run_pairs(path: &str, asked: Option<SyntaxKind>, timeout: u64) -> Result<i32> {
+    let reader: Box<dyn BufRead> = if path == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        let f = std::fs::File::open(path).with_context(|| format!("opening {path}"))?;
+        Box::new(std::io::BufReader::with_capacity(1 << 16, f))
+    };
+    let opts = options(timeout);
+    let stdout = std::io::stdout().lock();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout);
+    let mut bad = 0usize;
+    let mut line_no = 0usize;
+    let mut lines = crate::run::store::BoundedLines::new(reader, MAX_LINE);
+    loop {
+        let mut chunk: Vec<(usize, PairLine)> = Vec::with_capacity(CHUNK);
+        while chunk.len() < CHUNK {
+            match lines.next_line() {
+                Ok(Some(Ok(l))) => {
+                    line_no += 1;
+                    chunk.push((line_no, read_line(&l)));
+                }
+                Ok(Some(Err(n))) => {
+                    line_no += 1;
+                    chunk.push((
+                        line_no,
+                        PairLine::Bad(format!("line longer than {MAX_LINE} bytes ({n} read)")),
+                    ));
+                }
+                Ok(None) => break,
+                Err(e) => return Err(e).with_context(|| format!("reading {path}")),
+            }
+        }
+        if chunk.is_empty() {
+            break;
+        }
+        bad += write_chunk(&chunk, asked, &opts, path, &mut out)?;
+    }
+    out.flush()?;
+    if bad > 0 {
+        eprintln!("{bad} line(s) of {path} could not be verified (see the \"error\" lines)");
+        return Ok(2);
+    }
+    Ok(0)
+}
+
+/// Parses, verifies in parallel and writes one chunk; returns how many lines were bad.
+fn write_chunk(
+    chunk: &[(usize, PairLine)],
+    asked: Option<SyntaxKind>,
+    opts: &Options,
+    path: &str,
+    out: &mut impl Write,
+) -> Result<usize> {
+    enum Prepared<'a> {
+        Check(usize, &'a str, &'a str, SyntaxKind, Expr, Option<Expr>),
+        Fail(usize, Option<(&'a str, &'a str)>, String),
+    }
+    let mut prepared = Vec::with_capacity(chunk.len());
+    let mut batch: Vec<(Expr, Expr)> = Vec::new();
+    for (n, line) in chunk {
+        match line {
+            PairLine::Blank => {}
+            PairLine::Bad(why) => prepared.push(Prepared::Fail(*n, None, why.clone())),
+            PairLine::Pair { a, b, syntax } => {
+                let syn = guess_syntax(a, syntax.or(asked));
+                match parse(a, syn) {
+                    Err(e) => prepared.push(Prepared::Fail(
+                        *n,
+                        Some((a, b)),
+                        format!(
+                            "φ does not parse: {} at character {}",
+                            e.reason,
+                            e.char_pos(a)
+                        ),
+                    )),
+                    Ok(ea) => {
+                        let eb = parse(b, syn).ok();
+                        if let Some(eb) = &eb {
+                            batch.push((ea.clone(), eb.clone()));
+                        }
+                        prepared.push(Prepared::Check(*n, a, b, syn, ea, eb));
+                    }
+                }
+            }
+        }
+    }
+    let mut verdicts = verify_batch(&batch, opts).into_iter();
+    let mut bad = 0;
+    for p in prepared {
+        match p {
+            Prepared::Check(n, a, b, syn, ea, eb) => {
+                let v = match eb {
+                    Some(_) => verdicts.next().unwrap_or(Verdict::Unknown {
+                        reason: "internal error: verdict missing".into(),
+                    }),
+                    None => check_pair(&ea, b, syn, opts),
+                };
+                let mut j = pair_json(a, b, syn, &ea, &v);
+                if let Some(o) = j.as_object_mut() {
+                    o.insert("line".into(), n.into());
+                }
+                writeln!(out, "{j}")?;
+            }
+            Prepared::Fail(n, ab, why) => {
+                bad += 1;
+                eprintln!("{path}:{n}: {why}");
+                let mut j = serde_json::json!({"line": n, "error": why});
+                if let (Some((a, b)), Some(o)) = (ab, j.as_object_mut()) {
+                    o.insert("a".into(), a.into());
+                    o.insert("b".into(), b.into());
+                }
+                writeln!(out, "{j}")?;
+            }
+        }
+    }
+    Ok(bad)
 }

@@ -46,6 +46,12 @@ fn parse_any(text: &str) -> Option<Expr> {
         .ok()
 }
 
+/// Whether the prompt's task is about regular expressions: `001` parses as a logic
+/// name too, and must not get logic perturbations (`¬001`).
+fn regex_task(prompt: &str) -> bool {
+    block(prompt, "[TASK]").is_some_and(|t| t.to_lowercase().contains("regular expression"))
+}
+
 fn fnv(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
         (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
@@ -92,7 +98,12 @@ impl Perturb {
             return Ok(phi.to_unicode());
         }
         if let Some(text) = block(prompt, "[FORMULA]") {
-            let Some(phi) = parse_any(text) else {
+            let phi = if regex_task(prompt) {
+                parse(text, SyntaxKind::Regex).ok()
+            } else {
+                parse_any(text)
+            };
+            let Some(phi) = phi else {
                 return Err(LlmError::fatal(
                     "the offline model could not read the [FORMULA] block",
                 ));

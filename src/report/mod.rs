@@ -1,8 +1,9 @@
 //! Reports: A2 compliance, A3 accuracy, A4 judge agreement, closeness; exports.
 //!
 //! Definitions (also in the README):
-//! - **A2 compliance**: of the samples whose autoformalization call returned text
-//!   (round 1), the share whose φ₁ parsed.
+//! - **A2 compliance**: of the samples whose deciding round (the last one run)
+//!   reached an autoformalization answer (final verdict not `copied` or
+//!   `model-error`), the share whose φ₁ parsed (verdict not `unparseable`).
 //! - **A3 accuracy**: of all samples, the share whose final verdict is `equivalent`
 //!   (every round stayed equivalent). Copies, model errors and unknowns count as failures.
 //! - **A4**: the judge's yes/no against the verifier (equivalent = positive);
@@ -15,6 +16,7 @@ pub mod render;
 use crate::llm::judge::JudgeAnswer;
 use crate::run::format::{JudgeRecord, Manifest, SampleRecord};
 use crate::run::store::{self, JUDGE};
+use crate::verify::VerdictKind;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
@@ -83,19 +85,26 @@ pub struct Counts {
 }
 
 impl Counts {
-    fn add(&mut self, s: &SampleRecord) {
+    /// Counts one sample by its final verdict: the one definition of A2 and A3, used by
+    /// `report`, the viewer's chart and every export.
+    pub fn add_kind(&mut self, k: VerdictKind) {
         self.n += 1;
-        if let Some(r1) = s.rounds.first()
-            && r1.autoformalize.as_ref().is_some_and(|c| c.error.is_none())
-        {
-            self.answered += 1;
-            if r1.phi1.is_some() {
-                self.compliant += 1;
-            }
-        }
-        if s.verdict.is_equivalent() {
-            self.accurate += 1;
-        }
+        self.answered += usize::from(k.answered());
+        self.compliant += usize::from(k.compliant());
+        self.accurate += usize::from(k.is_pass());
+    }
+
+    /// Counts one sample record.
+    pub fn add(&mut self, s: &SampleRecord) {
+        self.add_kind(s.verdict.kind());
+    }
+
+    /// Adds another group's counts.
+    pub fn merge(&mut self, o: &Counts) {
+        self.n += o.n;
+        self.answered += o.answered;
+        self.compliant += o.compliant;
+        self.accurate += o.accurate;
     }
 
     /// A2 as a fraction (None if nothing was answered).
@@ -131,6 +140,18 @@ fn ratio(a: usize, b: usize) -> Option<f64> {
 }
 
 impl JudgeStats {
+    /// Counts one judge answer against the verifier's final verdict (equivalent = positive):
+    /// the one definition of A4's confusion matrix.
+    pub fn add(&mut self, answer: JudgeAnswer, verifier: VerdictKind) {
+        match (answer, verifier.is_pass()) {
+            (JudgeAnswer::Yes, true) => self.tp += 1,
+            (JudgeAnswer::Yes, false) => self.fp += 1,
+            (JudgeAnswer::No, false) => self.tn += 1,
+            (JudgeAnswer::No, true) => self.fn_ += 1,
+            (JudgeAnswer::Unparseable, _) => self.unparseable += 1,
+        }
+    }
+
     /// TP / (TP + FP).
     pub fn precision(&self) -> Option<f64> {
         ratio(self.tp, self.tp + self.fp)
@@ -224,10 +245,10 @@ pub fn report_run(run: &RunData, by: By) -> RunReport {
         tout += s.output_tokens;
         cost = cost.zip(s.cost_usd).map(|(a, b)| a + b);
     }
-    let verifier: HashMap<&str, bool> = run
+    let verifier: HashMap<&str, VerdictKind> = run
         .samples
         .iter()
-        .map(|s| (s.id.as_str(), s.verdict.is_equivalent()))
+        .map(|s| (s.id.as_str(), s.verdict.kind()))
         .collect();
     let mut judges: BTreeMap<String, JudgeStats> = BTreeMap::new();
     // The newest decision per (judge model, sample) counts.
@@ -236,20 +257,16 @@ pub fn report_run(run: &RunData, by: By) -> RunReport {
         latest.insert((j.model.name.clone(), j.id.as_str()), j);
     }
     for ((model, id), j) in latest {
-        let Some(&positive) = verifier.get(id) else {
+        let Some(&kind) = verifier.get(id) else {
             continue;
         };
-        let st = judges.entry(model.clone()).or_insert_with(|| JudgeStats {
-            model,
-            ..Default::default()
-        });
-        match (j.answer, positive) {
-            (JudgeAnswer::Yes, true) => st.tp += 1,
-            (JudgeAnswer::Yes, false) => st.fp += 1,
-            (JudgeAnswer::No, false) => st.tn += 1,
-            (JudgeAnswer::No, true) => st.fn_ += 1,
-            (JudgeAnswer::Unparseable, _) => st.unparseable += 1,
-        }
+        judges
+            .entry(model.clone())
+            .or_insert_with(|| JudgeStats {
+                model,
+                ..Default::default()
+            })
+            .add(j.answer, kind);
     }
     let m = &run.manifest;
     RunReport {

@@ -145,14 +145,7 @@ fn category_rows(reports: &[RunReport], label: &str) -> Vec<Vec<String>> {
 }
 
 fn verdict_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
-    let names = [
-        "equivalent",
-        "not-equivalent",
-        "unparseable",
-        "unknown",
-        "copied",
-        "model-error",
-    ];
+    let names = crate::verify::VerdictKind::ALL.map(|k| k.name());
     let mut rows = vec![
         std::iter::once("run".to_string())
             .chain(names.iter().map(|s| s.to_string()))

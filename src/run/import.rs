@@ -9,8 +9,8 @@ use crate::dataset::Dataset;
 use crate::llm::ModelInfo;
 use crate::llm::judge::JudgeAnswer;
 use crate::report::closeness::closeness;
-use crate::syntax::extract;
-use crate::verify::{self, Countermodel, Verdict};
+use crate::syntax::{ExtractContext, extract_for};
+use crate::verify::{self, Countermodel, Verdict, VerdictKind};
 use serde_json::Value;
 use std::path::Path;
 
@@ -27,6 +27,9 @@ pub struct Disagreement {
     pub stored: String,
     /// Ours.
     pub ours: String,
+    /// Which kind of disagreement: `stored → ours` by verdict kind, e.g.
+    /// `unparseable → not-equivalent` (the original errored, we decided).
+    pub kind: String,
 }
 
 /// Result of an import.
@@ -40,6 +43,8 @@ pub struct ImportSummary {
     pub skipped: Vec<String>,
     /// Disagreements (with --reverify).
     pub disagreements: Vec<Disagreement>,
+    /// With --reverify: (stored kind, our kind) → samples, agreements included.
+    pub table: std::collections::BTreeMap<(VerdictKind, VerdictKind), usize>,
 }
 
 fn model_from_filename(path: &Path) -> String {
@@ -75,8 +80,8 @@ fn stored_verdict(item: &serde_json::Map<String, Value>) -> Option<Verdict> {
     })
 }
 
-/// ψ: the assistant's answer before the conversation's `"RESET"` marker.
-fn psi_of(item: &serde_json::Map<String, Value>) -> Option<String> {
+/// The conversation's turns, split at the `"RESET"` marker.
+fn turns(item: &serde_json::Map<String, Value>) -> Option<(&[Value], &[Value])> {
     let turns = item
         .get("conversations")
         .or_else(|| item.get("conversation"))
@@ -85,11 +90,43 @@ fn psi_of(item: &serde_json::Map<String, Value>) -> Option<String> {
         .iter()
         .position(|t| t.as_str() == Some("RESET"))
         .unwrap_or(turns.len());
-    turns[..reset]
+    Some((&turns[..reset], turns.get(reset + 1..).unwrap_or(&[])))
+}
+
+fn content(t: &Value) -> Option<&str> {
+    t.get("content").and_then(Value::as_str)
+}
+
+fn is_user(t: &Value) -> bool {
+    t.get("role").and_then(Value::as_str) == Some("user")
+}
+
+/// The model's turn of one conversation half: the last turn after the first user turn
+/// that is not a user turn, whatever its role (the original stores the model's turns
+/// as `assistant` or as `system`).
+fn model_turn(half: &[Value]) -> Option<String> {
+    let first_user = half.iter().position(is_user)?;
+    half[first_user + 1..]
         .iter()
         .rev()
-        .find(|t| t.get("role").and_then(Value::as_str) == Some("assistant"))
-        .and_then(|t| t.get("content").and_then(Value::as_str).map(str::to_string))
+        .find(|t| !is_user(t) && t.is_object())
+        .and_then(content)
+        .map(str::to_string)
+}
+
+/// ψ: the model's answer before the conversation's `"RESET"` marker.
+fn psi_of(item: &serde_json::Map<String, Value>) -> Option<String> {
+    model_turn(turns(item)?.0)
+}
+
+/// The autoformalization prompt: the first user turn after `"RESET"`.
+fn autoformalize_prompt(item: &serde_json::Map<String, Value>) -> Option<String> {
+    turns(item)?
+        .1
+        .iter()
+        .find(|t| is_user(t))
+        .and_then(content)
+        .map(str::to_string)
 }
 
 /// Converts an original run file into a run directory.
@@ -135,7 +172,9 @@ pub fn import(
             .map(str::to_string);
         let cost = item.extra.get("cost").and_then(Value::as_f64);
         let psi = psi_of(&item.extra);
-        let parsed = llm_fs.as_deref().map(|t| extract(t, ds.syntax));
+        let prompt = autoformalize_prompt(&item.extra).unwrap_or_default();
+        let ctx = ExtractContext::new(phi0.symbols(), &prompt, psi.as_deref().unwrap_or(""));
+        let parsed = llm_fs.as_deref().map(|t| extract_for(t, ds.syntax, &ctx));
         let phi1 = parsed.as_ref().and_then(|r| r.as_ref().ok());
         let ours = match (&error, &llm_fs, &parsed) {
             (Some(e), _, _) => Verdict::ModelError { message: e.clone() },
@@ -156,17 +195,26 @@ pub fn import(
                 }
             }
         };
-        if reverify && let Some(stored) = stored_verdict(&item.extra) {
-            let decided = |v: &Verdict| matches!(v.name(), "equivalent" | "not-equivalent");
-            if decided(&stored) && decided(&ours) && stored.is_equivalent() != ours.is_equivalent()
-            {
-                summary.disagreements.push(Disagreement {
-                    id: id.clone(),
-                    phi0: phi0.to_unicode(),
-                    llm_fs: llm_fs.clone().unwrap_or_default(),
-                    stored: stored.name().into(),
-                    ours: ours.name().into(),
-                });
+        if reverify {
+            // No stored verification but a stored error: the original failed the sample.
+            let stored = stored_verdict(&item.extra).or_else(|| {
+                error
+                    .as_ref()
+                    .map(|e| Verdict::ModelError { message: e.clone() })
+            });
+            if let Some(stored) = stored {
+                let pair = (stored.kind(), ours.kind());
+                *summary.table.entry(pair).or_default() += 1;
+                if pair.0 != pair.1 {
+                    summary.disagreements.push(Disagreement {
+                        id: id.clone(),
+                        phi0: phi0.to_unicode(),
+                        llm_fs: llm_fs.clone().unwrap_or_default(),
+                        stored: stored.name().into(),
+                        ours: ours.name().into(),
+                        kind: format!("{} → {}", pair.0.name(), pair.1.name()),
+                    });
+                }
             }
         }
         let round = RoundRecord {

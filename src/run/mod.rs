@@ -5,4 +5,6 @@ pub mod format;
 pub mod import;
 pub mod judge;
 pub mod pipeline;
+pub mod rescore;
+pub mod score;
 pub mod store;

@@ -1,11 +1,12 @@
 //! One sample through (A∘I)ⁿ: informalize, fresh context, autoformalize, parse, verify.
 
 use super::format::{CallRecord, RoundRecord, SampleRecord, now_rfc3339};
+use super::score;
 use crate::llm::client::{CallError, CallResult};
 use crate::llm::{ChatRequest, Client};
-use crate::prompt::{PromptSet, Rendered, copy_check};
+use crate::prompt::{PromptSet, Rendered};
 use crate::report::closeness::closeness;
-use crate::syntax::{Expr, SyntaxKind, extract};
+use crate::syntax::{Expr, SyntaxKind};
 use crate::verify::{self, Verdict};
 use std::sync::Arc;
 use std::time::Instant;
@@ -125,11 +126,8 @@ impl Pipeline {
                 }
             };
             rec.psi = Some(psi.clone());
-            if let Some((s, e, detail)) = copy_check(&psi, &current) {
-                rec.verdict = Verdict::Copied {
-                    span: (s, e),
-                    detail,
-                };
+            if let Some(v) = score::copied(&psi, &current) {
+                rec.verdict = v;
                 rounds.push(rec);
                 break;
             }
@@ -146,20 +144,18 @@ impl Pipeline {
                     break;
                 }
             };
-            let phi1 = match extract(&raw, self.syntax) {
-                Ok(x) => {
-                    rec.phi1_span = Some((x.start, x.end));
-                    x.value
-                }
-                Err(e) => {
-                    rec.verdict = Verdict::Unparseable {
-                        pos: e.pos,
-                        reason: e.reason,
-                    };
-                    rounds.push(rec);
-                    break;
-                }
-            };
+            let phi1 =
+                match score::extract_phi1(&raw, &current, &auto_prompt.text, &psi, self.syntax) {
+                    Ok(x) => {
+                        rec.phi1_span = Some((x.start, x.end));
+                        x.value
+                    }
+                    Err(v) => {
+                        rec.verdict = *v;
+                        rounds.push(rec);
+                        break;
+                    }
+                };
             rec.phi1 = Some(phi1.to_unicode());
             if first_phi1.is_none() {
                 first_phi1 = Some(phi1.clone());

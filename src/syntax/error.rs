@@ -20,6 +20,32 @@ impl ParseError {
         }
     }
 
+    /// The position as a character (not byte) offset into `src`.
+    pub fn char_pos(&self, src: &str) -> usize {
+        let mut pos = self.pos.min(src.len());
+        while !src.is_char_boundary(pos) {
+            pos -= 1;
+        }
+        src[..pos].chars().count()
+    }
+
+    /// The line of `src` holding the error and a caret under its character, e.g.
+    /// `p ∧ (q` / `    ^`; control characters are shown as `?`.
+    pub fn caret(&self, src: &str) -> String {
+        let mut pos = self.pos.min(src.len());
+        while !src.is_char_boundary(pos) {
+            pos -= 1;
+        }
+        let line_start = src[..pos].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = src[pos..].find('\n').map_or(src.len(), |i| pos + i);
+        let line: String = src[line_start..line_end]
+            .chars()
+            .map(|c| if c.is_control() { '?' } else { c })
+            .collect();
+        let col = src[line_start..pos].chars().count();
+        format!("{line}\n{}^", " ".repeat(col))
+    }
+
     /// The same error shifted by `offset` bytes (when the parsed text was a slice).
     pub fn shifted(mut self, offset: usize) -> Self {
         self.pos += offset;

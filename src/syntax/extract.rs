@@ -7,17 +7,24 @@
 //!    `FOL:`, `Expression:`; any case, optional `**` bold), the region is what
 //!    follows the last such label (the rest of its line, or the next non-empty
 //!    line when that is empty). Otherwise the region is the whole text.
-//! 2. **Candidates**, tried in order; the first that parses wins:
+//! 2. **Candidates**, tried in order; the first that parses and is accepted wins:
 //!    the whole region; each non-empty line of it; each line cut before an
 //!    explanation marker (` where `, ` which `, ` meaning `, `; `, ` -- `, ` — `,
 //!    ` # `, ` //`, `, where`, ` (where`); each line after its last `: `.
 //!    Every candidate is trimmed of surrounding backticks, `$`/`$$`, `\[ \]`,
 //!    `\( \)`, quotes, and one trailing `.` or `;`.
-//! 3. For regexes, a candidate that reads as prose (two or more
+//! 3. **Never a formula** (skipped, and named in the error if nothing else is found):
+//!    prompt headers (`[TASK]`, `[VOCABULARY]`, `[FORMULA]`, `[NL DESCRIPTION]`,
+//!    `[EXAMPLE n]`, any line that is a bracketed upper-case word), text echoed from
+//!    the prompt (a candidate equal to a line of the prompt that is not part of the
+//!    description), and candidates whose symbols share nothing with the prompt's
+//!    vocabulary. Brackets are not parentheses in any notation we read.
+//! 4. For regexes, a candidate that reads as prose (two or more
 //!    whitespace-separated words, one of them with two or more letters) is
 //!    skipped, because the regex syntax would otherwise accept English words.
-//! 4. If nothing parses, the error of the whole region is returned, with its
-//!    position in the original text.
+//! 5. If nothing is accepted, the reply is `unparseable`: "off-format: …" when a
+//!    candidate parsed but was refused by rule 3, else the first parse error, with
+//!    its position in the original text.
 
 use super::error::ParseError;
 
@@ -150,18 +157,92 @@ fn is_prose(s: &str) -> bool {
             .any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
 }
 
-/// Finds and parses the formula in `raw` with `parse`, following the module's rule.
+/// Whether a trimmed line is a prompt header such as `[TASK]` or `[EXAMPLE 2]`.
+pub fn is_header(line: &str) -> bool {
+    let t = line.trim().trim_matches(['*', '#', ' ']);
+    let Some(inner) = t.strip_prefix('[').and_then(|x| x.strip_suffix(']')) else {
+        return false;
+    };
+    !inner.is_empty()
+        && inner.chars().any(|c| c.is_ascii_uppercase())
+        && inner
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || " _-".contains(c))
+}
+
+/// What the prompt told the model, for refusing candidates that are not its answer.
+#[derive(Clone, Debug, Default)]
+pub struct Context {
+    /// The symbols the prompt's vocabulary lists (empty: no vocabulary check).
+    pub vocabulary: Vec<String>,
+    /// Prompt lines (trimmed, without the description) that an answer must not echo.
+    pub echo: Vec<String>,
+}
+
+impl Context {
+    /// A context from the prompt text and the description ψ inside it.
+    pub fn new(vocabulary: Vec<String>, prompt: &str, psi: &str) -> Context {
+        let echo = prompt
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !psi.contains(*l))
+            .map(str::to_string)
+            .collect();
+        Context { vocabulary, echo }
+    }
+
+    fn refuse(&self, cand: &str, names: &[String]) -> Option<String> {
+        if self.echo.iter().any(|l| clean(l) == cand) {
+            return Some(format!("off-format: '{}' echoes the prompt", short(cand)));
+        }
+        if !self.vocabulary.is_empty()
+            && !names.is_empty()
+            && !names.iter().any(|n| self.vocabulary.contains(n))
+        {
+            return Some(format!(
+                "off-format: the symbols of '{}' share nothing with the prompt's vocabulary",
+                short(cand)
+            ));
+        }
+        None
+    }
+}
+
+fn short(s: &str) -> String {
+    let mut out: String = s.chars().take(40).collect();
+    if s.chars().count() > 40 {
+        out.push('…');
+    }
+    out
+}
+
+/// Finds and parses the formula in `raw` with `parse`, following the module's rule;
+/// `names` lists a parsed value's symbols for the vocabulary check.
 pub fn extract_with<T>(
     raw: &str,
     regex_mode: bool,
     parse: impl Fn(&str) -> Result<T, ParseError>,
 ) -> Result<Extracted<T>, ParseError> {
+    extract_in(raw, regex_mode, &Context::default(), parse, |_| Vec::new())
+}
+
+/// [`extract_with`] under a prompt [`Context`].
+pub fn extract_in<T>(
+    raw: &str,
+    regex_mode: bool,
+    ctx: &Context,
+    parse: impl Fn(&str) -> Result<T, ParseError>,
+    names: impl Fn(&T) -> Vec<String>,
+) -> Result<Extracted<T>, ParseError> {
     let region = fenced_region(raw)
         .or_else(|| label_region(raw))
         .unwrap_or(raw);
     let mut candidates: Vec<&str> = vec![region];
-    let lines: Vec<&str> = region.lines().filter(|l| !l.trim().is_empty()).collect();
-    if lines.len() > 1 {
+    let lines: Vec<&str> = region
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !is_header(l))
+        .collect();
+    if lines.len() > 1 || region.lines().any(is_header) {
         candidates.extend(lines.iter().copied());
     }
     for line in &lines {
@@ -177,14 +258,19 @@ pub fn extract_with<T>(
         }
     }
     let mut first_err = None;
+    let mut refused: Option<ParseError> = None;
     for cand in candidates {
         let c = clean(cand);
-        if c.is_empty() || (regex_mode && is_prose(c)) {
+        if c.is_empty() || is_header(c) || (regex_mode && is_prose(c)) {
             continue;
         }
         match parse(c) {
             Ok(value) => {
                 let start = offset_in(raw, c);
+                if let Some(why) = ctx.refuse(c, &names(&value)) {
+                    refused.get_or_insert(ParseError::new(start, why));
+                    continue;
+                }
                 return Ok(Extracted {
                     value,
                     start,
@@ -197,6 +283,15 @@ pub fn extract_with<T>(
                 }
             }
         }
+    }
+    if let Some(r) = refused {
+        return Err(r);
+    }
+    if first_err.is_none() && raw.lines().any(is_header) {
+        return Err(ParseError::new(
+            offset_in(raw, region),
+            "off-format: the reply holds only prompt headers",
+        ));
     }
     Err(first_err.unwrap_or_else(|| {
         if raw.trim().is_empty() {

@@ -21,9 +21,9 @@ pub enum Tok<'a> {
     Forall,
     /// Existential quantifier.
     Exists,
-    /// `(` or `[`; the char records which.
+    /// `(`; the char records which (only parentheses group: brackets are not accepted).
     Open(char),
-    /// `)` or `]`.
+    /// `)`.
     Close(char),
     /// `,`
     Comma,
@@ -66,9 +66,12 @@ fn word_token(w: &str) -> Option<Tok<'static>> {
     if w.len() > 7 || w.len() < 2 {
         return None;
     }
+    // Names are case-sensitive: operator words are all lower case or all upper case
+    // (`and`, `AND`), so a predicate called `Not` or `Or` stays a name.
+    let upper = w.bytes().all(|b| b.is_ascii_uppercase());
     WORDS
         .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case(w))
+        .find(|(k, _)| *k == w || (upper && k.eq_ignore_ascii_case(w)))
         .map(|(_, t)| t.clone())
 }
 
@@ -109,8 +112,8 @@ fn symbol_token(c: char) -> Option<Tok<'static>> {
         '⊕' | '^' | '⊻' => Tok::Xor,
         '∀' => Tok::Forall,
         '∃' => Tok::Exists,
-        '(' | '[' => Tok::Open(c),
-        ')' | ']' => Tok::Close(c),
+        '(' => Tok::Open(c),
+        ')' => Tok::Close(c),
         ',' => Tok::Comma,
         '.' => Tok::Dot,
         ':' => Tok::Colon,

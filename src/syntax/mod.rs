@@ -11,7 +11,7 @@ pub mod print_logic;
 pub mod regex;
 
 pub use error::ParseError;
-pub use extract::{Extracted, extract_with};
+pub use extract::{Context as ExtractContext, Extracted, extract_in, extract_with};
 pub use logic::{BinOp, Formula, Quantifier, Term};
 pub use metrics::{LogicMetrics, RegexMetrics, logic_metrics, operator_count, regex_metrics};
 pub use parse_logic::parse_formula;
@@ -54,7 +54,37 @@ pub fn extract(raw: &str, kind: SyntaxKind) -> Result<Extracted<Expr>, ParseErro
     extract_with(raw, kind == SyntaxKind::Regex, |s| parse(s, kind))
 }
 
+/// Extracts under the prompt's context: headers, echoes and candidates outside the
+/// vocabulary are refused (see [`extract`] for the rule).
+pub fn extract_for(
+    raw: &str,
+    kind: SyntaxKind,
+    ctx: &ExtractContext,
+) -> Result<Extracted<Expr>, ParseError> {
+    extract_in(
+        raw,
+        kind == SyntaxKind::Regex,
+        ctx,
+        |s| parse(s, kind),
+        Expr::symbols,
+    )
+}
+
 impl Expr {
+    /// The names a prompt's vocabulary lists for this expression: propositions,
+    /// predicates and constants of a formula; the symbols of a regex.
+    pub fn symbols(&self) -> Vec<String> {
+        match self {
+            Expr::Logic(f) => f
+                .propositions()
+                .into_iter()
+                .chain(f.predicates().into_iter().map(|p| p.0))
+                .chain(f.constants())
+                .collect(),
+            Expr::Regex(r) => r.alphabet().into_iter().map(String::from).collect(),
+        }
+    }
+
     /// Canonical Unicode text.
     pub fn to_unicode(&self) -> String {
         match self {

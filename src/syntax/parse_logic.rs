@@ -16,6 +16,7 @@ pub fn parse_formula(src: &str) -> Result<Formula, ParseError> {
     }
     let mut p = Parser {
         toks: &tokens,
+        src,
         pos: 0,
         end: src.len(),
         bound: Vec::new(),
@@ -37,6 +38,7 @@ const MAX_NESTING: usize = 200;
 
 struct Parser<'a> {
     toks: &'a [Token<'a>],
+    src: &'a str,
     pos: usize,
     end: usize,
     bound: Vec<&'a str>,
@@ -136,11 +138,17 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// A name token; the letter `v` (lexed as "or") counts when it is written `v`.
     fn variable_name(&self, t: &Token<'a>) -> Option<&'a str> {
         match t.tok {
             Tok::Ident(s) => Some(s),
+            Tok::Or if self.src.get(t.start..t.end) == Some("v") => Some("v"),
             _ => None,
         }
+    }
+
+    fn name_at(&self, pos: usize) -> Option<&'a str> {
+        self.toks.get(pos).and_then(|t| self.variable_name(t))
     }
 
     fn quantified(&mut self, q: Quantifier) -> Result<Formula, ParseError> {
@@ -148,10 +156,7 @@ impl<'a> Parser<'a> {
         self.pos += 1;
         // `∀(x)` is rare but harmless to accept.
         let paren = matches!(self.peek_tok(), Some(Tok::Open('(')))
-            && matches!(
-                self.toks.get(self.pos + 1).map(|t| &t.tok),
-                Some(Tok::Ident(_))
-            )
+            && self.name_at(self.pos + 1).is_some()
             && matches!(
                 self.toks.get(self.pos + 2).map(|t| &t.tok),
                 Some(Tok::Close(')'))
@@ -178,22 +183,16 @@ impl<'a> Parser<'a> {
         let mut vars = vec![first];
         // A list of variables must end in '.' or ':'; otherwise only the first is one.
         loop {
-            match self.peek_tok() {
-                Some(&Tok::Ident(s))
-                    if !matches!(
-                        self.toks.get(self.pos + 1).map(|t| &t.tok),
-                        Some(Tok::Open(_))
-                    ) =>
-                {
+            let next_is_open = matches!(
+                self.toks.get(self.pos + 1).map(|t| &t.tok),
+                Some(Tok::Open(_))
+            );
+            match (self.name_at(self.pos), self.peek_tok()) {
+                (Some(s), _) if !next_is_open => {
                     vars.push(s);
                     self.pos += 1;
                 }
-                Some(Tok::Comma)
-                    if matches!(
-                        self.toks.get(self.pos + 1).map(|t| &t.tok),
-                        Some(Tok::Ident(_))
-                    ) =>
-                {
+                (None, Some(Tok::Comma)) if self.name_at(self.pos + 1).is_some() => {
                     self.pos += 1;
                 }
                 _ => break,
@@ -288,14 +287,13 @@ impl<'a> Parser<'a> {
                     "unclosed '(' of predicate arguments",
                 ));
             };
-            let name = match &t.tok {
-                Tok::Ident(s) => *s,
-                // A lone `v` inside an argument list is a name, not "or".
-                Tok::Or if t.end - t.start == 1 => "v",
-                Tok::Close(')') if args.is_empty() => {
+            // A lone `v` inside an argument list is a name, not "or"; `|` is not.
+            let name = match (self.variable_name(t), &t.tok) {
+                (Some(n), _) => n,
+                (None, Tok::Close(')')) if args.is_empty() => {
                     return Err(ParseError::new(t.start, "predicate with no arguments"));
                 }
-                other => {
+                (None, other) => {
                     return Err(ParseError::new(
                         t.start,
                         format!("expected an argument name, found {}", describe(other)),

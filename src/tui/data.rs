@@ -4,21 +4,12 @@
 
 use crate::run::format::{LabelRecord, Manifest, SampleRecord};
 use crate::run::store;
+use crate::verify::VerdictKind;
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-
-/// Verdict names in display order; a row stores the index.
-pub const VERDICTS: [&str; 6] = [
-    "equivalent",
-    "not-equivalent",
-    "unparseable",
-    "unknown",
-    "copied",
-    "model-error",
-];
 
 /// Field separator inside [`Row::text`].
 pub const SEP: char = '\u{1f}';
@@ -32,8 +23,8 @@ pub struct Row {
     pub len: u32,
     /// Sample id.
     pub id: Box<str>,
-    /// Index into [`VERDICTS`].
-    pub verdict: u8,
+    /// The final verdict's kind.
+    pub verdict: VerdictKind,
     /// Operator count.
     pub ops: Option<u16>,
     /// Generation depth.
@@ -49,10 +40,12 @@ impl Row {
     }
     /// The verdict's name.
     pub fn verdict_name(&self) -> &'static str {
-        VERDICTS
-            .get(self.verdict as usize)
-            .copied()
-            .unwrap_or("unknown")
+        self.verdict.name()
+    }
+
+    /// The final verdict's kind.
+    pub fn kind(&self) -> VerdictKind {
+        self.verdict
     }
 }
 
@@ -86,8 +79,8 @@ struct LightSample<'a> {
     rounds: Vec<LightRound<'a>>,
 }
 
-fn verdict_index(name: &str) -> u8 {
-    VERDICTS.iter().position(|v| *v == name).unwrap_or(3) as u8
+fn verdict_kind(name: &str) -> VerdictKind {
+    VerdictKind::from_name(name).unwrap_or(VerdictKind::Unknown)
 }
 
 /// Parses one complete line into a row (None for blank lines), or a warning.
@@ -104,7 +97,7 @@ fn parse_row(line: &[u8], offset: u64, path: &Path, lineno: usize) -> Result<Opt
         offset,
         len: line.len() as u32,
         id: s.id.as_ref().into(),
-        verdict: verdict_index(&s.verdict.verdict),
+        verdict: verdict_kind(&s.verdict.verdict),
         ops: s.num_operators.map(|v| v.min(u16::MAX as usize) as u16),
         depth: s.depth.map(|v| v.min(u16::MAX as usize) as u16),
         text: format!("{}{SEP}{psi}{SEP}{phi1}", s.phi0).into(),
@@ -177,7 +170,7 @@ impl RunIndex {
     /// Share of rows whose verdict is `equivalent`.
     pub fn accuracy(&self) -> Option<f64> {
         (!self.rows.is_empty()).then(|| {
-            self.rows.iter().filter(|r| r.verdict == 0).count() as f64 / self.rows.len() as f64
+            self.rows.iter().filter(|r| r.verdict.is_pass()).count() as f64 / self.rows.len() as f64
         })
     }
 

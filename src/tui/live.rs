@@ -291,7 +291,8 @@ impl Live {
                 Ok(Event::Sample(rec)) => {
                     self.done += 1;
                     self.pass += usize::from(rec.verdict.is_equivalent());
-                    self.errors += usize::from(rec.verdict.name() == "model-error");
+                    self.errors +=
+                        usize::from(rec.verdict.kind() == crate::verify::VerdictKind::ModelError);
                     self.tokens += rec.input_tokens + rec.output_tokens;
                     self.cost = self.cost.zip(rec.cost_usd).map(|(a, b)| a + b);
                     self.calls += rec

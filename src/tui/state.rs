@@ -1,6 +1,6 @@
 //! Viewer state and its transitions; no terminal types, so it is tested directly.
 
-use super::data::{RunIndex, VERDICTS};
+use super::data::RunIndex;
 use super::keymap::{Action, Keymap};
 use super::search::Query;
 use crate::report::By;
@@ -8,6 +8,7 @@ use crate::run::format::SampleRecord;
 use crate::syntax::diff::{DiffLine, diff, summary};
 use crate::syntax::{Expr, parse};
 use crate::verify::Verdict;
+use crate::verify::VerdictKind;
 use crate::verify::explain::{EvalLine, explain};
 use crate::verify::model::FiniteModel;
 use std::collections::{BTreeMap, BTreeSet};
@@ -95,7 +96,7 @@ pub struct Filter {
     /// Inclusive range of the category metric.
     pub range: Option<(usize, usize)>,
     /// Verdicts shown (empty: all).
-    pub verdicts: BTreeSet<u8>,
+    pub verdicts: BTreeSet<VerdictKind>,
     /// Dataset kinds shown (empty: all).
     pub kinds: BTreeSet<String>,
     /// Runs shown (empty: all).
@@ -123,18 +124,8 @@ pub struct Detail {
     pub explain: Vec<EvalLine>,
 }
 
-/// Per-bucket counts for the chart.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Bucket {
-    /// Samples.
-    pub n: usize,
-    /// Answered (not copied, not model error).
-    pub answered: usize,
-    /// Answered and parsed.
-    pub compliant: usize,
-    /// Equivalent.
-    pub accurate: usize,
-}
+/// Per-bucket counts for the chart: the core's one A2/A3 tally.
+pub type Bucket = crate::report::Counts;
 
 /// The viewer.
 pub struct App {
@@ -338,11 +329,9 @@ impl App {
 
     /// Selects the first failing sample (the most instructive first screen).
     pub fn select_first_failure(&mut self) {
-        if let Some(i) = self
-            .visible
-            .iter()
-            .position(|(r, i)| self.runs[*r as usize].rows[*i as usize].verdict == 1)
-        {
+        if let Some(i) = self.visible.iter().position(|(r, i)| {
+            self.runs[*r as usize].rows[*i as usize].verdict == VerdictKind::NotEquivalent
+        }) {
             self.sel = i;
             self.detail = None;
         }
@@ -433,12 +422,7 @@ impl App {
                 let Some(c) = self.category(ri as u32, i as u32) else {
                     continue;
                 };
-                let b = m.entry(c).or_default();
-                b.n += 1;
-                let answered = !matches!(r.verdict, 4 | 5);
-                b.answered += usize::from(answered);
-                b.compliant += usize::from(answered && r.verdict != 2);
-                b.accurate += usize::from(r.verdict == 0);
+                m.entry(c).or_default().add_kind(r.kind());
             }
             if !m.is_empty() {
                 out.push((run.name(), m));
@@ -524,12 +508,7 @@ impl App {
             });
         }
         if !self.filter.verdicts.is_empty() {
-            let v: Vec<&str> = self
-                .filter
-                .verdicts
-                .iter()
-                .map(|i| VERDICTS[*i as usize])
-                .collect();
+            let v: Vec<&str> = self.filter.verdicts.iter().map(|k| k.name()).collect();
             parts.push(v.join("|"));
         }
         if !self.filter.kinds.is_empty() {
@@ -885,8 +864,12 @@ impl App {
                 self.refilter();
             }
             "space" | "enter" if (2..8).contains(&self.filter_field) => {
-                let v = (self.filter_field - 2) as u8;
-                if !self.filter.verdicts.remove(&v) {
+                let kind = u8::try_from(self.filter_field - 2)
+                    .ok()
+                    .and_then(VerdictKind::from_index);
+                if let Some(v) = kind
+                    && !self.filter.verdicts.remove(&v)
+                {
                     self.filter.verdicts.insert(v);
                 }
                 self.refilter();

@@ -277,9 +277,9 @@ impl Theme {
         (theme, warnings)
     }
 
-    /// Colour of a verdict by index.
-    pub fn verdict_color(&self, i: u8) -> Color {
-        self.verdict.get(i as usize).copied().unwrap_or(self.fg)
+    /// Colour of a verdict kind.
+    pub fn verdict_color(&self, k: crate::verify::VerdictKind) -> Color {
+        self.verdict.get(k as usize).copied().unwrap_or(self.fg)
     }
 }
 

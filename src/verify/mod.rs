@@ -3,15 +3,16 @@
 pub mod automata;
 pub mod explain;
 pub mod model;
+pub mod normalize;
 pub mod regex_check;
 pub mod render;
 pub mod truth_table;
 pub mod verdict;
 pub mod z3_logic;
 
-pub use verdict::{Countermodel, PredicateTable, Side, Verdict};
+pub use verdict::{Countermodel, PredicateTable, Side, Verdict, VerdictKind};
 
-use crate::syntax::{Expr, Formula, Quantifier, SyntaxKind, parse};
+use crate::syntax::{Expr, Formula, SyntaxKind, parse};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -235,18 +236,6 @@ impl<'a> Symbols<'a> {
     }
 }
 
-/// Wraps free variables in ∀, as documented: a free variable in φ′ is read as universal.
-fn close<'a>(f: &'a Formula, free: &[&str]) -> std::borrow::Cow<'a, Formula> {
-    if free.is_empty() {
-        return std::borrow::Cow::Borrowed(f);
-    }
-    let mut g = f.clone();
-    for v in free.iter().rev() {
-        g = Formula::quant(Quantifier::Forall, *v, g);
-    }
-    std::borrow::Cow::Owned(g)
-}
-
 fn verify_logic(a: &Formula, b: &Formula, opts: &Options) -> Verdict {
     let n = a.size() + b.size();
     if n > opts.max_nodes {
@@ -266,13 +255,25 @@ fn verify_logic(a: &Formula, b: &Formula, opts: &Options) -> Verdict {
         }
     }
     let mut notes = Vec::new();
-    let (ca, cb) = (close(a, &sa.free), close(b, &sb.free));
-    for v in &sa.free {
-        notes.push(format!("free variable {v} in φ read as ∀{v}"));
-    }
-    for v in &sb.free {
-        notes.push(format!("free variable {v} in φ′ read as ∀{v}"));
-    }
+    // Open formulas: φ ≡ φ′ iff the universal closure of φ ↔ φ′ is valid, so free
+    // variables are parameters shared by both sides (constants for the solver).
+    let mut free: Vec<&str> = sa.free.iter().chain(&sb.free).copied().collect();
+    free.sort_unstable();
+    free.dedup();
+    let (ca, cb) = if free.is_empty() {
+        (std::borrow::Cow::Borrowed(a), std::borrow::Cow::Borrowed(b))
+    } else {
+        notes.push(format!(
+            "free variable{} {} read as parameter{} shared by φ and φ′ (universal closure of φ ↔ φ′)",
+            if free.len() > 1 { "s" } else { "" },
+            free.join(", "),
+            if free.len() > 1 { "s" } else { "" },
+        ));
+        (
+            std::borrow::Cow::Owned(normalize::parameterize(a, &free)),
+            std::borrow::Cow::Owned(normalize::parameterize(b, &free)),
+        )
+    };
     let introduced: Vec<&str> = sb
         .names
         .iter()
@@ -282,16 +283,33 @@ fn verify_logic(a: &Formula, b: &Formula, opts: &Options) -> Verdict {
     if !introduced.is_empty() {
         notes.push(format!("introduces {}", introduced.join(", ")));
     }
-    let verdict = match truth_table::compare(&ca, &cb) {
+    let verdict = if normalize::normalize(&ca) == normalize::normalize(&cb) {
+        Verdict::Equivalent { notes: vec![] }
+    } else {
+        decide(&ca, &cb, opts)
+    };
+    match verdict {
+        Verdict::Equivalent { .. } => Verdict::Equivalent { notes },
+        Verdict::NotEquivalent { countermodel, .. } => Verdict::NotEquivalent {
+            countermodel,
+            notes,
+        },
+        other => other,
+    }
+}
+
+/// Decides two closed formulas: truth tables when small, else Z3.
+fn decide(ca: &Formula, cb: &Formula, opts: &Options) -> Verdict {
+    match truth_table::compare(ca, cb) {
         Some(truth_table::TableResult::Equivalent) => Verdict::Equivalent { notes: vec![] },
         Some(truth_table::TableResult::Differ(values, left, right)) => {
-            table_countermodel(&ca, &cb, values, left, right)
+            table_countermodel(ca, cb, values, left, right)
         }
         None => {
             let deadline = Instant::now() + opts.timeout;
             let mut atoms = Vec::new();
-            let abstracted = truth_table::abstract_ground(&ca, &mut atoms)
-                .zip(truth_table::abstract_ground(&cb, &mut atoms));
+            let abstracted = truth_table::abstract_ground(ca, &mut atoms)
+                .zip(truth_table::abstract_ground(cb, &mut atoms));
             match abstracted {
                 // Large ground pairs: the same exact abstraction, decided by Z3's SAT core.
                 Some((xa, xb)) => match z3_logic::check(&xa, &xb, deadline, opts.max_domain) {
@@ -311,20 +329,12 @@ fn verify_logic(a: &Formula, b: &Formula, opts: &Options) -> Verdict {
                                 Some((atoms.get(i)?.clone(), v))
                             })
                             .collect();
-                        table_countermodel(&ca, &cb, values, left, right)
+                        table_countermodel(ca, cb, values, left, right)
                     }
                     other => other,
                 },
-                None => z3_logic::check(&ca, &cb, deadline, opts.max_domain),
+                None => z3_logic::check(ca, cb, deadline, opts.max_domain),
             }
         }
-    };
-    match verdict {
-        Verdict::Equivalent { .. } => Verdict::Equivalent { notes },
-        Verdict::NotEquivalent { countermodel, .. } => Verdict::NotEquivalent {
-            countermodel,
-            notes,
-        },
-        other => other,
     }
 }

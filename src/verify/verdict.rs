@@ -118,14 +118,7 @@ pub enum Verdict {
 impl Verdict {
     /// The kebab-case name users see and filter by.
     pub fn name(&self) -> &'static str {
-        match self {
-            Verdict::Equivalent { .. } => "equivalent",
-            Verdict::NotEquivalent { .. } => "not-equivalent",
-            Verdict::Unparseable { .. } => "unparseable",
-            Verdict::Unknown { .. } => "unknown",
-            Verdict::Copied { .. } => "copied",
-            Verdict::ModelError { .. } => "model-error",
-        }
+        self.kind().name()
     }
 
     /// Whether this is a pass.
@@ -138,6 +131,89 @@ impl Verdict {
         match self {
             Verdict::Equivalent { notes } | Verdict::NotEquivalent { notes, .. } => notes,
             _ => &[],
+        }
+    }
+}
+
+/// A verdict without its payload: the one list of kinds, names and metric roles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[repr(u8)]
+pub enum VerdictKind {
+    /// φ ≡ φ′.
+    Equivalent = 0,
+    /// φ ≢ φ′.
+    NotEquivalent = 1,
+    /// φ′ is not valid syntax, or the reply is off-format.
+    Unparseable = 2,
+    /// The verifier gave up.
+    Unknown = 3,
+    /// ψ reproduces the formula.
+    Copied = 4,
+    /// The model call failed.
+    ModelError = 5,
+}
+
+impl VerdictKind {
+    /// Every kind in display order (the index is `kind as usize`).
+    pub const ALL: [VerdictKind; 6] = [
+        VerdictKind::Equivalent,
+        VerdictKind::NotEquivalent,
+        VerdictKind::Unparseable,
+        VerdictKind::Unknown,
+        VerdictKind::Copied,
+        VerdictKind::ModelError,
+    ];
+
+    /// The kebab-case name users see and filter by.
+    pub fn name(self) -> &'static str {
+        match self {
+            VerdictKind::Equivalent => "equivalent",
+            VerdictKind::NotEquivalent => "not-equivalent",
+            VerdictKind::Unparseable => "unparseable",
+            VerdictKind::Unknown => "unknown",
+            VerdictKind::Copied => "copied",
+            VerdictKind::ModelError => "model-error",
+        }
+    }
+
+    /// The kind named `name`, if any.
+    pub fn from_name(name: &str) -> Option<VerdictKind> {
+        VerdictKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// The kind at display index `i`.
+    pub fn from_index(i: u8) -> Option<VerdictKind> {
+        VerdictKind::ALL.get(i as usize).copied()
+    }
+
+    /// A3: a pass.
+    pub fn is_pass(self) -> bool {
+        self == VerdictKind::Equivalent
+    }
+
+    /// A2's denominator: the deciding round reached an autoformalization answer
+    /// (not a copy, not a failed call).
+    pub fn answered(self) -> bool {
+        !matches!(self, VerdictKind::Copied | VerdictKind::ModelError)
+    }
+
+    /// A2's numerator: answered, and φ₁ parsed.
+    pub fn compliant(self) -> bool {
+        self.answered() && self != VerdictKind::Unparseable
+    }
+}
+
+impl Verdict {
+    /// This verdict's kind.
+    pub fn kind(&self) -> VerdictKind {
+        match self {
+            Verdict::Equivalent { .. } => VerdictKind::Equivalent,
+            Verdict::NotEquivalent { .. } => VerdictKind::NotEquivalent,
+            Verdict::Unparseable { .. } => VerdictKind::Unparseable,
+            Verdict::Unknown { .. } => VerdictKind::Unknown,
+            Verdict::Copied { .. } => VerdictKind::Copied,
+            Verdict::ModelError { .. } => VerdictKind::ModelError,
         }
     }
 }

@@ -16,6 +16,8 @@ struct Encoder {
     funcs: HashMap<(String, usize), FuncDecl>,
     env: Vec<(String, Dynamic)>,
     fresh: usize,
+    /// When set, quantifiers are expanded over these elements instead of encoded.
+    expand: Option<Vec<Dynamic>>,
 }
 
 impl Encoder {
@@ -27,6 +29,7 @@ impl Encoder {
             funcs: HashMap::new(),
             env: Vec::new(),
             fresh: 0,
+            expand: None,
         }
     }
 
@@ -75,6 +78,22 @@ impl Encoder {
                     BinOp::Xor => x.xor(&y),
                 }
             }
+            Formula::Quant(q, v, body) if self.expand.is_some() => {
+                let elems = self.expand.clone().unwrap_or_default();
+                let parts: Vec<Bool> = elems
+                    .iter()
+                    .map(|e| {
+                        self.env.push((v.to_string(), e.clone()));
+                        let b = self.encode(body);
+                        self.env.pop();
+                        b
+                    })
+                    .collect();
+                match q {
+                    Quantifier::Forall => Bool::and(&parts),
+                    Quantifier::Exists => Bool::or(&parts),
+                }
+            }
             Formula::Quant(q, v, body) => {
                 self.fresh += 1;
                 let var = Dynamic::new_const(format!("v!{v}!{}", self.fresh), &self.universe);
@@ -90,15 +109,66 @@ impl Encoder {
     }
 }
 
+fn solver_params(ms: u64) -> Params {
+    let mut p = Params::new();
+    p.set_u32("timeout", ms.clamp(1, u32::MAX as u64) as u32);
+    // Ctrl-C belongs to the run, not to Z3: Z3's own SIGINT handler would swallow it or
+    // turn it into a verdict ("interrupted from keyboard").
+    p.set_bool("ctrl_c", false);
+    p
+}
+
 fn solver_with_timeout(ms: u64) -> Solver {
     // `Solver::new()` builds Z3's combined solver, which costs ~5 ms per instance on
     // Z3 4.8; a solver from the `smt` tactic handles the same (quantified UF) problems
     // and starts in ~0.1 ms.
     let s = Tactic::new("smt").solver();
-    let mut p = Params::new();
-    p.set_u32("timeout", ms.clamp(1, u32::MAX as u64) as u32);
-    s.set_params(&p);
+    s.set_params(&solver_params(ms));
     s
+}
+
+/// Largest expanded problem (AST nodes after expanding quantifiers) we hand to Z3.
+const MAX_EXPANDED: usize = 200_000;
+
+fn quantifier_depth(f: &Formula) -> u32 {
+    match f {
+        Formula::Prop(_) | Formula::Pred(..) => 0,
+        Formula::Not(a) => quantifier_depth(a),
+        Formula::Bin(_, a, b) => quantifier_depth(a).max(quantifier_depth(b)),
+        Formula::Quant(_, _, a) => 1 + quantifier_depth(a),
+    }
+}
+
+/// A countermodel with exactly `k` elements, searched with quantifiers expanded over
+/// the elements (a quantifier-free problem). `None`: none exists, or no time or room.
+fn expanded_model(a: &Formula, b: &Formula, k: usize, deadline: Instant) -> Option<Verdict> {
+    let qd = quantifier_depth(a).max(quantifier_depth(b));
+    let blowup = k.checked_pow(qd)?;
+    if (a.size() + b.size()).checked_mul(blowup)? > MAX_EXPANDED {
+        return None;
+    }
+    let ms = remaining(deadline)?;
+    let mut enc = Encoder::new();
+    let elems: Vec<Dynamic> = (0..k)
+        .map(|i| Dynamic::new_const(format!("e!{}", i + 1), &enc.universe))
+        .collect();
+    enc.expand = Some(elems.clone());
+    let differ = enc.encode(a).iff(enc.encode(b)).not();
+    let solver = solver_with_timeout(ms);
+    solver.assert(&differ);
+    if k > 1 {
+        solver.assert(Dynamic::distinct(&elems));
+    }
+    for c in enc.consts.values() {
+        let options: Vec<Bool> = elems.iter().map(|e| c.eq(e.clone())).collect();
+        solver.assert(Bool::or(&options));
+    }
+    if solver.check() != SatResult::Sat {
+        return None;
+    }
+    let model = solver.get_model()?;
+    let fm = read_model(&enc, &model, &elems)?;
+    Some(rechecked(a, b, fm, false))
 }
 
 fn remaining(deadline: Instant) -> Option<u64> {
@@ -108,8 +178,27 @@ fn remaining(deadline: Instant) -> Option<u64> {
     (left > 0).then_some(left)
 }
 
+/// Domains searched with expanded quantifiers before the unbounded check.
+const EARLY_DOMAINS: usize = 2;
+
 /// Decides `a ≡ b` (both closed) with Z3 before `deadline`.
+///
+/// For first-order pairs, countermodels with 1 and 2 elements are searched first with
+/// quantifiers expanded: most non-equivalent pairs have one, and that search is a
+/// quantifier-free problem Z3 settles quickly where the unbounded check may time out.
+/// When the unbounded check gives up, larger domains are tried the same way.
 pub fn check(a: &Formula, b: &Formula, deadline: Instant, max_domain: usize) -> Verdict {
+    let first_order = a.is_first_order() || b.is_first_order();
+    let early = if first_order {
+        EARLY_DOMAINS.min(max_domain)
+    } else {
+        0
+    };
+    for k in 1..=early {
+        if let Some(v) = expanded_model(a, b, k, deadline) {
+            return v;
+        }
+    }
     let mut enc = Encoder::new();
     let (za, zb) = (enc.encode(a), enc.encode(b));
     let differ = za.iff(&zb).not();
@@ -120,11 +209,17 @@ pub fn check(a: &Formula, b: &Formula, deadline: Instant, max_domain: usize) -> 
     solver.assert(&differ);
     match solver.check() {
         SatResult::Unsat => Verdict::Equivalent { notes: vec![] },
-        SatResult::Unknown => Verdict::Unknown {
-            reason: unknown_reason(solver.get_reason_unknown()),
-        },
+        SatResult::Unknown => {
+            let reason = unknown_reason(solver.get_reason_unknown());
+            // The unbounded check gave up; a larger finite countermodel may still exist.
+            for k in early + 1..=max_domain {
+                if let Some(v) = expanded_model(a, b, k, deadline) {
+                    return v;
+                }
+            }
+            Verdict::Unknown { reason }
+        }
         SatResult::Sat => {
-            let first_order = a.is_first_order() || b.is_first_order();
             if !first_order {
                 let model = solver.get_model();
                 let mut fm = FiniteModel::default();
@@ -137,11 +232,9 @@ pub fn check(a: &Formula, b: &Formula, deadline: Instant, max_domain: usize) -> 
                 }
                 return rechecked(a, b, fm, true);
             }
-            for k in 1..=max_domain {
+            for k in early + 1..=max_domain {
                 let Some(ms) = remaining(deadline) else { break };
-                let mut p = Params::new();
-                p.set_u32("timeout", ms.clamp(1, u32::MAX as u64) as u32);
-                solver.set_params(&p);
+                solver.set_params(&solver_params(ms));
                 solver.push();
                 let found = bounded_model(&enc, &solver, k);
                 solver.pop(1);
@@ -191,6 +284,12 @@ fn bounded_model(enc: &Encoder, solver: &Solver, k: usize) -> Option<FiniteModel
         return None;
     }
     let model = solver.get_model()?;
+    read_model(enc, &model, &elems)
+}
+
+/// Reads a finite structure over `elems` off a Z3 model.
+fn read_model(enc: &Encoder, model: &z3::Model, elems: &[Dynamic]) -> Option<FiniteModel> {
+    let k = elems.len();
     let truth = |b: &Bool| {
         model
             .eval(b, true)

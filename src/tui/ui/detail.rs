@@ -10,11 +10,8 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-fn verdict_index(v: &Verdict) -> u8 {
-    crate::tui::data::VERDICTS
-        .iter()
-        .position(|n| *n == v.name())
-        .unwrap_or(3) as u8
+fn verdict_index(v: &Verdict) -> crate::verify::VerdictKind {
+    v.kind()
 }
 
 fn tv(b: bool) -> &'static str {

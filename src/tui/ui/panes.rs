@@ -207,14 +207,9 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             .copied()
             .unwrap_or(t.fg);
         let series: &[Series] = if with_a2 {
-            &[
-                ("A3", |b| (b.n > 0).then(|| b.accurate as f64 / b.n as f64)),
-                ("A2", |b| {
-                    (b.answered > 0).then(|| b.compliant as f64 / b.answered as f64)
-                }),
-            ]
+            &[("A3", |b| b.accuracy()), ("A2", |b| b.compliance())]
         } else {
-            &[("A3", |b| (b.n > 0).then(|| b.accurate as f64 / b.n as f64))]
+            &[("A3", |b| b.accuracy())]
         };
         for (tag, value) in series {
             let mut spans = vec![Span::styled(
@@ -226,10 +221,7 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                 let mut agg = crate::tui::state::Bucket::default();
                 for bk in group {
                     if let Some(x) = m.get(bk) {
-                        agg.n += x.n;
-                        agg.answered += x.answered;
-                        agg.compliant += x.compliant;
-                        agg.accurate += x.accurate;
+                        agg.merge(x);
                     }
                 }
                 let glyph = value(&agg)

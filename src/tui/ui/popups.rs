@@ -2,9 +2,9 @@
 
 use super::block;
 use crate::report::By;
-use crate::tui::data::VERDICTS;
 use crate::tui::state::{App, LabelFilter};
 use crate::tui::theme::Theme;
+use crate::verify::VerdictKind;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -81,9 +81,9 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         format!("{name} from  ◂ {lo} ▸"),
         format!("{name} to    ◂ {hi} ▸"),
     ];
-    for (i, v) in VERDICTS.iter().enumerate() {
-        let ticked = app.filter.verdicts.contains(&(i as u8));
-        rows.push(format!("[{}] {v}", if ticked { "x" } else { " " }));
+    for k in VerdictKind::ALL {
+        let ticked = app.filter.verdicts.contains(&k);
+        rows.push(format!("[{}] {}", if ticked { "x" } else { " " }, k.name()));
     }
     rows.push(format!(
         "labels   ◂ {} ▸",
@@ -111,8 +111,12 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             } else {
                 Style::default().fg(t.fg)
             };
-            let color = if (2..8).contains(&i) {
-                Style::default().fg(t.verdict_color((i - 2) as u8))
+            let kind = i
+                .checked_sub(2)
+                .and_then(|k| u8::try_from(k).ok())
+                .and_then(VerdictKind::from_index);
+            let color = if let Some(k) = kind {
+                Style::default().fg(t.verdict_color(k))
             } else {
                 style
             };

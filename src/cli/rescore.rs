@@ -1,0 +1,105 @@
+//! `autoeval rescore`: re-apply extraction, the copy check and verification to a run.
+
+use crate::report::Counts;
+use crate::run::rescore::{RescoreOptions, rescore};
+use crate::run::store;
+use crate::verify;
+use anyhow::{Result, anyhow, bail};
+use clap::Args;
+use std::path::PathBuf;
+
+/// Arguments of `autoeval rescore`.
+#[derive(Args, Debug)]
+pub struct RescoreArgs {
+    /// The run directory to rescore.
+    pub run: PathBuf,
+    /// New run directory (default: RUN-rescored).
+    #[arg(long, conflicts_with = "in_place")]
+    pub out: Option<PathBuf>,
+    /// Rewrite RUN's samples.jsonl, keeping the old one as samples.jsonl.bak-TIME.
+    #[arg(long)]
+    pub in_place: bool,
+    /// Verifier timeout per pair, in ms (default: the run's own).
+    #[arg(long)]
+    pub verify_timeout: Option<u64>,
+}
+
+fn pct(x: Option<f64>) -> String {
+    x.map_or("–".into(), |v| format!("{:.1}%", v * 100.0))
+}
+
+fn line(label: &str, c: &Counts) -> String {
+    format!(
+        "{label:<7} n={:<7} A2 compliance {:>6}   A3 accuracy {:>6}",
+        c.n,
+        pct(c.compliance()),
+        pct(c.accuracy())
+    )
+}
+
+/// Runs `autoeval rescore`; exit 0 when done.
+pub fn run(args: RescoreArgs) -> Result<i32> {
+    let manifest = store::read_manifest(&args.run)?;
+    let out = match (&args.out, args.in_place) {
+        (_, true) => args.run.clone(),
+        (Some(o), false) => o.clone(),
+        (None, false) => {
+            let name = args
+                .run
+                .file_name()
+                .ok_or_else(|| anyhow!("{} has no directory name", args.run.display()))?;
+            args.run
+                .with_file_name(format!("{}-rescored", name.to_string_lossy()))
+        }
+    };
+    if !args.in_place && out == args.run {
+        bail!("--out is the run itself: use --in-place to rewrite it");
+    }
+    let timeout = args.verify_timeout.unwrap_or(manifest.verifier_timeout_ms);
+    let opts = RescoreOptions {
+        run: args.run.clone(),
+        out: out.clone(),
+        in_place: args.in_place,
+        verify: verify::Options {
+            timeout: std::time::Duration::from_millis(timeout.max(1)),
+            ..verify::Options::default()
+        },
+    };
+    let s = rescore(&opts).map_err(|e| anyhow!(e))?;
+    for w in s.warnings.iter().take(10) {
+        eprintln!("warning: {}", crate::sanitize::one_line(w));
+    }
+    println!(
+        "rescored {} samples of {} into {}: {} changed",
+        s.samples,
+        args.run.display(),
+        out.display(),
+        s.changed()
+    );
+    println!("{:<16} {:<16} {:>8}", "old", "new", "samples");
+    for ((a, b), n) in &s.changes {
+        let mark = if a == b { "" } else { "  ← changed" };
+        println!("{:<16} {:<16} {n:>8}{mark}", a.name(), b.name());
+    }
+    println!("{}", line("before", &s.before));
+    println!("{}", line("after", &s.after));
+    if let Some(b) = &s.backup {
+        println!("the old samples are in {}", b.display());
+    }
+    if !s.needs_calls.is_empty() {
+        println!(
+            "{} sample(s) need model replies that were never asked for and were left out; \
+             `autoeval run --resume --out {}` (with the run's dataset and model) asks for them:",
+            s.needs_calls.len(),
+            out.display()
+        );
+        for (id, why) in s.needs_calls.iter().take(10) {
+            println!(
+                "  {}: {}",
+                crate::sanitize::one_line(id),
+                crate::sanitize::one_line(why)
+            );
+        }
+    }
+    Ok(0)
+}

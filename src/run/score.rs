@@ -1,0 +1,32 @@
+//! Scoring a round from stored text: the copy check, extraction and verification that
+//! the pipeline applies to fresh model replies and `rescore` applies to stored ones.
+
+use crate::prompt::copy_check;
+use crate::syntax::{Expr, ExtractContext, Extracted, SyntaxKind, extract_for};
+use crate::verify::Verdict;
+
+/// `copied` if ψ reproduces the formula it describes.
+pub fn copied(psi: &str, input: &Expr) -> Option<Verdict> {
+    copy_check(psi, input).map(|(s, e, detail)| Verdict::Copied {
+        span: (s, e),
+        detail,
+    })
+}
+
+/// φ₁ extracted from the raw autoformalization reply, under the prompt's context
+/// (vocabulary of the round's input, echo of the prompt text), or `unparseable`.
+pub fn extract_phi1(
+    raw: &str,
+    input: &Expr,
+    prompt: &str,
+    psi: &str,
+    syntax: SyntaxKind,
+) -> Result<Extracted<Expr>, Box<Verdict>> {
+    let ctx = ExtractContext::new(input.symbols(), prompt, psi);
+    extract_for(raw, syntax, &ctx).map_err(|e| {
+        Box::new(Verdict::Unparseable {
+            pos: e.pos,
+            reason: e.reason,
+        })
+    })
+}
