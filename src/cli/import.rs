@@ -45,17 +45,17 @@ pub fn run(args: ImportArgs) -> Result<i32> {
     );
     if args.reverify {
         let safe = crate::sanitize::one_line;
-        println!(
+        outln!(
             "{} disagreement(s) between the stored verdicts and ours",
             s.disagreements.len()
         );
-        println!("{:<16} {:<16} {:>7}  ", "stored", "ours", "samples");
+        outln!("{:<16} {:<16} {:>7}  ", "stored", "ours", "samples");
         for ((stored, ours), n) in &s.table {
             let mark = if stored == ours { "" } else { "  ← disagree" };
-            println!("{:<16} {:<16} {n:>7}{mark}", stored.name(), ours.name());
+            outln!("{:<16} {:<16} {n:>7}{mark}", stored.name(), ours.name());
         }
         for d in &s.disagreements {
-            println!(
+            outln!(
                 "  sample {}: stored {}, ours {} — φ₀ = {}, φ₁ = {}",
                 safe(&d.id),
                 d.stored,

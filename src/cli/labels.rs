@@ -142,7 +142,17 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
             }
             match out {
                 Some(p) => std::fs::write(&p, text).map_err(|e| anyhow!("{}: {e}", p.display()))?,
-                None => std::io::stdout().write_all(text.as_bytes())?,
+                None => {
+                    // CSV/JSONL into a pipe stays exact; on a terminal it is made safe.
+                    let stdout = std::io::stdout();
+                    if std::io::IsTerminal::is_terminal(&stdout) {
+                        stdout
+                            .lock()
+                            .write_all(crate::sanitize::for_terminal(&text).as_bytes())?
+                    } else {
+                        stdout.lock().write_all(text.as_bytes())?
+                    }
+                }
             }
             Ok(0)
         }
@@ -174,20 +184,20 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
             let labels = read_labels(&run).map_err(|e| anyhow!("{e}"))?;
             let st = stats(&data, &labels.records, by == By::Depth);
             if json {
-                println!("{}", serde_json::to_string_pretty(&st)?);
+                outln!("{}", serde_json::to_string_pretty(&st)?);
                 return Ok(0);
             }
             let fmt = |x: Option<f64>| x.map(|v| format!("{v:.3}")).unwrap_or_else(|| "–".into());
-            println!(
+            outln!(
                 "{} labelled samples by {} annotator(s): {}",
                 st.labelled,
                 st.annotators.len(),
-                st.annotators.join(", ")
+                crate::sanitize::one_line(&st.annotators.join(", "))
             );
             let buckets: std::collections::BTreeSet<usize> =
                 st.counts.values().flat_map(|m| m.keys().copied()).collect();
             if !st.counts.is_empty() {
-                println!(
+                outln!(
                     "\ncounts by category × {}",
                     if by == By::Depth {
                         "depth"
@@ -196,44 +206,46 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
                     }
                 );
                 let w = st.counts.keys().map(|k| k.len()).max().unwrap_or(8);
-                print!("{:w$}", "");
+                out!("{:w$}", "");
                 for b in &buckets {
-                    print!(" {b:>3}");
+                    out!(" {b:>3}");
                 }
-                println!("  total");
+                outln!("  total");
                 for (c, m) in &st.counts {
-                    print!("{c:w$}");
+                    out!("{:w$}", crate::sanitize::one_line(c));
                     for b in &buckets {
-                        print!(" {:>3}", m.get(b).copied().unwrap_or(0));
+                        out!(" {:>3}", m.get(b).copied().unwrap_or(0));
                     }
-                    println!("  {:>5}", m.values().sum::<usize>());
+                    outln!("  {:>5}", m.values().sum::<usize>());
                 }
             }
             if st.annotators.len() >= 2 {
-                println!(
+                outln!(
                     "\nCohen's κ between {} and {} over {} samples both labelled:",
-                    st.annotators[0], st.annotators[1], st.overlap
+                    crate::sanitize::one_line(&st.annotators[0]),
+                    crate::sanitize::one_line(&st.annotators[1]),
+                    st.overlap
                 );
                 for (c, k) in &st.kappa {
-                    println!("  {c:<24} {}", fmt(*k));
+                    outln!("  {:<24} {}", crate::sanitize::one_line(c), fmt(*k));
                 }
             } else {
-                println!("\nagreement (κ) needs two annotators");
+                outln!("\nagreement (κ) needs two annotators");
             }
             match st.lucky {
-                Some((k, n, p, lo, hi)) => println!(
+                Some((k, n, p, lo, hi)) => outln!(
                     "\nlucky passes: {k} of {n} labelled passing samples = {:.1}% (95% Wilson interval {:.1}%–{:.1}%)",
                     100.0 * p,
                     100.0 * lo,
                     100.0 * hi
                 ),
-                None => println!("\nlucky passes: no passing sample is labelled yet"),
+                None => outln!("\nlucky passes: no passing sample is labelled yet"),
             }
-            println!(
+            outln!(
                 "\nagreement of each metric with the human judgement (Spearman ρ; human: no failure category = good):"
             );
             for (m, r) in &st.rank_correlation {
-                println!("  {m:<20} {}", fmt(*r));
+                outln!("  {m:<20} {}", fmt(*r));
             }
             Ok(0)
         }

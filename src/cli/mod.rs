@@ -1,5 +1,22 @@
 //! Command-line interface: argument types and subcommand entry points.
 
+/// `println!` to stdout that returns an error instead of panicking when the reader has
+/// gone (`autoeval report … | head`); `main` turns that error into a quiet exit.
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($t)*)?
+    }};
+}
+
+/// `print!` counterpart of [`outln!`].
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout().lock(), $($t)*)?
+    }};
+}
+
 pub mod generate;
 pub mod import;
 pub mod judge;
@@ -66,9 +83,18 @@ pub fn main() -> i32 {
     };
     match result {
         Ok(code) => code,
+        // The reader of our output went away (`| head`): stop quietly, as Unix tools do.
+        Err(e) if is_broken_pipe(&e) => 0,
         Err(e) => {
             eprintln!("error: {e:#}");
             2
         }
     }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }

@@ -29,7 +29,7 @@ pub fn run(args: ReportArgs) -> Result<i32> {
             Err(e) => bail!("{e}"),
         };
         for w in data.warnings.iter().take(5) {
-            eprintln!("warning: {w}");
+            eprintln!("warning: {}", crate::sanitize::one_line(w));
         }
         reports.push(report_run(&data, args.by));
     }
@@ -37,6 +37,14 @@ pub fn run(args: ReportArgs) -> Result<i32> {
         By::Operators => "operators",
         By::Depth => "depth",
     };
-    print!("{}", render(&reports, args.format, label));
+    let text = render(&reports, args.format, label);
+    // Run names, model names and ψ come from files: never let them drive the terminal.
+    // Machine formats written to a file or pipe stay exact.
+    let machine = matches!(args.format, Format::Json | Format::Csv);
+    if machine && !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        out!("{text}");
+    } else {
+        out!("{}", crate::sanitize::for_terminal(&text));
+    }
     Ok(0)
 }

@@ -69,32 +69,32 @@ pub fn run(args: RescoreArgs) -> Result<i32> {
     for w in s.warnings.iter().take(10) {
         eprintln!("warning: {}", crate::sanitize::one_line(w));
     }
-    println!(
+    outln!(
         "rescored {} samples of {} into {}: {} changed",
         s.samples,
         args.run.display(),
         out.display(),
         s.changed()
     );
-    println!("{:<16} {:<16} {:>8}", "old", "new", "samples");
+    outln!("{:<16} {:<16} {:>8}", "old", "new", "samples");
     for ((a, b), n) in &s.changes {
         let mark = if a == b { "" } else { "  ← changed" };
-        println!("{:<16} {:<16} {n:>8}{mark}", a.name(), b.name());
+        outln!("{:<16} {:<16} {n:>8}{mark}", a.name(), b.name());
     }
-    println!("{}", line("before", &s.before));
-    println!("{}", line("after", &s.after));
+    outln!("{}", line("before", &s.before));
+    outln!("{}", line("after", &s.after));
     if let Some(b) = &s.backup {
-        println!("the old samples are in {}", b.display());
+        outln!("the old samples are in {}", b.display());
     }
     if !s.needs_calls.is_empty() {
-        println!(
+        outln!(
             "{} sample(s) need model replies that were never asked for and were left out; \
              `autoeval run --resume --out {}` (with the run's dataset and model) asks for them:",
             s.needs_calls.len(),
             out.display()
         );
         for (id, why) in s.needs_calls.iter().take(10) {
-            println!(
+            outln!(
                 "  {}: {}",
                 crate::sanitize::one_line(id),
                 crate::sanitize::one_line(why)

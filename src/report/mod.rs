@@ -82,6 +82,8 @@ pub struct Counts {
     pub compliant: usize,
     /// Final verdict equivalent.
     pub accurate: usize,
+    /// Final verdict `copied` (ψ reproduced the formula).
+    pub copied: usize,
 }
 
 impl Counts {
@@ -92,6 +94,7 @@ impl Counts {
         self.answered += usize::from(k.answered());
         self.compliant += usize::from(k.compliant());
         self.accurate += usize::from(k.is_pass());
+        self.copied += usize::from(k == VerdictKind::Copied);
     }
 
     /// Counts one sample record.
@@ -105,6 +108,12 @@ impl Counts {
         self.answered += o.answered;
         self.compliant += o.compliant;
         self.accurate += o.accurate;
+        self.copied += o.copied;
+    }
+
+    /// Share of samples whose ψ was a copy.
+    pub fn copy_share(&self) -> Option<f64> {
+        ratio(self.copied, self.n)
     }
 
     /// A2 as a fraction (None if nothing was answered).

@@ -129,6 +129,7 @@ fn category_rows(reports: &[RunReport], label: &str) -> Vec<Vec<String>> {
         head.push(format!("{} n", r.run));
         head.push(format!("{} A2%", r.run));
         head.push(format!("{} A3%", r.run));
+        head.push(format!("{} copy%", r.run));
     }
     let mut rows = vec![head];
     for k in keys {
@@ -138,6 +139,7 @@ fn category_rows(reports: &[RunReport], label: &str) -> Vec<Vec<String>> {
             row.push(c.map(|c| c.n.to_string()).unwrap_or_else(|| "0".into()));
             row.push(pct(c.and_then(|c| c.compliance())));
             row.push(pct(c.and_then(|c| c.accuracy())));
+            row.push(pct(c.and_then(|c| c.copy_share())));
         }
         rows.push(row);
     }
@@ -217,13 +219,13 @@ pub fn render(reports: &[RunReport], format: Format, label: &str) -> String {
         }
         Format::Csv => {
             let mut out = String::from(
-                "run,model,dataset,category,n,answered,compliant,compliance,accurate,accuracy\n",
+                "run,model,dataset,category,n,answered,compliant,compliance,accurate,accuracy,copied\n",
             );
             for r in reports {
                 let mut line = |cat: String, c: &super::Counts| {
                     let _ = writeln!(
                         out,
-                        "{},{},{},{cat},{},{},{},{},{},{}",
+                        "{},{},{},{cat},{},{},{},{},{},{},{}",
                         r.run,
                         r.model,
                         r.dataset,
@@ -234,7 +236,8 @@ pub fn render(reports: &[RunReport], format: Format, label: &str) -> String {
                             .map(|x| format!("{x:.4}"))
                             .unwrap_or_default(),
                         c.accurate,
-                        c.accuracy().map(|x| format!("{x:.4}")).unwrap_or_default()
+                        c.accuracy().map(|x| format!("{x:.4}")).unwrap_or_default(),
+                        c.copied
                     );
                 };
                 for (k, c) in &r.by_category {

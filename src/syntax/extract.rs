@@ -287,10 +287,11 @@ pub fn extract_in<T>(
     if let Some(r) = refused {
         return Err(r);
     }
-    if first_err.is_none() && raw.lines().any(is_header) {
+    if let Some(h) = raw.lines().find(|l| is_header(l)) {
+        let h = h.trim();
         return Err(ParseError::new(
-            offset_in(raw, region),
-            "off-format: the reply holds only prompt headers",
+            offset_in(raw, h),
+            format!("off-format: the reply repeats the prompt's header {h} and holds no formula"),
         ));
     }
     Err(first_err.unwrap_or_else(|| {
