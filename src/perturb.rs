@@ -5,7 +5,7 @@
 
 use crate::rng::Rng;
 use crate::syntax::logic::Name;
-use crate::syntax::{BinOp, Expr, Formula, Regex, Term};
+use crate::syntax::{BinOp, Expr, Formula, Quantifier, Regex, Term};
 
 /// Kinds of perturbation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -414,4 +414,43 @@ fn perturb_regex(r: &Regex, kind: PerturbKind, rng: &mut Rng) -> Option<Regex> {
         }
         _ => None,
     }
+}
+
+/// `f` with up to `n` of its constants turned into variables `x1…xn` bound by a random
+/// prefix of nested quantifiers: a hard FOL formula (nested quantifiers over a large
+/// matrix) built from a ground one, for benchmarks and completeness tests.
+pub fn quantify_constants(f: &Formula, n: usize, rng: &mut Rng) -> Formula {
+    fn bind(f: &Formula, c: &str, v: &str) -> Formula {
+        match f {
+            Formula::Prop(_) => f.clone(),
+            Formula::Pred(p, args) => Formula::Pred(
+                p.clone(),
+                args.iter()
+                    .map(|t| match t {
+                        Term::Const(k) if k == c => Term::Var(v.into()),
+                        other => other.clone(),
+                    })
+                    .collect(),
+            ),
+            Formula::Not(a) => Formula::negate(bind(a, c, v)),
+            Formula::Bin(op, a, b) => Formula::bin(*op, bind(a, c, v), bind(b, c, v)),
+            Formula::Quant(q, x, a) => Formula::quant(*q, x.clone(), bind(a, c, v)),
+        }
+    }
+    let consts: Vec<String> = f.constants().into_iter().collect();
+    let n = n.min(consts.len());
+    let start = rng.below(consts.len() - n + 1);
+    let mut g = f.clone();
+    for (k, c) in consts[start..start + n].iter().enumerate() {
+        g = bind(&g, c, &format!("x{}", k + 1));
+    }
+    for k in (1..=n).rev() {
+        let q = if rng.chance(0.5) {
+            Quantifier::Forall
+        } else {
+            Quantifier::Exists
+        };
+        g = Formula::quant(q, format!("x{k}").as_str(), g);
+    }
+    g
 }

@@ -452,3 +452,66 @@ fn cli_exit_codes() {
     assert_eq!(v["countermodel"]["string"], "ba");
     assert_eq!(v["countermodel"]["accepted_by"], "right");
 }
+
+/// Hard FOL pairs: ground formulas of 37+ operators with arity-3 predicates, three
+/// constants turned into nested-quantifier variables, one perturbation each.
+fn hard_fol(n: usize) -> Vec<(Expr, Expr, PerturbKind)> {
+    let mut vocab = DatasetKind::Fol.vocab();
+    vocab.max_arity = 3;
+    let params = GenParams {
+        vocab,
+        ..Default::default()
+    };
+    let cfg = DatasetKind::Fol.grammar().unwrap();
+    let mut rng = Rng::new(29);
+    let mut out = Vec::new();
+    for batch in 0..40u64 {
+        let b = generate_batch(&cfg, &params, 31, batch, &mut |_| {}).unwrap();
+        for item in b.items.iter().filter(|i| i.bucket >= 37) {
+            let Expr::Logic(f) = &item.expr else { continue };
+            if f.constants().len() < 3 {
+                continue;
+            }
+            let e = Expr::Logic(autoeval::perturb::quantify_constants(f, 3, &mut rng));
+            let kind = PerturbKind::LOGIC[rng.below(PerturbKind::LOGIC.len())];
+            if let Some(p) = perturb(&e, kind, &mut rng) {
+                out.push((e, p, kind));
+                if out.len() == n {
+                    return out;
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn hard_fol_pairs_are_decided_and_meaning_preserving_rewrites_are_proved() {
+    let pairs = hard_fol(120);
+    assert_eq!(pairs.len(), 120);
+    let batch: Vec<(Expr, Expr)> = pairs
+        .iter()
+        .map(|(a, b, _)| (a.clone(), b.clone()))
+        .collect();
+    let verdicts = verify_batch(&batch, &Options::default());
+    let mut unknown = 0;
+    for ((a, b, kind), v) in pairs.iter().zip(&verdicts) {
+        match v.name() {
+            "unknown" => unknown += 1,
+            // A rewrite that keeps the meaning must never be called not-equivalent.
+            "not-equivalent" => assert!(
+                !kind.preserves_equivalence(),
+                "{kind:?} judged not-equivalent: {} vs {}",
+                a.to_unicode(),
+                b.to_unicode()
+            ),
+            _ => {}
+        }
+        if let (Expr::Logic(fa), Expr::Logic(fb)) = (a, b) {
+            assert_separates(fa, fb, v);
+        }
+    }
+    // Before small-domain search, normalisation and congruence, 7% of such pairs came
+    // out unknown at 5 s; now a handful in a thousand do.
+    assert!(unknown <= 2, "{unknown} of 120 hard pairs unknown");
+}

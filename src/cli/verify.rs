@@ -1,7 +1,7 @@
 //! `autoeval verify`: one pair from the arguments, or many with `--pairs FILE`.
 
 use crate::syntax::{Expr, ParseError, SyntaxKind, parse};
-use crate::verify::{Options, Verdict, render, verify, verify_batch};
+use crate::verify::{Options, Verdict, render, verify};
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 use std::io::{BufRead, Write};
@@ -244,7 +244,57 @@ fn run_pairs(path: &str, asked: Option<SyntaxKind>, timeout: u64) -> Result<i32>
     Ok(0)
 }
 
-/// Parses, verifies in parallel and writes one chunk; returns how many lines were bad.
+/// The output line for one input line, and whether the line was bad.
+fn check_line(
+    n: usize,
+    line: &PairLine,
+    asked: Option<SyntaxKind>,
+    opts: &Options,
+) -> Option<(String, bool)> {
+    let (a, b, syntax) = match line {
+        PairLine::Blank => return None,
+        PairLine::Bad(why) => {
+            return Some((
+                serde_json::json!({"line": n, "error": why}).to_string(),
+                true,
+            ));
+        }
+        PairLine::Pair { a, b, syntax } => (a, b, syntax.or(asked)),
+    };
+    // One parse of φ decides the syntax and is kept.
+    let parsed = match syntax {
+        Some(s) => parse(a, s).map(|e| (s, e)),
+        None => parse(a, SyntaxKind::Fol)
+            .map(|e| (SyntaxKind::Fol, e))
+            .or_else(|e| {
+                parse(a, SyntaxKind::Regex)
+                    .map(|r| (SyntaxKind::Regex, r))
+                    .map_err(|_| e)
+            }),
+    };
+    match parsed {
+        Err(e) => {
+            let why = format!(
+                "φ does not parse: {} at character {}",
+                e.reason,
+                e.char_pos(a)
+            );
+            let j = serde_json::json!({"line": n, "error": why, "a": a, "b": b});
+            Some((j.to_string(), true))
+        }
+        Ok((syn, ea)) => {
+            let v = check_pair(&ea, b, syn, opts);
+            let mut j = pair_json(a, b, syn, &ea, &v);
+            if let Some(o) = j.as_object_mut() {
+                o.insert("line".into(), n.into());
+            }
+            Some((j.to_string(), false))
+        }
+    }
+}
+
+/// Parses, verifies and formats one chunk on all cores, then writes it in input order;
+/// returns how many lines were bad.
 fn write_chunk(
     chunk: &[(usize, PairLine)],
     asked: Option<SyntaxKind>,
@@ -252,67 +302,49 @@ fn write_chunk(
     path: &str,
     out: &mut impl Write,
 ) -> Result<usize> {
-    enum Prepared<'a> {
-        Check(usize, &'a str, &'a str, SyntaxKind, Expr, Option<Expr>),
-        Fail(usize, Option<(&'a str, &'a str)>, String),
-    }
-    let mut prepared = Vec::with_capacity(chunk.len());
-    let mut batch: Vec<(Expr, Expr)> = Vec::new();
-    for (n, line) in chunk {
-        match line {
-            PairLine::Blank => {}
-            PairLine::Bad(why) => prepared.push(Prepared::Fail(*n, None, why.clone())),
-            PairLine::Pair { a, b, syntax } => {
-                let syn = guess_syntax(a, syntax.or(asked));
-                match parse(a, syn) {
-                    Err(e) => prepared.push(Prepared::Fail(
-                        *n,
-                        Some((a, b)),
-                        format!(
-                            "φ does not parse: {} at character {}",
-                            e.reason,
-                            e.char_pos(a)
-                        ),
-                    )),
-                    Ok(ea) => {
-                        let eb = parse(b, syn).ok();
-                        if let Some(eb) = &eb {
-                            batch.push((ea.clone(), eb.clone()));
-                        }
-                        prepared.push(Prepared::Check(*n, a, b, syn, ea, eb));
-                    }
-                }
-            }
-        }
-    }
-    let mut verdicts = verify_batch(&batch, opts).into_iter();
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
+    let per = chunk.len().div_ceil(threads).max(1);
+    let results: Vec<Option<(String, bool)>> = std::thread::scope(|s| {
+        let handles: Vec<_> = chunk
+            .chunks(per)
+            .map(|part| {
+                let h = s.spawn(move || {
+                    part.iter()
+                        .map(|(n, l)| check_line(*n, l, asked, opts))
+                        .collect::<Vec<_>>()
+                });
+                (part, h)
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|(part, h)| {
+                h.join().unwrap_or_else(|_| {
+                    part.iter()
+                        .map(|(n, _)| {
+                            let j = serde_json::json!({"line": n, "error": "internal error: the verifier crashed on this chunk"});
+                            Some((j.to_string(), true))
+                        })
+                        .collect()
+                })
+            })
+            .collect()
+    });
     let mut bad = 0;
-    for p in prepared {
-        match p {
-            Prepared::Check(n, a, b, syn, ea, eb) => {
-                let v = match eb {
-                    Some(_) => verdicts.next().unwrap_or(Verdict::Unknown {
-                        reason: "internal error: verdict missing".into(),
-                    }),
-                    None => check_pair(&ea, b, syn, opts),
-                };
-                let mut j = pair_json(a, b, syn, &ea, &v);
-                if let Some(o) = j.as_object_mut() {
-                    o.insert("line".into(), n.into());
-                }
-                writeln!(out, "{j}")?;
-            }
-            Prepared::Fail(n, ab, why) => {
-                bad += 1;
-                eprintln!("{path}:{n}: {why}");
-                let mut j = serde_json::json!({"line": n, "error": why});
-                if let (Some((a, b)), Some(o)) = (ab, j.as_object_mut()) {
-                    o.insert("a".into(), a.into());
-                    o.insert("b".into(), b.into());
-                }
-                writeln!(out, "{j}")?;
-            }
+    for ((n, _), r) in chunk.iter().zip(results) {
+        let Some((line, is_bad)) = r else { continue };
+        if is_bad {
+            bad += 1;
+            let why = serde_json::from_str::<serde_json::Value>(&line)
+                .ok()
+                .and_then(|v| v["error"].as_str().map(str::to_string))
+                .unwrap_or_default();
+            eprintln!("{path}:{n}: {}", crate::sanitize::one_line(&why));
         }
+        out.write_all(line.as_bytes())?;
+        out.write_all(b"\n")?;
     }
     Ok(bad)
 }

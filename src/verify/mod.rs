@@ -283,7 +283,9 @@ fn verify_logic(a: &Formula, b: &Formula, opts: &Options) -> Verdict {
     if !introduced.is_empty() {
         notes.push(format!("introduces {}", introduced.join(", ")));
     }
-    let verdict = if normalize::normalize(&ca) == normalize::normalize(&cb) {
+    let verdict = if normalize::normalize(&ca) == normalize::normalize(&cb)
+        || equivalent_by_congruence(&ca, &cb, opts)
+    {
         Verdict::Equivalent { notes: vec![] }
     } else {
         decide(&ca, &cb, opts)
@@ -296,6 +298,50 @@ fn verify_logic(a: &Formula, b: &Formula, opts: &Options) -> Verdict {
         },
         other => other,
     }
+}
+
+/// When φ and φ′ differ in one place only, an equivalence of two corresponding
+/// subformulas on the way to that place (their free variables as shared parameters)
+/// settles the whole pair: replacing a subformula by an equivalent one keeps the
+/// meaning in any context. Two levels are tried: the smallest differing pair (local
+/// rewrites such as De Morgan, distribution, quantifier duality) and the largest
+/// quantifier-free pair (a change masked inside a formula's matrix, decided without
+/// quantifiers). A level that is not an equivalence decides nothing here.
+fn equivalent_by_congruence(a: &Formula, b: &Formula, opts: &Options) -> bool {
+    let path = normalize::difference_path(a, b);
+    let below_root = path.get(1..).unwrap_or(&[]);
+    let deepest = below_root.last();
+    let matrix = below_root
+        .iter()
+        .find(|(x, y)| normalize::quantifier_free(x) && normalize::quantifier_free(y));
+    let sub = Options {
+        timeout: opts.timeout / 4,
+        ..opts.clone()
+    };
+    let mut tried: Vec<*const Formula> = Vec::new();
+    for (sa, sb) in deepest.into_iter().chain(matrix) {
+        if tried.contains(&(*sa as *const Formula)) {
+            continue;
+        }
+        tried.push(*sa);
+        let mut free = normalize::free_in(sa);
+        for v in normalize::free_in(sb) {
+            if !free.contains(&v) {
+                free.push(v);
+            }
+        }
+        let names: Vec<&str> = free.iter().map(String::as_str).collect();
+        let (pa, pb) = (
+            normalize::parameterize(sa, &names),
+            normalize::parameterize(sb, &names),
+        );
+        if normalize::normalize(&pa) == normalize::normalize(&pb)
+            || decide(&pa, &pb, &sub).is_equivalent()
+        {
+            return true;
+        }
+    }
+    false
 }
 
 /// Decides two closed formulas: truth tables when small, else Z3.

@@ -201,13 +201,22 @@ pub fn check(a: &Formula, b: &Formula, deadline: Instant, max_domain: usize) -> 
     }
     let mut enc = Encoder::new();
     let (za, zb) = (enc.encode(a), enc.encode(b));
+    if first_order && both_directions_valid(&za, &zb, deadline) {
+        return Verdict::Equivalent { notes: vec![] };
+    }
     let differ = za.iff(&zb).not();
     let Some(ms) = remaining(deadline) else {
         return timeout_verdict();
     };
     let solver = solver_with_timeout(ms);
     solver.assert(&differ);
-    match solver.check() {
+    // Keep a share of the time for larger finite countermodels if the solver gets lost.
+    let unbounded_until = if first_order && max_domain > early {
+        Instant::now() + deadline.saturating_duration_since(Instant::now()) * 3 / 5
+    } else {
+        deadline
+    };
+    match check_with_restarts(&solver, unbounded_until) {
         SatResult::Unsat => Verdict::Equivalent { notes: vec![] },
         SatResult::Unknown => {
             let reason = unknown_reason(solver.get_reason_unknown());
@@ -250,6 +259,54 @@ pub fn check(a: &Formula, b: &Formula, deadline: Instant, max_domain: usize) -> 
             }
         }
     }
+}
+
+/// φ → φ′ and φ′ → φ proved separately, each in a quarter of the remaining time: two
+/// smaller problems, one of which is often trivial, where the combined ¬(φ ↔ φ′) can
+/// defeat the solver. Anything but two proofs leaves the decision to the combined check.
+fn both_directions_valid(za: &Bool, zb: &Bool, deadline: Instant) -> bool {
+    for (x, y) in [(za, zb), (zb, za)] {
+        let Some(left) = remaining(deadline) else {
+            return false;
+        };
+        let until = Instant::now() + std::time::Duration::from_millis(left / 4);
+        let s = solver_with_timeout(left / 4);
+        s.assert(Bool::and(&[x.clone(), y.not()]));
+        if check_with_restarts(&s, until) != SatResult::Unsat {
+            return false;
+        }
+    }
+    true
+}
+
+/// The unbounded check in three slices of the remaining time, each with its own random
+/// seed: on quantified problems Z3's search is sensitive to the seed, and a slice that
+/// gets lost is cut short instead of spending the whole budget.
+fn check_with_restarts(solver: &Solver, deadline: Instant) -> SatResult {
+    let mut result = SatResult::Unknown;
+    for slice in 0..3u32 {
+        let Some(left) = remaining(deadline) else {
+            break;
+        };
+        let ms = if slice == 2 {
+            left
+        } else {
+            (left / (3 - u64::from(slice))).max(1)
+        };
+        let mut p = solver_params(ms);
+        p.set_u32("random_seed", slice);
+        solver.set_params(&p);
+        result = solver.check();
+        if result != SatResult::Unknown {
+            break;
+        }
+        let reason = solver.get_reason_unknown().unwrap_or_default();
+        // Only a timeout is worth a restart; "incomplete" answers come back the same.
+        if !matches!(reason.as_str(), "timeout" | "canceled") {
+            break;
+        }
+    }
+    result
 }
 
 fn timeout_verdict() -> Verdict {
