@@ -1,12 +1,16 @@
 //! Closeness of φ₁ to φ₀ beside logical equivalence (metrics paper, seed 004):
 //! token BLEU, ROUGE-L, and a tree-overlap score.
+//!
+//! Tokens are interned as small integers and subtrees keyed by a structural hash, so
+//! the scores cost no string hashing: they run on every sample of a run and of every
+//! rescore.
 
 use crate::run::format::Closeness;
 use crate::syntax::lexer::lex;
-use crate::syntax::{Expr, Formula, Regex};
-use std::collections::HashMap;
+use crate::syntax::{Expr, Formula, Regex, Term};
 
-fn tokens(e: &Expr) -> Vec<String> {
+/// The token texts of an expression's canonical printing.
+fn token_texts(e: &Expr) -> Vec<String> {
     let text = e.to_unicode();
     match e {
         Expr::Logic(_) => lex(&text)
@@ -20,16 +24,52 @@ fn tokens(e: &Expr) -> Vec<String> {
     }
 }
 
-fn ngrams(xs: &[String], n: usize) -> HashMap<&[String], usize> {
-    let mut m: HashMap<&[String], usize> = HashMap::new();
-    for w in xs.windows(n) {
-        *m.entry(w).or_default() += 1;
+/// Both token sequences with equal tokens mapped to equal small integers.
+fn interned<'a>(a: &'a [String], b: &'a [String]) -> (Vec<u32>, Vec<u32>) {
+    let mut seen: Vec<&'a str> = Vec::new();
+    let mut id = |t: &'a str| -> u32 {
+        match seen.iter().position(|s| *s == t) {
+            Some(i) => i as u32,
+            None => {
+                seen.push(t);
+                (seen.len() - 1) as u32
+            }
+        }
+    };
+    let x = a.iter().map(|t| id(t)).collect();
+    let y = b.iter().map(|t| id(t)).collect();
+    (x, y)
+}
+
+/// The n-grams of `xs` as sorted keys (n ≤ 4 ids of 32 bits each).
+fn ngrams(xs: &[u32], n: usize) -> Vec<u128> {
+    let mut v: Vec<u128> = xs
+        .windows(n)
+        .map(|w| w.iter().fold(0u128, |k, &t| (k << 32) | u128::from(t)))
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+/// Size of the multiset intersection of two sorted lists.
+fn common_sorted<T: Ord>(a: &[T], b: &[T]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
     }
-    m
+    n
 }
 
 /// Sentence BLEU with up to 4-grams, add-one smoothing for n > 1, and brevity penalty.
-pub fn bleu(candidate: &[String], reference: &[String]) -> f64 {
+pub fn bleu(candidate: &[u32], reference: &[u32]) -> f64 {
     if candidate.is_empty() || reference.is_empty() {
         return 0.0;
     }
@@ -37,15 +77,11 @@ pub fn bleu(candidate: &[String], reference: &[String]) -> f64 {
     let mut log_sum = 0.0;
     for n in 1..=max_n {
         let (c, r) = (ngrams(candidate, n), ngrams(reference, n));
-        let total: usize = c.values().sum();
-        let overlap: usize = c
-            .iter()
-            .map(|(g, k)| (*k).min(*r.get(g).unwrap_or(&0)))
-            .sum();
+        let overlap = common_sorted(&c, &r);
         let (num, den) = if n == 1 {
-            (overlap as f64, total as f64)
+            (overlap as f64, c.len() as f64)
         } else {
-            (overlap as f64 + 1.0, total as f64 + 1.0)
+            (overlap as f64 + 1.0, c.len() as f64 + 1.0)
         };
         if num == 0.0 {
             return 0.0;
@@ -61,12 +97,12 @@ pub fn bleu(candidate: &[String], reference: &[String]) -> f64 {
 }
 
 /// ROUGE-L F1: longest common subsequence over tokens.
-pub fn rouge_l(candidate: &[String], reference: &[String]) -> f64 {
+pub fn rouge_l(candidate: &[u32], reference: &[u32]) -> f64 {
     if candidate.is_empty() || reference.is_empty() {
         return 0.0;
     }
-    let mut prev = vec![0usize; reference.len() + 1];
-    let mut cur = vec![0usize; reference.len() + 1];
+    let mut prev = vec![0u32; reference.len() + 1];
+    let mut cur = vec![0u32; reference.len() + 1];
     for c in candidate {
         for (j, r) in reference.iter().enumerate() {
             cur[j + 1] = if c == r {
@@ -77,7 +113,7 @@ pub fn rouge_l(candidate: &[String], reference: &[String]) -> f64 {
         }
         std::mem::swap(&mut prev, &mut cur);
     }
-    let lcs = prev[reference.len()] as f64;
+    let lcs = f64::from(prev[reference.len()]);
     if lcs == 0.0 {
         return 0.0;
     }
@@ -85,41 +121,79 @@ pub fn rouge_l(candidate: &[String], reference: &[String]) -> f64 {
     2.0 * p * r / (p + r)
 }
 
-fn subtrees(e: &Expr) -> HashMap<String, usize> {
-    let mut m = HashMap::new();
+fn mix(h: u64, x: u64) -> u64 {
+    (h ^ x).wrapping_mul(0x100_0000_01b3).rotate_left(23)
+}
+
+fn text_hash(s: &str) -> u64 {
+    s.bytes()
+        .fold(0xcbf2_9ce4_8422_2325, |h, b| mix(h, u64::from(b)))
+}
+
+/// Structural hashes of every subtree, pushed in post-order; returns the root's.
+fn formula_hashes(f: &Formula, out: &mut Vec<u64>) -> u64 {
+    let h = match f {
+        Formula::Prop(p) => mix(1, text_hash(p)),
+        Formula::Pred(p, args) => args.iter().fold(mix(2, text_hash(p)), |h, t| {
+            let tag = if matches!(t, Term::Var(_)) { 3 } else { 4 };
+            mix(mix(h, tag), text_hash(t.name()))
+        }),
+        Formula::Not(a) => mix(5, formula_hashes(a, out)),
+        Formula::Bin(op, a, b) => {
+            let (x, y) = (formula_hashes(a, out), formula_hashes(b, out));
+            mix(mix(mix(6, *op as u64), x), y)
+        }
+        Formula::Quant(q, v, a) => {
+            let x = formula_hashes(a, out);
+            mix(mix(mix(7, *q as u64), text_hash(v)), x)
+        }
+    };
+    out.push(h);
+    h
+}
+
+fn regex_hashes(r: &Regex, out: &mut Vec<u64>) -> u64 {
+    let h = match r {
+        Regex::Epsilon => 11,
+        Regex::Sym(c) => mix(12, u64::from(*c)),
+        Regex::Concat(xs) => xs.iter().fold(13, |h, x| mix(h, regex_hashes(x, out))),
+        Regex::Alt(xs) => xs.iter().fold(14, |h, x| mix(h, regex_hashes(x, out))),
+        Regex::Star(x) => mix(15, regex_hashes(x, out)),
+        Regex::Plus(x) => mix(16, regex_hashes(x, out)),
+        Regex::Opt(x) => mix(17, regex_hashes(x, out)),
+    };
+    out.push(h);
+    h
+}
+
+fn subtrees(e: &Expr) -> Vec<u64> {
+    let mut v = Vec::new();
     match e {
-        Expr::Logic(f) => f.walk(&mut |g: &Formula| {
-            *m.entry(crate::syntax::print_formula(
-                g,
-                crate::syntax::Notation::Ascii,
-            ))
-            .or_default() += 1;
-        }),
-        Expr::Regex(r) => r.walk(&mut |g: &Regex| {
-            *m.entry(crate::syntax::print_regex(g, true)).or_default() += 1;
-        }),
+        Expr::Logic(f) => {
+            formula_hashes(f, &mut v);
+        }
+        Expr::Regex(r) => {
+            regex_hashes(r, &mut v);
+        }
     }
-    m
+    v.sort_unstable();
+    v
 }
 
 /// Dice coefficient of the two multisets of subtrees (1 for identical trees).
 pub fn tree_overlap(a: &Expr, b: &Expr) -> f64 {
     let (x, y) = (subtrees(a), subtrees(b));
-    let common: usize = x
-        .iter()
-        .map(|(k, n)| (*n).min(*y.get(k).unwrap_or(&0)))
-        .sum();
-    let total: usize = x.values().sum::<usize>() + y.values().sum::<usize>();
+    let total = x.len() + y.len();
     if total == 0 {
         0.0
     } else {
-        2.0 * common as f64 / total as f64
+        2.0 * common_sorted(&x, &y) as f64 / total as f64
     }
 }
 
 /// All three scores of `candidate` against `reference`.
 pub fn closeness(reference: &Expr, candidate: &Expr) -> Closeness {
-    let (r, c) = (tokens(reference), tokens(candidate));
+    let (r, c) = interned(&token_texts(reference), &token_texts(candidate));
     Closeness {
         bleu: bleu(&c, &r),
         rouge_l: rouge_l(&c, &r),
@@ -150,7 +224,12 @@ mod tests {
         assert!(b.rouge_l > 0.8, "one token differs: {b:?}");
         // Hand-worked ROUGE-L: LCS of [a b c d] and [a c d e] is 3 → P = R = 0.75.
         let t = |s: &str| s.split(' ').map(str::to_string).collect::<Vec<_>>();
-        assert!((rouge_l(&t("a b c d"), &t("a c d e")) - 0.75).abs() < 1e-9);
+        let (x, y) = interned(&t("a b c d"), &t("a c d e"));
+        assert!((rouge_l(&x, &y) - 0.75).abs() < 1e-9);
+        // Hand-worked BLEU of identical 4-token sequences is 1; of disjoint ones 0.
+        assert!((bleu(&x, &x) - 1.0).abs() < 1e-9);
+        let (p, q) = interned(&t("a b"), &t("c d"));
+        assert_eq!(bleu(&p, &q), 0.0);
         // Commuting operands keeps the tree score high but lowers BLEU.
         let comm = closeness(&a, &e("¬p3 ∨ (p1 ∧ p2)"));
         assert!(comm.tree > comm.bleu, "{comm:?}");

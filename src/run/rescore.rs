@@ -201,12 +201,24 @@ fn prompts_of(m: &Manifest) -> Option<PromptSet> {
     }
 }
 
-/// Line numbers holding the latest record of each id (latest wins).
-fn latest_lines(path: &Path) -> std::io::Result<HashMap<String, usize>> {
+/// The sample id of a line: a fast read of the `{"id":"…"` our writer puts first,
+/// else a JSON parse of just the id.
+fn line_id(line: &str) -> Option<String> {
+    if let Some(rest) = line.strip_prefix("{\"id\":\"")
+        && let Some(end) = rest.find(['"', '\\'])
+        && rest.as_bytes().get(end) == Some(&b'"')
+    {
+        return Some(rest[..end].to_string());
+    }
     #[derive(serde::Deserialize)]
     struct IdOnly {
         id: String,
     }
+    serde_json::from_str::<IdOnly>(line).ok().map(|x| x.id)
+}
+
+/// Line numbers holding the latest record of each id (latest wins).
+fn latest_lines(path: &Path) -> std::io::Result<HashMap<String, usize>> {
     let f = std::fs::File::open(path)?;
     let mut lines = BoundedLines::new(BufReader::with_capacity(1 << 20, f), MAX_LINE);
     let mut out = HashMap::new();
@@ -214,12 +226,52 @@ fn latest_lines(path: &Path) -> std::io::Result<HashMap<String, usize>> {
     while let Some(line) = lines.next_line()? {
         n += 1;
         if let Ok(l) = line
-            && let Ok(x) = serde_json::from_str::<IdOnly>(&l)
+            && let Some(id) = line_id(&l)
         {
-            out.insert(x.id, n);
+            out.insert(id, n);
         }
     }
     Ok(out)
+}
+
+/// One line's outcome, computed on a worker.
+enum LineResult {
+    /// Not the latest line of its id, or blank.
+    Skip,
+    /// Unreadable.
+    Bad(String),
+    /// Rescored: old kind, and the new kind with its line, or why it needs calls.
+    Done(String, VerdictKind, Result<(VerdictKind, String), String>),
+}
+
+fn rescore_line(
+    n: usize,
+    text: &str,
+    latest: &HashMap<String, usize>,
+    prompts: Option<&PromptSet>,
+    rounds: usize,
+    opts: &verify::Options,
+) -> LineResult {
+    if text.trim().is_empty() {
+        return LineResult::Skip;
+    }
+    if let Some(id) = line_id(text)
+        && latest.get(&id) != Some(&n)
+    {
+        return LineResult::Skip;
+    }
+    let rec = match serde_json::from_str::<SampleRecord>(text) {
+        Ok(r) => r,
+        Err(e) => return LineResult::Bad(format!("skipped: {e}")),
+    };
+    let old = rec.verdict.kind();
+    let new = match rescore_sample(&rec, prompts, rounds, opts) {
+        Rescored::Scored(r) => serde_json::to_string(&r)
+            .map(|line| (r.verdict.kind(), line))
+            .map_err(|e| e.to_string()),
+        Rescored::NeedsCalls(why) => Err(why),
+    };
+    LineResult::Done(rec.id, old, new)
 }
 
 /// Rescores a run into `opts.out` (or in place) and says what changed.
@@ -250,8 +302,11 @@ pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, String> {
     let f = std::fs::File::open(&src).map_err(|e| format!("{}: {e}", src.display()))?;
     let mut lines = BoundedLines::new(BufReader::with_capacity(1 << 20, f), MAX_LINE);
     let mut n = 0usize;
+    let threads = std::thread::available_parallelism()
+        .map(|t| t.get())
+        .unwrap_or(1);
     loop {
-        let mut chunk: Vec<SampleRecord> = Vec::with_capacity(CHUNK);
+        let mut chunk: Vec<(usize, String)> = Vec::with_capacity(CHUNK);
         while chunk.len() < CHUNK {
             let Some(line) = lines
                 .next_line()
@@ -260,45 +315,64 @@ pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, String> {
                 break;
             };
             n += 1;
-            let text = match line {
-                Ok(t) => t,
-                Err(len) => {
-                    summary.warnings.push(format!(
-                        "{}:{n}: line of {len} bytes skipped (limit {MAX_LINE})",
-                        src.display()
-                    ));
-                    continue;
-                }
-            };
-            if text.trim().is_empty() {
-                continue;
-            }
-            match serde_json::from_str::<SampleRecord>(&text) {
-                Ok(r) if latest.get(&r.id) == Some(&n) => chunk.push(r),
-                Ok(_) => {}
-                Err(e) => summary
-                    .warnings
-                    .push(format!("{}:{n}: skipped: {e}", src.display())),
+            match line {
+                Ok(t) => chunk.push((n, t)),
+                Err(len) => summary.warnings.push(format!(
+                    "{}:{n}: line of {len} bytes skipped (limit {MAX_LINE})",
+                    src.display()
+                )),
             }
         }
         if chunk.is_empty() {
             break;
         }
-        let results = rescore_chunk(&chunk, prompts.as_ref(), manifest.rounds, &opts.verify);
-        for (old, new) in chunk.iter().zip(results) {
-            summary.samples += 1;
-            summary.before.add(old);
-            match new {
-                Rescored::Scored(r) => {
-                    summary.after.add(&r);
-                    *summary
-                        .changes
-                        .entry((old.verdict.kind(), r.verdict.kind()))
-                        .or_default() += 1;
-                    let line = serde_json::to_string(&r).map_err(|e| e.to_string())?;
-                    writeln!(w, "{line}").map_err(|e| format!("{}: {e}", tmp.display()))?;
+        let per = chunk.len().div_ceil(threads).max(1);
+        let (latest, prompts, verify_opts) = (&latest, prompts.as_ref(), &opts.verify);
+        let rounds = manifest.rounds;
+        let results: Vec<LineResult> = std::thread::scope(|s| {
+            let handles: Vec<_> = chunk
+                .chunks(per)
+                .map(|part| {
+                    let h = s.spawn(move || {
+                        part.iter()
+                            .map(|(n, t)| rescore_line(*n, t, latest, prompts, rounds, verify_opts))
+                            .collect::<Vec<_>>()
+                    });
+                    (part.len(), h)
+                })
+                .collect();
+            // A crashed worker costs its lines, never the alignment of the rest.
+            handles
+                .into_iter()
+                .flat_map(|(len, h)| {
+                    h.join().unwrap_or_else(|_| {
+                        (0..len)
+                            .map(|_| LineResult::Bad("rescoring crashed on this line".into()))
+                            .collect()
+                    })
+                })
+                .collect()
+        });
+        for ((n, _), r) in chunk.iter().zip(results) {
+            match r {
+                LineResult::Skip => {}
+                LineResult::Bad(why) => summary
+                    .warnings
+                    .push(format!("{}:{n}: {why}", src.display())),
+                LineResult::Done(id, old, new) => {
+                    summary.samples += 1;
+                    summary.before.add_kind(old);
+                    match new {
+                        Ok((kind, line)) => {
+                            summary.after.add_kind(kind);
+                            *summary.changes.entry((old, kind)).or_default() += 1;
+                            w.write_all(line.as_bytes())
+                                .and_then(|()| w.write_all(b"\n"))
+                                .map_err(|e| format!("{}: {e}", tmp.display()))?;
+                        }
+                        Err(why) => summary.needs_calls.push((id, why)),
+                    }
                 }
-                Rescored::NeedsCalls(why) => summary.needs_calls.push((old.id.clone(), why)),
             }
         }
     }
@@ -308,45 +382,8 @@ pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, String> {
     Ok(summary)
 }
 
-/// Samples rescored in parallel at a time; bounds memory on any run size.
+/// Lines rescored in parallel at a time; bounds memory on any run size.
 const CHUNK: usize = 4096;
-
-fn rescore_chunk(
-    chunk: &[SampleRecord],
-    prompts: Option<&PromptSet>,
-    rounds: usize,
-    opts: &verify::Options,
-) -> Vec<Rescored> {
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(chunk.len().max(1));
-    let per = chunk.len().div_ceil(threads).max(1);
-    std::thread::scope(|s| {
-        let handles: Vec<_> = chunk
-            .chunks(per)
-            .map(|part| {
-                let h = s.spawn(move || {
-                    part.iter()
-                        .map(|r| rescore_sample(r, prompts, rounds, opts))
-                        .collect::<Vec<_>>()
-                });
-                (part.len(), h)
-            })
-            .collect();
-        // A crashed worker costs its samples a verdict, never the alignment of the rest.
-        handles
-            .into_iter()
-            .flat_map(|(len, h)| {
-                h.join().unwrap_or_else(|_| {
-                    (0..len)
-                        .map(|_| Rescored::NeedsCalls("rescoring crashed on this sample".into()))
-                        .collect()
-                })
-            })
-            .collect()
-    })
-}
 
 fn finish(
     opts: &RescoreOptions,
