@@ -370,3 +370,30 @@ fn the_offline_model_perturbs_regexes_only_as_regexes() {
         );
     }
 }
+
+#[test]
+fn rescoring_every_shipped_run_changes_nothing() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
+    let tmp = tempfile::tempdir().unwrap();
+    let mut runs = 0;
+    for entry in std::fs::read_dir(&root).unwrap() {
+        let dir = entry.unwrap().path();
+        if !dir.join("run.json").exists() {
+            continue;
+        }
+        runs += 1;
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let o = bin()
+            .arg("rescore")
+            .arg(&dir)
+            .arg("--out")
+            .arg(tmp.path().join(&name))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{name}: {text}");
+        assert!(text.contains(": 0 changed"), "{name}: {text}");
+        assert!(!text.contains("need model replies"), "{name}: {text}");
+    }
+    assert!(runs >= 5, "only {runs} shipped runs");
+}
