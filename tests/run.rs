@@ -5,8 +5,9 @@ mod common;
 use autoeval::llm::ChatRequest;
 use autoeval::llm::client::Limits;
 use autoeval::llm::spec::{ModelOptions, build};
-use common::{FakeModel, Reply, Server, anthropic_body, openai_body, prompt_of};
-use std::path::Path;
+use common::{
+    Reply, Server, anthropic_body, fake_server, openai_body, prompt_of, run_cmd, samples,
+};
 use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -209,45 +210,6 @@ async fn in_flight_bound_and_rpm_pacing_hold() {
         "paced: {:?}",
         t.elapsed()
     );
-}
-
-fn fake_server(delay_ms: u64) -> Server {
-    let model = FakeModel::new();
-    Server::start(move |_, r| Reply {
-        delay: Duration::from_millis(delay_ms),
-        ..Reply::json(200, openai_body(&model.answer(&prompt_of(r))))
-    })
-}
-
-fn samples(dir: &Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(dir.join("samples.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
-}
-
-fn run_cmd(base: &str, out: &Path, extra: &[&str]) -> Command {
-    let mut c = bin();
-    c.args([
-        "run",
-        "--kind",
-        "pl",
-        "--per-category",
-        "1",
-        "--seed",
-        "3",
-        "--model",
-        "openai:fake",
-        "--quiet",
-    ])
-    .arg("--base-url")
-    .arg(format!("{base}/v1"))
-    .arg("--out")
-    .arg(out)
-    .args(extra)
-    .env("OPENAI_API_KEY", "sk-never-written-4");
-    c
 }
 
 #[test]

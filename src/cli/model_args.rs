@@ -57,8 +57,12 @@ impl ModelArgs {
         if let Some(p) = &self.prices {
             prices.merge_file(p).map_err(|e| anyhow!(e))?;
         }
-        if self.concurrency == 0 {
-            return Err(anyhow!("--concurrency must be at least 1"));
+        if self.concurrency == 0 || self.concurrency > super::run::MAX_CONCURRENCY {
+            return Err(anyhow!(
+                "--concurrency must be between 1 and {}, not {}",
+                super::run::MAX_CONCURRENCY,
+                self.concurrency
+            ));
         }
         let opts = ModelOptions {
             base_url: self.base_url.clone(),

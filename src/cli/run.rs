@@ -14,6 +14,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// Most samples in flight a run accepts (a server answers far fewer at once).
+pub const MAX_CONCURRENCY: usize = 4096;
+
 /// Arguments of `autoeval run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
@@ -56,6 +59,16 @@ pub struct RunArgs {
     /// Continue a run directory, skipping finished samples.
     #[arg(long)]
     pub resume: bool,
+    /// With --resume: accept other dataset, rounds, shots, prompt set or syntax.
+    #[arg(long, requires = "resume")]
+    pub force: bool,
+    /// With --resume: run again the samples whose latest record is a model error
+    /// (the new line supersedes the old one for every reader).
+    #[arg(long, requires = "resume")]
+    pub retry_errors: bool,
+    /// Stop (cancelled, resumable) after N samples in a row could not reach the server; 0 never stops.
+    #[arg(long, default_value_t = 5)]
+    pub max_consecutive_failures: usize,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
@@ -101,6 +114,7 @@ pub fn run(args: RunArgs) -> Result<i32> {
     if args.rounds == 0 {
         bail!("--rounds must be at least 1");
     }
+
     let prompts = match &args.prompts {
         Some(dir) => PromptSet::load(dir, args.shots)?,
         None => PromptSet::builtin(args.shots)?,
@@ -135,6 +149,9 @@ pub fn run(args: RunArgs) -> Result<i32> {
         command: std::env::args().collect(),
         limit: args.limit,
         pause: None,
+        force: args.force,
+        retry_errors: args.retry_errors,
+        max_consecutive_failures: args.max_consecutive_failures,
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -146,11 +163,30 @@ async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
     let out = spec.out.clone();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
+    // Ctrl-C, SIGTERM and SIGHUP all stop the run the same way; the exit code says which.
+    let signal_code = std::sync::Arc::new(std::sync::atomic::AtomicI32::new(0));
+    let code = signal_code.clone();
     tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            eprintln!("\nstopping: finished samples are kept; continue with --resume");
-            let _ = cancel_tx.send(true);
-        }
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut term), Ok(mut hup)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+        ) else {
+            // Without SIGTERM/SIGHUP handlers, Ctrl-C still works.
+            if tokio::signal::ctrl_c().await.is_ok() {
+                code.store(130, std::sync::atomic::Ordering::SeqCst);
+                let _ = cancel_tx.send(true);
+            }
+            return;
+        };
+        let exit = tokio::select! {
+            r = tokio::signal::ctrl_c() => if r.is_ok() { 130 } else { return },
+            _ = term.recv() => 143,
+            _ = hup.recv() => 129,
+        };
+        code.store(exit, std::sync::atomic::Ordering::SeqCst);
+        eprintln!("\nstopping: finished samples are kept; continue with --resume");
+        let _ = cancel_tx.send(true);
     });
     let task = tokio::spawn(execute(spec, tx, cancel_rx));
     let bar = if quiet {
@@ -221,6 +257,9 @@ async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
     }
     Ok(match outcome {
         Outcome::Finished => 0,
-        Outcome::Cancelled => 130,
+        Outcome::Cancelled => match signal_code.load(std::sync::atomic::Ordering::SeqCst) {
+            0 => 130,
+            c => c,
+        },
     })
 }

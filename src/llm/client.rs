@@ -49,7 +49,13 @@ pub struct CallResult {
     pub attempts: u32,
     /// Cost in USD, if the model is priced.
     pub cost_usd: Option<f64>,
+    /// The server's token counts could not be real and were capped.
+    pub implausible_usage: bool,
 }
+
+/// Most tokens one call can plausibly use (no model has a context this large); larger
+/// counts from a server are capped and flagged instead of trusted.
+pub const MAX_PLAUSIBLE_TOKENS: u64 = 10_000_000;
 
 /// A failed call after all retries.
 #[derive(Clone, Debug)]
@@ -146,7 +152,11 @@ impl Client {
             };
             attempt += 1;
             match result {
-                Ok((completion, took)) => {
+                Ok((mut completion, took)) => {
+                    let implausible = completion.input_tokens > MAX_PLAUSIBLE_TOKENS
+                        || completion.output_tokens > MAX_PLAUSIBLE_TOKENS;
+                    completion.input_tokens = completion.input_tokens.min(MAX_PLAUSIBLE_TOKENS);
+                    completion.output_tokens = completion.output_tokens.min(MAX_PLAUSIBLE_TOKENS);
                     let info = self.model.info();
                     let cost_usd = if info.synthetic {
                         Some(0.0)
@@ -162,6 +172,7 @@ impl Client {
                         latency_ms: took.as_millis() as u64,
                         attempts: attempt,
                         cost_usd,
+                        implausible_usage: implausible,
                     });
                 }
                 Err(e) if e.retryable && attempt <= self.limits.max_retries => {

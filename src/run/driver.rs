@@ -66,6 +66,13 @@ pub struct RunSpec {
     pub limit: Option<usize>,
     /// While true, no new samples start (in-flight ones finish).
     pub pause: Option<watch::Receiver<bool>>,
+    /// Resume even if the dataset, rounds, shots, prompt set or syntax differ.
+    pub force: bool,
+    /// Re-run the samples whose latest record is a `model-error`.
+    pub retry_errors: bool,
+    /// Stop (cancelled, resumable) after this many consecutive samples that could not
+    /// reach the server; 0 never stops.
+    pub max_consecutive_failures: usize,
 }
 
 /// Jobs are made one at a time as tasks start: φ₀ is parsed then, and an item whose
@@ -129,11 +136,74 @@ fn manifest(spec: &RunSpec, id: &str) -> Manifest {
     }
 }
 
-/// Prepares the directory: a new run, or a resumed one with its finished ids.
+/// What a resumed run must share with the run it continues, as (field, old, new).
+fn resume_differences(old: &Manifest, new: &Manifest) -> Vec<(&'static str, String, String)> {
+    let mut out = Vec::new();
+    let mut cmp = |name: &'static str, a: String, b: String| {
+        if a != b {
+            out.push((name, a, b));
+        }
+    };
+    let (o, n) = (&old.dataset, &new.dataset);
+    cmp("dataset kind", o.kind.clone(), n.kind.clone());
+    cmp(
+        "dataset file",
+        format!("{:?}", o.path),
+        format!("{:?}", n.path),
+    );
+    cmp("dataset items", o.items.to_string(), n.items.to_string());
+    cmp(
+        "dataset seed",
+        format!("{:?}", o.seed),
+        format!("{:?}", n.seed),
+    );
+    cmp(
+        "syntax",
+        format!("{:?}", o.syntax),
+        format!("{:?}", n.syntax),
+    );
+    cmp("rounds", old.rounds.to_string(), new.rounds.to_string());
+    cmp(
+        "shots",
+        old.prompts.shots.to_string(),
+        new.prompts.shots.to_string(),
+    );
+    cmp(
+        "prompt set",
+        old.prompts.source.clone(),
+        new.prompts.source.clone(),
+    );
+    cmp(
+        "prompt hash",
+        old.prompts.hash.clone(),
+        new.prompts.hash.clone(),
+    );
+    out
+}
+
+/// Refuses a dataset whose items share an `idx`: sample ids must be unique.
+fn check_unique_ids(spec: &RunSpec) -> Result<(), RunError> {
+    let mut seen: HashMap<usize, usize> = HashMap::new();
+    for (pos, item) in spec.dataset.file.data.iter().enumerate() {
+        if let Some(first) = seen.insert(item.idx, pos) {
+            return Err(RunError::Refused(format!(
+                "the dataset has two items with idx {} (items {} and {}): sample ids come from idx \
+                 and must be unique; renumber the items",
+                item.idx,
+                first + 1,
+                pos + 1
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Prepares the directory: a new run, or a resumed one with its finished ids. The
+/// returned lock is held for the whole run.
 fn prepare(
     spec: &RunSpec,
     events: &mpsc::UnboundedSender<Event>,
-) -> Result<(Manifest, HashSet<String>), RunError> {
+) -> Result<(Manifest, HashSet<String>, store::RunLock), RunError> {
     let dir = &spec.out;
     let has_run = dir.join(store::MANIFEST).exists();
     if has_run && !spec.resume {
@@ -142,8 +212,18 @@ fn prepare(
             dir.display()
         )));
     }
+    let samples = dir.join(SAMPLES);
+    if !has_run && std::fs::metadata(&samples).is_ok_and(|m| m.len() > 0) {
+        return Err(RunError::Refused(format!(
+            "{} holds a samples.jsonl but no run.json: it is not a run this tool can continue; \
+             move the file away or choose another --out",
+            dir.display()
+        )));
+    }
+    check_unique_ids(spec)?;
     std::fs::create_dir_all(dir)
         .map_err(|e| store::StoreError::Io(dir.display().to_string(), e))?;
+    let lock = store::RunLock::acquire(dir).map_err(RunError::Refused)?;
     let id = dir
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
@@ -162,16 +242,39 @@ fn prepare(
                 m.model.name
             )));
         }
+        let diffs = resume_differences(&old, &m);
+        if !diffs.is_empty() && !spec.force {
+            let list: Vec<String> = diffs
+                .iter()
+                .map(|(k, a, b)| format!("  {k}: was {a}, now {b}"))
+                .collect();
+            return Err(RunError::Refused(format!(
+                "{} was run with other settings; resuming would mix two experiments:\n{}\n\
+                 resume with the same settings, choose another --out, or add --force",
+                dir.display(),
+                list.join("\n")
+            )));
+        }
         m.created = old.created;
         m.id = old.id;
         let loaded = store::read_samples(dir)?;
         for w in loaded.warnings {
             let _ = events.send(Event::Warning(w));
         }
-        done = loaded.records.into_iter().map(|r| r.id).collect();
+        // The latest line per id is the sample's record (a retried sample has two).
+        let mut latest: HashMap<String, bool> = HashMap::new();
+        for r in loaded.records {
+            let failed = r.verdict.kind() == crate::verify::VerdictKind::ModelError;
+            latest.insert(r.id, failed);
+        }
+        done = latest
+            .into_iter()
+            .filter(|(_, failed)| !(spec.retry_errors && *failed))
+            .map(|(id, _)| id)
+            .collect();
     }
     store::write_manifest(dir, &m)?;
-    Ok((m, done))
+    Ok((m, done, lock))
 }
 
 /// Executes a run, sending events; returns when finished or cancelled.
@@ -180,7 +283,7 @@ pub async fn execute(
     events: mpsc::UnboundedSender<Event>,
     mut cancel: watch::Receiver<bool>,
 ) -> Result<Outcome, RunError> {
-    let (mut manifest, done) = prepare(&spec, &events)?;
+    let (mut manifest, done, _lock) = prepare(&spec, &events)?;
     let limit = spec.limit.unwrap_or(usize::MAX);
     let in_scope = spec.dataset.file.data.iter().take(limit);
     let todo = in_scope
@@ -197,10 +300,13 @@ pub async fn execute(
     let mut ids: HashMap<tokio::task::Id, String> = HashMap::new();
     let mut outcome = Outcome::Finished;
     let mut pause = spec.pause.clone();
+    let mut exhausted = false;
+    let mut failures_in_a_row = 0usize;
     loop {
         let paused = pause.as_ref().is_some_and(|p| *p.borrow());
         while !paused && set.len() < spec.concurrency.max(1) && !*cancel.borrow() {
             let Some(job) = next_job(&mut queue, syntax, &done, &events) else {
+                exhausted = true;
                 break;
             };
             let p = spec.pipeline.clone();
@@ -234,7 +340,25 @@ pub async fn execute(
                 Some(Ok((tid, rec))) => {
                     ids.remove(&tid);
                     out.append(&rec)?;
+                    failures_in_a_row = if rec.transport_failure() { failures_in_a_row + 1 } else { 0 };
+                    let last_error = rec
+                        .rounds
+                        .last()
+                        .and_then(|r| r.autoformalize.as_ref().and_then(|c| c.error.clone()).or(r.informalize.error.clone()))
+                        .unwrap_or_default();
                     let _ = events.send(Event::Sample(Box::new(rec)));
+                    let k = spec.max_consecutive_failures;
+                    if k > 0 && failures_in_a_row >= k {
+                        let _ = events.send(Event::Warning(format!(
+                            "stopping: {k} samples in a row could not reach the server (last: {last_error}); \
+                             the run is cancelled and resumable: once the server answers, continue with \
+                             --resume --retry-errors"
+                        )));
+                        set.abort_all();
+                        while set.join_next().await.is_some() {}
+                        outcome = Outcome::Cancelled;
+                        break;
+                    }
                 }
                 Some(Err(e)) => {
                     let id = ids.remove(&e.id()).unwrap_or_default();
@@ -256,6 +380,10 @@ pub async fn execute(
                 }
             }
         }
+    }
+    // A cancel seen while nothing was in flight must not read as a finished run.
+    if outcome == Outcome::Finished && *cancel.borrow() && !exhausted {
+        outcome = Outcome::Cancelled;
     }
     out.sync()?;
     manifest.status = match outcome {

@@ -106,6 +106,23 @@ pub struct CallRecord {
     /// Error after all retries.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The error was a transport failure (no HTTP answer: refused, reset, timed out).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub transport_error: bool,
+    /// The server reported token usage that cannot be real; the counts were capped.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub implausible_usage: bool,
+}
+
+impl SampleRecord {
+    /// Whether the sample failed because the server could not be reached.
+    pub fn transport_failure(&self) -> bool {
+        self.verdict.kind() == crate::verify::VerdictKind::ModelError
+            && self.rounds.last().is_some_and(|r| {
+                r.informalize.transport_error
+                    || r.autoformalize.as_ref().is_some_and(|c| c.transport_error)
+            })
+    }
 }
 
 /// One round of informalize → autoformalize → verify.

@@ -74,6 +74,8 @@ pub async fn judge_run(
                             attempts: c.attempts,
                             finish_reason: c.completion.finish_reason,
                             error: None,
+                            transport_error: false,
+                            implausible_usage: c.implausible_usage,
                         },
                     ),
                     Err(e) => (

@@ -60,11 +60,14 @@ fn record(prompt: &Rendered, r: &Result<CallResult, CallError>) -> CallRecord {
             attempts: c.attempts,
             finish_reason: c.completion.finish_reason.clone(),
             error: None,
+            transport_error: false,
+            implausible_usage: c.implausible_usage,
         },
         Err(e) => CallRecord {
             prompt_id: prompt.id.clone(),
             attempts: e.attempts,
             error: Some(e.error.message.clone()),
+            transport_error: e.error.status.is_none() && e.error.retryable,
             ..Default::default()
         },
     }
@@ -184,8 +187,8 @@ impl Pipeline {
             .flat_map(|r| std::iter::once(&r.informalize).chain(r.autoformalize.as_ref()));
         let (mut tin, mut tout, mut cost) = (0, 0, Some(0.0));
         for c in calls {
-            tin += c.input_tokens;
-            tout += c.output_tokens;
+            tin = u64::saturating_add(tin, c.input_tokens);
+            tout = u64::saturating_add(tout, c.output_tokens);
             cost = match (cost, c.cost_usd, c.error.is_some()) {
                 (Some(a), Some(b), _) => Some(a + b),
                 (Some(a), None, true) => Some(a),

@@ -4,7 +4,7 @@ use super::format::{LabelRecord, Manifest, SampleRecord};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
 /// Manifest file name.
@@ -31,6 +31,9 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
     move |e| StoreError::Io(path.display().to_string(), e)
 }
 
+/// Longest record line read from a run file.
+pub const MAX_RECORD: u64 = 64 << 20;
+
 /// Records read from a JSONL file, with warnings for lines that were skipped.
 #[derive(Debug)]
 pub struct Loaded<T> {
@@ -46,6 +49,15 @@ pub struct Loaded<T> {
 /// write in progress: skipped with a warning, never fatal. Bad lines elsewhere are
 /// skipped with their line number. A missing file reads as empty.
 pub fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Result<Loaded<T>, StoreError> {
+    // A FIFO or a device (`/dev/zero`) under a run file's name would block or never end.
+    if let Ok(m) = std::fs::metadata(path)
+        && !m.is_file()
+    {
+        return Err(StoreError::Io(
+            path.display().to_string(),
+            std::io::Error::other("not a regular file; refusing to read it"),
+        ));
+    }
     let file = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -75,11 +87,35 @@ pub fn read_jsonl_from<T: DeserializeOwned, R: BufRead>(
     let mut lineno = 0;
     loop {
         buf.clear();
-        let n = reader.read_until(b'\n', &mut buf).map_err(io(path))?;
+        let n = (&mut reader)
+            .take(MAX_RECORD + 1)
+            .read_until(b'\n', &mut buf)
+            .map_err(io(path))?;
         if n == 0 {
             break;
         }
         lineno += 1;
+        if n as u64 > MAX_RECORD && buf.last() != Some(&b'\n') {
+            // Longer than any record we write: read through it without holding it.
+            let mut skipped = n as u64;
+            loop {
+                buf.clear();
+                let k = (&mut reader)
+                    .take(1 << 20)
+                    .read_until(b'\n', &mut buf)
+                    .map_err(io(path))?;
+                skipped += k as u64;
+                if k == 0 || buf.last() == Some(&b'\n') {
+                    break;
+                }
+            }
+            out.complete_bytes += skipped;
+            out.warnings.push(format!(
+                "{}:{lineno}: a line of {skipped} bytes was skipped (limit {MAX_RECORD})",
+                path.display()
+            ));
+            continue;
+        }
         let complete = buf.last() == Some(&b'\n');
         let text = String::from_utf8_lossy(&buf);
         if text.trim().is_empty() {
@@ -243,5 +279,53 @@ impl<R: BufRead> BoundedLines<R> {
             buf.pop();
         }
         Ok(Some(Ok(String::from_utf8_lossy(&buf).into_owned())))
+    }
+}
+
+/// Lock file name inside a run directory.
+pub const LOCK: &str = "run.lock";
+
+/// The exclusive right to write a run directory, held while a run (CLI or viewer)
+/// writes it. It is an OS file lock, so a killed process never leaves a stale lock.
+#[derive(Debug)]
+pub struct RunLock {
+    _file: File,
+}
+
+impl RunLock {
+    /// Takes the lock, or says which process holds it.
+    pub fn acquire(dir: &Path) -> Result<RunLock, String> {
+        let path = dir.join(LOCK);
+        let mut file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        match file.try_lock() {
+            Ok(()) => {
+                use std::io::{Seek, SeekFrom};
+                let _ = file.set_len(0);
+                let _ = file.seek(SeekFrom::Start(0));
+                let _ = writeln!(file, "{}", std::process::id());
+                Ok(RunLock { _file: file })
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let holder = std::fs::read_to_string(&path).unwrap_or_default();
+                let holder = holder.trim();
+                Err(format!(
+                    "{} is being written by another autoeval process{}; wait for it to end or stop it \
+                     (two writers would run every remaining sample twice)",
+                    dir.display(),
+                    if holder.chars().all(|c| c.is_ascii_digit()) && !holder.is_empty() {
+                        format!(" (PID {holder})")
+                    } else {
+                        String::new()
+                    }
+                ))
+            }
+            Err(std::fs::TryLockError::Error(e)) => Err(format!("{}: {e}", path.display())),
+        }
     }
 }

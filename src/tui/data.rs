@@ -11,6 +11,9 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
+/// Longest sample line the viewer reads (longer lines are skipped with a warning).
+pub const MAX_LINE: u64 = 16 << 20;
+
 /// Field separator inside [`Row::text`].
 pub const SEP: char = '\u{1f}';
 
@@ -192,8 +195,19 @@ impl RunIndex {
         run.refresh();
         // Finished samples arrive in completion order; show them by index. Samples
         // appended later (a live run) go at the end, newest last.
-        run.rows
-            .sort_by_key(|r| (r.id.parse::<u64>().unwrap_or(u64::MAX), r.offset));
+        run.rows.sort_by(|a, b| {
+            let key = |r: &Row| (r.id.parse::<u64>().unwrap_or(u64::MAX), r.offset);
+            key(a).cmp(&key(b)).then_with(|| a.id.cmp(&b.id))
+        });
+        // A retried sample has several lines; the latest (largest offset) is its record.
+        let mut rows: Vec<Row> = Vec::with_capacity(run.rows.len());
+        for r in std::mem::take(&mut run.rows) {
+            match rows.last_mut() {
+                Some(last) if last.id == r.id => *last = r,
+                _ => rows.push(r),
+            }
+        }
+        run.rows = rows;
         run.reload_labels();
         run
     }
@@ -205,6 +219,18 @@ impl RunIndex {
     /// is a write in progress and is left for the next call.
     pub fn refresh(&mut self) -> usize {
         let path = self.dir.join(store::SAMPLES);
+        // A FIFO or device named samples.jsonl would block or never end: only read files.
+        match std::fs::metadata(&path) {
+            Ok(m) if m.is_file() => {}
+            Ok(_) => {
+                let w = format!("{} is not a regular file; skipped", path.display());
+                if !self.warnings.contains(&w) {
+                    self.warnings.push(w);
+                }
+                return 0;
+            }
+            Err(_) => return 0,
+        }
         let Ok(mut f) = std::fs::File::open(&path) else {
             return 0;
         };
@@ -224,12 +250,37 @@ impl RunIndex {
         let before = self.rows.len();
         loop {
             line.clear();
-            let n = match reader.read_until(b'\n', &mut line) {
+            let n = match (&mut reader)
+                .take(MAX_LINE + 1)
+                .read_until(b'\n', &mut line)
+            {
                 Ok(0) | Err(_) => break,
                 Ok(n) => n,
             };
             if line.last() != Some(&b'\n') {
-                break;
+                if n as u64 <= MAX_LINE {
+                    break;
+                }
+                // Longer than any sample we write: skip to its end without holding it.
+                let mut skipped = n as u64;
+                loop {
+                    line.clear();
+                    match (&mut reader).take(1 << 20).read_until(b'\n', &mut line) {
+                        Ok(0) | Err(_) => return self.rows.len() - before,
+                        Ok(k) => skipped += k as u64,
+                    }
+                    if line.last() == Some(&b'\n') {
+                        break;
+                    }
+                }
+                self.lines += 1;
+                self.warnings.push(format!(
+                    "{}:{}: a line of {skipped} bytes was skipped (limit {MAX_LINE})",
+                    path.display(),
+                    self.lines
+                ));
+                self.consumed += skipped;
+                continue;
             }
             self.lines += 1;
             match parse_row(&line[..n - 1], self.consumed, &path, self.lines) {

@@ -227,6 +227,9 @@ impl Live {
             ],
             limit,
             pause: Some(pause_rx),
+            force: false,
+            retry_errors: false,
+            max_consecutive_failures: 5,
         };
         form.remember();
         let (tx, rx) = std::sync::mpsc::channel();

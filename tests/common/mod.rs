@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -213,4 +214,46 @@ impl FakeModel {
         }
         "[Answer] yes".into()
     }
+}
+
+/// A server that answers like a model after `delay_ms`.
+pub fn fake_server(delay_ms: u64) -> Server {
+    let model = FakeModel::new();
+    Server::start(move |_, r| Reply {
+        delay: Duration::from_millis(delay_ms),
+        ..Reply::json(200, openai_body(&model.answer(&prompt_of(r))))
+    })
+}
+
+/// The parsed lines of a run's samples.jsonl.
+pub fn samples(dir: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("samples.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// `autoeval run` on a small PL dataset against `base`.
+pub fn run_cmd(base: &str, out: &Path, extra: &[&str]) -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_autoeval"));
+    c.args([
+        "run",
+        "--kind",
+        "pl",
+        "--per-category",
+        "1",
+        "--seed",
+        "3",
+        "--model",
+        "openai:fake",
+        "--quiet",
+    ])
+    .arg("--base-url")
+    .arg(format!("{base}/v1"))
+    .arg("--out")
+    .arg(out)
+    .args(extra)
+    .env("OPENAI_API_KEY", "sk-never-written-4");
+    c
 }

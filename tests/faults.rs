@@ -1,0 +1,514 @@
+//! Faults and hostile input: signals, the run lock, resume mismatches, retries of
+//! failed samples, a server that is gone, hostile token counts, output hygiene.
+
+mod common;
+
+use common::{FakeModel, Reply, Server, fake_server, openai_body, prompt_of, run_cmd, samples};
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_autoeval"))
+}
+
+unsafe extern "C" {
+    #[link_name = "kill"]
+    fn c_kill(pid: i32, sig: i32) -> i32;
+}
+
+fn signal(child: &std::process::Child, sig: i32) {
+    unsafe { c_kill(child.id() as i32, sig) };
+}
+
+fn wait_for_samples(out: &std::path::Path, n: usize) {
+    let start = Instant::now();
+    while samples(out).len() < n && start.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn manifest(out: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn sigterm_and_sighup_stop_like_ctrl_c() {
+    for (sig, code) in [(15, 143), (1, 129)] {
+        let server = fake_server(60);
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("run");
+        let mut child = run_cmd(&server.base, &out, &["--concurrency", "2"])
+            .spawn()
+            .unwrap();
+        wait_for_samples(&out, 3);
+        signal(&child, sig);
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(code), "signal {sig}");
+        assert_eq!(manifest(&out)["status"], "cancelled", "signal {sig}");
+        let text = std::fs::read_to_string(out.join("samples.jsonl")).unwrap();
+        assert!(text.ends_with('\n'));
+        for l in text.lines() {
+            serde_json::from_str::<serde_json::Value>(l).expect("whole lines");
+        }
+        let o = run_cmd(&server.base, &out, &["--resume"]).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(manifest(&out)["status"], "finished");
+    }
+}
+
+#[test]
+fn a_cancel_with_nothing_in_flight_is_cancelled_not_finished() {
+    // The driver sees the cancel before it starts any sample.
+    use autoeval::run::driver::{Outcome, RunSpec, dataset_info, execute};
+    let dir = tempfile::tempdir().unwrap();
+    let ds_path = dir.path().join("pl.json");
+    let o = bin()
+        .args([
+            "generate",
+            "--kind",
+            "pl",
+            "--per-category",
+            "1",
+            "-q",
+            "--out",
+        ])
+        .arg(&ds_path)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let ds = autoeval::dataset::Dataset::open(&ds_path).unwrap();
+    let client = autoeval::llm::spec::build("perturb", &Default::default()).unwrap();
+    let pipeline = Arc::new(autoeval::run::pipeline::Pipeline {
+        client: Arc::new(client),
+        prompts: Arc::new(autoeval::prompt::PromptSet::builtin(0).unwrap()),
+        syntax: ds.syntax,
+        rounds: 1,
+        temperature: 0.1,
+        max_tokens: 64,
+        verify: Default::default(),
+    });
+    let out = dir.path().join("run");
+    let spec = RunSpec {
+        out: out.clone(),
+        dataset_info: dataset_info(&ds, "pl", Some(&ds_path)),
+        dataset: ds,
+        pipeline,
+        concurrency: 2,
+        resume: false,
+        command: vec![],
+        limit: None,
+        pause: None,
+        force: false,
+        retry_errors: false,
+        max_consecutive_failures: 5,
+    };
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let (_cancel_tx, cancel_rx) = tokio::sync::watch::channel(true);
+    let outcome = rt.block_on(execute(spec, tx, cancel_rx)).unwrap();
+    assert_eq!(outcome, Outcome::Cancelled);
+    assert_eq!(manifest(&out)["status"], "cancelled");
+}
+
+#[test]
+fn a_second_writer_is_refused_with_the_holders_pid_and_a_dead_holder_never_blocks() {
+    let server = fake_server(80);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let mut first = run_cmd(&server.base, &out, &["--concurrency", "1"])
+        .spawn()
+        .unwrap();
+    wait_for_samples(&out, 1);
+    let t = Instant::now();
+    let o = run_cmd(&server.base, &out, &["--resume"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("PID {}", first.id())), "{err}");
+    assert!(t.elapsed() < Duration::from_secs(5), "refused at once");
+    // kill -9: the OS drops the lock with the process.
+    signal(&first, 9);
+    let _ = first.wait();
+    let o = run_cmd(&server.base, &out, &["--resume"]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let recs = samples(&out);
+    let mut ids: Vec<&str> = recs.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    let n = ids.len();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), n, "every sample once");
+}
+
+#[test]
+fn resume_with_other_settings_is_refused_and_lists_the_differences() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let base = [
+        "run",
+        "--kind",
+        "pl",
+        "--per-category",
+        "1",
+        "--model",
+        "perturb",
+        "--quiet",
+    ];
+    let o = bin()
+        .args(base)
+        .arg("--out")
+        .arg(&out)
+        .args(["--limit", "5"])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let before = std::fs::read_to_string(out.join("run.json")).unwrap();
+    let o = bin()
+        .args(base)
+        .arg("--out")
+        .arg(&out)
+        .args(["--resume", "--rounds", "2", "--shots", "2"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("rounds: was 1, now 2"), "{err}");
+    assert!(err.contains("shots: was 0, now 2"), "{err}");
+    assert!(err.contains("--force"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(out.join("run.json")).unwrap(),
+        before,
+        "the manifest is untouched"
+    );
+    let o = bin()
+        .args(base)
+        .arg("--out")
+        .arg(&out)
+        .args(["--resume", "--rounds", "2", "--force", "--limit", "6"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn orphan_samples_and_duplicate_ids_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("samples.jsonl"), "{\"id\":\"0\"}\n").unwrap();
+    let o = bin()
+        .args([
+            "run",
+            "--kind",
+            "pl",
+            "--per-category",
+            "1",
+            "--model",
+            "perturb",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err.contains("samples.jsonl but no run.json"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(out.join("samples.jsonl")).unwrap(),
+        "{\"id\":\"0\"}\n",
+        "nothing appended"
+    );
+    let ds = dir.path().join("dup.json");
+    std::fs::write(
+        &ds,
+        r#"{"info": {"type": "dataset", "filter_field": "num_operators"}, "data": [
+            {"idx": 0, "fs": "p1 ∧ p2", "num_operators": 1},
+            {"idx": 0, "fs": "p1 ∨ p2", "num_operators": 1}]}"#,
+    )
+    .unwrap();
+    let o = bin()
+        .args(["run", "--model", "perturb", "--quiet", "--dataset"])
+        .arg(&ds)
+        .arg("--out")
+        .arg(dir.path().join("dup-run"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err.contains("two items with idx 0"), "{err}");
+}
+
+#[test]
+fn retry_errors_reruns_exactly_the_failed_samples_and_the_latest_line_wins() {
+    let model = FakeModel::new();
+    let failing = Arc::new(AtomicBool::new(true));
+    let f = failing.clone();
+    // While `failing`, every third request gets a 400 (not retried): those samples fail.
+    let server = Server::start(move |n, r| {
+        if f.load(Ordering::SeqCst) && n % 3 == 2 {
+            Reply::json(400, "{\"error\":\"bad request\"}".into())
+        } else {
+            Reply::json(200, openai_body(&model.answer(&prompt_of(r))))
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let o = run_cmd(&server.base, &out, &["--concurrency", "1", "--limit", "12"])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let first = samples(&out);
+    let failed: Vec<String> = first
+        .iter()
+        .filter(|r| r["verdict"]["verdict"] == "model-error")
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect();
+    assert!(!failed.is_empty());
+    failing.store(false, Ordering::SeqCst);
+    // A plain resume treats them as done.
+    let o = run_cmd(&server.base, &out, &["--resume", "--limit", "12"])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert_eq!(samples(&out).len(), first.len());
+    let o = run_cmd(
+        &server.base,
+        &out,
+        &["--resume", "--retry-errors", "--limit", "12"],
+    )
+    .output()
+    .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let all = samples(&out);
+    assert_eq!(
+        all.len(),
+        first.len() + failed.len(),
+        "one new line per failed sample"
+    );
+    let mut retried: Vec<String> = all[first.len()..]
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect();
+    retried.sort();
+    let mut want = failed.clone();
+    want.sort();
+    assert_eq!(retried, want, "exactly the failed samples");
+    for r in &all[first.len()..] {
+        assert_ne!(r["verdict"]["verdict"], "model-error");
+    }
+    // Readers take the latest line per id.
+    let report = autoeval::report::report_run(
+        &autoeval::report::load_run(&out).unwrap(),
+        autoeval::report::By::Operators,
+    );
+    assert_eq!(report.total.n, first.len());
+    assert_eq!(report.verdicts.get("model-error"), None);
+}
+
+#[test]
+fn a_server_that_is_gone_stops_the_run_after_k_failures() {
+    // A port with nothing listening: every request is refused.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let base = format!("http://127.0.0.1:{port}");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let o = run_cmd(
+        &base,
+        &out,
+        &[
+            "--concurrency",
+            "1",
+            "--retries",
+            "0",
+            "--max-consecutive-failures",
+            "3",
+        ],
+    )
+    .output()
+    .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("3 samples in a row could not reach the server"),
+        "{err}"
+    );
+    assert_eq!(
+        samples(&out).len(),
+        3,
+        "no request burnt after the third failure"
+    );
+    assert_eq!(manifest(&out)["status"], "cancelled");
+}
+
+#[test]
+fn hostile_token_counts_are_capped_and_flagged() {
+    let model = FakeModel::new();
+    let server = Server::start(move |_, r| {
+        let body = openai_body(&model.answer(&prompt_of(r)));
+        let mut v: serde_json::Value = serde_json::from_str(&body).unwrap();
+        v["usage"] = serde_json::json!({"prompt_tokens": u64::MAX, "completion_tokens": u64::MAX});
+        Reply::json(200, v.to_string())
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let prices = dir.path().join("prices.json");
+    std::fs::write(&prices, r#"{"fake": {"input": 2.5, "output": 10.0}}"#).unwrap();
+    let o = run_cmd(&server.base, &out, &["--limit", "4", "--prices"])
+        .arg(&prices)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for r in samples(&out) {
+        let call = &r["rounds"][0]["informalize"];
+        assert_eq!(call["implausible_usage"], true);
+        assert!(call["input_tokens"].as_u64().unwrap() <= 10_000_000);
+        let cost = r["cost_usd"].as_f64().expect("priced");
+        assert!(cost < 1_000.0, "cost {cost}");
+        assert!(r["input_tokens"].as_u64().unwrap() < u64::MAX);
+    }
+}
+
+#[test]
+fn absurd_concurrency_is_refused_not_a_panic() {
+    let o = bin()
+        .args(["run", "--kind", "pl", "--model", "perturb", "--quiet"])
+        .args(["--concurrency", "2305843009213693952", "--out"])
+        .arg(tempfile::tempdir().unwrap().path().join("r"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--concurrency must be between 1 and"), "{err}");
+}
+
+#[test]
+fn report_and_labels_sanitise_terminal_output_and_exit_quietly_on_a_closed_pipe() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let o = bin()
+        .args([
+            "run",
+            "--kind",
+            "pl",
+            "--per-category",
+            "3",
+            "--model",
+            "perturb",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    // A crafted run name: OSC 52 clipboard write, title change, bidi override.
+    let mut m = manifest(&out);
+    m["id"] = "evil\u{1b}]52;c;aGk=\u{7}\u{1b}]0;pwned\u{7}\u{202e}".into();
+    std::fs::write(out.join("run.json"), serde_json::to_string(&m).unwrap()).unwrap();
+    let o = bin().arg("report").arg(&out).output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success());
+    assert!(!text.contains('\u{1b}') && !text.contains('\u{7}') && !text.contains('\u{202e}'));
+    assert!(text.contains("\\u{001B}]52"), "shown visibly: {text}");
+    // JSON into a pipe stays exact.
+    let o = bin()
+        .args(["report", "--format", "json"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&o.stdout).contains("\\u001b]52"));
+    // `| head`: the reader goes away; the writer stops quietly.
+    let mut child = bin()
+        .args(["report", "--format", "csv"])
+        .arg(&out)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("panicked"));
+    let mut child = bin()
+        .args(["verify", "--pairs", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    drop(child.stdout.take());
+    let _ = stdin.write_all("p\tq\n".repeat(50_000).as_bytes());
+    drop(stdin);
+    let o = child.wait_with_output().unwrap();
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("panicked"));
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn a_fifo_or_dev_zero_named_samples_jsonl_never_hangs_report_or_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let o = bin()
+        .args([
+            "run",
+            "--kind",
+            "pl",
+            "--per-category",
+            "1",
+            "--limit",
+            "3",
+            "--model",
+            "perturb",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let samples_path = out.join("samples.jsonl");
+    for kind in ["fifo", "zero"] {
+        std::fs::remove_file(&samples_path).unwrap();
+        if kind == "fifo" {
+            assert!(
+                Command::new("mkfifo")
+                    .arg(&samples_path)
+                    .status()
+                    .unwrap()
+                    .success()
+            );
+        } else {
+            std::os::unix::fs::symlink("/dev/zero", &samples_path).unwrap();
+        }
+        let t = Instant::now();
+        let o = bin().arg("report").arg(&out).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{kind}: {err}");
+        assert!(err.contains("not a regular file"), "{kind}: {err}");
+        assert!(t.elapsed() < Duration::from_secs(10), "{kind}");
+        let (app, _) = autoeval::tui::build_app(&autoeval::tui::ViewOptions {
+            paths: vec![out.clone()],
+            theme: None,
+            config: Some("/nonexistent/autoeval-config.toml".into()),
+        });
+        assert!(
+            app.warnings
+                .iter()
+                .any(|w| w.contains("not a regular file")),
+            "{kind}: {:?}",
+            app.warnings
+        );
+    }
+}
