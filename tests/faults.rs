@@ -512,3 +512,126 @@ fn a_fifo_or_dev_zero_named_samples_jsonl_never_hangs_report_or_view() {
         );
     }
 }
+
+#[test]
+fn an_overlong_reply_is_a_model_error_naming_the_cap() {
+    let model = FakeModel::new();
+    let server = Server::start(move |n, r| {
+        let answer = model.answer(&prompt_of(r));
+        if n == 0 {
+            // A runaway reply: 2 MB of text.
+            Reply::json(200, openai_body(&"p1 ∧ ".repeat(400_000)))
+        } else {
+            Reply::json(200, openai_body(&answer))
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let o = run_cmd(
+        &server.base,
+        &out,
+        &[
+            "--concurrency",
+            "1",
+            "--limit",
+            "3",
+            "--max-reply-bytes",
+            "65536",
+        ],
+    )
+    .output()
+    .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let recs = samples(&out);
+    let first = &recs[0];
+    assert_eq!(first["verdict"]["verdict"], "model-error");
+    assert!(
+        first["verdict"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("cap of 65536 bytes"),
+        "{first}"
+    );
+    let line_len = std::fs::read_to_string(out.join("samples.jsonl"))
+        .unwrap()
+        .lines()
+        .map(str::len)
+        .max()
+        .unwrap();
+    assert!(
+        line_len < 100_000,
+        "no runaway line written ({line_len} bytes)"
+    );
+}
+
+#[test]
+fn a_reply_cut_off_mid_body_is_retried() {
+    let model = FakeModel::new();
+    let server = Server::start(move |n, r| {
+        let body = openai_body(&model.answer(&prompt_of(r)));
+        if n == 0 {
+            Reply {
+                cut_after: Some(body.len() / 2),
+                ..Reply::json(200, body)
+            }
+        } else {
+            Reply::json(200, body)
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let o = run_cmd(&server.base, &out, &["--concurrency", "1", "--limit", "2"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let recs = samples(&out);
+    assert_ne!(recs[0]["verdict"]["verdict"], "model-error", "{}", recs[0]);
+    assert_eq!(
+        recs[0]["rounds"][0]["informalize"]["attempts"], 2,
+        "retried once"
+    );
+}
+
+#[test]
+fn a_key_echoed_escaped_encoded_or_in_part_is_never_stored() {
+    let key = "sk-test-SECRETKEY-0123456789abcdef";
+    let b64 = "c2stdGVzdC1TRUNSRVRLRVktMDEyMzQ1Njc4OWFiY2RlZg==";
+    let escaped: String = key
+        .chars()
+        .map(|c| format!("\\u{:04x}", c as u32))
+        .collect();
+    let server = Server::start(move |n, _| match n % 3 {
+        // ψ that echoes the key \u-escaped, and a piece of it.
+        0 => Reply::json(
+            200,
+            format!(
+                "{{\"choices\":[{{\"message\":{{\"content\":\"key {escaped} and SECRETKEY-0123 here\"}},\"finish_reason\":\"stop\"}}],\"usage\":{{\"prompt_tokens\":1,\"completion_tokens\":1}}}}"
+            ),
+        ),
+        // An error body with the key in base64.
+        _ => Reply::json(400, format!("{{\"error\":\"bad key {b64}\"}}")),
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let o = run_cmd(&server.base, &out, &["--concurrency", "1", "--limit", "3"])
+        .env("AE_FAULTS_KEY", key)
+        .args(["--api-key-env", "AE_FAULTS_KEY"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let mut all = String::new();
+    for entry in std::fs::read_dir(&out).unwrap() {
+        all.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap_or_default());
+    }
+    all.push_str(&stderr);
+    for leak in [
+        key,
+        "SECRETKEY-0123",
+        b64,
+        "0123456789abcdef",
+        "\\u0073\\u006b",
+    ] {
+        assert!(!all.contains(leak), "leaked {leak:?}");
+    }
+    assert!(all.contains("[redacted]"), "the echo is shown as redacted");
+}

@@ -36,9 +36,12 @@ pub struct ModelArgs {
     /// Per-request timeout in seconds.
     #[arg(long, default_value_t = 120)]
     pub request_timeout: u64,
-    /// Retries on 429/5xx/timeouts.
+    /// Retries on 429/5xx/timeouts and broken connections.
     #[arg(long, default_value_t = 5)]
     pub retries: u32,
+    /// Most bytes read of one model reply; a longer one becomes a model error.
+    #[arg(long, default_value_t = crate::llm::client::DEFAULT_MAX_REPLY_BYTES)]
+    pub max_reply_bytes: usize,
     /// JSON price table {"model": {"input": USD/Mtok, "output": USD/Mtok}} merged over the built-in one.
     #[arg(long)]
     pub prices: Option<PathBuf>,
@@ -72,6 +75,7 @@ impl ModelArgs {
                 rpm: self.rpm,
                 timeout: Duration::from_secs(self.request_timeout.max(1)),
                 max_retries: self.retries,
+                max_reply_bytes: self.max_reply_bytes.max(1),
                 ..Limits::default()
             },
             prices,

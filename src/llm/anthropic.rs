@@ -30,7 +30,7 @@ impl Anthropic {
         if let Some(k) = &self.0.key {
             rb = rb.header("x-api-key", k);
         }
-        let v = post_json(rb, self.0.key.as_deref(), &self.0.key_env).await?;
+        let v = post_json(rb, &self.0).await?;
         let content: String = v["content"]
             .as_array()
             .map(|parts| {

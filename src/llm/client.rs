@@ -23,7 +23,12 @@ pub struct Limits {
     pub backoff_base: Duration,
     /// Longest single wait.
     pub backoff_cap: Duration,
+    /// Most bytes read of one reply; a longer reply is a model error naming the cap.
+    pub max_reply_bytes: usize,
 }
+
+/// Default reply cap: far above any formula or description, far below a runaway reply.
+pub const DEFAULT_MAX_REPLY_BYTES: usize = 256 * 1024;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -34,6 +39,7 @@ impl Default for Limits {
             max_retries: 5,
             backoff_base: Duration::from_millis(500),
             backoff_cap: Duration::from_secs(60),
+            max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
         }
     }
 }

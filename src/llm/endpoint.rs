@@ -14,6 +14,8 @@ pub struct Endpoint {
     pub key: Option<String>,
     /// The environment variable the key came from (for error hints).
     pub key_env: String,
+    /// Most bytes read of one reply.
+    pub max_reply_bytes: usize,
 }
 
 impl std::fmt::Debug for Endpoint {
@@ -40,6 +42,7 @@ impl Endpoint {
             model: model.to_string(),
             key,
             key_env: key_env.to_string(),
+            max_reply_bytes: super::client::DEFAULT_MAX_REPLY_BYTES,
         }
     }
 

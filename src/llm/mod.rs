@@ -95,11 +95,82 @@ pub trait ChatModel: Send + Sync {
     fn send<'a>(&'a self, req: &'a ChatRequest) -> BoxFut<'a, Result<Completion, LlmError>>;
 }
 
-/// Removes `secret` from `text` (defence in depth for error bodies that echo keys).
+/// Shortest piece of a key that counts as leaked when it appears in server text.
+pub const MIN_KEY_ECHO: usize = 8;
+
+fn base64(bytes: &[u8], url: bool) -> String {
+    let table: &[u8; 64] = if url {
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    } else {
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    };
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().fold(0u32, |a, &b| (a << 8) | u32::from(b)) << (8 * (3 - chunk.len()));
+        for i in 0..=chunk.len() {
+            out.push(char::from(table[((n >> (18 - 6 * i)) & 63) as usize]));
+        }
+    }
+    out
+}
+
+/// Removes every trace of `secret` from `text`: the key itself, any piece of it of
+/// [`MIN_KEY_ECHO`] or more characters, and its base64 forms (or pieces of them).
+/// Applied to decoded text (after JSON unescaping), so `\u`-escaped echoes are caught.
 pub fn scrub(text: &str, secret: Option<&str>) -> String {
-    match secret {
-        Some(s) if s.len() >= 4 => text.replace(s, "[redacted]"),
-        _ => text.to_string(),
+    let Some(s) = secret.filter(|s| s.len() >= 4) else {
+        return text.to_string();
+    };
+    let forms = [
+        s.to_string(),
+        base64(s.as_bytes(), false),
+        base64(s.as_bytes(), true),
+    ];
+    let min = MIN_KEY_ECHO.min(s.len());
+    let mut out = String::with_capacity(text.len());
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < text.len() {
+        // The longest run starting here that is a piece of one of the forms.
+        let mut best = 0;
+        if text.is_char_boundary(i) {
+            for f in &forms {
+                let mut len = min;
+                while i + len <= bytes.len()
+                    && text.is_char_boundary(i + len)
+                    && f.contains(&text[i..i + len])
+                {
+                    best = best.max(len);
+                    len += 1;
+                }
+            }
+        }
+        if best >= min {
+            out.push_str("[redacted]");
+            i += best;
+        } else {
+            let ch = text[i..].chars().next().map_or(1, char::len_utf8);
+            out.push_str(&text[i..i + ch]);
+            i += ch;
+        }
+    }
+    out
+}
+
+/// Every string inside a decoded JSON value, scrubbed of `secret`.
+pub fn scrub_json(v: &mut serde_json::Value, secret: Option<&str>) {
+    if secret.is_none() {
+        return;
+    }
+    // An explicit stack: server JSON can nest deeply.
+    let mut stack = vec![v];
+    while let Some(x) = stack.pop() {
+        match x {
+            serde_json::Value::String(s) => *s = scrub(s, secret),
+            serde_json::Value::Array(a) => stack.extend(a.iter_mut()),
+            serde_json::Value::Object(o) => stack.extend(o.values_mut()),
+            _ => {}
+        }
     }
 }
 
@@ -157,23 +228,60 @@ pub fn transport_error(e: &reqwest::Error) -> LlmError {
     }
 }
 
-/// Sends a JSON request; returns the parsed body of a 2xx answer. Other statuses,
-/// transport failures and malformed bodies become errors, with any echoed key scrubbed.
+/// Sends a JSON request; returns the parsed body of a 2xx answer. The body is read
+/// as it streams and refused past the endpoint's byte cap. Other statuses, transport
+/// failures (a reset or truncated body included, which are retried) and malformed
+/// bodies become errors. Every string decoded from the server is scrubbed of the key.
 pub async fn post_json(
     rb: reqwest::RequestBuilder,
-    key: Option<&str>,
-    key_env: &str,
+    ep: &endpoint::Endpoint,
 ) -> Result<serde_json::Value, LlmError> {
-    let resp = rb.send().await.map_err(|e| transport_error(&e))?;
+    let key = ep.key.as_deref();
+    let mut resp = rb.send().await.map_err(|e| transport_error(&e))?;
     let status = resp.status().as_u16();
     let retry_after = parse_retry_after(resp.headers().get("retry-after"));
-    let text = resp.text().await.map_err(|e| transport_error(&e))?;
-    let text = scrub(&text, key);
-    if !(200..300).contains(&status) {
-        return Err(status_error(status, &text, retry_after, Some(key_env)));
+    let cap = ep.max_reply_bytes;
+    let mut body: Vec<u8> = Vec::new();
+    loop {
+        match resp.chunk().await {
+            Ok(Some(c)) => {
+                if body.len() + c.len() > cap {
+                    return Err(LlmError::fatal(format!(
+                        "reply longer than the cap of {cap} bytes (raise it with --max-reply-bytes)"
+                    )));
+                }
+                body.extend_from_slice(&c);
+            }
+            Ok(None) => break,
+            Err(e) => {
+                // The connection broke mid-body: as retryable as a refused connection.
+                let mut err = transport_error(&e);
+                err.retryable = true;
+                err.message = format!("reply cut off after {} bytes: {}", body.len(), err.message);
+                return Err(err);
+            }
+        }
     }
-    serde_json::from_str(&text)
-        .map_err(|e| LlmError::fatal(format!("malformed JSON from server: {e}")))
+    let text = String::from_utf8_lossy(&body);
+    if !(200..300).contains(&status) {
+        let shown = match serde_json::from_str::<serde_json::Value>(&text) {
+            Ok(mut v) => {
+                scrub_json(&mut v, key);
+                v.to_string()
+            }
+            Err(_) => text.into_owned(),
+        };
+        return Err(status_error(
+            status,
+            &scrub(&shown, key),
+            retry_after,
+            Some(&ep.key_env),
+        ));
+    }
+    let mut v: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| LlmError::fatal(scrub(&format!("malformed JSON from server: {e}"), key)))?;
+    scrub_json(&mut v, key);
+    Ok(v)
 }
 
 /// A completion, or the "empty answer" error when the text is blank.

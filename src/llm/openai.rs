@@ -30,7 +30,7 @@ impl OpenAi {
         if let Some(k) = &self.0.key {
             rb = rb.bearer_auth(k);
         }
-        let v = post_json(rb, self.0.key.as_deref(), &self.0.key_env).await?;
+        let v = post_json(rb, &self.0).await?;
         let choice = &v["choices"][0];
         let content = choice["message"]["content"]
             .as_str()

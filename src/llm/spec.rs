@@ -74,7 +74,10 @@ pub fn build(spec: &str, o: &ModelOptions) -> Result<Client, String> {
                     "no API key: set ${env} (or --api-key-env NAME), or point --base-url at a local server"
                 ));
             }
-            Arc::new(OpenAi(Endpoint::new(http()?, &base, model, k, &env)))
+            Arc::new(OpenAi(Endpoint {
+                max_reply_bytes: o.limits.max_reply_bytes,
+                ..Endpoint::new(http()?, &base, model, k, &env)
+            }))
         }
         "anthropic" if !model.is_empty() => {
             let env = o
@@ -89,7 +92,10 @@ pub fn build(spec: &str, o: &ModelOptions) -> Result<Client, String> {
             if k.is_none() && base == anthropic::DEFAULT_BASE {
                 return Err(format!("no API key: set ${env} (or --api-key-env NAME)"));
             }
-            Arc::new(Anthropic(Endpoint::new(http()?, &base, model, k, &env)))
+            Arc::new(Anthropic(Endpoint {
+                max_reply_bytes: o.limits.max_reply_bytes,
+                ..Endpoint::new(http()?, &base, model, k, &env)
+            }))
         }
         _ => {
             return Err(format!(

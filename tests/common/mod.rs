@@ -26,6 +26,9 @@ pub struct Reply {
     pub headers: Vec<(String, String)>,
     pub body: String,
     pub delay: Duration,
+    /// Send only this many bytes of the body (the full length is declared), then
+    /// close the connection: a reset mid-body.
+    pub cut_after: Option<usize>,
 }
 
 impl Reply {
@@ -35,6 +38,7 @@ impl Reply {
             headers: vec![],
             body,
             delay: Duration::ZERO,
+            cut_after: None,
         }
     }
 }
@@ -127,6 +131,13 @@ impl Server {
                             head.push_str(&format!("{k}: {v}\r\n"));
                         }
                         head.push_str("\r\n");
+                        if let Some(n) = reply.cut_after {
+                            let _ = writer.write_all(head.as_bytes());
+                            let _ =
+                                writer.write_all(&reply.body.as_bytes()[..n.min(reply.body.len())]);
+                            let _ = writer.shutdown(std::net::Shutdown::Both);
+                            return;
+                        }
                         if writer.write_all(head.as_bytes()).is_err()
                             || writer.write_all(reply.body.as_bytes()).is_err()
                         {
