@@ -51,6 +51,24 @@ pub fn one_line(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Every string inside a JSON value made safe with [`for_terminal`] (an explicit
+/// stack: file JSON can nest deeply).
+pub fn json_for_terminal(v: &mut serde_json::Value) {
+    let mut stack = vec![v];
+    while let Some(x) = stack.pop() {
+        match x {
+            serde_json::Value::String(s) => {
+                if let Cow::Owned(t) = for_terminal(s) {
+                    *s = t;
+                }
+            }
+            serde_json::Value::Array(a) => stack.extend(a.iter_mut()),
+            serde_json::Value::Object(o) => stack.extend(o.values_mut()),
+            _ => {}
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

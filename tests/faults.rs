@@ -635,3 +635,257 @@ fn a_key_echoed_escaped_encoded_or_in_part_is_never_stored() {
     }
     assert!(all.contains("[redacted]"), "the echo is shown as redacted");
 }
+
+#[test]
+fn a_20000_term_reply_is_unparseable_too_large_and_the_run_goes_on() {
+    let model = FakeModel::new();
+    let huge = (0..20_000)
+        .map(|i| format!("p{i}"))
+        .collect::<Vec<_>>()
+        .join(" ∧ ");
+    let server = Server::start(move |_, r| {
+        let prompt = prompt_of(r);
+        let answer = if prompt.contains("[NL DESCRIPTION]") {
+            huge.clone()
+        } else {
+            model.answer(&prompt)
+        };
+        Reply::json(200, openai_body(&answer))
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let o = run_cmd(
+        &server.base,
+        &out,
+        &["--limit", "4", "--max-reply-bytes", "1000000"],
+    )
+    .output()
+    .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let recs = samples(&out);
+    assert_eq!(recs.len(), 4);
+    for r in &recs {
+        if r["verdict"]["verdict"] == "copied" {
+            continue;
+        }
+        assert_eq!(r["verdict"]["verdict"], "unparseable", "{}", r["verdict"]);
+        assert!(
+            r["verdict"]["reason"]
+                .as_str()
+                .unwrap()
+                .starts_with("too large")
+        );
+    }
+    // The same formula in a dataset: skipped with a warning, never a crash.
+    let ds = dir.path().join("deep.json");
+    let long = (0..20_000)
+        .map(|i| format!("p{i}"))
+        .collect::<Vec<_>>()
+        .join(" & ");
+    std::fs::write(
+        &ds,
+        serde_json::json!({"info": {"type": "dataset", "filter_field": "num_operators"},
+            "data": [{"idx": 0, "fs": long, "num_operators": 19999}, {"idx": 1, "fs": "p1 & p2", "num_operators": 1}]})
+        .to_string(),
+    )
+    .unwrap();
+    let o = bin()
+        .args(["run", "--model", "perturb", "--quiet", "--dataset"])
+        .arg(&ds)
+        .arg("--out")
+        .arg(dir.path().join("deep-run"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("too large"), "{err}");
+    assert_eq!(samples(&dir.path().join("deep-run")).len(), 1);
+}
+
+#[test]
+fn prompt_templates_without_their_placeholders_are_refused_with_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "informalize-logic.txt",
+            "[TASK]\nDescribe it.\n",
+            "never uses {formula}",
+        ),
+        (
+            "autoformalize-logic.txt",
+            "[TASK]\nWrite it.\n{description}\n{formla}\n",
+            ":4: unknown placeholder {formla}",
+        ),
+        (
+            "judge.txt",
+            "{formula} {formula2}\nset {a, b\n",
+            ":2: stray '{'",
+        ),
+        (
+            "informalize-regex.txt",
+            "{formula}\n} done\n",
+            ":2: stray '}'",
+        ),
+    ];
+    for (file, text, want) in cases {
+        let prompts = dir.path().join(format!("p-{file}"));
+        std::fs::create_dir_all(&prompts).unwrap();
+        std::fs::write(prompts.join(file), text).unwrap();
+        let o = bin()
+            .args([
+                "run",
+                "--kind",
+                "pl",
+                "--per-category",
+                "1",
+                "--model",
+                "perturb",
+                "--quiet",
+            ])
+            .arg("--prompts")
+            .arg(&prompts)
+            .arg("--out")
+            .arg(dir.path().join(format!("r-{file}")))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{file}: {err}");
+        assert!(err.contains(file) && err.contains(want), "{file}: {err}");
+        assert!(
+            !dir.path()
+                .join(format!("r-{file}"))
+                .join("samples.jsonl")
+                .exists()
+        );
+    }
+}
+
+#[test]
+fn a_label_after_a_torn_line_is_kept_and_unknown_ids_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let o = bin()
+        .args([
+            "run",
+            "--kind",
+            "pl",
+            "--per-category",
+            "1",
+            "--limit",
+            "3",
+            "--model",
+            "perturb",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let id = samples(&out)[0]["id"].as_str().unwrap().to_string();
+    std::fs::write(out.join("labels.jsonl"), "{\"id\":\"0\",\"categ").unwrap();
+    let o = bin()
+        .args(["labels", "add"])
+        .arg(&out)
+        .args([id.as_str(), "negation-misplaced", "--annotator", "ann"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let labels = autoeval::run::store::read_labels(&out).unwrap();
+    assert_eq!(
+        labels.records.len(),
+        1,
+        "the new label survives the torn line"
+    );
+    assert_eq!(labels.records[0].id, id);
+    let o = bin()
+        .args(["labels", "add"])
+        .arg(&out)
+        .args(["no-such-sample", "negation-misplaced"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("no sample with id 'no-such-sample'"), "{err}");
+}
+
+#[test]
+fn bad_config_keys_are_warned_about_and_quit_stays_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("config.toml");
+    std::fs::write(
+        &cfg,
+        "colour = \"red\"\n[keys]\nhelp = [\"ctrl-qq\", \"f13\", \"q\"]\nwarnings = \"ctrl-c\"\n",
+    )
+    .unwrap();
+    let (app, _) = autoeval::tui::build_app(&autoeval::tui::ViewOptions {
+        paths: vec![],
+        theme: None,
+        config: Some(cfg),
+    });
+    let w = app.warnings.join("\n");
+    assert!(w.contains("unknown setting 'colour'"), "{w}");
+    assert!(w.contains("'ctrl-qq' is not a key name"), "{w}");
+    assert!(w.contains("'f13' is not a key name"), "{w}");
+    assert!(w.contains("quit had no key left; ctrl-c quits"), "{w}");
+    assert_eq!(
+        app.keymap.action("ctrl-c"),
+        Some(autoeval::tui::keymap::Action::Quit)
+    );
+}
+
+#[test]
+fn the_viewer_shows_bidi_and_zero_width_characters_instead_of_obeying_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let o = bin()
+        .args([
+            "run",
+            "--kind",
+            "pl",
+            "--per-category",
+            "1",
+            "--limit",
+            "2",
+            "--model",
+            "perturb",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let text = std::fs::read_to_string(out.join("samples.jsonl")).unwrap();
+    let mut lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for l in &mut lines {
+        l["rounds"][0]["psi"] = "evil\u{202e}txt.exe\u{200b} and \u{1b}[2J".into();
+    }
+    let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(out.join("samples.jsonl"), body).unwrap();
+    let (mut app, theme) = autoeval::tui::build_app(&autoeval::tui::ViewOptions {
+        paths: vec![out.clone()],
+        theme: None,
+        config: Some("/nonexistent/autoeval-config.toml".into()),
+    });
+    app.ensure_detail();
+    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 48)).unwrap();
+    term.draw(|f| {
+        autoeval::tui::ui::draw(f, &mut app, &theme);
+    })
+    .unwrap();
+    let screen: String = term
+        .backend()
+        .buffer()
+        .content()
+        .iter()
+        .map(|c| c.symbol().to_string())
+        .collect();
+    for bad in ['\u{202e}', '\u{200b}', '\u{1b}'] {
+        assert!(!screen.contains(bad), "{bad:?} reached the screen");
+    }
+    assert!(screen.contains("\\u{202E}"), "shown visibly");
+}

@@ -164,6 +164,14 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
             annotator,
         } => {
             crate::run::store::read_manifest(&run).map_err(|e| anyhow!("{e}"))?;
+            let data = load_run(&run).map_err(|e| anyhow!("{e}"))?;
+            if !data.samples.iter().any(|s| s.id == id) {
+                return Err(anyhow!(
+                    "{} has no sample with id '{}': labels must name a sample of the run",
+                    run.display(),
+                    crate::sanitize::one_line(&id)
+                ));
+            }
             let tax = crate::tui::labels::Taxonomy::builtin();
             for c in &categories {
                 if !tax.categories.iter().any(|x| &x.id == c) {

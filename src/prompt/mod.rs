@@ -52,6 +52,80 @@ pub enum PromptError {
     /// Unsupported shot count.
     #[error("--shots must be 0 or 2, not {0}")]
     Shots(usize),
+    /// A template that would send a broken prompt.
+    #[error("{0}")]
+    Template(String),
+}
+
+/// The placeholders each template may use, and the ones it must use.
+fn placeholders(file: &str) -> Option<(&'static [&'static str], &'static [&'static str])> {
+    Some(match file {
+        "informalize-logic.txt" | "informalize-regex.txt" => (
+            &["logic_name", "vocabulary", "examples", "formula"],
+            &["formula"],
+        ),
+        "autoformalize-logic.txt" | "autoformalize-regex.txt" => (
+            &["logic_name", "vocabulary", "examples", "description"],
+            &["description"],
+        ),
+        "judge.txt" => (
+            &[
+                "logic_name",
+                "vocabulary",
+                "examples",
+                "formula",
+                "formula2",
+            ],
+            &["formula", "formula2"],
+        ),
+        _ => return None,
+    })
+}
+
+/// Checks a template's placeholders: every `{name}` is known to this template, braces
+/// are balanced, and the required ones are there. Errors name `source/file:line`.
+pub fn validate_template(source: &str, file: &str, text: &str) -> Result<(), PromptError> {
+    let Some((allowed, required)) = placeholders(file) else {
+        return Ok(());
+    };
+    let mut found: Vec<&str> = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let at = |what: String| PromptError::Template(format!("{source}/{file}:{}: {what}", n + 1));
+        let mut rest = line;
+        while let Some(i) = rest.find(['{', '}']) {
+            if rest[i..].starts_with('}') {
+                return Err(at(
+                    "stray '}' (placeholders are written {name}; a literal brace is not supported)"
+                        .into(),
+                ));
+            }
+            let after = &rest[i + 1..];
+            let Some(j) = after.find('}') else {
+                return Err(at("stray '{' without a closing '}'".into()));
+            };
+            let name = &after[..j];
+            if !allowed.contains(&name) {
+                return Err(at(format!(
+                    "unknown placeholder {{{name}}}; this template may use {}",
+                    allowed
+                        .iter()
+                        .map(|a| format!("{{{a}}}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                )));
+            }
+            found.push(name);
+            rest = &after[j + 1..];
+        }
+    }
+    for r in required {
+        if !found.contains(r) {
+            return Err(PromptError::Template(format!(
+                "{source}/{file}: the template never uses {{{r}}}, so the model would not see it"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// One worked example.
@@ -141,6 +215,9 @@ impl PromptSet {
     ) -> Result<PromptSet, PromptError> {
         if shots != 0 && shots != 2 {
             return Err(PromptError::Shots(shots));
+        }
+        for (name, text) in &files {
+            validate_template(&source, name, text)?;
         }
         let ex_text = files.get("examples.json").cloned().unwrap_or_default();
         let examples: BTreeMap<String, Vec<Example>> = serde_json::from_str(&ex_text)

@@ -36,6 +36,11 @@ pub fn parse_formula(src: &str) -> Result<Formula, ParseError> {
 /// Deepest nesting we accept; deeper input is refused instead of overflowing the stack.
 const MAX_NESTING: usize = 200;
 
+/// Deepest syntax tree we build. A chain `p1 ∧ p2 ∧ … ∧ pN` is a tree N deep; every
+/// pass over formulas (printing, metrics, diff, verification, the viewer's layout)
+/// recurses, so the parser refuses what those passes could not handle.
+pub const MAX_TREE_DEPTH: usize = 1000;
+
 struct Parser<'a> {
     toks: &'a [Token<'a>],
     src: &'a str,
@@ -103,6 +108,7 @@ impl<'a> Parser<'a> {
     fn binary(&mut self, min_prec: u8) -> Result<Formula, ParseError> {
         self.enter()?;
         let mut lhs = self.unary()?;
+        let mut chain = 0usize;
         loop {
             let (op, prec, right) = match self.peek_tok() {
                 Some(Tok::Iff) => (BinOp::Iff, 1, false),
@@ -114,6 +120,16 @@ impl<'a> Parser<'a> {
             };
             if prec < min_prec {
                 break;
+            }
+            chain += 1;
+            if self.depth + chain > MAX_TREE_DEPTH {
+                return Err(ParseError::new(
+                    self.here(),
+                    format!(
+                        "too large: the formula is more than {MAX_TREE_DEPTH} operators deep \
+                         (split long chains with parentheses)"
+                    ),
+                ));
             }
             self.pos += 1;
             let rhs = self.binary(if right { prec } else { prec + 1 })?;

@@ -163,7 +163,17 @@ impl RegexParser<'_> {
 
     fn postfix(&mut self) -> Result<Regex, ParseError> {
         let mut r = self.atom()?;
-        while let Some((_, c)) = self.peek() {
+        let mut chain = 0usize;
+        while let Some((at, c)) = self.peek() {
+            if matches!(c, '*' | '+' | '?') {
+                chain += 1;
+                if self.depth + chain > crate::syntax::parse_logic::MAX_TREE_DEPTH {
+                    return Err(ParseError::new(
+                        at,
+                        "too large: too many repeated operators",
+                    ));
+                }
+            }
             r = match c {
                 '*' => Regex::Star(Box::new(r)),
                 '+' => Regex::Plus(Box::new(r)),

@@ -86,6 +86,15 @@ fn verdict_kind(name: &str) -> VerdictKind {
     VerdictKind::from_name(name).unwrap_or(VerdictKind::Unknown)
 }
 
+/// The manifest with every string made safe to draw (run names, model names, paths).
+fn safe_manifest(m: Manifest) -> Manifest {
+    let Ok(mut v) = serde_json::to_value(&m) else {
+        return m;
+    };
+    crate::sanitize::json_for_terminal(&mut v);
+    serde_json::from_value(v).unwrap_or(m)
+}
+
 /// Parses one complete line into a row (None for blank lines), or a warning.
 fn parse_row(line: &[u8], offset: u64, path: &Path, lineno: usize) -> Result<Option<Row>, String> {
     if line.iter().all(u8::is_ascii_whitespace) {
@@ -94,16 +103,19 @@ fn parse_row(line: &[u8], offset: u64, path: &Path, lineno: usize) -> Result<Opt
     let s = serde_json::from_slice::<LightSample>(line)
         .map_err(|e| format!("{}:{lineno}: skipped: {e}", path.display()))?;
     let r1 = s.rounds.first();
-    let psi = r1.and_then(|r| r.psi.as_deref()).unwrap_or("");
-    let phi1 = r1.and_then(|r| r.phi1.as_deref()).unwrap_or("");
+    // Text from files reaches the screen: bidi overrides, zero-width and control
+    // characters are shown as `\u{…}`, never obeyed.
+    let safe = crate::sanitize::for_terminal;
+    let psi = safe(r1.and_then(|r| r.psi.as_deref()).unwrap_or(""));
+    let phi1 = safe(r1.and_then(|r| r.phi1.as_deref()).unwrap_or(""));
     Ok(Some(Row {
         offset,
         len: line.len() as u32,
-        id: s.id.as_ref().into(),
+        id: crate::sanitize::one_line(&s.id).as_ref().into(),
         verdict: verdict_kind(&s.verdict.verdict),
         ops: s.num_operators.map(|v| v.min(u16::MAX as usize) as u16),
         depth: s.depth.map(|v| v.min(u16::MAX as usize) as u16),
-        text: format!("{}{SEP}{psi}{SEP}{phi1}", s.phi0).into(),
+        text: format!("{}{SEP}{psi}{SEP}{phi1}", safe(&s.phi0)).into(),
     }))
 }
 
@@ -189,7 +201,7 @@ impl RunIndex {
             warnings: Vec::new(),
         };
         match store::read_manifest(dir) {
-            Ok(m) => run.manifest = Some(m),
+            Ok(m) => run.manifest = Some(safe_manifest(m)),
             Err(e) => run.warnings.push(e.to_string()),
         }
         run.refresh();
@@ -320,8 +332,10 @@ impl RunIndex {
         let mut buf = vec![0; row.len as usize];
         f.read_exact(&mut buf)
             .map_err(|e| format!("{}: {e}", path.display()))?;
-        serde_json::from_slice(&buf)
-            .map_err(|e| format!("{}: sample {}: {e}", path.display(), row.id))
+        let mut v: serde_json::Value = serde_json::from_slice(&buf)
+            .map_err(|e| format!("{}: sample {}: {e}", path.display(), row.id))?;
+        crate::sanitize::json_for_terminal(&mut v);
+        serde_json::from_value(v).map_err(|e| format!("{}: sample {}: {e}", path.display(), row.id))
     }
 }
 

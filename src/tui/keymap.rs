@@ -257,6 +257,35 @@ impl Default for Keymap {
     }
 }
 
+/// Whether `name` is a key the viewer can receive: one character, a named key
+/// (`enter`, `esc`, `tab`, `shift-tab`, `backspace`, arrows, `pageup`, `pagedown`,
+/// `home`, `end`, `space`, `f1`–`f12`), optionally after `ctrl-`.
+pub fn is_key_name(name: &str) -> bool {
+    let base = name.strip_prefix("ctrl-").unwrap_or(name);
+    let named = [
+        "enter",
+        "esc",
+        "tab",
+        "shift-tab",
+        "backspace",
+        "up",
+        "down",
+        "left",
+        "right",
+        "pageup",
+        "pagedown",
+        "home",
+        "end",
+        "space",
+    ];
+    base.chars().count() == 1
+        || named.contains(&base)
+        || base
+            .strip_prefix('f')
+            .and_then(|n| n.parse::<u8>().ok())
+            .is_some_and(|n| (1..=12).contains(&n))
+}
+
 impl Keymap {
     fn from_bindings(bindings: Vec<Binding>) -> Keymap {
         let mut index = HashMap::new();
@@ -288,6 +317,19 @@ impl Keymap {
                     }
                     _ => None,
                 };
+                let keys = keys.map(|k| {
+                    k.into_iter()
+                        .filter(|key| {
+                            let ok = is_key_name(key);
+                            if !ok {
+                                warnings.push(format!(
+                                    "config [keys]: {name}: '{key}' is not a key name (e.g. q, ctrl-c, enter, shift-tab, f2); ignored"
+                                ));
+                            }
+                            ok
+                        })
+                        .collect::<Vec<_>>()
+                });
                 match keys {
                     Some(k) if !k.is_empty() => {
                         b.keys = k.clone();
@@ -309,6 +351,23 @@ impl Keymap {
                     )),
                 }
             }
+        }
+        // However the overrides read, the viewer can always be left.
+        let quit_keys: Vec<String> = self
+            .bindings
+            .iter()
+            .find(|b| b.action == Action::Quit)
+            .map(|b| b.keys.clone())
+            .unwrap_or_default();
+        if quit_keys.is_empty() {
+            for b in self.bindings.iter_mut() {
+                if b.action == Action::Quit {
+                    b.keys = vec!["ctrl-c".into()];
+                } else {
+                    b.keys.retain(|k| k != "ctrl-c");
+                }
+            }
+            warnings.push("config [keys]: quit had no key left; ctrl-c quits".into());
         }
         self = Keymap::from_bindings(self.bindings);
         (self, warnings)

@@ -159,10 +159,25 @@ pub fn append(
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
+        .read(true)
         .open(&path)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     f.lock()
         .map_err(|e| format!("{}: cannot lock: {e}", path.display()))?;
+    // A half-written last line (a crash mid-append) must not swallow this label:
+    // start a new line first. Checked under the lock, so appenders agree.
+    let torn = {
+        use std::io::{Read, Seek, SeekFrom};
+        let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+        let mut last = [b'\n'];
+        len > 0
+            && f.seek(SeekFrom::Start(len - 1)).is_ok()
+            && f.read_exact(&mut last).is_ok()
+            && last[0] != b'\n'
+    };
+    if torn {
+        line.insert(0, b'\n');
+    }
     let r = f.write_all(&line).and_then(|_| f.sync_data());
     let _ = f.unlock();
     r.map_err(|e| format!("{}: {e}", path.display()))?;

@@ -59,7 +59,15 @@ pub fn load_config(path: Option<&Path>) -> (Config, Vec<String>) {
                     .and_then(|v| v.as_str())
                     .map(PathBuf::from),
             },
-            vec![],
+            t.keys()
+                .filter(|k| !["theme", "annotator", "keys", "taxonomy"].contains(&k.as_str()))
+                .map(|k| {
+                    format!(
+                        "{}: unknown setting '{k}' ignored (known: theme, annotator, keys, taxonomy)",
+                        path.display()
+                    )
+                })
+                .collect(),
         ),
         Err(e) => (
             Config::default(),
