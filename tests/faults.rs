@@ -30,6 +30,25 @@ fn wait_for_samples(out: &std::path::Path, n: usize) {
     }
 }
 
+/// A small offline run (`--per-category 1`, the first `limit` samples) in `out`.
+fn offline_run(out: &std::path::Path, limit: &str) {
+    let o = bin()
+        .args([
+            "run",
+            "--kind",
+            "pl",
+            "--per-category",
+            "1",
+            "--limit",
+            limit,
+        ])
+        .args(["--model", "perturb", "--quiet", "--out"])
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
 fn manifest(out: &std::path::Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap()
 }
@@ -460,24 +479,7 @@ fn report_and_labels_sanitise_terminal_output_and_exit_quietly_on_a_closed_pipe(
 fn a_fifo_or_dev_zero_named_samples_jsonl_never_hangs_report_or_view() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
-    let o = bin()
-        .args([
-            "run",
-            "--kind",
-            "pl",
-            "--per-category",
-            "1",
-            "--limit",
-            "3",
-            "--model",
-            "perturb",
-            "--quiet",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success());
+    offline_run(&out, "3");
     let samples_path = out.join("samples.jsonl");
     for kind in ["fifo", "zero"] {
         std::fs::remove_file(&samples_path).unwrap();
@@ -764,24 +766,7 @@ fn prompt_templates_without_their_placeholders_are_refused_with_file_and_line() 
 fn a_label_after_a_torn_line_is_kept_and_unknown_ids_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
-    let o = bin()
-        .args([
-            "run",
-            "--kind",
-            "pl",
-            "--per-category",
-            "1",
-            "--limit",
-            "3",
-            "--model",
-            "perturb",
-            "--quiet",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success());
+    offline_run(&out, "3");
     let id = samples(&out)[0]["id"].as_str().unwrap().to_string();
     std::fs::write(out.join("labels.jsonl"), "{\"id\":\"0\",\"categ").unwrap();
     let o = bin()
@@ -838,24 +823,7 @@ fn bad_config_keys_are_warned_about_and_quit_stays_bound() {
 fn the_viewer_shows_bidi_and_zero_width_characters_instead_of_obeying_them() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
-    let o = bin()
-        .args([
-            "run",
-            "--kind",
-            "pl",
-            "--per-category",
-            "1",
-            "--limit",
-            "2",
-            "--model",
-            "perturb",
-            "--quiet",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success());
+    offline_run(&out, "2");
     let text = std::fs::read_to_string(out.join("samples.jsonl")).unwrap();
     let mut lines: Vec<serde_json::Value> = text
         .lines()

@@ -283,6 +283,12 @@ pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, String> {
             opts.run.display()
         ));
     }
+    // Rewriting a run in place is writing it: take the run's lock like a run does.
+    let _lock = if opts.in_place {
+        Some(store::RunLock::acquire(&opts.run)?)
+    } else {
+        None
+    };
     let src = opts.run.join(SAMPLES);
     let latest = latest_lines(&src).map_err(|e| format!("{}: {e}", src.display()))?;
     if !opts.in_place {

@@ -327,11 +327,32 @@ impl App {
         self.detail = None;
     }
 
-    /// Selects the first failing sample (the most instructive first screen).
+    /// Selects the first failing sample (the most instructive first screen): a real
+    /// model's not-equivalent answer with at least two operators if there is one,
+    /// else any not-equivalent sample.
     pub fn select_first_failure(&mut self) {
-        if let Some(i) = self.visible.iter().position(|(r, i)| {
+        let real = |r: u32| {
+            self.runs[r as usize]
+                .manifest
+                .as_ref()
+                .is_some_and(|m| !m.model.synthetic)
+        };
+        let failing = |(r, i): &(u32, u32)| {
             self.runs[*r as usize].rows[*i as usize].verdict == VerdictKind::NotEquivalent
-        }) {
+        };
+        let pick = self
+            .visible
+            .iter()
+            .position(|v| {
+                failing(v)
+                    && real(v.0)
+                    && self.runs[v.0 as usize].rows[v.1 as usize]
+                        .ops
+                        .is_some_and(|o| o >= 2)
+            })
+            .or_else(|| self.visible.iter().position(|v| failing(v) && real(v.0)))
+            .or_else(|| self.visible.iter().position(failing));
+        if let Some(i) = pick {
             self.sel = i;
             self.detail = None;
         }

@@ -324,12 +324,8 @@ fn equivalent_by_congruence(a: &Formula, b: &Formula, opts: &Options) -> bool {
             continue;
         }
         tried.push(*sa);
-        let mut free = normalize::free_in(sa);
-        for v in normalize::free_in(sb) {
-            if !free.contains(&v) {
-                free.push(v);
-            }
-        }
+        let mut free = sa.free_variables();
+        free.extend(sb.free_variables());
         let names: Vec<&str> = free.iter().map(String::as_str).collect();
         let (pa, pb) = (
             normalize::parameterize(sa, &names),
