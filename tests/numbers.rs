@@ -397,3 +397,34 @@ fn rescoring_every_shipped_run_changes_nothing() {
     }
     assert!(runs >= 5, "only {runs} shipped runs");
 }
+
+#[test]
+fn the_viewer_rescores_the_selected_run_with_a_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = perturb_run(dir.path(), "pl", &[]);
+    let (mut app, _) = build_app(&ViewOptions {
+        paths: vec![dir.path().to_path_buf()],
+        theme: None,
+        config: Some(PathBuf::from("/nonexistent/autoeval-config.toml")),
+    });
+    assert_eq!(app.runs.len(), 1);
+    app.key("S");
+    assert!(app.status.contains("rescoring"), "{}", app.status);
+    let start = std::time::Instant::now();
+    while app.runs.len() < 2 && start.elapsed() < std::time::Duration::from_secs(60) {
+        app.live_tick();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(app.runs.len(), 2, "the rescored run is opened");
+    assert!(
+        app.status
+            .contains("rescored into pl-run-rescored: 0 changed"),
+        "{}",
+        app.status
+    );
+    assert!(
+        run.with_file_name("pl-run-rescored")
+            .join("samples.jsonl")
+            .exists()
+    );
+}

@@ -58,6 +58,8 @@ pub enum Action {
     CancelRun,
     /// Label counts by category and operator count.
     LabelCounts,
+    /// Rescore the selected run's stored replies into a new run (no model calls).
+    Rescore,
     /// Help overlay.
     Help,
     /// Quit.
@@ -88,7 +90,7 @@ type DefaultBinding = (
     Option<&'static str>,
 );
 
-const DEFAULTS: [DefaultBinding; 28] = [
+const DEFAULTS: [DefaultBinding; 29] = [
     (Action::Up, "up", &["k", "up"], "move up", None),
     (
         Action::Down,
@@ -227,6 +229,13 @@ const DEFAULTS: [DefaultBinding; 28] = [
         "label_counts",
         &["L"],
         "label counts by category × operators",
+        None,
+    ),
+    (
+        Action::Rescore,
+        "rescore",
+        &["S"],
+        "rescore the selected run into RUN-rescored (no model calls)",
         None,
     ),
     (Action::Help, "help", &["?"], "help", Some("help")),

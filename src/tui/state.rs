@@ -166,6 +166,11 @@ pub struct App {
     pub warnings: Vec<String>,
     /// A one-line message.
     pub status: String,
+    /// A rescore running on its own thread: the new directory and the result.
+    pub rescore: Option<(
+        std::path::PathBuf,
+        std::thread::JoinHandle<Result<String, String>>,
+    )>,
     /// Set when the user quits.
     pub quit: bool,
     /// Rows of the sample list on screen (for paging), set by the UI.
@@ -220,6 +225,7 @@ impl App {
             detail: None,
             warnings,
             status: String::new(),
+            rescore: None,
             quit: false,
             page: 10,
             detail_scroll: 0,
@@ -805,9 +811,99 @@ impl App {
     }
 
     /// Takes in the live run's progress and makes its directory part of the view.
-    pub fn live_tick(&mut self) -> bool {
-        let Some(live) = self.live.as_mut() else {
+    /// Starts rescoring the run selected in the run list (or the selected sample's run)
+    /// on its own thread; [`App::live_tick`] opens the result when it is done.
+    pub fn start_rescore(&mut self) {
+        if self.rescore.is_some() {
+            self.status = "a rescore is already running".into();
+            return;
+        }
+        let ri = if self.focus == Pane::Runs {
+            Some(self.run_sel)
+        } else {
+            self.selected().map(|(r, _)| r as usize)
+        };
+        let Some(run) = ri.and_then(|i| self.runs.get(i)) else {
+            self.status = "no run selected".into();
+            return;
+        };
+        let dir = run.dir.clone();
+        let name = dir
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "run".into());
+        let mut out = dir.with_file_name(format!("{name}-rescored"));
+        let mut k = 2;
+        while out.exists() {
+            out = dir.with_file_name(format!("{name}-rescored-{k}"));
+            k += 1;
+        }
+        let opts = crate::run::rescore::RescoreOptions {
+            run: dir,
+            out: out.clone(),
+            in_place: false,
+            verify: crate::verify::Options {
+                timeout: std::time::Duration::from_millis(
+                    run.manifest
+                        .as_ref()
+                        .map_or(5000, |m| m.verifier_timeout_ms.max(1)),
+                ),
+                ..Default::default()
+            },
+        };
+        self.status = format!("rescoring {name} (no model calls)…");
+        let handle = std::thread::spawn(move || {
+            crate::run::rescore::rescore(&opts).map(|s| {
+                format!(
+                    "{} changed of {}; A2 {} → {}, A3 {} → {}{}",
+                    s.changed(),
+                    s.samples,
+                    pct(s.before.compliance()),
+                    pct(s.after.compliance()),
+                    pct(s.before.accuracy()),
+                    pct(s.after.accuracy()),
+                    if s.needs_calls.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; {} need new model calls", s.needs_calls.len())
+                    }
+                )
+            })
+        });
+        self.rescore = Some((out, handle));
+    }
+
+    /// Opens a finished rescore; true when the screen changed.
+    fn rescore_tick(&mut self) -> bool {
+        if !self.rescore.as_ref().is_some_and(|(_, h)| h.is_finished()) {
             return false;
+        }
+        let Some((out, handle)) = self.rescore.take() else {
+            return false;
+        };
+        let name = out
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        match handle.join() {
+            Ok(Ok(summary)) => {
+                self.status = format!("rescored into {name}: {summary}");
+                if !self.runs.iter().any(|r| r.dir == out) {
+                    self.runs.push(super::data::RunIndex::open(&out));
+                    self.label_sizes.push(labels_len(&out));
+                    self.refilter();
+                }
+            }
+            Ok(Err(e)) => self.status = format!("rescore failed: {e}"),
+            Err(_) => self.status = "rescore failed: internal error".into(),
+        }
+        true
+    }
+
+    pub fn live_tick(&mut self) -> bool {
+        let rescored = self.rescore_tick();
+        let Some(live) = self.live.as_mut() else {
+            return rescored;
         };
         let changed = live.poll();
         let dir = live.dir.clone();
@@ -1041,6 +1137,7 @@ impl App {
                 }
             }
             Action::LabelCounts => self.mode = Mode::LabelCounts,
+            Action::Rescore => self.start_rescore(),
             Action::PauseRun => match self.live.as_mut() {
                 Some(l) if l.ended.is_none() => l.toggle_pause(),
                 _ => self.status = "no live run: R starts one".into(),
@@ -1074,4 +1171,8 @@ impl App {
         }
         added > 0
     }
+}
+
+fn pct(x: Option<f64>) -> String {
+    x.map_or("–".into(), |v| format!("{:.1}%", v * 100.0))
 }
