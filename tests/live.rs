@@ -107,6 +107,12 @@ fn live_run_pause_resume_cancel_and_errors() {
         app.form.as_ref().map(|f| f.error.clone())
     );
     assert!(app.live.is_some());
+    // The form's seed and per-category made the dataset (not the defaults: 0 and 50).
+    let ds: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("dataset.json")).unwrap()).unwrap();
+    let items = ds["data"].as_array().unwrap().len();
+    assert!(items <= 2 * 60, "per category 2 gave {items} items");
+    assert_eq!(ds["info"]["seed"], 3);
     wait_until(&mut app, "six samples", |a| {
         a.live.as_ref().unwrap().done >= 6
     });

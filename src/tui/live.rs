@@ -174,14 +174,18 @@ impl Live {
             Some(k) => {
                 let path = out.join("dataset.json");
                 if !path.exists() {
+                    // The form's seed and per-category decide the dataset (and the cost).
+                    let seed = form.number("seed", 0)? as u64;
+                    let per_category = form.number("per_category", 50)?.max(1);
                     let cfg = k.grammar().map_err(|e| e.to_string())?;
                     let params = GenParams {
                         vocab: k.vocab(),
+                        per_category,
                         ..GenParams::default()
                     };
-                    let batch = crate::grammar::generate_batch(&cfg, &params, 0, 0, &mut |_| {})
+                    let batch = crate::grammar::generate_batch(&cfg, &params, seed, 0, &mut |_| {})
                         .map_err(|e| e.to_string())?;
-                    let file = dataset::assemble(k.name(), Some(*k), &cfg, &params, 0, &[batch]);
+                    let file = dataset::assemble(k.name(), Some(*k), &cfg, &params, seed, &[batch]);
                     std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
                     dataset::write(&path, &file).map_err(|e| format!("{}: {e}", path.display()))?;
                 }
