@@ -358,3 +358,30 @@ fn parse_errors_give_character_offsets_and_a_caret() {
     assert_eq!(e.char_pos(src), 6, "byte {} is character 6", e.pos);
     assert_eq!(e.caret(src), "¬¬p ∧ )\n      ^");
 }
+
+/// Inputs the fuzzers found crashing (`tests/data/fuzz-regressions/<target>-<what>`),
+/// each replayed through what its target checks.
+#[test]
+fn fuzz_regressions_stay_fixed() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fuzz-regressions");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let bytes = std::fs::read(&path).unwrap();
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            continue;
+        };
+        n += 1;
+        if name.starts_with("parse_formula") {
+            // A formula that parses prints to text that parses back to it.
+            if let Ok(f) = parse_formula(text) {
+                for nt in [Notation::Unicode, Notation::Ascii, Notation::Original] {
+                    let printed = print_formula(&f, nt);
+                    assert_eq!(parse_formula(&printed).as_ref(), Ok(&f), "{name} in {nt:?}");
+                }
+            }
+        }
+    }
+    assert!(n >= 1);
+}

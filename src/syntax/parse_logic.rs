@@ -225,6 +225,10 @@ impl<'a> Parser<'a> {
             }
         }
         let n = vars.len();
+        // `∀x1 … xN.` is N nested quantifiers: as deep as writing them one by one.
+        if self.depth + n > MAX_NESTING {
+            return Err(ParseError::new(qpos, "formula nested too deeply"));
+        }
         self.bound.extend(vars.iter().copied());
         let body = self.formula();
         self.bound.truncate(self.bound.len() - n);
