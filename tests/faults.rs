@@ -857,3 +857,66 @@ fn the_viewer_shows_bidi_and_zero_width_characters_instead_of_obeying_them() {
     }
     assert!(screen.contains("\\u{202E}"), "shown visibly");
 }
+
+#[test]
+fn ctrl_c_interrupts_a_long_z3_check_instead_of_waiting_for_it() {
+    // φ₀ has only infinite models, φ₁ is ⊥: Z3 can settle neither way and would run
+    // to the 60 s verifier timeout.
+    let phi0 = "(∀x.∃y.R(x,y)) ∧ (∀x.¬R(x,x)) ∧ (∀x.∀y.∀z.((R(x,y) ∧ R(y,z)) → R(x,z)))";
+    let dir = tempfile::tempdir().unwrap();
+    let ds = dir.path().join("hard.json");
+    std::fs::write(
+        &ds,
+        serde_json::json!({"info": {"type": "dataset", "filter_field": "num_operators"},
+            "data": [{"idx": 0, "fs": phi0, "num_operators": 12}]})
+        .to_string(),
+    )
+    .unwrap();
+    let server = Server::start(|_, r| {
+        let answer = if prompt_of(r).contains("[NL DESCRIPTION]") {
+            "R(c,c) ∧ ¬R(c,c)"
+        } else {
+            "R is a strict order in which everything has something above it."
+        };
+        Reply::json(200, openai_body(answer))
+    });
+    let out = dir.path().join("run");
+    let mut child = bin()
+        .args([
+            "run",
+            "--model",
+            "openai:fake",
+            "--quiet",
+            "--verify-timeout",
+            "60000",
+        ])
+        .arg("--dataset")
+        .arg(&ds)
+        .arg("--base-url")
+        .arg(format!("{}/v1", server.base))
+        .arg("--out")
+        .arg(&out)
+        .env("OPENAI_API_KEY", "sk-unused")
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while server.hits.load(Ordering::SeqCst) < 2 && start.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Give the verifier time to be deep inside Z3.
+    std::thread::sleep(Duration::from_millis(1500));
+    let t = Instant::now();
+    signal(&child, 2);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(
+        t.elapsed() < Duration::from_secs(10),
+        "stopped in {:?}, not after the 60 s verifier timeout",
+        t.elapsed()
+    );
+    assert_eq!(manifest(&out)["status"], "cancelled");
+    assert!(
+        samples(&out).is_empty(),
+        "an interrupted check is never recorded"
+    );
+}

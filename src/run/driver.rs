@@ -373,6 +373,8 @@ pub async fn execute(
             changed = cancel.changed() => {
                 if changed.is_err() || *cancel.borrow() {
                     // In-flight samples are dropped unwritten; --resume redoes them.
+                    // Their verifier checks are interrupted, not waited for.
+                    crate::verify::z3_logic::interrupt_all();
                     set.abort_all();
                     while set.join_next().await.is_some() {}
                     outcome = Outcome::Cancelled;

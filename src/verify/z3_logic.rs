@@ -109,6 +109,68 @@ impl Encoder {
     }
 }
 
+/// Z3 contexts inside a check right now, by their raw pointer: what [`interrupt_all`]
+/// reaches. A thread registers its context only while its check runs, and
+/// unregisters under the same lock, so no pointer outlives its context.
+static ACTIVE: std::sync::Mutex<Vec<usize>> = std::sync::Mutex::new(Vec::new());
+
+/// Bumped by every [`interrupt_all`]: a pair whose checks began before the bump starts
+/// no further check (its slices and restarts would otherwise carry on).
+static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+thread_local! {
+    /// The generation the current pair's verification began in.
+    static STARTED_IN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Registration of the current thread's context for the duration of one check.
+struct Active(usize);
+
+impl Active {
+    fn enter() -> Active {
+        let ptr = z3::Context::thread_local().get_z3_context().as_ptr() as usize;
+        if let Ok(mut a) = ACTIVE.lock() {
+            a.push(ptr);
+        }
+        Active(ptr)
+    }
+}
+
+impl Drop for Active {
+    fn drop(&mut self) {
+        if let Ok(mut a) = ACTIVE.lock()
+            && let Some(i) = a.iter().position(|p| *p == self.0)
+        {
+            a.swap_remove(i);
+        }
+    }
+}
+
+/// Interrupts every Z3 check in progress (Z3's own cancel mechanism), so a cancelled
+/// run stops at once instead of waiting for its verifier timeouts. An interrupted
+/// check answers `unknown`; the run drops those samples unwritten.
+pub fn interrupt_all() {
+    GENERATION.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    if let Ok(a) = ACTIVE.lock() {
+        for p in a.iter() {
+            // SAFETY: the context is alive: its thread is inside a check and removes
+            // the pointer (under this lock) before the check returns.
+            if let Some(ctx) = std::ptr::NonNull::new(*p as *mut z3_sys::_Z3_context) {
+                unsafe { z3_sys::Z3_interrupt(ctx) };
+            }
+        }
+    }
+}
+
+/// `solver.check()`, registered for [`interrupt_all`].
+fn checked(solver: &Solver) -> SatResult {
+    let _active = Active::enter();
+    if STARTED_IN.get() != GENERATION.load(std::sync::atomic::Ordering::SeqCst) {
+        return SatResult::Unknown;
+    }
+    solver.check()
+}
+
 fn solver_params(ms: u64) -> Params {
     let mut p = Params::new();
     p.set_u32("timeout", ms.clamp(1, u32::MAX as u64) as u32);
@@ -163,7 +225,7 @@ fn expanded_model(a: &Formula, b: &Formula, k: usize, deadline: Instant) -> Opti
         let options: Vec<Bool> = elems.iter().map(|e| c.eq(e.clone())).collect();
         solver.assert(Bool::or(&options));
     }
-    if solver.check() != SatResult::Sat {
+    if checked(&solver) != SatResult::Sat {
         return None;
     }
     let model = solver.get_model()?;
@@ -188,6 +250,7 @@ const EARLY_DOMAINS: usize = 2;
 /// quantifier-free problem Z3 settles quickly where the unbounded check may time out.
 /// When the unbounded check gives up, larger domains are tried the same way.
 pub fn check(a: &Formula, b: &Formula, deadline: Instant, max_domain: usize) -> Verdict {
+    STARTED_IN.set(GENERATION.load(std::sync::atomic::Ordering::SeqCst));
     let first_order = a.is_first_order() || b.is_first_order();
     let early = if first_order {
         EARLY_DOMAINS.min(max_domain)
@@ -296,7 +359,7 @@ fn check_with_restarts(solver: &Solver, deadline: Instant) -> SatResult {
         let mut p = solver_params(ms);
         p.set_u32("random_seed", slice);
         solver.set_params(&p);
-        result = solver.check();
+        result = checked(&solver);
         if result != SatResult::Unknown {
             break;
         }
@@ -337,7 +400,7 @@ fn bounded_model(enc: &Encoder, solver: &Solver, k: usize) -> Option<FiniteModel
     let z = Dynamic::new_const("z!dom", &enc.universe);
     let covers: Vec<Bool> = elems.iter().map(|e| z.eq(e.clone())).collect();
     solver.assert(z3::ast::forall_const(&[&z], &[], &Bool::or(&covers)));
-    if solver.check() != SatResult::Sat {
+    if checked(&solver) != SatResult::Sat {
         return None;
     }
     let model = solver.get_model()?;
