@@ -359,7 +359,7 @@ fn check_with_restarts(solver: &Solver, deadline: Instant) -> SatResult {
         let mut p = solver_params(ms);
         p.set_u32("random_seed", slice);
         solver.set_params(&p);
-        result = checked(&solver);
+        result = checked(solver);
         if result != SatResult::Unknown {
             break;
         }
@@ -400,7 +400,7 @@ fn bounded_model(enc: &Encoder, solver: &Solver, k: usize) -> Option<FiniteModel
     let z = Dynamic::new_const("z!dom", &enc.universe);
     let covers: Vec<Bool> = elems.iter().map(|e| z.eq(e.clone())).collect();
     solver.assert(z3::ast::forall_const(&[&z], &[], &Bool::or(&covers)));
-    if checked(&solver) != SatResult::Sat {
+    if checked(solver) != SatResult::Sat {
         return None;
     }
     let model = solver.get_model()?;
