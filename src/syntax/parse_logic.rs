@@ -34,12 +34,14 @@ pub fn parse_formula(src: &str) -> Result<Formula, ParseError> {
 }
 
 /// Deepest nesting we accept; deeper input is refused instead of overflowing the stack.
-const MAX_NESTING: usize = 200;
+pub const MAX_NESTING: usize = 200;
 
 /// Deepest syntax tree we build. A chain `p1 ∧ p2 ∧ … ∧ pN` is a tree N deep; every
 /// pass over formulas (printing, metrics, diff, verification, the viewer's layout)
-/// recurses, so the parser refuses what those passes could not handle.
-pub const MAX_TREE_DEPTH: usize = 1000;
+/// recurses, so the parser refuses what those passes could not handle. It equals the
+/// nesting limit: a chain mixing precedences prints with one parenthesis per level,
+/// and what we print must parse back.
+pub const MAX_TREE_DEPTH: usize = MAX_NESTING;
 
 struct Parser<'a> {
     toks: &'a [Token<'a>],
