@@ -24,6 +24,17 @@ pub fn parse_formula(src: &str) -> Result<Formula, ParseError> {
         depth: 0,
     };
     let f = p.formula()?;
+    // The tree's own depth decides, not how the text nested it: `(a ∧ b) ∧ c` and
+    // `a ∧ b ∧ c` are the same tree, and the printer writes the second.
+    if tree_depth(&f) > MAX_TREE_DEPTH {
+        return Err(ParseError::new(
+            0,
+            format!(
+                "too large: the formula is more than {MAX_TREE_DEPTH} operators deep \
+                 (split long chains with parentheses)"
+            ),
+        ));
+    }
     if let Some(t) = p.peek() {
         return Err(match &t.tok {
             Tok::Close(c) => ParseError::new(t.start, format!("unbalanced '{c}'")),
@@ -31,6 +42,24 @@ pub fn parse_formula(src: &str) -> Result<Formula, ParseError> {
         });
     }
     Ok(f)
+}
+
+/// Depth of a formula's tree, counted without recursion (the tree may be deep).
+pub fn tree_depth(f: &Formula) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(f, 1usize)];
+    while let Some((g, d)) = stack.pop() {
+        deepest = deepest.max(d);
+        match g {
+            Formula::Prop(_) | Formula::Pred(..) => {}
+            Formula::Not(a) | Formula::Quant(_, _, a) => stack.push((a, d + 1)),
+            Formula::Bin(_, a, b) => {
+                stack.push((a, d + 1));
+                stack.push((b, d + 1));
+            }
+        }
+    }
+    deepest
 }
 
 /// Deepest nesting we accept; deeper input is refused instead of overflowing the stack.
@@ -124,7 +153,8 @@ impl<'a> Parser<'a> {
                 break;
             }
             chain += 1;
-            if self.depth + chain > MAX_TREE_DEPTH {
+            // A coarse guard while building; the exact limit is checked on the tree.
+            if self.depth + chain > 2 * MAX_TREE_DEPTH {
                 return Err(ParseError::new(
                     self.here(),
                     format!(
