@@ -62,15 +62,15 @@ pub fn tree_depth(f: &Formula) -> usize {
     deepest
 }
 
-/// Deepest nesting we accept; deeper input is refused instead of overflowing the stack.
-pub const MAX_NESTING: usize = 200;
+/// Deepest nesting of the parser's own recursion we accept; deeper input is refused
+/// instead of overflowing the stack. Printing writes at most two levels (a parenthesis
+/// and an operator) per level of the tree, so everything we print parses back.
+pub const MAX_NESTING: usize = 2 * MAX_TREE_DEPTH + 8;
 
 /// Deepest syntax tree we build. A chain `p1 ∧ p2 ∧ … ∧ pN` is a tree N deep; every
 /// pass over formulas (printing, metrics, diff, verification, the viewer's layout)
-/// recurses, so the parser refuses what those passes could not handle. It equals the
-/// nesting limit: a chain mixing precedences prints with one parenthesis per level,
-/// and what we print must parse back.
-pub const MAX_TREE_DEPTH: usize = MAX_NESTING;
+/// recurses, so the parser refuses what those passes could not handle.
+pub const MAX_TREE_DEPTH: usize = 200;
 
 struct Parser<'a> {
     toks: &'a [Token<'a>],
