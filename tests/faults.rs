@@ -920,3 +920,55 @@ fn ctrl_c_interrupts_a_long_z3_check_instead_of_waiting_for_it() {
         "an interrupted check is never recorded"
     );
 }
+
+#[test]
+fn run_warnings_quoting_a_dataset_never_drive_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let ds = dir.path().join("evil.json");
+    std::fs::write(
+        &ds,
+        serde_json::json!({"info": {"type": "dataset", "filter_field": "num_operators"},
+            "data": [{"idx": 0, "fs": "p1 \u{1b}]0;pwned\u{7} ∧", "num_operators": 1},
+                     {"idx": 1, "fs": "p1 ∧ p2", "num_operators": 1}]})
+        .to_string(),
+    )
+    .unwrap();
+    let o = bin()
+        .args(["run", "--model", "perturb", "--quiet", "--dataset"])
+        .arg(&ds)
+        .arg("--out")
+        .arg(dir.path().join("r"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("does not parse"), "{err}");
+    assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
+}
+
+#[test]
+fn rescore_in_place_takes_the_run_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    offline_run(&out, "3");
+    // Another writer holds the run (here this test process).
+    let lock = autoeval::run::store::RunLock::acquire(&out).unwrap();
+    let o = bin()
+        .args(["rescore", "--in-place"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("PID {}", std::process::id())),
+        "{err}"
+    );
+    drop(lock);
+    let o = bin()
+        .args(["rescore", "--in-place"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}

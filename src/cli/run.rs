@@ -229,7 +229,10 @@ async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
                     if unpriced { "+" } else { "" }
                 ));
             }
-            Event::Warning(w) => bar.suspend(|| eprintln!("warning: {w}")),
+            // Warnings quote datasets and server errors: never let them drive the terminal.
+            Event::Warning(w) => {
+                bar.suspend(|| eprintln!("warning: {}", crate::sanitize::for_terminal(&w)))
+            }
         }
     }
     bar.finish_and_clear();

@@ -174,14 +174,7 @@ impl Pipeline {
             passed += 1;
             current = phi1;
         }
-        let verdict = rounds
-            .iter()
-            .find(|r| !r.verdict.is_equivalent())
-            .or(rounds.last())
-            .map(|r| r.verdict.clone())
-            .unwrap_or(Verdict::Unknown {
-                reason: "no round ran".into(),
-            });
+        let verdict = score::final_verdict(&rounds);
         let calls = rounds
             .iter()
             .flat_map(|r| std::iter::once(&r.informalize).chain(r.autoformalize.as_ref()));

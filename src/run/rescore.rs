@@ -132,14 +132,7 @@ pub fn rescore_sample(
             passed + 1
         ));
     }
-    let verdict = rounds
-        .iter()
-        .find(|r| !r.verdict.is_equivalent())
-        .or(rounds.last())
-        .map(|r| r.verdict.clone())
-        .unwrap_or(Verdict::Unknown {
-            reason: "no round ran".into(),
-        });
+    let verdict = score::final_verdict(&rounds);
     Rescored::Scored(Box::new(SampleRecord {
         rounds,
         verdict,

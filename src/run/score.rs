@@ -1,6 +1,7 @@
 //! Scoring a round from stored text: the copy check, extraction and verification that
 //! the pipeline applies to fresh model replies and `rescore` applies to stored ones.
 
+use super::format::RoundRecord;
 use crate::prompt::copy_check;
 use crate::syntax::{Expr, ExtractContext, Extracted, SyntaxKind, extract_for};
 use crate::verify::Verdict;
@@ -29,4 +30,16 @@ pub fn extract_phi1(
             reason: e.reason,
         })
     })
+}
+
+/// A sample's final verdict: the first failing round's, else the last round's.
+pub fn final_verdict(rounds: &[RoundRecord]) -> Verdict {
+    rounds
+        .iter()
+        .find(|r| !r.verdict.is_equivalent())
+        .or(rounds.last())
+        .map(|r| r.verdict.clone())
+        .unwrap_or(Verdict::Unknown {
+            reason: "no round ran".into(),
+        })
 }

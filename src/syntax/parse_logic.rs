@@ -100,10 +100,6 @@ fn describe(t: &Tok<'_>) -> String {
     }
 }
 
-fn closer(open: char) -> char {
-    if open == '[' { ']' } else { ')' }
-}
-
 impl<'a> Parser<'a> {
     fn peek(&self) -> Option<&'a Token<'a>> {
         self.toks.get(self.pos)
@@ -286,7 +282,7 @@ impl<'a> Parser<'a> {
                 match self.bump() {
                     Some(Token {
                         tok: Tok::Close(d), ..
-                    }) if *d == closer(*c) => {
+                    }) if *d == ')' => {
                         self.opens.pop();
                         Ok(inner)
                     }
@@ -300,7 +296,7 @@ impl<'a> Parser<'a> {
                     )),
                     Some(other) => Err(ParseError::new(
                         other.start,
-                        format!("expected '{}' for '{c}' at {}", closer(*c), t.start),
+                        format!("expected ')' for '{c}' at {}", t.start),
                     )),
                     None => Err(ParseError::new(t.start, format!("unclosed '{c}'"))),
                 }
