@@ -2,6 +2,7 @@
 
 use crate::report::render::{Format, render};
 use crate::report::{By, load_run, report_run};
+use crate::run::store;
 use anyhow::{Result, bail};
 use clap::Args;
 use std::path::PathBuf;
@@ -9,35 +10,69 @@ use std::path::PathBuf;
 /// Arguments of `autoeval report`.
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// One or more run directories.
+    /// Run directories, or folders holding run directories (as `view` takes them).
     #[arg(required = true)]
     pub runs: Vec<PathBuf>,
-    /// Category field.
-    #[arg(long, value_enum, default_value_t = By::Operators)]
-    pub by: By,
+    /// Category field [default: depth for regex runs, operators otherwise].
+    #[arg(long, value_enum)]
+    pub by: Option<By>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Also draw the figures (A3 and A2 by complexity, failure kinds) to FILE.svg or FILE.png.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+}
+
+/// The run directories named on the command line, folders expanded; warns about skipped entries.
+pub fn expand_runs(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut dirs = Vec::new();
+    for p in paths {
+        if !p.exists() {
+            bail!("{}: no such file or directory", p.display());
+        }
+        let (runs, skipped) = store::discover_runs(p);
+        if runs.is_empty() {
+            bail!(
+                "{}: not a run directory and holds none (a run has run.json or samples.jsonl)",
+                p.display()
+            );
+        }
+        for s in skipped {
+            eprintln!(
+                "warning: {}: not a run directory, skipped",
+                crate::sanitize::one_line(&s.display().to_string())
+            );
+        }
+        dirs.extend(runs);
+    }
+    Ok(dirs)
 }
 
 /// Runs `autoeval report`.
 pub fn run(args: ReportArgs) -> Result<i32> {
     let mut reports = Vec::new();
-    for dir in &args.runs {
-        let data = match load_run(dir) {
+    for dir in expand_runs(&args.runs)? {
+        let data = match load_run(&dir) {
             Ok(d) => d,
             Err(e) => bail!("{e}"),
         };
         for w in data.warnings.iter().take(5) {
             eprintln!("warning: {}", crate::sanitize::one_line(w));
         }
-        reports.push(report_run(&data, args.by));
+        let by = args
+            .by
+            .unwrap_or_else(|| By::default_for(&data.manifest.dataset.kind));
+        reports.push(report_run(&data, by));
     }
-    let label = match args.by {
-        By::Operators => "operators",
-        By::Depth => "depth",
-    };
-    let text = render(&reports, args.format, label);
+    if let Some(path) = &args.plot {
+        crate::report::plot::plot(&reports, path)?;
+        eprintln!(
+            "wrote {}",
+            crate::sanitize::one_line(&path.display().to_string())
+        );
+    }
+    let text = render(&reports, args.format);
     // Run names, model names and ψ come from files: never let them drive the terminal.
     // Machine formats written to a file or pipe stay exact.
     let machine = matches!(args.format, Format::Json | Format::Csv);

@@ -10,7 +10,9 @@
 //!   unparseable judge answers are counted apart, outside the confusion matrix.
 
 pub mod closeness;
+pub mod kinds;
 pub mod labels;
+pub mod plot;
 pub mod render;
 
 use crate::llm::judge::JudgeAnswer;
@@ -223,11 +225,47 @@ pub struct RunReport {
     pub cost_usd: Option<f64>,
     /// Run status.
     pub status: String,
+    /// What the categories are: `operators` or `depth`.
+    pub by: String,
+    /// Per category, the lowest and highest A3 across batches (when there are several).
+    pub spread: BTreeMap<usize, (f64, f64)>,
+    /// Automatic failure kind (id) → category value → failing samples of that kind.
+    pub failure_kinds: BTreeMap<String, BTreeMap<usize, usize>>,
+}
+
+impl By {
+    /// The category field a run of this dataset kind is grouped by unless asked otherwise:
+    /// depth for regexes (their operator counts say little), operators for logic.
+    pub fn default_for(dataset_kind: &str) -> By {
+        if dataset_kind.starts_with("regex") {
+            By::Depth
+        } else {
+            By::Operators
+        }
+    }
+
+    /// The column name.
+    pub fn label(self) -> &'static str {
+        match self {
+            By::Operators => "operators",
+            By::Depth => "depth",
+        }
+    }
+
+    /// The sample's category value under this grouping.
+    pub fn key(self, s: &SampleRecord) -> Option<usize> {
+        match self {
+            By::Operators => s.num_operators,
+            By::Depth => s.depth,
+        }
+    }
 }
 
 /// Builds the report of one run.
 pub fn report_run(run: &RunData, by: By) -> RunReport {
     let mut total = Counts::default();
+    let mut cat_batches: BTreeMap<(usize, usize), Counts> = BTreeMap::new();
+    let mut failure_kinds: BTreeMap<String, BTreeMap<usize, usize>> = BTreeMap::new();
     let mut by_category: BTreeMap<usize, Counts> = BTreeMap::new();
     let mut batches: BTreeMap<usize, Counts> = BTreeMap::new();
     let mut verdicts: BTreeMap<String, usize> = BTreeMap::new();
@@ -235,12 +273,20 @@ pub fn report_run(run: &RunData, by: By) -> RunReport {
     let (mut tin, mut tout, mut cost) = (0, 0, Some(0.0));
     for s in &run.samples {
         total.add(s);
-        let key = match by {
-            By::Operators => s.num_operators,
-            By::Depth => s.depth,
-        };
+        let key = by.key(s);
         if let Some(k) = key {
             by_category.entry(k).or_default().add(s);
+            cat_batches
+                .entry((k, s.batch.unwrap_or(0)))
+                .or_default()
+                .add(s);
+            for kind in kinds::classify(s) {
+                *failure_kinds
+                    .entry(kind.id().to_string())
+                    .or_default()
+                    .entry(k)
+                    .or_default() += 1;
+            }
         }
         batches.entry(s.batch.unwrap_or(0)).or_default().add(s);
         *verdicts.entry(s.verdict.name().to_string()).or_default() += 1;
@@ -296,7 +342,27 @@ pub fn report_run(run: &RunData, by: By) -> RunReport {
         tokens: (tin, tout),
         cost_usd: cost,
         status: m.status.clone(),
+        by: by.label().to_string(),
+        spread: if batches.len() > 1 {
+            spread(&cat_batches)
+        } else {
+            BTreeMap::new()
+        },
+        failure_kinds,
     }
+}
+
+/// Lowest and highest batch accuracy per category.
+fn spread(cat_batches: &BTreeMap<(usize, usize), Counts>) -> BTreeMap<usize, (f64, f64)> {
+    let mut out: BTreeMap<usize, (f64, f64)> = BTreeMap::new();
+    for (&(k, _), c) in cat_batches {
+        if let Some(a) = c.accuracy() {
+            let e = out.entry(k).or_insert((a, a));
+            e.0 = e.0.min(a);
+            e.1 = e.1.max(a);
+        }
+    }
+    out
 }
 
 /// Accuracy mean ± std across runs of the same model (repeated runs of one batch).

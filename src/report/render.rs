@@ -32,7 +32,7 @@ fn grid(rows: &[Vec<String>], markdown: bool) -> String {
         .map(|c| {
             rows.iter()
                 .filter_map(|r| r.get(c))
-                .map(|s| s.chars().count())
+                .map(|s| unicode_width::UnicodeWidthStr::width(s.as_str()))
                 .max()
                 .unwrap_or(0)
         })
@@ -42,7 +42,8 @@ fn grid(rows: &[Vec<String>], markdown: bool) -> String {
         let cells: Vec<String> = (0..cols)
             .map(|c| {
                 let s = r.get(c).cloned().unwrap_or_default();
-                let pad = widths[c].saturating_sub(s.chars().count());
+                let pad =
+                    widths[c].saturating_sub(unicode_width::UnicodeWidthStr::width(s.as_str()));
                 if c == 0 {
                     format!("{s}{}", " ".repeat(pad))
                 } else {
@@ -204,8 +205,121 @@ fn judge_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
     rows
 }
 
-/// Renders reports in a format; `label` names the category column.
-pub fn render(reports: &[RunReport], format: Format, label: &str) -> String {
+/// The category column's name: the runs' grouping, or both when they differ.
+fn category_label(reports: &[RunReport]) -> String {
+    let bys: BTreeSet<&str> = reports.iter().map(|r| r.by.as_str()).collect();
+    if bys.len() == 1 {
+        bys.into_iter().next().unwrap_or("operators").to_string()
+    } else {
+        "operators or depth".to_string()
+    }
+}
+
+/// CSV through the `csv` crate, so run and model names with commas or quotes stay one field.
+fn csv_text(reports: &[RunReport]) -> Result<String, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "run",
+        "model",
+        "dataset",
+        "by",
+        "category",
+        "n",
+        "answered",
+        "compliant",
+        "compliance",
+        "accurate",
+        "accuracy",
+        "copied",
+    ])?;
+    let f4 = |x: Option<f64>| x.map(|x| format!("{x:.4}")).unwrap_or_default();
+    for r in reports {
+        let rows = r
+            .by_category
+            .iter()
+            .map(|(k, c)| (k.to_string(), c))
+            .chain(std::iter::once(("all".to_string(), &r.total)));
+        for (cat, c) in rows {
+            w.write_record([
+                r.run.as_str(),
+                &r.model,
+                &r.dataset,
+                &r.by,
+                &cat,
+                &c.n.to_string(),
+                &c.answered.to_string(),
+                &c.compliant.to_string(),
+                &f4(c.compliance()),
+                &c.accurate.to_string(),
+                &f4(c.accuracy()),
+                &c.copied.to_string(),
+            ])?;
+        }
+    }
+    let bytes = w.into_inner().map_err(|e| e.into_error())?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Failure kinds: one row per kind found, one column per run (count and share of its failures).
+fn kind_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
+    let mut head = vec!["failure kind".to_string()];
+    head.extend(reports.iter().map(|r| r.run.clone()));
+    let mut rows = vec![head];
+    for kind in super::kinds::FailureKind::ALL {
+        let counts: Vec<usize> = reports
+            .iter()
+            .map(|r| {
+                r.failure_kinds
+                    .get(kind.id())
+                    .map(|m| m.values().sum())
+                    .unwrap_or(0)
+            })
+            .collect();
+        if counts.iter().all(|&c| c == 0) {
+            continue;
+        }
+        let mut row = vec![kind.name().to_string()];
+        for (r, c) in reports.iter().zip(&counts) {
+            let failing = r.total.n - r.total.accurate;
+            row.push(format!("{c} ({}%)", pct(ratio(*c, failing))));
+        }
+        rows.push(row);
+    }
+    rows
+}
+
+/// Failure kinds of one run by category value.
+fn kind_by_category_rows(r: &RunReport) -> Vec<Vec<String>> {
+    let keys: BTreeSet<usize> = r
+        .failure_kinds
+        .values()
+        .flat_map(|m| m.keys().copied())
+        .collect();
+    let mut head = vec![format!("kind \\ {}", r.by)];
+    head.extend(keys.iter().map(|k| k.to_string()));
+    let mut rows = vec![head];
+    for kind in super::kinds::FailureKind::ALL {
+        let Some(m) = r.failure_kinds.get(kind.id()) else {
+            continue;
+        };
+        let mut row = vec![kind.name().to_string()];
+        row.extend(keys.iter().map(|k| match m.get(k) {
+            Some(n) => n.to_string(),
+            None => "·".into(),
+        }));
+        rows.push(row);
+    }
+    rows
+}
+
+fn ratio(a: usize, b: usize) -> Option<f64> {
+    (b > 0).then(|| a as f64 / b as f64)
+}
+
+/// Renders reports in a format.
+pub fn render(reports: &[RunReport], format: Format) -> String {
+    let label = category_label(reports);
+    let label = label.as_str();
     match format {
         Format::Json => {
             let across: Vec<_> = across_runs(reports)
@@ -217,36 +331,7 @@ pub fn render(reports: &[RunReport], format: Format, label: &str) -> String {
             )
             .unwrap_or_default()
         }
-        Format::Csv => {
-            let mut out = String::from(
-                "run,model,dataset,category,n,answered,compliant,compliance,accurate,accuracy,copied\n",
-            );
-            for r in reports {
-                let mut line = |cat: String, c: &super::Counts| {
-                    let _ = writeln!(
-                        out,
-                        "{},{},{},{cat},{},{},{},{},{},{},{}",
-                        r.run,
-                        r.model,
-                        r.dataset,
-                        c.n,
-                        c.answered,
-                        c.compliant,
-                        c.compliance()
-                            .map(|x| format!("{x:.4}"))
-                            .unwrap_or_default(),
-                        c.accurate,
-                        c.accuracy().map(|x| format!("{x:.4}")).unwrap_or_default(),
-                        c.copied
-                    );
-                };
-                for (k, c) in &r.by_category {
-                    line(k.to_string(), c);
-                }
-                line("all".into(), &r.total);
-            }
-            out
-        }
+        Format::Csv => csv_text(reports).unwrap_or_default(),
         Format::Table | Format::Markdown => {
             let md = format == Format::Markdown;
             let h = |t: &str| {
@@ -262,6 +347,16 @@ pub fn render(reports: &[RunReport], format: Format, label: &str) -> String {
             out += &grid(&category_rows(reports, label), md);
             out += &h("Verdicts");
             out += &grid(&verdict_rows(reports), md);
+            if reports.iter().any(|r| !r.failure_kinds.is_empty()) {
+                out += &h(
+                    "Failure kinds (automatic, from the verdict and the φ₀/φ₁ diff; a sample can show several)",
+                );
+                out += &grid(&kind_rows(reports), md);
+                for r in reports.iter().filter(|r| !r.failure_kinds.is_empty()) {
+                    out += &h(&format!("Failure kinds of {} by {}", r.run, r.by));
+                    out += &grid(&kind_by_category_rows(r), md);
+                }
+            }
             if reports.iter().any(|r| !r.judges.is_empty()) {
                 out += &h("A4: LLM as judge vs the verifier (equivalent = positive)");
                 out += &grid(&judge_rows(reports), md);

@@ -329,3 +329,33 @@ impl RunLock {
         }
     }
 }
+
+/// Whether `dir` holds a run (a manifest or a samples file).
+pub fn is_run_dir(dir: &Path) -> bool {
+    dir.join(MANIFEST).exists() || dir.join(SAMPLES).exists()
+}
+
+/// Run directories under `path`: itself if it is one, else its immediate subdirectories
+/// that are, sorted; also the entries skipped there (not runs), for a warning.
+pub fn discover_runs(path: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    if is_run_dir(path) {
+        return (vec![path.to_path_buf()], vec![]);
+    }
+    let (mut runs, mut skipped) = (Vec::new(), Vec::new());
+    if let Ok(rd) = std::fs::read_dir(path) {
+        for p in rd.filter_map(|e| e.ok().map(|e| e.path())) {
+            let hidden = p
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with('.'));
+            if p.is_dir() && is_run_dir(&p) {
+                runs.push(p);
+            } else if !hidden {
+                skipped.push(p);
+            }
+        }
+    }
+    runs.sort();
+    skipped.sort();
+    (runs, skipped)
+}

@@ -1,6 +1,6 @@
 //! Structural diff of φ₀ and φ₁: aligned trees with the changed places marked.
 
-use super::logic::{BinOp, Formula};
+use super::logic::{BinOp, Formula, Term};
 use super::regex::Regex;
 use super::{Expr, Notation, print_formula, print_regex};
 
@@ -27,6 +27,10 @@ pub enum Change {
     OperandsSwapped,
     /// A different atom or symbol.
     AtomChanged,
+    /// The same predicate with a constant where φ₀ has a variable, or the reverse.
+    ConstantVariable,
+    /// The same predicate with a different number or order of arguments.
+    ArityChanged,
     /// A Kleene star (or +, ?) added.
     StarAdded,
     /// A Kleene star (or +, ?) removed.
@@ -52,6 +56,8 @@ impl Change {
             Change::ScopeChanged => "scope changed",
             Change::OperandsSwapped => "operands swapped",
             Change::AtomChanged => "symbol changed",
+            Change::ConstantVariable => "constant ↔ variable",
+            Change::ArityChanged => "arity changed",
             Change::StarAdded => "star added",
             Change::StarRemoved => "star removed",
             Change::OperatorDropped => "operator dropped",
@@ -207,10 +213,46 @@ fn align(a: &Formula, b: &Formula, depth: usize, out: &mut Vec<DiffLine>) {
                 depth,
                 Some(whole(x)),
                 Some(whole(y)),
-                Change::AtomChanged,
+                atom_change(x, y),
             );
         }
         _ => push(out, depth, Some(whole(a)), Some(whole(b)), Change::Replaced),
+    }
+}
+
+/// Names how two different atoms differ: a constant written as a variable (or the
+/// reverse), the arguments' number or order, or another symbol altogether.
+fn atom_change(a: &Formula, b: &Formula) -> Change {
+    match (a, b) {
+        (Formula::Pred(n1, xs), Formula::Pred(n2, ys)) if n1 == n2 => {
+            if xs.len() != ys.len() {
+                return Change::ArityChanged;
+            }
+            let mut sx: Vec<&Term> = xs.iter().collect();
+            let mut sy: Vec<&Term> = ys.iter().collect();
+            sx.sort();
+            sy.sort();
+            if sx == sy {
+                return Change::ArityChanged;
+            }
+            let kind_flip = xs.iter().zip(ys).any(|(x, y)| {
+                matches!(
+                    (x, y),
+                    (Term::Const(_), Term::Var(_)) | (Term::Var(_), Term::Const(_))
+                )
+            });
+            if kind_flip {
+                Change::ConstantVariable
+            } else {
+                Change::AtomChanged
+            }
+        }
+        (Formula::Prop(n1), Formula::Pred(n2, _)) | (Formula::Pred(n1, _), Formula::Prop(n2))
+            if n1 == n2 =>
+        {
+            Change::ArityChanged
+        }
+        _ => Change::AtomChanged,
     }
 }
 
@@ -342,6 +384,10 @@ mod tests {
         assert_eq!(d("∀x.(P(x) ∧ Q)", "(∀x.P(x)) ∧ Q"), ["scope changed"]);
         assert_eq!(d("p ∧ q", "q ∧ p"), ["operands swapped"]);
         assert_eq!(d("p1 ∨ p2", "p1 ∨ p3"), ["symbol changed"]);
+        assert_eq!(d("∀x1.P(x1, c1)", "∀x1.P(x1, x2)"), ["constant ↔ variable"]);
+        assert_eq!(d("∀x1.P(x1, c1)", "∀x1.P(c1, x1)"), ["arity changed"]);
+        assert_eq!(d("∀x1.P(x1, c1)", "∀x1.P(x1)"), ["arity changed"]);
+        assert_eq!(d("∀x1.P(x1, c1)", "∀x1.P(x1, c2)"), ["symbol changed"]);
         assert_eq!(d("¬p1 ∧ p4", "¬p1"), ["operator dropped"]);
         assert_eq!(d("p1", "p1 ∨ p2"), ["operator added"]);
         assert_eq!(d("0*1", "01"), ["star removed"]);

@@ -341,19 +341,5 @@ impl RunIndex {
 
 /// Finds run directories under `path` (itself, or its immediate subdirectories).
 pub fn discover(path: &Path) -> Vec<PathBuf> {
-    if path.join(store::MANIFEST).exists() || path.join(store::SAMPLES).exists() {
-        return vec![path.to_path_buf()];
-    }
-    let mut out: Vec<PathBuf> = std::fs::read_dir(path)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| {
-                    p.is_dir()
-                        && (p.join(store::MANIFEST).exists() || p.join(store::SAMPLES).exists())
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    out.sort();
-    out
+    store::discover_runs(path).0
 }

@@ -1,8 +1,7 @@
-//! Hand labels: the taxonomy, append-only persistence, and suggestions from the diff.
+//! Hand labels: the taxonomy and append-only persistence.
 
 use crate::run::format::{LabelRecord, now_rfc3339};
 use crate::run::store::LABELS;
-use crate::syntax::diff::Change;
 use std::io::Write;
 use std::path::Path;
 
@@ -104,27 +103,6 @@ impl Taxonomy {
             .map(|c| c.name.as_str())
             .unwrap_or(id)
     }
-}
-
-/// The category a structural change suggests, if any.
-pub fn suggest(changes: &[Change], left: &str, right: &str) -> Option<&'static str> {
-    for c in changes {
-        let s = match c {
-            Change::NegationAdded | Change::NegationRemoved => "negation-misplaced",
-            Change::OperatorSwapped
-                if (left.contains('∧') || left.contains('∨'))
-                    && (right.contains('∧') || right.contains('∨')) =>
-            {
-                "and-or-swap"
-            }
-            Change::QuantifierChanged => "quantifier-swap",
-            Change::ScopeChanged => "parentheses-scope",
-            Change::StarAdded | Change::StarRemoved => "star-misplaced",
-            _ => continue,
-        };
-        return Some(s);
-    }
-    None
 }
 
 /// Who is labelling: config, then $AUTOEVAL_ANNOTATOR, then $USER.

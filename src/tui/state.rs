@@ -654,24 +654,15 @@ impl App {
             .unwrap_or_default()
     }
 
-    /// The category the structural diff suggests for the selected sample.
+    /// The category the structural diff suggests for the selected sample: the first
+    /// taxonomy category of its automatic failure kinds (the ones `report` counts).
     pub fn suggestion(&self) -> Option<&'static str> {
         let d = self.detail.as_ref()?;
-        let changes: Vec<crate::syntax::diff::Change> =
-            d.diff.iter().map(|l| l.change.clone()).collect();
-        let left: String = d
-            .diff
-            .iter()
-            .filter(|l| l.change.is_change())
-            .filter_map(|l| l.left.clone())
-            .collect();
-        let right: String = d
-            .diff
-            .iter()
-            .filter(|l| l.change.is_change())
-            .filter_map(|l| l.right.clone())
-            .collect();
-        super::labels::suggest(&changes, &left, &right)
+        let kinds = match &d.record {
+            Ok(rec) => crate::report::kinds::classify(rec),
+            Err(_) => crate::report::kinds::kinds_of_diff(&d.diff),
+        };
+        crate::report::kinds::categories(&kinds).first().copied()
     }
 
     /// Writes the selected sample's labels (appended at once) and remembers the old state.
@@ -738,11 +729,20 @@ impl App {
             }
             "y" => {
                 self.ensure_detail();
-                if let Some(s) = self.suggestion() {
-                    let (mut cats, note) = self.my_labels();
-                    if !cats.iter().any(|c| c == s) {
-                        cats.push(s.to_string());
-                        self.save_labels(cats, note);
+                match self.suggestion() {
+                    Some(s) => {
+                        let (mut cats, note) = self.my_labels();
+                        if cats.iter().any(|c| c == s) {
+                            self.status = format!("already labelled {s}");
+                        } else {
+                            cats.push(s.to_string());
+                            self.save_labels(cats, note);
+                        }
+                    }
+                    None => {
+                        self.status =
+                            "no suggestion: the diff finds no change that maps to a category"
+                                .into();
                     }
                 }
             }

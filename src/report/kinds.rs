@@ -1,0 +1,267 @@
+//! Automatic failure classification: what kind of mistake each failing sample shows,
+//! found from its verdict and the structural diff of φ₀ and φ₁, mapped to the taxonomy.
+
+use crate::run::format::SampleRecord;
+use crate::syntax::diff::{Change, DiffLine, diff};
+use crate::syntax::{Expr, parse};
+use crate::verify::Verdict;
+
+/// One kind of failure, as the verdict and the diff show it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FailureKind {
+    /// ψ reproduced the formula.
+    Copied,
+    /// The reply held no formula (echo, template continuation, prose).
+    OffFormat,
+    /// A formula was there but not in the grammar (own notation).
+    ForeignSyntax,
+    /// The model call failed.
+    ModelError,
+    /// The verifier gave up.
+    VerifierUnknown,
+    /// A negation added, removed or moved.
+    NegationMisplaced,
+    /// ∧ and ∨ confused.
+    AndOrSwap,
+    /// Another connective swapped (→, ↔, ⊕).
+    ConnectiveSwapped,
+    /// ∀ and ∃ confused.
+    QuantifierChanged,
+    /// A quantifier's scope changed, or the operands of a connective swapped.
+    ScopeChanged,
+    /// A different proposition, predicate or symbol.
+    SymbolRenamed,
+    /// A constant written as a variable, or the reverse.
+    ConstantVariable,
+    /// The number or order of a predicate's arguments changed.
+    Arity,
+    /// A connective and an operand dropped (a conjunct left out).
+    OperandDropped,
+    /// A connective and an operand added.
+    OperandAdded,
+    /// A Kleene star (or +, ?) added, removed or moved.
+    StarMisplaced,
+    /// Subtrees that do not align.
+    Restructured,
+    /// Not equivalent, but the diff finds no structural change (e.g. only a
+    /// bound variable renamed in a way that captures).
+    Other,
+}
+
+impl FailureKind {
+    /// Every kind, in display order.
+    pub const ALL: [FailureKind; 18] = [
+        FailureKind::Copied,
+        FailureKind::OffFormat,
+        FailureKind::ForeignSyntax,
+        FailureKind::ModelError,
+        FailureKind::VerifierUnknown,
+        FailureKind::NegationMisplaced,
+        FailureKind::AndOrSwap,
+        FailureKind::ConnectiveSwapped,
+        FailureKind::QuantifierChanged,
+        FailureKind::ScopeChanged,
+        FailureKind::SymbolRenamed,
+        FailureKind::ConstantVariable,
+        FailureKind::Arity,
+        FailureKind::OperandDropped,
+        FailureKind::OperandAdded,
+        FailureKind::StarMisplaced,
+        FailureKind::Restructured,
+        FailureKind::Other,
+    ];
+
+    /// Stable machine name (used in filters, JSON and CSV).
+    pub fn id(self) -> &'static str {
+        match self {
+            FailureKind::Copied => "copied",
+            FailureKind::OffFormat => "off-format",
+            FailureKind::ForeignSyntax => "foreign-syntax",
+            FailureKind::ModelError => "model-error",
+            FailureKind::VerifierUnknown => "verifier-unknown",
+            FailureKind::NegationMisplaced => "negation-misplaced",
+            FailureKind::AndOrSwap => "and-or-swap",
+            FailureKind::ConnectiveSwapped => "connective-swapped",
+            FailureKind::QuantifierChanged => "quantifier-changed",
+            FailureKind::ScopeChanged => "scope-changed",
+            FailureKind::SymbolRenamed => "symbol-renamed",
+            FailureKind::ConstantVariable => "constant-variable",
+            FailureKind::Arity => "arity",
+            FailureKind::OperandDropped => "operand-dropped",
+            FailureKind::OperandAdded => "operand-added",
+            FailureKind::StarMisplaced => "star-misplaced",
+            FailureKind::Restructured => "restructured",
+            FailureKind::Other => "other",
+        }
+    }
+
+    /// Human name.
+    pub fn name(self) -> &'static str {
+        match self {
+            FailureKind::Copied => "copied",
+            FailureKind::OffFormat => "off-format",
+            FailureKind::ForeignSyntax => "own grammar",
+            FailureKind::ModelError => "model error",
+            FailureKind::VerifierUnknown => "verifier unknown",
+            FailureKind::NegationMisplaced => "negation misplaced",
+            FailureKind::AndOrSwap => "∧/∨ swap",
+            FailureKind::ConnectiveSwapped => "connective swapped",
+            FailureKind::QuantifierChanged => "quantifier changed",
+            FailureKind::ScopeChanged => "scope / precedence",
+            FailureKind::SymbolRenamed => "symbol renamed",
+            FailureKind::ConstantVariable => "constant ↔ variable",
+            FailureKind::Arity => "arity",
+            FailureKind::OperandDropped => "operand dropped",
+            FailureKind::OperandAdded => "operand added",
+            FailureKind::StarMisplaced => "star misplaced",
+            FailureKind::Restructured => "restructured",
+            FailureKind::Other => "other",
+        }
+    }
+
+    /// Parses a machine name.
+    pub fn from_id(s: &str) -> Option<FailureKind> {
+        FailureKind::ALL.into_iter().find(|k| k.id() == s)
+    }
+
+    /// The taxonomy category (built-in `taxonomy.toml` id) this kind stands for, if any.
+    pub fn category(self) -> Option<&'static str> {
+        Some(match self {
+            FailureKind::Copied | FailureKind::OffFormat => "off-format",
+            FailureKind::ForeignSyntax => "foreign-syntax",
+            FailureKind::NegationMisplaced => "negation-misplaced",
+            FailureKind::AndOrSwap => "and-or-swap",
+            FailureKind::QuantifierChanged => "quantifier-swap",
+            FailureKind::ScopeChanged => "parentheses-scope",
+            FailureKind::SymbolRenamed => "symbols-renamed",
+            FailureKind::ConstantVariable => "constant-variable",
+            FailureKind::Arity => "arity",
+            FailureKind::OperandDropped => "incomplete",
+            FailureKind::StarMisplaced => "star-misplaced",
+            FailureKind::ModelError
+            | FailureKind::VerifierUnknown
+            | FailureKind::ConnectiveSwapped
+            | FailureKind::OperandAdded
+            | FailureKind::Restructured
+            | FailureKind::Other => return None,
+        })
+    }
+}
+
+/// The kinds a diff shows, in the order they appear, without repeats.
+pub fn kinds_of_diff(lines: &[DiffLine]) -> Vec<FailureKind> {
+    let mut out = Vec::new();
+    for l in lines {
+        let k = match l.change {
+            Change::Same | Change::Kept | Change::VariableChanged => continue,
+            Change::NegationAdded | Change::NegationRemoved => FailureKind::NegationMisplaced,
+            Change::OperatorSwapped => {
+                let ao = |s: &Option<String>| s.as_deref().is_some_and(|s| s == "∧" || s == "∨");
+                if ao(&l.left) && ao(&l.right) {
+                    FailureKind::AndOrSwap
+                } else {
+                    FailureKind::ConnectiveSwapped
+                }
+            }
+            Change::QuantifierChanged => FailureKind::QuantifierChanged,
+            Change::ScopeChanged | Change::OperandsSwapped => FailureKind::ScopeChanged,
+            Change::AtomChanged => FailureKind::SymbolRenamed,
+            Change::ConstantVariable => FailureKind::ConstantVariable,
+            Change::ArityChanged => FailureKind::Arity,
+            Change::StarAdded | Change::StarRemoved => FailureKind::StarMisplaced,
+            Change::OperatorDropped => FailureKind::OperandDropped,
+            Change::OperatorAdded => FailureKind::OperandAdded,
+            Change::Replaced => FailureKind::Restructured,
+        };
+        if !out.contains(&k) {
+            out.push(k);
+        }
+    }
+    out
+}
+
+/// Classifies φ₀ against φ₁ (both parsed).
+pub fn classify_pair(phi0: &Expr, phi1: &Expr) -> Vec<FailureKind> {
+    kinds_of_diff(&diff(phi0, phi1))
+}
+
+/// The failure kinds of one sample (empty for a pass). Structural kinds come from the
+/// deciding round's φ₁ against its input.
+pub fn classify(rec: &SampleRecord) -> Vec<FailureKind> {
+    match &rec.verdict {
+        Verdict::Equivalent { .. } => vec![],
+        Verdict::Copied { .. } => vec![FailureKind::Copied],
+        Verdict::ModelError { .. } => vec![FailureKind::ModelError],
+        Verdict::Unknown { .. } => vec![FailureKind::VerifierUnknown],
+        Verdict::Unparseable { reason, .. } => {
+            if reason.starts_with("off-format") {
+                vec![FailureKind::OffFormat]
+            } else {
+                vec![FailureKind::ForeignSyntax]
+            }
+        }
+        Verdict::NotEquivalent { .. } => {
+            let round = rec.rounds.iter().rev().find(|r| r.phi1.is_some());
+            let pair = round.and_then(|r| {
+                let a = parse(&r.input, rec.syntax).ok()?;
+                let b = parse(r.phi1.as_deref()?, rec.syntax).ok()?;
+                Some((a, b))
+            });
+            let kinds = pair.map(|(a, b)| classify_pair(&a, &b)).unwrap_or_default();
+            if kinds.is_empty() {
+                vec![FailureKind::Other]
+            } else {
+                kinds
+            }
+        }
+    }
+}
+
+/// The taxonomy categories of a sample's automatic kinds, without repeats.
+pub fn categories(kinds: &[FailureKind]) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for c in kinds.iter().filter_map(|k| k.category()) {
+        if !out.contains(&c) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::SyntaxKind;
+
+    fn k(a: &str, b: &str, s: SyntaxKind) -> Vec<&'static str> {
+        let (a, b) = (parse(a, s).unwrap(), parse(b, s).unwrap());
+        classify_pair(&a, &b).iter().map(|k| k.id()).collect()
+    }
+
+    #[test]
+    fn structural_kinds_map_to_the_taxonomy() {
+        use SyntaxKind::{Fol, Pl, Regex};
+        assert_eq!(k("p1 ∧ p2", "p1 ∨ p2", Pl), ["and-or-swap"]);
+        assert_eq!(k("p1 → p2", "p1 ↔ p2", Pl), ["connective-swapped"]);
+        assert_eq!(k("p1 → p2", "p2 → p1", Pl), ["scope-changed"]);
+        assert_eq!(k("¬p1 ∧ p2", "p1 ∧ ¬p2", Pl), ["negation-misplaced"]);
+        assert_eq!(k("p1 ∧ p4", "p1", Pl), ["operand-dropped"]);
+        assert_eq!(
+            k("∀x1.P(x1, c1)", "∀x1.P(x1, x2)", Fol),
+            ["constant-variable"]
+        );
+        assert_eq!(
+            k("∀x1.P(x1, c1)", "∃x1.P(x1, c1)", Fol),
+            ["quantifier-changed"]
+        );
+        assert_eq!(k("0*1", "01", Regex), ["star-misplaced"]);
+        assert_eq!(
+            categories(&[FailureKind::OperandDropped, FailureKind::Copied]),
+            ["incomplete", "off-format"]
+        );
+        for kind in FailureKind::ALL {
+            assert_eq!(FailureKind::from_id(kind.id()), Some(kind));
+        }
+    }
+}

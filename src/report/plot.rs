@@ -1,0 +1,350 @@
+//! `report --plot`: the paper's figures (A3 and A2 against complexity, one line per run,
+//! a band for the spread across batches) and a failure-kind chart per run, as SVG or PNG.
+
+use super::RunReport;
+use super::kinds::FailureKind;
+use anyhow::{Result, anyhow, bail};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// At most this many per-run failure-kind panels (the figure stays readable).
+pub const MAX_KIND_PANELS: usize = 12;
+
+const TOP: u32 = 440;
+const PANEL: u32 = 320;
+const WIDTH: u32 = 1200;
+
+fn err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
+    anyhow!("drawing the plot: {e:?}")
+}
+
+/// Colour of the i-th run (a qualitative palette readable on white).
+fn run_color(i: usize) -> RGBColor {
+    const C: [RGBColor; 10] = [
+        RGBColor(31, 119, 180),
+        RGBColor(214, 39, 40),
+        RGBColor(44, 160, 44),
+        RGBColor(148, 103, 189),
+        RGBColor(255, 127, 14),
+        RGBColor(140, 86, 75),
+        RGBColor(227, 119, 194),
+        RGBColor(127, 127, 127),
+        RGBColor(188, 189, 34),
+        RGBColor(23, 190, 207),
+    ];
+    C[i % C.len()]
+}
+
+fn kind_color(k: FailureKind) -> RGBColor {
+    let i = FailureKind::ALL.iter().position(|x| *x == k).unwrap_or(0);
+    const C: [RGBColor; 18] = [
+        RGBColor(127, 127, 127),
+        RGBColor(199, 199, 199),
+        RGBColor(188, 189, 34),
+        RGBColor(0, 0, 0),
+        RGBColor(219, 219, 141),
+        RGBColor(214, 39, 40),
+        RGBColor(31, 119, 180),
+        RGBColor(174, 199, 232),
+        RGBColor(148, 103, 189),
+        RGBColor(255, 127, 14),
+        RGBColor(44, 160, 44),
+        RGBColor(152, 223, 138),
+        RGBColor(140, 86, 75),
+        RGBColor(227, 119, 194),
+        RGBColor(247, 182, 210),
+        RGBColor(23, 190, 207),
+        RGBColor(158, 218, 229),
+        RGBColor(196, 156, 148),
+    ];
+    C[i % C.len()]
+}
+
+/// Draws the figures for `reports` to `path` (`.svg` or `.png`).
+pub fn plot(reports: &[RunReport], path: &Path) -> Result<()> {
+    if reports.is_empty() {
+        bail!("--plot: no runs to draw");
+    }
+    let panels = reports
+        .iter()
+        .filter(|r| !r.failure_kinds.is_empty())
+        .take(MAX_KIND_PANELS)
+        .count();
+    let height = legend_height(reports.len(), 2)
+        + TOP
+        + if panels > 0 {
+            legend_height(FailureKind::ALL.len(), 6)
+        } else {
+            0
+        }
+        + (panels.div_ceil(2) as u32) * PANEL;
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("svg") => {
+            ensure_font()?;
+            let root = SVGBackend::new(path, (WIDTH, height)).into_drawing_area();
+            draw(&root, reports)?;
+            root.present().map_err(err)?;
+        }
+        Some("png") => {
+            ensure_font()?;
+            let root = BitMapBackend::new(path, (WIDTH, height)).into_drawing_area();
+            draw(&root, reports)?;
+            root.present().map_err(err)?;
+        }
+        _ => bail!(
+            "--plot {}: the file name must end in .svg or .png",
+            path.display()
+        ),
+    }
+    Ok(())
+}
+
+/// DejaVu Sans (Bitstream Vera licence, `themes/fonts/`): text is laid out with it for
+/// both formats, so figures look the same on every machine and need no system fonts.
+static BUNDLED_FONT: &[u8] = include_bytes!("../../themes/fonts/DejaVuSans.ttf");
+
+/// Registers the font text is measured and drawn with: `$AUTOEVAL_FONT` if it names a
+/// readable TrueType file, else the bundled one.
+fn ensure_font() -> Result<()> {
+    static DONE: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    let r = DONE.get_or_init(|| {
+        if let Ok(p) = std::env::var("AUTOEVAL_FONT") {
+            let small = std::fs::metadata(&p).is_ok_and(|m| m.is_file() && m.len() <= 64 << 20);
+            let bytes = std::fs::read(&p).ok().filter(|_| small);
+            match bytes {
+                Some(b) => {
+                    // Registered fonts live for the whole process; one font, read once.
+                    let b: &'static [u8] = Box::leak(b.into_boxed_slice());
+                    if plotters::style::register_font("sans-serif", FontStyle::Normal, b).is_ok() {
+                        return Ok(());
+                    }
+                    return Err(format!("AUTOEVAL_FONT={p}: not a TrueType font"));
+                }
+                None => return Err(format!("AUTOEVAL_FONT={p}: not a readable file")),
+            }
+        }
+        plotters::style::register_font("sans-serif", FontStyle::Normal, BUNDLED_FONT)
+            .map_err(|_| "the bundled font did not load".to_string())
+    });
+    r.clone().map_err(|e| anyhow!(e))
+}
+
+fn x_range(reports: &[RunReport]) -> (f64, f64) {
+    let keys: BTreeSet<usize> = reports
+        .iter()
+        .flat_map(|r| r.by_category.keys().copied())
+        .collect();
+    let lo = keys.first().copied().unwrap_or(0) as f64;
+    let hi = keys.last().copied().unwrap_or(1) as f64;
+    (lo - 0.5, hi.max(lo + 1.0) + 0.5)
+}
+
+fn axis_label(reports: &[RunReport]) -> String {
+    let bys: BTreeSet<&str> = reports.iter().map(|r| r.by.as_str()).collect();
+    match bys.len() {
+        1 => bys.into_iter().next().unwrap_or("operators").to_string(),
+        _ => "operators (logic) / depth (regex)".into(),
+    }
+}
+
+const LEGEND_ROW: u32 = 22;
+
+fn legend_height(items: usize, per_row: usize) -> u32 {
+    (items.div_ceil(per_row) as u32) * LEGEND_ROW + 14
+}
+
+/// A legend strip of its own, so no legend ever covers data.
+fn legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    items: &[(String, RGBColor)],
+    per_row: usize,
+    line: bool,
+) -> Result<()> {
+    let (w, _) = area.dim_in_pixel();
+    let col = (w as i32 - 40) / per_row as i32;
+    for (i, (text, color)) in items.iter().enumerate() {
+        let x = 30 + (i % per_row) as i32 * col;
+        let y = 16 + (i / per_row) as i32 * LEGEND_ROW as i32;
+        if line {
+            area.draw(&PathElement::new(
+                vec![(x, y), (x + 22, y)],
+                color.stroke_width(3),
+            ))
+            .map_err(err)?;
+        } else {
+            area.draw(&Rectangle::new(
+                [(x + 4, y - 6), (x + 16, y + 6)],
+                color.filled(),
+            ))
+            .map_err(err)?;
+        }
+        area.draw(&Text::new(
+            text.clone(),
+            (x + 28, y - 7),
+            ("sans-serif", 13).into_font(),
+        ))
+        .map_err(err)?;
+    }
+    Ok(())
+}
+
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, reports: &[RunReport]) -> Result<()> {
+    root.fill(&WHITE).map_err(err)?;
+    let (strip, rest) = root.split_vertically(legend_height(reports.len(), 2));
+    let runs: Vec<(String, RGBColor)> = reports
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            (
+                format!("{} ({}, n={})", r.run, r.model, r.total.n),
+                run_color(i),
+            )
+        })
+        .collect();
+    legend(&strip, &runs, 2, true)?;
+    let (top, bottom) = rest.split_vertically(TOP);
+    let halves = top.split_evenly((1, 2));
+    let (x0, x1) = x_range(reports);
+    let xlab = axis_label(reports);
+    for (area, a3) in halves.iter().zip([true, false]) {
+        let title = if a3 {
+            "A3 accuracy (%)"
+        } else {
+            "A2 syntactic compliance (%)"
+        };
+        let mut chart = ChartBuilder::on(area)
+            .caption(title, ("sans-serif", 20))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(48)
+            .build_cartesian_2d(x0..x1, 0f64..105f64)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc(xlab.as_str())
+            .y_desc("%")
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| format!("{y:.0}"))
+            .light_line_style(WHITE.mix(0.0))
+            .draw()
+            .map_err(err)?;
+        for (i, r) in reports.iter().enumerate() {
+            let color = run_color(i);
+            if a3 && !r.spread.is_empty() {
+                let upper = r.spread.iter().map(|(k, (_, hi))| (*k as f64, 100.0 * hi));
+                let lower = r
+                    .spread
+                    .iter()
+                    .rev()
+                    .map(|(k, (lo, _))| (*k as f64, 100.0 * lo));
+                let band: Vec<(f64, f64)> = upper.chain(lower).collect();
+                chart
+                    .draw_series(std::iter::once(Polygon::new(band, color.mix(0.18))))
+                    .map_err(err)?;
+            }
+            let pts: Vec<(f64, f64)> = r
+                .by_category
+                .iter()
+                .filter_map(|(k, c)| {
+                    let v = if a3 { c.accuracy() } else { c.compliance() };
+                    v.map(|v| (*k as f64, 100.0 * v))
+                })
+                .collect();
+            chart
+                .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
+                .map_err(err)?;
+            chart
+                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
+                .map_err(err)?;
+        }
+    }
+    let with_kinds: Vec<&RunReport> = reports
+        .iter()
+        .filter(|r| !r.failure_kinds.is_empty())
+        .take(MAX_KIND_PANELS)
+        .collect();
+    if with_kinds.is_empty() {
+        return Ok(());
+    }
+    let used: Vec<(String, RGBColor)> = FailureKind::ALL
+        .into_iter()
+        .filter(|k| {
+            with_kinds
+                .iter()
+                .any(|r| r.failure_kinds.contains_key(k.id()))
+        })
+        .map(|k| (k.name().to_string(), kind_color(k)))
+        .collect();
+    let (kstrip, panels) = bottom.split_vertically(legend_height(FailureKind::ALL.len(), 6));
+    legend(&kstrip, &used, 6, false)?;
+    let rows = with_kinds.len().div_ceil(2);
+    let cells = panels.split_evenly((rows, 2));
+    for (area, r) in cells.iter().zip(with_kinds) {
+        kind_panel(area, r)?;
+    }
+    Ok(())
+}
+
+/// Stacked bars: failing samples per category value, split by automatic failure kind.
+fn kind_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &RunReport) -> Result<()> {
+    let kinds: Vec<FailureKind> = FailureKind::ALL
+        .into_iter()
+        .filter(|k| r.failure_kinds.contains_key(k.id()))
+        .collect();
+    let keys: BTreeSet<usize> = r
+        .by_category
+        .keys()
+        .copied()
+        .chain(r.failure_kinds.values().flat_map(|m| m.keys().copied()))
+        .collect();
+    let lo = keys.first().copied().unwrap_or(0) as f64 - 0.5;
+    let hi = keys.last().copied().unwrap_or(1) as f64 + 0.5;
+    let mut top = 1usize;
+    for k in &keys {
+        let s: usize = r.failure_kinds.values().filter_map(|m| m.get(k)).sum();
+        top = top.max(s);
+    }
+    let mut chart = ChartBuilder::on(area)
+        .caption(
+            format!("failure kinds: {} ({})", r.run, r.model),
+            ("sans-serif", 16),
+        )
+        .margin(10)
+        .x_label_area_size(32)
+        .y_label_area_size(40)
+        .build_cartesian_2d(lo..hi, 0f64..(top as f64 * 1.1 + 0.5))
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc(r.by.as_str())
+        .y_desc("failing samples")
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{y:.0}"))
+        .light_line_style(WHITE.mix(0.0))
+        .draw()
+        .map_err(err)?;
+    let mut base: std::collections::BTreeMap<usize, f64> = std::collections::BTreeMap::new();
+    for kind in kinds {
+        let color = kind_color(kind);
+        let Some(m) = r.failure_kinds.get(kind.id()) else {
+            continue;
+        };
+        let bars: Vec<Rectangle<(f64, f64)>> = m
+            .iter()
+            .map(|(&k, &n)| {
+                let y0 = *base.get(&k).unwrap_or(&0.0);
+                base.insert(k, y0 + n as f64);
+                let x = k as f64;
+                Rectangle::new([(x - 0.4, y0), (x + 0.4, y0 + n as f64)], color.filled())
+            })
+            .collect();
+        chart.draw_series(bars).map_err(err)?;
+    }
+    Ok(())
+}

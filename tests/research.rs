@@ -1,0 +1,175 @@
+//! The research workflow through the CLI: failure kinds, folders of runs, CSV, figures,
+//! the pass/fail comparison.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_autoeval"))
+}
+
+fn ok(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "exit {:?}\n{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// An offline run of `kind` with the synthetic model.
+fn offline(out: &Path, kind: &str, extra: &[&str]) {
+    let o = bin()
+        .args(["run", "--kind", kind, "--per-category", "2"])
+        .args(["--model", "perturb", "--quiet", "--out"])
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap();
+    ok(&o);
+}
+
+#[test]
+fn report_takes_a_folder_skips_non_runs_and_groups_regex_by_depth() {
+    let dir = tempfile::tempdir().unwrap();
+    offline(&dir.path().join("pl"), "pl", &[]);
+    offline(&dir.path().join("regex"), "regex", &[]);
+    std::fs::write(dir.path().join("notes.txt"), "not a run").unwrap();
+    let o = bin()
+        .args(["report", "--format", "json"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let text = ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("notes.txt: not a run directory, skipped"),
+        "{err}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    let by: Vec<&str> = runs.iter().map(|r| r["by"].as_str().unwrap()).collect();
+    assert_eq!(by, ["operators", "depth"]);
+    // Failure kinds are counted per category for failing samples only.
+    let pl = &runs[0];
+    let failing = pl["total"]["n"].as_u64().unwrap() - pl["total"]["accurate"].as_u64().unwrap();
+    let kinds: u64 = pl["failure_kinds"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|m| m.as_object().unwrap().values())
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert!(
+        failing > 0 && kinds >= failing,
+        "{failing} failing, {kinds} kinds"
+    );
+    // --by still overrides the default.
+    let o = bin()
+        .args(["report", "--by", "operators", "--format", "csv"])
+        .arg(dir.path().join("regex"))
+        .output()
+        .unwrap();
+    assert!(ok(&o).lines().nth(1).unwrap().contains(",operators,"));
+    // A path that holds no run is an error that says what a run is.
+    let empty = tempfile::tempdir().unwrap();
+    let o = bin().arg("report").arg(empty.path()).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("run.json"));
+}
+
+#[test]
+fn report_csv_quotes_names_with_commas_and_quotes() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("r");
+    offline(&run, "pl", &["--limit", "5"]);
+    let path = run.join("run.json");
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    m["id"] = serde_json::json!("a,\"b\"");
+    std::fs::write(&path, serde_json::to_string(&m).unwrap()).unwrap();
+    let o = bin()
+        .args(["report", "--format", "csv"])
+        .arg(&run)
+        .output()
+        .unwrap();
+    let text = ok(&o);
+    let mut rd = csv::Reader::from_reader(text.as_bytes());
+    let head = rd.headers().unwrap().clone();
+    assert_eq!(&head[0], "run");
+    for rec in rd.records() {
+        let rec = rec.unwrap();
+        assert_eq!(rec.len(), head.len());
+        assert_eq!(&rec[0], "a,\"b\"");
+    }
+}
+
+#[test]
+fn report_text_names_failure_kinds_by_category() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("pl");
+    offline(&run, "pl", &[]);
+    let text = ok(&bin().arg("report").arg(&run).output().unwrap());
+    assert!(text.contains("Failure kinds (automatic"), "{text}");
+    assert!(text.contains("Failure kinds of "), "{text}");
+    assert!(text.contains("negation misplaced"), "{text}");
+}
+
+#[test]
+fn plot_writes_svg_and_png_and_refuses_other_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a");
+    let b = dir.path().join("b");
+    offline(&a, "pl", &["--batches", "2"]);
+    offline(&b, "pl", &["--batches", "2", "--seed", "9"]);
+    let svg = dir.path().join("fig.svg");
+    let o = bin()
+        .arg("report")
+        .arg(&a)
+        .arg(&b)
+        .arg("--plot")
+        .arg(&svg)
+        .output()
+        .unwrap();
+    ok(&o);
+    let s = std::fs::read_to_string(&svg).unwrap();
+    assert!(s.starts_with("<svg"), "{}", &s[..80.min(s.len())]);
+    assert!(s.contains("A3 accuracy"));
+    assert!(s.contains("A2 syntactic compliance"));
+    assert!(s.contains("failure kinds: "));
+    // Two batches: the spread band is drawn (a filled polygon) for each run.
+    assert!(s.matches("<polygon").count() >= 2, "no spread band");
+    let png = dir.path().join("fig.png");
+    let o = bin()
+        .arg("report")
+        .arg(&a)
+        .arg("--plot")
+        .arg(&png)
+        .output()
+        .unwrap();
+    ok(&o);
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    // A named font that is not one is refused with the variable's name.
+    let o = bin()
+        .arg("report")
+        .arg(&a)
+        .arg("--plot")
+        .arg(&png)
+        .env("AUTOEVAL_FONT", dir.path().join("fig.svg"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("AUTOEVAL_FONT"));
+    let o = bin()
+        .arg("report")
+        .arg(&a)
+        .arg("--plot")
+        .arg(dir.path().join("fig.pdf"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains(".svg or .png"));
+}
