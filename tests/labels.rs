@@ -193,6 +193,14 @@ fn export_and_stats_from_the_cli() {
         (v["kappa"]["negation-misplaced"].as_f64().unwrap() - 0.5).abs() < 1e-9,
         "{v}"
     );
+    // The diff finds the negation slips of 1 and 4; the ∧/∨ swap is bob's alone.
+    let auto = &v["automatic"];
+    assert_eq!(
+        (auto["negation-misplaced"]["tp"].as_u64(), auto["negation-misplaced"]["fp"].as_u64()),
+        (Some(2), Some(0)),
+        "{v}"
+    );
+    assert_eq!(auto["and-or-swap"]["fn_"].as_u64(), Some(1), "{v}");
     let lucky = v["lucky"].as_array().unwrap();
     assert_eq!(
         (lucky[0].as_u64(), lucky[1].as_u64()),
@@ -210,4 +218,36 @@ fn export_and_stats_from_the_cli() {
     .to_string();
     assert!(text.contains("Cohen's κ between alice and bob"), "{text}");
     assert!(text.contains("lucky passes: 1 of 2"), "{text}");
+    assert!(
+        text.contains("automatic failure kinds (from the diff) against the hand labels"),
+        "{text}"
+    );
+}
+
+#[test]
+fn suggestion_key_says_when_there_is_nothing_to_suggest() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = run_copy(dir.path());
+    let mut app = app(&d);
+    let pick = |app: &mut autoeval::tui::state::App, id: &str| {
+        let k = app
+            .visible
+            .iter()
+            .position(|(r, i)| &*app.runs[*r as usize].rows[*i as usize].id == id)
+            .unwrap();
+        app.sel = k;
+        app.detail = None;
+    };
+    // Sample 0 passed: φ₁ = φ₀, the diff has nothing to map to a category.
+    pick(&mut app, "0");
+    keys(&mut app, &["a", "y"]);
+    assert!(app.status.contains("no suggestion"), "{}", app.status);
+    assert!(app.my_labels().0.is_empty());
+    keys(&mut app, &["esc"]);
+    // Sample 1 lost a negation: `y` adds the category the classifier maps it to.
+    pick(&mut app, "1");
+    keys(&mut app, &["a", "y"]);
+    assert_eq!(app.my_labels().0, ["negation-misplaced"]);
+    keys(&mut app, &["y"]);
+    assert!(app.status.contains("already labelled"), "{}", app.status);
 }

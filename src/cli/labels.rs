@@ -255,6 +255,31 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
             for (m, r) in &st.rank_correlation {
                 outln!("  {m:<20} {}", fmt(*r));
             }
+            if !st.automatic.is_empty() {
+                outln!(
+                    "\nautomatic failure kinds (from the diff) against the hand labels, per category:"
+                );
+                outln!(
+                    "  {:<24} {:>4} {:>4} {:>4} {:>9} {:>7}",
+                    "category",
+                    "both",
+                    "auto",
+                    "hand",
+                    "precision",
+                    "recall"
+                );
+                for (c, a) in &st.automatic {
+                    outln!(
+                        "  {:<24} {:>4} {:>4} {:>4} {:>9} {:>7}",
+                        crate::sanitize::one_line(c),
+                        a.tp,
+                        a.fp,
+                        a.fn_,
+                        fmt(a.precision()),
+                        fmt(a.recall())
+                    );
+                }
+            }
             Ok(0)
         }
     }

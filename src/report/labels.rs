@@ -103,6 +103,60 @@ pub struct LabelStats {
     pub lucky: Option<(usize, usize, f64, f64, f64)>,
     /// Spearman ρ of each metric with the human judgement (no failure category = good).
     pub rank_correlation: BTreeMap<String, Option<f64>>,
+    /// Per taxonomy category, the automatic failure kinds against the hand labels.
+    pub automatic: BTreeMap<String, AutoAgreement>,
+}
+
+/// Automatic failure classification against hand labels for one category, over the
+/// labelled samples (a category counts as human when any annotator gave it).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct AutoAgreement {
+    /// Both the classifier and a human named it.
+    pub tp: usize,
+    /// Only the classifier named it.
+    pub fp: usize,
+    /// Only a human named it.
+    pub fn_: usize,
+}
+
+impl AutoAgreement {
+    /// TP / (TP + FP): how often the classifier is right when it names the category.
+    pub fn precision(&self) -> Option<f64> {
+        (self.tp + self.fp > 0).then(|| self.tp as f64 / (self.tp + self.fp) as f64)
+    }
+    /// TP / (TP + FN): how much of what humans found the classifier finds.
+    pub fn recall(&self) -> Option<f64> {
+        (self.tp + self.fn_ > 0).then(|| self.tp as f64 / (self.tp + self.fn_) as f64)
+    }
+}
+
+/// Compares automatic categories with human ones, per category.
+fn automatic_agreement(
+    by_sample: &BTreeMap<String, Vec<&LabelRecord>>,
+    samples: &HashMap<&str, &crate::run::format::SampleRecord>,
+) -> BTreeMap<String, AutoAgreement> {
+    let mut out: BTreeMap<String, AutoAgreement> = BTreeMap::new();
+    for (id, ls) in by_sample {
+        let Some(s) = samples.get(id.as_str()) else {
+            continue;
+        };
+        let auto: BTreeSet<&str> =
+            super::kinds::categories(&super::kinds::classify(s)).into_iter().collect();
+        let human: BTreeSet<&str> = ls
+            .iter()
+            .flat_map(|l| l.categories.iter().map(String::as_str))
+            .collect();
+        for c in auto.union(&human) {
+            let e = out.entry((*c).to_string()).or_default();
+            match (auto.contains(c), human.contains(c)) {
+                (true, true) => e.tp += 1,
+                (true, false) => e.fp += 1,
+                (false, true) => e.fn_ += 1,
+                (false, false) => {}
+            }
+        }
+    }
+    out
 }
 
 /// Computes label statistics; `by_depth` picks the category axis.
@@ -207,7 +261,9 @@ pub fn stats(run: &RunData, labels: &[LabelRecord], by_depth: bool) -> LabelStat
     .into_iter()
     .map(|(k, v)| (k.to_string(), spearman(v, &human)))
     .collect();
+    let automatic = automatic_agreement(&by_sample, &samples);
     LabelStats {
+        automatic,
         labelled: by_sample.len(),
         annotators,
         counts,
