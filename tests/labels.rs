@@ -196,7 +196,10 @@ fn export_and_stats_from_the_cli() {
     // The diff finds the negation slips of 1 and 4; the ∧/∨ swap is bob's alone.
     let auto = &v["automatic"];
     assert_eq!(
-        (auto["negation-misplaced"]["tp"].as_u64(), auto["negation-misplaced"]["fp"].as_u64()),
+        (
+            auto["negation-misplaced"]["tp"].as_u64(),
+            auto["negation-misplaced"]["fp"].as_u64()
+        ),
         (Some(2), Some(0)),
         "{v}"
     );

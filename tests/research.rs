@@ -173,3 +173,59 @@ fn plot_writes_svg_and_png_and_refuses_other_names() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains(".svg or .png"));
 }
+
+#[test]
+fn compare_counts_patterns_and_tests_the_difference() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a");
+    let b = dir.path().join("b");
+    offline(&a, "pl", &[]);
+    offline(&b, "pl", &["--perturb-rate", "0.8"]);
+    let rows = dir.path().join("matrix.csv");
+    let o = bin()
+        .arg("compare")
+        .arg(&a)
+        .arg(&b)
+        .arg("--json")
+        .arg("--rows")
+        .arg(&rows)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&ok(&o)).unwrap();
+    // Same dataset and seed: every φ₀ is in both runs.
+    let n = v["samples"].as_u64().unwrap();
+    assert_eq!(v["in_every_run"].as_u64(), Some(n));
+    let c = &v["pairs"][0]["counts"];
+    let total: u64 = ["both", "a_only", "b_only", "neither"]
+        .iter()
+        .map(|k| c[k].as_u64().unwrap())
+        .sum();
+    assert_eq!(total, n);
+    // Counted independently from the two runs' samples.
+    let pass = |d: &Path| -> std::collections::BTreeMap<String, bool> {
+        std::fs::read_to_string(d.join("samples.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let s: serde_json::Value = serde_json::from_str(l).unwrap();
+                (
+                    s["phi0"].as_str().unwrap().to_string(),
+                    s["verdict"]["verdict"] == "equivalent",
+                )
+            })
+            .collect()
+    };
+    let (pa, pb) = (pass(&a), pass(&b));
+    let a_only = pa.iter().filter(|(k, x)| **x && !pb[*k]).count() as u64;
+    assert_eq!(c["a_only"].as_u64(), Some(a_only));
+    // A rate of 0.3 against 0.8 over this many samples is a real difference.
+    assert!(v["pairs"][0]["mcnemar_p"].as_f64().unwrap() < 0.001, "{v}");
+    let csv = std::fs::read_to_string(&rows).unwrap();
+    assert_eq!(csv.lines().count() as u64, n + 1);
+    // The table names the test; one run alone is refused.
+    let text = ok(&bin().arg("compare").arg(&a).arg(&b).output().unwrap());
+    assert!(text.contains("McNemar p"), "{text}");
+    let o = bin().arg("compare").arg(&a).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("at least two runs"));
+}

@@ -17,6 +17,7 @@ macro_rules! out {
     }};
 }
 
+pub mod compare;
 pub mod generate;
 pub mod import;
 pub mod judge;
@@ -53,6 +54,8 @@ pub enum Command {
     Judge(judge::JudgeArgs),
     /// Tables of compliance, accuracy and judge agreement for runs.
     Report(report::ReportArgs),
+    /// Pass/fail matrix of runs that answered the same φ₀, with McNemar's test per pair.
+    Compare(compare::CompareArgs),
     /// Re-apply extraction, the copy check and verification to a run's stored replies.
     Rescore(rescore::RescoreArgs),
     /// Convert the original AutoEval's files into a run directory.
@@ -76,6 +79,7 @@ pub fn main() -> i32 {
         Some(Command::Run(args)) => run::run(args),
         Some(Command::Judge(args)) => judge::run(args),
         Some(Command::Report(args)) => report::run(args),
+        Some(Command::Compare(args)) => compare::run(args),
         Some(Command::Prompts(args)) => prompts::run(args),
         Some(Command::Import(args)) => import::run(args),
         Some(Command::Rescore(args)) => rescore::run(args),

@@ -10,6 +10,7 @@
 //!   unparseable judge answers are counted apart, outside the confusion matrix.
 
 pub mod closeness;
+pub mod compare;
 pub mod kinds;
 pub mod labels;
 pub mod plot;

@@ -1,0 +1,165 @@
+//! `autoeval compare`: the pass/fail matrix of runs that answered the same φ₀.
+
+use crate::report::compare::{PassFail, build};
+use crate::report::load_run;
+use anyhow::{Result, bail};
+use clap::Args;
+use std::path::PathBuf;
+
+/// Arguments of `autoeval compare`.
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// Two or more run directories, or folders holding them.
+    #[arg(required = true)]
+    pub runs: Vec<PathBuf>,
+    /// Print JSON (patterns, pairwise counts and p-values) instead of tables.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the matrix, one row per φ₀ and one column per run (pass/fail/empty), as CSV.
+    #[arg(long, value_name = "FILE")]
+    pub rows: Option<PathBuf>,
+}
+
+fn p_text(p: Option<f64>) -> String {
+    match p {
+        None => "–".into(),
+        Some(p) if p < 1e-4 => format!("{p:.1e}"),
+        Some(p) => format!("{p:.4}"),
+    }
+}
+
+fn write_rows(m: &PassFail, path: &PathBuf) -> Result<()> {
+    let mut w =
+        csv::Writer::from_path(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let mut head = vec!["phi0".to_string()];
+    head.extend(m.runs.iter().cloned());
+    w.write_record(&head)?;
+    for (k, row) in m.keys.iter().zip(&m.cells) {
+        let mut rec = vec![k.clone()];
+        rec.extend(row.iter().map(|c| match c {
+            Some(true) => "pass".to_string(),
+            Some(false) => "fail".to_string(),
+            None => String::new(),
+        }));
+        w.write_record(&rec)?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+/// Runs `autoeval compare`.
+pub fn run(args: CompareArgs) -> Result<i32> {
+    let dirs = super::report::expand_runs(&args.runs)?;
+    if dirs.len() < 2 {
+        bail!("compare needs at least two runs (found {})", dirs.len());
+    }
+    let mut data = Vec::new();
+    for d in &dirs {
+        let r = load_run(d).map_err(|e| anyhow::anyhow!("{e}"))?;
+        for w in r.warnings.iter().take(5) {
+            eprintln!("warning: {}", crate::sanitize::one_line(w));
+        }
+        data.push(r);
+    }
+    let m = build(data.iter().map(|r| {
+        (
+            r.manifest.id.clone(),
+            r.samples
+                .iter()
+                .map(|s| (s.phi0.as_str(), s.verdict.is_equivalent())),
+        )
+    }));
+    if let Some(path) = &args.rows {
+        write_rows(&m, path)?;
+    }
+    let complete = m.complete_rows().count();
+    let mut pairs = Vec::new();
+    for a in 0..m.runs.len() {
+        for b in a + 1..m.runs.len() {
+            pairs.push((a, b, m.pair(a, b)));
+        }
+    }
+    if args.json {
+        let v = serde_json::json!({
+            "runs": m.runs,
+            "samples": m.keys.len(),
+            "in_every_run": complete,
+            "patterns": m.patterns(),
+            "pairs": pairs.iter().map(|(a, b, p)| serde_json::json!({
+                "a": m.runs[*a], "b": m.runs[*b], "counts": p, "mcnemar_p": p.mcnemar_p(),
+            })).collect::<Vec<_>>(),
+        });
+        outln!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(0);
+    }
+    if complete == 0 {
+        eprintln!(
+            "warning: no φ₀ occurs in every run: were these runs made from the same dataset and seed?"
+        );
+    }
+    let name = |i: usize| crate::sanitize::one_line(&m.runs[i]).into_owned();
+    outln!(
+        "{} distinct φ₀; {} in every run ({} only in some)\n",
+        m.keys.len(),
+        complete,
+        m.keys.len() - complete
+    );
+    outln!(
+        "pattern ({}: ✓ pass, ✗ fail)  samples",
+        (0..m.runs.len()).map(name).collect::<Vec<_>>().join(", ")
+    );
+    for (p, n) in m.patterns() {
+        outln!("  {p:<10} {n:>6}");
+    }
+    outln!("\npairwise, on the φ₀ both runs have (McNemar's test on the discordant samples):");
+    let rows: Vec<[String; 8]> = pairs
+        .iter()
+        .map(|(a, b, p)| {
+            [
+                name(*a),
+                name(*b),
+                p.n().to_string(),
+                p.both.to_string(),
+                p.a_only.to_string(),
+                p.b_only.to_string(),
+                p.neither.to_string(),
+                p_text(p.mcnemar_p()),
+            ]
+        })
+        .collect();
+    let head = [
+        "A",
+        "B",
+        "n",
+        "both pass",
+        "A only",
+        "B only",
+        "neither",
+        "McNemar p",
+    ]
+    .map(String::from);
+    let width = |c: usize| {
+        std::iter::once(&head)
+            .chain(&rows)
+            .map(|r| unicode_width::UnicodeWidthStr::width(r[c].as_str()))
+            .max()
+            .unwrap_or(0)
+    };
+    let widths: Vec<usize> = (0..8).map(width).collect();
+    for r in std::iter::once(&head).chain(&rows) {
+        let cells: Vec<String> = r
+            .iter()
+            .enumerate()
+            .map(|(c, s)| {
+                let pad = widths[c] - unicode_width::UnicodeWidthStr::width(s.as_str());
+                if c < 2 {
+                    format!("{s}{}", " ".repeat(pad))
+                } else {
+                    format!("{}{s}", " ".repeat(pad))
+                }
+            })
+            .collect();
+        outln!("  {}", cells.join("  "));
+    }
+    Ok(0)
+}
