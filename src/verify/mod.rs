@@ -287,8 +287,19 @@ fn verify_logic(a: &Formula, b: &Formula, opts: &Options) -> Verdict {
         || equivalent_by_congruence(&ca, &cb, opts)
     {
         Verdict::Equivalent { notes: vec![] }
-    } else {
+    } else if normalize::quantifier_free(&ca) && normalize::quantifier_free(&cb) {
         decide(&ca, &cb, opts)
+    } else {
+        // Quantified pairs go to the solver miniscoped (an equivalent form with small
+        // quantifier scopes), where a change masked by its context is often local again.
+        let (ma, mb) = (normalize::miniscope(&ca), normalize::miniscope(&cb));
+        if normalize::normalize(&ma) == normalize::normalize(&mb)
+            || equivalent_by_congruence(&ma, &mb, opts)
+        {
+            Verdict::Equivalent { notes: vec![] }
+        } else {
+            decide(&ma, &mb, opts)
+        }
     };
     match verdict {
         Verdict::Equivalent { .. } => Verdict::Equivalent { notes },
