@@ -120,6 +120,7 @@ fn a_cancel_with_nothing_in_flight_is_cancelled_not_finished() {
         command: vec![],
         limit: None,
         pause: None,
+        pause_switch: None,
         force: false,
         retry_errors: false,
         max_consecutive_failures: 5,

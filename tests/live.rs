@@ -83,20 +83,35 @@ fn live_run_pause_resume_cancel_and_errors() {
     app.key("R");
     assert_eq!(app.mode, Mode::NewRun);
     let form = app.form.as_mut().unwrap();
-    form.values = vec![
-        "pl".into(),
-        "3".into(),
-        "2".into(),
-        "openai:fake".into(),
-        format!("{}/v1", server.base),
-        "AE_LIVE_NO_KEY".into(),
-        "0".into(),
-        "".into(),
-        "1".into(),
-        "2".into(),
-        "60".into(),
-        out.display().to_string(),
-    ];
+    for (k, v) in [
+        ("dataset", "pl"),
+        ("seed", "3"),
+        ("per_category", "2"),
+        ("batches", "1"),
+        ("model", "openai:fake"),
+        ("base_url", &format!("{}/v1", server.base)),
+        ("api_key_env", "AE_LIVE_NO_KEY"),
+        ("shots", "0"),
+        ("prompts", ""),
+        ("rounds", "1"),
+        ("temperature", "0.2"),
+        ("max_tokens", "300"),
+        ("concurrency", "2"),
+        ("retries", "5"),
+        ("request_timeout", "120"),
+        ("limit", "60"),
+        ("retry_errors", "n"),
+        ("out", &out.display().to_string()),
+    ] {
+        form.set(k, v);
+    }
+    form.refresh();
+    assert!(
+        form.estimate
+            .starts_with("up to 60 samples × 2 calls = 120 calls"),
+        "{}",
+        form.estimate
+    );
     // A snapshot of the form as a user sees it.
     insta::assert_snapshot!("new_run_form", screen_of(&mut app));
     app.key("enter");
@@ -116,6 +131,27 @@ fn live_run_pause_resume_cancel_and_errors() {
     wait_until(&mut app, "six samples", |a| {
         a.live.as_ref().unwrap().done >= 6
     });
+    // The manifest records the exact `autoeval run …` the form stood for, and the form's
+    // temperature and max tokens reached the model calls.
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let cmd: Vec<&str> = m["command"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(cmd[..4], ["autoeval", "run", "--kind", "pl"]);
+    for pair in [
+        ["--seed", "3"],
+        ["--per-category", "2"],
+        ["--limit", "60"],
+        ["--max-tokens", "300"],
+    ] {
+        assert!(cmd.windows(2).any(|w| w == pair), "{pair:?} in {cmd:?}");
+    }
+    assert_eq!(m["max_tokens"], 300);
+    assert!((m["temperature"].as_f64().unwrap() - 0.2).abs() < 1e-6);
     assert!(
         app.runs.iter().any(|r| r.dir == out),
         "the live run joined the run list"
@@ -162,8 +198,9 @@ fn live_run_pause_resume_cancel_and_errors() {
         a.live.as_ref().unwrap().ended.is_some()
     });
     let live = app.live.as_ref().unwrap();
-    assert!(
-        live.ended.as_deref().unwrap().starts_with("cancelled"),
+    assert_eq!(
+        live.ended,
+        Some(autoeval::tui::live::LiveEnd::Cancelled),
         "{:?}",
         live.ended
     );
@@ -258,4 +295,109 @@ fn follows_a_run_written_by_another_process() {
     assert!(child.wait().unwrap().success());
     app.follow();
     assert_eq!(app.visible.len(), 30, "no sample twice");
+}
+
+#[test]
+fn a_server_that_is_gone_pauses_the_live_run_and_retry_errors_redoes_the_failures() {
+    // A port nobody listens on: every request is refused at once.
+    let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead_url = format!("http://{}/v1", dead.local_addr().unwrap());
+    drop(dead);
+    let dir = tempfile::tempdir().unwrap();
+    unsafe { std::env::set_var("XDG_CONFIG_HOME", dir.path().join("cfg")) };
+    let out = dir.path().join("gone");
+    let (mut app, _) = build_app(&ViewOptions {
+        paths: vec![dir.path().to_path_buf()],
+        theme: None,
+        config: Some(PathBuf::from("/nonexistent/config.toml")),
+    });
+    let fill = |app: &mut autoeval::tui::state::App, base: &str, retry: &str| {
+        app.key("R");
+        let form = app.form.as_mut().unwrap();
+        for (k, v) in [
+            ("dataset", "pl"),
+            ("seed", "5"),
+            ("per_category", "1"),
+            ("model", "openai:fake"),
+            ("base_url", base),
+            ("api_key_env", "AE_GONE_NO_KEY"),
+            ("concurrency", "1"),
+            ("retries", "0"),
+            ("limit", "12"),
+            ("retry_errors", retry),
+            ("out", &out.display().to_string()),
+        ] {
+            form.set(k, v);
+        }
+        form.refresh();
+        app.key("enter");
+        assert!(
+            app.live.is_some() && app.form.is_none(),
+            "{:?}",
+            app.form.as_ref().map(|f| f.error.clone())
+        );
+    };
+    fill(&mut app, &dead_url, "n");
+    wait_until(&mut app, "the run to pause itself", |a| {
+        a.live.as_ref().unwrap().paused
+    });
+    let live = app.live.as_ref().unwrap();
+    assert_eq!(live.ended, None, "paused, not cancelled");
+    assert_eq!(live.done, 5, "no request burnt after the fifth failure");
+    assert!(
+        live.last_warning
+            .as_deref()
+            .is_some_and(|w| w.starts_with("paused: 5 samples in a row could not reach the server")),
+        "{:?}",
+        live.last_warning
+    );
+    assert!(live.header().starts_with("paused"));
+    // Nothing starts while it waits.
+    std::thread::sleep(Duration::from_millis(600));
+    app.live_tick();
+    assert_eq!(app.live.as_ref().unwrap().done, 5);
+    // Resuming tries again; the server is still gone, so it pauses again after five more.
+    app.key("p");
+    wait_until(&mut app, "the second pause", |a| {
+        a.live.as_ref().unwrap().done == 10 && a.live.as_ref().unwrap().paused
+    });
+    app.key("C");
+    wait_until(&mut app, "the cancel", |a| {
+        a.live.as_ref().unwrap().ended.is_some()
+    });
+    // The server is back: the form's retry errors redoes exactly the ten failures.
+    let model = FakeModel::new();
+    let server =
+        Server::start(move |_, r| Reply::json(200, openai_body(&model.answer(&prompt_of(r)))));
+    fill(&mut app, &format!("{}/v1", server.base), "y");
+    wait_until(&mut app, "the retry run to finish", |a| {
+        a.live.as_ref().unwrap().ended.is_some()
+    });
+    assert_eq!(
+        app.live.as_ref().unwrap().ended,
+        Some(autoeval::tui::live::LiveEnd::Finished)
+    );
+    let latest: std::collections::BTreeMap<String, String> =
+        std::fs::read_to_string(out.join("samples.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                (
+                    v["id"].as_str().unwrap().to_string(),
+                    v["verdict"]["verdict"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+    assert_eq!(latest.len(), 12);
+    assert!(latest.values().all(|v| v != "model-error"), "{latest:?}");
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let cmd: Vec<&str> = m["command"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(cmd.ends_with(&["--resume", "--retry-errors"]), "{cmd:?}");
 }

@@ -109,12 +109,22 @@ fn load_dataset(args: &RunArgs) -> Result<(Dataset, String, PathBuf)> {
     Ok((Dataset::open(&path)?, kind.name().to_string(), path))
 }
 
-/// Runs `autoeval run`; exit 0 when finished, 130 when cancelled.
-pub fn run(args: RunArgs) -> Result<i32> {
+/// How a run is steered from outside: a pause switch shared with the viewer. A run
+/// with one pauses itself when the server is gone (the viewer's choice); without one it
+/// stops as `cancelled` (the CLI's).
+pub type PauseSwitch = tokio::sync::watch::Sender<bool>;
+
+/// Builds the run from its arguments: the one path from settings to a [`RunSpec`], used
+/// by `autoeval run` and by the viewer's form (which fills in the same arguments).
+/// `command` is recorded in the manifest as the re-runnable command line.
+pub fn build_spec(
+    args: &RunArgs,
+    command: Vec<String>,
+    pause: Option<&PauseSwitch>,
+) -> Result<RunSpec> {
     if args.rounds == 0 {
         bail!("--rounds must be at least 1");
     }
-
     let prompts = match &args.prompts {
         Some(dir) => PromptSet::load(dir, args.shots)?,
         None => PromptSet::builtin(args.shots)?,
@@ -126,7 +136,7 @@ pub fn run(args: RunArgs) -> Result<i32> {
             args.out.display()
         );
     }
-    let (ds, kind, path) = load_dataset(&args)?;
+    let (ds, kind, path) = load_dataset(args)?;
     let pipeline = Arc::new(Pipeline {
         client: Arc::new(client),
         prompts: Arc::new(prompts),
@@ -139,20 +149,26 @@ pub fn run(args: RunArgs) -> Result<i32> {
             ..verify::Options::default()
         },
     });
-    let spec = RunSpec {
+    Ok(RunSpec {
         out: args.out.clone(),
         dataset_info: dataset_info(&ds, &kind, Some(&path)),
         dataset: ds,
         pipeline,
         concurrency: args.model.concurrency,
         resume: args.resume,
-        command: std::env::args().collect(),
+        command,
         limit: args.limit,
-        pause: None,
+        pause: pause.map(PauseSwitch::subscribe),
+        pause_switch: pause.cloned(),
         force: args.force,
         retry_errors: args.retry_errors,
         max_consecutive_failures: args.max_consecutive_failures,
-    };
+    })
+}
+
+/// Runs `autoeval run`; exit 0 when finished, 130 when cancelled.
+pub fn run(args: RunArgs) -> Result<i32> {
+    let spec = build_spec(&args, std::env::args().collect(), None)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

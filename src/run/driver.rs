@@ -66,6 +66,9 @@ pub struct RunSpec {
     pub limit: Option<usize>,
     /// While true, no new samples start (in-flight ones finish).
     pub pause: Option<watch::Receiver<bool>>,
+    /// The switch behind `pause`, when the run may pause itself: with it, a server that
+    /// is gone pauses the run instead of cancelling it.
+    pub pause_switch: Option<watch::Sender<bool>>,
     /// Resume even if the dataset, rounds, shots, prompt set or syntax differ.
     pub force: bool,
     /// Re-run the samples whose latest record is a `model-error`.
@@ -349,6 +352,16 @@ pub async fn execute(
                     let _ = events.send(Event::Sample(Box::new(rec)));
                     let k = spec.max_consecutive_failures;
                     if k > 0 && failures_in_a_row >= k {
+                        if let Some(switch) = &spec.pause_switch {
+                            // Someone is watching (the viewer): hold the run until they resume it.
+                            switch.send_replace(true);
+                            failures_in_a_row = 0;
+                            let _ = events.send(Event::Warning(format!(
+                                "paused: {k} samples in a row could not reach the server (last: {last_error}); \
+                                 resume once it answers (the failed samples can be redone with retry errors)"
+                            )));
+                            continue;
+                        }
                         let _ = events.send(Event::Warning(format!(
                             "stopping: {k} samples in a row could not reach the server (last: {last_error}); \
                              the run is cancelled and resumable: once the server answers, continue with \

@@ -2,30 +2,32 @@
 //! pause, resume and cancel. The run writes the same directory `autoeval run` does,
 //! and the viewer shows its samples by following that directory.
 
-use crate::dataset::{self, Dataset};
-use crate::grammar::{DatasetKind, GenParams};
-use crate::llm::client::Limits;
-use crate::llm::spec::{ModelOptions, build};
-use crate::prompt::PromptSet;
-use crate::run::driver::{Event, Outcome, RunSpec, dataset_info, execute};
-use crate::run::pipeline::Pipeline;
+use crate::cli::run::{PauseSwitch, RunArgs, build_spec};
+use crate::grammar::DatasetKind;
+use crate::run::driver::{Event, Outcome, execute};
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Instant;
 
-/// Form fields, in order: (label, config key).
-pub const FIELDS: [(&str, &str); 12] = [
+/// Form fields, in order: (label, config key). Every setting of `autoeval run` a user
+/// would set; the form becomes that command's arguments, parsed by the same parser.
+pub const FIELDS: [(&str, &str); 18] = [
     ("dataset (kind or file)", "dataset"),
     ("seed (kind)", "seed"),
     ("per category (kind)", "per_category"),
+    ("batches (kind)", "batches"),
     ("model", "model"),
     ("base URL", "base_url"),
     ("API key variable", "api_key_env"),
     ("shots (0 or 2)", "shots"),
     ("prompt directory", "prompts"),
     ("rounds", "rounds"),
+    ("temperature", "temperature"),
+    ("max tokens", "max_tokens"),
     ("concurrency", "concurrency"),
+    ("retries per request", "retries"),
+    ("request timeout (s)", "request_timeout"),
     ("limit (samples)", "limit"),
+    ("retry errors (y/n)", "retry_errors"),
     ("output directory", "out"),
 ];
 
@@ -38,11 +40,19 @@ pub struct Form {
     pub sel: usize,
     /// Problem with the last start attempt.
     pub error: String,
+    /// What starting it costs (kept current by [`Form::refresh`], so drawing only reads).
+    pub estimate: String,
+    /// The command it stands for, or why it is incomplete.
+    pub command: String,
 }
 
 fn last_path() -> Option<PathBuf> {
     super::theme::config_dir().map(|d| d.join("last-run.toml"))
 }
+
+/// Typical prompt and answer sizes of one call, in tokens, for the cost estimate.
+const TYPICAL_INPUT_TOKENS: u64 = 450;
+const TYPICAL_OUTPUT_TOKENS: u64 = 120;
 
 impl Form {
     /// A form with the values used last time (or sensible defaults).
@@ -55,10 +65,16 @@ impl Form {
                     "dataset" => "pl",
                     "seed" => "0",
                     "per_category" => "50",
+                    "batches" => "1",
                     "model" => "perturb",
                     "shots" => "0",
                     "rounds" => "1",
+                    "temperature" => "0.1",
+                    "max_tokens" => "1024",
                     "concurrency" => "8",
+                    "retries" => "5",
+                    "request_timeout" => "120",
+                    "retry_errors" => "n",
                     "out" => "runs/live",
                     _ => "",
                 }
@@ -75,11 +91,24 @@ impl Form {
                 }
             }
         }
-        Form {
+        let mut f = Form {
             values,
             sel: 0,
             error: String::new(),
-        }
+            estimate: String::new(),
+            command: String::new(),
+        };
+        f.refresh();
+        f
+    }
+
+    /// Recomputes the estimate and the command after an edit.
+    pub fn refresh(&mut self) {
+        self.estimate = self.estimate();
+        self.command = match self.argv() {
+            Ok(a) => crate::sanitize::one_line(&shell_words(&a)).into_owned(),
+            Err(e) => e,
+        };
     }
 
     fn remember(&self) {
@@ -94,12 +123,23 @@ impl Form {
         let _ = std::fs::write(p, t.to_string());
     }
 
-    fn get(&self, key: &str) -> &str {
+    /// The value of a field by config key (trimmed).
+    pub fn get(&self, key: &str) -> &str {
         FIELDS
             .iter()
             .position(|(_, k)| *k == key)
-            .map(|i| self.values[i].trim())
+            .and_then(|i| self.values.get(i))
+            .map(|v| v.trim())
             .unwrap_or("")
+    }
+
+    /// Sets a field by config key.
+    pub fn set(&mut self, key: &str, value: &str) {
+        if let Some(i) = FIELDS.iter().position(|(_, k)| *k == key)
+            && let Some(v) = self.values.get_mut(i)
+        {
+            *v = value.to_string();
+        }
     }
 
     fn number(&self, key: &str, default: usize) -> Result<usize, String> {
@@ -107,8 +147,180 @@ impl Form {
         if v.is_empty() {
             return Ok(default);
         }
+        let label = FIELDS
+            .iter()
+            .find(|(_, k)| *k == key)
+            .map(|(l, _)| *l)
+            .unwrap_or(key);
         v.parse()
-            .map_err(|_| format!("{key}: '{v}' is not a whole number"))
+            .map_err(|_| format!("{label}: '{v}' is not a whole number"))
+    }
+
+    fn kind(&self) -> Option<DatasetKind> {
+        let d = self.get("dataset");
+        DatasetKind::ALL.into_iter().find(|k| k.name() == d)
+    }
+
+    /// The `autoeval run …` command this form stands for: what starts the run, and what
+    /// the manifest records so the run can be repeated from a shell.
+    pub fn argv(&self) -> Result<Vec<String>, String> {
+        let mut a: Vec<String> = vec!["autoeval".into(), "run".into()];
+        let mut flag = |name: &str, v: &str| {
+            a.push(format!("--{name}"));
+            a.push(v.to_string());
+        };
+        match self.kind() {
+            Some(k) => {
+                flag("kind", k.name());
+                flag("seed", &self.number("seed", 0)?.to_string());
+                flag(
+                    "per-category",
+                    &self.number("per_category", 50)?.max(1).to_string(),
+                );
+                flag("batches", &self.number("batches", 1)?.max(1).to_string());
+            }
+            None if self.get("dataset").is_empty() => {
+                return Err(
+                    "dataset: give a kind (ksat, pl, fol, fol-english, regex) or a file".into(),
+                );
+            }
+            None => flag("dataset", self.get("dataset")),
+        }
+        flag("model", self.get("model"));
+        for (key, name) in [
+            ("base_url", "base-url"),
+            ("api_key_env", "api-key-env"),
+            ("prompts", "prompts"),
+        ] {
+            if !self.get(key).is_empty() {
+                flag(name, self.get(key));
+            }
+        }
+        flag("shots", &self.number("shots", 0)?.to_string());
+        flag("rounds", &self.number("rounds", 1)?.to_string());
+        let t = self.get("temperature");
+        if !t.is_empty() {
+            let v: f32 = t
+                .parse()
+                .map_err(|_| format!("temperature: '{t}' is not a number"))?;
+            flag("temperature", &v.to_string());
+        }
+        flag("max-tokens", &self.number("max_tokens", 1024)?.to_string());
+        flag("concurrency", &self.number("concurrency", 8)?.to_string());
+        flag("retries", &self.number("retries", 5)?.to_string());
+        flag(
+            "request-timeout",
+            &self.number("request_timeout", 120)?.to_string(),
+        );
+        if !self.get("limit").is_empty() {
+            flag("limit", &self.number("limit", 0)?.to_string());
+        }
+        let out = self.get("out");
+        if out.is_empty() {
+            return Err("output directory: give one".into());
+        }
+        flag("out", out);
+        let resume = std::path::Path::new(out).join("run.json").exists();
+        if resume {
+            a.push("--resume".into());
+        }
+        let retry = match self.get("retry_errors").to_ascii_lowercase().as_str() {
+            "" | "n" | "no" => false,
+            "y" | "yes" => true,
+            other => return Err(format!("retry errors: '{other}' is not y or n")),
+        };
+        if retry {
+            if !resume {
+                return Err("retry errors: only for a run that exists (its output directory holds run.json)".into());
+            }
+            a.push("--retry-errors".into());
+        }
+        Ok(a)
+    }
+
+    /// What starting this form will cost: samples, model calls and an estimate in USD
+    /// (typical prompt and answer sizes; at most, every answer at max tokens).
+    pub fn estimate(&self) -> String {
+        let samples = match self.kind() {
+            Some(_) => {
+                let per = self.number("per_category", 50).unwrap_or(50).max(1);
+                let batches = self.number("batches", 1).unwrap_or(1).max(1);
+                Some(per * crate::grammar::GenParams::default().depth * batches)
+            }
+            None => None,
+        };
+        let limit = self
+            .number("limit", 0)
+            .ok()
+            .filter(|_| !self.get("limit").is_empty());
+        let samples = match (samples, limit) {
+            (Some(s), Some(l)) => Some(s.min(l)),
+            (s, l) => s.or(l),
+        };
+        let Some(n) = samples else {
+            return "samples: as many as the dataset file holds".into();
+        };
+        let rounds = self.number("rounds", 1).unwrap_or(1).max(1) as u64;
+        let calls = n as u64 * 2 * rounds;
+        let model = self.get("model");
+        let name = model.split_once(':').map(|(_, m)| m).unwrap_or(model);
+        let max_out = self.number("max_tokens", 1024).unwrap_or(1024) as u64;
+        let prices = crate::llm::prices::PriceTable::builtin();
+        let cost = match (
+            prices.cost(
+                name,
+                calls * TYPICAL_INPUT_TOKENS,
+                calls * TYPICAL_OUTPUT_TOKENS,
+            ),
+            prices.cost(name, calls * TYPICAL_INPUT_TOKENS, calls * max_out),
+        ) {
+            _ if model == "perturb" => "offline, free".to_string(),
+            (Some(c), Some(hi)) => format!("≈ ${c:.2} (at most ${hi:.2})"),
+            _ => "unpriced model".to_string(),
+        };
+        format!(
+            "up to {n} samples × {} calls = {calls} calls · {cost}",
+            2 * rounds
+        )
+    }
+}
+
+/// Joins arguments into a line a POSIX shell reads back as the same arguments.
+pub fn shell_words(args: &[String]) -> String {
+    args.iter()
+        .map(|a| {
+            let plain = !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./:=@,+%".contains(c));
+            if plain {
+                a.clone()
+            } else {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// How a live run ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LiveEnd {
+    /// Every sample done.
+    Finished,
+    /// Stopped by the user; resumable.
+    Cancelled,
+    /// Could not go on.
+    Failed(String),
+}
+
+impl LiveEnd {
+    /// Short word for the status line.
+    pub fn word(&self) -> &'static str {
+        match self {
+            LiveEnd::Finished => "finished",
+            LiveEnd::Cancelled => "cancelled",
+            LiveEnd::Failed(_) => "failed",
+        }
     }
 }
 
@@ -130,111 +342,41 @@ pub struct Live {
     pub cost: Option<f64>,
     /// Model calls so far.
     pub calls: u64,
-    /// Paused.
+    /// Paused (by the user, or by the run when the server is gone).
     pub paused: bool,
-    /// Set when the run ended ("finished", "cancelled", or an error).
-    pub ended: Option<String>,
+    /// Set when the run ended.
+    pub ended: Option<LiveEnd>,
+    /// The last warning the run sent (a pause reason, a skipped item).
+    pub last_warning: Option<String>,
     started: Instant,
-    rx: std::sync::mpsc::Receiver<Result<Event, String>>,
-    pause_tx: tokio::sync::watch::Sender<bool>,
+    rx: std::sync::mpsc::Receiver<Result<Event, LiveEnd>>,
+    pause_tx: PauseSwitch,
     cancel_tx: tokio::sync::watch::Sender<bool>,
 }
 
 impl Live {
     /// Starts a run from the form; the pipeline runs on its own threads.
     pub fn start(form: &Form) -> Result<Live, String> {
-        let out = PathBuf::from(form.get("out"));
-        if out.as_os_str().is_empty() {
-            return Err("output directory: give one".into());
-        }
-        let resume = out.join("run.json").exists();
-        let shots = form.number("shots", 0)?;
-        let prompts = match form.get("prompts") {
-            "" => PromptSet::builtin(shots),
-            d => PromptSet::load(std::path::Path::new(d), shots),
-        }
-        .map_err(|e| e.to_string())?;
-        let concurrency = form.number("concurrency", 8)?.max(1);
-        let limit = match form.get("limit") {
-            "" => None,
-            _ => Some(form.number("limit", 0)?),
-        };
-        let opts = ModelOptions {
-            base_url: Some(form.get("base_url").to_string()).filter(|s| !s.is_empty()),
-            api_key_env: Some(form.get("api_key_env").to_string()).filter(|s| !s.is_empty()),
-            limits: Limits {
-                max_in_flight: concurrency,
-                ..Limits::default()
-            },
-            ..ModelOptions::default()
-        };
-        let client = build(form.get("model"), &opts)?;
-        let ds_arg = form.get("dataset").to_string();
-        let (ds, kind, path) = match DatasetKind::ALL.iter().find(|k| k.name() == ds_arg) {
-            Some(k) => {
-                let path = out.join("dataset.json");
-                if !path.exists() {
-                    // The form's seed and per-category decide the dataset (and the cost).
-                    let seed = form.number("seed", 0)? as u64;
-                    let per_category = form.number("per_category", 50)?.max(1);
-                    let cfg = k.grammar().map_err(|e| e.to_string())?;
-                    let params = GenParams {
-                        vocab: k.vocab(),
-                        per_category,
-                        ..GenParams::default()
-                    };
-                    let batch = crate::grammar::generate_batch(&cfg, &params, seed, 0, &mut |_| {})
-                        .map_err(|e| e.to_string())?;
-                    let file = dataset::assemble(k.name(), Some(*k), &cfg, &params, seed, &[batch]);
-                    std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
-                    dataset::write(&path, &file).map_err(|e| format!("{}: {e}", path.display()))?;
-                }
-                (
-                    Dataset::open(&path).map_err(|e| e.to_string())?,
-                    k.name().to_string(),
-                    path,
+        let argv = form.argv()?;
+        let args = match <crate::cli::Cli as clap::Parser>::try_parse_from(&argv) {
+            Ok(crate::cli::Cli {
+                command: Some(crate::cli::Command::Run(args)),
+            }) => args,
+            Ok(_) => return Err("internal: the form did not make a run command".into()),
+            Err(e) => {
+                let text = e.render().to_string();
+                return Err(crate::sanitize::one_line(
+                    text.lines().next().unwrap_or("invalid settings"),
                 )
-            }
-            None => {
-                let path = PathBuf::from(&ds_arg);
-                let ds = Dataset::open(&path).map_err(|e| {
-                    format!(
-                        "dataset: {e} (give a file or one of ksat, pl, fol, fol-english, regex)"
-                    )
-                })?;
-                let kind = ds.kind_name();
-                (ds, kind, path)
+                .into_owned());
             }
         };
-        let rounds = form.number("rounds", 1)?.max(1);
-        let pipeline = Arc::new(Pipeline {
-            client: Arc::new(client),
-            prompts: Arc::new(prompts),
-            syntax: ds.syntax,
-            rounds,
-            temperature: 0.1,
-            max_tokens: 1024,
-            verify: crate::verify::Options::default(),
-        });
-        let (pause_tx, pause_rx) = tokio::sync::watch::channel(false);
+        let args: RunArgs = args;
+        let out = args.out.clone();
+        let (pause_tx, _) = tokio::sync::watch::channel(false);
         let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
-        let spec = RunSpec {
-            out: out.clone(),
-            dataset_info: dataset_info(&ds, &kind, Some(&path)),
-            dataset: ds,
-            pipeline,
-            concurrency,
-            resume,
-            command: vec![
-                "autoeval view (live run)".into(),
-                format!("{:?}", form.values),
-            ],
-            limit,
-            pause: Some(pause_rx),
-            force: false,
-            retry_errors: false,
-            max_consecutive_failures: 5,
-        };
+        // The recorded command is the one a shell can run again (quoted where needed).
+        let spec = build_spec(&args, argv, Some(&pause_tx)).map_err(|e| format!("{e:#}"))?;
         form.remember();
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
@@ -244,7 +386,7 @@ impl Live {
             {
                 Ok(rt) => rt,
                 Err(e) => {
-                    let _ = tx.send(Err(e.to_string()));
+                    let _ = tx.send(Err(LiveEnd::Failed(e.to_string())));
                     return;
                 }
             };
@@ -260,14 +402,11 @@ impl Live {
                 });
                 let r = execute(spec, etx, cancel_rx).await;
                 let _ = forward.await;
-                let _ = tx.send(match r {
-                    Ok(Outcome::Finished) => Err("finished".into()),
-                    Ok(Outcome::Cancelled) => Err(
-                        "cancelled (resumable: start it again with the same output directory)"
-                            .into(),
-                    ),
-                    Err(e) => Err(format!("failed: {e}")),
-                });
+                let _ = tx.send(Err(match r {
+                    Ok(Outcome::Finished) => LiveEnd::Finished,
+                    Ok(Outcome::Cancelled) => LiveEnd::Cancelled,
+                    Err(e) => LiveEnd::Failed(e.to_string()),
+                }));
             });
         });
         Ok(Live {
@@ -281,6 +420,7 @@ impl Live {
             calls: 0,
             paused: false,
             ended: None,
+            last_warning: None,
             started: Instant::now(),
             rx,
             pause_tx,
@@ -310,17 +450,24 @@ impl Live {
                 }
                 Ok(Event::Warning(w)) => {
                     self.errors += usize::from(w.contains("internal error"));
+                    self.last_warning = Some(crate::sanitize::one_line(&w).into_owned());
                 }
                 Err(end) => self.ended = Some(end),
             }
+        }
+        // The run pauses itself when the server is gone; the switch is the truth.
+        let paused = *self.pause_tx.borrow();
+        if paused != self.paused {
+            self.paused = paused;
+            changed = true;
         }
         changed
     }
 
     /// Pauses or resumes.
     pub fn toggle_pause(&mut self) {
-        self.paused = !self.paused;
-        let _ = self.pause_tx.send(self.paused);
+        self.paused = !*self.pause_tx.borrow();
+        self.pause_tx.send_replace(self.paused);
     }
 
     /// Stops the run; finished samples stay, and it can be resumed.
@@ -339,7 +486,7 @@ impl Live {
             "–".into()
         };
         let state = match (&self.ended, self.paused) {
-            (Some(e), _) => e.split(" (").next().unwrap_or(e).to_string(),
+            (Some(e), _) => e.word().to_string(),
             (None, true) => "paused (p resumes)".into(),
             (None, false) => "live (p pause, C cancel)".into(),
         };

@@ -808,6 +808,9 @@ impl App {
             k if k.chars().count() == 1 => form.values[form.sel].push_str(k),
             _ => {}
         }
+        if let Some(form) = self.form.as_mut() {
+            form.refresh();
+        }
     }
 
     /// Takes in the live run's progress and makes its directory part of the view.

@@ -336,10 +336,14 @@ pub fn new_run(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         "dataset: ksat, pl, fol, fol-english, regex or a file · model: perturb, openai:<m>, anthropic:<m>",
         Style::default().fg(t.muted),
     )));
-    lines.push(Line::from(Span::styled(
-        "the run writes the same directory `autoeval run` does; values are remembered",
-        Style::default().fg(t.muted),
-    )));
+    lines.push(Line::from(vec![
+        Span::styled("cost      ", Style::default().fg(t.title)),
+        Span::styled(form.estimate.clone(), Style::default().fg(t.fg)),
+    ]));
+    lines.push(Line::from(vec![
+        Span::styled("command   ", Style::default().fg(t.title)),
+        Span::styled(form.command.clone(), Style::default().fg(t.muted)),
+    ]));
     if !form.error.is_empty() {
         lines.push(Line::from(Span::styled(
             form.error.clone(),
