@@ -229,3 +229,189 @@ fn compare_counts_patterns_and_tests_the_difference() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("at least two runs"));
 }
+
+/// The viewer over `dir` (no user config).
+fn viewer(dir: &Path) -> autoeval::tui::state::App {
+    let (app, _) = autoeval::tui::build_app(&autoeval::tui::ViewOptions {
+        paths: vec![dir.to_path_buf()],
+        theme: None,
+        config: Some(std::path::PathBuf::from("/nonexistent/config.toml")),
+    });
+    app
+}
+
+fn keys(app: &mut autoeval::tui::state::App, ks: &[&str]) {
+    for k in ks {
+        app.key(k);
+    }
+}
+
+/// Opens the filter editor, moves to `field` (from wherever the cursor is) and presses `k` n times.
+fn set_field(app: &mut autoeval::tui::state::App, field: usize, key: &str, n: usize) {
+    keys(app, &["f"]);
+    while app.filter_field != field {
+        keys(app, &["j"]);
+    }
+    for _ in 0..n {
+        keys(app, &[key]);
+    }
+    keys(app, &["esc"]);
+}
+
+#[test]
+fn viewer_filters_by_failure_kind_judge_cross_run_and_typed_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a");
+    let b = dir.path().join("b");
+    offline(&a, "pl", &[]);
+    offline(&b, "pl", &["--perturb-rate", "0.8"]);
+    let o = bin()
+        .args(["judge"])
+        .arg(&a)
+        .args(["--model", "perturb", "--perturb-rate", "0.4"])
+        .output()
+        .unwrap();
+    ok(&o);
+    let report: serde_json::Value = serde_json::from_str(&ok(&bin()
+        .args(["report", "--format", "json"])
+        .arg(dir.path())
+        .output()
+        .unwrap()))
+    .unwrap();
+    let kind_total = |kind: &str| -> u64 {
+        report["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|r| r["failure_kinds"][kind].as_object())
+            .flat_map(|m| m.values())
+            .map(|n| n.as_u64().unwrap())
+            .sum()
+    };
+    let mut app = viewer(dir.path());
+    assert_eq!(app.runs.len(), 2);
+    // Failure kind: negation misplaced is the sixth choice after "any".
+    set_field(&mut app, 10, "right", 6);
+    assert_eq!(
+        app.filter.failure,
+        Some(autoeval::report::kinds::FailureKind::NegationMisplaced)
+    );
+    assert_eq!(app.visible.len() as u64, kind_total("negation-misplaced"));
+    assert!(!app.visible.is_empty());
+    // The editor remembers its cursor; x clears.
+    keys(&mut app, &["f"]);
+    assert_eq!(app.filter_field, 10);
+    keys(&mut app, &["x", "esc"]);
+    // Judge ≠ verifier: the report's FP + FN.
+    set_field(&mut app, 13, "right", 4);
+    let j = &report["runs"][0]["judges"][0];
+    let disagree = j["fp"].as_u64().unwrap() + j["fn_"].as_u64().unwrap();
+    assert!(disagree > 0, "{j}");
+    assert_eq!(app.visible.len() as u64, disagree);
+    keys(&mut app, &["f", "x", "esc"]);
+    // Passes in run a, fails here (b): compare's "A only".
+    set_field(&mut app, 14, "right", 1);
+    let cmp: serde_json::Value = serde_json::from_str(&ok(&bin()
+        .arg("compare")
+        .arg(&a)
+        .arg(&b)
+        .arg("--json")
+        .output()
+        .unwrap()))
+    .unwrap();
+    let a_only = cmp["pairs"][0]["counts"]["a_only"].as_u64().unwrap();
+    assert!(a_only > 0);
+    assert_eq!(app.visible.len() as u64, a_only);
+    assert!(app.visible.iter().all(|(r, _)| *r == 1));
+    keys(&mut app, &["f", "x", "esc"]);
+    // Typed numbers: "1", "2" in "from" make the range start at 12.
+    keys(&mut app, &["f"]);
+    while app.filter_field != 0 {
+        keys(&mut app, &["j"]);
+    }
+    keys(&mut app, &["1", "2", "esc"]);
+    assert_eq!(app.filter.range.map(|r| r.0), Some(12));
+    assert!(
+        app.visible
+            .iter()
+            .all(|&(r, i)| app.category(r, i).unwrap() >= 12)
+    );
+}
+
+#[test]
+fn viewer_run_summary_shows_judge_matrix_kinds_and_pass_fail_against_the_other_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a");
+    let b = dir.path().join("b");
+    offline(&a, "pl", &[]);
+    offline(&b, "pl", &["--perturb-rate", "0.8"]);
+    ok(&bin()
+        .args(["judge"])
+        .arg(&a)
+        .args(["--model", "perturb"])
+        .output()
+        .unwrap());
+    let mut app = viewer(dir.path());
+    // Select a sample of run a, then `i`.
+    while app.selected().map(|(r, _)| r) != Some(0) {
+        keys(&mut app, &["j"]);
+    }
+    keys(&mut app, &["i"]);
+    assert_eq!(app.mode, autoeval::tui::state::Mode::RunSummary);
+    let s = app.summary.clone().unwrap();
+    let j = s.judge.unwrap();
+    assert_eq!(j.tp + j.fp + j.tn + j.fn_ + j.unparseable, s.counts.n);
+    assert!(!s.kinds.is_empty());
+    assert_eq!(s.versus.len(), 1);
+    assert_eq!(
+        s.versus[0].1.n(),
+        s.counts.n,
+        "same dataset: every φ₀ shared"
+    );
+    let screen = {
+        let (t, _) = autoeval::tui::theme::Theme::load("default");
+        let backend = ratatui::backend::TestBackend::new(110, 40);
+        let mut term = ratatui::Terminal::new(backend).unwrap();
+        term.draw(|f| {
+            autoeval::tui::ui::draw(f, &mut app, &t);
+        })
+        .unwrap();
+        format!("{}", term.backend())
+    };
+    assert!(
+        screen.contains("judge (A4) against the verifier"),
+        "{screen}"
+    );
+    assert!(screen.contains("McNemar p"), "{screen}");
+    keys(&mut app, &["esc"]);
+    assert_eq!(app.mode, autoeval::tui::state::Mode::Normal);
+}
+
+#[test]
+fn viewer_search_finds_label_notes() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a");
+    offline(&a, "pl", &["--limit", "20"]);
+    ok(&bin()
+        .args(["labels", "add"])
+        .arg(&a)
+        .args([
+            "7",
+            "parentheses-scope",
+            "--note",
+            "grouping lost in zanzibar",
+            "--annotator",
+            "t",
+        ])
+        .output()
+        .unwrap());
+    let mut app = viewer(dir.path());
+    keys(&mut app, &["/"]);
+    for c in "zanzibar".chars() {
+        app.key(&c.to_string());
+    }
+    keys(&mut app, &["enter"]);
+    assert_eq!(app.visible.len(), 1);
+    let (r, i) = app.visible[0];
+    assert_eq!(&*app.runs[r as usize].rows[i as usize].id, "7");
+}

@@ -81,8 +81,11 @@ fn filters_combine_and_clear() {
     );
     let failing = app.visible.len();
     assert_eq!(failing, 13);
-    // Operator range: raise the lower bound twice.
-    keys(&mut app, &["f", "right", "right", "esc"]);
+    // Operator range: the editor reopens on the checkbox it was left at; up to the
+    // lower bound, then raise it twice.
+    keys(&mut app, &["f"]);
+    assert_eq!(app.filter_field, 3, "the editor remembers its cursor");
+    keys(&mut app, &["k", "k", "k", "right", "right", "esc"]);
     assert_eq!(app.filter.range.map(|r| r.0), Some(2));
     assert!(app.visible.len() < failing);
     assert!(
@@ -107,8 +110,12 @@ fn filters_combine_and_clear() {
     assert_eq!(app.focus, Pane::Samples);
     keys(&mut app, &["x"]);
     assert_eq!(app.visible.len(), 42);
-    // Dataset kind: the last field of the editor cycles through the loaded kinds.
-    keys(&mut app, &["f", "k", "right", "esc"]);
+    // Dataset kind: field 9 of the editor cycles through the loaded kinds.
+    keys(&mut app, &["f"]);
+    while app.filter_field != 9 {
+        keys(&mut app, &["j"]);
+    }
+    keys(&mut app, &["right", "esc"]);
     assert_eq!(app.filter.kinds.len(), 1);
     assert_eq!(app.visible.len(), 14);
     assert!(

@@ -3,8 +3,8 @@
 
 use crate::run::format::SampleRecord;
 use crate::syntax::diff::{Change, DiffLine, diff};
-use crate::syntax::{Expr, parse};
-use crate::verify::Verdict;
+use crate::syntax::{Expr, SyntaxKind, parse};
+use crate::verify::{Verdict, VerdictKind};
 
 /// One kind of failure, as the verdict and the diff show it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -189,25 +189,45 @@ pub fn classify_pair(phi0: &Expr, phi1: &Expr) -> Vec<FailureKind> {
 /// The failure kinds of one sample (empty for a pass). Structural kinds come from the
 /// deciding round's φ₁ against its input.
 pub fn classify(rec: &SampleRecord) -> Vec<FailureKind> {
-    match &rec.verdict {
-        Verdict::Equivalent { .. } => vec![],
-        Verdict::Copied { .. } => vec![FailureKind::Copied],
-        Verdict::ModelError { .. } => vec![FailureKind::ModelError],
-        Verdict::Unknown { .. } => vec![FailureKind::VerifierUnknown],
-        Verdict::Unparseable { reason, .. } => {
-            if reason.starts_with("off-format") {
+    let reason = match &rec.verdict {
+        Verdict::Unparseable { reason, .. } => Some(reason.as_str()),
+        _ => None,
+    };
+    let round = rec.rounds.iter().rev().find(|r| r.phi1.is_some());
+    classify_parts(
+        rec.verdict.kind(),
+        reason,
+        rec.syntax,
+        round.map(|r| r.input.as_str()),
+        round.and_then(|r| r.phi1.as_deref()),
+    )
+}
+
+/// [`classify`] from the parts a light reader keeps: the final verdict's kind, an
+/// unparseable verdict's reason, and the deciding round's input and φ₁.
+pub fn classify_parts(
+    kind: VerdictKind,
+    unparseable_reason: Option<&str>,
+    syntax: SyntaxKind,
+    input: Option<&str>,
+    phi1: Option<&str>,
+) -> Vec<FailureKind> {
+    match kind {
+        VerdictKind::Equivalent => vec![],
+        VerdictKind::Copied => vec![FailureKind::Copied],
+        VerdictKind::ModelError => vec![FailureKind::ModelError],
+        VerdictKind::Unknown => vec![FailureKind::VerifierUnknown],
+        VerdictKind::Unparseable => {
+            if unparseable_reason.is_some_and(|r| r.starts_with("off-format")) {
                 vec![FailureKind::OffFormat]
             } else {
                 vec![FailureKind::ForeignSyntax]
             }
         }
-        Verdict::NotEquivalent { .. } => {
-            let round = rec.rounds.iter().rev().find(|r| r.phi1.is_some());
-            let pair = round.and_then(|r| {
-                let a = parse(&r.input, rec.syntax).ok()?;
-                let b = parse(r.phi1.as_deref()?, rec.syntax).ok()?;
-                Some((a, b))
-            });
+        VerdictKind::NotEquivalent => {
+            let pair = input
+                .zip(phi1)
+                .and_then(|(a, b)| Some((parse(a, syntax).ok()?, parse(b, syntax).ok()?)));
             let kinds = pair.map(|(a, b)| classify_pair(&a, &b)).unwrap_or_default();
             if kinds.is_empty() {
                 vec![FailureKind::Other]
@@ -216,6 +236,24 @@ pub fn classify(rec: &SampleRecord) -> Vec<FailureKind> {
             }
         }
     }
+}
+
+/// The kinds as a bit set (bit i = `FailureKind::ALL[i]`), for compact per-row storage.
+pub fn mask(kinds: &[FailureKind]) -> u32 {
+    kinds
+        .iter()
+        .filter_map(|k| FailureKind::ALL.iter().position(|x| x == k))
+        .fold(0, |m, i| m | (1 << i))
+}
+
+/// The kinds in a bit set made by [`mask`].
+pub fn unmask(m: u32) -> Vec<FailureKind> {
+    FailureKind::ALL
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| m & (1 << i) != 0)
+        .map(|(_, k)| k)
+        .collect()
 }
 
 /// The taxonomy categories of a sample's automatic kinds, without repeats.
@@ -232,7 +270,6 @@ pub fn categories(kinds: &[FailureKind]) -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syntax::SyntaxKind;
 
     fn k(a: &str, b: &str, s: SyntaxKind) -> Vec<&'static str> {
         let (a, b) = (parse(a, s).unwrap(), parse(b, s).unwrap());
@@ -263,5 +300,7 @@ mod tests {
         for kind in FailureKind::ALL {
             assert_eq!(FailureKind::from_id(kind.id()), Some(kind));
         }
+        let ks = [FailureKind::Copied, FailureKind::Arity, FailureKind::Other];
+        assert_eq!(unmask(mask(&ks)), ks);
     }
 }

@@ -28,6 +28,8 @@ pub struct Row {
     pub id: Box<str>,
     /// The final verdict's kind.
     pub verdict: VerdictKind,
+    /// Automatic failure kinds (a [`crate::report::kinds::mask`]).
+    pub fails: u32,
     /// Operator count.
     pub ops: Option<u16>,
     /// Generation depth.
@@ -56,10 +58,14 @@ impl Row {
 struct LightVerdict<'a> {
     #[serde(borrow)]
     verdict: Cow<'a, str>,
+    #[serde(borrow, default)]
+    reason: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
 struct LightRound<'a> {
+    #[serde(borrow, default)]
+    input: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     psi: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
@@ -76,6 +82,8 @@ struct LightSample<'a> {
     depth: Option<usize>,
     #[serde(borrow)]
     phi0: Cow<'a, str>,
+    #[serde(default)]
+    syntax: Option<crate::syntax::SyntaxKind>,
     #[serde(borrow)]
     verdict: LightVerdict<'a>,
     #[serde(borrow, default)]
@@ -108,11 +116,24 @@ fn parse_row(line: &[u8], offset: u64, path: &Path, lineno: usize) -> Result<Opt
     let safe = crate::sanitize::for_terminal;
     let psi = safe(r1.and_then(|r| r.psi.as_deref()).unwrap_or(""));
     let phi1 = safe(r1.and_then(|r| r.phi1.as_deref()).unwrap_or(""));
+    let verdict = verdict_kind(&s.verdict.verdict);
+    let deciding = s.rounds.iter().rev().find(|r| r.phi1.is_some());
+    let fails = match s.syntax {
+        Some(syntax) => crate::report::kinds::mask(&crate::report::kinds::classify_parts(
+            verdict,
+            s.verdict.reason.as_deref(),
+            syntax,
+            deciding.and_then(|r| r.input.as_deref()),
+            deciding.and_then(|r| r.phi1.as_deref()),
+        )),
+        None => 0,
+    };
     Ok(Some(Row {
         offset,
         len: line.len() as u32,
         id: crate::sanitize::one_line(&s.id).as_ref().into(),
-        verdict: verdict_kind(&s.verdict.verdict),
+        verdict,
+        fails,
         ops: s.num_operators.map(|v| v.min(u16::MAX as usize) as u16),
         depth: s.depth.map(|v| v.min(u16::MAX as usize) as u16),
         text: format!("{}{SEP}{psi}{SEP}{phi1}", safe(&s.phi0)).into(),
@@ -134,6 +155,8 @@ pub struct RunIndex {
     pub lines: usize,
     /// Latest labels per sample id (newest per annotator merged).
     pub labels: HashMap<String, Vec<LabelRecord>>,
+    /// The newest judge decision per sample id (`judge.jsonl`).
+    pub judge: HashMap<String, crate::run::format::JudgeRecord>,
     /// Problems found while loading.
     pub warnings: Vec<String>,
 }
@@ -198,6 +221,7 @@ impl RunIndex {
             consumed: 0,
             lines: 0,
             labels: HashMap::new(),
+            judge: HashMap::new(),
             warnings: Vec::new(),
         };
         match store::read_manifest(dir) {
@@ -221,7 +245,28 @@ impl RunIndex {
         }
         run.rows = rows;
         run.reload_labels();
+        run.reload_judge();
         run
+    }
+
+    /// Reads `judge.jsonl` (newest decision per sample wins).
+    pub fn reload_judge(&mut self) {
+        match store::read_jsonl::<crate::run::format::JudgeRecord>(&self.dir.join(store::JUDGE)) {
+            Ok(j) => {
+                let mut map = HashMap::new();
+                for mut rec in j.records {
+                    // Judge explanations come from a model: make them safe to draw once.
+                    if let Some(t) = rec.call.output.as_mut() {
+                        *t = crate::sanitize::for_terminal(t).into_owned();
+                    }
+                    rec.model.name = crate::sanitize::one_line(&rec.model.name).into_owned();
+                    map.insert(rec.id.clone(), rec);
+                }
+                self.judge = map;
+                self.warnings.extend(j.warnings);
+            }
+            Err(e) => self.warnings.push(e.to_string()),
+        }
     }
 
     /// Reads lines appended since the last read; returns how many rows were added.

@@ -58,6 +58,8 @@ pub enum Action {
     CancelRun,
     /// Label counts by category and operator count.
     LabelCounts,
+    /// Summary of the selected sample's run: judge matrix, failure kinds, pass/fail against other runs.
+    RunSummary,
     /// Rescore the selected run's stored replies into a new run (no model calls).
     Rescore,
     /// Help overlay.
@@ -90,7 +92,7 @@ type DefaultBinding = (
     Option<&'static str>,
 );
 
-const DEFAULTS: [DefaultBinding; 29] = [
+const DEFAULTS: [DefaultBinding; 30] = [
     (Action::Up, "up", &["k", "up"], "move up", None),
     (
         Action::Down,
@@ -229,6 +231,13 @@ const DEFAULTS: [DefaultBinding; 29] = [
         "label_counts",
         &["L"],
         "label counts by category × operators",
+        None,
+    ),
+    (
+        Action::RunSummary,
+        "run_summary",
+        &["i"],
+        "run summary: judge vs verifier, failure kinds, pass/fail vs other runs",
         None,
     ),
     (

@@ -4,6 +4,7 @@ use super::data::RunIndex;
 use super::keymap::{Action, Keymap};
 use super::search::Query;
 use crate::report::By;
+use crate::report::kinds::FailureKind;
 use crate::run::format::SampleRecord;
 use crate::syntax::diff::{DiffLine, diff, summary};
 use crate::syntax::{Expr, parse};
@@ -76,6 +77,8 @@ pub enum Mode {
     NewRun,
     /// Label counts by category and operator count.
     LabelCounts,
+    /// Summary of one run.
+    RunSummary,
 }
 
 /// Label state filter.
@@ -103,6 +106,75 @@ pub struct Filter {
     pub runs: BTreeSet<usize>,
     /// Label state.
     pub labels: LabelFilter,
+    /// Only samples whose automatic failure kinds include this one.
+    pub failure: Option<FailureKind>,
+    /// Only samples some annotator gave this category.
+    pub label_has: Option<String>,
+    /// Only samples no annotator gave this category.
+    pub label_lacks: Option<String>,
+    /// The judge's answer.
+    pub judge: JudgeFilter,
+    /// Only failing samples whose φ₀ passes in this run (index into the runs).
+    pub passes_in: Option<usize>,
+}
+
+/// One run at a glance: accuracy, failure kinds, the judge against the verifier, and
+/// pass/fail against every other run that answered the same φ₀.
+#[derive(Clone, Debug)]
+pub struct RunSummary {
+    /// Run name.
+    pub name: String,
+    /// `provider:model`.
+    pub model: String,
+    /// A2/A3 counts.
+    pub counts: crate::report::Counts,
+    /// Automatic failure kinds, most frequent first.
+    pub kinds: Vec<(FailureKind, usize)>,
+    /// The judge's confusion matrix (None without judge decisions).
+    pub judge: Option<crate::report::JudgeStats>,
+    /// Other runs sharing φ₀: their name and the pair counts (this run first).
+    pub versus: Vec<(String, crate::report::compare::PairCounts)>,
+}
+
+/// Judge filter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum JudgeFilter {
+    /// All samples.
+    #[default]
+    Any,
+    /// The judge said equivalent.
+    Yes,
+    /// The judge said not equivalent.
+    No,
+    /// The judge's answer had no verdict.
+    Unparseable,
+    /// The judge and the verifier disagree (unparseable answers aside).
+    Disagrees,
+    /// No judge answer for the sample.
+    Unjudged,
+}
+
+impl JudgeFilter {
+    const ALL: [JudgeFilter; 6] = [
+        JudgeFilter::Any,
+        JudgeFilter::Yes,
+        JudgeFilter::No,
+        JudgeFilter::Unparseable,
+        JudgeFilter::Disagrees,
+        JudgeFilter::Unjudged,
+    ];
+
+    /// Its name in the filter editor.
+    pub fn name(self) -> &'static str {
+        match self {
+            JudgeFilter::Any => "any",
+            JudgeFilter::Yes => "said yes",
+            JudgeFilter::No => "said no",
+            JudgeFilter::Unparseable => "unparseable",
+            JudgeFilter::Disagrees => "≠ verifier",
+            JudgeFilter::Unjudged => "not judged",
+        }
+    }
 }
 
 /// Everything derived for the selected sample.
@@ -131,6 +203,10 @@ pub type Bucket = crate::report::Counts;
 pub struct App {
     /// Loaded runs.
     pub runs: Vec<RunIndex>,
+    /// The run summary shown by `i` (computed when opened, so drawing only reads).
+    pub summary: Option<RunSummary>,
+    /// φ₀ that pass in the run the "passes in" filter names (rebuilt by `refilter`).
+    pub passing_elsewhere: std::collections::HashSet<Box<str>>,
     /// Keys.
     pub keymap: Keymap,
     /// Category metric for chart and range filter.
@@ -158,6 +234,8 @@ pub struct App {
     pub tree: bool,
     /// Field under the cursor in the filter editor.
     pub filter_field: usize,
+    /// Digits typed into a range field since the cursor arrived there.
+    pub filter_typed: Option<usize>,
     /// Chosen chart bucket index (chart mode).
     pub chart_sel: usize,
     /// Cached detail of the selected sample.
@@ -200,13 +278,15 @@ fn labels_len(dir: &std::path::Path) -> u64 {
 }
 
 /// Fields of the filter editor, in order.
-pub const FILTER_FIELDS: usize = 2 + 6 + 1 + 1;
+pub const FILTER_FIELDS: usize = 2 + 6 + 1 + 1 + 5;
 
 impl App {
     /// A viewer over `runs`.
     pub fn new(runs: Vec<RunIndex>, keymap: Keymap, warnings: Vec<String>) -> App {
         let mut app = App {
+            summary: None,
             runs,
+            passing_elsewhere: std::collections::HashSet::new(),
             keymap,
             by: By::Operators,
             filter: Filter::default(),
@@ -221,6 +301,7 @@ impl App {
             tab: Tab::Overview,
             tree: false,
             filter_field: 0,
+            filter_typed: None,
             chart_sel: 0,
             detail: None,
             warnings,
@@ -286,15 +367,69 @@ impl App {
         if !f.kinds.is_empty() && !f.kinds.contains(&ri.kind()) {
             return false;
         }
-        match f.labels {
+        let labelled = match f.labels {
             LabelFilter::Any => true,
             LabelFilter::Labelled => ri.labels.contains_key(&*r.id),
             LabelFilter::Unlabelled => !ri.labels.contains_key(&*r.id),
+        };
+        if !labelled {
+            return false;
         }
+        if let Some(k) = f.failure
+            && r.fails & crate::report::kinds::mask(&[k]) == 0
+        {
+            return false;
+        }
+        let has = |c: &str| {
+            ri.labels
+                .get(&*r.id)
+                .is_some_and(|ls| ls.iter().any(|l| l.categories.iter().any(|x| x == c)))
+        };
+        if f.label_has.as_deref().is_some_and(|c| !has(c)) {
+            return false;
+        }
+        if f.label_lacks.as_deref().is_some_and(has) {
+            return false;
+        }
+        if f.judge != JudgeFilter::Any {
+            use crate::llm::judge::JudgeAnswer;
+            let answer = ri.judge.get(&*r.id).map(|j| j.answer);
+            let ok = match (f.judge, answer) {
+                (JudgeFilter::Unjudged, a) => a.is_none(),
+                (_, None) => false,
+                (JudgeFilter::Yes, Some(a)) => a == JudgeAnswer::Yes,
+                (JudgeFilter::No, Some(a)) => a == JudgeAnswer::No,
+                (JudgeFilter::Unparseable, Some(a)) => a == JudgeAnswer::Unparseable,
+                (JudgeFilter::Disagrees, Some(a)) => match a {
+                    JudgeAnswer::Yes => !r.verdict.is_pass(),
+                    JudgeAnswer::No => r.verdict.is_pass(),
+                    JudgeAnswer::Unparseable => false,
+                },
+                (JudgeFilter::Any, _) => true,
+            };
+            if !ok {
+                return false;
+            }
+        }
+        if let Some(other) = f.passes_in
+            && (other == run || r.verdict.is_pass() || !self.passing_elsewhere.contains(r.phi0()))
+        {
+            return false;
+        }
+        true
     }
 
     /// Recomputes the list after a filter change.
     pub fn refilter(&mut self) {
+        self.passing_elsewhere = match self.filter.passes_in.and_then(|i| self.runs.get(i)) {
+            Some(run) => run
+                .rows
+                .iter()
+                .filter(|r| r.verdict.is_pass())
+                .map(|r| r.phi0().into())
+                .collect(),
+            None => std::collections::HashSet::new(),
+        };
         let mut base = Vec::new();
         for (ri, run) in self.runs.iter().enumerate() {
             for i in 0..run.rows.len() as u32 {
@@ -323,7 +458,15 @@ impl App {
         } else {
             let runs = &self.runs;
             super::search::filter_parallel(&pool, |(r, i)| {
-                q.matches(&runs[r as usize].rows[i as usize].text)
+                let run = &runs[r as usize];
+                let row = &run.rows[i as usize];
+                // Hand labels and notes are searchable too (`/scope` finds a note about scope).
+                q.matches(&row.text)
+                    || run.labels.get(&*row.id).is_some_and(|ls| {
+                        ls.iter().any(|l| {
+                            q.matches(&l.note) || l.categories.iter().any(|c| q.matches(c))
+                        })
+                    })
             })
         };
         self.last_search = self.search.clone();
@@ -555,6 +698,21 @@ impl App {
             LabelFilter::Any => {}
             LabelFilter::Labelled => parts.push("labelled".into()),
             LabelFilter::Unlabelled => parts.push("unlabelled".into()),
+        }
+        if let Some(k) = self.filter.failure {
+            parts.push(k.name().to_string());
+        }
+        if let Some(c) = &self.filter.label_has {
+            parts.push(format!("label {c}"));
+        }
+        if let Some(c) = &self.filter.label_lacks {
+            parts.push(format!("no label {c}"));
+        }
+        if self.filter.judge != JudgeFilter::Any {
+            parts.push(format!("judge {}", self.filter.judge.name()));
+        }
+        if let Some(r) = self.filter.passes_in.and_then(|i| self.runs.get(i)) {
+            parts.push(format!("passes in {}", r.name()));
         }
         if !self.search.is_empty() {
             parts.push(format!("/{}", self.search));
@@ -923,11 +1081,49 @@ impl App {
     /// Keys inside the filter editor; returns true if consumed.
     fn filter_key(&mut self, key: &str) -> bool {
         let max = self.chart_buckets().last().copied().unwrap_or(0);
+        let digit_or_bs =
+            key == "backspace" || (key.len() == 1 && key.as_bytes()[0].is_ascii_digit());
+        if !digit_or_bs {
+            self.filter_typed = None;
+        }
         match key {
             "up" | "k" => {
                 self.filter_field = (self.filter_field + FILTER_FIELDS - 1) % FILTER_FIELDS
             }
             "down" | "j" | "tab" => self.filter_field = (self.filter_field + 1) % FILTER_FIELDS,
+            _ if digit_or_bs && self.filter_field < 2 => {
+                // Typed numbers: digits build the value, backspace removes the last one.
+                let typed = self.filter_typed.unwrap_or(0);
+                let v = match key.parse::<usize>() {
+                    Ok(d) => typed
+                        .saturating_mul(10)
+                        .saturating_add(d)
+                        .min(u16::MAX as usize),
+                    Err(_) => typed / 10,
+                };
+                self.filter_typed = Some(v);
+                let (lo, hi) = self.filter.range.unwrap_or((0, max));
+                let (lo, hi) = if self.filter_field == 0 {
+                    (v, hi.max(v))
+                } else {
+                    (lo.min(v), v)
+                };
+                self.filter.range = if lo == 0 && hi == max {
+                    None
+                } else {
+                    Some((lo, hi))
+                };
+                self.refilter();
+            }
+            "left" | "h" | "-" | "right" | "l" | "+" if self.filter_field >= 10 => {
+                let d: isize = if matches!(key, "left" | "h" | "-") {
+                    -1
+                } else {
+                    1
+                };
+                self.cycle_filter(d);
+                self.refilter();
+            }
             "left" | "h" | "-" | "right" | "l" | "+" => {
                 let d: isize = if matches!(key, "left" | "h" | "-") {
                     -1
@@ -1003,12 +1199,110 @@ impl App {
         }
         true
     }
+}
+
+/// Each row's φ₀ and whether it passed, for the pass/fail matrix.
+fn outcomes(x: &RunIndex) -> Vec<(&str, bool)> {
+    x.rows
+        .iter()
+        .map(|r| (r.phi0(), r.verdict.is_pass()))
+        .collect()
+}
+
+impl App {
+    /// The summary of the selected sample's run (or the highlighted run).
+    pub fn run_summary(&self) -> Option<RunSummary> {
+        let ri = self
+            .selected()
+            .map(|(r, _)| r as usize)
+            .or((self.run_sel < self.runs.len()).then_some(self.run_sel))?;
+        let run = self.runs.get(ri)?;
+        let mut counts = crate::report::Counts::default();
+        let mut kinds = [0usize; FailureKind::ALL.len()];
+        for r in &run.rows {
+            counts.add_kind(r.verdict);
+            for (i, k) in kinds.iter_mut().enumerate() {
+                *k += usize::from(r.fails & (1 << i) != 0);
+            }
+        }
+        let mut kinds: Vec<(FailureKind, usize)> = FailureKind::ALL
+            .into_iter()
+            .zip(kinds)
+            .filter(|(_, n)| *n > 0)
+            .collect();
+        kinds.sort_by_key(|k| std::cmp::Reverse(k.1));
+        let judge = (!run.judge.is_empty()).then(|| {
+            let by_id: std::collections::HashMap<&str, VerdictKind> =
+                run.rows.iter().map(|r| (&*r.id, r.verdict)).collect();
+            let mut st = crate::report::JudgeStats::default();
+            for (id, j) in &run.judge {
+                if let Some(v) = by_id.get(id.as_str()) {
+                    st.model.clone_from(&j.model.name);
+                    st.add(j.answer, *v);
+                }
+            }
+            st
+        });
+        let mut versus = Vec::new();
+        for (oi, other) in self.runs.iter().enumerate() {
+            if oi == ri {
+                continue;
+            }
+            let m = crate::report::compare::build([
+                (run.name(), outcomes(run)),
+                (other.name(), outcomes(other)),
+            ]);
+            let p = m.pair(0, 1);
+            if p.n() > 0 {
+                versus.push((other.name(), p));
+            }
+        }
+        Some(RunSummary {
+            name: run.name(),
+            model: run.model(),
+            counts,
+            kinds,
+            judge,
+            versus,
+        })
+    }
+
+    /// Steps one of the editor's choice fields (failure kind, label has/lacks, judge,
+    /// passes in) to the next or previous choice; the first choice is "any".
+    fn cycle_filter(&mut self, d: isize) {
+        fn step<T: Clone + PartialEq>(choices: &[T], cur: &T, d: isize) -> T {
+            let n = choices.len() as isize;
+            let i = choices.iter().position(|c| c == cur).unwrap_or(0) as isize;
+            choices[(i + d).rem_euclid(n.max(1)) as usize].clone()
+        }
+        let cats: Vec<Option<String>> = std::iter::once(None)
+            .chain(self.taxonomy.categories.iter().map(|c| Some(c.id.clone())))
+            .collect();
+        match self.filter_field {
+            10 => {
+                let kinds: Vec<Option<FailureKind>> = std::iter::once(None)
+                    .chain(FailureKind::ALL.into_iter().map(Some))
+                    .collect();
+                self.filter.failure = step(&kinds, &self.filter.failure, d);
+            }
+            11 => self.filter.label_has = step(&cats, &self.filter.label_has, d),
+            12 => self.filter.label_lacks = step(&cats, &self.filter.label_lacks, d),
+            13 => self.filter.judge = step(&JudgeFilter::ALL, &self.filter.judge, d),
+            14 => {
+                let runs: Vec<Option<usize>> = std::iter::once(None)
+                    .chain((0..self.runs.len()).map(Some))
+                    .collect();
+                self.filter.passes_in = step(&runs, &self.filter.passes_in, d);
+            }
+            _ => {}
+        }
+    }
 
     /// Applies an action.
     pub fn act(&mut self, a: Action) {
         if matches!(
             self.mode,
-            Mode::Help | Mode::Compare | Mode::Warnings | Mode::LabelCounts
+            Mode::Help | Mode::Compare | Mode::Warnings | Mode::LabelCounts | Mode::RunSummary
         ) && !matches!(a, Action::Quit)
         {
             if matches!(
@@ -1075,8 +1369,9 @@ impl App {
                 self.focus = Pane::Samples;
             }
             Action::Filter => {
+                // The editor opens where it was left.
                 self.mode = Mode::Filter;
-                self.filter_field = 0;
+                self.filter_typed = None;
             }
             Action::ClearFilters => {
                 self.filter = Filter::default();
@@ -1140,6 +1435,10 @@ impl App {
                 }
             }
             Action::LabelCounts => self.mode = Mode::LabelCounts,
+            Action::RunSummary => {
+                self.summary = self.run_summary();
+                self.mode = Mode::RunSummary;
+            }
             Action::Rescore => self.start_rescore(),
             Action::PauseRun => match self.live.as_mut() {
                 Some(l) if l.ended.is_none() => l.toggle_pause(),

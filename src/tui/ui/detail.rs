@@ -256,11 +256,55 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
             t,
         ));
     }
-    if !d.changes.is_empty() {
+    // A failing sample shows its failure kinds below; the raw diff kinds only when the
+    // change kept the meaning (an equivalent rewrite).
+    if !d.changes.is_empty() && rec.verdict.is_equivalent() {
         out.push(Line::from(vec![
             Span::styled("changes ", Style::default().fg(t.title)),
             Span::styled(d.changes.join(", "), Style::default().fg(t.diff_changed)),
         ]));
+    }
+    let (ri, row) = d.key;
+    if let Some(run) = app.runs.get(ri as usize)
+        && let Some(r) = run.rows.get(row as usize)
+    {
+        let kinds = crate::report::kinds::unmask(r.fails);
+        if !kinds.is_empty() {
+            let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
+            out.push(Line::from(vec![
+                Span::styled("kinds ", Style::default().fg(t.title)),
+                Span::styled(names.join(", "), Style::default().fg(t.diff_changed)),
+            ]));
+        }
+        if let Some(j) = run.judge.get(&*r.id) {
+            use crate::llm::judge::JudgeAnswer;
+            let (word, agrees) = match j.answer {
+                JudgeAnswer::Yes => ("yes (equivalent)", Some(r.verdict.is_pass())),
+                JudgeAnswer::No => ("no (not equivalent)", Some(!r.verdict.is_pass())),
+                JudgeAnswer::Unparseable => ("no readable answer", None),
+            };
+            let mut line = vec![
+                Span::styled("judge ", Style::default().fg(t.title)),
+                Span::raw(format!("{} says {word}", j.model.name)),
+            ];
+            match agrees {
+                Some(true) => line.push(Span::styled(
+                    " · agrees with the verifier",
+                    Style::default().fg(t.muted),
+                )),
+                Some(false) => line.push(Span::styled(
+                    " · disagrees with the verifier",
+                    Style::default().fg(t.warning).add_modifier(Modifier::BOLD),
+                )),
+                None => {}
+            }
+            out.push(Line::from(line));
+            if let Some(text) = &j.call.output {
+                for l in text.lines().filter(|l| !l.trim().is_empty()).take(6) {
+                    out.push(muted(format!("  {l}"), t));
+                }
+            }
+        }
     }
     if let Verdict::NotEquivalent { countermodel, .. } = &rec.verdict {
         countermodel_lines(countermodel, t, &mut out);

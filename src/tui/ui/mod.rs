@@ -162,6 +162,7 @@ pub fn draw(f: &mut Frame, app: &mut App, t: &Theme) -> Areas {
         Mode::Label | Mode::Note => popups::labels(f, mid[1], app, t),
         Mode::NewRun => popups::new_run(f, area, app, t),
         Mode::LabelCounts => popups::label_counts(f, area, app, t),
+        Mode::RunSummary => popups::run_summary(f, area, app, t),
         _ => {}
     }
     Areas {

@@ -93,8 +93,14 @@ pub fn samples(f: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     } else {
         "dep"
     };
+    // A judge column only when some run has judge decisions: ✓ yes, ✗ no, ? unreadable.
+    let judged = app.runs.iter().any(|r| !r.judge.is_empty());
+    let jhead = if judged { "J " } else { "" };
     let mut lines = vec![Line::from(Span::styled(
-        clip(&format!("{:<8} {cat:>3}  {:<14} run", "id", "verdict"), w),
+        clip(
+            &format!("{:<8} {cat:>3}  {:<14} {jhead}run", "id", "verdict"),
+            w,
+        ),
         Style::default()
             .fg(t.muted)
             .add_modifier(Modifier::UNDERLINED),
@@ -129,13 +135,25 @@ pub fn samples(f: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
         } else {
             Style::default().fg(t.verdict_color(row.verdict))
         };
-        let rest = w.saturating_sub(30);
+        let rest = w.saturating_sub(if judged { 32 } else { 30 });
+        let judge = if judged {
+            use crate::llm::judge::JudgeAnswer;
+            match run.judge.get(&*row.id).map(|j| j.answer) {
+                Some(JudgeAnswer::Yes) => "✓ ",
+                Some(JudgeAnswer::No) => "✗ ",
+                Some(JudgeAnswer::Unparseable) => "? ",
+                None => "  ",
+            }
+        } else {
+            ""
+        };
         lines.push(Line::from(vec![
             Span::styled(
                 format!("{} {:>3}  ", clip(&row.id, 8), clip(&c, 3).trim_end()),
                 base,
             ),
             Span::styled(format!("{:<14}", row.verdict_name()), vstyle),
+            Span::styled(judge, base),
             Span::styled(format!("{labelled}{}", clip(&run.name(), rest)), base),
         ]));
     }

@@ -102,6 +102,28 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             .cloned()
             .unwrap_or_else(|| "any".into())
     ));
+    let any = |x: Option<String>| x.unwrap_or_else(|| "any".into());
+    rows.push(format!(
+        "failure  ◂ {} ▸",
+        any(app.filter.failure.map(|k| k.name().to_string()))
+    ));
+    rows.push(format!(
+        "label has   ◂ {} ▸",
+        any(app.filter.label_has.clone())
+    ));
+    rows.push(format!(
+        "label lacks ◂ {} ▸",
+        any(app.filter.label_lacks.clone())
+    ));
+    rows.push(format!("judge    ◂ {} ▸", app.filter.judge.name()));
+    rows.push(format!(
+        "passes in ◂ {} ▸ fails here",
+        any(app
+            .filter
+            .passes_in
+            .and_then(|i| app.runs.get(i))
+            .map(|r| r.name()))
+    ));
     let mut lines: Vec<Line> = rows
         .into_iter()
         .enumerate()
@@ -131,10 +153,10 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         Style::default().fg(t.muted),
     )));
     lines.push(Line::from(Span::styled(
-        "no verdict ticked = all verdicts",
+        "no verdict ticked = all · digits type a range · ←/→ choose",
         Style::default().fg(t.muted),
     )));
-    let r = centered(area, 46, lines.len() as u16 + 2);
+    let r = centered(area, 60, lines.len() as u16 + 2);
     f.render_widget(Clear, r);
     f.render_widget(Paragraph::new(lines).block(block("Filters", true, t)), r);
 }
@@ -437,6 +459,118 @@ pub fn label_counts(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             true,
             t,
         )),
+        r,
+    );
+}
+
+/// One run at a glance: A2/A3, failure kinds, the judge against the verifier, pass/fail
+/// against the other runs that answered the same φ₀.
+pub fn run_summary(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
+    let title = Style::default().fg(t.title).add_modifier(Modifier::BOLD);
+    let mut lines: Vec<Line> = Vec::new();
+    let Some(s) = &app.summary else {
+        lines.push(Line::from("no run loaded"));
+        return draw_overlay(f, area, lines, "Run summary · esc closes", t);
+    };
+    let pct = |x: Option<f64>| {
+        x.map(|v| format!("{:.1}%", 100.0 * v))
+            .unwrap_or_else(|| "–".into())
+    };
+    lines.push(Line::from(Span::styled(
+        format!("{} · {}", s.name, s.model),
+        title,
+    )));
+    lines.push(Line::from(format!(
+        "{} samples · A2 compliance {} · A3 accuracy {} · copied {}",
+        s.counts.n,
+        pct(s.counts.compliance()),
+        pct(s.counts.accuracy()),
+        s.counts.copied
+    )));
+    lines.push(Line::from(""));
+    lines.push(Line::from(Span::styled(
+        "failure kinds (automatic, from the diff)",
+        title,
+    )));
+    if s.kinds.is_empty() {
+        lines.push(Line::from(Span::styled(
+            "  none",
+            Style::default().fg(t.muted),
+        )));
+    }
+    for (k, n) in &s.kinds {
+        lines.push(Line::from(format!("  {:<22} {n:>6}", k.name())));
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from(Span::styled(
+        "judge (A4) against the verifier",
+        title,
+    )));
+    match &s.judge {
+        None => lines.push(Line::from(Span::styled(
+            "  no judge decisions (autoeval judge RUN)",
+            Style::default().fg(t.muted),
+        ))),
+        Some(j) => {
+            lines.push(Line::from(format!("  judge {}", j.model)));
+            lines.push(Line::from("                 verifier ≡   verifier ≢"));
+            lines.push(Line::from(format!(
+                "  judge yes      {:>10}   {:>10}",
+                j.tp, j.fp
+            )));
+            lines.push(Line::from(format!(
+                "  judge no       {:>10}   {:>10}",
+                j.fn_, j.tn
+            )));
+            let f3 = |x: Option<f64>| x.map(|v| format!("{v:.3}")).unwrap_or_else(|| "–".into());
+            lines.push(Line::from(format!(
+                "  unparseable {} · precision {} · recall {} · F1 {}",
+                j.unparseable,
+                f3(j.precision()),
+                f3(j.recall()),
+                f3(j.f1())
+            )));
+        }
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from(Span::styled(
+        "pass/fail against runs with the same φ₀ (this run = A)",
+        title,
+    )));
+    if s.versus.is_empty() {
+        lines.push(Line::from(Span::styled(
+            "  no other run answered these φ₀",
+            Style::default().fg(t.muted),
+        )));
+    }
+    for (name, p) in &s.versus {
+        let mc = p
+            .mcnemar_p()
+            .map(|x| format!("{x:.4}"))
+            .unwrap_or_else(|| "–".into());
+        lines.push(Line::from(format!(
+            "  {name}: n {} · both {} · A only {} · B only {} · neither {} · McNemar p {mc}",
+            p.n(),
+            p.both,
+            p.a_only,
+            p.b_only,
+            p.neither
+        )));
+    }
+    draw_overlay(f, area, lines, "Run summary · esc closes", t);
+}
+
+fn draw_overlay(f: &mut Frame, area: Rect, lines: Vec<Line>, title: &str, t: &Theme) {
+    let r = centered(
+        area,
+        area.width.saturating_sub(4).min(100),
+        (lines.len() as u16 + 2).min(area.height),
+    );
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(block(title, true, t)),
         r,
     );
 }
