@@ -440,10 +440,14 @@ fn cli_exit_codes() {
     let o = run(&["∀x.∃y.R(x,y)", "∃y.∀x.R(x,y)"]);
     assert_eq!(o.status.code(), Some(1));
     let text = String::from_utf8_lossy(&o.stdout);
+    // True atoms by default; every table with --tables.
     assert!(
-        text.contains("not-equivalent") && text.contains("R/2 holds for"),
+        text.contains("not-equivalent") && text.contains("true atoms") && text.contains("R(e"),
         "{text}"
     );
+    assert!(!text.contains("R(row,col)"), "{text}");
+    let o = run(&["∀x.∃y.R(x,y)", "∃y.∀x.R(x,y)", "--tables"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("R(row,col)"));
     assert_eq!(run(&["p", "p ∧"]).status.code(), Some(2));
     assert_eq!(run(&["(p", "p"]).status.code(), Some(2));
     let o = run(&["a*b*", "(a|b)*", "--syntax", "regex", "--json"]);

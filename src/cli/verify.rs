@@ -29,6 +29,9 @@ pub struct VerifyArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Show every predicate of a finite countermodel as a table (default: the true atoms).
+    #[arg(long)]
+    pub tables: bool,
 }
 
 /// Exit code for a verdict: 0 equivalent, 1 not, 2 anything else.
@@ -131,7 +134,11 @@ pub fn run(args: VerifyArgs) -> Result<i32> {
         if let Ok(b) = parse(phi_prime, syntax) {
             writeln!(out, "φ′ = {}", safe(&b.to_unicode()))?;
         }
-        write!(out, "{}", safe(&render::verdict(&verdict)))?;
+        write!(
+            out,
+            "{}",
+            safe(&render::verdict_with(&verdict, args.tables))
+        )?;
         if let Verdict::Unparseable { pos, reason } = &verdict {
             let e = ParseError::new(*pos, reason.clone());
             writeln!(out, "at character {} of φ′:", e.char_pos(phi_prime))?;

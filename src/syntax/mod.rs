@@ -15,7 +15,7 @@ pub use extract::{Context as ExtractContext, Extracted, extract_in, extract_with
 pub use logic::{BinOp, Formula, Quantifier, Term};
 pub use metrics::{LogicMetrics, RegexMetrics, logic_metrics, operator_count, regex_metrics};
 pub use parse_logic::parse_formula;
-pub use print_logic::{Notation, print_formula};
+pub use print_logic::{Notation, print_formula, print_with_span};
 pub use regex::{Regex, parse_regex, print_regex};
 
 /// Which syntax a dataset or a check uses.

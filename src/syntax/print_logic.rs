@@ -68,14 +68,33 @@ pub fn print_formula(f: &Formula, notation: Notation) -> String {
             Notation::Original => &ORIGINAL,
         },
         original: notation == Notation::Original,
+        target: None,
+        span: std::cell::Cell::new(None),
     };
     p.write(f, true, true, &mut out);
     out
 }
 
+/// Prints `f` in Unicode and returns where `target` (a subformula of `f`, by address)
+/// landed in the text, as a byte range, for highlighting it in place.
+pub fn print_with_span(f: &Formula, target: &Formula) -> (String, Option<(usize, usize)>) {
+    let mut out = String::with_capacity(64);
+    let p = Printer {
+        sym: &UNICODE,
+        original: false,
+        target: Some(target as *const Formula),
+        span: std::cell::Cell::new(None),
+    };
+    p.write(f, true, true, &mut out);
+    (out, p.span.get())
+}
+
 struct Printer {
     sym: &'static Sym,
     original: bool,
+    /// The node whose text span is wanted, if any.
+    target: Option<*const Formula>,
+    span: std::cell::Cell<Option<(usize, usize)>>,
 }
 
 impl Printer {
@@ -99,7 +118,20 @@ impl Printer {
     /// `tail`: nothing follows this text inside the enclosing group, so an
     /// unparenthesised quantifier cannot swallow what comes after it.
     /// `top`: the formula is the whole output (only matters for the original form).
+    /// Records `f`'s span if it is the target (the innermost record wins: no parentheses).
+    fn mark(&self, f: &Formula, start: usize, out: &str) {
+        if self.target == Some(f as *const Formula) && self.span.get().is_none() {
+            self.span.set(Some((start, out.len())));
+        }
+    }
+
     fn write(&self, f: &Formula, tail: bool, top: bool, out: &mut String) {
+        let start = out.len();
+        self.write_inner(f, tail, top, out);
+        self.mark(f, start, out);
+    }
+
+    fn write_inner(&self, f: &Formula, tail: bool, top: bool, out: &mut String) {
         match f {
             Formula::Prop(p) => out.push_str(p),
             Formula::Pred(name, args) => {
@@ -147,6 +179,12 @@ impl Printer {
     }
 
     fn bin_body(&self, f: &Formula, tail: bool, out: &mut String) {
+        let start = out.len();
+        self.bin_body_inner(f, tail, out);
+        self.mark(f, start, out);
+    }
+
+    fn bin_body_inner(&self, f: &Formula, tail: bool, out: &mut String) {
         let Formula::Bin(op, a, b) = f else {
             self.write(f, tail, false, out);
             return;
@@ -166,7 +204,10 @@ impl Printer {
 
     fn quant_chain(&self, f: &Formula, out: &mut String) {
         let mut cur = f;
+        // Inner quantifiers of a chain are printed here, not through `write`.
+        let mut starts: Vec<(&Formula, usize)> = Vec::new();
         while let Formula::Quant(q, v, body) = cur {
+            starts.push((cur, out.len()));
             out.push_str(self.quant(*q));
             out.push_str(v);
             // The original collapses `∀ x1.∀ x2.` into `∀ x1 x2.`.
@@ -190,6 +231,46 @@ impl Printer {
         match cur {
             Formula::Bin(..) => self.paren_bin(cur, out),
             other => self.write(other, true, false, out),
+        }
+        for (g, start) in starts.into_iter().rev() {
+            self.mark(g, start, out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod span_tests {
+    use super::*;
+    use crate::syntax::parse_formula;
+
+    /// The span of every subformula is exactly its own text inside the whole.
+    #[test]
+    fn spans_cover_each_subformula() {
+        let f = parse_formula("∀x.∃y.(P(x) ∧ ¬(q ∨ R(x,y))) ∧ (p1 → p2 ∧ p3)").unwrap();
+        fn all<'a>(f: &'a Formula, out: &mut Vec<&'a Formula>) {
+            out.push(f);
+            match f {
+                Formula::Not(a) | Formula::Quant(_, _, a) => all(a, out),
+                Formula::Bin(_, a, b) => {
+                    all(a, out);
+                    all(b, out);
+                }
+                _ => {}
+            }
+        }
+        let mut subs = Vec::new();
+        all(&f, &mut subs);
+        for g in subs {
+            let (text, span) = print_with_span(&f, g);
+            assert_eq!(text, print_formula(&f, Notation::Unicode));
+            let (a, b) = span.unwrap_or_else(|| panic!("no span for {g:?}"));
+            let got = &text[a..b];
+            let want = print_formula(g, Notation::Unicode);
+            let bare = want.trim_start_matches('(').trim_end_matches(')');
+            assert!(
+                got == want || got.trim_start_matches('(').trim_end_matches(')') == bare,
+                "{got:?} vs {want:?}"
+            );
         }
     }
 }

@@ -177,6 +177,9 @@ impl JudgeFilter {
     }
 }
 
+/// A formula as printed and the byte range to highlight in it.
+pub type Highlighted = (String, Option<(usize, usize)>);
+
 /// Everything derived for the selected sample.
 #[derive(Debug)]
 pub struct Detail {
@@ -194,6 +197,9 @@ pub struct Detail {
     pub changes: Vec<&'static str>,
     /// Subformulas evaluated under the countermodel.
     pub explain: Vec<EvalLine>,
+    /// φ₀ and φ₁ as printed, each with the byte range of the smallest subformula that
+    /// holds every difference (highlighted on the Overview).
+    pub highlight: Option<[Highlighted; 2]>,
 }
 
 /// Per-bucket counts for the chart: the core's one A2/A3 tally.
@@ -524,6 +530,7 @@ impl App {
         let run = &self.runs[key.0 as usize];
         let record = run.record(&run.rows[key.1 as usize]);
         let (mut phi0, mut phi1, mut d, mut changes, mut ex) = (None, None, vec![], vec![], vec![]);
+        let mut highlight = None;
         if let Ok(rec) = &record {
             phi0 = parse(&rec.phi0, rec.syntax).ok();
             phi1 = rec
@@ -534,6 +541,16 @@ impl App {
             if let (Some(a), Some(b)) = (&phi0, &phi1) {
                 d = diff(a, b);
                 changes = summary(&d);
+                if let (Expr::Logic(fa), Expr::Logic(fb)) = (a, b)
+                    && let Some((sa, sb)) = crate::verify::normalize::difference_path(fa, fb)
+                        .last()
+                        .copied()
+                {
+                    highlight = Some([
+                        crate::syntax::print_with_span(fa, sa),
+                        crate::syntax::print_with_span(fb, sb),
+                    ]);
+                }
                 if let (
                     Verdict::NotEquivalent { countermodel, .. },
                     Expr::Logic(fa),
@@ -553,6 +570,7 @@ impl App {
             diff: d,
             changes,
             explain: ex,
+            highlight,
         });
         self.detail_scroll = 0;
     }

@@ -2,7 +2,7 @@
 //! smallest places where the two sides' truth values split marked.
 
 use super::model::{FiniteModel, holds};
-use crate::syntax::{Formula, Notation, print_formula};
+use crate::syntax::{Formula, Notation, Term, print_formula};
 
 /// One aligned line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,6 +40,25 @@ fn align(a: &Formula, b: &Formula, depth: usize, m: &FiniteModel, out: &mut Vec<
     }
     let mut inner = false;
     match (a, b) {
+        (Formula::Quant(_, v1, x), Formula::Quant(_, v2, y))
+            if v1 == v2 && va.is_some() && vb.is_some() =>
+        {
+            // Instantiate the witness: the element where the two bodies differ, so the
+            // marker can go down to the atom where the values split.
+            match witness(m, v1, x, y) {
+                Some(name) => {
+                    out.push(EvalLine {
+                        depth: depth + 1,
+                        left: Some((format!("with {v1} = {name}"), None)),
+                        right: Some((format!("with {v2} = {name}"), None)),
+                        split: false,
+                    });
+                    let (xi, yi) = (subst(x, v1, &name), subst(y, v2, &name));
+                    inner = align(&xi, &yi, depth + 1, m, out);
+                }
+                None => inner = align(x, y, depth + 1, m, out),
+            }
+        }
         (Formula::Not(x), Formula::Not(y)) | (Formula::Quant(_, _, x), Formula::Quant(_, _, y)) => {
             inner = align(x, y, depth + 1, m, out);
         }
@@ -57,10 +76,51 @@ fn align(a: &Formula, b: &Formula, depth: usize, m: &FiniteModel, out: &mut Vec<
     inner
 }
 
+/// `f` with the free occurrences of variable `v` replaced by the constant `c`.
+fn subst(f: &Formula, v: &str, c: &str) -> Formula {
+    match f {
+        Formula::Prop(_) => f.clone(),
+        Formula::Pred(p, args) => Formula::Pred(
+            p.clone(),
+            args.iter()
+                .map(|t| match t {
+                    Term::Var(x) if x == v => Term::Const(c.into()),
+                    other => other.clone(),
+                })
+                .collect(),
+        ),
+        Formula::Not(a) => Formula::negate(subst(a, v, c)),
+        Formula::Bin(op, a, b) => Formula::bin(*op, subst(a, v, c), subst(b, v, c)),
+        Formula::Quant(q, x, body) if x == v => Formula::Quant(*q, x.clone(), body.clone()),
+        Formula::Quant(q, x, body) => Formula::quant(*q, x.clone(), subst(body, v, c)),
+    }
+}
+
+/// The name the countermodel gives the first element at which `x` and `y`, with `v`
+/// bound to it, take different values. Elements are named `e1`, `e2`, … as in the
+/// shown countermodel; a model whose own constants use those names is left alone.
+fn witness(m: &FiniteModel, v: &str, x: &Formula, y: &Formula) -> Option<String> {
+    (0..m.size).find_map(|e| {
+        let name = format!("e{}", e + 1);
+        if m.constants.get(&name).is_some_and(|&k| k != e) {
+            return None;
+        }
+        let mut env = vec![(v.to_string(), e)];
+        let vx = m.eval(x, &mut env);
+        let vy = m.eval(y, &mut env);
+        (vx != vy).then_some(name)
+    })
+}
+
 /// Aligned evaluation of φ and φ′ under `m`.
 pub fn explain(a: &Formula, b: &Formula, m: &FiniteModel) -> Vec<EvalLine> {
+    // Element names (`e2`) become constants of the model for instantiated bodies.
+    let mut m = m.clone();
+    for e in 0..m.size {
+        m.constants.entry(format!("e{}", e + 1)).or_insert(e);
+    }
     let mut out = Vec::new();
-    align(a, b, 0, m, &mut out);
+    align(a, b, 0, &m, &mut out);
     out
 }
 
@@ -88,5 +148,28 @@ mod tests {
         assert_eq!(splits[0].left.as_ref().unwrap().0, "p1 ∧ p2");
         assert_eq!(splits[0].right.as_ref().unwrap().1, Some(true));
         assert_eq!(lines[0].left.as_ref().unwrap().1, Some(false));
+    }
+
+    #[test]
+    fn instantiates_the_witness_down_to_the_atom() {
+        // ∃x.(P(x) ∧ Q(x)) vs ∃x.(P(x) ∧ ¬Q(x)) in {e1, e2}: P = {e1}, Q = {}.
+        let a = parse_formula("∃x.(P(x) ∧ Q(x))").unwrap();
+        let b = parse_formula("∃x.(P(x) ∧ ¬Q(x))").unwrap();
+        let m = FiniteModel {
+            size: 2,
+            predicates: [(("P".to_string(), 1), [vec![0]].into())].into(),
+            ..Default::default()
+        };
+        let lines = explain(&a, &b, &m);
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.left.as_ref().is_some_and(|(t, _)| t == "with x = e1")),
+            "{lines:?}"
+        );
+        let split: Vec<_> = lines.iter().filter(|l| l.split).collect();
+        assert_eq!(split.len(), 1, "{lines:?}");
+        assert_eq!(split[0].left.as_ref().unwrap().0, "Q(e1)");
+        assert_eq!(split[0].right.as_ref().unwrap().0, "¬Q(e1)");
     }
 }

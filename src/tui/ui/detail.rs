@@ -3,7 +3,7 @@
 use super::{block, formula};
 use crate::tui::state::{App, Pane, Tab};
 use crate::tui::theme::Theme;
-use crate::verify::{Countermodel, Side, Verdict};
+use crate::verify::{Countermodel, Verdict};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -22,139 +22,19 @@ fn muted(s: impl Into<String>, t: &Theme) -> Line<'static> {
     Line::from(Span::styled(s.into(), Style::default().fg(t.muted)))
 }
 
-fn countermodel_lines(c: &Countermodel, t: &Theme, out: &mut Vec<Line<'static>>) {
-    let head = |s: &str| Line::from(Span::styled(s.to_string(), Style::default().fg(t.title)));
-    match c {
-        Countermodel::Assignment {
-            values,
-            left,
-            right,
-        } => {
-            out.push(head("assignment (only propositions that occur)"));
-            let cells: Vec<String> = values
-                .iter()
-                .map(|(k, v)| format!("{k}={}", tv(*v)))
-                .collect();
-            for chunk in cells.chunks(6) {
-                out.push(Line::from(format!("  {}", chunk.join("  "))));
-            }
-            out.push(Line::from(format!(
-                "  φ₀ is {}, φ₁ is {}",
-                tv(*left),
-                tv(*right)
-            )));
-        }
-        Countermodel::FiniteModel {
-            domain,
-            constants,
-            predicates,
-            propositions,
-            left,
-            right,
-        } => {
-            out.push(head(&format!(
-                "finite model, domain {{{}}}",
-                domain.join(", ")
-            )));
-            if !constants.is_empty() {
-                let cs: Vec<String> = constants.iter().map(|(c, e)| format!("{c}→{e}")).collect();
-                out.push(Line::from(format!("  constants: {}", cs.join("  "))));
-            }
-            for (p, v) in propositions {
-                out.push(Line::from(format!("  {p} = {}", tv(*v))));
-            }
-            for p in predicates {
-                match p.arity {
-                    1 => {
-                        let cells: Vec<String> = domain
-                            .iter()
-                            .map(|e| {
-                                format!(
-                                    "{e}:{}",
-                                    if p.true_tuples.iter().any(|x| x[0] == *e) {
-                                        "T"
-                                    } else {
-                                        "F"
-                                    }
-                                )
-                            })
-                            .collect();
-                        out.push(Line::from(format!("  {}(·)  {}", p.name, cells.join(" "))));
-                    }
-                    2 => {
-                        out.push(Line::from(format!(
-                            "  {}(row,col)  {}",
-                            p.name,
-                            domain.join(" ")
-                        )));
-                        for a in domain {
-                            let cells: Vec<&str> = domain
-                                .iter()
-                                .map(|b| {
-                                    if p.true_tuples.iter().any(|x| x[0] == *a && x[1] == *b) {
-                                        "T "
-                                    } else {
-                                        "F "
-                                    }
-                                })
-                                .collect();
-                            out.push(Line::from(format!("    {a:<4} {}", cells.join(" "))));
-                        }
-                    }
-                    _ => {
-                        let tuples: Vec<String> = p
-                            .true_tuples
-                            .iter()
-                            .map(|x| format!("({})", x.join(",")))
-                            .collect();
-                        out.push(Line::from(format!(
-                            "  {}/{} holds for {}",
-                            p.name,
-                            p.arity,
-                            tuples.join(" ")
-                        )));
-                    }
-                }
-            }
-            out.push(Line::from(format!(
-                "  φ₀ is {}, φ₁ is {}",
-                tv(*left),
-                tv(*right)
-            )));
-        }
-        Countermodel::Witness {
-            string,
-            accepted_by,
-        } => {
-            let s = if string.is_empty() {
-                "ε (empty string)".to_string()
-            } else {
-                format!("\"{string}\"")
-            };
-            let (yes, no) = if *accepted_by == Side::Left {
-                ("φ₀", "φ₁")
-            } else {
-                ("φ₁", "φ₀")
-            };
-            out.push(head("distinguishing string"));
-            out.push(Line::from(vec![
-                Span::raw("  "),
-                Span::styled(
-                    s,
-                    Style::default()
-                        .fg(t.highlight)
-                        .add_modifier(Modifier::BOLD),
-                ),
-                Span::raw(format!("  accepted by {yes}, rejected by {no}")),
-            ]));
-        }
-        Countermodel::NoSmallModel { searched_up_to } => {
-            out.push(muted(
-                format!("  Z3 found a model, none with ≤ {searched_up_to} elements to show"),
-                t,
-            ));
-        }
-        Countermodel::Imported { note } => out.push(muted(format!("  {note}"), t)),
+/// The core's one countermodel rendering, styled for the terminal.
+fn countermodel_lines(c: &Countermodel, tables: bool, t: &Theme, out: &mut Vec<Line<'static>>) {
+    use crate::verify::render::Role;
+    for l in crate::verify::render::countermodel_lines(c, ["φ₀", "φ₁"], tables) {
+        let style = match l.role {
+            Role::Head => Style::default().fg(t.title),
+            Role::Text => Style::default(),
+            Role::Muted => Style::default().fg(t.muted),
+            Role::Strong => Style::default()
+                .fg(t.highlight)
+                .add_modifier(Modifier::BOLD),
+        };
+        out.push(Line::from(Span::styled(l.text, style)));
     }
 }
 
@@ -173,8 +53,13 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
     };
     let mut out = Vec::new();
     let w = width.saturating_sub(1);
-    match (&d.phi0, app.tree) {
-        (Some(e), true) => out.extend(formula::tree("φ₀", e, t)),
+    // The smallest subformula holding every difference is highlighted in φ₀ and φ₁.
+    let hl = d.highlight.as_ref();
+    match (&d.phi0, app.tree, hl) {
+        (Some(e), true, _) => out.extend(formula::tree("φ₀", e, t)),
+        (_, false, Some([(text, span), _])) => {
+            out.extend(formula::lines_highlighted("φ₀ ", text, *span, w, t))
+        }
         _ => out.extend(formula::lines("φ₀ ", &rec.phi0, w, t)),
     }
     let r1 = rec.rounds.first();
@@ -203,7 +88,12 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
     }
     match (&d.phi1, app.tree) {
         (Some(e), true) => out.extend(formula::tree("φ₁", e, t)),
-        (Some(e), false) => out.extend(formula::lines("φ₁ ", &e.to_unicode(), w, t)),
+        (Some(e), false) => match hl {
+            Some([_, (text, span)]) => {
+                out.extend(formula::lines_highlighted("φ₁ ", text, *span, w, t))
+            }
+            None => out.extend(formula::lines("φ₁ ", &e.to_unicode(), w, t)),
+        },
         (None, _) => {
             let raw = r1
                 .and_then(|r| r.autoformalize.as_ref())
@@ -307,7 +197,7 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
         }
     }
     if let Verdict::NotEquivalent { countermodel, .. } = &rec.verdict {
-        countermodel_lines(countermodel, t, &mut out);
+        countermodel_lines(countermodel, false, t, &mut out);
     }
     out
 }
@@ -370,7 +260,7 @@ fn countermodel_tab(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
         )];
     };
     let mut out = Vec::new();
-    countermodel_lines(countermodel, t, &mut out);
+    countermodel_lines(countermodel, true, t, &mut out);
     if !d.explain.is_empty() {
         out.push(Line::from(""));
         out.push(Line::from(Span::styled(

@@ -27,23 +27,87 @@ fn style_of(t: &Theme, cls: u8) -> Style {
     }
 }
 
+/// Marks the start and end of a highlighted stretch inside text given to [`wrap`]
+/// (private-use characters, which formula text never holds: names are identifiers).
+const HL_ON: char = '\u{E000}';
+const HL_OFF: char = '\u{E001}';
+
 /// Coloured spans for a formula's text.
 pub fn spans(text: &str, t: &Theme) -> Vec<Span<'static>> {
+    spans_from(text, t, false).0
+}
+
+/// Coloured spans, honouring (and dropping) highlight marks; `hl` is whether the text
+/// starts inside a highlight. Returns whether it ends inside one.
+fn spans_from(text: &str, t: &Theme, mut hl: bool) -> (Vec<Span<'static>>, bool) {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut cur_cls = 255;
+    let style = |cls: u8, hl: bool| {
+        let s = style_of(t, cls);
+        if hl {
+            s.bg(t.selection_bg).add_modifier(Modifier::UNDERLINED)
+        } else {
+            s
+        }
+    };
     for c in text.chars() {
+        if c == HL_ON || c == HL_OFF {
+            if !cur.is_empty() {
+                out.push(Span::styled(std::mem::take(&mut cur), style(cur_cls, hl)));
+            }
+            hl = c == HL_ON;
+            continue;
+        }
         let k = class(c);
         if k != cur_cls && !cur.is_empty() {
-            out.push(Span::styled(std::mem::take(&mut cur), style_of(t, cur_cls)));
+            out.push(Span::styled(std::mem::take(&mut cur), style(cur_cls, hl)));
         }
         cur_cls = k;
         cur.push(c);
     }
     if !cur.is_empty() {
-        out.push(Span::styled(cur, style_of(t, cur_cls)));
+        out.push(Span::styled(cur, style(cur_cls, hl)));
     }
-    out
+    (out, hl)
+}
+
+/// [`lines`] with the byte range `span` of `text` highlighted (the changed subformula).
+pub fn lines_highlighted(
+    label: &str,
+    text: &str,
+    span: Option<(usize, usize)>,
+    width: usize,
+    t: &Theme,
+) -> Vec<Line<'static>> {
+    let marked = match span {
+        Some((a, b))
+            if a < b && b <= text.len() && text.is_char_boundary(a) && text.is_char_boundary(b) =>
+        {
+            format!("{}{HL_ON}{}{HL_OFF}{}", &text[..a], &text[a..b], &text[b..])
+        }
+        _ => text.to_string(),
+    };
+    let pad = " ".repeat(label.chars().count());
+    let mut hl = false;
+    wrap(&marked, width.saturating_sub(label.chars().count()))
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let mut s = vec![Span::styled(
+                if i == 0 {
+                    label.to_string()
+                } else {
+                    pad.clone()
+                },
+                Style::default().fg(t.title),
+            )];
+            let (sp, end) = spans_from(&l, t, hl);
+            hl = end;
+            s.extend(sp);
+            Line::from(s)
+        })
+        .collect()
 }
 
 /// Splits `text` into lines no wider than `width`, breaking before binary operators
