@@ -415,3 +415,48 @@ fn viewer_search_finds_label_notes() {
     let (r, i) = app.visible[0];
     assert_eq!(&*app.runs[r as usize].rows[i as usize].id, "7");
 }
+
+#[test]
+fn overview_highlights_the_changed_subformula_and_lists_true_atoms() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs");
+    let mut app = viewer(&fixtures);
+    // Find a not-equivalent FOL sample (the fixture's pred7 slip).
+    let k = app
+        .visible
+        .iter()
+        .position(|&(r, i)| {
+            let run = &app.runs[r as usize];
+            run.kind() == "fol"
+                && run.rows[i as usize].verdict == autoeval::verify::VerdictKind::NotEquivalent
+        })
+        .unwrap();
+    app.sel = k;
+    app.detail = None;
+    app.ensure_detail();
+    let d = app.detail.as_ref().unwrap();
+    let [(t0, s0), (t1, s1)] = d.highlight.clone().unwrap();
+    let (a, b) = s0.unwrap();
+    let (c, e) = s1.unwrap();
+    assert_ne!(&t0[a..b], &t1[c..e], "the highlighted parts differ");
+    let (t, _) = autoeval::tui::theme::Theme::load("default");
+    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 48)).unwrap();
+    term.draw(|f| {
+        autoeval::tui::ui::draw(f, &mut app, &t);
+    })
+    .unwrap();
+    let buf = term.backend().buffer().clone();
+    let underlined: String = buf
+        .content()
+        .iter()
+        .filter(|c| c.modifier.contains(ratatui::style::Modifier::UNDERLINED))
+        .map(|c| c.symbol())
+        .collect();
+    let want: String = format!("{}{}", &t0[a..b], &t1[c..e])
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let got: String = underlined.chars().filter(|c| !c.is_whitespace()).collect();
+    assert!(got.contains(&want), "underlined {got:?}, want {want:?}");
+    let screen = format!("{}", term.backend());
+    assert!(screen.contains("true atoms"), "{screen}");
+}
