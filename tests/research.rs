@@ -460,3 +460,75 @@ fn overview_highlights_the_changed_subformula_and_lists_true_atoms() {
     let screen = format!("{}", term.backend());
     assert!(screen.contains("true atoms"), "{screen}");
 }
+
+#[test]
+fn chart_pick_shows_numbers_filters_one_run_or_all_and_export_writes_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a");
+    let b = dir.path().join("b");
+    offline(&a, "pl", &["--batches", "2"]);
+    offline(&b, "pl", &["--perturb-rate", "0.8"]);
+    let mut app = viewer(dir.path());
+    keys(&mut app, &["v"]);
+    assert_eq!(app.mode, autoeval::tui::state::Mode::Chart);
+    // Bucket 3 of run b (↓ moves to the second run).
+    while app.chart_buckets()[app.chart_sel] != 3 {
+        let k = if app.chart_buckets()[app.chart_sel] < 3 {
+            "]"
+        } else {
+            "["
+        };
+        keys(&mut app, &[k]);
+    }
+    keys(&mut app, &["down"]);
+    let (name, counts, _) = app.chart_pick().unwrap();
+    assert_eq!(name, "b");
+    assert!(counts.n > 0);
+    // Run a has two batches: its pick carries the spread.
+    keys(&mut app, &["up"]);
+    let (name_a, _, spread) = app.chart_pick().unwrap();
+    assert_eq!(name_a, "a");
+    let (lo, hi) = spread.expect("two batches give a spread");
+    assert!(lo <= hi);
+    keys(&mut app, &["down", "enter"]);
+    assert!(
+        app.visible
+            .iter()
+            .all(|&(r, i)| r == 1 && app.category(r, i) == Some(3))
+    );
+    assert_eq!(app.visible.len(), counts.n);
+    // A: the bucket across every run.
+    keys(&mut app, &["v", "A"]);
+    assert!(app.visible.iter().any(|&(r, _)| r == 0));
+    assert!(
+        app.visible
+            .iter()
+            .all(|&(r, i)| app.category(r, i) == Some(3))
+    );
+    // K switches the chart to failure kinds × buckets of the highlighted run.
+    keys(&mut app, &["v", "K"]);
+    assert!(app.chart_kinds);
+    let (_, kinds) = app.chart_kind_counts();
+    assert!(!kinds.is_empty());
+    keys(&mut app, &["K", "esc"]);
+    // E exports what is listed.
+    let out = tempfile::tempdir().unwrap();
+    app.export_dir = Some(out.path().to_path_buf());
+    keys(&mut app, &["E"]);
+    assert!(app.status.starts_with("exported"), "{}", app.status);
+    let folder = std::fs::read_dir(out.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let jsonl = std::fs::read_to_string(folder.join("samples.jsonl")).unwrap();
+    assert_eq!(jsonl.lines().count(), app.visible.len());
+    for l in jsonl.lines() {
+        serde_json::from_str::<serde_json::Value>(l).unwrap();
+    }
+    let mut rd = csv::Reader::from_path(folder.join("samples.csv")).unwrap();
+    assert_eq!(rd.records().count(), app.visible.len());
+    let chart = std::fs::read_to_string(folder.join("chart.csv")).unwrap();
+    assert!(chart.starts_with("run,operators,n,"), "{chart}");
+}

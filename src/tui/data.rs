@@ -30,6 +30,8 @@ pub struct Row {
     pub verdict: VerdictKind,
     /// Automatic failure kinds (a [`crate::report::kinds::mask`]).
     pub fails: u32,
+    /// Dataset batch (0 when the dataset has one).
+    pub batch: u16,
     /// Operator count.
     pub ops: Option<u16>,
     /// Generation depth.
@@ -80,6 +82,8 @@ struct LightSample<'a> {
     num_operators: Option<usize>,
     #[serde(default)]
     depth: Option<usize>,
+    #[serde(default)]
+    batch: Option<usize>,
     #[serde(borrow)]
     phi0: Cow<'a, str>,
     #[serde(default)]
@@ -134,6 +138,7 @@ fn parse_row(line: &[u8], offset: u64, path: &Path, lineno: usize) -> Result<Opt
         id: crate::sanitize::one_line(&s.id).as_ref().into(),
         verdict,
         fails,
+        batch: s.batch.unwrap_or(0).min(u16::MAX as usize) as u16,
         ops: s.num_operators.map(|v| v.min(u16::MAX as usize) as u16),
         depth: s.depth.map(|v| v.min(u16::MAX as usize) as u16),
         text: format!("{}{SEP}{psi}{SEP}{phi1}", safe(&s.phi0)).into(),
@@ -368,8 +373,8 @@ impl RunIndex {
         }
     }
 
-    /// Reads the full record of a row from disk.
-    pub fn record(&self, row: &Row) -> Result<SampleRecord, String> {
+    /// The row's line of `samples.jsonl`, exactly as stored (for exports).
+    pub fn raw_line(&self, row: &Row) -> Result<Vec<u8>, String> {
         let path = self.dir.join(store::SAMPLES);
         let mut f = std::fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         f.seek(SeekFrom::Start(row.offset))
@@ -377,6 +382,13 @@ impl RunIndex {
         let mut buf = vec![0; row.len as usize];
         f.read_exact(&mut buf)
             .map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(buf)
+    }
+
+    /// Reads the full record of a row from disk.
+    pub fn record(&self, row: &Row) -> Result<SampleRecord, String> {
+        let path = self.dir.join(store::SAMPLES);
+        let buf = self.raw_line(row)?;
         let mut v: serde_json::Value = serde_json::from_slice(&buf)
             .map_err(|e| format!("{}: sample {}: {e}", path.display(), row.id))?;
         crate::sanitize::json_for_terminal(&mut v);

@@ -58,6 +58,8 @@ pub enum Action {
     CancelRun,
     /// Label counts by category and operator count.
     LabelCounts,
+    /// Export the filtered samples and the chart to a new folder.
+    Export,
     /// Summary of the selected sample's run: judge matrix, failure kinds, pass/fail against other runs.
     RunSummary,
     /// Rescore the selected run's stored replies into a new run (no model calls).
@@ -92,7 +94,7 @@ type DefaultBinding = (
     Option<&'static str>,
 );
 
-const DEFAULTS: [DefaultBinding; 30] = [
+const DEFAULTS: [DefaultBinding; 31] = [
     (Action::Up, "up", &["k", "up"], "move up", None),
     (
         Action::Down,
@@ -231,6 +233,13 @@ const DEFAULTS: [DefaultBinding; 30] = [
         "label_counts",
         &["L"],
         "label counts by category × operators",
+        None,
+    ),
+    (
+        Action::Export,
+        "export",
+        &["E"],
+        "export the listed samples (JSONL, CSV) and the chart (CSV)",
         None,
     ),
     (

@@ -1,6 +1,7 @@
 //! The terminal viewer: browse, filter and understand runs.
 
 pub mod data;
+pub mod export;
 pub mod keymap;
 pub mod labels;
 pub mod live;

@@ -177,6 +177,12 @@ impl JudgeFilter {
     }
 }
 
+/// A picked chart bucket: run name, its counts, and the lowest and highest A3 across batches.
+pub type ChartPick = (String, Bucket, Option<(f64, f64)>);
+
+/// Failing samples per automatic failure kind and bucket.
+pub type KindCounts = Vec<(FailureKind, BTreeMap<usize, usize>)>;
+
 /// A formula as printed and the byte range to highlight in it.
 pub type Highlighted = (String, Option<(usize, usize)>);
 
@@ -209,6 +215,8 @@ pub type Bucket = crate::report::Counts;
 pub struct App {
     /// Loaded runs.
     pub runs: Vec<RunIndex>,
+    /// Where `E` writes exports (default: the working directory).
+    pub export_dir: Option<std::path::PathBuf>,
     /// The run summary shown by `i` (computed when opened, so drawing only reads).
     pub summary: Option<RunSummary>,
     /// φ₀ that pass in the run the "passes in" filter names (rebuilt by `refilter`).
@@ -244,6 +252,10 @@ pub struct App {
     pub filter_typed: Option<usize>,
     /// Chosen chart bucket index (chart mode).
     pub chart_sel: usize,
+    /// The chart's highlighted run (index into `chart()`).
+    pub chart_run: usize,
+    /// The chart shows failure kinds of the highlighted run instead of accuracy.
+    pub chart_kinds: bool,
     /// Cached detail of the selected sample.
     pub detail: Option<Detail>,
     /// Warnings from loading (themes, config, files).
@@ -290,6 +302,7 @@ impl App {
     /// A viewer over `runs`.
     pub fn new(runs: Vec<RunIndex>, keymap: Keymap, warnings: Vec<String>) -> App {
         let mut app = App {
+            export_dir: None,
             summary: None,
             runs,
             passing_elsewhere: std::collections::HashSet::new(),
@@ -309,6 +322,8 @@ impl App {
             filter_field: 0,
             filter_typed: None,
             chart_sel: 0,
+            chart_run: 0,
+            chart_kinds: false,
             detail: None,
             warnings,
             status: String::new(),
@@ -619,14 +634,59 @@ impl App {
         out
     }
 
-    /// Buckets present in the chart, in order.
+    /// The chart's x axis: every bucket from the smallest to the largest present, empty
+    /// ones kept in place.
     pub fn chart_buckets(&self) -> Vec<usize> {
-        let set: BTreeSet<usize> = self
-            .chart()
-            .into_iter()
-            .flat_map(|(_, m)| m.into_keys())
-            .collect();
-        set.into_iter().collect()
+        axis(&self.chart())
+    }
+
+    /// For the chart's highlighted run and bucket: (run name, counts, lowest and highest
+    /// A3 across batches when the run has several).
+    pub fn chart_pick(&self) -> Option<ChartPick> {
+        let data = self.chart();
+        let b = *axis(&data).get(self.chart_sel)?;
+        let (name, m) = data.get(self.chart_run.min(data.len().saturating_sub(1)))?;
+        let counts = m.get(&b).cloned().unwrap_or_default();
+        let ri = self.runs.iter().position(|r| r.name() == *name)?;
+        let mut batches: BTreeMap<u16, Bucket> = BTreeMap::new();
+        for (i, r) in self.runs[ri].rows.iter().enumerate() {
+            if self.category(ri as u32, i as u32) == Some(b) {
+                batches.entry(r.batch).or_default().add_kind(r.kind());
+            }
+        }
+        let spread = (batches.len() > 1).then(|| {
+            let accs: Vec<f64> = batches.values().filter_map(Bucket::accuracy).collect();
+            let lo = accs.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = accs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            (lo, hi)
+        });
+        Some((name.clone(), counts, spread.filter(|(lo, hi)| lo <= hi)))
+    }
+
+    /// Failing samples of the chart's highlighted run by automatic failure kind and bucket.
+    pub fn chart_kind_counts(&self) -> (String, KindCounts) {
+        let data = self.chart();
+        let Some((name, _)) = data.get(self.chart_run.min(data.len().saturating_sub(1))) else {
+            return (String::new(), vec![]);
+        };
+        let Some(ri) = self.runs.iter().position(|r| r.name() == *name) else {
+            return (name.clone(), vec![]);
+        };
+        let mut out: Vec<(FailureKind, BTreeMap<usize, usize>)> = Vec::new();
+        for (k, kind) in FailureKind::ALL.into_iter().enumerate() {
+            let mut m = BTreeMap::new();
+            for (i, r) in self.runs[ri].rows.iter().enumerate() {
+                if r.fails & (1 << k) != 0
+                    && let Some(b) = self.category(ri as u32, i as u32)
+                {
+                    *m.entry(b).or_insert(0) += 1;
+                }
+            }
+            if !m.is_empty() {
+                out.push((kind, m));
+            }
+        }
+        (name.clone(), out)
     }
 
     /// Rows of other runs with the same φ₀ as the selected one.
@@ -795,6 +855,27 @@ impl App {
         }
         if self.mode == Mode::Filter && self.filter_key(key) {
             return;
+        }
+        if self.mode == Mode::Chart {
+            match key {
+                "A" => {
+                    let buckets = self.chart_buckets();
+                    if let Some(&b) = buckets.get(self.chart_sel) {
+                        self.filter.range = Some((b, b));
+                        self.filter.runs.clear();
+                        self.refilter();
+                        self.status = format!("showing bucket {b} of every run");
+                    }
+                    self.mode = Mode::Normal;
+                    self.focus = Pane::Samples;
+                    return;
+                }
+                "K" => {
+                    self.chart_kinds = !self.chart_kinds;
+                    return;
+                }
+                _ => {}
+            }
         }
         if let Some(a) = self.keymap.action(key) {
             self.act(a);
@@ -1219,6 +1300,16 @@ impl App {
     }
 }
 
+/// Every bucket from the smallest to the largest in the chart data.
+pub fn axis(data: &[(String, BTreeMap<usize, Bucket>)]) -> Vec<usize> {
+    let lo = data.iter().filter_map(|(_, m)| m.keys().next()).min();
+    let hi = data.iter().filter_map(|(_, m)| m.keys().next_back()).max();
+    match (lo, hi) {
+        (Some(&lo), Some(&hi)) => (lo..=hi).collect(),
+        _ => vec![],
+    }
+}
+
 /// Each row's φ₀ and whether it passed, for the pass/fail matrix.
 fn outcomes(x: &RunIndex) -> Vec<(&str, bool)> {
     x.rows
@@ -1338,16 +1429,27 @@ impl App {
         }
         if self.mode == Mode::Chart {
             let buckets = self.chart_buckets();
+            let nruns = self.chart().len();
             match a {
-                Action::PrevTab | Action::Up => self.chart_sel = self.chart_sel.saturating_sub(1),
-                Action::NextTab | Action::Down => {
+                Action::PrevTab => self.chart_sel = self.chart_sel.saturating_sub(1),
+                Action::NextTab => {
                     self.chart_sel = (self.chart_sel + 1).min(buckets.len().saturating_sub(1))
                 }
+                Action::Up => self.chart_run = self.chart_run.saturating_sub(1),
+                Action::Down => self.chart_run = (self.chart_run + 1).min(nruns.saturating_sub(1)),
                 Action::Open => {
+                    // The highlighted run's samples in the bucket.
+                    let name = self.chart().get(self.chart_run).map(|(n, _)| n.clone());
                     if let Some(b) = buckets.get(self.chart_sel) {
                         self.filter.range = Some((*b, *b));
+                        if let Some(ri) =
+                            name.and_then(|n| self.runs.iter().position(|r| r.name() == n))
+                        {
+                            self.filter.runs = [ri].into();
+                        }
                         self.refilter();
-                        self.status = format!("showing bucket {b}");
+                        self.status =
+                            format!("showing bucket {b} of one run (A in the chart: every run)");
                     }
                     self.mode = Mode::Normal;
                     self.focus = Pane::Samples;
@@ -1458,6 +1560,21 @@ impl App {
                 self.mode = Mode::RunSummary;
             }
             Action::Rescore => self.start_rescore(),
+            Action::Export => {
+                let base = self
+                    .export_dir
+                    .clone()
+                    .or_else(|| std::env::current_dir().ok())
+                    .unwrap_or_else(|| std::path::PathBuf::from("."));
+                self.status = match super::export::export(self, &base) {
+                    Ok(dir) => format!(
+                        "exported {} samples and the chart to {}",
+                        self.visible.len(),
+                        crate::sanitize::one_line(&dir.display().to_string())
+                    ),
+                    Err(e) => format!("export failed: {}", crate::sanitize::one_line(&e)),
+                };
+            }
             Action::PauseRun => match self.live.as_mut() {
                 Some(l) if l.ended.is_none() => l.toggle_pause(),
                 _ => self.status = "no live run: R starts one".into(),

@@ -180,20 +180,18 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         "depth"
     };
     // From the data in hand: chart_buckets() would walk every row a second time.
-    let buckets: Vec<usize> = data
-        .iter()
-        .flat_map(|(_, m)| m.keys().copied())
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .collect();
+    let buckets = crate::tui::state::axis(&data);
     let chosen = buckets.get(app.chart_sel).copied();
+    if app.chart_kinds {
+        return kinds_chart(f, area, app, t, by, &buckets, chosen);
+    }
     let inner = area.inner(ratatui::layout::Margin {
         horizontal: 1,
         vertical: 1,
     });
     let with_a2 = (inner.height as usize).saturating_sub(1) >= 2 * data.len();
     let title = match (app.mode == Mode::Chart, chosen) {
-        (true, Some(b)) => format!("by {by} · bucket {b} · ←/→ enter"),
+        (true, Some(b)) => format!("by {by} · bucket {b} · ←/→ ↑/↓ run · enter · A all · K kinds"),
         _ if with_a2 => format!("A3 accuracy · A2 compliance by {by} · v"),
         _ => format!("A3 accuracy by {by} · v picks"),
     };
@@ -229,10 +227,15 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         } else {
             &[("A3", |b| b.accuracy())]
         };
+        let picked = app.mode == Mode::Chart && k == app.chart_run.min(data.len() - 1);
         for (tag, value) in series {
+            let mut name_style = Style::default().fg(color);
+            if picked {
+                name_style = name_style.add_modifier(Modifier::REVERSED | Modifier::BOLD);
+            }
             let mut spans = vec![Span::styled(
                 format!("{:<w$} {tag} ", clip(name, name_w).trim_end(), w = name_w),
-                Style::default().fg(color),
+                name_style,
             )];
             for c in 0..ncols {
                 let group = &buckets[c * per..((c + 1) * per).min(buckets.len())];
@@ -262,8 +265,98 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let first = buckets.first().copied().unwrap_or(0);
     let last = buckets.last().copied().unwrap_or(0);
     let axis_w = ncols.saturating_sub(first.to_string().len());
+    // Picking a bucket shows its numbers for the highlighted run in place of the axis.
+    let pick = (app.mode == Mode::Chart)
+        .then(|| app.chart_pick())
+        .flatten();
+    match (pick, chosen) {
+        (Some((name, c, spread)), Some(b)) => {
+            let p = |x: Option<f64>| {
+                x.map(|v| format!("{:.0}%", 100.0 * v))
+                    .unwrap_or_else(|| "–".into())
+            };
+            let mut text = format!(
+                "{name} · {by} {b}: n {} · A3 {} · A2 {}",
+                c.n,
+                p(c.accuracy()),
+                p(c.compliance())
+            );
+            if let Some((lo, hi)) = spread {
+                text.push_str(&format!(" · batches {:.0}–{:.0}%", 100.0 * lo, 100.0 * hi));
+            }
+            lines.push(Line::from(Span::styled(
+                clip(&text, inner.width as usize),
+                Style::default().fg(t.highlight),
+            )));
+        }
+        _ => lines.push(Line::from(Span::styled(
+            format!("{:label_w$}{first}{last:>axis_w$}", ""),
+            Style::default().fg(t.muted),
+        ))),
+    }
+    f.render_widget(Paragraph::new(lines), inner);
+}
+
+/// Failure kinds × buckets for the chart's highlighted run: a shade per cell, darker
+/// for more failing samples of that kind.
+fn kinds_chart(
+    f: &mut Frame,
+    area: Rect,
+    app: &App,
+    t: &Theme,
+    by: &str,
+    buckets: &[usize],
+    chosen: Option<usize>,
+) {
+    let (name, kinds) = app.chart_kind_counts();
+    let title = format!("failure kinds of {name} by {by} · ↑/↓ run · K accuracy");
+    let b = block(&title, app.mode == Mode::Chart, t);
+    let inner = b.inner(area);
+    f.render_widget(b, area);
+    if kinds.is_empty() || buckets.is_empty() {
+        f.render_widget(
+            Paragraph::new(Span::styled("no failures", Style::default().fg(t.muted))),
+            inner,
+        );
+        return;
+    }
+    let label_w = (inner.width as usize / 3).clamp(8, 20);
+    let cols = (inner.width as usize).saturating_sub(label_w + 1).max(1);
+    let per = buckets.len().div_ceil(cols).max(1);
+    let ncols = buckets.len().div_ceil(per);
+    let max = kinds
+        .iter()
+        .flat_map(|(_, m)| m.values().copied())
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let mut lines = Vec::new();
+    for (kind, m) in kinds.iter().take(inner.height.saturating_sub(1) as usize) {
+        let mut spans = vec![Span::styled(
+            format!("{:<label_w$} ", clip(kind.name(), label_w).trim_end()),
+            Style::default().fg(t.fg),
+        )];
+        for c in 0..ncols {
+            let group = &buckets[c * per..((c + 1) * per).min(buckets.len())];
+            let n: usize = group.iter().filter_map(|b| m.get(b)).sum();
+            let glyph = if n == 0 {
+                '·'
+            } else {
+                BARS[(1 + (n * 7) / max).min(8)]
+            };
+            let mut style = Style::default().fg(t.diff_changed);
+            if chosen.is_some_and(|b| group.contains(&b)) {
+                style = style.bg(t.highlight).fg(t.selection_fg);
+            }
+            spans.push(Span::styled(glyph.to_string(), style));
+        }
+        lines.push(Line::from(spans));
+    }
+    let first = buckets.first().copied().unwrap_or(0);
+    let last = buckets.last().copied().unwrap_or(0);
+    let axis_w = ncols.saturating_sub(first.to_string().len());
     lines.push(Line::from(Span::styled(
-        format!("{:label_w$}{first}{last:>axis_w$}", ""),
+        format!("{:w$}{first}{last:>axis_w$}", "", w = label_w + 1),
         Style::default().fg(t.muted),
     )));
     f.render_widget(Paragraph::new(lines), inner);

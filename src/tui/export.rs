@@ -1,0 +1,121 @@
+//! Exports from the viewer: the filtered sample list (JSONL of full records and a CSV
+//! summary) and the chart's numbers, written to a new folder.
+
+use super::state::App;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Writes `samples.jsonl`, `samples.csv` and `chart.csv` for what the viewer shows now
+/// into a new folder under `base`; returns the folder.
+pub fn export(app: &App, base: &Path) -> Result<PathBuf, String> {
+    let stamp = crate::run::format::now_rfc3339().replace(':', "");
+    let mut dir = base.join(format!("autoeval-export-{stamp}"));
+    let mut k = 1;
+    while dir.exists() {
+        k += 1;
+        dir = base.join(format!("autoeval-export-{stamp}-{k}"));
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let err = |p: &Path, e: &dyn std::fmt::Display| format!("{}: {e}", p.display());
+    let jsonl = dir.join("samples.jsonl");
+    let mut j =
+        std::io::BufWriter::new(std::fs::File::create(&jsonl).map_err(|e| err(&jsonl, &e))?);
+    let csv_path = dir.join("samples.csv");
+    let mut c = csv::Writer::from_path(&csv_path).map_err(|e| err(&csv_path, &e))?;
+    c.write_record([
+        "run",
+        "id",
+        "operators",
+        "depth",
+        "verdict",
+        "failure_kinds",
+        "judge",
+        "labels",
+        "phi0",
+        "psi",
+        "phi1",
+    ])
+    .map_err(|e| err(&csv_path, &e))?;
+    for &(r, i) in &app.visible {
+        let run = &app.runs[r as usize];
+        let row = &run.rows[i as usize];
+        let line = run.raw_line(row)?;
+        j.write_all(&line).map_err(|e| err(&jsonl, &e))?;
+        j.write_all(b"\n").map_err(|e| err(&jsonl, &e))?;
+        let mut parts = row.text.split(super::data::SEP);
+        let (phi0, psi, phi1) = (
+            parts.next().unwrap_or(""),
+            parts.next().unwrap_or(""),
+            parts.next().unwrap_or(""),
+        );
+        let kinds: Vec<&str> = crate::report::kinds::unmask(row.fails)
+            .iter()
+            .map(|k| k.id())
+            .collect();
+        let judge = run
+            .judge
+            .get(&*row.id)
+            .map(|j| format!("{:?}", j.answer).to_lowercase())
+            .unwrap_or_default();
+        let labels: Vec<String> = run
+            .labels
+            .get(&*row.id)
+            .map(|ls| {
+                ls.iter()
+                    .map(|l| format!("{}:{}", l.annotator, l.categories.join("+")))
+                    .collect()
+            })
+            .unwrap_or_default();
+        c.write_record([
+            run.name().as_str(),
+            &row.id,
+            &row.ops.map(|v| v.to_string()).unwrap_or_default(),
+            &row.depth.map(|v| v.to_string()).unwrap_or_default(),
+            row.verdict_name(),
+            &kinds.join(" "),
+            &judge,
+            &labels.join(" "),
+            phi0,
+            psi,
+            phi1,
+        ])
+        .map_err(|e| err(&csv_path, &e))?;
+    }
+    j.flush().map_err(|e| err(&jsonl, &e))?;
+    c.flush().map_err(|e| err(&csv_path, &e))?;
+    let chart_path = dir.join("chart.csv");
+    let mut w = csv::Writer::from_path(&chart_path).map_err(|e| err(&chart_path, &e))?;
+    let by = match app.by {
+        crate::report::By::Operators => "operators",
+        crate::report::By::Depth => "depth",
+    };
+    w.write_record([
+        "run",
+        by,
+        "n",
+        "answered",
+        "compliant",
+        "accurate",
+        "A2",
+        "A3",
+    ])
+    .map_err(|e| err(&chart_path, &e))?;
+    let f4 = |x: Option<f64>| x.map(|v| format!("{v:.4}")).unwrap_or_default();
+    for (name, m) in app.chart() {
+        for (b, n) in m {
+            w.write_record([
+                name.clone(),
+                b.to_string(),
+                n.n.to_string(),
+                n.answered.to_string(),
+                n.compliant.to_string(),
+                n.accurate.to_string(),
+                f4(n.compliance()),
+                f4(n.accuracy()),
+            ])
+            .map_err(|e| err(&chart_path, &e))?;
+        }
+    }
+    w.flush().map_err(|e| err(&chart_path, &e))?;
+    Ok(dir)
+}
