@@ -532,3 +532,44 @@ fn chart_pick_shows_numbers_filters_one_run_or_all_and_export_writes_files() {
     let chart = std::fs::read_to_string(folder.join("chart.csv")).unwrap();
     assert!(chart.starts_with("run,operators,n,"), "{chart}");
 }
+
+#[test]
+fn compare_shows_runs_side_by_side_with_a_phi1_diff() {
+    let dir = tempfile::tempdir().unwrap();
+    offline(&dir.path().join("a"), "pl", &[]);
+    offline(&dir.path().join("b"), "pl", &["--perturb-rate", "0.9"]);
+    let mut app = viewer(dir.path());
+    // A sample of a whose φ₀ got a different φ₁ in b.
+    let k = (0..app.visible.len())
+        .find(|&k| {
+            app.sel = k;
+            let (r, _) = app.visible[k];
+            r == 0 && {
+                let v = app.compare_view();
+                v.columns.len() == 2
+                    && v.columns[0].phi1 != v.columns[1].phi1
+                    && !v.columns[0].phi1.is_empty()
+                    && !v.columns[1].phi1.is_empty()
+            }
+        })
+        .unwrap();
+    app.sel = k;
+    keys(&mut app, &["c"]);
+    assert_eq!(app.mode, autoeval::tui::state::Mode::Compare);
+    let v = app.compare.clone().unwrap();
+    assert!(v.phi1_diff.iter().any(|l| l.change.is_change()));
+    let (t, _) = autoeval::tui::theme::Theme::load("default");
+    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(140, 40)).unwrap();
+    term.draw(|f| {
+        autoeval::tui::ui::draw(f, &mut app, &t);
+    })
+    .unwrap();
+    let screen = format!("{}", term.backend());
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.contains("a · perturb") && l.contains("b · perturb")),
+        "side by side:\n{screen}"
+    );
+    assert!(screen.contains("φ₁ of a vs φ₁ of b"), "{screen}");
+}

@@ -177,6 +177,32 @@ impl JudgeFilter {
     }
 }
 
+/// One run's answer in the comparison.
+#[derive(Clone, Debug)]
+pub struct CompareColumn {
+    /// Run name.
+    pub run: String,
+    /// `provider:model`.
+    pub model: String,
+    /// Final verdict.
+    pub verdict: VerdictKind,
+    /// ψ.
+    pub psi: String,
+    /// φ₁ (empty when there is none).
+    pub phi1: String,
+}
+
+/// The same φ₀ across runs, side by side, and how the first two φ₁ differ.
+#[derive(Clone, Debug)]
+pub struct CompareView {
+    /// φ₀.
+    pub phi0: String,
+    /// The selected sample's run first, then every other run with this φ₀.
+    pub columns: Vec<CompareColumn>,
+    /// Aligned diff of the first two φ₁ (empty when either is missing).
+    pub phi1_diff: Vec<DiffLine>,
+}
+
 /// A picked chart bucket: run name, its counts, and the lowest and highest A3 across batches.
 pub type ChartPick = (String, Bucket, Option<(f64, f64)>);
 
@@ -215,6 +241,8 @@ pub type Bucket = crate::report::Counts;
 pub struct App {
     /// Loaded runs.
     pub runs: Vec<RunIndex>,
+    /// The comparison shown by `c` (computed when opened).
+    pub compare: Option<CompareView>,
     /// Where `E` writes exports (default: the working directory).
     pub export_dir: Option<std::path::PathBuf>,
     /// The run summary shown by `i` (computed when opened, so drawing only reads).
@@ -302,6 +330,7 @@ impl App {
     /// A viewer over `runs`.
     pub fn new(runs: Vec<RunIndex>, keymap: Keymap, warnings: Vec<String>) -> App {
         let mut app = App {
+            compare: None,
             export_dir: None,
             summary: None,
             runs,
@@ -687,6 +716,41 @@ impl App {
             }
         }
         (name.clone(), out)
+    }
+
+    /// The comparison for the selected sample: its run and every other run with its φ₀.
+    pub fn compare_view(&self) -> CompareView {
+        let rows = self.compare_rows();
+        let mut columns = Vec::new();
+        let mut syntax = None;
+        for &(r, i) in &rows {
+            let run = &self.runs[r as usize];
+            let row = &run.rows[i as usize];
+            let mut parts = row.text.split(super::data::SEP).skip(1);
+            columns.push(CompareColumn {
+                run: run.name(),
+                model: run.model(),
+                verdict: row.verdict,
+                psi: parts.next().unwrap_or("").to_string(),
+                phi1: parts.next().unwrap_or("").to_string(),
+            });
+            syntax = syntax.or(run.manifest.as_ref().map(|m| m.dataset.syntax));
+        }
+        let phi1_diff = match (columns.first(), columns.get(1), syntax) {
+            (Some(a), Some(b), Some(sx)) => match (parse(&a.phi1, sx), parse(&b.phi1, sx)) {
+                (Ok(x), Ok(y)) => diff(&x, &y),
+                _ => vec![],
+            },
+            _ => vec![],
+        };
+        CompareView {
+            phi0: rows
+                .first()
+                .map(|&(r, i)| self.runs[r as usize].rows[i as usize].phi0().to_string())
+                .unwrap_or_default(),
+            columns,
+            phi1_diff,
+        }
     }
 
     /// Rows of other runs with the same φ₀ as the selected one.
@@ -1517,6 +1581,7 @@ impl App {
             Action::ToggleTree => self.tree = !self.tree,
             Action::Compare => {
                 if self.selected().is_some() {
+                    self.compare = Some(self.compare_view());
                     self.mode = Mode::Compare;
                 }
             }
