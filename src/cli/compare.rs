@@ -1,5 +1,6 @@
 //! `autoeval compare`: the pass/fail matrix of runs that answered the same φ₀.
 
+use crate::report::RunData;
 use crate::report::compare::{PassFail, build};
 use crate::report::load_run;
 use anyhow::{Result, bail};
@@ -34,9 +35,9 @@ fn write_rows(m: &PassFail, path: &PathBuf) -> Result<()> {
     let mut head = vec!["phi0".to_string()];
     head.extend(m.runs.iter().cloned());
     w.write_record(&head)?;
-    for (k, row) in m.keys.iter().zip(&m.cells) {
-        let mut rec = vec![k.clone()];
-        rec.extend(row.iter().map(|c| match c {
+    for (r, k) in m.keys.iter().enumerate() {
+        let mut rec = vec![crate::report::compare::key_text(*k)];
+        rec.extend((0..m.runs.len()).map(|c| match m.cell(r, c) {
             Some(true) => "pass".to_string(),
             Some(false) => "fail".to_string(),
             None => String::new(),
@@ -53,9 +54,23 @@ pub fn run(args: CompareArgs) -> Result<i32> {
     if dirs.len() < 2 {
         bail!("compare needs at least two runs (found {})", dirs.len());
     }
+    // Runs load in parallel: parsing is the cost, and each run is independent.
+    let loaded: Vec<Result<RunData>> = std::thread::scope(|s| {
+        let handles: Vec<_> = dirs
+            .iter()
+            .map(|d| s.spawn(move || load_run(d).map_err(|e| anyhow::anyhow!("{e}"))))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("loading a run failed")))
+            })
+            .collect()
+    });
     let mut data = Vec::new();
-    for d in &dirs {
-        let r = load_run(d).map_err(|e| anyhow::anyhow!("{e}"))?;
+    for r in loaded {
+        let r = r?;
         for w in r.warnings.iter().take(5) {
             eprintln!("warning: {}", crate::sanitize::one_line(w));
         }

@@ -5,48 +5,103 @@ use std::collections::{BTreeMap, HashMap};
 
 /// Samples × runs: whether each run passed each φ₀ (None: that run has no such sample).
 #[derive(Clone, Debug, Default)]
-pub struct PassFail {
+pub struct PassFail<'a> {
     /// Run names, one per column.
     pub runs: Vec<String>,
-    /// φ₀ of each row (with `#k` appended for its k-th repeat within a run).
-    pub keys: Vec<String>,
-    /// Rows × columns.
-    pub cells: Vec<Vec<Option<bool>>>,
+    /// φ₀ of each row and its occurrence (0 for the first copy within a run).
+    pub keys: Vec<(&'a str, u32)>,
+    /// One column per run, one entry per row (column-major: two allocations per run,
+    /// not one per sample).
+    pub columns: Vec<Vec<Option<bool>>>,
+}
+
+/// How a row's key reads: φ₀, with `#k` for its k-th repeat within a run.
+pub fn key_text((phi0, occ): (&str, u32)) -> String {
+    if occ == 0 {
+        phi0.to_string()
+    } else {
+        format!("{phi0} #{}", occ + 1)
+    }
 }
 
 /// Builds the matrix. Samples are matched by φ₀; a φ₀ that occurs several times in a run
 /// is matched occurrence by occurrence (its k-th copy with the other run's k-th copy).
-pub fn build<'a, R, I>(runs: R) -> PassFail
+pub fn build<'a, R, I>(runs: R) -> PassFail<'a>
 where
     R: IntoIterator<Item = (String, I)>,
     I: IntoIterator<Item = (&'a str, bool)>,
 {
+    struct Entry {
+        /// Rows of this φ₀: its first, second, … copy.
+        rows: Vec<usize>,
+        /// The run whose copies are being counted, and how many it has had so far.
+        run: usize,
+        seen: usize,
+    }
     let mut m = PassFail::default();
-    let mut index: HashMap<(&'a str, u32), usize> = HashMap::new();
+    // One map, one hash per sample; a fast non-cryptographic hash (keys are not secret,
+    // and a run's φ₀ are its own).
+    let mut index: HashMap<&'a str, Entry, FastHash> = HashMap::default();
     for (col, (name, samples)) in runs.into_iter().enumerate() {
         m.runs.push(name);
-        for row in &mut m.cells {
-            row.push(None);
-        }
-        let mut seen: HashMap<&'a str, u32> = HashMap::new();
+        let mut column: Vec<Option<bool>> = vec![None; m.keys.len()];
         for (phi0, pass) in samples {
-            let occ = seen.entry(phi0).or_insert(0);
-            let key = (phi0, *occ);
-            *occ += 1;
-            let r = *index.entry(key).or_insert_with(|| {
-                m.keys.push(if key.1 == 0 {
-                    phi0.to_string()
-                } else {
-                    format!("{phi0} #{}", key.1 + 1)
-                });
-                m.cells.push(vec![None; col + 1]);
-                m.cells.len() - 1
+            let e = index.entry(phi0).or_insert_with(|| Entry {
+                rows: Vec::new(),
+                run: col,
+                seen: 0,
             });
-            m.cells[r][col] = Some(pass);
+            if e.run != col {
+                e.run = col;
+                e.seen = 0;
+            }
+            let occ = e.seen;
+            e.seen += 1;
+            let r = match e.rows.get(occ) {
+                Some(&r) => r,
+                None => {
+                    m.keys.push((phi0, occ as u32));
+                    e.rows.push(m.keys.len() - 1);
+                    m.keys.len() - 1
+                }
+            };
+            if r >= column.len() {
+                column.resize(r + 1, None);
+            }
+            column[r] = Some(pass);
         }
+        m.columns.push(column);
+    }
+    let n = m.keys.len();
+    for c in &mut m.columns {
+        c.resize(n, None);
     }
     m
 }
+
+/// FxHash-style hashing (multiply and rotate, eight bytes at a time).
+#[derive(Default, Clone, Copy)]
+struct FastHasher(u64);
+
+impl std::hash::Hasher for FastHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type FastHash = std::hash::BuildHasherDefault<FastHasher>;
 
 /// The four outcomes of two runs on the samples both have.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -120,12 +175,24 @@ fn erfc(x: f64) -> f64 {
     if x >= 0.0 { r } else { 2.0 - r }
 }
 
-impl PassFail {
+impl PassFail<'_> {
+    /// Whether run `col` passed row `row` (None: it has no such sample).
+    pub fn cell(&self, row: usize, col: usize) -> Option<bool> {
+        self.columns
+            .get(col)
+            .and_then(|c| c.get(row))
+            .copied()
+            .flatten()
+    }
+
     /// Outcomes of runs `a` and `b` on the samples both have.
     pub fn pair(&self, a: usize, b: usize) -> PairCounts {
         let mut p = PairCounts::default();
-        for row in &self.cells {
-            match (row.get(a).copied().flatten(), row.get(b).copied().flatten()) {
+        let (Some(ca), Some(cb)) = (self.columns.get(a), self.columns.get(b)) else {
+            return p;
+        };
+        for (x, y) in ca.iter().zip(cb) {
+            match (x, y) {
                 (Some(true), Some(true)) => p.both += 1,
                 (Some(true), Some(false)) => p.a_only += 1,
                 (Some(false), Some(true)) => p.b_only += 1,
@@ -136,18 +203,19 @@ impl PassFail {
         p
     }
 
-    /// Rows every run has.
-    pub fn complete_rows(&self) -> impl Iterator<Item = &Vec<Option<bool>>> {
-        self.cells.iter().filter(|r| r.iter().all(Option::is_some))
+    /// Indices of the rows every run has.
+    pub fn complete_rows(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.keys.len()).filter(|&r| self.columns.iter().all(|c| c[r].is_some()))
     }
 
     /// Pattern (one `✓`/`✗` per run, in column order) → samples, over rows every run has.
     pub fn patterns(&self) -> BTreeMap<String, usize> {
         let mut out = BTreeMap::new();
-        for row in self.complete_rows() {
-            let p: String = row
+        for r in self.complete_rows() {
+            let p: String = self
+                .columns
                 .iter()
-                .map(|c| if *c == Some(true) { '✓' } else { '✗' })
+                .map(|c| if c[r] == Some(true) { '✓' } else { '✗' })
                 .collect();
             *out.entry(p).or_insert(0) += 1;
         }
@@ -164,7 +232,8 @@ mod tests {
         let a = vec![("p", true), ("q", false), ("p", false), ("r", true)];
         let b = vec![("q", true), ("p", true), ("p", true)];
         let m = build(vec![("A".to_string(), a), ("B".to_string(), b)]);
-        assert_eq!(m.keys, ["p", "q", "p #2", "r"]);
+        let keys: Vec<String> = m.keys.iter().map(|k| key_text(*k)).collect();
+        assert_eq!(keys, ["p", "q", "p #2", "r"]);
         assert_eq!(
             m.pair(0, 1),
             PairCounts {

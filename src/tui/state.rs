@@ -1375,7 +1375,7 @@ pub fn axis(data: &[(String, BTreeMap<usize, Bucket>)]) -> Vec<usize> {
 }
 
 /// Each row's φ₀ and whether it passed, for the pass/fail matrix.
-fn outcomes(x: &RunIndex) -> Vec<(&str, bool)> {
+pub fn outcomes(x: &RunIndex) -> Vec<(&str, bool)> {
     x.rows
         .iter()
         .map(|r| (r.phi0(), r.verdict.is_pass()))
