@@ -324,6 +324,26 @@ fn viewer_filters_by_failure_kind_judge_cross_run_and_typed_range() {
     assert_eq!(app.visible.len() as u64, a_only);
     assert!(app.visible.iter().all(|(r, _)| *r == 1));
     keys(&mut app, &["f", "x", "esc"]);
+    // Closeness: BLEU ≥ 0.9 (rounded to whole percent, as the list shows it).
+    set_field(&mut app, 15, "right", 1);
+    let near: usize = [&a, &b]
+        .iter()
+        .map(|d| {
+            std::fs::read_to_string(d.join("samples.jsonl"))
+                .unwrap()
+                .lines()
+                .filter(|l| {
+                    let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                    v["closeness"]["bleu"]
+                        .as_f64()
+                        .is_some_and(|x| (x * 100.0).round() >= 90.0)
+                })
+                .count()
+        })
+        .sum();
+    assert!(near > 0);
+    assert_eq!(app.visible.len(), near);
+    keys(&mut app, &["f", "x", "esc"]);
     // Typed numbers: "1", "2" in "from" make the range start at 12.
     keys(&mut app, &["f"]);
     while app.filter_field != 0 {
@@ -572,4 +592,48 @@ fn compare_shows_runs_side_by_side_with_a_phi1_diff() {
         "side by side:\n{screen}"
     );
     assert!(screen.contains("φ₁ of a vs φ₁ of b"), "{screen}");
+}
+
+fn screen(app: &mut autoeval::tui::state::App, w: u16, h: u16) -> String {
+    let (t, _) = autoeval::tui::theme::Theme::load("default");
+    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
+    term.draw(|f| {
+        autoeval::tui::ui::draw(f, app, &t);
+    })
+    .unwrap();
+    let buf = term.backend().buffer().clone();
+    (0..h)
+        .map(|y| {
+            (0..w)
+                .map(|x| buf[(x, y)].symbol().to_string())
+                .collect::<String>()
+                .trim_end()
+                .to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn snapshots_of_the_research_screens() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a");
+    let b = dir.path().join("b");
+    offline(&a, "pl", &["--concurrency", "1"]);
+    offline(&b, "pl", &["--perturb-rate", "0.8", "--concurrency", "1"]);
+    ok(&bin()
+        .args(["judge"])
+        .arg(&a)
+        .args(["--model", "perturb", "--concurrency", "1"])
+        .output()
+        .unwrap());
+    let mut app = viewer(dir.path());
+    keys(&mut app, &["g", "i"]);
+    insta::assert_snapshot!("research_run_summary_120x40", screen(&mut app, 120, 40));
+    keys(&mut app, &["esc", "v", "K"]);
+    insta::assert_snapshot!("research_kinds_chart_120x40", screen(&mut app, 120, 40));
+    keys(&mut app, &["K", "esc", "f"]);
+    insta::assert_snapshot!("research_filters_80x24", screen(&mut app, 80, 24));
+    keys(&mut app, &["esc", "c"]);
+    insta::assert_snapshot!("research_compare_120x40", screen(&mut app, 120, 40));
 }

@@ -21,14 +21,6 @@ pub struct CompareArgs {
     pub rows: Option<PathBuf>,
 }
 
-fn p_text(p: Option<f64>) -> String {
-    match p {
-        None => "–".into(),
-        Some(p) if p < 1e-4 => format!("{p:.1e}"),
-        Some(p) => format!("{p:.4}"),
-    }
-}
-
 fn write_rows(m: &PassFail, path: &PathBuf) -> Result<()> {
     let mut w =
         csv::Writer::from_path(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
@@ -138,7 +130,7 @@ pub fn run(args: CompareArgs) -> Result<i32> {
                 p.a_only.to_string(),
                 p.b_only.to_string(),
                 p.neither.to_string(),
-                p_text(p.mcnemar_p()),
+                crate::report::compare::format_p(p.mcnemar_p()),
             ]
         })
         .collect();

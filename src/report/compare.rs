@@ -103,6 +103,15 @@ impl std::hash::Hasher for FastHasher {
 
 type FastHash = std::hash::BuildHasherDefault<FastHasher>;
 
+/// A p-value as people read it: four decimals, scientific below 0.0001, `–` for none.
+pub fn format_p(p: Option<f64>) -> String {
+    match p {
+        None => "–".into(),
+        Some(p) if p < 1e-4 => format!("{p:.1e}"),
+        Some(p) => format!("{p:.4}"),
+    }
+}
+
 /// The four outcomes of two runs on the samples both have.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct PairCounts {

@@ -32,6 +32,8 @@ pub struct Row {
     pub fails: u32,
     /// Dataset batch (0 when the dataset has one).
     pub batch: u16,
+    /// BLEU of φ₁ against φ₀ in percent (None when φ₁ did not parse).
+    pub bleu: Option<u8>,
     /// Operator count.
     pub ops: Option<u16>,
     /// Generation depth.
@@ -75,6 +77,11 @@ struct LightRound<'a> {
 }
 
 #[derive(Deserialize)]
+struct LightCloseness {
+    bleu: f64,
+}
+
+#[derive(Deserialize)]
 struct LightSample<'a> {
     #[serde(borrow)]
     id: Cow<'a, str>,
@@ -84,6 +91,8 @@ struct LightSample<'a> {
     depth: Option<usize>,
     #[serde(default)]
     batch: Option<usize>,
+    #[serde(default)]
+    closeness: Option<LightCloseness>,
     #[serde(borrow)]
     phi0: Cow<'a, str>,
     #[serde(default)]
@@ -139,6 +148,9 @@ fn parse_row(line: &[u8], offset: u64, path: &Path, lineno: usize) -> Result<Opt
         verdict,
         fails,
         batch: s.batch.unwrap_or(0).min(u16::MAX as usize) as u16,
+        bleu: s
+            .closeness
+            .map(|c| (c.bleu.clamp(0.0, 1.0) * 100.0).round() as u8),
         ops: s.num_operators.map(|v| v.min(u16::MAX as usize) as u16),
         depth: s.depth.map(|v| v.min(u16::MAX as usize) as u16),
         text: format!("{}{SEP}{psi}{SEP}{phi1}", safe(&s.phi0)).into(),

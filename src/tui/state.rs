@@ -116,6 +116,62 @@ pub struct Filter {
     pub judge: JudgeFilter,
     /// Only failing samples whose φ₀ passes in this run (index into the runs).
     pub passes_in: Option<usize>,
+    /// Closeness of φ₁ to φ₀ (BLEU) in a band.
+    pub closeness: ClosenessFilter,
+}
+
+/// Closeness bands (BLEU of φ₁ against φ₀).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ClosenessFilter {
+    /// All samples.
+    #[default]
+    Any,
+    /// BLEU ≥ 0.9: φ₁ nearly φ₀ (small slips).
+    Near,
+    /// 0.7 ≤ BLEU < 0.9.
+    Close,
+    /// 0.5 ≤ BLEU < 0.7.
+    Mid,
+    /// BLEU < 0.5: φ₁ far from φ₀.
+    Far,
+    /// No φ₁ to compare.
+    Missing,
+}
+
+impl ClosenessFilter {
+    const ALL: [ClosenessFilter; 6] = [
+        ClosenessFilter::Any,
+        ClosenessFilter::Near,
+        ClosenessFilter::Close,
+        ClosenessFilter::Mid,
+        ClosenessFilter::Far,
+        ClosenessFilter::Missing,
+    ];
+
+    /// Its name in the filter editor.
+    pub fn name(self) -> &'static str {
+        match self {
+            ClosenessFilter::Any => "any",
+            ClosenessFilter::Near => "BLEU ≥ 0.9",
+            ClosenessFilter::Close => "BLEU 0.7–0.9",
+            ClosenessFilter::Mid => "BLEU 0.5–0.7",
+            ClosenessFilter::Far => "BLEU < 0.5",
+            ClosenessFilter::Missing => "no φ₁",
+        }
+    }
+
+    /// Whether a row's BLEU (percent) is in the band.
+    pub fn admits(self, bleu: Option<u8>) -> bool {
+        match (self, bleu) {
+            (ClosenessFilter::Any, _) => true,
+            (ClosenessFilter::Missing, b) => b.is_none(),
+            (_, None) => false,
+            (ClosenessFilter::Near, Some(b)) => b >= 90,
+            (ClosenessFilter::Close, Some(b)) => (70..90).contains(&b),
+            (ClosenessFilter::Mid, Some(b)) => (50..70).contains(&b),
+            (ClosenessFilter::Far, Some(b)) => b < 50,
+        }
+    }
 }
 
 /// One run at a glance: accuracy, failure kinds, the judge against the verifier, and
@@ -324,7 +380,7 @@ fn labels_len(dir: &std::path::Path) -> u64 {
 }
 
 /// Fields of the filter editor, in order.
-pub const FILTER_FIELDS: usize = 2 + 6 + 1 + 1 + 5;
+pub const FILTER_FIELDS: usize = 2 + 6 + 1 + 1 + 6;
 
 impl App {
     /// A viewer over `runs`.
@@ -460,6 +516,9 @@ impl App {
             if !ok {
                 return false;
             }
+        }
+        if !f.closeness.admits(r.bleu) {
+            return false;
         }
         if let Some(other) = f.passes_in
             && (other == run || r.verdict.is_pass() || !self.passing_elsewhere.contains(r.phi0()))
@@ -855,6 +914,9 @@ impl App {
         }
         if let Some(r) = self.filter.passes_in.and_then(|i| self.runs.get(i)) {
             parts.push(format!("passes in {}", r.name()));
+        }
+        if self.filter.closeness != ClosenessFilter::Any {
+            parts.push(self.filter.closeness.name().to_string());
         }
         if !self.search.is_empty() {
             parts.push(format!("/{}", self.search));
@@ -1467,6 +1529,7 @@ impl App {
                     .collect();
                 self.filter.passes_in = step(&runs, &self.filter.passes_in, d);
             }
+            15 => self.filter.closeness = step(&ClosenessFilter::ALL, &self.filter.closeness, d),
             _ => {}
         }
     }

@@ -124,6 +124,7 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             .and_then(|i| app.runs.get(i))
             .map(|r| r.name()))
     ));
+    rows.push(format!("closeness ◂ {} ▸", app.filter.closeness.name()));
     let mut lines: Vec<Line> = rows
         .into_iter()
         .enumerate()
@@ -608,10 +609,7 @@ pub fn run_summary(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         )));
     }
     for (name, p) in &s.versus {
-        let mc = p
-            .mcnemar_p()
-            .map(|x| format!("{x:.4}"))
-            .unwrap_or_else(|| "–".into());
+        let mc = crate::report::compare::format_p(p.mcnemar_p());
         lines.push(Line::from(format!(
             "  {name}: n {} · both {} · A only {} · B only {} · neither {} · McNemar p {mc}",
             p.n(),
