@@ -346,3 +346,43 @@ fn starts_in_a_real_pty_draws_and_quits_with_q() {
         "the terminal was restored (left the alternate screen)"
     );
 }
+
+#[test]
+fn detail_scroll_stops_at_the_last_screenful_and_resets_per_sample() {
+    let (mut app, t) = app();
+    keys(&mut app, &["enter"]);
+    assert_eq!(app.focus, Pane::Detail);
+    let _ = screen(&mut app, &t, 80, 24);
+    for _ in 0..50 {
+        keys(&mut app, &["pagedown"]);
+    }
+    keys(&mut app, &["G"]);
+    let s = screen(&mut app, &t, 80, 24);
+    assert!(app.detail_scroll <= app.detail_max_scroll);
+    assert!(app.detail_max_scroll < 200, "{}", app.detail_max_scroll);
+    // The last screenful still shows text.
+    let detail_text: String = s
+        .lines()
+        .skip(12)
+        .map(|l| l.chars().skip(40).collect::<String>())
+        .collect();
+    assert!(
+        detail_text.chars().any(|c| c.is_alphanumeric()),
+        "blank detail after scrolling:\n{s}"
+    );
+    // Another sample starts at the top.
+    keys(&mut app, &["shift-tab", "j"]);
+    let _ = screen(&mut app, &t, 80, 24);
+    assert_eq!(app.detail_scroll, 0);
+}
+
+#[test]
+fn regex_runs_have_a_category_without_switching_to_depth() {
+    let (app, _) = app();
+    assert_eq!(app.by, autoeval::report::By::Operators);
+    let regex = app.runs.iter().position(|r| r.kind() == "regex").unwrap() as u32;
+    for i in 0..app.runs[regex as usize].rows.len() as u32 {
+        assert!(app.category(regex, i).is_some(), "row {i}");
+    }
+    assert!(app.chart().iter().any(|(n, _)| n.contains("regex")));
+}

@@ -357,6 +357,8 @@ pub struct App {
     pub page: usize,
     /// Scroll offset in the detail view.
     pub detail_scroll: u16,
+    /// The furthest the detail can scroll (set when it is drawn).
+    pub detail_max_scroll: u16,
     /// Label categories.
     pub taxonomy: super::labels::Taxonomy,
     /// Who labels.
@@ -416,6 +418,7 @@ impl App {
             quit: false,
             page: 10,
             detail_scroll: 0,
+            detail_max_scroll: u16::MAX,
             taxonomy: super::labels::Taxonomy::builtin(),
             annotator: super::labels::annotator(None),
             note: String::new(),
@@ -446,11 +449,13 @@ impl App {
     }
 
     /// The category value of a row under the current metric.
+    /// A sample without the chosen metric (regexes have no operator count) falls back
+    /// to the other, so every run has a chart and a category column.
     pub fn category(&self, run: u32, row: u32) -> Option<usize> {
         let r = &self.runs[run as usize].rows[row as usize];
         match self.by {
-            By::Operators => r.ops.map(usize::from),
-            By::Depth => r.depth.map(usize::from),
+            By::Operators => r.ops.or(r.depth).map(usize::from),
+            By::Depth => r.depth.or(r.ops).map(usize::from),
         }
     }
 
@@ -676,6 +681,7 @@ impl App {
             highlight,
         });
         self.detail_scroll = 0;
+        self.detail_max_scroll = u16::MAX;
     }
 
     fn move_sel(&mut self, delta: isize) {
@@ -695,8 +701,9 @@ impl App {
                 }
             }
             Pane::Detail => {
-                self.detail_scroll =
-                    (self.detail_scroll as isize + delta).clamp(0, u16::MAX as isize) as u16;
+                self.detail_scroll = (self.detail_scroll as isize + delta)
+                    .clamp(0, self.detail_max_scroll as isize)
+                    as u16;
             }
         }
     }

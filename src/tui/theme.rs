@@ -173,47 +173,23 @@ impl Theme {
     }
 
     /// Applies a theme file's text over `self`; problems are returned as warnings.
+    /// Colours are resolved after the whole `inherits` chain is read, so a child's
+    /// `[palette]` reaches the keys it inherits (light's `green` recolours every key
+    /// that the default theme wrote as `green`).
     fn apply(&mut self, text: &str, origin: &str, depth: usize, warnings: &mut Vec<String>) {
-        let table: toml::Table = match text.parse() {
-            Ok(t) => t,
-            Err(e) => {
-                warnings.push(format!("theme {origin}: {e}; using the default theme"));
-                return;
-            }
-        };
-        if let Some(parent) = table.get("inherits").and_then(|v| v.as_str()) {
-            if depth > 8 {
-                warnings.push(format!(
-                    "theme {origin}: inherits too deeply; ignoring 'inherits'"
-                ));
-            } else if let Some(text) = find_theme_text(parent, warnings) {
-                self.apply(&text, parent, depth + 1, warnings);
-            } else {
-                warnings.push(format!("theme {origin}: unknown parent theme '{parent}'"));
-            }
-        }
-        if let Some(n) = table.get("name").and_then(|v| v.as_str()) {
-            self.name = n.to_string();
-        }
         let mut palette = HashMap::new();
-        if let Some(p) = table.get("palette").and_then(|v| v.as_table()) {
-            for (k, v) in p {
-                match v.as_str().and_then(|s| parse_color(s, &HashMap::new())) {
-                    Some(c) => {
-                        palette.insert(k.clone(), c);
-                    }
-                    None => warnings.push(format!("theme {origin}: palette.{k}: not a colour")),
-                }
-            }
-        }
-        let Some(colors) = table.get("colors").and_then(|v| v.as_table()) else {
-            return;
-        };
-        for (k, v) in colors {
-            if !KEYS.contains(&k.as_str()) {
-                warnings.push(format!("theme {origin}: unknown key colors.{k} (ignored)"));
-                continue;
-            }
+        let mut colors: Vec<(String, toml::Value, String)> = Vec::new();
+        collect(
+            text,
+            origin,
+            depth,
+            warnings,
+            &mut palette,
+            &mut colors,
+            &mut self.name,
+        );
+        // Later entries (children) override earlier ones (parents).
+        for (k, v, origin) in colors {
             if k == "chart" {
                 let list: Option<Vec<Color>> = v.as_array().map(|a| {
                     a.iter()
@@ -229,7 +205,7 @@ impl Theme {
                 continue;
             }
             match v.as_str().and_then(|s| parse_color(s, &palette)) {
-                Some(c) => self.set(k, c),
+                Some(c) => self.set(&k, c),
                 None => warnings.push(format!("theme {origin}: colors.{k}: {v} is not a colour")),
             }
         }
@@ -291,6 +267,64 @@ pub fn config_dir() -> Option<PathBuf> {
         .map(|d| d.join("autoeval"))
 }
 
+/// Reads a theme file and its `inherits` chain: the palette (children override) and
+/// every `[colors]` entry in order, parents first, still unresolved.
+fn collect(
+    text: &str,
+    origin: &str,
+    depth: usize,
+    warnings: &mut Vec<String>,
+    palette: &mut HashMap<String, Color>,
+    colors: &mut Vec<(String, toml::Value, String)>,
+    name: &mut String,
+) {
+    let table: toml::Table = match text.parse() {
+        Ok(t) => t,
+        Err(e) => {
+            warnings.push(format!("theme {origin}: {e}; using the default theme"));
+            return;
+        }
+    };
+    for k in table.keys() {
+        if !matches!(k.as_str(), "name" | "inherits" | "palette" | "colors") {
+            warnings.push(format!("theme {origin}: unknown key {k} (ignored)"));
+        }
+    }
+    if let Some(parent) = table.get("inherits").and_then(|v| v.as_str()) {
+        if depth > 8 {
+            warnings.push(format!(
+                "theme {origin}: inherits too deeply; ignoring 'inherits'"
+            ));
+        } else if let Some(text) = find_theme_text(parent, warnings) {
+            collect(&text, parent, depth + 1, warnings, palette, colors, name);
+        } else {
+            warnings.push(format!("theme {origin}: unknown parent theme '{parent}'"));
+        }
+    }
+    if let Some(n) = table.get("name").and_then(|v| v.as_str()) {
+        *name = n.to_string();
+    }
+    if let Some(p) = table.get("palette").and_then(|v| v.as_table()) {
+        for (k, v) in p {
+            match v.as_str().and_then(|s| parse_color(s, &HashMap::new())) {
+                Some(c) => {
+                    palette.insert(k.clone(), c);
+                }
+                None => warnings.push(format!("theme {origin}: palette.{k}: not a colour")),
+            }
+        }
+    }
+    if let Some(cs) = table.get("colors").and_then(|v| v.as_table()) {
+        for (k, v) in cs {
+            if KEYS.contains(&k.as_str()) {
+                colors.push((k.clone(), v.clone(), origin.to_string()));
+            } else {
+                warnings.push(format!("theme {origin}: unknown key colors.{k} (ignored)"));
+            }
+        }
+    }
+}
+
 fn find_theme_text(name: &str, warnings: &mut Vec<String>) -> Option<String> {
     if let Some(dir) = config_dir() {
         let p = dir.join("themes").join(format!("{name}.toml"));
@@ -309,6 +343,98 @@ fn find_theme_text(name: &str, warnings: &mut Vec<String>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// sRGB of a colour: hex as given; ANSI names as xterm draws them by default.
+    fn rgb(c: Color) -> Option<(u8, u8, u8)> {
+        Some(match c {
+            Color::Rgb(r, g, b) => (r, g, b),
+            Color::Black => (0, 0, 0),
+            Color::Red => (205, 0, 0),
+            Color::Green => (0, 205, 0),
+            Color::Yellow => (205, 205, 0),
+            Color::Blue => (0, 0, 238),
+            Color::Magenta => (205, 0, 205),
+            Color::Cyan => (0, 205, 205),
+            Color::Gray => (229, 229, 229),
+            Color::DarkGray => (127, 127, 127),
+            Color::LightRed => (255, 0, 0),
+            Color::LightGreen => (0, 255, 0),
+            Color::LightYellow => (255, 255, 0),
+            Color::LightBlue => (92, 92, 255),
+            Color::LightMagenta => (255, 0, 255),
+            Color::LightCyan => (0, 255, 255),
+            Color::White => (255, 255, 255),
+            _ => return None,
+        })
+    }
+
+    /// WCAG 2 relative luminance.
+    fn luminance((r, g, b): (u8, u8, u8)) -> f64 {
+        let lin = |v: u8| {
+            let c = f64::from(v) / 255.0;
+            if c <= 0.039_28 {
+                c / 12.92
+            } else {
+                ((c + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
+    }
+
+    fn contrast(a: (u8, u8, u8), b: (u8, u8, u8)) -> f64 {
+        let (x, y) = (luminance(a), luminance(b));
+        (x.max(y) + 0.05) / (x.min(y) + 0.05)
+    }
+
+    /// Every verdict colour (and the diff and split marks, which carry meaning the same
+    /// way) reads at WCAG AA (≥ 4.5) on the theme's background: its `bg` when it sets
+    /// one, else a typical terminal background (#1e1e1e dark, #ffffff for `light`).
+    #[test]
+    fn every_builtin_theme_has_readable_verdict_colours() {
+        for (name, _) in BUILTIN {
+            let (t, w) = Theme::load(name);
+            assert!(w.is_empty(), "{name}: {w:?}");
+            let bg = rgb(t.bg).unwrap_or(if name == "light" {
+                (255, 255, 255)
+            } else {
+                (30, 30, 30)
+            });
+            let mut checked = vec![];
+            for (i, c) in t.verdict.iter().enumerate() {
+                checked.push((format!("verdict {i}"), *c));
+            }
+            checked.push(("diff_added".into(), t.diff_added));
+            checked.push(("diff_removed".into(), t.diff_removed));
+            checked.push(("diff_changed".into(), t.diff_changed));
+            checked.push(("split".into(), t.split));
+            for (what, c) in checked {
+                let fg = rgb(c).unwrap_or_else(|| panic!("{name}: {what} has no fixed colour"));
+                let r = contrast(fg, bg);
+                assert!(
+                    r >= 4.5,
+                    "{name}: {what} {c:?} on {bg:?}: contrast {r:.2} < 4.5"
+                );
+            }
+        }
+    }
+
+    /// A child theme's palette reaches the keys it inherits.
+    #[test]
+    fn light_palette_recolours_inherited_keys() {
+        let (light, _) = Theme::load("light");
+        let (dark, _) = Theme::load("default");
+        assert_eq!(
+            light.verdict[0],
+            Color::Rgb(0x00, 0x7a, 0x33),
+            "light's green"
+        );
+        assert_ne!(light.verdict, dark.verdict);
+        assert_eq!(
+            light.op_quantifier,
+            Color::Rgb(0x6c, 0x2b, 0xd9),
+            "light's violet"
+        );
+    }
 
     #[test]
     fn every_bundled_theme_loads_without_warnings() {

@@ -382,6 +382,16 @@ pub fn draw(f: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
         Tab::Countermodel => countermodel_tab(app, w, t),
         Tab::Raw => raw(app, t),
     };
+    // Scrolling stops at the last screenful (rows counted as the wrap will make them).
+    let rows: usize = lines
+        .iter()
+        .map(|l| l.width().div_ceil(w.max(1)).max(1))
+        .sum();
+    let max = rows
+        .saturating_sub(inner.height as usize)
+        .min(u16::MAX as usize) as u16;
+    app.detail_max_scroll = max;
+    app.detail_scroll = app.detail_scroll.min(max);
     let p = Paragraph::new(lines)
         .block(b)
         .wrap(Wrap { trim: false })
