@@ -347,6 +347,67 @@ fn starts_in_a_real_pty_draws_and_quits_with_q() {
     );
 }
 
+/// Runs the viewer in a real pseudo-terminal, sends `input`, and returns (exit code, output).
+fn in_pty(input: &[u8], env: &[(&str, &str)]) -> (Option<i32>, String) {
+    let exe = env!("CARGO_BIN_EXE_autoeval");
+    let cmd = format!("stty cols 100 rows 30; {exe} view {}", fixtures().display());
+    let mut child = std::process::Command::new("script")
+        .args(["-qfec", &cmd, "/dev/null"])
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the `script` command (util-linux) is needed for this test");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    {
+        use std::io::Write;
+        let stdin = child.stdin.as_mut().unwrap();
+        stdin.write_all(input).unwrap();
+        stdin.flush().unwrap();
+    }
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(10),
+            "did not exit on {input:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn ctrl_c_q_and_a_panic_all_restore_the_terminal_and_mouse() {
+    for (input, env, ok) in [
+        (&b"q"[..], vec![], true),
+        (&b"\x03"[..], vec![], true),
+        (&b"Z"[..], vec![("AUTOEVAL_TEST_PANIC_KEY", "Z")], false),
+    ] {
+        let (code, text) = in_pty(input, &env);
+        assert_eq!(code == Some(0), ok, "{input:?}: exit {code:?}");
+        assert!(text.contains("Samples"), "{input:?}: drew nothing");
+        assert!(
+            text.contains("\u{1b}[?1000h"),
+            "{input:?}: mouse capture was on"
+        );
+        let on = text.rfind("\u{1b}[?1000h").unwrap();
+        let off = text.rfind("\u{1b}[?1000l");
+        assert!(
+            off.is_some_and(|off| off > on),
+            "{input:?}: mouse capture left on"
+        );
+        assert!(
+            text.contains("\u{1b}[?1049l"),
+            "{input:?}: the alternate screen was left"
+        );
+    }
+}
+
 #[test]
 fn detail_scroll_stops_at_the_last_screenful_and_resets_per_sample() {
     let (mut app, t) = app();
@@ -385,4 +446,33 @@ fn regex_runs_have_a_category_without_switching_to_depth() {
         assert!(app.category(regex, i).is_some(), "row {i}");
     }
     assert!(app.chart().iter().any(|(n, _)| n.contains("regex")));
+}
+
+#[test]
+fn typing_a_query_finds_what_pasting_it_finds() {
+    // ψ = "p" + 11 bytes + "12": "p1" spans 13 bytes (over its 12-byte window) but
+    // "p12" spans 14 (within its 15): typed p, 1, 2 must still find it.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("run");
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::copy(fixtures().join("pl-small/run.json"), d.join("run.json")).unwrap();
+    let text = std::fs::read_to_string(fixtures().join("pl-small/samples.jsonl")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    v["id"] = serde_json::json!("99");
+    v["idx"] = serde_json::json!(99);
+    v["rounds"][0]["psi"] = serde_json::json!("pxxxxxxxxxxx12 tail");
+    std::fs::write(d.join("samples.jsonl"), format!("{text}{v}\n")).unwrap();
+    let (mut typed, _) = build_app(&opts(vec![d.clone()]));
+    keys(&mut typed, &["/", "p", "1", "2", "enter"]);
+    let (mut pasted, _) = build_app(&opts(vec![d]));
+    pasted.search = "p12".into();
+    pasted.research();
+    let crafted = |app: &autoeval::tui::state::App| {
+        app.visible
+            .iter()
+            .any(|&(r, i)| &*app.runs[r as usize].rows[i as usize].id == "99")
+    };
+    assert!(crafted(&pasted), "the window rule admits it");
+    assert!(pasted.visible.len() < 15, "and not everything");
+    assert_eq!(typed.visible, pasted.visible);
 }

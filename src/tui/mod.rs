@@ -253,6 +253,18 @@ pub fn run(opts: ViewOptions) -> anyhow::Result<i32> {
         std::io::stdout(),
         ratatui::crossterm::event::EnableMouseCapture
     );
+    // ratatui's hook leaves raw mode and the alternate screen on a panic; mouse
+    // capture must be switched off too, or the user's shell receives mouse codes.
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let _ = ratatui::crossterm::execute!(
+            std::io::stdout(),
+            ratatui::crossterm::event::DisableMouseCapture
+        );
+        previous(info);
+    }));
+    // For the terminal-restoring test only: a named key that panics on purpose.
+    let panic_key = std::env::var("AUTOEVAL_TEST_PANIC_KEY").ok();
     let result = (|| -> anyhow::Result<()> {
         let mut areas = ui::Areas::default();
         let mut dirty = true;
@@ -274,6 +286,9 @@ pub fn run(opts: ViewOptions) -> anyhow::Result<i32> {
                 match event::read()? {
                     Event::Key(k) if k.kind != KeyEventKind::Release => {
                         if let Some(name) = key_name(k) {
+                            if panic_key.as_deref() == Some(name.as_str()) {
+                                panic!("AUTOEVAL_TEST_PANIC_KEY pressed");
+                            }
                             app.status.clear();
                             app.key(&name);
                             dirty = true;

@@ -317,7 +317,6 @@ pub struct App {
     base: Vec<(u32, u32)>,
     /// Rows shown: (run, row).
     pub visible: Vec<(u32, u32)>,
-    last_search: String,
     /// Selected index into `visible`.
     pub sel: usize,
     /// Selected run in the run list.
@@ -399,7 +398,6 @@ impl App {
             search: String::new(),
             base: Vec::new(),
             visible: Vec::new(),
-            last_search: String::new(),
             sel: 0,
             run_sel: 0,
             focus: Pane::Samples,
@@ -553,25 +551,22 @@ impl App {
             }
         }
         self.base = base;
-        self.last_search.clear();
         self.research();
     }
 
-    /// Recomputes the search over the filtered rows, narrowing when the query grew.
+    /// Recomputes the search over the filtered rows. Always from the whole filtered
+    /// list: the match window grows with the query, so a longer query can match a row
+    /// a shorter one did not (`p12` within 15 bytes where `p1` needs 12), and narrowing
+    /// from the previous results would hide it.
     pub fn research(&mut self) {
         let keep = self.visible.get(self.sel).copied();
         let q = Query::new(&self.search);
-        let pool: Vec<(u32, u32)> =
-            if !self.last_search.is_empty() && self.search.starts_with(&self.last_search) {
-                std::mem::take(&mut self.visible)
-            } else {
-                self.base.clone()
-            };
+        let pool: &[(u32, u32)] = &self.base;
         self.visible = if q.is_empty() {
-            pool
+            pool.to_vec()
         } else {
             let runs = &self.runs;
-            super::search::filter_parallel(&pool, |(r, i)| {
+            super::search::filter_parallel(pool, |(r, i)| {
                 let run = &runs[r as usize];
                 let row = &run.rows[i as usize];
                 // Hand labels and notes are searchable too (`/scope` finds a note about scope).
@@ -583,7 +578,6 @@ impl App {
                     })
             })
         };
-        self.last_search = self.search.clone();
         self.sel = keep
             .and_then(|k| self.visible.iter().position(|v| *v == k))
             .unwrap_or(0);
