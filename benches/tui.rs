@@ -178,23 +178,22 @@ fn live_responsiveness() {
     let base = format!("{}/v1", server.base);
     let out = dir.join("run").display().to_string();
     let form = app.form.as_mut().expect("form");
-    form.values = [
-        "fol",
-        "1",
-        "50",
-        "openai:fake",
-        base.as_str(),
-        "AE_BENCH_NO_KEY",
-        "0",
-        "",
-        "1",
-        "32",
-        "1500",
-        out.as_str(),
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    for (k, v) in [
+        ("dataset", "fol"),
+        ("seed", "1"),
+        ("per_category", "50"),
+        ("model", "openai:fake"),
+        ("base_url", base.as_str()),
+        ("api_key_env", "AE_BENCH_NO_KEY"),
+        ("shots", "0"),
+        ("prompts", ""),
+        ("rounds", "1"),
+        ("concurrency", "32"),
+        ("limit", "1500"),
+        ("out", out.as_str()),
+    ] {
+        form.set(k, v);
+    }
     app.key("enter");
     let mut term = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
     let start = Instant::now();

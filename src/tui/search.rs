@@ -2,7 +2,11 @@
 //!
 //! A sample matches when the query's characters (spaces ignored) appear in order
 //! inside one of the three texts within a short window: gaps are allowed, but the
-//! match may span at most three times the query's length plus six bytes. Loose
+//! k-th character of the query must come within 3·k + 6 bytes of the first (so the
+//! whole match spans at most three times the query's length plus six bytes). Each
+//! prefix of a query obeys the same deadlines as in the longer query, so a row that
+//! matches a query matches each of its prefixes, and typing can narrow the previous
+//! results without losing rows. Loose
 //! subsequences across a whole 500-character description would match nearly
 //! every sample. Lowercase queries ignore case. The check runs on bytes, so it
 //! stays fast on 100,000 samples. fuzzy-matcher's skim scorer then marks the
@@ -17,7 +21,6 @@ pub struct Query {
     bytes: Vec<u8>,
     fold: bool,
     raw: String,
-    limit: usize,
 }
 
 impl Query {
@@ -29,12 +32,7 @@ impl Query {
             .bytes()
             .map(|b| if fold { b.to_ascii_lowercase() } else { b })
             .collect();
-        Query {
-            limit: bytes.len() * 3 + 6,
-            bytes,
-            fold,
-            raw,
-        }
+        Query { bytes, fold, raw }
     }
 
     /// Whether the query is empty.
@@ -47,7 +45,9 @@ impl Query {
         a == q || (self.fold && a.to_ascii_lowercase() == q)
     }
 
-    /// The query's bytes in order within `limit` bytes somewhere in `field`.
+    /// The query's bytes in order somewhere in `field`, the k-th (1-based) within
+    /// 3·k + 6 bytes of the first. Greedy earliest matching from each start is optimal
+    /// for such deadlines.
     fn window(&self, field: &[u8]) -> bool {
         let q = &self.bytes;
         let first = q[0];
@@ -57,13 +57,17 @@ impl Query {
                 return false;
             };
             let s = start + k;
-            let end = (s + self.limit).min(field.len());
             let mut qi = 1;
             let mut i = s + 1;
-            while qi < q.len() && i < end {
-                if self.eq(field[i], q[qi]) {
-                    qi += 1;
+            while qi < q.len() {
+                let deadline = (s + 3 * (qi + 1) + 6).min(field.len());
+                while i < deadline && !self.eq(field[i], q[qi]) {
+                    i += 1;
                 }
+                if i >= deadline {
+                    break;
+                }
+                qi += 1;
                 i += 1;
             }
             if qi == q.len() {
@@ -144,5 +148,29 @@ mod tests {
         assert!(Query::new("p1∧").matches("¬p1 ∧ p2"));
         assert!(!Query::new("zz").matches("p1"));
         assert!(!Query::new("p12").positions("(p12 ∧ p3)").is_empty());
+    }
+
+    /// A row that matches a query matches every prefix of it (narrowing is sound).
+    #[test]
+    fn matches_are_closed_under_prefixes() {
+        let mut rng = crate::rng::Rng::new(5);
+        let alphabet = b"p12 x";
+        for _ in 0..20_000 {
+            let len = 1 + rng.below(40);
+            let text: String = (0..len)
+                .map(|_| alphabet[rng.below(alphabet.len())] as char)
+                .collect();
+            let qlen = 1 + rng.below(5);
+            let q: String = (0..qlen).map(|_| alphabet[rng.below(3)] as char).collect();
+            if Query::new(&q).matches(&text) {
+                for k in 1..q.len() {
+                    assert!(
+                        Query::new(&q[..k]).matches(&text),
+                        "{q:?} matches {text:?} but {:?} does not",
+                        &q[..k]
+                    );
+                }
+            }
+        }
     }
 }

@@ -313,6 +313,8 @@ pub struct App {
     pub filter: Filter,
     /// Search text.
     pub search: String,
+    /// The query the current results were computed for.
+    last_search: String,
     /// Rows passing the filters (before search).
     base: Vec<(u32, u32)>,
     /// Rows shown: (run, row).
@@ -392,6 +394,7 @@ impl App {
             summary: None,
             runs,
             passing_elsewhere: std::collections::HashSet::new(),
+            last_search: String::new(),
             keymap,
             by: By::Operators,
             filter: Filter::default(),
@@ -551,17 +554,22 @@ impl App {
             }
         }
         self.base = base;
+        self.last_search.clear();
         self.research();
     }
 
-    /// Recomputes the search over the filtered rows. Always from the whole filtered
-    /// list: the match window grows with the query, so a longer query can match a row
-    /// a shorter one did not (`p12` within 15 bytes where `p1` needs 12), and narrowing
-    /// from the previous results would hide it.
+    /// Recomputes the search over the filtered rows, narrowing the previous results
+    /// when the query grew (sound: a row matching a query matches its prefixes).
     pub fn research(&mut self) {
         let keep = self.visible.get(self.sel).copied();
         let q = Query::new(&self.search);
-        let pool: &[(u32, u32)] = &self.base;
+        let narrowed = !self.last_search.is_empty() && self.search.starts_with(&self.last_search);
+        let previous = if narrowed {
+            std::mem::take(&mut self.visible)
+        } else {
+            Vec::new()
+        };
+        let pool: &[(u32, u32)] = if narrowed { &previous } else { &self.base };
         self.visible = if q.is_empty() {
             pool.to_vec()
         } else {
@@ -578,6 +586,7 @@ impl App {
                     })
             })
         };
+        self.last_search = self.search.clone();
         self.sel = keep
             .and_then(|k| self.visible.iter().position(|v| *v == k))
             .unwrap_or(0);
@@ -1172,7 +1181,9 @@ impl App {
             "tab" | "down" => form.sel = (form.sel + 1) % n,
             "shift-tab" | "up" => form.sel = (form.sel + n - 1) % n,
             "backspace" => {
-                form.values[form.sel].pop();
+                if let Some(v) = form.values.get_mut(form.sel) {
+                    v.pop();
+                }
             }
             "esc" => {
                 self.form = None;
@@ -1187,9 +1198,17 @@ impl App {
                 }
                 Err(e) => form.error = e,
             },
-            "space" => form.values[form.sel].push(' '),
+            "space" => {
+                if let Some(v) = form.values.get_mut(form.sel) {
+                    v.push(' ');
+                }
+            }
             "ctrl-c" => self.quit = true,
-            k if k.chars().count() == 1 => form.values[form.sel].push_str(k),
+            k if k.chars().count() == 1 => {
+                if let Some(v) = form.values.get_mut(form.sel) {
+                    v.push_str(k);
+                }
+            }
             _ => {}
         }
         if let Some(form) = self.form.as_mut() {

@@ -402,10 +402,11 @@ pub fn new_run(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let mut lines = Vec::new();
     for (i, (label, _)) in crate::tui::live::FIELDS.iter().enumerate() {
         let sel = i == form.sel;
+        let v = form.values.get(i).map(String::as_str).unwrap_or("");
         let value = if sel {
-            format!("{}▏", form.values[i])
+            format!("{v}▏")
         } else {
-            form.values[i].clone()
+            v.to_string()
         };
         lines.push(Line::from(vec![
             Span::styled(format!("{label:<24}"), Style::default().fg(t.title)),
