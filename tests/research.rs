@@ -489,6 +489,15 @@ fn chart_pick_shows_numbers_filters_one_run_or_all_and_export_writes_files() {
     offline(&a, "pl", &["--batches", "2"]);
     offline(&b, "pl", &["--perturb-rate", "0.8"]);
     let mut app = viewer(dir.path());
+    // Run a has two batches: the chart has a spread row for it (and none for b).
+    let spreads = app.chart_spreads();
+    assert!(!spreads[0].is_empty() && spreads[1].is_empty());
+    assert!(spreads[0].values().all(|(lo, hi)| lo <= hi));
+    let s = screen(&mut app, 160, 48);
+    assert!(
+        s.lines().any(|l| l.contains("a") && l.contains(" ±  ")),
+        "{s}"
+    );
     keys(&mut app, &["v"]);
     assert_eq!(app.mode, autoeval::tui::state::Mode::Chart);
     // Bucket 3 of run b (↓ moves to the second run).
@@ -636,4 +645,53 @@ fn snapshots_of_the_research_screens() {
     insta::assert_snapshot!("research_filters_80x24", screen(&mut app, 80, 24));
     keys(&mut app, &["esc", "c"]);
     insta::assert_snapshot!("research_compare_120x40", screen(&mut app, 120, 40));
+}
+
+#[test]
+fn label_filters_take_any_of_and_none_of_several_categories() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a");
+    offline(&a, "pl", &["--limit", "20"]);
+    for (id, cat) in [
+        ("1", "negation-misplaced"),
+        ("2", "and-or-swap"),
+        ("3", "arity"),
+    ] {
+        ok(&bin()
+            .args(["labels", "add"])
+            .arg(&a)
+            .args([id, cat, "--annotator", "t"])
+            .output()
+            .unwrap());
+    }
+    let mut app = viewer(dir.path());
+    let total = app.visible.len();
+    let tick = |app: &mut autoeval::tui::state::App, field: usize, cat: &str| {
+        keys(app, &["f"]);
+        while app.filter_field != field {
+            keys(app, &["j"]);
+        }
+        while app.taxonomy.categories[app.label_cursor].id != cat {
+            keys(app, &["right"]);
+        }
+        keys(app, &["space", "esc"]);
+    };
+    tick(&mut app, 11, "negation-misplaced");
+    tick(&mut app, 11, "and-or-swap");
+    assert_eq!(app.filter.label_any.len(), 2);
+    let ids: Vec<String> = app
+        .visible
+        .iter()
+        .map(|&(r, i)| app.runs[r as usize].rows[i as usize].id.to_string())
+        .collect();
+    assert_eq!(ids, ["1", "2"]);
+    keys(&mut app, &["f", "x", "esc"]);
+    tick(&mut app, 12, "arity");
+    tick(&mut app, 12, "and-or-swap");
+    assert_eq!(app.visible.len(), total - 2);
+    assert!(
+        app.filter_summary().contains("no label"),
+        "{}",
+        app.filter_summary()
+    );
 }

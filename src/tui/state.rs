@@ -108,10 +108,10 @@ pub struct Filter {
     pub labels: LabelFilter,
     /// Only samples whose automatic failure kinds include this one.
     pub failure: Option<FailureKind>,
-    /// Only samples some annotator gave this category.
-    pub label_has: Option<String>,
-    /// Only samples no annotator gave this category.
-    pub label_lacks: Option<String>,
+    /// Only samples some annotator gave any of these categories (empty: no condition).
+    pub label_any: BTreeSet<String>,
+    /// Only samples no annotator gave any of these categories.
+    pub label_none: BTreeSet<String>,
     /// The judge's answer.
     pub judge: JudgeFilter,
     /// Only failing samples whose φ₀ passes in this run (index into the runs).
@@ -333,6 +333,8 @@ pub struct App {
     pub tree: bool,
     /// Field under the cursor in the filter editor.
     pub filter_field: usize,
+    /// The taxonomy category under the cursor in the label filter fields.
+    pub label_cursor: usize,
     /// Digits typed into a range field since the cursor arrived there.
     pub filter_typed: Option<usize>,
     /// Chosen chart bucket index (chart mode).
@@ -409,6 +411,7 @@ impl App {
             tree: false,
             filter_field: 0,
             filter_typed: None,
+            label_cursor: 0,
             chart_sel: 0,
             chart_run: 0,
             chart_kinds: false,
@@ -497,10 +500,10 @@ impl App {
                 .get(&*r.id)
                 .is_some_and(|ls| ls.iter().any(|l| l.categories.iter().any(|x| x == c)))
         };
-        if f.label_has.as_deref().is_some_and(|c| !has(c)) {
+        if !f.label_any.is_empty() && !f.label_any.iter().any(|c| has(c)) {
             return false;
         }
-        if f.label_lacks.as_deref().is_some_and(has) {
+        if f.label_none.iter().any(|c| has(c)) {
             return false;
         }
         if f.judge != JudgeFilter::Any {
@@ -732,6 +735,43 @@ impl App {
         out
     }
 
+    /// For each run in `chart()` order with several batches: per bucket, the lowest and
+    /// highest A3 across its batches (empty maps for one-batch runs).
+    pub fn chart_spreads(&self) -> Vec<BTreeMap<usize, (f64, f64)>> {
+        let mut out = Vec::new();
+        for (ri, run) in self.runs.iter().enumerate() {
+            if !self.filter.runs.is_empty() && !self.filter.runs.contains(&ri) {
+                continue;
+            }
+            let mut cells: BTreeMap<(usize, u16), Bucket> = BTreeMap::new();
+            let mut batches = BTreeSet::new();
+            let mut any = false;
+            for (i, r) in run.rows.iter().enumerate() {
+                let Some(c) = self.category(ri as u32, i as u32) else {
+                    continue;
+                };
+                any = true;
+                batches.insert(r.batch);
+                cells.entry((c, r.batch)).or_default().add_kind(r.kind());
+            }
+            if !any {
+                continue;
+            }
+            let mut m: BTreeMap<usize, (f64, f64)> = BTreeMap::new();
+            if batches.len() > 1 {
+                for ((c, _), b) in &cells {
+                    if let Some(a) = b.accuracy() {
+                        let e = m.entry(*c).or_insert((a, a));
+                        e.0 = e.0.min(a);
+                        e.1 = e.1.max(a);
+                    }
+                }
+            }
+            out.push(m);
+        }
+        out
+    }
+
     /// The chart's x axis: every bucket from the smallest to the largest present, empty
     /// ones kept in place.
     pub fn chart_buckets(&self) -> Vec<usize> {
@@ -913,11 +953,13 @@ impl App {
         if let Some(k) = self.filter.failure {
             parts.push(k.name().to_string());
         }
-        if let Some(c) = &self.filter.label_has {
-            parts.push(format!("label {c}"));
+        if !self.filter.label_any.is_empty() {
+            let v: Vec<&str> = self.filter.label_any.iter().map(String::as_str).collect();
+            parts.push(format!("label {}", v.join("|")));
         }
-        if let Some(c) = &self.filter.label_lacks {
-            parts.push(format!("no label {c}"));
+        if !self.filter.label_none.is_empty() {
+            let v: Vec<&str> = self.filter.label_none.iter().map(String::as_str).collect();
+            parts.push(format!("no label {}", v.join("|")));
         }
         if self.filter.judge != JudgeFilter::Any {
             parts.push(format!("judge {}", self.filter.judge.name()));
@@ -1424,6 +1466,20 @@ impl App {
                 };
                 self.refilter();
             }
+            "space" if matches!(self.filter_field, 11 | 12) => {
+                if let Some(c) = self.taxonomy.categories.get(self.label_cursor) {
+                    let id = c.id.clone();
+                    let set = if self.filter_field == 11 {
+                        &mut self.filter.label_any
+                    } else {
+                        &mut self.filter.label_none
+                    };
+                    if !set.remove(&id) {
+                        set.insert(id);
+                    }
+                    self.refilter();
+                }
+            }
             "space" | "enter" if (2..8).contains(&self.filter_field) => {
                 let kind = u8::try_from(self.filter_field - 2)
                     .ok()
@@ -1530,9 +1586,6 @@ impl App {
             let i = choices.iter().position(|c| c == cur).unwrap_or(0) as isize;
             choices[(i + d).rem_euclid(n.max(1)) as usize].clone()
         }
-        let cats: Vec<Option<String>> = std::iter::once(None)
-            .chain(self.taxonomy.categories.iter().map(|c| Some(c.id.clone())))
-            .collect();
         match self.filter_field {
             10 => {
                 let kinds: Vec<Option<FailureKind>> = std::iter::once(None)
@@ -1540,8 +1593,11 @@ impl App {
                     .collect();
                 self.filter.failure = step(&kinds, &self.filter.failure, d);
             }
-            11 => self.filter.label_has = step(&cats, &self.filter.label_has, d),
-            12 => self.filter.label_lacks = step(&cats, &self.filter.label_lacks, d),
+            11 | 12 => {
+                // ←/→ move the cursor over the taxonomy; space ticks the category.
+                let n = self.taxonomy.categories.len().max(1) as isize;
+                self.label_cursor = (self.label_cursor as isize + d).rem_euclid(n) as usize;
+            }
             13 => self.filter.judge = step(&JudgeFilter::ALL, &self.filter.judge, d),
             14 => {
                 let runs: Vec<Option<usize>> = std::iter::once(None)

@@ -190,6 +190,8 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         vertical: 1,
     });
     let with_a2 = (inner.height as usize).saturating_sub(1) >= 2 * data.len();
+    // Runs with several batches get a row for the spread of A3 across them.
+    let spreads = app.chart_spreads();
     let title = match (app.mode == Mode::Chart, chosen) {
         (true, Some(b)) => format!("by {by} · bucket {b} · ←/→ ↑/↓ run · enter · A all · K kinds"),
         _ if with_a2 => format!("A3 accuracy · A2 compliance by {by} · v"),
@@ -258,6 +260,30 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                     style = style.bg(t.highlight).fg(t.selection_fg);
                 }
                 spans.push(Span::styled(glyph.to_string(), style));
+            }
+            lines.push(Line::from(spans));
+        }
+        if let Some(sp) = spreads.get(k).filter(|m| !m.is_empty())
+            && lines.len() < rows_avail
+        {
+            let mut spans = vec![Span::styled(
+                format!("{:<w$} ±  ", clip(name, name_w).trim_end(), w = name_w),
+                Style::default().fg(t.muted),
+            )];
+            for c in 0..ncols {
+                let group = &buckets[c * per..((c + 1) * per).min(buckets.len())];
+                let width = group
+                    .iter()
+                    .filter_map(|b| sp.get(b))
+                    .map(|(lo, hi)| hi - lo)
+                    .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
+                let glyph = width
+                    .map(|v| BARS[(v * 8.0).round().clamp(0.0, 8.0) as usize])
+                    .unwrap_or(' ');
+                spans.push(Span::styled(
+                    glyph.to_string(),
+                    Style::default().fg(t.muted),
+                ));
             }
             lines.push(Line::from(spans));
         }

@@ -107,14 +107,19 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         "failure  ◂ {} ▸",
         any(app.filter.failure.map(|k| k.name().to_string()))
     ));
-    rows.push(format!(
-        "label has   ◂ {} ▸",
-        any(app.filter.label_has.clone())
-    ));
-    rows.push(format!(
-        "label lacks ◂ {} ▸",
-        any(app.filter.label_lacks.clone())
-    ));
+    let cur = app
+        .taxonomy
+        .categories
+        .get(app.label_cursor)
+        .map(|c| c.id.clone())
+        .unwrap_or_default();
+    for (tag, set) in [
+        ("label any of ", &app.filter.label_any),
+        ("label none of", &app.filter.label_none),
+    ] {
+        let tick = if set.contains(&cur) { "x" } else { " " };
+        rows.push(format!("{tag} ◂ [{tick}] {cur} ▸ {} ticked", set.len()));
+    }
     rows.push(format!("judge    ◂ {} ▸", app.filter.judge.name()));
     rows.push(format!(
         "passes in ◂ {} ▸ fails here",
