@@ -193,7 +193,26 @@ fn live_run_pause_resume_cancel_and_errors() {
         a.live.as_ref().unwrap().done > held
     });
 
+    // C asks first: any other key keeps the run going.
     app.key("C");
+    assert!(
+        app.status.starts_with("cancel the live run?"),
+        "{}",
+        app.status
+    );
+    app.key("n");
+    app.live_tick();
+    assert!(app.live.as_ref().unwrap().ended.is_none());
+    // The status line is full width and says what the run is doing.
+    let screen = screen_of(&mut app);
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.starts_with("live") && l.contains(" · pass ")),
+        "{screen}"
+    );
+    app.key("C");
+    app.key("y");
     wait_until(&mut app, "the run to end", |a| {
         a.live.as_ref().unwrap().ended.is_some()
     });
@@ -362,6 +381,7 @@ fn a_server_that_is_gone_pauses_the_live_run_and_retry_errors_redoes_the_failure
         a.live.as_ref().unwrap().done == 10 && a.live.as_ref().unwrap().paused
     });
     app.key("C");
+    app.key("y");
     wait_until(&mut app, "the cancel", |a| {
         a.live.as_ref().unwrap().ended.is_some()
     });

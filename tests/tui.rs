@@ -486,3 +486,77 @@ fn typing_a_query_finds_what_pasting_it_finds() {
             .any(|&(r, i)| &*app.runs[r as usize].rows[i as usize].id == "99")
     );
 }
+
+#[test]
+fn run_status_and_new_run_directories_are_picked_up_while_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a");
+    std::fs::create_dir_all(&a).unwrap();
+    let mut m: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(fixtures().join("pl-small/run.json")).unwrap(),
+    )
+    .unwrap();
+    m["status"] = serde_json::json!("running");
+    std::fs::write(a.join("run.json"), m.to_string()).unwrap();
+    std::fs::copy(
+        fixtures().join("pl-small/samples.jsonl"),
+        a.join("samples.jsonl"),
+    )
+    .unwrap();
+    let (mut app, _) = build_app(&opts(vec![dir.path().to_path_buf()]));
+    assert_eq!(app.runs.len(), 1);
+    assert_eq!(app.runs[0].status(), "running");
+    // Another process finishes it: the run list follows the manifest.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    m["status"] = serde_json::json!("finished");
+    m["id"] = serde_json::json!("a-done");
+    std::fs::write(a.join("run.json"), m.to_string()).unwrap();
+    // Make sure the modification time moves even on coarse clocks.
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(2);
+    std::fs::File::options()
+        .write(true)
+        .open(a.join("run.json"))
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    assert!(app.follow());
+    assert_eq!(app.runs[0].status(), "finished");
+    // A run directory made after start joins the list.
+    let b = dir.path().join("b");
+    std::fs::create_dir_all(&b).unwrap();
+    std::fs::copy(fixtures().join("fol-small/run.json"), b.join("run.json")).unwrap();
+    std::fs::copy(
+        fixtures().join("fol-small/samples.jsonl"),
+        b.join("samples.jsonl"),
+    )
+    .unwrap();
+    assert!(app.follow());
+    assert_eq!(app.runs.len(), 2);
+    assert!(app.visible.iter().any(|(r, _)| *r == 1));
+}
+
+#[test]
+fn an_empty_folder_warns_until_a_run_appears() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, _) = build_app(&opts(vec![dir.path().to_path_buf()]));
+    assert!(
+        app.warnings
+            .iter()
+            .any(|w| w.contains("no run directories here"))
+    );
+    let b = dir.path().join("b");
+    std::fs::create_dir_all(&b).unwrap();
+    std::fs::copy(fixtures().join("fol-small/run.json"), b.join("run.json")).unwrap();
+    std::fs::copy(
+        fixtures().join("fol-small/samples.jsonl"),
+        b.join("samples.jsonl"),
+    )
+    .unwrap();
+    assert!(app.follow());
+    assert_eq!(app.runs.len(), 1);
+    assert!(
+        !app.warnings
+            .iter()
+            .any(|w| w.contains("no run directories here"))
+    );
+}

@@ -172,6 +172,8 @@ pub struct RunIndex {
     pub lines: usize,
     /// Latest labels per sample id (newest per annotator merged).
     pub labels: HashMap<String, Vec<LabelRecord>>,
+    /// When `run.json` was last read (its modification time), to notice status changes.
+    pub manifest_mtime: Option<std::time::SystemTime>,
     /// The newest judge decision per sample id (`judge.jsonl`).
     pub judge: HashMap<String, crate::run::format::JudgeRecord>,
     /// Problems found while loading.
@@ -239,8 +241,10 @@ impl RunIndex {
             lines: 0,
             labels: HashMap::new(),
             judge: HashMap::new(),
+            manifest_mtime: None,
             warnings: Vec::new(),
         };
+        run.manifest_mtime = manifest_mtime(dir);
         match store::read_manifest(dir) {
             Ok(m) => run.manifest = Some(safe_manifest(m)),
             Err(e) => run.warnings.push(e.to_string()),
@@ -264,6 +268,24 @@ impl RunIndex {
         run.reload_labels();
         run.reload_judge();
         run
+    }
+
+    /// Re-reads `run.json` when it changed on disk (a run that finished, paused or was
+    /// cancelled, here or in another process); returns whether it did.
+    pub fn refresh_manifest(&mut self) -> bool {
+        let now = manifest_mtime(&self.dir);
+        if now == self.manifest_mtime {
+            return false;
+        }
+        self.manifest_mtime = now;
+        match store::read_manifest(&self.dir) {
+            Ok(m) => {
+                self.manifest = Some(safe_manifest(m));
+                true
+            }
+            // A manifest being replaced is read again at the next look.
+            Err(_) => false,
+        }
     }
 
     /// Reads `judge.jsonl` (newest decision per sample wins).
@@ -406,6 +428,12 @@ impl RunIndex {
         crate::sanitize::json_for_terminal(&mut v);
         serde_json::from_value(v).map_err(|e| format!("{}: sample {}: {e}", path.display(), row.id))
     }
+}
+
+fn manifest_mtime(dir: &Path) -> Option<std::time::SystemTime> {
+    std::fs::metadata(dir.join(store::MANIFEST))
+        .and_then(|m| m.modified())
+        .ok()
 }
 
 /// Finds run directories under `path` (itself, or its immediate subdirectories).

@@ -235,6 +235,12 @@ pub fn build_app(opts: &ViewOptions) -> (App, Theme) {
     let (taxonomy, xw) = labels::Taxonomy::load(cfg.taxonomy.as_deref());
     warnings.extend(xw);
     let mut app = App::new(runs, keymap, warnings);
+    app.watch = opts
+        .paths
+        .iter()
+        .filter(|p| p.is_dir() && !crate::run::store::is_run_dir(p))
+        .cloned()
+        .collect();
     app.taxonomy = taxonomy;
     app.annotator = labels::annotator(cfg.annotator.as_deref());
     (app, theme)

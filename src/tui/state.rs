@@ -297,6 +297,10 @@ pub type Bucket = crate::report::Counts;
 pub struct App {
     /// Loaded runs.
     pub runs: Vec<RunIndex>,
+    /// Folders given to the viewer, re-scanned for run directories made later.
+    pub watch: Vec<std::path::PathBuf>,
+    /// `C` was pressed: the next key says whether to cancel the live run.
+    pub confirm_cancel: bool,
     /// The comparison shown by `c` (computed when opened).
     pub compare: Option<CompareView>,
     /// Where `E` writes exports (default: the working directory).
@@ -391,6 +395,8 @@ impl App {
     /// A viewer over `runs`.
     pub fn new(runs: Vec<RunIndex>, keymap: Keymap, warnings: Vec<String>) -> App {
         let mut app = App {
+            watch: Vec::new(),
+            confirm_cancel: false,
             compare: None,
             export_dir: None,
             summary: None,
@@ -978,6 +984,18 @@ impl App {
 
     /// Handles a key by name (`j`, `enter`, `ctrl-c`, a typed character, …).
     pub fn key(&mut self, key: &str) {
+        if self.confirm_cancel {
+            self.confirm_cancel = false;
+            match (key, self.live.as_mut()) {
+                ("y" | "Y", Some(l)) if l.ended.is_none() => {
+                    l.cancel();
+                    self.status =
+                        "cancelling: in-flight samples are dropped, finished ones stay".into();
+                }
+                _ => self.status = "the live run goes on".into(),
+            }
+            return;
+        }
         if self.mode == Mode::Search {
             match key {
                 "enter" => self.mode = Mode::Normal,
@@ -1783,8 +1801,13 @@ impl App {
                 Some(l) if l.ended.is_none() => l.toggle_pause(),
                 _ => self.status = "no live run: R starts one".into(),
             },
-            Action::CancelRun => match self.live.as_mut() {
-                Some(l) if l.ended.is_none() => l.cancel(),
+            Action::CancelRun => match self.live.as_ref() {
+                Some(l) if l.ended.is_none() => {
+                    self.confirm_cancel = true;
+                    self.status =
+                        "cancel the live run? y cancels (finished samples stay; resumable), any other key keeps it"
+                            .into();
+                }
                 _ => self.status = "no live run".into(),
             },
             Action::Help => self.mode = Mode::Help,
@@ -1795,7 +1818,20 @@ impl App {
     /// Picks up samples appended to the runs' files; returns whether anything changed.
     pub fn follow(&mut self) -> bool {
         let mut added = 0;
+        // Run directories created under a watched folder since the viewer started.
+        for w in self.watch.clone() {
+            for dir in super::data::discover(&w) {
+                if !self.runs.iter().any(|r| r.dir == dir) {
+                    self.runs.push(super::data::RunIndex::open(&dir));
+                    self.label_sizes.push(labels_len(&dir));
+                    added += 1;
+                    let stale = format!("{}: no run directories here", w.display());
+                    self.warnings.retain(|x| !x.starts_with(&stale));
+                }
+            }
+        }
         for (k, r) in self.runs.iter_mut().enumerate() {
+            added += usize::from(r.refresh_manifest());
             added += r.refresh();
             // Another viewer may be labelling the same run.
             let len = labels_len(&r.dir);

@@ -129,11 +129,14 @@ pub fn draw(f: &mut Frame, app: &mut App, t: &Theme) -> Areas {
     } else {
         6
     };
+    // A live run gets a full-width status line above the footer.
+    let live_h = u16::from(app.live.is_some());
     let rows = Layout::default()
         .direction(Direction::Vertical)
         .constraints([
             Constraint::Length(top_h),
             Constraint::Min(5),
+            Constraint::Length(live_h),
             Constraint::Length(1),
         ])
         .split(area);
@@ -153,7 +156,25 @@ pub fn draw(f: &mut Frame, app: &mut App, t: &Theme) -> Areas {
     panes::chart(f, top[1], app, t);
     panes::samples(f, mid[0], app, t);
     detail::draw(f, mid[1], app, t);
-    footer(f, rows[2], app, t);
+    if let Some(l) = &app.live {
+        let mut text = l.header();
+        if let Some(w) = &l.last_warning {
+            text.push_str(" · ");
+            text.push_str(w);
+        }
+        f.render_widget(
+            Paragraph::new(Line::from(Span::styled(
+                text,
+                Style::default().fg(t.selection_fg).bg(if l.paused {
+                    t.warning
+                } else {
+                    t.selection_bg
+                }),
+            ))),
+            rows[2],
+        );
+    }
+    footer(f, rows[3], app, t);
     match app.mode {
         Mode::Help => popups::help(f, area, app, t),
         Mode::Filter => popups::filter(f, area, app, t),

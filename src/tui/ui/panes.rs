@@ -27,11 +27,8 @@ fn clip(s: &str, w: usize) -> String {
 
 /// The run list.
 pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
-    let title = match &app.live {
-        Some(l) => l.header(),
-        None => "Runs · space shows/hides · R starts a run".to_string(),
-    };
-    let b = block(&title, app.focus == Pane::Runs || app.live.is_some(), t);
+    let title = "Runs · space shows/hides · R starts a run";
+    let b = block(title, app.focus == Pane::Runs, t);
     let inner = b.inner(area);
     f.render_widget(b, area);
     let h = inner.height as usize;
