@@ -202,63 +202,97 @@ pub fn item_from(generated: &GenItem, idx: usize, batch: usize) -> Item {
     item
 }
 
-/// Assembles a dataset file from generated batches.
-pub fn assemble(
+/// Per-field counts and index lists, built item by item (the file's `metadata` and the
+/// original's index maps).
+#[derive(Default)]
+struct FieldStats {
+    counts: BTreeMap<&'static str, BTreeMap<String, usize>>,
+    index: BTreeMap<&'static str, BTreeMap<String, Vec<usize>>>,
+    total: usize,
+}
+
+impl FieldStats {
+    fn add(&mut self, fields: &[&'static str], item: &Item) {
+        self.total += 1;
+        for f in fields {
+            if let Some(v) = field_value(item, f) {
+                *self
+                    .counts
+                    .entry(f)
+                    .or_default()
+                    .entry(v.clone())
+                    .or_default() += 1;
+                self.index
+                    .entry(f)
+                    .or_default()
+                    .entry(v)
+                    .or_default()
+                    .push(item.idx);
+            }
+        }
+    }
+
+    fn into_maps(mut self, fields: &[&'static str]) -> (Map<String, Value>, Map<String, Value>) {
+        let mut metadata = Map::new();
+        let mut extra = Map::new();
+        for f in fields {
+            let mut m = Map::new();
+            m.insert("total".into(), Value::from(self.total));
+            for (k, v) in self.counts.remove(f).unwrap_or_default() {
+                m.insert(k, Value::from(v));
+            }
+            metadata.insert(f.to_string(), Value::Object(m));
+            let index = self.index.remove(f).unwrap_or_default();
+            extra.insert(
+                f.to_string(),
+                serde_json::to_value(index).unwrap_or(Value::Null),
+            );
+        }
+        (metadata, extra)
+    }
+}
+
+fn fields_for(cfg: &Cfg) -> &'static [&'static str] {
+    if cfg.syntax == SyntaxKind::Regex {
+        &FIELDS_REGEX
+    } else {
+        &FIELDS_LOGIC
+    }
+}
+
+/// What `info` needs from each batch once its items are gone.
+struct BatchSummary {
+    vocab: Value,
+    unfilled: Vec<Value>,
+}
+
+fn summarize(b: usize, batch: &Batch) -> BatchSummary {
+    BatchSummary {
+        vocab: serde_json::to_value(&batch.vocab).unwrap_or(Value::Null),
+        unfilled: batch
+            .buckets
+            .iter()
+            .filter(|r| r.got < r.wanted)
+            .map(|r: &BucketReport| serde_json::json!({"batch": b, "bucket": r.bucket, "wanted": r.wanted, "got": r.got, "leaves": r.leaves}))
+            .collect(),
+    }
+}
+
+fn info_map(
     kind_name: &str,
     builtin: Option<DatasetKind>,
     cfg: &Cfg,
     params: &GenParams,
     seed: u64,
-    batches: &[Batch],
-) -> DatasetFile {
-    let regex = cfg.syntax == SyntaxKind::Regex;
-    let fields: &[&str] = if regex { &FIELDS_REGEX } else { &FIELDS_LOGIC };
+    batches: &[BatchSummary],
+) -> Map<String, Value> {
     let metric = params.metric.unwrap_or(cfg.metric);
-    let mut data = Vec::new();
-    for (b, batch) in batches.iter().enumerate() {
-        for g in &batch.items {
-            data.push(item_from(g, data.len(), b));
-        }
-    }
-    let mut metadata = Map::new();
-    let mut extra = Map::new();
-    for f in fields {
-        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-        let mut index: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-        for item in &data {
-            if let Some(v) = field_value(item, f) {
-                *counts.entry(v.clone()).or_default() += 1;
-                index.entry(v).or_default().push(item.idx);
-            }
-        }
-        let mut m = Map::new();
-        m.insert("total".into(), Value::from(data.len()));
-        for (k, v) in counts {
-            m.insert(k, Value::from(v));
-        }
-        metadata.insert(f.to_string(), Value::Object(m));
-        extra.insert(
-            f.to_string(),
-            serde_json::to_value(index).unwrap_or(Value::Null),
-        );
-    }
     let syntax_name = match (cfg.syntax, builtin) {
         (SyntaxKind::Regex, _) => "regex",
         (_, Some(DatasetKind::Fol | DatasetKind::FolEnglish)) => "fol",
         _ if cfg.uses(crate::grammar::cfg::TermClass::Atom) => "fol",
         _ => "pl",
     };
-    let unfilled: Vec<(usize, &BucketReport)> = batches
-        .iter()
-        .enumerate()
-        .flat_map(|(b, batch)| {
-            batch
-                .buckets
-                .iter()
-                .filter(|r| r.got < r.wanted)
-                .map(move |r| (b, r))
-        })
-        .collect();
     let mut info = Map::new();
     let set = |info: &mut Map<String, Value>, k: &str, v: Value| {
         info.insert(k.to_string(), v);
@@ -285,28 +319,166 @@ pub fn assemble(
     set(
         &mut info,
         "vocabularies",
-        Value::Array(
-            batches
-                .iter()
-                .map(|b| serde_json::to_value(&b.vocab).unwrap_or(Value::Null))
-                .collect(),
-        ),
+        Value::Array(batches.iter().map(|b| b.vocab.clone()).collect()),
     );
     set(
         &mut info,
         "unfilled_buckets",
         Value::Array(
-            unfilled
+            batches
                 .iter()
-                .map(|(b, r)| serde_json::json!({"batch": b, "bucket": r.bucket, "wanted": r.wanted, "got": r.got, "leaves": r.leaves}))
+                .flat_map(|b| b.unfilled.iter().cloned())
                 .collect(),
         ),
     );
+    info
+}
+
+/// Assembles a dataset file from generated batches.
+pub fn assemble(
+    kind_name: &str,
+    builtin: Option<DatasetKind>,
+    cfg: &Cfg,
+    params: &GenParams,
+    seed: u64,
+    batches: &[Batch],
+) -> DatasetFile {
+    let fields = fields_for(cfg);
+    let mut data = Vec::new();
+    let mut stats = FieldStats::default();
+    for (b, batch) in batches.iter().enumerate() {
+        for g in &batch.items {
+            let item = item_from(g, data.len(), b);
+            stats.add(fields, &item);
+            data.push(item);
+        }
+    }
+    let (metadata, extra) = stats.into_maps(fields);
+    let summaries: Vec<BatchSummary> = batches
+        .iter()
+        .enumerate()
+        .map(|(b, x)| summarize(b, x))
+        .collect();
     DatasetFile {
-        info,
+        info: info_map(kind_name, builtin, cfg, params, seed, &summaries),
         metadata,
         data,
         extra,
+    }
+}
+
+/// Writes a dataset batch by batch: each batch's items go to a spool file beside the
+/// output and are dropped, so memory does not grow with the number of batches. The
+/// result is byte for byte what [`write`] makes of [`assemble`].
+pub struct StreamWriter {
+    path: std::path::PathBuf,
+    spool_path: std::path::PathBuf,
+    spool: std::io::BufWriter<std::fs::File>,
+    fields: &'static [&'static str],
+    stats: FieldStats,
+    summaries: Vec<BatchSummary>,
+}
+
+impl StreamWriter {
+    /// Starts writing the dataset for `cfg` to `path`.
+    pub fn create(path: &Path, cfg: &Cfg) -> std::io::Result<StreamWriter> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)?;
+        }
+        let spool_path = path.with_extension("json.items.tmp");
+        let spool = std::io::BufWriter::new(std::fs::File::create(&spool_path)?);
+        Ok(StreamWriter {
+            path: path.to_path_buf(),
+            spool_path,
+            spool,
+            fields: fields_for(cfg),
+            stats: FieldStats::default(),
+            summaries: Vec::new(),
+        })
+    }
+
+    /// Appends the next batch (batches must come in order).
+    pub fn add_batch(&mut self, batch: &Batch) -> std::io::Result<()> {
+        use std::io::Write;
+        let b = self.summaries.len();
+        for g in &batch.items {
+            let item = item_from(g, self.stats.total, b);
+            self.stats.add(self.fields, &item);
+            let text = serde_json::to_string_pretty(&item).map_err(std::io::Error::other)?;
+            if self.stats.total > 1 {
+                self.spool.write_all(b",\n")?;
+            }
+            // Items sit two levels deep in the file: indent every line by four spaces.
+            for (i, line) in text.lines().enumerate() {
+                if i > 0 {
+                    self.spool.write_all(b"\n")?;
+                }
+                self.spool.write_all(b"    ")?;
+                self.spool.write_all(line.as_bytes())?;
+            }
+        }
+        self.summaries.push(summarize(b, batch));
+        Ok(())
+    }
+
+    /// Writes the file (atomically) and returns the number of items.
+    pub fn finish(
+        mut self,
+        kind_name: &str,
+        builtin: Option<DatasetKind>,
+        cfg: &Cfg,
+        params: &GenParams,
+        seed: u64,
+    ) -> std::io::Result<usize> {
+        use std::io::{Read, Write};
+        self.spool.flush()?;
+        drop(self.spool);
+        let n = self.stats.total;
+        let info = info_map(kind_name, builtin, cfg, params, seed, &self.summaries);
+        let (metadata, extra) = self.stats.into_maps(self.fields);
+        // The same shape serde gives DatasetFile: info, metadata, data, then the
+        // flattened extra keys, pretty-printed with two spaces.
+        let indent = |v: &Value| -> std::io::Result<String> {
+            let t = serde_json::to_string_pretty(v).map_err(std::io::Error::other)?;
+            Ok(t.replace('\n', "\n  "))
+        };
+        let tmp = self.path.with_extension("json.tmp");
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+        write!(out, "{{\n  \"info\": {},\n", indent(&Value::Object(info))?)?;
+        writeln!(
+            out,
+            "  \"metadata\": {},",
+            indent(&Value::Object(metadata))?
+        )?;
+        if n == 0 {
+            write!(out, "  \"data\": []")?;
+        } else {
+            writeln!(out, "  \"data\": [")?;
+            let mut spool = std::fs::File::open(&self.spool_path)?;
+            let mut buf = vec![0u8; 1 << 16];
+            loop {
+                let k = spool.read(&mut buf)?;
+                if k == 0 {
+                    break;
+                }
+                out.write_all(&buf[..k])?;
+            }
+            write!(out, "\n  ]")?;
+        }
+        for (k, v) in &extra {
+            write!(
+                out,
+                ",\n  {}: {}",
+                serde_json::to_string(k).map_err(std::io::Error::other)?,
+                indent(v)?
+            )?;
+        }
+        write!(out, "\n}}\n")?;
+        out.flush()?;
+        drop(out);
+        let _ = std::fs::remove_file(&self.spool_path);
+        std::fs::rename(&tmp, &self.path)?;
+        Ok(n)
     }
 }
 
@@ -426,5 +598,45 @@ impl Dataset {
                 SyntaxKind::Regex => Metric::Depth.field().into(),
                 _ => Metric::Operators.field().into(),
             })
+    }
+}
+
+#[cfg(test)]
+mod stream_tests {
+    use super::*;
+    use crate::grammar::generate_batch;
+
+    /// The streaming writer makes exactly the bytes `write(assemble(..))` makes.
+    #[test]
+    fn streaming_matches_the_assembled_file_byte_for_byte() {
+        for kind in [DatasetKind::Pl, DatasetKind::Fol, DatasetKind::Regex] {
+            let cfg = kind.grammar().unwrap();
+            let params = GenParams {
+                depth: 8,
+                branching: 30,
+                per_category: 3,
+                vocab: kind.vocab(),
+                ..Default::default()
+            };
+            let batches: Vec<Batch> = (0..3)
+                .map(|b| generate_batch(&cfg, &params, 4, b, &mut |_| {}).unwrap())
+                .collect();
+            let dir = tempfile::tempdir().unwrap();
+            let a = dir.path().join("a.json");
+            let b = dir.path().join("b.json");
+            write(
+                &a,
+                &assemble(kind.name(), Some(kind), &cfg, &params, 4, &batches),
+            )
+            .unwrap();
+            let mut w = StreamWriter::create(&b, &cfg).unwrap();
+            for batch in &batches {
+                w.add_batch(batch).unwrap();
+            }
+            w.finish(kind.name(), Some(kind), &cfg, &params, 4).unwrap();
+            let (x, y) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+            assert!(x == y, "{kind:?}: streamed file differs");
+            assert!(!dir.path().join("b.json.items.tmp").exists());
+        }
     }
 }

@@ -120,14 +120,32 @@ impl GenerateArgs {
     }
 }
 
-/// Generates `batches` batches in parallel (each deterministic on its own stream).
-pub fn generate_batches(
+/// What a streamed generation reports once written.
+pub struct Generated {
+    /// Items written.
+    pub items: usize,
+    /// Buckets per batch.
+    pub buckets: usize,
+    /// Leaves explored over all batches.
+    pub leaves: usize,
+    /// Buckets that could not be filled: (batch, bucket, got, wanted, leaves).
+    pub short: Vec<(usize, usize, usize, usize, usize)>,
+}
+
+/// Generates `batches` batches on all cores and streams them, in order, into the
+/// dataset file at `path`: a batch's items are written and dropped as soon as the
+/// batches before it are, so memory stays flat in the number of batches.
+#[allow(clippy::too_many_arguments)]
+pub fn generate_to_file(
     cfg: &Cfg,
     params: &GenParams,
     seed: u64,
     batches: usize,
+    path: &std::path::Path,
+    kind_name: &str,
+    builtin: Option<DatasetKind>,
     bar: &ProgressBar,
-) -> Result<Vec<Batch>> {
+) -> Result<Generated> {
     if batches == 0 {
         bail!("--batches must be at least 1");
     }
@@ -135,34 +153,83 @@ pub fn generate_batches(
         .map(|n| n.get())
         .unwrap_or(1)
         .min(batches);
-    let mut results: Vec<Option<Result<Batch>>> = (0..batches).map(|_| None).collect();
-    std::thread::scope(|s| {
-        let chunks: Vec<_> = results
-            .chunks_mut(batches.div_ceil(threads))
-            .enumerate()
-            .collect();
-        let per = batches.div_ceil(threads);
-        for (ci, chunk) in chunks {
-            let bar = bar.clone();
+    let mut writer = dataset::StreamWriter::create(path, cfg)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    // A bounded channel: workers wait rather than pile up finished batches.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Result<Batch>)>(threads);
+    let mut summary = Generated {
+        items: 0,
+        buckets: 0,
+        leaves: 0,
+        short: Vec::new(),
+    };
+    let result: Result<()> = std::thread::scope(|s| {
+        for _ in 0..threads {
+            let tx = tx.clone();
+            let (next, stop, bar) = (&next, &stop, bar.clone());
             s.spawn(move || {
-                for (j, slot) in chunk.iter_mut().enumerate() {
-                    let b = (ci * per + j) as u64;
+                loop {
+                    if stop.load(std::sync::atomic::Ordering::SeqCst) {
+                        break;
+                    }
+                    let b = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    if b >= batches {
+                        break;
+                    }
                     let mut cb = |p: Progress| {
                         if let Progress::Level(_) = p {
                             bar.inc(1);
                         }
                     };
-                    *slot = Some(
-                        generate_batch(cfg, params, seed, b, &mut cb).map_err(anyhow::Error::from),
-                    );
+                    let r = generate_batch(cfg, params, seed, b as u64, &mut cb)
+                        .map_err(anyhow::Error::from);
+                    if tx.send((b, r)).is_err() {
+                        break;
+                    }
                 }
             });
         }
+        drop(tx);
+        let mut pending: std::collections::BTreeMap<usize, Batch> = Default::default();
+        let mut want = 0;
+        let outcome = (|| -> Result<()> {
+            for (b, r) in rx.iter() {
+                pending.insert(b, r?);
+                while let Some(batch) = pending.remove(&want) {
+                    writer
+                        .add_batch(&batch)
+                        .with_context(|| format!("cannot write {}", path.display()))?;
+                    summary.items += batch.items.len();
+                    summary.buckets = batch.buckets.len();
+                    summary.leaves += batch.total_leaves;
+                    for r in batch.buckets.iter().filter(|r| r.got < r.wanted) {
+                        summary
+                            .short
+                            .push((want, r.bucket, r.got, r.wanted, r.leaves));
+                    }
+                    want += 1;
+                }
+            }
+            if want < batches {
+                bail!("a generator thread stopped early");
+            }
+            Ok(())
+        })();
+        if outcome.is_err() {
+            stop.store(true, std::sync::atomic::Ordering::SeqCst);
+            // Unblock workers waiting to send.
+            while rx.try_recv().is_ok() {}
+        }
+        drop(rx);
+        outcome
     });
-    results
-        .into_iter()
-        .map(|r| r.unwrap_or_else(|| Err(anyhow::anyhow!("a generator thread stopped early"))))
-        .collect()
+    result?;
+    writer
+        .finish(kind_name, builtin, cfg, params, seed)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(summary)
 }
 
 /// Runs `autoeval generate`.
@@ -180,46 +247,41 @@ pub fn run(args: GenerateArgs) -> Result<i32> {
             .progress_chars("=> "),
     );
     bar.set_prefix(format!("generating {name}"));
-    let batches = generate_batches(&cfg, &params, args.seed, args.batches, &bar)?;
+    let g = generate_to_file(
+        &cfg,
+        &params,
+        args.seed,
+        args.batches,
+        &args.out,
+        &name,
+        args.kind,
+        &bar,
+    )?;
     bar.finish_and_clear();
-    let file = dataset::assemble(&name, args.kind, &cfg, &params, args.seed, &batches);
-    dataset::write(&args.out, &file)
-        .with_context(|| format!("cannot write {}", args.out.display()))?;
     if !args.quiet {
-        let leaves: usize = batches.iter().map(|b| b.total_leaves).sum();
         eprintln!(
             "wrote {} samples ({} batch{}, {} buckets, {} leaves explored) to {}",
-            file.data.len(),
-            batches.len(),
-            if batches.len() == 1 { "" } else { "es" },
-            batches.first().map(|b| b.buckets.len()).unwrap_or(0),
-            leaves,
+            g.items,
+            args.batches,
+            if args.batches == 1 { "" } else { "es" },
+            g.buckets,
+            g.leaves,
             args.out.display()
         );
-        let short: Vec<String> = batches
-            .iter()
-            .enumerate()
-            .flat_map(|(bi, b)| {
-                b.buckets.iter().filter(|r| r.got < r.wanted).map(move |r| {
-                    format!(
-                        "batch {bi} bucket {}: {}/{} ({} distinct leaves)",
-                        r.bucket, r.got, r.wanted, r.leaves
-                    )
-                })
-            })
-            .collect();
-        if !short.is_empty() {
+        if !g.short.is_empty() {
             eprintln!(
                 "{} bucket(s) could not be filled (too few distinct formulas):",
-                short.len()
+                g.short.len()
             );
-            for s in short.iter().take(12) {
-                eprintln!("  {s}");
+            for (bi, bucket, got, wanted, leaves) in g.short.iter().take(12) {
+                eprintln!(
+                    "  batch {bi} bucket {bucket}: {got}/{wanted} ({leaves} distinct leaves)"
+                );
             }
-            if short.len() > 12 {
+            if g.short.len() > 12 {
                 eprintln!(
                     "  … and {} more (listed in info.unfilled_buckets)",
-                    short.len() - 12
+                    g.short.len() - 12
                 );
             }
         }

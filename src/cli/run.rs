@@ -1,7 +1,7 @@
 //! `autoeval run`.
 
 use super::model_args::ModelArgs;
-use crate::dataset::{self, Dataset};
+use crate::dataset::Dataset;
 use crate::grammar::{DatasetKind, GenParams};
 use crate::prompt::PromptSet;
 use crate::run::driver::{Event, Outcome, RunSpec, dataset_info, execute};
@@ -93,19 +93,18 @@ fn load_dataset(args: &RunArgs) -> Result<(Dataset, String, PathBuf)> {
         vocab: kind.vocab(),
         ..GenParams::default()
     };
-    let batches = super::generate::generate_batches(
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    super::generate::generate_to_file(
         &cfg,
         &params,
         args.seed,
         args.batches,
+        &path,
+        kind.name(),
+        Some(kind),
         &ProgressBar::hidden(),
     )?;
-    let file = dataset::assemble(kind.name(), Some(kind), &cfg, &params, args.seed, &batches);
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("cannot create {}", args.out.display()))?;
-    dataset::write(&path, &file).with_context(|| format!("cannot write {}", path.display()))?;
-    drop(batches);
-    drop(file);
     Ok((Dataset::open(&path)?, kind.name().to_string(), path))
 }
 
