@@ -283,11 +283,26 @@ fn verify_logic(a: &Formula, b: &Formula, opts: &Options) -> Verdict {
     if !introduced.is_empty() {
         notes.push(format!("introduces {}", introduced.join(", ")));
     }
-    let verdict = if normalize::normalize(&ca) == normalize::normalize(&cb)
+    let quantifier_free = normalize::quantifier_free(&ca) && normalize::quantifier_free(&cb);
+    // Small quantifier-free pairs: the truth table decides at once, with no normal
+    // forms built (they allocate a tree per pair, which dominates on PL batches).
+    let table = if quantifier_free {
+        truth_table::compare(&ca, &cb)
+    } else {
+        None
+    };
+    let verdict = if let Some(t) = table {
+        match t {
+            truth_table::TableResult::Equivalent => Verdict::Equivalent { notes: vec![] },
+            truth_table::TableResult::Differ(values, left, right) => {
+                table_countermodel(&ca, &cb, values, left, right)
+            }
+        }
+    } else if normalize::normalize(&ca) == normalize::normalize(&cb)
         || equivalent_by_congruence(&ca, &cb, opts)
     {
         Verdict::Equivalent { notes: vec![] }
-    } else if normalize::quantifier_free(&ca) && normalize::quantifier_free(&cb) {
+    } else if quantifier_free {
         decide(&ca, &cb, opts)
     } else {
         // Quantified pairs go to the solver miniscoped (an equivalent form with small
