@@ -560,3 +560,39 @@ fn an_empty_folder_warns_until_a_run_appears() {
             .any(|w| w.contains("no run directories here"))
     );
 }
+
+#[test]
+fn wide_characters_keep_the_run_list_columns_aligned() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, id) in [("a", "評価テスト評価テスト-run"), ("b", "plain-run")] {
+        let d = dir.path().join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        let mut m: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(fixtures().join("pl-small/run.json")).unwrap(),
+        )
+        .unwrap();
+        m["id"] = serde_json::json!(id);
+        std::fs::write(d.join("run.json"), m.to_string()).unwrap();
+        std::fs::copy(
+            fixtures().join("pl-small/samples.jsonl"),
+            d.join("samples.jsonl"),
+        )
+        .unwrap();
+    }
+    let (mut app, t) = build_app(&opts(vec![dir.path().to_path_buf()]));
+    let mut term = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    term.draw(|f| {
+        ui::draw(f, &mut app, &t);
+    })
+    .unwrap();
+    let buf = term.backend().buffer().clone();
+    // The x of the accuracy's "%" on the two run rows (rows 1 and 2 of the run list).
+    let pct_x: Vec<u16> = (1..3u16)
+        .map(|y| {
+            (0..50u16)
+                .find(|&x| buf[(x, y)].symbol() == "%")
+                .unwrap_or_else(|| panic!("no % on row {y}"))
+        })
+        .collect();
+    assert_eq!(pct_x[0], pct_x[1], "columns drift with wide characters");
+}

@@ -215,13 +215,7 @@ fn diff_lines(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
     for l in &d.diff {
         let ind = "  ".repeat(l.depth);
         let cell = |s: &Option<String>| {
-            let s = format!("{ind}{}", s.clone().unwrap_or_default());
-            let n = s.chars().count();
-            if n > col {
-                s.chars().take(col.saturating_sub(1)).collect::<String>() + "…"
-            } else {
-                format!("{s}{}", " ".repeat(col - n))
-            }
+            super::text::clip(&format!("{ind}{}", s.clone().unwrap_or_default()), col)
         };
         let style = match l.change {
             crate::syntax::diff::Change::Same | crate::syntax::diff::Change::Kept => {
@@ -273,13 +267,7 @@ fn countermodel_tab(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
             let cell = |x: &Option<(String, Option<bool>)>| {
                 let (text, v) = x.clone().unwrap_or_default();
                 let v = v.map(tv).unwrap_or("·");
-                let s = format!("{ind}{text}");
-                let s: String = if s.chars().count() > col {
-                    s.chars().take(col.saturating_sub(1)).collect::<String>() + "…"
-                } else {
-                    s
-                };
-                format!("{v} {s:<col$}")
+                format!("{v} {}", super::text::clip(&format!("{ind}{text}"), col))
             };
             let style = if l.split {
                 Style::default().fg(t.split).add_modifier(Modifier::BOLD)

@@ -4,6 +4,7 @@ pub mod detail;
 pub mod formula;
 pub mod panes;
 pub mod popups;
+pub mod text;
 
 use super::state::{App, Mode};
 use super::theme::Theme;
@@ -90,10 +91,10 @@ fn footer(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         String::new()
     };
     let w = area.width as usize;
-    let budget = w.saturating_sub(right.chars().count() + if right.is_empty() { 0 } else { 1 });
+    let budget = w.saturating_sub(text::width(&right) + if right.is_empty() { 0 } else { 1 });
     let mut used = 0;
     for (k, d) in hints {
-        let len = k.chars().count() + d.chars().count() + 2;
+        let len = text::width(&k) + text::width(d) + 2;
         if used + len > budget {
             break;
         }
@@ -108,7 +109,7 @@ fn footer(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     }
     if !right.is_empty() {
         spans.push(Span::raw(
-            " ".repeat(w.saturating_sub(used + right.chars().count())),
+            " ".repeat(w.saturating_sub(used + text::width(&right))),
         ));
         spans.push(Span::styled(right, Style::default().fg(t.warning)));
     }

@@ -15,15 +15,7 @@ fn pct(x: Option<f64>) -> String {
         .unwrap_or_else(|| "    –".into())
 }
 
-fn clip(s: &str, w: usize) -> String {
-    if s.chars().count() <= w {
-        format!("{s:<w$}")
-    } else {
-        let mut t: String = s.chars().take(w.saturating_sub(1)).collect();
-        t.push('…');
-        t
-    }
-}
+use super::text::clip;
 
 /// The run list.
 pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
