@@ -596,3 +596,30 @@ fn wide_characters_keep_the_run_list_columns_aligned() {
         .collect();
     assert_eq!(pct_x[0], pct_x[1], "columns drift with wide characters");
 }
+
+#[test]
+fn help_lists_every_mode_scrolls_and_the_footer_names_help_once() {
+    let (mut app, t) = app();
+    let s = screen(&mut app, &t, 160, 48);
+    let footer = s.lines().last().unwrap();
+    assert_eq!(footer.matches('?').count(), 1, "{footer}");
+    keys(&mut app, &["?"]);
+    let s = screen(&mut app, &t, 160, 48);
+    assert!(s.contains("in the label mode (a)"), "{s}");
+    assert!(s.contains("accept suggestion"), "{s}");
+    // Long descriptions are not cut at 20 characters.
+    assert!(
+        s.contains("rescore the selected run into RUN-rescored (no model calls)"),
+        "{s}"
+    );
+    // At 80×24 it scrolls to the end.
+    let top = screen(&mut app, &t, 80, 24);
+    for _ in 0..8 {
+        keys(&mut app, &["pagedown"]);
+    }
+    let bottom = screen(&mut app, &t, 80, 24);
+    assert_ne!(top, bottom);
+    assert!(bottom.contains("config.toml"), "{bottom}");
+    keys(&mut app, &["esc"]);
+    assert_eq!(app.mode, Mode::Normal);
+}

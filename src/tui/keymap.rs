@@ -152,7 +152,7 @@ const DEFAULTS: [DefaultBinding; 31] = [
     (
         Action::PrevPane,
         "prev_pane",
-        &["shift-tab", "backtab"],
+        &["shift-tab"],
         "previous pane",
         None,
     ),

@@ -297,6 +297,8 @@ pub type Bucket = crate::report::Counts;
 pub struct App {
     /// Loaded runs.
     pub runs: Vec<RunIndex>,
+    /// How far the help overlay is scrolled.
+    pub help_scroll: u16,
     /// Folders given to the viewer, re-scanned for run directories made later.
     pub watch: Vec<std::path::PathBuf>,
     /// `C` was pressed: the next key says whether to cancel the live run.
@@ -395,6 +397,7 @@ impl App {
     /// A viewer over `runs`.
     pub fn new(runs: Vec<RunIndex>, keymap: Keymap, warnings: Vec<String>) -> App {
         let mut app = App {
+            help_scroll: 0,
             watch: Vec::new(),
             confirm_cancel: false,
             compare: None,
@@ -1635,6 +1638,22 @@ impl App {
             Mode::Help | Mode::Compare | Mode::Warnings | Mode::LabelCounts | Mode::RunSummary
         ) && !matches!(a, Action::Quit)
         {
+            if self.mode == Mode::Help {
+                // The help scrolls: it lists every binding and every mode's keys.
+                let step: i32 = match a {
+                    Action::Up => -1,
+                    Action::Down => 1,
+                    Action::PageUp => -10,
+                    Action::PageDown => 10,
+                    Action::Top => -10_000,
+                    Action::Bottom => 10_000,
+                    _ => 0,
+                };
+                if step != 0 {
+                    self.help_scroll = (i32::from(self.help_scroll) + step).clamp(0, 400) as u16;
+                    return;
+                }
+            }
             if matches!(
                 a,
                 Action::Back
@@ -1810,7 +1829,10 @@ impl App {
                 }
                 _ => self.status = "no live run".into(),
             },
-            Action::Help => self.mode = Mode::Help,
+            Action::Help => {
+                self.help_scroll = 0;
+                self.mode = Mode::Help;
+            }
             Action::Quit => self.quit = true,
         }
     }

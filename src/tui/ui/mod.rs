@@ -44,24 +44,25 @@ pub fn block<'a>(title: &str, focused: bool, t: &Theme) -> Block<'a> {
         ))
 }
 
-fn footer(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
-    let mut spans = Vec::new();
-    let hints = match app.mode {
+/// The keys of a mode that has its own (the footer shows them, the help lists them).
+pub fn mode_hints(mode: Mode) -> Option<Vec<(String, &'static str)>> {
+    Some(match mode {
         Mode::Search => vec![
             ("enter".to_string(), "keep"),
             ("esc".into(), "clear"),
-            ("type".into(), "to search φ₀ ψ φ₁"),
+            ("type".into(), "to search φ₀ ψ φ₁, labels and notes"),
         ],
         Mode::Filter => vec![
             ("j/k".to_string(), "field"),
             ("←/→".into(), "change"),
+            ("0-9".into(), "bound"),
             ("space".into(), "toggle"),
             ("x".into(), "clear"),
             ("esc".into(), "done"),
         ],
         Mode::Label => vec![
-            ("keys".to_string(), "toggle"),
-            ("0".into(), "fine"),
+            ("category keys".to_string(), "toggle (see the panel)"),
+            ("0".into(), "reviewed, fine"),
             ("y".into(), "accept suggestion"),
             ("m".into(), "note"),
             ("u".into(), "undo"),
@@ -77,13 +78,28 @@ fn footer(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         ],
         Mode::Chart => vec![
             ("←/→".to_string(), "bucket"),
-            ("enter".into(), "filter to it"),
+            ("↑/↓".into(), "run"),
+            ("enter".into(), "this run's bucket"),
+            ("A".into(), "every run's bucket"),
+            ("K".into(), "failure kinds"),
             ("esc".into(), "back"),
         ],
-        _ => app.keymap.hints(),
-    };
+        Mode::Help => vec![
+            ("j/k, PgUp/PgDn".to_string(), "scroll"),
+            ("esc".into(), "close"),
+        ],
+        _ => return None,
+    })
+}
+
+fn footer(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
+    let mut spans = Vec::new();
+    let hints = mode_hints(app.mode).unwrap_or_else(|| app.keymap.hints());
     // Warnings and status first: they must stay visible however narrow the screen.
-    let right = if !app.status.is_empty() {
+    // The start-up hint about `?` is dropped when the key hints already show it.
+    let help_shown = hints.iter().any(|(k, _)| k == "?");
+    let redundant = help_shown && app.status == "? shows every key";
+    let right = if !(app.status.is_empty() || redundant) {
         app.status.clone()
     } else if !app.warnings.is_empty() {
         format!("⚠ {} warning(s): w", app.warnings.len())

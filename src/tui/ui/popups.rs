@@ -24,34 +24,52 @@ fn centered(area: Rect, w: u16, h: u16) -> Rect {
 
 /// The help overlay, generated from the keymap (two columns when the screen is short).
 pub fn help(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
-    let entry = |b: &crate::tui::keymap::Binding, w: usize| {
-        let keys: String = b.keys.join(", ").chars().take(15).collect();
-        vec![
-            Span::styled(format!("{keys:<16}"), Style::default().fg(t.highlight)),
-            Span::raw(format!(
-                "{:<w$}",
-                b.desc.chars().take(w).collect::<String>()
-            )),
-        ]
-    };
-    let n = app.keymap.bindings.len();
-    let two = (area.height as usize) < n + 6 && area.width >= 76;
-    let mut lines = Vec::new();
-    if two {
-        let half = n.div_ceil(2);
-        for i in 0..half {
-            let mut spans = entry(&app.keymap.bindings[i], 20);
-            if let Some(b) = app.keymap.bindings.get(i + half) {
-                spans.push(Span::raw("  "));
-                spans.extend(entry(b, 20));
-            }
-            lines.push(Line::from(spans));
-        }
-    } else {
-        for b in &app.keymap.bindings {
-            lines.push(Line::from(entry(b, 40)));
+    use crate::tui::state::Mode;
+    let key_w = app
+        .keymap
+        .bindings
+        .iter()
+        .map(|b| super::text::width(&b.keys.join(", ")))
+        .max()
+        .unwrap_or(8)
+        .min(24);
+    let head = Style::default().fg(t.title).add_modifier(Modifier::BOLD);
+    let mut lines = vec![Line::from(Span::styled(
+        "keys (one keymap: the footer and this list come from it)",
+        head,
+    ))];
+    for b in &app.keymap.bindings {
+        lines.push(Line::from(vec![
+            Span::styled(
+                super::text::clip(&b.keys.join(", "), key_w),
+                Style::default().fg(t.highlight),
+            ),
+            Span::raw("  "),
+            Span::raw(b.desc.to_string()),
+        ]));
+    }
+    for (mode, name) in [
+        (Mode::Label, "label mode (a)"),
+        (Mode::Note, "note (m in label mode)"),
+        (Mode::Filter, "filter editor (f)"),
+        (Mode::Chart, "chart (v)"),
+        (Mode::Search, "search (/)"),
+        (Mode::NewRun, "new-run form (R)"),
+    ] {
+        lines.push(Line::from(""));
+        lines.push(Line::from(Span::styled(format!("in the {name}"), head)));
+        for (k, d) in super::mode_hints(mode).unwrap_or_default() {
+            lines.push(Line::from(vec![
+                Span::styled(
+                    super::text::clip(&k, key_w),
+                    Style::default().fg(t.highlight),
+                ),
+                Span::raw("  "),
+                Span::raw(d),
+            ]));
         }
     }
+    lines.push(Line::from(""));
     lines.push(Line::from(Span::styled(
         "space on a run shows/hides it · wheel scrolls · click selects",
         Style::default().fg(t.muted),
@@ -60,10 +78,23 @@ pub fn help(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         "change keys in ~/.config/autoeval/config.toml [keys]",
         Style::default().fg(t.muted),
     )));
-    let r = centered(area, if two { 76 } else { 60 }, lines.len() as u16 + 2);
+    let w = area.width.saturating_sub(4).min(90);
+    // Rows after wrapping, so the last line can be scrolled into view.
+    let inner_w = usize::from(w.saturating_sub(2)).max(1);
+    let rows: usize = lines
+        .iter()
+        .map(|l| l.width().div_ceil(inner_w).max(1))
+        .sum();
+    let rows = rows.min(u16::MAX as usize - 2) as u16;
+    let h = (rows + 2).min(area.height.saturating_sub(1));
+    let r = centered(area, w, h);
+    let max_scroll = (rows + 2).saturating_sub(h);
     f.render_widget(Clear, r);
     f.render_widget(
-        Paragraph::new(lines).block(block("Help · esc closes", true, t)),
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .scroll((app.help_scroll.min(max_scroll), 0))
+            .block(block("Help · j/k scroll · esc closes", true, t)),
         r,
     );
 }
