@@ -623,3 +623,23 @@ fn help_lists_every_mode_scrolls_and_the_footer_names_help_once() {
     keys(&mut app, &["esc"]);
     assert_eq!(app.mode, Mode::Normal);
 }
+
+#[test]
+fn labelling_at_80x24_keeps_the_formulas_in_view() {
+    let (mut app, t) = app();
+    keys(&mut app, &["a"]);
+    assert_eq!(app.mode, Mode::Label);
+    let s = screen(&mut app, &t, 80, 24);
+    assert!(s.contains("Labels"), "{s}");
+    for what in ["φ₀ ", "ψ  ", "φ₁ "] {
+        assert!(s.contains(what), "{what} hidden while labelling:\n{s}");
+    }
+    // Every category is still on screen (its key at least).
+    for c in &app.taxonomy.categories {
+        assert!(
+            s.contains(&format!("{} [", c.key)),
+            "category {} missing:\n{s}",
+            c.id
+        );
+    }
+}

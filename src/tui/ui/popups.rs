@@ -343,7 +343,15 @@ pub fn warnings(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
 pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let (mine, note) = app.my_labels();
     let suggestion = app.suggestion();
-    let two = area.width >= 40;
+    // The panel takes at most half the detail pane, so φ₀, ψ and φ₁ stay visible
+    // above it while labelling: more, narrower columns when the pane is short.
+    let cats = &app.taxonomy.categories;
+    let max_rows = (area.height as usize / 2).max(6);
+    let fixed = 2 + 1 + usize::from(suggestion.is_some());
+    let cols = (1..=4usize)
+        .filter(|n| (area.width as usize).saturating_sub(2) / n >= 14 || *n == 1)
+        .find(|n| cats.len().div_ceil(*n) + fixed <= max_rows)
+        .unwrap_or_else(|| ((area.width as usize).saturating_sub(2) / 14).clamp(1, 4));
     let cell = |c: &crate::tui::labels::Category, w: usize| {
         let on = mine.contains(&c.id);
         let style = if on {
@@ -351,32 +359,20 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         } else {
             Style::default().fg(t.fg)
         };
-        let text: String = format!("{} [{}] {}", c.key, if on { "x" } else { " " }, c.name)
-            .chars()
-            .take(w.saturating_sub(1))
-            .collect();
-        Span::styled(format!("{text:<w$}"), style)
+        let text = format!("{} [{}] {}", c.key, if on { "x" } else { " " }, c.name);
+        Span::styled(super::text::clip(&text, w.saturating_sub(1)) + " ", style)
     };
     let mut lines = vec![];
     let mut side = String::new();
-    let cats = &app.taxonomy.categories;
     // Group headers only when everything fits with them.
     let sides = cats
         .iter()
         .map(|c| c.side.as_str())
         .collect::<std::collections::BTreeSet<_>>()
         .len();
-    let rows_needed = if two {
-        cats.len().div_ceil(2) + sides
-    } else {
-        cats.len() + sides
-    } + 4;
-    let headers = rows_needed <= area.height as usize;
-    let w = if two {
-        (area.width as usize - 4) / 2
-    } else {
-        area.width as usize - 2
-    };
+    let rows_needed = cats.len().div_ceil(cols) + sides + fixed;
+    let headers = rows_needed <= max_rows;
+    let w = (area.width as usize).saturating_sub(2) / cols;
     let mut row: Vec<Span> = vec![];
     for c in cats {
         if headers && c.side != side {
@@ -390,7 +386,7 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             )));
         }
         row.push(cell(c, w));
-        if !two || row.len() == 2 {
+        if row.len() == cols {
             lines.push(Line::from(std::mem::take(&mut row)));
         }
     }
