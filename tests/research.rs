@@ -695,3 +695,17 @@ fn label_filters_take_any_of_and_none_of_several_categories() {
         app.filter_summary()
     );
 }
+
+#[test]
+fn run_summary_scrolls_to_its_end_at_80x24() {
+    let dir = tempfile::tempdir().unwrap();
+    offline(&dir.path().join("a"), "pl", &[]);
+    offline(&dir.path().join("b"), "pl", &["--perturb-rate", "0.8"]);
+    let mut app = viewer(dir.path());
+    keys(&mut app, &["i"]);
+    let top = screen(&mut app, 80, 24);
+    assert!(top.contains("failure kinds"), "{top}");
+    keys(&mut app, &["pagedown", "pagedown", "pagedown"]);
+    let end = screen(&mut app, 80, 24);
+    assert!(end.contains("McNemar p"), "{end}");
+}

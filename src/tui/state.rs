@@ -297,7 +297,7 @@ pub type Bucket = crate::report::Counts;
 pub struct App {
     /// Loaded runs.
     pub runs: Vec<RunIndex>,
-    /// How far the help overlay is scrolled.
+    /// How far the open overlay (help, run summary) is scrolled.
     pub help_scroll: u16,
     /// Folders given to the viewer, re-scanned for run directories made later.
     pub watch: Vec<std::path::PathBuf>,
@@ -1638,8 +1638,8 @@ impl App {
             Mode::Help | Mode::Compare | Mode::Warnings | Mode::LabelCounts | Mode::RunSummary
         ) && !matches!(a, Action::Quit)
         {
-            if self.mode == Mode::Help {
-                // The help scrolls: it lists every binding and every mode's keys.
+            if matches!(self.mode, Mode::Help | Mode::RunSummary) {
+                // Long overlays scroll (help lists every binding and mode).
                 let step: i32 = match a {
                     Action::Up => -1,
                     Action::Down => 1,
@@ -1797,6 +1797,7 @@ impl App {
             }
             Action::LabelCounts => self.mode = Mode::LabelCounts,
             Action::RunSummary => {
+                self.help_scroll = 0;
                 self.summary = self.run_summary();
                 self.mode = Mode::RunSummary;
             }

@@ -568,7 +568,7 @@ pub fn run_summary(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let mut lines: Vec<Line> = Vec::new();
     let Some(s) = &app.summary else {
         lines.push(Line::from("no run loaded"));
-        return draw_overlay(f, area, lines, "Run summary · esc closes", t);
+        return draw_overlay(f, area, lines, "Run summary · esc closes", 0, t);
     };
     let pct = |x: Option<f64>| {
         x.map(|v| format!("{:.1}%", 100.0 * v))
@@ -652,19 +652,32 @@ pub fn run_summary(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             p.neither
         )));
     }
-    draw_overlay(f, area, lines, "Run summary · esc closes", t);
+    draw_overlay(
+        f,
+        area,
+        lines,
+        "Run summary · j/k scroll · esc closes",
+        app.help_scroll,
+        t,
+    );
 }
 
-fn draw_overlay(f: &mut Frame, area: Rect, lines: Vec<Line>, title: &str, t: &Theme) {
-    let r = centered(
-        area,
-        area.width.saturating_sub(4).min(100),
-        (lines.len() as u16 + 2).min(area.height),
-    );
+fn draw_overlay(f: &mut Frame, area: Rect, lines: Vec<Line>, title: &str, scroll: u16, t: &Theme) {
+    let w = area.width.saturating_sub(4).min(100);
+    let inner_w = usize::from(w.saturating_sub(2)).max(1);
+    let rows: usize = lines
+        .iter()
+        .map(|l| l.width().div_ceil(inner_w).max(1))
+        .sum();
+    let rows = rows.min(u16::MAX as usize - 2) as u16;
+    let h = (rows + 2).min(area.height);
+    let r = centered(area, w, h);
+    let max_scroll = (rows + 2).saturating_sub(h);
     f.render_widget(Clear, r);
     f.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
+            .scroll((scroll.min(max_scroll), 0))
             .block(block(title, true, t)),
         r,
     );
