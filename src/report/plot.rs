@@ -291,7 +291,8 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, reports: &[RunReport]
     Ok(())
 }
 
-/// Stacked bars: failing samples per category value, split by automatic failure kind.
+/// Stacked bars: automatic failure kinds found per category value (a failing sample
+/// can show several, so a bar can exceed the number of samples).
 fn kind_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &RunReport) -> Result<()> {
     let kinds: Vec<FailureKind> = FailureKind::ALL
         .into_iter()
@@ -323,7 +324,7 @@ fn kind_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &RunReport) 
     chart
         .configure_mesh()
         .x_desc(r.by.as_str())
-        .y_desc("failing samples")
+        .y_desc("kinds found (a failing sample can show several)")
         .x_label_formatter(&|x| format!("{x:.0}"))
         .y_label_formatter(&|y| format!("{y:.0}"))
         .light_line_style(WHITE.mix(0.0))
