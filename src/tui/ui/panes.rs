@@ -84,7 +84,7 @@ pub fn samples(f: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     };
     // A judge column only when some run has judge decisions: ✓ yes, ✗ no, ? unreadable.
     let judged = app.runs.iter().any(|r| !r.judge.is_empty());
-    let jhead = if judged { "J " } else { "" };
+    let jhead = if judged { "J  " } else { "" };
     let mut lines = vec![Line::from(Span::styled(
         clip(
             &format!("{:<8} {cat:>3}  {:<14} {jhead}run", "id", "verdict"),
@@ -124,7 +124,7 @@ pub fn samples(f: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
         } else {
             Style::default().fg(t.verdict_color(row.verdict))
         };
-        let rest = w.saturating_sub(if judged { 32 } else { 30 });
+        let rest = w.saturating_sub(if judged { 33 } else { 30 });
         let judge = if judged {
             use crate::llm::judge::JudgeAnswer;
             match run.judge.get(&*row.id).map(|j| j.answer) {
@@ -141,7 +141,15 @@ pub fn samples(f: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
                 format!("{} {:>3}  ", clip(&row.id, 8), clip(&c, 3).trim_end()),
                 base,
             ),
-            Span::styled(format!("{:<14}", row.verdict_name()), vstyle),
+            // A space keeps the judge mark off a 14-letter verdict ("not-equivalent").
+            Span::styled(
+                if judged {
+                    format!("{:<14} ", row.verdict_name())
+                } else {
+                    format!("{:<14}", row.verdict_name())
+                },
+                vstyle,
+            ),
             Span::styled(judge, base),
             Span::styled(format!("{labelled}{}", clip(&run.name(), rest)), base),
         ]));
