@@ -81,6 +81,10 @@ pub enum Mode {
     RunSummary,
 }
 
+/// The start-up status: where to find every key (the footer drops it when its own
+/// hints already show `?`).
+pub const HELP_HINT: &str = "? shows every key";
+
 /// Label state filter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum LabelFilter {
@@ -456,7 +460,7 @@ impl App {
         app.select_first_failure();
         // Warnings take the footer's corner when there are any.
         if app.warnings.is_empty() {
-            app.status = "? shows every key".into();
+            app.status = HELP_HINT.into();
         }
         app
     }
@@ -750,6 +754,15 @@ impl App {
         let mut out = Vec::new();
         for (ri, run) in self.runs.iter().enumerate() {
             if !self.filter.runs.is_empty() && !self.filter.runs.contains(&ri) {
+                continue;
+            }
+            // One batch (the usual case) has no spread: skip the per-row work every frame.
+            let first = run.rows.first().map(|r| r.batch);
+            if run.rows.iter().all(|r| Some(r.batch) == first) {
+                // Keep step with chart(), which lists runs with a categorised row.
+                if (0..run.rows.len() as u32).any(|i| self.category(ri as u32, i).is_some()) {
+                    out.push(BTreeMap::new());
+                }
                 continue;
             }
             let mut cells: BTreeMap<(usize, u16), Bucket> = BTreeMap::new();

@@ -156,23 +156,7 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 
 /// A formula as wrapped, coloured lines, the first prefixed by `label`.
 pub fn lines(label: &str, text: &str, width: usize, t: &Theme) -> Vec<Line<'static>> {
-    let pad = " ".repeat(label.chars().count());
-    wrap(text, width.saturating_sub(label.chars().count()))
-        .into_iter()
-        .enumerate()
-        .map(|(i, l)| {
-            let mut s = vec![Span::styled(
-                if i == 0 {
-                    label.to_string()
-                } else {
-                    pad.clone()
-                },
-                Style::default().fg(t.title),
-            )];
-            s.extend(spans(&l, t));
-            Line::from(s)
-        })
-        .collect()
+    lines_highlighted(label, text, None, width, t)
 }
 
 fn tree_logic(f: &Formula, depth: usize, out: &mut Vec<(usize, String)>) {

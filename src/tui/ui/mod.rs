@@ -98,7 +98,7 @@ fn footer(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     // Warnings and status first: they must stay visible however narrow the screen.
     // The start-up hint about `?` is dropped when the key hints already show it.
     let help_shown = hints.iter().any(|(k, _)| k == "?");
-    let redundant = help_shown && app.status == "? shows every key";
+    let redundant = help_shown && app.status == crate::tui::state::HELP_HINT;
     let right = if !(app.status.is_empty() || redundant) {
         app.status.clone()
     } else if !app.warnings.is_empty() {
