@@ -416,11 +416,13 @@ fn torn_last_line_is_skipped_with_a_warning_and_resume_completes() {
     assert!(o.status.success());
     let full = samples(&out);
     assert_eq!(full.len(), 10);
-    // Drop the last record and leave half of it, as a crash mid-write would.
-    let text = std::fs::read_to_string(out.join("samples.jsonl")).unwrap();
-    let mut lines: Vec<&str> = text.lines().collect();
-    let last = lines.pop().unwrap();
-    let torn = format!("{}\n{}", lines.join("\n"), &last[..last.len() / 2]);
+    // Drop the last record and leave half of its bytes, as a crash mid-write
+    // would: the cut may land inside a multi-byte character such as `¬`.
+    let bytes = std::fs::read(out.join("samples.jsonl")).unwrap();
+    let body = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+    let start = body.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let mut torn = body[..start].to_vec();
+    torn.extend_from_slice(&body[start..start + (body.len() - start) / 2]);
     std::fs::write(out.join("samples.jsonl"), torn).unwrap();
     let o = bin()
         .args(base)
