@@ -379,3 +379,102 @@ fn import_keeps_stored_verdicts_and_reverify_lists_disagreements() {
         }
     ));
 }
+
+/// The report read from the row index matches the one computed from full records,
+/// builds its cache on the first call, reads it on the second, and notices appends
+/// and rewrites.
+#[test]
+fn report_through_the_row_index_matches_full_records_cold_warm_and_after_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let o = bin()
+        .args([
+            "run",
+            "--kind",
+            "pl",
+            "--per-category",
+            "3",
+            "--model",
+            "perturb",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = bin()
+        .args(["judge", "--model", "perturb"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let json = |dir: &Path| {
+        let o = bin()
+            .args(["report", "--format", "json"])
+            .arg(dir)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    let index = out.join(autoeval::run::index::INDEX);
+    assert!(!index.exists());
+    let cold = json(&out);
+    assert!(
+        index.exists(),
+        "the first report leaves the row index beside the run"
+    );
+    let stamp = std::fs::metadata(&index).unwrap().modified().unwrap();
+    let warm = json(&out);
+    assert_eq!(cold, warm);
+    assert_eq!(
+        std::fs::metadata(&index).unwrap().modified().unwrap(),
+        stamp,
+        "a warm report reads the index, it does not rewrite it"
+    );
+    // The same numbers as the report built from full records (closeness sums may
+    // differ in the last bits: they are added in another order).
+    let full = report_run(&load_run(&out).unwrap(), By::Operators);
+    let mut full = serde_json::to_value(vec![full]).unwrap();
+    let strip = |v: &mut serde_json::Value| {
+        for r in v.as_array_mut().unwrap() {
+            let c = r["closeness"].take();
+            let c: Vec<f64> = serde_json::from_value(c).unwrap();
+            r["closeness"] =
+                serde_json::json!(c.iter().map(|x| (x * 1e9).round()).collect::<Vec<_>>());
+        }
+    };
+    let mut warm_runs = warm["runs"].clone();
+    strip(&mut warm_runs);
+    strip(&mut full);
+    assert_eq!(warm_runs, full);
+    assert!(full[0]["judges"].as_array().is_some_and(|j| !j.is_empty()));
+    // A retried sample appended later: its latest line counts.
+    let text = std::fs::read_to_string(out.join("samples.jsonl")).unwrap();
+    let first = text.lines().next().unwrap();
+    let rec: SampleRecord = serde_json::from_str(first).unwrap();
+    let mut retried = rec.clone();
+    retried.verdict = Verdict::ModelError {
+        message: "retried".into(),
+    };
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(out.join("samples.jsonl"))
+        .unwrap();
+    use std::io::Write;
+    writeln!(f, "{}", serde_json::to_string(&retried).unwrap()).unwrap();
+    drop(f);
+    let after = json(&out);
+    let n = |v: &serde_json::Value| v["runs"][0]["total"]["n"].as_u64().unwrap();
+    assert_eq!(n(&after), n(&warm), "a retried sample is still one sample");
+    assert_eq!(
+        after["runs"][0]["verdicts"]["model-error"].as_u64(),
+        Some(1)
+    );
+    // Rewritten in place of the original (as rescore --in-place does): indexed again.
+    let tmp = out.join("samples.new");
+    std::fs::write(&tmp, &text).unwrap();
+    std::fs::rename(&tmp, out.join("samples.jsonl")).unwrap();
+    assert_eq!(json(&out), warm);
+}

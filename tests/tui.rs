@@ -238,6 +238,23 @@ fn broken_inputs_become_warnings_and_the_rest_loads() {
     assert!(s.contains("warning(s): w"), "{s}");
     keys(&mut app, &["w"]);
     assert!(screen(&mut app, &t, 80, 24).contains("Warnings"));
+    // Opened again, the rows come from the row index cache: the same rows, the same
+    // skipped-line warnings, the same first screen.
+    assert!(bad.join(autoeval::run::index::INDEX).exists());
+    let (mut again, _) = build_app(&opts(vec![
+        dir.path().to_path_buf(),
+        dir.path().join("missing"),
+    ]));
+    let rows = |a: &autoeval::tui::state::App| {
+        a.runs
+            .iter()
+            .flat_map(|r| r.rows.iter().map(|x| format!("{x:?}")))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(rows(&again), rows(&app));
+    assert!(again.warnings.join("\n").contains(":4: skipped"));
+    keys(&mut app, &["esc"]);
+    assert_eq!(screen(&mut again, &t, 80, 24), screen(&mut app, &t, 80, 24));
 }
 
 #[test]

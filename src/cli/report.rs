@@ -1,7 +1,7 @@
 //! `autoeval report`.
 
 use crate::report::render::{Format, render};
-use crate::report::{By, load_run, report_run};
+use crate::report::{By, report_dir};
 use crate::run::store;
 use anyhow::{Result, bail};
 use clap::Args;
@@ -53,17 +53,15 @@ pub fn expand_runs(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 pub fn run(args: ReportArgs) -> Result<i32> {
     let mut reports = Vec::new();
     for dir in expand_runs(&args.runs)? {
-        let data = match load_run(&dir) {
-            Ok(d) => d,
+        // One run at a time from its row index: memory stays that of one run's rows.
+        let (report, warnings) = match report_dir(&dir, args.by) {
+            Ok(r) => r,
             Err(e) => bail!("{e}"),
         };
-        for w in data.warnings.iter().take(5) {
+        for w in warnings.iter().take(5) {
             eprintln!("warning: {}", crate::sanitize::one_line(w));
         }
-        let by = args
-            .by
-            .unwrap_or_else(|| By::default_for(&data.manifest.dataset.kind));
-        reports.push(report_run(&data, by));
+        reports.push(report);
     }
     if let Some(path) = &args.plot {
         crate::report::plot::plot(&reports, path)?;

@@ -262,95 +262,190 @@ impl By {
     }
 }
 
-/// Builds the report of one run.
-pub fn report_run(run: &RunData, by: By) -> RunReport {
-    let mut total = Counts::default();
-    let mut cat_batches: BTreeMap<(usize, usize), Counts> = BTreeMap::new();
-    let mut failure_kinds: BTreeMap<String, BTreeMap<usize, usize>> = BTreeMap::new();
-    let mut by_category: BTreeMap<usize, Counts> = BTreeMap::new();
-    let mut batches: BTreeMap<usize, Counts> = BTreeMap::new();
-    let mut verdicts: BTreeMap<String, usize> = BTreeMap::new();
-    let (mut clo, mut nclo) = ([0.0; 3], 0usize);
-    let (mut tin, mut tout, mut cost) = (0, 0, Some(0.0));
-    for s in &run.samples {
-        total.add(s);
-        let key = by.key(s);
-        if let Some(k) = key {
-            by_category.entry(k).or_default().add(s);
-            cat_batches
-                .entry((k, s.batch.unwrap_or(0)))
+/// Folds samples into a [`RunReport`] one at a time, so a report never needs the
+/// records of a run in memory: the one place the report's numbers are computed,
+/// whether the samples come from full records or from the row index.
+#[derive(Default)]
+pub struct ReportBuilder {
+    total: Counts,
+    cat_batches: BTreeMap<(usize, usize), Counts>,
+    failure_kinds: BTreeMap<String, BTreeMap<usize, usize>>,
+    by_category: BTreeMap<usize, Counts>,
+    batches: BTreeMap<usize, Counts>,
+    verdicts: BTreeMap<String, usize>,
+    clo: [f64; 3],
+    nclo: usize,
+    tokens: (u64, u64),
+    cost: Option<f64>,
+    verifier: HashMap<String, VerdictKind>,
+    judged: std::collections::HashSet<String>,
+}
+
+/// One sample as the report counts it.
+pub struct ReportSample<'a> {
+    /// Sample id.
+    pub id: &'a str,
+    /// Final verdict.
+    pub kind: VerdictKind,
+    /// Category value (operators or depth).
+    pub key: Option<usize>,
+    /// Dataset batch.
+    pub batch: usize,
+    /// Automatic failure kinds ([`kinds::mask`]).
+    pub fails: u32,
+    /// BLEU, ROUGE-L, tree overlap.
+    pub closeness: Option<[f64; 3]>,
+    /// Tokens in and out.
+    pub tokens: (u64, u64),
+    /// Cost in USD, when priced.
+    pub cost: Option<f64>,
+}
+
+impl ReportBuilder {
+    /// A builder that will match judge decisions on these sample ids.
+    pub fn new(judge: &[JudgeRecord]) -> Self {
+        ReportBuilder {
+            cost: Some(0.0),
+            judged: judge.iter().map(|j| j.id.clone()).collect(),
+            ..Default::default()
+        }
+    }
+
+    /// Counts one sample (the latest record of its id).
+    pub fn add(&mut self, s: &ReportSample) {
+        self.total.add_kind(s.kind);
+        if let Some(k) = s.key {
+            self.by_category.entry(k).or_default().add_kind(s.kind);
+            self.cat_batches
+                .entry((k, s.batch))
                 .or_default()
-                .add(s);
-            for kind in kinds::classify(s) {
-                *failure_kinds
+                .add_kind(s.kind);
+            for kind in kinds::unmask(s.fails) {
+                *self
+                    .failure_kinds
                     .entry(kind.id().to_string())
                     .or_default()
                     .entry(k)
                     .or_default() += 1;
             }
         }
-        batches.entry(s.batch.unwrap_or(0)).or_default().add(s);
-        *verdicts.entry(s.verdict.name().to_string()).or_default() += 1;
+        self.batches.entry(s.batch).or_default().add_kind(s.kind);
+        *self.verdicts.entry(s.kind.name().to_string()).or_default() += 1;
         if let Some(c) = s.closeness {
-            clo[0] += c.bleu;
-            clo[1] += c.rouge_l;
-            clo[2] += c.tree;
-            nclo += 1;
+            for (a, b) in self.clo.iter_mut().zip(c) {
+                *a += b;
+            }
+            self.nclo += 1;
         }
-        tin += s.input_tokens;
-        tout += s.output_tokens;
-        cost = cost.zip(s.cost_usd).map(|(a, b)| a + b);
+        self.tokens.0 += s.tokens.0;
+        self.tokens.1 += s.tokens.1;
+        self.cost = self.cost.zip(s.cost).map(|(a, b)| a + b);
+        if self.judged.contains(s.id) {
+            self.verifier.insert(s.id.to_string(), s.kind);
+        }
     }
-    let verifier: HashMap<&str, VerdictKind> = run
-        .samples
-        .iter()
-        .map(|s| (s.id.as_str(), s.verdict.kind()))
-        .collect();
-    let mut judges: BTreeMap<String, JudgeStats> = BTreeMap::new();
-    // The newest decision per (judge model, sample) counts.
-    let mut latest: HashMap<(String, &str), &JudgeRecord> = HashMap::new();
-    for j in &run.judge {
-        latest.insert((j.model.name.clone(), j.id.as_str()), j);
+
+    /// The report, with the judge decisions matched against the verifier.
+    pub fn finish(self, m: &Manifest, dir: &Path, judge: &[JudgeRecord], by: By) -> RunReport {
+        let mut judges: BTreeMap<String, JudgeStats> = BTreeMap::new();
+        // The newest decision per (judge model, sample) counts.
+        let mut latest: HashMap<(String, &str), &JudgeRecord> = HashMap::new();
+        for j in judge {
+            latest.insert((j.model.name.clone(), j.id.as_str()), j);
+        }
+        for ((model, id), j) in latest {
+            let Some(&kind) = self.verifier.get(id) else {
+                continue;
+            };
+            judges
+                .entry(model.clone())
+                .or_insert_with(|| JudgeStats {
+                    model,
+                    ..Default::default()
+                })
+                .add(j.answer, kind);
+        }
+        let several = self.batches.len() > 1;
+        RunReport {
+            run: m.id.clone(),
+            dir: dir.display().to_string(),
+            model: format!("{}:{}", m.model.provider, m.model.name),
+            dataset: m.dataset.kind.clone(),
+            total: self.total,
+            by_category: self.by_category,
+            batch_accuracy: if several {
+                self.batches.values().filter_map(Counts::accuracy).collect()
+            } else {
+                vec![]
+            },
+            verdicts: self.verdicts,
+            closeness: (self.nclo > 0).then(|| self.clo.map(|x| x / self.nclo as f64)),
+            judges: judges.into_values().collect(),
+            tokens: self.tokens,
+            cost_usd: self.cost,
+            status: m.status.clone(),
+            by: by.label().to_string(),
+            spread: if several {
+                spread(&self.cat_batches)
+            } else {
+                BTreeMap::new()
+            },
+            failure_kinds: self.failure_kinds,
+        }
     }
-    for ((model, id), j) in latest {
-        let Some(&kind) = verifier.get(id) else {
-            continue;
-        };
-        judges
-            .entry(model.clone())
-            .or_insert_with(|| JudgeStats {
-                model,
-                ..Default::default()
-            })
-            .add(j.answer, kind);
+}
+
+/// Builds the report of one run from its full records.
+pub fn report_run(run: &RunData, by: By) -> RunReport {
+    let mut b = ReportBuilder::new(&run.judge);
+    for s in &run.samples {
+        b.add(&ReportSample {
+            id: &s.id,
+            kind: s.verdict.kind(),
+            key: by.key(s),
+            batch: s.batch.unwrap_or(0),
+            fails: kinds::mask(&kinds::classify(s)),
+            closeness: s.closeness.map(|c| [c.bleu, c.rouge_l, c.tree]),
+            tokens: (s.input_tokens, s.output_tokens),
+            cost: s.cost_usd,
+        });
     }
-    let m = &run.manifest;
-    RunReport {
-        run: m.id.clone(),
-        dir: run.dir.display().to_string(),
-        model: format!("{}:{}", m.model.provider, m.model.name),
-        dataset: m.dataset.kind.clone(),
-        total,
-        by_category,
-        batch_accuracy: if batches.len() > 1 {
-            batches.values().filter_map(Counts::accuracy).collect()
-        } else {
-            vec![]
-        },
-        verdicts,
-        closeness: (nclo > 0).then(|| clo.map(|x| x / nclo as f64)),
-        judges: judges.into_values().collect(),
-        tokens: (tin, tout),
-        cost_usd: cost,
-        status: m.status.clone(),
-        by: by.label().to_string(),
-        spread: if batches.len() > 1 {
-            spread(&cat_batches)
-        } else {
-            BTreeMap::new()
-        },
-        failure_kinds,
+    b.finish(&run.manifest, &run.dir, &run.judge, by)
+}
+
+/// Builds the report of a run directory from its row index (built and cached on the
+/// first call), holding one compact row per sample rather than full records. `by`
+/// None picks the dataset kind's default. Returns the report and the warnings met.
+pub fn report_dir(
+    dir: &Path,
+    by: Option<By>,
+) -> Result<(RunReport, Vec<String>), store::StoreError> {
+    let manifest = store::read_manifest(dir)?;
+    let by = by.unwrap_or_else(|| By::default_for(&manifest.dataset.kind));
+    let j = store::read_jsonl::<JudgeRecord>(&dir.join(JUDGE))?;
+    store::ensure_regular(&dir.join(store::SAMPLES))?;
+    let scan = crate::run::index::load_or_build(dir, false);
+    let mut b = ReportBuilder::new(&j.records);
+    for i in crate::run::rows::latest_per_id(&scan.rows) {
+        let (r, e) = (&scan.rows[i], &scan.extras[i]);
+        b.add(&ReportSample {
+            id: &r.id,
+            kind: r.verdict,
+            key: match by {
+                By::Operators => r.ops,
+                By::Depth => r.depth,
+            }
+            .map(usize::from),
+            batch: usize::from(r.batch),
+            fails: r.fails,
+            closeness: e.closeness,
+            tokens: (e.tokens_in, e.tokens_out),
+            cost: e.cost,
+        });
     }
+    let mut warnings = scan.warnings;
+    warnings.extend(j.warnings);
+    Ok((b.finish(&manifest, dir, &j.records, by), warnings))
 }
 
 /// Lowest and highest batch accuracy per category.

@@ -3,8 +3,10 @@
 pub mod driver;
 pub mod format;
 pub mod import;
+pub mod index;
 pub mod judge;
 pub mod pipeline;
 pub mod rescore;
+pub mod rows;
 pub mod score;
 pub mod store;

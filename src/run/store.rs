@@ -45,19 +45,23 @@ pub struct Loaded<T> {
     pub complete_bytes: u64,
 }
 
+/// Refuses a FIFO or a device (`/dev/zero`) under a run file's name: reading it
+/// would block or never end. A missing file is fine.
+pub fn ensure_regular(path: &Path) -> Result<(), StoreError> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => Err(StoreError::Io(
+            path.display().to_string(),
+            std::io::Error::other("not a regular file; refusing to read it"),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Reads a JSONL file. A final line without newline that does not parse is a torn
 /// write in progress: skipped with a warning, never fatal. Bad lines elsewhere are
 /// skipped with their line number. A missing file reads as empty.
 pub fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Result<Loaded<T>, StoreError> {
-    // A FIFO or a device (`/dev/zero`) under a run file's name would block or never end.
-    if let Ok(m) = std::fs::metadata(path)
-        && !m.is_file()
-    {
-        return Err(StoreError::Io(
-            path.display().to_string(),
-            std::io::Error::other("not a regular file; refusing to read it"),
-        ));
-    }
+    ensure_regular(path)?;
     let file = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

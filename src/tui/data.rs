@@ -3,109 +3,12 @@
 //! from disk only for the sample on screen, so a 100,000-sample run stays small.
 
 use crate::run::format::{LabelRecord, Manifest, SampleRecord};
+use crate::run::rows::Scan;
+pub use crate::run::rows::{MAX_LINE, Row, SEP};
 use crate::run::store;
-use crate::verify::VerdictKind;
-use serde::Deserialize;
-use std::borrow::Cow;
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-
-/// Longest sample line the viewer reads (longer lines are skipped with a warning).
-pub const MAX_LINE: u64 = 16 << 20;
-
-/// Field separator inside [`Row::text`].
-pub const SEP: char = '\u{1f}';
-
-/// One sample as the lists need it.
-#[derive(Clone, Debug)]
-pub struct Row {
-    /// Byte offset of the line in `samples.jsonl`.
-    pub offset: u64,
-    /// Line length without the newline.
-    pub len: u32,
-    /// Sample id.
-    pub id: Box<str>,
-    /// The final verdict's kind.
-    pub verdict: VerdictKind,
-    /// Automatic failure kinds (a [`crate::report::kinds::mask`]).
-    pub fails: u32,
-    /// Dataset batch (0 when the dataset has one).
-    pub batch: u16,
-    /// BLEU of φ₁ against φ₀ in percent (None when φ₁ did not parse).
-    pub bleu: Option<u8>,
-    /// Operator count.
-    pub ops: Option<u16>,
-    /// Generation depth.
-    pub depth: Option<u16>,
-    /// φ₀, ψ and φ₁ joined by [`SEP`] (what search looks at).
-    pub text: Box<str>,
-}
-
-impl Row {
-    /// φ₀.
-    pub fn phi0(&self) -> &str {
-        self.text.split(SEP).next().unwrap_or("")
-    }
-    /// The verdict's name.
-    pub fn verdict_name(&self) -> &'static str {
-        self.verdict.name()
-    }
-
-    /// The final verdict's kind.
-    pub fn kind(&self) -> VerdictKind {
-        self.verdict
-    }
-}
-
-#[derive(Deserialize)]
-struct LightVerdict<'a> {
-    #[serde(borrow)]
-    verdict: Cow<'a, str>,
-    #[serde(borrow, default)]
-    reason: Option<Cow<'a, str>>,
-}
-
-#[derive(Deserialize)]
-struct LightRound<'a> {
-    #[serde(borrow, default)]
-    input: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    psi: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    phi1: Option<Cow<'a, str>>,
-}
-
-#[derive(Deserialize)]
-struct LightCloseness {
-    bleu: f64,
-}
-
-#[derive(Deserialize)]
-struct LightSample<'a> {
-    #[serde(borrow)]
-    id: Cow<'a, str>,
-    #[serde(default)]
-    num_operators: Option<usize>,
-    #[serde(default)]
-    depth: Option<usize>,
-    #[serde(default)]
-    batch: Option<usize>,
-    #[serde(default)]
-    closeness: Option<LightCloseness>,
-    #[serde(borrow)]
-    phi0: Cow<'a, str>,
-    #[serde(default)]
-    syntax: Option<crate::syntax::SyntaxKind>,
-    #[serde(borrow)]
-    verdict: LightVerdict<'a>,
-    #[serde(borrow, default)]
-    rounds: Vec<LightRound<'a>>,
-}
-
-fn verdict_kind(name: &str) -> VerdictKind {
-    VerdictKind::from_name(name).unwrap_or(VerdictKind::Unknown)
-}
 
 /// The manifest with every string made safe to draw (run names, model names, paths).
 fn safe_manifest(m: Manifest) -> Manifest {
@@ -114,47 +17,6 @@ fn safe_manifest(m: Manifest) -> Manifest {
     };
     crate::sanitize::json_for_terminal(&mut v);
     serde_json::from_value(v).unwrap_or(m)
-}
-
-/// Parses one complete line into a row (None for blank lines), or a warning.
-fn parse_row(line: &[u8], offset: u64, path: &Path, lineno: usize) -> Result<Option<Row>, String> {
-    if line.iter().all(u8::is_ascii_whitespace) {
-        return Ok(None);
-    }
-    let s = serde_json::from_slice::<LightSample>(line)
-        .map_err(|e| format!("{}:{lineno}: skipped: {e}", path.display()))?;
-    let r1 = s.rounds.first();
-    // Text from files reaches the screen: bidi overrides, zero-width and control
-    // characters are shown as `\u{…}`, never obeyed.
-    let safe = crate::sanitize::for_terminal;
-    let psi = safe(r1.and_then(|r| r.psi.as_deref()).unwrap_or(""));
-    let phi1 = safe(r1.and_then(|r| r.phi1.as_deref()).unwrap_or(""));
-    let verdict = verdict_kind(&s.verdict.verdict);
-    let deciding = s.rounds.iter().rev().find(|r| r.phi1.is_some());
-    let fails = match s.syntax {
-        Some(syntax) => crate::report::kinds::mask(&crate::report::kinds::classify_parts(
-            verdict,
-            s.verdict.reason.as_deref(),
-            syntax,
-            deciding.and_then(|r| r.input.as_deref()),
-            deciding.and_then(|r| r.phi1.as_deref()),
-        )),
-        None => 0,
-    };
-    Ok(Some(Row {
-        offset,
-        len: line.len() as u32,
-        id: crate::sanitize::one_line(&s.id).as_ref().into(),
-        verdict,
-        fails,
-        batch: s.batch.unwrap_or(0).min(u16::MAX as usize) as u16,
-        bleu: s
-            .closeness
-            .map(|c| (c.bleu.clamp(0.0, 1.0) * 100.0).round() as u8),
-        ops: s.num_operators.map(|v| v.min(u16::MAX as usize) as u16),
-        depth: s.depth.map(|v| v.min(u16::MAX as usize) as u16),
-        text: format!("{}{SEP}{psi}{SEP}{phi1}", safe(&s.phi0)).into(),
-    }))
 }
 
 /// A run as the viewer holds it.
@@ -249,22 +111,17 @@ impl RunIndex {
             Ok(m) => run.manifest = Some(safe_manifest(m)),
             Err(e) => run.warnings.push(e.to_string()),
         }
-        run.refresh();
+        // The row index cache makes a re-open a read instead of a parse.
+        let scan = crate::run::index::load_or_build(dir, true);
+        run.consumed = scan.consumed;
+        run.lines = scan.lines;
+        run.warnings.extend(scan.warnings);
         // Finished samples arrive in completion order; show them by index. Samples
-        // appended later (a live run) go at the end, newest last.
-        run.rows.sort_by(|a, b| {
-            let key = |r: &Row| (r.id.parse::<u64>().unwrap_or(u64::MAX), r.offset);
-            key(a).cmp(&key(b)).then_with(|| a.id.cmp(&b.id))
-        });
-        // A retried sample has several lines; the latest (largest offset) is its record.
-        let mut rows: Vec<Row> = Vec::with_capacity(run.rows.len());
-        for r in std::mem::take(&mut run.rows) {
-            match rows.last_mut() {
-                Some(last) if last.id == r.id => *last = r,
-                _ => rows.push(r),
-            }
-        }
-        run.rows = rows;
+        // appended later (a live run) go at the end, newest last. A retried sample has
+        // several lines; the latest is its record.
+        let order = crate::run::rows::latest_per_id(&scan.rows);
+        let mut rows: Vec<Option<Row>> = scan.rows.into_iter().map(Some).collect();
+        run.rows = order.into_iter().filter_map(|i| rows[i].take()).collect();
         run.reload_labels();
         run.reload_judge();
         run
@@ -309,84 +166,26 @@ impl RunIndex {
     }
 
     /// Reads lines appended since the last read; returns how many rows were added.
-    ///
-    /// The file is streamed through a small buffer: holding a large run in memory at
-    /// once costs more in page faults than parsing it. A last line without its newline
-    /// is a write in progress and is left for the next call.
+    /// A file that shrank (rewritten) is read again from the start.
     pub fn refresh(&mut self) -> usize {
-        let path = self.dir.join(store::SAMPLES);
-        // A FIFO or device named samples.jsonl would block or never end: only read files.
-        match std::fs::metadata(&path) {
-            Ok(m) if m.is_file() => {}
-            Ok(_) => {
-                let w = format!("{} is not a regular file; skipped", path.display());
-                if !self.warnings.contains(&w) {
-                    self.warnings.push(w);
-                }
-                return 0;
-            }
-            Err(_) => return 0,
-        }
-        let Ok(mut f) = std::fs::File::open(&path) else {
-            return 0;
+        let mut scan = Scan {
+            consumed: self.consumed,
+            lines: self.lines,
+            ..Scan::default()
         };
-        let len = f.metadata().map(|m| m.len()).unwrap_or(0);
-        if len < self.consumed {
-            self.warnings
-                .push(format!("{} shrank; reloading it", path.display()));
+        let added = scan.extend_from(&self.dir.join(store::SAMPLES), false);
+        if scan.restarted {
             self.rows.clear();
-            self.consumed = 0;
-            self.lines = 0;
         }
-        if len == self.consumed || f.seek(SeekFrom::Start(self.consumed)).is_err() {
-            return 0;
-        }
-        let mut reader = BufReader::with_capacity(1 << 20, f);
-        let mut line = Vec::with_capacity(8192);
-        let before = self.rows.len();
-        loop {
-            line.clear();
-            let n = match (&mut reader)
-                .take(MAX_LINE + 1)
-                .read_until(b'\n', &mut line)
-            {
-                Ok(0) | Err(_) => break,
-                Ok(n) => n,
-            };
-            if line.last() != Some(&b'\n') {
-                if n as u64 <= MAX_LINE {
-                    break;
-                }
-                // Longer than any sample we write: skip to its end without holding it.
-                let mut skipped = n as u64;
-                loop {
-                    line.clear();
-                    match (&mut reader).take(1 << 20).read_until(b'\n', &mut line) {
-                        Ok(0) | Err(_) => return self.rows.len() - before,
-                        Ok(k) => skipped += k as u64,
-                    }
-                    if line.last() == Some(&b'\n') {
-                        break;
-                    }
-                }
-                self.lines += 1;
-                self.warnings.push(format!(
-                    "{}:{}: a line of {skipped} bytes was skipped (limit {MAX_LINE})",
-                    path.display(),
-                    self.lines
-                ));
-                self.consumed += skipped;
-                continue;
+        self.consumed = scan.consumed;
+        self.lines = scan.lines;
+        for w in scan.warnings {
+            if !self.warnings.contains(&w) {
+                self.warnings.push(w);
             }
-            self.lines += 1;
-            match parse_row(&line[..n - 1], self.consumed, &path, self.lines) {
-                Ok(Some(row)) => self.rows.push(row),
-                Ok(None) => {}
-                Err(w) => self.warnings.push(w),
-            }
-            self.consumed += n as u64;
         }
-        self.rows.len() - before
+        self.rows.extend(scan.rows);
+        added
     }
 
     /// Re-reads `labels.jsonl`.

@@ -1,0 +1,426 @@
+//! The row index: the compact rows of a run's `samples.jsonl`, cached beside it in
+//! `.autoeval-index`, so that opening or reporting a large run again reads a compact
+//! binary file instead of parsing every JSON line.
+//!
+//! The cache is tied to the exact file it was built from: the same file (device and
+//! inode), at least as long as what was indexed, the same bytes just before the indexed
+//! end, and, when no bytes were added, the same modification time. A run that grew by
+//! appends (a live run, a resume) reuses the cache and parses only the new lines; a
+//! rewritten file (`rescore --in-place`, an edit) is indexed again. The cache is input
+//! like any other file: every length is checked against bounds before anything is
+//! allocated, and a cache that does not read back cleanly is ignored and rebuilt.
+
+use super::rows::{Extra, MAX_LINE, Row, Scan};
+use super::store;
+use crate::verify::VerdictKind;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Name of the cache file inside a run directory.
+pub const INDEX: &str = ".autoeval-index";
+
+const MAGIC: &[u8; 8] = b"AEIDX\x00\x00\x01";
+/// Bytes before the indexed end whose hash must still match.
+const TAIL: u64 = 4096;
+/// Most warnings kept in a cache.
+const MAX_WARNINGS: usize = 10_000;
+
+/// Identity of the indexed file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Ident {
+    dev: u64,
+    ino: u64,
+    mtime_ns: i128,
+    len: u64,
+}
+
+fn ident(path: &Path) -> Option<Ident> {
+    let m = std::fs::metadata(path).ok()?;
+    let mtime_ns = m
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as i128);
+    #[cfg(unix)]
+    let (dev, ino) = {
+        use std::os::unix::fs::MetadataExt;
+        (m.dev(), m.ino())
+    };
+    #[cfg(not(unix))]
+    let (dev, ino) = (0, 0);
+    Some(Ident {
+        dev,
+        ino,
+        mtime_ns,
+        len: m.len(),
+    })
+}
+
+fn fnv(h: u64, bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+}
+
+const FNV0: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// Hashes everything that passes through, so a damaged cache is noticed.
+struct Hashing<T> {
+    inner: T,
+    h: u64,
+}
+
+impl<W: Write> Write for Hashing<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.h = fnv(self.h, &buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.h = fnv(self.h, &buf[..n]);
+        Ok(n)
+    }
+}
+
+/// FNV-1a of the `TAIL` bytes before `end` of the file.
+fn tail_hash(path: &Path, end: u64) -> Option<u64> {
+    use std::io::{Seek, SeekFrom};
+    let mut f = std::fs::File::open(path).ok()?;
+    let start = end.saturating_sub(TAIL);
+    f.seek(SeekFrom::Start(start)).ok()?;
+    let mut buf = vec![0u8; (end - start) as usize];
+    f.read_exact(&mut buf).ok()?;
+    Some(fnv(FNV0, &buf))
+}
+
+/// Where the cache of run directory `dir` lives.
+pub fn path(dir: &Path) -> PathBuf {
+    dir.join(INDEX)
+}
+
+/// Rows of `dir`'s `samples.jsonl` in file order, with their report fields: from the
+/// cache where it is valid, the lines added since parsed, and the cache written again
+/// when anything was parsed. `want_text` false leaves [`Row::text`] empty for rows
+/// read from the cache (a report does not need it). Never fails: a missing or stale
+/// cache is rebuilt, and a directory that cannot be written is read without one.
+pub fn load_or_build(dir: &Path, want_text: bool) -> Scan {
+    let samples = dir.join(store::SAMPLES);
+    let mut scan = load(dir, want_text).unwrap_or_default();
+    let before = (scan.consumed, scan.lines);
+    let added = scan.extend_from(&samples, true);
+    if (added > 0 || scan.restarted || (scan.consumed, scan.lines) != before)
+        && scan.consumed > 0
+        && (want_text || before.0 == 0 || scan.restarted)
+    {
+        // A best effort: a read-only run (a shared folder, a checkout) is read
+        // without a cache.
+        let _ = save(dir, &scan);
+    }
+    scan
+}
+
+/// Writes the cache for `scan` (rows in file order with extras) atomically.
+pub fn save(dir: &Path, scan: &Scan) -> std::io::Result<()> {
+    let samples = dir.join(store::SAMPLES);
+    let Some(id) = ident(&samples) else {
+        return Err(std::io::Error::other("samples.jsonl is gone"));
+    };
+    if scan.extras.len() != scan.rows.len() || id.len < scan.consumed {
+        return Err(std::io::Error::other("scan does not match the file"));
+    }
+    let tail = tail_hash(&samples, scan.consumed).unwrap_or(0);
+    let tmp = dir.join(format!("{INDEX}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut w = Hashing {
+            inner: BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp)?),
+            h: FNV0,
+        };
+        w.write_all(MAGIC)?;
+        for v in [
+            id.dev,
+            id.ino,
+            id.len,
+            scan.consumed,
+            scan.lines as u64,
+            tail,
+        ] {
+            w.write_all(&v.to_le_bytes())?;
+        }
+        w.write_all(&id.mtime_ns.to_le_bytes())?;
+        let warnings = &scan.warnings[..scan.warnings.len().min(MAX_WARNINGS)];
+        w.write_all(&(warnings.len() as u64).to_le_bytes())?;
+        for s in warnings {
+            put_str(&mut w, s)?;
+        }
+        w.write_all(&(scan.rows.len() as u64).to_le_bytes())?;
+        for (r, e) in scan.rows.iter().zip(&scan.extras) {
+            put_row(&mut w, r, e)?;
+        }
+        let sum = w.h;
+        let mut w = w.inner;
+        w.write_all(&sum.to_le_bytes())?;
+        w.into_inner().map_err(|e| e.into_error())?.sync_all()
+    })();
+    match result {
+        Ok(()) => std::fs::rename(&tmp, path(dir)),
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(e)
+        }
+    }
+}
+
+fn put_str(w: &mut impl Write, s: &str) -> std::io::Result<()> {
+    w.write_all(&(s.len() as u32).to_le_bytes())?;
+    w.write_all(s.as_bytes())
+}
+
+fn put_row(w: &mut impl Write, r: &Row, e: &Extra) -> std::io::Result<()> {
+    let verdict = VerdictKind::ALL
+        .iter()
+        .position(|k| *k == r.verdict)
+        .unwrap_or(0) as u8;
+    let flags = u8::from(r.ops.is_some())
+        | u8::from(r.depth.is_some()) << 1
+        | u8::from(r.bleu.is_some()) << 2
+        | u8::from(e.closeness.is_some()) << 3
+        | u8::from(e.cost.is_some()) << 4;
+    w.write_all(&r.offset.to_le_bytes())?;
+    w.write_all(&r.len.to_le_bytes())?;
+    w.write_all(&[verdict, flags, r.bleu.unwrap_or(0)])?;
+    w.write_all(&r.fails.to_le_bytes())?;
+    w.write_all(&r.batch.to_le_bytes())?;
+    w.write_all(&r.ops.unwrap_or(0).to_le_bytes())?;
+    w.write_all(&r.depth.unwrap_or(0).to_le_bytes())?;
+    for x in e.closeness.unwrap_or_default() {
+        w.write_all(&x.to_le_bytes())?;
+    }
+    w.write_all(&e.tokens_in.to_le_bytes())?;
+    w.write_all(&e.tokens_out.to_le_bytes())?;
+    w.write_all(&e.cost.unwrap_or(0.0).to_le_bytes())?;
+    put_str(w, &r.id)?;
+    put_str(w, &r.text)
+}
+
+/// A reader that refuses lengths beyond what the cache file can hold.
+struct In<R> {
+    r: R,
+    left: u64,
+}
+
+impl<R: Read> In<R> {
+    fn bytes<const N: usize>(&mut self) -> Option<[u8; N]> {
+        let mut b = [0u8; N];
+        self.r.read_exact(&mut b).ok()?;
+        self.left = self.left.checked_sub(N as u64)?;
+        Some(b)
+    }
+    fn u64(&mut self) -> Option<u64> {
+        self.bytes::<8>().map(u64::from_le_bytes)
+    }
+    fn f64(&mut self) -> Option<f64> {
+        self.bytes::<8>().map(f64::from_le_bytes)
+    }
+    fn u32(&mut self) -> Option<u32> {
+        self.bytes::<4>().map(u32::from_le_bytes)
+    }
+    fn u16(&mut self) -> Option<u16> {
+        self.bytes::<2>().map(u16::from_le_bytes)
+    }
+    /// A string of at most `max` bytes; with `keep` false it is skipped.
+    fn str(&mut self, max: u64, keep: bool) -> Option<Box<str>> {
+        let n = u64::from(self.u32()?);
+        if n > max || n > self.left {
+            return None;
+        }
+        self.left -= n;
+        if keep {
+            let mut buf = vec![0u8; n as usize];
+            self.r.read_exact(&mut buf).ok()?;
+            String::from_utf8(buf).ok().map(String::into_boxed_str)
+        } else {
+            let skipped = std::io::copy(&mut (&mut self.r).take(n), &mut std::io::sink()).ok()?;
+            (skipped == n).then(|| Box::from(""))
+        }
+    }
+}
+
+/// Reads the cache of `dir` if it still describes the start of its `samples.jsonl`.
+pub fn load(dir: &Path, want_text: bool) -> Option<Scan> {
+    let samples = dir.join(store::SAMPLES);
+    let now = ident(&samples)?;
+    let file = std::fs::File::open(path(dir)).ok()?;
+    let size = file.metadata().ok()?.len();
+    let mut r = In {
+        r: Hashing {
+            inner: BufReader::with_capacity(1 << 20, file),
+            h: FNV0,
+        },
+        // The last 8 bytes are the checksum of everything before them.
+        left: size.checked_sub(8)?,
+    };
+    if &r.bytes::<8>()? != MAGIC {
+        return None;
+    }
+    let (dev, ino, len, consumed, lines, tail) =
+        (r.u64()?, r.u64()?, r.u64()?, r.u64()?, r.u64()?, r.u64()?);
+    let mtime_ns = i128::from_le_bytes(r.bytes::<16>()?);
+    let same_file = dev == now.dev && ino == now.ino && now.len >= consumed && len >= consumed;
+    let unchanged_or_appended = now.len > len || (now.len == len && now.mtime_ns == mtime_ns);
+    if !same_file || !unchanged_or_appended || tail_hash(&samples, consumed)? != tail {
+        return None;
+    }
+    let nwarn = r.u64()?;
+    if nwarn > MAX_WARNINGS as u64 {
+        return None;
+    }
+    let mut warnings = Vec::with_capacity(nwarn as usize);
+    for _ in 0..nwarn {
+        warnings.push(r.str(1 << 16, true)?.into());
+    }
+    let nrows = r.u64()?;
+    // Every row stands for at least one byte of samples.jsonl and ~60 of cache.
+    if nrows > consumed || nrows > r.left / 60 {
+        return None;
+    }
+    let mut rows = Vec::with_capacity(nrows as usize);
+    let mut extras = Vec::with_capacity(nrows as usize);
+    for _ in 0..nrows {
+        let offset = r.u64()?;
+        let len = r.u32()?;
+        let [verdict, flags, bleu] = r.bytes::<3>()?;
+        let fails = r.u32()?;
+        let (batch, ops, depth) = (r.u16()?, r.u16()?, r.u16()?);
+        let c = [r.f64()?, r.f64()?, r.f64()?];
+        let (tokens_in, tokens_out, cost) = (r.u64()?, r.u64()?, r.f64()?);
+        let id = r.str(MAX_LINE, true)?;
+        let text = r.str(MAX_LINE, want_text)?;
+        if offset.checked_add(u64::from(len))? > consumed {
+            return None;
+        }
+        let has = |bit: u8| flags & (1 << bit) != 0;
+        rows.push(Row {
+            offset,
+            len,
+            id,
+            verdict: *VerdictKind::ALL.get(usize::from(verdict))?,
+            fails,
+            batch,
+            bleu: has(2).then_some(bleu.min(100)),
+            ops: has(0).then_some(ops),
+            depth: has(1).then_some(depth),
+            text,
+        });
+        extras.push(Extra {
+            closeness: has(3).then_some(c),
+            tokens_in,
+            tokens_out,
+            cost: has(4).then_some(cost),
+        });
+    }
+    let sum = r.r.h;
+    let mut last = [0u8; 8];
+    r.r.inner.read_exact(&mut last).ok()?;
+    if r.left != 0 || u64::from_le_bytes(last) != sum {
+        return None;
+    }
+    Some(Scan {
+        rows,
+        extras,
+        consumed,
+        lines: usize::try_from(lines).ok()?,
+        warnings,
+        restarted: false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(id: usize, verdict: &str) -> String {
+        format!(
+            r#"{{"id":"{id}","idx":{id},"syntax":"pl","phi0":"p1 ∧ p{id}","phi0_original":"p1","num_operators":{id},"depth":2,"rounds":[{{"round":1,"input":"p1","psi":"ψ {id}","phi1":"p1"}}],"verdict":{{"verdict":"{verdict}"}},"rounds_passed":0,"closeness":{{"bleu":0.5,"rouge_l":0.25,"tree":0.125}},"input_tokens":{id},"output_tokens":7,"cost_usd":0.5,"finished":"x"}}"#
+        ) + "\n"
+    }
+
+    fn fresh(dir: &Path) -> Scan {
+        let mut s = Scan::default();
+        s.extend_from(&dir.join(store::SAMPLES), true);
+        s
+    }
+
+    fn same(a: &Scan, b: &Scan) {
+        assert_eq!(a.rows.len(), b.rows.len());
+        for (x, y) in a.rows.iter().zip(&b.rows) {
+            assert_eq!(format!("{x:?}"), format!("{y:?}"));
+        }
+        assert_eq!(a.extras, b.extras);
+        assert_eq!((a.consumed, a.lines), (b.consumed, b.lines));
+        assert_eq!(a.warnings, b.warnings);
+    }
+
+    #[test]
+    fn the_cache_reads_back_what_a_parse_gives_and_follows_appends() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join(store::SAMPLES);
+        let mut text: String = (0..50).map(|i| line(i, "equivalent")).collect();
+        text.push_str("not json\n");
+        std::fs::write(&f, &text).unwrap();
+        let built = load_or_build(d.path(), true);
+        same(&built, &fresh(d.path()));
+        assert!(path(d.path()).exists());
+        same(&load(d.path(), true).unwrap(), &built);
+        // Appended lines are parsed on top of the cache.
+        let mut file = std::fs::OpenOptions::new().append(true).open(&f).unwrap();
+        file.write_all(line(50, "not-equivalent").as_bytes())
+            .unwrap();
+        drop(file);
+        let grown = load_or_build(d.path(), true);
+        assert_eq!(grown.rows.len(), 51);
+        same(&grown, &fresh(d.path()));
+        // Without text, everything else is the same.
+        let slim = load(d.path(), false).unwrap();
+        assert!(slim.rows.iter().all(|r| r.text.is_empty()));
+        assert_eq!(slim.extras, grown.extras);
+    }
+
+    #[test]
+    fn a_rewritten_file_or_a_damaged_cache_is_never_used() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join(store::SAMPLES);
+        let text: String = (0..20).map(|i| line(i, "equivalent")).collect();
+        std::fs::write(&f, &text).unwrap();
+        load_or_build(d.path(), true);
+        // Same length, other bytes (an edit in place): the tail hash differs.
+        std::fs::write(&f, text.replace("equivalent", "copied!!!!")).unwrap();
+        assert!(load(d.path(), true).is_none());
+        let rebuilt = load_or_build(d.path(), true);
+        same(&rebuilt, &fresh(d.path()));
+        // A rename over the file (rescore --in-place) is another inode.
+        let tmp = d.path().join("new");
+        std::fs::write(&tmp, &text).unwrap();
+        std::fs::rename(&tmp, &f).unwrap();
+        assert!(load(d.path(), true).is_none());
+        load_or_build(d.path(), true);
+        // Every truncation and a flipped byte anywhere are noticed (never a panic).
+        let good = std::fs::read(path(d.path())).unwrap();
+        for cut in (0..good.len()).step_by(7) {
+            std::fs::write(path(d.path()), &good[..cut]).unwrap();
+            assert!(load(d.path(), true).is_none(), "cut at {cut}");
+        }
+        for at in (0..good.len()).step_by(5) {
+            let mut bad = good.clone();
+            bad[at] ^= 0x41;
+            std::fs::write(path(d.path()), &bad).unwrap();
+            assert!(load(d.path(), true).is_none(), "flip at {at}");
+        }
+    }
+}
