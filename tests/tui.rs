@@ -133,7 +133,8 @@ fn fuzzy_search_narrows_and_esc_clears() {
     let n = app.visible.len();
     assert!(n > 0 && n < 42, "{n}");
     for (r, i) in &app.visible {
-        let text = &app.runs[*r as usize].rows[*i as usize].text;
+        let run = &app.runs[*r as usize];
+        let text = run.text(&run.rows[*i as usize]);
         assert!(
             text.contains('p') && text.contains('1') && text.contains('2'),
             "{text}"
@@ -659,4 +660,38 @@ fn labelling_at_80x24_keeps_the_formulas_in_view() {
             c.id
         );
     }
+}
+
+/// Large searches run on a worker: keys are taken at once, the list shows the last
+/// results with "searching…" until the new ones come, and results overtaken by newer
+/// typing are dropped — the end state equals the search done on the UI thread.
+#[test]
+fn background_search_never_blocks_and_keeps_only_the_newest_result() {
+    let (mut sync_app, _) = app();
+    keys(&mut sync_app, &["/", "p", "1", "2", "∧"]);
+    let want = sync_app.visible.clone();
+    assert!(!want.is_empty());
+    let (mut app, t) = app();
+    app.search_sync_limit = 0;
+    keys(&mut app, &["/", "p", "1", "2", "∧"]);
+    assert!(app.search_pending(), "the search went to the worker");
+    assert!(screen(&mut app, &t, 120, 30).contains("searching…"));
+    let start = std::time::Instant::now();
+    while app.search_pending() {
+        app.poll_search();
+        assert!(start.elapsed() < std::time::Duration::from_secs(10));
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert_eq!(app.visible, want, "only the newest query's result is shown");
+    assert!(!screen(&mut app, &t, 120, 30).contains("searching…"));
+    // Deleting back to nothing shows everything again without a worker round trip.
+    keys(
+        &mut app,
+        &["backspace", "backspace", "backspace", "backspace"],
+    );
+    assert!(!app.search_pending());
+    assert_eq!(
+        app.visible.len(),
+        app.runs.iter().map(|r| r.rows.len()).sum::<usize>()
+    );
 }

@@ -21,7 +21,7 @@ pub struct CompareArgs {
     pub rows: Option<PathBuf>,
 }
 
-fn write_rows(m: &PassFail, path: &PathBuf) -> Result<()> {
+fn write_rows(m: &PassFail<&str>, path: &PathBuf) -> Result<()> {
     let mut w =
         csv::Writer::from_path(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     let mut head = vec!["phi0".to_string()];

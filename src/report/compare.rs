@@ -4,15 +4,25 @@
 use std::collections::{BTreeMap, HashMap};
 
 /// Samples × runs: whether each run passed each φ₀ (None: that run has no such sample).
-#[derive(Clone, Debug, Default)]
-pub struct PassFail<'a> {
+#[derive(Clone, Debug)]
+pub struct PassFail<K> {
     /// Run names, one per column.
     pub runs: Vec<String>,
-    /// φ₀ of each row and its occurrence (0 for the first copy within a run).
-    pub keys: Vec<(&'a str, u32)>,
+    /// φ₀ (or its hash) of each row and its occurrence (0 for the first copy within a run).
+    pub keys: Vec<(K, u32)>,
     /// One column per run, one entry per row (column-major: two allocations per run,
     /// not one per sample).
     pub columns: Vec<Vec<Option<bool>>>,
+}
+
+impl<K> Default for PassFail<K> {
+    fn default() -> Self {
+        PassFail {
+            runs: Vec::new(),
+            keys: Vec::new(),
+            columns: Vec::new(),
+        }
+    }
 }
 
 /// How a row's key reads: φ₀, with `#k` for its k-th repeat within a run.
@@ -26,10 +36,11 @@ pub fn key_text((phi0, occ): (&str, u32)) -> String {
 
 /// Builds the matrix. Samples are matched by φ₀; a φ₀ that occurs several times in a run
 /// is matched occurrence by occurrence (its k-th copy with the other run's k-th copy).
-pub fn build<'a, R, I>(runs: R) -> PassFail<'a>
+pub fn build<K, R, I>(runs: R) -> PassFail<K>
 where
+    K: Copy + Eq + std::hash::Hash,
     R: IntoIterator<Item = (String, I)>,
-    I: IntoIterator<Item = (&'a str, bool)>,
+    I: IntoIterator<Item = (K, bool)>,
 {
     struct Entry {
         /// Rows of this φ₀: its first, second, … copy.
@@ -41,7 +52,7 @@ where
     let mut m = PassFail::default();
     // One map, one hash per sample; a fast non-cryptographic hash (keys are not secret,
     // and a run's φ₀ are its own).
-    let mut index: HashMap<&'a str, Entry, FastHash> = HashMap::default();
+    let mut index: HashMap<K, Entry, FastHash> = HashMap::default();
     for (col, (name, samples)) in runs.into_iter().enumerate() {
         m.runs.push(name);
         let mut column: Vec<Option<bool>> = vec![None; m.keys.len()];
@@ -184,7 +195,7 @@ fn erfc(x: f64) -> f64 {
     if x >= 0.0 { r } else { 2.0 - r }
 }
 
-impl PassFail<'_> {
+impl<K> PassFail<K> {
     /// Whether run `col` passed row `row` (None: it has no such sample).
     pub fn cell(&self, row: usize, col: usize) -> Option<bool> {
         self.columns

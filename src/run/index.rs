@@ -9,17 +9,22 @@
 //! rewritten file (`rescore --in-place`, an edit) is indexed again. The cache is input
 //! like any other file: every length is checked against bounds before anything is
 //! allocated, and a cache that does not read back cleanly is ignored and rebuilt.
+//!
+//! Layout: a header, the rows (fixed fields, id, and where the row's text is), a
+//! checksum of all that, then the texts (φ₀, ψ, φ₁) one after another. The viewer
+//! keeps only the rows in memory and reads texts from the file when it needs them
+//! (search, compare, export); texts are checked and made safe to draw when read.
 
-use super::rows::{Extra, MAX_LINE, Row, Scan};
+use super::rows::{Extra, MAX_LINE, Row, Scan, TextFile};
 use super::store;
 use crate::verify::VerdictKind;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufReader, BufWriter, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 /// Name of the cache file inside a run directory.
 pub const INDEX: &str = ".autoeval-index";
 
-const MAGIC: &[u8; 8] = b"AEIDX\x00\x00\x01";
+const MAGIC: &[u8; 8] = b"AEIDX\x00\x00\x02";
 /// Bytes before the indexed end whose hash must still match.
 const TAIL: u64 = 4096;
 /// Most warnings kept in a cache.
@@ -107,36 +112,61 @@ pub fn path(dir: &Path) -> PathBuf {
 
 /// Rows of `dir`'s `samples.jsonl` in file order, with their report fields: from the
 /// cache where it is valid, the lines added since parsed, and the cache written again
-/// when anything was parsed. `want_text` false leaves [`Row::text`] empty for rows
-/// read from the cache (a report does not need it). Never fails: a missing or stale
-/// cache is rebuilt, and a directory that cannot be written is read without one.
-pub fn load_or_build(dir: &Path, want_text: bool) -> Scan {
+/// when anything was parsed. With `texts` the rows' texts come along (read from the
+/// cache file on demand, or held for lines just parsed); without, rows from the cache
+/// carry no text (a report does not need it). Never fails: a missing or stale cache is
+/// rebuilt, and a directory that cannot be written is read without one.
+pub fn load_or_build(dir: &Path, texts: bool) -> Scan {
     let samples = dir.join(store::SAMPLES);
-    let mut scan = load(dir, want_text).unwrap_or_default();
+    let cached = load(dir, texts);
+    let from_cache = cached.is_some();
+    let mut scan = cached.unwrap_or_default();
     let before = (scan.consumed, scan.lines);
     let added = scan.extend_from(&samples, true);
-    if (added > 0 || scan.restarted || (scan.consumed, scan.lines) != before)
-        && scan.consumed > 0
-        && (want_text || before.0 == 0 || scan.restarted)
-    {
+    let changed = added > 0 || scan.restarted || (scan.consumed, scan.lines) != before;
+    // Rows read from a cache without their texts cannot be written back.
+    let can_save = texts || !from_cache || scan.restarted;
+    if changed && scan.consumed > 0 && can_save {
         // A best effort: a read-only run (a shared folder, a checkout) is read
-        // without a cache.
-        let _ = save(dir, &scan);
+        // without a cache, its texts kept in memory.
+        if let Ok(file) = save(dir, &scan) {
+            scan.texts.clear();
+            scan.text_base = file.spans.len();
+            scan.text_file = Some(file);
+        }
     }
     scan
 }
 
-/// Writes the cache for `scan` (rows in file order with extras) atomically.
-pub fn save(dir: &Path, scan: &Scan) -> std::io::Result<()> {
+/// Writes the cache for `scan` (rows in file order, with extras and texts) atomically;
+/// returns where its texts now are.
+pub fn save(dir: &Path, scan: &Scan) -> std::io::Result<TextFile> {
     let samples = dir.join(store::SAMPLES);
     let Some(id) = ident(&samples) else {
         return Err(std::io::Error::other("samples.jsonl is gone"));
     };
-    if scan.extras.len() != scan.rows.len() || id.len < scan.consumed {
+    let old_texts = scan.text_file.as_ref().map_or(0, |f| f.spans.len());
+    if scan.extras.len() != scan.rows.len()
+        || id.len < scan.consumed
+        || old_texts != scan.text_base
+        || scan.text_base + scan.texts.len() < scan.rows.len()
+    {
         return Err(std::io::Error::other("scan does not match the file"));
     }
     let tail = tail_hash(&samples, scan.consumed).unwrap_or(0);
     let tmp = dir.join(format!("{INDEX}.{}.tmp", std::process::id()));
+    // Where each text will be in the new text section: the old section is copied
+    // first, unchanged, then the texts parsed since.
+    let old_len = scan.text_file.as_ref().map_or(0, TextFile::section_len);
+    let mut spans: Vec<(u64, u32)> = scan
+        .text_file
+        .as_ref()
+        .map_or_else(Vec::new, |f| f.spans.clone());
+    let mut pos = old_len;
+    for t in &scan.texts {
+        spans.push((pos, t.len() as u32));
+        pos += t.len() as u64;
+    }
     let result = (|| {
         let mut w = Hashing {
             inner: BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp)?),
@@ -161,15 +191,43 @@ pub fn save(dir: &Path, scan: &Scan) -> std::io::Result<()> {
         }
         w.write_all(&(scan.rows.len() as u64).to_le_bytes())?;
         for (r, e) in scan.rows.iter().zip(&scan.extras) {
-            put_row(&mut w, r, e)?;
+            let span = spans.get(r.text as usize).copied().unwrap_or((0, 0));
+            put_row(&mut w, r, e, span)?;
         }
+        w.write_all(&(spans.len() as u64).to_le_bytes())?;
+        w.write_all(&pos.to_le_bytes())?;
         let sum = w.h;
         let mut w = w.inner;
         w.write_all(&sum.to_le_bytes())?;
-        w.into_inner().map_err(|e| e.into_error())?.sync_all()
+        let base = w.stream_position()?;
+        if let Some(f) = &scan.text_file {
+            // Positional reads: a search worker may be reading the same handle.
+            use std::os::unix::fs::FileExt;
+            let mut buf = vec![0u8; 1 << 20];
+            let mut done = 0u64;
+            while done < old_len {
+                let n = (old_len - done).min(buf.len() as u64) as usize;
+                f.file.read_exact_at(&mut buf[..n], f.base + done)?;
+                w.write_all(&buf[..n])?;
+                done += n as u64;
+            }
+        }
+        for t in &scan.texts {
+            w.write_all(t.as_bytes())?;
+        }
+        let file = w.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        Ok(base)
     })();
     match result {
-        Ok(()) => std::fs::rename(&tmp, path(dir)),
+        Ok(base) => {
+            std::fs::rename(&tmp, path(dir))?;
+            Ok(TextFile {
+                file: std::sync::Arc::new(std::fs::File::open(path(dir))?),
+                base,
+                spans,
+            })
+        }
         Err(e) => {
             let _ = std::fs::remove_file(&tmp);
             Err(e)
@@ -182,7 +240,7 @@ fn put_str(w: &mut impl Write, s: &str) -> std::io::Result<()> {
     w.write_all(s.as_bytes())
 }
 
-fn put_row(w: &mut impl Write, r: &Row, e: &Extra) -> std::io::Result<()> {
+fn put_row(w: &mut impl Write, r: &Row, e: &Extra, text: (u64, u32)) -> std::io::Result<()> {
     let verdict = VerdictKind::ALL
         .iter()
         .position(|k| *k == r.verdict)
@@ -205,8 +263,10 @@ fn put_row(w: &mut impl Write, r: &Row, e: &Extra) -> std::io::Result<()> {
     w.write_all(&e.tokens_in.to_le_bytes())?;
     w.write_all(&e.tokens_out.to_le_bytes())?;
     w.write_all(&e.cost.unwrap_or(0.0).to_le_bytes())?;
-    put_str(w, &r.id)?;
-    put_str(w, &r.text)
+    w.write_all(&r.phi0_hash.to_le_bytes())?;
+    w.write_all(&text.0.to_le_bytes())?;
+    w.write_all(&text.1.to_le_bytes())?;
+    put_str(w, &r.id)
 }
 
 /// A reader that refuses lengths beyond what the cache file can hold.
@@ -253,7 +313,8 @@ impl<R: Read> In<R> {
 }
 
 /// Reads the cache of `dir` if it still describes the start of its `samples.jsonl`.
-pub fn load(dir: &Path, want_text: bool) -> Option<Scan> {
+/// With `texts`, the rows' texts are left in the cache file, to be read on demand.
+pub fn load(dir: &Path, texts: bool) -> Option<Scan> {
     let samples = dir.join(store::SAMPLES);
     let now = ident(&samples)?;
     let file = std::fs::File::open(path(dir)).ok()?;
@@ -263,8 +324,7 @@ pub fn load(dir: &Path, want_text: bool) -> Option<Scan> {
             inner: BufReader::with_capacity(1 << 20, file),
             h: FNV0,
         },
-        // The last 8 bytes are the checksum of everything before them.
-        left: size.checked_sub(8)?,
+        left: size,
     };
     if &r.bytes::<8>()? != MAGIC {
         return None;
@@ -286,12 +346,13 @@ pub fn load(dir: &Path, want_text: bool) -> Option<Scan> {
         warnings.push(r.str(1 << 16, true)?.into());
     }
     let nrows = r.u64()?;
-    // Every row stands for at least one byte of samples.jsonl and ~60 of cache.
-    if nrows > consumed || nrows > r.left / 60 {
+    // Every row stands for at least one byte of samples.jsonl and ~80 of cache.
+    if nrows > consumed || nrows > r.left / 80 {
         return None;
     }
     let mut rows = Vec::with_capacity(nrows as usize);
     let mut extras = Vec::with_capacity(nrows as usize);
+    let mut row_spans: Vec<(u64, u32)> = Vec::with_capacity(nrows as usize);
     for _ in 0..nrows {
         let offset = r.u64()?;
         let len = r.u32()?;
@@ -300,9 +361,10 @@ pub fn load(dir: &Path, want_text: bool) -> Option<Scan> {
         let (batch, ops, depth) = (r.u16()?, r.u16()?, r.u16()?);
         let c = [r.f64()?, r.f64()?, r.f64()?];
         let (tokens_in, tokens_out, cost) = (r.u64()?, r.u64()?, r.f64()?);
+        let phi0_hash = r.u64()?;
+        let span = (r.u64()?, r.u32()?);
         let id = r.str(MAX_LINE, true)?;
-        let text = r.str(MAX_LINE, want_text)?;
-        if offset.checked_add(u64::from(len))? > consumed {
+        if offset.checked_add(u64::from(len))? > consumed || u64::from(span.1) > MAX_LINE {
             return None;
         }
         let has = |bit: u8| flags & (1 << bit) != 0;
@@ -316,8 +378,10 @@ pub fn load(dir: &Path, want_text: bool) -> Option<Scan> {
             bleu: has(2).then_some(bleu.min(100)),
             ops: has(0).then_some(ops),
             depth: has(1).then_some(depth),
-            text,
+            phi0_hash,
+            text: row_spans.len() as u32,
         });
+        row_spans.push(span);
         extras.push(Extra {
             closeness: has(3).then_some(c),
             tokens_in,
@@ -325,15 +389,37 @@ pub fn load(dir: &Path, want_text: bool) -> Option<Scan> {
             cost: has(4).then_some(cost),
         });
     }
+    let ntexts = r.u64()?;
+    let section = r.u64()?;
     let sum = r.r.h;
     let mut last = [0u8; 8];
     r.r.inner.read_exact(&mut last).ok()?;
-    if r.left != 0 || u64::from_le_bytes(last) != sum {
+    // What follows the checksum is exactly the text section.
+    let base = size.checked_sub(r.left)?.checked_add(8)?;
+    if ntexts != nrows || r.left.checked_sub(8)? != section || u64::from_le_bytes(last) != sum {
         return None;
     }
+    if row_spans
+        .iter()
+        .any(|&(p, l)| p.checked_add(u64::from(l)).is_none_or(|end| end > section))
+    {
+        return None;
+    }
+    let text_file = if texts {
+        Some(TextFile {
+            file: std::sync::Arc::new(r.r.inner.into_inner()),
+            base,
+            spans: row_spans,
+        })
+    } else {
+        None
+    };
     Some(Scan {
+        text_base: if texts { rows.len() } else { 0 },
         rows,
         extras,
+        texts: Vec::new(),
+        text_file,
         consumed,
         lines: usize::try_from(lines).ok()?,
         warnings,
@@ -357,12 +443,24 @@ mod tests {
         s
     }
 
+    fn texts(s: &Scan) -> Vec<String> {
+        let mut store = crate::run::rows::TextStore::with_file(s.text_file.clone());
+        for t in &s.texts {
+            store.push(t.clone());
+        }
+        s.rows
+            .iter()
+            .map(|r| store.get(r.text).into_owned())
+            .collect()
+    }
+
     fn same(a: &Scan, b: &Scan) {
         assert_eq!(a.rows.len(), b.rows.len());
         for (x, y) in a.rows.iter().zip(&b.rows) {
             assert_eq!(format!("{x:?}"), format!("{y:?}"));
         }
         assert_eq!(a.extras, b.extras);
+        assert_eq!(texts(a), texts(b));
         assert_eq!((a.consumed, a.lines), (b.consumed, b.lines));
         assert_eq!(a.warnings, b.warnings);
     }
@@ -386,10 +484,21 @@ mod tests {
         let grown = load_or_build(d.path(), true);
         assert_eq!(grown.rows.len(), 51);
         same(&grown, &fresh(d.path()));
-        // Without text, everything else is the same.
+        // The texts stay in the file; without them, everything else is the same.
+        assert!(grown.texts.is_empty() && grown.text_file.is_some());
         let slim = load(d.path(), false).unwrap();
-        assert!(slim.rows.iter().all(|r| r.text.is_empty()));
+        assert!(slim.text_file.is_none() && slim.texts.is_empty());
         assert_eq!(slim.extras, grown.extras);
+        // A search reads texts in windows: the same texts as one at a time.
+        let store = crate::run::rows::TextStore::with_file(grown.text_file.clone());
+        let idx: Vec<u32> = (0..51).step_by(3).collect();
+        let mut seen = Vec::new();
+        store.each(&idx, &mut |i, t| seen.push((i, t.to_string())));
+        let want: Vec<(u32, String)> = idx
+            .iter()
+            .map(|&i| (i, store.get(i).into_owned()))
+            .collect();
+        assert_eq!(seen, want);
     }
 
     #[test]
@@ -410,8 +519,12 @@ mod tests {
         std::fs::rename(&tmp, &f).unwrap();
         assert!(load(d.path(), true).is_none());
         load_or_build(d.path(), true);
-        // Every truncation and a flipped byte anywhere are noticed (never a panic).
+        // Every truncation and a flipped byte in the header or rows are noticed; a
+        // flipped text byte changes at most that text (texts are checked when read).
         let good = std::fs::read(path(d.path())).unwrap();
+        let reference = load(d.path(), true).unwrap();
+        let section = reference.text_file.as_ref().unwrap().section_len() as usize;
+        let texts_at = good.len() - section;
         for cut in (0..good.len()).step_by(7) {
             std::fs::write(path(d.path()), &good[..cut]).unwrap();
             assert!(load(d.path(), true).is_none(), "cut at {cut}");
@@ -420,7 +533,14 @@ mod tests {
             let mut bad = good.clone();
             bad[at] ^= 0x41;
             std::fs::write(path(d.path()), &bad).unwrap();
-            assert!(load(d.path(), true).is_none(), "flip at {at}");
+            match load(d.path(), true) {
+                None => assert!(at < texts_at, "a text flip at {at} lost the rows"),
+                Some(s) => {
+                    assert!(at >= texts_at, "flip at {at} went unnoticed");
+                    assert_eq!(s.rows.len(), reference.rows.len());
+                    let _ = texts(&s);
+                }
+            }
         }
     }
 }

@@ -11,7 +11,7 @@ use std::path::Path;
 /// Longest sample line the viewer reads (longer lines are skipped with a warning).
 pub const MAX_LINE: u64 = 16 << 20;
 
-/// Field separator inside [`Row::text`].
+/// Field separator inside a row's text (φ₀, ψ, φ₁).
 pub const SEP: char = '\u{1f}';
 
 /// One sample as the lists need it.
@@ -35,15 +35,206 @@ pub struct Row {
     pub ops: Option<u16>,
     /// Generation depth.
     pub depth: Option<u16>,
-    /// φ₀, ψ and φ₁ joined by [`SEP`] (what search looks at).
-    pub text: Box<str>,
+    /// A hash of φ₀ as shown, to find the same formula in other runs without its text.
+    pub phi0_hash: u64,
+    /// Where the row's text (φ₀, ψ and φ₁ joined by [`SEP`], what search looks at)
+    /// is in its run's [`TextStore`] (or [`Scan::texts`]).
+    pub text: u32,
+}
+
+/// φ₀ of a row's joined text.
+pub fn phi0_of(text: &str) -> &str {
+    text.split(SEP).next().unwrap_or("")
+}
+
+/// The hash [`Row::phi0_hash`] holds (FNV-1a, stable across processes).
+pub fn phi0_hash(phi0: &str) -> u64 {
+    phi0.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+/// Texts kept in a row index file: the open file, where its text section starts, and
+/// each text's position and length in that section.
+#[derive(Clone, Debug)]
+pub struct TextFile {
+    /// The index file (kept open: a newer index renamed over it leaves this one valid).
+    pub file: std::sync::Arc<std::fs::File>,
+    /// Offset of the text section.
+    pub base: u64,
+    /// Position (in the section) and length of each text.
+    pub spans: Vec<(u64, u32)>,
+}
+
+impl TextFile {
+    /// Bytes in the text section.
+    pub fn section_len(&self) -> u64 {
+        self.spans
+            .iter()
+            .map(|&(p, l)| p + u64::from(l))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Reads text `i`, made safe to draw (the file is input like any other).
+    fn read(&self, i: usize) -> Option<String> {
+        use std::os::unix::fs::FileExt;
+        let (pos, len) = *self.spans.get(i)?;
+        let mut buf = vec![0u8; len as usize];
+        self.file.read_exact_at(&mut buf, self.base + pos).ok()?;
+        let text = String::from_utf8_lossy(&buf);
+        // Each field on its own: the separator is a control character too.
+        let fields: Vec<String> = text
+            .split(SEP)
+            .map(|f| crate::sanitize::for_terminal(f).into_owned())
+            .collect();
+        Some(fields.join(&SEP.to_string()))
+    }
+
+    /// Calls `f` with each text of `idx` (ascending), reading the section in large
+    /// sequential windows rather than one read per text.
+    fn each(&self, idx: &[u32], f: &mut dyn FnMut(u32, &str)) {
+        use std::os::unix::fs::FileExt;
+        const WINDOW: u64 = 4 << 20;
+        let mut buf: Vec<u8> = Vec::new();
+        let mut k = 0;
+        while k < idx.len() {
+            let Some(&(start, len)) = self.spans.get(idx[k] as usize) else {
+                k += 1;
+                continue;
+            };
+            // One window: this text and those after it that fit.
+            let end_of = |j: usize| {
+                self.spans
+                    .get(idx[j] as usize)
+                    .map(|&(p, l)| p + u64::from(l))
+            };
+            let mut end = start + u64::from(len);
+            let mut j = k + 1;
+            while j < idx.len() {
+                match (self.spans.get(idx[j] as usize), end_of(j)) {
+                    (Some(&(p, _)), Some(e))
+                        if p >= start && e - start <= WINDOW.max(end - start) =>
+                    {
+                        end = end.max(e);
+                        j += 1;
+                    }
+                    _ => break,
+                }
+            }
+            buf.resize((end - start) as usize, 0);
+            if self.file.read_exact_at(&mut buf, self.base + start).is_ok() {
+                for &i in &idx[k..j] {
+                    if let Some(&(p, l)) = self.spans.get(i as usize) {
+                        let a = (p - start) as usize;
+                        let text = String::from_utf8_lossy(&buf[a..a + l as usize]);
+                        f(i, &text);
+                    }
+                }
+            }
+            k = j;
+        }
+    }
+}
+
+/// The rows' texts: those of a row index file, read on demand, then the texts of
+/// lines parsed since, in shared append-only chunks. A clone is a cheap snapshot that
+/// a search worker reads while the viewer keeps appending.
+#[derive(Clone, Debug, Default)]
+pub struct TextStore {
+    file: Option<std::sync::Arc<TextFile>>,
+    chunks: Vec<std::sync::Arc<Vec<Box<str>>>>,
+    /// Texts in `chunks`.
+    len: usize,
+}
+
+const CHUNK: usize = 4096;
+
+impl TextStore {
+    /// A store whose first texts are those of `file`.
+    pub fn with_file(file: Option<TextFile>) -> TextStore {
+        TextStore {
+            file: file.map(std::sync::Arc::new),
+            ..TextStore::default()
+        }
+    }
+
+    fn file_len(&self) -> usize {
+        self.file.as_ref().map_or(0, |f| f.spans.len())
+    }
+
+    /// Appends a text; returns its index.
+    pub fn push(&mut self, text: Box<str>) -> u32 {
+        if self.len.is_multiple_of(CHUNK) {
+            self.chunks
+                .push(std::sync::Arc::new(Vec::with_capacity(CHUNK)));
+        }
+        if let Some(last) = self.chunks.last_mut() {
+            // Copies the chunk only when a snapshot still reads it.
+            std::sync::Arc::make_mut(last).push(text);
+        }
+        self.len += 1;
+        (self.file_len() + self.len - 1) as u32
+    }
+
+    /// The text at `i` ("" when out of range or unreadable).
+    pub fn get(&self, i: u32) -> std::borrow::Cow<'_, str> {
+        let i = i as usize;
+        let fl = self.file_len();
+        if i < fl {
+            return self
+                .file
+                .as_ref()
+                .and_then(|f| f.read(i))
+                .map_or(std::borrow::Cow::Borrowed(""), std::borrow::Cow::Owned);
+        }
+        let i = i - fl;
+        std::borrow::Cow::Borrowed(
+            self.chunks
+                .get(i / CHUNK)
+                .and_then(|c| c.get(i % CHUNK))
+                .map_or("", |s| s),
+        )
+    }
+
+    /// Calls `f` with the text of each index in `idx` (sorted ascending), reading file
+    /// texts in large sequential windows.
+    pub fn each(&self, idx: &[u32], f: &mut dyn FnMut(u32, &str)) {
+        let fl = self.file_len() as u32;
+        let split = idx.partition_point(|&i| i < fl);
+        if let Some(file) = &self.file {
+            file.each(&idx[..split], f);
+        }
+        for &i in &idx[split..] {
+            let k = (i - fl) as usize;
+            if let Some(t) = self.chunks.get(k / CHUNK).and_then(|c| c.get(k % CHUNK)) {
+                f(i, t);
+            }
+        }
+    }
+
+    /// Texts stored.
+    pub fn len(&self) -> usize {
+        self.file_len() + self.len
+    }
+
+    /// Whether nothing is stored.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl FromIterator<Box<str>> for TextStore {
+    fn from_iter<I: IntoIterator<Item = Box<str>>>(iter: I) -> Self {
+        let mut t = TextStore::default();
+        for s in iter {
+            t.push(s);
+        }
+        t
+    }
 }
 
 impl Row {
-    /// φ₀.
-    pub fn phi0(&self) -> &str {
-        self.text.split(SEP).next().unwrap_or("")
-    }
     /// The verdict's name.
     pub fn verdict_name(&self) -> &'static str {
         self.verdict.name()
@@ -114,14 +305,15 @@ fn verdict_kind(name: &str) -> VerdictKind {
     VerdictKind::from_name(name).unwrap_or(VerdictKind::Unknown)
 }
 
-/// Parses one complete line into a row and its report-only fields (None for blank
-/// lines), or a warning naming the file and line.
+/// Parses one complete line into a row, its report-only fields and its text (None for
+/// blank lines), or a warning naming the file and line. The row's `text` index is 0:
+/// the caller places the text.
 pub fn parse_row(
     line: &[u8],
     offset: u64,
     path: &Path,
     lineno: usize,
-) -> Result<Option<(Row, Extra)>, String> {
+) -> Result<Option<(Row, Extra, Box<str>)>, String> {
     if line.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
@@ -164,9 +356,11 @@ pub fn parse_row(
                 .map(|c| (c.bleu.clamp(0.0, 1.0) * 100.0).round() as u8),
             ops: s.num_operators.map(|v| v.min(u16::MAX as usize) as u16),
             depth: s.depth.map(|v| v.min(u16::MAX as usize) as u16),
-            text: format!("{}{SEP}{psi}{SEP}{phi1}", safe(&s.phi0)).into(),
+            phi0_hash: phi0_hash(&safe(&s.phi0)),
+            text: 0,
         },
         extra,
+        format!("{}{SEP}{psi}{SEP}{phi1}", safe(&s.phi0)).into(),
     )))
 }
 
@@ -191,6 +385,12 @@ pub struct Scan {
     pub rows: Vec<Row>,
     /// Report-only fields, parallel to `rows` (empty when not kept).
     pub extras: Vec<Extra>,
+    /// Texts of rows parsed from JSON; such a row's `text` is `text_base` + its index here.
+    pub texts: Vec<Box<str>>,
+    /// Texts of rows read from a row index, left in its file (indices below `text_base`).
+    pub text_file: Option<TextFile>,
+    /// How many texts `text_file` holds.
+    pub text_base: usize,
     /// Bytes of the file consumed (complete lines only).
     pub consumed: u64,
     /// Complete lines read, for line numbers in warnings.
@@ -231,6 +431,9 @@ impl Scan {
                 .push(format!("{} shrank; reloading it", path.display()));
             self.rows.clear();
             self.extras.clear();
+            self.texts.clear();
+            self.text_file = None;
+            self.text_base = 0;
             self.consumed = 0;
             self.lines = 0;
             self.restarted = true;
@@ -277,7 +480,9 @@ impl Scan {
             }
             self.lines += 1;
             match parse_row(&line[..n - 1], self.consumed, path, self.lines) {
-                Ok(Some((row, extra))) => {
+                Ok(Some((mut row, extra, text))) => {
+                    row.text = (self.text_base + self.texts.len()) as u32;
+                    self.texts.push(text);
                     self.rows.push(row);
                     if keep_extras {
                         self.extras.push(extra);

@@ -4,7 +4,7 @@
 
 use crate::run::format::{LabelRecord, Manifest, SampleRecord};
 use crate::run::rows::Scan;
-pub use crate::run::rows::{MAX_LINE, Row, SEP};
+pub use crate::run::rows::{MAX_LINE, Row, SEP, TextStore};
 use crate::run::store;
 use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom};
@@ -26,8 +26,10 @@ pub struct RunIndex {
     pub dir: PathBuf,
     /// Manifest, if readable.
     pub manifest: Option<Manifest>,
-    /// Rows in file order.
+    /// Rows by sample index (the latest line of each sample).
     pub rows: Vec<Row>,
+    /// The rows' texts (φ₀, ψ, φ₁), shared with search workers.
+    pub texts: TextStore,
     /// Bytes of `samples.jsonl` consumed (complete lines); following resumes here.
     pub consumed: u64,
     /// Complete lines read (for line numbers in warnings).
@@ -40,6 +42,16 @@ pub struct RunIndex {
     pub judge: HashMap<String, crate::run::format::JudgeRecord>,
     /// Problems found while loading.
     pub warnings: Vec<String>,
+    /// Changes whenever the rows change (a new process-wide number), so aggregates
+    /// drawn from them can be cached until then.
+    pub generation: u64,
+    /// [`RunIndex::text_index`]'s cache: (generation, indices).
+    text_index: std::sync::Mutex<(u64, std::sync::Arc<[u32]>)>,
+}
+
+fn next_generation() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl RunIndex {
@@ -86,6 +98,28 @@ impl RunIndex {
             .unwrap_or_else(|| "unreadable".into())
     }
 
+    /// The row's text: φ₀, ψ and φ₁ joined by [`SEP`].
+    pub fn text(&self, row: &Row) -> std::borrow::Cow<'_, str> {
+        self.texts.get(row.text)
+    }
+
+    /// Each row's text index, shared with search workers (rebuilt when rows change).
+    pub fn text_index(&self) -> std::sync::Arc<[u32]> {
+        let mut cache = self.text_index.lock().unwrap_or_else(|e| e.into_inner());
+        if cache.0 != self.generation || cache.1.len() != self.rows.len() {
+            *cache = (
+                self.generation,
+                self.rows.iter().map(|r| r.text).collect::<Vec<u32>>().into(),
+            );
+        }
+        cache.1.clone()
+    }
+
+    /// The row's φ₀.
+    pub fn phi0(&self, row: &Row) -> String {
+        crate::run::rows::phi0_of(&self.text(row)).to_string()
+    }
+
     /// Share of rows whose verdict is `equivalent`.
     pub fn accuracy(&self) -> Option<f64> {
         (!self.rows.is_empty()).then(|| {
@@ -99,12 +133,15 @@ impl RunIndex {
             dir: dir.to_path_buf(),
             manifest: None,
             rows: Vec::new(),
+            texts: TextStore::default(),
             consumed: 0,
             lines: 0,
             labels: HashMap::new(),
             judge: HashMap::new(),
             manifest_mtime: None,
             warnings: Vec::new(),
+            generation: next_generation(),
+            text_index: std::sync::Mutex::new((0, std::sync::Arc::from(Vec::new()))),
         };
         run.manifest_mtime = manifest_mtime(dir);
         match store::read_manifest(dir) {
@@ -120,6 +157,11 @@ impl RunIndex {
         // appended later (a live run) go at the end, newest last. A retried sample has
         // several lines; the latest is its record.
         let order = crate::run::rows::latest_per_id(&scan.rows);
+        // Texts keep file order: a row's `text` already points at its own.
+        run.texts = TextStore::with_file(scan.text_file);
+        for t in scan.texts {
+            run.texts.push(t);
+        }
         let mut rows: Vec<Option<Row>> = scan.rows.into_iter().map(Some).collect();
         run.rows = order.into_iter().filter_map(|i| rows[i].take()).collect();
         run.reload_labels();
@@ -176,6 +218,7 @@ impl RunIndex {
         let added = scan.extend_from(&self.dir.join(store::SAMPLES), false);
         if scan.restarted {
             self.rows.clear();
+            self.texts = TextStore::default();
         }
         self.consumed = scan.consumed;
         self.lines = scan.lines;
@@ -184,7 +227,14 @@ impl RunIndex {
                 self.warnings.push(w);
             }
         }
-        self.rows.extend(scan.rows);
+        let texts = std::mem::take(&mut scan.texts);
+        for (mut row, text) in scan.rows.into_iter().zip(texts) {
+            row.text = self.texts.push(text);
+            self.rows.push(row);
+        }
+        if added > 0 || scan.restarted {
+            self.generation = next_generation();
+        }
         added
     }
 

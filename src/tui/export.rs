@@ -42,7 +42,8 @@ pub fn export(app: &App, base: &Path) -> Result<PathBuf, String> {
         let line = run.raw_line(row)?;
         j.write_all(&line).map_err(|e| err(&jsonl, &e))?;
         j.write_all(b"\n").map_err(|e| err(&jsonl, &e))?;
-        let mut parts = row.text.split(super::data::SEP);
+        let text = run.text(row);
+        let mut parts = text.split(super::data::SEP);
         let (phi0, psi, phi1) = (
             parts.next().unwrap_or(""),
             parts.next().unwrap_or(""),

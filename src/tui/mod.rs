@@ -288,7 +288,9 @@ pub fn run(opts: ViewOptions) -> anyhow::Result<i32> {
                     }
                 }
             }
-            if event::poll(Duration::from_millis(200))? {
+            // While a search runs on the worker, look for its result often.
+            let wait = if app.search_pending() { 10 } else { 200 };
+            if event::poll(Duration::from_millis(wait))? {
                 match event::read()? {
                     Event::Key(k) if k.kind != KeyEventKind::Release => {
                         if let Some(name) = key_name(k) {
@@ -307,6 +309,9 @@ pub fn run(opts: ViewOptions) -> anyhow::Result<i32> {
                     Event::Resize(..) => dirty = true,
                     _ => {}
                 }
+            }
+            if app.poll_search() {
+                dirty = true;
             }
             if app.live_tick() {
                 dirty = true;

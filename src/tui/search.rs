@@ -12,9 +12,11 @@
 //! stays fast on 100,000 samples. fuzzy-matcher's skim scorer then marks the
 //! matched characters in the detail view.
 
-use super::data::SEP;
+use super::data::{SEP, TextStore};
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
+use std::collections::HashSet;
+use std::sync::mpsc;
 
 /// A compiled query.
 pub struct Query {
@@ -125,6 +127,130 @@ pub fn filter_parallel<T: Copy + Send + Sync>(
             .flat_map(|h| h.join().unwrap_or_default())
             .collect()
     })
+}
+
+/// One search: a query over candidate rows, with snapshots of the runs' texts, so it
+/// can run on a worker while the viewer keeps drawing and taking keys.
+pub struct Job {
+    /// Which search this is; results of an older one are dropped.
+    pub generation: u64,
+    /// The query as typed.
+    pub query: String,
+    /// Candidates in list order: (run, row).
+    pub pool: std::sync::Arc<Vec<(u32, u32)>>,
+    /// Per run, each row's text index in its store.
+    pub text_of: Vec<std::sync::Arc<[u32]>>,
+    /// The runs' texts (cheap snapshots).
+    pub stores: Vec<TextStore>,
+    /// Candidates that match through a hand label or note (checked on the UI thread:
+    /// labels are few and change there).
+    pub by_label: HashSet<(u32, u32)>,
+}
+
+/// The rows of `job.pool` that match, in pool order. Texts kept in a row index file
+/// are read in large sequential windows, one run per thread.
+pub fn run_job(job: &Job) -> Vec<(u32, u32)> {
+    let q = Query::new(&job.query);
+    if q.is_empty() {
+        return job.pool.to_vec();
+    }
+    let mut per_run: Vec<Vec<(u32, usize)>> = vec![Vec::new(); job.stores.len()];
+    for (k, &(r, i)) in job.pool.iter().enumerate() {
+        let t = job.text_of.get(r as usize).and_then(|x| x.get(i as usize));
+        if let (Some(v), Some(&t)) = (per_run.get_mut(r as usize), t) {
+            v.push((t, k));
+        }
+    }
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 8);
+    let mut hit = vec![false; job.pool.len()];
+    let work: Vec<(usize, Vec<(u32, usize)>)> = per_run
+        .into_iter()
+        .enumerate()
+        .filter(|(_, v)| !v.is_empty())
+        .collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let found: Vec<usize> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads.min(work.len()))
+            .map(|_| {
+                let (work, next, q) = (&work, &next, &q);
+                s.spawn(move || {
+                    let mut out = Vec::new();
+                    loop {
+                        let w = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some((r, items)) = work.get(w) else {
+                            break;
+                        };
+                        let mut items = items.clone();
+                        items.sort_unstable();
+                        let idx: Vec<u32> = items.iter().map(|x| x.0).collect();
+                        let mut pos = 0;
+                        job.stores[*r].each(&idx, &mut |t, text| {
+                            while pos < items.len() && items[pos].0 < t {
+                                pos += 1;
+                            }
+                            if pos < items.len() && items[pos].0 == t && q.matches(text) {
+                                out.push(items[pos].1);
+                            }
+                        });
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    for k in found {
+        hit[k] = true;
+    }
+    job.pool
+        .iter()
+        .zip(hit)
+        .filter(|(row, h)| *h || job.by_label.contains(row))
+        .map(|(row, _)| *row)
+        .collect()
+}
+
+/// A background thread that runs the newest search and drops stale ones.
+pub struct Worker {
+    jobs: mpsc::Sender<Job>,
+    results: mpsc::Receiver<(u64, Vec<(u32, u32)>)>,
+}
+
+impl Worker {
+    /// Starts the thread.
+    pub fn start() -> Worker {
+        let (jobs, rx) = mpsc::channel::<Job>();
+        let (tx, results) = mpsc::channel();
+        std::thread::spawn(move || {
+            while let Ok(mut job) = rx.recv() {
+                // Only the newest query matters: typing ahead skips the ones in between.
+                while let Ok(newer) = rx.try_recv() {
+                    job = newer;
+                }
+                let found = run_job(&job);
+                if tx.send((job.generation, found)).is_err() {
+                    break;
+                }
+            }
+        });
+        Worker { jobs, results }
+    }
+
+    /// Queues a search.
+    pub fn submit(&self, job: Job) {
+        let _ = self.jobs.send(job);
+    }
+
+    /// A finished search, if one is ready.
+    pub fn poll(&self) -> Option<(u64, Vec<(u32, u32)>)> {
+        self.results.try_recv().ok()
+    }
 }
 
 #[cfg(test)]

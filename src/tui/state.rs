@@ -297,8 +297,18 @@ pub struct Detail {
 /// Per-bucket counts for the chart: the core's one A2/A3 tally.
 pub type Bucket = crate::report::Counts;
 
+/// The chart's aggregates and what they were computed from.
+#[derive(Default)]
+struct ChartCache {
+    key: String,
+    chart: Vec<(String, BTreeMap<usize, Bucket>)>,
+    spreads: Vec<BTreeMap<usize, (f64, f64)>>,
+}
+
 /// The viewer.
 pub struct App {
+    /// The chart's aggregates, recomputed only when their inputs change.
+    chart_cache: std::cell::RefCell<ChartCache>,
     /// Loaded runs.
     pub runs: Vec<RunIndex>,
     /// How far the open overlay (help, run summary) is scrolled.
@@ -314,7 +324,7 @@ pub struct App {
     /// The run summary shown by `i` (computed when opened, so drawing only reads).
     pub summary: Option<RunSummary>,
     /// φ₀ that pass in the run the "passes in" filter names (rebuilt by `refilter`).
-    pub passing_elsewhere: std::collections::HashSet<Box<str>>,
+    pub passing_elsewhere: std::collections::HashSet<u64>,
     /// Keys.
     pub keymap: Keymap,
     /// Category metric for chart and range filter.
@@ -325,8 +335,16 @@ pub struct App {
     pub search: String,
     /// The query the current results were computed for.
     last_search: String,
+    /// Bumped by every search; a background result must carry the latest.
+    search_generation: u64,
+    /// The background search being waited for: (generation, query).
+    pending_search: Option<(u64, String)>,
+    /// Runs large searches (started on first use).
+    search_worker: Option<super::search::Worker>,
+    /// Searches over at most this many rows run at once on the UI thread.
+    pub search_sync_limit: usize,
     /// Rows passing the filters (before search).
-    base: Vec<(u32, u32)>,
+    base: std::sync::Arc<Vec<(u32, u32)>>,
     /// Rows shown: (run, row).
     pub visible: Vec<(u32, u32)>,
     /// Selected index into `visible`.
@@ -401,6 +419,7 @@ impl App {
     /// A viewer over `runs`.
     pub fn new(runs: Vec<RunIndex>, keymap: Keymap, warnings: Vec<String>) -> App {
         let mut app = App {
+            chart_cache: Default::default(),
             help_scroll: 0,
             watch: Vec::new(),
             confirm_cancel: false,
@@ -410,11 +429,15 @@ impl App {
             runs,
             passing_elsewhere: std::collections::HashSet::new(),
             last_search: String::new(),
+            search_generation: 0,
+            pending_search: None,
+            search_worker: None,
+            search_sync_limit: 20_000,
             keymap,
             by: By::Operators,
             filter: Filter::default(),
             search: String::new(),
-            base: Vec::new(),
+            base: Default::default(),
             visible: Vec::new(),
             sel: 0,
             run_sel: 0,
@@ -543,7 +566,9 @@ impl App {
             return false;
         }
         if let Some(other) = f.passes_in
-            && (other == run || r.verdict.is_pass() || !self.passing_elsewhere.contains(r.phi0()))
+            && (other == run
+                || r.verdict.is_pass()
+                || !self.passing_elsewhere.contains(&r.phi0_hash))
         {
             return false;
         }
@@ -557,7 +582,7 @@ impl App {
                 .rows
                 .iter()
                 .filter(|r| r.verdict.is_pass())
-                .map(|r| r.phi0().into())
+                .map(|r| r.phi0_hash)
                 .collect(),
             None => std::collections::HashSet::new(),
         };
@@ -569,40 +594,90 @@ impl App {
                 }
             }
         }
-        self.base = base;
+        self.base = std::sync::Arc::new(base);
         self.last_search.clear();
         self.research();
     }
 
     /// Recomputes the search over the filtered rows, narrowing the previous results
-    /// when the query grew (sound: a row matching a query matches its prefixes).
+    /// when the query grew (sound: a row matching a query matches its prefixes). A
+    /// search over more than [`App::search_sync_limit`] rows runs on a worker: the list
+    /// keeps its last results until [`App::poll_search`] brings the new ones, so typing
+    /// never waits for a search, and a result overtaken by newer typing is dropped.
     pub fn research(&mut self) {
-        let keep = self.visible.get(self.sel).copied();
-        let q = Query::new(&self.search);
+        self.search_generation += 1;
         let narrowed = !self.last_search.is_empty() && self.search.starts_with(&self.last_search);
-        let previous = if narrowed {
-            std::mem::take(&mut self.visible)
+        let pool: std::sync::Arc<Vec<(u32, u32)>> = if narrowed {
+            std::sync::Arc::new(self.visible.clone())
         } else {
-            Vec::new()
+            self.base.clone()
         };
-        let pool: &[(u32, u32)] = if narrowed { &previous } else { &self.base };
-        self.visible = if q.is_empty() {
-            pool.to_vec()
+        if self.search.trim().is_empty() {
+            self.pending_search = None;
+            self.apply_search(pool.to_vec(), String::new());
+            return;
+        }
+        let q = Query::new(&self.search);
+        let mut by_label = std::collections::HashSet::new();
+        for &(r, i) in pool.iter() {
+            let run = &self.runs[r as usize];
+            if run.labels.is_empty() {
+                continue;
+            }
+            // Hand labels and notes are searchable too (`/scope` finds a note about scope).
+            let row = &run.rows[i as usize];
+            if run.labels.get(&*row.id).is_some_and(|ls| {
+                ls.iter()
+                    .any(|l| q.matches(&l.note) || l.categories.iter().any(|c| q.matches(c)))
+            }) {
+                by_label.insert((r, i));
+            }
+        }
+        let job = super::search::Job {
+            generation: self.search_generation,
+            query: self.search.clone(),
+            pool,
+            text_of: self.runs.iter().map(|r| r.text_index()).collect(),
+            stores: self.runs.iter().map(|r| r.texts.clone()).collect(),
+            by_label,
+        };
+        if job.pool.len() <= self.search_sync_limit {
+            self.pending_search = None;
+            let found = super::search::run_job(&job);
+            self.apply_search(found, job.query);
         } else {
-            let runs = &self.runs;
-            super::search::filter_parallel(pool, |(r, i)| {
-                let run = &runs[r as usize];
-                let row = &run.rows[i as usize];
-                // Hand labels and notes are searchable too (`/scope` finds a note about scope).
-                q.matches(&row.text)
-                    || run.labels.get(&*row.id).is_some_and(|ls| {
-                        ls.iter().any(|l| {
-                            q.matches(&l.note) || l.categories.iter().any(|c| q.matches(c))
-                        })
-                    })
-            })
-        };
-        self.last_search = self.search.clone();
+            self.pending_search = Some((job.generation, job.query.clone()));
+            self.search_worker
+                .get_or_insert_with(super::search::Worker::start)
+                .submit(job);
+        }
+    }
+
+    /// Whether a search is running on the worker.
+    pub fn search_pending(&self) -> bool {
+        self.pending_search.is_some()
+    }
+
+    /// Takes a finished background search if there is one; returns whether the list
+    /// changed. Results of a search that newer typing has overtaken are dropped.
+    pub fn poll_search(&mut self) -> bool {
+        let mut changed = false;
+        while let Some((generation, found)) = self.search_worker.as_ref().and_then(|w| w.poll()) {
+            if let Some((want, query)) = self.pending_search.clone()
+                && want == generation
+            {
+                self.pending_search = None;
+                self.apply_search(found, query);
+                changed = true;
+            }
+        }
+        changed
+    }
+
+    fn apply_search(&mut self, found: Vec<(u32, u32)>, query: String) {
+        let keep = self.visible.get(self.sel).copied();
+        self.visible = found;
+        self.last_search = query;
         self.sel = keep
             .and_then(|k| self.visible.iter().position(|v| *v == k))
             .unwrap_or(0);
@@ -727,8 +802,34 @@ impl App {
         }
     }
 
+    /// What the chart's aggregates depend on: the runs shown, the category field and
+    /// each run's rows (by generation).
+    fn chart_key(&self) -> String {
+        let gens: Vec<(u64, String)> = self.runs.iter().map(|r| (r.generation, r.name())).collect();
+        format!("{:?}|{:?}|{gens:?}", self.filter.runs, self.by)
+    }
+
+    /// Chart data and per-batch spreads, computed once per change of what they depend
+    /// on instead of on every frame (a million rows take a tenth of a second).
+    fn chart_cached(&self) -> std::cell::Ref<'_, ChartCache> {
+        let key = self.chart_key();
+        if self.chart_cache.borrow().key != key {
+            let fresh = ChartCache {
+                chart: self.compute_chart(),
+                spreads: self.compute_chart_spreads(),
+                key,
+            };
+            *self.chart_cache.borrow_mut() = fresh;
+        }
+        self.chart_cache.borrow()
+    }
+
     /// Chart data: for each shown run, counts per bucket of the category metric.
     pub fn chart(&self) -> Vec<(String, BTreeMap<usize, Bucket>)> {
+        self.chart_cached().chart.clone()
+    }
+
+    fn compute_chart(&self) -> Vec<(String, BTreeMap<usize, Bucket>)> {
         let mut out = Vec::new();
         for (ri, run) in self.runs.iter().enumerate() {
             if !self.filter.runs.is_empty() && !self.filter.runs.contains(&ri) {
@@ -751,6 +852,10 @@ impl App {
     /// For each run in `chart()` order with several batches: per bucket, the lowest and
     /// highest A3 across its batches (empty maps for one-batch runs).
     pub fn chart_spreads(&self) -> Vec<BTreeMap<usize, (f64, f64)>> {
+        self.chart_cached().spreads.clone()
+    }
+
+    fn compute_chart_spreads(&self) -> Vec<BTreeMap<usize, (f64, f64)>> {
         let mut out = Vec::new();
         for (ri, run) in self.runs.iter().enumerate() {
             if !self.filter.runs.is_empty() && !self.filter.runs.contains(&ri) {
@@ -857,7 +962,8 @@ impl App {
         for &(r, i) in &rows {
             let run = &self.runs[r as usize];
             let row = &run.rows[i as usize];
-            let mut parts = row.text.split(super::data::SEP).skip(1);
+            let text = run.text(row);
+            let mut parts = text.split(super::data::SEP).skip(1);
             columns.push(CompareColumn {
                 run: run.name(),
                 model: run.model(),
@@ -877,7 +983,10 @@ impl App {
         CompareView {
             phi0: rows
                 .first()
-                .map(|&(r, i)| self.runs[r as usize].rows[i as usize].phi0().to_string())
+                .map(|&(r, i)| {
+                    let run = &self.runs[r as usize];
+                    run.phi0(&run.rows[i as usize])
+                })
                 .unwrap_or_default(),
             columns,
             phi1_diff,
@@ -889,11 +998,11 @@ impl App {
         let Some((r, i)) = self.selected() else {
             return vec![];
         };
-        let phi0 = self.runs[r as usize].rows[i as usize].phi0().to_string();
+        let phi0 = self.runs[r as usize].rows[i as usize].phi0_hash;
         let mut out = vec![(r, i)];
         for (ri, run) in self.runs.iter().enumerate() {
             for (k, row) in run.rows.iter().enumerate() {
-                if (ri as u32, k as u32) != (r, i) && row.phi0() == phi0 {
+                if (ri as u32, k as u32) != (r, i) && row.phi0_hash == phi0 {
                     out.push((ri as u32, k as u32));
                 }
             }
@@ -994,6 +1103,9 @@ impl App {
         }
         if !self.search.is_empty() {
             parts.push(format!("/{}", self.search));
+        }
+        if self.pending_search.is_some() {
+            parts.push("searching…".into());
         }
         parts.join(" · ")
     }
@@ -1546,11 +1658,11 @@ pub fn axis(data: &[(String, BTreeMap<usize, Bucket>)]) -> Vec<usize> {
     }
 }
 
-/// Each row's φ₀ and whether it passed, for the pass/fail matrix.
-pub fn outcomes(x: &RunIndex) -> Vec<(&str, bool)> {
+/// Each row's φ₀ (by hash) and whether it passed, for the pass/fail matrix.
+pub fn outcomes(x: &RunIndex) -> Vec<(u64, bool)> {
     x.rows
         .iter()
-        .map(|r| (r.phi0(), r.verdict.is_pass()))
+        .map(|r| (r.phi0_hash, r.verdict.is_pass()))
         .collect()
 }
 

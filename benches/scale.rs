@@ -1,0 +1,269 @@
+//! Scale figures (issue 14), measured end to end on run directories made by
+//! `benches/million.sh`:
+//! - `autoeval report DIR`: wall time and peak RSS, cold (no row index yet) and warm;
+//! - `autoeval view DIR` in a pseudo-terminal: process start to the first frame, and the
+//!   viewer's peak RSS;
+//! - keystroke written to the terminal → the redrawn frame read back, for search and
+//!   filter keys (median, p99, max).
+//!
+//! `cargo bench --bench scale -- DIR` (default `target/bench-data/million/runs`). Needs
+//! `script` (util-linux) and GNU `time` at /usr/bin/time.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+fn exe() -> &'static str {
+    env!("CARGO_BIN_EXE_autoeval")
+}
+
+fn remove_indexes(dir: &Path) {
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            let _ = std::fs::remove_file(p.join(".autoeval-index"));
+        }
+    }
+    let _ = std::fs::remove_file(dir.join(".autoeval-index"));
+}
+
+/// Wall seconds and peak RSS (MB) of `autoeval ARGS`.
+fn timed(args: &[&str]) -> (f64, f64) {
+    let out = Command::new("/usr/bin/time")
+        .args(["-f", "TIME %e %M"])
+        .arg(exe())
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("GNU time at /usr/bin/time");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = err.lines().rfind(|l| l.starts_with("TIME ")).unwrap_or("");
+    let mut it = line.split_whitespace().skip(1);
+    let secs = it.next().and_then(|s| s.parse().ok()).unwrap_or(f64::NAN);
+    let kb: f64 = it.next().and_then(|s| s.parse().ok()).unwrap_or(f64::NAN);
+    (secs, kb / 1024.0)
+}
+
+struct Pty {
+    child: std::process::Child,
+    rx: mpsc::Receiver<(Instant, Vec<u8>)>,
+    seen: Vec<u8>,
+}
+
+impl Pty {
+    fn spawn(dir: &Path) -> (Pty, Instant) {
+        let cmd = format!(
+            "stty cols 160 rows 48; exec {} view {}",
+            exe(),
+            dir.display()
+        );
+        let start = Instant::now();
+        let mut child = Command::new("script")
+            .args(["-qfec", &cmd, "/dev/null"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the `script` command (util-linux)");
+        let mut out = child.stdout.take().expect("stdout");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut buf = vec![0u8; 1 << 16];
+            while let Ok(n) = out.read(&mut buf) {
+                if n == 0 || tx.send((Instant::now(), buf[..n].to_vec())).is_err() {
+                    break;
+                }
+            }
+        });
+        (
+            Pty {
+                child,
+                rx,
+                seen: Vec::new(),
+            },
+            start,
+        )
+    }
+
+    /// Waits until the output contains `needle`; returns when the chunk holding it came.
+    fn wait_for(&mut self, needle: &str, limit: Duration) -> Option<Instant> {
+        let end = Instant::now() + limit;
+        while Instant::now() < end {
+            if let Ok((t, chunk)) = self.rx.recv_timeout(Duration::from_millis(50)) {
+                self.seen.extend_from_slice(&chunk);
+                if String::from_utf8_lossy(&self.seen).contains(needle) {
+                    return Some(t);
+                }
+            }
+        }
+        None
+    }
+
+    fn drain(&mut self) {
+        while self.rx.recv_timeout(Duration::from_millis(30)).is_ok() {}
+        self.seen.clear();
+    }
+
+    /// Writes `key`; returns the time until the frame it caused was written (the end of
+    /// the first burst of output after it).
+    fn key(&mut self, key: &[u8]) -> Option<Duration> {
+        self.drain();
+        let stdin = self.child.stdin.as_mut()?;
+        let t0 = Instant::now();
+        stdin.write_all(key).ok()?;
+        stdin.flush().ok()?;
+        let (mut last, _) = self.rx.recv_timeout(Duration::from_secs(10)).ok()?;
+        while let Ok((t, _)) = self.rx.recv_timeout(Duration::from_millis(5)) {
+            last = t;
+        }
+        Some(last - t0)
+    }
+
+    /// The viewer's peak RSS in MB (the `autoeval view` process under `script`).
+    fn peak_rss_mb(&self) -> Option<f64> {
+        let me = self.child.id();
+        for e in std::fs::read_dir("/proc").ok()?.flatten() {
+            let status = std::fs::read_to_string(e.path().join("status")).unwrap_or_default();
+            let ppid = status
+                .lines()
+                .find(|l| l.starts_with("PPid:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u32>().ok());
+            let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+            // `script` runs the shell, which execs the viewer: its child.
+            if ppid == Some(me) && cmd.starts_with(exe().as_bytes()) {
+                let kb: f64 = status
+                    .lines()
+                    .find(|l| l.starts_with("VmHWM:"))
+                    .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())?;
+                return Some(kb / 1024.0);
+            }
+        }
+        None
+    }
+
+    fn quit(mut self) {
+        if let Some(s) = self.child.stdin.as_mut() {
+            let _ = s.write_all(b"q");
+        }
+        let end = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < end {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+    }
+}
+
+fn stats(name: &str, mut xs: Vec<Duration>) {
+    if xs.is_empty() {
+        println!("{name}: no frames seen");
+        return;
+    }
+    xs.sort();
+    let q = |p: f64| xs[((xs.len() - 1) as f64 * p).round() as usize];
+    println!(
+        "{name}: median {:.1?}, p99 {:.1?}, max {:.1?} ({} keystrokes)",
+        q(0.5),
+        q(0.99),
+        xs[xs.len() - 1],
+        xs.len()
+    );
+}
+
+fn samples(dir: &Path) -> usize {
+    let mut n = 0;
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if let Ok(f) = std::fs::File::open(e.path().join("samples.jsonl")) {
+            let mut r = std::io::BufReader::with_capacity(1 << 20, f);
+            let mut buf = vec![0u8; 1 << 20];
+            while let Ok(k) = r.read(&mut buf) {
+                if k == 0 {
+                    break;
+                }
+                n += buf[..k].iter().filter(|&&b| b == b'\n').count();
+            }
+        }
+    }
+    n
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    let dir = args.first().map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-data/million/runs"),
+        PathBuf::from,
+    );
+    if !dir.is_dir() {
+        println!(
+            "no runs at {} (make them with `bash benches/million.sh`); skipped",
+            dir.display()
+        );
+        return;
+    }
+    let d = dir.to_string_lossy().to_string();
+    println!("{}: {} samples", d, samples(&dir));
+    remove_indexes(&dir);
+    let (s, m) = timed(&["report", &d]);
+    println!("report, cold (builds the row indexes): {s:.2} s, peak {m:.0} MB");
+    for i in 0..3 {
+        let (s, m) = timed(&["report", &d]);
+        println!("report, warm #{}: {s:.2} s, peak {m:.0} MB", i + 1);
+    }
+    for round in 0..2 {
+        let (mut pty, start) = Pty::spawn(&dir);
+        let Some(first) = pty.wait_for("Samples", Duration::from_secs(120)) else {
+            println!("view: no first frame within 120 s");
+            pty.quit();
+            return;
+        };
+        println!(
+            "view, start to first frame (warm page cache, run {}): {:.2?}",
+            round + 1,
+            first - start
+        );
+        // Let loading finish before measuring keystrokes.
+        std::thread::sleep(Duration::from_secs(2));
+        if round == 1 {
+            let mut search = Vec::new();
+            let mut filter = Vec::new();
+            for _ in 0..5 {
+                let _ = pty.key(b"/");
+                for k in [&b"p"[..], b"1", b"2", b"\x7f", b"\x7f", b"\x7f"] {
+                    search.extend(pty.key(k));
+                }
+                let _ = pty.key(b"\x1b");
+                let _ = pty.key(b"f");
+                for k in [
+                    &b"j"[..],
+                    b"j",
+                    b"j",
+                    b" ",
+                    b"\x1b[C",
+                    b"\x1b[C",
+                    b"\x1b[D",
+                    b" ",
+                ] {
+                    filter.extend(pty.key(k));
+                }
+                let _ = pty.key(b"\x1b");
+                let _ = pty.key(b"x");
+            }
+            stats("search keystroke → frame", search);
+            stats("filter keystroke → frame", filter);
+            let nav: Vec<Duration> = (0..50).filter_map(|_| pty.key(b"j")).collect();
+            stats("move keystroke → frame", nav);
+        }
+        if let Some(mb) = pty.peak_rss_mb() {
+            println!("view peak RSS: {mb:.0} MB");
+        }
+        pty.quit();
+    }
+}
