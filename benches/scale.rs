@@ -192,6 +192,118 @@ fn samples(dir: &Path) -> usize {
     n
 }
 
+/// A run directory beside the big ones that a thread grows by `rate` samples a second
+/// (lines of an existing run, ids renumbered), until `stop` is set.
+fn grow(
+    template: &Path,
+    live: &Path,
+    rate: usize,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> std::thread::JoinHandle<usize> {
+    let _ = std::fs::remove_dir_all(live);
+    std::fs::create_dir_all(live).expect("live dir");
+    // The run list shows the manifest's id: name the copy after its folder.
+    let mut m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(template.join("run.json")).expect("manifest"))
+            .expect("manifest json");
+    m["id"] = serde_json::json!(live.file_name().map(|n| n.to_string_lossy().to_string()));
+    std::fs::write(live.join("run.json"), m.to_string()).expect("manifest");
+    std::fs::write(live.join("samples.jsonl"), "").expect("samples");
+    let text = std::fs::read_to_string(template.join("samples.jsonl")).expect("template");
+    let lines: Vec<String> = text.lines().take(20_000).map(str::to_string).collect();
+    let live = live.to_path_buf();
+    std::thread::spawn(move || {
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(live.join("samples.jsonl"))
+            .expect("append");
+        let mut n = 0usize;
+        let tick = Duration::from_millis(100);
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            let t = Instant::now();
+            let mut chunk = String::new();
+            for _ in 0..rate / 10 {
+                let l = &lines[n % lines.len()];
+                // A fresh id per line: `"id":"…"` is the record's first field.
+                let rest = l.split_once("\",\"idx\"").map_or(l.as_str(), |x| x.1);
+                chunk.push_str(&format!("{{\"id\":\"g{n}\",\"idx\"{rest}\n"));
+                n += 1;
+            }
+            let _ = f.write_all(chunk.as_bytes());
+            std::thread::sleep(tick.saturating_sub(t.elapsed()));
+        }
+        n
+    })
+}
+
+/// In-process figures on the same runs: search results from the worker, chart and
+/// pass/fail matrix after a filter change, and how soon appended samples show.
+fn in_process(dir: &Path) {
+    use autoeval::tui::{ViewOptions, build_app};
+    let t = Instant::now();
+    let (mut app, _) = build_app(&ViewOptions {
+        paths: vec![dir.to_path_buf()],
+        theme: None,
+        config: Some(PathBuf::from("/nonexistent")),
+    });
+    println!("in process: open {:.2?}", t.elapsed());
+    for q in ["/", "p", "1", "2"] {
+        app.key(q);
+    }
+    let t = Instant::now();
+    while app.search_pending() {
+        app.poll_search();
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    println!(
+        "search results for \"p12\" over all rows (worker): {:.0?} after the last key, {} rows",
+        t.elapsed(),
+        app.visible.len()
+    );
+    app.key("esc");
+    // A filter change that the chart depends on: show only the first run, then all.
+    let mut chart = Vec::new();
+    let mut matrix = Vec::new();
+    for _ in 0..3 {
+        for only in [Some(0usize), None] {
+            app.filter.runs = only.into_iter().collect();
+            app.refilter();
+            let t = Instant::now();
+            let _ = app.chart();
+            chart.push(t.elapsed());
+            let t = Instant::now();
+            let _ = app.run_summary();
+            matrix.push(t.elapsed());
+        }
+    }
+    chart.sort();
+    matrix.sort();
+    println!(
+        "after a filter change: chart {:.1?}, run summary with the pass/fail matrix against every other run {:.1?} (medians)",
+        chart[chart.len() / 2],
+        matrix[matrix.len() / 2]
+    );
+    // Following: a new run appears, then 300 samples are appended to it.
+    let template = app.runs[0].dir.clone();
+    let live = dir.join("zz-follow");
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let g = grow(&template, &live, 3000, stop.clone());
+    std::thread::sleep(Duration::from_millis(100));
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let appended = g.join().unwrap_or(0);
+    let before: usize = app.runs.iter().map(|r| r.rows.len()).sum();
+    let t = Instant::now();
+    app.follow();
+    let after: usize = app.runs.iter().map(|r| r.rows.len()).sum();
+    println!(
+        "follow (every 500 ms in the viewer): {} new samples taken in {:.1?}",
+        after - before,
+        t.elapsed()
+    );
+    assert_eq!(after - before, appended);
+    let _ = std::fs::remove_dir_all(&live);
+}
+
 fn main() {
     let args: Vec<String> = std::env::args()
         .skip(1)
@@ -217,7 +329,8 @@ fn main() {
         let (s, m) = timed(&["report", &d]);
         println!("report, warm #{}: {s:.2} s, peak {m:.0} MB", i + 1);
     }
-    for round in 0..2 {
+    in_process(&dir);
+    for round in 0..3 {
         let (mut pty, start) = Pty::spawn(&dir);
         let Some(first) = pty.wait_for("Samples", Duration::from_secs(120)) else {
             println!("view: no first frame within 120 s");
@@ -231,7 +344,29 @@ fn main() {
         );
         // Let loading finish before measuring keystrokes.
         std::thread::sleep(Duration::from_secs(2));
-        if round == 1 {
+        // Round 3: a run in the same folder grows by 300 samples a second meanwhile.
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let template = std::fs::read_dir(&dir).ok().and_then(|mut r| {
+            r.find_map(|e| {
+                e.ok()
+                    .map(|e| e.path())
+                    .filter(|p| p.join("run.json").exists())
+            })
+        });
+        let live = dir.join("zz-growing");
+        let grower = match (&template, round) {
+            (Some(t), 2) => Some(grow(t, &live, 300, stop.clone())),
+            _ => None,
+        };
+        if grower.is_some() {
+            let t = Instant::now();
+            let seen = pty.wait_for("zz-growing", Duration::from_secs(10));
+            println!(
+                "a run created while viewing shows after {:.2?}",
+                seen.map_or(Duration::MAX, |s| s - t)
+            );
+        }
+        if round >= 1 {
             let mut search = Vec::new();
             let mut filter = Vec::new();
             for _ in 0..5 {
@@ -256,14 +391,25 @@ fn main() {
                 let _ = pty.key(b"\x1b");
                 let _ = pty.key(b"x");
             }
-            stats("search keystroke → frame", search);
-            stats("filter keystroke → frame", filter);
+            let tag = if round == 2 {
+                " (while a run grows)"
+            } else {
+                ""
+            };
+            stats(&format!("search keystroke → frame{tag}"), search);
+            stats(&format!("filter keystroke → frame{tag}"), filter);
             let nav: Vec<Duration> = (0..50).filter_map(|_| pty.key(b"j")).collect();
-            stats("move keystroke → frame", nav);
+            stats(&format!("move keystroke → frame{tag}"), nav);
         }
         if let Some(mb) = pty.peak_rss_mb() {
             println!("view peak RSS: {mb:.0} MB");
         }
         pty.quit();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(g) = grower {
+            let n = g.join().unwrap_or(0);
+            println!("(the growing run got {n} samples meanwhile)");
+            let _ = std::fs::remove_dir_all(&live);
+        }
     }
 }

@@ -121,6 +121,19 @@ pub fn load_or_build(dir: &Path, texts: bool) -> Scan {
     let cached = load(dir, texts);
     let from_cache = cached.is_some();
     let mut scan = cached.unwrap_or_default();
+    if !from_cache {
+        // A first build writes texts to a scratch file as it parses (it becomes the
+        // index's text section), so memory holds only the compact rows.
+        let spill = dir.join(format!("{INDEX}.{}.texts.tmp", std::process::id()));
+        if let Ok(f) = std::fs::File::create(&spill) {
+            scan.spill = Some(super::rows::Spill {
+                file: BufWriter::with_capacity(1 << 20, f),
+                path: spill,
+                spans: Vec::new(),
+                len: 0,
+            });
+        }
+    }
     let before = (scan.consumed, scan.lines);
     let added = scan.extend_from(&samples, true);
     let changed = added > 0 || scan.restarted || (scan.consumed, scan.lines) != before;
@@ -129,27 +142,38 @@ pub fn load_or_build(dir: &Path, texts: bool) -> Scan {
     if changed && scan.consumed > 0 && can_save {
         // A best effort: a read-only run (a shared folder, a checkout) is read
         // without a cache, its texts kept in memory.
-        if let Ok(file) = save(dir, &scan) {
+        if let Ok(file) = save(dir, &mut scan) {
             scan.texts.clear();
+            scan.spill = None;
             scan.text_base = file.spans.len();
             scan.text_file = Some(file);
         }
+    }
+    // Texts still in a scratch file (the index could not be written): into memory.
+    if let Some(mut sp) = scan.spill.take() {
+        let mut t = super::rows::spill_texts(&mut sp);
+        t.append(&mut scan.texts);
+        scan.texts = t;
     }
     scan
 }
 
 /// Writes the cache for `scan` (rows in file order, with extras and texts) atomically;
 /// returns where its texts now are.
-pub fn save(dir: &Path, scan: &Scan) -> std::io::Result<TextFile> {
+pub fn save(dir: &Path, scan: &mut Scan) -> std::io::Result<TextFile> {
     let samples = dir.join(store::SAMPLES);
     let Some(id) = ident(&samples) else {
         return Err(std::io::Error::other("samples.jsonl is gone"));
     };
     let old_texts = scan.text_file.as_ref().map_or(0, |f| f.spans.len());
+    let spilled = scan.spill.as_ref().map_or(0, |s| s.spans.len());
+    // Spilled texts come first after the old ones, then those in memory; both cannot
+    // be there at once (a spill that failed was read back into memory).
     if scan.extras.len() != scan.rows.len()
         || id.len < scan.consumed
         || old_texts != scan.text_base
-        || scan.text_base + scan.texts.len() < scan.rows.len()
+        || (spilled > 0 && !scan.texts.is_empty())
+        || scan.text_base + spilled + scan.texts.len() < scan.rows.len()
     {
         return Err(std::io::Error::other("scan does not match the file"));
     }
@@ -163,6 +187,13 @@ pub fn save(dir: &Path, scan: &Scan) -> std::io::Result<TextFile> {
         .as_ref()
         .map_or_else(Vec::new, |f| f.spans.clone());
     let mut pos = old_len;
+    if let Some(sp) = scan.spill.as_mut() {
+        sp.file.flush()?;
+        for &(p, l) in &sp.spans {
+            spans.push((old_len + p, l));
+        }
+        pos += sp.len;
+    }
     for t in &scan.texts {
         spans.push((pos, t.len() as u32));
         pos += t.len() as u64;
@@ -212,6 +243,12 @@ pub fn save(dir: &Path, scan: &Scan) -> std::io::Result<TextFile> {
                 done += n as u64;
             }
         }
+        if let Some(sp) = &scan.spill {
+            let mut f = std::fs::File::open(&sp.path)?;
+            if std::io::copy(&mut (&mut f).take(sp.len), &mut w)? != sp.len {
+                return Err(std::io::Error::other("the scratch text file is short"));
+            }
+        }
         for t in &scan.texts {
             w.write_all(t.as_bytes())?;
         }
@@ -221,7 +258,10 @@ pub fn save(dir: &Path, scan: &Scan) -> std::io::Result<TextFile> {
     })();
     match result {
         Ok(base) => {
-            std::fs::rename(&tmp, path(dir))?;
+            if let Err(e) = std::fs::rename(&tmp, path(dir)) {
+                let _ = std::fs::remove_file(&tmp);
+                return Err(e);
+            }
             Ok(TextFile {
                 file: std::sync::Arc::new(std::fs::File::open(path(dir))?),
                 base,
@@ -424,6 +464,7 @@ pub fn load(dir: &Path, texts: bool) -> Option<Scan> {
         lines: usize::try_from(lines).ok()?,
         warnings,
         restarted: false,
+        spill: None,
     })
 }
 
@@ -499,6 +540,25 @@ mod tests {
             .map(|&i| (i, store.get(i).into_owned()))
             .collect();
         assert_eq!(seen, want);
+    }
+
+    #[test]
+    fn when_the_index_cannot_be_written_the_texts_stay_in_memory() {
+        let d = tempfile::tempdir().unwrap();
+        let text: String = (0..30).map(|i| line(i, "equivalent")).collect();
+        std::fs::write(d.path().join(store::SAMPLES), &text).unwrap();
+        // A directory where the index would go: the final rename fails.
+        std::fs::create_dir(path(d.path())).unwrap();
+        let scan = load_or_build(d.path(), true);
+        assert!(scan.text_file.is_none());
+        same(&scan, &fresh(d.path()));
+        let left: Vec<_> = std::fs::read_dir(d.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect();
+        assert!(left.is_empty(), "scratch files left behind: {left:?}");
     }
 
     #[test]

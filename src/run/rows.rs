@@ -378,8 +378,28 @@ pub struct Extra {
     pub cost: Option<f64>,
 }
 
+/// Where texts of parsed lines go instead of memory while a row index is first built:
+/// a scratch file that becomes the index's text section.
+#[derive(Debug)]
+pub struct Spill {
+    /// The scratch file.
+    pub file: std::io::BufWriter<std::fs::File>,
+    /// Its path (removed when the index is written or abandoned).
+    pub path: std::path::PathBuf,
+    /// Position and length of each text written.
+    pub spans: Vec<(u64, u32)>,
+    /// Bytes written.
+    pub len: u64,
+}
+
+impl Drop for Spill {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
 /// Rows read so far from one `samples.jsonl`, in file order.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct Scan {
     /// Rows in file order (a retried sample appears once per line).
     pub rows: Vec<Row>,
@@ -399,6 +419,8 @@ pub struct Scan {
     pub warnings: Vec<String>,
     /// Set when the file was found shorter than what was consumed and read again.
     pub restarted: bool,
+    /// When set, texts of parsed lines are written here instead of kept in `texts`.
+    pub spill: Option<Spill>,
 }
 
 impl Scan {
@@ -434,6 +456,7 @@ impl Scan {
             self.texts.clear();
             self.text_file = None;
             self.text_base = 0;
+            self.spill = None;
             self.consumed = 0;
             self.lines = 0;
             self.restarted = true;
@@ -481,8 +504,28 @@ impl Scan {
             self.lines += 1;
             match parse_row(&line[..n - 1], self.consumed, path, self.lines) {
                 Ok(Some((mut row, extra, text))) => {
-                    row.text = (self.text_base + self.texts.len()) as u32;
-                    self.texts.push(text);
+                    let spilled = self.spill.as_ref().map_or(0, |s| s.spans.len());
+                    row.text = (self.text_base + self.texts.len() + spilled) as u32;
+                    let mut keep = Some(text);
+                    if let Some(sp) = self.spill.as_mut()
+                        && let Some(t) = keep.as_ref()
+                    {
+                        use std::io::Write;
+                        if sp.file.write_all(t.as_bytes()).is_ok() {
+                            sp.spans.push((sp.len, t.len() as u32));
+                            sp.len += t.len() as u64;
+                            keep = None;
+                        } else {
+                            // The scratch file failed: keep every text in memory instead.
+                            self.spill = None;
+                        }
+                    }
+                    if let Some(t) = keep {
+                        if let Some(mut sp) = self.spill.take() {
+                            self.texts = spill_texts(&mut sp);
+                        }
+                        self.texts.push(t);
+                    }
                     self.rows.push(row);
                     if keep_extras {
                         self.extras.push(extra);
@@ -495,6 +538,21 @@ impl Scan {
         }
         self.rows.len() - before
     }
+}
+
+/// Reads back what a spill holds, when it can no longer be written to (a full disk):
+/// texts that cannot be read back are left empty (search skips them; rows are whole).
+pub fn spill_texts(sp: &mut Spill) -> Vec<Box<str>> {
+    use std::io::Write;
+    let _ = sp.file.flush();
+    let all = std::fs::read(&sp.path).unwrap_or_default();
+    sp.spans
+        .iter()
+        .map(|&(p, l)| {
+            all.get(p as usize..p as usize + l as usize)
+                .map_or_else(|| Box::from(""), |b| String::from_utf8_lossy(b).into())
+        })
+        .collect()
 }
 
 /// Positions of the rows that hold each sample's record: ordered by sample index

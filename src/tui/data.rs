@@ -109,7 +109,11 @@ impl RunIndex {
         if cache.0 != self.generation || cache.1.len() != self.rows.len() {
             *cache = (
                 self.generation,
-                self.rows.iter().map(|r| r.text).collect::<Vec<u32>>().into(),
+                self.rows
+                    .iter()
+                    .map(|r| r.text)
+                    .collect::<Vec<u32>>()
+                    .into(),
             );
         }
         cache.1.clone()
