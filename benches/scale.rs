@@ -358,14 +358,6 @@ fn main() {
             (Some(t), 2) => Some(grow(t, &live, 300, stop.clone())),
             _ => None,
         };
-        if grower.is_some() {
-            let t = Instant::now();
-            let seen = pty.wait_for("zz-growing", Duration::from_secs(10));
-            println!(
-                "a run created while viewing shows after {:.2?}",
-                seen.map_or(Duration::MAX, |s| s - t)
-            );
-        }
         if round >= 1 {
             let mut search = Vec::new();
             let mut filter = Vec::new();

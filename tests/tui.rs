@@ -283,6 +283,50 @@ fn following_a_growing_run_adds_rows() {
     assert!(!app.follow(), "nothing new");
 }
 
+/// Appended rows are filtered, searched and charted on their own (a million loaded rows
+/// are not filtered again every half second); the result is what a fresh open shows.
+#[test]
+fn following_appends_matches_a_fresh_open_with_filters_search_and_chart() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("live");
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::copy(fixtures().join("pl-small/run.json"), d.join("run.json")).unwrap();
+    let text = std::fs::read_to_string(fixtures().join("pl-small/samples.jsonl")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let half = lines.len() / 2;
+    std::fs::write(d.join("samples.jsonl"), lines[..half].join("\n") + "\n").unwrap();
+    let other = fixtures().join("fol-small");
+    let paths = vec![d.clone(), other];
+    let setup = |app: &mut autoeval::tui::state::App| {
+        app.filter.verdicts = [
+            autoeval::verify::VerdictKind::NotEquivalent,
+            autoeval::verify::VerdictKind::Equivalent,
+        ]
+        .into_iter()
+        .collect();
+        app.refilter();
+        keys(app, &["/", "p", "1", "enter"]);
+    };
+    let (mut app, t) = build_app(&opts(paths.clone()));
+    setup(&mut app);
+    let _ = screen(&mut app, &t, 120, 40);
+    keys(&mut app, &["j"]);
+    let selected = app.selected();
+    std::fs::write(d.join("samples.jsonl"), lines.join("\n") + "\n").unwrap();
+    assert!(app.follow());
+    let (mut fresh, _) = build_app(&opts(paths));
+    setup(&mut fresh);
+    let total: usize = fresh.runs.iter().map(|r| r.rows.len()).sum();
+    assert!(!fresh.visible.is_empty() && fresh.visible.len() < total);
+    assert_eq!(app.visible, fresh.visible);
+    assert_eq!(app.chart(), fresh.chart());
+    assert_eq!(
+        app.selected(),
+        selected,
+        "the selection stays on its sample"
+    );
+}
+
 fn snap(name: &str, app: &mut autoeval::tui::state::App, t: &autoeval::tui::theme::Theme) {
     for (w, h) in [(80u16, 24u16), (160, 48)] {
         insta::assert_snapshot!(format!("{name}_{w}x{h}"), screen(app, t, w, h));

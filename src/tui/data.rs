@@ -45,6 +45,8 @@ pub struct RunIndex {
     /// Changes whenever the rows change (a new process-wide number), so aggregates
     /// drawn from them can be cached until then.
     pub generation: u64,
+    /// Changes when the rows change other than by appending (open, a rewritten file).
+    pub base_generation: u64,
     /// [`RunIndex::text_index`]'s cache: (generation, indices).
     text_index: std::sync::Mutex<(u64, std::sync::Arc<[u32]>)>,
 }
@@ -145,6 +147,7 @@ impl RunIndex {
             manifest_mtime: None,
             warnings: Vec::new(),
             generation: next_generation(),
+            base_generation: next_generation(),
             text_index: std::sync::Mutex::new((0, std::sync::Arc::from(Vec::new()))),
         };
         run.manifest_mtime = manifest_mtime(dir);
@@ -223,6 +226,7 @@ impl RunIndex {
         if scan.restarted {
             self.rows.clear();
             self.texts = TextStore::default();
+            self.base_generation = next_generation();
         }
         self.consumed = scan.consumed;
         self.lines = scan.lines;

@@ -301,8 +301,16 @@ pub type Bucket = crate::report::Counts;
 #[derive(Default)]
 struct ChartCache {
     key: String,
-    chart: Vec<(String, BTreeMap<usize, Bucket>)>,
-    spreads: Vec<BTreeMap<usize, (f64, f64)>>,
+    /// Per run, how many rows are counted.
+    done: Vec<usize>,
+    runs: Vec<RunChart>,
+}
+
+/// One run's chart counts: per bucket, and per (bucket, batch) for the spread.
+#[derive(Clone, Default)]
+struct RunChart {
+    buckets: BTreeMap<usize, Bucket>,
+    cells: BTreeMap<(usize, u16), Bucket>,
 }
 
 /// The viewer.
@@ -802,101 +810,89 @@ impl App {
         }
     }
 
-    /// What the chart's aggregates depend on: the runs shown, the category field and
-    /// each run's rows (by generation).
+    /// What the chart's aggregates depend on, apart from rows appended since: the runs
+    /// shown, the category field, and each run's identity (name, rows other than by
+    /// appending).
     fn chart_key(&self) -> String {
-        let gens: Vec<(u64, String)> = self.runs.iter().map(|r| (r.generation, r.name())).collect();
-        format!("{:?}|{:?}|{gens:?}", self.filter.runs, self.by)
+        let runs: Vec<(u64, String)> = self
+            .runs
+            .iter()
+            .map(|r| (r.base_generation, r.name()))
+            .collect();
+        format!("{:?}|{:?}|{runs:?}", self.filter.runs, self.by)
     }
 
-    /// Chart data and per-batch spreads, computed once per change of what they depend
-    /// on instead of on every frame (a million rows take a tenth of a second).
+    /// Per-run chart aggregates, kept up to date incrementally: rows appended by a live
+    /// run are added to them, everything else recomputes (a million rows take a tenth
+    /// of a second, too long for every frame or every follow).
     fn chart_cached(&self) -> std::cell::Ref<'_, ChartCache> {
         let key = self.chart_key();
-        if self.chart_cache.borrow().key != key {
-            let fresh = ChartCache {
-                chart: self.compute_chart(),
-                spreads: self.compute_chart_spreads(),
-                key,
-            };
-            *self.chart_cache.borrow_mut() = fresh;
+        {
+            let mut c = self.chart_cache.borrow_mut();
+            if c.key != key || c.done.len() != self.runs.len() {
+                *c = ChartCache {
+                    key,
+                    done: vec![0; self.runs.len()],
+                    runs: vec![RunChart::default(); self.runs.len()],
+                };
+            }
+            for (ri, run) in self.runs.iter().enumerate() {
+                let shown = self.filter.runs.is_empty() || self.filter.runs.contains(&ri);
+                let from = c.done[ri];
+                if !shown || from >= run.rows.len() {
+                    continue;
+                }
+                let agg = &mut c.runs[ri];
+                for i in from..run.rows.len() {
+                    let r = &run.rows[i];
+                    let Some(b) = self.category(ri as u32, i as u32) else {
+                        continue;
+                    };
+                    agg.buckets.entry(b).or_default().add_kind(r.kind());
+                    agg.cells
+                        .entry((b, r.batch))
+                        .or_default()
+                        .add_kind(r.kind());
+                }
+                c.done[ri] = run.rows.len();
+            }
         }
         self.chart_cache.borrow()
     }
 
     /// Chart data: for each shown run, counts per bucket of the category metric.
     pub fn chart(&self) -> Vec<(String, BTreeMap<usize, Bucket>)> {
-        self.chart_cached().chart.clone()
-    }
-
-    fn compute_chart(&self) -> Vec<(String, BTreeMap<usize, Bucket>)> {
-        let mut out = Vec::new();
-        for (ri, run) in self.runs.iter().enumerate() {
-            if !self.filter.runs.is_empty() && !self.filter.runs.contains(&ri) {
-                continue;
-            }
-            let mut m: BTreeMap<usize, Bucket> = BTreeMap::new();
-            for (i, r) in run.rows.iter().enumerate() {
-                let Some(c) = self.category(ri as u32, i as u32) else {
-                    continue;
-                };
-                m.entry(c).or_default().add_kind(r.kind());
-            }
-            if !m.is_empty() {
-                out.push((run.name(), m));
-            }
-        }
-        out
+        let c = self.chart_cached();
+        self.runs
+            .iter()
+            .zip(&c.runs)
+            .filter(|(_, a)| !a.buckets.is_empty())
+            .map(|(run, a)| (run.name(), a.buckets.clone()))
+            .collect()
     }
 
     /// For each run in `chart()` order with several batches: per bucket, the lowest and
     /// highest A3 across its batches (empty maps for one-batch runs).
     pub fn chart_spreads(&self) -> Vec<BTreeMap<usize, (f64, f64)>> {
-        self.chart_cached().spreads.clone()
-    }
-
-    fn compute_chart_spreads(&self) -> Vec<BTreeMap<usize, (f64, f64)>> {
-        let mut out = Vec::new();
-        for (ri, run) in self.runs.iter().enumerate() {
-            if !self.filter.runs.is_empty() && !self.filter.runs.contains(&ri) {
-                continue;
-            }
-            // One batch (the usual case) has no spread: skip the per-row work every frame.
-            let first = run.rows.first().map(|r| r.batch);
-            if run.rows.iter().all(|r| Some(r.batch) == first) {
-                // Keep step with chart(), which lists runs with a categorised row.
-                if (0..run.rows.len() as u32).any(|i| self.category(ri as u32, i).is_some()) {
-                    out.push(BTreeMap::new());
-                }
-                continue;
-            }
-            let mut cells: BTreeMap<(usize, u16), Bucket> = BTreeMap::new();
-            let mut batches = BTreeSet::new();
-            let mut any = false;
-            for (i, r) in run.rows.iter().enumerate() {
-                let Some(c) = self.category(ri as u32, i as u32) else {
-                    continue;
-                };
-                any = true;
-                batches.insert(r.batch);
-                cells.entry((c, r.batch)).or_default().add_kind(r.kind());
-            }
-            if !any {
-                continue;
-            }
-            let mut m: BTreeMap<usize, (f64, f64)> = BTreeMap::new();
-            if batches.len() > 1 {
-                for ((c, _), b) in &cells {
-                    if let Some(a) = b.accuracy() {
-                        let e = m.entry(*c).or_insert((a, a));
-                        e.0 = e.0.min(a);
-                        e.1 = e.1.max(a);
+        let c = self.chart_cached();
+        c.runs
+            .iter()
+            .filter(|a| !a.buckets.is_empty())
+            .map(|a| {
+                let batches: BTreeSet<u16> = a.cells.keys().map(|k| k.1).collect();
+                let mut m: BTreeMap<usize, (f64, f64)> = BTreeMap::new();
+                if batches.len() > 1 {
+                    for ((b, _), counts) in &a.cells {
+                        if let Some(acc) = counts.accuracy() {
+                            let e = m.entry(*b).or_insert((acc, acc));
+                            e.0 = e.0.min(acc);
+                            e.1 = e.1.max(acc);
+                        }
                     }
                 }
-            }
-            out.push(m);
-        }
-        out
+                m
+            })
+            .collect()
     }
 
     /// The chart's x axis: every bucket from the smallest to the largest present, empty
@@ -1658,6 +1654,24 @@ pub fn axis(data: &[(String, BTreeMap<usize, Bucket>)]) -> Vec<usize> {
     }
 }
 
+/// Two ascending lists merged into one.
+fn merge_sorted(a: &[(u32, u32)], b: &[(u32, u32)]) -> Vec<(u32, u32)> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i] <= b[j] {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
 /// Each row's φ₀ (by hash) and whether it passed, for the pass/fail matrix.
 pub fn outcomes(x: &RunIndex) -> Vec<(u64, bool)> {
     x.rows
@@ -1700,16 +1714,14 @@ impl App {
             }
             st
         });
+        // One matrix over every run (each row hashed once), then the pairs from it.
+        let m = crate::report::compare::build(self.runs.iter().map(|x| (x.name(), outcomes(x))));
         let mut versus = Vec::new();
         for (oi, other) in self.runs.iter().enumerate() {
             if oi == ri {
                 continue;
             }
-            let m = crate::report::compare::build([
-                (run.name(), outcomes(run)),
-                (other.name(), outcomes(other)),
-            ]);
-            let p = m.pair(0, 1);
+            let p = m.pair(ri, oi);
             if p.n() > 0 {
                 versus.push((other.name(), p));
             }
@@ -1966,10 +1978,19 @@ impl App {
     /// Picks up samples appended to the runs' files; returns whether anything changed.
     pub fn follow(&mut self) -> bool {
         let mut added = 0;
+        // Rows only appended (the usual live run) are filtered and searched on their
+        // own; anything else (new runs, labels, a rewritten file) filters everything.
+        let before: Vec<(usize, u64)> = self
+            .runs
+            .iter()
+            .map(|r| (r.rows.len(), r.base_generation))
+            .collect();
+        let mut only_appends = true;
         // Run directories created under a watched folder since the viewer started.
         for w in self.watch.clone() {
             for dir in super::data::discover(&w) {
                 if !self.runs.iter().any(|r| r.dir == dir) {
+                    only_appends = false;
                     self.runs.push(super::data::RunIndex::open(&dir));
                     self.label_sizes.push(labels_len(&dir));
                     added += 1;
@@ -1979,7 +2000,10 @@ impl App {
             }
         }
         for (k, r) in self.runs.iter_mut().enumerate() {
-            added += usize::from(r.refresh_manifest());
+            if r.refresh_manifest() {
+                added += 1;
+                only_appends = false;
+            }
             added += r.refresh();
             // Another viewer may be labelling the same run.
             let len = labels_len(&r.dir);
@@ -1989,12 +2013,64 @@ impl App {
                     *s = len;
                 }
                 added += 1;
+                only_appends = false;
             }
         }
-        if added > 0 {
+        if added == 0 {
+            return false;
+        }
+        let appended = only_appends
+            && self.filter.passes_in.is_none()
+            && self.pending_search.is_none()
+            && before
+                .iter()
+                .zip(&self.runs)
+                .all(|(&(n, g), r)| r.base_generation == g && r.rows.len() >= n);
+        if appended {
+            self.take_appended(&before);
+        } else {
             self.refilter();
         }
-        added > 0
+        true
+    }
+
+    /// Adds rows appended since `before` (per run: rows, base generation) to the
+    /// filtered list and, when they match the search, to what is shown.
+    fn take_appended(&mut self, before: &[(usize, u64)]) {
+        let mut new = Vec::new();
+        for (ri, &(n, _)) in before.iter().enumerate() {
+            for i in n..self.runs[ri].rows.len() {
+                if self.passes(ri, i as u32) {
+                    new.push((ri as u32, i as u32));
+                }
+            }
+        }
+        if new.is_empty() {
+            return;
+        }
+        // Lists are in (run, row) order, as a full refilter makes them: merge.
+        let base = merge_sorted(&self.base, &new);
+        self.base = std::sync::Arc::new(base);
+        let shown = if self.search.trim().is_empty() {
+            new
+        } else {
+            let job = super::search::Job {
+                generation: self.search_generation,
+                query: self.search.clone(),
+                pool: std::sync::Arc::new(new),
+                text_of: self.runs.iter().map(|r| r.text_index()).collect(),
+                stores: self.runs.iter().map(|r| r.texts.clone()).collect(),
+                by_label: Default::default(),
+            };
+            super::search::run_job(&job)
+        };
+        let keep = self.visible.get(self.sel).copied();
+        self.visible = merge_sorted(&self.visible, &shown);
+        if let Some(k) = keep
+            && let Ok(p) = self.visible.binary_search(&k)
+        {
+            self.sel = p;
+        }
     }
 }
 
