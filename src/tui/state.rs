@@ -508,79 +508,16 @@ impl App {
     }
 
     fn passes(&self, run: usize, row: u32) -> bool {
-        let f = &self.filter;
         let ri = &self.runs[run];
-        let r = &ri.rows[row as usize];
-        if !f.runs.is_empty() && !f.runs.contains(&run) {
-            return false;
-        }
-        if !f.verdicts.is_empty() && !f.verdicts.contains(&r.verdict) {
-            return false;
-        }
-        if let Some((lo, hi)) = f.range {
-            match self.category(run as u32, row) {
-                Some(c) if c >= lo && c <= hi => {}
-                _ => return false,
-            }
-        }
-        if !f.kinds.is_empty() && !f.kinds.contains(&ri.kind()) {
-            return false;
-        }
-        let labelled = match f.labels {
-            LabelFilter::Any => true,
-            LabelFilter::Labelled => ri.labels.contains_key(&*r.id),
-            LabelFilter::Unlabelled => !ri.labels.contains_key(&*r.id),
-        };
-        if !labelled {
-            return false;
-        }
-        if let Some(k) = f.failure
-            && r.fails & crate::report::kinds::mask(&[k]) == 0
-        {
-            return false;
-        }
-        let has = |c: &str| {
-            ri.labels
-                .get(&*r.id)
-                .is_some_and(|ls| ls.iter().any(|l| l.categories.iter().any(|x| x == c)))
-        };
-        if !f.label_any.is_empty() && !f.label_any.iter().any(|c| has(c)) {
-            return false;
-        }
-        if f.label_none.iter().any(|c| has(c)) {
-            return false;
-        }
-        if f.judge != JudgeFilter::Any {
-            use crate::llm::judge::JudgeAnswer;
-            let answer = ri.judge.get(&*r.id).map(|j| j.answer);
-            let ok = match (f.judge, answer) {
-                (JudgeFilter::Unjudged, a) => a.is_none(),
-                (_, None) => false,
-                (JudgeFilter::Yes, Some(a)) => a == JudgeAnswer::Yes,
-                (JudgeFilter::No, Some(a)) => a == JudgeAnswer::No,
-                (JudgeFilter::Unparseable, Some(a)) => a == JudgeAnswer::Unparseable,
-                (JudgeFilter::Disagrees, Some(a)) => match a {
-                    JudgeAnswer::Yes => !r.verdict.is_pass(),
-                    JudgeAnswer::No => r.verdict.is_pass(),
-                    JudgeAnswer::Unparseable => false,
-                },
-                (JudgeFilter::Any, _) => true,
-            };
-            if !ok {
-                return false;
-            }
-        }
-        if !f.closeness.admits(r.bleu) {
-            return false;
-        }
-        if let Some(other) = f.passes_in
-            && (other == run
-                || r.verdict.is_pass()
-                || !self.passing_elsewhere.contains(&r.phi0_hash))
-        {
-            return false;
-        }
-        true
+        run_passes(&self.filter, run, ri)
+            && row_passes(
+                &self.filter,
+                self.by,
+                &self.passing_elsewhere,
+                run,
+                ri,
+                &ri.rows[row as usize],
+            )
     }
 
     /// Recomputes the list after a filter change.
@@ -596,11 +533,15 @@ impl App {
         };
         let mut base = Vec::new();
         for (ri, run) in self.runs.iter().enumerate() {
-            for i in 0..run.rows.len() as u32 {
-                if self.passes(ri, i) {
-                    base.push((ri as u32, i));
-                }
+            if !run_passes(&self.filter, ri, run) {
+                continue;
             }
+            let (f, by, elsewhere) = (&self.filter, self.by, &self.passing_elsewhere);
+            let idx: Vec<u32> = (0..run.rows.len() as u32).collect();
+            let kept = super::search::filter_parallel(&idx, |i| {
+                row_passes(f, by, elsewhere, ri, run, &run.rows[i as usize])
+            });
+            base.extend(kept.into_iter().map(|i| (ri as u32, i)));
         }
         self.base = std::sync::Arc::new(base);
         self.last_search.clear();
@@ -1652,6 +1593,96 @@ pub fn axis(data: &[(String, BTreeMap<usize, Bucket>)]) -> Vec<usize> {
         (Some(&lo), Some(&hi)) => (lo..=hi).collect(),
         _ => vec![],
     }
+}
+
+/// The filter's run-level conditions (which runs, which dataset kinds).
+fn run_passes(f: &Filter, run: usize, ri: &RunIndex) -> bool {
+    (f.runs.is_empty() || f.runs.contains(&run))
+        && (f.kinds.is_empty()
+            || ri
+                .manifest
+                .as_ref()
+                .is_some_and(|m| f.kinds.contains(&m.dataset.kind))
+            || (ri.manifest.is_none() && f.kinds.contains("?")))
+}
+
+/// The filter's row-level conditions. A free function of what it reads, so rows can
+/// be filtered on several threads.
+fn row_passes(
+    f: &Filter,
+    by: By,
+    passing_elsewhere: &std::collections::HashSet<u64>,
+    run: usize,
+    ri: &RunIndex,
+    r: &super::data::Row,
+) -> bool {
+    if !f.verdicts.is_empty() && !f.verdicts.contains(&r.verdict) {
+        return false;
+    }
+    if let Some((lo, hi)) = f.range {
+        let c = match by {
+            By::Operators => r.ops.or(r.depth),
+            By::Depth => r.depth.or(r.ops),
+        }
+        .map(usize::from);
+        match c {
+            Some(c) if c >= lo && c <= hi => {}
+            _ => return false,
+        }
+    }
+    let labelled = match f.labels {
+        LabelFilter::Any => true,
+        LabelFilter::Labelled => ri.labels.contains_key(&*r.id),
+        LabelFilter::Unlabelled => !ri.labels.contains_key(&*r.id),
+    };
+    if !labelled {
+        return false;
+    }
+    if let Some(k) = f.failure
+        && r.fails & crate::report::kinds::mask(&[k]) == 0
+    {
+        return false;
+    }
+    let has = |c: &str| {
+        ri.labels
+            .get(&*r.id)
+            .is_some_and(|ls| ls.iter().any(|l| l.categories.iter().any(|x| x == c)))
+    };
+    if !f.label_any.is_empty() && !f.label_any.iter().any(|c| has(c)) {
+        return false;
+    }
+    if f.label_none.iter().any(|c| has(c)) {
+        return false;
+    }
+    if f.judge != JudgeFilter::Any {
+        use crate::llm::judge::JudgeAnswer;
+        let answer = ri.judge.get(&*r.id).map(|j| j.answer);
+        let ok = match (f.judge, answer) {
+            (JudgeFilter::Unjudged, a) => a.is_none(),
+            (_, None) => false,
+            (JudgeFilter::Yes, Some(a)) => a == JudgeAnswer::Yes,
+            (JudgeFilter::No, Some(a)) => a == JudgeAnswer::No,
+            (JudgeFilter::Unparseable, Some(a)) => a == JudgeAnswer::Unparseable,
+            (JudgeFilter::Disagrees, Some(a)) => match a {
+                JudgeAnswer::Yes => !r.verdict.is_pass(),
+                JudgeAnswer::No => r.verdict.is_pass(),
+                JudgeAnswer::Unparseable => false,
+            },
+            (JudgeFilter::Any, _) => true,
+        };
+        if !ok {
+            return false;
+        }
+    }
+    if !f.closeness.admits(r.bleu) {
+        return false;
+    }
+    if let Some(other) = f.passes_in
+        && (other == run || r.verdict.is_pass() || !passing_elsewhere.contains(&r.phi0_hash))
+    {
+        return false;
+    }
+    true
 }
 
 /// Two ascending lists merged into one.
