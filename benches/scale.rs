@@ -246,7 +246,30 @@ fn in_process(dir: &Path) {
         theme: None,
         config: Some(PathBuf::from("/nonexistent")),
     });
-    println!("in process: open {:.2?}", t.elapsed());
+    println!("in process: open (blocking) {:.2?}", t.elapsed());
+    // The viewer itself loads in the background: first run browsable, all loaded.
+    let t = Instant::now();
+    let (mut bg, _) = autoeval::tui::build_app_loading(&ViewOptions {
+        paths: vec![dir.to_path_buf()],
+        theme: None,
+        config: Some(PathBuf::from("/nonexistent")),
+    });
+    let ready = t.elapsed();
+    let mut first = None;
+    while bg.loading().is_some() {
+        bg.poll_loading();
+        if first.is_none() && !bg.runs.is_empty() {
+            first = Some(t.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    println!(
+        "in process, loading in the background: app ready {ready:.1?}, first run browsable {:.2?}, all {} runs {:.2?}",
+        first.unwrap_or_default(),
+        bg.runs.len(),
+        t.elapsed()
+    );
+    drop(bg);
     for q in ["/", "p", "1", "2"] {
         app.key(q);
     }

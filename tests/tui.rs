@@ -739,3 +739,30 @@ fn background_search_never_blocks_and_keeps_only_the_newest_result() {
         app.runs.iter().map(|r| r.rows.len()).sum::<usize>()
     );
 }
+
+/// The viewer draws before its runs are read: they join as the loader opens them, in
+/// the order named, and the end state is the one a blocking open gives.
+#[test]
+fn runs_load_in_the_background_and_join_in_order() {
+    let paths = vec![fixtures()];
+    let (mut app, t) = autoeval::tui::build_app_loading(&opts(paths.clone()));
+    assert!(app.loading().is_some());
+    let first = screen(&mut app, &t, 120, 30);
+    assert!(first.contains("Samples"), "{first}");
+    let start = std::time::Instant::now();
+    while app.loading().is_some() {
+        app.poll_loading();
+        assert!(start.elapsed() < std::time::Duration::from_secs(20));
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let (mut blocking, _) = build_app(&opts(paths));
+    let names = |a: &autoeval::tui::state::App| a.runs.iter().map(|r| r.name()).collect::<Vec<_>>();
+    assert_eq!(names(&app), names(&blocking));
+    assert_eq!(app.visible, blocking.visible);
+    assert_eq!(app.selected(), blocking.selected());
+    assert!(!screen(&mut app, &t, 120, 30).contains("loading runs"));
+    assert_eq!(
+        screen(&mut app, &t, 120, 30),
+        screen(&mut blocking, &t, 120, 30)
+    );
+}

@@ -79,6 +79,13 @@ pub fn load_config(path: Option<&Path>) -> (Config, Vec<String>) {
 
 /// Opens every path: run directories, folders of runs, or the original's files.
 pub fn open_paths(paths: &[PathBuf]) -> (Vec<RunIndex>, Vec<String>) {
+    let (dirs, warnings) = run_dirs(paths);
+    (dirs.iter().map(|d| RunIndex::open(d)).collect(), warnings)
+}
+
+/// The run directories `paths` name (folders expanded, original-format files imported),
+/// in order, and warnings for what is not there.
+pub fn run_dirs(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
     let mut runs = Vec::new();
     let mut warnings = Vec::new();
     for p in paths {
@@ -88,7 +95,7 @@ pub fn open_paths(paths: &[PathBuf]) -> (Vec<RunIndex>, Vec<String>) {
         }
         if p.is_file() {
             match import_for_viewing(p) {
-                Ok(dir) => runs.push(RunIndex::open(&dir)),
+                Ok(dir) => runs.push(dir),
                 Err(e) => warnings.push(format!("{}: {e}", p.display())),
             }
             continue;
@@ -100,7 +107,7 @@ pub fn open_paths(paths: &[PathBuf]) -> (Vec<RunIndex>, Vec<String>) {
                 p.display()
             ));
         }
-        runs.extend(dirs.iter().map(|d| RunIndex::open(d)));
+        runs.extend(dirs);
     }
     (runs, warnings)
 }
@@ -218,8 +225,18 @@ pub struct ViewOptions {
     pub config: Option<PathBuf>,
 }
 
-/// Builds the app the viewer starts with (used by tests and the event loop).
+/// Builds the app the viewer starts with, every run loaded (tests, benches).
 pub fn build_app(opts: &ViewOptions) -> (App, Theme) {
+    build(opts, false)
+}
+
+/// Builds the app with its runs still loading on background threads: the first frame
+/// comes at once, and runs join the lists as they are read ([`App::poll_loading`]).
+pub fn build_app_loading(opts: &ViewOptions) -> (App, Theme) {
+    build(opts, true)
+}
+
+fn build(opts: &ViewOptions, background: bool) -> (App, Theme) {
     let (cfg, mut warnings) = load_config(opts.config.as_deref());
     let (keymap, kw) = Keymap::default().with_overrides(cfg.keys.as_ref());
     warnings.extend(kw);
@@ -230,8 +247,13 @@ pub fn build_app(opts: &ViewOptions) -> (App, Theme) {
         .unwrap_or_else(|| "default".into());
     let (theme, tw) = Theme::load(&theme_name);
     warnings.extend(tw);
-    let (runs, rw) = open_paths(&opts.paths);
+    let (dirs, rw) = run_dirs(&opts.paths);
     warnings.extend(rw);
+    let (runs, loader) = if background {
+        (Vec::new(), Some(state::Loader::start(dirs)))
+    } else {
+        (dirs.iter().map(|d| RunIndex::open(d)).collect(), None)
+    };
     let (taxonomy, xw) = labels::Taxonomy::load(cfg.taxonomy.as_deref());
     warnings.extend(xw);
     let mut app = App::new(runs, keymap, warnings);
@@ -243,6 +265,7 @@ pub fn build_app(opts: &ViewOptions) -> (App, Theme) {
         .collect();
     app.taxonomy = taxonomy;
     app.annotator = labels::annotator(cfg.annotator.as_deref());
+    app.loader = loader;
     (app, theme)
 }
 
@@ -253,7 +276,7 @@ pub fn run(opts: ViewOptions) -> anyhow::Result<i32> {
         return Ok(2);
     }
     let started = Instant::now();
-    let (mut app, theme) = build_app(&opts);
+    let (mut app, theme) = build_app_loading(&opts);
     let mut terminal = ratatui::init();
     let _ = ratatui::crossterm::execute!(
         std::io::stdout(),
@@ -288,8 +311,12 @@ pub fn run(opts: ViewOptions) -> anyhow::Result<i32> {
                     }
                 }
             }
-            // While a search runs on the worker, look for its result often.
-            let wait = if app.search_pending() { 10 } else { 200 };
+            // While a search or the loading runs in the background, look often.
+            let wait = if app.search_pending() || app.loading().is_some() {
+                10
+            } else {
+                200
+            };
             if event::poll(Duration::from_millis(wait))? {
                 match event::read()? {
                     Event::Key(k) if k.kind != KeyEventKind::Release => {
@@ -311,6 +338,9 @@ pub fn run(opts: ViewOptions) -> anyhow::Result<i32> {
                 }
             }
             if app.poll_search() {
+                dirty = true;
+            }
+            if app.poll_loading() {
                 dirty = true;
             }
             if app.live_tick() {

@@ -297,6 +297,71 @@ pub struct Detail {
 /// Per-bucket counts for the chart: the core's one A2/A3 tally.
 pub type Bucket = crate::report::Counts;
 
+/// Opens run directories on background threads and hands them over in order.
+pub struct Loader {
+    dirs: Vec<std::path::PathBuf>,
+    rx: std::sync::mpsc::Receiver<(usize, RunIndex)>,
+    ready: BTreeMap<usize, RunIndex>,
+    next: usize,
+}
+
+impl Loader {
+    /// Starts opening `dirs` (two at a time: reading is mostly parsing or page-cache
+    /// copies, and the UI keeps a core).
+    pub fn start(dirs: Vec<std::path::PathBuf>) -> Loader {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let queue = std::sync::Arc::new(std::sync::Mutex::new(
+            dirs.iter()
+                .cloned()
+                .enumerate()
+                .collect::<Vec<_>>()
+                .into_iter(),
+        ));
+        let threads = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .clamp(1, 2);
+        for _ in 0..threads {
+            let (tx, queue) = (tx.clone(), queue.clone());
+            std::thread::spawn(move || {
+                loop {
+                    let next = queue.lock().map(|mut q| q.next()).ok().flatten();
+                    let Some((k, dir)) = next else { break };
+                    if tx.send((k, RunIndex::open(&dir))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        Loader {
+            dirs,
+            rx,
+            ready: BTreeMap::new(),
+            next: 0,
+        }
+    }
+
+    /// Runs opened so far that are next in order.
+    fn take(&mut self) -> Vec<RunIndex> {
+        while let Ok((k, run)) = self.rx.try_recv() {
+            self.ready.insert(k, run);
+        }
+        let mut out = Vec::new();
+        while let Some(run) = self.ready.remove(&self.next) {
+            out.push(run);
+            self.next += 1;
+        }
+        out
+    }
+
+    /// Whether `dir` is still being opened.
+    fn pending(&self, dir: &std::path::Path) -> bool {
+        self.dirs[self.next.min(self.dirs.len())..]
+            .iter()
+            .any(|d| d == dir)
+    }
+}
+
 /// The chart's aggregates and what they were computed from.
 #[derive(Default)]
 struct ChartCache {
@@ -315,6 +380,10 @@ struct RunChart {
 
 /// The viewer.
 pub struct App {
+    /// Runs still being opened in the background (the viewer starts drawing at once).
+    pub loader: Option<Loader>,
+    /// Whether the user has pressed a key (loading then stops moving the selection).
+    touched: bool,
     /// The chart's aggregates, recomputed only when their inputs change.
     chart_cache: std::cell::RefCell<ChartCache>,
     /// Loaded runs.
@@ -427,6 +496,8 @@ impl App {
     /// A viewer over `runs`.
     pub fn new(runs: Vec<RunIndex>, keymap: Keymap, warnings: Vec<String>) -> App {
         let mut app = App {
+            loader: None,
+            touched: false,
             chart_cache: Default::default(),
             help_scroll: 0,
             watch: Vec::new(),
@@ -600,6 +671,45 @@ impl App {
                 .get_or_insert_with(super::search::Worker::start)
                 .submit(job);
         }
+    }
+
+    /// Runs loaded and runs named, while loading goes on.
+    pub fn loading(&self) -> Option<(usize, usize)> {
+        self.loader.as_ref().map(|l| (l.next, l.dirs.len()))
+    }
+
+    /// Takes runs the loader has opened; returns whether any joined. Until the user
+    /// presses a key, the selection follows the most instructive failure so far.
+    pub fn poll_loading(&mut self) -> bool {
+        let Some(loader) = self.loader.as_mut() else {
+            return false;
+        };
+        let new = loader.take();
+        let done = loader.next >= loader.dirs.len();
+        if done {
+            self.loader = None;
+        }
+        if new.is_empty() {
+            return done;
+        }
+        for r in new {
+            self.warnings.extend(r.warnings.iter().cloned());
+            self.label_sizes.push(labels_len(&r.dir));
+            self.runs.push(r);
+        }
+        if self.runs.iter().all(|r| {
+            r.manifest
+                .as_ref()
+                .is_some_and(|m| m.dataset.filter_field == "depth")
+        }) {
+            self.by = By::Depth;
+        }
+        let untouched = !self.touched;
+        self.refilter();
+        if untouched {
+            self.select_first_failure();
+        }
+        true
     }
 
     /// Whether a search is running on the worker.
@@ -1044,11 +1154,15 @@ impl App {
         if self.pending_search.is_some() {
             parts.push("searching…".into());
         }
+        if let Some((done, all)) = self.loading() {
+            parts.push(format!("loading runs {done}/{all}…"));
+        }
         parts.join(" · ")
     }
 
     /// Handles a key by name (`j`, `enter`, `ctrl-c`, a typed character, …).
     pub fn key(&mut self, key: &str) {
+        self.touched = true;
         if self.confirm_cancel {
             self.confirm_cancel = false;
             match (key, self.live.as_mut()) {
@@ -2020,7 +2134,8 @@ impl App {
         // Run directories created under a watched folder since the viewer started.
         for w in self.watch.clone() {
             for dir in super::data::discover(&w) {
-                if !self.runs.iter().any(|r| r.dir == dir) {
+                let loading = self.loader.as_ref().is_some_and(|l| l.pending(&dir));
+                if !loading && !self.runs.iter().any(|r| r.dir == dir) {
                     only_appends = false;
                     self.runs.push(super::data::RunIndex::open(&dir));
                     self.label_sizes.push(labels_len(&dir));
