@@ -861,16 +861,16 @@ impl App {
         }
     }
 
-    /// What the chart's aggregates depend on, apart from rows appended since: the runs
-    /// shown, the category field, and each run's identity (name, rows other than by
-    /// appending).
+    /// What the chart's aggregates depend on, apart from rows appended since: the
+    /// category field and each run's identity (name, rows other than by appending).
+    /// Every run is counted; the run filter only picks which are shown.
     fn chart_key(&self) -> String {
         let runs: Vec<(u64, String)> = self
             .runs
             .iter()
             .map(|r| (r.base_generation, r.name()))
             .collect();
-        format!("{:?}|{:?}|{runs:?}", self.filter.runs, self.by)
+        format!("{:?}|{runs:?}", self.by)
     }
 
     /// Per-run chart aggregates, kept up to date incrementally: rows appended by a live
@@ -888,9 +888,8 @@ impl App {
                 };
             }
             for (ri, run) in self.runs.iter().enumerate() {
-                let shown = self.filter.runs.is_empty() || self.filter.runs.contains(&ri);
                 let from = c.done[ri];
-                if !shown || from >= run.rows.len() {
+                if from >= run.rows.len() {
                     continue;
                 }
                 let agg = &mut c.runs[ri];
@@ -911,14 +910,20 @@ impl App {
         self.chart_cache.borrow()
     }
 
+    /// Whether the run filter lets run `ri` into the chart.
+    fn chart_shows(&self, ri: usize) -> bool {
+        self.filter.runs.is_empty() || self.filter.runs.contains(&ri)
+    }
+
     /// Chart data: for each shown run, counts per bucket of the category metric.
     pub fn chart(&self) -> Vec<(String, BTreeMap<usize, Bucket>)> {
         let c = self.chart_cached();
         self.runs
             .iter()
             .zip(&c.runs)
-            .filter(|(_, a)| !a.buckets.is_empty())
-            .map(|(run, a)| (run.name(), a.buckets.clone()))
+            .enumerate()
+            .filter(|(ri, (_, a))| self.chart_shows(*ri) && !a.buckets.is_empty())
+            .map(|(_, (run, a))| (run.name(), a.buckets.clone()))
             .collect()
     }
 
@@ -928,8 +933,9 @@ impl App {
         let c = self.chart_cached();
         c.runs
             .iter()
-            .filter(|a| !a.buckets.is_empty())
-            .map(|a| {
+            .enumerate()
+            .filter(|(ri, a)| self.chart_shows(*ri) && !a.buckets.is_empty())
+            .map(|(_, a)| {
                 let batches: BTreeSet<u16> = a.cells.keys().map(|k| k.1).collect();
                 let mut m: BTreeMap<usize, (f64, f64)> = BTreeMap::new();
                 if batches.len() > 1 {
