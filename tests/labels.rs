@@ -221,6 +221,31 @@ fn export_and_stats_from_the_cli() {
     .to_string();
     assert!(text.contains("Cohen's κ between alice and bob"), "{text}");
     assert!(text.contains("lucky passes: 1 of 2"), "{text}");
+    // Two runs (the same labels in a copy) pool: twice the samples, ids kept apart.
+    let copy = dir.path().join("copy");
+    std::fs::create_dir_all(&copy).unwrap();
+    for f in ["run.json", "samples.jsonl", "labels.jsonl"] {
+        std::fs::copy(d.join(f), copy.join(f)).unwrap();
+    }
+    let mut m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(copy.join("run.json")).unwrap()).unwrap();
+    m["id"] = serde_json::json!("the-copy");
+    std::fs::write(copy.join("run.json"), m.to_string()).unwrap();
+    let pooled = bin()
+        .args(["labels", "stats", "--json"])
+        .arg(&d)
+        .arg(&copy)
+        .output()
+        .unwrap();
+    assert!(
+        pooled.status.success(),
+        "{}",
+        String::from_utf8_lossy(&pooled.stderr)
+    );
+    let p: serde_json::Value = serde_json::from_slice(&pooled.stdout).unwrap();
+    assert_eq!(p["labelled"], 8);
+    assert_eq!(p["overlap"], 8);
+    assert!((p["kappa"]["negation-misplaced"].as_f64().unwrap() - 0.5).abs() < 1e-9);
     assert!(
         text.contains("automatic failure kinds (from the diff) against the hand labels"),
         "{text}"

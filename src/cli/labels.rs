@@ -47,8 +47,10 @@ pub enum LabelsCommand {
     },
     /// Counts by category and complexity, agreement (κ), lucky passes, metric alignment.
     Stats {
-        /// Run directory.
-        run: PathBuf,
+        /// Run directories, or folders holding them: several are pooled (sample ids
+        /// become RUN/ID).
+        #[arg(required = true)]
+        runs: Vec<PathBuf>,
         /// Category axis.
         #[arg(long, value_enum, default_value_t = By::Operators)]
         by: By,
@@ -187,10 +189,34 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
                 .map_err(|e| anyhow!(e))?;
             Ok(0)
         }
-        LabelsCommand::Stats { run, by, json } => {
-            let data = load_run(&run).map_err(|e| anyhow!("{e}"))?;
-            let labels = read_labels(&run).map_err(|e| anyhow!("{e}"))?;
-            let st = stats(&data, &labels.records, by == By::Depth);
+        LabelsCommand::Stats { runs, by, json } => {
+            let dirs = crate::cli::report::expand_runs(&runs)?;
+            let several = dirs.len() > 1;
+            let mut pooled: Option<crate::report::RunData> = None;
+            let mut records = Vec::new();
+            for dir in &dirs {
+                let mut data = load_run(dir).map_err(|e| anyhow!("{e}"))?;
+                let mut labels = read_labels(dir).map_err(|e| anyhow!("{e}"))?.records;
+                if several {
+                    // Ids are unique within a run only.
+                    let name = data.manifest.id.clone();
+                    for s in &mut data.samples {
+                        s.id = format!("{name}/{}", s.id);
+                    }
+                    for l in &mut labels {
+                        l.id = format!("{name}/{}", l.id);
+                    }
+                }
+                records.extend(labels);
+                match pooled.as_mut() {
+                    None => pooled = Some(data),
+                    Some(p) => p.samples.extend(data.samples),
+                }
+            }
+            let Some(data) = pooled else {
+                return Err(anyhow!("no run directories given"));
+            };
+            let st = stats(&data, &records, by == By::Depth);
             if json {
                 outln!("{}", serde_json::to_string_pretty(&st)?);
                 return Ok(0);
