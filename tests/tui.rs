@@ -481,8 +481,9 @@ fn detail_scroll_stops_at_the_last_screenful_and_resets_per_sample() {
     }
     keys(&mut app, &["G"]);
     let s = screen(&mut app, &t, 80, 24);
-    assert!(app.detail_scroll <= app.detail_max_scroll);
-    assert!(app.detail_max_scroll < 200, "{}", app.detail_max_scroll);
+    let max = app.detail_max_scroll.get();
+    assert!(app.detail_scroll <= max);
+    assert!(max < 200, "{max}");
     // The last screenful still shows text.
     let detail_text: String = s
         .lines()
@@ -765,4 +766,49 @@ fn runs_load_in_the_background_and_join_in_order() {
         screen(&mut app, &t, 120, 30),
         screen(&mut blocking, &t, 120, 30)
     );
+}
+
+/// The screen with its colours: each run of cells with the same foreground, background
+/// and modifiers is written `[fg/bg/mods]text`, so a snapshot catches a pane drawn in
+/// the wrong colour, not only wrong text.
+fn styled(
+    app: &mut autoeval::tui::state::App,
+    t: &autoeval::tui::theme::Theme,
+    w: u16,
+    h: u16,
+) -> String {
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    term.draw(|f| {
+        ui::draw(f, app, t);
+    })
+    .unwrap();
+    let buf = term.backend().buffer().clone();
+    let mut out = String::new();
+    for y in 0..h {
+        let mut last = None;
+        for x in 0..w {
+            let c = &buf[(x, y)];
+            let style = format!("[{:?}/{:?}/{:?}]", c.fg, c.bg, c.modifier);
+            if last.as_ref() != Some(&style) {
+                out.push_str(&style);
+                last = Some(style);
+            }
+            out.push_str(c.symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn styled_snapshots_of_the_main_screen_in_each_built_in_theme() {
+    for theme in ["default", "light", "high-contrast", "colorblind"] {
+        let (mut app, _) = app();
+        let (t, warnings) = autoeval::tui::theme::Theme::load(theme);
+        assert!(warnings.is_empty(), "{theme}: {warnings:?}");
+        insta::assert_snapshot!(
+            format!("styled_main_{theme}_100x30"),
+            styled(&mut app, &t, 100, 30)
+        );
+    }
 }

@@ -461,12 +461,12 @@ pub struct App {
     )>,
     /// Set when the user quits.
     pub quit: bool,
-    /// Rows of the sample list on screen (for paging), set by the UI.
-    pub page: usize,
+    /// Rows of the sample list on screen (for paging), as the last frame laid them out.
+    pub page: std::cell::Cell<usize>,
     /// Scroll offset in the detail view.
     pub detail_scroll: u16,
-    /// The furthest the detail can scroll (set when it is drawn).
-    pub detail_max_scroll: u16,
+    /// The furthest the detail can scroll, as the last frame wrapped it.
+    pub detail_max_scroll: std::cell::Cell<u16>,
     /// Label categories.
     pub taxonomy: super::labels::Taxonomy,
     /// Who labels.
@@ -535,9 +535,9 @@ impl App {
             status: String::new(),
             rescore: None,
             quit: false,
-            page: 10,
+            page: std::cell::Cell::new(10),
             detail_scroll: 0,
-            detail_max_scroll: u16::MAX,
+            detail_max_scroll: std::cell::Cell::new(u16::MAX),
             taxonomy: super::labels::Taxonomy::builtin(),
             annotator: super::labels::annotator(None),
             note: String::new(),
@@ -834,7 +834,7 @@ impl App {
             highlight,
         });
         self.detail_scroll = 0;
-        self.detail_max_scroll = u16::MAX;
+        self.detail_max_scroll.set(u16::MAX);
     }
 
     fn move_sel(&mut self, delta: isize) {
@@ -855,7 +855,7 @@ impl App {
             }
             Pane::Detail => {
                 self.detail_scroll = (self.detail_scroll as isize + delta)
-                    .clamp(0, self.detail_max_scroll as isize)
+                    .clamp(0, self.detail_max_scroll.get() as isize)
                     as u16;
             }
         }
@@ -1991,8 +1991,8 @@ impl App {
         match a {
             Action::Up => self.move_sel(-1),
             Action::Down => self.move_sel(1),
-            Action::PageUp => self.move_sel(-(self.page.max(1) as isize)),
-            Action::PageDown => self.move_sel(self.page.max(1) as isize),
+            Action::PageUp => self.move_sel(-(self.page.get().max(1) as isize)),
+            Action::PageDown => self.move_sel(self.page.get().max(1) as isize),
             Action::Top => self.move_sel(isize::MIN / 2),
             Action::Bottom => self.move_sel(isize::MAX / 2),
             Action::Open => match self.focus {

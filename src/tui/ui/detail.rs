@@ -345,8 +345,7 @@ fn raw(app: &App, t: &Theme) -> Vec<Line<'static>> {
 }
 
 /// Draws the detail pane.
-pub fn draw(f: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
-    app.ensure_detail();
+pub fn draw(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let tabs: Vec<String> = Tab::ALL
         .iter()
         .map(|x| {
@@ -378,11 +377,10 @@ pub fn draw(f: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     let max = rows
         .saturating_sub(inner.height as usize)
         .min(u16::MAX as usize) as u16;
-    app.detail_max_scroll = max;
-    app.detail_scroll = app.detail_scroll.min(max);
+    app.detail_max_scroll.set(max);
     let p = Paragraph::new(lines)
         .block(b)
         .wrap(Wrap { trim: false })
-        .scroll((app.detail_scroll, 0));
+        .scroll((app.detail_scroll.min(max), 0));
     f.render_widget(p, area);
 }

@@ -132,8 +132,16 @@ fn footer(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// Draws the whole screen and returns the pane areas.
+/// Loads what the frame needs (the selected sample's detail), then draws it.
 pub fn draw(f: &mut Frame, app: &mut App, t: &Theme) -> Areas {
+    app.ensure_detail();
+    view(f, app, t)
+}
+
+/// Draws the whole screen from the app as it is and returns the pane areas: drawing
+/// reads the state, never changes it (the list page and the detail's scroll limit it
+/// lays out are noted in cells for the next key).
+pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
     let area = f.area();
     f.render_widget(
         Block::default().style(Style::default().fg(t.fg).bg(t.bg)),

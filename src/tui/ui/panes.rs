@@ -65,7 +65,7 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
 }
 
 /// The sample list; only rows on screen are formatted.
-pub fn samples(f: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
+pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let title = if app.mode == Mode::Search {
         format!("Samples {} · search: {}▏", app.filter_summary(), app.search)
     } else {
@@ -75,7 +75,7 @@ pub fn samples(f: &mut Frame, area: Rect, app: &mut App, t: &Theme) {
     let inner = b.inner(area);
     f.render_widget(b, area);
     let h = inner.height.saturating_sub(1) as usize;
-    app.page = h.max(1);
+    app.page.set(h.max(1));
     let w = inner.width as usize;
     let cat = if app.by == By::Operators {
         "ops"
