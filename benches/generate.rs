@@ -15,7 +15,7 @@ fn batches(c: &mut Criterion) {
             ..Default::default()
         };
         g.bench_function(kind.name(), |b| {
-            b.iter(|| generate_batch(&cfg, &p, black_box(1), 0, &mut |_| {}).expect("batch"))
+            b.iter(|| generate_batch(&cfg, &p, black_box(1), 0, &mut |_| {}).expect("batch"));
         });
     }
     g.finish();
@@ -38,7 +38,7 @@ fn parse_print(c: &mut Criterion) {
         b.iter(|| {
             let f = parse_formula(black_box(&text)).expect("parses");
             print_formula(&f, Notation::Unicode)
-        })
+        });
     });
 }
 

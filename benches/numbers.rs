@@ -214,9 +214,8 @@ fn main() {
             .output()
             .expect("runs");
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let lines = std::fs::read_to_string(run.join("samples.jsonl"))
-            .map(|s| s.lines().count())
-            .unwrap_or(0);
+        let lines =
+            std::fs::read_to_string(run.join("samples.jsonl")).map_or(0, |s| s.lines().count());
         println!("made a {lines}-sample run in {:.1?}", t.elapsed());
         let t = Instant::now();
         let o = bin()

@@ -185,7 +185,7 @@ fn samples(dir: &Path) -> usize {
                 if k == 0 {
                     break;
                 }
-                n += buf[..k].iter().filter(|&&b| b == b'\n').count();
+                n += buf[..k].split(|&b| b == b'\n').count() - 1;
             }
         }
     }

@@ -168,7 +168,10 @@ fn live_responsiveness() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("dir");
     // SAFETY: no other thread reads the environment here; keeps the form's memory out of the user's config.
-    unsafe { std::env::set_var("XDG_CONFIG_HOME", dir.join("cfg")) };
+    #[allow(unsafe_code)]
+    unsafe {
+        std::env::set_var("XDG_CONFIG_HOME", dir.join("cfg"));
+    }
     let (mut app, theme) = build_app(&ViewOptions {
         paths: vec![dir.clone()],
         theme: None,
@@ -234,7 +237,7 @@ fn live_responsiveness() {
             std::thread::sleep(Duration::from_millis(30));
         }
     }
-    let done = app.live.as_ref().map(|l| l.done).unwrap_or(0);
+    let done = app.live.as_ref().map_or(0, |l| l.done);
     let max = times.iter().max().copied().unwrap_or_default();
     println!(
         "keystroke to frame during a live FOL run (32 in flight, 100 ms answers, {done} samples done): median {:.2?}, max {max:.2?}",

@@ -75,7 +75,7 @@ fn bench(c: &mut Criterion) {
                 i = (i + 1) % set.len();
                 let (a, p) = &set[i];
                 verify(black_box(a), black_box(p), &opts)
-            })
+            });
         });
     }
     g.finish();

@@ -551,7 +551,7 @@ impl Dataset {
         let mut exprs = Vec::with_capacity(file.data.len());
         let mut skipped = Vec::new();
         let mut kept = Vec::with_capacity(file.data.len());
-        for item in file.data.iter() {
+        for item in &file.data {
             match parse(&item.fs, syntax) {
                 Ok(e) => {
                     exprs.push(e);
@@ -593,11 +593,13 @@ impl Dataset {
             .info
             .get("filter_field")
             .and_then(Value::as_str)
-            .map(str::to_string)
-            .unwrap_or_else(|| match self.syntax {
-                SyntaxKind::Regex => Metric::Depth.field().into(),
-                _ => Metric::Operators.field().into(),
-            })
+            .map_or_else(
+                || match self.syntax {
+                    SyntaxKind::Regex => Metric::Depth.field().into(),
+                    _ => Metric::Operators.field().into(),
+                },
+                str::to_string,
+            )
     }
 }
 

@@ -172,13 +172,13 @@ fn rescore_reproduces_a_run_and_reports_an_extractor_fix() {
     let s = now.iter().find(|s| s.id == id).unwrap();
     match &s.verdict {
         autoeval::verify::Verdict::Unparseable { reason, .. } => {
-            assert!(reason.starts_with("off-format"), "{reason}")
+            assert!(reason.starts_with("off-format"), "{reason}");
         }
         other => panic!("{other:?}"),
     }
     let backups: Vec<_> = std::fs::read_dir(&run)
         .unwrap()
-        .filter_map(|e| e.ok())
+        .filter_map(std::result::Result::ok)
         .filter(|e| {
             e.file_name()
                 .to_string_lossy()

@@ -469,7 +469,7 @@ fn overview_highlights_the_changed_subformula_and_lists_true_atoms() {
         .content()
         .iter()
         .filter(|c| c.modifier.contains(ratatui::style::Modifier::UNDERLINED))
-        .map(|c| c.symbol())
+        .map(ratatui::buffer::Cell::symbol)
         .collect();
     let want: String = format!("{}{}", &t0[a..b], &t1[c..e])
         .chars()
@@ -495,7 +495,7 @@ fn chart_pick_shows_numbers_filters_one_run_or_all_and_export_writes_files() {
     assert!(spreads[0].values().all(|(lo, hi)| lo <= hi));
     let s = screen(&mut app, 160, 48);
     assert!(
-        s.lines().any(|l| l.contains("a") && l.contains(" ±  ")),
+        s.lines().any(|l| l.contains('a') && l.contains(" ±  ")),
         "{s}"
     );
     keys(&mut app, &["v"]);

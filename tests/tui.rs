@@ -491,7 +491,7 @@ fn detail_scroll_stops_at_the_last_screenful_and_resets_per_sample() {
         .map(|l| l.chars().skip(40).collect::<String>())
         .collect();
     assert!(
-        detail_text.chars().any(|c| c.is_alphanumeric()),
+        detail_text.chars().any(char::is_alphanumeric),
         "blank detail after scrolling:\n{s}"
     );
     // Another sample starts at the top.
@@ -757,7 +757,12 @@ fn runs_load_in_the_background_and_join_in_order() {
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
     let (mut blocking, _) = build_app(&opts(paths));
-    let names = |a: &autoeval::tui::state::App| a.runs.iter().map(|r| r.name()).collect::<Vec<_>>();
+    let names = |a: &autoeval::tui::state::App| {
+        a.runs
+            .iter()
+            .map(autoeval::tui::data::RunIndex::name)
+            .collect::<Vec<_>>()
+    };
     assert_eq!(names(&app), names(&blocking));
     assert_eq!(app.visible, blocking.visible);
     assert_eq!(app.selected(), blocking.selected());

@@ -187,13 +187,13 @@ fn semantic_decisions_are_noted() {
     let v = check("P(a)", "P(a,b)", SyntaxKind::Fol);
     match v {
         Verdict::Unparseable { reason, .. } => {
-            assert!(reason.contains("arities 1 and 2"), "{reason}")
+            assert!(reason.contains("arities 1 and 2"), "{reason}");
         }
         other => panic!("{other:?}"),
     }
     match check("p1", "p1 ∧ (p2", SyntaxKind::Pl) {
         Verdict::Unparseable { pos, reason } => {
-            assert_eq!((pos, reason.as_str()), ("p1 ∧ ".len(), "unclosed '('"))
+            assert_eq!((pos, reason.as_str()), ("p1 ∧ ".len(), "unclosed '('"));
         }
         other => panic!("{other:?}"),
     }
@@ -414,7 +414,7 @@ fn batch_api_matches_single_checks() {
     .collect();
     let got: Vec<&str> = verify_batch(&pairs, &Options::default())
         .iter()
-        .map(|v| v.name())
+        .map(autoeval::verify::Verdict::name)
         .collect();
     assert_eq!(
         got,

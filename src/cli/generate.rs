@@ -111,8 +111,7 @@ impl GenerateArgs {
                     Cfg::parse(&text).map_err(|e| anyhow::anyhow!("{}:{e}", path.display()))?;
                 let name = path
                     .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_else(|| "custom".into());
+                    .map_or_else(|| "custom".into(), |s| s.to_string_lossy().into_owned());
                 Ok((cfg, name))
             }
             (None, None) => bail!("give --kind or --grammar FILE"),
@@ -150,8 +149,7 @@ pub fn generate_to_file(
         bail!("--batches must be at least 1");
     }
     let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
+        .map_or(1, std::num::NonZero::get)
         .min(batches);
     let mut writer = dataset::StreamWriter::create(path, cfg)
         .with_context(|| format!("cannot write {}", path.display()))?;
@@ -195,7 +193,7 @@ pub fn generate_to_file(
         let mut pending: std::collections::BTreeMap<usize, Batch> = Default::default();
         let mut want = 0;
         let outcome = (|| -> Result<()> {
-            for (b, r) in rx.iter() {
+            for (b, r) in &rx {
                 pending.insert(b, r?);
                 while let Some(batch) = pending.remove(&want) {
                     writer

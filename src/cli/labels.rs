@@ -142,18 +142,17 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
                     }
                 }
             }
-            match out {
-                Some(p) => std::fs::write(&p, text).map_err(|e| anyhow!("{}: {e}", p.display()))?,
-                None => {
-                    // CSV/JSONL into a pipe stays exact; on a terminal it is made safe.
-                    let stdout = std::io::stdout();
-                    if std::io::IsTerminal::is_terminal(&stdout) {
-                        stdout
-                            .lock()
-                            .write_all(crate::sanitize::for_terminal(&text).as_bytes())?
-                    } else {
-                        stdout.lock().write_all(text.as_bytes())?
-                    }
+            if let Some(p) = out {
+                std::fs::write(&p, text).map_err(|e| anyhow!("{}: {e}", p.display()))?;
+            } else {
+                // CSV/JSONL into a pipe stays exact; on a terminal it is made safe.
+                let stdout = std::io::stdout();
+                if std::io::IsTerminal::is_terminal(&stdout) {
+                    stdout
+                        .lock()
+                        .write_all(crate::sanitize::for_terminal(&text).as_bytes())?;
+                } else {
+                    stdout.lock().write_all(text.as_bytes())?;
                 }
             }
             Ok(0)
@@ -221,7 +220,7 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
                 outln!("{}", serde_json::to_string_pretty(&st)?);
                 return Ok(0);
             }
-            let fmt = |x: Option<f64>| x.map(|v| format!("{v:.3}")).unwrap_or_else(|| "–".into());
+            let fmt = |x: Option<f64>| x.map_or_else(|| "–".into(), |v| format!("{v:.3}"));
             outln!(
                 "{} labelled samples by {} annotator(s): {}",
                 st.labelled,
@@ -239,7 +238,12 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
                         "operators"
                     }
                 );
-                let w = st.counts.keys().map(|k| k.len()).max().unwrap_or(8);
+                let w = st
+                    .counts
+                    .keys()
+                    .map(std::string::String::len)
+                    .max()
+                    .unwrap_or(8);
                 out!("{:w$}", "");
                 for b in &buckets {
                     out!(" {b:>3}");
@@ -266,14 +270,15 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
             } else {
                 outln!("\nagreement (κ) needs two annotators");
             }
-            match st.lucky {
-                Some((k, n, p, lo, hi)) => outln!(
+            if let Some((k, n, p, lo, hi)) = st.lucky {
+                outln!(
                     "\nlucky passes: {k} of {n} labelled passing samples = {:.1}% (95% Wilson interval {:.1}%–{:.1}%)",
                     100.0 * p,
                     100.0 * lo,
                     100.0 * hi
-                ),
-                None => outln!("\nlucky passes: no passing sample is labelled yet"),
+                );
+            } else {
+                outln!("\nlucky passes: no passing sample is labelled yet");
             }
             outln!(
                 "\nagreement of each metric with the human judgement (Spearman ρ; human: no failure category = good):"

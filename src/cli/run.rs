@@ -246,7 +246,7 @@ async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
             }
             // Warnings quote datasets and server errors: never let them drive the terminal.
             Event::Warning(w) => {
-                bar.suspend(|| eprintln!("warning: {}", crate::sanitize::for_terminal(&w)))
+                bar.suspend(|| eprintln!("warning: {}", crate::sanitize::for_terminal(&w)));
             }
         }
     }

@@ -309,9 +309,7 @@ fn write_chunk(
     path: &str,
     out: &mut impl Write,
 ) -> Result<usize> {
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let per = chunk.len().div_ceil(threads).max(1);
     let results: Vec<Option<(String, bool)>> = std::thread::scope(|s| {
         let handles: Vec<_> = chunk

@@ -241,7 +241,7 @@ impl Cfg {
                                     format!("unknown @metric '{val}': use operators or depth"),
                                 ));
                             }
-                        })
+                        });
                     }
                     "start" => {
                         if val.is_empty() {
@@ -378,14 +378,13 @@ impl Cfg {
                             if s.is_empty() {
                                 continue;
                             }
-                            let id = match lit_index.get(s) {
-                                Some(id) => *id,
-                                None => {
-                                    let id = literals.len() as u16;
-                                    lit_index.insert(s.clone(), id);
-                                    literals.push(s.clone());
-                                    id
-                                }
+                            let id = if let Some(id) = lit_index.get(s) {
+                                *id
+                            } else {
+                                let id = literals.len() as u16;
+                                lit_index.insert(s.clone(), id);
+                                literals.push(s.clone());
+                                id
                             };
                             Symbol::Lit(id)
                         }
@@ -449,11 +448,7 @@ impl Cfg {
         }
         if !productive[self.start as usize] {
             let name = &self.nonterminals[self.start as usize];
-            let line = rules
-                .iter()
-                .find(|r| &r.lhs == name)
-                .map(|r| r.line)
-                .unwrap_or(1);
+            let line = rules.iter().find(|r| &r.lhs == name).map_or(1, |r| r.line);
             return Err(gerr(
                 line,
                 1,

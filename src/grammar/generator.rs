@@ -304,13 +304,14 @@ fn apply_choices(cfg: &Cfg, form: &[Symbol], choices: &[u16]) -> Vec<Symbol> {
     let mut done = false;
     for s in form {
         match s {
-            Symbol::Nt(_) if !done => match it.next() {
-                Some(p) => out.extend_from_slice(&cfg.productions[*p as usize].rhs),
-                None => {
+            Symbol::Nt(_) if !done => {
+                if let Some(p) = it.next() {
+                    out.extend_from_slice(&cfg.productions[*p as usize].rhs);
+                } else {
                     done = true;
                     out.push(*s);
                 }
-            },
+            }
             other => out.push(*other),
         }
     }
@@ -391,7 +392,7 @@ pub fn generate_batch(
         prod_has_nt: cfg
             .productions
             .iter()
-            .map(|p| p.has_nonterminal())
+            .map(super::cfg::Production::has_nonterminal)
             .collect(),
         n,
         // Bounds the walk of a node whose nonterminals cannot all be finished.

@@ -126,7 +126,7 @@ impl Client {
             .backoff_base
             .saturating_mul(1u32 << attempt.min(16));
         let capped = exp.min(self.limits.backoff_cap);
-        let frac = self.jitter.lock().map(|mut r| r.unit()).unwrap_or(0.5);
+        let frac = self.jitter.lock().map_or(0.5, |mut r| r.unit());
         // Full jitter spreads retries of many workers; Retry-After is a floor.
         let jittered = capped.mul_f64(0.5 + 0.5 * frac);
         match retry_after {

@@ -250,7 +250,7 @@ impl PromptSet {
     }
 
     fn template(&self, name: &str) -> &str {
-        self.files.get(name).map(String::as_str).unwrap_or("")
+        self.files.get(name).map_or("", String::as_str)
     }
 
     fn render(

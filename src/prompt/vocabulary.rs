@@ -75,7 +75,11 @@ fn logic(f: &Formula, syntax: SyntaxKind) -> String {
 }
 
 fn regex(r: &Regex) -> String {
-    let symbols: Vec<String> = r.alphabet().iter().map(|c| c.to_string()).collect();
+    let symbols: Vec<String> = r
+        .alphabet()
+        .iter()
+        .map(std::string::ToString::to_string)
+        .collect();
     let mut ops = vec![
         "concatenation (writing one after another)",
         "* (zero or more repetitions)",

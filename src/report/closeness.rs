@@ -28,12 +28,11 @@ fn token_texts(e: &Expr) -> Vec<String> {
 fn interned<'a>(a: &'a [String], b: &'a [String]) -> (Vec<u32>, Vec<u32>) {
     let mut seen: Vec<&'a str> = Vec::new();
     let mut id = |t: &'a str| -> u32 {
-        match seen.iter().position(|s| *s == t) {
-            Some(i) => i as u32,
-            None => {
-                seen.push(t);
-                (seen.len() - 1) as u32
-            }
+        if let Some(i) = seen.iter().position(|s| *s == t) {
+            i as u32
+        } else {
+            seen.push(t);
+            (seen.len() - 1) as u32
         }
     };
     let x = a.iter().map(|t| id(t)).collect();

@@ -68,13 +68,12 @@ where
             }
             let occ = e.seen;
             e.seen += 1;
-            let r = match e.rows.get(occ) {
-                Some(&r) => r,
-                None => {
-                    m.keys.push((phi0, occ as u32));
-                    e.rows.push(m.keys.len() - 1);
-                    m.keys.len() - 1
-                }
+            let r = if let Some(&r) = e.rows.get(occ) {
+                r
+            } else {
+                m.keys.push((phi0, occ as u32));
+                e.rows.push(m.keys.len() - 1);
+                m.keys.len() - 1
             };
             if r >= column.len() {
                 column.resize(r + 1, None);

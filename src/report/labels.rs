@@ -75,7 +75,7 @@ pub fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
         return None;
     }
     let (rx, ry) = (ranks(&x[..n]), ranks(&y[..n]));
-    let mean = (n as f64 + 1.0) / 2.0;
+    let mean = f64::midpoint(n as f64, 1.0);
     let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
     for i in 0..n {
         let (a, b) = (rx[i] - mean, ry[i] - mean);

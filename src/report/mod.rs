@@ -46,12 +46,11 @@ pub fn load_run(dir: &Path) -> Result<RunData, store::StoreError> {
     let mut by_id: HashMap<String, usize> = HashMap::new();
     let mut samples: Vec<SampleRecord> = Vec::with_capacity(s.records.len());
     for r in s.records {
-        match by_id.get(&r.id) {
-            Some(&i) => samples[i] = r,
-            None => {
-                by_id.insert(r.id.clone(), samples.len());
-                samples.push(r);
-            }
+        if let Some(&i) = by_id.get(&r.id) {
+            samples[i] = r;
+        } else {
+            by_id.insert(r.id.clone(), samples.len());
+            samples.push(r);
         }
     }
     let mut warnings = s.warnings;

@@ -18,12 +18,11 @@ pub enum Format {
 }
 
 fn pct(x: Option<f64>) -> String {
-    x.map(|v| format!("{:.1}", 100.0 * v))
-        .unwrap_or_else(|| "–".into())
+    x.map_or_else(|| "–".into(), |v| format!("{:.1}", 100.0 * v))
 }
 
 fn f3(x: Option<f64>) -> String {
-    x.map(|v| format!("{v:.3}")).unwrap_or_else(|| "–".into())
+    x.map_or_else(|| "–".into(), |v| format!("{v:.3}"))
 }
 
 fn grid(rows: &[Vec<String>], markdown: bool) -> String {
@@ -88,16 +87,17 @@ fn summary_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
         "status".into(),
     ]];
     for r in reports {
-        let batches = mean_std(&r.batch_accuracy)
-            .map(|(m, s)| {
+        let batches = mean_std(&r.batch_accuracy).map_or_else(
+            || "–".into(),
+            |(m, s)| {
                 format!(
                     "{:.1}±{:.1} ({})",
                     100.0 * m,
                     100.0 * s,
                     r.batch_accuracy.len()
                 )
-            })
-            .unwrap_or_else(|| "–".into());
+            },
+        );
         let c = r.closeness;
         rows.push(vec![
             r.run.clone(),
@@ -112,8 +112,7 @@ fn summary_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
             f3(c.map(|c| c[2])),
             (r.tokens.0 + r.tokens.1).to_string(),
             r.cost_usd
-                .map(|c| format!("{c:.4}"))
-                .unwrap_or_else(|| "unpriced".into()),
+                .map_or_else(|| "unpriced".into(), |c| format!("{c:.4}")),
             r.status.clone(),
         ]);
     }
@@ -137,10 +136,10 @@ fn category_rows(reports: &[RunReport], label: &str) -> Vec<Vec<String>> {
         let mut row = vec![k.to_string()];
         for r in reports {
             let c = r.by_category.get(&k);
-            row.push(c.map(|c| c.n.to_string()).unwrap_or_else(|| "0".into()));
-            row.push(pct(c.and_then(|c| c.compliance())));
-            row.push(pct(c.and_then(|c| c.accuracy())));
-            row.push(pct(c.and_then(|c| c.copy_share())));
+            row.push(c.map_or_else(|| "0".into(), |c| c.n.to_string()));
+            row.push(pct(c.and_then(super::Counts::compliance)));
+            row.push(pct(c.and_then(super::Counts::accuracy)));
+            row.push(pct(c.and_then(super::Counts::copy_share)));
         }
         rows.push(row);
     }
@@ -148,10 +147,11 @@ fn category_rows(reports: &[RunReport], label: &str) -> Vec<Vec<String>> {
 }
 
 fn verdict_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
-    let names = crate::verify::VerdictKind::ALL.map(|k| k.name());
+    let names =
+        crate::verify::VerdictKind::ALL.map(super::super::verify::verdict::VerdictKind::name);
     let mut rows = vec![
         std::iter::once("run".to_string())
-            .chain(names.iter().map(|s| s.to_string()))
+            .chain(names.iter().map(std::string::ToString::to_string))
             .collect(),
     ];
     for r in reports {
@@ -182,7 +182,7 @@ fn judge_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
             "F1",
         ]
         .iter()
-        .map(|s| s.to_string())
+        .map(std::string::ToString::to_string)
         .collect::<Vec<_>>(),
     ];
     for r in reports {
@@ -256,7 +256,7 @@ fn csv_text(reports: &[RunReport]) -> Result<String, csv::Error> {
             ])?;
         }
     }
-    let bytes = w.into_inner().map_err(|e| e.into_error())?;
+    let bytes = w.into_inner().map_err(csv::IntoInnerError::into_error)?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
@@ -271,8 +271,7 @@ fn kind_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
             .map(|r| {
                 r.failure_kinds
                     .get(kind.id())
-                    .map(|m| m.values().sum())
-                    .unwrap_or(0)
+                    .map_or(0, |m| m.values().sum())
             })
             .collect();
         if counts.iter().all(|&c| c == 0) {
@@ -296,7 +295,7 @@ fn kind_by_category_rows(r: &RunReport) -> Vec<Vec<String>> {
         .flat_map(|m| m.keys().copied())
         .collect();
     let mut head = vec![format!("kind \\ {}", r.by)];
-    head.extend(keys.iter().map(|k| k.to_string()));
+    head.extend(keys.iter().map(std::string::ToString::to_string));
     let mut rows = vec![head];
     for kind in super::kinds::FailureKind::ALL {
         let Some(m) = r.failure_kinds.get(kind.id()) else {

@@ -229,8 +229,7 @@ fn prepare(
     let lock = store::RunLock::acquire(dir).map_err(RunError::Refused)?;
     let id = dir
         .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "run".into());
+        .map_or_else(|| "run".into(), |s| s.to_string_lossy().into_owned());
     let mut m = manifest(spec, &id);
     let mut done = HashSet::new();
     if has_run {
@@ -417,7 +416,7 @@ pub fn dataset_info(ds: &Dataset, kind: &str, path: Option<&Path>) -> DatasetInf
         kind: kind.to_string(),
         syntax: ds.syntax,
         path: path.map(|p| p.display().to_string()),
-        seed: ds.file.info.get("seed").and_then(|v| v.as_u64()),
+        seed: ds.file.info.get("seed").and_then(serde_json::Value::as_u64),
         params: ds
             .file
             .info

@@ -306,8 +306,7 @@ pub fn import(
         format: FORMAT.into(),
         id: out
             .file_name()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "imported".into()),
+            .map_or_else(|| "imported".into(), |s| s.to_string_lossy().into_owned()),
         created: now_rfc3339(),
         tool_version: format!("autoeval {}", env!("CARGO_PKG_VERSION")),
         command: std::env::args().collect(),

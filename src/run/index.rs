@@ -252,7 +252,9 @@ pub fn save(dir: &Path, scan: &mut Scan) -> std::io::Result<TextFile> {
         for t in &scan.texts {
             w.write_all(t.as_bytes())?;
         }
-        let file = w.into_inner().map_err(|e| e.into_error())?;
+        let file = w
+            .into_inner()
+            .map_err(std::io::IntoInnerError::into_error)?;
         file.sync_all()?;
         Ok(base)
     })();

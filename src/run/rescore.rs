@@ -301,9 +301,7 @@ pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, String> {
     let f = std::fs::File::open(&src).map_err(|e| format!("{}: {e}", src.display()))?;
     let mut lines = BoundedLines::new(BufReader::with_capacity(1 << 20, f), MAX_LINE);
     let mut n = 0usize;
-    let threads = std::thread::available_parallelism()
-        .map(|t| t.get())
-        .unwrap_or(1);
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     loop {
         let mut chunk: Vec<(usize, String)> = Vec::with_capacity(CHUNK);
         while chunk.len() < CHUNK {

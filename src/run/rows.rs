@@ -447,7 +447,7 @@ impl Scan {
         let Ok(mut f) = std::fs::File::open(path) else {
             return 0;
         };
-        let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+        let len = f.metadata().map_or(0, |m| m.len());
         if len < self.consumed {
             self.warnings
                 .push(format!("{} shrank; reloading it", path.display()));

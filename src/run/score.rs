@@ -38,8 +38,10 @@ pub fn final_verdict(rounds: &[RoundRecord]) -> Verdict {
         .iter()
         .find(|r| !r.verdict.is_equivalent())
         .or(rounds.last())
-        .map(|r| r.verdict.clone())
-        .unwrap_or(Verdict::Unknown {
-            reason: "no round ran".into(),
-        })
+        .map_or(
+            Verdict::Unknown {
+                reason: "no round ran".into(),
+            },
+            |r| r.verdict.clone(),
+        )
 }

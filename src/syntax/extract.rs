@@ -89,7 +89,7 @@ fn fenced_region(raw: &str) -> Option<&str> {
     while let Some(open) = rest.find("```") {
         let after = &rest[open + 3..];
         // Skip the info string (language tag) on the opening line.
-        let body_start = after.find('\n').map(|i| i + 1).unwrap_or(0);
+        let body_start = after.find('\n').map_or(0, |i| i + 1);
         let tag = &after[..body_start];
         let body_start = if tag
             .trim()
@@ -204,15 +204,14 @@ fn latex_subscripts(s: &str) -> Option<String> {
     while let Some(i) = rest.find('_') {
         out.push_str(&rest[..i]);
         let after = &rest[i + 1..];
-        let (inner, skip) = match after.strip_prefix('{') {
-            Some(b) => match b.find('}') {
+        let (inner, skip) = if let Some(b) = after.strip_prefix('{') {
+            match b.find('}') {
                 Some(j) => (&b[..j], j + 2),
                 None => ("", 0),
-            },
-            None => {
-                let n = after.bytes().take_while(u8::is_ascii_digit).count();
-                (&after[..n], n)
             }
+        } else {
+            let n = after.bytes().take_while(u8::is_ascii_digit).count();
+            (&after[..n], n)
         };
         if !inner.is_empty() && inner.bytes().all(|b| b.is_ascii_alphanumeric()) {
             out.push_str(inner);
@@ -235,7 +234,7 @@ fn ends_in_quantifier(prefix: &str) -> bool {
         .take(3)
         .map(str::to_lowercase)
         .collect();
-    let w = |i: usize| words.get(i).map(String::as_str).unwrap_or("");
+    let w = |i: usize| words.get(i).map_or("", String::as_str);
     matches!(
         w(1),
         "all" | "every" | "each" | "some" | "forall" | "exists" | "any"
@@ -501,7 +500,7 @@ mod tests {
     fn positions_are_in_raw_text() {
         let raw = "Formula: (p1 ∧ p2))";
         let err = extract_with(raw, false, parse_formula).unwrap_err();
-        assert_eq!(&raw[err.pos..err.pos + 1], ")");
+        assert_eq!(&raw[err.pos..=err.pos], ")");
         assert!(err.reason.contains("unbalanced"));
     }
 

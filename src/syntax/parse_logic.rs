@@ -110,7 +110,7 @@ impl<'a> Parser<'a> {
     }
 
     fn here(&self) -> usize {
-        self.peek().map(|t| t.start).unwrap_or(self.end)
+        self.peek().map_or(self.end, |t| t.start)
     }
 
     fn bump(&mut self) -> Option<&'a Token<'a>> {
@@ -242,14 +242,13 @@ impl<'a> Parser<'a> {
                 _ => break,
             }
         }
-        match self.peek_tok() {
-            Some(Tok::Dot) | Some(Tok::Colon) => self.pos += 1,
-            _ => {
-                vars.truncate(1);
-                self.pos = after_first;
-                if matches!(self.peek_tok(), Some(Tok::Comma)) {
-                    self.pos += 1;
-                }
+        if let Some(Tok::Dot | Tok::Colon) = self.peek_tok() {
+            self.pos += 1;
+        } else {
+            vars.truncate(1);
+            self.pos = after_first;
+            if matches!(self.peek_tok(), Some(Tok::Comma)) {
+                self.pos += 1;
             }
         }
         let n = vars.len();

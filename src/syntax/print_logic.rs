@@ -82,7 +82,7 @@ pub fn print_with_span(f: &Formula, target: &Formula) -> (String, Option<(usize,
     let p = Printer {
         sym: &UNICODE,
         original: false,
-        target: Some(target as *const Formula),
+        target: Some(std::ptr::from_ref::<Formula>(target)),
         span: std::cell::Cell::new(None),
     };
     p.write(f, true, true, &mut out);
@@ -120,7 +120,7 @@ impl Printer {
     /// `top`: the formula is the whole output (only matters for the original form).
     /// Records `f`'s span if it is the target (the innermost record wins: no parentheses).
     fn mark(&self, f: &Formula, start: usize, out: &str) {
-        if self.target == Some(f as *const Formula) && self.span.get().is_none() {
+        if self.target == Some(std::ptr::from_ref::<Formula>(f)) && self.span.get().is_none() {
             self.span.set(Some((start, out.len())));
         }
     }
@@ -161,12 +161,12 @@ impl Printer {
                 }
             }
             Formula::Quant(..) => {
-                if !tail {
+                if tail {
+                    self.quant_chain(f, out);
+                } else {
                     out.push('(');
                     self.quant_chain(f, out);
                     out.push(')');
-                } else {
-                    self.quant_chain(f, out);
                 }
             }
         }
@@ -194,7 +194,7 @@ impl Printer {
             Formula::Bin(aop, ..)
                 if aop == op && matches!(op, BinOp::And | BinOp::Or | BinOp::Xor) =>
             {
-                self.bin_body(a, false, out)
+                self.bin_body(a, false, out);
             }
             _ => self.write(a, false, false, out),
         }

@@ -133,7 +133,7 @@ impl RegexParser<'_> {
     fn alternation(&mut self) -> Result<Regex, ParseError> {
         self.depth += 1;
         if self.depth > MAX_NESTING {
-            let at = self.peek().map(|t| t.0).unwrap_or(self.end);
+            let at = self.peek().map_or(self.end, |t| t.0);
             return Err(ParseError::new(at, "regular expression nested too deeply"));
         }
         let mut branches = vec![self.concatenation()?];

@@ -59,45 +59,43 @@ fn next_generation() -> u64 {
 impl RunIndex {
     /// Short name for lists.
     pub fn name(&self) -> String {
-        self.manifest
-            .as_ref()
-            .map(|m| m.id.clone())
-            .unwrap_or_else(|| {
+        self.manifest.as_ref().map_or_else(
+            || {
                 self.dir
                     .file_name()
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_default()
-            })
+            },
+            |m| m.id.clone(),
+        )
     }
 
     /// `provider:model`.
     pub fn model(&self) -> String {
-        self.manifest
-            .as_ref()
-            .map(|m| {
+        self.manifest.as_ref().map_or_else(
+            || "?".into(),
+            |m| {
                 if m.model.synthetic {
                     format!("{} (synthetic)", m.model.name)
                 } else {
                     m.model.name.clone()
                 }
-            })
-            .unwrap_or_else(|| "?".into())
+            },
+        )
     }
 
     /// Dataset kind.
     pub fn kind(&self) -> String {
         self.manifest
             .as_ref()
-            .map(|m| m.dataset.kind.clone())
-            .unwrap_or_else(|| "?".into())
+            .map_or_else(|| "?".into(), |m| m.dataset.kind.clone())
     }
 
     /// Run status.
     pub fn status(&self) -> String {
         self.manifest
             .as_ref()
-            .map(|m| m.status.clone())
-            .unwrap_or_else(|| "unreadable".into())
+            .map_or_else(|| "unreadable".into(), |m| m.status.clone())
     }
 
     /// The row's text: φ₀, ψ and φ₁ joined by [`SEP`].
@@ -107,7 +105,10 @@ impl RunIndex {
 
     /// Each row's text index, shared with search workers (rebuilt when rows change).
     pub fn text_index(&self) -> std::sync::Arc<[u32]> {
-        let mut cache = self.text_index.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cache = self
+            .text_index
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if cache.0 != self.generation || cache.1.len() != self.rows.len() {
             *cache = (
                 self.generation,

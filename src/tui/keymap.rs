@@ -275,7 +275,7 @@ impl Default for Keymap {
             .map(|(action, name, keys, desc, footer)| Binding {
                 action: *action,
                 name,
-                keys: keys.iter().map(|k| k.to_string()).collect(),
+                keys: keys.iter().map(std::string::ToString::to_string).collect(),
                 desc,
                 footer: *footer,
             })
@@ -387,7 +387,7 @@ impl Keymap {
             .map(|b| b.keys.clone())
             .unwrap_or_default();
         if quit_keys.is_empty() {
-            for b in self.bindings.iter_mut() {
+            for b in &mut self.bindings {
                 if b.action == Action::Quit {
                     b.keys = vec!["ctrl-c".into()];
                 } else {

@@ -100,8 +100,7 @@ impl Taxonomy {
         self.categories
             .iter()
             .find(|c| c.id == id)
-            .map(|c| c.name.as_str())
-            .unwrap_or(id)
+            .map_or(id, |c| c.name.as_str())
     }
 }
 
@@ -146,7 +145,7 @@ pub fn append(
     // start a new line first. Checked under the lock, so appenders agree.
     let torn = {
         use std::io::{Read, Seek, SeekFrom};
-        let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+        let len = f.metadata().map_or(0, |m| m.len());
         let mut last = [b'\n'];
         len > 0
             && f.seek(SeekFrom::Start(len - 1)).is_ok()
@@ -156,7 +155,7 @@ pub fn append(
     if torn {
         line.insert(0, b'\n');
     }
-    let r = f.write_all(&line).and_then(|_| f.sync_data());
+    let r = f.write_all(&line).and_then(|()| f.sync_data());
     let _ = f.unlock();
     r.map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(rec)

@@ -129,8 +129,7 @@ impl Form {
             .iter()
             .position(|(_, k)| *k == key)
             .and_then(|i| self.values.get(i))
-            .map(|v| v.trim())
-            .unwrap_or("")
+            .map_or("", |v| v.trim())
     }
 
     /// Sets a field by config key.
@@ -150,8 +149,7 @@ impl Form {
         let label = FIELDS
             .iter()
             .find(|(_, k)| *k == key)
-            .map(|(l, _)| *l)
-            .unwrap_or(key);
+            .map_or(key, |(l, _)| *l);
         v.parse()
             .map_err(|_| format!("{label}: '{v}' is not a whole number"))
     }
@@ -263,7 +261,7 @@ impl Form {
         let rounds = self.number("rounds", 1).unwrap_or(1).max(1) as u64;
         let calls = n as u64 * 2 * rounds;
         let model = self.get("model");
-        let name = model.split_once(':').map(|(_, m)| m).unwrap_or(model);
+        let name = model.split_once(':').map_or(model, |(_, m)| m);
         let max_out = self.number("max_tokens", 1024).unwrap_or(1024) as u64;
         let prices = crate::llm::prices::PriceTable::builtin();
         let cost = match (
@@ -501,8 +499,7 @@ impl Live {
             },
             self.tokens,
             self.cost
-                .map(|c| format!("${c:.4}"))
-                .unwrap_or_else(|| "cost n/a".into()),
+                .map_or_else(|| "cost n/a".into(), |c| format!("${c:.4}")),
             self.calls as f64 / secs,
             self.errors
         )

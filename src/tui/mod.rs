@@ -123,8 +123,7 @@ fn import_for_viewing(file: &Path) -> Result<PathBuf, String> {
         .modified()
         .ok()
         .and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok())
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+        .map_or(0, |d| d.as_secs());
     let dir = std::env::temp_dir().join(format!("autoeval-view-{stem}-{}-{stamp}", meta.len()));
     if !dir.join("run.json").exists() {
         let _ = std::fs::remove_dir_all(&dir);
@@ -321,9 +320,10 @@ pub fn run(opts: ViewOptions) -> anyhow::Result<i32> {
                 match event::read()? {
                     Event::Key(k) if k.kind != KeyEventKind::Release => {
                         if let Some(name) = key_name(k) {
-                            if panic_key.as_deref() == Some(name.as_str()) {
-                                panic!("AUTOEVAL_TEST_PANIC_KEY pressed");
-                            }
+                            assert!(
+                                panic_key.as_deref() != Some(name.as_str()),
+                                "AUTOEVAL_TEST_PANIC_KEY pressed"
+                            );
                             app.status.clear();
                             app.key(&name);
                             dirty = true;
@@ -360,5 +360,5 @@ pub fn run(opts: ViewOptions) -> anyhow::Result<i32> {
         ratatui::crossterm::event::DisableMouseCapture
     );
     ratatui::restore();
-    result.map(|_| 0)
+    result.map(|()| 0)
 }

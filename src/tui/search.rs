@@ -107,8 +107,7 @@ pub fn filter_parallel<T: Copy + Send + Sync>(
     text: impl Fn(T) -> bool + Sync,
 ) -> Vec<T> {
     let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
+        .map_or(1, std::num::NonZero::get)
         .min(8);
     if pool.len() < 4096 || threads == 1 {
         return pool.iter().copied().filter(|x| text(*x)).collect();
@@ -162,8 +161,7 @@ pub fn run_job(job: &Job) -> Vec<(u32, u32)> {
         }
     }
     let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
+        .map_or(1, std::num::NonZero::get)
         .clamp(1, 8);
     let mut hit = vec![false; job.pool.len()];
     let work: Vec<(usize, Vec<(u32, usize)>)> = per_run

@@ -318,8 +318,7 @@ impl Loader {
                 .into_iter(),
         ));
         let threads = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
+            .map_or(1, std::num::NonZero::get)
             .clamp(1, 2);
         for _ in 0..threads {
             let (tx, queue) = (tx.clone(), queue.clone());
@@ -484,9 +483,7 @@ pub struct App {
 }
 
 fn labels_len(dir: &std::path::Path) -> u64 {
-    std::fs::metadata(dir.join(crate::run::store::LABELS))
-        .map(|m| m.len())
-        .unwrap_or(0)
+    std::fs::metadata(dir.join(crate::run::store::LABELS)).map_or(0, |m| m.len())
 }
 
 /// Fields of the filter editor, in order.
@@ -657,7 +654,11 @@ impl App {
             generation: self.search_generation,
             query: self.search.clone(),
             pool,
-            text_of: self.runs.iter().map(|r| r.text_index()).collect(),
+            text_of: self
+                .runs
+                .iter()
+                .map(super::data::RunIndex::text_index)
+                .collect(),
             stores: self.runs.iter().map(|r| r.texts.clone()).collect(),
             by_label,
         };
@@ -721,7 +722,11 @@ impl App {
     /// changed. Results of a search that newer typing has overtaken are dropped.
     pub fn poll_search(&mut self) -> bool {
         let mut changed = false;
-        while let Some((generation, found)) = self.search_worker.as_ref().and_then(|w| w.poll()) {
+        while let Some((generation, found)) = self
+            .search_worker
+            .as_ref()
+            .and_then(super::search::Worker::poll)
+        {
             if let Some((want, query)) = self.pending_search.clone()
                 && want == generation
             {
@@ -1090,7 +1095,7 @@ impl App {
     pub fn kinds(&self) -> Vec<String> {
         self.runs
             .iter()
-            .map(|r| r.kind())
+            .map(super::data::RunIndex::kind)
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect()
@@ -1481,8 +1486,7 @@ impl App {
         let dir = run.dir.clone();
         let name = dir
             .file_name()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "run".into());
+            .map_or_else(|| "run".into(), |s| s.to_string_lossy().into_owned());
         let mut out = dir.with_file_name(format!("{name}-rescored"));
         let mut k = 2;
         while out.exists() {
@@ -1578,7 +1582,7 @@ impl App {
         }
         match key {
             "up" | "k" => {
-                self.filter_field = (self.filter_field + FILTER_FIELDS - 1) % FILTER_FIELDS
+                self.filter_field = (self.filter_field + FILTER_FIELDS - 1) % FILTER_FIELDS;
             }
             "down" | "j" | "tab" => self.filter_field = (self.filter_field + 1) % FILTER_FIELDS,
             _ if digit_or_bs && self.filter_field < 2 => {
@@ -1637,7 +1641,7 @@ impl App {
                             .next()
                             .and_then(|k| kinds.iter().position(|x| x == k));
                         let n = kinds.len() as isize + 1;
-                        let pos = cur.map(|p| p as isize + 1).unwrap_or(0);
+                        let pos = cur.map_or(0, |p| p as isize + 1);
                         let next = (pos + d).rem_euclid(n);
                         self.filter.kinds = if next == 0 {
                             BTreeSet::new()
@@ -1961,7 +1965,7 @@ impl App {
             match a {
                 Action::PrevTab => self.chart_sel = self.chart_sel.saturating_sub(1),
                 Action::NextTab => {
-                    self.chart_sel = (self.chart_sel + 1).min(buckets.len().saturating_sub(1))
+                    self.chart_sel = (self.chart_sel + 1).min(buckets.len().saturating_sub(1));
                 }
                 Action::Up => self.chart_run = self.chart_run.saturating_sub(1),
                 Action::Down => self.chart_run = (self.chart_run + 1).min(nruns.saturating_sub(1)),
@@ -2210,7 +2214,11 @@ impl App {
                 generation: self.search_generation,
                 query: self.search.clone(),
                 pool: std::sync::Arc::new(new),
-                text_of: self.runs.iter().map(|r| r.text_index()).collect(),
+                text_of: self
+                    .runs
+                    .iter()
+                    .map(super::data::RunIndex::text_index)
+                    .collect(),
                 stores: self.runs.iter().map(|r| r.texts.clone()).collect(),
                 by_label: Default::default(),
             };

@@ -217,12 +217,15 @@ impl Theme {
         let mut theme = Theme::fallback();
         theme.apply(BUILTIN[0].1, "default", 0, &mut warnings);
         if name_or_path != "default" {
-            let text = if name_or_path.ends_with(".toml") || name_or_path.contains('/') {
+            let is_file = std::path::Path::new(name_or_path)
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
+            let text = if is_file || name_or_path.contains('/') {
                 std::fs::read_to_string(name_or_path)
                     .map_err(|e| {
                         warnings.push(format!(
                             "theme {name_or_path}: {e}; using the default theme"
-                        ))
+                        ));
                     })
                     .ok()
             } else {

@@ -208,17 +208,16 @@ impl Dfa {
                 }
             }
             for s in succ {
-                let id = match ids.get(&s) {
-                    Some(id) => *id,
-                    None => {
-                        if sets.len() >= MAX_STATES {
-                            return Err(AutomataError::TooManyStates);
-                        }
-                        let id = sets.len() as u32;
-                        ids.insert(s.clone(), id);
-                        sets.push(s);
-                        id
+                let id = if let Some(id) = ids.get(&s) {
+                    *id
+                } else {
+                    if sets.len() >= MAX_STATES {
+                        return Err(AutomataError::TooManyStates);
                     }
+                    let id = sets.len() as u32;
+                    ids.insert(s.clone(), id);
+                    sets.push(s);
+                    id
                 };
                 trans.push(id);
             }

@@ -74,9 +74,7 @@ pub fn verify_text(
 
 /// Verifies many pairs on all cores (each worker thread has its own Z3 context).
 pub fn verify_batch(pairs: &[(Expr, Expr)], opts: &Options) -> Vec<Verdict> {
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let next = std::sync::atomic::AtomicUsize::new(0);
     let mut out: Vec<Option<Verdict>> = vec![None; pairs.len()];
     let results = std::sync::Mutex::new(&mut out);
@@ -207,7 +205,7 @@ impl<'a> Symbols<'a> {
                         match t {
                             crate::syntax::Term::Const(c) => add(&mut out.names, c),
                             crate::syntax::Term::Var(v) if !bound.contains(&v.as_str()) => {
-                                add(&mut out.free, v)
+                                add(&mut out.free, v);
                             }
                             crate::syntax::Term::Var(_) => {}
                         }
@@ -346,7 +344,7 @@ fn equivalent_by_congruence(a: &Formula, b: &Formula, opts: &Options) -> bool {
     };
     let mut tried: Vec<*const Formula> = Vec::new();
     for (sa, sb) in deepest.into_iter().chain(matrix) {
-        if tried.contains(&(*sa as *const Formula)) {
+        if tried.contains(&std::ptr::from_ref::<Formula>(*sa)) {
             continue;
         }
         tried.push(*sa);

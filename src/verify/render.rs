@@ -120,9 +120,7 @@ pub fn countermodel_lines(c: &Countermodel, names: [&str; 2], tables: bool) -> V
             let call = |e: &str| -> String {
                 by_elem
                     .get(e)
-                    .and_then(|v| v.first())
-                    .map(|c| (*c).to_string())
-                    .unwrap_or_else(|| e.to_string())
+                    .and_then(|v| v.first()).map_or_else(|| e.to_string(), |c| (*c).to_string())
             };
             let elems: Vec<String> = domain
                 .iter()

@@ -50,12 +50,11 @@ pub fn abstract_ground(f: &Formula, table: &mut Vec<Atom>) -> Option<Formula> {
     Some(match f {
         Formula::Prop(_) | Formula::Pred(..) => {
             let a = atom_of(f)?;
-            let i = match table.iter().position(|x| *x == a) {
-                Some(i) => i,
-                None => {
-                    table.push(a);
-                    table.len() - 1
-                }
+            let i = if let Some(i) = table.iter().position(|x| *x == a) {
+                i
+            } else {
+                table.push(a);
+                table.len() - 1
             };
             Formula::Prop(format!("atom!{i}").into())
         }
@@ -103,7 +102,7 @@ fn is_atom(f: &Formula, a: &Atom) -> bool {
 fn compile(f: &Formula, vars: &[Atom], out: &mut Vec<Op>) -> Option<()> {
     match f {
         Formula::Prop(_) | Formula::Pred(..) => {
-            out.push(Op::Var(vars.iter().position(|v| is_atom(f, v))? as u8))
+            out.push(Op::Var(vars.iter().position(|v| is_atom(f, v))? as u8));
         }
         Formula::Not(a) => {
             compile(a, vars, out)?;
@@ -164,7 +163,7 @@ impl Program {
                     top += 1;
                 }
                 Op::Not => {
-                    for w in stack[top - 1].iter_mut() {
+                    for w in &mut stack[top - 1] {
                         *w = !*w;
                     }
                 }

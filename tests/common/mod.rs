@@ -111,9 +111,8 @@ impl Server {
                 std::thread::spawn(move || {
                     // Without this, head and body in separate segments stall 40 ms on delayed ACKs.
                     let _ = stream.set_nodelay(true);
-                    let mut writer = match stream.try_clone() {
-                        Ok(w) => w,
-                        Err(_) => return,
+                    let Ok(mut writer) = stream.try_clone() else {
+                        return;
                     };
                     let mut reader = BufReader::new(stream);
                     while let Some(req) = read_request(&mut reader) {

@@ -58,7 +58,7 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
     match (&d.phi0, app.tree, hl) {
         (Some(e), true, _) => out.extend(formula::tree("φ₀", e, t)),
         (_, false, Some([(text, span), _])) => {
-            out.extend(formula::lines_highlighted("φ₀ ", text, *span, w, t))
+            out.extend(formula::lines_highlighted("φ₀ ", text, *span, w, t));
         }
         _ => out.extend(formula::lines("φ₀ ", &rec.phi0, w, t)),
     }
@@ -90,7 +90,7 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
         (Some(e), true) => out.extend(formula::tree("φ₁", e, t)),
         (Some(e), false) => match hl {
             Some([_, (text, span)]) => {
-                out.extend(formula::lines_highlighted("φ₁ ", text, *span, w, t))
+                out.extend(formula::lines_highlighted("φ₁ ", text, *span, w, t));
             }
             None => out.extend(formula::lines("φ₁ ", &e.to_unicode(), w, t)),
         },
@@ -125,11 +125,11 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
     out.push(Line::from(vline));
     match &rec.verdict {
         Verdict::Unparseable { pos, reason } => {
-            out.push(Line::from(format!("  {reason} at {pos}")))
+            out.push(Line::from(format!("  {reason} at {pos}")));
         }
         Verdict::Unknown { reason } => out.push(Line::from(format!("  {reason}"))),
         Verdict::Copied { detail, .. } => {
-            out.push(Line::from(format!("  ψ copies the formula: {detail}")))
+            out.push(Line::from(format!("  ψ copies the formula: {detail}")));
         }
         Verdict::ModelError { message } => out.push(Line::from(format!("  {message}"))),
         _ => {}
@@ -266,7 +266,7 @@ fn countermodel_tab(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
             let ind = "  ".repeat(l.depth);
             let cell = |x: &Option<(String, Option<bool>)>| {
                 let (text, v) = x.clone().unwrap_or_default();
-                let v = v.map(tv).unwrap_or("·");
+                let v = v.map_or("·", tv);
                 format!("{v} {}", super::text::clip(&format!("{ind}{text}"), col))
             };
             let style = if l.split {

@@ -107,7 +107,7 @@ fn footer(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         String::new()
     };
     let w = area.width as usize;
-    let budget = w.saturating_sub(text::width(&right) + if right.is_empty() { 0 } else { 1 });
+    let budget = w.saturating_sub(text::width(&right) + usize::from(!right.is_empty()));
     let mut used = 0;
     for (k, d) in hints {
         let len = text::width(&k) + text::width(d) + 2;

@@ -11,8 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 fn pct(x: Option<f64>) -> String {
-    x.map(|v| format!("{:5.1}%", v * 100.0))
-        .unwrap_or_else(|| "    –".into())
+    x.map_or_else(|| "    –".into(), |v| format!("{:5.1}%", v * 100.0))
 }
 
 use super::text::clip;
@@ -100,8 +99,7 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         let row = &run.rows[i as usize];
         let c = app
             .category(r, i)
-            .map(|c| c.to_string())
-            .unwrap_or_else(|| "–".into());
+            .map_or_else(|| "–".into(), |c| c.to_string());
         let labelled = if run.labels.contains_key(&*row.id) {
             "✎"
         } else {
@@ -244,9 +242,8 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                         agg.merge(x);
                     }
                 }
-                let glyph = value(&agg)
-                    .map(|v| BARS[(v * 8.0).round().clamp(0.0, 8.0) as usize])
-                    .unwrap_or(' ');
+                let glyph =
+                    value(&agg).map_or(' ', |v| BARS[(v * 8.0).round().clamp(0.0, 8.0) as usize]);
                 let glyph = if glyph == ' ' && agg.n > 0 {
                     '_'
                 } else {
@@ -274,9 +271,7 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                     .filter_map(|b| sp.get(b))
                     .map(|(lo, hi)| hi - lo)
                     .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
-                let glyph = width
-                    .map(|v| BARS[(v * 8.0).round().clamp(0.0, 8.0) as usize])
-                    .unwrap_or(' ');
+                let glyph = width.map_or(' ', |v| BARS[(v * 8.0).round().clamp(0.0, 8.0) as usize]);
                 spans.push(Span::styled(
                     glyph.to_string(),
                     Style::default().fg(t.muted),
@@ -294,10 +289,7 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         .flatten();
     match (pick, chosen) {
         (Some((name, c, spread)), Some(b)) => {
-            let p = |x: Option<f64>| {
-                x.map(|v| format!("{:.0}%", 100.0 * v))
-                    .unwrap_or_else(|| "–".into())
-            };
+            let p = |x: Option<f64>| x.map_or_else(|| "–".into(), |v| format!("{:.0}%", 100.0 * v));
             let mut text = format!(
                 "{name} · {by} {b}: n {} · A3 {} · A2 {}",
                 c.n,

@@ -158,7 +158,7 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             .filter
             .passes_in
             .and_then(|i| app.runs.get(i))
-            .map(|r| r.name()))
+            .map(super::super::data::RunIndex::name))
     ));
     rows.push(format!("closeness ◂ {} ▸", app.filter.closeness.name()));
     let mut lines: Vec<Line> = rows
@@ -434,7 +434,7 @@ pub fn new_run(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let mut lines = Vec::new();
     for (i, (label, _)) in crate::tui::live::FIELDS.iter().enumerate() {
         let sel = i == form.sel;
-        let v = form.values.get(i).map(String::as_str).unwrap_or("");
+        let v = form.values.get(i).map_or("", String::as_str);
         let value = if sel {
             format!("{v}▏")
         } else {
@@ -570,10 +570,7 @@ pub fn run_summary(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         lines.push(Line::from("no run loaded"));
         return draw_overlay(f, area, lines, "Run summary · esc closes", 0, t);
     };
-    let pct = |x: Option<f64>| {
-        x.map(|v| format!("{:.1}%", 100.0 * v))
-            .unwrap_or_else(|| "–".into())
-    };
+    let pct = |x: Option<f64>| x.map_or_else(|| "–".into(), |v| format!("{:.1}%", 100.0 * v));
     lines.push(Line::from(Span::styled(
         format!("{} · {}", s.name, s.model),
         title,
@@ -620,7 +617,7 @@ pub fn run_summary(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                 "  judge no       {:>10}   {:>10}",
                 j.fn_, j.tn
             )));
-            let f3 = |x: Option<f64>| x.map(|v| format!("{v:.3}")).unwrap_or_else(|| "–".into());
+            let f3 = |x: Option<f64>| x.map_or_else(|| "–".into(), |v| format!("{v:.3}"));
             lines.push(Line::from(format!(
                 "  unparseable {} · precision {} · recall {} · F1 {}",
                 j.unparseable,
