@@ -804,7 +804,7 @@ fn bad_config_keys_are_warned_about_and_quit_stays_bound() {
     let cfg = dir.path().join("config.toml");
     std::fs::write(
         &cfg,
-        "colour = \"red\"\n[keys]\nhelp = [\"ctrl-qq\", \"f13\", \"q\"]\nwarnings = \"ctrl-c\"\n",
+        "colour = \"red\"\nannotator = 3\ntheme = \"light\"\n[keys]\nhelp = [\"ctrl-qq\", \"f13\", \"q\"]\nwarnings = \"ctrl-c\"\n",
     )
     .unwrap();
     let (app, _) = autoeval::tui::build_app(&autoeval::tui::ViewOptions {
@@ -814,6 +814,9 @@ fn bad_config_keys_are_warned_about_and_quit_stays_bound() {
     });
     let w = app.warnings.join("\n");
     assert!(w.contains("unknown setting 'colour'"), "{w}");
+    // A value of the wrong type is named; the other settings still apply.
+    assert!(w.contains("setting 'annotator' ignored"), "{w}");
+    assert!(w.contains("expected a string"), "{w}");
     assert!(w.contains("'ctrl-qq' is not a key name"), "{w}");
     assert!(w.contains("'f13' is not a key name"), "{w}");
     assert!(w.contains("quit had no key left; ctrl-c quits"), "{w}");

@@ -22,7 +22,8 @@ use std::time::{Duration, Instant};
 use theme::Theme;
 
 /// User configuration (`~/.config/autoeval/config.toml`).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(default)]
 pub struct Config {
     /// Theme name or path.
     pub theme: Option<String>,
@@ -34,7 +35,12 @@ pub struct Config {
     pub taxonomy: Option<PathBuf>,
 }
 
-/// Reads the config file; problems are warnings.
+/// The settings [`Config`] knows (others are warned about and ignored).
+const SETTINGS: [&str; 4] = ["theme", "annotator", "keys", "taxonomy"];
+
+/// Reads the config file; problems are warnings. Unknown settings are named and
+/// ignored; a setting of the wrong type is named with what it should be, and only that
+/// setting falls back to its default.
 pub fn load_config(path: Option<&Path>) -> (Config, Vec<String>) {
     let path = match path {
         Some(p) => p.to_path_buf(),
@@ -46,35 +52,44 @@ pub fn load_config(path: Option<&Path>) -> (Config, Vec<String>) {
     let Ok(text) = std::fs::read_to_string(&path) else {
         return (Config::default(), vec![]);
     };
-    match text.parse::<toml::Table>() {
-        Ok(t) => (
-            Config {
-                theme: t.get("theme").and_then(|v| v.as_str()).map(str::to_string),
-                annotator: t
-                    .get("annotator")
-                    .and_then(|v| v.as_str())
-                    .map(str::to_string),
-                keys: t.get("keys").and_then(|v| v.as_table()).cloned(),
-                taxonomy: t
-                    .get("taxonomy")
-                    .and_then(|v| v.as_str())
-                    .map(PathBuf::from),
-            },
-            t.keys()
-                .filter(|k| !["theme", "annotator", "keys", "taxonomy"].contains(&k.as_str()))
-                .map(|k| {
-                    format!(
-                        "{}: unknown setting '{k}' ignored (known: theme, annotator, keys, taxonomy)",
-                        path.display()
-                    )
-                })
-                .collect(),
-        ),
-        Err(e) => (
-            Config::default(),
-            vec![format!("{}: {e}; using defaults", path.display())],
-        ),
+    let table = match text.parse::<toml::Table>() {
+        Ok(t) => t,
+        Err(e) => {
+            return (
+                Config::default(),
+                vec![format!("{}: {e}; using defaults", path.display())],
+            );
+        }
+    };
+    let mut warnings = Vec::new();
+    let mut known = toml::Table::new();
+    for (k, v) in table {
+        if SETTINGS.contains(&k.as_str()) {
+            // Each setting on its own: one bad value must not lose the others.
+            let mut one = toml::Table::new();
+            one.insert(k.clone(), v.clone());
+            match toml::Value::Table(one).try_into::<Config>() {
+                Ok(_) => {
+                    known.insert(k, v);
+                }
+                Err(e) => warnings.push(format!(
+                    "{}: setting '{k}' ignored: {}",
+                    path.display(),
+                    crate::sanitize::one_line(&e.to_string())
+                )),
+            }
+        } else {
+            warnings.push(format!(
+                "{}: unknown setting '{k}' ignored (known: {})",
+                path.display(),
+                SETTINGS.join(", ")
+            ));
+        }
     }
+    let cfg = toml::Value::Table(known)
+        .try_into::<Config>()
+        .unwrap_or_default();
+    (cfg, warnings)
 }
 
 /// Opens every path: run directories, folders of runs, or the original's files.
