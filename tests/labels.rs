@@ -246,6 +246,19 @@ fn export_and_stats_from_the_cli() {
     assert_eq!(p["labelled"], 8);
     assert_eq!(p["overlap"], 8);
     assert!((p["kappa"]["negation-misplaced"].as_f64().unwrap() - 0.5).abs() < 1e-9);
+    // A third annotator on one sample does not take κ from the pair that shares most.
+    add("2", &["and-or-swap"], "aaron");
+    let v: serde_json::Value = serde_json::from_slice(
+        &bin()
+            .args(["labels", "stats", "--json"])
+            .arg(&d)
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(v["pair"], serde_json::json!(["alice", "bob"]), "{v}");
+    assert_eq!(v["overlap"], 4);
     assert!(
         text.contains("automatic failure kinds (from the diff) against the hand labels"),
         "{text}"

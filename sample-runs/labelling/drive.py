@@ -21,7 +21,7 @@ sh('new', '-d', '-s', S, '-x', '160', '-y', '45', f'AUTOEVAL_ANNOTATOR={who} aut
 time.sleep(1.5)
 keys('g'); time.sleep(0.3); keys('a'); time.sleep(0.3)
 done = set(); last = None; steps = 0
-while len(done) < len(plan) and steps < 3 * len(plan) + 50:
+while len(done) < len(plan) and steps < 100000:
     steps += 1
     i = sel()
     if i is None: print('no selection visible'); break

@@ -257,11 +257,11 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
                     outln!("  {:>5}", m.values().sum::<usize>());
                 }
             }
-            if st.annotators.len() >= 2 {
+            if let Some((a1, a2)) = &st.pair {
                 outln!(
                     "\nCohen's κ between {} and {} over {} samples both labelled:",
-                    crate::sanitize::one_line(&st.annotators[0]),
-                    crate::sanitize::one_line(&st.annotators[1]),
+                    crate::sanitize::one_line(a1),
+                    crate::sanitize::one_line(a2),
                     st.overlap
                 );
                 for (c, k) in &st.kappa {

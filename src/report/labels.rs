@@ -95,9 +95,12 @@ pub struct LabelStats {
     pub annotators: Vec<String>,
     /// category → bucket → samples with that category (any annotator).
     pub counts: BTreeMap<String, BTreeMap<usize, usize>>,
-    /// category → κ for each annotator pair (first two with overlap), where defined.
+    /// category → κ between the pair of annotators who labelled the most samples in
+    /// common, where defined.
     pub kappa: BTreeMap<String, Option<f64>>,
-    /// Samples both of the first two annotators labelled.
+    /// That pair.
+    pub pair: Option<(String, String)>,
+    /// Samples both of them labelled.
     pub overlap: usize,
     /// Lucky passes among labelled passing samples: (k, n, share, low, high).
     pub lucky: Option<(usize, usize, f64, f64, f64)>,
@@ -196,15 +199,29 @@ pub fn stats(run: &RunData, labels: &[LabelRecord], by_depth: bool) -> LabelStat
         .collect();
     let mut kappa = BTreeMap::new();
     let mut overlap = 0;
-    if annotators.len() >= 2 {
-        let (a1, a2) = (&annotators[0], &annotators[1]);
-        let both: Vec<&String> = by_sample
+    let common = |a1: &String, a2: &String| -> Vec<&String> {
+        by_sample
             .keys()
             .filter(|id| {
                 latest.contains_key(&((*id).clone(), a1.clone()))
                     && latest.contains_key(&((*id).clone(), a2.clone()))
             })
-            .collect();
+            .collect()
+    };
+    // The pair that shares the most samples (the first such pair in name order).
+    let mut pair: Option<(String, String)> = None;
+    let mut best = 0;
+    for (i, a1) in annotators.iter().enumerate() {
+        for a2 in &annotators[i + 1..] {
+            let n = common(a1, a2).len();
+            if pair.is_none() || n > best {
+                best = n;
+                pair = Some((a1.clone(), a2.clone()));
+            }
+        }
+    }
+    if let Some((a1, a2)) = &pair {
+        let both = common(a1, a2);
         overlap = both.len();
         for c in &all_cats {
             let has = |id: &String, a: &String| {
@@ -269,6 +286,7 @@ pub fn stats(run: &RunData, labels: &[LabelRecord], by_depth: bool) -> LabelStat
         annotators,
         counts,
         kappa,
+        pair,
         overlap,
         lucky,
         rank_correlation,
