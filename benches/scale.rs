@@ -384,7 +384,7 @@ fn main() {
         if round >= 1 {
             let mut search = Vec::new();
             let mut filter = Vec::new();
-            for _ in 0..5 {
+            for _ in 0..10 {
                 let _ = pty.key(b"/");
                 for k in [&b"p"[..], b"1", b"2", b"\x7f", b"\x7f", b"\x7f"] {
                     search.extend(pty.key(k));

@@ -38,8 +38,7 @@ pub fn expand_runs(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
                 p.display()
             );
         }
-        // Files beside the runs (a README, a script) are not worth a warning.
-        for s in skipped.into_iter().filter(|s| s.is_dir()) {
+        for s in skipped {
             eprintln!(
                 "warning: {}: not a run directory, skipped",
                 crate::sanitize::one_line(&s.display().to_string())

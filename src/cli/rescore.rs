@@ -66,6 +66,8 @@ pub fn run(args: RescoreArgs) -> Result<i32> {
         },
     };
     let s = rescore(&opts).map_err(|e| anyhow!(e))?;
+    // Index the new samples now, so the next `view` or `report` reads rather than parses.
+    crate::run::index::load_or_build(&out, false);
     for w in s.warnings.iter().take(10) {
         eprintln!("warning: {}", crate::sanitize::one_line(w));
     }

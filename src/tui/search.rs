@@ -101,6 +101,32 @@ impl Query {
     }
 }
 
+/// The indices `0..n` for which `keep` holds, in order, computed in parallel chunks
+/// (no list of candidates is built first).
+pub fn filter_range_parallel(n: u32, keep: impl Fn(u32) -> bool + Sync) -> Vec<u32> {
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .min(8) as u32;
+    if n < 4096 || threads == 1 {
+        return (0..n).filter(|&i| keep(i)).collect();
+    }
+    let chunk = n.div_ceil(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let keep = &keep;
+                let (lo, hi) = (t * chunk, ((t + 1) * chunk).min(n));
+                s.spawn(move || (lo..hi).filter(|&i| keep(i)).collect::<Vec<u32>>())
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
+}
+
 /// Filters `pool` in parallel, keeping order.
 pub fn filter_parallel<T: Copy + Send + Sync>(
     pool: &[T],

@@ -605,8 +605,7 @@ impl App {
                 continue;
             }
             let (f, by, elsewhere) = (&self.filter, self.by, &self.passing_elsewhere);
-            let idx: Vec<u32> = (0..run.rows.len() as u32).collect();
-            let kept = super::search::filter_parallel(&idx, |i| {
+            let kept = super::search::filter_range_parallel(run.rows.len() as u32, |i| {
                 row_passes(f, by, elsewhere, ri, run, &run.rows[i as usize])
             });
             base.extend(kept.into_iter().map(|i| (ri as u32, i)));
