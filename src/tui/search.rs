@@ -105,8 +105,7 @@ impl Query {
 /// (no list of candidates is built first).
 pub fn filter_range_parallel(n: u32, keep: impl Fn(u32) -> bool + Sync) -> Vec<u32> {
     let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
+        .map_or(1, std::num::NonZero::get)
         .min(8) as u32;
     if n < 4096 || threads == 1 {
         return (0..n).filter(|&i| keep(i)).collect();
