@@ -1,4 +1,6 @@
 //! Generator and parser throughput (issue 2 targets).
+// A benchmark stops at the first thing that goes wrong.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use autoeval::grammar::{DatasetKind, GenParams, generate_batch};
 use autoeval::syntax::{Notation, parse_formula, print_formula};

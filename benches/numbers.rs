@@ -3,6 +3,8 @@
 //! FOL set at the 5 s timeout, and `rescore` of a 100,000-sample run.
 //!
 //! `cargo bench --bench numbers` (set `NUMBERS_SKIP_RESCORE=1` to skip the 100k run).
+// A benchmark stops at the first thing that goes wrong.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use autoeval::grammar::{DatasetKind, GenParams, generate_batch};
 use autoeval::perturb::{PerturbKind, perturb};

@@ -1,6 +1,8 @@
 //! Pipeline figures (issue 4): HTTP throughput against a local server at 100 ms per
 //! answer and 32 in flight; pipeline CPU per sample without the model; memory over a
 //! ~100,000-sample offline run. Run with `cargo bench --bench pipeline`.
+// A benchmark stops at the first thing that goes wrong.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "../tests/common/mod.rs"]
 mod common;

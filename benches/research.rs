@@ -3,6 +3,8 @@
 //! frame); the pass/fail matrix of two 100,000-sample runs (in the viewer's data and
 //! `autoeval compare` end to end); `autoeval report --plot` end to end.
 //! Run with `cargo bench --bench research`; data is cached in target/bench-data.
+// A benchmark stops at the first thing that goes wrong.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use autoeval::tui::{ViewOptions, build_app, ui};
 use ratatui::Terminal;

@@ -8,6 +8,8 @@
 //!
 //! `cargo bench --bench scale -- DIR` (default `target/bench-data/million/runs`). Needs
 //! `script` (util-linux) and GNU `time` at /usr/bin/time.
+// A benchmark stops at the first thing that goes wrong.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

@@ -1,6 +1,8 @@
 //! Viewer figures (issue 5) on a ~100,000-sample run made with the offline model:
 //! open to first frame, keystroke to redrawn frame (filters and search), peak memory.
 //! Run with `cargo bench --bench tui`. The run is cached in target/bench-data.
+// A benchmark stops at the first thing that goes wrong.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "../tests/common/mod.rs"]
 mod common;

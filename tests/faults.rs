@@ -1,5 +1,6 @@
 //! Faults and hostile input: signals, the run lock, resume mismatches, retries of
 //! failed samples, a server that is gone, hostile token counts, output hygiene.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 // Tests send signals to child processes and set environment variables before
 // threads start: the only unsafe calls, each with its SAFETY note.
 #![allow(unsafe_code)]

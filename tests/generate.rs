@@ -1,4 +1,5 @@
 //! `autoeval generate` end to end, and generator properties.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use autoeval::dataset::Dataset;
 use autoeval::grammar::{Cfg, DatasetKind, GenParams, generate_batch};

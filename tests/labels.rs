@@ -1,4 +1,5 @@
 //! Hand labelling: state transitions, persistence, concurrent writers, exports, statistics.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use autoeval::run::store::read_labels;
 use autoeval::tui::state::Mode;

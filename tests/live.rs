@@ -1,6 +1,7 @@
 //! Runs started from the viewer, against a real local HTTP server with latency:
 //! samples appear as they finish, pause holds, resume continues, cancel leaves a
 //! resumable run, and model errors land on samples instead of crashing the view.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 // Tests send signals to child processes and set environment variables before
 // threads start: the only unsafe calls, each with its SAFETY note.
 #![allow(unsafe_code)]

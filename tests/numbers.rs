@@ -1,5 +1,6 @@
 //! Honest numbers: one A2/A3 definition everywhere, rescoring stored replies,
 //! batch verification from the CLI, import that keeps ψ and counts disagreements.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use autoeval::report::{By, Counts, load_run, report_run};
 use autoeval::run::format::SampleRecord;

@@ -1,5 +1,6 @@
 //! The research workflow through the CLI: failure kinds, folders of runs, CSV, figures,
 //! the pass/fail comparison.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
 use std::process::{Command, Output};

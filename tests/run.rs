@@ -1,4 +1,5 @@
 //! Model clients against a real local HTTP server, and runs end to end.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 // Tests send signals to child processes and set environment variables before
 // threads start: the only unsafe calls, each with its SAFETY note.
 #![allow(unsafe_code)]

@@ -1,4 +1,5 @@
 //! Parser, printer and metric behaviour across all notations.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use autoeval::syntax::*;
 use proptest::prelude::*;

@@ -1,4 +1,5 @@
 //! The viewer: state transitions without a terminal, snapshots, robustness, and a real pty.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use autoeval::tui::state::{Mode, Pane, Tab};
 use autoeval::tui::{ViewOptions, build_app, ui};

@@ -1,4 +1,5 @@
 //! Verifier correctness: known identities, non-identities, countermodels, perturbations, limits.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use autoeval::grammar::{DatasetKind, GenParams, generate_batch};
 use autoeval::perturb::{PerturbKind, perturb};
