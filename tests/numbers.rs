@@ -169,6 +169,13 @@ fn rescore_reproduces_a_run_and_reports_an_extractor_fix() {
         "{text}"
     );
     assert!(text.contains("before") && text.contains("after"), "{text}");
+    // The rewritten run is indexed again: the cache describes the new file.
+    let index = autoeval::run::index::load(&run, false).expect("a fresh row index");
+    assert_eq!(
+        index.rows.len(),
+        records(&run).len(),
+        "the index covers the rescored samples"
+    );
     let now = records(&run);
     let s = now.iter().find(|s| s.id == id).unwrap();
     match &s.verdict {
