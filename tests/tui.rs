@@ -30,18 +30,28 @@ fn keys(app: &mut autoeval::tui::state::App, ks: &[&str]) {
     }
 }
 
+/// One frame of the viewer in a test terminal.
+fn render(
+    app: &mut autoeval::tui::state::App,
+    t: &autoeval::tui::theme::Theme,
+    w: u16,
+    h: u16,
+) -> ratatui::buffer::Buffer {
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    term.draw(|f| {
+        ui::draw(f, app, t);
+    })
+    .unwrap();
+    term.backend().buffer().clone()
+}
+
 fn screen(
     app: &mut autoeval::tui::state::App,
     t: &autoeval::tui::theme::Theme,
     w: u16,
     h: u16,
 ) -> String {
-    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
-    term.draw(|f| {
-        ui::draw(f, app, t);
-    })
-    .unwrap();
-    let buf = term.backend().buffer().clone();
+    let buf = render(app, t, w, h);
     let mut out = String::new();
     for y in 0..h {
         let mut line = String::new();
@@ -783,12 +793,7 @@ fn styled(
     w: u16,
     h: u16,
 ) -> String {
-    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
-    term.draw(|f| {
-        ui::draw(f, app, t);
-    })
-    .unwrap();
-    let buf = term.backend().buffer().clone();
+    let buf = render(app, t, w, h);
     let mut out = String::new();
     for y in 0..h {
         let mut last = None;

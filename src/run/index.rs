@@ -385,7 +385,9 @@ pub fn load(dir: &Path, texts: bool) -> Option<Scan> {
     }
     let mut warnings = Vec::with_capacity(nwarn as usize);
     for _ in 0..nwarn {
-        warnings.push(r.str(1 << 16, true)?.into());
+        // Warnings reach the screen: a cache is input too.
+        let w: Box<str> = r.str(1 << 16, true)?;
+        warnings.push(crate::sanitize::one_line(&w).into_owned());
     }
     let nrows = r.u64()?;
     // Every row stands for at least one byte of samples.jsonl and ~80 of cache.
@@ -542,6 +544,18 @@ mod tests {
             .map(|&i| (i, store.get(i).into_owned()))
             .collect();
         assert_eq!(seen, want);
+    }
+
+    #[test]
+    fn warnings_read_back_from_a_cache_cannot_drive_the_terminal() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join(store::SAMPLES), line(0, "equivalent")).unwrap();
+        let mut scan = fresh(d.path());
+        scan.warnings.push("bad \u{1b}[31mred\nline".into());
+        save(d.path(), &mut scan).unwrap();
+        let back = load(d.path(), true).unwrap();
+        assert_eq!(back.warnings.len(), 1);
+        assert!(!back.warnings[0].contains('\u{1b}') && !back.warnings[0].contains('\n'));
     }
 
     #[test]

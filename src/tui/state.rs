@@ -633,34 +633,7 @@ impl App {
             self.apply_search(pool.to_vec(), String::new());
             return;
         }
-        let q = Query::new(&self.search);
-        let mut by_label = std::collections::HashSet::new();
-        for &(r, i) in pool.iter() {
-            let run = &self.runs[r as usize];
-            if run.labels.is_empty() {
-                continue;
-            }
-            // Hand labels and notes are searchable too (`/scope` finds a note about scope).
-            let row = &run.rows[i as usize];
-            if run.labels.get(&*row.id).is_some_and(|ls| {
-                ls.iter()
-                    .any(|l| q.matches(&l.note) || l.categories.iter().any(|c| q.matches(c)))
-            }) {
-                by_label.insert((r, i));
-            }
-        }
-        let job = super::search::Job {
-            generation: self.search_generation,
-            query: self.search.clone(),
-            pool,
-            text_of: self
-                .runs
-                .iter()
-                .map(super::data::RunIndex::text_index)
-                .collect(),
-            stores: self.runs.iter().map(|r| r.texts.clone()).collect(),
-            by_label,
-        };
+        let job = self.search_job(pool);
         if job.pool.len() <= self.search_sync_limit {
             self.pending_search = None;
             let found = super::search::run_job(&job);
@@ -710,6 +683,39 @@ impl App {
             self.select_first_failure();
         }
         true
+    }
+
+    /// The current query over `pool`, with snapshots of the texts and the rows that
+    /// match through a hand label or note (labels are few and live here).
+    fn search_job(&self, pool: std::sync::Arc<Vec<(u32, u32)>>) -> super::search::Job {
+        let q = Query::new(&self.search);
+        let mut by_label = std::collections::HashSet::new();
+        for &(r, i) in pool.iter() {
+            let run = &self.runs[r as usize];
+            if run.labels.is_empty() {
+                continue;
+            }
+            // Hand labels and notes are searchable too (`/scope` finds a note about scope).
+            let row = &run.rows[i as usize];
+            if run.labels.get(&*row.id).is_some_and(|ls| {
+                ls.iter()
+                    .any(|l| q.matches(&l.note) || l.categories.iter().any(|c| q.matches(c)))
+            }) {
+                by_label.insert((r, i));
+            }
+        }
+        super::search::Job {
+            generation: self.search_generation,
+            query: self.search.clone(),
+            pool,
+            text_of: self
+                .runs
+                .iter()
+                .map(super::data::RunIndex::text_index)
+                .collect(),
+            stores: self.runs.iter().map(|r| r.texts.clone()).collect(),
+            by_label,
+        }
     }
 
     /// Whether a search is running on the worker.
@@ -2209,19 +2215,7 @@ impl App {
         let shown = if self.search.trim().is_empty() {
             new
         } else {
-            let job = super::search::Job {
-                generation: self.search_generation,
-                query: self.search.clone(),
-                pool: std::sync::Arc::new(new),
-                text_of: self
-                    .runs
-                    .iter()
-                    .map(super::data::RunIndex::text_index)
-                    .collect(),
-                stores: self.runs.iter().map(|r| r.texts.clone()).collect(),
-                by_label: Default::default(),
-            };
-            super::search::run_job(&job)
+            super::search::run_job(&self.search_job(std::sync::Arc::new(new)))
         };
         let keep = self.visible.get(self.sel).copied();
         self.visible = merge_sorted(&self.visible, &shown);
