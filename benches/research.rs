@@ -97,7 +97,7 @@ fn main() {
     let rows: usize = app.runs.iter().map(|r| r.rows.len()).sum();
     let mut time_key = |app: &mut autoeval::tui::state::App, k: &str| {
         let t = Instant::now();
-        app.key(k);
+        app.press(k).unwrap();
         term.draw(|f| {
             ui::draw(f, app, &theme);
         })
@@ -107,20 +107,20 @@ fn main() {
     let mut kind_times = Vec::new();
     let mut label_times = Vec::new();
     for _ in 0..5 {
-        app.key("f");
+        app.press("f").unwrap();
         while app.filter_field != 10 {
-            app.key("j");
+            app.press("j").unwrap();
         }
         for _ in 0..6 {
             kind_times.push(time_key(&mut app, "right"));
         }
-        app.key("x");
-        app.key("j");
+        app.press("x").unwrap();
+        app.press("j").unwrap();
         for _ in 0..2 {
             label_times.push(time_key(&mut app, "right"));
         }
-        app.key("x");
-        app.key("esc");
+        app.press("x").unwrap();
+        app.press("esc").unwrap();
     }
     println!(
         "{rows} samples in 5 runs: failure-kind filter keystroke → frame median {:.1?}, max {:.1?}; label filter median {:.1?}, max {:.1?}",

@@ -273,7 +273,7 @@ fn in_process(dir: &Path) {
     );
     drop(bg);
     for q in ["/", "p", "1", "2"] {
-        app.key(q);
+        app.press(q).unwrap();
     }
     let t = Instant::now();
     while app.search_pending() {
@@ -285,7 +285,7 @@ fn in_process(dir: &Path) {
         t.elapsed(),
         app.visible.len()
     );
-    app.key("esc");
+    app.press("esc").unwrap();
     // A filter change that the chart depends on: show only the first run, then all.
     let mut chart = Vec::new();
     let mut matrix = Vec::new();

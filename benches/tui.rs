@@ -101,7 +101,7 @@ fn main() {
     let mut times = Vec::new();
     let key = |app: &mut autoeval::tui::state::App, k: &str, term: &mut Terminal<TestBackend>| {
         let t = Instant::now();
-        app.key(k);
+        app.press(k).unwrap();
         term.draw(|f| {
             ui::draw(f, app, &theme);
         })
@@ -179,7 +179,7 @@ fn live_responsiveness() {
         theme: None,
         config: Some(PathBuf::from("/nonexistent")),
     });
-    app.key("R");
+    app.press("R").unwrap();
     let base = format!("{}/v1", server.base);
     let out = dir.join("run").display().to_string();
     let form = app.form.as_mut().expect("form");
@@ -199,7 +199,7 @@ fn live_responsiveness() {
     ] {
         form.set(k, v);
     }
-    app.key("enter");
+    app.press("enter").unwrap();
     let mut term = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
     let start = Instant::now();
     while app.live.as_ref().is_some_and(|l| l.done < 50)
@@ -229,7 +229,7 @@ fn live_responsiveness() {
     {
         app.live_tick();
         let t = Instant::now();
-        app.key(k);
+        app.press(k).unwrap();
         term.draw(|f| {
             ui::draw(f, &mut app, &theme);
         })

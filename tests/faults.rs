@@ -805,7 +805,7 @@ fn bad_config_keys_are_warned_about_and_quit_stays_bound() {
     let cfg = dir.path().join("config.toml");
     std::fs::write(
         &cfg,
-        "colour = \"red\"\nannotator = 3\ntheme = \"light\"\n[keys]\nhelp = [\"ctrl-qq\", \"f13\", \"q\"]\nwarnings = \"ctrl-c\"\n",
+        "colour = \"red\"\nannotator = 3\ntheme = \"light\"\n[keys]\nhelp = [\"ctrl-qq\", \"f13\", \"q\"]\nwarnings = \"ctrl-c\"\n[keys.label]\nundo = \"U\"\nreviewed = \"a\"\n[keys.serach]\nconfirm = \"enter\"\n",
     )
     .unwrap();
     let (app, _) = autoeval::tui::build_app(&autoeval::tui::ViewOptions {
@@ -820,11 +820,28 @@ fn bad_config_keys_are_warned_about_and_quit_stays_bound() {
     assert!(w.contains("expected a string"), "{w}");
     assert!(w.contains("'ctrl-qq' is not a key name"), "{w}");
     assert!(w.contains("'f13' is not a key name"), "{w}");
-    assert!(w.contains("quit had no key left; ctrl-c quits"), "{w}");
-    assert_eq!(
-        app.keymap.action("ctrl-c"),
-        Some(autoeval::tui::keymap::Action::Quit)
+    assert!(
+        w.contains("quit had no key left in normal mode; ctrl-c quits"),
+        "{w}"
     );
+    assert!(w.contains("[keys.serach]: unknown mode"), "{w}");
+    assert!(
+        w.contains(
+            "key 'a' is both the category 'parentheses-scope' and Reviewed; the category wins"
+        ),
+        "{w}"
+    );
+    use autoeval::tui::keymap::{Action, Context};
+    let key = |n: &str| n.parse::<autoeval::tui::keys::Key>().unwrap();
+    assert_eq!(
+        app.keymap.action(Context::Normal, key("ctrl-c")),
+        Some(Action::Quit)
+    );
+    assert_eq!(
+        app.keymap.action(Context::Label, key("U")),
+        Some(Action::Undo)
+    );
+    assert_eq!(app.keymap.action(Context::Label, key("u")), None);
 }
 
 #[test]

@@ -33,7 +33,7 @@ fn app(d: &Path) -> autoeval::tui::state::App {
 
 fn keys(app: &mut autoeval::tui::state::App, ks: &[&str]) {
     for k in ks {
-        app.key(k);
+        app.press(k).unwrap();
     }
 }
 

@@ -84,7 +84,7 @@ fn live_run_pause_resume_cancel_and_errors() {
         theme: None,
         config: Some(PathBuf::from("/nonexistent/config.toml")),
     });
-    app.key("R");
+    app.press("R").unwrap();
     assert_eq!(app.mode, Mode::NewRun);
     let form = app.form.as_mut().unwrap();
     for (k, v) in [
@@ -118,7 +118,7 @@ fn live_run_pause_resume_cancel_and_errors() {
     );
     // A snapshot of the form as a user sees it.
     insta::assert_snapshot!("new_run_form", screen_of(&mut app));
-    app.key("enter");
+    app.press("enter").unwrap();
     assert_eq!(
         app.mode,
         Mode::Normal,
@@ -166,10 +166,10 @@ fn live_run_pause_resume_cancel_and_errors() {
     );
     // Keys still work while requests are in flight (latency is measured in benches/tui.rs).
     let before = app.sel;
-    app.key("j");
+    app.press("j").unwrap();
     assert_eq!(app.sel, (before + 1).min(app.visible.len() - 1));
 
-    app.key("p");
+    app.press("p").unwrap();
     assert!(app.live.as_ref().unwrap().paused);
     // In-flight samples (including retried ones) finish; then the count must hold still.
     let mut held = app.live.as_ref().unwrap().done;
@@ -192,19 +192,19 @@ fn live_run_pause_resume_cancel_and_errors() {
     );
     assert!(app.live.as_ref().unwrap().header().starts_with("paused"));
 
-    app.key("p");
+    app.press("p").unwrap();
     wait_until(&mut app, "progress after resume", |a| {
         a.live.as_ref().unwrap().done > held
     });
 
     // C asks first: any other key keeps the run going.
-    app.key("C");
+    app.press("C").unwrap();
     assert!(
         app.status.starts_with("cancel the live run?"),
         "{}",
         app.status
     );
-    app.key("n");
+    app.press("n").unwrap();
     app.live_tick();
     assert!(app.live.as_ref().unwrap().ended.is_none());
     // The status line is full width and says what the run is doing.
@@ -215,8 +215,8 @@ fn live_run_pause_resume_cancel_and_errors() {
             .any(|l| l.starts_with("live") && l.contains(" · pass ")),
         "{screen}"
     );
-    app.key("C");
-    app.key("y");
+    app.press("C").unwrap();
+    app.press("y").unwrap();
     wait_until(&mut app, "the run to end", |a| {
         a.live.as_ref().unwrap().ended.is_some()
     });
@@ -241,13 +241,13 @@ fn live_run_pause_resume_cancel_and_errors() {
         "a failed call became a verdict"
     );
     // Starting again with the same directory resumes it.
-    app.key("R");
+    app.press("R").unwrap();
     assert_eq!(
         app.form.as_ref().unwrap().values.last().cloned(),
         Some(out.display().to_string()),
         "values are remembered"
     );
-    app.key("enter");
+    app.press("enter").unwrap();
     wait_until(&mut app, "the resumed run to finish", |a| {
         a.live.as_ref().unwrap().ended.is_some()
     });
@@ -335,7 +335,7 @@ fn a_server_that_is_gone_pauses_the_live_run_and_retry_errors_redoes_the_failure
         config: Some(PathBuf::from("/nonexistent/config.toml")),
     });
     let fill = |app: &mut autoeval::tui::state::App, base: &str, retry: &str| {
-        app.key("R");
+        app.press("R").unwrap();
         let form = app.form.as_mut().unwrap();
         for (k, v) in [
             ("dataset", "pl"),
@@ -353,7 +353,7 @@ fn a_server_that_is_gone_pauses_the_live_run_and_retry_errors_redoes_the_failure
             form.set(k, v);
         }
         form.refresh();
-        app.key("enter");
+        app.press("enter").unwrap();
         assert!(
             app.live.is_some() && app.form.is_none(),
             "{:?}",
@@ -380,12 +380,12 @@ fn a_server_that_is_gone_pauses_the_live_run_and_retry_errors_redoes_the_failure
     app.live_tick();
     assert_eq!(app.live.as_ref().unwrap().done, 5);
     // Resuming tries again; the server is still gone, so it pauses again after five more.
-    app.key("p");
+    app.press("p").unwrap();
     wait_until(&mut app, "the second pause", |a| {
         a.live.as_ref().unwrap().done == 10 && a.live.as_ref().unwrap().paused
     });
-    app.key("C");
-    app.key("y");
+    app.press("C").unwrap();
+    app.press("y").unwrap();
     wait_until(&mut app, "the cancel", |a| {
         a.live.as_ref().unwrap().ended.is_some()
     });

@@ -422,7 +422,7 @@ fn the_viewer_rescores_the_selected_run_with_a_key() {
         config: Some(PathBuf::from("/nonexistent/autoeval-config.toml")),
     });
     assert_eq!(app.runs.len(), 1);
-    app.key("S");
+    app.press("S").unwrap();
     assert!(app.status.contains("rescoring"), "{}", app.status);
     let start = std::time::Instant::now();
     while app.runs.len() < 2 && start.elapsed() < std::time::Duration::from_secs(60) {

@@ -243,7 +243,7 @@ fn viewer(dir: &Path) -> autoeval::tui::state::App {
 
 fn keys(app: &mut autoeval::tui::state::App, ks: &[&str]) {
     for k in ks {
-        app.key(k);
+        app.press(k).unwrap();
     }
 }
 
@@ -429,7 +429,7 @@ fn viewer_search_finds_label_notes() {
     let mut app = viewer(dir.path());
     keys(&mut app, &["/"]);
     for c in "zanzibar".chars() {
-        app.key(&c.to_string());
+        app.press(&c.to_string()).unwrap();
     }
     keys(&mut app, &["enter"]);
     assert_eq!(app.visible.len(), 1);

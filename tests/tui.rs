@@ -26,7 +26,7 @@ fn app() -> (autoeval::tui::state::App, autoeval::tui::theme::Theme) {
 
 fn keys(app: &mut autoeval::tui::state::App, ks: &[&str]) {
     for k in ks {
-        app.key(k);
+        app.press(k).unwrap();
     }
 }
 
@@ -539,11 +539,13 @@ fn typing_a_query_finds_what_pasting_it_finds() {
         let (mut typed, _) = build_app(&opts(vec![d.clone()]));
         keys(&mut typed, &["/"]);
         for c in q.chars() {
-            typed.key(&if c == ' ' {
-                "space".to_string()
-            } else {
-                c.to_string()
-            });
+            typed
+                .press(&if c == ' ' {
+                    "space".to_string()
+                } else {
+                    c.to_string()
+                })
+                .unwrap();
         }
         keys(&mut typed, &["enter"]);
         let (mut pasted, _) = build_app(&opts(vec![d.clone()]));
@@ -678,17 +680,24 @@ fn help_lists_every_mode_scrolls_and_the_footer_names_help_once() {
     let footer = s.lines().last().unwrap();
     assert_eq!(footer.matches('?').count(), 1, "{footer}");
     keys(&mut app, &["?"]);
-    let s = screen(&mut app, &t, 160, 48);
-    assert!(s.contains("in the label mode (a)"), "{s}");
-    assert!(s.contains("accept suggestion"), "{s}");
+    // Scrolling through help shows every binding of every mode, from the keymap.
+    let mut seen = String::new();
+    for _ in 0..15 {
+        seen.push_str(&screen(&mut app, &t, 160, 48));
+        keys(&mut app, &["pagedown"]);
+    }
+    for ctx in autoeval::tui::keymap::Context::ALL {
+        assert!(seen.contains(ctx.title()), "{}", ctx.title());
+        for b in app.keymap.of(ctx) {
+            assert!(seen.contains(b.desc), "{}: {}", ctx.name(), b.desc);
+        }
+    }
     // Long descriptions are not cut at 20 characters.
-    assert!(
-        s.contains("rescore the selected run into RUN-rescored (no model calls)"),
-        "{s}"
-    );
+    assert!(seen.contains("rescore the selected run into RUN-rescored (no model calls)"));
     // At 80×24 it scrolls to the end.
+    keys(&mut app, &["g"]);
     let top = screen(&mut app, &t, 80, 24);
-    for _ in 0..8 {
+    for _ in 0..20 {
         keys(&mut app, &["pagedown"]);
     }
     let bottom = screen(&mut app, &t, 80, 24);
@@ -822,4 +831,48 @@ fn styled_snapshots_of_the_main_screen_in_each_built_in_theme() {
             styled(&mut app, &t, 100, 30)
         );
     }
+}
+
+/// Search results come best match first (skim's score over the fields the window
+/// admits); ctrl-o in the search, or `o` while browsing, gives dataset order back.
+#[test]
+fn search_ranks_best_match_first_and_the_order_toggles_back() {
+    let (mut app, t) = app();
+    keys(&mut app, &["/", "p", "1", "0"]);
+    assert!(app.ranked);
+    let ranked = app.visible.clone();
+    let q = autoeval::tui::search::Query::new("p10");
+    let score = |(r, i): (u32, u32)| {
+        let run = &app.runs[r as usize];
+        q.score(&run.text(&run.rows[i as usize])).unwrap()
+    };
+    let scores: Vec<i64> = ranked.iter().map(|x| score(*x)).collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+    assert!(
+        scores.first() > scores.last(),
+        "the fixture has better and worse matches"
+    );
+    keys(&mut app, &["ctrl-o"]);
+    assert!(!app.ranked);
+    assert!(screen(&mut app, &t, 120, 30).contains("dataset order"));
+    let plain = app.visible.clone();
+    assert!(plain.windows(2).all(|w| w[0] < w[1]), "dataset order");
+    let mut sorted = ranked.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, plain, "the same rows either way");
+    assert_ne!(ranked, plain);
+    // Typing on narrows in the chosen order; `o` while browsing toggles back.
+    keys(&mut app, &["∨", "enter", "o"]);
+    assert!(app.ranked);
+    let narrowed: Vec<i64> = {
+        let q = autoeval::tui::search::Query::new("p10∨");
+        app.visible
+            .iter()
+            .map(|&(r, i)| {
+                let run = &app.runs[r as usize];
+                q.score(&run.text(&run.rows[i as usize])).unwrap()
+            })
+            .collect()
+    };
+    assert!(narrowed.windows(2).all(|w| w[0] >= w[1]), "{narrowed:?}");
 }

@@ -31,9 +31,6 @@ pub struct Taxonomy {
     pub categories: Vec<Category>,
 }
 
-/// Keys label mode keeps for itself.
-const RESERVED: [&str; 9] = ["n", "u", "m", "y", "j", "k", "q", "?", "0"];
-
 impl Taxonomy {
     /// The shipped taxonomy.
     pub fn builtin() -> Taxonomy {
@@ -41,7 +38,8 @@ impl Taxonomy {
     }
 
     /// Loads a taxonomy file; problems fall back to the built-in one with a warning.
-    pub fn load(path: Option<&Path>) -> (Taxonomy, Vec<String>) {
+    /// `reserved` are the keys label mode binds (a category may not take one).
+    pub fn load(path: Option<&Path>, reserved: &[String]) -> (Taxonomy, Vec<String>) {
         let path = match path {
             Some(p) => p.to_path_buf(),
             None => match super::theme::config_dir().map(|d| d.join("taxonomy.toml")) {
@@ -65,7 +63,7 @@ impl Taxonomy {
             Ok(t) => {
                 let mut seen = std::collections::HashSet::new();
                 for c in &t.categories {
-                    if RESERVED.contains(&c.key.as_str()) || !seen.insert(c.key.clone()) {
+                    if reserved.contains(&c.key) || !seen.insert(c.key.clone()) {
                         return (
                             Taxonomy::builtin(),
                             vec![format!(
@@ -73,7 +71,7 @@ impl Taxonomy {
                                 path.display(),
                                 c.key,
                                 c.id,
-                                RESERVED.join(" ")
+                                reserved.join(" ")
                             )],
                         );
                     }
@@ -181,11 +179,9 @@ mod tests {
         ] {
             assert!(t.categories.iter().any(|c| c.id == id), "{id}");
         }
-        assert!(
-            t.categories
-                .iter()
-                .all(|c| !RESERVED.contains(&c.key.as_str()))
-        );
+        let reserved =
+            crate::tui::keymap::Keymap::default().key_names(crate::tui::keymap::Context::Label);
+        assert!(t.categories.iter().all(|c| !reserved.contains(&c.key)));
     }
 
     #[test]
@@ -197,7 +193,9 @@ mod tests {
             "[[category]]\nid = \"x\"\nkey = \"n\"\nside = \"s\"\nname = \"x\"\n",
         )
         .unwrap();
-        let (t, w) = Taxonomy::load(Some(&p));
+        let reserved =
+            crate::tui::keymap::Keymap::default().key_names(crate::tui::keymap::Context::Label);
+        let (t, w) = Taxonomy::load(Some(&p), &reserved);
         assert_eq!(t, Taxonomy::builtin());
         assert!(w[0].contains("reserved"), "{w:?}");
     }

@@ -3,6 +3,7 @@
 pub mod data;
 pub mod export;
 pub mod keymap;
+pub mod keys;
 pub mod labels;
 pub mod live;
 pub mod search;
@@ -12,9 +13,7 @@ pub mod ui;
 
 use data::RunIndex;
 use keymap::Keymap;
-use ratatui::crossterm::event::{
-    self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEventKind,
-};
+use ratatui::crossterm::event::{self, Event, KeyEventKind, MouseButton, MouseEventKind};
 use state::{App, Pane};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -147,33 +146,6 @@ fn import_for_viewing(file: &Path) -> Result<PathBuf, String> {
     Ok(dir)
 }
 
-fn key_name(k: KeyEvent) -> Option<String> {
-    let base = match k.code {
-        KeyCode::Char(' ') => "space".to_string(),
-        KeyCode::Char(c) => c.to_string(),
-        KeyCode::Enter => "enter".into(),
-        KeyCode::Esc => "esc".into(),
-        KeyCode::Tab => "tab".into(),
-        KeyCode::BackTab => "shift-tab".into(),
-        KeyCode::Backspace => "backspace".into(),
-        KeyCode::Up => "up".into(),
-        KeyCode::Down => "down".into(),
-        KeyCode::Left => "left".into(),
-        KeyCode::Right => "right".into(),
-        KeyCode::PageUp => "pageup".into(),
-        KeyCode::PageDown => "pagedown".into(),
-        KeyCode::Home => "home".into(),
-        KeyCode::End => "end".into(),
-        KeyCode::F(n) => format!("f{n}"),
-        _ => return None,
-    };
-    Some(if k.modifiers.contains(KeyModifiers::CONTROL) {
-        format!("ctrl-{base}")
-    } else {
-        base
-    })
-}
-
 fn inside(r: ratatui::layout::Rect, x: u16, y: u16) -> bool {
     x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height
 }
@@ -183,9 +155,9 @@ fn mouse(app: &mut App, areas: &ui::Areas, m: ratatui::crossterm::event::MouseEv
     match m.kind {
         MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
             let d = if m.kind == MouseEventKind::ScrollDown {
-                "down"
+                keymap::Action::Down
             } else {
-                "up"
+                keymap::Action::Up
             };
             let prev = app.focus;
             app.focus = if inside(areas.detail, x, y) {
@@ -196,7 +168,7 @@ fn mouse(app: &mut App, areas: &ui::Areas, m: ratatui::crossterm::event::MouseEv
                 Pane::Samples
             };
             for _ in 0..3 {
-                app.key(d);
+                app.act_in(app.context(), d);
             }
             if !inside(areas.detail, x, y) && !inside(areas.runs, x, y) {
                 app.focus = Pane::Samples;
@@ -268,8 +240,26 @@ fn build(opts: &ViewOptions, background: bool) -> (App, Theme) {
     } else {
         (dirs.iter().map(|d| RunIndex::open(d)).collect(), None)
     };
-    let (taxonomy, xw) = labels::Taxonomy::load(cfg.taxonomy.as_deref());
+    let (taxonomy, xw) = labels::Taxonomy::load(
+        cfg.taxonomy.as_deref(),
+        &keymap.key_names(keymap::Context::Label),
+    );
     warnings.extend(xw);
+    // The built-in taxonomy may meet label keys the config rebound: the category wins.
+    for c in &taxonomy.categories {
+        if let Some(a) = c
+            .key
+            .parse::<keys::Key>()
+            .ok()
+            .and_then(|k| keymap.action(keymap::Context::Label, k))
+        {
+            warnings.push(format!(
+                "label mode: key '{}' is both the category '{}' and {a:?}; the category wins (rebind it in [keys.label])",
+                crate::sanitize::one_line(&c.key),
+                crate::sanitize::one_line(&c.id)
+            ));
+        }
+    }
     let mut app = App::new(runs, keymap, warnings);
     app.watch = opts
         .paths
@@ -334,13 +324,13 @@ pub fn run(opts: ViewOptions) -> anyhow::Result<i32> {
             if event::poll(Duration::from_millis(wait))? {
                 match event::read()? {
                     Event::Key(k) if k.kind != KeyEventKind::Release => {
-                        if let Some(name) = key_name(k) {
+                        if let Some(key) = keys::Key::from_event(k) {
                             assert!(
-                                panic_key.as_deref() != Some(name.as_str()),
+                                panic_key.as_deref() != Some(key.to_string().as_str()),
                                 "AUTOEVAL_TEST_PANIC_KEY pressed"
                             );
                             app.status.clear();
-                            app.key(&name);
+                            app.key(key);
                             dirty = true;
                         }
                     }

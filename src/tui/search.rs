@@ -9,8 +9,10 @@
 //! results without losing rows. Loose
 //! subsequences across a whole 500-character description would match nearly
 //! every sample. Lowercase queries ignore case. The check runs on bytes, so it
-//! stays fast on 100,000 samples. fuzzy-matcher's skim scorer then marks the
-//! matched characters in the detail view.
+//! stays fast on 100,000 samples. The window admits a row; fuzzy-matcher's skim
+//! scorer then ranks the admitted rows (best match first, or dataset order when the
+//! user toggles ranking off) and marks the matched characters in the detail view.
+//! Skim alone would admit any scattered subsequence, hence the window in front of it.
 
 use super::data::{SEP, TextStore};
 use fuzzy_matcher::FuzzyMatcher;
@@ -23,6 +25,7 @@ pub struct Query {
     bytes: Vec<u8>,
     fold: bool,
     raw: String,
+    skim: SkimMatcherV2,
 }
 
 impl Query {
@@ -34,7 +37,17 @@ impl Query {
             .bytes()
             .map(|b| if fold { b.to_ascii_lowercase() } else { b })
             .collect();
-        Query { bytes, fold, raw }
+        let skim = if fold {
+            SkimMatcherV2::default().ignore_case()
+        } else {
+            SkimMatcherV2::default().respect_case()
+        };
+        Query {
+            bytes,
+            fold,
+            raw,
+            skim,
+        }
     }
 
     /// Whether the query is empty.
@@ -85,17 +98,25 @@ impl Query {
         self.is_empty() || text.split(SEP).any(|f| self.window(f.as_bytes()))
     }
 
+    /// The best skim score over the fields the window admits, or `None` when the row
+    /// does not match. Ranking uses it; a higher score is a tighter, earlier match.
+    pub fn score(&self, text: &str) -> Option<i64> {
+        if self.is_empty() {
+            return Some(0);
+        }
+        text.split(SEP)
+            .filter(|f| self.window(f.as_bytes()))
+            .filter_map(|f| self.skim.fuzzy_match(f, &self.raw))
+            .max()
+    }
+
     /// Character positions of the match in `text`, for highlighting.
     pub fn positions(&self, text: &str) -> Vec<usize> {
         if self.is_empty() || !self.window(text.as_bytes()) {
             return vec![];
         }
-        let m = if self.fold {
-            SkimMatcherV2::default().ignore_case()
-        } else {
-            SkimMatcherV2::default().respect_case()
-        };
-        m.fuzzy_indices(text, &self.raw)
+        self.skim
+            .fuzzy_indices(text, &self.raw)
             .map(|(_, idx)| idx)
             .unwrap_or_default()
     }
@@ -169,14 +190,74 @@ pub struct Job {
     /// Candidates that match through a hand label or note (checked on the UI thread:
     /// labels are few and change there).
     pub by_label: HashSet<(u32, u32)>,
+    /// Best match first (else dataset order).
+    pub ranked: bool,
 }
 
-/// The rows of `job.pool` that match, in pool order. Texts kept in a row index file
-/// are read in large sequential windows, one run per thread.
-pub fn run_job(job: &Job) -> Vec<(u32, u32)> {
+/// A search's result: the matching rows in display order and, when ranked, their scores.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// Matching rows, best first when ranked, else in dataset (run, row) order.
+    pub rows: Vec<(u32, u32)>,
+    /// Each row's score when ranked (empty otherwise); label-only matches score lowest.
+    pub scores: Vec<i64>,
+}
+
+/// Score of a row that matches only through a hand label or note.
+pub const LABEL_ONLY: i64 = i64::MIN;
+
+impl Found {
+    /// Merges two results of the same ordering into one.
+    pub fn merge(self, other: Found, ranked: bool) -> Found {
+        if !ranked {
+            return Found {
+                rows: merge_by(&self.rows, &other.rows, |a, b| a <= b),
+                scores: Vec::new(),
+            };
+        }
+        let a: Vec<((u32, u32), i64)> = self.rows.into_iter().zip(self.scores).collect();
+        let b: Vec<((u32, u32), i64)> = other.rows.into_iter().zip(other.scores).collect();
+        let merged = merge_by(&a, &b, |x, y| {
+            rank_order(x, y) != std::cmp::Ordering::Greater
+        });
+        let (rows, scores) = merged.into_iter().unzip();
+        Found { rows, scores }
+    }
+}
+
+/// Best score first, then dataset order.
+fn rank_order(a: &((u32, u32), i64), b: &((u32, u32), i64)) -> std::cmp::Ordering {
+    b.1.cmp(&a.1).then(a.0.cmp(&b.0))
+}
+
+/// Two lists sorted by `le` merged into one.
+pub fn merge_by<T: Copy>(a: &[T], b: &[T], le: impl Fn(&T, &T) -> bool) -> Vec<T> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if le(&a[i], &b[j]) {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
+/// The rows of `job.pool` that match: best first when ranked, else in pool order.
+/// Texts kept in a row index file are read in large sequential windows, one run per
+/// thread.
+pub fn run_job(job: &Job) -> Found {
     let q = Query::new(&job.query);
     if q.is_empty() {
-        return job.pool.to_vec();
+        return Found {
+            rows: job.pool.to_vec(),
+            scores: Vec::new(),
+        };
     }
     let mut per_run: Vec<Vec<(u32, usize)>> = vec![Vec::new(); job.stores.len()];
     for (k, &(r, i)) in job.pool.iter().enumerate() {
@@ -188,14 +269,14 @@ pub fn run_job(job: &Job) -> Vec<(u32, u32)> {
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .clamp(1, 8);
-    let mut hit = vec![false; job.pool.len()];
+    let mut hit: Vec<Option<i64>> = vec![None; job.pool.len()];
     let work: Vec<(usize, Vec<(u32, usize)>)> = per_run
         .into_iter()
         .enumerate()
         .filter(|(_, v)| !v.is_empty())
         .collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let found: Vec<usize> = std::thread::scope(|s| {
+    let found: Vec<(usize, i64)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads.min(work.len()))
             .map(|_| {
                 let (work, next, q) = (&work, &next, &q);
@@ -214,8 +295,15 @@ pub fn run_job(job: &Job) -> Vec<(u32, u32)> {
                             while pos < items.len() && items[pos].0 < t {
                                 pos += 1;
                             }
-                            if pos < items.len() && items[pos].0 == t && q.matches(text) {
-                                out.push(items[pos].1);
+                            if pos < items.len() && items[pos].0 == t {
+                                let score = if job.ranked {
+                                    q.score(text)
+                                } else {
+                                    q.matches(text).then_some(0)
+                                };
+                                if let Some(score) = score {
+                                    out.push((items[pos].1, score));
+                                }
                             }
                         });
                     }
@@ -228,21 +316,33 @@ pub fn run_job(job: &Job) -> Vec<(u32, u32)> {
             .flat_map(|h| h.join().unwrap_or_default())
             .collect()
     });
-    for k in found {
-        hit[k] = true;
+    for (k, score) in found {
+        hit[k] = Some(score);
     }
-    job.pool
+    let mut matched: Vec<((u32, u32), i64)> = job
+        .pool
         .iter()
         .zip(hit)
-        .filter(|(row, h)| *h || job.by_label.contains(row))
-        .map(|(row, _)| *row)
-        .collect()
+        .filter_map(|(row, h)| match h {
+            Some(s) => Some((*row, s)),
+            None => job.by_label.contains(row).then_some((*row, LABEL_ONLY)),
+        })
+        .collect();
+    if !job.ranked {
+        return Found {
+            rows: matched.into_iter().map(|(r, _)| r).collect(),
+            scores: Vec::new(),
+        };
+    }
+    matched.sort_unstable_by(rank_order);
+    let (rows, scores) = matched.into_iter().unzip();
+    Found { rows, scores }
 }
 
 /// A background thread that runs the newest search and drops stale ones.
 pub struct Worker {
     jobs: mpsc::Sender<Job>,
-    results: mpsc::Receiver<(u64, Vec<(u32, u32)>)>,
+    results: mpsc::Receiver<(u64, Found)>,
 }
 
 impl Worker {
@@ -271,7 +371,7 @@ impl Worker {
     }
 
     /// A finished search, if one is ready.
-    pub fn poll(&self) -> Option<(u64, Vec<(u32, u32)>)> {
+    pub fn poll(&self) -> Option<(u64, Found)> {
         self.results.try_recv().ok()
     }
 }

@@ -1,7 +1,8 @@
 //! Viewer state and its transitions; no terminal types, so it is tested directly.
 
 use super::data::RunIndex;
-use super::keymap::{Action, Keymap};
+use super::keymap::{Action, Context, Keymap};
+use super::keys::Key;
 use super::search::Query;
 use crate::report::By;
 use crate::report::kinds::FailureKind;
@@ -415,6 +416,10 @@ pub struct App {
     search_generation: u64,
     /// The background search being waited for: (generation, query).
     pending_search: Option<(u64, String)>,
+    /// Search results best match first (else dataset order).
+    pub ranked: bool,
+    /// Each shown row's score while a ranked search is on (else empty).
+    visible_scores: Vec<i64>,
     /// Runs large searches (started on first use).
     search_worker: Option<super::search::Worker>,
     /// Searches over at most this many rows run at once on the UI thread.
@@ -507,6 +512,8 @@ impl App {
             last_search: String::new(),
             search_generation: 0,
             pending_search: None,
+            ranked: true,
+            visible_scores: Vec::new(),
             search_worker: None,
             search_sync_limit: 20_000,
             keymap,
@@ -630,7 +637,13 @@ impl App {
         };
         if self.search.trim().is_empty() {
             self.pending_search = None;
-            self.apply_search(pool.to_vec(), String::new());
+            self.apply_search(
+                super::search::Found {
+                    rows: pool.to_vec(),
+                    scores: Vec::new(),
+                },
+                String::new(),
+            );
             return;
         }
         let job = self.search_job(pool);
@@ -715,7 +728,21 @@ impl App {
                 .collect(),
             stores: self.runs.iter().map(|r| r.texts.clone()).collect(),
             by_label,
+            ranked: self.ranked,
         }
+    }
+
+    /// Search results: best match first ↔ dataset order.
+    fn toggle_order(&mut self) {
+        self.ranked = !self.ranked;
+        self.status = if self.ranked {
+            "search results: best match first".into()
+        } else {
+            "search results: dataset order".into()
+        };
+        // Re-run from the filtered list: the old results are in the other order.
+        self.last_search.clear();
+        self.research();
     }
 
     /// Whether a search is running on the worker.
@@ -743,9 +770,10 @@ impl App {
         changed
     }
 
-    fn apply_search(&mut self, found: Vec<(u32, u32)>, query: String) {
+    fn apply_search(&mut self, found: super::search::Found, query: String) {
         let keep = self.visible.get(self.sel).copied();
-        self.visible = found;
+        self.visible = found.rows;
+        self.visible_scores = found.scores;
         self.last_search = query;
         self.sel = keep
             .and_then(|k| self.visible.iter().position(|v| *v == k))
@@ -1176,13 +1204,13 @@ impl App {
         parts.join(" · ")
     }
 
-    /// Handles a key by name (`j`, `enter`, `ctrl-c`, a typed character, …).
-    pub fn key(&mut self, key: &str) {
+    /// Handles a key in the current mode's keymap context (its fallback, or a text field).
+    pub fn key(&mut self, key: Key) {
         self.touched = true;
         if self.confirm_cancel {
             self.confirm_cancel = false;
-            match (key, self.live.as_mut()) {
-                ("y" | "Y", Some(l)) if l.ended.is_none() => {
+            match (key.typed(), self.live.as_mut()) {
+                (Some('y' | 'Y'), Some(l)) if l.ended.is_none() => {
                     l.cancel();
                     self.status =
                         "cancelling: in-flight samples are dropped, finished ones stay".into();
@@ -1191,87 +1219,204 @@ impl App {
             }
             return;
         }
-        if self.mode == Mode::Search {
-            match key {
-                "enter" => self.mode = Mode::Normal,
-                "esc" => {
-                    self.search.clear();
-                    self.mode = Mode::Normal;
-                    self.research();
-                }
-                "backspace" => {
-                    self.search.pop();
-                    self.research();
-                }
-                "ctrl-c" => self.quit = true,
-                k if k.chars().count() == 1 => {
-                    self.search.push_str(k);
-                    self.research();
-                }
-                "space" => {
-                    self.search.push(' ');
-                    self.research();
-                }
-                _ => {}
+        let ctx = self.context();
+        if let Some(a) = self.keymap.action(ctx, key) {
+            self.act_in(ctx, a);
+            return;
+        }
+        if ctx.takes_text() {
+            if let Some(c) = key.typed() {
+                self.type_char(ctx, c);
             }
             return;
         }
-        if self.mode == Mode::Note {
-            match key {
-                "enter" => {
-                    let cats = self.my_labels().0;
-                    let note = std::mem::take(&mut self.note);
-                    self.save_labels(cats, note);
-                    self.mode = Mode::Label;
+        if ctx == Context::Label && self.label_category(key) {
+            return;
+        }
+        if ctx == Context::Filter && self.filter_digit(key) {
+            return;
+        }
+        if let Some(a) = ctx.fallback().and_then(|f| self.keymap.action(f, key)) {
+            if ctx == Context::Overlay {
+                self.overlay_action(a);
+            } else {
+                if ctx == Context::Filter {
+                    self.filter_typed = None;
                 }
-                "esc" => {
-                    self.note.clear();
-                    self.mode = Mode::Label;
-                }
-                "backspace" => {
-                    self.note.pop();
-                }
-                "space" => self.note.push(' '),
-                k if k.chars().count() == 1 => self.note.push_str(k),
-                _ => {}
+                self.act(a);
             }
-            return;
         }
-        if self.mode == Mode::NewRun {
-            self.form_key(key);
-            return;
+    }
+
+    /// Parses a key name (`j`, `ctrl-c`, `shift-tab`) and handles it like a key press.
+    pub fn press(&mut self, name: &str) -> Result<(), super::keys::KeyError> {
+        self.key(name.parse()?);
+        Ok(())
+    }
+
+    /// Which keymap context the current mode reads keys in.
+    pub fn context(&self) -> Context {
+        match self.mode {
+            Mode::Normal => Context::Normal,
+            Mode::Search => Context::Search,
+            Mode::Note => Context::Note,
+            Mode::NewRun => Context::Form,
+            Mode::Label => Context::Label,
+            Mode::Filter => Context::Filter,
+            Mode::Chart => Context::Chart,
+            Mode::Help | Mode::Compare | Mode::Warnings | Mode::LabelCounts | Mode::RunSummary => {
+                Context::Overlay
+            }
         }
-        if self.mode == Mode::Label && self.label_key(key) {
-            return;
+    }
+
+    /// Handles an action bound in a context.
+    pub fn act_in(&mut self, ctx: Context, a: Action) {
+        match ctx {
+            Context::Normal => self.act(a),
+            Context::Overlay => self.overlay_action(a),
+            Context::Chart => self.chart_action(a),
+            Context::Search => self.search_action(a),
+            Context::Note => self.note_action(a),
+            Context::Form => self.form_action(a),
+            Context::Label => self.label_action(a),
+            Context::Filter => self.filter_action(a),
         }
-        if self.mode == Mode::Filter && self.filter_key(key) {
-            return;
-        }
-        if self.mode == Mode::Chart {
-            match key {
-                "A" => {
-                    let buckets = self.chart_buckets();
-                    if let Some(&b) = buckets.get(self.chart_sel) {
-                        self.filter.range = Some((b, b));
-                        self.filter.runs.clear();
-                        self.refilter();
-                        self.status = format!("showing bucket {b} of every run");
+    }
+
+    fn type_char(&mut self, ctx: Context, c: char) {
+        match ctx {
+            Context::Search => {
+                self.search.push(c);
+                self.research();
+            }
+            Context::Note => self.note.push(c),
+            Context::Form => {
+                if let Some(form) = self.form.as_mut() {
+                    if let Some(v) = form.values.get_mut(form.sel) {
+                        v.push(c);
                     }
-                    self.mode = Mode::Normal;
-                    self.focus = Pane::Samples;
-                    return;
+                    form.refresh();
                 }
-                "K" => {
-                    self.chart_kinds = !self.chart_kinds;
-                    return;
-                }
-                _ => {}
+            }
+            _ => {}
+        }
+    }
+
+    fn search_action(&mut self, a: Action) {
+        match a {
+            Action::Confirm => self.mode = Mode::Normal,
+            Action::Cancel => {
+                self.search.clear();
+                self.mode = Mode::Normal;
+                self.research();
+            }
+            Action::DeleteChar => {
+                self.search.pop();
+                self.research();
+            }
+            Action::ToggleOrder => self.toggle_order(),
+            Action::Quit => self.quit = true,
+            _ => {}
+        }
+    }
+
+    fn note_action(&mut self, a: Action) {
+        match a {
+            Action::Confirm => {
+                let cats = self.my_labels().0;
+                let note = std::mem::take(&mut self.note);
+                self.save_labels(cats, note);
+                self.mode = Mode::Label;
+            }
+            Action::Cancel => {
+                self.note.clear();
+                self.mode = Mode::Label;
+            }
+            Action::DeleteChar => {
+                self.note.pop();
+            }
+            Action::Quit => self.quit = true,
+            _ => {}
+        }
+    }
+
+    fn overlay_action(&mut self, a: Action) {
+        if matches!(self.mode, Mode::Help | Mode::RunSummary) {
+            // Long overlays scroll (help lists every binding and mode).
+            let step: i32 = match a {
+                Action::Up => -1,
+                Action::Down => 1,
+                Action::PageUp => -10,
+                Action::PageDown => 10,
+                Action::Top => -10_000,
+                Action::Bottom => 10_000,
+                _ => 0,
+            };
+            if step != 0 {
+                self.help_scroll = (i32::from(self.help_scroll) + step).clamp(0, 400) as u16;
+                return;
             }
         }
-        if let Some(a) = self.keymap.action(key) {
-            self.act(a);
-        } else if key == "space" && self.focus == Pane::Runs {
-            self.toggle_run();
+        match a {
+            Action::Quit => self.quit = true,
+            // The key that opened an overlay closes it too.
+            Action::Back
+            | Action::Help
+            | Action::Compare
+            | Action::Warnings
+            | Action::Open
+            | Action::LabelCounts
+            | Action::RunSummary => self.mode = Mode::Normal,
+            _ => {}
+        }
+    }
+
+    fn chart_action(&mut self, a: Action) {
+        let buckets = self.chart_buckets();
+        let nruns = self.chart().len();
+        match a {
+            Action::PrevBucket => self.chart_sel = self.chart_sel.saturating_sub(1),
+            Action::NextBucket => {
+                self.chart_sel = (self.chart_sel + 1).min(buckets.len().saturating_sub(1));
+            }
+            Action::Up => self.chart_run = self.chart_run.saturating_sub(1),
+            Action::Down => self.chart_run = (self.chart_run + 1).min(nruns.saturating_sub(1)),
+            Action::Open => {
+                // The highlighted run's samples in the bucket.
+                let name = self.chart().get(self.chart_run).map(|(n, _)| n.clone());
+                if let Some(b) = buckets.get(self.chart_sel) {
+                    self.filter.range = Some((*b, *b));
+                    if let Some(ri) =
+                        name.and_then(|n| self.runs.iter().position(|r| r.name() == n))
+                    {
+                        self.filter.runs = [ri].into();
+                    }
+                    self.refilter();
+                    let all = self
+                        .keymap
+                        .first_key(Context::Chart, Action::ChartAllRuns)
+                        .unwrap_or_default();
+                    self.status =
+                        format!("showing bucket {b} of one run ({all} in the chart: every run)");
+                }
+                self.mode = Mode::Normal;
+                self.focus = Pane::Samples;
+            }
+            Action::ChartAllRuns => {
+                if let Some(&b) = buckets.get(self.chart_sel) {
+                    self.filter.range = Some((b, b));
+                    self.filter.runs.clear();
+                    self.refilter();
+                    self.status = format!("showing bucket {b} of every run");
+                }
+                self.mode = Mode::Normal;
+                self.focus = Pane::Samples;
+            }
+            Action::ChartKinds => self.chart_kinds = !self.chart_kinds,
+            Action::Back => self.mode = Mode::Normal,
+            Action::Quit => self.quit = true,
+            _ => {}
         }
     }
 
@@ -1357,25 +1502,34 @@ impl App {
     }
 
     /// Keys in label mode; returns true if consumed.
-    fn label_key(&mut self, key: &str) -> bool {
-        if let Some(cat) = self.taxonomy.by_key(key) {
-            let id = cat.id.clone();
-            let (mut cats, note) = self.my_labels();
-            if let Some(p) = cats.iter().position(|c| *c == id) {
-                cats.remove(p);
-            } else {
-                cats.push(id);
-            }
-            self.save_labels(cats, note);
-            return true;
+    /// A taxonomy category's key in label mode toggles it; the taxonomy wins over bindings.
+    fn label_category(&mut self, key: Key) -> bool {
+        let Some(c) = key.typed() else {
+            return false;
+        };
+        let mut buf = [0u8; 4];
+        let Some(cat) = self.taxonomy.by_key(c.encode_utf8(&mut buf)) else {
+            return false;
+        };
+        let id = cat.id.clone();
+        let (mut cats, note) = self.my_labels();
+        if let Some(p) = cats.iter().position(|c| *c == id) {
+            cats.remove(p);
+        } else {
+            cats.push(id);
         }
-        match key {
-            "0" => {
+        self.save_labels(cats, note);
+        true
+    }
+
+    fn label_action(&mut self, a: Action) {
+        match a {
+            Action::Reviewed => {
                 // Reviewed, nothing wrong: an empty set is a label too (it counts for lucky-pass estimates).
                 let note = self.my_labels().1;
                 self.save_labels(vec![], note);
             }
-            "y" => {
+            Action::AcceptSuggestion => {
                 self.ensure_detail();
                 match self.suggestion() {
                     Some(s) => {
@@ -1394,11 +1548,11 @@ impl App {
                     }
                 }
             }
-            "m" => {
+            Action::EditNote => {
                 self.note = self.my_labels().1;
                 self.mode = Mode::Note;
             }
-            "u" => {
+            Action::Undo => {
                 match self.undo.pop() {
                     Some((r, id, cats, note)) => {
                         let run = &self.runs[r];
@@ -1416,35 +1570,34 @@ impl App {
                     None => self.status = "nothing to undo".into(),
                 }
             }
-            "n" => self.next_unlabelled(),
-            "esc" | "a" => self.mode = Mode::Normal,
-            "j" | "down" => self.move_sel(1),
-            "k" | "up" => self.move_sel(-1),
-            "q" | "ctrl-c" => self.quit = true,
-            _ => return false,
+            Action::NextUnlabelled => self.next_unlabelled(),
+            Action::Back => self.mode = Mode::Normal,
+            Action::Down => self.move_sel(1),
+            Action::Up => self.move_sel(-1),
+            Action::Quit => self.quit = true,
+            other => self.act(other),
         }
-        true
     }
 
-    fn form_key(&mut self, key: &str) {
+    fn form_action(&mut self, a: Action) {
         let Some(form) = self.form.as_mut() else {
             self.mode = Mode::Normal;
             return;
         };
         let n = super::live::FIELDS.len();
-        match key {
-            "tab" | "down" => form.sel = (form.sel + 1) % n,
-            "shift-tab" | "up" => form.sel = (form.sel + n - 1) % n,
-            "backspace" => {
+        match a {
+            Action::NextField => form.sel = (form.sel + 1) % n,
+            Action::PrevField => form.sel = (form.sel + n - 1) % n,
+            Action::DeleteChar => {
                 if let Some(v) = form.values.get_mut(form.sel) {
                     v.pop();
                 }
             }
-            "esc" => {
+            Action::Cancel => {
                 self.form = None;
                 self.mode = Mode::Normal;
             }
-            "enter" => match super::live::Live::start(form) {
+            Action::Confirm => match super::live::Live::start(form) {
                 Ok(live) => {
                     self.status = format!("run started in {}", live.dir.display());
                     self.live = Some(live);
@@ -1453,17 +1606,7 @@ impl App {
                 }
                 Err(e) => form.error = e,
             },
-            "space" => {
-                if let Some(v) = form.values.get_mut(form.sel) {
-                    v.push(' ');
-                }
-            }
-            "ctrl-c" => self.quit = true,
-            k if k.chars().count() == 1 => {
-                if let Some(v) = form.values.get_mut(form.sel) {
-                    v.push_str(k);
-                }
-            }
+            Action::Quit => self.quit = true,
             _ => {}
         }
         if let Some(form) = self.form.as_mut() {
@@ -1578,57 +1721,67 @@ impl App {
     }
 
     /// Keys inside the filter editor; returns true if consumed.
-    fn filter_key(&mut self, key: &str) -> bool {
-        let max = self.chart_buckets().last().copied().unwrap_or(0);
-        let digit_or_bs =
-            key == "backspace" || (key.len() == 1 && key.as_bytes()[0].is_ascii_digit());
-        if !digit_or_bs {
-            self.filter_typed = None;
+    /// Digits and backspace type the bound of the operator-range fields.
+    fn filter_digit(&mut self, key: Key) -> bool {
+        if self.filter_field >= 2 {
+            return false;
         }
-        match key {
-            "up" | "k" => {
+        let digit = key.typed().and_then(|c| c.to_digit(10));
+        let backspace = key.code() == ratatui::crossterm::event::KeyCode::Backspace;
+        if digit.is_none() && !backspace {
+            return false;
+        }
+        let max = self.chart_buckets().last().copied().unwrap_or(0);
+        let typed = self.filter_typed.unwrap_or(0);
+        let v = match digit {
+            Some(d) => typed
+                .saturating_mul(10)
+                .saturating_add(d as usize)
+                .min(u16::MAX as usize),
+            None => typed / 10,
+        };
+        self.filter_typed = Some(v);
+        let (lo, hi) = self.filter.range.unwrap_or((0, max));
+        let (lo, hi) = if self.filter_field == 0 {
+            (v, hi.max(v))
+        } else {
+            (lo.min(v), v)
+        };
+        self.filter.range = if lo == 0 && hi == max {
+            None
+        } else {
+            Some((lo, hi))
+        };
+        self.refilter();
+        true
+    }
+
+    fn toggle_verdict_field(&mut self) {
+        let kind = u8::try_from(self.filter_field - 2)
+            .ok()
+            .and_then(VerdictKind::from_index);
+        if let Some(v) = kind
+            && !self.filter.verdicts.remove(&v)
+        {
+            self.filter.verdicts.insert(v);
+        }
+        self.refilter();
+    }
+
+    fn filter_action(&mut self, a: Action) {
+        self.filter_typed = None;
+        let max = self.chart_buckets().last().copied().unwrap_or(0);
+        match a {
+            Action::PrevField => {
                 self.filter_field = (self.filter_field + FILTER_FIELDS - 1) % FILTER_FIELDS;
             }
-            "down" | "j" | "tab" => self.filter_field = (self.filter_field + 1) % FILTER_FIELDS,
-            _ if digit_or_bs && self.filter_field < 2 => {
-                // Typed numbers: digits build the value, backspace removes the last one.
-                let typed = self.filter_typed.unwrap_or(0);
-                let v = match key.parse::<usize>() {
-                    Ok(d) => typed
-                        .saturating_mul(10)
-                        .saturating_add(d)
-                        .min(u16::MAX as usize),
-                    Err(_) => typed / 10,
-                };
-                self.filter_typed = Some(v);
-                let (lo, hi) = self.filter.range.unwrap_or((0, max));
-                let (lo, hi) = if self.filter_field == 0 {
-                    (v, hi.max(v))
-                } else {
-                    (lo.min(v), v)
-                };
-                self.filter.range = if lo == 0 && hi == max {
-                    None
-                } else {
-                    Some((lo, hi))
-                };
+            Action::NextField => self.filter_field = (self.filter_field + 1) % FILTER_FIELDS,
+            Action::Decrease | Action::Increase if self.filter_field >= 10 => {
+                self.cycle_filter(if a == Action::Decrease { -1 } else { 1 });
                 self.refilter();
             }
-            "left" | "h" | "-" | "right" | "l" | "+" if self.filter_field >= 10 => {
-                let d: isize = if matches!(key, "left" | "h" | "-") {
-                    -1
-                } else {
-                    1
-                };
-                self.cycle_filter(d);
-                self.refilter();
-            }
-            "left" | "h" | "-" | "right" | "l" | "+" => {
-                let d: isize = if matches!(key, "left" | "h" | "-") {
-                    -1
-                } else {
-                    1
-                };
+            Action::Decrease | Action::Increase => {
+                let d: isize = if a == Action::Decrease { -1 } else { 1 };
                 let (lo, hi) = self.filter.range.unwrap_or((0, max));
                 let (lo, hi) = match self.filter_field {
                     0 => ((lo as isize + d).clamp(0, hi as isize) as usize, hi),
@@ -1654,7 +1807,7 @@ impl App {
                             [kinds[next as usize - 1].clone()].into()
                         };
                         self.refilter();
-                        return true;
+                        return;
                     }
                     8 => {
                         self.filter.labels = match (self.filter.labels, d > 0) {
@@ -1667,9 +1820,9 @@ impl App {
                             _ => LabelFilter::Any,
                         };
                         self.refilter();
-                        return true;
+                        return;
                     }
-                    _ => return true,
+                    _ => return,
                 };
                 self.filter.range = if lo == 0 && hi == max {
                     None
@@ -1678,7 +1831,7 @@ impl App {
                 };
                 self.refilter();
             }
-            "space" if matches!(self.filter_field, 11 | 12) => {
+            Action::Toggle if matches!(self.filter_field, 11 | 12) => {
                 if let Some(c) = self.taxonomy.categories.get(self.label_cursor) {
                     let id = c.id.clone();
                     let set = if self.filter_field == 11 {
@@ -1692,25 +1845,16 @@ impl App {
                     self.refilter();
                 }
             }
-            "space" | "enter" if (2..8).contains(&self.filter_field) => {
-                let kind = u8::try_from(self.filter_field - 2)
-                    .ok()
-                    .and_then(VerdictKind::from_index);
-                if let Some(v) = kind
-                    && !self.filter.verdicts.remove(&v)
-                {
-                    self.filter.verdicts.insert(v);
-                }
-                self.refilter();
+            Action::Toggle | Action::Confirm if (2..8).contains(&self.filter_field) => {
+                self.toggle_verdict_field();
             }
-            "esc" | "enter" | "f" | "q" => self.mode = Mode::Normal,
-            "x" => {
+            Action::Back | Action::Confirm => self.mode = Mode::Normal,
+            Action::ClearFilters => {
                 self.filter = Filter::default();
                 self.refilter();
             }
-            _ => return false,
+            _ => {}
         }
-        true
     }
 }
 
@@ -1814,24 +1958,6 @@ fn row_passes(
     true
 }
 
-/// Two ascending lists merged into one.
-fn merge_sorted(a: &[(u32, u32)], b: &[(u32, u32)]) -> Vec<(u32, u32)> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        if a[i] <= b[j] {
-            out.push(a[i]);
-            i += 1;
-        } else {
-            out.push(b[j]);
-            j += 1;
-        }
-    }
-    out.extend_from_slice(&a[i..]);
-    out.extend_from_slice(&b[j..]);
-    out
-}
-
 /// Each row's φ₀ (by hash) and whether it passed, for the pass/fail matrix.
 pub fn outcomes(x: &RunIndex) -> Vec<(u64, bool)> {
     x.rows
@@ -1930,73 +2056,6 @@ impl App {
 
     /// Applies an action.
     pub fn act(&mut self, a: Action) {
-        if matches!(
-            self.mode,
-            Mode::Help | Mode::Compare | Mode::Warnings | Mode::LabelCounts | Mode::RunSummary
-        ) && !matches!(a, Action::Quit)
-        {
-            if matches!(self.mode, Mode::Help | Mode::RunSummary) {
-                // Long overlays scroll (help lists every binding and mode).
-                let step: i32 = match a {
-                    Action::Up => -1,
-                    Action::Down => 1,
-                    Action::PageUp => -10,
-                    Action::PageDown => 10,
-                    Action::Top => -10_000,
-                    Action::Bottom => 10_000,
-                    _ => 0,
-                };
-                if step != 0 {
-                    self.help_scroll = (i32::from(self.help_scroll) + step).clamp(0, 400) as u16;
-                    return;
-                }
-            }
-            if matches!(
-                a,
-                Action::Back
-                    | Action::Help
-                    | Action::Compare
-                    | Action::Warnings
-                    | Action::Open
-                    | Action::LabelCounts
-            ) {
-                self.mode = Mode::Normal;
-            }
-            return;
-        }
-        if self.mode == Mode::Chart {
-            let buckets = self.chart_buckets();
-            let nruns = self.chart().len();
-            match a {
-                Action::PrevTab => self.chart_sel = self.chart_sel.saturating_sub(1),
-                Action::NextTab => {
-                    self.chart_sel = (self.chart_sel + 1).min(buckets.len().saturating_sub(1));
-                }
-                Action::Up => self.chart_run = self.chart_run.saturating_sub(1),
-                Action::Down => self.chart_run = (self.chart_run + 1).min(nruns.saturating_sub(1)),
-                Action::Open => {
-                    // The highlighted run's samples in the bucket.
-                    let name = self.chart().get(self.chart_run).map(|(n, _)| n.clone());
-                    if let Some(b) = buckets.get(self.chart_sel) {
-                        self.filter.range = Some((*b, *b));
-                        if let Some(ri) =
-                            name.and_then(|n| self.runs.iter().position(|r| r.name() == n))
-                        {
-                            self.filter.runs = [ri].into();
-                        }
-                        self.refilter();
-                        self.status =
-                            format!("showing bucket {b} of one run (A in the chart: every run)");
-                    }
-                    self.mode = Mode::Normal;
-                    self.focus = Pane::Samples;
-                }
-                Action::Back | Action::Chart => self.mode = Mode::Normal,
-                Action::Quit => self.quit = true,
-                _ => {}
-            }
-            return;
-        }
         match a {
             Action::Up => self.move_sel(-1),
             Action::Down => self.move_sel(1),
@@ -2052,11 +2111,9 @@ impl App {
                 self.detail_scroll = 0;
             }
             Action::ToggleTree => self.tree = !self.tree,
-            Action::Compare => {
-                if self.selected().is_some() {
-                    self.compare = Some(self.compare_view());
-                    self.mode = Mode::Compare;
-                }
+            Action::Compare if self.selected().is_some() => {
+                self.compare = Some(self.compare_view());
+                self.mode = Mode::Compare;
             }
             Action::ToggleBy => {
                 self.by = if self.by == By::Operators {
@@ -2077,11 +2134,9 @@ impl App {
                     .unwrap_or(0);
             }
             Action::Warnings => self.mode = Mode::Warnings,
-            Action::Label => {
-                if self.selected().is_some() {
-                    self.mode = Mode::Label;
-                    self.focus = Pane::Samples;
-                }
+            Action::Label if self.selected().is_some() => {
+                self.mode = Mode::Label;
+                self.focus = Pane::Samples;
             }
             Action::NextUnlabelled => self.next_unlabelled(),
             Action::NewRun => {
@@ -2131,7 +2186,11 @@ impl App {
                 self.help_scroll = 0;
                 self.mode = Mode::Help;
             }
+            Action::ToggleRun if self.focus == Pane::Runs => self.toggle_run(),
+            Action::ToggleOrder => self.toggle_order(),
             Action::Quit => self.quit = true,
+            // Actions of other contexts do nothing while browsing.
+            _ => {}
         }
     }
 
@@ -2210,17 +2269,28 @@ impl App {
             return;
         }
         // Lists are in (run, row) order, as a full refilter makes them: merge.
-        let base = merge_sorted(&self.base, &new);
+        let base = super::search::merge_by(&self.base, &new, |a, b| a <= b);
         self.base = std::sync::Arc::new(base);
-        let shown = if self.search.trim().is_empty() {
-            new
-        } else {
+        let searching = !self.search.trim().is_empty();
+        let shown = if searching {
             super::search::run_job(&self.search_job(std::sync::Arc::new(new)))
+        } else {
+            super::search::Found {
+                rows: new,
+                scores: Vec::new(),
+            }
         };
         let keep = self.visible.get(self.sel).copied();
-        self.visible = merge_sorted(&self.visible, &shown);
+        let ranked = searching && self.ranked;
+        let old = super::search::Found {
+            rows: std::mem::take(&mut self.visible),
+            scores: std::mem::take(&mut self.visible_scores),
+        };
+        let merged = old.merge(shown, ranked);
+        self.visible = merged.rows;
+        self.visible_scores = merged.scores;
         if let Some(k) = keep
-            && let Ok(p) = self.visible.binary_search(&k)
+            && let Some(p) = self.visible.iter().position(|v| *v == k)
         {
             self.sel = p;
         }

@@ -44,57 +44,9 @@ pub fn block<'a>(title: &str, focused: bool, t: &Theme) -> Block<'a> {
         ))
 }
 
-/// The keys of a mode that has its own (the footer shows them, the help lists them).
-pub fn mode_hints(mode: Mode) -> Option<Vec<(String, &'static str)>> {
-    Some(match mode {
-        Mode::Search => vec![
-            ("enter".to_string(), "keep"),
-            ("esc".into(), "clear"),
-            ("type".into(), "to search φ₀ ψ φ₁, labels and notes"),
-        ],
-        Mode::Filter => vec![
-            ("j/k".to_string(), "field"),
-            ("←/→".into(), "change"),
-            ("0-9".into(), "bound"),
-            ("space".into(), "toggle"),
-            ("x".into(), "clear"),
-            ("esc".into(), "done"),
-        ],
-        Mode::Label => vec![
-            ("category keys".to_string(), "toggle (see the panel)"),
-            ("0".into(), "reviewed, fine"),
-            ("y".into(), "accept suggestion"),
-            ("m".into(), "note"),
-            ("u".into(), "undo"),
-            ("n".into(), "next unlabelled"),
-            ("esc".into(), "done"),
-        ],
-        Mode::Note => vec![("enter".to_string(), "save note"), ("esc".into(), "cancel")],
-        Mode::NewRun => vec![
-            ("tab/↑↓".to_string(), "field"),
-            ("type".into(), "edit"),
-            ("enter".into(), "start"),
-            ("esc".into(), "close"),
-        ],
-        Mode::Chart => vec![
-            ("←/→".to_string(), "bucket"),
-            ("↑/↓".into(), "run"),
-            ("enter".into(), "this run's bucket"),
-            ("A".into(), "every run's bucket"),
-            ("K".into(), "failure kinds"),
-            ("esc".into(), "back"),
-        ],
-        Mode::Help => vec![
-            ("j/k, PgUp/PgDn".to_string(), "scroll"),
-            ("esc".into(), "close"),
-        ],
-        _ => return None,
-    })
-}
-
 fn footer(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let mut spans = Vec::new();
-    let hints = mode_hints(app.mode).unwrap_or_else(|| app.keymap.hints());
+    let hints = app.keymap.hints(app.context());
     // Warnings and status first: they must stay visible however narrow the screen.
     // The start-up hint about `?` is dropped when the key hints already show it.
     let help_shown = hints.iter().any(|(k, _)| k == "?");

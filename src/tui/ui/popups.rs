@@ -24,58 +24,51 @@ fn centered(area: Rect, w: u16, h: u16) -> Rect {
 
 /// The help overlay, generated from the keymap (two columns when the screen is short).
 pub fn help(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
-    use crate::tui::state::Mode;
+    use crate::tui::keymap::{Context, Keymap};
     let key_w = app
         .keymap
         .bindings
         .iter()
-        .map(|b| super::text::width(&b.keys.join(", ")))
+        .map(|b| super::text::width(&Keymap::keys_text(b)))
         .max()
         .unwrap_or(8)
         .min(24);
     let head = Style::default().fg(t.title).add_modifier(Modifier::BOLD);
     let mut lines = vec![Line::from(Span::styled(
-        "keys (one keymap: the footer and this list come from it)",
+        "keys (one keymap: every footer and this list come from it)",
         head,
     ))];
-    for b in &app.keymap.bindings {
-        lines.push(Line::from(vec![
-            Span::styled(
-                super::text::clip(&b.keys.join(", "), key_w),
-                Style::default().fg(t.highlight),
-            ),
-            Span::raw("  "),
-            Span::raw(b.desc.to_string()),
-        ]));
-    }
-    for (mode, name) in [
-        (Mode::Label, "label mode (a)"),
-        (Mode::Note, "note (m in label mode)"),
-        (Mode::Filter, "filter editor (f)"),
-        (Mode::Chart, "chart (v)"),
-        (Mode::Search, "search (/)"),
-        (Mode::NewRun, "new-run form (R)"),
-    ] {
-        lines.push(Line::from(""));
-        lines.push(Line::from(Span::styled(format!("in the {name}"), head)));
-        for (k, d) in super::mode_hints(mode).unwrap_or_default() {
+    for ctx in Context::ALL {
+        if ctx != Context::Normal {
+            lines.push(Line::from(""));
+            let tail = if ctx.fallback().is_some() {
+                " · other keys as when browsing"
+            } else {
+                ""
+            };
+            lines.push(Line::from(Span::styled(
+                format!("{}{tail}", ctx.title()),
+                head,
+            )));
+        }
+        for b in app.keymap.of(ctx) {
             lines.push(Line::from(vec![
                 Span::styled(
-                    super::text::clip(&k, key_w),
+                    super::text::clip(&Keymap::keys_text(b), key_w),
                     Style::default().fg(t.highlight),
                 ),
                 Span::raw("  "),
-                Span::raw(d),
+                Span::raw(b.desc.to_string()),
             ]));
         }
     }
     lines.push(Line::from(""));
     lines.push(Line::from(Span::styled(
-        "space on a run shows/hides it · wheel scrolls · click selects",
+        "wheel scrolls · click selects",
         Style::default().fg(t.muted),
     )));
     lines.push(Line::from(Span::styled(
-        "change keys in ~/.config/autoeval/config.toml [keys]",
+        "change keys in ~/.config/autoeval/config.toml: [keys] for browsing, [keys.<mode>] (search, note, form, label, filter, chart, overlay) for the rest",
         Style::default().fg(t.muted),
     )));
     let w = area.width.saturating_sub(4).min(90);
