@@ -876,3 +876,32 @@ fn search_ranks_best_match_first_and_the_order_toggles_back() {
     };
     assert!(narrowed.windows(2).all(|w| w[0] >= w[1]), "{narrowed:?}");
 }
+
+/// The README's list of configurable actions per mode is the keymap's.
+#[test]
+fn readme_lists_every_configurable_action_of_every_mode() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let start = readme.find("Actions per table:").unwrap();
+    let section = &readme[start..start + readme[start..].find("\n\n").unwrap()];
+    let keymap = autoeval::tui::keymap::Keymap::default();
+    for ctx in autoeval::tui::keymap::Context::ALL {
+        let head = if ctx == autoeval::tui::keymap::Context::Normal {
+            "- `[keys]`".to_string()
+        } else {
+            format!("- `[keys.{}]`", ctx.name())
+        };
+        let from = section.find(&head).unwrap_or_else(|| panic!("{head}"));
+        let item = &section[from + 2..];
+        let item = &item[..item.find("\n- ").unwrap_or(item.len())];
+        let listed: std::collections::BTreeSet<&str> = item
+            .split(':')
+            .nth(1)
+            .unwrap()
+            .split(|c: char| c.is_whitespace() || c == '`')
+            .filter(|w| !w.is_empty())
+            .collect();
+        let names: std::collections::BTreeSet<&str> = keymap.of(ctx).map(|b| b.name).collect();
+        assert_eq!(listed, names, "{}", ctx.name());
+    }
+}
