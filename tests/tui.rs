@@ -905,3 +905,67 @@ fn readme_lists_every_configurable_action_of_every_mode() {
         assert_eq!(listed, names, "{}", ctx.name());
     }
 }
+
+/// A click selects the row drawn under the pointer, also after the lists scrolled: the
+/// offsets drawing used are the ones the hit-test reads (the run list once missed this).
+#[test]
+fn clicks_select_the_row_drawn_under_the_pointer_after_scrolling() {
+    use ratatui::crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+    let dir = tempfile::tempdir().unwrap();
+    for k in 0..9 {
+        let d = dir.path().join(format!("run-{k}"));
+        std::fs::create_dir_all(&d).unwrap();
+        for f in ["run.json", "samples.jsonl"] {
+            std::fs::copy(fixtures().join("pl-small").join(f), d.join(f)).unwrap();
+        }
+    }
+    let (mut app, t) = build_app(&opts(vec![dir.path().to_path_buf()]));
+    let mut term = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    let mut frame = |app: &mut autoeval::tui::state::App| {
+        let mut areas = None;
+        term.draw(|f| areas = Some(ui::draw(f, app, &t))).unwrap();
+        (areas.unwrap(), term.backend().buffer().clone())
+    };
+    let click = |x: u16, y: u16| MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: x,
+        row: y,
+        modifiers: KeyModifiers::NONE,
+    };
+    let row_text = |buf: &ratatui::buffer::Buffer, r: ratatui::layout::Rect, y: u16| {
+        (r.x + 1..r.x + r.width - 1)
+            .map(|x| buf[(x, y)].symbol().to_string())
+            .collect::<String>()
+    };
+    // Samples: down a long way, then up a little (the list keeps its offset).
+    for _ in 0..60 {
+        keys(&mut app, &["j"]);
+        let _ = frame(&mut app);
+    }
+    keys(&mut app, &["k", "k", "k"]);
+    let (a, buf) = frame(&mut app);
+    assert!(app.sample_offset.get() > 0, "the list scrolled");
+    let y = a.samples.y + 3;
+    let shown_id = row_text(&buf, a.samples, y)
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    autoeval::tui::mouse(&mut app, &a, click(a.samples.x + 2, y));
+    let (r, i) = app.selected().unwrap();
+    assert_eq!(*app.runs[r as usize].rows[i as usize].id, *shown_id);
+    // Runs: more runs than rows, scrolled to the last.
+    keys(&mut app, &["shift-tab"]);
+    assert_eq!(app.focus, Pane::Runs);
+    for _ in 0..8 {
+        keys(&mut app, &["j"]);
+        let _ = frame(&mut app);
+    }
+    let (a, buf) = frame(&mut app);
+    assert!(app.run_offset.get() > 0, "the run list scrolled");
+    let y = a.runs.y + 1;
+    let shown = row_text(&buf, a.runs, y);
+    autoeval::tui::mouse(&mut app, &a, click(a.runs.x + 2, y));
+    let name = app.runs[app.run_sel].name();
+    assert!(shown.contains(&name), "clicked {shown:?}, selected {name}");
+}

@@ -150,7 +150,9 @@ fn inside(r: ratatui::layout::Rect, x: u16, y: u16) -> bool {
     x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height
 }
 
-fn mouse(app: &mut App, areas: &ui::Areas, m: ratatui::crossterm::event::MouseEvent) {
+/// A mouse event on the last frame's areas: the wheel scrolls the pane under the
+/// pointer, a click selects the run or sample on that row (through the lists' offsets).
+pub fn mouse(app: &mut App, areas: &ui::Areas, m: ratatui::crossterm::event::MouseEvent) {
     let (x, y) = (m.column, m.row);
     match m.kind {
         MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
@@ -179,18 +181,18 @@ fn mouse(app: &mut App, areas: &ui::Areas, m: ratatui::crossterm::event::MouseEv
         MouseEventKind::Down(MouseButton::Left) => {
             if inside(areas.samples, x, y) {
                 app.focus = Pane::Samples;
-                let h = areas.samples.height.saturating_sub(3) as usize;
-                let off = if app.sel >= h { app.sel + 1 - h } else { 0 };
+                // Row 0 is the border, row 1 the column header.
                 let line = (y.saturating_sub(areas.samples.y + 2)) as usize;
-                if y >= areas.samples.y + 2 && off + line < app.visible.len() {
-                    app.sel = off + line;
+                let k = app.sample_offset.get() + line;
+                if y >= areas.samples.y + 2 && k < app.visible.len() {
+                    app.sel = k;
                     app.detail = None;
                 }
             } else if inside(areas.runs, x, y) {
                 app.focus = Pane::Runs;
-                let line = y.saturating_sub(areas.runs.y + 1) as usize;
-                if line < app.runs.len() {
-                    app.run_sel = line;
+                let k = app.run_offset.get() + y.saturating_sub(areas.runs.y + 1) as usize;
+                if y > areas.runs.y && k < app.runs.len() {
+                    app.run_sel = k;
                 }
             } else if inside(areas.detail, x, y) {
                 app.focus = Pane::Detail;

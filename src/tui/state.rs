@@ -82,6 +82,35 @@ pub enum Mode {
     RunSummary,
 }
 
+/// A list's first shown row, kept between frames as ratatui's `TableState` keeps its
+/// offset: a frame moves it only as far as the selection needs, and a mouse click reads
+/// the offset of the frame the user clicked on. A `Cell`, because drawing takes `&App`.
+#[derive(Debug, Default)]
+pub struct ListOffset(std::cell::Cell<usize>);
+
+impl ListOffset {
+    /// The offset that shows `sel` in `h` rows of a `len`-row list, moved as little as
+    /// possible from the last frame's (and never leaving blank rows below a shrunk list).
+    pub fn place(&self, sel: usize, len: usize, h: usize) -> usize {
+        let mut off = self.0.get();
+        if h > 0 {
+            if sel < off {
+                off = sel;
+            } else if sel >= off + h {
+                off = sel + 1 - h;
+            }
+            off = off.min(len.saturating_sub(h));
+        }
+        self.0.set(off);
+        off
+    }
+
+    /// The last frame's offset.
+    pub fn get(&self) -> usize {
+        self.0.get()
+    }
+}
+
 /// The start-up status: where to find every key (the footer drops it when its own
 /// hints already show `?`).
 pub const HELP_HINT: &str = "? shows every key";
@@ -467,6 +496,10 @@ pub struct App {
     pub quit: bool,
     /// Rows of the sample list on screen (for paging), as the last frame laid them out.
     pub page: std::cell::Cell<usize>,
+    /// The sample list's first shown row (drawing and mouse clicks share it).
+    pub sample_offset: ListOffset,
+    /// The run list's first shown row.
+    pub run_offset: ListOffset,
     /// Scroll offset in the detail view.
     pub detail_scroll: u16,
     /// The furthest the detail can scroll, as the last frame wrapped it.
@@ -540,6 +573,8 @@ impl App {
             rescore: None,
             quit: false,
             page: std::cell::Cell::new(10),
+            sample_offset: ListOffset::default(),
+            run_offset: ListOffset::default(),
             detail_scroll: 0,
             detail_max_scroll: std::cell::Cell::new(u16::MAX),
             taxonomy: super::labels::Taxonomy::builtin(),

@@ -23,7 +23,7 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let inner = b.inner(area);
     f.render_widget(b, area);
     let h = inner.height as usize;
-    let off = app.run_sel.saturating_sub(h.saturating_sub(1));
+    let off = app.run_offset.place(app.run_sel, app.runs.len(), h);
     let w = inner.width as usize;
     // Columns: mark, name, model, samples, accuracy, status (dropped when narrow).
     let status_w = if w >= 70 { 9 } else { 0 };
@@ -93,7 +93,7 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             .fg(t.muted)
             .add_modifier(Modifier::UNDERLINED),
     ))];
-    let off = if app.sel >= h { app.sel + 1 - h } else { 0 };
+    let off = app.sample_offset.place(app.sel, app.visible.len(), h);
     for (k, &(r, i)) in app.visible.iter().enumerate().skip(off).take(h) {
         let run = &app.runs[r as usize];
         let row = &run.rows[i as usize];
