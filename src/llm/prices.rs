@@ -47,14 +47,11 @@ impl PriceTable {
     }
 
     /// Adds or replaces entries from a JSON file `{"model": {"input": x, "output": y}}`.
-    pub fn merge_file(&mut self, path: &std::path::Path) -> Result<(), String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let extra: BTreeMap<String, Price> = serde_json::from_str(&text).map_err(|e| {
-            format!(
-                "{}: {e} (expected {{\"model\": {{\"input\": 2.5, \"output\": 10.0}}}})",
-                path.display()
-            )
-        })?;
+    pub fn merge_file(&mut self, path: &std::path::Path) -> Result<(), PriceError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| PriceError::Io(path.display().to_string(), e))?;
+        let extra: BTreeMap<String, Price> = serde_json::from_str(&text)
+            .map_err(|e| PriceError::Json(path.display().to_string(), e))?;
         self.0.extend(extra);
         Ok(())
     }
@@ -75,4 +72,15 @@ impl PriceTable {
         self.get(model)
             .map(|p| (input as f64 * p.input + output as f64 * p.output) / 1e6)
     }
+}
+
+/// A price table file that could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum PriceError {
+    /// Reading it.
+    #[error("{0}: {1}")]
+    Io(String, std::io::Error),
+    /// Its contents.
+    #[error("{0}: {1} (expected {{\"model\": {{\"input\": 2.5, \"output\": 10.0}}}})")]
+    Json(String, serde_json::Error),
 }

@@ -38,24 +38,42 @@ impl Default for ModelOptions {
     }
 }
 
+/// Why a model client could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum SpecError {
+    /// The spec names no known provider.
+    #[error("unknown model spec '{0}': use openai:<model>, anthropic:<model> or perturb")]
+    Unknown(String),
+    /// A hosted API without a key.
+    #[error("no API key: set ${env} (or --api-key-env NAME){hint}")]
+    NoKey {
+        /// The variable that was read.
+        env: String,
+        /// What else would work.
+        hint: &'static str,
+    },
+    /// The offline model's perturbation rate is not a share.
+    #[error("--perturb-rate {0} must be between 0 and 1")]
+    PerturbRate(f64),
+    /// The HTTP client could not be set up.
+    #[error("cannot build the HTTP client: {0}")]
+    Http(#[from] reqwest::Error),
+}
+
 /// Builds a client for `openai:<model>`, `anthropic:<model>` or `perturb`.
-pub fn build(spec: &str, o: &ModelOptions) -> Result<Client, String> {
+pub fn build(spec: &str, o: &ModelOptions) -> Result<Client, SpecError> {
     let http = || {
         reqwest::Client::builder()
             .timeout(o.limits.timeout)
             .pool_max_idle_per_host(o.limits.max_in_flight.max(1))
             .build()
-            .map_err(|e| format!("cannot build the HTTP client: {e}"))
     };
     let key = |env: &str| std::env::var(env).ok().filter(|k| !k.trim().is_empty());
     let (provider, model) = spec.split_once(':').unwrap_or((spec, ""));
     let chat: Arc<dyn super::ChatModel> = match provider {
         "perturb" => {
             if !(0.0..=1.0).contains(&o.perturb_rate) {
-                return Err(format!(
-                    "--perturb-rate {} must be between 0 and 1",
-                    o.perturb_rate
-                ));
+                return Err(SpecError::PerturbRate(o.perturb_rate));
             }
             Arc::new(Perturb::new(o.perturb_rate, o.seed))
         }
@@ -70,9 +88,10 @@ pub fn build(spec: &str, o: &ModelOptions) -> Result<Client, String> {
                 .unwrap_or_else(|| openai::DEFAULT_BASE.into());
             let k = key(&env);
             if k.is_none() && base == openai::DEFAULT_BASE {
-                return Err(format!(
-                    "no API key: set ${env} (or --api-key-env NAME), or point --base-url at a local server"
-                ));
+                return Err(SpecError::NoKey {
+                    env,
+                    hint: ", or point --base-url at a local server",
+                });
             }
             Arc::new(OpenAi(Endpoint {
                 max_reply_bytes: o.limits.max_reply_bytes,
@@ -90,7 +109,7 @@ pub fn build(spec: &str, o: &ModelOptions) -> Result<Client, String> {
                 .unwrap_or_else(|| anthropic::DEFAULT_BASE.into());
             let k = key(&env);
             if k.is_none() && base == anthropic::DEFAULT_BASE {
-                return Err(format!("no API key: set ${env} (or --api-key-env NAME)"));
+                return Err(SpecError::NoKey { env, hint: "" });
             }
             Arc::new(Anthropic(Endpoint {
                 max_reply_bytes: o.limits.max_reply_bytes,
@@ -98,9 +117,7 @@ pub fn build(spec: &str, o: &ModelOptions) -> Result<Client, String> {
             }))
         }
         _ => {
-            return Err(format!(
-                "unknown model spec '{spec}': use openai:<model>, anthropic:<model> or perturb"
-            ));
+            return Err(SpecError::Unknown(spec.to_string()));
         }
     };
     Ok(Client::new(chat, o.limits.clone(), o.prices.clone()))

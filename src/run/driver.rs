@@ -226,7 +226,7 @@ fn prepare(
     check_unique_ids(spec)?;
     std::fs::create_dir_all(dir)
         .map_err(|e| store::StoreError::Io(dir.display().to_string(), e))?;
-    let lock = store::RunLock::acquire(dir).map_err(RunError::Refused)?;
+    let lock = store::RunLock::acquire(dir)?;
     let id = dir
         .file_name()
         .map_or_else(|| "run".into(), |s| s.to_string_lossy().into_owned());

@@ -129,21 +129,33 @@ fn autoformalize_prompt(item: &serde_json::Map<String, Value>) -> Option<String>
         .map(str::to_string)
 }
 
+/// Why an import could not be done.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// The output directory already holds a run.
+    #[error("{0} already holds a run; choose another --out")]
+    OutExists(String),
+    /// The original file does not read as a dataset.
+    #[error(transparent)]
+    Dataset(#[from] crate::dataset::DatasetError),
+    /// Writing the run directory.
+    #[error(transparent)]
+    Store(#[from] store::StoreError),
+}
+
 /// Converts an original run file into a run directory.
 pub fn import(
     file: &Path,
     out: &Path,
     reverify: bool,
     opts: &verify::Options,
-) -> Result<ImportSummary, String> {
+) -> Result<ImportSummary, ImportError> {
     if out.join(store::MANIFEST).exists() {
-        return Err(format!(
-            "{} already holds a run; choose another --out",
-            out.display()
-        ));
+        return Err(ImportError::OutExists(out.display().to_string()));
     }
-    let ds = Dataset::load(file).map_err(|e| e.to_string())?;
-    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let ds = Dataset::load(file)?;
+    std::fs::create_dir_all(out)
+        .map_err(|e| store::StoreError::Io(out.display().to_string(), e))?;
     let model_name = model_from_filename(file);
     let model = ModelInfo {
         provider: "imported".into(),
@@ -156,8 +168,8 @@ pub fn import(
         skipped: ds.skipped.clone(),
         ..Default::default()
     };
-    let mut samples = Appender::open(&out.join(SAMPLES)).map_err(|e| e.to_string())?;
-    let mut judge = Appender::open(&out.join(JUDGE)).map_err(|e| e.to_string())?;
+    let mut samples = Appender::open(&out.join(SAMPLES))?;
+    let mut judge = Appender::open(&out.join(JUDGE))?;
     for (item, phi0) in ds.file.data.iter().zip(&ds.exprs) {
         let id = item.idx.to_string();
         let llm_fs = item
@@ -256,7 +268,7 @@ pub fn import(
             cost_usd: cost,
             finished: now_rfc3339(),
         };
-        samples.append(&rec).map_err(|e| e.to_string())?;
+        samples.append(&rec)?;
         summary.samples += 1;
         if let Some(judges) = item
             .extra
@@ -296,7 +308,7 @@ pub fn import(
                     verifier: rec.verdict.name().into(),
                     time: now_rfc3339(),
                 };
-                judge.append(&j).map_err(|e| e.to_string())?;
+                judge.append(&j)?;
                 summary.judged += 1;
             }
         }
@@ -350,11 +362,11 @@ pub fn import(
         .into_iter()
         .collect(),
     };
-    store::write_manifest(out, &manifest).map_err(|e| e.to_string())?;
+    store::write_manifest(out, &manifest)?;
     if reverify {
-        let mut d = Appender::open(&out.join("disagreements.jsonl")).map_err(|e| e.to_string())?;
+        let mut d = Appender::open(&out.join("disagreements.jsonl"))?;
         for x in &summary.disagreements {
-            d.append(x).map_err(|e| e.to_string())?;
+            d.append(x)?;
         }
     }
     Ok(summary)

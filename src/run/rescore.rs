@@ -267,14 +267,32 @@ fn rescore_line(
     LineResult::Done(rec.id, old, new)
 }
 
+/// Why a rescore could not be done.
+#[derive(Debug, thiserror::Error)]
+pub enum RescoreError {
+    /// Reading the manifest, writing it, or taking the run's lock.
+    #[error(transparent)]
+    Store(#[from] store::StoreError),
+    /// The run's manifest says it is still being written.
+    #[error("{0} is marked running: wait for it to finish (or stop it) before rescoring")]
+    Running(String),
+    /// The output directory already holds a run.
+    #[error("{0} already holds a run; choose another --out or use --in-place")]
+    OutExists(String),
+    /// Reading or writing a file.
+    #[error("{0}: {1}")]
+    Io(String, std::io::Error),
+}
+
+fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> RescoreError + '_ {
+    move |e| RescoreError::Io(path.display().to_string(), e)
+}
+
 /// Rescores a run into `opts.out` (or in place) and says what changed.
-pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, String> {
-    let manifest = store::read_manifest(&opts.run).map_err(|e| e.to_string())?;
+pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, RescoreError> {
+    let manifest = store::read_manifest(&opts.run)?;
     if manifest.status == "running" {
-        return Err(format!(
-            "{} is marked running: wait for it to finish (or stop it) before rescoring",
-            opts.run.display()
-        ));
+        return Err(RescoreError::Running(opts.run.display().to_string()));
     }
     // Rewriting a run in place is writing it: take the run's lock like a run does.
     let _lock = if opts.in_place {
@@ -283,32 +301,26 @@ pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, String> {
         None
     };
     let src = opts.run.join(SAMPLES);
-    let latest = latest_lines(&src).map_err(|e| format!("{}: {e}", src.display()))?;
+    let latest = latest_lines(&src).map_err(io_at(&src))?;
     if !opts.in_place {
         if opts.out.join(store::MANIFEST).exists() {
-            return Err(format!(
-                "{} already holds a run; choose another --out or use --in-place",
-                opts.out.display()
-            ));
+            return Err(RescoreError::OutExists(opts.out.display().to_string()));
         }
-        std::fs::create_dir_all(&opts.out).map_err(|e| format!("{}: {e}", opts.out.display()))?;
+        std::fs::create_dir_all(&opts.out).map_err(io_at(&opts.out))?;
     }
     let tmp = opts.out.join(".samples.jsonl.rescore");
-    let file = std::fs::File::create(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    let file = std::fs::File::create(&tmp).map_err(io_at(&tmp))?;
     let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
     let prompts = prompts_of(&manifest);
     let mut summary = RescoreSummary::default();
-    let f = std::fs::File::open(&src).map_err(|e| format!("{}: {e}", src.display()))?;
+    let f = std::fs::File::open(&src).map_err(io_at(&src))?;
     let mut lines = BoundedLines::new(BufReader::with_capacity(1 << 20, f), MAX_LINE);
     let mut n = 0usize;
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     loop {
         let mut chunk: Vec<(usize, String)> = Vec::with_capacity(CHUNK);
         while chunk.len() < CHUNK {
-            let Some(line) = lines
-                .next_line()
-                .map_err(|e| format!("{}: {e}", src.display()))?
-            else {
+            let Some(line) = lines.next_line().map_err(io_at(&src))? else {
                 break;
             };
             n += 1;
@@ -365,7 +377,7 @@ pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, String> {
                             *summary.changes.entry((old, kind)).or_default() += 1;
                             w.write_all(line.as_bytes())
                                 .and_then(|()| w.write_all(b"\n"))
-                                .map_err(|e| format!("{}: {e}", tmp.display()))?;
+                                .map_err(io_at(&tmp))?;
                         }
                         Err(why) => summary.needs_calls.push((id, why)),
                     }
@@ -373,7 +385,7 @@ pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, String> {
             }
         }
     }
-    w.flush().map_err(|e| format!("{}: {e}", tmp.display()))?;
+    w.flush().map_err(io_at(&tmp))?;
     drop(w);
     finish(opts, manifest, &tmp, &mut summary)?;
     Ok(summary)
@@ -387,19 +399,18 @@ fn finish(
     mut manifest: Manifest,
     tmp: &Path,
     summary: &mut RescoreSummary,
-) -> Result<(), String> {
+) -> Result<(), RescoreError> {
     let dst = opts.out.join(SAMPLES);
     if opts.in_place {
         let stamp = now_rfc3339().replace(':', "");
         let backup = opts.run.join(format!("samples.jsonl.bak-{stamp}"));
-        std::fs::rename(&dst, &backup).map_err(|e| format!("{}: {e}", backup.display()))?;
+        std::fs::rename(&dst, &backup).map_err(io_at(&backup))?;
         summary.backup = Some(backup);
     } else {
         for name in [store::JUDGE, store::LABELS, "dataset.json"] {
             let from = opts.run.join(name);
             if from.exists() {
-                std::fs::copy(&from, opts.out.join(name))
-                    .map_err(|e| format!("{}: {e}", from.display()))?;
+                std::fs::copy(&from, opts.out.join(name)).map_err(io_at(&from))?;
             }
         }
         manifest.id = opts
@@ -417,7 +428,7 @@ fn finish(
             manifest.dataset.path = Some(opts.out.join("dataset.json").display().to_string());
         }
     }
-    std::fs::rename(tmp, &dst).map_err(|e| format!("{}: {e}", dst.display()))?;
+    std::fs::rename(tmp, &dst).map_err(io_at(&dst))?;
     manifest.extra.insert(
         "rescored".into(),
         serde_json::json!({
@@ -432,5 +443,5 @@ fn finish(
         manifest.status = "cancelled".into();
     }
     manifest.updated = Some(now_rfc3339());
-    store::write_manifest(&opts.out, &manifest).map_err(|e| e.to_string())
+    Ok(store::write_manifest(&opts.out, &manifest)?)
 }

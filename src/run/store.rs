@@ -25,6 +25,17 @@ pub enum StoreError {
     /// Bad manifest.
     #[error("{0}: {1}")]
     Manifest(String, String),
+    /// Another process holds the run's write lock.
+    #[error(
+        "{dir} is being written by another autoeval process{}; wait for it to end or stop it (two writers would run every remaining sample twice)",
+        pid.map(|p| format!(" (PID {p})")).unwrap_or_default()
+    )]
+    Locked {
+        /// The run directory.
+        dir: String,
+        /// The holder's process id, when its lock file names one.
+        pid: Option<u32>,
+    },
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
@@ -298,7 +309,7 @@ pub struct RunLock {
 
 impl RunLock {
     /// Takes the lock, or says which process holds it.
-    pub fn acquire(dir: &Path) -> Result<RunLock, String> {
+    pub fn acquire(dir: &Path) -> Result<RunLock, StoreError> {
         let path = dir.join(LOCK);
         let mut file = OpenOptions::new()
             .create(true)
@@ -306,7 +317,7 @@ impl RunLock {
             .read(true)
             .write(true)
             .open(&path)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+            .map_err(io(&path))?;
         match file.try_lock() {
             Ok(()) => {
                 use std::io::{Seek, SeekFrom};
@@ -317,19 +328,12 @@ impl RunLock {
             }
             Err(std::fs::TryLockError::WouldBlock) => {
                 let holder = std::fs::read_to_string(&path).unwrap_or_default();
-                let holder = holder.trim();
-                Err(format!(
-                    "{} is being written by another autoeval process{}; wait for it to end or stop it \
-                     (two writers would run every remaining sample twice)",
-                    dir.display(),
-                    if holder.chars().all(|c| c.is_ascii_digit()) && !holder.is_empty() {
-                        format!(" (PID {holder})")
-                    } else {
-                        String::new()
-                    }
-                ))
+                Err(StoreError::Locked {
+                    dir: dir.display().to_string(),
+                    pid: holder.trim().parse().ok(),
+                })
             }
-            Err(std::fs::TryLockError::Error(e)) => Err(format!("{}: {e}", path.display())),
+            Err(std::fs::TryLockError::Error(e)) => Err(io(&path)(e)),
         }
     }
 }

@@ -266,26 +266,47 @@ impl RunIndex {
     }
 
     /// The row's line of `samples.jsonl`, exactly as stored (for exports).
-    pub fn raw_line(&self, row: &Row) -> Result<Vec<u8>, String> {
+    pub fn raw_line(&self, row: &Row) -> Result<Vec<u8>, RecordError> {
         let path = self.dir.join(store::SAMPLES);
-        let mut f = std::fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        f.seek(SeekFrom::Start(row.offset))
-            .map_err(|e| e.to_string())?;
+        let io = |e| RecordError::Io(path.display().to_string(), e);
+        let mut f = std::fs::File::open(&path).map_err(io)?;
+        f.seek(SeekFrom::Start(row.offset)).map_err(io)?;
         let mut buf = vec![0; row.len as usize];
-        f.read_exact(&mut buf)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        f.read_exact(&mut buf).map_err(io)?;
         Ok(buf)
     }
 
     /// Reads the full record of a row from disk.
-    pub fn record(&self, row: &Row) -> Result<SampleRecord, String> {
+    pub fn record(&self, row: &Row) -> Result<SampleRecord, RecordError> {
         let path = self.dir.join(store::SAMPLES);
         let buf = self.raw_line(row)?;
-        let mut v: serde_json::Value = serde_json::from_slice(&buf)
-            .map_err(|e| format!("{}: sample {}: {e}", path.display(), row.id))?;
+        let bad = |e| RecordError::Json {
+            path: path.display().to_string(),
+            id: row.id.to_string(),
+            source: e,
+        };
+        let mut v: serde_json::Value = serde_json::from_slice(&buf).map_err(bad)?;
         crate::sanitize::json_for_terminal(&mut v);
-        serde_json::from_value(v).map_err(|e| format!("{}: sample {}: {e}", path.display(), row.id))
+        serde_json::from_value(v).map_err(bad)
     }
+}
+
+/// A sample's record that could not be read back.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// Reading `samples.jsonl` (moved, truncated, unreadable).
+    #[error("{0}: {1}")]
+    Io(String, std::io::Error),
+    /// The line no longer holds the record (the file was rewritten meanwhile).
+    #[error("{path}: sample {id}: {source}")]
+    Json {
+        /// The samples file.
+        path: String,
+        /// The sample's id.
+        id: String,
+        /// What the JSON parser said.
+        source: serde_json::Error,
+    },
 }
 
 fn manifest_mtime(dir: &Path) -> Option<std::time::SystemTime> {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 /// Writes `samples.jsonl`, `samples.csv` and `chart.csv` for what the viewer shows now
 /// into a new folder under `base`; returns the folder.
-pub fn export(app: &App, base: &Path) -> Result<PathBuf, String> {
+pub fn export(app: &App, base: &Path) -> Result<PathBuf, ExportError> {
     let stamp = crate::run::format::now_rfc3339().replace(':', "");
     let mut dir = base.join(format!("autoeval-export-{stamp}"));
     let mut k = 1;
@@ -15,13 +15,11 @@ pub fn export(app: &App, base: &Path) -> Result<PathBuf, String> {
         k += 1;
         dir = base.join(format!("autoeval-export-{stamp}-{k}"));
     }
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let err = |p: &Path, e: &dyn std::fmt::Display| format!("{}: {e}", p.display());
+    std::fs::create_dir_all(&dir).map_err(at(&dir))?;
     let jsonl = dir.join("samples.jsonl");
-    let mut j =
-        std::io::BufWriter::new(std::fs::File::create(&jsonl).map_err(|e| err(&jsonl, &e))?);
+    let mut j = std::io::BufWriter::new(std::fs::File::create(&jsonl).map_err(at(&jsonl))?);
     let csv_path = dir.join("samples.csv");
-    let mut c = csv::Writer::from_path(&csv_path).map_err(|e| err(&csv_path, &e))?;
+    let mut c = csv::Writer::from_path(&csv_path).map_err(at(&csv_path))?;
     c.write_record([
         "run",
         "id",
@@ -35,13 +33,13 @@ pub fn export(app: &App, base: &Path) -> Result<PathBuf, String> {
         "psi",
         "phi1",
     ])
-    .map_err(|e| err(&csv_path, &e))?;
+    .map_err(at(&csv_path))?;
     for &(r, i) in &app.visible {
         let run = &app.runs[r as usize];
         let row = &run.rows[i as usize];
         let line = run.raw_line(row)?;
-        j.write_all(&line).map_err(|e| err(&jsonl, &e))?;
-        j.write_all(b"\n").map_err(|e| err(&jsonl, &e))?;
+        j.write_all(&line).map_err(at(&jsonl))?;
+        j.write_all(b"\n").map_err(at(&jsonl))?;
         let text = run.text(row);
         let mut parts = text.split(super::data::SEP);
         let (phi0, psi, phi1) = (
@@ -80,12 +78,12 @@ pub fn export(app: &App, base: &Path) -> Result<PathBuf, String> {
             psi,
             phi1,
         ])
-        .map_err(|e| err(&csv_path, &e))?;
+        .map_err(at(&csv_path))?;
     }
-    j.flush().map_err(|e| err(&jsonl, &e))?;
-    c.flush().map_err(|e| err(&csv_path, &e))?;
+    j.flush().map_err(at(&jsonl))?;
+    c.flush().map_err(at(&csv_path))?;
     let chart_path = dir.join("chart.csv");
-    let mut w = csv::Writer::from_path(&chart_path).map_err(|e| err(&chart_path, &e))?;
+    let mut w = csv::Writer::from_path(&chart_path).map_err(at(&chart_path))?;
     let by = match app.by {
         crate::report::By::Operators => "operators",
         crate::report::By::Depth => "depth",
@@ -100,7 +98,7 @@ pub fn export(app: &App, base: &Path) -> Result<PathBuf, String> {
         "A2",
         "A3",
     ])
-    .map_err(|e| err(&chart_path, &e))?;
+    .map_err(at(&chart_path))?;
     let f4 = |x: Option<f64>| x.map(|v| format!("{v:.4}")).unwrap_or_default();
     for (name, m) in app.chart() {
         for (b, n) in m {
@@ -114,9 +112,34 @@ pub fn export(app: &App, base: &Path) -> Result<PathBuf, String> {
                 f4(n.compliance()),
                 f4(n.accuracy()),
             ])
-            .map_err(|e| err(&chart_path, &e))?;
+            .map_err(at(&chart_path))?;
         }
     }
-    w.flush().map_err(|e| err(&chart_path, &e))?;
+    w.flush().map_err(at(&chart_path))?;
     Ok(dir)
+}
+
+/// An export that could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// Writing one of the export's files.
+    #[error("{path}: {source}")]
+    File {
+        /// The file.
+        path: String,
+        /// What went wrong.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// Reading a listed sample's record back.
+    #[error(transparent)]
+    Record(#[from] super::data::RecordError),
+}
+
+fn at<E: std::error::Error + Send + Sync + 'static>(
+    p: &Path,
+) -> impl FnOnce(E) -> ExportError + '_ {
+    move |e| ExportError::File {
+        path: p.display().to_string(),
+        source: Box::new(e),
+    }
 }

@@ -120,7 +120,7 @@ pub fn append(
     categories: &[String],
     note: &str,
     annotator: &str,
-) -> Result<LabelRecord, String> {
+) -> Result<LabelRecord, LabelError> {
     let rec = LabelRecord {
         id: id.to_string(),
         categories: categories.to_vec(),
@@ -129,16 +129,17 @@ pub fn append(
         time: now_rfc3339(),
     };
     let path = dir.join(LABELS);
-    let mut line = serde_json::to_vec(&rec).map_err(|e| e.to_string())?;
+    let io = |e| LabelError::Io(path.display().to_string(), e);
+    let mut line = serde_json::to_vec(&rec).map_err(|e| io(e.into()))?;
     line.push(b'\n');
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .read(true)
         .open(&path)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+        .map_err(io)?;
     f.lock()
-        .map_err(|e| format!("{}: cannot lock: {e}", path.display()))?;
+        .map_err(|e| LabelError::Lock(path.display().to_string(), e))?;
     // A half-written last line (a crash mid-append) must not swallow this label:
     // start a new line first. Checked under the lock, so appenders agree.
     let torn = {
@@ -155,8 +156,19 @@ pub fn append(
     }
     let r = f.write_all(&line).and_then(|()| f.sync_data());
     let _ = f.unlock();
-    r.map_err(|e| format!("{}: {e}", path.display()))?;
+    r.map_err(io)?;
     Ok(rec)
+}
+
+/// A label that could not be saved.
+#[derive(Debug, thiserror::Error)]
+pub enum LabelError {
+    /// Writing `labels.jsonl`.
+    #[error("{0}: {1}")]
+    Io(String, std::io::Error),
+    /// Locking it against another viewer.
+    #[error("{0}: cannot lock: {1}")]
+    Lock(String, std::io::Error),
 }
 
 #[cfg(test)]

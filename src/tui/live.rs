@@ -107,7 +107,7 @@ impl Form {
         self.estimate = self.estimate();
         self.command = match self.argv() {
             Ok(a) => crate::sanitize::one_line(&shell_words(&a)).into_owned(),
-            Err(e) => e,
+            Err(e) => e.to_string(),
         };
     }
 
@@ -141,7 +141,7 @@ impl Form {
         }
     }
 
-    fn number(&self, key: &str, default: usize) -> Result<usize, String> {
+    fn number(&self, key: &str, default: usize) -> Result<usize, FormError> {
         let v = self.get(key);
         if v.is_empty() {
             return Ok(default);
@@ -150,8 +150,10 @@ impl Form {
             .iter()
             .find(|(_, k)| *k == key)
             .map_or(key, |(l, _)| *l);
-        v.parse()
-            .map_err(|_| format!("{label}: '{v}' is not a whole number"))
+        v.parse().map_err(|_| FormError::NotANumber {
+            field: label.to_string(),
+            value: v.to_string(),
+        })
     }
 
     fn kind(&self) -> Option<DatasetKind> {
@@ -161,7 +163,7 @@ impl Form {
 
     /// The `autoeval run …` command this form stands for: what starts the run, and what
     /// the manifest records so the run can be repeated from a shell.
-    pub fn argv(&self) -> Result<Vec<String>, String> {
+    pub fn argv(&self) -> Result<Vec<String>, FormError> {
         let mut a: Vec<String> = vec!["autoeval".into(), "run".into()];
         let mut flag = |name: &str, v: &str| {
             a.push(format!("--{name}"));
@@ -178,9 +180,7 @@ impl Form {
                 flag("batches", &self.number("batches", 1)?.max(1).to_string());
             }
             None if self.get("dataset").is_empty() => {
-                return Err(
-                    "dataset: give a kind (ksat, pl, fol, fol-english, regex) or a file".into(),
-                );
+                return Err(FormError::NoDataset);
             }
             None => flag("dataset", self.get("dataset")),
         }
@@ -198,9 +198,10 @@ impl Form {
         flag("rounds", &self.number("rounds", 1)?.to_string());
         let t = self.get("temperature");
         if !t.is_empty() {
-            let v: f32 = t
-                .parse()
-                .map_err(|_| format!("temperature: '{t}' is not a number"))?;
+            let v: f32 = t.parse().map_err(|_| FormError::NotANumber {
+                field: "temperature".into(),
+                value: t.to_string(),
+            })?;
             flag("temperature", &v.to_string());
         }
         flag("max-tokens", &self.number("max_tokens", 1024)?.to_string());
@@ -215,7 +216,7 @@ impl Form {
         }
         let out = self.get("out");
         if out.is_empty() {
-            return Err("output directory: give one".into());
+            return Err(FormError::NoOutput);
         }
         flag("out", out);
         let resume = std::path::Path::new(out).join("run.json").exists();
@@ -225,11 +226,11 @@ impl Form {
         let retry = match self.get("retry_errors").to_ascii_lowercase().as_str() {
             "" | "n" | "no" => false,
             "y" | "yes" => true,
-            other => return Err(format!("retry errors: '{other}' is not y or n")),
+            other => return Err(FormError::NotYesNo(other.to_string())),
         };
         if retry {
             if !resume {
-                return Err("retry errors: only for a run that exists (its output directory holds run.json)".into());
+                return Err(FormError::RetryWithoutRun);
             }
             a.push("--retry-errors".into());
         }
@@ -354,19 +355,23 @@ pub struct Live {
 
 impl Live {
     /// Starts a run from the form; the pipeline runs on its own threads.
-    pub fn start(form: &Form) -> Result<Live, String> {
+    pub fn start(form: &Form) -> Result<Live, FormError> {
         let argv = form.argv()?;
         let args = match <crate::cli::Cli as clap::Parser>::try_parse_from(&argv) {
             Ok(crate::cli::Cli {
                 command: Some(crate::cli::Command::Run(args)),
             }) => args,
-            Ok(_) => return Err("internal: the form did not make a run command".into()),
+            Ok(_) => {
+                return Err(FormError::Invalid(
+                    "the form did not make a run command".into(),
+                ));
+            }
             Err(e) => {
                 let text = e.render().to_string();
-                return Err(crate::sanitize::one_line(
-                    text.lines().next().unwrap_or("invalid settings"),
-                )
-                .into_owned());
+                return Err(FormError::Invalid(
+                    crate::sanitize::one_line(text.lines().next().unwrap_or("invalid settings"))
+                        .into_owned(),
+                ));
             }
         };
         let args: RunArgs = args;
@@ -374,7 +379,9 @@ impl Live {
         let (pause_tx, _) = tokio::sync::watch::channel(false);
         let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
         // The recorded command is the one a shell can run again (quoted where needed).
-        let spec = build_spec(&args, argv, Some(&pause_tx)).map_err(|e| format!("{e:#}"))?;
+        let spec = build_spec(&args, argv, Some(&pause_tx)).map_err(|e| {
+            FormError::Setup(crate::sanitize::one_line(&format!("{e:#}")).into_owned())
+        })?;
         form.remember();
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
@@ -504,4 +511,35 @@ impl Live {
             self.errors
         )
     }
+}
+
+/// Why the run form cannot start a run (shown under the form).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FormError {
+    /// A numeric field holds something else.
+    #[error("{field}: '{value}' is not a {}", if field == "temperature" { "number" } else { "whole number" })]
+    NotANumber {
+        /// The field's label.
+        field: String,
+        /// What it holds.
+        value: String,
+    },
+    /// No output directory.
+    #[error("output directory: give one")]
+    NoOutput,
+    /// Retry errors is neither y nor n.
+    #[error("retry errors: '{0}' is not y or n")]
+    NotYesNo(String),
+    /// Retrying errors needs an existing run.
+    #[error("retry errors: only for a run that exists (its output directory holds run.json)")]
+    RetryWithoutRun,
+    /// Neither a generator kind nor a file.
+    #[error("dataset: give a kind (ksat, pl, fol, fol-english, regex) or a file")]
+    NoDataset,
+    /// The CLI's parser refused the settings (its first line).
+    #[error("{0}")]
+    Invalid(String),
+    /// The settings parse but the run cannot be set up (dataset, prompts, model).
+    #[error("{0}")]
+    Setup(String),
 }

@@ -127,12 +127,13 @@ pub fn run_dirs(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
 }
 
 /// Converts an original-format file into a run directory under the temp dir.
-fn import_for_viewing(file: &Path) -> Result<PathBuf, String> {
+fn import_for_viewing(file: &Path) -> Result<PathBuf, crate::run::import::ImportError> {
     let stem = file
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let meta = std::fs::metadata(file).map_err(|e| e.to_string())?;
+    let meta = std::fs::metadata(file)
+        .map_err(|e| crate::run::store::StoreError::Io(file.display().to_string(), e))?;
     let stamp = meta
         .modified()
         .ok()

@@ -64,13 +64,16 @@ impl Query {
     /// 3·k + 6 bytes of the first. Greedy earliest matching from each start is optimal
     /// for such deadlines.
     fn window(&self, field: &[u8]) -> bool {
+        self.window_at(field, 0).is_some()
+    }
+
+    /// Where the first admitted match at or after `from` starts and ends (exclusive).
+    fn window_at(&self, field: &[u8], from: usize) -> Option<(usize, usize)> {
         let q = &self.bytes;
         let first = q[0];
-        let mut start = 0;
+        let mut start = from;
         while start < field.len() {
-            let Some(k) = field[start..].iter().position(|&b| self.eq(b, first)) else {
-                return false;
-            };
+            let k = field[start..].iter().position(|&b| self.eq(b, first))?;
             let s = start + k;
             let mut qi = 1;
             let mut i = s + 1;
@@ -86,11 +89,11 @@ impl Query {
                 i += 1;
             }
             if qi == q.len() {
-                return true;
+                return Some((s, i));
             }
             start = s + 1;
         }
-        false
+        None
     }
 
     /// Whether a row's joined text (φ₀, ψ, φ₁) matches.
@@ -104,10 +107,19 @@ impl Query {
         if self.is_empty() {
             return Some(0);
         }
-        text.split(SEP)
-            .filter(|f| self.window(f.as_bytes()))
-            .filter_map(|f| self.skim.fuzzy_match(f, &self.raw))
-            .max()
+        // Skim scores each admitted window (plus a little context for its
+        // word-boundary bonus), so scoring costs the windows, not the whole field.
+        let mut best = None;
+        for f in text.split(SEP) {
+            let mut from = 0;
+            while let Some((a, b)) = self.window_at(f.as_bytes(), from) {
+                from = a + 1;
+                let lo = floor_char(f, a.saturating_sub(2));
+                let hi = ceil_char(f, (b + 2).min(f.len()));
+                best = best.max(self.skim.fuzzy_match(&f[lo..hi], &self.raw));
+            }
+        }
+        best
     }
 
     /// Character positions of the match in `text`, for highlighting.
@@ -120,6 +132,20 @@ impl Query {
             .map(|(_, idx)| idx)
             .unwrap_or_default()
     }
+}
+
+fn floor_char(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_char(s: &str, mut i: usize) -> usize {
+    while i < s.len() && !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
 }
 
 /// The indices `0..n` for which `keep` holds, in order, computed in parallel chunks
@@ -397,6 +423,20 @@ mod tests {
         assert!(Query::new("p1∧").matches("¬p1 ∧ p2"));
         assert!(!Query::new("zz").matches("p1"));
         assert!(!Query::new("p12").positions("(p12 ∧ p3)").is_empty());
+    }
+
+    #[test]
+    fn scores_rank_tight_matches_first_and_respect_char_boundaries() {
+        let q = Query::new("p12");
+        let exact = q.score("x\u{1f}(p12 ∧ p3)").unwrap();
+        let gappy = q.score("x\u{1f}(p1_2 ∧ p3)").unwrap();
+        assert!(exact > gappy, "{exact} vs {gappy}");
+        assert_eq!(q.score("p3 ∧ p4"), None);
+        // Windows that start or end next to multi-byte characters are cut on boundaries.
+        let q = Query::new("∧¬");
+        for t in ["¬∧¬p", "∧¬", "p∧∧¬¬", "∀x∃y(∧ ¬)"] {
+            assert!(q.score(t).is_some(), "{t}");
+        }
     }
 
     /// A row that matches a query matches every prefix of it (narrowing is sound).

@@ -308,7 +308,7 @@ pub struct Detail {
     /// (run, row) it belongs to.
     pub key: (u32, u32),
     /// The full record, or why it could not be read.
-    pub record: Result<SampleRecord, String>,
+    pub record: Result<SampleRecord, super::data::RecordError>,
     /// φ₀ parsed.
     pub phi0: Option<Expr>,
     /// Round 1's φ₁ parsed.
@@ -490,7 +490,7 @@ pub struct App {
     /// A rescore running on its own thread: the new directory and the result.
     pub rescore: Option<(
         std::path::PathBuf,
-        std::thread::JoinHandle<Result<String, String>>,
+        std::thread::JoinHandle<Result<String, crate::run::rescore::RescoreError>>,
     )>,
     /// Set when the user quits.
     pub quit: bool,
@@ -548,7 +548,7 @@ impl App {
             ranked: true,
             visible_scores: Vec::new(),
             search_worker: None,
-            search_sync_limit: 20_000,
+            search_sync_limit: 10_000,
             keymap,
             by: By::Operators,
             filter: Filter::default(),
@@ -1639,7 +1639,7 @@ impl App {
                     self.form = None;
                     self.mode = Mode::Normal;
                 }
-                Err(e) => form.error = e,
+                Err(e) => form.error = e.to_string(),
             },
             Action::Quit => self.quit = true,
             _ => {}
@@ -1732,7 +1732,12 @@ impl App {
                     self.refilter();
                 }
             }
-            Ok(Err(e)) => self.status = format!("rescore failed: {e}"),
+            Ok(Err(e)) => {
+                self.status = format!(
+                    "rescore failed: {}",
+                    crate::sanitize::one_line(&e.to_string())
+                );
+            }
             Err(_) => self.status = "rescore failed: internal error".into(),
         }
         true
@@ -2201,7 +2206,10 @@ impl App {
                         self.visible.len(),
                         crate::sanitize::one_line(&dir.display().to_string())
                     ),
-                    Err(e) => format!("export failed: {}", crate::sanitize::one_line(&e)),
+                    Err(e) => format!(
+                        "export failed: {}",
+                        crate::sanitize::one_line(&e.to_string())
+                    ),
                 };
             }
             Action::PauseRun => match self.live.as_mut() {

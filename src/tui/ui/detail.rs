@@ -46,7 +46,7 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
         Ok(r) => r,
         Err(e) => {
             return vec![Line::from(Span::styled(
-                e.clone(),
+                crate::sanitize::one_line(&e.to_string()).into_owned(),
                 Style::default().fg(t.warning),
             ))];
         }
