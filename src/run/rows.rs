@@ -305,6 +305,18 @@ fn verdict_kind(name: &str) -> VerdictKind {
     VerdictKind::from_name(name).unwrap_or(VerdictKind::Unknown)
 }
 
+/// A line of `samples.jsonl` that is not a sample record (skipped with a warning).
+#[derive(Debug, thiserror::Error)]
+#[error("{path}:{line}: skipped: {source}")]
+pub struct RowError {
+    /// The samples file.
+    pub path: String,
+    /// 1-based line number.
+    pub line: usize,
+    /// What the JSON parser said.
+    pub source: serde_json::Error,
+}
+
 /// Parses one complete line into a row, its report-only fields and its text (None for
 /// blank lines), or a warning naming the file and line. The row's `text` index is 0:
 /// the caller places the text.
@@ -313,12 +325,15 @@ pub fn parse_row(
     offset: u64,
     path: &Path,
     lineno: usize,
-) -> Result<Option<(Row, Extra, Box<str>)>, String> {
+) -> Result<Option<(Row, Extra, Box<str>)>, RowError> {
     if line.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
-    let s = serde_json::from_slice::<LightSample>(line)
-        .map_err(|e| format!("{}:{lineno}: skipped: {e}", path.display()))?;
+    let s = serde_json::from_slice::<LightSample>(line).map_err(|e| RowError {
+        path: path.display().to_string(),
+        line: lineno,
+        source: e,
+    })?;
     let r1 = s.rounds.first();
     // Text from files reaches the screen: bidi overrides, zero-width and control
     // characters are shown as `\u{…}`, never obeyed.
@@ -532,7 +547,7 @@ impl Scan {
                     }
                 }
                 Ok(None) => {}
-                Err(w) => self.warnings.push(w),
+                Err(w) => self.warnings.push(w.to_string()),
             }
             self.consumed += n as u64;
         }
