@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Rebuilds the offline sample runs in this folder: the synthetic `perturb` model on all
-# five datasets at paper scale (depth 40, n 200, 50 per category, one batch), seeded, so
+# five datasets at paper depth (depth 40, n 200, one batch), seeded, so
 # the same tool version gives the same samples. No network, no API key.
 # The real-model runs (*-gemma-3-270m) need the local model server and are described in
 # sample-runs/README.md; they are not rebuilt here.
@@ -8,10 +8,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
 A=./target/release/autoeval
-# Paper scale (50 per category) for PL and regex; fewer for k-SAT and the two FOL sets,
-# whose records are larger, to keep sample-runs/ under 20 MB. Pass kinds to rebuild only
+# Paper scale (50 per category) for PL; fewer for regex, k-SAT and the two FOL sets,
+# whose records are larger, to keep sample-runs/ under 20 MB with the real-model runs. Pass kinds to rebuild only
 # some: `bash sample-runs/reproduce.sh fol ksat`.
-per_category() { case "$1" in ksat) echo 25 ;; fol|fol-english) echo 15 ;; *) echo 50 ;; esac; }
+per_category() { case "$1" in ksat) echo 25 ;; regex) echo 30 ;; fol|fol-english) echo 15 ;; *) echo 50 ;; esac; }
 kinds=${*:-ksat pl fol fol-english regex}
 for k in $kinds; do
   dir="sample-runs/$k-perturb"
