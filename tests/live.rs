@@ -7,6 +7,7 @@
 #![allow(unsafe_code)]
 
 mod common;
+mod screens;
 
 use autoeval::tui::state::Mode;
 use autoeval::tui::{ViewOptions, build_app};
@@ -16,28 +17,18 @@ use std::time::{Duration, Instant};
 
 fn screen_of(app: &mut autoeval::tui::state::App) -> String {
     let (t, _) = autoeval::tui::theme::Theme::load("default");
-    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).unwrap();
-    term.draw(|f| {
-        autoeval::tui::ui::draw(f, app, &t);
-    })
-    .unwrap();
-    let buf = term.backend().buffer().clone();
-    (0..30)
-        .map(|y| {
-            (0..100)
-                .map(|x| buf[(x, y)].symbol().to_string())
-                .collect::<String>()
-                .trim_end()
-                .to_string()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-        // The server's port changes from run to run.
-        .replace(
-            &std::env::var("AE_LIVE_BASE").unwrap_or_default(),
-            "http://127.0.0.1:PORT",
-        )
-        .replace(&std::env::var("AE_LIVE_OUT").unwrap_or_default(), "OUT")
+    redact(&screens::screen(app, &t, 100, 30))
+        .trim_end()
+        .to_string()
+}
+
+/// The server's port and the temp directory change from run to run.
+fn redact(s: &str) -> String {
+    s.replace(
+        &std::env::var("AE_LIVE_BASE").unwrap_or_default(),
+        "http://127.0.0.1:PORT",
+    )
+    .replace(&std::env::var("AE_LIVE_OUT").unwrap_or_default(), "OUT")
 }
 
 fn wait_until(
@@ -118,6 +109,17 @@ fn live_run_pause_resume_cancel_and_errors() {
     );
     // A snapshot of the form as a user sees it.
     insta::assert_snapshot!("new_run_form", screen_of(&mut app));
+    let (t, _) = autoeval::tui::theme::Theme::load("default");
+    for (w, h) in screens::SIZES {
+        insta::assert_snapshot!(
+            format!("form_{w}x{h}"),
+            redact(&screens::screen(&mut app, &t, w, h))
+        );
+        insta::assert_snapshot!(
+            format!("styled_form_{w}x{h}"),
+            redact(&screens::styled(&mut app, &t, w, h))
+        );
+    }
     app.press("enter").unwrap();
     assert_eq!(
         app.mode,

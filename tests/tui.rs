@@ -30,39 +30,8 @@ fn keys(app: &mut autoeval::tui::state::App, ks: &[&str]) {
     }
 }
 
-/// One frame of the viewer in a test terminal.
-fn render(
-    app: &mut autoeval::tui::state::App,
-    t: &autoeval::tui::theme::Theme,
-    w: u16,
-    h: u16,
-) -> ratatui::buffer::Buffer {
-    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
-    term.draw(|f| {
-        ui::draw(f, app, t);
-    })
-    .unwrap();
-    term.backend().buffer().clone()
-}
-
-fn screen(
-    app: &mut autoeval::tui::state::App,
-    t: &autoeval::tui::theme::Theme,
-    w: u16,
-    h: u16,
-) -> String {
-    let buf = render(app, t, w, h);
-    let mut out = String::new();
-    for y in 0..h {
-        let mut line = String::new();
-        for x in 0..w {
-            line.push_str(buf[(x, y)].symbol());
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
-}
+mod screens;
+use screens::{screen, styled};
 
 #[test]
 fn opens_on_a_failing_sample_with_counts() {
@@ -339,9 +308,7 @@ fn following_appends_matches_a_fresh_open_with_filters_search_and_chart() {
 }
 
 fn snap(name: &str, app: &mut autoeval::tui::state::App, t: &autoeval::tui::theme::Theme) {
-    for (w, h) in [(80u16, 24u16), (160, 48)] {
-        insta::assert_snapshot!(format!("{name}_{w}x{h}"), screen(app, t, w, h));
-    }
+    snap_mode!(name, app, t);
 }
 
 #[test]
@@ -366,6 +333,28 @@ fn snapshots_of_each_screen() {
     snap("compare", &mut app, &t);
     keys(&mut app, &["esc", "v", "right"]);
     snap("chart", &mut app, &t);
+    keys(&mut app, &["esc", "w"]);
+    snap("warnings", &mut app, &t);
+    keys(&mut app, &["esc", "L"]);
+    snap("label_counts", &mut app, &t);
+    keys(&mut app, &["esc", "i"]);
+    snap("run_summary", &mut app, &t);
+    // Label mode and its note editor (nothing is saved: the note is cancelled).
+    keys(&mut app, &["esc", "a"]);
+    assert_eq!(app.mode, Mode::Label);
+    snap("label", &mut app, &t);
+    // Labelling is never blind: φ₀, ψ and φ₁ stay on screen at every size.
+    for (w, h) in screens::SIZES {
+        let s = screen(&mut app, &t, w, h);
+        for part in ["φ₀", "ψ ", "φ₁", "Labels"] {
+            assert!(s.contains(part), "{part} hidden at {w}×{h}:\n{s}");
+        }
+    }
+    keys(&mut app, &["m", "s", "c", "o", "p", "e"]);
+    assert_eq!(app.mode, Mode::Note);
+    snap("note", &mut app, &t);
+    keys(&mut app, &["esc", "esc"]);
+    assert_eq!(app.mode, Mode::Normal);
 }
 
 #[test]
@@ -791,33 +780,6 @@ fn runs_load_in_the_background_and_join_in_order() {
         screen(&mut app, &t, 120, 30),
         screen(&mut blocking, &t, 120, 30)
     );
-}
-
-/// The screen with its colours: each run of cells with the same foreground, background
-/// and modifiers is written `[fg/bg/mods]text`, so a snapshot catches a pane drawn in
-/// the wrong colour, not only wrong text.
-fn styled(
-    app: &mut autoeval::tui::state::App,
-    t: &autoeval::tui::theme::Theme,
-    w: u16,
-    h: u16,
-) -> String {
-    let buf = render(app, t, w, h);
-    let mut out = String::new();
-    for y in 0..h {
-        let mut last = None;
-        for x in 0..w {
-            let c = &buf[(x, y)];
-            let style = format!("[{:?}/{:?}/{:?}]", c.fg, c.bg, c.modifier);
-            if last.as_ref() != Some(&style) {
-                out.push_str(&style);
-                last = Some(style);
-            }
-            out.push_str(c.symbol());
-        }
-        out.push('\n');
-    }
-    out
 }
 
 #[test]

@@ -332,14 +332,25 @@ pub fn warnings(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     );
 }
 
-/// The label panel over the detail pane: one key per category, ticks for this annotator.
-pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
+/// The label panel: one key per category, ticks for this annotator. Over the detail
+/// pane it takes at most half of it; over the sample list (`whole`) all of it.
+pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
+    use crate::tui::keymap::{Action, Context};
     let (mine, note) = app.my_labels();
     let suggestion = app.suggestion();
-    // The panel takes at most half the detail pane, so φ₀, ψ and φ₁ stay visible
-    // above it while labelling: more, narrower columns when the pane is short.
+    // Over the detail, φ₀, ψ and φ₁ stay visible above the panel: more, narrower
+    // columns when the pane is short.
     let cats = &app.taxonomy.categories;
-    let max_rows = (area.height as usize / 2).max(6);
+    let max_rows = if whole {
+        (area.height as usize).saturating_sub(2).max(6)
+    } else {
+        (area.height as usize / 2).max(6)
+    };
+    let key_of = |a| {
+        app.keymap
+            .first_key(Context::Label, a)
+            .unwrap_or_else(|| "?".into())
+    };
     let fixed = 2 + 1 + usize::from(suggestion.is_some());
     let cols = (1..=4usize)
         .filter(|n| (area.width as usize).saturating_sub(2) / n >= 14 || *n == 1)
@@ -393,13 +404,16 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                 app.taxonomy.name(s).to_string(),
                 Style::default().fg(t.diff_changed),
             ),
-            Span::styled("  (y accepts)", Style::default().fg(t.muted)),
+            Span::styled(
+                format!("  ({} accepts)", key_of(Action::AcceptSuggestion)),
+                Style::default().fg(t.muted),
+            ),
         ]));
     }
     let note_line = if app.mode == crate::tui::state::Mode::Note {
         format!("note: {}▏", app.note)
     } else if note.is_empty() {
-        "note: — (m to write one)".to_string()
+        format!("note: — ({} to write one)", key_of(Action::EditNote))
     } else {
         format!("note: {note}")
     };

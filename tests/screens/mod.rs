@@ -1,0 +1,75 @@
+//! The viewer drawn into a test terminal: plain text, and text with its styles.
+#![allow(dead_code, clippy::unwrap_used)]
+
+use autoeval::tui::state::App;
+use autoeval::tui::theme::Theme;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+/// The sizes every mode is snapshotted at.
+pub const SIZES: [(u16, u16); 3] = [(80, 24), (120, 40), (160, 48)];
+
+/// One frame of the viewer in a test terminal.
+pub fn render(app: &mut App, t: &Theme, w: u16, h: u16) -> ratatui::buffer::Buffer {
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    term.draw(|f| {
+        autoeval::tui::ui::draw(f, app, t);
+    })
+    .unwrap();
+    term.backend().buffer().clone()
+}
+
+/// The frame's text, trailing blanks trimmed.
+pub fn screen(app: &mut App, t: &Theme, w: u16, h: u16) -> String {
+    let buf = render(app, t, w, h);
+    let mut out = String::new();
+    for y in 0..h {
+        let mut line = String::new();
+        for x in 0..w {
+            line.push_str(buf[(x, y)].symbol());
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// The screen with its colours: each run of cells with the same foreground, background
+/// and modifiers is written `[fg/bg/mods]text`, so a snapshot catches a pane drawn in
+/// the wrong colour, not only wrong text.
+pub fn styled(app: &mut App, t: &Theme, w: u16, h: u16) -> String {
+    let buf = render(app, t, w, h);
+    let mut out = String::new();
+    for y in 0..h {
+        let mut last = None;
+        for x in 0..w {
+            let c = &buf[(x, y)];
+            let style = format!("[{:?}/{:?}/{:?}]", c.fg, c.bg, c.modifier);
+            if last.as_ref() != Some(&style) {
+                out.push_str(&style);
+                last = Some(style);
+            }
+            out.push_str(c.symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Snapshots a mode at every size, as text and with styles (a macro, so insta names the
+/// files after the calling test file).
+#[macro_export]
+macro_rules! snap_mode {
+    ($name:expr, $app:expr, $t:expr) => {
+        for (w, h) in screens::SIZES {
+            insta::assert_snapshot!(
+                format!("{}_{w}x{h}", $name),
+                screens::screen($app, $t, w, h)
+            );
+            insta::assert_snapshot!(
+                format!("styled_{}_{w}x{h}", $name),
+                screens::styled($app, $t, w, h)
+            );
+        }
+    };
+}
