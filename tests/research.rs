@@ -250,7 +250,7 @@ fn keys(app: &mut autoeval::tui::state::App, ks: &[&str]) {
 /// Opens the filter editor, moves to `field` (from wherever the cursor is) and presses `k` n times.
 fn set_field(app: &mut autoeval::tui::state::App, field: usize, key: &str, n: usize) {
     keys(app, &["f"]);
-    while app.filter_field != field {
+    while app.filter_edit.field != field {
         keys(app, &["j"]);
     }
     for _ in 0..n {
@@ -301,7 +301,7 @@ fn viewer_filters_by_failure_kind_judge_cross_run_and_typed_range() {
     assert!(!app.visible.is_empty());
     // The editor remembers its cursor; x clears.
     keys(&mut app, &["f"]);
-    assert_eq!(app.filter_field, 10);
+    assert_eq!(app.filter_edit.field, 10);
     keys(&mut app, &["x", "esc"]);
     // Judge ≠ verifier: the report's FP + FN.
     set_field(&mut app, 13, "right", 4);
@@ -347,7 +347,7 @@ fn viewer_filters_by_failure_kind_judge_cross_run_and_typed_range() {
     keys(&mut app, &["f", "x", "esc"]);
     // Typed numbers: "1", "2" in "from" make the range start at 12.
     keys(&mut app, &["f"]);
-    while app.filter_field != 0 {
+    while app.filter_edit.field != 0 {
         keys(&mut app, &["j"]);
     }
     keys(&mut app, &["1", "2", "esc"]);
@@ -502,8 +502,8 @@ fn chart_pick_shows_numbers_filters_one_run_or_all_and_export_writes_files() {
     keys(&mut app, &["v"]);
     assert_eq!(app.mode, autoeval::tui::state::Mode::Chart);
     // Bucket 3 of run b (↓ moves to the second run).
-    while app.chart_buckets()[app.chart_sel] != 3 {
-        let k = if app.chart_buckets()[app.chart_sel] < 3 {
+    while app.chart_buckets()[app.chart_pick.bucket] != 3 {
+        let k = if app.chart_buckets()[app.chart_pick.bucket] < 3 {
             "]"
         } else {
             "["
@@ -537,7 +537,7 @@ fn chart_pick_shows_numbers_filters_one_run_or_all_and_export_writes_files() {
     );
     // K switches the chart to failure kinds × buckets of the highlighted run.
     keys(&mut app, &["v", "K"]);
-    assert!(app.chart_kinds);
+    assert!(app.chart_pick.kinds);
     let (_, kinds) = app.chart_kind_counts();
     assert!(!kinds.is_empty());
     keys(&mut app, &["K", "esc"]);
@@ -669,10 +669,10 @@ fn label_filters_take_any_of_and_none_of_several_categories() {
     let total = app.visible.len();
     let tick = |app: &mut autoeval::tui::state::App, field: usize, cat: &str| {
         keys(app, &["f"]);
-        while app.filter_field != field {
+        while app.filter_edit.field != field {
             keys(app, &["j"]);
         }
-        while app.taxonomy.categories[app.label_cursor].id != cat {
+        while app.taxonomy.categories[app.filter_edit.label_cursor].id != cat {
             keys(app, &["right"]);
         }
         keys(app, &["space", "esc"]);

@@ -64,7 +64,7 @@ fn filters_combine_and_clear() {
     // Operator range: the editor reopens on the checkbox it was left at; up to the
     // lower bound, then raise it twice.
     keys(&mut app, &["f"]);
-    assert_eq!(app.filter_field, 3, "the editor remembers its cursor");
+    assert_eq!(app.filter_edit.field, 3, "the editor remembers its cursor");
     keys(&mut app, &["k", "k", "k", "right", "right", "esc"]);
     assert_eq!(app.filter.range.map(|r| r.0), Some(2));
     assert!(app.visible.len() < failing);
@@ -92,7 +92,7 @@ fn filters_combine_and_clear() {
     assert_eq!(app.visible.len(), 42);
     // Dataset kind: field 9 of the editor cycles through the loaded kinds.
     keys(&mut app, &["f"]);
-    while app.filter_field != 9 {
+    while app.filter_edit.field != 9 {
         keys(&mut app, &["j"]);
     }
     keys(&mut app, &["right", "esc"]);
@@ -124,7 +124,7 @@ fn fuzzy_search_narrows_and_esc_clears() {
     assert!(app.visible.len() >= n, "deleting widens");
     keys(&mut app, &["enter"]);
     assert_eq!(app.mode, Mode::Normal);
-    assert_eq!(app.search, "p1");
+    assert_eq!(app.search.text, "p1");
     keys(&mut app, &["esc"]);
     assert_eq!(app.visible.len(), 42);
 }
@@ -538,12 +538,12 @@ fn typing_a_query_finds_what_pasting_it_finds() {
         }
         keys(&mut typed, &["enter"]);
         let (mut pasted, _) = build_app(&opts(vec![d.clone()]));
-        pasted.search = q.into();
+        pasted.search.text = q.into();
         pasted.research();
         assert_eq!(typed.visible, pasted.visible, "query {q:?}");
     }
     let (mut app, _) = build_app(&opts(vec![d]));
-    app.search = "p12".into();
+    app.search.text = "p12".into();
     app.research();
     assert!(
         app.visible

@@ -46,6 +46,64 @@ pub struct Form {
     pub command: String,
 }
 
+/// What a form key asks of the app.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormEffect {
+    /// Only the form changed.
+    None,
+    /// Start the run the form describes.
+    Start,
+    /// Close the form.
+    Close,
+    /// Quit the viewer.
+    Quit,
+}
+
+impl Form {
+    /// The keymap context whose bindings drive it.
+    pub const CONTEXT: super::keymap::Context = super::keymap::Context::Form;
+    /// Longest value of a field, in characters.
+    pub const MAX_CHARS: usize = 4_096;
+
+    /// Types a character into the field under the cursor.
+    pub fn type_char(&mut self, c: char) {
+        if let Some(v) = self.values.get_mut(self.sel)
+            && v.chars().count() < Self::MAX_CHARS
+        {
+            v.push(c);
+        }
+        self.refresh();
+    }
+
+    /// Handles an action of the form context.
+    pub fn handle(&mut self, a: super::keymap::Action) -> FormEffect {
+        use super::keymap::Action;
+        let n = FIELDS.len();
+        let effect = match a {
+            Action::NextField => {
+                self.sel = (self.sel + 1) % n;
+                FormEffect::None
+            }
+            Action::PrevField => {
+                self.sel = (self.sel + n - 1) % n;
+                FormEffect::None
+            }
+            Action::DeleteChar => {
+                if let Some(v) = self.values.get_mut(self.sel) {
+                    v.pop();
+                }
+                FormEffect::None
+            }
+            Action::Confirm => FormEffect::Start,
+            Action::Cancel => FormEffect::Close,
+            Action::Quit => FormEffect::Quit,
+            _ => FormEffect::None,
+        };
+        self.refresh();
+        effect
+    }
+}
+
 fn last_path() -> Option<PathBuf> {
     super::theme::config_dir().map(|d| d.join("last-run.toml"))
 }

@@ -1,5 +1,6 @@
 //! The terminal viewer: browse, filter and understand runs.
 
+pub mod components;
 pub mod data;
 pub mod export;
 pub mod keymap;

@@ -173,7 +173,7 @@ pub enum ClosenessFilter {
 }
 
 impl ClosenessFilter {
-    const ALL: [ClosenessFilter; 6] = [
+    pub const ALL: [ClosenessFilter; 6] = [
         ClosenessFilter::Any,
         ClosenessFilter::Near,
         ClosenessFilter::Close,
@@ -245,7 +245,7 @@ pub enum JudgeFilter {
 }
 
 impl JudgeFilter {
-    const ALL: [JudgeFilter; 6] = [
+    pub const ALL: [JudgeFilter; 6] = [
         JudgeFilter::Any,
         JudgeFilter::Yes,
         JudgeFilter::No,
@@ -417,8 +417,8 @@ pub struct App {
     chart_cache: std::cell::RefCell<ChartCache>,
     /// Loaded runs.
     pub runs: Vec<RunIndex>,
-    /// How far the open overlay (help, run summary) is scrolled.
-    pub help_scroll: u16,
+    /// The open overlay's scroll (help, run summary).
+    pub overlay: super::components::overlay::Overlay,
     /// Folders given to the viewer, re-scanned for run directories made later.
     pub watch: Vec<std::path::PathBuf>,
     /// `C` was pressed: the next key says whether to cancel the live run.
@@ -437,8 +437,8 @@ pub struct App {
     pub by: By,
     /// Filters.
     pub filter: Filter,
-    /// Search text.
-    pub search: String,
+    /// The search query being typed.
+    pub search: super::components::text_field::TextField,
     /// The query the current results were computed for.
     last_search: String,
     /// Bumped by every search; a background result must carry the latest.
@@ -469,18 +469,10 @@ pub struct App {
     pub tab: Tab,
     /// Show formulas as trees.
     pub tree: bool,
-    /// Field under the cursor in the filter editor.
-    pub filter_field: usize,
-    /// The taxonomy category under the cursor in the label filter fields.
-    pub label_cursor: usize,
-    /// Digits typed into a range field since the cursor arrived there.
-    pub filter_typed: Option<usize>,
-    /// Chosen chart bucket index (chart mode).
-    pub chart_sel: usize,
-    /// The chart's highlighted run (index into `chart()`).
-    pub chart_run: usize,
-    /// The chart shows failure kinds of the highlighted run instead of accuracy.
-    pub chart_kinds: bool,
+    /// The filter editor (`f`).
+    pub filter_edit: super::components::filter_edit::FilterEditor,
+    /// The chart picker (`v`).
+    pub chart_pick: super::components::chart_pick::ChartPick,
     /// Cached detail of the selected sample.
     pub detail: Option<Detail>,
     /// Warnings from loading (themes, config, files).
@@ -508,8 +500,8 @@ pub struct App {
     pub taxonomy: super::labels::Taxonomy,
     /// Who labels.
     pub annotator: String,
-    /// Note being typed.
-    pub note: String,
+    /// The note being typed in label mode.
+    pub note: super::components::text_field::TextField,
     /// Earlier states for undo: (run, sample id, categories, note).
     undo: Vec<(usize, String, Vec<String>, String)>,
     /// Size of each run's labels.jsonl when last read (to notice other writers).
@@ -525,7 +517,7 @@ fn labels_len(dir: &std::path::Path) -> u64 {
 }
 
 /// Fields of the filter editor, in order.
-pub const FILTER_FIELDS: usize = 2 + 6 + 1 + 1 + 6;
+pub const FILTER_FIELDS: usize = super::components::filter_edit::FIELDS;
 
 impl App {
     /// A viewer over `runs`.
@@ -534,7 +526,7 @@ impl App {
             loader: None,
             touched: false,
             chart_cache: Default::default(),
-            help_scroll: 0,
+            overlay: super::components::overlay::Overlay::default(),
             watch: Vec::new(),
             confirm_cancel: false,
             compare: None,
@@ -552,7 +544,7 @@ impl App {
             keymap,
             by: By::Operators,
             filter: Filter::default(),
-            search: String::new(),
+            search: super::components::text_field::TextField::default(),
             base: Default::default(),
             visible: Vec::new(),
             sel: 0,
@@ -561,12 +553,8 @@ impl App {
             mode: Mode::Normal,
             tab: Tab::Overview,
             tree: false,
-            filter_field: 0,
-            filter_typed: None,
-            label_cursor: 0,
-            chart_sel: 0,
-            chart_run: 0,
-            chart_kinds: false,
+            filter_edit: super::components::filter_edit::FilterEditor::default(),
+            chart_pick: super::components::chart_pick::ChartPick::default(),
             detail: None,
             warnings,
             status: String::new(),
@@ -579,7 +567,7 @@ impl App {
             detail_max_scroll: std::cell::Cell::new(u16::MAX),
             taxonomy: super::labels::Taxonomy::builtin(),
             annotator: super::labels::annotator(None),
-            note: String::new(),
+            note: super::components::text_field::TextField::default(),
             undo: Vec::new(),
             label_sizes: Vec::new(),
             form: None,
@@ -664,13 +652,14 @@ impl App {
     /// never waits for a search, and a result overtaken by newer typing is dropped.
     pub fn research(&mut self) {
         self.search_generation += 1;
-        let narrowed = !self.last_search.is_empty() && self.search.starts_with(&self.last_search);
+        let narrowed =
+            !self.last_search.is_empty() && self.search.text.starts_with(&self.last_search);
         let pool: std::sync::Arc<Vec<(u32, u32)>> = if narrowed {
             std::sync::Arc::new(self.visible.clone())
         } else {
             self.base.clone()
         };
-        if self.search.trim().is_empty() {
+        if self.search.text.trim().is_empty() {
             self.pending_search = None;
             self.apply_search(
                 super::search::Found {
@@ -736,7 +725,7 @@ impl App {
     /// The current query over `pool`, with snapshots of the texts and the rows that
     /// match through a hand label or note (labels are few and live here).
     fn search_job(&self, pool: std::sync::Arc<Vec<(u32, u32)>>) -> super::search::Job {
-        let q = Query::new(&self.search);
+        let q = Query::new(&self.search.text);
         let mut by_label = std::collections::HashSet::new();
         for &(r, i) in pool.iter() {
             let run = &self.runs[r as usize];
@@ -754,7 +743,7 @@ impl App {
         }
         super::search::Job {
             generation: self.search_generation,
-            query: self.search.clone(),
+            query: self.search.text.clone(),
             pool,
             text_of: self
                 .runs
@@ -1035,8 +1024,8 @@ impl App {
     /// A3 across batches when the run has several).
     pub fn chart_pick(&self) -> Option<ChartPick> {
         let data = self.chart();
-        let b = *axis(&data).get(self.chart_sel)?;
-        let (name, m) = data.get(self.chart_run.min(data.len().saturating_sub(1)))?;
+        let b = *axis(&data).get(self.chart_pick.bucket)?;
+        let (name, m) = data.get(self.chart_pick.run.min(data.len().saturating_sub(1)))?;
         let counts = m.get(&b).cloned().unwrap_or_default();
         let ri = self.runs.iter().position(|r| r.name() == *name)?;
         let mut batches: BTreeMap<u16, Bucket> = BTreeMap::new();
@@ -1057,7 +1046,8 @@ impl App {
     /// Failing samples of the chart's highlighted run by automatic failure kind and bucket.
     pub fn chart_kind_counts(&self) -> (String, KindCounts) {
         let data = self.chart();
-        let Some((name, _)) = data.get(self.chart_run.min(data.len().saturating_sub(1))) else {
+        let Some((name, _)) = data.get(self.chart_pick.run.min(data.len().saturating_sub(1)))
+        else {
             return (String::new(), vec![]);
         };
         let Some(ri) = self.runs.iter().position(|r| r.name() == *name) else {
@@ -1227,8 +1217,8 @@ impl App {
         if self.filter.closeness != ClosenessFilter::Any {
             parts.push(self.filter.closeness.name().to_string());
         }
-        if !self.search.is_empty() {
-            parts.push(format!("/{}", self.search));
+        if !self.search.text.is_empty() {
+            parts.push(format!("/{}", self.search.text));
         }
         if self.pending_search.is_some() {
             parts.push("searching…".into());
@@ -1276,7 +1266,7 @@ impl App {
                 self.overlay_action(a);
             } else {
                 if ctx == Context::Filter {
-                    self.filter_typed = None;
+                    self.filter_edit.typed = None;
                 }
                 self.act(a);
             }
@@ -1320,18 +1310,15 @@ impl App {
     }
 
     fn type_char(&mut self, ctx: Context, c: char) {
+        use super::components::text_field::TextEffect;
         match ctx {
-            Context::Search => {
-                self.search.push(c);
-                self.research();
+            Context::Search if self.search.type_char(c) == TextEffect::Edited => self.research(),
+            Context::Note => {
+                self.note.type_char(c);
             }
-            Context::Note => self.note.push(c),
             Context::Form => {
                 if let Some(form) = self.form.as_mut() {
-                    if let Some(v) = form.values.get_mut(form.sel) {
-                        v.push(c);
-                    }
-                    form.refresh();
+                    form.type_char(c);
                 }
             }
             _ => {}
@@ -1339,119 +1326,87 @@ impl App {
     }
 
     fn search_action(&mut self, a: Action) {
-        match a {
-            Action::Confirm => self.mode = Mode::Normal,
-            Action::Cancel => {
-                self.search.clear();
+        use super::components::text_field::TextEffect;
+        if a == Action::ToggleOrder {
+            self.toggle_order();
+            return;
+        }
+        match self.search.handle(a) {
+            TextEffect::Edited => self.research(),
+            TextEffect::Confirm => self.mode = Mode::Normal,
+            TextEffect::Cancel => {
                 self.mode = Mode::Normal;
                 self.research();
             }
-            Action::DeleteChar => {
-                self.search.pop();
-                self.research();
-            }
-            Action::ToggleOrder => self.toggle_order(),
-            Action::Quit => self.quit = true,
-            _ => {}
+            TextEffect::Quit => self.quit = true,
+            TextEffect::None => {}
         }
     }
 
     fn note_action(&mut self, a: Action) {
-        match a {
-            Action::Confirm => {
+        use super::components::text_field::TextEffect;
+        match self.note.handle(a) {
+            TextEffect::Confirm => {
                 let cats = self.my_labels().0;
-                let note = std::mem::take(&mut self.note);
+                let note = std::mem::take(&mut self.note.text);
                 self.save_labels(cats, note);
                 self.mode = Mode::Label;
             }
-            Action::Cancel => {
-                self.note.clear();
-                self.mode = Mode::Label;
-            }
-            Action::DeleteChar => {
-                self.note.pop();
-            }
-            Action::Quit => self.quit = true,
-            _ => {}
+            TextEffect::Cancel => self.mode = Mode::Label,
+            TextEffect::Quit => self.quit = true,
+            TextEffect::Edited | TextEffect::None => {}
         }
     }
 
     fn overlay_action(&mut self, a: Action) {
-        if matches!(self.mode, Mode::Help | Mode::RunSummary) {
-            // Long overlays scroll (help lists every binding and mode).
-            let step: i32 = match a {
-                Action::Up => -1,
-                Action::Down => 1,
-                Action::PageUp => -10,
-                Action::PageDown => 10,
-                Action::Top => -10_000,
-                Action::Bottom => 10_000,
-                _ => 0,
-            };
-            if step != 0 {
-                self.help_scroll = (i32::from(self.help_scroll) + step).clamp(0, 400) as u16;
-                return;
-            }
-        }
-        match a {
-            Action::Quit => self.quit = true,
-            // The key that opened an overlay closes it too.
-            Action::Back
-            | Action::Help
-            | Action::Compare
-            | Action::Warnings
-            | Action::Open
-            | Action::LabelCounts
-            | Action::RunSummary => self.mode = Mode::Normal,
-            _ => {}
+        use super::components::Effect;
+        // Long overlays scroll (help lists every binding and mode).
+        let scrolls = matches!(self.mode, Mode::Help | Mode::RunSummary);
+        match self.overlay.handle(a, scrolls) {
+            Effect::Close => self.mode = Mode::Normal,
+            Effect::Quit => self.quit = true,
+            Effect::Refilter | Effect::None => {}
         }
     }
 
     fn chart_action(&mut self, a: Action) {
+        use super::components::chart_pick::ChartEffect;
         let buckets = self.chart_buckets();
         let nruns = self.chart().len();
-        match a {
-            Action::PrevBucket => self.chart_sel = self.chart_sel.saturating_sub(1),
-            Action::NextBucket => {
-                self.chart_sel = (self.chart_sel + 1).min(buckets.len().saturating_sub(1));
-            }
-            Action::Up => self.chart_run = self.chart_run.saturating_sub(1),
-            Action::Down => self.chart_run = (self.chart_run + 1).min(nruns.saturating_sub(1)),
-            Action::Open => {
-                // The highlighted run's samples in the bucket.
-                let name = self.chart().get(self.chart_run).map(|(n, _)| n.clone());
-                if let Some(b) = buckets.get(self.chart_sel) {
-                    self.filter.range = Some((*b, *b));
-                    if let Some(ri) =
-                        name.and_then(|n| self.runs.iter().position(|r| r.name() == n))
-                    {
-                        self.filter.runs = [ri].into();
-                    }
-                    self.refilter();
-                    let all = self
-                        .keymap
-                        .first_key(Context::Chart, Action::ChartAllRuns)
-                        .unwrap_or_default();
-                    self.status =
-                        format!("showing bucket {b} of one run ({all} in the chart: every run)");
-                }
-                self.mode = Mode::Normal;
-                self.focus = Pane::Samples;
-            }
-            Action::ChartAllRuns => {
-                if let Some(&b) = buckets.get(self.chart_sel) {
+        match self.chart_pick.handle(a, buckets.len(), nruns) {
+            ChartEffect::Show { one_run } => {
+                if let Some(&b) = buckets.get(self.chart_pick.bucket) {
                     self.filter.range = Some((b, b));
                     self.filter.runs.clear();
+                    if one_run {
+                        // The highlighted run's samples in the bucket.
+                        let name = self
+                            .chart()
+                            .get(self.chart_pick.run)
+                            .map(|(n, _)| n.clone());
+                        if let Some(ri) =
+                            name.and_then(|n| self.runs.iter().position(|r| r.name() == n))
+                        {
+                            self.filter.runs = [ri].into();
+                        }
+                        let all = self
+                            .keymap
+                            .first_key(Context::Chart, Action::ChartAllRuns)
+                            .unwrap_or_default();
+                        self.status = format!(
+                            "showing bucket {b} of one run ({all} in the chart: every run)"
+                        );
+                    } else {
+                        self.status = format!("showing bucket {b} of every run");
+                    }
                     self.refilter();
-                    self.status = format!("showing bucket {b} of every run");
                 }
                 self.mode = Mode::Normal;
                 self.focus = Pane::Samples;
             }
-            Action::ChartKinds => self.chart_kinds = !self.chart_kinds,
-            Action::Back => self.mode = Mode::Normal,
-            Action::Quit => self.quit = true,
-            _ => {}
+            ChartEffect::Close => self.mode = Mode::Normal,
+            ChartEffect::Quit => self.quit = true,
+            ChartEffect::None => {}
         }
     }
 
@@ -1584,7 +1539,7 @@ impl App {
                 }
             }
             Action::EditNote => {
-                self.note = self.my_labels().1;
+                self.note.text = self.my_labels().1;
                 self.mode = Mode::Note;
             }
             Action::Undo => {
@@ -1615,24 +1570,13 @@ impl App {
     }
 
     fn form_action(&mut self, a: Action) {
+        use super::live::FormEffect;
         let Some(form) = self.form.as_mut() else {
             self.mode = Mode::Normal;
             return;
         };
-        let n = super::live::FIELDS.len();
-        match a {
-            Action::NextField => form.sel = (form.sel + 1) % n,
-            Action::PrevField => form.sel = (form.sel + n - 1) % n,
-            Action::DeleteChar => {
-                if let Some(v) = form.values.get_mut(form.sel) {
-                    v.pop();
-                }
-            }
-            Action::Cancel => {
-                self.form = None;
-                self.mode = Mode::Normal;
-            }
-            Action::Confirm => match super::live::Live::start(form) {
+        match form.handle(a) {
+            FormEffect::Start => match super::live::Live::start(form) {
                 Ok(live) => {
                     self.status = format!("run started in {}", live.dir.display());
                     self.live = Some(live);
@@ -1641,11 +1585,12 @@ impl App {
                 }
                 Err(e) => form.error = e.to_string(),
             },
-            Action::Quit => self.quit = true,
-            _ => {}
-        }
-        if let Some(form) = self.form.as_mut() {
-            form.refresh();
+            FormEffect::Close => {
+                self.form = None;
+                self.mode = Mode::Normal;
+            }
+            FormEffect::Quit => self.quit = true,
+            FormEffect::None => {}
         }
     }
 
@@ -1761,139 +1706,44 @@ impl App {
     }
 
     /// Keys inside the filter editor; returns true if consumed.
+    /// What the filter editor needs to know about the loaded runs.
+    fn filter_env(&self) -> super::components::filter_edit::FilterEnv {
+        super::components::filter_edit::FilterEnv {
+            max: self.chart_buckets().last().copied().unwrap_or(0),
+            kinds: self.kinds(),
+            categories: self
+                .taxonomy
+                .categories
+                .iter()
+                .map(|c| c.id.clone())
+                .collect(),
+            runs: self.runs.len(),
+        }
+    }
+
     /// Digits and backspace type the bound of the operator-range fields.
     fn filter_digit(&mut self, key: Key) -> bool {
-        if self.filter_field >= 2 {
-            return false;
-        }
         let digit = key.typed().and_then(|c| c.to_digit(10));
         let backspace = key.code() == ratatui::crossterm::event::KeyCode::Backspace;
         if digit.is_none() && !backspace {
             return false;
         }
-        let max = self.chart_buckets().last().copied().unwrap_or(0);
-        let typed = self.filter_typed.unwrap_or(0);
-        let v = match digit {
-            Some(d) => typed
-                .saturating_mul(10)
-                .saturating_add(d as usize)
-                .min(u16::MAX as usize),
-            None => typed / 10,
-        };
-        self.filter_typed = Some(v);
-        let (lo, hi) = self.filter.range.unwrap_or((0, max));
-        let (lo, hi) = if self.filter_field == 0 {
-            (v, hi.max(v))
-        } else {
-            (lo.min(v), v)
-        };
-        self.filter.range = if lo == 0 && hi == max {
-            None
-        } else {
-            Some((lo, hi))
-        };
-        self.refilter();
-        true
-    }
-
-    fn toggle_verdict_field(&mut self) {
-        let kind = u8::try_from(self.filter_field - 2)
-            .ok()
-            .and_then(VerdictKind::from_index);
-        if let Some(v) = kind
-            && !self.filter.verdicts.remove(&v)
-        {
-            self.filter.verdicts.insert(v);
+        let env = self.filter_env();
+        let taken = self.filter_edit.digit(digit, &mut self.filter, &env);
+        if taken {
+            self.refilter();
         }
-        self.refilter();
+        taken
     }
 
     fn filter_action(&mut self, a: Action) {
-        self.filter_typed = None;
-        let max = self.chart_buckets().last().copied().unwrap_or(0);
-        match a {
-            Action::PrevField => {
-                self.filter_field = (self.filter_field + FILTER_FIELDS - 1) % FILTER_FIELDS;
-            }
-            Action::NextField => self.filter_field = (self.filter_field + 1) % FILTER_FIELDS,
-            Action::Decrease | Action::Increase if self.filter_field >= 10 => {
-                self.cycle_filter(if a == Action::Decrease { -1 } else { 1 });
-                self.refilter();
-            }
-            Action::Decrease | Action::Increase => {
-                let d: isize = if a == Action::Decrease { -1 } else { 1 };
-                let (lo, hi) = self.filter.range.unwrap_or((0, max));
-                let (lo, hi) = match self.filter_field {
-                    0 => ((lo as isize + d).clamp(0, hi as isize) as usize, hi),
-                    1 => (
-                        lo,
-                        (hi as isize + d).clamp(lo as isize, max.max(lo) as isize) as usize,
-                    ),
-                    9 => {
-                        // Dataset kind: cycles through "any" and the kinds of the loaded runs.
-                        let kinds = self.kinds();
-                        let cur = self
-                            .filter
-                            .kinds
-                            .iter()
-                            .next()
-                            .and_then(|k| kinds.iter().position(|x| x == k));
-                        let n = kinds.len() as isize + 1;
-                        let pos = cur.map_or(0, |p| p as isize + 1);
-                        let next = (pos + d).rem_euclid(n);
-                        self.filter.kinds = if next == 0 {
-                            BTreeSet::new()
-                        } else {
-                            [kinds[next as usize - 1].clone()].into()
-                        };
-                        self.refilter();
-                        return;
-                    }
-                    8 => {
-                        self.filter.labels = match (self.filter.labels, d > 0) {
-                            (LabelFilter::Any, true) | (LabelFilter::Unlabelled, false) => {
-                                LabelFilter::Labelled
-                            }
-                            (LabelFilter::Labelled, true) | (LabelFilter::Any, false) => {
-                                LabelFilter::Unlabelled
-                            }
-                            _ => LabelFilter::Any,
-                        };
-                        self.refilter();
-                        return;
-                    }
-                    _ => return,
-                };
-                self.filter.range = if lo == 0 && hi == max {
-                    None
-                } else {
-                    Some((lo, hi))
-                };
-                self.refilter();
-            }
-            Action::Toggle if matches!(self.filter_field, 11 | 12) => {
-                if let Some(c) = self.taxonomy.categories.get(self.label_cursor) {
-                    let id = c.id.clone();
-                    let set = if self.filter_field == 11 {
-                        &mut self.filter.label_any
-                    } else {
-                        &mut self.filter.label_none
-                    };
-                    if !set.remove(&id) {
-                        set.insert(id);
-                    }
-                    self.refilter();
-                }
-            }
-            Action::Toggle | Action::Confirm if (2..8).contains(&self.filter_field) => {
-                self.toggle_verdict_field();
-            }
-            Action::Back | Action::Confirm => self.mode = Mode::Normal,
-            Action::ClearFilters => {
-                self.filter = Filter::default();
-                self.refilter();
-            }
-            _ => {}
+        use super::components::Effect;
+        let env = self.filter_env();
+        match self.filter_edit.handle(a, &mut self.filter, &env) {
+            Effect::Refilter => self.refilter(),
+            Effect::Close => self.mode = Mode::Normal,
+            Effect::Quit => self.quit = true,
+            Effect::None => {}
         }
     }
 }
@@ -2064,36 +1914,6 @@ impl App {
 
     /// Steps one of the editor's choice fields (failure kind, label has/lacks, judge,
     /// passes in) to the next or previous choice; the first choice is "any".
-    fn cycle_filter(&mut self, d: isize) {
-        fn step<T: Clone + PartialEq>(choices: &[T], cur: &T, d: isize) -> T {
-            let n = choices.len() as isize;
-            let i = choices.iter().position(|c| c == cur).unwrap_or(0) as isize;
-            choices[(i + d).rem_euclid(n.max(1)) as usize].clone()
-        }
-        match self.filter_field {
-            10 => {
-                let kinds: Vec<Option<FailureKind>> = std::iter::once(None)
-                    .chain(FailureKind::ALL.into_iter().map(Some))
-                    .collect();
-                self.filter.failure = step(&kinds, &self.filter.failure, d);
-            }
-            11 | 12 => {
-                // ←/→ move the cursor over the taxonomy; space ticks the category.
-                let n = self.taxonomy.categories.len().max(1) as isize;
-                self.label_cursor = (self.label_cursor as isize + d).rem_euclid(n) as usize;
-            }
-            13 => self.filter.judge = step(&JudgeFilter::ALL, &self.filter.judge, d),
-            14 => {
-                let runs: Vec<Option<usize>> = std::iter::once(None)
-                    .chain((0..self.runs.len()).map(Some))
-                    .collect();
-                self.filter.passes_in = step(&runs, &self.filter.passes_in, d);
-            }
-            15 => self.filter.closeness = step(&ClosenessFilter::ALL, &self.filter.closeness, d),
-            _ => {}
-        }
-    }
-
     /// Applies an action.
     pub fn act(&mut self, a: Action) {
         match a {
@@ -2115,8 +1935,8 @@ impl App {
             Action::Back => {
                 if self.focus == Pane::Detail {
                     self.focus = Pane::Samples;
-                } else if !self.search.is_empty() {
-                    self.search.clear();
+                } else if !self.search.text.is_empty() {
+                    self.search.text.clear();
                     self.research();
                 }
             }
@@ -2127,11 +1947,11 @@ impl App {
             Action::Filter => {
                 // The editor opens where it was left.
                 self.mode = Mode::Filter;
-                self.filter_typed = None;
+                self.filter_edit.typed = None;
             }
             Action::ClearFilters => {
                 self.filter = Filter::default();
-                self.search.clear();
+                self.search.text.clear();
                 self.refilter();
             }
             Action::NextPane | Action::PrevPane => {
@@ -2167,7 +1987,7 @@ impl App {
             Action::Chart => {
                 self.mode = Mode::Chart;
                 let buckets = self.chart_buckets();
-                self.chart_sel = self
+                self.chart_pick.bucket = self
                     .selected()
                     .and_then(|(r, i)| self.category(r, i))
                     .and_then(|c| buckets.iter().position(|b| *b == c))
@@ -2189,7 +2009,7 @@ impl App {
             }
             Action::LabelCounts => self.mode = Mode::LabelCounts,
             Action::RunSummary => {
-                self.help_scroll = 0;
+                self.overlay.reset();
                 self.summary = self.run_summary();
                 self.mode = Mode::RunSummary;
             }
@@ -2226,7 +2046,7 @@ impl App {
                 _ => self.status = "no live run".into(),
             },
             Action::Help => {
-                self.help_scroll = 0;
+                self.overlay.reset();
                 self.mode = Mode::Help;
             }
             Action::ToggleRun if self.focus == Pane::Runs => self.toggle_run(),
@@ -2314,7 +2134,7 @@ impl App {
         // Lists are in (run, row) order, as a full refilter makes them: merge.
         let base = super::search::merge_by(&self.base, &new, |a, b| a <= b);
         self.base = std::sync::Arc::new(base);
-        let searching = !self.search.trim().is_empty();
+        let searching = !self.search.text.trim().is_empty();
         let shown = if searching {
             super::search::run_job(&self.search_job(std::sync::Arc::new(new)))
         } else {

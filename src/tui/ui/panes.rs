@@ -66,7 +66,11 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
 /// The sample list; only rows on screen are formatted.
 pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let title = if app.mode == Mode::Search {
-        format!("Samples {} · search: {}▏", app.filter_summary(), app.search)
+        format!(
+            "Samples {} · search: {}▏",
+            app.filter_summary(),
+            app.search.text
+        )
     } else {
         format!("Samples {}", app.filter_summary())
     };
@@ -176,8 +180,8 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     };
     // From the data in hand: chart_buckets() would walk every row a second time.
     let buckets = crate::tui::state::axis(&data);
-    let chosen = buckets.get(app.chart_sel).copied();
-    if app.chart_kinds {
+    let chosen = buckets.get(app.chart_pick.bucket).copied();
+    if app.chart_pick.kinds {
         return kinds_chart(f, area, app, t, by, &buckets, chosen);
     }
     let inner = area.inner(ratatui::layout::Margin {
@@ -224,7 +228,7 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         } else {
             &[("A3", |b| b.accuracy())]
         };
-        let picked = app.mode == Mode::Chart && k == app.chart_run.min(data.len() - 1);
+        let picked = app.mode == Mode::Chart && k == app.chart_pick.run.min(data.len() - 1);
         for (tag, value) in series {
             let mut name_style = Style::default().fg(color);
             if picked {

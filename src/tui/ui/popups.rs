@@ -86,7 +86,7 @@ pub fn help(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     f.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
-            .scroll((app.help_scroll.min(max_scroll), 0))
+            .scroll((app.overlay.scroll.min(max_scroll), 0))
             .block(block("Help · j/k scroll · esc closes", true, t)),
         r,
     );
@@ -134,7 +134,7 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let cur = app
         .taxonomy
         .categories
-        .get(app.label_cursor)
+        .get(app.filter_edit.label_cursor)
         .map(|c| c.id.clone())
         .unwrap_or_default();
     for (tag, set) in [
@@ -158,7 +158,7 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         .into_iter()
         .enumerate()
         .map(|(i, s)| {
-            let style = if i == app.filter_field {
+            let style = if i == app.filter_edit.field {
                 Style::default().fg(t.selection_fg).bg(t.selection_bg)
             } else {
                 Style::default().fg(t.fg)
@@ -174,7 +174,11 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             };
             Line::from(Span::styled(
                 s,
-                if i == app.filter_field { style } else { color },
+                if i == app.filter_edit.field {
+                    style
+                } else {
+                    color
+                },
             ))
         })
         .collect();
@@ -411,7 +415,7 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
         ]));
     }
     let note_line = if app.mode == crate::tui::state::Mode::Note {
-        format!("note: {}▏", app.note)
+        format!("note: {}▏", app.note.text)
     } else if note.is_empty() {
         format!("note: — ({} to write one)", key_of(Action::EditNote))
     } else {
@@ -661,7 +665,7 @@ pub fn run_summary(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         area,
         lines,
         "Run summary · j/k scroll · esc closes",
-        app.help_scroll,
+        app.overlay.scroll,
         t,
     );
 }

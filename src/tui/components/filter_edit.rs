@@ -1,0 +1,253 @@
+//! The filter editor (`f`): a cursor over the filter fields that edits the app's
+//! [`Filter`] — operator/depth bounds (arrows or typed digits), verdicts, label state,
+//! dataset and failure kinds, hand-label categories, judge, "passes in", closeness.
+
+use super::super::keymap::{Action, Context};
+use super::super::state::{ClosenessFilter, Filter, JudgeFilter, LabelFilter};
+use super::Effect;
+use crate::report::kinds::FailureKind;
+use crate::verify::VerdictKind;
+use std::collections::BTreeSet;
+
+/// Fields: lower, upper bound; six verdicts; label state; dataset kind; failure kind;
+/// categories any-of, none-of; judge; passes in; closeness.
+pub const FIELDS: usize = 2 + 6 + 1 + 1 + 6;
+
+/// What the editor needs to know about the loaded runs.
+#[derive(Clone, Debug, Default)]
+pub struct FilterEnv {
+    /// The largest bucket (operator count or depth) on the chart's axis.
+    pub max: usize,
+    /// Dataset kinds of the loaded runs, sorted.
+    pub kinds: Vec<String>,
+    /// Taxonomy category ids, in order.
+    pub categories: Vec<String>,
+    /// How many runs are loaded.
+    pub runs: usize,
+}
+
+/// The editor's state: the field under the cursor, a number being typed, and the
+/// category under the cursor in the label fields.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FilterEditor {
+    /// The field under the cursor (0..[`FIELDS`]).
+    pub field: usize,
+    /// Digits typed into a bound so far.
+    pub typed: Option<usize>,
+    /// The taxonomy category under the cursor in the any-of / none-of fields.
+    pub label_cursor: usize,
+}
+
+fn step<T: Clone + PartialEq>(choices: &[T], cur: &T, d: isize) -> T {
+    let n = choices.len() as isize;
+    let i = choices.iter().position(|c| c == cur).unwrap_or(0) as isize;
+    choices[(i + d).rem_euclid(n.max(1)) as usize].clone()
+}
+
+fn set_range(filter: &mut Filter, lo: usize, hi: usize, max: usize) {
+    filter.range = if lo == 0 && hi == max {
+        None
+    } else {
+        Some((lo, hi))
+    };
+}
+
+impl FilterEditor {
+    /// The keymap context whose bindings drive it.
+    pub const CONTEXT: Context = Context::Filter;
+
+    /// Opens where it was left, with no number half-typed.
+    pub fn open(&mut self) {
+        self.typed = None;
+    }
+
+    /// A digit (or `None` for delete) typed on a bound field; returns whether it was
+    /// taken (other fields leave digits to the keymap).
+    pub fn digit(&mut self, d: Option<u32>, filter: &mut Filter, env: &FilterEnv) -> bool {
+        if self.field >= 2 {
+            return false;
+        }
+        let typed = self.typed.unwrap_or(0);
+        let v = match d {
+            Some(d) => typed
+                .saturating_mul(10)
+                .saturating_add(d as usize)
+                .min(u16::MAX as usize),
+            None => typed / 10,
+        };
+        self.typed = Some(v);
+        let (lo, hi) = filter.range.unwrap_or((0, env.max));
+        let (lo, hi) = if self.field == 0 {
+            (v, hi.max(v))
+        } else {
+            (lo.min(v), v)
+        };
+        set_range(filter, lo, hi, env.max);
+        true
+    }
+
+    /// Handles an action of the filter context.
+    pub fn handle(&mut self, a: Action, filter: &mut Filter, env: &FilterEnv) -> Effect {
+        self.typed = None;
+        match a {
+            Action::PrevField => self.field = (self.field + FIELDS - 1) % FIELDS,
+            Action::NextField => self.field = (self.field + 1) % FIELDS,
+            Action::Decrease | Action::Increase => {
+                return self.change(if a == Action::Decrease { -1 } else { 1 }, filter, env);
+            }
+            Action::Toggle if matches!(self.field, 11 | 12) => {
+                if let Some(id) = env.categories.get(self.label_cursor) {
+                    let set = if self.field == 11 {
+                        &mut filter.label_any
+                    } else {
+                        &mut filter.label_none
+                    };
+                    if !set.remove(id) {
+                        set.insert(id.clone());
+                    }
+                    return Effect::Refilter;
+                }
+            }
+            Action::Toggle | Action::Confirm if (2..8).contains(&self.field) => {
+                let kind = u8::try_from(self.field - 2)
+                    .ok()
+                    .and_then(VerdictKind::from_index);
+                if let Some(v) = kind
+                    && !filter.verdicts.remove(&v)
+                {
+                    filter.verdicts.insert(v);
+                }
+                return Effect::Refilter;
+            }
+            Action::Back | Action::Confirm => return Effect::Close,
+            Action::ClearFilters => {
+                *filter = Filter::default();
+                return Effect::Refilter;
+            }
+            _ => {}
+        }
+        Effect::None
+    }
+
+    /// ←/→ on the field under the cursor.
+    fn change(&mut self, d: isize, filter: &mut Filter, env: &FilterEnv) -> Effect {
+        let max = env.max;
+        match self.field {
+            0 | 1 => {
+                let (lo, hi) = filter.range.unwrap_or((0, max));
+                let (lo, hi) = if self.field == 0 {
+                    ((lo as isize + d).clamp(0, hi as isize) as usize, hi)
+                } else {
+                    (
+                        lo,
+                        (hi as isize + d).clamp(lo as isize, max.max(lo) as isize) as usize,
+                    )
+                };
+                set_range(filter, lo, hi, max);
+            }
+            8 => {
+                filter.labels = match (filter.labels, d > 0) {
+                    (LabelFilter::Any, true) | (LabelFilter::Unlabelled, false) => {
+                        LabelFilter::Labelled
+                    }
+                    (LabelFilter::Labelled, true) | (LabelFilter::Any, false) => {
+                        LabelFilter::Unlabelled
+                    }
+                    _ => LabelFilter::Any,
+                };
+            }
+            9 => {
+                // Dataset kind: cycles through "any" and the kinds of the loaded runs.
+                let choices: Vec<Option<&String>> = std::iter::once(None)
+                    .chain(env.kinds.iter().map(Some))
+                    .collect();
+                let cur = filter.kinds.iter().next();
+                filter.kinds = match step(&choices, &cur, d) {
+                    Some(k) => [k.clone()].into(),
+                    None => BTreeSet::new(),
+                };
+            }
+            10 => {
+                let kinds: Vec<Option<FailureKind>> = std::iter::once(None)
+                    .chain(FailureKind::ALL.into_iter().map(Some))
+                    .collect();
+                filter.failure = step(&kinds, &filter.failure, d);
+            }
+            11 | 12 => {
+                // ←/→ move the cursor over the taxonomy; space ticks the category.
+                let n = env.categories.len().max(1) as isize;
+                self.label_cursor = (self.label_cursor as isize + d).rem_euclid(n) as usize;
+                return Effect::None;
+            }
+            13 => filter.judge = step(&JudgeFilter::ALL, &filter.judge, d),
+            14 => {
+                let runs: Vec<Option<usize>> = std::iter::once(None)
+                    .chain((0..env.runs).map(Some))
+                    .collect();
+                filter.passes_in = step(&runs, &filter.passes_in, d);
+            }
+            15 => filter.closeness = step(&ClosenessFilter::ALL, &filter.closeness, d),
+            _ => return Effect::None,
+        }
+        Effect::Refilter
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env() -> FilterEnv {
+        FilterEnv {
+            max: 20,
+            kinds: vec!["fol".into(), "pl".into()],
+            categories: vec!["incomplete".into(), "off-format".into()],
+            runs: 2,
+        }
+    }
+
+    #[test]
+    fn bounds_by_arrow_and_digits_and_the_other_fields() {
+        let (mut e, mut f, env) = (FilterEditor::default(), Filter::default(), env());
+        assert_eq!(e.handle(Action::Increase, &mut f, &env), Effect::Refilter);
+        assert_eq!(f.range, Some((1, 20)));
+        assert!(e.digit(Some(1), &mut f, &env) && e.digit(Some(2), &mut f, &env));
+        assert_eq!(f.range, Some((12, 20)));
+        e.digit(None, &mut f, &env);
+        assert_eq!(f.range, Some((1, 20)));
+        e.handle(Action::NextField, &mut f, &env);
+        e.digit(Some(0), &mut f, &env);
+        assert_eq!(f.range, Some((0, 0)));
+        // A verdict field toggles with space or enter.
+        e.field = 2;
+        assert!(!e.digit(Some(3), &mut f, &env), "digits go to bounds only");
+        e.handle(Action::Toggle, &mut f, &env);
+        assert_eq!(f.verdicts.len(), 1);
+        e.handle(Action::Confirm, &mut f, &env);
+        assert!(f.verdicts.is_empty());
+        // Dataset kind cycles any → fol → pl → any.
+        e.field = 9;
+        e.handle(Action::Increase, &mut f, &env);
+        assert_eq!(f.kinds, ["fol".to_string()].into());
+        e.handle(Action::Increase, &mut f, &env);
+        e.handle(Action::Increase, &mut f, &env);
+        assert!(f.kinds.is_empty());
+        // Category fields: arrows move the cursor, space ticks.
+        e.field = 12;
+        assert_eq!(e.handle(Action::Increase, &mut f, &env), Effect::None);
+        e.handle(Action::Toggle, &mut f, &env);
+        assert_eq!(f.label_none, ["off-format".to_string()].into());
+        e.field = 14;
+        e.handle(Action::Decrease, &mut f, &env);
+        assert_eq!(f.passes_in, Some(1));
+        assert_eq!(
+            e.handle(Action::ClearFilters, &mut f, &env),
+            Effect::Refilter
+        );
+        assert_eq!(f, Filter::default());
+        e.field = 0;
+        assert_eq!(e.handle(Action::Confirm, &mut f, &env), Effect::Close);
+        e.handle(Action::PrevField, &mut f, &env);
+        assert_eq!(e.field, FIELDS - 1);
+    }
+}

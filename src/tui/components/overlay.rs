@@ -1,0 +1,76 @@
+//! Overlays (help, compare, warnings, label counts, run summary): scrolling and closing.
+
+use super::super::keymap::{Action, Context};
+use super::Effect;
+
+/// An overlay's scroll position (the long ones scroll).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Overlay {
+    /// Rows scrolled.
+    pub scroll: u16,
+}
+
+impl Overlay {
+    /// The keymap context whose bindings drive it.
+    pub const CONTEXT: Context = Context::Overlay;
+    /// Farther than any overlay is long.
+    const MAX: i32 = 400;
+
+    /// Back at the top (when an overlay opens).
+    pub fn reset(&mut self) {
+        self.scroll = 0;
+    }
+
+    /// Handles an action; `scrolls` says whether this overlay is long enough to scroll.
+    /// The action that opened an overlay closes it too.
+    pub fn handle(&mut self, a: Action, scrolls: bool) -> Effect {
+        let step: i32 = match a {
+            Action::Up => -1,
+            Action::Down => 1,
+            Action::PageUp => -10,
+            Action::PageDown => 10,
+            Action::Top => -10_000,
+            Action::Bottom => 10_000,
+            _ => 0,
+        };
+        if scrolls && step != 0 {
+            self.scroll = (i32::from(self.scroll) + step).clamp(0, Self::MAX) as u16;
+            return Effect::None;
+        }
+        match a {
+            Action::Quit => Effect::Quit,
+            Action::Back
+            | Action::Help
+            | Action::Compare
+            | Action::Warnings
+            | Action::Open
+            | Action::LabelCounts
+            | Action::RunSummary => Effect::Close,
+            _ => Effect::None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scrolls_within_bounds_and_closes_on_its_own_key() {
+        let mut o = Overlay::default();
+        assert_eq!(o.handle(Action::Up, true), Effect::None);
+        assert_eq!(o.scroll, 0);
+        o.handle(Action::PageDown, true);
+        o.handle(Action::Down, true);
+        assert_eq!(o.scroll, 11);
+        o.handle(Action::Bottom, true);
+        assert_eq!(o.scroll, 400);
+        assert_eq!(
+            o.handle(Action::Down, false),
+            Effect::None,
+            "a short overlay ignores it"
+        );
+        assert_eq!(o.handle(Action::Compare, true), Effect::Close);
+        assert_eq!(o.handle(Action::Quit, true), Effect::Quit);
+    }
+}
