@@ -796,12 +796,18 @@ impl App {
 
     fn apply_search(&mut self, found: super::search::Found, query: String) {
         let keep = self.visible.get(self.sel).copied();
+        // A new ranked query selects its best match, as a fuzzy finder does; in
+        // dataset order (or when only the rows changed) the selection stays put.
+        let to_best = !found.scores.is_empty() && query != self.last_search;
         self.visible = found.rows;
         self.visible_scores = found.scores;
         self.last_search = query;
-        self.sel = keep
-            .and_then(|k| self.visible.iter().position(|v| *v == k))
-            .unwrap_or(0);
+        self.sel = if to_best {
+            0
+        } else {
+            keep.and_then(|k| self.visible.iter().position(|v| *v == k))
+                .unwrap_or(0)
+        };
         self.detail = None;
     }
 
