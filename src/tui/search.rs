@@ -107,13 +107,21 @@ impl Query {
         if self.is_empty() {
             return Some(0);
         }
-        // Skim scores each admitted window (plus a little context for its
-        // word-boundary bonus), so scoring costs the windows, not the whole field.
+        // Skim scores the tightest admitted window of each field (plus a little
+        // context for its word-boundary bonus): one call per field, costing the
+        // query's length rather than the field's.
         let mut best = None;
         for f in text.split(SEP) {
+            let bytes = f.as_bytes();
+            let mut tightest: Option<(usize, usize)> = None;
             let mut from = 0;
-            while let Some((a, b)) = self.window_at(f.as_bytes(), from) {
+            while let Some((a, b)) = self.window_at(bytes, from) {
                 from = a + 1;
+                if tightest.is_none_or(|(x, y)| b - a < y - x) {
+                    tightest = Some((a, b));
+                }
+            }
+            if let Some((a, b)) = tightest {
                 let lo = floor_char(f, a.saturating_sub(2));
                 let hi = ceil_char(f, (b + 2).min(f.len()));
                 best = best.max(self.skim.fuzzy_match(&f[lo..hi], &self.raw));
