@@ -931,3 +931,26 @@ fn clicks_select_the_row_drawn_under_the_pointer_after_scrolling() {
     let name = app.runs[app.run_sel].name();
     assert!(shown.contains(&name), "clicked {shown:?}, selected {name}");
 }
+
+/// `cargo run --release` opens the shipped runs: they load without warnings and the
+/// first screen is a real model's failure with its countermodel.
+#[test]
+fn the_shipped_sample_runs_load_cleanly_and_open_on_a_real_failure() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
+    let (mut app, t) = build_app(&opts(vec![root]));
+    assert!(app.warnings.is_empty(), "{:?}", app.warnings);
+    assert!(app.runs.len() >= 25, "{} runs", app.runs.len());
+    assert!(app.runs.iter().all(|r| !r.rows.is_empty()));
+    let (r, i) = app.selected().unwrap();
+    let run = &app.runs[r as usize];
+    assert!(!run.model().contains("perturb"), "{}", run.model());
+    assert_eq!(
+        run.rows[i as usize].verdict,
+        autoeval::verify::VerdictKind::NotEquivalent
+    );
+    let s = screen(&mut app, &t, 112, 40);
+    assert!(
+        s.contains("φ₀ is true, φ₁ is false") || s.contains("φ₀ is false, φ₁ is true"),
+        "{s}"
+    );
+}
