@@ -22,6 +22,36 @@ fn screen_of(app: &mut autoeval::tui::state::App) -> String {
         .to_string()
 }
 
+/// The last two rows (live status line, footer) with every number outside a style
+/// marker masked as `#` and trailing blanks dropped.
+fn status_rows(screen: &str) -> String {
+    let rows: Vec<&str> = screen.trim_end_matches('\n').lines().collect();
+    rows[rows.len().saturating_sub(2)..]
+        .iter()
+        .map(|row| {
+            let (mut out, mut in_marker, mut in_number) = (String::new(), false, false);
+            for c in row.chars() {
+                match c {
+                    '[' => in_marker = true,
+                    ']' => in_marker = false,
+                    _ => {}
+                }
+                if !in_marker && c.is_ascii_digit() {
+                    if !in_number {
+                        out.push('#');
+                    }
+                    in_number = true;
+                    continue;
+                }
+                in_number = false;
+                out.push(c);
+            }
+            out.trim_end().to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The server's port and the temp directory change from run to run.
 fn redact(s: &str) -> String {
     s.replace(
@@ -193,6 +223,24 @@ fn live_run_pause_resume_cancel_and_errors() {
         "paused: nothing new starts"
     );
     assert!(app.live.as_ref().unwrap().header().starts_with("paused"));
+    // The full-width status line and the footer of a paused run, at every size, as text
+    // and with styles; the counts and rates change from run to run and are masked.
+    let (t, _) = autoeval::tui::theme::Theme::load("default");
+    for (w, h) in screens::SIZES {
+        let plain = redact(&screens::screen(&mut app, &t, w, h));
+        let styled = redact(&screens::styled(&mut app, &t, w, h));
+        // At 80 columns the rate, tokens and cost give way; how many depends on the
+        // numbers, so that size is checked for what must stay rather than snapshotted.
+        if w < 100 {
+            let rows = status_rows(&plain);
+            for part in ["paused (p resumes) · #/# · pass #%", "# errors"] {
+                assert!(rows.contains(part), "{part} missing at {w}×{h}:\n{rows}");
+            }
+            continue;
+        }
+        insta::assert_snapshot!(format!("status_line_{w}x{h}"), status_rows(&plain));
+        insta::assert_snapshot!(format!("styled_status_line_{w}x{h}"), status_rows(&styled));
+    }
 
     app.press("p").unwrap();
     wait_until(&mut app, "progress after resume", |a| {

@@ -538,8 +538,15 @@ impl Live {
         let _ = self.cancel_tx.send(true);
     }
 
-    /// The header line.
+    /// The status line: state, progress, pass rate, ETA, errors, rate, tokens, cost.
     pub fn header(&self) -> String {
+        self.header_for(usize::MAX)
+    }
+
+    /// The status line in at most `width` columns: the least telling parts (cost,
+    /// tokens, request rate, then ETA) are left out first, so state, progress, pass
+    /// rate and errors are always there.
+    pub fn header_for(&self, width: usize) -> String {
         let secs = self.started.elapsed().as_secs_f64().max(1e-3);
         let rate = self.done as f64 / secs;
         let eta = if rate > 0.0 && self.todo > self.done {
@@ -553,21 +560,52 @@ impl Live {
             (None, true) => "paused (p resumes)".into(),
             (None, false) => "live (p pause, C cancel)".into(),
         };
-        format!(
-            "{state} · {}/{} · pass {:.0}% · {} tok · {} · {:.1} req/s · ETA {eta} · {} errors",
-            self.done,
-            self.todo,
-            if self.done > 0 {
-                100.0 * self.pass as f64 / self.done as f64
-            } else {
-                0.0
-            },
-            self.tokens,
-            self.cost
-                .map_or_else(|| "cost n/a".into(), |c| format!("${c:.4}")),
-            self.calls as f64 / secs,
-            self.errors
-        )
+        let pass = if self.done > 0 {
+            100.0 * self.pass as f64 / self.done as f64
+        } else {
+            0.0
+        };
+        // (text, priority: lower is dropped first)
+        let parts: [(String, u8); 8] = [
+            (state, 9),
+            (format!("{}/{}", self.done, self.todo), 8),
+            (format!("pass {pass:.0}%"), 7),
+            (format!("{} tok", self.tokens), 2),
+            (
+                self.cost
+                    .map_or_else(|| "cost n/a".into(), |c| format!("${c:.4}")),
+                1,
+            ),
+            (format!("{:.1} req/s", self.calls as f64 / secs), 3),
+            (format!("ETA {eta}"), 5),
+            (format!("{} errors", self.errors), 6),
+        ];
+        let mut keep = [true; 8];
+        let len = |keep: &[bool; 8]| {
+            let shown: Vec<usize> = (0..8).filter(|&i| keep[i]).collect();
+            shown
+                .iter()
+                .map(|&i| super::ui::text::width(&parts[i].0))
+                .sum::<usize>()
+                + 3 * shown.len().saturating_sub(1)
+        };
+        for p in 1..=7 {
+            if len(&keep) <= width {
+                break;
+            }
+            for (i, (_, prio)) in parts.iter().enumerate() {
+                if *prio == p {
+                    keep[i] = false;
+                }
+            }
+        }
+        parts
+            .iter()
+            .zip(keep)
+            .filter(|(_, k)| *k)
+            .map(|((t, _), _)| t.as_str())
+            .collect::<Vec<_>>()
+            .join(" · ")
     }
 }
 

@@ -134,7 +134,7 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
     panes::samples(f, mid[0], app, t);
     detail::draw(f, mid[1], app, t);
     if let Some(l) = &app.live {
-        let mut text = l.header();
+        let mut text = l.header_for(usize::from(rows[2].width));
         if let Some(w) = &l.last_warning {
             text.push_str(" · ");
             text.push_str(w);
