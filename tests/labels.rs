@@ -277,7 +277,7 @@ fn suggestion_key_says_when_there_is_nothing_to_suggest() {
             .iter()
             .position(|(r, i)| &*app.runs[*r as usize].rows[*i as usize].id == id)
             .unwrap();
-        app.sel = k;
+        app.sample_list.sel = k;
         app.detail = None;
     };
     // Sample 0 passed: φ₁ = φ₀, the diff has nothing to map to a category.

@@ -197,9 +197,9 @@ fn live_run_pause_resume_cancel_and_errors() {
         "its samples are listed as they finish"
     );
     // Keys still work while requests are in flight (latency is measured in benches/tui.rs).
-    let before = app.sel;
+    let before = app.sample_list.sel;
     app.press("j").unwrap();
-    assert_eq!(app.sel, (before + 1).min(app.visible.len() - 1));
+    assert_eq!(app.sample_list.sel, (before + 1).min(app.visible.len() - 1));
 
     app.press("p").unwrap();
     assert!(app.live.as_ref().unwrap().paused);

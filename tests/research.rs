@@ -451,7 +451,7 @@ fn overview_highlights_the_changed_subformula_and_lists_true_atoms() {
                 && run.rows[i as usize].verdict == autoeval::verify::VerdictKind::NotEquivalent
         })
         .unwrap();
-    app.sel = k;
+    app.sample_list.sel = k;
     app.detail = None;
     app.ensure_detail();
     let d = app.detail.as_ref().unwrap();
@@ -572,7 +572,7 @@ fn compare_shows_runs_side_by_side_with_a_phi1_diff() {
     // A sample of a whose φ₀ got a different φ₁ in b.
     let k = (0..app.visible.len())
         .find(|&k| {
-            app.sel = k;
+            app.sample_list.sel = k;
             let (r, _) = app.visible[k];
             r == 0 && {
                 let v = app.compare_view();
@@ -583,7 +583,7 @@ fn compare_shows_runs_side_by_side_with_a_phi1_diff() {
             }
         })
         .unwrap();
-    app.sel = k;
+    app.sample_list.sel = k;
     keys(&mut app, &["c"]);
     assert_eq!(app.mode, autoeval::tui::state::Mode::Compare);
     let v = app.compare.clone().unwrap();

@@ -906,7 +906,7 @@ fn clicks_select_the_row_drawn_under_the_pointer_after_scrolling() {
     }
     keys(&mut app, &["k", "k", "k"]);
     let (a, buf) = frame(&mut app);
-    assert!(app.sample_offset.get() > 0, "the list scrolled");
+    assert!(app.sample_list.offset.get() > 0, "the list scrolled");
     let y = a.samples.y + 3;
     let shown_id = row_text(&buf, a.samples, y)
         .split_whitespace()
@@ -924,11 +924,11 @@ fn clicks_select_the_row_drawn_under_the_pointer_after_scrolling() {
         let _ = frame(&mut app);
     }
     let (a, buf) = frame(&mut app);
-    assert!(app.run_offset.get() > 0, "the run list scrolled");
+    assert!(app.run_list.offset.get() > 0, "the run list scrolled");
     let y = a.runs.y + 1;
     let shown = row_text(&buf, a.runs, y);
     autoeval::tui::mouse(&mut app, &a, click(a.runs.x + 2, y));
-    let name = app.runs[app.run_sel].name();
+    let name = app.runs[app.run_list.sel].name();
     assert!(shown.contains(&name), "clicked {shown:?}, selected {name}");
 }
 

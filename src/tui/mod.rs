@@ -185,16 +185,14 @@ pub fn mouse(app: &mut App, areas: &ui::Areas, m: ratatui::crossterm::event::Mou
                 app.focus = Pane::Samples;
                 // Row 0 is the border, row 1 the column header.
                 let line = (y.saturating_sub(areas.samples.y + 2)) as usize;
-                let k = app.sample_offset.get() + line;
-                if y >= areas.samples.y + 2 && k < app.visible.len() {
-                    app.sel = k;
+                if y >= areas.samples.y + 2 && app.sample_list.click(line, app.visible.len()) {
                     app.detail = None;
                 }
             } else if inside(areas.runs, x, y) {
                 app.focus = Pane::Runs;
-                let k = app.run_offset.get() + y.saturating_sub(areas.runs.y + 1) as usize;
-                if y > areas.runs.y && k < app.runs.len() {
-                    app.run_sel = k;
+                let line = y.saturating_sub(areas.runs.y + 1) as usize;
+                if y > areas.runs.y {
+                    app.run_list.click(line, app.runs.len());
                 }
             } else if inside(areas.detail, x, y) {
                 app.focus = Pane::Detail;

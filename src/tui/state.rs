@@ -82,34 +82,7 @@ pub enum Mode {
     RunSummary,
 }
 
-/// A list's first shown row, kept between frames as ratatui's `TableState` keeps its
-/// offset: a frame moves it only as far as the selection needs, and a mouse click reads
-/// the offset of the frame the user clicked on. A `Cell`, because drawing takes `&App`.
-#[derive(Debug, Default)]
-pub struct ListOffset(std::cell::Cell<usize>);
-
-impl ListOffset {
-    /// The offset that shows `sel` in `h` rows of a `len`-row list, moved as little as
-    /// possible from the last frame's (and never leaving blank rows below a shrunk list).
-    pub fn place(&self, sel: usize, len: usize, h: usize) -> usize {
-        let mut off = self.0.get();
-        if h > 0 {
-            if sel < off {
-                off = sel;
-            } else if sel >= off + h {
-                off = sel + 1 - h;
-            }
-            off = off.min(len.saturating_sub(h));
-        }
-        self.0.set(off);
-        off
-    }
-
-    /// The last frame's offset.
-    pub fn get(&self) -> usize {
-        self.0.get()
-    }
-}
+pub use super::components::list::{ListCursor, ListOffset};
 
 /// The start-up status: where to find every key (the footer drops it when its own
 /// hints already show `?`).
@@ -457,10 +430,10 @@ pub struct App {
     base: std::sync::Arc<Vec<(u32, u32)>>,
     /// Rows shown: (run, row).
     pub visible: Vec<(u32, u32)>,
-    /// Selected index into `visible`.
-    pub sel: usize,
-    /// Selected run in the run list.
-    pub run_sel: usize,
+    /// The sample list's selection (an index into `visible`) and scroll.
+    pub sample_list: ListCursor,
+    /// The run list's selection and scroll.
+    pub run_list: ListCursor,
     /// Focused pane.
     pub focus: Pane,
     /// Keyboard mode.
@@ -488,10 +461,6 @@ pub struct App {
     pub quit: bool,
     /// Rows of the sample list on screen (for paging), as the last frame laid them out.
     pub page: std::cell::Cell<usize>,
-    /// The sample list's first shown row (drawing and mouse clicks share it).
-    pub sample_offset: ListOffset,
-    /// The run list's first shown row.
-    pub run_offset: ListOffset,
     /// Scroll offset in the detail view.
     pub detail_scroll: u16,
     /// The furthest the detail can scroll, as the last frame wrapped it.
@@ -547,8 +516,8 @@ impl App {
             search: super::components::text_field::TextField::default(),
             base: Default::default(),
             visible: Vec::new(),
-            sel: 0,
-            run_sel: 0,
+            sample_list: ListCursor::default(),
+            run_list: ListCursor::default(),
             focus: Pane::Samples,
             mode: Mode::Normal,
             tab: Tab::Overview,
@@ -561,8 +530,6 @@ impl App {
             rescore: None,
             quit: false,
             page: std::cell::Cell::new(10),
-            sample_offset: ListOffset::default(),
-            run_offset: ListOffset::default(),
             detail_scroll: 0,
             detail_max_scroll: std::cell::Cell::new(u16::MAX),
             taxonomy: super::labels::Taxonomy::builtin(),
@@ -795,14 +762,14 @@ impl App {
     }
 
     fn apply_search(&mut self, found: super::search::Found, query: String) {
-        let keep = self.visible.get(self.sel).copied();
+        let keep = self.visible.get(self.sample_list.sel).copied();
         // A new ranked query selects its best match, as a fuzzy finder does; in
         // dataset order (or when only the rows changed) the selection stays put.
         let to_best = !found.scores.is_empty() && query != self.last_search;
         self.visible = found.rows;
         self.visible_scores = found.scores;
         self.last_search = query;
-        self.sel = if to_best {
+        self.sample_list.sel = if to_best {
             0
         } else {
             keep.and_then(|k| self.visible.iter().position(|v| *v == k))
@@ -837,14 +804,14 @@ impl App {
             .or_else(|| self.visible.iter().position(|v| failing(v) && real(v.0)))
             .or_else(|| self.visible.iter().position(failing));
         if let Some(i) = pick {
-            self.sel = i;
+            self.sample_list.sel = i;
             self.detail = None;
         }
     }
 
     /// The selected (run, row).
     pub fn selected(&self) -> Option<(u32, u32)> {
-        self.visible.get(self.sel).copied()
+        self.visible.get(self.sample_list.sel).copied()
     }
 
     /// Loads the detail of the selected sample if it is not cached.
@@ -908,16 +875,10 @@ impl App {
     fn move_sel(&mut self, delta: isize) {
         match self.focus {
             Pane::Runs => {
-                let n = self.runs.len();
-                if n > 0 {
-                    self.run_sel =
-                        (self.run_sel as isize + delta).clamp(0, n as isize - 1) as usize;
-                }
+                self.run_list.step(delta, self.runs.len());
             }
             Pane::Samples => {
-                let n = self.visible.len();
-                if n > 0 {
-                    self.sel = (self.sel as isize + delta).clamp(0, n as isize - 1) as usize;
+                if self.sample_list.step(delta, self.visible.len()) {
                     self.detail = None;
                 }
             }
@@ -1417,7 +1378,7 @@ impl App {
     }
 
     fn toggle_run(&mut self) {
-        let r = self.run_sel;
+        let r = self.run_list.sel;
         if self.filter.runs.is_empty() {
             self.filter.runs = (0..self.runs.len()).filter(|i| *i != r).collect();
         } else if !self.filter.runs.remove(&r) {
@@ -1481,7 +1442,7 @@ impl App {
     pub fn next_unlabelled(&mut self) {
         let n = self.visible.len();
         for step in 1..=n {
-            let k = (self.sel + step) % n;
+            let k = (self.sample_list.sel + step) % n;
             let (r, i) = self.visible[k];
             let run = &self.runs[r as usize];
             let labelled = run
@@ -1489,7 +1450,7 @@ impl App {
                 .get(&*run.rows[i as usize].id)
                 .is_some_and(|l| l.iter().any(|x| x.annotator == self.annotator));
             if !labelled {
-                self.sel = k;
+                self.sample_list.sel = k;
                 self.detail = None;
                 return;
             }
@@ -1555,7 +1516,7 @@ impl App {
                         if let Some(k) = self.visible.iter().position(|(rr, ii)| {
                             *rr as usize == r && *run.rows[*ii as usize].id == *id
                         }) {
-                            self.sel = k;
+                            self.sample_list.sel = k;
                             self.detail = None;
                         }
                         self.save_labels(cats, note);
@@ -1609,7 +1570,7 @@ impl App {
             return;
         }
         let ri = if self.focus == Pane::Runs {
-            Some(self.run_sel)
+            Some(self.run_list.sel)
         } else {
             self.selected().map(|(r, _)| r as usize)
         };
@@ -1868,7 +1829,7 @@ impl App {
         let ri = self
             .selected()
             .map(|(r, _)| r as usize)
-            .or((self.run_sel < self.runs.len()).then_some(self.run_sel))?;
+            .or((self.run_list.sel < self.runs.len()).then_some(self.run_list.sel))?;
         let run = self.runs.get(ri)?;
         let mut counts = crate::report::Counts::default();
         let mut kinds = [0usize; FailureKind::ALL.len()];
@@ -1931,7 +1892,7 @@ impl App {
             Action::Bottom => self.move_sel(isize::MAX / 2),
             Action::Open => match self.focus {
                 Pane::Runs => {
-                    self.filter.runs = [self.run_sel].into();
+                    self.filter.runs = [self.run_list.sel].into();
                     self.refilter();
                     self.focus = Pane::Samples;
                 }
@@ -2149,7 +2110,7 @@ impl App {
                 scores: Vec::new(),
             }
         };
-        let keep = self.visible.get(self.sel).copied();
+        let keep = self.visible.get(self.sample_list.sel).copied();
         let ranked = searching && self.ranked;
         let old = super::search::Found {
             rows: std::mem::take(&mut self.visible),
@@ -2161,7 +2122,7 @@ impl App {
         if let Some(k) = keep
             && let Some(p) = self.visible.iter().position(|v| *v == k)
         {
-            self.sel = p;
+            self.sample_list.sel = p;
         }
     }
 }

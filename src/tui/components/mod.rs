@@ -8,6 +8,7 @@
 
 pub mod chart_pick;
 pub mod filter_edit;
+pub mod list;
 pub mod overlay;
 pub mod text_field;
 

@@ -23,7 +23,10 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let inner = b.inner(area);
     f.render_widget(b, area);
     let h = inner.height as usize;
-    let off = app.run_offset.place(app.run_sel, app.runs.len(), h);
+    let off = app
+        .run_list
+        .offset
+        .place(app.run_list.sel, app.runs.len(), h);
     let w = inner.width as usize;
     // Columns: mark, name, model, samples, accuracy, status (dropped when narrow).
     let status_w = if w >= 70 { 9 } else { 0 };
@@ -49,7 +52,7 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             text.push_str(&clip(&r.status(), status_w));
         }
         let mut style = Style::default().fg(if shown { t.fg } else { t.muted });
-        if i == app.run_sel && app.focus == Pane::Runs {
+        if i == app.run_list.sel && app.focus == Pane::Runs {
             style = style.fg(t.selection_fg).bg(t.selection_bg);
         }
         lines.push(Line::from(Span::styled(clip(&text, w), style)));
@@ -97,7 +100,10 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             .fg(t.muted)
             .add_modifier(Modifier::UNDERLINED),
     ))];
-    let off = app.sample_offset.place(app.sel, app.visible.len(), h);
+    let off = app
+        .sample_list
+        .offset
+        .place(app.sample_list.sel, app.visible.len(), h);
     for (k, &(r, i)) in app.visible.iter().enumerate().skip(off).take(h) {
         let run = &app.runs[r as usize];
         let row = &run.rows[i as usize];
@@ -109,7 +115,7 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         } else {
             " "
         };
-        let selected = k == app.sel;
+        let selected = k == app.sample_list.sel;
         let base = if selected {
             Style::default()
                 .fg(t.selection_fg)
