@@ -166,10 +166,10 @@ fn tabs_tree_detail_and_compare() {
     assert!(!d.changes.is_empty(), "a failing sample has a diff");
     assert!(d.explain.iter().any(|l| l.split), "the split is marked");
     keys(&mut app, &["]"]);
-    assert_eq!(app.tab, Tab::Diff);
+    assert_eq!(app.detail_view.tab, Tab::Diff);
     keys(&mut app, &["[", "[", "t"]);
-    assert_eq!(app.tab, Tab::Raw);
-    assert!(app.tree);
+    assert_eq!(app.detail_view.tab, Tab::Raw);
+    assert!(app.detail_view.tree);
     keys(&mut app, &["c"]);
     assert_eq!(app.mode, Mode::Compare);
     assert_eq!(app.compare_rows().len(), 2, "the same φ₀ in the other run");
@@ -481,8 +481,8 @@ fn detail_scroll_stops_at_the_last_screenful_and_resets_per_sample() {
     }
     keys(&mut app, &["G"]);
     let s = screen(&mut app, &t, 80, 24);
-    let max = app.detail_max_scroll.get();
-    assert!(app.detail_scroll <= max);
+    let max = app.detail_view.max_scroll.get();
+    assert!(app.detail_view.scroll <= max);
     assert!(max < 200, "{max}");
     // The last screenful still shows text.
     let detail_text: String = s
@@ -497,7 +497,7 @@ fn detail_scroll_stops_at_the_last_screenful_and_resets_per_sample() {
     // Another sample starts at the top.
     keys(&mut app, &["shift-tab", "j"]);
     let _ = screen(&mut app, &t, 80, 24);
-    assert_eq!(app.detail_scroll, 0);
+    assert_eq!(app.detail_view.scroll, 0);
 }
 
 #[test]

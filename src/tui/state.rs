@@ -438,10 +438,8 @@ pub struct App {
     pub focus: Pane,
     /// Keyboard mode.
     pub mode: Mode,
-    /// Detail tab.
-    pub tab: Tab,
-    /// Show formulas as trees.
-    pub tree: bool,
+    /// The detail pane's tab, tree toggle and scroll.
+    pub detail_view: super::components::detail_view::DetailView,
     /// The filter editor (`f`).
     pub filter_edit: super::components::filter_edit::FilterEditor,
     /// The chart picker (`v`).
@@ -461,10 +459,6 @@ pub struct App {
     pub quit: bool,
     /// Rows of the sample list on screen (for paging), as the last frame laid them out.
     pub page: std::cell::Cell<usize>,
-    /// Scroll offset in the detail view.
-    pub detail_scroll: u16,
-    /// The furthest the detail can scroll, as the last frame wrapped it.
-    pub detail_max_scroll: std::cell::Cell<u16>,
     /// Label categories.
     pub taxonomy: super::labels::Taxonomy,
     /// Who labels.
@@ -520,8 +514,7 @@ impl App {
             run_list: ListCursor::default(),
             focus: Pane::Samples,
             mode: Mode::Normal,
-            tab: Tab::Overview,
-            tree: false,
+            detail_view: super::components::detail_view::DetailView::default(),
             filter_edit: super::components::filter_edit::FilterEditor::default(),
             chart_pick: super::components::chart_pick::ChartPick::default(),
             detail: None,
@@ -530,8 +523,6 @@ impl App {
             rescore: None,
             quit: false,
             page: std::cell::Cell::new(10),
-            detail_scroll: 0,
-            detail_max_scroll: std::cell::Cell::new(u16::MAX),
             taxonomy: super::labels::Taxonomy::builtin(),
             annotator: super::labels::annotator(None),
             note: super::components::text_field::TextField::default(),
@@ -868,8 +859,7 @@ impl App {
             explain: ex,
             highlight,
         });
-        self.detail_scroll = 0;
-        self.detail_max_scroll.set(u16::MAX);
+        self.detail_view.reset_scroll();
     }
 
     fn move_sel(&mut self, delta: isize) {
@@ -882,11 +872,7 @@ impl App {
                     self.detail = None;
                 }
             }
-            Pane::Detail => {
-                self.detail_scroll = (self.detail_scroll as isize + delta)
-                    .clamp(0, self.detail_max_scroll.get() as isize)
-                    as u16;
-            }
+            Pane::Detail => self.detail_view.scroll_by(delta),
         }
     }
 
@@ -1927,17 +1913,9 @@ impl App {
                 let d = if a == Action::NextPane { 1 } else { 2 };
                 self.focus = order[(i + d) % 3];
             }
-            Action::NextTab | Action::PrevTab => {
-                let i = Tab::ALL.iter().position(|t| *t == self.tab).unwrap_or(0);
-                let d = if a == Action::NextTab {
-                    1
-                } else {
-                    Tab::ALL.len() - 1
-                };
-                self.tab = Tab::ALL[(i + d) % Tab::ALL.len()];
-                self.detail_scroll = 0;
+            Action::NextTab | Action::PrevTab | Action::ToggleTree => {
+                self.detail_view.handle(a);
             }
-            Action::ToggleTree => self.tree = !self.tree,
             Action::Compare if self.selected().is_some() => {
                 self.compare = Some(self.compare_view());
                 self.mode = Mode::Compare;

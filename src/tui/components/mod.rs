@@ -7,6 +7,7 @@
 //! [`Context`]: super::keymap::Context
 
 pub mod chart_pick;
+pub mod detail_view;
 pub mod filter_edit;
 pub mod list;
 pub mod overlay;

@@ -55,7 +55,7 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
     let w = width.saturating_sub(1);
     // The smallest subformula holding every difference is highlighted in φ₀ and φ₁.
     let hl = d.highlight.as_ref();
-    match (&d.phi0, app.tree, hl) {
+    match (&d.phi0, app.detail_view.tree, hl) {
         (Some(e), true, _) => out.extend(formula::tree("φ₀", e, t)),
         (_, false, Some([(text, span), _])) => {
             out.extend(formula::lines_highlighted("φ₀ ", text, *span, w, t));
@@ -86,7 +86,7 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
         k += 1;
         out.push(Line::from(line));
     }
-    match (&d.phi1, app.tree) {
+    match (&d.phi1, app.detail_view.tree) {
         (Some(e), true) => out.extend(formula::tree("φ₁", e, t)),
         (Some(e), false) => match hl {
             Some([_, (text, span)]) => {
@@ -349,7 +349,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let tabs: Vec<String> = Tab::ALL
         .iter()
         .map(|x| {
-            if *x == app.tab {
+            if *x == app.detail_view.tab {
                 format!("[{}]", x.title())
             } else {
                 x.title().to_string()
@@ -363,7 +363,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let b = block(&title, app.focus == Pane::Detail, t);
     let inner = b.inner(area);
     let w = inner.width as usize;
-    let lines = match app.tab {
+    let lines = match app.detail_view.tab {
         Tab::Overview => overview(app, w, t),
         Tab::Diff => diff_lines(app, w, t),
         Tab::Countermodel => countermodel_tab(app, w, t),
@@ -377,10 +377,10 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let max = rows
         .saturating_sub(inner.height as usize)
         .min(u16::MAX as usize) as u16;
-    app.detail_max_scroll.set(max);
+    app.detail_view.max_scroll.set(max);
     let p = Paragraph::new(lines)
         .block(b)
         .wrap(Wrap { trim: false })
-        .scroll((app.detail_scroll.min(max), 0));
+        .scroll((app.detail_view.scroll.min(max), 0));
     f.render_widget(p, area);
 }

@@ -1,0 +1,88 @@
+//! The detail pane's view state: which tab, formulas as trees or lines, and the scroll
+//! (bounded by how far the last frame's wrapped text reaches).
+
+use super::super::keymap::Action;
+use super::super::state::Tab;
+use std::cell::Cell;
+
+/// The detail pane's tab, tree toggle and scroll.
+#[derive(Debug)]
+pub struct DetailView {
+    /// The tab shown.
+    pub tab: Tab,
+    /// Formulas drawn as indented trees.
+    pub tree: bool,
+    /// Rows scrolled.
+    pub scroll: u16,
+    /// The furthest it can scroll, as the last frame wrapped the text.
+    pub max_scroll: Cell<u16>,
+}
+
+impl Default for DetailView {
+    fn default() -> Self {
+        DetailView {
+            tab: Tab::Overview,
+            tree: false,
+            scroll: 0,
+            max_scroll: Cell::new(u16::MAX),
+        }
+    }
+}
+
+impl DetailView {
+    /// A new sample: back to the top (its length is not known until drawn).
+    pub fn reset_scroll(&mut self) {
+        self.scroll = 0;
+        self.max_scroll.set(u16::MAX);
+    }
+
+    /// Scrolls by `delta` rows within what the last frame showed.
+    pub fn scroll_by(&mut self, delta: isize) {
+        self.scroll =
+            (self.scroll as isize + delta).clamp(0, self.max_scroll.get() as isize) as u16;
+    }
+
+    /// Handles the tab and tree actions; returns whether it took the action.
+    pub fn handle(&mut self, a: Action) -> bool {
+        match a {
+            Action::NextTab | Action::PrevTab => {
+                let n = Tab::ALL.len();
+                let i = Tab::ALL.iter().position(|t| *t == self.tab).unwrap_or(0);
+                let d = if a == Action::NextTab { 1 } else { n - 1 };
+                self.tab = Tab::ALL[(i + d) % n];
+                // Each tab starts at its top: an offset from another tab means nothing.
+                self.scroll = 0;
+                true
+            }
+            Action::ToggleTree => {
+                self.tree = !self.tree;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tabs_cycle_and_reset_the_scroll_which_stays_in_bounds() {
+        let mut d = DetailView::default();
+        d.max_scroll.set(5);
+        d.scroll_by(100);
+        assert_eq!(d.scroll, 5);
+        assert!(d.handle(Action::PrevTab));
+        assert_eq!((d.tab, d.scroll), (Tab::Raw, 0));
+        d.handle(Action::NextTab);
+        assert_eq!(d.tab, Tab::Overview);
+        d.scroll_by(-3);
+        assert_eq!(d.scroll, 0);
+        assert!(d.handle(Action::ToggleTree) && d.tree);
+        assert!(!d.handle(Action::Up));
+        d.scroll = 4;
+        d.reset_scroll();
+        assert_eq!((d.scroll, d.max_scroll.get()), (0, u16::MAX));
+    }
+}
