@@ -124,7 +124,7 @@ fn fuzzy_search_narrows_and_esc_clears() {
     assert!(app.visible.len() >= n, "deleting widens");
     keys(&mut app, &["enter"]);
     assert_eq!(app.mode, Mode::Normal);
-    assert_eq!(app.search.text, "p1");
+    assert_eq!(app.search.field.text, "p1");
     keys(&mut app, &["esc"]);
     assert_eq!(app.visible.len(), 42);
 }
@@ -538,12 +538,12 @@ fn typing_a_query_finds_what_pasting_it_finds() {
         }
         keys(&mut typed, &["enter"]);
         let (mut pasted, _) = build_app(&opts(vec![d.clone()]));
-        pasted.search.text = q.into();
+        pasted.search.field.text = q.into();
         pasted.research();
         assert_eq!(typed.visible, pasted.visible, "query {q:?}");
     }
     let (mut app, _) = build_app(&opts(vec![d]));
-    app.search.text = "p12".into();
+    app.search.field.text = "p12".into();
     app.research();
     assert!(
         app.visible
@@ -726,7 +726,7 @@ fn background_search_never_blocks_and_keeps_only_the_newest_result() {
     let want = sync_app.visible.clone();
     assert!(!want.is_empty());
     let (mut app, t) = app();
-    app.search_sync_limit = 0;
+    app.search.sync_limit = 0;
     keys(&mut app, &["/", "p", "1", "2", "∧"]);
     assert!(app.search_pending(), "the search went to the worker");
     assert!(screen(&mut app, &t, 120, 30).contains("searching…"));
@@ -801,7 +801,7 @@ fn styled_snapshots_of_the_main_screen_in_each_built_in_theme() {
 fn search_ranks_best_match_first_and_the_order_toggles_back() {
     let (mut app, t) = app();
     keys(&mut app, &["/", "p", "1", "0"]);
-    assert!(app.ranked);
+    assert!(app.search.ranked);
     let ranked = app.visible.clone();
     let q = autoeval::tui::search::Query::new("p10");
     let score = |(r, i): (u32, u32)| {
@@ -815,7 +815,7 @@ fn search_ranks_best_match_first_and_the_order_toggles_back() {
         "the fixture has better and worse matches"
     );
     keys(&mut app, &["ctrl-o"]);
-    assert!(!app.ranked);
+    assert!(!app.search.ranked);
     assert!(screen(&mut app, &t, 120, 30).contains("dataset order"));
     let plain = app.visible.clone();
     assert!(plain.windows(2).all(|w| w[0] < w[1]), "dataset order");
@@ -825,7 +825,7 @@ fn search_ranks_best_match_first_and_the_order_toggles_back() {
     assert_ne!(ranked, plain);
     // Typing on narrows in the chosen order; `o` while browsing toggles back.
     keys(&mut app, &["∨", "enter", "o"]);
-    assert!(app.ranked);
+    assert!(app.search.ranked);
     let narrowed: Vec<i64> = {
         let q = autoeval::tui::search::Query::new("p10∨");
         app.visible

@@ -410,22 +410,8 @@ pub struct App {
     pub by: By,
     /// Filters.
     pub filter: Filter,
-    /// The search query being typed.
-    pub search: super::components::text_field::TextField,
-    /// The query the current results were computed for.
-    last_search: String,
-    /// Bumped by every search; a background result must carry the latest.
-    search_generation: u64,
-    /// The background search being waited for: (generation, query).
-    pending_search: Option<(u64, String)>,
-    /// Search results best match first (else dataset order).
-    pub ranked: bool,
-    /// Each shown row's score while a ranked search is on (else empty).
-    visible_scores: Vec<i64>,
-    /// Runs large searches (started on first use).
-    search_worker: Option<super::search::Worker>,
-    /// Searches over at most this many rows run at once on the UI thread.
-    pub search_sync_limit: usize,
+    /// The search box: the query and the searches' bookkeeping.
+    pub search: super::components::search_box::SearchBox,
     /// Rows passing the filters (before search).
     base: std::sync::Arc<Vec<(u32, u32)>>,
     /// Rows shown: (run, row).
@@ -497,17 +483,10 @@ impl App {
             summary: None,
             runs,
             passing_elsewhere: std::collections::HashSet::new(),
-            last_search: String::new(),
-            search_generation: 0,
-            pending_search: None,
-            ranked: true,
-            visible_scores: Vec::new(),
-            search_worker: None,
-            search_sync_limit: 10_000,
             keymap,
             by: By::Operators,
             filter: Filter::default(),
-            search: super::components::text_field::TextField::default(),
+            search: super::components::search_box::SearchBox::default(),
             base: Default::default(),
             visible: Vec::new(),
             sample_list: ListCursor::default(),
@@ -599,7 +578,7 @@ impl App {
             base.extend(kept.into_iter().map(|i| (ri as u32, i)));
         }
         self.base = std::sync::Arc::new(base);
-        self.last_search.clear();
+        self.search.last.clear();
         self.research();
     }
 
@@ -609,16 +588,14 @@ impl App {
     /// keeps its last results until [`App::poll_search`] brings the new ones, so typing
     /// never waits for a search, and a result overtaken by newer typing is dropped.
     pub fn research(&mut self) {
-        self.search_generation += 1;
-        let narrowed =
-            !self.last_search.is_empty() && self.search.text.starts_with(&self.last_search);
+        let (_, narrowed) = self.search.begin();
         let pool: std::sync::Arc<Vec<(u32, u32)>> = if narrowed {
             std::sync::Arc::new(self.visible.clone())
         } else {
             self.base.clone()
         };
-        if self.search.text.trim().is_empty() {
-            self.pending_search = None;
+        if self.search.field.text.trim().is_empty() {
+            self.search.pending = None;
             self.apply_search(
                 super::search::Found {
                     rows: pool.to_vec(),
@@ -629,13 +606,14 @@ impl App {
             return;
         }
         let job = self.search_job(pool);
-        if job.pool.len() <= self.search_sync_limit {
-            self.pending_search = None;
+        if job.pool.len() <= self.search.sync_limit {
+            self.search.pending = None;
             let found = super::search::run_job(&job);
             self.apply_search(found, job.query);
         } else {
-            self.pending_search = Some((job.generation, job.query.clone()));
-            self.search_worker
+            self.search.pending = Some((job.generation, job.query.clone()));
+            self.search
+                .worker
                 .get_or_insert_with(super::search::Worker::start)
                 .submit(job);
         }
@@ -683,7 +661,7 @@ impl App {
     /// The current query over `pool`, with snapshots of the texts and the rows that
     /// match through a hand label or note (labels are few and live here).
     fn search_job(&self, pool: std::sync::Arc<Vec<(u32, u32)>>) -> super::search::Job {
-        let q = Query::new(&self.search.text);
+        let q = Query::new(&self.search.field.text);
         let mut by_label = std::collections::HashSet::new();
         for &(r, i) in pool.iter() {
             let run = &self.runs[r as usize];
@@ -700,8 +678,8 @@ impl App {
             }
         }
         super::search::Job {
-            generation: self.search_generation,
-            query: self.search.text.clone(),
+            generation: self.search.generation,
+            query: self.search.field.text.clone(),
             pool,
             text_of: self
                 .runs
@@ -710,26 +688,25 @@ impl App {
                 .collect(),
             stores: self.runs.iter().map(|r| r.texts.clone()).collect(),
             by_label,
-            ranked: self.ranked,
+            ranked: self.search.ranked,
         }
     }
 
     /// Search results: best match first ↔ dataset order.
     fn toggle_order(&mut self) {
-        self.ranked = !self.ranked;
-        self.status = if self.ranked {
+        self.search.toggle_order();
+        self.status = if self.search.ranked {
             "search results: best match first".into()
         } else {
             "search results: dataset order".into()
         };
         // Re-run from the filtered list: the old results are in the other order.
-        self.last_search.clear();
         self.research();
     }
 
     /// Whether a search is running on the worker.
     pub fn search_pending(&self) -> bool {
-        self.pending_search.is_some()
+        self.search.pending.is_some()
     }
 
     /// Takes a finished background search if there is one; returns whether the list
@@ -737,14 +714,12 @@ impl App {
     pub fn poll_search(&mut self) -> bool {
         let mut changed = false;
         while let Some((generation, found)) = self
-            .search_worker
+            .search
+            .worker
             .as_ref()
             .and_then(super::search::Worker::poll)
         {
-            if let Some((want, query)) = self.pending_search.clone()
-                && want == generation
-            {
-                self.pending_search = None;
+            if let Some(query) = self.search.take_if_awaited(generation) {
                 self.apply_search(found, query);
                 changed = true;
             }
@@ -756,10 +731,10 @@ impl App {
         let keep = self.visible.get(self.sample_list.sel).copied();
         // A new ranked query selects its best match, as a fuzzy finder does; in
         // dataset order (or when only the rows changed) the selection stays put.
-        let to_best = !found.scores.is_empty() && query != self.last_search;
+        let to_best = !found.scores.is_empty() && query != self.search.last;
         self.visible = found.rows;
-        self.visible_scores = found.scores;
-        self.last_search = query;
+        self.search.scores = found.scores;
+        self.search.last = query;
         self.sample_list.sel = if to_best {
             0
         } else {
@@ -1170,10 +1145,10 @@ impl App {
         if self.filter.closeness != ClosenessFilter::Any {
             parts.push(self.filter.closeness.name().to_string());
         }
-        if !self.search.text.is_empty() {
-            parts.push(format!("/{}", self.search.text));
+        if !self.search.field.text.is_empty() {
+            parts.push(format!("/{}", self.search.field.text));
         }
-        if self.pending_search.is_some() {
+        if self.search.pending.is_some() {
             parts.push("searching…".into());
         }
         if let Some((done, all)) = self.loading() {
@@ -1265,7 +1240,9 @@ impl App {
     fn type_char(&mut self, ctx: Context, c: char) {
         use super::components::text_field::TextEffect;
         match ctx {
-            Context::Search if self.search.type_char(c) == TextEffect::Edited => self.research(),
+            Context::Search if self.search.field.type_char(c) == TextEffect::Edited => {
+                self.research();
+            }
             Context::Note => {
                 self.note.type_char(c);
             }
@@ -1284,7 +1261,7 @@ impl App {
             self.toggle_order();
             return;
         }
-        match self.search.handle(a) {
+        match self.search.field.handle(a) {
             TextEffect::Edited => self.research(),
             TextEffect::Confirm => self.mode = Mode::Normal,
             TextEffect::Cancel => {
@@ -1888,8 +1865,8 @@ impl App {
             Action::Back => {
                 if self.focus == Pane::Detail {
                     self.focus = Pane::Samples;
-                } else if !self.search.text.is_empty() {
-                    self.search.text.clear();
+                } else if !self.search.field.text.is_empty() {
+                    self.search.field.text.clear();
                     self.research();
                 }
             }
@@ -1904,7 +1881,7 @@ impl App {
             }
             Action::ClearFilters => {
                 self.filter = Filter::default();
-                self.search.text.clear();
+                self.search.field.text.clear();
                 self.refilter();
             }
             Action::NextPane | Action::PrevPane => {
@@ -2049,7 +2026,7 @@ impl App {
         }
         let appended = only_appends
             && self.filter.passes_in.is_none()
-            && self.pending_search.is_none()
+            && self.search.pending.is_none()
             && before
                 .iter()
                 .zip(&self.runs)
@@ -2079,7 +2056,7 @@ impl App {
         // Lists are in (run, row) order, as a full refilter makes them: merge.
         let base = super::search::merge_by(&self.base, &new, |a, b| a <= b);
         self.base = std::sync::Arc::new(base);
-        let searching = !self.search.text.trim().is_empty();
+        let searching = !self.search.field.text.trim().is_empty();
         let shown = if searching {
             super::search::run_job(&self.search_job(std::sync::Arc::new(new)))
         } else {
@@ -2089,14 +2066,14 @@ impl App {
             }
         };
         let keep = self.visible.get(self.sample_list.sel).copied();
-        let ranked = searching && self.ranked;
+        let ranked = searching && self.search.ranked;
         let old = super::search::Found {
             rows: std::mem::take(&mut self.visible),
-            scores: std::mem::take(&mut self.visible_scores),
+            scores: std::mem::take(&mut self.search.scores),
         };
         let merged = old.merge(shown, ranked);
         self.visible = merged.rows;
-        self.visible_scores = merged.scores;
+        self.search.scores = merged.scores;
         if let Some(k) = keep
             && let Some(p) = self.visible.iter().position(|v| *v == k)
         {

@@ -11,6 +11,7 @@ pub mod detail_view;
 pub mod filter_edit;
 pub mod list;
 pub mod overlay;
+pub mod search_box;
 pub mod text_field;
 
 /// What a component asks of the app after an action.

@@ -65,7 +65,7 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
     let r1 = rec.rounds.first();
     let psi = r1.and_then(|r| r.psi.clone()).unwrap_or_else(|| "—".into());
     // ψ keeps its own line breaks; characters the search matched are highlighted.
-    let hits = crate::tui::search::Query::new(&app.search.text).positions(&psi);
+    let hits = crate::tui::search::Query::new(&app.search.field.text).positions(&psi);
     let mut k = 0;
     for (n, text) in psi.split('\n').enumerate() {
         let mut line = vec![Span::styled(

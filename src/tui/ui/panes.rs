@@ -72,7 +72,7 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         format!(
             "Samples {} · search: {}▏",
             app.filter_summary(),
-            app.search.text
+            app.search.field.text
         )
     } else {
         format!("Samples {}", app.filter_summary())
