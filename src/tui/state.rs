@@ -449,10 +449,8 @@ pub struct App {
     pub taxonomy: super::labels::Taxonomy,
     /// Who labels.
     pub annotator: String,
-    /// The note being typed in label mode.
-    pub note: super::components::text_field::TextField,
-    /// Earlier states for undo: (run, sample id, categories, note).
-    undo: Vec<(usize, String, Vec<String>, String)>,
+    /// Label mode's panel: the note being typed and the undo history.
+    pub labelling: super::components::label_panel::LabelPanel,
     /// Size of each run's labels.jsonl when last read (to notice other writers).
     label_sizes: Vec<u64>,
     /// The new-run form while it is open.
@@ -504,8 +502,7 @@ impl App {
             page: std::cell::Cell::new(10),
             taxonomy: super::labels::Taxonomy::builtin(),
             annotator: super::labels::annotator(None),
-            note: super::components::text_field::TextField::default(),
-            undo: Vec::new(),
+            labelling: super::components::label_panel::LabelPanel::default(),
             label_sizes: Vec::new(),
             form: None,
             live: None,
@@ -1244,7 +1241,7 @@ impl App {
                 self.research();
             }
             Context::Note => {
-                self.note.type_char(c);
+                self.labelling.note.type_char(c);
             }
             Context::Form => {
                 if let Some(form) = self.form.as_mut() {
@@ -1275,10 +1272,10 @@ impl App {
 
     fn note_action(&mut self, a: Action) {
         use super::components::text_field::TextEffect;
-        match self.note.handle(a) {
+        match self.labelling.note.handle(a) {
             TextEffect::Confirm => {
                 let cats = self.my_labels().0;
-                let note = std::mem::take(&mut self.note.text);
+                let note = std::mem::take(&mut self.labelling.note.text);
                 self.save_labels(cats, note);
                 self.mode = Mode::Label;
             }
@@ -1391,7 +1388,13 @@ impl App {
                 let list = run.labels.entry(id.clone()).or_default();
                 list.retain(|x| x.annotator != rec.annotator);
                 list.push(rec);
-                self.undo.push((r as usize, id, old_c, old_n));
+                self.labelling
+                    .remember(super::components::label_panel::Earlier {
+                        run: r as usize,
+                        id,
+                        categories: old_c,
+                        note: old_n,
+                    });
                 if let Some(s) = self.label_sizes.get_mut(r as usize) {
                     *s = labels_len(&run.dir);
                 }
@@ -1443,13 +1446,14 @@ impl App {
     }
 
     fn label_action(&mut self, a: Action) {
-        match a {
-            Action::Reviewed => {
+        use super::components::label_panel::{LabelIntent, LabelPanel};
+        match LabelPanel::intent(a) {
+            LabelIntent::Reviewed => {
                 // Reviewed, nothing wrong: an empty set is a label too (it counts for lucky-pass estimates).
                 let note = self.my_labels().1;
                 self.save_labels(vec![], note);
             }
-            Action::AcceptSuggestion => {
+            LabelIntent::AcceptSuggestion => {
                 self.ensure_detail();
                 match self.suggestion() {
                     Some(s) => {
@@ -1468,34 +1472,31 @@ impl App {
                     }
                 }
             }
-            Action::EditNote => {
-                self.note.text = self.my_labels().1;
+            LabelIntent::EditNote => {
+                self.labelling.note.text = self.my_labels().1;
                 self.mode = Mode::Note;
             }
-            Action::Undo => {
-                match self.undo.pop() {
-                    Some((r, id, cats, note)) => {
-                        let run = &self.runs[r];
-                        if let Some(k) = self.visible.iter().position(|(rr, ii)| {
-                            *rr as usize == r && *run.rows[*ii as usize].id == *id
-                        }) {
-                            self.sample_list.sel = k;
-                            self.detail = None;
-                        }
-                        self.save_labels(cats, note);
-                        // Saving pushed the undone state; undo must not redo it.
-                        self.undo.pop();
-                        self.status = format!("undone on sample {id}");
+            LabelIntent::Undo => match self.labelling.take_last() {
+                Some(e) => {
+                    let run = &self.runs[e.run];
+                    if let Some(k) = self.visible.iter().position(|(rr, ii)| {
+                        *rr as usize == e.run && *run.rows[*ii as usize].id == *e.id
+                    }) {
+                        self.sample_list.sel = k;
+                        self.detail = None;
                     }
-                    None => self.status = "nothing to undo".into(),
+                    self.save_labels(e.categories, e.note);
+                    // Saving pushed the undone state; undo must not redo it.
+                    self.labelling.forget_last();
+                    self.status = format!("undone on sample {}", e.id);
                 }
-            }
-            Action::NextUnlabelled => self.next_unlabelled(),
-            Action::Back => self.mode = Mode::Normal,
-            Action::Down => self.move_sel(1),
-            Action::Up => self.move_sel(-1),
-            Action::Quit => self.quit = true,
-            other => self.act(other),
+                None => self.status = "nothing to undo".into(),
+            },
+            LabelIntent::NextUnlabelled => self.next_unlabelled(),
+            LabelIntent::Move(d) => self.move_sel(d),
+            LabelIntent::Close => self.mode = Mode::Normal,
+            LabelIntent::Quit => self.quit = true,
+            LabelIntent::Browse(other) => self.act(other),
         }
     }
 

@@ -9,6 +9,7 @@
 pub mod chart_pick;
 pub mod detail_view;
 pub mod filter_edit;
+pub mod label_panel;
 pub mod list;
 pub mod overlay;
 pub mod search_box;

@@ -415,7 +415,7 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
         ]));
     }
     let note_line = if app.mode == crate::tui::state::Mode::Note {
-        format!("note: {}▏", app.note.text)
+        format!("note: {}▏", app.labelling.note.text)
     } else if note.is_empty() {
         format!("note: — ({} to write one)", key_of(Action::EditNote))
     } else {
