@@ -238,13 +238,20 @@ fn broken_inputs_become_warnings_and_the_rest_loads() {
     assert_eq!(screen(&mut again, &t, 80, 24), screen(&mut app, &t, 80, 24));
 }
 
-#[test]
-fn following_a_growing_run_adds_rows() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path().join("live");
+/// A run directory `live` under `root` with pl-small's manifest and no samples yet;
+/// returns it and pl-small's samples, to be written in steps as a live run would.
+fn live_copy(root: &Path) -> (PathBuf, String) {
+    let d = root.join("live");
     std::fs::create_dir_all(&d).unwrap();
     std::fs::copy(fixtures().join("pl-small/run.json"), d.join("run.json")).unwrap();
     let text = std::fs::read_to_string(fixtures().join("pl-small/samples.jsonl")).unwrap();
+    (d, text)
+}
+
+#[test]
+fn following_a_growing_run_adds_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let (d, text) = live_copy(dir.path());
     let lines: Vec<&str> = text.lines().collect();
     std::fs::write(
         d.join("samples.jsonl"),
@@ -268,10 +275,7 @@ fn following_a_growing_run_adds_rows() {
 #[test]
 fn following_appends_matches_a_fresh_open_with_filters_search_and_chart() {
     let dir = tempfile::tempdir().unwrap();
-    let d = dir.path().join("live");
-    std::fs::create_dir_all(&d).unwrap();
-    std::fs::copy(fixtures().join("pl-small/run.json"), d.join("run.json")).unwrap();
-    let text = std::fs::read_to_string(fixtures().join("pl-small/samples.jsonl")).unwrap();
+    let (d, text) = live_copy(dir.path());
     let lines: Vec<&str> = text.lines().collect();
     let half = lines.len() / 2;
     std::fs::write(d.join("samples.jsonl"), lines[..half].join("\n") + "\n").unwrap();
@@ -916,6 +920,14 @@ fn clicks_select_the_row_drawn_under_the_pointer_after_scrolling() {
     autoeval::tui::mouse(&mut app, &a, click(a.samples.x + 2, y));
     let (r, i) = app.selected().unwrap();
     assert_eq!(*app.runs[r as usize].rows[i as usize].id, *shown_id);
+    // The wheel over the sample list moves the selection three rows.
+    let before = app.sample_list.sel;
+    let wheel = MouseEvent {
+        kind: MouseEventKind::ScrollDown,
+        ..click(a.samples.x + 2, y)
+    };
+    autoeval::tui::mouse(&mut app, &a, wheel);
+    assert_eq!(app.sample_list.sel, before + 3);
     // Runs: more runs than rows, scrolled to the last.
     keys(&mut app, &["shift-tab"]);
     assert_eq!(app.focus, Pane::Runs);
@@ -952,5 +964,66 @@ fn the_shipped_sample_runs_load_cleanly_and_open_on_a_real_failure() {
     assert!(
         s.contains("φ₀ is true, φ₁ is false") || s.contains("φ₀ is false, φ₁ is true"),
         "{s}"
+    );
+}
+
+/// Statuses and warnings quote paths, errors and file contents: whatever they hold, the
+/// terminal gets no escape sequence or bidi control from them, and the user sees that
+/// they were there (as `\u{…}`), as everywhere else in the viewer.
+#[test]
+fn statuses_and_warnings_are_drawn_safe_and_visible() {
+    let (mut app, t) = app();
+    app.warnings
+        .push("bad \u{1b}[31mred\u{202e} warning\nsecond line".into());
+    app.status = "export failed: /tmp/\u{1b}]0;title\u{7}x\u{202e}y".into();
+    let s = screen(&mut app, &t, 120, 30);
+    assert!(
+        s.contains(r"/tmp/\u{001B}]0;title\u{0007}x\u{202E}y"),
+        "{s}"
+    );
+    keys(&mut app, &["w"]);
+    let s = screen(&mut app, &t, 120, 30);
+    assert!(
+        s.contains(r"bad \u{001B}[31mred\u{202E} warning\nsecond line"),
+        "{s}"
+    );
+    for c in ['\u{1b}', '\u{202e}', '\u{7}'] {
+        assert!(!s.contains(c), "{s:?}");
+    }
+}
+
+/// A binding rebound in a mode's own config table works through the keys a user types.
+#[test]
+fn a_key_rebound_in_a_mode_table_is_what_the_mode_obeys() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("config.toml");
+    std::fs::write(
+        &cfg,
+        "[keys.search]\ntoggle_order = \"ctrl-r\"\n[keys.filter]\nnext_field = \"n\"\n",
+    )
+    .unwrap();
+    let (mut app, t) = build_app(&ViewOptions {
+        paths: vec![fixtures()],
+        theme: None,
+        config: Some(cfg),
+    });
+    assert!(app.warnings.is_empty(), "{:?}", app.warnings);
+    keys(&mut app, &["/", "p", "1", "ctrl-o"]);
+    assert!(app.search.ranked, "ctrl-o no longer toggles");
+    keys(&mut app, &["ctrl-r"]);
+    assert!(!app.search.ranked);
+    assert!(
+        screen(&mut app, &t, 120, 30).contains("ctrl-r order"),
+        "the footer follows"
+    );
+    keys(&mut app, &["esc", "f"]);
+    let field = app.filter_edit.field;
+    keys(&mut app, &["n"]);
+    assert_eq!(app.filter_edit.field, field + 1);
+    keys(&mut app, &["j"]);
+    assert_eq!(
+        app.filter_edit.field,
+        field + 1,
+        "an override replaces the action's keys: j no longer moves the field"
     );
 }

@@ -231,34 +231,31 @@ const E: Context = Context::Filter;
 const C: Context = Context::Chart;
 const O: Context = Context::Overlay;
 
+/// Keys shared by the contexts that move or scroll (each context binds its own copy,
+/// so each can be rebound on its own).
+const UP: &[&str] = &["k", "up"];
+const DOWN: &[&str] = &["j", "down"];
+const PAGE_UP: &[&str] = &["pageup", "ctrl-u"];
+const PAGE_DOWN: &[&str] = &["pagedown", "ctrl-d"];
+const TOP: &[&str] = &["g", "home"];
+const BOTTOM: &[&str] = &["G", "end"];
+const QUIT_ANYWHERE: &[&str] = &["q", "ctrl-c"];
+const QUIT_TYPING: &[&str] = &["ctrl-c"];
+
 const DEFAULTS: &[DefaultBinding] = &[
-    (N, Action::Up, "up", &["k", "up"], "move up", None),
-    (
-        N,
-        Action::Down,
-        "down",
-        &["j", "down"],
-        "move down",
-        Some("move"),
-    ),
-    (
-        N,
-        Action::PageUp,
-        "page_up",
-        &["pageup", "ctrl-u"],
-        "page up",
-        None,
-    ),
+    (N, Action::Up, "up", UP, "move up", None),
+    (N, Action::Down, "down", DOWN, "move down", Some("move")),
+    (N, Action::PageUp, "page_up", PAGE_UP, "page up", None),
     (
         N,
         Action::PageDown,
         "page_down",
-        &["pagedown", "ctrl-d"],
+        PAGE_DOWN,
         "page down",
         None,
     ),
-    (N, Action::Top, "top", &["g", "home"], "first", None),
-    (N, Action::Bottom, "bottom", &["G", "end"], "last", None),
+    (N, Action::Top, "top", TOP, "first", None),
+    (N, Action::Bottom, "bottom", BOTTOM, "last", None),
     (
         N,
         Action::Open,
@@ -446,41 +443,20 @@ const DEFAULTS: &[DefaultBinding] = &[
         None,
     ),
     (N, Action::Help, "help", &["?"], "help", Some("help")),
-    (
-        N,
-        Action::Quit,
-        "quit",
-        &["q", "ctrl-c"],
-        "quit",
-        Some("quit"),
-    ),
-    (O, Action::Up, "up", &["k", "up"], "scroll up", None),
-    (
-        O,
-        Action::Down,
-        "down",
-        &["j", "down"],
-        "scroll down",
-        Some("scroll"),
-    ),
-    (
-        O,
-        Action::PageUp,
-        "page_up",
-        &["pageup", "ctrl-u"],
-        "page up",
-        None,
-    ),
+    (N, Action::Quit, "quit", QUIT_ANYWHERE, "quit", Some("quit")),
+    (O, Action::Up, "up", UP, "scroll up", None),
+    (O, Action::Down, "down", DOWN, "scroll down", Some("scroll")),
+    (O, Action::PageUp, "page_up", PAGE_UP, "page up", None),
     (
         O,
         Action::PageDown,
         "page_down",
-        &["pagedown", "ctrl-d"],
+        PAGE_DOWN,
         "page down",
         None,
     ),
-    (O, Action::Top, "top", &["g", "home"], "top", None),
-    (O, Action::Bottom, "bottom", &["G", "end"], "bottom", None),
+    (O, Action::Top, "top", TOP, "top", None),
+    (O, Action::Bottom, "bottom", BOTTOM, "bottom", None),
     (
         O,
         Action::Back,
@@ -521,7 +497,7 @@ const DEFAULTS: &[DefaultBinding] = &[
         "best match first ↔ dataset order",
         Some("order"),
     ),
-    (S, Action::Quit, "quit", &["ctrl-c"], "quit", None),
+    (S, Action::Quit, "quit", QUIT_TYPING, "quit", None),
     (
         E,
         Action::PrevField,
@@ -602,15 +578,8 @@ const DEFAULTS: &[DefaultBinding] = &[
         "next bucket",
         Some("bucket"),
     ),
-    (C, Action::Up, "up", &["k", "up"], "previous run", None),
-    (
-        C,
-        Action::Down,
-        "down",
-        &["j", "down"],
-        "next run",
-        Some("run"),
-    ),
+    (C, Action::Up, "up", UP, "previous run", None),
+    (C, Action::Down, "down", DOWN, "next run", Some("run")),
     (
         C,
         Action::Open,
@@ -636,7 +605,7 @@ const DEFAULTS: &[DefaultBinding] = &[
         Some("kinds"),
     ),
     (C, Action::Back, "back", &["esc", "v"], "back", Some("back")),
-    (C, Action::Quit, "quit", &["q", "ctrl-c"], "quit", None),
+    (C, Action::Quit, "quit", QUIT_ANYWHERE, "quit", None),
     (
         L,
         Action::Reviewed,
@@ -677,8 +646,8 @@ const DEFAULTS: &[DefaultBinding] = &[
         "next unlabelled sample",
         Some("next"),
     ),
-    (L, Action::Up, "up", &["k", "up"], "previous sample", None),
-    (L, Action::Down, "down", &["j", "down"], "next sample", None),
+    (L, Action::Up, "up", UP, "previous sample", None),
+    (L, Action::Down, "down", DOWN, "next sample", None),
     (
         L,
         Action::Back,
@@ -687,7 +656,7 @@ const DEFAULTS: &[DefaultBinding] = &[
         "leave label mode",
         Some("done"),
     ),
-    (L, Action::Quit, "quit", &["q", "ctrl-c"], "quit", None),
+    (L, Action::Quit, "quit", QUIT_ANYWHERE, "quit", None),
     (
         T,
         Action::Confirm,
@@ -712,7 +681,7 @@ const DEFAULTS: &[DefaultBinding] = &[
         "delete a character",
         None,
     ),
-    (T, Action::Quit, "quit", &["ctrl-c"], "quit", None),
+    (T, Action::Quit, "quit", QUIT_TYPING, "quit", None),
     (
         F,
         Action::NextField,
@@ -753,7 +722,7 @@ const DEFAULTS: &[DefaultBinding] = &[
         "delete a character",
         None,
     ),
-    (F, Action::Quit, "quit", &["ctrl-c"], "quit", None),
+    (F, Action::Quit, "quit", QUIT_TYPING, "quit", None),
 ];
 
 /// The keymap.
@@ -927,12 +896,6 @@ impl Keymap {
         self.index.get(&(ctx, key)).copied()
     }
 
-    /// The action bound to a key in this context or, failing that, its fallback.
-    pub fn lookup(&self, ctx: Context, key: Key) -> Option<Action> {
-        self.action(ctx, key)
-            .or_else(|| ctx.fallback().and_then(|f| self.action(f, key)))
-    }
-
     /// The bindings of one context.
     pub fn of(&self, ctx: Context) -> impl Iterator<Item = &Binding> {
         self.bindings.iter().filter(move |b| b.context == ctx)
@@ -1006,9 +969,13 @@ mod tests {
         let m = Keymap::default();
         assert_eq!(m.action(Context::Normal, k("j")), Some(Action::Down));
         assert_eq!(m.action(Context::Normal, k("ctrl-c")), Some(Action::Quit));
-        assert_eq!(m.lookup(Context::Label, k("tab")), Some(Action::NextPane));
+        let via_fallback = |ctx: Context, key| ctx.fallback().and_then(|f| m.action(f, key));
         assert_eq!(
-            m.lookup(Context::Search, k("tab")),
+            via_fallback(Context::Label, k("tab")),
+            Some(Action::NextPane)
+        );
+        assert_eq!(
+            via_fallback(Context::Search, k("tab")),
             None,
             "text fields do not fall back"
         );

@@ -59,11 +59,6 @@ impl Key {
         Key { code, mods }
     }
 
-    /// A plain character key.
-    pub fn char(c: char) -> Key {
-        Key::new(KeyCode::Char(c), KeyModifiers::NONE)
-    }
-
     /// The key of a terminal event, or `None` for keys the viewer does not use.
     pub fn from_event(e: KeyEvent) -> Option<Key> {
         match e.code {

@@ -463,9 +463,6 @@ fn labels_len(dir: &std::path::Path) -> u64 {
     std::fs::metadata(dir.join(crate::run::store::LABELS)).map_or(0, |m| m.len())
 }
 
-/// Fields of the filter editor, in order.
-pub const FILTER_FIELDS: usize = super::components::filter_edit::FIELDS;
-
 impl App {
     /// A viewer over `runs`.
     pub fn new(runs: Vec<RunIndex>, keymap: Keymap, warnings: Vec<String>) -> App {

@@ -51,8 +51,9 @@ fn footer(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     // The start-up hint about `?` is dropped when the key hints already show it.
     let help_shown = hints.iter().any(|(k, _)| k == "?");
     let redundant = help_shown && app.status == crate::tui::state::HELP_HINT;
+    // Statuses quote paths and errors; they are drawn safe, whoever wrote them.
     let right = if !(app.status.is_empty() || redundant) {
-        app.status.clone()
+        crate::sanitize::one_line(&app.status).into_owned()
     } else if !app.warnings.is_empty() {
         format!("⚠ {} warning(s): w", app.warnings.len())
     } else {

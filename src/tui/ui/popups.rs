@@ -319,7 +319,12 @@ pub fn warnings(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     } else {
         app.warnings
             .iter()
-            .map(|w| Line::from(Span::styled(w.clone(), Style::default().fg(t.warning))))
+            .map(|w| {
+                Line::from(Span::styled(
+                    crate::sanitize::one_line(w).into_owned(),
+                    Style::default().fg(t.warning),
+                ))
+            })
             .collect()
     };
     let r = centered(
