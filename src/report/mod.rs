@@ -41,6 +41,7 @@ pub struct RunData {
 /// Loads a run directory.
 pub fn load_run(dir: &Path) -> Result<RunData, store::StoreError> {
     let manifest = store::read_manifest(dir)?;
+    store::check_samples_present(dir, &manifest)?;
     let s = store::read_samples(dir)?;
     let j = store::read_jsonl::<JudgeRecord>(&dir.join(JUDGE))?;
     let mut by_id: HashMap<String, usize> = HashMap::new();
@@ -420,6 +421,7 @@ pub fn report_dir(
     by: Option<By>,
 ) -> Result<(RunReport, Vec<String>), store::StoreError> {
     let manifest = store::read_manifest(dir)?;
+    store::check_samples_present(dir, &manifest)?;
     let by = by.unwrap_or_else(|| By::default_for(&manifest.dataset.kind));
     let j = store::read_jsonl::<JudgeRecord>(&dir.join(JUDGE))?;
     store::ensure_regular(&dir.join(store::SAMPLES))?;

@@ -234,6 +234,7 @@ fn prepare(
     let mut done = HashSet::new();
     if has_run {
         let old = store::read_manifest(dir)?;
+        store::check_samples_present(dir, &old)?;
         if old.model.provider != m.model.provider || old.model.name != m.model.name {
             return Err(RunError::Refused(format!(
                 "{} was run with {}:{}, not {}:{}; resume with the same model or choose another --out",

@@ -118,6 +118,16 @@ pub fn path(dir: &Path) -> PathBuf {
 /// rebuilt, and a directory that cannot be written is read without one.
 pub fn load_or_build(dir: &Path, texts: bool) -> Scan {
     let samples = dir.join(store::SAMPLES);
+    // A run whose samples file is gone is named as such, never shown as empty.
+    if std::fs::symlink_metadata(&samples).is_err()
+        && let Ok(m) = store::read_manifest(dir)
+        && let Err(e) = store::check_samples_present(dir, &m)
+    {
+        return Scan {
+            warnings: vec![e.to_string()],
+            ..Scan::default()
+        };
+    }
     let cached = load(dir, texts);
     let from_cache = cached.is_some();
     let mut scan = cached.unwrap_or_default();

@@ -291,6 +291,7 @@ fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> RescoreError + '_ {
 /// Rescores a run into `opts.out` (or in place) and says what changed.
 pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, RescoreError> {
     let manifest = store::read_manifest(&opts.run)?;
+    store::check_samples_present(&opts.run, &manifest)?;
     if manifest.status == "running" {
         return Err(RescoreError::Running(opts.run.display().to_string()));
     }
@@ -386,9 +387,27 @@ pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, RescoreError> {
         }
     }
     w.flush().map_err(io_at(&tmp))?;
+    // On disk before it replaces anything: a crash after the rename finds it whole.
+    w.get_ref().sync_all().map_err(io_at(&tmp))?;
     drop(w);
     finish(opts, manifest, &tmp, &mut summary)?;
     Ok(summary)
+}
+
+/// Keeps the old samples file under `backup` while it stays in place: a second name
+/// (hard link), or a copy where links are not supported. Never a rename, which would
+/// leave the run without `samples.jsonl` until the new file is moved in.
+fn keep_backup(dst: &Path, backup: &Path) -> Result<(), RescoreError> {
+    if std::fs::hard_link(dst, backup).is_ok() {
+        return Ok(());
+    }
+    let copied = std::fs::copy(dst, backup)
+        .and_then(|_| std::fs::File::open(backup))
+        .and_then(|f| f.sync_all());
+    copied.map_err(|e| {
+        let _ = std::fs::remove_file(backup);
+        RescoreError::Io(backup.display().to_string(), e)
+    })
 }
 
 /// Lines rescored in parallel at a time; bounds memory on any run size.
@@ -404,7 +423,7 @@ fn finish(
     if opts.in_place {
         let stamp = now_rfc3339().replace(':', "");
         let backup = opts.run.join(format!("samples.jsonl.bak-{stamp}"));
-        std::fs::rename(&dst, &backup).map_err(io_at(&backup))?;
+        keep_backup(&dst, &backup)?;
         summary.backup = Some(backup);
     } else {
         for name in [store::JUDGE, store::LABELS, "dataset.json"] {
@@ -428,7 +447,12 @@ fn finish(
             manifest.dataset.path = Some(opts.out.join("dataset.json").display().to_string());
         }
     }
+    // One rename replaces the old file with the new: at every instant samples.jsonl
+    // is one of the two, whole.
     std::fs::rename(tmp, &dst).map_err(io_at(&dst))?;
+    if let Ok(d) = std::fs::File::open(&opts.out) {
+        let _ = d.sync_all();
+    }
     manifest.extra.insert(
         "rescored".into(),
         serde_json::json!({

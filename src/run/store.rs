@@ -36,6 +36,9 @@ pub enum StoreError {
         /// The holder's process id, when its lock file names one.
         pid: Option<u32>,
     },
+    /// The manifest describes samples, but `samples.jsonl` is gone.
+    #[error("{0}")]
+    SamplesMissing(String),
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
@@ -234,6 +237,51 @@ pub fn read_manifest(dir: &Path) -> Result<Manifest, StoreError> {
             ),
         )
     })
+}
+
+/// Backups `rescore --in-place` left in `dir` (`samples.jsonl.bak-*`), oldest first.
+pub fn sample_backups(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("samples.jsonl.bak-"))
+        })
+        .collect();
+    // The stamp in the name is an RFC 3339 time: name order is time order.
+    out.sort();
+    out
+}
+
+/// Refuses a run whose manifest outlived its samples file: reading it as empty would
+/// report `n 0` and make `--resume` pay for every sample again. A run that is still
+/// starting (`running`, no backup) may not have created the file yet.
+pub fn check_samples_present(dir: &Path, m: &Manifest) -> Result<(), StoreError> {
+    let samples = dir.join(SAMPLES);
+    if std::fs::symlink_metadata(&samples).is_ok() {
+        return Ok(());
+    }
+    let backups = sample_backups(dir);
+    if m.status == "running" && backups.is_empty() {
+        return Ok(());
+    }
+    let fix = match backups.last() {
+        Some(b) => format!(
+            "a backup is there: {}; restore it with `mv {} {}`",
+            b.display(),
+            b.display(),
+            samples.display()
+        ),
+        None => "no backup (samples.jsonl.bak-*) is there either; restore the file, or remove run.json to start the run over".into(),
+    };
+    Err(StoreError::SamplesMissing(format!(
+        "{}: run.json says the run is {} but samples.jsonl is missing; refusing to read it as a run without samples: {fix}",
+        dir.display(),
+        m.status
+    )))
 }
 
 /// Reads finished samples.

@@ -1,0 +1,181 @@
+//! Nothing lost, nothing unbounded: kills during `rescore --in-place`, runs without
+//! their samples file, special and oversized input files, keys passed where a variable
+//! name belongs, stale row indexes and leaked scratch files.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// The binary with a HOME and config directory of its own (never the developer's).
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_autoeval"));
+    c.env("HOME", "/nonexistent/autoeval-test-home")
+        .env("XDG_CONFIG_HOME", "/nonexistent/autoeval-test-config");
+    c
+}
+
+/// A small offline run (`--per-category 1`, the first `limit` samples) in `out`.
+fn offline_run(out: &Path, limit: &str) {
+    let o = bin().args(offline_args(limit)).arg(out).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+fn offline_args(limit: &str) -> Vec<String> {
+    [
+        "run",
+        "--kind",
+        "pl",
+        "--per-category",
+        "1",
+        "--limit",
+        limit,
+        "--model",
+        "perturb",
+        "--quiet",
+        "--out",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn view_warnings(paths: Vec<PathBuf>) -> Vec<String> {
+    let (app, _) = autoeval::tui::build_app(&autoeval::tui::ViewOptions {
+        paths,
+        theme: None,
+        config: Some("/nonexistent/autoeval-config.toml".into()),
+    });
+    app.warnings
+}
+
+/// Whether strace can trace here (it needs ptrace, which containers may deny).
+fn strace_works() -> bool {
+    Command::new("strace")
+        .args(["-f", "-o", "/dev/null", "true"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn a_kill_at_any_rename_of_rescore_in_place_leaves_the_samples_whole() {
+    if !strace_works() {
+        eprintln!("strace cannot trace here: the kill injection is not exercised");
+        return;
+    }
+    for when in 1..=3 {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("run");
+        offline_run(&out, "6");
+        let before = std::fs::read_to_string(out.join("samples.jsonl")).unwrap();
+        // SIGKILL at the entry of the when-th rename the rescore makes (the one that
+        // used to move samples.jsonl away is the first).
+        let o = Command::new("strace")
+            .args([
+                "-f",
+                "-o",
+                "/dev/null",
+                "-e",
+                "trace=rename,renameat,renameat2",
+            ])
+            .arg("-e")
+            .arg(format!(
+                "inject=rename,renameat,renameat2:signal=KILL:when={when}"
+            ))
+            .arg(env!("CARGO_BIN_EXE_autoeval"))
+            .args(["rescore", "--in-place"])
+            .arg(&out)
+            .env("HOME", "/nonexistent/autoeval-test-home")
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "rename {when} was not reached");
+        let after = std::fs::read_to_string(out.join("samples.jsonl"))
+            .unwrap_or_else(|e| panic!("kill at rename {when}: samples.jsonl is gone ({e})"));
+        assert_eq!(
+            after.lines().count(),
+            before.lines().count(),
+            "kill at rename {when}"
+        );
+        for l in after.lines() {
+            serde_json::from_str::<serde_json::Value>(l).expect("whole lines");
+        }
+        let o = bin().arg("report").arg(&out).output().unwrap();
+        assert!(o.status.success(), "kill at rename {when}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn rescore_in_place_keeps_a_backup_with_the_old_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    offline_run(&out, "4");
+    let before = std::fs::read_to_string(out.join("samples.jsonl")).unwrap();
+    let o = bin()
+        .args(["rescore", "--in-place"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let backups = autoeval::run::store::sample_backups(&out);
+    assert_eq!(backups.len(), 1, "{backups:?}");
+    assert_eq!(std::fs::read_to_string(&backups[0]).unwrap(), before);
+    assert!(out.join("samples.jsonl").is_file());
+    assert!(!out.join(".samples.jsonl.rescore").exists());
+}
+
+#[test]
+fn report_view_and_resume_refuse_a_run_whose_samples_file_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    offline_run(&out, "3");
+    let backup = out.join("samples.jsonl.bak-2026-01-01T000000Z");
+    std::fs::rename(out.join("samples.jsonl"), &backup).unwrap();
+
+    let o = bin().arg("report").arg(&out).output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("samples.jsonl is missing"), "{err}");
+    assert!(
+        err.contains("samples.jsonl.bak-2026-01-01T000000Z"),
+        "{err}"
+    );
+
+    // Resuming would ask the model for every sample again: refused, nothing written.
+    let o = bin()
+        .args(offline_args("3"))
+        .arg(&out)
+        .arg("--resume")
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("samples.jsonl.bak-2026-01-01T000000Z"),
+        "{err}"
+    );
+    assert!(!out.join("samples.jsonl").exists(), "resume re-ran the run");
+
+    let w = view_warnings(vec![out.clone()]);
+    assert!(
+        w.iter().any(|w| w.contains("samples.jsonl is missing")
+            && w.contains("samples.jsonl.bak-2026-01-01T000000Z")),
+        "{w:?}"
+    );
+
+    // Without a backup the error says so.
+    std::fs::remove_file(&backup).unwrap();
+    let o = bin().arg("report").arg(&out).output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("no backup"), "{err}");
+}
+
+#[allow(dead_code)]
+fn elapsed_under(t: Instant, secs: u64) -> bool {
+    t.elapsed() < Duration::from_secs(secs)
+}
