@@ -523,11 +523,16 @@ impl Dataset {
     /// each φ₀ when its sample starts, so memory does not grow with the dataset's ASTs.
     pub fn open(path: &Path) -> Result<Dataset, DatasetError> {
         let p = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| DatasetError::Io {
-            path: p.clone(),
-            source,
-        })?;
-        let file: DatasetFile = serde_json::from_str(&text).map_err(|e| DatasetError::Json {
+        let text =
+            crate::fsread::read_to_string(path, crate::fsread::MAX_DATASET).map_err(|source| {
+                DatasetError::Io {
+                    path: p.clone(),
+                    source,
+                }
+            })?;
+        // Editors on some systems start UTF-8 files with a byte-order mark.
+        let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let file: DatasetFile = serde_json::from_str(body).map_err(|e| DatasetError::Json {
             path: p.clone(),
             line: e.line(),
             column: e.column(),

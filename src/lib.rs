@@ -2,6 +2,7 @@
 
 pub mod cli;
 pub mod dataset;
+pub mod fsread;
 pub mod grammar;
 pub mod llm;
 pub mod perturb;

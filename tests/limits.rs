@@ -175,7 +175,153 @@ fn report_view_and_resume_refuse_a_run_whose_samples_file_is_missing() {
     assert!(err.contains("no backup"), "{err}");
 }
 
-#[allow(dead_code)]
-fn elapsed_under(t: Instant, secs: u64) -> bool {
-    t.elapsed() < Duration::from_secs(secs)
+/// Runs `cmd`, failing the test (and killing the child) if it takes over `secs`.
+fn output_within(cmd: &mut Command, secs: u64, what: &str) -> std::process::Output {
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t.elapsed() > Duration::from_secs(secs) {
+            child.kill().unwrap();
+            let _ = child.wait();
+            panic!("{what}: still running after {secs} s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn mkfifo(path: &Path) {
+    assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
+}
+
+/// A `run` of one offline sample with `extra` flags.
+fn run_with(out: &Path, extra: &[&str]) -> Command {
+    let mut c = bin();
+    c.args(["run", "--model", "perturb", "--quiet", "--limit", "1"])
+        .args(extra)
+        .arg("--out")
+        .arg(out);
+    c
+}
+
+#[test]
+fn special_and_oversized_input_files_are_refused_at_once_with_what_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let fifo = d.join("fifo");
+    mkfifo(&fifo);
+    let prompts_zero = d.join("prompts-zero");
+    std::fs::create_dir(&prompts_zero).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", prompts_zero.join("examples.json")).unwrap();
+    let prompts_fifo = d.join("prompts-fifo");
+    std::fs::create_dir(&prompts_fifo).unwrap();
+    mkfifo(&prompts_fifo.join("informalize-logic.txt"));
+    let prompts_big = d.join("prompts-big");
+    std::fs::create_dir(&prompts_big).unwrap();
+    let big = format!("{{formula}}{{vocabulary}}{}", "x".repeat(20 << 20));
+    std::fs::write(prompts_big.join("informalize-logic.txt"), big).unwrap();
+    let s = |p: &Path| p.display().to_string();
+    let cases: Vec<(&str, Vec<String>, &str)> = vec![
+        (
+            "fifo dataset",
+            vec!["--dataset".into(), s(&fifo)],
+            "a FIFO, not a regular file",
+        ),
+        (
+            "zero dataset",
+            vec!["--dataset".into(), "/dev/zero".into()],
+            "a device, not a regular file",
+        ),
+        (
+            "zero prices",
+            vec![
+                "--kind".into(),
+                "pl".into(),
+                "--prices".into(),
+                "/dev/zero".into(),
+            ],
+            "a device, not a regular file",
+        ),
+        (
+            "examples.json -> /dev/zero",
+            vec![
+                "--kind".into(),
+                "pl".into(),
+                "--prompts".into(),
+                s(&prompts_zero),
+            ],
+            "a device, not a regular file",
+        ),
+        (
+            "fifo template",
+            vec![
+                "--kind".into(),
+                "pl".into(),
+                "--prompts".into(),
+                s(&prompts_fifo),
+            ],
+            "a FIFO, not a regular file",
+        ),
+        (
+            "20 MB template",
+            vec![
+                "--kind".into(),
+                "pl".into(),
+                "--prompts".into(),
+                s(&prompts_big),
+            ],
+            "20.0 MiB, over the 256 KiB limit",
+        ),
+    ];
+    for (i, (what, flags, expect)) in cases.iter().enumerate() {
+        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+        let o = output_within(&mut run_with(&d.join(format!("run{i}")), &flags), 20, what);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+        assert!(err.contains(expect), "{what}: {err}");
+    }
+    let o = output_within(
+        bin()
+            .args(["generate", "--grammar"])
+            .arg(&fifo)
+            .arg("--out")
+            .arg(d.join("g.json")),
+        20,
+        "fifo grammar",
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("a FIFO, not a regular file"), "{err}");
+}
+
+#[test]
+fn a_fifo_named_as_the_row_index_never_hangs_report_or_the_viewer() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    offline_run(&out, "3");
+    let index = out.join(".autoeval-index");
+    let _ = std::fs::remove_file(&index);
+    mkfifo(&index);
+    let o = output_within(bin().arg("report").arg(&out), 20, "report");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains('3'));
+    // The viewer loads the run (on another thread: a hang fails the test, not the suite).
+    let (tx, rx) = std::sync::mpsc::channel();
+    let paths = vec![out.clone()];
+    std::thread::spawn(move || {
+        let (app, _) = autoeval::tui::build_app(&autoeval::tui::ViewOptions {
+            paths,
+            theme: None,
+            config: Some("/nonexistent/autoeval-config.toml".into()),
+        });
+        let _ = tx.send(app.runs.first().map(|r| r.rows.len()));
+    });
+    let rows = rx
+        .recv_timeout(Duration::from_secs(20))
+        .expect("the viewer hung on a FIFO index");
+    assert_eq!(rows, Some(3));
 }

@@ -105,7 +105,7 @@ impl GenerateArgs {
                 k.name().to_string(),
             )),
             (None, Some(path)) => {
-                let text = std::fs::read_to_string(path)
+                let text = crate::fsread::read_to_string(path, crate::fsread::MAX_SMALL)
                     .with_context(|| format!("cannot read grammar file {}", path.display()))?;
                 let cfg =
                     Cfg::parse(&text).map_err(|e| anyhow::anyhow!("{}:{e}", path.display()))?;

@@ -210,7 +210,8 @@ fn run_pairs(path: &str, asked: Option<SyntaxKind>, timeout: u64) -> Result<i32>
     let reader: Box<dyn BufRead> = if path == "-" {
         Box::new(std::io::stdin().lock())
     } else {
-        let f = std::fs::File::open(path).with_context(|| format!("opening {path}"))?;
+        let f = crate::fsread::open(std::path::Path::new(path), crate::fsread::STREAM)
+            .with_context(|| format!("opening {path}"))?;
         Box::new(std::io::BufReader::with_capacity(1 << 16, f))
     };
     let opts = options(timeout);

@@ -48,7 +48,7 @@ impl PriceTable {
 
     /// Adds or replaces entries from a JSON file `{"model": {"input": x, "output": y}}`.
     pub fn merge_file(&mut self, path: &std::path::Path) -> Result<(), PriceError> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::fsread::read_to_string(path, crate::fsread::MAX_SMALL)
             .map_err(|e| PriceError::Io(path.display().to_string(), e))?;
         let extra: BTreeMap<String, Price> = serde_json::from_str(&text)
             .map_err(|e| PriceError::Json(path.display().to_string(), e))?;

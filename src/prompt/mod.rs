@@ -192,7 +192,13 @@ impl PromptSet {
         let mut files = BTreeMap::new();
         for (name, builtin) in FILES {
             let path = dir.join(name);
-            let text = match std::fs::read_to_string(&path) {
+            // Templates go out with every request: a stated bound, and only files.
+            let max = if name == "examples.json" {
+                crate::fsread::MAX_EXAMPLES
+            } else {
+                crate::fsread::MAX_TEMPLATE
+            };
+            let text = match crate::fsread::read_to_string(&path, max) {
                 Ok(t) => t,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => builtin.to_string(),
                 Err(e) => return Err(PromptError::Io(path.display().to_string(), e)),

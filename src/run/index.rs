@@ -97,7 +97,7 @@ impl<R: Read> Read for Hashing<R> {
 /// FNV-1a of the `TAIL` bytes before `end` of the file.
 fn tail_hash(path: &Path, end: u64) -> Option<u64> {
     use std::io::{Seek, SeekFrom};
-    let mut f = std::fs::File::open(path).ok()?;
+    let mut f = crate::fsread::open(path, crate::fsread::STREAM).ok()?;
     let start = end.saturating_sub(TAIL);
     f.seek(SeekFrom::Start(start)).ok()?;
     let mut buf = vec![0u8; (end - start) as usize];
@@ -369,7 +369,8 @@ impl<R: Read> In<R> {
 pub fn load(dir: &Path, texts: bool) -> Option<Scan> {
     let samples = dir.join(store::SAMPLES);
     let now = ident(&samples)?;
-    let file = std::fs::File::open(path(dir)).ok()?;
+    // A FIFO or device under the index's name is ignored (and replaced), never read.
+    let file = crate::fsread::open(&path(dir), crate::fsread::STREAM).ok()?;
     let size = file.metadata().ok()?.len();
     let mut r = In {
         r: Hashing {

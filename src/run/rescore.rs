@@ -212,7 +212,7 @@ fn line_id(line: &str) -> Option<String> {
 
 /// Line numbers holding the latest record of each id (latest wins).
 fn latest_lines(path: &Path) -> std::io::Result<HashMap<String, usize>> {
-    let f = std::fs::File::open(path)?;
+    let f = crate::fsread::open(path, crate::fsread::STREAM)?;
     let mut lines = BoundedLines::new(BufReader::with_capacity(1 << 20, f), MAX_LINE);
     let mut out = HashMap::new();
     let mut n = 0usize;
@@ -314,7 +314,7 @@ pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, RescoreError> {
     let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
     let prompts = prompts_of(&manifest);
     let mut summary = RescoreSummary::default();
-    let f = std::fs::File::open(&src).map_err(io_at(&src))?;
+    let f = crate::fsread::open(&src, crate::fsread::STREAM).map_err(io_at(&src))?;
     let mut lines = BoundedLines::new(BufReader::with_capacity(1 << 20, f), MAX_LINE);
     let mut n = 0usize;
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);

@@ -459,7 +459,7 @@ impl Scan {
             }
             Err(_) => return 0,
         }
-        let Ok(mut f) = std::fs::File::open(path) else {
+        let Ok(mut f) = crate::fsread::open(path, crate::fsread::STREAM) else {
             return 0;
         };
         let len = f.metadata().map_or(0, |m| m.len());

@@ -62,11 +62,8 @@ pub struct Loaded<T> {
 /// Refuses a FIFO or a device (`/dev/zero`) under a run file's name: reading it
 /// would block or never end. A missing file is fine.
 pub fn ensure_regular(path: &Path) -> Result<(), StoreError> {
-    match std::fs::metadata(path) {
-        Ok(m) if !m.is_file() => Err(StoreError::Io(
-            path.display().to_string(),
-            std::io::Error::other("not a regular file; refusing to read it"),
-        )),
+    match crate::fsread::open(path, crate::fsread::STREAM) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io(path)(e)),
         _ => Ok(()),
     }
 }
@@ -75,8 +72,7 @@ pub fn ensure_regular(path: &Path) -> Result<(), StoreError> {
 /// write in progress: skipped with a warning, never fatal. Bad lines elsewhere are
 /// skipped with their line number. A missing file reads as empty.
 pub fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Result<Loaded<T>, StoreError> {
-    ensure_regular(path)?;
-    let file = match File::open(path) {
+    let file = match crate::fsread::open(path, crate::fsread::STREAM) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Ok(Loaded {
@@ -226,7 +222,8 @@ pub fn write_manifest(dir: &Path, m: &Manifest) -> Result<(), StoreError> {
 /// Reads the manifest.
 pub fn read_manifest(dir: &Path) -> Result<Manifest, StoreError> {
     let path = dir.join(MANIFEST);
-    let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+    let text =
+        crate::fsread::read_to_string(&path, crate::fsread::MAX_MANIFEST).map_err(io(&path))?;
     serde_json::from_str(&text).map_err(|e| {
         StoreError::Manifest(
             path.display().to_string(),

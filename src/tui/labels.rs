@@ -47,7 +47,7 @@ impl Taxonomy {
                 _ => return (Taxonomy::builtin(), vec![]),
             },
         };
-        let text = match std::fs::read_to_string(&path) {
+        let text = match crate::fsread::read_to_string(&path, crate::fsread::MAX_SMALL) {
             Ok(t) => t,
             Err(e) => {
                 return (

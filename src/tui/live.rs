@@ -140,7 +140,7 @@ impl Form {
             })
             .collect();
         if let Some(t) = last_path()
-            .and_then(|p| std::fs::read_to_string(p).ok())
+            .and_then(|p| crate::fsread::read_to_string(&p, crate::fsread::MAX_SMALL).ok())
             .and_then(|t| t.parse::<toml::Table>().ok())
         {
             for (i, (_, key)) in FIELDS.iter().enumerate() {

@@ -49,7 +49,7 @@ pub fn load_config(path: Option<&Path>) -> (Config, Vec<String>) {
             None => return (Config::default(), vec![]),
         },
     };
-    let Ok(text) = std::fs::read_to_string(&path) else {
+    let Ok(text) = crate::fsread::read_to_string(&path, crate::fsread::MAX_SMALL) else {
         return (Config::default(), vec![]);
     };
     let table = match text.parse::<toml::Table>() {

@@ -221,7 +221,7 @@ impl Theme {
                 .extension()
                 .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
             let text = if is_file || name_or_path.contains('/') {
-                std::fs::read_to_string(name_or_path)
+                crate::fsread::read_to_string(Path::new(name_or_path), crate::fsread::MAX_SMALL)
                     .map_err(|e| {
                         warnings.push(format!(
                             "theme {name_or_path}: {e}; using the default theme"
@@ -332,7 +332,7 @@ fn find_theme_text(name: &str, warnings: &mut Vec<String>) -> Option<String> {
     if let Some(dir) = config_dir() {
         let p = dir.join("themes").join(format!("{name}.toml"));
         if p.exists() {
-            return std::fs::read_to_string(&p)
+            return crate::fsread::read_to_string(&p, crate::fsread::MAX_SMALL)
                 .map_err(|e| warnings.push(format!("{}: {e}", p.display())))
                 .ok();
         }
