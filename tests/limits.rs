@@ -325,3 +325,130 @@ fn a_fifo_named_as_the_row_index_never_hangs_report_or_the_viewer() {
         .expect("the viewer hung on a FIFO index");
     assert_eq!(rows, Some(3));
 }
+
+#[test]
+fn a_key_given_as_the_variable_name_is_refused_without_echoing_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = "sk-proj-SECRETv4lue0123456789abcdefXYZ";
+    let cases = [
+        (key, "not a variable name"),
+        ("sk_live_0123456789abcdefSECRET", "not a variable name"),
+        (
+            "AE_LIMITS_UNSET_VARIABLE",
+            "AE_LIMITS_UNSET_VARIABLE is not set",
+        ),
+    ];
+    for (i, (given, expect)) in cases.iter().enumerate() {
+        let out = dir.path().join(format!("run{i}"));
+        let o = bin()
+            .args(["run", "--kind", "pl", "--per-category", "1", "--limit", "1"])
+            .args(["--model", "openai:m", "--base-url", "http://127.0.0.1:9/v1"])
+            .args(["--quiet", "--api-key-env", given])
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(expect), "{err}");
+        if expect.contains("not a variable") {
+            assert!(!err.contains(given), "the key was echoed: {err}");
+            assert!(!err.contains("SECRET"), "{err}");
+        }
+        assert!(!out.join("run.json").exists(), "a manifest was written");
+    }
+    let o = bin()
+        .args(["run", "--kind", "pl", "--per-category", "1", "--limit", "1"])
+        .args([
+            "--model",
+            "openai:m",
+            "--base-url",
+            "notaurl",
+            "--quiet",
+            "--out",
+        ])
+        .arg(dir.path().join("bad-url"))
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("not an http:// or https:// URL"), "{err}");
+}
+
+#[test]
+fn the_command_is_recorded_as_autoeval_not_the_binary_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    offline_run(&out, "1");
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(m["command"][0], "autoeval", "{}", m["command"]);
+    assert_eq!(m["command"][1], "run");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
+    let mut n = 0;
+    for e in std::fs::read_dir(&root).unwrap() {
+        let p = e.unwrap().path().join("run.json");
+        let Ok(text) = std::fs::read_to_string(&p) else {
+            continue;
+        };
+        let m: serde_json::Value = serde_json::from_str(&text).unwrap();
+        if let Some(c) = m["command"].as_array() {
+            n += 1;
+            assert_eq!(c[0], "autoeval", "{}", p.display());
+        }
+    }
+    assert!(n > 0);
+}
+
+#[test]
+fn a_key_echoed_reversed_hex_spaced_or_shifted_in_base64_is_never_stored() {
+    use common::{Reply, Server, openai_body};
+    let key = "sk-test-SECRETKEY-0123456789abcdef";
+    let rev: String = key.chars().rev().collect();
+    let hex: String = key.bytes().map(|b| format!("{b:02x}")).collect();
+    let spaced: String = key.chars().flat_map(|c| [c, ' ']).collect();
+    let shifted = {
+        // base64 of "x" + key: the key one byte into the encoded stream.
+        use std::fmt::Write as _;
+        let bytes: Vec<u8> = std::iter::once(b'x').chain(key.bytes()).collect();
+        let table = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let mut s = String::new();
+        for c in bytes.chunks(3) {
+            let n = c.iter().fold(0u32, |a, &b| (a << 8) | u32::from(b)) << (8 * (3 - c.len()));
+            for i in 0..=c.len() {
+                write!(
+                    s,
+                    "{}",
+                    char::from(table[((n >> (18 - 6 * i)) & 63) as usize])
+                )
+                .unwrap();
+            }
+        }
+        s
+    };
+    let echoes = [rev.clone(), hex.clone(), spaced.clone(), shifted.clone()];
+    let server = Server::start(move |n, _| {
+        Reply::json(200, openai_body(&format!("key {} here", echoes[n % 4])))
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let o = common::run_cmd(&server.base, &out, &["--concurrency", "1", "--limit", "4"])
+        .env("AE_LIMITS_KEY", key)
+        .args(["--api-key-env", "AE_LIMITS_KEY"])
+        .output()
+        .unwrap();
+    let mut all = stderr(&o);
+    for entry in std::fs::read_dir(&out).unwrap() {
+        all.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap_or_default());
+    }
+    assert!(all.contains("[redacted]"), "{all}");
+    for leak in [
+        &rev[..20],
+        &hex[..20],
+        &spaced[..20],
+        &shifted[4..20],
+        "SECRETKEY",
+    ] {
+        assert!(!all.contains(leak), "leaked {leak:?}");
+    }
+}

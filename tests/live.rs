@@ -100,6 +100,8 @@ fn live_run_pause_resume_cancel_and_errors() {
     unsafe { std::env::set_var("XDG_CONFIG_HOME", dir.path().join("cfg")) };
     let out = dir.path().join("live-run");
     unsafe { std::env::set_var("AE_LIVE_OUT", out.display().to_string()) };
+    // A variable named with --api-key-env must be set (the local server ignores it).
+    unsafe { std::env::set_var("AE_LIVE_NO_KEY", "local-unused") };
     let (mut app, _) = build_app(&ViewOptions {
         paths: vec![dir.path().to_path_buf()],
         theme: None,
@@ -378,6 +380,7 @@ fn a_server_that_is_gone_pauses_the_live_run_and_retry_errors_redoes_the_failure
     drop(dead);
     let dir = tempfile::tempdir().unwrap();
     unsafe { std::env::set_var("XDG_CONFIG_HOME", dir.path().join("cfg")) };
+    unsafe { std::env::set_var("AE_GONE_NO_KEY", "local-unused") };
     let out = dir.path().join("gone");
     let (mut app, _) = build_app(&ViewOptions {
         paths: vec![dir.path().to_path_buf()],

@@ -56,6 +56,10 @@ pub struct ModelArgs {
 impl ModelArgs {
     /// Builds the client.
     pub fn client(&self) -> Result<Client> {
+        // A variable the user names must hold the key (`run` and the viewer's form).
+        if let Some(name) = &self.api_key_env {
+            crate::llm::spec::check_key_env(name).map_err(|e| anyhow!(e))?;
+        }
         let mut prices = PriceTable::builtin();
         if let Some(p) = &self.prices {
             prices.merge_file(p).map_err(|e| anyhow!(e))?;

@@ -165,9 +165,17 @@ pub fn build_spec(
     })
 }
 
+/// The command line as the manifest records it: `autoeval …`, never the path the
+/// binary was started from (a build machine's directories are no one else's business).
+pub fn recorded_command(args: impl Iterator<Item = String>) -> Vec<String> {
+    std::iter::once("autoeval".to_string())
+        .chain(args.skip(1))
+        .collect()
+}
+
 /// Runs `autoeval run`; exit 0 when finished, 130 when cancelled.
 pub fn run(args: RunArgs) -> Result<i32> {
-    let spec = build_spec(&args, std::env::args().collect(), None)?;
+    let spec = build_spec(&args, recorded_command(std::env::args()), None)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

@@ -2,6 +2,7 @@
 
 pub mod anthropic;
 pub mod client;
+mod echo;
 pub mod endpoint;
 pub mod judge;
 pub mod offline;
@@ -98,64 +99,7 @@ pub trait ChatModel: Send + Sync {
 /// Shortest piece of a key that counts as leaked when it appears in server text.
 pub const MIN_KEY_ECHO: usize = 8;
 
-fn base64(bytes: &[u8], url: bool) -> String {
-    let table: &[u8; 64] = if url {
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-    } else {
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-    };
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk.iter().fold(0u32, |a, &b| (a << 8) | u32::from(b)) << (8 * (3 - chunk.len()));
-        for i in 0..=chunk.len() {
-            out.push(char::from(table[((n >> (18 - 6 * i)) & 63) as usize]));
-        }
-    }
-    out
-}
-
-/// Removes every trace of `secret` from `text`: the key itself, any piece of it of
-/// [`MIN_KEY_ECHO`] or more characters, and its base64 forms (or pieces of them).
-/// Applied to decoded text (after JSON unescaping), so `\u`-escaped echoes are caught.
-pub fn scrub(text: &str, secret: Option<&str>) -> String {
-    let Some(s) = secret.filter(|s| s.len() >= 4) else {
-        return text.to_string();
-    };
-    let forms = [
-        s.to_string(),
-        base64(s.as_bytes(), false),
-        base64(s.as_bytes(), true),
-    ];
-    let min = MIN_KEY_ECHO.min(s.len());
-    let mut out = String::with_capacity(text.len());
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < text.len() {
-        // The longest run starting here that is a piece of one of the forms.
-        let mut best = 0;
-        if text.is_char_boundary(i) {
-            for f in &forms {
-                let mut len = min;
-                while i + len <= bytes.len()
-                    && text.is_char_boundary(i + len)
-                    && f.contains(&text[i..i + len])
-                {
-                    best = best.max(len);
-                    len += 1;
-                }
-            }
-        }
-        if best >= min {
-            out.push_str("[redacted]");
-            i += best;
-        } else {
-            let ch = text[i..].chars().next().map_or(1, char::len_utf8);
-            out.push_str(&text[i..i + ch]);
-            i += ch;
-        }
-    }
-    out
-}
+pub use echo::scrub;
 
 /// Every string inside a decoded JSON value, scrubbed of `secret`.
 pub fn scrub_json(v: &mut serde_json::Value, secret: Option<&str>) {

@@ -52,6 +52,22 @@ pub enum SpecError {
         /// What else would work.
         hint: &'static str,
     },
+    /// `--api-key-env` was given something that is not a variable name (never echoed:
+    /// it is most likely the key itself).
+    #[error(
+        "--api-key-env takes the NAME of an environment variable that holds the key (like OPENAI_API_KEY), \
+         and what was given is not a variable name; it is not shown or stored, in case it is the key itself. \
+         Put the key in a variable (export MY_KEY=…) and pass --api-key-env MY_KEY"
+    )]
+    KeyEnvNotAName,
+    /// `--api-key-env` names a variable that is not set (or is empty).
+    #[error(
+        "--api-key-env: the variable {0} is not set (or empty); export it, or leave out --api-key-env"
+    )]
+    KeyEnvUnset(String),
+    /// `--base-url` is not an http(s) URL.
+    #[error("--base-url {0:?} is not an http:// or https:// URL (e.g. http://127.0.0.1:8088/v1)")]
+    BadBaseUrl(String),
     /// The offline model's perturbation rate is not a share.
     #[error("--perturb-rate {0} must be between 0 and 1")]
     PerturbRate(f64),
@@ -60,8 +76,60 @@ pub enum SpecError {
     Http(#[from] reqwest::Error),
 }
 
+/// Longest variable name `--api-key-env` accepts.
+const MAX_ENV_NAME: usize = 128;
+
+/// Whether `s` is a portable environment variable name (`[A-Za-z_][A-Za-z0-9_]*`).
+pub fn is_env_name(s: &str) -> bool {
+    let mut b = s.bytes();
+    s.len() <= MAX_ENV_NAME
+        && b.next()
+            .is_some_and(|c| c == b'_' || c.is_ascii_alphabetic())
+        && b.all(|c| c == b'_' || c.is_ascii_alphanumeric())
+}
+
+/// Whether a variable name could itself be a key (long, mixed letters and digits, no
+/// word structure): such a name is never repeated in a message.
+fn could_be_a_key(s: &str) -> bool {
+    s.len() >= 40
+        || s.split('_').any(|w| {
+            let digits = w.bytes().filter(u8::is_ascii_digit).count();
+            w.len() >= 12 && digits >= 2 && digits < w.len()
+        })
+}
+
+/// Checks `--api-key-env`: a variable name, and set. Errors never echo a value that is
+/// not a name or that could be a key.
+pub fn check_key_env(name: &str) -> Result<(), SpecError> {
+    if !is_env_name(name) {
+        return Err(SpecError::KeyEnvNotAName);
+    }
+    match std::env::var_os(name) {
+        Some(v) if !v.is_empty() => Ok(()),
+        _ if could_be_a_key(name) => Err(SpecError::KeyEnvNotAName),
+        _ => Err(SpecError::KeyEnvUnset(name.to_string())),
+    }
+}
+
+/// Checks `--base-url`: an http(s) URL with a host.
+fn check_base_url(url: &str) -> Result<(), SpecError> {
+    match reqwest::Url::parse(url) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => Ok(()),
+        _ => Err(SpecError::BadBaseUrl(
+            crate::sanitize::one_line(url).into_owned(),
+        )),
+    }
+}
+
 /// Builds a client for `openai:<model>`, `anthropic:<model>` or `perturb`.
 pub fn build(spec: &str, o: &ModelOptions) -> Result<Client, SpecError> {
+    // Whatever is named here is recorded in run.json: a key must never pass as a name.
+    if o.api_key_env.as_deref().is_some_and(|n| !is_env_name(n)) {
+        return Err(SpecError::KeyEnvNotAName);
+    }
+    if let Some(url) = &o.base_url {
+        check_base_url(url)?;
+    }
     let http = || {
         reqwest::Client::builder()
             .timeout(o.limits.timeout)
