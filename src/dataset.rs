@@ -377,6 +377,8 @@ pub struct StreamWriter {
     fields: &'static [&'static str],
     stats: FieldStats,
     summaries: Vec<BatchSummary>,
+    /// Bytes of items spooled so far.
+    written: u64,
 }
 
 impl StreamWriter {
@@ -394,6 +396,7 @@ impl StreamWriter {
             fields: fields_for(cfg),
             stats: FieldStats::default(),
             summaries: Vec::new(),
+            written: 0,
         })
     }
 
@@ -407,6 +410,15 @@ impl StreamWriter {
             let text = serde_json::to_string_pretty(&item).map_err(std::io::Error::other)?;
             if self.stats.total > 1 {
                 self.spool.write_all(b",\n")?;
+            }
+            // Never write a dataset `run` would refuse to read.
+            self.written += text.len() as u64 + 8;
+            if self.written > crate::fsread::MAX_DATASET {
+                let _ = std::fs::remove_file(&self.spool_path);
+                return Err(std::io::Error::other(format!(
+                    "the dataset would pass {}, the most a dataset file may hold; lower --per-category or --batches",
+                    crate::fsread::human_bytes(crate::fsread::MAX_DATASET)
+                )));
             }
             // Items sit two levels deep in the file: indent every line by four spaces.
             for (i, line) in text.lines().enumerate() {

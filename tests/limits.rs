@@ -452,3 +452,92 @@ fn a_key_echoed_reversed_hex_spaced_or_shifted_in_base64_is_never_stored() {
         assert!(!all.contains(leak), "leaked {leak:?}");
     }
 }
+
+#[test]
+fn a_grammar_literal_over_the_limit_is_refused_with_its_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    for size in [100_000usize, 1 << 20] {
+        let g = dir.path().join(format!("g{size}.txt"));
+        std::fs::write(
+            &g,
+            format!("S -> ( S and S ) | $prop | {}\n", "x".repeat(size)),
+        )
+        .unwrap();
+        let out = dir.path().join(format!("g{size}.json"));
+        let o = output_within(
+            bin()
+                .args(["generate", "--quiet", "--grammar"])
+                .arg(&g)
+                .arg("--out")
+                .arg(&out),
+            20,
+            "huge literal",
+        );
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(":1:28: a token of") && err.contains("the limit is 256"),
+            "{err}"
+        );
+        assert!(
+            err.len() < 2000,
+            "the literal is not echoed: {} bytes",
+            err.len()
+        );
+        assert!(!out.exists());
+    }
+}
+
+/// Grammar inputs from the red team (`tests/data/fuzz-regressions/grammar-*`): each is
+/// refused with a message, or generates within the stated bounds.
+#[test]
+fn runaway_grammars_stay_within_the_form_sample_and_batch_bounds() {
+    use autoeval::grammar::cfg::Cfg;
+    use autoeval::grammar::generator::{GenParams, MAX_SAMPLE_BYTES, generate_batch};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fuzz-regressions");
+    let mut seen = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let path = e.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.starts_with("grammar-") {
+            continue;
+        }
+        seen += 1;
+        let text = std::fs::read_to_string(&path).unwrap();
+        let cfg = match Cfg::parse(&text) {
+            Ok(c) => c,
+            Err(e) => {
+                assert!(e.to_string().contains("limit"), "{name}: {e}");
+                continue;
+            }
+        };
+        let params = GenParams {
+            depth: 40,
+            branching: 50,
+            per_category: 5,
+            ..GenParams::default()
+        };
+        let t = Instant::now();
+        match generate_batch(&cfg, &params, 1, 0, &mut |_| {}) {
+            Ok(b) => {
+                for it in &b.items {
+                    let len = it.expr.to_unicode().len().max(it.text.len());
+                    assert!(
+                        len <= MAX_SAMPLE_BYTES + MAX_SAMPLE_BYTES / 2,
+                        "{name}: {len}"
+                    );
+                }
+                if name.contains("over-64k") {
+                    assert!(b.oversized > 0, "{name}: the long draws were skipped");
+                }
+            }
+            Err(e) => assert!(e.to_string().contains("limit"), "{name}: {e}"),
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(120),
+            "{name}: {:?}",
+            t.elapsed()
+        );
+    }
+    assert!(seen >= 4);
+}

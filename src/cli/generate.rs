@@ -129,6 +129,8 @@ pub struct Generated {
     pub leaves: usize,
     /// Buckets that could not be filled: (batch, bucket, got, wanted, leaves).
     pub short: Vec<(usize, usize, usize, usize, usize)>,
+    /// Draws skipped for being over the per-form or per-sample size limit.
+    pub oversized: usize,
 }
 
 /// Generates `batches` batches on all cores and streams them, in order, into the
@@ -162,6 +164,7 @@ pub fn generate_to_file(
         buckets: 0,
         leaves: 0,
         short: Vec::new(),
+        oversized: 0,
     };
     let result: Result<()> = std::thread::scope(|s| {
         for _ in 0..threads {
@@ -202,6 +205,7 @@ pub fn generate_to_file(
                     summary.items += batch.items.len();
                     summary.buckets = batch.buckets.len();
                     summary.leaves += batch.total_leaves;
+                    summary.oversized += batch.oversized;
                     for r in batch.buckets.iter().filter(|r| r.got < r.wanted) {
                         summary
                             .short
@@ -266,6 +270,14 @@ pub fn run(args: GenerateArgs) -> Result<i32> {
             g.leaves,
             args.out.display()
         );
+        if g.oversized > 0 {
+            eprintln!(
+                "note: {} draw(s) skipped for being over {} symbols or {} of text",
+                g.oversized,
+                crate::grammar::generator::MAX_FORM,
+                crate::fsread::human_bytes(crate::grammar::generator::MAX_SAMPLE_BYTES as u64)
+            );
+        }
         if !g.short.is_empty() {
             eprintln!(
                 "{} bucket(s) could not be filled (too few distinct formulas):",

@@ -125,6 +125,12 @@ pub struct GrammarError {
     pub msg: String,
 }
 
+/// Longest literal token (or nonterminal name), in bytes: real operators and keywords
+/// are a few characters, and every literal is copied into every sample that uses it.
+pub const MAX_LITERAL: usize = 256;
+/// Most symbols on one right-hand side.
+pub const MAX_RHS: usize = 1024;
+
 fn gerr(line: usize, col: usize, msg: impl Into<String>) -> GrammarError {
     GrammarError {
         line,
@@ -314,7 +320,28 @@ impl Cfg {
                         ));
                     }
                     t => {
+                        if let RawTok::Bare(s) | RawTok::Quoted(s) = &t
+                            && s.len() > MAX_LITERAL
+                        {
+                            return Err(gerr(
+                                lno,
+                                col,
+                                format!(
+                                    "a token of {} bytes; the limit is {MAX_LITERAL} (every sample that uses a literal copies it)",
+                                    s.len()
+                                ),
+                            ));
+                        }
                         if let Some(alt) = rule.alts.last_mut() {
+                            if alt.len() >= MAX_RHS {
+                                return Err(gerr(
+                                    lno,
+                                    col,
+                                    format!(
+                                        "an alternative of more than {MAX_RHS} symbols, the limit; split it into rules"
+                                    ),
+                                ));
+                            }
                             alt.push((lno, col, t));
                         }
                     }

@@ -62,12 +62,15 @@ pub enum GenError {
     /// The grammar uses a terminal class its syntax cannot bind.
     #[error("the grammar uses {0} but is declared '@syntax {1}': {2}")]
     ClassMismatch(&'static str, &'static str, &'static str),
+    /// Generation would exceed a size bound.
+    #[error("{0}")]
+    TooLarge(String),
     /// The grammar produced text that does not parse.
     #[error(
         "the grammar produced text the {syntax} parser rejects: {text:?} ({error}); check the grammar's literal tokens"
     )]
     Unparseable {
-        /// Which parser.
+        /// Which parser (the text is shortened for the message).
         syntax: &'static str,
         /// The produced text.
         text: String,
@@ -117,7 +120,18 @@ pub struct Batch {
     pub metric: Metric,
     /// Total leaves collected.
     pub total_leaves: usize,
+    /// Draws skipped because their form or text was over [`MAX_FORM`] or
+    /// [`MAX_SAMPLE_BYTES`].
+    pub oversized: usize,
 }
+
+/// Most symbols in a sentential form: longer nodes are not expanded and longer leaves
+/// are not drawn (a recursive grammar's forms otherwise grow without bound).
+pub const MAX_FORM: usize = 4096;
+/// Most bytes of one sample's formula text; longer draws are skipped.
+pub const MAX_SAMPLE_BYTES: usize = 64 << 10;
+/// Most bytes of formula text one batch holds in memory.
+pub const MAX_BATCH_BYTES: usize = 64 << 20;
 
 /// Progress events for long generations.
 #[derive(Clone, Copy, Debug)]
@@ -297,9 +311,10 @@ impl Expander<'_> {
     }
 }
 
-/// Replaces the first `choices.len()` nonterminals of `form` by the chosen productions.
-fn apply_choices(cfg: &Cfg, form: &[Symbol], choices: &[u16]) -> Vec<Symbol> {
-    let mut out = Vec::with_capacity(form.len() + 8);
+/// Replaces the first `choices.len()` nonterminals of `form` by the chosen productions;
+/// None when the result would be longer than [`MAX_FORM`].
+fn apply_choices(cfg: &Cfg, form: &[Symbol], choices: &[u16]) -> Option<Vec<Symbol>> {
+    let mut out = Vec::with_capacity(form.len().min(MAX_FORM) + 8);
     let mut it = choices.iter();
     let mut done = false;
     for s in form {
@@ -314,8 +329,11 @@ fn apply_choices(cfg: &Cfg, form: &[Symbol], choices: &[u16]) -> Vec<Symbol> {
             }
             other => out.push(*other),
         }
+        if out.len() > MAX_FORM {
+            return None;
+        }
     }
-    out
+    Some(out)
 }
 
 /// Checks parameters and the grammar's use of vocabulary classes.
@@ -421,12 +439,16 @@ pub fn generate_batch(
             let c = pool[ci];
             let parent = &expanded[pool_step][c.node as usize];
             let choices = &pool_arena[c.off as usize..(c.off + c.len) as usize];
-            nodes.push(apply_choices(cfg, parent, choices));
+            // An over-long form stays as an empty node: never expanded, never drawn.
+            nodes.push(apply_choices(cfg, parent, choices).unwrap_or_default());
         }
         let mut next_pool: Vec<Child> = Vec::new();
         let mut next_arena: Vec<u16> = Vec::new();
         let mut scratch: Vec<Vec<u16>> = Vec::new();
         for (ni, form) in nodes.iter().enumerate() {
+            if form.is_empty() {
+                continue;
+            }
             let mut nts = Vec::new();
             let mut segs = Vec::new();
             let mut seg_start = 0;
@@ -498,6 +520,7 @@ pub fn generate_batch(
     let mut seen: HashSet<Expr> = HashSet::new();
     let mut seen_text: HashSet<String> = HashSet::new();
     let total_leaves = leaves.len();
+    let (mut oversized, mut bytes) = (0usize, 0usize);
     for (&key, members) in &buckets {
         let mut got = 0;
         for _ in 0..params.per_category {
@@ -508,8 +531,11 @@ pub fn generate_batch(
                 let leaf = leaves[li as usize];
                 let node = &expanded[leaf.step as usize][leaf.node as usize];
                 let choices = &leaf_arena[leaf.off as usize..(leaf.off + leaf.len) as usize];
-                let form = apply_choices(cfg, node, choices);
-                let item = build_expression(
+                let Some(form) = apply_choices(cfg, node, choices) else {
+                    oversized += 1;
+                    continue;
+                };
+                let Some((item, len)) = build_expression(
                     cfg,
                     &form,
                     &vocab,
@@ -517,7 +543,18 @@ pub fn generate_batch(
                     &mut rng,
                     leaf.step as usize,
                     key as usize,
-                )?;
+                )?
+                else {
+                    oversized += 1;
+                    continue;
+                };
+                bytes += len;
+                if bytes > MAX_BATCH_BYTES {
+                    return Err(GenError::TooLarge(format!(
+                        "one batch's samples passed {} of formula text; lower --per-category or --depth, or use more --batches",
+                        crate::fsread::human_bytes(MAX_BATCH_BYTES as u64)
+                    )));
+                }
                 let fresh = match &item.expr {
                     Expr::Regex(_) => seen_text.insert(item.text.clone()),
                     e => seen.insert(e.clone()),
@@ -537,12 +574,20 @@ pub fn generate_batch(
         });
         progress(Progress::Bucket(key as usize));
     }
+    if items.is_empty() && oversized > 0 {
+        return Err(GenError::TooLarge(format!(
+            "every draw was over the limits ({MAX_FORM} symbols per sentential form, {} per sample); \
+             the grammar's recursion or literals make formulas too long: lower --depth or shorten the literals",
+            crate::fsread::human_bytes(MAX_SAMPLE_BYTES as u64)
+        )));
+    }
     Ok(Batch {
         items,
         buckets: reports,
         vocab,
         metric,
         total_leaves,
+        oversized,
     })
 }
 
@@ -557,7 +602,7 @@ fn build_expression(
     rng: &mut Rng,
     level: usize,
     bucket: usize,
-) -> Result<GenItem, GenError> {
+) -> Result<Option<(GenItem, usize)>, GenError> {
     let regex = cfg.syntax == SyntaxKind::Regex;
     let mut text = String::with_capacity(form.len() * 4);
     let mut next_var = 1;
@@ -588,17 +633,23 @@ fn build_expression(
             }
             Symbol::Nt(_) => {}
         }
+        if text.len() > MAX_SAMPLE_BYTES {
+            return Ok(None);
+        }
     }
+    let len = text.len();
+    let shown =
+        || crate::sanitize::one_line(&text.chars().take(200).collect::<String>()).into_owned();
     let expr = if regex {
         Expr::Regex(parse_regex(&text).map_err(|e| GenError::Unparseable {
             syntax: "regex",
-            text: text.clone(),
+            text: shown(),
             error: e.to_string(),
         })?)
     } else {
         let f = parse_formula(&text).map_err(|e| GenError::Unparseable {
             syntax: "logic",
-            text: text.clone(),
+            text: shown(),
             error: e.to_string(),
         })?;
         let mut scope = Vec::new();
@@ -607,13 +658,16 @@ fn build_expression(
     if !regex {
         text = String::new();
     }
-    Ok(GenItem {
-        expr,
-        text,
-        level,
-        bucket,
-        vocab_tokens,
-    })
+    Ok(Some((
+        GenItem {
+            expr,
+            text,
+            level,
+            bucket,
+            vocab_tokens,
+        },
+        len,
+    )))
 }
 
 /// Replaces atom placeholders by predicates over objects, each argument becoming
