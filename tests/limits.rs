@@ -541,3 +541,56 @@ fn runaway_grammars_stay_within_the_form_sample_and_batch_bounds() {
     }
     assert!(seen >= 4);
 }
+
+/// `report --format json` of `run`, with the row index as it is, and after removing it.
+fn report_with_and_without_index(run: &Path) -> (String, String) {
+    let o = bin()
+        .args(["report", "--format", "json"])
+        .arg(run)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let cached = String::from_utf8_lossy(&o.stdout).into_owned();
+    std::fs::remove_file(run.join(".autoeval-index")).unwrap();
+    let o = bin()
+        .args(["report", "--format", "json"])
+        .arg(run)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    (cached, String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
+#[test]
+fn a_same_length_edit_of_an_early_line_then_an_append_is_never_read_from_a_stale_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    offline_run(&run, "6");
+    let samples = run.join("samples.jsonl");
+    // The first report builds the index.
+    let o = bin().arg("report").arg(&run).output().unwrap();
+    assert!(o.status.success());
+    assert!(run.join(".autoeval-index").is_file());
+    let text = std::fs::read_to_string(&samples).unwrap();
+    let first = text.lines().next().unwrap();
+    let ops = first
+        .find("\"num_operators\":")
+        .map(|i| i + "\"num_operators\":".len())
+        .unwrap();
+    let digit = first.as_bytes()[ops];
+    assert!(digit.is_ascii_digit());
+    // Same length, another category; then any append.
+    let mut edited = text.clone().into_bytes();
+    edited[ops] = if digit == b'9' { b'8' } else { b'9' };
+    let last = text.lines().last().unwrap().to_string();
+    edited.extend_from_slice(last.as_bytes());
+    edited.push(b'\n');
+    // In place, as an editor that keeps the inode would: write over, then append.
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&samples)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, &edited))
+        .unwrap();
+    let (cached, fresh) = report_with_and_without_index(&run);
+    assert_eq!(cached, fresh, "the index hid an edit of line 1");
+}

@@ -3,10 +3,12 @@
 //! binary file instead of parsing every JSON line.
 //!
 //! The cache is tied to the exact file it was built from: the same file (device and
-//! inode), at least as long as what was indexed, the same bytes just before the indexed
-//! end, and, when no bytes were added, the same modification time. A run that grew by
+//! inode), at least as long as what was indexed, and either untouched since (same
+//! length, modification and change time) or grown with every indexed byte unchanged
+//! (a hash of the whole indexed prefix, kept incrementally). A run that grew by
 //! appends (a live run, a resume) reuses the cache and parses only the new lines; a
-//! rewritten file (`rescore --in-place`, an edit) is indexed again. The cache is input
+//! rewritten or edited file (`rescore --in-place`, an editor) is indexed again. Each
+//! text carries a checksum: a damaged one is read again from its samples line. The cache is input
 //! like any other file: every length is checked against bounds before anything is
 //! allocated, and a cache that does not read back cleanly is ignored and rebuilt.
 //!
@@ -15,7 +17,8 @@
 //! keeps only the rows in memory and reads texts from the file when it needs them
 //! (search, compare, export); texts are checked and made safe to draw when read.
 
-use super::rows::{Extra, MAX_LINE, Row, Scan, TextFile};
+use super::checksum::{Prefix, text_sum};
+use super::rows::{Extra, MAX_LINE, Row, Scan, TextFile, TextSpan};
 use super::store;
 use crate::verify::VerdictKind;
 use std::io::{BufReader, BufWriter, Read, Seek, Write};
@@ -24,9 +27,7 @@ use std::path::{Path, PathBuf};
 /// Name of the cache file inside a run directory.
 pub const INDEX: &str = ".autoeval-index";
 
-const MAGIC: &[u8; 8] = b"AEIDX\x00\x00\x02";
-/// Bytes before the indexed end whose hash must still match.
-const TAIL: u64 = 4096;
+const MAGIC: &[u8; 8] = b"AEIDX\x00\x00\x03";
 /// Most warnings kept in a cache.
 const MAX_WARNINGS: usize = 10_000;
 
@@ -36,6 +37,7 @@ struct Ident {
     dev: u64,
     ino: u64,
     mtime_ns: i128,
+    ctime_ns: i128,
     len: u64,
 }
 
@@ -46,17 +48,23 @@ fn ident(path: &Path) -> Option<Ident> {
         .ok()
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map_or(0, |d| d.as_nanos() as i128);
+    // The change time cannot be set back by a user (unlike the modification time).
     #[cfg(unix)]
-    let (dev, ino) = {
+    let (dev, ino, ctime_ns) = {
         use std::os::unix::fs::MetadataExt;
-        (m.dev(), m.ino())
+        (
+            m.dev(),
+            m.ino(),
+            i128::from(m.ctime()) * 1_000_000_000 + i128::from(m.ctime_nsec()),
+        )
     };
     #[cfg(not(unix))]
-    let (dev, ino) = (0, 0);
+    let (dev, ino, ctime_ns) = (0, 0, 0);
     Some(Ident {
         dev,
         ino,
         mtime_ns,
+        ctime_ns,
         len: m.len(),
     })
 }
@@ -92,17 +100,6 @@ impl<R: Read> Read for Hashing<R> {
         self.h = fnv(self.h, &buf[..n]);
         Ok(n)
     }
-}
-
-/// FNV-1a of the `TAIL` bytes before `end` of the file.
-fn tail_hash(path: &Path, end: u64) -> Option<u64> {
-    use std::io::{Seek, SeekFrom};
-    let mut f = crate::fsread::open(path, crate::fsread::STREAM).ok()?;
-    let start = end.saturating_sub(TAIL);
-    f.seek(SeekFrom::Start(start)).ok()?;
-    let mut buf = vec![0u8; (end - start) as usize];
-    f.read_exact(&mut buf).ok()?;
-    Some(fnv(FNV0, &buf))
 }
 
 /// Where the cache of run directory `dir` lives.
@@ -187,26 +184,48 @@ pub fn save(dir: &Path, scan: &mut Scan) -> std::io::Result<TextFile> {
     {
         return Err(std::io::Error::other("scan does not match the file"));
     }
-    let tail = tail_hash(&samples, scan.consumed).unwrap_or(0);
+    // The indexed prefix's hash, from where the last write left it: only bytes
+    // indexed since are read.
+    let (prefix, prefix_sum) = scan
+        .prefix
+        .extend(&samples, scan.consumed)
+        .ok_or_else(|| std::io::Error::other("samples.jsonl could not be read back"))?;
     let tmp = dir.join(format!("{INDEX}.{}.tmp", std::process::id()));
     // Where each text will be in the new text section: the old section is copied
     // first, unchanged, then the texts parsed since.
     let old_len = scan.text_file.as_ref().map_or(0, TextFile::section_len);
-    let mut spans: Vec<(u64, u32)> = scan
+    let mut spans: Vec<TextSpan> = scan
         .text_file
         .as_ref()
         .map_or_else(Vec::new, |f| f.spans.clone());
     let mut pos = old_len;
     if let Some(sp) = scan.spill.as_mut() {
         sp.file.flush()?;
-        for &(p, l) in &sp.spans {
-            spans.push((old_len + p, l));
+        for &(p, l, sum) in &sp.spans {
+            spans.push(TextSpan {
+                pos: old_len + p,
+                len: l,
+                sum,
+                ..TextSpan::default()
+            });
         }
         pos += sp.len;
     }
     for t in &scan.texts {
-        spans.push((pos, t.len() as u32));
+        spans.push(TextSpan {
+            pos,
+            len: t.len() as u32,
+            sum: text_sum(t.as_bytes()),
+            ..TextSpan::default()
+        });
         pos += t.len() as u64;
+    }
+    // Each text remembers its line, to be read again if its bytes are damaged.
+    for r in &scan.rows {
+        if let Some(s) = spans.get_mut(r.text as usize) {
+            s.line = r.offset;
+            s.line_len = r.len;
+        }
     }
     let result = (|| {
         let mut w = Hashing {
@@ -220,11 +239,14 @@ pub fn save(dir: &Path, scan: &mut Scan) -> std::io::Result<TextFile> {
             id.len,
             scan.consumed,
             scan.lines as u64,
-            tail,
+            prefix.h,
+            prefix.end,
+            prefix_sum,
         ] {
             w.write_all(&v.to_le_bytes())?;
         }
         w.write_all(&id.mtime_ns.to_le_bytes())?;
+        w.write_all(&id.ctime_ns.to_le_bytes())?;
         let warnings = &scan.warnings[..scan.warnings.len().min(MAX_WARNINGS)];
         w.write_all(&(warnings.len() as u64).to_le_bytes())?;
         for s in warnings {
@@ -232,7 +254,7 @@ pub fn save(dir: &Path, scan: &mut Scan) -> std::io::Result<TextFile> {
         }
         w.write_all(&(scan.rows.len() as u64).to_le_bytes())?;
         for (r, e) in scan.rows.iter().zip(&scan.extras) {
-            let span = spans.get(r.text as usize).copied().unwrap_or((0, 0));
+            let span = spans.get(r.text as usize).copied().unwrap_or_default();
             put_row(&mut w, r, e, span)?;
         }
         w.write_all(&(spans.len() as u64).to_le_bytes())?;
@@ -274,10 +296,12 @@ pub fn save(dir: &Path, scan: &mut Scan) -> std::io::Result<TextFile> {
                 let _ = std::fs::remove_file(&tmp);
                 return Err(e);
             }
+            scan.prefix = prefix;
             Ok(TextFile {
                 file: std::sync::Arc::new(std::fs::File::open(path(dir))?),
                 base,
                 spans,
+                samples,
             })
         }
         Err(e) => {
@@ -292,7 +316,7 @@ fn put_str(w: &mut impl Write, s: &str) -> std::io::Result<()> {
     w.write_all(s.as_bytes())
 }
 
-fn put_row(w: &mut impl Write, r: &Row, e: &Extra, text: (u64, u32)) -> std::io::Result<()> {
+fn put_row(w: &mut impl Write, r: &Row, e: &Extra, text: TextSpan) -> std::io::Result<()> {
     let verdict = VerdictKind::ALL
         .iter()
         .position(|k| *k == r.verdict)
@@ -316,8 +340,9 @@ fn put_row(w: &mut impl Write, r: &Row, e: &Extra, text: (u64, u32)) -> std::io:
     w.write_all(&e.tokens_out.to_le_bytes())?;
     w.write_all(&e.cost.unwrap_or(0.0).to_le_bytes())?;
     w.write_all(&r.phi0_hash.to_le_bytes())?;
-    w.write_all(&text.0.to_le_bytes())?;
-    w.write_all(&text.1.to_le_bytes())?;
+    w.write_all(&text.pos.to_le_bytes())?;
+    w.write_all(&text.len.to_le_bytes())?;
+    w.write_all(&text.sum.to_le_bytes())?;
     put_str(w, &r.id)
 }
 
@@ -382,12 +407,25 @@ pub fn load(dir: &Path, texts: bool) -> Option<Scan> {
     if &r.bytes::<8>()? != MAGIC {
         return None;
     }
-    let (dev, ino, len, consumed, lines, tail) =
-        (r.u64()?, r.u64()?, r.u64()?, r.u64()?, r.u64()?, r.u64()?);
+    let (dev, ino, len, consumed, lines) = (r.u64()?, r.u64()?, r.u64()?, r.u64()?, r.u64()?);
+    let prefix = Prefix {
+        h: r.u64()?,
+        end: r.u64()?,
+    };
+    let prefix_sum = r.u64()?;
     let mtime_ns = i128::from_le_bytes(r.bytes::<16>()?);
+    let ctime_ns = i128::from_le_bytes(r.bytes::<16>()?);
     let same_file = dev == now.dev && ino == now.ino && now.len >= consumed && len >= consumed;
-    let unchanged_or_appended = now.len > len || (now.len == len && now.mtime_ns == mtime_ns);
-    if !same_file || !unchanged_or_appended || tail_hash(&samples, consumed)? != tail {
+    if !same_file || prefix.end > consumed || !prefix.end.is_multiple_of(8) {
+        return None;
+    }
+    let unchanged = now.len == len && now.mtime_ns == mtime_ns && now.ctime_ns == ctime_ns;
+    // Anything but an untouched file is trusted only if every indexed byte is as it
+    // was: one sequential hash of the prefix, far cheaper than parsing it (and only
+    // after the file changed, e.g. a resume appended to it).
+    if !unchanged
+        && (now.len <= len || Prefix::default().extend(&samples, consumed)?.1 != prefix_sum)
+    {
         return None;
     }
     let nwarn = r.u64()?;
@@ -407,7 +445,7 @@ pub fn load(dir: &Path, texts: bool) -> Option<Scan> {
     }
     let mut rows = Vec::with_capacity(nrows as usize);
     let mut extras = Vec::with_capacity(nrows as usize);
-    let mut row_spans: Vec<(u64, u32)> = Vec::with_capacity(nrows as usize);
+    let mut row_spans: Vec<TextSpan> = Vec::with_capacity(nrows as usize);
     for _ in 0..nrows {
         let offset = r.u64()?;
         let len = r.u32()?;
@@ -417,9 +455,15 @@ pub fn load(dir: &Path, texts: bool) -> Option<Scan> {
         let c = [r.f64()?, r.f64()?, r.f64()?];
         let (tokens_in, tokens_out, cost) = (r.u64()?, r.u64()?, r.f64()?);
         let phi0_hash = r.u64()?;
-        let span = (r.u64()?, r.u32()?);
+        let span = TextSpan {
+            pos: r.u64()?,
+            len: r.u32()?,
+            sum: r.u32()?,
+            line: offset,
+            line_len: len,
+        };
         let id = r.str(MAX_LINE, true)?;
-        if offset.checked_add(u64::from(len))? > consumed || u64::from(span.1) > MAX_LINE {
+        if offset.checked_add(u64::from(len))? > consumed || u64::from(span.len) > MAX_LINE {
             return None;
         }
         let has = |bit: u8| flags & (1 << bit) != 0;
@@ -454,10 +498,11 @@ pub fn load(dir: &Path, texts: bool) -> Option<Scan> {
     if ntexts != nrows || r.left.checked_sub(8)? != section || u64::from_le_bytes(last) != sum {
         return None;
     }
-    if row_spans
-        .iter()
-        .any(|&(p, l)| p.checked_add(u64::from(l)).is_none_or(|end| end > section))
-    {
+    if row_spans.iter().any(|s| {
+        s.pos
+            .checked_add(u64::from(s.len))
+            .is_none_or(|end| end > section)
+    }) {
         return None;
     }
     let text_file = if texts {
@@ -465,6 +510,7 @@ pub fn load(dir: &Path, texts: bool) -> Option<Scan> {
             file: std::sync::Arc::new(r.r.inner.into_inner()),
             base,
             spans: row_spans,
+            samples: samples.clone(),
         })
     } else {
         None
@@ -480,6 +526,7 @@ pub fn load(dir: &Path, texts: bool) -> Option<Scan> {
         warnings,
         restarted: false,
         spill: None,
+        prefix,
     })
 }
 
@@ -519,6 +566,55 @@ mod tests {
         assert_eq!(texts(a), texts(b));
         assert_eq!((a.consumed, a.lines), (b.consumed, b.lines));
         assert_eq!(a.warnings, b.warnings);
+    }
+
+    #[test]
+    fn flipped_bytes_in_the_text_section_are_read_from_the_samples_file() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join(store::SAMPLES);
+        let text: String = (0..20).map(|i| line(i, "equivalent")).collect();
+        std::fs::write(&f, &text).unwrap();
+        let built = load_or_build(d.path(), true);
+        let want = texts(&fresh(d.path()));
+        assert_eq!(texts(&built), want);
+        drop(built);
+        // Flip bytes of one ψ in the index's text section.
+        let mut idx = std::fs::read(path(d.path())).unwrap();
+        let at = idx
+            .windows("ψ 7".len())
+            .position(|w| w == "ψ 7".as_bytes())
+            .unwrap();
+        idx[at + "ψ ".len()] = b'X';
+        std::fs::write(path(d.path()), &idx).unwrap();
+        let loaded = load(d.path(), true).expect("the rows still read");
+        assert_eq!(texts(&loaded), want, "a damaged text reached a reader");
+        let store = crate::run::rows::TextStore::with_file(loaded.text_file.clone());
+        let all: Vec<u32> = (0..20).collect();
+        let mut seen = Vec::new();
+        store.each(&all, &mut |_, t| seen.push(t.to_string()));
+        assert_eq!(seen, want, "a damaged text reached a search");
+    }
+
+    #[test]
+    fn a_same_length_edit_before_the_indexed_end_is_found_after_an_append() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join(store::SAMPLES);
+        let text: String = (0..400).map(|i| line(i, "equivalent")).collect();
+        std::fs::write(&f, &text).unwrap();
+        load_or_build(d.path(), true);
+        // Line 3 becomes not-equivalent at the same length ("equivalent" → "unknown   ").
+        let edited = text.replacen(
+            r#""id":"3","idx":3,"syntax":"pl","phi0":"p1 ∧ p3""#,
+            r#""id":"3","idx":3,"syntax":"pl","phi0":"p1 ∨ p3""#,
+            1,
+        );
+        assert_eq!(edited.len(), text.len());
+        let mut file = std::fs::OpenOptions::new().write(true).open(&f).unwrap();
+        file.write_all(edited.as_bytes()).unwrap();
+        file.write_all(line(400, "equivalent").as_bytes()).unwrap();
+        drop(file);
+        let got = load_or_build(d.path(), true);
+        same(&got, &fresh(d.path()));
     }
 
     #[test]

@@ -54,16 +54,44 @@ pub fn phi0_hash(phi0: &str) -> u64 {
     })
 }
 
+/// Where one text is in a row index's text section, its checksum, and the line of
+/// `samples.jsonl` it came from (read again when the checksum fails).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TextSpan {
+    /// Position in the text section.
+    pub pos: u64,
+    /// Length in bytes.
+    pub len: u32,
+    /// [`super::checksum::text_sum`] of the bytes.
+    pub sum: u32,
+    /// Offset of the source line in `samples.jsonl`.
+    pub line: u64,
+    /// Length of the source line (without its newline).
+    pub line_len: u32,
+}
+
 /// Texts kept in a row index file: the open file, where its text section starts, and
-/// each text's position and length in that section.
+/// each text's span in that section.
 #[derive(Clone, Debug)]
 pub struct TextFile {
     /// The index file (kept open: a newer index renamed over it leaves this one valid).
     pub file: std::sync::Arc<std::fs::File>,
     /// Offset of the text section.
     pub base: u64,
-    /// Position (in the section) and length of each text.
-    pub spans: Vec<(u64, u32)>,
+    /// Each text's span.
+    pub spans: Vec<TextSpan>,
+    /// The samples file the texts came from.
+    pub samples: std::path::PathBuf,
+}
+
+/// Made safe to draw (the file is input like any other).
+fn safe_text(text: &str) -> String {
+    // Each field on its own: the separator is a control character too.
+    let fields: Vec<String> = text
+        .split(SEP)
+        .map(|f| crate::sanitize::for_terminal(f).into_owned())
+        .collect();
+    fields.join(&SEP.to_string())
 }
 
 impl TextFile {
@@ -71,24 +99,37 @@ impl TextFile {
     pub fn section_len(&self) -> u64 {
         self.spans
             .iter()
-            .map(|&(p, l)| p + u64::from(l))
+            .map(|s| s.pos + u64::from(s.len))
             .max()
             .unwrap_or(0)
     }
 
-    /// Reads text `i`, made safe to draw (the file is input like any other).
+    /// Reads text `i`, made safe to draw.
     fn read(&self, i: usize) -> Option<String> {
         use std::os::unix::fs::FileExt;
-        let (pos, len) = *self.spans.get(i)?;
-        let mut buf = vec![0u8; len as usize];
-        self.file.read_exact_at(&mut buf, self.base + pos).ok()?;
-        let text = String::from_utf8_lossy(&buf);
-        // Each field on its own: the separator is a control character too.
-        let fields: Vec<String> = text
-            .split(SEP)
-            .map(|f| crate::sanitize::for_terminal(f).into_owned())
-            .collect();
-        Some(fields.join(&SEP.to_string()))
+        let s = *self.spans.get(i)?;
+        let mut buf = vec![0u8; s.len as usize];
+        self.file.read_exact_at(&mut buf, self.base + s.pos).ok()?;
+        Some(safe_text(&self.checked(&s, &buf)))
+    }
+
+    /// The text whose stored bytes are `buf`, or, when they fail their checksum
+    /// (a damaged index), the text parsed again from its line of the samples file.
+    fn checked<'a>(&self, s: &TextSpan, buf: &'a [u8]) -> std::borrow::Cow<'a, str> {
+        if super::checksum::text_sum(buf) == s.sum {
+            return String::from_utf8_lossy(buf);
+        }
+        std::borrow::Cow::Owned(self.reparse(s).unwrap_or_default())
+    }
+
+    /// Parses the text again from its line (made safe to draw by the parse).
+    fn reparse(&self, s: &TextSpan) -> Option<String> {
+        use std::os::unix::fs::FileExt;
+        let f = crate::fsread::open(&self.samples, crate::fsread::STREAM).ok()?;
+        let mut line = vec![0u8; s.line_len as usize];
+        f.read_exact_at(&mut line, s.line).ok()?;
+        let (_, _, text) = parse_row(&line, s.line, &self.samples, 0).ok()??;
+        Some(text.into())
     }
 
     /// Calls `f` with each text of `idx` (ascending), reading the section in large
@@ -99,7 +140,10 @@ impl TextFile {
         let mut buf: Vec<u8> = Vec::new();
         let mut k = 0;
         while k < idx.len() {
-            let Some(&(start, len)) = self.spans.get(idx[k] as usize) else {
+            let Some(&TextSpan {
+                pos: start, len, ..
+            }) = self.spans.get(idx[k] as usize)
+            else {
                 k += 1;
                 continue;
             };
@@ -107,13 +151,13 @@ impl TextFile {
             let end_of = |j: usize| {
                 self.spans
                     .get(idx[j] as usize)
-                    .map(|&(p, l)| p + u64::from(l))
+                    .map(|s| s.pos + u64::from(s.len))
             };
             let mut end = start + u64::from(len);
             let mut j = k + 1;
             while j < idx.len() {
                 match (self.spans.get(idx[j] as usize), end_of(j)) {
-                    (Some(&(p, _)), Some(e))
+                    (Some(&TextSpan { pos: p, .. }), Some(e))
                         if p >= start && e - start <= WINDOW.max(end - start) =>
                     {
                         end = end.max(e);
@@ -125,10 +169,9 @@ impl TextFile {
             buf.resize((end - start) as usize, 0);
             if self.file.read_exact_at(&mut buf, self.base + start).is_ok() {
                 for &i in &idx[k..j] {
-                    if let Some(&(p, l)) = self.spans.get(i as usize) {
-                        let a = (p - start) as usize;
-                        let text = String::from_utf8_lossy(&buf[a..a + l as usize]);
-                        f(i, &text);
+                    if let Some(s) = self.spans.get(i as usize) {
+                        let a = (s.pos - start) as usize;
+                        f(i, &self.checked(s, &buf[a..a + s.len as usize]));
                     }
                 }
             }
@@ -401,8 +444,8 @@ pub struct Spill {
     pub file: std::io::BufWriter<std::fs::File>,
     /// Its path (removed when the index is written or abandoned).
     pub path: std::path::PathBuf,
-    /// Position and length of each text written.
-    pub spans: Vec<(u64, u32)>,
+    /// Position, length and checksum of each text written.
+    pub spans: Vec<(u64, u32, u32)>,
     /// Bytes written.
     pub len: u64,
 }
@@ -436,6 +479,8 @@ pub struct Scan {
     pub restarted: bool,
     /// When set, texts of parsed lines are written here instead of kept in `texts`.
     pub spill: Option<Spill>,
+    /// Running hash of the file's first bytes, carried between index writes.
+    pub prefix: super::checksum::Prefix,
 }
 
 impl Scan {
@@ -474,6 +519,7 @@ impl Scan {
             self.spill = None;
             self.consumed = 0;
             self.lines = 0;
+            self.prefix = super::checksum::Prefix::default();
             self.restarted = true;
         }
         if len == self.consumed || f.seek(SeekFrom::Start(self.consumed)).is_err() {
@@ -527,7 +573,8 @@ impl Scan {
                     {
                         use std::io::Write;
                         if sp.file.write_all(t.as_bytes()).is_ok() {
-                            sp.spans.push((sp.len, t.len() as u32));
+                            let sum = super::checksum::text_sum(t.as_bytes());
+                            sp.spans.push((sp.len, t.len() as u32, sum));
                             sp.len += t.len() as u64;
                             keep = None;
                         } else {
@@ -563,7 +610,7 @@ pub fn spill_texts(sp: &mut Spill) -> Vec<Box<str>> {
     let all = std::fs::read(&sp.path).unwrap_or_default();
     sp.spans
         .iter()
-        .map(|&(p, l)| {
+        .map(|&(p, l, _)| {
             all.get(p as usize..p as usize + l as usize)
                 .map_or_else(|| Box::from(""), |b| String::from_utf8_lossy(b).into())
         })
