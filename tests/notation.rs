@@ -458,3 +458,52 @@ fn regexes_ignore_the_reading() {
         None
     );
 }
+
+#[test]
+fn import_reverify_takes_the_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("dataset_nlfs_gpt-4o_verified.json");
+    // The original verified both as equivalent: under NLTK's reading `→` groups left
+    // and `^` is ∧; under ours neither reply matches its φ₀.
+    std::fs::write(
+        &file,
+        r#"{"info": {"type": "dataset", "filter_field": "num_operators"}, "verified": true,
+           "data": [
+             {"idx": 0, "fs": "((p1 → p2) → p3)", "num_operators": 2, "llm_fs": "p1 → p2 → p3", "error": null,
+              "verification": {"is_equivalent": true, "has_error": null, "time": "0:00:00"}},
+             {"idx": 1, "fs": "(p1 ∧ p2)", "num_operators": 1, "llm_fs": "p1 ^ p2", "error": null,
+              "verification": {"is_equivalent": true, "has_error": null, "time": "0:00:00"}}
+           ]}"#,
+    )
+    .unwrap();
+    let import = |reading: &str| {
+        let out = dir.path().join(reading);
+        let o = bin(dir.path())
+            .arg("import")
+            .arg(&file)
+            .args(["--reverify", "--reading", reading, "--out"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        out
+    };
+    let nltk = import("nltk");
+    for id in [0, 1] {
+        let s = sample(&nltk, id);
+        assert_eq!(s["verdict"]["verdict"], "equivalent", "{s}");
+        assert!(
+            s["verdict"]["notes"][0]
+                .as_str()
+                .unwrap()
+                .starts_with("reading: "),
+            "{s}"
+        );
+    }
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(nltk.join("run.json")).unwrap()).unwrap();
+    assert_eq!(m["reading"], "nltk");
+    let standard = import("standard");
+    assert_eq!(sample(&standard, 0)["verdict"]["verdict"], "not-equivalent");
+    assert_eq!(sample(&standard, 1)["verdict"]["verdict"], "not-equivalent");
+}

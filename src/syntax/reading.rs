@@ -78,7 +78,7 @@ impl std::fmt::Display for Reading {
 /// and which rules make the difference. `None` for regexes and for text that reads
 /// the same (or does not parse) under both.
 pub fn reading_note(text: &str, kind: SyntaxKind, reading: Reading) -> Option<String> {
-    if kind == SyntaxKind::Regex {
+    if kind == SyntaxKind::Regex || !may_differ(text) {
         return None;
     }
     let mine = parse_formula_with(text, reading.conventions()).ok()?;
@@ -129,6 +129,28 @@ pub fn reading_note(text: &str, kind: SyntaxKind, reading: Reading) -> Option<St
             format!(" (differs in {})", rules.join(", "))
         }
     ))
+}
+
+/// Whether the conventions can group `text` differently at all: it writes `^`, two or
+/// more `→`, or a quantifier and a binary connective. Most replies can't, and skip
+/// the second parse.
+fn may_differ(text: &str) -> bool {
+    use super::lexer::{Tok, lex};
+    let Ok(toks) = lex(text) else { return false };
+    let (mut implies, mut quant, mut binary) = (0, false, false);
+    for t in &toks {
+        match t.tok {
+            Tok::Xor if text.get(t.start..t.end) == Some("^") => return true,
+            Tok::Implies => {
+                implies += 1;
+                binary = true;
+            }
+            Tok::And | Tok::Or | Tok::Iff | Tok::Xor => binary = true,
+            Tok::Forall | Tok::Exists => quant = true,
+            _ => {}
+        }
+    }
+    implies >= 2 || (quant && binary)
 }
 
 /// Whether an expression's reading note, if any, was written by [`reading_note`].
