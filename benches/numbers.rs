@@ -20,7 +20,7 @@ fn bin() -> Command {
 
 fn quantifier_nesting(f: &Formula) -> usize {
     match f {
-        Formula::Prop(_) | Formula::Pred(..) => 0,
+        Formula::Bool(_) | Formula::Prop(_) | Formula::Pred(..) => 0,
         Formula::Not(a) => quantifier_nesting(a),
         Formula::Bin(_, a, b) => quantifier_nesting(a).max(quantifier_nesting(b)),
         Formula::Quant(_, _, a) => 1 + quantifier_nesting(a),

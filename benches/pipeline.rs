@@ -175,6 +175,7 @@ fn pipeline(client: Arc<autoeval::llm::Client>) -> Pipeline {
         temperature: 0.1,
         max_tokens: 256,
         verify: autoeval::verify::Options::default(),
+        reading: autoeval::syntax::Reading::Standard,
     }
 }
 

@@ -106,7 +106,7 @@ fn sites(f: &Formula, pred: &dyn Fn(&Formula, &[Name]) -> bool) -> Vec<(usize, V
         }
         *i += 1;
         match f {
-            Formula::Prop(_) | Formula::Pred(..) => {}
+            Formula::Bool(_) | Formula::Prop(_) | Formula::Pred(..) => {}
             Formula::Not(a) => go(a, pred, scope, i, out),
             Formula::Bin(_, a, b) => {
                 go(a, pred, scope, i, out);
@@ -140,7 +140,7 @@ fn replace_at(f: &Formula, target: usize, g: &mut dyn FnMut(&Formula) -> Formula
             return g(f);
         }
         match f {
-            Formula::Prop(_) | Formula::Pred(..) => f.clone(),
+            Formula::Bool(_) | Formula::Prop(_) | Formula::Pred(..) => f.clone(),
             Formula::Not(a) => Formula::negate(go(a, target, i, g)),
             Formula::Bin(op, a, b) => {
                 let a = go(a, target, i, g);
@@ -373,6 +373,9 @@ fn regex_replace(
         Regex::Star(x) => Regex::Star(Box::new(regex_replace(x, target, i, g))),
         Regex::Plus(x) => Regex::Plus(Box::new(regex_replace(x, target, i, g))),
         Regex::Opt(x) => Regex::Opt(Box::new(regex_replace(x, target, i, g))),
+        Regex::Repeat(x, min, max) => {
+            Regex::Repeat(Box::new(regex_replace(x, target, i, g)), *min, *max)
+        }
     }
 }
 
@@ -422,7 +425,7 @@ fn perturb_regex(r: &Regex, kind: PerturbKind, rng: &mut Rng) -> Option<Regex> {
 pub fn quantify_constants(f: &Formula, n: usize, rng: &mut Rng) -> Formula {
     fn bind(f: &Formula, c: &str, v: &str) -> Formula {
         match f {
-            Formula::Prop(_) => f.clone(),
+            Formula::Bool(_) | Formula::Prop(_) => f.clone(),
             Formula::Pred(p, args) => Formula::Pred(
                 p.clone(),
                 args.iter()

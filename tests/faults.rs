@@ -112,6 +112,7 @@ fn a_cancel_with_nothing_in_flight_is_cancelled_not_finished() {
         temperature: 0.1,
         max_tokens: 64,
         verify: Default::default(),
+        reading: Default::default(),
     });
     let out = dir.path().join("run");
     let spec = RunSpec {

@@ -217,6 +217,7 @@ fn regex_syntax_and_metrics() {
 fn formula_strategy() -> impl Strategy<Value = Formula> {
     let atom = prop_oneof![
         (1u8..6).prop_map(|i| Formula::Prop(format!("p{i}").into())),
+        any::<bool>().prop_map(Formula::Bool),
         (
             1u8..4,
             prop::collection::vec(
@@ -279,7 +280,12 @@ fn regex_strategy() -> impl Strategy<Value = Regex> {
             prop::collection::vec(inner.clone(), 2..4).prop_map(Regex::alt),
             inner.clone().prop_map(|r| Regex::Star(Box::new(r))),
             inner.clone().prop_map(|r| Regex::Plus(Box::new(r))),
-            inner.prop_map(|r| Regex::Opt(Box::new(r))),
+            inner.clone().prop_map(|r| Regex::Opt(Box::new(r))),
+            (inner, 0u32..4, prop::option::of(0u32..3)).prop_map(|(r, min, extra)| Regex::Repeat(
+                Box::new(r),
+                min,
+                extra.map(|e| min + e)
+            )),
         ]
     })
 }
@@ -314,7 +320,7 @@ proptest! {
     }
 
     #[test]
-    fn parsers_never_panic_on_formula_like_noise(s in "[()¬∧∨→↔⊕∀∃ .,:a-zA-Z0-9v~&|<>\\-\\\\*+?ε`$]{0,80}") {
+    fn parsers_never_panic_on_formula_like_noise(s in "[()¬∧∨→↔⊕∀∃⊤⊥ .,:a-zA-Z0-9v~&|<>\\-\\\\*+?ε`${}_^]{0,80}") {
         let _ = parse_formula(&s);
         let _ = parse_regex(&s);
         let _ = extract(&s, SyntaxKind::Pl);

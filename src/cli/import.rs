@@ -1,6 +1,7 @@
 //! `autoeval import`.
 
-use crate::run::import::import;
+use crate::run::import::import_as;
+use crate::syntax::Reading;
 use crate::verify;
 use anyhow::{Result, anyhow};
 use clap::Args;
@@ -20,6 +21,10 @@ pub struct ImportArgs {
     /// Verifier timeout per pair, in ms.
     #[arg(long, default_value_t = 5000)]
     pub verify_timeout: u64,
+    /// How replies without full parentheses are grouped: `standard` or `nltk` (the
+    /// original's); recorded in run.json.
+    #[arg(long, value_enum, default_value_t = Reading::Standard)]
+    pub reading: Reading,
 }
 
 /// Runs `autoeval import`.
@@ -28,7 +33,8 @@ pub fn run(args: ImportArgs) -> Result<i32> {
         timeout: std::time::Duration::from_millis(args.verify_timeout.max(1)),
         ..verify::Options::default()
     };
-    let s = import(&args.file, &args.out, args.reverify, &opts).map_err(|e| anyhow!(e))?;
+    let s = import_as(&args.file, &args.out, args.reverify, &opts, args.reading)
+        .map_err(|e| anyhow!(e))?;
     for w in s.skipped.iter().take(10) {
         eprintln!("skipped: {w}");
     }

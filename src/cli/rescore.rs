@@ -22,6 +22,10 @@ pub struct RescoreArgs {
     /// Verifier timeout per pair, in ms (default: the run's own).
     #[arg(long)]
     pub verify_timeout: Option<u64>,
+    /// How replies without full parentheses are grouped: `standard` or `nltk` (the
+    /// original's). Default: the reading the run recorded; the new run.json records it.
+    #[arg(long, value_enum)]
+    pub reading: Option<crate::syntax::Reading>,
 }
 
 fn pct(x: Option<f64>) -> String {
@@ -64,6 +68,7 @@ pub fn run(args: RescoreArgs) -> Result<i32> {
             timeout: std::time::Duration::from_millis(timeout.max(1)),
             ..verify::Options::default()
         },
+        reading: args.reading,
     };
     let s = rescore(&opts).map_err(|e| anyhow!(e))?;
     // Index the new samples now, so the next `view` or `report` reads rather than parses.

@@ -50,6 +50,10 @@ pub struct RunArgs {
     /// Verifier timeout per pair, in ms.
     #[arg(long, default_value_t = 5000)]
     pub verify_timeout: u64,
+    /// How replies without full parentheses are grouped: `standard` or `nltk` (the
+    /// original's); recorded in run.json.
+    #[arg(long, value_enum, default_value_t = crate::syntax::Reading::Standard)]
+    pub reading: crate::syntax::Reading,
     /// Only the first N samples.
     #[arg(long)]
     pub limit: Option<usize>,
@@ -147,6 +151,7 @@ pub fn build_spec(
             timeout: Duration::from_millis(args.verify_timeout.max(1)),
             ..verify::Options::default()
         },
+        reading: args.reading,
     });
     Ok(RunSpec {
         out: args.out.clone(),

@@ -1,6 +1,6 @@
 //! `autoeval verify`: one pair from the arguments, or many with `--pairs FILE`.
 
-use crate::syntax::{Expr, ParseError, SyntaxKind, parse};
+use crate::syntax::{Expr, ParseError, Reading, SyntaxKind, parse, parse_as, read_against};
 use crate::verify::{Options, Verdict, render, verify};
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
@@ -32,6 +32,10 @@ pub struct VerifyArgs {
     /// Show every predicate of a finite countermodel as a table (default: the true atoms).
     #[arg(long)]
     pub tables: bool,
+    /// How formulas without full parentheses are grouped: `standard` (widest
+    /// quantifier scope, right-grouped →, `^` is ⊕) or `nltk` (the original's).
+    #[arg(long, value_enum, default_value_t = Reading::Standard)]
+    pub reading: Reading,
 }
 
 /// Exit code for a verdict: 0 equivalent, 1 not, 2 anything else.
@@ -88,9 +92,17 @@ fn pair_json(
     out
 }
 
-fn check_pair(a: &Expr, b_src: &str, syntax: SyntaxKind, opts: &Options) -> Verdict {
-    match parse(b_src, syntax) {
-        Ok(b) => verify(a, &b, opts),
+/// Verifies φ′ (read under `reading`, its names against φ's) against φ; the notes on
+/// how φ′ was read come first.
+fn check_pair(
+    a: &Expr,
+    b_src: &str,
+    syntax: SyntaxKind,
+    reading: Reading,
+    opts: &Options,
+) -> Verdict {
+    match read_against(b_src, a, syntax, reading) {
+        Ok(b) => verify(a, &b.expr, opts).with_notes(b.notes),
         Err(e) => Verdict::Unparseable {
             pos: e.pos,
             reason: e.reason,
@@ -101,13 +113,13 @@ fn check_pair(a: &Expr, b_src: &str, syntax: SyntaxKind, opts: &Options) -> Verd
 /// Runs `autoeval verify`.
 pub fn run(args: VerifyArgs) -> Result<i32> {
     if let Some(path) = &args.pairs {
-        return run_pairs(path, args.syntax, args.timeout);
+        return run_pairs(path, args.syntax, args.reading, args.timeout);
     }
     let (Some(phi), Some(phi_prime)) = (&args.phi, &args.phi_prime) else {
         bail!("give φ and φ′, or --pairs FILE");
     };
     let syntax = guess_syntax(phi, args.syntax);
-    let a = parse(phi, syntax).map_err(|e| {
+    let a = parse_as(phi, syntax, args.reading).map_err(|e| {
         anyhow!(
             "φ does not parse as {}: {} at character {}\n{}",
             syntax_name(syntax),
@@ -118,7 +130,7 @@ pub fn run(args: VerifyArgs) -> Result<i32> {
     })?;
     let opts = options(args.timeout);
     let start = Instant::now();
-    let verdict = check_pair(&a, phi_prime, syntax, &opts);
+    let verdict = check_pair(&a, phi_prime, syntax, args.reading, &opts);
     let ms = start.elapsed().as_secs_f64() * 1000.0;
     let mut out = std::io::stdout().lock();
     if args.json {
@@ -131,8 +143,8 @@ pub fn run(args: VerifyArgs) -> Result<i32> {
         let safe = crate::sanitize::for_terminal;
         writeln!(out, "syntax: {}", syntax_name(syntax))?;
         writeln!(out, "φ  = {}", safe(&a.to_unicode()))?;
-        if let Ok(b) = parse(phi_prime, syntax) {
-            writeln!(out, "φ′ = {}", safe(&b.to_unicode()))?;
+        if let Ok(b) = read_against(phi_prime, &a, syntax, args.reading) {
+            writeln!(out, "φ′ = {}", safe(&b.expr.to_unicode()))?;
         }
         write!(
             out,
@@ -206,7 +218,7 @@ const CHUNK: usize = 8192;
 /// Longest accepted input line; longer ones are reported, not read whole into a pair.
 const MAX_LINE: usize = 1 << 20;
 
-fn run_pairs(path: &str, asked: Option<SyntaxKind>, timeout: u64) -> Result<i32> {
+fn run_pairs(path: &str, asked: Option<SyntaxKind>, reading: Reading, timeout: u64) -> Result<i32> {
     let reader: Box<dyn BufRead> = if path == "-" {
         Box::new(std::io::stdin().lock())
     } else {
@@ -242,7 +254,7 @@ fn run_pairs(path: &str, asked: Option<SyntaxKind>, timeout: u64) -> Result<i32>
         if chunk.is_empty() {
             break;
         }
-        bad += write_chunk(&chunk, asked, &opts, path, &mut out)?;
+        bad += write_chunk(&chunk, asked, reading, &opts, path, &mut out)?;
     }
     out.flush()?;
     if bad > 0 {
@@ -257,6 +269,7 @@ fn check_line(
     n: usize,
     line: &PairLine,
     asked: Option<SyntaxKind>,
+    reading: Reading,
     opts: &Options,
 ) -> Option<(String, bool)> {
     let (a, b, syntax) = match line {
@@ -271,8 +284,8 @@ fn check_line(
     };
     // One parse of φ decides the syntax and is kept.
     let parsed = match syntax {
-        Some(s) => parse(a, s).map(|e| (s, e)),
-        None => parse(a, SyntaxKind::Fol)
+        Some(s) => parse_as(a, s, reading).map(|e| (s, e)),
+        None => parse_as(a, SyntaxKind::Fol, reading)
             .map(|e| (SyntaxKind::Fol, e))
             .or_else(|e| {
                 parse(a, SyntaxKind::Regex)
@@ -291,7 +304,7 @@ fn check_line(
             Some((j.to_string(), true))
         }
         Ok((syn, ea)) => {
-            let v = check_pair(&ea, b, syn, opts);
+            let v = check_pair(&ea, b, syn, reading, opts);
             let mut j = pair_json(a, b, syn, &ea, &v);
             if let Some(o) = j.as_object_mut() {
                 o.insert("line".into(), n.into());
@@ -306,6 +319,7 @@ fn check_line(
 fn write_chunk(
     chunk: &[(usize, PairLine)],
     asked: Option<SyntaxKind>,
+    reading: Reading,
     opts: &Options,
     path: &str,
     out: &mut impl Write,
@@ -318,7 +332,7 @@ fn write_chunk(
             .map(|part| {
                 let h = s.spawn(move || {
                     part.iter()
-                        .map(|(n, l)| check_line(*n, l, asked, opts))
+                        .map(|(n, l)| check_line(*n, l, asked, reading, opts))
                         .collect::<Vec<_>>()
                 });
                 (part, h)

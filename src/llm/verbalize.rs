@@ -33,6 +33,8 @@ fn term(t: &Term) -> String {
 
 fn logic(f: &Formula) -> String {
     match f {
+        Formula::Bool(true) => "true".to_string(),
+        Formula::Bool(false) => "false".to_string(),
         Formula::Prop(p) => p.to_string(),
         Formula::Pred(p, args) => {
             let a: Vec<String> = args.iter().map(term).collect();
@@ -75,6 +77,13 @@ fn regex(r: &Regex) -> String {
         Regex::Star(x) => format!("zero or more repetitions of {}", group(x)),
         Regex::Plus(x) => format!("one or more repetitions of {}", group(x)),
         Regex::Opt(x) => format!("optionally {}", group(x)),
+        Regex::Repeat(x, min, Some(max)) if min == max => {
+            format!("exactly {min} repetitions of {}", group(x))
+        }
+        Regex::Repeat(x, min, Some(max)) => {
+            format!("between {min} and {max} repetitions of {}", group(x))
+        }
+        Regex::Repeat(x, min, None) => format!("{min} or more repetitions of {}", group(x)),
     }
 }
 

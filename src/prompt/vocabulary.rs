@@ -85,11 +85,12 @@ fn regex(r: &Regex) -> String {
         "* (zero or more repetitions)",
         "( ) (grouping)",
     ];
-    let (mut alt, mut plus, mut opt) = (false, false, false);
+    let (mut alt, mut plus, mut opt, mut rep) = (false, false, false, false);
     r.walk(&mut |x| match x {
         Regex::Alt(_) => alt = true,
         Regex::Plus(_) => plus = true,
         Regex::Opt(_) => opt = true,
+        Regex::Repeat(..) => rep = true,
         _ => {}
     });
     if alt {
@@ -100,6 +101,9 @@ fn regex(r: &Regex) -> String {
     }
     if opt {
         ops.push("? (optional)");
+    }
+    if rep {
+        ops.push("{n} {n,} {n,m} (n, at least n, n to m repetitions)");
     }
     format!(
         "Symbols: {}\nOperators: {}",

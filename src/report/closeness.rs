@@ -132,6 +132,7 @@ fn text_hash(s: &str) -> u64 {
 /// Structural hashes of every subtree, pushed in post-order; returns the root's.
 fn formula_hashes(f: &Formula, out: &mut Vec<u64>) -> u64 {
     let h = match f {
+        Formula::Bool(b) => mix(9, u64::from(*b)),
         Formula::Prop(p) => mix(1, text_hash(p)),
         Formula::Pred(p, args) => args.iter().fold(mix(2, text_hash(p)), |h, t| {
             let tag = if matches!(t, Term::Var(_)) { 3 } else { 4 };
@@ -160,6 +161,10 @@ fn regex_hashes(r: &Regex, out: &mut Vec<u64>) -> u64 {
         Regex::Star(x) => mix(15, regex_hashes(x, out)),
         Regex::Plus(x) => mix(16, regex_hashes(x, out)),
         Regex::Opt(x) => mix(17, regex_hashes(x, out)),
+        Regex::Repeat(x, min, max) => mix(
+            mix(mix(18, u64::from(*min)), max.map_or(u64::MAX, u64::from)),
+            regex_hashes(x, out),
+        ),
     };
     out.push(h);
     h

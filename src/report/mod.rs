@@ -232,6 +232,11 @@ pub struct RunReport {
     pub spread: BTreeMap<usize, (f64, f64)>,
     /// Automatic failure kind (id) → category value → failing samples of that kind.
     pub failure_kinds: BTreeMap<String, BTreeMap<usize, usize>>,
+    /// Samples with a `reading:` note: a φ₁ that reads differently under the other
+    /// reading convention, or writes `^` (so its verdict hangs on the convention).
+    pub reading_notes: usize,
+    /// The reading convention the run's replies were read under.
+    pub reading: String,
 }
 
 impl By {
@@ -279,6 +284,7 @@ pub struct ReportBuilder {
     cost: Option<f64>,
     verifier: HashMap<String, VerdictKind>,
     judged: std::collections::HashSet<String>,
+    reading_notes: usize,
 }
 
 /// One sample as the report counts it.
@@ -299,6 +305,8 @@ pub struct ReportSample<'a> {
     pub tokens: (u64, u64),
     /// Cost in USD, when priced.
     pub cost: Option<f64>,
+    /// Whether a round's verdict has a `reading:` note.
+    pub reading_note: bool,
 }
 
 impl ReportBuilder {
@@ -314,6 +322,7 @@ impl ReportBuilder {
     /// Counts one sample (the latest record of its id).
     pub fn add(&mut self, s: &ReportSample) {
         self.total.add_kind(s.kind);
+        self.reading_notes += usize::from(s.reading_note);
         if let Some(k) = s.key {
             self.by_category.entry(k).or_default().add_kind(s.kind);
             self.cat_batches
@@ -391,6 +400,8 @@ impl ReportBuilder {
                 BTreeMap::new()
             },
             failure_kinds: self.failure_kinds,
+            reading_notes: self.reading_notes,
+            reading: m.reading().name().to_string(),
         }
     }
 }
@@ -408,6 +419,12 @@ pub fn report_run(run: &RunData, by: By) -> RunReport {
             closeness: s.closeness.map(|c| [c.bleu, c.rouge_l, c.tree]),
             tokens: (s.input_tokens, s.output_tokens),
             cost: s.cost_usd,
+            reading_note: s.rounds.iter().any(|r| {
+                r.verdict
+                    .notes()
+                    .iter()
+                    .any(|n| crate::syntax::reading::is_reading_note(n))
+            }),
         });
     }
     b.finish(&run.manifest, &run.dir, &run.judge, by)
@@ -442,6 +459,7 @@ pub fn report_dir(
             closeness: e.closeness,
             tokens: (e.tokens_in, e.tokens_out),
             cost: e.cost,
+            reading_note: e.reading_note,
         });
     }
     let mut warnings = scan.warnings;

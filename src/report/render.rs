@@ -356,6 +356,27 @@ pub fn render(reports: &[RunReport], format: Format) -> String {
                     out += &grid(&kind_by_category_rows(r), md);
                 }
             }
+            if reports
+                .iter()
+                .any(|r| r.reading_notes > 0 || r.reading != "standard")
+            {
+                out += &h(
+                    "Reading conventions (samples whose φ₁ reads differently under the other convention, or writes ^)",
+                );
+                let mut rows = vec![vec![
+                    "run".to_string(),
+                    "reading".into(),
+                    "samples with a reading note".into(),
+                ]];
+                for r in reports {
+                    rows.push(vec![
+                        r.run.clone(),
+                        r.reading.clone(),
+                        r.reading_notes.to_string(),
+                    ]);
+                }
+                out += &grid(&rows, md);
+            }
             if reports.iter().any(|r| !r.judges.is_empty()) {
                 out += &h("A4: LLM as judge vs the verifier (equivalent = positive)");
                 out += &grid(&judge_rows(reports), md);

@@ -135,7 +135,12 @@ fn manifest(spec: &RunSpec, id: &str) -> Manifest {
         concurrency: spec.concurrency,
         status: "running".into(),
         updated: None,
-        extra: Default::default(),
+        extra: [(
+            super::format::READING_KEY.to_string(),
+            serde_json::Value::String(p.reading.name().into()),
+        )]
+        .into_iter()
+        .collect(),
     }
 }
 
@@ -166,6 +171,11 @@ fn resume_differences(old: &Manifest, new: &Manifest) -> Vec<(&'static str, Stri
         format!("{:?}", n.syntax),
     );
     cmp("rounds", old.rounds.to_string(), new.rounds.to_string());
+    cmp(
+        "reading",
+        old.reading().name().into(),
+        new.reading().name().into(),
+    );
     cmp(
         "shots",
         old.prompts.shots.to_string(),

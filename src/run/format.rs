@@ -48,6 +48,25 @@ pub struct Manifest {
     pub extra: Map<String, Value>,
 }
 
+/// `run.json`'s key for the reading convention the run's replies were read under.
+pub const READING_KEY: &str = "reading";
+
+impl Manifest {
+    /// The reading convention of the run's replies (`standard` for runs that predate it).
+    pub fn reading(&self) -> crate::syntax::Reading {
+        self.extra
+            .get(READING_KEY)
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .unwrap_or_default()
+    }
+
+    /// Records the reading convention (`"reading": "nltk"`).
+    pub fn set_reading(&mut self, r: crate::syntax::Reading) {
+        self.extra
+            .insert(READING_KEY.into(), Value::String(r.name().into()));
+    }
+}
+
 /// Where φ₀ came from.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct DatasetInfo {

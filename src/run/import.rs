@@ -9,7 +9,7 @@ use crate::dataset::Dataset;
 use crate::llm::ModelInfo;
 use crate::llm::judge::JudgeAnswer;
 use crate::report::closeness::closeness;
-use crate::syntax::{ExtractContext, extract_for};
+use crate::syntax::{ExtractContext, Reading, extract_read};
 use crate::verify::{self, Countermodel, Verdict, VerdictKind};
 use serde_json::Value;
 use std::path::Path;
@@ -143,12 +143,24 @@ pub enum ImportError {
     Store(#[from] store::StoreError),
 }
 
-/// Converts an original run file into a run directory.
+/// Converts an original run file into a run directory (replies read under the
+/// standard convention; [`import_as`] takes another).
 pub fn import(
     file: &Path,
     out: &Path,
     reverify: bool,
     opts: &verify::Options,
+) -> Result<ImportSummary, ImportError> {
+    import_as(file, out, reverify, opts, Reading::Standard)
+}
+
+/// [`import`] with the replies read under `reading` (recorded in `run.json`).
+pub fn import_as(
+    file: &Path,
+    out: &Path,
+    reverify: bool,
+    opts: &verify::Options,
+    reading: Reading,
 ) -> Result<ImportSummary, ImportError> {
     if out.join(store::MANIFEST).exists() {
         return Err(ImportError::OutExists(out.display().to_string()));
@@ -186,7 +198,9 @@ pub fn import(
         let psi = psi_of(&item.extra);
         let prompt = autoformalize_prompt(&item.extra).unwrap_or_default();
         let ctx = ExtractContext::new(phi0.symbols(), &prompt, psi.as_deref().unwrap_or(""));
-        let parsed = llm_fs.as_deref().map(|t| extract_for(t, ds.syntax, &ctx));
+        let parsed = llm_fs
+            .as_deref()
+            .map(|t| extract_read(t, ds.syntax, &ctx, reading));
         let phi1 = parsed.as_ref().and_then(|r| r.as_ref().ok());
         let ours = match (&error, &llm_fs, &parsed) {
             (Some(e), _, _) => Verdict::ModelError { message: e.clone() },
@@ -199,7 +213,7 @@ pub fn import(
             },
             (None, Some(_), Some(Ok(x))) => {
                 if reverify {
-                    verify::verify(phi0, &x.value, opts)
+                    verify::verify(phi0, &x.value.expr, opts).with_notes(x.value.notes.clone())
                 } else {
                     stored_verdict(&item.extra).unwrap_or(Verdict::Unknown {
                         reason: "no stored verdict".into(),
@@ -245,7 +259,7 @@ pub fn import(
                 cost_usd: cost,
                 ..Default::default()
             }),
-            phi1: phi1.map(|x| x.value.to_unicode()),
+            phi1: phi1.map(|x| x.value.expr.to_unicode()),
             phi1_span: phi1.map(|x| (x.start, x.end)),
             verdict: ours.clone(),
             verify_ms: 0.0,
@@ -259,7 +273,7 @@ pub fn import(
             phi0_original: item.fs.clone(),
             num_operators: item.num_operators,
             depth: item.depth,
-            closeness: phi1.map(|x| closeness(phi0, &x.value)),
+            closeness: phi1.map(|x| closeness(phi0, &x.value.expr)),
             rounds_passed: usize::from(ours.is_equivalent()),
             verdict: ours,
             rounds: vec![round],
@@ -358,6 +372,10 @@ pub fn import(
                 Value::from(file.display().to_string()),
             ),
             ("reverified".to_string(), Value::from(reverify)),
+            (
+                super::format::READING_KEY.to_string(),
+                Value::from(reading.name()),
+            ),
         ]
         .into_iter()
         .collect(),

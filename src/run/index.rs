@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 /// Name of the cache file inside a run directory.
 pub const INDEX: &str = ".autoeval-index";
 
-const MAGIC: &[u8; 8] = b"AEIDX\x00\x00\x03";
+const MAGIC: &[u8; 8] = b"AEIDX\x00\x00\x04";
 /// Most warnings kept in a cache.
 const MAX_WARNINGS: usize = 10_000;
 
@@ -325,7 +325,8 @@ fn put_row(w: &mut impl Write, r: &Row, e: &Extra, text: TextSpan) -> std::io::R
         | u8::from(r.depth.is_some()) << 1
         | u8::from(r.bleu.is_some()) << 2
         | u8::from(e.closeness.is_some()) << 3
-        | u8::from(e.cost.is_some()) << 4;
+        | u8::from(e.cost.is_some()) << 4
+        | u8::from(e.reading_note) << 5;
     w.write_all(&r.offset.to_le_bytes())?;
     w.write_all(&r.len.to_le_bytes())?;
     w.write_all(&[verdict, flags, r.bleu.unwrap_or(0)])?;
@@ -486,6 +487,7 @@ pub fn load(dir: &Path, texts: bool) -> Option<Scan> {
             tokens_in,
             tokens_out,
             cost: has(4).then_some(cost),
+            reading_note: has(5),
         });
     }
     let ntexts = r.u64()?;

@@ -46,6 +46,8 @@ pub struct Pipeline {
     pub max_tokens: u32,
     /// Verifier settings.
     pub verify: verify::Options,
+    /// How replies without full parentheses are grouped.
+    pub reading: crate::syntax::Reading,
 }
 
 fn record(prompt: &Rendered, r: &Result<CallResult, CallError>) -> CallRecord {
@@ -147,23 +149,31 @@ impl Pipeline {
                     break;
                 }
             };
-            let phi1 =
-                match score::extract_phi1(&raw, &current, &auto_prompt.text, &psi, self.syntax) {
-                    Ok(x) => {
-                        rec.phi1_span = Some((x.start, x.end));
-                        x.value
-                    }
-                    Err(v) => {
-                        rec.verdict = *v;
-                        rounds.push(rec);
-                        break;
-                    }
-                };
+            let extracted = score::extract_phi1(
+                &raw,
+                &current,
+                &auto_prompt.text,
+                &psi,
+                self.syntax,
+                self.reading,
+            );
+            let (phi1, read_notes) = match extracted {
+                Ok(x) => {
+                    rec.phi1_span = Some((x.start, x.end));
+                    (x.value.expr, x.value.notes)
+                }
+                Err(v) => {
+                    rec.verdict = *v;
+                    rounds.push(rec);
+                    break;
+                }
+            };
             rec.phi1 = Some(phi1.to_unicode());
             if first_phi1.is_none() {
                 first_phi1 = Some(phi1.clone());
             }
             let (verdict, ms) = self.verify(&job.phi0, &phi1).await;
+            let verdict = verdict.with_notes(read_notes);
             rec.verify_ms = ms;
             let ok = verdict.is_equivalent();
             rec.verdict = verdict;

@@ -14,7 +14,7 @@ use super::store::{self, BoundedLines, SAMPLES};
 use crate::prompt::PromptSet;
 use crate::report::Counts;
 use crate::report::closeness::closeness;
-use crate::syntax::{Expr, parse};
+use crate::syntax::{Expr, Reading, parse};
 use crate::verify::{self, Verdict, VerdictKind};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufReader, Write};
@@ -43,12 +43,24 @@ fn round_start(old: &RoundRecord, input: &Expr) -> RoundRecord {
 }
 
 /// Rescores one stored sample; `prompts` re-renders the autoformalization prompt for
-/// the echo check (None: headers and vocabulary are still checked).
+/// the echo check (None: headers and vocabulary are still checked). Replies are read
+/// under the standard convention; [`rescore_sample_as`] takes another.
 pub fn rescore_sample(
     rec: &SampleRecord,
     prompts: Option<&PromptSet>,
     rounds_wanted: usize,
     opts: &verify::Options,
+) -> Rescored {
+    rescore_sample_as(rec, prompts, rounds_wanted, opts, Reading::Standard)
+}
+
+/// [`rescore_sample`] with replies read under `reading`.
+pub fn rescore_sample_as(
+    rec: &SampleRecord,
+    prompts: Option<&PromptSet>,
+    rounds_wanted: usize,
+    opts: &verify::Options,
+    reading: Reading,
 ) -> Rescored {
     let phi0 = match parse(&rec.phi0, rec.syntax) {
         Ok(p) => p,
@@ -97,23 +109,24 @@ pub fn rescore_sample(
         let prompt = prompts
             .map(|p| p.autoformalize(&psi, &current, rec.syntax).text)
             .unwrap_or_default();
-        let phi1 = match score::extract_phi1(&raw, &current, &prompt, &psi, rec.syntax) {
-            Ok(x) => {
-                r.phi1_span = Some((x.start, x.end));
-                x.value
-            }
-            Err(v) => {
-                r.verdict = *v;
-                rounds.push(r);
-                break;
-            }
-        };
+        let (phi1, read_notes) =
+            match score::extract_phi1(&raw, &current, &prompt, &psi, rec.syntax, reading) {
+                Ok(x) => {
+                    r.phi1_span = Some((x.start, x.end));
+                    (x.value.expr, x.value.notes)
+                }
+                Err(v) => {
+                    r.verdict = *v;
+                    rounds.push(r);
+                    break;
+                }
+            };
         r.phi1 = Some(phi1.to_unicode());
         if first_phi1.is_none() {
             first_phi1 = Some(phi1.clone());
         }
         let started = Instant::now();
-        r.verdict = verify::verify(&phi0, &phi1, opts);
+        r.verdict = verify::verify(&phi0, &phi1, opts).with_notes(read_notes);
         r.verify_ms = started.elapsed().as_secs_f64() * 1000.0;
         let ok = r.verdict.is_equivalent();
         rounds.push(r);
@@ -153,6 +166,8 @@ pub struct RescoreOptions {
     pub in_place: bool,
     /// Verifier settings.
     pub verify: verify::Options,
+    /// Reading convention for the replies (None: the one the run recorded).
+    pub reading: Option<Reading>,
 }
 
 /// What changed.
@@ -244,6 +259,7 @@ fn rescore_line(
     prompts: Option<&PromptSet>,
     rounds: usize,
     opts: &verify::Options,
+    reading: Reading,
 ) -> LineResult {
     if text.trim().is_empty() {
         return LineResult::Skip;
@@ -258,7 +274,7 @@ fn rescore_line(
         Err(e) => return LineResult::Bad(format!("skipped: {e}")),
     };
     let old = rec.verdict.kind();
-    let new = match rescore_sample(&rec, prompts, rounds, opts) {
+    let new = match rescore_sample_as(&rec, prompts, rounds, opts, reading) {
         Rescored::Scored(r) => serde_json::to_string(&r)
             .map(|line| (r.verdict.kind(), line))
             .map_err(|e| e.to_string()),
@@ -339,13 +355,16 @@ pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, RescoreError> {
         let per = chunk.len().div_ceil(threads).max(1);
         let (latest, prompts, verify_opts) = (&latest, prompts.as_ref(), &opts.verify);
         let rounds = manifest.rounds;
+        let reading = opts.reading.unwrap_or_else(|| manifest.reading());
         let results: Vec<LineResult> = std::thread::scope(|s| {
             let handles: Vec<_> = chunk
                 .chunks(per)
                 .map(|part| {
                     let h = s.spawn(move || {
                         part.iter()
-                            .map(|(n, t)| rescore_line(*n, t, latest, prompts, rounds, verify_opts))
+                            .map(|(n, t)| {
+                                rescore_line(*n, t, latest, prompts, rounds, verify_opts, reading)
+                            })
                             .collect::<Vec<_>>()
                     });
                     (part.len(), h)
@@ -466,6 +485,8 @@ fn finish(
     if !summary.needs_calls.is_empty() {
         manifest.status = "cancelled".into();
     }
+    let reading = opts.reading.unwrap_or_else(|| manifest.reading());
+    manifest.set_reading(reading);
     manifest.updated = Some(now_rfc3339());
     Ok(store::write_manifest(&opts.out, &manifest)?)
 }

@@ -295,6 +295,16 @@ struct LightVerdict<'a> {
     verdict: Cow<'a, str>,
     #[serde(borrow, default)]
     reason: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    notes: Vec<Cow<'a, str>>,
+}
+
+impl LightVerdict<'_> {
+    fn has_reading_note(&self) -> bool {
+        self.notes
+            .iter()
+            .any(|n| crate::syntax::reading::is_reading_note(n))
+    }
 }
 
 #[derive(Deserialize)]
@@ -305,6 +315,8 @@ struct LightRound<'a> {
     psi: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     phi1: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    verdict: Option<LightVerdict<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -400,6 +412,12 @@ pub fn parse_row(
         tokens_in: s.input_tokens,
         tokens_out: s.output_tokens,
         cost: s.cost_usd,
+        reading_note: s.verdict.has_reading_note()
+            || s.rounds.iter().any(|r| {
+                r.verdict
+                    .as_ref()
+                    .is_some_and(LightVerdict::has_reading_note)
+            }),
     };
     Ok(Some((
         Row {
@@ -434,6 +452,8 @@ pub struct Extra {
     pub tokens_out: u64,
     /// Cost in USD, when priced.
     pub cost: Option<f64>,
+    /// A round's φ₁ reads differently under the other reading convention (or uses `^`).
+    pub reading_note: bool,
 }
 
 /// Where texts of parsed lines go instead of memory while a row index is first built:

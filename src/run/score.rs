@@ -3,7 +3,7 @@
 
 use super::format::RoundRecord;
 use crate::prompt::copy_check;
-use crate::syntax::{Expr, ExtractContext, Extracted, SyntaxKind, extract_for};
+use crate::syntax::{Expr, ExtractContext, Extracted, ReadExpr, Reading, SyntaxKind, extract_read};
 use crate::verify::Verdict;
 
 /// `copied` if ψ reproduces the formula it describes.
@@ -15,16 +15,19 @@ pub fn copied(psi: &str, input: &Expr) -> Option<Verdict> {
 }
 
 /// φ₁ extracted from the raw autoformalization reply, under the prompt's context
-/// (vocabulary of the round's input, echo of the prompt text), or `unparseable`.
+/// (vocabulary of the round's input, echo of the prompt text) and the reading
+/// convention, with the notes on how it was read (add them to the verdict with
+/// [`Verdict::with_notes`]), or `unparseable`.
 pub fn extract_phi1(
     raw: &str,
     input: &Expr,
     prompt: &str,
     psi: &str,
     syntax: SyntaxKind,
-) -> Result<Extracted<Expr>, Box<Verdict>> {
+    reading: Reading,
+) -> Result<Extracted<ReadExpr>, Box<Verdict>> {
     let ctx = ExtractContext::new(input.symbols(), prompt, psi);
-    extract_for(raw, syntax, &ctx).map_err(|e| {
+    extract_read(raw, syntax, &ctx, reading).map_err(|e| {
         Box::new(Verdict::Unparseable {
             pos: e.pos,
             reason: e.reason,

@@ -335,7 +335,9 @@ impl Context {
         }
         if !self.vocabulary.is_empty()
             && !names.is_empty()
-            && !names.iter().any(|n| self.vocabulary.contains(n))
+            && !names
+                .iter()
+                .any(|n| super::notation::in_vocabulary(n, &self.vocabulary))
         {
             return Some(format!(
                 "off-format: the symbols of '{}' share nothing with the prompt's vocabulary",

@@ -21,6 +21,8 @@ pub enum Tok<'a> {
     Forall,
     /// Existential quantifier.
     Exists,
+    /// The constant true (`⊤`, `True`, `\top`) or false (`⊥`, `False`, `\bot`).
+    Const(bool),
     /// `(`; the char records which (only parentheses group: brackets are not accepted).
     Open(char),
     /// `)`.
@@ -46,7 +48,7 @@ pub struct Token<'a> {
     pub end: usize,
 }
 
-const WORDS: [(&str, Tok<'static>); 9] = [
+const WORDS: [(&str, Tok<'static>); 11] = [
     ("not", Tok::Not),
     ("and", Tok::And),
     ("or", Tok::Or),
@@ -56,6 +58,8 @@ const WORDS: [(&str, Tok<'static>); 9] = [
     ("all", Tok::Forall),
     ("forall", Tok::Forall),
     ("exists", Tok::Exists),
+    ("true", Tok::Const(true)),
+    ("false", Tok::Const(false)),
 ];
 
 fn word_token(w: &str) -> Option<Tok<'static>> {
@@ -65,6 +69,12 @@ fn word_token(w: &str) -> Option<Tok<'static>> {
     }
     if w.len() > 7 || w.len() < 2 {
         return None;
+    }
+    // The constants are also written capitalised, as in Python and Lean.
+    match w {
+        "True" => return Some(Tok::Const(true)),
+        "False" => return Some(Tok::Const(false)),
+        _ => {}
     }
     // Names are case-sensitive: operator words are all lower case or all upper case
     // (`and`, `AND`), so a predicate called `Not` or `Or` stays a name.
@@ -85,6 +95,8 @@ fn latex_token(cmd: &str) -> Option<Option<Tok<'static>>> {
         "oplus" | "veebar" | "xor" => Tok::Xor,
         "forall" => Tok::Forall,
         "exists" => Tok::Exists,
+        "top" => Tok::Const(true),
+        "bot" | "perp" => Tok::Const(false),
         // Sizing and spacing commands carry no meaning for us.
         "left" | "right" | "big" | "Big" | "bigl" | "bigr" | "Bigl" | "Bigr" | "quad" => {
             return Some(None);
@@ -112,6 +124,8 @@ fn symbol_token(c: char) -> Option<Tok<'static>> {
         '⊕' | '^' | '⊻' => Tok::Xor,
         '∀' => Tok::Forall,
         '∃' => Tok::Exists,
+        '⊤' => Tok::Const(true),
+        '⊥' => Tok::Const(false),
         '(' => Tok::Open(c),
         ')' => Tok::Close(c),
         ',' => Tok::Comma,
@@ -125,8 +139,27 @@ fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'\''
 }
 
-/// Length of the name starting at `rest` (ASCII fast path, Unicode letters allowed).
+/// Length of the name starting at `rest`, with a braced subscript `_{10}` that ends it
+/// (`name_{10}` is one name; the parser reads it as `name10`).
 fn name_len(rest: &str, allow_quote: bool) -> usize {
+    let n = plain_name_len(rest, allow_quote);
+    let Some(after) = rest[..n]
+        .ends_with('_')
+        .then(|| rest[n..].strip_prefix('{'))
+        .flatten()
+    else {
+        return n;
+    };
+    let inner = after.bytes().take_while(u8::is_ascii_alphanumeric).count();
+    if inner > 0 && after.as_bytes().get(inner) == Some(&b'}') {
+        n + inner + 2
+    } else {
+        n
+    }
+}
+
+/// Length of the plain name starting at `rest` (ASCII fast path, Unicode letters allowed).
+fn plain_name_len(rest: &str, allow_quote: bool) -> usize {
     let bytes = rest.as_bytes();
     let mut n = 0;
     while n < bytes.len() {

@@ -60,6 +60,8 @@ impl Term {
 /// A logic formula. Quantifiers bind one variable; `∀x y.F` parses as `∀x.∀y.F`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Formula {
+    /// The constant true (`⊤`, `True`) or false (`⊥`, `False`).
+    Bool(bool),
     /// A proposition (0-ary atom) such as `p1`.
     Prop(Name),
     /// A predicate applied to terms, `pred1(x1,p3)`.
@@ -88,15 +90,18 @@ impl Formula {
         Formula::Quant(q, v.into(), Box::new(body))
     }
 
-    /// True for propositions and predicate atoms.
+    /// True for propositions, predicate atoms and the constants ⊤ and ⊥.
     pub fn is_atom(&self) -> bool {
-        matches!(self, Formula::Prop(_) | Formula::Pred(..))
+        matches!(
+            self,
+            Formula::Bool(_) | Formula::Prop(_) | Formula::Pred(..)
+        )
     }
 
     /// Whether the formula has any quantifier or predicate (i.e. needs FOL).
     pub fn is_first_order(&self) -> bool {
         match self {
-            Formula::Prop(_) => false,
+            Formula::Bool(_) | Formula::Prop(_) => false,
             Formula::Pred(..) | Formula::Quant(..) => true,
             Formula::Not(a) => a.is_first_order(),
             Formula::Bin(_, a, b) => a.is_first_order() || b.is_first_order(),
@@ -107,7 +112,7 @@ impl Formula {
     pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Formula)) {
         f(self);
         match self {
-            Formula::Prop(_) | Formula::Pred(..) => {}
+            Formula::Bool(_) | Formula::Prop(_) | Formula::Pred(..) => {}
             Formula::Not(a) | Formula::Quant(_, _, a) => a.walk(f),
             Formula::Bin(_, a, b) => {
                 a.walk(f);
@@ -157,7 +162,7 @@ impl Formula {
     pub fn free_variables(&self) -> BTreeSet<String> {
         fn go<'a>(f: &'a Formula, bound: &mut Vec<&'a str>, out: &mut BTreeSet<String>) {
             match f {
-                Formula::Prop(_) => {}
+                Formula::Bool(_) | Formula::Prop(_) => {}
                 Formula::Pred(_, args) => {
                     for a in args {
                         if let Term::Var(v) = a

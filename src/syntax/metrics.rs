@@ -34,7 +34,7 @@ pub fn operator_count(f: &Formula) -> usize {
 /// Tree height (atoms 0).
 pub fn tree_depth(f: &Formula) -> usize {
     match f {
-        Formula::Prop(_) | Formula::Pred(..) => 0,
+        Formula::Bool(_) | Formula::Prop(_) | Formula::Pred(..) => 0,
         Formula::Not(a) | Formula::Quant(_, _, a) => 1 + tree_depth(a),
         Formula::Bin(_, a, b) => 1 + tree_depth(a).max(tree_depth(b)),
     }
@@ -64,6 +64,7 @@ pub fn logic_metrics(f: &Formula) -> LogicMetrics {
             }
         }
         Formula::Quant(..) => m.quantifiers += 1,
+        Formula::Bool(_) => m.terminals += 1,
         _ => {}
     });
     m.distinct_symbols = names.len();
@@ -81,7 +82,7 @@ pub struct RegexMetrics {
     pub in_grammar: bool,
     /// Symbol occurrences.
     pub symbols: usize,
-    /// Star/plus/optional operators.
+    /// Star/plus/optional/bounded-repetition operators.
     pub stars: usize,
 }
 
@@ -89,7 +90,9 @@ fn regex_height(r: &Regex) -> usize {
     match r {
         Regex::Epsilon | Regex::Sym(_) => 0,
         Regex::Concat(xs) | Regex::Alt(xs) => 1 + xs.iter().map(regex_height).max().unwrap_or(0),
-        Regex::Star(x) | Regex::Plus(x) | Regex::Opt(x) => 1 + regex_height(x),
+        Regex::Star(x) | Regex::Plus(x) | Regex::Opt(x) | Regex::Repeat(x, ..) => {
+            1 + regex_height(x)
+        }
     }
 }
 
@@ -129,7 +132,7 @@ pub fn regex_metrics(r: &Regex) -> RegexMetrics {
     let mut m = RegexMetrics::default();
     r.walk(&mut |x| match x {
         Regex::Sym(_) => m.symbols += 1,
-        Regex::Star(_) | Regex::Plus(_) | Regex::Opt(_) => m.stars += 1,
+        Regex::Star(_) | Regex::Plus(_) | Regex::Opt(_) | Regex::Repeat(..) => m.stars += 1,
         _ => {}
     });
     match s_count(r) {

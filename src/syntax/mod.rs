@@ -6,8 +6,10 @@ pub mod extract;
 pub mod lexer;
 pub mod logic;
 pub mod metrics;
+pub mod notation;
 pub mod parse_logic;
 pub mod print_logic;
+pub mod reading;
 pub mod regex;
 
 pub use error::ParseError;
@@ -16,6 +18,7 @@ pub use logic::{BinOp, Formula, Quantifier, Term};
 pub use metrics::{LogicMetrics, RegexMetrics, logic_metrics, operator_count, regex_metrics};
 pub use parse_logic::parse_formula;
 pub use print_logic::{Notation, print_formula, print_with_span};
+pub use reading::{Reading, parse_as, reading_note};
 pub use regex::{Regex, parse_regex, print_regex};
 
 /// Which syntax a dataset or a check uses.
@@ -55,19 +58,72 @@ pub fn extract(raw: &str, kind: SyntaxKind) -> Result<Extracted<Expr>, ParseErro
 }
 
 /// Extracts under the prompt's context: headers, echoes and candidates outside the
-/// vocabulary are refused (see [`extract`] for the rule).
+/// vocabulary are refused (see [`extract`] for the rule). Standard reading; names are
+/// read against the vocabulary ([`notation`]).
 pub fn extract_for(
     raw: &str,
     kind: SyntaxKind,
     ctx: &ExtractContext,
 ) -> Result<Extracted<Expr>, ParseError> {
-    extract_in(
+    extract_read(raw, kind, ctx, Reading::Standard).map(|x| Extracted {
+        value: x.value.expr,
+        start: x.start,
+        end: x.end,
+    })
+}
+
+/// An expression as read from a reply, with the notes on how it was read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReadExpr {
+    /// The expression.
+    pub expr: Expr,
+    /// `recased: …`, `T read as ⊤ …`, `reading: …` notes, in that order.
+    pub notes: Vec<String>,
+}
+
+/// [`extract_for`] under a reading convention: each candidate is parsed under
+/// `reading` and its names read against the vocabulary; the notes say what was
+/// recased and, when the taken text reads differently under the other convention
+/// (or writes `^`), how each reads it.
+pub fn extract_read(
+    raw: &str,
+    kind: SyntaxKind,
+    ctx: &ExtractContext,
+    reading: Reading,
+) -> Result<Extracted<ReadExpr>, ParseError> {
+    let x = extract_in(
         raw,
         kind == SyntaxKind::Regex,
         ctx,
-        |s| parse(s, kind),
-        Expr::symbols,
-    )
+        |s| parse_as(s, kind, reading).map(|e| notation::read_expr(e, &ctx.vocabulary)),
+        |(e, _)| e.symbols(),
+    )?;
+    let (expr, mut notes) = x.value;
+    if let Some(n) = raw
+        .get(x.start..x.end)
+        .and_then(|text| reading_note(text, kind, reading))
+    {
+        notes.push(n);
+    }
+    Ok(Extracted {
+        value: ReadExpr { expr, notes },
+        start: x.start,
+        end: x.end,
+    })
+}
+
+/// Reads φ′ as written by a user or model against the reference φ: parsed under
+/// `reading`, names read against φ's symbols ([`notation`]), with the notes.
+pub fn read_against(
+    src: &str,
+    reference: &Expr,
+    kind: SyntaxKind,
+    reading: Reading,
+) -> Result<ReadExpr, ParseError> {
+    let e = parse_as(src, kind, reading)?;
+    let (expr, mut notes) = notation::read_expr(e, &reference.symbols());
+    notes.extend(reading_note(src, kind, reading));
+    Ok(ReadExpr { expr, notes })
 }
 
 impl Expr {

@@ -1,15 +1,47 @@
 //! Recursive-descent parser for logic formulas.
 //!
 //! Precedence, tightest first: ¬, ∧, ∨/⊕ (left-assoc), → (right-assoc),
-//! ↔ (left-assoc). A quantifier's scope extends as far right as possible
-//! (NLTK's convention), so `∀x.P(x) ∧ Q` is `∀x.(P(x) ∧ Q)`.
+//! ↔ (left-assoc). A quantifier's scope extends as far right as possible, so
+//! `∀x.P(x) ∧ Q` is `∀x.(P(x) ∧ Q)`. That is the standard reading; the `nltk`
+//! reading (see [`super::reading`]) differs in three rules.
 
 use super::error::ParseError;
 use super::lexer::{Tok, Token, lex};
-use super::logic::{BinOp, Formula, Quantifier, Term, looks_like_variable};
+use super::logic::{BinOp, Formula, Name, Quantifier, Term, looks_like_variable};
 
-/// Parses a formula in any supported notation.
+/// The rules in which reading conventions differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Conventions {
+    /// A quantifier's body is the next unary formula (NLTK), not everything to the right.
+    pub narrow_quantifiers: bool,
+    /// `→` groups to the left (NLTK), not to the right.
+    pub left_implies: bool,
+    /// `^` is ∧ (NLTK), not ⊕.
+    pub caret_and: bool,
+}
+
+impl Conventions {
+    /// The standard reading.
+    pub const STANDARD: Conventions = Conventions {
+        narrow_quantifiers: false,
+        left_implies: false,
+        caret_and: false,
+    };
+    /// NLTK's reading.
+    pub const NLTK: Conventions = Conventions {
+        narrow_quantifiers: true,
+        left_implies: true,
+        caret_and: true,
+    };
+}
+
+/// Parses a formula in any supported notation (standard reading).
 pub fn parse_formula(src: &str) -> Result<Formula, ParseError> {
+    parse_formula_with(src, Conventions::STANDARD)
+}
+
+/// Parses a formula under the given reading conventions.
+pub(crate) fn parse_formula_with(src: &str, conv: Conventions) -> Result<Formula, ParseError> {
     let tokens = lex(src)?;
     if tokens.is_empty() {
         return Err(ParseError::new(0, "empty formula"));
@@ -22,6 +54,7 @@ pub fn parse_formula(src: &str) -> Result<Formula, ParseError> {
         bound: Vec::new(),
         opens: Vec::new(),
         depth: 0,
+        conv,
     };
     let f = p.formula()?;
     // The tree's own depth decides, not how the text nested it: `(a ∧ b) ∧ c` and
@@ -51,7 +84,7 @@ pub fn tree_depth(f: &Formula) -> usize {
     while let Some((g, d)) = stack.pop() {
         deepest = deepest.max(d);
         match g {
-            Formula::Prop(_) | Formula::Pred(..) => {}
+            Formula::Bool(_) | Formula::Prop(_) | Formula::Pred(..) => {}
             Formula::Not(a) | Formula::Quant(_, _, a) => stack.push((a, d + 1)),
             Formula::Bin(_, a, b) => {
                 stack.push((a, d + 1));
@@ -77,9 +110,34 @@ struct Parser<'a> {
     src: &'a str,
     pos: usize,
     end: usize,
-    bound: Vec<&'a str>,
+    bound: Vec<Name>,
     opens: Vec<(char, usize)>,
     depth: usize,
+    conv: Conventions,
+}
+
+/// A name as meant: a subscript written as such is part of it (`p_4`, `p_{4}` → `p4`).
+/// Only a trailing subscript of letters or digits counts, so `is_tall` keeps its `_`.
+pub(crate) fn plain_name(raw: &str) -> Name {
+    if let Some(i) = raw.rfind("_{")
+        && let Some(inner) = raw[i + 2..].strip_suffix('}')
+        && i > 0
+        && !inner.is_empty()
+        && inner.bytes().all(|b| b.is_ascii_alphanumeric())
+    {
+        let mut s = Name::from(&raw[..i]);
+        s.push_str(inner);
+        return s;
+    }
+    if let Some(i) = raw.rfind('_') {
+        let digits = &raw[i + 1..];
+        if i > 0 && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            let mut s = Name::from(&raw[..i]);
+            s.push_str(digits);
+            return s;
+        }
+    }
+    Name::from(raw)
 }
 
 fn describe(t: &Tok<'_>) -> String {
@@ -92,6 +150,8 @@ fn describe(t: &Tok<'_>) -> String {
         Tok::Xor => "'⊕'".into(),
         Tok::Forall => "'∀'".into(),
         Tok::Exists => "'∃'".into(),
+        Tok::Const(true) => "'⊤'".into(),
+        Tok::Const(false) => "'⊥'".into(),
         Tok::Open(c) | Tok::Close(c) => format!("'{c}'"),
         Tok::Comma => "','".into(),
         Tok::Dot => "'.'".into(),
@@ -107,6 +167,12 @@ impl<'a> Parser<'a> {
 
     fn peek_tok(&self) -> Option<&'a Tok<'a>> {
         self.peek().map(|t| &t.tok)
+    }
+
+    /// Whether the next token is written `^`.
+    fn is_caret(&self) -> bool {
+        self.peek()
+            .is_some_and(|t| self.src.get(t.start..t.end) == Some("^"))
     }
 
     fn here(&self) -> usize {
@@ -139,8 +205,9 @@ impl<'a> Parser<'a> {
         loop {
             let (op, prec, right) = match self.peek_tok() {
                 Some(Tok::Iff) => (BinOp::Iff, 1, false),
-                Some(Tok::Implies) => (BinOp::Implies, 2, true),
+                Some(Tok::Implies) => (BinOp::Implies, 2, !self.conv.left_implies),
                 Some(Tok::Or) => (BinOp::Or, 3, false),
+                Some(Tok::Xor) if self.conv.caret_and && self.is_caret() => (BinOp::And, 4, false),
                 Some(Tok::Xor) => (BinOp::Xor, 3, false),
                 Some(Tok::And) => (BinOp::And, 4, false),
                 _ => break,
@@ -256,12 +323,23 @@ impl<'a> Parser<'a> {
         if self.depth + n > MAX_NESTING {
             return Err(ParseError::new(qpos, "formula nested too deeply"));
         }
-        self.bound.extend(vars.iter().copied());
-        let body = self.formula();
+        let vars: Vec<Name> = vars.into_iter().map(plain_name).collect();
+        self.bound.extend(vars.iter().cloned());
+        // NLTK parses a quantifier's body at the quantifier's own precedence, above
+        // every binary connective: the body is the next unary formula, dot or not.
+        let body = if self.conv.narrow_quantifiers {
+            self.enter().and_then(|()| {
+                let b = self.unary();
+                self.depth -= 1;
+                b
+            })
+        } else {
+            self.formula()
+        };
         self.bound.truncate(self.bound.len() - n);
         let mut f = body?;
         for v in vars.into_iter().rev() {
-            f = Formula::Quant(q, v.into(), Box::new(f));
+            f = Formula::Quant(q, v, Box::new(f));
         }
         Ok(f)
     }
@@ -304,11 +382,18 @@ impl<'a> Parser<'a> {
                 if matches!(self.peek_tok(), Some(Tok::Open('('))) {
                     self.pos += 1;
                     let args = self.arguments(t.start)?;
-                    Ok(Formula::Pred((*name).into(), args))
+                    Ok(Formula::Pred(plain_name(name), args))
                 } else {
-                    Ok(Formula::Prop((*name).into()))
+                    Ok(Formula::Prop(plain_name(name)))
                 }
             }
+            // `True(x)` is a predicate that happens to be called True.
+            Tok::Const(_) if matches!(self.peek_tok(), Some(Tok::Open('('))) => {
+                self.pos += 1;
+                let args = self.arguments(t.start)?;
+                Ok(Formula::Pred(self.src[t.start..t.end].into(), args))
+            }
+            Tok::Const(b) => Ok(Formula::Bool(*b)),
             Tok::Close(c) => Err(ParseError::new(t.start, format!("unbalanced '{c}'"))),
             other => Err(ParseError::new(
                 t.start,
@@ -317,11 +402,12 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn term(&self, name: &str) -> Term {
-        if self.bound.contains(&name) || looks_like_variable(name) {
-            Term::Var(name.into())
+    fn term(&self, raw: &str) -> Term {
+        let name = plain_name(raw);
+        if self.bound.contains(&name) || looks_like_variable(&name) {
+            Term::Var(name)
         } else {
-            Term::Const(name.into())
+            Term::Const(name)
         }
     }
 

@@ -10,7 +10,7 @@ use super::logic::{BinOp, Formula, Quantifier};
 pub enum Notation {
     /// ¬ ∧ ∨ → ↔ ⊕ ∀ ∃ with minimal parentheses.
     Unicode,
-    /// `~ & | -> <-> ^ all exists`.
+    /// `~ & | -> <-> ^ all exists true false`.
     Ascii,
     /// The original AutoEval form: `v` for ∨, every binary parenthesised, `∀ x1 x2.`.
     Original,
@@ -25,6 +25,8 @@ struct Sym {
     xor: &'static str,
     forall: &'static str,
     exists: &'static str,
+    top: &'static str,
+    bottom: &'static str,
 }
 
 const UNICODE: Sym = Sym {
@@ -36,6 +38,8 @@ const UNICODE: Sym = Sym {
     xor: " ⊕ ",
     forall: "∀",
     exists: "∃",
+    top: "⊤",
+    bottom: "⊥",
 };
 const ASCII: Sym = Sym {
     not: "~",
@@ -46,6 +50,8 @@ const ASCII: Sym = Sym {
     xor: " ^ ",
     forall: "all ",
     exists: "exists ",
+    top: "true",
+    bottom: "false",
 };
 const ORIGINAL: Sym = Sym {
     not: "¬",
@@ -56,6 +62,8 @@ const ORIGINAL: Sym = Sym {
     xor: " ⊕ ",
     forall: "∀ ",
     exists: "∃ ",
+    top: "⊤",
+    bottom: "⊥",
 };
 
 /// Prints `f` in the given notation.
@@ -133,6 +141,8 @@ impl Printer {
 
     fn write_inner(&self, f: &Formula, tail: bool, top: bool, out: &mut String) {
         match f {
+            Formula::Bool(true) => out.push_str(self.sym.top),
+            Formula::Bool(false) => out.push_str(self.sym.bottom),
             Formula::Prop(p) => out.push_str(p),
             Formula::Pred(name, args) => {
                 out.push_str(name);

@@ -1,8 +1,9 @@
 //! Regular expressions: AST, parser and printer.
 //!
 //! Alphabet symbols are single letters or digits. Operators: concatenation,
-//! `*`, `+`, `?`, `|`, parentheses, and ε (written `ε` or `()`). Whitespace is
-//! ignored, as are backslashes (the original stripped them too).
+//! `*`, `+`, `?`, bounded repetition `{n}`, `{n,}`, `{n,m}`, `|`, parentheses, and ε
+//! (written `ε` or `()`). Whitespace is ignored, as are backslashes (the original
+//! stripped them too).
 
 use super::error::ParseError;
 
@@ -23,7 +24,13 @@ pub enum Regex {
     Plus(Box<Regex>),
     /// Zero or one.
     Opt(Box<Regex>),
+    /// Bounded repetition: `{n}` (max = Some(n)), `{n,}` (None), `{n,m}` (Some(m)).
+    Repeat(Box<Regex>, u32, Option<u32>),
 }
+
+/// Largest count a bounded repetition may write (`a{1000}`); automata also bound the
+/// expanded size (see `verify::automata::MAX_POSITIONS`).
+pub const MAX_REPEAT: u32 = 1000;
 
 /// Deepest nesting we accept.
 const MAX_NESTING: usize = 200;
@@ -80,7 +87,7 @@ impl Regex {
         match self {
             Regex::Epsilon | Regex::Sym(_) => {}
             Regex::Concat(xs) | Regex::Alt(xs) => xs.iter().for_each(|x| x.walk(f)),
-            Regex::Star(x) | Regex::Plus(x) | Regex::Opt(x) => x.walk(f),
+            Regex::Star(x) | Regex::Plus(x) | Regex::Opt(x) | Regex::Repeat(x, ..) => x.walk(f),
         }
     }
 
@@ -165,7 +172,7 @@ impl RegexParser<'_> {
         let mut r = self.atom()?;
         let mut chain = 0usize;
         while let Some((at, c)) = self.peek() {
-            if matches!(c, '*' | '+' | '?') {
+            if matches!(c, '*' | '+' | '?' | '{') {
                 chain += 1;
                 if self.depth + chain > crate::syntax::parse_logic::MAX_TREE_DEPTH {
                     return Err(ParseError::new(
@@ -178,11 +185,75 @@ impl RegexParser<'_> {
                 '*' => Regex::Star(Box::new(r)),
                 '+' => Regex::Plus(Box::new(r)),
                 '?' => Regex::Opt(Box::new(r)),
+                '{' => {
+                    let (min, max) = self.bounds(at)?;
+                    Regex::Repeat(Box::new(r), min, max)
+                }
                 _ => break,
             };
             self.pos += 1;
         }
         Ok(r)
+    }
+
+    /// A count inside `{…}`; the position is on its first digit.
+    fn count(&mut self) -> Result<Option<u32>, ParseError> {
+        let start = self.peek().map_or(self.end, |t| t.0);
+        let mut n: u64 = 0;
+        let mut digits = 0;
+        while let Some((_, c)) = self.peek() {
+            let Some(d) = c.to_digit(10) else { break };
+            n = (n * 10 + u64::from(d)).min(u64::from(u32::MAX));
+            digits += 1;
+            self.pos += 1;
+        }
+        if digits == 0 {
+            return Ok(None);
+        }
+        if n > u64::from(MAX_REPEAT) {
+            return Err(ParseError::new(
+                start,
+                format!("too large: repetition count {n} is over the limit {MAX_REPEAT}"),
+            ));
+        }
+        Ok(u32::try_from(n).ok())
+    }
+
+    /// `{n}`, `{n,}` or `{n,m}` starting at the `{` at `open`; leaves `pos` on the `}`.
+    fn bounds(&mut self, open: usize) -> Result<(u32, Option<u32>), ParseError> {
+        self.pos += 1;
+        let Some(min) = self.count()? else {
+            let at = self.peek().map_or(self.end, |t| t.0);
+            return Err(ParseError::new(
+                at,
+                "expected a count after '{' (write a{2}, a{2,} or a{2,5})",
+            ));
+        };
+        let max = if let Some((_, ',')) = self.peek() {
+            self.pos += 1;
+            self.count()?
+        } else {
+            Some(min)
+        };
+        match self.peek() {
+            Some((_, '}')) => {}
+            Some((at, c)) => {
+                return Err(ParseError::new(
+                    at,
+                    format!("expected '}}' to close '{{', found '{c}'"),
+                ));
+            }
+            None => return Err(ParseError::new(open, "unclosed '{'")),
+        }
+        if let Some(m) = max
+            && m < min
+        {
+            return Err(ParseError::new(
+                open,
+                format!("repetition {{{min},{m}}}: the upper bound is below the lower"),
+            ));
+        }
+        Ok((min, max))
     }
 
     fn atom(&mut self) -> Result<Regex, ParseError> {
@@ -202,7 +273,9 @@ impl RegexParser<'_> {
                 }
             }
             'ε' => Ok(Regex::Epsilon),
-            '*' | '+' | '?' => Err(ParseError::new(at, format!("'{c}' with nothing before it"))),
+            '*' | '+' | '?' | '{' => {
+                Err(ParseError::new(at, format!("'{c}' with nothing before it")))
+            }
             c if c.is_ascii_alphanumeric() => Ok(Regex::Sym(c)),
             c => Err(ParseError::new(at, format!("unexpected character '{c}'"))),
         }
@@ -245,7 +318,7 @@ fn write_regex(r: &Regex, ascii: bool, out: &mut String) {
                 }
             }
         }
-        Regex::Star(x) | Regex::Plus(x) | Regex::Opt(x) => {
+        Regex::Star(x) | Regex::Plus(x) | Regex::Opt(x) | Regex::Repeat(x, ..) => {
             if matches!(**x, Regex::Alt(_) | Regex::Concat(_)) {
                 out.push('(');
                 write_regex(x, ascii, out);
@@ -253,11 +326,16 @@ fn write_regex(r: &Regex, ascii: bool, out: &mut String) {
             } else {
                 write_regex(x, ascii, out);
             }
-            out.push(match r {
-                Regex::Star(_) => '*',
-                Regex::Plus(_) => '+',
-                _ => '?',
-            });
+            match r {
+                Regex::Star(_) => out.push('*'),
+                Regex::Plus(_) => out.push('+'),
+                Regex::Repeat(_, min, Some(max)) if min == max => {
+                    out.push_str(&format!("{{{min}}}"));
+                }
+                Regex::Repeat(_, min, Some(max)) => out.push_str(&format!("{{{min},{max}}}")),
+                Regex::Repeat(_, min, None) => out.push_str(&format!("{{{min},}}")),
+                _ => out.push('?'),
+            }
         }
     }
 }

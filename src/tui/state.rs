@@ -1561,6 +1561,8 @@ impl App {
                 ),
                 ..Default::default()
             },
+            // The viewer rescores under the reading the run recorded.
+            reading: None,
         };
         self.status = format!("rescoring {name} (no model calls)…");
         let handle = std::thread::spawn(move || {

@@ -21,6 +21,11 @@ pub enum AutomataError {
     /// The regex has more symbol occurrences than we accept.
     #[error("regex too large: {0} symbol occurrences (limit {MAX_POSITIONS})")]
     TooManyPositions(usize),
+    /// Bounded repetitions expand past the position limit.
+    #[error(
+        "regex too large: its bounded repetitions ({{n}}, {{n,}}, {{n,m}}) expand to {0} symbol occurrences (limit {MAX_POSITIONS})"
+    )]
+    TooLargeExpanded(u64),
     /// Subset construction blew past the state limit.
     #[error("regex too large: its DFA exceeds {MAX_STATES} states")]
     TooManyStates,
@@ -137,6 +142,8 @@ impl Glushkov {
                 }
                 out
             }
+            // Expanded away by `expand_repeats` before the construction.
+            Regex::Repeat(x, ..) => self.visit(x, next_pos),
             Regex::Star(x) | Regex::Plus(x) | Regex::Opt(x) => {
                 let i = self.visit(x, next_pos);
                 if !matches!(r, Regex::Opt(_)) {
@@ -154,9 +161,70 @@ impl Glushkov {
     }
 }
 
+fn has_repeat(r: &Regex) -> bool {
+    let mut found = false;
+    r.walk(&mut |x| found |= matches!(x, Regex::Repeat(..)));
+    found
+}
+
+/// Copies of the body a bounded repetition expands to: `{n}` n, `{n,}` n + 1 (the
+/// last starred), `{n,m}` m.
+fn copies(min: u32, max: Option<u32>) -> u64 {
+    u64::from(max.unwrap_or(min.saturating_add(1)))
+}
+
+/// Symbol occurrences after expanding every bounded repetition (saturating).
+fn expanded_positions(r: &Regex) -> u64 {
+    match r {
+        Regex::Epsilon => 0,
+        Regex::Sym(_) => 1,
+        Regex::Concat(xs) | Regex::Alt(xs) => xs
+            .iter()
+            .fold(0u64, |n, x| n.saturating_add(expanded_positions(x))),
+        Regex::Star(x) | Regex::Plus(x) | Regex::Opt(x) => expanded_positions(x),
+        Regex::Repeat(x, min, max) => expanded_positions(x).saturating_mul(copies(*min, *max)),
+    }
+}
+
+/// `r` with each bounded repetition written out: `x{n}` as n copies, `x{n,}` as n
+/// copies and `x*`, `x{n,m}` as n copies and m − n optional ones. Callers bound the
+/// size with [`expanded_positions`] first.
+fn expand_repeats(r: &Regex) -> Regex {
+    match r {
+        Regex::Epsilon | Regex::Sym(_) => r.clone(),
+        Regex::Concat(xs) => Regex::concat(xs.iter().map(expand_repeats).collect()),
+        Regex::Alt(xs) => Regex::Alt(xs.iter().map(expand_repeats).collect()),
+        Regex::Star(x) => Regex::Star(Box::new(expand_repeats(x))),
+        Regex::Plus(x) => Regex::Plus(Box::new(expand_repeats(x))),
+        Regex::Opt(x) => Regex::Opt(Box::new(expand_repeats(x))),
+        Regex::Repeat(x, min, max) => {
+            let body = expand_repeats(x);
+            let mut items: Vec<Regex> = (0..*min).map(|_| body.clone()).collect();
+            match max {
+                None => items.push(Regex::Star(Box::new(body))),
+                Some(m) => {
+                    items.extend((*min..*m).map(|_| Regex::Opt(Box::new(body.clone()))));
+                }
+            }
+            Regex::concat(items)
+        }
+    }
+}
+
 impl Dfa {
     /// Builds a complete DFA for `r` over `alphabet` (which must contain `r`'s symbols).
     pub fn build(r: &Regex, alphabet: &[char]) -> Result<Dfa, AutomataError> {
+        let expanded;
+        let r = if has_repeat(r) {
+            let n = expanded_positions(r);
+            if n > MAX_POSITIONS as u64 {
+                return Err(AutomataError::TooLargeExpanded(n));
+            }
+            expanded = expand_repeats(r);
+            &expanded
+        } else {
+            r
+        };
         let mut n_pos = 0;
         r.walk(&mut |x| {
             if matches!(x, Regex::Sym(_)) {

@@ -79,7 +79,7 @@ fn align(a: &Formula, b: &Formula, depth: usize, m: &FiniteModel, out: &mut Vec<
 /// `f` with the free occurrences of variable `v` replaced by the constant `c`.
 fn subst(f: &Formula, v: &str, c: &str) -> Formula {
     match f {
-        Formula::Prop(_) => f.clone(),
+        Formula::Bool(_) | Formula::Prop(_) => f.clone(),
         Formula::Pred(p, args) => Formula::Pred(
             p.clone(),
             args.iter()

@@ -195,6 +195,7 @@ impl<'a> Symbols<'a> {
         }
         fn go<'a>(f: &'a Formula, bound: &mut Vec<&'a str>, out: &mut Symbols<'a>) {
             match f {
+                Formula::Bool(_) => {}
                 Formula::Prop(p) => add(&mut out.names, p),
                 Formula::Pred(p, args) => {
                     add(&mut out.names, p);

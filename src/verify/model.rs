@@ -21,6 +21,7 @@ impl FiniteModel {
     /// Evaluates `f`; free variables take values from `env` (unknown names are false/element 0).
     pub fn eval(&self, f: &Formula, env: &mut Vec<(String, usize)>) -> bool {
         match f {
+            Formula::Bool(b) => *b,
             Formula::Prop(p) => self.propositions.get(p.as_str()).copied().unwrap_or(false),
             Formula::Pred(name, args) => {
                 let tuple: Vec<usize> = args.iter().map(|t| self.term(t, env)).collect();

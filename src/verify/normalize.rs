@@ -15,6 +15,7 @@ pub fn normalize(f: &Formula) -> Formula {
 
 fn nnf(f: &Formula, neg: bool) -> Formula {
     match f {
+        Formula::Bool(b) => Formula::Bool(*b != neg),
         Formula::Prop(_) | Formula::Pred(..) => {
             if neg {
                 Formula::negate(f.clone())
@@ -46,7 +47,7 @@ fn nnf(f: &Formula, neg: bool) -> Formula {
 
 fn sorted(f: &Formula) -> Formula {
     match f {
-        Formula::Prop(_) | Formula::Pred(..) => f.clone(),
+        Formula::Bool(_) | Formula::Prop(_) | Formula::Pred(..) => f.clone(),
         Formula::Not(a) => Formula::negate(sorted(a)),
         Formula::Bin(op @ (BinOp::And | BinOp::Or), ..) => {
             let mut parts = Vec::new();
@@ -84,7 +85,7 @@ fn flatten<'a>(f: &'a Formula, op: BinOp, out: &mut Vec<&'a Formula>) {
 /// Whether variable `v` occurs free in `f`.
 fn has_free(f: &Formula, v: &str) -> bool {
     match f {
-        Formula::Prop(_) => false,
+        Formula::Bool(_) | Formula::Prop(_) => false,
         Formula::Pred(_, args) => args.iter().any(|t| matches!(t, Term::Var(x) if x == v)),
         Formula::Not(a) => has_free(a, v),
         Formula::Bin(_, a, b) => has_free(a, v) || has_free(b, v),
@@ -100,7 +101,7 @@ fn has_free(f: &Formula, v: &str) -> bool {
 pub fn miniscope(f: &Formula) -> Formula {
     fn go(f: &Formula) -> Formula {
         match f {
-            Formula::Prop(_) | Formula::Pred(..) => f.clone(),
+            Formula::Bool(_) | Formula::Prop(_) | Formula::Pred(..) => f.clone(),
             Formula::Not(a) => Formula::negate(go(a)),
             Formula::Bin(op, a, b) => Formula::bin(*op, go(a), go(b)),
             Formula::Quant(q, v, body) => push(*q, v, go(body)),
@@ -156,7 +157,7 @@ pub fn miniscope(f: &Formula) -> Formula {
 pub fn parameterize(f: &Formula, free: &[&str]) -> Formula {
     fn go(f: &Formula, free: &[&str], bound: &mut Vec<String>) -> Formula {
         match f {
-            Formula::Prop(_) => f.clone(),
+            Formula::Bool(_) | Formula::Prop(_) => f.clone(),
             Formula::Pred(p, args) => Formula::Pred(
                 p.clone(),
                 args.iter()
@@ -224,7 +225,7 @@ pub fn single_difference<'a>(a: &'a Formula, b: &'a Formula) -> Option<(&'a Form
 /// Whether `f` has no quantifier.
 pub fn quantifier_free(f: &Formula) -> bool {
     match f {
-        Formula::Prop(_) | Formula::Pred(..) => true,
+        Formula::Bool(_) | Formula::Prop(_) | Formula::Pred(..) => true,
         Formula::Not(a) => quantifier_free(a),
         Formula::Bin(_, a, b) => quantifier_free(a) && quantifier_free(b),
         Formula::Quant(..) => false,

@@ -13,6 +13,7 @@ pub const MAX_VARS: usize = 20;
 #[derive(Clone, Copy, Debug)]
 enum Op {
     Var(u8),
+    Const(bool),
     Not,
     Bin(BinOp),
 }
@@ -48,6 +49,7 @@ fn atom_of(f: &Formula) -> Option<Atom> {
 /// Replaces ground atoms by propositions named after them (`None` if not ground).
 pub fn abstract_ground(f: &Formula, table: &mut Vec<Atom>) -> Option<Formula> {
     Some(match f {
+        Formula::Bool(_) => f.clone(),
         Formula::Prop(_) | Formula::Pred(..) => {
             let a = atom_of(f)?;
             let i = if let Some(i) = table.iter().position(|x| *x == a) {
@@ -68,6 +70,7 @@ pub fn abstract_ground(f: &Formula, table: &mut Vec<Atom>) -> Option<Formula> {
 
 fn collect_atoms(f: &Formula, out: &mut Vec<Atom>) -> Option<()> {
     match f {
+        Formula::Bool(_) => {}
         Formula::Prop(_) | Formula::Pred(..) => {
             if !out.iter().any(|a| is_atom(f, a)) {
                 out.push(atom_of(f)?);
@@ -101,6 +104,7 @@ fn is_atom(f: &Formula, a: &Atom) -> bool {
 
 fn compile(f: &Formula, vars: &[Atom], out: &mut Vec<Op>) -> Option<()> {
     match f {
+        Formula::Bool(b) => out.push(Op::Const(*b)),
         Formula::Prop(_) | Formula::Pred(..) => {
             out.push(Op::Var(vars.iter().position(|v| is_atom(f, v))? as u8));
         }
@@ -160,6 +164,13 @@ impl Program {
                             };
                         }
                     }
+                    top += 1;
+                }
+                Op::Const(b) => {
+                    if stack.len() <= top {
+                        stack.push([0; BLOCK]);
+                    }
+                    stack[top].fill(if b { u64::MAX } else { 0 });
                     top += 1;
                 }
                 Op::Not => {

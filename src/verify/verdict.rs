@@ -133,6 +133,20 @@ impl Verdict {
             _ => &[],
         }
     }
+
+    /// The verdict with `first` placed before its own notes (how φ′ was read comes
+    /// before what the check found). Verdicts without notes are returned as they are.
+    #[must_use]
+    pub fn with_notes(mut self, first: Vec<String>) -> Verdict {
+        if let Verdict::Equivalent { notes } | Verdict::NotEquivalent { notes, .. } = &mut self
+            && !first.is_empty()
+        {
+            let own = std::mem::take(notes);
+            *notes = first;
+            notes.extend(own);
+        }
+        self
+    }
 }
 
 /// A verdict without its payload: the one list of kinds, names and metric roles.

@@ -47,6 +47,7 @@ impl Encoder {
 
     fn encode(&mut self, f: &Formula) -> Bool {
         match f {
+            Formula::Bool(b) => Bool::from_bool(*b),
             Formula::Prop(p) => self
                 .bools
                 .entry(p.to_string())
@@ -196,7 +197,7 @@ const MAX_EXPANDED: usize = 200_000;
 
 fn quantifier_depth(f: &Formula) -> u32 {
     match f {
-        Formula::Prop(_) | Formula::Pred(..) => 0,
+        Formula::Bool(_) | Formula::Prop(_) | Formula::Pred(..) => 0,
         Formula::Not(a) => quantifier_depth(a),
         Formula::Bin(_, a, b) => quantifier_depth(a).max(quantifier_depth(b)),
         Formula::Quant(_, _, a) => 1 + quantifier_depth(a),

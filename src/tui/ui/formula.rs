@@ -198,12 +198,17 @@ fn tree_regex(r: &Regex, depth: usize, out: &mut Vec<(usize, String)>) {
         Regex::Star(_) => "*".into(),
         Regex::Plus(_) => "+".into(),
         Regex::Opt(_) => "?".into(),
+        Regex::Repeat(_, min, Some(max)) if min == max => format!("{{{min}}}"),
+        Regex::Repeat(_, min, Some(max)) => format!("{{{min},{max}}}"),
+        Regex::Repeat(_, min, None) => format!("{{{min},}}"),
         other => print_regex(other, false),
     };
     out.push((depth, label));
     match r {
         Regex::Concat(xs) | Regex::Alt(xs) => xs.iter().for_each(|x| tree_regex(x, depth + 1, out)),
-        Regex::Star(x) | Regex::Plus(x) | Regex::Opt(x) => tree_regex(x, depth + 1, out),
+        Regex::Star(x) | Regex::Plus(x) | Regex::Opt(x) | Regex::Repeat(x, ..) => {
+            tree_regex(x, depth + 1, out);
+        }
         _ => {}
     }
 }
