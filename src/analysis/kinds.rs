@@ -4,7 +4,7 @@
 
 use crate::syntax::diff::{Change, DiffLine, NamedChange, changes, diff};
 use crate::syntax::{Expr, SyntaxKind, parse};
-use crate::verify::VerdictKind;
+use crate::verify::{Verdict, VerdictKind};
 
 /// One kind of failure, as the verdict and the diff show it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -244,6 +244,18 @@ pub fn classify_parts(
             .map(|(a, b)| classify_pair(&a, &b))
             .unwrap_or_default()
     })
+}
+
+/// What changed from φ to φ′ (nothing when φ′ did not parse) and the failure kinds
+/// of the verdict on them: `verify --explain`.
+pub fn explain(a: &Expr, b: Option<&Expr>, v: &Verdict) -> (Vec<NamedChange>, Vec<FailureKind>) {
+    let named = b.map(|b| changes(&diff(a, b))).unwrap_or_default();
+    let reason = match v {
+        Verdict::Unparseable { reason, .. } => Some(reason.as_str()),
+        _ => None,
+    };
+    let kinds = verdict_kinds(v.kind(), reason, || kinds_of_changes(&named));
+    (named, kinds)
 }
 
 /// The kinds as a bit set (bit i = `FailureKind::ALL[i]`), for compact per-row storage.
