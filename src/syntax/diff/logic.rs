@@ -83,6 +83,14 @@ impl<'a> Node<'a> {
     }
 }
 
+/// A connective with a negated operand: the connective, its operands and the first
+/// negated one's index.
+fn negated_operand<'n, 'a>(n: &'n Node<'a>) -> Option<(BinOp, Vec<&'n Node<'a>>, usize)> {
+    let (op, parts) = n.operands()?;
+    let k = parts.iter().position(|p| matches!(p, Node::Not(..)))?;
+    Some((op, parts, k))
+}
+
 fn op_label(o: BinOp) -> &'static str {
     match o {
         BinOp::And => "∧",
@@ -137,6 +145,11 @@ enum Plan {
     WithinLeft,
     /// φ₀ is one operand of φ₁'s connective (the others added).
     WithinRight,
+    /// φ₀ is ¬(… ∘ ¬z ∘ …) and φ₁ is z: the other operands dropped, the two
+    /// negations cancelling.
+    DroppedUnderNegation,
+    /// φ₁ is ¬(… ∘ ¬z ∘ …) and φ₀ is z.
+    AddedUnderNegation,
     /// The connective swapped; φ₀'s operands of the new connective merge into it.
     SwapMergeLeft,
     /// The connective swapped; φ₁'s operands of the old connective split from it.
@@ -334,14 +347,20 @@ impl<'a> Ctx<'a> {
                 self.align(x, y, depth + 1, out);
                 return;
             }
-            (Node::Not(..), _) => {
+            (Node::Not(_, x), _) => {
                 plans.push(Plan::NegationRemoved);
+                if negated_operand(x).is_some() {
+                    plans.push(Plan::DroppedUnderNegation);
+                }
                 if b.operands().is_some() {
                     plans.push(Plan::WithinRight);
                 }
             }
-            (_, Node::Not(..)) => {
+            (_, Node::Not(_, y)) => {
                 plans.push(Plan::NegationAdded);
+                if negated_operand(y).is_some() {
+                    plans.push(Plan::AddedUnderNegation);
+                }
                 if a.operands().is_some() {
                     plans.push(Plan::WithinLeft);
                 }
@@ -472,6 +491,67 @@ impl<'a> Ctx<'a> {
                         .named(note, b.text()),
                 );
                 self.align(a, y, depth + 1, out);
+            }
+            Plan::DroppedUnderNegation | Plan::AddedUnderNegation => {
+                let left = plan == Plan::DroppedUnderNegation;
+                let (neg, other) = if left { (a, b) } else { (b, a) };
+                let Node::Not(_, inner) = neg else { return };
+                let Some((op, parts, first)) = negated_operand(inner) else {
+                    return;
+                };
+                // The negated operand most like the other side keeps its place.
+                let (neg_side, other_side) = if left {
+                    (Side::Left, Side::Right)
+                } else {
+                    (Side::Right, Side::Left)
+                };
+                let target = self.key(other, other_side);
+                let bag = self.feature_bag(other, other_side);
+                let k = parts
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, p)| match p {
+                        Node::Not(_, z) => {
+                            let score = if self.key(z, neg_side) == target {
+                                u64::MAX
+                            } else {
+                                dice(&self.feature_bag(z, neg_side), &bag)
+                            };
+                            Some((score, std::cmp::Reverse(i)))
+                        }
+                        _ => None,
+                    })
+                    .max()
+                    .map_or(first, |(_, std::cmp::Reverse(i))| i);
+                let label = Some(format!("¬{}", op_label(op)));
+                let (l, r) = if left { (label, None) } else { (None, label) };
+                out.push(DiffLine::new(depth, l, r, Change::Kept));
+                for (i, part) in parts.iter().enumerate() {
+                    let t = part.text();
+                    if i == k {
+                        let Node::Not(_, z) = part else { continue };
+                        if left {
+                            self.align(z, other, depth + 1, out);
+                        } else {
+                            self.align(other, z, depth + 1, out);
+                        }
+                    } else if left {
+                        out.push(
+                            DiffLine::new(
+                                depth + 1,
+                                Some(t.clone()),
+                                None,
+                                Change::OperatorDropped,
+                            )
+                            .named(format!("operand dropped: {t}"), t),
+                        );
+                    } else {
+                        out.push(
+                            DiffLine::new(depth + 1, None, Some(t.clone()), Change::OperatorAdded)
+                                .named(format!("operand added: {t}"), t),
+                        );
+                    }
+                }
             }
             Plan::WithinLeft => {
                 let Some((op, xs)) = a.operands() else { return };
@@ -723,7 +803,7 @@ impl<'a> Ctx<'a> {
                 let mut used_x: Vec<bool> = for_x.iter().map(Option::is_some).collect();
                 for i in 0..xs.len() {
                     if !used_x[i] {
-                        merged_x[i] = self.merge(xs[i], Side::Left, op, &ky, &mut used_y);
+                        merged_x[i] = self.merge(xs[i], Side::Left, op, ys, &mut used_y);
                         used_x[i] |= merged_x[i].is_some();
                     }
                 }
@@ -731,7 +811,7 @@ impl<'a> Ctx<'a> {
                 let mut used_x: Vec<bool> = for_x.iter().map(Option::is_some).collect();
                 for j in 0..ys.len() {
                     if !used_y[j] {
-                        merged_y[j] = self.merge(ys[j], Side::Right, op, &kx, &mut used_x);
+                        merged_y[j] = self.merge(ys[j], Side::Right, op, xs, &mut used_x);
                         if merged_y[j].is_some() {
                             used_y[j] = true;
                         }
@@ -795,7 +875,7 @@ impl<'a> Ctx<'a> {
         for i in 0..xs.len() {
             match (&merged_x[i], for_x[i]) {
                 (Some(Merge::Taken), _) => {}
-                (Some(m), _) => self.emit_merge(xs[i], Side::Left, m, ys, depth, out),
+                (Some(m), _) => emit_merge(xs[i], Side::Left, m, ys, depth, out),
                 (None, Some(j)) => self.align(xs[i], ys[j], depth, out),
                 (None, None) => {
                     let t = xs[i].text();
@@ -808,7 +888,7 @@ impl<'a> Ctx<'a> {
         }
         for j in 0..ys.len() {
             if let Some(m) = &merged_y[j] {
-                self.emit_merge(ys[j], Side::Right, m, xs, depth, out);
+                emit_merge(ys[j], Side::Right, m, xs, depth, out);
             } else if !used_y[j] {
                 let t = ys[j].text();
                 out.push(
@@ -820,142 +900,190 @@ impl<'a> Ctx<'a> {
     }
 
     /// Whether `n` (an operand on `side` with no exact partner) explains several
-    /// operands of the other side at once: its connective swapped to `op` so its
-    /// operands merge into the chain, or all its operands but one chain of `op`
-    /// dropped so that chain merges. The partners are taken from `free`.
+    /// operands of the other side at once: its connective swapped to `op` so that its
+    /// operands merge into the chain (a single swap splits a chain in two groups,
+    /// each an operand or a chain of the old connective on the other side), or all
+    /// its operands but one chain of `op` dropped so that chain merges. The partners
+    /// are taken from the other side's operands not yet `taken`.
     fn merge(
         &self,
         n: &Node<'a>,
         side: Side,
         op: BinOp,
-        other_keys: &[u64],
-        free: &mut [bool],
+        others: &[&Node<'a>],
+        taken: &mut [bool],
     ) -> Option<Merge> {
         let (own, parts) = n.operands()?;
         if own == op {
             return None;
         }
-        let take = |items: &[&Node<'a>], free: &mut [bool]| -> Option<Vec<usize>> {
-            let mut got: Vec<usize> = Vec::with_capacity(items.len());
+        let other_side = if side == Side::Left {
+            Side::Right
+        } else {
+            Side::Left
+        };
+        let okeys: Vec<u64> = others.iter().map(|o| self.key(o, other_side)).collect();
+        let pkeys: Vec<u64> = parts.iter().map(|p| self.key(p, side)).collect();
+        let mut used = taken.to_vec();
+        // One exact partner for each item, or none.
+        let claim = |items: &[&Node<'a>], used: &mut Vec<bool>| -> Option<Vec<(String, usize)>> {
+            let mut got: Vec<(String, usize)> = Vec::new();
+            let mut trial = used.clone();
             for it in items {
                 let k = self.key(it, side);
-                let j = (0..other_keys.len())
-                    .find(|&j| !free[j] && !got.contains(&j) && other_keys[j] == k)?;
-                got.push(j);
+                let j = (0..okeys.len()).find(|&j| !trial[j] && okeys[j] == k)?;
+                trial[j] = true;
+                got.push((it.text(), j));
             }
-            for &j in &got {
-                free[j] = true;
-            }
+            *used = trial;
             Some(got)
         };
-        // `free[j]` is true when j is taken.
-        let flat = flatten(&parts, op);
-        if flat.len() >= 2
-            && let Some(got) = take(&flat, free)
-        {
-            return Some(Merge::Swapped {
-                own,
-                op,
-                partners: got,
-            });
+        // The swap: groups of this side's operands that are a chain of `own` there.
+        let mut assigned = vec![false; parts.len()];
+        let mut pairs: Vec<(String, usize)> = Vec::new();
+        let mut groups = 0;
+        for j in 0..others.len() {
+            if used[j] {
+                continue;
+            }
+            let Node::Chain(_, o, items) = others[j] else {
+                continue;
+            };
+            if *o != own {
+                continue;
+            }
+            let mut pick: Vec<usize> = Vec::new();
+            for it in items {
+                let k = self.key(it, other_side);
+                match (0..parts.len())
+                    .find(|&i| !assigned[i] && !pick.contains(&i) && pkeys[i] == k)
+                {
+                    Some(i) => pick.push(i),
+                    None => break,
+                }
+            }
+            if pick.len() == items.len() {
+                let texts: Vec<String> = pick.iter().map(|&i| parts[i].text()).collect();
+                pairs.push((texts.join(&format!(" {} ", op_label(own))), j));
+                for i in pick {
+                    assigned[i] = true;
+                }
+                used[j] = true;
+                groups += 1;
+            }
         }
+        let mut swapped = true;
+        for (i, part) in parts.iter().enumerate() {
+            if assigned[i] {
+                continue;
+            }
+            let spliced: Vec<&Node<'a>> = match part {
+                Node::Chain(_, o, cs) if *o == op => cs.iter().collect(),
+                other => vec![*other],
+            };
+            match claim(&spliced, &mut used) {
+                Some(got) => {
+                    pairs.extend(got);
+                    groups += 1;
+                }
+                None => {
+                    swapped = false;
+                    break;
+                }
+            }
+        }
+        if swapped && groups >= 2 {
+            taken.copy_from_slice(&used);
+            return Some(Merge::Swapped { own, op, pairs });
+        }
+        // The drop: one operand, a chain of `op`, is all that is left of `n`.
         for (k, part) in parts.iter().enumerate() {
             if let Node::Chain(_, o, cs) = part
                 && *o == op
             {
                 let cs: Vec<&Node<'a>> = cs.iter().collect();
-                if let Some(got) = take(&cs, free) {
+                let mut used = taken.to_vec();
+                if let Some(pairs) = claim(&cs, &mut used) {
+                    taken.copy_from_slice(&used);
+                    let dropped = (0..parts.len())
+                        .filter(|&i| i != k)
+                        .map(|i| parts[i].text())
+                        .collect();
                     return Some(Merge::Dropped {
                         own,
-                        kept: k,
-                        partners: got,
+                        pairs,
+                        dropped,
                     });
                 }
             }
         }
         None
     }
+}
 
-    fn emit_merge(
-        &mut self,
-        n: &Node<'a>,
-        side: Side,
-        m: &Merge,
-        others: &[&Node<'a>],
-        depth: usize,
-        out: &mut Vec<DiffLine>,
-    ) {
-        let text = n.text();
-        let pair_lines = |out: &mut Vec<DiffLine>, parts: &[&Node<'a>], partners: &[usize]| {
-            for (p, &j) in parts.iter().zip(partners) {
-                let (l, r) = match side {
-                    Side::Left => (p.text(), others[j].text()),
-                    Side::Right => (others[j].text(), p.text()),
-                };
-                out.push(DiffLine::new(depth + 1, Some(l), Some(r), Change::Same));
-            }
-        };
-        match m {
-            Merge::Taken => {}
-            Merge::Swapped { own, op, partners } => {
-                let Some((_, parts)) = n.operands() else {
-                    return;
-                };
-                let flat = flatten(&parts, *op);
-                let (from, to) = match side {
-                    Side::Left => (*own, *op),
-                    Side::Right => (*op, *own),
-                };
-                let (l, r) = (Some(op_label(from)), Some(op_label(to)));
-                let note = match side {
-                    Side::Left => format!("{} → {} on {text}", op_label(from), op_label(to)),
-                    Side::Right => format!("{} → {} grouping {text}", op_label(from), op_label(to)),
-                };
-                out.push(
-                    DiffLine::new(
-                        depth,
-                        l.map(String::from),
-                        r.map(String::from),
-                        swap_change(from, to),
-                    )
-                    .named(note, text),
-                );
-                pair_lines(out, &flat, partners);
-            }
-            Merge::Dropped {
-                own,
-                kept,
-                partners,
-            } => {
-                let Some((_, parts)) = n.operands() else {
-                    return;
-                };
-                let (l, r) = match side {
-                    Side::Left => (Some(op_label(*own).to_string()), None),
-                    Side::Right => (None, Some(op_label(*own).to_string())),
-                };
-                out.push(DiffLine::new(depth, l, r, Change::Kept));
-                for (k, part) in parts.iter().enumerate() {
-                    if k == *kept {
-                        if let Node::Chain(_, _, cs) = part {
-                            let cs: Vec<&Node<'a>> = cs.iter().collect();
-                            pair_lines(out, &cs, partners);
-                        }
-                        continue;
+fn emit_merge(
+    n: &Node<'_>,
+    side: Side,
+    m: &Merge,
+    others: &[&Node<'_>],
+    depth: usize,
+    out: &mut Vec<DiffLine>,
+) {
+    let text = n.text();
+    let pair_lines = |out: &mut Vec<DiffLine>, pairs: &[(String, usize)]| {
+        for (own, j) in pairs {
+            let (l, r) = match side {
+                Side::Left => (own.clone(), others[*j].text()),
+                Side::Right => (others[*j].text(), own.clone()),
+            };
+            out.push(DiffLine::new(depth + 1, Some(l), Some(r), Change::Same));
+        }
+    };
+    match m {
+        Merge::Taken => {}
+        Merge::Swapped { own, op, pairs } => {
+            let (from, to) = match side {
+                Side::Left => (*own, *op),
+                Side::Right => (*op, *own),
+            };
+            let note = match side {
+                Side::Left => format!("{} → {} on {text}", op_label(from), op_label(to)),
+                Side::Right => format!("{} → {} grouping {text}", op_label(from), op_label(to)),
+            };
+            out.push(
+                DiffLine::new(
+                    depth,
+                    Some(op_label(from).into()),
+                    Some(op_label(to).into()),
+                    swap_change(from, to),
+                )
+                .named(note, text),
+            );
+            pair_lines(out, pairs);
+        }
+        Merge::Dropped {
+            own,
+            pairs,
+            dropped,
+        } => {
+            let label = Some(op_label(*own).to_string());
+            let (l, r) = match side {
+                Side::Left => (label, None),
+                Side::Right => (None, label),
+            };
+            out.push(DiffLine::new(depth, l, r, Change::Kept));
+            pair_lines(out, pairs);
+            for t in dropped {
+                out.push(match side {
+                    Side::Left => {
+                        DiffLine::new(depth + 1, Some(t.clone()), None, Change::OperatorDropped)
+                            .named(format!("operand dropped: {t}"), t.clone())
                     }
-                    let t = part.text();
-                    let line = match side {
-                        Side::Left => {
-                            DiffLine::new(depth + 1, Some(t.clone()), None, Change::OperatorDropped)
-                                .named(format!("operand dropped: {t}"), t)
-                        }
-                        Side::Right => {
-                            DiffLine::new(depth + 1, None, Some(t.clone()), Change::OperatorAdded)
-                                .named(format!("operand added: {t}"), t)
-                        }
-                    };
-                    out.push(line);
-                }
+                    Side::Right => {
+                        DiffLine::new(depth + 1, None, Some(t.clone()), Change::OperatorAdded)
+                            .named(format!("operand added: {t}"), t.clone())
+                    }
+                });
             }
         }
     }
@@ -963,19 +1091,19 @@ impl<'a> Ctx<'a> {
 
 /// How an unmatched operand explains several operands of the other side.
 enum Merge {
-    /// Its connective `own` became the surrounding one; `partners` are the other
-    /// side's operands its (flattened) operands match.
+    /// Its connective `own` became the surrounding `op`; `pairs` are its operands (or
+    /// groups of them) with their partners on the other side.
     Swapped {
         own: BinOp,
         op: BinOp,
-        partners: Vec<usize>,
+        pairs: Vec<(String, usize)>,
     },
-    /// Its connective `own` and all operands but the `kept`-th were dropped; the kept
-    /// chain's operands match `partners`.
+    /// Its connective `own` and the `dropped` operands went; the kept chain's operands
+    /// pair with partners on the other side.
     Dropped {
         own: BinOp,
-        kept: usize,
-        partners: Vec<usize>,
+        pairs: Vec<(String, usize)>,
+        dropped: Vec<String>,
     },
     /// An operand of this side consumed by a merge on the other side.
     Taken,
