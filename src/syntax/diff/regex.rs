@@ -47,7 +47,9 @@ fn key(r: &Regex) -> u64 {
             }
             Regex::Concat(xs) => {
                 1u8.hash(h);
-                xs.iter().for_each(|x| go(x, h));
+                for x in xs {
+                    go(x, h);
+                }
             }
             Regex::Star(x) | Regex::Plus(x) | Regex::Opt(x) => {
                 (2u8, label(r)).hash(h);
@@ -239,7 +241,7 @@ impl Ctx {
                 out.push(DiffLine::new(depth, Some(label(a)), None, Change::Kept));
                 match a {
                     Regex::Concat(xs) => {
-                        self.match_seq(xs, std::slice::from_ref(b), depth + 1, out)
+                        self.match_seq(xs, std::slice::from_ref(b), depth + 1, out);
                     }
                     Regex::Alt(xs) => {
                         let xs: Vec<&Regex> = xs.iter().collect();
@@ -252,7 +254,7 @@ impl Ctx {
                 out.push(DiffLine::new(depth, None, Some(label(b)), Change::Kept));
                 match b {
                     Regex::Concat(ys) => {
-                        self.match_seq(std::slice::from_ref(a), ys, depth + 1, out)
+                        self.match_seq(std::slice::from_ref(a), ys, depth + 1, out);
                     }
                     Regex::Alt(ys) => {
                         let ys: Vec<&Regex> = ys.iter().collect();
@@ -302,11 +304,11 @@ impl Ctx {
                 used[j] = true;
             }
         }
-        for i in 0..xs.len() {
-            if for_x[i].is_none()
+        for slot in &mut for_x {
+            if slot.is_none()
                 && let Some(j) = (0..ys.len()).find(|&j| !used[j])
             {
-                for_x[i] = Some(j);
+                *slot = Some(j);
                 used[j] = true;
             }
         }
