@@ -36,6 +36,10 @@ pub struct VerifyArgs {
     /// quantifier scope, right-grouped →, `^` is ⊕) or `nltk` (the original's).
     #[arg(long, value_enum, default_value_t = Reading::Standard)]
     pub reading: Reading,
+    /// Name what changed from φ to φ′ and the failure kinds it shows (text, and the
+    /// `changes` and `kinds` fields of JSON and `--pairs` lines).
+    #[arg(long)]
+    pub explain: bool,
 }
 
 /// Exit code for a verdict: 0 equivalent, 1 not, 2 anything else.
@@ -56,6 +60,37 @@ pub fn guess_syntax(phi: &str, asked: Option<SyntaxKind>) -> SyntaxKind {
         None if parse(phi, SyntaxKind::Regex).is_ok() => SyntaxKind::Regex,
         None => SyntaxKind::Fol,
     }
+}
+
+/// The syntax a checked pair is reported in: a logic pair whose syntax was not asked
+/// for is `pl` when neither side has a quantifier or predicate.
+fn reported_syntax(
+    asked: Option<SyntaxKind>,
+    used: SyntaxKind,
+    a: &Expr,
+    b: Option<&Expr>,
+) -> SyntaxKind {
+    let first_order = |e: &Expr| matches!(e, Expr::Logic(f) if f.is_first_order());
+    match (asked, used) {
+        (None, SyntaxKind::Fol | SyntaxKind::Pl)
+            if !first_order(a) && !b.is_some_and(first_order) =>
+        {
+            SyntaxKind::Pl
+        }
+        (Some(s), _) => s,
+        (None, u) => u,
+    }
+}
+
+/// The named changes and failure kinds of a checked pair, as JSON fields.
+fn explain_json(a: &Expr, b: Option<&Expr>, v: &Verdict) -> (serde_json::Value, serde_json::Value) {
+    let (changes, kinds) = crate::analysis::kinds::explain(a, b, v);
+    let changes: Vec<serde_json::Value> = changes
+        .iter()
+        .map(|c| serde_json::json!({"change": c.change.id(), "text": c.text}))
+        .collect();
+    let kinds: Vec<&str> = kinds.iter().map(|k| k.id()).collect();
+    (changes.into(), kinds.into())
 }
 
 fn options(timeout_ms: u64) -> Options {
@@ -93,27 +128,30 @@ fn pair_json(
 }
 
 /// Verifies φ′ (read under `reading`, its names against φ's) against φ; the notes on
-/// how φ′ was read come first.
+/// how φ′ was read come first. φ′ is returned when it parsed.
 fn check_pair(
     a: &Expr,
     b_src: &str,
     syntax: SyntaxKind,
     reading: Reading,
     opts: &Options,
-) -> Verdict {
+) -> (Verdict, Option<Expr>) {
     match read_against(b_src, a, syntax, reading) {
-        Ok(b) => verify(a, &b.expr, opts).with_notes(b.notes),
-        Err(e) => Verdict::Unparseable {
-            pos: e.pos,
-            reason: e.reason,
-        },
+        Ok(b) => (verify(a, &b.expr, opts).with_notes(b.notes), Some(b.expr)),
+        Err(e) => (
+            Verdict::Unparseable {
+                pos: e.pos,
+                reason: e.reason,
+            },
+            None,
+        ),
     }
 }
 
 /// Runs `autoeval verify`.
 pub fn run(args: VerifyArgs) -> Result<i32> {
     if let Some(path) = &args.pairs {
-        return run_pairs(path, args.syntax, args.reading, args.timeout);
+        return run_pairs(path, args.syntax, args.reading, args.timeout, args.explain);
     }
     let (Some(phi), Some(phi_prime)) = (&args.phi, &args.phi_prime) else {
         bail!("give φ and φ′, or --pairs FILE");
@@ -130,21 +168,27 @@ pub fn run(args: VerifyArgs) -> Result<i32> {
     })?;
     let opts = options(args.timeout);
     let start = Instant::now();
-    let verdict = check_pair(&a, phi_prime, syntax, args.reading, &opts);
+    let (verdict, b) = check_pair(&a, phi_prime, syntax, args.reading, &opts);
     let ms = start.elapsed().as_secs_f64() * 1000.0;
+    let shown = reported_syntax(args.syntax, syntax, &a, b.as_ref());
     let mut out = std::io::stdout().lock();
     if args.json {
-        let mut v = pair_json(phi, phi_prime, syntax, &a, &verdict);
+        let mut v = pair_json(phi, phi_prime, shown, &a, &verdict);
         if let Some(o) = v.as_object_mut() {
+            if args.explain {
+                let (changes, kinds) = explain_json(&a, b.as_ref(), &verdict);
+                o.insert("changes".into(), changes);
+                o.insert("kinds".into(), kinds);
+            }
             o.insert("elapsed_ms".into(), ms.into());
         }
         writeln!(out, "{v}")?;
     } else {
         let safe = crate::sanitize::for_terminal;
-        writeln!(out, "syntax: {}", syntax_name(syntax))?;
+        writeln!(out, "syntax: {}", syntax_name(shown))?;
         writeln!(out, "φ  = {}", safe(&a.to_unicode()))?;
-        if let Ok(b) = read_against(phi_prime, &a, syntax, args.reading) {
-            writeln!(out, "φ′ = {}", safe(&b.expr.to_unicode()))?;
+        if let Some(b) = &b {
+            writeln!(out, "φ′ = {}", safe(&b.to_unicode()))?;
         }
         write!(
             out,
@@ -155,6 +199,26 @@ pub fn run(args: VerifyArgs) -> Result<i32> {
             let e = ParseError::new(*pos, reason.clone());
             writeln!(out, "at character {} of φ′:", e.char_pos(phi_prime))?;
             writeln!(out, "{}", safe(&e.caret(phi_prime)))?;
+        }
+        if args.explain {
+            let (changes, kinds) = crate::analysis::kinds::explain(&a, b.as_ref(), &verdict);
+            if b.is_some() {
+                if changes.is_empty() {
+                    writeln!(out, "changes: none")?;
+                } else {
+                    writeln!(out, "changes:")?;
+                    for c in &changes {
+                        writeln!(out, "  {}", safe(&c.text))?;
+                    }
+                }
+            }
+            let ids: Vec<&str> = kinds.iter().map(|k| k.id()).collect();
+            let ids = if ids.is_empty() {
+                "none".to_string()
+            } else {
+                ids.join(", ")
+            };
+            writeln!(out, "kinds: {ids}")?;
         }
         writeln!(out, "({ms:.1} ms)")?;
     }
@@ -177,13 +241,12 @@ enum PairLine {
         syntax: Option<SyntaxKind>,
     },
     Bad(String),
-    Blank,
 }
 
 fn read_line(line: &str) -> PairLine {
     let t = line.trim_end_matches(['\r', '\n']);
     if t.trim().is_empty() {
-        return PairLine::Blank;
+        return PairLine::Bad("blank line: expected φ<TAB>φ′".into());
     }
     if t.trim_start().starts_with('{') {
         #[derive(serde::Deserialize)]
@@ -203,13 +266,18 @@ fn read_line(line: &str) -> PairLine {
             )),
         };
     }
-    match t.split_once('\t') {
-        Some((a, b)) => PairLine::Pair {
+    let columns: Vec<&str> = t.split('\t').collect();
+    match columns[..] {
+        [a, b] => PairLine::Pair {
             a: a.to_string(),
             b: b.to_string(),
             syntax: None,
         },
-        None => PairLine::Bad("no tab: expected φ<TAB>φ′".into()),
+        [_] => PairLine::Bad("no tab: expected φ<TAB>φ′".into()),
+        _ => PairLine::Bad(format!(
+            "{} tab-separated columns: expected 2, φ<TAB>φ′ (a tab inside a formula needs the JSON form)",
+            columns.len()
+        )),
     }
 }
 
@@ -218,7 +286,13 @@ const CHUNK: usize = 8192;
 /// Longest accepted input line; longer ones are reported, not read whole into a pair.
 const MAX_LINE: usize = 1 << 20;
 
-fn run_pairs(path: &str, asked: Option<SyntaxKind>, reading: Reading, timeout: u64) -> Result<i32> {
+fn run_pairs(
+    path: &str,
+    asked: Option<SyntaxKind>,
+    reading: Reading,
+    timeout: u64,
+    explain: bool,
+) -> Result<i32> {
     let reader: Box<dyn BufRead> = if path == "-" {
         Box::new(std::io::stdin().lock())
     } else {
@@ -254,7 +328,7 @@ fn run_pairs(path: &str, asked: Option<SyntaxKind>, reading: Reading, timeout: u
         if chunk.is_empty() {
             break;
         }
-        bad += write_chunk(&chunk, asked, reading, &opts, path, &mut out)?;
+        bad += write_chunk(&chunk, asked, reading, &opts, explain, path, &mut out)?;
     }
     out.flush()?;
     if bad > 0 {
@@ -271,18 +345,19 @@ fn check_line(
     asked: Option<SyntaxKind>,
     reading: Reading,
     opts: &Options,
-) -> Option<(String, bool)> {
+    explain: bool,
+) -> (String, bool) {
     let (a, b, syntax) = match line {
-        PairLine::Blank => return None,
         PairLine::Bad(why) => {
-            return Some((
+            return (
                 serde_json::json!({"line": n, "error": why}).to_string(),
                 true,
-            ));
+            );
         }
         PairLine::Pair { a, b, syntax } => (a, b, syntax.or(asked)),
     };
     // One parse of φ decides the syntax and is kept.
+    let asked_here = syntax;
     let parsed = match syntax {
         Some(s) => parse_as(a, s, reading).map(|e| (s, e)),
         None => parse_as(a, SyntaxKind::Fol, reading)
@@ -301,15 +376,21 @@ fn check_line(
                 e.char_pos(a)
             );
             let j = serde_json::json!({"line": n, "error": why, "a": a, "b": b});
-            Some((j.to_string(), true))
+            (j.to_string(), true)
         }
         Ok((syn, ea)) => {
-            let v = check_pair(&ea, b, syn, reading, opts);
-            let mut j = pair_json(a, b, syn, &ea, &v);
+            let (v, eb) = check_pair(&ea, b, syn, reading, opts);
+            let shown = reported_syntax(asked_here, syn, &ea, eb.as_ref());
+            let mut j = pair_json(a, b, shown, &ea, &v);
             if let Some(o) = j.as_object_mut() {
+                if explain {
+                    let (changes, kinds) = explain_json(&ea, eb.as_ref(), &v);
+                    o.insert("changes".into(), changes);
+                    o.insert("kinds".into(), kinds);
+                }
                 o.insert("line".into(), n.into());
             }
-            Some((j.to_string(), false))
+            (j.to_string(), false)
         }
     }
 }
@@ -321,18 +402,19 @@ fn write_chunk(
     asked: Option<SyntaxKind>,
     reading: Reading,
     opts: &Options,
+    explain: bool,
     path: &str,
     out: &mut impl Write,
 ) -> Result<usize> {
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let per = chunk.len().div_ceil(threads).max(1);
-    let results: Vec<Option<(String, bool)>> = std::thread::scope(|s| {
+    let results: Vec<(String, bool)> = std::thread::scope(|s| {
         let handles: Vec<_> = chunk
             .chunks(per)
             .map(|part| {
                 let h = s.spawn(move || {
                     part.iter()
-                        .map(|(n, l)| check_line(*n, l, asked, reading, opts))
+                        .map(|(n, l)| check_line(*n, l, asked, reading, opts, explain))
                         .collect::<Vec<_>>()
                 });
                 (part, h)
@@ -345,7 +427,7 @@ fn write_chunk(
                     part.iter()
                         .map(|(n, _)| {
                             let j = serde_json::json!({"line": n, "error": "internal error: the verifier crashed on this chunk"});
-                            Some((j.to_string(), true))
+                            (j.to_string(), true)
                         })
                         .collect()
                 })
@@ -353,8 +435,7 @@ fn write_chunk(
             .collect()
     });
     let mut bad = 0;
-    for ((n, _), r) in chunk.iter().zip(results) {
-        let Some((line, is_bad)) = r else { continue };
+    for ((n, _), (line, is_bad)) in chunk.iter().zip(results) {
         if is_bad {
             bad += 1;
             let why = serde_json::from_str::<serde_json::Value>(&line)

@@ -175,6 +175,11 @@ impl<'a> Parser<'a> {
             .is_some_and(|t| self.src.get(t.start..t.end) == Some("^"))
     }
 
+    /// A byte offset of the source as a character offset (for messages).
+    fn chars(&self, byte: usize) -> usize {
+        self.src.get(..byte).map_or(byte, |s| s.chars().count())
+    }
+
     fn here(&self) -> usize {
         self.peek().map_or(self.end, |t| t.start)
     }
@@ -283,7 +288,10 @@ impl<'a> Parser<'a> {
             };
             return Err(ParseError::new(
                 self.here(),
-                format!("expected a variable after '{sym}' (from {qpos})"),
+                format!(
+                    "expected a variable after '{sym}' (at character {})",
+                    self.chars(qpos)
+                ),
             ));
         };
         self.pos += 1;
@@ -347,7 +355,10 @@ impl<'a> Parser<'a> {
     fn primary(&mut self) -> Result<Formula, ParseError> {
         let Some(t) = self.bump() else {
             let reason = match self.opens.last() {
-                Some((c, at)) => format!("unclosed '{c}' from {at}: expected a formula"),
+                Some((c, at)) => format!(
+                    "unclosed '{c}' from character {}: expected a formula",
+                    self.chars(*at)
+                ),
                 None => "expected a formula".to_string(),
             };
             return Err(ParseError::new(self.end, reason));
@@ -369,11 +380,17 @@ impl<'a> Parser<'a> {
                         ..
                     }) => Err(ParseError::new(
                         *start,
-                        format!("'{d}' does not match '{c}' at {}", t.start),
+                        format!(
+                            "'{d}' does not match '{c}' at character {}",
+                            self.chars(t.start)
+                        ),
                     )),
                     Some(other) => Err(ParseError::new(
                         other.start,
-                        format!("expected ')' for '{c}' at {}", t.start),
+                        format!(
+                            "expected ')' for '{c}' at character {}",
+                            self.chars(t.start)
+                        ),
                     )),
                     None => Err(ParseError::new(t.start, format!("unclosed '{c}'"))),
                 }

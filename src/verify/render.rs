@@ -266,8 +266,10 @@ pub fn verdict_with(v: &Verdict, tables: bool) -> String {
         Verdict::NotEquivalent {
             countermodel: c, ..
         } => out.push_str(&countermodel_text(c, tables)),
-        Verdict::Unparseable { pos, reason } => {
-            let _ = writeln!(out, "{reason} at {pos}");
+        // The position is the caller's to show: only it knows the text, and so the
+        // character offset.
+        Verdict::Unparseable { reason, .. } => {
+            let _ = writeln!(out, "{reason}");
         }
         Verdict::Unknown { reason } => {
             let _ = writeln!(out, "{reason}");

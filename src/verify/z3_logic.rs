@@ -233,7 +233,7 @@ fn expanded_model(a: &Formula, b: &Formula, k: usize, deadline: Instant) -> Opti
     }
     let model = solver.get_model()?;
     let fm = read_model(&enc, &model, &elems)?;
-    Some(rechecked(a, b, fm, false))
+    Some(rechecked(a, b, canonical(a, b, fm, deadline), false))
 }
 
 fn remaining(deadline: Instant) -> Option<u64> {
@@ -305,7 +305,7 @@ pub fn check(a: &Formula, b: &Formula, deadline: Instant, max_domain: usize) -> 
                         .and_then(|x| x.as_bool());
                     fm.propositions.insert(name.clone(), val.unwrap_or(false));
                 }
-                return rechecked(a, b, fm, true);
+                return rechecked(a, b, canonical(a, b, fm, deadline), true);
             }
             for k in early + 1..=max_domain {
                 let Some(ms) = remaining(deadline) else { break };
@@ -314,7 +314,7 @@ pub fn check(a: &Formula, b: &Formula, deadline: Instant, max_domain: usize) -> 
                 let found = bounded_model(&enc, &solver, k);
                 solver.pop(1);
                 if let Some(fm) = found {
-                    return rechecked(a, b, fm, false);
+                    return rechecked(a, b, canonical(a, b, fm, deadline), false);
                 }
             }
             Verdict::NotEquivalent {
@@ -448,6 +448,135 @@ fn read_model(enc: &Encoder, model: &z3::Model, elems: &[Dynamic]) -> Option<Fin
         fm.predicates.insert((name.clone(), *arity), ext);
     }
     Some(fm)
+}
+
+/// The least countermodel with as many elements as `found`, so the same pair always
+/// shows the same model whatever the solver's state (a thread's context is reused
+/// across pairs, so its models depend on what it solved before).
+///
+/// Least in a fixed order of names: each constant takes the first element it can
+/// (constants by name), then each proposition is false if it can be, then each
+/// predicate tuple (predicates by name and arity, tuples in order) is false if it can
+/// be, each choice kept for the next. Which choices are possible is a fact about φ and
+/// φ′, so the result is too. `found` (which satisfies every choice it agrees with)
+/// saves the checks it answers; a check that cannot finish in time keeps `found`'s
+/// choice.
+fn canonical(a: &Formula, b: &Formula, found: FiniteModel, deadline: Instant) -> FiniteModel {
+    let k = found.size;
+    let qd = quantifier_depth(a).max(quantifier_depth(b));
+    let fits = k
+        .max(1)
+        .checked_pow(qd)
+        .and_then(|blowup| (a.size() + b.size()).checked_mul(blowup))
+        .is_some_and(|n| n <= MAX_EXPANDED);
+    let Some(ms) = remaining(deadline) else {
+        return found;
+    };
+    if !fits || (k == 0 && (a.is_first_order() || b.is_first_order())) {
+        return found;
+    }
+    let mut enc = Encoder::new();
+    let elems: Vec<Dynamic> = (0..k)
+        .map(|i| Dynamic::new_const(format!("e!{}", i + 1), &enc.universe))
+        .collect();
+    enc.expand = Some(elems.clone());
+    let differ = enc.encode(a).iff(enc.encode(b)).not();
+    let solver = solver_with_timeout(ms);
+    solver.assert(&differ);
+    if k > 1 {
+        solver.assert(Dynamic::distinct(&elems));
+    }
+    for c in enc.consts.values() {
+        let options: Vec<Bool> = elems.iter().map(|e| c.eq(e.clone())).collect();
+        solver.assert(Bool::or(&options));
+    }
+    let mut current = found;
+    // One step: `want` is preferred; `have` says whether `current` already makes it.
+    // Returns whether `want` was taken.
+    let choose = |want: &Bool, other: &Bool, have: bool, current: &mut FiniteModel| {
+        if have {
+            solver.assert(want);
+            return true;
+        }
+        // A scope, not assumptions: the `smt` tactic's solver answers unknown to those.
+        solver.push();
+        solver.assert(want);
+        let answer = checked(&solver);
+        let model = (answer == SatResult::Sat)
+            .then(|| {
+                solver
+                    .get_model()
+                    .and_then(|m| read_model(&enc, &m, &elems))
+            })
+            .flatten();
+        solver.pop(1);
+        if let Some(m) = model {
+            solver.assert(want);
+            *current = m;
+            true
+        } else {
+            solver.assert(other);
+            false
+        }
+    };
+    let mut consts: Vec<(String, Dynamic)> = enc
+        .consts
+        .iter()
+        .map(|(n, c)| (n.clone(), c.clone()))
+        .collect();
+    consts.sort_by(|x, y| x.0.cmp(&y.0));
+    for (name, c) in &consts {
+        for (i, e) in elems.iter().enumerate() {
+            let at = current.constants.get(name).copied().unwrap_or(0);
+            if i > at {
+                break;
+            }
+            let want = c.eq(e.clone());
+            if i == at {
+                solver.assert(&want);
+                break;
+            }
+            if choose(&want, &want.not(), false, &mut current) {
+                break;
+            }
+        }
+    }
+    let mut props: Vec<(String, Bool)> = enc
+        .bools
+        .iter()
+        .map(|(n, v)| (n.clone(), v.clone()))
+        .collect();
+    props.sort_by(|x, y| x.0.cmp(&y.0));
+    for (name, v) in &props {
+        let is_true = current.propositions.get(name).copied().unwrap_or(false);
+        choose(&v.not(), v, !is_true, &mut current);
+    }
+    let mut preds: Vec<(&(String, usize), &FuncDecl)> = enc.funcs.iter().collect();
+    preds.sort_by(|x, y| x.0.cmp(y.0));
+    for ((name, arity), decl) in preds {
+        let Some(total) = k.checked_pow(*arity as u32) else {
+            return current;
+        };
+        for code in 0..total {
+            // Tuples in lexicographic order: the first position is the most significant.
+            let mut tuple = vec![0; *arity];
+            let mut c = code;
+            for slot in tuple.iter_mut().rev() {
+                *slot = c % k;
+                c /= k;
+            }
+            let args: Vec<&dyn Ast> = tuple.iter().map(|i| &elems[*i] as &dyn Ast).collect();
+            let Some(atom) = decl.apply(&args).as_bool() else {
+                continue;
+            };
+            let is_true = current
+                .predicates
+                .get(&(name.clone(), *arity))
+                .is_some_and(|ext| ext.contains(&tuple));
+            choose(&atom.not(), &atom, !is_true, &mut current);
+        }
+    }
+    current
 }
 
 /// Shows a countermodel only after our own evaluator confirms it separates φ and φ′.

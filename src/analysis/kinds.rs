@@ -1,0 +1,326 @@
+//! Automatic failure classification: what kind of mistake each failing sample shows,
+//! found from its verdict and the named changes of the structural diff of φ₀ and φ₁,
+//! mapped to the taxonomy.
+
+use crate::syntax::diff::{Change, DiffLine, NamedChange, changes, diff};
+use crate::syntax::{Expr, SyntaxKind, parse};
+use crate::verify::{Verdict, VerdictKind};
+
+/// One kind of failure, as the verdict and the diff show it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FailureKind {
+    /// ψ reproduced the formula.
+    Copied,
+    /// The reply held no formula (echo, template continuation, prose).
+    OffFormat,
+    /// A formula was there but not in the grammar (own notation).
+    ForeignSyntax,
+    /// The model call failed.
+    ModelError,
+    /// The verifier gave up.
+    VerifierUnknown,
+    /// A negation added, removed or moved.
+    NegationMisplaced,
+    /// ∧ and ∨ confused.
+    AndOrSwap,
+    /// Another connective swapped (→, ↔, ⊕).
+    ConnectiveSwapped,
+    /// ∀ and ∃ confused.
+    QuantifierChanged,
+    /// A quantifier's scope changed, or the operands of a connective swapped.
+    ScopeChanged,
+    /// A different proposition, predicate or symbol.
+    SymbolRenamed,
+    /// A constant written as a variable, or the reverse.
+    ConstantVariable,
+    /// The number or order of a predicate's arguments changed.
+    Arity,
+    /// A connective and an operand dropped (a conjunct left out).
+    OperandDropped,
+    /// A connective and an operand added.
+    OperandAdded,
+    /// A Kleene star (or +, ?) added, removed or moved.
+    StarMisplaced,
+    /// Subtrees that do not align.
+    Restructured,
+    /// Not equivalent, but the diff finds no structural change (e.g. only a
+    /// bound variable renamed in a way that captures).
+    Other,
+}
+
+impl FailureKind {
+    /// Every kind, in display order.
+    pub const ALL: [FailureKind; 18] = [
+        FailureKind::Copied,
+        FailureKind::OffFormat,
+        FailureKind::ForeignSyntax,
+        FailureKind::ModelError,
+        FailureKind::VerifierUnknown,
+        FailureKind::NegationMisplaced,
+        FailureKind::AndOrSwap,
+        FailureKind::ConnectiveSwapped,
+        FailureKind::QuantifierChanged,
+        FailureKind::ScopeChanged,
+        FailureKind::SymbolRenamed,
+        FailureKind::ConstantVariable,
+        FailureKind::Arity,
+        FailureKind::OperandDropped,
+        FailureKind::OperandAdded,
+        FailureKind::StarMisplaced,
+        FailureKind::Restructured,
+        FailureKind::Other,
+    ];
+
+    /// Stable machine name (used in filters, JSON and CSV).
+    pub fn id(self) -> &'static str {
+        match self {
+            FailureKind::Copied => "copied",
+            FailureKind::OffFormat => "off-format",
+            FailureKind::ForeignSyntax => "foreign-syntax",
+            FailureKind::ModelError => "model-error",
+            FailureKind::VerifierUnknown => "verifier-unknown",
+            FailureKind::NegationMisplaced => "negation-misplaced",
+            FailureKind::AndOrSwap => "and-or-swap",
+            FailureKind::ConnectiveSwapped => "connective-swapped",
+            FailureKind::QuantifierChanged => "quantifier-changed",
+            FailureKind::ScopeChanged => "scope-changed",
+            FailureKind::SymbolRenamed => "symbol-renamed",
+            FailureKind::ConstantVariable => "constant-variable",
+            FailureKind::Arity => "arity",
+            FailureKind::OperandDropped => "operand-dropped",
+            FailureKind::OperandAdded => "operand-added",
+            FailureKind::StarMisplaced => "star-misplaced",
+            FailureKind::Restructured => "restructured",
+            FailureKind::Other => "other",
+        }
+    }
+
+    /// Human name.
+    pub fn name(self) -> &'static str {
+        match self {
+            FailureKind::Copied => "copied",
+            FailureKind::OffFormat => "off-format",
+            FailureKind::ForeignSyntax => "own grammar",
+            FailureKind::ModelError => "model error",
+            FailureKind::VerifierUnknown => "verifier unknown",
+            FailureKind::NegationMisplaced => "negation misplaced",
+            FailureKind::AndOrSwap => "∧/∨ swap",
+            FailureKind::ConnectiveSwapped => "connective swapped",
+            FailureKind::QuantifierChanged => "quantifier changed",
+            FailureKind::ScopeChanged => "scope / precedence",
+            FailureKind::SymbolRenamed => "symbol renamed",
+            FailureKind::ConstantVariable => "constant ↔ variable",
+            FailureKind::Arity => "arity",
+            FailureKind::OperandDropped => "operand dropped",
+            FailureKind::OperandAdded => "operand added",
+            FailureKind::StarMisplaced => "star misplaced",
+            FailureKind::Restructured => "restructured",
+            FailureKind::Other => "other",
+        }
+    }
+
+    /// Parses a machine name.
+    pub fn from_id(s: &str) -> Option<FailureKind> {
+        FailureKind::ALL.into_iter().find(|k| k.id() == s)
+    }
+
+    /// The taxonomy category (built-in `taxonomy.toml` id) this kind stands for, if any.
+    pub fn category(self) -> Option<&'static str> {
+        Some(match self {
+            FailureKind::Copied | FailureKind::OffFormat => "off-format",
+            FailureKind::ForeignSyntax => "foreign-syntax",
+            FailureKind::NegationMisplaced => "negation-misplaced",
+            FailureKind::AndOrSwap => "and-or-swap",
+            FailureKind::QuantifierChanged => "quantifier-swap",
+            FailureKind::ScopeChanged => "parentheses-scope",
+            FailureKind::SymbolRenamed => "symbols-renamed",
+            FailureKind::ConstantVariable => "constant-variable",
+            FailureKind::Arity => "arity",
+            FailureKind::OperandDropped => "incomplete",
+            FailureKind::StarMisplaced => "star-misplaced",
+            FailureKind::ModelError
+            | FailureKind::VerifierUnknown
+            | FailureKind::ConnectiveSwapped
+            | FailureKind::OperandAdded
+            | FailureKind::Restructured
+            | FailureKind::Other => return None,
+        })
+    }
+}
+
+/// The failure kind a named change stands for (`None`: no difference).
+pub fn kind_of_change(c: Change) -> Option<FailureKind> {
+    Some(match c {
+        Change::Same | Change::Kept => return None,
+        Change::NegationAdded
+        | Change::NegationRemoved
+        | Change::NegationWidened
+        | Change::NegationNarrowed => FailureKind::NegationMisplaced,
+        Change::AndOrSwapped => FailureKind::AndOrSwap,
+        Change::OperatorSwapped => FailureKind::ConnectiveSwapped,
+        Change::QuantifierChanged | Change::QuantifierDropped | Change::QuantifierAdded => {
+            FailureKind::QuantifierChanged
+        }
+        Change::ScopeChanged | Change::OperandsSwapped => FailureKind::ScopeChanged,
+        Change::AtomChanged => FailureKind::SymbolRenamed,
+        Change::ConstantVariable => FailureKind::ConstantVariable,
+        Change::ArityChanged => FailureKind::Arity,
+        Change::StarAdded | Change::StarRemoved | Change::RepeatChanged => {
+            FailureKind::StarMisplaced
+        }
+        Change::OperatorDropped => FailureKind::OperandDropped,
+        Change::OperatorAdded => FailureKind::OperandAdded,
+        Change::Replaced => FailureKind::Restructured,
+    })
+}
+
+/// The kinds named changes show, in the order they appear, without repeats.
+pub fn kinds_of_changes(named: &[NamedChange]) -> Vec<FailureKind> {
+    let mut out = Vec::new();
+    for k in named.iter().filter_map(|c| kind_of_change(c.change)) {
+        if !out.contains(&k) {
+            out.push(k);
+        }
+    }
+    out
+}
+
+/// The kinds a diff shows, in the order they appear, without repeats.
+pub fn kinds_of_diff(lines: &[DiffLine]) -> Vec<FailureKind> {
+    kinds_of_changes(&changes(lines))
+}
+
+/// Classifies φ₀ against φ₁ (both parsed).
+pub fn classify_pair(phi0: &Expr, phi1: &Expr) -> Vec<FailureKind> {
+    kinds_of_diff(&diff(phi0, phi1))
+}
+
+/// The failure kinds of a verdict: from its kind and an unparseable verdict's reason,
+/// and for a not-equivalent one the structural kinds `structural` computes (`other`
+/// when it finds none).
+pub fn verdict_kinds(
+    kind: VerdictKind,
+    unparseable_reason: Option<&str>,
+    structural: impl FnOnce() -> Vec<FailureKind>,
+) -> Vec<FailureKind> {
+    match kind {
+        VerdictKind::Equivalent => vec![],
+        VerdictKind::Copied => vec![FailureKind::Copied],
+        VerdictKind::ModelError => vec![FailureKind::ModelError],
+        VerdictKind::Unknown => vec![FailureKind::VerifierUnknown],
+        VerdictKind::Unparseable => {
+            if unparseable_reason.is_some_and(|r| r.starts_with("off-format")) {
+                vec![FailureKind::OffFormat]
+            } else {
+                vec![FailureKind::ForeignSyntax]
+            }
+        }
+        VerdictKind::NotEquivalent => {
+            let kinds = structural();
+            if kinds.is_empty() {
+                vec![FailureKind::Other]
+            } else {
+                kinds
+            }
+        }
+    }
+}
+
+/// A sample's failure kinds (`crate::report::kinds::classify`) from the parts a light
+/// reader keeps: the final verdict's kind, an unparseable verdict's reason, and the
+/// deciding round's input and φ₁.
+pub fn classify_parts(
+    kind: VerdictKind,
+    unparseable_reason: Option<&str>,
+    syntax: SyntaxKind,
+    input: Option<&str>,
+    phi1: Option<&str>,
+) -> Vec<FailureKind> {
+    verdict_kinds(kind, unparseable_reason, || {
+        input
+            .zip(phi1)
+            .and_then(|(a, b)| Some((parse(a, syntax).ok()?, parse(b, syntax).ok()?)))
+            .map(|(a, b)| classify_pair(&a, &b))
+            .unwrap_or_default()
+    })
+}
+
+/// What changed from φ to φ′ (nothing when φ′ did not parse) and the failure kinds
+/// of the verdict on them: `verify --explain`.
+pub fn explain(a: &Expr, b: Option<&Expr>, v: &Verdict) -> (Vec<NamedChange>, Vec<FailureKind>) {
+    let named = b.map(|b| changes(&diff(a, b))).unwrap_or_default();
+    let reason = match v {
+        Verdict::Unparseable { reason, .. } => Some(reason.as_str()),
+        _ => None,
+    };
+    let kinds = verdict_kinds(v.kind(), reason, || kinds_of_changes(&named));
+    (named, kinds)
+}
+
+/// The kinds as a bit set (bit i = `FailureKind::ALL[i]`), for compact per-row storage.
+pub fn mask(kinds: &[FailureKind]) -> u32 {
+    kinds
+        .iter()
+        .filter_map(|k| FailureKind::ALL.iter().position(|x| x == k))
+        .fold(0, |m, i| m | (1 << i))
+}
+
+/// The kinds in a bit set made by [`mask`].
+pub fn unmask(m: u32) -> Vec<FailureKind> {
+    FailureKind::ALL
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| m & (1 << i) != 0)
+        .map(|(_, k)| k)
+        .collect()
+}
+
+/// The taxonomy categories of a sample's automatic kinds, without repeats.
+pub fn categories(kinds: &[FailureKind]) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for c in kinds.iter().filter_map(|k| k.category()) {
+        if !out.contains(&c) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn k(a: &str, b: &str, s: SyntaxKind) -> Vec<&'static str> {
+        let (a, b) = (parse(a, s).unwrap(), parse(b, s).unwrap());
+        classify_pair(&a, &b).iter().map(|k| k.id()).collect()
+    }
+
+    #[test]
+    fn structural_kinds_map_to_the_taxonomy() {
+        use SyntaxKind::{Fol, Pl, Regex};
+        assert_eq!(k("p1 ∧ p2", "p1 ∨ p2", Pl), ["and-or-swap"]);
+        assert_eq!(k("p1 → p2", "p1 ↔ p2", Pl), ["connective-swapped"]);
+        assert_eq!(k("p1 → p2", "p2 → p1", Pl), ["scope-changed"]);
+        assert_eq!(k("¬p1 ∧ p2", "p1 ∧ ¬p2", Pl), ["negation-misplaced"]);
+        assert_eq!(k("p1 ∧ p4", "p1", Pl), ["operand-dropped"]);
+        assert_eq!(
+            k("∀x1.P(x1, c1)", "∀x1.P(x1, x2)", Fol),
+            ["constant-variable"]
+        );
+        assert_eq!(
+            k("∀x1.P(x1, c1)", "∃x1.P(x1, c1)", Fol),
+            ["quantifier-changed"]
+        );
+        assert_eq!(k("0*1", "01", Regex), ["star-misplaced"]);
+        assert_eq!(
+            categories(&[FailureKind::OperandDropped, FailureKind::Copied]),
+            ["incomplete", "off-format"]
+        );
+        for kind in FailureKind::ALL {
+            assert_eq!(FailureKind::from_id(kind.id()), Some(kind));
+        }
+        let ks = [FailureKind::Copied, FailureKind::Arity, FailureKind::Other];
+        assert_eq!(unmask(mask(&ks)), ks);
+    }
+}

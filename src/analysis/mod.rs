@@ -1,0 +1,3 @@
+//! What is computed per sample from formulas alone.
+
+pub mod kinds;
