@@ -453,6 +453,7 @@ pub struct Spill {
 impl Drop for Spill {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.path);
+        super::scratch::unregister(&self.path);
     }
 }
 
