@@ -358,7 +358,8 @@ fn a_server_that_is_gone_stops_the_run_after_k_failures() {
     .output()
     .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(130), "{err}");
+    // Its own code (EX_TEMPFAIL), not Ctrl-C's 130.
+    assert_eq!(o.status.code(), Some(75), "{err}");
     assert!(
         err.contains("3 samples in a row could not reach the server"),
         "{err}"
@@ -393,8 +394,8 @@ fn hostile_token_counts_are_capped_and_flagged() {
         let call = &r["rounds"][0]["informalize"];
         assert_eq!(call["implausible_usage"], true);
         assert!(call["input_tokens"].as_u64().unwrap() <= 10_000_000);
-        let cost = r["cost_usd"].as_f64().expect("priced");
-        assert!(cost < 1_000.0, "cost {cost}");
+        // Flagged and not charged: the cost is unknown, not the capped count's price.
+        assert!(r["cost_usd"].is_null(), "charged: {}", r["cost_usd"]);
         assert!(r["input_tokens"].as_u64().unwrap() < u64::MAX);
     }
 }

@@ -594,3 +594,260 @@ fn a_same_length_edit_of_an_early_line_then_an_append_is_never_read_from_a_stale
     let (cached, fresh) = report_with_and_without_index(&run);
     assert_eq!(cached, fresh, "the index hid an edit of line 1");
 }
+
+/// A run of `n` samples made by copying a small offline run's lines under new ids.
+fn big_run(run: &Path, n: usize) {
+    offline_run(run, "6");
+    let samples = run.join("samples.jsonl");
+    let text = std::fs::read_to_string(&samples).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = String::with_capacity(text.len() / lines.len() * n + n * 8);
+    for i in 0..n {
+        let l = lines[i % lines.len()];
+        // Each line starts {"id":"…": keep everything after the id.
+        let rest = &l[l[7..].find('"').unwrap() + 8..];
+        out.push_str(&format!("{{\"id\":\"{i}\"{rest}\n"));
+    }
+    std::fs::write(&samples, out).unwrap();
+    let _ = std::fs::remove_file(run.join(".autoeval-index"));
+}
+
+fn scratch_files(run: &Path) -> Vec<String> {
+    std::fs::read_dir(run)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with(".autoeval-index.") && n.ends_with(".tmp"))
+        .collect()
+}
+
+#[test]
+fn scratch_files_are_removed_on_quit_and_swept_after_a_kill() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    big_run(&run, 60_000);
+
+    // A report killed while it builds the index leaves its scratch file…
+    let mut child = bin()
+        .arg("report")
+        .arg(&run)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while scratch_files(&run).is_empty() && t.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        !run.join(".autoeval-index").exists(),
+        "the report finished first"
+    );
+    assert!(!scratch_files(&run).is_empty(), "no scratch file to sweep");
+    // …and the next reader sweeps it (its process is gone).
+    let o = bin().arg("report").arg(&run).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(scratch_files(&run), Vec::<String>::new());
+
+    // The viewer quit with `q` while the run is still loading leaves nothing behind.
+    std::fs::remove_file(run.join(".autoeval-index")).unwrap();
+    let exe = env!("CARGO_BIN_EXE_autoeval");
+    let cmd = format!("stty cols 100 rows 30; {exe} view {}", run.display());
+    let mut child = Command::new("script")
+        .args(["-qfec", &cmd, "/dev/null"])
+        .env("XDG_CONFIG_HOME", dir.path().join("cfg"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("the `script` command (util-linux) is needed for this test");
+    let t = Instant::now();
+    while scratch_files(&run).is_empty() && t.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), b"q").unwrap();
+    let t = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(t.elapsed() < Duration::from_secs(20), "did not quit on q");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !run.join(".autoeval-index").exists(),
+        "loading finished before q"
+    );
+    assert_eq!(scratch_files(&run), Vec::<String>::new());
+}
+
+fn report_json(run: &Path) -> (serde_json::Value, String) {
+    let o = bin()
+        .args(["report", "--format", "json"])
+        .arg(run)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    (serde_json::from_slice(&o.stdout).unwrap(), stderr(&o))
+}
+
+#[test]
+fn a_line_resume_counts_as_done_is_one_report_and_view_show() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    offline_run(&run, "3");
+    let samples = run.join("samples.jsonl");
+    let text = std::fs::read_to_string(&samples).unwrap();
+    let mut rec: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    rec["id"] = "big".into();
+    // 20 MiB: over the viewer's old 16 MiB limit, under the 64 MiB of resume.
+    rec["rounds"][0]["psi"] = "x".repeat(20 << 20).into();
+    let line = serde_json::to_string(&rec).unwrap() + "\n";
+    std::fs::write(&samples, text + &line).unwrap();
+    let (r, err) = report_json(&run);
+    assert!(!err.contains("skipped"), "{err}");
+    assert_eq!(r["runs"][0]["total"]["n"], 4, "{}", r["runs"][0]["total"]);
+    let w = view_warnings(vec![run.clone()]);
+    assert!(w.iter().all(|w| !w.contains("skipped")), "{w:?}");
+}
+
+#[test]
+fn resume_refuses_another_temperature_max_tokens_or_verifier_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    offline_run(&run, "2");
+    for (flag, value, field) in [
+        ("--temperature", "0.7", "temperature"),
+        ("--max-tokens", "77", "max tokens"),
+        ("--verify-timeout", "1234", "verifier timeout"),
+    ] {
+        let o = bin()
+            .args(offline_args("3"))
+            .arg(&run)
+            .args(["--resume", flag, value])
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{flag}: {err}");
+        assert!(
+            err.contains(field) && err.contains("--force"),
+            "{flag}: {err}"
+        );
+    }
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("run.json")).unwrap()).unwrap();
+    assert_eq!(m["max_tokens"], 1024, "the manifest was not rewritten");
+}
+
+#[test]
+fn a_manifest_left_running_without_a_writer_is_rescored_and_a_locked_one_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    offline_run(&run, "3");
+    let path = run.join("run.json");
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    // What a run stopped by a full disk leaves: `running`, and no process.
+    m["status"] = "running".into();
+    std::fs::write(&path, serde_json::to_string(&m).unwrap()).unwrap();
+    let lock = autoeval::run::store::RunLock::acquire(&run).unwrap();
+    let o = bin()
+        .args(["rescore", "--in-place"])
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("marked running"), "{}", stderr(&o));
+    drop(lock);
+    let o = bin()
+        .args(["rescore", "--in-place"])
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(m["status"], "cancelled", "resumable, no longer `running`");
+}
+
+#[test]
+fn csv_into_a_pipe_is_escaped_unless_raw_and_exact_into_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    offline_run(&run, "2");
+    let path = run.join("run.json");
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    m["id"] = "evil\u{1b}]0;pwned\u{7}\u{202e}".into();
+    std::fs::write(&path, serde_json::to_string(&m).unwrap()).unwrap();
+    let piped = bin()
+        .args(["report", "--format", "csv"])
+        .arg(&run)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&piped.stdout);
+    assert!(piped.status.success());
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{202e}'),
+        "{text:?}"
+    );
+    assert!(text.contains("\\u{001B}]0;pwned"), "{text}");
+    let raw = bin()
+        .args(["report", "--format", "csv", "--raw"])
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&raw.stdout).contains("evil\u{1b}]0;pwned"));
+    let file = dir.path().join("report.csv");
+    let o = bin()
+        .args(["report", "--format", "csv"])
+        .arg(&run)
+        .stdout(std::fs::File::create(&file).unwrap())
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert!(
+        std::fs::read_to_string(&file)
+            .unwrap()
+            .contains("evil\u{1b}]0;pwned\u{7}\u{202e}")
+    );
+}
+
+#[test]
+fn a_dataset_starting_with_a_byte_order_mark_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let ds = dir.path().join("ds.json");
+    let o = bin()
+        .args([
+            "generate",
+            "--kind",
+            "pl",
+            "--per-category",
+            "1",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&ds)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut bytes = b"\xef\xbb\xbf".to_vec();
+    bytes.extend(std::fs::read(&ds).unwrap());
+    std::fs::write(&ds, bytes).unwrap();
+    let o = bin()
+        .args([
+            "run",
+            "--model",
+            "perturb",
+            "--quiet",
+            "--limit",
+            "2",
+            "--dataset",
+        ])
+        .arg(&ds)
+        .arg("--out")
+        .arg(dir.path().join("run"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(common::samples(&dir.path().join("run")).len(), 2);
+}

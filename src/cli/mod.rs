@@ -85,6 +85,8 @@ pub fn main() -> i32 {
         Some(Command::Rescore(args)) => rescore::run(args),
         Some(Command::Labels(args)) => labels::run(args),
     };
+    // Threads still building a row index (a viewer quit while loading) leave no files.
+    crate::run::scratch::remove_all();
     match result {
         Ok(code) => code,
         // The reader of our output went away (`| head`): stop quietly, as Unix tools do.

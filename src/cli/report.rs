@@ -22,6 +22,22 @@ pub struct ReportArgs {
     /// Also draw the figures (A3 and A2 by complexity, failure kinds) to FILE.svg or FILE.png.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
+    /// CSV and JSON exactly as stored even on a terminal or pipe (by default only a
+    /// file gets them exact; text formats are always made safe to show).
+    #[arg(long)]
+    pub raw: bool,
+}
+
+/// Whether standard output is a regular file (`> report.csv`): the only place where
+/// bytes from run files can go unescaped without a terminal at the end.
+fn stdout_is_file() -> bool {
+    use std::os::fd::AsFd;
+    std::io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .map(std::fs::File::from)
+        .and_then(|f| f.metadata())
+        .is_ok_and(|m| m.is_file())
 }
 
 /// The run directories named on the command line, folders expanded; warns about skipped entries.
@@ -72,9 +88,14 @@ pub fn run(args: ReportArgs) -> Result<i32> {
     }
     let text = render(&reports, args.format);
     // Run names, model names and ψ come from files: never let them drive the terminal.
-    // Machine formats written to a file or pipe stay exact.
-    let machine = matches!(args.format, Format::Json | Format::Csv);
-    if machine && !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+    // Machine formats written to a file stay exact; CSV into a pipe (`| head`) ends on
+    // a terminal as often as not, so it is escaped like the text formats unless --raw.
+    let exact = match args.format {
+        Format::Json => args.raw || !std::io::IsTerminal::is_terminal(&std::io::stdout()),
+        Format::Csv => args.raw || stdout_is_file(),
+        Format::Table | Format::Markdown => false,
+    };
+    if exact {
         out!("{text}");
     } else {
         out!("{}", crate::sanitize::for_terminal(&text));

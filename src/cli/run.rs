@@ -178,7 +178,12 @@ pub fn recorded_command(args: impl Iterator<Item = String>) -> Vec<String> {
         .collect()
 }
 
-/// Runs `autoeval run`; exit 0 when finished, 130 when cancelled.
+/// Exit code of a run stopped because the server could not be reached
+/// (`--max-consecutive-failures`): EX_TEMPFAIL, "try again later".
+pub const EXIT_SERVER_GONE: i32 = 75;
+
+/// Runs `autoeval run`; exit 0 when finished, 130/143/129 when stopped by a signal,
+/// [`EXIT_SERVER_GONE`] when the server could not be reached.
 pub fn run(args: RunArgs) -> Result<i32> {
     let spec = build_spec(&args, recorded_command(std::env::args()), None)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -293,8 +298,9 @@ async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
     }
     Ok(match outcome {
         Outcome::Finished => 0,
+        // Without a signal, only the consecutive-failure stop cancels a CLI run.
         Outcome::Cancelled => match signal_code.load(std::sync::atomic::Ordering::SeqCst) {
-            0 => 130,
+            0 => EXIT_SERVER_GONE,
             c => c,
         },
     })

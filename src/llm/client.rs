@@ -164,8 +164,12 @@ impl Client {
                     completion.input_tokens = completion.input_tokens.min(MAX_PLAUSIBLE_TOKENS);
                     completion.output_tokens = completion.output_tokens.min(MAX_PLAUSIBLE_TOKENS);
                     let info = self.model.info();
+                    // Usage the server cannot have meant is flagged and not charged:
+                    // the cost is unknown, not the capped count's price.
                     let cost_usd = if info.synthetic {
                         Some(0.0)
+                    } else if implausible {
+                        None
                     } else {
                         self.prices.cost(
                             &info.name,

@@ -191,6 +191,22 @@ fn resume_differences(old: &Manifest, new: &Manifest) -> Vec<(&'static str, Stri
         old.prompts.hash.clone(),
         new.prompts.hash.clone(),
     );
+    // Sampling and verification settings change the answers and verdicts too.
+    cmp(
+        "temperature",
+        old.temperature.to_string(),
+        new.temperature.to_string(),
+    );
+    cmp(
+        "max tokens",
+        old.max_tokens.to_string(),
+        new.max_tokens.to_string(),
+    );
+    cmp(
+        "verifier timeout (ms)",
+        old.verifier_timeout_ms.to_string(),
+        new.verifier_timeout_ms.to_string(),
+    );
     out
 }
 

@@ -125,6 +125,7 @@ pub fn load_or_build(dir: &Path, texts: bool) -> Scan {
             ..Scan::default()
         };
     }
+    super::scratch::sweep(dir);
     let cached = load(dir, texts);
     let from_cache = cached.is_some();
     let mut scan = cached.unwrap_or_default();
@@ -132,7 +133,9 @@ pub fn load_or_build(dir: &Path, texts: bool) -> Scan {
         // A first build writes texts to a scratch file as it parses (it becomes the
         // index's text section), so memory holds only the compact rows.
         let spill = dir.join(format!("{INDEX}.{}.texts.tmp", std::process::id()));
-        if let Ok(f) = std::fs::File::create(&spill) {
+        if super::scratch::register(&spill)
+            && let Ok(f) = std::fs::File::create(&spill)
+        {
             scan.spill = Some(super::rows::Spill {
                 file: BufWriter::with_capacity(1 << 20, f),
                 path: spill,
@@ -191,6 +194,11 @@ pub fn save(dir: &Path, scan: &mut Scan) -> std::io::Result<TextFile> {
         .extend(&samples, scan.consumed)
         .ok_or_else(|| std::io::Error::other("samples.jsonl could not be read back"))?;
     let tmp = dir.join(format!("{INDEX}.{}.tmp", std::process::id()));
+    if !super::scratch::register(&tmp) {
+        return Err(std::io::Error::other("quitting"));
+    }
+    // Forgotten on every way out: renamed into place or removed.
+    let _forget = Forget(&tmp);
     // Where each text will be in the new text section: the old section is copied
     // first, unchanged, then the texts parsed since.
     let old_len = scan.text_file.as_ref().map_or(0, TextFile::section_len);
@@ -308,6 +316,15 @@ pub fn save(dir: &Path, scan: &mut Scan) -> std::io::Result<TextFile> {
             let _ = std::fs::remove_file(&tmp);
             Err(e)
         }
+    }
+}
+
+/// Unregisters a scratch file when dropped.
+struct Forget<'a>(&'a Path);
+
+impl Drop for Forget<'_> {
+    fn drop(&mut self) {
+        super::scratch::unregister(self.0);
     }
 }
 

@@ -10,4 +10,5 @@ pub mod pipeline;
 pub mod rescore;
 pub mod rows;
 pub mod score;
+pub mod scratch;
 pub mod store;

@@ -21,8 +21,9 @@ use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// Longest sample line rescoring reads (longer lines are reported and kept out).
-pub const MAX_LINE: usize = 64 << 20;
+/// Longest sample line rescoring reads (longer lines are reported and kept out): the
+/// limit of every reader of run files.
+pub const MAX_LINE: usize = store::MAX_RECORD as usize;
 
 /// What rescoring one sample gave.
 pub enum Rescored {
@@ -308,12 +309,18 @@ fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> RescoreError + '_ {
 pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, RescoreError> {
     let manifest = store::read_manifest(&opts.run)?;
     store::check_samples_present(&opts.run, &manifest)?;
-    if manifest.status == "running" {
-        return Err(RescoreError::Running(opts.run.display().to_string()));
-    }
     // Rewriting a run in place is writing it: take the run's lock like a run does.
-    let _lock = if opts.in_place {
-        Some(store::RunLock::acquire(&opts.run)?)
+    // A manifest that says `running` is believed only while a process holds the lock:
+    // a writer killed or stopped by a full disk leaves `running` behind, not the lock.
+    let running = manifest.status == "running";
+    let _lock = if opts.in_place || running {
+        match store::RunLock::acquire(&opts.run) {
+            Ok(l) => Some(l),
+            Err(_) if running => {
+                return Err(RescoreError::Running(opts.run.display().to_string()));
+            }
+            Err(e) => return Err(e.into()),
+        }
     } else {
         None
     };
@@ -482,7 +489,9 @@ fn finish(
             "left_for_resume": summary.needs_calls.len(),
         }),
     );
-    if !summary.needs_calls.is_empty() {
+    // A run left `running` by a writer that is gone, or with samples still to ask
+    // for, is one `--resume` continues.
+    if !summary.needs_calls.is_empty() || manifest.status == "running" {
         manifest.status = "cancelled".into();
     }
     let reading = opts.reading.unwrap_or_else(|| manifest.reading());

@@ -8,8 +8,9 @@ use std::borrow::Cow;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
-/// Longest sample line the viewer reads (longer lines are skipped with a warning).
-pub const MAX_LINE: u64 = 16 << 20;
+/// Longest sample line read (longer lines are skipped with a warning): the one limit
+/// of every reader, so a line `--resume` counts as done is one `report` and `view` show.
+pub const MAX_LINE: u64 = super::store::MAX_RECORD;
 
 /// Field separator inside a row's text (φ₀, ψ, φ₁).
 pub const SEP: char = '\u{1f}';
@@ -473,6 +474,7 @@ pub struct Spill {
 impl Drop for Spill {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.path);
+        super::scratch::unregister(&self.path);
     }
 }
 

@@ -1,0 +1,105 @@
+//! Scratch files of row-index builds (`.autoeval-index.<pid>.*tmp`): registered while
+//! they exist so that quitting removes them (the viewer may quit while a large run is
+//! still loading), and swept from a run directory when the process that made them is
+//! gone (a killed `report`).
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Scratch files alive in this process; None once the process is quitting.
+static LIVE: Mutex<Option<Vec<PathBuf>>> = Mutex::new(Some(Vec::new()));
+
+/// Registers a scratch file about to be created; false when the process is quitting
+/// (then it must not be created).
+pub fn register(path: &Path) -> bool {
+    let Ok(mut live) = LIVE.lock() else {
+        return false;
+    };
+    match live.as_mut() {
+        Some(v) => {
+            v.push(path.to_path_buf());
+            true
+        }
+        None => false,
+    }
+}
+
+/// Forgets a scratch file that was removed or renamed into place.
+pub fn unregister(path: &Path) {
+    if let Ok(mut live) = LIVE.lock()
+        && let Some(v) = live.as_mut()
+    {
+        v.retain(|p| p != path);
+    }
+}
+
+/// Removes every scratch file of this process and refuses new ones: called when the
+/// process quits with work still running on other threads.
+pub fn remove_all() {
+    let files = LIVE
+        .lock()
+        .ok()
+        .and_then(|mut l| l.take())
+        .unwrap_or_default();
+    for f in files {
+        let _ = std::fs::remove_file(f);
+    }
+}
+
+/// The process id in a scratch file name `.autoeval-index.<pid>.tmp` or
+/// `.autoeval-index.<pid>.texts.tmp`.
+fn pid_of(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix(super::index::INDEX)?.strip_prefix('.')?;
+    let (pid, tail) = rest.split_once('.')?;
+    matches!(tail, "tmp" | "texts.tmp")
+        .then(|| pid.parse().ok())
+        .flatten()
+}
+
+/// Whether process `pid` is running (assumed so where that cannot be told).
+fn alive(pid: u32) -> bool {
+    let proc = Path::new("/proc");
+    !proc.join("self").exists() || proc.join(pid.to_string()).exists()
+}
+
+/// Removes scratch files in `dir` left by processes that are gone.
+pub fn sweep(dir: &Path) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name.to_str().and_then(pid_of) else {
+            continue;
+        };
+        if pid != std::process::id() && !alive(pid) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn scratch_names_are_recognised_and_only_dead_ones_swept() {
+        assert_eq!(pid_of(".autoeval-index.123.tmp"), Some(123));
+        assert_eq!(pid_of(".autoeval-index.77.texts.tmp"), Some(77));
+        assert_eq!(pid_of(".autoeval-index"), None);
+        assert_eq!(pid_of(".autoeval-index.x.tmp"), None);
+        assert_eq!(pid_of(".autoeval-index.5.other"), None);
+        let d = tempfile::tempdir().unwrap();
+        let dead = d.path().join(".autoeval-index.999999999.texts.tmp");
+        let mine = d
+            .path()
+            .join(format!(".autoeval-index.{}.tmp", std::process::id()));
+        let other = d.path().join("notes.tmp");
+        for p in [&dead, &mine, &other] {
+            std::fs::write(p, "x").unwrap();
+        }
+        sweep(d.path());
+        assert!(!dead.exists() && mine.exists() && other.exists());
+    }
+}
