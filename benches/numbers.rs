@@ -153,6 +153,13 @@ fn main() {
         "verify --pairs, {n} PL pairs (≤40 operators): {:.0} pairs/s end to end ({t:.2?}), {neq} not-equivalent, {unknown} unknown",
         n as f64 / t.as_secs_f64()
     );
+    let (t, out) = run_pairs(&f, &["--explain"]);
+    let (n, _, _) = tally(&out);
+    let named = out.lines().filter(|l| l.contains("\"kinds\":[\"")).count();
+    println!(
+        "verify --explain --pairs, {n} PL pairs: {:.0} pairs/s end to end ({t:.2?}), {named} with failure kinds",
+        n as f64 / t.as_secs_f64()
+    );
 
     let fol = pair_lines(
         DatasetKind::Fol,

@@ -497,7 +497,7 @@ fn syntax_is_named_for_what_the_pair_is_and_positions_are_characters() {
     let (_, out, _) = verify(&["¬¬p ∧ q", "¬¬p ∧ ∀("], "");
     assert!(out.contains("at character 7 of φ′"), "{out}");
     assert!(
-        out.contains("expected a variable after '∀' (at character 6)"),
+        out.contains("expected a variable after '∀' (from 6)"),
         "{out}"
     );
     assert!(!out.contains("10"), "no byte offsets: {out}");

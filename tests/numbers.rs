@@ -276,7 +276,7 @@ fn verify_json_names_the_syntax_and_echoes_both_inputs() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["syntax"], "fol");
+    assert_eq!(v["syntax"], "pl", "a propositional pair");
     assert_eq!(v["a"], "¬¬p ∧ q");
     assert_eq!(v["b"], "¬¬p ∧ )");
     assert_eq!(v["pos_chars"], 6);

@@ -289,7 +289,7 @@ impl<'a> Parser<'a> {
             return Err(ParseError::new(
                 self.here(),
                 format!(
-                    "expected a variable after '{sym}' (at character {})",
+                    "expected a variable after '{sym}' (from {})",
                     self.chars(qpos)
                 ),
             ));
@@ -356,7 +356,7 @@ impl<'a> Parser<'a> {
         let Some(t) = self.bump() else {
             let reason = match self.opens.last() {
                 Some((c, at)) => format!(
-                    "unclosed '{c}' from character {}: expected a formula",
+                    "unclosed '{c}' from {}: expected a formula",
                     self.chars(*at)
                 ),
                 None => "expected a formula".to_string(),
@@ -380,17 +380,11 @@ impl<'a> Parser<'a> {
                         ..
                     }) => Err(ParseError::new(
                         *start,
-                        format!(
-                            "'{d}' does not match '{c}' at character {}",
-                            self.chars(t.start)
-                        ),
+                        format!("'{d}' does not match '{c}' at {}", self.chars(t.start)),
                     )),
                     Some(other) => Err(ParseError::new(
                         other.start,
-                        format!(
-                            "expected ')' for '{c}' at character {}",
-                            self.chars(t.start)
-                        ),
+                        format!("expected ')' for '{c}' at {}", self.chars(t.start)),
                     )),
                     None => Err(ParseError::new(t.start, format!("unclosed '{c}'"))),
                 }

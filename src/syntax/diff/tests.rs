@@ -72,6 +72,11 @@ fn names_each_change_where_it_happens() {
         named("p1 ∨ (p2 ∧ p3)", "p1 ∧ p2 ∧ p3"),
         ["∨ → ∧ on p1 ∨ (p2 ∧ p3)"]
     );
+    // A negation around part of a chain that flattening merged into its parent.
+    assert_eq!(
+        named("p1 ∨ (p2 ∨ p3) ∨ p4", "p1 ∨ ¬(p3 ∨ p2) ∨ p4"),
+        ["negation added on p3 ∨ p2"]
+    );
     assert_eq!(named("p1 ∧ p2", "p1 ∧ p3"), ["symbol renamed p2 → p3"]);
     assert_eq!(
         named("warn(amos) ∧ p1", "p1 ∧ alert(amos)"),

@@ -156,18 +156,12 @@ impl<'a> Ctx<'a> {
         others: &[&Node<'a>],
         taken: &mut [bool],
     ) -> Option<Merge> {
-        let (own, parts) = n.operands()?;
-        if own == op {
-            return None;
-        }
         let other_side = if side == Side::Left {
             Side::Right
         } else {
             Side::Left
         };
         let okeys: Vec<u64> = others.iter().map(|o| self.key(o, other_side)).collect();
-        let pkeys: Vec<u64> = parts.iter().map(|p| self.key(p, side)).collect();
-        let mut used = taken.to_vec();
         // One exact partner for each item, or none.
         let claim = |items: &[&Node<'a>], used: &mut Vec<bool>| -> Option<Vec<(String, usize)>> {
             let mut got: Vec<(String, usize)> = Vec::new();
@@ -181,6 +175,28 @@ impl<'a> Ctx<'a> {
             *used = trial;
             Some(got)
         };
+        // A negation around a group of the chain's operands: ¬(a ∘ b) where the other
+        // side has a and b among the chain's operands.
+        if let Node::Not(_, inner) = n
+            && let Node::Chain(_, o, items) = &**inner
+            && *o == op
+        {
+            let items: Vec<&Node<'a>> = items.iter().collect();
+            let mut used = taken.to_vec();
+            if let Some(pairs) = claim(&items, &mut used) {
+                taken.copy_from_slice(&used);
+                return Some(Merge::Negated {
+                    inner: inner.text(),
+                    pairs,
+                });
+            }
+        }
+        let (own, parts) = n.operands()?;
+        if own == op {
+            return None;
+        }
+        let pkeys: Vec<u64> = parts.iter().map(|p| self.key(p, side)).collect();
+        let mut used = taken.to_vec();
         // The swap: groups of this side's operands that are a chain of `own` there.
         let mut assigned = vec![false; parts.len()];
         let mut pairs: Vec<(String, usize)> = Vec::new();
@@ -280,6 +296,16 @@ pub(super) fn emit_merge(
     };
     match m {
         Merge::Taken => {}
+        Merge::Negated { inner, pairs } => {
+            let line = match side {
+                Side::Left => DiffLine::new(depth, Some("¬".into()), None, Change::NegationRemoved)
+                    .named(format!("negation removed on {inner}"), text),
+                Side::Right => DiffLine::new(depth, None, Some("¬".into()), Change::NegationAdded)
+                    .named(format!("negation added on {inner}"), text),
+            };
+            out.push(line);
+            pair_lines(out, pairs);
+        }
         Merge::Swapped { own, op, pairs } => {
             let (from, to) = match side {
                 Side::Left => (*own, *op),
@@ -343,6 +369,11 @@ pub(super) enum Merge {
         own: BinOp,
         pairs: Vec<(String, usize)>,
         dropped: Vec<String>,
+    },
+    /// A negation around a group of operands the other side has in the chain.
+    Negated {
+        inner: String,
+        pairs: Vec<(String, usize)>,
     },
     /// An operand of this side consumed by a merge on the other side.
     Taken,
