@@ -3,6 +3,7 @@
 pub mod cli;
 pub mod dataset;
 pub mod grammar;
+pub mod labels;
 pub mod llm;
 pub mod perturb;
 pub mod prompt;

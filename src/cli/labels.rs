@@ -173,7 +173,7 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
                     crate::sanitize::one_line(&id)
                 ));
             }
-            let tax = crate::tui::labels::Taxonomy::builtin();
+            let tax = crate::labels::Taxonomy::builtin();
             for c in &categories {
                 if !tax.categories.iter().any(|x| &x.id == c) {
                     let ids: Vec<&str> = tax.categories.iter().map(|x| x.id.as_str()).collect();
@@ -183,9 +183,8 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
                     ));
                 }
             }
-            let who = crate::tui::labels::annotator(annotator.as_deref());
-            crate::tui::labels::append(&run, &id, &categories, &note, &who)
-                .map_err(|e| anyhow!(e))?;
+            let who = crate::labels::annotator(annotator.as_deref());
+            crate::labels::append(&run, &id, &categories, &note, &who).map_err(|e| anyhow!(e))?;
             Ok(0)
         }
         LabelsCommand::Stats { runs, by, json } => {
