@@ -22,6 +22,7 @@ pub mod generate;
 pub mod import;
 pub mod judge;
 pub mod labels;
+pub mod labels_export;
 pub mod model_args;
 pub mod prompts;
 pub mod report;
