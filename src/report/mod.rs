@@ -11,6 +11,7 @@
 
 pub mod closeness;
 pub mod compare;
+pub mod intervals;
 pub mod kinds;
 pub mod labels;
 pub mod plot;
@@ -231,6 +232,8 @@ pub struct RunReport {
     pub spread: BTreeMap<usize, (f64, f64)>,
     /// Automatic failure kind (id) → category value → failing samples of that kind.
     pub failure_kinds: BTreeMap<String, BTreeMap<usize, usize>>,
+    /// 95 % intervals: Wilson per bucket and overall, bootstrap over batches.
+    pub intervals: intervals::RunIntervals,
 }
 
 impl By {
@@ -365,7 +368,16 @@ impl ReportBuilder {
                 .add(j.answer, kind);
         }
         let several = self.batches.len() > 1;
+        let judges: Vec<JudgeStats> = judges.into_values().collect();
+        let intervals = intervals::run_intervals(
+            &self.total,
+            &self.by_category,
+            &self.batches,
+            &self.cat_batches,
+            &judges,
+        );
         RunReport {
+            intervals,
             run: m.id.clone(),
             dir: dir.display().to_string(),
             model: format!("{}:{}", m.model.provider, m.model.name),
@@ -379,7 +391,7 @@ impl ReportBuilder {
             },
             verdicts: self.verdicts,
             closeness: (self.nclo > 0).then(|| self.clo.map(|x| x / self.nclo as f64)),
-            judges: judges.into_values().collect(),
+            judges,
             tokens: self.tokens,
             cost_usd: self.cost,
             status: m.status.clone(),
