@@ -23,6 +23,7 @@ pub mod import;
 pub mod judge;
 pub mod labels;
 pub mod labels_export;
+pub mod leaderboard;
 pub mod model_args;
 pub mod prompts;
 pub mod report;
@@ -55,6 +56,8 @@ pub enum Command {
     Judge(judge::JudgeArgs),
     /// Tables of compliance, accuracy and judge agreement for runs.
     Report(report::ReportArgs),
+    /// One table of many runs: a row per model, a column group per dataset (A2, A3, copy, judge F1).
+    Leaderboard(leaderboard::LeaderboardArgs),
     /// Pass/fail matrix of runs that answered the same φ₀, with McNemar's test per pair.
     Compare(compare::CompareArgs),
     /// Re-apply extraction, the copy check and verification to a run's stored replies.
@@ -81,6 +84,7 @@ pub fn main() -> i32 {
         Some(Command::Judge(args)) => judge::run(args),
         Some(Command::Report(args)) => report::run(args),
         Some(Command::Compare(args)) => compare::run(args),
+        Some(Command::Leaderboard(args)) => leaderboard::run(args),
         Some(Command::Prompts(args)) => prompts::run(args),
         Some(Command::Import(args)) => import::run(args),
         Some(Command::Rescore(args)) => rescore::run(args),

@@ -14,6 +14,7 @@ pub mod compare;
 pub mod intervals;
 pub mod kinds;
 pub mod labels;
+pub mod leaderboard;
 pub mod plot;
 pub mod render;
 
