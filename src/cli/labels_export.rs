@@ -35,17 +35,7 @@ const HEADER: [&str; 19] = [
     "suggested_autoformalization",
 ];
 
-/// The dataset a run used, as tables name it: the file stem, else the kind.
-pub fn dataset_name(m: &Manifest) -> String {
-    m.dataset
-        .path
-        .as_deref()
-        .and_then(|p| Path::new(p).file_stem())
-        .map_or_else(
-            || m.dataset.kind.clone(),
-            |s| s.to_string_lossy().into_owned(),
-        )
-}
+pub use crate::report::open::dataset_name;
 
 /// One export row's values in [`HEADER`] order.
 fn row(l: &LabelRecord, s: Option<&SampleRecord>, m: &Manifest) -> Vec<String> {

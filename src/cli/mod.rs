@@ -18,6 +18,7 @@ macro_rules! out {
 }
 
 pub mod compare;
+pub mod export;
 pub mod generate;
 pub mod import;
 pub mod judge;
@@ -64,6 +65,8 @@ pub enum Command {
     Rescore(rescore::RescoreArgs),
     /// Convert the original AutoEval's files into a run directory.
     Import(import::ImportArgs),
+    /// Write runs as Inspect eval logs or flat JSONL for other tools.
+    Export(export::ExportArgs),
     /// Export hand labels or summarise them (κ, lucky passes, metric alignment).
     Labels(labels::LabelsArgs),
     /// Export the built-in prompt templates for editing.
@@ -89,6 +92,7 @@ pub fn main() -> i32 {
         Some(Command::Import(args)) => import::run(args),
         Some(Command::Rescore(args)) => rescore::run(args),
         Some(Command::Labels(args)) => labels::run(args),
+        Some(Command::Export(args)) => export::run(args),
     };
     match result {
         Ok(code) => code,

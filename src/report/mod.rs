@@ -15,6 +15,7 @@ pub mod intervals;
 pub mod kinds;
 pub mod labels;
 pub mod leaderboard;
+pub mod open;
 pub mod plot;
 pub mod render;
 
