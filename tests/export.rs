@@ -264,7 +264,12 @@ fn inspect_logs_follow_inspects_schema_and_carry_every_field() {
             name.contains("_autoeval-") && name.ends_with(".json"),
             "{name}"
         );
-        let log: Value = serde_json::from_slice(&std::fs::read(f).unwrap()).unwrap();
+        let raw = std::fs::read_to_string(f).unwrap();
+        // Inspect reads a header by streaming keys up to `samples`: it must come last.
+        let at = |k: &str| raw.find(&format!("\"{k}\":")).unwrap();
+        assert!(at("results") < at("samples") && at("stats") < at("samples"));
+        assert!(raw.ends_with("]}"));
+        let log: Value = serde_json::from_str(&raw).unwrap();
         let errs = errors(&log);
         assert!(errs.is_empty(), "{name}: {errs:#?}");
         assert_eq!(log["version"], 2);

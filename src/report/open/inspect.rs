@@ -5,7 +5,6 @@
 //! and the results (which need every sample) come after them in the same object.
 
 use super::{for_each_sample, kind_ids, labels_by_sample, verdict_detail};
-use crate::report::Counts;
 use crate::run::format::{CallRecord, Manifest, SampleRecord};
 use serde_json::{Value, json};
 use std::io::Write;
@@ -252,28 +251,15 @@ pub fn write(dir: &Path, out: &mut impl Write) -> anyhow::Result<(usize, Vec<Str
             "config": {"temperature": m.temperature, "max_tokens": m.max_tokens},
         },
     });
-    // The head without its closing brace, then the samples, then the results.
-    let head_text = serde_json::to_string(&head)?;
-    out.write_all(&head_text.as_bytes()[..head_text.len() - 1])?;
-    out.write_all(b",\"samples\":[")?;
-    let mut counts = Counts::default();
-    let (mut tin, mut tout) = (0u64, 0u64);
-    let mut n = 0usize;
-    let warnings = for_each_sample(dir, |s| {
-        if n > 0 {
-            out.write_all(b",")?;
-        }
-        serde_json::to_writer(&mut *out, &sample(&m, &s, labels.get(&s.id)))?;
-        counts.add(&s);
-        tin += s.input_tokens;
-        tout += s.output_tokens;
-        n += 1;
-        Ok(())
-    })
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    // Inspect's viewer reads a log's header by streaming its keys up to `samples`, so
+    // the results must come first: they are counted from the run's row index, with the
+    // one definition of A2/A3 `report` uses, and the samples streamed after them.
+    let (rep, _) = crate::report::report_dir(dir, None).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let counts = &rep.total;
+    let n_total = counts.n;
     let a3 = counts.accuracy().unwrap_or(0.0);
-    let stderr = if n > 1 {
-        (a3 * (1.0 - a3) / (n as f64 - 1.0)).sqrt()
+    let stderr = if n_total > 1 {
+        (a3 * (1.0 - a3) / (n_total as f64 - 1.0)).sqrt()
     } else {
         0.0
     };
@@ -286,30 +272,42 @@ pub fn write(dir: &Path, out: &mut impl Write) -> anyhow::Result<(usize, Vec<Str
             json!({"name": "compliance", "value": a2}),
         );
     }
-    let tail = json!({
-        "results": {
-            "total_samples": n,
-            "completed_samples": n,
-            "scores": [{
-                "name": "equivalence",
-                "scorer": "equivalence",
-                "scored_samples": n,
-                "unscored_samples": 0,
-                "params": {},
-                "metrics": metrics,
-            }],
-        },
-        "stats": {
-            "started_at": ts(&m.created),
-            "completed_at": ts(m.updated.as_deref().unwrap_or(&m.created)),
-            "model_usage": {
-                model: {"input_tokens": tin, "output_tokens": tout, "total_tokens": tin + tout}
-            },
+    let (tin, tout) = rep.tokens;
+    let mut head = head;
+    head["results"] = json!({
+        "total_samples": n_total,
+        "completed_samples": n_total,
+        "scores": [{
+            "name": "equivalence",
+            "scorer": "equivalence",
+            "scored_samples": n_total,
+            "unscored_samples": 0,
+            "params": {},
+            "metrics": metrics,
+        }],
+    });
+    head["stats"] = json!({
+        "started_at": ts(&m.created),
+        "completed_at": ts(m.updated.as_deref().unwrap_or(&m.created)),
+        "model_usage": {
+            model: {"input_tokens": tin, "output_tokens": tout, "total_tokens": tin + tout}
         },
     });
-    let tail_text = serde_json::to_string(&tail)?;
-    out.write_all(b"],")?;
-    out.write_all(&tail_text.as_bytes()[1..])?;
+    // The head without its closing brace, then the samples.
+    let head_text = serde_json::to_string(&head)?;
+    out.write_all(&head_text.as_bytes()[..head_text.len() - 1])?;
+    out.write_all(b",\"samples\":[")?;
+    let mut n = 0usize;
+    let warnings = for_each_sample(dir, |s| {
+        if n > 0 {
+            out.write_all(b",")?;
+        }
+        serde_json::to_writer(&mut *out, &sample(&m, &s, labels.get(&s.id)))?;
+        n += 1;
+        Ok(())
+    })
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    out.write_all(b"]}")?;
     out.flush()?;
     Ok((n, warnings))
 }
