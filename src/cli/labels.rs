@@ -95,9 +95,10 @@ pub enum LabelsCommand {
         /// pair that shares the most samples.
         #[arg(long, value_name = "A,B")]
         pair: Option<String>,
-        /// Bootstrap replicates for Krippendorff's α interval (0: none).
-        #[arg(long, default_value_t = crate::labels::agreement::BOOTSTRAP)]
-        bootstrap: usize,
+        /// Bootstrap replicates for Krippendorff's α interval (0: none; at most 100000).
+        #[arg(long, default_value_t = crate::labels::agreement::BOOTSTRAP as u32,
+              value_parser = clap::value_parser!(u32).range(0..=100_000))]
+        bootstrap: u32,
     },
 }
 
@@ -348,7 +349,10 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
                 return Err(anyhow!("no run directories given"));
             };
             let pair = parse_pair(pair.as_deref(), &records)?;
-            let opts = StatsOptions { pair, bootstrap };
+            let opts = StatsOptions {
+                pair,
+                bootstrap: bootstrap as usize,
+            };
             let st = stats_with(&data, &records, by == By::Depth, &opts);
             if json {
                 outln!("{}", serde_json::to_string_pretty(&st)?);
