@@ -5,6 +5,7 @@ pub mod cli;
 pub mod dataset;
 pub mod fsread;
 pub mod grammar;
+pub mod labels;
 pub mod llm;
 pub mod perturb;
 pub mod prompt;

@@ -446,6 +446,8 @@ fn report_through_the_row_index_matches_full_records_cold_warm_and_after_changes
             let c: Vec<f64> = serde_json::from_value(c).unwrap();
             r["closeness"] =
                 serde_json::json!(c.iter().map(|x| (x * 1e9).round()).collect::<Vec<_>>());
+            // Interval bounds pass through text: compare them to 1e-9 as well.
+            round_floats(&mut r["intervals"]);
         }
     };
     let mut warm_runs = warm["runs"].clone();
@@ -480,4 +482,16 @@ fn report_through_the_row_index_matches_full_records_cold_warm_and_after_changes
     std::fs::write(&tmp, &text).unwrap();
     std::fs::rename(&tmp, out.join("samples.jsonl")).unwrap();
     assert_eq!(json(&out), warm);
+}
+
+/// Rounds every float in a JSON value to 1e-9 (JSON text need not round-trip the last bit).
+fn round_floats(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Number(n) if n.is_f64() => {
+            *v = serde_json::json!((n.as_f64().unwrap_or(0.0) * 1e9).round());
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(round_floats),
+        serde_json::Value::Object(o) => o.values_mut().for_each(round_floats),
+        _ => {}
+    }
 }

@@ -1,12 +1,15 @@
 //! `autoeval labels export|stats`.
 
-use crate::report::labels::{latest, stats};
+use crate::labels::agreement::Estimate;
+use crate::labels::{ADJUDICATED, append_record};
+use crate::report::labels::{LabelStats, StatsOptions, stats_with};
 use crate::report::{By, load_run};
+use crate::run::format::LabelRecord;
 use crate::run::store::read_labels;
 use anyhow::{Result, anyhow};
 use clap::{Args, Subcommand, ValueEnum};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Arguments of `autoeval labels`.
 #[derive(Args, Debug)]
@@ -44,8 +47,39 @@ pub enum LabelsCommand {
         /// Annotator (default: config, $AUTOEVAL_ANNOTATOR, $USER).
         #[arg(long)]
         annotator: Option<String>,
+        /// Record that the sample was labelled blind (verdict, kinds, model and other
+        /// labels unseen).
+        #[arg(long)]
+        blind: bool,
     },
-    /// Counts by category and complexity, agreement (κ), lucky passes, metric alignment.
+    /// List the samples where annotators named different categories, side by side.
+    Disagreements {
+        /// Run directory.
+        run: PathBuf,
+        /// Also list samples already adjudicated.
+        #[arg(long)]
+        all: bool,
+        /// JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Settle a sample: record the adjudicated label (annotator `adjudicated`).
+    Adjudicate {
+        /// Run directory.
+        run: PathBuf,
+        /// Sample id.
+        id: String,
+        /// The settled category ids; none says nothing is wrong.
+        categories: Vec<String>,
+        /// Free-text note (why).
+        #[arg(long, default_value = "")]
+        note: String,
+        /// Who settles it (default: config, $AUTOEVAL_ANNOTATOR, $USER).
+        #[arg(long)]
+        by: Option<String>,
+    },
+    /// Counts by category and complexity, agreement (α, Fleiss' κ, Cohen's κ), lucky
+    /// passes, metric alignment.
     Stats {
         /// Run directories, or folders holding them: several are pooled (sample ids
         /// become RUN/ID).
@@ -57,6 +91,14 @@ pub enum LabelsCommand {
         /// JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// Cohen's κ for this pair of annotators (`--pair alice,bob`) instead of the
+        /// pair that shares the most samples.
+        #[arg(long, value_name = "A,B")]
+        pair: Option<String>,
+        /// Bootstrap replicates for Krippendorff's α interval (0: none; at most 100000).
+        #[arg(long, default_value_t = crate::labels::agreement::BOOTSTRAP as u32,
+              value_parser = clap::value_parser!(u32).range(0..=100_000))]
+        bootstrap: u32,
     },
 }
 
@@ -69,79 +111,160 @@ pub enum ExportFormat {
     Jsonl,
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
+/// Checks that the run has the sample and the taxonomy the categories.
+fn check_label(run: &Path, id: &str, categories: &[String]) -> Result<()> {
+    crate::run::store::read_manifest(run).map_err(|e| anyhow!("{e}"))?;
+    let data = load_run(run).map_err(|e| anyhow!("{e}"))?;
+    if !data.samples.iter().any(|s| s.id == id) {
+        return Err(anyhow!(
+            "{} has no sample with id '{}': labels must name a sample of the run",
+            run.display(),
+            crate::sanitize::one_line(id)
+        ));
     }
+    let tax = crate::labels::Taxonomy::builtin();
+    for c in categories {
+        if tax.by_id(c).is_none() {
+            let ids: Vec<&str> = tax.categories.iter().map(|x| x.id.as_str()).collect();
+            return Err(anyhow!(
+                "unknown category '{}': use one of {}",
+                crate::sanitize::one_line(c),
+                ids.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn record(
+    id: String,
+    categories: Vec<String>,
+    note: String,
+    annotator: String,
+    blind: bool,
+    adjudicator: Option<String>,
+) -> LabelRecord {
+    LabelRecord {
+        id,
+        categories,
+        note,
+        annotator,
+        time: String::new(),
+        blind,
+        adjudicator,
+    }
+}
+
+/// `--pair a,b`: two distinct annotators who have labels.
+fn parse_pair(pair: Option<&str>, records: &[LabelRecord]) -> Result<Option<(String, String)>> {
+    let Some(p) = pair else { return Ok(None) };
+    let names: Vec<&str> = p.split(',').map(str::trim).collect();
+    let [a, b] = names[..] else {
+        return Err(anyhow!(
+            "--pair takes two annotators separated by a comma (--pair alice,bob), not '{}'",
+            crate::sanitize::one_line(p)
+        ));
+    };
+    if a == b {
+        return Err(anyhow!(
+            "--pair needs two different annotators, not '{a}' twice"
+        ));
+    }
+    let known: std::collections::BTreeSet<&str> = records
+        .iter()
+        .map(|r| r.annotator.as_str())
+        .filter(|a| *a != ADJUDICATED)
+        .collect();
+    for n in [a, b] {
+        if !known.contains(n) {
+            return Err(anyhow!(
+                "--pair: '{}' has no labels here; annotators: {}",
+                crate::sanitize::one_line(n),
+                crate::sanitize::one_line(&known.into_iter().collect::<Vec<_>>().join(", "))
+            ));
+        }
+    }
+    Ok(Some((a.to_string(), b.to_string())))
+}
+
+fn print_agreement(st: &LabelStats) -> Result<()> {
+    let one = crate::sanitize::one_line;
+    let ag = &st.agreement;
+    if st.annotators.len() < 2 {
+        outln!(
+            "\nagreement: needs two annotators (labels so far by: {})",
+            one(&st.annotators.join(", "))
+        );
+    } else {
+        outln!(
+            "\nagreement among {} annotators over {} samples labelled by two or more ({} disagree):",
+            ag.annotators.len(),
+            ag.shared,
+            ag.disagreements
+        );
+        outln!(
+            "  {:<24} {:<34} Fleiss' κ",
+            "category",
+            "Krippendorff's α [95% bootstrap]"
+        );
+        for (c, a) in &ag.alpha {
+            let f = ag.fleiss.get(c).map(Estimate::show).unwrap_or_default();
+            outln!("  {:<24} {:<34} {f}", one(c), a.show());
+        }
+        outln!(
+            "  {:<24} {:<34} {}",
+            "overall",
+            ag.alpha_overall.show(),
+            ag.fleiss_overall.show()
+        );
+    }
+    if let Some(c) = &st.cohen {
+        outln!(
+            "\nCohen's κ between {} and {} over {} samples both labelled:",
+            one(&c.a),
+            one(&c.b),
+            c.shared
+        );
+        for (cat, k) in &c.kappa {
+            outln!("  {:<24} {}", one(cat), k.show());
+        }
+        outln!("  {:<24} {}", "overall", c.overall.show());
+    }
+    if let Some(adj) = &st.adjudication {
+        let who: Vec<String> = adj
+            .adjudicators
+            .iter()
+            .map(|(w, n)| format!("{} ({n})", one(w)))
+            .collect();
+        outln!(
+            "\nadjudication: {} sample(s) settled by {}; disagreements {} before, {} after",
+            adj.samples,
+            who.join(", "),
+            adj.disagreements_before,
+            adj.disagreements_after
+        );
+        outln!(
+            "  α overall before {}, after {}",
+            st.agreement.alpha_overall.show(),
+            adj.after.alpha_overall.show()
+        );
+        outln!(
+            "  Fleiss' κ overall before {}, after {}",
+            st.agreement.fleiss_overall.show(),
+            adj.after.fleiss_overall.show()
+        );
+        for (a, e) in &adj.annotator_vs_adjudicated {
+            outln!("  {:<22} vs adjudicated: κ {}", one(a), e.show());
+        }
+    }
+    Ok(())
 }
 
 /// Runs `autoeval labels`.
 pub fn run(args: LabelsArgs) -> Result<i32> {
     match args.command {
         LabelsCommand::Export { run, format, out } => {
-            let data = load_run(&run).map_err(|e| anyhow!("{e}"))?;
-            let labels = read_labels(&run).map_err(|e| anyhow!("{e}"))?;
-            for w in &labels.warnings {
-                eprintln!("warning: {w}");
-            }
-            let samples: std::collections::HashMap<&str, &crate::run::format::SampleRecord> =
-                data.samples.iter().map(|s| (s.id.as_str(), s)).collect();
-            let mut text = String::new();
-            if matches!(format, ExportFormat::Csv) {
-                text.push_str(
-                    "id,annotator,time,categories,note,verdict,num_operators,depth,phi0,phi1\n",
-                );
-            }
-            for l in latest(&labels.records).values() {
-                let s = samples.get(l.id.as_str());
-                let phi1 = s
-                    .and_then(|s| s.rounds.first())
-                    .and_then(|r| r.phi1.clone())
-                    .unwrap_or_default();
-                match format {
-                    ExportFormat::Csv => {
-                        let row = [
-                            l.id.clone(),
-                            l.annotator.clone(),
-                            l.time.clone(),
-                            l.categories.join(";"),
-                            l.note.clone(),
-                            s.map(|s| s.verdict.name().to_string()).unwrap_or_default(),
-                            s.and_then(|s| s.num_operators)
-                                .map(|v| v.to_string())
-                                .unwrap_or_default(),
-                            s.and_then(|s| s.depth)
-                                .map(|v| v.to_string())
-                                .unwrap_or_default(),
-                            s.map(|s| s.phi0.clone()).unwrap_or_default(),
-                            phi1,
-                        ];
-                        text.push_str(
-                            &row.iter()
-                                .map(|f| csv_field(f))
-                                .collect::<Vec<_>>()
-                                .join(","),
-                        );
-                        text.push('\n');
-                    }
-                    ExportFormat::Jsonl => {
-                        let mut v = serde_json::to_value(l)?;
-                        if let (Some(o), Some(s)) = (v.as_object_mut(), s) {
-                            o.insert("verdict".into(), s.verdict.name().into());
-                            o.insert(
-                                "num_operators".into(),
-                                serde_json::to_value(s.num_operators)?,
-                            );
-                            o.insert("phi0".into(), s.phi0.clone().into());
-                            o.insert("phi1".into(), phi1.into());
-                        }
-                        text.push_str(&v.to_string());
-                        text.push('\n');
-                    }
-                }
-            }
+            let text = super::labels_export::export(&run, format)?;
             if let Some(p) = out {
                 std::fs::write(&p, text).map_err(|e| anyhow!("{}: {e}", p.display()))?;
             } else {
@@ -163,32 +286,42 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
             categories,
             note,
             annotator,
+            blind,
         } => {
-            crate::run::store::read_manifest(&run).map_err(|e| anyhow!("{e}"))?;
-            let data = load_run(&run).map_err(|e| anyhow!("{e}"))?;
-            if !data.samples.iter().any(|s| s.id == id) {
+            check_label(&run, &id, &categories)?;
+            let who = crate::labels::annotator(annotator.as_deref());
+            if who == ADJUDICATED {
                 return Err(anyhow!(
-                    "{} has no sample with id '{}': labels must name a sample of the run",
-                    run.display(),
-                    crate::sanitize::one_line(&id)
+                    "'{ADJUDICATED}' is reserved for settled labels: use `autoeval labels adjudicate`"
                 ));
             }
-            let tax = crate::tui::labels::Taxonomy::builtin();
-            for c in &categories {
-                if !tax.categories.iter().any(|x| &x.id == c) {
-                    let ids: Vec<&str> = tax.categories.iter().map(|x| x.id.as_str()).collect();
-                    return Err(anyhow!(
-                        "unknown category '{c}': use one of {}",
-                        ids.join(", ")
-                    ));
-                }
-            }
-            let who = crate::tui::labels::annotator(annotator.as_deref());
-            crate::tui::labels::append(&run, &id, &categories, &note, &who)
+            append_record(&run, record(id, categories, note, who, blind, None))
                 .map_err(|e| anyhow!(e))?;
             Ok(0)
         }
-        LabelsCommand::Stats { runs, by, json } => {
+        LabelsCommand::Adjudicate {
+            run,
+            id,
+            categories,
+            note,
+            by,
+        } => {
+            check_label(&run, &id, &categories)?;
+            let who = crate::labels::annotator(by.as_deref());
+            let rec = record(id, categories, note, ADJUDICATED.into(), false, Some(who));
+            append_record(&run, rec).map_err(|e| anyhow!(e))?;
+            Ok(0)
+        }
+        LabelsCommand::Disagreements { run, all, json } => {
+            super::labels_export::disagreements(&run, all, json)
+        }
+        LabelsCommand::Stats {
+            runs,
+            by,
+            json,
+            pair,
+            bootstrap,
+        } => {
             let dirs = crate::cli::report::expand_runs(&runs)?;
             let several = dirs.len() > 1;
             let mut pooled: Option<crate::report::RunData> = None;
@@ -215,17 +348,26 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
             let Some(data) = pooled else {
                 return Err(anyhow!("no run directories given"));
             };
-            let st = stats(&data, &records, by == By::Depth);
+            let pair = parse_pair(pair.as_deref(), &records)?;
+            let opts = StatsOptions {
+                pair,
+                bootstrap: bootstrap as usize,
+            };
+            let st = stats_with(&data, &records, by == By::Depth, &opts);
             if json {
                 outln!("{}", serde_json::to_string_pretty(&st)?);
                 return Ok(0);
             }
-            let fmt = |x: Option<f64>| x.map_or_else(|| "–".into(), |v| format!("{v:.3}"));
             outln!(
-                "{} labelled samples by {} annotator(s): {}",
+                "{} labelled samples by {} annotator(s): {}{}",
                 st.labelled,
                 st.annotators.len(),
-                crate::sanitize::one_line(&st.annotators.join(", "))
+                crate::sanitize::one_line(&st.annotators.join(", ")),
+                if st.blind > 0 {
+                    format!(" ({} label(s) made blind)", st.blind)
+                } else {
+                    String::new()
+                }
             );
             let buckets: std::collections::BTreeSet<usize> =
                 st.counts.values().flat_map(|m| m.keys().copied()).collect();
@@ -257,19 +399,7 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
                     outln!("  {:>5}", m.values().sum::<usize>());
                 }
             }
-            if let Some((a1, a2)) = &st.pair {
-                outln!(
-                    "\nCohen's κ between {} and {} over {} samples both labelled:",
-                    crate::sanitize::one_line(a1),
-                    crate::sanitize::one_line(a2),
-                    st.overlap
-                );
-                for (c, k) in &st.kappa {
-                    outln!("  {:<24} {}", crate::sanitize::one_line(c), fmt(*k));
-                }
-            } else {
-                outln!("\nagreement (κ) needs two annotators");
-            }
+            print_agreement(&st)?;
             if let Some((k, n, p, lo, hi)) = st.lucky {
                 outln!(
                     "\nlucky passes: {k} of {n} labelled passing samples = {:.1}% (95% Wilson interval {:.1}%–{:.1}%)",
@@ -284,7 +414,18 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
                 "\nagreement of each metric with the human judgement (Spearman ρ; human: no failure category = good):"
             );
             for (m, r) in &st.rank_correlation {
-                outln!("  {m:<20} {}", fmt(*r));
+                let v = r.map_or_else(
+                    || {
+                        format!(
+                            "– ({})",
+                            st.rank_correlation_reason
+                                .get(m)
+                                .map_or("undefined", String::as_str)
+                        )
+                    },
+                    |v| format!("{v:.3}"),
+                );
+                outln!("  {m:<20} {v}");
             }
             if !st.automatic.is_empty() {
                 outln!(
@@ -300,16 +441,20 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
                     "recall"
                 );
                 for (c, a) in &st.automatic {
+                    let f = |x: Option<f64>| x.map_or_else(|| "–".into(), |v| format!("{v:.3}"));
                     outln!(
                         "  {:<24} {:>4} {:>4} {:>4} {:>9} {:>7}",
                         crate::sanitize::one_line(c),
                         a.tp,
                         a.fp,
                         a.fn_,
-                        fmt(a.precision()),
-                        fmt(a.recall())
+                        f(a.precision()),
+                        f(a.recall())
                     );
                 }
+                outln!(
+                    "  (– precision: the diff never named the category; – recall: no annotator did)"
+                );
             }
             Ok(0)
         }

@@ -18,10 +18,13 @@ macro_rules! out {
 }
 
 pub mod compare;
+pub mod export;
 pub mod generate;
 pub mod import;
 pub mod judge;
 pub mod labels;
+pub mod labels_export;
+pub mod leaderboard;
 pub mod model_args;
 pub mod prompts;
 pub mod report;
@@ -54,12 +57,16 @@ pub enum Command {
     Judge(judge::JudgeArgs),
     /// Tables of compliance, accuracy and judge agreement for runs.
     Report(report::ReportArgs),
+    /// One table of many runs: a row per model, a column group per dataset (A2, A3, copy, judge F1).
+    Leaderboard(leaderboard::LeaderboardArgs),
     /// Pass/fail matrix of runs that answered the same φ₀, with McNemar's test per pair.
     Compare(compare::CompareArgs),
     /// Re-apply extraction, the copy check and verification to a run's stored replies.
     Rescore(rescore::RescoreArgs),
     /// Convert the original AutoEval's files into a run directory.
     Import(import::ImportArgs),
+    /// Write runs as Inspect eval logs or flat JSONL for other tools.
+    Export(export::ExportArgs),
     /// Export hand labels or summarise them (κ, lucky passes, metric alignment).
     Labels(labels::LabelsArgs),
     /// Export the built-in prompt templates for editing.
@@ -80,10 +87,12 @@ pub fn main() -> i32 {
         Some(Command::Judge(args)) => judge::run(args),
         Some(Command::Report(args)) => report::run(args),
         Some(Command::Compare(args)) => compare::run(args),
+        Some(Command::Leaderboard(args)) => leaderboard::run(args),
         Some(Command::Prompts(args)) => prompts::run(args),
         Some(Command::Import(args)) => import::run(args),
         Some(Command::Rescore(args)) => rescore::run(args),
         Some(Command::Labels(args)) => labels::run(args),
+        Some(Command::Export(args)) => export::run(args),
     };
     // Threads still building a row index (a viewer quit while loading) leave no files.
     crate::run::scratch::remove_all();

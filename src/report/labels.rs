@@ -3,6 +3,7 @@
 //! closeness metric ranks samples the way people do (Spearman's ρ).
 
 use super::RunData;
+use crate::labels::agreement::{Agreement, PairAgreement};
 use crate::run::format::LabelRecord;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -91,23 +92,59 @@ pub fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
 pub struct LabelStats {
     /// Labelled samples.
     pub labelled: usize,
-    /// Annotators.
+    /// Annotators (adjudicated labels aside).
     pub annotators: Vec<String>,
-    /// category → bucket → samples with that category (any annotator).
+    /// Labels (newest per sample and annotator) made in blind mode.
+    pub blind: usize,
+    /// category → bucket → samples with that category (the adjudicated label where
+    /// there is one, otherwise any annotator).
     pub counts: BTreeMap<String, BTreeMap<usize, usize>>,
-    /// category → κ between the pair of annotators who labelled the most samples in
-    /// common, where defined.
+    /// category → Cohen's κ of `pair`, where defined.
     pub kappa: BTreeMap<String, Option<f64>>,
-    /// That pair.
+    /// The pair: `--pair`, or the two annotators who labelled the most samples in common.
     pub pair: Option<(String, String)>,
     /// Samples both of them labelled.
     pub overlap: usize,
+    /// Cohen's κ of `pair` with the reasons where undefined, and overall.
+    pub cohen: Option<PairAgreement>,
+    /// Krippendorff's α and Fleiss' κ among all annotators, before adjudication.
+    pub agreement: Agreement,
+    /// What adjudication settled, when any sample is adjudicated.
+    pub adjudication: Option<Adjudication>,
     /// Lucky passes among labelled passing samples: (k, n, share, low, high).
     pub lucky: Option<(usize, usize, f64, f64, f64)>,
     /// Spearman ρ of each metric with the human judgement (no failure category = good).
     pub rank_correlation: BTreeMap<String, Option<f64>>,
+    /// Why a ρ is undefined.
+    pub rank_correlation_reason: BTreeMap<String, String>,
     /// Per taxonomy category, the automatic failure kinds against the hand labels.
     pub automatic: BTreeMap<String, AutoAgreement>,
+}
+
+/// Agreement before and after adjudication.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Adjudication {
+    /// Samples with an adjudicated label.
+    pub samples: usize,
+    /// Who settled them, with how many each.
+    pub adjudicators: BTreeMap<String, usize>,
+    /// Samples where annotators disagree, before.
+    pub disagreements_before: usize,
+    /// … and those still unsettled after.
+    pub disagreements_after: usize,
+    /// α and Fleiss' κ once every adjudicated sample carries the settled label for all.
+    pub after: Agreement,
+    /// Each annotator against the adjudicated labels (Cohen's κ over every category).
+    pub annotator_vs_adjudicated: BTreeMap<String, crate::labels::agreement::Estimate>,
+}
+
+/// Options of [`stats_with`].
+#[derive(Debug, Clone, Default)]
+pub struct StatsOptions {
+    /// Pick the Cohen pair instead of the pair that shares the most samples.
+    pub pair: Option<(String, String)>,
+    /// Bootstrap replicates for α's interval (0: none).
+    pub bootstrap: usize,
 }
 
 /// Automatic failure classification against hand labels for one category, over the
@@ -163,19 +200,71 @@ fn automatic_agreement(
     out
 }
 
-/// Computes label statistics; `by_depth` picks the category axis.
+/// Computes label statistics with the default pair and bootstrap.
 pub fn stats(run: &RunData, labels: &[LabelRecord], by_depth: bool) -> LabelStats {
+    let opts = StatsOptions {
+        pair: None,
+        bootstrap: crate::labels::agreement::BOOTSTRAP,
+    };
+    stats_with(run, labels, by_depth, &opts)
+}
+
+/// Spearman's ρ, or why it is undefined.
+fn spearman_why(x: &[f64], y: &[f64]) -> Result<f64, String> {
+    if x.len() < 3 {
+        return Err(format!(
+            "{} labelled sample(s) with closeness scores; ρ needs 3",
+            x.len()
+        ));
+    }
+    spearman(x, y).ok_or_else(|| {
+        if y.iter().all(|v| *v == y[0]) {
+            "no variance in the human judgement (all good or all failed)".to_string()
+        } else {
+            "no variance in the metric".to_string()
+        }
+    })
+}
+
+/// Computes label statistics; `by_depth` picks the category axis.
+pub fn stats_with(
+    run: &RunData,
+    labels: &[LabelRecord],
+    by_depth: bool,
+    opts: &StatsOptions,
+) -> LabelStats {
+    use crate::labels::ADJUDICATED;
+    use crate::labels::agreement::{Unit, agreement, cohen};
     let latest = latest(labels);
     let samples: HashMap<&str, &crate::run::format::SampleRecord> =
         run.samples.iter().map(|s| (s.id.as_str(), s)).collect();
     let annotators: Vec<String> = latest
         .keys()
         .map(|(_, a)| a.clone())
+        .filter(|a| a != ADJUDICATED)
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
+    let blind = latest.values().filter(|l| l.blind).count();
+    // Per sample: the annotators' labels, and the adjudicated one apart.
+    let mut units: BTreeMap<String, Unit> = BTreeMap::new();
+    let mut settled: BTreeMap<String, &LabelRecord> = BTreeMap::new();
+    for ((id, who), l) in &latest {
+        if who == ADJUDICATED {
+            settled.insert(id.clone(), l);
+        } else {
+            units
+                .entry(id.clone())
+                .or_default()
+                .insert(who.clone(), l.categories.iter().cloned().collect());
+        }
+    }
+    // The labels a sample finally has: the adjudicated one settles it.
     let mut by_sample: BTreeMap<String, Vec<&LabelRecord>> = BTreeMap::new();
-    for ((id, _), l) in &latest {
+    for ((id, who), l) in &latest {
+        if settled.contains_key(id) && who != ADJUDICATED {
+            continue;
+        }
         by_sample.entry(id.clone()).or_default().push(l);
     }
     let mut counts: BTreeMap<String, BTreeMap<usize, usize>> = BTreeMap::new();
@@ -193,47 +282,83 @@ pub fn stats(run: &RunData, labels: &[LabelRecord], by_depth: bool) -> LabelStat
                 .or_default() += 1;
         }
     }
-    let all_cats: BTreeSet<String> = latest
+    let all_cats: Vec<String> = latest
         .values()
         .flat_map(|l| l.categories.iter().cloned())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
         .collect();
-    let mut kappa = BTreeMap::new();
-    let mut overlap = 0;
-    let common = |a1: &String, a2: &String| -> Vec<&String> {
-        by_sample
-            .keys()
-            .filter(|id| {
-                latest.contains_key(&((*id).clone(), a1.clone()))
-                    && latest.contains_key(&((*id).clone(), a2.clone()))
-            })
-            .collect()
+    let unit_refs: Vec<&Unit> = units.values().collect();
+    let shared_by = |a1: &String, a2: &String| {
+        unit_refs
+            .iter()
+            .filter(|u| u.contains_key(a1) && u.contains_key(a2))
+            .count()
     };
-    // The pair that shares the most samples (the first such pair in name order).
-    let mut pair: Option<(String, String)> = None;
-    let mut best = 0;
-    for (i, a1) in annotators.iter().enumerate() {
-        for a2 in &annotators[i + 1..] {
-            let n = common(a1, a2).len();
-            if pair.is_none() || n > best {
-                best = n;
-                pair = Some((a1.clone(), a2.clone()));
+    // The pair asked for, else the one that shares the most samples (first in name order).
+    let pair = opts.pair.clone().or_else(|| {
+        let mut best: Option<((String, String), usize)> = None;
+        for (i, a1) in annotators.iter().enumerate() {
+            for a2 in &annotators[i + 1..] {
+                let n = shared_by(a1, a2);
+                if best.as_ref().is_none_or(|(_, b)| n > *b) {
+                    best = Some(((a1.clone(), a2.clone()), n));
+                }
             }
         }
-    }
-    if let Some((a1, a2)) = &pair {
-        let both = common(a1, a2);
-        overlap = both.len();
-        for c in &all_cats {
-            let has = |id: &String, a: &String| {
-                latest
-                    .get(&(id.clone(), a.clone()))
-                    .is_some_and(|l| l.categories.contains(c))
-            };
-            let x: Vec<bool> = both.iter().map(|id| has(id, a1)).collect();
-            let y: Vec<bool> = both.iter().map(|id| has(id, a2)).collect();
-            kappa.insert(c.clone(), cohen_kappa(&x, &y));
+        best.map(|(p, _)| p)
+    });
+    let pair_agreement = pair
+        .as_ref()
+        .map(|(a, b)| cohen(&unit_refs, &all_cats, a, b));
+    let kappa = pair_agreement.as_ref().map_or_else(BTreeMap::new, |c| {
+        c.kappa.iter().map(|(k, e)| (k.clone(), e.value)).collect()
+    });
+    let overlap = pair_agreement.as_ref().map_or(0, |c| c.shared);
+    let before = agreement(&unit_refs, &all_cats, opts.bootstrap);
+    let adjudication = (!settled.is_empty()).then(|| {
+        let mut adjudicators: BTreeMap<String, usize> = BTreeMap::new();
+        for l in settled.values() {
+            let who = l.adjudicator.clone().unwrap_or_else(|| "unknown".into());
+            *adjudicators.entry(who).or_default() += 1;
         }
-    }
+        let mut after_units = units.clone();
+        for (id, l) in &settled {
+            let set: BTreeSet<String> = l.categories.iter().cloned().collect();
+            if let Some(u) = after_units.get_mut(id) {
+                for v in u.values_mut() {
+                    v.clone_from(&set);
+                }
+            }
+        }
+        let after_refs: Vec<&Unit> = after_units.values().collect();
+        let after = agreement(&after_refs, &all_cats, opts.bootstrap);
+        // Each annotator against the settled label, as a pair with "adjudicated".
+        let mut with_gold: Vec<Unit> = Vec::new();
+        for (id, l) in &settled {
+            let mut u = units.get(id).cloned().unwrap_or_default();
+            u.insert(ADJUDICATED.into(), l.categories.iter().cloned().collect());
+            with_gold.push(u);
+        }
+        let gold_refs: Vec<&Unit> = with_gold.iter().collect();
+        let annotator_vs_adjudicated = annotators
+            .iter()
+            .map(|a| {
+                (
+                    a.clone(),
+                    cohen(&gold_refs, &all_cats, a, ADJUDICATED).overall,
+                )
+            })
+            .collect();
+        Adjudication {
+            samples: settled.len(),
+            adjudicators,
+            disagreements_before: before.disagreements,
+            disagreements_after: after.disagreements,
+            after,
+            annotator_vs_adjudicated,
+        }
+    });
     // A sample counts as a lucky pass if any annotator says so.
     let passing: Vec<&String> = by_sample
         .keys()
@@ -270,26 +395,36 @@ pub fn stats(run: &RunData, labels: &[LabelRecord], by_depth: bool) -> LabelStat
         tree.push(c.tree);
         le.push(if s.verdict.is_equivalent() { 1.0 } else { 0.0 });
     }
-    let rank_correlation = [
+    let mut rank_correlation = BTreeMap::new();
+    let mut rank_correlation_reason = BTreeMap::new();
+    for (k, v) in [
         ("BLEU", &bleu),
         ("ROUGE-L", &rouge),
         ("tree overlap", &tree),
         ("logical equivalence", &le),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), spearman(v, &human)))
-    .collect();
+    ] {
+        let r = spearman_why(v, &human);
+        if let Err(why) = &r {
+            rank_correlation_reason.insert(k.to_string(), why.clone());
+        }
+        rank_correlation.insert(k.to_string(), r.ok());
+    }
     let automatic = automatic_agreement(&by_sample, &samples);
     LabelStats {
         automatic,
         labelled: by_sample.len(),
         annotators,
+        blind,
         counts,
         kappa,
         pair,
         overlap,
+        cohen: pair_agreement,
+        agreement: before,
+        adjudication,
         lucky,
         rank_correlation,
+        rank_correlation_reason,
     }
 }
 

@@ -11,8 +11,11 @@
 
 pub mod closeness;
 pub mod compare;
+pub mod intervals;
 pub mod kinds;
 pub mod labels;
+pub mod leaderboard;
+pub mod open;
 pub mod plot;
 pub mod render;
 
@@ -237,6 +240,8 @@ pub struct RunReport {
     pub reading_notes: usize,
     /// The reading convention the run's replies were read under.
     pub reading: String,
+    /// 95 % intervals: Wilson per bucket and overall, bootstrap over batches.
+    pub intervals: intervals::RunIntervals,
 }
 
 impl By {
@@ -375,7 +380,16 @@ impl ReportBuilder {
                 .add(j.answer, kind);
         }
         let several = self.batches.len() > 1;
+        let judges: Vec<JudgeStats> = judges.into_values().collect();
+        let intervals = intervals::run_intervals(
+            &self.total,
+            &self.by_category,
+            &self.batches,
+            &self.cat_batches,
+            &judges,
+        );
         RunReport {
+            intervals,
             run: m.id.clone(),
             dir: dir.display().to_string(),
             model: format!("{}:{}", m.model.provider, m.model.name),
@@ -389,7 +403,7 @@ impl ReportBuilder {
             },
             verdicts: self.verdicts,
             closeness: (self.nclo > 0).then(|| self.clo.map(|x| x / self.nclo as f64)),
-            judges: judges.into_values().collect(),
+            judges,
             tokens: self.tokens,
             cost_usd: self.cost,
             status: m.status.clone(),

@@ -214,9 +214,9 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, reports: &[RunReport]
     let xlab = axis_label(reports);
     for (area, a3) in halves.iter().zip([true, false]) {
         let title = if a3 {
-            "A3 accuracy (%)"
+            "A3 accuracy (%), band: Wilson 95% CI"
         } else {
-            "A2 syntactic compliance (%)"
+            "A2 syntactic compliance (%), band: Wilson 95% CI"
         };
         let mut chart = ChartBuilder::on(area)
             .caption(title, ("sans-serif", 20))
@@ -236,17 +236,33 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, reports: &[RunReport]
             .map_err(err)?;
         for (i, r) in reports.iter().enumerate() {
             let color = run_color(i);
-            if a3 && !r.spread.is_empty() {
-                let upper = r.spread.iter().map(|(k, (_, hi))| (*k as f64, 100.0 * hi));
-                let lower = r
-                    .spread
-                    .iter()
-                    .rev()
-                    .map(|(k, (lo, _))| (*k as f64, 100.0 * lo));
+            // The band: each bucket's Wilson 95 % interval (buckets hold few samples).
+            let ci: Vec<(f64, [f64; 2])> = r
+                .intervals
+                .by_category
+                .iter()
+                .filter_map(|(k, c)| Some((*k as f64, if a3 { c.a3 } else { c.a2 }?)))
+                .collect();
+            if ci.len() > 1 {
+                let upper = ci.iter().map(|(k, [_, hi])| (*k, 100.0 * hi));
+                let lower = ci.iter().rev().map(|(k, [lo, _])| (*k, 100.0 * lo));
                 let band: Vec<(f64, f64)> = upper.chain(lower).collect();
                 chart
-                    .draw_series(std::iter::once(Polygon::new(band, color.mix(0.18))))
+                    .draw_series(std::iter::once(Polygon::new(band, color.mix(0.15))))
                     .map_err(err)?;
+            }
+            // Several batches: their lowest and highest A3 per bucket as thin lines.
+            if a3 && !r.spread.is_empty() {
+                for pick in [0, 1] {
+                    let line: Vec<(f64, f64)> = r
+                        .spread
+                        .iter()
+                        .map(|(k, (lo, hi))| (*k as f64, 100.0 * if pick == 0 { *lo } else { *hi }))
+                        .collect();
+                    chart
+                        .draw_series(LineSeries::new(line, color.mix(0.5).stroke_width(1)))
+                        .map_err(err)?;
+                }
             }
             let pts: Vec<(f64, f64)> = r
                 .by_category

@@ -1,5 +1,6 @@
 //! Report output: aligned table, CSV, JSON, Markdown.
 
+use super::intervals::show;
 use super::{RunReport, across_runs, mean_std};
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -78,7 +79,10 @@ fn summary_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
         "n".into(),
         "A2 %".into(),
         "A3 %".into(),
+        "A2 95% CI".into(),
+        "A3 95% CI".into(),
         "A3 batches mean±std".into(),
+        "A3 batch bootstrap 95%".into(),
         "BLEU".into(),
         "ROUGE-L".into(),
         "tree".into(),
@@ -106,7 +110,15 @@ fn summary_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
             r.total.n.to_string(),
             pct(r.total.compliance()),
             pct(r.total.accuracy()),
+            show(r.intervals.total.a2),
+            show(r.intervals.total.a3),
             batches,
+            show(
+                r.intervals
+                    .batch_bootstrap
+                    .as_ref()
+                    .and_then(|b| b.total.a3),
+            ),
             f3(c.map(|c| c[0])),
             f3(c.map(|c| c[1])),
             f3(c.map(|c| c[2])),
@@ -129,6 +141,8 @@ fn category_rows(reports: &[RunReport], label: &str) -> Vec<Vec<String>> {
         head.push(format!("{} n", r.run));
         head.push(format!("{} A2%", r.run));
         head.push(format!("{} A3%", r.run));
+        head.push(format!("{} A2 95% CI", r.run));
+        head.push(format!("{} A3 95% CI", r.run));
         head.push(format!("{} copy%", r.run));
     }
     let mut rows = vec![head];
@@ -139,6 +153,9 @@ fn category_rows(reports: &[RunReport], label: &str) -> Vec<Vec<String>> {
             row.push(c.map_or_else(|| "0".into(), |c| c.n.to_string()));
             row.push(pct(c.and_then(super::Counts::compliance)));
             row.push(pct(c.and_then(super::Counts::accuracy)));
+            let ci = r.intervals.by_category.get(&k);
+            row.push(show(ci.and_then(|c| c.a2)));
+            row.push(show(ci.and_then(|c| c.a3)));
             row.push(pct(c.and_then(super::Counts::copy_share)));
         }
         rows.push(row);
@@ -177,7 +194,9 @@ fn judge_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
             "FN",
             "unparseable",
             "precision",
+            "precision 95% CI",
             "recall",
+            "recall 95% CI",
             "specificity",
             "F1",
         ]
@@ -186,7 +205,8 @@ fn judge_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
         .collect::<Vec<_>>(),
     ];
     for r in reports {
-        for j in &r.judges {
+        for (i, j) in r.judges.iter().enumerate() {
+            let ci = r.intervals.judges.get(i);
             rows.push(vec![
                 r.run.clone(),
                 j.model.clone(),
@@ -196,7 +216,9 @@ fn judge_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
                 j.fn_.to_string(),
                 j.unparseable.to_string(),
                 f3(j.precision()),
+                show(ci.and_then(|c| c.precision)),
                 f3(j.recall()),
+                show(ci.and_then(|c| c.recall)),
                 f3(j.specificity()),
                 f3(j.f1()),
             ]);
@@ -231,8 +253,23 @@ fn csv_text(reports: &[RunReport]) -> Result<String, csv::Error> {
         "accurate",
         "accuracy",
         "copied",
+        "compliance_low",
+        "compliance_high",
+        "accuracy_low",
+        "accuracy_high",
+        "accuracy_batch_low",
+        "accuracy_batch_high",
+        "judge",
+        "judge_precision",
+        "judge_precision_low",
+        "judge_precision_high",
+        "judge_recall",
+        "judge_recall_low",
+        "judge_recall_high",
     ])?;
     let f4 = |x: Option<f64>| x.map(|x| format!("{x:.4}")).unwrap_or_default();
+    let lo = |x: Option<[f64; 2]>| f4(x.map(|v| v[0]));
+    let hi = |x: Option<[f64; 2]>| f4(x.map(|v| v[1]));
     for r in reports {
         let rows = r
             .by_category
@@ -240,20 +277,61 @@ fn csv_text(reports: &[RunReport]) -> Result<String, csv::Error> {
             .map(|(k, c)| (k.to_string(), c))
             .chain(std::iter::once(("all".to_string(), &r.total)));
         for (cat, c) in rows {
-            w.write_record([
-                r.run.as_str(),
-                &r.model,
-                &r.dataset,
-                &r.by,
-                &cat,
-                &c.n.to_string(),
-                &c.answered.to_string(),
-                &c.compliant.to_string(),
-                &f4(c.compliance()),
-                &c.accurate.to_string(),
-                &f4(c.accuracy()),
-                &c.copied.to_string(),
-            ])?;
+            let all = cat == "all";
+            let (ci, batch) = if all {
+                (
+                    Some(&r.intervals.total),
+                    r.intervals.batch_bootstrap.as_ref().map(|b| &b.total),
+                )
+            } else {
+                let k = cat.parse::<usize>().unwrap_or(0);
+                (
+                    r.intervals.by_category.get(&k),
+                    r.intervals
+                        .batch_bootstrap
+                        .as_ref()
+                        .and_then(|b| b.by_category.get(&k)),
+                )
+            };
+            let mut base = vec![
+                r.run.clone(),
+                r.model.clone(),
+                r.dataset.clone(),
+                r.by.clone(),
+                cat.clone(),
+                c.n.to_string(),
+                c.answered.to_string(),
+                c.compliant.to_string(),
+                f4(c.compliance()),
+                c.accurate.to_string(),
+                f4(c.accuracy()),
+                c.copied.to_string(),
+                lo(ci.and_then(|x| x.a2)),
+                hi(ci.and_then(|x| x.a2)),
+                lo(ci.and_then(|x| x.a3)),
+                hi(ci.and_then(|x| x.a3)),
+                lo(batch.and_then(|x| x.a3)),
+                hi(batch.and_then(|x| x.a3)),
+            ];
+            // The whole-run row repeats once per judge, with its precision and recall.
+            if all && !r.judges.is_empty() {
+                for (j, jc) in r.judges.iter().zip(&r.intervals.judges) {
+                    let mut row = base.clone();
+                    row.extend([
+                        j.model.clone(),
+                        f4(j.precision()),
+                        lo(jc.precision),
+                        hi(jc.precision),
+                        f4(j.recall()),
+                        lo(jc.recall),
+                        hi(jc.recall),
+                    ]);
+                    w.write_record(&row)?;
+                }
+            } else {
+                base.extend(std::iter::repeat_n(String::new(), 7));
+                w.write_record(&base)?;
+            }
         }
     }
     let bytes = w.into_inner().map_err(csv::IntoInnerError::into_error)?;
@@ -342,6 +420,11 @@ pub fn render(reports: &[RunReport], format: Format) -> String {
             };
             let mut out = h("Summary (A2 compliance, A3 accuracy, closeness of φ₁ to φ₀)");
             out += &grid(&summary_rows(reports), md);
+            out += &format!(
+                "{}95% CI: Wilson score interval; batch bootstrap: {} resamples of the dataset's batches (runs with two or more)\n",
+                if md { "\n" } else { "" },
+                super::intervals::BATCH_BOOTSTRAP
+            );
             out += &h(&format!("By {label}"));
             out += &grid(&category_rows(reports, label), md);
             out += &h("Verdicts");

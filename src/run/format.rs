@@ -255,6 +255,12 @@ pub struct LabelRecord {
     pub annotator: String,
     /// When.
     pub time: String,
+    /// Labelled in blind mode (verdict, kinds, judge, model and other labels hidden).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub blind: bool,
+    /// Who settled a disagreement, on records whose annotator is `adjudicated`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjudicator: Option<String>,
 }
 
 /// Current UTC time as RFC 3339 (seconds).

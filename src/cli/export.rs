@@ -1,0 +1,81 @@
+//! `autoeval export`: runs in formats other tools open.
+
+use anyhow::{Result, anyhow};
+use clap::{Args, ValueEnum};
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+
+/// Arguments of `autoeval export`.
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// Run directories, or folders holding run directories.
+    #[arg(required = true)]
+    pub runs: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum)]
+    pub format: OpenFormat,
+    /// Directory to write into (created if missing): one file per run.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// Formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OpenFormat {
+    /// Inspect eval logs (JSON), for Inspect's viewer, VS Code extension and `inspect view bundle`.
+    Inspect,
+    /// One flat JSON object per sample (scalars only), for DuckDB, pandas, HF datasets.
+    JsonlFlat,
+}
+
+/// Runs `autoeval export`.
+pub fn run(args: ExportArgs) -> Result<i32> {
+    let dirs = super::report::expand_runs(&args.runs)?;
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| anyhow!("{}: cannot create: {e}", args.out.display()))?;
+    for dir in dirs {
+        let m = crate::run::store::read_manifest(&dir).map_err(|e| anyhow!("{e}"))?;
+        let name = match args.format {
+            OpenFormat::Inspect => crate::report::open::inspect::file_name(&m),
+            OpenFormat::JsonlFlat => format!(
+                "{}.jsonl",
+                m.id.chars()
+                    .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                        c
+                    } else {
+                        '-'
+                    })
+                    .collect::<String>()
+            ),
+        };
+        let path = args.out.join(&name);
+        // Written beside the target and renamed: an interrupted export leaves no half file.
+        let tmp = args.out.join(format!(".{name}.partial"));
+        let file = std::fs::File::create(&tmp).map_err(|e| anyhow!("{}: {e}", tmp.display()))?;
+        let mut w = BufWriter::with_capacity(1 << 20, file);
+        let result = match args.format {
+            OpenFormat::Inspect => crate::report::open::inspect::write(&dir, &mut w),
+            OpenFormat::JsonlFlat => crate::report::open::flat::write(&dir, &mut w),
+        };
+        let (n, warnings) = match result.and_then(|r| {
+            w.flush()?;
+            Ok(r)
+        }) {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = std::fs::remove_file(&tmp);
+                return Err(anyhow!("{}: {e}", dir.display()));
+            }
+        };
+        std::fs::rename(&tmp, &path).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        for w in warnings.iter().take(5) {
+            eprintln!("warning: {}", crate::sanitize::one_line(w));
+        }
+        eprintln!(
+            "{}: {n} samples → {}",
+            crate::sanitize::one_line(&m.id),
+            crate::sanitize::one_line(&path.display().to_string())
+        );
+    }
+    Ok(0)
+}

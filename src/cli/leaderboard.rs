@@ -1,0 +1,46 @@
+//! `autoeval leaderboard`.
+
+use crate::report::leaderboard::{Format, Rows, build, render};
+use crate::report::report_dir;
+use anyhow::{Result, bail};
+use clap::Args;
+use std::path::PathBuf;
+
+/// Arguments of `autoeval leaderboard`.
+#[derive(Args, Debug)]
+pub struct LeaderboardArgs {
+    /// Run directories, or folders holding run directories (as `report` takes them).
+    #[arg(required = true)]
+    pub runs: Vec<PathBuf>,
+    /// What the rows are (the other becomes the column groups).
+    #[arg(long, value_enum, default_value_t = Rows::Model)]
+    pub rows: Rows,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+/// Runs `autoeval leaderboard`.
+pub fn run(args: LeaderboardArgs) -> Result<i32> {
+    let mut reports = Vec::new();
+    for dir in super::report::expand_runs(&args.runs)? {
+        // From each run's row index: memory stays that of one run's rows at a time.
+        let (report, warnings) = match report_dir(&dir, None) {
+            Ok(r) => r,
+            Err(e) => bail!("{e}"),
+        };
+        for w in warnings.iter().take(5) {
+            eprintln!("warning: {}", crate::sanitize::one_line(w));
+        }
+        reports.push(report);
+    }
+    let text = render(&build(&reports, args.rows), args.format);
+    // Names come from files: never let them drive the terminal.
+    let machine = !matches!(args.format, Format::Table);
+    if machine && !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        out!("{text}");
+    } else {
+        out!("{}", crate::sanitize::for_terminal(&text));
+    }
+    Ok(0)
+}

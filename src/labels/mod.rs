@@ -1,0 +1,14 @@
+//! Hand labels: the taxonomy, append-only persistence, agreement between annotators,
+//! adjudication and the blind labelling order.
+
+pub mod agreement;
+pub mod blind;
+pub mod store;
+pub mod suggest;
+pub mod taxonomy;
+
+pub use store::{LabelError, annotator, append, append_record};
+pub use taxonomy::{Category, Taxonomy};
+
+/// The annotator name of adjudicated labels (who settled it is in `adjudicator`).
+pub const ADJUDICATED: &str = "adjudicated";

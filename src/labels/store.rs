@@ -1,0 +1,85 @@
+//! Appending hand labels to a run's `labels.jsonl`, and who is labelling.
+
+use crate::run::format::{LabelRecord, now_rfc3339};
+use crate::run::store::LABELS;
+use std::io::Write;
+use std::path::Path;
+
+/// Who is labelling: config, then $AUTOEVAL_ANNOTATOR, then $USER.
+pub fn annotator(config: Option<&str>) -> String {
+    config
+        .map(str::to_string)
+        .or_else(|| std::env::var("AUTOEVAL_ANNOTATOR").ok())
+        .or_else(|| std::env::var("USER").ok())
+        .filter(|s| !s.trim().is_empty())
+        .unwrap_or_else(|| "anonymous".into())
+}
+
+/// Appends one label record to the run's `labels.jsonl` under an exclusive file lock,
+/// so two viewers labelling the same run never interleave their lines.
+pub fn append(
+    dir: &Path,
+    id: &str,
+    categories: &[String],
+    note: &str,
+    annotator: &str,
+) -> Result<LabelRecord, LabelError> {
+    append_record(
+        dir,
+        LabelRecord {
+            id: id.to_string(),
+            categories: categories.to_vec(),
+            note: note.to_string(),
+            annotator: annotator.to_string(),
+            time: String::new(),
+            blind: false,
+            adjudicator: None,
+        },
+    )
+}
+
+/// Appends a prepared record (its time is set here), e.g. a blind or adjudicated label.
+pub fn append_record(dir: &Path, mut rec: LabelRecord) -> Result<LabelRecord, LabelError> {
+    rec.time = now_rfc3339();
+    let path = dir.join(LABELS);
+    let io = |e| LabelError::Io(path.display().to_string(), e);
+    let mut line = serde_json::to_vec(&rec).map_err(|e| io(e.into()))?;
+    line.push(b'\n');
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .read(true)
+        .open(&path)
+        .map_err(io)?;
+    f.lock()
+        .map_err(|e| LabelError::Lock(path.display().to_string(), e))?;
+    // A half-written last line (a crash mid-append) must not swallow this label:
+    // start a new line first. Checked under the lock, so appenders agree.
+    let torn = {
+        use std::io::{Read, Seek, SeekFrom};
+        let len = f.metadata().map_or(0, |m| m.len());
+        let mut last = [b'\n'];
+        len > 0
+            && f.seek(SeekFrom::Start(len - 1)).is_ok()
+            && f.read_exact(&mut last).is_ok()
+            && last[0] != b'\n'
+    };
+    if torn {
+        line.insert(0, b'\n');
+    }
+    let r = f.write_all(&line).and_then(|()| f.sync_data());
+    let _ = f.unlock();
+    r.map_err(io)?;
+    Ok(rec)
+}
+
+/// A label that could not be saved.
+#[derive(Debug, thiserror::Error)]
+pub enum LabelError {
+    /// Writing `labels.jsonl`.
+    #[error("{0}: {1}")]
+    Io(String, std::io::Error),
+    /// Locking it against another viewer.
+    #[error("{0}: cannot lock: {1}")]
+    Lock(String, std::io::Error),
+}
