@@ -27,6 +27,7 @@ pub mod prompts;
 pub mod report;
 pub mod rescore;
 pub mod run;
+pub mod score;
 pub mod verify;
 pub mod view;
 
@@ -64,6 +65,8 @@ pub enum Command {
     Labels(labels::LabelsArgs),
     /// Export the built-in prompt templates for editing.
     Prompts(prompts::PromptsArgs),
+    /// Score one sample (φ₀, ψ, reply) or JSON lines of samples, as `run` scores replies.
+    Score(score::ScoreArgs),
     /// Check whether two formulas (or regexes) are equivalent; exit 0 yes, 1 no, 2 unknown/unparseable.
     Verify(verify::VerifyArgs),
 }
@@ -84,6 +87,7 @@ pub fn main() -> i32 {
         Some(Command::Import(args)) => import::run(args),
         Some(Command::Rescore(args)) => rescore::run(args),
         Some(Command::Labels(args)) => labels::run(args),
+        Some(Command::Score(args)) => score::run(args),
     };
     match result {
         Ok(code) => code,

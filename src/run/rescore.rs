@@ -19,7 +19,6 @@ use crate::verify::{self, Verdict, VerdictKind};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 /// Longest sample line rescoring reads (longer lines are reported and kept out).
 pub const MAX_LINE: usize = 64 << 20;
@@ -50,6 +49,37 @@ pub fn rescore_sample(
     rounds_wanted: usize,
     opts: &verify::Options,
 ) -> Rescored {
+    let source = prompts.map_or(Prompts::Unknown, Prompts::Set);
+    rescore_with(rec, &source, rounds_wanted, opts)
+}
+
+/// Where the autoformalization prompt of a stored round comes from.
+pub enum Prompts<'a> {
+    /// Re-rendered from the run's prompt set.
+    Set(&'a PromptSet),
+    /// Kept verbatim by `import` (sample id → prompt text), for the original's runs.
+    Stored(&'a HashMap<String, String>),
+    /// Not known: the echo check has no prompt lines to compare with.
+    Unknown,
+}
+
+impl Prompts<'_> {
+    fn text(&self, rec: &SampleRecord, psi: &str, input: &Expr) -> String {
+        match self {
+            Prompts::Set(p) => p.autoformalize(psi, input, rec.syntax).text,
+            Prompts::Stored(m) => m.get(&rec.id).cloned().unwrap_or_default(),
+            Prompts::Unknown => String::new(),
+        }
+    }
+}
+
+/// [`rescore_sample`] with the prompts from any [`Prompts`] source.
+pub fn rescore_with(
+    rec: &SampleRecord,
+    prompts: &Prompts<'_>,
+    rounds_wanted: usize,
+    opts: &verify::Options,
+) -> Rescored {
     let phi0 = match parse(&rec.phi0, rec.syntax) {
         Ok(p) => p,
         Err(e) => return Rescored::NeedsCalls(format!("φ₀ does not parse ({e})")),
@@ -71,9 +101,10 @@ pub fn rescore_sample(
             break;
         }
         let psi = old.psi.clone().unwrap_or_default();
+        // A copy needs no reply; a stored one is kept (an imported run has one), so a
+        // later rule that no longer calls ψ a copy can score it without a model call.
         if let Some(v) = score::copied(&psi, &current) {
             r.verdict = v;
-            r.autoformalize = None;
             rounds.push(r);
             break;
         }
@@ -94,29 +125,27 @@ pub fn rescore_sample(
             break;
         }
         let raw = call.output.clone().unwrap_or_default();
-        let prompt = prompts
-            .map(|p| p.autoformalize(&psi, &current, rec.syntax).text)
-            .unwrap_or_default();
-        let phi1 = match score::extract_phi1(&raw, &current, &prompt, &psi, rec.syntax) {
-            Ok(x) => {
-                r.phi1_span = Some((x.start, x.end));
-                x.value
-            }
-            Err(v) => {
-                r.verdict = *v;
-                rounds.push(r);
-                break;
-            }
+        let prompt = prompts.text(rec, &psi, &current);
+        let scored = score::score_round(
+            &score::RoundText {
+                phi0: &phi0,
+                input: &current,
+                psi: Some(&psi),
+                reply: &raw,
+                prompt: &prompt,
+                syntax: rec.syntax,
+            },
+            opts,
+        );
+        scored.apply(&mut r);
+        let ok = r.verdict.is_equivalent();
+        rounds.push(r);
+        let Some(phi1) = scored.phi1.map(|x| x.value) else {
+            break;
         };
-        r.phi1 = Some(phi1.to_unicode());
         if first_phi1.is_none() {
             first_phi1 = Some(phi1.clone());
         }
-        let started = Instant::now();
-        r.verdict = verify::verify(&phi0, &phi1, opts);
-        r.verify_ms = started.elapsed().as_secs_f64() * 1000.0;
-        let ok = r.verdict.is_equivalent();
-        rounds.push(r);
         if !ok {
             break;
         }
@@ -185,12 +214,33 @@ impl RescoreSummary {
     }
 }
 
-/// The prompt set a run was made with, when it can be rebuilt.
-fn prompts_of(m: &Manifest) -> Option<PromptSet> {
-    match m.prompts.source.as_str() {
-        "built-in" => PromptSet::builtin(m.prompts.shots).ok(),
-        "original" => None,
-        dir => PromptSet::load(Path::new(dir), m.prompts.shots).ok(),
+/// The prompts a run was made with: its prompt set when it can be rebuilt, the
+/// original's prompts that `import` kept, or nothing.
+enum PromptsOwned {
+    Set(PromptSet),
+    Stored(HashMap<String, String>),
+    Unknown,
+}
+
+impl PromptsOwned {
+    fn of(m: &Manifest, run: &Path) -> PromptsOwned {
+        let set = match m.prompts.source.as_str() {
+            "built-in" => PromptSet::builtin(m.prompts.shots).ok(),
+            "original" => {
+                return super::import::stored_prompts(run)
+                    .map_or(PromptsOwned::Unknown, PromptsOwned::Stored);
+            }
+            dir => PromptSet::load(Path::new(dir), m.prompts.shots).ok(),
+        };
+        set.map_or(PromptsOwned::Unknown, PromptsOwned::Set)
+    }
+
+    fn borrow(&self) -> Prompts<'_> {
+        match self {
+            PromptsOwned::Set(p) => Prompts::Set(p),
+            PromptsOwned::Stored(m) => Prompts::Stored(m),
+            PromptsOwned::Unknown => Prompts::Unknown,
+        }
     }
 }
 
@@ -241,7 +291,7 @@ fn rescore_line(
     n: usize,
     text: &str,
     latest: &HashMap<String, usize>,
-    prompts: Option<&PromptSet>,
+    prompts: &Prompts<'_>,
     rounds: usize,
     opts: &verify::Options,
 ) -> LineResult {
@@ -258,7 +308,7 @@ fn rescore_line(
         Err(e) => return LineResult::Bad(format!("skipped: {e}")),
     };
     let old = rec.verdict.kind();
-    let new = match rescore_sample(&rec, prompts, rounds, opts) {
+    let new = match rescore_with(&rec, prompts, rounds, opts) {
         Rescored::Scored(r) => serde_json::to_string(&r)
             .map(|line| (r.verdict.kind(), line))
             .map_err(|e| e.to_string()),
@@ -311,7 +361,8 @@ pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, RescoreError> {
     let tmp = opts.out.join(".samples.jsonl.rescore");
     let file = std::fs::File::create(&tmp).map_err(io_at(&tmp))?;
     let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
-    let prompts = prompts_of(&manifest);
+    let prompts = PromptsOwned::of(&manifest, &opts.run);
+    let prompts = prompts.borrow();
     let mut summary = RescoreSummary::default();
     let f = std::fs::File::open(&src).map_err(io_at(&src))?;
     let mut lines = BoundedLines::new(BufReader::with_capacity(1 << 20, f), MAX_LINE);
@@ -336,7 +387,7 @@ pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, RescoreError> {
             break;
         }
         let per = chunk.len().div_ceil(threads).max(1);
-        let (latest, prompts, verify_opts) = (&latest, prompts.as_ref(), &opts.verify);
+        let (latest, prompts, verify_opts) = (&latest, &prompts, &opts.verify);
         let rounds = manifest.rounds;
         let results: Vec<LineResult> = std::thread::scope(|s| {
             let handles: Vec<_> = chunk
@@ -407,7 +458,12 @@ fn finish(
         std::fs::rename(&dst, &backup).map_err(io_at(&backup))?;
         summary.backup = Some(backup);
     } else {
-        for name in [store::JUDGE, store::LABELS, "dataset.json"] {
+        for name in [
+            store::JUDGE,
+            store::LABELS,
+            "dataset.json",
+            super::import::ORIGINAL_PROMPTS,
+        ] {
             let from = opts.run.join(name);
             if from.exists() {
                 std::fs::copy(&from, opts.out.join(name)).map_err(io_at(&from))?;
