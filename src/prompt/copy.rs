@@ -12,7 +12,8 @@
 //! variable-like name (`x`, `x2`), a
 //! parenthesis, or another operator in formula position; a prefix operator (¬, ∀, ∃)
 //! followed by one. `p3 v p4`, `-p3`, `!p3`, `p1 ⊃ p2` are copies; `R&D`, `~5 items`,
-//! `input -> output`, `---` and the pipes of a Markdown table are prose. Operator
+//! `input -> output`, `---`, a Markdown bullet (`- Luke dreams.`) and the pipes of a
+//! Markdown table are prose. Operator
 //! words (`p1 and not p2`) are a description, not a copy.
 //!
 //! **Regex.** ψ is a copy when it writes φ, or a subexpression of φ, in regex notation:
@@ -100,7 +101,11 @@ fn pieces(psi: &str, names: &[String]) -> Vec<(Piece, usize, usize)> {
             } else if c == '(' || c == ')' {
                 out.push((Piece::Paren, at + i, at + i + 1));
                 1
-            } else if table && (c == '|' || c == '-' || c == ':') {
+            } else if (table && (c == '|' || c == '-' || c == ':'))
+                || (line[..i].trim().is_empty()
+                    && (rest.starts_with("- ") || rest.starts_with("* ")))
+            {
+                // Table layout, or a Markdown bullet (`- Luke dreams.`), not negation.
                 out.push((Piece::Other, at + i, at + i + 1));
                 1
             } else if let Some((tok, n)) = operator_prefix(rest) {
@@ -228,7 +233,9 @@ fn regex(psi: &str, phi: &Regex) -> Option<(usize, usize, String)> {
             } else {
                 (run, false)
             };
-        let has_op = core.contains(['*', '+', '?', '|', '(', '{']);
+        // A group around one symbol is a list label (`(1)`), not notation.
+        let has_op = core.contains(['*', '+', '?', '|', '{'])
+            || (core.contains('(') && core.chars().filter(|c| alphabet.contains(c)).count() > 1);
         if core.is_empty() || !(has_op || delimited) {
             continue;
         }
@@ -306,6 +313,7 @@ mod tests {
             "connectives like ∧, ∨, and ¬.",
             "the universal quantifier (\\(\\forall\\)) binds x",
             "denoted by the symbol \\( \\neg \\).",
+            "The formula states that:\n- Luke dreams.\n  - pred1(p3) is true.\n* p2 holds",
         ] {
             assert_eq!(copied_span(psi, &f), None, "{psi}");
         }
@@ -336,6 +344,7 @@ mod tests {
             "Exactly the string 10.",
             "10",
             "1*",
+            "The first character is a digit (1).",
         ] {
             assert_eq!(copied_span(psi, &lit), None, "{psi}");
         }

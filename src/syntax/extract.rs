@@ -785,19 +785,39 @@ fn label_regions(scope: &str) -> Vec<&str> {
     out
 }
 
-/// `**X**` spans on one line.
+/// `**X**` spans on one line. The markers stand at word boundaries (an opening one after
+/// a space or the line's start, a closing one before a space, punctuation or the end),
+/// so a regex's `1**0**` is not bold.
 fn bold_regions(scope: &str) -> Vec<&str> {
     let mut out = Vec::new();
     for line in scope.lines() {
         let mut from = 0;
         while let Some(i) = line[from..].find("**") {
-            let s = from + i + 2;
-            let Some(j) = line[s..].find("**") else { break };
-            let inner = &line[s..s + j];
+            let open = from + i;
+            let s = open + 2;
+            let opens = line[..open]
+                .chars()
+                .next_back()
+                .is_none_or(|c| c.is_whitespace() || "([{:".contains(c));
+            if !opens {
+                from = s;
+                continue;
+            }
+            let closing = line[s..]
+                .match_indices("**")
+                .map(|(j, _)| s + j)
+                .find(|&e| {
+                    line[e + 2..]
+                        .chars()
+                        .next()
+                        .is_none_or(|c| c.is_whitespace() || ".,;:!?)]}".contains(c))
+                });
+            let Some(e) = closing else { break };
+            let inner = &line[s..e];
             if !inner.trim().is_empty() {
                 out.push(inner);
             }
-            from = s + j + 2;
+            from = e + 2;
         }
     }
     out
