@@ -203,6 +203,28 @@ fn parts(r: &Regex) -> Vec<Regex> {
     out
 }
 
+/// The regex `core` reads as, also once unbalanced outer parentheses go (a part of φ cut
+/// out of it with one parenthesis too many: `(0*01)*1)`).
+fn parse_balanced(core: &str) -> Option<Regex> {
+    if let Ok(r) = parse_regex(core) {
+        return Some(r);
+    }
+    let mut t = core;
+    loop {
+        let (open, close) = (t.matches('(').count(), t.matches(')').count());
+        t = if close > open && t.ends_with(')') {
+            &t[..t.len() - 1]
+        } else if open > close && t.starts_with('(') {
+            &t[1..]
+        } else {
+            return None;
+        };
+        if let Ok(r) = parse_regex(t) {
+            return Some(r);
+        }
+    }
+}
+
 fn regex(psi: &str, phi: &Regex) -> Option<(usize, usize, String)> {
     let alphabet = phi.alphabet();
     let is_re = |c: char| alphabet.contains(&c) || "*+?|(){},^$/ε".contains(c);
@@ -221,7 +243,14 @@ fn regex(psi: &str, phi: &Regex) -> Option<(usize, usize, String)> {
     }
     for (s, e) in runs {
         let run = psi[s..e].trim_matches(',');
-        if run.is_empty() {
+        // A run glued to another letter or digit is a piece of a longer token (`(1*2)`
+        // with 2 outside φ's alphabet), not regex text of its own.
+        let glued = psi[..s]
+            .chars()
+            .next_back()
+            .is_some_and(char::is_alphanumeric)
+            || psi[e..].chars().next().is_some_and(char::is_alphanumeric);
+        if run.is_empty() || glued {
             continue;
         }
         let s = s + (psi[s..e].len() - psi[s..e].trim_start_matches(',').len());
@@ -239,7 +268,9 @@ fn regex(psi: &str, phi: &Regex) -> Option<(usize, usize, String)> {
         if core.is_empty() || !(has_op || delimited) {
             continue;
         }
-        let Ok(r) = parse_regex(core) else { continue };
+        let Some(r) = parse_balanced(core) else {
+            continue;
+        };
         let parts = whole.get_or_insert_with(|| parts(phi));
         if parts.contains(&r) {
             let what = if r == *phi { "φ" } else { "part of φ" };
@@ -352,5 +383,11 @@ mod tests {
         let alt = phi("(0|1)*1", SyntaxKind::Regex);
         assert_eq!(copied_span("like 1* but longer", &alt), None);
         assert_eq!(copied_span("any of `0|1`, then 1", &alt), Some("0|1"));
+        // A part written with one parenthesis too many is still that part.
+        let nested = phi("((0*01)*1)*", SyntaxKind::Regex);
+        assert_eq!(
+            copied_span("The pattern `(0*01)*1)` repeats", &nested),
+            Some("(0*01)*1)")
+        );
     }
 }
