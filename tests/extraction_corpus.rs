@@ -7,7 +7,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use autoeval::prompt::PromptSet;
-use autoeval::syntax::{ExtractContext, SyntaxKind, extract_for, parse};
+use autoeval::run::score::extract_phi1;
+use autoeval::syntax::{SyntaxKind, parse};
+use autoeval::verify::Verdict;
 use serde_json::{Value, json};
 use std::path::Path;
 
@@ -33,11 +35,16 @@ fn extract_entry(e: &Value) -> Value {
         }
         None => String::new(),
     };
-    let ctx = ExtractContext::new(phi0.symbols(), &prompt, psi);
-    match extract_for(reply, syntax, &ctx) {
+    // The scoring path's own extraction (equivalent candidates are one answer).
+    match extract_phi1(reply, &phi0, &prompt, psi, syntax) {
         Ok(x) => json!({"formula": x.value.to_unicode(), "span": [x.start, x.end]}),
-        Err(err) if err.reason.starts_with("off-format") => json!({"off_format": err.reason}),
-        Err(err) => json!({"unparseable": err.reason}),
+        Err(v) => match *v {
+            Verdict::Unparseable { reason, .. } if reason.starts_with("off-format") => {
+                json!({"off_format": reason})
+            }
+            Verdict::Unparseable { reason, .. } => json!({"unparseable": reason}),
+            other => json!({"unparseable": other.name()}),
+        },
     }
 }
 
@@ -93,10 +100,20 @@ fn every_reply_extracts_as_reviewed() {
         failures.join("\n")
     );
     assert!(
-        entries.len() >= 300,
-        "the corpus holds {} replies; it must hold at least 300",
+        entries.len() >= 400,
+        "the corpus holds {} replies; it must hold at least 400",
         entries.len()
     );
+    // The several-answers rule is exercised both ways: refused, and duplicates accepted.
+    let several = entries
+        .iter()
+        .filter(|e| {
+            e["expect"]["off_format"]
+                .as_str()
+                .is_some_and(|r| r.starts_with("off-format: several different answers"))
+        })
+        .count();
+    assert!(several >= 4, "only {several} several-answers expectations");
     // The corpus must exercise both outcomes, from real replies, not only hand-written ones.
     let real = entries
         .iter()

@@ -30,6 +30,7 @@ pub mod prompts;
 pub mod report;
 pub mod rescore;
 pub mod run;
+pub mod score;
 pub mod verify;
 pub mod view;
 
@@ -71,6 +72,8 @@ pub enum Command {
     Labels(labels::LabelsArgs),
     /// Export the built-in prompt templates for editing.
     Prompts(prompts::PromptsArgs),
+    /// Score one sample (φ₀, ψ, reply) or JSON lines of samples, as `run` scores replies.
+    Score(score::ScoreArgs),
     /// Check whether two formulas (or regexes) are equivalent; exit 0 yes, 1 no, 2 unknown/unparseable.
     Verify(verify::VerifyArgs),
 }
@@ -93,6 +96,7 @@ pub fn main() -> i32 {
         Some(Command::Rescore(args)) => rescore::run(args),
         Some(Command::Labels(args)) => labels::run(args),
         Some(Command::Export(args)) => export::run(args),
+        Some(Command::Score(args)) => score::run(args),
     };
     // Threads still building a row index (a viewer quit while loading) leave no files.
     crate::run::scratch::remove_all();

@@ -4,15 +4,36 @@ use super::format::{
     CallRecord, DatasetInfo, FORMAT, JudgeRecord, Manifest, PromptInfo, RoundRecord, SampleRecord,
     now_rfc3339,
 };
+use super::rescore::{Prompts, Rescored, rescore_with};
 use super::store::{self, Appender, JUDGE, SAMPLES};
 use crate::dataset::Dataset;
 use crate::llm::ModelInfo;
 use crate::llm::judge::JudgeAnswer;
 use crate::report::closeness::closeness;
-use crate::syntax::{ExtractContext, Reading, extract_read};
+use crate::syntax::Reading;
 use crate::verify::{self, Countermodel, Verdict, VerdictKind};
 use serde_json::Value;
 use std::path::Path;
+
+/// The original's autoformalization prompts, kept by `import` as JSON lines
+/// `{"id", "prompt"}` so that `rescore` checks echoes against the prompt the model saw.
+pub const ORIGINAL_PROMPTS: &str = "original-prompts.jsonl";
+
+/// The prompts kept by `import` in a run directory (None: the file is absent or unreadable).
+pub fn stored_prompts(run: &Path) -> Option<std::collections::HashMap<String, String>> {
+    #[derive(serde::Deserialize)]
+    struct Line {
+        id: String,
+        prompt: String,
+    }
+    let text = std::fs::read_to_string(run.join(ORIGINAL_PROMPTS)).ok()?;
+    Some(
+        text.lines()
+            .filter_map(|l| serde_json::from_str::<Line>(l).ok())
+            .map(|l| (l.id, l.prompt))
+            .collect(),
+    )
+}
 
 /// A stored verdict that our verifier contradicts.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -182,6 +203,8 @@ pub fn import_as(
     };
     let mut samples = Appender::open(&out.join(SAMPLES))?;
     let mut judge = Appender::open(&out.join(JUDGE))?;
+    let mut prompts = Appender::open(&out.join(ORIGINAL_PROMPTS))?;
+    let mut kept_prompts = std::collections::HashMap::new();
     for (item, phi0) in ds.file.data.iter().zip(&ds.exprs) {
         let id = item.idx.to_string();
         let llm_fs = item
@@ -197,51 +220,29 @@ pub fn import_as(
         let cost = item.extra.get("cost").and_then(Value::as_f64);
         let psi = psi_of(&item.extra);
         let prompt = autoformalize_prompt(&item.extra).unwrap_or_default();
-        let ctx = ExtractContext::new(phi0.symbols(), &prompt, psi.as_deref().unwrap_or(""));
-        let parsed = llm_fs
-            .as_deref()
-            .map(|t| extract_read(t, ds.syntax, &ctx, reading));
+        let parsed = llm_fs.as_deref().map(|t| {
+            super::score::extract_phi1(
+                t,
+                phi0,
+                &prompt,
+                psi.as_deref().unwrap_or(""),
+                ds.syntax,
+                reading,
+            )
+        });
         let phi1 = parsed.as_ref().and_then(|r| r.as_ref().ok());
-        let ours = match (&error, &llm_fs, &parsed) {
-            (Some(e), _, _) => Verdict::ModelError { message: e.clone() },
-            (None, None, _) | (_, _, None) => Verdict::ModelError {
-                message: "no answer recorded".into(),
-            },
-            (None, Some(_), Some(Err(e))) => Verdict::Unparseable {
-                pos: e.pos,
-                reason: e.reason.clone(),
-            },
-            (None, Some(_), Some(Ok(x))) => {
-                if reverify {
-                    verify::verify(phi0, &x.value.expr, opts).with_notes(x.value.notes.clone())
-                } else {
-                    stored_verdict(&item.extra).unwrap_or(Verdict::Unknown {
-                        reason: "no stored verdict".into(),
-                    })
-                }
-            }
+        // No reply and no error: the original failed the call without saying why.
+        let error = error.or_else(|| llm_fs.is_none().then(|| "no answer recorded".to_string()));
+        let stored = match (&error, &parsed) {
+            (Some(e), _) => Verdict::ModelError { message: e.clone() },
+            (None, Some(Err(v))) => (**v).clone(),
+            (None, _) => stored_verdict(&item.extra).unwrap_or(Verdict::Unknown {
+                reason: "no stored verdict".into(),
+            }),
         };
-        if reverify {
-            // No stored verification but a stored error: the original failed the sample.
-            let stored = stored_verdict(&item.extra).or_else(|| {
-                error
-                    .as_ref()
-                    .map(|e| Verdict::ModelError { message: e.clone() })
-            });
-            if let Some(stored) = stored {
-                let pair = (stored.kind(), ours.kind());
-                *summary.table.entry(pair).or_default() += 1;
-                if pair.0 != pair.1 {
-                    summary.disagreements.push(Disagreement {
-                        id: id.clone(),
-                        phi0: phi0.to_unicode(),
-                        llm_fs: llm_fs.clone().unwrap_or_default(),
-                        stored: stored.name().into(),
-                        ours: ours.name().into(),
-                        kind: format!("{} → {}", pair.0.name(), pair.1.name()),
-                    });
-                }
-            }
+        if !prompt.is_empty() {
+            prompts.append(&serde_json::json!({"id": id, "prompt": prompt}))?;
+            kept_prompts.insert(id.clone(), prompt.clone());
         }
         let round = RoundRecord {
             round: 1,
@@ -261,10 +262,10 @@ pub fn import_as(
             }),
             phi1: phi1.map(|x| x.value.expr.to_unicode()),
             phi1_span: phi1.map(|x| (x.start, x.end)),
-            verdict: ours.clone(),
+            verdict: stored.clone(),
             verify_ms: 0.0,
         };
-        let rec = SampleRecord {
+        let mut rec = SampleRecord {
             id: id.clone(),
             idx: item.idx,
             batch: item.batch,
@@ -274,14 +275,44 @@ pub fn import_as(
             num_operators: item.num_operators,
             depth: item.depth,
             closeness: phi1.map(|x| closeness(phi0, &x.value.expr)),
-            rounds_passed: usize::from(ours.is_equivalent()),
-            verdict: ours,
+            rounds_passed: usize::from(stored.is_equivalent()),
+            verdict: stored,
             rounds: vec![round],
             input_tokens: 0,
             output_tokens: 0,
             cost_usd: cost,
             finished: now_rfc3339(),
         };
+        if reverify {
+            // The very path `rescore` takes, so a rescore of the import changes nothing.
+            match rescore_with(&rec, &Prompts::Stored(&kept_prompts), 1, opts, reading) {
+                Rescored::Scored(r) => rec = *r,
+                Rescored::NeedsCalls(why) => {
+                    rec.verdict = Verdict::Unknown { reason: why };
+                }
+            }
+            // No stored verification but a stored error: the original failed the sample.
+            let stored = stored_verdict(&item.extra).or_else(|| {
+                item.extra
+                    .get("error")
+                    .and_then(Value::as_str)
+                    .map(|e| Verdict::ModelError { message: e.into() })
+            });
+            if let Some(stored) = stored {
+                let pair = (stored.kind(), rec.verdict.kind());
+                *summary.table.entry(pair).or_default() += 1;
+                if pair.0 != pair.1 {
+                    summary.disagreements.push(Disagreement {
+                        id: id.clone(),
+                        phi0: phi0.to_unicode(),
+                        llm_fs: llm_fs.clone().unwrap_or_default(),
+                        stored: stored.name().into(),
+                        ours: rec.verdict.name().into(),
+                        kind: format!("{} → {}", pair.0.name(), pair.1.name()),
+                    });
+                }
+            }
+        }
         samples.append(&rec)?;
         summary.samples += 1;
         if let Some(judges) = item

@@ -9,7 +9,6 @@ use crate::report::closeness::closeness;
 use crate::syntax::{Expr, SyntaxKind};
 use crate::verify::{self, Verdict};
 use std::sync::Arc;
-use std::time::Instant;
 
 /// A dataset item to evaluate.
 #[derive(Clone, Debug)]
@@ -86,16 +85,47 @@ impl Pipeline {
         self.client.complete(&req).await
     }
 
-    async fn verify(&self, a: &Expr, b: &Expr) -> (Verdict, f64) {
-        let (a, b, opts) = (a.clone(), b.clone(), self.verify.clone());
-        let started = Instant::now();
-        // Z3 and automata are CPU work: keep them off the async executor.
-        let v = tokio::task::spawn_blocking(move || verify::verify(&a, &b, &opts))
-            .await
-            .unwrap_or_else(|e| Verdict::Unknown {
+    /// Scores a reply on the blocking pool (Z3 and automata are CPU work, kept off the
+    /// async executor) through the one scoring path every command shares.
+    async fn score(
+        &self,
+        phi0: &Expr,
+        input: &Expr,
+        psi: &str,
+        reply: String,
+        prompt: String,
+    ) -> score::Scored {
+        let (phi0, input, psi, opts) = (
+            phi0.clone(),
+            input.clone(),
+            psi.to_string(),
+            self.verify.clone(),
+        );
+        let syntax = self.syntax;
+        let reading = self.reading;
+        tokio::task::spawn_blocking(move || {
+            score::score_round(
+                &score::RoundText {
+                    phi0: &phi0,
+                    input: &input,
+                    psi: Some(&psi),
+                    reply: &reply,
+                    prompt: &prompt,
+                    syntax,
+                    reading,
+                },
+                &opts,
+            )
+        })
+        .await
+        .unwrap_or_else(|e| score::Scored {
+            verdict: Verdict::Unknown {
                 reason: format!("verifier crashed: {e}"),
-            });
-        (v, started.elapsed().as_secs_f64() * 1000.0)
+            },
+            phi1: None,
+            copy_span: None,
+            verify_ms: 0.0,
+        })
     }
 
     /// Runs one sample to completion; never fails (errors become verdicts).
@@ -149,35 +179,18 @@ impl Pipeline {
                     break;
                 }
             };
-            let extracted = score::extract_phi1(
-                &raw,
-                &current,
-                &auto_prompt.text,
-                &psi,
-                self.syntax,
-                self.reading,
-            );
-            let (phi1, read_notes) = match extracted {
-                Ok(x) => {
-                    rec.phi1_span = Some((x.start, x.end));
-                    (x.value.expr, x.value.notes)
-                }
-                Err(v) => {
-                    rec.verdict = *v;
-                    rounds.push(rec);
-                    break;
-                }
+            let scored = self
+                .score(&job.phi0, &current, &psi, raw, auto_prompt.text.clone())
+                .await;
+            scored.apply(&mut rec);
+            let ok = rec.verdict.is_equivalent();
+            rounds.push(rec);
+            let Some(phi1) = scored.phi1.map(|x| x.value) else {
+                break;
             };
-            rec.phi1 = Some(phi1.to_unicode());
             if first_phi1.is_none() {
                 first_phi1 = Some(phi1.clone());
             }
-            let (verdict, ms) = self.verify(&job.phi0, &phi1).await;
-            let verdict = verdict.with_notes(read_notes);
-            rec.verify_ms = ms;
-            let ok = verdict.is_equivalent();
-            rec.verdict = verdict;
-            rounds.push(rec);
             if !ok {
                 break;
             }

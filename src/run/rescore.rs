@@ -19,7 +19,6 @@ use crate::verify::{self, Verdict, VerdictKind};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 /// Longest sample line rescoring reads (longer lines are reported and kept out): the
 /// limit of every reader of run files.
@@ -45,20 +44,42 @@ fn round_start(old: &RoundRecord, input: &Expr) -> RoundRecord {
 
 /// Rescores one stored sample; `prompts` re-renders the autoformalization prompt for
 /// the echo check (None: headers and vocabulary are still checked). Replies are read
-/// under the standard convention; [`rescore_sample_as`] takes another.
+/// under the standard convention; [`rescore_with`] takes another.
 pub fn rescore_sample(
     rec: &SampleRecord,
     prompts: Option<&PromptSet>,
     rounds_wanted: usize,
     opts: &verify::Options,
 ) -> Rescored {
-    rescore_sample_as(rec, prompts, rounds_wanted, opts, Reading::Standard)
+    let source = prompts.map_or(Prompts::Unknown, Prompts::Set);
+    rescore_with(rec, &source, rounds_wanted, opts, Reading::Standard)
 }
 
-/// [`rescore_sample`] with replies read under `reading`.
-pub fn rescore_sample_as(
+/// Where the autoformalization prompt of a stored round comes from.
+pub enum Prompts<'a> {
+    /// Re-rendered from the run's prompt set.
+    Set(&'a PromptSet),
+    /// Kept verbatim by `import` (sample id → prompt text), for the original's runs.
+    Stored(&'a HashMap<String, String>),
+    /// Not known: the echo check has no prompt lines to compare with.
+    Unknown,
+}
+
+impl Prompts<'_> {
+    fn text(&self, rec: &SampleRecord, psi: &str, input: &Expr) -> String {
+        match self {
+            Prompts::Set(p) => p.autoformalize(psi, input, rec.syntax).text,
+            Prompts::Stored(m) => m.get(&rec.id).cloned().unwrap_or_default(),
+            Prompts::Unknown => String::new(),
+        }
+    }
+}
+
+/// [`rescore_sample`] with the prompts from any [`Prompts`] source and replies read
+/// under `reading`.
+pub fn rescore_with(
     rec: &SampleRecord,
-    prompts: Option<&PromptSet>,
+    prompts: &Prompts<'_>,
     rounds_wanted: usize,
     opts: &verify::Options,
     reading: Reading,
@@ -84,9 +105,10 @@ pub fn rescore_sample_as(
             break;
         }
         let psi = old.psi.clone().unwrap_or_default();
+        // A copy needs no reply; a stored one is kept (an imported run has one), so a
+        // later rule that no longer calls ψ a copy can score it without a model call.
         if let Some(v) = score::copied(&psi, &current) {
             r.verdict = v;
-            r.autoformalize = None;
             rounds.push(r);
             break;
         }
@@ -107,30 +129,28 @@ pub fn rescore_sample_as(
             break;
         }
         let raw = call.output.clone().unwrap_or_default();
-        let prompt = prompts
-            .map(|p| p.autoformalize(&psi, &current, rec.syntax).text)
-            .unwrap_or_default();
-        let (phi1, read_notes) =
-            match score::extract_phi1(&raw, &current, &prompt, &psi, rec.syntax, reading) {
-                Ok(x) => {
-                    r.phi1_span = Some((x.start, x.end));
-                    (x.value.expr, x.value.notes)
-                }
-                Err(v) => {
-                    r.verdict = *v;
-                    rounds.push(r);
-                    break;
-                }
-            };
-        r.phi1 = Some(phi1.to_unicode());
+        let prompt = prompts.text(rec, &psi, &current);
+        let scored = score::score_round(
+            &score::RoundText {
+                phi0: &phi0,
+                input: &current,
+                psi: Some(&psi),
+                reply: &raw,
+                prompt: &prompt,
+                syntax: rec.syntax,
+                reading,
+            },
+            opts,
+        );
+        scored.apply(&mut r);
+        let ok = r.verdict.is_equivalent();
+        rounds.push(r);
+        let Some(phi1) = scored.phi1.map(|x| x.value) else {
+            break;
+        };
         if first_phi1.is_none() {
             first_phi1 = Some(phi1.clone());
         }
-        let started = Instant::now();
-        r.verdict = verify::verify(&phi0, &phi1, opts).with_notes(read_notes);
-        r.verify_ms = started.elapsed().as_secs_f64() * 1000.0;
-        let ok = r.verdict.is_equivalent();
-        rounds.push(r);
         if !ok {
             break;
         }
@@ -201,12 +221,33 @@ impl RescoreSummary {
     }
 }
 
-/// The prompt set a run was made with, when it can be rebuilt.
-fn prompts_of(m: &Manifest) -> Option<PromptSet> {
-    match m.prompts.source.as_str() {
-        "built-in" => PromptSet::builtin(m.prompts.shots).ok(),
-        "original" => None,
-        dir => PromptSet::load(Path::new(dir), m.prompts.shots).ok(),
+/// The prompts a run was made with: its prompt set when it can be rebuilt, the
+/// original's prompts that `import` kept, or nothing.
+enum PromptsOwned {
+    Set(PromptSet),
+    Stored(HashMap<String, String>),
+    Unknown,
+}
+
+impl PromptsOwned {
+    fn of(m: &Manifest, run: &Path) -> PromptsOwned {
+        let set = match m.prompts.source.as_str() {
+            "built-in" => PromptSet::builtin(m.prompts.shots).ok(),
+            "original" => {
+                return super::import::stored_prompts(run)
+                    .map_or(PromptsOwned::Unknown, PromptsOwned::Stored);
+            }
+            dir => PromptSet::load(Path::new(dir), m.prompts.shots).ok(),
+        };
+        set.map_or(PromptsOwned::Unknown, PromptsOwned::Set)
+    }
+
+    fn borrow(&self) -> Prompts<'_> {
+        match self {
+            PromptsOwned::Set(p) => Prompts::Set(p),
+            PromptsOwned::Stored(m) => Prompts::Stored(m),
+            PromptsOwned::Unknown => Prompts::Unknown,
+        }
     }
 }
 
@@ -257,7 +298,7 @@ fn rescore_line(
     n: usize,
     text: &str,
     latest: &HashMap<String, usize>,
-    prompts: Option<&PromptSet>,
+    prompts: &Prompts<'_>,
     rounds: usize,
     opts: &verify::Options,
     reading: Reading,
@@ -275,7 +316,7 @@ fn rescore_line(
         Err(e) => return LineResult::Bad(format!("skipped: {e}")),
     };
     let old = rec.verdict.kind();
-    let new = match rescore_sample_as(&rec, prompts, rounds, opts, reading) {
+    let new = match rescore_with(&rec, prompts, rounds, opts, reading) {
         Rescored::Scored(r) => serde_json::to_string(&r)
             .map(|line| (r.verdict.kind(), line))
             .map_err(|e| e.to_string()),
@@ -335,7 +376,8 @@ pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, RescoreError> {
     let tmp = opts.out.join(".samples.jsonl.rescore");
     let file = std::fs::File::create(&tmp).map_err(io_at(&tmp))?;
     let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
-    let prompts = prompts_of(&manifest);
+    let prompts = PromptsOwned::of(&manifest, &opts.run);
+    let prompts = prompts.borrow();
     let mut summary = RescoreSummary::default();
     let f = crate::fsread::open(&src, crate::fsread::STREAM).map_err(io_at(&src))?;
     let mut lines = BoundedLines::new(BufReader::with_capacity(1 << 20, f), MAX_LINE);
@@ -360,7 +402,7 @@ pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, RescoreError> {
             break;
         }
         let per = chunk.len().div_ceil(threads).max(1);
-        let (latest, prompts, verify_opts) = (&latest, prompts.as_ref(), &opts.verify);
+        let (latest, prompts, verify_opts) = (&latest, &prompts, &opts.verify);
         let rounds = manifest.rounds;
         let reading = opts.reading.unwrap_or_else(|| manifest.reading());
         let results: Vec<LineResult> = std::thread::scope(|s| {
@@ -452,7 +494,12 @@ fn finish(
         keep_backup(&dst, &backup)?;
         summary.backup = Some(backup);
     } else {
-        for name in [store::JUDGE, store::LABELS, "dataset.json"] {
+        for name in [
+            store::JUDGE,
+            store::LABELS,
+            "dataset.json",
+            super::import::ORIGINAL_PROMPTS,
+        ] {
             let from = opts.run.join(name);
             if from.exists() {
                 std::fs::copy(&from, opts.out.join(name)).map_err(io_at(&from))?;

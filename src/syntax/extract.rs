@@ -3,45 +3,59 @@
 //! The rule, in order:
 //! 1. **Headers.** If the reply holds prompt headers (a line that is a bracketed
 //!    upper-case word: `[TASK]`, `[VOCABULARY]`, `[EXAMPLE 3]`, `[NL DESCRIPTION]`,
-//!    `[FORMULA]`), only the text after the last one counts, and only when that header
-//!    introduces an answer (`[FORMULA]`, `[ANSWER]`, `[OUTPUT]`, `[RESULT]`,
-//!    `[SOLUTION]`, `[REGEX]`, `[FOL]`). After any other header the model is
-//!    continuing the prompt template: the reply is off-format.
-//! 2. **Region.** If the text has fenced code blocks (```` ``` ````), the region is the
-//!    last non-empty fenced block. Otherwise, if a line starts with a label
-//!    (`Formula:`, `Answer:`, `Final answer:`, `Output:`, `Result:`, `Regex:`,
-//!    `FOL:`, `Expression:`; any case, optional `**` bold), the region is what
-//!    follows the last such label (the rest of its line, or the next non-empty
-//!    line when that is empty). Otherwise the region is the whole text.
-//! 3. **Candidates**, tried in order; the first that parses and is accepted wins:
-//!    the whole region; each non-empty line of it; each line cut before an
-//!    explanation marker (` where `, ` which `, ` meaning `, `; `, ` -- `, ` — `,
-//!    ` # `, ` //`, `, where`, ` (where`); each line after its first and its last
-//!    `: `, whole and cut before a marker. A colon that ends an English quantifier
-//!    (`For all x1:`) is not a split point. For regexes, tokens of a line that hold
-//!    a regex operator are candidates too, last first (`The answer is (01)*0`).
-//!    Every candidate is trimmed of surrounding backticks, `$`/`$$`, `\[ \]`,
-//!    `\( \)`, quotes, a Markdown list marker (`- `, `* `, `1. `: a bullet, not ¬)
-//!    and one trailing `.` or `;`; regex candidates also of `^…$` anchors and `/…/`
-//!    delimiters. In LaTeX candidates, subscripts belong to the name (`p_1`,
-//!    `x_{2}` read as `p1`, `x2`).
-//! 4. **Never a formula** (skipped, and named in the error if nothing else is
+//!    `[FORMULA]`), the text before the first header is read first (an answer
+//!    followed by a continued template: what follows the header is ignored); then,
+//!    when the last header introduces an answer (`[FORMULA]`, `[ANSWER]`, `[OUTPUT]`,
+//!    `[RESULT]`, `[SOLUTION]`, `[REGEX]`, `[FOL]`), the text after it, also on the
+//!    header's own line (`[FORMULA] p1 ∧ p2`). Otherwise the model is continuing the
+//!    prompt template: the reply is off-format.
+//! 2. **Marked answers**, by class in this order, the last of a class first: fenced
+//!    code blocks; `<formula>…</formula>`/`<answer>…</answer>` tags and JSON objects
+//!    with a `formula`/`answer`/`fol`/`regex`/`expression` key; what follows a label
+//!    at a line's start (`Formula:`, `Answer:`, `Final answer:`, `Output:`,
+//!    `Result:`, `Regex:`, `FOL:`, `Expression:`; any case, optional `**`) or an
+//!    answer phrase anywhere in a line (`the formula is`, `the answer is`,
+//!    `so we get`, `φ =`, `φ₁ =`, …; any case, colon optional), on the rest of the
+//!    line or the next non-empty line; bold text (`**X**`). The first marked region
+//!    holding an accepted formula gives φ₁.
+//! 3. **Unmarked text.** Otherwise the whole text, if it is one formula; else each
+//!    line gives its first accepted candidate. When the lines hold candidates that
+//!    are not equivalent to each other, the reply is `unparseable` with
+//!    `off-format: several different answers`; equivalent duplicates (the same
+//!    formula in two notations, a commuted rewrite) are one answer.
+//! 4. **Candidates** of a region, tried in order: the whole region; each non-empty
+//!    line; each line cut before an explanation marker (` where `, ` which `,
+//!    ` meaning `, `; `, ` -- `, ` — `, ` # `, ` //`, `, where`, ` (where`); each line
+//!    after its first and its last `: `, whole and cut before a marker. A colon that
+//!    ends an English quantifier (`For all x1:`) is not a split point. For regexes,
+//!    tokens of a line that hold a regex operator are candidates too, last first, and
+//!    a candidate spans one line. Every candidate is trimmed of surrounding backticks,
+//!    `$`/`$$`, `\[ \]`, `\( \)`, quotes, a Markdown list marker (`- `, `* `, `1. `:
+//!    a bullet, not ¬) and one trailing `.`, `;` or `,`; regex candidates also of
+//!    `^…$` anchors and `/…/` delimiters. In LaTeX candidates, `\text{pred}` (and
+//!    `\mathrm`, `\textit`, `\operatorname`) is the name `pred`, and subscripts
+//!    belong to the name (`p_1`, `x_{2}` read as `p1`, `x2`).
+//! 5. **Never a formula** (skipped, and named in the error if nothing else is
 //!    accepted): a header line; text echoed from the prompt (a candidate with an
 //!    operator that equals a prompt line outside the description, or what follows
 //!    that line's `: `, as in a worked example's `Formula: …`); a candidate whose
 //!    symbols share nothing with the prompt's vocabulary (`VOCABULARY`, `x ∧ y`,
-//!    `True`). Brackets are not parentheses in any notation we read.
-//! 5. For regexes, a candidate that reads as prose (two or more
-//!    whitespace-separated words, one of them with two or more letters) is
-//!    skipped, because the regex syntax would otherwise accept English words.
+//!    `True`). Brackets are not parentheses in any notation we read. For regexes, a
+//!    candidate that reads as prose (two or more whitespace-separated words, one of
+//!    them with two or more letters) is skipped, because the regex syntax would
+//!    otherwise accept English words.
 //! 6. If nothing is accepted, the reply is `unparseable`: "off-format: …" when a
-//!    candidate parsed but was refused by rule 4 or a header made it off-format,
-//!    else the first parse error, with its position in the original text.
+//!    candidate parsed but was refused by rule 5 or a header made it off-format,
+//!    else the first parse error (a marked answer's first), with its position in the
+//!    original text.
 //!
 //! The span of the candidate taken is recorded (`phi1_span`), so a reviewer sees which
 //! part of a reply with several candidates became φ₁.
 
 use super::error::ParseError;
+use regions::{header_scopes, marked_regions};
+
+mod regions;
 
 /// A value parsed out of raw text, with the byte span it came from.
 #[derive(Clone, Debug, PartialEq)]
@@ -53,18 +67,6 @@ pub struct Extracted<T> {
     /// Byte offset just past the span.
     pub end: usize,
 }
-
-const LABELS: [&str; 9] = [
-    "final answer",
-    "formula",
-    "answer",
-    "output",
-    "result",
-    "regex",
-    "fol",
-    "expression",
-    "regular expression",
-];
 
 const MARKERS: [&str; 10] = [
     " where ",
@@ -81,59 +83,6 @@ const MARKERS: [&str; 10] = [
 
 fn offset_in(raw: &str, part: &str) -> usize {
     (part.as_ptr() as usize).saturating_sub(raw.as_ptr() as usize)
-}
-
-fn fenced_region(raw: &str) -> Option<&str> {
-    let mut best = None;
-    let mut rest = raw;
-    while let Some(open) = rest.find("```") {
-        let after = &rest[open + 3..];
-        // Skip the info string (language tag) on the opening line.
-        let body_start = after.find('\n').map_or(0, |i| i + 1);
-        let tag = &after[..body_start];
-        let body_start = if tag
-            .trim()
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        {
-            body_start
-        } else {
-            0
-        };
-        let body = &after[body_start..];
-        let Some(close) = body.find("```") else { break };
-        let content = &body[..close];
-        if !content.trim().is_empty() {
-            best = Some(content);
-        }
-        rest = &body[close + 3..];
-    }
-    best
-}
-
-fn label_region(raw: &str) -> Option<&str> {
-    let mut best = None;
-    let mut lines = raw.split_inclusive('\n').peekable();
-    while let Some(line) = lines.next() {
-        let t = line.trim_start().trim_start_matches(['*', '#', '-', ' ']);
-        let lower = t.to_ascii_lowercase();
-        for label in LABELS {
-            if lower.starts_with(label) {
-                let after = &t[label.len()..];
-                let after_trim = after.trim_start_matches(['*', ' ']);
-                if let Some(body) = after_trim.strip_prefix(':') {
-                    let body = body.trim_start_matches(['*', ' ']);
-                    if body.trim().is_empty() {
-                        best = lines.peek().copied().filter(|l| !l.trim().is_empty());
-                    } else {
-                        best = Some(body);
-                    }
-                    break;
-                }
-            }
-        }
-    }
-    best
 }
 
 fn clean(s: &str) -> &str {
@@ -156,7 +105,11 @@ fn clean(s: &str) -> &str {
         }
         s = s.trim_start_matches('`').trim_end_matches('`').trim();
         s = strip_list_marker(s);
-        if let Some(x) = s.strip_suffix('.').or_else(|| s.strip_suffix(';')) {
+        if let Some(x) = s
+            .strip_suffix('.')
+            .or_else(|| s.strip_suffix(';'))
+            .or_else(|| s.strip_suffix(','))
+        {
             s = x.trim_end();
         }
         if s == before {
@@ -196,7 +149,15 @@ fn strip_regex_delimiters(s: &str) -> &str {
 /// LaTeX subscripts in names (`p_1`, `x_{2}`) written as the plain name (`p1`, `x2`),
 /// only in LaTeX candidates, where `_` is a subscript and not part of a name.
 fn latex_subscripts(s: &str) -> Option<String> {
-    if !s.contains('\\') || !s.contains('_') {
+    if !s.contains('\\') {
+        return None;
+    }
+    subscripts(s)
+}
+
+/// `p_1`, `x_{2}` written as `p1`, `x2`.
+fn subscripts(s: &str) -> Option<String> {
+    if !s.contains('_') {
         return None;
     }
     let mut out = String::with_capacity(s.len());
@@ -264,39 +225,6 @@ pub fn is_header(line: &str) -> bool {
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || " _-".contains(c))
 }
 
-/// Headers after which a model's own answer may follow.
-const ANSWER_HEADERS: [&str; 9] = [
-    "FORMULA",
-    "ANSWER",
-    "FINAL ANSWER",
-    "OUTPUT",
-    "RESULT",
-    "SOLUTION",
-    "REGEX",
-    "REGULAR EXPRESSION",
-    "FOL",
-];
-
-/// When the reply holds prompt headers, the text after the last one if that header
-/// introduces an answer (`[FORMULA]`), else the header that makes the reply off-format.
-fn after_headers(raw: &str) -> Option<Result<&str, &str>> {
-    let mut last = None;
-    let mut at = 0;
-    for line in raw.split_inclusive('\n') {
-        if is_header(line) {
-            last = Some((line.trim(), at + line.len()));
-        }
-        at += line.len();
-    }
-    let (h, end) = last?;
-    let name = h.trim_matches(['*', '#', ' ', '[', ']']);
-    Some(if ANSWER_HEADERS.contains(&name) {
-        Ok(&raw[end..])
-    } else {
-        Err(h)
-    })
-}
-
 /// What the prompt told the model, for refusing candidates that are not its answer.
 #[derive(Clone, Debug, Default)]
 pub struct Context {
@@ -358,7 +286,7 @@ fn short(s: &str) -> String {
 
 /// Finds and parses the formula in `raw` with `parse`, following the module's rule;
 /// `names` lists a parsed value's symbols for the vocabulary check.
-pub fn extract_with<T>(
+pub fn extract_with<T: PartialEq>(
     raw: &str,
     regex_mode: bool,
     parse: impl Fn(&str) -> Result<T, ParseError>,
@@ -366,98 +294,242 @@ pub fn extract_with<T>(
     extract_in(raw, regex_mode, &Context::default(), parse, |_| Vec::new())
 }
 
-/// [`extract_with`] under a prompt [`Context`].
-pub fn extract_in<'a, T>(
-    raw: &'a str,
+/// [`extract_with`] under a prompt [`Context`]; candidates are the same answer when equal.
+pub fn extract_in<T: PartialEq>(
+    raw: &str,
     regex_mode: bool,
     ctx: &Context,
     parse: impl Fn(&str) -> Result<T, ParseError>,
     names: impl Fn(&T) -> Vec<String>,
 ) -> Result<Extracted<T>, ParseError> {
-    let scope = match after_headers(raw) {
-        Some(Ok(rest)) => rest,
-        Some(Err(h)) => {
-            return Err(ParseError::new(
-                offset_in(raw, h),
-                format!("off-format: the reply continues the prompt template (last header {h})"),
-            ));
+    extract_among(raw, regex_mode, ctx, parse, names, |a, b| a == b)
+}
+
+/// One extraction in progress: what was refused and the first parse error, for the
+/// message when nothing is accepted.
+struct Run<'a, 'c, T, P, N> {
+    raw: &'a str,
+    regex_mode: bool,
+    ctx: &'c Context,
+    parse: P,
+    names: N,
+    first_err: Option<ParseError>,
+    refused: Option<ParseError>,
+    _t: std::marker::PhantomData<T>,
+}
+
+impl<'a, T, P, N> Run<'a, '_, T, P, N>
+where
+    P: Fn(&str) -> Result<T, ParseError>,
+    N: Fn(&T) -> Vec<String>,
+{
+    /// The first candidate of `region` that parses and is accepted (rule 3).
+    fn first_in(&mut self, region: &'a str) -> Option<Extracted<T>> {
+        let mut candidates: Vec<&str> = vec![region];
+        let lines: Vec<&str> = region
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !is_header(l))
+            .collect();
+        if lines.len() > 1 || region.lines().any(is_header) {
+            candidates.extend(lines.iter().copied());
         }
-        None => raw,
-    };
-    let region = fenced_region(scope)
-        .or_else(|| label_region(scope))
-        .unwrap_or(scope);
-    let mut candidates: Vec<&str> = vec![region];
-    let lines: Vec<&str> = region
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !is_header(l))
-        .collect();
-    if lines.len() > 1 || region.lines().any(is_header) {
-        candidates.extend(lines.iter().copied());
-    }
-    let cut = |line: &'a str, out: &mut Vec<&'a str>| {
-        for m in MARKERS {
-            if let Some(i) = line.find(m) {
-                out.push(&line[..i]);
-            }
-        }
-    };
-    for line in &lines {
-        cut(line, &mut candidates);
-    }
-    for line in &lines {
-        let colons = [line.find(": "), line.rfind(": ")];
-        for i in colons.into_iter().flatten() {
-            if ends_in_quantifier(&line[..i]) {
-                continue;
-            }
-            let after = &line[i + 2..];
-            candidates.push(after);
-            cut(after, &mut candidates);
-        }
-    }
-    if regex_mode {
-        // In prose ("The answer is (01)*0"), a token with a regex operator, last first.
-        for line in &lines {
-            for tok in line.split_whitespace().rev() {
-                if tok.contains(['*', '+', '?', '|', '(']) {
-                    candidates.push(tok);
+        let cut = |line: &'a str, out: &mut Vec<&'a str>| {
+            for m in MARKERS {
+                if let Some(i) = line.find(m) {
+                    out.push(&line[..i]);
                 }
             }
+        };
+        for line in &lines {
+            cut(line, &mut candidates);
         }
-    }
-    let mut first_err = None;
-    let mut refused: Option<ParseError> = None;
-    for cand in candidates {
-        let mut c = clean(cand);
-        if regex_mode {
-            c = clean(strip_regex_delimiters(c));
-        }
-        if c.is_empty() || is_header(c) || (regex_mode && is_prose(c)) {
-            continue;
-        }
-        let rewritten = latex_subscripts(c);
-        match parse(rewritten.as_deref().unwrap_or(c)) {
-            Ok(value) => {
-                let start = offset_in(raw, c);
-                if let Some(why) = ctx.refuse(c, &names(&value)) {
-                    refused.get_or_insert(ParseError::new(start, why));
+        for line in &lines {
+            let colons = [line.find(": "), line.rfind(": ")];
+            for i in colons.into_iter().flatten() {
+                if ends_in_quantifier(&line[..i]) {
                     continue;
                 }
-                return Ok(Extracted {
+                let after = &line[i + 2..];
+                candidates.push(after);
+                cut(after, &mut candidates);
+            }
+        }
+        if self.regex_mode {
+            // In prose ("It is (01)*0"), a token with a regex operator, last first.
+            for line in &lines {
+                for tok in line.split_whitespace().rev() {
+                    if tok.contains(['*', '+', '?', '|', '(']) {
+                        candidates.push(tok);
+                    }
+                }
+            }
+        }
+        candidates.into_iter().find_map(|c| self.try_candidate(c))
+    }
+
+    /// Parses one candidate after trimming (rule 3) and checks it (rules 4 and 5).
+    fn try_candidate(&mut self, cand: &'a str) -> Option<Extracted<T>> {
+        let mut c = clean(cand);
+        if self.regex_mode {
+            c = clean(strip_regex_delimiters(c));
+        }
+        if c.is_empty() || is_header(c) || (self.regex_mode && is_prose(c)) {
+            return None;
+        }
+        // A regex is written on one line (the regex syntax ignores whitespace, so two
+        // lines would read as one concatenation).
+        if self.regex_mode && c.contains('\n') {
+            return None;
+        }
+        let text = latex_text(c);
+        let src = text.as_deref().unwrap_or(c);
+        let rewritten = if text.is_some() {
+            subscripts(src)
+        } else {
+            latex_subscripts(src)
+        };
+        match (self.parse)(rewritten.as_deref().unwrap_or(src)) {
+            Ok(value) => {
+                let start = offset_in(self.raw, c);
+                if let Some(why) = self.ctx.refuse(c, &(self.names)(&value)) {
+                    self.refused.get_or_insert(ParseError::new(start, why));
+                    return None;
+                }
+                Some(Extracted {
                     value,
                     start,
                     end: start + c.len(),
-                });
+                })
             }
             Err(e) => {
-                if first_err.is_none() {
-                    first_err = Some(e.shifted(offset_in(raw, c)));
+                if self.first_err.is_none() && text.is_none() {
+                    self.first_err = Some(e.shifted(offset_in(self.raw, c)));
                 }
+                None
             }
         }
     }
-    if let Some(r) = refused {
+
+    /// The answer in one scope (the reply, or a part of it cut by headers): a marked
+    /// region if one holds an accepted formula, else the unmarked text, where several
+    /// different formulas are refused.
+    fn in_scope(
+        &mut self,
+        scope: &'a str,
+        marked_scope: bool,
+        same: &impl Fn(&T, &T) -> bool,
+    ) -> Result<Option<Extracted<T>>, ParseError> {
+        let mut any_marked = false;
+        for class in marked_regions(scope) {
+            for region in class.into_iter().rev() {
+                any_marked = true;
+                if let Some(x) = self.first_in(region) {
+                    return Ok(Some(x));
+                }
+            }
+        }
+        if marked_scope {
+            return Ok(self.first_in(scope));
+        }
+        // A marked answer that does not parse is what the error should name, even when
+        // the unmarked text is read as a fallback.
+        let marked_errors = any_marked.then(|| (self.first_err.take(), self.refused.take()));
+        let found = self.unmarked(scope, same)?;
+        if found.is_none()
+            && let Some((first_err, refused)) = marked_errors
+            && (first_err.is_some() || refused.is_some())
+        {
+            self.first_err = first_err;
+            self.refused = refused;
+        }
+        Ok(found)
+    }
+
+    /// The answer in text that marks none: the whole text, else the one formula its
+    /// lines hold (equivalent duplicates allowed).
+    fn unmarked(
+        &mut self,
+        scope: &'a str,
+        same: &impl Fn(&T, &T) -> bool,
+    ) -> Result<Option<Extracted<T>>, ParseError> {
+        // The whole text at once first: a formula written across lines.
+        if let Some(x) = self.try_candidate(scope) {
+            return Ok(Some(x));
+        }
+        let mut found: Vec<Extracted<T>> = Vec::new();
+        for line in scope.lines() {
+            if line.trim().is_empty() || is_header(line) {
+                continue;
+            }
+            if let Some(x) = self.first_in(line) {
+                found.push(x);
+            }
+        }
+        let mut found = found.into_iter();
+        let Some(first) = found.next() else {
+            return Ok(None);
+        };
+        if let Some(other) = found.find(|x| !same(&first.value, &x.value)) {
+            return Err(ParseError::new(
+                other.start,
+                format!(
+                    "off-format: several different answers ('{}' and '{}') and none marked as the answer",
+                    short(&self.raw[first.start..first.end]),
+                    short(&self.raw[other.start..other.end])
+                ),
+            ));
+        }
+        Ok(Some(first))
+    }
+}
+
+/// Finds the formula in `raw` by the module's rule; `same` decides whether two
+/// candidates are the same answer (equivalent duplicates are not "several answers").
+pub fn extract_among<T>(
+    raw: &str,
+    regex_mode: bool,
+    ctx: &Context,
+    parse: impl Fn(&str) -> Result<T, ParseError>,
+    names: impl Fn(&T) -> Vec<String>,
+    same: impl Fn(&T, &T) -> bool,
+) -> Result<Extracted<T>, ParseError> {
+    let mut run = Run {
+        raw,
+        regex_mode,
+        ctx,
+        parse,
+        names,
+        first_err: None,
+        refused: None,
+        _t: std::marker::PhantomData,
+    };
+    let headers = header_scopes(raw);
+    let scopes: Vec<(&str, bool)> = match &headers {
+        None => vec![(raw, false)],
+        Some(h) => h
+            .before
+            .map(|b| (b, false))
+            .into_iter()
+            .chain(h.answer.map(|a| (a, true)))
+            .collect(),
+    };
+    for (scope, marked) in scopes {
+        if let Some(x) = run.in_scope(scope, marked, &same)? {
+            return Ok(x);
+        }
+    }
+    if let Some(h) = &headers
+        && h.answer.is_none()
+    {
+        return Err(ParseError::new(
+            offset_in(raw, h.last),
+            format!(
+                "off-format: the reply continues the prompt template (last header {})",
+                h.last
+            ),
+        ));
+    }
+    if let Some(r) = run.refused {
         return Err(r);
     }
     if let Some(h) = raw.lines().find(|l| is_header(l)) {
@@ -467,13 +539,43 @@ pub fn extract_in<'a, T>(
             format!("off-format: the reply repeats the prompt's header {h} and holds no formula"),
         ));
     }
-    Err(first_err.unwrap_or_else(|| {
+    Err(run.first_err.unwrap_or_else(|| {
         if raw.trim().is_empty() {
             ParseError::new(0, "empty output")
         } else {
-            ParseError::new(offset_in(raw, region), "no formula found in the output")
+            ParseError::new(
+                offset_in(raw, raw.trim_start()),
+                "no formula found in the output",
+            )
         }
     }))
+}
+
+/// `\text{pred}` (and `\mathrm`, `\textit`, `\operatorname`, `\mathit`) written as `pred`.
+fn latex_text(s: &str) -> Option<String> {
+    const CMDS: [&str; 6] = [
+        "\\text{",
+        "\\mathrm{",
+        "\\textit{",
+        "\\mathit{",
+        "\\textrm{",
+        "\\operatorname{",
+    ];
+    if !CMDS.iter().any(|c| s.contains(c)) {
+        return None;
+    }
+    let mut out = s.to_string();
+    for c in CMDS {
+        while let Some(i) = out.find(c) {
+            let body = i + c.len();
+            let Some(j) = out[body..].find('}') else {
+                break;
+            };
+            let inner = out[body..body + j].to_string();
+            out.replace_range(i..=body + j, &inner);
+        }
+    }
+    Some(out)
 }
 
 #[cfg(test)]

@@ -270,3 +270,40 @@ pub fn lex(src: &str) -> Result<Vec<Token<'_>>, ParseError> {
     }
     Ok(out)
 }
+
+/// The logic operator (negation, a connective or a quantifier, in any symbol, ASCII or
+/// LaTeX notation this lexer reads; operator words aside) at the start of `s`, with its
+/// byte length. The copy check reads operators through this, so the two never differ.
+pub(crate) fn operator_prefix(s: &str) -> Option<(Tok<'static>, usize)> {
+    let first = s.chars().next()?;
+    if first.is_alphanumeric() || first == '_' || first.is_whitespace() {
+        return None;
+    }
+    let mut end = if first == '\\' {
+        1 + s[1..].bytes().take_while(u8::is_ascii_alphabetic).count()
+    } else {
+        s.char_indices().nth(3).map_or(s.len(), |(i, _)| i)
+    };
+    // Longest prefix the lexer reads as an operator token starting here (`<->` before `<`).
+    while end > 0 {
+        if let Ok(toks) = lex(&s[..end])
+            && let Some(t) = toks.first()
+            && t.start == 0
+        {
+            let op = match t.tok {
+                Tok::Not => Tok::Not,
+                Tok::And => Tok::And,
+                Tok::Or => Tok::Or,
+                Tok::Implies => Tok::Implies,
+                Tok::Iff => Tok::Iff,
+                Tok::Xor => Tok::Xor,
+                Tok::Forall => Tok::Forall,
+                Tok::Exists => Tok::Exists,
+                _ => return None,
+            };
+            return Some((op, t.end));
+        }
+        end = s[..end].char_indices().last().map_or(0, |(i, _)| i);
+    }
+    None
+}

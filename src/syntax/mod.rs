@@ -91,12 +91,25 @@ pub fn extract_read(
     ctx: &ExtractContext,
     reading: Reading,
 ) -> Result<Extracted<ReadExpr>, ParseError> {
-    let x = extract_in(
+    extract_read_among(raw, kind, ctx, reading, |a, b| a == b)
+}
+
+/// [`extract_read`] where `same` says which candidates are one answer written twice
+/// (several candidates that are not the same, none marked, make the reply off-format).
+pub fn extract_read_among(
+    raw: &str,
+    kind: SyntaxKind,
+    ctx: &ExtractContext,
+    reading: Reading,
+    same: impl Fn(&Expr, &Expr) -> bool,
+) -> Result<Extracted<ReadExpr>, ParseError> {
+    let x = extract::extract_among(
         raw,
         kind == SyntaxKind::Regex,
         ctx,
         |s| parse_as(s, kind, reading).map(|e| notation::read_expr(e, &ctx.vocabulary)),
         |(e, _)| e.symbols(),
+        |(a, _), (b, _)| same(a, b),
     )?;
     let (expr, mut notes) = x.value;
     if let Some(n) = raw

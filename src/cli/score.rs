@@ -1,0 +1,301 @@
+//! `autoeval score`: one sample (or JSON lines of samples) scored from text through the
+//! scoring path `run`, `rescore` and `import --reverify` share.
+
+use crate::report::kinds::classify_parts;
+use crate::run::score::{RoundText, Scored, score_round};
+use crate::syntax::{Reading, SyntaxKind, parse_as};
+use crate::verify::{Options, Verdict, render};
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use serde_json::{Value, json};
+use std::io::{BufRead, Write};
+use std::time::Duration;
+
+/// Arguments of `autoeval score`.
+#[derive(Args, Debug)]
+pub struct ScoreArgs {
+    /// Syntax of the sample (with --samples: of lines that name none).
+    #[arg(long, value_enum)]
+    pub syntax: Option<SyntaxKind>,
+    /// φ₀, the formula (or regex) the sample started from.
+    #[arg(long, required_unless_present = "samples")]
+    pub phi0: Option<String>,
+    /// ψ, the informalization (omit it to skip the copy check).
+    #[arg(long)]
+    pub psi: Option<String>,
+    /// The raw autoformalization reply.
+    #[arg(long, required_unless_present = "samples")]
+    pub reply: Option<String>,
+    /// The autoformalization prompt's text, for the echo check (default: none).
+    #[arg(long)]
+    pub prompt: Option<String>,
+    /// Score many samples: a file (or `-` for stdin) of JSON lines
+    /// `{"syntax", "phi0", "psi", "reply"}` (`psi` and `prompt` optional); writes one
+    /// JSON line per input line, in input order.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["phi0", "psi", "reply", "prompt"])]
+    pub samples: Option<String>,
+    /// Verifier time limit per sample, in milliseconds.
+    #[arg(long, default_value_t = 5000)]
+    pub timeout: u64,
+    /// How formulas without full parentheses are grouped: `standard` (widest
+    /// quantifier scope, right-grouped →, `^` is ⊕) or `nltk` (the original's).
+    #[arg(long, value_enum, default_value_t = Reading::Standard)]
+    pub reading: Reading,
+}
+
+/// One sample to score.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Sample {
+    #[serde(default)]
+    syntax: Option<SyntaxKind>,
+    phi0: String,
+    #[serde(default)]
+    psi: Option<String>,
+    reply: String,
+    #[serde(default)]
+    prompt: Option<String>,
+    /// Accepted and ignored: a caller's own key for the line.
+    #[serde(default)]
+    #[allow(dead_code)]
+    id: Option<Value>,
+}
+
+/// The output object of a scored sample.
+fn scored_json(syntax: SyntaxKind, phi0: &crate::syntax::Expr, s: &Scored) -> Value {
+    let v = &s.verdict;
+    let reason: Option<String> = match v {
+        Verdict::Equivalent { .. } => None,
+        Verdict::NotEquivalent { countermodel, .. } => Some(render::countermodel(countermodel)),
+        Verdict::Unparseable { reason, .. } | Verdict::Unknown { reason } => Some(reason.clone()),
+        Verdict::Copied { detail, .. } => Some(detail.clone()),
+        Verdict::ModelError { message } => Some(message.clone()),
+    };
+    let phi1 = s.phi1.as_ref().map(|x| x.value.to_unicode());
+    let unparseable = match v {
+        Verdict::Unparseable { reason, .. } => Some(reason.as_str()),
+        _ => None,
+    };
+    let input = phi0.to_unicode();
+    let kinds: Vec<&str> =
+        classify_parts(v.kind(), unparseable, syntax, Some(&input), phi1.as_deref())
+            .into_iter()
+            .map(crate::report::kinds::FailureKind::id)
+            .collect();
+    let mut out = json!({
+        "verdict": v.name(),
+        "phi1": phi1,
+        "phi1_span": s.phi1.as_ref().map(|x| [x.start, x.end]),
+        "copy_span": s.copy_span.map(|(a, b)| [a, b]),
+        "reason": reason,
+        "notes": v.notes(),
+        "kinds": kinds,
+    });
+    if let (Verdict::Unparseable { pos, .. }, Some(o)) = (v, out.as_object_mut()) {
+        o.insert("pos".into(), (*pos).into());
+    }
+    out
+}
+
+/// Scores one sample; Err is a line that could not be scored (bad input).
+fn score_sample(
+    sample: &Sample,
+    asked: Option<SyntaxKind>,
+    reading: Reading,
+    opts: &Options,
+) -> Result<Value, String> {
+    let syntax = sample.syntax.or(asked).ok_or_else(|| {
+        "no syntax: give \"syntax\": \"pl\"|\"fol\"|\"regex\" on the line or --syntax".to_string()
+    })?;
+    let phi0 = parse_as(&sample.phi0, syntax, reading).map_err(|e| {
+        format!(
+            "phi0 does not parse as {}: {} at character {}",
+            syntax_name(syntax),
+            e.reason,
+            e.char_pos(&sample.phi0)
+        )
+    })?;
+    let scored = score_round(
+        &RoundText {
+            phi0: &phi0,
+            input: &phi0,
+            psi: sample.psi.as_deref(),
+            reply: &sample.reply,
+            prompt: sample.prompt.as_deref().unwrap_or(""),
+            syntax,
+            reading,
+        },
+        opts,
+    );
+    Ok(scored_json(syntax, &phi0, &scored))
+}
+
+fn syntax_name(s: SyntaxKind) -> &'static str {
+    match s {
+        SyntaxKind::Pl => "pl",
+        SyntaxKind::Fol => "fol",
+        SyntaxKind::Regex => "regex",
+    }
+}
+
+/// Exit code for one scored sample: 0 equivalent, 1 another verdict, 2 unknown.
+fn exit_code(verdict: &str) -> i32 {
+    match verdict {
+        "equivalent" => 0,
+        "unknown" => 2,
+        _ => 1,
+    }
+}
+
+/// Runs `autoeval score`.
+pub fn run(args: ScoreArgs) -> Result<i32> {
+    let opts = Options {
+        timeout: Duration::from_millis(args.timeout.max(1)),
+        ..Options::default()
+    };
+    if let Some(path) = &args.samples {
+        return run_samples(path, args.syntax, args.reading, &opts);
+    }
+    let (Some(phi0), Some(reply)) = (args.phi0, args.reply) else {
+        bail!("give --phi0 and --reply (and --psi), or --samples FILE");
+    };
+    let Some(syntax) = args.syntax else {
+        bail!("give --syntax pl|fol|regex");
+    };
+    let sample = Sample {
+        syntax: Some(syntax),
+        phi0,
+        psi: args.psi,
+        reply,
+        prompt: args.prompt,
+        id: None,
+    };
+    let out = score_sample(&sample, None, args.reading, &opts).map_err(anyhow::Error::msg)?;
+    let code = exit_code(out["verdict"].as_str().unwrap_or(""));
+    outln!("{out}");
+    Ok(code)
+}
+
+/// Lines read and scored per parallel chunk: bounds memory on any input size.
+const CHUNK: usize = 8192;
+/// Longest accepted input line.
+const MAX_LINE: usize = 4 << 20;
+
+/// One input line: read, or why it could not be.
+type Line = (usize, Result<String, String>);
+
+fn score_line(
+    n: usize,
+    line: &Result<String, String>,
+    asked: Option<SyntaxKind>,
+    reading: Reading,
+    opts: &Options,
+) -> (String, bool) {
+    let res = line.as_ref().map_err(Clone::clone).and_then(|t| {
+        if t.trim().is_empty() {
+            return Err(
+                "blank line: expected a JSON object {\"syntax\", \"phi0\", \"psi\", \"reply\"}"
+                    .into(),
+            );
+        }
+        let s: Sample = serde_json::from_str(t).map_err(|e| {
+            format!("not a sample ({e}); expected {{\"syntax\", \"phi0\", \"psi\", \"reply\"}}")
+        })?;
+        score_sample(&s, asked, reading, opts)
+    });
+    match res {
+        Ok(mut v) => {
+            if let Some(o) = v.as_object_mut() {
+                o.insert("line".into(), n.into());
+            }
+            (v.to_string(), false)
+        }
+        Err(why) => (json!({"line": n, "error": why}).to_string(), true),
+    }
+}
+
+fn run_samples(
+    path: &str,
+    asked: Option<SyntaxKind>,
+    reading: Reading,
+    opts: &Options,
+) -> Result<i32> {
+    let reader: Box<dyn BufRead> = if path == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        let f = crate::fsread::open(std::path::Path::new(path), crate::fsread::STREAM)
+            .with_context(|| format!("opening {path}"))?;
+        Box::new(std::io::BufReader::with_capacity(1 << 20, f))
+    };
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
+    let mut lines = crate::run::store::BoundedLines::new(reader, MAX_LINE);
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let (mut n, mut bad) = (0usize, 0usize);
+    loop {
+        let mut chunk: Vec<Line> = Vec::with_capacity(CHUNK);
+        while chunk.len() < CHUNK {
+            let Some(line) = lines
+                .next_line()
+                .with_context(|| format!("reading {path}"))?
+            else {
+                break;
+            };
+            n += 1;
+            chunk.push((
+                n,
+                line.map_err(|len| {
+                    format!("line of {len} bytes is longer than the limit of {MAX_LINE}")
+                }),
+            ));
+        }
+        if chunk.is_empty() {
+            break;
+        }
+        let per = chunk.len().div_ceil(threads).max(1);
+        let results: Vec<(String, bool)> = std::thread::scope(|s| {
+            let handles: Vec<_> = chunk
+                .chunks(per)
+                .map(|part| {
+                    let h = s.spawn(move || {
+                        part.iter()
+                            .map(|(n, l)| score_line(*n, l, asked, reading, opts))
+                            .collect::<Vec<_>>()
+                    });
+                    (part, h)
+                })
+                .collect();
+            // A crashed worker costs its lines an error line each, never the alignment.
+            handles
+                .into_iter()
+                .flat_map(|(part, h)| {
+                    h.join().unwrap_or_else(|_| {
+                        part.iter()
+                            .map(|(n, _)| {
+                                let j = json!({"line": n, "error": "internal error: scoring crashed on this chunk"});
+                                (j.to_string(), true)
+                            })
+                            .collect()
+                    })
+                })
+                .collect()
+        });
+        for ((n, _), (line, is_bad)) in chunk.iter().zip(results) {
+            if is_bad {
+                bad += 1;
+                let why = serde_json::from_str::<Value>(&line)
+                    .ok()
+                    .and_then(|v| v["error"].as_str().map(str::to_string))
+                    .unwrap_or_default();
+                eprintln!("{path}:{n}: {}", crate::sanitize::one_line(&why));
+            }
+            out.write_all(line.as_bytes())?;
+            out.write_all(b"\n")?;
+        }
+    }
+    out.flush()?;
+    if bad > 0 {
+        eprintln!("{bad} line(s) of {path} could not be scored (see the \"error\" lines)");
+        return Ok(2);
+    }
+    Ok(0)
+}
