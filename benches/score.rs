@@ -45,7 +45,14 @@ fn extraction() {
         let mut times: Vec<Duration> = (0..51)
             .map(|_| {
                 let t = Instant::now();
-                let r = extract_phi1(reply, &phi0, &prompt, psi, syntax);
+                let r = extract_phi1(
+                    reply,
+                    &phi0,
+                    &prompt,
+                    psi,
+                    syntax,
+                    autoeval::syntax::Reading::Standard,
+                );
                 std::hint::black_box(&r);
                 t.elapsed()
             })

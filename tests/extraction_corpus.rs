@@ -36,8 +36,15 @@ fn extract_entry(e: &Value) -> Value {
         None => String::new(),
     };
     // The scoring path's own extraction (equivalent candidates are one answer).
-    match extract_phi1(reply, &phi0, &prompt, psi, syntax) {
-        Ok(x) => json!({"formula": x.value.to_unicode(), "span": [x.start, x.end]}),
+    match extract_phi1(
+        reply,
+        &phi0,
+        &prompt,
+        psi,
+        syntax,
+        autoeval::syntax::Reading::Standard,
+    ) {
+        Ok(x) => json!({"formula": x.value.expr.to_unicode(), "span": [x.start, x.end]}),
         Err(v) => match *v {
             Verdict::Unparseable { reason, .. } if reason.starts_with("off-format") => {
                 json!({"off_format": reason})

@@ -4,7 +4,9 @@
 
 use super::format::RoundRecord;
 use crate::prompt::copy_check;
-use crate::syntax::{Expr, ExtractContext, Extracted, ReadExpr, Reading, SyntaxKind, extract_read_among};
+use crate::syntax::{
+    Expr, ExtractContext, Extracted, ReadExpr, Reading, SyntaxKind, extract_read_among,
+};
 use crate::verify::{self, Verdict};
 use std::time::Instant;
 
