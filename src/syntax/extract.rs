@@ -276,6 +276,16 @@ impl Context {
     }
 }
 
+/// "…then the formula is false." states a truth value: a lone English truth word taken
+/// from a longer reply is prose. A reply that is only `True`, the symbols ⊤ and ⊥, and
+/// formulas of constants (`True ∧ p1`) stay formulas.
+fn truth_word_in_prose(cand: &str, raw: &str) -> Option<String> {
+    let word = cand.trim();
+    let truth = word.eq_ignore_ascii_case("true") || word.eq_ignore_ascii_case("false");
+    (truth && raw.trim() != word)
+        .then(|| format!("off-format: '{word}' is a truth value in prose, not a formula"))
+}
+
 fn short(s: &str) -> String {
     let mut out: String = s.chars().take(40).collect();
     if s.chars().count() > 40 {
@@ -391,7 +401,9 @@ where
         match (self.parse)(rewritten.as_deref().unwrap_or(src)) {
             Ok(value) => {
                 let start = offset_in(self.raw, c);
-                if let Some(why) = self.ctx.refuse(c, &(self.names)(&value)) {
+                if let Some(why) = truth_word_in_prose(c, self.raw)
+                    .or_else(|| self.ctx.refuse(c, &(self.names)(&value)))
+                {
                     self.refused.get_or_insert(ParseError::new(start, why));
                     return None;
                 }
