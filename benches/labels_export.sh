@@ -22,7 +22,7 @@ big=$(for r in "$RUNS"/*/; do printf '%s %s\n' "$(wc -l < "$r/samples.jsonl")" "
 cp -r "$big" "$WORK/run"
 # 10,000 labels: 2,000 samples × 5 annotators, categories drawn with a fixed seed so
 # annotators agree often but not always.
-grep -o '"id":"[^"]*"' "$WORK/run/samples.jsonl" | head -2000 | cut -d'"' -f4 |
+grep -m 2000 -o '^{"id":"[^"]*"' "$WORK/run/samples.jsonl" | cut -d'"' -f4 |
   awk 'BEGIN { srand(7); split("negation-misplaced and-or-swap scope-not-conveyed incomplete term-omitted off-format quantifier-swap", C, " ") }
        { base = C[int(rand() * 7) + 1]
          for (a = 1; a <= 5; a++) {

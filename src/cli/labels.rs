@@ -155,6 +155,33 @@ fn record(
     }
 }
 
+/// A run with only its labelled samples (statistics need no others), read through the
+/// row index so a large run is not loaded whole.
+fn load_labelled(dir: &Path, labels: &[LabelRecord]) -> Result<crate::report::RunData> {
+    let manifest = crate::run::store::read_manifest(dir).map_err(|e| anyhow!("{e}"))?;
+    let ids: std::collections::HashSet<&str> = labels.iter().map(|l| l.id.as_str()).collect();
+    let mut samples = Vec::new();
+    let warnings = crate::report::open::for_each_sample_where(
+        dir,
+        |id| ids.contains(id),
+        |s| {
+            samples.push(s);
+            Ok(())
+        },
+    )
+    .map_err(|e| anyhow!("{e}"))?;
+    for w in warnings.iter().take(5) {
+        eprintln!("warning: {}", crate::sanitize::one_line(w));
+    }
+    Ok(crate::report::RunData {
+        dir: dir.to_path_buf(),
+        manifest,
+        samples,
+        judge: vec![],
+        warnings,
+    })
+}
+
 /// `--pair a,b`: two distinct annotators who have labels.
 fn parse_pair(pair: Option<&str>, records: &[LabelRecord]) -> Result<Option<(String, String)>> {
     let Some(p) = pair else { return Ok(None) };
@@ -327,8 +354,8 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
             let mut pooled: Option<crate::report::RunData> = None;
             let mut records = Vec::new();
             for dir in &dirs {
-                let mut data = load_run(dir).map_err(|e| anyhow!("{e}"))?;
                 let mut labels = read_labels(dir).map_err(|e| anyhow!("{e}"))?.records;
+                let mut data = load_labelled(dir, &labels)?;
                 if several {
                     // Ids are unique within a run only.
                     let name = data.manifest.id.clone();

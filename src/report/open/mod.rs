@@ -6,63 +6,59 @@ pub mod flat;
 pub mod inspect;
 
 use crate::run::format::{LabelRecord, SampleRecord};
-use crate::run::store::{BoundedLines, MAX_RECORD, SAMPLES, StoreError};
-use std::collections::{BTreeMap, HashMap};
+use crate::run::store::{MAX_RECORD, SAMPLES, StoreError};
+use std::collections::BTreeMap;
 use std::io::BufReader;
 use std::path::Path;
 
-/// Just the id, to find each id's newest line without keeping records.
-#[derive(serde::Deserialize)]
-struct IdOnly {
-    id: String,
-}
-
 /// Calls `f` with every current sample of a run (the newest line of each id), in file
-/// order of those lines; returns the warnings met (skipped lines).
+/// order; returns the warnings met (skipped lines).
 pub fn for_each_sample(
     dir: &Path,
+    f: impl FnMut(SampleRecord) -> std::io::Result<()>,
+) -> Result<Vec<String>, StoreError> {
+    for_each_sample_where(dir, |_| true, f)
+}
+
+/// [`for_each_sample`] for the ids `want` accepts. The run's row index says where each
+/// id's newest line is, so only those lines are read and parsed, one at a time.
+pub fn for_each_sample_where(
+    dir: &Path,
+    want: impl Fn(&str) -> bool,
     mut f: impl FnMut(SampleRecord) -> std::io::Result<()>,
 ) -> Result<Vec<String>, StoreError> {
+    use std::io::Read;
     let path = dir.join(SAMPLES);
     crate::run::store::ensure_regular(&path)?;
     let io = |e: std::io::Error| StoreError::Io(path.display().to_string(), e);
-    let open = || {
-        std::fs::File::open(&path)
-            .map(|f| BoundedLines::new(BufReader::new(f), MAX_RECORD as usize))
-    };
-    // Pass 1: the last line of each id.
-    let mut last: HashMap<String, usize> = HashMap::new();
-    let mut lines = open().map_err(io)?;
-    let mut n = 0;
-    while let Some(line) = lines.next_line().map_err(io)? {
-        if let Ok(l) = line
-            && let Ok(r) = serde_json::from_str::<IdOnly>(&l)
-        {
-            last.insert(r.id, n);
+    let scan = crate::run::index::load_or_build(dir, false);
+    let mut picks: Vec<(u64, u32)> = crate::run::rows::latest_per_id(&scan.rows)
+        .into_iter()
+        .map(|i| &scan.rows[i])
+        .filter(|r| want(&r.id))
+        .map(|r| (r.offset, r.len))
+        .collect();
+    picks.sort_unstable();
+    let mut warnings = scan.warnings;
+    drop(scan.rows);
+    let mut file = BufReader::with_capacity(1 << 20, std::fs::File::open(&path).map_err(io)?);
+    let (mut pos, mut buf) = (0u64, Vec::new());
+    for (off, len) in picks {
+        if u64::from(len) > MAX_RECORD || off < pos {
+            warnings.push(format!(
+                "{}: a line at byte {off} was skipped (over {MAX_RECORD} bytes or overlapping)",
+                path.display()
+            ));
+            continue;
         }
-        n += 1;
-    }
-    // Pass 2: parse and hand over only those.
-    let mut warnings = Vec::new();
-    let mut lines = open().map_err(io)?;
-    let mut n = 0;
-    while let Some(line) = lines.next_line().map_err(io)? {
-        n += 1;
-        let l = match line {
-            Ok(l) if l.trim().is_empty() => continue,
-            Ok(l) => l,
-            Err(len) => {
-                warnings.push(format!(
-                    "{}:{n}: a line of {len} bytes was skipped (limit {MAX_RECORD})",
-                    path.display()
-                ));
-                continue;
-            }
-        };
-        match serde_json::from_str::<SampleRecord>(&l) {
-            Ok(r) if last.get(&r.id) == Some(&(n - 1)) => f(r).map_err(io)?,
-            Ok(_) => {}
-            Err(e) => warnings.push(format!("{}:{n}: skipped: {e}", path.display())),
+        file.seek_relative(i64::try_from(off - pos).unwrap_or(i64::MAX))
+            .map_err(io)?;
+        buf.resize(len as usize, 0);
+        file.read_exact(&mut buf).map_err(io)?;
+        pos = off + u64::from(len);
+        match serde_json::from_slice::<SampleRecord>(&buf) {
+            Ok(r) => f(r).map_err(io)?,
+            Err(e) => warnings.push(format!("{} at byte {off}: skipped: {e}", path.display())),
         }
     }
     Ok(warnings)
