@@ -8,7 +8,7 @@ use super::store::{self, Appender, JUDGE, SAMPLES};
 use crate::dataset::Dataset;
 use crate::llm::ModelInfo;
 use crate::llm::judge::JudgeAnswer;
-use crate::report::closeness::closeness;
+use crate::report::closeness::closeness_within;
 use crate::syntax::{ExtractContext, extract_for};
 use crate::verify::{self, Countermodel, Verdict, VerdictKind};
 use serde_json::Value;
@@ -259,7 +259,7 @@ pub fn import(
             phi0_original: item.fs.clone(),
             num_operators: item.num_operators,
             depth: item.depth,
-            closeness: phi1.map(|x| closeness(phi0, &x.value)),
+            closeness: phi1.and_then(|x| closeness_within(phi0, &x.value)),
             rounds_passed: usize::from(ours.is_equivalent()),
             verdict: ours,
             rounds: vec![round],
