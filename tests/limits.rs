@@ -851,3 +851,45 @@ fn a_dataset_starting_with_a_byte_order_mark_is_read() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(common::samples(&dir.path().join("run")).len(), 2);
 }
+
+#[test]
+fn a_regex_of_30000_alternatives_is_scored_in_linear_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let ds = dir.path().join("rx.json");
+    let o = bin()
+        .args([
+            "generate",
+            "--kind",
+            "regex",
+            "--per-category",
+            "1",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&ds)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut d: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&ds).unwrap()).unwrap();
+    let mut item = d["data"][0].clone();
+    item["fs"] = vec!["ab"; 30_000].join("|").into();
+    d["data"] = serde_json::json!([item]);
+    std::fs::write(&ds, d.to_string()).unwrap();
+    let out = dir.path().join("run");
+    let o = output_within(
+        bin()
+            .args(["run", "--model", "perturb", "--quiet", "--dataset"])
+            .arg(&ds)
+            .arg("--out")
+            .arg(&out),
+        60,
+        "30,000 alternatives",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = common::samples(&out);
+    assert_eq!(s.len(), 1);
+    assert!(s[0]["rounds"][0]["phi1"].is_string(), "φ₁ was read");
+    // Too long to score for closeness (ROUGE-L is quadratic): left out, not waited for.
+    assert!(s[0]["closeness"].is_null(), "{}", s[0]["closeness"]);
+}

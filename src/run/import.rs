@@ -9,7 +9,7 @@ use super::store::{self, Appender, JUDGE, SAMPLES};
 use crate::dataset::Dataset;
 use crate::llm::ModelInfo;
 use crate::llm::judge::JudgeAnswer;
-use crate::report::closeness::closeness;
+use crate::report::closeness::closeness_within;
 use crate::syntax::Reading;
 use crate::verify::{self, Countermodel, Verdict, VerdictKind};
 use serde_json::Value;
@@ -274,7 +274,7 @@ pub fn import_as(
             phi0_original: item.fs.clone(),
             num_operators: item.num_operators,
             depth: item.depth,
-            closeness: phi1.map(|x| closeness(phi0, &x.value.expr)),
+            closeness: phi1.and_then(|x| closeness_within(phi0, &x.value.expr)),
             rounds_passed: usize::from(stored.is_equivalent()),
             verdict: stored,
             rounds: vec![round],

@@ -5,7 +5,7 @@ use super::score;
 use crate::llm::client::{CallError, CallResult};
 use crate::llm::{ChatRequest, Client};
 use crate::prompt::{PromptSet, Rendered};
-use crate::report::closeness::closeness;
+use crate::report::closeness::closeness_within;
 use crate::syntax::{Expr, SyntaxKind};
 use crate::verify::{self, Verdict};
 use std::sync::Arc;
@@ -220,7 +220,7 @@ impl Pipeline {
             phi0_original: job.original,
             num_operators: job.num_operators,
             depth: job.depth,
-            closeness: first_phi1.map(|p| closeness(&job.phi0, &p)),
+            closeness: first_phi1.and_then(|p| closeness_within(&job.phi0, &p)),
             rounds,
             verdict,
             rounds_passed: passed,

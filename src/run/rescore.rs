@@ -13,7 +13,7 @@ use super::score;
 use super::store::{self, BoundedLines, SAMPLES};
 use crate::prompt::PromptSet;
 use crate::report::Counts;
-use crate::report::closeness::closeness;
+use crate::report::closeness::closeness_within;
 use crate::syntax::{Expr, Reading, parse};
 use crate::verify::{self, Verdict, VerdictKind};
 use std::collections::{BTreeMap, HashMap};
@@ -171,7 +171,7 @@ pub fn rescore_with(
         rounds,
         verdict,
         rounds_passed: passed,
-        closeness: first_phi1.map(|p| closeness(&phi0, &p)),
+        closeness: first_phi1.and_then(|p| closeness_within(&phi0, &p)),
         ..rec.clone()
     }))
 }
