@@ -96,8 +96,8 @@ fn live_run_pause_resume_cancel_and_errors() {
     });
     unsafe { std::env::set_var("AE_LIVE_BASE", &server.base) };
     let dir = tempfile::tempdir().unwrap();
-    // The form remembers its values in the config directory; keep that in the temp dir.
-    unsafe { std::env::set_var("XDG_CONFIG_HOME", dir.path().join("cfg")) };
+    // The form remembers its values in the config directory: never the developer's.
+    screens::isolate();
     let out = dir.path().join("live-run");
     unsafe { std::env::set_var("AE_LIVE_OUT", out.display().to_string()) };
     let (mut app, _) = build_app(&ViewOptions {
@@ -317,32 +317,38 @@ fn follows_a_run_written_by_another_process() {
     });
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("other");
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_autoeval"))
-        .args([
-            "run",
-            "--kind",
-            "pl",
-            "--per-category",
-            "1",
-            "--limit",
-            "30",
-            "--model",
-            "openai:fake",
-            "--concurrency",
-            "2",
-            "--quiet",
-        ])
-        .arg("--base-url")
-        .arg(format!("{}/v1", server.base))
-        .arg("--out")
-        .arg(&out)
-        .spawn()
-        .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let mut child = screens::Reaped(
+        std::process::Command::new(env!("CARGO_BIN_EXE_autoeval"))
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path().join(".config"))
+            .args([
+                "run",
+                "--kind",
+                "pl",
+                "--per-category",
+                "1",
+                "--limit",
+                "30",
+                "--model",
+                "openai:fake",
+                "--concurrency",
+                "2",
+                "--quiet",
+            ])
+            .arg("--base-url")
+            .arg(format!("{}/v1", server.base))
+            .arg("--out")
+            .arg(&out)
+            .spawn()
+            .unwrap(),
+    );
     let start = Instant::now();
     while !out.join("run.json").exists() {
         assert!(start.elapsed() < Duration::from_secs(20));
         std::thread::sleep(Duration::from_millis(20));
     }
+    screens::isolate();
     let (mut app, _) = build_app(&ViewOptions {
         paths: vec![out.clone()],
         theme: None,
@@ -365,7 +371,7 @@ fn follows_a_run_written_by_another_process() {
         std::thread::sleep(Duration::from_millis(50));
     }
     assert!(grew);
-    assert!(child.wait().unwrap().success());
+    assert!(child.0.wait().unwrap().success());
     app.follow();
     assert_eq!(app.visible.len(), 30, "no sample twice");
 }
@@ -377,7 +383,7 @@ fn a_server_that_is_gone_pauses_the_live_run_and_retry_errors_redoes_the_failure
     let dead_url = format!("http://{}/v1", dead.local_addr().unwrap());
     drop(dead);
     let dir = tempfile::tempdir().unwrap();
-    unsafe { std::env::set_var("XDG_CONFIG_HOME", dir.path().join("cfg")) };
+    screens::isolate();
     let out = dir.path().join("gone");
     let (mut app, _) = build_app(&ViewOptions {
         paths: vec![dir.path().to_path_buf()],

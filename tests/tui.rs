@@ -12,6 +12,7 @@ fn fixtures() -> PathBuf {
 }
 
 fn opts(paths: Vec<PathBuf>) -> ViewOptions {
+    isolate();
     // A config path that does not exist keeps the user's own config out of the tests.
     ViewOptions {
         paths,
@@ -31,7 +32,7 @@ fn keys(app: &mut autoeval::tui::state::App, ks: &[&str]) {
 }
 
 mod screens;
-use screens::{screen, styled};
+use screens::{Reaped, isolate, screen, styled};
 
 #[test]
 fn opens_on_a_failing_sample_with_counts() {
@@ -373,36 +374,8 @@ fn every_bundled_theme_renders() {
 
 #[test]
 fn starts_in_a_real_pty_draws_and_quits_with_q() {
-    // util-linux `script` gives the binary a pseudo-terminal; `q` arrives on its stdin.
-    let exe = env!("CARGO_BIN_EXE_autoeval");
-    let cmd = format!("stty cols 100 rows 30; {exe} view {}", fixtures().display());
-    let mut child = std::process::Command::new("script")
-        .args(["-qfec", &cmd, "/dev/null"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("the `script` command (util-linux) is needed for this test");
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    {
-        use std::io::Write;
-        let stdin = child.stdin.as_mut().unwrap();
-        stdin.write_all(b"q").unwrap();
-        stdin.flush().unwrap();
-    }
-    let start = std::time::Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        assert!(
-            start.elapsed() < std::time::Duration::from_secs(10),
-            "did not quit on q"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "exit {:?}", out.status);
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (code, text) = in_pty(b"q", &[]);
+    assert_eq!(code, Some(0), "exit {code:?}");
     assert!(
         text.contains("Samples") && text.contains("Runs"),
         "drew nothing: {text:.500}"
@@ -415,36 +388,106 @@ fn starts_in_a_real_pty_draws_and_quits_with_q() {
 
 /// Runs the viewer in a real pseudo-terminal, sends `input`, and returns (exit code, output).
 fn in_pty(input: &[u8], env: &[(&str, &str)]) -> (Option<i32>, String) {
+    in_pty_with(input, env, None)
+}
+
+/// [`in_pty`] with an isolated HOME whose config file holds `config`.
+fn in_pty_with(input: &[u8], env: &[(&str, &str)], config: Option<&str>) -> (Option<i32>, String) {
+    use std::io::Read;
+    let home = tempfile::tempdir().unwrap();
+    let cfg = home.path().join(".config");
+    std::fs::create_dir_all(cfg.join("autoeval")).unwrap();
+    if let Some(text) = config {
+        std::fs::write(cfg.join("autoeval/config.toml"), text).unwrap();
+    }
     let exe = env!("CARGO_BIN_EXE_autoeval");
     let cmd = format!("stty cols 100 rows 30; {exe} view {}", fixtures().display());
-    let mut child = std::process::Command::new("script")
-        .args(["-qfec", &cmd, "/dev/null"])
-        .envs(env.iter().copied())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("the `script` command (util-linux) is needed for this test");
+    // util-linux `script` gives the binary a pseudo-terminal; `input` arrives on its stdin.
+    let mut child = Reaped(
+        std::process::Command::new("script")
+            .args(["-qfec", &cmd, "/dev/null"])
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", &cfg)
+            .envs(env.iter().copied())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the `script` command (util-linux) is needed for this test"),
+    );
     std::thread::sleep(std::time::Duration::from_millis(1500));
     {
         use std::io::Write;
-        let stdin = child.stdin.as_mut().unwrap();
+        let stdin = child.0.stdin.as_mut().unwrap();
         stdin.write_all(input).unwrap();
         stdin.flush().unwrap();
     }
     let start = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
+    while child.0.try_wait().unwrap().is_none() {
         assert!(
             start.elapsed() < std::time::Duration::from_secs(10),
             "did not exit on {input:?}"
         );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
+    let code = child.0.try_wait().unwrap().and_then(|s| s.code());
+    let mut out = Vec::new();
+    child
+        .0
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_end(&mut out)
+        .unwrap();
+    (code, String::from_utf8_lossy(&out).into_owned())
+}
+
+#[test]
+fn ctrl_c_quits_even_when_the_users_config_rebinds_quit() {
+    let (code, text) = in_pty_with(b"\x03", &[], Some("[keys]\nquit = [\"q\", \"ctrl-q\"]\n"));
+    assert_eq!(code, Some(0), "ctrl-c did not quit: {code:?}");
+    assert!(text.contains("Samples"), "drew nothing");
+}
+
+#[test]
+fn ctrl_c_quits_in_every_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        "[keys]\nquit = [\"q\", \"ctrl-q\"]\n[keys.note]\ncancel = \"ctrl-c\"\n",
     )
+    .unwrap();
+    let ways: &[&[&str]] = &[
+        &[],
+        &["/"],
+        &["f"],
+        &["v"],
+        &["?"],
+        &["w"],
+        &["c"],
+        &["i"],
+        &["L"],
+        &["a"],
+        &["a", "m"],
+        &["R"],
+    ];
+    for way in ways {
+        isolate();
+        let (mut app, _) = build_app(&ViewOptions {
+            paths: vec![fixtures()],
+            theme: None,
+            config: Some(config.clone()),
+        });
+        keys(&mut app, way);
+        assert!(!app.quit, "{way:?} quit early");
+        keys(&mut app, &["ctrl-c"]);
+        assert!(
+            app.quit,
+            "ctrl-c after {way:?} ({:?}) did not quit",
+            app.mode
+        );
+    }
 }
 
 #[test]

@@ -800,10 +800,7 @@ impl Keymap {
                 .iter()
                 .any(|b| b.context == ctx && b.action == Action::Quit && !b.keys.is_empty());
             if !has_quit {
-                let ctrl_c = Key::new(
-                    ratatui::crossterm::event::KeyCode::Char('c'),
-                    ratatui::crossterm::event::KeyModifiers::CONTROL,
-                );
+                let ctrl_c = Key::ctrl_c();
                 for b in self.bindings.iter_mut().filter(|b| b.context == ctx) {
                     if b.action == Action::Quit {
                         b.keys = vec![ctrl_c];
@@ -864,6 +861,21 @@ impl Keymap {
                     }
                 })
                 .collect()
+        });
+        // Ctrl-C quits in every mode (the README promises it): no action may take it,
+        // and a rebound quit keeps it.
+        let keys = keys.map(|mut k| {
+            if b.action == Action::Quit {
+                if !k.contains(&Key::ctrl_c()) {
+                    k.push(Key::ctrl_c());
+                }
+            } else if k.contains(&Key::ctrl_c()) {
+                k.retain(|x| *x != Key::ctrl_c());
+                warnings.push(format!(
+                    "config {place}: {name}: ctrl-c always quits; that key is ignored"
+                ));
+            }
+            k
         });
         match keys {
             Some(k) if !k.is_empty() => {
@@ -1005,7 +1017,8 @@ mod tests {
             "{w:?}"
         );
         assert!(
-            w.iter().any(|x| x.contains("note mode; ctrl-c quits")),
+            w.iter()
+                .any(|x| x.contains("[keys.note]: cancel: ctrl-c always quits")),
             "{w:?}"
         );
         assert!(

@@ -1154,6 +1154,11 @@ impl App {
     /// Handles a key in the current mode's keymap context (its fallback, or a text field).
     pub fn key(&mut self, key: Key) {
         self.touched = true;
+        // Quit is handled once, before any mode sees the key: Ctrl-C always quits.
+        if key == Key::ctrl_c() {
+            self.quit = true;
+            return;
+        }
         if self.confirm_cancel {
             self.confirm_cancel = false;
             match (key.typed(), self.live.as_mut()) {
