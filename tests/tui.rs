@@ -1070,3 +1070,22 @@ fn a_key_rebound_in_a_mode_table_is_what_the_mode_obeys() {
         "an override replaces the action's keys: j no longer moves the field"
     );
 }
+
+#[test]
+fn typing_a_range_bound_never_changes_the_other() {
+    let (mut app, t) = app();
+    // On "from" type 5, move to "to", type 1 and 0: the range is 5–10.
+    keys(&mut app, &["f", "5", "j", "1"]);
+    assert_eq!(app.filter.range, Some((5, 1)), "the 1 leaves 'from' alone");
+    assert!(app.visible.is_empty(), "an inverted range matches nothing");
+    assert!(app.filter_summary().contains("invalid"));
+    assert!(screen(&mut app, &t, 100, 30).contains("invalid: from > to"));
+    keys(&mut app, &["0"]);
+    assert_eq!(app.filter.range, Some((5, 10)));
+    assert!(!screen(&mut app, &t, 100, 30).contains("invalid"));
+    assert!(
+        app.visible
+            .iter()
+            .all(|(r, i)| (5..=10).contains(&app.category(*r, *i).unwrap_or(0)))
+    );
+}

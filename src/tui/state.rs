@@ -1091,7 +1091,9 @@ impl App {
             } else {
                 "depth"
             };
-            parts.push(if lo == hi {
+            parts.push(if lo > hi {
+                format!("{name} {lo}–{hi} invalid")
+            } else if lo == hi {
                 format!("{name} {lo}")
             } else {
                 format!("{name} {lo}–{hi}")

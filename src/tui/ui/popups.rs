@@ -101,9 +101,11 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     } else {
         "depth"
     };
+    let inverted = crate::tui::components::filter_edit::invalid(&app.filter);
+    let bad = if inverted { "  invalid: from > to" } else { "" };
     let mut rows: Vec<String> = vec![
-        format!("{name} from  ◂ {lo} ▸"),
-        format!("{name} to    ◂ {hi} ▸"),
+        format!("{name} from  ◂ {lo} ▸{bad}"),
+        format!("{name} to    ◂ {hi} ▸{bad}"),
     ];
     for k in VerdictKind::ALL {
         let ticked = app.filter.verdicts.contains(&k);
@@ -167,7 +169,9 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                 .checked_sub(2)
                 .and_then(|k| u8::try_from(k).ok())
                 .and_then(VerdictKind::from_index);
-            let color = if let Some(k) = kind {
+            let color = if i < 2 && inverted {
+                Style::default().fg(t.verdict_color(VerdictKind::NotEquivalent))
+            } else if let Some(k) = kind {
                 Style::default().fg(t.verdict_color(k))
             } else {
                 style
