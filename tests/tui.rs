@@ -1089,3 +1089,47 @@ fn typing_a_range_bound_never_changes_the_other() {
             .all(|(r, i)| (5..=10).contains(&app.category(*r, *i).unwrap_or(0)))
     );
 }
+
+#[test]
+fn every_character_drawn_on_a_highlight_is_readable_in_every_theme() {
+    use autoeval::tui::theme::{Theme, contrast, rgb};
+    use ratatui::style::Color;
+    for name in ["default", "light", "high-contrast", "colorblind"] {
+        let (t, _) = Theme::load(name);
+        let light = name == "light";
+        // "reset" is the terminal's own colour: a typical one for the theme's kind.
+        let resolve = |c: Color, fallback: Color, typical| {
+            rgb(if c == Color::Reset { fallback } else { c }).unwrap_or(typical)
+        };
+        let (mut app, _) = app();
+        // The main screen opens on a failing sample whose φ₀/φ₁ diff is highlighted;
+        // the chart marks its chosen bucket; the runs pane takes focus (the sample
+        // row stays selected without focus).
+        let mut checked = 0;
+        for way in [&[][..], &["v", "right"], &["esc", "shift-tab"]] {
+            keys(&mut app, way);
+            let buf = screens::render(&mut app, &t, 120, 40);
+            for c in buf.content() {
+                if c.bg == Color::Reset || c.symbol().trim().is_empty() {
+                    continue;
+                }
+                let bg = resolve(
+                    c.bg,
+                    t.bg,
+                    if light { (255, 255, 255) } else { (30, 30, 30) },
+                );
+                let fg = resolve(c.fg, t.fg, if light { (0, 0, 0) } else { (208, 208, 208) });
+                let r = contrast(fg, bg);
+                assert!(
+                    r >= 4.5,
+                    "{name} after {way:?}: {:?} drawn {:?} on {:?}: contrast {r:.2}",
+                    c.symbol(),
+                    c.fg,
+                    c.bg
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 50, "{name}: only {checked} highlighted cells");
+    }
+}

@@ -122,7 +122,8 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                 .bg(if app.focus == Pane::Samples {
                     t.selection_bg
                 } else {
-                    t.border
+                    // Not `border`: black on the dark border grey was unreadable.
+                    t.muted
                 })
         } else {
             Style::default().fg(t.fg)
