@@ -1133,3 +1133,33 @@ fn every_character_drawn_on_a_highlight_is_readable_in_every_theme() {
         assert!(checked > 50, "{name}: only {checked} highlighted cells");
     }
 }
+
+#[test]
+fn a_retried_sample_counts_once_and_its_latest_line_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    let (d, text) = live_copy(dir.path());
+    std::fs::write(d.join("samples.jsonl"), &text).unwrap();
+    let (mut app, _) = build_app(&opts(vec![d.clone()]));
+    // Only the not-equivalent samples: 7, 1, 4 and 11.
+    keys(&mut app, &["f", "j", "j", "j", "space", "esc"]);
+    assert_eq!(app.filter_summary(), "4/14 · not-equivalent");
+    // A retry appends sample 7's new line: it now passes.
+    let passing = text.lines().next().unwrap();
+    let retried = passing
+        .replacen("\"id\":\"3\"", "\"id\":\"7\"", 1)
+        .replacen("\"idx\":3", "\"idx\":7", 1);
+    std::fs::write(d.join("samples.jsonl"), format!("{text}{retried}\n")).unwrap();
+    assert!(app.follow());
+    let run = &app.runs[0];
+    assert_eq!(run.rows.len(), 14, "sample 7 counts once");
+    let seven: Vec<_> = run.rows.iter().filter(|r| &*r.id == "7").collect();
+    assert_eq!(seven.len(), 1);
+    assert!(seven[0].verdict.is_pass(), "the latest line wins");
+    assert_eq!(app.filter_summary(), "3/14 · not-equivalent");
+    assert!(
+        app.visible
+            .iter()
+            .all(|(r, i)| &*app.runs[*r as usize].rows[*i as usize].id != "7"),
+        "the filter drops the old row without reopening"
+    );
+}

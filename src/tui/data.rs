@@ -49,6 +49,9 @@ pub struct RunIndex {
     pub base_generation: u64,
     /// [`RunIndex::text_index`]'s cache: (generation, indices).
     text_index: std::sync::Mutex<(u64, std::sync::Arc<[u32]>)>,
+    /// Row position per sample id, built at the first append (a retried sample's new
+    /// line replaces its row instead of adding one).
+    ids: Option<HashMap<Box<str>, u32>>,
 }
 
 fn next_generation() -> u64 {
@@ -150,6 +153,7 @@ impl RunIndex {
             generation: next_generation(),
             base_generation: next_generation(),
             text_index: std::sync::Mutex::new((0, std::sync::Arc::from(Vec::new()))),
+            ids: None,
         };
         run.manifest_mtime = manifest_mtime(dir);
         match store::read_manifest(dir) {
@@ -215,7 +219,8 @@ impl RunIndex {
         }
     }
 
-    /// Reads lines appended since the last read; returns how many rows were added.
+    /// Reads lines appended since the last read; returns how many lines were read (a
+    /// retried sample's line replaces its row).
     /// A file that shrank (rewritten) is read again from the start.
     pub fn refresh(&mut self) -> usize {
         let mut scan = Scan {
@@ -227,6 +232,7 @@ impl RunIndex {
         if scan.restarted {
             self.rows.clear();
             self.texts = TextStore::default();
+            self.ids = None;
             self.base_generation = next_generation();
         }
         self.consumed = scan.consumed;
@@ -237,9 +243,31 @@ impl RunIndex {
             }
         }
         let texts = std::mem::take(&mut scan.texts);
+        let rows = &self.rows;
+        let ids = self.ids.get_or_insert_with(|| {
+            rows.iter()
+                .enumerate()
+                .map(|(i, r)| (r.id.clone(), i as u32))
+                .collect()
+        });
+        let mut replaced = false;
         for (mut row, text) in scan.rows.into_iter().zip(texts) {
             row.text = self.texts.push(text);
-            self.rows.push(row);
+            // The latest line of a sample is its record (a retry appends a new one),
+            // as in `report`: it takes the old row's place.
+            if let Some(&i) = ids.get(&row.id)
+                && let Some(old) = self.rows.get_mut(i as usize)
+            {
+                *old = row;
+                replaced = true;
+            } else {
+                ids.insert(row.id.clone(), self.rows.len() as u32);
+                self.rows.push(row);
+            }
+        }
+        if replaced {
+            // Not an append: lists and aggregates drawn from the rows start over.
+            self.base_generation = next_generation();
         }
         if added > 0 || scan.restarted {
             self.generation = next_generation();
