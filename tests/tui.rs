@@ -1163,3 +1163,45 @@ fn a_retried_sample_counts_once_and_its_latest_line_wins() {
         "the filter drops the old row without reopening"
     );
 }
+
+/// The chart's "runs a–b of n" window from the screen.
+fn chart_window_shown(s: &str) -> Option<(usize, usize, usize)> {
+    let at = s.find(" · runs ")? + " · runs ".len();
+    let rest = &s[at..];
+    let (a, rest) = rest.split_once('–')?;
+    let (b, rest) = rest.split_once(" of ")?;
+    let n: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    Some((a.parse().ok()?, b.parse().ok()?, n.parse().ok()?))
+}
+
+#[test]
+fn the_chart_scrolls_and_follows_the_run_selection() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
+    let (mut app, t) = build_app(&opts(vec![root]));
+    let n = app.chart_runs().len();
+    assert!(n >= 25, "{n} runs on the chart");
+    let s = screen(&mut app, &t, 80, 24);
+    let (a, b, total) = chart_window_shown(&s).expect("a scrolled chart says which runs");
+    assert_eq!(total, n);
+    assert!(b < n, "not every run fits at 80×24: {a}–{b}");
+    // Selecting the last run in the run list brings its chart row into view.
+    keys(&mut app, &["shift-tab", "G"]);
+    let last = app.run_list.sel;
+    let row = app.chart_runs().iter().position(|ri| *ri == last).unwrap();
+    let s = screen(&mut app, &t, 80, 24);
+    let (a, b, _) = chart_window_shown(&s).unwrap();
+    assert!((a..=b).contains(&(row + 1)), "run row {} not in {a}–{b}", row + 1);
+    assert_eq!(b, n, "the last run is in view");
+    // Picking starts on that run and moving up scrolls the chart back to the first.
+    keys(&mut app, &["v"]);
+    assert_eq!(app.chart_pick.run, row);
+    for _ in 0..n {
+        keys(&mut app, &["up"]);
+        let s = screen(&mut app, &t, 80, 24);
+        let (a, b, _) = chart_window_shown(&s).unwrap();
+        let picked = app.chart_pick.run + 1;
+        assert!((a..=b).contains(&picked), "picked row {picked} not in {a}–{b}");
+    }
+    assert_eq!(app.chart_pick.run, 0);
+    assert_eq!(chart_window_shown(&screen(&mut app, &t, 80, 24)).unwrap().0, 1);
+}

@@ -445,6 +445,8 @@ pub struct App {
     pub quit: bool,
     /// Rows of the sample list on screen (for paging), as the last frame laid them out.
     pub page: std::cell::Cell<usize>,
+    /// The chart's first drawn run row (it scrolls to keep the focused run in view).
+    pub chart_top: std::cell::Cell<usize>,
     /// Label categories.
     pub taxonomy: super::labels::Taxonomy,
     /// Who labels.
@@ -497,6 +499,7 @@ impl App {
             rescore: None,
             quit: false,
             page: std::cell::Cell::new(10),
+            chart_top: std::cell::Cell::new(0),
             taxonomy: super::labels::Taxonomy::builtin(),
             annotator: super::labels::annotator(None),
             labelling: super::components::label_panel::LabelPanel::default(),
@@ -934,6 +937,30 @@ impl App {
                 m
             })
             .collect()
+    }
+
+    /// The runs the chart draws, as indices into `runs`, in its order.
+    pub fn chart_runs(&self) -> Vec<usize> {
+        let c = self.chart_cached();
+        (0..self.runs.len())
+            .filter(|ri| {
+                self.chart_shows(*ri) && c.runs.get(*ri).is_some_and(|a| !a.buckets.is_empty())
+            })
+            .collect()
+    }
+
+    /// The chart row the chart keeps in view: the picked one while picking, else the
+    /// run selected in the run list (when it has focus) or the selected sample's run.
+    pub fn chart_focus(&self) -> Option<usize> {
+        if self.mode == Mode::Chart {
+            return Some(self.chart_pick.run);
+        }
+        let run = if self.focus == Pane::Runs {
+            Some(self.run_list.sel)
+        } else {
+            self.selected().map(|(r, _)| r as usize)
+        }?;
+        self.chart_runs().iter().position(|ri| *ri == run)
     }
 
     /// The chart's x axis: every bucket from the smallest to the largest present, empty
@@ -1912,6 +1939,8 @@ impl App {
                 self.refilter();
             }
             Action::Chart => {
+                // Picking starts on the run in view (the selected one).
+                self.chart_pick.run = self.chart_focus().unwrap_or(0);
                 self.mode = Mode::Chart;
                 let buckets = self.chart_buckets();
                 self.chart_pick.bucket = self

@@ -198,10 +198,31 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let with_a2 = (inner.height as usize).saturating_sub(1) >= 2 * data.len();
     // Runs with several batches get a row for the spread of A3 across them.
     let spreads = app.chart_spreads();
+    // Rows each run takes; the chart scrolls to keep the focused run in view.
+    let series_n = if with_a2 { 2 } else { 1 };
+    let heights: Vec<usize> = (0..data.len())
+        .map(|k| series_n + usize::from(spreads.get(k).is_some_and(|m| !m.is_empty())))
+        .collect();
+    let rows_avail = (inner.height as usize).saturating_sub(1);
+    let top = chart_window(&heights, rows_avail, app.chart_focus(), app.chart_top.get());
+    app.chart_top.set(top);
+    let mut end = top;
+    let mut used = 0;
+    while end < heights.len() && (end == top || used + heights[end] <= rows_avail) {
+        used += heights[end];
+        end += 1;
+    }
+    let scrolled = if top > 0 || end < data.len() {
+        format!(" · runs {}–{end} of {}", top + 1, data.len())
+    } else {
+        String::new()
+    };
     let title = match (app.mode == Mode::Chart, chosen) {
-        (true, Some(b)) => format!("by {by} · bucket {b} · ←/→ ↑/↓ run · enter · A all · K kinds"),
-        _ if with_a2 => format!("A3 accuracy · A2 compliance by {by} · v"),
-        _ => format!("A3 accuracy by {by} · v picks"),
+        (true, Some(b)) => {
+            format!("by {by} · bucket {b}{scrolled} · ←/→ ↑/↓ run · enter · A all · K kinds")
+        }
+        _ if with_a2 => format!("A3 accuracy · A2 compliance by {by}{scrolled} · v"),
+        _ => format!("A3 accuracy by {by}{scrolled} · v picks"),
     };
     let b = block(&title, app.mode == Mode::Chart, t);
     f.render_widget(b, area);
@@ -219,12 +240,8 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     // Buckets per column when there are more buckets than columns.
     let per = buckets.len().div_ceil(cols).max(1);
     let ncols = buckets.len().div_ceil(per);
-    let rows_avail = inner.height as usize - 1;
     let mut lines = Vec::new();
-    for (k, (name, m)) in data.iter().enumerate() {
-        if lines.len() >= rows_avail {
-            break;
-        }
+    for (k, (name, m)) in data.iter().enumerate().skip(top).take(end - top) {
         let color = t
             .chart
             .get(k % t.chart.len().max(1))
@@ -323,6 +340,28 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     f.render_widget(Paragraph::new(lines), inner);
 }
 
+/// The first run row to draw so that `focus` is in view: the previous `top` when it
+/// still shows it, else the nearest start that does. `heights` are rows per run.
+fn chart_window(heights: &[usize], avail: usize, focus: Option<usize>, top: usize) -> usize {
+    let n = heights.len();
+    let mut top = top.min(n.saturating_sub(1));
+    let Some(focus) = focus.map(|f| f.min(n.saturating_sub(1))) else {
+        return top;
+    };
+    if focus < top {
+        top = focus;
+    }
+    // Move down until every row from `top` through `focus` fits.
+    while top < focus && heights[top..=focus].iter().sum::<usize>() > avail {
+        top += 1;
+    }
+    // No empty space below the last run while earlier ones are hidden.
+    while top > 0 && heights[top - 1..].iter().sum::<usize>() <= avail {
+        top -= 1;
+    }
+    top
+}
+
 /// Failure kinds × buckets for the chart's highlighted run: a shade per cell, darker
 /// for more failing samples of that kind.
 fn kinds_chart(
@@ -386,4 +425,25 @@ fn kinds_chart(
         Style::default().fg(t.muted),
     )));
     f.render_widget(Paragraph::new(lines), inner);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chart_window;
+
+    #[test]
+    fn the_chart_window_keeps_the_focused_run_in_view() {
+        let h = [2, 3, 2, 2, 2, 2];
+        assert_eq!(chart_window(&h, 6, Some(0), 0), 0);
+        assert_eq!(
+            chart_window(&h, 6, Some(3), 0),
+            2,
+            "scrolls down to show run 3"
+        );
+        assert_eq!(chart_window(&h, 6, Some(2), 2), 2, "stays while in view");
+        assert_eq!(chart_window(&h, 6, Some(1), 2), 1, "scrolls up");
+        assert_eq!(chart_window(&h, 6, Some(5), 0), 3);
+        assert_eq!(chart_window(&h, 100, Some(5), 4), 0, "everything fits");
+        assert_eq!(chart_window(&[], 6, Some(2), 3), 0);
+    }
 }
