@@ -1190,7 +1190,11 @@ fn the_chart_scrolls_and_follows_the_run_selection() {
     let row = app.chart_runs().iter().position(|ri| *ri == last).unwrap();
     let s = screen(&mut app, &t, 80, 24);
     let (a, b, _) = chart_window_shown(&s).unwrap();
-    assert!((a..=b).contains(&(row + 1)), "run row {} not in {a}–{b}", row + 1);
+    assert!(
+        (a..=b).contains(&(row + 1)),
+        "run row {} not in {a}–{b}",
+        row + 1
+    );
     assert_eq!(b, n, "the last run is in view");
     // Picking starts on that run and moving up scrolls the chart back to the first.
     keys(&mut app, &["v"]);
@@ -1200,8 +1204,39 @@ fn the_chart_scrolls_and_follows_the_run_selection() {
         let s = screen(&mut app, &t, 80, 24);
         let (a, b, _) = chart_window_shown(&s).unwrap();
         let picked = app.chart_pick.run + 1;
-        assert!((a..=b).contains(&picked), "picked row {picked} not in {a}–{b}");
+        assert!(
+            (a..=b).contains(&picked),
+            "picked row {picked} not in {a}–{b}"
+        );
     }
     assert_eq!(app.chart_pick.run, 0);
-    assert_eq!(chart_window_shown(&screen(&mut app, &t, 80, 24)).unwrap().0, 1);
+    assert_eq!(
+        chart_window_shown(&screen(&mut app, &t, 80, 24)).unwrap().0,
+        1
+    );
+}
+
+#[test]
+fn at_80x24_the_detail_names_its_run_and_labels_show_full_category_names() {
+    let (mut app, t) = app();
+    let (r, _) = app.selected().unwrap();
+    let run = app.runs[r as usize].name();
+    let s = screen(&mut app, &t, 80, 24);
+    let title = s.lines().find(|l| l.contains("Sample ")).unwrap();
+    assert!(
+        title.contains(&run),
+        "the detail title names the run: {title}"
+    );
+    keys(&mut app, &["a"]);
+    let s = screen(&mut app, &t, 80, 24);
+    for c in &app.taxonomy.categories {
+        assert!(
+            s.contains(&format!("{} [ ] {}", c.key, c.name)),
+            "category {} not in full:\n{s}",
+            c.name
+        );
+    }
+    for what in ["φ₀ ", "ψ  ", "φ₁ "] {
+        assert!(s.contains(what), "{what} hidden while labelling:\n{s}");
+    }
 }

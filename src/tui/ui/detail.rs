@@ -357,7 +357,16 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         })
         .collect();
     let title = match app.detail.as_ref().map(|d| &d.record) {
-        Some(Ok(r)) => format!("Sample {} · {}", r.id, tabs.join(" ")),
+        // The run is named here: the sample list's run column is `…` on a narrow screen.
+        Some(Ok(r)) => {
+            let run = app
+                .detail
+                .as_ref()
+                .and_then(|d| app.runs.get(d.key.0 as usize))
+                .map(crate::tui::data::RunIndex::name)
+                .unwrap_or_default();
+            format!("Sample {} · {run} · {}", r.id, tabs.join(" "))
+        }
         _ => tabs.join(" "),
     };
     let b = block(&title, app.focus == Pane::Detail, t);

@@ -158,9 +158,17 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
         Mode::Filter => popups::filter(f, area, app, t),
         Mode::Compare => popups::compare(f, area, app, t),
         Mode::Warnings => popups::warnings(f, area, app, t),
-        // On a short screen the panel covers the sample list, not the detail, so φ₀,
-        // ψ and φ₁ stay readable while labelling (the detail's title names the sample).
-        Mode::Label | Mode::Note if mid[1].height < 24 => popups::labels(f, mid[0], app, t, true),
+        // On a short screen the panel covers the left column (run list and sample
+        // list), not the detail, so φ₀, ψ and φ₁ stay readable while labelling and the
+        // category names fit in full (the detail's title names the sample and run).
+        Mode::Label | Mode::Note if mid[1].height < 24 => {
+            let left = Rect {
+                y: rows[0].y,
+                height: rows[0].height + mid[0].height,
+                ..mid[0]
+            };
+            popups::labels(f, left, app, t, true);
+        }
         Mode::Label | Mode::Note => popups::labels(f, mid[1], app, t, false),
         Mode::NewRun => popups::new_run(f, area, app, t),
         Mode::LabelCounts => popups::label_counts(f, area, app, t),

@@ -365,10 +365,23 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
             .unwrap_or_else(|| "?".into())
     };
     let fixed = 2 + 1 + usize::from(suggestion.is_some());
+    let inner_w = (area.width as usize).saturating_sub(2);
+    // Names in full when some column count fits them (the widest cell, "k [x] name");
+    // else as many columns as fit, names clipped.
+    let full = cats
+        .iter()
+        .map(|c| super::text::width(&format!("{} [x] {}", c.key, c.name)) + 1)
+        .max()
+        .unwrap_or(0);
     let cols = (1..=4usize)
-        .filter(|n| (area.width as usize).saturating_sub(2) / n >= 14 || *n == 1)
-        .find(|n| cats.len().div_ceil(*n) + fixed <= max_rows)
-        .unwrap_or_else(|| ((area.width as usize).saturating_sub(2) / 14).clamp(1, 4));
+        .filter(|n| inner_w / n >= full)
+        .find(|n| cats.len().div_ceil(*n) + fixed - 2 <= max_rows)
+        .or_else(|| {
+            (1..=4usize)
+                .filter(|n| inner_w / n >= 14 || *n == 1)
+                .find(|n| cats.len().div_ceil(*n) + fixed <= max_rows)
+        })
+        .unwrap_or_else(|| (inner_w / 14).clamp(1, 4));
     let cell = |c: &crate::tui::labels::Category, w: usize| {
         let on = mine.contains(&c.id);
         let style = if on {
