@@ -54,11 +54,39 @@ fn status_rows(screen: &str) -> String {
 
 /// The server's port and the temp directory change from run to run.
 fn redact(s: &str) -> String {
-    s.replace(
-        &std::env::var("AE_LIVE_BASE").unwrap_or_default(),
-        "http://127.0.0.1:PORT",
-    )
-    .replace(&std::env::var("AE_LIVE_OUT").unwrap_or_default(), "OUT")
+    blank_command(s)
+        .replace(
+            &std::env::var("AE_LIVE_BASE").unwrap_or_default(),
+            "http://127.0.0.1:PORT",
+        )
+        .replace(&std::env::var("AE_LIVE_OUT").unwrap_or_default(), "OUT")
+}
+
+/// The form's command wraps over lines of its own and holds the server's port and
+/// the temporary directory: its lines become `COMMAND` (tests check it in full).
+fn blank_command(s: &str) -> String {
+    let marker = "command (as `autoeval run` takes it)";
+    let mut out = Vec::new();
+    let mut cols: Option<(usize, usize)> = None;
+    for line in s.lines() {
+        let mut chars: Vec<char> = line.chars().collect();
+        if let Some((a, b)) = cols {
+            if chars.get(a.wrapping_sub(1)) == Some(&'┗') || b > chars.len() {
+                cols = None;
+            } else {
+                let fill: Vec<char> = format!("{:<w$}", "COMMAND", w = b - a).chars().collect();
+                chars.splice(a..b, fill);
+            }
+        }
+        let text: String = chars.iter().collect();
+        if let Some(at) = text.find(marker) {
+            let a = text[..at].chars().count();
+            let b = chars[a..].iter().position(|c| *c == '┃').map(|p| p + a);
+            cols = b.map(|b| (a, b));
+        }
+        out.push(chars.into_iter().collect::<String>());
+    }
+    out.join("\n") + if s.ends_with('\n') { "\n" } else { "" }
 }
 
 fn wait_until(
@@ -409,6 +437,16 @@ fn a_server_that_is_gone_pauses_the_live_run_and_retry_errors_redoes_the_failure
             form.set(k, v);
         }
         form.refresh();
+        if retry == "y" {
+            // Resuming says so, and how many remain: the 2 never tried and the 10 errors.
+            assert!(
+                form.estimate.starts_with(
+                    "resumes the run: 10 of 12 done, 12 to do and 10 model errors again"
+                ),
+                "{}",
+                form.estimate
+            );
+        }
         app.press("enter").unwrap();
         assert!(
             app.live.is_some() && app.form.is_none(),
@@ -437,6 +475,11 @@ fn a_server_that_is_gone_pauses_the_live_run_and_retry_errors_redoes_the_failure
     assert_eq!(app.live.as_ref().unwrap().done, 5);
     // Resuming tries again; the server is still gone, so it pauses again after five more.
     app.press("p").unwrap();
+    assert_eq!(
+        app.live.as_ref().unwrap().last_warning,
+        None,
+        "the pause reason goes when the run resumes"
+    );
     wait_until(&mut app, "the second pause", |a| {
         a.live.as_ref().unwrap().done == 10 && a.live.as_ref().unwrap().paused
     });
@@ -456,6 +499,12 @@ fn a_server_that_is_gone_pauses_the_live_run_and_retry_errors_redoes_the_failure
     assert_eq!(
         app.live.as_ref().unwrap().ended,
         Some(autoeval::tui::live::LiveEnd::Finished)
+    );
+    let (t, _) = autoeval::tui::theme::Theme::load("default");
+    let s = screens::screen(&mut app, &t, 160, 40);
+    assert!(
+        !s.contains("paused"),
+        "a finished run shows no pause reason:\n{s}"
     );
     let latest: std::collections::BTreeMap<String, String> =
         std::fs::read_to_string(out.join("samples.jsonl"))

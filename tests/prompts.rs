@@ -5,7 +5,8 @@ use std::process::Command;
 
 fn bin(home: &std::path::Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_autoeval"));
-    c.env("HOME", home).env("XDG_CONFIG_HOME", home.join(".config"));
+    c.env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"));
     c
 }
 
@@ -36,9 +37,19 @@ fn export_refuses_to_overwrite_edited_templates_unless_forced() {
         .unwrap();
     assert_eq!(refused.status.code(), Some(2));
     let err = String::from_utf8_lossy(&refused.stderr);
-    assert!(err.contains("judge.txt") && err.contains("--force"), "{err}");
-    assert!(!err.contains("informalize-logic.txt"), "only the edited file is listed: {err}");
-    assert_eq!(std::fs::read_to_string(&judge).unwrap(), edited, "nothing lost");
+    assert!(
+        err.contains("judge.txt") && err.contains("--force"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("informalize-logic.txt"),
+        "only the edited file is listed: {err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&judge).unwrap(),
+        edited,
+        "nothing lost"
+    );
     let forced = bin(tmp.path())
         .args(["prompts", "--force", "--export"])
         .arg(&dir)

@@ -1240,3 +1240,29 @@ fn at_80x24_the_detail_names_its_run_and_labels_show_full_category_names() {
         assert!(s.contains(what), "{what} hidden while labelling:\n{s}");
     }
 }
+
+#[test]
+fn the_run_form_writes_into_the_viewed_folder_and_shows_its_whole_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, t) = build_app(&opts(vec![dir.path().to_path_buf()]));
+    keys(&mut app, &["R"]);
+    let form = app.form.as_mut().unwrap();
+    let argv = form.argv().unwrap();
+    let at = argv.iter().position(|a| a == "--out").unwrap();
+    assert_eq!(
+        PathBuf::from(&argv[at + 1]),
+        dir.path().join("live"),
+        "a new run goes into the folder being viewed, not the working directory"
+    );
+    assert!(form.estimate.starts_with("up to "), "{}", form.estimate);
+    // A long command wraps inside the popup instead of being cut at its edge.
+    form.set("prompts", &format!("/{}", "p".repeat(150)));
+    form.refresh();
+    let command = form.command.clone();
+    let s = screen(&mut app, &t, 80, 40);
+    let joined: String = s
+        .lines()
+        .map(|l| l.trim_matches(|c| c == '│' || c == ' ' || c == '┃'))
+        .collect();
+    assert!(joined.contains(&command), "{command}\n{s}");
+}

@@ -1959,7 +1959,7 @@ impl App {
                 if self.live.as_ref().is_some_and(|l| l.ended.is_none()) {
                     self.status = "a run is already going: C cancels it".into();
                 } else {
-                    self.form = Some(super::live::Form::remembered());
+                    self.form = Some(super::live::Form::remembered(self.viewed_folder()));
                     self.mode = Mode::NewRun;
                 }
             }
@@ -2011,6 +2011,15 @@ impl App {
             // Actions of other contexts do nothing while browsing.
             _ => {}
         }
+    }
+
+    /// The folder being viewed (the first folder named on the command line, else the
+    /// folder holding the first run): where a new run goes by default.
+    pub fn viewed_folder(&self) -> Option<&std::path::Path> {
+        self.watch
+            .first()
+            .map(std::path::PathBuf::as_path)
+            .or_else(|| self.runs.first().and_then(|r| r.dir.parent()))
     }
 
     /// Picks up samples appended to the runs' files; returns whether anything changed.

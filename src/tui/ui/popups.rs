@@ -464,6 +464,8 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
 /// The new-run form.
 pub fn new_run(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let Some(form) = &app.form else { return };
+    let w = area.width.saturating_sub(6).min(100);
+    let inner = usize::from(w.saturating_sub(2)).max(1);
     let mut lines = Vec::new();
     for (i, (label, _)) in crate::tui::live::FIELDS.iter().enumerate() {
         let sel = i == form.sel;
@@ -473,46 +475,64 @@ pub fn new_run(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         } else {
             v.to_string()
         };
-        lines.push(Line::from(vec![
-            Span::styled(format!("{label:<24}"), Style::default().fg(t.title)),
-            Span::styled(
-                value,
-                if sel {
-                    Style::default().fg(t.selection_fg).bg(t.selection_bg)
-                } else {
-                    Style::default().fg(t.fg)
-                },
-            ),
-        ]));
+        // Long values (paths) wrap in full: nothing of what the run gets is hidden.
+        lines.extend(super::text::hard_wrap(
+            &[
+                Span::styled(format!("{label:<24}"), Style::default().fg(t.title)),
+                Span::styled(
+                    value,
+                    if sel {
+                        Style::default().fg(t.selection_fg).bg(t.selection_bg)
+                    } else {
+                        Style::default().fg(t.fg)
+                    },
+                ),
+            ],
+            inner,
+        ));
     }
+    lines.extend(super::text::hard_wrap(
+        &[Span::styled(
+            "dataset: ksat, pl, fol, fol-english, regex or a file · model: perturb, openai:<m>, anthropic:<m>",
+            Style::default().fg(t.muted),
+        )],
+        inner,
+    ));
+    lines.extend(super::text::hard_wrap(
+        &[
+            Span::styled("cost      ", Style::default().fg(t.title)),
+            Span::styled(form.estimate.clone(), Style::default().fg(t.fg)),
+        ],
+        inner,
+    ));
+    // The command on lines of its own, cut at the popup's width with no indent, so a
+    // terminal selection of those lines is the command.
     lines.push(Line::from(Span::styled(
-        "dataset: ksat, pl, fol, fol-english, regex or a file · model: perturb, openai:<m>, anthropic:<m>",
-        Style::default().fg(t.muted),
+        "command (as `autoeval run` takes it)",
+        Style::default().fg(t.title),
     )));
-    lines.push(Line::from(vec![
-        Span::styled("cost      ", Style::default().fg(t.title)),
-        Span::styled(form.estimate.clone(), Style::default().fg(t.fg)),
-    ]));
-    lines.push(Line::from(vec![
-        Span::styled("command   ", Style::default().fg(t.title)),
-        Span::styled(form.command.clone(), Style::default().fg(t.muted)),
-    ]));
+    lines.extend(super::text::hard_wrap(
+        &[Span::styled(
+            form.command.clone(),
+            Style::default().fg(t.fg),
+        )],
+        inner,
+    ));
     if !form.error.is_empty() {
-        lines.push(Line::from(Span::styled(
-            form.error.clone(),
-            Style::default().fg(t.warning),
-        )));
+        lines.extend(super::text::hard_wrap(
+            &[Span::styled(
+                form.error.clone(),
+                Style::default().fg(t.warning),
+            )],
+            inner,
+        ));
     }
-    let r = centered(
-        area,
-        area.width.saturating_sub(6).min(100),
-        lines.len() as u16 + 2,
-    );
+    // Every line is cut to the width already: the popup is exactly as tall as they are,
+    // so the whole command is on screen to read or copy.
+    let r = centered(area, w, u16::try_from(lines.len() + 2).unwrap_or(u16::MAX));
     f.render_widget(Clear, r);
     f.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .block(block("New run · enter starts · esc closes", true, t)),
+        Paragraph::new(lines).block(block("New run · enter starts · esc closes", true, t)),
         r,
     );
 }
