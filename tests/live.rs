@@ -377,9 +377,26 @@ fn follows_a_run_written_by_another_process() {
         first < 30,
         "opened while the other process is still running"
     );
+    assert_eq!(
+        app.runs[0].total(),
+        Some(30),
+        "the item count, capped by --limit"
+    );
+    let (t, _) = autoeval::tui::theme::Theme::load("default");
+    let s = screens::screen(&mut app, &t, 120, 40);
+    assert!(
+        s.contains("running (another process)") && s.contains("/30"),
+        "done/total of a run another process writes:\n{s}"
+    );
     let start = Instant::now();
     let mut grew = false;
     while app.visible.len() < 30 {
+        // Once samples came in while watching (and some are left), there is an ETA.
+        let n = app.runs[0].rows.len();
+        if n > first && n < 30 && app.runs[0].status() == "running" {
+            let p = app.followed_progress().unwrap_or_default();
+            assert!(p.contains("ETA") && p.contains(&format!("{n}/30")), "{p}");
+        }
         assert!(
             start.elapsed() < Duration::from_secs(30),
             "only {} rows followed",
@@ -392,6 +409,11 @@ fn follows_a_run_written_by_another_process() {
     assert!(child.0.wait().unwrap().success());
     app.follow();
     assert_eq!(app.visible.len(), 30, "no sample twice");
+    assert_eq!(
+        app.followed_progress(),
+        None,
+        "a finished run has no progress line"
+    );
 }
 
 #[test]

@@ -52,6 +52,8 @@ pub struct RunIndex {
     /// Row position per sample id, built at the first append (a retried sample's new
     /// line replaces its row instead of adding one).
     ids: Option<HashMap<Box<str>, u32>>,
+    /// When the viewer first saw the run running, and its samples then (for the ETA).
+    seen_running: Option<(std::time::Instant, usize)>,
 }
 
 fn next_generation() -> u64 {
@@ -154,6 +156,7 @@ impl RunIndex {
             base_generation: next_generation(),
             text_index: std::sync::Mutex::new((0, std::sync::Arc::from(Vec::new()))),
             ids: None,
+            seen_running: None,
         };
         run.manifest_mtime = manifest_mtime(dir);
         match store::read_manifest(dir) {
@@ -178,7 +181,53 @@ impl RunIndex {
         run.rows = order.into_iter().filter_map(|i| rows[i].take()).collect();
         run.reload_labels();
         run.reload_judge();
+        run.note_running();
         run
+    }
+
+    /// Starts the ETA clock the first time the run is seen running.
+    fn note_running(&mut self) {
+        let running = self
+            .manifest
+            .as_ref()
+            .is_some_and(|m| m.status == "running");
+        if !running {
+            self.seen_running = None;
+        } else if self.seen_running.is_none() {
+            self.seen_running = Some((std::time::Instant::now(), self.rows.len()));
+        }
+    }
+
+    /// How many samples the run will have: the dataset's items, capped by the `--limit`
+    /// its recorded command gives.
+    pub fn total(&self) -> Option<usize> {
+        let m = self.manifest.as_ref()?;
+        let limit = m
+            .command
+            .iter()
+            .position(|a| a == "--limit")
+            .and_then(|i| m.command.get(i + 1))
+            .and_then(|v| v.parse::<usize>().ok());
+        Some(limit.map_or(m.dataset.items, |l| l.min(m.dataset.items)))
+    }
+
+    /// For a run that is running: samples done of the total and, once it has moved
+    /// while the viewer watched, the estimated time left (`12/30 · ETA 1m05s`).
+    pub fn progress(&self) -> Option<String> {
+        let (since, at) = self.seen_running?;
+        let total = self.total()?;
+        let done = self.rows.len();
+        let mut text = format!("{done}/{total}");
+        let secs = since.elapsed().as_secs_f64();
+        if done > at && total > done && secs > 0.0 {
+            let left = (total - done) as f64 * secs / (done - at) as f64;
+            text.push_str(&format!(
+                " · ETA {:.0}m{:02.0}s",
+                (left / 60.0).floor(),
+                left % 60.0
+            ));
+        }
+        Some(text)
     }
 
     /// Re-reads `run.json` when it changed on disk (a run that finished, paused or was
@@ -192,6 +241,7 @@ impl RunIndex {
         match store::read_manifest(&self.dir) {
             Ok(m) => {
                 self.manifest = Some(safe_manifest(m));
+                self.note_running();
                 true
             }
             // A manifest being replaced is read again at the next look.

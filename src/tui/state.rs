@@ -2013,6 +2013,35 @@ impl App {
         }
     }
 
+    /// The status line of runs being written by another process: the selected run when
+    /// it is one, else the first, with done/total, pass rate and ETA.
+    pub fn followed_progress(&self) -> Option<String> {
+        let running: Vec<usize> = (0..self.runs.len())
+            .filter(|&i| self.runs[i].progress().is_some())
+            .collect();
+        let sel = self.selected().map(|(r, _)| r as usize);
+        let pick = if self.focus == Pane::Runs {
+            Some(self.run_list.sel)
+        } else {
+            sel
+        }
+        .filter(|r| running.contains(r))
+        .or_else(|| running.first().copied())?;
+        let run = &self.runs[pick];
+        let mut text = format!(
+            "running (another process) {} · {}",
+            run.name(),
+            run.progress().unwrap_or_default()
+        );
+        if let Some(a) = run.accuracy() {
+            text.push_str(&format!(" · pass {:.0}%", a * 100.0));
+        }
+        if running.len() > 1 {
+            text.push_str(&format!(" · {} runs running", running.len()));
+        }
+        Some(text)
+    }
+
     /// The folder being viewed (the first folder named on the command line, else the
     /// folder holding the first run): where a new run goes by default.
     pub fn viewed_folder(&self) -> Option<&std::path::Path> {

@@ -107,8 +107,14 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
     } else {
         6
     };
-    // A live run gets a full-width status line above the footer.
-    let live_h = u16::from(app.live.is_some());
+    // A live run gets a full-width status line above the footer; so does a run another
+    // process is writing (its progress from the samples that appear).
+    let followed = if app.live.is_none() {
+        app.followed_progress()
+    } else {
+        None
+    };
+    let live_h = u16::from(app.live.is_some() || followed.is_some());
     let rows = Layout::default()
         .direction(Direction::Vertical)
         .constraints([
@@ -148,6 +154,18 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
                 } else {
                     t.selection_bg
                 }),
+            ))),
+            rows[2],
+        );
+    }
+    if let Some(text) = followed {
+        f.render_widget(
+            Paragraph::new(Line::from(Span::styled(
+                text::clip(
+                    &crate::sanitize::one_line(&text),
+                    usize::from(rows[2].width),
+                ),
+                Style::default().fg(t.selection_fg).bg(t.selection_bg),
             ))),
             rows[2],
         );

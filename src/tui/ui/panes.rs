@@ -49,7 +49,12 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         );
         if status_w > 0 {
             text.push(' ');
-            text.push_str(&clip(&r.status(), status_w));
+            // A running run shows how far it is (done/total) instead of "running".
+            let status = match (r.progress(), r.total()) {
+                (Some(_), Some(total)) => format!("{}/{total}", r.rows.len()),
+                _ => r.status(),
+            };
+            text.push_str(&clip(&status, status_w));
         }
         let mut style = Style::default().fg(if shown { t.fg } else { t.muted });
         if i == app.run_list.sel && app.focus == Pane::Runs {
