@@ -1166,7 +1166,7 @@ fn a_retried_sample_counts_once_and_its_latest_line_wins() {
 
 /// The chart's "runs a–b of n" window from the screen.
 fn chart_window_shown(s: &str) -> Option<(usize, usize, usize)> {
-    let at = s.find(" · runs ")? + " · runs ".len();
+    let at = s.find("runs ")? + "runs ".len();
     let rest = &s[at..];
     let (a, rest) = rest.split_once('–')?;
     let (b, rest) = rest.split_once(" of ")?;
@@ -1265,4 +1265,55 @@ fn the_run_form_writes_into_the_viewed_folder_and_shows_its_whole_command() {
         .map(|l| l.trim_matches(|c| c == '│' || c == ' ' || c == '┃'))
         .collect();
     assert!(joined.contains(&command), "{command}\n{s}");
+}
+
+#[test]
+fn a_view_mixing_logic_and_regex_runs_names_each_runs_measure() {
+    let (mut app, t) = app();
+    assert_eq!(app.measures().len(), 2, "{:?}", app.measures());
+    let s = screen(&mut app, &t, 160, 48);
+    assert!(s.contains("by ops/depth"), "{s}");
+    assert!(
+        s.lines()
+            .any(|l| l.contains("regex-small") && l.contains("A3d"))
+            && s.lines()
+                .any(|l| l.contains("pl-small") && l.contains("A3o")),
+        "each chart row names its measure:\n{s}"
+    );
+    assert!(
+        s.contains(" o/d "),
+        "the column says it mixes measures:\n{s}"
+    );
+    // Each row says which measure its number is.
+    let regex = app
+        .runs
+        .iter()
+        .position(|r| r.name() == "regex-small")
+        .unwrap();
+    let k = app
+        .visible
+        .iter()
+        .position(|(r, _)| *r as usize == regex)
+        .unwrap();
+    let (r, i) = app.visible[k];
+    assert_eq!(app.measure_of(r, i), "depth");
+    app.sample_list.sel = k;
+    let d = format!("{}d", app.category(r, i).unwrap());
+    let s = screen(&mut app, &t, 160, 48);
+    let row = s
+        .lines()
+        .find(|l| l.contains(&format!(" {d} ")) && l.contains("regex"))
+        .unwrap_or_else(|| panic!("no row with {d}:\n{s}"));
+    assert!(row.contains("regex"), "{row}");
+    // Only logic runs: one measure, the plain header.
+    keys(&mut app, &["shift-tab"]);
+    while app.runs[app.run_list.sel].name() != "regex-small" {
+        keys(&mut app, &["j"]);
+    }
+    keys(&mut app, &["space"]);
+    let s = screen(&mut app, &t, 160, 48);
+    assert!(
+        s.contains("by ops ") && !s.contains("ops/depth") && !s.contains("A3o"),
+        "{s}"
+    );
 }

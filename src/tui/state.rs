@@ -539,6 +539,42 @@ impl App {
         }
     }
 
+    /// Which measure [`App::category`] gives for a row: the chosen one, or the other
+    /// when the row lacks it (a regex has a depth, no operator count).
+    pub fn measure_of(&self, run: u32, row: u32) -> &'static str {
+        let r = &self.runs[run as usize].rows[row as usize];
+        match (self.by, r.ops.is_some(), r.depth.is_some()) {
+            (By::Operators, false, true) | (By::Depth, _, true) => "depth",
+            _ => "ops",
+        }
+    }
+
+    /// The measures the shown runs are charted by (one name, or several for a view
+    /// mixing logic and regex runs), each with the runs that use it.
+    pub fn measures(&self) -> BTreeMap<&'static str, Vec<String>> {
+        let mut out: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
+        for ri in self.chart_runs() {
+            if !self.runs[ri].rows.is_empty() {
+                out.entry(self.measure_of(ri as u32, 0))
+                    .or_default()
+                    .push(self.runs[ri].name());
+            }
+        }
+        out
+    }
+
+    /// How the chart axis is labelled: `ops`, or `ops/depth` when some runs are
+    /// measured otherwise (each chart row then says which).
+    pub fn axis_name(&self) -> &'static str {
+        let mixed = self.measures().len() > 1;
+        match (self.by, mixed) {
+            (By::Operators, false) => "ops",
+            (By::Depth, false) => "depth",
+            (By::Operators, true) => "ops/depth",
+            (By::Depth, true) => "depth/ops",
+        }
+    }
+
     fn passes(&self, run: usize, row: u32) -> bool {
         let ri = &self.runs[run];
         run_passes(&self.filter, run, ri)

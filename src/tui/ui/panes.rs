@@ -88,10 +88,13 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let h = inner.height.saturating_sub(1) as usize;
     app.page.set(h.max(1));
     let w = inner.width as usize;
-    let cat = if app.by == By::Operators {
-        "ops"
-    } else {
-        "dep"
+    // A view mixing measures (logic by operators, regexes by depth) says per row which
+    // one its number is: `3o`, `5d`.
+    let mixed = app.measures().len() > 1;
+    let cat = match (mixed, app.by) {
+        (true, _) => "o/d",
+        (false, By::Operators) => "ops",
+        (false, By::Depth) => "dep",
     };
     // A judge column only when some run has judge decisions: ✓ yes, ✗ no, ? unreadable.
     let judged = app.runs.iter().any(|r| !r.judge.is_empty());
@@ -112,9 +115,16 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     for (k, &(r, i)) in app.visible.iter().enumerate().skip(off).take(h) {
         let run = &app.runs[r as usize];
         let row = &run.rows[i as usize];
-        let c = app
-            .category(r, i)
-            .map_or_else(|| "–".into(), |c| c.to_string());
+        let c = app.category(r, i).map_or_else(
+            || "–".into(),
+            |c| {
+                if mixed {
+                    format!("{c}{}", &app.measure_of(r, i)[..1])
+                } else {
+                    c.to_string()
+                }
+            },
+        );
         let labelled = if run.labels.contains_key(&*row.id) {
             "✎"
         } else {
@@ -185,11 +195,9 @@ const BARS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '
 /// Accuracy (and compliance when there is room) by bucket: one row of bars per run.
 pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let data = app.chart();
-    let by = if app.by == By::Operators {
-        "ops"
-    } else {
-        "depth"
-    };
+    let by = app.axis_name();
+    let measures = app.measures();
+    let mixed = measures.len() > 1;
     // From the data in hand: chart_buckets() would walk every row a second time.
     let buckets = crate::tui::state::axis(&data);
     let chosen = buckets.get(app.chart_pick.bucket).copied();
@@ -217,17 +225,18 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         used += heights[end];
         end += 1;
     }
+    // Which runs show comes first: the rest of the title may be cut on a narrow screen.
     let scrolled = if top > 0 || end < data.len() {
-        format!(" · runs {}–{end} of {}", top + 1, data.len())
+        format!("runs {}–{end} of {} · ", top + 1, data.len())
     } else {
         String::new()
     };
     let title = match (app.mode == Mode::Chart, chosen) {
         (true, Some(b)) => {
-            format!("by {by} · bucket {b}{scrolled} · ←/→ ↑/↓ run · enter · A all · K kinds")
+            format!("{scrolled}by {by} · bucket {b} · ←/→ ↑/↓ run · enter · A all · K kinds")
         }
-        _ if with_a2 => format!("A3 accuracy · A2 compliance by {by}{scrolled} · v"),
-        _ => format!("A3 accuracy by {by}{scrolled} · v picks"),
+        _ if with_a2 => format!("{scrolled}A3 accuracy · A2 compliance by {by} · v"),
+        _ => format!("{scrolled}A3 accuracy by {by} · v picks"),
     };
     let b = block(&title, app.mode == Mode::Chart, t);
     f.render_widget(b, area);
@@ -263,8 +272,21 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             if picked {
                 name_style = name_style.add_modifier(Modifier::REVERSED | Modifier::BOLD);
             }
+            // In a view mixing measures each row says its own: `A3o` ops, `A3d` depth.
+            let unit = if mixed {
+                measures
+                    .iter()
+                    .find(|(_, runs)| runs.contains(name))
+                    .map_or("", |(m, _)| &m[..1])
+            } else {
+                ""
+            };
             let mut spans = vec![Span::styled(
-                format!("{:<w$} {tag} ", clip(name, name_w).trim_end(), w = name_w),
+                format!(
+                    "{:<w$} {tag}{unit} ",
+                    clip(name, name_w.saturating_sub(unit.len())).trim_end(),
+                    w = name_w.saturating_sub(unit.len())
+                ),
                 name_style,
             )];
             for c in 0..ncols {
@@ -323,8 +345,12 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     match (pick, chosen) {
         (Some((name, c, spread)), Some(b)) => {
             let p = |x: Option<f64>| x.map_or_else(|| "–".into(), |v| format!("{:.0}%", 100.0 * v));
+            let run_by = measures
+                .iter()
+                .find(|(_, runs)| runs.contains(&name))
+                .map_or(by, |(m, _)| *m);
             let mut text = format!(
-                "{name} · {by} {b}: n {} · A3 {} · A2 {}",
+                "{name} · {run_by} {b}: n {} · A3 {} · A2 {}",
                 c.n,
                 p(c.accuracy()),
                 p(c.compliance())
