@@ -1317,3 +1317,77 @@ fn a_view_mixing_logic_and_regex_runs_names_each_runs_measure() {
         "{s}"
     );
 }
+
+#[test]
+fn the_sample_list_sorts_by_a_key_or_a_header_click_and_says_so() {
+    use autoeval::tui::components::sort::SortKey;
+    use ratatui::crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+    let (mut app, t) = app();
+    let cats = |app: &autoeval::tui::state::App| -> Vec<usize> {
+        app.visible
+            .iter()
+            .map(|&(r, i)| app.category(r, i).unwrap())
+            .collect()
+    };
+    let selected = app.selected();
+    keys(&mut app, &["s"]);
+    assert_eq!(app.sort.key, Some(SortKey::Measure));
+    assert!(cats(&app).is_sorted(), "{:?}", cats(&app));
+    assert_eq!(
+        app.selected(),
+        selected,
+        "the selected sample stays selected"
+    );
+    assert!(screen(&mut app, &t, 120, 40).contains("Samples 42/42 · sorted by measure ↑"));
+    keys(&mut app, &["r"]);
+    let mut down = cats(&app);
+    down.reverse();
+    assert!(down.is_sorted(), "descending");
+    assert!(screen(&mut app, &t, 120, 40).contains("sorted by measure ↓"));
+    // Verdict, then BLEU (rows without one last), then the rest, then unsorted.
+    keys(&mut app, &["s"]);
+    assert_eq!(app.sort.key, Some(SortKey::Verdict));
+    keys(&mut app, &["s"]);
+    let bleu: Vec<Option<u8>> = app
+        .visible
+        .iter()
+        .map(|&(r, i)| app.runs[r as usize].rows[i as usize].bleu)
+        .collect();
+    let known: Vec<u8> = bleu.iter().flatten().copied().collect();
+    assert!(known.is_sorted());
+    assert!(
+        bleu.iter().skip(known.len()).all(Option::is_none),
+        "{bleu:?}"
+    );
+    for _ in 0..4 {
+        keys(&mut app, &["s"]);
+    }
+    assert_eq!(app.sort.key, None);
+    assert!(!screen(&mut app, &t, 120, 40).contains("sorted by"));
+    // A click on the verdict header sorts by verdict; a second click reverses.
+    let mut term = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    let mut areas = None;
+    term.draw(|f| areas = Some(ui::draw(f, &mut app, &t)))
+        .unwrap();
+    let a = areas.unwrap();
+    let click = MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: a.samples.x + 1 + 16,
+        row: a.samples.y + 1,
+        modifiers: KeyModifiers::NONE,
+    };
+    autoeval::tui::mouse(&mut app, &a, click);
+    assert_eq!(
+        (app.sort.key, app.sort.desc),
+        (Some(SortKey::Verdict), false)
+    );
+    let verdicts: Vec<u8> = app
+        .visible
+        .iter()
+        .map(|&(r, i)| app.runs[r as usize].rows[i as usize].verdict as u8)
+        .collect();
+    assert!(verdicts.is_sorted());
+    autoeval::tui::mouse(&mut app, &a, click);
+    assert!(app.sort.desc);
+    assert!(screen(&mut app, &t, 120, 40).contains("verdict↓"));
+}

@@ -34,6 +34,10 @@ pub enum Action {
     ToggleRun,
     /// Search results ranked by score or in dataset order.
     ToggleOrder,
+    /// Sort the sample list by the next column (after the last, unsorted).
+    Sort,
+    /// Reverse the sample list's sort.
+    SortReverse,
     /// Next pane.
     NextPane,
     /// Previous pane.
@@ -303,6 +307,22 @@ const DEFAULTS: &[DefaultBinding] = &[
         "toggle_order",
         &["o"],
         "search results: best match first ↔ dataset order",
+        None,
+    ),
+    (
+        N,
+        Action::Sort,
+        "sort",
+        &["s"],
+        "sort by the next column (s again: next one)",
+        None,
+    ),
+    (
+        N,
+        Action::SortReverse,
+        "sort_reverse",
+        &["r"],
+        "reverse the sort",
         None,
     ),
     (

@@ -445,6 +445,8 @@ pub struct App {
     pub quit: bool,
     /// Rows of the sample list on screen (for paging), as the last frame laid them out.
     pub page: std::cell::Cell<usize>,
+    /// The sample list's sort.
+    pub sort: super::components::sort::Sort,
     /// The chart's first drawn run row (it scrolls to keep the focused run in view).
     pub chart_top: std::cell::Cell<usize>,
     /// Label categories.
@@ -500,6 +502,7 @@ impl App {
             quit: false,
             page: std::cell::Cell::new(10),
             chart_top: std::cell::Cell::new(0),
+            sort: super::components::sort::Sort::default(),
             taxonomy: super::labels::Taxonomy::builtin(),
             annotator: super::labels::annotator(None),
             labelling: super::components::label_panel::LabelPanel::default(),
@@ -768,6 +771,7 @@ impl App {
         self.visible = found.rows;
         self.search.scores = found.scores;
         self.search.last = query;
+        self.apply_sort();
         self.sample_list.sel = if to_best {
             0
         } else {
@@ -2043,6 +2047,8 @@ impl App {
             }
             Action::ToggleRun if self.focus == Pane::Runs => self.toggle_run(),
             Action::ToggleOrder => self.toggle_order(),
+            Action::Sort => self.sort_by(|s| s.cycle()),
+            Action::SortReverse => self.sort_by(super::components::sort::Sort::reverse),
             Action::Quit => self.quit = true,
             // Actions of other contexts do nothing while browsing.
             _ => {}
@@ -2076,6 +2082,57 @@ impl App {
             text.push_str(&format!(" · {} runs running", running.len()));
         }
         Some(text)
+    }
+
+    /// Changes the sort and re-sorts the list (back to dataset or ranked order when the
+    /// sort is cleared), keeping the selected sample selected.
+    pub fn sort_by(&mut self, change: impl FnOnce(&mut super::components::sort::Sort)) {
+        change(&mut self.sort);
+        if self.sort.key.is_none() {
+            // Unsorted: the order the filter and search give.
+            self.search.last.clear();
+            self.research();
+        } else {
+            let keep = self.visible.get(self.sample_list.sel).copied();
+            self.apply_sort();
+            self.sample_list.sel = keep
+                .and_then(|k| self.visible.iter().position(|v| *v == k))
+                .unwrap_or(0);
+        }
+    }
+
+    /// The sort key of a row under a column (`None` sorts last).
+    fn sort_key(&self, key: super::components::sort::SortKey, r: u32, i: u32) -> Option<u32> {
+        use super::components::sort::SortKey;
+        let run = &self.runs[r as usize];
+        let row = &run.rows[i as usize];
+        match key {
+            SortKey::Measure => self.category(r, i).map(|c| c as u32),
+            SortKey::Verdict => Some(row.verdict as u32),
+            SortKey::Bleu => row.bleu.map(u32::from),
+            SortKey::Judge => run.judge.get(&*row.id).map(|j| j.answer as u32),
+            SortKey::Labelled => Some(u32::from(run.labels.contains_key(&*row.id))),
+            SortKey::Run => Some(r),
+        }
+    }
+
+    /// Puts the list in the sort's order (ties keep the order they had); search scores
+    /// follow their rows.
+    fn apply_sort(&mut self) {
+        let Some(key) = self.sort.key else { return };
+        let keys: Vec<Option<u32>> = self
+            .visible
+            .iter()
+            .map(|&(r, i)| self.sort_key(key, r, i))
+            .collect();
+        let order = self.sort.order(&keys);
+        self.visible = order.iter().map(|&k| self.visible[k as usize]).collect();
+        if self.search.scores.len() == order.len() {
+            self.search.scores = order
+                .iter()
+                .map(|&k| self.search.scores[k as usize])
+                .collect();
+        }
     }
 
     /// The folder being viewed (the first folder named on the command line, else the
@@ -2133,6 +2190,7 @@ impl App {
             return false;
         }
         let appended = only_appends
+            && self.sort.key.is_none()
             && self.filter.passes_in.is_none()
             && self.search.pending.is_none()
             && before

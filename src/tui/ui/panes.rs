@@ -15,6 +15,22 @@ fn pct(x: Option<f64>) -> String {
 }
 
 use super::text::clip;
+use crate::tui::components::sort::SortKey;
+
+/// The column a click at `x` (columns into the sample list's inner area) on its header
+/// sorts by: as [`samples`] lays the columns out.
+pub fn sample_column_at(app: &App, x: usize) -> Option<SortKey> {
+    let judged = app.runs.iter().any(|r| !r.judge.is_empty());
+    let mark = if judged { 32 } else { 29 };
+    Some(match x {
+        0..=7 => SortKey::Run,
+        8..=13 => SortKey::Measure,
+        14..=28 => SortKey::Verdict,
+        29..=31 if judged => SortKey::Judge,
+        x if x == mark => SortKey::Labelled,
+        _ => SortKey::Run,
+    })
+}
 
 /// The run list.
 pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
@@ -73,14 +89,19 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
 
 /// The sample list; only rows on screen are formatted.
 pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
+    let sorted = app
+        .sort
+        .title()
+        .map(|t| format!(" · {t}"))
+        .unwrap_or_default();
     let title = if app.mode == Mode::Search {
         format!(
-            "Samples {} · search: {}▏",
+            "Samples {}{sorted} · search: {}▏",
             app.filter_summary(),
             app.search.field.text
         )
     } else {
-        format!("Samples {}", app.filter_summary())
+        format!("Samples {}{sorted}", app.filter_summary())
     };
     let b = block(&title, app.focus == Pane::Samples, t);
     let inner = b.inner(area);
@@ -98,10 +119,38 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     };
     // A judge column only when some run has judge decisions: ✓ yes, ✗ no, ? unreadable.
     let judged = app.runs.iter().any(|r| !r.judge.is_empty());
-    let jhead = if judged { "J  " } else { "" };
+    // The sorted column's header carries the direction.
+    let arrow = |k: SortKey| match app.sort.key {
+        Some(x) if x == k => {
+            if app.sort.desc {
+                "↓"
+            } else {
+                "↑"
+            }
+        }
+        _ => "",
+    };
+    // Columns: id 8, measure 3, verdict 14 and a space, the judge mark and a space when
+    // some run is judged, the hand-label mark, the run. The header lines up with them.
     let mut lines = vec![Line::from(Span::styled(
         clip(
-            &format!("{:<8} {cat:>3}  {:<14} {jhead}run", "id", "verdict"),
+            &format!(
+                "{:<8} {cat:>3}{:<2}{:<14} {}{}run{}",
+                "id",
+                arrow(SortKey::Measure),
+                format!("verdict{}", arrow(SortKey::Verdict)),
+                if judged {
+                    format!("{:<3}", format!("J{}", arrow(SortKey::Judge)))
+                } else {
+                    String::new()
+                },
+                if app.sort.key == Some(SortKey::Labelled) {
+                    format!("✎{}", arrow(SortKey::Labelled))
+                } else {
+                    " ".into()
+                },
+                arrow(SortKey::Run),
+            ),
             w,
         ),
         Style::default()
@@ -148,7 +197,7 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         } else {
             Style::default().fg(t.verdict_color(row.verdict))
         };
-        let rest = w.saturating_sub(if judged { 33 } else { 30 });
+        let rest = w.saturating_sub(if judged { 34 } else { 31 });
         let judge = if judged {
             use crate::llm::judge::JudgeAnswer;
             match run.judge.get(&*row.id).map(|j| j.answer) {
@@ -165,15 +214,8 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                 format!("{} {:>3}  ", clip(&row.id, 8), clip(&c, 3).trim_end()),
                 base,
             ),
-            // A space keeps the judge mark off a 14-letter verdict ("not-equivalent").
-            Span::styled(
-                if judged {
-                    format!("{:<14} ", row.verdict_name())
-                } else {
-                    format!("{:<14}", row.verdict_name())
-                },
-                vstyle,
-            ),
+            // A space keeps the marks off a 14-letter verdict ("not-equivalent").
+            Span::styled(format!("{:<14} ", row.verdict_name()), vstyle),
             Span::styled(judge, base),
             Span::styled(format!("{labelled}{}", clip(&run.name(), rest)), base),
         ]));
