@@ -1391,3 +1391,26 @@ fn the_sample_list_sorts_by_a_key_or_a_header_click_and_says_so() {
     assert!(app.sort.desc);
     assert!(screen(&mut app, &t, 120, 40).contains("verdict↓"));
 }
+
+#[test]
+fn the_raw_tab_shows_every_call_as_a_conversation() {
+    let (mut app, t) = app();
+    keys(&mut app, &["enter", "]", "]", "]"]);
+    assert_eq!(app.detail_view.tab, Tab::Raw);
+    let mut seen = String::new();
+    for _ in 0..40 {
+        seen.push_str(&screen(&mut app, &t, 160, 48));
+        keys(&mut app, &["j"]);
+    }
+    assert!(
+        seen.contains("user:") && seen.contains("assistant:"),
+        "{seen}"
+    );
+    // The prompt as the model got it: the template filled with the sample's formula.
+    assert!(seen.contains("[TASK]"), "{seen}");
+    assert!(
+        seen.contains("[FORMULA]") && seen.contains("[NL DESCRIPTION]"),
+        "{seen}"
+    );
+    assert!(!seen.contains("prompt not shown"), "{seen}");
+}

@@ -10,6 +10,7 @@ pub mod live;
 pub mod search;
 pub mod state;
 pub mod theme;
+pub mod transcript;
 pub mod ui;
 
 use data::RunIndex;

@@ -295,6 +295,8 @@ pub struct Detail {
     /// φ₀ and φ₁ as printed, each with the byte range of the smallest subformula that
     /// holds every difference (highlighted on the Overview).
     pub highlight: Option<[Highlighted; 2]>,
+    /// Every model call as a conversation (the Raw tab).
+    pub transcript: Vec<super::transcript::Call>,
 }
 
 /// Per-bucket counts for the chart: the core's one A2/A3 tally.
@@ -830,7 +832,13 @@ impl App {
         let record = run.record(&run.rows[key.1 as usize]);
         let (mut phi0, mut phi1, mut d, mut changes, mut ex) = (None, None, vec![], vec![], vec![]);
         let mut highlight = None;
+        let mut transcript = Vec::new();
         if let Ok(rec) = &record {
+            let prompts = run
+                .manifest
+                .as_ref()
+                .and_then(super::transcript::prompts_of);
+            transcript = super::transcript::transcript(rec, prompts.as_ref());
             phi0 = parse(&rec.phi0, rec.syntax).ok();
             phi1 = rec
                 .rounds
@@ -862,6 +870,7 @@ impl App {
             }
         }
         self.detail = Some(Detail {
+            transcript,
             key,
             record,
             phi0,

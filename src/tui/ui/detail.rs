@@ -329,8 +329,19 @@ fn raw(app: &App, t: &Theme) -> Vec<Line<'static>> {
                     Style::default().fg(t.warning),
                 )));
             }
-            for l in c.output.as_deref().unwrap_or("").lines() {
-                out.push(Line::from(format!("  {l}")));
+            // The conversation: what the model was sent, and what it said.
+            let call = d
+                .transcript
+                .iter()
+                .find(|x| x.round == r.round && x.name == name);
+            for m in call.map_or(&[][..], |c| c.messages.as_slice()) {
+                out.push(Line::from(Span::styled(
+                    format!("  {}:", m.role),
+                    Style::default().fg(t.title).add_modifier(Modifier::BOLD),
+                )));
+                for l in m.text.lines() {
+                    out.push(Line::from(format!("    {l}")));
+                }
             }
         }
         out.push(Line::from(vec![
