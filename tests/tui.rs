@@ -1414,3 +1414,53 @@ fn the_raw_tab_shows_every_call_as_a_conversation() {
     );
     assert!(!seen.contains("prompt not shown"), "{seen}");
 }
+
+#[test]
+fn overview_shows_hand_labels_and_the_judge_column_has_a_legend_and_marks_disagreement() {
+    let run = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs/pl-qwen-1.5b");
+    let (mut app, t) = build_app(&opts(vec![run]));
+    let at = |app: &autoeval::tui::state::App, id: &str| {
+        app.visible
+            .iter()
+            .position(|&(r, i)| &*app.runs[r as usize].rows[i as usize].id == id)
+            .unwrap()
+    };
+    app.sample_list.sel = at(&app, "0");
+    app.detail = None;
+    let s = screen(&mut app, &t, 160, 48);
+    assert!(s.contains("labels dev-a: off-format answer"), "{s}");
+    assert!(
+        s.contains("J: ✓ judge yes · ✗ no · ? unreadable · ≠"),
+        "{s}"
+    );
+    // Sample 35: the judge and the verifier disagree.
+    app.sample_list.sel = at(&app, "35");
+    app.detail = None;
+    let s = screen(&mut app, &t, 160, 48);
+    let row = s
+        .lines()
+        .find(|l| l.contains("┃35 "))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(row.contains('≠'), "{row}");
+}
+
+#[test]
+fn empty_lists_point_to_the_right_key_and_the_filter_panel_keeps_isolated_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut empty, t) = build_app(&opts(vec![dir.path().to_path_buf()]));
+    let s = screen(&mut empty, &t, 120, 40);
+    assert!(s.contains("no samples yet: R starts a run"), "{s}");
+    assert!(!s.contains("clears the filters"), "{s}");
+    let (mut app, t) = app();
+    keys(&mut app, &["/", "z", "z", "z", "z", "enter"]);
+    assert!(app.visible.is_empty());
+    assert!(screen(&mut app, &t, 120, 40).contains("no samples match: x clears the filters"));
+    keys(&mut app, &["x", "shift-tab", "j", "enter"]);
+    assert_eq!(app.visible.len(), 14, "one run isolated");
+    keys(&mut app, &["f", "x", "esc"]);
+    assert_eq!(
+        app.visible.len(),
+        14,
+        "x in the filter panel keeps the isolated run"
+    );
+}

@@ -124,7 +124,11 @@ impl FilterEditor {
             }
             Action::Back | Action::Confirm => return Effect::Close,
             Action::ClearFilters => {
-                *filter = Filter::default();
+                // The panel's fields only: runs shown or isolated in the run list stay.
+                *filter = Filter {
+                    runs: std::mem::take(&mut filter.runs),
+                    ..Filter::default()
+                };
                 return Effect::Refilter;
             }
             _ => {}
@@ -255,10 +259,13 @@ mod tests {
         e.field = 14;
         e.handle(Action::Decrease, &mut f, &env);
         assert_eq!(f.passes_in, Some(1));
+        f.runs = [1].into();
         assert_eq!(
             e.handle(Action::ClearFilters, &mut f, &env),
             Effect::Refilter
         );
+        assert_eq!(f.runs, [1].into(), "an isolated run stays isolated");
+        f.runs.clear();
         assert_eq!(f, Filter::default());
         e.field = 0;
         assert_eq!(e.handle(Action::Confirm, &mut f, &env), Effect::Close);

@@ -166,6 +166,31 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
                 Span::styled(names.join(", "), Style::default().fg(t.diff_changed)),
             ]));
         }
+        // Hand labels, each annotator's: categories by name, the note.
+        for l in run.labels.get(&*r.id).map_or(&[][..], Vec::as_slice) {
+            let names: Vec<&str> = l.categories.iter().map(|c| app.taxonomy.name(c)).collect();
+            let mut line = vec![
+                Span::styled("labels ", Style::default().fg(t.title)),
+                Span::raw(crate::sanitize::one_line(&l.annotator).into_owned()),
+                Span::styled(": ", Style::default().fg(t.muted)),
+                Span::styled(
+                    crate::sanitize::one_line(&if names.is_empty() {
+                        "fine (no category)".to_string()
+                    } else {
+                        names.join(", ")
+                    })
+                    .into_owned(),
+                    Style::default().fg(t.diff_changed),
+                ),
+            ];
+            if !l.note.is_empty() {
+                line.push(Span::styled(
+                    format!(" · {}", crate::sanitize::one_line(&l.note)),
+                    Style::default().fg(t.fg),
+                ));
+            }
+            out.push(Line::from(line));
+        }
         if let Some(j) = run.judge.get(&*r.id) {
             use crate::llm::judge::JudgeAnswer;
             let (word, agrees) = match j.answer {

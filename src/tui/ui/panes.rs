@@ -103,7 +103,16 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     } else {
         format!("Samples {}{sorted}", app.filter_summary())
     };
-    let b = block(&title, app.focus == Pane::Samples, t);
+    // A judge column only when some run has judge decisions; its legend is drawn on
+    // the list's bottom border.
+    let judged = app.runs.iter().any(|r| !r.judge.is_empty());
+    let mut b = block(&title, app.focus == Pane::Samples, t);
+    if judged {
+        b = b.title_bottom(Span::styled(
+            " J: ✓ judge yes · ✗ no · ? unreadable · ≠ judge and verifier disagree ",
+            Style::default().fg(t.muted),
+        ));
+    }
     let inner = b.inner(area);
     f.render_widget(b, area);
     let h = inner.height.saturating_sub(1) as usize;
@@ -117,8 +126,6 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         (false, By::Operators) => "ops",
         (false, By::Depth) => "dep",
     };
-    // A judge column only when some run has judge decisions: ✓ yes, ✗ no, ? unreadable.
-    let judged = app.runs.iter().any(|r| !r.judge.is_empty());
     // The sorted column's header carries the direction.
     let arrow = |k: SortKey| match app.sort.key {
         Some(x) if x == k => {
@@ -200,9 +207,13 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         let rest = w.saturating_sub(if judged { 34 } else { 31 });
         let judge = if judged {
             use crate::llm::judge::JudgeAnswer;
+            // `≠` marks a judge that contradicts the verifier.
+            let pass = row.verdict.is_pass();
             match run.judge.get(&*row.id).map(|j| j.answer) {
-                Some(JudgeAnswer::Yes) => "✓ ",
-                Some(JudgeAnswer::No) => "✗ ",
+                Some(JudgeAnswer::Yes) if pass => "✓ ",
+                Some(JudgeAnswer::Yes) => "✓≠",
+                Some(JudgeAnswer::No) if !pass => "✗ ",
+                Some(JudgeAnswer::No) => "✗≠",
                 Some(JudgeAnswer::Unparseable) => "? ",
                 None => "  ",
             }
@@ -221,10 +232,26 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         ]));
     }
     if app.visible.is_empty() {
-        lines.push(Line::from(Span::styled(
-            "no samples match: x clears the filters",
-            Style::default().fg(t.muted),
-        )));
+        use crate::tui::keymap::{Action, Context};
+        let key = |a| {
+            app.keymap
+                .first_key(Context::Normal, a)
+                .unwrap_or_else(|| "?".into())
+        };
+        let any_rows = app.runs.iter().any(|r| !r.rows.is_empty());
+        let filtered = app.filter != crate::tui::state::Filter::default()
+            || !app.search.field.text.trim().is_empty();
+        let text = if any_rows && filtered {
+            format!(
+                "no samples match: {} clears the filters",
+                key(Action::ClearFilters)
+            )
+        } else if any_rows {
+            "no samples to show".to_string()
+        } else {
+            format!("no samples yet: {} starts a run", key(Action::NewRun))
+        };
+        lines.push(Line::from(Span::styled(text, Style::default().fg(t.muted))));
     }
     f.render_widget(Paragraph::new(lines), inner);
 }
