@@ -482,6 +482,8 @@ pub struct Live {
     pub ended: Option<LiveEnd>,
     /// The last warning the run sent (a pause reason, a skipped item).
     pub last_warning: Option<String>,
+    /// The keys that pause/resume and cancel it, as the status line names them.
+    pub keys: (String, String),
     started: Instant,
     rx: std::sync::mpsc::Receiver<Result<Event, LiveEnd>>,
     pause_tx: PauseSwitch,
@@ -561,6 +563,7 @@ impl Live {
             paused: false,
             ended: None,
             last_warning: None,
+            keys: ("p".into(), "C".into()),
             started: Instant::now(),
             rx,
             pause_tx,
@@ -645,8 +648,8 @@ impl Live {
         };
         let state = match (&self.ended, self.paused) {
             (Some(e), _) => e.word().to_string(),
-            (None, true) => "paused (p resumes)".into(),
-            (None, false) => "live (p pause, C cancel)".into(),
+            (None, true) => format!("paused ({} resumes)", self.keys.0),
+            (None, false) => format!("live ({} pause, {} cancel)", self.keys.0, self.keys.1),
         };
         let pass = if self.done > 0 {
             100.0 * self.pass as f64 / self.done as f64

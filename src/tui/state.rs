@@ -1588,7 +1588,11 @@ impl App {
         };
         match form.handle(a) {
             FormEffect::Start => match super::live::Live::start(form) {
-                Ok(live) => {
+                Ok(mut live) => {
+                    live.keys = (
+                        self.key_name(Context::Normal, Action::PauseRun),
+                        self.key_name(Context::Normal, Action::CancelRun),
+                    );
                     self.status = format!("run started in {}", live.dir.display());
                     self.live = Some(live);
                     self.form = None;
@@ -2006,7 +2010,10 @@ impl App {
             Action::NextUnlabelled => self.next_unlabelled(),
             Action::NewRun => {
                 if self.live.as_ref().is_some_and(|l| l.ended.is_none()) {
-                    self.status = "a run is already going: C cancels it".into();
+                    self.status = format!(
+                        "a run is already going: {} cancels it",
+                        self.key_name(Context::Normal, Action::CancelRun)
+                    );
                 } else {
                     self.form = Some(super::live::Form::remembered(self.viewed_folder()));
                     self.mode = Mode::NewRun;
@@ -2039,7 +2046,12 @@ impl App {
             }
             Action::PauseRun => match self.live.as_mut() {
                 Some(l) if l.ended.is_none() => l.toggle_pause(),
-                _ => self.status = "no live run: R starts one".into(),
+                _ => {
+                    self.status = format!(
+                        "no live run: {} starts one",
+                        self.key_name(Context::Normal, Action::NewRun)
+                    );
+                }
             },
             Action::CancelRun => match self.live.as_ref() {
                 Some(l) if l.ended.is_none() => {
@@ -2141,6 +2153,19 @@ impl App {
                 .iter()
                 .map(|&k| self.search.scores[k as usize])
                 .collect();
+        }
+    }
+
+    /// The first key bound to an action in a context, as titles and statuses name it
+    /// (arrows as ← → ↑ ↓): never a hard-coded key the user may have rebound.
+    pub fn key_name(&self, ctx: Context, a: Action) -> String {
+        match self.keymap.first_key(ctx, a).as_deref() {
+            Some("left") => "←".into(),
+            Some("right") => "→".into(),
+            Some("up") => "↑".into(),
+            Some("down") => "↓".into(),
+            Some(k) => k.to_string(),
+            None => "?".into(),
         }
     }
 

@@ -34,8 +34,13 @@ pub fn sample_column_at(app: &App, x: usize) -> Option<SortKey> {
 
 /// The run list.
 pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
-    let title = "Runs · space shows/hides · R starts a run";
-    let b = block(title, app.focus == Pane::Runs, t);
+    use crate::tui::keymap::{Action, Context};
+    let title = format!(
+        "Runs · {} shows/hides · {} starts a run",
+        app.key_name(Context::Normal, Action::ToggleRun),
+        app.key_name(Context::Normal, Action::NewRun)
+    );
+    let b = block(&title, app.focus == Pane::Runs, t);
     let inner = b.inner(area);
     f.render_widget(b, area);
     let h = inner.height as usize;
@@ -302,10 +307,28 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     };
     let title = match (app.mode == Mode::Chart, chosen) {
         (true, Some(b)) => {
-            format!("{scrolled}by {by} · bucket {b} · ←/→ ↑/↓ run · enter · A all · K kinds")
+            use crate::tui::keymap::{Action as A, Context as C};
+            let k = |a| app.key_name(C::Chart, a);
+            format!(
+                "{scrolled}by {by} · bucket {b} · {}/{} {}/{} run · {} · {} all · {} kinds",
+                k(A::PrevBucket),
+                k(A::NextBucket),
+                k(A::Up),
+                k(A::Down),
+                k(A::Open),
+                k(A::ChartAllRuns),
+                k(A::ChartKinds)
+            )
         }
-        _ if with_a2 => format!("{scrolled}A3 accuracy · A2 compliance by {by} · v"),
-        _ => format!("{scrolled}A3 accuracy by {by} · v picks"),
+        _ => {
+            use crate::tui::keymap::{Action as A, Context as C};
+            let v = app.key_name(C::Normal, A::Chart);
+            if with_a2 {
+                format!("{scrolled}A3 accuracy · A2 compliance by {by} · {v}")
+            } else {
+                format!("{scrolled}A3 accuracy by {by} · {v} picks")
+            }
+        }
     };
     let b = block(&title, app.mode == Mode::Chart, t);
     f.render_widget(b, area);

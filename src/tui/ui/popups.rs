@@ -2,6 +2,7 @@
 
 use super::block;
 use crate::report::By;
+use crate::tui::keymap::{Action, Context};
 use crate::tui::state::{App, LabelFilter};
 use crate::tui::theme::Theme;
 use crate::verify::VerdictKind;
@@ -87,9 +88,31 @@ pub fn help(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
             .scroll((app.overlay.scroll.min(max_scroll), 0))
-            .block(block("Help · j/k scroll · esc closes", true, t)),
+            .block(block(
+                &format!(
+                    "Help · {} scroll · {} closes",
+                    scroll_keys(app),
+                    close_key(app)
+                ),
+                true,
+                t,
+            )),
         r,
     );
+}
+
+/// The key that closes an overlay, from the keymap.
+fn close_key(app: &App) -> String {
+    app.key_name(Context::Overlay, Action::Back)
+}
+
+/// The keys that scroll an overlay (`j/k`), from the keymap.
+fn scroll_keys(app: &App) -> String {
+    format!(
+        "{}/{}",
+        app.key_name(Context::Overlay, Action::Down),
+        app.key_name(Context::Overlay, Action::Up)
+    )
 }
 
 /// The filter editor.
@@ -207,7 +230,11 @@ pub fn compare(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         area.height.saturating_sub(1),
     );
     f.render_widget(Clear, r);
-    let outer = block("Compare across runs · esc closes", true, t);
+    let outer = block(
+        &format!("Compare across runs · {} closes", close_key(app)),
+        true,
+        t,
+    );
     let inner = outer.inner(r);
     f.render_widget(outer, r);
     let Some(view) = &app.compare else { return };
@@ -340,7 +367,11 @@ pub fn warnings(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     f.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
-            .block(block("Warnings · esc closes", true, t)),
+            .block(block(
+                &format!("Warnings · {} closes", close_key(app)),
+                true,
+                t,
+            )),
         r,
     );
 }
@@ -532,7 +563,15 @@ pub fn new_run(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let r = centered(area, w, u16::try_from(lines.len() + 2).unwrap_or(u16::MAX));
     f.render_widget(Clear, r);
     f.render_widget(
-        Paragraph::new(lines).block(block("New run · enter starts · esc closes", true, t)),
+        Paragraph::new(lines).block(block(
+            &format!(
+                "New run · {} starts · {} closes",
+                app.key_name(Context::Form, Action::Confirm),
+                app.key_name(Context::Form, Action::Cancel)
+            ),
+            true,
+            t,
+        )),
         r,
     );
 }
@@ -606,7 +645,7 @@ pub fn label_counts(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     f.render_widget(Clear, r);
     f.render_widget(
         Paragraph::new(lines).block(block(
-            &format!("Labels by category × {by} · esc closes"),
+            &format!("Labels by category × {by} · {} closes", close_key(app)),
             true,
             t,
         )),
@@ -621,7 +660,14 @@ pub fn run_summary(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let mut lines: Vec<Line> = Vec::new();
     let Some(s) = &app.summary else {
         lines.push(Line::from("no run loaded"));
-        return draw_overlay(f, area, lines, "Run summary · esc closes", 0, t);
+        return draw_overlay(
+            f,
+            area,
+            lines,
+            &format!("Run summary · {} closes", close_key(app)),
+            0,
+            t,
+        );
     };
     let pct = |x: Option<f64>| x.map_or_else(|| "–".into(), |v| format!("{:.1}%", 100.0 * v));
     lines.push(Line::from(Span::styled(
@@ -706,7 +752,11 @@ pub fn run_summary(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         f,
         area,
         lines,
-        "Run summary · j/k scroll · esc closes",
+        &format!(
+            "Run summary · {} scroll · {} closes",
+            scroll_keys(app),
+            close_key(app)
+        ),
         app.overlay.scroll,
         t,
     );
