@@ -1464,3 +1464,24 @@ fn empty_lists_point_to_the_right_key_and_the_filter_panel_keeps_isolated_runs()
         "x in the filter panel keeps the isolated run"
     );
 }
+
+#[test]
+fn titles_name_the_keys_the_user_bound() {
+    isolate();
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        "[keys]\nnew_run = \"N\"\ntoggle_run = \"T\"\n[keys.overlay]\nback = \"Q\"\n",
+    )
+    .unwrap();
+    let (mut app, t) = build_app(&ViewOptions {
+        paths: vec![fixtures()],
+        theme: None,
+        config: Some(config),
+    });
+    let s = screen(&mut app, &t, 160, 48);
+    assert!(s.contains("Runs · T shows/hides · N starts a run"), "{s}");
+    keys(&mut app, &["w"]);
+    assert!(screen(&mut app, &t, 160, 48).contains("Warnings · Q closes"));
+}
