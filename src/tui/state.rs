@@ -1167,12 +1167,10 @@ impl App {
             } else {
                 "depth"
             };
-            parts.push(if lo > hi {
-                format!("{name} {lo}–{hi} invalid")
-            } else if lo == hi {
-                format!("{name} {lo}")
-            } else {
-                format!("{name} {lo}–{hi}")
+            parts.push(match lo.cmp(&hi) {
+                std::cmp::Ordering::Greater => format!("{name} {lo}–{hi} invalid"),
+                std::cmp::Ordering::Equal => format!("{name} {lo}"),
+                std::cmp::Ordering::Less => format!("{name} {lo}–{hi}"),
             });
         }
         if !self.filter.verdicts.is_empty() {
@@ -2068,7 +2066,7 @@ impl App {
             }
             Action::ToggleRun if self.focus == Pane::Runs => self.toggle_run(),
             Action::ToggleOrder => self.toggle_order(),
-            Action::Sort => self.sort_by(|s| s.cycle()),
+            Action::Sort => self.sort_by(super::components::sort::Sort::cycle),
             Action::SortReverse => self.sort_by(super::components::sort::Sort::reverse),
             Action::Quit => self.quit = true,
             // Actions of other contexts do nothing while browsing.

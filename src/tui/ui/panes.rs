@@ -305,9 +305,9 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     } else {
         String::new()
     };
-    let title = match (app.mode == Mode::Chart, chosen) {
-        (true, Some(b)) => {
-            use crate::tui::keymap::{Action as A, Context as C};
+    let title = {
+        use crate::tui::keymap::{Action as A, Context as C};
+        if let (true, Some(b)) = (app.mode == Mode::Chart, chosen) {
             let k = |a| app.key_name(C::Chart, a);
             format!(
                 "{scrolled}by {by} · bucket {b} · {}/{} {}/{} run · {} · {} all · {} kinds",
@@ -319,9 +319,7 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                 k(A::ChartAllRuns),
                 k(A::ChartKinds)
             )
-        }
-        _ => {
-            use crate::tui::keymap::{Action as A, Context as C};
+        } else {
             let v = app.key_name(C::Normal, A::Chart);
             if with_a2 {
                 format!("{scrolled}A3 accuracy · A2 compliance by {by} · {v}")
