@@ -1485,3 +1485,27 @@ fn titles_name_the_keys_the_user_bound() {
     keys(&mut app, &["w"]);
     assert!(screen(&mut app, &t, 160, 48).contains("Warnings · Q closes"));
 }
+
+#[test]
+fn the_run_summary_pairs_only_runs_of_the_same_dataset() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
+    let (mut app, t) = build_app(&opts(vec![root]));
+    let mut paired_any = false;
+    for ri in 0..app.runs.len() {
+        app.focus = autoeval::tui::state::Pane::Runs;
+        app.run_list.sel = ri;
+        app.visible.clear();
+        let s = app.run_summary().unwrap();
+        let key = app.runs[ri].dataset_key();
+        for (name, _) in &s.versus {
+            let other = app.runs.iter().find(|r| r.name() == *name).unwrap();
+            assert_eq!(other.dataset_key(), key, "{} paired with {name}", s.name);
+        }
+        assert!(s.other_datasets > 0, "{}", s.name);
+        paired_any |= !s.versus.is_empty();
+    }
+    assert!(paired_any, "some shipped runs share a dataset");
+    app.refilter();
+    keys(&mut app, &["i"]);
+    assert!(screen(&mut app, &t, 160, 48).contains("of other datasets not paired"));
+}

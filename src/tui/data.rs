@@ -198,6 +198,21 @@ impl RunIndex {
         }
     }
 
+    /// What identifies the run's dataset: the generator's kind, seed and parameters, or
+    /// the file's kind, syntax and item count (runs are only paired when these match:
+    /// equal φ₀ texts from different datasets are a coincidence, not a pairing).
+    pub fn dataset_key(&self) -> Option<String> {
+        let d = &self.manifest.as_ref()?.dataset;
+        Some(format!(
+            "{}|{:?}|{:?}|{}|{}",
+            d.kind,
+            d.syntax,
+            d.seed,
+            serde_json::Value::Object(d.params.clone()),
+            d.items
+        ))
+    }
+
     /// How many samples the run will have: the dataset's items, capped by the `--limit`
     /// its recorded command gives.
     pub fn total(&self) -> Option<usize> {

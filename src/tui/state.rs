@@ -197,6 +197,8 @@ pub struct RunSummary {
     pub judge: Option<crate::report::JudgeStats>,
     /// Other runs sharing φ₀: their name and the pair counts (this run first).
     pub versus: Vec<(String, crate::report::compare::PairCounts)>,
+    /// Runs left out of `versus` because their dataset differs.
+    pub other_datasets: usize,
 }
 
 /// Judge filter.
@@ -1906,8 +1908,15 @@ impl App {
         // One matrix over every run (each row hashed once), then the pairs from it.
         let m = crate::report::compare::build(self.runs.iter().map(|x| (x.name(), outcomes(x))));
         let mut versus = Vec::new();
+        let mut other_datasets = 0;
+        let key = run.dataset_key();
         for (oi, other) in self.runs.iter().enumerate() {
             if oi == ri {
+                continue;
+            }
+            // Only runs of the same dataset pair up (see `RunIndex::dataset_key`).
+            if key.is_none() || other.dataset_key() != key {
+                other_datasets += 1;
                 continue;
             }
             let p = m.pair(ri, oi);
@@ -1922,6 +1931,7 @@ impl App {
             kinds,
             judge,
             versus,
+            other_datasets,
         })
     }
 

@@ -728,12 +728,21 @@ pub fn run_summary(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     }
     lines.push(Line::from(""));
     lines.push(Line::from(Span::styled(
-        "pass/fail against runs with the same φ₀ (this run = A)",
+        "pass/fail against runs of the same dataset, paired by φ₀ (this run = A)",
         title,
     )));
     if s.versus.is_empty() {
         lines.push(Line::from(Span::styled(
-            "  no other run answered these φ₀",
+            "  no other run of this dataset answered these φ₀",
+            Style::default().fg(t.muted),
+        )));
+    }
+    if s.other_datasets > 0 {
+        lines.push(Line::from(Span::styled(
+            format!(
+                "  {} run(s) of other datasets not paired (equal φ₀ there are a coincidence)",
+                s.other_datasets
+            ),
             Style::default().fg(t.muted),
         )));
     }
