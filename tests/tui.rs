@@ -1509,3 +1509,47 @@ fn the_run_summary_pairs_only_runs_of_the_same_dataset() {
     keys(&mut app, &["i"]);
     assert!(screen(&mut app, &t, 160, 48).contains("of other datasets not paired"));
 }
+
+#[test]
+fn compare_diffs_a_passing_run_against_a_failing_one_and_the_pair_can_be_picked() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixtures().join("pl-small/samples.jsonl")).unwrap();
+    for (k, pass) in [("a", false), ("b", false), ("c", true)] {
+        let d = dir.path().join(k);
+        std::fs::create_dir_all(&d).unwrap();
+        let mut m: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(fixtures().join("pl-small/run.json")).unwrap(),
+        )
+        .unwrap();
+        m["id"] = serde_json::Value::String(format!("run-{k}"));
+        std::fs::write(d.join("run.json"), m.to_string()).unwrap();
+        let lines: Vec<String> = text
+            .lines()
+            .map(|l| {
+                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                if pass && v["id"] == "7" {
+                    v["verdict"] = serde_json::json!({"verdict": "equivalent"});
+                }
+                v.to_string()
+            })
+            .collect();
+        std::fs::write(d.join("samples.jsonl"), lines.join("\n") + "\n").unwrap();
+    }
+    let (mut app, t) = build_app(&opts(vec![dir.path().to_path_buf()]));
+    app.sample_list.sel = app
+        .visible
+        .iter()
+        .position(|&(r, i)| r == 0 && &*app.runs[0].rows[i as usize].id == "7")
+        .unwrap();
+    keys(&mut app, &["c"]);
+    assert_eq!(app.mode, Mode::Compare);
+    let view = app.compare.as_ref().unwrap();
+    assert_eq!(view.columns.len(), 3);
+    assert_eq!(view.pair, (0, 2), "the failing run against the passing one");
+    assert!(screen(&mut app, &t, 160, 48).contains("φ₁ of run-a vs φ₁ of run-c · [/] picks"));
+    keys(&mut app, &["]"]);
+    assert_eq!(app.compare.as_ref().unwrap().pair, (0, 1));
+    assert!(screen(&mut app, &t, 160, 48).contains("φ₁ of run-a vs φ₁ of run-b"));
+    keys(&mut app, &["esc"]);
+    assert_eq!(app.mode, Mode::Normal);
+}

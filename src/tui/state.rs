@@ -264,8 +264,45 @@ pub struct CompareView {
     pub phi0: String,
     /// The selected sample's run first, then every other run with this φ₀.
     pub columns: Vec<CompareColumn>,
-    /// Aligned diff of the first two φ₁ (empty when either is missing).
+    /// The two columns whose φ₁ are diffed: by default a run that passes against one
+    /// that fails; the detail tab keys step the second.
+    pub pair: (usize, usize),
+    /// Aligned diff of the pair's φ₁ (empty when either is missing).
     pub phi1_diff: Vec<DiffLine>,
+    /// The syntax φ₁ is parsed in.
+    pub syntax: Option<crate::syntax::SyntaxKind>,
+}
+
+impl CompareView {
+    /// Diffs columns `a` and `b`.
+    pub fn set_pair(&mut self, a: usize, b: usize) {
+        self.pair = (a, b);
+        self.phi1_diff = match (self.columns.get(a), self.columns.get(b), self.syntax) {
+            (Some(x), Some(y), Some(sx)) if a != b => {
+                match (parse(&x.phi1, sx), parse(&y.phi1, sx)) {
+                    (Ok(x), Ok(y)) => diff(&x, &y),
+                    _ => vec![],
+                }
+            }
+            _ => vec![],
+        };
+    }
+
+    /// Steps the second column of the pair (skipping the first), `d` = ±1.
+    pub fn step_pair(&mut self, d: isize) {
+        let n = self.columns.len();
+        if n < 3 {
+            return;
+        }
+        let (a, mut b) = self.pair;
+        loop {
+            b = (b as isize + d).rem_euclid(n as isize) as usize;
+            if b != a {
+                break;
+            }
+        }
+        self.set_pair(a, b);
+    }
 }
 
 /// A picked chart bucket: run name, its counts, and the lowest and highest A3 across batches.
@@ -1089,14 +1126,14 @@ impl App {
             });
             syntax = syntax.or(run.manifest.as_ref().map(|m| m.dataset.syntax));
         }
-        let phi1_diff = match (columns.first(), columns.get(1), syntax) {
-            (Some(a), Some(b), Some(sx)) => match (parse(&a.phi1, sx), parse(&b.phi1, sx)) {
-                (Ok(x), Ok(y)) => diff(&x, &y),
-                _ => vec![],
-            },
-            _ => vec![],
+        // A run that passes against one that fails, when there are both.
+        let pass = columns.iter().position(|c| c.verdict.is_pass());
+        let fail = columns.iter().position(|c| !c.verdict.is_pass());
+        let pair = match (pass, fail) {
+            (Some(p), Some(f)) => (p.min(f), p.max(f)),
+            _ => (0, 1),
         };
-        CompareView {
+        let mut view = CompareView {
             phi0: rows
                 .first()
                 .map(|&(r, i)| {
@@ -1105,8 +1142,12 @@ impl App {
                 })
                 .unwrap_or_default(),
             columns,
-            phi1_diff,
-        }
+            pair,
+            phi1_diff: vec![],
+            syntax,
+        };
+        view.set_pair(pair.0, pair.1);
+        view
     }
 
     /// Rows of other runs with the same φ₀ as the selected one.
@@ -1368,6 +1409,13 @@ impl App {
     fn overlay_action(&mut self, a: Action) {
         use super::components::Effect;
         // Long overlays scroll (help lists every binding and mode).
+        // In the comparison the detail tab keys pick the run diffed against the first.
+        if self.mode == Mode::Compare && matches!(a, Action::NextTab | Action::PrevTab) {
+            if let Some(v) = self.compare.as_mut() {
+                v.step_pair(if a == Action::NextTab { 1 } else { -1 });
+            }
+            return;
+        }
         let scrolls = matches!(self.mode, Mode::Help | Mode::RunSummary);
         match self.overlay.handle(a, scrolls) {
             Effect::Close => self.mode = Mode::Normal,

@@ -308,11 +308,19 @@ pub fn compare(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         );
         return;
     }
-    let mut dl = vec![Line::from(Span::styled(
+    let (a, b) = view.pair;
+    let pick = if view.columns.len() > 2 {
         format!(
-            "φ₁ of {} vs φ₁ of {}",
-            view.columns[0].run, view.columns[1].run
-        ),
+            " · {}/{} picks the other run",
+            app.key_name(Context::Normal, Action::PrevTab),
+            app.key_name(Context::Normal, Action::NextTab)
+        )
+    } else {
+        String::new()
+    };
+    let name = |k: usize| view.columns.get(k).map_or("", |c| c.run.as_str());
+    let mut dl = vec![Line::from(Span::styled(
+        format!("φ₁ of {} vs φ₁ of {}{pick}", name(a), name(b)),
         Style::default().fg(t.title),
     ))];
     if view.phi1_diff.is_empty() {
