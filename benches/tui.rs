@@ -82,6 +82,9 @@ fn main() {
     if !std::env::args().any(|a| a == "--bench") {
         return;
     }
+    // Never the developer's config, themes or remembered form.
+    let cfg = std::env::temp_dir().join(format!("autoeval-bench-cfg-{}", std::process::id()));
+    autoeval::tui::theme::use_config_dir(cfg.clone());
     let run = ensure_run();
     let before = hwm_mb();
     let t = Instant::now();
@@ -169,11 +172,6 @@ fn live_responsiveness() {
     let dir = std::env::temp_dir().join(format!("autoeval-live-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("dir");
-    // SAFETY: no other thread reads the environment here; keeps the form's memory out of the user's config.
-    #[allow(unsafe_code)]
-    unsafe {
-        std::env::set_var("XDG_CONFIG_HOME", dir.join("cfg"));
-    }
     let (mut app, theme) = build_app(&ViewOptions {
         paths: vec![dir.clone()],
         theme: None,

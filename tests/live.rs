@@ -54,11 +54,29 @@ fn status_rows(screen: &str) -> String {
 
 /// The server's port and the temp directory change from run to run.
 fn redact(s: &str) -> String {
-    s.replace(
-        &std::env::var("AE_LIVE_BASE").unwrap_or_default(),
-        "http://127.0.0.1:PORT",
-    )
-    .replace(&std::env::var("AE_LIVE_OUT").unwrap_or_default(), "OUT")
+    blank_command(s)
+        .replace(
+            &std::env::var("AE_LIVE_BASE").unwrap_or_default(),
+            "http://127.0.0.1:PORT",
+        )
+        .replace(&std::env::var("AE_LIVE_OUT").unwrap_or_default(), "OUT")
+}
+
+/// The form's command wraps over lines of its own and holds the server's port and
+/// the temporary directory: those lines become `COMMAND` (tests check it in full).
+fn blank_command(s: &str) -> String {
+    let mut inside = false;
+    let mut out = Vec::new();
+    for line in s.lines() {
+        if inside && line.contains('┗') {
+            inside = false;
+        }
+        out.push(if inside { "COMMAND" } else { line });
+        if line.contains("command (as `autoeval run` takes it)") {
+            inside = true;
+        }
+    }
+    out.join("\n") + if s.ends_with('\n') { "\n" } else { "" }
 }
 
 fn wait_until(
@@ -96,8 +114,8 @@ fn live_run_pause_resume_cancel_and_errors() {
     });
     unsafe { std::env::set_var("AE_LIVE_BASE", &server.base) };
     let dir = tempfile::tempdir().unwrap();
-    // The form remembers its values in the config directory; keep that in the temp dir.
-    unsafe { std::env::set_var("XDG_CONFIG_HOME", dir.path().join("cfg")) };
+    // The form remembers its values in the config directory: never the developer's.
+    screens::isolate();
     let out = dir.path().join("live-run");
     unsafe { std::env::set_var("AE_LIVE_OUT", out.display().to_string()) };
     // A variable named with --api-key-env must be set (the local server ignores it).
@@ -319,32 +337,38 @@ fn follows_a_run_written_by_another_process() {
     });
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("other");
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_autoeval"))
-        .args([
-            "run",
-            "--kind",
-            "pl",
-            "--per-category",
-            "1",
-            "--limit",
-            "30",
-            "--model",
-            "openai:fake",
-            "--concurrency",
-            "2",
-            "--quiet",
-        ])
-        .arg("--base-url")
-        .arg(format!("{}/v1", server.base))
-        .arg("--out")
-        .arg(&out)
-        .spawn()
-        .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let mut child = screens::Reaped(
+        std::process::Command::new(env!("CARGO_BIN_EXE_autoeval"))
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path().join(".config"))
+            .args([
+                "run",
+                "--kind",
+                "pl",
+                "--per-category",
+                "1",
+                "--limit",
+                "30",
+                "--model",
+                "openai:fake",
+                "--concurrency",
+                "2",
+                "--quiet",
+            ])
+            .arg("--base-url")
+            .arg(format!("{}/v1", server.base))
+            .arg("--out")
+            .arg(&out)
+            .spawn()
+            .unwrap(),
+    );
     let start = Instant::now();
     while !out.join("run.json").exists() {
         assert!(start.elapsed() < Duration::from_secs(20));
         std::thread::sleep(Duration::from_millis(20));
     }
+    screens::isolate();
     let (mut app, _) = build_app(&ViewOptions {
         paths: vec![out.clone()],
         theme: None,
@@ -355,9 +379,26 @@ fn follows_a_run_written_by_another_process() {
         first < 30,
         "opened while the other process is still running"
     );
+    assert_eq!(
+        app.runs[0].total(),
+        Some(30),
+        "the item count, capped by --limit"
+    );
+    let (t, _) = autoeval::tui::theme::Theme::load("default");
+    let s = screens::screen(&mut app, &t, 120, 40);
+    assert!(
+        s.contains("running (another process)") && s.contains("/30"),
+        "done/total of a run another process writes:\n{s}"
+    );
     let start = Instant::now();
     let mut grew = false;
     while app.visible.len() < 30 {
+        // Once samples came in while watching (and some are left), there is an ETA.
+        let n = app.runs[0].rows.len();
+        if n > first && n < 30 && app.runs[0].status() == "running" {
+            let p = app.followed_progress().unwrap_or_default();
+            assert!(p.contains("ETA") && p.contains(&format!("{n}/30")), "{p}");
+        }
         assert!(
             start.elapsed() < Duration::from_secs(30),
             "only {} rows followed",
@@ -367,9 +408,14 @@ fn follows_a_run_written_by_another_process() {
         std::thread::sleep(Duration::from_millis(50));
     }
     assert!(grew);
-    assert!(child.wait().unwrap().success());
+    assert!(child.0.wait().unwrap().success());
     app.follow();
     assert_eq!(app.visible.len(), 30, "no sample twice");
+    assert_eq!(
+        app.followed_progress(),
+        None,
+        "a finished run has no progress line"
+    );
 }
 
 #[test]
@@ -379,7 +425,7 @@ fn a_server_that_is_gone_pauses_the_live_run_and_retry_errors_redoes_the_failure
     let dead_url = format!("http://{}/v1", dead.local_addr().unwrap());
     drop(dead);
     let dir = tempfile::tempdir().unwrap();
-    unsafe { std::env::set_var("XDG_CONFIG_HOME", dir.path().join("cfg")) };
+    screens::isolate();
     unsafe { std::env::set_var("AE_GONE_NO_KEY", "local-unused") };
     let out = dir.path().join("gone");
     let (mut app, _) = build_app(&ViewOptions {
@@ -406,6 +452,16 @@ fn a_server_that_is_gone_pauses_the_live_run_and_retry_errors_redoes_the_failure
             form.set(k, v);
         }
         form.refresh();
+        if retry == "y" {
+            // Resuming says so, and how many remain: the 2 never tried and the 10 errors.
+            assert!(
+                form.estimate.starts_with(
+                    "resumes the run: 10 of 12 done, 12 to do and 10 model errors again"
+                ),
+                "{}",
+                form.estimate
+            );
+        }
         app.press("enter").unwrap();
         assert!(
             app.live.is_some() && app.form.is_none(),
@@ -434,6 +490,11 @@ fn a_server_that_is_gone_pauses_the_live_run_and_retry_errors_redoes_the_failure
     assert_eq!(app.live.as_ref().unwrap().done, 5);
     // Resuming tries again; the server is still gone, so it pauses again after five more.
     app.press("p").unwrap();
+    assert_eq!(
+        app.live.as_ref().unwrap().last_warning,
+        None,
+        "the pause reason goes when the run resumes"
+    );
     wait_until(&mut app, "the second pause", |a| {
         a.live.as_ref().unwrap().done == 10 && a.live.as_ref().unwrap().paused
     });
@@ -453,6 +514,12 @@ fn a_server_that_is_gone_pauses_the_live_run_and_retry_errors_redoes_the_failure
     assert_eq!(
         app.live.as_ref().unwrap().ended,
         Some(autoeval::tui::live::LiveEnd::Finished)
+    );
+    let (t, _) = autoeval::tui::theme::Theme::load("default");
+    let s = screens::screen(&mut app, &t, 160, 40);
+    assert!(
+        !s.contains("paused"),
+        "a finished run shows no pause reason:\n{s}"
     );
     let latest: std::collections::BTreeMap<String, String> =
         std::fs::read_to_string(out.join("samples.jsonl"))

@@ -12,6 +12,7 @@ fn fixtures() -> PathBuf {
 }
 
 fn opts(paths: Vec<PathBuf>) -> ViewOptions {
+    isolate();
     // A config path that does not exist keeps the user's own config out of the tests.
     ViewOptions {
         paths,
@@ -31,7 +32,7 @@ fn keys(app: &mut autoeval::tui::state::App, ks: &[&str]) {
 }
 
 mod screens;
-use screens::{screen, styled};
+use screens::{Reaped, isolate, screen, styled};
 
 #[test]
 fn opens_on_a_failing_sample_with_counts() {
@@ -373,36 +374,8 @@ fn every_bundled_theme_renders() {
 
 #[test]
 fn starts_in_a_real_pty_draws_and_quits_with_q() {
-    // util-linux `script` gives the binary a pseudo-terminal; `q` arrives on its stdin.
-    let exe = env!("CARGO_BIN_EXE_autoeval");
-    let cmd = format!("stty cols 100 rows 30; {exe} view {}", fixtures().display());
-    let mut child = std::process::Command::new("script")
-        .args(["-qfec", &cmd, "/dev/null"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("the `script` command (util-linux) is needed for this test");
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    {
-        use std::io::Write;
-        let stdin = child.stdin.as_mut().unwrap();
-        stdin.write_all(b"q").unwrap();
-        stdin.flush().unwrap();
-    }
-    let start = std::time::Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        assert!(
-            start.elapsed() < std::time::Duration::from_secs(10),
-            "did not quit on q"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "exit {:?}", out.status);
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (code, text) = in_pty(b"q", &[]);
+    assert_eq!(code, Some(0), "exit {code:?}");
     assert!(
         text.contains("Samples") && text.contains("Runs"),
         "drew nothing: {text:.500}"
@@ -415,36 +388,106 @@ fn starts_in_a_real_pty_draws_and_quits_with_q() {
 
 /// Runs the viewer in a real pseudo-terminal, sends `input`, and returns (exit code, output).
 fn in_pty(input: &[u8], env: &[(&str, &str)]) -> (Option<i32>, String) {
+    in_pty_with(input, env, None)
+}
+
+/// [`in_pty`] with an isolated HOME whose config file holds `config`.
+fn in_pty_with(input: &[u8], env: &[(&str, &str)], config: Option<&str>) -> (Option<i32>, String) {
+    use std::io::Read;
+    let home = tempfile::tempdir().unwrap();
+    let cfg = home.path().join(".config");
+    std::fs::create_dir_all(cfg.join("autoeval")).unwrap();
+    if let Some(text) = config {
+        std::fs::write(cfg.join("autoeval/config.toml"), text).unwrap();
+    }
     let exe = env!("CARGO_BIN_EXE_autoeval");
     let cmd = format!("stty cols 100 rows 30; {exe} view {}", fixtures().display());
-    let mut child = std::process::Command::new("script")
-        .args(["-qfec", &cmd, "/dev/null"])
-        .envs(env.iter().copied())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("the `script` command (util-linux) is needed for this test");
+    // util-linux `script` gives the binary a pseudo-terminal; `input` arrives on its stdin.
+    let mut child = Reaped(
+        std::process::Command::new("script")
+            .args(["-qfec", &cmd, "/dev/null"])
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", &cfg)
+            .envs(env.iter().copied())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the `script` command (util-linux) is needed for this test"),
+    );
     std::thread::sleep(std::time::Duration::from_millis(1500));
     {
         use std::io::Write;
-        let stdin = child.stdin.as_mut().unwrap();
+        let stdin = child.0.stdin.as_mut().unwrap();
         stdin.write_all(input).unwrap();
         stdin.flush().unwrap();
     }
     let start = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
+    while child.0.try_wait().unwrap().is_none() {
         assert!(
             start.elapsed() < std::time::Duration::from_secs(10),
             "did not exit on {input:?}"
         );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
+    let code = child.0.try_wait().unwrap().and_then(|s| s.code());
+    let mut out = Vec::new();
+    child
+        .0
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_end(&mut out)
+        .unwrap();
+    (code, String::from_utf8_lossy(&out).into_owned())
+}
+
+#[test]
+fn ctrl_c_quits_even_when_the_users_config_rebinds_quit() {
+    let (code, text) = in_pty_with(b"\x03", &[], Some("[keys]\nquit = [\"q\", \"ctrl-q\"]\n"));
+    assert_eq!(code, Some(0), "ctrl-c did not quit: {code:?}");
+    assert!(text.contains("Samples"), "drew nothing");
+}
+
+#[test]
+fn ctrl_c_quits_in_every_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        "[keys]\nquit = [\"q\", \"ctrl-q\"]\n[keys.note]\ncancel = \"ctrl-c\"\n",
     )
+    .unwrap();
+    let ways: &[&[&str]] = &[
+        &[],
+        &["/"],
+        &["f"],
+        &["v"],
+        &["?"],
+        &["w"],
+        &["c"],
+        &["i"],
+        &["L"],
+        &["a"],
+        &["a", "m"],
+        &["R"],
+    ];
+    for way in ways {
+        isolate();
+        let (mut app, _) = build_app(&ViewOptions {
+            paths: vec![fixtures()],
+            theme: None,
+            config: Some(config.clone()),
+        });
+        keys(&mut app, way);
+        assert!(!app.quit, "{way:?} quit early");
+        keys(&mut app, &["ctrl-c"]);
+        assert!(
+            app.quit,
+            "ctrl-c after {way:?} ({:?}) did not quit",
+            app.mode
+        );
+    }
 }
 
 #[test]
@@ -1026,4 +1069,487 @@ fn a_key_rebound_in_a_mode_table_is_what_the_mode_obeys() {
         field + 1,
         "an override replaces the action's keys: j no longer moves the field"
     );
+}
+
+#[test]
+fn typing_a_range_bound_never_changes_the_other() {
+    let (mut app, t) = app();
+    // On "from" type 5, move to "to", type 1 and 0: the range is 5–10.
+    keys(&mut app, &["f", "5", "j", "1"]);
+    assert_eq!(app.filter.range, Some((5, 1)), "the 1 leaves 'from' alone");
+    assert!(app.visible.is_empty(), "an inverted range matches nothing");
+    assert!(app.filter_summary().contains("invalid"));
+    assert!(screen(&mut app, &t, 100, 30).contains("invalid: from > to"));
+    keys(&mut app, &["0"]);
+    assert_eq!(app.filter.range, Some((5, 10)));
+    assert!(!screen(&mut app, &t, 100, 30).contains("invalid"));
+    assert!(
+        app.visible
+            .iter()
+            .all(|(r, i)| (5..=10).contains(&app.category(*r, *i).unwrap_or(0)))
+    );
+}
+
+#[test]
+fn every_character_drawn_on_a_highlight_is_readable_in_every_theme() {
+    use autoeval::tui::theme::{Theme, contrast, rgb};
+    use ratatui::style::Color;
+    for name in ["default", "light", "high-contrast", "colorblind"] {
+        let (t, _) = Theme::load(name);
+        let light = name == "light";
+        // "reset" is the terminal's own colour: a typical one for the theme's kind.
+        let resolve = |c: Color, fallback: Color, typical| {
+            rgb(if c == Color::Reset { fallback } else { c }).unwrap_or(typical)
+        };
+        let (mut app, _) = app();
+        // The main screen opens on a failing sample whose φ₀/φ₁ diff is highlighted;
+        // the chart marks its chosen bucket; the runs pane takes focus (the sample
+        // row stays selected without focus).
+        let mut checked = 0;
+        for way in [&[][..], &["v", "right"], &["esc", "shift-tab"]] {
+            keys(&mut app, way);
+            let buf = screens::render(&mut app, &t, 120, 40);
+            for c in buf.content() {
+                if c.bg == Color::Reset || c.symbol().trim().is_empty() {
+                    continue;
+                }
+                let bg = resolve(
+                    c.bg,
+                    t.bg,
+                    if light { (255, 255, 255) } else { (30, 30, 30) },
+                );
+                let fg = resolve(c.fg, t.fg, if light { (0, 0, 0) } else { (208, 208, 208) });
+                let r = contrast(fg, bg);
+                assert!(
+                    r >= 4.5,
+                    "{name} after {way:?}: {:?} drawn {:?} on {:?}: contrast {r:.2}",
+                    c.symbol(),
+                    c.fg,
+                    c.bg
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 50, "{name}: only {checked} highlighted cells");
+    }
+}
+
+#[test]
+fn a_retried_sample_counts_once_and_its_latest_line_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    let (d, text) = live_copy(dir.path());
+    std::fs::write(d.join("samples.jsonl"), &text).unwrap();
+    let (mut app, _) = build_app(&opts(vec![d.clone()]));
+    // Only the not-equivalent samples: 7, 1, 4 and 11.
+    keys(&mut app, &["f", "j", "j", "j", "space", "esc"]);
+    assert_eq!(app.filter_summary(), "4/14 · not-equivalent");
+    // A retry appends sample 7's new line: it now passes.
+    let passing = text.lines().next().unwrap();
+    let retried = passing
+        .replacen("\"id\":\"3\"", "\"id\":\"7\"", 1)
+        .replacen("\"idx\":3", "\"idx\":7", 1);
+    std::fs::write(d.join("samples.jsonl"), format!("{text}{retried}\n")).unwrap();
+    assert!(app.follow());
+    let run = &app.runs[0];
+    assert_eq!(run.rows.len(), 14, "sample 7 counts once");
+    let seven: Vec<_> = run.rows.iter().filter(|r| &*r.id == "7").collect();
+    assert_eq!(seven.len(), 1);
+    assert!(seven[0].verdict.is_pass(), "the latest line wins");
+    assert_eq!(app.filter_summary(), "3/14 · not-equivalent");
+    assert!(
+        app.visible
+            .iter()
+            .all(|(r, i)| &*app.runs[*r as usize].rows[*i as usize].id != "7"),
+        "the filter drops the old row without reopening"
+    );
+}
+
+/// The chart's "runs a–b of n" window from the screen.
+fn chart_window_shown(s: &str) -> Option<(usize, usize, usize)> {
+    let at = s.find("runs ")? + "runs ".len();
+    let rest = &s[at..];
+    let (a, rest) = rest.split_once('–')?;
+    let (b, rest) = rest.split_once(" of ")?;
+    let n: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    Some((a.parse().ok()?, b.parse().ok()?, n.parse().ok()?))
+}
+
+#[test]
+fn the_chart_scrolls_and_follows_the_run_selection() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
+    let (mut app, t) = build_app(&opts(vec![root]));
+    let n = app.chart_runs().len();
+    assert!(n >= 25, "{n} runs on the chart");
+    let s = screen(&mut app, &t, 80, 24);
+    let (a, b, total) = chart_window_shown(&s).expect("a scrolled chart says which runs");
+    assert_eq!(total, n);
+    assert!(b < n, "not every run fits at 80×24: {a}–{b}");
+    // Selecting the last run in the run list brings its chart row into view.
+    keys(&mut app, &["shift-tab", "G"]);
+    let last = app.run_list.sel;
+    let row = app.chart_runs().iter().position(|ri| *ri == last).unwrap();
+    let s = screen(&mut app, &t, 80, 24);
+    let (a, b, _) = chart_window_shown(&s).unwrap();
+    assert!(
+        (a..=b).contains(&(row + 1)),
+        "run row {} not in {a}–{b}",
+        row + 1
+    );
+    assert_eq!(b, n, "the last run is in view");
+    // Picking starts on that run and moving up scrolls the chart back to the first.
+    keys(&mut app, &["v"]);
+    assert_eq!(app.chart_pick.run, row);
+    for _ in 0..n {
+        keys(&mut app, &["up"]);
+        let s = screen(&mut app, &t, 80, 24);
+        let (a, b, _) = chart_window_shown(&s).unwrap();
+        let picked = app.chart_pick.run + 1;
+        assert!(
+            (a..=b).contains(&picked),
+            "picked row {picked} not in {a}–{b}"
+        );
+    }
+    assert_eq!(app.chart_pick.run, 0);
+    assert_eq!(
+        chart_window_shown(&screen(&mut app, &t, 80, 24)).unwrap().0,
+        1
+    );
+}
+
+#[test]
+fn at_80x24_the_detail_names_its_run_and_labels_show_full_category_names() {
+    let (mut app, t) = app();
+    let (r, _) = app.selected().unwrap();
+    let run = app.runs[r as usize].name();
+    let s = screen(&mut app, &t, 80, 24);
+    let title = s.lines().find(|l| l.contains("Sample ")).unwrap();
+    assert!(
+        title.contains(&run),
+        "the detail title names the run: {title}"
+    );
+    keys(&mut app, &["a"]);
+    let s = screen(&mut app, &t, 80, 24);
+    for c in &app.taxonomy.categories {
+        assert!(
+            s.contains(&format!("{} [ ] {}", c.key, c.name)),
+            "category {} not in full:\n{s}",
+            c.name
+        );
+    }
+    for what in ["φ₀ ", "ψ  ", "φ₁ "] {
+        assert!(s.contains(what), "{what} hidden while labelling:\n{s}");
+    }
+}
+
+#[test]
+fn the_run_form_writes_into_the_viewed_folder_and_shows_its_whole_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut app, t) = build_app(&opts(vec![dir.path().to_path_buf()]));
+    keys(&mut app, &["R"]);
+    let form = app.form.as_mut().unwrap();
+    let argv = form.argv().unwrap();
+    let at = argv.iter().position(|a| a == "--out").unwrap();
+    assert_eq!(
+        PathBuf::from(&argv[at + 1]),
+        dir.path().join("live"),
+        "a new run goes into the folder being viewed, not the working directory"
+    );
+    assert!(form.estimate.starts_with("up to "), "{}", form.estimate);
+    // A long command wraps inside the popup instead of being cut at its edge.
+    form.set("prompts", &format!("/{}", "p".repeat(150)));
+    form.refresh();
+    let command = form.command.clone();
+    let s = screen(&mut app, &t, 80, 40);
+    let joined: String = s
+        .lines()
+        .map(|l| l.trim_matches(|c| c == '│' || c == ' ' || c == '┃'))
+        .collect();
+    assert!(joined.contains(&command), "{command}\n{s}");
+}
+
+#[test]
+fn a_view_mixing_logic_and_regex_runs_names_each_runs_measure() {
+    let (mut app, t) = app();
+    assert_eq!(app.measures().len(), 2, "{:?}", app.measures());
+    let s = screen(&mut app, &t, 160, 48);
+    assert!(s.contains("by ops/depth"), "{s}");
+    assert!(
+        s.lines()
+            .any(|l| l.contains("regex-small") && l.contains("A3d"))
+            && s.lines()
+                .any(|l| l.contains("pl-small") && l.contains("A3o")),
+        "each chart row names its measure:\n{s}"
+    );
+    assert!(
+        s.contains(" o/d "),
+        "the column says it mixes measures:\n{s}"
+    );
+    // Each row says which measure its number is.
+    let regex = app
+        .runs
+        .iter()
+        .position(|r| r.name() == "regex-small")
+        .unwrap();
+    let k = app
+        .visible
+        .iter()
+        .position(|(r, _)| *r as usize == regex)
+        .unwrap();
+    let (r, i) = app.visible[k];
+    assert_eq!(app.measure_of(r, i), "depth");
+    app.sample_list.sel = k;
+    let d = format!("{}d", app.category(r, i).unwrap());
+    let s = screen(&mut app, &t, 160, 48);
+    let row = s
+        .lines()
+        .find(|l| l.contains(&format!(" {d} ")) && l.contains("regex"))
+        .unwrap_or_else(|| panic!("no row with {d}:\n{s}"));
+    assert!(row.contains("regex"), "{row}");
+    // Only logic runs: one measure, the plain header.
+    keys(&mut app, &["shift-tab"]);
+    while app.runs[app.run_list.sel].name() != "regex-small" {
+        keys(&mut app, &["j"]);
+    }
+    keys(&mut app, &["space"]);
+    let s = screen(&mut app, &t, 160, 48);
+    assert!(
+        s.contains("by ops ") && !s.contains("ops/depth") && !s.contains("A3o"),
+        "{s}"
+    );
+}
+
+#[test]
+fn the_sample_list_sorts_by_a_key_or_a_header_click_and_says_so() {
+    use autoeval::tui::components::sort::SortKey;
+    use ratatui::crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+    let (mut app, t) = app();
+    let cats = |app: &autoeval::tui::state::App| -> Vec<usize> {
+        app.visible
+            .iter()
+            .map(|&(r, i)| app.category(r, i).unwrap())
+            .collect()
+    };
+    let selected = app.selected();
+    keys(&mut app, &["s"]);
+    assert_eq!(app.sort.key, Some(SortKey::Measure));
+    assert!(cats(&app).is_sorted(), "{:?}", cats(&app));
+    assert_eq!(
+        app.selected(),
+        selected,
+        "the selected sample stays selected"
+    );
+    assert!(screen(&mut app, &t, 120, 40).contains("Samples 42/42 · sorted by measure ↑"));
+    keys(&mut app, &["r"]);
+    let mut down = cats(&app);
+    down.reverse();
+    assert!(down.is_sorted(), "descending");
+    assert!(screen(&mut app, &t, 120, 40).contains("sorted by measure ↓"));
+    // Verdict, then BLEU (rows without one last), then the rest, then unsorted.
+    keys(&mut app, &["s"]);
+    assert_eq!(app.sort.key, Some(SortKey::Verdict));
+    keys(&mut app, &["s"]);
+    let bleu: Vec<Option<u8>> = app
+        .visible
+        .iter()
+        .map(|&(r, i)| app.runs[r as usize].rows[i as usize].bleu)
+        .collect();
+    let known: Vec<u8> = bleu.iter().flatten().copied().collect();
+    assert!(known.is_sorted());
+    assert!(
+        bleu.iter().skip(known.len()).all(Option::is_none),
+        "{bleu:?}"
+    );
+    for _ in 0..4 {
+        keys(&mut app, &["s"]);
+    }
+    assert_eq!(app.sort.key, None);
+    assert!(!screen(&mut app, &t, 120, 40).contains("sorted by"));
+    // A click on the verdict header sorts by verdict; a second click reverses.
+    let mut term = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    let mut areas = None;
+    term.draw(|f| areas = Some(ui::draw(f, &mut app, &t)))
+        .unwrap();
+    let a = areas.unwrap();
+    let click = MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: a.samples.x + 1 + 16,
+        row: a.samples.y + 1,
+        modifiers: KeyModifiers::NONE,
+    };
+    autoeval::tui::mouse(&mut app, &a, click);
+    assert_eq!(
+        (app.sort.key, app.sort.desc),
+        (Some(SortKey::Verdict), false)
+    );
+    let verdicts: Vec<u8> = app
+        .visible
+        .iter()
+        .map(|&(r, i)| app.runs[r as usize].rows[i as usize].verdict as u8)
+        .collect();
+    assert!(verdicts.is_sorted());
+    autoeval::tui::mouse(&mut app, &a, click);
+    assert!(app.sort.desc);
+    assert!(screen(&mut app, &t, 120, 40).contains("verdict↓"));
+}
+
+#[test]
+fn the_raw_tab_shows_every_call_as_a_conversation() {
+    let (mut app, t) = app();
+    keys(&mut app, &["enter", "]", "]", "]"]);
+    assert_eq!(app.detail_view.tab, Tab::Raw);
+    let mut seen = String::new();
+    for _ in 0..40 {
+        seen.push_str(&screen(&mut app, &t, 160, 48));
+        keys(&mut app, &["j"]);
+    }
+    assert!(
+        seen.contains("user:") && seen.contains("assistant:"),
+        "{seen}"
+    );
+    // The prompt as the model got it: the template filled with the sample's formula.
+    assert!(seen.contains("[TASK]"), "{seen}");
+    assert!(
+        seen.contains("[FORMULA]") && seen.contains("[NL DESCRIPTION]"),
+        "{seen}"
+    );
+    assert!(!seen.contains("prompt not shown"), "{seen}");
+}
+
+#[test]
+fn overview_shows_hand_labels_and_the_judge_column_has_a_legend_and_marks_disagreement() {
+    let run = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs/pl-qwen-1.5b");
+    let (mut app, t) = build_app(&opts(vec![run]));
+    let at = |app: &autoeval::tui::state::App, id: &str| {
+        app.visible
+            .iter()
+            .position(|&(r, i)| &*app.runs[r as usize].rows[i as usize].id == id)
+            .unwrap()
+    };
+    app.sample_list.sel = at(&app, "0");
+    app.detail = None;
+    let s = screen(&mut app, &t, 160, 48);
+    assert!(s.contains("labels dev-a: off-format answer"), "{s}");
+    assert!(
+        s.contains("J: ✓ judge yes · ✗ no · ? unreadable · ≠"),
+        "{s}"
+    );
+    // Sample 35: the judge and the verifier disagree.
+    app.sample_list.sel = at(&app, "35");
+    app.detail = None;
+    let s = screen(&mut app, &t, 160, 48);
+    let row = s
+        .lines()
+        .find(|l| l.contains("┃35 "))
+        .unwrap_or_else(|| panic!("{s}"));
+    assert!(row.contains('≠'), "{row}");
+}
+
+#[test]
+fn empty_lists_point_to_the_right_key_and_the_filter_panel_keeps_isolated_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut empty, t) = build_app(&opts(vec![dir.path().to_path_buf()]));
+    let s = screen(&mut empty, &t, 120, 40);
+    assert!(s.contains("no samples yet: R starts a run"), "{s}");
+    assert!(!s.contains("clears the filters"), "{s}");
+    let (mut app, t) = app();
+    keys(&mut app, &["/", "z", "z", "z", "z", "enter"]);
+    assert!(app.visible.is_empty());
+    assert!(screen(&mut app, &t, 120, 40).contains("no samples match: x clears the filters"));
+    keys(&mut app, &["x", "shift-tab", "j", "enter"]);
+    assert_eq!(app.visible.len(), 14, "one run isolated");
+    keys(&mut app, &["f", "x", "esc"]);
+    assert_eq!(
+        app.visible.len(),
+        14,
+        "x in the filter panel keeps the isolated run"
+    );
+}
+
+#[test]
+fn titles_name_the_keys_the_user_bound() {
+    isolate();
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        "[keys]\nnew_run = \"N\"\ntoggle_run = \"T\"\n[keys.overlay]\nback = \"Q\"\n",
+    )
+    .unwrap();
+    let (mut app, t) = build_app(&ViewOptions {
+        paths: vec![fixtures()],
+        theme: None,
+        config: Some(config),
+    });
+    let s = screen(&mut app, &t, 160, 48);
+    assert!(s.contains("Runs · T shows/hides · N starts a run"), "{s}");
+    keys(&mut app, &["w"]);
+    assert!(screen(&mut app, &t, 160, 48).contains("Warnings · Q closes"));
+}
+
+#[test]
+fn the_run_summary_pairs_only_runs_of_the_same_dataset() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
+    let (mut app, t) = build_app(&opts(vec![root]));
+    let mut paired_any = false;
+    for ri in 0..app.runs.len() {
+        app.focus = autoeval::tui::state::Pane::Runs;
+        app.run_list.sel = ri;
+        app.visible.clear();
+        let s = app.run_summary().unwrap();
+        let key = app.runs[ri].dataset_key();
+        for (name, _) in &s.versus {
+            let other = app.runs.iter().find(|r| r.name() == *name).unwrap();
+            assert_eq!(other.dataset_key(), key, "{} paired with {name}", s.name);
+        }
+        assert!(s.other_datasets > 0, "{}", s.name);
+        paired_any |= !s.versus.is_empty();
+    }
+    assert!(paired_any, "some shipped runs share a dataset");
+    app.refilter();
+    keys(&mut app, &["i"]);
+    assert!(screen(&mut app, &t, 160, 48).contains("of other datasets not paired"));
+}
+
+#[test]
+fn compare_diffs_a_passing_run_against_a_failing_one_and_the_pair_can_be_picked() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixtures().join("pl-small/samples.jsonl")).unwrap();
+    for (k, pass) in [("a", false), ("b", false), ("c", true)] {
+        let d = dir.path().join(k);
+        std::fs::create_dir_all(&d).unwrap();
+        let mut m: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(fixtures().join("pl-small/run.json")).unwrap(),
+        )
+        .unwrap();
+        m["id"] = serde_json::Value::String(format!("run-{k}"));
+        std::fs::write(d.join("run.json"), m.to_string()).unwrap();
+        let lines: Vec<String> = text
+            .lines()
+            .map(|l| {
+                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                if pass && v["id"] == "7" {
+                    v["verdict"] = serde_json::json!({"verdict": "equivalent"});
+                }
+                v.to_string()
+            })
+            .collect();
+        std::fs::write(d.join("samples.jsonl"), lines.join("\n") + "\n").unwrap();
+    }
+    let (mut app, t) = build_app(&opts(vec![dir.path().to_path_buf()]));
+    app.sample_list.sel = app
+        .visible
+        .iter()
+        .position(|&(r, i)| r == 0 && &*app.runs[0].rows[i as usize].id == "7")
+        .unwrap();
+    keys(&mut app, &["c"]);
+    assert_eq!(app.mode, Mode::Compare);
+    let view = app.compare.as_ref().unwrap();
+    assert_eq!(view.columns.len(), 3);
+    assert_eq!(view.pair, (0, 2), "the failing run against the passing one");
+    assert!(screen(&mut app, &t, 160, 48).contains("φ₁ of run-a vs φ₁ of run-c · [/] picks"));
+    keys(&mut app, &["]"]);
+    assert_eq!(app.compare.as_ref().unwrap().pair, (0, 1));
+    assert!(screen(&mut app, &t, 160, 48).contains("φ₁ of run-a vs φ₁ of run-b"));
+    keys(&mut app, &["esc"]);
+    assert_eq!(app.mode, Mode::Normal);
 }

@@ -49,6 +49,11 @@ pub struct RunIndex {
     pub base_generation: u64,
     /// [`RunIndex::text_index`]'s cache: (generation, indices).
     text_index: std::sync::Mutex<(u64, std::sync::Arc<[u32]>)>,
+    /// Row position per sample id, built at the first append (a retried sample's new
+    /// line replaces its row instead of adding one).
+    ids: Option<HashMap<Box<str>, u32>>,
+    /// When the viewer first saw the run running, and its samples then (for the ETA).
+    seen_running: Option<(std::time::Instant, usize)>,
 }
 
 fn next_generation() -> u64 {
@@ -150,6 +155,8 @@ impl RunIndex {
             generation: next_generation(),
             base_generation: next_generation(),
             text_index: std::sync::Mutex::new((0, std::sync::Arc::from(Vec::new()))),
+            ids: None,
+            seen_running: None,
         };
         run.manifest_mtime = manifest_mtime(dir);
         match store::read_manifest(dir) {
@@ -174,7 +181,68 @@ impl RunIndex {
         run.rows = order.into_iter().filter_map(|i| rows[i].take()).collect();
         run.reload_labels();
         run.reload_judge();
+        run.note_running();
         run
+    }
+
+    /// Starts the ETA clock the first time the run is seen running.
+    fn note_running(&mut self) {
+        let running = self
+            .manifest
+            .as_ref()
+            .is_some_and(|m| m.status == "running");
+        if !running {
+            self.seen_running = None;
+        } else if self.seen_running.is_none() {
+            self.seen_running = Some((std::time::Instant::now(), self.rows.len()));
+        }
+    }
+
+    /// What identifies the run's dataset: the generator's kind, seed and parameters, or
+    /// the file's kind, syntax and item count (runs are only paired when these match:
+    /// equal φ₀ texts from different datasets are a coincidence, not a pairing).
+    pub fn dataset_key(&self) -> Option<String> {
+        let d = &self.manifest.as_ref()?.dataset;
+        Some(format!(
+            "{}|{:?}|{:?}|{}|{}",
+            d.kind,
+            d.syntax,
+            d.seed,
+            serde_json::Value::Object(d.params.clone()),
+            d.items
+        ))
+    }
+
+    /// How many samples the run will have: the dataset's items, capped by the `--limit`
+    /// its recorded command gives.
+    pub fn total(&self) -> Option<usize> {
+        let m = self.manifest.as_ref()?;
+        let limit = m
+            .command
+            .iter()
+            .position(|a| a == "--limit")
+            .and_then(|i| m.command.get(i + 1))
+            .and_then(|v| v.parse::<usize>().ok());
+        Some(limit.map_or(m.dataset.items, |l| l.min(m.dataset.items)))
+    }
+
+    /// For a run that is running: samples done of the total and, once it has moved
+    /// while the viewer watched, the estimated time left (`12/30 · ETA 1m05s`).
+    pub fn progress(&self) -> Option<String> {
+        let (since, at) = self.seen_running?;
+        let total = self.total()?;
+        let done = self.rows.len();
+        let mut text = format!("{done}/{total}");
+        let secs = since.elapsed().as_secs_f64();
+        if done > at && total > done && secs > 0.0 {
+            let left = (total - done) as f64 * secs / (done - at) as f64;
+            text.push_str(&format!(
+                " · ETA {:.0}m{:02.0}s",
+                (left / 60.0).floor(),
+                left % 60.0
+            ));
+        }
+        Some(text)
     }
 
     /// Re-reads `run.json` when it changed on disk (a run that finished, paused or was
@@ -188,6 +256,7 @@ impl RunIndex {
         match store::read_manifest(&self.dir) {
             Ok(m) => {
                 self.manifest = Some(safe_manifest(m));
+                self.note_running();
                 true
             }
             // A manifest being replaced is read again at the next look.
@@ -215,7 +284,8 @@ impl RunIndex {
         }
     }
 
-    /// Reads lines appended since the last read; returns how many rows were added.
+    /// Reads lines appended since the last read; returns how many lines were read (a
+    /// retried sample's line replaces its row).
     /// A file that shrank (rewritten) is read again from the start.
     pub fn refresh(&mut self) -> usize {
         let mut scan = Scan {
@@ -227,6 +297,7 @@ impl RunIndex {
         if scan.restarted {
             self.rows.clear();
             self.texts = TextStore::default();
+            self.ids = None;
             self.base_generation = next_generation();
         }
         self.consumed = scan.consumed;
@@ -237,9 +308,31 @@ impl RunIndex {
             }
         }
         let texts = std::mem::take(&mut scan.texts);
+        let rows = &self.rows;
+        let ids = self.ids.get_or_insert_with(|| {
+            rows.iter()
+                .enumerate()
+                .map(|(i, r)| (r.id.clone(), i as u32))
+                .collect()
+        });
+        let mut replaced = false;
         for (mut row, text) in scan.rows.into_iter().zip(texts) {
             row.text = self.texts.push(text);
-            self.rows.push(row);
+            // The latest line of a sample is its record (a retry appends a new one),
+            // as in `report`: it takes the old row's place.
+            if let Some(&i) = ids.get(&row.id)
+                && let Some(old) = self.rows.get_mut(i as usize)
+            {
+                *old = row;
+                replaced = true;
+            } else {
+                ids.insert(row.id.clone(), self.rows.len() as u32);
+                self.rows.push(row);
+            }
+        }
+        if replaced {
+            // Not an append: lists and aggregates drawn from the rows start over.
+            self.base_generation = next_generation();
         }
         if added > 0 || scan.restarted {
             self.generation = next_generation();

@@ -34,6 +34,10 @@ pub enum Action {
     ToggleRun,
     /// Search results ranked by score or in dataset order.
     ToggleOrder,
+    /// Sort the sample list by the next column (after the last, unsorted).
+    Sort,
+    /// Reverse the sample list's sort.
+    SortReverse,
     /// Next pane.
     NextPane,
     /// Previous pane.
@@ -303,6 +307,22 @@ const DEFAULTS: &[DefaultBinding] = &[
         "toggle_order",
         &["o"],
         "search results: best match first ↔ dataset order",
+        None,
+    ),
+    (
+        N,
+        Action::Sort,
+        "sort",
+        &["s"],
+        "sort by the next column (s again: next one)",
+        None,
+    ),
+    (
+        N,
+        Action::SortReverse,
+        "sort_reverse",
+        &["r"],
+        "reverse the sort",
         None,
     ),
     (
@@ -800,10 +820,7 @@ impl Keymap {
                 .iter()
                 .any(|b| b.context == ctx && b.action == Action::Quit && !b.keys.is_empty());
             if !has_quit {
-                let ctrl_c = Key::new(
-                    ratatui::crossterm::event::KeyCode::Char('c'),
-                    ratatui::crossterm::event::KeyModifiers::CONTROL,
-                );
+                let ctrl_c = Key::ctrl_c();
                 for b in self.bindings.iter_mut().filter(|b| b.context == ctx) {
                     if b.action == Action::Quit {
                         b.keys = vec![ctrl_c];
@@ -864,6 +881,21 @@ impl Keymap {
                     }
                 })
                 .collect()
+        });
+        // Ctrl-C quits in every mode (the README promises it): no action may take it,
+        // and a rebound quit keeps it.
+        let keys = keys.map(|mut k| {
+            if b.action == Action::Quit {
+                if !k.contains(&Key::ctrl_c()) {
+                    k.push(Key::ctrl_c());
+                }
+            } else if k.contains(&Key::ctrl_c()) {
+                k.retain(|x| *x != Key::ctrl_c());
+                warnings.push(format!(
+                    "config {place}: {name}: ctrl-c always quits; that key is ignored"
+                ));
+            }
+            k
         });
         match keys {
             Some(k) if !k.is_empty() => {
@@ -1005,7 +1037,8 @@ mod tests {
             "{w:?}"
         );
         assert!(
-            w.iter().any(|x| x.contains("note mode; ctrl-c quits")),
+            w.iter()
+                .any(|x| x.contains("[keys.note]: cancel: ctrl-c always quits")),
             "{w:?}"
         );
         assert!(

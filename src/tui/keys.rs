@@ -42,6 +42,11 @@ const NAMED: [(&str, KeyCode); 15] = [
 ];
 
 impl Key {
+    /// Ctrl-C: quits in every mode, whatever the keymap says.
+    pub fn ctrl_c() -> Key {
+        Key::new(KeyCode::Char('c'), KeyModifiers::CONTROL)
+    }
+
     /// A key from a code and modifiers, normalised so that equal keys compare equal:
     /// shift is carried by a character's case (and by `BackTab`), not by the modifier.
     pub fn new(code: KeyCode, mods: KeyModifiers) -> Key {

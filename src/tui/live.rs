@@ -44,6 +44,11 @@ pub struct Form {
     pub estimate: String,
     /// The command it stands for, or why it is incomplete.
     pub command: String,
+    /// The folder being viewed: a relative output directory is taken from here.
+    pub base: Option<PathBuf>,
+    /// For an output directory that holds a run: (its directory, the size of its
+    /// samples file, samples done, of which model errors), so typing re-reads nothing.
+    resume: Option<(PathBuf, u64, usize, usize)>,
 }
 
 /// What a form key asks of the app.
@@ -113,8 +118,9 @@ const TYPICAL_INPUT_TOKENS: u64 = 450;
 const TYPICAL_OUTPUT_TOKENS: u64 = 120;
 
 impl Form {
-    /// A form with the values used last time (or sensible defaults).
-    pub fn remembered() -> Form {
+    /// A form with the values used last time (or sensible defaults); `base` is the
+    /// folder being viewed, where the default output directory goes.
+    pub fn remembered(base: Option<&std::path::Path>) -> Form {
         // Defaults by key, so adding a field cannot misalign them.
         let mut values: Vec<String> = FIELDS
             .iter()
@@ -133,6 +139,7 @@ impl Form {
                     "retries" => "5",
                     "request_timeout" => "120",
                     "retry_errors" => "n",
+                    "out" if base.is_some() => "live",
                     "out" => "runs/live",
                     _ => "",
                 }
@@ -155,14 +162,55 @@ impl Form {
             error: String::new(),
             estimate: String::new(),
             command: String::new(),
+            base: base.map(std::path::Path::to_path_buf),
+            resume: None,
         };
         f.refresh();
         f
     }
 
+    /// The output directory: a relative one is inside the folder being viewed.
+    pub fn out_dir(&self) -> Option<PathBuf> {
+        let out = self.get("out");
+        if out.is_empty() {
+            return None;
+        }
+        let p = std::path::Path::new(out);
+        Some(match &self.base {
+            Some(b) if p.is_relative() => b.join(p),
+            _ => p.to_path_buf(),
+        })
+    }
+
+    /// Samples done and model errors of the run in the output directory, if it holds
+    /// one (re-read only when the directory or its samples file changes).
+    fn resumed(&mut self) -> Option<(usize, usize)> {
+        let dir = self.out_dir()?;
+        if !dir.join(crate::run::store::MANIFEST).exists() {
+            self.resume = None;
+            return None;
+        }
+        let size = std::fs::metadata(dir.join(crate::run::store::SAMPLES)).map_or(0, |m| m.len());
+        if let Some((d, s, done, errors)) = &self.resume
+            && *d == dir
+            && *s == size
+        {
+            return Some((*done, *errors));
+        }
+        let scan = crate::run::index::load_or_build(&dir, false);
+        let latest = crate::run::rows::latest_per_id(&scan.rows);
+        let errors = latest
+            .iter()
+            .filter(|&&i| scan.rows[i].verdict == crate::verify::VerdictKind::ModelError)
+            .count();
+        self.resume = Some((dir, size, latest.len(), errors));
+        Some((latest.len(), errors))
+    }
+
     /// Recomputes the estimate and the command after an edit.
     pub fn refresh(&mut self) {
-        self.estimate = self.estimate();
+        let resumed = self.resumed();
+        self.estimate = self.estimate_with(resumed);
         self.command = match self.argv() {
             Ok(a) => crate::sanitize::one_line(&shell_words(&a)).into_owned(),
             Err(e) => e.to_string(),
@@ -272,12 +320,11 @@ impl Form {
         if !self.get("limit").is_empty() {
             flag("limit", &self.number("limit", 0)?.to_string());
         }
-        let out = self.get("out");
-        if out.is_empty() {
+        let Some(out) = self.out_dir() else {
             return Err(FormError::NoOutput);
-        }
-        flag("out", out);
-        let resume = std::path::Path::new(out).join("run.json").exists();
+        };
+        flag("out", &out.display().to_string());
+        let resume = out.join("run.json").exists();
         if resume {
             a.push("--resume".into());
         }
@@ -298,6 +345,12 @@ impl Form {
     /// What starting this form will cost: samples, model calls and an estimate in USD
     /// (typical prompt and answer sizes; at most, every answer at max tokens).
     pub fn estimate(&self) -> String {
+        let resumed = self.resume.as_ref().map(|r| (r.2, r.3));
+        self.estimate_with(resumed)
+    }
+
+    /// [`Form::estimate`] given (done, model errors) of the run it resumes.
+    fn estimate_with(&self, resumed: Option<(usize, usize)>) -> String {
         let samples = match self.kind() {
             Some(_) => {
                 let per = self.number("per_category", 50).unwrap_or(50).max(1);
@@ -314,8 +367,35 @@ impl Form {
             (Some(s), Some(l)) => Some(s.min(l)),
             (s, l) => s.or(l),
         };
-        let Some(n) = samples else {
-            return "samples: as many as the dataset file holds".into();
+        let retry = matches!(
+            self.get("retry_errors").to_ascii_lowercase().as_str(),
+            "y" | "yes"
+        );
+        // Resuming: only what is left (and the model errors, when they are retried).
+        let again = |errors: usize| {
+            if retry {
+                (errors, format!(" and {errors} model errors again"))
+            } else {
+                (0, String::new())
+            }
+        };
+        let (n, head) = match (samples, resumed) {
+            (None, None) => return "samples: as many as the dataset file holds".into(),
+            (None, Some((done, errors))) => {
+                return format!(
+                    "resumes the run: {done} samples done; the rest of the dataset file{}",
+                    again(errors).1
+                );
+            }
+            (Some(n), None) => (n, format!("up to {n} samples")),
+            (Some(n), Some((done, errors))) => {
+                let (redo, what) = again(errors);
+                let left = n.saturating_sub(done) + redo;
+                (
+                    left,
+                    format!("resumes the run: {done} of {n} done, {left} to do{what}"),
+                )
+            }
         };
         let rounds = self.number("rounds", 1).unwrap_or(1).max(1) as u64;
         let calls = n as u64 * 2 * rounds;
@@ -335,10 +415,7 @@ impl Form {
             (Some(c), Some(hi)) => format!("≈ ${c:.2} (at most ${hi:.2})"),
             _ => "unpriced model".to_string(),
         };
-        format!(
-            "up to {n} samples × {} calls = {calls} calls · {cost}",
-            2 * rounds
-        )
+        format!("{head} × {} calls = {calls} calls · {cost}", 2 * rounds)
     }
 }
 
@@ -405,6 +482,8 @@ pub struct Live {
     pub ended: Option<LiveEnd>,
     /// The last warning the run sent (a pause reason, a skipped item).
     pub last_warning: Option<String>,
+    /// The keys that pause/resume and cancel it, as the status line names them.
+    pub keys: (String, String),
     started: Instant,
     rx: std::sync::mpsc::Receiver<Result<Event, LiveEnd>>,
     pause_tx: PauseSwitch,
@@ -484,6 +563,7 @@ impl Live {
             paused: false,
             ended: None,
             last_warning: None,
+            keys: ("p".into(), "C".into()),
             started: Instant::now(),
             rx,
             pause_tx,
@@ -523,6 +603,14 @@ impl Live {
         if paused != self.paused {
             self.paused = paused;
             changed = true;
+            if !paused {
+                // Resumed: the reason it paused no longer holds.
+                self.last_warning = None;
+            }
+        }
+        if changed && self.ended == Some(LiveEnd::Finished) {
+            // A finished run has nothing left to warn about (a pause it recovered from).
+            self.last_warning = None;
         }
         changed
     }
@@ -531,6 +619,9 @@ impl Live {
     pub fn toggle_pause(&mut self) {
         self.paused = !*self.pause_tx.borrow();
         self.pause_tx.send_replace(self.paused);
+        if !self.paused {
+            self.last_warning = None;
+        }
     }
 
     /// Stops the run; finished samples stay, and it can be resumed.
@@ -557,8 +648,8 @@ impl Live {
         };
         let state = match (&self.ended, self.paused) {
             (Some(e), _) => e.word().to_string(),
-            (None, true) => "paused (p resumes)".into(),
-            (None, false) => "live (p pause, C cancel)".into(),
+            (None, true) => format!("paused ({} resumes)", self.keys.0),
+            (None, false) => format!("live ({} pause, {} cancel)", self.keys.0, self.keys.1),
         };
         let pass = if self.done > 0 {
             100.0 * self.pass as f64 / self.done as f64

@@ -10,6 +10,7 @@ pub mod live;
 pub mod search;
 pub mod state;
 pub mod theme;
+pub mod transcript;
 pub mod ui;
 
 use data::RunIndex;
@@ -181,7 +182,14 @@ pub fn mouse(app: &mut App, areas: &ui::Areas, m: ratatui::crossterm::event::Mou
             }
         }
         MouseEventKind::Down(MouseButton::Left) => {
-            if inside(areas.samples, x, y) {
+            if inside(areas.samples, x, y) && y == areas.samples.y + 1 {
+                // The column header: sort by the column clicked (again: reversed).
+                app.focus = Pane::Samples;
+                let col = usize::from(x.saturating_sub(areas.samples.x + 1));
+                if let Some(k) = ui::panes::sample_column_at(app, col) {
+                    app.sort_by(|s| s.click(k));
+                }
+            } else if inside(areas.samples, x, y) {
                 app.focus = Pane::Samples;
                 // Row 0 is the border, row 1 the column header.
                 let line = (y.saturating_sub(areas.samples.y + 2)) as usize;

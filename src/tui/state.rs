@@ -197,6 +197,8 @@ pub struct RunSummary {
     pub judge: Option<crate::report::JudgeStats>,
     /// Other runs sharing φ₀: their name and the pair counts (this run first).
     pub versus: Vec<(String, crate::report::compare::PairCounts)>,
+    /// Runs left out of `versus` because their dataset differs.
+    pub other_datasets: usize,
 }
 
 /// Judge filter.
@@ -262,8 +264,45 @@ pub struct CompareView {
     pub phi0: String,
     /// The selected sample's run first, then every other run with this φ₀.
     pub columns: Vec<CompareColumn>,
-    /// Aligned diff of the first two φ₁ (empty when either is missing).
+    /// The two columns whose φ₁ are diffed: by default a run that passes against one
+    /// that fails; the detail tab keys step the second.
+    pub pair: (usize, usize),
+    /// Aligned diff of the pair's φ₁ (empty when either is missing).
     pub phi1_diff: Vec<DiffLine>,
+    /// The syntax φ₁ is parsed in.
+    pub syntax: Option<crate::syntax::SyntaxKind>,
+}
+
+impl CompareView {
+    /// Diffs columns `a` and `b`.
+    pub fn set_pair(&mut self, a: usize, b: usize) {
+        self.pair = (a, b);
+        self.phi1_diff = match (self.columns.get(a), self.columns.get(b), self.syntax) {
+            (Some(x), Some(y), Some(sx)) if a != b => {
+                match (parse(&x.phi1, sx), parse(&y.phi1, sx)) {
+                    (Ok(x), Ok(y)) => diff(&x, &y),
+                    _ => vec![],
+                }
+            }
+            _ => vec![],
+        };
+    }
+
+    /// Steps the second column of the pair (skipping the first), `d` = ±1.
+    pub fn step_pair(&mut self, d: isize) {
+        let n = self.columns.len();
+        if n < 3 {
+            return;
+        }
+        let (a, mut b) = self.pair;
+        loop {
+            b = (b as isize + d).rem_euclid(n as isize) as usize;
+            if b != a {
+                break;
+            }
+        }
+        self.set_pair(a, b);
+    }
 }
 
 /// A picked chart bucket: run name, its counts, and the lowest and highest A3 across batches.
@@ -295,6 +334,8 @@ pub struct Detail {
     /// φ₀ and φ₁ as printed, each with the byte range of the smallest subformula that
     /// holds every difference (highlighted on the Overview).
     pub highlight: Option<[Highlighted; 2]>,
+    /// Every model call as a conversation (the Raw tab).
+    pub transcript: Vec<super::transcript::Call>,
 }
 
 /// Per-bucket counts for the chart: the core's one A2/A3 tally.
@@ -445,6 +486,10 @@ pub struct App {
     pub quit: bool,
     /// Rows of the sample list on screen (for paging), as the last frame laid them out.
     pub page: std::cell::Cell<usize>,
+    /// The sample list's sort.
+    pub sort: super::components::sort::Sort,
+    /// The chart's first drawn run row (it scrolls to keep the focused run in view).
+    pub chart_top: std::cell::Cell<usize>,
     /// Label categories.
     pub taxonomy: super::labels::Taxonomy,
     /// Who labels.
@@ -497,6 +542,8 @@ impl App {
             rescore: None,
             quit: false,
             page: std::cell::Cell::new(10),
+            chart_top: std::cell::Cell::new(0),
+            sort: super::components::sort::Sort::default(),
             taxonomy: super::labels::Taxonomy::builtin(),
             annotator: super::labels::annotator(None),
             labelling: super::components::label_panel::LabelPanel::default(),
@@ -533,6 +580,42 @@ impl App {
         match self.by {
             By::Operators => r.ops.or(r.depth).map(usize::from),
             By::Depth => r.depth.or(r.ops).map(usize::from),
+        }
+    }
+
+    /// Which measure [`App::category`] gives for a row: the chosen one, or the other
+    /// when the row lacks it (a regex has a depth, no operator count).
+    pub fn measure_of(&self, run: u32, row: u32) -> &'static str {
+        let r = &self.runs[run as usize].rows[row as usize];
+        match (self.by, r.ops.is_some(), r.depth.is_some()) {
+            (By::Operators, false, true) | (By::Depth, _, true) => "depth",
+            _ => "ops",
+        }
+    }
+
+    /// The measures the shown runs are charted by (one name, or several for a view
+    /// mixing logic and regex runs), each with the runs that use it.
+    pub fn measures(&self) -> BTreeMap<&'static str, Vec<String>> {
+        let mut out: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
+        for ri in self.chart_runs() {
+            if !self.runs[ri].rows.is_empty() {
+                out.entry(self.measure_of(ri as u32, 0))
+                    .or_default()
+                    .push(self.runs[ri].name());
+            }
+        }
+        out
+    }
+
+    /// How the chart axis is labelled: `ops`, or `ops/depth` when some runs are
+    /// measured otherwise (each chart row then says which).
+    pub fn axis_name(&self) -> &'static str {
+        let mixed = self.measures().len() > 1;
+        match (self.by, mixed) {
+            (By::Operators, false) => "ops",
+            (By::Depth, false) => "depth",
+            (By::Operators, true) => "ops/depth",
+            (By::Depth, true) => "depth/ops",
         }
     }
 
@@ -729,6 +812,7 @@ impl App {
         self.visible = found.rows;
         self.search.scores = found.scores;
         self.search.last = query;
+        self.apply_sort();
         self.sample_list.sel = if to_best {
             0
         } else {
@@ -787,7 +871,13 @@ impl App {
         let record = run.record(&run.rows[key.1 as usize]);
         let (mut phi0, mut phi1, mut d, mut changes, mut ex) = (None, None, vec![], vec![], vec![]);
         let mut highlight = None;
+        let mut transcript = Vec::new();
         if let Ok(rec) = &record {
+            let prompts = run
+                .manifest
+                .as_ref()
+                .and_then(super::transcript::prompts_of);
+            transcript = super::transcript::transcript(rec, prompts.as_ref());
             phi0 = parse(&rec.phi0, rec.syntax).ok();
             phi1 = rec
                 .rounds
@@ -819,6 +909,7 @@ impl App {
             }
         }
         self.detail = Some(Detail {
+            transcript,
             key,
             record,
             phi0,
@@ -936,6 +1027,30 @@ impl App {
             .collect()
     }
 
+    /// The runs the chart draws, as indices into `runs`, in its order.
+    pub fn chart_runs(&self) -> Vec<usize> {
+        let c = self.chart_cached();
+        (0..self.runs.len())
+            .filter(|ri| {
+                self.chart_shows(*ri) && c.runs.get(*ri).is_some_and(|a| !a.buckets.is_empty())
+            })
+            .collect()
+    }
+
+    /// The chart row the chart keeps in view: the picked one while picking, else the
+    /// run selected in the run list (when it has focus) or the selected sample's run.
+    pub fn chart_focus(&self) -> Option<usize> {
+        if self.mode == Mode::Chart {
+            return Some(self.chart_pick.run);
+        }
+        let run = if self.focus == Pane::Runs {
+            Some(self.run_list.sel)
+        } else {
+            self.selected().map(|(r, _)| r as usize)
+        }?;
+        self.chart_runs().iter().position(|ri| *ri == run)
+    }
+
     /// The chart's x axis: every bucket from the smallest to the largest present, empty
     /// ones kept in place.
     pub fn chart_buckets(&self) -> Vec<usize> {
@@ -1011,14 +1126,14 @@ impl App {
             });
             syntax = syntax.or(run.manifest.as_ref().map(|m| m.dataset.syntax));
         }
-        let phi1_diff = match (columns.first(), columns.get(1), syntax) {
-            (Some(a), Some(b), Some(sx)) => match (parse(&a.phi1, sx), parse(&b.phi1, sx)) {
-                (Ok(x), Ok(y)) => diff(&x, &y),
-                _ => vec![],
-            },
-            _ => vec![],
+        // A run that passes against one that fails, when there are both.
+        let pass = columns.iter().position(|c| c.verdict.is_pass());
+        let fail = columns.iter().position(|c| !c.verdict.is_pass());
+        let pair = match (pass, fail) {
+            (Some(p), Some(f)) => (p.min(f), p.max(f)),
+            _ => (0, 1),
         };
-        CompareView {
+        let mut view = CompareView {
             phi0: rows
                 .first()
                 .map(|&(r, i)| {
@@ -1027,8 +1142,12 @@ impl App {
                 })
                 .unwrap_or_default(),
             columns,
-            phi1_diff,
-        }
+            pair,
+            phi1_diff: vec![],
+            syntax,
+        };
+        view.set_pair(pair.0, pair.1);
+        view
     }
 
     /// Rows of other runs with the same φ₀ as the selected one.
@@ -1091,10 +1210,10 @@ impl App {
             } else {
                 "depth"
             };
-            parts.push(if lo == hi {
-                format!("{name} {lo}")
-            } else {
-                format!("{name} {lo}–{hi}")
+            parts.push(match lo.cmp(&hi) {
+                std::cmp::Ordering::Greater => format!("{name} {lo}–{hi} invalid"),
+                std::cmp::Ordering::Equal => format!("{name} {lo}"),
+                std::cmp::Ordering::Less => format!("{name} {lo}–{hi}"),
             });
         }
         if !self.filter.verdicts.is_empty() {
@@ -1154,6 +1273,11 @@ impl App {
     /// Handles a key in the current mode's keymap context (its fallback, or a text field).
     pub fn key(&mut self, key: Key) {
         self.touched = true;
+        // Quit is handled once, before any mode sees the key: Ctrl-C always quits.
+        if key == Key::ctrl_c() {
+            self.quit = true;
+            return;
+        }
         if self.confirm_cancel {
             self.confirm_cancel = false;
             match (key.typed(), self.live.as_mut()) {
@@ -1285,6 +1409,13 @@ impl App {
     fn overlay_action(&mut self, a: Action) {
         use super::components::Effect;
         // Long overlays scroll (help lists every binding and mode).
+        // In the comparison the detail tab keys pick the run diffed against the first.
+        if self.mode == Mode::Compare && matches!(a, Action::NextTab | Action::PrevTab) {
+            if let Some(v) = self.compare.as_mut() {
+                v.step_pair(if a == Action::NextTab { 1 } else { -1 });
+            }
+            return;
+        }
         let scrolls = matches!(self.mode, Mode::Help | Mode::RunSummary);
         match self.overlay.handle(a, scrolls) {
             Effect::Close => self.mode = Mode::Normal,
@@ -1505,7 +1636,11 @@ impl App {
         };
         match form.handle(a) {
             FormEffect::Start => match super::live::Live::start(form) {
-                Ok(live) => {
+                Ok(mut live) => {
+                    live.keys = (
+                        self.key_name(Context::Normal, Action::PauseRun),
+                        self.key_name(Context::Normal, Action::CancelRun),
+                    );
                     self.status = format!("run started in {}", live.dir.display());
                     self.live = Some(live);
                     self.form = None;
@@ -1823,8 +1958,15 @@ impl App {
         // One matrix over every run (each row hashed once), then the pairs from it.
         let m = crate::report::compare::build(self.runs.iter().map(|x| (x.name(), outcomes(x))));
         let mut versus = Vec::new();
+        let mut other_datasets = 0;
+        let key = run.dataset_key();
         for (oi, other) in self.runs.iter().enumerate() {
             if oi == ri {
+                continue;
+            }
+            // Only runs of the same dataset pair up (see `RunIndex::dataset_key`).
+            if key.is_none() || other.dataset_key() != key {
+                other_datasets += 1;
                 continue;
             }
             let p = m.pair(ri, oi);
@@ -1839,6 +1981,7 @@ impl App {
             kinds,
             judge,
             versus,
+            other_datasets,
         })
     }
 
@@ -1907,6 +2050,8 @@ impl App {
                 self.refilter();
             }
             Action::Chart => {
+                // Picking starts on the run in view (the selected one).
+                self.chart_pick.run = self.chart_focus().unwrap_or(0);
                 self.mode = Mode::Chart;
                 let buckets = self.chart_buckets();
                 self.chart_pick.bucket = self
@@ -1923,9 +2068,12 @@ impl App {
             Action::NextUnlabelled => self.next_unlabelled(),
             Action::NewRun => {
                 if self.live.as_ref().is_some_and(|l| l.ended.is_none()) {
-                    self.status = "a run is already going: C cancels it".into();
+                    self.status = format!(
+                        "a run is already going: {} cancels it",
+                        self.key_name(Context::Normal, Action::CancelRun)
+                    );
                 } else {
-                    self.form = Some(super::live::Form::remembered());
+                    self.form = Some(super::live::Form::remembered(self.viewed_folder()));
                     self.mode = Mode::NewRun;
                 }
             }
@@ -1956,7 +2104,12 @@ impl App {
             }
             Action::PauseRun => match self.live.as_mut() {
                 Some(l) if l.ended.is_none() => l.toggle_pause(),
-                _ => self.status = "no live run: R starts one".into(),
+                _ => {
+                    self.status = format!(
+                        "no live run: {} starts one",
+                        self.key_name(Context::Normal, Action::NewRun)
+                    );
+                }
             },
             Action::CancelRun => match self.live.as_ref() {
                 Some(l) if l.ended.is_none() => {
@@ -1973,10 +2126,114 @@ impl App {
             }
             Action::ToggleRun if self.focus == Pane::Runs => self.toggle_run(),
             Action::ToggleOrder => self.toggle_order(),
+            Action::Sort => self.sort_by(super::components::sort::Sort::cycle),
+            Action::SortReverse => self.sort_by(super::components::sort::Sort::reverse),
             Action::Quit => self.quit = true,
             // Actions of other contexts do nothing while browsing.
             _ => {}
         }
+    }
+
+    /// The status line of runs being written by another process: the selected run when
+    /// it is one, else the first, with done/total, pass rate and ETA.
+    pub fn followed_progress(&self) -> Option<String> {
+        let running: Vec<usize> = (0..self.runs.len())
+            .filter(|&i| self.runs[i].progress().is_some())
+            .collect();
+        let sel = self.selected().map(|(r, _)| r as usize);
+        let pick = if self.focus == Pane::Runs {
+            Some(self.run_list.sel)
+        } else {
+            sel
+        }
+        .filter(|r| running.contains(r))
+        .or_else(|| running.first().copied())?;
+        let run = &self.runs[pick];
+        let mut text = format!(
+            "running (another process) {} · {}",
+            run.name(),
+            run.progress().unwrap_or_default()
+        );
+        if let Some(a) = run.accuracy() {
+            text.push_str(&format!(" · pass {:.0}%", a * 100.0));
+        }
+        if running.len() > 1 {
+            text.push_str(&format!(" · {} runs running", running.len()));
+        }
+        Some(text)
+    }
+
+    /// Changes the sort and re-sorts the list (back to dataset or ranked order when the
+    /// sort is cleared), keeping the selected sample selected.
+    pub fn sort_by(&mut self, change: impl FnOnce(&mut super::components::sort::Sort)) {
+        change(&mut self.sort);
+        if self.sort.key.is_none() {
+            // Unsorted: the order the filter and search give.
+            self.search.last.clear();
+            self.research();
+        } else {
+            let keep = self.visible.get(self.sample_list.sel).copied();
+            self.apply_sort();
+            self.sample_list.sel = keep
+                .and_then(|k| self.visible.iter().position(|v| *v == k))
+                .unwrap_or(0);
+        }
+    }
+
+    /// The sort key of a row under a column (`None` sorts last).
+    fn sort_key(&self, key: super::components::sort::SortKey, r: u32, i: u32) -> Option<u32> {
+        use super::components::sort::SortKey;
+        let run = &self.runs[r as usize];
+        let row = &run.rows[i as usize];
+        match key {
+            SortKey::Measure => self.category(r, i).map(|c| c as u32),
+            SortKey::Verdict => Some(row.verdict as u32),
+            SortKey::Bleu => row.bleu.map(u32::from),
+            SortKey::Judge => run.judge.get(&*row.id).map(|j| j.answer as u32),
+            SortKey::Labelled => Some(u32::from(run.labels.contains_key(&*row.id))),
+            SortKey::Run => Some(r),
+        }
+    }
+
+    /// Puts the list in the sort's order (ties keep the order they had); search scores
+    /// follow their rows.
+    fn apply_sort(&mut self) {
+        let Some(key) = self.sort.key else { return };
+        let keys: Vec<Option<u32>> = self
+            .visible
+            .iter()
+            .map(|&(r, i)| self.sort_key(key, r, i))
+            .collect();
+        let order = self.sort.order(&keys);
+        self.visible = order.iter().map(|&k| self.visible[k as usize]).collect();
+        if self.search.scores.len() == order.len() {
+            self.search.scores = order
+                .iter()
+                .map(|&k| self.search.scores[k as usize])
+                .collect();
+        }
+    }
+
+    /// The first key bound to an action in a context, as titles and statuses name it
+    /// (arrows as ← → ↑ ↓): never a hard-coded key the user may have rebound.
+    pub fn key_name(&self, ctx: Context, a: Action) -> String {
+        match self.keymap.first_key(ctx, a).as_deref() {
+            Some("left") => "←".into(),
+            Some("right") => "→".into(),
+            Some("up") => "↑".into(),
+            Some("down") => "↓".into(),
+            Some(k) => k.to_string(),
+            None => "?".into(),
+        }
+    }
+
+    /// The folder being viewed (the first folder named on the command line, else the
+    /// folder holding the first run): where a new run goes by default.
+    pub fn viewed_folder(&self) -> Option<&std::path::Path> {
+        self.watch
+            .first()
+            .map(std::path::PathBuf::as_path)
+            .or_else(|| self.runs.first().and_then(|r| r.dir.parent()))
     }
 
     /// Picks up samples appended to the runs' files; returns whether anything changed.
@@ -2025,6 +2282,7 @@ impl App {
             return false;
         }
         let appended = only_appends
+            && self.sort.key.is_none()
             && self.filter.passes_in.is_none()
             && self.search.pending.is_none()
             && before

@@ -262,8 +262,21 @@ impl Theme {
     }
 }
 
+/// A config directory set by [`use_config_dir`], which wins over the environment.
+static CONFIG_DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Makes this process read its autoeval config from `dir` instead of
+/// `$XDG_CONFIG_HOME/autoeval` (tests and benches: never the developer's own config).
+/// The first call wins.
+pub fn use_config_dir(dir: PathBuf) {
+    let _ = CONFIG_DIR.set(dir);
+}
+
 /// The user's config directory for autoeval.
 pub fn config_dir() -> Option<PathBuf> {
+    if let Some(d) = CONFIG_DIR.get() {
+        return Some(d.clone());
+    }
     std::env::var_os("XDG_CONFIG_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".config")))
@@ -343,51 +356,52 @@ fn find_theme_text(name: &str, warnings: &mut Vec<String>) -> Option<String> {
         .map(|(_, t)| t.to_string())
 }
 
+/// sRGB of a colour: hex as given; ANSI names as xterm draws them by default.
+pub fn rgb(c: Color) -> Option<(u8, u8, u8)> {
+    Some(match c {
+        Color::Rgb(r, g, b) => (r, g, b),
+        Color::Black => (0, 0, 0),
+        Color::Red => (205, 0, 0),
+        Color::Green => (0, 205, 0),
+        Color::Yellow => (205, 205, 0),
+        Color::Blue => (0, 0, 238),
+        Color::Magenta => (205, 0, 205),
+        Color::Cyan => (0, 205, 205),
+        Color::Gray => (229, 229, 229),
+        Color::DarkGray => (127, 127, 127),
+        Color::LightRed => (255, 0, 0),
+        Color::LightGreen => (0, 255, 0),
+        Color::LightYellow => (255, 255, 0),
+        Color::LightBlue => (92, 92, 255),
+        Color::LightMagenta => (255, 0, 255),
+        Color::LightCyan => (0, 255, 255),
+        Color::White => (255, 255, 255),
+        _ => return None,
+    })
+}
+
+/// WCAG 2 relative luminance.
+fn luminance((r, g, b): (u8, u8, u8)) -> f64 {
+    let lin = |v: u8| {
+        let c = f64::from(v) / 255.0;
+        if c <= 0.039_28 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
+}
+
+/// WCAG 2 contrast ratio of two colours (1 to 21).
+pub fn contrast(a: (u8, u8, u8), b: (u8, u8, u8)) -> f64 {
+    let (x, y) = (luminance(a), luminance(b));
+    (x.max(y) + 0.05) / (x.min(y) + 0.05)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// sRGB of a colour: hex as given; ANSI names as xterm draws them by default.
-    fn rgb(c: Color) -> Option<(u8, u8, u8)> {
-        Some(match c {
-            Color::Rgb(r, g, b) => (r, g, b),
-            Color::Black => (0, 0, 0),
-            Color::Red => (205, 0, 0),
-            Color::Green => (0, 205, 0),
-            Color::Yellow => (205, 205, 0),
-            Color::Blue => (0, 0, 238),
-            Color::Magenta => (205, 0, 205),
-            Color::Cyan => (0, 205, 205),
-            Color::Gray => (229, 229, 229),
-            Color::DarkGray => (127, 127, 127),
-            Color::LightRed => (255, 0, 0),
-            Color::LightGreen => (0, 255, 0),
-            Color::LightYellow => (255, 255, 0),
-            Color::LightBlue => (92, 92, 255),
-            Color::LightMagenta => (255, 0, 255),
-            Color::LightCyan => (0, 255, 255),
-            Color::White => (255, 255, 255),
-            _ => return None,
-        })
-    }
-
-    /// WCAG 2 relative luminance.
-    fn luminance((r, g, b): (u8, u8, u8)) -> f64 {
-        let lin = |v: u8| {
-            let c = f64::from(v) / 255.0;
-            if c <= 0.039_28 {
-                c / 12.92
-            } else {
-                ((c + 0.055) / 1.055).powf(2.4)
-            }
-        };
-        0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
-    }
-
-    fn contrast(a: (u8, u8, u8), b: (u8, u8, u8)) -> f64 {
-        let (x, y) = (luminance(a), luminance(b));
-        (x.max(y) + 0.05) / (x.min(y) + 0.05)
-    }
 
     /// Every verdict colour (and the diff and split marks, which carry meaning the same
     /// way) reads at WCAG AA (≥ 4.5) on the theme's background: its `bg` when it sets
@@ -416,6 +430,45 @@ mod tests {
                 assert!(
                     r >= 4.5,
                     "{name}: {what} {c:?} on {bg:?}: contrast {r:.2} < 4.5"
+                );
+            }
+        }
+    }
+
+    /// Text drawn on a highlight (the selected row (on `selection_bg`, on `muted` when its pane is not focused), the diff's changed
+    /// subformula, the chosen chart bucket, the paused live status) reads at WCAG AA
+    /// (≥ 4.5), and so do the highlight and warning colours as text on the background.
+    #[test]
+    fn every_builtin_theme_has_readable_highlights() {
+        for (name, _) in BUILTIN {
+            let (t, _) = Theme::load(name);
+            let light = name == "light";
+            let bg = rgb(t.bg).unwrap_or(if light { (255, 255, 255) } else { (30, 30, 30) });
+            let fixed = |what: &str, c: Color| {
+                rgb(c).unwrap_or_else(|| panic!("{name}: {what} has no fixed colour"))
+            };
+            let sel = fixed("selection_fg", t.selection_fg);
+            let pairs = [
+                (
+                    "selection_fg on selection_bg",
+                    sel,
+                    fixed("selection_bg", t.selection_bg),
+                ),
+                ("selection_fg on muted", sel, fixed("muted", t.muted)),
+                (
+                    "selection_fg on highlight",
+                    sel,
+                    fixed("highlight", t.highlight),
+                ),
+                ("selection_fg on warning", sel, fixed("warning", t.warning)),
+                ("highlight on bg", fixed("highlight", t.highlight), bg),
+                ("warning on bg", fixed("warning", t.warning), bg),
+            ];
+            for (what, fg, on) in pairs {
+                let r = contrast(fg, on);
+                assert!(
+                    r >= 4.5,
+                    "{name}: {what}: {fg:?} on {on:?}: contrast {r:.2} < 4.5"
                 );
             }
         }

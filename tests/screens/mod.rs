@@ -73,3 +73,26 @@ macro_rules! snap_mode {
         }
     };
 }
+
+/// Points this test process's config directory at an empty directory, once, so no
+/// test reads the developer's config, themes, taxonomy or remembered form (processes
+/// the tests start get their own HOME and XDG_CONFIG_HOME).
+pub fn isolate() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let home = tempfile::tempdir().unwrap().keep();
+        autoeval::tui::theme::use_config_dir(home.join(".config/autoeval"));
+    });
+}
+
+/// A child process killed when dropped: a failing assertion never leaves it running.
+pub struct Reaped(pub std::process::Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        if self.0.try_wait().ok().flatten().is_none() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}

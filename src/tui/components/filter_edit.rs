@@ -44,6 +44,11 @@ fn step<T: Clone + PartialEq>(choices: &[T], cur: &T, d: isize) -> T {
     choices[(i + d).rem_euclid(n.max(1)) as usize].clone()
 }
 
+/// Whether the operator range is inverted (from > to): it matches nothing until fixed.
+pub fn invalid(filter: &Filter) -> bool {
+    filter.range.is_some_and(|(lo, hi)| lo > hi)
+}
+
 fn set_range(filter: &mut Filter, lo: usize, hi: usize, max: usize) {
     filter.range = if lo == 0 && hi == max {
         None
@@ -77,11 +82,9 @@ impl FilterEditor {
         };
         self.typed = Some(v);
         let (lo, hi) = filter.range.unwrap_or((0, env.max));
-        let (lo, hi) = if self.field == 0 {
-            (v, hi.max(v))
-        } else {
-            (lo.min(v), v)
-        };
+        // Typing a bound never changes the other: an inverted range stays as typed
+        // (shown as invalid, matching nothing) until the user fixes it.
+        let (lo, hi) = if self.field == 0 { (v, hi) } else { (lo, v) };
         set_range(filter, lo, hi, env.max);
         true
     }
@@ -121,7 +124,11 @@ impl FilterEditor {
             }
             Action::Back | Action::Confirm => return Effect::Close,
             Action::ClearFilters => {
-                *filter = Filter::default();
+                // The panel's fields only: runs shown or isolated in the run list stay.
+                *filter = Filter {
+                    runs: std::mem::take(&mut filter.runs),
+                    ..Filter::default()
+                };
                 return Effect::Refilter;
             }
             _ => {}
@@ -217,7 +224,19 @@ mod tests {
         assert_eq!(f.range, Some((1, 20)));
         e.handle(Action::NextField, &mut f, &env);
         e.digit(Some(0), &mut f, &env);
-        assert_eq!(f.range, Some((0, 0)));
+        assert_eq!(f.range, Some((1, 0)), "typing 'to' leaves 'from' alone");
+        assert!(invalid(&f));
+        // from 5, then to 1, 0: the range is 5–10, never clamped on the way.
+        e.handle(Action::PrevField, &mut f, &env);
+        e.digit(None, &mut f, &env);
+        e.digit(Some(5), &mut f, &env);
+        e.handle(Action::NextField, &mut f, &env);
+        e.digit(Some(1), &mut f, &env);
+        assert_eq!(f.range, Some((5, 1)));
+        assert!(invalid(&f));
+        e.digit(Some(0), &mut f, &env);
+        assert_eq!(f.range, Some((5, 10)));
+        assert!(!invalid(&f));
         // A verdict field toggles with space or enter.
         e.field = 2;
         assert!(!e.digit(Some(3), &mut f, &env), "digits go to bounds only");
@@ -240,10 +259,13 @@ mod tests {
         e.field = 14;
         e.handle(Action::Decrease, &mut f, &env);
         assert_eq!(f.passes_in, Some(1));
+        f.runs = [1].into();
         assert_eq!(
             e.handle(Action::ClearFilters, &mut f, &env),
             Effect::Refilter
         );
+        assert_eq!(f.runs, [1].into(), "an isolated run stays isolated");
+        f.runs.clear();
         assert_eq!(f, Filter::default());
         e.field = 0;
         assert_eq!(e.handle(Action::Confirm, &mut f, &env), Effect::Close);

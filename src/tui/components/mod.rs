@@ -13,6 +13,7 @@ pub mod label_panel;
 pub mod list;
 pub mod overlay;
 pub mod search_box;
+pub mod sort;
 pub mod text_field;
 
 /// What a component asks of the app after an action.

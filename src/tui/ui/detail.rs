@@ -166,6 +166,31 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
                 Span::styled(names.join(", "), Style::default().fg(t.diff_changed)),
             ]));
         }
+        // Hand labels, each annotator's: categories by name, the note.
+        for l in run.labels.get(&*r.id).map_or(&[][..], Vec::as_slice) {
+            let names: Vec<&str> = l.categories.iter().map(|c| app.taxonomy.name(c)).collect();
+            let mut line = vec![
+                Span::styled("labels ", Style::default().fg(t.title)),
+                Span::raw(crate::sanitize::one_line(&l.annotator).into_owned()),
+                Span::styled(": ", Style::default().fg(t.muted)),
+                Span::styled(
+                    crate::sanitize::one_line(&if names.is_empty() {
+                        "fine (no category)".to_string()
+                    } else {
+                        names.join(", ")
+                    })
+                    .into_owned(),
+                    Style::default().fg(t.diff_changed),
+                ),
+            ];
+            if !l.note.is_empty() {
+                line.push(Span::styled(
+                    format!(" · {}", crate::sanitize::one_line(&l.note)),
+                    Style::default().fg(t.fg),
+                ));
+            }
+            out.push(Line::from(line));
+        }
         if let Some(j) = run.judge.get(&*r.id) {
             use crate::llm::judge::JudgeAnswer;
             let (word, agrees) = match j.answer {
@@ -329,8 +354,19 @@ fn raw(app: &App, t: &Theme) -> Vec<Line<'static>> {
                     Style::default().fg(t.warning),
                 )));
             }
-            for l in c.output.as_deref().unwrap_or("").lines() {
-                out.push(Line::from(format!("  {l}")));
+            // The conversation: what the model was sent, and what it said.
+            let call = d
+                .transcript
+                .iter()
+                .find(|x| x.round == r.round && x.name == name);
+            for m in call.map_or(&[][..], |c| c.messages.as_slice()) {
+                out.push(Line::from(Span::styled(
+                    format!("  {}:", m.role),
+                    Style::default().fg(t.title).add_modifier(Modifier::BOLD),
+                )));
+                for l in m.text.lines() {
+                    out.push(Line::from(format!("    {l}")));
+                }
             }
         }
         out.push(Line::from(vec![
@@ -357,7 +393,16 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         })
         .collect();
     let title = match app.detail.as_ref().map(|d| &d.record) {
-        Some(Ok(r)) => format!("Sample {} · {}", r.id, tabs.join(" ")),
+        // The run is named here: the sample list's run column is `…` on a narrow screen.
+        Some(Ok(r)) => {
+            let run = app
+                .detail
+                .as_ref()
+                .and_then(|d| app.runs.get(d.key.0 as usize))
+                .map(crate::tui::data::RunIndex::name)
+                .unwrap_or_default();
+            format!("Sample {} · {run} · {}", r.id, tabs.join(" "))
+        }
         _ => tabs.join(" "),
     };
     let b = block(&title, app.focus == Pane::Detail, t);

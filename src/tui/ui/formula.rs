@@ -44,11 +44,15 @@ fn spans_from(text: &str, t: &Theme, mut hl: bool) -> (Vec<Span<'static>>, bool)
     let mut cur = String::new();
     let mut cur_cls = 255;
     let style = |cls: u8, hl: bool| {
-        let s = style_of(t, cls);
         if hl {
-            s.bg(t.selection_bg).add_modifier(Modifier::UNDERLINED)
+            // One readable pair: operator colours on the highlight vanished (∨ in cyan
+            // on blue was 1.3:1).
+            Style::default()
+                .fg(t.selection_fg)
+                .bg(t.selection_bg)
+                .add_modifier(Modifier::UNDERLINED)
         } else {
-            s
+            style_of(t, cls)
         }
     };
     for c in text.chars() {

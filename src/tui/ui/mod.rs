@@ -107,8 +107,14 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
     } else {
         6
     };
-    // A live run gets a full-width status line above the footer.
-    let live_h = u16::from(app.live.is_some());
+    // A live run gets a full-width status line above the footer; so does a run another
+    // process is writing (its progress from the samples that appear).
+    let followed = if app.live.is_none() {
+        app.followed_progress()
+    } else {
+        None
+    };
+    let live_h = u16::from(app.live.is_some() || followed.is_some());
     let rows = Layout::default()
         .direction(Direction::Vertical)
         .constraints([
@@ -152,15 +158,35 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
             rows[2],
         );
     }
+    if let Some(text) = followed {
+        f.render_widget(
+            Paragraph::new(Line::from(Span::styled(
+                text::clip(
+                    &crate::sanitize::one_line(&text),
+                    usize::from(rows[2].width),
+                ),
+                Style::default().fg(t.selection_fg).bg(t.selection_bg),
+            ))),
+            rows[2],
+        );
+    }
     footer(f, rows[3], app, t);
     match app.mode {
         Mode::Help => popups::help(f, area, app, t),
         Mode::Filter => popups::filter(f, area, app, t),
         Mode::Compare => popups::compare(f, area, app, t),
         Mode::Warnings => popups::warnings(f, area, app, t),
-        // On a short screen the panel covers the sample list, not the detail, so φ₀,
-        // ψ and φ₁ stay readable while labelling (the detail's title names the sample).
-        Mode::Label | Mode::Note if mid[1].height < 24 => popups::labels(f, mid[0], app, t, true),
+        // On a short screen the panel covers the left column (run list and sample
+        // list), not the detail, so φ₀, ψ and φ₁ stay readable while labelling and the
+        // category names fit in full (the detail's title names the sample and run).
+        Mode::Label | Mode::Note if mid[1].height < 24 => {
+            let left = Rect {
+                y: rows[0].y,
+                height: rows[0].height + mid[0].height,
+                ..mid[0]
+            };
+            popups::labels(f, left, app, t, true);
+        }
         Mode::Label | Mode::Note => popups::labels(f, mid[1], app, t, false),
         Mode::NewRun => popups::new_run(f, area, app, t),
         Mode::LabelCounts => popups::label_counts(f, area, app, t),

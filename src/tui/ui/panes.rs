@@ -15,11 +15,32 @@ fn pct(x: Option<f64>) -> String {
 }
 
 use super::text::clip;
+use crate::tui::components::sort::SortKey;
+
+/// The column a click at `x` (columns into the sample list's inner area) on its header
+/// sorts by: as [`samples`] lays the columns out.
+pub fn sample_column_at(app: &App, x: usize) -> Option<SortKey> {
+    let judged = app.runs.iter().any(|r| !r.judge.is_empty());
+    let mark = if judged { 32 } else { 29 };
+    Some(match x {
+        0..=7 => SortKey::Run,
+        8..=13 => SortKey::Measure,
+        14..=28 => SortKey::Verdict,
+        29..=31 if judged => SortKey::Judge,
+        x if x == mark => SortKey::Labelled,
+        _ => SortKey::Run,
+    })
+}
 
 /// The run list.
 pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
-    let title = "Runs · space shows/hides · R starts a run";
-    let b = block(title, app.focus == Pane::Runs, t);
+    use crate::tui::keymap::{Action, Context};
+    let title = format!(
+        "Runs · {} shows/hides · {} starts a run",
+        app.key_name(Context::Normal, Action::ToggleRun),
+        app.key_name(Context::Normal, Action::NewRun)
+    );
+    let b = block(&title, app.focus == Pane::Runs, t);
     let inner = b.inner(area);
     f.render_widget(b, area);
     let h = inner.height as usize;
@@ -49,7 +70,12 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         );
         if status_w > 0 {
             text.push(' ');
-            text.push_str(&clip(&r.status(), status_w));
+            // A running run shows how far it is (done/total) instead of "running".
+            let status = match (r.progress(), r.total()) {
+                (Some(_), Some(total)) => format!("{}/{total}", r.rows.len()),
+                _ => r.status(),
+            };
+            text.push_str(&clip(&status, status_w));
         }
         let mut style = Style::default().fg(if shown { t.fg } else { t.muted });
         if i == app.run_list.sel && app.focus == Pane::Runs {
@@ -68,32 +94,75 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
 
 /// The sample list; only rows on screen are formatted.
 pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
+    let sorted = app
+        .sort
+        .title()
+        .map(|t| format!(" · {t}"))
+        .unwrap_or_default();
     let title = if app.mode == Mode::Search {
         format!(
-            "Samples {} · search: {}▏",
+            "Samples {}{sorted} · search: {}▏",
             app.filter_summary(),
             app.search.field.text
         )
     } else {
-        format!("Samples {}", app.filter_summary())
+        format!("Samples {}{sorted}", app.filter_summary())
     };
-    let b = block(&title, app.focus == Pane::Samples, t);
+    // A judge column only when some run has judge decisions; its legend is drawn on
+    // the list's bottom border.
+    let judged = app.runs.iter().any(|r| !r.judge.is_empty());
+    let mut b = block(&title, app.focus == Pane::Samples, t);
+    if judged {
+        b = b.title_bottom(Span::styled(
+            " J: ✓ judge yes · ✗ no · ? unreadable · ≠ judge and verifier disagree ",
+            Style::default().fg(t.muted),
+        ));
+    }
     let inner = b.inner(area);
     f.render_widget(b, area);
     let h = inner.height.saturating_sub(1) as usize;
     app.page.set(h.max(1));
     let w = inner.width as usize;
-    let cat = if app.by == By::Operators {
-        "ops"
-    } else {
-        "dep"
+    // A view mixing measures (logic by operators, regexes by depth) says per row which
+    // one its number is: `3o`, `5d`.
+    let mixed = app.measures().len() > 1;
+    let cat = match (mixed, app.by) {
+        (true, _) => "o/d",
+        (false, By::Operators) => "ops",
+        (false, By::Depth) => "dep",
     };
-    // A judge column only when some run has judge decisions: ✓ yes, ✗ no, ? unreadable.
-    let judged = app.runs.iter().any(|r| !r.judge.is_empty());
-    let jhead = if judged { "J  " } else { "" };
+    // The sorted column's header carries the direction.
+    let arrow = |k: SortKey| match app.sort.key {
+        Some(x) if x == k => {
+            if app.sort.desc {
+                "↓"
+            } else {
+                "↑"
+            }
+        }
+        _ => "",
+    };
+    // Columns: id 8, measure 3, verdict 14 and a space, the judge mark and a space when
+    // some run is judged, the hand-label mark, the run. The header lines up with them.
     let mut lines = vec![Line::from(Span::styled(
         clip(
-            &format!("{:<8} {cat:>3}  {:<14} {jhead}run", "id", "verdict"),
+            &format!(
+                "{:<8} {cat:>3}{:<2}{:<14} {}{}run{}",
+                "id",
+                arrow(SortKey::Measure),
+                format!("verdict{}", arrow(SortKey::Verdict)),
+                if judged {
+                    format!("{:<3}", format!("J{}", arrow(SortKey::Judge)))
+                } else {
+                    String::new()
+                },
+                if app.sort.key == Some(SortKey::Labelled) {
+                    format!("✎{}", arrow(SortKey::Labelled))
+                } else {
+                    " ".into()
+                },
+                arrow(SortKey::Run),
+            ),
             w,
         ),
         Style::default()
@@ -107,9 +176,16 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     for (k, &(r, i)) in app.visible.iter().enumerate().skip(off).take(h) {
         let run = &app.runs[r as usize];
         let row = &run.rows[i as usize];
-        let c = app
-            .category(r, i)
-            .map_or_else(|| "–".into(), |c| c.to_string());
+        let c = app.category(r, i).map_or_else(
+            || "–".into(),
+            |c| {
+                if mixed {
+                    format!("{c}{}", &app.measure_of(r, i)[..1])
+                } else {
+                    c.to_string()
+                }
+            },
+        );
         let labelled = if run.labels.contains_key(&*row.id) {
             "✎"
         } else {
@@ -122,7 +198,8 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                 .bg(if app.focus == Pane::Samples {
                     t.selection_bg
                 } else {
-                    t.border
+                    // Not `border`: black on the dark border grey was unreadable.
+                    t.muted
                 })
         } else {
             Style::default().fg(t.fg)
@@ -132,12 +209,16 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         } else {
             Style::default().fg(t.verdict_color(row.verdict))
         };
-        let rest = w.saturating_sub(if judged { 33 } else { 30 });
+        let rest = w.saturating_sub(if judged { 34 } else { 31 });
         let judge = if judged {
             use crate::llm::judge::JudgeAnswer;
+            // `≠` marks a judge that contradicts the verifier.
+            let pass = row.verdict.is_pass();
             match run.judge.get(&*row.id).map(|j| j.answer) {
-                Some(JudgeAnswer::Yes) => "✓ ",
-                Some(JudgeAnswer::No) => "✗ ",
+                Some(JudgeAnswer::Yes) if pass => "✓ ",
+                Some(JudgeAnswer::Yes) => "✓≠",
+                Some(JudgeAnswer::No) if !pass => "✗ ",
+                Some(JudgeAnswer::No) => "✗≠",
                 Some(JudgeAnswer::Unparseable) => "? ",
                 None => "  ",
             }
@@ -149,24 +230,33 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                 format!("{} {:>3}  ", clip(&row.id, 8), clip(&c, 3).trim_end()),
                 base,
             ),
-            // A space keeps the judge mark off a 14-letter verdict ("not-equivalent").
-            Span::styled(
-                if judged {
-                    format!("{:<14} ", row.verdict_name())
-                } else {
-                    format!("{:<14}", row.verdict_name())
-                },
-                vstyle,
-            ),
+            // A space keeps the marks off a 14-letter verdict ("not-equivalent").
+            Span::styled(format!("{:<14} ", row.verdict_name()), vstyle),
             Span::styled(judge, base),
             Span::styled(format!("{labelled}{}", clip(&run.name(), rest)), base),
         ]));
     }
     if app.visible.is_empty() {
-        lines.push(Line::from(Span::styled(
-            "no samples match: x clears the filters",
-            Style::default().fg(t.muted),
-        )));
+        use crate::tui::keymap::{Action, Context};
+        let key = |a| {
+            app.keymap
+                .first_key(Context::Normal, a)
+                .unwrap_or_else(|| "?".into())
+        };
+        let any_rows = app.runs.iter().any(|r| !r.rows.is_empty());
+        let filtered = app.filter != crate::tui::state::Filter::default()
+            || !app.search.field.text.trim().is_empty();
+        let text = if any_rows && filtered {
+            format!(
+                "no samples match: {} clears the filters",
+                key(Action::ClearFilters)
+            )
+        } else if any_rows {
+            "no samples to show".to_string()
+        } else {
+            format!("no samples yet: {} starts a run", key(Action::NewRun))
+        };
+        lines.push(Line::from(Span::styled(text, Style::default().fg(t.muted))));
     }
     f.render_widget(Paragraph::new(lines), inner);
 }
@@ -179,11 +269,9 @@ const BARS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '
 /// Accuracy (and compliance when there is room) by bucket: one row of bars per run.
 pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let data = app.chart();
-    let by = if app.by == By::Operators {
-        "ops"
-    } else {
-        "depth"
-    };
+    let by = app.axis_name();
+    let measures = app.measures();
+    let mixed = measures.len() > 1;
     // From the data in hand: chart_buckets() would walk every row a second time.
     let buckets = crate::tui::state::axis(&data);
     let chosen = buckets.get(app.chart_pick.bucket).copied();
@@ -197,10 +285,48 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let with_a2 = (inner.height as usize).saturating_sub(1) >= 2 * data.len();
     // Runs with several batches get a row for the spread of A3 across them.
     let spreads = app.chart_spreads();
-    let title = match (app.mode == Mode::Chart, chosen) {
-        (true, Some(b)) => format!("by {by} · bucket {b} · ←/→ ↑/↓ run · enter · A all · K kinds"),
-        _ if with_a2 => format!("A3 accuracy · A2 compliance by {by} · v"),
-        _ => format!("A3 accuracy by {by} · v picks"),
+    // Rows each run takes; the chart scrolls to keep the focused run in view.
+    let series_n = if with_a2 { 2 } else { 1 };
+    let heights: Vec<usize> = (0..data.len())
+        .map(|k| series_n + usize::from(spreads.get(k).is_some_and(|m| !m.is_empty())))
+        .collect();
+    let rows_avail = (inner.height as usize).saturating_sub(1);
+    let top = chart_window(&heights, rows_avail, app.chart_focus(), app.chart_top.get());
+    app.chart_top.set(top);
+    let mut end = top;
+    let mut used = 0;
+    while end < heights.len() && (end == top || used + heights[end] <= rows_avail) {
+        used += heights[end];
+        end += 1;
+    }
+    // Which runs show comes first: the rest of the title may be cut on a narrow screen.
+    let scrolled = if top > 0 || end < data.len() {
+        format!("runs {}–{end} of {} · ", top + 1, data.len())
+    } else {
+        String::new()
+    };
+    let title = {
+        use crate::tui::keymap::{Action as A, Context as C};
+        if let (true, Some(b)) = (app.mode == Mode::Chart, chosen) {
+            let k = |a| app.key_name(C::Chart, a);
+            format!(
+                "{scrolled}by {by} · bucket {b} · {}/{} {}/{} run · {} · {} all · {} kinds",
+                k(A::PrevBucket),
+                k(A::NextBucket),
+                k(A::Up),
+                k(A::Down),
+                k(A::Open),
+                k(A::ChartAllRuns),
+                k(A::ChartKinds)
+            )
+        } else {
+            let v = app.key_name(C::Normal, A::Chart);
+            if with_a2 {
+                format!("{scrolled}A3 accuracy · A2 compliance by {by} · {v}")
+            } else {
+                format!("{scrolled}A3 accuracy by {by} · {v} picks")
+            }
+        }
     };
     let b = block(&title, app.mode == Mode::Chart, t);
     f.render_widget(b, area);
@@ -218,12 +344,8 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     // Buckets per column when there are more buckets than columns.
     let per = buckets.len().div_ceil(cols).max(1);
     let ncols = buckets.len().div_ceil(per);
-    let rows_avail = inner.height as usize - 1;
     let mut lines = Vec::new();
-    for (k, (name, m)) in data.iter().enumerate() {
-        if lines.len() >= rows_avail {
-            break;
-        }
+    for (k, (name, m)) in data.iter().enumerate().skip(top).take(end - top) {
         let color = t
             .chart
             .get(k % t.chart.len().max(1))
@@ -240,8 +362,21 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             if picked {
                 name_style = name_style.add_modifier(Modifier::REVERSED | Modifier::BOLD);
             }
+            // In a view mixing measures each row says its own: `A3o` ops, `A3d` depth.
+            let unit = if mixed {
+                measures
+                    .iter()
+                    .find(|(_, runs)| runs.contains(name))
+                    .map_or("", |(m, _)| &m[..1])
+            } else {
+                ""
+            };
             let mut spans = vec![Span::styled(
-                format!("{:<w$} {tag} ", clip(name, name_w).trim_end(), w = name_w),
+                format!(
+                    "{:<w$} {tag}{unit} ",
+                    clip(name, name_w.saturating_sub(unit.len())).trim_end(),
+                    w = name_w.saturating_sub(unit.len())
+                ),
                 name_style,
             )];
             for c in 0..ncols {
@@ -300,8 +435,12 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     match (pick, chosen) {
         (Some((name, c, spread)), Some(b)) => {
             let p = |x: Option<f64>| x.map_or_else(|| "–".into(), |v| format!("{:.0}%", 100.0 * v));
+            let run_by = measures
+                .iter()
+                .find(|(_, runs)| runs.contains(&name))
+                .map_or(by, |(m, _)| *m);
             let mut text = format!(
-                "{name} · {by} {b}: n {} · A3 {} · A2 {}",
+                "{name} · {run_by} {b}: n {} · A3 {} · A2 {}",
                 c.n,
                 p(c.accuracy()),
                 p(c.compliance())
@@ -320,6 +459,28 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         ))),
     }
     f.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The first run row to draw so that `focus` is in view: the previous `top` when it
+/// still shows it, else the nearest start that does. `heights` are rows per run.
+fn chart_window(heights: &[usize], avail: usize, focus: Option<usize>, top: usize) -> usize {
+    let n = heights.len();
+    let mut top = top.min(n.saturating_sub(1));
+    let Some(focus) = focus.map(|f| f.min(n.saturating_sub(1))) else {
+        return top;
+    };
+    if focus < top {
+        top = focus;
+    }
+    // Move down until every row from `top` through `focus` fits.
+    while top < focus && heights[top..=focus].iter().sum::<usize>() > avail {
+        top += 1;
+    }
+    // No empty space below the last run while earlier ones are hidden.
+    while top > 0 && heights[top - 1..].iter().sum::<usize>() <= avail {
+        top -= 1;
+    }
+    top
 }
 
 /// Failure kinds × buckets for the chart's highlighted run: a shade per cell, darker
@@ -385,4 +546,25 @@ fn kinds_chart(
         Style::default().fg(t.muted),
     )));
     f.render_widget(Paragraph::new(lines), inner);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chart_window;
+
+    #[test]
+    fn the_chart_window_keeps_the_focused_run_in_view() {
+        let h = [2, 3, 2, 2, 2, 2];
+        assert_eq!(chart_window(&h, 6, Some(0), 0), 0);
+        assert_eq!(
+            chart_window(&h, 6, Some(3), 0),
+            2,
+            "scrolls down to show run 3"
+        );
+        assert_eq!(chart_window(&h, 6, Some(2), 2), 2, "stays while in view");
+        assert_eq!(chart_window(&h, 6, Some(1), 2), 1, "scrolls up");
+        assert_eq!(chart_window(&h, 6, Some(5), 0), 3);
+        assert_eq!(chart_window(&h, 100, Some(5), 4), 0, "everything fits");
+        assert_eq!(chart_window(&[], 6, Some(2), 3), 0);
+    }
 }

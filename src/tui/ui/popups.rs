@@ -2,6 +2,7 @@
 
 use super::block;
 use crate::report::By;
+use crate::tui::keymap::{Action, Context};
 use crate::tui::state::{App, LabelFilter};
 use crate::tui::theme::Theme;
 use crate::verify::VerdictKind;
@@ -87,9 +88,31 @@ pub fn help(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
             .scroll((app.overlay.scroll.min(max_scroll), 0))
-            .block(block("Help · j/k scroll · esc closes", true, t)),
+            .block(block(
+                &format!(
+                    "Help · {} scroll · {} closes",
+                    scroll_keys(app),
+                    close_key(app)
+                ),
+                true,
+                t,
+            )),
         r,
     );
+}
+
+/// The key that closes an overlay, from the keymap.
+fn close_key(app: &App) -> String {
+    app.key_name(Context::Overlay, Action::Back)
+}
+
+/// The keys that scroll an overlay (`j/k`), from the keymap.
+fn scroll_keys(app: &App) -> String {
+    format!(
+        "{}/{}",
+        app.key_name(Context::Overlay, Action::Down),
+        app.key_name(Context::Overlay, Action::Up)
+    )
 }
 
 /// The filter editor.
@@ -101,9 +124,11 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     } else {
         "depth"
     };
+    let inverted = crate::tui::components::filter_edit::invalid(&app.filter);
+    let bad = if inverted { "  invalid: from > to" } else { "" };
     let mut rows: Vec<String> = vec![
-        format!("{name} from  ◂ {lo} ▸"),
-        format!("{name} to    ◂ {hi} ▸"),
+        format!("{name} from  ◂ {lo} ▸{bad}"),
+        format!("{name} to    ◂ {hi} ▸{bad}"),
     ];
     for k in VerdictKind::ALL {
         let ticked = app.filter.verdicts.contains(&k);
@@ -167,7 +192,9 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                 .checked_sub(2)
                 .and_then(|k| u8::try_from(k).ok())
                 .and_then(VerdictKind::from_index);
-            let color = if let Some(k) = kind {
+            let color = if i < 2 && inverted {
+                Style::default().fg(t.verdict_color(VerdictKind::NotEquivalent))
+            } else if let Some(k) = kind {
                 Style::default().fg(t.verdict_color(k))
             } else {
                 style
@@ -203,7 +230,11 @@ pub fn compare(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         area.height.saturating_sub(1),
     );
     f.render_widget(Clear, r);
-    let outer = block("Compare across runs · esc closes", true, t);
+    let outer = block(
+        &format!("Compare across runs · {} closes", close_key(app)),
+        true,
+        t,
+    );
     let inner = outer.inner(r);
     f.render_widget(outer, r);
     let Some(view) = &app.compare else { return };
@@ -277,11 +308,19 @@ pub fn compare(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         );
         return;
     }
-    let mut dl = vec![Line::from(Span::styled(
+    let (a, b) = view.pair;
+    let pick = if view.columns.len() > 2 {
         format!(
-            "φ₁ of {} vs φ₁ of {}",
-            view.columns[0].run, view.columns[1].run
-        ),
+            " · {}/{} picks the other run",
+            app.key_name(Context::Normal, Action::PrevTab),
+            app.key_name(Context::Normal, Action::NextTab)
+        )
+    } else {
+        String::new()
+    };
+    let name = |k: usize| view.columns.get(k).map_or("", |c| c.run.as_str());
+    let mut dl = vec![Line::from(Span::styled(
+        format!("φ₁ of {} vs φ₁ of {}{pick}", name(a), name(b)),
         Style::default().fg(t.title),
     ))];
     if view.phi1_diff.is_empty() {
@@ -336,7 +375,11 @@ pub fn warnings(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     f.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
-            .block(block("Warnings · esc closes", true, t)),
+            .block(block(
+                &format!("Warnings · {} closes", close_key(app)),
+                true,
+                t,
+            )),
         r,
     );
 }
@@ -361,10 +404,23 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
             .unwrap_or_else(|| "?".into())
     };
     let fixed = 2 + 1 + usize::from(suggestion.is_some());
+    let inner_w = (area.width as usize).saturating_sub(2);
+    // Names in full when some column count fits them (the widest cell, "k [x] name");
+    // else as many columns as fit, names clipped.
+    let full = cats
+        .iter()
+        .map(|c| super::text::width(&format!("{} [x] {}", c.key, c.name)) + 1)
+        .max()
+        .unwrap_or(0);
     let cols = (1..=4usize)
-        .filter(|n| (area.width as usize).saturating_sub(2) / n >= 14 || *n == 1)
-        .find(|n| cats.len().div_ceil(*n) + fixed <= max_rows)
-        .unwrap_or_else(|| ((area.width as usize).saturating_sub(2) / 14).clamp(1, 4));
+        .filter(|n| inner_w / n >= full)
+        .find(|n| cats.len().div_ceil(*n) + fixed - 2 <= max_rows)
+        .or_else(|| {
+            (1..=4usize)
+                .filter(|n| inner_w / n >= 14 || *n == 1)
+                .find(|n| cats.len().div_ceil(*n) + fixed <= max_rows)
+        })
+        .unwrap_or_else(|| (inner_w / 14).clamp(1, 4));
     let cell = |c: &crate::tui::labels::Category, w: usize| {
         let on = mine.contains(&c.id);
         let style = if on {
@@ -447,6 +503,8 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
 /// The new-run form.
 pub fn new_run(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let Some(form) = &app.form else { return };
+    let w = area.width.saturating_sub(6).min(100);
+    let inner = usize::from(w.saturating_sub(2)).max(1);
     let mut lines = Vec::new();
     for (i, (label, _)) in crate::tui::live::FIELDS.iter().enumerate() {
         let sel = i == form.sel;
@@ -456,46 +514,72 @@ pub fn new_run(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         } else {
             v.to_string()
         };
-        lines.push(Line::from(vec![
-            Span::styled(format!("{label:<24}"), Style::default().fg(t.title)),
-            Span::styled(
-                value,
-                if sel {
-                    Style::default().fg(t.selection_fg).bg(t.selection_bg)
-                } else {
-                    Style::default().fg(t.fg)
-                },
-            ),
-        ]));
+        // Long values (paths) wrap in full: nothing of what the run gets is hidden.
+        lines.extend(super::text::hard_wrap(
+            &[
+                Span::styled(format!("{label:<24}"), Style::default().fg(t.title)),
+                Span::styled(
+                    value,
+                    if sel {
+                        Style::default().fg(t.selection_fg).bg(t.selection_bg)
+                    } else {
+                        Style::default().fg(t.fg)
+                    },
+                ),
+            ],
+            inner,
+        ));
     }
+    lines.extend(super::text::hard_wrap(
+        &[Span::styled(
+            "dataset: ksat, pl, fol, fol-english, regex or a file · model: perturb, openai:<m>, anthropic:<m>",
+            Style::default().fg(t.muted),
+        )],
+        inner,
+    ));
+    lines.extend(super::text::hard_wrap(
+        &[
+            Span::styled("cost      ", Style::default().fg(t.title)),
+            Span::styled(form.estimate.clone(), Style::default().fg(t.fg)),
+        ],
+        inner,
+    ));
+    // The command on lines of its own, cut at the popup's width with no indent, so a
+    // terminal selection of those lines is the command.
     lines.push(Line::from(Span::styled(
-        "dataset: ksat, pl, fol, fol-english, regex or a file · model: perturb, openai:<m>, anthropic:<m>",
-        Style::default().fg(t.muted),
+        "command (as `autoeval run` takes it)",
+        Style::default().fg(t.title),
     )));
-    lines.push(Line::from(vec![
-        Span::styled("cost      ", Style::default().fg(t.title)),
-        Span::styled(form.estimate.clone(), Style::default().fg(t.fg)),
-    ]));
-    lines.push(Line::from(vec![
-        Span::styled("command   ", Style::default().fg(t.title)),
-        Span::styled(form.command.clone(), Style::default().fg(t.muted)),
-    ]));
+    lines.extend(super::text::hard_wrap(
+        &[Span::styled(
+            form.command.clone(),
+            Style::default().fg(t.fg),
+        )],
+        inner,
+    ));
     if !form.error.is_empty() {
-        lines.push(Line::from(Span::styled(
-            form.error.clone(),
-            Style::default().fg(t.warning),
-        )));
+        lines.extend(super::text::hard_wrap(
+            &[Span::styled(
+                form.error.clone(),
+                Style::default().fg(t.warning),
+            )],
+            inner,
+        ));
     }
-    let r = centered(
-        area,
-        area.width.saturating_sub(6).min(100),
-        lines.len() as u16 + 2,
-    );
+    // Every line is cut to the width already: the popup is exactly as tall as they are,
+    // so the whole command is on screen to read or copy.
+    let r = centered(area, w, u16::try_from(lines.len() + 2).unwrap_or(u16::MAX));
     f.render_widget(Clear, r);
     f.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .block(block("New run · enter starts · esc closes", true, t)),
+        Paragraph::new(lines).block(block(
+            &format!(
+                "New run · {} starts · {} closes",
+                app.key_name(Context::Form, Action::Confirm),
+                app.key_name(Context::Form, Action::Cancel)
+            ),
+            true,
+            t,
+        )),
         r,
     );
 }
@@ -569,7 +653,7 @@ pub fn label_counts(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     f.render_widget(Clear, r);
     f.render_widget(
         Paragraph::new(lines).block(block(
-            &format!("Labels by category × {by} · esc closes"),
+            &format!("Labels by category × {by} · {} closes", close_key(app)),
             true,
             t,
         )),
@@ -584,7 +668,14 @@ pub fn run_summary(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let mut lines: Vec<Line> = Vec::new();
     let Some(s) = &app.summary else {
         lines.push(Line::from("no run loaded"));
-        return draw_overlay(f, area, lines, "Run summary · esc closes", 0, t);
+        return draw_overlay(
+            f,
+            area,
+            lines,
+            &format!("Run summary · {} closes", close_key(app)),
+            0,
+            t,
+        );
     };
     let pct = |x: Option<f64>| x.map_or_else(|| "–".into(), |v| format!("{:.1}%", 100.0 * v));
     lines.push(Line::from(Span::styled(
@@ -645,12 +736,21 @@ pub fn run_summary(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     }
     lines.push(Line::from(""));
     lines.push(Line::from(Span::styled(
-        "pass/fail against runs with the same φ₀ (this run = A)",
+        "pass/fail against runs of the same dataset, paired by φ₀ (this run = A)",
         title,
     )));
     if s.versus.is_empty() {
         lines.push(Line::from(Span::styled(
-            "  no other run answered these φ₀",
+            "  no other run of this dataset answered these φ₀",
+            Style::default().fg(t.muted),
+        )));
+    }
+    if s.other_datasets > 0 {
+        lines.push(Line::from(Span::styled(
+            format!(
+                "  {} run(s) of other datasets not paired (equal φ₀ there are a coincidence)",
+                s.other_datasets
+            ),
             Style::default().fg(t.muted),
         )));
     }
@@ -669,7 +769,11 @@ pub fn run_summary(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         f,
         area,
         lines,
-        "Run summary · j/k scroll · esc closes",
+        &format!(
+            "Run summary · {} scroll · {} closes",
+            scroll_keys(app),
+            close_key(app)
+        ),
         app.overlay.scroll,
         t,
     );
