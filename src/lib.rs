@@ -2,6 +2,7 @@
 
 pub mod analysis;
 pub mod cli;
+pub mod config_dir;
 pub mod dataset;
 pub mod fsread;
 pub mod grammar;

@@ -1,7 +1,7 @@
 //! The label taxonomy: categories, their keys and sides, loaded from the built-in file
 //! or the user's `taxonomy.toml`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const DEFAULT: &str = include_str!("taxonomy.toml");
 
@@ -29,14 +29,7 @@ pub struct Taxonomy {
     pub categories: Vec<Category>,
 }
 
-/// `$XDG_CONFIG_HOME/autoeval` or `~/.config/autoeval`. The viewer's theme code has
-/// the same rule; it is repeated here because labels sit below the viewer's layer.
-fn config_dir() -> Option<PathBuf> {
-    std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".config")))
-        .map(|d| d.join("autoeval"))
-}
+use crate::config_dir::config_dir;
 
 impl Taxonomy {
     /// The shipped taxonomy.

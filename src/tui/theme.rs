@@ -3,7 +3,7 @@
 
 use ratatui::style::Color;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Built-in themes (name, file text).
 pub const BUILTIN: [(&str, &str); 4] = [
@@ -262,26 +262,7 @@ impl Theme {
     }
 }
 
-/// A config directory set by [`use_config_dir`], which wins over the environment.
-static CONFIG_DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-
-/// Makes this process read its autoeval config from `dir` instead of
-/// `$XDG_CONFIG_HOME/autoeval` (tests and benches: never the developer's own config).
-/// The first call wins.
-pub fn use_config_dir(dir: PathBuf) {
-    let _ = CONFIG_DIR.set(dir);
-}
-
-/// The user's config directory for autoeval.
-pub fn config_dir() -> Option<PathBuf> {
-    if let Some(d) = CONFIG_DIR.get() {
-        return Some(d.clone());
-    }
-    std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".config")))
-        .map(|d| d.join("autoeval"))
-}
+pub use crate::config_dir::{config_dir, use_config_dir};
 
 /// Reads a theme file and its `inherits` chain: the palette (children override) and
 /// every `[colors]` entry in order, parents first, still unresolved.
