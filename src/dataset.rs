@@ -369,7 +369,7 @@ pub fn assemble(
 
 /// Writes a dataset batch by batch: each batch's items go to a spool file beside the
 /// output and are dropped, so memory does not grow with the number of batches. The
-/// result is byte for byte what [`write`] makes of [`assemble`].
+/// result is byte for byte what [`write()`] makes of [`assemble`].
 pub struct StreamWriter {
     path: std::path::PathBuf,
     spool_path: std::path::PathBuf,

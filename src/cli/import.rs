@@ -10,7 +10,7 @@ use std::path::PathBuf;
 /// Arguments of `autoeval import`.
 #[derive(Args, Debug)]
 pub struct ImportArgs {
-    /// The original's file: dataset.json, dataset_nlfs_<model>.json or …_verified.json.
+    /// The original's file: dataset.json, `dataset_nlfs_<model>.json` or …_verified.json.
     pub file: PathBuf,
     /// Run directory to create.
     #[arg(long)]

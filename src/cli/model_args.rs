@@ -15,7 +15,7 @@ pub struct ModelArgs {
     /// `openai:<model>`, `anthropic:<model>` or `perturb` (offline, synthetic).
     #[arg(long)]
     pub model: String,
-    /// Base URL (OpenAI-compatible default https://api.openai.com/v1; e.g. http://127.0.0.1:8088/v1).
+    /// Base URL (OpenAI-compatible default `https://api.openai.com/v1`; e.g. `http://127.0.0.1:8088/v1`).
     #[arg(long)]
     pub base_url: Option<String>,
     /// Environment variable holding the API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY).

@@ -48,7 +48,7 @@ fn forms(s: &str) -> Vec<String> {
 }
 
 /// Removes every trace of `secret` from `text`: any piece of [`MIN_KEY_ECHO`] or more
-/// characters of one of its [`forms`], also when whitespace is put between them.
+/// characters of one of its forms, also when whitespace is put between them.
 pub fn scrub(text: &str, secret: Option<&str>) -> String {
     let Some(s) = secret.filter(|s| s.len() >= 4) else {
         return text.to_string();

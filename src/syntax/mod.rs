@@ -52,13 +52,13 @@ pub fn parse(src: &str, kind: SyntaxKind) -> Result<Expr, ParseError> {
     }
 }
 
-/// Extracts and parses an expression from model output (see [`extract`] for the rule).
+/// Extracts and parses an expression from model output (see [`mod@extract`] for the rule).
 pub fn extract(raw: &str, kind: SyntaxKind) -> Result<Extracted<Expr>, ParseError> {
     extract_with(raw, kind == SyntaxKind::Regex, |s| parse(s, kind))
 }
 
 /// Extracts under the prompt's context: headers, echoes and candidates outside the
-/// vocabulary are refused (see [`extract`] for the rule). Standard reading; names are
+/// vocabulary are refused (see [`mod@extract`] for the rule). Standard reading; names are
 /// read against the vocabulary ([`notation`]).
 pub fn extract_for(
     raw: &str,

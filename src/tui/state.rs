@@ -661,7 +661,7 @@ impl App {
 
     /// Recomputes the search over the filtered rows, narrowing the previous results
     /// when the query grew (sound: a row matching a query matches its prefixes). A
-    /// search over more than [`App::search_sync_limit`] rows runs on a worker: the list
+    /// search over more than the search box's sync limit rows runs on a worker: the list
     /// keeps its last results until [`App::poll_search`] brings the new ones, so typing
     /// never waits for a search, and a result overtaken by newer typing is dropped.
     pub fn research(&mut self) {
