@@ -17,6 +17,7 @@ macro_rules! out {
     }};
 }
 
+pub mod cache;
 pub mod compare;
 pub mod generate;
 pub mod import;
@@ -27,6 +28,7 @@ pub mod prompts;
 pub mod report;
 pub mod rescore;
 pub mod run;
+pub mod run_scale;
 pub mod verify;
 pub mod view;
 
@@ -66,6 +68,8 @@ pub enum Command {
     Prompts(prompts::PromptsArgs),
     /// Check whether two formulas (or regexes) are equivalent; exit 0 yes, 1 no, 2 unknown/unparseable.
     Verify(verify::VerifyArgs),
+    /// Inspect or prune the response cache shared by runs.
+    Cache(cache::CacheArgs),
 }
 
 /// Runs the CLI and returns the process exit code.
@@ -84,6 +88,7 @@ pub fn main() -> i32 {
         Some(Command::Import(args)) => import::run(args),
         Some(Command::Rescore(args)) => rescore::run(args),
         Some(Command::Labels(args)) => labels::run(args),
+        Some(Command::Cache(args)) => cache::run(args),
     };
     match result {
         Ok(code) => code,

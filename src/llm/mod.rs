@@ -1,6 +1,8 @@
 //! Model clients behind one trait, with retries, rate limits and cost accounting.
 
 pub mod anthropic;
+pub mod budget;
+pub mod cache;
 pub mod client;
 pub mod endpoint;
 pub mod judge;

@@ -62,6 +62,8 @@ fn record(prompt: &Rendered, r: &Result<CallResult, CallError>) -> CallRecord {
             error: None,
             transport_error: false,
             implausible_usage: c.implausible_usage,
+            cached: c.cached,
+            batch_id: None,
         },
         Err(e) => CallRecord {
             prompt_id: prompt.id.clone(),
@@ -94,6 +96,21 @@ impl Pipeline {
                 reason: format!("verifier crashed: {e}"),
             });
         (v, started.elapsed().as_secs_f64() * 1000.0)
+    }
+
+    /// Whether the budget leaves room to start `job` beside `in_flight` samples: two
+    /// worst-case calls for each, so started samples can finish their round.
+    pub fn affordable(&self, job: &Job, in_flight: usize) -> bool {
+        let Some(b) = self.client.budget() else {
+            return true;
+        };
+        let req = ChatRequest {
+            prompt: self.prompts.informalize(&job.phi0, self.syntax).text,
+            temperature: self.temperature,
+            max_tokens: self.max_tokens,
+        };
+        let worst = self.client.worst_cost(&req).unwrap_or(f64::INFINITY);
+        b.room_for(2.0 * worst * (in_flight + 1) as f64)
     }
 
     /// Runs one sample to completion; never fails (errors become verdicts).

@@ -1,0 +1,279 @@
+//! `run` flags for paper-scale runs: the response cache, the budget and the dry run.
+
+use super::run::RunArgs;
+use crate::dataset::Dataset;
+use crate::grammar::GenParams;
+use crate::llm::budget::{Budget, worst_input_tokens};
+use crate::llm::cache::{self, ResponseCache};
+use crate::llm::{ChatRequest, Client};
+use crate::prompt::PromptSet;
+use anyhow::{Result, bail};
+use clap::Args;
+use indicatif::ProgressBar;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+/// Cache, budget and dry-run flags of `autoeval run`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ScaleArgs {
+    /// Answer repeated requests from the response cache (default: on at --temperature 0).
+    #[arg(long, conflicts_with = "no_cache")]
+    pub cache: bool,
+    /// Never use the response cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Stop (cancelled, resumable) before the run's spend would pass this many USD.
+    #[arg(long, value_name = "USD")]
+    pub max_cost: Option<f64>,
+    /// Print the calls, estimated tokens and cost (and the worst case), then exit.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+impl ScaleArgs {
+    /// Whether the cache is on: asked for, or by default when sampling is deterministic.
+    pub fn cache_on(&self, temperature: f32) -> bool {
+        self.cache || (!self.no_cache && temperature == 0.0)
+    }
+}
+
+/// Adds the response cache and the budget to a run's client. A cache that cannot be
+/// opened becomes a warning the run shows; a budget on an unpriced model is refused.
+pub fn equip(args: &RunArgs, mut client: Client) -> Result<Client> {
+    let s = &args.scale;
+    if let Some(limit) = s.max_cost {
+        if !limit.is_finite() || limit <= 0.0 {
+            bail!("--max-cost must be a positive number of USD, not {limit}");
+        }
+        let info = client.info();
+        if !info.synthetic && client.prices().get(&info.name).is_none() {
+            bail!(
+                "--max-cost needs the price of {}: it is not in the price table; add it with --prices FILE",
+                info.name
+            );
+        }
+        client = client.with_budget(Arc::new(Budget::new(limit, 0.0)));
+    }
+    if s.cache_on(args.model.temperature) && !client.info().synthetic {
+        match ResponseCache::open_or_warn(cache::default_dir().as_deref()) {
+            Ok(c) => client = client.with_cache(Arc::new(c)),
+            Err(w) => client.warn(w),
+        }
+    }
+    Ok(client)
+}
+
+/// The dataset a dry run looks at, without creating the run directory.
+fn dataset(args: &RunArgs) -> Result<Dataset> {
+    if let Some(path) = &args.dataset {
+        return Ok(Dataset::open(path)?);
+    }
+    let existing = args.out.join("dataset.json");
+    if args.resume && existing.exists() {
+        return Ok(Dataset::open(&existing)?);
+    }
+    let Some(kind) = args.kind else {
+        bail!("give --dataset FILE or --kind");
+    };
+    let tmp = std::env::temp_dir().join(format!("autoeval-dry-run-{}.json", std::process::id()));
+    let params = GenParams {
+        per_category: args.per_category,
+        vocab: kind.vocab(),
+        ..GenParams::default()
+    };
+    let made = super::generate::generate_to_file(
+        &kind.grammar()?,
+        &params,
+        args.seed,
+        args.batches,
+        &tmp,
+        kind.name(),
+        Some(kind),
+        &ProgressBar::hidden(),
+    )
+    .and_then(|_| Ok(Dataset::open(&tmp)?));
+    let _ = std::fs::remove_file(&tmp);
+    made
+}
+
+/// Ids a resumed run would skip.
+fn finished(args: &RunArgs) -> HashSet<String> {
+    if !args.resume {
+        return HashSet::new();
+    }
+    let Ok(loaded) = crate::run::store::read_samples(&args.out) else {
+        return HashSet::new();
+    };
+    let mut latest = HashMap::new();
+    for r in loaded.records {
+        let failed = r.verdict.kind() == crate::verify::VerdictKind::ModelError;
+        latest.insert(r.id, failed);
+    }
+    latest
+        .into_iter()
+        .filter(|(_, failed)| !(args.retry_errors && *failed))
+        .map(|(id, _)| id)
+        .collect()
+}
+
+/// Rough token count of text (about four characters a token in English and formulas).
+pub fn estimate_tokens(text: &str) -> u64 {
+    (text.chars().count() as u64).div_ceil(4).max(1)
+}
+
+/// Tokens and calls of a planned run.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct Plan {
+    /// Samples to do.
+    pub samples: u64,
+    /// Round-1 calls (informalize + autoformalize).
+    pub calls: u64,
+    /// Estimated round-1 prompt tokens.
+    pub input: u64,
+    /// Estimated round-1 answer tokens.
+    pub output: u64,
+    /// Worst-case round-1 prompt tokens (every byte a token).
+    pub worst_input: u64,
+    /// Round-1 informalization prompts already in the response cache.
+    pub cached: u64,
+}
+
+/// Estimates round 1 of a run: the real informalization prompts, and autoformalization
+/// prompts around a stand-in ψ three times as long as φ₀ (the answers' usual size).
+pub fn plan(
+    items: &[crate::dataset::Item],
+    syntax: crate::syntax::SyntaxKind,
+    prompts: &PromptSet,
+    client: &Client,
+    temperature: f32,
+    max_tokens: u32,
+) -> Plan {
+    let mut p = Plan::default();
+    let info = client.info();
+    for item in items {
+        let Ok(phi0) = crate::syntax::parse(&item.fs, syntax) else {
+            continue;
+        };
+        let formula = phi0.to_unicode();
+        let inf = prompts.informalize(&phi0, syntax);
+        let psi = "w".repeat(formula.chars().count() * 3);
+        let auto = prompts.autoformalize(&psi, &phi0, syntax);
+        p.samples += 1;
+        p.calls += 2;
+        p.input += estimate_tokens(&inf.text) + estimate_tokens(&auto.text);
+        p.output += estimate_tokens(&psi) + estimate_tokens(&formula) + 10;
+        p.worst_input += worst_input_tokens(inf.text.len()) + worst_input_tokens(auto.text.len());
+        if let Some(c) = client.cache() {
+            let req = ChatRequest {
+                prompt: inf.text,
+                temperature,
+                max_tokens,
+            };
+            p.cached += u64::from(c.get(&cache::key(&info, &req)).is_some());
+        }
+    }
+    p
+}
+
+fn usd(x: Option<f64>) -> String {
+    x.map_or_else(|| "unpriced".into(), |c| format!("${c:.4}"))
+}
+
+/// `run --dry-run`: what the run would send and cost; writes nothing.
+pub fn dry_run(args: &RunArgs) -> Result<i32> {
+    if args.rounds == 0 {
+        bail!("--rounds must be at least 1");
+    }
+    let prompts = match &args.prompts {
+        Some(dir) => PromptSet::load(dir, args.shots)?,
+        None => PromptSet::builtin(args.shots)?,
+    };
+    let client = equip(args, args.model.client()?)?;
+    let ds = dataset(args)?;
+    let done = finished(args);
+    let todo: Vec<crate::dataset::Item> = ds
+        .file
+        .data
+        .iter()
+        .take(args.limit.unwrap_or(usize::MAX))
+        .filter(|i| !done.contains(&i.idx.to_string()))
+        .cloned()
+        .collect();
+    let (t, m) = (args.model.temperature, args.model.max_tokens);
+    let p = plan(&todo, ds.syntax, &prompts, &client, t, m);
+    let info = client.info();
+    let prices = client.prices();
+    let rounds = args.rounds as u64;
+    let cost = |i: u64, o: u64| {
+        if info.synthetic {
+            (Some(0.0), Some(0.0))
+        } else {
+            (
+                prices.cost(&info.name, i, o),
+                prices.batch_cost(&info.name, i, o),
+            )
+        }
+    };
+    let worst_out = p.calls * u64::from(m);
+    let (live1, batch1) = cost(p.input, p.output);
+    let (live_n, batch_n) = cost(p.input * rounds, p.output * rounds);
+    let (live_w, batch_w) = cost(p.worst_input * rounds, worst_out * rounds);
+    outln!(
+        "dry run: {} samples to do ({} finished before), {} round{}, {}:{}",
+        p.samples,
+        done.len(),
+        rounds,
+        if rounds == 1 { "" } else { "s" },
+        info.provider,
+        info.name
+    );
+    outln!(
+        "calls: {} in round 1 (fewer when ψ copies φ₀); at most {} over {} round{}",
+        p.calls,
+        p.calls * rounds,
+        rounds,
+        if rounds == 1 { "" } else { "s" }
+    );
+    if let Some(c) = client.cache() {
+        outln!(
+            "response cache {}: {} of {} round-1 informalizations already answered (free)",
+            c.path().display(),
+            p.cached,
+            p.samples
+        );
+    }
+    outln!(
+        "estimated tokens, round 1: {} in, {} out",
+        p.input,
+        p.output
+    );
+    outln!(
+        "estimated cost, round 1: {} live, {} batch",
+        usd(live1),
+        usd(batch1)
+    );
+    if rounds > 1 {
+        outln!(
+            "estimated cost, all {rounds} rounds if every sample passes: {} live, {} batch",
+            usd(live_n),
+            usd(batch_n)
+        );
+    }
+    outln!(
+        "worst case (every prompt byte a token, every answer at --max-tokens {m}, all rounds): {} in, {} out: {} live, {} batch",
+        p.worst_input * rounds,
+        worst_out * rounds,
+        usd(live_w),
+        usd(batch_w)
+    );
+    if let Some(limit) = args.scale.max_cost {
+        outln!("--max-cost ${limit:.4}: the run stops before its spend would pass it");
+    }
+    if live1.is_none() && !info.synthetic {
+        outln!(
+            "note: {} is not in the price table; add it with --prices FILE",
+            info.name
+        );
+    }
+    Ok(0)
+}
