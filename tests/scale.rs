@@ -235,7 +235,9 @@ fn max_cost_stops_before_the_limit_and_resumes() {
     let first = samples(&out_dir);
     assert!(!first.is_empty());
     assert!(
-        first.iter().all(|r| r["verdict"]["kind"] != "model-error"),
+        first
+            .iter()
+            .all(|r| r["verdict"]["verdict"] != "model-error"),
         "refused samples are not written"
     );
     let spent: f64 = first.iter().map(|r| r["cost_usd"].as_f64().unwrap()).sum();

@@ -173,6 +173,9 @@ pub fn run(args: RunArgs) -> Result<i32> {
     if args.scale.dry_run {
         return super::run_scale::dry_run(&args);
     }
+    if args.scale.batch() {
+        return super::run_scale::run_batch(args);
+    }
     let spec = build_spec(&args, std::env::args().collect(), None)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

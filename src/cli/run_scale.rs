@@ -28,9 +28,32 @@ pub struct ScaleArgs {
     /// Print the calls, estimated tokens and cost (and the worst case), then exit.
     #[arg(long)]
     pub dry_run: bool,
+    /// Send the calls through the provider's batch API (about half price), stage by stage.
+    #[arg(long, conflicts_with_all = ["batch_file_out", "batch_file_in"])]
+    pub batch_api: bool,
+    /// Write the next stage's requests as OpenAI batch JSONL (for `vllm run-batch`) into DIR and stop.
+    #[arg(long, value_name = "DIR")]
+    pub batch_file_out: Option<std::path::PathBuf>,
+    /// Read a batch output file (`vllm run-batch` or OpenAI format) and continue the run.
+    #[arg(long, value_name = "FILE", requires = "resume")]
+    pub batch_file_in: Option<std::path::PathBuf>,
+    /// Most requests per batch or request file (default: the provider's limit).
+    #[arg(long, value_name = "N")]
+    pub batch_max_requests: Option<usize>,
+    /// Most bytes per batch or request file (default: the provider's limit).
+    #[arg(long, value_name = "BYTES")]
+    pub batch_max_bytes: Option<usize>,
+    /// Seconds between batch status checks.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    pub batch_poll: f64,
 }
 
 impl ScaleArgs {
+    /// Whether the run goes through batches or batch files.
+    pub fn batch(&self) -> bool {
+        self.batch_api || self.batch_file_out.is_some() || self.batch_file_in.is_some()
+    }
+
     /// Whether the cache is on: asked for, or by default when sampling is deterministic.
     pub fn cache_on(&self, temperature: f32) -> bool {
         self.cache || (!self.no_cache && temperature == 0.0)
@@ -276,4 +299,141 @@ pub fn dry_run(args: &RunArgs) -> Result<i32> {
         );
     }
     Ok(0)
+}
+
+/// The batch endpoint for `--model` (same base URL and key rules as live calls).
+fn batch_api(args: &RunArgs) -> Result<crate::llm::batch_api::BatchApi> {
+    use crate::llm::batch_api::{BatchApi, Provider};
+    let m = &args.model;
+    let (provider, name) = m.model.split_once(':').unwrap_or((&m.model, ""));
+    let (provider, env, default) = match provider {
+        "openai" => (
+            Provider::Openai,
+            "OPENAI_API_KEY",
+            crate::llm::openai::DEFAULT_BASE,
+        ),
+        "anthropic" => (
+            Provider::Anthropic,
+            "ANTHROPIC_API_KEY",
+            crate::llm::anthropic::DEFAULT_BASE,
+        ),
+        _ => bail!(
+            "batch jobs need an openai:<model> or anthropic:<model>, not {}",
+            m.model
+        ),
+    };
+    let env = m.api_key_env.clone().unwrap_or_else(|| env.into());
+    let key = std::env::var(&env).ok().filter(|k| !k.trim().is_empty());
+    let base = m.base_url.clone().unwrap_or_else(|| default.into());
+    if key.is_none() && base == default {
+        bail!("no API key: set ${env} (or --api-key-env NAME)");
+    }
+    let http = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(m.request_timeout.max(1)))
+        .build()?;
+    Ok(BatchApi {
+        provider,
+        ep: crate::llm::endpoint::Endpoint::new(http, &base, name, key, &env),
+    })
+}
+
+/// `run --batch-api`, `--batch-file-out` or `--batch-file-in`.
+pub fn run_batch(args: RunArgs) -> Result<i32> {
+    use crate::llm::batch_api::Provider;
+    use crate::run::batch::{BatchOutcome, BatchSpec, Mode, STATUS_PREFIX};
+    let s = &args.scale;
+    if !(s.batch_poll.is_finite() && s.batch_poll > 0.0) {
+        bail!("--batch-poll must be a positive number of seconds");
+    }
+    let mode = if s.batch_api {
+        Mode::Api(batch_api(&args)?)
+    } else {
+        if args.model.model == "perturb" {
+            bail!("batch files are for a model served elsewhere (openai:<name>), not perturb");
+        }
+        Mode::Files {
+            input: s.batch_file_in.clone(),
+            out_dir: s.batch_file_out.clone(),
+        }
+    };
+    let provider = match &mode {
+        Mode::Api(a) => a.provider,
+        Mode::Files { .. } => Provider::Openai,
+    };
+    let spec = super::run::build_spec(&args, std::env::args().collect(), None)?;
+    let out = spec.out.clone();
+    let batch = BatchSpec {
+        mode,
+        max_requests: s
+            .batch_max_requests
+            .unwrap_or(provider.max_requests())
+            .max(1),
+        max_bytes: s.batch_max_bytes.unwrap_or(provider.max_bytes()).max(1),
+        poll: std::time::Duration::from_secs_f64(s.batch_poll),
+    };
+    let quiet = args.quiet;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async move {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!("\nstopping: cancelling open batches at the provider; continue with --resume");
+                let _ = cancel_tx.send(true);
+            }
+        });
+        let task = tokio::spawn(crate::run::batch::execute(spec, batch, tx, cancel_rx));
+        let (mut done, mut pass, mut cost) = (0usize, 0usize, 0.0f64);
+        while let Some(ev) = rx.recv().await {
+            match ev {
+                crate::run::driver::Event::Started { todo, done_before } => {
+                    if !quiet {
+                        eprintln!("{todo} samples to do ({done_before} finished before)");
+                    }
+                }
+                crate::run::driver::Event::Sample(rec) => {
+                    done += 1;
+                    pass += usize::from(rec.verdict.is_equivalent());
+                    cost += rec.cost_usd.unwrap_or(0.0);
+                }
+                crate::run::driver::Event::Warning(w) => {
+                    let w = crate::sanitize::for_terminal(&w);
+                    match w.strip_prefix(STATUS_PREFIX) {
+                        Some(status) if !quiet => eprintln!("batch: {status}"),
+                        Some(_) => {}
+                        None => eprintln!("warning: {w}"),
+                    }
+                }
+            }
+        }
+        let outcome = task.await.map_err(|e| anyhow::anyhow!("run task failed: {e}"))??;
+        crate::run::index::load_or_build(&out, false);
+        eprintln!(
+            "{done} samples written this time ({pass} equivalent, ${cost:.4} at batch prices) → {}",
+            out.display()
+        );
+        Ok(match outcome {
+            BatchOutcome::Finished => 0,
+            BatchOutcome::Cancelled => 130,
+            BatchOutcome::Waiting { pending, files } => {
+                if files.is_empty() {
+                    eprintln!(
+                        "{pending} requests still need answers: write them with --batch-file-out DIR"
+                    );
+                } else {
+                    for f in &files {
+                        outln!("{}", f.display());
+                    }
+                    eprintln!(
+                        "{pending} requests written to {} file(s); answer them (e.g. `vllm run-batch -i FILE -o RESULTS --model …`) \
+                         and continue with --resume --batch-file-in RESULTS",
+                        files.len()
+                    );
+                }
+                0
+            }
+        })
+    })
 }

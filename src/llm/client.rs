@@ -61,6 +61,8 @@ pub struct CallResult {
     pub implausible_usage: bool,
     /// Answered from the response cache: no request was made and it cost nothing.
     pub cached: bool,
+    /// The provider batch that answered it (live calls: none).
+    pub batch_id: Option<String>,
 }
 
 /// Most tokens one call can plausibly use (no model has a context this large); larger
@@ -226,6 +228,7 @@ impl Client {
                 cost_usd: Some(0.0),
                 implausible_usage: false,
                 cached: true,
+                batch_id: None,
             });
         }
         let reserved = match &self.budget {
@@ -295,6 +298,7 @@ impl Client {
                         cost_usd,
                         implausible_usage: implausible,
                         cached: false,
+                        batch_id: None,
                     });
                 }
                 Err(e) if e.retryable && attempt <= self.limits.max_retries => {

@@ -1,6 +1,7 @@
 //! Model clients behind one trait, with retries, rate limits and cost accounting.
 
 pub mod anthropic;
+pub mod batch_api;
 pub mod budget;
 pub mod cache;
 pub mod client;

@@ -203,7 +203,7 @@ fn check_unique_ids(spec: &RunSpec) -> Result<(), RunError> {
 
 /// Prepares the directory: a new run, or a resumed one with its finished ids. The
 /// returned lock is held for the whole run.
-fn prepare(
+pub(crate) fn prepare(
     spec: &RunSpec,
     events: &mpsc::UnboundedSender<Event>,
 ) -> Result<(Manifest, HashSet<String>, store::RunLock), RunError> {

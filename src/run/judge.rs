@@ -77,7 +77,7 @@ pub async fn judge_run(
                             transport_error: false,
                             implausible_usage: c.implausible_usage,
                             cached: c.cached,
-                            batch_id: None,
+                            batch_id: c.batch_id,
                         },
                     ),
                     Err(e) => (
