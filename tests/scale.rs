@@ -360,3 +360,113 @@ fn dry_run_prints_calls_and_cost_and_writes_nothing() {
     assert!(worst[0] >= (4 * n) as f64 * 1024.0 * 0.01, "{worst:?}");
     assert!(worst[0] > c[0]);
 }
+
+/// A server answering like the shared fake model, counting requests in flight at once.
+fn counting_server(
+    model: std::sync::Arc<common::FakeModel>,
+    peak: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) -> common::Server {
+    let now = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    common::Server::start(move |_, r| {
+        let n = now.fetch_add(1, Ordering::SeqCst) + 1;
+        peak.fetch_max(n, Ordering::SeqCst);
+        std::thread::sleep(std::time::Duration::from_millis(15));
+        now.fetch_sub(1, Ordering::SeqCst);
+        common::Reply::json(
+            200,
+            common::openai_body(&model.answer(&common::prompt_of(r))),
+        )
+    })
+}
+
+#[test]
+fn repeated_base_urls_share_the_work_within_per_endpoint_limits() {
+    let model = common::FakeModel::new();
+    let (pa, pb) = (
+        std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0)),
+        std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0)),
+    );
+    let a = counting_server(model.clone(), pa.clone());
+    let b = counting_server(model, pb.clone());
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("run");
+    let second = format!("{}/v1", b.base);
+    let out = run_cmd(
+        &a.base,
+        &out_dir,
+        &[
+            "--base-url",
+            &second,
+            "--concurrency",
+            "8",
+            "--endpoint-concurrency",
+            "2",
+        ],
+    )
+    .output()
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (ha, hb) = (a.hits.load(Ordering::SeqCst), b.hits.load(Ordering::SeqCst));
+    let recs = samples(&out_dir);
+    assert_eq!(ha + hb, 2 * recs.len());
+    assert!(ha.abs_diff(hb) <= 2, "round-robin: {ha} and {hb}");
+    assert!(pa.load(Ordering::SeqCst) <= 2 && pb.load(Ordering::SeqCst) <= 2);
+    assert!(
+        pa.load(Ordering::SeqCst) == 2,
+        "the bound was reached, so it was tested"
+    );
+    assert!(recs.iter().all(|r| r["verdict"]["verdict"] == "equivalent"));
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("run.json")).unwrap()).unwrap();
+    assert!(m["model"]["base_url"].as_str().unwrap().contains(','));
+}
+
+#[test]
+fn a_dead_endpoint_is_rested_and_the_run_goes_on() {
+    let server = fake_server(0);
+    let dead = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}/v1", l.local_addr().unwrap())
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("run");
+    let out = run_cmd(
+        &server.base,
+        &out_dir,
+        &[
+            "--base-url",
+            &dead,
+            "--rest-after",
+            "2",
+            "--concurrency",
+            "1",
+        ],
+    )
+    .output()
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let recs = samples(&out_dir);
+    assert!(recs.len() > 4);
+    assert!(
+        recs.iter().all(|r| r["verdict"]["verdict"] == "equivalent"),
+        "no sample failed"
+    );
+    // Two refusals rested it; every call after went to the live server.
+    let retried: u64 = recs
+        .iter()
+        .flat_map(calls)
+        .map(|c| c["attempts"].as_u64().unwrap() - 1)
+        .sum();
+    assert_eq!(
+        retried, 2,
+        "only the two calls that met the dead endpoint were retried"
+    );
+}

@@ -324,7 +324,14 @@ fn batch_api(args: &RunArgs) -> Result<crate::llm::batch_api::BatchApi> {
     };
     let env = m.api_key_env.clone().unwrap_or_else(|| env.into());
     let key = std::env::var(&env).ok().filter(|k| !k.trim().is_empty());
-    let base = m.base_url.clone().unwrap_or_else(|| default.into());
+    if m.base_url.len() > 1 {
+        bail!("batch jobs go to one endpoint: give a single --base-url with --batch-api");
+    }
+    let base = m
+        .base_url
+        .first()
+        .cloned()
+        .unwrap_or_else(|| default.into());
     if key.is_none() && base == default {
         bail!("no API key: set ${env} (or --api-key-env NAME)");
     }

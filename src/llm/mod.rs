@@ -9,6 +9,7 @@ pub mod endpoint;
 pub mod judge;
 pub mod offline;
 pub mod openai;
+pub mod pool;
 pub mod prices;
 pub mod spec;
 pub mod verbalize;
