@@ -78,7 +78,16 @@ fn pipeline() {
     let batches = SAMPLES.div_ceil(2000).to_string();
     let ds_s = ds.to_str().unwrap();
     run(&[
-        "generate", "--kind", "pl", "--seed", "5", "--batches", &batches, "--quiet", "--out", ds_s,
+        "generate",
+        "--kind",
+        "pl",
+        "--seed",
+        "5",
+        "--batches",
+        &batches,
+        "--quiet",
+        "--out",
+        ds_s,
     ]);
     let data: Value = serde_json::from_str(&std::fs::read_to_string(&ds).unwrap()).unwrap();
     let formulas: HashMap<String, String> = data["data"]
@@ -92,8 +101,18 @@ fn pipeline() {
     let out = dir.join("run");
     let req = dir.join("requests");
     let base = [
-        "run", "--dataset", ds_s, "--model", "openai:bench", "--quiet", "--limit", &limit,
-        "--out", out.to_str().unwrap(), "--batch-file-out", req.to_str().unwrap(),
+        "run",
+        "--dataset",
+        ds_s,
+        "--model",
+        "openai:bench",
+        "--quiet",
+        "--limit",
+        &limit,
+        "--out",
+        out.to_str().unwrap(),
+        "--batch-file-out",
+        req.to_str().unwrap(),
     ];
     let (t_build, files) = run(&base);
     println!(
@@ -123,8 +142,19 @@ fn pipeline() {
     });
     let r2s = r2.to_str().unwrap().to_string();
     let last = [
-        "run", "--dataset", ds_s, "--model", "openai:bench", "--quiet", "--limit", &limit,
-        "--out", out.to_str().unwrap(), "--resume", "--batch-file-in", &r2s,
+        "run",
+        "--dataset",
+        ds_s,
+        "--model",
+        "openai:bench",
+        "--quiet",
+        "--limit",
+        &limit,
+        "--out",
+        out.to_str().unwrap(),
+        "--resume",
+        "--batch-file-in",
+        &r2s,
     ];
     let (t_ingest, _) = run(&last);
     let written = std::fs::read_to_string(out.join("samples.jsonl"))

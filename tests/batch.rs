@@ -566,3 +566,42 @@ fn vllm_batch_files_loop_out_and_in() {
     assert!(!recs.is_empty());
     assert!(recs.iter().all(|r| r["verdict"]["verdict"] == "equivalent"));
 }
+
+#[test]
+fn a_live_resume_warns_about_batches_still_open() {
+    let bs = BatchServer::start(Behaviour::default());
+    bs.hold.store(true, Ordering::SeqCst);
+    let tmp = tempfile::tempdir().unwrap();
+    let price = prices(tmp.path());
+    let out = tmp.path().join("run");
+    let mut child = run_cmd(
+        &bs.server.base,
+        &out,
+        &batch_args(&price, &["--limit", "2"]),
+    )
+    .spawn()
+    .unwrap();
+    let log = out.join("batches.jsonl");
+    let t0 = std::time::Instant::now();
+    while !std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .contains("\"submitted\"")
+    {
+        assert!(t0.elapsed().as_secs() < 30);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let o = run_cmd(
+        &bs.server.base,
+        &out,
+        &["--limit", "2", "--resume", "--retries", "0"],
+    )
+    .output()
+    .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("1 provider batch(es) of this run are still open"),
+        "{err}"
+    );
+}

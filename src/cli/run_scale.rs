@@ -77,6 +77,16 @@ pub fn equip(args: &RunArgs, mut client: Client) -> Result<Client> {
         }
         client = client.with_budget(Arc::new(Budget::new(limit, 0.0)));
     }
+    if args.resume && !s.batch() {
+        let open =
+            crate::run::batch::state::State::load(&args.out, false).map_or(0, |st| st.open.len());
+        if open > 0 {
+            client.warn(format!(
+                "{open} provider batch(es) of this run are still open; this live resume asks their \
+                 samples again (add --batch-api to collect them instead)"
+            ));
+        }
+    }
     if s.cache_on(args.model.temperature) && !client.info().synthetic {
         match ResponseCache::open_or_warn(cache::default_dir().as_deref()) {
             Ok(c) => client = client.with_cache(Arc::new(c)),
@@ -385,11 +395,27 @@ pub fn run_batch(args: RunArgs) -> Result<i32> {
     rt.block_on(async move {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
+        let signal_code = Arc::new(std::sync::atomic::AtomicI32::new(0));
+        let code = signal_code.clone();
         tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                eprintln!("\nstopping: cancelling open batches at the provider; continue with --resume");
-                let _ = cancel_tx.send(true);
-            }
+            use tokio::signal::unix::{SignalKind, signal};
+            let (Ok(mut term), Ok(mut hup)) = (
+                signal(SignalKind::terminate()),
+                signal(SignalKind::hangup()),
+            ) else {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    let _ = cancel_tx.send(true);
+                }
+                return;
+            };
+            let exit = tokio::select! {
+                r = tokio::signal::ctrl_c() => if r.is_ok() { 130 } else { return },
+                _ = term.recv() => 143,
+                _ = hup.recv() => 129,
+            };
+            code.store(exit, std::sync::atomic::Ordering::SeqCst);
+            eprintln!("\nstopping: cancelling open batches at the provider; continue with --resume");
+            let _ = cancel_tx.send(true);
         });
         let task = tokio::spawn(crate::run::batch::execute(spec, batch, tx, cancel_rx));
         let (mut done, mut pass, mut cost) = (0usize, 0usize, 0.0f64);
@@ -423,7 +449,10 @@ pub fn run_batch(args: RunArgs) -> Result<i32> {
         );
         Ok(match outcome {
             BatchOutcome::Finished => 0,
-            BatchOutcome::Cancelled => 130,
+            BatchOutcome::Cancelled => match signal_code.load(std::sync::atomic::Ordering::SeqCst) {
+                0 => 130,
+                c => c,
+            },
             BatchOutcome::Waiting { pending, files } => {
                 if files.is_empty() {
                     eprintln!(

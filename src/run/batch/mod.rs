@@ -285,12 +285,40 @@ pub(crate) fn ingest_file(
     key: Option<&str>,
     expected: Option<&HashSet<String>>,
 ) -> Result<(Vec<StoredResult>, Vec<String>), std::io::Error> {
-    use std::io::BufRead;
+    use std::io::{BufRead, Read};
     let file = std::fs::File::open(path)?;
+    let mut reader = std::io::BufReader::new(file);
     let mut out = Vec::new();
     let (mut bad, mut unknown, mut first_bad) = (0usize, 0usize, None);
-    for (n, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line?;
+    let mut buf = Vec::new();
+    for n in 0.. {
+        buf.clear();
+        // Bounded like every run file: a hostile file cannot make one line eat memory.
+        let got = (&mut reader)
+            .take(store::MAX_RECORD + 1)
+            .read_until(b'\n', &mut buf)?;
+        if got == 0 {
+            break;
+        }
+        if got as u64 > store::MAX_RECORD {
+            bad += 1;
+            first_bad.get_or_insert(format!(
+                "line {}: longer than {} bytes",
+                n + 1,
+                store::MAX_RECORD
+            ));
+            // Read through the rest of the line without keeping it.
+            let mut last = buf.last().copied();
+            while last != Some(b'\n') {
+                let mut sink = Vec::new();
+                if (&mut reader).take(1 << 20).read_until(b'\n', &mut sink)? == 0 {
+                    break;
+                }
+                last = sink.last().copied();
+            }
+            continue;
+        }
+        let line = String::from_utf8_lossy(&buf);
         if line.trim().is_empty() {
             continue;
         }
@@ -395,8 +423,9 @@ pub async fn execute(
         let name = path
             .file_name()
             .map_or_else(|| "results".into(), |n| n.to_string_lossy().into_owned());
-        let (rs, warns) =
+        let (mut rs, warns) =
             ingest_file(path, &format!("file:{name}"), None, None).map_err(io_err(path))?;
+        cap_outputs(&mut rs, client.limits().max_reply_bytes);
         for w in warns {
             let _ = events.send(Event::Warning(w));
         }
@@ -698,6 +727,7 @@ async fn ingest(
     let (mut results, _unknown) =
         ingest_file(&file, &now.id, api.ep.key.as_deref(), Some(&expected))
             .map_err(io_err(&file))?;
+    cap_outputs(&mut results, client.limits().max_reply_bytes);
     let seen: HashSet<String> = results.iter().map(|r| r.custom_id.clone()).collect();
     for cid in &open.custom_ids {
         if !seen.contains(cid) {
@@ -732,6 +762,18 @@ async fn ingest(
         }
     }
     Ok(Ok(()))
+}
+
+/// Answers longer than `--max-reply-bytes` become errors, as they do live.
+fn cap_outputs(results: &mut [StoredResult], cap: usize) {
+    for r in results {
+        if r.output.as_ref().is_some_and(|o| o.len() > cap) {
+            r.output = None;
+            r.error = Some(format!(
+                "reply longer than the cap of {cap} bytes (raise it with --max-reply-bytes)"
+            ));
+        }
+    }
 }
 
 /// A batch id as a file name.
