@@ -605,3 +605,50 @@ fn a_live_resume_warns_about_batches_still_open() {
         "{err}"
     );
 }
+
+#[test]
+fn max_cost_keeps_a_batch_that_would_pass_it_from_being_submitted() {
+    let bs = BatchServer::start(Behaviour::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let price = prices(tmp.path());
+    let out = tmp.path().join("run");
+    // Worst case of one request at half of $10/Mtok × 1024 answer tokens ≈ $0.005:
+    // a stage of many samples cannot fit in a cent.
+    let o = run_cmd(
+        &bs.server.base,
+        &out,
+        &batch_args(&price, &["--max-cost", "0.01"]),
+    )
+    .output()
+    .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(err.contains("would pass --max-cost"), "{err}");
+    assert!(bs.submitted().is_empty());
+    // Parts of one request fit: they go one by one, each settled at its real cost
+    // ($0.00015), until the next one's worst case (≈ $0.0059) would pass the limit.
+    let o = run_cmd(
+        &bs.server.base,
+        &out,
+        &batch_args(
+            &price,
+            &[
+                "--max-cost",
+                "0.01",
+                "--batch-max-requests",
+                "1",
+                "--resume",
+            ],
+        ),
+    )
+    .output()
+    .unwrap();
+    assert_eq!(o.status.code(), Some(130));
+    let n = bs.submitted().len() as f64;
+    assert!(n >= 2.0, "{n}");
+    assert!(n * 0.00015 <= 0.01, "spent within the limit");
+    assert!(
+        n * 0.00015 + 0.0055 > 0.01,
+        "stopped only when the next one could not fit: {n}"
+    );
+}
