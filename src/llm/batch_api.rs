@@ -320,10 +320,16 @@ impl BatchApi {
         };
         let rb = self.ep.http.get(self.url(&path));
         let v = post_json(self.auth(rb), &self.ep).await?;
-        Ok(match self.provider {
+        let info = match self.provider {
             Provider::Openai => openai_info(&v),
             Provider::Anthropic => anthropic_info(&v),
-        })
+        };
+        if info.id != id {
+            return Err(LlmError::fatal(format!(
+                "asked for batch {id}, the provider answered about another one"
+            )));
+        }
+        need_id(info)
     }
 
     /// Asks the provider to cancel the batch.
@@ -346,9 +352,11 @@ impl BatchApi {
                 .flatten()
                 .map(|f| self.url(&format!("/files/{f}/content")))
                 .collect(),
+            // The key goes with the request: follow results_url only to our own origin.
             Provider::Anthropic => info
                 .results_url
                 .clone()
+                .filter(|u| same_origin(u, &self.ep.base))
                 .or_else(|| Some(self.url(&format!("/messages/batches/{}/results", info.id))))
                 .into_iter()
                 .collect(),
@@ -405,11 +413,35 @@ impl BatchApi {
     }
 }
 
+/// Whether `url` has the scheme, host and port of `base`.
+fn same_origin(url: &str, base: &str) -> bool {
+    match (reqwest::Url::parse(url), reqwest::Url::parse(base)) {
+        (Ok(a), Ok(b)) => a.origin() == b.origin(),
+        _ => false,
+    }
+}
+
+/// Ids go into URL paths: only letters, digits, `-`, `_` and `.` (no `..`).
+fn safe_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 200
+        && !id.contains("..")
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
 fn need_id(info: BatchInfo) -> Result<BatchInfo, LlmError> {
-    if info.id.is_empty() {
-        Err(LlmError::fatal(
-            "the provider created a batch without an id",
-        ))
+    let files = [&info.output_file, &info.error_file];
+    if !safe_id(&info.id)
+        || files
+            .iter()
+            .any(|f| f.as_deref().is_some_and(|f| !safe_id(f)))
+    {
+        Err(LlmError::fatal(format!(
+            "the provider answered a batch id that is not usable: {:?}",
+            info.id.chars().take(80).collect::<String>()
+        )))
     } else {
         Ok(info)
     }
@@ -458,6 +490,13 @@ mod tests {
         );
         assert!(parse_result_line("{}", None).is_err());
         assert!(parse_result_line("nope", None).is_err());
+    }
+
+    #[test]
+    fn results_urls_elsewhere_are_not_followed_with_the_key() {
+        assert!(same_origin("https://api.x.com/v1/r", "https://api.x.com"));
+        assert!(!same_origin("https://evil.example/r", "https://api.x.com"));
+        assert!(!same_origin("http://api.x.com/r", "https://api.x.com"));
     }
 
     #[test]
