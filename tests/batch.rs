@@ -521,13 +521,20 @@ fn vllm_batch_files_loop_out_and_in() {
     let out = tmp.path().join("run");
     let files = tmp.path().join("requests");
     let model = FakeModel::new();
-    // No server at all: the base URL is never contacted.
-    let base = "http://127.0.0.1:9";
+    // No server and no key: batch files contact nothing.
     let mut round = 0;
     let mut extra: Vec<String> = vec!["--batch-file-out".into(), files.display().to_string()];
     loop {
         let args: Vec<&str> = extra.iter().map(String::as_str).collect();
-        let o = run_cmd(base, &out, &args).output().unwrap();
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_autoeval"))
+            .args(["run", "--kind", "pl", "--per-category", "1", "--seed", "3"])
+            .args(["--model", "openai:fake", "--quiet", "--out"])
+            .arg(&out)
+            .args(&args)
+            .env_remove("OPENAI_API_KEY")
+            .env("AUTOEVAL_CACHE_DIR", tmp.path().join("cache"))
+            .output()
+            .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let written: Vec<String> = String::from_utf8_lossy(&o.stdout)
             .lines()
@@ -562,6 +569,10 @@ fn vllm_batch_files_loop_out_and_in() {
         ];
     }
     assert_eq!(round, 2, "informalizations, then autoformalizations");
+    let m: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(m["model"]["base_url"], "file://batch-files");
+    assert_eq!(m["status"], "finished");
     let recs = samples(&out);
     assert!(!recs.is_empty());
     assert!(recs.iter().all(|r| r["verdict"]["verdict"] == "equivalent"));

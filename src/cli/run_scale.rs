@@ -311,6 +311,9 @@ pub fn dry_run(args: &RunArgs) -> Result<i32> {
     Ok(0)
 }
 
+/// The base URL recorded for a run made through batch files (no server contacted).
+pub const FILES_BASE: &str = "file://batch-files";
+
 /// The batch endpoint for `--model` (same base URL and key rules as live calls).
 fn batch_api(args: &RunArgs) -> Result<crate::llm::batch_api::BatchApi> {
     use crate::llm::batch_api::{BatchApi, Provider};
@@ -355,9 +358,13 @@ fn batch_api(args: &RunArgs) -> Result<crate::llm::batch_api::BatchApi> {
 }
 
 /// `run --batch-api`, `--batch-file-out` or `--batch-file-in`.
-pub fn run_batch(args: RunArgs) -> Result<i32> {
+pub fn run_batch(mut args: RunArgs) -> Result<i32> {
     use crate::llm::batch_api::Provider;
     use crate::run::batch::{BatchOutcome, BatchSpec, Mode, STATUS_PREFIX};
+    if !args.scale.batch_api && args.model.base_url.is_empty() {
+        // Batch files contact no server, so no key is needed; the manifest says so.
+        args.model.base_url = vec![FILES_BASE.into()];
+    }
     let s = &args.scale;
     if !(s.batch_poll.is_finite() && s.batch_poll > 0.0) {
         bail!("--batch-poll must be a positive number of seconds");
