@@ -17,6 +17,7 @@ macro_rules! out {
     }};
 }
 
+pub mod cache;
 pub mod compare;
 pub mod export;
 pub mod generate;
@@ -31,6 +32,7 @@ pub mod report;
 pub mod rescore;
 pub mod run;
 pub mod score;
+pub mod run_scale;
 pub mod verify;
 pub mod view;
 
@@ -76,6 +78,8 @@ pub enum Command {
     Score(score::ScoreArgs),
     /// Check whether two formulas (or regexes) are equivalent; exit 0 yes, 1 no, 2 unknown/unparseable.
     Verify(verify::VerifyArgs),
+    /// Inspect or prune the response cache shared by runs.
+    Cache(cache::CacheArgs),
 }
 
 /// Runs the CLI and returns the process exit code.
@@ -97,6 +101,7 @@ pub fn main() -> i32 {
         Some(Command::Labels(args)) => labels::run(args),
         Some(Command::Export(args)) => export::run(args),
         Some(Command::Score(args)) => score::run(args),
+        Some(Command::Cache(args)) => cache::run(args),
     };
     // Threads still building a row index (a viewer quit while loading) leave no files.
     crate::run::scratch::remove_all();

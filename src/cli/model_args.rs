@@ -16,8 +16,18 @@ pub struct ModelArgs {
     #[arg(long)]
     pub model: String,
     /// Base URL (OpenAI-compatible default `https://api.openai.com/v1`; e.g. `http://127.0.0.1:8088/v1`).
+    /// Repeat it for several servers of the same model: requests go round-robin.
     #[arg(long)]
-    pub base_url: Option<String>,
+    pub base_url: Vec<String>,
+    /// With several --base-url: requests in flight per endpoint (default: --concurrency).
+    #[arg(long, value_name = "N")]
+    pub endpoint_concurrency: Option<usize>,
+    /// With several --base-url: rest an endpoint after K failures in a row.
+    #[arg(long, value_name = "K", default_value_t = 3)]
+    pub rest_after: u32,
+    /// With several --base-url: seconds a failing endpoint rests.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    pub rest_secs: u64,
     /// Environment variable holding the API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY).
     #[arg(long)]
     pub api_key_env: Option<String>,
@@ -72,7 +82,13 @@ impl ModelArgs {
             ));
         }
         let opts = ModelOptions {
-            base_url: self.base_url.clone(),
+            base_url: self.base_url.first().cloned(),
+            more_base_urls: self.base_url.iter().skip(1).cloned().collect(),
+            endpoint_concurrency: self.endpoint_concurrency.map(|n| n.max(1)),
+            rest: crate::llm::pool::RestPolicy {
+                after: self.rest_after.max(1),
+                rest: Duration::from_secs(self.rest_secs),
+            },
             api_key_env: self.api_key_env.clone(),
             limits: Limits {
                 max_in_flight: self.concurrency,

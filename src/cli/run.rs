@@ -76,6 +76,9 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Response cache, budget and dry run.
+    #[command(flatten)]
+    pub scale: super::run_scale::ScaleArgs,
 }
 
 fn load_dataset(args: &RunArgs) -> Result<(Dataset, String, PathBuf)> {
@@ -132,7 +135,7 @@ pub fn build_spec(
         Some(dir) => PromptSet::load(dir, args.shots)?,
         None => PromptSet::builtin(args.shots)?,
     };
-    let client = args.model.client()?;
+    let client = super::run_scale::equip(args, args.model.client()?)?;
     if args.out.join("run.json").exists() && !args.resume {
         bail!(
             "{} already holds a run: add --resume to continue it, or choose another --out",
@@ -185,6 +188,12 @@ pub const EXIT_SERVER_GONE: i32 = 75;
 /// Runs `autoeval run`; exit 0 when finished, 130/143/129 when stopped by a signal,
 /// [`EXIT_SERVER_GONE`] when the server could not be reached.
 pub fn run(args: RunArgs) -> Result<i32> {
+    if args.scale.dry_run {
+        return super::run_scale::dry_run(&args);
+    }
+    if args.scale.batch() {
+        return super::run_scale::run_batch(args);
+    }
     let spec = build_spec(&args, recorded_command(std::env::args()), None)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -194,6 +203,7 @@ pub fn run(args: RunArgs) -> Result<i32> {
 
 async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
     let out = spec.out.clone();
+    let cache = spec.pipeline.client.cache().cloned();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
     // Ctrl-C, SIGTERM and SIGHUP all stop the run the same way; the exit code says which.
@@ -291,6 +301,14 @@ async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
         started.elapsed().saturating_sub(indexing),
         out.display()
     );
+    if let Some(c) = cache {
+        eprintln!(
+            "response cache: {} answers reused (no request, no cost), {} stored ({})",
+            c.hits(),
+            c.stores(),
+            c.path().display()
+        );
+    }
     if unpriced {
         eprintln!(
             "note: the model is not in the price table; cost excludes it (use --prices FILE)"

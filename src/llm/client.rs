@@ -1,6 +1,8 @@
 //! The wrapper every model call goes through: in-flight bound, requests-per-minute
 //! pacing, retries with exponential backoff and full jitter, Retry-After, cost.
 
+use super::budget::{self, Budget};
+use super::cache::{self, ResponseCache};
 use super::prices::PriceTable;
 use super::{ChatModel, ChatRequest, Completion, LlmError, ModelInfo};
 use crate::rng::Rng;
@@ -57,6 +59,10 @@ pub struct CallResult {
     pub cost_usd: Option<f64>,
     /// The server's token counts could not be real and were capped.
     pub implausible_usage: bool,
+    /// Answered from the response cache: no request was made and it cost nothing.
+    pub cached: bool,
+    /// The provider batch that answered it (live calls: none).
+    pub batch_id: Option<String>,
 }
 
 /// Most tokens one call can plausibly use (no model has a context this large); larger
@@ -80,6 +86,9 @@ pub struct Client {
     next_start: Mutex<Instant>,
     jitter: std::sync::Mutex<Rng>,
     prices: PriceTable,
+    cache: Option<Arc<ResponseCache>>,
+    budget: Option<Arc<Budget>>,
+    notes: std::sync::Mutex<Vec<String>>,
 }
 
 impl Client {
@@ -92,7 +101,72 @@ impl Client {
             next_start: Mutex::new(Instant::now()),
             jitter: std::sync::Mutex::new(Rng::new(0x5eed)),
             prices,
+            cache: None,
+            budget: None,
+            notes: std::sync::Mutex::new(Vec::new()),
         }
+    }
+
+    /// Answers from (and stores into) a response cache. The offline model is never cached.
+    pub fn with_cache(mut self, cache: Arc<ResponseCache>) -> Client {
+        if !self.model.info().synthetic {
+            self.cache = Some(cache);
+        }
+        self
+    }
+
+    /// Refuses calls whose worst-case cost would pass the budget.
+    pub fn with_budget(mut self, budget: Arc<Budget>) -> Client {
+        self.budget = Some(budget);
+        self
+    }
+
+    /// The response cache, if on.
+    pub fn cache(&self) -> Option<&Arc<ResponseCache>> {
+        self.cache.as_ref()
+    }
+
+    /// The budget, if any.
+    pub fn budget(&self) -> Option<&Arc<Budget>> {
+        self.budget.as_ref()
+    }
+
+    /// The price table.
+    pub fn prices(&self) -> &PriceTable {
+        &self.prices
+    }
+
+    /// Queues a warning for the run to show (set-up problems that did not stop it).
+    pub fn warn(&self, message: String) {
+        if let Ok(mut n) = self.notes.lock() {
+            n.push(message);
+        }
+    }
+
+    /// Warnings (set-up notes, then the cache's) since the last call.
+    pub fn take_warnings(&self) -> Vec<String> {
+        let mut out = self
+            .notes
+            .lock()
+            .map(|mut n| std::mem::take(&mut *n))
+            .unwrap_or_default();
+        if let Some(c) = &self.cache {
+            out.extend(c.take_warnings());
+        }
+        out
+    }
+
+    /// Worst-case cost of a request: every prompt byte a token, the full output limit.
+    pub fn worst_cost(&self, req: &ChatRequest) -> Option<f64> {
+        let info = self.model.info();
+        if info.synthetic {
+            return Some(0.0);
+        }
+        self.prices.cost(
+            &info.name,
+            budget::worst_input_tokens(req.prompt.len()),
+            u64::from(req.max_tokens),
+        )
     }
 
     /// Manifest description of the model.
@@ -137,8 +211,52 @@ impl Client {
         }
     }
 
-    /// Sends a request with retries; each attempt holds an in-flight permit.
+    /// Answers from the cache, else sends the request with retries (each attempt holds an
+    /// in-flight permit) within the budget, and caches a successful answer.
     pub async fn complete(&self, req: &ChatRequest) -> Result<CallResult, CallError> {
+        let key = self
+            .cache
+            .as_ref()
+            .map(|_| cache::key(&self.model.info(), req));
+        if let (Some(c), Some(k)) = (&self.cache, &key)
+            && let Some(completion) = c.get(k)
+        {
+            return Ok(CallResult {
+                completion,
+                latency_ms: 0,
+                attempts: 0,
+                cost_usd: Some(0.0),
+                implausible_usage: false,
+                cached: true,
+                batch_id: None,
+            });
+        }
+        let reserved = match &self.budget {
+            Some(b) => {
+                // An unpriced model cannot be budgeted: the CLI refuses that before starting.
+                let worst = self.worst_cost(req).unwrap_or(f64::INFINITY);
+                if !b.reserve(worst) {
+                    return Err(CallError {
+                        error: LlmError::fatal(b.refusal()),
+                        attempts: 0,
+                    });
+                }
+                Some((b, worst))
+            }
+            None => None,
+        };
+        let r = self.send_with_retries(req).await;
+        if let Some((b, worst)) = reserved {
+            let spent = r.as_ref().ok().and_then(|c| c.cost_usd).unwrap_or(0.0);
+            b.settle(worst, spent);
+        }
+        if let (Some(c), Some(k), Ok(done)) = (&self.cache, &key, &r) {
+            c.put(k, &self.model.info(), &done.completion);
+        }
+        r
+    }
+
+    async fn send_with_retries(&self, req: &ChatRequest) -> Result<CallResult, CallError> {
         let mut attempt = 0;
         loop {
             self.pace().await;
@@ -183,6 +301,8 @@ impl Client {
                         attempts: attempt,
                         cost_usd,
                         implausible_usage: implausible,
+                        cached: false,
+                        batch_id: None,
                     });
                 }
                 Err(e) if e.retryable && attempt <= self.limits.max_retries => {

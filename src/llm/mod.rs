@@ -1,12 +1,16 @@
 //! Model clients behind one trait, with retries, rate limits and cost accounting.
 
 pub mod anthropic;
+pub mod batch_api;
+pub mod budget;
+pub mod cache;
 pub mod client;
 mod echo;
 pub mod endpoint;
 pub mod judge;
 pub mod offline;
 pub mod openai;
+pub mod pool;
 pub mod prices;
 pub mod spec;
 pub mod verbalize;

@@ -9,7 +9,14 @@ pub struct Price {
     pub input: f64,
     /// USD per million answer tokens.
     pub output: f64,
+    /// Share of the list price a provider batch job costs (default [`BATCH_FACTOR`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<f64>,
 }
+
+/// What batch jobs cost relative to live calls when a price gives no `batch` factor
+/// (OpenAI's and Anthropic's batch APIs both charge half).
+pub const BATCH_FACTOR: f64 = 0.5;
 
 /// Built-in estimates (list prices when written; override with `--prices FILE`).
 const BUILTIN: [(&str, f64, f64); 8] = [
@@ -39,6 +46,7 @@ impl PriceTable {
                         Price {
                             input: *i,
                             output: *o,
+                            batch: None,
                         },
                     )
                 })
@@ -46,12 +54,19 @@ impl PriceTable {
         )
     }
 
-    /// Adds or replaces entries from a JSON file `{"model": {"input": x, "output": y}}`.
+    /// Adds or replaces entries from a JSON file `{"model": {"input": x, "output": y}}`
+    /// (optionally `"batch": 0.5`, the share of the price a batch job costs).
     pub fn merge_file(&mut self, path: &std::path::Path) -> Result<(), PriceError> {
         let text = crate::fsread::read_to_string(path, crate::fsread::MAX_SMALL)
             .map_err(|e| PriceError::Io(path.display().to_string(), e))?;
         let extra: BTreeMap<String, Price> = serde_json::from_str(&text)
             .map_err(|e| PriceError::Json(path.display().to_string(), e))?;
+        for (model, p) in &extra {
+            let ok = |x: f64| x.is_finite() && x >= 0.0;
+            if !ok(p.input) || !ok(p.output) || p.batch.is_some_and(|b| !ok(b) || b > 1.0) {
+                return Err(PriceError::Value(path.display().to_string(), model.clone()));
+            }
+        }
         self.0.extend(extra);
         Ok(())
     }
@@ -72,6 +87,12 @@ impl PriceTable {
         self.get(model)
             .map(|p| (input as f64 * p.input + output as f64 * p.output) / 1e6)
     }
+
+    /// Cost in USD of the same tokens through a provider batch job.
+    pub fn batch_cost(&self, model: &str, input: u64, output: u64) -> Option<f64> {
+        let factor = self.get(model)?.batch.unwrap_or(BATCH_FACTOR);
+        self.cost(model, input, output).map(|c| c * factor)
+    }
 }
 
 /// A price table file that could not be used.
@@ -83,4 +104,7 @@ pub enum PriceError {
     /// Its contents.
     #[error("{0}: {1} (expected {{\"model\": {{\"input\": 2.5, \"output\": 10.0}}}})")]
     Json(String, serde_json::Error),
+    /// A negative or non-finite price, or a batch factor outside 0..=1.
+    #[error("{0}: the price of '{1}' must be non-negative, and its batch factor between 0 and 1")]
+    Value(String, String),
 }

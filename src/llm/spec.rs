@@ -23,6 +23,12 @@ pub struct ModelOptions {
     pub perturb_rate: f64,
     /// Offline model: seed.
     pub seed: u64,
+    /// More endpoints serving the same model (requests go round-robin over all).
+    pub more_base_urls: Vec<String>,
+    /// Requests in flight per endpoint when there are several (default: no own bound).
+    pub endpoint_concurrency: Option<usize>,
+    /// When an endpoint of several is rested.
+    pub rest: super::pool::RestPolicy,
 }
 
 impl Default for ModelOptions {
@@ -34,6 +40,9 @@ impl Default for ModelOptions {
             prices: PriceTable::builtin(),
             perturb_rate: 0.3,
             seed: 0,
+            more_base_urls: Vec::new(),
+            endpoint_concurrency: None,
+            rest: super::pool::RestPolicy::default(),
         }
     }
 }
@@ -121,6 +130,17 @@ fn check_base_url(url: &str) -> Result<(), SpecError> {
     }
 }
 
+/// One endpoint as it is, several behind a round-robin [`super::pool::Pool`].
+fn pooled(mut all: Vec<Arc<dyn super::ChatModel>>, o: &ModelOptions) -> Arc<dyn super::ChatModel> {
+    if all.len() == 1
+        && let Some(one) = all.pop()
+    {
+        return one;
+    }
+    let per = o.endpoint_concurrency.unwrap_or(o.limits.max_in_flight);
+    Arc::new(super::pool::Pool::new(all, per, o.rest))
+}
+
 /// Builds a client for `openai:<model>`, `anthropic:<model>` or `perturb`.
 pub fn build(spec: &str, o: &ModelOptions) -> Result<Client, SpecError> {
     // Whatever is named here is recorded in run.json: a key must never pass as a name.
@@ -161,10 +181,14 @@ pub fn build(spec: &str, o: &ModelOptions) -> Result<Client, SpecError> {
                     hint: ", or point --base-url at a local server",
                 });
             }
-            Arc::new(OpenAi(Endpoint {
-                max_reply_bytes: o.limits.max_reply_bytes,
-                ..Endpoint::new(http()?, &base, model, k, &env)
-            }))
+            let mut all: Vec<Arc<dyn super::ChatModel>> = Vec::new();
+            for b in std::iter::once(&base).chain(&o.more_base_urls) {
+                all.push(Arc::new(OpenAi(Endpoint {
+                    max_reply_bytes: o.limits.max_reply_bytes,
+                    ..Endpoint::new(http()?, b, model, k.clone(), &env)
+                })));
+            }
+            pooled(all, o)
         }
         "anthropic" if !model.is_empty() => {
             let env = o
@@ -179,10 +203,14 @@ pub fn build(spec: &str, o: &ModelOptions) -> Result<Client, SpecError> {
             if k.is_none() && base == anthropic::DEFAULT_BASE {
                 return Err(SpecError::NoKey { env, hint: "" });
             }
-            Arc::new(Anthropic(Endpoint {
-                max_reply_bytes: o.limits.max_reply_bytes,
-                ..Endpoint::new(http()?, &base, model, k, &env)
-            }))
+            let mut all: Vec<Arc<dyn super::ChatModel>> = Vec::new();
+            for b in std::iter::once(&base).chain(&o.more_base_urls) {
+                all.push(Arc::new(Anthropic(Endpoint {
+                    max_reply_bytes: o.limits.max_reply_bytes,
+                    ..Endpoint::new(http()?, b, model, k.clone(), &env)
+                })));
+            }
+            pooled(all, o)
         }
         _ => {
             return Err(SpecError::Unknown(spec.to_string()));

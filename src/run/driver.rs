@@ -229,7 +229,7 @@ fn check_unique_ids(spec: &RunSpec) -> Result<(), RunError> {
 
 /// Prepares the directory: a new run, or a resumed one with its finished ids. The
 /// returned lock is held for the whole run.
-fn prepare(
+pub(crate) fn prepare(
     spec: &RunSpec,
     events: &mpsc::UnboundedSender<Event>,
 ) -> Result<(Manifest, HashSet<String>, store::RunLock), RunError> {
@@ -290,6 +290,10 @@ fn prepare(
         for w in loaded.warnings {
             let _ = events.send(Event::Warning(w));
         }
+        // Every line was paid for, a retried sample's earlier line too.
+        if let Some(b) = spec.pipeline.client.budget() {
+            b.add_spent(loaded.records.iter().filter_map(|r| r.cost_usd).sum());
+        }
         // The latest line per id is the sample's record (a retried sample has two).
         let mut latest: HashMap<String, bool> = HashMap::new();
         for r in loaded.records {
@@ -322,6 +326,14 @@ pub async fn execute(
         todo,
         done_before: done.len(),
     });
+    let client = spec.pipeline.client.clone();
+    let warn_all = |events: &mpsc::UnboundedSender<Event>| {
+        for w in client.take_warnings() {
+            let _ = events.send(Event::Warning(w));
+        }
+    };
+    warn_all(&events);
+    let over_budget = || client.budget().is_some_and(|b| b.exhausted());
     let mut out = Appender::open(&spec.out.join(SAMPLES))?;
     let mut queue = spec.dataset.file.data.iter().take(limit);
     let syntax = spec.dataset.syntax;
@@ -331,13 +343,29 @@ pub async fn execute(
     let mut pause = spec.pause.clone();
     let mut exhausted = false;
     let mut failures_in_a_row = 0usize;
+    let mut parked: Option<Job> = None;
     loop {
         let paused = pause.as_ref().is_some_and(|p| *p.borrow());
-        while !paused && set.len() < spec.concurrency.max(1) && !*cancel.borrow() {
-            let Some(job) = next_job(&mut queue, syntax, &done, &events) else {
+        while !paused && set.len() < spec.concurrency.max(1) && !*cancel.borrow() && !over_budget()
+        {
+            let Some(job) = parked
+                .take()
+                .or_else(|| next_job(&mut queue, syntax, &done, &events))
+            else {
                 exhausted = true;
                 break;
             };
+            if !spec.pipeline.affordable(&job, set.len()) {
+                // Leave room for the samples in flight to finish; stop once none are.
+                if set.is_empty() {
+                    if let Some(b) = client.budget() {
+                        b.stop();
+                    }
+                } else {
+                    parked = Some(job);
+                }
+                break;
+            }
             let p = spec.pipeline.clone();
             let id = job.id.clone();
             let handle = set.spawn(async move { p.process(job).await });
@@ -368,6 +396,11 @@ pub async fn execute(
             joined = set.join_next_with_id() => match joined {
                 Some(Ok((tid, rec))) => {
                     ids.remove(&tid);
+                    warn_all(&events);
+                    if refused_by_budget(&rec) {
+                        // Not a model error: the sample was never asked; --resume does it.
+                        continue;
+                    }
                     out.append(&rec)?;
                     failures_in_a_row = if rec.transport_failure() { failures_in_a_row + 1 } else { 0 };
                     let last_error = rec
@@ -426,6 +459,17 @@ pub async fn execute(
     if outcome == Outcome::Finished && *cancel.borrow() && !exhausted {
         outcome = Outcome::Cancelled;
     }
+    if let Some(b) = client.budget().filter(|b| b.exhausted()) {
+        // A refused call means an unfinished sample: the run stops short of the limit.
+        outcome = Outcome::Cancelled;
+        let _ = events.send(Event::Warning(format!(
+            "stopped before the spend passed --max-cost ${:.4} (spent ${:.4} in this run); \
+             the run is cancelled and resumable: continue with --resume and a higher --max-cost",
+            b.limit(),
+            b.spent()
+        )));
+    }
+    warn_all(&events);
     out.sync()?;
     manifest.status = match outcome {
         Outcome::Finished => "finished",
@@ -435,6 +479,19 @@ pub async fn execute(
     manifest.updated = Some(now_rfc3339());
     store::write_manifest(&spec.out, &manifest)?;
     Ok(outcome)
+}
+
+/// Whether a call of the sample was refused by the `--max-cost` budget.
+fn refused_by_budget(rec: &SampleRecord) -> bool {
+    rec.rounds.iter().any(|r| {
+        std::iter::once(&r.informalize)
+            .chain(r.autoformalize.as_ref())
+            .any(|c| {
+                c.error
+                    .as_deref()
+                    .is_some_and(crate::llm::budget::is_refusal)
+            })
+    })
 }
 
 /// Describes a dataset for the manifest.

@@ -131,6 +131,12 @@ pub struct CallRecord {
     /// The server reported token usage that cannot be real; the counts were capped.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub implausible_usage: bool,
+    /// Answered from the response cache (no request, no cost; tokens are the original call's).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cached: bool,
+    /// The provider batch that answered it (latency is then unknown and recorded as 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_id: Option<String>,
 }
 
 impl SampleRecord {

@@ -76,6 +76,8 @@ pub async fn judge_run(
                             error: None,
                             transport_error: false,
                             implausible_usage: c.implausible_usage,
+                            cached: c.cached,
+                            batch_id: c.batch_id,
                         },
                     ),
                     Err(e) => (

@@ -1,5 +1,6 @@
 //! Evaluation runs: the (A∘I)ⁿ pipeline, run directories, importers.
 
+pub mod batch;
 pub mod checksum;
 pub mod driver;
 pub mod format;

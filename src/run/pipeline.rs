@@ -3,7 +3,7 @@
 use super::format::{CallRecord, RoundRecord, SampleRecord, now_rfc3339};
 use super::score;
 use crate::llm::client::{CallError, CallResult};
-use crate::llm::{ChatRequest, Client};
+use crate::llm::{BoxFut, ChatRequest, Client};
 use crate::prompt::{PromptSet, Rendered};
 use crate::report::closeness::closeness_within;
 use crate::syntax::{Expr, SyntaxKind};
@@ -63,6 +63,8 @@ fn record(prompt: &Rendered, r: &Result<CallResult, CallError>) -> CallRecord {
             error: None,
             transport_error: false,
             implausible_usage: c.implausible_usage,
+            cached: c.cached,
+            batch_id: c.batch_id.clone(),
         },
         Err(e) => CallRecord {
             prompt_id: prompt.id.clone(),
@@ -74,15 +76,60 @@ fn record(prompt: &Rendered, r: &Result<CallResult, CallError>) -> CallRecord {
     }
 }
 
+/// Which call of a round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Stage {
+    /// φ → ψ.
+    Informalize,
+    /// ψ → φ₁.
+    Autoformalize,
+}
+
+/// Where a sample's answers come from: the live client, or a provider batch's results.
+pub trait Caller: Send + Sync {
+    /// The answer to call `stage` of `round` of sample `id`; `None` when it is not
+    /// there yet (a batch will ask it), which leaves the sample unfinished.
+    fn call<'a>(
+        &'a self,
+        id: &'a str,
+        round: usize,
+        stage: Stage,
+        req: ChatRequest,
+    ) -> BoxFut<'a, Option<Result<CallResult, CallError>>>;
+
+    /// A round already scored for this sample (replays skip extraction and the verifier).
+    fn known_score(&self, _id: &str, _round: usize) -> Option<score::Scored> {
+        None
+    }
+
+    /// Remembers a round's score for later replays.
+    fn keep_score(&self, _id: &str, _round: usize, _s: &score::Scored) {}
+}
+
+/// Every call goes to the model now.
+struct Live<'p>(&'p Client);
+
+impl Caller for Live<'_> {
+    fn call<'a>(
+        &'a self,
+        _id: &'a str,
+        _round: usize,
+        _stage: Stage,
+        req: ChatRequest,
+    ) -> BoxFut<'a, Option<Result<CallResult, CallError>>> {
+        Box::pin(async move { Some(self.0.complete(&req).await) })
+    }
+}
+
 impl Pipeline {
-    async fn call(&self, prompt: &Rendered) -> Result<CallResult, CallError> {
-        // Each call is its own conversation: nothing from earlier calls is sent.
-        let req = ChatRequest {
+    /// The request for a rendered prompt. Each call is its own conversation: nothing
+    /// from earlier calls is sent.
+    pub fn request(&self, prompt: &Rendered) -> ChatRequest {
+        ChatRequest {
             prompt: prompt.text.clone(),
             temperature: self.temperature,
             max_tokens: self.max_tokens,
-        };
-        self.client.complete(&req).await
+        }
     }
 
     /// Scores a reply on the blocking pool (Z3 and automata are CPU work, kept off the
@@ -128,15 +175,70 @@ impl Pipeline {
         })
     }
 
+    /// Whether the budget leaves room to start `job` beside `in_flight` samples: two
+    /// worst-case calls for each, so started samples can finish their round.
+    pub fn affordable(&self, job: &Job, in_flight: usize) -> bool {
+        let Some(b) = self.client.budget() else {
+            return true;
+        };
+        let req = ChatRequest {
+            prompt: self.prompts.informalize(&job.phi0, self.syntax).text,
+            temperature: self.temperature,
+            max_tokens: self.max_tokens,
+        };
+        let worst = self.client.worst_cost(&req).unwrap_or(f64::INFINITY);
+        b.room_for(2.0 * worst * (in_flight + 1) as f64)
+    }
+
     /// Runs one sample to completion; never fails (errors become verdicts).
     pub async fn process(&self, job: Job) -> SampleRecord {
+        let id = job.id.clone();
+        match self.process_with(job, &Live(&self.client)).await {
+            Some(r) => r,
+            // Live answers are never pending; kept total rather than trusted.
+            None => SampleRecord {
+                id,
+                idx: 0,
+                batch: None,
+                syntax: self.syntax,
+                phi0: String::new(),
+                phi0_original: String::new(),
+                num_operators: None,
+                depth: None,
+                rounds: Vec::new(),
+                verdict: Verdict::ModelError {
+                    message: "internal: a live call was left pending".into(),
+                },
+                rounds_passed: 0,
+                closeness: None,
+                input_tokens: 0,
+                output_tokens: 0,
+                cost_usd: None,
+                finished: now_rfc3339(),
+            },
+        }
+    }
+
+    /// Runs one sample with answers from `caller`; `None` while an answer is pending.
+    pub async fn process_with<C: Caller + ?Sized>(
+        &self,
+        job: Job,
+        caller: &C,
+    ) -> Option<SampleRecord> {
         let mut rounds = Vec::new();
         let mut current = job.phi0.clone();
         let mut passed = 0;
         let mut first_phi1: Option<Expr> = None;
         for round in 1..=self.rounds.max(1) {
             let inf_prompt = self.prompts.informalize(&current, self.syntax);
-            let inf = self.call(&inf_prompt).await;
+            let inf = caller
+                .call(
+                    &job.id,
+                    round,
+                    Stage::Informalize,
+                    self.request(&inf_prompt),
+                )
+                .await?;
             let mut rec = RoundRecord {
                 round,
                 input: current.to_unicode(),
@@ -167,7 +269,14 @@ impl Pipeline {
                 break;
             }
             let auto_prompt = self.prompts.autoformalize(&psi, &current, self.syntax);
-            let auto = self.call(&auto_prompt).await;
+            let auto = caller
+                .call(
+                    &job.id,
+                    round,
+                    Stage::Autoformalize,
+                    self.request(&auto_prompt),
+                )
+                .await?;
             rec.autoformalize = Some(record(&auto_prompt, &auto));
             let raw = match auto {
                 Ok(c) => c.completion.text,
@@ -179,9 +288,15 @@ impl Pipeline {
                     break;
                 }
             };
-            let scored = self
-                .score(&job.phi0, &current, &psi, raw, auto_prompt.text.clone())
-                .await;
+            let scored = if let Some(s) = caller.known_score(&job.id, round) {
+                s
+            } else {
+                let s = self
+                    .score(&job.phi0, &current, &psi, raw, auto_prompt.text.clone())
+                    .await;
+                caller.keep_score(&job.id, round, &s);
+                s
+            };
             scored.apply(&mut rec);
             let ok = rec.verdict.is_equivalent();
             rounds.push(rec);
@@ -211,7 +326,7 @@ impl Pipeline {
                 _ => None,
             };
         }
-        SampleRecord {
+        Some(SampleRecord {
             id: job.id,
             idx: job.idx,
             batch: job.batch,
@@ -228,6 +343,6 @@ impl Pipeline {
             output_tokens: tout,
             cost_usd: cost,
             finished: now_rfc3339(),
-        }
+        })
     }
 }

@@ -264,6 +264,8 @@ pub fn run_cmd(base: &str, out: &Path, extra: &[&str]) -> std::process::Command 
     .arg("--out")
     .arg(out)
     .args(extra)
-    .env("OPENAI_API_KEY", "sk-never-written-4");
+    .env("OPENAI_API_KEY", "sk-never-written-4")
+    // Each run's own response cache: tests never share answers or touch the user's cache.
+    .env("AUTOEVAL_CACHE_DIR", format!("{}.cache", out.display()));
     c
 }

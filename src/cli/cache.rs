@@ -1,0 +1,95 @@
+//! `autoeval cache stats|prune`: the response cache shared by runs.
+
+use crate::llm::cache::{self, ResponseCache};
+use anyhow::{Result, anyhow};
+use clap::{Args, Subcommand};
+use std::time::Duration;
+
+/// Arguments of `autoeval cache`.
+#[derive(Args, Debug)]
+pub struct CacheArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: CacheAction,
+}
+
+/// `cache` subcommands.
+#[derive(Subcommand, Debug)]
+pub enum CacheAction {
+    /// Where the cache is, how many answers it holds, for which models, and its size.
+    Stats,
+    /// Remove answers: unused for some days, beyond a count (least recently used first), or all.
+    Prune {
+        /// Remove answers not used for this many days.
+        #[arg(long, value_name = "DAYS")]
+        older_than: Option<u64>,
+        /// Keep at most this many answers (the most recently used).
+        #[arg(long, value_name = "N")]
+        max_entries: Option<u64>,
+        /// Delete the whole cache (also a corrupt one).
+        #[arg(long, conflicts_with_all = ["older_than", "max_entries"])]
+        all: bool,
+    },
+}
+
+fn when(secs: Option<i64>) -> String {
+    secs.map_or_else(
+        || "-".into(),
+        |s| crate::run::format::rfc3339(s.max(0) as u64),
+    )
+}
+
+/// Runs `autoeval cache`.
+pub fn run(args: CacheArgs) -> Result<i32> {
+    let dir = cache::default_dir()
+        .ok_or_else(|| anyhow!("no cache directory: set ${} or HOME", cache::DIR_ENV))?;
+    match args.action {
+        CacheAction::Prune { all: true, .. } => {
+            let freed = cache::remove_all(&dir)
+                .map_err(|e| anyhow!("cannot remove the cache in {}: {e}", dir.display()))?;
+            outln!(
+                "removed the response cache in {} ({freed} bytes)",
+                dir.display()
+            );
+        }
+        CacheAction::Prune {
+            older_than,
+            max_entries,
+            ..
+        } => {
+            if older_than.is_none() && max_entries.is_none() {
+                return Err(anyhow!(
+                    "say what to prune: --older-than DAYS, --max-entries N, or --all"
+                ));
+            }
+            let c = ResponseCache::open(&dir)?;
+            let age = older_than.map(|d| Duration::from_secs(d.saturating_mul(86_400)));
+            let removed = c
+                .prune(age, max_entries)
+                .map_err(|e| anyhow!("pruning {}: {e}", c.path().display()))?;
+            let left = c.stats().map_or(0, |s| s.entries);
+            outln!(
+                "removed {removed} answers; {left} left in {}",
+                c.path().display()
+            );
+        }
+        CacheAction::Stats => {
+            let c = ResponseCache::open(&dir)?;
+            let s = c
+                .stats()
+                .map_err(|e| anyhow!("reading {}: {e}", c.path().display()))?;
+            outln!("cache: {}", c.path().display());
+            outln!("answers: {}", s.entries);
+            outln!(
+                "size: {:.1} MiB ({} bytes)",
+                s.bytes as f64 / 1048576.0,
+                s.bytes
+            );
+            outln!("oldest: {}  newest: {}", when(s.oldest), when(s.newest));
+            for (model, n) in &s.by_model {
+                outln!("  {}: {n}", crate::sanitize::one_line(model));
+            }
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,482 @@
+//! `run` flags for paper-scale runs: the response cache, the budget and the dry run.
+
+use super::run::RunArgs;
+use crate::dataset::Dataset;
+use crate::grammar::GenParams;
+use crate::llm::budget::{Budget, worst_input_tokens};
+use crate::llm::cache::{self, ResponseCache};
+use crate::llm::{ChatRequest, Client};
+use crate::prompt::PromptSet;
+use anyhow::{Result, bail};
+use clap::Args;
+use indicatif::ProgressBar;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+/// Cache, budget and dry-run flags of `autoeval run`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ScaleArgs {
+    /// Answer repeated requests from the response cache (default: on at --temperature 0).
+    #[arg(long, conflicts_with = "no_cache")]
+    pub cache: bool,
+    /// Never use the response cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Stop (cancelled, resumable) before the run's spend would pass this many USD.
+    #[arg(long, value_name = "USD")]
+    pub max_cost: Option<f64>,
+    /// Print the calls, estimated tokens and cost (and the worst case), then exit.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Send the calls through the provider's batch API (about half price), stage by stage.
+    #[arg(long, conflicts_with_all = ["batch_file_out", "batch_file_in"])]
+    pub batch_api: bool,
+    /// Write the next stage's requests as OpenAI batch JSONL (for `vllm run-batch`) into DIR and stop.
+    #[arg(long, value_name = "DIR")]
+    pub batch_file_out: Option<std::path::PathBuf>,
+    /// Read a batch output file (`vllm run-batch` or OpenAI format) and continue the run.
+    #[arg(long, value_name = "FILE", requires = "resume")]
+    pub batch_file_in: Option<std::path::PathBuf>,
+    /// Most requests per batch or request file (default: the provider's limit).
+    #[arg(long, value_name = "N")]
+    pub batch_max_requests: Option<usize>,
+    /// Most bytes per batch or request file (default: the provider's limit).
+    #[arg(long, value_name = "BYTES")]
+    pub batch_max_bytes: Option<usize>,
+    /// Seconds between batch status checks.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    pub batch_poll: f64,
+}
+
+impl ScaleArgs {
+    /// Whether the run goes through batches or batch files.
+    pub fn batch(&self) -> bool {
+        self.batch_api || self.batch_file_out.is_some() || self.batch_file_in.is_some()
+    }
+
+    /// Whether the cache is on: asked for, or by default when sampling is deterministic.
+    pub fn cache_on(&self, temperature: f32) -> bool {
+        self.cache || (!self.no_cache && temperature == 0.0)
+    }
+}
+
+/// Adds the response cache and the budget to a run's client. A cache that cannot be
+/// opened becomes a warning the run shows; a budget on an unpriced model is refused.
+pub fn equip(args: &RunArgs, mut client: Client) -> Result<Client> {
+    let s = &args.scale;
+    if let Some(limit) = s.max_cost {
+        if !limit.is_finite() || limit <= 0.0 {
+            bail!("--max-cost must be a positive number of USD, not {limit}");
+        }
+        let info = client.info();
+        if !info.synthetic && client.prices().get(&info.name).is_none() {
+            bail!(
+                "--max-cost needs the price of {}: it is not in the price table; add it with --prices FILE",
+                info.name
+            );
+        }
+        client = client.with_budget(Arc::new(Budget::new(limit, 0.0)));
+    }
+    if args.resume && !s.batch() {
+        let open =
+            crate::run::batch::state::State::load(&args.out, false).map_or(0, |st| st.open.len());
+        if open > 0 {
+            client.warn(format!(
+                "{open} provider batch(es) of this run are still open; this live resume asks their \
+                 samples again (add --batch-api to collect them instead)"
+            ));
+        }
+    }
+    if s.cache_on(args.model.temperature) && !client.info().synthetic {
+        match ResponseCache::open_or_warn(cache::default_dir().as_deref()) {
+            Ok(c) => client = client.with_cache(Arc::new(c)),
+            Err(w) => client.warn(w),
+        }
+    }
+    Ok(client)
+}
+
+/// The dataset a dry run looks at, without creating the run directory.
+fn dataset(args: &RunArgs) -> Result<Dataset> {
+    if let Some(path) = &args.dataset {
+        return Ok(Dataset::open(path)?);
+    }
+    let existing = args.out.join("dataset.json");
+    if args.resume && existing.exists() {
+        return Ok(Dataset::open(&existing)?);
+    }
+    let Some(kind) = args.kind else {
+        bail!("give --dataset FILE or --kind");
+    };
+    let tmp = std::env::temp_dir().join(format!("autoeval-dry-run-{}.json", std::process::id()));
+    let params = GenParams {
+        per_category: args.per_category,
+        vocab: kind.vocab(),
+        ..GenParams::default()
+    };
+    let made = super::generate::generate_to_file(
+        &kind.grammar()?,
+        &params,
+        args.seed,
+        args.batches,
+        &tmp,
+        kind.name(),
+        Some(kind),
+        &ProgressBar::hidden(),
+    )
+    .and_then(|_| Ok(Dataset::open(&tmp)?));
+    let _ = std::fs::remove_file(&tmp);
+    made
+}
+
+/// Ids a resumed run would skip.
+fn finished(args: &RunArgs) -> HashSet<String> {
+    if !args.resume {
+        return HashSet::new();
+    }
+    let Ok(loaded) = crate::run::store::read_samples(&args.out) else {
+        return HashSet::new();
+    };
+    let mut latest = HashMap::new();
+    for r in loaded.records {
+        let failed = r.verdict.kind() == crate::verify::VerdictKind::ModelError;
+        latest.insert(r.id, failed);
+    }
+    latest
+        .into_iter()
+        .filter(|(_, failed)| !(args.retry_errors && *failed))
+        .map(|(id, _)| id)
+        .collect()
+}
+
+/// Rough token count of text (about four characters a token in English and formulas).
+pub fn estimate_tokens(text: &str) -> u64 {
+    (text.chars().count() as u64).div_ceil(4).max(1)
+}
+
+/// Tokens and calls of a planned run.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct Plan {
+    /// Samples to do.
+    pub samples: u64,
+    /// Round-1 calls (informalize + autoformalize).
+    pub calls: u64,
+    /// Estimated round-1 prompt tokens.
+    pub input: u64,
+    /// Estimated round-1 answer tokens.
+    pub output: u64,
+    /// Worst-case round-1 prompt tokens (every byte a token).
+    pub worst_input: u64,
+    /// Round-1 informalization prompts already in the response cache.
+    pub cached: u64,
+}
+
+/// Estimates round 1 of a run: the real informalization prompts, and autoformalization
+/// prompts around a stand-in ψ three times as long as φ₀ (the answers' usual size).
+pub fn plan(
+    items: &[crate::dataset::Item],
+    syntax: crate::syntax::SyntaxKind,
+    prompts: &PromptSet,
+    client: &Client,
+    temperature: f32,
+    max_tokens: u32,
+) -> Plan {
+    let mut p = Plan::default();
+    let info = client.info();
+    for item in items {
+        let Ok(phi0) = crate::syntax::parse(&item.fs, syntax) else {
+            continue;
+        };
+        let formula = phi0.to_unicode();
+        let inf = prompts.informalize(&phi0, syntax);
+        let psi = "w".repeat(formula.chars().count() * 3);
+        let auto = prompts.autoformalize(&psi, &phi0, syntax);
+        p.samples += 1;
+        p.calls += 2;
+        p.input += estimate_tokens(&inf.text) + estimate_tokens(&auto.text);
+        p.output += estimate_tokens(&psi) + estimate_tokens(&formula) + 10;
+        p.worst_input += worst_input_tokens(inf.text.len()) + worst_input_tokens(auto.text.len());
+        if let Some(c) = client.cache() {
+            let req = ChatRequest {
+                prompt: inf.text,
+                temperature,
+                max_tokens,
+            };
+            p.cached += u64::from(c.get(&cache::key(&info, &req)).is_some());
+        }
+    }
+    p
+}
+
+fn usd(x: Option<f64>) -> String {
+    x.map_or_else(|| "unpriced".into(), |c| format!("${c:.4}"))
+}
+
+/// `run --dry-run`: what the run would send and cost; writes nothing.
+pub fn dry_run(args: &RunArgs) -> Result<i32> {
+    if args.rounds == 0 {
+        bail!("--rounds must be at least 1");
+    }
+    let prompts = match &args.prompts {
+        Some(dir) => PromptSet::load(dir, args.shots)?,
+        None => PromptSet::builtin(args.shots)?,
+    };
+    let client = equip(args, args.model.client()?)?;
+    let ds = dataset(args)?;
+    let done = finished(args);
+    let todo: Vec<crate::dataset::Item> = ds
+        .file
+        .data
+        .iter()
+        .take(args.limit.unwrap_or(usize::MAX))
+        .filter(|i| !done.contains(&i.idx.to_string()))
+        .cloned()
+        .collect();
+    let (t, m) = (args.model.temperature, args.model.max_tokens);
+    let p = plan(&todo, ds.syntax, &prompts, &client, t, m);
+    let info = client.info();
+    let prices = client.prices();
+    let rounds = args.rounds as u64;
+    let cost = |i: u64, o: u64| {
+        if info.synthetic {
+            (Some(0.0), Some(0.0))
+        } else {
+            (
+                prices.cost(&info.name, i, o),
+                prices.batch_cost(&info.name, i, o),
+            )
+        }
+    };
+    let worst_out = p.calls * u64::from(m);
+    let (live1, batch1) = cost(p.input, p.output);
+    let (live_n, batch_n) = cost(p.input * rounds, p.output * rounds);
+    let (live_w, batch_w) = cost(p.worst_input * rounds, worst_out * rounds);
+    outln!(
+        "dry run: {} samples to do ({} finished before), {} round{}, {}:{}",
+        p.samples,
+        done.len(),
+        rounds,
+        if rounds == 1 { "" } else { "s" },
+        info.provider,
+        info.name
+    );
+    outln!(
+        "calls: {} in round 1 (fewer when ψ copies φ₀); at most {} over {} round{}",
+        p.calls,
+        p.calls * rounds,
+        rounds,
+        if rounds == 1 { "" } else { "s" }
+    );
+    if let Some(c) = client.cache() {
+        outln!(
+            "response cache {}: {} of {} round-1 informalizations already answered (free)",
+            c.path().display(),
+            p.cached,
+            p.samples
+        );
+    }
+    outln!(
+        "estimated tokens, round 1: {} in, {} out",
+        p.input,
+        p.output
+    );
+    outln!(
+        "estimated cost, round 1: {} live, {} batch",
+        usd(live1),
+        usd(batch1)
+    );
+    if rounds > 1 {
+        outln!(
+            "estimated cost, all {rounds} rounds if every sample passes: {} live, {} batch",
+            usd(live_n),
+            usd(batch_n)
+        );
+    }
+    outln!(
+        "worst case (every prompt byte a token, every answer at --max-tokens {m}, all rounds): {} in, {} out: {} live, {} batch",
+        p.worst_input * rounds,
+        worst_out * rounds,
+        usd(live_w),
+        usd(batch_w)
+    );
+    if let Some(limit) = args.scale.max_cost {
+        outln!("--max-cost ${limit:.4}: the run stops before its spend would pass it");
+    }
+    if live1.is_none() && !info.synthetic {
+        outln!(
+            "note: {} is not in the price table; add it with --prices FILE",
+            info.name
+        );
+    }
+    Ok(0)
+}
+
+/// The base URL recorded for a run made through batch files (no server contacted).
+pub const FILES_BASE: &str = "file://batch-files";
+
+/// The batch endpoint for `--model` (same base URL and key rules as live calls).
+fn batch_api(args: &RunArgs) -> Result<crate::llm::batch_api::BatchApi> {
+    use crate::llm::batch_api::{BatchApi, Provider};
+    let m = &args.model;
+    let (provider, name) = m.model.split_once(':').unwrap_or((&m.model, ""));
+    let (provider, env, default) = match provider {
+        "openai" => (
+            Provider::Openai,
+            "OPENAI_API_KEY",
+            crate::llm::openai::DEFAULT_BASE,
+        ),
+        "anthropic" => (
+            Provider::Anthropic,
+            "ANTHROPIC_API_KEY",
+            crate::llm::anthropic::DEFAULT_BASE,
+        ),
+        _ => bail!(
+            "batch jobs need an openai:<model> or anthropic:<model>, not {}",
+            m.model
+        ),
+    };
+    let env = m.api_key_env.clone().unwrap_or_else(|| env.into());
+    let key = std::env::var(&env).ok().filter(|k| !k.trim().is_empty());
+    if m.base_url.len() > 1 {
+        bail!("batch jobs go to one endpoint: give a single --base-url with --batch-api");
+    }
+    let base = m
+        .base_url
+        .first()
+        .cloned()
+        .unwrap_or_else(|| default.into());
+    if key.is_none() && base == default {
+        bail!("no API key: set ${env} (or --api-key-env NAME)");
+    }
+    let http = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(m.request_timeout.max(1)))
+        .build()?;
+    Ok(BatchApi {
+        provider,
+        ep: crate::llm::endpoint::Endpoint::new(http, &base, name, key, &env),
+    })
+}
+
+/// `run --batch-api`, `--batch-file-out` or `--batch-file-in`.
+pub fn run_batch(mut args: RunArgs) -> Result<i32> {
+    use crate::llm::batch_api::Provider;
+    use crate::run::batch::{BatchOutcome, BatchSpec, Mode, STATUS_PREFIX};
+    if !args.scale.batch_api && args.model.base_url.is_empty() {
+        // Batch files contact no server, so no key is needed; the manifest says so.
+        args.model.base_url = vec![FILES_BASE.into()];
+    }
+    let s = &args.scale;
+    if !(s.batch_poll.is_finite() && s.batch_poll > 0.0) {
+        bail!("--batch-poll must be a positive number of seconds");
+    }
+    let mode = if s.batch_api {
+        Mode::Api(batch_api(&args)?)
+    } else {
+        if args.model.model == "perturb" {
+            bail!("batch files are for a model served elsewhere (openai:<name>), not perturb");
+        }
+        Mode::Files {
+            input: s.batch_file_in.clone(),
+            out_dir: s.batch_file_out.clone(),
+        }
+    };
+    let provider = match &mode {
+        Mode::Api(a) => a.provider,
+        Mode::Files { .. } => Provider::Openai,
+    };
+    let spec = super::run::build_spec(&args, std::env::args().collect(), None)?;
+    let out = spec.out.clone();
+    let batch = BatchSpec {
+        mode,
+        max_requests: s
+            .batch_max_requests
+            .unwrap_or(provider.max_requests())
+            .max(1),
+        max_bytes: s.batch_max_bytes.unwrap_or(provider.max_bytes()).max(1),
+        poll: std::time::Duration::from_secs_f64(s.batch_poll),
+    };
+    let quiet = args.quiet;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async move {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
+        let signal_code = Arc::new(std::sync::atomic::AtomicI32::new(0));
+        let code = signal_code.clone();
+        tokio::spawn(async move {
+            use tokio::signal::unix::{SignalKind, signal};
+            let (Ok(mut term), Ok(mut hup)) = (
+                signal(SignalKind::terminate()),
+                signal(SignalKind::hangup()),
+            ) else {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    let _ = cancel_tx.send(true);
+                }
+                return;
+            };
+            let exit = tokio::select! {
+                r = tokio::signal::ctrl_c() => if r.is_ok() { 130 } else { return },
+                _ = term.recv() => 143,
+                _ = hup.recv() => 129,
+            };
+            code.store(exit, std::sync::atomic::Ordering::SeqCst);
+            eprintln!("\nstopping: cancelling open batches at the provider; continue with --resume");
+            let _ = cancel_tx.send(true);
+        });
+        let task = tokio::spawn(crate::run::batch::execute(spec, batch, tx, cancel_rx));
+        let (mut done, mut pass, mut cost) = (0usize, 0usize, 0.0f64);
+        while let Some(ev) = rx.recv().await {
+            match ev {
+                crate::run::driver::Event::Started { todo, done_before } => {
+                    if !quiet {
+                        eprintln!("{todo} samples to do ({done_before} finished before)");
+                    }
+                }
+                crate::run::driver::Event::Sample(rec) => {
+                    done += 1;
+                    pass += usize::from(rec.verdict.is_equivalent());
+                    cost += rec.cost_usd.unwrap_or(0.0);
+                }
+                crate::run::driver::Event::Warning(w) => {
+                    let w = crate::sanitize::for_terminal(&w);
+                    match w.strip_prefix(STATUS_PREFIX) {
+                        Some(status) if !quiet => eprintln!("batch: {status}"),
+                        Some(_) => {}
+                        None => eprintln!("warning: {w}"),
+                    }
+                }
+            }
+        }
+        let outcome = task.await.map_err(|e| anyhow::anyhow!("run task failed: {e}"))??;
+        crate::run::index::load_or_build(&out, false);
+        eprintln!(
+            "{done} samples written this time ({pass} equivalent, ${cost:.4} at batch prices) → {}",
+            out.display()
+        );
+        Ok(match outcome {
+            BatchOutcome::Finished => 0,
+            BatchOutcome::Cancelled => match signal_code.load(std::sync::atomic::Ordering::SeqCst) {
+                0 => 130,
+                c => c,
+            },
+            BatchOutcome::Waiting { pending, files } => {
+                if files.is_empty() {
+                    eprintln!(
+                        "{pending} requests still need answers: write them with --batch-file-out DIR"
+                    );
+                } else {
+                    for f in &files {
+                        outln!("{}", f.display());
+                    }
+                    eprintln!(
+                        "{pending} requests written to {} file(s); answer them (e.g. `vllm run-batch -i FILE -o RESULTS --model …`) \
+                         and continue with --resume --batch-file-in RESULTS",
+                        files.len()
+                    );
+                }
+                0
+            }
+        })
+    })
+}

@@ -1,0 +1,826 @@
+//! Runs through provider batch jobs or batch files, stage by stage: every unfinished
+//! sample is replayed against the answers in hand; the calls still missing (round r's
+//! informalizations, then its autoformalizations) go out as one batch, split by the
+//! provider's limits; when it ends, its answers are stored and the replay goes on.
+
+pub mod state;
+
+use super::driver::{Event, RunError, RunSpec, prepare};
+use super::format::{SampleRecord, now_rfc3339};
+use super::pipeline::{Caller, Job, Stage};
+use super::score::Scored;
+use super::store::{self, Appender, SAMPLES};
+use crate::llm::batch_api::{self, BatchApi, BatchInfo, Provider};
+use crate::llm::client::{CallError, CallResult, MAX_PLAUSIBLE_TOKENS};
+use crate::llm::{BoxFut, ChatRequest, Completion, LlmError};
+use state::{BatchEvent, Open, State, StoredResult};
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+use tokio::sync::{mpsc, watch};
+
+/// Warnings that start with this are batch status lines, not problems.
+pub const STATUS_PREFIX: &str = "batch status: ";
+
+/// How a batch run talks to the model.
+pub enum Mode {
+    /// Submit to the provider's batch API and wait.
+    Api(BatchApi),
+    /// Exchange files: ingest `input` (a result file) if given, write the next
+    /// requests to `out_dir` if given, and stop.
+    Files {
+        /// A result file (`vllm run-batch` output or any OpenAI batch output).
+        input: Option<PathBuf>,
+        /// Where request files go.
+        out_dir: Option<PathBuf>,
+    },
+}
+
+/// Batch settings.
+pub struct BatchSpec {
+    /// API or files.
+    pub mode: Mode,
+    /// Most requests per batch (or file).
+    pub max_requests: usize,
+    /// Most bytes per batch (or file).
+    pub max_bytes: usize,
+    /// Time between status polls.
+    pub poll: Duration,
+}
+
+/// How a batch run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BatchOutcome {
+    /// Every sample is written.
+    Finished,
+    /// Stopped (user, budget, provider unreachable); resumable.
+    Cancelled,
+    /// Request files were written (or answers are missing): run again with `--batch-file-in`.
+    Waiting {
+        /// Requests still to be answered.
+        pending: usize,
+        /// Files written.
+        files: Vec<PathBuf>,
+    },
+}
+
+/// The answers in hand, and the calls found missing during a replay.
+struct Replay {
+    results: RwLock<HashMap<String, StoredResult>>,
+    pending: Mutex<Vec<(String, ChatRequest)>>,
+    verdicts: Mutex<HashMap<(String, usize), Scored>>,
+    prices: crate::llm::prices::PriceTable,
+    model: String,
+    /// Batch answers go into the response cache once, when a replay meets their request.
+    cache: Option<(Arc<crate::llm::cache::ResponseCache>, crate::llm::ModelInfo)>,
+    cached_ids: Mutex<HashSet<String>>,
+}
+
+impl Replay {
+    fn answer(&self, r: &StoredResult) -> Result<CallResult, CallError> {
+        match (&r.output, &r.error) {
+            (Some(text), None) => {
+                let implausible =
+                    r.input_tokens > MAX_PLAUSIBLE_TOKENS || r.output_tokens > MAX_PLAUSIBLE_TOKENS;
+                let (i, o) = (
+                    r.input_tokens.min(MAX_PLAUSIBLE_TOKENS),
+                    r.output_tokens.min(MAX_PLAUSIBLE_TOKENS),
+                );
+                Ok(CallResult {
+                    completion: Completion {
+                        text: text.clone(),
+                        input_tokens: i,
+                        output_tokens: o,
+                        finish_reason: r.finish_reason.clone(),
+                    },
+                    latency_ms: 0,
+                    attempts: u32::from(!r.cached),
+                    cost_usd: if r.cached {
+                        Some(0.0)
+                    } else {
+                        self.prices.batch_cost(&self.model, i, o)
+                    },
+                    implausible_usage: implausible,
+                    cached: r.cached,
+                    batch_id: (!r.cached).then(|| r.batch_id.clone()),
+                })
+            }
+            (_, e) => Err(CallError {
+                error: LlmError::fatal(format!(
+                    "{} (batch {})",
+                    e.as_deref().unwrap_or("no answer"),
+                    r.batch_id
+                )),
+                attempts: 1,
+            }),
+        }
+    }
+}
+
+impl Caller for Replay {
+    fn call<'a>(
+        &'a self,
+        id: &'a str,
+        round: usize,
+        stage: Stage,
+        req: ChatRequest,
+    ) -> BoxFut<'a, Option<Result<CallResult, CallError>>> {
+        let cid = state::custom_id(id, round, stage);
+        let found = self
+            .results
+            .read()
+            .ok()
+            .and_then(|m| m.get(&cid).map(|r| self.answer(r)));
+        match &found {
+            None => {
+                if let Ok(mut p) = self.pending.lock() {
+                    p.push((cid, req));
+                }
+            }
+            Some(Ok(c)) if !c.cached => {
+                if let Some((cache, info)) = &self.cache
+                    && self.cached_ids.lock().is_ok_and(|mut s| s.insert(cid))
+                {
+                    cache.put(&crate::llm::cache::key(info, &req), info, &c.completion);
+                }
+            }
+            Some(_) => {}
+        }
+        Box::pin(async move { found })
+    }
+
+    fn known_score(&self, id: &str, round: usize) -> Option<Scored> {
+        self.verdicts
+            .lock()
+            .ok()?
+            .get(&(id.to_string(), round))
+            .cloned()
+    }
+
+    fn keep_score(&self, id: &str, round: usize, s: &Scored) {
+        if let Ok(mut m) = self.verdicts.lock() {
+            m.insert((id.to_string(), round), s.clone());
+        }
+    }
+}
+
+fn jobs(spec: &RunSpec, done: &HashSet<String>, events: &mpsc::UnboundedSender<Event>) -> Vec<Job> {
+    let mut out = Vec::new();
+    for item in spec
+        .dataset
+        .file
+        .data
+        .iter()
+        .take(spec.limit.unwrap_or(usize::MAX))
+    {
+        let id = item.idx.to_string();
+        if done.contains(&id) {
+            continue;
+        }
+        match crate::syntax::parse(&item.fs, spec.dataset.syntax) {
+            Ok(phi0) => out.push(Job {
+                id,
+                idx: item.idx,
+                batch: item.batch,
+                phi0,
+                original: item.fs.clone(),
+                num_operators: item.num_operators,
+                depth: item.depth,
+            }),
+            Err(e) => {
+                let _ = events.send(Event::Warning(format!(
+                    "sample {id}: φ₀ does not parse ({e}); skipped"
+                )));
+            }
+        }
+    }
+    out
+}
+
+/// Replays every job in parallel: finished ones come back as records, the rest stay.
+async fn replay(spec: &RunSpec, rp: &Arc<Replay>, todo: Vec<Job>) -> (Vec<SampleRecord>, Vec<Job>) {
+    let width = std::thread::available_parallelism().map_or(2, usize::from) * 2;
+    let mut set = tokio::task::JoinSet::new();
+    let mut iter = todo.into_iter();
+    let (mut finished, mut waiting) = (Vec::new(), Vec::new());
+    loop {
+        while set.len() < width {
+            let Some(job) = iter.next() else { break };
+            let (p, r) = (spec.pipeline.clone(), rp.clone());
+            set.spawn(async move {
+                let rec = p.process_with(job.clone(), r.as_ref()).await;
+                (job, rec)
+            });
+        }
+        match set.join_next().await {
+            Some(Ok((_, Some(rec)))) => finished.push(rec),
+            Some(Ok((job, None))) => waiting.push(job),
+            // A crashed replay leaves its sample for the next run; never fatal.
+            Some(Err(_)) => {}
+            None => break,
+        }
+    }
+    (finished, waiting)
+}
+
+fn event(kind: &str, id: &str, provider: Option<Provider>, info: Option<BatchInfo>) -> BatchEvent {
+    BatchEvent {
+        event: kind.into(),
+        batch_id: id.into(),
+        provider,
+        info,
+        custom_ids: Vec::new(),
+        reserved_usd: None,
+        time: now_rfc3339(),
+    }
+}
+
+fn status_line(info: &BatchInfo) -> String {
+    format!(
+        "{STATUS_PREFIX}{} {}: {} of {} answered, {} failed",
+        info.id, info.status, info.succeeded, info.total, info.failed
+    )
+}
+
+/// Splits request lines into parts within the limits; a line over the byte limit alone
+/// becomes an error result instead.
+fn split(
+    lines: Vec<(String, String)>,
+    max_requests: usize,
+    max_bytes: usize,
+) -> (Vec<Vec<(String, String)>>, Vec<StoredResult>) {
+    let (mut parts, mut too_big) = (Vec::new(), Vec::new());
+    let (mut cur, mut bytes) = (Vec::new(), 0usize);
+    for (cid, line) in lines {
+        let n = line.len() + 1;
+        if n > max_bytes {
+            too_big.push(StoredResult::from_line(
+                cid,
+                "none",
+                Err(format!(
+                    "request of {n} bytes is larger than --batch-max-bytes {max_bytes}"
+                )),
+            ));
+            continue;
+        }
+        if !cur.is_empty() && (cur.len() >= max_requests.max(1) || bytes + n > max_bytes) {
+            parts.push(std::mem::take(&mut cur));
+            bytes = 0;
+        }
+        bytes += n;
+        cur.push((cid, line));
+    }
+    if !cur.is_empty() {
+        parts.push(cur);
+    }
+    (parts, too_big)
+}
+
+/// Reads a result file into stored results; unknown custom ids and bad lines are
+/// counted and warned about, never fatal.
+pub(crate) fn ingest_file(
+    path: &Path,
+    batch_id: &str,
+    key: Option<&str>,
+    expected: Option<&HashSet<String>>,
+) -> Result<(Vec<StoredResult>, Vec<String>), std::io::Error> {
+    use std::io::{BufRead, Read};
+    let file = std::fs::File::open(path)?;
+    let mut reader = std::io::BufReader::new(file);
+    let mut out = Vec::new();
+    let (mut bad, mut unknown, mut first_bad) = (0usize, 0usize, None);
+    let mut buf = Vec::new();
+    for n in 0.. {
+        buf.clear();
+        // Bounded like every run file: a hostile file cannot make one line eat memory.
+        let got = (&mut reader)
+            .take(store::MAX_RECORD + 1)
+            .read_until(b'\n', &mut buf)?;
+        if got == 0 {
+            break;
+        }
+        if got as u64 > store::MAX_RECORD {
+            bad += 1;
+            first_bad.get_or_insert(format!(
+                "line {}: longer than {} bytes",
+                n + 1,
+                store::MAX_RECORD
+            ));
+            // Read through the rest of the line without keeping it.
+            let mut last = buf.last().copied();
+            while last != Some(b'\n') {
+                let mut sink = Vec::new();
+                if (&mut reader).take(1 << 20).read_until(b'\n', &mut sink)? == 0 {
+                    break;
+                }
+                last = sink.last().copied();
+            }
+            continue;
+        }
+        let line = String::from_utf8_lossy(&buf);
+        if line.trim().is_empty() {
+            continue;
+        }
+        match batch_api::parse_result_line(&line, key) {
+            Ok((cid, r)) => {
+                if expected.is_some_and(|e| !e.contains(&cid)) || !valid_custom_id(&cid) {
+                    unknown += 1;
+                    continue;
+                }
+                out.push(StoredResult::from_line(cid, batch_id, r));
+            }
+            Err(e) => {
+                bad += 1;
+                first_bad.get_or_insert(format!("line {}: {e}", n + 1));
+            }
+        }
+    }
+    let mut warnings = Vec::new();
+    if bad > 0 {
+        warnings.push(format!(
+            "{}: {bad} lines are not batch results and were skipped (first: {})",
+            path.display(),
+            first_bad.unwrap_or_default()
+        ));
+    }
+    if unknown > 0 {
+        warnings.push(format!(
+            "{}: {unknown} results are for requests this run did not make; skipped",
+            path.display()
+        ));
+    }
+    Ok((out, warnings))
+}
+
+fn valid_custom_id(cid: &str) -> bool {
+    let mut parts = cid.rsplitn(3, '_');
+    matches!(
+        (parts.next(), parts.next(), parts.next()),
+        (Some("i" | "a"), Some(r), Some(s)) if r.starts_with('r') && r[1..].parse::<usize>().is_ok() && !s.is_empty()
+    )
+}
+
+/// Writes request files for vLLM `run-batch` (OpenAI batch format); returns their paths.
+fn write_request_files(
+    dir: &Path,
+    run_id: &str,
+    parts: &[Vec<(String, String)>],
+) -> Result<Vec<PathBuf>, RunError> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| store::StoreError::Io(dir.display().to_string(), e))?;
+    let stamp = now_rfc3339().replace([':', '-'], "");
+    let mut paths = Vec::new();
+    for (i, part) in parts.iter().enumerate() {
+        let path = dir.join(format!("{run_id}-{stamp}-{}.jsonl", i + 1));
+        let mut text = String::new();
+        for (_, l) in part {
+            text.push_str(l);
+            text.push('\n');
+        }
+        std::fs::write(&path, text)
+            .map_err(|e| store::StoreError::Io(path.display().to_string(), e))?;
+        paths.push(path);
+    }
+    Ok(paths)
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
+    move |e| RunError::Store(store::StoreError::Io(path.display().to_string(), e))
+}
+
+/// Executes a run through batches or batch files.
+pub async fn execute(
+    spec: RunSpec,
+    batch: BatchSpec,
+    events: mpsc::UnboundedSender<Event>,
+    mut cancel: watch::Receiver<bool>,
+) -> Result<BatchOutcome, RunError> {
+    let (mut manifest, done, _lock) = prepare(&spec, &events)?;
+    let dir = spec.out.clone();
+    let client = spec.pipeline.client.clone();
+    let info = client.info();
+    let mut st = State::load(&dir, spec.retry_errors).map_err(RunError::Store)?;
+    for w in st.warnings.drain(..) {
+        let _ = events.send(Event::Warning(w));
+    }
+    let mut todo = jobs(&spec, &done, &events);
+    let _ = events.send(Event::Started {
+        todo: todo.len(),
+        done_before: done.len(),
+    });
+    for w in client.take_warnings() {
+        let _ = events.send(Event::Warning(w));
+    }
+    let provider = match &batch.mode {
+        Mode::Api(api) => api.provider,
+        Mode::Files { .. } => Provider::Openai,
+    };
+    if let Mode::Files {
+        input: Some(path), ..
+    } = &batch.mode
+    {
+        let name = path
+            .file_name()
+            .map_or_else(|| "results".into(), |n| n.to_string_lossy().into_owned());
+        let (mut rs, warns) =
+            ingest_file(path, &format!("file:{name}"), None, None).map_err(io_err(path))?;
+        cap_outputs(&mut rs, client.limits().max_reply_bytes);
+        for w in warns {
+            let _ = events.send(Event::Warning(w));
+        }
+        let _ = events.send(Event::Warning(format!(
+            "{STATUS_PREFIX}{} results read from {}",
+            rs.len(),
+            path.display()
+        )));
+        state::save_results(&dir, &rs)?;
+        state::log(
+            &dir,
+            &event("ingested", &format!("file:{name}"), None, None),
+        )?;
+        for r in rs {
+            st.results.insert(r.custom_id.clone(), r);
+        }
+    }
+    let rp = Arc::new(Replay {
+        results: RwLock::new(std::mem::take(&mut st.results)),
+        pending: Mutex::new(Vec::new()),
+        verdicts: Mutex::new(HashMap::new()),
+        prices: client.prices().clone(),
+        model: info.name.clone(),
+        cache: client.cache().map(|c| (c.clone(), info.clone())),
+        cached_ids: Mutex::new(HashSet::new()),
+    });
+    let mut out = Appender::open(&dir.join(SAMPLES))?;
+    let mut poll_failures = 0usize;
+    let outcome = 'run: loop {
+        // 1. Replay: write every sample whose answers are all in hand.
+        let (finished, waiting) = replay(&spec, &rp, std::mem::take(&mut todo)).await;
+        for rec in finished {
+            out.append(&rec)?;
+            let _ = events.send(Event::Sample(Box::new(rec)));
+        }
+        todo = waiting;
+        let mut pending = rp
+            .pending
+            .lock()
+            .map(|mut p| std::mem::take(&mut *p))
+            .unwrap_or_default();
+        if todo.is_empty() {
+            break BatchOutcome::Finished;
+        }
+        if *cancel.borrow() {
+            break BatchOutcome::Cancelled;
+        }
+        // 2. The response cache answers what it can, for free.
+        if let Some(c) = client.cache() {
+            let mut hits = Vec::new();
+            pending.retain(
+                |(cid, req)| match c.get(&crate::llm::cache::key(&info, req)) {
+                    Some(done) => {
+                        let mut r = StoredResult::from_line(cid.clone(), "cache", Ok(done));
+                        r.cached = true;
+                        hits.push(r);
+                        false
+                    }
+                    None => true,
+                },
+            );
+            if !hits.is_empty() {
+                state::save_results(&dir, &hits)?;
+                if let Ok(mut m) = rp.results.write() {
+                    for h in hits {
+                        m.insert(h.custom_id.clone(), h);
+                    }
+                }
+                continue 'run;
+            }
+        }
+        // 3. New requests: those no open batch holds already.
+        let in_flight: HashSet<String> = st.in_flight().into_iter().map(str::to_string).collect();
+        let fresh: Vec<(String, ChatRequest)> = pending
+            .into_iter()
+            .filter(|(cid, _)| !in_flight.contains(cid))
+            .collect();
+        let lines: Vec<(String, String)> = fresh
+            .iter()
+            .map(|(cid, req)| {
+                (
+                    cid.clone(),
+                    batch_api::request_line(provider, &info.name, cid, req),
+                )
+            })
+            .collect();
+        let worst: HashMap<String, f64> = fresh
+            .iter()
+            .map(|(cid, req)| {
+                let w = client.worst_cost(req).unwrap_or(f64::INFINITY);
+                let factor = client
+                    .prices()
+                    .get(&info.name)
+                    .and_then(|p| p.batch)
+                    .unwrap_or(crate::llm::prices::BATCH_FACTOR);
+                (cid.clone(), w * factor)
+            })
+            .collect();
+        let (parts, too_big) = split(lines, batch.max_requests, batch.max_bytes);
+        if !too_big.is_empty() {
+            state::save_results(&dir, &too_big)?;
+            if let Ok(mut m) = rp.results.write() {
+                for r in too_big {
+                    m.insert(r.custom_id.clone(), r);
+                }
+            }
+        }
+        let api = match &batch.mode {
+            Mode::Files { out_dir, .. } => {
+                let n: usize = parts.iter().map(Vec::len).sum();
+                let Some(d) = out_dir else {
+                    break BatchOutcome::Waiting {
+                        pending: n,
+                        files: Vec::new(),
+                    };
+                };
+                let files = write_request_files(d, &manifest.id, &parts)?;
+                for f in &files {
+                    state::log(
+                        &dir,
+                        &event("written", &format!("file:{}", f.display()), None, None),
+                    )?;
+                }
+                break BatchOutcome::Waiting { pending: n, files };
+            }
+            Mode::Api(api) => api,
+        };
+        // 4. Submit each part; its id goes to disk before anything else.
+        for part in parts {
+            let reserve: f64 = part
+                .iter()
+                .map(|(c, _)| worst.get(c).copied().unwrap_or(0.0))
+                .sum();
+            if let Some(b) = client.budget()
+                && !b.reserve(reserve)
+            {
+                let _ = events.send(Event::Warning(format!(
+                    "a batch of {} requests (worst case ${reserve:.4}) would pass --max-cost; not submitted",
+                    part.len()
+                )));
+                break;
+            }
+            let lines: Vec<String> = part.iter().map(|(_, l)| l.clone()).collect();
+            match api.submit(&lines).await {
+                Ok(info) => {
+                    let ids: Vec<String> = part.into_iter().map(|(c, _)| c).collect();
+                    let mut e = event("submitted", &info.id, Some(provider), Some(info.clone()));
+                    e.custom_ids = ids.clone();
+                    e.reserved_usd = Some(reserve);
+                    state::log(&dir, &e)?;
+                    let _ = events.send(Event::Warning(status_line(&info)));
+                    st.open.push((
+                        info.id.clone(),
+                        Open {
+                            provider: Some(provider),
+                            info,
+                            custom_ids: ids,
+                            reserved_usd: reserve,
+                        },
+                    ));
+                }
+                Err(e) => {
+                    if let Some(b) = client.budget() {
+                        b.settle(reserve, 0.0);
+                    }
+                    let _ = events.send(Event::Warning(format!(
+                        "submitting a batch failed: {e}; the run is cancelled and resumable (--resume --batch-api)"
+                    )));
+                    break 'run BatchOutcome::Cancelled;
+                }
+            }
+        }
+        if st.open.is_empty() {
+            // Nothing out and nothing submitted: only the budget stops here.
+            if client.budget().is_some_and(|b| b.exhausted()) {
+                break BatchOutcome::Cancelled;
+            }
+            continue;
+        }
+        // 5. Wait for the open batches; ingest each as it ends.
+        loop {
+            let mut progressed = false;
+            let mut i = 0;
+            while i < st.open.len() {
+                let (id, o) = &st.open[i];
+                let id = id.clone();
+                match api.status(&id).await {
+                    Ok(now) => {
+                        poll_failures = 0;
+                        if now != o.info {
+                            let _ = events.send(Event::Warning(status_line(&now)));
+                            state::log(
+                                &dir,
+                                &event("state", &id, Some(provider), Some(now.clone())),
+                            )?;
+                        }
+                        st.open[i].1.info = now.clone();
+                        if now.terminal {
+                            match ingest(&dir, api, &rp, &client, &st.open[i].1, &now).await? {
+                                Ok(()) => {
+                                    st.open.remove(i);
+                                    state::log(
+                                        &dir,
+                                        &event("ingested", &id, Some(provider), Some(now)),
+                                    )?;
+                                    progressed = true;
+                                    continue;
+                                }
+                                Err(e) => {
+                                    // Kept open: the next poll downloads again.
+                                    let _ = events.send(Event::Warning(format!(
+                                        "downloading the results of batch {id} failed: {e}; trying again"
+                                    )));
+                                }
+                            }
+                        }
+                    }
+                    Err(e) => {
+                        poll_failures += 1;
+                        let k = spec.max_consecutive_failures;
+                        if k > 0 && poll_failures >= k {
+                            let _ = events.send(Event::Warning(format!(
+                                "stopping: {k} status checks in a row failed (last: {e}); the batches keep running \
+                                 at the provider, resume with --resume --batch-api to collect them"
+                            )));
+                            break 'run BatchOutcome::Cancelled;
+                        }
+                    }
+                }
+                i += 1;
+            }
+            if progressed || st.open.is_empty() {
+                break;
+            }
+            tokio::select! {
+                () = tokio::time::sleep(batch.poll) => {}
+                changed = cancel.changed() => {
+                    if changed.is_err() || *cancel.borrow() {
+                        for (id, _) in &st.open {
+                            let note = match api.cancel(id).await {
+                                Ok(()) => format!("{STATUS_PREFIX}{id} cancel requested at the provider"),
+                                Err(e) => format!("cancelling batch {id} at the provider failed: {e}"),
+                            };
+                            let _ = events.send(Event::Warning(note));
+                            state::log(&dir, &event("cancel-requested", id, Some(provider), None))?;
+                        }
+                        break 'run BatchOutcome::Cancelled;
+                    }
+                }
+            }
+        }
+    };
+    out.sync()?;
+    for w in client.take_warnings() {
+        let _ = events.send(Event::Warning(w));
+    }
+    if let Some(b) = client.budget().filter(|b| b.exhausted()) {
+        let _ = events.send(Event::Warning(format!(
+            "stopped before the spend passed --max-cost ${:.4} (spent ${:.4} in this run); \
+             the run is cancelled and resumable: continue with --resume and a higher --max-cost",
+            b.limit(),
+            b.spent()
+        )));
+    }
+    manifest.status = match outcome {
+        BatchOutcome::Finished => "finished",
+        _ => "cancelled",
+    }
+    .into();
+    manifest.updated = Some(now_rfc3339());
+    manifest.extra.insert(
+        "batch".into(),
+        serde_json::Value::String(match batch.mode {
+            Mode::Api(_) => "api".into(),
+            Mode::Files { .. } => "files".into(),
+        }),
+    );
+    store::write_manifest(&dir, &manifest)?;
+    Ok(outcome)
+}
+
+/// Downloads a finished batch, stores its answers (and puts them in the response
+/// cache), and turns requests without a result line into errors naming the state.
+async fn ingest(
+    dir: &Path,
+    api: &BatchApi,
+    rp: &Replay,
+    client: &crate::llm::Client,
+    open: &Open,
+    now: &BatchInfo,
+) -> Result<Result<(), LlmError>, RunError> {
+    let downloads = dir.join(state::DOWNLOADS);
+    std::fs::create_dir_all(&downloads).map_err(io_err(&downloads))?;
+    let file = downloads.join(format!("{}.jsonl", sanitize_id(&now.id)));
+    let expected: HashSet<String> = open.custom_ids.iter().cloned().collect();
+    if let Err(e) = api.download(now, &file).await {
+        return Ok(Err(e));
+    }
+    let (mut results, _unknown) =
+        ingest_file(&file, &now.id, api.ep.key.as_deref(), Some(&expected))
+            .map_err(io_err(&file))?;
+    cap_outputs(&mut results, client.limits().max_reply_bytes);
+    let seen: HashSet<String> = results.iter().map(|r| r.custom_id.clone()).collect();
+    for cid in &open.custom_ids {
+        if !seen.contains(cid) {
+            results.push(StoredResult::from_line(
+                cid.clone(),
+                &now.id,
+                Err(format!("batch {}: no result for this request", now.status)),
+            ));
+        }
+    }
+    let mut spent = 0.0;
+    for r in &results {
+        if let Some(text) = &r.output {
+            let _ = text;
+            spent += rp
+                .prices
+                .batch_cost(
+                    &rp.model,
+                    r.input_tokens.min(MAX_PLAUSIBLE_TOKENS),
+                    r.output_tokens.min(MAX_PLAUSIBLE_TOKENS),
+                )
+                .unwrap_or(0.0);
+        }
+    }
+    if let Some(b) = client.budget() {
+        b.settle(open.reserved_usd, spent);
+    }
+    state::save_results(dir, &results)?;
+    if let Ok(mut m) = rp.results.write() {
+        for r in results {
+            m.insert(r.custom_id.clone(), r);
+        }
+    }
+    Ok(Ok(()))
+}
+
+/// Answers longer than `--max-reply-bytes` become errors, as they do live.
+fn cap_outputs(results: &mut [StoredResult], cap: usize) {
+    for r in results {
+        if r.output.as_ref().is_some_and(|o| o.len() > cap) {
+            r.output = None;
+            r.error = Some(format!(
+                "reply longer than the cap of {cap} bytes (raise it with --max-reply-bytes)"
+            ));
+        }
+    }
+}
+
+/// A batch id as a file name.
+fn sanitize_id(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(100)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_respects_both_limits_and_refuses_oversized_lines() {
+        let lines: Vec<(String, String)> = (0..10)
+            .map(|i| (format!("{i}_r1_i"), "x".repeat(9)))
+            .chain(std::iter::once(("big_r1_i".to_string(), "y".repeat(100))))
+            .collect();
+        let (parts, big) = split(lines.clone(), 4, 1000);
+        assert_eq!(
+            parts.iter().map(Vec::len).collect::<Vec<_>>(),
+            vec![4, 4, 3]
+        );
+        assert!(big.is_empty());
+        let (parts, big) = split(lines, 100, 30);
+        assert_eq!(
+            parts.iter().map(Vec::len).collect::<Vec<_>>(),
+            vec![3, 3, 3, 1]
+        );
+        assert_eq!(big.len(), 1);
+        assert!(
+            big[0]
+                .error
+                .as_deref()
+                .unwrap()
+                .contains("--batch-max-bytes")
+        );
+        assert!(valid_custom_id("12_r3_a"));
+        assert!(!valid_custom_id("12_x3_a"));
+        assert!(!valid_custom_id("r3_a"));
+    }
+}
