@@ -147,7 +147,7 @@ pub fn build(spec: &str, o: &ModelOptions) -> Result<Client, SpecError> {
     if o.api_key_env.as_deref().is_some_and(|n| !is_env_name(n)) {
         return Err(SpecError::KeyEnvNotAName);
     }
-    if let Some(url) = &o.base_url {
+    for url in o.base_url.iter().chain(&o.more_base_urls) {
         check_base_url(url)?;
     }
     let http = || {
