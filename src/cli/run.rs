@@ -231,6 +231,8 @@ async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
         eprintln!("\nstopping: finished samples are kept; continue with --resume");
         let _ = cancel_tx.send(true);
     });
+    // Kept to tell a budget stop from a server that is gone once the run ends.
+    let budget = spec.pipeline.client.budget().cloned();
     let task = tokio::spawn(execute(spec, tx, cancel_rx));
     let bar = if quiet {
         ProgressBar::hidden()
@@ -316,8 +318,10 @@ async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
     }
     Ok(match outcome {
         Outcome::Finished => 0,
-        // Without a signal, only the consecutive-failure stop cancels a CLI run.
+        // Without a signal, a CLI run is cancelled by the budget (130, as the README's
+        // `--max-cost` says: stopped cleanly, resumable) or by the consecutive-failure stop.
         Outcome::Cancelled => match signal_code.load(std::sync::atomic::Ordering::SeqCst) {
+            0 if budget.as_ref().is_some_and(|b| b.exhausted()) => 130,
             0 => EXIT_SERVER_GONE,
             c => c,
         },

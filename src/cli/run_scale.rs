@@ -311,8 +311,7 @@ pub fn dry_run(args: &RunArgs) -> Result<i32> {
     Ok(0)
 }
 
-/// The base URL recorded for a run made through batch files (no server contacted).
-pub const FILES_BASE: &str = "file://batch-files";
+pub use crate::llm::spec::FILES_BASE;
 
 /// The batch endpoint for `--model` (same base URL and key rules as live calls).
 fn batch_api(args: &RunArgs) -> Result<crate::llm::batch_api::BatchApi> {

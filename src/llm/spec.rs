@@ -120,8 +120,15 @@ pub fn check_key_env(name: &str) -> Result<(), SpecError> {
     }
 }
 
-/// Checks `--base-url`: an http(s) URL with a host.
+/// The base URL recorded for a run made through batch files (no server contacted).
+pub const FILES_BASE: &str = "file://batch-files";
+
+/// Checks `--base-url`: an http(s) URL with a host (or the batch-files marker, which
+/// contacts no server).
 fn check_base_url(url: &str) -> Result<(), SpecError> {
+    if url == FILES_BASE {
+        return Ok(());
+    }
     match reqwest::Url::parse(url) {
         Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => Ok(()),
         _ => Err(SpecError::BadBaseUrl(
