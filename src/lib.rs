@@ -1,5 +1,6 @@
 //! autoeval: generate, run, verify and inspect ∀uto∃∨∧L truth-maintenance evaluations.
 
+pub mod analysis;
 pub mod cli;
 pub mod dataset;
 pub mod grammar;

@@ -8,7 +8,7 @@ use super::store::{self, Appender, JUDGE, SAMPLES};
 use crate::dataset::Dataset;
 use crate::llm::ModelInfo;
 use crate::llm::judge::JudgeAnswer;
-use crate::report::closeness::closeness;
+use crate::analysis::closeness::closeness;
 use crate::syntax::{ExtractContext, extract_for};
 use crate::verify::{self, Countermodel, Verdict, VerdictKind};
 use serde_json::Value;

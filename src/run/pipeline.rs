@@ -5,7 +5,7 @@ use super::score;
 use crate::llm::client::{CallError, CallResult};
 use crate::llm::{ChatRequest, Client};
 use crate::prompt::{PromptSet, Rendered};
-use crate::report::closeness::closeness;
+use crate::analysis::closeness::closeness;
 use crate::syntax::{Expr, SyntaxKind};
 use crate::verify::{self, Verdict};
 use std::sync::Arc;

@@ -13,7 +13,7 @@ use super::score;
 use super::store::{self, BoundedLines, SAMPLES};
 use crate::prompt::PromptSet;
 use crate::report::Counts;
-use crate::report::closeness::closeness;
+use crate::analysis::closeness::closeness;
 use crate::syntax::{Expr, parse};
 use crate::verify::{self, Verdict, VerdictKind};
 use std::collections::{BTreeMap, HashMap};

@@ -1,0 +1,6 @@
+//! Analysis of samples beside the verdict: closeness metrics, the paper's metrics
+//! (seed 004), perturbations and alignment statistics. Sits below `run`.
+
+pub mod closeness;
+pub mod fol_text;
+pub mod paper_parse;
