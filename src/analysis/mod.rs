@@ -4,3 +4,5 @@
 pub mod closeness;
 pub mod fol_text;
 pub mod paper_parse;
+pub mod bleu_fol;
+pub mod le;
