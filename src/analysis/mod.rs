@@ -6,3 +6,5 @@ pub mod fol_text;
 pub mod paper_parse;
 pub mod bleu_fol;
 pub mod le;
+pub mod smatch_align;
+pub mod smatch_paper;
