@@ -42,7 +42,11 @@ pub fn nmt_bleu(candidate: &[String], reference: &[String], max_order: usize) ->
     }
     let geo = log_sum.exp();
     let ratio = candidate.len() as f64 / reference.len() as f64;
-    let bp = if ratio > 1.0 { 1.0 } else { (1.0 - 1.0 / ratio).exp() };
+    let bp = if ratio > 1.0 {
+        1.0
+    } else {
+        (1.0 - 1.0 / ratio).exp()
+    };
     geo * bp
 }
 
@@ -59,7 +63,11 @@ pub(crate) fn lcs<T: PartialEq>(a: &[T], b: &[T]) -> usize {
     let mut cur = vec![0usize; b.len() + 1];
     for x in a {
         for (j, y) in b.iter().enumerate() {
-            cur[j + 1] = if x == y { prev[j] + 1 } else { prev[j + 1].max(cur[j]) };
+            cur[j + 1] = if x == y {
+                prev[j] + 1
+            } else {
+                prev[j + 1].max(cur[j])
+            };
         }
         std::mem::swap(&mut prev, &mut cur);
     }
@@ -73,7 +81,11 @@ pub fn rouge_l_tokens(candidate: &[String], reference: &[String]) -> f64 {
     }
     let l = lcs(reference, candidate) as f64;
     let (p, r) = (l / candidate.len() as f64, l / reference.len() as f64);
-    if p + r > 0.0 { 2.0 * p * r / (p + r) } else { 0.0 }
+    if p + r > 0.0 {
+        2.0 * p * r / (p + r)
+    } else {
+        0.0
+    }
 }
 
 /// `rouge_l_fol`: ROUGE-L F1 over the paper's `msplit` tokens.

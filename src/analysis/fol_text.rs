@@ -6,7 +6,9 @@
 const SPACED: [char; 12] = ['⊕', '∨', '∧', '→', '↔', '∀', '∃', '¬', '(', ')', ',', '='];
 
 /// Characters a symbol may not start with (`sym_reg = [^⊕∨∧→↔∀∃¬(),>&=]+`, matched at the start).
-const NOT_SYMBOL_START: [char; 13] = ['⊕', '∨', '∧', '→', '↔', '∀', '∃', '¬', '(', ')', ',', '>', '&'];
+const NOT_SYMBOL_START: [char; 13] = [
+    '⊕', '∨', '∧', '→', '↔', '∀', '∃', '¬', '(', ')', ',', '>', '&',
+];
 
 /// Python's `str.isspace`, which `str.split()` splits on (Rust's set lacks U+001C–U+001F).
 fn py_space(c: char) -> bool {
@@ -99,12 +101,33 @@ mod tests {
         assert_eq!(
             msplit("∀x (DrinkRegularly(x, coffee) → IsDependentOn(x, caffeine))"),
             [
-                "∀", "x", "(", "DrinkRegularly", "(", "x", ",", "Coffee", ")", "→",
-                "IsDependentOn", "(", "x", ",", "Caffeine", ")", ")"
+                "∀",
+                "x",
+                "(",
+                "DrinkRegularly",
+                "(",
+                "x",
+                ",",
+                "Coffee",
+                ")",
+                "→",
+                "IsDependentOn",
+                "(",
+                "x",
+                ",",
+                "Caffeine",
+                ")",
+                ")"
             ]
         );
-        assert_eq!(msplit("Fan(dc universe, x1)"), ["Fan", "(", "DcUniverse", ",", "X1", ")"]);
-        assert_eq!(msplit("Year(l-2021) ∧ x1.p"), ["Year", "(", "L-2021", ")", "∧", "X1.p"]);
+        assert_eq!(
+            msplit("Fan(dc universe, x1)"),
+            ["Fan", "(", "DcUniverse", ",", "X1", ")"]
+        );
+        assert_eq!(
+            msplit("Year(l-2021) ∧ x1.p"),
+            ["Year", "(", "L-2021", ")", "∧", "X1.p"]
+        );
         assert_eq!(msplit("Is(x, 'a')"), ["Is", "(", "x", ",", "a", ")"]);
     }
 

@@ -17,6 +17,9 @@ pub enum LeError {
     /// More atoms than [`MAX_ATOMS`].
     #[error("{0} atoms: above the {MAX_ATOMS}-atom bound for the exact truth table")]
     TooLarge(usize),
+    /// The parse has a shape the paper's evaluator raises on (`S -> ( S )` reaches a leaf).
+    #[error("the paper's LE code raises on this parse (a bracketed `¬` formula at the top)")]
+    PaperRaises,
 }
 
 /// The distinct atom strings of a parse, in first-occurrence order.
@@ -70,7 +73,11 @@ fn eval(t: &PTree, index: &dyn Fn(&str) -> Option<usize>, cols: &[Vec64]) -> Opt
                 eval(&kids[0], index, cols)
             } else if kids.len() >= 2 && kids[kids.len() - 2].label() == Some(Nt::F) {
                 let v = eval(&kids[kids.len() - 2], index, cols)?;
-                Some(if kids[0].leaf() == Some("¬") { not(&v) } else { v })
+                Some(if kids[0].leaf() == Some("¬") {
+                    not(&v)
+                } else {
+                    v
+                })
             } else if kids.len() == 3 && kids[1].label() == Some(Nt::Op) {
                 let p = eval(&kids[0], index, cols)?;
                 let q = eval(&kids[2], index, cols)?;
@@ -91,7 +98,11 @@ fn eval(t: &PTree, index: &dyn Fn(&str) -> Option<usize>, cols: &[Vec64]) -> Opt
             t.leaves(&mut leaves);
             let s: String = leaves.concat();
             let negated = kids[0].leaf() == Some("¬");
-            let name = if negated { &s['¬'.len_utf8()..] } else { s.as_str() };
+            let name = if negated {
+                &s['¬'.len_utf8()..]
+            } else {
+                s.as_str()
+            };
             let v = cols[index(name)?].clone();
             Some(if negated { not(&v) } else { v })
         }
@@ -176,17 +187,21 @@ pub(crate) fn le_trees(truth: &PTree, pred: &PTree) -> Result<f64, LeError> {
     let rows = 1usize << n;
     let words = rows.div_ceil(64);
     let cols: Vec<Vec64> = (0..n).map(|k| column(k, n, words)).collect();
-    let mask_last = if rows % 64 == 0 { u64::MAX } else { (1u64 << rows) - 1 };
+    let mask_last = if rows.is_multiple_of(64) {
+        u64::MAX
+    } else {
+        (1u64 << rows) - 1
+    };
     let tpos = |s: &str| ta.iter().position(|a| a == s);
     let Some(tv) = eval(truth, &tpos, &cols) else {
-        return Ok(0.0);
+        return Err(LeError::PaperRaises);
     };
     let mut best = 0.0f32;
     for b in bindings(&ta, &pa) {
         let bound: Vec<&str> = b.iter().map(|&j| pa[j].as_str()).collect();
         let ppos = |s: &str| bound.iter().position(|a| *a == s);
         let Some(pv) = eval(pred, &ppos, &cols) else {
-            continue;
+            return Err(LeError::PaperRaises);
         };
         let mut agree = 0u64;
         for (w, (x, y)) in tv.iter().zip(&pv).enumerate() {
@@ -205,7 +220,10 @@ pub(crate) fn le_trees(truth: &PTree, pred: &PTree) -> Result<f64, LeError> {
 /// `le` of `candidate` against `reference`, from the raw strings: 0 when either fails the
 /// paper's parser (as the paper's code scores it), an error above the size bound.
 pub fn le(candidate: &str, reference: &str) -> Result<f64, LeError> {
-    le_parsed(parse_paper(candidate).as_ref(), parse_paper(reference).as_ref())
+    le_parsed(
+        parse_paper(candidate).as_ref(),
+        parse_paper(reference).as_ref(),
+    )
 }
 
 /// [`le`] from parses already made.
@@ -236,6 +254,8 @@ mod tests {
         // A failed parse scores 0.
         assert_eq!(le("A(x) ∧ (B(x)", a), Ok(0.0));
         assert_eq!(levenshtein("kitten", "sitting"), 3);
+        // `S -> ( S )` makes the paper's evaluator assert on a leaf.
+        assert_eq!(le("(¬A(x))", a), Err(LeError::PaperRaises));
     }
 
     #[test]

@@ -1,10 +1,12 @@
 //! Analysis of samples beside the verdict: closeness metrics, the paper's metrics
 //! (seed 004), perturbations and alignment statistics. Sits below `run`.
 
+pub mod bleu_fol;
 pub mod closeness;
 pub mod fol_text;
-pub mod paper_parse;
-pub mod bleu_fol;
 pub mod le;
+pub mod pair_metrics;
+pub mod paper_parse;
+pub mod smatch;
 pub mod smatch_align;
 pub mod smatch_paper;

@@ -107,7 +107,7 @@ struct Grammar {
 }
 
 fn grammar(symbols: &[u32]) -> Grammar {
-    use Nt::*;
+    use Nt::{Const, F, L, Op, Pred, Q, Quant, S, Term, Terms, Var};
     use Sym::{N, T};
     let mut prods: Vec<(Nt, Vec<Sym>)> = vec![
         (S, vec![N(F)]),
@@ -151,7 +151,12 @@ fn grammar(symbols: &[u32]) -> Grammar {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Key {
     Leaf(u32),
-    Tree { prod: u32, dot: u32, start: u32, end: u32 },
+    Tree {
+        prod: u32,
+        dot: u32,
+        start: u32,
+        end: u32,
+    },
 }
 
 struct Chart<'g> {
@@ -217,7 +222,10 @@ impl Chart<'_> {
 
     /// `left` with its dot moved over `right` (NLTK `insert_with_backpointer`).
     fn combine(&mut self, left: u32, right: u32) -> Option<u32> {
-        let Key::Tree { prod, dot, start, .. } = self.keys[left as usize] else {
+        let Key::Tree {
+            prod, dot, start, ..
+        } = self.keys[left as usize]
+        else {
             return None;
         };
         let end = self.span(right).1;
@@ -229,7 +237,15 @@ impl Chart<'_> {
                 c
             })
             .collect();
-        self.insert(Key::Tree { prod, dot: dot + 1, start, end }, cpls)
+        self.insert(
+            Key::Tree {
+                prod,
+                dot: dot + 1,
+                start,
+                end,
+            },
+            cpls,
+        )
     }
 
     fn run(&mut self) {
@@ -246,12 +262,21 @@ impl Chart<'_> {
                     let lhs = self.lhs(e);
                     let prods = self.g.by_first.get(&lhs).cloned().unwrap_or_default();
                     for p in prods {
-                        let key = Key::Tree { prod: p, dot: 1, start, end };
+                        let key = Key::Tree {
+                            prod: p,
+                            dot: 1,
+                            start,
+                            end,
+                        };
                         if let Some(id) = self.insert(key, vec![vec![e]]) {
                             agenda.push(id);
                         }
                     }
-                    let lefts = self.incomplete_at.get(&(start, lhs)).cloned().unwrap_or_default();
+                    let lefts = self
+                        .incomplete_at
+                        .get(&(start, lhs))
+                        .cloned()
+                        .unwrap_or_default();
                     for l in lefts {
                         if let Some(id) = self.combine(l, e) {
                             agenda.push(id);
@@ -259,7 +284,11 @@ impl Chart<'_> {
                     }
                 }
                 Some(next) => {
-                    let rights = self.complete_at.get(&(end, next)).cloned().unwrap_or_default();
+                    let rights = self
+                        .complete_at
+                        .get(&(end, next))
+                        .cloned()
+                        .unwrap_or_default();
                     for r in rights {
                         if let Some(id) = self.combine(e, r) {
                             agenda.push(id);
@@ -315,7 +344,9 @@ pub(crate) fn parse_paper(src: &str) -> Result<PTree, PaperParseError> {
         };
         toks.push(id);
     }
-    let sym_ids: Vec<u32> = (0..symbols.len()).map(|i| (FIXED.len() + i) as u32).collect();
+    let sym_ids: Vec<u32> = (0..symbols.len())
+        .map(|i| (FIXED.len() + i) as u32)
+        .collect();
     let g = grammar(&sym_ids);
     let mut chart = Chart {
         g: &g,
@@ -328,13 +359,16 @@ pub(crate) fn parse_paper(src: &str) -> Result<PTree, PaperParseError> {
     };
     chart.run();
     let n = words.len() as u32;
-    let root = chart.complete_at.get(&(0, Sym::N(Nt::S))).and_then(|v| {
-        v.iter().copied().find(|&e| chart.span(e).1 == n)
-    });
-    root.map(|e| chart.first_tree(e, &words)).ok_or(PaperParseError::NoParse)
+    let root = chart
+        .complete_at
+        .get(&(0, Sym::N(Nt::S)))
+        .and_then(|v| v.iter().copied().find(|&e| chart.span(e).1 == n));
+    root.map(|e| chart.first_tree(e, &words))
+        .ok_or(PaperParseError::NoParse)
 }
 
 /// NLTK's bracketed one-line form (`Tree.pformat` with a wide margin), for tests.
+#[cfg(test)]
 pub(crate) fn bracketed(t: &PTree) -> String {
     match t {
         PTree::Leaf(s) => s.clone(),
@@ -399,7 +433,10 @@ mod tests {
     fn refuses_what_the_paper_refuses() {
         assert_eq!(parse_paper("A(x) ∧ (B(x)"), Err(PaperParseError::NoParse));
         assert_eq!(parse_paper("p ∧ q"), Err(PaperParseError::NoParse));
-        assert!(matches!(parse_paper("A(x) > B(x)"), Err(PaperParseError::NotCovered(_))));
+        assert!(matches!(
+            parse_paper("A(x) > B(x)"),
+            Err(PaperParseError::NotCovered(_))
+        ));
         let many: Vec<String> = (0..19).map(|i| format!("P{i}(a)")).collect();
         assert!(matches!(
             parse_paper(&many.join(" ∧ ")),

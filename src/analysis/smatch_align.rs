@@ -161,14 +161,22 @@ impl Search<'_> {
             };
             match other_img {
                 Some(Some(x)) => {
-                    let k = if u_is_src { (End::Var(w), r, x) } else { (x, r, End::Var(w)) };
+                    let k = if u_is_src {
+                        (End::Var(w), r, x)
+                    } else {
+                        (x, r, End::Var(w))
+                    };
                     if self.c2.contains_key(&k) {
                         g += 1.0;
                     }
                 }
                 Some(None) => {}
                 None => {
-                    let rels = if u_is_src { &self.out2[w as usize] } else { &self.in2[w as usize] };
+                    let rels = if u_is_src {
+                        &self.out2[w as usize]
+                    } else {
+                        &self.in2[w as usize]
+                    };
                     if rels.contains(&r) {
                         g += 0.5;
                     }
@@ -282,7 +290,10 @@ pub(crate) fn best_matches(g1: &Graph, g2: &Graph) -> Alignment {
         n2: g2.vars,
     };
     let optimal = s.go(0);
-    Alignment { matches: s.best, optimal }
+    Alignment {
+        matches: s.best,
+        optimal,
+    }
 }
 
 /// Smatch F1 of two graphs (0 when both are empty).
@@ -305,17 +316,37 @@ mod tests {
         // G1: a→b (rel 0) and both concept 5. G2 the same with vars swapped in order.
         let g1 = Graph {
             vars: 2,
-            triples: vec![(Var(0), 1, Const(5)), (Var(1), 1, Const(5)), (Var(0), 0, Var(1))],
+            triples: vec![
+                (Var(0), 1, Const(5)),
+                (Var(1), 1, Const(5)),
+                (Var(0), 0, Var(1)),
+            ],
         };
         let g2 = Graph {
             vars: 2,
-            triples: vec![(Var(1), 1, Const(5)), (Var(0), 1, Const(5)), (Var(1), 0, Var(0))],
+            triples: vec![
+                (Var(1), 1, Const(5)),
+                (Var(0), 1, Const(5)),
+                (Var(1), 0, Var(0)),
+            ],
         };
-        assert_eq!(best_matches(&g1, &g2), Alignment { matches: 3, optimal: true });
+        assert_eq!(
+            best_matches(&g1, &g2),
+            Alignment {
+                matches: 3,
+                optimal: true
+            }
+        );
         assert_eq!(f1(&g1, &g2).0, 1.0);
         // Duplicates count min(c1, c2).
-        let g3 = Graph { vars: 1, triples: vec![(Var(0), 1, Const(5)); 3] };
-        let g4 = Graph { vars: 1, triples: vec![(Var(0), 1, Const(5)); 2] };
+        let g3 = Graph {
+            vars: 1,
+            triples: vec![(Var(0), 1, Const(5)); 3],
+        };
+        let g4 = Graph {
+            vars: 1,
+            triples: vec![(Var(0), 1, Const(5)); 2],
+        };
         assert_eq!(best_matches(&g3, &g4).matches, 2);
     }
 }

@@ -15,12 +15,10 @@ use std::collections::HashMap;
 /// Python's `s[:-k]` on characters.
 fn py_cut(s: &str, k: i64) -> String {
     let n = s.chars().count() as i64;
-    let end = if k == 0 {
-        0
-    } else if k > 0 {
-        (n - k).max(0)
-    } else {
-        (-k).min(n)
+    let end = match k.cmp(&0) {
+        std::cmp::Ordering::Equal => 0,
+        std::cmp::Ordering::Greater => (n - k).max(0),
+        std::cmp::Ordering::Less => (-k).min(n),
     };
     s.chars().take(end as usize).collect()
 }
@@ -41,7 +39,8 @@ pub(crate) fn paper_graph_string(t: &PTree) -> String {
                 if kids.len() == 2 {
                     let q = go(&kids[0], c);
                     let f = go(&kids[1], c);
-                    let scopes = q.matches("scope").count() as i64 - f.matches("scope").count() as i64;
+                    let scopes =
+                        q.matches("scope").count() as i64 - f.matches("scope").count() as i64;
                     let close = ")".repeat(scopes.max(0) as usize);
                     format!("{} {f}{close}", py_cut(&q, scopes))
                 } else {
@@ -135,7 +134,10 @@ pub(crate) fn read_penman(s: &str) -> Result<Vec<(String, String, String)>, Read
         return Err(ReadError::Quote);
     }
     let spaced = s.replace(')', " )").replace('(', "( ");
-    let toks: Vec<&str> = spaced.split(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)).filter(|t| !t.is_empty()).collect();
+    let toks: Vec<&str> = spaced
+        .split(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
+        .filter(|t| !t.is_empty())
+        .collect();
     let mut level: i64 = 0;
     let mut src: HashMap<i64, String> = HashMap::from([(0, "ROOT_OF_GRAPH".to_string())]);
     let mut rel: HashMap<i64, String> = HashMap::from([(0, ":root".to_string())]);
@@ -158,11 +160,21 @@ pub(crate) fn read_penman(s: &str) -> Result<Vec<(String, String, String)>, Read
         } else if tok.starts_with(':') {
             rel.insert(level, tok.to_string());
             i += 1;
-        } else if toks.get(i + 1).ok_or(ReadError::Crash("token after the last"))? == &"/" {
-            let concept = toks.get(i + 2).ok_or(ReadError::Crash("concept after the last"))?;
+        } else if toks
+            .get(i + 1)
+            .ok_or(ReadError::Crash("token after the last"))?
+            == &"/"
+        {
+            let concept = toks
+                .get(i + 2)
+                .ok_or(ReadError::Crash("concept after the last"))?;
             i += 3;
             src.insert(level, tok.to_string());
-            triples.push((tok.to_string(), ":instance".to_string(), (*concept).to_string()));
+            triples.push((
+                tok.to_string(),
+                ":instance".to_string(),
+                (*concept).to_string(),
+            ));
             // A KeyError in Python stops reading, keeping the triples so far.
             let (Some(ps), Some(pr)) = (src.get(&(level - 1)), rel.get(&(level - 1))) else {
                 break;
@@ -205,10 +217,15 @@ pub(crate) fn to_graph(triples: &[(String, String, String)], names: &mut Interne
             vars.insert(&t.0, vars.len() as u32);
         }
     }
-    let mut g = Graph { vars: vars.len() as u32, triples: Vec::with_capacity(triples.len()) };
+    let mut g = Graph {
+        vars: vars.len() as u32,
+        triples: Vec::with_capacity(triples.len()),
+    };
     for (s, r, o) in triples {
         let inst = r == ":instance";
-        let s = vars.get(s.as_str()).map_or_else(|| End::Const(names.id(s)), |&v| End::Var(v));
+        let s = vars
+            .get(s.as_str())
+            .map_or_else(|| End::Const(names.id(s)), |&v| End::Var(v));
         let o = match vars.get(o.as_str()) {
             Some(&v) if !inst => End::Var(v),
             _ => End::Const(names.id(o)),
@@ -243,7 +260,10 @@ pub(crate) fn smatch_paper_parsed(
 
 /// `smatch_paper` of two raw strings.
 pub fn smatch_paper(candidate: &str, reference: &str) -> Result<(f64, bool), SmatchPaperError> {
-    smatch_paper_parsed(parse_paper(candidate).as_ref(), parse_paper(reference).as_ref())
+    smatch_paper_parsed(
+        parse_paper(candidate).as_ref(),
+        parse_paper(reference).as_ref(),
+    )
 }
 
 #[cfg(test)]
@@ -264,7 +284,10 @@ mod tests {
             g("¬(A(x) ∧ B(x))"),
             " (and_3 / AND :left (a_1 / A :args var_2 / x) :right (b_4 / B :args var_5 / x))"
         );
-        assert_eq!(g("∀x (¬(A(x)))"), " (not / NOT :scope (a_3 / A :args var_4 / x))");
+        assert_eq!(
+            g("∀x (¬(A(x)))"),
+            " (not / NOT :scope (a_3 / A :args var_4 / x))"
+        );
         assert_eq!(py_cut("abc", 0), "");
         assert_eq!(py_cut("abc", 1), "ab");
         assert_eq!(py_cut("abc", -2), "ab");

@@ -22,6 +22,7 @@ pub mod generate;
 pub mod import;
 pub mod judge;
 pub mod labels;
+pub mod metrics;
 pub mod model_args;
 pub mod prompts;
 pub mod report;
@@ -64,6 +65,8 @@ pub enum Command {
     Labels(labels::LabelsArgs),
     /// Export the built-in prompt templates for editing.
     Prompts(prompts::PromptsArgs),
+    /// Closeness metrics of the FOL-metrics paper and autoeval's own, on pairs of formulas.
+    Metrics(metrics::MetricsArgs),
     /// Check whether two formulas (or regexes) are equivalent; exit 0 yes, 1 no, 2 unknown/unparseable.
     Verify(verify::VerifyArgs),
 }
@@ -84,6 +87,7 @@ pub fn main() -> i32 {
         Some(Command::Import(args)) => import::run(args),
         Some(Command::Rescore(args)) => rescore::run(args),
         Some(Command::Labels(args)) => labels::run(args),
+        Some(Command::Metrics(args)) => metrics::run(args),
     };
     match result {
         Ok(code) => code,

@@ -5,10 +5,10 @@ use super::format::{
     now_rfc3339,
 };
 use super::store::{self, Appender, JUDGE, SAMPLES};
+use crate::analysis::closeness::closeness;
 use crate::dataset::Dataset;
 use crate::llm::ModelInfo;
 use crate::llm::judge::JudgeAnswer;
-use crate::analysis::closeness::closeness;
 use crate::syntax::{ExtractContext, extract_for};
 use crate::verify::{self, Countermodel, Verdict, VerdictKind};
 use serde_json::Value;
