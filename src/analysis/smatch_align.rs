@@ -74,9 +74,12 @@ struct Search<'a> {
     used: Vec<bool>,
     counts: HashMap<(End, u32, End), usize>,
     score: usize,
+    /// G1 triples whose variables are all decided.
+    decided_triples: usize,
     best: usize,
     nodes: u64,
     n2: u32,
+    n2_triples: usize,
 }
 
 impl Search<'_> {
@@ -111,6 +114,7 @@ impl Search<'_> {
             if s == o && self.inc[u as usize][..i].contains(&t) {
                 continue;
             }
+            self.decided_triples += 1;
             if let Some(k) = self.key(t)
                 && let Some(&cap) = self.c2.get(&k)
             {
@@ -126,6 +130,13 @@ impl Search<'_> {
     }
 
     fn unassign(&mut self, u: u32, added: Vec<(End, u32, End)>) {
+        for i in 0..self.inc[u as usize].len() {
+            let t = self.inc[u as usize][i];
+            let (s, _, o) = self.g1.triples[t];
+            if self.decided(t) && !(s == o && self.inc[u as usize][..i].contains(&t)) {
+                self.decided_triples -= 1;
+            }
+        }
         for k in added {
             let cap = self.c2.get(&k).copied().unwrap_or(0);
             if let Some(c) = self.counts.get_mut(&k) {
@@ -187,17 +198,28 @@ impl Search<'_> {
     }
 
     fn bound(&self, depth: usize) -> f64 {
-        let mut b = self.score as f64;
+        // No more than every undecided triple can still match, nor more than G2 has.
+        let cap = (self.score + self.g1.triples.len() - self.decided_triples).min(self.n2_triples);
+        if cap <= self.best {
+            return cap as f64;
+        }
+        // Each remaining variable takes at most its best partner, and each free partner
+        // serves at most one variable: both sums bound the matching's gain.
+        let mut rows = 0.0f64;
+        let mut cols = vec![0.0f64; self.n2 as usize];
         for &u in &self.order[depth..] {
             let mut best = 0.0f64;
             for w in 0..self.n2 {
                 if !self.used[w as usize] {
-                    best = best.max(self.gain(u, w));
+                    let g = self.gain(u, w);
+                    best = best.max(g);
+                    cols[w as usize] = cols[w as usize].max(g);
                 }
             }
-            b += best;
+            rows += best;
         }
-        b
+        let b = self.score as f64 + rows.min(cols.iter().sum());
+        b.min(cap as f64)
     }
 
     fn go(&mut self, depth: usize) -> bool {
@@ -285,9 +307,15 @@ pub(crate) fn best_matches(g1: &Graph, g2: &Graph) -> Alignment {
         used: vec![false; g2.vars as usize],
         counts,
         score: fixed,
+        decided_triples: g1
+            .triples
+            .iter()
+            .filter(|t| matches!((t.0, t.2), (End::Const(_), End::Const(_))))
+            .count(),
         best: fixed,
         nodes: 0,
         n2: g2.vars,
+        n2_triples: g2.triples.len(),
     };
     let optimal = s.go(0);
     Alignment {
