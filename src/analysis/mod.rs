@@ -6,6 +6,7 @@ pub mod closeness;
 pub mod fol_text;
 pub mod le;
 pub mod pair_metrics;
+pub mod paper_notation;
 pub mod paper_parse;
 pub mod smatch;
 pub mod smatch_align;
