@@ -154,3 +154,73 @@ fn a_missing_file_is_a_clear_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot open /nonexistent/pairs.tsv"));
 }
+
+#[test]
+fn perturb_reproduces_the_papers_selection_and_identity_row() {
+    let home = tempfile::tempdir().unwrap();
+    let out = bin(home.path())
+        .args(["metrics", "perturb", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // FOLIO v0.0 under the paper's selection: 92 sentences; the shares each rule changes.
+    assert_eq!(v["records"], 92);
+    let rows = v["rows"].as_array().unwrap();
+    let changed: Vec<i64> = rows
+        .iter()
+        .map(|r| (r["changed"].as_f64().unwrap() * 100.0).round() as i64)
+        .collect();
+    assert_eq!(changed, [0, 63, 96, 50, 35, 92, 17, 100]);
+    assert_eq!(rows[0]["perturbation"], "Match");
+    assert_eq!(rows[0]["means"][0].as_f64(), Some(1.0), "BLEU of identity");
+    // Negation hits Smatch hardest and ROUGE least, as in the paper's Table 2.
+    let neg = &rows[2]["means"];
+    assert!(
+        neg[3].as_f64().unwrap() < 0.5 && neg[2].as_f64().unwrap() > 0.9,
+        "{neg}"
+    );
+    // CSV: 8 perturbations × 4 × 4 cells plus the header.
+    let csv = bin(home.path())
+        .args(["metrics", "perturb", "--csv"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&csv.stdout).lines().count(),
+        1 + 8 * 16
+    );
+}
+
+#[test]
+fn perturb_on_a_user_file_reports_bad_lines() {
+    let home = tempfile::tempdir().unwrap();
+    let f = home.path().join("mini.jsonl");
+    std::fs::write(
+        &f,
+        "{\"story_id\": 1, \"premises-FOL\": [\"∀x (Eel(x) → Fish(x))\", \"Tall(bob) ∧ ¬Red(bob)\"]}\nnot json\n",
+    )
+    .unwrap();
+    let out = bin(home.path())
+        .args(["metrics", "perturb", "--json"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("mini.jsonl:2: not JSON"));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["records"], 2);
+    let empty = home.path().join("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let out = bin(home.path())
+        .args(["metrics", "perturb"])
+        .arg(&empty)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no FOLIO records"));
+}

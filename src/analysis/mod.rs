@@ -8,6 +8,8 @@ pub mod le;
 pub mod pair_metrics;
 pub mod paper_notation;
 pub mod paper_parse;
+pub mod perturb_paper;
+pub mod sensitivity;
 pub mod smatch;
 pub mod smatch_align;
 pub mod smatch_paper;

@@ -21,6 +21,22 @@ pub struct MetricsArgs {
 pub enum MetricsCommand {
     /// Score pairs: one JSON line per input line, in order, with every metric.
     Pairs(PairsArgs),
+    /// The paper's sensitivity table: seven perturbations of FOLIO premises, mean score per metric.
+    Perturb(PerturbArgs),
+}
+
+/// Arguments of `autoeval metrics perturb`.
+#[derive(Args, Debug)]
+pub struct PerturbArgs {
+    /// A FOLIO-format JSON-lines file (`story_id`, `premises-FOL`); default: the shipped
+    /// FOLIO v0.0 train split. Records are selected as the paper selects them.
+    pub dataset: Option<PathBuf>,
+    /// Print JSON instead of tables.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV (perturbation, metric_a, metric_b, mean, n, changed; a = b is the metric alone).
+    #[arg(long)]
+    pub csv: bool,
 }
 
 /// Arguments of `autoeval metrics pairs`.
@@ -212,5 +228,6 @@ fn pairs(args: PairsArgs) -> Result<i32> {
 pub fn run(args: MetricsArgs) -> Result<i32> {
     match args.command {
         MetricsCommand::Pairs(a) => pairs(a),
+        MetricsCommand::Perturb(a) => super::metrics_perturb::run(a),
     }
 }

@@ -23,6 +23,7 @@ pub mod import;
 pub mod judge;
 pub mod labels;
 pub mod metrics;
+pub mod metrics_perturb;
 pub mod model_args;
 pub mod prompts;
 pub mod report;
