@@ -1,3 +1,16 @@
-//! What is computed per sample from formulas alone.
+//! Analysis of samples beside the verdict: closeness metrics, the paper's metrics
+//! (seed 004), perturbations and alignment statistics. Sits below `run`.
 
+pub mod bleu_fol;
+pub mod closeness;
+pub mod fol_text;
 pub mod kinds;
+pub mod le;
+pub mod pair_metrics;
+pub mod paper_notation;
+pub mod paper_parse;
+pub mod perturb_paper;
+pub mod sensitivity;
+pub mod smatch;
+pub mod smatch_align;
+pub mod smatch_paper;

@@ -26,13 +26,15 @@ pub mod judge;
 pub mod labels;
 pub mod labels_export;
 pub mod leaderboard;
+pub mod metrics;
+pub mod metrics_perturb;
 pub mod model_args;
 pub mod prompts;
 pub mod report;
 pub mod rescore;
 pub mod run;
-pub mod score;
 pub mod run_scale;
+pub mod score;
 pub mod verify;
 pub mod view;
 
@@ -76,6 +78,8 @@ pub enum Command {
     Prompts(prompts::PromptsArgs),
     /// Score one sample (φ₀, ψ, reply) or JSON lines of samples, as `run` scores replies.
     Score(score::ScoreArgs),
+    /// Closeness metrics of the FOL-metrics paper and autoeval's own, on pairs of formulas.
+    Metrics(metrics::MetricsArgs),
     /// Check whether two formulas (or regexes) are equivalent; exit 0 yes, 1 no, 2 unknown/unparseable.
     Verify(verify::VerifyArgs),
     /// Inspect or prune the response cache shared by runs.
@@ -102,6 +106,7 @@ pub fn main() -> i32 {
         Some(Command::Export(args)) => export::run(args),
         Some(Command::Score(args)) => score::run(args),
         Some(Command::Cache(args)) => cache::run(args),
+        Some(Command::Metrics(args)) => metrics::run(args),
     };
     // Threads still building a row index (a viewer quit while loading) leave no files.
     crate::run::scratch::remove_all();

@@ -9,7 +9,8 @@
 //! - **A4**: the judge's yes/no against the verifier (equivalent = positive);
 //!   unparseable judge answers are counted apart, outside the confusion matrix.
 
-pub mod closeness;
+/// Moved to [`crate::analysis::closeness`]; re-exported so existing paths keep working.
+pub use crate::analysis::closeness;
 pub mod compare;
 pub mod intervals;
 pub mod kinds;

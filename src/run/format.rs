@@ -186,6 +186,21 @@ pub struct Closeness {
     pub rouge_l: f64,
     /// Dice overlap of subtree multisets.
     pub tree: f64,
+    /// Paper-compatible BLEU (FOLIO printing, msplit tokens, adaptive order, unsmoothed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bleu_fol: Option<f64>,
+    /// Paper-compatible ROUGE-L F1 on the same tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rouge_l_fol: Option<f64>,
+    /// LogicLLaMA's LE on the FOLIO printing (0 when the paper's parser fails).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub le: Option<f64>,
+    /// Smatch F1 on autoeval's correct formula graph, optimal alignment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smatch: Option<f64>,
+    /// Smatch F1 on the paper's graph conversion of the FOLIO printing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smatch_paper: Option<f64>,
 }
 
 /// One line of `samples.jsonl`: a finished sample.

@@ -6,10 +6,10 @@ use super::format::{
 };
 use super::rescore::{Prompts, Rescored, rescore_with};
 use super::store::{self, Appender, JUDGE, SAMPLES};
+use crate::analysis::closeness::closeness_within;
 use crate::dataset::Dataset;
 use crate::llm::ModelInfo;
 use crate::llm::judge::JudgeAnswer;
-use crate::report::closeness::closeness_within;
 use crate::syntax::Reading;
 use crate::verify::{self, Countermodel, Verdict, VerdictKind};
 use serde_json::Value;

@@ -2,10 +2,10 @@
 
 use super::format::{CallRecord, RoundRecord, SampleRecord, now_rfc3339};
 use super::score;
+use crate::analysis::closeness::closeness_within;
 use crate::llm::client::{CallError, CallResult};
 use crate::llm::{BoxFut, ChatRequest, Client};
 use crate::prompt::{PromptSet, Rendered};
-use crate::report::closeness::closeness_within;
 use crate::syntax::{Expr, SyntaxKind};
 use crate::verify::{self, Verdict};
 use std::sync::Arc;

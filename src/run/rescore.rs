@@ -11,9 +11,9 @@
 use super::format::{Manifest, RoundRecord, SampleRecord, now_rfc3339};
 use super::score;
 use super::store::{self, BoundedLines, SAMPLES};
+use crate::analysis::closeness::closeness_within;
 use crate::prompt::PromptSet;
 use crate::report::Counts;
-use crate::report::closeness::closeness_within;
 use crate::syntax::{Expr, Reading, parse};
 use crate::verify::{self, Verdict, VerdictKind};
 use std::collections::{BTreeMap, HashMap};

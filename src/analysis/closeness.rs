@@ -5,6 +5,11 @@
 //! the scores cost no string hashing: they run on every sample of a run and of every
 //! rescore.
 
+use super::bleu_fol::{bleu_fol, rouge_l_fol};
+use super::le::le_parsed;
+use super::paper_notation::paper_notation;
+use super::paper_parse::parse_paper;
+use super::smatch_paper::smatch_paper_parsed;
 use crate::run::format::Closeness;
 use crate::syntax::lexer::lex;
 use crate::syntax::{Expr, Formula, Regex, Term};
@@ -206,14 +211,33 @@ pub fn closeness_within(reference: &Expr, candidate: &Expr) -> Option<Closeness>
     (!long(reference) && !long(candidate)).then(|| closeness(reference, candidate))
 }
 
-/// All three scores of `candidate` against `reference`.
+/// autoeval's three scores of `candidate` against `reference` and, for logic, the
+/// paper-compatible ones (on the FOLIO printing) and `smatch`.
 pub fn closeness(reference: &Expr, candidate: &Expr) -> Closeness {
     let (r, c) = interned(&token_texts(reference), &token_texts(candidate));
-    Closeness {
+    let mut out = Closeness {
         bleu: bleu(&c, &r),
         rouge_l: rouge_l(&c, &r),
         tree: tree_overlap(reference, candidate),
+        bleu_fol: None,
+        rouge_l_fol: None,
+        le: None,
+        smatch: None,
+        smatch_paper: None,
+    };
+    if let (Expr::Logic(fr), Expr::Logic(fc)) = (reference, candidate) {
+        out.smatch = super::smatch::smatch(fc, fr).ok().map(|s| s.0);
+        if let (Ok(tr), Ok(tc)) = (paper_notation(fr), paper_notation(fc)) {
+            out.bleu_fol = Some(bleu_fol(&tc, &tr));
+            out.rouge_l_fol = Some(rouge_l_fol(&tc, &tr));
+            let (pr, pc) = (parse_paper(&tr), parse_paper(&tc));
+            out.le = le_parsed(pc.as_ref(), pr.as_ref()).ok();
+            out.smatch_paper = smatch_paper_parsed(pc.as_ref(), pr.as_ref())
+                .ok()
+                .map(|s| s.0);
+        }
     }
+    out
 }
 
 #[cfg(test)]
@@ -248,5 +272,11 @@ mod tests {
         // Commuting operands keeps the tree score high but lowers BLEU.
         let comm = closeness(&a, &e("¬p3 ∨ (p1 ∧ p2)"));
         assert!(comm.tree > comm.bleu, "{comm:?}");
+        // Paper-compatible fields on FOL: the FOLIO printing parses, so LE is defined.
+        let f = e("∀x1.(pred1(x1) → pred2(x1))");
+        let g = closeness(&f, &e("∀x1.(pred2(x1) → pred1(x1))"));
+        assert_eq!(g.le, Some(1.0), "LE binds atoms freely: {g:?}");
+        assert!(g.bleu_fol.is_some_and(|b| b < 1.0) && g.smatch.is_some_and(|s| s < 1.0));
+        assert_eq!(closeness(&f, &f).smatch_paper, Some(1.0));
     }
 }

@@ -1,0 +1,233 @@
+//! `autoeval metrics`: the closeness metrics of the FOL-metrics paper (seed 004) and
+//! autoeval's own, on pairs of formulas.
+
+use crate::analysis::pair_metrics::{PairMetrics, pair_metrics};
+use crate::syntax::SyntaxKind;
+use anyhow::{Context, Result};
+use clap::{Args, Subcommand};
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+
+/// Arguments of `autoeval metrics`.
+#[derive(Args, Debug)]
+pub struct MetricsArgs {
+    /// What to compute.
+    #[command(subcommand)]
+    pub command: MetricsCommand,
+}
+
+/// `metrics` subcommands.
+#[derive(Subcommand, Debug)]
+pub enum MetricsCommand {
+    /// Score pairs: one JSON line per input line, in order, with every metric.
+    Pairs(PairsArgs),
+    /// The paper's sensitivity table: seven perturbations of FOLIO premises, mean score per metric.
+    Perturb(PerturbArgs),
+}
+
+/// Arguments of `autoeval metrics perturb`.
+#[derive(Args, Debug)]
+pub struct PerturbArgs {
+    /// A FOLIO-format JSON-lines file (`story_id`, `premises-FOL`); default: the shipped
+    /// FOLIO v0.0 train split. Records are selected as the paper selects them.
+    pub dataset: Option<PathBuf>,
+    /// Print JSON instead of tables.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV (perturbation, metric_a, metric_b, mean, n, changed; a = b is the metric alone).
+    #[arg(long)]
+    pub csv: bool,
+}
+
+/// Arguments of `autoeval metrics pairs`.
+#[derive(Args, Debug)]
+pub struct PairsArgs {
+    /// Input: TSV lines `φ<TAB>φ′` or JSON lines `{"a": φ, "b": φ′, "syntax": "fol"}`
+    /// (φ the reference, φ′ the candidate); `-` reads stdin. Blank lines are skipped.
+    pub file: PathBuf,
+    /// Syntax for TSV lines and JSON lines without `syntax`.
+    #[arg(long, value_enum, default_value = "fol")]
+    pub syntax: PairSyntax,
+}
+
+/// Logic syntaxes the metrics apply to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PairSyntax {
+    /// First-order logic.
+    Fol,
+    /// Propositional logic.
+    Pl,
+}
+
+impl From<PairSyntax> for SyntaxKind {
+    fn from(s: PairSyntax) -> Self {
+        match s {
+            PairSyntax::Fol => SyntaxKind::Fol,
+            PairSyntax::Pl => SyntaxKind::Pl,
+        }
+    }
+}
+
+/// Longest input line accepted (bytes).
+const MAX_LINE: usize = 64 * 1024;
+/// Lines scored per parallel batch (bounds memory on long inputs).
+const BATCH: usize = 4096;
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PairIn {
+    a: String,
+    b: String,
+    #[serde(default)]
+    syntax: Option<PairSyntax>,
+}
+
+#[derive(serde::Serialize)]
+struct Scored<'a> {
+    line: usize,
+    #[serde(flatten)]
+    metrics: &'a PairMetrics,
+}
+
+#[derive(serde::Serialize)]
+struct Failed<'a> {
+    line: usize,
+    error: &'a str,
+}
+
+/// One input line as (reference, candidate, syntax), or why not.
+fn read_pair(text: &str, default: PairSyntax) -> Result<(String, String, SyntaxKind), String> {
+    if text.len() > MAX_LINE {
+        return Err(format!(
+            "line is {} bytes, above the {MAX_LINE}-byte bound",
+            text.len()
+        ));
+    }
+    if text.trim_start().starts_with('{') {
+        let p: PairIn = serde_json::from_str(text)
+            .map_err(|e| format!("not a JSON object {{\"a\", \"b\", \"syntax\"}}: {e}"))?;
+        return Ok((p.a, p.b, p.syntax.unwrap_or(default).into()));
+    }
+    let (a, b) = text
+        .split_once('\t')
+        .ok_or("expected `φ<TAB>φ′` or a JSON object {\"a\", \"b\"}")?;
+    if b.contains('\t') {
+        return Err("more than one TAB: expected exactly two columns".into());
+    }
+    Ok((a.to_string(), b.to_string(), default.into()))
+}
+
+fn score_batch(
+    batch: &[(usize, String)],
+    default: PairSyntax,
+) -> Vec<(usize, Result<PairMetrics, String>)> {
+    let work = |chunk: &[(usize, String)]| -> Vec<(usize, Result<PairMetrics, String>)> {
+        chunk
+            .iter()
+            .map(|(n, text)| {
+                (
+                    *n,
+                    read_pair(text, default).map(|(a, b, k)| pair_metrics(&a, &b, k)),
+                )
+            })
+            .collect()
+    };
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let size = batch.len().div_ceil(threads).max(1);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = batch
+            .chunks(size)
+            .map(|c| s.spawn(move || work(c)))
+            .collect();
+        handles
+            .into_iter()
+            .zip(batch.chunks(size))
+            .flat_map(|(h, c)| {
+                h.join().unwrap_or_else(|_| {
+                    c.iter()
+                        .map(|(n, _)| (*n, Err("internal error while scoring".to_string())))
+                        .collect()
+                })
+            })
+            .collect()
+    })
+}
+
+fn pairs(args: PairsArgs) -> Result<i32> {
+    let input: Box<dyn Read> = if args.file.as_os_str() == "-" {
+        Box::new(std::io::stdin())
+    } else {
+        Box::new(
+            std::fs::File::open(&args.file)
+                .with_context(|| format!("cannot open {}", args.file.display()))?,
+        )
+    };
+    let name = if args.file.as_os_str() == "-" {
+        "stdin".to_string()
+    } else {
+        args.file.display().to_string()
+    };
+    let mut reader = BufReader::new(input);
+    let (mut failed, mut n, mut batch) = (0usize, 0usize, Vec::new());
+    let flush = |batch: &mut Vec<(usize, String)>, failed: &mut usize| -> Result<()> {
+        for (line, r) in score_batch(batch, args.syntax) {
+            match r {
+                Ok(m) => outln!("{}", serde_json::to_string(&Scored { line, metrics: &m })?),
+                Err(e) => {
+                    *failed += 1;
+                    eprintln!("{name}:{line}: {}", crate::sanitize::one_line(&e));
+                    outln!("{}", serde_json::to_string(&Failed { line, error: &e })?);
+                }
+            }
+        }
+        batch.clear();
+        Ok(())
+    };
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        // Read at most one byte past the bound so a huge line cannot exhaust memory.
+        let got = (&mut reader)
+            .take((MAX_LINE + 2) as u64)
+            .read_until(b'\n', &mut buf)?;
+        if got == 0 {
+            break;
+        }
+        n += 1;
+        let too_long = !buf.ends_with(b"\n") && got > MAX_LINE;
+        if too_long {
+            // Skip the rest of this line.
+            let mut rest = Vec::new();
+            reader.read_until(b'\n', &mut rest)?;
+        }
+        let text = String::from_utf8_lossy(&buf);
+        let text = text.trim_end_matches(['\n', '\r']);
+        if text.trim().is_empty() {
+            continue;
+        }
+        let text = if too_long {
+            "x".repeat(MAX_LINE + 1)
+        } else {
+            text.to_string()
+        };
+        batch.push((n, text));
+        if batch.len() >= BATCH {
+            flush(&mut batch, &mut failed)?;
+        }
+    }
+    flush(&mut batch, &mut failed)?;
+    if failed > 0 {
+        eprintln!("{failed} line(s) of {name} could not be scored (error lines printed in place)");
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+/// Runs `autoeval metrics`.
+pub fn run(args: MetricsArgs) -> Result<i32> {
+    match args.command {
+        MetricsCommand::Pairs(a) => pairs(a),
+        MetricsCommand::Perturb(a) => super::metrics_perturb::run(a),
+    }
+}

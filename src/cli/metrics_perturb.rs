@@ -1,0 +1,153 @@
+//! `autoeval metrics perturb`: the paper's Table 2 and combination matrices on FOLIO.
+
+use super::metrics::PerturbArgs;
+use crate::analysis::sensitivity::{FOLIO_TRAIN, METRICS, Row, select_folio, table};
+use anyhow::{Context, Result, bail};
+
+/// The paper's Table 2 in our column order (BL, LE, RO, SP), FOLIO v2, 102 records.
+const PAPER: [(&str, [f64; 4]); 8] = [
+    ("Match", [1.0, 1.0, 1.0, 1.0]),
+    ("Quantifier", [0.96, 1.00, 0.96, 0.99]),
+    ("Negation", [0.69, 0.73, 0.93, 0.37]),
+    ("AndOr", [0.88, 0.72, 0.95, 0.96]),
+    ("OrXor", [0.95, 0.92, 0.98, 0.99]),
+    ("Operator", [0.20, 0.62, 0.53, 0.44]),
+    ("Predicate", [0.94, 0.93, 0.97, 0.92]),
+    ("Variable", [0.28, 1.00, 0.74, 0.76]),
+];
+
+fn cell(x: Option<f64>) -> String {
+    x.map_or_else(|| "  –  ".to_string(), |v| format!("{v:5.2}"))
+}
+
+/// Runs `autoeval metrics perturb`.
+pub fn run(args: PerturbArgs) -> Result<i32> {
+    let (name, text) = match &args.dataset {
+        Some(p) => {
+            let meta =
+                std::fs::metadata(p).with_context(|| format!("cannot read {}", p.display()))?;
+            if meta.len() > 256 * 1024 * 1024 {
+                bail!(
+                    "{} is {} bytes; the bound is 256 MiB",
+                    p.display(),
+                    meta.len()
+                );
+            }
+            (
+                p.display().to_string(),
+                std::fs::read_to_string(p)
+                    .with_context(|| format!("cannot read {}", p.display()))?,
+            )
+        }
+        None => (
+            "FOLIO v0.0 train (shipped, CC BY-SA 4.0)".to_string(),
+            FOLIO_TRAIN.to_string(),
+        ),
+    };
+    let (records, errors) = select_folio(&text);
+    for (line, e) in &errors {
+        eprintln!(
+            "{}:{line}: {}",
+            crate::sanitize::one_line(&name),
+            crate::sanitize::one_line(e)
+        );
+    }
+    if records.is_empty() {
+        bail!("{name}: no FOLIO records with `premises-FOL` (expected JSON lines as in FOLIO)");
+    }
+    let rows = table(&records);
+    if args.json {
+        let paper: Vec<_> = PAPER
+            .iter()
+            .map(|(p, v)| serde_json::json!({"perturbation": p, "means": v}))
+            .collect();
+        let out = serde_json::json!({
+            "dataset": name,
+            "records": records.len(),
+            "metrics": METRICS.iter().map(|m| m.0).collect::<Vec<_>>(),
+            "rows": rows,
+            "paper_table2": paper,
+            "skipped_lines": errors.len(),
+        });
+        outln!("{}", serde_json::to_string_pretty(&out)?);
+    } else if args.csv {
+        outln!("perturbation,metric_a,metric_b,mean,n,changed");
+        for r in &rows {
+            for (i, a) in METRICS.iter().enumerate() {
+                for (j, b) in METRICS.iter().enumerate() {
+                    let v = r.combined[i][j].map_or(String::new(), |v| format!("{v:.6}"));
+                    outln!(
+                        "{},{},{},{v},{},{:.6}",
+                        r.perturbation,
+                        a.0,
+                        b.0,
+                        r.n,
+                        r.changed
+                    );
+                }
+            }
+        }
+    } else {
+        print_tables(&name, records.len(), &rows)?;
+    }
+    Ok(i32::from(!errors.is_empty()))
+}
+
+fn print_tables(name: &str, n: usize, rows: &[Row]) -> Result<()> {
+    outln!(
+        "{} — {n} premise sentences selected as the paper does",
+        crate::sanitize::one_line(name)
+    );
+    outln!("Mean score of perturbed against original over all records (unchanged ones count);");
+    outln!(
+        "paper's Table 2 (FOLIO v2, 102 records) in brackets. BL bleu_fol · LE le · RO rouge_l_fol · SP smatch_paper"
+    );
+    outln!();
+    outln!(
+        "{:<11} {:>7}   {:>14} {:>14} {:>14} {:>14}",
+        "",
+        "changed",
+        "BL",
+        "LE",
+        "RO",
+        "SP"
+    );
+    for r in rows {
+        let paper = PAPER.iter().find(|p| p.0 == r.perturbation).map(|p| p.1);
+        let cells: Vec<String> = (0..4)
+            .map(|i| {
+                format!(
+                    "{} [{:4.2}]",
+                    cell(r.means[i]),
+                    paper.map_or(f64::NAN, |p| p[i])
+                )
+            })
+            .collect();
+        outln!(
+            "{:<11} {:>6.0}%   {}",
+            r.perturbation,
+            r.changed * 100.0,
+            cells.join(" ")
+        );
+    }
+    outln!();
+    outln!(
+        "Combined metrics: mean over records of the per-record mean of two metrics (diagonal: the metric)."
+    );
+    for r in rows.iter().skip(1) {
+        outln!();
+        outln!(
+            "{:<11} {:>5} {:>5} {:>5} {:>5}",
+            r.perturbation,
+            "BL",
+            "LE",
+            "RO",
+            "SP"
+        );
+        for (i, m) in METRICS.iter().enumerate() {
+            let cells: Vec<String> = (0..4).map(|j| cell(r.combined[i][j])).collect();
+            outln!("  {:<2}        {}", m.1, cells.join(" "));
+        }
+    }
+    Ok(())
+}
