@@ -66,6 +66,18 @@ def why(old, new):
     if n == 'unparseable' and reason(nv).startswith('off-format: several different answers'):
         return 'extraction: several different answers', reason(nv)
     op, np_ = deciding(old).get('phi1'), deciding(new).get('phi1')
+    notes = ' '.join(nv.get('notes') or [])
+    raw = ((deciding(new).get('autoformalize') or {}).get('output') or '')
+    if 'recased:' in notes:
+        return 'notation: name recased to the vocabulary', notes
+    if np_ and ('⊤' in np_ or '⊥' in np_):
+        return 'notation: truth constants', f'φ₁ = {np_}'
+    if 'introduces' in reason(ov) and '_' in reason(ov):
+        return 'notation: subscripts outside LaTeX', 'was: ' + reason(ov)
+    if new.get('syntax') == 'regex' and '{' in raw and o != n:
+        return 'notation: bounded repetition', f'φ₁ = {np_}'
+    if 'reading:' in notes:
+        return 'notation: reading convention (noted)', notes
     if o == 'unparseable' and np_:
         return 'extraction: answer shape now read', f'φ₁ = {np_}'
     if n == 'unparseable':
