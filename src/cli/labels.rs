@@ -7,7 +7,7 @@ use crate::report::{By, load_run};
 use crate::run::format::LabelRecord;
 use crate::run::store::read_labels;
 use anyhow::{Result, anyhow};
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -102,14 +102,7 @@ pub enum LabelsCommand {
     },
 }
 
-/// Export formats.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum ExportFormat {
-    /// One row per (sample, annotator).
-    Csv,
-    /// One JSON object per line.
-    Jsonl,
-}
+pub use super::labels_export::ExportFormat;
 
 /// Checks that the run has the sample and the taxonomy the categories.
 fn check_label(run: &Path, id: &str, categories: &[String]) -> Result<()> {

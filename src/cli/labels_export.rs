@@ -1,7 +1,6 @@
 //! `autoeval labels export` rows (labels with the sample, run and model beside them)
 //! and `autoeval labels disagreements`.
 
-use super::labels::ExportFormat;
 use crate::labels::ADJUDICATED;
 use crate::labels::agreement::{Unit, disagrees};
 use crate::report::labels::latest;
@@ -11,6 +10,15 @@ use crate::run::store::read_labels;
 use anyhow::{Result, anyhow};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+
+/// Export formats.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// One row per (sample, annotator).
+    Csv,
+    /// One JSON object per line.
+    Jsonl,
+}
 
 /// CSV header: the columns before `psi` keep their earlier order.
 const HEADER: [&str; 19] = [

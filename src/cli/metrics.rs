@@ -25,19 +25,7 @@ pub enum MetricsCommand {
     Perturb(PerturbArgs),
 }
 
-/// Arguments of `autoeval metrics perturb`.
-#[derive(Args, Debug)]
-pub struct PerturbArgs {
-    /// A FOLIO-format JSON-lines file (`story_id`, `premises-FOL`); default: the shipped
-    /// FOLIO v0.0 train split. Records are selected as the paper selects them.
-    pub dataset: Option<PathBuf>,
-    /// Print JSON instead of tables.
-    #[arg(long, conflicts_with = "csv")]
-    pub json: bool,
-    /// Print CSV (perturbation, metric_a, metric_b, mean, n, changed; a = b is the metric alone).
-    #[arg(long)]
-    pub csv: bool,
-}
+pub use super::metrics_perturb::PerturbArgs;
 
 /// Arguments of `autoeval metrics pairs`.
 #[derive(Args, Debug)]

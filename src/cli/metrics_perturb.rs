@@ -1,8 +1,22 @@
 //! `autoeval metrics perturb`: the paper's Table 2 and combination matrices on FOLIO.
 
-use super::metrics::PerturbArgs;
 use crate::analysis::sensitivity::{FOLIO_TRAIN, METRICS, Row, select_folio, table};
 use anyhow::{Context, Result, bail};
+use std::path::PathBuf;
+
+/// Arguments of `autoeval metrics perturb`.
+#[derive(clap::Args, Debug)]
+pub struct PerturbArgs {
+    /// A FOLIO-format JSON-lines file (`story_id`, `premises-FOL`); default: the shipped
+    /// FOLIO v0.0 train split. Records are selected as the paper selects them.
+    pub dataset: Option<PathBuf>,
+    /// Print JSON instead of tables.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV (perturbation, metric_a, metric_b, mean, n, changed; a = b is the metric alone).
+    #[arg(long)]
+    pub csv: bool,
+}
 
 /// The paper's Table 2 in our column order (BL, LE, RO, SP), FOLIO v2, 102 records.
 const PAPER: [(&str, [f64; 4]); 8] = [

@@ -15,25 +15,7 @@ use crate::verify::{self, Countermodel, Verdict, VerdictKind};
 use serde_json::Value;
 use std::path::Path;
 
-/// The original's autoformalization prompts, kept by `import` as JSON lines
-/// `{"id", "prompt"}` so that `rescore` checks echoes against the prompt the model saw.
-pub const ORIGINAL_PROMPTS: &str = "original-prompts.jsonl";
-
-/// The prompts kept by `import` in a run directory (None: the file is absent or unreadable).
-pub fn stored_prompts(run: &Path) -> Option<std::collections::HashMap<String, String>> {
-    #[derive(serde::Deserialize)]
-    struct Line {
-        id: String,
-        prompt: String,
-    }
-    let text = std::fs::read_to_string(run.join(ORIGINAL_PROMPTS)).ok()?;
-    Some(
-        text.lines()
-            .filter_map(|l| serde_json::from_str::<Line>(l).ok())
-            .map(|l| (l.id, l.prompt))
-            .collect(),
-    )
-}
+pub use super::store::{ORIGINAL_PROMPTS, stored_prompts};
 
 /// A stored verdict that our verifier contradicts.
 #[derive(Clone, Debug, serde::Serialize)]

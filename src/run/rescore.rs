@@ -234,7 +234,7 @@ impl PromptsOwned {
         let set = match m.prompts.source.as_str() {
             "built-in" => PromptSet::builtin(m.prompts.shots).ok(),
             "original" => {
-                return super::import::stored_prompts(run)
+                return super::store::stored_prompts(run)
                     .map_or(PromptsOwned::Unknown, PromptsOwned::Stored);
             }
             dir => PromptSet::load(Path::new(dir), m.prompts.shots).ok(),
@@ -498,7 +498,7 @@ fn finish(
             store::JUDGE,
             store::LABELS,
             "dataset.json",
-            super::import::ORIGINAL_PROMPTS,
+            store::ORIGINAL_PROMPTS,
         ] {
             let from = opts.run.join(name);
             if from.exists() {

@@ -412,3 +412,26 @@ pub fn discover_runs(path: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
     skipped.sort();
     (runs, skipped)
 }
+
+/// The original's autoformalization prompts, kept by `import` as JSON lines
+/// `{"id", "prompt"}` so that `rescore` checks echoes against the prompt the model saw.
+pub const ORIGINAL_PROMPTS: &str = "original-prompts.jsonl";
+
+/// The prompts kept by `import` in a run directory (None: the file is absent or unreadable).
+pub fn stored_prompts(run: &Path) -> Option<std::collections::HashMap<String, String>> {
+    #[derive(serde::Deserialize)]
+    struct Line {
+        id: String,
+        prompt: String,
+    }
+    // Bounded like every file the tool reads: one prompt per sample of a dataset.
+    let text =
+        crate::fsread::read_to_string(&run.join(ORIGINAL_PROMPTS), crate::fsread::MAX_DATASET)
+            .ok()?;
+    Some(
+        text.lines()
+            .filter_map(|l| serde_json::from_str::<Line>(l).ok())
+            .map(|l| (l.id, l.prompt))
+            .collect(),
+    )
+}
