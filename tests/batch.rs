@@ -654,12 +654,29 @@ fn max_cost_keeps_a_batch_that_would_pass_it_from_being_submitted() {
     )
     .output()
     .unwrap();
-    assert_eq!(o.status.code(), Some(130));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
     let n = bs.submitted().len() as f64;
     assert!(n >= 2.0, "{n}");
     assert!(n * 0.00015 <= 0.01, "spent within the limit");
+    // A part that does not fit beside an open batch's reservation waits for it to
+    // settle; the run stops once, when nothing is open and the next part cannot fit.
+    assert_eq!(err.matches("would pass --max-cost").count(), 1, "{err}");
+    let dollars = |after: &str| -> f64 {
+        err.split(after)
+            .nth(1)
+            .and_then(|t| t.split([')', ' ']).next())
+            .and_then(|t| t.parse().ok())
+            .unwrap_or_else(|| panic!("no `{after}` in {err}"))
+    };
+    let (refused, spent) = (dollars("(worst case $"), dollars("(spent $"));
     assert!(
-        n * 0.00015 + 0.0055 > 0.01,
-        "stopped only when the next one could not fit: {n}"
+        (spent - n * 0.00015).abs() < 1e-4,
+        "{spent} for {n} batches"
+    );
+    // Both figures are printed to 4 decimals.
+    assert!(
+        spent + refused > 0.01 - 1e-4,
+        "stopped only when the next one could not fit: spent ${spent}, next ${refused}"
     );
 }

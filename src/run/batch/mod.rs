@@ -560,6 +560,14 @@ pub async fn execute(
                 .map(|(c, _)| worst.get(c).copied().unwrap_or(0.0))
                 .sum();
             if let Some(b) = client.budget()
+                && !st.open.is_empty()
+                && !b.room_for(reserve)
+            {
+                // Open batches still hold their worst case: wait for them to settle
+                // at their real cost, then try this part again.
+                break;
+            }
+            if let Some(b) = client.budget()
                 && !b.reserve(reserve)
             {
                 let _ = events.send(Event::Warning(format!(
