@@ -94,12 +94,12 @@ fn main() {
     });
     let theme = autoeval::tui::theme::Theme::load("default").0;
     let mut term = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
-    let rows: usize = app.runs.iter().map(|r| r.rows.len()).sum();
-    let mut time_key = |app: &mut autoeval::tui::state::App, k: &str| {
+    let rows: usize = app.model.runs.iter().map(|r| r.rows.len()).sum();
+    let mut time_key = |app: &mut autoeval::tui::app::App, k: &str| {
         let t = Instant::now();
         app.press(k).unwrap();
         term.draw(|f| {
-            ui::draw(f, app, &theme);
+            ui::view(f, app, &theme);
         })
         .expect("draw");
         t.elapsed()
@@ -108,7 +108,7 @@ fn main() {
     let mut label_times = Vec::new();
     for _ in 0..5 {
         app.press("f").unwrap();
-        while app.filter_edit.field != 10 {
+        while app.filter_editor().field != 10 {
             app.press("j").unwrap();
         }
         for _ in 0..6 {
@@ -153,10 +153,10 @@ fn main() {
     let mut n = 0;
     for _ in 0..5 {
         let t = Instant::now();
-        let outcomes = autoeval::tui::state::outcomes;
+        let outcomes = autoeval::tui::model::outcomes;
         let m = autoeval::report::compare::build([
-            (app2.runs[0].name(), outcomes(&app2.runs[0])),
-            (app2.runs[1].name(), outcomes(&app2.runs[1])),
+            (app2.model.runs[0].name(), outcomes(&app2.model.runs[0])),
+            (app2.model.runs[1].name(), outcomes(&app2.model.runs[1])),
         ]);
         let p = m.pair(0, 1);
         let _ = p.mcnemar_p();

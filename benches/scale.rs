@@ -259,8 +259,8 @@ fn in_process(dir: &Path) {
     let ready = t.elapsed();
     let mut first = None;
     while bg.loading().is_some() {
-        bg.poll_loading();
-        if first.is_none() && !bg.runs.is_empty() {
+        bg.pump();
+        if first.is_none() && !bg.model.runs.is_empty() {
             first = Some(t.elapsed());
         }
         std::thread::sleep(Duration::from_millis(1));
@@ -268,7 +268,7 @@ fn in_process(dir: &Path) {
     println!(
         "in process, loading in the background: app ready {ready:.1?}, first run browsable {:.2?}, all {} runs {:.2?}",
         first.unwrap_or_default(),
-        bg.runs.len(),
+        bg.model.runs.len(),
         t.elapsed()
     );
     drop(bg);
@@ -277,13 +277,13 @@ fn in_process(dir: &Path) {
     }
     let t = Instant::now();
     while app.search_pending() {
-        app.poll_search();
+        app.pump();
         std::thread::sleep(Duration::from_millis(1));
     }
     println!(
         "search results for \"p12\" over all rows (worker): {:.0?} after the last key, {} rows",
         t.elapsed(),
-        app.visible.len()
+        app.model.listing.visible.len()
     );
     app.press("esc").unwrap();
     // A filter change that the chart depends on: show only the first run, then all.
@@ -291,13 +291,13 @@ fn in_process(dir: &Path) {
     let mut matrix = Vec::new();
     for _ in 0..3 {
         for only in [Some(0usize), None] {
-            app.filter.runs = only.into_iter().collect();
+            app.model.listing.filter.runs = only.into_iter().collect();
             app.refilter();
             let t = Instant::now();
-            let _ = app.chart();
+            let _ = app.model.derived.chart;
             chart.push(t.elapsed());
             let t = Instant::now();
-            let _ = app.run_summary();
+            let _ = app.model.run_summary(0);
             matrix.push(t.elapsed());
         }
     }
@@ -309,17 +309,17 @@ fn in_process(dir: &Path) {
         matrix[matrix.len() / 2]
     );
     // Following: a new run appears, then 300 samples are appended to it.
-    let template = app.runs[0].dir.clone();
+    let template = app.model.runs[0].dir.clone();
     let live = dir.join("zz-follow");
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let g = grow(&template, &live, 3000, stop.clone());
     std::thread::sleep(Duration::from_millis(100));
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let appended = g.join().unwrap_or(0);
-    let before: usize = app.runs.iter().map(|r| r.rows.len()).sum();
+    let before: usize = app.model.runs.iter().map(|r| r.rows.len()).sum();
     let t = Instant::now();
     app.follow();
-    let after: usize = app.runs.iter().map(|r| r.rows.len()).sum();
+    let after: usize = app.model.runs.iter().map(|r| r.rows.len()).sum();
     println!(
         "follow (every 500 ms in the viewer): {} new samples taken in {:.1?}",
         after - before,

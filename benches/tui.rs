@@ -95,18 +95,18 @@ fn main() {
     });
     let mut term = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
     term.draw(|f| {
-        ui::draw(f, &mut app, &theme);
+        ui::view(f, &app, &theme);
     })
     .expect("draw");
     let open = t.elapsed();
-    let rows: usize = app.runs.iter().map(|r| r.rows.len()).sum();
+    let rows: usize = app.model.runs.iter().map(|r| r.rows.len()).sum();
     println!("open {rows} samples to first frame (160×48): {open:.2?}");
     let mut times = Vec::new();
-    let key = |app: &mut autoeval::tui::state::App, k: &str, term: &mut Terminal<TestBackend>| {
+    let key = |app: &mut autoeval::tui::app::App, k: &str, term: &mut Terminal<TestBackend>| {
         let t = Instant::now();
         app.press(k).unwrap();
         term.draw(|f| {
-            ui::draw(f, app, &theme);
+            ui::view(f, app, &theme);
         })
         .expect("draw");
         t.elapsed()
@@ -180,7 +180,7 @@ fn live_responsiveness() {
     app.press("R").unwrap();
     let base = format!("{}/v1", server.base);
     let out = dir.join("run").display().to_string();
-    let form = app.form.as_mut().expect("form");
+    let form = app.form_mut().expect("form");
     for (k, v) in [
         ("dataset", "fol"),
         ("seed", "1"),
@@ -200,10 +200,10 @@ fn live_responsiveness() {
     app.press("enter").unwrap();
     let mut term = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
     let start = Instant::now();
-    while app.live.as_ref().is_some_and(|l| l.done < 50)
+    while app.jobs.live.as_ref().is_some_and(|l| l.done < 50)
         && start.elapsed() < Duration::from_secs(60)
     {
-        app.live_tick();
+        app.pump();
         std::thread::sleep(Duration::from_millis(20));
     }
     let mut times = Vec::new();
@@ -225,11 +225,11 @@ fn live_responsiveness() {
     .take(220)
     .enumerate()
     {
-        app.live_tick();
+        app.pump();
         let t = Instant::now();
         app.press(k).unwrap();
         term.draw(|f| {
-            ui::draw(f, &mut app, &theme);
+            ui::view(f, &app, &theme);
         })
         .expect("draw");
         times.push(t.elapsed());
@@ -237,13 +237,13 @@ fn live_responsiveness() {
             std::thread::sleep(Duration::from_millis(30));
         }
     }
-    let done = app.live.as_ref().map_or(0, |l| l.done);
+    let done = app.jobs.live.as_ref().map_or(0, |l| l.done);
     let max = times.iter().max().copied().unwrap_or_default();
     println!(
         "keystroke to frame during a live FOL run (32 in flight, 100 ms answers, {done} samples done): median {:.2?}, max {max:.2?}",
         median(times)
     );
-    if let Some(l) = app.live.as_mut() {
+    if let Some(l) = app.jobs.live.as_mut() {
         l.cancel();
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -513,11 +513,12 @@ fn a_fifo_or_dev_zero_named_samples_jsonl_never_hangs_report_or_view() {
             config: Some("/nonexistent/autoeval-config.toml".into()),
         });
         assert!(
-            app.warnings
+            app.model
+                .warnings
                 .iter()
                 .any(|w| w.contains("not a regular file")),
             "{kind}: {:?}",
-            app.warnings
+            app.model.warnings
         );
     }
 }
@@ -815,7 +816,7 @@ fn bad_config_keys_are_warned_about_and_quit_stays_bound() {
         theme: None,
         config: Some(cfg),
     });
-    let w = app.warnings.join("\n");
+    let w = app.model.warnings.join("\n");
     assert!(w.contains("unknown setting 'colour'"), "{w}");
     // A value of the wrong type is named; the other settings still apply.
     assert!(w.contains("setting 'annotator' ignored"), "{w}");
@@ -867,10 +868,10 @@ fn the_viewer_shows_bidi_and_zero_width_characters_instead_of_obeying_them() {
         theme: None,
         config: Some("/nonexistent/autoeval-config.toml".into()),
     });
-    app.ensure_detail();
+    app.pump();
     let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 48)).unwrap();
     term.draw(|f| {
-        autoeval::tui::ui::draw(f, &mut app, &theme);
+        autoeval::tui::ui::view(f, &app, &theme);
     })
     .unwrap();
     let screen: String = term

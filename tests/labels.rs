@@ -2,7 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use autoeval::run::store::read_labels;
-use autoeval::tui::state::Mode;
+use autoeval::tui::layer::Mode;
 use autoeval::tui::{ViewOptions, build_app};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -21,17 +21,17 @@ fn run_copy(dir: &Path) -> PathBuf {
     d
 }
 
-fn app(d: &Path) -> autoeval::tui::state::App {
+fn app(d: &Path) -> autoeval::tui::app::App {
     let (mut app, _) = build_app(&ViewOptions {
         paths: vec![d.to_path_buf()],
         theme: None,
         config: Some(PathBuf::from("/nonexistent/config.toml")),
     });
-    app.annotator = "ann".into();
+    app.model.annotator = "ann".into();
     app
 }
 
-fn keys(app: &mut autoeval::tui::state::App, ks: &[&str]) {
+fn keys(app: &mut autoeval::tui::app::App, ks: &[&str]) {
     for k in ks {
         app.press(k).unwrap();
     }
@@ -42,23 +42,26 @@ fn label_keys_toggle_note_undo_and_next_unlabelled() {
     let dir = tempfile::tempdir().unwrap();
     let d = run_copy(dir.path());
     let mut app = app(&d);
-    let first = app.selected().unwrap();
+    let first = app.model.selected().unwrap();
     keys(&mut app, &["a"]);
-    assert_eq!(app.mode, Mode::Label);
+    assert_eq!(app.mode(), Mode::Label);
     keys(&mut app, &["b", "c"]);
-    assert_eq!(app.my_labels().0, ["negation-misplaced", "and-or-swap"]);
+    assert_eq!(
+        app.model.my_labels().0,
+        ["negation-misplaced", "and-or-swap"]
+    );
     keys(&mut app, &["c"]);
     assert_eq!(
-        app.my_labels().0,
+        app.model.my_labels().0,
         ["negation-misplaced"],
         "a second press removes it"
     );
     keys(&mut app, &["m", "s", "e", "e", "space", "ψ", "enter"]);
-    assert_eq!(app.mode, Mode::Label);
-    assert_eq!(app.my_labels().1, "see ψ");
+    assert_eq!(app.mode(), Mode::Label);
+    assert_eq!(app.model.my_labels().1, "see ψ");
     keys(&mut app, &["u"]);
     assert_eq!(
-        app.my_labels(),
+        app.model.my_labels(),
         (vec!["negation-misplaced".to_string()], String::new()),
         "undo restores the previous state"
     );
@@ -70,31 +73,40 @@ fn label_keys_toggle_note_undo_and_next_unlabelled() {
             .all(|r| r.annotator == "ann" && r.id == recs[0].id)
     );
     keys(&mut app, &["n"]);
-    assert_ne!(app.selected(), Some(first), "n leaves the labelled sample");
+    assert_ne!(
+        app.model.selected(),
+        Some(first),
+        "n leaves the labelled sample"
+    );
     // `0`: reviewed and fine; an empty label that still counts as labelled.
     let before = read_labels(&d).unwrap().records.len();
     keys(&mut app, &["0"]);
-    assert_eq!(app.my_labels().0, Vec::<String>::new());
+    assert_eq!(app.model.my_labels().0, Vec::<String>::new());
     assert_eq!(read_labels(&d).unwrap().records.len(), before + 1);
     keys(&mut app, &["n"]);
     keys(&mut app, &["esc"]);
-    assert_eq!(app.mode, Mode::Normal);
+    assert_eq!(app.mode(), Mode::Normal);
     // The diff's suggestion is one key away.
-    app.ensure_detail();
-    if let Some(s) = app.suggestion() {
+    app.pump();
+    if let Some(s) = app
+        .panes
+        .detail
+        .as_ref()
+        .and_then(autoeval::tui::model::Detail::suggestion)
+    {
         keys(&mut app, &["a", "y", "esc"]);
-        assert!(app.my_labels().0.iter().any(|c| c == s));
+        assert!(app.model.my_labels().0.iter().any(|c| c == s));
     }
     // Counts by category × operator count.
-    let counts = app.label_counts();
+    let counts = &app.model.derived.label_counts;
     assert!(counts["negation-misplaced"].values().sum::<usize>() >= 1);
     keys(&mut app, &["L"]);
-    assert_eq!(app.mode, Mode::LabelCounts);
+    assert_eq!(app.mode(), Mode::LabelCounts);
     keys(&mut app, &["esc"]);
-    assert_eq!(app.mode, Mode::Normal);
+    assert_eq!(app.mode(), Mode::Normal);
     // Labels survive a restart and show in filters.
     let mut again = self::app(&d);
-    let labelled = again.runs[0].labels.len();
+    let labelled = again.model.runs[0].labels.len();
     assert!(labelled >= 1);
     keys(&mut again, &["f"]);
     for _ in 0..8 {
@@ -102,7 +114,7 @@ fn label_keys_toggle_note_undo_and_next_unlabelled() {
     }
     keys(&mut again, &["right", "esc"]);
     assert_eq!(
-        again.visible.len(),
+        again.model.listing.visible.len(),
         labelled,
         "label-state filter: labelled only"
     );
@@ -136,7 +148,7 @@ fn two_processes_appending_at_once_do_not_corrupt_the_file() {
     assert_eq!(loaded.records.len(), 120);
     // A viewer reading the run sees both annotators' newest labels.
     let app = app(&d);
-    let per = &app.runs[0].labels["0"];
+    let per = &app.model.runs[0].labels["0"];
     assert_eq!(per.len(), 2);
 }
 
@@ -271,25 +283,27 @@ fn suggestion_key_says_when_there_is_nothing_to_suggest() {
     let dir = tempfile::tempdir().unwrap();
     let d = run_copy(dir.path());
     let mut app = app(&d);
-    let pick = |app: &mut autoeval::tui::state::App, id: &str| {
+    let pick = |app: &mut autoeval::tui::app::App, id: &str| {
         let k = app
+            .model
+            .listing
             .visible
             .iter()
-            .position(|(r, i)| &*app.runs[*r as usize].rows[*i as usize].id == id)
+            .position(|(r, i)| &*app.model.runs[*r as usize].rows[*i as usize].id == id)
             .unwrap();
-        app.sample_list.sel = k;
-        app.detail = None;
+        app.model.listing.sample_list.sel = k;
+        app.panes.detail = None;
     };
     // Sample 0 passed: φ₁ = φ₀, the diff has nothing to map to a category.
     pick(&mut app, "0");
     keys(&mut app, &["a", "y"]);
     assert!(app.status.contains("no suggestion"), "{}", app.status);
-    assert!(app.my_labels().0.is_empty());
+    assert!(app.model.my_labels().0.is_empty());
     keys(&mut app, &["esc"]);
     // Sample 1 lost a negation: `y` adds the category the classifier maps it to.
     pick(&mut app, "1");
     keys(&mut app, &["a", "y"]);
-    assert_eq!(app.my_labels().0, ["negation-misplaced"]);
+    assert_eq!(app.model.my_labels().0, ["negation-misplaced"]);
     keys(&mut app, &["y"]);
     assert!(app.status.contains("already labelled"), "{}", app.status);
 }

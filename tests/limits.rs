@@ -51,7 +51,7 @@ fn view_warnings(paths: Vec<PathBuf>) -> Vec<String> {
         theme: None,
         config: Some("/nonexistent/autoeval-config.toml".into()),
     });
-    app.warnings
+    app.model.warnings
 }
 
 /// Whether strace can trace here (it needs ptrace, which containers may deny).
@@ -318,7 +318,7 @@ fn a_fifo_named_as_the_row_index_never_hangs_report_or_the_viewer() {
             theme: None,
             config: Some("/nonexistent/autoeval-config.toml".into()),
         });
-        let _ = tx.send(app.runs.first().map(|r| r.rows.len()));
+        let _ = tx.send(app.model.runs.first().map(|r| r.rows.len()));
     });
     let rows = rx
         .recv_timeout(Duration::from_secs(20))

@@ -9,13 +9,13 @@
 mod common;
 mod screens;
 
-use autoeval::tui::state::Mode;
+use autoeval::tui::layer::Mode;
 use autoeval::tui::{ViewOptions, build_app};
 use common::{FakeModel, Reply, Server, openai_body, prompt_of};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-fn screen_of(app: &mut autoeval::tui::state::App) -> String {
+fn screen_of(app: &mut autoeval::tui::app::App) -> String {
     let (t, _) = autoeval::tui::theme::Theme::load("default");
     redact(&screens::screen(app, &t, 100, 30))
         .trim_end()
@@ -80,9 +80,9 @@ fn blank_command(s: &str) -> String {
 }
 
 fn wait_until(
-    app: &mut autoeval::tui::state::App,
+    app: &mut autoeval::tui::app::App,
     what: &str,
-    cond: impl Fn(&autoeval::tui::state::App) -> bool,
+    cond: impl Fn(&autoeval::tui::app::App) -> bool,
 ) {
     let start = Instant::now();
     while !cond(app) {
@@ -90,7 +90,7 @@ fn wait_until(
             start.elapsed() < Duration::from_secs(30),
             "timed out waiting for {what}"
         );
-        app.live_tick();
+        app.pump();
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -126,8 +126,8 @@ fn live_run_pause_resume_cancel_and_errors() {
         config: Some(PathBuf::from("/nonexistent/config.toml")),
     });
     app.press("R").unwrap();
-    assert_eq!(app.mode, Mode::NewRun);
-    let form = app.form.as_mut().unwrap();
+    assert_eq!(app.mode(), Mode::NewRun);
+    let form = app.form_mut().unwrap();
     for (k, v) in [
         ("dataset", "pl"),
         ("seed", "3"),
@@ -172,12 +172,12 @@ fn live_run_pause_resume_cancel_and_errors() {
     }
     app.press("enter").unwrap();
     assert_eq!(
-        app.mode,
+        app.mode(),
         Mode::Normal,
         "{:?}",
-        app.form.as_ref().map(|f| f.error.clone())
+        app.form().map(|f| f.error.clone())
     );
-    assert!(app.live.is_some());
+    assert!(app.jobs.live.is_some());
     // The form's seed and per-category made the dataset (not the defaults: 0 and 50).
     let ds: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("dataset.json")).unwrap()).unwrap();
@@ -185,7 +185,7 @@ fn live_run_pause_resume_cancel_and_errors() {
     assert!(items <= 2 * 60, "per category 2 gave {items} items");
     assert_eq!(ds["info"]["seed"], 3);
     wait_until(&mut app, "six samples", |a| {
-        a.live.as_ref().unwrap().done >= 6
+        a.jobs.live.as_ref().unwrap().done >= 6
     });
     // The manifest records the exact `autoeval run …` the form stood for, and the form's
     // temperature and max tokens reached the model calls.
@@ -209,26 +209,29 @@ fn live_run_pause_resume_cancel_and_errors() {
     assert_eq!(m["max_tokens"], 300);
     assert!((m["temperature"].as_f64().unwrap() - 0.2).abs() < 1e-6);
     assert!(
-        app.runs.iter().any(|r| r.dir == out),
+        app.model.runs.iter().any(|r| r.dir == out),
         "the live run joined the run list"
     );
     assert!(
-        app.visible.len() >= 6,
+        app.model.listing.visible.len() >= 6,
         "its samples are listed as they finish"
     );
     // Keys still work while requests are in flight (latency is measured in benches/tui.rs).
-    let before = app.sample_list.sel;
+    let before = app.model.listing.sample_list.sel;
     app.press("j").unwrap();
-    assert_eq!(app.sample_list.sel, (before + 1).min(app.visible.len() - 1));
+    assert_eq!(
+        app.model.listing.sample_list.sel,
+        (before + 1).min(app.model.listing.visible.len() - 1)
+    );
 
     app.press("p").unwrap();
-    assert!(app.live.as_ref().unwrap().paused);
+    assert!(app.jobs.live.as_ref().unwrap().paused);
     // In-flight samples (including retried ones) finish; then the count must hold still.
-    let mut held = app.live.as_ref().unwrap().done;
+    let mut held = app.jobs.live.as_ref().unwrap().done;
     let mut stable = Instant::now();
     while stable.elapsed() < Duration::from_millis(2500) {
-        app.live_tick();
-        let now = app.live.as_ref().unwrap().done;
+        app.pump();
+        let now = app.jobs.live.as_ref().unwrap().done;
         if now != held {
             held = now;
             stable = Instant::now();
@@ -236,13 +239,20 @@ fn live_run_pause_resume_cancel_and_errors() {
         std::thread::sleep(Duration::from_millis(50));
     }
     std::thread::sleep(Duration::from_millis(1500));
-    app.live_tick();
+    app.pump();
     assert_eq!(
-        app.live.as_ref().unwrap().done,
+        app.jobs.live.as_ref().unwrap().done,
         held,
         "paused: nothing new starts"
     );
-    assert!(app.live.as_ref().unwrap().header().starts_with("paused"));
+    assert!(
+        app.jobs
+            .live
+            .as_ref()
+            .unwrap()
+            .header()
+            .starts_with("paused")
+    );
     // The full-width status line and the footer of a paused run, at every size, as text
     // and with styles; the counts and rates change from run to run and are masked.
     let (t, _) = autoeval::tui::theme::Theme::load("default");
@@ -264,7 +274,7 @@ fn live_run_pause_resume_cancel_and_errors() {
 
     app.press("p").unwrap();
     wait_until(&mut app, "progress after resume", |a| {
-        a.live.as_ref().unwrap().done > held
+        a.jobs.live.as_ref().unwrap().done > held
     });
 
     // C asks first: any other key keeps the run going.
@@ -275,8 +285,8 @@ fn live_run_pause_resume_cancel_and_errors() {
         app.status
     );
     app.press("n").unwrap();
-    app.live_tick();
-    assert!(app.live.as_ref().unwrap().ended.is_none());
+    app.pump();
+    assert!(app.jobs.live.as_ref().unwrap().ended.is_none());
     // The status line is full width and says what the run is doing.
     let screen = screen_of(&mut app);
     assert!(
@@ -288,9 +298,9 @@ fn live_run_pause_resume_cancel_and_errors() {
     app.press("C").unwrap();
     app.press("y").unwrap();
     wait_until(&mut app, "the run to end", |a| {
-        a.live.as_ref().unwrap().ended.is_some()
+        a.jobs.live.as_ref().unwrap().ended.is_some()
     });
-    let live = app.live.as_ref().unwrap();
+    let live = app.jobs.live.as_ref().unwrap();
     assert_eq!(
         live.ended,
         Some(autoeval::tui::live::LiveEnd::Cancelled),
@@ -313,13 +323,13 @@ fn live_run_pause_resume_cancel_and_errors() {
     // Starting again with the same directory resumes it.
     app.press("R").unwrap();
     assert_eq!(
-        app.form.as_ref().unwrap().values.last().cloned(),
+        app.form().unwrap().values.last().cloned(),
         Some(out.display().to_string()),
         "values are remembered"
     );
     app.press("enter").unwrap();
     wait_until(&mut app, "the resumed run to finish", |a| {
-        a.live.as_ref().unwrap().ended.is_some()
+        a.jobs.live.as_ref().unwrap().ended.is_some()
     });
     let n = std::fs::read_to_string(out.join("samples.jsonl"))
         .unwrap()
@@ -374,13 +384,13 @@ fn follows_a_run_written_by_another_process() {
         theme: None,
         config: Some(PathBuf::from("/nonexistent")),
     });
-    let first = app.visible.len();
+    let first = app.model.listing.visible.len();
     assert!(
         first < 30,
         "opened while the other process is still running"
     );
     assert_eq!(
-        app.runs[0].total(),
+        app.model.runs[0].total(),
         Some(30),
         "the item count, capped by --limit"
     );
@@ -392,17 +402,17 @@ fn follows_a_run_written_by_another_process() {
     );
     let start = Instant::now();
     let mut grew = false;
-    while app.visible.len() < 30 {
+    while app.model.listing.visible.len() < 30 {
         // Once samples came in while watching (and some are left), there is an ETA.
-        let n = app.runs[0].rows.len();
-        if n > first && n < 30 && app.runs[0].status() == "running" {
+        let n = app.model.runs[0].rows.len();
+        if n > first && n < 30 && app.model.runs[0].status() == "running" {
             let p = app.followed_progress().unwrap_or_default();
             assert!(p.contains("ETA") && p.contains(&format!("{n}/30")), "{p}");
         }
         assert!(
             start.elapsed() < Duration::from_secs(30),
             "only {} rows followed",
-            app.visible.len()
+            app.model.listing.visible.len()
         );
         grew |= app.follow();
         std::thread::sleep(Duration::from_millis(50));
@@ -410,7 +420,7 @@ fn follows_a_run_written_by_another_process() {
     assert!(grew);
     assert!(child.0.wait().unwrap().success());
     app.follow();
-    assert_eq!(app.visible.len(), 30, "no sample twice");
+    assert_eq!(app.model.listing.visible.len(), 30, "no sample twice");
     assert_eq!(
         app.followed_progress(),
         None,
@@ -433,9 +443,9 @@ fn a_server_that_is_gone_pauses_the_live_run_and_retry_errors_redoes_the_failure
         theme: None,
         config: Some(PathBuf::from("/nonexistent/config.toml")),
     });
-    let fill = |app: &mut autoeval::tui::state::App, base: &str, retry: &str| {
+    let fill = |app: &mut autoeval::tui::app::App, base: &str, retry: &str| {
         app.press("R").unwrap();
-        let form = app.form.as_mut().unwrap();
+        let form = app.form_mut().unwrap();
         for (k, v) in [
             ("dataset", "pl"),
             ("seed", "5"),
@@ -464,16 +474,16 @@ fn a_server_that_is_gone_pauses_the_live_run_and_retry_errors_redoes_the_failure
         }
         app.press("enter").unwrap();
         assert!(
-            app.live.is_some() && app.form.is_none(),
+            app.jobs.live.is_some() && app.form().is_none(),
             "{:?}",
-            app.form.as_ref().map(|f| f.error.clone())
+            app.form().map(|f| f.error.clone())
         );
     };
     fill(&mut app, &dead_url, "n");
     wait_until(&mut app, "the run to pause itself", |a| {
-        a.live.as_ref().unwrap().paused
+        a.jobs.live.as_ref().unwrap().paused
     });
-    let live = app.live.as_ref().unwrap();
+    let live = app.jobs.live.as_ref().unwrap();
     assert_eq!(live.ended, None, "paused, not cancelled");
     assert_eq!(live.done, 5, "no request burnt after the fifth failure");
     assert!(
@@ -486,22 +496,22 @@ fn a_server_that_is_gone_pauses_the_live_run_and_retry_errors_redoes_the_failure
     assert!(live.header().starts_with("paused"));
     // Nothing starts while it waits.
     std::thread::sleep(Duration::from_millis(600));
-    app.live_tick();
-    assert_eq!(app.live.as_ref().unwrap().done, 5);
+    app.pump();
+    assert_eq!(app.jobs.live.as_ref().unwrap().done, 5);
     // Resuming tries again; the server is still gone, so it pauses again after five more.
     app.press("p").unwrap();
     assert_eq!(
-        app.live.as_ref().unwrap().last_warning,
+        app.jobs.live.as_ref().unwrap().last_warning,
         None,
         "the pause reason goes when the run resumes"
     );
     wait_until(&mut app, "the second pause", |a| {
-        a.live.as_ref().unwrap().done == 10 && a.live.as_ref().unwrap().paused
+        a.jobs.live.as_ref().unwrap().done == 10 && a.jobs.live.as_ref().unwrap().paused
     });
     app.press("C").unwrap();
     app.press("y").unwrap();
     wait_until(&mut app, "the cancel", |a| {
-        a.live.as_ref().unwrap().ended.is_some()
+        a.jobs.live.as_ref().unwrap().ended.is_some()
     });
     // The server is back: the form's retry errors redoes exactly the ten failures.
     let model = FakeModel::new();
@@ -509,10 +519,10 @@ fn a_server_that_is_gone_pauses_the_live_run_and_retry_errors_redoes_the_failure
         Server::start(move |_, r| Reply::json(200, openai_body(&model.answer(&prompt_of(r)))));
     fill(&mut app, &format!("{}/v1", server.base), "y");
     wait_until(&mut app, "the retry run to finish", |a| {
-        a.live.as_ref().unwrap().ended.is_some()
+        a.jobs.live.as_ref().unwrap().ended.is_some()
     });
     assert_eq!(
-        app.live.as_ref().unwrap().ended,
+        app.jobs.live.as_ref().unwrap().ended,
         Some(autoeval::tui::live::LiveEnd::Finished)
     );
     let (t, _) = autoeval::tui::theme::Theme::load("default");

@@ -84,7 +84,7 @@ fn a2_and_a3_agree_between_report_chart_and_csv_on_a_multi_round_run() {
         theme: None,
         config: Some(PathBuf::from("/nonexistent/autoeval-config.toml")),
     });
-    let chart = app.chart();
+    let chart = app.model.derived.chart.clone();
     assert_eq!(chart.len(), 1);
     let mut from_chart = Counts::default();
     for (bucket, c) in &chart[0].1 {
@@ -441,15 +441,15 @@ fn the_viewer_rescores_the_selected_run_with_a_key() {
         theme: None,
         config: Some(PathBuf::from("/nonexistent/autoeval-config.toml")),
     });
-    assert_eq!(app.runs.len(), 1);
+    assert_eq!(app.model.runs.len(), 1);
     app.press("S").unwrap();
     assert!(app.status.contains("rescoring"), "{}", app.status);
     let start = std::time::Instant::now();
-    while app.runs.len() < 2 && start.elapsed() < std::time::Duration::from_secs(60) {
-        app.live_tick();
+    while app.model.runs.len() < 2 && start.elapsed() < std::time::Duration::from_secs(60) {
+        app.pump();
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    assert_eq!(app.runs.len(), 2, "the rescored run is opened");
+    assert_eq!(app.model.runs.len(), 2, "the rescored run is opened");
     assert!(
         app.status
             .contains("rescored into pl-run-rescored: 0 changed"),

@@ -232,7 +232,7 @@ fn compare_counts_patterns_and_tests_the_difference() {
 }
 
 /// The viewer over `dir` (no user config).
-fn viewer(dir: &Path) -> autoeval::tui::state::App {
+fn viewer(dir: &Path) -> autoeval::tui::app::App {
     let (app, _) = autoeval::tui::build_app(&autoeval::tui::ViewOptions {
         paths: vec![dir.to_path_buf()],
         theme: None,
@@ -241,16 +241,16 @@ fn viewer(dir: &Path) -> autoeval::tui::state::App {
     app
 }
 
-fn keys(app: &mut autoeval::tui::state::App, ks: &[&str]) {
+fn keys(app: &mut autoeval::tui::app::App, ks: &[&str]) {
     for k in ks {
         app.press(k).unwrap();
     }
 }
 
 /// Opens the filter editor, moves to `field` (from wherever the cursor is) and presses `k` n times.
-fn set_field(app: &mut autoeval::tui::state::App, field: usize, key: &str, n: usize) {
+fn set_field(app: &mut autoeval::tui::app::App, field: usize, key: &str, n: usize) {
     keys(app, &["f"]);
-    while app.filter_edit.field != field {
+    while app.filter_editor().field != field {
         keys(app, &["j"]);
     }
     for _ in 0..n {
@@ -290,25 +290,28 @@ fn viewer_filters_by_failure_kind_judge_cross_run_and_typed_range() {
             .sum()
     };
     let mut app = viewer(dir.path());
-    assert_eq!(app.runs.len(), 2);
+    assert_eq!(app.model.runs.len(), 2);
     // Failure kind: negation misplaced is the sixth choice after "any".
     set_field(&mut app, 10, "right", 6);
     assert_eq!(
-        app.filter.failure,
+        app.model.listing.filter.failure,
         Some(autoeval::report::kinds::FailureKind::NegationMisplaced)
     );
-    assert_eq!(app.visible.len() as u64, kind_total("negation-misplaced"));
-    assert!(!app.visible.is_empty());
+    assert_eq!(
+        app.model.listing.visible.len() as u64,
+        kind_total("negation-misplaced")
+    );
+    assert!(!app.model.listing.visible.is_empty());
     // The editor remembers its cursor; x clears.
     keys(&mut app, &["f"]);
-    assert_eq!(app.filter_edit.field, 10);
+    assert_eq!(app.filter_editor().field, 10);
     keys(&mut app, &["x", "esc"]);
     // Judge ≠ verifier: the report's FP + FN.
     set_field(&mut app, 13, "right", 4);
     let j = &report["runs"][0]["judges"][0];
     let disagree = j["fp"].as_u64().unwrap() + j["fn_"].as_u64().unwrap();
     assert!(disagree > 0, "{j}");
-    assert_eq!(app.visible.len() as u64, disagree);
+    assert_eq!(app.model.listing.visible.len() as u64, disagree);
     keys(&mut app, &["f", "x", "esc"]);
     // Passes in run a, fails here (b): compare's "A only".
     set_field(&mut app, 14, "right", 1);
@@ -322,8 +325,8 @@ fn viewer_filters_by_failure_kind_judge_cross_run_and_typed_range() {
     .unwrap();
     let a_only = cmp["pairs"][0]["counts"]["a_only"].as_u64().unwrap();
     assert!(a_only > 0);
-    assert_eq!(app.visible.len() as u64, a_only);
-    assert!(app.visible.iter().all(|(r, _)| *r == 1));
+    assert_eq!(app.model.listing.visible.len() as u64, a_only);
+    assert!(app.model.listing.visible.iter().all(|(r, _)| *r == 1));
     keys(&mut app, &["f", "x", "esc"]);
     // Closeness: BLEU ≥ 0.9 (rounded to whole percent, as the list shows it).
     set_field(&mut app, 15, "right", 1);
@@ -343,19 +346,21 @@ fn viewer_filters_by_failure_kind_judge_cross_run_and_typed_range() {
         })
         .sum();
     assert!(near > 0);
-    assert_eq!(app.visible.len(), near);
+    assert_eq!(app.model.listing.visible.len(), near);
     keys(&mut app, &["f", "x", "esc"]);
     // Typed numbers: "1", "2" in "from" make the range start at 12.
     keys(&mut app, &["f"]);
-    while app.filter_edit.field != 0 {
+    while app.filter_editor().field != 0 {
         keys(&mut app, &["j"]);
     }
     keys(&mut app, &["1", "2", "esc"]);
-    assert_eq!(app.filter.range.map(|r| r.0), Some(12));
+    assert_eq!(app.model.listing.filter.range.map(|r| r.0), Some(12));
     assert!(
-        app.visible
+        app.model
+            .listing
+            .visible
             .iter()
-            .all(|&(r, i)| app.category(r, i).unwrap() >= 12)
+            .all(|&(r, i)| app.model.category(r, i).unwrap() >= 12)
     );
 }
 
@@ -374,12 +379,12 @@ fn viewer_run_summary_shows_judge_matrix_kinds_and_pass_fail_against_the_other_r
         .unwrap());
     let mut app = viewer(dir.path());
     // Select a sample of run a, then `i`.
-    while app.selected().map(|(r, _)| r) != Some(0) {
+    while app.model.selected().map(|(r, _)| r) != Some(0) {
         keys(&mut app, &["j"]);
     }
     keys(&mut app, &["i"]);
-    assert_eq!(app.mode, autoeval::tui::state::Mode::RunSummary);
-    let s = app.summary.clone().unwrap();
+    assert_eq!(app.mode(), autoeval::tui::layer::Mode::RunSummary);
+    let s = app.summary().cloned().unwrap();
     let j = s.judge.unwrap();
     assert_eq!(j.tp + j.fp + j.tn + j.fn_ + j.unparseable, s.counts.n);
     assert!(!s.kinds.is_empty());
@@ -394,7 +399,7 @@ fn viewer_run_summary_shows_judge_matrix_kinds_and_pass_fail_against_the_other_r
         let backend = ratatui::backend::TestBackend::new(110, 40);
         let mut term = ratatui::Terminal::new(backend).unwrap();
         term.draw(|f| {
-            autoeval::tui::ui::draw(f, &mut app, &t);
+            autoeval::tui::ui::view(f, &app, &t);
         })
         .unwrap();
         format!("{}", term.backend())
@@ -405,7 +410,7 @@ fn viewer_run_summary_shows_judge_matrix_kinds_and_pass_fail_against_the_other_r
     );
     assert!(screen.contains("McNemar p"), "{screen}");
     keys(&mut app, &["esc"]);
-    assert_eq!(app.mode, autoeval::tui::state::Mode::Normal);
+    assert_eq!(app.mode(), autoeval::tui::layer::Mode::Normal);
 }
 
 #[test]
@@ -432,9 +437,9 @@ fn viewer_search_finds_label_notes() {
         app.press(&c.to_string()).unwrap();
     }
     keys(&mut app, &["enter"]);
-    assert_eq!(app.visible.len(), 1);
-    let (r, i) = app.visible[0];
-    assert_eq!(&*app.runs[r as usize].rows[i as usize].id, "7");
+    assert_eq!(app.model.listing.visible.len(), 1);
+    let (r, i) = app.model.listing.visible[0];
+    assert_eq!(&*app.model.runs[r as usize].rows[i as usize].id, "7");
 }
 
 #[test]
@@ -443,18 +448,20 @@ fn overview_highlights_the_changed_subformula_and_lists_true_atoms() {
     let mut app = viewer(&fixtures);
     // Find a not-equivalent FOL sample (the fixture's pred7 slip).
     let k = app
+        .model
+        .listing
         .visible
         .iter()
         .position(|&(r, i)| {
-            let run = &app.runs[r as usize];
+            let run = &app.model.runs[r as usize];
             run.kind() == "fol"
                 && run.rows[i as usize].verdict == autoeval::verify::VerdictKind::NotEquivalent
         })
         .unwrap();
-    app.sample_list.sel = k;
-    app.detail = None;
-    app.ensure_detail();
-    let d = app.detail.as_ref().unwrap();
+    app.model.listing.sample_list.sel = k;
+    app.panes.detail = None;
+    app.pump();
+    let d = app.panes.detail.as_ref().unwrap();
     let [(t0, s0), (t1, s1)] = d.highlight.clone().unwrap();
     let (a, b) = s0.unwrap();
     let (c, e) = s1.unwrap();
@@ -462,7 +469,7 @@ fn overview_highlights_the_changed_subformula_and_lists_true_atoms() {
     let (t, _) = autoeval::tui::theme::Theme::load("default");
     let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 48)).unwrap();
     term.draw(|f| {
-        autoeval::tui::ui::draw(f, &mut app, &t);
+        autoeval::tui::ui::view(f, &app, &t);
     })
     .unwrap();
     let buf = term.backend().buffer().clone();
@@ -491,7 +498,7 @@ fn chart_pick_shows_numbers_filters_one_run_or_all_and_export_writes_files() {
     offline(&b, "pl", &["--perturb-rate", "0.8"]);
     let mut app = viewer(dir.path());
     // Run a has two batches: the chart has a spread row for it (and none for b).
-    let spreads = app.chart_spreads();
+    let spreads = app.model.derived.spreads.clone();
     assert!(!spreads[0].is_empty() && spreads[1].is_empty());
     assert!(spreads[0].values().all(|(lo, hi)| lo <= hi));
     let s = screen(&mut app, 160, 48);
@@ -500,10 +507,10 @@ fn chart_pick_shows_numbers_filters_one_run_or_all_and_export_writes_files() {
         "{s}"
     );
     keys(&mut app, &["v"]);
-    assert_eq!(app.mode, autoeval::tui::state::Mode::Chart);
+    assert_eq!(app.mode(), autoeval::tui::layer::Mode::Chart);
     // Bucket 3 of run b (↓ moves to the second run).
-    while app.chart_buckets()[app.chart_pick.bucket] != 3 {
-        let k = if app.chart_buckets()[app.chart_pick.bucket] < 3 {
+    while app.model.derived.buckets[app.chart_layer().unwrap().pick.bucket] != 3 {
+        let k = if app.model.derived.buckets[app.chart_layer().unwrap().pick.bucket] < 3 {
             "]"
         } else {
             "["
@@ -511,34 +518,38 @@ fn chart_pick_shows_numbers_filters_one_run_or_all_and_export_writes_files() {
         keys(&mut app, &[k]);
     }
     keys(&mut app, &["down"]);
-    let (name, counts, _) = app.chart_pick().unwrap();
+    let (name, counts, _) = app.chart_layer().unwrap().picked.clone().unwrap();
     assert_eq!(name, "b");
     assert!(counts.n > 0);
     // Run a has two batches: its pick carries the spread.
     keys(&mut app, &["up"]);
-    let (name_a, _, spread) = app.chart_pick().unwrap();
+    let (name_a, _, spread) = app.chart_layer().unwrap().picked.clone().unwrap();
     assert_eq!(name_a, "a");
     let (lo, hi) = spread.expect("two batches give a spread");
     assert!(lo <= hi);
     keys(&mut app, &["down", "enter"]);
     assert!(
-        app.visible
+        app.model
+            .listing
+            .visible
             .iter()
-            .all(|&(r, i)| r == 1 && app.category(r, i) == Some(3))
+            .all(|&(r, i)| r == 1 && app.model.category(r, i) == Some(3))
     );
-    assert_eq!(app.visible.len(), counts.n);
+    assert_eq!(app.model.listing.visible.len(), counts.n);
     // A: the bucket across every run.
     keys(&mut app, &["v", "A"]);
-    assert!(app.visible.iter().any(|&(r, _)| r == 0));
+    assert!(app.model.listing.visible.iter().any(|&(r, _)| r == 0));
     assert!(
-        app.visible
+        app.model
+            .listing
+            .visible
             .iter()
-            .all(|&(r, i)| app.category(r, i) == Some(3))
+            .all(|&(r, i)| app.model.category(r, i) == Some(3))
     );
     // K switches the chart to failure kinds × buckets of the highlighted run.
     keys(&mut app, &["v", "K"]);
-    assert!(app.chart_pick.kinds);
-    let (_, kinds) = app.chart_kind_counts();
+    assert!(app.chart_layer().unwrap().pick.kinds);
+    let (_, kinds) = app.chart_layer().unwrap().kinds.clone();
     assert!(!kinds.is_empty());
     keys(&mut app, &["K", "esc"]);
     // E exports what is listed.
@@ -553,12 +564,12 @@ fn chart_pick_shows_numbers_filters_one_run_or_all_and_export_writes_files() {
         .unwrap()
         .path();
     let jsonl = std::fs::read_to_string(folder.join("samples.jsonl")).unwrap();
-    assert_eq!(jsonl.lines().count(), app.visible.len());
+    assert_eq!(jsonl.lines().count(), app.model.listing.visible.len());
     for l in jsonl.lines() {
         serde_json::from_str::<serde_json::Value>(l).unwrap();
     }
     let mut rd = csv::Reader::from_path(folder.join("samples.csv")).unwrap();
-    assert_eq!(rd.records().count(), app.visible.len());
+    assert_eq!(rd.records().count(), app.model.listing.visible.len());
     let chart = std::fs::read_to_string(folder.join("chart.csv")).unwrap();
     assert!(chart.starts_with("run,operators,n,"), "{chart}");
 }
@@ -570,12 +581,12 @@ fn compare_shows_runs_side_by_side_with_a_phi1_diff() {
     offline(&dir.path().join("b"), "pl", &["--perturb-rate", "0.9"]);
     let mut app = viewer(dir.path());
     // A sample of a whose φ₀ got a different φ₁ in b.
-    let k = (0..app.visible.len())
+    let k = (0..app.model.listing.visible.len())
         .find(|&k| {
-            app.sample_list.sel = k;
-            let (r, _) = app.visible[k];
+            app.model.listing.sample_list.sel = k;
+            let (r, _) = app.model.listing.visible[k];
             r == 0 && {
-                let v = app.compare_view();
+                let v = app.model.compare_view();
                 v.columns.len() == 2
                     && v.columns[0].phi1 != v.columns[1].phi1
                     && !v.columns[0].phi1.is_empty()
@@ -583,15 +594,15 @@ fn compare_shows_runs_side_by_side_with_a_phi1_diff() {
             }
         })
         .unwrap();
-    app.sample_list.sel = k;
+    app.model.listing.sample_list.sel = k;
     keys(&mut app, &["c"]);
-    assert_eq!(app.mode, autoeval::tui::state::Mode::Compare);
-    let v = app.compare.clone().unwrap();
+    assert_eq!(app.mode(), autoeval::tui::layer::Mode::Compare);
+    let v = app.compare().cloned().unwrap();
     assert!(v.phi1_diff.iter().any(|l| l.change.is_change()));
     let (t, _) = autoeval::tui::theme::Theme::load("default");
     let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(140, 40)).unwrap();
     term.draw(|f| {
-        autoeval::tui::ui::draw(f, &mut app, &t);
+        autoeval::tui::ui::view(f, &app, &t);
     })
     .unwrap();
     let screen = format!("{}", term.backend());
@@ -604,11 +615,11 @@ fn compare_shows_runs_side_by_side_with_a_phi1_diff() {
     assert!(screen.contains("φ₁ of a vs φ₁ of b"), "{screen}");
 }
 
-fn screen(app: &mut autoeval::tui::state::App, w: u16, h: u16) -> String {
+fn screen(app: &mut autoeval::tui::app::App, w: u16, h: u16) -> String {
     let (t, _) = autoeval::tui::theme::Theme::load("default");
     let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
     term.draw(|f| {
-        autoeval::tui::ui::draw(f, app, &t);
+        autoeval::tui::ui::view(f, app, &t);
     })
     .unwrap();
     let buf = term.backend().buffer().clone();
@@ -666,30 +677,32 @@ fn label_filters_take_any_of_and_none_of_several_categories() {
             .unwrap());
     }
     let mut app = viewer(dir.path());
-    let total = app.visible.len();
-    let tick = |app: &mut autoeval::tui::state::App, field: usize, cat: &str| {
+    let total = app.model.listing.visible.len();
+    let tick = |app: &mut autoeval::tui::app::App, field: usize, cat: &str| {
         keys(app, &["f"]);
-        while app.filter_edit.field != field {
+        while app.filter_editor().field != field {
             keys(app, &["j"]);
         }
-        while app.taxonomy.categories[app.filter_edit.label_cursor].id != cat {
+        while app.model.taxonomy.categories[app.filter_editor().label_cursor].id != cat {
             keys(app, &["right"]);
         }
         keys(app, &["space", "esc"]);
     };
     tick(&mut app, 11, "negation-misplaced");
     tick(&mut app, 11, "and-or-swap");
-    assert_eq!(app.filter.label_any.len(), 2);
+    assert_eq!(app.model.listing.filter.label_any.len(), 2);
     let ids: Vec<String> = app
+        .model
+        .listing
         .visible
         .iter()
-        .map(|&(r, i)| app.runs[r as usize].rows[i as usize].id.to_string())
+        .map(|&(r, i)| app.model.runs[r as usize].rows[i as usize].id.to_string())
         .collect();
     assert_eq!(ids, ["1", "2"]);
     keys(&mut app, &["f", "x", "esc"]);
     tick(&mut app, 12, "arity");
     tick(&mut app, 12, "and-or-swap");
-    assert_eq!(app.visible.len(), total - 2);
+    assert_eq!(app.model.listing.visible.len(), total - 2);
     assert!(
         app.filter_summary().contains("no label"),
         "{}",

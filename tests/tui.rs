@@ -1,7 +1,8 @@
 //! The viewer: state transitions without a terminal, snapshots, robustness, and a real pty.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use autoeval::tui::state::{Mode, Pane, Tab};
+use autoeval::tui::app::{Pane, Tab};
+use autoeval::tui::layer::Mode;
 use autoeval::tui::{ViewOptions, build_app, ui};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -21,11 +22,11 @@ fn opts(paths: Vec<PathBuf>) -> ViewOptions {
     }
 }
 
-fn app() -> (autoeval::tui::state::App, autoeval::tui::theme::Theme) {
+fn app() -> (autoeval::tui::app::App, autoeval::tui::theme::Theme) {
     build_app(&opts(vec![fixtures()]))
 }
 
-fn keys(app: &mut autoeval::tui::state::App, ks: &[&str]) {
+fn keys(app: &mut autoeval::tui::app::App, ks: &[&str]) {
     for k in ks {
         app.press(k).unwrap();
     }
@@ -37,14 +38,14 @@ use screens::{Reaped, isolate, screen, styled};
 #[test]
 fn opens_on_a_failing_sample_with_counts() {
     let (app, _) = app();
-    assert_eq!(app.runs.len(), 3);
-    assert_eq!(app.visible.len(), 42);
-    let (r, i) = app.selected().unwrap();
+    assert_eq!(app.model.runs.len(), 3);
+    assert_eq!(app.model.listing.visible.len(), 42);
+    let (r, i) = app.model.selected().unwrap();
     assert_eq!(
-        app.runs[r as usize].rows[i as usize].verdict_name(),
+        app.model.runs[r as usize].rows[i as usize].verdict_name(),
         "not-equivalent"
     );
-    assert!(app.warnings.is_empty(), "{:?}", app.warnings);
+    assert!(app.model.warnings.is_empty(), "{:?}", app.model.warnings);
     assert_eq!(app.filter_summary(), "42/42");
 }
 
@@ -53,26 +54,30 @@ fn filters_combine_and_clear() {
     let (mut app, _) = app();
     // Filter editor: field 3 is the not-equivalent checkbox.
     keys(&mut app, &["f", "j", "j", "j", "space", "esc"]);
-    assert_eq!(app.mode, Mode::Normal);
-    assert!(
-        app.visible
-            .iter()
-            .all(|(r, i)| app.runs[*r as usize].rows[*i as usize].verdict
-                == autoeval::verify::VerdictKind::NotEquivalent)
-    );
-    let failing = app.visible.len();
+    assert_eq!(app.mode(), Mode::Normal);
+    assert!(app.model.listing.visible.iter().all(|(r, i)| {
+        app.model.runs[*r as usize].rows[*i as usize].verdict
+            == autoeval::verify::VerdictKind::NotEquivalent
+    }));
+    let failing = app.model.listing.visible.len();
     assert_eq!(failing, 13);
     // Operator range: the editor reopens on the checkbox it was left at; up to the
     // lower bound, then raise it twice.
     keys(&mut app, &["f"]);
-    assert_eq!(app.filter_edit.field, 3, "the editor remembers its cursor");
+    assert_eq!(
+        app.filter_editor().field,
+        3,
+        "the editor remembers its cursor"
+    );
     keys(&mut app, &["k", "k", "k", "right", "right", "esc"]);
-    assert_eq!(app.filter.range.map(|r| r.0), Some(2));
-    assert!(app.visible.len() < failing);
+    assert_eq!(app.model.listing.filter.range.map(|r| r.0), Some(2));
+    assert!(app.model.listing.visible.len() < failing);
     assert!(
-        app.visible
+        app.model
+            .listing
+            .visible
             .iter()
-            .all(|(r, i)| app.category(*r, *i).unwrap_or(0) >= 2)
+            .all(|(r, i)| app.model.category(*r, *i).unwrap_or(0) >= 2)
     );
     assert!(
         app.filter_summary().contains("ops 2–"),
@@ -81,27 +86,35 @@ fn filters_combine_and_clear() {
     );
     // Hide a run from the run list.
     keys(&mut app, &["x", "shift-tab", "space"]);
-    assert_eq!(app.focus, Pane::Runs);
-    assert_eq!(app.visible.len(), 28);
+    assert_eq!(app.panes.focus, Pane::Runs);
+    assert_eq!(app.model.listing.visible.len(), 28);
     keys(&mut app, &["space"]);
-    assert_eq!(app.visible.len(), 42);
+    assert_eq!(app.model.listing.visible.len(), 42);
     // Enter on a run shows only that run.
     keys(&mut app, &["j", "enter"]);
-    assert_eq!(app.visible.len(), 14);
-    assert_eq!(app.focus, Pane::Samples);
+    assert_eq!(app.model.listing.visible.len(), 14);
+    assert_eq!(app.panes.focus, Pane::Samples);
     keys(&mut app, &["x"]);
-    assert_eq!(app.visible.len(), 42);
+    assert_eq!(app.model.listing.visible.len(), 42);
     // Dataset kind: field 9 of the editor cycles through the loaded kinds.
     keys(&mut app, &["f"]);
-    while app.filter_edit.field != 9 {
+    while app.filter_editor().field != 9 {
         keys(&mut app, &["j"]);
     }
     keys(&mut app, &["right", "esc"]);
-    assert_eq!(app.filter.kinds.len(), 1);
-    assert_eq!(app.visible.len(), 14);
+    assert_eq!(app.model.listing.filter.kinds.len(), 1);
+    assert_eq!(app.model.listing.visible.len(), 14);
     assert!(
-        app.filter_summary()
-            .contains(app.filter.kinds.iter().next().unwrap().as_str())
+        app.filter_summary().contains(
+            app.model
+                .listing
+                .filter
+                .kinds
+                .iter()
+                .next()
+                .unwrap()
+                .as_str()
+        )
     );
     keys(&mut app, &["x"]);
 }
@@ -110,11 +123,11 @@ fn filters_combine_and_clear() {
 fn fuzzy_search_narrows_and_esc_clears() {
     let (mut app, _) = app();
     keys(&mut app, &["/", "p", "1", "2"]);
-    assert_eq!(app.mode, Mode::Search);
-    let n = app.visible.len();
+    assert_eq!(app.mode(), Mode::Search);
+    let n = app.model.listing.visible.len();
     assert!(n > 0 && n < 42, "{n}");
-    for (r, i) in &app.visible {
-        let run = &app.runs[*r as usize];
+    for (r, i) in &app.model.listing.visible {
+        let run = &app.model.runs[*r as usize];
         let text = run.text(&run.rows[*i as usize]);
         assert!(
             text.contains('p') && text.contains('1') && text.contains('2'),
@@ -122,32 +135,34 @@ fn fuzzy_search_narrows_and_esc_clears() {
         );
     }
     keys(&mut app, &["backspace"]);
-    assert!(app.visible.len() >= n, "deleting widens");
+    assert!(app.model.listing.visible.len() >= n, "deleting widens");
     keys(&mut app, &["enter"]);
-    assert_eq!(app.mode, Mode::Normal);
-    assert_eq!(app.search.field.text, "p1");
+    assert_eq!(app.mode(), Mode::Normal);
+    assert_eq!(app.model.listing.search.field.text, "p1");
     keys(&mut app, &["esc"]);
-    assert_eq!(app.visible.len(), 42);
+    assert_eq!(app.model.listing.visible.len(), 42);
 }
 
 #[test]
 fn chart_bucket_filters_the_list_and_by_toggles() {
     let (mut app, _) = app();
     keys(&mut app, &["v", "right", "right", "enter"]);
-    let (lo, hi) = app.filter.range.unwrap();
+    let (lo, hi) = app.model.listing.filter.range.unwrap();
     assert_eq!(lo, hi);
-    assert!(!app.visible.is_empty());
+    assert!(!app.model.listing.visible.is_empty());
     assert!(
-        app.visible
+        app.model
+            .listing
+            .visible
             .iter()
-            .all(|(r, i)| app.category(*r, *i) == Some(lo))
+            .all(|(r, i)| app.model.category(*r, *i) == Some(lo))
     );
     keys(&mut app, &["b"]);
     assert_eq!(
-        app.filter.range, None,
+        app.model.listing.filter.range, None,
         "switching the metric resets the range"
     );
-    assert_eq!(app.by, autoeval::report::By::Depth);
+    assert_eq!(app.model.by, autoeval::report::By::Depth);
 }
 
 #[test]
@@ -161,23 +176,27 @@ fn tabs_tree_detail_and_compare() {
         }
     }
     let (mut app, _) = build_app(&opts(vec![dir.path().to_path_buf()]));
-    app.ensure_detail();
-    let d = app.detail.as_ref().unwrap();
+    app.pump();
+    let d = app.panes.detail.as_ref().unwrap();
     assert!(d.record.is_ok());
     assert!(!d.changes.is_empty(), "a failing sample has a diff");
     assert!(d.explain.iter().any(|l| l.split), "the split is marked");
     keys(&mut app, &["]"]);
-    assert_eq!(app.detail_view.tab, Tab::Diff);
+    assert_eq!(app.panes.detail_view.tab, Tab::Diff);
     keys(&mut app, &["[", "[", "t"]);
-    assert_eq!(app.detail_view.tab, Tab::Raw);
-    assert!(app.detail_view.tree);
+    assert_eq!(app.panes.detail_view.tab, Tab::Raw);
+    assert!(app.panes.detail_view.tree);
     keys(&mut app, &["c"]);
-    assert_eq!(app.mode, Mode::Compare);
-    assert_eq!(app.compare_rows().len(), 2, "the same φ₀ in the other run");
+    assert_eq!(app.mode(), Mode::Compare);
+    assert_eq!(
+        app.model.compare_rows().len(),
+        2,
+        "the same φ₀ in the other run"
+    );
     keys(&mut app, &["esc"]);
-    assert_eq!(app.mode, Mode::Normal);
+    assert_eq!(app.mode(), Mode::Normal);
     keys(&mut app, &["tab"]);
-    assert_eq!(app.focus, Pane::Detail);
+    assert_eq!(app.panes.focus, Pane::Detail);
     keys(&mut app, &["q"]);
     assert!(app.quit);
 }
@@ -206,12 +225,12 @@ fn broken_inputs_become_warnings_and_the_rest_loads() {
     std::fs::write(bad.join("samples.jsonl"), out).unwrap();
     let missing = dir.path().join("missing");
     let (mut app, t) = build_app(&opts(vec![dir.path().to_path_buf(), missing]));
-    assert_eq!(app.runs.len(), 2);
+    assert_eq!(app.model.runs.len(), 2);
     assert_eq!(
-        app.runs.iter().map(|r| r.rows.len()).sum::<usize>(),
+        app.model.runs.iter().map(|r| r.rows.len()).sum::<usize>(),
         14 + 13
     );
-    let w = app.warnings.join("\n");
+    let w = app.model.warnings.join("\n");
     assert!(w.contains("missing: no such file"), "{w}");
     assert!(w.contains("run.json"), "{w}");
     assert!(w.contains(":4: skipped"), "{w}");
@@ -227,14 +246,15 @@ fn broken_inputs_become_warnings_and_the_rest_loads() {
         dir.path().to_path_buf(),
         dir.path().join("missing"),
     ]));
-    let rows = |a: &autoeval::tui::state::App| {
-        a.runs
+    let rows = |a: &autoeval::tui::app::App| {
+        a.model
+            .runs
             .iter()
             .flat_map(|r| r.rows.iter().map(|x| format!("{x:?}")))
             .collect::<Vec<_>>()
     };
     assert_eq!(rows(&again), rows(&app));
-    assert!(again.warnings.join("\n").contains(":4: skipped"));
+    assert!(again.model.warnings.join("\n").contains(":4: skipped"));
     keys(&mut app, &["esc"]);
     assert_eq!(screen(&mut again, &t, 80, 24), screen(&mut app, &t, 80, 24));
 }
@@ -260,14 +280,14 @@ fn following_a_growing_run_adds_rows() {
     )
     .unwrap();
     let (mut app, _) = build_app(&opts(vec![d.clone()]));
-    assert_eq!(app.visible.len(), 1, "the torn line waits");
+    assert_eq!(app.model.listing.visible.len(), 1, "the torn line waits");
     std::fs::write(
         d.join("samples.jsonl"),
         format!("{}\n{}\n{}\n", lines[0], lines[1], lines[2]),
     )
     .unwrap();
     assert!(app.follow());
-    assert_eq!(app.visible.len(), 3);
+    assert_eq!(app.model.listing.visible.len(), 3);
     assert!(!app.follow(), "nothing new");
 }
 
@@ -282,8 +302,8 @@ fn following_appends_matches_a_fresh_open_with_filters_search_and_chart() {
     std::fs::write(d.join("samples.jsonl"), lines[..half].join("\n") + "\n").unwrap();
     let other = fixtures().join("fol-small");
     let paths = vec![d.clone(), other];
-    let setup = |app: &mut autoeval::tui::state::App| {
-        app.filter.verdicts = [
+    let setup = |app: &mut autoeval::tui::app::App| {
+        app.model.listing.filter.verdicts = [
             autoeval::verify::VerdictKind::NotEquivalent,
             autoeval::verify::VerdictKind::Equivalent,
         ]
@@ -296,23 +316,23 @@ fn following_appends_matches_a_fresh_open_with_filters_search_and_chart() {
     setup(&mut app);
     let _ = screen(&mut app, &t, 120, 40);
     keys(&mut app, &["j"]);
-    let selected = app.selected();
+    let selected = app.model.selected();
     std::fs::write(d.join("samples.jsonl"), lines.join("\n") + "\n").unwrap();
     assert!(app.follow());
     let (mut fresh, _) = build_app(&opts(paths));
     setup(&mut fresh);
-    let total: usize = fresh.runs.iter().map(|r| r.rows.len()).sum();
-    assert!(!fresh.visible.is_empty() && fresh.visible.len() < total);
-    assert_eq!(app.visible, fresh.visible);
-    assert_eq!(app.chart(), fresh.chart());
+    let total: usize = fresh.model.runs.iter().map(|r| r.rows.len()).sum();
+    assert!(!fresh.model.listing.visible.is_empty() && fresh.model.listing.visible.len() < total);
+    assert_eq!(app.model.listing.visible, fresh.model.listing.visible);
+    assert_eq!(app.model.derived.chart, fresh.model.derived.chart);
     assert_eq!(
-        app.selected(),
+        app.model.selected(),
         selected,
         "the selection stays on its sample"
     );
 }
 
-fn snap(name: &str, app: &mut autoeval::tui::state::App, t: &autoeval::tui::theme::Theme) {
+fn snap(name: &str, app: &mut autoeval::tui::app::App, t: &autoeval::tui::theme::Theme) {
     snap_mode!(name, app, t);
 }
 
@@ -346,7 +366,7 @@ fn snapshots_of_each_screen() {
     snap("run_summary", &mut app, &t);
     // Label mode and its note editor (nothing is saved: the note is cancelled).
     keys(&mut app, &["esc", "a"]);
-    assert_eq!(app.mode, Mode::Label);
+    assert_eq!(app.mode(), Mode::Label);
     snap("label", &mut app, &t);
     // Labelling is never blind: φ₀, ψ and φ₁ stay on screen at every size.
     for (w, h) in screens::SIZES {
@@ -356,10 +376,10 @@ fn snapshots_of_each_screen() {
         }
     }
     keys(&mut app, &["m", "s", "c", "o", "p", "e"]);
-    assert_eq!(app.mode, Mode::Note);
+    assert_eq!(app.mode(), Mode::Note);
     snap("note", &mut app, &t);
     keys(&mut app, &["esc", "esc"]);
-    assert_eq!(app.mode, Mode::Normal);
+    assert_eq!(app.mode(), Mode::Normal);
 }
 
 #[test]
@@ -485,7 +505,7 @@ fn ctrl_c_quits_in_every_mode() {
         assert!(
             app.quit,
             "ctrl-c after {way:?} ({:?}) did not quit",
-            app.mode
+            app.mode()
         );
     }
 }
@@ -521,15 +541,15 @@ fn ctrl_c_q_and_a_panic_all_restore_the_terminal_and_mouse() {
 fn detail_scroll_stops_at_the_last_screenful_and_resets_per_sample() {
     let (mut app, t) = app();
     keys(&mut app, &["enter"]);
-    assert_eq!(app.focus, Pane::Detail);
+    assert_eq!(app.panes.focus, Pane::Detail);
     let _ = screen(&mut app, &t, 80, 24);
     for _ in 0..50 {
         keys(&mut app, &["pagedown"]);
     }
     keys(&mut app, &["G"]);
     let s = screen(&mut app, &t, 80, 24);
-    let max = app.detail_view.max_scroll.get();
-    assert!(app.detail_view.scroll <= max);
+    let max = app.panes.detail_view.max_scroll.get();
+    assert!(app.panes.detail_view.scroll <= max);
     assert!(max < 200, "{max}");
     // The last screenful still shows text.
     let detail_text: String = s
@@ -544,18 +564,29 @@ fn detail_scroll_stops_at_the_last_screenful_and_resets_per_sample() {
     // Another sample starts at the top.
     keys(&mut app, &["shift-tab", "j"]);
     let _ = screen(&mut app, &t, 80, 24);
-    assert_eq!(app.detail_view.scroll, 0);
+    assert_eq!(app.panes.detail_view.scroll, 0);
 }
 
 #[test]
 fn regex_runs_have_a_category_without_switching_to_depth() {
     let (app, _) = app();
-    assert_eq!(app.by, autoeval::report::By::Operators);
-    let regex = app.runs.iter().position(|r| r.kind() == "regex").unwrap() as u32;
-    for i in 0..app.runs[regex as usize].rows.len() as u32 {
-        assert!(app.category(regex, i).is_some(), "row {i}");
+    assert_eq!(app.model.by, autoeval::report::By::Operators);
+    let regex = app
+        .model
+        .runs
+        .iter()
+        .position(|r| r.kind() == "regex")
+        .unwrap() as u32;
+    for i in 0..app.model.runs[regex as usize].rows.len() as u32 {
+        assert!(app.model.category(regex, i).is_some(), "row {i}");
     }
-    assert!(app.chart().iter().any(|(n, _)| n.contains("regex")));
+    assert!(
+        app.model
+            .derived
+            .chart
+            .iter()
+            .any(|(n, _)| n.contains("regex"))
+    );
 }
 
 #[test]
@@ -585,17 +616,22 @@ fn typing_a_query_finds_what_pasting_it_finds() {
         }
         keys(&mut typed, &["enter"]);
         let (mut pasted, _) = build_app(&opts(vec![d.clone()]));
-        pasted.search.field.text = q.into();
-        pasted.research();
-        assert_eq!(typed.visible, pasted.visible, "query {q:?}");
+        pasted.model.listing.search.field.text = q.into();
+        pasted.model.research();
+        assert_eq!(
+            typed.model.listing.visible, pasted.model.listing.visible,
+            "query {q:?}"
+        );
     }
     let (mut app, _) = build_app(&opts(vec![d]));
-    app.search.field.text = "p12".into();
-    app.research();
+    app.model.listing.search.field.text = "p12".into();
+    app.model.research();
     assert!(
-        app.visible
+        app.model
+            .listing
+            .visible
             .iter()
-            .any(|&(r, i)| &*app.runs[r as usize].rows[i as usize].id == "99")
+            .any(|&(r, i)| &*app.model.runs[r as usize].rows[i as usize].id == "99")
     );
 }
 
@@ -616,8 +652,8 @@ fn run_status_and_new_run_directories_are_picked_up_while_open() {
     )
     .unwrap();
     let (mut app, _) = build_app(&opts(vec![dir.path().to_path_buf()]));
-    assert_eq!(app.runs.len(), 1);
-    assert_eq!(app.runs[0].status(), "running");
+    assert_eq!(app.model.runs.len(), 1);
+    assert_eq!(app.model.runs[0].status(), "running");
     // Another process finishes it: the run list follows the manifest.
     std::thread::sleep(std::time::Duration::from_millis(20));
     m["status"] = serde_json::json!("finished");
@@ -632,7 +668,7 @@ fn run_status_and_new_run_directories_are_picked_up_while_open() {
         .set_modified(later)
         .unwrap();
     assert!(app.follow());
-    assert_eq!(app.runs[0].status(), "finished");
+    assert_eq!(app.model.runs[0].status(), "finished");
     // A run directory made after start joins the list.
     let b = dir.path().join("b");
     std::fs::create_dir_all(&b).unwrap();
@@ -643,8 +679,8 @@ fn run_status_and_new_run_directories_are_picked_up_while_open() {
     )
     .unwrap();
     assert!(app.follow());
-    assert_eq!(app.runs.len(), 2);
-    assert!(app.visible.iter().any(|(r, _)| *r == 1));
+    assert_eq!(app.model.runs.len(), 2);
+    assert!(app.model.listing.visible.iter().any(|(r, _)| *r == 1));
 }
 
 #[test]
@@ -652,7 +688,8 @@ fn an_empty_folder_warns_until_a_run_appears() {
     let dir = tempfile::tempdir().unwrap();
     let (mut app, _) = build_app(&opts(vec![dir.path().to_path_buf()]));
     assert!(
-        app.warnings
+        app.model
+            .warnings
             .iter()
             .any(|w| w.contains("no run directories here"))
     );
@@ -665,9 +702,10 @@ fn an_empty_folder_warns_until_a_run_appears() {
     )
     .unwrap();
     assert!(app.follow());
-    assert_eq!(app.runs.len(), 1);
+    assert_eq!(app.model.runs.len(), 1);
     assert!(
-        !app.warnings
+        !app.model
+            .warnings
             .iter()
             .any(|w| w.contains("no run directories here"))
     );
@@ -691,10 +729,10 @@ fn wide_characters_keep_the_run_list_columns_aligned() {
         )
         .unwrap();
     }
-    let (mut app, t) = build_app(&opts(vec![dir.path().to_path_buf()]));
+    let (app, t) = build_app(&opts(vec![dir.path().to_path_buf()]));
     let mut term = Terminal::new(TestBackend::new(100, 30)).unwrap();
     term.draw(|f| {
-        ui::draw(f, &mut app, &t);
+        ui::view(f, &app, &t);
     })
     .unwrap();
     let buf = term.backend().buffer().clone();
@@ -740,21 +778,21 @@ fn help_lists_every_mode_scrolls_and_the_footer_names_help_once() {
     assert_ne!(top, bottom);
     assert!(bottom.contains("config.toml"), "{bottom}");
     keys(&mut app, &["esc"]);
-    assert_eq!(app.mode, Mode::Normal);
+    assert_eq!(app.mode(), Mode::Normal);
 }
 
 #[test]
 fn labelling_at_80x24_keeps_the_formulas_in_view() {
     let (mut app, t) = app();
     keys(&mut app, &["a"]);
-    assert_eq!(app.mode, Mode::Label);
+    assert_eq!(app.mode(), Mode::Label);
     let s = screen(&mut app, &t, 80, 24);
     assert!(s.contains("Labels"), "{s}");
     for what in ["φ₀ ", "ψ  ", "φ₁ "] {
         assert!(s.contains(what), "{what} hidden while labelling:\n{s}");
     }
     // Every category is still on screen (its key at least).
-    for c in &app.taxonomy.categories {
+    for c in &app.model.taxonomy.categories {
         assert!(
             s.contains(&format!("{} [", c.key)),
             "category {} missing:\n{s}",
@@ -770,20 +808,23 @@ fn labelling_at_80x24_keeps_the_formulas_in_view() {
 fn background_search_never_blocks_and_keeps_only_the_newest_result() {
     let (mut sync_app, _) = app();
     keys(&mut sync_app, &["/", "p", "1", "2", "∧"]);
-    let want = sync_app.visible.clone();
+    let want = sync_app.model.listing.visible.clone();
     assert!(!want.is_empty());
     let (mut app, t) = app();
-    app.search.sync_limit = 0;
+    app.model.listing.search.sync_limit = 0;
     keys(&mut app, &["/", "p", "1", "2", "∧"]);
     assert!(app.search_pending(), "the search went to the worker");
     assert!(screen(&mut app, &t, 120, 30).contains("searching…"));
     let start = std::time::Instant::now();
     while app.search_pending() {
-        app.poll_search();
+        app.pump();
         assert!(start.elapsed() < std::time::Duration::from_secs(10));
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
-    assert_eq!(app.visible, want, "only the newest query's result is shown");
+    assert_eq!(
+        app.model.listing.visible, want,
+        "only the newest query's result is shown"
+    );
     assert!(!screen(&mut app, &t, 120, 30).contains("searching…"));
     // Deleting back to nothing shows everything again without a worker round trip.
     keys(
@@ -792,8 +833,8 @@ fn background_search_never_blocks_and_keeps_only_the_newest_result() {
     );
     assert!(!app.search_pending());
     assert_eq!(
-        app.visible.len(),
-        app.runs.iter().map(|r| r.rows.len()).sum::<usize>()
+        app.model.listing.visible.len(),
+        app.model.runs.iter().map(|r| r.rows.len()).sum::<usize>()
     );
 }
 
@@ -808,20 +849,21 @@ fn runs_load_in_the_background_and_join_in_order() {
     assert!(first.contains("Samples"), "{first}");
     let start = std::time::Instant::now();
     while app.loading().is_some() {
-        app.poll_loading();
+        app.pump();
         assert!(start.elapsed() < std::time::Duration::from_secs(20));
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
     let (mut blocking, _) = build_app(&opts(paths));
-    let names = |a: &autoeval::tui::state::App| {
-        a.runs
+    let names = |a: &autoeval::tui::app::App| {
+        a.model
+            .runs
             .iter()
             .map(autoeval::tui::data::RunIndex::name)
             .collect::<Vec<_>>()
     };
     assert_eq!(names(&app), names(&blocking));
-    assert_eq!(app.visible, blocking.visible);
-    assert_eq!(app.selected(), blocking.selected());
+    assert_eq!(app.model.listing.visible, blocking.model.listing.visible);
+    assert_eq!(app.model.selected(), blocking.model.selected());
     assert!(!screen(&mut app, &t, 120, 30).contains("loading runs"));
     assert_eq!(
         screen(&mut app, &t, 120, 30),
@@ -848,11 +890,11 @@ fn styled_snapshots_of_the_main_screen_in_each_built_in_theme() {
 fn search_ranks_best_match_first_and_the_order_toggles_back() {
     let (mut app, t) = app();
     keys(&mut app, &["/", "p", "1", "0"]);
-    assert!(app.search.ranked);
-    let ranked = app.visible.clone();
+    assert!(app.model.listing.search.ranked);
+    let ranked = app.model.listing.visible.clone();
     let q = autoeval::tui::search::Query::new("p10");
     let score = |(r, i): (u32, u32)| {
-        let run = &app.runs[r as usize];
+        let run = &app.model.runs[r as usize];
         q.score(&run.text(&run.rows[i as usize])).unwrap()
     };
     let scores: Vec<i64> = ranked.iter().map(|x| score(*x)).collect();
@@ -862,9 +904,9 @@ fn search_ranks_best_match_first_and_the_order_toggles_back() {
         "the fixture has better and worse matches"
     );
     keys(&mut app, &["ctrl-o"]);
-    assert!(!app.search.ranked);
+    assert!(!app.model.listing.search.ranked);
     assert!(screen(&mut app, &t, 120, 30).contains("dataset order"));
-    let plain = app.visible.clone();
+    let plain = app.model.listing.visible.clone();
     assert!(plain.windows(2).all(|w| w[0] < w[1]), "dataset order");
     let mut sorted = ranked.clone();
     sorted.sort_unstable();
@@ -872,13 +914,15 @@ fn search_ranks_best_match_first_and_the_order_toggles_back() {
     assert_ne!(ranked, plain);
     // Typing on narrows in the chosen order; `o` while browsing toggles back.
     keys(&mut app, &["∨", "enter", "o"]);
-    assert!(app.search.ranked);
+    assert!(app.model.listing.search.ranked);
     let narrowed: Vec<i64> = {
         let q = autoeval::tui::search::Query::new("p10∨");
-        app.visible
+        app.model
+            .listing
+            .visible
             .iter()
             .map(|&(r, i)| {
-                let run = &app.runs[r as usize];
+                let run = &app.model.runs[r as usize];
                 q.score(&run.text(&run.rows[i as usize])).unwrap()
             })
             .collect()
@@ -930,9 +974,9 @@ fn clicks_select_the_row_drawn_under_the_pointer_after_scrolling() {
     }
     let (mut app, t) = build_app(&opts(vec![dir.path().to_path_buf()]));
     let mut term = Terminal::new(TestBackend::new(100, 30)).unwrap();
-    let mut frame = |app: &mut autoeval::tui::state::App| {
+    let mut frame = |app: &mut autoeval::tui::app::App| {
         let mut areas = None;
-        term.draw(|f| areas = Some(ui::draw(f, app, &t))).unwrap();
+        term.draw(|f| areas = Some(ui::view(f, app, &t))).unwrap();
         (areas.unwrap(), term.backend().buffer().clone())
     };
     let click = |x: u16, y: u16| MouseEvent {
@@ -953,37 +997,49 @@ fn clicks_select_the_row_drawn_under_the_pointer_after_scrolling() {
     }
     keys(&mut app, &["k", "k", "k"]);
     let (a, buf) = frame(&mut app);
-    assert!(app.sample_list.offset.get() > 0, "the list scrolled");
+    assert!(
+        app.model.listing.sample_list.offset.get() > 0,
+        "the list scrolled"
+    );
     let y = a.samples.y + 3;
     let shown_id = row_text(&buf, a.samples, y)
         .split_whitespace()
         .next()
         .unwrap()
         .to_string();
-    autoeval::tui::mouse(&mut app, &a, click(a.samples.x + 2, y));
-    let (r, i) = app.selected().unwrap();
-    assert_eq!(*app.runs[r as usize].rows[i as usize].id, *shown_id);
+    {
+        app.panes.areas = a;
+        app.update(autoeval::tui::app::Msg::Mouse(click(a.samples.x + 2, y)));
+    }
+    let (r, i) = app.model.selected().unwrap();
+    assert_eq!(*app.model.runs[r as usize].rows[i as usize].id, *shown_id);
     // The wheel over the sample list moves the selection three rows.
-    let before = app.sample_list.sel;
+    let before = app.model.listing.sample_list.sel;
     let wheel = MouseEvent {
         kind: MouseEventKind::ScrollDown,
         ..click(a.samples.x + 2, y)
     };
-    autoeval::tui::mouse(&mut app, &a, wheel);
-    assert_eq!(app.sample_list.sel, before + 3);
+    {
+        app.panes.areas = a;
+        app.update(autoeval::tui::app::Msg::Mouse(wheel));
+    }
+    assert_eq!(app.model.listing.sample_list.sel, before + 3);
     // Runs: more runs than rows, scrolled to the last.
     keys(&mut app, &["shift-tab"]);
-    assert_eq!(app.focus, Pane::Runs);
+    assert_eq!(app.panes.focus, Pane::Runs);
     for _ in 0..8 {
         keys(&mut app, &["j"]);
         let _ = frame(&mut app);
     }
     let (a, buf) = frame(&mut app);
-    assert!(app.run_list.offset.get() > 0, "the run list scrolled");
+    assert!(app.panes.run_list.offset.get() > 0, "the run list scrolled");
     let y = a.runs.y + 1;
     let shown = row_text(&buf, a.runs, y);
-    autoeval::tui::mouse(&mut app, &a, click(a.runs.x + 2, y));
-    let name = app.runs[app.run_list.sel].name();
+    {
+        app.panes.areas = a;
+        app.update(autoeval::tui::app::Msg::Mouse(click(a.runs.x + 2, y)));
+    }
+    let name = app.model.runs[app.panes.run_list.sel].name();
     assert!(shown.contains(&name), "clicked {shown:?}, selected {name}");
 }
 
@@ -993,11 +1049,11 @@ fn clicks_select_the_row_drawn_under_the_pointer_after_scrolling() {
 fn the_shipped_sample_runs_load_cleanly_and_open_on_a_real_failure() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
     let (mut app, t) = build_app(&opts(vec![root]));
-    assert!(app.warnings.is_empty(), "{:?}", app.warnings);
-    assert!(app.runs.len() >= 25, "{} runs", app.runs.len());
-    assert!(app.runs.iter().all(|r| !r.rows.is_empty()));
-    let (r, i) = app.selected().unwrap();
-    let run = &app.runs[r as usize];
+    assert!(app.model.warnings.is_empty(), "{:?}", app.model.warnings);
+    assert!(app.model.runs.len() >= 25, "{} runs", app.model.runs.len());
+    assert!(app.model.runs.iter().all(|r| !r.rows.is_empty()));
+    let (r, i) = app.model.selected().unwrap();
+    let run = &app.model.runs[r as usize];
     assert!(!run.model().contains("perturb"), "{}", run.model());
     assert_eq!(
         run.rows[i as usize].verdict,
@@ -1016,7 +1072,8 @@ fn the_shipped_sample_runs_load_cleanly_and_open_on_a_real_failure() {
 #[test]
 fn statuses_and_warnings_are_drawn_safe_and_visible() {
     let (mut app, t) = app();
-    app.warnings
+    app.model
+        .warnings
         .push("bad \u{1b}[31mred\u{202e} warning\nsecond line".into());
     app.status = "export failed: /tmp/\u{1b}]0;title\u{7}x\u{202e}y".into();
     let s = screen(&mut app, &t, 120, 30);
@@ -1050,22 +1107,22 @@ fn a_key_rebound_in_a_mode_table_is_what_the_mode_obeys() {
         theme: None,
         config: Some(cfg),
     });
-    assert!(app.warnings.is_empty(), "{:?}", app.warnings);
+    assert!(app.model.warnings.is_empty(), "{:?}", app.model.warnings);
     keys(&mut app, &["/", "p", "1", "ctrl-o"]);
-    assert!(app.search.ranked, "ctrl-o no longer toggles");
+    assert!(app.model.listing.search.ranked, "ctrl-o no longer toggles");
     keys(&mut app, &["ctrl-r"]);
-    assert!(!app.search.ranked);
+    assert!(!app.model.listing.search.ranked);
     assert!(
         screen(&mut app, &t, 120, 30).contains("ctrl-r order"),
         "the footer follows"
     );
     keys(&mut app, &["esc", "f"]);
-    let field = app.filter_edit.field;
+    let field = app.filter_editor().field;
     keys(&mut app, &["n"]);
-    assert_eq!(app.filter_edit.field, field + 1);
+    assert_eq!(app.filter_editor().field, field + 1);
     keys(&mut app, &["j"]);
     assert_eq!(
-        app.filter_edit.field,
+        app.filter_editor().field,
         field + 1,
         "an override replaces the action's keys: j no longer moves the field"
     );
@@ -1076,17 +1133,26 @@ fn typing_a_range_bound_never_changes_the_other() {
     let (mut app, t) = app();
     // On "from" type 5, move to "to", type 1 and 0: the range is 5–10.
     keys(&mut app, &["f", "5", "j", "1"]);
-    assert_eq!(app.filter.range, Some((5, 1)), "the 1 leaves 'from' alone");
-    assert!(app.visible.is_empty(), "an inverted range matches nothing");
+    assert_eq!(
+        app.model.listing.filter.range,
+        Some((5, 1)),
+        "the 1 leaves 'from' alone"
+    );
+    assert!(
+        app.model.listing.visible.is_empty(),
+        "an inverted range matches nothing"
+    );
     assert!(app.filter_summary().contains("invalid"));
     assert!(screen(&mut app, &t, 100, 30).contains("invalid: from > to"));
     keys(&mut app, &["0"]);
-    assert_eq!(app.filter.range, Some((5, 10)));
+    assert_eq!(app.model.listing.filter.range, Some((5, 10)));
     assert!(!screen(&mut app, &t, 100, 30).contains("invalid"));
     assert!(
-        app.visible
+        app.model
+            .listing
+            .visible
             .iter()
-            .all(|(r, i)| (5..=10).contains(&app.category(*r, *i).unwrap_or(0)))
+            .all(|(r, i)| (5..=10).contains(&app.model.category(*r, *i).unwrap_or(0)))
     );
 }
 
@@ -1150,16 +1216,18 @@ fn a_retried_sample_counts_once_and_its_latest_line_wins() {
         .replacen("\"idx\":3", "\"idx\":7", 1);
     std::fs::write(d.join("samples.jsonl"), format!("{text}{retried}\n")).unwrap();
     assert!(app.follow());
-    let run = &app.runs[0];
+    let run = &app.model.runs[0];
     assert_eq!(run.rows.len(), 14, "sample 7 counts once");
     let seven: Vec<_> = run.rows.iter().filter(|r| &*r.id == "7").collect();
     assert_eq!(seven.len(), 1);
     assert!(seven[0].verdict.is_pass(), "the latest line wins");
     assert_eq!(app.filter_summary(), "3/14 · not-equivalent");
     assert!(
-        app.visible
+        app.model
+            .listing
+            .visible
             .iter()
-            .all(|(r, i)| &*app.runs[*r as usize].rows[*i as usize].id != "7"),
+            .all(|(r, i)| &*app.model.runs[*r as usize].rows[*i as usize].id != "7"),
         "the filter drops the old row without reopening"
     );
 }
@@ -1178,7 +1246,7 @@ fn chart_window_shown(s: &str) -> Option<(usize, usize, usize)> {
 fn the_chart_scrolls_and_follows_the_run_selection() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
     let (mut app, t) = build_app(&opts(vec![root]));
-    let n = app.chart_runs().len();
+    let n = app.model.derived.chart_runs.len();
     assert!(n >= 25, "{n} runs on the chart");
     let s = screen(&mut app, &t, 80, 24);
     let (a, b, total) = chart_window_shown(&s).expect("a scrolled chart says which runs");
@@ -1186,8 +1254,14 @@ fn the_chart_scrolls_and_follows_the_run_selection() {
     assert!(b < n, "not every run fits at 80×24: {a}–{b}");
     // Selecting the last run in the run list brings its chart row into view.
     keys(&mut app, &["shift-tab", "G"]);
-    let last = app.run_list.sel;
-    let row = app.chart_runs().iter().position(|ri| *ri == last).unwrap();
+    let last = app.panes.run_list.sel;
+    let row = app
+        .model
+        .derived
+        .chart_runs
+        .iter()
+        .position(|ri| *ri == last)
+        .unwrap();
     let s = screen(&mut app, &t, 80, 24);
     let (a, b, _) = chart_window_shown(&s).unwrap();
     assert!(
@@ -1198,18 +1272,18 @@ fn the_chart_scrolls_and_follows_the_run_selection() {
     assert_eq!(b, n, "the last run is in view");
     // Picking starts on that run and moving up scrolls the chart back to the first.
     keys(&mut app, &["v"]);
-    assert_eq!(app.chart_pick.run, row);
+    assert_eq!(app.chart_layer().unwrap().pick.run, row);
     for _ in 0..n {
         keys(&mut app, &["up"]);
         let s = screen(&mut app, &t, 80, 24);
         let (a, b, _) = chart_window_shown(&s).unwrap();
-        let picked = app.chart_pick.run + 1;
+        let picked = app.chart_layer().unwrap().pick.run + 1;
         assert!(
             (a..=b).contains(&picked),
             "picked row {picked} not in {a}–{b}"
         );
     }
-    assert_eq!(app.chart_pick.run, 0);
+    assert_eq!(app.chart_layer().unwrap().pick.run, 0);
     assert_eq!(
         chart_window_shown(&screen(&mut app, &t, 80, 24)).unwrap().0,
         1
@@ -1219,8 +1293,8 @@ fn the_chart_scrolls_and_follows_the_run_selection() {
 #[test]
 fn at_80x24_the_detail_names_its_run_and_labels_show_full_category_names() {
     let (mut app, t) = app();
-    let (r, _) = app.selected().unwrap();
-    let run = app.runs[r as usize].name();
+    let (r, _) = app.model.selected().unwrap();
+    let run = app.model.runs[r as usize].name();
     let s = screen(&mut app, &t, 80, 24);
     let title = s.lines().find(|l| l.contains("Sample ")).unwrap();
     assert!(
@@ -1230,13 +1304,14 @@ fn at_80x24_the_detail_names_its_run_and_labels_show_full_category_names() {
     // The mechanism on a taxonomy of the size the panel can hold at 80×24 (19
     // categories, as shipped before the informalization categories were added; the
     // 23 built-in ones need a scrolling panel there, an open item of issue 22).
-    app.taxonomy
+    app.model
+        .taxonomy
         .categories
         .retain(|c| !["9", "t", "o", "r"].contains(&c.key.as_str()));
-    assert_eq!(app.taxonomy.categories.len(), 19);
+    assert_eq!(app.model.taxonomy.categories.len(), 19);
     keys(&mut app, &["a"]);
     let s = screen(&mut app, &t, 80, 24);
-    for c in &app.taxonomy.categories {
+    for c in &app.model.taxonomy.categories {
         assert!(
             s.contains(&format!("{} [ ] {}", c.key, c.name)),
             "category {} not in full:\n{s}",
@@ -1253,7 +1328,7 @@ fn the_run_form_writes_into_the_viewed_folder_and_shows_its_whole_command() {
     let dir = tempfile::tempdir().unwrap();
     let (mut app, t) = build_app(&opts(vec![dir.path().to_path_buf()]));
     keys(&mut app, &["R"]);
-    let form = app.form.as_mut().unwrap();
+    let form = app.form_mut().unwrap();
     let argv = form.argv().unwrap();
     let at = argv.iter().position(|a| a == "--out").unwrap();
     assert_eq!(
@@ -1277,7 +1352,12 @@ fn the_run_form_writes_into_the_viewed_folder_and_shows_its_whole_command() {
 #[test]
 fn a_view_mixing_logic_and_regex_runs_names_each_runs_measure() {
     let (mut app, t) = app();
-    assert_eq!(app.measures().len(), 2, "{:?}", app.measures());
+    assert_eq!(
+        app.model.derived.measures.len(),
+        2,
+        "{:?}",
+        app.model.derived.measures
+    );
     let s = screen(&mut app, &t, 160, 48);
     assert!(s.contains("by ops/depth"), "{s}");
     assert!(
@@ -1293,19 +1373,22 @@ fn a_view_mixing_logic_and_regex_runs_names_each_runs_measure() {
     );
     // Each row says which measure its number is.
     let regex = app
+        .model
         .runs
         .iter()
         .position(|r| r.name() == "regex-small")
         .unwrap();
     let k = app
+        .model
+        .listing
         .visible
         .iter()
         .position(|(r, _)| *r as usize == regex)
         .unwrap();
-    let (r, i) = app.visible[k];
-    assert_eq!(app.measure_of(r, i), "depth");
-    app.sample_list.sel = k;
-    let d = format!("{}d", app.category(r, i).unwrap());
+    let (r, i) = app.model.listing.visible[k];
+    assert_eq!(app.model.measure_of(r, i), "depth");
+    app.model.listing.sample_list.sel = k;
+    let d = format!("{}d", app.model.category(r, i).unwrap());
     let s = screen(&mut app, &t, 160, 48);
     let row = s
         .lines()
@@ -1314,7 +1397,7 @@ fn a_view_mixing_logic_and_regex_runs_names_each_runs_measure() {
     assert!(row.contains("regex"), "{row}");
     // Only logic runs: one measure, the plain header.
     keys(&mut app, &["shift-tab"]);
-    while app.runs[app.run_list.sel].name() != "regex-small" {
+    while app.model.runs[app.panes.run_list.sel].name() != "regex-small" {
         keys(&mut app, &["j"]);
     }
     keys(&mut app, &["space"]);
@@ -1330,18 +1413,20 @@ fn the_sample_list_sorts_by_a_key_or_a_header_click_and_says_so() {
     use autoeval::tui::components::sort::SortKey;
     use ratatui::crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
     let (mut app, t) = app();
-    let cats = |app: &autoeval::tui::state::App| -> Vec<usize> {
-        app.visible
+    let cats = |app: &autoeval::tui::app::App| -> Vec<usize> {
+        app.model
+            .listing
+            .visible
             .iter()
-            .map(|&(r, i)| app.category(r, i).unwrap())
+            .map(|&(r, i)| app.model.category(r, i).unwrap())
             .collect()
     };
-    let selected = app.selected();
+    let selected = app.model.selected();
     keys(&mut app, &["s"]);
-    assert_eq!(app.sort.key, Some(SortKey::Measure));
+    assert_eq!(app.model.listing.sort.key, Some(SortKey::Measure));
     assert!(cats(&app).is_sorted(), "{:?}", cats(&app));
     assert_eq!(
-        app.selected(),
+        app.model.selected(),
         selected,
         "the selected sample stays selected"
     );
@@ -1353,12 +1438,14 @@ fn the_sample_list_sorts_by_a_key_or_a_header_click_and_says_so() {
     assert!(screen(&mut app, &t, 120, 40).contains("sorted by measure ↓"));
     // Verdict, then BLEU (rows without one last), then the rest, then unsorted.
     keys(&mut app, &["s"]);
-    assert_eq!(app.sort.key, Some(SortKey::Verdict));
+    assert_eq!(app.model.listing.sort.key, Some(SortKey::Verdict));
     keys(&mut app, &["s"]);
     let bleu: Vec<Option<u8>> = app
+        .model
+        .listing
         .visible
         .iter()
-        .map(|&(r, i)| app.runs[r as usize].rows[i as usize].bleu)
+        .map(|&(r, i)| app.model.runs[r as usize].rows[i as usize].bleu)
         .collect();
     let known: Vec<u8> = bleu.iter().flatten().copied().collect();
     assert!(known.is_sorted());
@@ -1369,13 +1456,12 @@ fn the_sample_list_sorts_by_a_key_or_a_header_click_and_says_so() {
     for _ in 0..4 {
         keys(&mut app, &["s"]);
     }
-    assert_eq!(app.sort.key, None);
+    assert_eq!(app.model.listing.sort.key, None);
     assert!(!screen(&mut app, &t, 120, 40).contains("sorted by"));
     // A click on the verdict header sorts by verdict; a second click reverses.
     let mut term = Terminal::new(TestBackend::new(120, 40)).unwrap();
     let mut areas = None;
-    term.draw(|f| areas = Some(ui::draw(f, &mut app, &t)))
-        .unwrap();
+    term.draw(|f| areas = Some(ui::view(f, &app, &t))).unwrap();
     let a = areas.unwrap();
     let click = MouseEvent {
         kind: MouseEventKind::Down(MouseButton::Left),
@@ -1383,19 +1469,27 @@ fn the_sample_list_sorts_by_a_key_or_a_header_click_and_says_so() {
         row: a.samples.y + 1,
         modifiers: KeyModifiers::NONE,
     };
-    autoeval::tui::mouse(&mut app, &a, click);
+    {
+        app.panes.areas = a;
+        app.update(autoeval::tui::app::Msg::Mouse(click));
+    }
     assert_eq!(
-        (app.sort.key, app.sort.desc),
+        (app.model.listing.sort.key, app.model.listing.sort.desc),
         (Some(SortKey::Verdict), false)
     );
     let verdicts: Vec<u8> = app
+        .model
+        .listing
         .visible
         .iter()
-        .map(|&(r, i)| app.runs[r as usize].rows[i as usize].verdict as u8)
+        .map(|&(r, i)| app.model.runs[r as usize].rows[i as usize].verdict as u8)
         .collect();
     assert!(verdicts.is_sorted());
-    autoeval::tui::mouse(&mut app, &a, click);
-    assert!(app.sort.desc);
+    {
+        app.panes.areas = a;
+        app.update(autoeval::tui::app::Msg::Mouse(click));
+    }
+    assert!(app.model.listing.sort.desc);
     assert!(screen(&mut app, &t, 120, 40).contains("verdict↓"));
 }
 
@@ -1403,7 +1497,7 @@ fn the_sample_list_sorts_by_a_key_or_a_header_click_and_says_so() {
 fn the_raw_tab_shows_every_call_as_a_conversation() {
     let (mut app, t) = app();
     keys(&mut app, &["enter", "]", "]", "]"]);
-    assert_eq!(app.detail_view.tab, Tab::Raw);
+    assert_eq!(app.panes.detail_view.tab, Tab::Raw);
     let mut seen = String::new();
     for _ in 0..40 {
         seen.push_str(&screen(&mut app, &t, 160, 48));
@@ -1426,14 +1520,16 @@ fn the_raw_tab_shows_every_call_as_a_conversation() {
 fn overview_shows_hand_labels_and_the_judge_column_has_a_legend_and_marks_disagreement() {
     let run = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs/pl-qwen-1.5b");
     let (mut app, t) = build_app(&opts(vec![run]));
-    let at = |app: &autoeval::tui::state::App, id: &str| {
-        app.visible
+    let at = |app: &autoeval::tui::app::App, id: &str| {
+        app.model
+            .listing
+            .visible
             .iter()
-            .position(|&(r, i)| &*app.runs[r as usize].rows[i as usize].id == id)
+            .position(|&(r, i)| &*app.model.runs[r as usize].rows[i as usize].id == id)
             .unwrap()
     };
-    app.sample_list.sel = at(&app, "0");
-    app.detail = None;
+    app.model.listing.sample_list.sel = at(&app, "0");
+    app.panes.detail = None;
     let s = screen(&mut app, &t, 160, 48);
     assert!(s.contains("labels dev-a: off-format answer"), "{s}");
     assert!(
@@ -1441,8 +1537,8 @@ fn overview_shows_hand_labels_and_the_judge_column_has_a_legend_and_marks_disagr
         "{s}"
     );
     // Sample 35: the judge and the verifier disagree.
-    app.sample_list.sel = at(&app, "35");
-    app.detail = None;
+    app.model.listing.sample_list.sel = at(&app, "35");
+    app.panes.detail = None;
     let s = screen(&mut app, &t, 160, 48);
     let row = s
         .lines()
@@ -1460,13 +1556,13 @@ fn empty_lists_point_to_the_right_key_and_the_filter_panel_keeps_isolated_runs()
     assert!(!s.contains("clears the filters"), "{s}");
     let (mut app, t) = app();
     keys(&mut app, &["/", "z", "z", "z", "z", "enter"]);
-    assert!(app.visible.is_empty());
+    assert!(app.model.listing.visible.is_empty());
     assert!(screen(&mut app, &t, 120, 40).contains("no samples match: x clears the filters"));
     keys(&mut app, &["x", "shift-tab", "j", "enter"]);
-    assert_eq!(app.visible.len(), 14, "one run isolated");
+    assert_eq!(app.model.listing.visible.len(), 14, "one run isolated");
     keys(&mut app, &["f", "x", "esc"]);
     assert_eq!(
-        app.visible.len(),
+        app.model.listing.visible.len(),
         14,
         "x in the filter panel keeps the isolated run"
     );
@@ -1498,14 +1594,14 @@ fn the_run_summary_pairs_only_runs_of_the_same_dataset() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
     let (mut app, t) = build_app(&opts(vec![root]));
     let mut paired_any = false;
-    for ri in 0..app.runs.len() {
-        app.focus = autoeval::tui::state::Pane::Runs;
-        app.run_list.sel = ri;
-        app.visible.clear();
-        let s = app.run_summary().unwrap();
-        let key = app.runs[ri].dataset_key();
+    for ri in 0..app.model.runs.len() {
+        app.panes.focus = autoeval::tui::app::Pane::Runs;
+        app.panes.run_list.sel = ri;
+        app.model.listing.visible.clear();
+        let s = app.model.run_summary(ri).unwrap();
+        let key = app.model.runs[ri].dataset_key();
         for (name, _) in &s.versus {
-            let other = app.runs.iter().find(|r| r.name() == *name).unwrap();
+            let other = app.model.runs.iter().find(|r| r.name() == *name).unwrap();
             assert_eq!(other.dataset_key(), key, "{} paired with {name}", s.name);
         }
         assert!(s.other_datasets > 0, "{}", s.name);
@@ -1543,20 +1639,22 @@ fn compare_diffs_a_passing_run_against_a_failing_one_and_the_pair_can_be_picked(
         std::fs::write(d.join("samples.jsonl"), lines.join("\n") + "\n").unwrap();
     }
     let (mut app, t) = build_app(&opts(vec![dir.path().to_path_buf()]));
-    app.sample_list.sel = app
+    app.model.listing.sample_list.sel = app
+        .model
+        .listing
         .visible
         .iter()
-        .position(|&(r, i)| r == 0 && &*app.runs[0].rows[i as usize].id == "7")
+        .position(|&(r, i)| r == 0 && &*app.model.runs[0].rows[i as usize].id == "7")
         .unwrap();
     keys(&mut app, &["c"]);
-    assert_eq!(app.mode, Mode::Compare);
-    let view = app.compare.as_ref().unwrap();
+    assert_eq!(app.mode(), Mode::Compare);
+    let view = app.compare().unwrap();
     assert_eq!(view.columns.len(), 3);
     assert_eq!(view.pair, (0, 2), "the failing run against the passing one");
     assert!(screen(&mut app, &t, 160, 48).contains("φ₁ of run-a vs φ₁ of run-c · [/] picks"));
     keys(&mut app, &["]"]);
-    assert_eq!(app.compare.as_ref().unwrap().pair, (0, 1));
+    assert_eq!(app.compare().unwrap().pair, (0, 1));
     assert!(screen(&mut app, &t, 160, 48).contains("φ₁ of run-a vs φ₁ of run-b"));
     keys(&mut app, &["esc"]);
-    assert_eq!(app.mode, Mode::Normal);
+    assert_eq!(app.mode(), Mode::Normal);
 }

@@ -1,7 +1,7 @@
 //! Exports from the viewer: the filtered sample list (JSONL of full records and a CSV
 //! summary) and the chart's numbers, written to a new folder.
 
-use super::state::App;
+use super::app::App;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -34,8 +34,8 @@ pub fn export(app: &App, base: &Path) -> Result<PathBuf, ExportError> {
         "phi1",
     ])
     .map_err(at(&csv_path))?;
-    for &(r, i) in &app.visible {
-        let run = &app.runs[r as usize];
+    for &(r, i) in &app.model.listing.visible {
+        let run = &app.model.runs[r as usize];
         let row = &run.rows[i as usize];
         let line = run.raw_line(row)?;
         j.write_all(&line).map_err(at(&jsonl))?;
@@ -84,7 +84,7 @@ pub fn export(app: &App, base: &Path) -> Result<PathBuf, ExportError> {
     c.flush().map_err(at(&csv_path))?;
     let chart_path = dir.join("chart.csv");
     let mut w = csv::Writer::from_path(&chart_path).map_err(at(&chart_path))?;
-    let by = match app.by {
+    let by = match app.model.by {
         crate::report::By::Operators => "operators",
         crate::report::By::Depth => "depth",
     };
@@ -100,7 +100,7 @@ pub fn export(app: &App, base: &Path) -> Result<PathBuf, ExportError> {
     ])
     .map_err(at(&chart_path))?;
     let f4 = |x: Option<f64>| x.map(|v| format!("{v:.4}")).unwrap_or_default();
-    for (name, m) in app.chart() {
+    for (name, m) in &app.model.derived.chart {
         for (b, n) in m {
             w.write_record([
                 name.clone(),

@@ -51,19 +51,6 @@ pub struct Form {
     resume: Option<(PathBuf, u64, usize, usize)>,
 }
 
-/// What a form key asks of the app.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FormEffect {
-    /// Only the form changed.
-    None,
-    /// Start the run the form describes.
-    Start,
-    /// Close the form.
-    Close,
-    /// Quit the viewer.
-    Quit,
-}
-
 impl Form {
     /// The keymap context whose bindings drive it.
     pub const CONTEXT: super::keymap::Context = super::keymap::Context::Form;
@@ -81,28 +68,28 @@ impl Form {
     }
 
     /// Handles an action of the form context.
-    pub fn handle(&mut self, a: super::keymap::Action) -> FormEffect {
+    pub fn handle(&mut self, a: super::keymap::Action) -> super::components::Effect {
+        use super::components::Effect;
         use super::keymap::Action;
         let n = FIELDS.len();
         let effect = match a {
             Action::NextField => {
                 self.sel = (self.sel + 1) % n;
-                FormEffect::None
+                Effect::None
             }
             Action::PrevField => {
                 self.sel = (self.sel + n - 1) % n;
-                FormEffect::None
+                Effect::None
             }
             Action::DeleteChar => {
                 if let Some(v) = self.values.get_mut(self.sel) {
                     v.pop();
                 }
-                FormEffect::None
+                Effect::None
             }
-            Action::Confirm => FormEffect::Start,
-            Action::Cancel => FormEffect::Close,
-            Action::Quit => FormEffect::Quit,
-            _ => FormEffect::None,
+            Action::Confirm => Effect::Confirm,
+            Action::Cancel => Effect::Close,
+            _ => Effect::None,
         };
         self.refresh();
         effect
@@ -485,14 +472,16 @@ pub struct Live {
     /// The keys that pause/resume and cancel it, as the status line names them.
     pub keys: (String, String),
     started: Instant,
-    rx: std::sync::mpsc::Receiver<Result<Event, LiveEnd>>,
     pause_tx: PauseSwitch,
     cancel_tx: tokio::sync::watch::Sender<bool>,
 }
 
 impl Live {
     /// Starts a run from the form; the pipeline runs on its own threads.
-    pub fn start(form: &Form) -> Result<Live, FormError> {
+    pub fn start(
+        form: &Form,
+        deliver: impl Fn(Result<Event, LiveEnd>) -> bool + Send + Sync + 'static,
+    ) -> Result<Live, FormError> {
         let argv = form.argv()?;
         let args = match <crate::cli::Cli as clap::Parser>::try_parse_from(&argv) {
             Ok(crate::cli::Cli {
@@ -520,7 +509,7 @@ impl Live {
             FormError::Setup(crate::sanitize::one_line(&format!("{e:#}")).into_owned())
         })?;
         form.remember();
-        let (tx, rx) = std::sync::mpsc::channel();
+        let tx = std::sync::Arc::new(deliver);
         std::thread::spawn(move || {
             let rt = match tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
@@ -528,7 +517,7 @@ impl Live {
             {
                 Ok(rt) => rt,
                 Err(e) => {
-                    let _ = tx.send(Err(LiveEnd::Failed(e.to_string())));
+                    (*tx)(Err(LiveEnd::Failed(e.to_string())));
                     return;
                 }
             };
@@ -537,14 +526,14 @@ impl Live {
                 let fwd = tx.clone();
                 let forward = tokio::spawn(async move {
                     while let Some(e) = erx.recv().await {
-                        if fwd.send(Ok(e)).is_err() {
+                        if !(*fwd)(Ok(e)) {
                             break;
                         }
                     }
                 });
                 let r = execute(spec, etx, cancel_rx).await;
                 let _ = forward.await;
-                let _ = tx.send(Err(match r {
+                (*tx)(Err(match r {
                     Ok(Outcome::Finished) => LiveEnd::Finished,
                     Ok(Outcome::Cancelled) => LiveEnd::Cancelled,
                     Err(e) => LiveEnd::Failed(e.to_string()),
@@ -565,54 +554,54 @@ impl Live {
             last_warning: None,
             keys: ("p".into(), "C".into()),
             started: Instant::now(),
-            rx,
             pause_tx,
             cancel_tx,
         })
     }
 
-    /// Takes in what the run reported; returns whether anything changed.
-    pub fn poll(&mut self) -> bool {
-        let mut changed = false;
-        while let Ok(msg) = self.rx.try_recv() {
-            changed = true;
-            match msg {
-                Ok(Event::Started { todo, .. }) => self.todo = todo,
-                Ok(Event::Sample(rec)) => {
-                    self.done += 1;
-                    self.pass += usize::from(rec.verdict.is_equivalent());
-                    self.errors +=
-                        usize::from(rec.verdict.kind() == crate::verify::VerdictKind::ModelError);
-                    self.tokens += rec.input_tokens + rec.output_tokens;
-                    self.cost = self.cost.zip(rec.cost_usd).map(|(a, b)| a + b);
-                    self.calls += rec
-                        .rounds
-                        .iter()
-                        .map(|r| 1 + u64::from(r.autoformalize.is_some()))
-                        .sum::<u64>();
-                }
-                Ok(Event::Warning(w)) => {
-                    self.errors += usize::from(w.contains("internal error"));
-                    self.last_warning = Some(crate::sanitize::one_line(&w).into_owned());
-                }
-                Err(end) => self.ended = Some(end),
+    /// Takes in one report of the run.
+    pub fn take(&mut self, msg: Result<Event, LiveEnd>) {
+        match msg {
+            Ok(Event::Started { todo, .. }) => self.todo = todo,
+            Ok(Event::Sample(rec)) => {
+                self.done += 1;
+                self.pass += usize::from(rec.verdict.is_equivalent());
+                self.errors +=
+                    usize::from(rec.verdict.kind() == crate::verify::VerdictKind::ModelError);
+                self.tokens += rec.input_tokens + rec.output_tokens;
+                self.cost = self.cost.zip(rec.cost_usd).map(|(a, b)| a + b);
+                self.calls += rec
+                    .rounds
+                    .iter()
+                    .map(|r| 1 + u64::from(r.autoformalize.is_some()))
+                    .sum::<u64>();
             }
-        }
-        // The run pauses itself when the server is gone; the switch is the truth.
-        let paused = *self.pause_tx.borrow();
-        if paused != self.paused {
-            self.paused = paused;
-            changed = true;
-            if !paused {
-                // Resumed: the reason it paused no longer holds.
-                self.last_warning = None;
+            Ok(Event::Warning(w)) => {
+                self.errors += usize::from(w.contains("internal error"));
+                self.last_warning = Some(crate::sanitize::one_line(&w).into_owned());
             }
+            Err(end) => self.ended = Some(end),
         }
-        if changed && self.ended == Some(LiveEnd::Finished) {
+        self.sync_pause();
+        if self.ended == Some(LiveEnd::Finished) {
             // A finished run has nothing left to warn about (a pause it recovered from).
             self.last_warning = None;
         }
-        changed
+    }
+
+    /// Reads the pause switch (the run pauses itself when the server is gone; the
+    /// switch is the truth); returns whether the state changed.
+    pub fn sync_pause(&mut self) -> bool {
+        let paused = *self.pause_tx.borrow();
+        if paused == self.paused {
+            return false;
+        }
+        self.paused = paused;
+        if !paused {
+            // Resumed: the reason it paused no longer holds.
+            self.last_warning = None;
+        }
+        true
     }
 
     /// Pauses or resumes.

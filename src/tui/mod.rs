@@ -1,22 +1,24 @@
 //! The terminal viewer: browse, filter and understand runs.
 
+pub mod app;
 pub mod components;
 pub mod data;
 pub mod export;
 pub mod keymap;
 pub mod keys;
 pub mod labels;
+pub mod layer;
 pub mod live;
+pub mod model;
 pub mod search;
-pub mod state;
 pub mod theme;
 pub mod transcript;
 pub mod ui;
 
+use app::{App, Msg};
 use data::RunIndex;
 use keymap::Keymap;
-use ratatui::crossterm::event::{self, Event, KeyEventKind, MouseButton, MouseEventKind};
-use state::{App, Pane};
+use ratatui::crossterm::event::{self, Event, KeyEventKind};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -149,67 +151,6 @@ fn import_for_viewing(file: &Path) -> Result<PathBuf, crate::run::import::Import
     Ok(dir)
 }
 
-fn inside(r: ratatui::layout::Rect, x: u16, y: u16) -> bool {
-    x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height
-}
-
-/// A mouse event on the last frame's areas: the wheel scrolls the pane under the
-/// pointer, a click selects the run or sample on that row (through the lists' offsets).
-pub fn mouse(app: &mut App, areas: &ui::Areas, m: ratatui::crossterm::event::MouseEvent) {
-    let (x, y) = (m.column, m.row);
-    match m.kind {
-        MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
-            let d = if m.kind == MouseEventKind::ScrollDown {
-                keymap::Action::Down
-            } else {
-                keymap::Action::Up
-            };
-            let prev = app.focus;
-            app.focus = if inside(areas.detail, x, y) {
-                Pane::Detail
-            } else if inside(areas.runs, x, y) {
-                Pane::Runs
-            } else {
-                Pane::Samples
-            };
-            for _ in 0..3 {
-                app.act_in(app.context(), d);
-            }
-            if !inside(areas.detail, x, y) && !inside(areas.runs, x, y) {
-                app.focus = Pane::Samples;
-            } else if prev != app.focus && app.focus != Pane::Detail {
-                app.focus = prev;
-            }
-        }
-        MouseEventKind::Down(MouseButton::Left) => {
-            if inside(areas.samples, x, y) && y == areas.samples.y + 1 {
-                // The column header: sort by the column clicked (again: reversed).
-                app.focus = Pane::Samples;
-                let col = usize::from(x.saturating_sub(areas.samples.x + 1));
-                if let Some(k) = ui::panes::sample_column_at(app, col) {
-                    app.sort_by(|s| s.click(k));
-                }
-            } else if inside(areas.samples, x, y) {
-                app.focus = Pane::Samples;
-                // Row 0 is the border, row 1 the column header.
-                let line = (y.saturating_sub(areas.samples.y + 2)) as usize;
-                if y >= areas.samples.y + 2 && app.sample_list.click(line, app.visible.len()) {
-                    app.detail = None;
-                }
-            } else if inside(areas.runs, x, y) {
-                app.focus = Pane::Runs;
-                let line = y.saturating_sub(areas.runs.y + 1) as usize;
-                if y > areas.runs.y {
-                    app.run_list.click(line, app.runs.len());
-                }
-            } else if inside(areas.detail, x, y) {
-                app.focus = Pane::Detail;
-            }
-        }
-        _ => {}
-    }
-}
-
 /// Options for the viewer.
 #[derive(Debug, Clone, Default)]
 pub struct ViewOptions {
@@ -227,7 +168,7 @@ pub fn build_app(opts: &ViewOptions) -> (App, Theme) {
 }
 
 /// Builds the app with its runs still loading on background threads: the first frame
-/// comes at once, and runs join the lists as they are read ([`App::poll_loading`]).
+/// comes at once, and runs join the lists as [`Msg::Loaded`] brings them.
 pub fn build_app_loading(opts: &ViewOptions) -> (App, Theme) {
     build(opts, true)
 }
@@ -245,10 +186,10 @@ fn build(opts: &ViewOptions, background: bool) -> (App, Theme) {
     warnings.extend(tw);
     let (dirs, rw) = run_dirs(&opts.paths);
     warnings.extend(rw);
-    let (runs, loader) = if background {
-        (Vec::new(), Some(state::Loader::start(dirs)))
+    let (runs, later) = if background {
+        (Vec::new(), dirs)
     } else {
-        (dirs.iter().map(|d| RunIndex::open(d)).collect(), None)
+        (dirs.iter().map(|d| RunIndex::open(d)).collect(), Vec::new())
     };
     let (taxonomy, xw) = labels::Taxonomy::load(
         cfg.taxonomy.as_deref(),
@@ -271,15 +212,17 @@ fn build(opts: &ViewOptions, background: bool) -> (App, Theme) {
         }
     }
     let mut app = App::new(runs, keymap, warnings);
-    app.watch = opts
+    app.model.watch = opts
         .paths
         .iter()
         .filter(|p| p.is_dir() && !crate::run::store::is_run_dir(p))
         .cloned()
         .collect();
-    app.taxonomy = taxonomy;
-    app.annotator = labels::annotator(cfg.annotator.as_deref());
-    app.loader = loader;
+    app.model.taxonomy = taxonomy;
+    app.model.annotator = labels::annotator(cfg.annotator.as_deref());
+    if !later.is_empty() {
+        app.load_in_background(later);
+    }
     (app, theme)
 }
 
@@ -308,63 +251,62 @@ pub fn run(opts: ViewOptions) -> anyhow::Result<i32> {
     }));
     // For the terminal-restoring test only: a named key that panics on purpose.
     let panic_key = std::env::var("AUTOEVAL_TEST_PANIC_KEY").ok();
+    // Terminal input arrives in the inbox like everything else.
+    let input = app.jobs.sender();
+    std::thread::spawn(move || {
+        while let Ok(ev) = event::read() {
+            let msg = match ev {
+                Event::Key(k) if k.kind != KeyEventKind::Release => {
+                    match keys::Key::from_event(k) {
+                        Some(key) => Msg::Key(key),
+                        None => continue,
+                    }
+                }
+                Event::Mouse(m) => Msg::Mouse(m),
+                Event::Resize(..) => Msg::Resize,
+                _ => continue,
+            };
+            if input.send(msg).is_err() {
+                break;
+            }
+        }
+    });
+    app::jobs::tick(app.jobs.sender(), Duration::from_millis(500));
     let result = (|| -> anyhow::Result<()> {
-        let mut areas = ui::Areas::default();
         let mut dirty = true;
-        let mut last_follow = Instant::now();
         let mut first = true;
         while !app.quit {
             if dirty {
-                terminal.draw(|f| areas = ui::draw(f, &mut app, &theme))?;
+                terminal.draw(|f| app.panes.areas = ui::view(f, &app, &theme))?;
                 dirty = false;
                 if first {
                     first = false;
                     if std::env::var_os("AUTOEVAL_TIMING").is_some() {
                         app.status = format!("first frame after {:.0?}", started.elapsed());
                         dirty = true;
+                        continue;
                     }
                 }
             }
-            // While a search or the loading runs in the background, look often.
-            let wait = if app.search_pending() || app.loading().is_some() {
-                10
-            } else {
-                200
+            let Some(mut msg) = app.jobs.next(Duration::from_secs(1)) else {
+                continue;
             };
-            if event::poll(Duration::from_millis(wait))? {
-                match event::read()? {
-                    Event::Key(k) if k.kind != KeyEventKind::Release => {
-                        if let Some(key) = keys::Key::from_event(k) {
-                            assert!(
-                                panic_key.as_deref() != Some(key.to_string().as_str()),
-                                "AUTOEVAL_TEST_PANIC_KEY pressed"
-                            );
-                            app.status.clear();
-                            app.key(key);
-                            dirty = true;
-                        }
-                    }
-                    Event::Mouse(m) => {
-                        mouse(&mut app, &areas, m);
-                        dirty = true;
-                    }
-                    Event::Resize(..) => dirty = true,
-                    _ => {}
+            // Take everything waiting before drawing again: a burst of keys or of
+            // loaded runs costs one frame.
+            loop {
+                if let Msg::Key(key) = &msg {
+                    assert!(
+                        panic_key.as_deref() != Some(key.to_string().as_str()),
+                        "AUTOEVAL_TEST_PANIC_KEY pressed"
+                    );
                 }
-            }
-            if app.poll_search() {
-                dirty = true;
-            }
-            if app.poll_loading() {
-                dirty = true;
-            }
-            if app.live_tick() {
-                dirty = true;
-            }
-            if last_follow.elapsed() >= Duration::from_millis(500) {
-                last_follow = Instant::now();
-                if app.follow() {
-                    dirty = true;
+                dirty |= app.update(msg);
+                if app.quit {
+                    break;
+                }
+                match app.jobs.ready() {
+                    Some(m) => msg = m,
+                    None => break,
                 }
             }
         }

@@ -373,17 +373,16 @@ pub fn run_job(job: &Job) -> Found {
     Found { rows, scores }
 }
 
-/// A background thread that runs the newest search and drops stale ones.
+/// A background thread that runs the newest search and drops stale ones; each result
+/// goes to the app's inbox through `deliver`.
 pub struct Worker {
     jobs: mpsc::Sender<Job>,
-    results: mpsc::Receiver<(u64, Found)>,
 }
 
 impl Worker {
-    /// Starts the thread.
-    pub fn start() -> Worker {
+    /// Starts the thread; it ends when `deliver` returns false (the inbox is gone).
+    pub fn start(deliver: impl Fn(u64, Found) -> bool + Send + 'static) -> Worker {
         let (jobs, rx) = mpsc::channel::<Job>();
-        let (tx, results) = mpsc::channel();
         std::thread::spawn(move || {
             while let Ok(mut job) = rx.recv() {
                 // Only the newest query matters: typing ahead skips the ones in between.
@@ -391,22 +390,17 @@ impl Worker {
                     job = newer;
                 }
                 let found = run_job(&job);
-                if tx.send((job.generation, found)).is_err() {
+                if !deliver(job.generation, found) {
                     break;
                 }
             }
         });
-        Worker { jobs, results }
+        Worker { jobs }
     }
 
     /// Queues a search.
     pub fn submit(&self, job: Job) {
         let _ = self.jobs.send(job);
-    }
-
-    /// A finished search, if one is ready.
-    pub fn poll(&self) -> Option<(u64, Found)> {
-        self.results.try_recv().ok()
     }
 }
 

@@ -1,7 +1,7 @@
 //! The viewer drawn into a test terminal: plain text, and text with its styles.
 #![allow(dead_code, clippy::unwrap_used)]
 
-use autoeval::tui::state::App;
+use autoeval::tui::app::App;
 use autoeval::tui::theme::Theme;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -12,8 +12,9 @@ pub const SIZES: [(u16, u16); 3] = [(80, 24), (120, 40), (160, 48)];
 /// One frame of the viewer in a test terminal.
 pub fn render(app: &mut App, t: &Theme, w: u16, h: u16) -> ratatui::buffer::Buffer {
     let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    app.settle();
     term.draw(|f| {
-        autoeval::tui::ui::draw(f, app, t);
+        app.panes.areas = autoeval::tui::ui::view(f, app, t);
     })
     .unwrap();
     term.backend().buffer().clone()

@@ -2,6 +2,7 @@
 //! failure kinds of the bucket are shown.
 
 use super::super::keymap::{Action, Context};
+use super::Effect;
 
 /// The chart picker's state.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -14,41 +15,24 @@ pub struct ChartPick {
     pub kinds: bool,
 }
 
-/// What a chart key asks of the app.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ChartEffect {
-    /// Nothing beyond the picker.
-    None,
-    /// List the highlighted bucket: of the highlighted run only, or of every run.
-    Show {
-        /// Only the highlighted run.
-        one_run: bool,
-    },
-    /// Leave the chart.
-    Close,
-    /// Quit the viewer.
-    Quit,
-}
-
 impl ChartPick {
     /// The keymap context whose bindings drive it.
     pub const CONTEXT: Context = Context::Chart;
 
     /// Handles an action; `buckets` and `runs` are the chart's axis length and rows.
-    pub fn handle(&mut self, a: Action, buckets: usize, runs: usize) -> ChartEffect {
+    pub fn handle(&mut self, a: Action, buckets: usize, runs: usize) -> Effect {
         match a {
             Action::PrevBucket => self.bucket = self.bucket.saturating_sub(1),
             Action::NextBucket => self.bucket = (self.bucket + 1).min(buckets.saturating_sub(1)),
             Action::Up => self.run = self.run.saturating_sub(1),
             Action::Down => self.run = (self.run + 1).min(runs.saturating_sub(1)),
-            Action::Open => return ChartEffect::Show { one_run: true },
-            Action::ChartAllRuns => return ChartEffect::Show { one_run: false },
+            Action::Open => return Effect::Show { one_run: true },
+            Action::ChartAllRuns => return Effect::Show { one_run: false },
             Action::ChartKinds => self.kinds = !self.kinds,
-            Action::Back => return ChartEffect::Close,
-            Action::Quit => return ChartEffect::Quit,
+            Action::Back => return Effect::Close,
             _ => {}
         }
-        ChartEffect::None
+        Effect::None
     }
 }
 
@@ -66,17 +50,13 @@ mod tests {
         assert_eq!((c.bucket, c.run), (3, 1));
         c.handle(Action::PrevBucket, 4, 2);
         assert_eq!(c.bucket, 2);
-        assert_eq!(
-            c.handle(Action::Open, 4, 2),
-            ChartEffect::Show { one_run: true }
-        );
+        assert_eq!(c.handle(Action::Open, 4, 2), Effect::Show { one_run: true });
         assert_eq!(
             c.handle(Action::ChartAllRuns, 4, 2),
-            ChartEffect::Show { one_run: false }
+            Effect::Show { one_run: false }
         );
-        assert_eq!(c.handle(Action::ChartKinds, 4, 2), ChartEffect::None);
+        assert_eq!(c.handle(Action::ChartKinds, 4, 2), Effect::None);
         assert!(c.kinds);
-        assert_eq!(c.handle(Action::Back, 4, 2), ChartEffect::Close);
-        assert_eq!(c.handle(Action::Quit, 4, 2), ChartEffect::Quit);
+        assert_eq!(c.handle(Action::Back, 4, 2), Effect::Close);
     }
 }

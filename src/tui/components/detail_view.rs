@@ -1,8 +1,8 @@
 //! The detail pane's view state: which tab, formulas as trees or lines, and the scroll
 //! (bounded by how far the last frame's wrapped text reaches).
 
+use super::super::app::Tab;
 use super::super::keymap::Action;
-use super::super::state::Tab;
 use std::cell::Cell;
 
 /// The detail pane's tab, tree toggle and scroll.

@@ -3,7 +3,7 @@
 //! dataset and failure kinds, hand-label categories, judge, "passes in", closeness.
 
 use super::super::keymap::{Action, Context};
-use super::super::state::{ClosenessFilter, Filter, JudgeFilter, LabelFilter};
+use super::super::model::{ClosenessFilter, Filter, JudgeFilter, LabelFilter};
 use super::Effect;
 use crate::report::kinds::FailureKind;
 use crate::verify::VerdictKind;

@@ -1,7 +1,7 @@
 //! Label mode's panel (`a`): the note being written and the undo history of this
-//! session's labels; label-mode actions become intents the app carries out on the run.
+//! session's labels; the app carries out label-mode actions on the run.
 
-use super::super::keymap::{Action, Context};
+use super::super::keymap::Context;
 use super::text_field::TextField;
 
 /// A label as it was before a change, for undo.
@@ -17,29 +17,6 @@ pub struct Earlier {
     pub note: String,
 }
 
-/// What a label-mode action asks of the app.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LabelIntent {
-    /// Record "reviewed, nothing wrong" (an empty label).
-    Reviewed,
-    /// Add the category the diff suggests.
-    AcceptSuggestion,
-    /// Open the note field.
-    EditNote,
-    /// Restore the last earlier state.
-    Undo,
-    /// Go to the next sample this annotator has not labelled.
-    NextUnlabelled,
-    /// Move the selection by this many samples.
-    Move(isize),
-    /// Leave label mode.
-    Close,
-    /// Quit the viewer.
-    Quit,
-    /// Not a label action: handle it as when browsing.
-    Browse(Action),
-}
-
 /// The label panel's state.
 #[derive(Debug, Default)]
 pub struct LabelPanel {
@@ -53,22 +30,6 @@ impl LabelPanel {
     pub const CONTEXT: Context = Context::Label;
     /// Undo steps kept.
     pub const MAX_UNDO: usize = 1_000;
-
-    /// What an action of the label context asks for.
-    pub fn intent(a: Action) -> LabelIntent {
-        match a {
-            Action::Reviewed => LabelIntent::Reviewed,
-            Action::AcceptSuggestion => LabelIntent::AcceptSuggestion,
-            Action::EditNote => LabelIntent::EditNote,
-            Action::Undo => LabelIntent::Undo,
-            Action::NextUnlabelled => LabelIntent::NextUnlabelled,
-            Action::Up => LabelIntent::Move(-1),
-            Action::Down => LabelIntent::Move(1),
-            Action::Back => LabelIntent::Close,
-            Action::Quit => LabelIntent::Quit,
-            other => LabelIntent::Browse(other),
-        }
-    }
 
     /// Remembers a label's earlier state (the oldest go past [`LabelPanel::MAX_UNDO`]).
     pub fn remember(&mut self, earlier: Earlier) {
@@ -95,13 +56,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn intents_and_a_bounded_undo_history() {
-        assert_eq!(LabelPanel::intent(Action::Down), LabelIntent::Move(1));
-        assert_eq!(LabelPanel::intent(Action::Reviewed), LabelIntent::Reviewed);
-        assert_eq!(
-            LabelPanel::intent(Action::Search),
-            LabelIntent::Browse(Action::Search)
-        );
+    fn a_bounded_undo_history() {
         let mut p = LabelPanel::default();
         for k in 0..LabelPanel::MAX_UNDO + 3 {
             p.remember(Earlier {

@@ -16,15 +16,23 @@ pub mod search_box;
 pub mod sort;
 pub mod text_field;
 
-/// What a component asks of the app after an action.
+/// What a component asks of the app after an action: the one answer every component
+/// gives (quit never reaches them: the app handles it before any layer sees a key).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Effect {
     /// Nothing beyond its own state changed.
     None,
+    /// A text field's text changed.
+    Edited,
     /// The filters changed: recompute the lists.
     Refilter,
-    /// Leave the mode.
+    /// Keep what was entered and go on (a text field's text, the form's run).
+    Confirm,
+    /// List the chart's highlighted bucket: of the highlighted run only, or every run.
+    Show {
+        /// Only the highlighted run.
+        one_run: bool,
+    },
+    /// Leave the layer.
     Close,
-    /// Quit the viewer.
-    Quit,
 }

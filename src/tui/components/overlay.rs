@@ -38,7 +38,6 @@ impl Overlay {
             return Effect::None;
         }
         match a {
-            Action::Quit => Effect::Quit,
             Action::Back
             | Action::Help
             | Action::Compare
@@ -71,6 +70,5 @@ mod tests {
             "a short overlay ignores it"
         );
         assert_eq!(o.handle(Action::Compare, true), Effect::Close);
-        assert_eq!(o.handle(Action::Quit, true), Effect::Quit);
     }
 }

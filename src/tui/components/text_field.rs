@@ -2,21 +2,7 @@
 //! delete key, and keep or cancel.
 
 use super::super::keymap::Action;
-
-/// What a text-field key asks of the app.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TextEffect {
-    /// Nothing happened.
-    None,
-    /// The text changed.
-    Edited,
-    /// Keep the text and leave the field.
-    Confirm,
-    /// Drop the text and leave the field.
-    Cancel,
-    /// Quit the viewer.
-    Quit,
-}
+use super::Effect;
 
 /// The field's text; the longest a field takes, so a paste cannot grow it without bound.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -30,31 +16,30 @@ impl TextField {
     pub const MAX_CHARS: usize = 2_000;
 
     /// Types a character.
-    pub fn type_char(&mut self, c: char) -> TextEffect {
+    pub fn type_char(&mut self, c: char) -> Effect {
         if self.text.chars().count() >= Self::MAX_CHARS {
-            return TextEffect::None;
+            return Effect::None;
         }
         self.text.push(c);
-        TextEffect::Edited
+        Effect::Edited
     }
 
     /// Handles an action of a text context (search, note).
-    pub fn handle(&mut self, a: Action) -> TextEffect {
+    pub fn handle(&mut self, a: Action) -> Effect {
         match a {
             Action::DeleteChar => {
                 if self.text.pop().is_some() {
-                    TextEffect::Edited
+                    Effect::Edited
                 } else {
-                    TextEffect::None
+                    Effect::None
                 }
             }
-            Action::Confirm => TextEffect::Confirm,
+            Action::Confirm => Effect::Confirm,
             Action::Cancel => {
                 self.text.clear();
-                TextEffect::Cancel
+                Effect::Close
             }
-            Action::Quit => TextEffect::Quit,
-            _ => TextEffect::None,
+            _ => Effect::None,
         }
     }
 }
@@ -66,19 +51,18 @@ mod tests {
     #[test]
     fn edits_confirms_cancels_and_is_bounded() {
         let mut f = TextField::default();
-        assert_eq!(f.type_char('p'), TextEffect::Edited);
+        assert_eq!(f.type_char('p'), Effect::Edited);
         f.type_char('1');
-        assert_eq!(f.handle(Action::DeleteChar), TextEffect::Edited);
+        assert_eq!(f.handle(Action::DeleteChar), Effect::Edited);
         assert_eq!(f.text, "p");
-        assert_eq!(f.handle(Action::Confirm), TextEffect::Confirm);
+        assert_eq!(f.handle(Action::Confirm), Effect::Confirm);
         assert_eq!(f.text, "p");
-        assert_eq!(f.handle(Action::Cancel), TextEffect::Cancel);
+        assert_eq!(f.handle(Action::Cancel), Effect::Close);
         assert!(f.text.is_empty());
-        assert_eq!(f.handle(Action::DeleteChar), TextEffect::None);
+        assert_eq!(f.handle(Action::DeleteChar), Effect::None);
         for _ in 0..TextField::MAX_CHARS + 5 {
             f.type_char('x');
         }
         assert_eq!(f.text.chars().count(), TextField::MAX_CHARS);
-        assert_eq!(f.handle(Action::Quit), TextEffect::Quit);
     }
 }

@@ -1,7 +1,7 @@
 //! The detail view: overview, structural diff, countermodel, raw exchange.
 
 use super::{block, formula};
-use crate::tui::state::{App, Pane, Tab};
+use crate::tui::app::{App, Pane, Tab};
 use crate::tui::theme::Theme;
 use crate::verify::{Countermodel, Verdict};
 use ratatui::Frame;
@@ -39,7 +39,7 @@ fn countermodel_lines(c: &Countermodel, tables: bool, t: &Theme, out: &mut Vec<L
 }
 
 fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
-    let Some(d) = &app.detail else {
+    let Some(d) = &app.panes.detail else {
         return vec![muted("no sample selected", t)];
     };
     let rec = match &d.record {
@@ -55,7 +55,7 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
     let w = width.saturating_sub(1);
     // The smallest subformula holding every difference is highlighted in φ₀ and φ₁.
     let hl = d.highlight.as_ref();
-    match (&d.phi0, app.detail_view.tree, hl) {
+    match (&d.phi0, app.panes.detail_view.tree, hl) {
         (Some(e), true, _) => out.extend(formula::tree("φ₀", e, t)),
         (_, false, Some([(text, span), _])) => {
             out.extend(formula::lines_highlighted("φ₀ ", text, *span, w, t));
@@ -65,7 +65,7 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
     let r1 = rec.rounds.first();
     let psi = r1.and_then(|r| r.psi.clone()).unwrap_or_else(|| "—".into());
     // ψ keeps its own line breaks; characters the search matched are highlighted.
-    let hits = crate::tui::search::Query::new(&app.search.field.text).positions(&psi);
+    let hits = crate::tui::search::Query::new(&app.model.listing.search.field.text).positions(&psi);
     let mut k = 0;
     for (n, text) in psi.split('\n').enumerate() {
         let mut line = vec![Span::styled(
@@ -86,7 +86,7 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
         k += 1;
         out.push(Line::from(line));
     }
-    match (&d.phi1, app.detail_view.tree) {
+    match (&d.phi1, app.panes.detail_view.tree) {
         (Some(e), true) => out.extend(formula::tree("φ₁", e, t)),
         (Some(e), false) => match hl {
             Some([_, (text, span)]) => {
@@ -155,7 +155,7 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
         ]));
     }
     let (ri, row) = d.key;
-    if let Some(run) = app.runs.get(ri as usize)
+    if let Some(run) = app.model.runs.get(ri as usize)
         && let Some(r) = run.rows.get(row as usize)
     {
         let kinds = crate::report::kinds::unmask(r.fails);
@@ -168,7 +168,11 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
         }
         // Hand labels, each annotator's: categories by name, the note.
         for l in run.labels.get(&*r.id).map_or(&[][..], Vec::as_slice) {
-            let names: Vec<&str> = l.categories.iter().map(|c| app.taxonomy.name(c)).collect();
+            let names: Vec<&str> = l
+                .categories
+                .iter()
+                .map(|c| app.model.taxonomy.name(c))
+                .collect();
             let mut line = vec![
                 Span::styled("labels ", Style::default().fg(t.title)),
                 Span::raw(crate::sanitize::one_line(&l.annotator).into_owned()),
@@ -228,7 +232,9 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
 }
 
 fn diff_lines(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
-    let Some(d) = &app.detail else { return vec![] };
+    let Some(d) = &app.panes.detail else {
+        return vec![];
+    };
     if d.diff.is_empty() {
         return vec![muted(
             "no φ₁ to compare (it did not parse or was never produced)",
@@ -270,7 +276,9 @@ fn diff_lines(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
 }
 
 fn countermodel_tab(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
-    let Some(d) = &app.detail else { return vec![] };
+    let Some(d) = &app.panes.detail else {
+        return vec![];
+    };
     let Ok(rec) = &d.record else { return vec![] };
     let Verdict::NotEquivalent { countermodel, .. } = &rec.verdict else {
         return vec![muted(
@@ -318,7 +326,9 @@ fn countermodel_tab(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
 }
 
 fn raw(app: &App, t: &Theme) -> Vec<Line<'static>> {
-    let Some(d) = &app.detail else { return vec![] };
+    let Some(d) = &app.panes.detail else {
+        return vec![];
+    };
     let Ok(rec) = &d.record else { return vec![] };
     let mut out = vec![muted(
         format!("sample {} · finished {}", rec.id, rec.finished),
@@ -385,30 +395,31 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let tabs: Vec<String> = Tab::ALL
         .iter()
         .map(|x| {
-            if *x == app.detail_view.tab {
+            if *x == app.panes.detail_view.tab {
                 format!("[{}]", x.title())
             } else {
                 x.title().to_string()
             }
         })
         .collect();
-    let title = match app.detail.as_ref().map(|d| &d.record) {
+    let title = match app.panes.detail.as_ref().map(|d| &d.record) {
         // The run is named here: the sample list's run column is `…` on a narrow screen.
         Some(Ok(r)) => {
             let run = app
+                .panes
                 .detail
                 .as_ref()
-                .and_then(|d| app.runs.get(d.key.0 as usize))
+                .and_then(|d| app.model.runs.get(d.key.0 as usize))
                 .map(crate::tui::data::RunIndex::name)
                 .unwrap_or_default();
             format!("Sample {} · {run} · {}", r.id, tabs.join(" "))
         }
         _ => tabs.join(" "),
     };
-    let b = block(&title, app.focus == Pane::Detail, t);
+    let b = block(&title, app.panes.focus == Pane::Detail, t);
     let inner = b.inner(area);
     let w = inner.width as usize;
-    let lines = match app.detail_view.tab {
+    let lines = match app.panes.detail_view.tab {
         Tab::Overview => overview(app, w, t),
         Tab::Diff => diff_lines(app, w, t),
         Tab::Countermodel => countermodel_tab(app, w, t),
@@ -422,10 +433,10 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let max = rows
         .saturating_sub(inner.height as usize)
         .min(u16::MAX as usize) as u16;
-    app.detail_view.max_scroll.set(max);
+    app.panes.detail_view.max_scroll.set(max);
     let p = Paragraph::new(lines)
         .block(b)
         .wrap(Wrap { trim: false })
-        .scroll((app.detail_view.scroll.min(max), 0));
+        .scroll((app.panes.detail_view.scroll.min(max), 0));
     f.render_widget(p, area);
 }

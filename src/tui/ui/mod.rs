@@ -6,7 +6,8 @@ pub mod panes;
 pub mod popups;
 pub mod text;
 
-use super::state::{App, Mode};
+use super::app::App;
+use super::layer::Mode;
 use super::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
@@ -50,12 +51,12 @@ fn footer(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     // Warnings and status first: they must stay visible however narrow the screen.
     // The start-up hint about `?` is dropped when the key hints already show it.
     let help_shown = hints.iter().any(|(k, _)| k == "?");
-    let redundant = help_shown && app.status == crate::tui::state::HELP_HINT;
+    let redundant = help_shown && app.status == crate::tui::app::HELP_HINT;
     // Statuses quote paths and errors; they are drawn safe, whoever wrote them.
     let right = if !(app.status.is_empty() || redundant) {
         crate::sanitize::one_line(&app.status).into_owned()
-    } else if !app.warnings.is_empty() {
-        format!("⚠ {} warning(s): w", app.warnings.len())
+    } else if !app.model.warnings.is_empty() {
+        format!("⚠ {} warning(s): w", app.model.warnings.len())
     } else {
         String::new()
     };
@@ -85,12 +86,6 @@ fn footer(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// Loads what the frame needs (the selected sample's detail), then draws it.
-pub fn draw(f: &mut Frame, app: &mut App, t: &Theme) -> Areas {
-    app.ensure_detail();
-    view(f, app, t)
-}
-
 /// Draws the whole screen from the app as it is and returns the pane areas: drawing
 /// reads the state, never changes it (the list page and the detail's scroll limit it
 /// lays out are noted in cells for the next key).
@@ -109,12 +104,12 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
     };
     // A live run gets a full-width status line above the footer; so does a run another
     // process is writing (its progress from the samples that appear).
-    let followed = if app.live.is_none() {
+    let followed = if app.jobs.live.is_none() {
         app.followed_progress()
     } else {
         None
     };
-    let live_h = u16::from(app.live.is_some() || followed.is_some());
+    let live_h = u16::from(app.jobs.live.is_some() || followed.is_some());
     let rows = Layout::default()
         .direction(Direction::Vertical)
         .constraints([
@@ -140,7 +135,7 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
     panes::chart(f, top[1], app, t);
     panes::samples(f, mid[0], app, t);
     detail::draw(f, mid[1], app, t);
-    if let Some(l) = &app.live {
+    if let Some(l) = &app.jobs.live {
         let mut text = l.header_for(usize::from(rows[2].width));
         if let Some(w) = &l.last_warning {
             text.push_str(" · ");
@@ -171,7 +166,7 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
         );
     }
     footer(f, rows[3], app, t);
-    match app.mode {
+    match app.mode() {
         Mode::Help => popups::help(f, area, app, t),
         Mode::Filter => popups::filter(f, area, app, t),
         Mode::Compare => popups::compare(f, area, app, t),

@@ -2,7 +2,8 @@
 
 use super::block;
 use crate::report::By;
-use crate::tui::state::{App, Mode, Pane};
+use crate::tui::app::{App, Pane};
+use crate::tui::layer::Mode;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -20,7 +21,7 @@ use crate::tui::components::sort::SortKey;
 /// The column a click at `x` (columns into the sample list's inner area) on its header
 /// sorts by: as [`samples`] lays the columns out.
 pub fn sample_column_at(app: &App, x: usize) -> Option<SortKey> {
-    let judged = app.runs.iter().any(|r| !r.judge.is_empty());
+    let judged = app.model.runs.iter().any(|r| !r.judge.is_empty());
     let mark = if judged { 32 } else { 29 };
     Some(match x {
         0..=7 => SortKey::Run,
@@ -40,14 +41,15 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         app.key_name(Context::Normal, Action::ToggleRun),
         app.key_name(Context::Normal, Action::NewRun)
     );
-    let b = block(&title, app.focus == Pane::Runs, t);
+    let b = block(&title, app.panes.focus == Pane::Runs, t);
     let inner = b.inner(area);
     f.render_widget(b, area);
     let h = inner.height as usize;
     let off = app
+        .panes
         .run_list
         .offset
-        .place(app.run_list.sel, app.runs.len(), h);
+        .place(app.panes.run_list.sel, app.model.runs.len(), h);
     let w = inner.width as usize;
     // Columns: mark, name, model, samples, accuracy, status (dropped when narrow).
     let status_w = if w >= 70 { 9 } else { 0 };
@@ -58,8 +60,9 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         )
         .max(6);
     let mut lines = Vec::new();
-    for (i, r) in app.runs.iter().enumerate().skip(off).take(h) {
-        let shown = app.filter.runs.is_empty() || app.filter.runs.contains(&i);
+    for (i, r) in app.model.runs.iter().enumerate().skip(off).take(h) {
+        let shown =
+            app.model.listing.filter.runs.is_empty() || app.model.listing.filter.runs.contains(&i);
         let mark = if shown { "●" } else { "○" };
         let mut text = format!(
             "{mark} {} {} {:>5} {}",
@@ -78,12 +81,12 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             text.push_str(&clip(&status, status_w));
         }
         let mut style = Style::default().fg(if shown { t.fg } else { t.muted });
-        if i == app.run_list.sel && app.focus == Pane::Runs {
+        if i == app.panes.run_list.sel && app.panes.focus == Pane::Runs {
             style = style.fg(t.selection_fg).bg(t.selection_bg);
         }
         lines.push(Line::from(Span::styled(clip(&text, w), style)));
     }
-    if app.runs.is_empty() {
+    if app.model.runs.is_empty() {
         lines.push(Line::from(Span::styled(
             "no runs found",
             Style::default().fg(t.warning),
@@ -95,23 +98,25 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
 /// The sample list; only rows on screen are formatted.
 pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let sorted = app
+        .model
+        .listing
         .sort
         .title()
         .map(|t| format!(" · {t}"))
         .unwrap_or_default();
-    let title = if app.mode == Mode::Search {
+    let title = if app.mode() == Mode::Search {
         format!(
             "Samples {}{sorted} · search: {}▏",
             app.filter_summary(),
-            app.search.field.text
+            app.model.listing.search.field.text
         )
     } else {
         format!("Samples {}{sorted}", app.filter_summary())
     };
     // A judge column only when some run has judge decisions; its legend is drawn on
     // the list's bottom border.
-    let judged = app.runs.iter().any(|r| !r.judge.is_empty());
-    let mut b = block(&title, app.focus == Pane::Samples, t);
+    let judged = app.model.runs.iter().any(|r| !r.judge.is_empty());
+    let mut b = block(&title, app.panes.focus == Pane::Samples, t);
     if judged {
         b = b.title_bottom(Span::styled(
             " J: ✓ judge yes · ✗ no · ? unreadable · ≠ judge and verifier disagree ",
@@ -121,20 +126,20 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let inner = b.inner(area);
     f.render_widget(b, area);
     let h = inner.height.saturating_sub(1) as usize;
-    app.page.set(h.max(1));
+    app.panes.page.set(h.max(1));
     let w = inner.width as usize;
     // A view mixing measures (logic by operators, regexes by depth) says per row which
     // one its number is: `3o`, `5d`.
-    let mixed = app.measures().len() > 1;
-    let cat = match (mixed, app.by) {
+    let mixed = app.model.derived.measures.len() > 1;
+    let cat = match (mixed, app.model.by) {
         (true, _) => "o/d",
         (false, By::Operators) => "ops",
         (false, By::Depth) => "dep",
     };
     // The sorted column's header carries the direction.
-    let arrow = |k: SortKey| match app.sort.key {
+    let arrow = |k: SortKey| match app.model.listing.sort.key {
         Some(x) if x == k => {
-            if app.sort.desc {
+            if app.model.listing.sort.desc {
                 "↓"
             } else {
                 "↑"
@@ -156,7 +161,7 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                 } else {
                     String::new()
                 },
-                if app.sort.key == Some(SortKey::Labelled) {
+                if app.model.listing.sort.key == Some(SortKey::Labelled) {
                     format!("✎{}", arrow(SortKey::Labelled))
                 } else {
                     " ".into()
@@ -169,18 +174,27 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             .fg(t.muted)
             .add_modifier(Modifier::UNDERLINED),
     ))];
-    let off = app
-        .sample_list
-        .offset
-        .place(app.sample_list.sel, app.visible.len(), h);
-    for (k, &(r, i)) in app.visible.iter().enumerate().skip(off).take(h) {
-        let run = &app.runs[r as usize];
+    let off = app.model.listing.sample_list.offset.place(
+        app.model.listing.sample_list.sel,
+        app.model.listing.visible.len(),
+        h,
+    );
+    for (k, &(r, i)) in app
+        .model
+        .listing
+        .visible
+        .iter()
+        .enumerate()
+        .skip(off)
+        .take(h)
+    {
+        let run = &app.model.runs[r as usize];
         let row = &run.rows[i as usize];
-        let c = app.category(r, i).map_or_else(
+        let c = app.model.category(r, i).map_or_else(
             || "–".into(),
             |c| {
                 if mixed {
-                    format!("{c}{}", &app.measure_of(r, i)[..1])
+                    format!("{c}{}", &app.model.measure_of(r, i)[..1])
                 } else {
                     c.to_string()
                 }
@@ -191,11 +205,11 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         } else {
             " "
         };
-        let selected = k == app.sample_list.sel;
+        let selected = k == app.model.listing.sample_list.sel;
         let base = if selected {
             Style::default()
                 .fg(t.selection_fg)
-                .bg(if app.focus == Pane::Samples {
+                .bg(if app.panes.focus == Pane::Samples {
                     t.selection_bg
                 } else {
                     // Not `border`: black on the dark border grey was unreadable.
@@ -236,16 +250,16 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             Span::styled(format!("{labelled}{}", clip(&run.name(), rest)), base),
         ]));
     }
-    if app.visible.is_empty() {
+    if app.model.listing.visible.is_empty() {
         use crate::tui::keymap::{Action, Context};
         let key = |a| {
             app.keymap
                 .first_key(Context::Normal, a)
                 .unwrap_or_else(|| "?".into())
         };
-        let any_rows = app.runs.iter().any(|r| !r.rows.is_empty());
-        let filtered = app.filter != crate::tui::state::Filter::default()
-            || !app.search.field.text.trim().is_empty();
+        let any_rows = app.model.runs.iter().any(|r| !r.rows.is_empty());
+        let filtered = app.model.listing.filter != crate::tui::model::Filter::default()
+            || !app.model.listing.search.field.text.trim().is_empty();
         let text = if any_rows && filtered {
             format!(
                 "no samples match: {} clears the filters",
@@ -262,20 +276,23 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
 }
 
 /// A chart row: its tag and how to read a value from a bucket.
-type Series = (&'static str, fn(&crate::tui::state::Bucket) -> Option<f64>);
+type Series = (&'static str, fn(&crate::tui::model::Bucket) -> Option<f64>);
 
 const BARS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
 /// Accuracy (and compliance when there is room) by bucket: one row of bars per run.
 pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
-    let data = app.chart();
-    let by = app.axis_name();
-    let measures = app.measures();
+    let data = &app.model.derived.chart;
+    let by = app.model.derived.axis_name;
+    let measures = &app.model.derived.measures;
     let mixed = measures.len() > 1;
     // From the data in hand: chart_buckets() would walk every row a second time.
-    let buckets = crate::tui::state::axis(&data);
-    let chosen = buckets.get(app.chart_pick.bucket).copied();
-    if app.chart_pick.kinds {
+    let buckets = crate::tui::model::axis(data);
+    let chosen = app
+        .chart_layer()
+        .and_then(|c| buckets.get(c.pick.bucket))
+        .copied();
+    if app.chart_layer().is_some_and(|c| c.pick.kinds) {
         return kinds_chart(f, area, app, t, by, &buckets, chosen);
     }
     let inner = area.inner(ratatui::layout::Margin {
@@ -284,15 +301,20 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     });
     let with_a2 = (inner.height as usize).saturating_sub(1) >= 2 * data.len();
     // Runs with several batches get a row for the spread of A3 across them.
-    let spreads = app.chart_spreads();
+    let spreads = &app.model.derived.spreads;
     // Rows each run takes; the chart scrolls to keep the focused run in view.
     let series_n = if with_a2 { 2 } else { 1 };
     let heights: Vec<usize> = (0..data.len())
         .map(|k| series_n + usize::from(spreads.get(k).is_some_and(|m| !m.is_empty())))
         .collect();
     let rows_avail = (inner.height as usize).saturating_sub(1);
-    let top = chart_window(&heights, rows_avail, app.chart_focus(), app.chart_top.get());
-    app.chart_top.set(top);
+    let top = chart_window(
+        &heights,
+        rows_avail,
+        app.chart_focus(),
+        app.panes.chart_top.get(),
+    );
+    app.panes.chart_top.set(top);
     let mut end = top;
     let mut used = 0;
     while end < heights.len() && (end == top || used + heights[end] <= rows_avail) {
@@ -307,7 +329,7 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     };
     let title = {
         use crate::tui::keymap::{Action as A, Context as C};
-        if let (true, Some(b)) = (app.mode == Mode::Chart, chosen) {
+        if let (true, Some(b)) = (app.mode() == Mode::Chart, chosen) {
             let k = |a| app.key_name(C::Chart, a);
             format!(
                 "{scrolled}by {by} · bucket {b} · {}/{} {}/{} run · {} · {} all · {} kinds",
@@ -328,7 +350,7 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             }
         }
     };
-    let b = block(&title, app.mode == Mode::Chart, t);
+    let b = block(&title, app.mode() == Mode::Chart, t);
     f.render_widget(b, area);
     if data.is_empty() || buckets.is_empty() || inner.width < 12 || inner.height < 2 {
         f.render_widget(
@@ -356,7 +378,9 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         } else {
             &[("A3", |b| b.accuracy())]
         };
-        let picked = app.mode == Mode::Chart && k == app.chart_pick.run.min(data.len() - 1);
+        let picked = app
+            .chart_layer()
+            .is_some_and(|c| k == c.pick.run.min(data.len() - 1));
         for (tag, value) in series {
             let mut name_style = Style::default().fg(color);
             if picked {
@@ -381,7 +405,7 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             )];
             for c in 0..ncols {
                 let group = &buckets[c * per..((c + 1) * per).min(buckets.len())];
-                let mut agg = crate::tui::state::Bucket::default();
+                let mut agg = crate::tui::model::Bucket::default();
                 for bk in group {
                     if let Some(x) = m.get(bk) {
                         agg.merge(x);
@@ -395,7 +419,7 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                     glyph
                 };
                 let mut style = Style::default().fg(if *tag == "A3" { color } else { t.muted });
-                if app.mode == Mode::Chart && chosen.is_some_and(|b| group.contains(&b)) {
+                if app.mode() == Mode::Chart && chosen.is_some_and(|b| group.contains(&b)) {
                     style = style.bg(t.highlight).fg(t.selection_fg);
                 }
                 spans.push(Span::styled(glyph.to_string(), style));
@@ -429,9 +453,7 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let last = buckets.last().copied().unwrap_or(0);
     let axis_w = ncols.saturating_sub(first.to_string().len());
     // Picking a bucket shows its numbers for the highlighted run in place of the axis.
-    let pick = (app.mode == Mode::Chart)
-        .then(|| app.chart_pick())
-        .flatten();
+    let pick = app.chart_layer().and_then(|c| c.picked.clone());
     match (pick, chosen) {
         (Some((name, c, spread)), Some(b)) => {
             let p = |x: Option<f64>| x.map_or_else(|| "–".into(), |v| format!("{:.0}%", 100.0 * v));
@@ -494,9 +516,11 @@ fn kinds_chart(
     buckets: &[usize],
     chosen: Option<usize>,
 ) {
-    let (name, kinds) = app.chart_kind_counts();
+    let Some((name, kinds)) = app.chart_layer().map(|c| &c.kinds) else {
+        return;
+    };
     let title = format!("failure kinds of {name} by {by} · ↑/↓ run · K accuracy");
-    let b = block(&title, app.mode == Mode::Chart, t);
+    let b = block(&title, app.mode() == Mode::Chart, t);
     let inner = b.inner(area);
     f.render_widget(b, area);
     if kinds.is_empty() || buckets.is_empty() {

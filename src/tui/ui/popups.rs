@@ -2,8 +2,9 @@
 
 use super::block;
 use crate::report::By;
+use crate::tui::app::App;
 use crate::tui::keymap::{Action, Context};
-use crate::tui::state::{App, LabelFilter};
+use crate::tui::model::LabelFilter;
 use crate::tui::theme::Theme;
 use crate::verify::VerdictKind;
 use ratatui::Frame;
@@ -87,7 +88,7 @@ pub fn help(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     f.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
-            .scroll((app.overlay.scroll.min(max_scroll), 0))
+            .scroll((app.overlay_scroll().min(max_scroll), 0))
             .block(block(
                 &format!(
                     "Help · {} scroll · {} closes",
@@ -117,26 +118,26 @@ fn scroll_keys(app: &App) -> String {
 
 /// The filter editor.
 pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
-    let max = app.chart_buckets().last().copied().unwrap_or(0);
-    let (lo, hi) = app.filter.range.unwrap_or((0, max));
-    let name = if app.by == By::Operators {
+    let max = app.model.derived.buckets.last().copied().unwrap_or(0);
+    let (lo, hi) = app.model.listing.filter.range.unwrap_or((0, max));
+    let name = if app.model.by == By::Operators {
         "operators"
     } else {
         "depth"
     };
-    let inverted = crate::tui::components::filter_edit::invalid(&app.filter);
+    let inverted = crate::tui::components::filter_edit::invalid(&app.model.listing.filter);
     let bad = if inverted { "  invalid: from > to" } else { "" };
     let mut rows: Vec<String> = vec![
         format!("{name} from  ◂ {lo} ▸{bad}"),
         format!("{name} to    ◂ {hi} ▸{bad}"),
     ];
     for k in VerdictKind::ALL {
-        let ticked = app.filter.verdicts.contains(&k);
+        let ticked = app.model.listing.filter.verdicts.contains(&k);
         rows.push(format!("[{}] {}", if ticked { "x" } else { " " }, k.name()));
     }
     rows.push(format!(
         "labels   ◂ {} ▸",
-        match app.filter.labels {
+        match app.model.listing.filter.labels {
             LabelFilter::Any => "any",
             LabelFilter::Labelled => "labelled",
             LabelFilter::Unlabelled => "unlabelled",
@@ -144,7 +145,9 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     ));
     rows.push(format!(
         "dataset  ◂ {} ▸",
-        app.filter
+        app.model
+            .listing
+            .filter
             .kinds
             .iter()
             .next()
@@ -154,36 +157,50 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let any = |x: Option<String>| x.unwrap_or_else(|| "any".into());
     rows.push(format!(
         "failure  ◂ {} ▸",
-        any(app.filter.failure.map(|k| k.name().to_string()))
+        any(app
+            .model
+            .listing
+            .filter
+            .failure
+            .map(|k| k.name().to_string()))
     ));
     let cur = app
+        .model
         .taxonomy
         .categories
-        .get(app.filter_edit.label_cursor)
+        .get(app.filter_editor().label_cursor)
         .map(|c| c.id.clone())
         .unwrap_or_default();
     for (tag, set) in [
-        ("label any of ", &app.filter.label_any),
-        ("label none of", &app.filter.label_none),
+        ("label any of ", &app.model.listing.filter.label_any),
+        ("label none of", &app.model.listing.filter.label_none),
     ] {
         let tick = if set.contains(&cur) { "x" } else { " " };
         rows.push(format!("{tag} ◂ [{tick}] {cur} ▸ {} ticked", set.len()));
     }
-    rows.push(format!("judge    ◂ {} ▸", app.filter.judge.name()));
+    rows.push(format!(
+        "judge    ◂ {} ▸",
+        app.model.listing.filter.judge.name()
+    ));
     rows.push(format!(
         "passes in ◂ {} ▸ fails here",
         any(app
+            .model
+            .listing
             .filter
             .passes_in
-            .and_then(|i| app.runs.get(i))
+            .and_then(|i| app.model.runs.get(i))
             .map(super::super::data::RunIndex::name))
     ));
-    rows.push(format!("closeness ◂ {} ▸", app.filter.closeness.name()));
+    rows.push(format!(
+        "closeness ◂ {} ▸",
+        app.model.listing.filter.closeness.name()
+    ));
     let mut lines: Vec<Line> = rows
         .into_iter()
         .enumerate()
         .map(|(i, s)| {
-            let style = if i == app.filter_edit.field {
+            let style = if i == app.filter_editor().field {
                 Style::default().fg(t.selection_fg).bg(t.selection_bg)
             } else {
                 Style::default().fg(t.fg)
@@ -201,7 +218,7 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             };
             Line::from(Span::styled(
                 s,
-                if i == app.filter_edit.field {
+                if i == app.filter_editor().field {
                     style
                 } else {
                     color
@@ -237,7 +254,7 @@ pub fn compare(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     );
     let inner = outer.inner(r);
     f.render_widget(outer, r);
-    let Some(view) = &app.compare else { return };
+    let Some(view) = app.compare() else { return };
     let title = Style::default().fg(t.title).add_modifier(Modifier::BOLD);
     let head = Paragraph::new(Line::from(vec![
         Span::styled("φ₀ ", Style::default().fg(t.title)),
@@ -261,7 +278,7 @@ pub fn compare(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let areas =
         Layout::horizontal(vec![Constraint::Ratio(1, shown as u32); shown]).split(cols_area);
     for (k, area) in areas.iter().enumerate() {
-        let cols: &[crate::tui::state::CompareColumn] = if k + 1 == shown {
+        let cols: &[crate::tui::model::CompareColumn] = if k + 1 == shown {
             &view.columns[k..]
         } else {
             std::slice::from_ref(&view.columns[k])
@@ -353,10 +370,11 @@ pub fn compare(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
 
 /// Loading warnings.
 pub fn warnings(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
-    let lines: Vec<Line> = if app.warnings.is_empty() {
+    let lines: Vec<Line> = if app.model.warnings.is_empty() {
         vec![Line::from("no warnings")]
     } else {
-        app.warnings
+        app.model
+            .warnings
             .iter()
             .map(|w| {
                 Line::from(Span::styled(
@@ -388,11 +406,15 @@ pub fn warnings(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
 /// pane it takes at most half of it; over the sample list (`whole`) all of it.
 pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
     use crate::tui::keymap::{Action, Context};
-    let (mine, note) = app.my_labels();
-    let suggestion = app.suggestion();
+    let (mine, note) = app.model.my_labels();
+    let suggestion = app
+        .panes
+        .detail
+        .as_ref()
+        .and_then(crate::tui::model::Detail::suggestion);
     // Over the detail, φ₀, ψ and φ₁ stay visible above the panel: more, narrower
     // columns when the pane is short.
-    let cats = &app.taxonomy.categories;
+    let cats = &app.model.taxonomy.categories;
     let max_rows = if whole {
         (area.height as usize).saturating_sub(2).max(6)
     } else {
@@ -466,7 +488,7 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
         lines.push(Line::from(vec![
             Span::styled("suggested by the diff: ", Style::default().fg(t.muted)),
             Span::styled(
-                app.taxonomy.name(s).to_string(),
+                app.model.taxonomy.name(s).to_string(),
                 Style::default().fg(t.diff_changed),
             ),
             Span::styled(
@@ -475,8 +497,8 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
             ),
         ]));
     }
-    let note_line = if app.mode == crate::tui::state::Mode::Note {
-        format!("note: {}▏", app.labelling.note.text)
+    let note_line = if app.mode() == crate::tui::layer::Mode::Note {
+        format!("note: {}▏", app.model.labelling.note.text)
     } else if note.is_empty() {
         format!("note: — ({} to write one)", key_of(Action::EditNote))
     } else {
@@ -495,14 +517,14 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
     };
     f.render_widget(Clear, r);
     f.render_widget(
-        Paragraph::new(lines).block(block(&format!("Labels · {}", app.annotator), true, t)),
+        Paragraph::new(lines).block(block(&format!("Labels · {}", app.model.annotator), true, t)),
         r,
     );
 }
 
 /// The new-run form.
 pub fn new_run(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
-    let Some(form) = &app.form else { return };
+    let Some(form) = app.form() else { return };
     let w = area.width.saturating_sub(6).min(100);
     let inner = usize::from(w.saturating_sub(2)).max(1);
     let mut lines = Vec::new();
@@ -586,7 +608,7 @@ pub fn new_run(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
 
 /// Label counts by category × operator count (or depth).
 pub fn label_counts(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
-    let counts = app.label_counts();
+    let counts = &app.model.derived.label_counts;
     let buckets: std::collections::BTreeSet<usize> =
         counts.values().flat_map(|m| m.keys().copied()).collect();
     let max = counts
@@ -607,11 +629,12 @@ pub fn label_counts(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         ),
         Style::default().fg(t.muted),
     ))];
-    for (c, m) in &counts {
+    for (c, m) in counts {
         let mut spans = vec![Span::styled(
             format!(
                 "{:name_w$} ",
-                app.taxonomy
+                app.model
+                    .taxonomy
                     .name(c)
                     .chars()
                     .take(name_w)
@@ -644,7 +667,7 @@ pub fn label_counts(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             Style::default().fg(t.muted),
         )));
     }
-    let by = if app.by == crate::report::By::Operators {
+    let by = if app.model.by == crate::report::By::Operators {
         "operators"
     } else {
         "depth"
@@ -666,7 +689,7 @@ pub fn label_counts(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
 pub fn run_summary(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let title = Style::default().fg(t.title).add_modifier(Modifier::BOLD);
     let mut lines: Vec<Line> = Vec::new();
-    let Some(s) = &app.summary else {
+    let Some(s) = app.summary() else {
         lines.push(Line::from("no run loaded"));
         return draw_overlay(
             f,
@@ -774,7 +797,7 @@ pub fn run_summary(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             scroll_keys(app),
             close_key(app)
         ),
-        app.overlay.scroll,
+        app.overlay_scroll(),
         t,
     );
 }

@@ -1,0 +1,309 @@
+//! Browsing: the actions of the normal context (moving, opening layers, sorting,
+//! exporting, rescoring, the live run's pause and cancel).
+
+use super::{App, Pane};
+use crate::report::By;
+use crate::tui::components::sort::Sort;
+use crate::tui::keymap::{Action, Context};
+use crate::tui::layer::{ChartLayer, Layer};
+use crate::tui::model::Filter;
+
+impl App {
+    /// Applies an action of the normal context.
+    pub fn act(&mut self, a: Action) {
+        let page = self.panes.page.get().max(1) as isize;
+        match a {
+            Action::Up => self.move_sel(-1),
+            Action::Down => self.move_sel(1),
+            Action::PageUp => self.move_sel(-page),
+            Action::PageDown => self.move_sel(page),
+            Action::Top => self.move_sel(isize::MIN / 2),
+            Action::Bottom => self.move_sel(isize::MAX / 2),
+            Action::Open => match self.panes.focus {
+                Pane::Runs => {
+                    self.model.listing.filter.runs = [self.panes.run_list.sel].into();
+                    self.model.refilter();
+                    self.panes.focus = Pane::Samples;
+                }
+                Pane::Samples => self.panes.focus = Pane::Detail,
+                Pane::Detail => {}
+            },
+            Action::Back => {
+                if self.panes.focus == Pane::Detail {
+                    self.panes.focus = Pane::Samples;
+                } else if !self.model.listing.search.field.text.is_empty() {
+                    self.model.listing.search.field.text.clear();
+                    self.model.research();
+                }
+            }
+            Action::Search => {
+                self.push(Layer::Search);
+                self.panes.focus = Pane::Samples;
+            }
+            Action::Filter => {
+                // The editor opens where it was left.
+                let mut ed = self.panes.filter_edit.clone();
+                ed.typed = None;
+                self.push(Layer::Filter(ed));
+            }
+            Action::ClearFilters => {
+                self.model.listing.filter = Filter::default();
+                self.model.listing.search.field.text.clear();
+                self.model.refilter();
+            }
+            Action::NextPane | Action::PrevPane => {
+                let order = [Pane::Runs, Pane::Samples, Pane::Detail];
+                let i = order
+                    .iter()
+                    .position(|p| *p == self.panes.focus)
+                    .unwrap_or(1);
+                let d = if a == Action::NextPane { 1 } else { 2 };
+                self.panes.focus = order[(i + d) % 3];
+            }
+            Action::NextTab | Action::PrevTab | Action::ToggleTree => {
+                self.panes.detail_view.handle(a);
+            }
+            Action::Compare if self.model.selected().is_some() => {
+                self.push(Layer::Compare(Box::new(self.model.compare_view())));
+            }
+            Action::ToggleBy => {
+                self.model.by = if self.model.by == By::Operators {
+                    By::Depth
+                } else {
+                    By::Operators
+                };
+                self.model.listing.filter.range = None;
+                self.model.refilter();
+            }
+            Action::Chart => self.open_chart(),
+            Action::Warnings => self.push(Layer::Warnings(Default::default())),
+            Action::Label if self.model.selected().is_some() => {
+                self.push(Layer::Label);
+                self.panes.focus = Pane::Samples;
+            }
+            Action::NextUnlabelled => self.next_unlabelled(),
+            Action::NewRun => {
+                if self.jobs.live_running() {
+                    self.status = format!(
+                        "a run is already going: {} cancels it",
+                        self.key_name(Context::Normal, Action::CancelRun)
+                    );
+                } else {
+                    let form = crate::tui::live::Form::remembered(self.model.viewed_folder());
+                    self.push(Layer::NewRun(Box::new(form)));
+                }
+            }
+            Action::LabelCounts => self.push(Layer::LabelCounts(Default::default())),
+            Action::RunSummary => {
+                let ri = self.model.selected().map(|(r, _)| r as usize).or((self
+                    .panes
+                    .run_list
+                    .sel
+                    < self.model.runs.len())
+                .then_some(self.panes.run_list.sel));
+                let summary = ri.and_then(|ri| self.model.run_summary(ri)).map(Box::new);
+                self.push(Layer::RunSummary(Default::default(), summary));
+            }
+            Action::Rescore => self.start_rescore(),
+            Action::Export => self.export(),
+            Action::PauseRun => match self.jobs.live.as_mut() {
+                Some(l) if l.ended.is_none() => l.toggle_pause(),
+                _ => {
+                    self.status = format!(
+                        "no live run: {} starts one",
+                        self.key_name(Context::Normal, Action::NewRun)
+                    );
+                }
+            },
+            Action::CancelRun => {
+                if self.jobs.live_running() {
+                    self.push(Layer::ConfirmCancel);
+                    self.status = "cancel the live run? y cancels (finished samples stay; resumable), any other key keeps it".into();
+                } else {
+                    self.status = "no live run".into();
+                }
+            }
+            Action::Help => self.push(Layer::Help(Default::default())),
+            Action::ToggleRun if self.panes.focus == Pane::Runs => self.toggle_run(),
+            Action::ToggleOrder => self.toggle_order(),
+            Action::Sort => self.model.sort_by(Sort::cycle),
+            Action::SortReverse => self.model.sort_by(Sort::reverse),
+            Action::Quit => self.quit = true,
+            // Actions of other contexts do nothing while browsing.
+            _ => {}
+        }
+    }
+
+    /// Opens the chart picker on the run in view and the selected sample's bucket.
+    fn open_chart(&mut self) {
+        let mut c = ChartLayer::default();
+        c.pick.run = self.chart_focus().unwrap_or(0);
+        let buckets = &self.model.derived.buckets;
+        c.pick.bucket = self
+            .model
+            .selected()
+            .and_then(|(r, i)| self.model.category(r, i))
+            .and_then(|cat| buckets.iter().position(|b| *b == cat))
+            .unwrap_or(0);
+        self.push(Layer::Chart(Box::new(c)));
+    }
+
+    /// Recomputes the list after the filter was changed from outside the keys.
+    pub fn refilter(&mut self) {
+        self.model.refilter();
+        self.settle();
+    }
+
+    /// Search results: best match first ↔ dataset order.
+    pub(super) fn toggle_order(&mut self) {
+        self.model.toggle_order();
+        self.status = if self.model.listing.search.ranked {
+            "search results: best match first".into()
+        } else {
+            "search results: dataset order".into()
+        };
+    }
+
+    pub(super) fn move_sel(&mut self, delta: isize) {
+        match self.panes.focus {
+            Pane::Runs => {
+                self.panes.run_list.step(delta, self.model.runs.len());
+            }
+            Pane::Samples => {
+                self.model.step_selection(delta);
+            }
+            Pane::Detail => self.panes.detail_view.scroll_by(delta),
+        }
+    }
+
+    fn toggle_run(&mut self) {
+        let r = self.panes.run_list.sel;
+        let n = self.model.runs.len();
+        let runs = &mut self.model.listing.filter.runs;
+        if runs.is_empty() {
+            *runs = (0..n).filter(|i| *i != r).collect();
+        } else if !runs.remove(&r) {
+            runs.insert(r);
+        }
+        if runs.len() == n {
+            runs.clear();
+        }
+        self.model.refilter();
+    }
+
+    fn export(&mut self) {
+        let base = self
+            .export_dir
+            .clone()
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(|| std::path::PathBuf::from("."));
+        self.status = match crate::tui::export::export(self, &base) {
+            Ok(dir) => format!(
+                "exported {} samples and the chart to {}",
+                self.model.listing.visible.len(),
+                crate::sanitize::one_line(&dir.display().to_string())
+            ),
+            Err(e) => format!(
+                "export failed: {}",
+                crate::sanitize::one_line(&e.to_string())
+            ),
+        };
+    }
+
+    /// Starts rescoring the run selected in the run list (or the selected sample's run)
+    /// on its own thread; [`super::Msg::Rescored`] opens the result when it is done.
+    pub fn start_rescore(&mut self) {
+        if self.jobs.rescore.is_some() {
+            self.status = "a rescore is already running".into();
+            return;
+        }
+        let ri = if self.panes.focus == Pane::Runs {
+            Some(self.panes.run_list.sel)
+        } else {
+            self.model.selected().map(|(r, _)| r as usize)
+        };
+        let Some(run) = ri.and_then(|i| self.model.runs.get(i)) else {
+            self.status = "no run selected".into();
+            return;
+        };
+        let dir = run.dir.clone();
+        let name = dir
+            .file_name()
+            .map_or_else(|| "run".into(), |s| s.to_string_lossy().into_owned());
+        let mut out = dir.with_file_name(format!("{name}-rescored"));
+        let mut k = 2;
+        while out.exists() {
+            out = dir.with_file_name(format!("{name}-rescored-{k}"));
+            k += 1;
+        }
+        let opts = crate::run::rescore::RescoreOptions {
+            run: dir,
+            out: out.clone(),
+            in_place: false,
+            verify: crate::verify::Options {
+                timeout: std::time::Duration::from_millis(
+                    run.manifest
+                        .as_ref()
+                        .map_or(5000, |m| m.verifier_timeout_ms.max(1)),
+                ),
+                ..Default::default()
+            },
+            // The viewer rescores under the reading the run recorded.
+            reading: None,
+        };
+        self.status = format!("rescoring {name} (no model calls)…");
+        let tx = self.jobs.sender();
+        self.jobs.rescore = Some(out.clone());
+        std::thread::spawn(move || {
+            let result = crate::run::rescore::rescore(&opts)
+                .map(|s| {
+                    format!(
+                        "{} changed of {}; A2 {} → {}, A3 {} → {}{}",
+                        s.changed(),
+                        s.samples,
+                        pct(s.before.compliance()),
+                        pct(s.after.compliance()),
+                        pct(s.before.accuracy()),
+                        pct(s.after.accuracy()),
+                        if s.needs_calls.is_empty() {
+                            String::new()
+                        } else {
+                            format!("; {} need new model calls", s.needs_calls.len())
+                        }
+                    )
+                })
+                .map_err(|e| crate::sanitize::one_line(&e.to_string()).into_owned());
+            let _ = tx.send(super::Msg::Rescored(out, result));
+        });
+    }
+
+    /// A rescore ended: its run joins the view.
+    pub(super) fn rescored(&mut self, out: &std::path::Path, result: Result<String, String>) {
+        self.jobs.rescore = None;
+        let name = out
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        match result {
+            Ok(summary) => {
+                self.status = format!("rescored into {name}: {summary}");
+                self.model.open_run(out);
+            }
+            Err(e) => self.status = format!("rescore failed: {e}"),
+        }
+    }
+
+    /// The live run's directory joins the view once its manifest is written.
+    pub(super) fn open_live_dir(&mut self) {
+        let Some(dir) = self.jobs.live.as_ref().map(|l| l.dir.clone()) else {
+            return;
+        };
+        if dir.join(crate::run::store::MANIFEST).exists() {
+            self.model.open_run(&dir);
+        }
+    }
+}
+
+fn pct(x: Option<f64>) -> String {
+    x.map_or("–".into(), |v| format!("{:.1}%", v * 100.0))
+}

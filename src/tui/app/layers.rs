@@ -1,0 +1,351 @@
+//! Keys in each layer: the overlays, the chart picker, the search box, the note, the
+//! new-run form, label mode and the filter editor. Each component answers with one
+//! [`Effect`]; this is where effects become changes to the app.
+
+use super::{App, Pane};
+use crate::tui::components::Effect;
+use crate::tui::keymap::{Action, Context};
+use crate::tui::keys::Key;
+use crate::tui::layer::{Layer, Mode};
+
+impl App {
+    /// Handles an action bound in a context.
+    pub fn act_in(&mut self, ctx: Context, a: Action) {
+        match ctx {
+            Context::Normal => self.act(a),
+            Context::Overlay => self.overlay_action(a),
+            Context::Chart => self.chart_action(a),
+            Context::Search => self.search_action(a),
+            Context::Note => self.note_action(a),
+            Context::Form => self.form_action(a),
+            Context::Label => self.label_action(a),
+            Context::Filter => self.filter_action(a),
+        }
+    }
+
+    /// A key the context does not bind: typed text, a label category, a filter digit,
+    /// or the context's fallback bindings.
+    pub(super) fn unbound_key(&mut self, ctx: Context, key: Key) {
+        if ctx.takes_text() {
+            if let Some(c) = key.typed() {
+                self.type_char(ctx, c);
+            }
+            return;
+        }
+        if ctx == Context::Label && self.label_category(key) {
+            return;
+        }
+        if ctx == Context::Filter && self.filter_digit(key) {
+            return;
+        }
+        let Some(a) = ctx.fallback().and_then(|f| self.keymap.action(f, key)) else {
+            return;
+        };
+        if a == Action::Quit {
+            self.quit = true;
+        } else if ctx == Context::Overlay {
+            self.overlay_action(a);
+        } else {
+            if let Some(Layer::Filter(ed)) = self.layers.last_mut() {
+                ed.typed = None;
+            }
+            self.act(a);
+        }
+    }
+
+    fn type_char(&mut self, ctx: Context, c: char) {
+        match ctx {
+            Context::Search if self.model.listing.search.field.type_char(c) == Effect::Edited => {
+                self.model.research();
+            }
+            Context::Note => {
+                self.model.labelling.note.type_char(c);
+            }
+            Context::Form => {
+                if let Some(Layer::NewRun(form)) = self.layers.last_mut() {
+                    form.type_char(c);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn search_action(&mut self, a: Action) {
+        if a == Action::ToggleOrder {
+            self.toggle_order();
+            return;
+        }
+        match self.model.listing.search.field.handle(a) {
+            Effect::Edited => self.model.research(),
+            Effect::Confirm => self.pop(),
+            Effect::Close => {
+                self.pop();
+                self.model.research();
+            }
+            _ => {}
+        }
+    }
+
+    fn note_action(&mut self, a: Action) {
+        match self.model.labelling.note.handle(a) {
+            Effect::Confirm => {
+                let cats = self.model.my_labels().0;
+                let note = std::mem::take(&mut self.model.labelling.note.text);
+                self.save_labels(cats, note);
+                self.pop();
+            }
+            Effect::Close => self.pop(),
+            _ => {}
+        }
+    }
+
+    fn overlay_action(&mut self, a: Action) {
+        let Some(top) = self.layers.last_mut() else {
+            return;
+        };
+        // In the comparison the detail tab keys pick the run diffed against the first.
+        if let Layer::Compare(v) = top
+            && matches!(a, Action::NextTab | Action::PrevTab)
+        {
+            v.step_pair(if a == Action::NextTab { 1 } else { -1 });
+            return;
+        }
+        // Long overlays scroll (help lists every binding and mode).
+        let effect = match top {
+            Layer::Help(o) | Layer::RunSummary(o, _) => o.handle(a, true),
+            Layer::Warnings(o) | Layer::LabelCounts(o) => o.handle(a, false),
+            _ => crate::tui::components::overlay::Overlay::default().handle(a, false),
+        };
+        if effect == Effect::Close {
+            self.pop();
+        }
+    }
+
+    fn chart_action(&mut self, a: Action) {
+        let buckets = self.model.derived.buckets.clone();
+        let nruns = self.model.derived.chart.len();
+        let Some(Layer::Chart(c)) = self.layers.last_mut() else {
+            return;
+        };
+        let (bucket, run) = (c.pick.bucket, c.pick.run);
+        match c.pick.handle(a, buckets.len(), nruns) {
+            Effect::Show { one_run } => {
+                self.pop();
+                if let Some(&b) = buckets.get(bucket) {
+                    self.show_bucket(b, one_run.then_some(run));
+                }
+                self.panes.focus = Pane::Samples;
+            }
+            Effect::Close => self.pop(),
+            _ => {}
+        }
+    }
+
+    /// Lists bucket `b` of every run, or of the chart's `run`-th run.
+    fn show_bucket(&mut self, b: usize, run: Option<usize>) {
+        let f = &mut self.model.listing.filter;
+        f.range = Some((b, b));
+        f.runs.clear();
+        if let Some(k) = run {
+            let ri = self.model.derived.chart_runs.get(k).copied();
+            if let Some(ri) = ri {
+                self.model.listing.filter.runs = [ri].into();
+            }
+            let all = self
+                .keymap
+                .first_key(Context::Chart, Action::ChartAllRuns)
+                .unwrap_or_default();
+            self.status = format!("showing bucket {b} of one run ({all} in the chart: every run)");
+        } else {
+            self.status = format!("showing bucket {b} of every run");
+        }
+        self.model.refilter();
+    }
+
+    /// Writes the selected sample's labels and says how it went.
+    fn save_labels(&mut self, categories: Vec<String>, note: String) {
+        self.status = match self.model.save_labels(categories, note) {
+            Ok(()) => "label saved".into(),
+            Err(e) => format!("label not saved: {e}"),
+        };
+    }
+
+    /// A taxonomy category's key in label mode toggles it; the taxonomy wins over
+    /// bindings. Returns true if the key was a category.
+    fn label_category(&mut self, key: Key) -> bool {
+        let Some(c) = key.typed() else {
+            return false;
+        };
+        let mut buf = [0u8; 4];
+        let Some(cat) = self.model.taxonomy.by_key(c.encode_utf8(&mut buf)) else {
+            return false;
+        };
+        let id = cat.id.clone();
+        let (mut cats, note) = self.model.my_labels();
+        if let Some(p) = cats.iter().position(|c| *c == id) {
+            cats.remove(p);
+        } else {
+            cats.push(id);
+        }
+        self.save_labels(cats, note);
+        true
+    }
+
+    fn label_action(&mut self, a: Action) {
+        match a {
+            Action::Reviewed => {
+                // Reviewed, nothing wrong: an empty set is a label too (it counts for
+                // lucky-pass estimates).
+                let note = self.model.my_labels().1;
+                self.save_labels(vec![], note);
+            }
+            Action::AcceptSuggestion => {
+                match self
+                    .panes
+                    .detail
+                    .as_ref()
+                    .and_then(crate::tui::model::Detail::suggestion)
+                {
+                    Some(s) => {
+                        let (mut cats, note) = self.model.my_labels();
+                        if cats.iter().any(|c| c == s) {
+                            self.status = format!("already labelled {s}");
+                        } else {
+                            cats.push(s.to_string());
+                            self.save_labels(cats, note);
+                        }
+                    }
+                    None => {
+                        self.status =
+                            "no suggestion: the diff finds no change that maps to a category"
+                                .into();
+                    }
+                }
+            }
+            Action::EditNote => {
+                self.model.labelling.note.text = self.model.my_labels().1;
+                self.push(Layer::Note);
+            }
+            Action::Undo => self.undo_label(),
+            Action::NextUnlabelled => self.next_unlabelled(),
+            Action::Up => self.move_sel(-1),
+            Action::Down => self.move_sel(1),
+            Action::Back => self.pop(),
+            other => self.act(other),
+        }
+    }
+
+    /// Restores the last label change (the sample it was on is selected again).
+    fn undo_label(&mut self) {
+        let Some(e) = self.model.labelling.take_last() else {
+            self.status = "nothing to undo".into();
+            return;
+        };
+        let m = &mut self.model;
+        if let Some(k) = m.listing.visible.iter().position(|&(rr, ii)| {
+            rr as usize == e.run && *m.runs[e.run].rows[ii as usize].id == *e.id
+        }) {
+            m.listing.sample_list.sel = k;
+        }
+        self.save_labels(e.categories, e.note);
+        // Saving pushed the undone state; undo must not redo it.
+        self.model.labelling.forget_last();
+        self.status = format!("undone on sample {}", e.id);
+    }
+
+    /// Moves to the next sample in the current list that this annotator has not labelled.
+    pub fn next_unlabelled(&mut self) {
+        if !self.model.next_unlabelled() {
+            self.status = "every sample in this list is labelled".into();
+        }
+    }
+
+    fn form_action(&mut self, a: Action) {
+        let Some(Layer::NewRun(form)) = self.layers.last_mut() else {
+            return;
+        };
+        match form.handle(a) {
+            Effect::Confirm => {
+                let tx = self.jobs.sender();
+                let deliver = move |m| tx.send(super::Msg::Live(Box::new(m))).is_ok();
+                match crate::tui::live::Live::start(form, deliver) {
+                    Ok(mut live) => {
+                        live.keys = (
+                            self.key_name(Context::Normal, Action::PauseRun),
+                            self.key_name(Context::Normal, Action::CancelRun),
+                        );
+                        self.status = format!("run started in {}", live.dir.display());
+                        self.jobs.live = Some(live);
+                        self.pop();
+                    }
+                    Err(e) => form.error = e.to_string(),
+                }
+            }
+            Effect::Close => self.pop(),
+            _ => {}
+        }
+    }
+
+    /// Digits and backspace type the bound of the operator-range fields.
+    fn filter_digit(&mut self, key: Key) -> bool {
+        let digit = key.typed().and_then(|c| c.to_digit(10));
+        let backspace = key.code() == ratatui::crossterm::event::KeyCode::Backspace;
+        if digit.is_none() && !backspace {
+            return false;
+        }
+        let env = self.filter_env();
+        let Some(Layer::Filter(ed)) = self.layers.last_mut() else {
+            return false;
+        };
+        let taken = ed.digit(digit, &mut self.model.listing.filter, &env);
+        if taken {
+            self.model.refilter();
+        }
+        taken
+    }
+
+    /// What the filter editor needs to know about the loaded runs.
+    fn filter_env(&self) -> crate::tui::components::filter_edit::FilterEnv {
+        crate::tui::components::filter_edit::FilterEnv {
+            max: self.model.derived.buckets.last().copied().unwrap_or(0),
+            kinds: self.model.derived.kinds.clone(),
+            categories: self
+                .model
+                .taxonomy
+                .categories
+                .iter()
+                .map(|c| c.id.clone())
+                .collect(),
+            runs: self.model.runs.len(),
+        }
+    }
+
+    fn filter_action(&mut self, a: Action) {
+        let env = self.filter_env();
+        let Some(Layer::Filter(ed)) = self.layers.last_mut() else {
+            return;
+        };
+        match ed.handle(a, &mut self.model.listing.filter, &env) {
+            Effect::Refilter => self.model.refilter(),
+            Effect::Close => self.pop(),
+            _ => {}
+        }
+    }
+
+    /// The answer to "cancel the live run?": `y` cancels, any other key keeps it.
+    pub(super) fn confirm_cancel(&mut self, key: Key) {
+        match (key.typed(), self.jobs.live.as_mut()) {
+            (Some('y' | 'Y'), Some(l)) if l.ended.is_none() => {
+                l.cancel();
+                self.status =
+                    "cancelling: in-flight samples are dropped, finished ones stay".into();
+            }
+            _ => self.status = "the live run goes on".into(),
+        }
+    }
+
+    /// Whether the top layer is `m`.
+    pub fn is(&self, m: Mode) -> bool {
+        self.mode() == m
+    }
+}

@@ -1,0 +1,83 @@
+//! The browsing screen's own state: which pane has focus, the run list's cursor, the
+//! detail view and the selected sample's detail, and what the last frame laid out.
+
+use crate::tui::components::detail_view::DetailView;
+use crate::tui::components::filter_edit::FilterEditor;
+use crate::tui::components::list::ListCursor;
+use crate::tui::model::Detail;
+use crate::tui::ui::Areas;
+use std::cell::Cell;
+
+/// Panes that take focus.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pane {
+    /// The run list.
+    Runs,
+    /// The sample list.
+    Samples,
+    /// The detail view.
+    Detail,
+}
+
+/// Detail tabs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tab {
+    /// φ₀, ψ, φ₁, verdict.
+    Overview,
+    /// Structural diff.
+    Diff,
+    /// Countermodel tables and evaluated subformulas.
+    Countermodel,
+    /// The raw model exchange.
+    Raw,
+}
+
+impl Tab {
+    /// All tabs in order.
+    pub const ALL: [Tab; 4] = [Tab::Overview, Tab::Diff, Tab::Countermodel, Tab::Raw];
+    /// Title.
+    pub fn title(self) -> &'static str {
+        match self {
+            Tab::Overview => "Overview",
+            Tab::Diff => "Diff",
+            Tab::Countermodel => "Countermodel",
+            Tab::Raw => "Raw",
+        }
+    }
+}
+
+/// The panes' state.
+#[derive(Debug)]
+pub struct Panes {
+    /// Focused pane.
+    pub focus: Pane,
+    /// The run list's selection and scroll.
+    pub run_list: ListCursor,
+    /// The detail pane's tab, tree toggle and scroll.
+    pub detail_view: DetailView,
+    /// The selected sample's detail (made in `update`, read by drawing).
+    pub detail: Option<Detail>,
+    /// The filter editor as it was left (it reopens there).
+    pub filter_edit: FilterEditor,
+    /// Where the last frame put the panes (mouse clicks map onto them).
+    pub areas: Areas,
+    /// Rows of the sample list on screen (for paging), as the last frame laid them out.
+    pub page: Cell<usize>,
+    /// The chart's first drawn run row (it scrolls to keep the focused run in view).
+    pub chart_top: Cell<usize>,
+}
+
+impl Default for Panes {
+    fn default() -> Self {
+        Panes {
+            focus: Pane::Samples,
+            run_list: ListCursor::default(),
+            detail_view: DetailView::default(),
+            detail: None,
+            filter_edit: FilterEditor::default(),
+            areas: Areas::default(),
+            page: Cell::new(10),
+            chart_top: Cell::new(0),
+        }
+    }
+}

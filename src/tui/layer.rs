@@ -1,0 +1,129 @@
+//! What lies over the browsing screen: each layer carries its own data, opening one
+//! pushes it, closing pops it, and the top layer picks the keymap context.
+
+use super::components::chart_pick::ChartPick;
+use super::components::filter_edit::FilterEditor;
+use super::components::overlay::Overlay;
+use super::keymap::Context;
+use super::live::Form;
+use super::model::{CompareView, KindCounts, PickedBucket, RunSummary};
+
+/// One layer and its state.
+#[derive(Debug)]
+pub enum Layer {
+    /// Every key and mode (scrolls).
+    Help(Overlay),
+    /// Loading warnings.
+    Warnings(Overlay),
+    /// The same φ₀ across runs.
+    Compare(Box<CompareView>),
+    /// One run at a glance (scrolls).
+    RunSummary(Overlay, Option<Box<RunSummary>>),
+    /// Label counts by category and bucket.
+    LabelCounts(Overlay),
+    /// The filter editor.
+    Filter(FilterEditor),
+    /// Picking a chart bucket, with what the pick shows.
+    Chart(Box<ChartLayer>),
+    /// Typing a search.
+    Search,
+    /// Hand-labelling the selected sample.
+    Label,
+    /// Typing a note for the selected sample (over the label panel).
+    Note,
+    /// The new-run form.
+    NewRun(Box<Form>),
+    /// `C` was pressed: the next key says whether to cancel the live run.
+    ConfirmCancel,
+}
+
+/// The chart picker and the counts of its highlighted run and bucket.
+#[derive(Debug, Default)]
+pub struct ChartLayer {
+    /// The highlighted run and bucket.
+    pub pick: ChartPick,
+    /// The highlighted bucket's counts.
+    pub picked: Option<PickedBucket>,
+    /// Failing samples of the highlighted run by failure kind and bucket.
+    pub kinds: (String, KindCounts),
+}
+
+/// Which layer is on top, without its data (what tests and drawing ask).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// No layer: browsing.
+    Normal,
+    /// [`Layer::Help`].
+    Help,
+    /// [`Layer::Search`].
+    Search,
+    /// [`Layer::Filter`].
+    Filter,
+    /// [`Layer::Compare`].
+    Compare,
+    /// [`Layer::Warnings`].
+    Warnings,
+    /// [`Layer::Chart`].
+    Chart,
+    /// [`Layer::Label`].
+    Label,
+    /// [`Layer::Note`].
+    Note,
+    /// [`Layer::NewRun`].
+    NewRun,
+    /// [`Layer::LabelCounts`].
+    LabelCounts,
+    /// [`Layer::RunSummary`].
+    RunSummary,
+    /// [`Layer::ConfirmCancel`].
+    ConfirmCancel,
+}
+
+impl Layer {
+    /// The keymap context this layer reads keys in.
+    pub fn context(&self) -> Context {
+        match self {
+            Layer::Search => Context::Search,
+            Layer::Note => Context::Note,
+            Layer::NewRun(_) => Context::Form,
+            Layer::Label => Context::Label,
+            Layer::Filter(_) => Context::Filter,
+            Layer::Chart(_) => Context::Chart,
+            Layer::Help(_)
+            | Layer::Compare(_)
+            | Layer::Warnings(_)
+            | Layer::LabelCounts(_)
+            | Layer::RunSummary(..)
+            | Layer::ConfirmCancel => Context::Overlay,
+        }
+    }
+
+    /// The layer's name.
+    pub fn mode(&self) -> Mode {
+        match self {
+            Layer::Help(_) => Mode::Help,
+            Layer::Warnings(_) => Mode::Warnings,
+            Layer::Compare(_) => Mode::Compare,
+            Layer::RunSummary(..) => Mode::RunSummary,
+            Layer::LabelCounts(_) => Mode::LabelCounts,
+            Layer::Filter(_) => Mode::Filter,
+            Layer::Chart(_) => Mode::Chart,
+            Layer::Search => Mode::Search,
+            Layer::Label => Mode::Label,
+            Layer::Note => Mode::Note,
+            Layer::NewRun(_) => Mode::NewRun,
+            Layer::ConfirmCancel => Mode::ConfirmCancel,
+        }
+    }
+
+    /// The scroll of an overlay that scrolls.
+    pub fn overlay(&self) -> Option<&Overlay> {
+        match self {
+            Layer::Help(o)
+            | Layer::Warnings(o)
+            | Layer::LabelCounts(o)
+            | Layer::RunSummary(o, _) => Some(o),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,105 @@
+//! Everything derived for the selected sample: the record, parsed formulas, the
+//! structural diff, the countermodel's evaluations, the transcript.
+
+use super::Model;
+use crate::run::format::SampleRecord;
+use crate::syntax::diff::{DiffLine, diff, summary};
+use crate::syntax::{Expr, parse};
+use crate::verify::Verdict;
+use crate::verify::explain::{EvalLine, explain};
+use crate::verify::model::FiniteModel;
+
+/// A formula as printed and the byte range to highlight in it.
+pub type Highlighted = (String, Option<(usize, usize)>);
+
+/// Everything derived for the selected sample.
+#[derive(Debug)]
+pub struct Detail {
+    /// (run, row) it belongs to.
+    pub key: (u32, u32),
+    /// The full record, or why it could not be read.
+    pub record: Result<SampleRecord, crate::tui::data::RecordError>,
+    /// φ₀ parsed.
+    pub phi0: Option<Expr>,
+    /// Round 1's φ₁ parsed.
+    pub phi1: Option<Expr>,
+    /// Aligned diff.
+    pub diff: Vec<DiffLine>,
+    /// Kinds of change.
+    pub changes: Vec<&'static str>,
+    /// Subformulas evaluated under the countermodel.
+    pub explain: Vec<EvalLine>,
+    /// φ₀ and φ₁ as printed, each with the byte range of the smallest subformula that
+    /// holds every difference (highlighted on the Overview).
+    pub highlight: Option<[Highlighted; 2]>,
+    /// Every model call as a conversation (the Raw tab).
+    pub transcript: Vec<crate::tui::transcript::Call>,
+}
+
+impl Detail {
+    /// Reads and analyses sample `key` of the model.
+    pub fn of(m: &Model, key: (u32, u32)) -> Detail {
+        let run = &m.runs[key.0 as usize];
+        let record = run.record(&run.rows[key.1 as usize]);
+        let (mut phi0, mut phi1, mut d, mut changes, mut ex) = (None, None, vec![], vec![], vec![]);
+        let mut highlight = None;
+        let mut transcript = Vec::new();
+        if let Ok(rec) = &record {
+            let prompts = run
+                .manifest
+                .as_ref()
+                .and_then(crate::tui::transcript::prompts_of);
+            transcript = crate::tui::transcript::transcript(rec, prompts.as_ref());
+            phi0 = parse(&rec.phi0, rec.syntax).ok();
+            phi1 = rec
+                .rounds
+                .first()
+                .and_then(|r| r.phi1.as_ref())
+                .and_then(|t| parse(t, rec.syntax).ok());
+            if let (Some(a), Some(b)) = (&phi0, &phi1) {
+                d = diff(a, b);
+                changes = summary(&d);
+                if let (Expr::Logic(fa), Expr::Logic(fb)) = (a, b)
+                    && let Some((sa, sb)) = crate::verify::normalize::difference_path(fa, fb)
+                        .last()
+                        .copied()
+                {
+                    highlight = Some([
+                        crate::syntax::print_with_span(fa, sa),
+                        crate::syntax::print_with_span(fb, sb),
+                    ]);
+                }
+                if let (
+                    Verdict::NotEquivalent { countermodel, .. },
+                    Expr::Logic(fa),
+                    Expr::Logic(fb),
+                ) = (&rec.verdict, a, b)
+                    && let Some(fm) = FiniteModel::from_countermodel(countermodel)
+                {
+                    ex = explain(fa, fb, &fm);
+                }
+            }
+        }
+        Detail {
+            transcript,
+            key,
+            record,
+            phi0,
+            phi1,
+            diff: d,
+            changes,
+            explain: ex,
+            highlight,
+        }
+    }
+
+    /// The category the structural diff suggests: the first taxonomy category of the
+    /// sample's automatic failure kinds (the ones `report` counts).
+    pub fn suggestion(&self) -> Option<&'static str> {
+        let kinds = match &self.record {
+            Ok(rec) => crate::report::kinds::classify(rec),
+            Err(_) => crate::report::kinds::kinds_of_diff(&self.diff),
+        };
+        crate::report::kinds::categories(&kinds).first().copied()
+    }
+}

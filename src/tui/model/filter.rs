@@ -1,0 +1,317 @@
+//! The filters over the sample list: what each admits, as free functions of what they
+//! read so rows can be filtered on several threads.
+
+use crate::report::By;
+use crate::report::kinds::FailureKind;
+use crate::tui::data::RunIndex;
+use crate::verify::VerdictKind;
+use std::collections::BTreeSet;
+
+/// Label state filter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum LabelFilter {
+    /// All samples.
+    #[default]
+    Any,
+    /// Only labelled ones.
+    Labelled,
+    /// Only unlabelled ones.
+    Unlabelled,
+}
+
+/// The active filters (search aside).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Filter {
+    /// Inclusive range of the category metric.
+    pub range: Option<(usize, usize)>,
+    /// Verdicts shown (empty: all).
+    pub verdicts: BTreeSet<VerdictKind>,
+    /// Dataset kinds shown (empty: all).
+    pub kinds: BTreeSet<String>,
+    /// Runs shown (empty: all).
+    pub runs: BTreeSet<usize>,
+    /// Label state.
+    pub labels: LabelFilter,
+    /// Only samples whose automatic failure kinds include this one.
+    pub failure: Option<FailureKind>,
+    /// Only samples some annotator gave any of these categories (empty: no condition).
+    pub label_any: BTreeSet<String>,
+    /// Only samples no annotator gave any of these categories.
+    pub label_none: BTreeSet<String>,
+    /// The judge's answer.
+    pub judge: JudgeFilter,
+    /// Only failing samples whose φ₀ passes in this run (index into the runs).
+    pub passes_in: Option<usize>,
+    /// Closeness of φ₁ to φ₀ (BLEU) in a band.
+    pub closeness: ClosenessFilter,
+}
+
+/// Closeness bands (BLEU of φ₁ against φ₀).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ClosenessFilter {
+    /// All samples.
+    #[default]
+    Any,
+    /// BLEU ≥ 0.9: φ₁ nearly φ₀ (small slips).
+    Near,
+    /// 0.7 ≤ BLEU < 0.9.
+    Close,
+    /// 0.5 ≤ BLEU < 0.7.
+    Mid,
+    /// BLEU < 0.5: φ₁ far from φ₀.
+    Far,
+    /// No φ₁ to compare.
+    Missing,
+}
+
+impl ClosenessFilter {
+    pub const ALL: [ClosenessFilter; 6] = [
+        ClosenessFilter::Any,
+        ClosenessFilter::Near,
+        ClosenessFilter::Close,
+        ClosenessFilter::Mid,
+        ClosenessFilter::Far,
+        ClosenessFilter::Missing,
+    ];
+
+    /// Its name in the filter editor.
+    pub fn name(self) -> &'static str {
+        match self {
+            ClosenessFilter::Any => "any",
+            ClosenessFilter::Near => "BLEU ≥ 0.9",
+            ClosenessFilter::Close => "BLEU 0.7–0.9",
+            ClosenessFilter::Mid => "BLEU 0.5–0.7",
+            ClosenessFilter::Far => "BLEU < 0.5",
+            ClosenessFilter::Missing => "no φ₁",
+        }
+    }
+
+    /// Whether a row's BLEU (percent) is in the band.
+    pub fn admits(self, bleu: Option<u8>) -> bool {
+        match (self, bleu) {
+            (ClosenessFilter::Any, _) => true,
+            (ClosenessFilter::Missing, b) => b.is_none(),
+            (_, None) => false,
+            (ClosenessFilter::Near, Some(b)) => b >= 90,
+            (ClosenessFilter::Close, Some(b)) => (70..90).contains(&b),
+            (ClosenessFilter::Mid, Some(b)) => (50..70).contains(&b),
+            (ClosenessFilter::Far, Some(b)) => b < 50,
+        }
+    }
+}
+
+/// Judge filter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum JudgeFilter {
+    /// All samples.
+    #[default]
+    Any,
+    /// The judge said equivalent.
+    Yes,
+    /// The judge said not equivalent.
+    No,
+    /// The judge's answer had no verdict.
+    Unparseable,
+    /// The judge and the verifier disagree (unparseable answers aside).
+    Disagrees,
+    /// No judge answer for the sample.
+    Unjudged,
+}
+
+impl JudgeFilter {
+    pub const ALL: [JudgeFilter; 6] = [
+        JudgeFilter::Any,
+        JudgeFilter::Yes,
+        JudgeFilter::No,
+        JudgeFilter::Unparseable,
+        JudgeFilter::Disagrees,
+        JudgeFilter::Unjudged,
+    ];
+
+    /// Its name in the filter editor.
+    pub fn name(self) -> &'static str {
+        match self {
+            JudgeFilter::Any => "any",
+            JudgeFilter::Yes => "said yes",
+            JudgeFilter::No => "said no",
+            JudgeFilter::Unparseable => "unparseable",
+            JudgeFilter::Disagrees => "≠ verifier",
+            JudgeFilter::Unjudged => "not judged",
+        }
+    }
+}
+
+/// The filter's run-level conditions (which runs, which dataset kinds).
+pub(crate) fn run_passes(f: &Filter, run: usize, ri: &RunIndex) -> bool {
+    (f.runs.is_empty() || f.runs.contains(&run))
+        && (f.kinds.is_empty()
+            || ri
+                .manifest
+                .as_ref()
+                .is_some_and(|m| f.kinds.contains(&m.dataset.kind))
+            || (ri.manifest.is_none() && f.kinds.contains("?")))
+}
+
+/// The filter's row-level conditions. A free function of what it reads, so rows can
+/// be filtered on several threads.
+pub(crate) fn row_passes(
+    f: &Filter,
+    by: By,
+    passing_elsewhere: &std::collections::HashSet<u64>,
+    run: usize,
+    ri: &RunIndex,
+    r: &crate::tui::data::Row,
+) -> bool {
+    if !f.verdicts.is_empty() && !f.verdicts.contains(&r.verdict) {
+        return false;
+    }
+    if let Some((lo, hi)) = f.range {
+        let c = match by {
+            By::Operators => r.ops.or(r.depth),
+            By::Depth => r.depth.or(r.ops),
+        }
+        .map(usize::from);
+        match c {
+            Some(c) if c >= lo && c <= hi => {}
+            _ => return false,
+        }
+    }
+    let labelled = match f.labels {
+        LabelFilter::Any => true,
+        LabelFilter::Labelled => ri.labels.contains_key(&*r.id),
+        LabelFilter::Unlabelled => !ri.labels.contains_key(&*r.id),
+    };
+    if !labelled {
+        return false;
+    }
+    if let Some(k) = f.failure
+        && r.fails & crate::report::kinds::mask(&[k]) == 0
+    {
+        return false;
+    }
+    let has = |c: &str| {
+        ri.labels
+            .get(&*r.id)
+            .is_some_and(|ls| ls.iter().any(|l| l.categories.iter().any(|x| x == c)))
+    };
+    if !f.label_any.is_empty() && !f.label_any.iter().any(|c| has(c)) {
+        return false;
+    }
+    if f.label_none.iter().any(|c| has(c)) {
+        return false;
+    }
+    if f.judge != JudgeFilter::Any {
+        use crate::llm::judge::JudgeAnswer;
+        let answer = ri.judge.get(&*r.id).map(|j| j.answer);
+        let ok = match (f.judge, answer) {
+            (JudgeFilter::Unjudged, a) => a.is_none(),
+            (_, None) => false,
+            (JudgeFilter::Yes, Some(a)) => a == JudgeAnswer::Yes,
+            (JudgeFilter::No, Some(a)) => a == JudgeAnswer::No,
+            (JudgeFilter::Unparseable, Some(a)) => a == JudgeAnswer::Unparseable,
+            (JudgeFilter::Disagrees, Some(a)) => match a {
+                JudgeAnswer::Yes => !r.verdict.is_pass(),
+                JudgeAnswer::No => r.verdict.is_pass(),
+                JudgeAnswer::Unparseable => false,
+            },
+            (JudgeFilter::Any, _) => true,
+        };
+        if !ok {
+            return false;
+        }
+    }
+    if !f.closeness.admits(r.bleu) {
+        return false;
+    }
+    if let Some(other) = f.passes_in
+        && (other == run || r.verdict.is_pass() || !passing_elsewhere.contains(&r.phi0_hash))
+    {
+        return false;
+    }
+    true
+}
+
+impl super::Model {
+    /// A one-line description of the active filters and counts.
+    pub fn filter_summary(&self) -> String {
+        let total = self.derived.total;
+        let mut parts = vec![format!("{}/{}", self.listing.visible.len(), total)];
+        if let Some((lo, hi)) = self.listing.filter.range {
+            let name = if self.by == crate::report::By::Operators {
+                "ops"
+            } else {
+                "depth"
+            };
+            parts.push(match lo.cmp(&hi) {
+                std::cmp::Ordering::Greater => format!("{name} {lo}–{hi} invalid"),
+                std::cmp::Ordering::Equal => format!("{name} {lo}"),
+                std::cmp::Ordering::Less => format!("{name} {lo}–{hi}"),
+            });
+        }
+        if !self.listing.filter.verdicts.is_empty() {
+            let v: Vec<&str> = self
+                .listing
+                .filter
+                .verdicts
+                .iter()
+                .map(|k| k.name())
+                .collect();
+            parts.push(v.join("|"));
+        }
+        if !self.listing.filter.kinds.is_empty() {
+            parts.push(
+                self.listing
+                    .filter
+                    .kinds
+                    .iter()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join("|"),
+            );
+        }
+        if !self.listing.filter.runs.is_empty() {
+            parts.push(format!("{} run(s)", self.listing.filter.runs.len()));
+        }
+        match self.listing.filter.labels {
+            LabelFilter::Any => {}
+            LabelFilter::Labelled => parts.push("labelled".into()),
+            LabelFilter::Unlabelled => parts.push("unlabelled".into()),
+        }
+        if let Some(k) = self.listing.filter.failure {
+            parts.push(k.name().to_string());
+        }
+        if !self.listing.filter.label_any.is_empty() {
+            let v: Vec<&str> = self
+                .listing
+                .filter
+                .label_any
+                .iter()
+                .map(String::as_str)
+                .collect();
+            parts.push(format!("label {}", v.join("|")));
+        }
+        if !self.listing.filter.label_none.is_empty() {
+            let v: Vec<&str> = self
+                .listing
+                .filter
+                .label_none
+                .iter()
+                .map(String::as_str)
+                .collect();
+            parts.push(format!("no label {}", v.join("|")));
+        }
+        if self.listing.filter.judge != JudgeFilter::Any {
+            parts.push(format!("judge {}", self.listing.filter.judge.name()));
+        }
+        if let Some(r) = self.listing.filter.passes_in.and_then(|i| self.runs.get(i)) {
+            parts.push(format!("passes in {}", r.name()));
+        }
+        if self.listing.filter.closeness != ClosenessFilter::Any {
+            parts.push(self.listing.filter.closeness.name().to_string());
+        }
+        if !self.listing.search.field.text.is_empty() {
+            parts.push(format!("/{}", self.listing.search.field.text));
+        }
+        parts.join(" · ")
+    }
+}

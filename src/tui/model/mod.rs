@@ -1,0 +1,290 @@
+//! The viewer's data: the runs, the listing over them (filter, search, sort,
+//! selection), the label work, and the views derived from them. No terminal types and
+//! no threads: [`crate::tui::app::App::update`] changes it, drawing only reads it.
+
+pub mod derived;
+pub mod detail;
+pub mod filter;
+pub mod listing;
+
+use super::components::label_panel::LabelPanel;
+use super::data::RunIndex;
+use crate::report::By;
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub use derived::{
+    Bucket, CompareColumn, CompareView, Derived, KindCounts, PickedBucket, RunSummary, axis,
+    outcomes,
+};
+pub use detail::{Detail, Highlighted};
+pub use filter::{ClosenessFilter, Filter, JudgeFilter, LabelFilter};
+pub use listing::Listing;
+
+/// The runs and everything the viewer knows about them.
+pub struct Model {
+    /// Loaded runs, in the order they were named or found.
+    pub runs: Vec<RunIndex>,
+    /// Folders given to the viewer, re-scanned for run directories made later.
+    pub watch: Vec<PathBuf>,
+    /// Category metric for chart and range filter.
+    pub by: By,
+    /// The sample list: filter, search, sort, selection.
+    pub listing: Listing,
+    /// Label categories.
+    pub taxonomy: super::labels::Taxonomy,
+    /// Who labels.
+    pub annotator: String,
+    /// The note being typed and the undo history of label changes.
+    pub labelling: LabelPanel,
+    /// Warnings from loading (themes, config, files).
+    pub warnings: Vec<String>,
+    /// Size of each run's labels.jsonl when last read (to notice other writers).
+    label_sizes: Vec<u64>,
+    /// The chart's per-run aggregates, kept up to date incrementally.
+    chart_cache: derived::ChartCache,
+    /// Views computed from the above after each change, for drawing to read.
+    pub derived: Derived,
+}
+
+/// Size of a run's labels file (0 when absent).
+pub(crate) fn labels_len(dir: &Path) -> u64 {
+    std::fs::metadata(dir.join(crate::run::store::LABELS)).map_or(0, |m| m.len())
+}
+
+impl Model {
+    /// A model over `runs`, their warnings collected, the list filtered.
+    pub fn new(runs: Vec<RunIndex>, warnings: Vec<String>) -> Model {
+        let mut m = Model {
+            runs: Vec::new(),
+            watch: Vec::new(),
+            by: By::Operators,
+            listing: Listing::default(),
+            taxonomy: super::labels::Taxonomy::builtin(),
+            annotator: super::labels::annotator(None),
+            labelling: LabelPanel::default(),
+            warnings,
+            label_sizes: Vec::new(),
+            chart_cache: derived::ChartCache::default(),
+            derived: Derived::default(),
+        };
+        m.add_runs(runs);
+        m
+    }
+
+    /// Adds runs (their warnings too) and picks depth as the measure when every run is
+    /// charted by depth. The caller refilters.
+    pub fn add_runs(&mut self, runs: Vec<RunIndex>) {
+        for r in runs {
+            self.warnings.extend(r.warnings.iter().cloned());
+            self.label_sizes.push(labels_len(&r.dir));
+            self.runs.push(r);
+        }
+        if !self.runs.is_empty()
+            && self.runs.iter().all(|r| {
+                r.manifest
+                    .as_ref()
+                    .is_some_and(|m| m.dataset.filter_field == "depth")
+            })
+        {
+            self.by = By::Depth;
+        }
+    }
+
+    /// Opens a run directory made since the viewer started (a live run, a rescore).
+    pub fn open_run(&mut self, dir: &Path) {
+        if !self.runs.iter().any(|r| r.dir == dir) {
+            self.runs.push(RunIndex::open(dir));
+            self.label_sizes.push(labels_len(dir));
+            self.refilter();
+        }
+    }
+
+    /// The category value of a row under the current metric.
+    /// A sample without the chosen metric (regexes have no operator count) falls back
+    /// to the other, so every run has a chart and a category column.
+    pub fn category(&self, run: u32, row: u32) -> Option<usize> {
+        let r = &self.runs[run as usize].rows[row as usize];
+        match self.by {
+            By::Operators => r.ops.or(r.depth).map(usize::from),
+            By::Depth => r.depth.or(r.ops).map(usize::from),
+        }
+    }
+
+    /// Which measure [`Model::category`] gives for a row: the chosen one, or the other
+    /// when the row lacks it (a regex has a depth, no operator count).
+    pub fn measure_of(&self, run: u32, row: u32) -> &'static str {
+        let r = &self.runs[run as usize].rows[row as usize];
+        match (self.by, r.ops.is_some(), r.depth.is_some()) {
+            (By::Operators, false, true) | (By::Depth, _, true) => "depth",
+            _ => "ops",
+        }
+    }
+
+    /// The selected (run, row).
+    pub fn selected(&self) -> Option<(u32, u32)> {
+        self.listing
+            .visible
+            .get(self.listing.sample_list.sel)
+            .copied()
+    }
+
+    /// The sample's id.
+    pub fn id_of(&self, (r, i): (u32, u32)) -> &str {
+        &self.runs[r as usize].rows[i as usize].id
+    }
+
+    /// This annotator's current categories and note for the selected sample.
+    pub fn my_labels(&self) -> (Vec<String>, String) {
+        let Some((r, i)) = self.selected() else {
+            return (vec![], String::new());
+        };
+        let run = &self.runs[r as usize];
+        let id = &*run.rows[i as usize].id;
+        run.labels
+            .get(id)
+            .and_then(|l| l.iter().find(|x| x.annotator == self.annotator))
+            .map(|x| (x.categories.clone(), x.note.clone()))
+            .unwrap_or_default()
+    }
+
+    /// Writes the selected sample's labels (appended at once); returns the state it
+    /// had, for undo.
+    pub fn save_labels(
+        &mut self,
+        categories: Vec<String>,
+        note: String,
+    ) -> Result<(), super::labels::LabelError> {
+        let Some((r, i)) = self.selected() else {
+            return Ok(());
+        };
+        let (old_c, old_n) = self.my_labels();
+        let run = &mut self.runs[r as usize];
+        let id = run.rows[i as usize].id.to_string();
+        let rec = super::labels::append(&run.dir, &id, &categories, &note, &self.annotator)?;
+        let list = run.labels.entry(id.clone()).or_default();
+        list.retain(|x| x.annotator != rec.annotator);
+        list.push(rec);
+        self.labelling
+            .remember(super::components::label_panel::Earlier {
+                run: r as usize,
+                id,
+                categories: old_c,
+                note: old_n,
+            });
+        if let Some(s) = self.label_sizes.get_mut(r as usize) {
+            *s = labels_len(&run.dir);
+        }
+        self.listing.generation += 1;
+        Ok(())
+    }
+
+    /// Whether this annotator has labelled the row.
+    pub fn labelled_by_me(&self, (r, i): (u32, u32)) -> bool {
+        let run = &self.runs[r as usize];
+        run.labels
+            .get(&*run.rows[i as usize].id)
+            .is_some_and(|l| l.iter().any(|x| x.annotator == self.annotator))
+    }
+
+    /// Dataset kinds of the loaded runs, sorted.
+    pub fn kinds(&self) -> Vec<String> {
+        self.runs
+            .iter()
+            .map(RunIndex::kind)
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect()
+    }
+
+    /// The folder being viewed (the first folder named on the command line, else the
+    /// folder holding the first run): where a new run goes by default.
+    pub fn viewed_folder(&self) -> Option<&Path> {
+        self.watch
+            .first()
+            .map(PathBuf::as_path)
+            .or_else(|| self.runs.first().and_then(|r| r.dir.parent()))
+    }
+
+    /// Picks up samples appended to the runs' files, run directories made under the
+    /// watched folders, and labels other viewers wrote; returns whether anything changed.
+    /// `pending` says whether a directory is still being opened by the loader.
+    pub fn follow(&mut self, pending: &dyn Fn(&Path) -> bool) -> bool {
+        let mut added = 0;
+        // Rows only appended (the usual live run) are filtered and searched on their
+        // own; anything else (new runs, labels, a rewritten file) filters everything.
+        let before: Vec<(usize, u64)> = self
+            .runs
+            .iter()
+            .map(|r| (r.rows.len(), r.base_generation))
+            .collect();
+        let mut only_appends = true;
+        for w in self.watch.clone() {
+            for dir in super::data::discover(&w) {
+                if !pending(&dir) && !self.runs.iter().any(|r| r.dir == dir) {
+                    only_appends = false;
+                    self.runs.push(RunIndex::open(&dir));
+                    self.label_sizes.push(labels_len(&dir));
+                    added += 1;
+                    let stale = format!("{}: no run directories here", w.display());
+                    self.warnings.retain(|x| !x.starts_with(&stale));
+                }
+            }
+        }
+        for (k, r) in self.runs.iter_mut().enumerate() {
+            if r.refresh_manifest() {
+                added += 1;
+                only_appends = false;
+            }
+            added += r.refresh();
+            // Another viewer may be labelling the same run.
+            let len = labels_len(&r.dir);
+            if self.label_sizes.get(k).is_some_and(|s| *s != len) {
+                r.reload_labels();
+                if let Some(s) = self.label_sizes.get_mut(k) {
+                    *s = len;
+                }
+                added += 1;
+                only_appends = false;
+            }
+        }
+        if added == 0 {
+            return false;
+        }
+        let l = &self.listing;
+        let appended = only_appends
+            && l.sort.key.is_none()
+            && l.filter.passes_in.is_none()
+            && l.search.pending.is_none()
+            && before
+                .iter()
+                .zip(&self.runs)
+                .all(|(&(n, g), r)| r.base_generation == g && r.rows.len() >= n);
+        if appended {
+            self.take_appended(&before);
+        } else {
+            self.refilter();
+        }
+        true
+    }
+
+    /// Runs that passed a φ₀, by hash, for the "passes in" filter.
+    pub(super) fn passing_in(&self) -> HashSet<u64> {
+        match self.listing.filter.passes_in.and_then(|i| self.runs.get(i)) {
+            Some(run) => run
+                .rows
+                .iter()
+                .filter(|r| r.verdict.is_pass())
+                .map(|r| r.phi0_hash)
+                .collect(),
+            None => HashSet::new(),
+        }
+    }
+}
+
+/// Rows per (category, bucket): shared by label counts and kind counts.
+pub type Counts2 = BTreeMap<String, BTreeMap<usize, usize>>;
+
+/// The shared, cheaply cloned filtered rows a search starts from.
+pub type Pool = Arc<Vec<(u32, u32)>>;
