@@ -2,8 +2,8 @@
 
 pub mod detail;
 pub mod formula;
+pub mod layers;
 pub mod panes;
-pub mod popups;
 pub mod text;
 
 use super::app::App;
@@ -167,10 +167,10 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
     }
     footer(f, rows[3], app, t);
     match app.mode() {
-        Mode::Help => popups::help(f, area, app, t),
-        Mode::Filter => popups::filter(f, area, app, t),
-        Mode::Compare => popups::compare(f, area, app, t),
-        Mode::Warnings => popups::warnings(f, area, app, t),
+        Mode::Help => layers::help(f, area, app, t),
+        Mode::Filter => layers::filter(f, area, app, t),
+        Mode::Compare => layers::compare(f, area, app, t),
+        Mode::Warnings => layers::warnings(f, area, app, t),
         // On a short screen the panel covers the left column (run list and sample
         // list), not the detail, so φ₀, ψ and φ₁ stay readable while labelling and the
         // category names fit in full (the detail's title names the sample and run).
@@ -180,12 +180,12 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
                 height: rows[0].height + mid[0].height,
                 ..mid[0]
             };
-            popups::labels(f, left, app, t, true);
+            layers::labels(f, left, app, t, true);
         }
-        Mode::Label | Mode::Note => popups::labels(f, mid[1], app, t, false),
-        Mode::NewRun => popups::new_run(f, area, app, t),
-        Mode::LabelCounts => popups::label_counts(f, area, app, t),
-        Mode::RunSummary => popups::run_summary(f, area, app, t),
+        Mode::Label | Mode::Note => layers::labels(f, mid[1], app, t, false),
+        Mode::NewRun => layers::new_run(f, area, app, t),
+        Mode::LabelCounts => layers::label_counts(f, area, app, t),
+        Mode::RunSummary => layers::run_summary(f, area, app, t),
         _ => {}
     }
     Areas {

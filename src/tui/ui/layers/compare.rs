@@ -1,0 +1,141 @@
+//! Same φ₀ across runs, side by side.
+
+use super::super::block;
+use super::{centered, close_key};
+use crate::tui::app::App;
+use crate::tui::keymap::{Action, Context};
+use crate::tui::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+
+/// Same φ₀ across runs, side by side, with the first two φ₁ diffed.
+pub fn compare(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
+    let r = centered(
+        area,
+        area.width.saturating_sub(2),
+        area.height.saturating_sub(1),
+    );
+    f.render_widget(Clear, r);
+    let outer = block(
+        &format!("Compare across runs · {} closes", close_key(app)),
+        true,
+        t,
+    );
+    let inner = outer.inner(r);
+    f.render_widget(outer, r);
+    let Some(view) = app.compare() else { return };
+    let title = Style::default().fg(t.title).add_modifier(Modifier::BOLD);
+    let head = Paragraph::new(Line::from(vec![
+        Span::styled("φ₀ ", Style::default().fg(t.title)),
+        Span::raw(view.phi0.clone()),
+    ]))
+    .wrap(Wrap { trim: false });
+    let diff_h = if view.phi1_diff.is_empty() {
+        1
+    } else {
+        (view.phi1_diff.len() as u16 + 1).min(inner.height / 3)
+    };
+    let [top, cols_area, bottom] = Layout::vertical([
+        Constraint::Length(2),
+        Constraint::Min(3),
+        Constraint::Length(diff_h),
+    ])
+    .areas(inner);
+    f.render_widget(head, top);
+    // At most three columns side by side; more runs than that are listed in the last.
+    let shown = view.columns.len().clamp(1, 3);
+    let areas =
+        Layout::horizontal(vec![Constraint::Ratio(1, shown as u32); shown]).split(cols_area);
+    for (k, area) in areas.iter().enumerate() {
+        let cols: &[crate::tui::model::CompareColumn] = if k + 1 == shown {
+            &view.columns[k..]
+        } else {
+            std::slice::from_ref(&view.columns[k])
+        };
+        let mut lines = Vec::new();
+        for c in cols {
+            lines.push(Line::from(vec![
+                Span::styled(format!("{} · {} · ", c.run, c.model), title),
+                Span::styled(
+                    c.verdict.name(),
+                    Style::default().fg(t.verdict_color(c.verdict)),
+                ),
+            ]));
+            lines.push(Line::from(vec![
+                Span::styled("ψ  ", Style::default().fg(t.title)),
+                Span::raw(c.psi.clone()),
+            ]));
+            lines.push(Line::from(vec![
+                Span::styled("φ₁ ", Style::default().fg(t.title)),
+                Span::raw(if c.phi1.is_empty() {
+                    "—".to_string()
+                } else {
+                    c.phi1.clone()
+                }),
+            ]));
+            lines.push(Line::from(""));
+        }
+        f.render_widget(
+            Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+                Block::default()
+                    .borders(Borders::LEFT)
+                    .border_style(Style::default().fg(t.border)),
+            ),
+            *area,
+        );
+    }
+    if view.columns.len() < 2 {
+        f.render_widget(
+            Paragraph::new(Span::styled(
+                "no other run has this φ₀",
+                Style::default().fg(t.muted),
+            )),
+            bottom,
+        );
+        return;
+    }
+    let (a, b) = view.pair;
+    let pick = if view.columns.len() > 2 {
+        format!(
+            " · {}/{} picks the other run",
+            app.key_name(Context::Normal, Action::PrevTab),
+            app.key_name(Context::Normal, Action::NextTab)
+        )
+    } else {
+        String::new()
+    };
+    let name = |k: usize| view.columns.get(k).map_or("", |c| c.run.as_str());
+    let mut dl = vec![Line::from(Span::styled(
+        format!("φ₁ of {} vs φ₁ of {}{pick}", name(a), name(b)),
+        Style::default().fg(t.title),
+    ))];
+    if view.phi1_diff.is_empty() {
+        dl[0] = Line::from(Span::styled(
+            "φ₁ vs φ₁: one of them did not parse",
+            Style::default().fg(t.muted),
+        ));
+    }
+    for l in view.phi1_diff.iter().filter(|l| l.change.is_change()) {
+        dl.push(Line::from(vec![
+            Span::raw(format!(
+                "  {} │ {}",
+                l.left.clone().unwrap_or_default(),
+                l.right.clone().unwrap_or_default()
+            )),
+            Span::styled(
+                format!("  ◀ {}", l.change.describe()),
+                Style::default().fg(t.diff_changed),
+            ),
+        ]));
+    }
+    if view.phi1_diff.iter().all(|l| !l.change.is_change()) && !view.phi1_diff.is_empty() {
+        dl.push(Line::from(Span::styled(
+            "  the same φ₁",
+            Style::default().fg(t.muted),
+        )));
+    }
+    f.render_widget(Paragraph::new(dl).wrap(Wrap { trim: true }), bottom);
+}

@@ -1,0 +1,137 @@
+//! The filter editor.
+
+use super::super::block;
+use super::centered;
+use crate::report::By;
+use crate::tui::app::App;
+use crate::tui::model::LabelFilter;
+use crate::tui::theme::Theme;
+use crate::verify::VerdictKind;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph};
+
+/// The filter editor.
+pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
+    let max = app.model.derived.buckets.last().copied().unwrap_or(0);
+    let (lo, hi) = app.model.listing.filter.range.unwrap_or((0, max));
+    let name = if app.model.by == By::Operators {
+        "operators"
+    } else {
+        "depth"
+    };
+    let inverted = crate::tui::components::filter_edit::invalid(&app.model.listing.filter);
+    let bad = if inverted { "  invalid: from > to" } else { "" };
+    let mut rows: Vec<String> = vec![
+        format!("{name} from  ◂ {lo} ▸{bad}"),
+        format!("{name} to    ◂ {hi} ▸{bad}"),
+    ];
+    for k in VerdictKind::ALL {
+        let ticked = app.model.listing.filter.verdicts.contains(&k);
+        rows.push(format!("[{}] {}", if ticked { "x" } else { " " }, k.name()));
+    }
+    rows.push(format!(
+        "labels   ◂ {} ▸",
+        match app.model.listing.filter.labels {
+            LabelFilter::Any => "any",
+            LabelFilter::Labelled => "labelled",
+            LabelFilter::Unlabelled => "unlabelled",
+        }
+    ));
+    rows.push(format!(
+        "dataset  ◂ {} ▸",
+        app.model
+            .listing
+            .filter
+            .kinds
+            .iter()
+            .next()
+            .cloned()
+            .unwrap_or_else(|| "any".into())
+    ));
+    let any = |x: Option<String>| x.unwrap_or_else(|| "any".into());
+    rows.push(format!(
+        "failure  ◂ {} ▸",
+        any(app
+            .model
+            .listing
+            .filter
+            .failure
+            .map(|k| k.name().to_string()))
+    ));
+    let cur = app
+        .model
+        .taxonomy
+        .categories
+        .get(app.filter_editor().label_cursor)
+        .map(|c| c.id.clone())
+        .unwrap_or_default();
+    for (tag, set) in [
+        ("label any of ", &app.model.listing.filter.label_any),
+        ("label none of", &app.model.listing.filter.label_none),
+    ] {
+        let tick = if set.contains(&cur) { "x" } else { " " };
+        rows.push(format!("{tag} ◂ [{tick}] {cur} ▸ {} ticked", set.len()));
+    }
+    rows.push(format!(
+        "judge    ◂ {} ▸",
+        app.model.listing.filter.judge.name()
+    ));
+    rows.push(format!(
+        "passes in ◂ {} ▸ fails here",
+        any(app
+            .model
+            .listing
+            .filter
+            .passes_in
+            .and_then(|i| app.model.runs.get(i))
+            .map(crate::tui::data::RunIndex::name))
+    ));
+    rows.push(format!(
+        "closeness ◂ {} ▸",
+        app.model.listing.filter.closeness.name()
+    ));
+    let mut lines: Vec<Line> = rows
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let style = if i == app.filter_editor().field {
+                Style::default().fg(t.selection_fg).bg(t.selection_bg)
+            } else {
+                Style::default().fg(t.fg)
+            };
+            let kind = i
+                .checked_sub(2)
+                .and_then(|k| u8::try_from(k).ok())
+                .and_then(VerdictKind::from_index);
+            let color = if i < 2 && inverted {
+                Style::default().fg(t.verdict_color(VerdictKind::NotEquivalent))
+            } else if let Some(k) = kind {
+                Style::default().fg(t.verdict_color(k))
+            } else {
+                style
+            };
+            Line::from(Span::styled(
+                s,
+                if i == app.filter_editor().field {
+                    style
+                } else {
+                    color
+                },
+            ))
+        })
+        .collect();
+    lines.push(Line::from(Span::styled(
+        format!("showing {}", app.filter_summary()),
+        Style::default().fg(t.muted),
+    )));
+    lines.push(Line::from(Span::styled(
+        "no verdict ticked = all · digits type a range · ←/→ choose",
+        Style::default().fg(t.muted),
+    )));
+    let r = centered(area, 60, lines.len() as u16 + 2);
+    f.render_widget(Clear, r);
+    f.render_widget(Paragraph::new(lines).block(block("Filters", true, t)), r);
+}

@@ -1,0 +1,133 @@
+//! The label panel.
+
+use super::super::block;
+use crate::tui::app::App;
+use crate::tui::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph};
+
+/// The label panel: one key per category, ticks for this annotator. Over the detail
+/// pane it takes at most half of it; over the sample list (`whole`) all of it.
+pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
+    use crate::tui::keymap::{Action, Context};
+    let (mine, note) = app.model.my_labels();
+    let suggestion = app
+        .panes
+        .detail
+        .as_ref()
+        .and_then(crate::tui::model::Detail::suggestion);
+    // Over the detail, φ₀, ψ and φ₁ stay visible above the panel: more, narrower
+    // columns when the pane is short.
+    let cats = &app.model.taxonomy.categories;
+    let max_rows = if whole {
+        (area.height as usize).saturating_sub(2).max(6)
+    } else {
+        (area.height as usize / 2).max(6)
+    };
+    let key_of = |a| {
+        app.keymap
+            .first_key(Context::Label, a)
+            .unwrap_or_else(|| "?".into())
+    };
+    let fixed = 2 + 1 + usize::from(suggestion.is_some());
+    let inner_w = (area.width as usize).saturating_sub(2);
+    // Names in full when some column count fits them (the widest cell, "k [x] name");
+    // else as many columns as fit, names clipped.
+    let full = cats
+        .iter()
+        .map(|c| crate::tui::ui::text::width(&format!("{} [x] {}", c.key, c.name)) + 1)
+        .max()
+        .unwrap_or(0);
+    let cols = (1..=4usize)
+        .filter(|n| inner_w / n >= full)
+        .find(|n| cats.len().div_ceil(*n) + fixed - 2 <= max_rows)
+        .or_else(|| {
+            (1..=4usize)
+                .filter(|n| inner_w / n >= 14 || *n == 1)
+                .find(|n| cats.len().div_ceil(*n) + fixed <= max_rows)
+        })
+        .unwrap_or_else(|| (inner_w / 14).clamp(1, 4));
+    let cell = |c: &crate::tui::labels::Category, w: usize| {
+        let on = mine.contains(&c.id);
+        let style = if on {
+            Style::default().fg(t.selection_fg).bg(t.selection_bg)
+        } else {
+            Style::default().fg(t.fg)
+        };
+        let text = format!("{} [{}] {}", c.key, if on { "x" } else { " " }, c.name);
+        Span::styled(
+            crate::tui::ui::text::clip(&text, w.saturating_sub(1)) + " ",
+            style,
+        )
+    };
+    let mut lines = vec![];
+    let mut side = String::new();
+    // Group headers only when everything fits with them.
+    let sides = cats
+        .iter()
+        .map(|c| c.side.as_str())
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    let rows_needed = cats.len().div_ceil(cols) + sides + fixed;
+    let headers = rows_needed <= max_rows;
+    let w = (area.width as usize).saturating_sub(2) / cols;
+    let mut row: Vec<Span> = vec![];
+    for c in cats {
+        if headers && c.side != side {
+            if !row.is_empty() {
+                lines.push(Line::from(std::mem::take(&mut row)));
+            }
+            side = c.side.clone();
+            lines.push(Line::from(Span::styled(
+                side.clone(),
+                Style::default().fg(t.title).add_modifier(Modifier::BOLD),
+            )));
+        }
+        row.push(cell(c, w));
+        if row.len() == cols {
+            lines.push(Line::from(std::mem::take(&mut row)));
+        }
+    }
+    if !row.is_empty() {
+        lines.push(Line::from(row));
+    }
+    if let Some(s) = suggestion {
+        lines.push(Line::from(vec![
+            Span::styled("suggested by the diff: ", Style::default().fg(t.muted)),
+            Span::styled(
+                app.model.taxonomy.name(s).to_string(),
+                Style::default().fg(t.diff_changed),
+            ),
+            Span::styled(
+                format!("  ({} accepts)", key_of(Action::AcceptSuggestion)),
+                Style::default().fg(t.muted),
+            ),
+        ]));
+    }
+    let note_line = if app.mode() == crate::tui::layer::Mode::Note {
+        format!("note: {}▏", app.model.labelling.note.text)
+    } else if note.is_empty() {
+        format!("note: — ({} to write one)", key_of(Action::EditNote))
+    } else {
+        format!("note: {note}")
+    };
+    lines.push(Line::from(Span::styled(
+        note_line,
+        Style::default().fg(t.highlight),
+    )));
+    let h = (lines.len() as u16 + 2).min(area.height);
+    let r = Rect {
+        x: area.x,
+        y: area.y + area.height - h,
+        width: area.width,
+        height: h,
+    };
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(lines).block(block(&format!("Labels · {}", app.model.annotator), true, t)),
+        r,
+    );
+}

@@ -1,0 +1,81 @@
+//! One file per layer: each draws its layer over the browsing screen.
+
+mod compare;
+mod filter;
+mod help;
+mod label_counts;
+mod labels;
+mod new_run;
+mod run_summary;
+mod warnings;
+
+pub use compare::compare;
+pub use filter::filter;
+pub use help::help;
+pub use label_counts::label_counts;
+pub use labels::labels;
+pub use new_run::new_run;
+pub use run_summary::run_summary;
+pub use warnings::warnings;
+
+use super::block;
+use crate::tui::app::App;
+use crate::tui::keymap::{Action, Context};
+use crate::tui::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+use ratatui::widgets::{Clear, Paragraph, Wrap};
+
+pub(super) fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
+}
+
+/// The key that closes an overlay, from the keymap.
+pub(super) fn close_key(app: &App) -> String {
+    app.key_name(Context::Overlay, Action::Back)
+}
+
+/// The keys that scroll an overlay (`j/k`), from the keymap.
+pub(super) fn scroll_keys(app: &App) -> String {
+    format!(
+        "{}/{}",
+        app.key_name(Context::Overlay, Action::Down),
+        app.key_name(Context::Overlay, Action::Up)
+    )
+}
+
+pub(super) fn draw_overlay(
+    f: &mut Frame,
+    area: Rect,
+    lines: Vec<Line>,
+    title: &str,
+    scroll: u16,
+    t: &Theme,
+) {
+    let w = area.width.saturating_sub(4).min(100);
+    let inner_w = usize::from(w.saturating_sub(2)).max(1);
+    let rows: usize = lines
+        .iter()
+        .map(|l| l.width().div_ceil(inner_w).max(1))
+        .sum();
+    let rows = rows.min(u16::MAX as usize - 2) as u16;
+    let h = (rows + 2).min(area.height);
+    let r = centered(area, w, h);
+    let max_scroll = (rows + 2).saturating_sub(h);
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .scroll((scroll.min(max_scroll), 0))
+            .block(block(title, true, t)),
+        r,
+    );
+}

@@ -1,0 +1,96 @@
+//! The new-run form.
+
+use super::super::block;
+use super::centered;
+use crate::tui::app::App;
+use crate::tui::keymap::{Action, Context};
+use crate::tui::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph};
+
+/// The new-run form.
+pub fn new_run(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
+    let Some(form) = app.form() else { return };
+    let w = area.width.saturating_sub(6).min(100);
+    let inner = usize::from(w.saturating_sub(2)).max(1);
+    let mut lines = Vec::new();
+    for (i, (label, _)) in crate::tui::live::FIELDS.iter().enumerate() {
+        let sel = i == form.sel;
+        let v = form.values.get(i).map_or("", String::as_str);
+        let value = if sel {
+            format!("{v}▏")
+        } else {
+            v.to_string()
+        };
+        // Long values (paths) wrap in full: nothing of what the run gets is hidden.
+        lines.extend(crate::tui::ui::text::hard_wrap(
+            &[
+                Span::styled(format!("{label:<24}"), Style::default().fg(t.title)),
+                Span::styled(
+                    value,
+                    if sel {
+                        Style::default().fg(t.selection_fg).bg(t.selection_bg)
+                    } else {
+                        Style::default().fg(t.fg)
+                    },
+                ),
+            ],
+            inner,
+        ));
+    }
+    lines.extend(crate::tui::ui::text::hard_wrap(
+        &[Span::styled(
+            "dataset: ksat, pl, fol, fol-english, regex or a file · model: perturb, openai:<m>, anthropic:<m>",
+            Style::default().fg(t.muted),
+        )],
+        inner,
+    ));
+    lines.extend(crate::tui::ui::text::hard_wrap(
+        &[
+            Span::styled("cost      ", Style::default().fg(t.title)),
+            Span::styled(form.estimate.clone(), Style::default().fg(t.fg)),
+        ],
+        inner,
+    ));
+    // The command on lines of its own, cut at the popup's width with no indent, so a
+    // terminal selection of those lines is the command.
+    lines.push(Line::from(Span::styled(
+        "command (as `autoeval run` takes it)",
+        Style::default().fg(t.title),
+    )));
+    lines.extend(crate::tui::ui::text::hard_wrap(
+        &[Span::styled(
+            form.command.clone(),
+            Style::default().fg(t.fg),
+        )],
+        inner,
+    ));
+    if !form.error.is_empty() {
+        lines.extend(crate::tui::ui::text::hard_wrap(
+            &[Span::styled(
+                form.error.clone(),
+                Style::default().fg(t.warning),
+            )],
+            inner,
+        ));
+    }
+    // Every line is cut to the width already: the popup is exactly as tall as they are,
+    // so the whole command is on screen to read or copy.
+    let r = centered(area, w, u16::try_from(lines.len() + 2).unwrap_or(u16::MAX));
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(lines).block(block(
+            &format!(
+                "New run · {} starts · {} closes",
+                app.key_name(Context::Form, Action::Confirm),
+                app.key_name(Context::Form, Action::Cancel)
+            ),
+            true,
+            t,
+        )),
+        r,
+    );
+}

@@ -1,0 +1,127 @@
+//! One run at a glance.
+
+use super::{close_key, draw_overlay, scroll_keys};
+use crate::tui::app::App;
+use crate::tui::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+
+/// One run at a glance: A2/A3, failure kinds, the judge against the verifier, pass/fail
+/// against the other runs that answered the same φ₀.
+pub fn run_summary(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
+    let title = Style::default().fg(t.title).add_modifier(Modifier::BOLD);
+    let mut lines: Vec<Line> = Vec::new();
+    let Some(s) = app.summary() else {
+        lines.push(Line::from("no run loaded"));
+        return draw_overlay(
+            f,
+            area,
+            lines,
+            &format!("Run summary · {} closes", close_key(app)),
+            0,
+            t,
+        );
+    };
+    let pct = |x: Option<f64>| x.map_or_else(|| "–".into(), |v| format!("{:.1}%", 100.0 * v));
+    lines.push(Line::from(Span::styled(
+        format!("{} · {}", s.name, s.model),
+        title,
+    )));
+    lines.push(Line::from(format!(
+        "{} samples · A2 compliance {} · A3 accuracy {} · copied {}",
+        s.counts.n,
+        pct(s.counts.compliance()),
+        pct(s.counts.accuracy()),
+        s.counts.copied
+    )));
+    lines.push(Line::from(""));
+    lines.push(Line::from(Span::styled(
+        "failure kinds (automatic, from the diff)",
+        title,
+    )));
+    if s.kinds.is_empty() {
+        lines.push(Line::from(Span::styled(
+            "  none",
+            Style::default().fg(t.muted),
+        )));
+    }
+    for (k, n) in &s.kinds {
+        lines.push(Line::from(format!("  {:<22} {n:>6}", k.name())));
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from(Span::styled(
+        "judge (A4) against the verifier",
+        title,
+    )));
+    match &s.judge {
+        None => lines.push(Line::from(Span::styled(
+            "  no judge decisions (autoeval judge RUN)",
+            Style::default().fg(t.muted),
+        ))),
+        Some(j) => {
+            lines.push(Line::from(format!("  judge {}", j.model)));
+            lines.push(Line::from("                 verifier ≡   verifier ≢"));
+            lines.push(Line::from(format!(
+                "  judge yes      {:>10}   {:>10}",
+                j.tp, j.fp
+            )));
+            lines.push(Line::from(format!(
+                "  judge no       {:>10}   {:>10}",
+                j.fn_, j.tn
+            )));
+            let f3 = |x: Option<f64>| x.map_or_else(|| "–".into(), |v| format!("{v:.3}"));
+            lines.push(Line::from(format!(
+                "  unparseable {} · precision {} · recall {} · F1 {}",
+                j.unparseable,
+                f3(j.precision()),
+                f3(j.recall()),
+                f3(j.f1())
+            )));
+        }
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from(Span::styled(
+        "pass/fail against runs of the same dataset, paired by φ₀ (this run = A)",
+        title,
+    )));
+    if s.versus.is_empty() {
+        lines.push(Line::from(Span::styled(
+            "  no other run of this dataset answered these φ₀",
+            Style::default().fg(t.muted),
+        )));
+    }
+    if s.other_datasets > 0 {
+        lines.push(Line::from(Span::styled(
+            format!(
+                "  {} run(s) of other datasets not paired (equal φ₀ there are a coincidence)",
+                s.other_datasets
+            ),
+            Style::default().fg(t.muted),
+        )));
+    }
+    for (name, p) in &s.versus {
+        let mc = crate::report::compare::format_p(p.mcnemar_p());
+        lines.push(Line::from(format!(
+            "  {name}: n {} · both {} · A only {} · B only {} · neither {} · McNemar p {mc}",
+            p.n(),
+            p.both,
+            p.a_only,
+            p.b_only,
+            p.neither
+        )));
+    }
+    draw_overlay(
+        f,
+        area,
+        lines,
+        &format!(
+            "Run summary · {} scroll · {} closes",
+            scroll_keys(app),
+            close_key(app)
+        ),
+        app.overlay_scroll(),
+        t,
+    );
+}
