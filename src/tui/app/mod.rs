@@ -145,12 +145,14 @@ impl App {
         self.panes.detail_view.reset_scroll();
     }
 
-    /// Takes every message already waiting; returns whether any changed the screen.
+    /// Takes every message already waiting (and settles changes made to the model
+    /// directly); returns whether any message changed the screen.
     pub fn pump(&mut self) -> bool {
         let mut changed = false;
         while let Some(m) = self.jobs.ready() {
             changed |= self.update(m);
         }
+        self.settle();
         changed
     }
 
