@@ -1,4 +1,31 @@
 //! autoeval: generate, run, verify and inspect ∀uto∃∨∧L truth-maintenance evaluations.
+//!
+//! # Code map
+//!
+//! One library crate; the `autoeval` binary is a thin `main` over [`cli`]. Modules, in
+//! layer order (lowest first; an import only ever points down a layer, and no two
+//! files import each other):
+//!
+//! | layer | module | its job |
+//! |---|---|---|
+//! | 0 | [`syntax`], [`sanitize`], [`rng`], [`fsread`], [`config_dir`] | formula and regex ASTs, every notation's parser and printer, the structural diff; terminal-safe text; seeded randomness; bounded reads of regular files; the config directory |
+//! | 1 | [`grammar`], [`verify`], [`prompt`], [`perturb`] | CFGs and Algorithm 1; φ ≡ φ′ with Z3 / truth tables / automata and countermodels; prompt templates and the copy rule; the paper's perturbations |
+//! | 2 | [`llm`], [`dataset`] | model clients (retries, budgets, batches, cache, prices); dataset files |
+//! | 3 | [`analysis`] | what formulas alone give per sample: closeness metrics, failure kinds, the A2/A3 counts |
+//! | 4 | [`run`] | the pipeline on tokio; the run directory (append-only, resumable, followed while it grows); rescore, import, batch |
+//! | 5 | [`labels`], [`report`] | hand labels, the taxonomy, agreement; tables, intervals, plots, exports |
+//! | 6 | [`tui`] | the viewer: `app` (`App { model, layers, panes, jobs, keymap, status }`, the one inbox, `update(Msg)`), `model` (runs, listing, derived views; no terminal types), `layer` (one enum variant per overlay, carrying its data), `ui` (drawing reads `&App`, one file per pane or layer) |
+//! | 7 | [`cli`] | clap types and subcommand entry points only |
+//!
+//! # Invariants
+//!
+//! - A run directory is the only state: `samples.jsonl` is appended one finished sample
+//!   per line; resume skips ids already there; the newest line per id wins.
+//! - Everything read from outside (run files, model replies, config, servers) is bounded
+//!   in size and depth and sanitised before it reaches a terminal; no secret is stored.
+//! - One verdict enum, one scoring path (`run::score`), used by run, rescore, import and
+//!   the viewer alike.
+//! - The viewer changes only in `App::update`; drawing never loads data or blocks.
 
 pub mod analysis;
 pub mod cli;
