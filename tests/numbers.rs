@@ -442,23 +442,49 @@ fn the_viewer_rescores_the_selected_run_with_a_key() {
         config: Some(PathBuf::from("/nonexistent/autoeval-config.toml")),
     });
     assert_eq!(app.model.runs.len(), 1);
-    app.press("S").unwrap();
-    assert!(app.status.contains("rescoring"), "{}", app.status);
-    let start = std::time::Instant::now();
-    while app.model.runs.len() < 2 && start.elapsed() < std::time::Duration::from_secs(60) {
-        app.pump();
-        std::thread::sleep(std::time::Duration::from_millis(20));
+    // A label on a sample: rescoring must not copy it into a second run.
+    app.press("a").unwrap();
+    app.press("0").unwrap();
+    app.press("esc").unwrap();
+    let labelled = |app: &autoeval::tui::app::App| -> usize {
+        app.model.runs.iter().map(|r| r.labels.len()).sum()
+    };
+    assert_eq!(labelled(&app), 1);
+    for round in 0..2 {
+        app.press("S").unwrap();
+        assert!(app.status.contains("rescoring"), "{}", app.status);
+        assert!(
+            app.pump_until(std::time::Duration::from_secs(60), |a| a
+                .status
+                .contains("in place")),
+            "{}",
+            app.status
+        );
+        assert!(
+            app.status.contains("rescored pl-run in place: 0 changed")
+                && app.status.contains("kept as samples.jsonl.bak-"),
+            "round {round}: {}",
+            app.status
+        );
+        // The same run, read again: no copy beside it, labels counted once.
+        assert_eq!(app.model.runs.len(), 1);
+        assert_eq!(labelled(&app), 1);
+        assert!(app.model.listing.visible.len() > 1);
     }
-    assert_eq!(app.model.runs.len(), 2, "the rescored run is opened");
-    assert!(
-        app.status
-            .contains("rescored into pl-run-rescored: 0 changed"),
-        "{}",
-        app.status
-    );
-    assert!(
-        run.with_file_name("pl-run-rescored")
-            .join("samples.jsonl")
-            .exists()
-    );
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["pl-run"], "no RUN-rescored copies: {names:?}");
+    let backups = std::fs::read_dir(&run)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with("samples.jsonl.bak-")
+        })
+        .count();
+    assert!(backups >= 1, "the old samples are kept");
 }

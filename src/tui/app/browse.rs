@@ -211,7 +211,7 @@ impl App {
     }
 
     /// Starts rescoring the run selected in the run list (or the selected sample's run)
-    /// on its own thread; [`super::Msg::Rescored`] opens the result when it is done.
+    /// in place on its own thread; [`super::Msg::Rescored`] reads it again when done.
     pub fn start_rescore(&mut self) {
         if self.jobs.rescore.is_some() {
             self.status = "a rescore is already running".into();
@@ -230,16 +230,13 @@ impl App {
         let name = dir
             .file_name()
             .map_or_else(|| "run".into(), |s| s.to_string_lossy().into_owned());
-        let mut out = dir.with_file_name(format!("{name}-rescored"));
-        let mut k = 2;
-        while out.exists() {
-            out = dir.with_file_name(format!("{name}-rescored-{k}"));
-            k += 1;
-        }
+        // In place, the old samples kept as a backup: a copy beside the run would hold
+        // the same labels (label counts would double) and a second `S` a second copy.
+        let out = dir.clone();
         let opts = crate::run::rescore::RescoreOptions {
             run: dir,
             out: out.clone(),
-            in_place: false,
+            in_place: true,
             verify: crate::verify::Options {
                 timeout: std::time::Duration::from_millis(
                     run.manifest
@@ -257,8 +254,14 @@ impl App {
         std::thread::spawn(move || {
             let result = crate::run::rescore::rescore(&opts)
                 .map(|s| {
+                    let backup = s
+                        .backup
+                        .as_ref()
+                        .and_then(|b| b.file_name())
+                        .map(|b| format!("; the old samples are kept as {}", b.to_string_lossy()))
+                        .unwrap_or_default();
                     format!(
-                        "{} changed of {}; A2 {} → {}, A3 {} → {}{}",
+                        "{} changed of {}; A2 {} → {}, A3 {} → {}{}{backup}",
                         s.changed(),
                         s.samples,
                         pct(s.before.compliance()),
@@ -277,7 +280,7 @@ impl App {
         });
     }
 
-    /// A rescore ended: its run joins the view.
+    /// A rescore ended: the rewritten run is read again.
     pub(super) fn rescored(&mut self, out: &std::path::Path, result: Result<String, String>) {
         self.jobs.rescore = None;
         let name = out
@@ -286,8 +289,8 @@ impl App {
             .unwrap_or_default();
         match result {
             Ok(summary) => {
-                self.status = format!("rescored into {name}: {summary}");
-                self.model.open_run(out);
+                self.model.reopen_run(out);
+                self.status = format!("rescored {name} in place: {summary}");
             }
             Err(e) => self.status = format!("rescore failed: {e}"),
         }

@@ -101,6 +101,19 @@ impl Model {
         }
     }
 
+    /// Reads a run again from disk (its samples file was replaced, as a rescore in place
+    /// does: following only notices appends).
+    pub fn reopen_run(&mut self, dir: &Path) {
+        match self.runs.iter().position(|r| r.dir == dir) {
+            Some(i) => {
+                self.runs[i] = RunIndex::open(dir);
+                self.label_sizes[i] = labels_len(dir);
+                self.refilter();
+            }
+            None => self.open_run(dir),
+        }
+    }
+
     /// The category value of a row under the current metric.
     /// A sample without the chosen metric (regexes have no operator count) falls back
     /// to the other, so every run has a chart and a category column.
