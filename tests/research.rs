@@ -231,6 +231,39 @@ fn compare_counts_patterns_and_tests_the_difference() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("at least two runs"));
 }
 
+#[test]
+fn compare_pairs_only_runs_of_the_same_dataset() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    offline(&d.join("a"), "pl", &[]);
+    offline(&d.join("b"), "pl", &["--perturb-rate", "0.8"]);
+    // Another seed is another dataset, even with φ₀ that happen to match.
+    offline(&d.join("c"), "pl", &["--seed", "99"]);
+    offline(&d.join("d"), "pl", &["--seed", "99", "--perturb-rate", "0.8"]);
+    offline(&d.join("e"), "ksat", &[]);
+    let o = bin().arg("compare").arg(d).arg("--json").output().unwrap();
+    let v: serde_json::Value = serde_json::from_str(&ok(&o)).unwrap();
+    let sets = v["datasets"].as_array().expect("one comparison per dataset");
+    assert_eq!(sets.len(), 2, "{v}");
+    for s in sets {
+        assert_eq!(s["runs"].as_array().unwrap().len(), 2, "{s}");
+        assert_eq!(s["pairs"].as_array().unwrap().len(), 1, "{s}");
+        assert_eq!(s["in_every_run"], s["samples"], "{s}");
+    }
+    assert_eq!(v["left_out"].as_array().unwrap().len(), 1, "{v}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("left out, no other run answered the same dataset"), "{err}");
+    // Runs that share no dataset are refused, saying why.
+    let o = bin()
+        .arg("compare")
+        .arg(d.join("a"))
+        .arg(d.join("e"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("of the same dataset"));
+}
+
 /// The viewer over `dir` (no user config).
 fn viewer(dir: &Path) -> autoeval::tui::app::App {
     let (app, _) = autoeval::tui::build_app(&autoeval::tui::ViewOptions {

@@ -68,6 +68,77 @@ pub fn run(args: CompareArgs) -> Result<i32> {
         }
         data.push(r);
     }
+    // Samples pair up by φ₀ text, which only means something within one dataset: runs
+    // are grouped by the dataset they answered and compared within each group.
+    let mut groups: Vec<(String, Vec<RunData>)> = Vec::new();
+    for r in data {
+        let key = r.manifest.dataset.key();
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, g)) => g.push(r),
+            None => groups.push((key, vec![r])),
+        }
+    }
+    let (groups, alone): (Vec<_>, Vec<_>) = groups.into_iter().partition(|(_, g)| g.len() > 1);
+    let left_out: Vec<String> = alone
+        .iter()
+        .flat_map(|(_, g)| g.iter().map(|r| r.manifest.id.clone()))
+        .collect();
+    if groups.is_empty() {
+        bail!(
+            "compare needs at least two runs of the same dataset; these {} runs each answered another one",
+            left_out.len()
+        );
+    }
+    if args.rows.is_some() && groups.len() > 1 {
+        bail!(
+            "--rows writes one matrix, but these runs answered {} datasets: compare each dataset's runs on their own",
+            groups.len()
+        );
+    }
+    let mut jsons = Vec::new();
+    for (k, (_, g)) in groups.iter().enumerate() {
+        if !args.json && groups.len() > 1 {
+            let d = &g[0].manifest.dataset;
+            if k > 0 {
+                outln!();
+            }
+            outln!(
+                "dataset {} ({} items, seed {}): {} runs",
+                crate::sanitize::one_line(&d.kind),
+                d.items,
+                d.seed.map_or_else(|| "–".to_string(), |s| s.to_string()),
+                g.len()
+            );
+        }
+        jsons.push(compare_one(g, &args)?);
+    }
+    if !left_out.is_empty() {
+        let names: Vec<String> = left_out
+            .iter()
+            .map(|n| crate::sanitize::one_line(n).into_owned())
+            .collect();
+        eprintln!(
+            "note: left out, no other run answered the same dataset: {}",
+            names.join(", ")
+        );
+    }
+    if args.json {
+        let v = match jsons.len() {
+            1 => {
+                let mut v = jsons.remove(0);
+                v["left_out"] = serde_json::json!(left_out);
+                v
+            }
+            _ => serde_json::json!({ "datasets": jsons, "left_out": left_out }),
+        };
+        outln!("{}", serde_json::to_string_pretty(&v)?);
+    }
+    Ok(0)
+}
+
+/// Compares runs of one dataset: prints the tables (unless `--json`) and returns the
+/// JSON object.
+fn compare_one(data: &[RunData], args: &CompareArgs) -> Result<serde_json::Value> {
     let m = build(data.iter().map(|r| {
         (
             r.manifest.id.clone(),
@@ -86,8 +157,7 @@ pub fn run(args: CompareArgs) -> Result<i32> {
             pairs.push((a, b, m.pair(a, b)));
         }
     }
-    if args.json {
-        let v = serde_json::json!({
+    let v = serde_json::json!({
             "runs": m.runs,
             "samples": m.keys.len(),
             "in_every_run": complete,
@@ -95,9 +165,9 @@ pub fn run(args: CompareArgs) -> Result<i32> {
             "pairs": pairs.iter().map(|(a, b, p)| serde_json::json!({
                 "a": m.runs[*a], "b": m.runs[*b], "counts": p, "mcnemar_p": p.mcnemar_p(),
             })).collect::<Vec<_>>(),
-        });
-        outln!("{}", serde_json::to_string_pretty(&v)?);
-        return Ok(0);
+    });
+    if args.json {
+        return Ok(v);
     }
     if complete == 0 {
         eprintln!(
@@ -168,5 +238,5 @@ pub fn run(args: CompareArgs) -> Result<i32> {
             .collect();
         outln!("  {}", cells.join("  "));
     }
-    Ok(0)
+    Ok(v)
 }

@@ -89,6 +89,21 @@ pub struct DatasetInfo {
     pub filter_field: String,
 }
 
+impl DatasetInfo {
+    /// What identifies the dataset a run answered (kind, syntax, seed, parameters,
+    /// items): runs pair up sample by sample only when it is the same.
+    pub fn key(&self) -> String {
+        format!(
+            "{}|{:?}|{:?}|{}|{}",
+            self.kind,
+            self.syntax,
+            self.seed,
+            Value::Object(self.params.clone()),
+            self.items
+        )
+    }
+}
+
 /// Which prompts were used.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct PromptInfo {

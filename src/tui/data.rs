@@ -202,15 +202,7 @@ impl RunIndex {
     /// the file's kind, syntax and item count (runs are only paired when these match:
     /// equal φ₀ texts from different datasets are a coincidence, not a pairing).
     pub fn dataset_key(&self) -> Option<String> {
-        let d = &self.manifest.as_ref()?.dataset;
-        Some(format!(
-            "{}|{:?}|{:?}|{}|{}",
-            d.kind,
-            d.syntax,
-            d.seed,
-            serde_json::Value::Object(d.params.clone()),
-            d.items
-        ))
+        Some(self.manifest.as_ref()?.dataset.key())
     }
 
     /// How many samples the run will have: the dataset's items, capped by the `--limit`
