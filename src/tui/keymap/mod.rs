@@ -1,6 +1,8 @@
 //! One keymap, in contexts (normal, search, note, form, label, filter, chart, overlay),
 //! drives key handling, the help overlay and every footer, so they cannot drift.
 //! Keys are typed ([`Key`]); the config file names them like `j`, `ctrl-c`, `shift-tab`.
+//! The defaults are data (`keymap/defaults.toml`, read like the user's `[keys]`), and
+//! prose that names a key asks for it ([`Keymap::hint`], [`Keymap::hint_line`]).
 
 mod action;
 mod parse;
@@ -149,7 +151,14 @@ impl Default for Keymap {
     /// the bindings that do parse are kept, ctrl-c still quits, and the problems are
     /// reported as warnings by [`Keymap::with_overrides`].
     fn default() -> Self {
-        let (bindings, mut errors) = parse::defaults();
+        let (bindings, errors) = parse::defaults();
+        Keymap::from_defaults(bindings, errors)
+    }
+}
+
+impl Keymap {
+    /// A keymap of default bindings; `errors` are the problems found reading them.
+    fn from_defaults(bindings: Vec<Binding>, mut errors: Vec<String>) -> Keymap {
         let mut m = Keymap {
             bindings,
             index: HashMap::new(),
@@ -159,9 +168,7 @@ impl Default for Keymap {
         m.errors = errors;
         m
     }
-}
 
-impl Keymap {
     /// Rebuilds the key → action index after the bindings changed.
     fn reindex(&mut self) {
         self.index.clear();

@@ -42,7 +42,12 @@ fn builtin() -> &'static (Vec<Parsed>, Vec<String>) {
 /// unless the embedded file is broken; a unit test keeps it empty).
 pub(super) fn defaults() -> (Vec<Binding>, Vec<String>) {
     let (parsed, errors) = builtin();
-    let bindings = parsed
+    (bindings(parsed), errors.clone())
+}
+
+/// Bindings that borrow their text from parsed defaults.
+pub(super) fn bindings(parsed: &'static [Parsed]) -> Vec<Binding> {
+    parsed
         .iter()
         .map(|p| Binding {
             context: p.context,
@@ -52,8 +57,7 @@ pub(super) fn defaults() -> (Vec<Binding>, Vec<String>) {
             desc: &p.help,
             footer: p.footer.as_deref(),
         })
-        .collect();
-    (bindings, errors.clone())
+        .collect()
 }
 
 /// Parses a defaults file: one array per mode (`normal = [ { action, keys, help,

@@ -77,23 +77,36 @@ sideways = []
 }
 
 #[test]
-fn with_no_bindings_at_all_ctrl_c_still_quits_every_mode() {
-    let mut m = Keymap {
-        bindings: Vec::new(),
-        index: HashMap::new(),
-        errors: Vec::new(),
-    };
-    let mut w = Vec::new();
-    m.ensure_quit("built-in keymap", &mut w);
-    for ctx in Context::ALL {
-        let quit = |c| m.action(c, Key::ctrl_c()) == Some(Action::Quit);
-        assert!(
-            quit(ctx) || ctx.fallback().is_some_and(quit),
-            "{}",
-            ctx.name()
-        );
+fn broken_defaults_still_make_a_keymap_that_quits_and_says_what_is_wrong() {
+    for text in [
+        "not toml [",
+        "normal = [ { action = \"up\", keys = \"k\", help = \"up\" } ]",
+    ] {
+        let (parsed, errors) = parse_defaults(text);
+        let parsed: &'static [_] = Box::leak(parsed.into_boxed_slice());
+        let m = Keymap::from_defaults(super::parse::bindings(parsed), errors);
+        let (m, w) = m.with_overrides(None);
+        assert!(w[0].starts_with("built-in keymap"), "{w:?}");
+        assert!(w.iter().any(|x| x.contains("ctrl-c quits")), "{w:?}");
+        for ctx in Context::ALL {
+            let quit = |c| m.action(c, Key::ctrl_c()) == Some(Action::Quit);
+            assert!(
+                quit(ctx) || ctx.fallback().is_some_and(quit),
+                "{}",
+                ctx.name()
+            );
+        }
+        assert_eq!(m.hint(Context::Form, Action::Quit), "ctrl-c");
     }
-    assert!(w.iter().all(|x| x.contains("ctrl-c quits")), "{w:?}");
+    let (parsed, errors) =
+        parse_defaults("normal = [ { action = \"up\", keys = \"k\", help = \"up\" } ]");
+    let parsed: &'static [_] = Box::leak(parsed.into_boxed_slice());
+    let m = Keymap::from_defaults(super::parse::bindings(parsed), errors);
+    assert_eq!(
+        m.action(Context::Normal, k("k")),
+        Some(Action::Up),
+        "good lines kept"
+    );
 }
 
 #[test]
@@ -276,4 +289,29 @@ fn hints_name_the_key_the_keymap_has_now() {
         m.keys_for(Context::Overlay, Action::Down),
         vec![k("ctrl-n"), k("j"), k("down")]
     );
+}
+
+/// What key handling does with a key in a context: its own binding, else the fallback's.
+fn dispatch(m: &Keymap, ctx: Context, key: Key) -> Option<Action> {
+    m.action(ctx, key)
+        .or_else(|| ctx.fallback().and_then(|f| m.action(f, key)))
+}
+
+#[test]
+fn every_key_a_hint_can_name_does_that_action() {
+    let (rebound, _) = overridden("down = \"n\"\nsort = [\"s\", \"r\"]\n[filter]\nback = \"q\"\n");
+    for m in [Keymap::default(), rebound] {
+        for ctx in Context::ALL {
+            for a in Action::all() {
+                for key in m.keys_for(ctx, a) {
+                    let got = if key == Key::ctrl_c() {
+                        Some(Action::Quit)
+                    } else {
+                        dispatch(&m, ctx, key)
+                    };
+                    assert_eq!(got, Some(a), "{}: {key} for {}", ctx.name(), a.name());
+                }
+            }
+        }
+    }
 }
