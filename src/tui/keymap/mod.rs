@@ -76,7 +76,8 @@ impl Context {
         }
     }
 
-    /// The heading help shows for it.
+    /// The heading help shows for it, with the default keys ([`Keymap::title`] names the
+    /// keys in force; a test keeps the two equal for the defaults).
     pub fn title(self) -> &'static str {
         match self {
             Context::Normal => "browsing",
@@ -87,6 +88,48 @@ impl Context {
             Context::Filter => "filter editor (f): digits type a bound",
             Context::Chart => "chart (v)",
             Context::Overlay => "help, compare, warnings, counts, run summary",
+        }
+    }
+
+    /// The parts of its heading: the mode's name, the key that opens it (action, the
+    /// context that reads it, words after the key) and what it does.
+    fn heading(
+        self,
+    ) -> (
+        &'static str,
+        Option<(Context, Action, &'static str)>,
+        &'static str,
+    ) {
+        let from = |a| Some((Context::Normal, a, ""));
+        match self {
+            Context::Normal => ("browsing", None, ""),
+            Context::Search => (
+                "search",
+                from(Action::Search),
+                ": type to search φ₀ ψ φ₁, labels and notes",
+            ),
+            Context::Note => (
+                "note",
+                Some((Context::Label, Action::EditNote, " in label mode")),
+                ": type the note",
+            ),
+            Context::Form => (
+                "new-run form",
+                from(Action::NewRun),
+                ": type into the field",
+            ),
+            Context::Label => (
+                "label mode",
+                from(Action::Label),
+                ": each category's key toggles it (see the panel)",
+            ),
+            Context::Filter => (
+                "filter editor",
+                from(Action::Filter),
+                ": digits type a bound",
+            ),
+            Context::Chart => ("chart", from(Action::Chart), ""),
+            Context::Overlay => ("help, compare, warnings, counts, run summary", None, ""),
         }
     }
 
@@ -250,6 +293,18 @@ impl Keymap {
             })
             .collect::<Vec<_>>()
             .join(" · ")
+    }
+
+    /// The heading help shows for a context, naming the key in force that opens it
+    /// (`search (/): type to search …`).
+    pub fn title(&self, ctx: Context) -> String {
+        let (mode, opener, rest) = ctx.heading();
+        match opener {
+            Some((from, action, place)) => {
+                format!("{mode} ({}{place}){rest}", self.hint(from, action))
+            }
+            None => format!("{mode}{rest}"),
+        }
     }
 
     /// Footer hints of a context: (first key, short label), after its note if any.

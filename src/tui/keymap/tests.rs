@@ -315,3 +315,20 @@ fn every_key_a_hint_can_name_does_that_action() {
         }
     }
 }
+
+#[test]
+fn help_headings_name_the_key_that_opens_each_mode() {
+    let m = Keymap::default();
+    for ctx in Context::ALL {
+        assert_eq!(m.title(ctx), ctx.title(), "{}", ctx.name());
+    }
+    let (m, _) = overridden("search = \"ctrl-f\"\n[label]\nnote = \"M\"\n");
+    assert_eq!(
+        m.title(Context::Search),
+        "search (ctrl-f): type to search φ₀ ψ φ₁, labels and notes"
+    );
+    assert_eq!(
+        m.title(Context::Note),
+        "note (M in label mode): type the note"
+    );
+}
