@@ -122,7 +122,7 @@ pub enum Action {
 
 impl Action {
     /// Every action's config-file name, in declaration order (serde's own list).
-    pub fn names() -> &'static [&'static str] {
+    pub(crate) fn names() -> &'static [&'static str] {
         let mut grab = VariantNames(&[]);
         // The derived impl hands its variant list to `deserialize_enum` and then fails
         // on purpose: the list is all that is wanted.
@@ -136,13 +136,13 @@ impl Action {
     }
 
     /// The action a config file names (`page_up`, `tree`), if any.
-    pub fn from_name(name: &str) -> Option<Action> {
+    pub(crate) fn from_name(name: &str) -> Option<Action> {
         let d: StrDeserializer<'_, ValueError> = name.into_deserializer();
         Action::deserialize(d).ok()
     }
 
     /// The name config files use for it.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         Action::names()
             .iter()
             .find(|n| Action::from_name(n) == Some(self))

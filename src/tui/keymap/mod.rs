@@ -63,12 +63,12 @@ impl Context {
     }
 
     /// The mode a config table names (`label` for `[keys.label]`; `normal` is `[keys]`).
-    pub fn from_name(name: &str) -> Option<Context> {
+    pub(crate) fn from_name(name: &str) -> Option<Context> {
         Context::ALL.into_iter().find(|c| c.name() == name)
     }
 
     /// Where its bindings sit in config.toml, as messages name it.
-    pub fn place(self) -> String {
+    pub(crate) fn place(self) -> String {
         if self == Context::Normal {
             "[keys]".to_string()
         } else {
@@ -249,7 +249,7 @@ impl Keymap {
 
     /// Every key that does `action` in `ctx`, as key handling resolves it: the context's
     /// own bindings first, then its fallback's keys that the context does not take.
-    pub fn keys_for(&self, ctx: Context, action: Action) -> Vec<Key> {
+    pub(crate) fn keys_for(&self, ctx: Context, action: Action) -> Vec<Key> {
         let mut keys: Vec<Key> = self
             .of(ctx)
             .filter(|b| b.action == action)
