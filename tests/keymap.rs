@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use autoeval::tui::keymap::{Action, Context, UNBOUND};
-use autoeval::tui::state::Mode;
+use autoeval::tui::layer::Mode;
 use autoeval::tui::{ViewOptions, build_app};
 use std::path::Path;
 
@@ -34,23 +34,23 @@ fn a_rebinding_in_config_toml_moves_the_hints_with_the_keys() {
         "x closes · j scrolls"
     );
     assert_eq!(
-        app.warnings,
+        app.model.warnings,
         ["config [keys]: sort now uses a key that sort_reverse had"]
     );
     // The key each hint names is the key that does it.
-    let press = |app: &mut autoeval::tui::state::App, ctx, a| {
+    let press = |app: &mut autoeval::tui::app::App, ctx, a| {
         let key = app.keymap.hint(ctx, a);
         app.press(&key).unwrap();
     };
     press(&mut app, Context::Normal, Action::Help);
-    assert_eq!(app.mode, Mode::Help);
+    assert_eq!(app.mode(), Mode::Help);
     press(&mut app, Context::Overlay, Action::Back);
-    assert_eq!(app.mode, Mode::Normal);
+    assert_eq!(app.mode(), Mode::Normal);
     press(&mut app, Context::Normal, Action::NewRun);
-    assert_eq!(app.mode, Mode::NewRun);
+    assert_eq!(app.mode(), Mode::NewRun);
     press(&mut app, Context::Form, Action::Cancel);
-    assert_eq!(app.mode, Mode::Normal);
+    assert_eq!(app.mode(), Mode::Normal);
     // The old keys no longer do it.
     app.press("R").unwrap();
-    assert_eq!(app.mode, Mode::Normal);
+    assert_eq!(app.mode(), Mode::Normal);
 }
