@@ -831,7 +831,7 @@ fn bad_config_keys_are_warned_about_and_quit_stays_bound() {
     assert!(w.contains("[keys.serach]: unknown mode"), "{w}");
     assert!(
         w.contains(
-            "key 'a' is both the category 'parentheses-scope' and Reviewed; the category wins"
+            "key 'a' is both the category 'parentheses-scope' and reviewed; the category wins"
         ),
         "{w}"
     );

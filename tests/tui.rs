@@ -767,7 +767,7 @@ fn help_lists_every_mode_scrolls_and_the_footer_names_help_once() {
         }
     }
     // Long descriptions are not cut at 20 characters.
-    assert!(seen.contains("rescore the selected run into RUN-rescored (no model calls)"));
+    assert!(seen.contains("rescore the selected run in place (no model calls; old samples kept)"));
     // At 80×24 it scrolls to the end.
     keys(&mut app, &["g"]);
     let top = screen(&mut app, &t, 80, 24);

@@ -205,9 +205,10 @@ fn build(opts: &ViewOptions, background: bool) -> (App, Theme) {
             .and_then(|k| keymap.action(keymap::Context::Label, k))
         {
             warnings.push(format!(
-                "label mode: key '{}' is both the category '{}' and {a:?}; the category wins (rebind it in [keys.label])",
+                "label mode: key '{}' is both the category '{}' and {}; the category wins (rebind it in [keys.label])",
                 crate::sanitize::one_line(&c.key),
-                crate::sanitize::one_line(&c.id)
+                crate::sanitize::one_line(&c.id),
+                a.name()
             ));
         }
     }

@@ -151,10 +151,7 @@ impl App {
             if let Some(ri) = ri {
                 self.model.listing.filter.runs = [ri].into();
             }
-            let all = self
-                .keymap
-                .first_key(Context::Chart, Action::ChartAllRuns)
-                .unwrap_or_default();
+            let all = self.keymap.hint(Context::Chart, Action::ChartAllRuns);
             self.status = format!("showing bucket {b} of one run ({all} in the chart: every run)");
         } else {
             self.status = format!("showing bucket {b} of every run");

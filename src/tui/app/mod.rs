@@ -21,9 +21,11 @@ use super::layer::{ChartLayer, Layer, Mode};
 use super::model::{Detail, Model};
 use std::time::{Duration, Instant};
 
-/// The start-up status: where to find every key (the footer drops it when its own
-/// hints already show `?`).
-pub const HELP_HINT: &str = "? shows every key";
+/// The start-up status: where to find every key, named by the keymap (the footer
+/// drops it when its own hints already show that key).
+pub fn help_hint(keymap: &Keymap) -> String {
+    format!("{} shows every key", keymap.hint(Context::Normal, Action::Help))
+}
 
 /// The viewer.
 pub struct App {
@@ -65,7 +67,7 @@ impl App {
         app.model.select_first_failure();
         // Warnings take the footer's corner when there are any.
         if app.model.warnings.is_empty() {
-            app.status = HELP_HINT.into();
+            app.status = help_hint(&app.keymap);
         }
         app.settle();
         app
@@ -288,14 +290,7 @@ impl App {
     /// The first key bound to an action in a context, as titles and statuses name it
     /// (arrows as ← → ↑ ↓): never a hard-coded key the user may have rebound.
     pub fn key_name(&self, ctx: Context, a: Action) -> String {
-        match self.keymap.first_key(ctx, a).as_deref() {
-            Some("left") => "←".into(),
-            Some("right") => "→".into(),
-            Some("up") => "↑".into(),
-            Some("down") => "↓".into(),
-            Some(k) => k.to_string(),
-            None => "?".into(),
-        }
+        self.keymap.hint(ctx, a)
     }
 
     /// Runs loaded and runs named, while loading goes on.

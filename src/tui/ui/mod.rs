@@ -7,6 +7,7 @@ pub mod panes;
 pub mod text;
 
 use super::app::App;
+use super::keymap::{Action, Context};
 use super::layer::Mode;
 use super::theme::Theme;
 use ratatui::Frame;
@@ -50,13 +51,18 @@ fn footer(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let hints = app.keymap.hints(app.context());
     // Warnings and status first: they must stay visible however narrow the screen.
     // The start-up hint about `?` is dropped when the key hints already show it.
-    let help_shown = hints.iter().any(|(k, _)| k == "?");
-    let redundant = help_shown && app.status == crate::tui::app::HELP_HINT;
+    let help_key = app.keymap.hint(Context::Normal, Action::Help);
+    let help_shown = hints.iter().any(|(k, _)| *k == help_key);
+    let redundant = help_shown && app.status == crate::tui::app::help_hint(&app.keymap);
     // Statuses quote paths and errors; they are drawn safe, whoever wrote them.
     let right = if !(app.status.is_empty() || redundant) {
         crate::sanitize::one_line(&app.status).into_owned()
     } else if !app.model.warnings.is_empty() {
-        format!("⚠ {} warning(s): w", app.model.warnings.len())
+        format!(
+            "⚠ {} warning(s): {}",
+            app.model.warnings.len(),
+            app.keymap.hint(Context::Normal, Action::Warnings)
+        )
     } else {
         String::new()
     };

@@ -252,11 +252,7 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     }
     if app.model.listing.visible.is_empty() {
         use crate::tui::keymap::{Action, Context};
-        let key = |a| {
-            app.keymap
-                .first_key(Context::Normal, a)
-                .unwrap_or_else(|| "?".into())
-        };
+        let key = |a| app.keymap.hint(Context::Normal, a);
         let any_rows = app.model.runs.iter().any(|r| !r.rows.is_empty());
         let filtered = app.model.listing.filter != crate::tui::model::Filter::default()
             || !app.model.listing.search.field.text.trim().is_empty();
@@ -519,7 +515,16 @@ fn kinds_chart(
     let Some((name, kinds)) = app.chart_layer().map(|c| &c.kinds) else {
         return;
     };
-    let title = format!("failure kinds of {name} by {by} · ↑/↓ run · K accuracy");
+    let title = {
+        use crate::tui::keymap::{Action, Context};
+        let k = |a| app.keymap.hint(Context::Chart, a);
+        format!(
+            "failure kinds of {name} by {by} · {}/{} run · {} accuracy",
+            k(Action::Up),
+            k(Action::Down),
+            k(Action::ChartKinds)
+        )
+    };
     let b = block(&title, app.mode() == Mode::Chart, t);
     let inner = b.inner(area);
     f.render_widget(b, area);

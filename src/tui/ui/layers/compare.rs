@@ -101,8 +101,8 @@ pub fn compare(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let pick = if view.columns.len() > 2 {
         format!(
             " · {}/{} picks the other run",
-            app.key_name(Context::Normal, Action::PrevTab),
-            app.key_name(Context::Normal, Action::NextTab)
+            app.key_name(Context::Overlay, Action::PrevTab),
+            app.key_name(Context::Overlay, Action::NextTab)
         )
     } else {
         String::new()

@@ -4,6 +4,7 @@ use super::super::block;
 use super::centered;
 use crate::report::By;
 use crate::tui::app::App;
+use crate::tui::keymap::{Action, Context};
 use crate::tui::model::LabelFilter;
 use crate::tui::theme::Theme;
 use crate::verify::VerdictKind;
@@ -128,7 +129,11 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         Style::default().fg(t.muted),
     )));
     lines.push(Line::from(Span::styled(
-        "no verdict ticked = all · digits type a range · ←/→ choose",
+        format!(
+            "no verdict ticked = all · digits type a range · {}/{} choose",
+            app.keymap.hint(Context::Filter, Action::Decrease),
+            app.keymap.hint(Context::Filter, Action::Increase)
+        ),
         Style::default().fg(t.muted),
     )));
     let r = centered(area, 60, lines.len() as u16 + 2);

@@ -35,7 +35,7 @@ pub fn help(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                 ""
             };
             lines.push(Line::from(Span::styled(
-                format!("{}{tail}", ctx.title()),
+                format!("{}{tail}", app.keymap.title(ctx)),
                 head,
             )));
         }

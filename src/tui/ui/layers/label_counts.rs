@@ -67,7 +67,10 @@ pub fn label_counts(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     }
     if counts.is_empty() {
         lines.push(Line::from(Span::styled(
-            "no labels yet: select a sample and press a",
+            format!(
+                "no labels yet: select a sample and press {}",
+                app.keymap.hint(crate::tui::keymap::Context::Normal, crate::tui::keymap::Action::Label)
+            ),
             Style::default().fg(t.muted),
         )));
     }

@@ -27,11 +27,7 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
     } else {
         (area.height as usize / 2).max(6)
     };
-    let key_of = |a| {
-        app.keymap
-            .first_key(Context::Label, a)
-            .unwrap_or_else(|| "?".into())
-    };
+    let key_of = |a| app.keymap.hint(Context::Label, a);
     let fixed = 2 + 1 + usize::from(suggestion.is_some());
     let inner_w = (area.width as usize).saturating_sub(2);
     // Names in full when some column count fits them (the widest cell, "k [x] name");
