@@ -239,11 +239,17 @@ fn compare_pairs_only_runs_of_the_same_dataset() {
     offline(&d.join("b"), "pl", &["--perturb-rate", "0.8"]);
     // Another seed is another dataset, even with φ₀ that happen to match.
     offline(&d.join("c"), "pl", &["--seed", "99"]);
-    offline(&d.join("d"), "pl", &["--seed", "99", "--perturb-rate", "0.8"]);
+    offline(
+        &d.join("d"),
+        "pl",
+        &["--seed", "99", "--perturb-rate", "0.8"],
+    );
     offline(&d.join("e"), "ksat", &[]);
     let o = bin().arg("compare").arg(d).arg("--json").output().unwrap();
     let v: serde_json::Value = serde_json::from_str(&ok(&o)).unwrap();
-    let sets = v["datasets"].as_array().expect("one comparison per dataset");
+    let sets = v["datasets"]
+        .as_array()
+        .expect("one comparison per dataset");
     assert_eq!(sets.len(), 2, "{v}");
     for s in sets {
         assert_eq!(s["runs"].as_array().unwrap().len(), 2, "{s}");
@@ -252,7 +258,10 @@ fn compare_pairs_only_runs_of_the_same_dataset() {
     }
     assert_eq!(v["left_out"].as_array().unwrap().len(), 1, "{v}");
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("left out, no other run answered the same dataset"), "{err}");
+    assert!(
+        err.contains("left out, no other run answered the same dataset"),
+        "{err}"
+    );
     // Runs that share no dataset are refused, saying why.
     let o = bin()
         .arg("compare")

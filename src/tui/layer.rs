@@ -27,8 +27,9 @@ pub enum Layer {
     Chart(Box<ChartLayer>),
     /// Typing a search.
     Search,
-    /// Hand-labelling the selected sample.
-    Label,
+    /// Hand-labelling the selected sample; the category rows scrolled past (when the
+    /// panel cannot show them all).
+    Label(usize),
     /// Typing a note for the selected sample (over the label panel).
     Note,
     /// The new-run form.
@@ -86,7 +87,7 @@ impl Layer {
             Layer::Search => Context::Search,
             Layer::Note => Context::Note,
             Layer::NewRun(_) => Context::Form,
-            Layer::Label => Context::Label,
+            Layer::Label(_) => Context::Label,
             Layer::Filter(_) => Context::Filter,
             Layer::Chart(_) => Context::Chart,
             Layer::Help(_)
@@ -109,7 +110,7 @@ impl Layer {
             Layer::Filter(_) => Mode::Filter,
             Layer::Chart(_) => Mode::Chart,
             Layer::Search => Mode::Search,
-            Layer::Label => Mode::Label,
+            Layer::Label(_) => Mode::Label,
             Layer::Note => Mode::Note,
             Layer::NewRun(_) => Mode::NewRun,
             Layer::ConfirmCancel => Mode::ConfirmCancel,

@@ -78,7 +78,7 @@ impl App {
             Action::Chart => self.open_chart(),
             Action::Warnings => self.push(Layer::Warnings(Default::default())),
             Action::Label if self.model.selected().is_some() => {
-                self.push(Layer::Label);
+                self.push(Layer::Label(0));
                 self.panes.focus = Pane::Samples;
             }
             Action::NextUnlabelled => self.next_unlabelled(),

@@ -227,6 +227,17 @@ impl App {
             Action::NextUnlabelled => self.next_unlabelled(),
             Action::Up => self.move_sel(-1),
             Action::Down => self.move_sel(1),
+            Action::PageDown | Action::PageUp => {
+                // Drawing clamps the scroll to the rows there are.
+                if let Some(Layer::Label(top)) = self.layers.last_mut() {
+                    let step = self.panes.label_rows.get().max(1);
+                    *top = if a == Action::PageDown {
+                        (*top + step).min(self.panes.label_rows_total.get())
+                    } else {
+                        top.saturating_sub(step)
+                    };
+                }
+            }
             Action::Back => self.pop(),
             other => self.act(other),
         }

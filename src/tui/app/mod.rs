@@ -24,7 +24,10 @@ use std::time::{Duration, Instant};
 /// The start-up status: where to find every key, named by the keymap (the footer
 /// drops it when its own hints already show that key).
 pub fn help_hint(keymap: &Keymap) -> String {
-    format!("{} shows every key", keymap.hint(Context::Normal, Action::Help))
+    format!(
+        "{} shows every key",
+        keymap.hint(Context::Normal, Action::Help)
+    )
 }
 
 /// The viewer.

@@ -65,6 +65,10 @@ pub struct Panes {
     pub page: Cell<usize>,
     /// The chart's first drawn run row (it scrolls to keep the focused run in view).
     pub chart_top: Cell<usize>,
+    /// Category rows the label panel showed in the last frame (a page).
+    pub label_rows: Cell<usize>,
+    /// How far the label panel's category rows can scroll.
+    pub label_rows_total: Cell<usize>,
 }
 
 impl Default for Panes {
@@ -78,6 +82,8 @@ impl Default for Panes {
             areas: Areas::default(),
             page: Cell::new(10),
             chart_top: Cell::new(0),
+            label_rows: Cell::new(0),
+            label_rows_total: Cell::new(0),
         }
     }
 }

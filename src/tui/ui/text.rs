@@ -32,6 +32,29 @@ pub fn clip(s: &str, w: usize) -> String {
     out
 }
 
+/// The byte length of the longest start of `s` that fits in `w` columns, ending at a
+/// space when one is in reach (at least one character, so wrapping always advances).
+pub fn prefix_fitting(s: &str, w: usize) -> usize {
+    let mut used = 0;
+    let mut end = 0;
+    let mut last_space = None;
+    for (i, c) in s.char_indices() {
+        let cw = c.width().unwrap_or(0);
+        if used + cw > w && end > 0 {
+            return match last_space {
+                Some(sp) if sp > 0 => sp,
+                _ => end,
+            };
+        }
+        if c == ' ' {
+            last_space = Some(i);
+        }
+        used += cw;
+        end = i + c.len_utf8();
+    }
+    end
+}
+
 /// Splits a line of styled spans into lines of at most `w` columns, cutting anywhere
 /// (paths and commands have no good break points): what is drawn is exactly the text,
 /// so its height is known before drawing.
@@ -66,6 +89,15 @@ pub fn hard_wrap(spans: &[ratatui::text::Span<'_>], w: usize) -> Vec<ratatui::te
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prefix_fitting_breaks_at_a_space_and_always_advances() {
+        assert_eq!(prefix_fitting("t [ ] negation misplaced", 12), 5);
+        assert_eq!(prefix_fitting("t [ ] negation misplaced", 16), 14);
+        assert_eq!(prefix_fitting("short", 10), 5);
+        assert_eq!(prefix_fitting("abcdefgh", 3), 3);
+        assert_eq!(prefix_fitting("∀∀∀", 0), "∀".len());
+    }
 
     #[test]
     fn wide_characters_count_twice() {

@@ -69,7 +69,10 @@ pub fn label_counts(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         lines.push(Line::from(Span::styled(
             format!(
                 "no labels yet: select a sample and press {}",
-                app.keymap.hint(crate::tui::keymap::Context::Normal, crate::tui::keymap::Action::Label)
+                app.keymap.hint(
+                    crate::tui::keymap::Context::Normal,
+                    crate::tui::keymap::Action::Label
+                )
             ),
             Style::default().fg(t.muted),
         )));

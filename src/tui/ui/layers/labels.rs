@@ -30,22 +30,17 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
     let key_of = |a| app.keymap.hint(Context::Label, a);
     let fixed = 2 + 1 + usize::from(suggestion.is_some());
     let inner_w = (area.width as usize).saturating_sub(2);
-    // Names in full when some column count fits them (the widest cell, "k [x] name");
-    // else as many columns as fit, names clipped.
+    // The widest cell, "k [x] name".
     let full = cats
         .iter()
         .map(|c| crate::tui::ui::text::width(&format!("{} [x] {}", c.key, c.name)) + 1)
         .max()
         .unwrap_or(0);
+    // As many columns as hold every name in full (rows that do not fit scroll).
     let cols = (1..=4usize)
-        .filter(|n| inner_w / n >= full)
-        .find(|n| cats.len().div_ceil(*n) + fixed - 2 <= max_rows)
-        .or_else(|| {
-            (1..=4usize)
-                .filter(|n| inner_w / n >= 14 || *n == 1)
-                .find(|n| cats.len().div_ceil(*n) + fixed <= max_rows)
-        })
-        .unwrap_or_else(|| (inner_w / 14).clamp(1, 4));
+        .rev()
+        .find(|n| inner_w / n >= full)
+        .unwrap_or(1);
     let cell = |c: &crate::tui::labels::Category, w: usize| {
         let on = mine.contains(&c.id);
         let style = if on {
@@ -82,6 +77,27 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
                 Style::default().fg(t.title).add_modifier(Modifier::BOLD),
             )));
         }
+        if cols == 1 && crate::tui::ui::text::width(&c.name) + 6 >= w {
+            // One column and still too narrow: the name goes on under its key in full.
+            let on = mine.contains(&c.id);
+            let style = if on {
+                Style::default().fg(t.selection_fg).bg(t.selection_bg)
+            } else {
+                Style::default().fg(t.fg)
+            };
+            let mut rest = format!("{} [{}] {}", c.key, if on { "x" } else { " " }, c.name);
+            let mut first = true;
+            while !rest.is_empty() {
+                let room = if first { w } else { w.saturating_sub(6) }.max(8);
+                let cut = crate::tui::ui::text::prefix_fitting(&rest, room);
+                let (head, tail) = rest.split_at(cut);
+                let pad = if first { "" } else { "      " };
+                lines.push(Line::from(Span::styled(format!("{pad}{head}"), style)));
+                rest = tail.trim_start().to_string();
+                first = false;
+            }
+            continue;
+        }
         row.push(cell(c, w));
         if row.len() == cols {
             lines.push(Line::from(std::mem::take(&mut row)));
@@ -90,6 +106,7 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
     if !row.is_empty() {
         lines.push(Line::from(row));
     }
+    let cat_rows = lines.len();
     if let Some(s) = suggestion {
         lines.push(Line::from(vec![
             Span::styled("suggested by the diff: ", Style::default().fg(t.muted)),
@@ -114,6 +131,47 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
         note_line,
         Style::default().fg(t.highlight),
     )));
+    // Category rows that do not fit scroll (page keys); the suggestion and the note
+    // stay in view below them.
+    let tail = lines.len() - cat_rows;
+    let room = (area.height as usize).saturating_sub(2 + tail).max(1);
+    let scrolled = cat_rows > room;
+    let top = if scrolled {
+        let top = match app.layers.last() {
+            Some(crate::tui::layer::Layer::Label(top)) => *top,
+            _ => 0,
+        };
+        top.min(cat_rows - room)
+    } else {
+        0
+    };
+    app.panes.label_rows.set(room.min(cat_rows));
+    app.panes
+        .label_rows_total
+        .set(cat_rows.saturating_sub(room));
+    if scrolled {
+        let rest = lines.split_off(cat_rows);
+        let shown: Vec<Line> = lines.drain(top..top + room).collect();
+        lines = shown;
+        lines.extend(rest);
+    }
+    let title = if scrolled {
+        // The rows and the scroll keys first: a narrow panel cuts the title's end.
+        let (more, key) = if top + room < cat_rows {
+            ("more", key_of(Action::PageDown))
+        } else {
+            ("back", key_of(Action::PageUp))
+        };
+        format!(
+            "Labels {}–{}/{} · {key} {more} · {}",
+            top + 1,
+            top + room,
+            cat_rows,
+            app.model.annotator
+        )
+    } else {
+        format!("Labels · {}", app.model.annotator)
+    };
     let h = (lines.len() as u16 + 2).min(area.height);
     let r = Rect {
         x: area.x,
@@ -122,8 +180,5 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
         height: h,
     };
     f.render_widget(Clear, r);
-    f.render_widget(
-        Paragraph::new(lines).block(block(&format!("Labels · {}", app.model.annotator), true, t)),
-        r,
-    );
+    f.render_widget(Paragraph::new(lines).block(block(&title, true, t)), r);
 }
