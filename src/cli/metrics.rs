@@ -31,7 +31,8 @@ pub use super::metrics_perturb::PerturbArgs;
 #[derive(Args, Debug)]
 pub struct PairsArgs {
     /// Input: TSV lines `φ<TAB>φ′` or JSON lines `{"a": φ, "b": φ′, "syntax": "fol"}`
-    /// (φ the reference, φ′ the candidate); `-` reads stdin. Blank lines are skipped.
+    /// (φ the reference, φ′ the candidate); `-` reads stdin. A blank or malformed line
+    /// gets `{"line", "error"}` in its place.
     pub file: PathBuf,
     /// Syntax for TSV lines and JSON lines without `syntax`.
     #[arg(long, value_enum, default_value = "fol")]
@@ -91,6 +92,9 @@ fn read_pair(text: &str, default: PairSyntax) -> Result<(String, String, SyntaxK
             "line is {} bytes, above the {MAX_LINE}-byte bound",
             text.len()
         ));
+    }
+    if text.trim().is_empty() {
+        return Err("blank line: expected `φ<TAB>φ′` or a JSON object {\"a\", \"b\"}".into());
     }
     if text.trim_start().starts_with('{') {
         let p: PairIn = serde_json::from_str(text)
@@ -165,7 +169,14 @@ fn pairs(args: PairsArgs) -> Result<i32> {
                 Err(e) => {
                     *failed += 1;
                     eprintln!("{name}:{line}: {}", crate::sanitize::one_line(&e));
-                    outln!("{}", serde_json::to_string(&Failed { line, error: &e })?);
+                    let error = format!("line {line}: {e}");
+                    outln!(
+                        "{}",
+                        serde_json::to_string(&Failed {
+                            line,
+                            error: &error
+                        })?
+                    );
                 }
             }
         }
@@ -191,9 +202,6 @@ fn pairs(args: PairsArgs) -> Result<i32> {
         }
         let text = String::from_utf8_lossy(&buf);
         let text = text.trim_end_matches(['\n', '\r']);
-        if text.trim().is_empty() {
-            continue;
-        }
         let text = if too_long {
             "x".repeat(MAX_LINE + 1)
         } else {
