@@ -1,6 +1,7 @@
 //! Analysis of samples beside the verdict: closeness metrics, the paper's metrics
 //! (seed 004), perturbations and alignment statistics. Sits below `run`.
 
+pub mod align;
 pub mod bleu_fol;
 pub mod closeness;
 pub mod fol_text;

@@ -23,6 +23,8 @@ pub enum MetricsCommand {
     Pairs(PairsArgs),
     /// The paper's sensitivity table: seven perturbations of FOLIO premises, mean score per metric.
     Perturb(PerturbArgs),
+    /// How well each stored closeness metric predicts the verifier's verdict on runs.
+    Align(super::metrics_align::AlignArgs),
 }
 
 pub use super::metrics_perturb::PerturbArgs;
@@ -225,5 +227,6 @@ pub fn run(args: MetricsArgs) -> Result<i32> {
     match args.command {
         MetricsCommand::Pairs(a) => pairs(a),
         MetricsCommand::Perturb(a) => super::metrics_perturb::run(a),
+        MetricsCommand::Align(a) => super::metrics_align::run(a),
     }
 }
