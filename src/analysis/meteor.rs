@@ -10,6 +10,7 @@
 
 use super::porter::stem;
 use fancy_regex::Regex;
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// Python's `\w` on str patterns: letters, numbers, underscore.
@@ -38,6 +39,12 @@ fn word_boundary() -> String {
 
 /// Rewrites one of nltk's patterns into fancy-regex syntax with Python's meanings.
 fn python_pattern(p: &str) -> String {
+    // `\s*$`: Python's greedy `\s*` already takes a final newline, so its `$` matches
+    // at the very end, as Rust's `$` does; kept lookaround-free, the pattern runs in
+    // linear time (a lookahead here made 60,000 spaces after a `.` quadratic).
+    if let Some(head) = p.strip_suffix(r"\s*$") {
+        return format!("{}{S}*$", python_pattern(head));
+    }
     p.replace("(?#X)", "")
         .replace(r"\b", &word_boundary())
         .replace(r"\w", W)
@@ -200,22 +207,37 @@ pub fn word_tokenize(text: &str) -> Result<Vec<String>, String> {
 }
 
 /// Index pairs (candidate, reference) matched by nltk's `_match_enums`: candidate words
-/// from the last, each to the last still-unmatched equal reference word.
+/// from the last, each to the last still-unmatched equal reference word. Matched words
+/// leave both lists. Per-word stacks of reference positions give the same pairs as
+/// nltk's nested scan in linear time.
 fn match_enums(
     hyp: &mut Vec<(usize, String)>,
     reference: &mut Vec<(usize, String)>,
     out: &mut Vec<(usize, usize)>,
 ) {
+    let mut free: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (j, (_, w)) in reference.iter().enumerate() {
+        free.entry(w.as_str()).or_default().push(j);
+    }
+    let (mut hyp_used, mut ref_used) = (vec![false; hyp.len()], vec![false; reference.len()]);
     for i in (0..hyp.len()).rev() {
-        if let Some(j) = (0..reference.len())
-            .rev()
-            .find(|&j| hyp[i].1 == reference[j].1)
-        {
+        if let Some(j) = free.get_mut(hyp[i].1.as_str()).and_then(Vec::pop) {
             out.push((hyp[i].0, reference[j].0));
-            hyp.remove(i);
-            reference.remove(j);
+            hyp_used[i] = true;
+            ref_used[j] = true;
         }
     }
+    drop(free);
+    let mut k = 0;
+    hyp.retain(|_| {
+        k += 1;
+        !hyp_used[k - 1]
+    });
+    let mut k = 0;
+    reference.retain(|_| {
+        k += 1;
+        !ref_used[k - 1]
+    });
 }
 
 /// nltk's `_count_chunks` on matches sorted by candidate position.
@@ -288,6 +310,20 @@ mod tests {
             wrong.len(),
             wrong.join("\n")
         );
+    }
+
+    #[test]
+    fn long_hostile_lines_tokenize_without_blowing_up() {
+        let spaces = " ".repeat(60_000);
+        let t = word_tokenize(&format!(".{spaces}x")).expect("tokenizes");
+        assert_eq!(t, [".", "x"]);
+        let t = word_tokenize(&format!("a.{spaces}")).expect("tokenizes");
+        assert_eq!(t, ["a", "."]);
+        let quotes = "'a ".repeat(20_000);
+        assert_eq!(word_tokenize(&quotes).expect("tokenizes").len(), 40_000);
+        let commas = ",".repeat(60_000);
+        assert_eq!(word_tokenize(&commas).expect("tokenizes").len(), 60_000);
+        assert!(meteor(&"cannot ".repeat(9_000), &"wanna ".repeat(9_000)).is_ok());
     }
 
     #[test]
