@@ -66,7 +66,7 @@ fn paper_metrics_agree_with_the_reference_implementations() {
     for (i, (want, have)) in rows.iter().zip(&got).enumerate() {
         assert_eq!(have["line"], i + 1);
         let ctx = || format!("line {}: {} ⟂ {}\n{have}", i + 1, want["a"], want["b"]);
-        for key in ["bleu_fol", "rouge_l_fol", "smatch_paper"] {
+        for key in ["bleu_fol", "rouge_l_fol", "meteor", "smatch_paper"] {
             match want[key].as_f64() {
                 Some(w) => {
                     let h = have[key]
@@ -101,7 +101,48 @@ fn paper_metrics_agree_with_the_reference_implementations() {
             ctx()
         );
     }
-    assert!(checked >= 900);
+    assert!(checked >= 1200);
+}
+
+/// nltk 3.7's METEOR (exact + Porter stem, WordNet stand-in without synsets) on pairs
+/// that exercise the tokenizer and the stem stage: FOLIO FOL and English sentences of one
+/// story, FOL with inflected predicate names, English against FOL, crafted punctuation,
+/// quotes and contractions (tests/data/meteor/make.py).
+#[test]
+fn meteor_agrees_with_nltk_on_english_inflected_and_crafted_pairs() {
+    let home = tempfile::tempdir().unwrap();
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/meteor/pairs.jsonl");
+    let rows: Vec<Value> = std::fs::read_to_string(p)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(rows.len() >= 300, "{} pairs", rows.len());
+    let input: String = rows
+        .iter()
+        .map(|r| serde_json::json!({"a": r["a"], "b": r["b"]}).to_string() + "\n")
+        .collect();
+    let (got, _, _) = pairs(home.path(), &input, &[]);
+    assert_eq!(got.len(), rows.len());
+    let mut worst = 0.0f64;
+    for (i, (want, have)) in rows.iter().zip(&got).enumerate() {
+        let (w, h) = (want["meteor"].as_f64().unwrap(), have["meteor"].as_f64());
+        let h = h.unwrap_or_else(|| panic!("line {}: no meteor: {have}", i + 1));
+        assert!(
+            (w - h).abs() <= 1e-4,
+            "line {}: want {w}, have {h}: {} ⟂ {}",
+            i + 1,
+            want["a"],
+            want["b"]
+        );
+        worst = worst.max((w - h).abs());
+    }
+    // The stem stage fired somewhere, or this test proves nothing about it.
+    assert!(
+        rows.iter()
+            .any(|r| r["source"] == "inflected" && r["meteor"].as_f64() > Some(0.9))
+    );
+    eprintln!("meteor: {} pairs, max |Δ| {worst:e}", rows.len());
 }
 
 #[test]
@@ -110,12 +151,10 @@ fn tsv_input_failures_are_per_line_and_order_is_kept() {
     let input = "∀x (Eel(x) → Fish(x))\t∀x (Eel(x) → Fish(x))\nno tab here\n\n{\"a\": \"p1 ∧ p2\", \"b\": \"p2 ∧ p1\", \"syntax\": \"pl\"}\n{\"a\": 1}\n";
     let (got, code, err) = pairs(home.path(), input, &[]);
     assert_eq!(code, 1, "a bad line makes the exit code 1");
-    assert_eq!(
-        got.len(),
-        4,
-        "blank line skipped, one output per other line: {got:?}"
-    );
-    assert_eq!(got[0]["line"], 1);
+    assert_eq!(got.len(), 5, "one output per input line: {got:?}");
+    for (i, g) in got.iter().enumerate() {
+        assert_eq!(g["line"], i + 1, "output {i} answers input line {}", i + 1);
+    }
     for k in [
         "bleu_fol",
         "rouge_l_fol",
@@ -126,22 +165,79 @@ fn tsv_input_failures_are_per_line_and_order_is_kept() {
     ] {
         assert_eq!(got[0][k].as_f64(), Some(1.0), "{k} of identical formulas");
     }
-    assert_eq!(got[1]["line"], 2);
-    assert!(got[1]["error"].as_str().unwrap().contains("TAB"));
-    assert_eq!(got[2]["line"], 4);
+    // METEOR never reaches 1: one chunk of m matches still costs 0.5/m³.
+    let m = 12.0f64;
+    let meteor = got[0]["meteor"].as_f64().unwrap();
+    assert!(
+        (meteor - (1.0 - 0.5 / (m * m * m))).abs() < 1e-12,
+        "{meteor}"
+    );
+    let error = |i: usize| got[i]["error"].as_str().unwrap().to_string();
+    assert!(error(1).contains("TAB") && error(1).starts_with("line 2:"));
+    assert!(
+        error(2).starts_with("line 3: blank line"),
+        "a blank line is answered in place: {}",
+        error(2)
+    );
     // Propositions do not parse in the paper's grammar: its metrics are 0 and say why;
     // autoeval's smatch sees ∧ as commutative.
-    assert_eq!(got[2]["le"].as_f64(), Some(0.0));
-    assert_eq!(got[2]["smatch"].as_f64(), Some(1.0));
+    assert_eq!(got[3]["le"].as_f64(), Some(0.0));
+    assert_eq!(got[3]["smatch"].as_f64(), Some(1.0));
     assert!(
-        got[2]["notes"][0]
+        got[3]["notes"][0]
             .as_str()
             .unwrap()
             .contains("paper parser fails")
     );
-    assert_eq!(got[3]["line"], 5);
-    assert!(got[3]["error"].is_string());
-    assert!(err.contains("stdin:2:"), "{err}");
+    assert!(error(4).starts_with("line 5:"));
+    assert!(
+        err.contains("stdin:2:") && err.contains("stdin:3: blank line"),
+        "{err}"
+    );
+}
+
+/// Blank lines (also whitespace-only and CRLF ones, and at the end) each get an error
+/// line, so output line n answers input line n, read from a file.
+#[test]
+fn blank_and_malformed_lines_keep_the_line_numbering() {
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("pairs.tsv");
+    std::fs::write(
+        &file,
+        "\nA(x)\tA(x)\r\n  \t \n{\"a\": \"A(x)\"}\nB(y)\tB(y)\n\n",
+    )
+    .unwrap();
+    let out = bin(home.path())
+        .args(["metrics", "pairs"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let got: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(got.len(), 6, "{got:?}");
+    for (i, g) in got.iter().enumerate() {
+        assert_eq!(g["line"], i + 1);
+    }
+    let ok = [false, true, false, false, true, false];
+    for (g, ok) in got.iter().zip(ok) {
+        assert_eq!(g.get("error").is_none(), ok, "{g}");
+        if !ok {
+            let e = g["error"].as_str().unwrap();
+            assert!(e.starts_with(&format!("line {}:", g["line"])), "{e}");
+        }
+    }
+    let meteor = got[1]["meteor"].as_f64().unwrap();
+    assert!(
+        (meteor - (1.0 - 0.5 / 64.0)).abs() < 1e-12,
+        "4 tokens, one chunk: {meteor}"
+    );
+    assert!(got[3]["error"].as_str().unwrap().contains("JSON"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("pairs.tsv:6: blank line"), "{err}");
 }
 
 #[test]

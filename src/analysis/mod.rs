@@ -1,15 +1,18 @@
 //! Analysis of samples beside the verdict: closeness metrics, the paper's metrics
 //! (seed 004), perturbations and alignment statistics. Sits below `run`.
 
+pub mod align;
 pub mod bleu_fol;
 pub mod closeness;
 pub mod fol_text;
 pub mod kinds;
 pub mod le;
+pub mod meteor;
 pub mod pair_metrics;
 pub mod paper_notation;
 pub mod paper_parse;
 pub mod perturb_paper;
+pub mod porter;
 pub mod sensitivity;
 pub mod smatch;
 pub mod smatch_align;

@@ -1,13 +1,14 @@
 //! Every closeness metric of one (reference, candidate) pair of strings, as
 //! `autoeval metrics pairs` prints it.
 //!
-//! Paper-compatible metrics (`bleu_fol`, `rouge_l_fol`, `le`, `smatch_paper`) take the
+//! Paper-compatible metrics (`bleu_fol`, `rouge_l_fol`, `meteor`, `le`, `smatch_paper`) take the
 //! strings as given, as the paper's code does; autoeval-native ones (`smatch`, and the
 //! older `bleu_smoothed`, `rouge_l`, `tree`) parse them with autoeval's own parser.
 
 use super::bleu_fol::{bleu_fol, rouge_l_fol};
 use super::closeness::closeness;
 use super::le::le_parsed;
+use super::meteor::meteor;
 use super::paper_parse::parse_paper;
 use super::smatch::smatch;
 use super::smatch_paper::smatch_paper_parsed;
@@ -21,6 +22,8 @@ pub struct PairMetrics {
     pub bleu_fol: f64,
     /// The paper's ROUGE-L F1 on msplit tokens.
     pub rouge_l_fol: f64,
+    /// nltk's METEOR on the raw strings, exact and Porter-stem stages only (no WordNet).
+    pub meteor: Option<f64>,
     /// LogicLLaMA LE (0 when the paper's parser fails either side, as the paper scores it).
     pub le: Option<f64>,
     /// Smatch F1 on autoeval's correct graph, optimal alignment.
@@ -70,8 +73,16 @@ pub fn pair_metrics(reference: &str, candidate: &str, syntax: SyntaxKind) -> Pai
             None
         }
     };
+    let meteor = match meteor(reference, candidate) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            notes.push(format!("meteor: {e}"));
+            None
+        }
+    };
     let mut out = PairMetrics {
         bleu_fol: bleu_fol(candidate, reference),
+        meteor,
         rouge_l_fol: rouge_l_fol(candidate, reference),
         le,
         smatch_paper,

@@ -23,6 +23,8 @@ pub enum MetricsCommand {
     Pairs(PairsArgs),
     /// The paper's sensitivity table: seven perturbations of FOLIO premises, mean score per metric.
     Perturb(PerturbArgs),
+    /// How well each stored closeness metric predicts the verifier's verdict on runs.
+    Align(super::metrics_align::AlignArgs),
 }
 
 pub use super::metrics_perturb::PerturbArgs;
@@ -31,7 +33,8 @@ pub use super::metrics_perturb::PerturbArgs;
 #[derive(Args, Debug)]
 pub struct PairsArgs {
     /// Input: TSV lines `φ<TAB>φ′` or JSON lines `{"a": φ, "b": φ′, "syntax": "fol"}`
-    /// (φ the reference, φ′ the candidate); `-` reads stdin. Blank lines are skipped.
+    /// (φ the reference, φ′ the candidate); `-` reads stdin. A blank or malformed line
+    /// gets `{"line", "error"}` in its place.
     pub file: PathBuf,
     /// Syntax for TSV lines and JSON lines without `syntax`.
     #[arg(long, value_enum, default_value = "fol")]
@@ -91,6 +94,9 @@ fn read_pair(text: &str, default: PairSyntax) -> Result<(String, String, SyntaxK
             "line is {} bytes, above the {MAX_LINE}-byte bound",
             text.len()
         ));
+    }
+    if text.trim().is_empty() {
+        return Err("blank line: expected `φ<TAB>φ′` or a JSON object {\"a\", \"b\"}".into());
     }
     if text.trim_start().starts_with('{') {
         let p: PairIn = serde_json::from_str(text)
@@ -165,7 +171,14 @@ fn pairs(args: PairsArgs) -> Result<i32> {
                 Err(e) => {
                     *failed += 1;
                     eprintln!("{name}:{line}: {}", crate::sanitize::one_line(&e));
-                    outln!("{}", serde_json::to_string(&Failed { line, error: &e })?);
+                    let error = format!("line {line}: {e}");
+                    outln!(
+                        "{}",
+                        serde_json::to_string(&Failed {
+                            line,
+                            error: &error
+                        })?
+                    );
                 }
             }
         }
@@ -191,9 +204,6 @@ fn pairs(args: PairsArgs) -> Result<i32> {
         }
         let text = String::from_utf8_lossy(&buf);
         let text = text.trim_end_matches(['\n', '\r']);
-        if text.trim().is_empty() {
-            continue;
-        }
         let text = if too_long {
             "x".repeat(MAX_LINE + 1)
         } else {
@@ -217,5 +227,6 @@ pub fn run(args: MetricsArgs) -> Result<i32> {
     match args.command {
         MetricsCommand::Pairs(a) => pairs(a),
         MetricsCommand::Perturb(a) => super::metrics_perturb::run(a),
+        MetricsCommand::Align(a) => super::metrics_align::run(a),
     }
 }

@@ -27,6 +27,7 @@ pub mod labels;
 pub mod labels_export;
 pub mod leaderboard;
 pub mod metrics;
+pub mod metrics_align;
 pub mod metrics_perturb;
 pub mod model_args;
 pub mod prompts;

@@ -1,0 +1,428 @@
+//! `autoeval metrics align RUN…`: how well each stored closeness metric (and the mean
+//! of any two) predicts the verifier's verdict on the runs' samples, overall and per
+//! operator-count band.
+
+use crate::analysis::align::{AlignStats, align_stats};
+use crate::report::load_run;
+use crate::run::format::SampleRecord;
+use crate::verify::Verdict;
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Arguments of `autoeval metrics align`.
+#[derive(Args, Debug)]
+pub struct AlignArgs {
+    /// Run directories; their samples are pooled.
+    #[arg(required = true, num_args = 1..)]
+    pub runs: Vec<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV rows (band, metric, statistics).
+    #[arg(long)]
+    pub csv: bool,
+    /// Lower edges of the operator-count bands after 0 (default 5,10,20,40 gives
+    /// 0-4, 5-9, 10-19, 20-39, 40+).
+    #[arg(long, value_delimiter = ',', default_value = "5,10,20,40")]
+    pub bands: Vec<usize>,
+}
+
+/// Metrics in the order tables show them; fields a newer record carries that are not
+/// listed here follow in name order.
+const ORDER: &[&str] = &[
+    "bleu",
+    "rouge_l",
+    "tree",
+    "bleu_fol",
+    "rouge_l_fol",
+    "meteor",
+    "le",
+    "smatch",
+    "smatch_paper",
+    "bertscore_minilm",
+];
+
+/// One counted sample: its verdict, operator count and every numeric closeness field.
+struct Counted {
+    equivalent: bool,
+    ops: Option<usize>,
+    scores: BTreeMap<String, f64>,
+}
+
+/// What a table row is about and its numbers.
+#[derive(Serialize)]
+struct Row {
+    metric: String,
+    /// The two metrics averaged per sample, for a combined row.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mean_of: Option<[String; 2]>,
+    #[serde(flatten)]
+    stats: AlignStats,
+}
+
+#[derive(Serialize)]
+struct BandRows {
+    band: String,
+    min_operators: Option<usize>,
+    max_operators: Option<usize>,
+    n: usize,
+    rows: Vec<Row>,
+}
+
+#[derive(Serialize)]
+struct RunCount {
+    dir: String,
+    samples: usize,
+    counted: usize,
+}
+
+#[derive(Serialize)]
+struct Report {
+    runs: Vec<RunCount>,
+    samples: usize,
+    counted: usize,
+    excluded: BTreeMap<String, usize>,
+    verdict: &'static str,
+    auc_interval: &'static str,
+    threshold_rule: &'static str,
+    all: Vec<Row>,
+    by_band: Vec<BandRows>,
+}
+
+const VERDICT_NOTE: &str = "round 1's verdict (the round the closeness record scores); only equivalent and not-equivalent count";
+const AUC_NOTE: &str =
+    "DeLong 95% interval (normal approximation, clipped to [0, 1]); AUC counts ties as 1/2";
+const THRESHOLD_NOTE: &str = "equivalent iff score >= threshold, best over every observed score; ties go to the highest threshold; null threshold = calling every sample not-equivalent is best";
+
+/// Why a sample does not count, or the sample as counted.
+fn count(s: &SampleRecord) -> Result<Counted, String> {
+    let verdict = s.rounds.first().map_or(&s.verdict, |r| &r.verdict);
+    let equivalent = match verdict {
+        Verdict::Equivalent { .. } => true,
+        Verdict::NotEquivalent { .. } => false,
+        other => return Err(format!("verdict {}", other.name())),
+    };
+    let Some(c) = &s.closeness else {
+        return Err("no closeness record".into());
+    };
+    let scores = match serde_json::to_value(c) {
+        Ok(serde_json::Value::Object(m)) => m
+            .into_iter()
+            .filter_map(|(k, v)| v.as_f64().filter(|x| x.is_finite()).map(|x| (k, x)))
+            .collect(),
+        _ => BTreeMap::new(),
+    };
+    Ok(Counted {
+        equivalent,
+        ops: s.num_operators,
+        scores,
+    })
+}
+
+fn metric_names(samples: &[Counted]) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for s in samples {
+        for k in s.scores.keys() {
+            if !seen.contains(k) {
+                seen.push(k.clone());
+            }
+        }
+    }
+    let rank = |k: &String| ORDER.iter().position(|o| o == k).unwrap_or(ORDER.len());
+    seen.sort_by(|a, b| rank(a).cmp(&rank(b)).then_with(|| a.cmp(b)));
+    seen
+}
+
+fn rows(samples: &[&Counted], names: &[String]) -> Vec<Row> {
+    let mut out = Vec::new();
+    let single = |m: &String| -> Vec<(f64, bool)> {
+        samples
+            .iter()
+            .filter_map(|s| s.scores.get(m).map(|&x| (x, s.equivalent)))
+            .collect()
+    };
+    for m in names {
+        let xs = single(m);
+        if !xs.is_empty() {
+            out.push(Row {
+                metric: m.clone(),
+                mean_of: None,
+                stats: align_stats(&xs),
+            });
+        }
+    }
+    for (i, a) in names.iter().enumerate() {
+        for b in &names[i + 1..] {
+            let xs: Vec<(f64, bool)> = samples
+                .iter()
+                .filter_map(|s| {
+                    let (x, y) = (s.scores.get(a)?, s.scores.get(b)?);
+                    Some((f64::midpoint(*x, *y), s.equivalent))
+                })
+                .collect();
+            if !xs.is_empty() {
+                out.push(Row {
+                    metric: format!("{a}+{b}"),
+                    mean_of: Some([a.clone(), b.clone()]),
+                    stats: align_stats(&xs),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Bands as (label, min, max) from the lower edges after 0.
+fn bands(edges: &[usize]) -> Result<Vec<(String, usize, Option<usize>)>> {
+    let mut lows = vec![0];
+    for &e in edges {
+        if e <= *lows.last().unwrap_or(&0) {
+            bail!("--bands must be increasing edges above 0 (like 5,10,20,40); got {edges:?}");
+        }
+        lows.push(e);
+    }
+    Ok(lows
+        .iter()
+        .enumerate()
+        .map(|(i, &lo)| match lows.get(i + 1) {
+            Some(&next) => (format!("{lo}-{}", next - 1), lo, Some(next - 1)),
+            None => (format!("{lo}+"), lo, None),
+        })
+        .collect())
+}
+
+fn fmt(x: Option<f64>) -> String {
+    x.map_or_else(|| "—".into(), |v| format!("{v:.3}"))
+}
+
+fn print_rows(rows: &[Row]) -> Result<()> {
+    let width = rows
+        .iter()
+        .map(|r| r.metric.chars().count())
+        .max()
+        .unwrap_or(6)
+        .max(6);
+    outln!(
+        "  {:<width$} {:>6} {:>5} {:>5}  {:>5}  {:<15} {:>5} {:>6}  {:>7}",
+        "metric",
+        "n",
+        "eq",
+        "neq",
+        "AUC",
+        "95% CI",
+        "acc",
+        "t",
+        "neq>med"
+    );
+    for r in rows {
+        let s = &r.stats;
+        let ci = match (s.auc_low, s.auc_high) {
+            (Some(l), Some(h)) => format!("[{l:.3}, {h:.3}]"),
+            _ => "—".into(),
+        };
+        let t = s
+            .threshold
+            .map_or_else(|| "none".into(), |t| format!("{t:.3}"));
+        outln!(
+            "  {:<width$} {:>6} {:>5} {:>5}  {:>5}  {:<15} {:>5.3} {:>6}  {:>7}",
+            r.metric,
+            s.n,
+            s.n_equivalent,
+            s.n_not_equivalent,
+            fmt(s.auc),
+            ci,
+            s.accuracy,
+            t,
+            fmt(s.not_equivalent_above_equivalent_median)
+        );
+    }
+    Ok(())
+}
+
+fn print_human(r: &Report) -> Result<()> {
+    let names: Vec<String> = r
+        .runs
+        .iter()
+        .map(|x| crate::sanitize::one_line(&x.dir).into_owned())
+        .collect();
+    outln!("metrics align: {}", names.join(", "));
+    let excluded: Vec<String> = r.excluded.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    outln!(
+        "{} samples; {} counted (definite verdict in round 1 and a closeness record); {} excluded{}",
+        r.samples,
+        r.counted,
+        r.samples - r.counted,
+        if excluded.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", excluded.join(", "))
+        }
+    );
+    outln!(
+        "AUC: P(an equivalent sample scores above a not-equivalent one), ties 1/2; 95% CI: DeLong (normal approximation, clipped to [0, 1])."
+    );
+    outln!(
+        "acc: best accuracy of \"equivalent iff score ≥ t\" (t none: all not-equivalent is best)."
+    );
+    outln!(
+        "neq>med: share of not-equivalent samples scoring above the median of the equivalent ones."
+    );
+    outln!("a+b: the per-sample mean of metrics a and b.");
+    outln!();
+    let majority = r.all.first().map_or(0.0, |x| x.stats.majority);
+    outln!("All counted samples (majority-class accuracy {majority:.3})");
+    print_rows(&r.all)?;
+    for b in &r.by_band {
+        outln!();
+        let majority = b.rows.first().map_or(0.0, |x| x.stats.majority);
+        let what = if b.min_operators.is_some() {
+            format!("Operators {}", b.band)
+        } else {
+            "No operator count (regex)".into()
+        };
+        outln!(
+            "{what}: {} samples (majority-class accuracy {majority:.3})",
+            b.n
+        );
+        print_rows(&b.rows)?;
+    }
+    Ok(())
+}
+
+fn print_csv(r: &Report) -> Result<()> {
+    let mut w = csv::Writer::from_writer(std::io::stdout().lock());
+    w.write_record([
+        "band",
+        "metric",
+        "n",
+        "n_equivalent",
+        "n_not_equivalent",
+        "auc",
+        "auc_low",
+        "auc_high",
+        "accuracy",
+        "threshold",
+        "majority",
+        "not_equivalent_above_equivalent_median",
+    ])?;
+    let opt = |x: Option<f64>| x.map_or_else(String::new, |v| v.to_string());
+    let sections = std::iter::once(("all", &r.all))
+        .chain(r.by_band.iter().map(|b| (b.band.as_str(), &b.rows)));
+    for (band, rows) in sections {
+        for row in rows {
+            let s = &row.stats;
+            w.write_record([
+                band.to_string(),
+                row.metric.clone(),
+                s.n.to_string(),
+                s.n_equivalent.to_string(),
+                s.n_not_equivalent.to_string(),
+                opt(s.auc),
+                opt(s.auc_low),
+                opt(s.auc_high),
+                s.accuracy.to_string(),
+                opt(s.threshold),
+                s.majority.to_string(),
+                opt(s.not_equivalent_above_equivalent_median),
+            ])?;
+        }
+    }
+    w.flush()?;
+    Ok(())
+}
+
+/// Runs `autoeval metrics align`.
+pub fn run(args: AlignArgs) -> Result<i32> {
+    let bands = bands(&args.bands)?;
+    let mut counted: Vec<Counted> = Vec::new();
+    let mut excluded: BTreeMap<String, usize> = BTreeMap::new();
+    let mut runs = Vec::new();
+    let mut total = 0;
+    for dir in &args.runs {
+        let data = load_run(dir).with_context(|| format!("cannot read run {}", dir.display()))?;
+        for w in &data.warnings {
+            eprintln!(
+                "{}: warning: {}",
+                dir.display(),
+                crate::sanitize::one_line(w)
+            );
+        }
+        let before = counted.len();
+        for s in &data.samples {
+            match count(s) {
+                Ok(c) => counted.push(c),
+                Err(why) => *excluded.entry(why).or_default() += 1,
+            }
+        }
+        total += data.samples.len();
+        runs.push(RunCount {
+            dir: dir.display().to_string(),
+            samples: data.samples.len(),
+            counted: counted.len() - before,
+        });
+    }
+    let names = metric_names(&counted);
+    let refs: Vec<&Counted> = counted.iter().collect();
+    let all = rows(&refs, &names);
+    let mut by_band = Vec::new();
+    for (label, lo, hi) in &bands {
+        let members: Vec<&Counted> = counted
+            .iter()
+            .filter(|c| c.ops.is_some_and(|o| o >= *lo && hi.is_none_or(|h| o <= h)))
+            .collect();
+        if !members.is_empty() {
+            by_band.push(BandRows {
+                band: label.clone(),
+                min_operators: Some(*lo),
+                max_operators: *hi,
+                n: members.len(),
+                rows: rows(&members, &names),
+            });
+        }
+    }
+    let unbanded: Vec<&Counted> = counted.iter().filter(|c| c.ops.is_none()).collect();
+    if !unbanded.is_empty() {
+        by_band.push(BandRows {
+            band: "no operator count".into(),
+            min_operators: None,
+            max_operators: None,
+            n: unbanded.len(),
+            rows: rows(&unbanded, &names),
+        });
+    }
+    let report = Report {
+        runs,
+        samples: total,
+        counted: counted.len(),
+        excluded,
+        verdict: VERDICT_NOTE,
+        auc_interval: AUC_NOTE,
+        threshold_rule: THRESHOLD_NOTE,
+        all,
+        by_band,
+    };
+    if report.all.is_empty() {
+        eprintln!(
+            "error: no sample has a definite verdict (equivalent or not-equivalent) in round 1 and a closeness record ({} samples read; excluded: {}); nothing to align",
+            report.samples,
+            report
+                .excluded
+                .iter()
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        return Ok(1);
+    }
+    if args.json {
+        outln!("{}", serde_json::to_string_pretty(&report)?);
+    } else if args.csv {
+        print_csv(&report)?;
+    } else {
+        print_human(&report)?;
+    }
+    Ok(0)
+}
