@@ -10,6 +10,7 @@ pub mod labels;
 pub mod llm;
 pub mod perturb;
 pub mod prompt;
+pub mod record;
 pub mod report;
 pub mod rng;
 pub mod run;

@@ -6,13 +6,13 @@
 pub mod state;
 
 use super::driver::{Event, RunError, RunSpec, prepare};
-use super::format::{SampleRecord, now_rfc3339};
 use super::pipeline::{Caller, Job, Stage};
 use super::score::Scored;
 use super::store::{self, Appender, SAMPLES};
 use crate::llm::batch_api::{self, BatchApi, BatchInfo, Provider};
 use crate::llm::client::{CallError, CallResult, MAX_PLAUSIBLE_TOKENS};
 use crate::llm::{BoxFut, ChatRequest, Completion, LlmError};
+use crate::record::{SampleRecord, now_rfc3339};
 use state::{BatchEvent, Open, State, StoredResult};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
