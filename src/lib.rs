@@ -7,6 +7,7 @@ pub mod dataset;
 pub mod fsread;
 pub mod grammar;
 pub mod labels;
+pub mod launch;
 pub mod llm;
 pub mod perturb;
 pub mod prompt;

@@ -28,7 +28,6 @@ pub mod labels_export;
 pub mod leaderboard;
 pub mod metrics;
 pub mod metrics_perturb;
-pub mod model_args;
 pub mod prompts;
 pub mod report;
 pub mod rescore;
