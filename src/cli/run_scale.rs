@@ -1,7 +1,7 @@
-//! `run` flags for paper-scale runs: the response cache, the budget and the dry run.
+//! `autoeval run --dry-run` and the batch runs (`--batch-api`, `--batch-file-out`,
+//! `--batch-file-in`); their flags are [`ScaleArgs`], defined with the run's others.
 
 use crate::dataset::Dataset;
-use crate::grammar::GenParams;
 use crate::launch::args::RunArgs;
 pub use crate::launch::args::ScaleArgs;
 pub use crate::launch::spec::equip;
@@ -10,7 +10,6 @@ use crate::llm::cache;
 use crate::llm::{ChatRequest, Client};
 use crate::prompt::PromptSet;
 use anyhow::{Result, bail};
-use indicatif::ProgressBar;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -27,22 +26,8 @@ fn dataset(args: &RunArgs) -> Result<Dataset> {
         bail!("give --dataset FILE or --kind");
     };
     let tmp = std::env::temp_dir().join(format!("autoeval-dry-run-{}.json", std::process::id()));
-    let params = GenParams {
-        per_category: args.per_category,
-        vocab: kind.vocab(),
-        ..GenParams::default()
-    };
-    let made = crate::launch::generate::generate_to_file(
-        &kind.grammar()?,
-        &params,
-        args.seed,
-        args.batches,
-        &tmp,
-        kind.name(),
-        Some(kind),
-        &ProgressBar::hidden(),
-    )
-    .and_then(|_| Ok(Dataset::open(&tmp)?));
+    let made = crate::launch::spec::generate_kind(args, kind, &tmp)
+        .and_then(|()| Ok(Dataset::open(&tmp)?));
     let _ = std::fs::remove_file(&tmp);
     made
 }

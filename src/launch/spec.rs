@@ -3,7 +3,7 @@
 
 use super::args::RunArgs;
 use crate::dataset::Dataset;
-use crate::grammar::GenParams;
+use crate::grammar::{DatasetKind, GenParams};
 use crate::llm::Client;
 use crate::llm::budget::Budget;
 use crate::llm::cache::{self, ResponseCache};
@@ -13,10 +13,12 @@ use crate::run::pipeline::Pipeline;
 use crate::verify;
 use anyhow::{Context, Result, anyhow, bail};
 use indicatif::ProgressBar;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The run's dataset, its kind name and its path: the file given, or for `--kind` the
+/// one generated into the run directory (reused on `--resume`).
 fn load_dataset(args: &RunArgs) -> Result<(Dataset, String, PathBuf)> {
     if let Some(path) = &args.dataset {
         let ds = Dataset::open(path)?;
@@ -30,25 +32,31 @@ fn load_dataset(args: &RunArgs) -> Result<(Dataset, String, PathBuf)> {
     if args.resume && path.exists() {
         return Ok((Dataset::open(&path)?, kind.name().to_string(), path));
     }
-    let cfg = kind.grammar()?;
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    generate_kind(args, kind, &path)?;
+    Ok((Dataset::open(&path)?, kind.name().to_string(), path))
+}
+
+/// Writes the dataset that `--kind`, `--seed`, `--per-category` and `--batches` ask for
+/// to `path` (a run's `dataset.json`, or a dry run's scratch file).
+pub fn generate_kind(args: &RunArgs, kind: DatasetKind, path: &Path) -> Result<()> {
     let params = GenParams {
         per_category: args.per_category,
         vocab: kind.vocab(),
         ..GenParams::default()
     };
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("cannot create {}", args.out.display()))?;
     super::generate::generate_to_file(
-        &cfg,
+        &kind.grammar()?,
         &params,
         args.seed,
         args.batches,
-        &path,
+        path,
         kind.name(),
         Some(kind),
         &ProgressBar::hidden(),
     )?;
-    Ok((Dataset::open(&path)?, kind.name().to_string(), path))
+    Ok(())
 }
 
 /// How a run is steered from outside: a pause switch shared with the viewer. A run
