@@ -423,29 +423,16 @@ fn perturb_regex(r: &Regex, kind: PerturbKind, rng: &mut Rng) -> Option<Regex> {
 /// prefix of nested quantifiers: a hard FOL formula (nested quantifiers over a large
 /// matrix) built from a ground one, for benchmarks and completeness tests.
 pub fn quantify_constants(f: &Formula, n: usize, rng: &mut Rng) -> Formula {
-    fn bind(f: &Formula, c: &str, v: &str) -> Formula {
-        match f {
-            Formula::Bool(_) | Formula::Prop(_) => f.clone(),
-            Formula::Pred(p, args) => Formula::Pred(
-                p.clone(),
-                args.iter()
-                    .map(|t| match t {
-                        Term::Const(k) if k == c => Term::Var(v.into()),
-                        other => other.clone(),
-                    })
-                    .collect(),
-            ),
-            Formula::Not(a) => Formula::negate(bind(a, c, v)),
-            Formula::Bin(op, a, b) => Formula::bin(*op, bind(a, c, v), bind(b, c, v)),
-            Formula::Quant(q, x, a) => Formula::quant(*q, x.clone(), bind(a, c, v)),
-        }
-    }
     let consts: Vec<String> = f.constants().into_iter().collect();
     let n = n.min(consts.len());
     let start = rng.below(consts.len() - n + 1);
     let mut g = f.clone();
     for (k, c) in consts[start..start + n].iter().enumerate() {
-        g = bind(&g, c, &format!("x{}", k + 1));
+        let v = Term::Var(format!("x{}", k + 1).into());
+        g = g.map_terms(&mut |t, _| match t {
+            Term::Const(name) if name == c => v.clone(),
+            other => other.clone(),
+        });
     }
     for k in (1..=n).rev() {
         let q = if rng.chance(0.5) {

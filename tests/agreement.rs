@@ -4,17 +4,11 @@
 //! values, adjudication before/after, blind records and the enriched export.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::cli::bin_in as bin;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn bin(home: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_autoeval"));
-    c.env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env_remove("AUTOEVAL_ANNOTATOR");
-    c
-}
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

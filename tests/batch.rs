@@ -239,7 +239,7 @@ fn batch_args<'a>(price: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
 }
 
 fn anthropic_cmd(base: &str, out: &Path, extra: &[&str]) -> std::process::Command {
-    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_autoeval"));
+    let mut c = common::cli::bin();
     c.args([
         "run",
         "--kind",
@@ -526,7 +526,7 @@ fn vllm_batch_files_loop_out_and_in() {
     let mut extra: Vec<String> = vec!["--batch-file-out".into(), files.display().to_string()];
     loop {
         let args: Vec<&str> = extra.iter().map(String::as_str).collect();
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_autoeval"))
+        let o = common::cli::bin()
             .args(["run", "--kind", "pl", "--per-category", "1", "--seed", "3"])
             .args(["--model", "openai:fake", "--quiet", "--out"])
             .arg(&out)

@@ -3,19 +3,14 @@
 //! rules; the reported syntax; reproducible countermodels.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use autoeval::grammar::{DatasetKind, GenParams, generate_batch};
 use autoeval::rng::Rng;
 use autoeval::syntax::{BinOp, Expr, Formula, Notation, Term, print_formula};
+use common::cli::bin;
 use std::io::Write;
-use std::process::{Command, Stdio};
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_autoeval"));
-    let home = std::env::temp_dir().join("autoeval-test-home-explain");
-    c.env("HOME", &home)
-        .env("XDG_CONFIG_HOME", home.join(".config"));
-    c
-}
+use std::process::Stdio;
 
 /// Runs `verify` with `args`, feeding `stdin`; returns (exit code, stdout, stderr).
 fn verify(args: &[&str], stdin: &str) -> (Option<i32>, String, String) {
@@ -536,9 +531,9 @@ fn countermodels_are_the_same_bytes_single_batch_and_repeated() {
     let (_, second, _) = verify(&["--pairs", "-"], &input);
     assert_eq!(first, second, "two identical batch runs differ");
     // One thread (where the OS lets us pin one) answers the same.
-    if let Ok(o) = Command::new("taskset")
+    if let Ok(o) = common::cli::isolated("taskset")
         .args(["-c", "0"])
-        .arg(env!("CARGO_BIN_EXE_autoeval"))
+        .arg(common::cli::EXE)
         .args(["verify", "--pairs", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -3,26 +3,11 @@
 //! checked field by field; flat JSONL whose every line has the same scalar keys.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::cli::{bin_in as bin, ok_stderr as ok};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn bin(home: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_autoeval"));
-    c.env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join(".config"));
-    c
-}
-
-fn ok(o: &Output) -> String {
-    assert!(
-        o.status.success(),
-        "exit {:?}\n{}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 fn fixture(home: &Path, name: &str) -> PathBuf {
     let d = home.join(name);

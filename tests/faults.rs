@@ -7,16 +7,13 @@
 
 mod common;
 
+use common::cli::{bin, offline_run};
 use common::{FakeModel, Reply, Server, fake_server, openai_body, prompt_of, run_cmd, samples};
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_autoeval"))
-}
 
 unsafe extern "C" {
     #[link_name = "kill"]
@@ -32,25 +29,6 @@ fn wait_for_samples(out: &std::path::Path, n: usize) {
     while samples(out).len() < n && start.elapsed() < Duration::from_secs(30) {
         std::thread::sleep(Duration::from_millis(20));
     }
-}
-
-/// A small offline run (`--per-category 1`, the first `limit` samples) in `out`.
-fn offline_run(out: &std::path::Path, limit: &str) {
-    let o = bin()
-        .args([
-            "run",
-            "--kind",
-            "pl",
-            "--per-category",
-            "1",
-            "--limit",
-            limit,
-        ])
-        .args(["--model", "perturb", "--quiet", "--out"])
-        .arg(out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
 fn manifest(out: &std::path::Path) -> serde_json::Value {

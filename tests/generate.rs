@@ -1,15 +1,13 @@
 //! `autoeval generate` end to end, and generator properties.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use autoeval::dataset::Dataset;
 use autoeval::grammar::{Cfg, DatasetKind, GenParams, generate_batch};
 use autoeval::syntax::{Expr, logic_metrics};
+use common::cli::bin;
 use std::path::Path;
-use std::process::Command;
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_autoeval"))
-}
 
 fn gen_file(dir: &Path, name: &str, args: &[&str]) -> (std::process::Output, std::path::PathBuf) {
     let out = dir.join(name);

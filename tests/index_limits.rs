@@ -2,40 +2,11 @@
 //! no scratch file left by a viewer quit mid-load or a killed report.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::cli::{bin, offline_run, stderr};
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
-
-/// The binary with a HOME and config directory of its own (never the developer's).
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_autoeval"));
-    c.env("HOME", "/nonexistent/autoeval-test-home")
-        .env("XDG_CONFIG_HOME", "/nonexistent/autoeval-test-config");
-    c
-}
-
-fn stderr(o: &std::process::Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// A small offline run (`--per-category 1`, the first `limit` samples) in `out`.
-fn offline_run(out: &Path, limit: &str) {
-    let o = bin()
-        .args([
-            "run",
-            "--kind",
-            "pl",
-            "--per-category",
-            "1",
-            "--limit",
-            limit,
-        ])
-        .args(["--model", "perturb", "--quiet", "--out"])
-        .arg(out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-}
 
 /// `report --format json` of `run`, with the row index as it is, and after removing it.
 fn report_with_and_without_index(run: &Path) -> (String, String) {
@@ -148,11 +119,10 @@ fn scratch_files_are_removed_on_quit_and_swept_after_a_kill() {
 
     // The viewer quit with `q` while the run is still loading leaves nothing behind.
     std::fs::remove_file(run.join(".autoeval-index")).unwrap();
-    let exe = env!("CARGO_BIN_EXE_autoeval");
+    let exe = common::cli::EXE;
     let cmd = format!("stty cols 100 rows 30; {exe} view {}", run.display());
-    let mut child = Command::new("script")
+    let mut child = common::cli::isolated("script")
         .args(["-qfec", &cmd, "/dev/null"])
-        .env("XDG_CONFIG_HOME", dir.path().join("cfg"))
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
         .spawn()

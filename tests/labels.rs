@@ -1,15 +1,13 @@
 //! Hand labelling: state transitions, persistence, concurrent writers, exports, statistics.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use autoeval::run::store::read_labels;
 use autoeval::tui::layer::Mode;
 use autoeval::tui::{ViewOptions, build_app};
+use common::cli::bin;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_autoeval"))
-}
 
 fn run_copy(dir: &Path) -> PathBuf {
     let d = dir.join("pl-small");

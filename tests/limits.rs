@@ -5,45 +5,10 @@
 
 mod common;
 
+use common::cli::{bin, offline_args, offline_run, stderr};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
-
-/// The binary with a HOME and config directory of its own (never the developer's).
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_autoeval"));
-    c.env("HOME", "/nonexistent/autoeval-test-home")
-        .env("XDG_CONFIG_HOME", "/nonexistent/autoeval-test-config");
-    c
-}
-
-/// A small offline run (`--per-category 1`, the first `limit` samples) in `out`.
-fn offline_run(out: &Path, limit: &str) {
-    let o = bin().args(offline_args(limit)).arg(out).output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-}
-
-fn offline_args(limit: &str) -> Vec<String> {
-    [
-        "run",
-        "--kind",
-        "pl",
-        "--per-category",
-        "1",
-        "--limit",
-        limit,
-        "--model",
-        "perturb",
-        "--quiet",
-        "--out",
-    ]
-    .map(String::from)
-    .to_vec()
-}
-
-fn stderr(o: &std::process::Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 fn view_warnings(paths: Vec<PathBuf>) -> Vec<String> {
     let (app, _) = autoeval::tui::build_app(&autoeval::tui::ViewOptions {
@@ -75,7 +40,7 @@ fn a_kill_at_any_rename_of_rescore_in_place_leaves_the_samples_whole() {
         let before = std::fs::read_to_string(out.join("samples.jsonl")).unwrap();
         // SIGKILL at the entry of the when-th rename the rescore makes (the one that
         // used to move samples.jsonl away is the first).
-        let o = Command::new("strace")
+        let o = common::cli::isolated("strace")
             .args([
                 "-f",
                 "-o",
@@ -87,10 +52,9 @@ fn a_kill_at_any_rename_of_rescore_in_place_leaves_the_samples_whole() {
             .arg(format!(
                 "inject=rename,renameat,renameat2:signal=KILL:when={when}"
             ))
-            .arg(env!("CARGO_BIN_EXE_autoeval"))
+            .arg(common::cli::EXE)
             .args(["rescore", "--in-place"])
             .arg(&out)
-            .env("HOME", "/nonexistent/autoeval-test-home")
             .output()
             .unwrap();
         assert!(!o.status.success(), "rename {when} was not reached");

@@ -349,9 +349,7 @@ fn follows_a_run_written_by_another_process() {
     let out = dir.path().join("other");
     let home = tempfile::tempdir().unwrap();
     let mut child = screens::Reaped(
-        std::process::Command::new(env!("CARGO_BIN_EXE_autoeval"))
-            .env("HOME", home.path())
-            .env("XDG_CONFIG_HOME", home.path().join(".config"))
+        common::cli::bin_in(home.path())
             .args([
                 "run",
                 "--kind",

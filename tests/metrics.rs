@@ -4,16 +4,13 @@
 //! driven through the binary.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::cli::bin_in as bin;
 use serde_json::Value;
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
-
-fn bin(home: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_autoeval"));
-    c.env("HOME", home).env("XDG_CONFIG_HOME", home.join("cfg"));
-    c
-}
+use std::process::Stdio;
 
 fn oracle() -> Vec<Value> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/metrics-oracle.jsonl");

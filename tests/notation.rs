@@ -8,16 +8,10 @@ use autoeval::syntax::{
     Expr, Formula, Reading, Regex, SyntaxKind, parse, parse_as, parse_formula, parse_regex,
     print_regex, reading_note,
 };
+use common::cli::bin_in as bin;
 use common::{Reply, Server, openai_body, prompt_of};
 use std::path::Path;
-use std::process::{Command, Output};
-
-/// The binary with a private HOME and config directory.
-fn bin(home: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_autoeval"));
-    c.env("HOME", home).env("XDG_CONFIG_HOME", home.join("cfg"));
-    c
-}
+use std::process::Output;
 
 fn verify(args: &[&str]) -> (i32, String) {
     let home = tempfile::tempdir().unwrap();

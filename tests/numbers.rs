@@ -2,16 +2,15 @@
 //! batch verification from the CLI, import that keeps ψ and counts disagreements.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use autoeval::report::{By, Counts, load_run, report_run};
 use autoeval::run::format::SampleRecord;
 use autoeval::tui::{ViewOptions, build_app};
+use common::cli::bin;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_autoeval"))
-}
+use std::process::Stdio;
 
 fn perturb_run(dir: &Path, kind: &str, extra: &[&str]) -> PathBuf {
     let out = dir.join(format!("{kind}-run"));

@@ -1,14 +1,9 @@
 //! `autoeval prompts --export`: never overwrites edited templates without `--force`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::process::Command;
+mod common;
 
-fn bin(home: &std::path::Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_autoeval"));
-    c.env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join(".config"));
-    c
-}
+use common::cli::bin_in as bin;
 
 #[test]
 fn export_refuses_to_overwrite_edited_templates_unless_forced() {

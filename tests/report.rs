@@ -1,6 +1,8 @@
 //! Report arithmetic against hand-worked numbers; judge and import end to end.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use autoeval::llm::ModelInfo;
 use autoeval::llm::judge::JudgeAnswer;
 use autoeval::report::{By, load_run, report_run};
@@ -8,12 +10,8 @@ use autoeval::run::format::*;
 use autoeval::run::store::{Appender, write_manifest};
 use autoeval::syntax::SyntaxKind;
 use autoeval::verify::{Countermodel, Verdict};
+use common::cli::bin;
 use std::path::Path;
-use std::process::Command;
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_autoeval"))
-}
 
 fn model() -> ModelInfo {
     ModelInfo {

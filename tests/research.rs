@@ -2,22 +2,10 @@
 //! the pass/fail comparison.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::cli::{bin, ok};
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_autoeval"))
-}
-
-fn ok(o: &Output) -> String {
-    assert!(
-        o.status.success(),
-        "exit {:?}\n{}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
 
 /// An offline run of `kind` with the synthetic model.
 fn offline(out: &Path, kind: &str, extra: &[&str]) {

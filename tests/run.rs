@@ -9,17 +9,13 @@ mod common;
 use autoeval::llm::ChatRequest;
 use autoeval::llm::client::Limits;
 use autoeval::llm::spec::{ModelOptions, build};
+use common::cli::bin;
 use common::{
     Reply, Server, anthropic_body, fake_server, openai_body, prompt_of, run_cmd, samples,
 };
-use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_autoeval"))
-}
 
 fn set_key(name: &str, value: &str) {
     // Each test uses its own variable name, so parallel tests do not race.

@@ -87,7 +87,7 @@ fn second_run_of_the_same_dataset_is_answered_from_the_cache() {
     none.arg("--no-cache");
     assert!(with_cache(none, &cache).status().unwrap().success());
     assert!(server.hits.load(Ordering::SeqCst) > hits_first);
-    let mut stats = std::process::Command::new(env!("CARGO_BIN_EXE_autoeval"));
+    let mut stats = common::cli::bin();
     stats
         .args(["cache", "stats"])
         .env("AUTOEVAL_CACHE_DIR", &cache);
@@ -96,7 +96,7 @@ fn second_run_of_the_same_dataset_is_answered_from_the_cache() {
     assert!(out.status.success(), "{text}");
     assert!(text.contains(&format!("answers: {hits_first}")), "{text}");
     assert!(text.contains("openai:fake"), "{text}");
-    let mut prune = std::process::Command::new(env!("CARGO_BIN_EXE_autoeval"));
+    let mut prune = common::cli::bin();
     prune
         .args(["cache", "prune", "--max-entries", "0"])
         .env("AUTOEVAL_CACHE_DIR", &cache);
@@ -194,7 +194,7 @@ fn a_truncated_cache_database_degrades_to_no_cache_with_a_warning() {
             .all(|r| calls(r).iter().all(|c| c.get("cached").is_none()))
     );
     // `cache prune --all` clears even a corrupt database.
-    let mut prune = std::process::Command::new(env!("CARGO_BIN_EXE_autoeval"));
+    let mut prune = common::cli::bin();
     prune
         .args(["cache", "prune", "--all"])
         .env("AUTOEVAL_CACHE_DIR", &cache);

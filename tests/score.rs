@@ -2,17 +2,13 @@
 //! `import --reverify` agreeing with `rescore` of the import.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::cli::bin_in as bin;
 use serde_json::Value;
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
-
-fn bin(home: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_autoeval"));
-    c.env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join("config"));
-    c
-}
+use std::process::Stdio;
 
 fn score_one(home: &Path, args: &[&str]) -> (Option<i32>, Value) {
     let o = bin(home).arg("score").args(args).output().unwrap();

@@ -428,6 +428,7 @@ fn in_pty_with(input: &[u8], env: &[(&str, &str)], config: Option<&str>) -> (Opt
             .args(["-qfec", &cmd, "/dev/null"])
             .env("HOME", home.path())
             .env("XDG_CONFIG_HOME", &cfg)
+            .env("AUTOEVAL_CACHE_DIR", home.path().join(".cache/autoeval"))
             .envs(env.iter().copied())
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())

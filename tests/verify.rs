@@ -1,6 +1,8 @@
 //! Verifier correctness: known identities, non-identities, countermodels, perturbations, limits.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use autoeval::grammar::{DatasetKind, GenParams, generate_batch};
 use autoeval::perturb::{PerturbKind, perturb};
 use autoeval::rng::Rng;
@@ -431,7 +433,7 @@ fn batch_api_matches_single_checks() {
 #[test]
 fn cli_exit_codes() {
     let run = |args: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_autoeval"))
+        common::cli::bin()
             .arg("verify")
             .args(args)
             .output()

@@ -10,7 +10,7 @@ use super::le::le_parsed;
 use super::paper_notation::paper_notation;
 use super::paper_parse::parse_paper;
 use super::smatch_paper::smatch_paper_parsed;
-use crate::run::format::Closeness;
+use crate::record::Closeness;
 use crate::syntax::lexer::lex;
 use crate::syntax::{Expr, Formula, Regex, Term};
 

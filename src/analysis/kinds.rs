@@ -2,6 +2,7 @@
 //! found from its verdict and the named changes of the structural diff of φ₀ and φ₁,
 //! mapped to the taxonomy.
 
+use crate::record::SampleRecord;
 use crate::syntax::diff::{Change, DiffLine, NamedChange, changes, diff};
 use crate::syntax::{Expr, SyntaxKind, parse};
 use crate::verify::{Verdict, VerdictKind};
@@ -227,7 +228,24 @@ pub fn verdict_kinds(
     }
 }
 
-/// A sample's failure kinds (`crate::report::kinds::classify`) from the parts a light
+/// The failure kinds of one sample (empty for a pass). Structural kinds come from the
+/// deciding round's φ₁ against its input.
+pub fn classify(rec: &SampleRecord) -> Vec<FailureKind> {
+    let reason = match &rec.verdict {
+        Verdict::Unparseable { reason, .. } => Some(reason.as_str()),
+        _ => None,
+    };
+    let round = rec.rounds.iter().rev().find(|r| r.phi1.is_some());
+    classify_parts(
+        rec.verdict.kind(),
+        reason,
+        rec.syntax,
+        round.map(|r| r.input.as_str()),
+        round.and_then(|r| r.phi1.as_deref()),
+    )
+}
+
+/// A sample's failure kinds ([`classify`]) from the parts a light
 /// reader keeps: the final verdict's kind, an unparseable verdict's reason, and the
 /// deciding round's input and φ₁.
 pub fn classify_parts(

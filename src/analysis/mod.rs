@@ -4,6 +4,7 @@
 pub mod align;
 pub mod bleu_fol;
 pub mod closeness;
+pub mod counts;
 pub mod fol_text;
 pub mod kinds;
 pub mod le;

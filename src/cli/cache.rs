@@ -33,10 +33,7 @@ pub enum CacheAction {
 }
 
 fn when(secs: Option<i64>) -> String {
-    secs.map_or_else(
-        || "-".into(),
-        |s| crate::run::format::rfc3339(s.max(0) as u64),
-    )
+    secs.map_or_else(|| "-".into(), |s| crate::record::rfc3339(s.max(0) as u64))
 }
 
 /// Runs `autoeval cache`.

@@ -1,6 +1,6 @@
 //! `autoeval judge`.
 
-use super::model_args::ModelArgs;
+use crate::launch::model::ModelArgs;
 use crate::prompt::PromptSet;
 use crate::run::judge::judge_run;
 use anyhow::{Result, anyhow};

@@ -2,9 +2,9 @@
 
 use crate::labels::agreement::Estimate;
 use crate::labels::{ADJUDICATED, append_record};
+use crate::record::LabelRecord;
 use crate::report::labels::{LabelStats, StatsOptions, stats_with};
 use crate::report::{By, load_run};
-use crate::run::format::LabelRecord;
 use crate::run::store::read_labels;
 use anyhow::{Result, anyhow};
 use clap::{Args, Subcommand};

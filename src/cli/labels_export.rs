@@ -3,9 +3,9 @@
 
 use crate::labels::ADJUDICATED;
 use crate::labels::agreement::{Unit, disagrees};
+use crate::record::{LabelRecord, Manifest, SampleRecord};
 use crate::report::labels::latest;
 use crate::report::load_run;
-use crate::run::format::{LabelRecord, Manifest, SampleRecord};
 use crate::run::store::read_labels;
 use anyhow::{Result, anyhow};
 use std::collections::{BTreeMap, HashMap};

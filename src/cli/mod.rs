@@ -29,7 +29,6 @@ pub mod leaderboard;
 pub mod metrics;
 pub mod metrics_align;
 pub mod metrics_perturb;
-pub mod model_args;
 pub mod prompts;
 pub mod report;
 pub mod rescore;

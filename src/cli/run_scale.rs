@@ -1,100 +1,17 @@
-//! `run` flags for paper-scale runs: the response cache, the budget and the dry run.
+//! `autoeval run --dry-run` and the batch runs (`--batch-api`, `--batch-file-out`,
+//! `--batch-file-in`); their flags are [`ScaleArgs`], defined with the run's others.
 
-use super::run::RunArgs;
 use crate::dataset::Dataset;
-use crate::grammar::GenParams;
-use crate::llm::budget::{Budget, worst_input_tokens};
-use crate::llm::cache::{self, ResponseCache};
+use crate::launch::args::RunArgs;
+pub use crate::launch::args::ScaleArgs;
+pub use crate::launch::spec::equip;
+use crate::llm::budget::worst_input_tokens;
+use crate::llm::cache;
 use crate::llm::{ChatRequest, Client};
 use crate::prompt::PromptSet;
 use anyhow::{Result, bail};
-use clap::Args;
-use indicatif::ProgressBar;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-
-/// Cache, budget and dry-run flags of `autoeval run`.
-#[derive(Args, Debug, Clone, Default)]
-pub struct ScaleArgs {
-    /// Answer repeated requests from the response cache (default: on at --temperature 0).
-    #[arg(long, conflicts_with = "no_cache")]
-    pub cache: bool,
-    /// Never use the response cache.
-    #[arg(long)]
-    pub no_cache: bool,
-    /// Stop (cancelled, resumable) before the run's spend would pass this many USD.
-    #[arg(long, value_name = "USD")]
-    pub max_cost: Option<f64>,
-    /// Print the calls, estimated tokens and cost (and the worst case), then exit.
-    #[arg(long)]
-    pub dry_run: bool,
-    /// Send the calls through the provider's batch API (about half price), stage by stage.
-    #[arg(long, conflicts_with_all = ["batch_file_out", "batch_file_in"])]
-    pub batch_api: bool,
-    /// Write the next stage's requests as OpenAI batch JSONL (for `vllm run-batch`) into DIR and stop.
-    #[arg(long, value_name = "DIR")]
-    pub batch_file_out: Option<std::path::PathBuf>,
-    /// Read a batch output file (`vllm run-batch` or OpenAI format) and continue the run.
-    #[arg(long, value_name = "FILE", requires = "resume")]
-    pub batch_file_in: Option<std::path::PathBuf>,
-    /// Most requests per batch or request file (default: the provider's limit).
-    #[arg(long, value_name = "N")]
-    pub batch_max_requests: Option<usize>,
-    /// Most bytes per batch or request file (default: the provider's limit).
-    #[arg(long, value_name = "BYTES")]
-    pub batch_max_bytes: Option<usize>,
-    /// Seconds between batch status checks.
-    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
-    pub batch_poll: f64,
-}
-
-impl ScaleArgs {
-    /// Whether the run goes through batches or batch files.
-    pub fn batch(&self) -> bool {
-        self.batch_api || self.batch_file_out.is_some() || self.batch_file_in.is_some()
-    }
-
-    /// Whether the cache is on: asked for, or by default when sampling is deterministic.
-    pub fn cache_on(&self, temperature: f32) -> bool {
-        self.cache || (!self.no_cache && temperature == 0.0)
-    }
-}
-
-/// Adds the response cache and the budget to a run's client. A cache that cannot be
-/// opened becomes a warning the run shows; a budget on an unpriced model is refused.
-pub fn equip(args: &RunArgs, mut client: Client) -> Result<Client> {
-    let s = &args.scale;
-    if let Some(limit) = s.max_cost {
-        if !limit.is_finite() || limit <= 0.0 {
-            bail!("--max-cost must be a positive number of USD, not {limit}");
-        }
-        let info = client.info();
-        if !info.synthetic && client.prices().get(&info.name).is_none() {
-            bail!(
-                "--max-cost needs the price of {}: it is not in the price table; add it with --prices FILE",
-                info.name
-            );
-        }
-        client = client.with_budget(Arc::new(Budget::new(limit, 0.0)));
-    }
-    if args.resume && !s.batch() {
-        let open =
-            crate::run::batch::state::State::load(&args.out, false).map_or(0, |st| st.open.len());
-        if open > 0 {
-            client.warn(format!(
-                "{open} provider batch(es) of this run are still open; this live resume asks their \
-                 samples again (add --batch-api to collect them instead)"
-            ));
-        }
-    }
-    if s.cache_on(args.model.temperature) && !client.info().synthetic {
-        match ResponseCache::open_or_warn(cache::default_dir().as_deref()) {
-            Ok(c) => client = client.with_cache(Arc::new(c)),
-            Err(w) => client.warn(w),
-        }
-    }
-    Ok(client)
-}
 
 /// The dataset a dry run looks at, without creating the run directory.
 fn dataset(args: &RunArgs) -> Result<Dataset> {
@@ -109,22 +26,8 @@ fn dataset(args: &RunArgs) -> Result<Dataset> {
         bail!("give --dataset FILE or --kind");
     };
     let tmp = std::env::temp_dir().join(format!("autoeval-dry-run-{}.json", std::process::id()));
-    let params = GenParams {
-        per_category: args.per_category,
-        vocab: kind.vocab(),
-        ..GenParams::default()
-    };
-    let made = super::generate::generate_to_file(
-        &kind.grammar()?,
-        &params,
-        args.seed,
-        args.batches,
-        &tmp,
-        kind.name(),
-        Some(kind),
-        &ProgressBar::hidden(),
-    )
-    .and_then(|_| Ok(Dataset::open(&tmp)?));
+    let made = crate::launch::spec::generate_kind(args, kind, &tmp)
+        .and_then(|()| Ok(Dataset::open(&tmp)?));
     let _ = std::fs::remove_file(&tmp);
     made
 }
@@ -383,7 +286,7 @@ pub fn run_batch(mut args: RunArgs) -> Result<i32> {
         Mode::Api(a) => a.provider,
         Mode::Files { .. } => Provider::Openai,
     };
-    let spec = super::run::build_spec(&args, std::env::args().collect(), None)?;
+    let spec = crate::launch::spec::build_spec(&args, std::env::args().collect(), None)?;
     let out = spec.out.clone();
     let batch = BatchSpec {
         mode,

@@ -1,6 +1,6 @@
 //! Appending hand labels to a run's `labels.jsonl`, and who is labelling.
 
-use crate::run::format::{LabelRecord, now_rfc3339};
+use crate::record::{LabelRecord, now_rfc3339};
 use crate::run::store::LABELS;
 use std::io::Write;
 use std::path::Path;

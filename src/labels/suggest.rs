@@ -3,7 +3,7 @@
 //! (autoformalization), so each suggestion names the matching category of both sides
 //! and the annotator picks after reading ψ.
 
-use crate::report::kinds::FailureKind;
+use crate::analysis::kinds::FailureKind;
 use crate::syntax::diff::{Change, DiffLine};
 
 /// One suggestion: the diff's change and the category it matches on each side.
@@ -98,8 +98,8 @@ pub fn suggest(kinds: &[FailureKind], diff: &[DiffLine]) -> Vec<Suggestion> {
 }
 
 /// Suggestions for a stored sample (its deciding round's φ₁ against the input).
-pub fn for_sample(rec: &crate::run::format::SampleRecord) -> Vec<Suggestion> {
-    let kinds = crate::report::kinds::classify(rec);
+pub fn for_sample(rec: &crate::record::SampleRecord) -> Vec<Suggestion> {
+    let kinds = crate::analysis::kinds::classify(rec);
     let round = rec.rounds.iter().rev().find(|r| r.phi1.is_some());
     let diff = round
         .and_then(|r| {
@@ -158,12 +158,12 @@ mod tests {
         let a = parse("p1 ∨ p2", SyntaxKind::Pl).unwrap();
         let b = parse("p1 ⊕ p2", SyntaxKind::Pl).unwrap();
         let d = crate::syntax::diff::diff(&a, &b);
-        let s = suggest(&crate::report::kinds::classify_pair(&a, &b), &d);
+        let s = suggest(&crate::analysis::kinds::classify_pair(&a, &b), &d);
         assert_eq!(s[0].informalization, Some("or-xor-confused"), "{s:?}");
         assert!(s[0].describe().starts_with("from the φ₀/φ₁ diff"));
         let b = parse("¬p1 ∨ p2", SyntaxKind::Pl).unwrap();
         let d = crate::syntax::diff::diff(&a, &b);
-        let s = suggest(&crate::report::kinds::classify_pair(&a, &b), &d);
+        let s = suggest(&crate::analysis::kinds::classify_pair(&a, &b), &d);
         assert_eq!(
             (s[0].informalization, s[0].autoformalization),
             (Some("negation-misdescribed"), Some("negation-misplaced"))

@@ -4,7 +4,7 @@
 
 use super::RunData;
 use crate::labels::agreement::{Agreement, PairAgreement};
-use crate::run::format::LabelRecord;
+use crate::record::LabelRecord;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Latest label per (sample, annotator).
@@ -173,7 +173,7 @@ impl AutoAgreement {
 /// Compares automatic categories with human ones, per category.
 fn automatic_agreement(
     by_sample: &BTreeMap<String, Vec<&LabelRecord>>,
-    samples: &HashMap<&str, &crate::run::format::SampleRecord>,
+    samples: &HashMap<&str, &crate::record::SampleRecord>,
 ) -> BTreeMap<String, AutoAgreement> {
     let mut out: BTreeMap<String, AutoAgreement> = BTreeMap::new();
     for (id, ls) in by_sample {
@@ -236,7 +236,7 @@ pub fn stats_with(
     use crate::labels::ADJUDICATED;
     use crate::labels::agreement::{Unit, agreement, cohen};
     let latest = latest(labels);
-    let samples: HashMap<&str, &crate::run::format::SampleRecord> =
+    let samples: HashMap<&str, &crate::record::SampleRecord> =
         run.samples.iter().map(|s| (s.id.as_str(), s)).collect();
     let annotators: Vec<String> = latest
         .keys()

@@ -20,8 +20,10 @@ pub mod open;
 pub mod plot;
 pub mod render;
 
-use crate::llm::judge::JudgeAnswer;
-use crate::run::format::{JudgeRecord, Manifest, SampleRecord};
+/// Moved to [`crate::analysis::counts`]; re-exported so existing paths keep working.
+pub use crate::analysis::counts::{Counts, JudgeStats};
+
+use crate::record::{JudgeRecord, Manifest, SampleRecord};
 use crate::run::store::{self, JUDGE};
 use crate::verify::VerdictKind;
 use std::collections::{BTreeMap, HashMap};
@@ -76,115 +78,6 @@ pub enum By {
     Operators,
     /// Generation depth.
     Depth,
-}
-
-/// Counts for one group of samples.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
-pub struct Counts {
-    /// Samples.
-    pub n: usize,
-    /// Samples whose autoformalization returned text.
-    pub answered: usize,
-    /// Of those, φ₁ parsed.
-    pub compliant: usize,
-    /// Final verdict equivalent.
-    pub accurate: usize,
-    /// Final verdict `copied` (ψ reproduced the formula).
-    pub copied: usize,
-}
-
-impl Counts {
-    /// Counts one sample by its final verdict: the one definition of A2 and A3, used by
-    /// `report`, the viewer's chart and every export.
-    pub fn add_kind(&mut self, k: VerdictKind) {
-        self.n += 1;
-        self.answered += usize::from(k.answered());
-        self.compliant += usize::from(k.compliant());
-        self.accurate += usize::from(k.is_pass());
-        self.copied += usize::from(k == VerdictKind::Copied);
-    }
-
-    /// Counts one sample record.
-    pub fn add(&mut self, s: &SampleRecord) {
-        self.add_kind(s.verdict.kind());
-    }
-
-    /// Adds another group's counts.
-    pub fn merge(&mut self, o: &Counts) {
-        self.n += o.n;
-        self.answered += o.answered;
-        self.compliant += o.compliant;
-        self.accurate += o.accurate;
-        self.copied += o.copied;
-    }
-
-    /// Share of samples whose ψ was a copy.
-    pub fn copy_share(&self) -> Option<f64> {
-        ratio(self.copied, self.n)
-    }
-
-    /// A2 as a fraction (None if nothing was answered).
-    pub fn compliance(&self) -> Option<f64> {
-        (self.answered > 0).then(|| self.compliant as f64 / self.answered as f64)
-    }
-
-    /// A3 as a fraction.
-    pub fn accuracy(&self) -> Option<f64> {
-        (self.n > 0).then(|| self.accurate as f64 / self.n as f64)
-    }
-}
-
-/// Judge agreement with the verifier.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
-pub struct JudgeStats {
-    /// Judge model.
-    pub model: String,
-    /// Yes when equivalent.
-    pub tp: usize,
-    /// Yes when not.
-    pub fp: usize,
-    /// No when not.
-    pub tn: usize,
-    /// No when equivalent.
-    pub fn_: usize,
-    /// Answers without a well-formed `[Answer]`.
-    pub unparseable: usize,
-}
-
-fn ratio(a: usize, b: usize) -> Option<f64> {
-    (b > 0).then(|| a as f64 / b as f64)
-}
-
-impl JudgeStats {
-    /// Counts one judge answer against the verifier's final verdict (equivalent = positive):
-    /// the one definition of A4's confusion matrix.
-    pub fn add(&mut self, answer: JudgeAnswer, verifier: VerdictKind) {
-        match (answer, verifier.is_pass()) {
-            (JudgeAnswer::Yes, true) => self.tp += 1,
-            (JudgeAnswer::Yes, false) => self.fp += 1,
-            (JudgeAnswer::No, false) => self.tn += 1,
-            (JudgeAnswer::No, true) => self.fn_ += 1,
-            (JudgeAnswer::Unparseable, _) => self.unparseable += 1,
-        }
-    }
-
-    /// TP / (TP + FP).
-    pub fn precision(&self) -> Option<f64> {
-        ratio(self.tp, self.tp + self.fp)
-    }
-    /// TP / (TP + FN).
-    pub fn recall(&self) -> Option<f64> {
-        ratio(self.tp, self.tp + self.fn_)
-    }
-    /// TN / (TN + FP).
-    pub fn specificity(&self) -> Option<f64> {
-        ratio(self.tn, self.tn + self.fp)
-    }
-    /// Harmonic mean of precision and recall.
-    pub fn f1(&self) -> Option<f64> {
-        let (p, r) = (self.precision()?, self.recall()?);
-        (p + r > 0.0).then(|| 2.0 * p * r / (p + r))
-    }
 }
 
 /// Mean and sample standard deviation.

@@ -1,9 +1,9 @@
 //! Driving a whole run: resume, bounded concurrency, append-as-you-go, clean cancel.
 
-use super::format::{DatasetInfo, FORMAT, Manifest, PromptInfo, SampleRecord, now_rfc3339};
 use super::pipeline::{Job, Pipeline};
 use super::store::{self, Appender, SAMPLES};
 use crate::dataset::Dataset;
+use crate::record::{DatasetInfo, FORMAT, Manifest, PromptInfo, SampleRecord, now_rfc3339};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -136,7 +136,7 @@ fn manifest(spec: &RunSpec, id: &str) -> Manifest {
         status: "running".into(),
         updated: None,
         extra: [(
-            super::format::READING_KEY.to_string(),
+            crate::record::READING_KEY.to_string(),
             serde_json::Value::String(p.reading.name().into()),
         )]
         .into_iter()

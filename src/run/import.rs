@@ -1,15 +1,15 @@
 //! Importing the original AutoEval's run files (`dataset_nlfs_<model>[_verified].json`).
 
-use super::format::{
-    CallRecord, DatasetInfo, FORMAT, JudgeRecord, Manifest, PromptInfo, RoundRecord, SampleRecord,
-    now_rfc3339,
-};
 use super::rescore::{Prompts, Rescored, rescore_with};
 use super::store::{self, Appender, JUDGE, SAMPLES};
 use crate::analysis::closeness::closeness_within;
 use crate::dataset::Dataset;
 use crate::llm::ModelInfo;
 use crate::llm::judge::JudgeAnswer;
+use crate::record::{
+    CallRecord, DatasetInfo, FORMAT, JudgeRecord, Manifest, PromptInfo, RoundRecord, SampleRecord,
+    now_rfc3339,
+};
 use crate::syntax::Reading;
 use crate::verify::{self, Countermodel, Verdict, VerdictKind};
 use serde_json::Value;
@@ -386,7 +386,7 @@ pub fn import_as(
             ),
             ("reverified".to_string(), Value::from(reverify)),
             (
-                super::format::READING_KEY.to_string(),
+                crate::record::READING_KEY.to_string(),
                 Value::from(reading.name()),
             ),
         ]

@@ -24,8 +24,8 @@ use crate::verify::VerdictKind;
 use std::io::{BufReader, BufWriter, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
-/// Name of the cache file inside a run directory.
-pub const INDEX: &str = ".autoeval-index";
+/// Name of the cache file inside a run directory (defined beside its scratch files).
+pub use super::scratch::INDEX;
 
 const MAGIC: &[u8; 8] = b"AEIDX\x00\x00\x04";
 /// Most warnings kept in a cache.

@@ -1,10 +1,10 @@
 //! LLM as judge (A4): ask a model whether φ₀ ≡ φ₁ for every sample with a parsed φ₁.
 
-use super::format::{CallRecord, JudgeRecord, SampleRecord, now_rfc3339};
 use super::store::{self, Appender, JUDGE};
 use crate::llm::judge::parse_answer;
 use crate::llm::{ChatRequest, Client};
 use crate::prompt::PromptSet;
+use crate::record::{CallRecord, JudgeRecord, SampleRecord, now_rfc3339};
 use crate::syntax::parse;
 use std::collections::HashSet;
 use std::path::Path;

@@ -1,11 +1,11 @@
 //! One sample through (A∘I)ⁿ: informalize, fresh context, autoformalize, parse, verify.
 
-use super::format::{CallRecord, RoundRecord, SampleRecord, now_rfc3339};
 use super::score;
 use crate::analysis::closeness::closeness_within;
 use crate::llm::client::{CallError, CallResult};
 use crate::llm::{BoxFut, ChatRequest, Client};
 use crate::prompt::{PromptSet, Rendered};
+use crate::record::{CallRecord, RoundRecord, SampleRecord, now_rfc3339};
 use crate::syntax::{Expr, SyntaxKind};
 use crate::verify::{self, Verdict};
 use std::sync::Arc;

@@ -8,12 +8,12 @@
 //! another) is left out of the new `samples.jsonl` and counted, so that
 //! `autoeval run --resume` on the new directory asks the model for exactly those.
 
-use super::format::{Manifest, RoundRecord, SampleRecord, now_rfc3339};
 use super::score;
 use super::store::{self, BoundedLines, SAMPLES};
 use crate::analysis::closeness::closeness_within;
+use crate::analysis::counts::Counts;
 use crate::prompt::PromptSet;
-use crate::report::Counts;
+use crate::record::{Manifest, RoundRecord, SampleRecord, now_rfc3339};
 use crate::syntax::{Expr, Reading, parse};
 use crate::verify::{self, Verdict, VerdictKind};
 use std::collections::{BTreeMap, HashMap};

@@ -26,7 +26,7 @@ pub struct Row {
     pub id: Box<str>,
     /// The final verdict's kind.
     pub verdict: VerdictKind,
-    /// Automatic failure kinds (a [`crate::report::kinds::mask`]).
+    /// Automatic failure kinds (a [`crate::analysis::kinds::mask`]).
     pub fails: u32,
     /// Dataset batch (0 when the dataset has one).
     pub batch: u16,
@@ -399,7 +399,7 @@ pub fn parse_row(
     let verdict = verdict_kind(&s.verdict.verdict);
     let deciding = s.rounds.iter().rev().find(|r| r.phi1.is_some());
     let fails = match s.syntax {
-        Some(syntax) => crate::report::kinds::mask(&crate::report::kinds::classify_parts(
+        Some(syntax) => crate::analysis::kinds::mask(&crate::analysis::kinds::classify_parts(
             verdict,
             s.verdict.reason.as_deref(),
             syntax,

@@ -2,8 +2,8 @@
 //! `run` applies to fresh model replies and `rescore`, `import --reverify`, the viewer's
 //! rescore and `autoeval score` apply to stored ones. [`score_round`] is the one path.
 
-use super::format::RoundRecord;
 use crate::prompt::copy_check;
+use crate::record::RoundRecord;
 use crate::syntax::{
     Expr, ExtractContext, Extracted, ReadExpr, Reading, SyntaxKind, extract_read_among,
 };

@@ -6,6 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+/// Name of the row index inside a run directory; its scratch files add `.<pid>.tmp`
+/// or `.<pid>.texts.tmp`.
+pub const INDEX: &str = ".autoeval-index";
+
 /// Scratch files alive in this process; None once the process is quitting.
 static LIVE: Mutex<Option<Vec<PathBuf>>> = Mutex::new(Some(Vec::new()));
 
@@ -49,7 +53,7 @@ pub fn remove_all() {
 /// The process id in a scratch file name `.autoeval-index.<pid>.tmp` or
 /// `.autoeval-index.<pid>.texts.tmp`.
 fn pid_of(name: &str) -> Option<u32> {
-    let rest = name.strip_prefix(super::index::INDEX)?.strip_prefix('.')?;
+    let rest = name.strip_prefix(INDEX)?.strip_prefix('.')?;
     let (pid, tail) = rest.split_once('.')?;
     matches!(tail, "tmp" | "texts.tmp")
         .then(|| pid.parse().ok())

@@ -1,6 +1,6 @@
 //! Reading and writing run directories: append-only JSONL, torn-line tolerant.
 
-use super::format::{LabelRecord, Manifest, SampleRecord};
+use crate::record::{LabelRecord, Manifest, SampleRecord};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::fs::{File, OpenOptions};

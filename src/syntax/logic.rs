@@ -189,6 +189,36 @@ impl Formula {
         out
     }
 
+    /// `self` with every predicate argument `t` replaced by `f(t, bound)`, where `bound`
+    /// lists the variables bound at that place (innermost last): the one substitution
+    /// walk, so a rule that must respect binding (only free occurrences) sees the scope.
+    pub fn map_terms(&self, f: &mut impl FnMut(&Term, &[&str]) -> Term) -> Formula {
+        fn go<'a>(
+            g: &'a Formula,
+            bound: &mut Vec<&'a str>,
+            f: &mut impl FnMut(&Term, &[&str]) -> Term,
+        ) -> Formula {
+            match g {
+                Formula::Bool(_) | Formula::Prop(_) => g.clone(),
+                Formula::Pred(p, args) => {
+                    Formula::Pred(p.clone(), args.iter().map(|t| f(t, bound)).collect())
+                }
+                Formula::Not(a) => Formula::negate(go(a, bound, f)),
+                Formula::Bin(op, a, b) => {
+                    let a = go(a, bound, f);
+                    Formula::bin(*op, a, go(b, bound, f))
+                }
+                Formula::Quant(q, v, body) => {
+                    bound.push(v.as_str());
+                    let body = go(body, bound, f);
+                    bound.pop();
+                    Formula::quant(*q, v.clone(), body)
+                }
+            }
+        }
+        go(self, &mut Vec::new(), f)
+    }
+
     /// Number of nodes in the tree.
     pub fn size(&self) -> usize {
         let mut n = 0;
@@ -206,5 +236,52 @@ pub fn looks_like_variable(name: &str) -> bool {
     match chars.next() {
         Some('u' | 'w' | 'x' | 'y' | 'z') => chars.all(|d| d.is_ascii_digit()),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pred(p: &str, args: Vec<Term>) -> Formula {
+        Formula::Pred(p.into(), args)
+    }
+
+    #[test]
+    fn map_terms_sees_the_binding_scope_of_each_argument() {
+        let (x, c) = (Term::Var("x".into()), Term::Const("c".into()));
+        // P(x) ∧ ∀x.(Q(x, c) → ∃y.R(y, x)): the first x is free, the others bound.
+        let f = Formula::bin(
+            BinOp::And,
+            pred("P", vec![x.clone()]),
+            Formula::quant(
+                Quantifier::Forall,
+                "x",
+                Formula::bin(
+                    BinOp::Implies,
+                    pred("Q", vec![x.clone(), c]),
+                    Formula::quant(
+                        Quantifier::Exists,
+                        "y",
+                        pred("R", vec![Term::Var("y".into()), x]),
+                    ),
+                ),
+            ),
+        );
+        let mut seen = Vec::new();
+        let same = f.map_terms(&mut |t, bound| {
+            seen.push(format!("{}@{}", t.name(), bound.join("")));
+            t.clone()
+        });
+        assert_eq!(same, f);
+        assert_eq!(seen, ["x@", "x@x", "c@x", "y@xy", "x@xy"]);
+        // Only the free x becomes a constant.
+        let g = f.map_terms(&mut |t, bound| match t {
+            Term::Var(v) if v == "x" && !bound.contains(&"x") => Term::Const("k".into()),
+            t => t.clone(),
+        });
+        assert_eq!(g.free_variables().len(), 0);
+        assert_eq!(g.constants(), ["c", "k"].map(String::from).into());
+        assert_eq!(g.size(), f.size());
     }
 }

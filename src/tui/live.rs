@@ -2,8 +2,9 @@
 //! pause, resume and cancel. The run writes the same directory `autoeval run` does,
 //! and the viewer shows its samples by following that directory.
 
-use crate::cli::run::{PauseSwitch, RunArgs, build_spec};
 use crate::grammar::DatasetKind;
+use crate::launch::args::{RunArgs, parse_form};
+use crate::launch::spec::{PauseSwitch, build_spec};
 use crate::run::driver::{Event, Outcome, execute};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -483,24 +484,8 @@ impl Live {
         deliver: impl Fn(Result<Event, LiveEnd>) -> bool + Send + Sync + 'static,
     ) -> Result<Live, FormError> {
         let argv = form.argv()?;
-        let args = match <crate::cli::Cli as clap::Parser>::try_parse_from(&argv) {
-            Ok(crate::cli::Cli {
-                command: Some(crate::cli::Command::Run(args)),
-            }) => args,
-            Ok(_) => {
-                return Err(FormError::Invalid(
-                    "the form did not make a run command".into(),
-                ));
-            }
-            Err(e) => {
-                let text = e.render().to_string();
-                return Err(FormError::Invalid(
-                    crate::sanitize::one_line(text.lines().next().unwrap_or("invalid settings"))
-                        .into_owned(),
-                ));
-            }
-        };
-        let args: RunArgs = args;
+        let args: RunArgs = parse_form(&argv)
+            .map_err(|e| FormError::Invalid(crate::sanitize::one_line(&e).into_owned()))?;
         let out = args.out.clone();
         let (pause_tx, _) = tokio::sync::watch::channel(false);
         let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);

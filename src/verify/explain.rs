@@ -78,22 +78,10 @@ fn align(a: &Formula, b: &Formula, depth: usize, m: &FiniteModel, out: &mut Vec<
 
 /// `f` with the free occurrences of variable `v` replaced by the constant `c`.
 fn subst(f: &Formula, v: &str, c: &str) -> Formula {
-    match f {
-        Formula::Bool(_) | Formula::Prop(_) => f.clone(),
-        Formula::Pred(p, args) => Formula::Pred(
-            p.clone(),
-            args.iter()
-                .map(|t| match t {
-                    Term::Var(x) if x == v => Term::Const(c.into()),
-                    other => other.clone(),
-                })
-                .collect(),
-        ),
-        Formula::Not(a) => Formula::negate(subst(a, v, c)),
-        Formula::Bin(op, a, b) => Formula::bin(*op, subst(a, v, c), subst(b, v, c)),
-        Formula::Quant(q, x, body) if x == v => Formula::Quant(*q, x.clone(), body.clone()),
-        Formula::Quant(q, x, body) => Formula::quant(*q, x.clone(), subst(body, v, c)),
-    }
+    f.map_terms(&mut |t, bound| match t {
+        Term::Var(x) if x == v && !bound.contains(&v) => Term::Const(c.into()),
+        other => other.clone(),
+    })
 }
 
 /// The name the countermodel gives the first element at which `x` and `y`, with `v`

@@ -155,33 +155,12 @@ pub fn miniscope(f: &Formula) -> Formula {
 /// `f` with each free occurrence of the variables in `free` turned into a constant of
 /// the same name: free variables become parameters shared by both sides of a check.
 pub fn parameterize(f: &Formula, free: &[&str]) -> Formula {
-    fn go(f: &Formula, free: &[&str], bound: &mut Vec<String>) -> Formula {
-        match f {
-            Formula::Bool(_) | Formula::Prop(_) => f.clone(),
-            Formula::Pred(p, args) => Formula::Pred(
-                p.clone(),
-                args.iter()
-                    .map(|t| match t {
-                        Term::Var(v)
-                            if free.contains(&v.as_str()) && !bound.iter().any(|b| b == v) =>
-                        {
-                            Term::Const(v.clone())
-                        }
-                        other => other.clone(),
-                    })
-                    .collect(),
-            ),
-            Formula::Not(a) => Formula::negate(go(a, free, bound)),
-            Formula::Bin(op, a, b) => Formula::bin(*op, go(a, free, bound), go(b, free, bound)),
-            Formula::Quant(q, v, body) => {
-                bound.push(v.to_string());
-                let inner = go(body, free, bound);
-                bound.pop();
-                Formula::quant(*q, v.clone(), inner)
-            }
+    f.map_terms(&mut |t, bound| match t {
+        Term::Var(v) if free.contains(&v.as_str()) && !bound.contains(&v.as_str()) => {
+            Term::Const(v.clone())
         }
-    }
-    go(f, free, &mut Vec::new())
+        other => other.clone(),
+    })
 }
 
 /// The corresponding subformulas on the path to the one place where `a` and `b`

@@ -1,6 +1,9 @@
-//! A real HTTP/1.1 server on 127.0.0.1 for tests: scripted replies, keep-alive,
-//! injected faults. It speaks enough of OpenAI's and Anthropic's wire formats.
+//! Shared test helpers: the isolated binary ([`cli`]), and a real HTTP/1.1 server on
+//! 127.0.0.1 with scripted replies, keep-alive and injected faults that speaks enough
+//! of OpenAI's and Anthropic's wire formats.
 #![allow(dead_code)]
+
+pub mod cli;
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -246,7 +249,7 @@ pub fn samples(dir: &Path) -> Vec<serde_json::Value> {
 
 /// `autoeval run` on a small PL dataset against `base`.
 pub fn run_cmd(base: &str, out: &Path, extra: &[&str]) -> std::process::Command {
-    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_autoeval"));
+    let mut c = cli::bin();
     c.args([
         "run",
         "--kind",

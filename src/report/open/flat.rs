@@ -3,7 +3,7 @@
 //! by logic, is a JSON string).
 
 use super::{for_each_sample, kind_ids, labels_by_sample, verdict_detail};
-use crate::run::format::{Manifest, SampleRecord};
+use crate::record::{Manifest, SampleRecord};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
@@ -12,7 +12,7 @@ use std::path::Path;
 pub fn flat(
     m: &Manifest,
     s: &SampleRecord,
-    labels: Option<&Vec<crate::run::format::LabelRecord>>,
+    labels: Option<&Vec<crate::record::LabelRecord>>,
 ) -> Value {
     use crate::verify::Verdict;
     let first = s.rounds.first();

@@ -5,7 +5,7 @@
 //! and the results (which need every sample) come after them in the same object.
 
 use super::{for_each_sample, kind_ids, labels_by_sample, verdict_detail};
-use crate::run::format::{CallRecord, Manifest, SampleRecord};
+use crate::record::{CallRecord, Manifest, SampleRecord};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
@@ -111,7 +111,7 @@ fn ts(rfc3339: &str) -> String {
 pub fn sample(
     m: &Manifest,
     s: &SampleRecord,
-    labels: Option<&Vec<crate::run::format::LabelRecord>>,
+    labels: Option<&Vec<crate::record::LabelRecord>>,
 ) -> Value {
     let model = model_of(m);
     let when = ts(&s.finished);

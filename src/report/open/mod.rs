@@ -5,7 +5,7 @@
 pub mod flat;
 pub mod inspect;
 
-use crate::run::format::{LabelRecord, SampleRecord};
+use crate::record::{LabelRecord, SampleRecord};
 use crate::run::store::{MAX_RECORD, SAMPLES, StoreError};
 use std::collections::BTreeMap;
 use std::io::BufReader;
@@ -65,7 +65,7 @@ pub fn for_each_sample_where(
 }
 
 /// The dataset a run used, as tables name it: the file stem, else the kind.
-pub fn dataset_name(m: &crate::run::format::Manifest) -> String {
+pub fn dataset_name(m: &crate::record::Manifest) -> String {
     m.dataset
         .path
         .as_deref()

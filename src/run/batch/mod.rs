@@ -3,20 +3,20 @@
 //! informalizations, then its autoformalizations) go out as one batch, split by the
 //! provider's limits; when it ends, its answers are stored and the replay goes on.
 
+mod replay;
 pub mod state;
 
 use super::driver::{Event, RunError, RunSpec, prepare};
-use super::format::{SampleRecord, now_rfc3339};
-use super::pipeline::{Caller, Job, Stage};
-use super::score::Scored;
 use super::store::{self, Appender, SAMPLES};
 use crate::llm::batch_api::{self, BatchApi, BatchInfo, Provider};
-use crate::llm::client::{CallError, CallResult, MAX_PLAUSIBLE_TOKENS};
-use crate::llm::{BoxFut, ChatRequest, Completion, LlmError};
+use crate::llm::client::MAX_PLAUSIBLE_TOKENS;
+use crate::llm::{ChatRequest, LlmError};
+use crate::record::now_rfc3339;
+use replay::{Replay, jobs, replay};
 use state::{BatchEvent, Open, State, StoredResult};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 
@@ -63,165 +63,6 @@ pub enum BatchOutcome {
         /// Files written.
         files: Vec<PathBuf>,
     },
-}
-
-/// The answers in hand, and the calls found missing during a replay.
-struct Replay {
-    results: RwLock<HashMap<String, StoredResult>>,
-    pending: Mutex<Vec<(String, ChatRequest)>>,
-    verdicts: Mutex<HashMap<(String, usize), Scored>>,
-    prices: crate::llm::prices::PriceTable,
-    model: String,
-    /// Batch answers go into the response cache once, when a replay meets their request.
-    cache: Option<(Arc<crate::llm::cache::ResponseCache>, crate::llm::ModelInfo)>,
-    cached_ids: Mutex<HashSet<String>>,
-}
-
-impl Replay {
-    fn answer(&self, r: &StoredResult) -> Result<CallResult, CallError> {
-        match (&r.output, &r.error) {
-            (Some(text), None) => {
-                let implausible =
-                    r.input_tokens > MAX_PLAUSIBLE_TOKENS || r.output_tokens > MAX_PLAUSIBLE_TOKENS;
-                let (i, o) = (
-                    r.input_tokens.min(MAX_PLAUSIBLE_TOKENS),
-                    r.output_tokens.min(MAX_PLAUSIBLE_TOKENS),
-                );
-                Ok(CallResult {
-                    completion: Completion {
-                        text: text.clone(),
-                        input_tokens: i,
-                        output_tokens: o,
-                        finish_reason: r.finish_reason.clone(),
-                    },
-                    latency_ms: 0,
-                    attempts: u32::from(!r.cached),
-                    cost_usd: if r.cached {
-                        Some(0.0)
-                    } else {
-                        self.prices.batch_cost(&self.model, i, o)
-                    },
-                    implausible_usage: implausible,
-                    cached: r.cached,
-                    batch_id: (!r.cached).then(|| r.batch_id.clone()),
-                })
-            }
-            (_, e) => Err(CallError {
-                error: LlmError::fatal(format!(
-                    "{} (batch {})",
-                    e.as_deref().unwrap_or("no answer"),
-                    r.batch_id
-                )),
-                attempts: 1,
-            }),
-        }
-    }
-}
-
-impl Caller for Replay {
-    fn call<'a>(
-        &'a self,
-        id: &'a str,
-        round: usize,
-        stage: Stage,
-        req: ChatRequest,
-    ) -> BoxFut<'a, Option<Result<CallResult, CallError>>> {
-        let cid = state::custom_id(id, round, stage);
-        let found = self
-            .results
-            .read()
-            .ok()
-            .and_then(|m| m.get(&cid).map(|r| self.answer(r)));
-        match &found {
-            None => {
-                if let Ok(mut p) = self.pending.lock() {
-                    p.push((cid, req));
-                }
-            }
-            Some(Ok(c)) if !c.cached => {
-                if let Some((cache, info)) = &self.cache
-                    && self.cached_ids.lock().is_ok_and(|mut s| s.insert(cid))
-                {
-                    cache.put(&crate::llm::cache::key(info, &req), info, &c.completion);
-                }
-            }
-            Some(_) => {}
-        }
-        Box::pin(async move { found })
-    }
-
-    fn known_score(&self, id: &str, round: usize) -> Option<Scored> {
-        self.verdicts
-            .lock()
-            .ok()?
-            .get(&(id.to_string(), round))
-            .cloned()
-    }
-
-    fn keep_score(&self, id: &str, round: usize, s: &Scored) {
-        if let Ok(mut m) = self.verdicts.lock() {
-            m.insert((id.to_string(), round), s.clone());
-        }
-    }
-}
-
-fn jobs(spec: &RunSpec, done: &HashSet<String>, events: &mpsc::UnboundedSender<Event>) -> Vec<Job> {
-    let mut out = Vec::new();
-    for item in spec
-        .dataset
-        .file
-        .data
-        .iter()
-        .take(spec.limit.unwrap_or(usize::MAX))
-    {
-        let id = item.idx.to_string();
-        if done.contains(&id) {
-            continue;
-        }
-        match crate::syntax::parse(&item.fs, spec.dataset.syntax) {
-            Ok(phi0) => out.push(Job {
-                id,
-                idx: item.idx,
-                batch: item.batch,
-                phi0,
-                original: item.fs.clone(),
-                num_operators: item.num_operators,
-                depth: item.depth,
-            }),
-            Err(e) => {
-                let _ = events.send(Event::Warning(format!(
-                    "sample {id}: φ₀ does not parse ({e}); skipped"
-                )));
-            }
-        }
-    }
-    out
-}
-
-/// Replays every job in parallel: finished ones come back as records, the rest stay.
-async fn replay(spec: &RunSpec, rp: &Arc<Replay>, todo: Vec<Job>) -> (Vec<SampleRecord>, Vec<Job>) {
-    let width = std::thread::available_parallelism().map_or(2, usize::from) * 2;
-    let mut set = tokio::task::JoinSet::new();
-    let mut iter = todo.into_iter();
-    let (mut finished, mut waiting) = (Vec::new(), Vec::new());
-    loop {
-        while set.len() < width {
-            let Some(job) = iter.next() else { break };
-            let (p, r) = (spec.pipeline.clone(), rp.clone());
-            set.spawn(async move {
-                let rec = p.process_with(job.clone(), r.as_ref()).await;
-                (job, rec)
-            });
-        }
-        match set.join_next().await {
-            Some(Ok((_, Some(rec)))) => finished.push(rec),
-            Some(Ok((job, None))) => waiting.push(job),
-            // A crashed replay leaves its sample for the next run; never fatal.
-            Some(Err(_)) => {}
-            None => break,
-        }
-    }
-    (finished, waiting)
 }
 
 fn event(kind: &str, id: &str, provider: Option<Provider>, info: Option<BatchInfo>) -> BatchEvent {
@@ -443,15 +284,12 @@ pub async fn execute(
             st.results.insert(r.custom_id.clone(), r);
         }
     }
-    let rp = Arc::new(Replay {
-        results: RwLock::new(std::mem::take(&mut st.results)),
-        pending: Mutex::new(Vec::new()),
-        verdicts: Mutex::new(HashMap::new()),
-        prices: client.prices().clone(),
-        model: info.name.clone(),
-        cache: client.cache().map(|c| (c.clone(), info.clone())),
-        cached_ids: Mutex::new(HashSet::new()),
-    });
+    let rp = Arc::new(Replay::new(
+        std::mem::take(&mut st.results),
+        client.prices().clone(),
+        info.name.clone(),
+        client.cache().map(|c| (c.clone(), info.clone())),
+    ));
     let mut out = Appender::open(&dir.join(SAMPLES))?;
     let mut poll_failures = 0usize;
     let outcome = 'run: loop {

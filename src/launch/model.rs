@@ -1,4 +1,4 @@
-//! Model flags shared by `run` and `judge`.
+//! Model flags shared by `run`, `judge` and the viewer's run form.
 
 use crate::llm::Client;
 use crate::llm::client::Limits;
@@ -8,6 +8,9 @@ use anyhow::{Result, anyhow};
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
+
+/// Most samples in flight a run accepts (a server answers far fewer at once).
+pub const MAX_CONCURRENCY: usize = 4096;
 
 /// How to reach a model.
 #[derive(Args, Debug, Clone)]
@@ -74,10 +77,10 @@ impl ModelArgs {
         if let Some(p) = &self.prices {
             prices.merge_file(p).map_err(|e| anyhow!(e))?;
         }
-        if self.concurrency == 0 || self.concurrency > super::run::MAX_CONCURRENCY {
+        if self.concurrency == 0 || self.concurrency > MAX_CONCURRENCY {
             return Err(anyhow!(
                 "--concurrency must be between 1 and {}, not {}",
-                super::run::MAX_CONCURRENCY,
+                MAX_CONCURRENCY,
                 self.concurrency
             ));
         }

@@ -1,0 +1,198 @@
+//! The arguments of a run, as `autoeval run` takes them and the viewer's form fills
+//! them in: one clap definition for both.
+
+use crate::grammar::DatasetKind;
+use clap::Args;
+use std::path::PathBuf;
+
+/// Arguments of `autoeval run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Dataset file (ours or the original's).
+    #[arg(long, conflicts_with = "kind", required_unless_present = "kind")]
+    pub dataset: Option<PathBuf>,
+    /// Generate a dataset of this kind first (saved as dataset.json in the run).
+    #[arg(long, value_enum)]
+    pub kind: Option<DatasetKind>,
+    /// Seed for --kind.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Samples per category for --kind.
+    #[arg(long, default_value_t = 50)]
+    pub per_category: usize,
+    /// Batches for --kind.
+    #[arg(long, default_value_t = 1)]
+    pub batches: usize,
+    /// Model options.
+    #[command(flatten)]
+    pub model: super::model::ModelArgs,
+    /// Rounds n of (A∘I)ⁿ.
+    #[arg(long, default_value_t = 1)]
+    pub rounds: usize,
+    /// 0 (zero-shot) or 2 (two examples).
+    #[arg(long, default_value_t = 0)]
+    pub shots: usize,
+    /// Prompt-set directory (see `autoeval prompts --export`).
+    #[arg(long)]
+    pub prompts: Option<PathBuf>,
+    /// Verifier timeout per pair, in ms.
+    #[arg(long, default_value_t = 5000)]
+    pub verify_timeout: u64,
+    /// How replies without full parentheses are grouped: `standard` or `nltk` (the
+    /// original's); recorded in run.json.
+    #[arg(long, value_enum, default_value_t = crate::syntax::Reading::Standard)]
+    pub reading: crate::syntax::Reading,
+    /// Only the first N samples.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Output run directory.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Continue a run directory, skipping finished samples.
+    #[arg(long)]
+    pub resume: bool,
+    /// With --resume: accept other dataset, rounds, shots, prompt set or syntax.
+    #[arg(long, requires = "resume")]
+    pub force: bool,
+    /// With --resume: run again the samples whose latest record is a model error
+    /// (the new line supersedes the old one for every reader).
+    #[arg(long, requires = "resume")]
+    pub retry_errors: bool,
+    /// Stop (cancelled, resumable) after N samples in a row could not reach the server; 0 never stops.
+    #[arg(long, default_value_t = 5)]
+    pub max_consecutive_failures: usize,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Response cache, budget and dry run.
+    #[command(flatten)]
+    pub scale: ScaleArgs,
+}
+
+/// Cache, budget and dry-run flags of `autoeval run`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ScaleArgs {
+    /// Answer repeated requests from the response cache (default: on at --temperature 0).
+    #[arg(long, conflicts_with = "no_cache")]
+    pub cache: bool,
+    /// Never use the response cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Stop (cancelled, resumable) before the run's spend would pass this many USD.
+    #[arg(long, value_name = "USD")]
+    pub max_cost: Option<f64>,
+    /// Print the calls, estimated tokens and cost (and the worst case), then exit.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Send the calls through the provider's batch API (about half price), stage by stage.
+    #[arg(long, conflicts_with_all = ["batch_file_out", "batch_file_in"])]
+    pub batch_api: bool,
+    /// Write the next stage's requests as OpenAI batch JSONL (for `vllm run-batch`) into DIR and stop.
+    #[arg(long, value_name = "DIR")]
+    pub batch_file_out: Option<std::path::PathBuf>,
+    /// Read a batch output file (`vllm run-batch` or OpenAI format) and continue the run.
+    #[arg(long, value_name = "FILE", requires = "resume")]
+    pub batch_file_in: Option<std::path::PathBuf>,
+    /// Most requests per batch or request file (default: the provider's limit).
+    #[arg(long, value_name = "N")]
+    pub batch_max_requests: Option<usize>,
+    /// Most bytes per batch or request file (default: the provider's limit).
+    #[arg(long, value_name = "BYTES")]
+    pub batch_max_bytes: Option<usize>,
+    /// Seconds between batch status checks.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    pub batch_poll: f64,
+}
+
+impl ScaleArgs {
+    /// Whether the run goes through batches or batch files.
+    pub fn batch(&self) -> bool {
+        self.batch_api || self.batch_file_out.is_some() || self.batch_file_in.is_some()
+    }
+
+    /// Whether the cache is on: asked for, or by default when sampling is deterministic.
+    pub fn cache_on(&self, temperature: f32) -> bool {
+        self.cache || (!self.no_cache && temperature == 0.0)
+    }
+}
+
+/// The form's own parser: the arguments of `autoeval run`, and nothing else of the CLI.
+#[derive(clap::Parser, Debug)]
+#[command(name = "autoeval")]
+struct FormCommand {
+    #[command(subcommand)]
+    command: FormRun,
+}
+
+/// The one subcommand the form can make.
+#[derive(clap::Subcommand, Debug)]
+enum FormRun {
+    /// `autoeval run`.
+    Run(RunArgs),
+}
+
+/// Parses the command line a form makes (`autoeval run …`) as `autoeval run` would;
+/// an error is clap's message up to its usage, on one line (so a missing flag is named).
+pub fn parse_form(argv: &[String]) -> Result<RunArgs, String> {
+    match <FormCommand as clap::Parser>::try_parse_from(argv) {
+        Ok(FormCommand {
+            command: FormRun::Run(args),
+        }) => Ok(args),
+        Err(e) => {
+            let text = e.render().to_string();
+            let words: Vec<&str> = text
+                .lines()
+                .take_while(|l| !l.trim().is_empty() && !l.starts_with("Usage:"))
+                .map(str::trim)
+                .collect();
+            Err(if words.is_empty() {
+                "invalid settings".to_string()
+            } else {
+                words.join(" ")
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn argv(words: &str) -> Vec<String> {
+        words.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn the_form_parses_a_run_exactly_as_the_cli_does() {
+        let line = argv(
+            "autoeval run --kind pl --seed 3 --model perturb --rounds 2 --concurrency 4 \
+             --out runs/x --resume --retry-errors",
+        );
+        let form = parse_form(&line).unwrap();
+        let Ok(crate::cli::Cli {
+            command: Some(crate::cli::Command::Run(cli)),
+        }) = <crate::cli::Cli as clap::Parser>::try_parse_from(&line)
+        else {
+            panic!("the CLI did not parse a run");
+        };
+        assert_eq!(format!("{form:?}"), format!("{cli:?}"));
+        assert_eq!((form.seed, form.rounds, form.model.concurrency), (3, 2, 4));
+        assert!(form.resume && form.retry_errors && form.kind.is_some());
+    }
+
+    #[test]
+    fn the_form_reports_a_bad_setting_in_one_line() {
+        let e = parse_form(&argv(
+            "autoeval run --kind pl --model perturb --out x --rounds two",
+        ))
+        .unwrap_err();
+        assert!(e.contains("--rounds") && !e.contains('\n'), "{e}");
+        let e = parse_form(&argv(
+            "autoeval run --kind pl --model perturb --out x --retry-errors",
+        ))
+        .unwrap_err();
+        assert!(e.contains("--resume") && !e.contains('\n'), "{e:?}");
+        assert!(parse_form(&argv("autoeval report x")).is_err());
+    }
+}

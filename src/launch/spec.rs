@@ -1,0 +1,154 @@
+//! From run arguments to a [`RunSpec`]: the one path `autoeval run` and the viewer's
+//! form share.
+
+use super::args::RunArgs;
+use crate::dataset::Dataset;
+use crate::grammar::{DatasetKind, GenParams};
+use crate::llm::Client;
+use crate::llm::budget::Budget;
+use crate::llm::cache::{self, ResponseCache};
+use crate::prompt::PromptSet;
+use crate::run::driver::{RunSpec, dataset_info};
+use crate::run::pipeline::Pipeline;
+use crate::verify;
+use anyhow::{Context, Result, anyhow, bail};
+use indicatif::ProgressBar;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The run's dataset, its kind name and its path: the file given, or for `--kind` the
+/// one generated into the run directory (reused on `--resume`).
+fn load_dataset(args: &RunArgs) -> Result<(Dataset, String, PathBuf)> {
+    if let Some(path) = &args.dataset {
+        let ds = Dataset::open(path)?;
+        let kind = ds.kind_name();
+        return Ok((ds, kind, path.clone()));
+    }
+    let kind = args
+        .kind
+        .ok_or_else(|| anyhow!("give --dataset FILE or --kind"))?;
+    let path = args.out.join("dataset.json");
+    if args.resume && path.exists() {
+        return Ok((Dataset::open(&path)?, kind.name().to_string(), path));
+    }
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    generate_kind(args, kind, &path)?;
+    Ok((Dataset::open(&path)?, kind.name().to_string(), path))
+}
+
+/// Writes the dataset that `--kind`, `--seed`, `--per-category` and `--batches` ask for
+/// to `path` (a run's `dataset.json`, or a dry run's scratch file).
+pub fn generate_kind(args: &RunArgs, kind: DatasetKind, path: &Path) -> Result<()> {
+    let params = GenParams {
+        per_category: args.per_category,
+        vocab: kind.vocab(),
+        ..GenParams::default()
+    };
+    super::generate::generate_to_file(
+        &kind.grammar()?,
+        &params,
+        args.seed,
+        args.batches,
+        path,
+        kind.name(),
+        Some(kind),
+        &ProgressBar::hidden(),
+    )?;
+    Ok(())
+}
+
+/// How a run is steered from outside: a pause switch shared with the viewer. A run
+/// with one pauses itself when the server is gone (the viewer's choice); without one it
+/// stops as `cancelled` (the CLI's).
+pub type PauseSwitch = tokio::sync::watch::Sender<bool>;
+
+/// Builds the run from its arguments: the one path from settings to a [`RunSpec`], used
+/// by `autoeval run` and by the viewer's form (which fills in the same arguments).
+/// `command` is recorded in the manifest as the re-runnable command line.
+pub fn build_spec(
+    args: &RunArgs,
+    command: Vec<String>,
+    pause: Option<&PauseSwitch>,
+) -> Result<RunSpec> {
+    if args.rounds == 0 {
+        bail!("--rounds must be at least 1");
+    }
+    let prompts = match &args.prompts {
+        Some(dir) => PromptSet::load(dir, args.shots)?,
+        None => PromptSet::builtin(args.shots)?,
+    };
+    let client = equip(args, args.model.client()?)?;
+    if args.out.join("run.json").exists() && !args.resume {
+        bail!(
+            "{} already holds a run: add --resume to continue it, or choose another --out",
+            args.out.display()
+        );
+    }
+    let (ds, kind, path) = load_dataset(args)?;
+    let pipeline = Arc::new(Pipeline {
+        client: Arc::new(client),
+        prompts: Arc::new(prompts),
+        syntax: ds.syntax,
+        rounds: args.rounds,
+        temperature: args.model.temperature,
+        max_tokens: args.model.max_tokens,
+        verify: verify::Options {
+            timeout: Duration::from_millis(args.verify_timeout.max(1)),
+            ..verify::Options::default()
+        },
+        reading: args.reading,
+    });
+    Ok(RunSpec {
+        out: args.out.clone(),
+        dataset_info: dataset_info(&ds, &kind, Some(&path)),
+        dataset: ds,
+        pipeline,
+        concurrency: args.model.concurrency,
+        resume: args.resume,
+        command,
+        limit: args.limit,
+        pause: pause.map(PauseSwitch::subscribe),
+        pause_switch: pause.cloned(),
+        force: args.force,
+        retry_errors: args.retry_errors,
+        max_consecutive_failures: args.max_consecutive_failures,
+    })
+}
+
+/// Adds the response cache and the budget to a run's client. A cache that cannot be
+/// opened becomes a warning the run shows; a budget on an unpriced model is refused.
+pub fn equip(args: &RunArgs, mut client: Client) -> Result<Client> {
+    let s = &args.scale;
+    if let Some(limit) = s.max_cost {
+        if !limit.is_finite() || limit <= 0.0 {
+            bail!("--max-cost must be a positive number of USD, not {limit}");
+        }
+        let info = client.info();
+        if !info.synthetic && client.prices().get(&info.name).is_none() {
+            bail!(
+                "--max-cost needs the price of {}: it is not in the price table; add it with --prices FILE",
+                info.name
+            );
+        }
+        client = client.with_budget(Arc::new(Budget::new(limit, 0.0)));
+    }
+    if args.resume && !s.batch() {
+        let open =
+            crate::run::batch::state::State::load(&args.out, false).map_or(0, |st| st.open.len());
+        if open > 0 {
+            client.warn(format!(
+                "{open} provider batch(es) of this run are still open; this live resume asks their \
+                 samples again (add --batch-api to collect them instead)"
+            ));
+        }
+    }
+    if s.cache_on(args.model.temperature) && !client.info().synthetic {
+        match ResponseCache::open_or_warn(cache::default_dir().as_deref()) {
+            Ok(c) => client = client.with_cache(Arc::new(c)),
+            Err(w) => client.warn(w),
+        }
+    }
+    Ok(client)
+}

@@ -1,0 +1,342 @@
+//! The run record: the run-directory format `autoeval-run/1` (manifest, sample, judge
+//! and label records). It sits below `analysis` and `run`, which both read it.
+
+use crate::llm::{ModelInfo, judge::JudgeAnswer};
+use crate::syntax::SyntaxKind;
+use crate::verify::Verdict;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Format tag written in every manifest.
+pub const FORMAT: &str = "autoeval-run/1";
+
+/// `run.json`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Manifest {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// Run id (directory name by default).
+    pub id: String,
+    /// Creation time (UTC, RFC 3339).
+    pub created: String,
+    /// `autoeval <version>`.
+    pub tool_version: String,
+    /// The command line that produced the run.
+    pub command: Vec<String>,
+    /// Dataset description.
+    pub dataset: DatasetInfo,
+    /// Model (never a key).
+    pub model: ModelInfo,
+    /// Sampling temperature.
+    pub temperature: f32,
+    /// Output token limit.
+    pub max_tokens: u32,
+    /// Prompt set.
+    pub prompts: PromptInfo,
+    /// Rounds n of (A∘I)ⁿ.
+    pub rounds: usize,
+    /// Verifier timeout per pair.
+    pub verifier_timeout_ms: u64,
+    /// Concurrency.
+    pub concurrency: usize,
+    /// `running`, `finished`, `cancelled` or `failed`.
+    pub status: String,
+    /// When the status last changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updated: Option<String>,
+    /// Fields from newer versions or imports, kept as they are.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `run.json`'s key for the reading convention the run's replies were read under.
+pub const READING_KEY: &str = "reading";
+
+impl Manifest {
+    /// The reading convention of the run's replies (`standard` for runs that predate it).
+    pub fn reading(&self) -> crate::syntax::Reading {
+        self.extra
+            .get(READING_KEY)
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .unwrap_or_default()
+    }
+
+    /// Records the reading convention (`"reading": "nltk"`).
+    pub fn set_reading(&mut self, r: crate::syntax::Reading) {
+        self.extra
+            .insert(READING_KEY.into(), Value::String(r.name().into()));
+    }
+}
+
+/// Where φ₀ came from.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct DatasetInfo {
+    /// Dataset kind name (`pl`, `fol`, …, or the file's `type`).
+    pub kind: String,
+    /// Syntax.
+    pub syntax: SyntaxKind,
+    /// Source file, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Generation seed, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// The dataset's `info` block (parameters).
+    #[serde(default)]
+    pub params: Map<String, Value>,
+    /// Items in the dataset.
+    pub items: usize,
+    /// Category field (`num_operators` or `depth`).
+    pub filter_field: String,
+}
+
+impl DatasetInfo {
+    /// What identifies the dataset a run answered (kind, syntax, seed, parameters,
+    /// items): runs pair up sample by sample only when it is the same.
+    pub fn key(&self) -> String {
+        format!(
+            "{}|{:?}|{:?}|{}|{}",
+            self.kind,
+            self.syntax,
+            self.seed,
+            Value::Object(self.params.clone()),
+            self.items
+        )
+    }
+}
+
+/// Which prompts were used.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PromptInfo {
+    /// `built-in` or a directory.
+    pub source: String,
+    /// 0 or 2.
+    pub shots: usize,
+    /// SHA-256 of the set.
+    pub hash: String,
+}
+
+/// One model call as recorded.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct CallRecord {
+    /// Template id with hash.
+    pub prompt_id: String,
+    /// Raw answer text (absent on error).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Answer tokens.
+    pub output_tokens: u64,
+    /// Latency of the successful attempt.
+    pub latency_ms: u64,
+    /// Cost (None: unpriced model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// Attempts made.
+    pub attempts: u32,
+    /// Finish reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+    /// Error after all retries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The error was a transport failure (no HTTP answer: refused, reset, timed out).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub transport_error: bool,
+    /// The server reported token usage that cannot be real; the counts were capped.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub implausible_usage: bool,
+    /// Answered from the response cache (no request, no cost; tokens are the original call's).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cached: bool,
+    /// The provider batch that answered it (latency is then unknown and recorded as 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_id: Option<String>,
+}
+
+impl SampleRecord {
+    /// Whether the sample failed because the server could not be reached.
+    pub fn transport_failure(&self) -> bool {
+        self.verdict.kind() == crate::verify::VerdictKind::ModelError
+            && self.rounds.last().is_some_and(|r| {
+                r.informalize.transport_error
+                    || r.autoformalize.as_ref().is_some_and(|c| c.transport_error)
+            })
+    }
+}
+
+/// One round of informalize → autoformalize → verify.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct RoundRecord {
+    /// 1-based round.
+    pub round: usize,
+    /// The formula this round started from (Unicode).
+    pub input: String,
+    /// The informalization call.
+    pub informalize: CallRecord,
+    /// ψ, if the call succeeded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub psi: Option<String>,
+    /// The autoformalization call, if reached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub autoformalize: Option<CallRecord>,
+    /// φ₁ parsed and printed in Unicode, if it parsed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phi1: Option<String>,
+    /// Byte span of φ₁ inside the raw answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phi1_span: Option<(usize, usize)>,
+    /// This round's verdict.
+    pub verdict: Verdict,
+    /// Verifier time.
+    pub verify_ms: f64,
+}
+
+/// Closeness of φ₁ to φ₀ (metrics paper).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Closeness {
+    /// Token BLEU (up to 4-grams, smoothed).
+    pub bleu: f64,
+    /// ROUGE-L F1 over tokens.
+    pub rouge_l: f64,
+    /// Dice overlap of subtree multisets.
+    pub tree: f64,
+    /// Paper-compatible BLEU (FOLIO printing, msplit tokens, adaptive order, unsmoothed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bleu_fol: Option<f64>,
+    /// Paper-compatible ROUGE-L F1 on the same tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rouge_l_fol: Option<f64>,
+    /// LogicLLaMA's LE on the FOLIO printing (0 when the paper's parser fails).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub le: Option<f64>,
+    /// Smatch F1 on autoeval's correct formula graph, optimal alignment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smatch: Option<f64>,
+    /// Smatch F1 on the paper's graph conversion of the FOLIO printing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smatch_paper: Option<f64>,
+}
+
+/// One line of `samples.jsonl`: a finished sample.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct SampleRecord {
+    /// Unique id within the run.
+    pub id: String,
+    /// Dataset index.
+    pub idx: usize,
+    /// Dataset batch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<usize>,
+    /// Syntax.
+    pub syntax: SyntaxKind,
+    /// φ₀ in Unicode.
+    pub phi0: String,
+    /// φ₀ as in the dataset (original notation).
+    pub phi0_original: String,
+    /// Operator count.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub num_operators: Option<usize>,
+    /// Generation depth.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<usize>,
+    /// Rounds, in order; stops at the first round that fails.
+    pub rounds: Vec<RoundRecord>,
+    /// Final verdict (first failing round's, else the last).
+    pub verdict: Verdict,
+    /// Rounds that stayed equivalent.
+    pub rounds_passed: usize,
+    /// Closeness of round 1's φ₁ to φ₀.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closeness: Option<Closeness>,
+    /// Total prompt tokens.
+    pub input_tokens: u64,
+    /// Total answer tokens.
+    pub output_tokens: u64,
+    /// Total cost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// When it finished.
+    pub finished: String,
+}
+
+/// One line of `judge.jsonl`: an LLM-as-judge decision on a sample.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct JudgeRecord {
+    /// Sample id.
+    pub id: String,
+    /// Judge model.
+    pub model: ModelInfo,
+    /// Parsed answer.
+    pub answer: JudgeAnswer,
+    /// The call.
+    pub call: CallRecord,
+    /// The verifier's verdict name for comparison.
+    pub verifier: String,
+    /// When.
+    pub time: String,
+}
+
+/// One line of `labels.jsonl`: a hand label (newest per sample and annotator wins).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct LabelRecord {
+    /// Sample id.
+    pub id: String,
+    /// Category keys.
+    pub categories: Vec<String>,
+    /// Free-text note.
+    #[serde(default)]
+    pub note: String,
+    /// Who.
+    pub annotator: String,
+    /// When.
+    pub time: String,
+    /// Labelled in blind mode (verdict, kinds, judge, model and other labels hidden).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub blind: bool,
+    /// Who settled a disagreement, on records whose annotator is `adjudicated`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjudicator: Option<String>,
+}
+
+/// Current UTC time as RFC 3339 (seconds).
+pub fn now_rfc3339() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    rfc3339(secs)
+}
+
+/// Formats UNIX seconds as `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn rfc3339(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Howard Hinnant's civil-from-days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn rfc3339_known_dates() {
+        assert_eq!(super::rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(super::rfc3339(1_795_000_000), "2026-11-18T11:06:40Z");
+        assert_eq!(super::rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+    }
+}

@@ -1,0 +1,91 @@
+//! The autoeval binary for tests, always isolated: HOME, the config directory and the
+//! response cache are the test's own (or nowhere), never the developer's.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// The binary under test.
+pub const EXE: &str = env!("CARGO_BIN_EXE_autoeval");
+
+/// HOME of a test that gives none: under /dev/null, where nothing can be read or
+/// created (not even by root), so a stray config or cache use shows as a warning.
+pub const NO_HOME: &str = "/dev/null/autoeval-test-home";
+
+/// Points `c` (the binary, or a wrapper such as `script` that starts it) at `home`:
+/// HOME, XDG_CONFIG_HOME, XDG_CACHE_HOME and AUTOEVAL_CACHE_DIR inside it, and no
+/// AUTOEVAL_ANNOTATOR from the developer's shell.
+pub fn isolate<'a>(c: &'a mut Command, home: &Path) -> &'a mut Command {
+    c.env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_CACHE_HOME", home.join(".cache"))
+        .env("AUTOEVAL_CACHE_DIR", home.join(".cache").join("autoeval"))
+        .env_remove("AUTOEVAL_ANNOTATOR")
+}
+
+/// `program` (a wrapper such as `taskset` or `script` that starts the binary) with no
+/// HOME, config or cache it could use.
+pub fn isolated(program: &str) -> Command {
+    let mut c = Command::new(program);
+    isolate(&mut c, Path::new(NO_HOME));
+    c
+}
+
+/// The binary with HOME, config and cache inside `home`.
+pub fn bin_in(home: &Path) -> Command {
+    let mut c = Command::new(EXE);
+    isolate(&mut c, home);
+    c
+}
+
+/// The binary with no HOME, config or cache it could use.
+pub fn bin() -> Command {
+    bin_in(Path::new(NO_HOME))
+}
+
+/// Standard error as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Standard output of a command that must have succeeded (else the test fails with
+/// its exit code and standard error).
+pub fn ok(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "exit {:?}\n{}",
+        o.status.code(),
+        stderr(o)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Standard error of a command that must have succeeded.
+pub fn ok_stderr(o: &Output) -> String {
+    ok(o);
+    stderr(o)
+}
+
+/// `autoeval run` of a small offline PL run (`--per-category 1`, the first `limit`
+/// samples, the synthetic model); `--out` comes last, for the caller to add.
+pub fn offline_args(limit: &str) -> Vec<String> {
+    [
+        "run",
+        "--kind",
+        "pl",
+        "--per-category",
+        "1",
+        "--limit",
+        limit,
+        "--model",
+        "perturb",
+        "--quiet",
+        "--out",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// A small offline run (see [`offline_args`]) into `out`, which must succeed.
+pub fn offline_run(out: &Path, limit: &str) {
+    ok(&bin().args(offline_args(limit)).arg(out).output().unwrap());
+}
