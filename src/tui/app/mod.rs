@@ -11,8 +11,9 @@ mod layers;
 mod mouse;
 pub mod panes;
 
+pub use super::components::detail_view::Tab;
 pub use jobs::{Loader, Msg};
-pub use panes::{Pane, Panes, Tab};
+pub use panes::{Pane, Panes};
 
 use super::data::RunIndex;
 use super::keymap::{Action, Context, Keymap};

@@ -5,8 +5,21 @@ use crate::tui::components::detail_view::DetailView;
 use crate::tui::components::filter_edit::FilterEditor;
 use crate::tui::components::list::ListCursor;
 use crate::tui::model::Detail;
-use crate::tui::ui::Areas;
+use ratatui::layout::Rect;
 use std::cell::Cell;
+
+/// Screen areas the event loop maps mouse clicks to.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Areas {
+    /// Run list.
+    pub runs: Rect,
+    /// Sample list.
+    pub samples: Rect,
+    /// Detail view.
+    pub detail: Rect,
+    /// Chart.
+    pub chart: Rect,
+}
 
 /// Panes that take focus.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,33 +30,6 @@ pub enum Pane {
     Samples,
     /// The detail view.
     Detail,
-}
-
-/// Detail tabs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Tab {
-    /// φ₀, ψ, φ₁, verdict.
-    Overview,
-    /// Structural diff.
-    Diff,
-    /// Countermodel tables and evaluated subformulas.
-    Countermodel,
-    /// The raw model exchange.
-    Raw,
-}
-
-impl Tab {
-    /// All tabs in order.
-    pub const ALL: [Tab; 4] = [Tab::Overview, Tab::Diff, Tab::Countermodel, Tab::Raw];
-    /// Title.
-    pub fn title(self) -> &'static str {
-        match self {
-            Tab::Overview => "Overview",
-            Tab::Diff => "Diff",
-            Tab::Countermodel => "Countermodel",
-            Tab::Raw => "Raw",
-        }
-    }
 }
 
 /// The panes' state.

@@ -1,9 +1,35 @@
 //! The detail pane's view state: which tab, formulas as trees or lines, and the scroll
 //! (bounded by how far the last frame's wrapped text reaches).
 
-use super::super::app::Tab;
 use super::super::keymap::Action;
 use std::cell::Cell;
+
+/// Detail tabs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tab {
+    /// φ₀, ψ, φ₁, verdict.
+    Overview,
+    /// Structural diff.
+    Diff,
+    /// Countermodel tables and evaluated subformulas.
+    Countermodel,
+    /// The raw model exchange.
+    Raw,
+}
+
+impl Tab {
+    /// All tabs in order.
+    pub const ALL: [Tab; 4] = [Tab::Overview, Tab::Diff, Tab::Countermodel, Tab::Raw];
+    /// Title.
+    pub fn title(self) -> &'static str {
+        match self {
+            Tab::Overview => "Overview",
+            Tab::Diff => "Diff",
+            Tab::Countermodel => "Countermodel",
+            Tab::Raw => "Raw",
+        }
+    }
+}
 
 /// The detail pane's tab, tree toggle and scroll.
 #[derive(Debug)]

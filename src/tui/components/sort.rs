@@ -19,6 +19,22 @@ pub enum SortKey {
 }
 
 impl SortKey {
+    /// The column at `x` (columns into the sample list's inner area), as the list lays
+    /// its columns out (the judge column only when some run has judge decisions).
+    pub fn at_column(x: usize, judged: bool) -> SortKey {
+        let mark = if judged { 32 } else { 29 };
+        match x {
+            0..=7 => SortKey::Run,
+            8..=13 => SortKey::Measure,
+            14..=28 => SortKey::Verdict,
+            29..=31 if judged => SortKey::Judge,
+            x if x == mark => SortKey::Labelled,
+            _ => SortKey::Run,
+        }
+    }
+}
+
+impl SortKey {
     /// The columns in the order `s` steps through them.
     pub const ALL: [SortKey; 6] = [
         SortKey::Measure,

@@ -16,18 +16,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
 
-/// Screen areas the event loop maps mouse clicks to.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Areas {
-    /// Run list.
-    pub runs: Rect,
-    /// Sample list.
-    pub samples: Rect,
-    /// Detail view.
-    pub detail: Rect,
-    /// Chart.
-    pub chart: Rect,
-}
+pub use super::app::panes::Areas;
 
 /// A bordered pane with a title; focused panes get the focus colour.
 pub fn block<'a>(title: &str, focused: bool, t: &Theme) -> Block<'a> {

@@ -22,15 +22,7 @@ use crate::tui::components::sort::SortKey;
 /// sorts by: as [`samples`] lays the columns out.
 pub fn sample_column_at(app: &App, x: usize) -> Option<SortKey> {
     let judged = app.model.runs.iter().any(|r| !r.judge.is_empty());
-    let mark = if judged { 32 } else { 29 };
-    Some(match x {
-        0..=7 => SortKey::Run,
-        8..=13 => SortKey::Measure,
-        14..=28 => SortKey::Verdict,
-        29..=31 if judged => SortKey::Judge,
-        x if x == mark => SortKey::Labelled,
-        _ => SortKey::Run,
-    })
+    Some(SortKey::at_column(x, judged))
 }
 
 /// The run list.
