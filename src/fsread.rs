@@ -10,20 +10,20 @@ use std::io::{Error, ErrorKind, Read};
 use std::path::Path;
 
 /// Largest prompt template (a template is sent with every request).
-pub const MAX_TEMPLATE: u64 = 256 << 10;
+pub(crate) const MAX_TEMPLATE: u64 = 256 << 10;
 /// Largest few-shot examples file.
-pub const MAX_EXAMPLES: u64 = 4 << 20;
+pub(crate) const MAX_EXAMPLES: u64 = 4 << 20;
 /// Largest price table, grammar file, config or theme file.
-pub const MAX_SMALL: u64 = 4 << 20;
+pub(crate) const MAX_SMALL: u64 = 4 << 20;
 /// Largest run manifest (`run.json`).
-pub const MAX_MANIFEST: u64 = 16 << 20;
+pub(crate) const MAX_MANIFEST: u64 = 16 << 20;
 /// Largest dataset file read whole (1 GiB; about four million samples).
-pub const MAX_DATASET: u64 = 1 << 30;
+pub(crate) const MAX_DATASET: u64 = 1 << 30;
 /// No size limit: for files read as a stream with their own per-line bound.
-pub const STREAM: u64 = u64::MAX;
+pub(crate) const STREAM: u64 = u64::MAX;
 
 /// A byte count for messages: `20.0 MiB`, `256 KiB`, `12 bytes`.
-pub fn human_bytes(n: u64) -> String {
+pub(crate) fn human_bytes(n: u64) -> String {
     const KIB: u64 = 1 << 10;
     const MIB: u64 = 1 << 20;
     const GIB: u64 = 1 << 30;

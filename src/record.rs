@@ -50,7 +50,7 @@ pub struct Manifest {
 }
 
 /// `run.json`'s key for the reading convention the run's replies were read under.
-pub const READING_KEY: &str = "reading";
+pub(crate) const READING_KEY: &str = "reading";
 
 impl Manifest {
     /// The reading convention of the run's replies (`standard` for runs that predate it).
@@ -62,7 +62,7 @@ impl Manifest {
     }
 
     /// Records the reading convention (`"reading": "nltk"`).
-    pub fn set_reading(&mut self, r: crate::syntax::Reading) {
+    pub(crate) fn set_reading(&mut self, r: crate::syntax::Reading) {
         self.extra
             .insert(READING_KEY.into(), Value::String(r.name().into()));
     }
@@ -309,7 +309,7 @@ pub fn now_rfc3339() -> String {
 }
 
 /// Formats UNIX seconds as `YYYY-MM-DDTHH:MM:SSZ`.
-pub fn rfc3339(secs: u64) -> String {
+pub(crate) fn rfc3339(secs: u64) -> String {
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
     // Howard Hinnant's civil-from-days.

@@ -38,7 +38,7 @@ impl Rng {
     }
 
     /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         let result = self.s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
         let t = self.s[1] << 17;
         self.s[2] ^= self.s[0];
@@ -70,7 +70,7 @@ impl Rng {
     }
 
     /// Uniform float in [0, 1) with 53 bits of precision.
-    pub fn unit(&mut self) -> f64 {
+    pub(crate) fn unit(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
@@ -89,7 +89,7 @@ impl Rng {
     }
 
     /// Fisher–Yates shuffle.
-    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+    pub(crate) fn shuffle<T>(&mut self, items: &mut [T]) {
         for i in (1..items.len()).rev() {
             let j = self.below(i + 1);
             items.swap(i, j);
@@ -97,7 +97,7 @@ impl Rng {
     }
 
     /// Samples `k` distinct indices out of `0..n` (all of them, shuffled, when k ≥ n).
-    pub fn sample_indices(&mut self, n: usize, k: usize) -> Vec<usize> {
+    pub(crate) fn sample_indices(&mut self, n: usize, k: usize) -> Vec<usize> {
         if k >= n {
             let mut all: Vec<usize> = (0..n).collect();
             self.shuffle(&mut all);

@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 
 /// Whether `c` must not reach a terminal as itself.
-pub fn is_unsafe(c: char) -> bool {
+pub(crate) fn is_unsafe(c: char) -> bool {
     let u = c as u32;
     (c.is_control() && c != '\n' && c != '\t')
         || matches!(u, 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2069 | 0xFEFF | 0x061C)
@@ -53,7 +53,7 @@ pub fn one_line(s: &str) -> Cow<'_, str> {
 
 /// Every string inside a JSON value made safe with [`for_terminal`] (an explicit
 /// stack: file JSON can nest deeply).
-pub fn json_for_terminal(v: &mut serde_json::Value) {
+pub(crate) fn json_for_terminal(v: &mut serde_json::Value) {
     let mut stack = vec![v];
     while let Some(x) = stack.pop() {
         match x {

@@ -43,7 +43,7 @@ impl DatasetKind {
     }
 
     /// The grammar file text.
-    pub fn grammar_text(self) -> &'static str {
+    pub(crate) fn grammar_text(self) -> &'static str {
         match self {
             DatasetKind::Ksat => include_str!("builtin/ksat.cfg"),
             DatasetKind::Pl => include_str!("builtin/pl.cfg"),

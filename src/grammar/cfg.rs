@@ -65,7 +65,7 @@ pub struct Production {
 
 impl Production {
     /// Whether the right-hand side contains a nonterminal.
-    pub fn has_nonterminal(&self) -> bool {
+    pub(crate) fn has_nonterminal(&self) -> bool {
         self.rhs.iter().any(|s| matches!(s, Symbol::Nt(_)))
     }
 }
@@ -127,9 +127,9 @@ pub struct GrammarError {
 
 /// Longest literal token (or nonterminal name), in bytes: real operators and keywords
 /// are a few characters, and every literal is copied into every sample that uses it.
-pub const MAX_LITERAL: usize = 256;
+pub(crate) const MAX_LITERAL: usize = 256;
 /// Most symbols on one right-hand side.
-pub const MAX_RHS: usize = 1024;
+pub(crate) const MAX_RHS: usize = 1024;
 
 fn gerr(line: usize, col: usize, msg: impl Into<String>) -> GrammarError {
     GrammarError {

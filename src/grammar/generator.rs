@@ -131,7 +131,7 @@ pub const MAX_FORM: usize = 4096;
 /// Most bytes of one sample's formula text; longer draws are skipped.
 pub const MAX_SAMPLE_BYTES: usize = 64 << 10;
 /// Most bytes of formula text one batch holds in memory.
-pub const MAX_BATCH_BYTES: usize = 64 << 20;
+pub(crate) const MAX_BATCH_BYTES: usize = 64 << 20;
 
 /// Progress events for long generations.
 #[derive(Clone, Copy, Debug)]

@@ -83,7 +83,7 @@ pub struct Vocabulary {
 }
 
 /// The built-in English verbs with their arities.
-pub fn english_verbs() -> Vec<(&'static str, usize)> {
+pub(crate) fn english_verbs() -> Vec<(&'static str, usize)> {
     VERBS
         .lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
@@ -97,7 +97,7 @@ pub fn english_verbs() -> Vec<(&'static str, usize)> {
 }
 
 /// The built-in person names.
-pub fn english_names() -> Vec<&'static str> {
+pub(crate) fn english_names() -> Vec<&'static str> {
     NAMES
         .lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())

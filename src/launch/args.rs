@@ -111,7 +111,7 @@ impl ScaleArgs {
     }
 
     /// Whether the cache is on: asked for, or by default when sampling is deterministic.
-    pub fn cache_on(&self, temperature: f32) -> bool {
+    pub(crate) fn cache_on(&self, temperature: f32) -> bool {
         self.cache || (!self.no_cache && temperature == 0.0)
     }
 }
@@ -133,7 +133,7 @@ enum FormRun {
 
 /// Parses the command line a form makes (`autoeval run …`) as `autoeval run` would;
 /// an error is clap's message up to its usage, on one line (so a missing flag is named).
-pub fn parse_form(argv: &[String]) -> Result<RunArgs, String> {
+pub(crate) fn parse_form(argv: &[String]) -> Result<RunArgs, String> {
     match <FormCommand as clap::Parser>::try_parse_from(argv) {
         Ok(FormCommand {
             command: FormRun::Run(args),

@@ -40,7 +40,7 @@ fn load_dataset(args: &RunArgs) -> Result<(Dataset, String, PathBuf)> {
 
 /// Writes the dataset that `--kind`, `--seed`, `--per-category` and `--batches` ask for
 /// to `path` (a run's `dataset.json`, or a dry run's scratch file).
-pub fn generate_kind(args: &RunArgs, kind: DatasetKind, path: &Path) -> Result<()> {
+pub(crate) fn generate_kind(args: &RunArgs, kind: DatasetKind, path: &Path) -> Result<()> {
     let params = GenParams {
         per_category: args.per_category,
         vocab: kind.vocab(),

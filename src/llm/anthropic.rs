@@ -7,7 +7,7 @@ use super::{
 use serde_json::json;
 
 /// Default base URL.
-pub const DEFAULT_BASE: &str = "https://api.anthropic.com";
+pub(crate) const DEFAULT_BASE: &str = "https://api.anthropic.com";
 
 /// A client for `POST {base}/v1/messages`.
 #[derive(Debug)]

@@ -19,7 +19,7 @@ pub enum Provider {
 
 impl Provider {
     /// Most requests one batch may hold.
-    pub fn max_requests(self) -> usize {
+    pub(crate) fn max_requests(self) -> usize {
         match self {
             Provider::Openai => 50_000,
             Provider::Anthropic => 100_000,
@@ -27,7 +27,7 @@ impl Provider {
     }
 
     /// Most bytes of one batch's requests.
-    pub fn max_bytes(self) -> usize {
+    pub(crate) fn max_bytes(self) -> usize {
         match self {
             Provider::Openai => 200 << 20,
             Provider::Anthropic => 256 << 20,
@@ -36,7 +36,12 @@ impl Provider {
 }
 
 /// One request line (JSON, no newline) in the provider's batch format.
-pub fn request_line(provider: Provider, model: &str, custom_id: &str, req: &ChatRequest) -> String {
+pub(crate) fn request_line(
+    provider: Provider,
+    model: &str,
+    custom_id: &str,
+    req: &ChatRequest,
+) -> String {
     let messages = json!([{"role": "user", "content": req.prompt}]);
     match provider {
         Provider::Openai => json!({
@@ -64,7 +69,7 @@ pub fn request_line(provider: Provider, model: &str, custom_id: &str, req: &Chat
 }
 
 /// A request's outcome in a result file: the answer, or why there is none.
-pub type LineResult = Result<Completion, String>;
+pub(crate) type LineResult = Result<Completion, String>;
 
 fn openai_completion(body: &Value) -> LineResult {
     let choice = &body["choices"][0];
@@ -110,7 +115,10 @@ fn short(v: &Value) -> String {
 /// Parses one line of a result file: OpenAI batch output or error files (also vLLM
 /// `run-batch` output), or Anthropic Message Batch results. Strings are scrubbed of
 /// `key`. `Err` when the line is not a result line at all.
-pub fn parse_result_line(line: &str, key: Option<&str>) -> Result<(String, LineResult), String> {
+pub(crate) fn parse_result_line(
+    line: &str,
+    key: Option<&str>,
+) -> Result<(String, LineResult), String> {
     let mut v: Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
     scrub_json(&mut v, key);
     let id = v["custom_id"].as_str().ok_or("no custom_id")?.to_string();
@@ -251,7 +259,7 @@ impl BatchApi {
     }
 
     /// Submits one batch of request lines; returns the provider's batch.
-    pub async fn submit(&self, lines: &[String]) -> Result<BatchInfo, LlmError> {
+    pub(crate) async fn submit(&self, lines: &[String]) -> Result<BatchInfo, LlmError> {
         match self.provider {
             Provider::Openai => {
                 // multipart/form-data by hand: purpose=batch and the JSONL file.
@@ -343,7 +351,7 @@ impl BatchApi {
     }
 
     /// Downloads a finished batch's result lines (output and error files) into `dest`.
-    pub async fn download(&self, info: &BatchInfo, dest: &Path) -> Result<u64, LlmError> {
+    pub(crate) async fn download(&self, info: &BatchInfo, dest: &Path) -> Result<u64, LlmError> {
         let mut file = std::fs::File::create(dest)
             .map_err(|e| LlmError::fatal(format!("{}: {e}", dest.display())))?;
         let urls: Vec<String> = match self.provider {

@@ -5,7 +5,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The start of the error a call gets when the budget refuses it.
-pub const BUDGET_STOP: &str = "not sent: the --max-cost budget";
+pub(crate) const BUDGET_STOP: &str = "not sent: the --max-cost budget";
 
 /// Spent and reserved dollars against a limit.
 #[derive(Debug)]
@@ -37,20 +37,20 @@ impl Budget {
     }
 
     /// Adds spend that happened elsewhere (a resumed run's earlier samples).
-    pub fn add_spent(&self, usd: f64) {
+    pub(crate) fn add_spent(&self, usd: f64) {
         if let Ok(mut s) = self.state.lock() {
             s.0 += usd.max(0.0);
         }
     }
 
     /// Whether a call has been refused: the run should stop.
-    pub fn exhausted(&self) -> bool {
+    pub(crate) fn exhausted(&self) -> bool {
         self.exhausted.load(Ordering::SeqCst)
     }
 
     /// Reserves `worst` USD for a call; `false` (and the budget marked exhausted) when
     /// spent + reserved + worst would pass the limit.
-    pub fn reserve(&self, worst: f64) -> bool {
+    pub(crate) fn reserve(&self, worst: f64) -> bool {
         let Ok(mut s) = self.state.lock() else {
             return false;
         };
@@ -63,7 +63,7 @@ impl Budget {
     }
 
     /// Whether `usd` more fits beside what is spent and reserved.
-    pub fn room_for(&self, usd: f64) -> bool {
+    pub(crate) fn room_for(&self, usd: f64) -> bool {
         self.state
             .lock()
             .is_ok_and(|s| s.0 + s.1 + usd <= self.limit)
@@ -83,7 +83,7 @@ impl Budget {
     }
 
     /// The message of a refused call.
-    pub fn refusal(&self) -> String {
+    pub(crate) fn refusal(&self) -> String {
         format!(
             "{BUDGET_STOP} of ${:.4} would be passed (spent ${:.4})",
             self.limit,
@@ -93,13 +93,13 @@ impl Budget {
 }
 
 /// Whether an error message is a budget refusal.
-pub fn is_refusal(message: &str) -> bool {
+pub(crate) fn is_refusal(message: &str) -> bool {
     message.contains(BUDGET_STOP)
 }
 
 /// Most prompt tokens a prompt of `bytes` bytes can take: BPE tokens cover at least a
 /// byte each, plus the chat template's few tokens.
-pub fn worst_input_tokens(bytes: usize) -> u64 {
+pub(crate) fn worst_input_tokens(bytes: usize) -> u64 {
     bytes as u64 + 16
 }
 

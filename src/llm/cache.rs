@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 /// Environment variable that overrides the cache directory.
-pub const DIR_ENV: &str = "AUTOEVAL_CACHE_DIR";
+pub(crate) const DIR_ENV: &str = "AUTOEVAL_CACHE_DIR";
 /// Database file name inside the cache directory.
 pub const FILE: &str = "responses.sqlite3";
 /// Longest answer stored (larger ones are answered but not cached).
@@ -23,7 +23,7 @@ const TOUCH_EVERY: i64 = 3600;
 
 /// The cache directory: `$AUTOEVAL_CACHE_DIR`, else `$XDG_CACHE_HOME/autoeval`, else
 /// `~/.cache/autoeval`.
-pub fn default_dir() -> Option<PathBuf> {
+pub(crate) fn default_dir() -> Option<PathBuf> {
     let var = |k: &str| {
         std::env::var_os(k)
             .filter(|v| !v.is_empty())
@@ -35,7 +35,7 @@ pub fn default_dir() -> Option<PathBuf> {
 }
 
 /// The base URL as stored: no user name, password, query or fragment (they can hold secrets).
-pub fn public_base(base: &str) -> String {
+pub(crate) fn public_base(base: &str) -> String {
     match reqwest::Url::parse(base) {
         Ok(mut u) => {
             let _ = u.set_username("");
@@ -171,7 +171,7 @@ impl ResponseCache {
     }
 
     /// Opens the cache, or explains in one line why the run goes on without one.
-    pub fn open_or_warn(dir: Option<&Path>) -> Result<ResponseCache, String> {
+    pub(crate) fn open_or_warn(dir: Option<&Path>) -> Result<ResponseCache, String> {
         let Some(dir) = dir else {
             return Err(format!(
                 "no cache directory (set ${DIR_ENV} or HOME); running without the response cache"
@@ -196,12 +196,12 @@ impl ResponseCache {
     }
 
     /// Answers stored by this process.
-    pub fn stores(&self) -> u64 {
+    pub(crate) fn stores(&self) -> u64 {
         self.stores.load(Ordering::Relaxed)
     }
 
     /// Warnings since the last call (the run shows them).
-    pub fn take_warnings(&self) -> Vec<String> {
+    pub(crate) fn take_warnings(&self) -> Vec<String> {
         self.warnings
             .lock()
             .map(|mut w| std::mem::take(&mut *w))
@@ -375,7 +375,7 @@ impl ResponseCache {
 }
 
 /// Bytes of the database with its WAL and shared-memory files.
-pub fn file_bytes(db: &Path) -> u64 {
+pub(crate) fn file_bytes(db: &Path) -> u64 {
     ["", "-wal", "-shm"]
         .iter()
         .filter_map(|s| {
@@ -388,7 +388,7 @@ pub fn file_bytes(db: &Path) -> u64 {
 }
 
 /// Deletes the cache files in `dir` (works on a corrupt database); returns the bytes freed.
-pub fn remove_all(dir: &Path) -> std::io::Result<u64> {
+pub(crate) fn remove_all(dir: &Path) -> std::io::Result<u64> {
     let db = dir.join(FILE);
     let freed = file_bytes(&db);
     for s in ["", "-wal", "-shm"] {

@@ -30,7 +30,7 @@ pub struct Limits {
 }
 
 /// Default reply cap: far above any formula or description, far below a runaway reply.
-pub const DEFAULT_MAX_REPLY_BYTES: usize = 256 * 1024;
+pub(crate) const DEFAULT_MAX_REPLY_BYTES: usize = 256 * 1024;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -67,7 +67,7 @@ pub struct CallResult {
 
 /// Most tokens one call can plausibly use (no model has a context this large); larger
 /// counts from a server are capped and flagged instead of trusted.
-pub const MAX_PLAUSIBLE_TOKENS: u64 = 10_000_000;
+pub(crate) const MAX_PLAUSIBLE_TOKENS: u64 = 10_000_000;
 
 /// A failed call after all retries.
 #[derive(Clone, Debug)]
@@ -116,7 +116,7 @@ impl Client {
     }
 
     /// Refuses calls whose worst-case cost would pass the budget.
-    pub fn with_budget(mut self, budget: Arc<Budget>) -> Client {
+    pub(crate) fn with_budget(mut self, budget: Arc<Budget>) -> Client {
         self.budget = Some(budget);
         self
     }
@@ -144,7 +144,7 @@ impl Client {
     }
 
     /// Warnings (set-up notes, then the cache's) since the last call.
-    pub fn take_warnings(&self) -> Vec<String> {
+    pub(crate) fn take_warnings(&self) -> Vec<String> {
         let mut out = self
             .notes
             .lock()
@@ -157,7 +157,7 @@ impl Client {
     }
 
     /// Worst-case cost of a request: every prompt byte a token, the full output limit.
-    pub fn worst_cost(&self, req: &ChatRequest) -> Option<f64> {
+    pub(crate) fn worst_cost(&self, req: &ChatRequest) -> Option<f64> {
         let info = self.model.info();
         if info.synthetic {
             return Some(0.0);

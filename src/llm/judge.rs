@@ -14,7 +14,7 @@ pub enum JudgeAnswer {
 
 /// Reads the last `[Answer]` marker and the whole word after it (`yes` or `no`, any case,
 /// optional `:` and trailing punctuation). Anything else is unparseable.
-pub fn parse_answer(text: &str) -> JudgeAnswer {
+pub(crate) fn parse_answer(text: &str) -> JudgeAnswer {
     let lower = text.to_ascii_lowercase();
     let Some(i) = lower.rfind("[answer]") else {
         return JudgeAnswer::Unparseable;

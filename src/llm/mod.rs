@@ -21,7 +21,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 /// A boxed future (the trait is used as `dyn`).
-pub type BoxFut<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub(crate) type BoxFut<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// One chat request: a fresh conversation of a single user message.
 #[derive(Clone, Debug)]
@@ -64,7 +64,7 @@ pub struct LlmError {
 
 impl LlmError {
     /// A non-retryable error.
-    pub fn fatal(message: impl Into<String>) -> Self {
+    pub(crate) fn fatal(message: impl Into<String>) -> Self {
         LlmError {
             message: message.into(),
             status: None,
@@ -106,7 +106,7 @@ pub const MIN_KEY_ECHO: usize = 8;
 pub use echo::scrub;
 
 /// Every string inside a decoded JSON value, scrubbed of `secret`.
-pub fn scrub_json(v: &mut serde_json::Value, secret: Option<&str>) {
+pub(crate) fn scrub_json(v: &mut serde_json::Value, secret: Option<&str>) {
     if secret.is_none() {
         return;
     }
@@ -123,14 +123,14 @@ pub fn scrub_json(v: &mut serde_json::Value, secret: Option<&str>) {
 }
 
 /// Parses a Retry-After header value given in seconds.
-pub fn parse_retry_after(v: Option<&reqwest::header::HeaderValue>) -> Option<f64> {
+pub(crate) fn parse_retry_after(v: Option<&reqwest::header::HeaderValue>) -> Option<f64> {
     v.and_then(|h| h.to_str().ok())
         .and_then(|s| s.trim().parse::<f64>().ok())
         .filter(|x| *x >= 0.0)
 }
 
 /// Maps a failed HTTP status to an error.
-pub fn status_error(
+pub(crate) fn status_error(
     status: u16,
     body: &str,
     retry_after: Option<f64>,
@@ -152,7 +152,7 @@ pub fn status_error(
 }
 
 /// Maps a transport error.
-pub fn transport_error(e: &reqwest::Error) -> LlmError {
+pub(crate) fn transport_error(e: &reqwest::Error) -> LlmError {
     let what = if e.is_timeout() {
         "request timed out"
     } else if e.is_connect() {
@@ -180,7 +180,7 @@ pub fn transport_error(e: &reqwest::Error) -> LlmError {
 /// as it streams and refused past the endpoint's byte cap. Other statuses, transport
 /// failures (a reset or truncated body included, which are retried) and malformed
 /// bodies become errors. Every string decoded from the server is scrubbed of the key.
-pub async fn post_json(
+pub(crate) async fn post_json(
     rb: reqwest::RequestBuilder,
     ep: &endpoint::Endpoint,
 ) -> Result<serde_json::Value, LlmError> {

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 /// The offline model.
-pub struct Perturb {
+pub(crate) struct Perturb {
     rate: f64,
     seed: u64,
     memory: Mutex<HashMap<String, Expr>>,

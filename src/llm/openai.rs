@@ -7,11 +7,11 @@ use super::{
 use serde_json::json;
 
 /// Default base URL.
-pub const DEFAULT_BASE: &str = "https://api.openai.com/v1";
+pub(crate) const DEFAULT_BASE: &str = "https://api.openai.com/v1";
 
 /// A client for `POST {base}/chat/completions`.
 #[derive(Debug)]
-pub struct OpenAi(pub Endpoint);
+pub(crate) struct OpenAi(pub Endpoint);
 
 impl OpenAi {
     async fn call(&self, req: &ChatRequest) -> Result<Completion, LlmError> {

@@ -56,7 +56,7 @@ impl PriceTable {
 
     /// Adds or replaces entries from a JSON file `{"model": {"input": x, "output": y}}`
     /// (optionally `"batch": 0.5`, the share of the price a batch job costs).
-    pub fn merge_file(&mut self, path: &std::path::Path) -> Result<(), PriceError> {
+    pub(crate) fn merge_file(&mut self, path: &std::path::Path) -> Result<(), PriceError> {
         let text = crate::fsread::read_to_string(path, crate::fsread::MAX_SMALL)
             .map_err(|e| PriceError::Io(path.display().to_string(), e))?;
         let extra: BTreeMap<String, Price> = serde_json::from_str(&text)
@@ -89,7 +89,7 @@ impl PriceTable {
     }
 
     /// Cost in USD of the same tokens through a provider batch job.
-    pub fn batch_cost(&self, model: &str, input: u64, output: u64) -> Option<f64> {
+    pub(crate) fn batch_cost(&self, model: &str, input: u64, output: u64) -> Option<f64> {
         let factor = self.get(model)?.batch.unwrap_or(BATCH_FACTOR);
         self.cost(model, input, output).map(|c| c * factor)
     }
@@ -97,7 +97,7 @@ impl PriceTable {
 
 /// A price table file that could not be used.
 #[derive(Debug, thiserror::Error)]
-pub enum PriceError {
+pub(crate) enum PriceError {
     /// Reading it.
     #[error("{0}: {1}")]
     Io(String, std::io::Error),

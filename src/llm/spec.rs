@@ -89,7 +89,7 @@ pub enum SpecError {
 const MAX_ENV_NAME: usize = 128;
 
 /// Whether `s` is a portable environment variable name (`[A-Za-z_][A-Za-z0-9_]*`).
-pub fn is_env_name(s: &str) -> bool {
+pub(crate) fn is_env_name(s: &str) -> bool {
     let mut b = s.bytes();
     s.len() <= MAX_ENV_NAME
         && b.next()
@@ -109,7 +109,7 @@ fn could_be_a_key(s: &str) -> bool {
 
 /// Checks `--api-key-env`: a variable name, and set. Errors never echo a value that is
 /// not a name or that could be a key.
-pub fn check_key_env(name: &str) -> Result<(), SpecError> {
+pub(crate) fn check_key_env(name: &str) -> Result<(), SpecError> {
     if !is_env_name(name) {
         return Err(SpecError::KeyEnvNotAName);
     }

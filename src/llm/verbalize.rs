@@ -5,7 +5,7 @@
 use crate::syntax::{BinOp, Expr, Formula, Quantifier, Regex, Term};
 
 /// English for an expression.
-pub fn verbalize(e: &Expr) -> String {
+pub(crate) fn verbalize(e: &Expr) -> String {
     match e {
         Expr::Logic(f) => {
             let mut s = logic(f);

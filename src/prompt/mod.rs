@@ -84,7 +84,7 @@ fn placeholders(file: &str) -> Option<(&'static [&'static str], &'static [&'stat
 
 /// Checks a template's placeholders: every `{name}` is known to this template, braces
 /// are balanced, and the required ones are there. Errors name `source/file:line`.
-pub fn validate_template(source: &str, file: &str, text: &str) -> Result<(), PromptError> {
+pub(crate) fn validate_template(source: &str, file: &str, text: &str) -> Result<(), PromptError> {
     let Some((allowed, required)) = placeholders(file) else {
         return Ok(());
     };

@@ -26,7 +26,7 @@ impl<K> Default for PassFail<K> {
 }
 
 /// How a row's key reads: φ₀, with `#k` for its k-th repeat within a run.
-pub fn key_text((phi0, occ): (&str, u32)) -> String {
+pub(crate) fn key_text((phi0, occ): (&str, u32)) -> String {
     if occ == 0 {
         phi0.to_string()
     } else {
@@ -114,7 +114,7 @@ impl std::hash::Hasher for FastHasher {
 type FastHash = std::hash::BuildHasherDefault<FastHasher>;
 
 /// A p-value as people read it: four decimals, scientific below 0.0001, `–` for none.
-pub fn format_p(p: Option<f64>) -> String {
+pub(crate) fn format_p(p: Option<f64>) -> String {
     match p {
         None => "–".into(),
         Some(p) if p < 1e-4 => format!("{p:.1e}"),
@@ -150,7 +150,7 @@ impl PairCounts {
 }
 
 /// Two-sided McNemar p-value for `b` and `c` discordant samples.
-pub fn mcnemar(b: usize, c: usize) -> Option<f64> {
+pub(crate) fn mcnemar(b: usize, c: usize) -> Option<f64> {
     let n = b + c;
     if n == 0 {
         return None;
@@ -223,12 +223,12 @@ impl<K> PassFail<K> {
     }
 
     /// Indices of the rows every run has.
-    pub fn complete_rows(&self) -> impl Iterator<Item = usize> + '_ {
+    pub(crate) fn complete_rows(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.keys.len()).filter(|&r| self.columns.iter().all(|c| c[r].is_some()))
     }
 
     /// Pattern (one `✓`/`✗` per run, in column order) → samples, over rows every run has.
-    pub fn patterns(&self) -> BTreeMap<String, usize> {
+    pub(crate) fn patterns(&self) -> BTreeMap<String, usize> {
         let mut out = BTreeMap::new();
         for r in self.complete_rows() {
             let p: String = self

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 /// z for a two-sided 95 % interval.
 const Z95: f64 = 1.959_963_984_540_054;
 /// Bootstrap replicates over batches.
-pub const BATCH_BOOTSTRAP: usize = 2000;
+pub(crate) const BATCH_BOOTSTRAP: usize = 2000;
 /// Fixed so a report prints the same interval every time.
 const SEED: u64 = 0xBA7C_4E55;
 
@@ -125,7 +125,7 @@ fn bootstrap(batches: &[Counts], rng: &mut Rng) -> Ci {
 }
 
 /// Intervals of a run from its counts, per-batch counts and judges.
-pub fn run_intervals(
+pub(crate) fn run_intervals(
     total: &Counts,
     by_category: &BTreeMap<usize, Counts>,
     batches: &BTreeMap<usize, Counts>,

@@ -70,7 +70,7 @@ fn ranks(xs: &[f64]) -> Vec<f64> {
 }
 
 /// Spearman's rank correlation (Pearson on ranks, ties averaged).
-pub fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
+pub(crate) fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
     let n = x.len().min(y.len());
     if n < 3 {
         return None;
@@ -140,7 +140,7 @@ pub struct Adjudication {
 
 /// Options of [`stats_with`].
 #[derive(Debug, Clone, Default)]
-pub struct StatsOptions {
+pub(crate) struct StatsOptions {
     /// Pick the Cohen pair instead of the pair that shares the most samples.
     pub pair: Option<(String, String)>,
     /// Bootstrap replicates for α's interval (0: none).
@@ -227,7 +227,7 @@ fn spearman_why(x: &[f64], y: &[f64]) -> Result<f64, String> {
 }
 
 /// Computes label statistics; `by_depth` picks the category axis.
-pub fn stats_with(
+pub(crate) fn stats_with(
     run: &RunData,
     labels: &[LabelRecord],
     by_depth: bool,

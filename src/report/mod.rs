@@ -81,7 +81,7 @@ pub enum By {
 }
 
 /// Mean and sample standard deviation.
-pub fn mean_std(xs: &[f64]) -> Option<(f64, f64)> {
+pub(crate) fn mean_std(xs: &[f64]) -> Option<(f64, f64)> {
     if xs.is_empty() {
         return None;
     }
@@ -141,7 +141,7 @@ pub struct RunReport {
 impl By {
     /// The category field a run of this dataset kind is grouped by unless asked otherwise:
     /// depth for regexes (their operator counts say little), operators for logic.
-    pub fn default_for(dataset_kind: &str) -> By {
+    pub(crate) fn default_for(dataset_kind: &str) -> By {
         if dataset_kind.starts_with("regex") {
             By::Depth
         } else {
@@ -170,7 +170,7 @@ impl By {
 /// records of a run in memory: the one place the report's numbers are computed,
 /// whether the samples come from full records or from the row index.
 #[derive(Default)]
-pub struct ReportBuilder {
+pub(crate) struct ReportBuilder {
     total: Counts,
     cat_batches: BTreeMap<(usize, usize), Counts>,
     failure_kinds: BTreeMap<String, BTreeMap<usize, usize>>,
@@ -187,7 +187,7 @@ pub struct ReportBuilder {
 }
 
 /// One sample as the report counts it.
-pub struct ReportSample<'a> {
+pub(crate) struct ReportSample<'a> {
     /// Sample id.
     pub id: &'a str,
     /// Final verdict.
@@ -341,7 +341,7 @@ pub fn report_run(run: &RunData, by: By) -> RunReport {
 /// Builds the report of a run directory from its row index (built and cached on the
 /// first call), holding one compact row per sample rather than full records. `by`
 /// None picks the dataset kind's default. Returns the report and the warnings met.
-pub fn report_dir(
+pub(crate) fn report_dir(
     dir: &Path,
     by: Option<By>,
 ) -> Result<(RunReport, Vec<String>), store::StoreError> {

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 /// At most this many per-run failure-kind panels (the figure stays readable).
-pub const MAX_KIND_PANELS: usize = 12;
+pub(crate) const MAX_KIND_PANELS: usize = 12;
 
 const TOP: u32 = 440;
 const PANEL: u32 = 320;

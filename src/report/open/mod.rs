@@ -13,7 +13,7 @@ use std::path::Path;
 
 /// Calls `f` with every current sample of a run (the newest line of each id), in file
 /// order; returns the warnings met (skipped lines).
-pub fn for_each_sample(
+pub(crate) fn for_each_sample(
     dir: &Path,
     f: impl FnMut(SampleRecord) -> std::io::Result<()>,
 ) -> Result<Vec<String>, StoreError> {
@@ -22,7 +22,7 @@ pub fn for_each_sample(
 
 /// [`for_each_sample`] for the ids `want` accepts. The run's row index says where each
 /// id's newest line is, so only those lines are read and parsed, one at a time.
-pub fn for_each_sample_where(
+pub(crate) fn for_each_sample_where(
     dir: &Path,
     want: impl Fn(&str) -> bool,
     mut f: impl FnMut(SampleRecord) -> std::io::Result<()>,
@@ -77,7 +77,7 @@ pub fn dataset_name(m: &crate::record::Manifest) -> String {
 }
 
 /// Current labels per sample id (newest per annotator).
-pub fn labels_by_sample(dir: &Path) -> BTreeMap<String, Vec<LabelRecord>> {
+pub(crate) fn labels_by_sample(dir: &Path) -> BTreeMap<String, Vec<LabelRecord>> {
     let mut out: BTreeMap<String, Vec<LabelRecord>> = BTreeMap::new();
     if let Ok(l) = crate::run::store::read_labels(dir) {
         for ((id, _), rec) in crate::report::labels::latest(&l.records) {
@@ -88,12 +88,12 @@ pub fn labels_by_sample(dir: &Path) -> BTreeMap<String, Vec<LabelRecord>> {
 }
 
 /// The automatic failure kinds of a sample, as ids.
-pub fn kind_ids(s: &SampleRecord) -> Vec<&'static str> {
+pub(crate) fn kind_ids(s: &SampleRecord) -> Vec<&'static str> {
     super::kinds::classify(s).iter().map(|k| k.id()).collect()
 }
 
 /// The verdict's detail as text: the countermodel, or the reason/message.
-pub fn verdict_detail(v: &crate::verify::Verdict) -> String {
+pub(crate) fn verdict_detail(v: &crate::verify::Verdict) -> String {
     use crate::verify::Verdict;
     match v {
         Verdict::Equivalent { notes } => notes.join("; "),
