@@ -33,7 +33,7 @@ fn keys(app: &mut autoeval::tui::app::App, ks: &[&str]) {
 }
 
 mod screens;
-use screens::{Reaped, isolate, screen, styled};
+use screens::{isolate, screen, styled};
 
 #[test]
 fn opens_on_a_failing_sample_with_counts() {
@@ -423,7 +423,7 @@ fn in_pty_with(input: &[u8], env: &[(&str, &str)], config: Option<&str>) -> (Opt
     let exe = env!("CARGO_BIN_EXE_autoeval");
     let cmd = format!("stty cols 100 rows 30; {exe} view {}", fixtures().display());
     // util-linux `script` gives the binary a pseudo-terminal; `input` arrives on its stdin.
-    let mut child = Reaped(
+    let mut child = screens::spawn_group(
         std::process::Command::new("script")
             .args(["-qfec", &cmd, "/dev/null"])
             .env("HOME", home.path())
@@ -432,10 +432,9 @@ fn in_pty_with(input: &[u8], env: &[(&str, &str)], config: Option<&str>) -> (Opt
             .envs(env.iter().copied())
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("the `script` command (util-linux) is needed for this test"),
-    );
+            .stderr(std::process::Stdio::piped()),
+    )
+    .expect("the `script` command (util-linux) is needed for this test");
     std::thread::sleep(std::time::Duration::from_millis(1500));
     {
         use std::io::Write;
@@ -461,6 +460,38 @@ fn in_pty_with(input: &[u8], env: &[(&str, &str)], config: Option<&str>) -> (Opt
         .read_to_end(&mut out)
         .unwrap();
     (code, String::from_utf8_lossy(&out).into_owned())
+}
+
+/// A pty test that fails mid-way drops its child: the viewer under `script` must go
+/// too, not only `script` (the viewer is `script`'s child, a grandchild of the test).
+#[test]
+fn a_dropped_pty_child_takes_its_grandchildren_with_it() {
+    use std::io::BufRead;
+    let mut child = screens::spawn_group(
+        std::process::Command::new("sh")
+            .args(["-c", "sleep 300 & echo $!; wait"])
+            .stdout(std::process::Stdio::piped()),
+    )
+    .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.0.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let grandchild: u32 = line.trim().parse().unwrap();
+    let alive = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|s| !s.contains(") Z "))
+    };
+    assert!(alive(grandchild));
+    drop(child);
+    let start = std::time::Instant::now();
+    while alive(grandchild) {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(5),
+            "the grandchild {grandchild} outlived the test's child"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
 
 #[test]

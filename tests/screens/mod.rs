@@ -92,8 +92,21 @@ pub struct Reaped(pub std::process::Child);
 impl Drop for Reaped {
     fn drop(&mut self) {
         if self.0.try_wait().ok().flatten().is_none() {
+            // The whole process group: `script` runs the viewer as its own child, and a
+            // failed assertion must not leave that running.
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", self.0.id())])
+                .stderr(std::process::Stdio::null())
+                .status();
             let _ = self.0.kill();
             let _ = self.0.wait();
         }
     }
+}
+
+/// Spawns `cmd` as the leader of a new process group, so [`Reaped`] can end it with
+/// every process it started.
+pub fn spawn_group(cmd: &mut std::process::Command) -> std::io::Result<Reaped> {
+    use std::os::unix::process::CommandExt;
+    cmd.process_group(0).spawn().map(Reaped)
 }
