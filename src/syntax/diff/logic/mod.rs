@@ -162,7 +162,7 @@ impl<'a> Ctx<'a> {
                 }
             }
             (Node::Atom(fa), Node::Atom(fb)) => {
-                out.push(self.atom_line(fa, fb, depth));
+                out.push(self.atom_line(fa.f, fb.f, depth));
                 return;
             }
             (Node::Chain(..) | Node::Imp(..), _) => plans.push(Plan::WithinLeft),
