@@ -180,8 +180,18 @@ pub struct NamedChange {
 
 /// Aligned diff of two expressions of the same syntax.
 pub fn diff(a: &Expr, b: &Expr) -> Vec<DiffLine> {
+    diff_with(a, b, true)
+}
+
+/// The named changes from `a` to `b`: [`changes`] of their [`diff`], without printing
+/// the unchanged lines that naming never reads.
+pub fn named_changes(a: &Expr, b: &Expr) -> Vec<NamedChange> {
+    changes(&diff_with(a, b, false))
+}
+
+fn diff_with(a: &Expr, b: &Expr, texts: bool) -> Vec<DiffLine> {
     match (a, b) {
-        (Expr::Logic(x), Expr::Logic(y)) => logic::diff(x, y),
+        (Expr::Logic(x), Expr::Logic(y)) => logic::diff(x, y, texts),
         (Expr::Regex(x), Expr::Regex(y)) => regex::diff(x, y),
         _ => {
             let (l, r) = (a.to_unicode(), b.to_unicode());
