@@ -9,7 +9,55 @@
 use super::Ctx;
 use super::node::{Node, Side};
 use crate::syntax::logic::{BinOp, Formula, Term};
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::borrow::Cow;
+use std::hash::{Hash, Hasher};
+
+/// A fast 64-bit hasher for keys and features (rotate, xor, multiply per word, then a
+/// final mix): a diff hashes every node of both formulas, and keys are compared only
+/// with each other, never stored or shown.
+#[derive(Default)]
+pub(super) struct KeyHasher(u64);
+
+impl KeyHasher {
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        self.add(bytes.len() as u64);
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(w));
+        }
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        // splitmix64's finaliser: every input bit reaches every output bit.
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
 
 /// How a variable not bound inside the keyed node is read.
 pub(super) enum Free {
@@ -35,7 +83,7 @@ fn hash_term(
     inner: &[&str],
     bound: Bound,
     free: &dyn Fn(&str) -> Free,
-    h: &mut DefaultHasher,
+    h: &mut KeyHasher,
 ) {
     match t {
         Term::Var(v) => {
@@ -57,7 +105,7 @@ fn hash_term(
 }
 
 fn hash_atom(f: &Formula, inner: &[&str], bound: Bound, free: &dyn Fn(&str) -> Free) -> u64 {
-    let mut h = DefaultHasher::new();
+    let mut h = KeyHasher::default();
     match f {
         Formula::Pred(p, args) => {
             (5u8, p.as_str(), args.len()).hash(&mut h);
@@ -76,20 +124,19 @@ fn hash_atom(f: &Formula, inner: &[&str], bound: Bound, free: &dyn Fn(&str) -> F
 /// The key of `n` under the binders `inner` (inside the keyed root) and `free`; a
 /// node with no free variable answers its stored key.
 fn key_in<'a>(n: &Node<'a>, inner: &mut Vec<&'a str>, free: &dyn Fn(&str) -> Free) -> u64 {
-    if n.src_info().closed {
-        return n.src_info().key;
+    let s = n.src_info();
+    if s.closed {
+        return *s
+            .key
+            .get_or_init(|| compute_key(n, &mut Vec::new(), &|_| Free::Named));
     }
     compute_key(n, inner, free)
 }
 
-/// The key of `n` computed from its children's keys (used once at build for nodes
-/// with no free variable, and in context for the others).
-pub(super) fn compute_key<'a>(
-    n: &Node<'a>,
-    inner: &mut Vec<&'a str>,
-    free: &dyn Fn(&str) -> Free,
-) -> u64 {
-    let mut h = DefaultHasher::new();
+/// The key of `n` computed from its children's keys (once for a node with no free
+/// variable, in context for the others).
+fn compute_key<'a>(n: &Node<'a>, inner: &mut Vec<&'a str>, free: &dyn Fn(&str) -> Free) -> u64 {
+    let mut h = KeyHasher::default();
     match n {
         Node::Atom(s) => return hash_atom(s.f, inner, Bound::Distance, free),
         Node::Not(_, x) => (1u8, key_in(x, inner, free)).hash(&mut h),
@@ -113,7 +160,7 @@ pub(super) fn compute_key<'a>(
 }
 
 fn one(x: impl Hash) -> u64 {
-    let mut h = DefaultHasher::new();
+    let mut h = KeyHasher::default();
     x.hash(&mut h);
     h.finish()
 }
@@ -142,15 +189,18 @@ impl<'a> Ctx<'a> {
 
     /// What a node is made of (symbols, atoms, connectives), for similarity.
     fn features(&self, n: &Node<'a>, side: Side, inner: &mut Vec<&'a str>, out: &mut Vec<u64>) {
-        if n.src_info().ground {
-            out.extend_from_slice(ground_bag(n));
-            return;
-        }
         match n {
             Node::Atom(s) => {
                 let free = |v: &str| self.free_of(side, v);
                 out.push(one((0u8, hash_atom(s.f, inner, Bound::Place, &free))));
-                atom_symbols(s.f, out);
+                if let Formula::Pred(p, args) = s.f {
+                    out.push(one((1u8, p.as_str(), args.len())));
+                    for t in args {
+                        if let Term::Const(c) = t {
+                            out.push(one((2u8, c.as_str())));
+                        }
+                    }
+                }
             }
             Node::Not(_, x) => {
                 out.push(one(3u8));
@@ -176,15 +226,20 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// The node's features, sorted (a node with no variable keeps its bag).
-    pub(super) fn feature_bag(&self, n: &Node<'a>, side: Side) -> Vec<u64> {
+    /// The node's features, sorted; a node with no variable computes its bag once
+    /// (the same operand is weighed again by every alternative tried around it).
+    pub(super) fn feature_bag<'n>(&self, n: &'n Node<'a>, side: Side) -> Cow<'n, [u64]> {
+        let bag = || {
+            let mut out = Vec::new();
+            self.features(n, side, &mut Vec::new(), &mut out);
+            out.sort_unstable();
+            out
+        };
         if n.src_info().ground {
-            return ground_bag(n).to_vec();
+            Cow::Borrowed(n.src_info().bag.get_or_init(bag))
+        } else {
+            Cow::Owned(bag())
         }
-        let mut out = Vec::new();
-        self.features(n, side, &mut Vec::new(), &mut out);
-        out.sort_unstable();
-        out
     }
 
     pub(super) fn same(&self, a: &Node<'a>, b: &Node<'a>) -> bool {
@@ -192,57 +247,10 @@ impl<'a> Ctx<'a> {
     }
 
     pub(super) fn term_key(&self, t: &Term, side: Side) -> u64 {
-        let mut h = DefaultHasher::new();
+        let mut h = KeyHasher::default();
         hash_term(t, &[], Bound::Distance, &|v| self.free_of(side, v), &mut h);
         h.finish()
     }
-}
-
-/// A predicate's symbol and its constants, as features.
-fn atom_symbols(f: &Formula, out: &mut Vec<u64>) {
-    if let Formula::Pred(p, args) = f {
-        out.push(one((1u8, p.as_str(), args.len())));
-        for t in args {
-            if let Term::Const(c) = t {
-                out.push(one((2u8, c.as_str())));
-            }
-        }
-    }
-}
-
-/// The sorted feature bag of a node with no variables, computed on first use.
-fn ground_bag<'n>(n: &'n Node<'_>) -> &'n [u64] {
-    n.src_info().bag.get_or_init(|| {
-        let mut out = Vec::new();
-        match n {
-            Node::Atom(s) => {
-                out.push(one((
-                    0u8,
-                    hash_atom(s.f, &[], Bound::Place, &|_| Free::Named),
-                )));
-                atom_symbols(s.f, &mut out);
-            }
-            Node::Not(_, x) => {
-                out.push(one(3u8));
-                out.extend_from_slice(ground_bag(x));
-            }
-            Node::Chain(_, op, xs) => {
-                out.push(one((4u8, *op)));
-                for x in xs {
-                    out.extend_from_slice(ground_bag(x));
-                }
-            }
-            Node::Imp(_, x, y) => {
-                out.push(one((4u8, BinOp::Implies)));
-                out.extend_from_slice(ground_bag(x));
-                out.extend_from_slice(ground_bag(y));
-            }
-            // A quantifier binds a variable: never ground.
-            Node::Quant(..) => {}
-        }
-        out.sort_unstable();
-        out
-    })
 }
 
 /// Dice similarity of two sorted feature bags, in thousandths.

@@ -1,23 +1,22 @@
 //! Formulas as the diff sees them: ∧/∨/⊕/↔ chains flattened, double negations
 //! dropped, each node keeping the formula it stands for.
 
-use super::keys::{Free, compute_key};
 use crate::syntax::diff::Change;
 use crate::syntax::logic::{BinOp, Formula, Quantifier, Term};
 use crate::syntax::{Notation, print_formula};
 use std::cell::OnceCell;
 
 /// The formula a node stands for, with what the diff asks of it again and again
-/// computed once: its key when no variable is free in it, its size, and (on first
-/// use) its printed text and feature bag.
+/// computed once: its size, and on first use its printed text, and its key and
+/// feature bag where they do not depend on the context.
 pub(super) struct Src<'a> {
     pub(super) f: &'a Formula,
     /// No variable occurs free: the key is the same in every context.
     pub(super) closed: bool,
     /// No variable occurs at all: the feature bag is the same in every context.
     pub(super) ground: bool,
-    /// The key, meaningful only when `closed`.
-    pub(super) key: u64,
+    /// The key of a `closed` node, computed on first use.
+    pub(super) key: OnceCell<u64>,
     pub(super) size: usize,
     text: OnceCell<String>,
     pub(super) bag: OnceCell<Vec<u64>>,
@@ -38,7 +37,7 @@ fn src(f: &Formula, closed: bool, ground: bool, size: usize) -> Src<'_> {
         f,
         closed,
         ground,
-        key: 0,
+        key: OnceCell::new(),
         size,
         text: OnceCell::new(),
         bag: OnceCell::new(),
@@ -46,7 +45,7 @@ fn src(f: &Formula, closed: bool, ground: bool, size: usize) -> Src<'_> {
 }
 
 pub(super) fn build(f: &Formula) -> Node<'_> {
-    let mut n = match f {
+    match f {
         Formula::Not(x) => {
             if let Formula::Not(y) = &**x {
                 return build(y);
@@ -90,12 +89,7 @@ pub(super) fn build(f: &Formula) -> Node<'_> {
             let vars = args.iter().any(|t| matches!(t, Term::Var(_)));
             Node::Atom(src(f, !vars, !vars, 1))
         }
-    };
-    if n.src_info().closed {
-        let key = compute_key(&n, &mut Vec::new(), &|_| Free::Named);
-        n.src_mut().key = key;
     }
-    n
 }
 
 /// Whether `v` is the only variable free in `n`.
@@ -128,16 +122,6 @@ fn free_only(n: &Node<'_>, v: &str) -> bool {
 
 impl<'a> Node<'a> {
     pub(super) fn src_info(&self) -> &Src<'a> {
-        match self {
-            Node::Atom(s)
-            | Node::Not(s, _)
-            | Node::Chain(s, ..)
-            | Node::Imp(s, ..)
-            | Node::Quant(s, ..) => s,
-        }
-    }
-
-    fn src_mut(&mut self) -> &mut Src<'a> {
         match self {
             Node::Atom(s)
             | Node::Not(s, _)

@@ -74,11 +74,11 @@ impl<'a> Ctx<'a> {
             .collect();
         let free_y: Vec<usize> = (0..ys.len()).filter(|&j| !used_y[j]).collect();
         if !free_x.is_empty() && !free_y.is_empty() {
-            let bx: Vec<Vec<u64>> = free_x
+            let bx: Vec<_> = free_x
                 .iter()
                 .map(|&i| self.feature_bag(xs[i], Side::Left))
                 .collect();
-            let by: Vec<Vec<u64>> = free_y
+            let by: Vec<_> = free_y
                 .iter()
                 .map(|&j| self.feature_bag(ys[j], Side::Right))
                 .collect();
