@@ -2,7 +2,8 @@
 //! included): `verify --pairs` throughput on PL and FOL, the unknown share on a hard
 //! FOL set at the 5 s timeout, and `rescore` of a 100,000-sample run.
 //!
-//! `cargo bench --bench numbers` (set `NUMBERS_SKIP_RESCORE=1` to skip the 100k run).
+//! `cargo bench --bench numbers` (set `NUMBERS_SKIP_RESCORE=1` to skip the 100k run;
+//! `NUMBERS_KEEP_PL=FILE` writes the PL pairs file there and stops).
 // A benchmark stops at the first thing that goes wrong.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -147,6 +148,11 @@ fn main() {
     );
     let f = dir.path().join("pl.tsv");
     std::fs::write(&f, pl.join("\n") + "\n").expect("write");
+    if let Some(keep) = std::env::var_os("NUMBERS_KEEP_PL") {
+        // The PL pairs file, for profiling and byte-for-byte output comparisons.
+        let _ = std::fs::copy(&f, keep);
+        return;
+    }
     let (t, out) = run_pairs(&f, &[]);
     let (n, unknown, neq) = tally(&out);
     println!(

@@ -571,3 +571,27 @@ fn countermodels_are_the_same_bytes_single_batch_and_repeated() {
         );
     }
 }
+
+/// The `--explain --pairs` output of a fixed file, byte for byte: 400 PL pairs of the
+/// benchmark's generator (every 25th), 50 of its hard FOL set (nested quantifiers over
+/// converted constants) and crafted pairs on bound variables, shadowing, scope, chains
+/// and constants. The expected file is the output before the diff was made faster;
+/// regenerate it (`autoeval verify --pairs tests/data/explain-pairs.tsv --explain`)
+/// only for a change that is meant to alter what `--explain` says.
+#[test]
+fn explain_pairs_output_is_pinned_byte_for_byte() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let expected = std::fs::read_to_string(dir.join("explain-pairs.jsonl")).unwrap();
+    let o = bin()
+        .args(["verify", "--explain", "--pairs"])
+        .arg(dir.join("explain-pairs.tsv"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let got = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(got.lines().count(), expected.lines().count());
+    for (i, (g, e)) in got.lines().zip(expected.lines()).enumerate() {
+        assert_eq!(g, e, "line {} differs", i + 1);
+    }
+    assert_eq!(got, expected);
+}

@@ -3,7 +3,7 @@
 //! mapped to the taxonomy.
 
 use crate::record::SampleRecord;
-use crate::syntax::diff::{Change, DiffLine, NamedChange, changes, diff};
+use crate::syntax::diff::{Change, DiffLine, NamedChange, changes, named_changes};
 use crate::syntax::{Expr, SyntaxKind, parse};
 use crate::verify::{Verdict, VerdictKind};
 
@@ -194,7 +194,7 @@ pub fn kinds_of_diff(lines: &[DiffLine]) -> Vec<FailureKind> {
 
 /// Classifies φ₀ against φ₁ (both parsed).
 pub fn classify_pair(phi0: &Expr, phi1: &Expr) -> Vec<FailureKind> {
-    kinds_of_diff(&diff(phi0, phi1))
+    kinds_of_changes(&named_changes(phi0, phi1))
 }
 
 /// The failure kinds of a verdict: from its kind and an unparseable verdict's reason,
@@ -267,7 +267,7 @@ pub fn classify_parts(
 /// What changed from φ to φ′ (nothing when φ′ did not parse) and the failure kinds
 /// of the verdict on them: `verify --explain`.
 pub fn explain(a: &Expr, b: Option<&Expr>, v: &Verdict) -> (Vec<NamedChange>, Vec<FailureKind>) {
-    let named = b.map(|b| changes(&diff(a, b))).unwrap_or_default();
+    let named = b.map(|b| named_changes(a, b)).unwrap_or_default();
     let reason = match v {
         Verdict::Unparseable { reason, .. } => Some(reason.as_str()),
         _ => None,

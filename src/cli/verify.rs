@@ -283,6 +283,8 @@ fn read_line(line: &str) -> PairLine {
 
 /// Lines read and verified per parallel chunk: bounds memory on any input size.
 const CHUNK: usize = 8192;
+/// Lines a worker verifies at a time.
+const BLOCK: usize = 64;
 /// Longest accepted input line; longer ones are reported, not read whole into a pair.
 const MAX_LINE: usize = 1 << 20;
 
@@ -407,32 +409,45 @@ fn write_chunk(
     out: &mut impl Write,
 ) -> Result<usize> {
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    let per = chunk.len().div_ceil(threads).max(1);
-    let results: Vec<(String, bool)> = std::thread::scope(|s| {
-        let handles: Vec<_> = chunk
-            .chunks(per)
-            .map(|part| {
-                let h = s.spawn(move || {
-                    part.iter()
-                        .map(|(n, l)| check_line(*n, l, asked, reading, opts, explain))
-                        .collect::<Vec<_>>()
-                });
-                (part, h)
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|(part, h)| {
-                h.join().unwrap_or_else(|_| {
-                    part.iter()
-                        .map(|(n, _)| {
-                            let j = serde_json::json!({"line": n, "error": "internal error: the verifier crashed on this chunk"});
-                            (j.to_string(), true)
-                        })
-                        .collect()
+    // Workers take small blocks in turn, so a run of hard pairs does not leave the
+    // other cores idle; a block that panics answers with error lines, the rest stand.
+    let blocks: Vec<&[(usize, PairLine)]> = chunk.chunks(BLOCK).collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut done: Vec<Option<Vec<(String, bool)>>> = vec![None; blocks.len()];
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads.min(blocks.len()))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut got = Vec::new();
+                    loop {
+                        let b = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(part) = blocks.get(b) else { break };
+                        let lines = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            part.iter()
+                                .map(|(n, l)| check_line(*n, l, asked, reading, opts, explain))
+                                .collect::<Vec<_>>()
+                        }));
+                        got.push((b, lines.ok()));
+                    }
+                    got
                 })
             })
-            .collect()
+            .collect();
+        for h in handles {
+            for (b, lines) in h.join().unwrap_or_default() {
+                done[b] = lines;
+            }
+        }
+    });
+    let results = blocks.iter().zip(done).flat_map(|(part, lines)| {
+        lines.unwrap_or_else(|| {
+            part.iter()
+                .map(|(n, _)| {
+                    let j = serde_json::json!({"line": n, "error": "internal error: the verifier crashed on this chunk"});
+                    (j.to_string(), true)
+                })
+                .collect()
+        })
     });
     let mut bad = 0;
     for ((n, _), (line, is_bad)) in chunk.iter().zip(results) {

@@ -180,8 +180,18 @@ pub struct NamedChange {
 
 /// Aligned diff of two expressions of the same syntax.
 pub fn diff(a: &Expr, b: &Expr) -> Vec<DiffLine> {
+    diff_with(a, b, true)
+}
+
+/// The named changes from `a` to `b`: [`changes`] of their [`diff`], without printing
+/// the unchanged lines that naming never reads.
+pub fn named_changes(a: &Expr, b: &Expr) -> Vec<NamedChange> {
+    changes(&diff_with(a, b, false))
+}
+
+fn diff_with(a: &Expr, b: &Expr, texts: bool) -> Vec<DiffLine> {
     match (a, b) {
-        (Expr::Logic(x), Expr::Logic(y)) => logic::diff(x, y),
+        (Expr::Logic(x), Expr::Logic(y)) => logic::diff(x, y, texts),
         (Expr::Regex(x), Expr::Regex(y)) => regex::diff(x, y),
         _ => {
             let (l, r) = (a.to_unicode(), b.to_unicode());
@@ -195,11 +205,37 @@ pub fn diff(a: &Expr, b: &Expr) -> Vec<DiffLine> {
 /// around it (or inside it) is one moved negation; a quantifier dropped in one place
 /// and added around or inside it is one changed scope.
 pub fn changes(lines: &[DiffLine]) -> Vec<NamedChange> {
-    name_weighted(lines).into_iter().map(|(c, _)| c).collect()
+    pairing(lines)
+        .into_iter()
+        .map(|(i, partner)| {
+            let l = &lines[i];
+            let Some(j) = partner else {
+                return NamedChange {
+                    change: l.change,
+                    text: l.note.clone(),
+                };
+            };
+            let inner = &lines[j].at;
+            let (change, text) = match l.change {
+                Change::NegationAdded => (
+                    Change::NegationWidened,
+                    format!("negation widened from {inner} to {}", l.at),
+                ),
+                Change::NegationRemoved => (
+                    Change::NegationNarrowed,
+                    format!("negation narrowed from {} to {inner}", l.at),
+                ),
+                _ => (Change::ScopeChanged, format!("scope of {} changed", l.at)),
+            };
+            NamedChange { change, text }
+        })
+        .collect()
 }
 
-/// [`changes`] with each change's weight (a replaced subtree weighs its size).
-fn name_weighted(lines: &[DiffLine]) -> Vec<(NamedChange, usize)> {
+/// Each changed line, in order, with the later line inside it that it merges with: a
+/// negation added and one removed (a moved negation), a quantifier dropped and the
+/// same quantifier added (a changed scope).
+fn pairing(lines: &[DiffLine]) -> Vec<(usize, Option<usize>)> {
     let mut used = vec![false; lines.len()];
     let mut out = Vec::new();
     for (i, l) in lines.iter().enumerate() {
@@ -207,64 +243,48 @@ fn name_weighted(lines: &[DiffLine]) -> Vec<(NamedChange, usize)> {
             continue;
         }
         used[i] = true;
-        let partner = |want: Change, same_quantifier: bool| {
-            lines
-                .iter()
-                .enumerate()
-                .skip(i + 1)
-                .take_while(|(_, m)| m.depth > l.depth)
-                .find(|(j, m)| {
-                    !used[*j]
-                        && m.change == want
-                        && (!same_quantifier || m.at.chars().next() == l.at.chars().next())
-                })
-                .map(|(j, m)| (j, m.at.clone()))
-        };
-        let merged = match l.change {
-            Change::NegationAdded => partner(Change::NegationRemoved, false).map(|(j, inner)| {
-                let text = format!("negation widened from {inner} to {}", l.at);
-                (j, Change::NegationWidened, text)
-            }),
-            Change::NegationRemoved => partner(Change::NegationAdded, false).map(|(j, inner)| {
-                let text = format!("negation narrowed from {} to {inner}", l.at);
-                (j, Change::NegationNarrowed, text)
-            }),
-            Change::QuantifierDropped => partner(Change::QuantifierAdded, true).map(|(j, _)| {
-                (
-                    j,
-                    Change::ScopeChanged,
-                    format!("scope of {} changed", l.at),
-                )
-            }),
-            Change::QuantifierAdded => partner(Change::QuantifierDropped, true).map(|(j, _)| {
-                (
-                    j,
-                    Change::ScopeChanged,
-                    format!("scope of {} changed", l.at),
-                )
-            }),
-            _ => None,
-        };
-        match merged {
-            Some((j, change, text)) => {
-                used[j] = true;
-                out.push((NamedChange { change, text }, 1));
+        let (want, same_quantifier) = match l.change {
+            Change::NegationAdded => (Change::NegationRemoved, false),
+            Change::NegationRemoved => (Change::NegationAdded, false),
+            Change::QuantifierDropped => (Change::QuantifierAdded, true),
+            Change::QuantifierAdded => (Change::QuantifierDropped, true),
+            _ => {
+                out.push((i, None));
+                continue;
             }
-            None => out.push((
-                NamedChange {
-                    change: l.change,
-                    text: l.note.clone(),
-                },
-                l.weight,
-            )),
+        };
+        let partner = lines
+            .iter()
+            .enumerate()
+            .skip(i + 1)
+            .take_while(|(_, m)| m.depth > l.depth)
+            .find(|(j, m)| {
+                !used[*j]
+                    && m.change == want
+                    && (!same_quantifier || m.at.chars().next() == l.at.chars().next())
+            })
+            .map(|(j, _)| j);
+        if let Some(j) = partner {
+            used[j] = true;
         }
+        out.push((i, partner));
     }
     out
 }
 
-/// How much an alignment's changes cost: the explanation with the least is kept.
+/// How much an alignment's changes cost: the explanation with the least is kept. A
+/// merged pair costs 1, a replaced subtree its size.
 fn cost(lines: &[DiffLine]) -> usize {
-    name_weighted(lines).iter().map(|(_, w)| *w).sum()
+    pairing(lines)
+        .into_iter()
+        .map(|(i, partner)| {
+            if partner.is_some() {
+                1
+            } else {
+                lines[i].weight
+            }
+        })
+        .sum()
 }
 
 /// The distinct kinds of change, in the order they appear.

@@ -42,16 +42,21 @@ struct Ctx<'a> {
     right: Vec<(&'a str, Option<u32>)>,
     next: u32,
     budget: usize,
+    /// Whether unchanged lines carry their texts (the viewer shows them; naming the
+    /// changes reads only the changed lines, so it skips printing the rest).
+    texts: bool,
 }
 
-/// Aligned diff of two formulas.
-pub(super) fn diff(a: &Formula, b: &Formula) -> Vec<DiffLine> {
+/// Aligned diff of two formulas; `texts: false` leaves the sides of unchanged lines
+/// empty.
+pub(super) fn diff(a: &Formula, b: &Formula, texts: bool) -> Vec<DiffLine> {
     let (na, nb) = (build(a), build(b));
     let mut ctx = Ctx {
         left: Vec::new(),
         right: Vec::new(),
         next: 0,
         budget: BUDGET,
+        texts,
     };
     let mut out = Vec::new();
     ctx.align(&na, &nb, 0, &mut out);
@@ -62,23 +67,13 @@ impl<'a> Ctx<'a> {
     fn align(&mut self, a: &Node<'a>, b: &Node<'a>, depth: usize, out: &mut Vec<DiffLine>) {
         self.budget = self.budget.saturating_sub(1);
         if self.same(a, b) {
-            out.push(DiffLine::new(
-                depth,
-                Some(a.text()),
-                Some(b.text()),
-                Change::Same,
-            ));
+            out.push(self.same_line(depth, a, b));
             return;
         }
         let mut plans: Vec<Plan> = Vec::with_capacity(4);
         match (a, b) {
             (Node::Not(_, x), Node::Not(_, y)) => {
-                out.push(DiffLine::new(
-                    depth,
-                    Some("¬".into()),
-                    Some("¬".into()),
-                    Change::Kept,
-                ));
+                out.push(self.kept(depth, Some("¬"), Some("¬")));
                 self.align(x, y, depth + 1, out);
                 return;
             }
@@ -101,12 +96,7 @@ impl<'a> Ctx<'a> {
                 }
             }
             (Node::Chain(_, o1, xs), Node::Chain(_, o2, ys)) if o1 == o2 => {
-                out.push(DiffLine::new(
-                    depth,
-                    Some(op_label(*o1).into()),
-                    Some(op_label(*o2).into()),
-                    Change::Kept,
-                ));
+                out.push(self.kept(depth, Some(op_label(*o1)), Some(op_label(*o2))));
                 let (xs, ys): (Vec<_>, Vec<_>) = (xs.iter().collect(), ys.iter().collect());
                 self.match_operands(&xs, &ys, *o1, depth + 1, out);
                 return;
@@ -162,7 +152,7 @@ impl<'a> Ctx<'a> {
                 }
             }
             (Node::Atom(fa), Node::Atom(fb)) => {
-                out.push(self.atom_line(fa, fb, depth));
+                out.push(self.atom_line(fa.f, fb.f, depth));
                 return;
             }
             (Node::Chain(..) | Node::Imp(..), _) => plans.push(Plan::WithinLeft),
@@ -258,7 +248,7 @@ impl<'a> Ctx<'a> {
                     })
                     .max()
                     .map_or(first, |(_, std::cmp::Reverse(i))| i);
-                let label = Some(format!("¬{}", op_label(op)));
+                let label = self.texts.then(|| format!("¬{}", op_label(op)));
                 let (l, r) = if left { (label, None) } else { (None, label) };
                 out.push(DiffLine::new(depth, l, r, Change::Kept));
                 for (i, part) in parts.iter().enumerate() {
@@ -290,22 +280,12 @@ impl<'a> Ctx<'a> {
             }
             Plan::WithinLeft => {
                 let Some((op, xs)) = a.operands() else { return };
-                out.push(DiffLine::new(
-                    depth,
-                    Some(op_label(op).into()),
-                    None,
-                    Change::Kept,
-                ));
+                out.push(self.kept(depth, Some(op_label(op)), None));
                 self.match_operands(&xs, &[b], op, depth + 1, out);
             }
             Plan::WithinRight => {
                 let Some((op, ys)) = b.operands() else { return };
-                out.push(DiffLine::new(
-                    depth,
-                    None,
-                    Some(op_label(op).into()),
-                    Change::Kept,
-                ));
+                out.push(self.kept(depth, None, Some(op_label(op))));
                 self.match_operands(&[a], &ys, op, depth + 1, out);
             }
             Plan::SwapMergeLeft | Plan::SwapMergeRight => {
@@ -373,17 +353,35 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// The line of two identical subtrees.
+    fn same_line(&self, depth: usize, a: &Node<'a>, b: &Node<'a>) -> DiffLine {
+        if self.texts {
+            DiffLine::new(depth, Some(a.text()), Some(b.text()), Change::Same)
+        } else {
+            DiffLine::new(depth, None, None, Change::Same)
+        }
+    }
+
+    /// The line of a connective kept on one or both sides.
+    fn kept(&self, depth: usize, l: Option<&str>, r: Option<&str>) -> DiffLine {
+        if self.texts {
+            DiffLine::new(
+                depth,
+                l.map(str::to_owned),
+                r.map(str::to_owned),
+                Change::Kept,
+            )
+        } else {
+            DiffLine::new(depth, None, None, Change::Kept)
+        }
+    }
+
     /// Two implications operand by operand, or two quantifiers with their variables
     /// paired.
     fn paired(&mut self, a: &Node<'a>, b: &Node<'a>, depth: usize, out: &mut Vec<DiffLine>) {
         match (a, b) {
             (Node::Imp(_, a1, b1), Node::Imp(_, a2, b2)) => {
-                out.push(DiffLine::new(
-                    depth,
-                    Some("→".into()),
-                    Some("→".into()),
-                    Change::Kept,
-                ));
+                out.push(self.kept(depth, Some("→"), Some("→")));
                 self.align(a1, a2, depth + 1, out);
                 self.align(b1, b2, depth + 1, out);
             }
@@ -393,7 +391,12 @@ impl<'a> Ctx<'a> {
                     format!("{}{v2}", q_label(*q2)),
                 );
                 let line = if q1 == q2 {
-                    DiffLine::new(depth, Some(l), Some(r), Change::Kept)
+                    let (l, r) = if self.texts {
+                        (Some(l), Some(r))
+                    } else {
+                        (None, None)
+                    };
+                    DiffLine::new(depth, l, r, Change::Kept)
                 } else {
                     let note = format!("{l} → {r}");
                     DiffLine::new(depth, Some(l.clone()), Some(r), Change::QuantifierChanged)

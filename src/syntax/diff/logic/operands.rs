@@ -74,11 +74,11 @@ impl<'a> Ctx<'a> {
             .collect();
         let free_y: Vec<usize> = (0..ys.len()).filter(|&j| !used_y[j]).collect();
         if !free_x.is_empty() && !free_y.is_empty() {
-            let bx: Vec<Vec<u64>> = free_x
+            let bx: Vec<_> = free_x
                 .iter()
                 .map(|&i| self.feature_bag(xs[i], Side::Left))
                 .collect();
-            let by: Vec<Vec<u64>> = free_y
+            let by: Vec<_> = free_y
                 .iter()
                 .map(|&j| self.feature_bag(ys[j], Side::Right))
                 .collect();
@@ -118,7 +118,7 @@ impl<'a> Ctx<'a> {
         for i in 0..xs.len() {
             match (&merged_x[i], for_x[i]) {
                 (Some(Merge::Taken), _) => {}
-                (Some(m), _) => emit_merge(xs[i], Side::Left, m, ys, depth, out),
+                (Some(m), _) => emit_merge(xs[i], Side::Left, m, ys, depth, self.texts, out),
                 (None, Some(j)) => self.align(xs[i], ys[j], depth, out),
                 (None, None) => {
                     let t = xs[i].text();
@@ -131,7 +131,7 @@ impl<'a> Ctx<'a> {
         }
         for j in 0..ys.len() {
             if let Some(m) = &merged_y[j] {
-                emit_merge(ys[j], Side::Right, m, xs, depth, out);
+                emit_merge(ys[j], Side::Right, m, xs, depth, self.texts, out);
             } else if !used_y[j] {
                 let t = ys[j].text();
                 out.push(
@@ -282,16 +282,18 @@ pub(super) fn emit_merge(
     m: &Merge,
     others: &[&Node<'_>],
     depth: usize,
+    texts: bool,
     out: &mut Vec<DiffLine>,
 ) {
     let text = n.text();
     let pair_lines = |out: &mut Vec<DiffLine>, pairs: &[(String, usize)]| {
         for (own, j) in pairs {
-            let (l, r) = match side {
-                Side::Left => (own.clone(), others[*j].text()),
-                Side::Right => (others[*j].text(), own.clone()),
+            let (l, r) = match (texts, side) {
+                (false, _) => (None, None),
+                (true, Side::Left) => (Some(own.clone()), Some(others[*j].text())),
+                (true, Side::Right) => (Some(others[*j].text()), Some(own.clone())),
             };
-            out.push(DiffLine::new(depth + 1, Some(l), Some(r), Change::Same));
+            out.push(DiffLine::new(depth + 1, l, r, Change::Same));
         }
     };
     match m {
@@ -331,7 +333,7 @@ pub(super) fn emit_merge(
             pairs,
             dropped,
         } => {
-            let label = Some(op_label(*own).to_string());
+            let label = texts.then(|| op_label(*own).to_string());
             let (l, r) = match side {
                 Side::Left => (label, None),
                 Side::Right => (None, label),
