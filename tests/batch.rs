@@ -807,9 +807,9 @@ fn a_viewer_form_run_with_the_batch_api_shows_the_batch_state_and_finishes() {
     );
     for id in &ids {
         assert!(
-            shown.iter().any(|r| r.contains(&format!(
-                "batch {id} in_progress: 0 of 6 answered, 0 failed"
-            ))),
+            shown
+                .iter()
+                .any(|r| r.contains(&format!("batch {id} in_progress 0/6 · "))),
             "{shown:?}"
         );
     }

@@ -109,6 +109,24 @@ fn last_path() -> Option<PathBuf> {
 /// Longest batch status the status line keeps, in columns (ids come from the provider).
 const MAX_BATCH_STATUS: usize = 80;
 
+/// A batch status for the status line: `ID STATE: A of T answered, F failed` becomes
+/// `ID STATE A/T` (and `, F failed` when some did); other notes stay as they are.
+fn compact_batch_status(s: &str) -> String {
+    if let Some((head, counts)) = s.split_once(": ")
+        && let Some((answered, rest)) = counts.split_once(" of ")
+        && let Some((total, rest)) = rest.split_once(" answered, ")
+        && let Some(failed) = rest.strip_suffix(" failed")
+    {
+        let failed = if failed == "0" {
+            String::new()
+        } else {
+            format!(", {failed} failed")
+        };
+        return format!("{head} {answered}/{total}{failed}");
+    }
+    s.to_string()
+}
+
 /// Typical prompt and answer sizes of one call, in tokens, for the cost estimate.
 const TYPICAL_INPUT_TOKENS: u64 = 450;
 const TYPICAL_OUTPUT_TOKENS: u64 = 120;
@@ -636,7 +654,7 @@ impl Live {
             Ok(Event::Warning(w)) => {
                 // Batch progress is the run's state, not a problem: kept on its own.
                 if let Some(status) = w.strip_prefix(crate::run::batch::STATUS_PREFIX) {
-                    let status = crate::sanitize::one_line(status);
+                    let status = compact_batch_status(&crate::sanitize::one_line(status));
                     self.batch = Some(
                         super::ui::text::clip(&status, MAX_BATCH_STATUS)
                             .trim_end()
@@ -722,7 +740,8 @@ impl Live {
         } else {
             0.0
         };
-        // (text, priority: lower is dropped first); a batch's state outranks the rates.
+        // (text, priority: lower is dropped first); a batch's state outranks the rates
+        // and the error count (a batch run learns its errors only when a batch ends).
         let mut parts: Vec<(String, u8)> = vec![
             (state, 18),
             (format!("{}/{}", self.done, self.todo), 16),
@@ -738,7 +757,7 @@ impl Live {
             (format!("{} errors", self.errors), 12),
         ];
         if let Some(b) = &self.batch {
-            parts.insert(3, (format!("batch {b}"), 11));
+            parts.insert(3, (format!("batch {b}"), 13));
         }
         let n = parts.len();
         let mut keep = vec![true; n];
@@ -804,4 +823,79 @@ pub enum FormError {
     /// The settings parse but the run cannot be set up (dataset, prompts, model).
     #[error("{0}")]
     Setup(String),
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::run::batch::STATUS_PREFIX;
+
+    fn batch_live() -> Live {
+        Live {
+            dir: PathBuf::new(),
+            todo: 80,
+            done: 0,
+            pass: 0,
+            errors: 0,
+            tokens: 0,
+            cost: Some(0.0),
+            calls: 0,
+            paused: false,
+            ended: None,
+            last_warning: None,
+            batch_run: true,
+            batch: None,
+            keys: ("p".into(), "C".into()),
+            started: Instant::now(),
+            pause_tx: tokio::sync::watch::channel(false).0,
+            cancel_tx: tokio::sync::watch::channel(false).0,
+        }
+    }
+
+    #[test]
+    fn batch_status_is_kept_apart_shown_compactly_and_cleared_at_the_end() {
+        let mut l = batch_live();
+        let status = |s: &str| Ok(Event::Warning(format!("{STATUS_PREFIX}{s}")));
+        l.take(status("b_123 in_progress: 40 of 80 answered, 0 failed"));
+        assert_eq!(l.batch.as_deref(), Some("b_123 in_progress 40/80"));
+        assert_eq!(l.last_warning, None, "not a warning");
+        // At 80 columns the batch state stays; the rates and the cost give way first.
+        let h = l.header_for(80);
+        assert!(
+            h.starts_with(
+                "live (p pause, C cancel) · 0/80 · pass 0% · batch b_123 in_progress 40/80"
+            ),
+            "{h}"
+        );
+        assert!(super::super::ui::text::width(&h) <= 80, "{h}");
+        l.take(status("b_123 completed: 78 of 80 answered, 2 failed"));
+        assert_eq!(l.batch.as_deref(), Some("b_123 completed 78/80, 2 failed"));
+        l.take(status("12 results read from out.jsonl"));
+        assert_eq!(l.batch.as_deref(), Some("12 results read from out.jsonl"));
+        l.take(Ok(Event::Warning("sample 3: φ₀ does not parse".into())));
+        assert_eq!(
+            l.last_warning.as_deref(),
+            Some("sample 3: φ₀ does not parse")
+        );
+        assert!(l.batch.is_some(), "a warning leaves the batch state");
+        // A provider's text is one line, without escapes, and bounded.
+        l.take(status(&format!("{}\u{1b}[2J\nx", "y".repeat(500))));
+        let b = l.batch.clone().unwrap();
+        assert!(super::super::ui::text::width(&b) <= MAX_BATCH_STATUS, "{b}");
+        assert!(!b.chars().any(char::is_control), "{b:?}");
+        // p says why a batch run does not pause.
+        l.toggle_pause();
+        assert!(!l.paused && !*l.pause_tx.borrow());
+        assert!(
+            l.last_warning
+                .as_deref()
+                .is_some_and(|w| w.starts_with("a batch run does not pause")),
+            "{:?}",
+            l.last_warning
+        );
+        l.take(Err(LiveEnd::Cancelled));
+        assert_eq!(l.batch, None);
+        assert!(!l.header().contains("batch"), "{}", l.header());
+    }
 }
