@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+mod screens;
 
 use common::{FakeModel, Reply, Request, Server, anthropic_body, openai_body, run_cmd, samples};
 use serde_json::{Value, json};
@@ -679,4 +680,228 @@ fn max_cost_keeps_a_batch_that_would_pass_it_from_being_submitted() {
         spent + refused > 0.01 - 1e-4,
         "stopped only when the next one could not fit: spent ${spent}, next ${refused}"
     );
+}
+
+/// The viewer on an empty folder with its new-run form filled in for a batch run of
+/// six PL samples against `base` (OpenAI-compatible), then started with its key.
+fn viewer_batch_run(base: &str, folder: &Path, out: &Path) -> autoeval::tui::app::App {
+    screens::isolate();
+    let (mut app, _) = autoeval::tui::build_app(&autoeval::tui::ViewOptions {
+        paths: vec![folder.to_path_buf()],
+        theme: None,
+        config: Some(std::path::PathBuf::from("/nonexistent/config.toml")),
+    });
+    app.press("R").unwrap();
+    let form = app.form_mut().unwrap();
+    for (k, v) in [
+        ("dataset", "pl"),
+        ("seed", "3"),
+        ("per_category", "1"),
+        ("model", "openai:fake"),
+        ("base_url", &format!("{base}/v1")),
+        ("api_key_env", ""),
+        ("limit", "6"),
+        ("retry_errors", "n"),
+        ("endpoint_concurrency", ""),
+        ("batch_api", "y"),
+        ("batch_poll", "0.05"),
+        ("cache", "n"),
+        ("max_cost", ""),
+        ("out", &out.display().to_string()),
+    ] {
+        form.set(k, v);
+    }
+    form.refresh();
+    assert!(
+        form.command
+            .contains(" --batch-api --batch-poll 0.05 --no-cache"),
+        "{}",
+        form.command
+    );
+    // At 80×24 the form scrolls: the last field (a step back from the first) is in view.
+    let (t, _) = autoeval::tui::theme::Theme::load("default");
+    app.press("shift-tab").unwrap();
+    let screen = screens::screen(&mut app, &t, 80, 24);
+    assert!(
+        screen.contains("output directory") && screen.contains("max cost (USD)"),
+        "{screen}"
+    );
+    assert!(!screen.contains("seed (kind)"), "scrolled down:\n{screen}");
+    app.press("tab").unwrap();
+    let screen = screens::screen(&mut app, &t, 80, 24);
+    assert!(screen.contains("dataset (kind or file)"), "{screen}");
+    app.press("enter").unwrap();
+    assert!(
+        app.jobs.live.is_some() && app.form().is_none(),
+        "{:?}",
+        app.form().map(|f| f.error.clone())
+    );
+    assert!(app.jobs.live.as_ref().unwrap().batch_run);
+    app
+}
+
+/// The live status row as drawn at 160×40.
+fn status_row(app: &mut autoeval::tui::app::App) -> String {
+    let (t, _) = autoeval::tui::theme::Theme::load("default");
+    let screen = screens::screen(app, &t, 160, 40);
+    let rows: Vec<&str> = screen.trim_end_matches('\n').lines().collect();
+    rows[rows.len() - 2].trim_end().to_string()
+}
+
+#[test]
+fn a_viewer_form_run_with_the_batch_api_shows_the_batch_state_and_finishes() {
+    let bs = BatchServer::start(Behaviour {
+        polls: 4,
+        ..Behaviour::default()
+    });
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("viewer-batch");
+    let mut app = viewer_batch_run(&bs.server.base, tmp.path(), &out);
+    let start = std::time::Instant::now();
+    let mut shown = Vec::new();
+    let mut paused_tried = false;
+    while app.jobs.live.as_ref().unwrap().ended.is_none() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "the batch run did not end; seen {shown:?}"
+        );
+        app.pump_until(std::time::Duration::from_millis(30), |_| false);
+        if app.jobs.live.as_ref().unwrap().batch.is_some() {
+            let row = status_row(&mut app);
+            if !paused_tried {
+                // A batch run cannot pause; the key says why instead of pretending.
+                app.press("p").unwrap();
+                let live = app.jobs.live.as_ref().unwrap();
+                assert!(!live.paused);
+                assert!(
+                    live.last_warning
+                        .as_deref()
+                        .is_some_and(|w| w.contains("a batch run does not pause")),
+                    "{:?}",
+                    live.last_warning
+                );
+                paused_tried = true;
+            }
+            shown.push(row);
+        }
+    }
+    let live = app.jobs.live.as_ref().unwrap();
+    assert_eq!(
+        live.ended,
+        Some(autoeval::tui::live::LiveEnd::Finished),
+        "{shown:?}"
+    );
+    // The status line showed each stage's batch, in progress and then done, with its
+    // counts, and never as a warning.
+    let ids: std::collections::BTreeSet<&str> = shown
+        .iter()
+        .filter_map(|r| {
+            let at = r.find(" · batch batch_")? + " · batch ".len();
+            r[at..].split(' ').next()
+        })
+        .collect();
+    assert_eq!(
+        ids.len(),
+        2,
+        "the informalization and the autoformalization batch: {shown:?}"
+    );
+    for id in &ids {
+        assert!(
+            shown
+                .iter()
+                .any(|r| r.contains(&format!("batch {id} in_progress 0/6 · "))),
+            "{shown:?}"
+        );
+    }
+    assert!(
+        shown.iter().all(|r| !r.contains("batch status:")),
+        "{shown:?}"
+    );
+    // Once the run ends the batch state goes; the last line says finished.
+    assert_eq!(live.batch, None);
+    let row = status_row(&mut app);
+    assert!(row.starts_with("finished · 6/6"), "{row}");
+    assert!(!row.contains("batch_"), "{row}");
+    let recs = samples(&out);
+    assert_eq!(recs.len(), 6);
+    assert!(recs.iter().all(|r| r["verdict"]["verdict"] == "equivalent"));
+    let ids = bs.submitted();
+    assert_eq!(
+        ids.len(),
+        12,
+        "one informalization and one autoformalization each"
+    );
+    assert_each_submitted_once(&ids);
+    let m: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(m["status"], "finished");
+    assert_eq!(m["batch"], "api");
+    let cmd: Vec<&str> = m["command"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(
+        cmd.windows(2).any(|w| w == ["--batch-poll", "0.05"]) && cmd.contains(&"--batch-api"),
+        "{cmd:?}"
+    );
+}
+
+#[test]
+fn a_viewer_batch_run_cancels_its_batches_and_resumes_without_submitting_twice() {
+    let bs = BatchServer::start(Behaviour::default());
+    bs.hold.store(true, Ordering::SeqCst);
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("viewer-cancel");
+    let mut app = viewer_batch_run(&bs.server.base, tmp.path(), &out);
+    assert!(
+        app.pump_until(std::time::Duration::from_secs(30), |a| {
+            a.jobs.live.as_ref().unwrap().batch.is_some()
+        }),
+        "no batch status"
+    );
+    app.press("C").unwrap();
+    app.press("y").unwrap();
+    assert!(app.pump_until(std::time::Duration::from_secs(30), |a| {
+        a.jobs.live.as_ref().unwrap().ended.is_some()
+    }));
+    let live = app.jobs.live.as_ref().unwrap();
+    assert_eq!(live.ended, Some(autoeval::tui::live::LiveEnd::Cancelled));
+    assert_eq!(live.batch, None, "no batch state after the end");
+    assert!(
+        bs.world
+            .lock()
+            .unwrap()
+            .batches
+            .values()
+            .all(|b| b.cancelled),
+        "the open batch was cancelled at the provider"
+    );
+    let m: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(m["status"], "cancelled");
+    let before = bs.submitted();
+    assert_eq!(before.len(), 6);
+    // Starting the form again on the same folder resumes: it re-attaches to the
+    // cancelled batch, collects its (cancelled) answers, and submits nothing twice.
+    bs.hold.store(false, Ordering::SeqCst);
+    app.press("R").unwrap();
+    assert!(
+        app.form().unwrap().command.contains("--resume"),
+        "{}",
+        app.form().unwrap().command
+    );
+    app.press("enter").unwrap();
+    assert!(app.pump_until(std::time::Duration::from_secs(30), |a| {
+        a.jobs.live.as_ref().unwrap().ended.is_some()
+    }));
+    assert_eq!(
+        app.jobs.live.as_ref().unwrap().ended,
+        Some(autoeval::tui::live::LiveEnd::Finished)
+    );
+    assert_each_submitted_once(&bs.submitted());
+    assert_eq!(bs.submitted()[..6], before[..]);
+    let recs = samples(&out);
+    assert_eq!(recs.len(), 6, "every sample written once");
 }

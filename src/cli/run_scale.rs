@@ -218,50 +218,18 @@ pub use crate::llm::spec::FILES_BASE;
 
 /// The batch endpoint for `--model` (same base URL and key rules as live calls).
 fn batch_api(args: &RunArgs) -> Result<crate::llm::batch_api::BatchApi> {
-    use crate::llm::batch_api::{BatchApi, Provider};
     let m = &args.model;
-    let (provider, name) = m.model.split_once(':').unwrap_or((&m.model, ""));
-    let (provider, env, default) = match provider {
-        "openai" => (
-            Provider::Openai,
-            "OPENAI_API_KEY",
-            crate::llm::openai::DEFAULT_BASE,
-        ),
-        "anthropic" => (
-            Provider::Anthropic,
-            "ANTHROPIC_API_KEY",
-            crate::llm::anthropic::DEFAULT_BASE,
-        ),
-        _ => bail!(
-            "batch jobs need an openai:<model> or anthropic:<model>, not {}",
-            m.model
-        ),
-    };
-    let env = m.api_key_env.clone().unwrap_or_else(|| env.into());
-    let key = std::env::var(&env).ok().filter(|k| !k.trim().is_empty());
-    if m.base_url.len() > 1 {
-        bail!("batch jobs go to one endpoint: give a single --base-url with --batch-api");
-    }
-    let base = m
-        .base_url
-        .first()
-        .cloned()
-        .unwrap_or_else(|| default.into());
-    if key.is_none() && base == default {
-        bail!("no API key: set ${env} (or --api-key-env NAME)");
-    }
-    let http = reqwest::Client::builder()
-        .timeout(std::time::Duration::from_secs(m.request_timeout.max(1)))
-        .build()?;
-    Ok(BatchApi {
-        provider,
-        ep: crate::llm::endpoint::Endpoint::new(http, &base, name, key, &env),
-    })
+    crate::llm::batch_api::BatchApi::for_model(
+        &m.model,
+        &m.base_url,
+        m.api_key_env.as_deref(),
+        m.request_timeout,
+    )
+    .map_err(anyhow::Error::msg)
 }
 
 /// `run --batch-api`, `--batch-file-out` or `--batch-file-in`.
 pub fn run_batch(mut args: RunArgs) -> Result<i32> {
-    use crate::llm::batch_api::Provider;
     use crate::run::batch::{BatchOutcome, BatchSpec, Mode, STATUS_PREFIX};
     if !args.scale.batch_api && args.model.base_url.is_empty() {
         // Batch files contact no server, so no key is needed; the manifest says so.
@@ -282,21 +250,10 @@ pub fn run_batch(mut args: RunArgs) -> Result<i32> {
             out_dir: s.batch_file_out.clone(),
         }
     };
-    let provider = match &mode {
-        Mode::Api(a) => a.provider,
-        Mode::Files { .. } => Provider::Openai,
-    };
     let spec = crate::launch::spec::build_spec(&args, std::env::args().collect(), None)?;
     let out = spec.out.clone();
-    let batch = BatchSpec {
-        mode,
-        max_requests: s
-            .batch_max_requests
-            .unwrap_or(provider.max_requests())
-            .max(1),
-        max_bytes: s.batch_max_bytes.unwrap_or(provider.max_bytes()).max(1),
-        poll: std::time::Duration::from_secs_f64(s.batch_poll),
-    };
+    let batch = BatchSpec::new(mode, s.batch_max_requests, s.batch_max_bytes, s.batch_poll)
+        .map_err(anyhow::Error::msg)?;
     let quiet = args.quiet;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

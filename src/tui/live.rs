@@ -5,19 +5,20 @@
 use crate::grammar::DatasetKind;
 use crate::launch::args::{RunArgs, parse_form};
 use crate::launch::spec::{PauseSwitch, build_spec};
+use crate::run::batch::BatchOutcome;
 use crate::run::driver::{Event, Outcome, execute};
 use std::path::PathBuf;
 use std::time::Instant;
 
 /// Form fields, in order: (label, config key). Every setting of `autoeval run` a user
 /// would set; the form becomes that command's arguments, parsed by the same parser.
-pub const FIELDS: [(&str, &str); 18] = [
+pub const FIELDS: [(&str, &str); 23] = [
     ("dataset (kind or file)", "dataset"),
     ("seed (kind)", "seed"),
     ("per category (kind)", "per_category"),
     ("batches (kind)", "batches"),
     ("model", "model"),
-    ("base URL", "base_url"),
+    ("base URLs", "base_url"),
     ("API key variable", "api_key_env"),
     ("shots (0 or 2)", "shots"),
     ("prompt directory", "prompts"),
@@ -25,9 +26,14 @@ pub const FIELDS: [(&str, &str); 18] = [
     ("temperature", "temperature"),
     ("max tokens", "max_tokens"),
     ("concurrency", "concurrency"),
+    ("endpoint concurrency", "endpoint_concurrency"),
     ("retries per request", "retries"),
     ("request timeout (s)", "request_timeout"),
     ("limit (samples)", "limit"),
+    ("batch API (y/n)", "batch_api"),
+    ("batch poll (s)", "batch_poll"),
+    ("cache (y/n, empty=auto)", "cache"),
+    ("max cost (USD)", "max_cost"),
     ("retry errors (y/n)", "retry_errors"),
     ("output directory", "out"),
 ];
@@ -101,6 +107,27 @@ fn last_path() -> Option<PathBuf> {
     super::theme::config_dir().map(|d| d.join("last-run.toml"))
 }
 
+/// Longest batch status the status line keeps, in columns (ids come from the provider).
+const MAX_BATCH_STATUS: usize = 80;
+
+/// A batch status for the status line: `ID STATE: A of T answered, F failed` becomes
+/// `ID STATE A/T` (and `, F failed` when some did); other notes stay as they are.
+fn compact_batch_status(s: &str) -> String {
+    if let Some((head, counts)) = s.split_once(": ")
+        && let Some((answered, rest)) = counts.split_once(" of ")
+        && let Some((total, rest)) = rest.split_once(" answered, ")
+        && let Some(failed) = rest.strip_suffix(" failed")
+    {
+        let failed = if failed == "0" {
+            String::new()
+        } else {
+            format!(", {failed} failed")
+        };
+        return format!("{head} {answered}/{total}{failed}");
+    }
+    s.to_string()
+}
+
 /// Typical prompt and answer sizes of one call, in tokens, for the cost estimate.
 const TYPICAL_INPUT_TOKENS: u64 = 450;
 const TYPICAL_OUTPUT_TOKENS: u64 = 120;
@@ -126,7 +153,8 @@ impl Form {
                     "concurrency" => "8",
                     "retries" => "5",
                     "request_timeout" => "120",
-                    "retry_errors" => "n",
+                    "retry_errors" | "batch_api" => "n",
+                    "batch_poll" => "30",
                     "out" if base.is_some() => "live",
                     "out" => "runs/live",
                     _ => "",
@@ -279,11 +307,11 @@ impl Form {
             None => flag("dataset", self.get("dataset")),
         }
         flag("model", self.get("model"));
-        for (key, name) in [
-            ("base_url", "base-url"),
-            ("api_key_env", "api-key-env"),
-            ("prompts", "prompts"),
-        ] {
+        let urls = super::form_scale::base_urls(self.get("base_url"))?;
+        for u in &urls {
+            flag("base-url", u);
+        }
+        for (key, name) in [("api_key_env", "api-key-env"), ("prompts", "prompts")] {
             if !self.get(key).is_empty() {
                 flag(name, self.get(key));
             }
@@ -308,19 +336,18 @@ impl Form {
         if !self.get("limit").is_empty() {
             flag("limit", &self.number("limit", 0)?.to_string());
         }
+        let scale = super::form_scale::flags(self, &urls)?;
         let Some(out) = self.out_dir() else {
             return Err(FormError::NoOutput);
         };
         flag("out", &out.display().to_string());
+        a.extend(scale);
         let resume = out.join("run.json").exists();
         if resume {
             a.push("--resume".into());
         }
-        let retry = match self.get("retry_errors").to_ascii_lowercase().as_str() {
-            "" | "n" | "no" => false,
-            "y" | "yes" => true,
-            other => return Err(FormError::NotYesNo(other.to_string())),
-        };
+        let retry =
+            super::form_scale::yes_no("retry errors", self.get("retry_errors"))?.unwrap_or(false);
         if retry {
             if !resume {
                 return Err(FormError::RetryWithoutRun);
@@ -391,15 +418,22 @@ impl Form {
         let name = model.split_once(':').map_or(model, |(_, m)| m);
         let max_out = self.number("max_tokens", 1024).unwrap_or(1024) as u64;
         let prices = crate::llm::prices::PriceTable::builtin();
+        let batch = super::form_scale::batch_on(self);
+        let price = |i, o| {
+            if batch {
+                prices.batch_cost(name, i, o)
+            } else {
+                prices.cost(name, i, o)
+            }
+        };
         let cost = match (
-            prices.cost(
-                name,
-                calls * TYPICAL_INPUT_TOKENS,
-                calls * TYPICAL_OUTPUT_TOKENS,
-            ),
-            prices.cost(name, calls * TYPICAL_INPUT_TOKENS, calls * max_out),
+            price(calls * TYPICAL_INPUT_TOKENS, calls * TYPICAL_OUTPUT_TOKENS),
+            price(calls * TYPICAL_INPUT_TOKENS, calls * max_out),
         ) {
             _ if model == "perturb" => "offline, free".to_string(),
+            (Some(c), Some(hi)) if batch => {
+                format!("≈ ${c:.2} at batch price (at most ${hi:.2})")
+            }
             (Some(c), Some(hi)) => format!("≈ ${c:.2} (at most ${hi:.2})"),
             _ => "unpriced model".to_string(),
         };
@@ -470,6 +504,10 @@ pub struct Live {
     pub ended: Option<LiveEnd>,
     /// The last warning the run sent (a pause reason, a skipped item).
     pub last_warning: Option<String>,
+    /// Whether the run goes through the provider's batch API.
+    pub batch_run: bool,
+    /// The latest batch status the run sent (id, state, counts); cleared when it ends.
+    pub batch: Option<String>,
     /// The keys that pause/resume and cancel it, as the status line names them.
     pub keys: (String, String),
     started: Instant,
@@ -486,6 +524,29 @@ impl Live {
         let argv = form.argv()?;
         let args: RunArgs = parse_form(&argv)
             .map_err(|e| FormError::Invalid(crate::sanitize::one_line(&e).into_owned()))?;
+        // Checked before anything is written: a batch run's endpoint and settings.
+        let batch = if args.scale.batch_api {
+            let m = &args.model;
+            let api = crate::llm::batch_api::BatchApi::for_model(
+                &m.model,
+                &m.base_url,
+                m.api_key_env.as_deref(),
+                m.request_timeout,
+            )
+            .map_err(|e| FormError::Setup(crate::sanitize::one_line(&e).into_owned()))?;
+            let s = &args.scale;
+            let spec = crate::run::batch::BatchSpec::new(
+                crate::run::batch::Mode::Api(api),
+                s.batch_max_requests,
+                s.batch_max_bytes,
+                s.batch_poll,
+            )
+            .map_err(FormError::Setup)?;
+            Some(spec)
+        } else {
+            None
+        };
+        let batch_run = batch.is_some();
         let out = args.out.clone();
         let (pause_tx, _) = tokio::sync::watch::channel(false);
         let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
@@ -516,13 +577,25 @@ impl Live {
                         }
                     }
                 });
-                let r = execute(spec, etx, cancel_rx).await;
+                // The same runs `autoeval run` makes: live calls, or provider batches
+                // (which re-attach on resume and are cancelled at the provider).
+                let end = match batch {
+                    None => match execute(spec, etx, cancel_rx).await {
+                        Ok(Outcome::Finished) => LiveEnd::Finished,
+                        Ok(Outcome::Cancelled) => LiveEnd::Cancelled,
+                        Err(e) => LiveEnd::Failed(e.to_string()),
+                    },
+                    Some(b) => match crate::run::batch::execute(spec, b, etx, cancel_rx).await {
+                        Ok(BatchOutcome::Finished) => LiveEnd::Finished,
+                        Ok(BatchOutcome::Cancelled) => LiveEnd::Cancelled,
+                        Ok(BatchOutcome::Waiting { pending, .. }) => {
+                            LiveEnd::Failed(format!("{pending} requests still need answers"))
+                        }
+                        Err(e) => LiveEnd::Failed(e.to_string()),
+                    },
+                };
                 let _ = forward.await;
-                (*tx)(Err(match r {
-                    Ok(Outcome::Finished) => LiveEnd::Finished,
-                    Ok(Outcome::Cancelled) => LiveEnd::Cancelled,
-                    Err(e) => LiveEnd::Failed(e.to_string()),
-                }));
+                (*tx)(Err(end));
             });
         });
         Ok(Live {
@@ -537,6 +610,8 @@ impl Live {
             paused: false,
             ended: None,
             last_warning: None,
+            batch_run,
+            batch: None,
             keys: ("p".into(), "C".into()),
             started: Instant::now(),
             pause_tx,
@@ -562,10 +637,23 @@ impl Live {
                     .sum::<u64>();
             }
             Ok(Event::Warning(w)) => {
-                self.errors += usize::from(w.contains("internal error"));
-                self.last_warning = Some(crate::sanitize::one_line(&w).into_owned());
+                // Batch progress is the run's state, not a problem: kept on its own.
+                if let Some(status) = w.strip_prefix(crate::run::batch::STATUS_PREFIX) {
+                    let status = compact_batch_status(&crate::sanitize::one_line(status));
+                    self.batch = Some(
+                        super::ui::text::clip(&status, MAX_BATCH_STATUS)
+                            .trim_end()
+                            .to_string(),
+                    );
+                } else {
+                    self.errors += usize::from(w.contains("internal error"));
+                    self.last_warning = Some(crate::sanitize::one_line(&w).into_owned());
+                }
             }
-            Err(end) => self.ended = Some(end),
+            Err(end) => {
+                self.ended = Some(end);
+                self.batch = None;
+            }
         }
         self.sync_pause();
         if self.ended == Some(LiveEnd::Finished) {
@@ -589,8 +677,15 @@ impl Live {
         true
     }
 
-    /// Pauses or resumes.
+    /// Pauses or resumes (a batch run cannot pause: the provider works on its batches).
     pub fn toggle_pause(&mut self) {
+        if self.batch_run {
+            self.last_warning = Some(format!(
+                "a batch run does not pause: the provider works on its batches; {} cancels them (resumable)",
+                self.keys.1
+            ));
+            return;
+        }
         self.paused = !*self.pause_tx.borrow();
         self.pause_tx.send_replace(self.paused);
         if !self.paused {
@@ -630,31 +725,36 @@ impl Live {
         } else {
             0.0
         };
-        // (text, priority: lower is dropped first)
-        let parts: [(String, u8); 8] = [
-            (state, 9),
-            (format!("{}/{}", self.done, self.todo), 8),
-            (format!("pass {pass:.0}%"), 7),
-            (format!("{} tok", self.tokens), 2),
+        // (text, priority: lower is dropped first); a batch's state outranks the rates
+        // and the error count (a batch run learns its errors only when a batch ends).
+        let mut parts: Vec<(String, u8)> = vec![
+            (state, 18),
+            (format!("{}/{}", self.done, self.todo), 16),
+            (format!("pass {pass:.0}%"), 14),
+            (format!("{} tok", self.tokens), 4),
             (
                 self.cost
                     .map_or_else(|| "cost n/a".into(), |c| format!("${c:.4}")),
-                1,
+                2,
             ),
-            (format!("{:.1} req/s", self.calls as f64 / secs), 3),
-            (format!("ETA {eta}"), 5),
-            (format!("{} errors", self.errors), 6),
+            (format!("{:.1} req/s", self.calls as f64 / secs), 6),
+            (format!("ETA {eta}"), 10),
+            (format!("{} errors", self.errors), 12),
         ];
-        let mut keep = [true; 8];
-        let len = |keep: &[bool; 8]| {
-            let shown: Vec<usize> = (0..8).filter(|&i| keep[i]).collect();
+        if let Some(b) = &self.batch {
+            parts.insert(3, (format!("batch {b}"), 13));
+        }
+        let n = parts.len();
+        let mut keep = vec![true; n];
+        let len = |keep: &[bool]| {
+            let shown: Vec<usize> = (0..n).filter(|&i| keep[i]).collect();
             shown
                 .iter()
                 .map(|&i| super::ui::text::width(&parts[i].0))
                 .sum::<usize>()
                 + 3 * shown.len().saturating_sub(1)
         };
-        for p in 1..=7 {
+        for p in 1..=14 {
             if len(&keep) <= width {
                 break;
             }
@@ -688,9 +788,14 @@ pub enum FormError {
     /// No output directory.
     #[error("output directory: give one")]
     NoOutput,
-    /// Retry errors is neither y nor n.
-    #[error("retry errors: '{0}' is not y or n")]
-    NotYesNo(String),
+    /// A y/n field holds something else.
+    #[error("{field}: '{value}' is not y or n")]
+    NotYesNo {
+        /// The field's label.
+        field: String,
+        /// What it holds.
+        value: String,
+    },
     /// Retrying errors needs an existing run.
     #[error("retry errors: only for a run that exists (its output directory holds run.json)")]
     RetryWithoutRun,
@@ -703,4 +808,79 @@ pub enum FormError {
     /// The settings parse but the run cannot be set up (dataset, prompts, model).
     #[error("{0}")]
     Setup(String),
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::run::batch::STATUS_PREFIX;
+
+    fn batch_live() -> Live {
+        Live {
+            dir: PathBuf::new(),
+            todo: 80,
+            done: 0,
+            pass: 0,
+            errors: 0,
+            tokens: 0,
+            cost: Some(0.0),
+            calls: 0,
+            paused: false,
+            ended: None,
+            last_warning: None,
+            batch_run: true,
+            batch: None,
+            keys: ("p".into(), "C".into()),
+            started: Instant::now(),
+            pause_tx: tokio::sync::watch::channel(false).0,
+            cancel_tx: tokio::sync::watch::channel(false).0,
+        }
+    }
+
+    #[test]
+    fn batch_status_is_kept_apart_shown_compactly_and_cleared_at_the_end() {
+        let mut l = batch_live();
+        let status = |s: &str| Ok(Event::Warning(format!("{STATUS_PREFIX}{s}")));
+        l.take(status("b_123 in_progress: 40 of 80 answered, 0 failed"));
+        assert_eq!(l.batch.as_deref(), Some("b_123 in_progress 40/80"));
+        assert_eq!(l.last_warning, None, "not a warning");
+        // At 80 columns the batch state stays; the rates and the cost give way first.
+        let h = l.header_for(80);
+        assert!(
+            h.starts_with(
+                "live (p pause, C cancel) · 0/80 · pass 0% · batch b_123 in_progress 40/80"
+            ),
+            "{h}"
+        );
+        assert!(super::super::ui::text::width(&h) <= 80, "{h}");
+        l.take(status("b_123 completed: 78 of 80 answered, 2 failed"));
+        assert_eq!(l.batch.as_deref(), Some("b_123 completed 78/80, 2 failed"));
+        l.take(status("12 results read from out.jsonl"));
+        assert_eq!(l.batch.as_deref(), Some("12 results read from out.jsonl"));
+        l.take(Ok(Event::Warning("sample 3: φ₀ does not parse".into())));
+        assert_eq!(
+            l.last_warning.as_deref(),
+            Some("sample 3: φ₀ does not parse")
+        );
+        assert!(l.batch.is_some(), "a warning leaves the batch state");
+        // A provider's text is one line, without escapes, and bounded.
+        l.take(status(&format!("{}\u{1b}[2J\nx", "y".repeat(500))));
+        let b = l.batch.clone().unwrap();
+        assert!(super::super::ui::text::width(&b) <= MAX_BATCH_STATUS, "{b}");
+        assert!(!b.chars().any(char::is_control), "{b:?}");
+        // p says why a batch run does not pause.
+        l.toggle_pause();
+        assert!(!l.paused && !*l.pause_tx.borrow());
+        assert!(
+            l.last_warning
+                .as_deref()
+                .is_some_and(|w| w.starts_with("a batch run does not pause")),
+            "{:?}",
+            l.last_warning
+        );
+        l.take(Err(LiveEnd::Cancelled));
+        assert_eq!(l.batch, None);
+        assert!(!l.header().contains("batch"), "{}", l.header());
+    }
 }

@@ -49,6 +49,33 @@ pub struct BatchSpec {
     pub poll: Duration,
 }
 
+impl BatchSpec {
+    /// Settings with the provider's limits where none are given; `poll_secs` must be a
+    /// positive number of seconds.
+    pub fn new(
+        mode: Mode,
+        max_requests: Option<usize>,
+        max_bytes: Option<usize>,
+        poll_secs: f64,
+    ) -> Result<BatchSpec, String> {
+        // A poll too long for a Duration is refused too (it would panic).
+        let poll = Duration::try_from_secs_f64(poll_secs)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .ok_or("--batch-poll must be a positive number of seconds")?;
+        let provider = match &mode {
+            Mode::Api(api) => api.provider,
+            Mode::Files { .. } => Provider::Openai,
+        };
+        Ok(BatchSpec {
+            mode,
+            max_requests: max_requests.unwrap_or(provider.max_requests()).max(1),
+            max_bytes: max_bytes.unwrap_or(provider.max_bytes()).max(1),
+            poll,
+        })
+    }
+}
+
 /// How a batch run ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BatchOutcome {

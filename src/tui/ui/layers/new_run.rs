@@ -17,8 +17,11 @@ pub fn new_run(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let w = area.width.saturating_sub(6).min(100);
     let inner = usize::from(w.saturating_sub(2)).max(1);
     let mut lines = Vec::new();
+    // The lines of the field under the cursor, kept in view when the form is scrolled.
+    let mut sel_lines = 0..0;
     for (i, (label, _)) in crate::tui::live::FIELDS.iter().enumerate() {
         let sel = i == form.sel;
+        let first = lines.len();
         let v = form.values.get(i).map_or("", String::as_str);
         let value = if sel {
             format!("{v}▏")
@@ -40,6 +43,9 @@ pub fn new_run(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             ],
             inner,
         ));
+        if sel {
+            sel_lines = first..lines.len();
+        }
     }
     lines.extend(crate::tui::ui::text::hard_wrap(
         &[Span::styled(
@@ -68,8 +74,9 @@ pub fn new_run(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         )],
         inner,
     ));
+    let mut error = Vec::new();
     if !form.error.is_empty() {
-        lines.extend(crate::tui::ui::text::hard_wrap(
+        error.extend(crate::tui::ui::text::hard_wrap(
             &[Span::styled(
                 form.error.clone(),
                 Style::default().fg(t.warning),
@@ -78,15 +85,38 @@ pub fn new_run(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         ));
     }
     // Every line is cut to the width already: the popup is exactly as tall as they are,
-    // so the whole command is on screen to read or copy.
+    // so the whole command is on screen to read or copy. On a short terminal the lines
+    // scroll to keep the field being typed in view, and the error stays at the bottom.
+    let room = usize::from(area.height.saturating_sub(2));
+    let body = room.saturating_sub(error.len()).max(1);
+    let scrolled = lines.len() > body;
+    if scrolled {
+        let off = sel_lines
+            .start
+            .saturating_sub(body / 3)
+            .min(lines.len() - body)
+            .max(sel_lines.end.saturating_sub(body))
+            .min(sel_lines.start);
+        lines = lines.into_iter().skip(off).take(body).collect();
+    }
+    lines.extend(error);
     let r = centered(area, w, u16::try_from(lines.len() + 2).unwrap_or(u16::MAX));
     f.render_widget(Clear, r);
     f.render_widget(
         Paragraph::new(lines).block(block(
             &format!(
-                "New run · {} starts · {} closes",
+                "New run · {} starts · {} closes{}",
                 app.key_name(Context::Form, Action::Confirm),
-                app.key_name(Context::Form, Action::Cancel)
+                app.key_name(Context::Form, Action::Cancel),
+                if scrolled {
+                    format!(
+                        " · {}/{} scroll",
+                        app.key_name(Context::Form, Action::PrevField),
+                        app.key_name(Context::Form, Action::NextField)
+                    )
+                } else {
+                    String::new()
+                }
             ),
             true,
             t,
