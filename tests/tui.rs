@@ -479,8 +479,7 @@ fn a_dropped_pty_child_takes_its_grandchildren_with_it() {
         .unwrap();
     let grandchild: u32 = line.trim().parse().unwrap();
     let alive = |pid: u32| {
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .is_ok_and(|s| !s.contains(") Z "))
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| !s.contains(") Z "))
     };
     assert!(alive(grandchild));
     drop(child);

@@ -4,6 +4,7 @@ pub mod app;
 pub mod components;
 pub mod data;
 pub mod export;
+pub mod form;
 pub(crate) mod form_scale;
 pub mod keymap;
 pub mod keys;

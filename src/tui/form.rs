@@ -1,0 +1,468 @@
+//! The new-run form (`R`): the fields of `autoeval run`, what they become on its
+//! command line (parsed by the same parser), the cost estimate, and its errors.
+
+use crate::grammar::DatasetKind;
+use std::path::PathBuf;
+
+/// Form fields, in order: (label, config key). Every setting of `autoeval run` a user
+/// would set; the form becomes that command's arguments, parsed by the same parser.
+pub const FIELDS: [(&str, &str); 23] = [
+    ("dataset (kind or file)", "dataset"),
+    ("seed (kind)", "seed"),
+    ("per category (kind)", "per_category"),
+    ("batches (kind)", "batches"),
+    ("model", "model"),
+    ("base URLs", "base_url"),
+    ("API key variable", "api_key_env"),
+    ("shots (0 or 2)", "shots"),
+    ("prompt directory", "prompts"),
+    ("rounds", "rounds"),
+    ("temperature", "temperature"),
+    ("max tokens", "max_tokens"),
+    ("concurrency", "concurrency"),
+    ("endpoint concurrency", "endpoint_concurrency"),
+    ("retries per request", "retries"),
+    ("request timeout (s)", "request_timeout"),
+    ("limit (samples)", "limit"),
+    ("batch API (y/n)", "batch_api"),
+    ("batch poll (s)", "batch_poll"),
+    ("cache (y/n, empty=auto)", "cache"),
+    ("max cost (USD)", "max_cost"),
+    ("retry errors (y/n)", "retry_errors"),
+    ("output directory", "out"),
+];
+
+/// The new-run form.
+#[derive(Clone, Debug)]
+pub struct Form {
+    /// Values in `FIELDS` order.
+    pub values: Vec<String>,
+    /// Field under the cursor.
+    pub sel: usize,
+    /// Problem with the last start attempt.
+    pub error: String,
+    /// What starting it costs (kept current by [`Form::refresh`], so drawing only reads).
+    pub estimate: String,
+    /// The command it stands for, or why it is incomplete.
+    pub command: String,
+    /// The folder being viewed: a relative output directory is taken from here.
+    pub base: Option<PathBuf>,
+    /// For an output directory that holds a run: (its directory, the size of its
+    /// samples file, samples done, of which model errors), so typing re-reads nothing.
+    resume: Option<(PathBuf, u64, usize, usize)>,
+}
+
+impl Form {
+    /// The keymap context whose bindings drive it.
+    pub const CONTEXT: super::keymap::Context = super::keymap::Context::Form;
+    /// Longest value of a field, in characters.
+    pub const MAX_CHARS: usize = 4_096;
+
+    /// Types a character into the field under the cursor.
+    pub fn type_char(&mut self, c: char) {
+        if let Some(v) = self.values.get_mut(self.sel)
+            && v.chars().count() < Self::MAX_CHARS
+        {
+            v.push(c);
+        }
+        self.refresh();
+    }
+
+    /// Handles an action of the form context.
+    pub fn handle(&mut self, a: super::keymap::Action) -> super::components::Effect {
+        use super::components::Effect;
+        use super::keymap::Action;
+        let n = FIELDS.len();
+        let effect = match a {
+            Action::NextField => {
+                self.sel = (self.sel + 1) % n;
+                Effect::None
+            }
+            Action::PrevField => {
+                self.sel = (self.sel + n - 1) % n;
+                Effect::None
+            }
+            Action::DeleteChar => {
+                if let Some(v) = self.values.get_mut(self.sel) {
+                    v.pop();
+                }
+                Effect::None
+            }
+            Action::Confirm => Effect::Confirm,
+            Action::Cancel => Effect::Close,
+            _ => Effect::None,
+        };
+        self.refresh();
+        effect
+    }
+}
+
+fn last_path() -> Option<PathBuf> {
+    super::theme::config_dir().map(|d| d.join("last-run.toml"))
+}
+
+/// Typical prompt and answer sizes of one call, in tokens, for the cost estimate.
+const TYPICAL_INPUT_TOKENS: u64 = 450;
+const TYPICAL_OUTPUT_TOKENS: u64 = 120;
+
+impl Form {
+    /// A form with the values used last time (or sensible defaults); `base` is the
+    /// folder being viewed, where the default output directory goes.
+    pub fn remembered(base: Option<&std::path::Path>) -> Form {
+        // Defaults by key, so adding a field cannot misalign them.
+        let mut values: Vec<String> = FIELDS
+            .iter()
+            .map(|(_, key)| {
+                match *key {
+                    "dataset" => "pl",
+                    "seed" => "0",
+                    "per_category" => "50",
+                    "batches" => "1",
+                    "model" => "perturb",
+                    "shots" => "0",
+                    "rounds" => "1",
+                    "temperature" => "0.1",
+                    "max_tokens" => "1024",
+                    "concurrency" => "8",
+                    "retries" => "5",
+                    "request_timeout" => "120",
+                    "retry_errors" | "batch_api" => "n",
+                    "batch_poll" => "30",
+                    "out" if base.is_some() => "live",
+                    "out" => "runs/live",
+                    _ => "",
+                }
+                .to_string()
+            })
+            .collect();
+        if let Some(t) = last_path()
+            .and_then(|p| crate::fsread::read_to_string(&p, crate::fsread::MAX_SMALL).ok())
+            .and_then(|t| t.parse::<toml::Table>().ok())
+        {
+            for (i, (_, key)) in FIELDS.iter().enumerate() {
+                if let Some(v) = t.get(*key).and_then(|v| v.as_str()) {
+                    values[i] = v.to_string();
+                }
+            }
+        }
+        let mut f = Form {
+            values,
+            sel: 0,
+            error: String::new(),
+            estimate: String::new(),
+            command: String::new(),
+            base: base.map(std::path::Path::to_path_buf),
+            resume: None,
+        };
+        f.refresh();
+        f
+    }
+
+    /// The output directory: a relative one is inside the folder being viewed.
+    pub fn out_dir(&self) -> Option<PathBuf> {
+        let out = self.get("out");
+        if out.is_empty() {
+            return None;
+        }
+        let p = std::path::Path::new(out);
+        Some(match &self.base {
+            Some(b) if p.is_relative() => b.join(p),
+            _ => p.to_path_buf(),
+        })
+    }
+
+    /// Samples done and model errors of the run in the output directory, if it holds
+    /// one (re-read only when the directory or its samples file changes).
+    fn resumed(&mut self) -> Option<(usize, usize)> {
+        let dir = self.out_dir()?;
+        if !dir.join(crate::run::store::MANIFEST).exists() {
+            self.resume = None;
+            return None;
+        }
+        let size = std::fs::metadata(dir.join(crate::run::store::SAMPLES)).map_or(0, |m| m.len());
+        if let Some((d, s, done, errors)) = &self.resume
+            && *d == dir
+            && *s == size
+        {
+            return Some((*done, *errors));
+        }
+        let scan = crate::run::index::load_or_build(&dir, false);
+        let latest = crate::run::rows::latest_per_id(&scan.rows);
+        let errors = latest
+            .iter()
+            .filter(|&&i| scan.rows[i].verdict == crate::verify::VerdictKind::ModelError)
+            .count();
+        self.resume = Some((dir, size, latest.len(), errors));
+        Some((latest.len(), errors))
+    }
+
+    /// Recomputes the estimate and the command after an edit.
+    pub fn refresh(&mut self) {
+        let resumed = self.resumed();
+        self.estimate = self.estimate_with(resumed);
+        self.command = match self.argv() {
+            Ok(a) => crate::sanitize::one_line(&shell_words(&a)).into_owned(),
+            Err(e) => e.to_string(),
+        };
+    }
+
+    pub(crate) fn remember(&self) {
+        let Some(p) = last_path() else { return };
+        let mut t = toml::Table::new();
+        for (i, (_, key)) in FIELDS.iter().enumerate() {
+            t.insert(key.to_string(), toml::Value::String(self.values[i].clone()));
+        }
+        if let Some(dir) = p.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        let _ = std::fs::write(p, t.to_string());
+    }
+
+    /// The value of a field by config key (trimmed).
+    pub fn get(&self, key: &str) -> &str {
+        FIELDS
+            .iter()
+            .position(|(_, k)| *k == key)
+            .and_then(|i| self.values.get(i))
+            .map_or("", |v| v.trim())
+    }
+
+    /// Sets a field by config key.
+    pub fn set(&mut self, key: &str, value: &str) {
+        if let Some(i) = FIELDS.iter().position(|(_, k)| *k == key)
+            && let Some(v) = self.values.get_mut(i)
+        {
+            *v = value.to_string();
+        }
+    }
+
+    fn number(&self, key: &str, default: usize) -> Result<usize, FormError> {
+        let v = self.get(key);
+        if v.is_empty() {
+            return Ok(default);
+        }
+        let label = FIELDS
+            .iter()
+            .find(|(_, k)| *k == key)
+            .map_or(key, |(l, _)| *l);
+        v.parse().map_err(|_| FormError::NotANumber {
+            field: label.to_string(),
+            value: v.to_string(),
+        })
+    }
+
+    fn kind(&self) -> Option<DatasetKind> {
+        let d = self.get("dataset");
+        DatasetKind::ALL.into_iter().find(|k| k.name() == d)
+    }
+
+    /// The `autoeval run …` command this form stands for: what starts the run, and what
+    /// the manifest records so the run can be repeated from a shell.
+    pub fn argv(&self) -> Result<Vec<String>, FormError> {
+        let mut a: Vec<String> = vec!["autoeval".into(), "run".into()];
+        let mut flag = |name: &str, v: &str| {
+            a.push(format!("--{name}"));
+            a.push(v.to_string());
+        };
+        match self.kind() {
+            Some(k) => {
+                flag("kind", k.name());
+                flag("seed", &self.number("seed", 0)?.to_string());
+                flag(
+                    "per-category",
+                    &self.number("per_category", 50)?.max(1).to_string(),
+                );
+                flag("batches", &self.number("batches", 1)?.max(1).to_string());
+            }
+            None if self.get("dataset").is_empty() => {
+                return Err(FormError::NoDataset);
+            }
+            None => flag("dataset", self.get("dataset")),
+        }
+        flag("model", self.get("model"));
+        let urls = super::form_scale::base_urls(self.get("base_url"))?;
+        for u in &urls {
+            flag("base-url", u);
+        }
+        for (key, name) in [("api_key_env", "api-key-env"), ("prompts", "prompts")] {
+            if !self.get(key).is_empty() {
+                flag(name, self.get(key));
+            }
+        }
+        flag("shots", &self.number("shots", 0)?.to_string());
+        flag("rounds", &self.number("rounds", 1)?.to_string());
+        let t = self.get("temperature");
+        if !t.is_empty() {
+            let v: f32 = t.parse().map_err(|_| FormError::NotANumber {
+                field: "temperature".into(),
+                value: t.to_string(),
+            })?;
+            flag("temperature", &v.to_string());
+        }
+        flag("max-tokens", &self.number("max_tokens", 1024)?.to_string());
+        flag("concurrency", &self.number("concurrency", 8)?.to_string());
+        flag("retries", &self.number("retries", 5)?.to_string());
+        flag(
+            "request-timeout",
+            &self.number("request_timeout", 120)?.to_string(),
+        );
+        if !self.get("limit").is_empty() {
+            flag("limit", &self.number("limit", 0)?.to_string());
+        }
+        let scale = super::form_scale::flags(self, &urls)?;
+        let Some(out) = self.out_dir() else {
+            return Err(FormError::NoOutput);
+        };
+        flag("out", &out.display().to_string());
+        a.extend(scale);
+        let resume = out.join("run.json").exists();
+        if resume {
+            a.push("--resume".into());
+        }
+        let retry =
+            super::form_scale::yes_no("retry errors", self.get("retry_errors"))?.unwrap_or(false);
+        if retry {
+            if !resume {
+                return Err(FormError::RetryWithoutRun);
+            }
+            a.push("--retry-errors".into());
+        }
+        Ok(a)
+    }
+
+    /// What starting this form will cost: samples, model calls and an estimate in USD
+    /// (typical prompt and answer sizes; at most, every answer at max tokens).
+    pub fn estimate(&self) -> String {
+        let resumed = self.resume.as_ref().map(|r| (r.2, r.3));
+        self.estimate_with(resumed)
+    }
+
+    /// [`Form::estimate`] given (done, model errors) of the run it resumes.
+    fn estimate_with(&self, resumed: Option<(usize, usize)>) -> String {
+        let samples = match self.kind() {
+            Some(_) => {
+                let per = self.number("per_category", 50).unwrap_or(50).max(1);
+                let batches = self.number("batches", 1).unwrap_or(1).max(1);
+                Some(per * crate::grammar::GenParams::default().depth * batches)
+            }
+            None => None,
+        };
+        let limit = self
+            .number("limit", 0)
+            .ok()
+            .filter(|_| !self.get("limit").is_empty());
+        let samples = match (samples, limit) {
+            (Some(s), Some(l)) => Some(s.min(l)),
+            (s, l) => s.or(l),
+        };
+        let retry = matches!(
+            self.get("retry_errors").to_ascii_lowercase().as_str(),
+            "y" | "yes"
+        );
+        // Resuming: only what is left (and the model errors, when they are retried).
+        let again = |errors: usize| {
+            if retry {
+                (errors, format!(" and {errors} model errors again"))
+            } else {
+                (0, String::new())
+            }
+        };
+        let (n, head) = match (samples, resumed) {
+            (None, None) => return "samples: as many as the dataset file holds".into(),
+            (None, Some((done, errors))) => {
+                return format!(
+                    "resumes the run: {done} samples done; the rest of the dataset file{}",
+                    again(errors).1
+                );
+            }
+            (Some(n), None) => (n, format!("up to {n} samples")),
+            (Some(n), Some((done, errors))) => {
+                let (redo, what) = again(errors);
+                let left = n.saturating_sub(done) + redo;
+                (
+                    left,
+                    format!("resumes the run: {done} of {n} done, {left} to do{what}"),
+                )
+            }
+        };
+        let rounds = self.number("rounds", 1).unwrap_or(1).max(1) as u64;
+        let calls = n as u64 * 2 * rounds;
+        let model = self.get("model");
+        let name = model.split_once(':').map_or(model, |(_, m)| m);
+        let max_out = self.number("max_tokens", 1024).unwrap_or(1024) as u64;
+        let prices = crate::llm::prices::PriceTable::builtin();
+        let batch = super::form_scale::batch_on(self);
+        let price = |i, o| {
+            if batch {
+                prices.batch_cost(name, i, o)
+            } else {
+                prices.cost(name, i, o)
+            }
+        };
+        let cost = match (
+            price(calls * TYPICAL_INPUT_TOKENS, calls * TYPICAL_OUTPUT_TOKENS),
+            price(calls * TYPICAL_INPUT_TOKENS, calls * max_out),
+        ) {
+            _ if model == "perturb" => "offline, free".to_string(),
+            (Some(c), Some(hi)) if batch => {
+                format!("≈ ${c:.2} at batch price (at most ${hi:.2})")
+            }
+            (Some(c), Some(hi)) => format!("≈ ${c:.2} (at most ${hi:.2})"),
+            _ => "unpriced model".to_string(),
+        };
+        format!("{head} × {} calls = {calls} calls · {cost}", 2 * rounds)
+    }
+}
+
+/// Joins arguments into a line a POSIX shell reads back as the same arguments.
+pub fn shell_words(args: &[String]) -> String {
+    args.iter()
+        .map(|a| {
+            let plain = !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./:=@,+%".contains(c));
+            if plain {
+                a.clone()
+            } else {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Why the run form cannot start a run (shown under the form).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FormError {
+    /// A numeric field holds something else.
+    #[error("{field}: '{value}' is not a {}", if field == "temperature" { "number" } else { "whole number" })]
+    NotANumber {
+        /// The field's label.
+        field: String,
+        /// What it holds.
+        value: String,
+    },
+    /// No output directory.
+    #[error("output directory: give one")]
+    NoOutput,
+    /// A y/n field holds something else.
+    #[error("{field}: '{value}' is not y or n")]
+    NotYesNo {
+        /// The field's label.
+        field: String,
+        /// What it holds.
+        value: String,
+    },
+    /// Retrying errors needs an existing run.
+    #[error("retry errors: only for a run that exists (its output directory holds run.json)")]
+    RetryWithoutRun,
+    /// Neither a generator kind nor a file.
+    #[error("dataset: give a kind (ksat, pl, fol, fol-english, regex) or a file")]
+    NoDataset,
+    /// The CLI's parser refused the settings (its first line).
+    #[error("{0}")]
+    Invalid(String),
+    /// The settings parse but the run cannot be set up (dataset, prompts, model).
+    #[error("{0}")]
+    Setup(String),
+}
