@@ -1,6 +1,8 @@
 //! Analysis of samples beside the verdict: closeness metrics, the paper's metrics
 //! (seed 004), perturbations and alignment statistics. Sits below `run`.
 
+#[cfg(feature = "bertscore")]
+pub mod bertscore_minilm;
 pub mod bleu_fol;
 pub mod closeness;
 pub mod fol_text;

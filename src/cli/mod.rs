@@ -27,6 +27,7 @@ pub mod labels;
 pub mod labels_export;
 pub mod leaderboard;
 pub mod metrics;
+mod metrics_bertscore;
 pub mod metrics_perturb;
 pub mod model_args;
 pub mod prompts;
