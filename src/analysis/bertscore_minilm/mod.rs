@@ -29,8 +29,8 @@ const BATCH_SEQS: usize = 64;
 /// Padded tokens per forward pass (bounds the attention matrices' memory).
 const BATCH_TOKENS: usize = 8192;
 
-/// The files a model directory must hold.
-pub const MODEL_FILES: [&str; 3] = ["config.json", "vocab.txt", "model.safetensors"];
+/// The files a model directory must hold (`vocab.txt` may be replaced by `tokenizer.json`).
+pub const MODEL_FILES: [&str; 3] = ["config.json", "model.safetensors", "vocab.txt"];
 
 /// A loaded tokenizer and encoder.
 pub struct BertScoreMiniLm {
@@ -43,7 +43,8 @@ fn read_in(dir: &Path, name: &str, max: u64) -> Result<Vec<u8>> {
     let path = dir.join(name);
     crate::fsread::read(&path, max).with_context(|| {
         format!(
-            "cannot read {} (a bertscore-minilm model directory holds {})",
+            "cannot read {} (a bertscore-minilm model directory holds {}, or tokenizer.json \
+             instead of vocab.txt)",
             path.display(),
             MODEL_FILES.join(", ")
         )
@@ -68,13 +69,22 @@ impl BertScoreMiniLm {
         let file = |n: &str| -> PathBuf { dir.join(n) };
         let config = Config::parse(&text_in(dir, "config.json", crate::fsread::MAX_SMALL)?)
             .map_err(|e| anyhow!("{}: {e}", file("config.json").display()))?;
-        let vocab = WordPiece::from_vocab(&text_in(dir, "vocab.txt", MAX_VOCAB_FILE)?)
-            .map_err(|e| anyhow!("{}: {e}", file("vocab.txt").display()))?;
-        if vocab.len() > config.vocab_size {
+        // vocab.txt is what the Python BertTokenizer reads; the pip package ships only
+        // tokenizer.json, which holds the same vocabulary.
+        let (vocab_name, vocab) = if file("vocab.txt").exists() || !file("tokenizer.json").exists()
+        {
+            let text = text_in(dir, "vocab.txt", MAX_VOCAB_FILE)?;
+            ("vocab.txt", WordPiece::from_vocab(&text))
+        } else {
+            let text = text_in(dir, "tokenizer.json", MAX_VOCAB_FILE)?;
+            ("tokenizer.json", WordPiece::from_tokenizer_json(&text))
+        };
+        let vocab = vocab.map_err(|e| anyhow!("{}: {e}", file(vocab_name).display()))?;
+        if vocab.id_bound() > config.vocab_size {
             bail!(
-                "{} has {} entries but config.json's vocab_size is {}: they belong to different models",
-                file("vocab.txt").display(),
-                vocab.len(),
+                "{} has ids up to {} but config.json's vocab_size is {}: they belong to different models",
+                file(vocab_name).display(),
+                vocab.id_bound() - 1,
                 config.vocab_size
             );
         }

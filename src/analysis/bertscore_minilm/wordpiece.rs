@@ -11,10 +11,15 @@ const MAX_WORD_CHARS: usize = 100;
 /// Longest vocabulary accepted (entries); BERT's has 30,522.
 pub(crate) const MAX_VOCAB: usize = 1 << 20;
 
+/// BERT's special tokens: written literally (case-sensitive) in the input, each is one
+/// id, as the Python tokenizer matches them before normalising.
+const SPECIALS: [&str; 5] = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"];
+
 /// A WordPiece vocabulary with the ids of the special tokens.
 #[derive(Debug)]
 pub(crate) struct WordPiece {
     ids: HashMap<String, u32>,
+    specials: Vec<(&'static str, u32)>,
     pub(crate) unk: u32,
     pub(crate) cls: u32,
     pub(crate) sep: u32,
@@ -30,16 +35,62 @@ impl WordPiece {
             }
             // `vocab.txt` may end lines with `\r\n`; the token itself never holds one.
             let tok = line.trim_end_matches('\r');
-            // Later duplicates do not replace earlier ids, as Python's `load_vocab` would
-            // (it keeps the last); BERT's vocabulary has none, so either is exact there.
-            ids.entry(tok.to_string()).or_insert(n as u32);
+            // A later duplicate replaces the earlier id, as Python's `load_vocab` does.
+            ids.insert(tok.to_string(), n as u32);
         }
+        Self::from_ids(ids)
+    }
+
+    /// Reads the `model.vocab` map of a `tokenizer.json` (a WordPiece model with `##`
+    /// continuations), the only vocabulary the pip package ships.
+    pub(crate) fn from_tokenizer_json(text: &str) -> Result<Self, String> {
+        #[derive(serde::Deserialize)]
+        struct File {
+            model: Model,
+        }
+        #[derive(serde::Deserialize)]
+        struct Model {
+            #[serde(rename = "type")]
+            kind: Option<String>,
+            continuing_subword_prefix: Option<String>,
+            vocab: HashMap<String, u32>,
+        }
+        let f: File =
+            serde_json::from_str(text).map_err(|e| format!("not a tokenizer.json: {e}"))?;
+        if let Some(k) = f.model.kind.as_deref()
+            && k != "WordPiece"
+        {
+            return Err(format!(
+                "model type is {:?}, expected \"WordPiece\"",
+                crate::sanitize::one_line(k)
+            ));
+        }
+        if let Some(p) = f.model.continuing_subword_prefix.as_deref()
+            && p != "##"
+        {
+            return Err(format!(
+                "continuing_subword_prefix is {:?}, expected \"##\"",
+                crate::sanitize::one_line(p)
+            ));
+        }
+        if f.model.vocab.len() > MAX_VOCAB {
+            return Err(format!("more than {MAX_VOCAB} entries"));
+        }
+        Self::from_ids(f.model.vocab)
+    }
+
+    fn from_ids(ids: HashMap<String, u32>) -> Result<Self, String> {
         let get = |t: &str| {
             ids.get(t)
                 .copied()
                 .ok_or_else(|| format!("no `{t}` entry (not a BERT vocabulary)"))
         };
+        let specials = SPECIALS
+            .iter()
+            .filter_map(|&t| ids.get(t).map(|&id| (t, id)))
+            .collect();
         Ok(Self {
+            specials,
             unk: get("[UNK]")?,
             cls: get("[CLS]")?,
             sep: get("[SEP]")?,
@@ -47,17 +98,34 @@ impl WordPiece {
         })
     }
 
-    /// Number of entries.
-    pub(crate) fn len(&self) -> usize {
-        self.ids.len()
+    /// One more than the largest id (the embedding rows the model needs).
+    pub(crate) fn id_bound(&self) -> usize {
+        self.ids.values().max().map_or(0, |&m| m as usize + 1)
     }
 
     /// `[CLS] pieces… [SEP]`, at most `max_len` ids (truncated before `[SEP]` as the
     /// Python tokenizer's `truncation=True` does).
     pub(crate) fn encode(&self, text: &str, max_len: usize) -> Vec<u32> {
         let mut out = vec![self.cls];
-        for word in basic_tokens(text) {
-            self.word_pieces(&word, &mut out);
+        let mut rest = text;
+        loop {
+            // The earliest literal special token, the longest if two start together.
+            let next = self
+                .specials
+                .iter()
+                .filter_map(|&(t, id)| rest.find(t).map(|at| (at, std::cmp::Reverse(t.len()), id)))
+                .min();
+            let plain = next.map_or(rest, |(at, ..)| &rest[..at]);
+            for word in basic_tokens(plain) {
+                self.word_pieces(&word, &mut out);
+            }
+            match next {
+                Some((at, std::cmp::Reverse(len), id)) => {
+                    out.push(id);
+                    rest = &rest[at + len..];
+                }
+                None => break,
+            }
         }
         out.truncate(max_len.saturating_sub(1).max(1));
         out.push(self.sep);
@@ -123,9 +191,11 @@ pub(crate) fn basic_tokens(text: &str) -> Vec<String> {
     }
     let mut out = Vec::new();
     for tok in cleaned.split(is_whitespace).filter(|t| !t.is_empty()) {
-        // `str::to_lowercase` applies the final-sigma rule as Python's `str.lower` does.
+        // Character by character, as the Python tokenizer (HF `tokenizers`) lowercases:
+        // no final-sigma rule, so `Σ` is always `σ` (`str::to_lowercase` would give `ς`).
         let lowered: String = tok
-            .to_lowercase()
+            .chars()
+            .flat_map(char::to_lowercase)
             .nfd()
             .filter(|&c| get_general_category(c) != GeneralCategory::NonspacingMark)
             .collect();
@@ -238,6 +308,9 @@ mod tests {
         assert_eq!(v.encode(&"x".repeat(101), 512), [2, 1, 3]);
         assert_eq!(v.encode("hello hello hello", 3), [2, 7, 3]);
         assert_eq!(v.encode("", 512), [2, 3]);
+        // Literal special tokens are single ids; a lowercase spelling is not special.
+        assert_eq!(v.encode("[UNK]x [SEP]", 512), [2, 1, 10, 3, 3]);
+        assert_eq!(v.encode("[unk]", 512), [2, 1, 1, 1, 3]);
     }
 
     #[test]
