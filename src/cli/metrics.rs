@@ -36,8 +36,8 @@ pub struct PairsArgs {
     /// Syntax for TSV lines and JSON lines without `syntax`.
     #[arg(long, value_enum, default_value = "fol")]
     pub syntax: PairSyntax,
-    /// Directory of the all-MiniLM-L6-v2 files (config.json, vocab.txt, model.safetensors):
-    /// adds `bertscore_minilm` to every line. Needs a build with `--features bertscore`.
+    /// Directory of the all-MiniLM-L6-v2 files (config.json, model.safetensors, vocab.txt
+    /// or tokenizer.json): adds `bertscore_minilm` to every line. Needs `--features bertscore`.
     #[arg(long, value_name = "DIR", env = "AUTOEVAL_BERTSCORE_MODEL")]
     pub bertscore_model: Option<PathBuf>,
 }

@@ -27,7 +27,7 @@ const MAX_VOCAB_FILE: u64 = 16 << 20;
 /// Sequences per forward pass; sentences are sorted by length first so a batch pads little.
 const BATCH_SEQS: usize = 64;
 /// Padded tokens per forward pass (bounds the attention matrices' memory).
-const BATCH_TOKENS: usize = 8192;
+const BATCH_TOKENS: usize = 4096;
 
 /// The files a model directory must hold (`vocab.txt` may be replaced by `tokenizer.json`).
 pub const MODEL_FILES: [&str; 3] = ["config.json", "model.safetensors", "vocab.txt"];
