@@ -174,7 +174,9 @@ impl BertScoreMiniLm {
             for (&i, mut rows) in group.iter().zip(embs) {
                 for row in &mut rows {
                     let norm = row.iter().map(|v| v * v).sum::<f32>().sqrt();
-                    row.iter_mut().for_each(|v| *v /= norm);
+                    for v in row.iter_mut() {
+                        *v /= norm;
+                    }
                 }
                 out[i] = rows;
             }
@@ -185,7 +187,9 @@ impl BertScoreMiniLm {
 }
 
 /// bert-score's `greedy_cos_idf` without idf, on normalised rows that start with
-/// `[CLS]` and end with `[SEP]`.
+/// `[CLS]` and end with `[SEP]`. A token's best cosine counts at least 0: bert-score
+/// zero-fills the padded similarity matrix of its batches, so that is what it computes
+/// for every pair but the longest of its batch.
 fn greedy_f1(reference: &[Vec<f32>], candidate: &[Vec<f32>]) -> f64 {
     if reference.len() <= 2 || candidate.len() <= 2 {
         return 0.0;
@@ -197,15 +201,11 @@ fn greedy_f1(reference: &[Vec<f32>], candidate: &[Vec<f32>]) -> f64 {
         .collect();
     let inner = |n: usize| 1..n - 1;
     let precision = inner(candidate.len())
-        .map(|i| sim[i].iter().copied().fold(f32::NEG_INFINITY, f32::max) as f64)
+        .map(|i| sim[i].iter().copied().fold(0.0, f32::max) as f64)
         .sum::<f64>()
         / (candidate.len() - 2) as f64;
     let recall = inner(reference.len())
-        .map(|j| {
-            sim.iter()
-                .map(|row| row[j])
-                .fold(f32::NEG_INFINITY, f32::max) as f64
-        })
+        .map(|j| sim.iter().map(|row| row[j]).fold(0.0, f32::max) as f64)
         .sum::<f64>()
         / (reference.len() - 2) as f64;
     let f = 2.0 * precision * recall / (precision + recall);
@@ -231,8 +231,12 @@ mod tests {
         assert!((greedy_f1(&r, &c) - 0.96).abs() < 1e-6);
         // Candidate [a, b] against [a]: P = (1 + 0.96)/2, R = 1.
         let c2 = vec![cls.clone(), a.clone(), b.clone(), sep.clone()];
-        let p = (1.0 + 0.96) / 2.0;
+        let p = f64::midpoint(1.0, 0.96);
         assert!((greedy_f1(&r, &c2) - 2.0 * p / (p + 1.0)).abs() < 1e-6);
+        // A best cosine below 0 counts 0: [-a]'s cosines are -0.6, -1, -0.8, so P = 0
+        // (not -0.6) and F1 = 0 (not -4.8).
+        let c3 = vec![cls.clone(), vec![-0.6, -0.8], sep.clone()];
+        assert_eq!(greedy_f1(&r, &c3), 0.0);
         // An empty side scores 0, as bert-score does.
         assert_eq!(greedy_f1(&r, &[cls, sep]), 0.0);
     }

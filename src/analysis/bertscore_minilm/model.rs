@@ -93,7 +93,7 @@ impl Config {
             },
             layer_norm_eps,
         };
-        if c.hidden_size % c.num_attention_heads != 0 {
+        if !c.hidden_size.is_multiple_of(c.num_attention_heads) {
             return Err(format!(
                 "hidden_size {} is not a multiple of num_attention_heads {}",
                 c.hidden_size, c.num_attention_heads

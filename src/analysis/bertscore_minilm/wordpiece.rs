@@ -159,14 +159,12 @@ impl WordPiece {
                 }
                 end -= 1;
             }
-            match found {
-                Some(id) => out.push(id),
-                None => {
-                    out.truncate(mark);
-                    out.push(self.unk);
-                    return;
-                }
-            }
+            let Some(id) = found else {
+                out.truncate(mark);
+                out.push(self.unk);
+                return;
+            };
+            out.push(id);
             start = end;
         }
     }
