@@ -2,6 +2,8 @@
 //! (seed 004), perturbations and alignment statistics. Sits below `run`.
 
 pub mod align;
+#[cfg(feature = "bertscore")]
+pub mod bertscore_minilm;
 pub mod bleu_fol;
 pub mod closeness;
 pub mod counts;

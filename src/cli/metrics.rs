@@ -39,6 +39,10 @@ pub struct PairsArgs {
     /// Syntax for TSV lines and JSON lines without `syntax`.
     #[arg(long, value_enum, default_value = "fol")]
     pub syntax: PairSyntax,
+    /// Directory of the all-MiniLM-L6-v2 files (config.json, model.safetensors, vocab.txt
+    /// or tokenizer.json): adds `bertscore_minilm` to every line. Needs `--features bertscore`.
+    #[arg(long, value_name = "DIR", env = "AUTOEVAL_BERTSCORE_MODEL")]
+    pub bertscore_model: Option<PathBuf>,
 }
 
 /// Logic syntaxes the metrics apply to.
@@ -79,6 +83,9 @@ struct Scored<'a> {
     line: usize,
     #[serde(flatten)]
     metrics: &'a PairMetrics,
+    /// Only with `--bertscore-model` (feature `bertscore`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bertscore_minilm: Option<f64>,
 }
 
 #[derive(serde::Serialize)]
@@ -88,7 +95,10 @@ struct Failed<'a> {
 }
 
 /// One input line as (reference, candidate, syntax), or why not.
-fn read_pair(text: &str, default: PairSyntax) -> Result<(String, String, SyntaxKind), String> {
+pub(crate) fn read_pair(
+    text: &str,
+    default: PairSyntax,
+) -> Result<(String, String, SyntaxKind), String> {
     if text.len() > MAX_LINE {
         return Err(format!(
             "line is {} bytes, above the {MAX_LINE}-byte bound",
@@ -162,12 +172,22 @@ fn pairs(args: PairsArgs) -> Result<i32> {
     } else {
         args.file.display().to_string()
     };
+    let bert = super::metrics_bertscore::BertColumn::load(args.bertscore_model.as_deref())?;
     let mut reader = BufReader::new(input);
     let (mut failed, mut n, mut batch) = (0usize, 0usize, Vec::new());
     let flush = |batch: &mut Vec<(usize, String)>, failed: &mut usize| -> Result<()> {
-        for (line, r) in score_batch(batch, args.syntax) {
+        let berts = bert.scores(batch, args.syntax)?;
+        for ((line, r), bertscore_minilm) in score_batch(batch, args.syntax).into_iter().zip(berts)
+        {
             match r {
-                Ok(m) => outln!("{}", serde_json::to_string(&Scored { line, metrics: &m })?),
+                Ok(m) => outln!(
+                    "{}",
+                    serde_json::to_string(&Scored {
+                        line,
+                        metrics: &m,
+                        bertscore_minilm
+                    })?
+                ),
                 Err(e) => {
                     *failed += 1;
                     eprintln!("{name}:{line}: {}", crate::sanitize::one_line(&e));

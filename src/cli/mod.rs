@@ -28,6 +28,7 @@ pub mod labels_export;
 pub mod leaderboard;
 pub mod metrics;
 pub mod metrics_align;
+mod metrics_bertscore;
 pub mod metrics_perturb;
 pub mod prompts;
 pub mod report;

@@ -1,0 +1,243 @@
+//! `bertscore_minilm`: greedy-matching F1 of contextual token embeddings (the
+//! BERTScore method of Zhang et al.) computed with all-MiniLM-L6-v2, not roberta-large,
+//! so its values are its own. Built only with the cargo feature `bertscore`.
+//!
+//! It reproduces the Python `bert-score` package run as
+//! `score(cands, refs, model_type=DIR, num_layers=6)` (defaults otherwise: no idf, no
+//! baseline rescaling, slow `BertTokenizer`): last-layer (6th) embeddings, L2-normalised;
+//! each candidate token takes its best cosine over all reference tokens (`[CLS]` and
+//! `[SEP]` included as match targets) and vice versa; precision and recall average
+//! those maxima over the non-special tokens; F1 = 2PR/(P+R), 0 when either side has no
+//! token besides `[CLS]`/`[SEP]`.
+
+mod model;
+mod wordpiece;
+
+use anyhow::{Context, Result, anyhow, bail};
+use candle_core::Device;
+use model::{Bert, Config};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use wordpiece::WordPiece;
+
+/// Largest `model.safetensors` read (all-MiniLM-L6-v2's is 87 MiB).
+const MAX_WEIGHTS: u64 = 2 << 30;
+/// Largest `vocab.txt` read (BERT's is 226 KiB).
+const MAX_VOCAB_FILE: u64 = 16 << 20;
+/// Sequences per forward pass; sentences are sorted by length first so a batch pads little.
+const BATCH_SEQS: usize = 64;
+/// Padded tokens per forward pass (bounds the attention matrices' memory).
+const BATCH_TOKENS: usize = 4096;
+
+/// The files a model directory must hold (`vocab.txt` may be replaced by `tokenizer.json`).
+pub const MODEL_FILES: [&str; 3] = ["config.json", "model.safetensors", "vocab.txt"];
+
+/// A loaded tokenizer and encoder.
+pub struct BertScoreMiniLm {
+    vocab: WordPiece,
+    model: Bert,
+    max_len: usize,
+}
+
+fn read_in(dir: &Path, name: &str, max: u64) -> Result<Vec<u8>> {
+    let path = dir.join(name);
+    crate::fsread::read(&path, max).with_context(|| {
+        format!(
+            "cannot read {} (a bertscore-minilm model directory holds {}, or tokenizer.json \
+             instead of vocab.txt)",
+            path.display(),
+            MODEL_FILES.join(", ")
+        )
+    })
+}
+
+fn text_in(dir: &Path, name: &str, max: u64) -> Result<String> {
+    String::from_utf8(read_in(dir, name, max)?)
+        .map_err(|_| anyhow!("{}: not UTF-8 text", dir.join(name).display()))
+}
+
+impl BertScoreMiniLm {
+    /// Loads `config.json`, `vocab.txt`, `model.safetensors` and (if present)
+    /// `tokenizer_config.json` from `dir`, checking every shape against the config.
+    pub fn load(dir: &Path) -> Result<Self> {
+        if !dir.is_dir() {
+            bail!(
+                "bertscore-minilm model directory {} does not exist or is not a directory",
+                dir.display()
+            );
+        }
+        let file = |n: &str| -> PathBuf { dir.join(n) };
+        let config = Config::parse(&text_in(dir, "config.json", crate::fsread::MAX_SMALL)?)
+            .map_err(|e| anyhow!("{}: {e}", file("config.json").display()))?;
+        // vocab.txt is what the Python BertTokenizer reads; the pip package ships only
+        // tokenizer.json, which holds the same vocabulary.
+        let (vocab_name, vocab) = if file("vocab.txt").exists() || !file("tokenizer.json").exists()
+        {
+            let text = text_in(dir, "vocab.txt", MAX_VOCAB_FILE)?;
+            ("vocab.txt", WordPiece::from_vocab(&text))
+        } else {
+            let text = text_in(dir, "tokenizer.json", MAX_VOCAB_FILE)?;
+            ("tokenizer.json", WordPiece::from_tokenizer_json(&text))
+        };
+        let vocab = vocab.map_err(|e| anyhow!("{}: {e}", file(vocab_name).display()))?;
+        if vocab.id_bound() > config.vocab_size {
+            bail!(
+                "{} has ids up to {} but config.json's vocab_size is {}: they belong to different models",
+                file(vocab_name).display(),
+                vocab.id_bound() - 1,
+                config.vocab_size
+            );
+        }
+        let mut max_len = config.max_position_embeddings;
+        let tc = file("tokenizer_config.json");
+        if tc.exists() {
+            let text = text_in(dir, "tokenizer_config.json", crate::fsread::MAX_SMALL)?;
+            let v: serde_json::Value = serde_json::from_str(&text)
+                .map_err(|e| anyhow!("{}: not JSON: {e}", tc.display()))?;
+            if v.get("do_lower_case").and_then(serde_json::Value::as_bool) == Some(false) {
+                bail!(
+                    "{}: do_lower_case is false; bertscore-minilm implements the uncased tokenizer only",
+                    tc.display()
+                );
+            }
+            if let Some(m) = v
+                .get("model_max_length")
+                .and_then(serde_json::Value::as_u64)
+            {
+                max_len = max_len.min(m.max(2) as usize);
+            }
+        }
+        if max_len < 2 {
+            bail!(
+                "{}: max_position_embeddings below 2 leaves no room for [CLS] and [SEP]",
+                file("config.json").display()
+            );
+        }
+        let bytes = read_in(dir, "model.safetensors", MAX_WEIGHTS)?;
+        let tensors = candle_core::safetensors::load_buffer(&bytes, &Device::Cpu).map_err(|e| {
+            anyhow!(
+                "{}: not a readable safetensors file: {e}",
+                file("model.safetensors").display()
+            )
+        })?;
+        drop(bytes);
+        let model = Bert::new(config, tensors)
+            .map_err(|e| anyhow!("{}: {e}", file("model.safetensors").display()))?;
+        Ok(Self {
+            vocab,
+            model,
+            max_len,
+        })
+    }
+
+    /// Token ids of `text` as bert-score feeds them (`strip`, `[CLS] … [SEP]`, truncated
+    /// to the model's maximum length).
+    pub fn token_ids(&self, text: &str) -> Vec<u32> {
+        self.vocab.encode(text.trim(), self.max_len)
+    }
+
+    /// `bertscore_minilm` F1 of each `(reference, candidate)` pair, in order.
+    pub fn f1(&self, pairs: &[(&str, &str)]) -> Result<Vec<f64>> {
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        let mut texts: Vec<&str> = Vec::new();
+        for &(r, c) in pairs {
+            for t in [r, c] {
+                index.entry(t).or_insert_with(|| {
+                    texts.push(t);
+                    texts.len() - 1
+                });
+            }
+        }
+        let ids: Vec<Vec<u32>> = texts.iter().map(|t| self.token_ids(t)).collect();
+        let embs = self.embed_all(&ids)?;
+        Ok(pairs
+            .iter()
+            .map(|(r, c)| greedy_f1(&embs[index[r]], &embs[index[c]]))
+            .collect())
+    }
+
+    /// L2-normalised last-layer embeddings of every sequence, batched by length.
+    fn embed_all(&self, ids: &[Vec<u32>]) -> Result<Vec<Vec<Vec<f32>>>> {
+        let mut order: Vec<usize> = (0..ids.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(ids[i].len()));
+        let mut out = vec![Vec::new(); ids.len()];
+        let mut start = 0;
+        while start < order.len() {
+            let longest = ids[order[start]].len().max(1);
+            let take = BATCH_SEQS.min((BATCH_TOKENS / longest).max(1));
+            let group = &order[start..(start + take).min(order.len())];
+            let seqs: Vec<&[u32]> = group.iter().map(|&i| ids[i].as_slice()).collect();
+            let embs = self
+                .model
+                .embed(&seqs)
+                .map_err(|e| anyhow!("bertscore-minilm inference failed: {e}"))?;
+            for (&i, mut rows) in group.iter().zip(embs) {
+                for row in &mut rows {
+                    let norm = row.iter().map(|v| v * v).sum::<f32>().sqrt();
+                    for v in row.iter_mut() {
+                        *v /= norm;
+                    }
+                }
+                out[i] = rows;
+            }
+            start += group.len();
+        }
+        Ok(out)
+    }
+}
+
+/// bert-score's `greedy_cos_idf` without idf, on normalised rows that start with
+/// `[CLS]` and end with `[SEP]`. A token's best cosine counts at least 0: bert-score
+/// zero-fills the padded similarity matrix of its batches, so that is what it computes
+/// for every pair but the longest of its batch.
+fn greedy_f1(reference: &[Vec<f32>], candidate: &[Vec<f32>]) -> f64 {
+    if reference.len() <= 2 || candidate.len() <= 2 {
+        return 0.0;
+    }
+    let dot = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
+    let sim: Vec<Vec<f32>> = candidate
+        .iter()
+        .map(|c| reference.iter().map(|r| dot(c, r)).collect())
+        .collect();
+    let inner = |n: usize| 1..n - 1;
+    let precision = inner(candidate.len())
+        .map(|i| sim[i].iter().copied().fold(0.0, f32::max) as f64)
+        .sum::<f64>()
+        / (candidate.len() - 2) as f64;
+    let recall = inner(reference.len())
+        .map(|j| sim.iter().map(|row| row[j]).fold(0.0, f32::max) as f64)
+        .sum::<f64>()
+        / (reference.len() - 2) as f64;
+    let f = 2.0 * precision * recall / (precision + recall);
+    if f.is_nan() { 0.0 } else { f }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::greedy_f1;
+
+    #[test]
+    fn greedy_f1_matches_hand_computation() {
+        let cls = vec![1.0, 0.0];
+        let sep = vec![0.0, 1.0];
+        let a = vec![0.6, 0.8];
+        let b = vec![0.8, 0.6];
+        // Identical sides score 1.
+        let r = vec![cls.clone(), a.clone(), sep.clone()];
+        assert!((greedy_f1(&r, &r) - 1.0).abs() < 1e-6);
+        // Candidate [b]: its best match is `a` at 0.96 (cls 0.8, sep 0.6): P = 0.96.
+        // Reference [a]: best is b at 0.96: R = 0.96.
+        let c = vec![cls.clone(), b.clone(), sep.clone()];
+        assert!((greedy_f1(&r, &c) - 0.96).abs() < 1e-6);
+        // Candidate [a, b] against [a]: P = (1 + 0.96)/2, R = 1.
+        let c2 = vec![cls.clone(), a.clone(), b.clone(), sep.clone()];
+        let p = f64::midpoint(1.0, 0.96);
+        assert!((greedy_f1(&r, &c2) - 2.0 * p / (p + 1.0)).abs() < 1e-6);
+        // A best cosine below 0 counts 0: [-a]'s cosines are -0.6, -1, -0.8, so P = 0
+        // (not -0.6) and F1 = 0 (not -4.8).
+        let c3 = vec![cls.clone(), vec![-0.6, -0.8], sep.clone()];
+        assert_eq!(greedy_f1(&r, &c3), 0.0);
+        // An empty side scores 0, as bert-score does.
+        assert_eq!(greedy_f1(&r, &[cls, sep]), 0.0);
+    }
+}

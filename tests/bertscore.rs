@@ -1,0 +1,392 @@
+//! `bertscore_minilm` (cargo feature `bertscore`): the tokenizer against the Python
+//! tokenizer's ids on every FOLIO string, and the score through `metrics pairs
+//! --bertscore-model` against the Python bert-score package on a tiny deterministic
+//! model built here (and, when `AUTOEVAL_TEST_MINILM_DIR` names the real
+//! all-MiniLM-L6-v2 files, on the real weights). Expected values: tests/data/bertscore/,
+//! made by its build_oracle.py.
+#![cfg(feature = "bertscore")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use autoeval::analysis::bertscore_minilm::BertScoreMiniLm;
+use candle_core::{Device, Tensor};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/bertscore")
+        .join(name)
+}
+
+fn jsonl(name: &str) -> Vec<Value> {
+    std::fs::read_to_string(data(name))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+const H: usize = 8;
+const HEADS: usize = 2;
+const LAYERS: usize = 2;
+const INTER: usize = 16;
+const POS: usize = 512;
+
+/// build_oracle.py's `val`: a hash of the index, exact in f64 on both sides.
+fn val(salt: u64, n: usize) -> Vec<f64> {
+    (0..n as u64)
+        .map(|i| ((i * 2654435761 + salt * 97531) % 65521) as f64 / 65521.0 - 0.5)
+        .collect()
+}
+
+/// Writes build_oracle.py's tiny deterministic BERT (2 layers, hidden 8) with the real
+/// MiniLM vocabulary into `dir`.
+fn tiny_model(dir: &Path) {
+    let vocab = std::fs::read_to_string(data("vocab.txt")).unwrap();
+    let v = vocab.lines().count();
+    let mut shapes: Vec<(String, Vec<usize>)> = vec![
+        ("embeddings.word_embeddings.weight".into(), vec![v, H]),
+        ("embeddings.position_embeddings.weight".into(), vec![POS, H]),
+        ("embeddings.token_type_embeddings.weight".into(), vec![2, H]),
+        ("embeddings.LayerNorm.weight".into(), vec![H]),
+        ("embeddings.LayerNorm.bias".into(), vec![H]),
+    ];
+    for l in 0..LAYERS {
+        let p = format!("encoder.layer.{l}.");
+        for (n, o, i) in [
+            ("attention.self.query", H, H),
+            ("attention.self.key", H, H),
+            ("attention.self.value", H, H),
+            ("attention.output.dense", H, H),
+            ("intermediate.dense", INTER, H),
+            ("output.dense", H, INTER),
+        ] {
+            shapes.push((format!("{p}{n}.weight"), vec![o, i]));
+            shapes.push((format!("{p}{n}.bias"), vec![o]));
+            if n == "attention.output.dense" || n == "output.dense" {
+                let ln = if n.starts_with("attention") {
+                    "attention.output"
+                } else {
+                    "output"
+                };
+                shapes.push((format!("{p}{ln}.LayerNorm.weight"), vec![H]));
+                shapes.push((format!("{p}{ln}.LayerNorm.bias"), vec![H]));
+            }
+        }
+    }
+    let mut tensors = HashMap::new();
+    for (salt, (name, shape)) in shapes.into_iter().enumerate() {
+        let n = shape.iter().product();
+        let vals: Vec<f32> = val(salt as u64, n)
+            .into_iter()
+            .map(|x| {
+                if name.ends_with("LayerNorm.weight") {
+                    (1.0 + 0.5 * x) as f32
+                } else if name.ends_with(".bias") {
+                    (0.2 * x) as f32
+                } else {
+                    (2.0 * x) as f32
+                }
+            })
+            .collect();
+        tensors.insert(
+            name,
+            Tensor::from_vec(vals, shape.as_slice(), &Device::Cpu).unwrap(),
+        );
+    }
+    candle_core::safetensors::save(&tensors, dir.join("model.safetensors")).unwrap();
+    let config = serde_json::json!({
+        "model_type": "bert", "vocab_size": v, "hidden_size": H, "num_hidden_layers": LAYERS,
+        "num_attention_heads": HEADS, "intermediate_size": INTER, "hidden_act": "gelu",
+        "max_position_embeddings": POS, "type_vocab_size": 2, "layer_norm_eps": 1e-12
+    });
+    std::fs::write(dir.join("config.json"), config.to_string()).unwrap();
+    std::fs::write(
+        dir.join("tokenizer_config.json"),
+        r#"{"do_lower_case": true, "model_max_length": 512}"#,
+    )
+    .unwrap();
+    std::fs::write(dir.join("vocab.txt"), vocab).unwrap();
+}
+
+fn bin(home: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_autoeval"));
+    c.env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("cfg"))
+        .env_remove("AUTOEVAL_BERTSCORE_MODEL");
+    c
+}
+
+/// Runs `metrics pairs - EXTRA…` on `input`: stdout lines parsed, exit code, stderr.
+fn pairs(home: &Path, input: &str, extra: &[&str]) -> (Vec<Value>, i32, String) {
+    let mut child = bin(home)
+        .args(["metrics", "pairs", "-"])
+        .args(extra)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_string();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().unwrap();
+    let _ = writer.join().unwrap();
+    let lines = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (
+        lines,
+        out.status.code().unwrap(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Scores the oracle's pairs through the binary with the model in `dir`; returns the
+/// largest difference from bert-score's F1.
+fn max_diff_through_cli(dir: &Path, oracle: &[Value]) -> f64 {
+    let home = tempfile::tempdir().unwrap();
+    let input: String = oracle
+        .iter()
+        .map(|r| serde_json::json!({"a": r["a"], "b": r["b"]}).to_string() + "\n")
+        .collect();
+    let (got, _, err) = pairs(
+        home.path(),
+        &input,
+        &["--bertscore-model", dir.to_str().unwrap()],
+    );
+    assert_eq!(got.len(), oracle.len(), "{err}");
+    let mut max = 0f64;
+    for (i, (want, have)) in oracle.iter().zip(&got).enumerate() {
+        let w = want["bertscore_minilm"].as_f64().unwrap();
+        let h = have["bertscore_minilm"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("line {}: no bertscore_minilm in {have}", i + 1));
+        assert!(
+            (w - h).abs() <= 1e-4,
+            "line {}: {} ⟂ {}: bert-score {w}, autoeval {h}",
+            i + 1,
+            want["a"],
+            want["b"]
+        );
+        max = max.max((w - h).abs());
+    }
+    max
+}
+
+#[test]
+fn tokenizer_ids_equal_the_python_tokenizers_on_every_folio_string() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_model(dir.path());
+    let model = BertScoreMiniLm::load(dir.path()).unwrap();
+    let rows = jsonl("folio-token-ids.jsonl");
+    assert!(rows.len() > 5000, "{} strings", rows.len());
+    let mut wrong = Vec::new();
+    for r in &rows {
+        let s = r["s"].as_str().unwrap();
+        let want: Vec<u32> = r["ids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap() as u32)
+            .collect();
+        if model.token_ids(s) != want {
+            wrong.push(format!(
+                "{s:?}: want {want:?}, got {:?}",
+                model.token_ids(s)
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of {} differ:\n{}",
+        wrong.len(),
+        rows.len(),
+        wrong[..wrong.len().min(10)].join("\n")
+    );
+}
+
+#[test]
+fn tiny_model_scores_equal_bert_score_through_the_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_model(dir.path());
+    let oracle = jsonl("tiny-oracle.jsonl");
+    assert!(oracle.len() >= 300);
+    let max = max_diff_through_cli(dir.path(), &oracle);
+    eprintln!(
+        "tiny model: max |autoeval − bert-score| = {max:.2e} over {} pairs",
+        oracle.len()
+    );
+}
+
+#[test]
+fn real_minilm_scores_equal_bert_score_when_the_model_is_there() {
+    let Some(dir) = std::env::var_os("AUTOEVAL_TEST_MINILM_DIR") else {
+        eprintln!(
+            "SKIPPED: set AUTOEVAL_TEST_MINILM_DIR to the unpacked all-MiniLM-L6-v2 directory \
+             to check bertscore_minilm against bert-score on the real weights"
+        );
+        return;
+    };
+    let oracle = jsonl("minilm-oracle.jsonl");
+    let max = max_diff_through_cli(Path::new(&dir), &oracle);
+    eprintln!(
+        "all-MiniLM-L6-v2: max |autoeval − bert-score| = {max:.2e} over {} pairs",
+        oracle.len()
+    );
+}
+
+#[test]
+fn the_field_is_absent_without_a_model_and_edge_pairs_score_as_bert_score_does() {
+    let home = tempfile::tempdir().unwrap();
+    let (got, code, _) = pairs(home.path(), "P(a)\tP(b)\n", &[]);
+    assert_eq!(code, 0);
+    assert!(got[0].get("bertscore_minilm").is_none(), "{}", got[0]);
+    let dir = tempfile::tempdir().unwrap();
+    tiny_model(dir.path());
+    let d = dir.path().to_str().unwrap();
+    // Identical strings score 1; an empty side scores 0 (bert-score's rule); a line
+    // that is not a pair keeps its error line and has no score.
+    let input = "P(a) ∧ Q(b)\tP(a) ∧ Q(b)\n{\"a\": \"P(a)\", \"b\": \"\"}\nnot a pair\n";
+    let (got, code, _) = pairs(home.path(), input, &["--bertscore-model", d]);
+    assert_eq!(code, 1);
+    assert!((got[0]["bertscore_minilm"].as_f64().unwrap() - 1.0).abs() < 1e-6);
+    assert_eq!(got[1]["bertscore_minilm"].as_f64(), Some(0.0));
+    assert!(got[2].get("error").is_some() && got[2].get("bertscore_minilm").is_none());
+    // The environment variable names the directory too.
+    let out = bin(home.path())
+        .args(["metrics", "pairs", "-"])
+        .env("AUTOEVAL_BERTSCORE_MODEL", d)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = out;
+    out.stdin
+        .take()
+        .unwrap()
+        .write_all(b"P(a)\tP(a)\n")
+        .unwrap();
+    let out = out.wait_with_output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("\"bertscore_minilm\":"));
+}
+
+#[test]
+fn the_pip_packages_layout_with_tokenizer_json_only_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    tiny_model(dir.path());
+    let vocab = std::fs::read_to_string(dir.path().join("vocab.txt")).unwrap();
+    let map: serde_json::Map<String, Value> = vocab
+        .lines()
+        .enumerate()
+        .map(|(i, t)| (t.to_string(), Value::from(i)))
+        .collect();
+    let tj = serde_json::json!({"model": {"type": "WordPiece", "continuing_subword_prefix": "##", "vocab": map}});
+    std::fs::write(dir.path().join("tokenizer.json"), tj.to_string()).unwrap();
+    let with_txt = BertScoreMiniLm::load(dir.path()).unwrap();
+    std::fs::remove_file(dir.path().join("vocab.txt")).unwrap();
+    let with_json = BertScoreMiniLm::load(dir.path()).unwrap();
+    let s = "∀x (Café(x) → ¬Tired(x)) [SEP]";
+    assert_eq!(with_txt.token_ids(s), with_json.token_ids(s));
+    let pairs = [("P(a) ∧ Q(b)", "Q(b) ∧ P(a)")];
+    assert_eq!(with_txt.f1(&pairs).unwrap(), with_json.f1(&pairs).unwrap());
+}
+
+/// Runs with `--bertscore-model DIR` on one pair: exit code and stderr.
+fn refused(dir: &Path) -> (i32, String) {
+    let home = tempfile::tempdir().unwrap();
+    let (got, code, err) = pairs(
+        home.path(),
+        "P(a)\tP(b)\n",
+        &["--bertscore-model", dir.to_str().unwrap()],
+    );
+    assert!(
+        got.is_empty(),
+        "nothing is scored with a broken model: {got:?}"
+    );
+    (code, err)
+}
+
+#[test]
+fn a_missing_or_malformed_model_directory_is_refused_with_the_file_named() {
+    let root = tempfile::tempdir().unwrap();
+    let (code, err) = refused(&root.path().join("nope"));
+    assert_ne!(code, 0);
+    assert!(err.contains("does not exist"), "{err}");
+
+    let fresh = |name: &str| {
+        let d = root.path().join(name);
+        std::fs::create_dir(&d).unwrap();
+        tiny_model(&d);
+        d
+    };
+    let d = fresh("no-weights");
+    std::fs::remove_file(d.join("model.safetensors")).unwrap();
+    let (code, err) = refused(&d);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("model.safetensors") && err.contains("config.json"),
+        "{err}"
+    );
+
+    let d = fresh("truncated");
+    let w = std::fs::read(d.join("model.safetensors")).unwrap();
+    std::fs::write(d.join("model.safetensors"), &w[..w.len() / 2]).unwrap();
+    let (_, err) = refused(&d);
+    assert!(err.contains("not a readable safetensors file"), "{err}");
+
+    let d = fresh("garbage");
+    std::fs::write(d.join("model.safetensors"), [0xffu8; 64]).unwrap();
+    let (_, err) = refused(&d);
+    assert!(err.contains("not a readable safetensors file"), "{err}");
+
+    let d = fresh("bad-config");
+    std::fs::write(
+        d.join("config.json"),
+        r#"{"model_type": "bert", "vocab_size": 30522, "hidden_size": 9, "num_hidden_layers": 2,
+            "num_attention_heads": 2, "intermediate_size": 16, "max_position_embeddings": 512}"#,
+    )
+    .unwrap();
+    let (_, err) = refused(&d);
+    assert!(
+        err.contains("config.json") && err.contains("not a multiple"),
+        "{err}"
+    );
+
+    let d = fresh("wrong-shape");
+    let mut c: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("config.json")).unwrap()).unwrap();
+    c["intermediate_size"] = 32.into();
+    std::fs::write(d.join("config.json"), c.to_string()).unwrap();
+    let (_, err) = refused(&d);
+    assert!(
+        err.contains("encoder.layer.0.intermediate.dense.weight") && err.contains("[16, 8]"),
+        "{err}"
+    );
+
+    let d = fresh("other-arch");
+    c["intermediate_size"] = INTER.into();
+    c["model_type"] = "roberta".into();
+    std::fs::write(d.join("config.json"), c.to_string()).unwrap();
+    let (_, err) = refused(&d);
+    assert!(err.contains("roberta"), "{err}");
+
+    let d = fresh("bad-vocab");
+    std::fs::write(d.join("vocab.txt"), "a\nb\n").unwrap();
+    let (_, err) = refused(&d);
+    assert!(err.contains("vocab.txt") && err.contains("[UNK]"), "{err}");
+
+    let d = fresh("cased");
+    std::fs::write(
+        d.join("tokenizer_config.json"),
+        r#"{"do_lower_case": false}"#,
+    )
+    .unwrap();
+    let (_, err) = refused(&d);
+    assert!(err.contains("uncased"), "{err}");
+}

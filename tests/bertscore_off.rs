@@ -1,0 +1,29 @@
+//! Without the cargo feature `bertscore`, `metrics pairs --bertscore-model` is refused
+//! with the rebuild command instead of silently printing no `bertscore_minilm`.
+#![cfg(not(feature = "bertscore"))]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::process::Command;
+
+#[test]
+fn bertscore_model_without_the_feature_names_the_rebuild() {
+    let home = tempfile::tempdir().unwrap();
+    let pairs = home.path().join("pairs.tsv");
+    std::fs::write(&pairs, "P(a)\tP(b)\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_autoeval"))
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join("cfg"))
+        .env_remove("AUTOEVAL_BERTSCORE_MODEL")
+        .args(["metrics", "pairs"])
+        .arg(&pairs)
+        .args(["--bertscore-model", "/some/minilm"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty(), "nothing is scored");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--features bertscore") && err.contains("/some/minilm"),
+        "{err}"
+    );
+}
