@@ -239,7 +239,15 @@ pub fn closeness_paper(reference: &Expr, candidate: &Expr) -> Closeness {
         if let (Ok(tr), Ok(tc)) = (paper_notation(fr), paper_notation(fc)) {
             out.bleu_fol = Some(bleu_fol(&tc, &tr));
             out.rouge_l_fol = Some(rouge_l_fol(&tc, &tr));
-            let (pr, pc) = (parse_paper(&tr), parse_paper(&tc));
+            let pr = parse_paper(&tr);
+            // A φ₁ printed the same as φ₀ parses the same: parse it once.
+            let parsed_c;
+            let pc = if tc == tr {
+                &pr
+            } else {
+                parsed_c = parse_paper(&tc);
+                &parsed_c
+            };
             out.le = le_parsed(pc.as_ref(), pr.as_ref()).ok();
             out.smatch_paper = smatch_paper_parsed(pc.as_ref(), pr.as_ref())
                 .ok()

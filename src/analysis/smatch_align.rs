@@ -80,6 +80,9 @@ struct Search<'a> {
     nodes: u64,
     n2: u32,
     n2_triples: usize,
+    /// An upper bound on any alignment's matches (triples compared with variables
+    /// abstracted away): once `best` reaches it the search has proved optimality.
+    ceiling: usize,
 }
 
 impl Search<'_> {
@@ -222,6 +225,30 @@ impl Search<'_> {
         b.min(cap as f64)
     }
 
+    /// One descent taking each variable's best-gain partner (the search's first path),
+    /// without bounds: a cheap first `best`, which often already meets the ceiling.
+    fn greedy(&mut self) {
+        let mut trail = Vec::with_capacity(self.order.len());
+        for d in 0..self.order.len() {
+            let u = self.order[d];
+            let mut pick: Option<(f64, u32)> = None;
+            for w in 0..self.n2 {
+                if !self.used[w as usize] {
+                    let g = self.gain(u, w);
+                    if g > 0.0 && pick.is_none_or(|(bg, _)| g > bg) {
+                        pick = Some((g, w));
+                    }
+                }
+            }
+            let added = self.assign(u, pick.map(|p| p.1));
+            trail.push((u, added));
+        }
+        self.best = self.best.max(self.score);
+        while let Some((u, added)) = trail.pop() {
+            self.unassign(u, added);
+        }
+    }
+
     fn go(&mut self, depth: usize) -> bool {
         self.nodes += 1;
         if self.nodes > NODE_BUDGET {
@@ -230,7 +257,7 @@ impl Search<'_> {
         if self.score > self.best {
             self.best = self.score;
         }
-        if depth == self.order.len() {
+        if depth == self.order.len() || self.best >= self.ceiling {
             return true;
         }
         if self.bound(depth) < (self.best + 1) as f64 {
@@ -249,6 +276,9 @@ impl Search<'_> {
             self.unassign(u, added);
             if !done {
                 return false;
+            }
+            if self.best >= self.ceiling {
+                return true;
             }
         }
         let added = self.assign(u, None);
@@ -296,6 +326,21 @@ pub(crate) fn best_matches(g1: &Graph, g2: &Graph) -> Alignment {
             }
         }
     }
+    // Any matched triple pairs with a triple of the same shape once variables are
+    // forgotten, so the shape counts' overlap bounds every alignment.
+    let shape = |e: End| match e {
+        End::Var(_) => None,
+        End::Const(c) => Some(c),
+    };
+    type Shape = (Option<u32>, u32, Option<u32>);
+    let mut shapes: HashMap<Shape, (usize, usize)> = HashMap::new();
+    for &(a, r, b) in &g1.triples {
+        shapes.entry((shape(a), r, shape(b))).or_default().0 += 1;
+    }
+    for &(a, r, b) in &g2.triples {
+        shapes.entry((shape(a), r, shape(b))).or_default().1 += 1;
+    }
+    let ceiling = shapes.values().map(|&(x, y)| x.min(y)).sum();
     let mut s = Search {
         g1,
         c2,
@@ -316,8 +361,10 @@ pub(crate) fn best_matches(g1: &Graph, g2: &Graph) -> Alignment {
         nodes: 0,
         n2: g2.vars,
         n2_triples: g2.triples.len(),
+        ceiling,
     };
-    let optimal = s.go(0);
+    s.greedy();
+    let optimal = s.best >= s.ceiling || s.go(0);
     Alignment {
         matches: s.best,
         optimal,
