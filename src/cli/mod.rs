@@ -28,6 +28,7 @@ pub mod labels_export;
 pub mod leaderboard;
 pub mod metrics;
 pub mod metrics_perturb;
+pub(crate) mod metrics_plot;
 pub mod model_args;
 pub mod prompts;
 pub mod report;
