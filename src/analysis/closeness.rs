@@ -5,7 +5,7 @@
 //! the scores cost no string hashing: they run on every sample of a run and of every
 //! rescore.
 
-use super::bleu_fol::{bleu_fol, rouge_l_fol};
+use super::bleu_fol::bleu_rouge_fol;
 use super::le::le_parsed;
 use super::paper_notation::paper_notation;
 use super::paper_parse::parse_paper;
@@ -240,8 +240,9 @@ pub fn closeness_paper(reference: &Expr, candidate: &Expr) -> Closeness {
     if let (Expr::Logic(fr), Expr::Logic(fc)) = (reference, candidate) {
         out.smatch = super::smatch::smatch(fc, fr).ok().map(|s| s.0);
         if let (Ok(tr), Ok(tc)) = (paper_notation(fr), paper_notation(fc)) {
-            out.bleu_fol = Some(bleu_fol(&tc, &tr));
-            out.rouge_l_fol = Some(rouge_l_fol(&tc, &tr));
+            let (b, r) = bleu_rouge_fol(&tc, &tr);
+            out.bleu_fol = Some(b);
+            out.rouge_l_fol = Some(r);
             let pr = parse_paper(&tr);
             // A φ₁ printed the same as φ₀ parses the same: parse it once.
             let parsed_c;
