@@ -4,16 +4,22 @@
 //! pairs, per pair, beside smatchpp's ILP time measured on the same pairs offline.
 //!
 //! `cargo bench --bench metrics` (`METRICS_SAMPLES=N` changes the 100,000;
-//! `SMATCHPP_ILP_SECONDS` the ILP total to compare with, default the measured 22.85 s).
+//! `SMATCHPP_ILP_SECONDS` the ILP total to compare with, default the measured 22.85 s;
+//! `METRICS_PROFILE=N` times each metric alone on the first N pairs, one thread;
+//! `METRICS_DUMP=FILE` writes the pairs' FOLIO printings as `metrics pairs` TSV and stops).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use autoeval::analysis::closeness::closeness;
+use autoeval::analysis::bleu_fol::{bleu_fol, rouge_l_fol};
+use autoeval::analysis::closeness::{closeness, closeness_paper};
+use autoeval::analysis::le::le;
+use autoeval::analysis::paper_notation::paper_notation;
+use autoeval::analysis::smatch::smatch;
 use autoeval::analysis::smatch_paper::smatch_paper;
 use autoeval::grammar::{DatasetKind, GenParams, generate_batch};
 use autoeval::perturb::{PerturbKind, perturb};
 use autoeval::rng::Rng;
-use autoeval::syntax::Expr;
-use std::time::Instant;
+use autoeval::syntax::{Expr, Formula};
+use std::time::{Duration, Instant};
 
 fn samples(want: usize) -> Vec<(Expr, Expr)> {
     let params = GenParams {
@@ -42,6 +48,35 @@ fn samples(want: usize) -> Vec<(Expr, Expr)> {
     out
 }
 
+fn logic(e: &Expr) -> &Formula {
+    match e {
+        Expr::Logic(f) => f,
+        Expr::Regex(_) => panic!("FOL samples are logic"),
+    }
+}
+
+/// Times `f` on every pair; prints the total and the slowest pair.
+fn profile(name: &str, pairs: &[(Expr, Expr)], mut f: impl FnMut(&Expr, &Expr)) {
+    let t = Instant::now();
+    let mut worst = (Duration::ZERO, 0);
+    for (i, (a, b)) in pairs.iter().enumerate() {
+        let s = Instant::now();
+        f(a, b);
+        let d = s.elapsed();
+        if d > worst.0 {
+            worst = (d, i);
+        }
+    }
+    let total = t.elapsed();
+    println!(
+        "  {name:<28} {:>8.3} s  {:>8.1} µs/pair  slowest {:.1?} (pair {})",
+        total.as_secs_f64(),
+        total.as_secs_f64() * 1e6 / pairs.len() as f64,
+        worst.0,
+        worst.1
+    );
+}
+
 fn main() {
     let n: usize = std::env::var("METRICS_SAMPLES")
         .ok()
@@ -50,6 +85,68 @@ fn main() {
     let t = Instant::now();
     let pairs = samples(n);
     eprintln!("generated {} FOL pairs in {:.1?}", pairs.len(), t.elapsed());
+    if let Ok(path) = std::env::var("METRICS_DUMP") {
+        // The pairs in the FOLIO printing as `metrics pairs` TSV, to compare builds.
+        let lines: String = pairs
+            .iter()
+            .filter_map(|(a, b)| {
+                Some(format!(
+                    "{}\t{}\n",
+                    paper_notation(logic(a)).ok()?,
+                    paper_notation(logic(b)).ok()?
+                ))
+            })
+            .collect();
+        std::fs::write(&path, lines).unwrap();
+        eprintln!("wrote {path}");
+        return;
+    }
+    if let Some(p) = std::env::var("METRICS_PROFILE")
+        .ok()
+        .and_then(|s| s.parse::<usize>().ok())
+    {
+        let sub = &pairs[..p.min(pairs.len())];
+        println!("each metric alone on {} pairs, one thread:", sub.len());
+        profile("closeness (cheap three)", sub, |a, b| {
+            std::hint::black_box(closeness(a, b));
+        });
+        let texts: Vec<(String, String)> = sub
+            .iter()
+            .map(|(a, b)| {
+                (
+                    paper_notation(logic(a)).unwrap_or_default(),
+                    paper_notation(logic(b)).unwrap_or_default(),
+                )
+            })
+            .collect();
+        profile("paper_notation ×2", sub, |a, b| {
+            std::hint::black_box((paper_notation(logic(a)).ok(), paper_notation(logic(b)).ok()));
+        });
+        let mut i = 0;
+        profile("bleu_fol + rouge_l_fol", sub, |_, _| {
+            let (r, c) = &texts[i];
+            std::hint::black_box((bleu_fol(c, r), rouge_l_fol(c, r)));
+            i += 1;
+        });
+        let mut i = 0;
+        profile("le (with 2 paper parses)", sub, |_, _| {
+            let (r, c) = &texts[i];
+            std::hint::black_box(le(c, r).ok());
+            i += 1;
+        });
+        let mut i = 0;
+        profile("smatch_paper (2 parses)", sub, |_, _| {
+            let (r, c) = &texts[i];
+            std::hint::black_box(smatch_paper(c, r).ok());
+            i += 1;
+        });
+        profile("smatch", sub, |a, b| {
+            std::hint::black_box(smatch(logic(b), logic(a)).ok());
+        });
+        profile("closeness_paper (all)", sub, |a, b| {
+            std::hint::black_box(closeness_paper(a, b));
+        });
+    }
     let t = Instant::now();
     let threads = 2;
     let chunk = pairs.len().div_ceil(threads);
@@ -60,7 +157,7 @@ fn main() {
                 s.spawn(move || {
                     let mut counts = (0usize, 0usize);
                     for (a, b) in c {
-                        let m = closeness(a, b);
+                        let m = closeness_paper(a, b);
                         counts.0 += usize::from(m.le.is_some());
                         counts.1 += usize::from(m.smatch_paper.is_some());
                     }

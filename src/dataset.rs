@@ -620,6 +620,22 @@ impl Dataset {
     }
 }
 
+/// A logic dataset file from items made elsewhere (a FOLIO conversion): `metadata` and
+/// the per-field index maps are computed as for generated files.
+pub fn assemble_logic(info: Map<String, Value>, data: Vec<Item>) -> DatasetFile {
+    let mut stats = FieldStats::default();
+    for item in &data {
+        stats.add(&FIELDS_LOGIC, item);
+    }
+    let (metadata, extra) = stats.into_maps(&FIELDS_LOGIC);
+    DatasetFile {
+        info,
+        metadata,
+        data,
+        extra,
+    }
+}
+
 #[cfg(test)]
 mod stream_tests {
     use super::*;

@@ -31,6 +31,7 @@ pub mod analysis;
 pub mod cli;
 pub mod config_dir;
 pub mod dataset;
+pub mod dataset_folio;
 pub mod fsread;
 pub mod grammar;
 pub mod labels;

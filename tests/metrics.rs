@@ -278,14 +278,14 @@ fn perturb_reproduces_the_papers_selection_and_identity_row() {
         neg[3].as_f64().unwrap() < 0.5 && neg[2].as_f64().unwrap() > 0.9,
         "{neg}"
     );
-    // CSV: 8 perturbations × 4 × 4 cells plus the header.
+    // CSV: 8 perturbations × 4 × 4 cells, 8 × 3 verdict groups × 4, plus the header.
     let csv = bin(home.path())
         .args(["metrics", "perturb", "--csv"])
         .output()
         .unwrap();
     assert_eq!(
         String::from_utf8_lossy(&csv.stdout).lines().count(),
-        1 + 8 * 16
+        1 + 8 * 16 + 8 * 3 * 4
     );
 }
 

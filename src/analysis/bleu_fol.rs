@@ -4,9 +4,10 @@
 
 use super::fol_text::msplit;
 use std::collections::HashMap;
+use std::hash::Hash;
 
 /// Counts of every n-gram of order 1..=`max_order` (nmt `_get_ngrams`).
-fn ngram_counts(t: &[String], max_order: usize) -> HashMap<&[String], usize> {
+fn ngram_counts<T: Hash + Eq>(t: &[T], max_order: usize) -> HashMap<&[T], usize> {
     let mut m = HashMap::new();
     for n in 1..=max_order {
         for w in t.windows(n) {
@@ -20,7 +21,7 @@ fn ngram_counts(t: &[String], max_order: usize) -> HashMap<&[String], usize> {
 ///
 /// The paper's `max_order = min(4, shorter length)` makes an empty side an error in
 /// Python (a `min` of nothing); here it scores 0.
-pub fn nmt_bleu(candidate: &[String], reference: &[String], max_order: usize) -> f64 {
+pub fn nmt_bleu<T: Hash + Eq>(candidate: &[T], reference: &[T], max_order: usize) -> f64 {
     if max_order == 0 || candidate.is_empty() || reference.is_empty() {
         return 0.0;
     }
@@ -57,6 +58,28 @@ pub fn bleu_fol(candidate: &str, reference: &str) -> f64 {
     nmt_bleu(&c, &r, 4.min(c.len()).min(r.len()))
 }
 
+/// Both token lists with equal tokens as equal small integers (scores unchanged, no
+/// string comparisons in the n-gram counts and the LCS table).
+pub(crate) fn interned_tokens<'a>(a: &'a [String], b: &'a [String]) -> (Vec<u32>, Vec<u32>) {
+    let mut ids: HashMap<&'a str, u32> = HashMap::new();
+    let mut id = |t: &'a str| -> u32 {
+        let n = ids.len() as u32;
+        *ids.entry(t).or_insert(n)
+    };
+    let x = a.iter().map(|t| id(t)).collect();
+    let y = b.iter().map(|t| id(t)).collect();
+    (x, y)
+}
+
+/// `bleu_fol` and `rouge_l_fol` together, tokenising each string once.
+pub fn bleu_rouge_fol(candidate: &str, reference: &str) -> (f64, f64) {
+    let (c, r) = interned_tokens(&msplit(candidate), &msplit(reference));
+    (
+        nmt_bleu(&c, &r, 4.min(c.len()).min(r.len())),
+        rouge_l_tokens(&c, &r),
+    )
+}
+
 /// Longest common subsequence length of two token lists.
 pub(crate) fn lcs<T: PartialEq>(a: &[T], b: &[T]) -> usize {
     let mut prev = vec![0usize; b.len() + 1];
@@ -75,7 +98,7 @@ pub(crate) fn lcs<T: PartialEq>(a: &[T], b: &[T]) -> usize {
 }
 
 /// `rouge_score` ROUGE-L F-measure over two token lists (0 when either is empty).
-pub fn rouge_l_tokens(candidate: &[String], reference: &[String]) -> f64 {
+pub fn rouge_l_tokens<T: PartialEq>(candidate: &[T], reference: &[T]) -> f64 {
     if candidate.is_empty() || reference.is_empty() {
         return 0.0;
     }
@@ -110,5 +133,8 @@ mod tests {
         let got = bleu_fol("A ∧", "A ∧ B");
         assert!((got - (1.0f64 - 1.5).exp()).abs() < 1e-12, "{got}");
         assert_eq!(bleu_fol("", "A"), 0.0);
+        for (x, y) in [(a, "∀x (Eel(x) ∧ Fish(x))"), ("A ∧", "A ∧ B"), ("", "A")] {
+            assert_eq!(bleu_rouge_fol(x, y), (bleu_fol(x, y), rouge_l_fol(x, y)));
+        }
     }
 }

@@ -5,7 +5,7 @@
 //! the scores cost no string hashing: they run on every sample of a run and of every
 //! rescore.
 
-use super::bleu_fol::{bleu_fol, rouge_l_fol};
+use super::bleu_fol::bleu_rouge_fol;
 use super::le::le_parsed;
 use super::paper_notation::paper_notation;
 use super::paper_parse::parse_paper;
@@ -204,11 +204,12 @@ pub fn tree_overlap(a: &Expr, b: &Expr) -> f64 {
 /// the tokens, and a formula this long is past the verifier's size limit anyway.
 pub const MAX_SCORED_CHARS: usize = 20_000;
 
-/// [`closeness`], or None when either side prints longer than [`MAX_SCORED_CHARS`]
-/// (a 100,000-alternative regex took minutes and held up a stop).
+/// Every stored metric ([`closeness_paper`]), or None when either side prints longer
+/// than [`MAX_SCORED_CHARS`] (a 100,000-alternative regex took minutes and held up a
+/// stop). What runs, `rescore` and `import` store in each sample's `closeness` record.
 pub fn closeness_within(reference: &Expr, candidate: &Expr) -> Option<Closeness> {
     let long = |e: &Expr| e.to_unicode().chars().nth(MAX_SCORED_CHARS).is_some();
-    (!long(reference) && !long(candidate)).then(|| closeness(reference, candidate))
+    (!long(reference) && !long(candidate)).then(|| closeness_paper(reference, candidate))
 }
 
 /// autoeval's three scores of `candidate` against `reference` (smoothed BLEU, ROUGE-L,
@@ -228,18 +229,29 @@ pub fn closeness(reference: &Expr, candidate: &Expr) -> Closeness {
 }
 
 /// [`closeness`] plus, for logic, the paper-compatible scores (on the FOLIO printing)
-/// and `smatch`. Not computed per sample in runs: on generated formulas of 20+
-/// operators the paper's chart parser and the exact smatch alignment took minutes per
-/// thousand samples (a debug rescore of one 570-sample run ran over ten minutes), so
-/// these come from `autoeval metrics pairs` until they are made fast enough.
+/// and `smatch`. A field is `None` when its metric refuses: `bleu_fol`/`rouge_l_fol`
+/// (and with them `le`, `smatch_paper`) when the formula has no FOLIO printing; `le`
+/// above [`super::le::MAX_ATOMS`] atoms or where the paper's code raises; `smatch`
+/// above [`super::smatch::MAX_NODES`] nodes; `smatch_paper` when smatchpp's reader would
+/// fail on the paper's graph string. A failed paper parse scores `le` and
+/// `smatch_paper` 0, as the paper's code does. Regexes get none of them.
 pub fn closeness_paper(reference: &Expr, candidate: &Expr) -> Closeness {
     let mut out = closeness(reference, candidate);
     if let (Expr::Logic(fr), Expr::Logic(fc)) = (reference, candidate) {
         out.smatch = super::smatch::smatch(fc, fr).ok().map(|s| s.0);
         if let (Ok(tr), Ok(tc)) = (paper_notation(fr), paper_notation(fc)) {
-            out.bleu_fol = Some(bleu_fol(&tc, &tr));
-            out.rouge_l_fol = Some(rouge_l_fol(&tc, &tr));
-            let (pr, pc) = (parse_paper(&tr), parse_paper(&tc));
+            let (b, r) = bleu_rouge_fol(&tc, &tr);
+            out.bleu_fol = Some(b);
+            out.rouge_l_fol = Some(r);
+            let pr = parse_paper(&tr);
+            // A φ₁ printed the same as φ₀ parses the same: parse it once.
+            let parsed_c;
+            let pc = if tc == tr {
+                &pr
+            } else {
+                parsed_c = parse_paper(&tc);
+                &parsed_c
+            };
             out.le = le_parsed(pc.as_ref(), pr.as_ref()).ok();
             out.smatch_paper = smatch_paper_parsed(pc.as_ref(), pr.as_ref())
                 .ok()
@@ -287,7 +299,9 @@ mod tests {
         assert_eq!(g.le, Some(1.0), "LE binds atoms freely: {g:?}");
         assert!(g.bleu_fol.is_some_and(|b| b < 1.0) && g.smatch.is_some_and(|s| s < 1.0));
         assert_eq!(closeness_paper(&f, &f).smatch_paper, Some(1.0));
-        // Runs store only the cheap three.
+        // `closeness` is the cheap three; runs store them all.
         assert_eq!(closeness(&f, &f).le, None);
+        let stored = closeness_within(&f, &f).expect("short");
+        assert_eq!((stored.le, stored.smatch), (Some(1.0), Some(1.0)));
     }
 }

@@ -52,64 +52,6 @@ fn column(k: usize, n: usize, words: usize) -> Vec64 {
     v
 }
 
-fn not(v: &Vec64) -> Vec64 {
-    v.iter().map(|x| !x).collect()
-}
-
-fn zip(a: &Vec64, b: &Vec64, f: impl Fn(u64, u64) -> u64) -> Vec64 {
-    a.iter().zip(b).map(|(x, y)| f(*x, *y)).collect()
-}
-
-/// `VecRuleEvaluator.from_nltk_tree`: evaluates a parse with atom `name` bound to
-/// column `index(name)`. Rows beyond 2^n in the last word are garbage and masked later.
-fn eval(t: &PTree, index: &dyn Fn(&str) -> Option<usize>, cols: &[Vec64]) -> Option<Vec64> {
-    let kids = t.children();
-    match t.label()? {
-        // `S -> Q F | ¬ S | ( S ) | F`: only the last child counts, so a leading `¬`
-        // on S is dropped, as in the paper's code.
-        Nt::S => eval(kids.last()?, index, cols),
-        Nt::F => {
-            if kids.len() == 1 && kids[0].label() == Some(Nt::L) {
-                eval(&kids[0], index, cols)
-            } else if kids.len() >= 2 && kids[kids.len() - 2].label() == Some(Nt::F) {
-                let v = eval(&kids[kids.len() - 2], index, cols)?;
-                Some(if kids[0].leaf() == Some("¬") {
-                    not(&v)
-                } else {
-                    v
-                })
-            } else if kids.len() == 3 && kids[1].label() == Some(Nt::Op) {
-                let p = eval(&kids[0], index, cols)?;
-                let q = eval(&kids[2], index, cols)?;
-                let op = kids[1].children().first()?.leaf()?;
-                Some(match op {
-                    "⊕" => zip(&p, &q, |a, b| a ^ b),
-                    "∨" => zip(&p, &q, |a, b| a | b),
-                    "∧" => zip(&p, &q, |a, b| a & b),
-                    "→" => zip(&p, &q, |a, b| !a | b),
-                    _ => zip(&p, &q, |a, b| (a & b) | (!a & !b)),
-                })
-            } else {
-                None
-            }
-        }
-        Nt::L => {
-            let mut leaves = Vec::new();
-            t.leaves(&mut leaves);
-            let s: String = leaves.concat();
-            let negated = kids[0].leaf() == Some("¬");
-            let name = if negated {
-                &s['¬'.len_utf8()..]
-            } else {
-                s.as_str()
-            };
-            let v = cols[index(name)?].clone();
-            Some(if negated { not(&v) } else { v })
-        }
-        _ => None,
-    }
-}
-
 /// Levenshtein distance over characters (python-Levenshtein `distance`).
 pub(crate) fn levenshtein(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
@@ -130,8 +72,9 @@ const DUMMY: &str = "#DUMMY";
 const TOP_N: usize = 1000;
 
 /// The greedy binding enumeration: for each reference atom in order, candidate atoms by
-/// ascending distance (ties in list order), depth first; at most [`TOP_N`] bindings.
-fn bindings(truth: &[String], pred: &[String]) -> Vec<Vec<usize>> {
+/// ascending distance (ties in list order), depth first; at most [`TOP_N`] bindings,
+/// each handed to `visit`, which returns false to stop early.
+fn bindings(truth: &[String], pred: &[String], visit: &mut dyn FnMut(&[usize]) -> bool) {
     let dist = |a: &str, b: &str| {
         if a.starts_with(DUMMY) || b.starts_with(DUMMY) {
             10000
@@ -143,36 +86,147 @@ fn bindings(truth: &[String], pred: &[String]) -> Vec<Vec<usize>> {
         .iter()
         .map(|t| {
             let mut idx: Vec<usize> = (0..pred.len()).collect();
-            idx.sort_by_key(|&j| dist(t, &pred[j]));
+            idx.sort_by_cached_key(|&j| dist(t, &pred[j]));
             idx
         })
         .collect();
-    fn go(i: usize, order: &[Vec<usize>], used: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
-        if out.len() >= TOP_N {
+    struct Walk<'a> {
+        order: &'a [Vec<usize>],
+        used: Vec<usize>,
+        taken: Vec<bool>,
+        seen: usize,
+        stop: bool,
+    }
+    fn go(w: &mut Walk<'_>, i: usize, visit: &mut dyn FnMut(&[usize]) -> bool) {
+        if w.stop || w.seen >= TOP_N {
             return;
         }
-        if i == order.len() {
-            out.push(used.clone());
+        if i == w.order.len() {
+            w.seen += 1;
+            w.stop = !visit(&w.used);
             return;
         }
-        for &j in &order[i] {
-            if used.contains(&j) {
+        for k in 0..w.order[i].len() {
+            let j = w.order[i][k];
+            if w.taken[j] {
                 continue;
             }
-            used.push(j);
-            go(i + 1, order, used, out);
-            used.pop();
-            if out.len() >= TOP_N {
+            w.used.push(j);
+            w.taken[j] = true;
+            go(w, i + 1, visit);
+            w.taken[j] = false;
+            w.used.pop();
+            if w.stop || w.seen >= TOP_N {
                 return;
             }
         }
     }
-    let mut out = Vec::new();
-    go(0, &order, &mut Vec::new(), &mut out);
-    out
+    let mut w = Walk {
+        order: &order,
+        used: Vec::with_capacity(truth.len()),
+        taken: vec![false; pred.len()],
+        seen: 0,
+        stop: false,
+    };
+    go(&mut w, 0, visit);
+}
+
+/// One step of a compiled truth-table evaluation (postfix).
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    /// Push atom `i`'s column, negated when the flag is set.
+    Atom(usize, bool),
+    /// Negate the top.
+    Not,
+    /// Combine the top two with the operator symbol's table.
+    Bin(char),
+}
+
+/// Compiles a parse into postfix steps exactly as [`eval`] walks it; `None` where
+/// [`eval`] gives `None` (the paper's code raises).
+fn compile(t: &PTree, index: &dyn Fn(&str) -> Option<usize>, out: &mut Vec<Step>) -> Option<()> {
+    let kids = t.children();
+    match t.label()? {
+        Nt::S => compile(kids.last()?, index, out),
+        Nt::F => {
+            if kids.len() == 1 && kids[0].label() == Some(Nt::L) {
+                compile(&kids[0], index, out)
+            } else if kids.len() >= 2 && kids[kids.len() - 2].label() == Some(Nt::F) {
+                compile(&kids[kids.len() - 2], index, out)?;
+                if kids[0].leaf() == Some("¬") {
+                    out.push(Step::Not);
+                }
+                Some(())
+            } else if kids.len() == 3 && kids[1].label() == Some(Nt::Op) {
+                compile(&kids[0], index, out)?;
+                compile(&kids[2], index, out)?;
+                let op = kids[1].children().first()?.leaf()?;
+                out.push(Step::Bin(op.chars().next().unwrap_or('↔')));
+                Some(())
+            } else {
+                None
+            }
+        }
+        Nt::L => {
+            let mut leaves = Vec::new();
+            t.leaves(&mut leaves);
+            let s: String = leaves.concat();
+            let negated = kids[0].leaf() == Some("¬");
+            let name = if negated {
+                &s['¬'.len_utf8()..]
+            } else {
+                s.as_str()
+            };
+            out.push(Step::Atom(index(name)?, negated));
+            Some(())
+        }
+        _ => None,
+    }
+}
+
+/// Runs compiled steps with atom `i` reading `cols[col_of[i]]`; the result is left in
+/// `stack[0]`. `stack` holds reusable buffers of `words` words.
+fn run(steps: &[Step], col_of: &[usize], cols: &[Vec64], stack: &mut Vec<Vec64>) {
+    let words = cols.first().map_or(1, Vec::len);
+    let mut top = 0usize;
+    for s in steps {
+        match *s {
+            Step::Atom(i, neg) => {
+                if stack.len() <= top {
+                    stack.push(vec![0; words]);
+                }
+                let src = &cols[col_of[i]];
+                let dst = &mut stack[top];
+                dst.resize(words, 0);
+                for (d, x) in dst.iter_mut().zip(src) {
+                    *d = if neg { !x } else { *x };
+                }
+                top += 1;
+            }
+            Step::Not => stack[top - 1].iter_mut().for_each(|x| *x = !*x),
+            Step::Bin(op) => {
+                let (lo, hi) = stack.split_at_mut(top - 1);
+                let (p, q) = (&mut lo[top - 2], &hi[0]);
+                for (a, &b) in p.iter_mut().zip(q) {
+                    *a = match op {
+                        '⊕' => *a ^ b,
+                        '∨' => *a | b,
+                        '∧' => *a & b,
+                        '→' => !*a | b,
+                        _ => (*a & b) | (!*a & !b),
+                    };
+                }
+                top -= 1;
+            }
+        }
+    }
 }
 
 /// LE of two parses (reference first, as the paper's code calls it).
+///
+/// Both formulas are compiled once; each binding only permutes the candidate's columns.
+/// The search stops at a score of 1 (no later binding can replace it: the paper keeps
+/// only a strictly greater score), so the value is the one the full enumeration gives.
 pub(crate) fn le_trees(truth: &PTree, pred: &PTree) -> Result<f64, LeError> {
     let (mut ta, mut pa) = (Vec::new(), Vec::new());
     atoms(truth, &mut ta);
@@ -192,19 +246,33 @@ pub(crate) fn le_trees(truth: &PTree, pred: &PTree) -> Result<f64, LeError> {
     } else {
         (1u64 << rows) - 1
     };
+    let mut tsteps = Vec::new();
     let tpos = |s: &str| ta.iter().position(|a| a == s);
-    let Some(tv) = eval(truth, &tpos, &cols) else {
+    if compile(truth, &tpos, &mut tsteps).is_none() {
         return Err(LeError::PaperRaises);
-    };
+    }
+    let mut psteps = Vec::new();
+    let ppos = |s: &str| pa.iter().position(|a| a == s);
+    let pred_ok = compile(pred, &ppos, &mut psteps).is_some();
+    let mut stack = Vec::new();
+    let identity: Vec<usize> = (0..n).collect();
+    run(&tsteps, &identity, &cols, &mut stack);
+    let tv = stack.first().cloned().unwrap_or_else(|| vec![0; words]);
     let mut best = 0.0f32;
-    for b in bindings(&ta, &pa) {
-        let bound: Vec<&str> = b.iter().map(|&j| pa[j].as_str()).collect();
-        let ppos = |s: &str| bound.iter().position(|a| *a == s);
-        let Some(pv) = eval(pred, &ppos, &cols) else {
-            return Err(LeError::PaperRaises);
-        };
+    let mut col_of = vec![0usize; n];
+    let mut raised = false;
+    bindings(&ta, &pa, &mut |b| {
+        if !pred_ok {
+            raised = true;
+            return false;
+        }
+        // Reference atom i is bound to candidate atom b[i]: that atom reads column i.
+        for (i, &j) in b.iter().enumerate() {
+            col_of[j] = i;
+        }
+        run(&psteps, &col_of, &cols, &mut stack);
         let mut agree = 0u64;
-        for (w, (x, y)) in tv.iter().zip(&pv).enumerate() {
+        for (w, (x, y)) in tv.iter().zip(&stack[0]).enumerate() {
             let m = if w + 1 == words { mask_last } else { u64::MAX };
             agree += u64::from((!(x ^ y) & m).count_ones());
         }
@@ -213,6 +281,10 @@ pub(crate) fn le_trees(truth: &PTree, pred: &PTree) -> Result<f64, LeError> {
         if score > best {
             best = score;
         }
+        agree != rows as u64
+    });
+    if raised {
+        return Err(LeError::PaperRaises);
     }
     Ok(f64::from(best))
 }

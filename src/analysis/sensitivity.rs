@@ -7,6 +7,9 @@ use super::le::le_parsed;
 use super::paper_parse::parse_paper;
 use super::perturb_paper::{PaperPerturbation, apply};
 use super::smatch_paper::smatch_paper_parsed;
+use crate::syntax::Expr;
+use crate::syntax::folio::{FolioNames, parse_folio};
+use crate::verify::{Options, Verdict, verify};
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -93,6 +96,25 @@ pub struct RecordScores {
     pub changed: bool,
     /// bleu_fol, le, rouge_l_fol, smatch_paper (None where no value).
     pub scores: [Option<f64>; 4],
+    /// The verifier's verdict on perturbed against original: `Some(true)` equivalent,
+    /// `Some(false)` not, `None` undecided (unreadable, unknown or timed out).
+    pub equivalent: Option<bool>,
+}
+
+/// The verdict groups of the split table, in order.
+pub const VERDICT_GROUPS: [&str; 3] = ["equivalent", "not-equivalent", "undecided"];
+
+/// Table 2's row restricted to the records of one verdict group.
+#[derive(Clone, Debug, Serialize)]
+pub struct SplitRow {
+    /// `equivalent`, `not-equivalent` or `undecided`.
+    pub verdict: &'static str,
+    /// Records in the group.
+    pub n: usize,
+    /// Share of the group's records the perturbation changed.
+    pub changed: f64,
+    /// Mean per metric over the group's records where it has a value.
+    pub means: [Option<f64>; 4],
 }
 
 /// One row of Table 2 and its combination matrix.
@@ -110,6 +132,9 @@ pub struct Row {
     pub combined: [[Option<f64>; 4]; 4],
     /// Records where the notebook's rule raises (left out).
     pub skipped: usize,
+    /// The same row split by the verifier's verdict ([`VERDICT_GROUPS`] order); the
+    /// groups' `n` add up to `n`.
+    pub by_verdict: Vec<SplitRow>,
 }
 
 /// Scores a pair of strings with the table's metrics.
@@ -137,6 +162,7 @@ pub fn table(records: &[String]) -> Vec<Row> {
                         apply(p, o).ok().map(|t| RecordScores {
                             changed: t != *o,
                             scores: score(o, &t),
+                            equivalent: equivalent(o, &t),
                             original: o.clone(),
                             perturbed: t,
                         })
@@ -157,6 +183,27 @@ pub fn table(records: &[String]) -> Vec<Row> {
             row(p, &scored)
         })
         .collect()
+}
+
+/// Whether autoeval's verifier finds `perturbed` equivalent to `original` (both read
+/// with the FOLIO reader, one renaming for the pair); `None` when either is unreadable
+/// or the verifier gives up. An unchanged string is equivalent without a call.
+pub fn equivalent(original: &str, perturbed: &str) -> Option<bool> {
+    if original == perturbed {
+        return Some(true);
+    }
+    let mut names = FolioNames::default();
+    let a = parse_folio(original, &mut names).ok()?;
+    let b = parse_folio(perturbed, &mut names).ok()?;
+    let opts = Options {
+        timeout: std::time::Duration::from_secs(2),
+        ..Options::default()
+    };
+    match verify(&Expr::Logic(a), &Expr::Logic(b), &opts) {
+        Verdict::Equivalent { .. } => Some(true),
+        Verdict::NotEquivalent { .. } => Some(false),
+        _ => None,
+    }
 }
 
 fn mean(xs: impl Iterator<Item = f64>) -> Option<f64> {
@@ -186,6 +233,23 @@ fn row(p: PaperPerturbation, scored: &[Option<RecordScores>]) -> Row {
         means: std::array::from_fn(|i| mean(ok.iter().filter_map(|r| r.scores[i]))),
         combined,
         skipped: scored.len() - ok.len(),
+        by_verdict: [Some(true), Some(false), None]
+            .into_iter()
+            .zip(VERDICT_GROUPS)
+            .map(|(want, verdict)| {
+                let g: Vec<&&RecordScores> = ok.iter().filter(|r| r.equivalent == want).collect();
+                SplitRow {
+                    verdict,
+                    n: g.len(),
+                    changed: if g.is_empty() {
+                        0.0
+                    } else {
+                        g.iter().filter(|r| r.changed).count() as f64 / g.len() as f64
+                    },
+                    means: std::array::from_fn(|i| mean(g.iter().filter_map(|r| r.scores[i]))),
+                }
+            })
+            .collect(),
     }
 }
 
@@ -214,5 +278,12 @@ mod tests {
         assert!(t[1].means[0].unwrap() > 0.5 && t[1].means[0].unwrap() < 1.0);
         // Combination = mean of the per-record means; diagonal = the metric.
         assert_eq!(t[1].combined[0][0], t[1].means[0]);
+        // The verifier splits the row: ∀→∃ on the rule is not equivalent, the untouched
+        // record is; the groups add up.
+        let split: Vec<usize> = t[1].by_verdict.iter().map(|g| g.n).collect();
+        assert_eq!(split, vec![1, 1, 0]);
+        assert_eq!(t[1].by_verdict[0].means[0], Some(1.0));
+        assert_eq!(equivalent("A(x) ∧ B(x)", "B(x) ∧ A(x)"), Some(true));
+        assert_eq!(equivalent("A(x) ∧ (B(x)", "B(x)"), None);
     }
 }

@@ -15,10 +15,14 @@ pub struct GenerateArgs {
     #[arg(
         long,
         value_enum,
-        conflicts_with = "grammar",
-        required_unless_present = "grammar"
+        conflicts_with_all = ["grammar", "from_folio"],
+        required_unless_present_any = ["grammar", "from_folio"]
     )]
     pub kind: Option<DatasetKind>,
+    /// Read φ₀s from a FOLIO JSON-lines file (`premises-FOL`, `conclusion-FOL`) instead
+    /// of generating them; generator flags do not apply.
+    #[arg(long, value_name = "FILE", conflicts_with = "grammar")]
+    pub from_folio: Option<PathBuf>,
     /// A user grammar file (see README, "Grammar files").
     #[arg(long, value_name = "FILE")]
     pub grammar: Option<PathBuf>,
@@ -119,8 +123,40 @@ impl GenerateArgs {
     }
 }
 
+/// `generate --from-folio`: FOLIO's formulas as a dataset file.
+fn from_folio(path: &std::path::Path, args: &GenerateArgs) -> Result<i32> {
+    let text = crate::fsread::read_to_string(path, crate::fsread::MAX_DATASET)
+        .with_context(|| format!("cannot read FOLIO file {}", path.display()))?;
+    let d = crate::dataset_folio::folio_dataset(&text, &path.display().to_string());
+    for e in &d.errors {
+        eprintln!("{e}");
+    }
+    if d.file.data.is_empty() {
+        bail!(
+            "{}: no FOLIO formula could be read (expected JSON lines with `premises-FOL`)",
+            crate::sanitize::one_line(&path.display().to_string())
+        );
+    }
+    crate::dataset::write(&args.out, &d.file)
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    if !args.quiet {
+        eprintln!(
+            "wrote {} FOLIO formulas to {} ({} repeated formula{} kept once, {} left out above)",
+            d.file.data.len(),
+            args.out.display(),
+            d.duplicates,
+            if d.duplicates == 1 { "" } else { "s" },
+            d.errors.len()
+        );
+    }
+    Ok(0)
+}
+
 /// Runs `autoeval generate`.
 pub fn run(args: GenerateArgs) -> Result<i32> {
+    if let Some(path) = &args.from_folio {
+        return from_folio(path, &args);
+    }
     let (cfg, name) = args.grammar()?;
     let params = args.params();
     let bar = if args.quiet {

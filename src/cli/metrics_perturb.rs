@@ -1,6 +1,8 @@
 //! `autoeval metrics perturb`: the paper's Table 2 and combination matrices on FOLIO.
 
-use crate::analysis::sensitivity::{FOLIO_TRAIN, METRICS, Row, select_folio, table};
+use crate::analysis::sensitivity::{
+    FOLIO_TRAIN, METRICS, Row, VERDICT_GROUPS, select_folio, table,
+};
 use anyhow::{Context, Result, bail};
 use std::path::PathBuf;
 
@@ -13,9 +15,13 @@ pub struct PerturbArgs {
     /// Print JSON instead of tables.
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,
-    /// Print CSV (perturbation, metric_a, metric_b, mean, n, changed; a = b is the metric alone).
+    /// Print CSV (perturbation, metric_a, metric_b, mean, n, changed, verdict; a = b is
+    /// the metric alone; verdict `all`, or a verifier group for the split rows).
     #[arg(long)]
     pub csv: bool,
+    /// Also draw Table 2 (all records, then each verdict group) as an SVG heat map.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
 }
 
 /// The paper's Table 2 in our column order (BL, LE, RO, SP), FOLIO v2, 102 records.
@@ -70,6 +76,10 @@ pub fn run(args: PerturbArgs) -> Result<i32> {
         bail!("{name}: no FOLIO records with `premises-FOL` (expected JSON lines as in FOLIO)");
     }
     let rows = table(&records);
+    if let Some(path) = &args.plot {
+        super::metrics_plot::write_svg(path, &name, &rows)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
     if args.json {
         let paper: Vec<_> = PAPER
             .iter()
@@ -85,18 +95,34 @@ pub fn run(args: PerturbArgs) -> Result<i32> {
         });
         outln!("{}", serde_json::to_string_pretty(&out)?);
     } else if args.csv {
-        outln!("perturbation,metric_a,metric_b,mean,n,changed");
+        outln!("perturbation,metric_a,metric_b,mean,n,changed,verdict");
         for r in &rows {
             for (i, a) in METRICS.iter().enumerate() {
                 for (j, b) in METRICS.iter().enumerate() {
                     let v = r.combined[i][j].map_or(String::new(), |v| format!("{v:.6}"));
                     outln!(
-                        "{},{},{},{v},{},{:.6}",
+                        "{},{},{},{v},{},{:.6},all",
                         r.perturbation,
                         a.0,
                         b.0,
                         r.n,
                         r.changed
+                    );
+                }
+            }
+        }
+        for r in &rows {
+            for g in &r.by_verdict {
+                for (i, a) in METRICS.iter().enumerate() {
+                    let v = g.means[i].map_or(String::new(), |v| format!("{v:.6}"));
+                    outln!(
+                        "{},{},{},{v},{},{:.6},{}",
+                        r.perturbation,
+                        a.0,
+                        a.0,
+                        g.n,
+                        g.changed,
+                        g.verdict
                     );
                 }
             }
@@ -143,6 +169,28 @@ fn print_tables(name: &str, n: usize, rows: &[Row]) -> Result<()> {
             r.changed * 100.0,
             cells.join(" ")
         );
+    }
+    outln!();
+    outln!(
+        "Split by autoeval's verifier (perturbed vs original read with the FOLIO reader): n, changed, BL LE RO SP"
+    );
+    outln!(
+        "{:<11} {:>30} {:>30} {:>30}",
+        "",
+        VERDICT_GROUPS[0],
+        VERDICT_GROUPS[1],
+        VERDICT_GROUPS[2]
+    );
+    for r in rows {
+        let groups: Vec<String> = r
+            .by_verdict
+            .iter()
+            .map(|g| {
+                let m: Vec<String> = g.means.iter().map(|x| cell(*x)).collect();
+                format!("{:>4} {:>3.0}% {}", g.n, g.changed * 100.0, m.join(""))
+            })
+            .collect();
+        outln!("{:<11} {}", r.perturbation, groups.join(" "));
     }
     outln!();
     outln!(

@@ -30,6 +30,7 @@ pub mod metrics;
 pub mod metrics_align;
 mod metrics_bertscore;
 pub mod metrics_perturb;
+pub(crate) mod metrics_plot;
 pub mod prompts;
 pub mod report;
 pub mod rescore;

@@ -3,6 +3,7 @@
 pub mod diff;
 pub mod error;
 pub mod extract;
+pub mod folio;
 pub mod lexer;
 pub mod logic;
 pub mod metrics;

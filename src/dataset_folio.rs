@@ -1,0 +1,146 @@
+//! FOLIO as a dataset source: every distinct `premises-FOL` / `conclusion-FOL` formula of a
+//! FOLIO JSON-lines file becomes one φ₀ of an autoeval dataset file (`generate
+//! --from-folio`), with the FOLIO string, story and example kept beside it.
+
+use crate::dataset::{DatasetFile, Item, assemble_logic};
+use crate::syntax::folio::{FolioNames, parse_folio};
+use crate::syntax::{Expr, Notation, logic_metrics};
+use serde_json::{Map, Value};
+use std::collections::HashSet;
+
+/// A FOLIO file read as a dataset, with what was left out.
+pub struct FolioDataset {
+    /// The dataset file.
+    pub file: DatasetFile,
+    /// One line per formula or line left out: `FILE:LINE: …`.
+    pub errors: Vec<String>,
+    /// Formulas seen again (same FOLIO string) and kept once.
+    pub duplicates: usize,
+}
+
+/// The formulas of one FOLIO record under `key` (a list, or a newline-joined string).
+fn formulas(v: &Value, key: &str) -> Option<Vec<String>> {
+    match v.get(key)? {
+        Value::Array(a) => Some(
+            a.iter()
+                .map(|x| x.as_str().unwrap_or_default().to_string())
+                .collect(),
+        ),
+        Value::String(s) => Some(
+            s.trim_matches('\n')
+                .split('\n')
+                .map(str::to_string)
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
+/// Reads a FOLIO JSON-lines text (`name` is the file name used in messages).
+pub fn folio_dataset(text: &str, name: &str) -> FolioDataset {
+    let shown = crate::sanitize::one_line(name);
+    let mut names = FolioNames::default();
+    let mut seen = HashSet::new();
+    let mut data = Vec::new();
+    let mut errors = Vec::new();
+    let mut duplicates = 0;
+    for (i, line) in text.lines().enumerate() {
+        let at = format!("{shown}:{}", i + 1);
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v: Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(e) => {
+                errors.push(format!("{at}: not a JSON object: {e}"));
+                continue;
+            }
+        };
+        let mut any = false;
+        for key in ["premises-FOL", "conclusion-FOL"] {
+            let Some(fs) = formulas(&v, key) else {
+                continue;
+            };
+            any = true;
+            for (k, src) in fs.iter().enumerate() {
+                if !seen.insert(src.clone()) {
+                    duplicates += 1;
+                    continue;
+                }
+                let f = match parse_folio(src, &mut names) {
+                    Ok(f) => f,
+                    Err(e) => {
+                        errors.push(format!(
+                            "{at}: {key}[{k}]: {e} in {:?}",
+                            crate::sanitize::one_line(src)
+                        ));
+                        continue;
+                    }
+                };
+                let m = logic_metrics(&f);
+                let e = Expr::Logic(f);
+                let mut extra = Map::new();
+                extra.insert("folio".into(), Value::from(src.as_str()));
+                extra.insert("folio_field".into(), Value::from(key));
+                extra.insert("folio_line".into(), Value::from(i + 1));
+                for id in ["story_id", "example_id"] {
+                    if let Some(x) = v.get(id) {
+                        extra.insert(format!("folio_{id}"), x.clone());
+                    }
+                }
+                data.push(Item {
+                    idx: data.len(),
+                    fs: e.print(Notation::Original),
+                    depth: None,
+                    num_operators: Some(m.operators),
+                    num_propositions: None,
+                    num_quantifiers: Some(m.quantifiers),
+                    num_predicates: Some(m.predicates),
+                    num_nodes: None,
+                    num_edges: None,
+                    density: None,
+                    batch: None,
+                    fs_unicode: Some(e.to_unicode()),
+                    fs_ascii: Some(e.print(Notation::Ascii)),
+                    tree_depth: Some(m.tree_depth),
+                    num_terminals: Some(m.terminals),
+                    distinct_symbols: Some(m.distinct_symbols),
+                    extra,
+                });
+            }
+        }
+        if !any {
+            errors.push(format!(
+                "{at}: no `premises-FOL` or `conclusion-FOL` (a list of strings, or one string)"
+            ));
+        }
+    }
+    let mut info = Map::new();
+    info.insert("type".into(), Value::from("folio"));
+    info.insert("syntax".into(), Value::from("fol"));
+    info.insert("filter_field".into(), Value::from("num_operators"));
+    info.insert("source".into(), Value::from(name));
+    info.insert(
+        "generator".into(),
+        Value::from(format!(
+            "autoeval {} --from-folio",
+            env!("CARGO_PKG_VERSION")
+        )),
+    );
+    info.insert(
+        "renamed".into(),
+        Value::Object(
+            names
+                .renamed()
+                .into_iter()
+                .map(|(a, b)| (a, Value::from(b)))
+                .collect(),
+        ),
+    );
+    info.insert("skipped".into(), Value::from(errors.len()));
+    FolioDataset {
+        file: assemble_logic(info, data),
+        errors,
+        duplicates,
+    }
+}
