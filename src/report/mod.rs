@@ -18,6 +18,7 @@ pub mod labels;
 pub mod leaderboard;
 pub mod open;
 pub mod plot;
+pub mod ranks;
 pub mod render;
 
 use crate::llm::judge::JudgeAnswer;
