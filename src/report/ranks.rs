@@ -367,5 +367,27 @@ mod tests {
         assert_eq!(st.kendall[0].pairs, 3);
         assert_eq!(st.unresolved.len(), 3);
         assert!(st.rmse.is_empty());
+        // With a tie: a 1 1 2, b 1 2 3 → one pair tied in a, two concordant:
+        // τ-b = 2/√(2·3) = 0.8165 (scipy's kendalltau gives the same).
+        let latest = [rec("P", "a", &[1, 1, 2]), rec("P", "b", &[1, 2, 3])]
+            .into_iter()
+            .map(|r| ((r.phi0_hash.clone(), r.annotator.clone()), r))
+            .collect();
+        let st = rank_stats(&latest, &BTreeMap::new());
+        assert!((st.kendall[0].tau.unwrap() - 2.0 / 6f64.sqrt()).abs() < 1e-12);
+        // Someone who ties everything leaves τ undefined, with the reason.
+        let latest = [rec("P", "a", &[1, 1, 1]), rec("P", "b", &[1, 2, 3])]
+            .into_iter()
+            .map(|r| ((r.phi0_hash.clone(), r.annotator.clone()), r))
+            .collect();
+        let st = rank_stats(&latest, &BTreeMap::new());
+        assert_eq!(st.kendall[0].tau, None);
+        assert!(
+            st.kendall[0]
+                .reason
+                .as_deref()
+                .unwrap()
+                .contains("tied every pair")
+        );
     }
 }
