@@ -14,7 +14,7 @@ fn a_rebinding_in_config_toml_moves_the_hints_with_the_keys() {
     let cfg = home.path().join("config.toml");
     std::fs::write(
         &cfg,
-        "[keys]\nnew_run = \"N\"\nhelp = \"f1\"\nsort = [\"s\", \"r\"]\n[keys.overlay]\nback = \"x\"\n[keys.form]\ncancel = \"f2\"\n",
+        "[keys]\nnew_run = \"N\"\nhelp = \"f1\"\nsort = [\"s\", \"d\"]\n[keys.overlay]\nback = \"x\"\n[keys.form]\ncancel = \"f2\"\n",
     )
     .unwrap();
     let (mut app, _) = build_app(&ViewOptions {

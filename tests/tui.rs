@@ -1484,7 +1484,7 @@ fn the_sample_list_sorts_by_a_key_or_a_header_click_and_says_so() {
         "the selected sample stays selected"
     );
     assert!(screen(&mut app, &t, 120, 40).contains("Samples 42/42 · sorted by measure ↑"));
-    keys(&mut app, &["r"]);
+    keys(&mut app, &["d"]);
     let mut down = cats(&app);
     down.reverse();
     assert!(down.is_sorted(), "descending");

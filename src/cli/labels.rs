@@ -374,8 +374,13 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
                 bootstrap: bootstrap as usize,
             };
             let st = stats_with(&data, &records, by == By::Depth, &opts);
+            let ranking = super::labels_ranks::load(&dirs)?;
             if json {
-                outln!("{}", serde_json::to_string_pretty(&st)?);
+                let mut v = serde_json::to_value(&st)?;
+                if let (Some(r), Some(m)) = (&ranking, v.as_object_mut()) {
+                    m.insert("ranking".into(), serde_json::to_value(r)?);
+                }
+                outln!("{}", serde_json::to_string_pretty(&v)?);
                 return Ok(0);
             }
             outln!(
@@ -475,6 +480,9 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
                 outln!(
                     "  (– precision: the diff never named the category; – recall: no annotator did)"
                 );
+            }
+            if let Some(r) = &ranking {
+                super::labels_ranks::print(r)?;
             }
             Ok(0)
         }

@@ -25,6 +25,7 @@ pub mod import;
 pub mod judge;
 pub mod labels;
 pub mod labels_export;
+pub mod labels_ranks;
 pub mod leaderboard;
 pub mod metrics;
 pub mod metrics_align;

@@ -3,6 +3,7 @@
 
 pub mod agreement;
 pub mod blind;
+pub mod ranks;
 pub mod store;
 pub mod suggest;
 pub mod taxonomy;

@@ -42,14 +42,21 @@ pub fn append(
 pub fn append_record(dir: &Path, mut rec: LabelRecord) -> Result<LabelRecord, LabelError> {
     rec.time = now_rfc3339();
     let path = dir.join(LABELS);
+    let line = serde_json::to_vec(&rec)
+        .map_err(|e| LabelError::Io(path.display().to_string(), e.into()))?;
+    append_line(&path, line)?;
+    Ok(rec)
+}
+
+/// Appends one JSON line to `path` under an exclusive file lock (labels and ranks alike).
+pub(crate) fn append_line(path: &Path, mut line: Vec<u8>) -> Result<(), LabelError> {
     let io = |e| LabelError::Io(path.display().to_string(), e);
-    let mut line = serde_json::to_vec(&rec).map_err(|e| io(e.into()))?;
     line.push(b'\n');
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .read(true)
-        .open(&path)
+        .open(path)
         .map_err(io)?;
     f.lock()
         .map_err(|e| LabelError::Lock(path.display().to_string(), e))?;
@@ -69,8 +76,7 @@ pub fn append_record(dir: &Path, mut rec: LabelRecord) -> Result<LabelRecord, La
     }
     let r = f.write_all(&line).and_then(|()| f.sync_data());
     let _ = f.unlock();
-    r.map_err(io)?;
-    Ok(rec)
+    r.map_err(io)
 }
 
 /// A label that could not be saved.

@@ -18,6 +18,7 @@ pub mod labels;
 pub mod leaderboard;
 pub mod open;
 pub mod plot;
+pub mod ranks;
 pub mod render;
 
 /// Moved to [`crate::analysis::counts`]; re-exported so existing paths keep working.

@@ -36,6 +36,8 @@ pub enum Layer {
     NewRun(Box<Form>),
     /// `C` was pressed: the next key says whether to cancel the live run.
     ConfirmCancel,
+    /// Ranking the answers to one φ₀ (blind until submitted).
+    Rank(Box<super::model::rank::RankView>),
 }
 
 /// The chart picker and the counts of its highlighted run and bucket.
@@ -78,6 +80,8 @@ pub enum Mode {
     RunSummary,
     /// [`Layer::ConfirmCancel`].
     ConfirmCancel,
+    /// [`Layer::Rank`].
+    Rank,
 }
 
 impl Layer {
@@ -90,6 +94,7 @@ impl Layer {
             Layer::Label(_) => Context::Label,
             Layer::Filter(_) => Context::Filter,
             Layer::Chart(_) => Context::Chart,
+            Layer::Rank(_) => Context::Rank,
             Layer::Help(_)
             | Layer::Compare(_)
             | Layer::Warnings(_)
@@ -114,6 +119,7 @@ impl Layer {
             Layer::Note => Mode::Note,
             Layer::NewRun(_) => Mode::NewRun,
             Layer::ConfirmCancel => Mode::ConfirmCancel,
+            Layer::Rank(_) => Mode::Rank,
         }
     }
 

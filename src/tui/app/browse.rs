@@ -82,6 +82,7 @@ impl App {
                 self.panes.focus = Pane::Samples;
             }
             Action::NextUnlabelled => self.next_unlabelled(),
+            Action::Rank => self.open_rank(),
             Action::NewRun => {
                 if self.jobs.live_running() {
                     self.status = format!(

@@ -20,6 +20,7 @@ impl App {
             Context::Form => self.form_action(a),
             Context::Label => self.label_action(a),
             Context::Filter => self.filter_action(a),
+            Context::Rank => self.rank_action(a),
         }
     }
 
@@ -36,6 +37,10 @@ impl App {
             return;
         }
         if ctx == Context::Filter && self.filter_digit(key) {
+            return;
+        }
+        if ctx == Context::Rank {
+            self.rank_digit(key);
             return;
         }
         let Some(a) = ctx.fallback().and_then(|f| self.keymap.action(f, key)) else {

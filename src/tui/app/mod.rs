@@ -10,6 +10,7 @@ pub mod jobs;
 mod layers;
 mod mouse;
 pub mod panes;
+mod rank;
 
 pub use super::components::detail_view::Tab;
 pub use jobs::{Loader, Msg};
@@ -226,6 +227,14 @@ impl App {
     pub fn compare(&self) -> Option<&super::model::CompareView> {
         self.layers.iter().rev().find_map(|l| match l {
             Layer::Compare(v) => Some(&**v),
+            _ => None,
+        })
+    }
+
+    /// The rank view, while it is open.
+    pub fn rank(&self) -> Option<&super::model::rank::RankView> {
+        self.layers.iter().rev().find_map(|l| match l {
+            Layer::Rank(v) => Some(&**v),
             _ => None,
         })
     }

@@ -118,6 +118,8 @@ pub enum Action {
     /// Chart: failure kinds of the highlighted bucket.
     #[serde(rename = "kinds")]
     ChartKinds,
+    /// Rank the answers to the selected sample's φ₀ (two or more runs or repeats).
+    Rank,
 }
 
 impl Action {

@@ -33,11 +33,13 @@ pub enum Context {
     Chart,
     /// Help, compare, warnings, label counts and the run summary.
     Overlay,
+    /// Ranking the answers to one φ₀.
+    Rank,
 }
 
 impl Context {
     /// Every context, in the order help lists them.
-    pub const ALL: [Context; 8] = [
+    pub const ALL: [Context; 9] = [
         Context::Normal,
         Context::Overlay,
         Context::Search,
@@ -46,6 +48,7 @@ impl Context {
         Context::Label,
         Context::Note,
         Context::Form,
+        Context::Rank,
     ];
 
     /// The config-file table name (`[keys.label]`); normal bindings sit in `[keys]`.
@@ -59,6 +62,7 @@ impl Context {
             Context::Filter => "filter",
             Context::Chart => "chart",
             Context::Overlay => "overlay",
+            Context::Rank => "rank",
         }
     }
 
@@ -88,6 +92,7 @@ impl Context {
             Context::Filter => "filter editor (f): digits type a bound",
             Context::Chart => "chart (v)",
             Context::Overlay => "help, compare, warnings, counts, run summary",
+            Context::Rank => "rank view (r): 1-9 set the highlighted answer's rank",
         }
     }
 
@@ -130,6 +135,11 @@ impl Context {
             ),
             Context::Chart => ("chart", from(Action::Chart), ""),
             Context::Overlay => ("help, compare, warnings, counts, run summary", None, ""),
+            Context::Rank => (
+                "rank view",
+                from(Action::Rank),
+                ": 1-9 set the highlighted answer's rank",
+            ),
         }
     }
 
@@ -148,6 +158,7 @@ impl Context {
             Context::Note | Context::Form => Some(("type", "edit")),
             Context::Label => Some(("category keys", "toggle")),
             Context::Filter => Some(("0-9", "bound")),
+            Context::Rank => Some(("1-9", "rank")),
             _ => None,
         }
     }

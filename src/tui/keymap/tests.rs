@@ -256,7 +256,7 @@ fn hints_name_the_key_the_keymap_has_now() {
     );
 
     let (m, w) = overridden(
-        "new_run = \"N\"\nsort = [\"s\", \"r\"]\nsearch = \"S\"\n[overlay]\nback = [\"x\", \"esc\"]\n",
+        "new_run = \"N\"\nsort = [\"s\", \"d\"]\nsearch = \"S\"\n[overlay]\nback = [\"x\", \"esc\"]\n",
     );
     assert!(
         w.iter()
@@ -299,7 +299,7 @@ fn dispatch(m: &Keymap, ctx: Context, key: Key) -> Option<Action> {
 
 #[test]
 fn every_key_a_hint_can_name_does_that_action() {
-    let (rebound, _) = overridden("down = \"n\"\nsort = [\"s\", \"r\"]\n[filter]\nback = \"q\"\n");
+    let (rebound, _) = overridden("down = \"n\"\nsort = [\"s\", \"d\"]\n[filter]\nback = \"q\"\n");
     for m in [Keymap::default(), rebound] {
         for ctx in Context::ALL {
             for a in Action::all() {

@@ -6,6 +6,7 @@ pub mod derived;
 pub mod detail;
 pub mod filter;
 pub mod listing;
+pub mod rank;
 
 use super::components::label_panel::LabelPanel;
 use super::data::RunIndex;

@@ -6,6 +6,7 @@ mod help;
 mod label_counts;
 mod labels;
 mod new_run;
+mod rank;
 mod run_summary;
 mod warnings;
 
@@ -15,6 +16,7 @@ pub use help::help;
 pub use label_counts::label_counts;
 pub use labels::labels;
 pub use new_run::new_run;
+pub use rank::rank;
 pub use run_summary::run_summary;
 pub use warnings::warnings;
 
