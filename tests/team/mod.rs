@@ -1,6 +1,7 @@
 //! Team labelling in the viewer: the "annotators disagree" filter, blind mode,
 //! the adjudication layer and the run summary's intervals and leaderboard.
 
+use super::screens;
 use super::{build_app, fixtures, keys, opts};
 use autoeval::tui::layer::Mode;
 use std::path::Path;
@@ -101,4 +102,91 @@ fn annotators_disagree_filter_through_the_editor() {
     assert_eq!(shown(&app), vec![c.clone()]);
     keys(&mut app, &["x"]);
     assert_eq!(app.model.listing.visible.len(), all);
+}
+
+/// A config file in `dir` with these lines.
+fn config(dir: &Path, text: &str) -> std::path::PathBuf {
+    let p = dir.join("config.toml");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// Moves down until a not-equivalent sample is selected.
+fn to_failure(app: &mut autoeval::tui::app::App) {
+    for _ in 0..app.model.listing.visible.len() {
+        let (r, i) = app.model.selected().unwrap();
+        if app.model.runs[r as usize].rows[i as usize].verdict_name() == "not-equivalent" {
+            return;
+        }
+        keys(app, &["j"]);
+    }
+    panic!("no failing sample");
+}
+
+#[test]
+fn blind_mode_hides_the_outcome_until_labelled_and_orders_per_annotator() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (d, ids) = run_copy(tmp.path());
+    label(&d, &[(&ids[0], "alice", &["incomplete"])]);
+    let mut o = opts(vec![d.clone()]);
+    o.config = Some(config(
+        tmp.path(),
+        "annotator = \"dana\"\nblind = true\nblind_seed = 5\n",
+    ));
+    let (mut app, t) = build_app(&o);
+    assert!(app.model.warnings.is_empty(), "{:?}", app.model.warnings);
+    assert_eq!(app.model.blind, Some(5));
+    // The list is in dana's seeded order, as `labels::blind::order` gives it.
+    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let want: Vec<String> = autoeval::labels::blind::order(&refs, "dana", 5)
+        .into_iter()
+        .map(|k| ids[k].clone())
+        .collect();
+    let got: Vec<String> = app
+        .model
+        .listing
+        .visible
+        .iter()
+        .map(|&p| app.model.id_of(p).to_string())
+        .collect();
+    assert_eq!(got, want);
+    assert_ne!(got, ids, "shuffled");
+    to_failure(&mut app);
+    let s = screens::screen(&mut app, &t, 120, 40);
+    assert!(!s.contains("not-equivalent"), "{s}");
+    assert!(!s.contains("alice"), "other annotators' labels hidden\n{s}");
+    assert!(s.contains("blind: the chart"), "{s}");
+    assert!(s.contains("blind: verdict"), "{s}");
+    for tab in ["]", "]", "]"] {
+        keys(&mut app, &[tab]);
+        let s = screens::screen(&mut app, &t, 120, 40);
+        assert!(!s.contains("not-equivalent"), "{s}");
+    }
+    keys(&mut app, &["]"]);
+    // Label mode shows no suggestion, `y` refuses; a category key labels it.
+    keys(&mut app, &["a"]);
+    let s = screens::screen(&mut app, &t, 120, 40);
+    assert!(!s.contains("suggested by the diff"), "{s}");
+    keys(&mut app, &["y"]);
+    assert!(app.status.contains("blind"), "{}", app.status);
+    keys(&mut app, &["3", "esc"]);
+    let s = screens::screen(&mut app, &t, 120, 40);
+    assert!(s.contains("not-equivalent"), "labelled: shown\n{s}");
+    let last = std::fs::read_to_string(d.join("labels.jsonl")).unwrap();
+    let rec: serde_json::Value = serde_json::from_str(last.lines().last().unwrap()).unwrap();
+    assert_eq!(rec["annotator"], "dana");
+    assert_eq!(rec["blind"], true);
+    assert_eq!(rec["categories"], serde_json::json!(["incomplete"]));
+
+    // Not blind: the same sample shows its verdict at once.
+    let mut o = opts(vec![d.clone()]);
+    o.config = Some(config(tmp.path(), "annotator = \"erin\"\n"));
+    let (mut app, t) = build_app(&o);
+    assert_eq!(app.model.blind, None);
+    to_failure(&mut app);
+    let s = screens::screen(&mut app, &t, 120, 40);
+    assert!(s.contains("not-equivalent"), "{s}");
+    // `view --blind` is the same switch without the config.
+    let (app, _) = autoeval::tui::build_app_blind(&o);
+    assert_eq!(app.model.blind, Some(0));
 }

@@ -196,6 +196,14 @@ impl App {
                 let note = self.model.my_labels().1;
                 self.save_labels(vec![], note);
             }
+            Action::AcceptSuggestion
+                if self
+                    .model
+                    .selected()
+                    .is_some_and(|at| self.model.hidden(at)) =>
+            {
+                self.status = "blind: no suggestion until you label this sample".into();
+            }
             Action::AcceptSuggestion => {
                 match self
                     .panes

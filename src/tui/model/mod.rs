@@ -36,6 +36,10 @@ pub struct Model {
     pub taxonomy: super::labels::Taxonomy,
     /// Who labels.
     pub annotator: String,
+    /// Blind labelling (`view --blind`, `blind = true`), with the seed of the order:
+    /// what a sample's verdict and automatic analyses say stays hidden until this
+    /// annotator has labelled it, and the list is in the annotator's own order.
+    pub blind: Option<u64>,
     /// The note being typed and the undo history of label changes.
     pub labelling: LabelPanel,
     /// Warnings from loading (themes, config, files).
@@ -63,6 +67,7 @@ impl Model {
             listing: Listing::default(),
             taxonomy: super::labels::Taxonomy::builtin(),
             annotator: super::labels::annotator(None),
+            blind: None,
             labelling: LabelPanel::default(),
             warnings,
             label_sizes: Vec::new(),
@@ -175,7 +180,18 @@ impl Model {
         let (old_c, old_n) = self.my_labels();
         let run = &mut self.runs[r as usize];
         let id = run.rows[i as usize].id.to_string();
-        let rec = super::labels::append(&run.dir, &id, &categories, &note, &self.annotator)?;
+        let rec = crate::labels::append_record(
+            &run.dir,
+            crate::run::format::LabelRecord {
+                id: id.clone(),
+                categories,
+                note,
+                annotator: self.annotator.clone(),
+                time: String::new(),
+                blind: self.blind.is_some(),
+                adjudicator: None,
+            },
+        )?;
         let list = run.labels.entry(id.clone()).or_default();
         list.retain(|x| x.annotator != rec.annotator);
         list.push(rec);
@@ -199,6 +215,12 @@ impl Model {
         run.labels
             .get(&*run.rows[i as usize].id)
             .is_some_and(|l| l.iter().any(|x| x.annotator == self.annotator))
+    }
+
+    /// Whether blind mode hides the row's verdict and analyses: blind, and not yet
+    /// labelled by this annotator.
+    pub fn hidden(&self, at: (u32, u32)) -> bool {
+        self.blind.is_some() && !self.labelled_by_me(at)
     }
 
     /// Dataset kinds of the loaded runs, sorted.
@@ -266,7 +288,9 @@ impl Model {
             return false;
         }
         let l = &self.listing;
+        // Blind mode keeps its own order: appended rows are placed by a refilter.
         let appended = only_appends
+            && self.blind.is_none()
             && l.sort.key.is_none()
             && l.filter.passes_in.is_none()
             && l.search.pending.is_none()

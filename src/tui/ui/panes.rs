@@ -218,13 +218,19 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         } else {
             Style::default().fg(t.fg)
         };
+        // Blind mode: nothing about the outcome until this annotator has labelled it.
+        let hidden = app.model.hidden((r, i));
         let vstyle = if selected {
             base
+        } else if hidden {
+            Style::default().fg(t.muted)
         } else {
             Style::default().fg(t.verdict_color(row.verdict))
         };
         let rest = w.saturating_sub(if judged { 34 } else { 31 });
-        let judge = if judged {
+        let judge = if judged && hidden {
+            "  "
+        } else if judged {
             use crate::llm::judge::JudgeAnswer;
             // `≠` marks a judge that contradicts the verifier.
             let pass = row.verdict.is_pass();
@@ -245,7 +251,17 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                 base,
             ),
             // A space keeps the marks off a 14-letter verdict ("not-equivalent").
-            Span::styled(format!("{:<14} ", row.verdict_name()), vstyle),
+            Span::styled(
+                format!(
+                    "{:<14} ",
+                    if hidden {
+                        "· blind"
+                    } else {
+                        row.verdict_name()
+                    }
+                ),
+                vstyle,
+            ),
             Span::styled(judge, base),
             Span::styled(format!("{labelled}{}", clip(&run.name(), rest)), base),
         ]));
@@ -278,6 +294,20 @@ const BARS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '
 
 /// Accuracy (and compliance when there is room) by bucket: one row of bars per run.
 pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
+    // Blind: buckets of a few samples would give their verdicts away.
+    if app.model.blind.is_some() {
+        let b = block("Chart", false, t);
+        let inner = b.inner(area);
+        f.render_widget(b, area);
+        f.render_widget(
+            Paragraph::new(Line::from(Span::styled(
+                "blind: the chart is hidden while labelling blind",
+                Style::default().fg(t.muted),
+            ))),
+            inner,
+        );
+        return;
+    }
     let data = &app.model.derived.chart;
     let by = app.model.derived.axis_name;
     let measures = &app.model.derived.measures;
