@@ -1,6 +1,7 @@
 //! What lies over the browsing screen: each layer carries its own data, opening one
 //! pushes it, closing pops it, and the top layer picks the keymap context.
 
+use super::components::adjudicate::Adjudication;
 use super::components::chart_pick::ChartPick;
 use super::components::filter_edit::FilterEditor;
 use super::components::overlay::Overlay;
@@ -36,6 +37,8 @@ pub enum Layer {
     NewRun(Box<Form>),
     /// `C` was pressed: the next key says whether to cancel the live run.
     ConfirmCancel,
+    /// Settling the selected sample's labels.
+    Adjudicate(Box<Adjudication>),
 }
 
 /// The chart picker and the counts of its highlighted run and bucket.
@@ -78,6 +81,8 @@ pub enum Mode {
     RunSummary,
     /// [`Layer::ConfirmCancel`].
     ConfirmCancel,
+    /// [`Layer::Adjudicate`].
+    Adjudicate,
 }
 
 impl Layer {
@@ -90,6 +95,7 @@ impl Layer {
             Layer::Label(_) => Context::Label,
             Layer::Filter(_) => Context::Filter,
             Layer::Chart(_) => Context::Chart,
+            Layer::Adjudicate(_) => Context::Adjudicate,
             Layer::Help(_)
             | Layer::Compare(_)
             | Layer::Warnings(_)
@@ -114,6 +120,7 @@ impl Layer {
             Layer::Note => Mode::Note,
             Layer::NewRun(_) => Mode::NewRun,
             Layer::ConfirmCancel => Mode::ConfirmCancel,
+            Layer::Adjudicate(_) => Mode::Adjudicate,
         }
     }
 

@@ -44,6 +44,18 @@ fn label(dir: &Path, rows: &[(&str, &str, &[&str])]) {
     }
 }
 
+/// Selects sample `id` with the list keys (top, then down).
+fn select(app: &mut autoeval::tui::app::App, id: &str) {
+    keys(app, &["g"]);
+    for _ in 0..app.model.listing.visible.len() {
+        if app.model.id_of(app.model.selected().unwrap()) == id {
+            return;
+        }
+        keys(app, &["j"]);
+    }
+    panic!("sample {id} not listed");
+}
+
 /// The ids the list shows.
 fn shown(app: &autoeval::tui::app::App) -> Vec<String> {
     let mut v: Vec<String> = app
@@ -189,4 +201,72 @@ fn blind_mode_hides_the_outcome_until_labelled_and_orders_per_annotator() {
     // `view --blind` is the same switch without the config.
     let (app, _) = autoeval::tui::build_app_blind(&o);
     assert_eq!(app.model.blind, Some(0));
+}
+
+#[test]
+fn adjudication_layer_settles_a_disagreement_through_keys() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (d, ids) = run_copy(tmp.path());
+    let (a, e) = (&ids[0], &ids[3]);
+    label(
+        &d,
+        &[
+            (a, "alice", &["incomplete"]),
+            (a, "bob", &["term-omitted"]),
+            (e, "alice", &["incomplete"]),
+        ],
+    );
+    let mut o = opts(vec![d.clone()]);
+    o.config = Some(config(tmp.path(), "annotator = \"carol\"\n"));
+    let (mut app, t) = build_app(&o);
+    // A sample one annotator labelled has nothing to settle.
+    select(&mut app, e);
+    keys(&mut app, &["A"]);
+    assert_eq!(app.mode(), Mode::Normal);
+    assert!(app.status.contains("nothing to settle"), "{}", app.status);
+    // The disagreement, found with the filter.
+    keys(&mut app, &["f"]);
+    while app.filter_editor().field != 16 {
+        keys(&mut app, &["j"]);
+    }
+    keys(&mut app, &["right", "esc"]);
+    assert_eq!(shown(&app), vec![a.clone()]);
+    keys(&mut app, &["A"]);
+    assert_eq!(app.mode(), Mode::Adjudicate);
+    let s = screens::screen(&mut app, &t, 100, 30);
+    for want in [
+        "Adjudicate sample",
+        "alice: ",
+        "bob: ",
+        "alice on",
+        "← bob",
+        "← alice",
+    ] {
+        assert!(s.contains(want), "{want}\n{s}");
+    }
+    // Nothing in common to start from; tick both by cursor, then untick one by its key.
+    keys(&mut app, &["space", "j", "space", "3"]);
+    keys(&mut app, &["enter"]);
+    assert_eq!(app.mode(), Mode::Normal);
+    assert!(app.status.contains("settled by carol"), "{}", app.status);
+    let text = std::fs::read_to_string(d.join("labels.jsonl")).unwrap();
+    let rec: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(rec["id"], a.as_str());
+    assert_eq!(rec["annotator"], "adjudicated");
+    assert_eq!(rec["adjudicator"], "carol");
+    assert_eq!(rec["categories"], serde_json::json!(["term-omitted"]));
+    assert!(rec.get("blind").is_none());
+    // Settled: the "unsettled" filter lets it go; esc in the layer records nothing.
+    assert!(shown(&app).is_empty());
+    keys(&mut app, &["x"]);
+    select(&mut app, a);
+    keys(&mut app, &["A"]);
+    let s = screens::screen(&mut app, &t, 100, 30);
+    assert!(s.contains("settled before by carol"), "{s}");
+    keys(&mut app, &["esc"]);
+    assert_eq!(app.mode(), Mode::Normal);
+    assert_eq!(
+        std::fs::read_to_string(d.join("labels.jsonl")).unwrap(),
+        text
+    );
 }

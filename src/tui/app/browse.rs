@@ -116,6 +116,7 @@ impl App {
                 let summary = ri.and_then(|ri| self.model.run_summary(ri)).map(Box::new);
                 self.push(Layer::RunSummary(Default::default(), summary));
             }
+            Action::Adjudicate => self.open_adjudication(),
             Action::Rescore => self.start_rescore(),
             Action::Export => self.export(),
             Action::PauseRun => match self.jobs.live.as_mut() {

@@ -33,11 +33,13 @@ pub enum Context {
     Chart,
     /// Help, compare, warnings, label counts and the run summary.
     Overlay,
+    /// Settling a sample's labels (adjudication layer).
+    Adjudicate,
 }
 
 impl Context {
     /// Every context, in the order help lists them.
-    pub const ALL: [Context; 8] = [
+    pub const ALL: [Context; 9] = [
         Context::Normal,
         Context::Overlay,
         Context::Search,
@@ -46,6 +48,7 @@ impl Context {
         Context::Label,
         Context::Note,
         Context::Form,
+        Context::Adjudicate,
     ];
 
     /// The config-file table name (`[keys.label]`); normal bindings sit in `[keys]`.
@@ -59,6 +62,7 @@ impl Context {
             Context::Filter => "filter",
             Context::Chart => "chart",
             Context::Overlay => "overlay",
+            Context::Adjudicate => "adjudicate",
         }
     }
 
@@ -88,6 +92,7 @@ impl Context {
             Context::Filter => "filter editor (f): digits type a bound",
             Context::Chart => "chart (v)",
             Context::Overlay => "help, compare, warnings, counts, run summary",
+            Context::Adjudicate => "adjudicate (A): category keys tick too",
         }
     }
 
@@ -130,6 +135,11 @@ impl Context {
             ),
             Context::Chart => ("chart", from(Action::Chart), ""),
             Context::Overlay => ("help, compare, warnings, counts, run summary", None, ""),
+            Context::Adjudicate => (
+                "adjudicate",
+                from(Action::Adjudicate),
+                ": category keys tick too",
+            ),
         }
     }
 
@@ -146,7 +156,7 @@ impl Context {
         match self {
             Context::Search => Some(("type", "search")),
             Context::Note | Context::Form => Some(("type", "edit")),
-            Context::Label => Some(("category keys", "toggle")),
+            Context::Label | Context::Adjudicate => Some(("category keys", "toggle")),
             Context::Filter => Some(("0-9", "bound")),
             _ => None,
         }

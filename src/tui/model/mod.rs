@@ -209,6 +209,29 @@ impl Model {
         Ok(())
     }
 
+    /// Records this annotator's settled label for sample `id` of run `run`, the way
+    /// `autoeval labels adjudicate` does, and refilters (a settled sample leaves the
+    /// "unsettled" filter).
+    pub fn adjudicate(
+        &mut self,
+        run: usize,
+        id: &str,
+        categories: Vec<String>,
+    ) -> Result<(), super::labels::LabelError> {
+        let Some(r) = self.runs.get_mut(run) else {
+            return Ok(());
+        };
+        let rec = crate::labels::adjudicate(&r.dir, id, &categories, "", &self.annotator)?;
+        let list = r.labels.entry(id.to_string()).or_default();
+        list.retain(|x| x.annotator != rec.annotator);
+        list.push(rec);
+        if let Some(s) = self.label_sizes.get_mut(run) {
+            *s = labels_len(&r.dir);
+        }
+        self.refilter();
+        Ok(())
+    }
+
     /// Whether this annotator has labelled the row.
     pub fn labelled_by_me(&self, (r, i): (u32, u32)) -> bool {
         let run = &self.runs[r as usize];

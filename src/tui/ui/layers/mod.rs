@@ -1,5 +1,6 @@
 //! One file per layer: each draws its layer over the browsing screen.
 
+mod adjudicate;
 mod compare;
 mod filter;
 mod help;
@@ -9,6 +10,7 @@ mod new_run;
 mod run_summary;
 mod warnings;
 
+pub use adjudicate::adjudicate;
 pub use compare::compare;
 pub use filter::filter;
 pub use help::help;
