@@ -270,3 +270,54 @@ fn adjudication_layer_settles_a_disagreement_through_keys() {
         text
     );
 }
+
+#[test]
+fn run_summary_has_wilson_intervals_and_a_leaderboard_across_models() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (d, _) = run_copy(tmp.path());
+    // One model: intervals, no leaderboard.
+    let (mut app, t) = build_app(&opts(vec![d.clone()]));
+    keys(&mut app, &["i"]);
+    assert_eq!(app.mode(), Mode::RunSummary);
+    let s = app.summary().unwrap();
+    let c = &s.counts;
+    assert_eq!(
+        s.ci.a3,
+        autoeval::report::intervals::wilson95(c.accurate, c.n)
+    );
+    assert_eq!(
+        s.ci.a2,
+        autoeval::report::intervals::wilson95(c.compliant, c.answered)
+    );
+    let [lo, hi] = s.ci.a3.unwrap();
+    assert!(lo < c.accuracy().unwrap() && c.accuracy().unwrap() < hi);
+    assert!(s.leaderboard.is_none());
+    let want = format!("A3 [{:.1}%, {:.1}%] (n {})", 100.0 * lo, 100.0 * hi, c.n);
+    let screen = screens::screen(&mut app, &t, 120, 40);
+    assert!(screen.contains(&want), "{want}\n{screen}");
+    assert!(!screen.contains("leaderboard"), "{screen}");
+    // A second model's run of the same dataset: the leaderboard has a row for each.
+    let other = tmp.path().join("pl-other");
+    std::fs::create_dir_all(&other).unwrap();
+    let manifest = std::fs::read_to_string(d.join("run.json"))
+        .unwrap()
+        .replace("\"perturb-0.5\"", "\"perturb-0.3\"");
+    std::fs::write(other.join("run.json"), manifest).unwrap();
+    let samples = std::fs::read_to_string(d.join("samples.jsonl")).unwrap();
+    // The other model gets only the first half of the samples.
+    let half: Vec<&str> = samples.lines().take(7).collect();
+    std::fs::write(other.join("samples.jsonl"), half.join("\n") + "\n").unwrap();
+    let (mut app, t) = build_app(&opts(vec![d.clone(), other.clone()]));
+    keys(&mut app, &["i"]);
+    let lb = app.summary().unwrap().leaderboard.clone().unwrap();
+    assert_eq!(lb.row_keys.len(), 2, "{:?}", lb.row_keys);
+    assert!(lb.row_keys.iter().any(|k| k.contains("perturb-0.3")));
+    let ns: Vec<usize> = lb.cells.iter().map(|c| c.counts.n).collect();
+    assert!(ns.contains(&14) && ns.contains(&7), "{ns:?}");
+    let screen = screens::screen(&mut app, &t, 160, 48);
+    assert!(
+        screen.contains("leaderboard of the loaded runs"),
+        "{screen}"
+    );
+    assert!(screen.contains("perturb-0.3"), "{screen}");
+}
