@@ -59,13 +59,12 @@ impl Adjudication {
             })
             .collect();
         opinions.sort_by(|a, b| a.annotator.cmp(&b.annotator));
-        let chosen: BTreeSet<String> = match settled {
-            Some(s) => s.categories.iter().cloned().collect(),
-            None => {
-                let mut sets = unit.values();
-                let first = sets.next().cloned().unwrap_or_default();
-                sets.fold(first, |acc, s| acc.intersection(s).cloned().collect())
-            }
+        let chosen: BTreeSet<String> = if let Some(s) = settled {
+            s.categories.iter().cloned().collect()
+        } else {
+            let mut sets = unit.values();
+            let first = sets.next().cloned().unwrap_or_default();
+            sets.fold(first, |acc, s| acc.intersection(s).cloned().collect())
         };
         let mut a = Adjudication {
             run,
