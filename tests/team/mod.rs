@@ -175,6 +175,12 @@ fn blind_mode_hides_the_outcome_until_labelled_and_orders_per_annotator() {
         assert!(!s.contains("not-equivalent"), "{s}");
     }
     keys(&mut app, &["]"]);
+    // Nor the chart picker, comparison or others' label counts.
+    for k in ["v", "c", "L"] {
+        keys(&mut app, &[k]);
+        assert_eq!(app.mode(), Mode::Normal, "{k}");
+        assert!(app.status.starts_with("blind"), "{k}: {}", app.status);
+    }
     // Label mode shows no suggestion, `y` refuses; a category key labels it.
     keys(&mut app, &["a"]);
     let s = screens::screen(&mut app, &t, 120, 40);

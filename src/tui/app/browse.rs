@@ -105,6 +105,9 @@ impl App {
                     self.push(Layer::NewRun(Box::new(form)));
                 }
             }
+            Action::LabelCounts if self.model.blind.is_some() => {
+                self.status = "blind: other annotators' label counts stay hidden".into();
+            }
             Action::LabelCounts => self.push(Layer::LabelCounts(Default::default())),
             Action::RunSummary => {
                 let ri = self.model.selected().map(|(r, _)| r as usize).or((self
