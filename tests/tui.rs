@@ -33,6 +33,7 @@ fn keys(app: &mut autoeval::tui::app::App, ks: &[&str]) {
 }
 
 mod screens;
+mod team;
 use screens::{isolate, screen, styled};
 
 #[test]

@@ -328,8 +328,8 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
         } => {
             check_label(&run, &id, &categories)?;
             let who = crate::labels::annotator(by.as_deref());
-            let rec = record(id, categories, note, ADJUDICATED.into(), false, Some(who));
-            append_record(&run, rec).map_err(|e| anyhow!(e))?;
+            crate::labels::adjudicate(&run, &id, &categories, &note, &who)
+                .map_err(|e| anyhow!(e))?;
             Ok(0)
         }
         LabelsCommand::Disagreements { run, all, json } => {

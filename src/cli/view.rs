@@ -1,6 +1,6 @@
 //! `autoeval view` (and `autoeval` with no arguments).
 
-use crate::tui::{ViewOptions, run as run_tui};
+use crate::tui::{ViewOptions, run_with as run_tui};
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
@@ -16,6 +16,10 @@ pub struct ViewArgs {
     /// Config file (default ~/.config/autoeval/config.toml).
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// Blind labelling: a sample's verdict, judge, closeness, failure kinds, diff and
+    /// countermodel stay hidden until you label it; samples in your own seeded order.
+    #[arg(long)]
+    pub blind: bool,
 }
 
 /// The shipped sample runs: ./sample-runs, else the source tree's.
@@ -34,9 +38,12 @@ pub fn run(args: ViewArgs) -> Result<i32> {
     } else {
         args.paths
     };
-    run_tui(ViewOptions {
-        paths,
-        theme: args.theme,
-        config: args.config,
-    })
+    run_tui(
+        ViewOptions {
+            paths,
+            theme: args.theme,
+            config: args.config,
+        },
+        args.blind,
+    )
 }

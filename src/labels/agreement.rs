@@ -320,6 +320,22 @@ fn kappa2(x: &[bool], y: &[bool], shared: usize) -> Estimate {
     Estimate::of((agree - pe) / (1.0 - pe), shared)
 }
 
+/// One sample's latest labels split into the annotators' unit and the adjudicated label.
+pub fn split(
+    labels: &[crate::run::format::LabelRecord],
+) -> (Unit, Option<&crate::run::format::LabelRecord>) {
+    let mut unit = Unit::new();
+    let mut settled = None;
+    for l in labels {
+        if l.annotator == crate::labels::ADJUDICATED {
+            settled = Some(l);
+        } else {
+            unit.insert(l.annotator.clone(), l.categories.iter().cloned().collect());
+        }
+    }
+    (unit, settled)
+}
+
 /// Samples whose annotators named different categories (the viewer's "annotators
 /// disagree" filter and `labels disagreements`).
 pub fn disagrees(unit: &Unit) -> bool {

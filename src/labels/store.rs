@@ -38,6 +38,29 @@ pub fn append(
     )
 }
 
+/// Records a settled label: annotator [`crate::labels::ADJUDICATED`], `adjudicator` who
+/// settled it (`labels adjudicate` and the viewer's adjudication layer).
+pub fn adjudicate(
+    dir: &Path,
+    id: &str,
+    categories: &[String],
+    note: &str,
+    by: &str,
+) -> Result<LabelRecord, LabelError> {
+    append_record(
+        dir,
+        LabelRecord {
+            id: id.to_string(),
+            categories: categories.to_vec(),
+            note: note.to_string(),
+            annotator: crate::labels::ADJUDICATED.to_string(),
+            time: String::new(),
+            blind: false,
+            adjudicator: Some(by.to_string()),
+        },
+    )
+}
+
 /// Appends a prepared record (its time is set here), e.g. a blind or adjudicated label.
 pub fn append_record(dir: &Path, mut rec: LabelRecord) -> Result<LabelRecord, LabelError> {
     rec.time = now_rfc3339();

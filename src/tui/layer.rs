@@ -1,6 +1,7 @@
 //! What lies over the browsing screen: each layer carries its own data, opening one
 //! pushes it, closing pops it, and the top layer picks the keymap context.
 
+use super::components::adjudicate::Adjudication;
 use super::components::chart_pick::ChartPick;
 use super::components::filter_edit::FilterEditor;
 use super::components::overlay::Overlay;
@@ -38,6 +39,8 @@ pub enum Layer {
     ConfirmCancel,
     /// Ranking the answers to one φ₀ (blind until submitted).
     Rank(Box<super::model::rank::RankView>),
+    /// Settling the selected sample's labels.
+    Adjudicate(Box<Adjudication>),
 }
 
 /// The chart picker and the counts of its highlighted run and bucket.
@@ -82,6 +85,8 @@ pub enum Mode {
     ConfirmCancel,
     /// [`Layer::Rank`].
     Rank,
+    /// [`Layer::Adjudicate`].
+    Adjudicate,
 }
 
 impl Layer {
@@ -95,6 +100,7 @@ impl Layer {
             Layer::Filter(_) => Context::Filter,
             Layer::Chart(_) => Context::Chart,
             Layer::Rank(_) => Context::Rank,
+            Layer::Adjudicate(_) => Context::Adjudicate,
             Layer::Help(_)
             | Layer::Compare(_)
             | Layer::Warnings(_)
@@ -120,6 +126,7 @@ impl Layer {
             Layer::NewRun(_) => Mode::NewRun,
             Layer::ConfirmCancel => Mode::ConfirmCancel,
             Layer::Rank(_) => Mode::Rank,
+            Layer::Adjudicate(_) => Mode::Adjudicate,
         }
     }
 

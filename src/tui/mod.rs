@@ -38,10 +38,21 @@ pub struct Config {
     pub keys: Option<toml::Table>,
     /// Taxonomy file.
     pub taxonomy: Option<PathBuf>,
+    /// Blind labelling (as `view --blind`).
+    pub blind: Option<bool>,
+    /// Seed of the blind order (default 0); each annotator's order differs anyway.
+    pub blind_seed: Option<u64>,
 }
 
 /// The settings [`Config`] knows (others are warned about and ignored).
-const SETTINGS: [&str; 4] = ["theme", "annotator", "keys", "taxonomy"];
+const SETTINGS: [&str; 6] = [
+    "theme",
+    "annotator",
+    "keys",
+    "taxonomy",
+    "blind",
+    "blind_seed",
+];
 
 /// Reads the config file; problems are warnings. Unknown settings are named and
 /// ignored; a setting of the wrong type is named with what it should be, and only that
@@ -166,16 +177,21 @@ pub struct ViewOptions {
 
 /// Builds the app the viewer starts with, every run loaded (tests, benches).
 pub fn build_app(opts: &ViewOptions) -> (App, Theme) {
-    build(opts, false)
+    build(opts, false, false)
 }
 
 /// Builds the app with its runs still loading on background threads: the first frame
 /// comes at once, and runs join the lists as [`Msg::Loaded`] brings them.
 pub fn build_app_loading(opts: &ViewOptions) -> (App, Theme) {
-    build(opts, true)
+    build(opts, true, false)
 }
 
-fn build(opts: &ViewOptions, background: bool) -> (App, Theme) {
+/// [`build_app`] in blind mode whatever the config says (`view --blind`).
+pub fn build_app_blind(opts: &ViewOptions) -> (App, Theme) {
+    build(opts, false, true)
+}
+
+fn build(opts: &ViewOptions, background: bool, blind: bool) -> (App, Theme) {
     let (cfg, mut warnings) = load_config(opts.config.as_deref());
     let (keymap, kw) = Keymap::default().with_overrides(cfg.keys.as_ref());
     warnings.extend(kw);
@@ -223,6 +239,10 @@ fn build(opts: &ViewOptions, background: bool) -> (App, Theme) {
         .collect();
     app.model.taxonomy = taxonomy;
     app.model.annotator = labels::annotator(cfg.annotator.as_deref());
+    if blind || cfg.blind == Some(true) {
+        app.model.blind = Some(cfg.blind_seed.unwrap_or(0));
+        app.model.refilter();
+    }
     if !later.is_empty() {
         app.load_in_background(later);
     }
@@ -231,12 +251,17 @@ fn build(opts: &ViewOptions, background: bool) -> (App, Theme) {
 
 /// Runs the viewer until the user quits. Returns the exit code.
 pub fn run(opts: ViewOptions) -> anyhow::Result<i32> {
+    run_with(opts, false)
+}
+
+/// Runs the viewer, blind when `blind` (or the config) says so.
+pub fn run_with(opts: ViewOptions, blind: bool) -> anyhow::Result<i32> {
     if !std::io::stdout().is_terminal() {
         eprintln!("autoeval: the viewer needs a terminal; see `autoeval --help` for the commands");
         return Ok(2);
     }
     let started = Instant::now();
-    let (mut app, theme) = build_app_loading(&opts);
+    let (mut app, theme) = build(&opts, true, blind);
     let mut terminal = ratatui::init();
     let _ = ratatui::crossterm::execute!(
         std::io::stdout(),

@@ -63,6 +63,15 @@ impl App {
             Action::NextTab | Action::PrevTab | Action::ToggleTree => {
                 self.panes.detail_view.handle(a);
             }
+            Action::Compare
+                if self
+                    .model
+                    .selected()
+                    .is_some_and(|at| self.model.hidden(at)) =>
+            {
+                self.status =
+                    "blind: other runs' verdicts stay hidden until you label this sample".into();
+            }
             Action::Compare if self.model.selected().is_some() => {
                 self.push(Layer::Compare(Box::new(self.model.compare_view())));
             }
@@ -74,6 +83,9 @@ impl App {
                 };
                 self.model.listing.filter.range = None;
                 self.model.refilter();
+            }
+            Action::Chart if self.model.blind.is_some() => {
+                self.status = "blind: the chart stays hidden while labelling blind".into();
             }
             Action::Chart => self.open_chart(),
             Action::Warnings => self.push(Layer::Warnings(Default::default())),
@@ -94,6 +106,9 @@ impl App {
                     self.push(Layer::NewRun(Box::new(form)));
                 }
             }
+            Action::LabelCounts if self.model.blind.is_some() => {
+                self.status = "blind: other annotators' label counts stay hidden".into();
+            }
             Action::LabelCounts => self.push(Layer::LabelCounts(Default::default())),
             Action::RunSummary => {
                 let ri = self.model.selected().map(|(r, _)| r as usize).or((self
@@ -105,6 +120,7 @@ impl App {
                 let summary = ri.and_then(|ri| self.model.run_summary(ri)).map(Box::new);
                 self.push(Layer::RunSummary(Default::default(), summary));
             }
+            Action::Adjudicate => self.open_adjudication(),
             Action::Rescore => self.start_rescore(),
             Action::Export => self.export(),
             Action::PauseRun => match self.jobs.live.as_mut() {

@@ -21,6 +21,7 @@ impl App {
             Context::Label => self.label_action(a),
             Context::Filter => self.filter_action(a),
             Context::Rank => self.rank_action(a),
+            Context::Adjudicate => self.adjudicate_action(a),
         }
     }
 
@@ -34,6 +35,9 @@ impl App {
             return;
         }
         if ctx == Context::Label && self.label_category(key) {
+            return;
+        }
+        if ctx == Context::Adjudicate && self.adjudicate_category(key) {
             return;
         }
         if ctx == Context::Filter && self.filter_digit(key) {
@@ -201,6 +205,14 @@ impl App {
                 let note = self.model.my_labels().1;
                 self.save_labels(vec![], note);
             }
+            Action::AcceptSuggestion
+                if self
+                    .model
+                    .selected()
+                    .is_some_and(|at| self.model.hidden(at)) =>
+            {
+                self.status = "blind: no suggestion until you label this sample".into();
+            }
             Action::AcceptSuggestion => {
                 match self
                     .panes
@@ -293,6 +305,105 @@ impl App {
                     }
                     Err(e) => form.error = e.to_string(),
                 }
+            }
+            Effect::Close => self.pop(),
+            _ => {}
+        }
+    }
+
+    /// Opens the adjudication layer on the selected sample: it needs labels by two
+    /// annotators, and in blind mode this annotator's own label first.
+    pub(super) fn open_adjudication(&mut self) {
+        let Some(at) = self.model.selected() else {
+            return;
+        };
+        if self.model.hidden(at) {
+            self.status = "blind: label this sample yourself before settling it".into();
+            return;
+        }
+        let run = &self.model.runs[at.0 as usize];
+        let id = run.rows[at.1 as usize].id.to_string();
+        let labels = run.labels.get(&id).cloned().unwrap_or_default();
+        let (unit, _) = crate::labels::agreement::split(&labels);
+        if unit.len() < 2 {
+            self.status = format!(
+                "nothing to settle: sample {} has labels by {} annotator(s), adjudication needs two",
+                crate::sanitize::one_line(&id),
+                unit.len()
+            );
+            return;
+        }
+        let tax = self.taxonomy_ids();
+        let adj = crate::tui::components::adjudicate::Adjudication::new(
+            at.0 as usize,
+            &id,
+            &labels,
+            &tax,
+        );
+        self.push(Layer::Adjudicate(Box::new(adj)));
+    }
+
+    fn taxonomy_ids(&self) -> Vec<String> {
+        self.model
+            .taxonomy
+            .categories
+            .iter()
+            .map(|c| c.id.clone())
+            .collect()
+    }
+
+    /// A taxonomy key in the adjudication layer ticks its category.
+    fn adjudicate_category(&mut self, key: Key) -> bool {
+        let Some(c) = key.typed() else {
+            return false;
+        };
+        let mut buf = [0u8; 4];
+        let Some(id) = self
+            .model
+            .taxonomy
+            .by_key(c.encode_utf8(&mut buf))
+            .map(|c| c.id.clone())
+        else {
+            return false;
+        };
+        let tax = self.taxonomy_ids();
+        if let Some(Layer::Adjudicate(adj)) = self.layers.last_mut() {
+            adj.toggle(&id, &tax);
+        }
+        true
+    }
+
+    fn adjudicate_action(&mut self, a: Action) {
+        let tax = self.taxonomy_ids();
+        let Some(Layer::Adjudicate(adj)) = self.layers.last_mut() else {
+            return;
+        };
+        match adj.handle(a, &tax) {
+            Effect::Confirm => {
+                let (run, id) = (adj.run, adj.id.clone());
+                let chosen: Vec<String> = tax
+                    .iter()
+                    .filter(|c| adj.chosen.contains(*c))
+                    .chain(adj.chosen.iter().filter(|c| !tax.contains(c)))
+                    .cloned()
+                    .collect();
+                let shown = if chosen.is_empty() {
+                    "nothing wrong".to_string()
+                } else {
+                    chosen.join(", ")
+                };
+                self.status = match self.model.adjudicate(run, &id, chosen) {
+                    Ok(()) => {
+                        self.pop();
+                        format!(
+                            "sample {} settled by {}: {}",
+                            crate::sanitize::one_line(&id),
+                            crate::sanitize::one_line(&self.model.annotator),
+                            crate::sanitize::one_line(&shown)
+                        )
+                    }
+                    Err(e) => format!("not settled: {e}"),
+                };
             }
             Effect::Close => self.pop(),
             _ => {}

@@ -1,17 +1,18 @@
 //! The filter editor (`f`): a cursor over the filter fields that edits the app's
 //! [`Filter`] — operator/depth bounds (arrows or typed digits), verdicts, label state,
-//! dataset and failure kinds, hand-label categories, judge, "passes in", closeness.
+//! dataset and failure kinds, hand-label categories, judge, "passes in", closeness,
+//! annotators disagree.
 
 use super::super::keymap::{Action, Context};
-use super::super::model::{ClosenessFilter, Filter, JudgeFilter, LabelFilter};
+use super::super::model::{ClosenessFilter, DisagreeFilter, Filter, JudgeFilter, LabelFilter};
 use super::Effect;
 use crate::report::kinds::FailureKind;
 use crate::verify::VerdictKind;
 use std::collections::BTreeSet;
 
 /// Fields: lower, upper bound; six verdicts; label state; dataset kind; failure kind;
-/// categories any-of, none-of; judge; passes in; closeness.
-pub const FIELDS: usize = 2 + 6 + 1 + 1 + 6;
+/// categories any-of, none-of; judge; passes in; closeness; annotators disagree.
+pub const FIELDS: usize = 2 + 6 + 1 + 1 + 7;
 
 /// What the editor needs to know about the loaded runs.
 #[derive(Clone, Debug, Default)]
@@ -194,6 +195,7 @@ impl FilterEditor {
                 filter.passes_in = step(&runs, &filter.passes_in, d);
             }
             15 => filter.closeness = step(&ClosenessFilter::ALL, &filter.closeness, d),
+            16 => filter.disagree = step(&DisagreeFilter::ALL, &filter.disagree, d),
             _ => return Effect::None,
         }
         Effect::Refilter
@@ -267,6 +269,13 @@ mod tests {
         assert_eq!(f.runs, [1].into(), "an isolated run stays isolated");
         f.runs.clear();
         assert_eq!(f, Filter::default());
+        e.field = 16;
+        e.handle(Action::Increase, &mut f, &env);
+        assert_eq!(f.disagree, DisagreeFilter::Unsettled);
+        e.handle(Action::Increase, &mut f, &env);
+        assert_eq!(f.disagree, DisagreeFilter::All);
+        e.handle(Action::Increase, &mut f, &env);
+        assert_eq!(f.disagree, DisagreeFilter::Any);
         e.field = 0;
         assert_eq!(e.handle(Action::Confirm, &mut f, &env), Effect::Close);
         e.handle(Action::PrevField, &mut f, &env);

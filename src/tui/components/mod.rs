@@ -6,6 +6,7 @@
 //! [`Action`]: super::keymap::Action
 //! [`Context`]: super::keymap::Context
 
+pub mod adjudicate;
 pub mod chart_pick;
 pub mod detail_view;
 pub mod filter_edit;

@@ -76,6 +76,8 @@ pub enum Action {
     Export,
     /// Summary of the selected sample's run: judge matrix, failure kinds, pass/fail against other runs.
     RunSummary,
+    /// Settle the selected sample's disagreeing labels (adjudication layer).
+    Adjudicate,
     /// Rescore the selected run's stored replies into a new run (no model calls).
     Rescore,
     /// Help overlay.

@@ -35,11 +35,13 @@ pub enum Context {
     Overlay,
     /// Ranking the answers to one φ₀.
     Rank,
+    /// Settling a sample's labels (adjudication layer).
+    Adjudicate,
 }
 
 impl Context {
     /// Every context, in the order help lists them.
-    pub const ALL: [Context; 9] = [
+    pub const ALL: [Context; 10] = [
         Context::Normal,
         Context::Overlay,
         Context::Search,
@@ -49,6 +51,7 @@ impl Context {
         Context::Note,
         Context::Form,
         Context::Rank,
+        Context::Adjudicate,
     ];
 
     /// The config-file table name (`[keys.label]`); normal bindings sit in `[keys]`.
@@ -63,6 +66,7 @@ impl Context {
             Context::Chart => "chart",
             Context::Overlay => "overlay",
             Context::Rank => "rank",
+            Context::Adjudicate => "adjudicate",
         }
     }
 
@@ -93,6 +97,7 @@ impl Context {
             Context::Chart => "chart (v)",
             Context::Overlay => "help, compare, warnings, counts, run summary",
             Context::Rank => "rank view (r): 1-9 set the highlighted answer's rank",
+            Context::Adjudicate => "adjudicate (A): category keys tick too",
         }
     }
 
@@ -140,6 +145,11 @@ impl Context {
                 from(Action::Rank),
                 ": 1-9 set the highlighted answer's rank",
             ),
+            Context::Adjudicate => (
+                "adjudicate",
+                from(Action::Adjudicate),
+                ": category keys tick too",
+            ),
         }
     }
 
@@ -156,7 +166,7 @@ impl Context {
         match self {
             Context::Search => Some(("type", "search")),
             Context::Note | Context::Form => Some(("type", "edit")),
-            Context::Label => Some(("category keys", "toggle")),
+            Context::Label | Context::Adjudicate => Some(("category keys", "toggle")),
             Context::Filter => Some(("0-9", "bound")),
             Context::Rank => Some(("1-9", "rank")),
             _ => None,

@@ -29,6 +29,10 @@ pub struct RunSummary {
     pub versus: Vec<(String, crate::report::compare::PairCounts)>,
     /// Runs left out of `versus` because their dataset differs.
     pub other_datasets: usize,
+    /// Wilson 95 % intervals of A2 and A3 (as `report` computes them).
+    pub ci: crate::report::intervals::Ci,
+    /// The loaded runs folded as `autoeval leaderboard` does, when they span models.
+    pub leaderboard: Option<crate::report::leaderboard::Leaderboard>,
 }
 
 /// One run's answer in the comparison.
@@ -463,6 +467,7 @@ impl Model {
                 versus.push((other.name(), p));
             }
         }
+        let ci = crate::report::intervals::Ci::wilson(&counts);
         Some(RunSummary {
             name: run.name(),
             model: run.model(),
@@ -471,6 +476,69 @@ impl Model {
             judge,
             versus,
             other_datasets,
+            ci,
+            leaderboard: self.leaderboard(),
         })
+    }
+
+    /// The loaded runs as `autoeval leaderboard` folds them (one row per model), from
+    /// the rows in memory; `None` when they are all one model's.
+    pub fn leaderboard(&self) -> Option<crate::report::leaderboard::Leaderboard> {
+        let models: std::collections::BTreeSet<String> =
+            self.runs.iter().map(RunIndex::model).collect();
+        if models.len() < 2 {
+            return None;
+        }
+        let reports: Vec<crate::report::RunReport> = self.runs.iter().map(run_report).collect();
+        Some(crate::report::leaderboard::build(
+            &reports,
+            crate::report::leaderboard::Rows::Model,
+        ))
+    }
+}
+
+/// What the leaderboard reads of a run (name, model, dataset, counts, judge), from
+/// its rows in memory.
+fn run_report(run: &RunIndex) -> crate::report::RunReport {
+    let mut total = crate::report::Counts::default();
+    for r in &run.rows {
+        total.add_kind(r.verdict);
+    }
+    let by_id: std::collections::HashMap<&str, VerdictKind> =
+        run.rows.iter().map(|r| (&*r.id, r.verdict)).collect();
+    let mut judges: std::collections::BTreeMap<String, crate::report::JudgeStats> =
+        std::collections::BTreeMap::new();
+    for (id, j) in &run.judge {
+        if let Some(v) = by_id.get(id.as_str()) {
+            let st =
+                judges
+                    .entry(j.model.name.clone())
+                    .or_insert_with(|| crate::report::JudgeStats {
+                        model: j.model.name.clone(),
+                        ..crate::report::JudgeStats::default()
+                    });
+            st.add(j.answer, *v);
+        }
+    }
+    crate::report::RunReport {
+        run: run.name(),
+        dir: run.dir.display().to_string(),
+        model: run.model(),
+        dataset: run.kind(),
+        total,
+        by_category: std::collections::BTreeMap::new(),
+        batch_accuracy: Vec::new(),
+        verdicts: std::collections::BTreeMap::new(),
+        closeness: None,
+        judges: judges.into_values().collect(),
+        tokens: (0, 0),
+        cost_usd: None,
+        status: String::new(),
+        by: String::new(),
+        spread: std::collections::BTreeMap::new(),
+        failure_kinds: std::collections::BTreeMap::new(),
+        reading_notes: 0,
+        reading: String::new(),
+        intervals: crate::report::intervals::RunIntervals::default(),
     }
 }

@@ -44,6 +44,50 @@ pub struct Filter {
     pub passes_in: Option<usize>,
     /// Closeness of φ₁ to φ₀ (BLEU) in a band.
     pub closeness: ClosenessFilter,
+    /// Samples whose annotators named different categories.
+    pub disagree: DisagreeFilter,
+}
+
+/// The "annotators disagree" filter: two or more annotators, different category sets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DisagreeFilter {
+    /// All samples.
+    #[default]
+    Any,
+    /// Annotators disagree and no adjudicated label settles it yet.
+    Unsettled,
+    /// Annotators disagree, settled or not.
+    All,
+}
+
+impl DisagreeFilter {
+    pub const ALL: [DisagreeFilter; 3] = [
+        DisagreeFilter::Any,
+        DisagreeFilter::Unsettled,
+        DisagreeFilter::All,
+    ];
+
+    /// Its name in the filter editor and the summary.
+    pub fn name(self) -> &'static str {
+        match self {
+            DisagreeFilter::Any => "any",
+            DisagreeFilter::Unsettled => "disagree, unsettled",
+            DisagreeFilter::All => "disagree (settled too)",
+        }
+    }
+
+    /// Whether a sample with these (latest) labels passes.
+    pub fn admits(self, labels: Option<&Vec<crate::run::format::LabelRecord>>) -> bool {
+        if self == DisagreeFilter::Any {
+            return true;
+        }
+        let Some(ls) = labels else {
+            return false;
+        };
+        let (unit, settled) = crate::labels::agreement::split(ls);
+        crate::labels::agreement::disagrees(&unit)
+            && (self == DisagreeFilter::All || settled.is_none())
+    }
 }
 
 /// Closeness bands (BLEU of φ₁ against φ₀).
@@ -223,6 +267,9 @@ pub(crate) fn row_passes(
     if !f.closeness.admits(r.bleu) {
         return false;
     }
+    if !f.disagree.admits(ri.labels.get(&*r.id)) {
+        return false;
+    }
     if let Some(other) = f.passes_in
         && (other == run || r.verdict.is_pass() || !passing_elsewhere.contains(&r.phi0_hash))
     {
@@ -308,6 +355,12 @@ impl super::Model {
         }
         if self.listing.filter.closeness != ClosenessFilter::Any {
             parts.push(self.listing.filter.closeness.name().to_string());
+        }
+        if self.listing.filter.disagree != DisagreeFilter::Any {
+            parts.push(format!(
+                "annotators {}",
+                self.listing.filter.disagree.name()
+            ));
         }
         if !self.listing.search.field.text.is_empty() {
             parts.push(format!("/{}", self.listing.search.field.text));

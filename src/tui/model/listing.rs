@@ -265,6 +265,7 @@ impl Model {
     /// follow their rows.
     fn apply_sort(&mut self) {
         let Some(key) = self.listing.sort.key else {
+            self.apply_blind_order();
             return;
         };
         let keys: Vec<Option<u32>> = self
@@ -279,6 +280,36 @@ impl Model {
         if l.search.scores.len() == order.len() {
             l.search.scores = order.iter().map(|&k| l.search.scores[k as usize]).collect();
         }
+    }
+
+    /// Blind mode, unsorted and not ranked by a search: the annotator's own seeded
+    /// order (`labels::blind::order`; ids are `RUN/ID` when several runs are loaded).
+    fn apply_blind_order(&mut self) {
+        let Some(seed) = self.blind else {
+            return;
+        };
+        if !self.listing.search.scores.is_empty() {
+            return;
+        }
+        let several = self.runs.len() > 1;
+        let ids: Vec<String> = self
+            .listing
+            .visible
+            .iter()
+            .map(|&(r, i)| {
+                let run = &self.runs[r as usize];
+                let id = &*run.rows[i as usize].id;
+                if several {
+                    format!("{}/{id}", run.name())
+                } else {
+                    id.to_string()
+                }
+            })
+            .collect();
+        let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+        let order = crate::labels::blind::order(&refs, &self.annotator, seed);
+        let l = &mut self.listing;
+        l.visible = order.iter().map(|&k| l.visible[k]).collect();
     }
 
     /// Adds rows appended since `before` (per run: rows, base generation) to the

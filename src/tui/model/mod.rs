@@ -20,7 +20,7 @@ pub use derived::{
     outcomes,
 };
 pub use detail::{Detail, Highlighted};
-pub use filter::{ClosenessFilter, Filter, JudgeFilter, LabelFilter};
+pub use filter::{ClosenessFilter, DisagreeFilter, Filter, JudgeFilter, LabelFilter};
 pub use listing::Listing;
 
 /// The runs and everything the viewer knows about them.
@@ -37,6 +37,10 @@ pub struct Model {
     pub taxonomy: super::labels::Taxonomy,
     /// Who labels.
     pub annotator: String,
+    /// Blind labelling (`view --blind`, `blind = true`), with the seed of the order:
+    /// what a sample's verdict and automatic analyses say stays hidden until this
+    /// annotator has labelled it, and the list is in the annotator's own order.
+    pub blind: Option<u64>,
     /// The note being typed and the undo history of label changes.
     pub labelling: LabelPanel,
     /// Warnings from loading (themes, config, files).
@@ -64,6 +68,7 @@ impl Model {
             listing: Listing::default(),
             taxonomy: super::labels::Taxonomy::builtin(),
             annotator: super::labels::annotator(None),
+            blind: None,
             labelling: LabelPanel::default(),
             warnings,
             label_sizes: Vec::new(),
@@ -176,7 +181,18 @@ impl Model {
         let (old_c, old_n) = self.my_labels();
         let run = &mut self.runs[r as usize];
         let id = run.rows[i as usize].id.to_string();
-        let rec = super::labels::append(&run.dir, &id, &categories, &note, &self.annotator)?;
+        let rec = crate::labels::append_record(
+            &run.dir,
+            crate::run::format::LabelRecord {
+                id: id.clone(),
+                categories,
+                note,
+                annotator: self.annotator.clone(),
+                time: String::new(),
+                blind: self.blind.is_some(),
+                adjudicator: None,
+            },
+        )?;
         let list = run.labels.entry(id.clone()).or_default();
         list.retain(|x| x.annotator != rec.annotator);
         list.push(rec);
@@ -194,12 +210,41 @@ impl Model {
         Ok(())
     }
 
+    /// Records this annotator's settled label for sample `id` of run `run`, the way
+    /// `autoeval labels adjudicate` does, and refilters (a settled sample leaves the
+    /// "unsettled" filter).
+    pub fn adjudicate(
+        &mut self,
+        run: usize,
+        id: &str,
+        categories: Vec<String>,
+    ) -> Result<(), super::labels::LabelError> {
+        let Some(r) = self.runs.get_mut(run) else {
+            return Ok(());
+        };
+        let rec = crate::labels::adjudicate(&r.dir, id, &categories, "", &self.annotator)?;
+        let list = r.labels.entry(id.to_string()).or_default();
+        list.retain(|x| x.annotator != rec.annotator);
+        list.push(rec);
+        if let Some(s) = self.label_sizes.get_mut(run) {
+            *s = labels_len(&r.dir);
+        }
+        self.refilter();
+        Ok(())
+    }
+
     /// Whether this annotator has labelled the row.
     pub fn labelled_by_me(&self, (r, i): (u32, u32)) -> bool {
         let run = &self.runs[r as usize];
         run.labels
             .get(&*run.rows[i as usize].id)
             .is_some_and(|l| l.iter().any(|x| x.annotator == self.annotator))
+    }
+
+    /// Whether blind mode hides the row's verdict and analyses: blind, and not yet
+    /// labelled by this annotator.
+    pub fn hidden(&self, at: (u32, u32)) -> bool {
+        self.blind.is_some() && !self.labelled_by_me(at)
     }
 
     /// Dataset kinds of the loaded runs, sorted.
@@ -267,7 +312,9 @@ impl Model {
             return false;
         }
         let l = &self.listing;
+        // Blind mode keeps its own order: appended rows are placed by a refilter.
         let appended = only_appends
+            && self.blind.is_none()
             && l.sort.key.is_none()
             && l.filter.passes_in.is_none()
             && l.search.pending.is_none()

@@ -38,6 +38,9 @@ fn countermodel_lines(c: &Countermodel, tables: bool, t: &Theme, out: &mut Vec<L
     }
 }
 
+/// What blind mode says in place of the verdict and the automatic analyses.
+const BLIND_NOTE: &str = "blind: verdict, judge, closeness, failure kinds, diff, countermodel and others' labels stay hidden until you label this sample";
+
 fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
     let Some(d) = &app.panes.detail else {
         return vec![muted("no sample selected", t)];
@@ -104,6 +107,10 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
                 Span::styled(raw, Style::default().fg(t.muted)),
             ]));
         }
+    }
+    if app.model.hidden(d.key) {
+        out.push(muted(BLIND_NOTE, t));
+        return out;
     }
     let vi = verdict_index(&rec.verdict);
     let mut vline = vec![
@@ -402,6 +409,11 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             }
         })
         .collect();
+    let blind = app
+        .panes
+        .detail
+        .as_ref()
+        .is_some_and(|d| app.model.hidden(d.key));
     let title = match app.panes.detail.as_ref().map(|d| &d.record) {
         // The run is named here: the sample list's run column is `…` on a narrow screen.
         Some(Ok(r)) => {
@@ -412,6 +424,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                 .and_then(|d| app.model.runs.get(d.key.0 as usize))
                 .map(crate::tui::data::RunIndex::name)
                 .unwrap_or_default();
+            let run = if blind { "blind".into() } else { run };
             format!("Sample {} · {run} · {}", r.id, tabs.join(" "))
         }
         _ => tabs.join(" "),
@@ -420,6 +433,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let inner = b.inner(area);
     let w = inner.width as usize;
     let lines = match app.panes.detail_view.tab {
+        Tab::Diff | Tab::Countermodel | Tab::Raw if blind => vec![muted(BLIND_NOTE, t)],
         Tab::Overview => overview(app, w, t),
         Tab::Diff => diff_lines(app, w, t),
         Tab::Countermodel => countermodel_tab(app, w, t),

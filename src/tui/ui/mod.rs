@@ -182,6 +182,7 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
         Mode::LabelCounts => layers::label_counts(f, area, app, t),
         Mode::RunSummary => layers::run_summary(f, area, app, t),
         Mode::Rank => layers::rank(f, area, app, t),
+        Mode::Adjudicate => layers::adjudicate(f, area, app, t),
         _ => {}
     }
     Areas {

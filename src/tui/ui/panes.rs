@@ -210,13 +210,19 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         } else {
             Style::default().fg(t.fg)
         };
+        // Blind mode: nothing about the outcome until this annotator has labelled it.
+        let hidden = app.model.hidden((r, i));
         let vstyle = if selected {
             base
+        } else if hidden {
+            Style::default().fg(t.muted)
         } else {
             Style::default().fg(t.verdict_color(row.verdict))
         };
         let rest = w.saturating_sub(if judged { 34 } else { 31 });
-        let judge = if judged {
+        let judge = if judged && hidden {
+            "  "
+        } else if judged {
             use crate::llm::judge::JudgeAnswer;
             // `≠` marks a judge that contradicts the verifier.
             let pass = row.verdict.is_pass();
@@ -237,7 +243,17 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                 base,
             ),
             // A space keeps the marks off a 14-letter verdict ("not-equivalent").
-            Span::styled(format!("{:<14} ", row.verdict_name()), vstyle),
+            Span::styled(
+                format!(
+                    "{:<14} ",
+                    if hidden {
+                        "· blind"
+                    } else {
+                        row.verdict_name()
+                    }
+                ),
+                vstyle,
+            ),
             Span::styled(judge, base),
             Span::styled(format!("{labelled}{}", clip(&run.name(), rest)), base),
         ]));
@@ -270,6 +286,20 @@ const BARS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '
 
 /// Accuracy (and compliance when there is room) by bucket: one row of bars per run.
 pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
+    // Blind: buckets of a few samples would give their verdicts away.
+    if app.model.blind.is_some() {
+        let b = block("Chart", false, t);
+        let inner = b.inner(area);
+        f.render_widget(b, area);
+        f.render_widget(
+            Paragraph::new(Line::from(Span::styled(
+                "blind: the chart is hidden while labelling blind",
+                Style::default().fg(t.muted),
+            ))),
+            inner,
+        );
+        return;
+    }
     let data = &app.model.derived.chart;
     let by = app.model.derived.axis_name;
     let measures = &app.model.derived.measures;
@@ -449,11 +479,17 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                 .iter()
                 .find(|(_, runs)| runs.contains(&name))
                 .map_or(by, |(m, _)| *m);
+            // The share with its Wilson 95 % interval, as `report` gives it.
+            let ci = crate::report::intervals::Ci::wilson(&c);
+            let with_ci = |x: Option<f64>, iv: Option<[f64; 2]>| match iv {
+                Some([lo, hi]) => format!("{} [{:.0}–{:.0}%]", p(x), 100.0 * lo, 100.0 * hi),
+                None => p(x),
+            };
             let mut text = format!(
                 "{name} · {run_by} {b}: n {} · A3 {} · A2 {}",
                 c.n,
-                p(c.accuracy()),
-                p(c.compliance())
+                with_ci(c.accuracy(), ci.a3),
+                with_ci(c.compliance(), ci.a2)
             );
             if let Some((lo, hi)) = spread {
                 text.push_str(&format!(" · batches {:.0}–{:.0}%", 100.0 * lo, 100.0 * hi));

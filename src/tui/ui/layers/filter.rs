@@ -94,6 +94,10 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         "closeness ◂ {} ▸",
         app.model.listing.filter.closeness.name()
     ));
+    rows.push(format!(
+        "annotators ◂ {} ▸",
+        app.model.listing.filter.disagree.name()
+    ));
     let mut lines: Vec<Line> = rows
         .into_iter()
         .enumerate()

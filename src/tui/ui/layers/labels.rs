@@ -14,10 +14,12 @@ use ratatui::widgets::{Clear, Paragraph};
 pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
     use crate::tui::keymap::{Action, Context};
     let (mine, note) = app.model.my_labels();
+    // Blind mode: the diff's suggestion would say what went wrong.
     let suggestion = app
         .panes
         .detail
         .as_ref()
+        .filter(|d| !app.model.hidden(d.key))
         .and_then(crate::tui::model::Detail::suggestion);
     // Over the detail, φ₀, ψ and φ₁ stay visible above the panel: more, narrower
     // columns when the pane is short.

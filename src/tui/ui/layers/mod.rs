@@ -1,5 +1,6 @@
 //! One file per layer: each draws its layer over the browsing screen.
 
+mod adjudicate;
 mod compare;
 mod filter;
 mod help;
@@ -10,6 +11,7 @@ mod rank;
 mod run_summary;
 mod warnings;
 
+pub use adjudicate::adjudicate;
 pub use compare::compare;
 pub use filter::filter;
 pub use help::help;

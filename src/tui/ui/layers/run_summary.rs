@@ -36,6 +36,31 @@ pub fn run_summary(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         pct(s.counts.accuracy()),
         s.counts.copied
     )));
+    let ci = |x: Option<[f64; 2]>| {
+        x.map_or_else(
+            || "–".into(),
+            |[l, h]| format!("[{:.1}%, {:.1}%]", 100.0 * l, 100.0 * h),
+        )
+    };
+    lines.push(Line::from(format!(
+        "Wilson 95 % intervals: A2 {} (n {}) · A3 {} (n {})",
+        ci(s.ci.a2),
+        s.counts.answered,
+        ci(s.ci.a3),
+        s.counts.n
+    )));
+    if let Some(lb) = &s.leaderboard {
+        lines.push(Line::from(""));
+        lines.push(Line::from(Span::styled(
+            "leaderboard of the loaded runs (as autoeval leaderboard)",
+            title,
+        )));
+        let text =
+            crate::report::leaderboard::render(lb, crate::report::leaderboard::Format::Table);
+        for l in text.lines() {
+            lines.push(Line::from(format!("  {}", crate::sanitize::one_line(l))));
+        }
+    }
     lines.push(Line::from(""));
     lines.push(Line::from(Span::styled(
         "failure kinds (automatic, from the diff)",

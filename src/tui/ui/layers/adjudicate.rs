@@ -1,0 +1,124 @@
+//! The adjudication layer: every annotator's categories and notes side by side, and
+//! the settled set being picked.
+
+use super::super::block;
+use super::centered;
+use crate::sanitize::one_line;
+use crate::tui::app::App;
+use crate::tui::keymap::{Action, Context};
+use crate::tui::layer::Layer;
+use crate::tui::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph, Wrap};
+
+/// The adjudication layer.
+pub fn adjudicate(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
+    let Some(Layer::Adjudicate(adj)) = app.layers.last() else {
+        return;
+    };
+    let tax = &app.model.taxonomy;
+    let names = |cats: &[String]| {
+        if cats.is_empty() {
+            "(nothing wrong)".to_string()
+        } else {
+            cats.iter()
+                .map(|c| tax.name(c))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    };
+    let title = Style::default().fg(t.title);
+    let muted = Style::default().fg(t.muted);
+    let mut lines = Vec::new();
+    for o in &adj.opinions {
+        let mut l = vec![
+            Span::styled(
+                format!(
+                    "{}{}: ",
+                    one_line(&o.annotator),
+                    if o.blind { " (blind)" } else { "" }
+                ),
+                title,
+            ),
+            Span::styled(
+                one_line(&names(&o.categories)).into_owned(),
+                Style::default().fg(t.diff_changed),
+            ),
+        ];
+        if !o.note.is_empty() {
+            l.push(Span::styled(format!(" · {}", one_line(&o.note)), muted));
+        }
+        lines.push(Line::from(l));
+    }
+    if let Some((cats, by)) = &adj.settled {
+        lines.push(Line::from(Span::styled(
+            format!(
+                "settled before by {}: {}",
+                one_line(by),
+                one_line(&names(cats))
+            ),
+            muted,
+        )));
+    }
+    lines.push(Line::from(Span::styled("settle as:", title)));
+    if adj.options.is_empty() {
+        lines.push(Line::from(Span::styled(
+            "  nobody named a category: recording says nothing is wrong",
+            muted,
+        )));
+    }
+    for (k, id) in adj.options.iter().enumerate() {
+        let tick = if adj.chosen.contains(id) { "x" } else { " " };
+        let key = tax.by_id(id).map_or("?", |c| c.key.as_str());
+        let by = adj.named_by(id);
+        let text = format!(
+            "[{tick}] {} {}  ← {}",
+            one_line(key),
+            one_line(tax.name(id)),
+            if by.is_empty() {
+                "nobody".to_string()
+            } else {
+                one_line(&by.join(", ")).into_owned()
+            }
+        );
+        let style = if k == adj.cursor {
+            Style::default()
+                .fg(t.selection_fg)
+                .bg(t.selection_bg)
+                .add_modifier(Modifier::BOLD)
+        } else {
+            Style::default().fg(t.fg)
+        };
+        lines.push(Line::from(Span::styled(text, style)));
+    }
+    let key = |a| app.keymap.hint(Context::Adjudicate, a);
+    lines.push(Line::from(Span::styled(
+        format!(
+            "{} ticks · a category's key adds any other · {} records as {} · {} cancels",
+            key(Action::Toggle),
+            key(Action::Confirm),
+            one_line(&app.model.annotator),
+            key(Action::Back)
+        ),
+        muted,
+    )));
+    let w = area.width.saturating_sub(4).min(90);
+    let inner = usize::from(w.saturating_sub(2)).max(1);
+    let rows: usize = lines.iter().map(|l| l.width().div_ceil(inner).max(1)).sum();
+    let h = u16::try_from(rows + 2).unwrap_or(u16::MAX);
+    let r = centered(area, w, h);
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(block(
+                &format!("Adjudicate sample {}", one_line(&adj.id)),
+                true,
+                t,
+            )),
+        r,
+    );
+}
