@@ -56,7 +56,7 @@ pub fn help(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         Style::default().fg(t.muted),
     )));
     lines.push(Line::from(Span::styled(
-        "change keys in ~/.config/autoeval/config.toml: [keys] for browsing, [keys.<mode>] (search, note, form, label, filter, chart, overlay, rank) for the rest",
+        "change keys in ~/.config/autoeval/config.toml: [keys] for browsing, [keys.<mode>] (search, note, form, label, filter, chart, overlay, rank, adjudicate) for the rest",
         Style::default().fg(t.muted),
     )));
     let w = area.width.saturating_sub(4).min(90);
