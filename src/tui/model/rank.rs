@@ -61,7 +61,8 @@ const ORDER: &[&str] = &[
     "bertscore_minilm",
 ];
 
-/// Every finite numeric field of a closeness record, in [`ORDER`].
+/// Every finite numeric field of a closeness record, in the order the metrics are
+/// documented (the unknown ones after, by name).
 pub fn metric_values(c: &crate::run::format::Closeness) -> Vec<(String, f64)> {
     let mut out: Vec<(String, f64)> = match serde_json::to_value(c) {
         Ok(serde_json::Value::Object(m)) => m
