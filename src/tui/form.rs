@@ -4,6 +4,8 @@
 use crate::grammar::DatasetKind;
 use std::path::PathBuf;
 
+pub use super::form_scale::{FormError, FormFields};
+
 /// Form fields, in order: (label, config key). Every setting of `autoeval run` a user
 /// would set; the form becomes that command's arguments, parsed by the same parser.
 pub const FIELDS: [(&str, &str); 23] = [
@@ -431,38 +433,8 @@ pub fn shell_words(args: &[String]) -> String {
         .join(" ")
 }
 
-/// Why the run form cannot start a run (shown under the form).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum FormError {
-    /// A numeric field holds something else.
-    #[error("{field}: '{value}' is not a {}", if field == "temperature" { "number" } else { "whole number" })]
-    NotANumber {
-        /// The field's label.
-        field: String,
-        /// What it holds.
-        value: String,
-    },
-    /// No output directory.
-    #[error("output directory: give one")]
-    NoOutput,
-    /// A y/n field holds something else.
-    #[error("{field}: '{value}' is not y or n")]
-    NotYesNo {
-        /// The field's label.
-        field: String,
-        /// What it holds.
-        value: String,
-    },
-    /// Retrying errors needs an existing run.
-    #[error("retry errors: only for a run that exists (its output directory holds run.json)")]
-    RetryWithoutRun,
-    /// Neither a generator kind nor a file.
-    #[error("dataset: give a kind (ksat, pl, fol, fol-english, regex) or a file")]
-    NoDataset,
-    /// The CLI's parser refused the settings (its first line).
-    #[error("{0}")]
-    Invalid(String),
-    /// The settings parse but the run cannot be set up (dataset, prompts, model).
-    #[error("{0}")]
-    Setup(String),
+impl FormFields for Form {
+    fn field(&self, key: &str) -> &str {
+        self.get(key)
+    }
 }

@@ -1,7 +1,47 @@
 //! The new-run form's paper-scale fields (base URLs, endpoint concurrency, batch API,
 //! batch poll, cache, max cost): their checks, and the `autoeval run` flags they become.
 
-use super::live::{Form, FormError};
+/// What the checks read of the form: a field's value by its config key.
+pub trait FormFields {
+    /// The value of the field `key` (empty when unset).
+    fn field(&self, key: &str) -> &str;
+}
+
+/// Why the run form cannot start a run (shown under the form).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FormError {
+    /// A numeric field holds something else.
+    #[error("{field}: '{value}' is not a {}", if field == "temperature" { "number" } else { "whole number" })]
+    NotANumber {
+        /// The field's label.
+        field: String,
+        /// What it holds.
+        value: String,
+    },
+    /// No output directory.
+    #[error("output directory: give one")]
+    NoOutput,
+    /// A y/n field holds something else.
+    #[error("{field}: '{value}' is not y or n")]
+    NotYesNo {
+        /// The field's label.
+        field: String,
+        /// What it holds.
+        value: String,
+    },
+    /// Retrying errors needs an existing run.
+    #[error("retry errors: only for a run that exists (its output directory holds run.json)")]
+    RetryWithoutRun,
+    /// Neither a generator kind nor a file.
+    #[error("dataset: give a kind (ksat, pl, fol, fol-english, regex) or a file")]
+    NoDataset,
+    /// The CLI's parser refused the settings (its first line).
+    #[error("{0}")]
+    Invalid(String),
+    /// The settings parse but the run cannot be set up (dataset, prompts, model).
+    #[error("{0}")]
+    Setup(String),
+}
 
 /// Longest batch poll the form takes, in seconds (a day: a batch window).
 const MAX_POLL_SECS: f64 = 86_400.0;
@@ -56,15 +96,15 @@ fn positive(field: &str, what: &str, v: &str, max: f64) -> Result<Option<f64>, F
 }
 
 /// Whether the batch API field says yes (an invalid value counts as no; argv refuses it).
-pub(crate) fn batch_on(form: &Form) -> bool {
-    yes_no("", form.get("batch_api")).ok().flatten() == Some(true)
+pub(crate) fn batch_on(form: &impl FormFields) -> bool {
+    yes_no("", form.field("batch_api")).ok().flatten() == Some(true)
 }
 
 /// The flags of the endpoint-concurrency, batch, cache and max-cost fields, checked
 /// together with the base URLs and the model they must fit.
-pub(crate) fn flags(form: &Form, urls: &[String]) -> Result<Vec<String>, FormError> {
+pub(crate) fn flags(form: &impl FormFields, urls: &[String]) -> Result<Vec<String>, FormError> {
     let mut a = Vec::new();
-    let ec = form.get("endpoint_concurrency");
+    let ec = form.field("endpoint_concurrency");
     if !ec.is_empty() {
         let n: usize = ec.parse().map_err(|_| FormError::NotANumber {
             field: "endpoint concurrency".into(),
@@ -82,15 +122,15 @@ pub(crate) fn flags(form: &Form, urls: &[String]) -> Result<Vec<String>, FormErr
         }
         a.extend(["--endpoint-concurrency".into(), n.to_string()]);
     }
-    let batch = yes_no("batch API", form.get("batch_api"))?.unwrap_or(false);
+    let batch = yes_no("batch API", form.field("batch_api"))?.unwrap_or(false);
     let poll = positive(
         "batch poll (s)",
         "a positive number of seconds (at most a day)",
-        form.get("batch_poll"),
+        form.field("batch_poll"),
         MAX_POLL_SECS,
     )?;
     if batch {
-        let model = form.get("model");
+        let model = form.field("model");
         if !(model.starts_with("openai:") || model.starts_with("anthropic:")) {
             return Err(FormError::Invalid(
                 "batch API: needs an openai:<model> or anthropic:<model>".into(),
@@ -106,7 +146,7 @@ pub(crate) fn flags(form: &Form, urls: &[String]) -> Result<Vec<String>, FormErr
             a.extend(["--batch-poll".into(), p.to_string()]);
         }
     }
-    match yes_no("cache", form.get("cache"))? {
+    match yes_no("cache", form.field("cache"))? {
         Some(true) => a.push("--cache".into()),
         Some(false) => a.push("--no-cache".into()),
         None => {}
@@ -114,7 +154,7 @@ pub(crate) fn flags(form: &Form, urls: &[String]) -> Result<Vec<String>, FormErr
     if let Some(usd) = positive(
         "max cost (USD)",
         "a positive number of USD (or empty: no limit)",
-        form.get("max_cost"),
+        form.field("max_cost"),
         f64::MAX,
     )? {
         a.extend(["--max-cost".into(), usd.to_string()]);
@@ -125,7 +165,7 @@ pub(crate) fn flags(form: &Form, urls: &[String]) -> Result<Vec<String>, FormErr
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
-    use super::*;
+    use crate::tui::form::Form;
 
     /// A form with the defaults (never the developer's remembered values) and `set`.
     fn form(set: &[(&str, &str)]) -> Form {
