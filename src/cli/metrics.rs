@@ -1,8 +1,9 @@
 //! `autoeval metrics`: the closeness metrics of the FOL-metrics paper (seed 004) and
 //! autoeval's own, on pairs of formulas.
 
+pub use super::metrics_input::PairSyntax;
+use super::metrics_input::{MAX_LINE, read_pair};
 use crate::analysis::pair_metrics::{PairMetrics, pair_metrics};
-use crate::syntax::SyntaxKind;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use std::io::{BufRead, BufReader, Read};
@@ -45,38 +46,8 @@ pub struct PairsArgs {
     pub bertscore_model: Option<PathBuf>,
 }
 
-/// Logic syntaxes the metrics apply to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PairSyntax {
-    /// First-order logic.
-    Fol,
-    /// Propositional logic.
-    Pl,
-}
-
-impl From<PairSyntax> for SyntaxKind {
-    fn from(s: PairSyntax) -> Self {
-        match s {
-            PairSyntax::Fol => SyntaxKind::Fol,
-            PairSyntax::Pl => SyntaxKind::Pl,
-        }
-    }
-}
-
-/// Longest input line accepted (bytes).
-const MAX_LINE: usize = 64 * 1024;
 /// Lines scored per parallel batch (bounds memory on long inputs).
 const BATCH: usize = 4096;
-
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PairIn {
-    a: String,
-    b: String,
-    #[serde(default)]
-    syntax: Option<PairSyntax>,
-}
 
 #[derive(serde::Serialize)]
 struct Scored<'a> {
@@ -92,34 +63,6 @@ struct Scored<'a> {
 struct Failed<'a> {
     line: usize,
     error: &'a str,
-}
-
-/// One input line as (reference, candidate, syntax), or why not.
-pub(crate) fn read_pair(
-    text: &str,
-    default: PairSyntax,
-) -> Result<(String, String, SyntaxKind), String> {
-    if text.len() > MAX_LINE {
-        return Err(format!(
-            "line is {} bytes, above the {MAX_LINE}-byte bound",
-            text.len()
-        ));
-    }
-    if text.trim().is_empty() {
-        return Err("blank line: expected `φ<TAB>φ′` or a JSON object {\"a\", \"b\"}".into());
-    }
-    if text.trim_start().starts_with('{') {
-        let p: PairIn = serde_json::from_str(text)
-            .map_err(|e| format!("not a JSON object {{\"a\", \"b\", \"syntax\"}}: {e}"))?;
-        return Ok((p.a, p.b, p.syntax.unwrap_or(default).into()));
-    }
-    let (a, b) = text
-        .split_once('\t')
-        .ok_or("expected `φ<TAB>φ′` or a JSON object {\"a\", \"b\"}")?;
-    if b.contains('\t') {
-        return Err("more than one TAB: expected exactly two columns".into());
-    }
-    Ok((a.to_string(), b.to_string(), default.into()))
 }
 
 fn score_batch(

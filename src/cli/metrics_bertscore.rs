@@ -1,7 +1,7 @@
 //! `metrics pairs --bertscore-model DIR`: the optional `bertscore_minilm` column, which
 //! exists only in builds with the cargo feature `bertscore`.
 
-use super::metrics::PairSyntax;
+use super::metrics_input::PairSyntax;
 use anyhow::Result;
 use std::path::Path;
 
@@ -51,7 +51,7 @@ impl BertColumn {
             let read: Vec<Option<(String, String)>> = batch
                 .iter()
                 .map(|(_, t)| {
-                    super::metrics::read_pair(t, default)
+                    super::metrics_input::read_pair(t, default)
                         .ok()
                         .map(|(a, b, _)| (a, b))
                 })

@@ -30,6 +30,7 @@ pub mod leaderboard;
 pub mod metrics;
 pub mod metrics_align;
 mod metrics_bertscore;
+mod metrics_input;
 pub mod metrics_perturb;
 pub(crate) mod metrics_plot;
 pub mod prompts;
