@@ -169,6 +169,11 @@ fn blind_mode_hides_the_outcome_until_labelled_and_orders_per_annotator() {
     assert!(!s.contains("alice"), "other annotators' labels hidden\n{s}");
     assert!(s.contains("blind: the chart"), "{s}");
     assert!(s.contains("blind: verdict"), "{s}");
+    // Nor the run's name, its model or its pass rate: runs are numbered.
+    for leak in ["pl-small", "perturb-0.5", "%"] {
+        assert!(!s.contains(leak), "{leak}\n{s}");
+    }
+    assert!(s.contains("run 1"), "{s}");
     for tab in ["]", "]", "]"] {
         keys(&mut app, &[tab]);
         let s = screens::screen(&mut app, &t, 120, 40);
@@ -176,7 +181,7 @@ fn blind_mode_hides_the_outcome_until_labelled_and_orders_per_annotator() {
     }
     keys(&mut app, &["]"]);
     // Nor the chart picker, comparison or others' label counts.
-    for k in ["v", "c", "L"] {
+    for k in ["v", "c", "L", "i"] {
         keys(&mut app, &[k]);
         assert_eq!(app.mode(), Mode::Normal, "{k}");
         assert!(app.status.starts_with("blind"), "{k}: {}", app.status);

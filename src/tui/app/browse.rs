@@ -110,6 +110,9 @@ impl App {
                 self.status = "blind: other annotators' label counts stay hidden".into();
             }
             Action::LabelCounts => self.push(Layer::LabelCounts(Default::default())),
+            Action::RunSummary if self.model.blind.is_some() => {
+                self.status = "blind: the run summary (pass rates, models) stays hidden".into();
+            }
             Action::RunSummary => {
                 let ri = self.model.selected().map(|(r, _)| r as usize).or((self
                     .panes

@@ -25,6 +25,15 @@ pub fn sample_column_at(app: &App, x: usize) -> Option<SortKey> {
     Some(SortKey::at_column(x, judged))
 }
 
+/// A run's name as the lists show it: `run N` in blind mode, where names give models away.
+fn run_name(app: &App, i: usize) -> String {
+    if app.model.blind.is_some() {
+        format!("run {}", i + 1)
+    } else {
+        app.model.runs[i].name()
+    }
+}
+
 /// The run list.
 pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     use crate::tui::keymap::{Action, Context};
@@ -56,12 +65,18 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         let shown =
             app.model.listing.filter.runs.is_empty() || app.model.listing.filter.runs.contains(&i);
         let mark = if shown { "●" } else { "○" };
+        // Blind: runs are numbered, with neither model nor pass rate to prime anyone.
+        let blind = app.model.blind.is_some();
         let mut text = format!(
             "{mark} {} {} {:>5} {}",
-            clip(&r.name(), name_w),
-            clip(&r.model(), model_w),
+            clip(&run_name(app, i), name_w),
+            clip(&if blind { "·".into() } else { r.model() }, model_w),
             r.rows.len(),
-            pct(r.accuracy())
+            if blind {
+                "     ·".into()
+            } else {
+                pct(r.accuracy())
+            }
         );
         if status_w > 0 {
             text.push(' ');
@@ -255,7 +270,10 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                 vstyle,
             ),
             Span::styled(judge, base),
-            Span::styled(format!("{labelled}{}", clip(&run.name(), rest)), base),
+            Span::styled(
+                format!("{labelled}{}", clip(&run_name(app, r as usize), rest)),
+                base,
+            ),
         ]));
     }
     if app.model.listing.visible.is_empty() {
