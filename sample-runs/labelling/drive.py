@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
-"""Apply a label plan through the real viewer in tmux: usage drive.py RUN_DIR PLAN ANNOTATOR"""
-import subprocess, sys, time, re
+"""Apply a label plan through the real viewer in tmux: usage drive.py RUN_DIR PLAN ANNOTATOR [--blind]
+
+With --blind the viewer runs as `autoeval view --blind` (the annotator's own shuffled
+order, outcomes hidden until labelled); set AUTOEVAL=path to choose the binary."""
+import os, subprocess, sys, time, re
 run, plan_file, who = sys.argv[1:4]
+blind = '--blind' in sys.argv[4:]
+binary = os.environ.get('AUTOEVAL', 'autoeval')
 plan = {}
 for line in open(plan_file):
     parts = line.split()
@@ -17,7 +22,7 @@ def sel():
         time.sleep(0.05)
     return None
 sh('kill-session', '-t', S)
-sh('new', '-d', '-s', S, '-x', '160', '-y', '45', f'AUTOEVAL_ANNOTATOR={who} autoeval view {run}')
+sh('new', '-d', '-s', S, '-x', '160', '-y', '45', f'AUTOEVAL_ANNOTATOR={who} {binary} view {"--blind " if blind else ""}{run}')
 time.sleep(1.5)
 keys('g'); time.sleep(0.3); keys('a'); time.sleep(0.3)
 done = set(); last = None; steps = 0
