@@ -277,6 +277,42 @@ fn text_table(lb: &Leaderboard, markdown: bool) -> String {
     out
 }
 
+/// The same table grouped by row, one line per column group: about 80 columns wide
+/// whatever the number of datasets (the viewer's run summary draws this one).
+pub fn render_grouped(lb: &Leaderboard) -> String {
+    let col_label = match lb.rows {
+        Rows::Model => "dataset",
+        Rows::Dataset => "model",
+    };
+    let kw = lb
+        .column_keys
+        .iter()
+        .map(|k| unicode_width::UnicodeWidthStr::width(k.as_str()))
+        .chain([col_label.len()])
+        .max()
+        .unwrap_or(0);
+    let mut out = String::new();
+    let head = format!(
+        "  {col_label:<kw$} {:>6}  {:<19}  {:<19}  {:>6}  {:>8}",
+        "n", "A2 % [95% CI]", "A3 % [95% CI]", "copy %", "judge F1"
+    );
+    let _ = writeln!(out, "{}", head.trim_end());
+    for r in &lb.row_keys {
+        let _ = writeln!(out, "{r}");
+        for col in &lb.column_keys {
+            let Some(c) = lb.cell(r, col) else { continue };
+            let [n, a2, a3, copy, f1] = values(Some(c), "–");
+            let pad = kw.saturating_sub(unicode_width::UnicodeWidthStr::width(col.as_str()));
+            let _ = writeln!(
+                out,
+                "  {col}{} {n:>6}  {a2:<19}  {a3:<19}  {copy:>6}  {f1:>8}",
+                " ".repeat(pad)
+            );
+        }
+    }
+    out
+}
+
 fn latex(lb: &Leaderboard) -> String {
     let groups = lb.column_keys.len();
     let mut o = String::new();

@@ -331,4 +331,21 @@ fn run_summary_has_wilson_intervals_and_a_leaderboard_across_models() {
         "{screen}"
     );
     assert!(screen.contains("perturb-0.3"), "{screen}");
+    // Three datasets: at 100 columns each dataset's figures stay on one line (n, A2 and
+    // A3 with their intervals) under its model; the wide table wrapped there.
+    let fixtures = fixtures();
+    let (mut app, t) = build_app(&opts(vec![
+        d.clone(),
+        other.clone(),
+        fixtures.join("fol-small"),
+        fixtures.join("regex-small"),
+    ]));
+    keys(&mut app, &["i"]);
+    let screen = screens::screen(&mut app, &t, 100, 60);
+    for dataset in ["fol", "pl", "regex"] {
+        let row = screen
+            .lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(dataset) && l.matches('[').count() >= 2);
+        assert!(row.is_some(), "no one-line row for {dataset}\n{screen}");
+    }
 }

@@ -52,11 +52,11 @@ pub fn run_summary(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     if let Some(lb) = &s.leaderboard {
         lines.push(Line::from(""));
         lines.push(Line::from(Span::styled(
-            "leaderboard of the loaded runs (as autoeval leaderboard)",
+            "leaderboard of the loaded runs (as autoeval leaderboard; ranked by pooled A3)",
             title,
         )));
-        let text =
-            crate::report::leaderboard::render(lb, crate::report::leaderboard::Format::Table);
+        // Grouped by model, one line per dataset: the wide table wraps at 100 columns.
+        let text = crate::report::leaderboard::render_grouped(lb);
         for l in text.lines() {
             lines.push(Line::from(format!("  {}", crate::sanitize::one_line(l))));
         }
