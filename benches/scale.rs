@@ -417,6 +417,17 @@ fn main() {
             stats(&format!("filter keystroke → frame{tag}"), filter);
             let nav: Vec<Duration> = (0..50).filter_map(|_| pty.key(b"j")).collect();
             stats(&format!("move keystroke → frame{tag}"), nav);
+            // Every `s` sorts every row by the next column (operators, verdict, each
+            // closeness metric, judge, label, run; then unsorted) and `d` reverses it.
+            let mut sort = Vec::new();
+            for _ in 0..2 {
+                for _ in 0..24 {
+                    sort.extend(pty.key(b"s"));
+                    sort.extend(pty.key(b"d"));
+                }
+            }
+            let _ = pty.key(b"x");
+            stats(&format!("sort keystroke (s, d: every row) → frame{tag}"), sort);
         }
         if let Some(mb) = pty.peak_rss_mb() {
             println!("view peak RSS: {mb:.0} MB");
