@@ -427,7 +427,10 @@ fn main() {
                 }
             }
             let _ = pty.key(b"x");
-            stats(&format!("sort keystroke (s, d: every row) → frame{tag}"), sort);
+            stats(
+                &format!("sort keystroke (s, d: every row) → frame{tag}"),
+                sort,
+            );
         }
         if let Some(mb) = pty.peak_rss_mb() {
             println!("view peak RSS: {mb:.0} MB");

@@ -92,8 +92,9 @@ fn label_keys_toggle_note_undo_and_next_unlabelled() {
         .as_ref()
         .and_then(autoeval::tui::model::Detail::suggestion)
     {
+        let taken = s.accepted().unwrap();
         keys(&mut app, &["a", "y", "esc"]);
-        assert!(app.model.my_labels().0.iter().any(|c| c == s));
+        assert!(app.model.my_labels().0.iter().any(|c| c == taken));
     }
     // Counts by category × operator count.
     let counts = &app.model.derived.label_counts;

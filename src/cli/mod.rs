@@ -47,7 +47,7 @@ use clap::{Parser, Subcommand};
 /// autoeval: does a language model keep the truth from formula to English and back?
 #[derive(Parser, Debug)]
 #[command(name = "autoeval", version, about, long_about = None)]
-pub struct Cli {
+pub(crate) struct Cli {
     /// Subcommand; none opens the viewer on sample-runs/.
     #[command(subcommand)]
     pub command: Option<Command>,

@@ -41,7 +41,7 @@ fn stdout_is_file() -> bool {
 }
 
 /// The run directories named on the command line, folders expanded; warns about skipped entries.
-pub fn expand_runs(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+pub(crate) fn expand_runs(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut dirs = Vec::new();
     for p in paths {
         if !p.exists() {

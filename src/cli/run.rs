@@ -10,7 +10,7 @@ use std::time::Instant;
 
 /// The command line as the manifest records it: `autoeval …`, never the path the
 /// binary was started from (a build machine's directories are no one else's business).
-pub fn recorded_command(args: impl Iterator<Item = String>) -> Vec<String> {
+pub(crate) fn recorded_command(args: impl Iterator<Item = String>) -> Vec<String> {
     std::iter::once("autoeval".to_string())
         .chain(args.skip(1))
         .collect()
@@ -18,7 +18,7 @@ pub fn recorded_command(args: impl Iterator<Item = String>) -> Vec<String> {
 
 /// Exit code of a run stopped because the server could not be reached
 /// (`--max-consecutive-failures`): EX_TEMPFAIL, "try again later".
-pub const EXIT_SERVER_GONE: i32 = 75;
+pub(crate) const EXIT_SERVER_GONE: i32 = 75;
 
 /// Runs `autoeval run`; exit 0 when finished, 130/143/129 when stopped by a signal,
 /// [`EXIT_SERVER_GONE`] when the server could not be reached.

@@ -53,13 +53,13 @@ fn finished(args: &RunArgs) -> HashSet<String> {
 }
 
 /// Rough token count of text (about four characters a token in English and formulas).
-pub fn estimate_tokens(text: &str) -> u64 {
+pub(crate) fn estimate_tokens(text: &str) -> u64 {
     (text.chars().count() as u64).div_ceil(4).max(1)
 }
 
 /// Tokens and calls of a planned run.
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// Samples to do.
     pub samples: u64,
     /// Round-1 calls (informalize + autoformalize).
@@ -76,7 +76,7 @@ pub struct Plan {
 
 /// Estimates round 1 of a run: the real informalization prompts, and autoformalization
 /// prompts around a stand-in ψ three times as long as φ₀ (the answers' usual size).
-pub fn plan(
+pub(crate) fn plan(
     items: &[crate::dataset::Item],
     syntax: crate::syntax::SyntaxKind,
     prompts: &PromptSet,
@@ -116,7 +116,7 @@ fn usd(x: Option<f64>) -> String {
 }
 
 /// `run --dry-run`: what the run would send and cost; writes nothing.
-pub fn dry_run(args: &RunArgs) -> Result<i32> {
+pub(crate) fn dry_run(args: &RunArgs) -> Result<i32> {
     if args.rounds == 0 {
         bail!("--rounds must be at least 1");
     }
@@ -229,7 +229,7 @@ fn batch_api(args: &RunArgs) -> Result<crate::llm::batch_api::BatchApi> {
 }
 
 /// `run --batch-api`, `--batch-file-out` or `--batch-file-in`.
-pub fn run_batch(mut args: RunArgs) -> Result<i32> {
+pub(crate) fn run_batch(mut args: RunArgs) -> Result<i32> {
     use crate::run::batch::{BatchOutcome, BatchSpec, Mode, STATUS_PREFIX};
     if !args.scale.batch_api && args.model.base_url.is_empty() {
         // Batch files contact no server, so no key is needed; the manifest says so.

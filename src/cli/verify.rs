@@ -43,7 +43,7 @@ pub struct VerifyArgs {
 }
 
 /// Exit code for a verdict: 0 equivalent, 1 not, 2 anything else.
-pub fn exit_code(v: &Verdict) -> i32 {
+pub(crate) fn exit_code(v: &Verdict) -> i32 {
     match v {
         Verdict::Equivalent { .. } => 0,
         Verdict::NotEquivalent { .. } => 1,
@@ -53,7 +53,7 @@ pub fn exit_code(v: &Verdict) -> i32 {
 
 /// The syntax a pair is checked in: the one asked for, else logic if φ parses as logic,
 /// else regex if it parses as one, else logic (so the error names the logic parser).
-pub fn guess_syntax(phi: &str, asked: Option<SyntaxKind>) -> SyntaxKind {
+pub(crate) fn guess_syntax(phi: &str, asked: Option<SyntaxKind>) -> SyntaxKind {
     match asked {
         Some(s) => s,
         None if parse(phi, SyntaxKind::Fol).is_ok() => SyntaxKind::Fol,

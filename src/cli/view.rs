@@ -23,7 +23,7 @@ pub struct ViewArgs {
 }
 
 /// The shipped sample runs: ./sample-runs, else the source tree's.
-pub fn default_paths() -> Vec<PathBuf> {
+pub(crate) fn default_paths() -> Vec<PathBuf> {
     let local = PathBuf::from("sample-runs");
     if local.is_dir() {
         return vec![local];

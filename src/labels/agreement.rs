@@ -8,10 +8,10 @@ use crate::rng::Rng;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One sample's labels: annotator → the categories they named.
-pub type Unit = BTreeMap<String, BTreeSet<String>>;
+pub(crate) type Unit = BTreeMap<String, BTreeSet<String>>;
 
 /// Bootstrap replicates for α's interval.
-pub const BOOTSTRAP: usize = 1000;
+pub(crate) const BOOTSTRAP: usize = 1000;
 /// Seed of the bootstrap, fixed so the same labels always print the same interval.
 const SEED: u64 = 0x5EED_A1FA;
 
@@ -338,7 +338,7 @@ pub fn split(
 
 /// Samples whose annotators named different categories (the viewer's "annotators
 /// disagree" filter and `labels disagreements`).
-pub fn disagrees(unit: &Unit) -> bool {
+pub(crate) fn disagrees(unit: &Unit) -> bool {
     unit.len() >= 2 && unit.values().collect::<BTreeSet<_>>().len() > 1
 }
 

@@ -12,4 +12,4 @@ pub use store::{LabelError, adjudicate, annotator, append, append_record};
 pub use taxonomy::{Category, Taxonomy};
 
 /// The annotator name of adjudicated labels (who settled it is in `adjudicator`).
-pub const ADJUDICATED: &str = "adjudicated";
+pub(crate) const ADJUDICATED: &str = "adjudicated";

@@ -10,9 +10,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// File name of the rankings, in the directory of the run the ranking was made from.
-pub const RANKS: &str = "ranks.jsonl";
+pub(crate) const RANKS: &str = "ranks.jsonl";
 /// Most candidates one ranking holds (ranks are typed as single digits).
-pub const MAX_CANDIDATES: usize = 9;
+pub(crate) const MAX_CANDIDATES: usize = 9;
 /// Longest name, id or φ₀ a record may carry (bytes).
 const MAX_TEXT: usize = 64 << 10;
 
@@ -73,7 +73,7 @@ impl TryFrom<RawRank> for RankRecord {
 }
 
 /// The hash a ranking files φ₀ under: the viewer's row hash (FNV-1a), as 16 hex digits.
-pub fn phi0_hash(phi0: &str) -> String {
+pub(crate) fn phi0_hash(phi0: &str) -> String {
     format!("{:016x}", crate::run::rows::phi0_hash(phi0))
 }
 

@@ -18,6 +18,12 @@ pub struct Suggestion {
 }
 
 impl Suggestion {
+    /// The category `y` takes in label mode: the autoformalization reading (φ₁ misread
+    /// ψ) when the taxonomy has one, else the informalization one.
+    pub fn accepted(&self) -> Option<&'static str> {
+        self.autoformalization.or(self.informalization)
+    }
+
     /// The line the viewer and exports show: where it comes from and both readings.
     pub fn describe(&self) -> String {
         let sides: Vec<String> = [
@@ -75,7 +81,7 @@ fn or_xor(diff: &[DiffLine]) -> bool {
 
 /// Suggestions for a sample's failure kinds (in their order, without repeats); `diff`
 /// tells a ∨/⊕ swap apart from other connective swaps.
-pub fn suggest(kinds: &[FailureKind], diff: &[DiffLine]) -> Vec<Suggestion> {
+pub(crate) fn suggest(kinds: &[FailureKind], diff: &[DiffLine]) -> Vec<Suggestion> {
     let mut out: Vec<Suggestion> = Vec::new();
     for k in kinds {
         let (mut inf, mut auto) = sides(*k);
@@ -98,7 +104,7 @@ pub fn suggest(kinds: &[FailureKind], diff: &[DiffLine]) -> Vec<Suggestion> {
 }
 
 /// Suggestions for a stored sample (its deciding round's φ₁ against the input).
-pub fn for_sample(rec: &crate::record::SampleRecord) -> Vec<Suggestion> {
+pub(crate) fn for_sample(rec: &crate::record::SampleRecord) -> Vec<Suggestion> {
     let kinds = crate::analysis::kinds::classify(rec);
     let round = rec.rounds.iter().rev().find(|r| r.phi1.is_some());
     let diff = round

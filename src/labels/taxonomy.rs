@@ -89,7 +89,7 @@ impl Taxonomy {
     }
 
     /// The category a key toggles.
-    pub fn by_key(&self, key: &str) -> Option<&Category> {
+    pub(crate) fn by_key(&self, key: &str) -> Option<&Category> {
         self.categories.iter().find(|c| c.key == key)
     }
 

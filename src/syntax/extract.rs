@@ -213,7 +213,7 @@ fn is_prose(s: &str) -> bool {
 }
 
 /// Whether a trimmed line is a prompt header such as `[TASK]` or `[EXAMPLE 2]`.
-pub fn is_header(line: &str) -> bool {
+pub(crate) fn is_header(line: &str) -> bool {
     let t = line.trim().trim_matches(['*', '#', ' ']);
     let Some(inner) = t.strip_prefix('[').and_then(|x| x.strip_suffix(']')) else {
         return false;
@@ -497,7 +497,7 @@ where
 
 /// Finds the formula in `raw` by the module's rule; `same` decides whether two
 /// candidates are the same answer (equivalent duplicates are not "several answers").
-pub fn extract_among<T>(
+pub(crate) fn extract_among<T>(
     raw: &str,
     regex_mode: bool,
     ctx: &Context,

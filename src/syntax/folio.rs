@@ -12,11 +12,11 @@ use super::{Expr, Formula, SyntaxKind, parse};
 use std::collections::HashMap;
 
 /// Longest FOLIO formula read, in characters (FOLIO's longest is a few hundred).
-pub const MAX_FOLIO_CHARS: usize = 4_000;
+pub(crate) const MAX_FOLIO_CHARS: usize = 4_000;
 
 /// Why a FOLIO formula cannot be read.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
-pub enum FolioError {
+pub(crate) enum FolioError {
     /// Longer than [`MAX_FOLIO_CHARS`].
     #[error("{0} characters: longer than the {MAX_FOLIO_CHARS}-character bound")]
     TooLong(usize),
@@ -37,7 +37,7 @@ pub enum FolioError {
 /// The renaming of FOLIO names that autoeval's notation cannot hold, shared by every
 /// formula of one file so that a constant keeps one name across premises.
 #[derive(Debug, Default)]
-pub struct FolioNames {
+pub(crate) struct FolioNames {
     to_safe: HashMap<String, String>,
     taken: HashMap<String, String>,
 }
@@ -105,7 +105,7 @@ fn is_name_char(c: char) -> bool {
 }
 
 /// Reads one FOLIO formula.
-pub fn parse_folio(src: &str, names: &mut FolioNames) -> Result<Formula, FolioError> {
+pub(crate) fn parse_folio(src: &str, names: &mut FolioNames) -> Result<Formula, FolioError> {
     let n = src.chars().count();
     if n > MAX_FOLIO_CHARS {
         return Err(FolioError::TooLong(n));

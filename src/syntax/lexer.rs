@@ -4,7 +4,7 @@ use super::error::ParseError;
 
 /// Token kinds of the logic lexer.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Tok<'a> {
+pub(crate) enum Tok<'a> {
     /// Negation in any notation.
     Not,
     /// Conjunction.
@@ -39,7 +39,7 @@ pub enum Tok<'a> {
 
 /// A token with its byte span.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Token<'a> {
+pub(crate) struct Token<'a> {
     /// What it is.
     pub tok: Tok<'a>,
     /// Byte offset of its first character.
@@ -181,7 +181,7 @@ fn plain_name_len(rest: &str, allow_quote: bool) -> usize {
 }
 
 /// Splits `src` into tokens; errors name the byte offset.
-pub fn lex(src: &str) -> Result<Vec<Token<'_>>, ParseError> {
+pub(crate) fn lex(src: &str) -> Result<Vec<Token<'_>>, ParseError> {
     let bytes = src.as_bytes();
     let mut out = Vec::with_capacity(src.len() / 2);
     let mut i = 0;

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 /// Names are short; storing them inline avoids an allocation per atom.
-pub type Name = compact_str::CompactString;
+pub(crate) type Name = compact_str::CompactString;
 
 /// Binary connectives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -99,7 +99,7 @@ impl Formula {
     }
 
     /// Whether the formula has any quantifier or predicate (i.e. needs FOL).
-    pub fn is_first_order(&self) -> bool {
+    pub(crate) fn is_first_order(&self) -> bool {
         match self {
             Formula::Bool(_) | Formula::Prop(_) => false,
             Formula::Pred(..) | Formula::Quant(..) => true,
@@ -192,7 +192,7 @@ impl Formula {
     /// `self` with every predicate argument `t` replaced by `f(t, bound)`, where `bound`
     /// lists the variables bound at that place (innermost last): the one substitution
     /// walk, so a rule that must respect binding (only free occurrences) sees the scope.
-    pub fn map_terms(&self, f: &mut impl FnMut(&Term, &[&str]) -> Term) -> Formula {
+    pub(crate) fn map_terms(&self, f: &mut impl FnMut(&Term, &[&str]) -> Term) -> Formula {
         fn go<'a>(
             g: &'a Formula,
             bound: &mut Vec<&'a str>,
@@ -231,7 +231,7 @@ impl Formula {
 ///
 /// Bound names are always variables; this rule only decides free names. `v` is
 /// excluded because a standalone `v` is the original's disjunction.
-pub fn looks_like_variable(name: &str) -> bool {
+pub(crate) fn looks_like_variable(name: &str) -> bool {
     let mut chars = name.chars();
     match chars.next() {
         Some('u' | 'w' | 'x' | 'y' | 'z') => chars.all(|d| d.is_ascii_digit()),

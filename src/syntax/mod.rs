@@ -86,7 +86,7 @@ pub struct ReadExpr {
 /// `reading` and its names read against the vocabulary; the notes say what was
 /// recased and, when the taken text reads differently under the other convention
 /// (or writes `^`), how each reads it.
-pub fn extract_read(
+pub(crate) fn extract_read(
     raw: &str,
     kind: SyntaxKind,
     ctx: &ExtractContext,
@@ -97,7 +97,7 @@ pub fn extract_read(
 
 /// [`extract_read`] where `same` says which candidates are one answer written twice
 /// (several candidates that are not the same, none marked, make the reply off-format).
-pub fn extract_read_among(
+pub(crate) fn extract_read_among(
     raw: &str,
     kind: SyntaxKind,
     ctx: &ExtractContext,
@@ -128,7 +128,7 @@ pub fn extract_read_among(
 
 /// Reads φ′ as written by a user or model against the reference φ: parsed under
 /// `reading`, names read against φ's symbols ([`notation`]), with the notes.
-pub fn read_against(
+pub(crate) fn read_against(
     src: &str,
     reference: &Expr,
     kind: SyntaxKind,

@@ -11,10 +11,10 @@ use super::Expr;
 use super::logic::{Formula, Name, Term};
 
 /// The prefix of the note that lists recased names.
-pub const RECASED_PREFIX: &str = "recased:";
+pub(crate) const RECASED_PREFIX: &str = "recased:";
 
 /// Whether `name` is in `vocabulary`, ignoring case (the off-format vocabulary test).
-pub fn in_vocabulary(name: &str, vocabulary: &[String]) -> bool {
+pub(crate) fn in_vocabulary(name: &str, vocabulary: &[String]) -> bool {
     vocabulary
         .iter()
         .any(|v| v == name || v.to_lowercase() == name.to_lowercase())
@@ -88,7 +88,7 @@ impl Pass<'_> {
 
 /// `f` read against `vocabulary` (see the module), with the notes that say what changed.
 /// An empty vocabulary recases nothing (and reads `T`, `F` as constants).
-pub fn read_formula(f: &Formula, vocabulary: &[String]) -> (Formula, Vec<String>) {
+pub(crate) fn read_formula(f: &Formula, vocabulary: &[String]) -> (Formula, Vec<String>) {
     let mut pass = Pass {
         vocabulary,
         recased: Vec::new(),
@@ -114,7 +114,7 @@ pub fn read_formula(f: &Formula, vocabulary: &[String]) -> (Formula, Vec<String>
 }
 
 /// [`read_formula`] for either syntax (regex symbols are left as they are).
-pub fn read_expr(e: Expr, vocabulary: &[String]) -> (Expr, Vec<String>) {
+pub(crate) fn read_expr(e: Expr, vocabulary: &[String]) -> (Expr, Vec<String>) {
     match e {
         Expr::Logic(f) => {
             let (g, notes) = read_formula(&f, vocabulary);

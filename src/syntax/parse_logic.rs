@@ -22,7 +22,7 @@ pub(crate) struct Conventions {
 
 impl Conventions {
     /// The standard reading.
-    pub const STANDARD: Conventions = Conventions {
+    pub(crate) const STANDARD: Conventions = Conventions {
         narrow_quantifiers: false,
         left_implies: false,
         caret_and: false,
@@ -98,12 +98,12 @@ pub fn tree_depth(f: &Formula) -> usize {
 /// Deepest nesting of the parser's own recursion we accept; deeper input is refused
 /// instead of overflowing the stack. Printing writes at most two levels (a parenthesis
 /// and an operator) per level of the tree, so everything we print parses back.
-pub const MAX_NESTING: usize = 2 * MAX_TREE_DEPTH + 8;
+pub(crate) const MAX_NESTING: usize = 2 * MAX_TREE_DEPTH + 8;
 
 /// Deepest syntax tree we build. A chain `p1 ∧ p2 ∧ … ∧ pN` is a tree N deep; every
 /// pass over formulas (printing, metrics, diff, verification, the viewer's layout)
 /// recurses, so the parser refuses what those passes could not handle.
-pub const MAX_TREE_DEPTH: usize = 200;
+pub(crate) const MAX_TREE_DEPTH: usize = 200;
 
 struct Parser<'a> {
     toks: &'a [Token<'a>],

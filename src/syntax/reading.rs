@@ -18,7 +18,7 @@ use super::parse_logic::{Conventions, parse_formula_with};
 use super::print_logic::{Notation, print_formula};
 
 /// The prefix of every note [`reading_note`] writes (`report` counts samples by it).
-pub const NOTE_PREFIX: &str = "reading:";
+pub(crate) const NOTE_PREFIX: &str = "reading:";
 
 /// A reading convention for logic formulas (regexes read the same under both).
 #[derive(
@@ -154,7 +154,7 @@ fn may_differ(text: &str) -> bool {
 }
 
 /// Whether an expression's reading note, if any, was written by [`reading_note`].
-pub fn is_reading_note(note: &str) -> bool {
+pub(crate) fn is_reading_note(note: &str) -> bool {
     note.starts_with(NOTE_PREFIX)
 }
 

@@ -30,7 +30,7 @@ pub enum Regex {
 
 /// Largest count a bounded repetition may write (`a{1000}`); automata also bound the
 /// expanded size (see `verify::automata::MAX_POSITIONS`).
-pub const MAX_REPEAT: u32 = 1000;
+pub(crate) const MAX_REPEAT: u32 = 1000;
 
 /// Deepest nesting we accept.
 const MAX_NESTING: usize = 200;

@@ -11,9 +11,9 @@ use crate::syntax::Regex;
 use std::collections::{HashMap, VecDeque};
 
 /// Most DFA states we build before refusing the input.
-pub const MAX_STATES: usize = 20_000;
+pub(crate) const MAX_STATES: usize = 20_000;
 /// Most symbol positions (occurrences) in one regex.
-pub const MAX_POSITIONS: usize = 2_000;
+pub(crate) const MAX_POSITIONS: usize = 2_000;
 
 /// Errors from automaton construction.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -325,7 +325,7 @@ impl Dfa {
     }
 
     /// The minimal equivalent DFA (Moore partition refinement; reachable states only).
-    pub fn minimize(&self) -> Dfa {
+    pub(crate) fn minimize(&self) -> Dfa {
         let k = self.alphabet.len();
         let n = self.len();
         let mut class: Vec<u32> = self.accept.iter().map(|a| *a as u32).collect();
@@ -382,7 +382,7 @@ impl Dfa {
     }
 
     /// States from which no accepting state is reachable.
-    pub fn dead_states(&self) -> Vec<bool> {
+    pub(crate) fn dead_states(&self) -> Vec<bool> {
         let k = self.alphabet.len();
         let n = self.len();
         let mut live = self.accept.clone();
@@ -440,7 +440,7 @@ pub struct DfaMetrics {
 
 /// Shortest (then alphabetically first) string accepted by exactly one DFA, and
 /// whether the first DFA is the one that accepts it. Both must share an alphabet.
-pub fn distinguishing_string(a: &Dfa, b: &Dfa) -> Option<(String, bool)> {
+pub(crate) fn distinguishing_string(a: &Dfa, b: &Dfa) -> Option<(String, bool)> {
     debug_assert_eq!(a.alphabet, b.alphabet);
     let k = a.alphabet.len();
     let nb = b.len();

@@ -73,7 +73,7 @@ impl FiniteModel {
     }
 
     /// The user-facing countermodel for φ and φ′ under this structure.
-    pub fn to_countermodel(&self, left: bool, right: bool) -> Countermodel {
+    pub(crate) fn to_countermodel(&self, left: bool, right: bool) -> Countermodel {
         let name = |e: usize| format!("e{}", e + 1);
         let mut preds: Vec<_> = self
             .predicates

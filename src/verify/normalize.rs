@@ -98,7 +98,7 @@ fn has_free(f: &Formula, v: &str) -> bool {
 /// becomes `∀x.a ∨ b`, duals for `∃`, and a quantifier over a formula without its
 /// variable is dropped (domains are never empty). Each step is an equivalence, and the
 /// solver's instantiation works on many small scopes instead of one large one.
-pub fn miniscope(f: &Formula) -> Formula {
+pub(crate) fn miniscope(f: &Formula) -> Formula {
     fn go(f: &Formula) -> Formula {
         match f {
             Formula::Bool(_) | Formula::Prop(_) | Formula::Pred(..) => f.clone(),
@@ -166,7 +166,10 @@ pub fn parameterize(f: &Formula, free: &[&str]) -> Formula {
 /// The corresponding subformulas on the path to the one place where `a` and `b`
 /// differ, from the root down to the smallest differing pair. Empty when they are
 /// equal; the path stops where they differ in more than one place.
-pub fn difference_path<'a>(a: &'a Formula, b: &'a Formula) -> Vec<(&'a Formula, &'a Formula)> {
+pub(crate) fn difference_path<'a>(
+    a: &'a Formula,
+    b: &'a Formula,
+) -> Vec<(&'a Formula, &'a Formula)> {
     let mut path = Vec::new();
     let (mut x, mut y) = (a, b);
     loop {
@@ -202,7 +205,7 @@ pub fn single_difference<'a>(a: &'a Formula, b: &'a Formula) -> Option<(&'a Form
 }
 
 /// Whether `f` has no quantifier.
-pub fn quantifier_free(f: &Formula) -> bool {
+pub(crate) fn quantifier_free(f: &Formula) -> bool {
     match f {
         Formula::Bool(_) | Formula::Prop(_) | Formula::Pred(..) => true,
         Formula::Not(a) => quantifier_free(a),

@@ -9,7 +9,7 @@ fn tv(b: bool) -> &'static str {
 
 /// What a rendered line is, so each backend (plain text, the viewer) can style it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
+pub(crate) enum Role {
     /// A heading.
     Head,
     /// Ordinary text.
@@ -22,7 +22,7 @@ pub enum Role {
 
 /// One line of a rendered countermodel.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CmLine {
+pub(crate) struct CmLine {
     /// How to show it.
     pub role: Role,
     /// The text.
@@ -37,7 +37,7 @@ fn line(role: Role, text: impl Into<String>) -> CmLine {
 }
 
 /// Orders names as people do: `p2` before `p10`.
-pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+pub(crate) fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     fn parts(s: &str) -> Vec<(bool, &str)> {
         let mut out = Vec::new();
         let mut start = 0;
@@ -78,7 +78,7 @@ fn chunked(items: &[String], per_line: usize, indent: &str, out: &mut Vec<CmLine
 /// `names` are how the two sides are called (φ, φ′ or φ₀, φ₁). A finite model lists
 /// its true atoms with elements named by their constants (`rescue(esther,esther)`);
 /// full tables of every predicate only when `tables` is set.
-pub fn countermodel_lines(c: &Countermodel, names: [&str; 2], tables: bool) -> Vec<CmLine> {
+pub(crate) fn countermodel_lines(c: &Countermodel, names: [&str; 2], tables: bool) -> Vec<CmLine> {
     let mut out = Vec::new();
     let [l, r] = names;
     match c {
@@ -246,7 +246,7 @@ pub fn countermodel(c: &Countermodel) -> String {
 }
 
 /// Plain text of [`countermodel_lines`] with the sides called φ and φ′.
-pub fn countermodel_text(c: &Countermodel, tables: bool) -> String {
+pub(crate) fn countermodel_text(c: &Countermodel, tables: bool) -> String {
     let mut out = String::new();
     for l in countermodel_lines(c, ["φ", "φ′"], tables) {
         let _ = writeln!(out, "{}", l.text);
@@ -260,7 +260,7 @@ pub fn verdict(v: &Verdict) -> String {
 }
 
 /// [`verdict`], with every predicate's table when `tables` is set.
-pub fn verdict_with(v: &Verdict, tables: bool) -> String {
+pub(crate) fn verdict_with(v: &Verdict, tables: bool) -> String {
     let mut out = format!("{}\n", v.name());
     match v {
         Verdict::NotEquivalent {

@@ -8,7 +8,7 @@ use crate::syntax::{BinOp, Formula};
 use std::collections::BTreeMap;
 
 /// Most propositions the fast path handles (2^20 rows).
-pub const MAX_VARS: usize = 20;
+pub(crate) const MAX_VARS: usize = 20;
 
 #[derive(Clone, Copy, Debug)]
 enum Op {
@@ -47,7 +47,7 @@ fn atom_of(f: &Formula) -> Option<Atom> {
 }
 
 /// Replaces ground atoms by propositions named after them (`None` if not ground).
-pub fn abstract_ground(f: &Formula, table: &mut Vec<Atom>) -> Option<Formula> {
+pub(crate) fn abstract_ground(f: &Formula, table: &mut Vec<Atom>) -> Option<Formula> {
     Some(match f {
         Formula::Bool(_) => f.clone(),
         Formula::Prop(_) | Formula::Pred(..) => {

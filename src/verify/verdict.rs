@@ -137,7 +137,7 @@ impl Verdict {
     /// The verdict with `first` placed before its own notes (how φ′ was read comes
     /// before what the check found). Verdicts without notes are returned as they are.
     #[must_use]
-    pub fn with_notes(mut self, first: Vec<String>) -> Verdict {
+    pub(crate) fn with_notes(mut self, first: Vec<String>) -> Verdict {
         if let Verdict::Equivalent { notes } | Verdict::NotEquivalent { notes, .. } = &mut self
             && !first.is_empty()
         {
@@ -192,12 +192,12 @@ impl VerdictKind {
     }
 
     /// The kind named `name`, if any.
-    pub fn from_name(name: &str) -> Option<VerdictKind> {
+    pub(crate) fn from_name(name: &str) -> Option<VerdictKind> {
         VerdictKind::ALL.into_iter().find(|k| k.name() == name)
     }
 
     /// The kind at display index `i`.
-    pub fn from_index(i: u8) -> Option<VerdictKind> {
+    pub(crate) fn from_index(i: u8) -> Option<VerdictKind> {
         VerdictKind::ALL.get(i as usize).copied()
     }
 

@@ -152,7 +152,7 @@ impl Drop for Active {
 /// check answers `unknown`; the run drops those samples unwritten.
 // The one unsafe call in the crate: the z3 crate does not expose Z3_interrupt.
 #[allow(unsafe_code)]
-pub fn interrupt_all() {
+pub(crate) fn interrupt_all() {
     GENERATION.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     if let Ok(a) = ACTIVE.lock() {
         for p in a.iter() {

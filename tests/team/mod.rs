@@ -349,3 +349,48 @@ fn run_summary_has_wilson_intervals_and_a_leaderboard_across_models() {
         assert!(row.is_some(), "no one-line row for {dataset}\n{screen}");
     }
 }
+
+#[test]
+fn the_label_panel_offers_both_readings_of_the_diff_and_y_takes_the_marked_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (d, _) = run_copy(tmp.path());
+    let (mut app, t) = build_app(&opts(vec![d.clone()]));
+    // The first sample whose diff maps to a category on both sides.
+    let mut found = None;
+    for _ in 0..app.model.listing.visible.len() {
+        app.pump();
+        let s = app
+            .panes
+            .detail
+            .as_ref()
+            .and_then(autoeval::tui::model::Detail::suggestion);
+        if let Some(s) = s.filter(|s| s.informalization.is_some() && s.autoformalization.is_some())
+        {
+            found = Some(s);
+            break;
+        }
+        keys(&mut app, &["j"]);
+    }
+    let s = found.expect("a sample with a two-sided suggestion in pl-small");
+    keys(&mut app, &["a"]);
+    let screen = screens::screen(&mut app, &t, 140, 50);
+    let tax = &app.model.taxonomy;
+    for want in [
+        "from the φ₀/φ₁ diff".to_string(),
+        format!(
+            "{} if ψ says it wrongly",
+            tax.name(s.informalization.unwrap())
+        ),
+        format!(
+            "{} if φ₁ misreads ψ (y takes it)",
+            tax.name(s.autoformalization.unwrap())
+        ),
+    ] {
+        assert!(screen.contains(&want), "{want}\n{screen}");
+    }
+    keys(&mut app, &["y"]);
+    assert_eq!(
+        app.model.my_labels().0,
+        vec![s.accepted().unwrap().to_string()]
+    );
+}

@@ -185,7 +185,7 @@ pub fn diff(a: &Expr, b: &Expr) -> Vec<DiffLine> {
 
 /// The named changes from `a` to `b`: [`changes`] of their [`diff`], without printing
 /// the unchanged lines that naming never reads.
-pub fn named_changes(a: &Expr, b: &Expr) -> Vec<NamedChange> {
+pub(crate) fn named_changes(a: &Expr, b: &Expr) -> Vec<NamedChange> {
     changes(&diff_with(a, b, false))
 }
 

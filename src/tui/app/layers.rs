@@ -219,6 +219,7 @@ impl App {
                     .detail
                     .as_ref()
                     .and_then(crate::tui::model::Detail::suggestion)
+                    .and_then(|s| s.accepted())
                 {
                     Some(s) => {
                         let (mut cats, note) = self.model.my_labels();

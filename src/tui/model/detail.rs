@@ -93,13 +93,16 @@ impl Detail {
         }
     }
 
-    /// The category the structural diff suggests: the first taxonomy category of the
-    /// sample's automatic failure kinds (the ones `report` counts).
-    pub fn suggestion(&self) -> Option<&'static str> {
+    /// What the structural diff suggests for the sample's first automatic failure kind
+    /// that maps to the taxonomy: the matching category on each side (the diff cannot
+    /// tell whether ψ or φ₁ went wrong).
+    pub fn suggestion(&self) -> Option<crate::labels::suggest::Suggestion> {
         let kinds = match &self.record {
             Ok(rec) => crate::report::kinds::classify(rec),
             Err(_) => crate::report::kinds::kinds_of_diff(&self.diff),
         };
-        crate::report::kinds::categories(&kinds).first().copied()
+        crate::labels::suggest::suggest(&kinds, &self.diff)
+            .into_iter()
+            .next()
     }
 }

@@ -30,8 +30,44 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
         (area.height as usize / 2).max(6)
     };
     let key_of = |a| app.keymap.hint(Context::Label, a);
-    let fixed = 2 + 1 + usize::from(suggestion.is_some());
     let inner_w = (area.width as usize).saturating_sub(2);
+    // The suggestion's lines, wrapped to the panel (they stay in view below the
+    // categories).
+    let mut sugg: Vec<Line> = Vec::new();
+    if let Some(s) = &suggestion {
+        // Both readings, each with its key: the diff cannot tell which side went wrong.
+        let tax = &app.model.taxonomy;
+        let muted = Style::default().fg(t.muted);
+        let hot = Style::default().fg(t.diff_changed);
+        sugg.extend(crate::tui::ui::text::hard_wrap(
+            &[Span::styled(
+                format!("from the φ₀/φ₁ diff ({}), read ψ to choose:", s.kind),
+                muted,
+            )],
+            inner_w,
+        ));
+        for (c, when) in suggestion_sides(s) {
+            let key = tax
+                .categories
+                .iter()
+                .find(|x| x.id == c)
+                .map(|x| x.key.clone())
+                .unwrap_or_default();
+            let takes = if s.accepted() == Some(c) {
+                format!(" ({} takes it)", key_of(Action::AcceptSuggestion))
+            } else {
+                String::new()
+            };
+            sugg.extend(crate::tui::ui::text::hard_wrap(
+                &[
+                    Span::styled(format!("  {key} {}", tax.name(c)), hot),
+                    Span::styled(format!(" if {when}{takes}"), muted),
+                ],
+                inner_w,
+            ));
+        }
+    }
+    let fixed = 2 + 1 + sugg.len();
     // The widest cell, "k [x] name".
     let full = cats
         .iter()
@@ -109,19 +145,7 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
         lines.push(Line::from(row));
     }
     let cat_rows = lines.len();
-    if let Some(s) = suggestion {
-        lines.push(Line::from(vec![
-            Span::styled("suggested by the diff: ", Style::default().fg(t.muted)),
-            Span::styled(
-                app.model.taxonomy.name(s).to_string(),
-                Style::default().fg(t.diff_changed),
-            ),
-            Span::styled(
-                format!("  ({} accepts)", key_of(Action::AcceptSuggestion)),
-                Style::default().fg(t.muted),
-            ),
-        ]));
-    }
+    lines.extend(sugg);
     let note_line = if app.mode() == crate::tui::layer::Mode::Note {
         format!("note: {}▏", app.model.labelling.note.text)
     } else if note.is_empty() {
@@ -183,4 +207,15 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
     };
     f.render_widget(Clear, r);
     f.render_widget(Paragraph::new(lines).block(block(&title, true, t)), r);
+}
+
+/// The suggestion's categories with the reading each stands for.
+fn suggestion_sides(s: &crate::labels::suggest::Suggestion) -> Vec<(&'static str, &'static str)> {
+    [
+        s.informalization.map(|c| (c, "ψ says it wrongly")),
+        s.autoformalization.map(|c| (c, "φ₁ misreads ψ")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
