@@ -90,10 +90,25 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             .and_then(|i| app.model.runs.get(i))
             .map(crate::tui::data::RunIndex::name))
     ));
+    let close = &app.model.listing.filter.closeness;
+    let close_bad = close.invalid();
+    let (clo, chi) = close.bounds();
     rows.push(format!(
-        "closeness ◂ {} ▸",
-        app.model.listing.filter.closeness.name()
+        "closeness ◂ {} ▸{}",
+        close.metric.name(),
+        if close.missing {
+            "  only samples without it"
+        } else {
+            ""
+        }
     ));
+    let bad = if close_bad {
+        "  invalid: from > to"
+    } else {
+        ""
+    };
+    rows.push(format!("  from    ◂ {clo:.2} ▸{bad}"));
+    rows.push(format!("  to      ◂ {chi:.2} ▸{bad}"));
     rows.push(format!(
         "annotators ◂ {} ▸",
         app.model.listing.filter.disagree.name()
@@ -111,7 +126,9 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                 .checked_sub(2)
                 .and_then(|k| u8::try_from(k).ok())
                 .and_then(VerdictKind::from_index);
-            let color = if i < 2 && inverted {
+            let closeness_bound = i == crate::tui::components::filter_edit::CLOSENESS + 1
+                || i == crate::tui::components::filter_edit::CLOSENESS + 2;
+            let color = if (i < 2 && inverted) || (closeness_bound && close_bad) {
                 Style::default().fg(t.verdict_color(VerdictKind::NotEquivalent))
             } else if let Some(k) = kind {
                 Style::default().fg(t.verdict_color(k))
@@ -138,6 +155,10 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             app.keymap.hint(Context::Filter, Action::Decrease),
             app.keymap.hint(Context::Filter, Action::Increase)
         ),
+        Style::default().fg(t.muted),
+    )));
+    lines.push(Line::from(Span::styled(
+        "closeness: digits are hundredths (75 = 0.75) · space: without",
         Style::default().fg(t.muted),
     )));
     let r = centered(area, 60, lines.len() as u16 + 2);
