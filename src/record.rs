@@ -219,6 +219,87 @@ pub struct Closeness {
     pub smatch_paper: Option<f64>,
 }
 
+/// A metric a `closeness` record stores, in the order screens, tables and exports show
+/// them; [`Metric::name`] is its field name everywhere (records, exports, `report --json`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Metric {
+    /// `bleu`: autoeval's smoothed token BLEU.
+    Bleu,
+    /// `rouge_l`: ROUGE-L F1 over autoeval's tokens.
+    RougeL,
+    /// `tree`: Dice overlap of subtree multisets.
+    Tree,
+    /// `bleu_fol`: the paper's BLEU on the FOLIO printing.
+    BleuFol,
+    /// `rouge_l_fol`: the paper's ROUGE-L on the same tokens.
+    RougeLFol,
+    /// `le`: LogicLLaMA's logical-equivalence score.
+    Le,
+    /// `smatch`: Smatch F1 on autoeval's formula graph, optimal alignment.
+    Smatch,
+    /// `smatch_paper`: Smatch F1 on the paper's graph conversion.
+    SmatchPaper,
+}
+
+impl Metric {
+    /// How many metrics a record can store.
+    pub const COUNT: usize = 8;
+
+    /// Every stored metric, in display order.
+    pub const ALL: [Metric; Metric::COUNT] = [
+        Metric::Bleu,
+        Metric::RougeL,
+        Metric::Tree,
+        Metric::BleuFol,
+        Metric::RougeLFol,
+        Metric::Le,
+        Metric::Smatch,
+        Metric::SmatchPaper,
+    ];
+
+    /// The field name (`rouge_l_fol`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Bleu => "bleu",
+            Metric::RougeL => "rouge_l",
+            Metric::Tree => "tree",
+            Metric::BleuFol => "bleu_fol",
+            Metric::RougeLFol => "rouge_l_fol",
+            Metric::Le => "le",
+            Metric::Smatch => "smatch",
+            Metric::SmatchPaper => "smatch_paper",
+        }
+    }
+
+    /// The metric a field name names (`-` read as `_`, any case), if any.
+    pub fn from_name(s: &str) -> Option<Metric> {
+        let s = s.trim().to_ascii_lowercase().replace('-', "_");
+        Metric::ALL.into_iter().find(|m| m.name() == s)
+    }
+
+    /// Its position in [`Metric::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl Closeness {
+    /// The stored value of `m`, when the record has a finite one.
+    pub fn get(&self, m: Metric) -> Option<f64> {
+        match m {
+            Metric::Bleu => Some(self.bleu),
+            Metric::RougeL => Some(self.rouge_l),
+            Metric::Tree => Some(self.tree),
+            Metric::BleuFol => self.bleu_fol,
+            Metric::RougeLFol => self.rouge_l_fol,
+            Metric::Le => self.le,
+            Metric::Smatch => self.smatch,
+            Metric::SmatchPaper => self.smatch_paper,
+        }
+        .filter(|x| x.is_finite())
+    }
+}
+
 /// One line of `samples.jsonl`: a finished sample.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct SampleRecord {

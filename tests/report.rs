@@ -446,6 +446,8 @@ fn report_through_the_row_index_matches_full_records_cold_warm_and_after_changes
                 serde_json::json!(c.iter().map(|x| (x * 1e9).round()).collect::<Vec<_>>());
             // Interval bounds pass through text: compare them to 1e-9 as well.
             round_floats(&mut r["intervals"]);
+            // So do the per-metric means (sums in another order).
+            round_floats(&mut r["closeness_metrics"]);
         }
     };
     let mut warm_runs = warm["runs"].clone();

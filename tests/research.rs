@@ -358,8 +358,13 @@ fn viewer_filters_by_failure_kind_judge_cross_run_and_typed_range() {
     assert_eq!(app.model.listing.visible.len() as u64, a_only);
     assert!(app.model.listing.visible.iter().all(|(r, _)| *r == 1));
     keys(&mut app, &["f", "x", "esc"]);
-    // Closeness: BLEU ≥ 0.9 (rounded to whole percent, as the list shows it).
-    set_field(&mut app, 15, "right", 1);
+    // Closeness: bleu from 0.90 (typed `90` in "from"; rows keep four decimals).
+    keys(&mut app, &["f"]);
+    while app.filter_editor().field != 16 {
+        keys(&mut app, &["j"]);
+    }
+    keys(&mut app, &["9", "0", "esc"]);
+    assert_eq!(app.filter_summary().matches("bleu 0.90–1.00").count(), 1);
     let near: usize = [&a, &b]
         .iter()
         .map(|d| {
@@ -370,7 +375,7 @@ fn viewer_filters_by_failure_kind_judge_cross_run_and_typed_range() {
                     let v: serde_json::Value = serde_json::from_str(l).unwrap();
                     v["closeness"]["bleu"]
                         .as_f64()
-                        .is_some_and(|x| (x * 100.0).round() >= 90.0)
+                        .is_some_and(|x| (x * 10_000.0).round() >= 9_000.0)
                 })
                 .count()
         })

@@ -1494,14 +1494,18 @@ fn the_sample_list_sorts_by_a_key_or_a_header_click_and_says_so() {
     keys(&mut app, &["s"]);
     assert_eq!(app.model.listing.sort.key, Some(SortKey::Verdict));
     keys(&mut app, &["s"]);
-    let bleu: Vec<Option<u8>> = app
+    let bleu: Vec<Option<u16>> = app
         .model
         .listing
         .visible
         .iter()
-        .map(|&(r, i)| app.model.runs[r as usize].rows[i as usize].bleu)
+        .map(|&(r, i)| {
+            app.model.runs[r as usize].rows[i as usize]
+                .scores
+                .get(autoeval::record::Metric::Bleu)
+        })
         .collect();
-    let known: Vec<u8> = bleu.iter().flatten().copied().collect();
+    let known: Vec<u16> = bleu.iter().flatten().copied().collect();
     assert!(known.is_sorted());
     assert!(
         bleu.iter().skip(known.len()).all(Option::is_none),

@@ -24,7 +24,7 @@ pub mod render;
 /// Moved to [`crate::analysis::counts`]; re-exported so existing paths keep working.
 pub use crate::analysis::counts::{Counts, JudgeStats};
 
-use crate::record::{JudgeRecord, Manifest, SampleRecord};
+use crate::record::{JudgeRecord, Manifest, Metric, SampleRecord};
 use crate::run::store::{self, JUDGE};
 use crate::verify::VerdictKind;
 use std::collections::{BTreeMap, HashMap};
@@ -95,6 +95,15 @@ pub(crate) fn mean_std(xs: &[f64]) -> Option<(f64, f64)> {
     Some((m, var.sqrt()))
 }
 
+/// The mean of one closeness metric over a run.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct MetricMean {
+    /// Mean over the samples that hold the metric.
+    pub mean: f64,
+    /// How many samples hold it.
+    pub n: usize,
+}
+
 /// The report for one run.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct RunReport {
@@ -116,6 +125,9 @@ pub struct RunReport {
     pub verdicts: BTreeMap<String, usize>,
     /// Mean closeness of φ₁ to φ₀ where φ₁ parsed: BLEU, ROUGE-L, tree.
     pub closeness: Option<[f64; 3]>,
+    /// Every stored closeness metric (field name → mean and samples) over the samples
+    /// whose `closeness` record holds it; metrics no sample holds are left out.
+    pub closeness_metrics: BTreeMap<String, MetricMean>,
     /// Judge agreement, one entry per judge model.
     pub judges: Vec<JudgeStats>,
     /// Tokens in and out.
@@ -178,8 +190,9 @@ pub(crate) struct ReportBuilder {
     by_category: BTreeMap<usize, Counts>,
     batches: BTreeMap<usize, Counts>,
     verdicts: BTreeMap<String, usize>,
-    clo: [f64; 3],
+    clo: [f64; Metric::COUNT],
     nclo: usize,
+    clo_n: [usize; Metric::COUNT],
     tokens: (u64, u64),
     cost: Option<f64>,
     verifier: HashMap<String, VerdictKind>,
@@ -199,8 +212,8 @@ pub(crate) struct ReportSample<'a> {
     pub batch: usize,
     /// Automatic failure kinds ([`kinds::mask`]).
     pub fails: u32,
-    /// BLEU, ROUGE-L, tree overlap.
-    pub closeness: Option<[f64; 3]>,
+    /// Every stored closeness metric ([`crate::run::rows::metric_values`], NaN: absent).
+    pub closeness: Option<[f64; Metric::COUNT]>,
     /// Tokens in and out.
     pub tokens: (u64, u64),
     /// Cost in USD, when priced.
@@ -241,8 +254,11 @@ impl ReportBuilder {
         self.batches.entry(s.batch).or_default().add_kind(s.kind);
         *self.verdicts.entry(s.kind.name().to_string()).or_default() += 1;
         if let Some(c) = s.closeness {
-            for (a, b) in self.clo.iter_mut().zip(c) {
-                *a += b;
+            for ((a, n), b) in self.clo.iter_mut().zip(&mut self.clo_n).zip(c) {
+                if b.is_finite() {
+                    *a += b;
+                    *n += 1;
+                }
             }
             self.nclo += 1;
         }
@@ -297,7 +313,22 @@ impl ReportBuilder {
                 vec![]
             },
             verdicts: self.verdicts,
-            closeness: (self.nclo > 0).then(|| self.clo.map(|x| x / self.nclo as f64)),
+            closeness: (self.nclo > 0)
+                .then(|| [0, 1, 2].map(|k| self.clo[k] / self.nclo.max(1) as f64)),
+            closeness_metrics: Metric::ALL
+                .into_iter()
+                .filter(|m| self.clo_n[m.index()] > 0)
+                .map(|m| {
+                    let (sum, n) = (self.clo[m.index()], self.clo_n[m.index()]);
+                    (
+                        m.name().to_string(),
+                        MetricMean {
+                            mean: sum / n as f64,
+                            n,
+                        },
+                    )
+                })
+                .collect(),
             judges,
             tokens: self.tokens,
             cost_usd: self.cost,
@@ -325,7 +356,7 @@ pub fn report_run(run: &RunData, by: By) -> RunReport {
             key: by.key(s),
             batch: s.batch.unwrap_or(0),
             fails: kinds::mask(&kinds::classify(s)),
-            closeness: s.closeness.map(|c| [c.bleu, c.rouge_l, c.tree]),
+            closeness: s.closeness.map(|c| crate::run::rows::metric_values(&c)),
             tokens: (s.input_tokens, s.output_tokens),
             cost: s.cost_usd,
             reading_note: s.rounds.iter().any(|r| {

@@ -131,6 +131,35 @@ fn summary_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
     rows
 }
 
+/// One row per run, one column per stored closeness metric some run holds.
+fn metric_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
+    let present: Vec<crate::record::Metric> = crate::record::Metric::ALL
+        .into_iter()
+        .filter(|m| {
+            reports
+                .iter()
+                .any(|r| r.closeness_metrics.contains_key(m.name()))
+        })
+        .collect();
+    let mut rows = vec![
+        std::iter::once("run".to_string())
+            .chain(present.iter().map(|m| m.name().to_string()))
+            .collect::<Vec<_>>(),
+    ];
+    for r in reports {
+        let mut row = vec![r.run.clone()];
+        for m in &present {
+            row.push(
+                r.closeness_metrics
+                    .get(m.name())
+                    .map_or_else(|| "–".into(), |x| format!("{:.3} ({})", x.mean, x.n)),
+            );
+        }
+        rows.push(row);
+    }
+    rows
+}
+
 fn category_rows(reports: &[RunReport], label: &str) -> Vec<Vec<String>> {
     let keys: BTreeSet<usize> = reports
         .iter()
@@ -425,6 +454,12 @@ pub fn render(reports: &[RunReport], format: Format) -> String {
                 if md { "\n" } else { "" },
                 super::intervals::BATCH_BOOTSTRAP
             );
+            if reports.iter().any(|r| !r.closeness_metrics.is_empty()) {
+                out += &h(
+                    "Closeness metrics (mean over the samples whose record holds each, n in brackets)",
+                );
+                out += &grid(&metric_rows(reports), md);
+            }
             out += &h(&format!("By {label}"));
             out += &grid(&category_rows(reports, label), md);
             out += &h("Verdicts");

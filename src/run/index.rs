@@ -18,8 +18,9 @@
 //! (search, compare, export); texts are checked and made safe to draw when read.
 
 use super::checksum::{Prefix, text_sum};
-use super::rows::{Extra, MAX_LINE, Row, Scan, TextFile, TextSpan};
+use super::rows::{Extra, MAX_LINE, Row, Scan, Scores, TextFile, TextSpan};
 use super::store;
+use crate::record::Metric;
 use crate::verify::VerdictKind;
 use std::io::{BufReader, BufWriter, Read, Seek, Write};
 use std::path::{Path, PathBuf};
@@ -27,7 +28,9 @@ use std::path::{Path, PathBuf};
 /// Name of the cache file inside a run directory (defined beside its scratch files).
 pub use super::scratch::INDEX;
 
-const MAGIC: &[u8; 8] = b"AEIDX\x00\x00\x04";
+/// The format's name and version: a cache of any other version is not read (and is
+/// rebuilt). Version 5: rows carry every stored closeness metric.
+const MAGIC: &[u8; 8] = b"AEIDX\x00\x00\x05";
 /// Most warnings kept in a cache.
 const MAX_WARNINGS: usize = 10_000;
 
@@ -340,18 +343,18 @@ fn put_row(w: &mut impl Write, r: &Row, e: &Extra, text: TextSpan) -> std::io::R
         .unwrap_or(0) as u8;
     let flags = u8::from(r.ops.is_some())
         | u8::from(r.depth.is_some()) << 1
-        | u8::from(r.bleu.is_some()) << 2
         | u8::from(e.closeness.is_some()) << 3
         | u8::from(e.cost.is_some()) << 4
         | u8::from(e.reading_note) << 5;
     w.write_all(&r.offset.to_le_bytes())?;
     w.write_all(&r.len.to_le_bytes())?;
-    w.write_all(&[verdict, flags, r.bleu.unwrap_or(0)])?;
+    w.write_all(&[verdict, flags])?;
     w.write_all(&r.fails.to_le_bytes())?;
     w.write_all(&r.batch.to_le_bytes())?;
     w.write_all(&r.ops.unwrap_or(0).to_le_bytes())?;
     w.write_all(&r.depth.unwrap_or(0).to_le_bytes())?;
-    for x in e.closeness.unwrap_or_default() {
+    // Absent metrics are NaN; the row's compact scores are made from these on load.
+    for x in e.closeness.unwrap_or([f64::NAN; Metric::COUNT]) {
         w.write_all(&x.to_le_bytes())?;
     }
     w.write_all(&e.tokens_in.to_le_bytes())?;
@@ -467,10 +470,14 @@ pub fn load(dir: &Path, texts: bool) -> Option<Scan> {
     for _ in 0..nrows {
         let offset = r.u64()?;
         let len = r.u32()?;
-        let [verdict, flags, bleu] = r.bytes::<3>()?;
+        let [verdict, flags] = r.bytes::<2>()?;
         let fails = r.u32()?;
         let (batch, ops, depth) = (r.u16()?, r.u16()?, r.u16()?);
-        let c = [r.f64()?, r.f64()?, r.f64()?];
+        let mut c = [f64::NAN; Metric::COUNT];
+        for x in &mut c {
+            *x = r.f64()?;
+        }
+        let closeness = (flags & (1 << 3) != 0).then_some(c);
         let (tokens_in, tokens_out, cost) = (r.u64()?, r.u64()?, r.f64()?);
         let phi0_hash = r.u64()?;
         let span = TextSpan {
@@ -492,7 +499,10 @@ pub fn load(dir: &Path, texts: bool) -> Option<Scan> {
             verdict: *VerdictKind::ALL.get(usize::from(verdict))?,
             fails,
             batch,
-            bleu: has(2).then_some(bleu.min(100)),
+            scores: closeness
+                .as_ref()
+                .map(Scores::from_values)
+                .unwrap_or_default(),
             ops: has(0).then_some(ops),
             depth: has(1).then_some(depth),
             phi0_hash,
@@ -500,7 +510,7 @@ pub fn load(dir: &Path, texts: bool) -> Option<Scan> {
         });
         row_spans.push(span);
         extras.push(Extra {
-            closeness: has(3).then_some(c),
+            closeness,
             tokens_in,
             tokens_out,
             cost: has(4).then_some(cost),

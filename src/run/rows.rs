@@ -2,6 +2,7 @@
 //! kinds, searchable text) and the scanner that reads them: what the viewer lists and
 //! what `report` counts, so a large run never has to be held as full records.
 
+use crate::record::{Closeness, Metric};
 use crate::verify::VerdictKind;
 use serde::Deserialize;
 use std::borrow::Cow;
@@ -30,8 +31,9 @@ pub struct Row {
     pub fails: u32,
     /// Dataset batch (0 when the dataset has one).
     pub batch: u16,
-    /// BLEU of φ₁ against φ₀ in percent (None when φ₁ did not parse).
-    pub bleu: Option<u8>,
+    /// Every stored closeness metric of φ₁ against φ₀, compactly (all absent when the
+    /// sample has no `closeness` record, e.g. φ₁ did not parse).
+    pub scores: Scores,
     /// Operator count.
     pub ops: Option<u16>,
     /// Generation depth.
@@ -41,6 +43,52 @@ pub struct Row {
     /// Where the row's text (φ₀, ψ and φ₁ joined by [`SEP`], what search looks at)
     /// is in its run's [`TextStore`] (or [`Scan::texts`]).
     pub text: u32,
+}
+
+/// Every stored closeness metric of a row in units of 1/10,000 ([`Scores::SCALE`]),
+/// in [`Metric::ALL`] order, `u16::MAX` where the record has none: 16 bytes where
+/// eight `Option<f64>` would take 128, and a resolution finer than any filter bound
+/// or sort needs (values are in 0..=1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scores([u16; Metric::COUNT]);
+
+impl Default for Scores {
+    fn default() -> Self {
+        Scores([Scores::MISSING; Metric::COUNT])
+    }
+}
+
+impl Scores {
+    /// Units per 1.0.
+    pub const SCALE: u16 = 10_000;
+    const MISSING: u16 = u16::MAX;
+
+    /// From full values (NaN: absent), as [`metric_values`] gives them; each clamped to
+    /// 0..=1 and rounded to the nearest 1/10,000.
+    pub fn from_values(v: &[f64; Metric::COUNT]) -> Scores {
+        Scores(v.map(|x| {
+            if x.is_finite() {
+                (x.clamp(0.0, 1.0) * f64::from(Scores::SCALE)).round() as u16
+            } else {
+                Scores::MISSING
+            }
+        }))
+    }
+
+    /// The metric in 1/10,000, if stored.
+    pub fn get(self, m: Metric) -> Option<u16> {
+        Some(self.0[m.index()]).filter(|&v| v != Scores::MISSING)
+    }
+
+    /// The metric as a number in 0..=1 (to four decimals), if stored.
+    pub fn value(self, m: Metric) -> Option<f64> {
+        self.get(m).map(|v| f64::from(v) / f64::from(Scores::SCALE))
+    }
+}
+
+/// A closeness record's metrics in [`Metric::ALL`] order, NaN where it has none.
+pub fn metric_values(c: &Closeness) -> [f64; Metric::COUNT] {
+    Metric::ALL.map(|m| c.get(m).unwrap_or(f64::NAN))
 }
 
 /// φ₀ of a row's joined text.
@@ -327,6 +375,31 @@ struct LightCloseness {
     rouge_l: f64,
     #[serde(default)]
     tree: f64,
+    #[serde(default)]
+    bleu_fol: Option<f64>,
+    #[serde(default)]
+    rouge_l_fol: Option<f64>,
+    #[serde(default)]
+    le: Option<f64>,
+    #[serde(default)]
+    smatch: Option<f64>,
+    #[serde(default)]
+    smatch_paper: Option<f64>,
+}
+
+impl LightCloseness {
+    fn values(&self) -> [f64; Metric::COUNT] {
+        metric_values(&Closeness {
+            bleu: self.bleu,
+            rouge_l: self.rouge_l,
+            tree: self.tree,
+            bleu_fol: self.bleu_fol,
+            rouge_l_fol: self.rouge_l_fol,
+            le: self.le,
+            smatch: self.smatch,
+            smatch_paper: self.smatch_paper,
+        })
+    }
 }
 
 #[derive(Deserialize)]
@@ -408,8 +481,9 @@ pub fn parse_row(
         )),
         None => 0,
     };
+    let closeness = s.closeness.as_ref().map(LightCloseness::values);
     let extra = Extra {
-        closeness: s.closeness.as_ref().map(|c| [c.bleu, c.rouge_l, c.tree]),
+        closeness,
         tokens_in: s.input_tokens,
         tokens_out: s.output_tokens,
         cost: s.cost_usd,
@@ -428,9 +502,10 @@ pub fn parse_row(
             verdict,
             fails,
             batch: s.batch.unwrap_or(0).min(u16::MAX as usize) as u16,
-            bleu: s
-                .closeness
-                .map(|c| (c.bleu.clamp(0.0, 1.0) * 100.0).round() as u8),
+            scores: closeness
+                .as_ref()
+                .map(Scores::from_values)
+                .unwrap_or_default(),
             ops: s.num_operators.map(|v| v.min(u16::MAX as usize) as u16),
             depth: s.depth.map(|v| v.min(u16::MAX as usize) as u16),
             phi0_hash: phi0_hash(&safe(&s.phi0)),
@@ -443,10 +518,11 @@ pub fn parse_row(
 
 /// The fields `report` needs beyond a [`Row`]; kept only while a run is read or
 /// reported, never by the viewer.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Extra {
-    /// BLEU, ROUGE-L and tree overlap of φ₁ against φ₀, when φ₁ parsed.
-    pub closeness: Option<[f64; 3]>,
+    /// Every stored closeness metric of φ₁ against φ₀ ([`metric_values`]: NaN where
+    /// the record has none), when the sample has a `closeness` record.
+    pub closeness: Option<[f64; Metric::COUNT]>,
     /// Prompt tokens of every call of the sample.
     pub tokens_in: u64,
     /// Answer tokens.
@@ -455,6 +531,18 @@ pub struct Extra {
     pub cost: Option<f64>,
     /// A round's φ₁ reads differently under the other reading convention (or uses `^`).
     pub reading_note: bool,
+}
+
+impl PartialEq for Extra {
+    fn eq(&self, o: &Self) -> bool {
+        // Bit for bit, so the NaN of an absent metric equals itself.
+        let bits = |c: &Option<[f64; Metric::COUNT]>| c.map(|v| v.map(f64::to_bits));
+        bits(&self.closeness) == bits(&o.closeness)
+            && self.tokens_in == o.tokens_in
+            && self.tokens_out == o.tokens_out
+            && self.cost.map(f64::to_bits) == o.cost.map(f64::to_bits)
+            && self.reading_note == o.reading_note
+    }
 }
 
 /// Where texts of parsed lines go instead of memory while a row index is first built:

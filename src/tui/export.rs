@@ -20,7 +20,7 @@ pub fn export(app: &App, base: &Path) -> Result<PathBuf, ExportError> {
     let mut j = std::io::BufWriter::new(std::fs::File::create(&jsonl).map_err(at(&jsonl))?);
     let csv_path = dir.join("samples.csv");
     let mut c = csv::Writer::from_path(&csv_path).map_err(at(&csv_path))?;
-    c.write_record([
+    let mut head: Vec<&str> = vec![
         "run",
         "id",
         "operators",
@@ -32,8 +32,10 @@ pub fn export(app: &App, base: &Path) -> Result<PathBuf, ExportError> {
         "phi0",
         "psi",
         "phi1",
-    ])
-    .map_err(at(&csv_path))?;
+    ];
+    // Every stored closeness metric its own column, by its field name.
+    head.extend(crate::record::Metric::ALL.map(crate::record::Metric::name));
+    c.write_record(&head).map_err(at(&csv_path))?;
     for &(r, i) in &app.model.listing.visible {
         let run = &app.model.runs[r as usize];
         let row = &run.rows[i as usize];
@@ -65,20 +67,28 @@ pub fn export(app: &App, base: &Path) -> Result<PathBuf, ExportError> {
                     .collect()
             })
             .unwrap_or_default();
-        c.write_record([
-            run.name().as_str(),
-            &row.id,
-            &row.ops.map(|v| v.to_string()).unwrap_or_default(),
-            &row.depth.map(|v| v.to_string()).unwrap_or_default(),
-            row.verdict_name(),
-            &kinds.join(" "),
-            &judge,
-            &labels.join(" "),
-            phi0,
-            psi,
-            phi1,
-        ])
-        .map_err(at(&csv_path))?;
+        let mut record: Vec<String> = vec![
+            run.name(),
+            row.id.to_string(),
+            row.ops.map(|v| v.to_string()).unwrap_or_default(),
+            row.depth.map(|v| v.to_string()).unwrap_or_default(),
+            row.verdict_name().to_string(),
+            kinds.join(" "),
+            judge,
+            labels.join(" "),
+            phi0.to_string(),
+            psi.to_string(),
+            phi1.to_string(),
+        ];
+        // Full precision from the record just read (the row keeps four decimals).
+        let close = closeness_of(&line);
+        record.extend(crate::record::Metric::ALL.map(|m| {
+            close
+                .and_then(|c| c.get(m))
+                .map(|v| v.to_string())
+                .unwrap_or_default()
+        }));
+        c.write_record(&record).map_err(at(&csv_path))?;
     }
     j.flush().map_err(at(&jsonl))?;
     c.flush().map_err(at(&csv_path))?;
@@ -117,6 +127,16 @@ pub fn export(app: &App, base: &Path) -> Result<PathBuf, ExportError> {
     }
     w.flush().map_err(at(&chart_path))?;
     Ok(dir)
+}
+
+/// The `closeness` record of a sample line, if it has one that reads.
+fn closeness_of(line: &[u8]) -> Option<crate::record::Closeness> {
+    #[derive(serde::Deserialize)]
+    struct Only {
+        #[serde(default)]
+        closeness: Option<crate::record::Closeness>,
+    }
+    serde_json::from_slice::<Only>(line).ok()?.closeness
 }
 
 /// An export that could not be written.

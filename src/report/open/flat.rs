@@ -34,7 +34,7 @@ pub fn flat(
             c
         })
         .unwrap_or_default();
-    json!({
+    let mut v = json!({
         "run": m.id,
         "provider": m.model.provider,
         "model": m.model.name,
@@ -55,16 +55,23 @@ pub fn flat(
         "kinds": kind_ids(s).join(";"),
         "rounds": s.rounds.len(),
         "rounds_passed": s.rounds_passed,
-        "bleu": s.closeness.map(|c| c.bleu),
-        "rouge_l": s.closeness.map(|c| c.rouge_l),
-        "tree": s.closeness.map(|c| c.tree),
         "input_tokens": s.input_tokens,
         "output_tokens": s.output_tokens,
         "cost_usd": s.cost_usd,
         "finished": s.finished,
         "labels": cats.join(";"),
         "annotators": labels.map_or(0, Vec::len),
-    })
+    });
+    // Every stored closeness metric its own column (null where the record has none).
+    if let Value::Object(o) = &mut v {
+        for metric in crate::record::Metric::ALL {
+            o.insert(
+                metric.name().to_string(),
+                s.closeness.and_then(|c| c.get(metric)).into(),
+            );
+        }
+    }
+    v
 }
 
 /// Writes a run as flat JSONL to `out`; returns the samples written and warnings.

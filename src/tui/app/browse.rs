@@ -148,6 +148,7 @@ impl App {
             Action::ToggleOrder => self.toggle_order(),
             Action::Sort => self.model.sort_by(Sort::cycle),
             Action::SortReverse => self.model.sort_by(Sort::reverse),
+            Action::SortMetric => self.model.sort_by(Sort::cycle_metric),
             Action::Quit => self.quit = true,
             // Actions of other contexts do nothing while browsing.
             _ => {}

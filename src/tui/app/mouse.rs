@@ -44,9 +44,9 @@ impl App {
                     // The column header: sort by the column clicked (again: reversed).
                     self.panes.focus = Pane::Samples;
                     let col = usize::from(m.column.saturating_sub(s.x + 1));
-                    let judged = self.model.runs.iter().any(|r| !r.judge.is_empty());
-                    let k = crate::tui::components::sort::SortKey::at_column(col, judged);
-                    self.model.sort_by(|so| so.click(k));
+                    if let Some(k) = crate::tui::ui::panes::sample_column_at(self, col) {
+                        self.model.sort_by(|so| so.click(k));
+                    }
                 } else if s.contains(at) {
                     self.panes.focus = Pane::Samples;
                     // Row 0 is the border, row 1 the column header.

@@ -1,18 +1,27 @@
 //! The filter editor (`f`): a cursor over the filter fields that edits the app's
 //! [`Filter`] — operator/depth bounds (arrows or typed digits), verdicts, label state,
-//! dataset and failure kinds, hand-label categories, judge, "passes in", closeness,
-//! annotators disagree.
+//! dataset and failure kinds, hand-label categories, judge, "passes in", closeness
+//! (any stored metric, a from–to range or "without it"), annotators disagree.
 
 use super::super::keymap::{Action, Context};
 use super::super::model::{ClosenessFilter, DisagreeFilter, Filter, JudgeFilter, LabelFilter};
 use super::Effect;
+use crate::record::Metric;
 use crate::report::kinds::FailureKind;
+use crate::run::rows::Scores;
 use crate::verify::VerdictKind;
 use std::collections::BTreeSet;
 
 /// Fields: lower, upper bound; six verdicts; label state; dataset kind; failure kind;
-/// categories any-of, none-of; judge; passes in; closeness; annotators disagree.
-pub const FIELDS: usize = 2 + 6 + 1 + 1 + 7;
+/// categories any-of, none-of; judge; passes in; closeness metric, from, to;
+/// annotators disagree.
+pub const FIELDS: usize = 2 + 6 + 1 + 1 + 9;
+
+/// The closeness metric field (then its from and to fields).
+pub const CLOSENESS: usize = 15;
+
+/// What ←/→ moves a closeness bound by, in 1/10,000.
+const CLOSENESS_STEP: u16 = 500;
 
 /// What the editor needs to know about the loaded runs.
 #[derive(Clone, Debug, Default)]
@@ -58,6 +67,16 @@ fn set_range(filter: &mut Filter, lo: usize, hi: usize, max: usize) {
     };
 }
 
+/// Sets the closeness range (the whole scale is no range) and leaves "without it".
+fn set_closeness(c: &mut ClosenessFilter, lo: u16, hi: u16) {
+    c.missing = false;
+    c.range = if lo == 0 && hi == Scores::SCALE {
+        None
+    } else {
+        Some((lo, hi))
+    };
+}
+
 impl FilterEditor {
     /// The keymap context whose bindings drive it.
     pub const CONTEXT: Context = Context::Filter;
@@ -70,6 +89,9 @@ impl FilterEditor {
     /// A digit (or `None` for delete) typed on a bound field; returns whether it was
     /// taken (other fields leave digits to the keymap).
     pub fn digit(&mut self, d: Option<u32>, filter: &mut Filter, env: &FilterEnv) -> bool {
+        if self.field == CLOSENESS + 1 || self.field == CLOSENESS + 2 {
+            return self.closeness_digit(d, filter);
+        }
         if self.field >= 2 {
             return false;
         }
@@ -87,6 +109,27 @@ impl FilterEditor {
         // (shown as invalid, matching nothing) until the user fixes it.
         let (lo, hi) = if self.field == 0 { (v, hi) } else { (lo, v) };
         set_range(filter, lo, hi, env.max);
+        true
+    }
+
+    /// A digit typed on a closeness bound: the digits are hundredths (`75` is 0.75,
+    /// `100` is 1), capped at 1. As with the operator range, the other bound stays.
+    fn closeness_digit(&mut self, d: Option<u32>, filter: &mut Filter) -> bool {
+        let typed = self.typed.unwrap_or(0);
+        let v = match d {
+            Some(d) => typed.saturating_mul(10).saturating_add(d as usize).min(100),
+            None => typed / 10,
+        };
+        self.typed = Some(v);
+        let c = &mut filter.closeness;
+        let (lo, hi) = c.range.unwrap_or((0, Scores::SCALE));
+        let units = (v * 100) as u16;
+        let (lo, hi) = if self.field == CLOSENESS + 1 {
+            (units, hi)
+        } else {
+            (lo, units)
+        };
+        set_closeness(c, lo, hi);
         true
     }
 
@@ -111,6 +154,11 @@ impl FilterEditor {
                     }
                     return Effect::Refilter;
                 }
+            }
+            Action::Toggle if self.field == CLOSENESS => {
+                // Space on the metric: only the samples without it (again: off).
+                filter.closeness.missing = !filter.closeness.missing;
+                return Effect::Refilter;
             }
             Action::Toggle | Action::Confirm if (2..8).contains(&self.field) => {
                 let kind = u8::try_from(self.field - 2)
@@ -194,8 +242,28 @@ impl FilterEditor {
                     .collect();
                 filter.passes_in = step(&runs, &filter.passes_in, d);
             }
-            15 => filter.closeness = step(&ClosenessFilter::ALL, &filter.closeness, d),
-            16 => filter.disagree = step(&DisagreeFilter::ALL, &filter.disagree, d),
+            CLOSENESS => {
+                filter.closeness.metric = step(&Metric::ALL, &filter.closeness.metric, d);
+            }
+            16 | 17 => {
+                let c = &mut filter.closeness;
+                let (lo, hi) = c.range.unwrap_or((0, Scores::SCALE));
+                let by = |v: u16, lim_lo: u16, lim_hi: u16| {
+                    let moved = if d > 0 {
+                        v.saturating_add(CLOSENESS_STEP)
+                    } else {
+                        v.saturating_sub(CLOSENESS_STEP)
+                    };
+                    moved.clamp(lim_lo, lim_hi.max(lim_lo))
+                };
+                let (lo, hi) = if self.field == CLOSENESS + 1 {
+                    (by(lo, 0, hi), hi)
+                } else {
+                    (lo, by(hi, lo, Scores::SCALE))
+                };
+                set_closeness(c, lo, hi);
+            }
+            18 => filter.disagree = step(&DisagreeFilter::ALL, &filter.disagree, d),
             _ => return Effect::None,
         }
         Effect::Refilter
@@ -269,13 +337,45 @@ mod tests {
         assert_eq!(f.runs, [1].into(), "an isolated run stays isolated");
         f.runs.clear();
         assert_eq!(f, Filter::default());
-        e.field = 16;
+        e.field = 18;
         e.handle(Action::Increase, &mut f, &env);
         assert_eq!(f.disagree, DisagreeFilter::Unsettled);
         e.handle(Action::Increase, &mut f, &env);
         assert_eq!(f.disagree, DisagreeFilter::All);
         e.handle(Action::Increase, &mut f, &env);
         assert_eq!(f.disagree, DisagreeFilter::Any);
+        // Closeness: pick a metric, type a range in hundredths, step it by 0.05.
+        e.field = CLOSENESS;
+        e.handle(Action::Increase, &mut f, &env);
+        e.handle(Action::Increase, &mut f, &env);
+        assert_eq!(f.closeness.metric, Metric::Tree);
+        e.handle(Action::Decrease, &mut f, &env);
+        assert_eq!(f.closeness.metric, Metric::RougeL);
+        assert!(!f.closeness.active());
+        e.handle(Action::NextField, &mut f, &env);
+        e.digit(Some(8), &mut f, &env);
+        e.digit(Some(5), &mut f, &env);
+        assert_eq!(f.closeness.range, Some((8500, 10_000)));
+        e.handle(Action::NextField, &mut f, &env);
+        e.digit(Some(5), &mut f, &env);
+        assert_eq!(
+            f.closeness.range,
+            Some((8500, 500)),
+            "an inverted range stays"
+        );
+        assert!(f.closeness.invalid());
+        assert_eq!(f.closeness.describe().unwrap(), "rouge_l 0.85–0.05 invalid");
+        e.digit(Some(0), &mut f, &env);
+        e.digit(Some(0), &mut f, &env);
+        assert_eq!(f.closeness.range, Some((8500, 10_000)), "capped at 1");
+        e.handle(Action::Decrease, &mut f, &env);
+        assert_eq!(f.closeness.range, Some((8500, 9500)));
+        e.handle(Action::PrevField, &mut f, &env);
+        e.handle(Action::Decrease, &mut f, &env);
+        assert_eq!(f.closeness.describe().unwrap(), "rouge_l 0.80–0.95");
+        e.handle(Action::PrevField, &mut f, &env);
+        e.handle(Action::Toggle, &mut f, &env);
+        assert_eq!(f.closeness.describe().unwrap(), "no rouge_l");
         e.field = 0;
         assert_eq!(e.handle(Action::Confirm, &mut f, &env), Effect::Close);
         e.handle(Action::PrevField, &mut f, &env);

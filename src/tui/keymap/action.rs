@@ -40,6 +40,8 @@ pub enum Action {
     Sort,
     /// Reverse the sample list's sort.
     SortReverse,
+    /// Sort the sample list by the next closeness metric (after the last, unsorted).
+    SortMetric,
     /// Next pane.
     NextPane,
     /// Previous pane.

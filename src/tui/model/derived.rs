@@ -530,6 +530,7 @@ fn run_report(run: &RunIndex) -> crate::report::RunReport {
         batch_accuracy: Vec::new(),
         verdicts: std::collections::BTreeMap::new(),
         closeness: None,
+        closeness_metrics: std::collections::BTreeMap::new(),
         judges: judges.into_values().collect(),
         tokens: (0, 0),
         cost_usd: None,

@@ -1,8 +1,10 @@
 //! The filters over the sample list: what each admits, as free functions of what they
 //! read so rows can be filtered on several threads.
 
+use crate::record::Metric;
 use crate::report::By;
 use crate::report::kinds::FailureKind;
+use crate::run::rows::Scores;
 use crate::tui::data::RunIndex;
 use crate::verify::VerdictKind;
 use std::collections::BTreeSet;
@@ -42,7 +44,7 @@ pub struct Filter {
     pub judge: JudgeFilter,
     /// Only failing samples whose φ₀ passes in this run (index into the runs).
     pub passes_in: Option<usize>,
-    /// Closeness of φ₁ to φ₀ (BLEU) in a band.
+    /// A closeness metric of φ₁ to φ₀ in a range.
     pub closeness: ClosenessFilter,
     /// Samples whose annotators named different categories.
     pub disagree: DisagreeFilter,
@@ -90,56 +92,71 @@ impl DisagreeFilter {
     }
 }
 
-/// Closeness bands (BLEU of φ₁ against φ₀).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum ClosenessFilter {
-    /// All samples.
-    #[default]
-    Any,
-    /// BLEU ≥ 0.9: φ₁ nearly φ₀ (small slips).
-    Near,
-    /// 0.7 ≤ BLEU < 0.9.
-    Close,
-    /// 0.5 ≤ BLEU < 0.7.
-    Mid,
-    /// BLEU < 0.5: φ₁ far from φ₀.
-    Far,
-    /// No φ₁ to compare.
-    Missing,
+/// The closeness filter: one stored metric of φ₁ against φ₀ in a range (from–to,
+/// inclusive), or only the samples without it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClosenessFilter {
+    /// The metric the condition is on.
+    pub metric: Metric,
+    /// Inclusive range in 1/10,000 ([`Scores::SCALE`]); None: no range. An inverted
+    /// one (from > to) matches nothing and shows as invalid.
+    pub range: Option<(u16, u16)>,
+    /// Only samples whose record lacks the metric (the range aside).
+    pub missing: bool,
+}
+
+impl Default for ClosenessFilter {
+    fn default() -> Self {
+        ClosenessFilter {
+            metric: Metric::Bleu,
+            range: None,
+            missing: false,
+        }
+    }
 }
 
 impl ClosenessFilter {
-    pub const ALL: [ClosenessFilter; 6] = [
-        ClosenessFilter::Any,
-        ClosenessFilter::Near,
-        ClosenessFilter::Close,
-        ClosenessFilter::Mid,
-        ClosenessFilter::Far,
-        ClosenessFilter::Missing,
-    ];
-
-    /// Its name in the filter editor.
-    pub fn name(self) -> &'static str {
-        match self {
-            ClosenessFilter::Any => "any",
-            ClosenessFilter::Near => "BLEU ≥ 0.9",
-            ClosenessFilter::Close => "BLEU 0.7–0.9",
-            ClosenessFilter::Mid => "BLEU 0.5–0.7",
-            ClosenessFilter::Far => "BLEU < 0.5",
-            ClosenessFilter::Missing => "no φ₁",
-        }
+    /// Whether it filters anything.
+    pub fn active(&self) -> bool {
+        self.missing || self.range.is_some()
     }
 
-    /// Whether a row's BLEU (percent) is in the band.
-    pub fn admits(self, bleu: Option<u8>) -> bool {
-        match (self, bleu) {
-            (ClosenessFilter::Any, _) => true,
-            (ClosenessFilter::Missing, b) => b.is_none(),
-            (_, None) => false,
-            (ClosenessFilter::Near, Some(b)) => b >= 90,
-            (ClosenessFilter::Close, Some(b)) => (70..90).contains(&b),
-            (ClosenessFilter::Mid, Some(b)) => (50..70).contains(&b),
-            (ClosenessFilter::Far, Some(b)) => b < 50,
+    /// Whether the range is inverted (from > to): it matches nothing until fixed.
+    pub fn invalid(&self) -> bool {
+        !self.missing && self.range.is_some_and(|(lo, hi)| lo > hi)
+    }
+
+    /// The range as numbers in 0..=1 (the whole scale when there is none).
+    pub fn bounds(&self) -> (f64, f64) {
+        let (lo, hi) = self.range.unwrap_or((0, Scores::SCALE));
+        let f = |v: u16| f64::from(v) / f64::from(Scores::SCALE);
+        (f(lo), f(hi))
+    }
+
+    /// `smatch 0.50–0.90`, `no le`, with `invalid` after an inverted range; None when
+    /// it filters nothing.
+    pub fn describe(&self) -> Option<String> {
+        let name = self.metric.name();
+        if self.missing {
+            return Some(format!("no {name}"));
+        }
+        self.range?;
+        let (lo, hi) = self.bounds();
+        Some(format!(
+            "{name} {lo:.2}–{hi:.2}{}",
+            if self.invalid() { " invalid" } else { "" }
+        ))
+    }
+
+    /// Whether a row with these scores passes.
+    pub fn admits(&self, scores: Scores) -> bool {
+        let v = scores.get(self.metric);
+        if self.missing {
+            return v.is_none();
+        }
+        match self.range {
+            None => true,
+            Some((lo, hi)) => v.is_some_and(|v| lo <= v && v <= hi),
         }
     }
 }
@@ -264,7 +281,7 @@ pub(crate) fn row_passes(
             return false;
         }
     }
-    if !f.closeness.admits(r.bleu) {
+    if !f.closeness.admits(r.scores) {
         return false;
     }
     if !f.disagree.admits(ri.labels.get(&*r.id)) {
@@ -353,8 +370,8 @@ impl super::Model {
         if let Some(r) = self.listing.filter.passes_in.and_then(|i| self.runs.get(i)) {
             parts.push(format!("passes in {}", r.name()));
         }
-        if self.listing.filter.closeness != ClosenessFilter::Any {
-            parts.push(self.listing.filter.closeness.name().to_string());
+        if let Some(c) = self.listing.filter.closeness.describe() {
+            parts.push(c);
         }
         if self.listing.filter.disagree != DisagreeFilter::Any {
             parts.push(format!(

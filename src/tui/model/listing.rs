@@ -254,7 +254,7 @@ impl Model {
         match key {
             SortKey::Measure => self.category(r, i).map(|c| c as u32),
             SortKey::Verdict => Some(row.verdict as u32),
-            SortKey::Bleu => row.bleu.map(u32::from),
+            SortKey::Metric(m) => row.scores.get(m).map(u32::from),
             SortKey::Judge => run.judge.get(&*row.id).map(|j| j.answer as u32),
             SortKey::Labelled => Some(u32::from(run.labels.contains_key(&*row.id))),
             SortKey::Run => Some(r),

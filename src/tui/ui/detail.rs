@@ -22,6 +22,42 @@ fn muted(s: impl Into<String>, t: &Theme) -> Line<'static> {
     Line::from(Span::styled(s.into(), Style::default().fg(t.muted)))
 }
 
+/// Every stored closeness metric by its field name, `–` where the record has none:
+/// autoeval's own metrics on one line, the paper's (on the FOLIO printing) on the next.
+fn closeness_lines(c: &crate::record::Closeness, syntax: crate::syntax::SyntaxKind) -> Vec<String> {
+    use crate::record::Metric;
+    let show = |ms: &[Metric]| {
+        ms.iter()
+            .map(|&m| {
+                let v = c.get(m).map_or_else(|| "–".into(), |v| format!("{v:.2}"));
+                format!("{} {v}", m.name())
+            })
+            .collect::<Vec<_>>()
+            .join(" · ")
+    };
+    let paper = [
+        Metric::BleuFol,
+        Metric::RougeLFol,
+        Metric::Le,
+        Metric::SmatchPaper,
+    ];
+    // The one absence the record itself explains: regexes get none of these (nor `smatch`).
+    let why = if syntax == crate::syntax::SyntaxKind::Regex
+        && paper.iter().all(|&m| c.get(m).is_none())
+    {
+        " (not defined for regexes)"
+    } else {
+        ""
+    };
+    vec![
+        format!(
+            "closeness {}",
+            show(&[Metric::Bleu, Metric::RougeL, Metric::Tree, Metric::Smatch])
+        ),
+        format!("  paper's {}{why}", show(&paper)),
+    ]
+}
+
 /// The core's one countermodel rendering, styled for the terminal.
 fn countermodel_lines(c: &Countermodel, tables: bool, t: &Theme, out: &mut Vec<Line<'static>>) {
     use crate::verify::render::Role;
@@ -145,13 +181,11 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
         out.push(muted(format!("  note: {n}"), t));
     }
     if let Some(c) = rec.closeness {
-        out.push(muted(
-            format!(
-                "closeness BLEU {:.2} · ROUGE-L {:.2} · tree {:.2}",
-                c.bleu, c.rouge_l, c.tree
-            ),
-            t,
-        ));
+        out.extend(
+            closeness_lines(&c, rec.syntax)
+                .into_iter()
+                .map(|l| muted(l, t)),
+        );
     }
     // A failing sample shows its failure kinds below; the raw diff kinds only when the
     // change kept the meaning (an equivalent rewrite).

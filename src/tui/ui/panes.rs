@@ -22,7 +22,11 @@ use crate::tui::components::sort::SortKey;
 /// sorts by: as [`samples`] lays the columns out.
 pub fn sample_column_at(app: &App, x: usize) -> Option<SortKey> {
     let judged = app.model.runs.iter().any(|r| !r.judge.is_empty());
-    Some(SortKey::at_column(x, judged))
+    Some(SortKey::at_column(
+        x,
+        judged,
+        app.model.listing.sort.metric(),
+    ))
 }
 
 /// A run's name as the lists show it: `run N` in blind mode, where names give models away.
@@ -155,11 +159,24 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         _ => "",
     };
     // Columns: id 8, measure 3, verdict 14 and a space, the judge mark and a space when
-    // some run is judged, the hand-label mark, the run. The header lines up with them.
+    // some run is judged, the hand-label mark, the metric sorted by (only while sorted
+    // by one), the run. The header lines up with them.
+    let metric = app.model.listing.sort.metric();
+    let metric_head = metric.map_or_else(String::new, |m| {
+        let w = crate::tui::components::sort::METRIC_WIDTH;
+        format!(
+            "{:<w$}",
+            format!(
+                "{}{}",
+                clip(m.name(), w - 2).trim_end(),
+                arrow(SortKey::Metric(m))
+            )
+        )
+    });
     let mut lines = vec![Line::from(Span::styled(
         clip(
             &format!(
-                "{:<8} {cat:>3}{:<2}{:<14} {}{}run{}",
+                "{:<8} {cat:>3}{:<2}{:<14} {}{}{metric_head}run{}",
                 "id",
                 arrow(SortKey::Measure),
                 format!("verdict{}", arrow(SortKey::Verdict)),
@@ -234,7 +251,19 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         } else {
             Style::default().fg(t.verdict_color(row.verdict))
         };
-        let rest = w.saturating_sub(if judged { 34 } else { 31 });
+        let metric_w = metric.map_or(0, |_| crate::tui::components::sort::METRIC_WIDTH);
+        let rest = w.saturating_sub(if judged { 34 } else { 31 } + metric_w);
+        // The sorted-by metric, to four decimals (`–` where the sample has none).
+        let metric_cell = metric.map_or_else(String::new, |m| {
+            let v = if hidden {
+                String::new()
+            } else {
+                row.scores
+                    .value(m)
+                    .map_or_else(|| "–".into(), |v| format!("{v:.4}"))
+            };
+            format!("{v:<metric_w$}")
+        });
         let judge = if judged && hidden {
             "  "
         } else if judged {
@@ -271,7 +300,10 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             ),
             Span::styled(judge, base),
             Span::styled(
-                format!("{labelled}{}", clip(&run_name(app, r as usize), rest)),
+                format!(
+                    "{labelled}{metric_cell}{}",
+                    clip(&run_name(app, r as usize), rest)
+                ),
                 base,
             ),
         ]));

@@ -4,6 +4,7 @@ use super::super::block;
 use super::centered;
 use crate::report::By;
 use crate::tui::app::App;
+use crate::tui::components::filter_edit::CLOSENESS;
 use crate::tui::keymap::{Action, Context};
 use crate::tui::model::LabelFilter;
 use crate::tui::theme::Theme;
@@ -90,10 +91,36 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             .and_then(|i| app.model.runs.get(i))
             .map(crate::tui::data::RunIndex::name))
     ));
+    let close = &app.model.listing.filter.closeness;
+    let close_bad = close.invalid();
+    let (clo, chi) = close.bounds();
+    // How to use a closeness field shows on it while the cursor is there.
+    let on = |k: usize| app.filter_editor().field == CLOSENESS + k;
     rows.push(format!(
-        "closeness ◂ {} ▸",
-        app.model.listing.filter.closeness.name()
+        "closeness ◂ {} ▸{}",
+        close.metric.name(),
+        if close.missing {
+            "  only samples without it"
+        } else if on(0) {
+            "  space: only samples without it"
+        } else {
+            ""
+        }
     ));
+    let bad = if close_bad {
+        "  invalid: from > to"
+    } else {
+        ""
+    };
+    let typing = |k: usize| {
+        if bad.is_empty() && on(k) {
+            "  type hundredths: 75 = 0.75"
+        } else {
+            bad
+        }
+    };
+    rows.push(format!("  from    ◂ {clo:.2} ▸{}", typing(1)));
+    rows.push(format!("  to      ◂ {chi:.2} ▸{}", typing(2)));
     rows.push(format!(
         "annotators ◂ {} ▸",
         app.model.listing.filter.disagree.name()
@@ -111,7 +138,8 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                 .checked_sub(2)
                 .and_then(|k| u8::try_from(k).ok())
                 .and_then(VerdictKind::from_index);
-            let color = if i < 2 && inverted {
+            let closeness_bound = i == CLOSENESS + 1 || i == CLOSENESS + 2;
+            let color = if (i < 2 && inverted) || (closeness_bound && close_bad) {
                 Style::default().fg(t.verdict_color(VerdictKind::NotEquivalent))
             } else if let Some(k) = kind {
                 Style::default().fg(t.verdict_color(k))
