@@ -328,9 +328,93 @@ impl Search {
             trail.push((u, undo));
         }
         self.best = self.best.max(self.score);
+        if self.best < self.ceiling {
+            let mut m = self.map.clone();
+            let better = self.climb(&mut m);
+            self.best = self.best.max(self.score + better);
+        }
         while let Some((u, undo)) = trail.pop() {
             self.unassign(u, undo);
         }
+    }
+
+    /// Matches among the triples of `u` (and of `x`, each triple once) under map `m`.
+    fn local(&self, m: &[u32], u: u32, x: Option<u32>) -> u32 {
+        let img = |e: End| match e {
+            End::Const(_) => Some(e),
+            End::Var(v) => match m[v as usize] {
+                OPEN | NONE => None,
+                w => Some(End::Var(w)),
+            },
+        };
+        let mut sum = 0;
+        let lists = [Some(u), x.filter(|&x| x != u)];
+        for (i, v) in lists.into_iter().enumerate() {
+            let Some(v) = v else { continue };
+            for &t in &self.inc[v as usize] {
+                let Triple1 { s, r, o, n } = self.t1[t as usize];
+                if i == 1 && (s == End::Var(u) || o == End::Var(u)) {
+                    continue;
+                }
+                if let (Some(a), Some(b)) = (img(s), img(o)) {
+                    sum += n.min(self.c2(a, r, b));
+                }
+            }
+        }
+        sum
+    }
+
+    /// Hill climbing on a complete map (moves to a free partner or to none, swaps of two
+    /// partners) until no move gains; returns the matches gained. Only a better first
+    /// `best`: optimality still comes from the search.
+    fn climb(&mut self, m: &mut [u32]) -> u32 {
+        let n2 = self.used.len() as u32;
+        let mut owner = vec![OPEN; n2 as usize];
+        for (u, &w) in m.iter().enumerate() {
+            if w != NONE && w != OPEN {
+                owner[w as usize] = u as u32;
+            }
+        }
+        let mut gained = 0;
+        for _pass in 0..8 {
+            let mut improved = false;
+            for u in 0..m.len() as u32 {
+                for w in (0..n2).chain([NONE]) {
+                    let a = m[u as usize];
+                    if w == a {
+                        continue;
+                    }
+                    let x = if w == NONE { OPEN } else { owner[w as usize] };
+                    let other = (x != OPEN).then_some(x);
+                    self.work += 2 * GAIN_COST;
+                    let before = self.local(m, u, other);
+                    m[u as usize] = w;
+                    if let Some(x) = other {
+                        m[x as usize] = a;
+                    }
+                    let after = self.local(m, u, other);
+                    if after > before {
+                        gained += after - before;
+                        improved = true;
+                        if a != NONE {
+                            owner[a as usize] = x;
+                        }
+                        if w != NONE {
+                            owner[w as usize] = u;
+                        }
+                    } else {
+                        m[u as usize] = a;
+                        if let Some(x) = other {
+                            m[x as usize] = w;
+                        }
+                    }
+                }
+            }
+            if !improved {
+                break;
+            }
+        }
+        gained
     }
 
     fn go(&mut self, depth: usize, cols: &mut Vec<u32>) -> bool {
