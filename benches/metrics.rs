@@ -6,7 +6,8 @@
 //! `cargo bench --bench metrics` (`METRICS_SAMPLES=N` changes the 100,000;
 //! `SMATCHPP_ILP_SECONDS` the ILP total to compare with, default the measured 22.85 s;
 //! `METRICS_PROFILE=N` times each metric alone on the first N pairs, one thread;
-//! `METRICS_DUMP=FILE` writes the pairs' FOLIO printings as `metrics pairs` TSV and stops).
+//! `METRICS_DUMP=FILE` writes the pairs' FOLIO printings as `metrics pairs` TSV and stops;
+//! `METRICS_SCORES=FILE` writes each pair's `smatch` and `smatch_paper` with optimality).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use autoeval::analysis::bleu_fol::{bleu_fol, rouge_l_fol};
@@ -77,6 +78,30 @@ fn profile(name: &str, pairs: &[(Expr, Expr)], mut f: impl FnMut(&Expr, &Expr)) 
     );
 }
 
+/// Times a smatch search on every pair; splits the time by whether it proved optimality.
+fn profile_search(name: &str, pairs: &[(Expr, Expr)], mut f: impl FnMut(usize) -> Option<bool>) {
+    let (mut proved, mut open) = ((0usize, Duration::ZERO), (0usize, Duration::ZERO));
+    for i in 0..pairs.len() {
+        let s = Instant::now();
+        let optimal = f(i);
+        let d = s.elapsed();
+        let slot = if optimal == Some(false) {
+            &mut open
+        } else {
+            &mut proved
+        };
+        slot.0 += 1;
+        slot.1 += d;
+    }
+    println!(
+        "  {name:<28} proved optimal {} ({:.3} s), budget ran out {} ({:.3} s)",
+        proved.0,
+        proved.1.as_secs_f64(),
+        open.0,
+        open.1.as_secs_f64()
+    );
+}
+
 fn main() {
     let n: usize = std::env::var("METRICS_SAMPLES")
         .ok()
@@ -95,6 +120,26 @@ fn main() {
                     paper_notation(logic(a)).ok()?,
                     paper_notation(logic(b)).ok()?
                 ))
+            })
+            .collect();
+        std::fs::write(&path, lines).unwrap();
+        eprintln!("wrote {path}");
+        return;
+    }
+    if let Ok(path) = std::env::var("METRICS_SCORES") {
+        // Both smatch scores and their optimality per pair, to compare two builds' values.
+        let lines: String = pairs
+            .iter()
+            .map(|(a, b)| {
+                let s = smatch(logic(b), logic(a)).ok();
+                let p = match (paper_notation(logic(a)), paper_notation(logic(b))) {
+                    (Ok(r), Ok(c)) => smatch_paper(&c, &r).ok(),
+                    _ => None,
+                };
+                let f = |x: Option<(f64, bool)>| {
+                    x.map_or_else(|| "-\t-".to_string(), |(v, o)| format!("{v:.6}\t{o}"))
+                };
+                format!("{}\t{}\n", f(s), f(p))
             })
             .collect();
         std::fs::write(&path, lines).unwrap();
@@ -142,6 +187,13 @@ fn main() {
         });
         profile("smatch", sub, |a, b| {
             std::hint::black_box(smatch(logic(b), logic(a)).ok());
+        });
+        profile_search("smatch_paper split", sub, |i| {
+            let (r, c) = &texts[i];
+            smatch_paper(c, r).ok().map(|s| s.1)
+        });
+        profile_search("smatch split", sub, |i| {
+            smatch(logic(&sub[i].1), logic(&sub[i].0)).ok().map(|s| s.1)
         });
         profile("closeness_paper (all)", sub, |a, b| {
             std::hint::black_box(closeness_paper(a, b));
