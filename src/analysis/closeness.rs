@@ -233,8 +233,9 @@ pub fn closeness(reference: &Expr, candidate: &Expr) -> Closeness {
 /// (and with them `le`, `smatch_paper`) when the formula has no FOLIO printing; `le`
 /// above [`super::le::MAX_ATOMS`] atoms or where the paper's code raises; `smatch`
 /// above [`super::smatch::MAX_NODES`] nodes; `smatch_paper` when smatchpp's reader would
-/// fail on the paper's graph string. A failed paper parse scores `le` and
-/// `smatch_paper` 0, as the paper's code does. Regexes get none of them.
+/// fail on the paper's graph string, and both when the paper's grammar cannot read the
+/// reference (every propositional formula). A candidate the paper's grammar cannot read
+/// scores `le` and `smatch_paper` 0, as the paper's code does. Regexes get none of them.
 pub fn closeness_paper(reference: &Expr, candidate: &Expr) -> Closeness {
     let mut out = closeness(reference, candidate);
     if let (Expr::Logic(fr), Expr::Logic(fc)) = (reference, candidate) {
@@ -244,6 +245,13 @@ pub fn closeness_paper(reference: &Expr, candidate: &Expr) -> Closeness {
             out.bleu_fol = Some(b);
             out.rouge_l_fol = Some(r);
             let pr = parse_paper(&tr);
+            // The paper's grammar reads only predicates with arguments: when it cannot
+            // read φ₀ (every propositional formula) its LE and graph are undefined, and
+            // a stored 0 would read as a score. A candidate it cannot read still scores
+            // 0, as the paper's code scores it.
+            if pr.is_err() {
+                return out;
+            }
             // A φ₁ printed the same as φ₀ parses the same: parse it once.
             let parsed_c;
             let pc = if tc == tr {
@@ -268,6 +276,13 @@ mod tests {
 
     fn e(s: &str) -> Expr {
         parse(s, SyntaxKind::Fol).expect("parses")
+    }
+
+    #[test]
+    fn propositional_formulas_have_no_paper_le_or_graph() {
+        let c = closeness_paper(&e("p1 ∧ ¬p2"), &e("p1 ∨ ¬p2"));
+        assert_eq!((c.le, c.smatch_paper), (None, None), "{c:?}");
+        assert!(c.bleu_fol.is_some() && c.smatch.is_some(), "{c:?}");
     }
 
     #[test]
