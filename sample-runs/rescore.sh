@@ -12,7 +12,8 @@
 # in needs-replies.tsv, and `autoeval run --resume` with the run's model asks for it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --quiet
+# AUTOEVAL=path uses that binary (e.g. a release build); otherwise a debug build.
+if [ -z "${AUTOEVAL:-}" ]; then cargo build --quiet; fi
 A=${AUTOEVAL:-./target/debug/autoeval}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
