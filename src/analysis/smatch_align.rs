@@ -52,7 +52,7 @@ impl Interner {
 /// (then reported as not proved optimal).
 pub const NODE_BUDGET: u64 = 50_000;
 
-/// Work units (a gain-matrix entry scanned is one, a gain evaluated [`GAIN_COST`])
+/// Work units (a gain-matrix entry scanned is one, a gain evaluated `GAIN_COST`)
 /// before the search stops the same way: about 6 ms a pair (release build, one core)
 /// whatever the graph sizes. A quarter of it proves 5 % fewer of generated FOL pairs
 /// optimal and leaves one oracle pair (a six-way disjunction reordered) below its optimum.

@@ -21,7 +21,7 @@ pub(crate) fn recorded_command(args: impl Iterator<Item = String>) -> Vec<String
 pub(crate) const EXIT_SERVER_GONE: i32 = 75;
 
 /// Runs `autoeval run`; exit 0 when finished, 130/143/129 when stopped by a signal,
-/// [`EXIT_SERVER_GONE`] when the server could not be reached.
+/// `EXIT_SERVER_GONE` when the server could not be reached.
 pub fn run(args: RunArgs) -> Result<i32> {
     if args.scale.dry_run {
         return super::run_scale::dry_run(&args);

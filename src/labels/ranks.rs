@@ -29,7 +29,7 @@ pub struct Candidate {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "RawRank")]
 pub struct RankRecord {
-    /// [`phi0_hash`] of `phi0`, 16 hex digits.
+    /// `phi0_hash` of `phi0`, 16 hex digits.
     pub phi0_hash: String,
     /// φ₀ as the annotator saw it.
     pub phi0: String,

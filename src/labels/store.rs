@@ -38,7 +38,7 @@ pub fn append(
     )
 }
 
-/// Records a settled label: annotator [`crate::labels::ADJUDICATED`], `adjudicator` who
+/// Records a settled label: annotator `crate::labels::ADJUDICATED`, `adjudicator` who
 /// settled it (`labels adjudicate` and the viewer's adjudication layer).
 pub fn adjudicate(
     dir: &Path,

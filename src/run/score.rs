@@ -21,7 +21,7 @@ pub fn copied(psi: &str, input: &Expr) -> Option<Verdict> {
 /// φ₁ extracted from the raw autoformalization reply, under the prompt's context
 /// (vocabulary of the round's input, echo of the prompt text) and the reading
 /// convention, with the notes on how it was read (add them to the verdict with
-/// [`Verdict::with_notes`]), or `unparseable`.
+/// `Verdict::with_notes`), or `unparseable`.
 pub fn extract_phi1(
     raw: &str,
     input: &Expr,

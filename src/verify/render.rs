@@ -240,7 +240,7 @@ fn table_lines(domain: &[String], predicates: &[PredicateTable], out: &mut Vec<C
     }
 }
 
-/// Renders a countermodel as plain text (true atoms; see [`countermodel_lines`]).
+/// Renders a countermodel as plain text (true atoms; see `countermodel_lines`).
 pub fn countermodel(c: &Countermodel) -> String {
     countermodel_text(c, false)
 }

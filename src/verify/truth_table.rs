@@ -206,7 +206,7 @@ pub enum TableResult {
 }
 
 /// Compares two quantifier-free, variable-free formulas over the union of their atoms.
-/// `None` if either has a quantifier or variable, or there are more than [`MAX_VARS`] atoms.
+/// `None` if either has a quantifier or variable, or there are more than `MAX_VARS` atoms.
 pub fn compare(a: &Formula, b: &Formula) -> Option<TableResult> {
     let mut names: Vec<Atom> = Vec::new();
     collect_atoms(a, &mut names)?;

@@ -43,7 +43,7 @@ pub struct RankView {
     pub scroll: u16,
     /// Saved: verdicts and metrics may show now.
     pub submitted: bool,
-    /// Answers left out because one ranking holds at most [`MAX_CANDIDATES`].
+    /// Answers left out because one ranking holds at most `MAX_CANDIDATES`.
     pub left_out: usize,
 }
 
