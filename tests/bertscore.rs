@@ -392,7 +392,7 @@ fn a_missing_or_malformed_model_directory_is_refused_with_the_file_named() {
 }
 
 /// Runs the binary with `args` in an isolated home; asserts success, returns stdout.
-fn run_ok(home: &Path, args: &[&std::ffi::OsStr]) -> String {
+fn run_ok(home: &Path, args: &[&str]) -> String {
     let out = bin(home)
         .env("XDG_CACHE_HOME", home.join("cache"))
         .env("AUTOEVAL_CACHE_DIR", home.join("cache"))
@@ -418,16 +418,17 @@ fn rescore_with_a_model_stores_bertscore_minilm_equal_to_metrics_pairs_on_the_fo
     tiny_model(&model);
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/fol-small");
     let run = root.path().join("run");
-    let os = |s: &Path| s.as_os_str().to_owned();
+    std::fs::create_dir_all(&home).unwrap();
+    let s = |p: &Path| p.to_str().unwrap().to_string();
     run_ok(
         &home,
         &[
-            "rescore".as_ref(),
-            &os(&src),
-            "--out".as_ref(),
-            &os(&run),
-            "--bertscore-model".as_ref(),
-            &os(&model),
+            "rescore",
+            &s(&src),
+            "--out",
+            &s(&run),
+            "--bertscore-model",
+            &s(&model),
         ],
     );
     let folio = |s: &str| match parse(s, SyntaxKind::Fol).unwrap() {
@@ -462,23 +463,12 @@ fn rescore_with_a_model_stores_bertscore_minilm_equal_to_metrics_pairs_on_the_fo
         assert!((g - w).abs() < 1e-6, "{g} vs {w}");
     }
     // `report --json` averages it; a rescore without the model keeps the stored value.
-    let report: Value = serde_json::from_str(&run_ok(
-        &home,
-        &[
-            "report".as_ref(),
-            "--format".as_ref(),
-            "json".as_ref(),
-            &os(&run),
-        ],
-    ))
-    .unwrap();
+    let report: Value =
+        serde_json::from_str(&run_ok(&home, &["report", "--format", "json", &s(&run)])).unwrap();
     let n = report["runs"][0]["closeness_metrics"]["bertscore_minilm"]["n"].as_u64();
     assert_eq!(n, Some(want.len() as u64), "{report}");
     let again = root.path().join("again");
-    run_ok(
-        &home,
-        &["rescore".as_ref(), &os(&run), "--out".as_ref(), &os(&again)],
-    );
+    run_ok(&home, &["rescore", &s(&run), "--out", &s(&again)]);
     let kept = std::fs::read_to_string(again.join("samples.jsonl")).unwrap();
     let kept: Vec<f64> = kept
         .lines()
