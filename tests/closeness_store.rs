@@ -44,7 +44,13 @@ fn rescore_stores_the_paper_metrics_per_sample() {
         if c["le"].is_null() {
             le_refused += 1;
         }
-        for k in ["bleu_fol", "rouge_l_fol", "smatch", "smatch_paper"] {
+        for k in [
+            "bleu_fol",
+            "rouge_l_fol",
+            "meteor",
+            "smatch",
+            "smatch_paper",
+        ] {
             // Every generated FOL formula has a FOLIO printing and is small enough here.
             let v = c[k]
                 .as_f64()
