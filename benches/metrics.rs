@@ -1,5 +1,5 @@
 //! Closeness-metric figures (issue 23): every stored metric (autoeval's BLEU/ROUGE-L/tree,
-//! bleu_fol, rouge_l_fol, le, smatch, smatch_paper) on 100,000 generated FOL samples,
+//! bleu_fol, rouge_l_fol, meteor, le, smatch, smatch_paper) on 100,000 generated FOL samples,
 //! single pass on 2 threads; and `smatch_paper`'s optimal alignment on the 489 oracle
 //! pairs, per pair, beside smatchpp's ILP time measured on the same pairs offline.
 //!
@@ -171,6 +171,12 @@ fn main() {
         profile("bleu_fol + rouge_l_fol", sub, |_, _| {
             let (r, c) = &texts[i];
             std::hint::black_box((bleu_fol(c, r), rouge_l_fol(c, r)));
+            i += 1;
+        });
+        let mut i = 0;
+        profile("meteor", sub, |_, _| {
+            let (r, c) = &texts[i];
+            std::hint::black_box(autoeval::analysis::meteor::meteor(r, c).ok());
             i += 1;
         });
         let mut i = 0;

@@ -217,6 +217,12 @@ pub struct Closeness {
     /// Smatch F1 on the paper's graph conversion of the FOLIO printing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub smatch_paper: Option<f64>,
+    /// nltk's METEOR on the FOLIO printing, exact and Porter-stem stages (no WordNet).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meteor: Option<f64>,
+    /// bertscore-minilm F1 (all-MiniLM-L6-v2), only when asked for with a model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bertscore_minilm: Option<f64>,
 }
 
 /// A metric a `closeness` record stores, in the order screens, tables and exports show
@@ -239,11 +245,15 @@ pub enum Metric {
     Smatch,
     /// `smatch_paper`: Smatch F1 on the paper's graph conversion.
     SmatchPaper,
+    /// `meteor`: nltk's METEOR (exact + Porter stem, no WordNet) on the FOLIO printing.
+    Meteor,
+    /// `bertscore_minilm`: greedy-matching F1 of all-MiniLM-L6-v2 token embeddings.
+    BertscoreMinilm,
 }
 
 impl Metric {
     /// How many metrics a record can store.
-    pub const COUNT: usize = 8;
+    pub const COUNT: usize = 10;
 
     /// Every stored metric, in display order.
     pub const ALL: [Metric; Metric::COUNT] = [
@@ -255,6 +265,8 @@ impl Metric {
         Metric::Le,
         Metric::Smatch,
         Metric::SmatchPaper,
+        Metric::Meteor,
+        Metric::BertscoreMinilm,
     ];
 
     /// The field name (`rouge_l_fol`).
@@ -268,6 +280,17 @@ impl Metric {
             Metric::Le => "le",
             Metric::Smatch => "smatch",
             Metric::SmatchPaper => "smatch_paper",
+            Metric::Meteor => "meteor",
+            Metric::BertscoreMinilm => "bertscore_minilm",
+        }
+    }
+
+    /// Its name on screens: the field name, but `bertscore-minilm` for
+    /// `bertscore_minilm` (the spelling; never "BERTScore").
+    pub fn label(self) -> &'static str {
+        match self {
+            Metric::BertscoreMinilm => "bertscore-minilm",
+            m => m.name(),
         }
     }
 
@@ -295,6 +318,8 @@ impl Closeness {
             Metric::Le => self.le,
             Metric::Smatch => self.smatch,
             Metric::SmatchPaper => self.smatch_paper,
+            Metric::Meteor => self.meteor,
+            Metric::BertscoreMinilm => self.bertscore_minilm,
         }
         .filter(|x| x.is_finite())
     }

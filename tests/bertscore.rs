@@ -390,3 +390,91 @@ fn a_missing_or_malformed_model_directory_is_refused_with_the_file_named() {
     let (_, err) = refused(&d);
     assert!(err.contains("uncased"), "{err}");
 }
+
+/// Runs the binary with `args` in an isolated home; asserts success, returns stdout.
+fn run_ok(home: &Path, args: &[&str]) -> String {
+    let out = bin(home)
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .env("AUTOEVAL_CACHE_DIR", home.join("cache"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn rescore_with_a_model_stores_bertscore_minilm_equal_to_metrics_pairs_on_the_folio_printings() {
+    use autoeval::analysis::paper_notation::paper_notation;
+    use autoeval::syntax::{Expr, SyntaxKind, parse};
+    let root = tempfile::tempdir().unwrap();
+    let home = root.path().join("home");
+    let model = root.path().join("model");
+    std::fs::create_dir_all(&model).unwrap();
+    tiny_model(&model);
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/fol-small");
+    let run = root.path().join("run");
+    std::fs::create_dir_all(&home).unwrap();
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    run_ok(
+        &home,
+        &[
+            "rescore",
+            &s(&src),
+            "--out",
+            &s(&run),
+            "--bertscore-model",
+            &s(&model),
+        ],
+    );
+    let folio = |s: &str| match parse(s, SyntaxKind::Fol).unwrap() {
+        Expr::Logic(f) => paper_notation(&f).unwrap(),
+        Expr::Regex(_) => unreachable!(),
+    };
+    let (mut input, mut want) = (String::new(), Vec::new());
+    for l in std::fs::read_to_string(run.join("samples.jsonl"))
+        .unwrap()
+        .lines()
+    {
+        let v: Value = serde_json::from_str(l).unwrap();
+        if v["closeness"].is_null() {
+            continue;
+        }
+        let b = v["closeness"]["bertscore_minilm"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("no bertscore_minilm: {l}"));
+        let phi1 = v["rounds"][0]["phi1"].as_str().unwrap();
+        input += &format!("{}\t{}\n", folio(v["phi0"].as_str().unwrap()), folio(phi1));
+        want.push(b);
+    }
+    assert!(want.len() >= 3);
+    let (got, code, err) = pairs(
+        &home,
+        &input,
+        &["--bertscore-model", model.to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{err}");
+    for (g, w) in got.iter().zip(&want) {
+        let g = g["bertscore_minilm"].as_f64().unwrap();
+        assert!((g - w).abs() < 1e-6, "{g} vs {w}");
+    }
+    // `report --json` averages it; a rescore without the model keeps the stored value.
+    let report: Value =
+        serde_json::from_str(&run_ok(&home, &["report", "--format", "json", &s(&run)])).unwrap();
+    let n = report["runs"][0]["closeness_metrics"]["bertscore_minilm"]["n"].as_u64();
+    assert_eq!(n, Some(want.len() as u64), "{report}");
+    let again = root.path().join("again");
+    run_ok(&home, &["rescore", &s(&run), "--out", &s(&again)]);
+    let kept = std::fs::read_to_string(again.join("samples.jsonl")).unwrap();
+    let kept: Vec<f64> = kept
+        .lines()
+        .filter_map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["closeness"]["bertscore_minilm"].as_f64()
+        })
+        .collect();
+    assert_eq!(kept, want);
+}

@@ -51,7 +51,7 @@ fn rescore_stores_the_paper_metrics_per_sample() {
             paper_unread += 1;
             assert!(c["le"].is_null(), "le without the paper's parse: {c}");
         }
-        for k in ["bleu_fol", "rouge_l_fol", "smatch"] {
+        for k in ["bleu_fol", "rouge_l_fol", "meteor", "smatch"] {
             // Every generated FOL formula has a FOLIO printing and is small enough here.
             let v = c[k]
                 .as_f64()

@@ -106,7 +106,8 @@ fn report_gives_each_stored_metric_its_mean_and_n_from_the_index_and_without_it(
             None => assert!(got.get(m.name()).is_none(), "{}: {got}", m.name()),
         }
     }
-    assert!(seen >= 7, "the rescored run lacks metrics: {got}");
+    assert!(seen >= 8, "the rescored run lacks metrics: {got}");
+    assert!(got["meteor"]["n"].as_u64() > Some(0), "{got}");
     let le = mean_of(&recs, "le").unwrap().1;
     let bleu = mean_of(&recs, "bleu").unwrap().1;
     // The record whose le was taken out, and those whose φ₀ the paper's grammar cannot
@@ -147,12 +148,12 @@ fn an_index_of_the_previous_format_is_rebuilt_and_rows_carry_every_metric() {
     };
     let fresh = json(&run);
     let mut bytes = std::fs::read(&index).unwrap();
-    assert_eq!(&bytes[..8], b"AEIDX\x00\x00\x05");
-    // The same file labelled as version 4 (rows with BLEU only): never read as is.
-    bytes[7] = 4;
+    assert_eq!(&bytes[..8], b"AEIDX\x00\x00\x06");
+    // The same file labelled as version 5 (rows without meteor): never read as is.
+    bytes[7] = 5;
     std::fs::write(&index, &bytes).unwrap();
     assert_eq!(json(&run), fresh);
-    assert_eq!(&std::fs::read(&index).unwrap()[..8], b"AEIDX\x00\x00\x05");
+    assert_eq!(&std::fs::read(&index).unwrap()[..8], b"AEIDX\x00\x00\x06");
     // The rows the viewer holds carry every stored metric (to 1/10,000).
     let (app, _) = viewer(&run);
     let recs = records(&run);
@@ -175,7 +176,7 @@ fn an_index_of_the_previous_format_is_rebuilt_and_rows_carry_every_metric() {
         }
     }
     // A row stays small: the viewer holds a million of them.
-    assert_eq!(std::mem::size_of::<autoeval::run::rows::Row>(), 72);
+    assert_eq!(std::mem::size_of::<autoeval::run::rows::Row>(), 80);
 }
 
 #[test]
@@ -214,6 +215,47 @@ fn flat_export_has_a_column_per_metric_on_every_line() {
             .iter()
             .any(|l| l["le"].is_null() && l["bleu"].is_number())
     );
+}
+
+#[test]
+fn a_stored_meteor_equals_metrics_pairs_on_the_folio_printings() {
+    use autoeval::analysis::paper_notation::paper_notation;
+    use autoeval::syntax::{Expr, SyntaxKind, parse};
+    let dir = tempfile::tempdir().unwrap();
+    let run = scored_run(dir.path());
+    let recs = records(&run);
+    let folio = |s: &str| match parse(s, SyntaxKind::Fol).unwrap() {
+        Expr::Logic(f) => paper_notation(&f).unwrap(),
+        Expr::Regex(_) => unreachable!(),
+    };
+    let mut tsv = String::new();
+    let mut want = Vec::new();
+    for r in &recs {
+        let Some(m) = r["closeness"]["meteor"].as_f64() else {
+            continue;
+        };
+        // The closeness record compares the first round's φ₁ with φ₀.
+        let phi1 = r["rounds"][0]["phi1"].as_str().unwrap();
+        tsv += &format!("{}\t{}\n", folio(r["phi0"].as_str().unwrap()), folio(phi1));
+        want.push(m);
+    }
+    assert!(want.len() >= 3, "too few scored samples");
+    let file = dir.path().join("pairs.tsv");
+    std::fs::write(&file, tsv).unwrap();
+    let out = ok(&bin()
+        .args(["metrics", "pairs"])
+        .arg(&file)
+        .output()
+        .unwrap());
+    let got: Vec<f64> = out
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["meteor"]
+                .as_f64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(got, want);
 }
 
 fn viewer(dir: &Path) -> (autoeval::tui::app::App, autoeval::tui::theme::Theme) {
@@ -263,7 +305,7 @@ fn m_sorts_by_each_metric_with_missing_last_and_the_header_and_title_show_it() {
             m.name()
         );
         let s = screens::screen(&mut app, &t, 120, 40);
-        assert!(s.contains(&format!("sorted by {} ↑", m.name())), "{s}");
+        assert!(s.contains(&format!("sorted by {} ↑", m.label())), "{s}");
         if m == Metric::Le {
             // The sample without le is listed last, with a dash in the metric column.
             assert_eq!(v.last(), Some(&None));
@@ -348,6 +390,31 @@ fn the_closeness_filter_takes_any_metric_and_a_typed_range_and_flags_an_inverted
     assert_eq!(app.filter_summary(), "3/14 · no le");
     keys(&mut app, &["x"]);
     assert_eq!(app.model.listing.visible.len(), total);
+    // The metrics after smatch_paper (a fresh viewer): meteor takes a range;
+    // bertscore-minilm is named as on every screen.
+    let (mut app, t) = viewer(&run);
+    keys(&mut app, &["f"]);
+    while app.filter_editor().field != autoeval::tui::components::filter_edit::CLOSENESS {
+        keys(&mut app, &["j"]);
+    }
+    for _ in 0..8 {
+        keys(&mut app, &["right"]);
+    }
+    assert_eq!(app.model.listing.filter.closeness.metric, Metric::Meteor);
+    keys(&mut app, &["j", "0", "j", "9", "9"]);
+    let meteor = listed(&app, Metric::Meteor);
+    assert!(!meteor.is_empty() && meteor.len() < total, "{meteor:?}");
+    assert!(
+        meteor.iter().all(|v| v.is_some_and(|v| v <= 9900)),
+        "{meteor:?}"
+    );
+    keys(&mut app, &["k", "k", "right"]);
+    assert_eq!(
+        app.model.listing.filter.closeness.metric,
+        Metric::BertscoreMinilm
+    );
+    let s = screens::screen(&mut app, &t, 120, 40);
+    assert!(s.contains("closeness ◂ bertscore-minilm ▸"), "{s}");
 }
 
 #[test]
@@ -376,7 +443,11 @@ fn overview_names_every_metric_with_a_dash_for_a_missing_one() {
         .collect();
     insta::assert_snapshot!("overview_metrics", lines.join("\n"));
     let all = lines.join(" ");
-    for m in Metric::ALL {
+    // bertscore-minilm shows only where a model scored the run (not here).
+    for m in Metric::ALL
+        .into_iter()
+        .filter(|&m| m != Metric::BertscoreMinilm)
+    {
         assert!(
             all.contains(&format!("{} ", m.name())),
             "{}: {all}",
@@ -385,6 +456,7 @@ fn overview_names_every_metric_with_a_dash_for_a_missing_one() {
     }
     assert!(all.contains("le –"), "{all}");
     assert!(!all.contains("BLEU") && !all.contains("BERTScore"), "{all}");
+    assert!(!all.contains("bertscore"), "{all}");
     // E writes the listed sample with a column per metric, le empty.
     let out = tempfile::tempdir().unwrap();
     app.export_dir = Some(out.path().to_path_buf());
@@ -416,4 +488,28 @@ fn overview_names_every_metric_with_a_dash_for_a_missing_one() {
         col("smatch").parse::<f64>().unwrap(),
         rec["closeness"]["smatch"].as_f64().unwrap()
     );
+}
+
+#[cfg(not(feature = "bertscore"))]
+#[test]
+fn rescore_refuses_a_bertscore_model_in_a_build_without_the_feature() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/fol-small");
+    let out = dir.path().join("run");
+    let o = bin()
+        .arg("rescore")
+        .arg(&src)
+        .arg("--out")
+        .arg(&out)
+        .arg("--bertscore-model")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("cargo feature `bertscore`") && err.contains("--features bertscore"),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing is written");
 }

@@ -225,6 +225,8 @@ pub fn closeness(reference: &Expr, candidate: &Expr) -> Closeness {
         le: None,
         smatch: None,
         smatch_paper: None,
+        meteor: None,
+        bertscore_minilm: None,
     }
 }
 
@@ -244,6 +246,7 @@ pub fn closeness_paper(reference: &Expr, candidate: &Expr) -> Closeness {
             let (b, r) = bleu_rouge_fol(&tc, &tr);
             out.bleu_fol = Some(b);
             out.rouge_l_fol = Some(r);
+            out.meteor = super::meteor::meteor(&tr, &tc).ok();
             let pr = parse_paper(&tr);
             // The paper's grammar reads only predicates with arguments: when it cannot
             // read φ₀ (every propositional formula) its LE and graph are undefined, and

@@ -26,6 +26,30 @@ pub struct RescoreArgs {
     /// original's). Default: the reading the run recorded; the new run.json records it.
     #[arg(long, value_enum)]
     pub reading: Option<crate::syntax::Reading>,
+    /// Directory of the all-MiniLM-L6-v2 files (as for `metrics pairs`): stores
+    /// `bertscore_minilm` in every closeness record. Needs `--features bertscore`.
+    #[arg(long, value_name = "DIR")]
+    pub bertscore_model: Option<PathBuf>,
+}
+
+/// The bertscore-minilm scorer in `dir`, if given; refused in builds without the feature.
+fn bertscore(dir: Option<&std::path::Path>) -> Result<Option<crate::run::bertscore::Bertscore>> {
+    let Some(dir) = dir else {
+        return Ok(None);
+    };
+    #[cfg(feature = "bertscore")]
+    {
+        let model = crate::analysis::bertscore_minilm::BertScoreMiniLm::load(dir)?;
+        Ok(Some(crate::run::bertscore::Bertscore(std::sync::Arc::new(
+            model,
+        ))))
+    }
+    #[cfg(not(feature = "bertscore"))]
+    bail!(
+        "--bertscore-model {}: this autoeval was built without the cargo feature `bertscore` \
+         (bertscore-minilm); rebuild with `cargo install --path . --features bertscore`",
+        dir.display()
+    )
 }
 
 fn pct(x: Option<f64>) -> String {
@@ -44,6 +68,8 @@ fn line(label: &str, c: &Counts) -> String {
 /// Runs `autoeval rescore`; exit 0 when done.
 pub fn run(args: RescoreArgs) -> Result<i32> {
     let manifest = store::read_manifest(&args.run)?;
+    // A bad model directory is refused before anything is written.
+    let bertscore = bertscore(args.bertscore_model.as_deref())?;
     let out = match (&args.out, args.in_place) {
         (_, true) => args.run.clone(),
         (Some(o), false) => o.clone(),
@@ -69,6 +95,7 @@ pub fn run(args: RescoreArgs) -> Result<i32> {
             ..verify::Options::default()
         },
         reading: args.reading,
+        bertscore,
     };
     let s = rescore(&opts).map_err(|e| anyhow!(e))?;
     // Index the new samples now, so the next `view` or `report` reads rather than parses.

@@ -143,7 +143,7 @@ fn metric_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
         .collect();
     let mut rows = vec![
         std::iter::once("run".to_string())
-            .chain(present.iter().map(|m| m.name().to_string()))
+            .chain(present.iter().map(|m| m.label().to_string()))
             .collect::<Vec<_>>(),
     ];
     for r in reports {

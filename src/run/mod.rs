@@ -1,6 +1,7 @@
 //! Evaluation runs: the (A∘I)ⁿ pipeline, run directories, importers.
 
 pub mod batch;
+pub mod bertscore;
 pub mod checksum;
 pub mod driver;
 pub mod format;

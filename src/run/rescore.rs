@@ -189,6 +189,9 @@ pub struct RescoreOptions {
     pub verify: verify::Options,
     /// Reading convention for the replies (None: the one the run recorded).
     pub reading: Option<Reading>,
+    /// Adds `bertscore_minilm` to every closeness record (None: a stored value is kept
+    /// where φ₀ and φ₁ are unchanged, and none is computed).
+    pub bertscore: Option<super::bertscore::Bertscore>,
 }
 
 /// What changed.
@@ -290,8 +293,8 @@ enum LineResult {
     Skip,
     /// Unreadable.
     Bad(String),
-    /// Rescored: old kind, and the new kind with its line, or why it needs calls.
-    Done(String, VerdictKind, Result<(VerdictKind, String), String>),
+    /// Rescored: old kind, and the new record, or why it needs calls.
+    Done(String, VerdictKind, Result<Box<SampleRecord>, String>),
 }
 
 fn rescore_line(
@@ -317,12 +320,29 @@ fn rescore_line(
     };
     let old = rec.verdict.kind();
     let new = match rescore_with(&rec, prompts, rounds, opts, reading) {
-        Rescored::Scored(r) => serde_json::to_string(&r)
-            .map(|line| (r.verdict.kind(), line))
-            .map_err(|e| e.to_string()),
+        Rescored::Scored(mut r) => {
+            keep_bertscore(&rec, &mut r);
+            Ok(r)
+        }
         Rescored::NeedsCalls(why) => Err(why),
     };
     LineResult::Done(rec.id, old, new)
+}
+
+/// Keeps the old record's `bertscore_minilm` (computed only when asked, with a model)
+/// when the new record compares the same φ₀ and φ₁; a later `--bertscore-model`
+/// replaces it.
+fn keep_bertscore(old: &SampleRecord, new: &mut SampleRecord) {
+    let first = |r: &SampleRecord| r.rounds.iter().find_map(|x| x.phi1.clone());
+    let Some(v) = old.closeness.and_then(|c| c.bertscore_minilm) else {
+        return;
+    };
+    if old.phi0 == new.phi0
+        && first(old) == first(new)
+        && let Some(c) = new.closeness.as_mut()
+    {
+        c.bertscore_minilm = Some(v);
+    }
 }
 
 /// Why a rescore could not be done.
@@ -334,6 +354,9 @@ pub enum RescoreError {
     /// The run's manifest says it is still being written.
     #[error("{0} is marked running: wait for it to finish (or stop it) before rescoring")]
     Running(String),
+    /// bertscore-minilm failed on a batch (nothing was replaced).
+    #[error("bertscore-minilm: {0}")]
+    Bertscore(String),
     /// The output directory already holds a run.
     #[error("{0} already holds a run; choose another --out or use --in-place")]
     OutExists(String),
@@ -431,6 +454,21 @@ pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, RescoreError> {
                 })
                 .collect()
         });
+        let mut results = results;
+        if let Some(b) = &opts.bertscore {
+            let mut recs: Vec<&mut SampleRecord> = results
+                .iter_mut()
+                .filter_map(|r| match r {
+                    LineResult::Done(_, _, Ok(rec)) => Some(&mut **rec),
+                    _ => None,
+                })
+                .collect();
+            super::bertscore::fill(b.0.as_ref(), &mut recs).map_err(|e| {
+                // Nothing replaced yet: the partial new file goes.
+                let _ = std::fs::remove_file(&tmp);
+                RescoreError::Bertscore(e)
+            })?;
+        }
         for ((n, _), r) in chunk.iter().zip(results) {
             match r {
                 LineResult::Skip => {}
@@ -440,6 +478,11 @@ pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, RescoreError> {
                 LineResult::Done(id, old, new) => {
                     summary.samples += 1;
                     summary.before.add_kind(old);
+                    let new = new.and_then(|r| {
+                        serde_json::to_string(&r)
+                            .map(|line| (r.verdict.kind(), line))
+                            .map_err(|e| e.to_string())
+                    });
                     match new {
                         Ok((kind, line)) => {
                             summary.after.add_kind(kind);

@@ -46,8 +46,8 @@ pub struct Row {
 }
 
 /// Every stored closeness metric of a row in units of 1/10,000 ([`Scores::SCALE`]),
-/// in [`Metric::ALL`] order, `u16::MAX` where the record has none: 16 bytes where
-/// eight `Option<f64>` would take 128, and a resolution finer than any filter bound
+/// in [`Metric::ALL`] order, `u16::MAX` where the record has none: 20 bytes where
+/// ten `Option<f64>` would take 160, and a resolution finer than any filter bound
 /// or sort needs (values are in 0..=1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Scores([u16; Metric::COUNT]);
@@ -385,6 +385,10 @@ struct LightCloseness {
     smatch: Option<f64>,
     #[serde(default)]
     smatch_paper: Option<f64>,
+    #[serde(default)]
+    meteor: Option<f64>,
+    #[serde(default)]
+    bertscore_minilm: Option<f64>,
 }
 
 impl LightCloseness {
@@ -398,6 +402,8 @@ impl LightCloseness {
             le: self.le,
             smatch: self.smatch,
             smatch_paper: self.smatch_paper,
+            meteor: self.meteor,
+            bertscore_minilm: self.bertscore_minilm,
         })
     }
 }

@@ -268,6 +268,7 @@ impl App {
             },
             // The viewer rescores under the reading the run recorded.
             reading: None,
+            bertscore: None,
         };
         self.status = format!("rescoring {name} (no model calls)…");
         let tx = self.jobs.sender();

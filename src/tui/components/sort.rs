@@ -56,7 +56,7 @@ impl SortKey {
         match self {
             SortKey::Measure => "measure",
             SortKey::Verdict => "verdict",
-            SortKey::Metric(m) => m.name(),
+            SortKey::Metric(m) => m.label(),
             SortKey::Judge => "judge",
             SortKey::Labelled => "labelled",
             SortKey::Run => "run",

@@ -136,7 +136,7 @@ impl ClosenessFilter {
     /// `smatch 0.50–0.90`, `no le`, with `invalid` after an inverted range; None when
     /// it filters nothing.
     pub fn describe(&self) -> Option<String> {
-        let name = self.metric.name();
+        let name = self.metric.label();
         if self.missing {
             return Some(format!("no {name}"));
         }

@@ -30,7 +30,7 @@ fn closeness_lines(c: &crate::record::Closeness, syntax: crate::syntax::SyntaxKi
         ms.iter()
             .map(|&m| {
                 let v = c.get(m).map_or_else(|| "–".into(), |v| format!("{v:.2}"));
-                format!("{} {v}", m.name())
+                format!("{} {v}", m.label())
             })
             .collect::<Vec<_>>()
             .join(" · ")
@@ -38,6 +38,7 @@ fn closeness_lines(c: &crate::record::Closeness, syntax: crate::syntax::SyntaxKi
     let paper = [
         Metric::BleuFol,
         Metric::RougeLFol,
+        Metric::Meteor,
         Metric::Le,
         Metric::SmatchPaper,
     ];
@@ -49,13 +50,18 @@ fn closeness_lines(c: &crate::record::Closeness, syntax: crate::syntax::SyntaxKi
     } else {
         ""
     };
-    vec![
+    let mut lines = vec![
         format!(
             "closeness {}",
             show(&[Metric::Bleu, Metric::RougeL, Metric::Tree, Metric::Smatch])
         ),
         format!("  paper's {}{why}", show(&paper)),
-    ]
+    ];
+    // Stored only when the run was scored with a model (`--bertscore-model`).
+    if c.get(Metric::BertscoreMinilm).is_some() {
+        lines.push(format!("  {}", show(&[Metric::BertscoreMinilm])));
+    }
+    lines
 }
 
 /// The core's one countermodel rendering, styled for the terminal.

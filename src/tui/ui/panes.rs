@@ -168,7 +168,7 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             "{:<w$}",
             format!(
                 "{}{}",
-                clip(m.name(), w - 2).trim_end(),
+                clip(m.label(), w - 2).trim_end(),
                 arrow(SortKey::Metric(m))
             )
         )

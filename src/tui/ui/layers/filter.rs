@@ -98,7 +98,7 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let on = |k: usize| app.filter_editor().field == CLOSENESS + k;
     rows.push(format!(
         "closeness ◂ {} ▸{}",
-        close.metric.name(),
+        close.metric.label(),
         if close.missing {
             "  only samples without it"
         } else if on(0) {
