@@ -117,7 +117,11 @@ fn report_gives_each_stored_metric_its_mean_and_n_from_the_index_and_without_it(
         .filter(|r| r["closeness"].is_object() && r["closeness"]["le"].is_null())
         .count();
     assert!(without_le >= 1);
-    assert_eq!(le + without_le, bleu, "records without le are not counted for le");
+    assert_eq!(
+        le + without_le,
+        bleu,
+        "records without le are not counted for le"
+    );
     // The old three-number summary stays as it was.
     let old = cached["runs"][0]["closeness"].as_array().unwrap();
     assert!((old[0].as_f64().unwrap() - mean_of(&recs, "bleu").unwrap().0).abs() < 1e-12);

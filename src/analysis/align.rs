@@ -9,7 +9,7 @@ const Z95: f64 = 1.959_963_984_540_054;
 
 /// A metric's agreement with the verdicts of the samples that carry it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct AlignStats {
+pub(crate) struct AlignStats {
     /// Samples scored.
     pub n: usize,
     /// Of them, verified equivalent.
@@ -85,7 +85,7 @@ fn auc_delong(pos: &[f64], neg: &[f64]) -> (f64, Option<f64>) {
 }
 
 /// The statistics of `(score, equivalent)` pairs (non-finite scores must be removed).
-pub fn align_stats(xs: &[(f64, bool)]) -> AlignStats {
+pub(crate) fn align_stats(xs: &[(f64, bool)]) -> AlignStats {
     let mut pos: Vec<f64> = xs.iter().filter(|x| x.1).map(|x| x.0).collect();
     let mut neg: Vec<f64> = xs.iter().filter(|x| !x.1).map(|x| x.0).collect();
     pos.sort_by(f64::total_cmp);

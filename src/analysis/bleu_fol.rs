@@ -21,7 +21,7 @@ fn ngram_counts<T: Hash + Eq>(t: &[T], max_order: usize) -> HashMap<&[T], usize>
 ///
 /// The paper's `max_order = min(4, shorter length)` makes an empty side an error in
 /// Python (a `min` of nothing); here it scores 0.
-pub fn nmt_bleu<T: Hash + Eq>(candidate: &[T], reference: &[T], max_order: usize) -> f64 {
+pub(crate) fn nmt_bleu<T: Hash + Eq>(candidate: &[T], reference: &[T], max_order: usize) -> f64 {
     if max_order == 0 || candidate.is_empty() || reference.is_empty() {
         return 0.0;
     }
@@ -72,7 +72,7 @@ pub(crate) fn interned_tokens<'a>(a: &'a [String], b: &'a [String]) -> (Vec<u32>
 }
 
 /// `bleu_fol` and `rouge_l_fol` together, tokenising each string once.
-pub fn bleu_rouge_fol(candidate: &str, reference: &str) -> (f64, f64) {
+pub(crate) fn bleu_rouge_fol(candidate: &str, reference: &str) -> (f64, f64) {
     let (c, r) = interned_tokens(&msplit(candidate), &msplit(reference));
     (
         nmt_bleu(&c, &r, 4.min(c.len()).min(r.len())),
@@ -98,7 +98,7 @@ pub(crate) fn lcs<T: PartialEq>(a: &[T], b: &[T]) -> usize {
 }
 
 /// `rouge_score` ROUGE-L F-measure over two token lists (0 when either is empty).
-pub fn rouge_l_tokens<T: PartialEq>(candidate: &[T], reference: &[T]) -> f64 {
+pub(crate) fn rouge_l_tokens<T: PartialEq>(candidate: &[T], reference: &[T]) -> f64 {
     if candidate.is_empty() || reference.is_empty() {
         return 0.0;
     }

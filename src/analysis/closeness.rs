@@ -190,7 +190,7 @@ fn subtrees(e: &Expr) -> Vec<u64> {
 }
 
 /// Dice coefficient of the two multisets of subtrees (1 for identical trees).
-pub fn tree_overlap(a: &Expr, b: &Expr) -> f64 {
+pub(crate) fn tree_overlap(a: &Expr, b: &Expr) -> f64 {
     let (x, y) = (subtrees(a), subtrees(b));
     let total = x.len() + y.len();
     if total == 0 {
@@ -202,12 +202,12 @@ pub fn tree_overlap(a: &Expr, b: &Expr) -> f64 {
 
 /// Longest printing (in characters) whose closeness is scored: ROUGE-L is quadratic in
 /// the tokens, and a formula this long is past the verifier's size limit anyway.
-pub const MAX_SCORED_CHARS: usize = 20_000;
+pub(crate) const MAX_SCORED_CHARS: usize = 20_000;
 
 /// Every stored metric ([`closeness_paper`]), or None when either side prints longer
 /// than [`MAX_SCORED_CHARS`] (a 100,000-alternative regex took minutes and held up a
 /// stop). What runs, `rescore` and `import` store in each sample's `closeness` record.
-pub fn closeness_within(reference: &Expr, candidate: &Expr) -> Option<Closeness> {
+pub(crate) fn closeness_within(reference: &Expr, candidate: &Expr) -> Option<Closeness> {
     let long = |e: &Expr| e.to_unicode().chars().nth(MAX_SCORED_CHARS).is_some();
     (!long(reference) && !long(candidate)).then(|| closeness_paper(reference, candidate))
 }
@@ -233,8 +233,8 @@ pub fn closeness(reference: &Expr, candidate: &Expr) -> Closeness {
 /// [`closeness`] plus, for logic, the paper-compatible scores (on the FOLIO printing)
 /// and `smatch`. A field is `None` when its metric refuses: `bleu_fol`/`rouge_l_fol`
 /// (and with them `le`, `smatch_paper`) when the formula has no FOLIO printing; `le`
-/// above [`super::le::MAX_ATOMS`] atoms or where the paper's code raises; `smatch`
-/// above [`super::smatch::MAX_NODES`] nodes; `smatch_paper` when smatchpp's reader would
+/// above `super::le::MAX_ATOMS` atoms or where the paper's code raises; `smatch`
+/// above `super::smatch::MAX_NODES` nodes; `smatch_paper` when smatchpp's reader would
 /// fail on the paper's graph string, and both when the paper's grammar cannot read the
 /// reference (every propositional formula). A candidate the paper's grammar cannot read
 /// scores `le` and `smatch_paper` 0, as the paper's code does. Regexes get none of them.

@@ -46,7 +46,7 @@ impl Counts {
     }
 
     /// Share of samples whose ψ was a copy.
-    pub fn copy_share(&self) -> Option<f64> {
+    pub(crate) fn copy_share(&self) -> Option<f64> {
         ratio(self.copied, self.n)
     }
 

@@ -24,7 +24,7 @@ pub(crate) fn starts_symbol(tok: &str) -> bool {
 
 /// `msplit(s)[0]`: the paper's FOL token list (operators split off, `'` deleted, runs of
 /// multi-character symbols capitalised and joined, `dc universe` → `DcUniverse`).
-pub fn msplit(s: &str) -> Vec<String> {
+pub(crate) fn msplit(s: &str) -> Vec<String> {
     let mut spaced = String::with_capacity(s.len() + 16);
     for c in s.chars() {
         if SPACED.contains(&c) {
@@ -73,7 +73,7 @@ fn py_word(c: char) -> bool {
 
 /// `reorder_quantifiers`: every `[∃∀]\w` match, last first, is deleted once (its first
 /// occurrence, which may be another copy) and put at the front followed by a space.
-pub fn reorder_quantifiers(s: &str) -> String {
+pub(crate) fn reorder_quantifiers(s: &str) -> String {
     let chars: Vec<char> = s.chars().collect();
     let mut matches: Vec<String> = Vec::new();
     let mut i = 0;

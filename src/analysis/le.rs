@@ -9,12 +9,12 @@
 use super::paper_parse::{Nt, PTree, PaperParseError, parse_paper};
 
 /// Most distinct atoms on either side before `le` refuses: 2^14 rows × 1,000 bindings.
-pub const MAX_ATOMS: usize = 14;
+pub(crate) const MAX_ATOMS: usize = 14;
 
 /// Why `le` has no value.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum LeError {
-    /// More atoms than [`MAX_ATOMS`].
+    /// More atoms than `MAX_ATOMS`.
     #[error("{0} atoms: above the {MAX_ATOMS}-atom bound for the exact truth table")]
     TooLarge(usize),
     /// The parse has a shape the paper's evaluator raises on (`S -> ( S )` reaches a leaf).

@@ -190,7 +190,7 @@ fn python_space(c: char) -> bool {
 }
 
 /// nltk's `word_tokenize(text, preserve_line=True)`.
-pub fn word_tokenize(text: &str) -> Result<Vec<String>, String> {
+pub(crate) fn word_tokenize(text: &str) -> Result<Vec<String>, String> {
     let (before, after) = rules()?;
     let mut t = text.to_string();
     for r in before {
@@ -249,7 +249,7 @@ fn chunks(matches: &[(usize, usize)]) -> usize {
 }
 
 /// nltk's `single_meteor_score` on token lists, exact + stem stages only.
-pub fn meteor_tokens(reference: &[String], candidate: &[String]) -> f64 {
+pub(crate) fn meteor_tokens(reference: &[String], candidate: &[String]) -> f64 {
     let (alpha, beta, gamma) = (0.9_f64, 3.0_f64, 0.5_f64);
     let enumerate = |ts: &[String]| -> Vec<(usize, String)> {
         ts.iter().map(|t| t.to_lowercase()).enumerate().collect()

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 /// All metrics of a pair; `None` where a metric has no value (reason in `notes`).
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-pub struct PairMetrics {
+pub(crate) struct PairMetrics {
     /// The paper's BLEU (msplit tokens, adaptive order, unsmoothed).
     pub bleu_fol: f64,
     /// The paper's ROUGE-L F1 on msplit tokens.
@@ -44,7 +44,7 @@ pub struct PairMetrics {
 }
 
 /// Computes every metric of `candidate` against `reference`.
-pub fn pair_metrics(reference: &str, candidate: &str, syntax: SyntaxKind) -> PairMetrics {
+pub(crate) fn pair_metrics(reference: &str, candidate: &str, syntax: SyntaxKind) -> PairMetrics {
     let mut notes = Vec::new();
     let (pr, pc) = (parse_paper(reference), parse_paper(candidate));
     for (side, p) in [("reference", &pr), ("candidate", &pc)] {

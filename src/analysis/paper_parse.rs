@@ -65,7 +65,7 @@ impl PTree {
 
 /// Why the paper's parser gives no tree (its code then scores the pair 0).
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
-pub enum PaperParseError {
+pub(crate) enum PaperParseError {
     /// 25 + 3 × symbols > 80 grammar productions.
     #[error("{0} distinct symbols: the paper's parser gives up at 19 or more")]
     TooManySymbols(usize),
@@ -84,7 +84,7 @@ pub enum PaperParseError {
 }
 
 /// Longest token list parsed (the paper's 5 s timeout cuts in long before on real input).
-pub const MAX_TOKENS: usize = 400;
+pub(crate) const MAX_TOKENS: usize = 400;
 
 const FIXED: [&str; 12] = ["¬", "(", ")", "⊕", "∨", "∧", "→", "↔", "∀", "∃", "=", ","];
 const NOT: u32 = 0;

@@ -14,7 +14,7 @@ use serde::Serialize;
 use std::collections::BTreeSet;
 
 /// The metrics of the table, in column order, with the paper's abbreviations.
-pub const METRICS: [(&str, &str); 4] = [
+pub(crate) const METRICS: [(&str, &str); 4] = [
     ("bleu_fol", "BL"),
     ("le", "LE"),
     ("rouge_l_fol", "RO"),
@@ -22,12 +22,12 @@ pub const METRICS: [(&str, &str); 4] = [
 ];
 
 /// The FOLIO v0.0 train split shipped with autoeval (CC BY-SA 4.0, see data/folio/).
-pub const FOLIO_TRAIN: &str = include_str!("../../data/folio/folio-v0.0-train.jsonl");
+pub(crate) const FOLIO_TRAIN: &str = include_str!("../../data/folio/folio-v0.0-train.jsonl");
 
 /// Premise sentences selected as the paper's `load_data.ipynb` does: first record per
 /// story, first record per passage operator set, then at most four sentences per
 /// sentence operator set. Malformed lines are reported as `(line, reason)`.
-pub fn select_folio(text: &str) -> (Vec<String>, Vec<(usize, String)>) {
+pub(crate) fn select_folio(text: &str) -> (Vec<String>, Vec<(usize, String)>) {
     let ops = |s: &str| -> BTreeSet<char> {
         s.chars().filter(|c| "∧∨¬→↔∀∃=⊕".contains(*c)).collect()
     };
@@ -87,7 +87,7 @@ pub fn select_folio(text: &str) -> (Vec<String>, Vec<(usize, String)>) {
 
 /// Scores of one perturbed record (metric order as [`METRICS`]).
 #[derive(Clone, Debug, Serialize)]
-pub struct RecordScores {
+pub(crate) struct RecordScores {
     /// Original premise.
     pub original: String,
     /// Perturbed text.
@@ -102,7 +102,7 @@ pub struct RecordScores {
 }
 
 /// The verdict groups of the split table, in order.
-pub const VERDICT_GROUPS: [&str; 3] = ["equivalent", "not-equivalent", "undecided"];
+pub(crate) const VERDICT_GROUPS: [&str; 3] = ["equivalent", "not-equivalent", "undecided"];
 
 /// Table 2's row restricted to the records of one verdict group.
 #[derive(Clone, Debug, Serialize)]
@@ -132,7 +132,7 @@ pub struct Row {
     pub combined: [[Option<f64>; 4]; 4],
     /// Records where the notebook's rule raises (left out).
     pub skipped: usize,
-    /// The same row split by the verifier's verdict ([`VERDICT_GROUPS`] order); the
+    /// The same row split by the verifier's verdict (`VERDICT_GROUPS` order); the
     /// groups' `n` add up to `n`.
     pub by_verdict: Vec<SplitRow>,
 }

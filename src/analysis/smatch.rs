@@ -14,7 +14,7 @@ use std::collections::HashMap;
 
 /// Most graph nodes on either side before `smatch` refuses (the search is exponential
 /// in the worst case; real formulas of this size still finish within the node budget).
-pub const MAX_NODES: usize = 400;
+pub(crate) const MAX_NODES: usize = 400;
 
 struct Builder<'a> {
     names: &'a mut Interner,
@@ -134,7 +134,7 @@ pub(crate) fn formula_graph(f: &Formula, names: &mut Interner) -> Graph {
 /// Why `smatch` has no value.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum SmatchError {
-    /// Above [`MAX_NODES`].
+    /// Above `MAX_NODES`.
     #[error("{0} graph nodes: above the {MAX_NODES}-node bound")]
     TooLarge(usize),
 }

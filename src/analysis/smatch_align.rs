@@ -50,17 +50,17 @@ impl Interner {
 
 /// Search nodes visited before the search stops with the best alignment found so far
 /// (then reported as not proved optimal).
-pub const NODE_BUDGET: u64 = 50_000;
+pub(crate) const NODE_BUDGET: u64 = 50_000;
 
 /// Work units (a gain-matrix entry scanned is one, a gain evaluated `GAIN_COST`)
 /// before the search stops the same way: about 6 ms a pair (release build, one core)
 /// whatever the graph sizes. A quarter of it proves 5 % fewer of generated FOL pairs
 /// optimal and leaves one oracle pair (a six-way disjunction reordered) below its optimum.
-pub const WORK_BUDGET: u64 = 4_000_000;
+pub(crate) const WORK_BUDGET: u64 = 4_000_000;
 
 /// The best match count and whether the search proved it optimal.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Alignment {
+pub(crate) struct Alignment {
     /// Matched triples under the best alignment found.
     pub matches: usize,
     /// False only if [`NODE_BUDGET`] or [`WORK_BUDGET`] ran out first.

@@ -279,7 +279,7 @@ fn text_table(lb: &Leaderboard, markdown: bool) -> String {
 
 /// The same table grouped by row, one line per column group: about 80 columns wide
 /// whatever the number of datasets (the viewer's run summary draws this one).
-pub fn render_grouped(lb: &Leaderboard) -> String {
+pub(crate) fn render_grouped(lb: &Leaderboard) -> String {
     let col_label = match lb.rows {
         Rows::Model => "dataset",
         Rows::Dataset => "model",

@@ -93,7 +93,7 @@ pub struct RankStats {
 }
 
 /// Competition ranks of scores, highest first: 1 + the number of strictly higher ones.
-pub fn ranks_desc(scores: &[f64]) -> Vec<u32> {
+pub(crate) fn ranks_desc(scores: &[f64]) -> Vec<u32> {
     scores
         .iter()
         .map(|s| 1 + scores.iter().filter(|o| *o > s).count() as u32)
@@ -218,7 +218,7 @@ fn rmse_of(
 
 /// The statistics of the newest rankings (`latest`), with each candidate's metric
 /// scores (`scores`; a candidate missing there is unresolved).
-pub fn rank_stats(
+pub(crate) fn rank_stats(
     latest: &BTreeMap<(String, String), RankRecord>,
     scores: &BTreeMap<Candidate, BTreeMap<String, f64>>,
 ) -> RankStats {

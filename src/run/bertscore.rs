@@ -33,7 +33,7 @@ impl std::fmt::Debug for Bertscore {
 
 /// The FOLIO printings of φ₀ and of the φ₁ the `closeness` record compares (the first
 /// round's that has one), when the sample has a closeness record and both print.
-pub fn folio_pair(rec: &SampleRecord) -> Option<(String, String)> {
+pub(crate) fn folio_pair(rec: &SampleRecord) -> Option<(String, String)> {
     rec.closeness.as_ref()?;
     let phi1 = rec.rounds.iter().find_map(|r| r.phi1.as_deref())?;
     let folio = |s: &str| match parse(s, rec.syntax).ok()? {
@@ -43,7 +43,7 @@ pub fn folio_pair(rec: &SampleRecord) -> Option<(String, String)> {
     Some((folio(&rec.phi0)?, folio(phi1)?))
 }
 
-/// Sets `bertscore_minilm` on every record with a [`folio_pair`], scoring them all in
+/// Sets `bertscore_minilm` on every record with a `folio_pair`, scoring them all in
 /// one batch; the others are left as they are.
 pub fn fill(scorer: &dyn PairScorer, recs: &mut [&mut SampleRecord]) -> Result<(), String> {
     let texts: Vec<Option<(String, String)>> = recs.iter().map(|r| folio_pair(r)).collect();

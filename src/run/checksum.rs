@@ -18,7 +18,7 @@ fn word(b: &[u8]) -> u64 {
 }
 
 /// Hash of a stored text.
-pub fn text_sum(b: &[u8]) -> u32 {
+pub(crate) fn text_sum(b: &[u8]) -> u32 {
     let mut it = b.chunks_exact(8);
     let mut h = mix(0, b.len() as u64);
     for c in &mut it {

@@ -147,7 +147,7 @@ pub enum ImportError {
 }
 
 /// Converts an original run file into a run directory (replies read under the
-/// standard convention; [`import_as`] takes another).
+/// standard convention; `import_as` takes another).
 pub fn import(
     file: &Path,
     out: &Path,
@@ -158,7 +158,7 @@ pub fn import(
 }
 
 /// [`import`] with the replies read under `reading` (recorded in `run.json`).
-pub fn import_as(
+pub(crate) fn import_as(
     file: &Path,
     out: &Path,
     reverify: bool,

@@ -117,7 +117,7 @@ pub fn path(dir: &Path) -> PathBuf {
 /// cache file on demand, or held for lines just parsed); without, rows from the cache
 /// carry no text (a report does not need it). Never fails: a missing or stale cache is
 /// rebuilt, and a directory that cannot be written is read without one.
-pub fn load_or_build(dir: &Path, texts: bool) -> Scan {
+pub(crate) fn load_or_build(dir: &Path, texts: bool) -> Scan {
     let samples = dir.join(store::SAMPLES);
     // A run whose samples file is gone is named as such, never shown as empty.
     if std::fs::symlink_metadata(&samples).is_err()

@@ -13,7 +13,7 @@ use tokio::task::JoinSet;
 
 /// Judges every sample of the run in `dir` not yet judged by this model; returns
 /// (judged now, skipped because already judged or without φ₁).
-pub async fn judge_run(
+pub(crate) async fn judge_run(
     dir: &Path,
     client: Arc<Client>,
     prompts: Arc<PromptSet>,

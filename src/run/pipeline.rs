@@ -86,7 +86,7 @@ pub enum Stage {
 }
 
 /// Where a sample's answers come from: the live client, or a provider batch's results.
-pub trait Caller: Send + Sync {
+pub(crate) trait Caller: Send + Sync {
     /// The answer to call `stage` of `round` of sample `id`; `None` when it is not
     /// there yet (a batch will ask it), which leaves the sample unfinished.
     fn call<'a>(
@@ -177,7 +177,7 @@ impl Pipeline {
 
     /// Whether the budget leaves room to start `job` beside `in_flight` samples: two
     /// worst-case calls for each, so started samples can finish their round.
-    pub fn affordable(&self, job: &Job, in_flight: usize) -> bool {
+    pub(crate) fn affordable(&self, job: &Job, in_flight: usize) -> bool {
         let Some(b) = self.client.budget() else {
             return true;
         };
@@ -220,7 +220,7 @@ impl Pipeline {
     }
 
     /// Runs one sample with answers from `caller`; `None` while an answer is pending.
-    pub async fn process_with<C: Caller + ?Sized>(
+    pub(crate) async fn process_with<C: Caller + ?Sized>(
         &self,
         job: Job,
         caller: &C,

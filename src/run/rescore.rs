@@ -44,7 +44,7 @@ fn round_start(old: &RoundRecord, input: &Expr) -> RoundRecord {
 
 /// Rescores one stored sample; `prompts` re-renders the autoformalization prompt for
 /// the echo check (None: headers and vocabulary are still checked). Replies are read
-/// under the standard convention; [`rescore_with`] takes another.
+/// under the standard convention; `rescore_with` takes another.
 pub fn rescore_sample(
     rec: &SampleRecord,
     prompts: Option<&PromptSet>,
@@ -56,7 +56,7 @@ pub fn rescore_sample(
 }
 
 /// Where the autoformalization prompt of a stored round comes from.
-pub enum Prompts<'a> {
+pub(crate) enum Prompts<'a> {
     /// Re-rendered from the run's prompt set.
     Set(&'a PromptSet),
     /// Kept verbatim by `import` (sample id → prompt text), for the original's runs.
@@ -77,7 +77,7 @@ impl Prompts<'_> {
 
 /// [`rescore_sample`] with the prompts from any [`Prompts`] source and replies read
 /// under `reading`.
-pub fn rescore_with(
+pub(crate) fn rescore_with(
     rec: &SampleRecord,
     prompts: &Prompts<'_>,
     rounds_wanted: usize,

@@ -45,7 +45,7 @@ pub struct Row {
     pub text: u32,
 }
 
-/// Every stored closeness metric of a row in units of 1/10,000 ([`Scores::SCALE`]),
+/// Every stored closeness metric of a row in units of 1/10,000 (`Scores::SCALE`),
 /// in [`Metric::ALL`] order, `u16::MAX` where the record has none: 20 bytes where
 /// ten `Option<f64>` would take 160, and a resolution finer than any filter bound
 /// or sort needs (values are in 0..=1).
@@ -60,12 +60,12 @@ impl Default for Scores {
 
 impl Scores {
     /// Units per 1.0.
-    pub const SCALE: u16 = 10_000;
+    pub(crate) const SCALE: u16 = 10_000;
     const MISSING: u16 = u16::MAX;
 
     /// From full values (NaN: absent), as [`metric_values`] gives them; each clamped to
     /// 0..=1 and rounded to the nearest 1/10,000.
-    pub fn from_values(v: &[f64; Metric::COUNT]) -> Scores {
+    pub(crate) fn from_values(v: &[f64; Metric::COUNT]) -> Scores {
         Scores(v.map(|x| {
             if x.is_finite() {
                 (x.clamp(0.0, 1.0) * f64::from(Scores::SCALE)).round() as u16
@@ -87,17 +87,17 @@ impl Scores {
 }
 
 /// A closeness record's metrics in [`Metric::ALL`] order, NaN where it has none.
-pub fn metric_values(c: &Closeness) -> [f64; Metric::COUNT] {
+pub(crate) fn metric_values(c: &Closeness) -> [f64; Metric::COUNT] {
     Metric::ALL.map(|m| c.get(m).unwrap_or(f64::NAN))
 }
 
 /// φ₀ of a row's joined text.
-pub fn phi0_of(text: &str) -> &str {
+pub(crate) fn phi0_of(text: &str) -> &str {
     text.split(SEP).next().unwrap_or("")
 }
 
 /// The hash [`Row::phi0_hash`] holds (FNV-1a, stable across processes).
-pub fn phi0_hash(phi0: &str) -> u64 {
+pub(crate) fn phi0_hash(phi0: &str) -> u64 {
     phi0.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
     })
@@ -111,7 +111,7 @@ pub struct TextSpan {
     pub pos: u64,
     /// Length in bytes.
     pub len: u32,
-    /// [`super::checksum::text_sum`] of the bytes.
+    /// `super::checksum::text_sum` of the bytes.
     pub sum: u32,
     /// Offset of the source line in `samples.jsonl`.
     pub line: u64,
@@ -145,7 +145,7 @@ fn safe_text(text: &str) -> String {
 
 impl TextFile {
     /// Bytes in the text section.
-    pub fn section_len(&self) -> u64 {
+    pub(crate) fn section_len(&self) -> u64 {
         self.spans
             .iter()
             .map(|s| s.pos + u64::from(s.len))
@@ -244,7 +244,7 @@ const CHUNK: usize = 4096;
 
 impl TextStore {
     /// A store whose first texts are those of `file`.
-    pub fn with_file(file: Option<TextFile>) -> TextStore {
+    pub(crate) fn with_file(file: Option<TextFile>) -> TextStore {
         TextStore {
             file: file.map(std::sync::Arc::new),
             ..TextStore::default()
@@ -443,7 +443,7 @@ fn verdict_kind(name: &str) -> VerdictKind {
 /// A line of `samples.jsonl` that is not a sample record (skipped with a warning).
 #[derive(Debug, thiserror::Error)]
 #[error("{path}:{line}: skipped: {source}")]
-pub struct RowError {
+pub(crate) struct RowError {
     /// The samples file.
     pub path: String,
     /// 1-based line number.
@@ -455,7 +455,7 @@ pub struct RowError {
 /// Parses one complete line into a row, its report-only fields and its text (None for
 /// blank lines), or a warning naming the file and line. The row's `text` index is 0:
 /// the caller places the text.
-pub fn parse_row(
+pub(crate) fn parse_row(
     line: &[u8],
     offset: u64,
     path: &Path,
@@ -526,7 +526,7 @@ pub fn parse_row(
 /// reported, never by the viewer.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Extra {
-    /// Every stored closeness metric of φ₁ against φ₀ ([`metric_values`]: NaN where
+    /// Every stored closeness metric of φ₁ against φ₀ (`metric_values`: NaN where
     /// the record has none), when the sample has a `closeness` record.
     pub closeness: Option<[f64; Metric::COUNT]>,
     /// Prompt tokens of every call of the sample.
@@ -607,7 +607,7 @@ impl Scan {
     /// once costs more in page faults than parsing it. A last line without its newline
     /// is a write in progress and is left for the next call. A file shorter than what
     /// was consumed was rewritten: it is read again from the start.
-    pub fn extend_from(&mut self, path: &Path, keep_extras: bool) -> usize {
+    pub(crate) fn extend_from(&mut self, path: &Path, keep_extras: bool) -> usize {
         // A FIFO or device named samples.jsonl would block or never end: only read files.
         match std::fs::metadata(path) {
             Ok(m) if m.is_file() => {}
@@ -720,7 +720,7 @@ impl Scan {
 
 /// Reads back what a spill holds, when it can no longer be written to (a full disk):
 /// texts that cannot be read back are left empty (search skips them; rows are whole).
-pub fn spill_texts(sp: &mut Spill) -> Vec<Box<str>> {
+pub(crate) fn spill_texts(sp: &mut Spill) -> Vec<Box<str>> {
     use std::io::Write;
     let _ = sp.file.flush();
     let all = std::fs::read(&sp.path).unwrap_or_default();
@@ -736,7 +736,7 @@ pub fn spill_texts(sp: &mut Spill) -> Vec<Box<str>> {
 /// Positions of the rows that hold each sample's record: ordered by sample index
 /// (numeric ids first, then by id), and for a sample written several times (a retried
 /// sample) only its latest line.
-pub fn latest_per_id(rows: &[Row]) -> Vec<usize> {
+pub(crate) fn latest_per_id(rows: &[Row]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..rows.len()).collect();
     // Lines of one id must end up adjacent (latest last), whatever the id looks like.
     let key = |r: &Row| (r.id.parse::<u64>().unwrap_or(u64::MAX), r.offset);

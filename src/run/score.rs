@@ -1,6 +1,6 @@
 //! Scoring a round from stored text: the copy check, extraction and verification that
 //! `run` applies to fresh model replies and `rescore`, `import --reverify`, the viewer's
-//! rescore and `autoeval score` apply to stored ones. [`score_round`] is the one path.
+//! rescore and `autoeval score` apply to stored ones. `score_round` is the one path.
 
 use crate::prompt::copy_check;
 use crate::record::RoundRecord;
@@ -47,7 +47,7 @@ pub fn extract_phi1(
 
 /// What one round's stored text scores as.
 #[derive(Clone, Debug)]
-pub struct Scored {
+pub(crate) struct Scored {
     /// The round's verdict.
     pub verdict: Verdict,
     /// φ₁ and its byte span in the reply, when extraction found one.
@@ -70,7 +70,7 @@ impl Scored {
 
 /// What one round is scored from.
 #[derive(Clone, Copy, Debug)]
-pub struct RoundText<'a> {
+pub(crate) struct RoundText<'a> {
     /// The sample's φ₀ (what φ₁ must be equivalent to).
     pub phi0: &'a Expr,
     /// The round's input (φ₀ in round 1, the previous φ₁ later): what ψ describes.
@@ -89,7 +89,7 @@ pub struct RoundText<'a> {
 
 /// Scores one round: the copy check of ψ against the round's input, extraction of φ₁
 /// from the reply, verification of φ₁ against φ₀. Every scoring command calls this.
-pub fn score_round(t: &RoundText<'_>, opts: &verify::Options) -> Scored {
+pub(crate) fn score_round(t: &RoundText<'_>, opts: &verify::Options) -> Scored {
     let mut out = Scored {
         verdict: Verdict::Unknown {
             reason: String::new(),
@@ -133,7 +133,7 @@ pub fn score_round(t: &RoundText<'_>, opts: &verify::Options) -> Scored {
 }
 
 /// A sample's final verdict: the first failing round's, else the last round's.
-pub fn final_verdict(rounds: &[RoundRecord]) -> Verdict {
+pub(crate) fn final_verdict(rounds: &[RoundRecord]) -> Verdict {
     rounds
         .iter()
         .find(|r| !r.verdict.is_equivalent())

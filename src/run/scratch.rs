@@ -15,7 +15,7 @@ static LIVE: Mutex<Option<Vec<PathBuf>>> = Mutex::new(Some(Vec::new()));
 
 /// Registers a scratch file about to be created; false when the process is quitting
 /// (then it must not be created).
-pub fn register(path: &Path) -> bool {
+pub(crate) fn register(path: &Path) -> bool {
     let Ok(mut live) = LIVE.lock() else {
         return false;
     };
@@ -29,7 +29,7 @@ pub fn register(path: &Path) -> bool {
 }
 
 /// Forgets a scratch file that was removed or renamed into place.
-pub fn unregister(path: &Path) {
+pub(crate) fn unregister(path: &Path) {
     if let Ok(mut live) = LIVE.lock()
         && let Some(v) = live.as_mut()
     {
@@ -39,7 +39,7 @@ pub fn unregister(path: &Path) {
 
 /// Removes every scratch file of this process and refuses new ones: called when the
 /// process quits with work still running on other threads.
-pub fn remove_all() {
+pub(crate) fn remove_all() {
     let files = LIVE
         .lock()
         .ok()

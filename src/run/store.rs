@@ -8,13 +8,13 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
 /// Manifest file name.
-pub const MANIFEST: &str = "run.json";
+pub(crate) const MANIFEST: &str = "run.json";
 /// Samples file name.
 pub const SAMPLES: &str = "samples.jsonl";
 /// Labels file name.
-pub const LABELS: &str = "labels.jsonl";
+pub(crate) const LABELS: &str = "labels.jsonl";
 /// Judge file name.
-pub const JUDGE: &str = "judge.jsonl";
+pub(crate) const JUDGE: &str = "judge.jsonl";
 
 /// Run-directory errors.
 #[derive(Debug, thiserror::Error)]
@@ -46,7 +46,7 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
 }
 
 /// Longest record line read from a run file.
-pub const MAX_RECORD: u64 = 64 << 20;
+pub(crate) const MAX_RECORD: u64 = 64 << 20;
 
 /// Records read from a JSONL file, with warnings for lines that were skipped.
 #[derive(Debug)]
@@ -61,7 +61,7 @@ pub struct Loaded<T> {
 
 /// Refuses a FIFO or a device (`/dev/zero`) under a run file's name: reading it
 /// would block or never end. A missing file is fine.
-pub fn ensure_regular(path: &Path) -> Result<(), StoreError> {
+pub(crate) fn ensure_regular(path: &Path) -> Result<(), StoreError> {
     match crate::fsread::open(path, crate::fsread::STREAM) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io(path)(e)),
         _ => Ok(()),
@@ -87,7 +87,7 @@ pub fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Result<Loaded<T>, StoreEr
 }
 
 /// Reads JSONL records from `reader` (positioned at byte `start`, for following).
-pub fn read_jsonl_from<T: DeserializeOwned, R: BufRead>(
+pub(crate) fn read_jsonl_from<T: DeserializeOwned, R: BufRead>(
     mut reader: R,
     path: &Path,
     start: u64,
@@ -220,7 +220,7 @@ pub fn write_manifest(dir: &Path, m: &Manifest) -> Result<(), StoreError> {
 }
 
 /// Reads the manifest.
-pub fn read_manifest(dir: &Path) -> Result<Manifest, StoreError> {
+pub(crate) fn read_manifest(dir: &Path) -> Result<Manifest, StoreError> {
     let path = dir.join(MANIFEST);
     let text =
         crate::fsread::read_to_string(&path, crate::fsread::MAX_MANIFEST).map_err(io(&path))?;
@@ -256,7 +256,7 @@ pub fn sample_backups(dir: &Path) -> Vec<PathBuf> {
 /// Refuses a run whose manifest outlived its samples file: reading it as empty would
 /// report `n 0` and make `--resume` pay for every sample again. A run that is still
 /// starting (`running`, no backup) may not have created the file yet.
-pub fn check_samples_present(dir: &Path, m: &Manifest) -> Result<(), StoreError> {
+pub(crate) fn check_samples_present(dir: &Path, m: &Manifest) -> Result<(), StoreError> {
     let samples = dir.join(SAMPLES);
     if std::fs::symlink_metadata(&samples).is_ok() {
         return Ok(());
@@ -293,7 +293,7 @@ pub fn read_labels(dir: &Path) -> Result<Loaded<LabelRecord>, StoreError> {
 
 /// A line reader that never holds more than `max` bytes of one line: a longer line is
 /// read through and reported by its length instead of being buffered whole.
-pub struct BoundedLines<R> {
+pub(crate) struct BoundedLines<R> {
     reader: R,
     max: usize,
 }
@@ -306,7 +306,7 @@ impl<R: BufRead> BoundedLines<R> {
 
     /// The next line without its newline (lossy UTF-8), `Err(len)` when it was too
     /// long, or `None` at the end.
-    pub fn next_line(&mut self) -> std::io::Result<Option<Result<String, usize>>> {
+    pub(crate) fn next_line(&mut self) -> std::io::Result<Option<Result<String, usize>>> {
         let mut buf = Vec::new();
         let mut total = 0usize;
         let mut seen = false;
@@ -343,7 +343,7 @@ impl<R: BufRead> BoundedLines<R> {
 }
 
 /// Lock file name inside a run directory.
-pub const LOCK: &str = "run.lock";
+pub(crate) const LOCK: &str = "run.lock";
 
 /// The exclusive right to write a run directory, held while a run (CLI or viewer)
 /// writes it. It is an OS file lock, so a killed process never leaves a stale lock.
@@ -384,13 +384,13 @@ impl RunLock {
 }
 
 /// Whether `dir` holds a run (a manifest or a samples file).
-pub fn is_run_dir(dir: &Path) -> bool {
+pub(crate) fn is_run_dir(dir: &Path) -> bool {
     dir.join(MANIFEST).exists() || dir.join(SAMPLES).exists()
 }
 
 /// Run directories under `path`: itself if it is one, else its immediate subdirectories
 /// that are, sorted; also the entries skipped there (not runs), for a warning.
-pub fn discover_runs(path: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+pub(crate) fn discover_runs(path: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
     if is_run_dir(path) {
         return (vec![path.to_path_buf()], vec![]);
     }

@@ -109,7 +109,7 @@ impl RunIndex {
     }
 
     /// Each row's text index, shared with search workers (rebuilt when rows change).
-    pub fn text_index(&self) -> std::sync::Arc<[u32]> {
+    pub(crate) fn text_index(&self) -> std::sync::Arc<[u32]> {
         let mut cache = self
             .text_index
             .lock()
@@ -239,7 +239,7 @@ impl RunIndex {
 
     /// Re-reads `run.json` when it changed on disk (a run that finished, paused or was
     /// cancelled, here or in another process); returns whether it did.
-    pub fn refresh_manifest(&mut self) -> bool {
+    pub(crate) fn refresh_manifest(&mut self) -> bool {
         let now = manifest_mtime(&self.dir);
         if now == self.manifest_mtime {
             return false;
@@ -257,7 +257,7 @@ impl RunIndex {
     }
 
     /// Reads `judge.jsonl` (newest decision per sample wins).
-    pub fn reload_judge(&mut self) {
+    pub(crate) fn reload_judge(&mut self) {
         match store::read_jsonl::<crate::run::format::JudgeRecord>(&self.dir.join(store::JUDGE)) {
             Ok(j) => {
                 let mut map = HashMap::new();
@@ -333,7 +333,7 @@ impl RunIndex {
     }
 
     /// Re-reads `labels.jsonl`.
-    pub fn reload_labels(&mut self) {
+    pub(crate) fn reload_labels(&mut self) {
         match store::read_labels(&self.dir) {
             Ok(l) => {
                 let mut map: HashMap<String, Vec<LabelRecord>> = HashMap::new();
@@ -351,7 +351,7 @@ impl RunIndex {
     }
 
     /// The row's line of `samples.jsonl`, exactly as stored (for exports).
-    pub fn raw_line(&self, row: &Row) -> Result<Vec<u8>, RecordError> {
+    pub(crate) fn raw_line(&self, row: &Row) -> Result<Vec<u8>, RecordError> {
         let path = self.dir.join(store::SAMPLES);
         let io = |e| RecordError::Io(path.display().to_string(), e);
         let mut f = std::fs::File::open(&path).map_err(io)?;
@@ -401,6 +401,6 @@ fn manifest_mtime(dir: &Path) -> Option<std::time::SystemTime> {
 }
 
 /// Finds run directories under `path` (itself, or its immediate subdirectories).
-pub fn discover(path: &Path) -> Vec<PathBuf> {
+pub(crate) fn discover(path: &Path) -> Vec<PathBuf> {
     store::discover_runs(path).0
 }

@@ -58,10 +58,10 @@ impl Form {
     /// The keymap context whose bindings drive it.
     pub const CONTEXT: super::keymap::Context = super::keymap::Context::Form;
     /// Longest value of a field, in characters.
-    pub const MAX_CHARS: usize = 4_096;
+    pub(crate) const MAX_CHARS: usize = 4_096;
 
     /// Types a character into the field under the cursor.
-    pub fn type_char(&mut self, c: char) {
+    pub(crate) fn type_char(&mut self, c: char) {
         if let Some(v) = self.values.get_mut(self.sel)
             && v.chars().count() < Self::MAX_CHARS
         {

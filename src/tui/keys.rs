@@ -43,7 +43,7 @@ const NAMED: [(&str, KeyCode); 15] = [
 
 impl Key {
     /// Ctrl-C: quits in every mode, whatever the keymap says.
-    pub fn ctrl_c() -> Key {
+    pub(crate) fn ctrl_c() -> Key {
         Key::new(KeyCode::Char('c'), KeyModifiers::CONTROL)
     }
 
@@ -65,7 +65,7 @@ impl Key {
     }
 
     /// The key of a terminal event, or `None` for keys the viewer does not use.
-    pub fn from_event(e: KeyEvent) -> Option<Key> {
+    pub(crate) fn from_event(e: KeyEvent) -> Option<Key> {
         match e.code {
             KeyCode::Char(_)
             | KeyCode::Enter

@@ -45,7 +45,7 @@ pub enum LiveEnd {
 
 impl LiveEnd {
     /// Short word for the status line.
-    pub fn word(&self) -> &'static str {
+    pub(crate) fn word(&self) -> &'static str {
         match self {
             LiveEnd::Finished => "finished",
             LiveEnd::Cancelled => "cancelled",
@@ -238,7 +238,7 @@ impl Live {
 
     /// Reads the pause switch (the run pauses itself when the server is gone; the
     /// switch is the truth); returns whether the state changed.
-    pub fn sync_pause(&mut self) -> bool {
+    pub(crate) fn sync_pause(&mut self) -> bool {
         let paused = *self.pause_tx.borrow();
         if paused == self.paused {
             return false;
@@ -252,7 +252,7 @@ impl Live {
     }
 
     /// Pauses or resumes (a batch run cannot pause: the provider works on its batches).
-    pub fn toggle_pause(&mut self) {
+    pub(crate) fn toggle_pause(&mut self) {
         if self.batch_run {
             self.last_warning = Some(format!(
                 "a batch run does not pause: the provider works on its batches; {} cancels them (resumable)",
@@ -280,7 +280,7 @@ impl Live {
     /// The status line in at most `width` columns: the least telling parts (cost,
     /// tokens, request rate, then ETA) are left out first, so state, progress, pass
     /// rate and errors are always there.
-    pub fn header_for(&self, width: usize) -> String {
+    pub(crate) fn header_for(&self, width: usize) -> String {
         let secs = self.started.elapsed().as_secs_f64().max(1e-3);
         let rate = self.done as f64 / secs;
         let eta = if rate > 0.0 && self.todo > self.done {

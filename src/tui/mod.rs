@@ -29,7 +29,7 @@ use theme::Theme;
 /// User configuration (`~/.config/autoeval/config.toml`).
 #[derive(Debug, Default, serde::Deserialize)]
 #[serde(default)]
-pub struct Config {
+pub(crate) struct Config {
     /// Theme name or path.
     pub theme: Option<String>,
     /// Annotator name for labels.
@@ -57,7 +57,7 @@ const SETTINGS: [&str; 6] = [
 /// Reads the config file; problems are warnings. Unknown settings are named and
 /// ignored; a setting of the wrong type is named with what it should be, and only that
 /// setting falls back to its default.
-pub fn load_config(path: Option<&Path>) -> (Config, Vec<String>) {
+pub(crate) fn load_config(path: Option<&Path>) -> (Config, Vec<String>) {
     let path = match path {
         Some(p) => p.to_path_buf(),
         None => match theme::config_dir() {
@@ -116,7 +116,7 @@ pub fn open_paths(paths: &[PathBuf]) -> (Vec<RunIndex>, Vec<String>) {
 
 /// The run directories `paths` name (folders expanded, original-format files imported),
 /// in order, and warnings for what is not there.
-pub fn run_dirs(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
+pub(crate) fn run_dirs(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
     let mut runs = Vec::new();
     let mut warnings = Vec::new();
     for p in paths {

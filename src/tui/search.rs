@@ -158,7 +158,7 @@ fn ceil_char(s: &str, mut i: usize) -> usize {
 
 /// The indices `0..n` for which `keep` holds, in order, computed in parallel chunks
 /// (no list of candidates is built first).
-pub fn filter_range_parallel(n: u32, keep: impl Fn(u32) -> bool + Sync) -> Vec<u32> {
+pub(crate) fn filter_range_parallel(n: u32, keep: impl Fn(u32) -> bool + Sync) -> Vec<u32> {
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .min(8) as u32;
@@ -238,7 +238,7 @@ pub struct Found {
 }
 
 /// Score of a row that matches only through a hand label or note.
-pub const LABEL_ONLY: i64 = i64::MIN;
+pub(crate) const LABEL_ONLY: i64 = i64::MIN;
 
 impl Found {
     /// Merges two results of the same ordering into one.
@@ -265,7 +265,7 @@ fn rank_order(a: &((u32, u32), i64), b: &((u32, u32), i64)) -> std::cmp::Orderin
 }
 
 /// Two lists sorted by `le` merged into one.
-pub fn merge_by<T: Copy>(a: &[T], b: &[T], le: impl Fn(&T, &T) -> bool) -> Vec<T> {
+pub(crate) fn merge_by<T: Copy>(a: &[T], b: &[T], le: impl Fn(&T, &T) -> bool) -> Vec<T> {
     let mut out = Vec::with_capacity(a.len() + b.len());
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
@@ -285,7 +285,7 @@ pub fn merge_by<T: Copy>(a: &[T], b: &[T], le: impl Fn(&T, &T) -> bool) -> Vec<T
 /// The rows of `job.pool` that match: best first when ranked, else in pool order.
 /// Texts kept in a row index file are read in large sequential windows, one run per
 /// thread.
-pub fn run_job(job: &Job) -> Found {
+pub(crate) fn run_job(job: &Job) -> Found {
     let q = Query::new(&job.query);
     if q.is_empty() {
         return Found {
@@ -399,7 +399,7 @@ impl Worker {
     }
 
     /// Queues a search.
-    pub fn submit(&self, job: Job) {
+    pub(crate) fn submit(&self, job: Job) {
         let _ = self.jobs.send(job);
     }
 }

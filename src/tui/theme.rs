@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 /// Built-in themes (name, file text).
-pub const BUILTIN: [(&str, &str); 4] = [
+pub(crate) const BUILTIN: [(&str, &str); 4] = [
     ("default", include_str!("../../themes/default.toml")),
     ("light", include_str!("../../themes/light.toml")),
     (
@@ -257,7 +257,7 @@ impl Theme {
     }
 
     /// Colour of a verdict kind.
-    pub fn verdict_color(&self, k: crate::verify::VerdictKind) -> Color {
+    pub(crate) fn verdict_color(&self, k: crate::verify::VerdictKind) -> Color {
         self.verdict.get(k as usize).copied().unwrap_or(self.fg)
     }
 }

@@ -27,7 +27,7 @@ pub struct Call {
 
 /// The prompt set a run used, when it can be had again: built-in, or its directory
 /// (`None` for imported runs and directories that are gone).
-pub fn prompts_of(m: &Manifest) -> Option<PromptSet> {
+pub(crate) fn prompts_of(m: &Manifest) -> Option<PromptSet> {
     match m.prompts.source.as_str() {
         "built-in" => PromptSet::builtin(m.prompts.shots).ok(),
         "original" => None,
@@ -57,7 +57,7 @@ fn prompt(call: &CallRecord, rendered: Option<crate::prompt::Rendered>) -> Strin
 }
 
 /// Every call of a record as a conversation.
-pub fn transcript(rec: &SampleRecord, prompts: Option<&PromptSet>) -> Vec<Call> {
+pub(crate) fn transcript(rec: &SampleRecord, prompts: Option<&PromptSet>) -> Vec<Call> {
     let mut out = Vec::new();
     for r in &rec.rounds {
         let input = parse(&r.input, rec.syntax).ok();

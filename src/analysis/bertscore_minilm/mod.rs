@@ -30,7 +30,7 @@ const BATCH_SEQS: usize = 64;
 const BATCH_TOKENS: usize = 4096;
 
 /// The files a model directory must hold (`vocab.txt` may be replaced by `tokenizer.json`).
-pub const MODEL_FILES: [&str; 3] = ["config.json", "model.safetensors", "vocab.txt"];
+pub(crate) const MODEL_FILES: [&str; 3] = ["config.json", "model.safetensors", "vocab.txt"];
 
 /// A loaded tokenizer and encoder.
 pub struct BertScoreMiniLm {

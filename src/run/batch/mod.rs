@@ -21,7 +21,7 @@ use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 
 /// Warnings that start with this are batch status lines, not problems.
-pub const STATUS_PREFIX: &str = "batch status: ";
+pub(crate) const STATUS_PREFIX: &str = "batch status: ";
 
 /// How a batch run talks to the model.
 pub enum Mode {

@@ -8,11 +8,11 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 /// Batch log file name.
-pub const BATCHES: &str = "batches.jsonl";
+pub(crate) const BATCHES: &str = "batches.jsonl";
 /// Normalised results file name.
-pub const RESULTS: &str = "batch-results.jsonl";
+pub(crate) const RESULTS: &str = "batch-results.jsonl";
 /// Folder of downloaded result files, kept as the provider sent them.
-pub const DOWNLOADS: &str = "batches";
+pub(crate) const DOWNLOADS: &str = "batches";
 
 /// One line of `batches.jsonl`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -39,7 +39,7 @@ pub struct BatchEvent {
 
 /// One line of `batch-results.jsonl`: the outcome of one request.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct StoredResult {
+pub(crate) struct StoredResult {
     /// `sample_rROUND_i|a`.
     pub custom_id: String,
     /// Where it came from: a batch id, `file:<name>`, or `cache`.
@@ -66,7 +66,7 @@ pub struct StoredResult {
 
 impl StoredResult {
     /// From a parsed result line.
-    pub fn from_line(custom_id: String, batch_id: &str, r: LineResult) -> StoredResult {
+    pub(crate) fn from_line(custom_id: String, batch_id: &str, r: LineResult) -> StoredResult {
         let mut s = StoredResult {
             custom_id,
             batch_id: batch_id.to_string(),
@@ -105,7 +105,7 @@ pub struct Open {
 
 /// A batch run's state as read back from its directory.
 #[derive(Debug, Default)]
-pub struct State {
+pub(crate) struct State {
     /// Results by custom id (the latest line wins).
     pub results: HashMap<String, StoredResult>,
     /// Batches still open at the provider, in submission order.
@@ -162,7 +162,7 @@ impl State {
     }
 
     /// Custom ids of the open batches (asked already: never asked again).
-    pub fn in_flight(&self) -> HashSet<&str> {
+    pub(crate) fn in_flight(&self) -> HashSet<&str> {
         self.open
             .iter()
             .flat_map(|(_, o)| o.custom_ids.iter().map(String::as_str))
@@ -178,7 +178,7 @@ pub fn log(dir: &Path, e: &BatchEvent) -> Result<(), StoreError> {
 }
 
 /// Appends results, synced.
-pub fn save_results(dir: &Path, rs: &[StoredResult]) -> Result<(), StoreError> {
+pub(crate) fn save_results(dir: &Path, rs: &[StoredResult]) -> Result<(), StoreError> {
     if rs.is_empty() {
         return Ok(());
     }

@@ -10,7 +10,7 @@ use crate::tui::model::Filter;
 
 impl App {
     /// Applies an action of the normal context.
-    pub fn act(&mut self, a: Action) {
+    pub(crate) fn act(&mut self, a: Action) {
         let page = self.panes.page.get().max(1) as isize;
         match a {
             Action::Up => self.move_sel(-1),
@@ -233,7 +233,7 @@ impl App {
 
     /// Starts rescoring the run selected in the run list (or the selected sample's run)
     /// in place on its own thread; [`super::Msg::Rescored`] reads it again when done.
-    pub fn start_rescore(&mut self) {
+    pub(crate) fn start_rescore(&mut self) {
         if self.jobs.rescore.is_some() {
             self.status = "a rescore is already running".into();
             return;

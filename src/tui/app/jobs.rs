@@ -78,7 +78,7 @@ impl Loader {
     }
 
     /// Takes the `k`-th run; returns the runs that are now next in order.
-    pub fn arrived(&mut self, k: usize, run: RunIndex) -> Vec<RunIndex> {
+    pub(crate) fn arrived(&mut self, k: usize, run: RunIndex) -> Vec<RunIndex> {
         self.ready.insert(k, run);
         let mut out = Vec::new();
         while let Some(run) = self.ready.remove(&self.next) {
@@ -99,7 +99,7 @@ impl Loader {
     }
 
     /// Whether `dir` is still being opened.
-    pub fn pending(&self, dir: &Path) -> bool {
+    pub(crate) fn pending(&self, dir: &Path) -> bool {
         self.dirs[self.next.min(self.dirs.len())..]
             .iter()
             .any(|d| d == dir)
@@ -138,7 +138,7 @@ impl Default for Jobs {
 
 impl Jobs {
     /// A sender into the inbox (for the terminal's input thread and the tick).
-    pub fn sender(&self) -> Sender<Msg> {
+    pub(crate) fn sender(&self) -> Sender<Msg> {
         self.tx.clone()
     }
 
@@ -165,7 +165,7 @@ impl Jobs {
     }
 
     /// Whether the live run is still going.
-    pub fn live_running(&self) -> bool {
+    pub(crate) fn live_running(&self) -> bool {
         self.live.as_ref().is_some_and(|l| l.ended.is_none())
     }
 }

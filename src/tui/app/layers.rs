@@ -10,7 +10,7 @@ use crate::tui::layer::{Layer, Mode};
 
 impl App {
     /// Handles an action bound in a context.
-    pub fn act_in(&mut self, ctx: Context, a: Action) {
+    pub(crate) fn act_in(&mut self, ctx: Context, a: Action) {
         match ctx {
             Context::Normal => self.act(a),
             Context::Overlay => self.overlay_action(a),
@@ -280,7 +280,7 @@ impl App {
     }
 
     /// Moves to the next sample in the current list that this annotator has not labelled.
-    pub fn next_unlabelled(&mut self) {
+    pub(crate) fn next_unlabelled(&mut self) {
         if !self.model.next_unlabelled() {
             self.status = "every sample in this list is labelled".into();
         }

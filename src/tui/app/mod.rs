@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 /// The start-up status: where to find every key, named by the keymap (the footer
 /// drops it when its own hints already show that key).
-pub fn help_hint(keymap: &Keymap) -> String {
+pub(crate) fn help_hint(keymap: &Keymap) -> String {
     format!(
         "{} shows every key",
         keymap.hint(Context::Normal, Action::Help)
@@ -80,7 +80,7 @@ impl App {
 
     /// Starts opening `dirs` in the background: the first frame comes at once, and
     /// runs join the lists as [`Msg::Loaded`] brings them.
-    pub fn load_in_background(&mut self, dirs: Vec<std::path::PathBuf>) {
+    pub(crate) fn load_in_background(&mut self, dirs: Vec<std::path::PathBuf>) {
         self.jobs.loader = Some(Loader::start(dirs, &self.jobs.tx));
     }
 
@@ -248,7 +248,7 @@ impl App {
     }
 
     /// The top overlay's scroll.
-    pub fn overlay_scroll(&self) -> u16 {
+    pub(crate) fn overlay_scroll(&self) -> u16 {
         self.layers
             .last()
             .and_then(Layer::overlay)
@@ -302,7 +302,7 @@ impl App {
 
     /// The first key bound to an action in a context, as titles and statuses name it
     /// (arrows as ← → ↑ ↓): never a hard-coded key the user may have rebound.
-    pub fn key_name(&self, ctx: Context, a: Action) -> String {
+    pub(crate) fn key_name(&self, ctx: Context, a: Action) -> String {
         self.keymap.hint(ctx, a)
     }
 
@@ -379,7 +379,7 @@ impl App {
 
     /// The chart row the chart keeps in view: the picked one while picking, else the
     /// run selected in the run list (when it has focus) or the selected sample's run.
-    pub fn chart_focus(&self) -> Option<usize> {
+    pub(crate) fn chart_focus(&self) -> Option<usize> {
         if let Some(c) = self.chart_layer() {
             return Some(c.pick.run);
         }

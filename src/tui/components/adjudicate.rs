@@ -102,7 +102,7 @@ impl Adjudication {
     }
 
     /// Ticks or unticks a category (a category key); one nobody named joins the options.
-    pub fn toggle(&mut self, id: &str, taxonomy: &[String]) {
+    pub(crate) fn toggle(&mut self, id: &str, taxonomy: &[String]) {
         if !self.chosen.remove(id) {
             self.chosen.insert(id.to_string());
         }
@@ -113,7 +113,7 @@ impl Adjudication {
     }
 
     /// Who named a category.
-    pub fn named_by(&self, id: &str) -> Vec<&str> {
+    pub(crate) fn named_by(&self, id: &str) -> Vec<&str> {
         self.opinions
             .iter()
             .filter(|o| o.categories.iter().any(|c| c == id))

@@ -57,13 +57,13 @@ impl Default for DetailView {
 
 impl DetailView {
     /// A new sample: back to the top (its length is not known until drawn).
-    pub fn reset_scroll(&mut self) {
+    pub(crate) fn reset_scroll(&mut self) {
         self.scroll = 0;
         self.max_scroll.set(u16::MAX);
     }
 
     /// Scrolls by `delta` rows within what the last frame showed.
-    pub fn scroll_by(&mut self, delta: isize) {
+    pub(crate) fn scroll_by(&mut self, delta: isize) {
         self.scroll =
             (self.scroll as isize + delta).clamp(0, self.max_scroll.get() as isize) as u16;
     }

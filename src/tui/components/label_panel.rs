@@ -6,7 +6,7 @@ use super::text_field::TextField;
 
 /// A label as it was before a change, for undo.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Earlier {
+pub(crate) struct Earlier {
     /// Index of the run.
     pub run: usize,
     /// The sample's id.
@@ -29,10 +29,10 @@ impl LabelPanel {
     /// The keymap context whose bindings drive it.
     pub const CONTEXT: Context = Context::Label;
     /// Undo steps kept.
-    pub const MAX_UNDO: usize = 1_000;
+    pub(crate) const MAX_UNDO: usize = 1_000;
 
     /// Remembers a label's earlier state (the oldest go past [`LabelPanel::MAX_UNDO`]).
-    pub fn remember(&mut self, earlier: Earlier) {
+    pub(crate) fn remember(&mut self, earlier: Earlier) {
         if self.undo.len() >= Self::MAX_UNDO {
             self.undo.remove(0);
         }
@@ -40,13 +40,13 @@ impl LabelPanel {
     }
 
     /// The last earlier state, taken off the history.
-    pub fn take_last(&mut self) -> Option<Earlier> {
+    pub(crate) fn take_last(&mut self) -> Option<Earlier> {
         self.undo.pop()
     }
 
     /// Forgets the last remembered state (restoring one records it again; that record is
     /// not a step to undo).
-    pub fn forget_last(&mut self) {
+    pub(crate) fn forget_last(&mut self) {
         self.undo.pop();
     }
 }

@@ -50,7 +50,7 @@ impl SearchBox {
 
     /// Whether a finished background search is the one awaited; if so, it is no longer
     /// pending and its query is returned.
-    pub fn take_if_awaited(&mut self, generation: u64) -> Option<String> {
+    pub(crate) fn take_if_awaited(&mut self, generation: u64) -> Option<String> {
         match &self.pending {
             Some((want, _)) if *want == generation => self.pending.take().map(|(_, q)| q),
             _ => None,
@@ -58,7 +58,7 @@ impl SearchBox {
     }
 
     /// Best match first ↔ dataset order; the next search starts from the filtered rows.
-    pub fn toggle_order(&mut self) {
+    pub(crate) fn toggle_order(&mut self) {
         self.ranked = !self.ranked;
         self.last.clear();
     }

@@ -26,7 +26,7 @@ impl SortKey {
     /// its columns out (the judge column only when some run has judge decisions; the
     /// metric column, [`METRIC_WIDTH`] wide after the hand-label mark, only while the
     /// list is sorted by a metric).
-    pub fn at_column(x: usize, judged: bool, metric: Option<Metric>) -> SortKey {
+    pub(crate) fn at_column(x: usize, judged: bool, metric: Option<Metric>) -> SortKey {
         let mark = if judged { 32 } else { 29 };
         match (x, metric) {
             (0..=7, _) => SortKey::Run,
@@ -65,7 +65,7 @@ impl SortKey {
 }
 
 /// Width of the sample list's metric column (shown while sorted by a metric).
-pub const METRIC_WIDTH: usize = 8;
+pub(crate) const METRIC_WIDTH: usize = 8;
 
 /// The list's sort: none (dataset order, or ranked by a search), or a column and a way.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -93,7 +93,7 @@ impl Sort {
 
     /// The next closeness metric: the first when the list is not sorted by one, after
     /// the last back to no sort.
-    pub fn cycle_metric(&mut self) {
+    pub(crate) fn cycle_metric(&mut self) {
         self.key = match self.key {
             Some(SortKey::Metric(m)) => Metric::ALL.get(m.index() + 1).map(|&n| SortKey::Metric(n)),
             _ => Some(SortKey::Metric(Metric::ALL[0])),

@@ -13,10 +13,10 @@ pub struct TextField {
 
 impl TextField {
     /// Longest text, in characters.
-    pub const MAX_CHARS: usize = 2_000;
+    pub(crate) const MAX_CHARS: usize = 2_000;
 
     /// Types a character.
-    pub fn type_char(&mut self, c: char) -> Effect {
+    pub(crate) fn type_char(&mut self, c: char) -> Effect {
         if self.text.chars().count() >= Self::MAX_CHARS {
             return Effect::None;
         }

@@ -174,7 +174,7 @@ impl Context {
     }
 
     /// Typed characters go into a text field rather than to bindings.
-    pub fn takes_text(self) -> bool {
+    pub(crate) fn takes_text(self) -> bool {
         matches!(self, Context::Search | Context::Note | Context::Form)
     }
 }
@@ -213,7 +213,7 @@ pub struct Keymap {
 impl Default for Keymap {
     /// The built-in bindings (`keymap/defaults.toml`). Should that file ever not parse,
     /// the bindings that do parse are kept, ctrl-c still quits, and the problems are
-    /// reported as warnings by [`Keymap::with_overrides`].
+    /// reported as warnings by `Keymap::with_overrides`.
     fn default() -> Self {
         let (bindings, errors) = parse::defaults();
         Keymap::from_defaults(bindings, errors)
@@ -254,7 +254,7 @@ impl Keymap {
     }
 
     /// The keys of one context, as their names.
-    pub fn key_names(&self, ctx: Context) -> Vec<String> {
+    pub(crate) fn key_names(&self, ctx: Context) -> Vec<String> {
         self.of(ctx)
             .flat_map(|b| b.keys.iter().map(ToString::to_string))
             .collect()
@@ -329,7 +329,7 @@ impl Keymap {
     }
 
     /// Footer hints of a context: (first key, short label), after its note if any.
-    pub fn hints(&self, ctx: Context) -> Vec<(String, &'static str)> {
+    pub(crate) fn hints(&self, ctx: Context) -> Vec<(String, &'static str)> {
         ctx.note()
             .map(|(k, d)| (k.to_string(), d))
             .into_iter()
@@ -341,7 +341,7 @@ impl Keymap {
     }
 
     /// A binding's keys as help shows them (`j, down`).
-    pub fn keys_text(b: &Binding) -> String {
+    pub(crate) fn keys_text(b: &Binding) -> String {
         b.keys
             .iter()
             .map(ToString::to_string)

@@ -180,7 +180,7 @@ impl Keymap {
     /// browsing, and `[keys.<context>]` tables (`search`, `note`, `form`, `label`,
     /// `filter`, `chart`, `overlay`) for the other modes. Problems in the built-in
     /// bindings come first in the warnings.
-    pub fn with_overrides(mut self, keys: Option<&toml::Table>) -> (Keymap, Vec<String>) {
+    pub(crate) fn with_overrides(mut self, keys: Option<&toml::Table>) -> (Keymap, Vec<String>) {
         let mut warnings = std::mem::take(&mut self.errors);
         if let Some(table) = keys {
             for (name, v) in table {

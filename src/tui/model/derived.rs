@@ -68,7 +68,7 @@ pub struct CompareView {
 
 impl CompareView {
     /// Diffs columns `a` and `b`.
-    pub fn set_pair(&mut self, a: usize, b: usize) {
+    pub(crate) fn set_pair(&mut self, a: usize, b: usize) {
         self.pair = (a, b);
         self.phi1_diff = match (self.columns.get(a), self.columns.get(b), self.syntax) {
             (Some(x), Some(y), Some(sx)) if a != b => {
@@ -82,7 +82,7 @@ impl CompareView {
     }
 
     /// Steps the second column of the pair (skipping the first), `d` = ±1.
-    pub fn step_pair(&mut self, d: isize) {
+    pub(crate) fn step_pair(&mut self, d: isize) {
         let n = self.columns.len();
         if n < 3 {
             return;
@@ -215,7 +215,7 @@ fn update_chart(m: &Model, c: &mut ChartCache) {
 
 impl Model {
     /// Recomputes the derived views when the listing changed since they were made.
-    pub fn refresh_derived(&mut self) {
+    pub(crate) fn refresh_derived(&mut self) {
         let stamp = (self.listing.generation, self.runs.len());
         if self.derived.stamp == Some(stamp) {
             return;
@@ -312,7 +312,7 @@ fn label_counts(m: &Model) -> BTreeMap<String, BTreeMap<usize, usize>> {
 impl Model {
     /// For the chart's highlighted run and bucket: (run name, counts, lowest and highest
     /// A3 across batches when the run has several).
-    pub fn picked_bucket(&self, pick: &ChartPick) -> Option<PickedBucket> {
+    pub(crate) fn picked_bucket(&self, pick: &ChartPick) -> Option<PickedBucket> {
         let data = &self.derived.chart;
         let b = *self.derived.buckets.get(pick.bucket)?;
         let (name, m) = data.get(pick.run.min(data.len().saturating_sub(1)))?;
@@ -334,7 +334,7 @@ impl Model {
     }
 
     /// Failing samples of the chart's highlighted run by automatic failure kind and bucket.
-    pub fn kind_counts(&self, pick: &ChartPick) -> (String, KindCounts) {
+    pub(crate) fn kind_counts(&self, pick: &ChartPick) -> (String, KindCounts) {
         let data = &self.derived.chart;
         let Some((name, _)) = data.get(pick.run.min(data.len().saturating_sub(1))) else {
             return (String::new(), vec![]);

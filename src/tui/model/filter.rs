@@ -98,7 +98,7 @@ impl DisagreeFilter {
 pub struct ClosenessFilter {
     /// The metric the condition is on.
     pub metric: Metric,
-    /// Inclusive range in 1/10,000 ([`Scores::SCALE`]); None: no range. An inverted
+    /// Inclusive range in 1/10,000 (`Scores::SCALE`); None: no range. An inverted
     /// one (from > to) matches nothing and shows as invalid.
     pub range: Option<(u16, u16)>,
     /// Only samples whose record lacks the metric (the range aside).

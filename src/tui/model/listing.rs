@@ -106,7 +106,7 @@ impl Model {
     }
 
     /// A worker's search result: shown when it is the one awaited; true if so.
-    pub fn take_found(&mut self, generation: u64, found: Found) -> bool {
+    pub(crate) fn take_found(&mut self, generation: u64, found: Found) -> bool {
         match self.listing.search.take_if_awaited(generation) {
             Some(query) => {
                 self.apply_search(found, query);
@@ -153,7 +153,7 @@ impl Model {
 
     /// Search results: best match first ↔ dataset order (re-run from the filtered list:
     /// the old results are in the other order).
-    pub fn toggle_order(&mut self) {
+    pub(crate) fn toggle_order(&mut self) {
         self.listing.search.toggle_order();
         self.research();
     }
@@ -181,7 +181,7 @@ impl Model {
     /// Selects the first failing sample (the most instructive first screen): a real
     /// model's not-equivalent answer with at least two operators if there is one,
     /// else any not-equivalent sample.
-    pub fn select_first_failure(&mut self) {
+    pub(crate) fn select_first_failure(&mut self) {
         let real = |r: u32| {
             self.runs[r as usize]
                 .manifest
@@ -209,14 +209,14 @@ impl Model {
     }
 
     /// Moves the selection; true when it moved.
-    pub fn step_selection(&mut self, delta: isize) -> bool {
+    pub(crate) fn step_selection(&mut self, delta: isize) -> bool {
         let n = self.listing.visible.len();
         self.listing.sample_list.step(delta, n)
     }
 
     /// Moves to the next sample in the list that this annotator has not labelled;
     /// false when every one is.
-    pub fn next_unlabelled(&mut self) -> bool {
+    pub(crate) fn next_unlabelled(&mut self) -> bool {
         let n = self.listing.visible.len();
         for step in 1..=n {
             let k = (self.listing.sample_list.sel + step) % n;
@@ -230,7 +230,7 @@ impl Model {
 
     /// Changes the sort and re-sorts the list (back to dataset or ranked order when the
     /// sort is cleared), keeping the selected sample selected.
-    pub fn sort_by(&mut self, change: impl FnOnce(&mut Sort)) {
+    pub(crate) fn sort_by(&mut self, change: impl FnOnce(&mut Sort)) {
         change(&mut self.listing.sort);
         if self.listing.sort.key.is_none() {
             // Unsorted: the order the filter and search give.

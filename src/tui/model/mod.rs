@@ -81,7 +81,7 @@ impl Model {
 
     /// Adds runs (their warnings too) and picks depth as the measure when every run is
     /// charted by depth. The caller refilters.
-    pub fn add_runs(&mut self, runs: Vec<RunIndex>) {
+    pub(crate) fn add_runs(&mut self, runs: Vec<RunIndex>) {
         for r in runs {
             self.warnings.extend(r.warnings.iter().cloned());
             self.label_sizes.push(labels_len(&r.dir));
@@ -99,7 +99,7 @@ impl Model {
     }
 
     /// Opens a run directory made since the viewer started (a live run, a rescore).
-    pub fn open_run(&mut self, dir: &Path) {
+    pub(crate) fn open_run(&mut self, dir: &Path) {
         if !self.runs.iter().any(|r| r.dir == dir) {
             self.runs.push(RunIndex::open(dir));
             self.label_sizes.push(labels_len(dir));
@@ -109,7 +109,7 @@ impl Model {
 
     /// Reads a run again from disk (its samples file was replaced, as a rescore in place
     /// does: following only notices appends).
-    pub fn reopen_run(&mut self, dir: &Path) {
+    pub(crate) fn reopen_run(&mut self, dir: &Path) {
         match self.runs.iter().position(|r| r.dir == dir) {
             Some(i) => {
                 self.runs[i] = RunIndex::open(dir);
@@ -170,7 +170,7 @@ impl Model {
 
     /// Writes the selected sample's labels (appended at once); returns the state it
     /// had, for undo.
-    pub fn save_labels(
+    pub(crate) fn save_labels(
         &mut self,
         categories: Vec<String>,
         note: String,
@@ -234,7 +234,7 @@ impl Model {
     }
 
     /// Whether this annotator has labelled the row.
-    pub fn labelled_by_me(&self, (r, i): (u32, u32)) -> bool {
+    pub(crate) fn labelled_by_me(&self, (r, i): (u32, u32)) -> bool {
         let run = &self.runs[r as usize];
         run.labels
             .get(&*run.rows[i as usize].id)
@@ -259,7 +259,7 @@ impl Model {
 
     /// The folder being viewed (the first folder named on the command line, else the
     /// folder holding the first run): where a new run goes by default.
-    pub fn viewed_folder(&self) -> Option<&Path> {
+    pub(crate) fn viewed_folder(&self) -> Option<&Path> {
         self.watch
             .first()
             .map(PathBuf::as_path)
@@ -348,4 +348,4 @@ impl Model {
 pub type Counts2 = BTreeMap<String, BTreeMap<usize, usize>>;
 
 /// The shared, cheaply cloned filtered rows a search starts from.
-pub type Pool = Arc<Vec<(u32, u32)>>;
+pub(crate) type Pool = Arc<Vec<(u32, u32)>>;

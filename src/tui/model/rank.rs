@@ -63,7 +63,7 @@ const ORDER: &[&str] = &[
 
 /// Every finite numeric field of a closeness record, in the order the metrics are
 /// documented (the unknown ones after, by name).
-pub fn metric_values(c: &crate::run::format::Closeness) -> Vec<(String, f64)> {
+pub(crate) fn metric_values(c: &crate::run::format::Closeness) -> Vec<(String, f64)> {
     let mut out: Vec<(String, f64)> = match serde_json::to_value(c) {
         Ok(serde_json::Value::Object(m)) => m
             .into_iter()
@@ -77,7 +77,7 @@ pub fn metric_values(c: &crate::run::format::Closeness) -> Vec<(String, f64)> {
 }
 
 /// The letter an answer goes by before its run is revealed.
-pub fn letter(k: usize) -> char {
+pub(crate) fn letter(k: usize) -> char {
     char::from(b'A' + (k % 26) as u8)
 }
 
@@ -130,7 +130,7 @@ impl RankView {
 impl Model {
     /// The rank view for the selected sample: every answer to its φ₀ (other runs and
     /// repeated samples), or why there is none.
-    pub fn rank_view(&self) -> Result<RankView, String> {
+    pub(crate) fn rank_view(&self) -> Result<RankView, String> {
         let Some(sel) = self.selected() else {
             return Err("no sample selected".into());
         };

@@ -33,7 +33,7 @@ const HL_ON: char = '\u{E000}';
 const HL_OFF: char = '\u{E001}';
 
 /// Coloured spans for a formula's text.
-pub fn spans(text: &str, t: &Theme) -> Vec<Span<'static>> {
+pub(crate) fn spans(text: &str, t: &Theme) -> Vec<Span<'static>> {
     spans_from(text, t, false).0
 }
 
@@ -77,7 +77,7 @@ fn spans_from(text: &str, t: &Theme, mut hl: bool) -> (Vec<Span<'static>>, bool)
 }
 
 /// [`lines`] with the byte range `span` of `text` highlighted (the changed subformula).
-pub fn lines_highlighted(
+pub(crate) fn lines_highlighted(
     label: &str,
     text: &str,
     span: Option<(usize, usize)>,
@@ -116,7 +116,7 @@ pub fn lines_highlighted(
 
 /// Splits `text` into lines no wider than `width`, breaking before binary operators
 /// where possible (continuation lines indented by two).
-pub fn wrap(text: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(8);
     let mut segments: Vec<String> = Vec::new();
     let mut cur = String::new();

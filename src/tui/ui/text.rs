@@ -9,7 +9,7 @@ pub fn width(s: &str) -> usize {
 }
 
 /// `s` fitted to exactly `w` columns: padded with spaces, or cut with `…`.
-pub fn clip(s: &str, w: usize) -> String {
+pub(crate) fn clip(s: &str, w: usize) -> String {
     if width(s) <= w {
         let pad = w - width(s);
         return format!("{s}{}", " ".repeat(pad));
@@ -34,7 +34,7 @@ pub fn clip(s: &str, w: usize) -> String {
 
 /// The byte length of the longest start of `s` that fits in `w` columns, ending at a
 /// space when one is in reach (at least one character, so wrapping always advances).
-pub fn prefix_fitting(s: &str, w: usize) -> usize {
+pub(crate) fn prefix_fitting(s: &str, w: usize) -> usize {
     let mut used = 0;
     let mut end = 0;
     let mut last_space = None;
@@ -58,7 +58,10 @@ pub fn prefix_fitting(s: &str, w: usize) -> usize {
 /// Splits a line of styled spans into lines of at most `w` columns, cutting anywhere
 /// (paths and commands have no good break points): what is drawn is exactly the text,
 /// so its height is known before drawing.
-pub fn hard_wrap(spans: &[ratatui::text::Span<'_>], w: usize) -> Vec<ratatui::text::Line<'static>> {
+pub(crate) fn hard_wrap(
+    spans: &[ratatui::text::Span<'_>],
+    w: usize,
+) -> Vec<ratatui::text::Line<'static>> {
     use ratatui::text::{Line, Span};
     let w = w.max(2);
     let mut lines = vec![];
