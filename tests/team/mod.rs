@@ -174,6 +174,8 @@ fn blind_mode_hides_the_outcome_until_labelled_and_orders_per_annotator() {
         assert!(!s.contains(leak), "{leak}\n{s}");
     }
     assert!(s.contains("run 1"), "{s}");
+    // alice labelled a sample; in dana's blind list no row carries the ✎ mark yet.
+    assert!(!s.contains('✎'), "others' labels mark no row\n{s}");
     for tab in ["]", "]", "]"] {
         keys(&mut app, &[tab]);
         let s = screens::screen(&mut app, &t, 120, 40);

@@ -224,11 +224,13 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                 }
             },
         );
-        let labelled = if run.labels.contains_key(&*row.id) {
-            "✎"
+        // Blind: only this annotator's own labels mark a row (others' would tell).
+        let any_label = if app.model.blind.is_some() {
+            app.model.labelled_by_me((r, i))
         } else {
-            " "
+            run.labels.contains_key(&*row.id)
         };
+        let labelled = if any_label { "✎" } else { " " };
         let selected = k == app.model.listing.sample_list.sel;
         let base = if selected {
             Style::default()
