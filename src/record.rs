@@ -304,6 +304,12 @@ impl Metric {
     pub fn index(self) -> usize {
         self as usize
     }
+
+    /// Where a field named `name` goes in a table of metrics: its place in
+    /// [`Metric::ALL`]; names that are no stored metric after them (break ties by name).
+    pub fn table_place(name: &str) -> usize {
+        Metric::from_name(name).map_or(Metric::COUNT, Metric::index)
+    }
 }
 
 impl Closeness {

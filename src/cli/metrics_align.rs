@@ -30,21 +30,6 @@ pub struct AlignArgs {
     pub bands: Vec<usize>,
 }
 
-/// Metrics in the order tables show them; fields a newer record carries that are not
-/// listed here follow in name order.
-const ORDER: &[&str] = &[
-    "bleu",
-    "rouge_l",
-    "tree",
-    "bleu_fol",
-    "rouge_l_fol",
-    "meteor",
-    "le",
-    "smatch",
-    "smatch_paper",
-    "bertscore_minilm",
-];
-
 /// One counted sample: its verdict, operator count and every numeric closeness field.
 struct Counted {
     equivalent: bool,
@@ -131,7 +116,7 @@ fn metric_names(samples: &[Counted]) -> Vec<String> {
             }
         }
     }
-    let rank = |k: &String| ORDER.iter().position(|o| o == k).unwrap_or(ORDER.len());
+    let rank = |k: &String| crate::record::Metric::table_place(k);
     seen.sort_by(|a, b| rank(a).cmp(&rank(b)).then_with(|| a.cmp(b)));
     seen
 }

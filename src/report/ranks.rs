@@ -7,21 +7,6 @@ use crate::labels::ranks::{Candidate, RankRecord};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-/// Metrics in the order tables show them (others follow in name order).
-const ORDER: &[&str] = &[
-    "verdict",
-    "bleu",
-    "rouge_l",
-    "tree",
-    "bleu_fol",
-    "rouge_l_fol",
-    "meteor",
-    "le",
-    "smatch",
-    "smatch_paper",
-    "bertscore_minilm",
-];
-
 /// Kendall's τ-b between two annotators.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PairTau {
@@ -182,7 +167,14 @@ fn consensus(recs: &[&RankRecord]) -> (Vec<Candidate>, Vec<u32>) {
 /// Metric names present in `scores`, in table order.
 fn metric_names(scores: &BTreeMap<Candidate, BTreeMap<String, f64>>) -> Vec<String> {
     let names: BTreeSet<&String> = scores.values().flat_map(BTreeMap::keys).collect();
-    let pos = |k: &str| ORDER.iter().position(|o| *o == k).unwrap_or(ORDER.len());
+    // The verdict column first, then the metrics in table order.
+    let pos = |k: &str| {
+        if k == "verdict" {
+            0
+        } else {
+            1 + crate::record::Metric::table_place(k)
+        }
+    };
     let mut v: Vec<String> = names.into_iter().cloned().collect();
     v.sort_by(|a, b| pos(a).cmp(&pos(b)).then_with(|| a.cmp(b)));
     v

@@ -47,20 +47,6 @@ pub struct RankView {
     pub left_out: usize,
 }
 
-/// Metrics in the order the tables show them (others follow in name order).
-const ORDER: &[&str] = &[
-    "bleu",
-    "rouge_l",
-    "tree",
-    "bleu_fol",
-    "rouge_l_fol",
-    "meteor",
-    "le",
-    "smatch",
-    "smatch_paper",
-    "bertscore_minilm",
-];
-
 /// Every finite numeric field of a closeness record, in the order the metrics are
 /// documented (the unknown ones after, by name).
 pub(crate) fn metric_values(c: &crate::run::format::Closeness) -> Vec<(String, f64)> {
@@ -71,7 +57,7 @@ pub(crate) fn metric_values(c: &crate::run::format::Closeness) -> Vec<(String, f
             .collect(),
         _ => Vec::new(),
     };
-    let pos = |k: &str| ORDER.iter().position(|o| *o == k).unwrap_or(ORDER.len());
+    let pos = crate::record::Metric::table_place;
     out.sort_by(|a, b| pos(&a.0).cmp(&pos(&b.0)).then_with(|| a.0.cmp(&b.0)));
     out
 }
