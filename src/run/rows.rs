@@ -166,7 +166,11 @@ impl TextFile {
     /// (a damaged index), the text parsed again from its line of the samples file.
     fn checked<'a>(&self, s: &TextSpan, buf: &'a [u8]) -> std::borrow::Cow<'a, str> {
         if super::checksum::text_sum(buf) == s.sum {
-            return String::from_utf8_lossy(buf);
+            // The SIMD check first: a search validates every text it reads.
+            return match simdutf8::basic::from_utf8(buf) {
+                Ok(t) => std::borrow::Cow::Borrowed(t),
+                Err(_) => String::from_utf8_lossy(buf),
+            };
         }
         std::borrow::Cow::Owned(self.reparse(s).unwrap_or_default())
     }
@@ -182,13 +186,13 @@ impl TextFile {
     }
 
     /// Calls `f` with each text of `idx` (ascending), reading the section in large
-    /// sequential windows rather than one read per text.
-    fn each(&self, idx: &[u32], f: &mut dyn FnMut(u32, &str)) {
+    /// sequential windows rather than one read per text, until `stop` says so.
+    fn each(&self, idx: &[u32], stop: &dyn Fn() -> bool, f: &mut dyn FnMut(u32, &str)) {
         use std::os::unix::fs::FileExt;
         const WINDOW: u64 = 4 << 20;
         let mut buf: Vec<u8> = Vec::new();
         let mut k = 0;
-        while k < idx.len() {
+        while k < idx.len() && !stop() {
             let Some(&TextSpan {
                 pos: start, len, ..
             }) = self.spans.get(idx[k] as usize)
@@ -292,12 +296,26 @@ impl TextStore {
     /// Calls `f` with the text of each index in `idx` (sorted ascending), reading file
     /// texts in large sequential windows.
     pub fn each(&self, idx: &[u32], f: &mut dyn FnMut(u32, &str)) {
+        self.each_until(idx, &|| false, f);
+    }
+
+    /// [`TextStore::each`] that gives up early once `stop` returns true (checked between
+    /// reads and every few thousand texts).
+    pub(crate) fn each_until(
+        &self,
+        idx: &[u32],
+        stop: &dyn Fn() -> bool,
+        f: &mut dyn FnMut(u32, &str),
+    ) {
         let fl = self.file_len() as u32;
         let split = idx.partition_point(|&i| i < fl);
         if let Some(file) = &self.file {
-            file.each(&idx[..split], f);
+            file.each(&idx[..split], stop, f);
         }
-        for &i in &idx[split..] {
+        for (n, &i) in idx[split..].iter().enumerate() {
+            if n % 4096 == 0 && stop() {
+                return;
+            }
             let k = (i - fl) as usize;
             if let Some(t) = self.chunks.get(k / CHUNK).and_then(|c| c.get(k % CHUNK)) {
                 f(i, t);

@@ -23,7 +23,9 @@ use std::sync::mpsc;
 /// A compiled query.
 pub struct Query {
     bytes: Vec<u8>,
-    fold: bool,
+    /// Per query byte, the two field bytes it accepts (the same twice unless folding
+    /// makes an ASCII letter match its capital).
+    accept: Vec<(u8, u8)>,
     raw: String,
     skim: SkimMatcherV2,
 }
@@ -37,6 +39,18 @@ impl Query {
             .bytes()
             .map(|b| if fold { b.to_ascii_lowercase() } else { b })
             .collect();
+        // A field byte `a` matches `q` when `a == q`, or, folding, when
+        // `a.to_ascii_lowercase() == q`: only an ASCII capital adds a second byte.
+        let accept = bytes
+            .iter()
+            .map(|&b| {
+                if fold && b.is_ascii_lowercase() {
+                    (b, b.to_ascii_uppercase())
+                } else {
+                    (b, b)
+                }
+            })
+            .collect();
         let skim = if fold {
             SkimMatcherV2::default().ignore_case()
         } else {
@@ -44,7 +58,7 @@ impl Query {
         };
         Query {
             bytes,
-            fold,
+            accept,
             raw,
             skim,
         }
@@ -53,11 +67,6 @@ impl Query {
     /// Whether the query is empty.
     pub fn is_empty(&self) -> bool {
         self.bytes.is_empty()
-    }
-
-    #[inline]
-    fn eq(&self, a: u8, q: u8) -> bool {
-        a == q || (self.fold && a.to_ascii_lowercase() == q)
     }
 
     /// The query's bytes in order somewhere in `field`, the k-th (1-based) within
@@ -69,31 +78,62 @@ impl Query {
 
     /// Where the first admitted match at or after `from` starts and ends (exclusive).
     fn window_at(&self, field: &[u8], from: usize) -> Option<(usize, usize)> {
-        let q = &self.bytes;
-        let first = q[0];
+        let (x, y) = *self.accept.first()?;
         let mut start = from;
         while start < field.len() {
-            let k = field[start..].iter().position(|&b| self.eq(b, first))?;
+            // Candidate starts by SIMD search: most bytes of a field start nothing.
+            let rest = &field[start..];
+            let k = if x == y {
+                memchr::memchr(x, rest)
+            } else {
+                memchr::memchr2(x, y, rest)
+            }?;
             let s = start + k;
-            let mut qi = 1;
-            let mut i = s + 1;
-            while qi < q.len() {
-                let deadline = (s + 3 * (qi + 1) + 6).min(field.len());
-                while i < deadline && !self.eq(field[i], q[qi]) {
-                    i += 1;
-                }
-                if i >= deadline {
-                    break;
-                }
-                qi += 1;
-                i += 1;
-            }
-            if qi == q.len() {
-                return Some((s, i));
+            if let Some(end) = self.extend(field, s) {
+                return Some((s, end));
             }
             start = s + 1;
         }
         None
+    }
+
+    /// The end (exclusive) of the greedy earliest match of the query's other bytes
+    /// after a first byte at `s`, each before its deadline; `None` if one misses it.
+    #[inline]
+    fn extend(&self, field: &[u8], s: usize) -> Option<usize> {
+        let mut i = s + 1;
+        for (qi, &(x, y)) in self.accept.iter().enumerate().skip(1) {
+            let deadline = (s + 3 * (qi + 1) + 6).min(field.len());
+            loop {
+                if i >= deadline {
+                    return None;
+                }
+                let b = field[i];
+                i += 1;
+                if b == x || b == y {
+                    break;
+                }
+            }
+        }
+        Some(i)
+    }
+
+    /// The shortest admitted window of `field`, the earliest of equally short ones.
+    fn tightest(&self, field: &[u8]) -> Option<(usize, usize)> {
+        // No window is shorter than the query: one that long ends the search.
+        let least = self.bytes.len();
+        let mut best: Option<(usize, usize)> = None;
+        let mut from = 0;
+        while let Some((a, b)) = self.window_at(field, from) {
+            if best.is_none_or(|(x, y)| b - a < y - x) {
+                best = Some((a, b));
+                if b - a == least {
+                    break;
+                }
+            }
+            from = a + 1;
+        }
+        best
     }
 
     /// Whether a row's joined text (φ₀, ψ, φ₁) matches.
@@ -112,16 +152,7 @@ impl Query {
         // query's length rather than the field's.
         let mut best = None;
         for f in text.split(SEP) {
-            let bytes = f.as_bytes();
-            let mut tightest: Option<(usize, usize)> = None;
-            let mut from = 0;
-            while let Some((a, b)) = self.window_at(bytes, from) {
-                from = a + 1;
-                if tightest.is_none_or(|(x, y)| b - a < y - x) {
-                    tightest = Some((a, b));
-                }
-            }
-            if let Some((a, b)) = tightest {
+            if let Some((a, b)) = self.tightest(f.as_bytes()) {
                 let lo = floor_char(f, a.saturating_sub(2));
                 let hi = ceil_char(f, (b + 2).min(f.len()));
                 best = best.max(self.skim.fuzzy_match(&f[lo..hi], &self.raw));
@@ -283,15 +314,23 @@ pub(crate) fn merge_by<T: Copy>(a: &[T], b: &[T], le: impl Fn(&T, &T) -> bool) -
 }
 
 /// The rows of `job.pool` that match: best first when ranked, else in pool order.
-/// Texts kept in a row index file are read in large sequential windows, one run per
-/// thread.
+/// Texts kept in a row index file are read in large sequential windows.
 pub(crate) fn run_job(job: &Job) -> Found {
+    run_job_until(job, &|| false).unwrap_or_default()
+}
+
+/// Texts per piece of work: runs are cut so that threads finish together.
+const PIECE: usize = 16_384;
+
+/// [`run_job`] that gives up (`None`) once `stop` returns true: a newer search
+/// overtook it.
+fn run_job_until(job: &Job, stop: &(dyn Fn() -> bool + Sync)) -> Option<Found> {
     let q = Query::new(&job.query);
     if q.is_empty() {
-        return Found {
+        return Some(Found {
             rows: job.pool.to_vec(),
             scores: Vec::new(),
-        };
+        });
     }
     let mut per_run: Vec<Vec<(u32, usize)>> = vec![Vec::new(); job.stores.len()];
     for (k, &(r, i)) in job.pool.iter().enumerate() {
@@ -303,11 +342,15 @@ pub(crate) fn run_job(job: &Job) -> Found {
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .clamp(1, 8);
-    let mut hit: Vec<Option<i64>> = vec![None; job.pool.len()];
-    let work: Vec<(usize, Vec<(u32, usize)>)> = per_run
-        .into_iter()
+    // Each run's candidates in text order (sequential reads), cut into pieces that
+    // threads take in turn: a big run last in line would leave the others idle.
+    let work: Vec<(usize, &[(u32, usize)])> = per_run
+        .iter_mut()
         .enumerate()
-        .filter(|(_, v)| !v.is_empty())
+        .flat_map(|(r, v)| {
+            v.sort_unstable();
+            v.chunks(PIECE).map(move |c| (r, c))
+        })
         .collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let found: Vec<(usize, i64)> = std::thread::scope(|s| {
@@ -318,14 +361,12 @@ pub(crate) fn run_job(job: &Job) -> Found {
                     let mut out = Vec::new();
                     loop {
                         let w = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some((r, items)) = work.get(w) else {
+                        let Some(&(r, items)) = work.get(w) else {
                             break;
                         };
-                        let mut items = items.clone();
-                        items.sort_unstable();
                         let idx: Vec<u32> = items.iter().map(|x| x.0).collect();
                         let mut pos = 0;
-                        job.stores[*r].each(&idx, &mut |t, text| {
+                        job.stores[r].each_until(&idx, stop, &mut |t, text| {
                             while pos < items.len() && items[pos].0 < t {
                                 pos += 1;
                             }
@@ -350,6 +391,10 @@ pub(crate) fn run_job(job: &Job) -> Found {
             .flat_map(|h| h.join().unwrap_or_default())
             .collect()
     });
+    if stop() {
+        return None;
+    }
+    let mut hit: Vec<Option<i64>> = vec![None; job.pool.len()];
     for (k, score) in found {
         hit[k] = Some(score);
     }
@@ -363,43 +408,54 @@ pub(crate) fn run_job(job: &Job) -> Found {
         })
         .collect();
     if !job.ranked {
-        return Found {
+        return Some(Found {
             rows: matched.into_iter().map(|(r, _)| r).collect(),
             scores: Vec::new(),
-        };
+        });
     }
     matched.sort_unstable_by(rank_order);
     let (rows, scores) = matched.into_iter().unzip();
-    Found { rows, scores }
+    Some(Found { rows, scores })
 }
 
 /// A background thread that runs the newest search and drops stale ones; each result
 /// goes to the app's inbox through `deliver`.
 pub struct Worker {
     jobs: mpsc::Sender<Job>,
+    /// The newest generation submitted: a running search older than it stops.
+    newest: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Worker {
     /// Starts the thread; it ends when `deliver` returns false (the inbox is gone).
     pub fn start(deliver: impl Fn(u64, Found) -> bool + Send + 'static) -> Worker {
         let (jobs, rx) = mpsc::channel::<Job>();
+        let newest = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let seen = newest.clone();
         std::thread::spawn(move || {
             while let Ok(mut job) = rx.recv() {
                 // Only the newest query matters: typing ahead skips the ones in between.
                 while let Ok(newer) = rx.try_recv() {
                     job = newer;
                 }
-                let found = run_job(&job);
-                if !deliver(job.generation, found) {
+                let g = job.generation;
+                let overtaken = || seen.load(std::sync::atomic::Ordering::Relaxed) > g;
+                // An overtaken search is abandoned midway; the newer one is queued.
+                let Some(found) = run_job_until(&job, &overtaken) else {
+                    continue;
+                };
+                if !deliver(g, found) {
                     break;
                 }
             }
         });
-        Worker { jobs }
+        Worker { jobs, newest }
     }
 
     /// Queues a search.
     pub(crate) fn submit(&self, job: Job) {
+        self.newest
+            .fetch_max(job.generation, std::sync::atomic::Ordering::Relaxed);
         let _ = self.jobs.send(job);
     }
 }
@@ -462,6 +518,131 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// The straightforward matcher and scorer the fast ones replaced: a byte-by-byte
+    /// scan from every start, every window of a field compared.
+    struct Plain {
+        bytes: Vec<u8>,
+        fold: bool,
+        raw: String,
+    }
+
+    impl Plain {
+        fn new(q: &str) -> Plain {
+            let raw: String = q.split_whitespace().collect();
+            let fold = !raw.chars().any(char::is_uppercase);
+            let bytes = raw
+                .bytes()
+                .map(|b| if fold { b.to_ascii_lowercase() } else { b })
+                .collect();
+            Plain { bytes, fold, raw }
+        }
+
+        fn eq(&self, a: u8, q: u8) -> bool {
+            a == q || (self.fold && a.to_ascii_lowercase() == q)
+        }
+
+        fn window_at(&self, field: &[u8], from: usize) -> Option<(usize, usize)> {
+            let q = &self.bytes;
+            let mut start = from;
+            while start < field.len() {
+                let k = field[start..].iter().position(|&b| self.eq(b, q[0]))?;
+                let s = start + k;
+                let mut qi = 1;
+                let mut i = s + 1;
+                while qi < q.len() {
+                    let deadline = (s + 3 * (qi + 1) + 6).min(field.len());
+                    while i < deadline && !self.eq(field[i], q[qi]) {
+                        i += 1;
+                    }
+                    if i >= deadline {
+                        break;
+                    }
+                    qi += 1;
+                    i += 1;
+                }
+                if qi == q.len() {
+                    return Some((s, i));
+                }
+                start = s + 1;
+            }
+            None
+        }
+
+        fn matches(&self, text: &str) -> bool {
+            self.bytes.is_empty()
+                || text
+                    .split(SEP)
+                    .any(|f| self.window_at(f.as_bytes(), 0).is_some())
+        }
+
+        fn score(&self, text: &str) -> Option<i64> {
+            if self.bytes.is_empty() {
+                return Some(0);
+            }
+            let skim = if self.fold {
+                SkimMatcherV2::default().ignore_case()
+            } else {
+                SkimMatcherV2::default().respect_case()
+            };
+            let mut best = None;
+            for f in text.split(SEP) {
+                let bytes = f.as_bytes();
+                let mut tightest: Option<(usize, usize)> = None;
+                let mut from = 0;
+                while let Some((a, b)) = self.window_at(bytes, from) {
+                    from = a + 1;
+                    if tightest.is_none_or(|(x, y)| b - a < y - x) {
+                        tightest = Some((a, b));
+                    }
+                }
+                if let Some((a, b)) = tightest {
+                    let lo = floor_char(f, a.saturating_sub(2));
+                    let hi = ceil_char(f, (b + 2).min(f.len()));
+                    best = best.max(skim.fuzzy_match(&f[lo..hi], &self.raw));
+                }
+            }
+            best
+        }
+    }
+
+    /// Texts and queries over a small alphabet that collides often: capitals, digits,
+    /// multi-byte symbols (whose bytes share prefixes), spaces and the field separator.
+    fn pieces() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let atoms = [
+            "p", "P", "1", "2", "x", "X", " ", "∧", "¬", "∨", "é", "É", "ß", "(", "_", "\u{1f}",
+        ];
+        proptest::collection::vec(proptest::sample::select(atoms.to_vec()), 0..60)
+            .prop_map(|v| v.concat())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+        /// The fast matcher and scorer agree with the plain ones on every text and query,
+        /// folded or not, ASCII or multi-byte.
+        #[test]
+        fn fast_matching_and_scoring_agree_with_the_plain_scan(
+            text in pieces(),
+            q in proptest::sample::select(vec![
+                "p", "P", "p1", "p12", "P12", "p 1 2", "x∧", "∧¬", "¬p", "é", "É1", "ß", "px",
+                "pX", "12", "(p", "p_2", "∨x", "1p2x", "p∧p∧p",
+            ]),
+        ) {
+            let (fast, plain) = (Query::new(q), Plain::new(q));
+            proptest::prop_assert_eq!(fast.matches(&text), plain.matches(&text));
+            proptest::prop_assert_eq!(fast.score(&text), plain.score(&text));
+        }
+
+        /// The same with queries drawn from the texts' own alphabet.
+        #[test]
+        fn fast_scoring_agrees_on_random_queries(text in pieces(), q in pieces()) {
+            let q: String = q.chars().filter(|&c| c != SEP).take(6).collect();
+            let (fast, plain) = (Query::new(&q), Plain::new(&q));
+            proptest::prop_assert_eq!(fast.matches(&text), plain.matches(&text));
+            proptest::prop_assert_eq!(fast.score(&text), plain.score(&text));
         }
     }
 }
