@@ -623,6 +623,10 @@ mod tests {
         let mut seen = Vec::new();
         store.each(&all, &mut |_, t| seen.push(t.to_string()));
         assert_eq!(seen, want, "a damaged text reached a search");
+        // Texts that passed are not checked again; the damaged one still is.
+        let mut again = Vec::new();
+        store.each(&all, &mut |_, t| again.push(t.to_string()));
+        assert_eq!(again, want, "a damaged text reached a later search");
     }
 
     #[test]

@@ -166,11 +166,7 @@ impl TextFile {
     /// (a damaged index), the text parsed again from its line of the samples file.
     fn checked<'a>(&self, s: &TextSpan, buf: &'a [u8]) -> std::borrow::Cow<'a, str> {
         if super::checksum::text_sum(buf) == s.sum {
-            // The SIMD check first: a search validates every text it reads.
-            return match simdutf8::basic::from_utf8(buf) {
-                Ok(t) => std::borrow::Cow::Borrowed(t),
-                Err(_) => String::from_utf8_lossy(buf),
-            };
+            return utf8(buf);
         }
         std::borrow::Cow::Owned(self.reparse(s).unwrap_or_default())
     }
@@ -187,7 +183,15 @@ impl TextFile {
 
     /// Calls `f` with each text of `idx` (ascending), reading the section in large
     /// sequential windows rather than one read per text, until `stop` says so.
-    fn each(&self, idx: &[u32], stop: &dyn Fn() -> bool, f: &mut dyn FnMut(u32, &str)) {
+    /// Texts whose bit is set in `sound` passed their checksum before (the section is
+    /// only ever replaced whole, by a rename) and skip it; those that pass now get it.
+    fn each(
+        &self,
+        idx: &[u32],
+        sound: &Sound,
+        stop: &dyn Fn() -> bool,
+        f: &mut dyn FnMut(u32, &str),
+    ) {
         use std::os::unix::fs::FileExt;
         const WINDOW: u64 = 4 << 20;
         let mut buf: Vec<u8> = Vec::new();
@@ -224,11 +228,55 @@ impl TextFile {
                 for &i in &idx[k..j] {
                     if let Some(s) = self.spans.get(i as usize) {
                         let a = (s.pos - start) as usize;
-                        f(i, &self.checked(s, &buf[a..a + s.len as usize]));
+                        let bytes = &buf[a..a + s.len as usize];
+                        if sound.has(i) {
+                            f(i, &utf8(bytes));
+                        } else if super::checksum::text_sum(bytes) == s.sum {
+                            sound.set(i);
+                            f(i, &utf8(bytes));
+                        } else {
+                            f(i, &self.checked(s, bytes));
+                        }
                     }
                 }
             }
             k = j;
+        }
+    }
+}
+
+/// Stored bytes as text, invalid sequences replaced (as `String::from_utf8_lossy`).
+fn utf8(buf: &[u8]) -> std::borrow::Cow<'_, str> {
+    // The SIMD check first: a search validates every text it reads.
+    match simdutf8::basic::from_utf8(buf) {
+        Ok(t) => std::borrow::Cow::Borrowed(t),
+        Err(_) => String::from_utf8_lossy(buf),
+    }
+}
+
+/// One bit per text of a row index file: set once the text passed its checksum, so
+/// later searches over the same open file skip it.
+#[derive(Debug, Default)]
+pub(crate) struct Sound(Box<[std::sync::atomic::AtomicU64]>);
+
+impl Sound {
+    fn new(texts: usize) -> Sound {
+        Sound(
+            (0..texts.div_ceil(64))
+                .map(|_| std::sync::atomic::AtomicU64::new(0))
+                .collect(),
+        )
+    }
+
+    fn has(&self, i: u32) -> bool {
+        self.0.get(i as usize / 64).is_some_and(|w| {
+            w.load(std::sync::atomic::Ordering::Relaxed) & (1 << (i % 64)) != 0
+        })
+    }
+
+    fn set(&self, i: u32) {
+        if let Some(w) = self.0.get(i as usize / 64) {
+            w.fetch_or(1 << (i % 64), std::sync::atomic::Ordering::Relaxed);
         }
     }
 }
@@ -239,6 +287,8 @@ impl TextFile {
 #[derive(Clone, Debug, Default)]
 pub struct TextStore {
     file: Option<std::sync::Arc<TextFile>>,
+    /// Which of the file's texts passed their checksum (shared by snapshots).
+    sound: std::sync::Arc<Sound>,
     chunks: Vec<std::sync::Arc<Vec<Box<str>>>>,
     /// Texts in `chunks`.
     len: usize,
@@ -250,6 +300,7 @@ impl TextStore {
     /// A store whose first texts are those of `file`.
     pub(crate) fn with_file(file: Option<TextFile>) -> TextStore {
         TextStore {
+            sound: std::sync::Arc::new(Sound::new(file.as_ref().map_or(0, |f| f.spans.len()))),
             file: file.map(std::sync::Arc::new),
             ..TextStore::default()
         }
@@ -310,7 +361,7 @@ impl TextStore {
         let fl = self.file_len() as u32;
         let split = idx.partition_point(|&i| i < fl);
         if let Some(file) = &self.file {
-            file.each(&idx[..split], stop, f);
+            file.each(&idx[..split], &self.sound, stop, f);
         }
         for (n, &i) in idx[split..].iter().enumerate() {
             if n % 4096 == 0 && stop() {

@@ -73,28 +73,27 @@ impl Query {
     /// 3·k + 6 bytes of the first. Greedy earliest matching from each start is optimal
     /// for such deadlines.
     fn window(&self, field: &[u8]) -> bool {
-        self.window_at(field, 0).is_some()
+        let mut found = false;
+        self.each_start(field, &mut |s| {
+            found = self.extend(field, s).is_some();
+            found
+        });
+        found
     }
 
-    /// Where the first admitted match at or after `from` starts and ends (exclusive).
-    fn window_at(&self, field: &[u8], from: usize) -> Option<(usize, usize)> {
-        let (x, y) = *self.accept.first()?;
-        let mut start = from;
-        while start < field.len() {
-            // Candidate starts by SIMD search: most bytes of a field start nothing.
-            let rest = &field[start..];
-            let k = if x == y {
-                memchr::memchr(x, rest)
-            } else {
-                memchr::memchr2(x, y, rest)
-            }?;
-            let s = start + k;
-            if let Some(end) = self.extend(field, s) {
-                return Some((s, end));
-            }
-            start = s + 1;
+    /// Calls `f` with each position of `field` holding the query's first byte, in
+    /// order, until it returns true. The positions come from a SIMD search: most bytes
+    /// of a field start nothing.
+    #[inline]
+    fn each_start(&self, field: &[u8], f: &mut dyn FnMut(usize) -> bool) {
+        let Some(&(x, y)) = self.accept.first() else {
+            return;
+        };
+        if x == y {
+            memchr::memchr_iter(x, field).any(f);
+        } else {
+            memchr::memchr2_iter(x, y, field).any(f);
         }
-        None
     }
 
     /// The end (exclusive) of the greedy earliest match of the query's other bytes
@@ -123,27 +122,32 @@ impl Query {
         // No window is shorter than the query: one that long ends the search.
         let least = self.bytes.len();
         let mut best: Option<(usize, usize)> = None;
-        let mut from = 0;
-        while let Some((a, b)) = self.window_at(field, from) {
-            if best.is_none_or(|(x, y)| b - a < y - x) {
+        self.each_start(field, &mut |a| {
+            if let Some(b) = self.extend(field, a)
+                && best.is_none_or(|(x, y)| b - a < y - x)
+            {
                 best = Some((a, b));
-                if b - a == least {
-                    break;
-                }
+                return b - a == least;
             }
-            from = a + 1;
-        }
+            false
+        });
         best
     }
 
     /// Whether a row's joined text (φ₀, ψ, φ₁) matches.
     pub fn matches(&self, text: &str) -> bool {
-        self.is_empty() || text.split(SEP).any(|f| self.window(f.as_bytes()))
+        self.is_empty() || fields(text).any(|f| self.window(f.as_bytes()))
     }
 
     /// The best skim score over the fields the window admits, or `None` when the row
     /// does not match. Ranking uses it; a higher score is a tighter, earlier match.
     pub fn score(&self, text: &str) -> Option<i64> {
+        self.score_with(text, &mut Memo::default())
+    }
+
+    /// [`Query::score`] remembering skim's scores in `memo`: the same few windows
+    /// (`p12 ∧`) recur across thousands of rows, and φ₁ often repeats φ₀.
+    fn score_with(&self, text: &str, memo: &mut Memo) -> Option<i64> {
         if self.is_empty() {
             return Some(0);
         }
@@ -151,11 +155,11 @@ impl Query {
         // context for its word-boundary bonus): one call per field, costing the
         // query's length rather than the field's.
         let mut best = None;
-        for f in text.split(SEP) {
+        for f in fields(text) {
             if let Some((a, b)) = self.tightest(f.as_bytes()) {
                 let lo = floor_char(f, a.saturating_sub(2));
                 let hi = ceil_char(f, (b + 2).min(f.len()));
-                best = best.max(self.skim.fuzzy_match(&f[lo..hi], &self.raw));
+                best = best.max(memo.score(&self.skim, &f[lo..hi], &self.raw));
             }
         }
         best
@@ -171,6 +175,44 @@ impl Query {
             .map(|(_, idx)| idx)
             .unwrap_or_default()
     }
+}
+
+/// Skim's scores of windows already scored in this search (bounded).
+#[derive(Default)]
+struct Memo(std::collections::HashMap<Box<str>, Option<i64>>);
+
+impl Memo {
+    /// Windows remembered at most; then it starts over.
+    const MAX: usize = 1 << 16;
+
+    fn score(&mut self, skim: &SkimMatcherV2, window: &str, query: &str) -> Option<i64> {
+        if let Some(&s) = self.0.get(window) {
+            return s;
+        }
+        let s = skim.fuzzy_match(window, query);
+        if self.0.len() >= Memo::MAX {
+            self.0.clear();
+        }
+        self.0.insert(window.into(), s);
+        s
+    }
+}
+
+/// A row's fields (φ₀, ψ, φ₁): the text split at [`SEP`] by a SIMD search.
+fn fields(text: &str) -> impl Iterator<Item = &str> {
+    let sep = u8::try_from(SEP).unwrap_or(0x1f);
+    let mut from = 0;
+    let mut cuts = memchr::memchr_iter(sep, text.as_bytes());
+    std::iter::from_fn(move || {
+        let start = from;
+        if start > text.len() {
+            return None;
+        }
+        // SEP is one ASCII byte, so both ends are on character boundaries.
+        let end = cuts.next().unwrap_or(text.len());
+        from = end + 1;
+        text.get(start..end)
+    })
 }
 
 fn floor_char(s: &str, mut i: usize) -> usize {
@@ -359,6 +401,7 @@ fn run_job_until(job: &Job, stop: &(dyn Fn() -> bool + Sync)) -> Option<Found> {
                 let (work, next, q) = (&work, &next, &q);
                 s.spawn(move || {
                     let mut out = Vec::new();
+                    let mut memo = Memo::default();
                     loop {
                         let w = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(&(r, items)) = work.get(w) else {
@@ -372,7 +415,7 @@ fn run_job_until(job: &Job, stop: &(dyn Fn() -> bool + Sync)) -> Option<Found> {
                             }
                             if pos < items.len() && items[pos].0 == t {
                                 let score = if job.ranked {
-                                    q.score(text)
+                                    q.score_with(text, &mut memo)
                                 } else {
                                     q.matches(text).then_some(0)
                                 };
@@ -634,6 +677,23 @@ mod tests {
             let (fast, plain) = (Query::new(q), Plain::new(q));
             proptest::prop_assert_eq!(fast.matches(&text), plain.matches(&text));
             proptest::prop_assert_eq!(fast.score(&text), plain.score(&text));
+        }
+
+        /// Scores remembered across rows are the scores; fields split as `str::split`.
+        #[test]
+        fn remembered_scores_and_fields_agree(
+            texts in proptest::collection::vec(pieces(), 1..40),
+            q in proptest::sample::select(vec!["p", "p12", "P1", "∧¬", "x p", "é"]),
+        ) {
+            let (fast, plain) = (Query::new(q), Plain::new(q));
+            let mut memo = Memo::default();
+            for t in &texts {
+                proptest::prop_assert_eq!(fast.score_with(t, &mut memo), plain.score(t));
+                proptest::prop_assert_eq!(
+                    fields(t).collect::<Vec<_>>(),
+                    t.split(SEP).collect::<Vec<_>>()
+                );
+            }
         }
 
         /// The same with queries drawn from the texts' own alphabet.
