@@ -190,11 +190,11 @@ impl TextFile {
         idx: &[u32],
         sound: &Sound,
         stop: &dyn Fn() -> bool,
+        buf: &mut Vec<u8>,
         f: &mut dyn FnMut(u32, &str),
     ) {
         use std::os::unix::fs::FileExt;
         const WINDOW: u64 = 4 << 20;
-        let mut buf: Vec<u8> = Vec::new();
         let mut k = 0;
         while k < idx.len() && !stop() {
             let Some(&TextSpan {
@@ -224,7 +224,7 @@ impl TextFile {
                 }
             }
             buf.resize((end - start) as usize, 0);
-            if self.file.read_exact_at(&mut buf, self.base + start).is_ok() {
+            if self.file.read_exact_at(buf, self.base + start).is_ok() {
                 for &i in &idx[k..j] {
                     if let Some(s) = self.spans.get(i as usize) {
                         let a = (s.pos - start) as usize;
@@ -347,21 +347,23 @@ impl TextStore {
     /// Calls `f` with the text of each index in `idx` (sorted ascending), reading file
     /// texts in large sequential windows.
     pub fn each(&self, idx: &[u32], f: &mut dyn FnMut(u32, &str)) {
-        self.each_until(idx, &|| false, f);
+        self.each_until(idx, &|| false, &mut Vec::new(), f);
     }
 
     /// [`TextStore::each`] that gives up early once `stop` returns true (checked between
-    /// reads and every few thousand texts).
+    /// reads and every few thousand texts), reading into `buf` (kept between calls: a
+    /// fresh window costs page faults).
     pub(crate) fn each_until(
         &self,
         idx: &[u32],
         stop: &dyn Fn() -> bool,
+        buf: &mut Vec<u8>,
         f: &mut dyn FnMut(u32, &str),
     ) {
         let fl = self.file_len() as u32;
         let split = idx.partition_point(|&i| i < fl);
         if let Some(file) = &self.file {
-            file.each(&idx[..split], &self.sound, stop, f);
+            file.each(&idx[..split], &self.sound, stop, buf, f);
         }
         for (n, &i) in idx[split..].iter().enumerate() {
             if n % 4096 == 0 && stop() {

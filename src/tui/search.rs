@@ -73,6 +73,9 @@ impl Query {
     /// 3·k + 6 bytes of the first. Greedy earliest matching from each start is optimal
     /// for such deadlines.
     fn window(&self, field: &[u8]) -> bool {
+        if !self.may_match(field) {
+            return false;
+        }
         let mut found = false;
         self.each_start(field, &mut |s| {
             found = self.extend(field, s).is_some();
@@ -117,8 +120,23 @@ impl Query {
         Some(i)
     }
 
+    /// False when `field` lacks one of the query's later bytes: no window then, and a
+    /// SIMD search says so sooner than trying every start (a `2` in regex texts).
+    fn may_match(&self, field: &[u8]) -> bool {
+        self.accept.iter().skip(1).all(|&(x, y)| {
+            if x == y {
+                memchr::memchr(x, field).is_some()
+            } else {
+                memchr::memchr2(x, y, field).is_some()
+            }
+        })
+    }
+
     /// The shortest admitted window of `field`, the earliest of equally short ones.
     fn tightest(&self, field: &[u8]) -> Option<(usize, usize)> {
+        if !self.may_match(field) {
+            return None;
+        }
         // No window is shorter than the query: one that long ends the search.
         let least = self.bytes.len();
         let mut best: Option<(usize, usize)> = None;
@@ -402,6 +420,7 @@ fn run_job_until(job: &Job, stop: &(dyn Fn() -> bool + Sync)) -> Option<Found> {
                 s.spawn(move || {
                     let mut out = Vec::new();
                     let mut memo = Memo::default();
+                    let mut buf = Vec::new();
                     loop {
                         let w = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(&(r, items)) = work.get(w) else {
@@ -409,7 +428,7 @@ fn run_job_until(job: &Job, stop: &(dyn Fn() -> bool + Sync)) -> Option<Found> {
                         };
                         let idx: Vec<u32> = items.iter().map(|x| x.0).collect();
                         let mut pos = 0;
-                        job.stores[r].each_until(&idx, stop, &mut |t, text| {
+                        job.stores[r].each_until(&idx, stop, &mut buf, &mut |t, text| {
                             while pos < items.len() && items[pos].0 < t {
                                 pos += 1;
                             }
@@ -422,6 +441,8 @@ fn run_job_until(job: &Job, stop: &(dyn Fn() -> bool + Sync)) -> Option<Found> {
                                 if let Some(score) = score {
                                     out.push((items[pos].1, score));
                                 }
+                                // Two rows sharing a text get a call each.
+                                pos += 1;
                             }
                         });
                     }
@@ -437,25 +458,27 @@ fn run_job_until(job: &Job, stop: &(dyn Fn() -> bool + Sync)) -> Option<Found> {
     if stop() {
         return None;
     }
-    let mut hit: Vec<Option<i64>> = vec![None; job.pool.len()];
-    for (k, score) in found {
-        hit[k] = Some(score);
+    let mut found = found;
+    if !job.by_label.is_empty() {
+        let mut seen = vec![false; job.pool.len()];
+        for &(k, _) in &found {
+            seen[k] = true;
+        }
+        for (k, row) in job.pool.iter().enumerate() {
+            if !seen[k] && job.by_label.contains(row) {
+                found.push((k, LABEL_ONLY));
+            }
+        }
     }
-    let mut matched: Vec<((u32, u32), i64)> = job
-        .pool
-        .iter()
-        .zip(hit)
-        .filter_map(|(row, h)| match h {
-            Some(s) => Some((*row, s)),
-            None => job.by_label.contains(row).then_some((*row, LABEL_ONLY)),
-        })
-        .collect();
     if !job.ranked {
+        found.sort_unstable_by_key(|&(k, _)| k);
         return Some(Found {
-            rows: matched.into_iter().map(|(r, _)| r).collect(),
+            rows: found.into_iter().map(|(k, _)| job.pool[k]).collect(),
             scores: Vec::new(),
         });
     }
+    let mut matched: Vec<((u32, u32), i64)> =
+        found.into_iter().map(|(k, s)| (job.pool[k], s)).collect();
     matched.sort_unstable_by(rank_order);
     let (rows, scores) = matched.into_iter().unzip();
     Some(Found { rows, scores })
@@ -561,6 +584,66 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// A job over two runs and many pieces, with label-only rows, gives what scoring
+    /// each row on its own and sorting gives; an overtaken job gives nothing.
+    #[test]
+    fn a_job_in_pieces_equals_row_by_row_scoring() {
+        use std::sync::Arc;
+        let mut rng = crate::rng::Rng::new(7);
+        let atoms = ["p", "1", "2", " ", "∧", "P", "x"];
+        let n = 2 * PIECE as u32 + 123;
+        let texts: Vec<String> = (0..n)
+            .map(|_| {
+                let field = |rng: &mut crate::rng::Rng| -> String {
+                    (0..rng.below(14)).map(|_| atoms[rng.below(atoms.len())]).collect()
+                };
+                let (a, b, c) = (field(&mut rng), field(&mut rng), field(&mut rng));
+                format!("{a}{SEP}{b}{SEP}{c}")
+            })
+            .collect();
+        let store: TextStore = texts.iter().map(|t| t.as_str().into()).collect();
+        let text_of: Vec<Arc<[u32]>> = vec![(0..n).collect(), (0..n).rev().collect()];
+        let pool: Vec<(u32, u32)> = (0..2u32)
+            .flat_map(|r| (0..n).map(move |i| (r, i)))
+            .filter(|&(r, i)| (i + r) % 7 != 0)
+            .collect();
+        let by_label: HashSet<(u32, u32)> = pool.iter().copied().step_by(501).collect();
+        for (query, ranked) in [("p12", true), ("p12", false), ("P", true), ("x∧", false)] {
+            let job = Job {
+                generation: 1,
+                query: query.into(),
+                pool: Arc::new(pool.clone()),
+                text_of: text_of.clone(),
+                stores: vec![store.clone(), store.clone()],
+                by_label: by_label.clone(),
+                ranked,
+            };
+            let q = Plain::new(query);
+            let mut want: Vec<((u32, u32), i64)> = pool
+                .iter()
+                .filter_map(|&(r, i)| {
+                    let t = &texts[text_of[r as usize][i as usize] as usize];
+                    let s = if ranked { q.score(t) } else { q.matches(t).then_some(0) };
+                    s.or(by_label.contains(&(r, i)).then_some(LABEL_ONLY))
+                        .map(|s| ((r, i), s))
+                })
+                .collect();
+            if ranked {
+                want.sort_by(rank_order);
+            }
+            let got = run_job(&job);
+            assert!(got.rows.len() > 1000 && got.rows.len() < pool.len(), "{query}");
+            assert_eq!(got.rows, want.iter().map(|w| w.0).collect::<Vec<_>>(), "{query}");
+            let scores: Vec<i64> = if ranked {
+                want.iter().map(|w| w.1).collect()
+            } else {
+                Vec::new()
+            };
+            assert_eq!(got.scores, scores, "{query}");
+            assert_eq!(run_job_until(&job, &|| true), None, "an overtaken search stops");
         }
     }
 
