@@ -28,6 +28,48 @@ pub(crate) fn text_sum(b: &[u8]) -> u32 {
     (h ^ (h >> 32)) as u32
 }
 
+/// [`text_sum`] of each text, several hash chains interleaved: each chain waits on
+/// its multiplications, so eight at once keep the core busy (a search checks every
+/// text it reads the first time).
+pub(crate) fn text_sums(texts: &[&[u8]]) -> Vec<u32> {
+    const LANES: usize = 8;
+    const IDLE: usize = usize::MAX;
+    let mut out = vec![0u32; texts.len()];
+    let mut next = 0;
+    let mut take = |next: &mut usize| match texts.get(*next) {
+        Some(b) => {
+            *next += 1;
+            (*next - 1, 0, mix(0, b.len() as u64))
+        }
+        None => (IDLE, 0, 0),
+    };
+    // Per lane: which text, how far, the hash so far.
+    let mut lanes: [(usize, usize, u64); LANES] = [(IDLE, 0, 0); LANES];
+    for l in &mut lanes {
+        *l = take(&mut next);
+    }
+    loop {
+        let mut busy = false;
+        for l in &mut lanes {
+            let (t, pos, h) = *l;
+            let Some(b) = texts.get(t) else {
+                continue;
+            };
+            busy = true;
+            if let Some(w) = b.get(pos..pos + 8) {
+                *l = (t, pos + 8, mix(h, word(w)));
+            } else {
+                let h = mix(h, word(&b[pos..]));
+                out[t] = (h ^ (h >> 32)) as u32;
+                *l = take(&mut next);
+            }
+        }
+        if !busy {
+            return out;
+        }
+    }
+}
+
 /// A running hash of a file's first `end` bytes (`end` a multiple of 8).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Prefix {
@@ -71,6 +113,19 @@ impl Prefix {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn interleaved_text_sums_equal_one_at_a_time() {
+        let data: Vec<u8> = (0..5000u32).map(|i| (i * 31 % 253) as u8).collect();
+        // Lengths around word boundaries, empty ones, and more texts than lanes.
+        let texts: Vec<&[u8]> = (0..60)
+            .map(|i| &data[i * 7..i * 7 + (i * 13) % 90])
+            .collect();
+        for n in [0, 1, 3, 8, 9, 60] {
+            let want: Vec<u32> = texts[..n].iter().map(|t| text_sum(t)).collect();
+            assert_eq!(text_sums(&texts[..n]), want, "{n} texts");
+        }
+    }
 
     #[test]
     fn an_extended_prefix_hash_equals_one_computed_at_once_and_sees_every_byte() {

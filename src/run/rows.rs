@@ -225,18 +225,31 @@ impl TextFile {
             }
             buf.resize((end - start) as usize, 0);
             if self.file.read_exact_at(buf, self.base + start).is_ok() {
-                for &i in &idx[k..j] {
-                    if let Some(s) = self.spans.get(i as usize) {
+                let window: Vec<(u32, &TextSpan, &[u8])> = idx[k..j]
+                    .iter()
+                    .filter_map(|&i| {
+                        let s = self.spans.get(i as usize)?;
                         let a = (s.pos - start) as usize;
-                        let bytes = &buf[a..a + s.len as usize];
-                        if sound.has(i) {
-                            f(i, &utf8(bytes));
-                        } else if super::checksum::text_sum(bytes) == s.sum {
-                            sound.set(i);
-                            f(i, &utf8(bytes));
-                        } else {
-                            f(i, &self.checked(s, bytes));
-                        }
+                        Some((i, s, &buf[a..a + s.len as usize]))
+                    })
+                    .collect();
+                // Decided once: another search may mark texts meanwhile.
+                let unsure: Vec<bool> = window.iter().map(|w| !sound.has(w.0)).collect();
+                let texts: Vec<&[u8]> = window
+                    .iter()
+                    .zip(&unsure)
+                    .filter(|(_, u)| **u)
+                    .map(|(w, _)| w.2)
+                    .collect();
+                let mut sums = super::checksum::text_sums(&texts).into_iter();
+                for (&(i, s, bytes), &unsure) in window.iter().zip(&unsure) {
+                    if !unsure {
+                        f(i, &utf8(bytes));
+                    } else if sums.next() == Some(s.sum) {
+                        sound.set(i);
+                        f(i, &utf8(bytes));
+                    } else {
+                        f(i, &self.checked(s, bytes));
                     }
                 }
             }
@@ -269,9 +282,9 @@ impl Sound {
     }
 
     fn has(&self, i: u32) -> bool {
-        self.0.get(i as usize / 64).is_some_and(|w| {
-            w.load(std::sync::atomic::Ordering::Relaxed) & (1 << (i % 64)) != 0
-        })
+        self.0
+            .get(i as usize / 64)
+            .is_some_and(|w| w.load(std::sync::atomic::Ordering::Relaxed) & (1 << (i % 64)) != 0)
     }
 
     fn set(&self, i: u32) {

@@ -598,7 +598,9 @@ mod tests {
         let texts: Vec<String> = (0..n)
             .map(|_| {
                 let field = |rng: &mut crate::rng::Rng| -> String {
-                    (0..rng.below(14)).map(|_| atoms[rng.below(atoms.len())]).collect()
+                    (0..rng.below(14))
+                        .map(|_| atoms[rng.below(atoms.len())])
+                        .collect()
                 };
                 let (a, b, c) = (field(&mut rng), field(&mut rng), field(&mut rng));
                 format!("{a}{SEP}{b}{SEP}{c}")
@@ -626,7 +628,11 @@ mod tests {
                 .iter()
                 .filter_map(|&(r, i)| {
                     let t = &texts[text_of[r as usize][i as usize] as usize];
-                    let s = if ranked { q.score(t) } else { q.matches(t).then_some(0) };
+                    let s = if ranked {
+                        q.score(t)
+                    } else {
+                        q.matches(t).then_some(0)
+                    };
                     s.or(by_label.contains(&(r, i)).then_some(LABEL_ONLY))
                         .map(|s| ((r, i), s))
                 })
@@ -635,15 +641,26 @@ mod tests {
                 want.sort_by(rank_order);
             }
             let got = run_job(&job);
-            assert!(got.rows.len() > 1000 && got.rows.len() < pool.len(), "{query}");
-            assert_eq!(got.rows, want.iter().map(|w| w.0).collect::<Vec<_>>(), "{query}");
+            assert!(
+                got.rows.len() > 1000 && got.rows.len() < pool.len(),
+                "{query}"
+            );
+            assert_eq!(
+                got.rows,
+                want.iter().map(|w| w.0).collect::<Vec<_>>(),
+                "{query}"
+            );
             let scores: Vec<i64> = if ranked {
                 want.iter().map(|w| w.1).collect()
             } else {
                 Vec::new()
             };
             assert_eq!(got.scores, scores, "{query}");
-            assert_eq!(run_job_until(&job, &|| true), None, "an overtaken search stops");
+            assert_eq!(
+                run_job_until(&job, &|| true),
+                None,
+                "an overtaken search stops"
+            );
         }
     }
 
