@@ -33,41 +33,69 @@ pub(crate) fn text_sum(b: &[u8]) -> u32 {
 /// text it reads the first time).
 pub(crate) fn text_sums(texts: &[&[u8]]) -> Vec<u32> {
     const LANES: usize = 8;
-    const IDLE: usize = usize::MAX;
     let mut out = vec![0u32; texts.len()];
-    let mut next = 0;
-    let mut take = |next: &mut usize| match texts.get(*next) {
-        Some(b) => {
-            *next += 1;
-            (*next - 1, 0, mix(0, b.len() as u64))
+    if texts.len() < LANES {
+        for (o, t) in out.iter_mut().zip(texts) {
+            *o = text_sum(t);
         }
-        None => (IDLE, 0, 0),
-    };
-    // Per lane: which text, how far, the hash so far.
-    let mut lanes: [(usize, usize, u64); LANES] = [(IDLE, 0, 0); LANES];
-    for l in &mut lanes {
-        *l = take(&mut next);
+        return out;
     }
+    // Per lane: which text, how far, the hash so far.
+    let mut text = [0usize; LANES];
+    let mut pos = [0usize; LANES];
+    let mut h = [0u64; LANES];
+    for l in 0..LANES {
+        text[l] = l;
+        h[l] = mix(0, texts[l].len() as u64);
+    }
+    let mut next = LANES;
     loop {
-        let mut busy = false;
-        for l in &mut lanes {
-            let (t, pos, h) = *l;
-            let Some(b) = texts.get(t) else {
-                continue;
-            };
-            busy = true;
-            if let Some(w) = b.get(pos..pos + 8) {
-                *l = (t, pos + 8, mix(h, word(w)));
-            } else {
-                let h = mix(h, word(&b[pos..]));
-                out[t] = (h ^ (h >> 32)) as u32;
-                *l = take(&mut next);
+        // Whole words every lane still has: a branch-free stretch.
+        let steps = (0..LANES)
+            .map(|l| (texts[text[l]].len() - pos[l]) / 8)
+            .min()
+            .unwrap_or(0);
+        for _ in 0..steps {
+            for l in 0..LANES {
+                h[l] = mix(h[l], word(&texts[text[l]][pos[l]..pos[l] + 8]));
+                pos[l] += 8;
             }
         }
-        if !busy {
-            return out;
+        // Lanes at their last partial word finish; the next texts take their place.
+        let mut ended = false;
+        for l in 0..LANES {
+            let b = texts[text[l]];
+            if b.len() - pos[l] < 8 {
+                let f = mix(h[l], word(&b[pos[l]..]));
+                out[text[l]] = (f ^ (f >> 32)) as u32;
+                if next < texts.len() {
+                    text[l] = next;
+                    pos[l] = 0;
+                    h[l] = mix(0, texts[next].len() as u64);
+                    next += 1;
+                } else {
+                    ended = true;
+                    text[l] = usize::MAX;
+                }
+            }
+        }
+        if ended {
+            break;
         }
     }
+    // No texts left to start: the lanes still going finish one by one.
+    for l in 0..LANES {
+        if let Some(b) = texts.get(text[l]) {
+            let mut it = b[pos[l]..].chunks_exact(8);
+            let mut f = h[l];
+            for c in &mut it {
+                f = mix(f, word(c));
+            }
+            f = mix(f, word(it.remainder()));
+            out[text[l]] = (f ^ (f >> 32)) as u32;
+        }
+    }
+    out
 }
 
 /// A running hash of a file's first `end` bytes (`end` a multiple of 8).
