@@ -84,18 +84,42 @@ impl Query {
         found
     }
 
-    /// Calls `f` with each position of `field` holding the query's first byte, in
-    /// order, until it returns true. The positions come from a SIMD search: most bytes
-    /// of a field start nothing.
+    /// Calls `f` with each position of `field` holding the query's first byte that
+    /// may start a window, in order, until it returns true.
     #[inline]
     fn each_start(&self, field: &[u8], f: &mut dyn FnMut(usize) -> bool) {
         let Some(&(x, y)) = self.accept.first() else {
             return;
         };
-        if x == y {
-            memchr::memchr_iter(x, field).any(f);
+        let m = self.accept.len();
+        let Some(&(lx, ly)) = self.accept.last().filter(|_| m > 1) else {
+            if x == y {
+                memchr::memchr_iter(x, field).any(f);
+            } else {
+                memchr::memchr2_iter(x, y, field).any(f);
+            }
+            return;
+        };
+        // A window ends on the query's last byte at most 3·m + 5 bytes after its start,
+        // so only starts shortly before one of those can succeed. The last byte is
+        // usually rarer than the first (`2` against `p`): a SIMD search for it and a
+        // short look back for starts skip most of a field.
+        let mut next = 0;
+        let mut look = |j: usize, f: &mut dyn FnMut(usize) -> bool| {
+            let Some(hi) = (j + 2).checked_sub(m) else {
+                return false;
+            };
+            let lo = next.max(j.saturating_sub(3 * m + 5));
+            next = next.max(hi);
+            (lo..hi).any(|s| {
+                let b = field[s];
+                (b == x || b == y) && f(s)
+            })
+        };
+        if lx == ly {
+            memchr::memchr_iter(lx, field).any(|j| look(j, f));
         } else {
-            memchr::memchr2_iter(x, y, field).any(f);
+            memchr::memchr2_iter(lx, ly, field).any(|j| look(j, f));
         }
     }
 
@@ -173,7 +197,16 @@ impl Query {
         // context for its word-boundary bonus): one call per field, costing the
         // query's length rather than the field's.
         let mut best = None;
-        for f in fields(text) {
+        let mut done: [&str; 3] = [""; 3];
+        for (k, f) in fields(text).enumerate() {
+            // A field equal to an earlier one (φ₁ = φ₀ in most samples) adds nothing to
+            // the best score.
+            if done[..k.min(3)].contains(&f) {
+                continue;
+            }
+            if let Some(d) = done.get_mut(k) {
+                *d = f;
+            }
             if let Some((a, b)) = self.tightest(f.as_bytes()) {
                 let lo = floor_char(f, a.saturating_sub(2));
                 let hi = ceil_char(f, (b + 2).min(f.len()));
