@@ -536,7 +536,9 @@ impl Worker {
             while let Ok(mut job) = rx.recv() {
                 // Only the newest query matters: typing ahead skips the ones in between.
                 while let Ok(newer) = rx.try_recv() {
-                    job = newer;
+                    if newer.generation >= job.generation {
+                        job = newer;
+                    }
                 }
                 let g = job.generation;
                 let overtaken = || seen.load(std::sync::atomic::Ordering::Relaxed) > g;
@@ -696,6 +698,40 @@ mod tests {
                 "an overtaken search stops"
             );
         }
+    }
+
+    /// The worker delivers the newest search only: an older one queued after it is
+    /// overtaken before it starts, whether or not both arrive together.
+    #[test]
+    fn the_worker_delivers_only_the_newest_search() {
+        use std::sync::Arc;
+        let texts = [
+            "p12 ∧ p3\u{1f}x\u{1f}p12",
+            "q\u{1f}p1_2\u{1f}q",
+            "none\u{1f}\u{1f}",
+        ];
+        let store: TextStore = texts.iter().map(|&t| t.into()).collect();
+        let job = |generation| Job {
+            generation,
+            query: "p12".into(),
+            pool: Arc::new(vec![(0, 0), (0, 1), (0, 2)]),
+            text_of: vec![Arc::from(vec![0, 1, 2])],
+            stores: vec![store.clone()],
+            by_label: HashSet::new(),
+            ranked: true,
+        };
+        let (tx, rx) = mpsc::channel();
+        let worker = Worker::start(move |g, found| tx.send((g, found)).is_ok());
+        worker.submit(job(2));
+        worker.submit(job(1));
+        let (g, found) = rx.recv_timeout(std::time::Duration::from_secs(10)).unwrap();
+        assert_eq!(g, 2);
+        assert_eq!(found.rows, vec![(0, 0), (0, 1)]);
+        assert!(
+            rx.recv_timeout(std::time::Duration::from_millis(300))
+                .is_err(),
+            "the overtaken search was delivered"
+        );
     }
 
     /// The straightforward matcher and scorer the fast ones replaced: a byte-by-byte
