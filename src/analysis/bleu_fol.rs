@@ -3,12 +3,12 @@
 //! ROUGE-L F-measure), both over the paper's `msplit` tokens of the strings as given.
 
 use super::fol_text::msplit;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::hash::Hash;
 
 /// Counts of every n-gram of order 1..=`max_order` (nmt `_get_ngrams`).
 fn ngram_counts<T: Hash + Eq>(t: &[T], max_order: usize) -> HashMap<&[T], usize> {
-    let mut m = HashMap::new();
+    let mut m = HashMap::default();
     for n in 1..=max_order {
         for w in t.windows(n) {
             *m.entry(w).or_insert(0) += 1;
@@ -61,7 +61,7 @@ pub fn bleu_fol(candidate: &str, reference: &str) -> f64 {
 /// Both token lists with equal tokens as equal small integers (scores unchanged, no
 /// string comparisons in the n-gram counts and the LCS table).
 pub(crate) fn interned_tokens<'a>(a: &'a [String], b: &'a [String]) -> (Vec<u32>, Vec<u32>) {
-    let mut ids: HashMap<&'a str, u32> = HashMap::new();
+    let mut ids: HashMap<&'a str, u32> = HashMap::default();
     let mut id = |t: &'a str| -> u32 {
         let n = ids.len() as u32;
         *ids.entry(t).or_insert(n)

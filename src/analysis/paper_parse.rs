@@ -4,7 +4,7 @@
 //! unparenthesised operators group left to right, a leading `¬` is read as `S -> ¬ S`.
 
 use super::fol_text::{msplit, reorder_quantifiers, starts_symbol};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Nonterminals of the paper's grammar.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -141,7 +141,7 @@ fn grammar(symbols: &[u32]) -> Grammar {
             prods.push((nt, vec![T(s)]));
         }
     }
-    let mut by_first: HashMap<Sym, Vec<u32>> = HashMap::new();
+    let mut by_first: HashMap<Sym, Vec<u32>> = HashMap::default();
     for (i, (_, rhs)) in prods.iter().enumerate() {
         by_first.entry(rhs[0]).or_default().push(i as u32);
     }
@@ -159,11 +159,21 @@ enum Key {
     },
 }
 
+/// The empty child list.
+const EMPTY: u32 = u32::MAX;
+
 struct Chart<'g> {
     g: &'g Grammar,
     toks: Vec<u32>,
     keys: Vec<Key>,
-    cpls: Vec<Vec<Vec<u32>>>,
+    /// Each edge's child lists, as ids of `lists`, in the order NLTK adds them.
+    cpls: Vec<Vec<u32>>,
+    /// Child lists shared by prefix: (the list without its last child, that child).
+    /// Equal lists get equal ids, so a list is new exactly when its id is.
+    lists: Vec<(u32, u32)>,
+    list_ids: HashMap<(u32, u32), u32>,
+    /// (edge, child list) pairs already in the chart.
+    has: rustc_hash::FxHashSet<(u32, u32)>,
     ids: HashMap<Key, u32>,
     complete_at: HashMap<(u32, Sym), Vec<u32>>,
     incomplete_at: HashMap<(u32, Sym), Vec<u32>>,
@@ -192,8 +202,30 @@ impl Chart<'_> {
         }
     }
 
+    /// The id of the child list `prefix` + `last`.
+    fn list(&mut self, prefix: u32, last: u32) -> u32 {
+        let n = self.lists.len() as u32;
+        let id = *self.list_ids.entry((prefix, last)).or_insert(n);
+        if id == n {
+            self.lists.push((prefix, last));
+        }
+        id
+    }
+
+    /// The children of a child list, in order.
+    fn children(&self, mut list: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        while list != EMPTY {
+            let (prefix, last) = self.lists[list as usize];
+            out.push(last);
+            list = prefix;
+        }
+        out.reverse();
+        out
+    }
+
     /// NLTK `Chart.insert`: true when the edge or one of its child lists is new.
-    fn insert(&mut self, key: Key, new_cpls: Vec<Vec<u32>>) -> Option<u32> {
+    fn insert(&mut self, key: Key, new_cpls: Vec<u32>) -> Option<u32> {
         let id = if let Some(&id) = self.ids.get(&key) {
             id
         } else {
@@ -211,9 +243,8 @@ impl Chart<'_> {
         };
         let mut modified = false;
         for c in new_cpls {
-            let list = &mut self.cpls[id as usize];
-            if !list.contains(&c) {
-                list.push(c);
+            if self.has.insert((id, c)) {
+                self.cpls[id as usize].push(c);
                 modified = true;
             }
         }
@@ -229,13 +260,8 @@ impl Chart<'_> {
             return None;
         };
         let end = self.span(right).1;
-        let cpls = self.cpls[left as usize]
-            .iter()
-            .map(|c| {
-                let mut c = c.clone();
-                c.push(right);
-                c
-            })
+        let cpls = (0..self.cpls[left as usize].len())
+            .map(|i| self.list(self.cpls[left as usize][i], right))
             .collect();
         self.insert(
             Key::Tree {
@@ -251,7 +277,7 @@ impl Chart<'_> {
     fn run(&mut self) {
         let n = self.toks.len() as u32;
         for i in 0..n {
-            self.insert(Key::Leaf(i), vec![Vec::new()]);
+            self.insert(Key::Leaf(i), vec![EMPTY]);
         }
         let mut agenda: Vec<u32> = (0..n).rev().collect();
         while let Some(e) = agenda.pop() {
@@ -260,15 +286,17 @@ impl Chart<'_> {
                 None => {
                     // Bottom-up predict + combine, then the fundamental rule for a complete edge.
                     let lhs = self.lhs(e);
-                    let prods = self.g.by_first.get(&lhs).cloned().unwrap_or_default();
-                    for p in prods {
+                    let g = self.g;
+                    let prods = g.by_first.get(&lhs).map_or(&[][..], Vec::as_slice);
+                    let one = self.list(EMPTY, e);
+                    for &p in prods {
                         let key = Key::Tree {
                             prod: p,
                             dot: 1,
                             start,
                             end,
                         };
-                        if let Some(id) = self.insert(key, vec![vec![e]]) {
+                        if let Some(id) = self.insert(key, vec![one]) {
                             agenda.push(id);
                         }
                     }
@@ -306,7 +334,12 @@ impl Chart<'_> {
             Key::Tree { prod, .. } => {
                 let kids = self.cpls[e as usize]
                     .first()
-                    .map(|c| c.iter().map(|&k| self.first_tree(k, words)).collect())
+                    .map(|&c| {
+                        self.children(c)
+                            .iter()
+                            .map(|&k| self.first_tree(k, words))
+                            .collect()
+                    })
                     .unwrap_or_default();
                 PTree::Node(self.g.prods[prod as usize].0, kids)
             }
@@ -353,9 +386,12 @@ pub(crate) fn parse_paper(src: &str) -> Result<PTree, PaperParseError> {
         toks,
         keys: Vec::new(),
         cpls: Vec::new(),
-        ids: HashMap::new(),
-        complete_at: HashMap::new(),
-        incomplete_at: HashMap::new(),
+        lists: Vec::new(),
+        list_ids: HashMap::default(),
+        has: rustc_hash::FxHashSet::default(),
+        ids: HashMap::default(),
+        complete_at: HashMap::default(),
+        incomplete_at: HashMap::default(),
     };
     chart.run();
     let n = words.len() as u32;

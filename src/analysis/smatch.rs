@@ -10,7 +10,7 @@
 
 use super::smatch_align::{End, Graph, Interner, f1};
 use crate::syntax::{BinOp, Formula, Quantifier, Term};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Most graph nodes on either side before `smatch` refuses (the search is exponential
 /// in the worst case; real formulas of this size still finish within the node budget).
@@ -122,8 +122,8 @@ pub(crate) fn formula_graph(f: &Formula, names: &mut Interner) -> Graph {
         names,
         g: Graph::default(),
         scope: Vec::new(),
-        free: HashMap::new(),
-        consts: HashMap::new(),
+        free: HashMap::default(),
+        consts: HashMap::default(),
     };
     let root = b.build(f);
     let (r, c) = (b.names.id(":root"), b.names.id("ROOT"));
