@@ -193,8 +193,71 @@ fn python_space(c: char) -> bool {
     c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
 }
 
+/// On text made only of ASCII letters, digits, `_`, spaces, `(`, `)`, `,` and the FOL
+/// operators, the only substitutions that can fire are the comma and bracket ones (the
+/// contractions need words like `cannot`): those done directly, in the same order.
+/// `None` for any other text.
+fn tokenize_plain(text: &str) -> Option<Vec<String>> {
+    const OPS: &str = "∀∃¬∧∨→↔⊕=";
+    let plain = |c: char| c.is_ascii_alphanumeric() || " _(),".contains(c) || OPS.contains(c);
+    if !text.chars().all(plain) {
+        return None;
+    }
+    let lower = text.to_ascii_lowercase();
+    if ["cannot", "gimme", "gonna", "gotta", "lemme", "wanna"]
+        .iter()
+        .any(|w| lower.contains(w))
+    {
+        return None;
+    }
+    // `([:,])([^\d])` → ` \1 \2`, left to right without overlaps; then `([:,])$` → ` \1 `.
+    let chars: Vec<char> = text.chars().collect();
+    let mut t = String::with_capacity(text.len() + 16);
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == ',' && i + 1 < chars.len() && !chars[i + 1].is_ascii_digit() {
+            t.push_str(" , ");
+            t.push(chars[i + 1]);
+            i += 2;
+            continue;
+        }
+        t.push(c);
+        i += 1;
+    }
+    if t.ends_with(',') {
+        t.pop();
+        t.push_str(" , ");
+    }
+    // Brackets padded; then the split on whitespace.
+    let mut u = String::with_capacity(t.len() + 16);
+    for c in t.chars() {
+        if c == '(' || c == ')' {
+            u.push(' ');
+            u.push(c);
+            u.push(' ');
+        } else {
+            u.push(c);
+        }
+    }
+    Some(
+        u.split(' ')
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect(),
+    )
+}
+
 /// nltk's `word_tokenize(text, preserve_line=True)`.
 pub(crate) fn word_tokenize(text: &str) -> Result<Vec<String>, String> {
+    if let Some(tokens) = tokenize_plain(text) {
+        return Ok(tokens);
+    }
+    word_tokenize_rules(text)
+}
+
+/// nltk's `word_tokenize` by its substitution rules.
+fn word_tokenize_rules(text: &str) -> Result<Vec<String>, String> {
     let (before, after) = rules()?;
     let mut t = text.to_string();
     for r in before {
@@ -318,6 +381,27 @@ mod tests {
             wrong.len(),
             wrong.join("\n")
         );
+    }
+
+    #[test]
+    fn the_plain_text_path_equals_the_rules() {
+        let pieces = [
+            "A", "b1", "x", "_", " ", "  ", "(", ")", ",", ",,", "1", "∀", "∃x", "¬", "∧", "∨",
+            "→", "↔", "⊕", "=", "Cannot", "gonna", "canNOT", "P(x,2)", "Q(a, b)", "99",
+        ];
+        let mut rng = crate::rng::Rng::new(5);
+        let mut checked = 0;
+        for case in 0..4000 {
+            let n = rng.range(0, 12);
+            let text: String = (0..n).map(|_| pieces[rng.below(pieces.len())]).collect();
+            let want = word_tokenize_rules(&text).expect("rules");
+            if let Some(have) = tokenize_plain(&text) {
+                assert_eq!(have, want, "case {case}: {text:?}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 2000, "{checked}");
+        assert_eq!(tokenize_plain("a.b"), None);
     }
 
     #[test]
