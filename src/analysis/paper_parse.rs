@@ -377,6 +377,15 @@ pub(crate) fn parse_paper(src: &str) -> Result<PTree, PaperParseError> {
         };
         toks.push(id);
     }
+    // Every parse bottoms out in a literal, `Pred ( Terms )` or `Var = Var`: without a
+    // symbol before `(` and without `=` (every propositional formula) there is none.
+    let literal_possible = toks.contains(&EQ)
+        || toks
+            .windows(2)
+            .any(|w| w[0] >= FIXED.len() as u32 && w[1] == LP);
+    if !literal_possible {
+        return Err(PaperParseError::NoParse);
+    }
     let sym_ids: Vec<u32> = (0..symbols.len())
         .map(|i| (FIXED.len() + i) as u32)
         .collect();
@@ -463,6 +472,52 @@ mod tests {
             p("A(x) ∨ (B(x) ∧ C(x)) ∨ D(x)"),
             "(S (F (F (F (L (PRED A) ( (TERMS (TERM (CONST x))) ))) (OP ∨) (F ( (F (F (L (PRED B) ( (TERMS (TERM (CONST x))) ))) (OP ∧) (F (L (PRED C) ( (TERMS (TERM (CONST x))) )))) ))) (OP ∨) (F (L (PRED D) ( (TERMS (TERM (CONST x))) )))))"
         );
+    }
+
+    #[test]
+    fn formulas_without_a_literal_fail_before_the_chart_as_the_chart_would() {
+        // The chart, run anyway, agrees with the shortcut.
+        for src in ["p ∧ q", "(p1 ∨ ¬p2) → p3", "¬(a ⊕ b)", "∀x (p)"] {
+            assert_eq!(parse_paper(src), Err(PaperParseError::NoParse), "{src}");
+            let words = msplit(&reorder_quantifiers(src));
+            let mut symbols: Vec<&str> = Vec::new();
+            for w in &words {
+                if starts_symbol(w) && !symbols.contains(&w.as_str()) {
+                    symbols.push(w);
+                }
+            }
+            let toks: Vec<u32> = words
+                .iter()
+                .map(|w| match FIXED.iter().position(|f| f == w) {
+                    Some(i) => i as u32,
+                    None => (FIXED.len() + symbols.iter().position(|s| s == w).unwrap_or(0)) as u32,
+                })
+                .collect();
+            let sym_ids: Vec<u32> = (0..symbols.len())
+                .map(|i| (FIXED.len() + i) as u32)
+                .collect();
+            let g = grammar(&sym_ids);
+            let mut chart = Chart {
+                g: &g,
+                toks,
+                keys: Vec::new(),
+                cpls: Vec::new(),
+                lists: Vec::new(),
+                list_ids: HashMap::default(),
+                has: rustc_hash::FxHashSet::default(),
+                ids: HashMap::default(),
+                complete_at: HashMap::default(),
+                incomplete_at: HashMap::default(),
+            };
+            chart.run();
+            let n = words.len() as u32;
+            let full = chart
+                .complete_at
+                .get(&(0, Sym::N(Nt::S)))
+                .is_some_and(|v| v.iter().any(|&e| chart.span(e).1 == n));
+            assert!(!full, "{src}");
+        }
+        assert!(parse_paper("x = y").is_ok());
     }
 
     #[test]

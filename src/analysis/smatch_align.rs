@@ -110,6 +110,10 @@ struct Search {
     /// For each G2 var: the next lower variable structurally identical to it (swapping
     /// the two is an automorphism of G2), so only the lowest free one of a class is tried.
     twin_below: Vec<u32>,
+    /// Per relation: the G2 variables that are the source (`src_has`) or target
+    /// (`dst_has`) of a triple of that relation to or from a variable.
+    src_has: Vec<Vec<u32>>,
+    dst_has: Vec<Vec<u32>>,
     /// For each G1 var: its other variables across triples, each once.
     nb1: Vec<Vec<u32>>,
     /// `gain2(u, w)` for every G1 var `u` (row) and G2 var `w`, kept current for the
@@ -183,6 +187,44 @@ impl Search {
         self.work += n2 as u64 * GAIN_COST;
     }
 
+    /// Brings the gain row of undecided `v` up to date after its neighbour `u` was
+    /// decided: only the triples between the two change, from "could match" (`n` where
+    /// the partner has an edge of that relation) to "matches" (`2·min(n, count)`).
+    fn update_row(&mut self, v: u32, u: u32) {
+        let n2 = self.used.len();
+        let base = v as usize * n2;
+        let to = self.map[u as usize];
+        for i in 0..self.inc[v as usize].len() {
+            let Triple1 { s, r, o, n } = self.t1[self.inc[v as usize][i] as usize];
+            let v_is_src = s == End::Var(v);
+            let other = if v_is_src { o } else { s };
+            if s == o || other != End::Var(u) {
+                continue;
+            }
+            let had = if v_is_src {
+                &self.src_has[r as usize]
+            } else {
+                &self.dst_has[r as usize]
+            };
+            for &w in had {
+                self.gm[base + w as usize] -= n;
+            }
+            if to != NONE {
+                let list = if v_is_src {
+                    &self.in2[to as usize]
+                } else {
+                    &self.out2[to as usize]
+                };
+                for &(rr, e, c) in list {
+                    if let (true, End::Var(w)) = (rr == r, e) {
+                        self.gm[base + w as usize] += 2 * n.min(c);
+                    }
+                }
+            }
+        }
+        self.work += n2 as u64;
+    }
+
     /// Decides `u`; returns the (score, decided, saved rows) increments for undo.
     fn assign(&mut self, u: u32, to: u32) -> (u32, u32, u32) {
         self.map[u as usize] = to;
@@ -210,7 +252,7 @@ impl Search {
                 self.saved_ids.push(v);
                 let at = v as usize * n2;
                 self.saved_rows.extend_from_slice(&self.gm[at..at + n2]);
-                self.fill_row(v);
+                self.update_row(v, u);
                 k += 1;
             }
         }
@@ -618,6 +660,24 @@ pub(crate) fn best_matches(g1: &Graph, g2: &Graph) -> Alignment {
     }
     let ceiling = shapes.values().map(|&(x, y)| x.min(y)).sum();
     let twin_below = twins_below(&out2, &in2);
+    let rels = c1
+        .iter()
+        .chain(&c2)
+        .map(|&((_, r, _), _)| r as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let (mut src_has, mut dst_has) = (vec![Vec::new(); rels], vec![Vec::new(); rels]);
+    for (w, (o, i)) in out2.iter().zip(&in2).enumerate() {
+        for (list, has) in [(o, &mut src_has), (i, &mut dst_has)] {
+            for &(r, e, _) in list {
+                if let (End::Var(_), Some(h)) = (e, has.get_mut(r as usize))
+                    && h.last() != Some(&(w as u32))
+                {
+                    h.push(w as u32);
+                }
+            }
+        }
+    }
     let nb1: Vec<Vec<u32>> = (0..g1.vars as usize)
         .map(|u| {
             let mut v: Vec<u32> = inc[u]
@@ -648,6 +708,8 @@ pub(crate) fn best_matches(g1: &Graph, g2: &Graph) -> Alignment {
         out2,
         in2,
         twin_below,
+        src_has,
+        dst_has,
         nb1,
         gm: vec![0; g1.vars as usize * g2.vars as usize],
         saved_ids: Vec::new(),
