@@ -174,6 +174,8 @@ struct Chart<'g> {
     list_ids: HashMap<(u32, u32), u32>,
     /// (edge, child list) pairs already in the chart.
     has: rustc_hash::FxHashSet<(u32, u32)>,
+    /// Scratch for the child lists of a combined edge.
+    buf: Vec<u32>,
     ids: HashMap<Key, u32>,
     complete_at: HashMap<(u32, Sym), Vec<u32>>,
     incomplete_at: HashMap<(u32, Sym), Vec<u32>>,
@@ -225,7 +227,7 @@ impl Chart<'_> {
     }
 
     /// NLTK `Chart.insert`: true when the edge or one of its child lists is new.
-    fn insert(&mut self, key: Key, new_cpls: Vec<u32>) -> Option<u32> {
+    fn insert(&mut self, key: Key, new_cpls: &[u32]) -> Option<u32> {
         let id = if let Some(&id) = self.ids.get(&key) {
             id
         } else {
@@ -242,7 +244,7 @@ impl Chart<'_> {
             id
         };
         let mut modified = false;
-        for c in new_cpls {
+        for &c in new_cpls {
             if self.has.insert((id, c)) {
                 self.cpls[id as usize].push(c);
                 modified = true;
@@ -260,24 +262,29 @@ impl Chart<'_> {
             return None;
         };
         let end = self.span(right).1;
-        let cpls = (0..self.cpls[left as usize].len())
-            .map(|i| self.list(self.cpls[left as usize][i], right))
-            .collect();
-        self.insert(
+        let mut cpls = std::mem::take(&mut self.buf);
+        cpls.clear();
+        for i in 0..self.cpls[left as usize].len() {
+            let l = self.list(self.cpls[left as usize][i], right);
+            cpls.push(l);
+        }
+        let id = self.insert(
             Key::Tree {
                 prod,
                 dot: dot + 1,
                 start,
                 end,
             },
-            cpls,
-        )
+            &cpls,
+        );
+        self.buf = cpls;
+        id
     }
 
     fn run(&mut self) {
         let n = self.toks.len() as u32;
         for i in 0..n {
-            self.insert(Key::Leaf(i), vec![EMPTY]);
+            self.insert(Key::Leaf(i), &[EMPTY]);
         }
         let mut agenda: Vec<u32> = (0..n).rev().collect();
         while let Some(e) = agenda.pop() {
@@ -296,31 +303,33 @@ impl Chart<'_> {
                             start,
                             end,
                         };
-                        if let Some(id) = self.insert(key, vec![one]) {
+                        if let Some(id) = self.insert(key, &[one]) {
                             agenda.push(id);
                         }
                     }
-                    let lefts = self
-                        .incomplete_at
-                        .get(&(start, lhs))
-                        .cloned()
-                        .unwrap_or_default();
-                    for l in lefts {
+                    // Combining never adds to this list (spans are never empty), so it
+                    // is taken out while iterated instead of copied.
+                    let key = (start, lhs);
+                    let lefts = self.incomplete_at.remove(&key).unwrap_or_default();
+                    for &l in &lefts {
                         if let Some(id) = self.combine(l, e) {
                             agenda.push(id);
                         }
                     }
+                    if !lefts.is_empty() {
+                        self.incomplete_at.insert(key, lefts);
+                    }
                 }
                 Some(next) => {
-                    let rights = self
-                        .complete_at
-                        .get(&(end, next))
-                        .cloned()
-                        .unwrap_or_default();
-                    for r in rights {
+                    let key = (end, next);
+                    let rights = self.complete_at.remove(&key).unwrap_or_default();
+                    for &r in &rights {
                         if let Some(id) = self.combine(e, r) {
                             agenda.push(id);
                         }
+                    }
+                    if !rights.is_empty() {
+                        self.complete_at.insert(key, rights);
                     }
                 }
             }
@@ -398,6 +407,7 @@ pub(crate) fn parse_paper(src: &str) -> Result<PTree, PaperParseError> {
         lists: Vec::new(),
         list_ids: HashMap::default(),
         has: rustc_hash::FxHashSet::default(),
+        buf: Vec::new(),
         ids: HashMap::default(),
         complete_at: HashMap::default(),
         incomplete_at: HashMap::default(),
@@ -505,6 +515,7 @@ mod tests {
                 lists: Vec::new(),
                 list_ids: HashMap::default(),
                 has: rustc_hash::FxHashSet::default(),
+                buf: Vec::new(),
                 ids: HashMap::default(),
                 complete_at: HashMap::default(),
                 incomplete_at: HashMap::default(),
