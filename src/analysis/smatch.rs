@@ -176,7 +176,12 @@ pub fn smatch(candidate: &Formula, reference: &Formula) -> Result<(f64, bool), S
     }
     let mut names = Interner::default();
     let gr = formula_graph(reference, &mut names);
-    let gc = formula_graph(candidate, &mut names);
+    // A copy of the reference has the same graph: built once.
+    let gc = if candidate == reference {
+        gr.clone()
+    } else {
+        formula_graph(candidate, &mut names)
+    };
     Ok(f1(&gr, &gc))
 }
 

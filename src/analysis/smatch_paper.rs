@@ -254,7 +254,12 @@ pub(crate) fn smatch_paper_parsed(
     };
     let mut names = Interner::default();
     let gr = to_graph(&read_penman(&paper_graph_string(r))?, &mut names);
-    let gc = to_graph(&read_penman(&paper_graph_string(c))?, &mut names);
+    // A copy of the reference (a φ₁ printed as φ₀) has the same graph: built once.
+    let gc = if std::ptr::eq(c, r) || c == r {
+        gr.clone()
+    } else {
+        to_graph(&read_penman(&paper_graph_string(c))?, &mut names)
+    };
     Ok(f1(&gr, &gc))
 }
 
