@@ -105,19 +105,7 @@ pub fn rouge_l(candidate: &[u32], reference: &[u32]) -> f64 {
     if candidate.is_empty() || reference.is_empty() {
         return 0.0;
     }
-    let mut prev = vec![0u32; reference.len() + 1];
-    let mut cur = vec![0u32; reference.len() + 1];
-    for c in candidate {
-        for (j, r) in reference.iter().enumerate() {
-            cur[j + 1] = if c == r {
-                prev[j] + 1
-            } else {
-                prev[j + 1].max(cur[j])
-            };
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    let lcs = f64::from(prev[reference.len()]);
+    let lcs = super::bleu_fol::lcs_ids(candidate, reference) as f64;
     if lcs == 0.0 {
         return 0.0;
     }

@@ -20,3 +20,4 @@ pub mod sensitivity;
 pub mod smatch;
 pub mod smatch_align;
 pub mod smatch_paper;
+pub(crate) mod smatch_tree_bound;

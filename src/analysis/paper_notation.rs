@@ -7,7 +7,8 @@
 //! arguments with `, `.
 
 use crate::syntax::{BinOp, Formula, Quantifier, Term};
-use std::collections::{BTreeSet, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeSet;
 
 const POOL: &str = "xyzwuvstrqpnmkjihgfedcba";
 
@@ -109,7 +110,7 @@ pub fn paper_notation(f: &Formula) -> Result<String, NotationError> {
         .collect();
     let mut p = Printer {
         free_letters,
-        free_vars: HashMap::new(),
+        free_vars: HashMap::default(),
         scope: Vec::new(),
         count: 0,
     };

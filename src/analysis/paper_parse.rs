@@ -4,7 +4,7 @@
 //! unparenthesised operators group left to right, a leading `¬` is read as `S -> ¬ S`.
 
 use super::fol_text::{msplit, reorder_quantifiers, starts_symbol};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Nonterminals of the paper's grammar.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -141,7 +141,7 @@ fn grammar(symbols: &[u32]) -> Grammar {
             prods.push((nt, vec![T(s)]));
         }
     }
-    let mut by_first: HashMap<Sym, Vec<u32>> = HashMap::new();
+    let mut by_first: HashMap<Sym, Vec<u32>> = HashMap::default();
     for (i, (_, rhs)) in prods.iter().enumerate() {
         by_first.entry(rhs[0]).or_default().push(i as u32);
     }
@@ -159,11 +159,23 @@ enum Key {
     },
 }
 
+/// The empty child list.
+const EMPTY: u32 = u32::MAX;
+
 struct Chart<'g> {
     g: &'g Grammar,
     toks: Vec<u32>,
     keys: Vec<Key>,
-    cpls: Vec<Vec<Vec<u32>>>,
+    /// Each edge's child lists, as ids of `lists`, in the order NLTK adds them.
+    cpls: Vec<Vec<u32>>,
+    /// Child lists shared by prefix: (the list without its last child, that child).
+    /// Equal lists get equal ids, so a list is new exactly when its id is.
+    lists: Vec<(u32, u32)>,
+    list_ids: HashMap<(u32, u32), u32>,
+    /// (edge, child list) pairs already in the chart.
+    has: rustc_hash::FxHashSet<(u32, u32)>,
+    /// Scratch for the child lists of a combined edge.
+    buf: Vec<u32>,
     ids: HashMap<Key, u32>,
     complete_at: HashMap<(u32, Sym), Vec<u32>>,
     incomplete_at: HashMap<(u32, Sym), Vec<u32>>,
@@ -192,8 +204,30 @@ impl Chart<'_> {
         }
     }
 
+    /// The id of the child list `prefix` + `last`.
+    fn list(&mut self, prefix: u32, last: u32) -> u32 {
+        let n = self.lists.len() as u32;
+        let id = *self.list_ids.entry((prefix, last)).or_insert(n);
+        if id == n {
+            self.lists.push((prefix, last));
+        }
+        id
+    }
+
+    /// The children of a child list, in order.
+    fn children(&self, mut list: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        while list != EMPTY {
+            let (prefix, last) = self.lists[list as usize];
+            out.push(last);
+            list = prefix;
+        }
+        out.reverse();
+        out
+    }
+
     /// NLTK `Chart.insert`: true when the edge or one of its child lists is new.
-    fn insert(&mut self, key: Key, new_cpls: Vec<Vec<u32>>) -> Option<u32> {
+    fn insert(&mut self, key: Key, new_cpls: &[u32]) -> Option<u32> {
         let id = if let Some(&id) = self.ids.get(&key) {
             id
         } else {
@@ -210,10 +244,9 @@ impl Chart<'_> {
             id
         };
         let mut modified = false;
-        for c in new_cpls {
-            let list = &mut self.cpls[id as usize];
-            if !list.contains(&c) {
-                list.push(c);
+        for &c in new_cpls {
+            if self.has.insert((id, c)) {
+                self.cpls[id as usize].push(c);
                 modified = true;
             }
         }
@@ -229,29 +262,29 @@ impl Chart<'_> {
             return None;
         };
         let end = self.span(right).1;
-        let cpls = self.cpls[left as usize]
-            .iter()
-            .map(|c| {
-                let mut c = c.clone();
-                c.push(right);
-                c
-            })
-            .collect();
-        self.insert(
+        let mut cpls = std::mem::take(&mut self.buf);
+        cpls.clear();
+        for i in 0..self.cpls[left as usize].len() {
+            let l = self.list(self.cpls[left as usize][i], right);
+            cpls.push(l);
+        }
+        let id = self.insert(
             Key::Tree {
                 prod,
                 dot: dot + 1,
                 start,
                 end,
             },
-            cpls,
-        )
+            &cpls,
+        );
+        self.buf = cpls;
+        id
     }
 
     fn run(&mut self) {
         let n = self.toks.len() as u32;
         for i in 0..n {
-            self.insert(Key::Leaf(i), vec![Vec::new()]);
+            self.insert(Key::Leaf(i), &[EMPTY]);
         }
         let mut agenda: Vec<u32> = (0..n).rev().collect();
         while let Some(e) = agenda.pop() {
@@ -260,39 +293,43 @@ impl Chart<'_> {
                 None => {
                     // Bottom-up predict + combine, then the fundamental rule for a complete edge.
                     let lhs = self.lhs(e);
-                    let prods = self.g.by_first.get(&lhs).cloned().unwrap_or_default();
-                    for p in prods {
+                    let g = self.g;
+                    let prods = g.by_first.get(&lhs).map_or(&[][..], Vec::as_slice);
+                    let one = self.list(EMPTY, e);
+                    for &p in prods {
                         let key = Key::Tree {
                             prod: p,
                             dot: 1,
                             start,
                             end,
                         };
-                        if let Some(id) = self.insert(key, vec![vec![e]]) {
+                        if let Some(id) = self.insert(key, &[one]) {
                             agenda.push(id);
                         }
                     }
-                    let lefts = self
-                        .incomplete_at
-                        .get(&(start, lhs))
-                        .cloned()
-                        .unwrap_or_default();
-                    for l in lefts {
+                    // Combining never adds to this list (spans are never empty), so it
+                    // is taken out while iterated instead of copied.
+                    let key = (start, lhs);
+                    let lefts = self.incomplete_at.remove(&key).unwrap_or_default();
+                    for &l in &lefts {
                         if let Some(id) = self.combine(l, e) {
                             agenda.push(id);
                         }
                     }
+                    if !lefts.is_empty() {
+                        self.incomplete_at.insert(key, lefts);
+                    }
                 }
                 Some(next) => {
-                    let rights = self
-                        .complete_at
-                        .get(&(end, next))
-                        .cloned()
-                        .unwrap_or_default();
-                    for r in rights {
+                    let key = (end, next);
+                    let rights = self.complete_at.remove(&key).unwrap_or_default();
+                    for &r in &rights {
                         if let Some(id) = self.combine(e, r) {
                             agenda.push(id);
                         }
+                    }
+                    if !rights.is_empty() {
+                        self.complete_at.insert(key, rights);
                     }
                 }
             }
@@ -306,7 +343,12 @@ impl Chart<'_> {
             Key::Tree { prod, .. } => {
                 let kids = self.cpls[e as usize]
                     .first()
-                    .map(|c| c.iter().map(|&k| self.first_tree(k, words)).collect())
+                    .map(|&c| {
+                        self.children(c)
+                            .iter()
+                            .map(|&k| self.first_tree(k, words))
+                            .collect()
+                    })
                     .unwrap_or_default();
                 PTree::Node(self.g.prods[prod as usize].0, kids)
             }
@@ -344,6 +386,15 @@ pub(crate) fn parse_paper(src: &str) -> Result<PTree, PaperParseError> {
         };
         toks.push(id);
     }
+    // Every parse bottoms out in a literal, `Pred ( Terms )` or `Var = Var`: without a
+    // symbol before `(` and without `=` (every propositional formula) there is none.
+    let literal_possible = toks.contains(&EQ)
+        || toks
+            .windows(2)
+            .any(|w| w[0] >= FIXED.len() as u32 && w[1] == LP);
+    if !literal_possible {
+        return Err(PaperParseError::NoParse);
+    }
     let sym_ids: Vec<u32> = (0..symbols.len())
         .map(|i| (FIXED.len() + i) as u32)
         .collect();
@@ -353,9 +404,13 @@ pub(crate) fn parse_paper(src: &str) -> Result<PTree, PaperParseError> {
         toks,
         keys: Vec::new(),
         cpls: Vec::new(),
-        ids: HashMap::new(),
-        complete_at: HashMap::new(),
-        incomplete_at: HashMap::new(),
+        lists: Vec::new(),
+        list_ids: HashMap::default(),
+        has: rustc_hash::FxHashSet::default(),
+        buf: Vec::new(),
+        ids: HashMap::default(),
+        complete_at: HashMap::default(),
+        incomplete_at: HashMap::default(),
     };
     chart.run();
     let n = words.len() as u32;
@@ -427,6 +482,53 @@ mod tests {
             p("A(x) ∨ (B(x) ∧ C(x)) ∨ D(x)"),
             "(S (F (F (F (L (PRED A) ( (TERMS (TERM (CONST x))) ))) (OP ∨) (F ( (F (F (L (PRED B) ( (TERMS (TERM (CONST x))) ))) (OP ∧) (F (L (PRED C) ( (TERMS (TERM (CONST x))) )))) ))) (OP ∨) (F (L (PRED D) ( (TERMS (TERM (CONST x))) )))))"
         );
+    }
+
+    #[test]
+    fn formulas_without_a_literal_fail_before_the_chart_as_the_chart_would() {
+        // The chart, run anyway, agrees with the shortcut.
+        for src in ["p ∧ q", "(p1 ∨ ¬p2) → p3", "¬(a ⊕ b)", "∀x (p)"] {
+            assert_eq!(parse_paper(src), Err(PaperParseError::NoParse), "{src}");
+            let words = msplit(&reorder_quantifiers(src));
+            let mut symbols: Vec<&str> = Vec::new();
+            for w in &words {
+                if starts_symbol(w) && !symbols.contains(&w.as_str()) {
+                    symbols.push(w);
+                }
+            }
+            let toks: Vec<u32> = words
+                .iter()
+                .map(|w| match FIXED.iter().position(|f| f == w) {
+                    Some(i) => i as u32,
+                    None => (FIXED.len() + symbols.iter().position(|s| s == w).unwrap_or(0)) as u32,
+                })
+                .collect();
+            let sym_ids: Vec<u32> = (0..symbols.len())
+                .map(|i| (FIXED.len() + i) as u32)
+                .collect();
+            let g = grammar(&sym_ids);
+            let mut chart = Chart {
+                g: &g,
+                toks,
+                keys: Vec::new(),
+                cpls: Vec::new(),
+                lists: Vec::new(),
+                list_ids: HashMap::default(),
+                has: rustc_hash::FxHashSet::default(),
+                buf: Vec::new(),
+                ids: HashMap::default(),
+                complete_at: HashMap::default(),
+                incomplete_at: HashMap::default(),
+            };
+            chart.run();
+            let n = words.len() as u32;
+            let full = chart
+                .complete_at
+                .get(&(0, Sym::N(Nt::S)))
+                .is_some_and(|v| v.iter().any(|&e| chart.span(e).1 == n));
+            assert!(!full, "{src}");
+        }
+        assert!(parse_paper("x = y").is_ok());
     }
 
     #[test]

@@ -10,14 +10,25 @@
 
 use super::smatch_align::{End, Graph, Interner, f1};
 use crate::syntax::{BinOp, Formula, Quantifier, Term};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Most graph nodes on either side before `smatch` refuses (the search is exponential
 /// in the worst case; real formulas of this size still finish within the node budget).
 pub(crate) const MAX_NODES: usize = 400;
 
+/// Relation names used on every graph, interned once per pair.
+struct Rels {
+    instance: u32,
+    op: u32,
+    var: u32,
+    scope: u32,
+    /// `:arg0` … `:arg9` (more arguments are interned as they come).
+    args: [u32; 10],
+}
+
 struct Builder<'a> {
     names: &'a mut Interner,
+    rels: Rels,
     g: Graph,
     scope: Vec<(&'a str, u32)>,
     free: HashMap<String, u32>,
@@ -28,14 +39,23 @@ impl<'a> Builder<'a> {
     fn node(&mut self, concept: &str) -> u32 {
         let v = self.g.vars;
         self.g.vars += 1;
-        let (i, c) = (self.names.id(":instance"), self.names.id(concept));
-        self.g.triples.push((End::Var(v), i, End::Const(c)));
+        let c = self.names.id(concept);
+        self.g
+            .triples
+            .push((End::Var(v), self.rels.instance, End::Const(c)));
         v
     }
 
-    fn edge(&mut self, from: u32, rel: &str, to: u32) {
-        let r = self.names.id(rel);
+    fn edge(&mut self, from: u32, r: u32, to: u32) {
         self.g.triples.push((End::Var(from), r, End::Var(to)));
+    }
+
+    /// The id of `:arg{i}`.
+    fn arg(&mut self, i: usize) -> u32 {
+        match self.rels.args.get(i) {
+            Some(&r) => r,
+            None => self.names.id(&format!(":arg{i}")),
+        }
     }
 
     fn term(&mut self, t: &'a Term) -> u32 {
@@ -70,14 +90,15 @@ impl<'a> Builder<'a> {
                 let n = self.node(p);
                 for (i, a) in args.iter().enumerate() {
                     let t = self.term(a);
-                    self.edge(n, &format!(":arg{i}"), t);
+                    let r = self.arg(i);
+                    self.edge(n, r, t);
                 }
                 n
             }
             Formula::Not(a) => {
                 let n = self.node("not");
                 let x = self.build(a);
-                self.edge(n, ":arg0", x);
+                self.edge(n, self.rels.args[0], x);
                 n
             }
             Formula::Bin(op, a, b) => {
@@ -91,9 +112,9 @@ impl<'a> Builder<'a> {
                 let n = self.node(name);
                 let (x, y) = (self.build(a), self.build(b));
                 let (r0, r1) = if ordered {
-                    (":arg0", ":arg1")
+                    (self.rels.args[0], self.rels.args[1])
                 } else {
-                    (":op", ":op")
+                    (self.rels.op, self.rels.op)
                 };
                 self.edge(n, r0, x);
                 self.edge(n, r1, y);
@@ -105,11 +126,11 @@ impl<'a> Builder<'a> {
                     Quantifier::Exists => "exists",
                 });
                 let x = self.node("variable");
-                self.edge(n, ":var", x);
+                self.edge(n, self.rels.var, x);
                 self.scope.push((v.as_str(), x));
                 let b = self.build(body);
                 self.scope.pop();
-                self.edge(n, ":scope", b);
+                self.edge(n, self.rels.scope, b);
                 n
             }
         }
@@ -118,12 +139,20 @@ impl<'a> Builder<'a> {
 
 /// The graph of a formula (with its ROOT triple).
 pub(crate) fn formula_graph(f: &Formula, names: &mut Interner) -> Graph {
+    let rels = Rels {
+        instance: names.id(":instance"),
+        op: names.id(":op"),
+        var: names.id(":var"),
+        scope: names.id(":scope"),
+        args: std::array::from_fn(|i| names.id(&format!(":arg{i}"))),
+    };
     let mut b = Builder {
         names,
+        rels,
         g: Graph::default(),
         scope: Vec::new(),
-        free: HashMap::new(),
-        consts: HashMap::new(),
+        free: HashMap::default(),
+        consts: HashMap::default(),
     };
     let root = b.build(f);
     let (r, c) = (b.names.id(":root"), b.names.id("ROOT"));
@@ -147,7 +176,12 @@ pub fn smatch(candidate: &Formula, reference: &Formula) -> Result<(f64, bool), S
     }
     let mut names = Interner::default();
     let gr = formula_graph(reference, &mut names);
-    let gc = formula_graph(candidate, &mut names);
+    // A copy of the reference has the same graph: built once.
+    let gc = if candidate == reference {
+        gr.clone()
+    } else {
+        formula_graph(candidate, &mut names)
+    };
     Ok(f1(&gr, &gc))
 }
 

@@ -10,7 +10,7 @@
 
 use super::paper_parse::{Nt, PTree, PaperParseError, parse_paper};
 use super::smatch_align::{End, Graph, Interner, f1};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Python's `s[:-k]` on characters.
 fn py_cut(s: &str, k: i64) -> String {
@@ -139,8 +139,8 @@ pub(crate) fn read_penman(s: &str) -> Result<Vec<(String, String, String)>, Read
         .filter(|t| !t.is_empty())
         .collect();
     let mut level: i64 = 0;
-    let mut src: HashMap<i64, String> = HashMap::from([(0, "ROOT_OF_GRAPH".to_string())]);
-    let mut rel: HashMap<i64, String> = HashMap::from([(0, ":root".to_string())]);
+    let mut src: HashMap<i64, String> = HashMap::from_iter([(0, "ROOT_OF_GRAPH".to_string())]);
+    let mut rel: HashMap<i64, String> = HashMap::from_iter([(0, ":root".to_string())]);
     let mut triples = Vec::new();
     let mut i = 0usize;
     let n = toks.len();
@@ -211,7 +211,7 @@ pub(crate) fn read_penman(s: &str) -> Result<Vec<(String, String, String)>, Read
 
 /// String triples as a [`Graph`]: variables are the sources of `:instance` triples.
 pub(crate) fn to_graph(triples: &[(String, String, String)], names: &mut Interner) -> Graph {
-    let mut vars: HashMap<&str, u32> = HashMap::new();
+    let mut vars: HashMap<&str, u32> = HashMap::default();
     for t in triples {
         if t.1 == ":instance" && !vars.contains_key(t.0.as_str()) {
             vars.insert(&t.0, vars.len() as u32);
@@ -254,7 +254,12 @@ pub(crate) fn smatch_paper_parsed(
     };
     let mut names = Interner::default();
     let gr = to_graph(&read_penman(&paper_graph_string(r))?, &mut names);
-    let gc = to_graph(&read_penman(&paper_graph_string(c))?, &mut names);
+    // A copy of the reference (a φ₁ printed as φ₀) has the same graph: built once.
+    let gc = if std::ptr::eq(c, r) || c == r {
+        gr.clone()
+    } else {
+        to_graph(&read_penman(&paper_graph_string(c))?, &mut names)
+    };
     Ok(f1(&gr, &gc))
 }
 

@@ -1,0 +1,314 @@
+//! A structural upper bound for the Smatch alignment search: the best score when the
+//! first graph is unfolded into a tree and its variables may share partners.
+//!
+//! The bound that counts each triple to an undecided variable as half a match is near
+//! the trivial ceiling until most variables are decided, so the search could not prove
+//! a perturbed formula's obvious alignment optimal. Formula graphs are trees whose leaves
+//! (terms) may have several parents, so a dynamic program over the tree gives a bound
+//! that already knows an edge matches only when both ends map along a partner's edge.
+//!
+//! Why it bounds every one-to-one alignment: unfolding a node with several parents into
+//! one copy per parent only adds triples, and dropping the one-to-one rule only adds
+//! alignments; a leaf with several parents counts its own triples once, apart, at its
+//! best partner. Triples that close a cycle count as matched.
+
+use super::smatch_align::{Adj, End};
+
+/// `map` value of an undecided variable (as in the search).
+const OPEN: u32 = u32::MAX;
+/// `map` value of a variable decided to stay unmatched.
+const NONE: u32 = u32::MAX - 1;
+
+/// An edge from a parent to a child variable: (child, relation, count).
+#[derive(Clone, Copy)]
+struct Edge {
+    child: u32,
+    r: u32,
+    n: u32,
+}
+
+/// The unfolded tree of the first graph and each variable's own triples' gains.
+pub(crate) struct TreeBound {
+    /// Variables children first.
+    order: Vec<u32>,
+    /// Edges to children per variable.
+    kids: Vec<Vec<Edge>>,
+    /// Whether a variable has several parents and no children: its own triples count
+    /// once, apart from its parents.
+    shared_leaf: Vec<bool>,
+    /// Variables without a parent.
+    roots: Vec<u32>,
+    /// Matches of a variable's triples to constants and of its self-loops, per partner:
+    /// `unary[u * n2 + w]`.
+    unary: Vec<u32>,
+    /// Triples left out of the tree (closing a cycle), counted as matched.
+    loose: u32,
+    n2: usize,
+    /// Per variable and partner, the best subtree value (scratch).
+    val: Vec<u32>,
+    /// Per variable, its best value over allowed partners (scratch).
+    best: Vec<u32>,
+}
+
+/// A triple of the first graph: (source, relation, target, count).
+pub(crate) type Counted = (End, u32, End, u32);
+
+impl TreeBound {
+    /// Builds the tree of a graph with `n1` variables from its distinct triples (those
+    /// with at least one variable end), against a second graph of `n2` variables whose
+    /// triples at each variable are `out2` (as source) and `in2` (as target).
+    pub(crate) fn new(n1: usize, triples: &[Counted], out2: &[Adj], in2: &[Adj]) -> TreeBound {
+        let n2 = out2.len();
+        let c2 = |a: End, r: u32, b: End| -> u32 {
+            let (list, x) = match (a, b) {
+                (End::Var(w), x) => (&out2[w as usize], x),
+                (x, End::Var(w)) => (&in2[w as usize], x),
+                _ => return 0,
+            };
+            list.iter()
+                .find(|&&(rr, e, _)| rr == r && e == x)
+                .map_or(0, |t| t.2)
+        };
+        let mut kids: Vec<Vec<Edge>> = vec![Vec::new(); n1];
+        let mut parents = vec![0u32; n1];
+        let mut unary = vec![0u32; n1 * n2];
+        for &(s, r, o, n) in triples {
+            match (s, o) {
+                (End::Var(a), End::Var(b)) if a == b => {
+                    for w in 0..n2 {
+                        let e = End::Var(w as u32);
+                        unary[a as usize * n2 + w] += n.min(c2(e, r, e));
+                    }
+                }
+                (End::Var(a), End::Var(b)) => {
+                    kids[a as usize].push(Edge { child: b, r, n });
+                    parents[b as usize] += 1;
+                }
+                (End::Var(a), c) | (c, End::Var(a)) => {
+                    let src = matches!(s, End::Var(_));
+                    for w in 0..n2 {
+                        let e = End::Var(w as u32);
+                        let m = if src { c2(e, r, c) } else { c2(c, r, e) };
+                        unary[a as usize * n2 + w] += n.min(m);
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Children first by depth-first search; an edge back to a variable on the
+        // current path closes a cycle and leaves the tree.
+        let mut order = Vec::with_capacity(n1);
+        let mut state = vec![0u8; n1]; // 0 new, 1 on the path, 2 done
+        let mut loose = 0;
+        let roots: Vec<u32> = (0..n1 as u32)
+            .filter(|&v| parents[v as usize] == 0)
+            .collect();
+        let starts: Vec<u32> = roots.iter().copied().chain(0..n1 as u32).collect();
+        let mut extra_roots = Vec::new();
+        for &start in &starts {
+            if state[start as usize] != 0 {
+                continue;
+            }
+            if parents[start as usize] > 0 {
+                // Only reachable through a cycle: it heads its own tree.
+                extra_roots.push(start);
+            }
+            let mut stack = vec![(start, 0usize)];
+            state[start as usize] = 1;
+            while let Some(&mut (v, ref mut i)) = stack.last_mut() {
+                if let Some(&e) = kids[v as usize].get(*i) {
+                    *i += 1;
+                    match state[e.child as usize] {
+                        0 => {
+                            state[e.child as usize] = 1;
+                            stack.push((e.child, 0));
+                        }
+                        1 => {
+                            loose += e.n;
+                            let k = *i - 1;
+                            kids[v as usize][k].n = 0;
+                        }
+                        _ => {}
+                    }
+                } else {
+                    state[v as usize] = 2;
+                    order.push(v);
+                    stack.pop();
+                }
+            }
+        }
+        for k in &mut kids {
+            k.retain(|e| e.n > 0);
+        }
+        let shared_leaf = (0..n1)
+            .map(|v| parents[v] > 1 && kids[v].is_empty())
+            .collect();
+        let mut roots = roots;
+        roots.extend(extra_roots);
+        TreeBound {
+            order,
+            kids,
+            shared_leaf,
+            roots,
+            unary,
+            loose,
+            n2,
+            val: vec![0; n1 * n2],
+            best: vec![0; n1],
+        }
+    }
+
+    /// An upper bound on the matches, among triples with a variable, of any one-to-one
+    /// completion of `map` (`OPEN` undecided, `NONE` unmatched, else the partner; `used`
+    /// marks partners taken).
+    pub(crate) fn bound(&mut self, map: &[u32], used: &[bool], out2: &[Adj]) -> u32 {
+        let n2 = self.n2;
+        let allowed = |v: u32, x: u32| -> bool {
+            match map[v as usize] {
+                OPEN => !used[x as usize],
+                m => m == x,
+            }
+        };
+        let mut total = self.loose;
+        for i in 0..self.order.len() {
+            let u = self.order[i];
+            let uu = u as usize;
+            // Value of the children when `u` has no partner (no edge to them matches).
+            let free: u32 = self.kids[uu].iter().map(|e| self.child_best(e.child)).sum();
+            let mut best = if map[uu] == OPEN || map[uu] == NONE {
+                free
+            } else {
+                0
+            };
+            for (w, w_out) in out2.iter().enumerate().take(n2) {
+                if !allowed(u, w as u32) {
+                    self.val[uu * n2 + w] = 0;
+                    continue;
+                }
+                let mut v = if self.shared_leaf[uu] {
+                    0
+                } else {
+                    self.unary[uu * n2 + w]
+                };
+                for e in &self.kids[uu] {
+                    let mut b = self.child_best(e.child);
+                    if map[e.child as usize] != NONE {
+                        for &(r, x, cnt) in w_out {
+                            if r != e.r {
+                                continue;
+                            }
+                            let End::Var(x) = x else { continue };
+                            if !allowed(e.child, x) {
+                                continue;
+                            }
+                            let sub = if self.shared_leaf[e.child as usize] {
+                                0
+                            } else {
+                                self.val[e.child as usize * n2 + x as usize]
+                            };
+                            b = b.max(e.n.min(cnt) + sub);
+                        }
+                    }
+                    v += b;
+                }
+                self.val[uu * n2 + w] = v;
+                best = best.max(v);
+            }
+            self.best[uu] = best;
+            if self.shared_leaf[uu] {
+                // Its own triples, once, at its best allowed partner.
+                total += (0..n2)
+                    .filter(|&w| allowed(u, w as u32))
+                    .map(|w| self.unary[uu * n2 + w])
+                    .max()
+                    .unwrap_or(0);
+            }
+        }
+        total
+            + self
+                .roots
+                .iter()
+                .map(|&r| self.best[r as usize])
+                .sum::<u32>()
+    }
+
+    /// A one-to-one map read off the values of the last [`TreeBound::bound`] call made
+    /// with nothing decided: each variable, parents first, takes its best partner still
+    /// free (`NONE` when none is left). A good first alignment for the search.
+    pub(crate) fn decode(&self, out2: &[Adj]) -> Vec<u32> {
+        let n2 = self.n2;
+        let n1 = self.kids.len();
+        let mut map = vec![OPEN; n1];
+        let mut used = vec![false; n2];
+        // The best free partner of `u` by its subtree value (its own triples when shared).
+        let value = |u: usize, w: usize| {
+            if self.shared_leaf[u] {
+                self.unary[u * n2 + w]
+            } else {
+                self.val[u * n2 + w]
+            }
+        };
+        let best_free = |u: usize, used: &[bool]| -> u32 {
+            (0..n2)
+                .filter(|&w| !used[w])
+                .max_by_key(|&w| (value(u, w), std::cmp::Reverse(w)))
+                .map_or(NONE, |w| w as u32)
+        };
+        let mut stack: Vec<u32> = Vec::new();
+        for &r in self.roots.iter().rev() {
+            stack.push(r);
+        }
+        while let Some(u) = stack.pop() {
+            let uu = u as usize;
+            if map[uu] == OPEN {
+                let w = best_free(uu, &used);
+                map[uu] = w;
+                if w != NONE {
+                    used[w as usize] = true;
+                }
+            }
+            let w = map[uu];
+            for e in self.kids[uu].iter().rev() {
+                let c = e.child as usize;
+                if map[c] == OPEN && w != NONE {
+                    // The child's partner along a matching edge, if one beats its best.
+                    let along = out2[w as usize]
+                        .iter()
+                        .filter(|&&(r, _, _)| r == e.r)
+                        .filter_map(|&(_, x, cnt)| match x {
+                            End::Var(x) if !used[x as usize] => {
+                                Some((e.n.min(cnt) + value(c, x as usize), x))
+                            }
+                            _ => None,
+                        })
+                        .max_by_key(|&(v, x)| (v, std::cmp::Reverse(x)));
+                    if let Some((v, x)) = along
+                        && v >= self.child_best(e.child)
+                    {
+                        map[c] = x;
+                        used[x as usize] = true;
+                    }
+                }
+                stack.push(e.child);
+            }
+        }
+        for (u, m) in map.iter_mut().enumerate() {
+            if *m == OPEN {
+                *m = best_free(u, &used);
+                if *m != NONE {
+                    used[*m as usize] = true;
+                }
+            }
+        }
+        map
+    }
+
+    /// A child's best value when the edge to it does not match.
+    fn child_best(&self, c: u32) -> u32 {
+        if self.shared_leaf[c as usize] {
+            0
+        } else {
+            self.best[c as usize]
+        }
+    }
+}
