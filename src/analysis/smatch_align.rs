@@ -7,7 +7,7 @@
 //! F1 = 2·matches / (|T₁| + |T₂|).
 //!
 //! Speed (it runs on every sample of a run): equal graphs score without a search; a
-//! greedy map and the structural bound's own map ([`super::smatch_tree_bound`]), each
+//! greedy map and the structural bound's own map (`smatch_tree_bound`), each
 //! improved by hill climbing, give the first best; two bounds prune: each undecided
 //! variable's best gain from a matrix whose rows are recomputed only for the neighbours
 //! of a newly decided variable, and the structural bound, which also caps the search
