@@ -181,7 +181,31 @@ struct Chart<'g> {
     incomplete_at: HashMap<(u32, Sym), Vec<u32>>,
 }
 
-impl Chart<'_> {
+impl<'g> Chart<'g> {
+    fn new(g: &'g Grammar, toks: Vec<u32>) -> Self {
+        Chart {
+            g,
+            toks,
+            keys: Vec::new(),
+            cpls: Vec::new(),
+            lists: Vec::new(),
+            list_ids: HashMap::default(),
+            has: rustc_hash::FxHashSet::default(),
+            buf: Vec::new(),
+            ids: HashMap::default(),
+            complete_at: HashMap::default(),
+            incomplete_at: HashMap::default(),
+        }
+    }
+
+    /// The first complete `S` edge over every token, after [`Chart::run`].
+    fn root(&self) -> Option<u32> {
+        let n = self.toks.len() as u32;
+        self.complete_at
+            .get(&(0, Sym::N(Nt::S)))
+            .and_then(|v| v.iter().copied().find(|&e| self.span(e).1 == n))
+    }
+
     fn span(&self, e: u32) -> (u32, u32) {
         match self.keys[e as usize] {
             Key::Leaf(i) => (i, i + 1),
@@ -363,8 +387,30 @@ pub(crate) fn parse_paper(src: &str) -> Result<PTree, PaperParseError> {
     if words.len() > MAX_TOKENS {
         return Err(PaperParseError::TooLong(words.len()));
     }
+    let (toks, sym_ids) = tokenize(&words)?;
+    // Every parse bottoms out in a literal, `Pred ( Terms )` or `Var = Var`: without a
+    // symbol before `(` and without `=` (every propositional formula) there is none.
+    let literal_possible = toks.contains(&EQ)
+        || toks
+            .windows(2)
+            .any(|w| w[0] >= FIXED.len() as u32 && w[1] == LP);
+    if !literal_possible {
+        return Err(PaperParseError::NoParse);
+    }
+    let g = grammar(&sym_ids);
+    let mut chart = Chart::new(&g, toks);
+    chart.run();
+    chart
+        .root()
+        .map(|e| chart.first_tree(e, &words))
+        .ok_or(PaperParseError::NoParse)
+}
+
+/// The paper's token ids of `words` and the ids of its symbols, or why its parser
+/// gives up before parsing.
+fn tokenize(words: &[String]) -> Result<(Vec<u32>, Vec<u32>), PaperParseError> {
     let mut symbols: Vec<&str> = Vec::new();
-    for w in &words {
+    for w in words {
         if starts_symbol(w) && !symbols.contains(&w.as_str()) {
             symbols.push(w);
         }
@@ -376,7 +422,7 @@ pub(crate) fn parse_paper(src: &str) -> Result<PTree, PaperParseError> {
         return Err(PaperParseError::Empty);
     }
     let mut toks = Vec::with_capacity(words.len());
-    for w in &words {
+    for w in words {
         let id = if let Some(i) = FIXED.iter().position(|f| f == w) {
             i as u32
         } else if let Some(i) = symbols.iter().position(|s| s == w) {
@@ -386,40 +432,10 @@ pub(crate) fn parse_paper(src: &str) -> Result<PTree, PaperParseError> {
         };
         toks.push(id);
     }
-    // Every parse bottoms out in a literal, `Pred ( Terms )` or `Var = Var`: without a
-    // symbol before `(` and without `=` (every propositional formula) there is none.
-    let literal_possible = toks.contains(&EQ)
-        || toks
-            .windows(2)
-            .any(|w| w[0] >= FIXED.len() as u32 && w[1] == LP);
-    if !literal_possible {
-        return Err(PaperParseError::NoParse);
-    }
-    let sym_ids: Vec<u32> = (0..symbols.len())
+    let sym_ids = (0..symbols.len())
         .map(|i| (FIXED.len() + i) as u32)
         .collect();
-    let g = grammar(&sym_ids);
-    let mut chart = Chart {
-        g: &g,
-        toks,
-        keys: Vec::new(),
-        cpls: Vec::new(),
-        lists: Vec::new(),
-        list_ids: HashMap::default(),
-        has: rustc_hash::FxHashSet::default(),
-        buf: Vec::new(),
-        ids: HashMap::default(),
-        complete_at: HashMap::default(),
-        incomplete_at: HashMap::default(),
-    };
-    chart.run();
-    let n = words.len() as u32;
-    let root = chart
-        .complete_at
-        .get(&(0, Sym::N(Nt::S)))
-        .and_then(|v| v.iter().copied().find(|&e| chart.span(e).1 == n));
-    root.map(|e| chart.first_tree(e, &words))
-        .ok_or(PaperParseError::NoParse)
+    Ok((toks, sym_ids))
 }
 
 /// NLTK's bracketed one-line form (`Tree.pformat` with a wide margin), for tests.
@@ -490,42 +506,11 @@ mod tests {
         for src in ["p ∧ q", "(p1 ∨ ¬p2) → p3", "¬(a ⊕ b)", "∀x (p)"] {
             assert_eq!(parse_paper(src), Err(PaperParseError::NoParse), "{src}");
             let words = msplit(&reorder_quantifiers(src));
-            let mut symbols: Vec<&str> = Vec::new();
-            for w in &words {
-                if starts_symbol(w) && !symbols.contains(&w.as_str()) {
-                    symbols.push(w);
-                }
-            }
-            let toks: Vec<u32> = words
-                .iter()
-                .map(|w| match FIXED.iter().position(|f| f == w) {
-                    Some(i) => i as u32,
-                    None => (FIXED.len() + symbols.iter().position(|s| s == w).unwrap_or(0)) as u32,
-                })
-                .collect();
-            let sym_ids: Vec<u32> = (0..symbols.len())
-                .map(|i| (FIXED.len() + i) as u32)
-                .collect();
+            let (toks, sym_ids) = tokenize(&words).expect("tokens");
             let g = grammar(&sym_ids);
-            let mut chart = Chart {
-                g: &g,
-                toks,
-                keys: Vec::new(),
-                cpls: Vec::new(),
-                lists: Vec::new(),
-                list_ids: HashMap::default(),
-                has: rustc_hash::FxHashSet::default(),
-                buf: Vec::new(),
-                ids: HashMap::default(),
-                complete_at: HashMap::default(),
-                incomplete_at: HashMap::default(),
-            };
+            let mut chart = Chart::new(&g, toks);
             chart.run();
-            let n = words.len() as u32;
-            let full = chart
-                .complete_at
-                .get(&(0, Sym::N(Nt::S)))
-                .is_some_and(|v| v.iter().any(|&e| chart.span(e).1 == n));
+            let full = chart.root().is_some();
             assert!(!full, "{src}");
         }
         assert!(parse_paper("x = y").is_ok());

@@ -71,9 +71,9 @@ pub(crate) struct Alignment {
 }
 
 /// `map` value of a variable not decided yet.
-const OPEN: u32 = u32::MAX;
+pub(super) const OPEN: u32 = u32::MAX;
 /// `map` value of a variable decided to stay unmatched.
-const NONE: u32 = u32::MAX - 1;
+pub(super) const NONE: u32 = u32::MAX - 1;
 
 /// A distinct triple of the searched graph and how often it occurs.
 #[derive(Clone, Copy)]

@@ -12,12 +12,7 @@
 //! alignments; a leaf with several parents counts its own triples once, apart, at its
 //! best partner. Triples that close a cycle count as matched.
 
-use super::smatch_align::{Adj, End};
-
-/// `map` value of an undecided variable (as in the search).
-const OPEN: u32 = u32::MAX;
-/// `map` value of a variable decided to stay unmatched.
-const NONE: u32 = u32::MAX - 1;
+use super::smatch_align::{Adj, End, NONE, OPEN};
 
 /// An edge from a parent to a child variable: (child, relation, count).
 #[derive(Clone, Copy)]
