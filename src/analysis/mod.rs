@@ -19,5 +19,6 @@ pub mod porter;
 pub mod sensitivity;
 pub mod smatch;
 pub mod smatch_align;
+pub(crate) mod smatch_ends;
 pub mod smatch_paper;
 pub(crate) mod smatch_tree_bound;

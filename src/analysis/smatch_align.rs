@@ -16,12 +16,8 @@
 use super::smatch_tree_bound::TreeBound;
 use rustc_hash::FxHashMap as HashMap;
 
-/// A node position in a triple: a variable of its graph or an interned constant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum End {
-    Var(u32),
-    Const(u32),
-}
+pub(crate) use super::smatch_ends::End;
+use super::smatch_ends::{Adj, NONE, OPEN};
 
 /// A graph as triples over interned strings.
 #[derive(Clone, Debug, Default)]
@@ -70,11 +66,6 @@ pub(crate) struct Alignment {
     pub optimal: bool,
 }
 
-/// `map` value of a variable not decided yet.
-pub(super) const OPEN: u32 = u32::MAX;
-/// `map` value of a variable decided to stay unmatched.
-pub(super) const NONE: u32 = u32::MAX - 1;
-
 /// A distinct triple of the searched graph and how often it occurs.
 #[derive(Clone, Copy)]
 struct Triple1 {
@@ -83,9 +74,6 @@ struct Triple1 {
     o: End,
     n: u32,
 }
-
-/// Distinct triples at one variable of the other graph: (relation, other end, count).
-pub(crate) type Adj = Vec<(u32, End, u32)>;
 
 /// A graph's distinct triples with their counts, sorted.
 fn counted(triples: &[(End, u32, End)]) -> Vec<((End, u32, End), u32)> {

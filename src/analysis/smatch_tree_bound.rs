@@ -12,7 +12,7 @@
 //! alignments; a leaf with several parents counts its own triples once, apart, at its
 //! best partner. Triples that close a cycle count as matched.
 
-use super::smatch_align::{Adj, End, NONE, OPEN};
+use super::smatch_ends::{Adj, End, NONE, OPEN};
 
 /// An edge from a parent to a child variable: (child, relation, count).
 #[derive(Clone, Copy)]
