@@ -18,7 +18,8 @@
 //! (search, compare, export); texts are checked and made safe to draw when read.
 
 use super::checksum::{Prefix, text_sum};
-use super::rows::{Extra, MAX_LINE, Row, Scan, Scores, TextFile, TextSpan};
+use super::rows::{Extra, MAX_LINE, Row, Scores, TextFile, TextSpan};
+use super::scan::Scan;
 use super::store;
 use crate::record::Metric;
 use crate::verify::VerdictKind;
@@ -140,7 +141,7 @@ pub(crate) fn load_or_build(dir: &Path, texts: bool) -> Scan {
         if super::scratch::register(&spill)
             && let Ok(f) = std::fs::File::create(&spill)
         {
-            scan.spill = Some(super::rows::Spill {
+            scan.spill = Some(super::scan::Spill {
                 file: BufWriter::with_capacity(1 << 20, f),
                 path: spill,
                 spans: Vec::new(),
@@ -165,7 +166,7 @@ pub(crate) fn load_or_build(dir: &Path, texts: bool) -> Scan {
     }
     // Texts still in a scratch file (the index could not be written): into memory.
     if let Some(mut sp) = scan.spill.take() {
-        let mut t = super::rows::spill_texts(&mut sp);
+        let mut t = super::scan::spill_texts(&mut sp);
         t.append(&mut scan.texts);
         scan.texts = t;
     }

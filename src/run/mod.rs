@@ -11,6 +11,7 @@ pub mod judge;
 pub mod pipeline;
 pub mod rescore;
 pub mod rows;
+pub mod scan;
 pub mod score;
 pub mod scratch;
 pub mod store;

@@ -6,7 +6,6 @@ use crate::record::{Closeness, Metric};
 use crate::verify::VerdictKind;
 use serde::Deserialize;
 use std::borrow::Cow;
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 /// Longest sample line read (longer lines are skipped with a warning): the one limit
@@ -41,7 +40,7 @@ pub struct Row {
     /// A hash of φ₀ as shown, to find the same formula in other runs without its text.
     pub phi0_hash: u64,
     /// Where the row's text (φ₀, ψ and φ₁ joined by [`SEP`], what search looks at)
-    /// is in its run's [`TextStore`] (or [`Scan::texts`]).
+    /// is in its run's [`TextStore`] (or [`super::scan::Scan::texts`]).
     pub text: u32,
 }
 
@@ -633,188 +632,6 @@ impl PartialEq for Extra {
             && self.cost.map(f64::to_bits) == o.cost.map(f64::to_bits)
             && self.reading_note == o.reading_note
     }
-}
-
-/// Where texts of parsed lines go instead of memory while a row index is first built:
-/// a scratch file that becomes the index's text section.
-#[derive(Debug)]
-pub struct Spill {
-    /// The scratch file.
-    pub file: std::io::BufWriter<std::fs::File>,
-    /// Its path (removed when the index is written or abandoned).
-    pub path: std::path::PathBuf,
-    /// Position, length and checksum of each text written.
-    pub spans: Vec<(u64, u32, u32)>,
-    /// Bytes written.
-    pub len: u64,
-}
-
-impl Drop for Spill {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
-        super::scratch::unregister(&self.path);
-    }
-}
-
-/// Rows read so far from one `samples.jsonl`, in file order.
-#[derive(Debug, Default)]
-pub struct Scan {
-    /// Rows in file order (a retried sample appears once per line).
-    pub rows: Vec<Row>,
-    /// Report-only fields, parallel to `rows` (empty when not kept).
-    pub extras: Vec<Extra>,
-    /// Texts of rows parsed from JSON; such a row's `text` is `text_base` + its index here.
-    pub texts: Vec<Box<str>>,
-    /// Texts of rows read from a row index, left in its file (indices below `text_base`).
-    pub text_file: Option<TextFile>,
-    /// How many texts `text_file` holds.
-    pub text_base: usize,
-    /// Bytes of the file consumed (complete lines only).
-    pub consumed: u64,
-    /// Complete lines read, for line numbers in warnings.
-    pub lines: usize,
-    /// Lines skipped and why.
-    pub warnings: Vec<String>,
-    /// Set when the file was found shorter than what was consumed and read again.
-    pub restarted: bool,
-    /// When set, texts of parsed lines are written here instead of kept in `texts`.
-    pub spill: Option<Spill>,
-    /// Running hash of the file's first bytes, carried between index writes.
-    pub prefix: super::checksum::Prefix,
-}
-
-impl Scan {
-    /// Reads the complete lines appended to `path` since `self.consumed`; returns how
-    /// many rows were added. `keep_extras` keeps [`Extra`] beside each row.
-    ///
-    /// The file is streamed through a small buffer: holding a large run in memory at
-    /// once costs more in page faults than parsing it. A last line without its newline
-    /// is a write in progress and is left for the next call. A file shorter than what
-    /// was consumed was rewritten: it is read again from the start.
-    pub(crate) fn extend_from(&mut self, path: &Path, keep_extras: bool) -> usize {
-        // A FIFO or device named samples.jsonl would block or never end: only read files.
-        match std::fs::metadata(path) {
-            Ok(m) if m.is_file() => {}
-            Ok(_) => {
-                let w = format!("{} is not a regular file; skipped", path.display());
-                if !self.warnings.contains(&w) {
-                    self.warnings.push(w);
-                }
-                return 0;
-            }
-            Err(_) => return 0,
-        }
-        let Ok(mut f) = crate::fsread::open(path, crate::fsread::STREAM) else {
-            return 0;
-        };
-        let len = f.metadata().map_or(0, |m| m.len());
-        if len < self.consumed {
-            self.warnings
-                .push(format!("{} shrank; reloading it", path.display()));
-            self.rows.clear();
-            self.extras.clear();
-            self.texts.clear();
-            self.text_file = None;
-            self.text_base = 0;
-            self.spill = None;
-            self.consumed = 0;
-            self.lines = 0;
-            self.prefix = super::checksum::Prefix::default();
-            self.restarted = true;
-        }
-        if len == self.consumed || f.seek(SeekFrom::Start(self.consumed)).is_err() {
-            return 0;
-        }
-        let mut reader = BufReader::with_capacity(1 << 20, f);
-        let mut line = Vec::with_capacity(8192);
-        let before = self.rows.len();
-        loop {
-            line.clear();
-            let n = match (&mut reader)
-                .take(MAX_LINE + 1)
-                .read_until(b'\n', &mut line)
-            {
-                Ok(0) | Err(_) => break,
-                Ok(n) => n,
-            };
-            if line.last() != Some(&b'\n') {
-                if n as u64 <= MAX_LINE {
-                    break;
-                }
-                // Longer than any sample we write: skip to its end without holding it.
-                let mut skipped = n as u64;
-                loop {
-                    line.clear();
-                    match (&mut reader).take(1 << 20).read_until(b'\n', &mut line) {
-                        Ok(0) | Err(_) => return self.rows.len() - before,
-                        Ok(k) => skipped += k as u64,
-                    }
-                    if line.last() == Some(&b'\n') {
-                        break;
-                    }
-                }
-                self.lines += 1;
-                self.warnings.push(format!(
-                    "{}:{}: a line of {skipped} bytes was skipped (limit {MAX_LINE})",
-                    path.display(),
-                    self.lines
-                ));
-                self.consumed += skipped;
-                continue;
-            }
-            self.lines += 1;
-            match parse_row(&line[..n - 1], self.consumed, path, self.lines) {
-                Ok(Some((mut row, extra, text))) => {
-                    let spilled = self.spill.as_ref().map_or(0, |s| s.spans.len());
-                    row.text = (self.text_base + self.texts.len() + spilled) as u32;
-                    let mut keep = Some(text);
-                    if let Some(sp) = self.spill.as_mut()
-                        && let Some(t) = keep.as_ref()
-                    {
-                        use std::io::Write;
-                        if sp.file.write_all(t.as_bytes()).is_ok() {
-                            let sum = super::checksum::text_sum(t.as_bytes());
-                            sp.spans.push((sp.len, t.len() as u32, sum));
-                            sp.len += t.len() as u64;
-                            keep = None;
-                        } else {
-                            // The scratch file failed: keep every text in memory instead.
-                            self.spill = None;
-                        }
-                    }
-                    if let Some(t) = keep {
-                        if let Some(mut sp) = self.spill.take() {
-                            self.texts = spill_texts(&mut sp);
-                        }
-                        self.texts.push(t);
-                    }
-                    self.rows.push(row);
-                    if keep_extras {
-                        self.extras.push(extra);
-                    }
-                }
-                Ok(None) => {}
-                Err(w) => self.warnings.push(w.to_string()),
-            }
-            self.consumed += n as u64;
-        }
-        self.rows.len() - before
-    }
-}
-
-/// Reads back what a spill holds, when it can no longer be written to (a full disk):
-/// texts that cannot be read back are left empty (search skips them; rows are whole).
-pub(crate) fn spill_texts(sp: &mut Spill) -> Vec<Box<str>> {
-    use std::io::Write;
-    let _ = sp.file.flush();
-    let all = std::fs::read(&sp.path).unwrap_or_default();
-    sp.spans
-        .iter()
-        .map(|&(p, l, _)| {
-            all.get(p as usize..p as usize + l as usize)
-                .map_or_else(|| Box::from(""), |b| String::from_utf8_lossy(b).into())
-        })
-        .collect()
 }
 
 /// Positions of the rows that hold each sample's record: ordered by sample index

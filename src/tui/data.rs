@@ -3,8 +3,8 @@
 //! from disk only for the sample on screen, so a 100,000-sample run stays small.
 
 use crate::run::format::{LabelRecord, Manifest, SampleRecord};
-use crate::run::rows::Scan;
 pub use crate::run::rows::{MAX_LINE, Row, SEP, TextStore};
+use crate::run::scan::Scan;
 use crate::run::store;
 use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom};
