@@ -10,6 +10,7 @@
 //! those maxima over the non-special tokens; F1 = 2PR/(P+R), 0 when either side has no
 //! token besides `[CLS]`/`[SEP]`.
 
+mod dense;
 mod model;
 mod wordpiece;
 
@@ -27,7 +28,13 @@ const MAX_VOCAB_FILE: u64 = 16 << 20;
 /// Sequences per forward pass; sentences are sorted by length first so a batch pads little.
 const BATCH_SEQS: usize = 64;
 /// Padded tokens per forward pass (bounds the attention matrices' memory).
-const BATCH_TOKENS: usize = 4096;
+const BATCH_TOKENS: usize = 2048;
+
+/// Per sequence, its tokens' embedding rows.
+type Embeddings = Vec<Vec<Vec<f32>>>;
+
+/// Most batches encoded at once (one per core up to this).
+const MAX_WORKERS: usize = 8;
 
 /// The files a model directory must hold (`vocab.txt` may be replaced by `tokenizer.json`).
 pub(crate) const MODEL_FILES: [&str; 3] = ["config.json", "model.safetensors", "vocab.txt"];
@@ -156,31 +163,70 @@ impl BertScoreMiniLm {
             .collect())
     }
 
-    /// L2-normalised last-layer embeddings of every sequence, batched by length.
-    fn embed_all(&self, ids: &[Vec<u32>]) -> Result<Vec<Vec<Vec<f32>>>> {
+    /// L2-normalised last-layer embeddings of every sequence, batched by length; the
+    /// batches run on every core (candle runs only its matrix products in parallel, so
+    /// one batch at a time leaves a core idle through the element-wise steps).
+    fn embed_all(&self, ids: &[Vec<u32>]) -> Result<Embeddings> {
         let mut order: Vec<usize> = (0..ids.len()).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(ids[i].len()));
-        let mut out = vec![Vec::new(); ids.len()];
+        let mut groups: Vec<&[usize]> = Vec::new();
         let mut start = 0;
         while start < order.len() {
             let longest = ids[order[start]].len().max(1);
             let take = BATCH_SEQS.min((BATCH_TOKENS / longest).max(1));
-            let group = &order[start..(start + take).min(order.len())];
+            let end = (start + take).min(order.len());
+            groups.push(&order[start..end]);
+            start = end;
+        }
+        let workers = std::thread::available_parallelism()
+            .map_or(1, std::num::NonZero::get)
+            .clamp(1, MAX_WORKERS)
+            .min(groups.len());
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let embed_group = |group: &[usize]| -> Result<Embeddings> {
             let seqs: Vec<&[u32]> = group.iter().map(|&i| ids[i].as_slice()).collect();
-            let embs = self
+            let mut embs = self
                 .model
                 .embed(&seqs)
                 .map_err(|e| anyhow!("bertscore-minilm inference failed: {e}"))?;
-            for (&i, mut rows) in group.iter().zip(embs) {
-                for row in &mut rows {
-                    let norm = row.iter().map(|v| v * v).sum::<f32>().sqrt();
-                    for v in row.iter_mut() {
-                        *v /= norm;
-                    }
+            for row in embs.iter_mut().flatten() {
+                let norm = row.iter().map(|v| v * v).sum::<f32>().sqrt();
+                for v in row.iter_mut() {
+                    *v /= norm;
                 }
-                out[i] = rows;
             }
-            start += group.len();
+            Ok(embs)
+        };
+        let done: Vec<Result<Vec<(usize, Embeddings)>>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
+                    s.spawn(|| {
+                        let mut mine = Vec::new();
+                        loop {
+                            let g = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some(group) = groups.get(g) else {
+                                return Ok(mine);
+                            };
+                            mine.push((g, embed_group(group)?));
+                        }
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(anyhow!("bertscore-minilm worker panicked")))
+                })
+                .collect()
+        });
+        let mut out = vec![Vec::new(); ids.len()];
+        for part in done {
+            for (g, embs) in part? {
+                for (&i, rows) in groups[g].iter().zip(embs) {
+                    out[i] = rows;
+                }
+            }
         }
         Ok(out)
     }

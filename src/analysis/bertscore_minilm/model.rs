@@ -1,8 +1,9 @@
 //! A BERT encoder (the architecture of all-MiniLM-L6-v2) on candle, CPU, f32: the
 //! token embeddings of the last layer for a batch of id sequences.
 
+use super::dense::{Dense, Then};
 use candle_core::{DType, Device, Tensor};
-use candle_nn::{LayerNorm, Linear, Module};
+use candle_nn::{LayerNorm, Module};
 use std::collections::HashMap;
 
 /// Largest hidden size, layer count, vocabulary and position table accepted from
@@ -104,13 +105,13 @@ impl Config {
 }
 
 struct Layer {
-    query: Linear,
-    key: Linear,
-    value: Linear,
-    attn_out: Linear,
+    query: Dense,
+    key: Dense,
+    value: Dense,
+    attn_out: Dense,
     attn_norm: LayerNorm,
-    intermediate: Linear,
-    output: Linear,
+    intermediate: Dense,
+    output: Dense,
     out_norm: LayerNorm,
 }
 
@@ -150,11 +151,12 @@ impl Weights {
             .map_err(|e| format!("tensor `{key}`: {e}"))
     }
 
-    fn linear(&mut self, name: &str, out: usize, inp: usize) -> Result<Linear, String> {
-        Ok(Linear::new(
+    fn linear(&mut self, name: &str, out: usize, inp: usize) -> Result<Dense, String> {
+        Dense::new(
             self.get(&format!("{name}.weight"), &[out, inp])?,
-            Some(self.get(&format!("{name}.bias"), &[out])?),
-        ))
+            &self.get(&format!("{name}.bias"), &[out])?,
+        )
+        .map_err(|e| format!("tensor `{}{name}.bias`: {e}", self.prefix))
     }
 
     fn norm(&mut self, name: &str, h: usize, eps: f64) -> Result<LayerNorm, String> {
@@ -256,9 +258,9 @@ impl Bert {
                     .transpose(1, 2)?
                     .contiguous()
             };
-            let q = split(layer.query.forward(&x)?)?;
-            let k = split(layer.key.forward(&x)?)?;
-            let v = split(layer.value.forward(&x)?)?;
+            let q = split(layer.query.forward(&x, Then::Bias)?)?;
+            let k = split(layer.key.forward(&x, Then::Bias)?)?;
+            let v = split(layer.value.forward(&x, Then::Bias)?)?;
             let scores = (q.matmul(&k.t()?)? * scale)?.broadcast_add(&mask)?;
             let probs = candle_nn::ops::softmax_last_dim(&scores)?;
             let ctx = probs
@@ -268,16 +270,11 @@ impl Bert {
                 .reshape((b, l, h))?;
             let attn = layer
                 .attn_norm
-                .forward(&(layer.attn_out.forward(&ctx)? + &x)?)?;
-            let mid = layer.intermediate.forward(&attn)?;
-            let mid = match self.act {
-                Act::Gelu => mid.gelu_erf()?,
-                Act::GeluTanh => mid.gelu()?,
-                Act::Relu => mid.relu()?,
-            };
+                .forward(&layer.attn_out.forward(&ctx, Then::Add(&x))?)?;
+            let mid = layer.intermediate.forward(&attn, Then::Act(self.act))?;
             x = layer
                 .out_norm
-                .forward(&(layer.output.forward(&mid)? + &attn)?)?;
+                .forward(&layer.output.forward(&mid, Then::Add(&attn))?)?;
         }
         let all = x.to_vec3::<f32>()?;
         Ok(all
