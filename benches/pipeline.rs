@@ -176,6 +176,7 @@ fn pipeline(client: Arc<autoeval::llm::Client>) -> Pipeline {
         max_tokens: 256,
         verify: autoeval::verify::Options::default(),
         reading: autoeval::syntax::Reading::Standard,
+        bertscore: None,
     }
 }
 

@@ -407,30 +407,11 @@ fn run_ok(home: &Path, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-#[test]
-fn rescore_with_a_model_stores_bertscore_minilm_equal_to_metrics_pairs_on_the_folio_printings() {
+/// Asserts that every closeness record of the run in `run` holds `bertscore_minilm`
+/// equal to `metrics pairs` on the FOLIO printings of its φ₀ and φ₁; returns the values.
+fn stored_equal_metrics_pairs(home: &Path, model: &Path, run: &Path) -> Vec<f64> {
     use autoeval::analysis::paper_notation::paper_notation;
     use autoeval::syntax::{Expr, SyntaxKind, parse};
-    let root = tempfile::tempdir().unwrap();
-    let home = root.path().join("home");
-    let model = root.path().join("model");
-    std::fs::create_dir_all(&model).unwrap();
-    tiny_model(&model);
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/fol-small");
-    let run = root.path().join("run");
-    std::fs::create_dir_all(&home).unwrap();
-    let s = |p: &Path| p.to_str().unwrap().to_string();
-    run_ok(
-        &home,
-        &[
-            "rescore",
-            &s(&src),
-            "--out",
-            &s(&run),
-            "--bertscore-model",
-            &s(&model),
-        ],
-    );
     let folio = |s: &str| match parse(s, SyntaxKind::Fol).unwrap() {
         Expr::Logic(f) => paper_notation(&f).unwrap(),
         Expr::Regex(_) => unreachable!(),
@@ -453,15 +434,95 @@ fn rescore_with_a_model_stores_bertscore_minilm_equal_to_metrics_pairs_on_the_fo
     }
     assert!(want.len() >= 3);
     let (got, code, err) = pairs(
-        &home,
+        home,
         &input,
         &["--bertscore-model", model.to_str().unwrap()],
     );
     assert_eq!(code, 0, "{err}");
+    assert_eq!(got.len(), want.len());
     for (g, w) in got.iter().zip(&want) {
         let g = g["bertscore_minilm"].as_f64().unwrap();
         assert!((g - w).abs() < 1e-6, "{g} vs {w}");
     }
+    want
+}
+
+#[test]
+fn run_with_a_model_stores_bertscore_minilm_in_every_closeness_record() {
+    let root = tempfile::tempdir().unwrap();
+    let home = root.path().join("home");
+    let model = root.path().join("model");
+    std::fs::create_dir_all(&model).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    tiny_model(&model);
+    let run = root.path().join("run");
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let args = |out: &Path| {
+        vec![
+            "run".to_string(),
+            "--kind".into(),
+            "fol".into(),
+            "--per-category".into(),
+            "2".into(),
+            "--model".into(),
+            "perturb".into(),
+            "--quiet".into(),
+            "--out".into(),
+            s(out),
+        ]
+    };
+    let mut with_model = args(&run);
+    with_model.extend(["--bertscore-model".to_string(), s(&model)]);
+    let refs: Vec<&str> = with_model.iter().map(String::as_str).collect();
+    run_ok(&home, &refs);
+    let want = stored_equal_metrics_pairs(&home, &model, &run);
+    assert!(want.len() >= 5, "{want:?}");
+    // Without the flag the field is absent.
+    let plain = root.path().join("plain");
+    let args = args(&plain);
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    run_ok(&home, &refs);
+    let text = std::fs::read_to_string(plain.join("samples.jsonl")).unwrap();
+    assert!(text.contains("\"closeness\"") && !text.contains("bertscore_minilm"));
+    // A directory that is not a model stops the run before it starts, naming the file.
+    let out = bin(&home)
+        .args([
+            "run", "--kind", "fol", "--model", "perturb", "--quiet", "--out",
+        ])
+        .arg(root.path().join("never"))
+        .arg("--bertscore-model")
+        .arg(root.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("config.json"), "{err}");
+    assert!(!root.path().join("never").join("samples.jsonl").exists());
+}
+
+#[test]
+fn rescore_with_a_model_stores_bertscore_minilm_equal_to_metrics_pairs_on_the_folio_printings() {
+    let root = tempfile::tempdir().unwrap();
+    let home = root.path().join("home");
+    let model = root.path().join("model");
+    std::fs::create_dir_all(&model).unwrap();
+    tiny_model(&model);
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/fol-small");
+    let run = root.path().join("run");
+    std::fs::create_dir_all(&home).unwrap();
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    run_ok(
+        &home,
+        &[
+            "rescore",
+            &s(&src),
+            "--out",
+            &s(&run),
+            "--bertscore-model",
+            &s(&model),
+        ],
+    );
+    let want = stored_equal_metrics_pairs(&home, &model, &run);
     // `report --json` averages it; a rescore without the model keeps the stored value.
     let report: Value =
         serde_json::from_str(&run_ok(&home, &["report", "--format", "json", &s(&run)])).unwrap();

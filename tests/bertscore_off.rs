@@ -1,5 +1,6 @@
-//! Without the cargo feature `bertscore`, `metrics pairs --bertscore-model` is refused
-//! with the rebuild command instead of silently printing no `bertscore_minilm`.
+//! Without the cargo feature `bertscore`, `--bertscore-model` (`metrics pairs`, `run`,
+//! `rescore`) is refused with the rebuild command instead of silently storing or
+//! printing no `bertscore_minilm`.
 #![cfg(not(feature = "bertscore"))]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -26,4 +27,34 @@ fn bertscore_model_without_the_feature_names_the_rebuild() {
         err.contains("--features bertscore") && err.contains("/some/minilm"),
         "{err}"
     );
+}
+
+#[test]
+fn run_and_rescore_refuse_bertscore_model_without_the_feature_before_writing() {
+    let home = tempfile::tempdir().unwrap();
+    let out_dir = home.path().join("run");
+    let src =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/fol-small");
+    for args in [
+        vec!["run", "--kind", "fol", "--model", "perturb", "--quiet"],
+        vec!["rescore", src.to_str().unwrap()],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_autoeval"))
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path().join("cfg"))
+            .env("XDG_CACHE_HOME", home.path().join("cache"))
+            .args(&args)
+            .arg("--out")
+            .arg(&out_dir)
+            .args(["--bertscore-model", "/some/minilm"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(
+            err.contains("--features bertscore") && err.contains("/some/minilm"),
+            "{args:?}: {err}"
+        );
+        assert!(!out_dir.join("samples.jsonl").exists(), "{args:?}");
+    }
 }

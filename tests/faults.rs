@@ -91,6 +91,7 @@ fn a_cancel_with_nothing_in_flight_is_cancelled_not_finished() {
         max_tokens: 64,
         verify: Default::default(),
         reading: Default::default(),
+        bertscore: None,
     });
     let out = dir.path().join("run");
     let spec = RunSpec {

@@ -61,7 +61,7 @@ pub enum Command {
     /// Generate a dataset from a built-in or user grammar (Algorithm 1).
     Generate(generate::GenerateArgs),
     /// Run the informalize → autoformalize → verify loop over a dataset.
-    Run(run::RunArgs),
+    Run(Box<run::RunArgs>),
     /// Ask a model to judge φ₀ ≡ φ₁ for every sample of a run (A4).
     Judge(judge::JudgeArgs),
     /// Tables of compliance, accuracy and judge agreement for runs.
@@ -98,7 +98,7 @@ pub fn main() -> i32 {
         Some(Command::View(args)) => view::run(args),
         Some(Command::Generate(args)) => generate::run(args),
         Some(Command::Verify(args)) => verify::run(args),
-        Some(Command::Run(args)) => run::run(args),
+        Some(Command::Run(args)) => run::run(*args),
         Some(Command::Judge(args)) => judge::run(args),
         Some(Command::Report(args)) => report::run(args),
         Some(Command::Compare(args)) => compare::run(args),

@@ -34,22 +34,7 @@ pub struct RescoreArgs {
 
 /// The bertscore-minilm scorer in `dir`, if given; refused in builds without the feature.
 fn bertscore(dir: Option<&std::path::Path>) -> Result<Option<crate::run::bertscore::Bertscore>> {
-    let Some(dir) = dir else {
-        return Ok(None);
-    };
-    #[cfg(feature = "bertscore")]
-    {
-        let model = crate::analysis::bertscore_minilm::BertScoreMiniLm::load(dir)?;
-        Ok(Some(crate::run::bertscore::Bertscore(std::sync::Arc::new(
-            model,
-        ))))
-    }
-    #[cfg(not(feature = "bertscore"))]
-    bail!(
-        "--bertscore-model {}: this autoeval was built without the cargo feature `bertscore` \
-         (bertscore-minilm); rebuild with `cargo install --path . --features bertscore`",
-        dir.display()
-    )
+    dir.map(crate::run::bertscore::Bertscore::load).transpose()
 }
 
 fn pct(x: Option<f64>) -> String {

@@ -87,6 +87,11 @@ pub fn build_spec(
         );
     }
     let (ds, kind, path) = load_dataset(args)?;
+    let bertscore = args
+        .bertscore_model
+        .as_deref()
+        .map(crate::run::bertscore::Bertscore::load)
+        .transpose()?;
     let pipeline = Arc::new(Pipeline {
         client: Arc::new(client),
         prompts: Arc::new(prompts),
@@ -99,6 +104,7 @@ pub fn build_spec(
             ..verify::Options::default()
         },
         reading: args.reading,
+        bertscore,
     });
     Ok(RunSpec {
         out: args.out.clone(),

@@ -1,6 +1,7 @@
 //! `bertscore_minilm` in a run's `closeness` records: scored in batches on the same
 //! FOLIO printings as the other paper-compatible metrics, only when the user gives a
-//! model (`rescore --bertscore-model DIR`, builds with the cargo feature `bertscore`).
+//! model (`run`/`rescore --bertscore-model DIR`, builds with the cargo feature
+//! `bertscore`).
 
 use crate::analysis::paper_notation::paper_notation;
 use crate::record::SampleRecord;
@@ -24,6 +25,47 @@ impl PairScorer for crate::analysis::bertscore_minilm::BertScoreMiniLm {
 /// A loaded bertscore-minilm scorer, shared by the threads of a rescore.
 #[derive(Clone)]
 pub struct Bertscore(pub Arc<dyn PairScorer>);
+
+impl Bertscore {
+    /// Loads the all-MiniLM-L6-v2 files in `dir`; refused, naming the flag, in builds
+    /// without the cargo feature `bertscore`.
+    pub fn load(dir: &std::path::Path) -> anyhow::Result<Self> {
+        #[cfg(feature = "bertscore")]
+        {
+            let model = crate::analysis::bertscore_minilm::BertScoreMiniLm::load(dir)?;
+            Ok(Self(Arc::new(model)))
+        }
+        #[cfg(not(feature = "bertscore"))]
+        anyhow::bail!(
+            "--bertscore-model {}: this autoeval was built without the cargo feature \
+             `bertscore` (bertscore-minilm); rebuild with \
+             `cargo install --path . --features bertscore`",
+            dir.display()
+        )
+    }
+
+    /// Sets `bertscore_minilm` on one finished record, off the async executor (the
+    /// encoder is CPU work). A failure leaves the field absent and is returned.
+    pub(crate) async fn fill_one(&self, rec: &mut SampleRecord) -> Result<(), String> {
+        let Some((a, b)) = folio_pair(rec) else {
+            return Ok(());
+        };
+        let scorer = self.0.clone();
+        let got = tokio::task::spawn_blocking(move || scorer.f1(&[(&a, &b)]))
+            .await
+            .map_err(|e| format!("bertscore-minilm crashed: {e}"))??;
+        match (got.as_slice(), rec.closeness.as_mut()) {
+            ([v], Some(c)) => {
+                c.bertscore_minilm = Some(*v);
+                Ok(())
+            }
+            _ => Err(format!(
+                "bertscore-minilm gave {} scores for 1 pair",
+                got.len()
+            )),
+        }
+    }
+}
 
 impl std::fmt::Debug for Bertscore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

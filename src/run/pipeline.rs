@@ -47,6 +47,8 @@ pub struct Pipeline {
     pub verify: verify::Options,
     /// How replies without full parentheses are grouped.
     pub reading: crate::syntax::Reading,
+    /// Stores `bertscore_minilm` in each closeness record (`--bertscore-model`).
+    pub bertscore: Option<super::bertscore::Bertscore>,
 }
 
 fn record(prompt: &Rendered, r: &Result<CallResult, CallError>) -> CallRecord {
@@ -326,7 +328,7 @@ impl Pipeline {
                 _ => None,
             };
         }
-        Some(SampleRecord {
+        let mut rec = SampleRecord {
             id: job.id,
             idx: job.idx,
             batch: job.batch,
@@ -343,6 +345,13 @@ impl Pipeline {
             output_tokens: tout,
             cost_usd: cost,
             finished: now_rfc3339(),
-        })
+        };
+        if let Some(b) = &self.bertscore
+            && let Err(e) = b.fill_one(&mut rec).await
+        {
+            self.client
+                .warn(format!("sample {}: no bertscore-minilm: {e}", rec.id));
+        }
+        Some(rec)
     }
 }
