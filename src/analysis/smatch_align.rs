@@ -394,7 +394,7 @@ impl Search {
             return true;
         }
         self.work += self.tree_cost;
-        if self.fixed + self.tree.bound(&self.map, &self.used, &self.out2) <= self.best {
+        if self.fixed + self.tree.bound(&self.map, &self.used) <= self.best {
             return true;
         }
         for (_, w) in self.candidates(u) {
@@ -571,9 +571,7 @@ pub(crate) fn best_matches(g1: &Graph, g2: &Graph) -> Alignment {
     }
     // The structural bound at the root caps every alignment: the search stops once
     // its best meets it.
-    s.ceiling = s
-        .ceiling
-        .min(fixed + s.tree.bound(&s.map, &s.used, &s.out2));
+    s.ceiling = s.ceiling.min(fixed + s.tree.bound(&s.map, &s.used));
     s.greedy();
     let optimal = s.best >= s.ceiling || s.go(0, &mut Vec::new());
     Alignment {

@@ -36,6 +36,12 @@ pub(crate) struct TreeBound {
     /// Matches of a variable's triples to constants and of its self-loops, per partner:
     /// `unary[u * n2 + w]`.
     unary: Vec<u32>,
+    /// Per variable `u` and partner `w`, the range of `along` holding the ways a child
+    /// edge of `u` can match along an edge of `w`: `spans[u * (n2 + 1) + w]..[.. + 1]`.
+    spans: Vec<u32>,
+    /// Child edge (index into `kids[u]`), the child's partner `x` along `w`'s edge of
+    /// the same relation, and the matches `min(count, count′)`; grouped by edge.
+    along: Vec<Along>,
     /// Triples left out of the tree (closing a cycle), counted as matched.
     loose: u32,
     n2: usize,
@@ -43,6 +49,14 @@ pub(crate) struct TreeBound {
     val: Vec<u32>,
     /// Per variable, its best value over allowed partners (scratch).
     best: Vec<u32>,
+}
+
+/// One way a child edge can match: along an edge of the parent's partner.
+#[derive(Clone, Copy)]
+struct Along {
+    kid: u32,
+    x: u32,
+    m: u32,
 }
 
 /// A triple of the first graph: (source, relation, target, count).
@@ -140,12 +154,35 @@ impl TreeBound {
             .collect();
         let mut roots = roots;
         roots.extend(extra_roots);
+        // Only a child edge and a partner's edge of the same relation can match: listing
+        // those pairs once spares the bound a scan of every partner's edges per edge.
+        let mut spans = Vec::with_capacity(n1 * (n2 + 1));
+        let mut along = Vec::new();
+        for kid_list in &kids {
+            for w_out in out2 {
+                spans.push(along.len() as u32);
+                for (k, e) in kid_list.iter().enumerate() {
+                    for &(r, x, cnt) in w_out {
+                        if let (true, End::Var(x)) = (r == e.r, x) {
+                            along.push(Along {
+                                kid: k as u32,
+                                x,
+                                m: e.n.min(cnt),
+                            });
+                        }
+                    }
+                }
+            }
+            spans.push(along.len() as u32);
+        }
         TreeBound {
             order,
             kids,
             shared_leaf,
             roots,
             unary,
+            spans,
+            along,
             loose,
             n2,
             val: vec![0; n1 * n2],
@@ -156,7 +193,9 @@ impl TreeBound {
     /// An upper bound on the matches, among triples with a variable, of any one-to-one
     /// completion of `map` (`OPEN` undecided, `NONE` unmatched, else the partner; `used`
     /// marks partners taken).
-    pub(crate) fn bound(&mut self, map: &[u32], used: &[bool], out2: &[Adj]) -> u32 {
+    ///
+    /// `val[u][w]` is written only where `u` may take `w`; it is read only there.
+    pub(crate) fn bound(&mut self, map: &[u32], used: &[bool]) -> u32 {
         let n2 = self.n2;
         let allowed = |v: u32, x: u32| -> bool {
             match map[v as usize] {
@@ -170,41 +209,43 @@ impl TreeBound {
             let uu = u as usize;
             // Value of the children when `u` has no partner (no edge to them matches).
             let free: u32 = self.kids[uu].iter().map(|e| self.child_best(e.child)).sum();
-            let mut best = if map[uu] == OPEN || map[uu] == NONE {
-                free
-            } else {
-                0
+            let (mut best, partners) = match map[uu] {
+                OPEN => (free, 0..n2),
+                NONE => (free, 0..0),
+                m => (0, m as usize..m as usize + 1),
             };
-            for (w, w_out) in out2.iter().enumerate().take(n2) {
-                if !allowed(u, w as u32) {
-                    self.val[uu * n2 + w] = 0;
+            for w in partners {
+                if used[w] && map[uu] == OPEN {
                     continue;
                 }
-                let mut v = if self.shared_leaf[uu] {
-                    0
-                } else {
-                    self.unary[uu * n2 + w]
-                };
-                for e in &self.kids[uu] {
-                    let mut b = self.child_best(e.child);
-                    if map[e.child as usize] != NONE {
-                        for &(r, x, cnt) in w_out {
-                            if r != e.r {
-                                continue;
-                            }
-                            let End::Var(x) = x else { continue };
-                            if !allowed(e.child, x) {
-                                continue;
-                            }
-                            let sub = if self.shared_leaf[e.child as usize] {
+                let mut v = free
+                    + if self.shared_leaf[uu] {
+                        0
+                    } else {
+                        self.unary[uu * n2 + w]
+                    };
+                let span = uu * (n2 + 1) + w;
+                let (mut j, end) = (self.spans[span] as usize, self.spans[span + 1] as usize);
+                while j < end {
+                    let kid = self.along[j].kid;
+                    let child = self.kids[uu][kid as usize].child;
+                    let base = self.child_best(child);
+                    let mut b = base;
+                    let open = map[child as usize] != NONE;
+                    let shared = self.shared_leaf[child as usize];
+                    while j < end && self.along[j].kid == kid {
+                        let a = self.along[j];
+                        if open && allowed(child, a.x) {
+                            let sub = if shared {
                                 0
                             } else {
-                                self.val[e.child as usize * n2 + x as usize]
+                                self.val[child as usize * n2 + a.x as usize]
                             };
-                            b = b.max(e.n.min(cnt) + sub);
+                            b = b.max(a.m + sub);
                         }
+                        j += 1;
                     }
-                    v += b;
+                    v += b - base;
                 }
                 self.val[uu * n2 + w] = v;
                 best = best.max(v);
@@ -307,3 +348,7 @@ impl TreeBound {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "smatch_tree_bound_tests.rs"]
+mod tests;
