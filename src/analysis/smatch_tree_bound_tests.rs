@@ -119,7 +119,7 @@ fn listed_edge_pairs_give_the_plain_programs_bound_on_random_partial_maps() {
         // A partial map as the search holds one: some decided (partner or none).
         let mut map = vec![OPEN; n1 as usize];
         let mut used = vec![false; n2 as usize];
-        for m in map.iter_mut() {
+        for m in &mut map {
             match rng.below(3) {
                 0 => {}
                 1 => *m = NONE,
