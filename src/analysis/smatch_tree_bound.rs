@@ -45,8 +45,16 @@ pub(crate) struct TreeBound {
     /// Triples left out of the tree (closing a cycle), counted as matched.
     loose: u32,
     n2: usize,
-    /// Per variable and partner, the best subtree value (scratch).
+    /// Per variable, the partners at which its subtree can be worth more than its
+    /// children's free value: an own triple matches there, or a child edge can.
+    special: Vec<Vec<u32>>,
+    /// `is_special[u * n2 + w]`: whether `w` is in `special[u]`.
+    is_special: Vec<bool>,
+    /// Per variable and special partner, the best subtree value (scratch); at any
+    /// other partner the value is the children's free value, `free[u]`.
     val: Vec<u32>,
+    /// Per variable, its children's value when it has no partner (scratch).
+    free: Vec<u32>,
     /// Per variable, its best value over allowed partners (scratch).
     best: Vec<u32>,
 }
@@ -175,7 +183,25 @@ impl TreeBound {
             }
             spans.push(along.len() as u32);
         }
+        let mut is_special = vec![false; n1 * n2];
+        let special = (0..n1)
+            .map(|u| {
+                (0..n2)
+                    .filter(|&w| {
+                        let i = u * n2 + w;
+                        let s =
+                            unary[i] > 0 || spans[u * (n2 + 1) + w] < spans[u * (n2 + 1) + w + 1];
+                        is_special[i] = s;
+                        s
+                    })
+                    .map(|w| w as u32)
+                    .collect()
+            })
+            .collect();
         TreeBound {
+            special,
+            is_special,
+            free: vec![0; n1],
             order,
             kids,
             shared_leaf,
@@ -194,7 +220,8 @@ impl TreeBound {
     /// completion of `map` (`OPEN` undecided, `NONE` unmatched, else the partner; `used`
     /// marks partners taken).
     ///
-    /// `val[u][w]` is written only where `u` may take `w`; it is read only there.
+    /// `val[u][w]` is written only where `u` may take a special `w`; it is read only
+    /// there.
     pub(crate) fn bound(&mut self, map: &[u32], used: &[bool]) -> u32 {
         let n2 = self.n2;
         let allowed = |v: u32, x: u32| -> bool {
@@ -209,13 +236,22 @@ impl TreeBound {
             let uu = u as usize;
             // Value of the children when `u` has no partner (no edge to them matches).
             let free: u32 = self.kids[uu].iter().map(|e| self.child_best(e.child)).sum();
-            let (mut best, partners) = match map[uu] {
-                OPEN => (free, 0..n2),
-                NONE => (free, 0..0),
-                m => (0, m as usize..m as usize + 1),
+            self.free[uu] = free;
+            // Any allowed partner is worth at least `free`; only special ones more.
+            let mut best = free;
+            let one = map[uu];
+            let count = match one {
+                OPEN => self.special[uu].len(),
+                NONE => 0,
+                m => usize::from(self.is_special[uu * n2 + m as usize]),
             };
-            for w in partners {
-                if used[w] && map[uu] == OPEN {
+            for k in 0..count {
+                let w = if one == OPEN {
+                    self.special[uu][k] as usize
+                } else {
+                    one as usize
+                };
+                if one == OPEN && used[w] {
                     continue;
                 }
                 let mut v = free
@@ -225,22 +261,18 @@ impl TreeBound {
                         self.unary[uu * n2 + w]
                     };
                 let span = uu * (n2 + 1) + w;
-                let (mut j, end) = (self.spans[span] as usize, self.spans[span + 1] as usize);
-                while j < end {
+                let (mut j, stop) = (self.spans[span] as usize, self.spans[span + 1] as usize);
+                while j < stop {
                     let kid = self.along[j].kid;
                     let child = self.kids[uu][kid as usize].child;
                     let base = self.child_best(child);
                     let mut b = base;
                     let open = map[child as usize] != NONE;
                     let shared = self.shared_leaf[child as usize];
-                    while j < end && self.along[j].kid == kid {
+                    while j < stop && self.along[j].kid == kid {
                         let a = self.along[j];
                         if open && allowed(child, a.x) {
-                            let sub = if shared {
-                                0
-                            } else {
-                                self.val[child as usize * n2 + a.x as usize]
-                            };
+                            let sub = if shared { 0 } else { self.value(child, a.x) };
                             b = b.max(a.m + sub);
                         }
                         j += 1;
@@ -252,10 +284,11 @@ impl TreeBound {
             }
             self.best[uu] = best;
             if self.shared_leaf[uu] {
-                // Its own triples, once, at its best allowed partner.
-                total += (0..n2)
-                    .filter(|&w| allowed(u, w as u32))
-                    .map(|w| self.unary[uu * n2 + w])
+                // Its own triples, once, at its best allowed partner (0 elsewhere).
+                total += self.special[uu]
+                    .iter()
+                    .filter(|&&w| allowed(u, w))
+                    .map(|&w| self.unary[uu * n2 + w as usize])
                     .max()
                     .unwrap_or(0);
             }
@@ -266,6 +299,17 @@ impl TreeBound {
                 .iter()
                 .map(|&r| self.best[r as usize])
                 .sum::<u32>()
+    }
+
+    /// The subtree value of `u` at partner `w` from the last [`TreeBound::bound`] call
+    /// (`w` allowed to `u` there).
+    fn value(&self, u: u32, w: u32) -> u32 {
+        let i = u as usize * self.n2 + w as usize;
+        if self.is_special[i] {
+            self.val[i]
+        } else {
+            self.free[u as usize]
+        }
     }
 
     /// A one-to-one map read off the values of the last [`TreeBound::bound`] call made
@@ -281,7 +325,7 @@ impl TreeBound {
             if self.shared_leaf[u] {
                 self.unary[u * n2 + w]
             } else {
-                self.val[u * n2 + w]
+                self.value(u as u32, w as u32)
             }
         };
         let best_free = |u: usize, used: &[bool]| -> u32 {
