@@ -89,6 +89,15 @@ fn counted(triples: &[(End, u32, End)]) -> Vec<((End, u32, End), u32)> {
     out
 }
 
+/// Buffers the bound of every search node reuses.
+#[derive(Default)]
+struct Scratch {
+    /// Per G2 variable, the best gain any undecided variable has there.
+    cols: Vec<u32>,
+    /// The G2 variables that may be tried now.
+    open: Vec<u32>,
+}
+
 struct Search {
     t1: Vec<Triple1>,
     /// For each G1 var: indices into `t1` of its triples (a self-loop once).
@@ -319,7 +328,7 @@ impl Search {
     /// Twice an upper bound on the matches of any completion of the current map, and
     /// the undecided variable to branch on next: the first in search order (branching
     /// on the one with the fewest partners proved fewer pairs within the budget).
-    fn bound2(&self, cols: &mut Vec<u32>) -> (u32, u32) {
+    fn bound2(&self, sc: &mut Scratch) -> (u32, u32) {
         // No more than every undecided triple can still match, nor more than G2 has.
         let cap = 2 * (self.score + self.n1 - self.decided).min(self.n2);
         if cap <= 2 * self.best + 1 {
@@ -327,23 +336,24 @@ impl Search {
         }
         // Each remaining variable takes at most its best partner, and each free partner
         // serves at most one variable: both sums bound the matching's gain.
+        let cols = &mut sc.cols;
         cols.clear();
         cols.resize(self.used.len(), 0);
         let mut rows = 0;
-        let open: Vec<bool> = (0..self.used.len() as u32)
-            .map(|w| self.open_to(w))
-            .collect();
+        sc.open.clear();
+        sc.open
+            .extend((0..self.used.len() as u32).filter(|&w| self.open_to(w)));
         let mut pick = OPEN;
         for &u in &self.order {
             if self.map[u as usize] != OPEN {
                 continue;
             }
+            let row = self.row(u);
             let mut best = 0;
-            for (w, &g) in self.row(u).iter().enumerate() {
-                if open[w] {
-                    best = best.max(g);
-                    cols[w] = cols[w].max(g);
-                }
+            for &w in &sc.open {
+                let g = row[w as usize];
+                best = best.max(g);
+                cols[w as usize] = cols[w as usize].max(g);
             }
             rows += best;
             if pick == OPEN {
@@ -377,7 +387,7 @@ impl Search {
         c
     }
 
-    fn go(&mut self, depth: usize, cols: &mut Vec<u32>) -> bool {
+    fn go(&mut self, depth: usize, cols: &mut Scratch) -> bool {
         self.nodes += 1;
         self.work += (self.order.len() - depth + 1) as u64 * self.used.len() as u64;
         if self.nodes > NODE_BUDGET || self.work > WORK_BUDGET {
@@ -573,7 +583,7 @@ pub(crate) fn best_matches(g1: &Graph, g2: &Graph) -> Alignment {
     // its best meets it.
     s.ceiling = s.ceiling.min(fixed + s.tree.bound(&s.map, &s.used));
     s.greedy();
-    let optimal = s.best >= s.ceiling || s.go(0, &mut Vec::new());
+    let optimal = s.best >= s.ceiling || s.go(0, &mut Scratch::default());
     Alignment {
         matches: s.best as usize,
         optimal,
