@@ -42,12 +42,29 @@ type Vec64 = Vec<u64>;
 
 /// Column `k` of `itertools.product([False, True], repeat=n)`: row r has bit (n−1−k) of r.
 fn column(k: usize, n: usize, words: usize) -> Vec64 {
+    // Row r holds bit (n-1-k) of r: a fixed pattern within each word below period 64,
+    // whole words of ones or zeros above.
+    const PATTERN: [u64; 6] = [
+        0xAAAA_AAAA_AAAA_AAAA,
+        0xCCCC_CCCC_CCCC_CCCC,
+        0xF0F0_F0F0_F0F0_F0F0,
+        0xFF00_FF00_FF00_FF00,
+        0xFFFF_0000_FFFF_0000,
+        0xFFFF_FFFF_0000_0000,
+    ];
     let rows = 1usize << n;
-    let mut v = vec![0u64; words];
-    for r in 0..rows {
-        if (r >> (n - 1 - k)) & 1 == 1 {
-            v[r / 64] |= 1 << (r % 64);
-        }
+    let shift = n - 1 - k;
+    let mut v: Vec64 = (0..words)
+        .map(|w| match PATTERN.get(shift) {
+            Some(&p) => p,
+            None if (w >> (shift - 6)) & 1 == 1 => u64::MAX,
+            None => 0,
+        })
+        .collect();
+    if rows < 64
+        && let Some(first) = v.first_mut()
+    {
+        *first &= (1u64 << rows) - 1;
     }
     v
 }
@@ -189,8 +206,18 @@ fn compile(t: &PTree, index: &dyn Fn(&str) -> Option<usize>, out: &mut Vec<Step>
 fn run(steps: &[Step], col_of: &[usize], cols: &[Vec64], stack: &mut Vec<Vec64>) {
     let words = cols.first().map_or(1, Vec::len);
     let mut top = 0usize;
-    for s in steps {
-        match *s {
+    let mut k = 0;
+    while k < steps.len() {
+        match steps[k] {
+            // An atom the next step combines with the top is read from its column in
+            // place, not copied onto the stack first.
+            Step::Atom(i, neg) if top > 0 && matches!(steps.get(k + 1), Some(Step::Bin(_))) => {
+                if let Some(&Step::Bin(op)) = steps.get(k + 1) {
+                    combine(op, &mut stack[top - 1], &cols[col_of[i]], neg);
+                }
+                k += 2;
+                continue;
+            }
             Step::Atom(i, neg) => {
                 if stack.len() <= top {
                     stack.push(vec![0; words]);
@@ -206,20 +233,60 @@ fn run(steps: &[Step], col_of: &[usize], cols: &[Vec64], stack: &mut Vec<Vec64>)
             Step::Not => stack[top - 1].iter_mut().for_each(|x| *x = !*x),
             Step::Bin(op) => {
                 let (lo, hi) = stack.split_at_mut(top - 1);
-                let (p, q) = (&mut lo[top - 2], &hi[0]);
-                for (a, &b) in p.iter_mut().zip(q) {
-                    *a = match op {
-                        '⊕' => *a ^ b,
-                        '∨' => *a | b,
-                        '∧' => *a & b,
-                        '→' => !*a | b,
-                        _ => (*a & b) | (!*a & !b),
-                    };
-                }
+                combine(op, &mut lo[top - 2], &hi[0], false);
                 top -= 1;
             }
         }
+        k += 1;
     }
+}
+
+/// `p ← p op q` (`q` negated when `neg_q`), word by word, with the operator chosen
+/// once per call rather than per word.
+fn combine(op: char, p: &mut [u64], q: &[u64], neg_q: bool) {
+    let flip = if neg_q { u64::MAX } else { 0 };
+    let pairs = p.iter_mut().zip(q);
+    match op {
+        '⊕' => pairs.for_each(|(a, &b)| *a ^= b ^ flip),
+        '∨' => pairs.for_each(|(a, &b)| *a |= b ^ flip),
+        '∧' => pairs.for_each(|(a, &b)| *a &= b ^ flip),
+        '→' => pairs.for_each(|(a, &b)| *a = !*a | (b ^ flip)),
+        // ↔ (and any other symbol, as `eval` reads it): (a ∧ b) ∨ (¬a ∧ ¬b).
+        _ => pairs.for_each(|(a, &b)| *a = !(*a ^ b ^ flip)),
+    }
+}
+
+/// [`run`] on word `w` of the truth table alone, 64 rows at a time on a stack of
+/// words (`stack` is scratch): for tables of one word, where `run`'s per-step column
+/// copies cost more than the rows.
+fn run_word(steps: &[Step], col_of: &[usize], cols: &[Vec64], w: usize, stack: &mut Vec64) -> u64 {
+    stack.clear();
+    for s in steps {
+        match *s {
+            Step::Atom(i, neg) => {
+                let x = cols[col_of[i]][w];
+                stack.push(if neg { !x } else { x });
+            }
+            Step::Not => {
+                if let Some(x) = stack.last_mut() {
+                    *x = !*x;
+                }
+            }
+            Step::Bin(op) => {
+                let (Some(b), Some(a)) = (stack.pop(), stack.last_mut()) else {
+                    continue;
+                };
+                *a = match op {
+                    '⊕' => *a ^ b,
+                    '∨' => *a | b,
+                    '∧' => *a & b,
+                    '→' => !*a | b,
+                    _ => (*a & b) | (!*a & !b),
+                };
+            }
+        }
+    }
+    stack.first().copied().unwrap_or(0)
 }
 
 /// LE of two parses (reference first, as the paper's code calls it).
@@ -256,6 +323,7 @@ pub(crate) fn le_trees(truth: &PTree, pred: &PTree) -> Result<f64, LeError> {
     let pred_ok = compile(pred, &ppos, &mut psteps).is_some();
     let mut stack = Vec::new();
     let identity: Vec<usize> = (0..n).collect();
+    let mut word_stack = Vec::new();
     run(&tsteps, &identity, &cols, &mut stack);
     let tv = stack.first().cloned().unwrap_or_else(|| vec![0; words]);
     let mut best = 0.0f32;
@@ -270,11 +338,17 @@ pub(crate) fn le_trees(truth: &PTree, pred: &PTree) -> Result<f64, LeError> {
         for (i, &j) in b.iter().enumerate() {
             col_of[j] = i;
         }
-        run(&psteps, &col_of, &cols, &mut stack);
         let mut agree = 0u64;
-        for (w, (x, y)) in tv.iter().zip(&stack[0]).enumerate() {
-            let m = if w + 1 == words { mask_last } else { u64::MAX };
-            agree += u64::from((!(x ^ y) & m).count_ones());
+        if words == 1 {
+            // Up to 6 atoms: one word, no column copies.
+            let y = run_word(&psteps, &col_of, &cols, 0, &mut word_stack);
+            agree += u64::from((!(tv[0] ^ y) & mask_last).count_ones());
+        } else {
+            run(&psteps, &col_of, &cols, &mut stack);
+            for (w, (x, y)) in tv.iter().zip(&stack[0]).enumerate() {
+                let m = if w + 1 == words { mask_last } else { u64::MAX };
+                agree += u64::from((!(x ^ y) & m).count_ones());
+            }
         }
         // numpy's float32 mean of booleans: exact for these power-of-two row counts.
         let score = (agree as f64 / rows as f64) as f32;
@@ -312,6 +386,107 @@ pub(crate) fn le_parsed(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A random postfix program over `n` atoms and the same formula as a tree.
+    enum T {
+        Atom(usize, bool),
+        Not(Box<T>),
+        Bin(char, Box<T>, Box<T>),
+    }
+
+    fn random_tree(rng: &mut crate::rng::Rng, n: usize, depth: usize) -> T {
+        match if depth == 0 { 0 } else { rng.below(4) } {
+            0 => T::Atom(rng.below(n), rng.chance(0.3)),
+            1 => T::Not(Box::new(random_tree(rng, n, depth - 1))),
+            _ => T::Bin(
+                ['⊕', '∨', '∧', '→', '↔'][rng.below(5)],
+                Box::new(random_tree(rng, n, depth - 1)),
+                Box::new(random_tree(rng, n, depth - 1)),
+            ),
+        }
+    }
+
+    fn postfix(t: &T, out: &mut Vec<Step>) {
+        match t {
+            T::Atom(i, neg) => out.push(Step::Atom(*i, *neg)),
+            T::Not(a) => {
+                postfix(a, out);
+                out.push(Step::Not);
+            }
+            T::Bin(op, a, b) => {
+                postfix(a, out);
+                postfix(b, out);
+                out.push(Step::Bin(*op));
+            }
+        }
+    }
+
+    /// The formula's value on one row, atom `i` reading bit `n-1-col_of[i]` of it.
+    fn at_row(t: &T, n: usize, col_of: &[usize], r: usize) -> bool {
+        match t {
+            T::Atom(i, neg) => ((r >> (n - 1 - col_of[*i])) & 1 == 1) != *neg,
+            T::Not(a) => !at_row(a, n, col_of, r),
+            T::Bin(op, a, b) => {
+                let (x, y) = (at_row(a, n, col_of, r), at_row(b, n, col_of, r));
+                match op {
+                    '⊕' => x != y,
+                    '∨' => x || y,
+                    '∧' => x && y,
+                    '→' => !x || y,
+                    _ => x == y,
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn compiled_programs_give_every_rows_value() {
+        let mut rng = crate::rng::Rng::new(77);
+        for case in 0..600 {
+            let n = rng.range(1, 11);
+            let rows = 1usize << n;
+            let words = rows.div_ceil(64);
+            let cols: Vec<Vec64> = (0..n).map(|k| column(k, n, words)).collect();
+            let mut col_of: Vec<usize> = (0..n).collect();
+            for i in (1..n).rev() {
+                col_of.swap(i, rng.below(i + 1));
+            }
+            let depth = rng.range(0, 6);
+            let t = random_tree(&mut rng, n, depth);
+            let mut steps = Vec::new();
+            postfix(&t, &mut steps);
+            let mut stack = Vec::new();
+            run(&steps, &col_of, &cols, &mut stack);
+            let mut word_stack = Vec::new();
+            for r in 0..rows {
+                let want = at_row(&t, n, &col_of, r);
+                assert_eq!(
+                    (stack[0][r / 64] >> (r % 64)) & 1 == 1,
+                    want,
+                    "case {case} row {r}"
+                );
+                let w = run_word(&steps, &col_of, &cols, r / 64, &mut word_stack);
+                assert_eq!((w >> (r % 64)) & 1 == 1, want, "case {case} row {r}");
+            }
+        }
+    }
+
+    #[test]
+    fn columns_are_the_bits_of_the_row_number() {
+        for n in 1..=MAX_ATOMS {
+            let rows = 1usize << n;
+            let words = rows.div_ceil(64);
+            for k in 0..n {
+                let mut want = vec![0u64; words];
+                for r in 0..rows {
+                    if (r >> (n - 1 - k)) & 1 == 1 {
+                        want[r / 64] |= 1 << (r % 64);
+                    }
+                }
+                assert_eq!(column(k, n, words), want, "n {n} k {k}");
+            }
+        }
+    }
 
     #[test]
     fn hand_worked_values() {
