@@ -63,6 +63,7 @@ pub(crate) struct TreeBound {
 #[derive(Clone, Copy)]
 struct Along {
     kid: u32,
+    child: u32,
     x: u32,
     m: u32,
 }
@@ -174,6 +175,7 @@ impl TreeBound {
                         if let (true, End::Var(x)) = (r == e.r, x) {
                             along.push(Along {
                                 kid: k as u32,
+                                child: e.child,
                                 x,
                                 m: e.n.min(cnt),
                             });
@@ -263,10 +265,10 @@ impl TreeBound {
                 let span = uu * (n2 + 1) + w;
                 let (mut j, stop) = (self.spans[span] as usize, self.spans[span + 1] as usize);
                 while j < stop {
-                    let kid = self.along[j].kid;
-                    let child = self.kids[uu][kid as usize].child;
+                    let Along { kid, child, .. } = self.along[j];
                     let base = self.child_best(child);
                     let mut b = base;
+                    // An unmatched child matches along no edge.
                     let open = map[child as usize] != NONE;
                     let shared = self.shared_leaf[child as usize];
                     while j < stop && self.along[j].kid == kid {
