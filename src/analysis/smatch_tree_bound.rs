@@ -77,40 +77,44 @@ impl TreeBound {
     /// triples at each variable are `out2` (as source) and `in2` (as target).
     pub(crate) fn new(n1: usize, triples: &[Counted], out2: &[Adj], in2: &[Adj]) -> TreeBound {
         let n2 = out2.len();
-        let c2 = |a: End, r: u32, b: End| -> u32 {
-            let (list, x) = match (a, b) {
-                (End::Var(w), x) => (&out2[w as usize], x),
-                (x, End::Var(w)) => (&in2[w as usize], x),
-                _ => return 0,
-            };
-            list.iter()
-                .find(|&&(rr, e, _)| rr == r && e == x)
-                .map_or(0, |t| t.2)
-        };
+        // Where each own triple of a variable can match: the partners holding the same
+        // relation to the same constant (or a self-loop), listed once, so a triple
+        // meets only those instead of scanning every partner's edges.
+        const SELF: End = End::Var(u32::MAX);
+        let mut at: rustc_hash::FxHashMap<(u32, End, bool), Vec<(u32, u32)>> =
+            rustc_hash::FxHashMap::default();
+        for (w, (o, i)) in out2.iter().zip(in2).enumerate() {
+            let w = w as u32;
+            for &(r, e, cnt) in o {
+                match e {
+                    End::Const(_) => at.entry((r, e, true)).or_default().push((w, cnt)),
+                    End::Var(x) if x == w => at.entry((r, SELF, true)).or_default().push((w, cnt)),
+                    End::Var(_) => {}
+                }
+            }
+            for &(r, e, cnt) in i {
+                if let End::Const(_) = e {
+                    at.entry((r, e, false)).or_default().push((w, cnt));
+                }
+            }
+        }
         let mut kids: Vec<Vec<Edge>> = vec![Vec::new(); n1];
         let mut parents = vec![0u32; n1];
         let mut unary = vec![0u32; n1 * n2];
         for &(s, r, o, n) in triples {
-            match (s, o) {
-                (End::Var(a), End::Var(b)) if a == b => {
-                    for w in 0..n2 {
-                        let e = End::Var(w as u32);
-                        unary[a as usize * n2 + w] += n.min(c2(e, r, e));
-                    }
-                }
+            let (a, key) = match (s, o) {
+                (End::Var(a), End::Var(b)) if a == b => (a, (r, SELF, true)),
                 (End::Var(a), End::Var(b)) => {
                     kids[a as usize].push(Edge { child: b, r, n });
                     parents[b as usize] += 1;
+                    continue;
                 }
-                (End::Var(a), c) | (c, End::Var(a)) => {
-                    let src = matches!(s, End::Var(_));
-                    for w in 0..n2 {
-                        let e = End::Var(w as u32);
-                        let m = if src { c2(e, r, c) } else { c2(c, r, e) };
-                        unary[a as usize * n2 + w] += n.min(m);
-                    }
-                }
-                _ => {}
+                (End::Var(a), c) => (a, (r, c, true)),
+                (c, End::Var(a)) => (a, (r, c, false)),
+                _ => continue,
+            };
+            for &(w, cnt) in at.get(&key).map_or(&[][..], Vec::as_slice) {
+                unary[a as usize * n2 + w as usize] += n.min(cnt);
             }
         }
         // Children first by depth-first search; an edge back to a variable on the
@@ -312,6 +316,12 @@ impl TreeBound {
         } else {
             self.free[u as usize]
         }
+    }
+
+    /// Matches of each variable's own triples (to constants, self-loops) per partner:
+    /// `[u * n2 + w]`.
+    pub(crate) fn unary(&self) -> &[u32] {
+        &self.unary
     }
 
     /// A one-to-one map read off the values of the last [`TreeBound::bound`] call made

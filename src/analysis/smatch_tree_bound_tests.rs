@@ -116,6 +116,32 @@ fn listed_edge_pairs_give_the_plain_programs_bound_on_random_partial_maps() {
             }
         }
         let mut tree = TreeBound::new(n1 as usize, &t1, &out2, &in2);
+        // Own triples' matches per partner, by scanning the partner's edges.
+        let c2 = |a: End, r: u32, b: End| -> u32 {
+            let (list, x) = match (a, b) {
+                (End::Var(w), x) => (&out2[w as usize], x),
+                (x, End::Var(w)) => (&in2[w as usize], x),
+                _ => return 0,
+            };
+            list.iter()
+                .find(|&&(rr, e, _)| rr == r && e == x)
+                .map_or(0, |t| t.2)
+        };
+        let mut unary = vec![0u32; n1 as usize * n2 as usize];
+        for &(s, r, o, n) in &t1 {
+            for w in 0..n2 {
+                let e = End::Var(w);
+                let (a, m) = match (s, o) {
+                    (End::Var(a), End::Var(b)) if a == b => (a, c2(e, r, e)),
+                    (End::Var(_), End::Var(_)) => continue,
+                    (End::Var(a), c) => (a, c2(e, r, c)),
+                    (c, End::Var(a)) => (a, c2(c, r, e)),
+                    _ => continue,
+                };
+                unary[a as usize * n2 as usize + w as usize] += n.min(m);
+            }
+        }
+        assert_eq!(tree.unary, unary, "case {case}");
         // A partial map as the search holds one: some decided (partner or none).
         let mut map = vec![OPEN; n1 as usize];
         let mut used = vec![false; n2 as usize];
