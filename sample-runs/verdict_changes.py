@@ -168,7 +168,11 @@ if apply:
     readme = os.path.join(root, 'README.md')
     text = open(readme, encoding='utf-8').read()
     begin, end = '<!-- rescore:begin -->', '<!-- rescore:end -->'
-    if begin in text and end in text:
+    if not changes:
+        # The table records the last rescore that changed verdicts; a rescore that
+        # changes none (closeness values only) keeps it rather than write all zeros.
+        print('no verdict changed: the table in sample-runs/README.md is kept', file=sys.stderr)
+    elif begin in text and end in text:
         a, b = text.index(begin) + len(begin), text.index(end)
         text = text[:a] + '\n' + table + '\n' + text[b:]
         open(readme, 'w', encoding='utf-8').write(text)
