@@ -44,14 +44,7 @@ type Vec64 = Vec<u64>;
 fn column(k: usize, n: usize, words: usize) -> Vec64 {
     // Row r holds bit (n-1-k) of r: a fixed pattern within each word below period 64,
     // whole words of ones or zeros above.
-    const PATTERN: [u64; 6] = [
-        0xAAAA_AAAA_AAAA_AAAA,
-        0xCCCC_CCCC_CCCC_CCCC,
-        0xF0F0_F0F0_F0F0_F0F0,
-        0xFF00_FF00_FF00_FF00,
-        0xFFFF_0000_FFFF_0000,
-        0xFFFF_FFFF_0000_0000,
-    ];
+    use crate::verify::truth_table::LOW as PATTERN;
     let rows = 1usize << n;
     let shift = n - 1 - k;
     let mut v: Vec64 = (0..words)

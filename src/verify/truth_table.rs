@@ -122,7 +122,9 @@ fn compile(f: &Formula, vars: &[Atom], out: &mut Vec<Op>) -> Option<()> {
     Some(())
 }
 
-const LOW: [u64; 6] = [
+/// Bit `i` of the row number over the 64 rows of a word, for `i` below 6 (the
+/// truth-table column of a variable whose period is under a word).
+pub(crate) const LOW: [u64; 6] = [
     0xAAAA_AAAA_AAAA_AAAA,
     0xCCCC_CCCC_CCCC_CCCC,
     0xF0F0_F0F0_F0F0_F0F0,
