@@ -3,8 +3,18 @@
 //! broadcast and each later step allocates a new tensor; with MiniLM's short
 //! sequences those element-wise passes cost about as much as the products.
 
-use super::model::Act;
 use candle_core::{CpuStorage, Layout, Tensor};
+
+/// The activation between the two feed-forward layers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Act {
+    /// Exact GELU (`"gelu"`, what MiniLM uses).
+    Gelu,
+    /// Tanh-approximated GELU (`"gelu_new"`, `"gelu_pytorch_tanh"`).
+    GeluTanh,
+    /// `"relu"`.
+    Relu,
+}
 
 /// `x · Wᵀ + b`, then optionally an activation or a residual sum.
 pub(crate) struct Dense {

@@ -1,7 +1,7 @@
 //! A BERT encoder (the architecture of all-MiniLM-L6-v2) on candle, CPU, f32: the
 //! token embeddings of the last layer for a batch of id sequences.
 
-use super::dense::{Dense, Then};
+use super::dense::{Act, Dense, Then};
 use candle_core::{DType, Device, Tensor};
 use candle_nn::{LayerNorm, Module};
 use std::collections::HashMap;
@@ -13,17 +13,6 @@ const MAX_HIDDEN: usize = 8192;
 const MAX_LAYERS: usize = 128;
 const MAX_VOCAB_SIZE: usize = 1 << 20;
 const MAX_POSITIONS: usize = 1 << 16;
-
-/// The activation between the two feed-forward layers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Act {
-    /// Exact GELU (`"gelu"`, what MiniLM uses).
-    Gelu,
-    /// Tanh-approximated GELU (`"gelu_new"`, `"gelu_pytorch_tanh"`).
-    GeluTanh,
-    /// `"relu"`.
-    Relu,
-}
 
 /// The fields of a BERT `config.json` the encoder needs.
 #[derive(Clone, Debug)]
