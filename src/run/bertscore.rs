@@ -7,6 +7,7 @@ use crate::analysis::paper_notation::paper_notation;
 use crate::record::SampleRecord;
 use crate::syntax::{Expr, parse};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Scores (reference, candidate) text pairs in one batch, in order.
 pub trait PairScorer: Send + Sync {
@@ -22,18 +23,28 @@ impl PairScorer for crate::analysis::bertscore_minilm::BertScoreMiniLm {
     }
 }
 
-/// A loaded bertscore-minilm scorer, shared by the threads of a rescore.
+/// A loaded bertscore-minilm scorer, shared by the threads of a rescore and the tasks
+/// of a run.
 #[derive(Clone)]
-pub struct Bertscore(pub Arc<dyn PairScorer>);
+pub struct Bertscore(pub Arc<dyn PairScorer>, Arc<AtomicUsize>);
+
+/// Failed samples a run names in warnings; later ones are only counted, so a scorer
+/// that fails on every sample cannot flood the terminal.
+const WARNED_FAILURES: usize = 3;
 
 impl Bertscore {
+    /// Wraps a scorer.
+    pub fn new(scorer: Arc<dyn PairScorer>) -> Self {
+        Self(scorer, Arc::new(AtomicUsize::new(0)))
+    }
+
     /// Loads the all-MiniLM-L6-v2 files in `dir`; refused, naming the flag, in builds
     /// without the cargo feature `bertscore`.
     pub fn load(dir: &std::path::Path) -> anyhow::Result<Self> {
         #[cfg(feature = "bertscore")]
         {
             let model = crate::analysis::bertscore_minilm::BertScoreMiniLm::load(dir)?;
-            Ok(Self(Arc::new(model)))
+            Ok(Self::new(Arc::new(model)))
         }
         #[cfg(not(feature = "bertscore"))]
         anyhow::bail!(
@@ -45,24 +56,33 @@ impl Bertscore {
     }
 
     /// Sets `bertscore_minilm` on one finished record, off the async executor (the
-    /// encoder is CPU work). A failure leaves the field absent and is returned.
-    pub(crate) async fn fill_one(&self, rec: &mut SampleRecord) -> Result<(), String> {
-        let Some((a, b)) = folio_pair(rec) else {
-            return Ok(());
-        };
+    /// encoder is CPU work). A failure leaves the field absent; the warning to show
+    /// for it is returned (for the first few failures; then `None`, counted).
+    pub(crate) async fn fill_one(&self, rec: &mut SampleRecord) -> Option<String> {
+        let (a, b) = folio_pair(rec)?;
         let scorer = self.0.clone();
         let got = tokio::task::spawn_blocking(move || scorer.f1(&[(&a, &b)]))
             .await
-            .map_err(|e| format!("bertscore-minilm crashed: {e}"))??;
-        match (got.as_slice(), rec.closeness.as_mut()) {
-            ([v], Some(c)) => {
-                c.bertscore_minilm = Some(*v);
-                Ok(())
+            .unwrap_or_else(|e| Err(format!("bertscore-minilm crashed: {e}")));
+        let why = match (got, rec.closeness.as_mut()) {
+            (Ok(v), Some(c)) if v.len() == 1 => {
+                c.bertscore_minilm = v.first().copied();
+                return None;
             }
-            _ => Err(format!(
-                "bertscore-minilm gave {} scores for 1 pair",
-                got.len()
+            (Ok(v), _) => format!("bertscore-minilm gave {} scores for 1 pair", v.len()),
+            (Err(e), _) => e,
+        };
+        let n = self.1.fetch_add(1, Ordering::Relaxed) + 1;
+        match n.cmp(&WARNED_FAILURES) {
+            std::cmp::Ordering::Less => {
+                Some(format!("sample {}: no bertscore-minilm: {why}", rec.id))
+            }
+            std::cmp::Ordering::Equal => Some(format!(
+                "sample {}: no bertscore-minilm: {why} (further failures are not shown; \
+                 `rescore --bertscore-model` fills the field later)",
+                rec.id
             )),
+            std::cmp::Ordering::Greater => None,
         }
     }
 }
@@ -114,4 +134,67 @@ pub fn fill(scorer: &dyn PairScorer, recs: &mut [&mut SampleRecord]) -> Result<(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Answers a fixed result for every batch.
+    struct Fixed(Result<Vec<f64>, String>);
+
+    impl PairScorer for Fixed {
+        fn f1(&self, _: &[(&str, &str)]) -> Result<Vec<f64>, String> {
+            self.0.clone()
+        }
+    }
+
+    /// The first sample of the FOL test run that has a closeness record.
+    fn record() -> SampleRecord {
+        include_str!("../../tests/fixtures/runs/fol-small/samples.jsonl")
+            .lines()
+            .filter_map(|l| serde_json::from_str::<SampleRecord>(l).ok())
+            .find(|r| r.closeness.is_some())
+            .expect("a scored sample")
+    }
+
+    fn score(b: &Bertscore, rec: &mut SampleRecord) -> Option<String> {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime")
+            .block_on(b.fill_one(rec))
+    }
+
+    #[test]
+    fn one_record_is_scored_and_failures_warn_a_bounded_number_of_times() {
+        let ok = Bertscore::new(Arc::new(Fixed(Ok(vec![0.75]))));
+        let mut rec = record();
+        assert!(folio_pair(&rec).is_some());
+        assert_eq!(score(&ok, &mut rec), None);
+        assert_eq!(rec.closeness.and_then(|c| c.bertscore_minilm), Some(0.75));
+
+        for failing in [
+            Fixed(Err("inference failed".into())),
+            Fixed(Ok(vec![0.1, 0.2])),
+        ] {
+            let b = Bertscore::new(Arc::new(failing));
+            let mut warnings = Vec::new();
+            for _ in 0..10 {
+                let mut rec = record();
+                warnings.extend(score(&b, &mut rec));
+                assert_eq!(rec.closeness.and_then(|c| c.bertscore_minilm), None);
+            }
+            assert_eq!(warnings.len(), WARNED_FAILURES, "{warnings:?}");
+            assert!(
+                warnings[0].starts_with("sample 7: no bertscore-minilm: "),
+                "{warnings:?}"
+            );
+            assert!(warnings[WARNED_FAILURES - 1].contains("further failures are not shown"));
+        }
+        // A record without a closeness record is left alone, with no warning.
+        let mut rec = record();
+        rec.closeness = None;
+        assert_eq!(score(&ok, &mut rec), None);
+        assert_eq!(rec.closeness, None);
+    }
 }

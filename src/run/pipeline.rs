@@ -347,10 +347,9 @@ impl Pipeline {
             finished: now_rfc3339(),
         };
         if let Some(b) = &self.bertscore
-            && let Err(e) = b.fill_one(&mut rec).await
+            && let Some(w) = b.fill_one(&mut rec).await
         {
-            self.client
-                .warn(format!("sample {}: no bertscore-minilm: {e}", rec.id));
+            self.client.warn(w);
         }
         Some(rec)
     }

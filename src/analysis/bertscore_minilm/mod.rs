@@ -197,29 +197,41 @@ impl BertScoreMiniLm {
             }
             Ok(embs)
         };
-        let done: Vec<Result<Vec<(usize, Embeddings)>>> = std::thread::scope(|s| {
-            let handles: Vec<_> = (0..workers)
-                .map(|_| {
-                    s.spawn(|| {
-                        let mut mine = Vec::new();
-                        loop {
-                            let g = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            let Some(group) = groups.get(g) else {
-                                return Ok(mine);
-                            };
-                            mine.push((g, embed_group(group)?));
-                        }
+        // One worker (one batch, as when a run scores its samples one at a time, or one
+        // core): no thread to start.
+        let done: Vec<Result<Vec<(usize, Embeddings)>>> = if workers <= 1 {
+            vec![
+                groups
+                    .iter()
+                    .enumerate()
+                    .map(|(g, group)| Ok((g, embed_group(group)?)))
+                    .collect(),
+            ]
+        } else {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = (0..workers)
+                    .map(|_| {
+                        s.spawn(|| {
+                            let mut mine = Vec::new();
+                            loop {
+                                let g = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                                let Some(group) = groups.get(g) else {
+                                    return Ok(mine);
+                                };
+                                mine.push((g, embed_group(group)?));
+                            }
+                        })
                     })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err(anyhow!("bertscore-minilm worker panicked")))
-                })
-                .collect()
-        });
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join()
+                            .unwrap_or_else(|_| Err(anyhow!("bertscore-minilm worker panicked")))
+                    })
+                    .collect()
+            })
+        };
         let mut out = vec![Vec::new(); ids.len()];
         for part in done {
             for (g, embs) in part? {
