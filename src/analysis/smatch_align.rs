@@ -415,7 +415,7 @@ impl Search {
         c
     }
 
-    fn go(&mut self, depth: usize, cols: &mut Scratch) -> bool {
+    fn go(&mut self, depth: usize, sc: &mut Scratch) -> bool {
         self.nodes += 1;
         self.work += (self.order.len() - depth + 1) as u64 * self.used.len() as u64;
         if self.nodes > NODE_BUDGET || self.work > WORK_BUDGET {
@@ -427,7 +427,7 @@ impl Search {
         if depth == self.order.len() || self.best >= self.ceiling {
             return true;
         }
-        let (bound, u) = self.bound2(cols);
+        let (bound, u) = self.bound2(sc);
         if bound < 2 * (self.best + 1) {
             return true;
         }
@@ -437,7 +437,7 @@ impl Search {
         }
         for (_, w) in self.candidates(u) {
             let undo = self.assign(u, w);
-            let done = self.go(depth + 1, cols);
+            let done = self.go(depth + 1, sc);
             self.unassign(u, undo);
             if !done {
                 return false;
@@ -447,7 +447,7 @@ impl Search {
             }
         }
         let undo = self.assign(u, NONE);
-        let done = self.go(depth + 1, cols);
+        let done = self.go(depth + 1, sc);
         self.unassign(u, undo);
         done
     }
