@@ -125,7 +125,9 @@ async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
     let summary: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
     eprintln!(
         "{} {done} samples this time ({}) in {:.1?} → {}",
-        if outcome == Outcome::Cancelled {
+        if outcome == Outcome::Refused {
+            "stopped (requests refused) after"
+        } else if outcome == Outcome::Cancelled {
             "cancelled after"
         } else {
             "finished"
@@ -153,6 +155,8 @@ async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
     }
     Ok(match outcome {
         Outcome::Finished => 0,
+        // The server refused the requests: nothing will change by asking again.
+        Outcome::Refused => EXIT_SERVER_GONE,
         // Without a signal, a CLI run is cancelled by the budget (130, as the README's
         // `--max-cost` says: stopped cleanly, resumable) or by the consecutive-failure stop.
         Outcome::Cancelled => match signal_code.load(std::sync::atomic::Ordering::SeqCst) {

@@ -115,8 +115,8 @@ impl ScaleArgs {
     }
 
     /// Whether the cache is on: asked for, or by default when sampling is deterministic.
-    pub(crate) fn cache_on(&self, temperature: f32) -> bool {
-        self.cache || (!self.no_cache && temperature == 0.0)
+    pub(crate) fn cache_on(&self, deterministic: bool) -> bool {
+        self.cache || (!self.no_cache && deterministic)
     }
 }
 

@@ -97,8 +97,6 @@ pub fn build_spec(
         prompts: Arc::new(prompts),
         syntax: ds.syntax,
         rounds: args.rounds,
-        temperature: args.model.temperature,
-        max_tokens: args.model.max_tokens,
         verify: verify::Options {
             timeout: Duration::from_millis(args.verify_timeout.max(1)),
             ..verify::Options::default()
@@ -150,7 +148,7 @@ pub fn equip(args: &RunArgs, mut client: Client) -> Result<Client> {
             ));
         }
     }
-    if s.cache_on(args.model.temperature) && !client.info().synthetic {
+    if s.cache_on(client.params().deterministic()) && !client.info().synthetic {
         match ResponseCache::open_or_warn(cache::default_dir().as_deref()) {
             Ok(c) => client = client.with_cache(Arc::new(c)),
             Err(w) => client.warn(w),

@@ -35,34 +35,24 @@ impl Provider {
     }
 }
 
-/// One request line (JSON, no newline) in the provider's batch format.
+/// One request line (JSON, no newline) in the provider's batch format; the body is the
+/// one a live call sends, from the same request profile.
 pub(crate) fn request_line(
     provider: Provider,
     model: &str,
     custom_id: &str,
     req: &ChatRequest,
 ) -> String {
-    let messages = json!([{"role": "user", "content": req.prompt}]);
     match provider {
         Provider::Openai => json!({
             "custom_id": custom_id,
             "method": "POST",
             "url": "/v1/chat/completions",
-            "body": {
-                "model": model,
-                "messages": messages,
-                "temperature": req.temperature,
-                "max_tokens": req.max_tokens,
-            },
+            "body": super::openai::body(model, req),
         }),
         Provider::Anthropic => json!({
             "custom_id": custom_id,
-            "params": {
-                "model": model,
-                "max_tokens": req.max_tokens,
-                "temperature": req.temperature,
-                "messages": messages,
-            },
+            "params": super::anthropic::body(model, req),
         }),
     }
     .to_string()
@@ -72,35 +62,11 @@ pub(crate) fn request_line(
 pub(crate) type LineResult = Result<Completion, String>;
 
 fn openai_completion(body: &Value) -> LineResult {
-    let choice = &body["choices"][0];
-    let text = choice["message"]["content"].as_str().unwrap_or_default();
-    super::completion(
-        text.to_string(),
-        body["usage"]["prompt_tokens"].as_u64().unwrap_or(0),
-        body["usage"]["completion_tokens"].as_u64().unwrap_or(0),
-        choice["finish_reason"].as_str().map(str::to_string),
-    )
-    .map_err(|e| e.message)
+    super::openai::parse(body).map_err(|e| e.message)
 }
 
 fn anthropic_completion(msg: &Value) -> LineResult {
-    let text: String = msg["content"]
-        .as_array()
-        .map(|parts| {
-            parts
-                .iter()
-                .filter(|p| p["type"] == "text")
-                .filter_map(|p| p["text"].as_str())
-                .collect()
-        })
-        .unwrap_or_default();
-    super::completion(
-        text,
-        msg["usage"]["input_tokens"].as_u64().unwrap_or(0),
-        msg["usage"]["output_tokens"].as_u64().unwrap_or(0),
-        msg["stop_reason"].as_str().map(str::to_string),
-    )
-    .map_err(|e| e.message)
+    super::anthropic::parse(msg).map_err(|e| e.message)
 }
 
 fn short(v: &Value) -> String {
@@ -556,11 +522,7 @@ mod tests {
 
     #[test]
     fn request_lines_carry_the_sampling_parameters() {
-        let r = ChatRequest {
-            prompt: "hi".into(),
-            temperature: 0.0,
-            max_tokens: 9,
-        };
+        let r = ChatRequest::plain("hi", 0.0, 9);
         let o: Value =
             serde_json::from_str(&request_line(Provider::Openai, "m", "1_r1_i", &r)).unwrap();
         assert_eq!(o["url"], "/v1/chat/completions");

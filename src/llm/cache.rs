@@ -51,13 +51,14 @@ pub(crate) fn public_base(base: &str) -> String {
 /// The key of one request: SHA-256 over a canonical JSON of everything that shapes the answer.
 pub fn key(info: &ModelInfo, req: &ChatRequest) -> String {
     let canon = serde_json::json!({
-        "v": 1,
+        "v": 2,
         "provider": info.provider,
         "base_url": info.base_url.as_deref().map(public_base),
         "model": info.name,
         "messages": [{"role": "user", "content": req.prompt}],
-        "temperature": req.temperature,
-        "max_tokens": req.max_tokens,
+        // Token field, limit, exact temperature (or none), effort, thinking, budget and
+        // extra body: everything the request carries shapes the answer.
+        "request": &*req.params,
     });
     let digest = Sha256::digest(canon.to_string().as_bytes());
     digest.iter().map(|b| format!("{b:02x}")).collect()
@@ -250,6 +251,7 @@ impl ResponseCache {
                             input_tokens: r.get::<_, i64>(1)?.max(0) as u64,
                             output_tokens: r.get::<_, i64>(2)?.max(0) as u64,
                             finish_reason: r.get(3)?,
+                            ..Completion::default()
                         },
                         r.get::<_, i64>(4)?,
                     ))
@@ -280,7 +282,8 @@ impl ResponseCache {
 
     /// Stores an answer (the first answer for a key wins; later ones are equal by design).
     pub fn put(&self, key: &str, info: &ModelInfo, c: &Completion) {
-        if self.disabled.load(Ordering::Relaxed) || c.text.len() > MAX_TEXT {
+        // A truncated answer is no answer: asking again (with more tokens) must reach the model.
+        if self.disabled.load(Ordering::Relaxed) || c.text.len() > MAX_TEXT || c.truncated {
             return;
         }
         let Ok(conn) = self.conn.lock() else {
@@ -417,12 +420,8 @@ mod tests {
         }
     }
 
-    fn req(p: &str, t: f32) -> ChatRequest {
-        ChatRequest {
-            prompt: p.into(),
-            temperature: t,
-            max_tokens: 64,
-        }
+    fn req(p: &str, t: f64) -> ChatRequest {
+        ChatRequest::plain(p, t, 64)
     }
 
     #[test]
@@ -433,9 +432,22 @@ mod tests {
         assert_ne!(a, key(&info("http://g/v1"), &req("p", 0.0)));
         assert_ne!(a, key(&info("http://h/v1"), &req("p ", 0.0)));
         assert_ne!(a, key(&info("http://h/v1"), &req("p", 0.1)));
-        let mut r = req("p", 0.0);
-        r.max_tokens = 65;
-        assert_ne!(a, key(&info("http://h/v1"), &r));
+        assert_ne!(
+            a,
+            key(&info("http://h/v1"), &ChatRequest::plain("p", 0.0, 65))
+        );
+        let mut p = crate::llm::profile::RequestParams::plain(0.0, 64);
+        p.effort = Some("low".into());
+        let effort = ChatRequest::new("p".into(), std::sync::Arc::new(p.clone()));
+        assert_ne!(a, key(&info("http://h/v1"), &effort));
+        p.effort = None;
+        p.thinking = Some(crate::llm::profile::OnOff::On);
+        let thinking = ChatRequest::new("p".into(), std::sync::Arc::new(p.clone()));
+        assert_ne!(a, key(&info("http://h/v1"), &thinking));
+        p.thinking = None;
+        p.extra_body = crate::llm::profile::parse_extra_body(r#"{"top_k": 2}"#).ok();
+        let extra = ChatRequest::new("p".into(), std::sync::Arc::new(p));
+        assert_ne!(a, key(&info("http://h/v1"), &extra));
         let mut i = info("http://h/v1");
         i.provider = "anthropic".into();
         assert_ne!(a, key(&i, &req("p", 0.0)));
@@ -457,6 +469,7 @@ mod tests {
             input_tokens: 10,
             output_tokens: 3,
             finish_reason: Some("stop".into()),
+            ..Completion::default()
         };
         c.put(&k, &i, &ans);
         assert_eq!(c.get(&k), Some(ans.clone()));

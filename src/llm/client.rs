@@ -4,6 +4,7 @@
 use super::budget::{self, Budget};
 use super::cache::{self, ResponseCache};
 use super::prices::PriceTable;
+use super::profile::RequestParams;
 use super::{ChatModel, ChatRequest, Completion, LlmError, ModelInfo};
 use crate::rng::Rng;
 use std::sync::Arc;
@@ -89,6 +90,7 @@ pub struct Client {
     cache: Option<Arc<ResponseCache>>,
     budget: Option<Arc<Budget>>,
     notes: std::sync::Mutex<Vec<String>>,
+    params: Arc<RequestParams>,
 }
 
 impl Client {
@@ -104,7 +106,27 @@ impl Client {
             cache: None,
             budget: None,
             notes: std::sync::Mutex::new(Vec::new()),
+            params: Arc::new(RequestParams::plain(
+                super::profile::DEFAULT_TEMPERATURE,
+                1024,
+            )),
         }
+    }
+
+    /// Sends every request with these settings (resolved from the model's profile).
+    pub fn with_params(mut self, params: RequestParams) -> Client {
+        self.params = Arc::new(params);
+        self
+    }
+
+    /// The request settings in force.
+    pub fn params(&self) -> &Arc<RequestParams> {
+        &self.params
+    }
+
+    /// A request for `prompt` with the run's settings.
+    pub fn request(&self, prompt: String) -> ChatRequest {
+        ChatRequest::new(prompt, self.params.clone())
     }
 
     /// Answers from (and stores into) a response cache. The offline model is never cached.
@@ -156,7 +178,8 @@ impl Client {
         out
     }
 
-    /// Worst-case cost of a request: every prompt byte a token, the full output limit.
+    /// Worst-case cost of a request: every prompt byte a token, the full output limit
+    /// (which reasoning counts against, so it is the worst case with reasoning too).
     pub(crate) fn worst_cost(&self, req: &ChatRequest) -> Option<f64> {
         let info = self.model.info();
         if info.synthetic {
@@ -165,7 +188,7 @@ impl Client {
         self.prices.cost(
             &info.name,
             budget::worst_input_tokens(req.prompt.len()),
-            u64::from(req.max_tokens),
+            u64::from(req.max_tokens()),
         )
     }
 
@@ -281,6 +304,9 @@ impl Client {
                         || completion.output_tokens > MAX_PLAUSIBLE_TOKENS;
                     completion.input_tokens = completion.input_tokens.min(MAX_PLAUSIBLE_TOKENS);
                     completion.output_tokens = completion.output_tokens.min(MAX_PLAUSIBLE_TOKENS);
+                    completion.reasoning_tokens = completion
+                        .reasoning_tokens
+                        .map(|r| r.min(completion.output_tokens));
                     let info = self.model.info();
                     // Usage the server cannot have meant is flagged and not charged:
                     // the cost is unknown, not the capped count's price.

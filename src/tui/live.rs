@@ -156,7 +156,7 @@ impl Live {
                 let end = match batch {
                     None => match execute(spec, etx, cancel_rx).await {
                         Ok(Outcome::Finished) => LiveEnd::Finished,
-                        Ok(Outcome::Cancelled) => LiveEnd::Cancelled,
+                        Ok(Outcome::Cancelled | Outcome::Refused) => LiveEnd::Cancelled,
                         Err(e) => LiveEnd::Failed(e.to_string()),
                     },
                     Some(b) => match crate::run::batch::execute(spec, b, etx, cancel_rx).await {
