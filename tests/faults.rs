@@ -105,6 +105,7 @@ fn a_cancel_with_nothing_in_flight_is_cancelled_not_finished() {
         pause_switch: None,
         force: false,
         retry_errors: false,
+        retry_truncated: false,
         max_consecutive_failures: 5,
     };
     let rt = tokio::runtime::Runtime::new().unwrap();

@@ -81,6 +81,7 @@ async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
     );
     let (mut done, mut pass, mut tokens, mut cost, mut unpriced) =
         (0usize, 0usize, 0u64, 0.0f64, false);
+    let (mut calls, mut truncated, mut reasoning) = (0usize, 0usize, 0u64);
     let mut counts: std::collections::BTreeMap<&'static str, usize> = Default::default();
     let started = Instant::now();
     while let Some(ev) = rx.recv().await {
@@ -96,6 +97,9 @@ async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
                 pass += usize::from(rec.verdict.is_equivalent());
                 *counts.entry(rec.verdict.name()).or_default() += 1;
                 tokens += rec.input_tokens + rec.output_tokens;
+                calls += rec.calls().count();
+                truncated += rec.calls().filter(|c| c.truncated).count();
+                reasoning += rec.reasoning_tokens();
                 match rec.cost_usd {
                     Some(c) => cost += c,
                     None => unpriced = true,
@@ -140,6 +144,19 @@ async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
         started.elapsed().saturating_sub(indexing),
         out.display()
     );
+    if reasoning > 0 || truncated > 0 {
+        eprintln!(
+            "reasoning: {reasoning} tokens (part of the {tokens} tokens above); truncated: {truncated} of {calls} calls"
+        );
+    }
+    if truncated * 20 > calls {
+        eprintln!(
+            "warning: {truncated} of {calls} calls ({:.0}%) stopped at --max-tokens while reasoning; their \
+             samples are `unparseable` with no answer. Give a larger --max-tokens and continue with \
+             --resume --retry-truncated",
+            100.0 * truncated as f64 / calls.max(1) as f64
+        );
+    }
     if let Some(c) = cache {
         eprintln!(
             "response cache: {} answers reused (no request, no cost), {} stored ({})",

@@ -117,6 +117,7 @@ pub fn build_spec(
         pause_switch: pause.cloned(),
         force: args.force,
         retry_errors: args.retry_errors,
+        retry_truncated: args.retry_truncated,
         max_consecutive_failures: args.max_consecutive_failures,
     })
 }

@@ -32,7 +32,8 @@ const HARMONY_MARKS: [&str; 5] = [
 ];
 
 /// Splits `text` into reasoning and answer. The answer is what follows the *last*
-/// closing tag, so a draft formula inside the reasoning never reaches scoring.
+/// closing tag, so a draft formula inside the reasoning never reaches scoring; it is
+/// always a slice of `text` (so callers can map its positions back).
 pub fn split(text: &str) -> Split<'_> {
     let b = text.as_bytes();
     let closing = TAGS
@@ -70,7 +71,7 @@ pub fn split(text: &str) -> Split<'_> {
         if let Some(rest) = start.strip_prefix(open) {
             return Split {
                 reasoning: Some(rest.trim()),
-                answer: "",
+                answer: &text[text.len()..],
                 unclosed: true,
             };
         }
@@ -78,7 +79,7 @@ pub fn split(text: &str) -> Split<'_> {
     if start.starts_with("<|channel|>analysis") {
         return Split {
             reasoning: Some(start),
-            answer: "",
+            answer: &text[text.len()..],
             unclosed: true,
         };
     }
@@ -143,6 +144,23 @@ mod tests {
         assert_eq!(s.answer, "");
         assert!(s.unclosed);
         assert_eq!(s.reasoning, Some("still going p ∧ q"));
+    }
+
+    #[test]
+    fn the_answer_is_always_a_slice_of_the_text() {
+        for t in [
+            "",
+            "<think>",
+            "  <think>open",
+            "a</think>b",
+            "<|channel|>analysis<|message|>x",
+            "<|channel|>final<|message|>y<|return|>",
+            "plain",
+        ] {
+            let a = split(t).answer;
+            let start = a.as_ptr() as usize - t.as_ptr() as usize;
+            assert!(start + a.len() <= t.len(), "{t:?}");
+        }
     }
 
     #[test]

@@ -87,6 +87,8 @@ fn summary_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
         "ROUGE-L".into(),
         "tree".into(),
         "tokens".into(),
+        "reasoning tok".into(),
+        "truncated".into(),
         "cost $".into(),
         "status".into(),
     ]];
@@ -123,6 +125,8 @@ fn summary_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
             f3(c.map(|c| c[1])),
             f3(c.map(|c| c[2])),
             (r.tokens.0 + r.tokens.1).to_string(),
+            r.reasoning_tokens.to_string(),
+            r.truncated.to_string(),
             r.cost_usd
                 .map_or_else(|| "unpriced".into(), |c| format!("{c:.4}")),
             r.status.clone(),
@@ -464,6 +468,13 @@ pub fn render(reports: &[RunReport], format: Format) -> String {
             out += &grid(&category_rows(reports, label), md);
             out += &h("Verdicts");
             out += &grid(&verdict_rows(reports), md);
+            for r in reports.iter().filter(|r| r.truncated > 0) {
+                out += &format!(
+                    "{}: truncated: {} (counted as unparseable: a call stopped at the token limit before answering; \
+                     rerun them with --resume --retry-truncated and a larger --max-tokens)\n",
+                    r.run, r.truncated
+                );
+            }
             if reports.iter().any(|r| !r.failure_kinds.is_empty()) {
                 out += &h(
                     "Failure kinds (automatic, from the verdict and the φ₀/φ₁ diff; a sample can show several)",

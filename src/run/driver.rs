@@ -100,6 +100,9 @@ pub struct RunSpec {
     pub force: bool,
     /// Re-run the samples whose latest record is a `model-error`.
     pub retry_errors: bool,
+    /// Re-run the samples whose latest record has a call that stopped at the token
+    /// limit before answering (a different `--max-tokens` is then allowed).
+    pub retry_truncated: bool,
     /// Stop (cancelled, resumable) after this many consecutive samples that could not
     /// reach the server; 0 never stops.
     pub max_consecutive_failures: usize,
@@ -328,7 +331,11 @@ pub(crate) fn prepare(
                 m.model.name
             )));
         }
-        let diffs = resume_differences(&old, &m);
+        let mut diffs = resume_differences(&old, &m);
+        if spec.retry_truncated {
+            // A larger limit is what redoing truncated samples is for.
+            diffs.retain(|(k, _, _)| *k != "max tokens");
+        }
         if !diffs.is_empty() && !spec.force {
             let list: Vec<String> = diffs
                 .iter()
@@ -354,12 +361,14 @@ pub(crate) fn prepare(
         // The latest line per id is the sample's record (a retried sample has two).
         let mut latest: HashMap<String, bool> = HashMap::new();
         for r in loaded.records {
-            let failed = r.verdict.kind() == crate::verify::VerdictKind::ModelError;
-            latest.insert(r.id, failed);
+            let again = (spec.retry_errors
+                && r.verdict.kind() == crate::verify::VerdictKind::ModelError)
+                || (spec.retry_truncated && r.truncated());
+            latest.insert(r.id, again);
         }
         done = latest
             .into_iter()
-            .filter(|(_, failed)| !(spec.retry_errors && *failed))
+            .filter(|(_, again)| !*again)
             .map(|(id, _)| id)
             .collect();
     }
