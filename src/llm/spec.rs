@@ -31,7 +31,8 @@ pub struct ModelOptions {
     pub rest: super::pool::RestPolicy,
     /// Request settings as asked (flags or the form); the model's profile resolves them.
     pub asked: super::profile::Asked,
-    /// The profile table (`None`: the shipped one under the user's `profiles.toml`).
+    /// The profile table (`None`: the shipped one under the user's `profiles.toml`, as
+    /// the CLI and the viewer's form use it; the default is the shipped one alone).
     pub profiles: Option<super::profile::Profiles>,
 }
 
@@ -48,7 +49,8 @@ impl Default for ModelOptions {
             endpoint_concurrency: None,
             rest: super::pool::RestPolicy::default(),
             asked: super::profile::Asked::default(),
-            profiles: None,
+            // The shipped table: library callers (tests, benches) never read a user's config.
+            profiles: Some(super::profile::Profiles::builtin()),
         }
     }
 }
