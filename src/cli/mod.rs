@@ -19,6 +19,7 @@ macro_rules! out {
 
 pub mod cache;
 pub mod compare;
+mod compare_delta;
 pub mod correlate;
 pub mod export;
 pub mod generate;

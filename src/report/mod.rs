@@ -15,6 +15,7 @@ pub mod compare;
 pub mod corr_stats;
 pub mod correlate;
 pub mod correlate_render;
+pub mod delta;
 pub(crate) mod correlate_plot;
 pub mod intervals;
 pub mod kinds;
