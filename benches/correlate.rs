@@ -22,10 +22,14 @@ fn score_file() -> String {
     let mut rng = Rng::new(50);
     let mut s = String::from("model,benchmark,score\n");
     for m in 0..MODELS {
-        let skill = rng.unit();
+        let skill = rng.below(1001) as f64 / 1000.0;
         for b in 0..BENCHES {
-            let name = if b < 3 { format!("autoeval-b{b}") } else { format!("bench-{b}") };
-            let v = (0.6 * skill + 0.4 * rng.unit()) * 1000.0;
+            let name = if b < 3 {
+                format!("autoeval-b{b}")
+            } else {
+                format!("bench-{b}")
+            };
+            let v: f64 = (0.6 * skill + 0.4 * (rng.below(1001) as f64 / 1000.0)) * 1000.0;
             writeln!(s, "model-{m},{name},{}", v.round() / 1000.0).unwrap();
         }
     }
@@ -44,7 +48,10 @@ fn main() {
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     let all: Vec<String> = scores.benchmarks();
     for (label, xs) in [
-        ("default X (3 autoeval-…, 33 pairs)", predictors(&scores, &[]).unwrap()),
+        (
+            "default X (3 autoeval-…, 33 pairs)",
+            predictors(&scores, &[]).unwrap(),
+        ),
         ("every benchmark as X (132 pairs)", all.clone()),
     ] {
         for t in [1, threads] {
@@ -56,7 +63,10 @@ fn main() {
                     t0.elapsed()
                 })
                 .collect();
-            println!("statistics, {label}, {t} thread(s): median {:?}", median(times));
+            println!(
+                "statistics, {label}, {t} thread(s): median {:?}",
+                median(times)
+            );
         }
     }
     let dir = tempfile::tempdir().unwrap();
@@ -66,7 +76,8 @@ fn main() {
         let times: Vec<Duration> = (0..5)
             .map(|_| {
                 let mut c = Command::new(env!("CARGO_BIN_EXE_autoeval"));
-                c.args(["correlate", "--format", "json", "--scores"]).arg(&file);
+                c.args(["correlate", "--format", "json", "--scores"])
+                    .arg(&file);
                 if every {
                     for b in &all {
                         c.args(["--x", b]);

@@ -13,7 +13,15 @@ use std::path::Path;
 
 fn offline(home: &Path, out: &Path, kind: &str, rate: &str, seed: &str) {
     ok(&bin(home)
-        .args(["run", "--kind", kind, "--per-category", "3", "--limit", "40"])
+        .args([
+            "run",
+            "--kind",
+            kind,
+            "--per-category",
+            "3",
+            "--limit",
+            "40",
+        ])
         .args(["--model", "perturb", "--perturb-rate", rate, "--seed", seed])
         .args(["--quiet", "--out"])
         .arg(out)
@@ -24,9 +32,14 @@ fn offline(home: &Path, out: &Path, kind: &str, rate: &str, seed: &str) {
 /// Operator count → (samples, equivalent) from samples.jsonl.
 fn a3(dir: &Path) -> BTreeMap<u64, (u64, u64)> {
     let mut m = BTreeMap::new();
-    for line in std::fs::read_to_string(dir.join("samples.jsonl")).unwrap().lines() {
+    for line in std::fs::read_to_string(dir.join("samples.jsonl"))
+        .unwrap()
+        .lines()
+    {
         let v: Value = serde_json::from_str(line).unwrap();
-        let e = m.entry(v["num_operators"].as_u64().unwrap()).or_insert((0, 0));
+        let e = m
+            .entry(v["num_operators"].as_u64().unwrap())
+            .or_insert((0, 0));
         e.0 += 1;
         e.1 += u64::from(v["verdict"]["verdict"] == "equivalent");
     }
@@ -52,21 +65,22 @@ fn delta_gives_a_minus_b_per_category_with_intervals_and_a_figure() {
     let mut moved = false;
     for r in rows {
         let d = &r["a3"];
-        let (sa, sb) = match r["category"].as_u64() {
-            Some(k) => {
-                let (x, y) = (ca[&k], cb[&k]);
-                assert_eq!(r["n"], serde_json::json!([x.0, y.0]));
-                (x.1 as f64 / x.0 as f64, y.1 as f64 / y.0 as f64)
-            }
-            None => {
-                let sum = |c: &BTreeMap<u64, (u64, u64)>| {
-                    let (n, k) = c.values().fold((0, 0), |s, v| (s.0 + v.0, s.1 + v.1));
-                    k as f64 / n as f64
-                };
-                (sum(&ca), sum(&cb))
-            }
+        let (sa, sb) = if let Some(k) = r["category"].as_u64() {
+            let (x, y) = (ca[&k], cb[&k]);
+            assert_eq!(r["n"], serde_json::json!([x.0, y.0]));
+            (x.1 as f64 / x.0 as f64, y.1 as f64 / y.0 as f64)
+        } else {
+            let sum = |c: &BTreeMap<u64, (u64, u64)>| {
+                let (n, k) = c.values().fold((0, 0), |s, v| (s.0 + v.0, s.1 + v.1));
+                k as f64 / n as f64
+            };
+            (sum(&ca), sum(&cb))
         };
-        let (da, db, dd) = (d["a"].as_f64().unwrap(), d["b"].as_f64().unwrap(), d["delta"].as_f64().unwrap());
+        let (da, db, dd) = (
+            d["a"].as_f64().unwrap(),
+            d["b"].as_f64().unwrap(),
+            d["delta"].as_f64().unwrap(),
+        );
         assert!((da - sa).abs() < 1e-12 && (db - sb).abs() < 1e-12, "{r}");
         assert!((dd - (sa - sb)).abs() < 1e-12);
         let (lo, hi) = (d["ci"][0].as_f64().unwrap(), d["ci"][1].as_f64().unwrap());
@@ -81,7 +95,10 @@ fn delta_gives_a_minus_b_per_category_with_intervals_and_a_figure() {
         .args([&a, &b])
         .output()
         .unwrap());
-    assert!(text.contains("A − B per operators") && text.contains("A3 A−B"), "{text}");
+    assert!(
+        text.contains("A − B per operators") && text.contains("A3 A−B"),
+        "{text}"
+    );
     let svg = std::fs::read_to_string(home.path().join("d.svg")).unwrap();
     assert!(svg.contains("A3 accuracy A − B"));
 }
@@ -89,15 +106,39 @@ fn delta_gives_a_minus_b_per_category_with_intervals_and_a_figure() {
 #[test]
 fn delta_refuses_other_than_two_runs_of_one_dataset() {
     let home = tempfile::tempdir().unwrap();
-    let (a, b, c) = (home.path().join("a"), home.path().join("b"), home.path().join("c"));
+    let (a, b, c) = (
+        home.path().join("a"),
+        home.path().join("b"),
+        home.path().join("c"),
+    );
     offline(home.path(), &a, "pl", "0.1", "5");
     offline(home.path(), &b, "pl", "0.5", "6");
     offline(home.path(), &c, "pl", "0.5", "5");
-    let o = bin(home.path()).args(["compare", "--delta"]).args([&a, &b]).output().unwrap();
+    let o = bin(home.path())
+        .args(["compare", "--delta"])
+        .args([&a, &b])
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("answered different ones"), "{}", stderr(&o));
-    let o = bin(home.path()).args(["compare", "--delta"]).args([&a, &b, &c]).output().unwrap();
+    assert!(
+        stderr(&o).contains("answered different ones"),
+        "{}",
+        stderr(&o)
+    );
+    let o = bin(home.path())
+        .args(["compare", "--delta"])
+        .args([&a, &b, &c])
+        .output()
+        .unwrap();
     assert!(stderr(&o).contains("exactly two runs"), "{}", stderr(&o));
-    let o = bin(home.path()).args(["compare", "--plot", "x.svg"]).args([&a, &c]).output().unwrap();
-    assert_eq!(o.status.code(), Some(2), "--plot without --delta is refused by clap");
+    let o = bin(home.path())
+        .args(["compare", "--plot", "x.svg"])
+        .args([&a, &c])
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "--plot without --delta is refused by clap"
+    );
 }

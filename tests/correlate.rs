@@ -72,8 +72,16 @@ fn statistics_equal_scipy_on_every_oracle_case() {
             .unwrap_or_else(|| panic!("{name}: no row"));
         assert_eq!(row["n"], c["x"].as_array().unwrap().len(), "{name}");
         let (p, s, t) = (&row["pearson"], &row["spearman"], &row["kendall"]);
-        close(f(&p["r"]), f(&c["pearson"]["r"]), &format!("{name} pearson r"));
-        close(f(&p["p"]), f(&c["pearson"]["p"]), &format!("{name} pearson p"));
+        close(
+            f(&p["r"]),
+            f(&c["pearson"]["r"]),
+            &format!("{name} pearson r"),
+        );
+        close(
+            f(&p["p"]),
+            f(&c["pearson"]["p"]),
+            &format!("{name} pearson p"),
+        );
         for i in 0..2 {
             close(
                 f(&p["ci"][i]),
@@ -81,10 +89,26 @@ fn statistics_equal_scipy_on_every_oracle_case() {
                 &format!("{name} pearson ci"),
             );
         }
-        close(f(&s["rho"]), f(&c["spearman"]["rho"]), &format!("{name} rho"));
-        close(f(&s["p"]), f(&c["spearman"]["p"]), &format!("{name} spearman p"));
-        close(f(&t["tau"]), f(&c["kendall"]["tau"]), &format!("{name} tau"));
-        close(f(&t["p"]), f(&c["kendall"]["p"]), &format!("{name} kendall p"));
+        close(
+            f(&s["rho"]),
+            f(&c["spearman"]["rho"]),
+            &format!("{name} rho"),
+        );
+        close(
+            f(&s["p"]),
+            f(&c["spearman"]["p"]),
+            &format!("{name} spearman p"),
+        );
+        close(
+            f(&t["tau"]),
+            f(&c["kendall"]["tau"]),
+            &format!("{name} tau"),
+        );
+        close(
+            f(&t["p"]),
+            f(&c["kendall"]["p"]),
+            &format!("{name} kendall p"),
+        );
         // Models of other cases share no benchmark pair with this one.
         let other = rows
             .as_array()
@@ -121,7 +145,10 @@ fn predictive_power_follows_definition_5_1_with_the_letters_as_the_issue_gives_t
     let v = run(&[]);
     let pp = &v[0]["predictive_power"];
     assert_eq!(v.as_array().unwrap().len(), 1);
-    assert_eq!((v[0]["x"].as_str(), v[0]["y"].as_str()), (Some("X"), Some("Y")));
+    assert_eq!(
+        (v[0]["x"].as_str(), v[0]["y"].as_str()),
+        (Some("X"), Some("Y"))
+    );
     assert_eq!(pp["pairs"], 5);
     close(f(&pp["value"]), 0.6, "predictive power");
     let ci = pp["ci"].as_array().unwrap();
@@ -164,30 +191,56 @@ fn the_shipped_table6_and_a_users_file_combine_and_every_format_renders() {
     let bbh = rows.iter().find(|r| r["y"] == "bbh").unwrap();
     let he = rows.iter().find(|r| r["y"] == "humaneval").unwrap();
     assert_eq!((bbh["n"].as_u64(), he["n"].as_u64()), (Some(5), Some(6)));
-    for key in ["x", "y", "n", "pearson", "spearman", "kendall", "predictive_power"] {
+    for key in [
+        "x",
+        "y",
+        "n",
+        "pearson",
+        "spearman",
+        "kendall",
+        "predictive_power",
+    ] {
         assert!(bbh.get(key).is_some(), "{key}");
     }
     for key in ["value", "pairs", "ci"] {
         assert!(bbh["predictive_power"].get(key).is_some(), "{key}");
     }
     let text = run("text");
-    assert!(text.contains("autoeval-fol") && text.contains("humaneval"), "{text}");
+    assert!(
+        text.contains("autoeval-fol") && text.contains("humaneval"),
+        "{text}"
+    );
     let csv = run("csv");
     assert!(csv.starts_with("x,y,n,pearson_r,pearson_p,"), "{csv}");
     assert_eq!(csv.lines().count(), 3);
     let tex = run("latex");
-    assert!(tex.contains("\\begin{tabular}") && tex.contains("autoeval-fol & bbh & 5"), "{tex}");
+    assert!(
+        tex.contains("\\begin{tabular}") && tex.contains("autoeval-fol & bbh & 5"),
+        "{tex}"
+    );
 }
 
 #[test]
 fn bad_score_files_are_refused_with_the_file_line_and_fix() {
     let home = tempfile::tempdir().unwrap();
     let cases = [
-        ("model,bench,score\na,b,1\n", "must name the columns model,benchmark,score"),
-        ("model,benchmark,score\na,X,1\nb,X,abc\n", "line 3: score `abc` is not a number"),
-        ("model,benchmark,score\na,X,1\na,X,2\n", "two scores for model `a` on `X`"),
+        (
+            "model,bench,score\na,b,1\n",
+            "must name the columns model,benchmark,score",
+        ),
+        (
+            "model,benchmark,score\na,X,1\nb,X,abc\n",
+            "line 3: score `abc` is not a number",
+        ),
+        (
+            "model,benchmark,score\na,X,1\na,X,2\n",
+            "two scores for model `a` on `X`",
+        ),
         ("model,benchmark,score\na,X,inf\n", "not a number"),
-        ("model,benchmark,score\n,X,1\n", "line 2: the model and benchmark must not be empty"),
+        (
+            "model,benchmark,score\n,X,1\n",
+            "line 2: the model and benchmark must not be empty",
+        ),
     ];
     for (text, want) in cases {
         let p = home.path().join("bad.csv");
@@ -209,7 +262,13 @@ fn bad_score_files_are_refused_with_the_file_line_and_fix() {
         .unwrap();
     assert!(stderr(&o).contains("not UTF-8"), "{}", stderr(&o));
     let o = bin(home.path())
-        .args(["correlate", "--scores", "builtin:paper-table6", "--x", "nope"])
+        .args([
+            "correlate",
+            "--scores",
+            "builtin:paper-table6",
+            "--x",
+            "nope",
+        ])
         .output()
         .unwrap();
     assert!(stderr(&o).contains("--x nope: no such benchmark (benchmarks: bbh, humaneval)"));
@@ -222,7 +281,15 @@ fn bad_score_files_are_refused_with_the_file_line_and_fix() {
 
 fn offline(home: &Path, out: &Path, kind: &str, rate: &str) {
     ok(&bin(home)
-        .args(["run", "--kind", kind, "--per-category", "2", "--limit", "40"])
+        .args([
+            "run",
+            "--kind",
+            kind,
+            "--per-category",
+            "2",
+            "--limit",
+            "40",
+        ])
         .args(["--model", "perturb", "--perturb-rate", rate, "--seed", "3"])
         .args(["--quiet", "--out"])
         .arg(out)
@@ -265,9 +332,13 @@ fn runs_contribute_their_a3_on_the_comparable_subset_and_the_figure_is_drawn() {
         let model = m["model"].as_str().unwrap();
         let r = rates
             .iter()
-            .find(|r| model.ends_with(*r) || model.contains(&format!("{r}")))
+            .find(|r| model.ends_with(*r))
             .unwrap_or_else(|| panic!("{model}"));
-        close(f(&m["x"]), a3_upto(&runs.join(format!("fol-{r}")), 6), model);
+        close(
+            f(&m["x"]),
+            a3_upto(&runs.join(format!("fol-{r}")), 6),
+            model,
+        );
         close(f(&m["y"]), a3_upto(&runs.join(format!("pl-{r}")), 6), model);
     }
     // --operators all counts every sample.
@@ -282,10 +353,21 @@ fn runs_contribute_their_a3_on_the_comparable_subset_and_the_figure_is_drawn() {
         .iter()
         .find(|r| m0["model"].as_str().unwrap().contains(*r))
         .unwrap();
-    close(f(&m0["x"]), a3_upto(&runs.join(format!("fol-{r}")), 1000), "all");
+    close(
+        f(&m0["x"]),
+        a3_upto(&runs.join(format!("fol-{r}")), 1000),
+        "all",
+    );
     // The text names the subset; the figure is written with the corner note.
-    let text = ok(&bin(home.path()).arg("correlate").arg(&runs).output().unwrap());
-    assert!(text.contains("autoeval-fol: A3 on operators 0–6, all batches"), "{text}");
+    let text = ok(&bin(home.path())
+        .arg("correlate")
+        .arg(&runs)
+        .output()
+        .unwrap());
+    assert!(
+        text.contains("autoeval-fol: A3 on operators 0–6, all batches"),
+        "{text}"
+    );
     let svg = home.path().join("fig.svg");
     ok(&bin(home.path())
         .args(["correlate", "--plot"])

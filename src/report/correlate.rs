@@ -66,10 +66,7 @@ impl Subset {
             None => "all batches".to_string(),
             Some(v) => format!(
                 "batches {}",
-                v.iter()
-                    .map(usize::to_string)
-                    .collect::<Vec<_>>()
-                    .join(",")
+                v.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
             ),
         };
         format!("{cat}, {b}")
@@ -173,8 +170,7 @@ impl Scores {
             }
             let model = clean_name(&format!("{}:{}", m.model.provider, m.model.name));
             let bench = format!("{AUTOEVAL_PREFIX}{kind}");
-            self.subsets
-                .insert(bench.clone(), subset.describe(&kind));
+            self.subsets.insert(bench.clone(), subset.describe(&kind));
             let slot = pooled.entry((model, bench)).or_default();
             slot.0.merge(&c);
             slot.1.push(dir.display().to_string());
@@ -220,8 +216,9 @@ impl Scores {
                 );
             }
             let bytes = std::fs::read(path).with_context(|| format!("--scores {name}"))?;
-            String::from_utf8(bytes)
-                .map_err(|e| anyhow::anyhow!("--scores {name}: not UTF-8 text ({e}); save it as UTF-8"))?
+            String::from_utf8(bytes).map_err(|e| {
+                anyhow::anyhow!("--scores {name}: not UTF-8 text ({e}); save it as UTF-8")
+            })?
         };
         self.add_csv(&name, &text)
     }
@@ -256,12 +253,16 @@ impl Scores {
             if raw.is_empty() || raw == "-" || raw == "–" {
                 continue;
             }
-            let score: f64 = raw.parse().ok().filter(|v: &f64| v.is_finite()).with_context(|| {
-                format!(
-                    "{name} line {line}: score `{}` is not a number",
-                    crate::sanitize::one_line(&raw.chars().take(40).collect::<String>())
-                )
-            })?;
+            let score: f64 = raw
+                .parse()
+                .ok()
+                .filter(|v: &f64| v.is_finite())
+                .with_context(|| {
+                    format!(
+                        "{name} line {line}: score `{}` is not a number",
+                        crate::sanitize::one_line(&raw.chars().take(40).collect::<String>())
+                    )
+                })?;
             let source = format!("{name} line {line}");
             self.insert((model, bench), Entry { score, source })?;
         }

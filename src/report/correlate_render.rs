@@ -36,8 +36,19 @@ pub fn render(pairs: &[Pair], scores: &Scores, format: Format) -> String {
 
 fn text(pairs: &[Pair], scores: &Scores) -> String {
     let head = [
-        "X", "Y", "n", "Pearson r", "p", "95% CI", "Spearman ρ", "p", "Kendall τ", "p",
-        "P(y₁>y₂|x₁>x₂)", "pairs", "95% CI",
+        "X",
+        "Y",
+        "n",
+        "Pearson r",
+        "p",
+        "95% CI",
+        "Spearman ρ",
+        "p",
+        "Kendall τ",
+        "p",
+        "P(y₁>y₂|x₁>x₂)",
+        "pairs",
+        "95% CI",
     ];
     let mut rows: Vec<Vec<String>> = vec![head.iter().map(|s| (*s).to_string()).collect()];
     for p in pairs {

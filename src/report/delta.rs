@@ -239,7 +239,7 @@ fn draw<DB: DrawingBackend>(
             .iter()
             .filter_map(|r| Some((r.category? as f64, if a3 { r.a3 } else { r.a2 }?)))
             .collect();
-        let color = super::plot::run_color(if a3 { 0 } else { 1 });
+        let color = super::plot::run_color(usize::from(!a3));
         if pts.len() > 1 {
             let upper = pts.iter().map(|(k, v)| (*k, 100.0 * v.ci[1]));
             let lower = pts.iter().rev().map(|(k, v)| (*k, 100.0 * v.ci[0]));
@@ -291,8 +291,14 @@ mod tests {
             let g = |k: &str| c[k].as_u64().unwrap_or(u64::MAX) as usize;
             let d = newcombe(g("k1"), g("n1"), g("k2"), g("n2")).unwrap_or_else(|| unreachable!());
             let (lo, hi) = (c["low"].as_f64(), c["high"].as_f64());
-            assert!((Some(d.ci[0]) .zip(lo)).is_some_and(|(a, b)| (a - b).abs() < 1e-12), "{c}: {d:?}");
-            assert!((Some(d.ci[1]).zip(hi)).is_some_and(|(a, b)| (a - b).abs() < 1e-12), "{c}: {d:?}");
+            assert!(
+                (Some(d.ci[0]).zip(lo)).is_some_and(|(a, b)| (a - b).abs() < 1e-12),
+                "{c}: {d:?}"
+            );
+            assert!(
+                (Some(d.ci[1]).zip(hi)).is_some_and(|(a, b)| (a - b).abs() < 1e-12),
+                "{c}: {d:?}"
+            );
         }
     }
 }
