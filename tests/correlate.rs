@@ -253,6 +253,19 @@ fn bad_score_files_are_refused_with_the_file_line_and_fix() {
         assert_eq!(o.status.code(), Some(2), "{text}");
         assert!(stderr(&o).contains(want), "{text}: {}", stderr(&o));
     }
+    // More models than correlate handles: refused before any work.
+    let mut many = String::from("model,benchmark,score\n");
+    for i in 0..2001 {
+        writeln!(many, "m{i},X,{i}").unwrap();
+    }
+    let p = home.path().join("many.csv");
+    std::fs::write(&p, many).unwrap();
+    let o = bin(home.path())
+        .args(["correlate", "--x", "X", "--scores"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(stderr(&o).contains("2001 models: correlate handles at most 2000"));
     let p = home.path().join("latin1.csv");
     std::fs::write(&p, b"model,benchmark,score\ncaf\xe9,X,1\n").unwrap();
     let o = bin(home.path())

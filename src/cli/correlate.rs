@@ -85,6 +85,7 @@ pub fn run(args: CorrelateArgs) -> Result<i32> {
         eprintln!("warning: {}", crate::sanitize::one_line(w));
     }
     let xs = correlate::predictors(&scores, &args.x)?;
+    correlate::check_limits(&scores, &xs)?;
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     let pairs = correlate::correlate(&scores, &xs, args.bootstrap, threads);
     if let Some(path) = &args.plot {

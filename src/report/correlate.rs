@@ -19,6 +19,10 @@ pub const AUTOEVAL_PREFIX: &str = "autoeval-";
 const MAX_SCORES_BYTES: u64 = 16 << 20;
 /// Longest model or benchmark name kept.
 const MAX_NAME: usize = 200;
+/// Most models: the predictive power lists the concordant pairs of each (X, Y), n² of them.
+pub const MAX_MODELS: usize = 2_000;
+/// Most (X, Y) pairs computed.
+pub const MAX_PAIRS: usize = 10_000;
 
 /// An inclusive range of a category value; None means every value.
 pub type Range = Option<(usize, usize)>;
@@ -334,6 +338,27 @@ fn seed_of(x: &str, y: &str) -> u64 {
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     h
+}
+
+/// Refuses inputs whose statistics would not fit in memory or time: more than
+/// [`MAX_MODELS`] models, or more than [`MAX_PAIRS`] (X, Y) pairs.
+pub fn check_limits(scores: &Scores, xs: &[String]) -> Result<()> {
+    let mut models: Vec<&str> = scores.entries.keys().map(|k| k.0.as_str()).collect();
+    models.sort_unstable();
+    models.dedup();
+    if models.len() > MAX_MODELS {
+        bail!(
+            "{} models: correlate handles at most {MAX_MODELS}; split the score files",
+            models.len()
+        );
+    }
+    let pairs = xs.len() * scores.benchmarks().len().saturating_sub(1);
+    if pairs > MAX_PAIRS {
+        bail!(
+            "{pairs} benchmark pairs: correlate computes at most {MAX_PAIRS}; name fewer predictors with --x"
+        );
+    }
+    Ok(())
 }
 
 /// The predictors: `wanted` as given (each must be a benchmark), else every ∀uto∃∨∧L one.
