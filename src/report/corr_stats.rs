@@ -399,11 +399,15 @@ pub struct Power {
     pub ci: Option<[f64; 2]>,
 }
 
-/// Prepared counting for one (X, Y): resamples only re-weight models, so the pairs that
-/// count as hits are listed once and each resample is a weighted sum over them.
+/// Prepared counting for one (X, Y): resamples only re-weight models, so for each model
+/// the set of models it beats on both X and Y is kept as a bitset, and a resample's hits
+/// are popcounts of those sets against the bit-planes of the weights (weights are small:
+/// two or three planes), not a walk over n² pairs.
 struct PowerCounter {
-    /// Index pairs (i, j) with x_i > x_j and y_i > y_j.
-    hits: Vec<(u32, u32)>,
+    /// 64-bit words per bitset.
+    words: usize,
+    /// Model i's bitset (`words` words from i·words): j with x_i > x_j and y_i > y_j.
+    beats: Vec<u64>,
     /// Models grouped by equal X (pairs inside a group do not count).
     groups: Vec<Vec<u32>>,
 }
@@ -411,11 +415,12 @@ struct PowerCounter {
 impl PowerCounter {
     fn new(x: &[f64], y: &[f64]) -> PowerCounter {
         let n = x.len();
-        let mut hits = Vec::new();
+        let words = n.div_ceil(64).max(1);
+        let mut beats = vec![0u64; n * words];
         for i in 0..n {
             for j in 0..n {
                 if x[i] > x[j] && y[i] > y[j] {
-                    hits.push((i as u32, j as u32));
+                    beats[i * words + j / 64] |= 1 << (j % 64);
                 }
             }
         }
@@ -431,22 +436,55 @@ impl PowerCounter {
                 groups.push(vec![i as u32]);
             }
         }
-        PowerCounter { hits, groups }
+        PowerCounter {
+            words,
+            beats,
+            groups,
+        }
     }
 
-    /// (hits, pairs) with model i counted w[i] times.
-    fn count(&self, w: &[u32]) -> (u64, u64) {
+    /// (hits, pairs) with model i counted w[i] times; `planes` is scratch space.
+    fn count(&self, w: &[u32], planes: &mut Vec<u64>) -> (u64, u64) {
         let total: u64 = w.iter().map(|&a| u64::from(a)).sum();
         let mut same = 0u64;
         for g in &self.groups {
             let s: u64 = g.iter().map(|&i| u64::from(w[i as usize])).sum();
             same += s * s;
         }
-        let hits = self
-            .hits
-            .iter()
-            .map(|&(i, j)| u64::from(w[i as usize]) * u64::from(w[j as usize]))
-            .sum();
+        let max = w.iter().copied().max().unwrap_or(0);
+        let nplanes = (32 - max.leading_zeros()) as usize;
+        let words = self.words;
+        planes.clear();
+        planes.resize(nplanes * words, 0);
+        for (j, &wj) in w.iter().enumerate() {
+            let mut v = wj;
+            let mut b = 0;
+            while v > 0 {
+                if v & 1 == 1 {
+                    planes[b * words + j / 64] |= 1 << (j % 64);
+                }
+                v >>= 1;
+                b += 1;
+            }
+        }
+        let mut hits = 0u64;
+        for (i, &wi) in w.iter().enumerate() {
+            if wi == 0 {
+                continue;
+            }
+            let mine = &self.beats[i * words..(i + 1) * words];
+            let mut s = 0u64;
+            for b in 0..nplanes {
+                let plane = &planes[b * words..(b + 1) * words];
+                let c: u32 = mine
+                    .iter()
+                    .zip(plane)
+                    .map(|(a, p)| (a & p).count_ones())
+                    .sum();
+                s += u64::from(c) << b;
+            }
+            hits += u64::from(wi) * s;
+        }
         (hits, (total * total - same) / 2)
     }
 }
@@ -457,7 +495,8 @@ pub fn predictive_power(x: &[f64], y: &[f64], resamples: usize, seed: u64) -> Po
     let n = x.len().min(y.len());
     let (x, y) = (&x[..n], &y[..n]);
     let pc = PowerCounter::new(x, y);
-    let (hits, pairs) = pc.count(&vec![1; n]);
+    let mut planes = Vec::new();
+    let (hits, pairs) = pc.count(&vec![1; n], &mut planes);
     let value = (pairs > 0).then(|| hits as f64 / pairs as f64);
     let mut draws = Vec::with_capacity(resamples);
     if value.is_some() && n >= 2 {
@@ -468,7 +507,7 @@ pub fn predictive_power(x: &[f64], y: &[f64], resamples: usize, seed: u64) -> Po
             for _ in 0..n {
                 w[rng.below(n)] += 1;
             }
-            let (h, p) = pc.count(&w);
+            let (h, p) = pc.count(&w, &mut planes);
             if p > 0 {
                 draws.push(h as f64 / p as f64);
             }
@@ -506,5 +545,32 @@ mod tests {
         assert_eq!(p.pairs, 2);
         assert_eq!(p.value, Some(0.5));
         assert_eq!(p.ci, None);
+    }
+
+    #[test]
+    fn weighted_counts_equal_the_definition_walked_pair_by_pair() {
+        // 150 models (three words a bitset) with ties, weights up to 9 (four planes).
+        let mut rng = Rng::new(9);
+        let n = 150;
+        let x: Vec<f64> = (0..n).map(|_| rng.below(20) as f64).collect();
+        let y: Vec<f64> = (0..n).map(|_| rng.below(20) as f64).collect();
+        let pc = PowerCounter::new(&x, &y);
+        let mut planes = Vec::new();
+        for _ in 0..20 {
+            let w: Vec<u32> = (0..n).map(|_| rng.below(10) as u32).collect();
+            let (mut hits, mut pairs) = (0u64, 0u64);
+            for i in 0..n {
+                for j in 0..n {
+                    let ww = u64::from(w[i]) * u64::from(w[j]);
+                    if x[i] > x[j] {
+                        pairs += ww;
+                        if y[i] > y[j] {
+                            hits += ww;
+                        }
+                    }
+                }
+            }
+            assert_eq!(pc.count(&w, &mut planes), (hits, pairs));
+        }
     }
 }
