@@ -19,6 +19,8 @@ macro_rules! out {
 
 pub mod cache;
 pub mod compare;
+mod compare_delta;
+pub mod correlate;
 pub mod export;
 pub mod generate;
 pub mod import;
@@ -70,6 +72,8 @@ pub enum Command {
     Leaderboard(leaderboard::LeaderboardArgs),
     /// Pass/fail matrix of runs that answered the same φ₀, with McNemar's test per pair.
     Compare(compare::CompareArgs),
+    /// Does a ∀uto∃∨∧L score predict other benchmarks? Pearson, Spearman, Kendall and predictive power across models.
+    Correlate(correlate::CorrelateArgs),
     /// Re-apply extraction, the copy check and verification to a run's stored replies.
     Rescore(rescore::RescoreArgs),
     /// Convert the original AutoEval's files into a run directory.
@@ -103,6 +107,7 @@ pub fn main() -> i32 {
         Some(Command::Report(args)) => report::run(args),
         Some(Command::Compare(args)) => compare::run(args),
         Some(Command::Leaderboard(args)) => leaderboard::run(args),
+        Some(Command::Correlate(args)) => correlate::run(args),
         Some(Command::Prompts(args)) => prompts::run(args),
         Some(Command::Import(args)) => import::run(args),
         Some(Command::Rescore(args)) => rescore::run(args),

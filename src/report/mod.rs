@@ -12,6 +12,11 @@
 /// Moved to [`crate::analysis::closeness`]; re-exported so existing paths keep working.
 pub use crate::analysis::closeness;
 pub mod compare;
+pub mod corr_stats;
+pub mod correlate;
+pub(crate) mod correlate_plot;
+pub mod correlate_render;
+pub mod delta;
 pub mod intervals;
 pub mod kinds;
 pub mod labels;
