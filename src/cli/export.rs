@@ -50,8 +50,10 @@ pub fn run(args: ExportArgs) -> Result<i32> {
         };
         let path = args.out.join(&name);
         // Written beside the target and renamed: an interrupted export leaves no half file.
+        // A device or FIFO of that name is written in place, never replaced.
         let tmp = args.out.join(format!(".{name}.partial"));
-        let file = std::fs::File::create(&tmp).map_err(|e| anyhow!("{}: {e}", tmp.display()))?;
+        let file = crate::fswrite::Output::create(&path, tmp)
+            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
         let mut w = BufWriter::with_capacity(1 << 20, file);
         let result = match args.format {
             OpenFormat::Inspect => crate::report::open::inspect::write(&dir, &mut w),
@@ -63,11 +65,14 @@ pub fn run(args: ExportArgs) -> Result<i32> {
         }) {
             Ok(r) => r,
             Err(e) => {
-                let _ = std::fs::remove_file(&tmp);
+                w.into_parts().0.discard();
                 return Err(anyhow!("{}: {e}", dir.display()));
             }
         };
-        std::fs::rename(&tmp, &path).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        w.into_inner()
+            .map_err(std::io::IntoInnerError::into_error)
+            .and_then(crate::fswrite::Output::commit)
+            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
         for w in warnings.iter().take(5) {
             eprintln!("warning: {}", crate::sanitize::one_line(w));
         }
