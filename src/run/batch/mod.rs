@@ -154,7 +154,8 @@ pub(crate) fn ingest_file(
     expected: Option<&HashSet<String>>,
 ) -> Result<(Vec<StoredResult>, Vec<String>), std::io::Error> {
     use std::io::{BufRead, Read};
-    let file = std::fs::File::open(path)?;
+    // Regular files only: a FIFO would block and /dev/zero never end.
+    let file = crate::fsread::open(path, crate::fsread::STREAM)?;
     let mut reader = std::io::BufReader::new(file);
     let mut out = Vec::new();
     let (mut bad, mut unknown, mut first_bad) = (0usize, 0usize, None);
@@ -178,13 +179,8 @@ pub(crate) fn ingest_file(
                 store::MAX_RECORD
             ));
             // Read through the rest of the line without keeping it.
-            let mut last = buf.last().copied();
-            while last != Some(b'\n') {
-                let mut sink = Vec::new();
-                if (&mut reader).take(1 << 20).read_until(b'\n', &mut sink)? == 0 {
-                    break;
-                }
-                last = sink.last().copied();
+            if buf.last() != Some(&b'\n') {
+                crate::fsread::skip_line(&mut reader)?;
             }
             continue;
         }
