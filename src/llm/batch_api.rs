@@ -300,8 +300,8 @@ impl BatchApi {
     fn url(&self, path: &str) -> String {
         match self.provider {
             // OpenAI-compatible bases end in /v1 already.
-            Provider::Openai => format!("{}{path}", self.ep.base),
-            Provider::Anthropic => format!("{}/v1{path}", self.ep.base),
+            Provider::Openai => self.ep.url(path),
+            Provider::Anthropic => self.ep.url(&format!("/v1{path}")),
         }
     }
 
