@@ -91,3 +91,39 @@ fn metrics_pairs_and_perturb_refuse_a_fifo_and_a_device() {
         refused(&within(c, "metrics perturb"), &input, kind);
     }
 }
+
+#[test]
+fn grammar_and_template_errors_show_no_raw_escapes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let g = tmp.path().join("bad.cfg");
+    std::fs::write(&g, "S -> ( S \u{1b}]0;owned\u{7} S ) | $prop\n").unwrap();
+    let mut c = bin();
+    c.args(["generate", "--grammar"])
+        .arg(&g)
+        .arg("--out")
+        .arg(tmp.path().join("x.json"));
+    let o = within(c, "generate");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
+    assert!(err.contains("\\u{001B}"), "{err:?}");
+
+    let prompts = tmp.path().join("prompts");
+    std::fs::create_dir_all(&prompts).unwrap();
+    std::fs::write(
+        prompts.join("informalize-logic.txt"),
+        "Describe {formula} {\u{1b}[2J\u{1b}[31mred}\n",
+    )
+    .unwrap();
+    let mut c = bin();
+    c.args(["run", "--kind", "pl", "--per-category", "1", "--limit", "1"])
+        .args(["--model", "perturb", "--quiet", "--prompts"])
+        .arg(&prompts)
+        .arg("--out")
+        .arg(tmp.path().join("run"));
+    let o = within(c, "run --prompts");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(!err.contains('\u{1b}'), "{err:?}");
+    assert!(err.contains("unknown placeholder"), "{err:?}");
+}
