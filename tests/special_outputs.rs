@@ -145,3 +145,31 @@ fn export_and_the_heat_map_write_into_fifos_in_place() {
     let got = rx.recv_timeout(Duration::from_secs(20)).unwrap();
     assert!(String::from_utf8_lossy(&got).contains("</svg>"));
 }
+
+#[test]
+fn export_keeps_two_runs_that_share_an_id_apart() {
+    let home = tempfile::tempdir().unwrap();
+    let a = fixture(&home.path().join("a"), "pl-small");
+    let b = fixture(&home.path().join("b"), "pl-small");
+    for format in ["jsonl-flat", "inspect"] {
+        let out = home.path().join(format!("out-{format}"));
+        let err = common::cli::ok_stderr(
+            &bin_in(home.path())
+                .args(["export", "--format", format, "--out"])
+                .arg(&out)
+                .arg(&a)
+                .arg(&b)
+                .output()
+                .unwrap(),
+        );
+        let names = leftovers(&out, &[]);
+        assert_eq!(names.len(), 2, "{format}: {names:?}\n{err}");
+        if format == "jsonl-flat" {
+            let lines: usize = names
+                .iter()
+                .map(|n| std::fs::read_to_string(out.join(n)).unwrap().lines().count())
+                .sum();
+            assert_eq!(lines, 28, "{names:?}");
+        }
+    }
+}
