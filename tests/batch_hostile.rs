@@ -27,6 +27,8 @@ struct World {
     batches: HashMap<String, Vec<(String, String)>>,
     /// Downloads served, by file id.
     downloads: HashMap<String, usize>,
+    /// While set, every status check of a batch gets this HTTP status (404: deleted).
+    status_fails: Option<u16>,
     n: usize,
 }
 
@@ -102,6 +104,10 @@ fn start(how: Hostile) -> (Server, Arc<Mutex<World>>) {
                 }
                 Reply::json(200, out)
             }
+            ("GET", _) if w.status_fails.is_some() => Reply::json(
+                w.status_fails.unwrap_or(500),
+                "{\"error\": {\"message\": \"No batch found\"}}".into(),
+            ),
             ("GET", p) => ok(done(p.trim_start_matches("/batches/"))),
             ("POST", _) => ok(json!({})),
             _ => Reply::json(404, "{}".into()),
@@ -316,4 +322,54 @@ fn a_hostile_run_id_cannot_move_request_files_out_of_their_folder() {
             files.display()
         );
     }
+}
+
+fn batch_run(base: &str, out: &Path, price: &str, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["--batch-api", "--batch-poll", "0.02", "--prices", price];
+    args.extend_from_slice(extra);
+    run_cmd(base, out, &args).output().unwrap()
+}
+
+#[test]
+fn a_batch_the_provider_deleted_becomes_errors_that_retry_errors_resubmits() {
+    let (server, world) = start(Hostile::default());
+    world.lock().unwrap().status_fails = Some(404);
+    let tmp = tempfile::tempdir().unwrap();
+    let price = prices(tmp.path());
+    let out = tmp.path().join("run");
+    let o = batch_run(&server.base, &out, &price, &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("no longer exists at the provider"), "{err}");
+    let recs = samples(&out);
+    assert!(!recs.is_empty());
+    assert!(recs.iter().all(|r| r["verdict"]["verdict"] == "model-error"));
+    let first = world.lock().unwrap().batches.len();
+    world.lock().unwrap().status_fails = None;
+    let o = batch_run(&server.base, &out, &price, &["--resume", "--retry-errors"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(world.lock().unwrap().batches.len() > first, "nothing resubmitted");
+    let recs = samples(&out);
+    let latest: HashMap<String, &Value> = recs
+        .iter()
+        .map(|r| (r["id"].to_string(), r))
+        .collect();
+    assert!(latest.values().all(|r| r["verdict"]["verdict"] == "equivalent"));
+}
+
+#[test]
+fn a_provider_that_stops_answering_status_checks_exits_75() {
+    let (server, world) = start(Hostile::default());
+    world.lock().unwrap().status_fails = Some(500);
+    let tmp = tempfile::tempdir().unwrap();
+    let price = prices(tmp.path());
+    let out = tmp.path().join("run");
+    let o = batch_run(
+        &server.base,
+        &out,
+        &price,
+        &["--max-consecutive-failures", "3"],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(75), "{err}");
 }

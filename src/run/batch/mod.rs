@@ -81,8 +81,11 @@ impl BatchSpec {
 pub enum BatchOutcome {
     /// Every sample is written.
     Finished,
-    /// Stopped (user, budget, provider unreachable); resumable.
+    /// Stopped (user, budget); resumable.
     Cancelled,
+    /// Stopped because the provider could not be reached or refused a submission
+    /// (exit 75, as a live run whose server is gone); resumable.
+    Unreachable,
     /// Request files were written (or answers are missing): run again with `--batch-file-in`.
     Waiting {
         /// Requests still to be answered.
@@ -484,7 +487,7 @@ pub async fn execute(
                     let _ = events.send(Event::Warning(format!(
                         "submitting a batch failed: {e}; the run is cancelled and resumable (--resume --batch-api)"
                     )));
-                    break 'run BatchOutcome::Cancelled;
+                    break 'run BatchOutcome::Unreachable;
                 }
             }
         }
@@ -543,6 +546,35 @@ pub async fn execute(
                             }
                         }
                     }
+                    // A batch the provider no longer has never ends: its requests
+                    // become errors, which --retry-errors submits anew.
+                    Err(e) if matches!(e.status, Some(404 | 410)) => {
+                        poll_failures = 0;
+                        let why = format!(
+                            "batch {id} no longer exists at the provider (HTTP {}); its requests are errors, \
+                             resubmit them with --resume --retry-errors",
+                            e.status.unwrap_or(404)
+                        );
+                        let _ = events.send(Event::Warning(why.clone()));
+                        let gone: Vec<StoredResult> = o
+                            .custom_ids
+                            .iter()
+                            .map(|c| StoredResult::from_line(c.clone(), &id, Err(why.clone())))
+                            .collect();
+                        if let Some(b) = client.budget() {
+                            b.settle(o.reserved_usd, 0.0);
+                        }
+                        state::save_results(&dir, &gone)?;
+                        if let Ok(mut m) = rp.results.write() {
+                            for r in gone {
+                                m.insert(r.custom_id.clone(), r);
+                            }
+                        }
+                        st.open.remove(i);
+                        state::log(&dir, &event("ingested", &id, Some(provider), None))?;
+                        progressed = true;
+                        continue;
+                    }
                     Err(e) => {
                         poll_failures += 1;
                         let k = spec.max_consecutive_failures;
@@ -551,7 +583,7 @@ pub async fn execute(
                                 "stopping: {k} status checks in a row failed (last: {e}); the batches keep running \
                                  at the provider, resume with --resume --batch-api to collect them"
                             )));
-                            break 'run BatchOutcome::Cancelled;
+                            break 'run BatchOutcome::Unreachable;
                         }
                     }
                 }
