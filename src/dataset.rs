@@ -396,10 +396,8 @@ impl StreamWriter {
             crate::fswrite::Dest::Replace => (None, path.with_extension("json.items.tmp")),
             crate::fswrite::Dest::InPlace => (
                 Some(crate::fswrite::Output::create(path, path.into())?),
-                std::env::temp_dir().join(format!(
-                    "autoeval-{}.json.items.tmp",
-                    std::process::id()
-                )),
+                std::env::temp_dir()
+                    .join(format!("autoeval-{}.json.items.tmp", std::process::id())),
             ),
         };
         let spool = std::io::BufWriter::new(std::fs::File::create(&spool_path)?);
@@ -471,7 +469,9 @@ impl StreamWriter {
         };
         let out = match self.in_place.take() {
             Some(o) => o,
-            None => crate::fswrite::Output::create(&self.path, self.path.with_extension("json.tmp"))?,
+            None => {
+                crate::fswrite::Output::create(&self.path, self.path.with_extension("json.tmp"))?
+            }
         };
         let mut out = std::io::BufWriter::new(out);
         write!(out, "{{\n  \"info\": {},\n", indent(&Value::Object(info))?)?;
@@ -504,7 +504,9 @@ impl StreamWriter {
             )?;
         }
         write!(out, "\n}}\n")?;
-        let out = out.into_inner().map_err(std::io::IntoInnerError::into_error)?;
+        let out = out
+            .into_inner()
+            .map_err(std::io::IntoInnerError::into_error)?;
         let _ = std::fs::remove_file(&self.spool_path);
         out.commit()?;
         Ok(n)
@@ -517,7 +519,11 @@ pub fn write(path: &Path, file: &DatasetFile) -> std::io::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
-    crate::fswrite::write(path, &path.with_extension("json.tmp"), (text + "\n").as_bytes())
+    crate::fswrite::write(
+        path,
+        &path.with_extension("json.tmp"),
+        (text + "\n").as_bytes(),
+    )
 }
 
 /// Infers the syntax of a file that does not say (the original's files).

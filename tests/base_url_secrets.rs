@@ -72,7 +72,11 @@ fn a_query_in_the_base_url_goes_after_the_path_and_is_not_recorded() {
     for p in &paths {
         assert_eq!(p, "/v1/chat/completions?api-version=7&sig=tok3n");
     }
-    assert!(samples(&out).iter().all(|r| r["verdict"]["verdict"] == "equivalent"));
+    assert!(
+        samples(&out)
+            .iter()
+            .all(|r| r["verdict"]["verdict"] == "equivalent")
+    );
     let stored = everything_under(&out);
     assert!(!stored.contains("tok3n"), "the query was stored");
 }

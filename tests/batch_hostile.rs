@@ -89,7 +89,8 @@ fn start(how: Hostile) -> (Server, Arc<Mutex<World>>) {
                 }
                 let mut out = String::new();
                 for (cid, prompt) in &w.batches[bid] {
-                    let body: Value = serde_json::from_str(&openai_body(&model.answer(prompt))).unwrap();
+                    let body: Value =
+                        serde_json::from_str(&openai_body(&model.answer(prompt))).unwrap();
                     let mut line = json!({"id": "r", "custom_id": cid, "response": {"status_code": 200, "body": body}, "error": null});
                     if how.echo_key {
                         line["echo"] = json!(auth);
@@ -118,7 +119,11 @@ fn start(how: Hostile) -> (Server, Arc<Mutex<World>>) {
 
 fn prices(dir: &Path) -> String {
     let p = dir.join("prices.json");
-    std::fs::write(&p, r#"{"fake": {"input": 1.0, "output": 10.0, "batch": 0.5}}"#).unwrap();
+    std::fs::write(
+        &p,
+        r#"{"fake": {"input": 1.0, "output": 10.0, "batch": 0.5}}"#,
+    )
+    .unwrap();
     p.display().to_string()
 }
 
@@ -155,7 +160,10 @@ fn a_server_that_echoes_the_key_leaves_no_trace_of_it_in_the_run() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(!samples(&out).is_empty());
     let files = all_files(&out);
-    assert!(files.iter().any(|(p, _)| p.contains("/batches/")), "raw files kept");
+    assert!(
+        files.iter().any(|(p, _)| p.contains("/batches/")),
+        "raw files kept"
+    );
     for (p, bytes) in files {
         let text = String::from_utf8_lossy(&bytes);
         // Any 8-character piece of the key is a leak.
@@ -193,7 +201,11 @@ fn an_endless_result_file_stops_at_its_cap_and_is_not_downloaded_again() {
     let err = String::from_utf8_lossy(&o.stderr);
     // No file is downloaded twice; every batch's output file once.
     let w = world.lock().unwrap();
-    assert!(w.downloads.values().all(|&n| n == 1), "{:?}\n{err}", w.downloads);
+    assert!(
+        w.downloads.values().all(|&n| n == 1),
+        "{:?}\n{err}",
+        w.downloads
+    );
     assert_eq!(w.downloads.len(), w.batches.len(), "{err}");
     assert!(err.contains("over its cap of"), "{err}");
     // Nothing on disk near the file's 40 MiB.
@@ -207,7 +219,11 @@ fn an_endless_result_file_stops_at_its_cap_and_is_not_downloaded_again() {
 /// The first run of a batch-file loop: writes the informalization requests; returns
 /// the request lines.
 fn first_files_run(tmp: &Path, out: &Path, files: &Path) -> Vec<Value> {
-    let o = files_run(tmp, out, &["--batch-file-out", &files.display().to_string()]);
+    let o = files_run(
+        tmp,
+        out,
+        &["--batch-file-out", &files.display().to_string()],
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     String::from_utf8_lossy(&o.stdout)
         .lines()
@@ -274,13 +290,20 @@ fn a_result_file_cannot_answer_requests_the_run_never_made() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
     let n = reqs.len();
-    assert!(samples(&out).is_empty(), "injected answers were used: {err}");
     assert!(
-        err.contains(&format!("{n} results are for requests this run did not make")),
+        samples(&out).is_empty(),
+        "injected answers were used: {err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "{n} results are for requests this run did not make"
+        )),
         "{err}"
     );
     assert!(
-        err.contains(&format!("{n} results answer a request already answered in this file")),
+        err.contains(&format!(
+            "{n} results answer a request already answered in this file"
+        )),
         "{err}"
     );
     // The next files ask for the autoformalizations of the first answers (not 999).
@@ -343,18 +366,25 @@ fn a_batch_the_provider_deleted_becomes_errors_that_retry_errors_resubmits() {
     assert!(err.contains("no longer exists at the provider"), "{err}");
     let recs = samples(&out);
     assert!(!recs.is_empty());
-    assert!(recs.iter().all(|r| r["verdict"]["verdict"] == "model-error"));
+    assert!(
+        recs.iter()
+            .all(|r| r["verdict"]["verdict"] == "model-error")
+    );
     let first = world.lock().unwrap().batches.len();
     world.lock().unwrap().status_fails = None;
     let o = batch_run(&server.base, &out, &price, &["--resume", "--retry-errors"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(world.lock().unwrap().batches.len() > first, "nothing resubmitted");
+    assert!(
+        world.lock().unwrap().batches.len() > first,
+        "nothing resubmitted"
+    );
     let recs = samples(&out);
-    let latest: HashMap<String, &Value> = recs
-        .iter()
-        .map(|r| (r["id"].to_string(), r))
-        .collect();
-    assert!(latest.values().all(|r| r["verdict"]["verdict"] == "equivalent"));
+    let latest: HashMap<String, &Value> = recs.iter().map(|r| (r["id"].to_string(), r)).collect();
+    assert!(
+        latest
+            .values()
+            .all(|r| r["verdict"]["verdict"] == "equivalent")
+    );
 }
 
 #[test]

@@ -138,7 +138,10 @@ fn prune_all_during_a_run_keeps_what_the_run_stores_after_it() {
         .parse()
         .unwrap();
     // Stored after the prune: at least every call made after it (one may straddle).
-    assert!(n + 1 >= total - at_prune, "{n} kept of {total} - {at_prune}: {text}");
+    assert!(
+        n + 1 >= total - at_prune,
+        "{n} kept of {total} - {at_prune}: {text}"
+    );
 }
 
 #[test]

@@ -11,7 +11,10 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 fn mkfifo(p: &Path) {
-    let st = std::process::Command::new("mkfifo").arg(p).status().unwrap();
+    let st = std::process::Command::new("mkfifo")
+        .arg(p)
+        .status()
+        .unwrap();
     assert!(st.success());
 }
 
@@ -30,9 +33,7 @@ fn drain(p: &Path) -> mpsc::Receiver<Vec<u8>> {
 }
 
 fn is_fifo(p: &Path) -> bool {
-    std::fs::symlink_metadata(p)
-        .map(|m| m.file_type().is_fifo())
-        .unwrap_or(false)
+    std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_fifo())
 }
 
 /// The files in `d` other than `keep`: no temporary file may be left behind.
@@ -56,7 +57,12 @@ fn generate_into_a_symlink_to_dev_null_writes_through_it() {
         .unwrap());
     let m = std::fs::symlink_metadata(&link).unwrap();
     assert!(m.file_type().is_symlink(), "the link was replaced: {m:?}");
-    assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+    assert!(
+        std::fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
     assert_eq!(leftovers(d.path(), &["null.json"]), Vec::<String>::new());
 }
 
@@ -167,7 +173,12 @@ fn export_keeps_two_runs_that_share_an_id_apart() {
         if format == "jsonl-flat" {
             let lines: usize = names
                 .iter()
-                .map(|n| std::fs::read_to_string(out.join(n)).unwrap().lines().count())
+                .map(|n| {
+                    std::fs::read_to_string(out.join(n))
+                        .unwrap()
+                        .lines()
+                        .count()
+                })
                 .sum();
             assert_eq!(lines, 28, "{names:?}");
         }

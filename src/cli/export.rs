@@ -105,7 +105,13 @@ fn unique_name(
         .map(|p| p.to_string_lossy())
         .unwrap_or_default()
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .take(60)
         .collect();
     let candidates = std::iter::once(name.to_string())

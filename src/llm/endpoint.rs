@@ -79,6 +79,9 @@ mod tests {
     fn a_path_goes_before_the_query() {
         use super::join_url;
         assert_eq!(join_url("http://h/v1", "/x"), "http://h/v1/x");
-        assert_eq!(join_url("http://h/v1/?a=1&b=2", "/x"), "http://h/v1/x?a=1&b=2");
+        assert_eq!(
+            join_url("http://h/v1/?a=1&b=2", "/x"),
+            "http://h/v1/x?a=1&b=2"
+        );
     }
 }

@@ -671,7 +671,11 @@ async fn ingest(
     let why_missing = if file.exists() {
         format!("batch {}: no result for this request", now.status)
     } else {
-        format!("batch {}: result file over its cap of {}", now.id, crate::fsread::human_bytes(cap))
+        format!(
+            "batch {}: result file over its cap of {}",
+            now.id,
+            crate::fsread::human_bytes(cap)
+        )
     };
     cap_outputs(&mut results, client.limits().max_reply_bytes);
     let seen: HashSet<String> = results.iter().map(|r| r.custom_id.clone()).collect();
