@@ -36,7 +36,7 @@ fn write_rows(m: &PassFail<&str>, path: &PathBuf) -> Result<()> {
         csv::Writer::from_path(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     let mut head = vec!["phi0".to_string()];
     head.extend(m.runs.iter().cloned());
-    w.write_record(&head)?;
+    w.write_record(crate::sanitize::csv_record(&head))?;
     for (r, k) in m.keys.iter().enumerate() {
         let mut rec = vec![crate::report::compare::key_text(*k)];
         rec.extend((0..m.runs.len()).map(|c| match m.cell(r, c) {
@@ -44,7 +44,7 @@ fn write_rows(m: &PassFail<&str>, path: &PathBuf) -> Result<()> {
             Some(false) => "fail".to_string(),
             None => String::new(),
         }));
-        w.write_record(&rec)?;
+        w.write_record(crate::sanitize::csv_record(&rec))?;
     }
     w.flush()?;
     Ok(())

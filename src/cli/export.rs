@@ -33,6 +33,9 @@ pub fn run(args: ExportArgs) -> Result<i32> {
     let dirs = super::report::expand_runs(&args.runs)?;
     std::fs::create_dir_all(&args.out)
         .map_err(|e| anyhow!("{}: cannot create: {e}", args.out.display()))?;
+    // Two runs may share an id (the same folder name under two parents): each still
+    // gets a file of its own.
+    let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
     for dir in dirs {
         let m = crate::run::store::read_manifest(&dir).map_err(|e| anyhow!("{e}"))?;
         let name = match args.format {
@@ -48,10 +51,13 @@ pub fn run(args: ExportArgs) -> Result<i32> {
                     .collect::<String>()
             ),
         };
+        let name = unique_name(&name, &dir, &mut taken);
         let path = args.out.join(&name);
         // Written beside the target and renamed: an interrupted export leaves no half file.
+        // A device or FIFO of that name is written in place, never replaced.
         let tmp = args.out.join(format!(".{name}.partial"));
-        let file = std::fs::File::create(&tmp).map_err(|e| anyhow!("{}: {e}", tmp.display()))?;
+        let file = crate::fswrite::Output::create(&path, tmp)
+            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
         let mut w = BufWriter::with_capacity(1 << 20, file);
         let result = match args.format {
             OpenFormat::Inspect => crate::report::open::inspect::write(&dir, &mut w),
@@ -63,11 +69,14 @@ pub fn run(args: ExportArgs) -> Result<i32> {
         }) {
             Ok(r) => r,
             Err(e) => {
-                let _ = std::fs::remove_file(&tmp);
+                w.into_parts().0.discard();
                 return Err(anyhow!("{}: {e}", dir.display()));
             }
         };
-        std::fs::rename(&tmp, &path).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        w.into_inner()
+            .map_err(std::io::IntoInnerError::into_error)
+            .and_then(crate::fswrite::Output::commit)
+            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
         for w in warnings.iter().take(5) {
             eprintln!("warning: {}", crate::sanitize::one_line(w));
         }
@@ -78,4 +87,40 @@ pub fn run(args: ExportArgs) -> Result<i32> {
         );
     }
     Ok(0)
+}
+
+/// `name`, or when an earlier run of this export took it, `name` with the run's parent
+/// folder (then a number) put before its extension.
+fn unique_name(
+    name: &str,
+    dir: &std::path::Path,
+    taken: &mut std::collections::HashSet<String>,
+) -> String {
+    let (stem, ext) = name
+        .rfind('.')
+        .map_or((name, ""), |i| (&name[..i], &name[i..]));
+    let parent: String = dir
+        .parent()
+        .and_then(std::path::Path::file_name)
+        .map(|p| p.to_string_lossy())
+        .unwrap_or_default()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(60)
+        .collect();
+    let candidates = std::iter::once(name.to_string())
+        .chain(std::iter::once(format!("{stem}-{parent}{ext}")))
+        .chain((2..).map(|k| format!("{stem}-{parent}-{k}{ext}")));
+    for c in candidates {
+        if taken.insert(c.clone()) {
+            return c;
+        }
+    }
+    name.to_string()
 }

@@ -124,7 +124,12 @@ pub fn main() -> i32 {
         // The reader of our output went away (`| head`): stop quietly, as Unix tools do.
         Err(e) if is_broken_pipe(&e) => 0,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // Errors quote files (grammars, templates, run files): every one is made
+            // safe for the terminal here, whatever path it came by.
+            eprintln!(
+                "error: {}",
+                crate::sanitize::for_terminal(&format!("{e:#}"))
+            );
             2
         }
     }

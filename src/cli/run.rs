@@ -12,8 +12,25 @@ use std::time::Instant;
 /// binary was started from (a build machine's directories are no one else's business).
 pub(crate) fn recorded_command(args: impl Iterator<Item = String>) -> Vec<String> {
     std::iter::once("autoeval".to_string())
-        .chain(args.skip(1))
+        .chain(args.skip(1).map(public_arg))
         .collect()
+}
+
+/// An argument as recorded: a URL (`--base-url`, alone or after `=`) loses its user
+/// name, password and query, which can hold secrets.
+fn public_arg(a: String) -> String {
+    let (flag, value) = match a.split_once('=') {
+        Some((f, v)) if f.starts_with("--") => (Some(f), v),
+        _ => (None, a.as_str()),
+    };
+    if !value.contains("://") {
+        return a;
+    }
+    let clean = crate::llm::cache::public_base(value);
+    match flag {
+        Some(f) => format!("{f}={clean}"),
+        None => clean,
+    }
 }
 
 /// Exit code of a run stopped because the server could not be reached

@@ -150,9 +150,17 @@ pub fn equip(args: &RunArgs, mut client: Client) -> Result<Client> {
         }
     }
     if s.cache_on(client.params().deterministic()) && !client.info().synthetic {
-        match ResponseCache::open_or_warn(cache::default_dir().as_deref()) {
-            Ok(c) => client = client.with_cache(Arc::new(c)),
-            Err(w) => client.warn(w),
+        // A dry run writes nothing: it reads a cache that exists, never creates one.
+        let dir = cache::default_dir();
+        let exists = dir.as_deref().is_some_and(|d| d.join(cache::FILE).exists());
+        if !s.dry_run || exists {
+            match ResponseCache::open_or_warn(dir.as_deref()) {
+                Ok(c) => {
+                    c.cap_replies(client.limits().max_reply_bytes);
+                    client = client.with_cache(Arc::new(c));
+                }
+                Err(w) => client.warn(w),
+            }
         }
     }
     Ok(client)

@@ -94,7 +94,7 @@ impl Anthropic {
         let mut rb = self
             .0
             .http
-            .post(format!("{}/v1/messages", self.0.base))
+            .post(self.0.url("/v1/messages"))
             .header("anthropic-version", "2023-06-01")
             .json(&body(&self.0.model, req));
         if let Some(k) = &self.0.key {

@@ -1,10 +1,10 @@
 //! Provider batch jobs: OpenAI-compatible files + batches, and Anthropic Message
 //! Batches. Request lines, result lines (also vLLM `run-batch` output), and the HTTP.
 
+use super::batch_download::{SaveError, ScrubbedLines};
 use super::endpoint::Endpoint;
 use super::{ChatRequest, Completion, LlmError, post_json, scrub, scrub_json, transport_error};
 use serde_json::{Value, json};
-use std::io::Write;
 use std::path::Path;
 
 /// Which batch API.
@@ -266,8 +266,8 @@ impl BatchApi {
     fn url(&self, path: &str) -> String {
         match self.provider {
             // OpenAI-compatible bases end in /v1 already.
-            Provider::Openai => format!("{}{path}", self.ep.base),
-            Provider::Anthropic => format!("{}/v1{path}", self.ep.base),
+            Provider::Openai => self.ep.url(path),
+            Provider::Anthropic => self.ep.url(&format!("/v1{path}")),
         }
     }
 
@@ -364,8 +364,18 @@ impl BatchApi {
     }
 
     /// Downloads a finished batch's result lines (output and error files) into `dest`.
-    pub(crate) async fn download(&self, info: &BatchInfo, dest: &Path) -> Result<u64, LlmError> {
-        let mut file = std::fs::File::create(dest)
+    /// Downloads the results of a finished batch into `dest`, every line scrubbed of
+    /// the key, at most `cap` bytes in all and `line_cap` a line (see
+    /// [`super::batch_download`]). `Ok(Err(_))`: the file passed its cap and is not to
+    /// be fetched again; `Err(_)`: a failure worth another try at the next poll.
+    pub(crate) async fn download(
+        &self,
+        info: &BatchInfo,
+        dest: &Path,
+        cap: u64,
+        line_cap: u64,
+    ) -> Result<Result<u64, String>, LlmError> {
+        let file = std::fs::File::create(dest)
             .map_err(|e| LlmError::fatal(format!("{}: {e}", dest.display())))?;
         let urls: Vec<String> = match self.provider {
             Provider::Openai => [&info.output_file, &info.error_file]
@@ -382,16 +392,40 @@ impl BatchApi {
                 .into_iter()
                 .collect(),
         };
+        let mut w = ScrubbedLines::new(
+            std::io::BufWriter::new(file),
+            self.ep.key.as_deref(),
+            cap,
+            usize::try_from(line_cap).unwrap_or(usize::MAX),
+        );
         let mut bytes = 0u64;
         for url in urls {
-            bytes += self.stream_to(&url, &mut file).await?;
+            match self.stream_to(&url, &mut w).await? {
+                Ok(n) => bytes += n,
+                Err(SaveError::OverCap(c)) => {
+                    drop(w);
+                    // Nothing of a file over its cap is kept.
+                    let _ = std::fs::remove_file(dest);
+                    return Ok(Err(SaveError::OverCap(c).to_string()));
+                }
+                Err(e @ SaveError::Io(_)) => return Err(LlmError::fatal(e.to_string())),
+            }
         }
+        let file = w
+            .into_inner()
+            .map_err(|e| LlmError::fatal(e.to_string()))?
+            .into_inner()
+            .map_err(|e| LlmError::fatal(format!("{}: {e}", dest.display())))?;
         file.sync_all()
             .map_err(|e| LlmError::fatal(format!("{}: {e}", dest.display())))?;
-        Ok(bytes)
+        Ok(Ok(bytes))
     }
 
-    async fn stream_to(&self, url: &str, file: &mut std::fs::File) -> Result<u64, LlmError> {
+    async fn stream_to<W: std::io::Write>(
+        &self,
+        url: &str,
+        w: &mut ScrubbedLines<'_, W>,
+    ) -> Result<Result<u64, SaveError>, LlmError> {
         let key = self.ep.key.as_deref();
         let rb = self.auth(self.ep.http.get(url));
         let mut resp = rb.send().await.map_err(|e| transport_error(&e))?;
@@ -406,16 +440,13 @@ impl BatchApi {
             ));
         }
         let mut n = 0u64;
-        let mut last = b'\n';
         loop {
             match resp.chunk().await {
                 Ok(Some(c)) => {
-                    file.write_all(&c)
-                        .map_err(|e| LlmError::fatal(format!("writing results: {e}")))?;
-                    n += c.len() as u64;
-                    if let Some(b) = c.last() {
-                        last = *b;
+                    if let Err(e) = w.push(&c) {
+                        return Ok(Err(e));
                     }
+                    n += c.len() as u64;
                 }
                 Ok(None) => break,
                 Err(e) => {
@@ -426,11 +457,7 @@ impl BatchApi {
             }
         }
         // The output and error files are concatenated: keep lines apart.
-        if last != b'\n' {
-            file.write_all(b"\n")
-                .map_err(|e| LlmError::fatal(format!("writing results: {e}")))?;
-        }
-        Ok(n)
+        Ok(w.end_file().map(|()| n))
     }
 }
 

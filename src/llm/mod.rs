@@ -2,6 +2,7 @@
 
 pub mod anthropic;
 pub mod batch_api;
+pub(crate) mod batch_download;
 pub mod budget;
 pub mod cache;
 pub mod client;

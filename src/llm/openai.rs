@@ -71,7 +71,7 @@ impl OpenAi {
         let mut rb = self
             .0
             .http
-            .post(format!("{}/chat/completions", self.0.base))
+            .post(self.0.url("/chat/completions"))
             .json(&b);
         if let Some(k) = &self.0.key {
             rb = rb.bearer_auth(k);

@@ -87,6 +87,12 @@ pub enum SpecError {
     /// `--base-url` is not an http(s) URL.
     #[error("--base-url {0:?} is not an http:// or https:// URL (e.g. http://127.0.0.1:8088/v1)")]
     BadBaseUrl(String),
+    /// `--base-url` carries a user name or password (never echoed or stored).
+    #[error(
+        "--base-url carries a user name or password (user:pass@host); it is not shown or stored. \
+         Give the key through an environment variable (--api-key-env NAME) instead"
+    )]
+    BaseUrlCredentials,
     /// The offline model's perturbation rate is not a share.
     #[error("--perturb-rate {0} must be between 0 and 1")]
     PerturbRate(f64),
@@ -143,9 +149,13 @@ fn check_base_url(url: &str) -> Result<(), SpecError> {
         return Ok(());
     }
     match reqwest::Url::parse(url) {
+        Ok(u) if !u.username().is_empty() || u.password().is_some() => {
+            Err(SpecError::BaseUrlCredentials)
+        }
         Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => Ok(()),
+        // Shown without what could be a secret: no user info or query.
         _ => Err(SpecError::BadBaseUrl(
-            crate::sanitize::one_line(url).into_owned(),
+            crate::sanitize::one_line(&super::cache::public_base(url)).into_owned(),
         )),
     }
 }

@@ -271,7 +271,16 @@ fn category_label(reports: &[RunReport]) -> String {
 }
 
 /// CSV through the `csv` crate, so run and model names with commas or quotes stay one field.
-fn csv_text(reports: &[RunReport]) -> Result<String, csv::Error> {
+/// With `raw`, cells are exact; else a cell a spreadsheet would run as a formula gets
+/// a leading `'` ([`crate::sanitize::csv_cell`]).
+fn csv_text(reports: &[RunReport], raw: bool) -> Result<String, csv::Error> {
+    let cells = |r: &[String]| {
+        if raw {
+            r.to_vec()
+        } else {
+            crate::sanitize::csv_record(r)
+        }
+    };
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record([
         "run",
@@ -359,11 +368,11 @@ fn csv_text(reports: &[RunReport]) -> Result<String, csv::Error> {
                         lo(jc.recall),
                         hi(jc.recall),
                     ]);
-                    w.write_record(&row)?;
+                    w.write_record(cells(&row))?;
                 }
             } else {
                 base.extend(std::iter::repeat_n(String::new(), 7));
-                w.write_record(&base)?;
+                w.write_record(cells(&base))?;
             }
         }
     }
@@ -426,6 +435,11 @@ fn ratio(a: usize, b: usize) -> Option<f64> {
     (b > 0).then(|| a as f64 / b as f64)
 }
 
+/// CSV with every cell exact, formulas too (`report --format csv --raw`).
+pub fn render_csv_raw(reports: &[RunReport]) -> String {
+    csv_text(reports, true).unwrap_or_default()
+}
+
 /// Renders reports in a format.
 pub fn render(reports: &[RunReport], format: Format) -> String {
     let label = category_label(reports);
@@ -441,7 +455,7 @@ pub fn render(reports: &[RunReport], format: Format) -> String {
             )
             .unwrap_or_default()
         }
-        Format::Csv => csv_text(reports).unwrap_or_default(),
+        Format::Csv => csv_text(reports, false).unwrap_or_default(),
         Format::Table | Format::Markdown => {
             let md = format == Format::Markdown;
             let h = |t: &str| {

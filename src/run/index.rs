@@ -305,7 +305,7 @@ pub fn save(dir: &Path, scan: &mut Scan) -> std::io::Result<TextFile> {
     })();
     match result {
         Ok(base) => {
-            if let Err(e) = std::fs::rename(&tmp, path(dir)) {
+            if let Err(e) = crate::fswrite::commit(&tmp, &path(dir)) {
                 let _ = std::fs::remove_file(&tmp);
                 return Err(e);
             }

@@ -216,7 +216,7 @@ pub fn write_manifest(dir: &Path, m: &Manifest) -> Result<(), StoreError> {
     let text = serde_json::to_string_pretty(m)
         .map_err(|e| StoreError::Manifest(path.display().to_string(), e.to_string()))?;
     std::fs::write(&tmp, text + "\n").map_err(io(&tmp))?;
-    std::fs::rename(&tmp, &path).map_err(io(&path))
+    crate::fswrite::commit(&tmp, &path).map_err(io(&path))
 }
 
 /// Reads the manifest.

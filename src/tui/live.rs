@@ -161,7 +161,9 @@ impl Live {
                     },
                     Some(b) => match crate::run::batch::execute(spec, b, etx, cancel_rx).await {
                         Ok(BatchOutcome::Finished) => LiveEnd::Finished,
-                        Ok(BatchOutcome::Cancelled) => LiveEnd::Cancelled,
+                        Ok(BatchOutcome::Cancelled | BatchOutcome::Unreachable) => {
+                            LiveEnd::Cancelled
+                        }
                         Ok(BatchOutcome::Waiting { pending, .. }) => {
                             LiveEnd::Failed(format!("{pending} requests still need answers"))
                         }

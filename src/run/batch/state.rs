@@ -27,7 +27,7 @@ pub struct BatchEvent {
     /// The provider's state, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub info: Option<BatchInfo>,
-    /// With `submitted`: the custom ids it holds (`sample_rROUND_i|a`).
+    /// With `submitted` and `written`: the custom ids it holds (`sample_rROUND_i|a`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub custom_ids: Vec<String>,
     /// With `submitted`: its worst-case cost reserved against `--max-cost`.
@@ -132,6 +132,8 @@ pub(crate) struct State {
     pub open: Vec<(String, Open)>,
     /// Warnings (torn lines skipped).
     pub warnings: Vec<String>,
+    /// Custom ids of every request written to a request file (`--batch-file-out`).
+    pub written: HashSet<String>,
 }
 
 impl State {
@@ -173,6 +175,7 @@ impl State {
                 "ingested" => {
                     closed.insert(e.batch_id);
                 }
+                "written" => st.written.extend(e.custom_ids),
                 _ => {}
             }
         }
