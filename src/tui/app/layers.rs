@@ -170,7 +170,17 @@ impl App {
 
     /// Writes the selected sample's labels and says how it went.
     fn save_labels(&mut self, categories: Vec<String>, note: String) {
-        self.status = match self.model.save_labels(categories, note) {
+        self.save_label(Some((categories, note)));
+    }
+
+    /// Writes the selected sample's label, or with `None` retracts it.
+    fn save_label(&mut self, label: Option<(Vec<String>, String)>) {
+        let retract = label.is_none();
+        self.status = match self.model.save_labels(label) {
+            Ok(()) if retract => format!(
+                "label removed ({}: reviewed, nothing wrong)",
+                self.keymap.hint(Context::Label, Action::Reviewed)
+            ),
             Ok(()) => "label saved".into(),
             Err(e) => format!("label not saved: {e}"),
         };
@@ -190,6 +200,12 @@ impl App {
         let (mut cats, note) = self.model.my_labels();
         if let Some(p) = cats.iter().position(|c| *c == id) {
             cats.remove(p);
+            if cats.is_empty() && note.is_empty() {
+                // Unticking the last category takes the label back; "reviewed, nothing
+                // wrong" is its own key, never a side effect of unticking.
+                self.save_label(None);
+                return true;
+            }
         } else {
             cats.push(id);
         }
@@ -273,7 +289,8 @@ impl App {
         }) {
             m.listing.sample_list.sel = k;
         }
-        self.save_labels(e.categories, e.note);
+        // No label before: undo retracts rather than writing "nothing wrong".
+        self.save_label(e.label);
         // Saving pushed the undone state; undo must not redo it.
         self.model.labelling.forget_last();
         self.status = format!("undone on sample {}", e.id);
