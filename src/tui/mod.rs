@@ -242,6 +242,7 @@ fn build(opts: &ViewOptions, background: bool, blind: bool) -> (App, Theme) {
     if blind || cfg.blind == Some(true) {
         app.model.blind = Some(cfg.blind_seed.unwrap_or(0));
         app.model.refilter();
+        app.model.select_first_failure();
     }
     if !later.is_empty() {
         app.load_in_background(later);

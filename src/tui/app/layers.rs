@@ -8,6 +8,9 @@ use crate::tui::keymap::{Action, Context};
 use crate::tui::keys::Key;
 use crate::tui::layer::{Layer, Mode};
 
+/// What blind mode says when an outcome field of the filter is touched.
+const BLIND_FILTER: &str = "blind: filtering by verdict, failure kind, judge, passes in or closeness would tell; those fields stay closed";
+
 impl App {
     /// Handles an action bound in a context.
     pub(crate) fn act_in(&mut self, ctx: Context, a: Action) {
@@ -436,9 +439,14 @@ impl App {
             return false;
         }
         let env = self.filter_env();
+        let blind = self.model.blind.is_some();
         let Some(Layer::Filter(ed)) = self.layers.last_mut() else {
             return false;
         };
+        if blind && crate::tui::components::filter_edit::tells_outcome(ed.field) {
+            self.status = BLIND_FILTER.into();
+            return true;
+        }
         let taken = ed.digit(digit, &mut self.model.listing.filter, &env);
         if taken {
             self.model.refilter();
@@ -464,9 +472,17 @@ impl App {
 
     fn filter_action(&mut self, a: Action) {
         let env = self.filter_env();
+        let blind = self.model.blind.is_some();
         let Some(Layer::Filter(ed)) = self.layers.last_mut() else {
             return;
         };
+        // Enter ticks a verdict; on the other fields it closes the editor.
+        let edits = matches!(a, Action::Increase | Action::Decrease | Action::Toggle)
+            || (a == Action::Confirm && (2..8).contains(&ed.field));
+        if blind && edits && crate::tui::components::filter_edit::tells_outcome(ed.field) {
+            self.status = BLIND_FILTER.into();
+            return;
+        }
         match ed.handle(a, &mut self.model.listing.filter, &env) {
             Effect::Refilter => self.model.refilter(),
             Effect::Close => self.pop(),

@@ -5,6 +5,7 @@
 //! the keymap context; after every message the derived views and the selected sample's
 //! detail are brought up to date, so drawing only reads.
 
+mod blind;
 mod browse;
 pub mod jobs;
 mod layers;

@@ -30,7 +30,7 @@ pub fn sample_column_at(app: &App, x: usize) -> Option<SortKey> {
 }
 
 /// A run's name as the lists show it: `run N` in blind mode, where names give models away.
-fn run_name(app: &App, i: usize) -> String {
+pub(crate) fn run_name(app: &App, i: usize) -> String {
     if app.model.blind.is_some() {
         format!("run {}", i + 1)
     } else {
