@@ -346,5 +346,14 @@ pub fn run_with(opts: ViewOptions, blind: bool) -> anyhow::Result<i32> {
         ratatui::crossterm::event::DisableMouseCapture
     );
     ratatui::restore();
+    // Ctrl-C with a live run: stop it so run.json does not stay `running`.
+    if app.jobs.live_running() {
+        eprintln!("autoeval: cancelling the live run (finished samples stay; resumable)…");
+        if !app.shutdown(Duration::from_secs(15)) {
+            eprintln!(
+                "autoeval: the run did not stop within 15 s; `autoeval run --resume` picks it up"
+            );
+        }
+    }
     result.map(|()| 0)
 }

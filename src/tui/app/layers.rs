@@ -495,10 +495,16 @@ impl App {
         match (key.typed(), self.jobs.live.as_mut()) {
             (Some('y' | 'Y'), Some(l)) if l.ended.is_none() => {
                 l.cancel();
-                self.status =
-                    "cancelling: in-flight samples are dropped, finished ones stay".into();
+                self.status = if self.quit_when_ended {
+                    "cancelling: the viewer quits once the run has stopped".into()
+                } else {
+                    "cancelling: in-flight samples are dropped, finished ones stay".into()
+                };
             }
-            _ => self.status = "the live run goes on".into(),
+            _ => {
+                self.quit_when_ended = false;
+                self.status = "the live run goes on".into();
+            }
         }
     }
 

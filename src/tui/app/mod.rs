@@ -53,6 +53,8 @@ pub struct App {
     pub export_dir: Option<std::path::PathBuf>,
     /// Whether the user has pressed a key (loading then stops moving the selection).
     touched: bool,
+    /// `q` was confirmed while a live run went on: quit once it has stopped.
+    quit_when_ended: bool,
 }
 
 impl App {
@@ -68,6 +70,7 @@ impl App {
             quit: false,
             export_dir: None,
             touched: false,
+            quit_when_ended: false,
         };
         app.model.refilter();
         app.model.select_first_failure();
@@ -103,6 +106,9 @@ impl App {
             Msg::Live(report) => {
                 if let Some(l) = self.jobs.live.as_mut() {
                     l.take(*report);
+                    if self.quit_when_ended && l.ended.is_some() {
+                        self.quit = true;
+                    }
                 }
                 self.open_live_dir();
                 self.follow();
@@ -162,6 +168,19 @@ impl App {
         }
         self.settle();
         changed
+    }
+
+    /// Before the viewer exits (Ctrl-C included): a live run still going is cancelled and
+    /// waited for up to `timeout`, so its run.json says `cancelled`, not `running`.
+    /// Returns whether no run was left going.
+    pub fn shutdown(&mut self, timeout: Duration) -> bool {
+        if !self.jobs.live_running() {
+            return true;
+        }
+        if let Some(l) = self.jobs.live.as_mut() {
+            l.cancel();
+        }
+        self.pump_until(timeout, |a| !a.jobs.live_running())
     }
 
     /// Takes messages until `done` holds or `timeout` passes; returns whether it held.
@@ -279,11 +298,24 @@ impl App {
         let ctx = self.context();
         let bound = self.keymap.action(ctx, key);
         // Quit is handled once, before any layer sees the key: Ctrl-C always quits.
-        if key == Key::ctrl_c() || bound == Some(Action::Quit) {
+        let confirming = self.mode() == Mode::ConfirmCancel;
+        if bound == Some(Action::Quit)
+            && key != Key::ctrl_c()
+            && !confirming
+            && self.jobs.live_running()
+        {
+            // Quitting would kill the run mid-sample and leave run.json `running`: ask,
+            // as cancelling does, and stop it properly first.
+            self.quit_when_ended = true;
+            self.push(Layer::ConfirmCancel);
+            self.status = "a run is going: y cancels it and quits once it has stopped (finished samples stay; resumable), any other key keeps both".into();
+            return;
+        }
+        if key == Key::ctrl_c() || (bound == Some(Action::Quit) && !confirming) {
             self.quit = true;
             return;
         }
-        if self.mode() == Mode::ConfirmCancel {
+        if confirming {
             self.pop();
             self.confirm_cancel(key);
             return;
