@@ -44,7 +44,12 @@ fn two_runs(tmp: &Path) -> Vec<PathBuf> {
     let ids: Vec<String> = std::fs::read_to_string(out[0].join("samples.jsonl"))
         .unwrap()
         .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["id"].as_str().unwrap().to_string())
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
         .collect();
     for id in &ids {
         autoeval::labels::append(&out[0], id, &["term-omitted".into()], "zed's note", "zed")
@@ -85,8 +90,16 @@ impl Session {
             for secret in SECRETS {
                 assert!(!s.contains(secret), "{secret} on screen:\n{s}");
             }
-            if self.app.model.selected().is_some_and(|at| self.app.model.hidden(at)) {
-                assert!(!s.contains("zed"), "another annotator's label on screen:\n{s}");
+            if self
+                .app
+                .model
+                .selected()
+                .is_some_and(|at| self.app.model.hidden(at))
+            {
+                assert!(
+                    !s.contains("zed"),
+                    "another annotator's label on screen:\n{s}"
+                );
             }
             self.seen.push(s);
         }
@@ -125,7 +138,10 @@ fn a_blind_session_reveals_no_outcome_anywhere() {
     assert!(s.app.model.hidden(at), "n lands on an unlabelled sample");
     let detail = screens::screen(&mut s.app, &s.theme, 120, 40);
     let title = detail.lines().find(|l| l.contains("Sample ")).unwrap();
-    assert!(title.contains("run "), "the title calls the run `run N`: {title}");
+    assert!(
+        title.contains("run "),
+        "the title calls the run `run N`: {title}"
+    );
     // Closed whatever was labelled: compare, chart, label counts, summary, export,
     // rescore, sort by metric.
     for k in ["c", "v", "L", "i", "E", "S", "m"] {
@@ -142,17 +158,12 @@ fn a_blind_session_reveals_no_outcome_anywhere() {
     for _ in 0..8 {
         s.keys(&["s"]);
         assert!(
-            !s.app
-                .model
-                .listing
-                .sort
-                .key
-                .is_some_and(|k| matches!(
-                    k,
-                    autoeval::tui::components::sort::SortKey::Verdict
-                        | autoeval::tui::components::sort::SortKey::Judge
-                        | autoeval::tui::components::sort::SortKey::Metric(_)
-                )),
+            !s.app.model.listing.sort.key.is_some_and(|k| matches!(
+                k,
+                autoeval::tui::components::sort::SortKey::Verdict
+                    | autoeval::tui::components::sort::SortKey::Judge
+                    | autoeval::tui::components::sort::SortKey::Metric(_)
+            )),
             "{:?}",
             s.app.model.listing.sort
         );
@@ -175,7 +186,10 @@ fn a_blind_session_reveals_no_outcome_anywhere() {
     assert!(f.verdicts.is_empty(), "{:?}", f.verdicts);
     assert_eq!(f.failure, None);
     assert_eq!(f.judge, autoeval::tui::model::JudgeFilter::default());
-    assert_eq!(f.closeness, autoeval::tui::model::ClosenessFilter::default());
+    assert_eq!(
+        f.closeness,
+        autoeval::tui::model::ClosenessFilter::default()
+    );
     // Ranking: submitting names no run, model or verdict.
     s.keys(&["x"]);
     s.keys(&["r"]);
@@ -195,8 +209,7 @@ fn a_blind_session_reveals_no_outcome_anywhere() {
             .all(|f| ["ranks.jsonl", "labels.jsonl", ".autoeval-index"].contains(f)),
         "{new:?}"
     );
-    let labels = std::fs::read_to_string(dirs[0].join("labels.jsonl"))
-        .unwrap_or_default()
+    let labels = std::fs::read_to_string(dirs[0].join("labels.jsonl")).unwrap_or_default()
         + &std::fs::read_to_string(dirs[1].join("labels.jsonl")).unwrap_or_default();
     let dana: Vec<serde_json::Value> = labels
         .lines()

@@ -75,7 +75,10 @@ fn undo_after_reviewed_on_an_unlabelled_passing_sample_retracts() {
     keys(&mut app, &["u"]);
     let recs = read_labels(&d).unwrap().records;
     let last = recs.last().unwrap();
-    assert!(last.retract, "undo to no label appends a retraction: {last:?}");
+    assert!(
+        last.retract,
+        "undo to no label appends a retraction: {last:?}"
+    );
     assert!(!app.model.runs[0].labels.contains_key("0"), "no ✎ left");
     let v = stats(&d);
     assert_eq!(v["labelled"], 0, "{v}");
@@ -195,7 +198,12 @@ fn labels_retract_from_the_cli() {
     assert_eq!(stats(&d)["overlap"], 1);
     // The file stays append-only: the retraction is a line of its own.
     let raw = std::fs::read_to_string(d.join("labels.jsonl")).unwrap();
-    assert_eq!(raw.lines().filter(|l| l.contains("\"retract\":true")).count(), 1);
+    assert_eq!(
+        raw.lines()
+            .filter(|l| l.contains("\"retract\":true"))
+            .count(),
+        1
+    );
 }
 
 #[test]

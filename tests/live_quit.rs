@@ -46,7 +46,11 @@ fn start(server: &Server, out: &Path, dir: &Path) -> autoeval::tui::app::App {
     }
     form.refresh();
     app.press("enter").unwrap();
-    assert!(app.jobs.live.is_some(), "{:?}", app.form().map(|f| f.error.clone()));
+    assert!(
+        app.jobs.live.is_some(),
+        "{:?}",
+        app.form().map(|f| f.error.clone())
+    );
     assert!(app.pump_until(Duration::from_secs(30), |a| {
         a.jobs.live.as_ref().is_some_and(|l| l.done >= 1)
     }));

@@ -178,7 +178,10 @@ fn retract(run: &Path, id: &str, who: &str) -> Result<i32> {
         let fix = if by.is_empty() {
             "it has no label in force (never labelled, or already retracted)".to_string()
         } else {
-            format!("labels in force are by {}: pass --annotator NAME", one(&by.join(", ")))
+            format!(
+                "labels in force are by {}: pass --annotator NAME",
+                one(&by.join(", "))
+            )
         };
         return Err(anyhow!(
             "{}: sample '{}' has no label by '{}' to retract: {fix}",

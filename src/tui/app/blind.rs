@@ -55,6 +55,7 @@ pub(crate) fn refuses(a: Action) -> Option<&'static str> {
         | Action::CancelRun
         | Action::Adjudicate
         | Action::Rank
+        | Action::Jump
         | Action::Help
         | Action::Quit
         | Action::Confirm

@@ -89,6 +89,7 @@ impl App {
             }
             Action::NextUnlabelled => self.next_unlabelled(),
             Action::Rank => self.open_rank(),
+            Action::Jump => self.push(Layer::Jump(Default::default())),
             Action::NewRun => {
                 if self.jobs.live_running() {
                     self.status = format!(

@@ -71,7 +71,11 @@ impl App {
                 self.model.research();
             }
             Context::Note => {
-                self.model.labelling.note.type_char(c);
+                if let Some(Layer::Jump(field)) = self.layers.last_mut() {
+                    field.type_char(c);
+                } else {
+                    self.model.labelling.note.type_char(c);
+                }
             }
             Context::Form => {
                 if let Some(Layer::NewRun(form)) = self.layers.last_mut() {
@@ -99,6 +103,18 @@ impl App {
     }
 
     fn note_action(&mut self, a: Action) {
+        if let Some(Layer::Jump(field)) = self.layers.last_mut() {
+            match field.handle(a) {
+                Effect::Confirm => {
+                    let spec = std::mem::take(&mut field.text);
+                    self.pop();
+                    self.jump_to(&spec);
+                }
+                Effect::Close => self.pop(),
+                _ => {}
+            }
+            return;
+        }
         match self.model.labelling.note.handle(a) {
             Effect::Confirm => {
                 let cats = self.model.my_labels().0;
@@ -428,6 +444,32 @@ impl App {
             }
             Effect::Close => self.pop(),
             _ => {}
+        }
+    }
+
+    /// Selects the sample `spec` names (`ID` or `RUN/ID`) and says what it did.
+    pub fn jump_to(&mut self, spec: &str) -> bool {
+        let one = crate::sanitize::one_line;
+        match self.model.jump(spec) {
+            Ok(j) => {
+                self.touched = true;
+                let mut msg = format!("sample {}", one(self.model.id_of(j.at)));
+                if j.cleared {
+                    msg.push_str(" (filters and search cleared to show it)");
+                }
+                if !j.also_in.is_empty() {
+                    msg.push_str(&format!(
+                        "; also in {} (RUN/ID picks one)",
+                        one(&j.also_in.join(", "))
+                    ));
+                }
+                self.status = msg;
+                true
+            }
+            Err(e) => {
+                self.status = format!("jump: {e}");
+                false
+            }
         }
     }
 

@@ -55,6 +55,8 @@ pub struct App {
     touched: bool,
     /// `q` was confirmed while a live run went on: quit once it has stopped.
     quit_when_ended: bool,
+    /// `view --sample ID`: the sample to select once every run has loaded.
+    pending_jump: Option<String>,
 }
 
 impl App {
@@ -71,6 +73,7 @@ impl App {
             export_dir: None,
             touched: false,
             quit_when_ended: false,
+            pending_jump: None,
         };
         app.model.refilter();
         app.model.select_first_failure();
@@ -168,6 +171,16 @@ impl App {
         }
         self.settle();
         changed
+    }
+
+    /// Opens on sample `spec` (`view --sample ID`): at once when every run is loaded,
+    /// else when the last one arrives (the status says where it landed, or why not).
+    pub fn open_on(&mut self, spec: String) {
+        if self.jobs.loader.is_none() {
+            self.jump_to(&spec);
+        } else {
+            self.pending_jump = Some(spec);
+        }
     }
 
     /// Before the viewer exits (Ctrl-C included): a live run still going is cancelled and
@@ -366,6 +379,11 @@ impl App {
         self.model.refilter();
         if !self.touched {
             self.model.select_first_failure();
+        }
+        if self.jobs.loader.is_none()
+            && let Some(spec) = self.pending_jump.take()
+        {
+            self.jump_to(&spec);
         }
         true
     }

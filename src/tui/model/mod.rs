@@ -5,6 +5,7 @@
 pub mod derived;
 pub mod detail;
 pub mod filter;
+pub mod jump;
 pub mod listing;
 pub mod rank;
 
