@@ -158,7 +158,7 @@ fn view_sample_opens_on_it_in_a_real_pty() {
             .stderr(std::process::Stdio::piped()),
     )
     .expect("the `script` command (util-linux) is needed for this test");
-    std::thread::sleep(std::time::Duration::from_millis(3000));
+    std::thread::sleep(std::time::Duration::from_secs(3));
     {
         use std::io::Write;
         let stdin = child.0.stdin.as_mut().unwrap();

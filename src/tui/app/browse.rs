@@ -140,7 +140,10 @@ impl App {
                 self.model.sort_by(|s| {
                     s.cycle();
                     // Blind: the columns that would tell are passed over.
-                    while blind && s.key.is_some_and(|k| k.tells_outcome()) {
+                    while blind
+                        && s.key
+                            .is_some_and(crate::tui::components::sort::SortKey::tells_outcome)
+                    {
                         s.cycle();
                     }
                 });

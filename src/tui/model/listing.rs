@@ -238,7 +238,13 @@ impl Model {
     pub(crate) fn sort_by(&mut self, change: impl FnOnce(&mut Sort)) {
         let before = self.listing.sort;
         change(&mut self.listing.sort);
-        if self.blind.is_some() && self.listing.sort.key.is_some_and(|k| k.tells_outcome()) {
+        if self.blind.is_some()
+            && self
+                .listing
+                .sort
+                .key
+                .is_some_and(crate::tui::components::sort::SortKey::tells_outcome)
+        {
             // Blind: an order by verdict, judge or closeness would tell (a header click).
             self.listing.sort = before;
             return;
