@@ -204,3 +204,27 @@ fn strip_escapes(s: &str) -> String {
     }
     out
 }
+
+/// A cancelled run says so in a run list too narrow for the status column (the run
+/// pane is 60 columns at 120×40 and 40 at 80×24).
+#[test]
+fn a_cancelled_run_shows_its_status_in_a_narrow_run_list() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("pl-cut");
+    std::fs::create_dir_all(&d).unwrap();
+    let src = fixtures().join("pl-small");
+    let manifest = std::fs::read_to_string(src.join("run.json"))
+        .unwrap()
+        .replace("\"status\": \"finished\"", "\"status\": \"cancelled\"");
+    assert!(manifest.contains("cancelled"));
+    std::fs::write(d.join("run.json"), manifest).unwrap();
+    std::fs::copy(src.join("samples.jsonl"), d.join("samples.jsonl")).unwrap();
+    let mut o = opts();
+    o.paths = vec![d];
+    let (mut app, t) = build_app(&o);
+    for (w, h) in [(80, 24), (120, 40)] {
+        let s = screens::screen(&mut app, &t, w, h);
+        let top = s.lines().take(4).collect::<Vec<_>>().join("\n");
+        assert!(top.contains("[cancel"), "{w}x{h}:\n{s}");
+    }
+}
