@@ -444,7 +444,8 @@ pub struct JudgeRecord {
     pub time: String,
 }
 
-/// One line of `labels.jsonl`: a hand label (newest per sample and annotator wins).
+/// One line of `labels.jsonl`: a hand label (newest per sample and annotator wins), or
+/// a retraction (`"retract": true`) that withdraws that annotator's label on the sample.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct LabelRecord {
     /// Sample id.
@@ -464,6 +465,10 @@ pub struct LabelRecord {
     /// Who settled a disagreement, on records whose annotator is `adjudicated`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adjudicator: Option<String>,
+    /// A retraction: the annotator's earlier labels on this sample no longer count (the
+    /// file stays append-only, so the history is kept).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub retract: bool,
 }
 
 /// Current UTC time as RFC 3339 (seconds).
