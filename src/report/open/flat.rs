@@ -6,7 +6,7 @@
 use super::{for_each_sample, kind_ids, labels_by_sample, verdict_detail};
 use crate::llm::judge::JudgeAnswer;
 use crate::record::{CallRecord, JudgeRecord, LabelRecord, Manifest, Metric, SampleRecord};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
@@ -259,13 +259,22 @@ fn syntax_name(k: crate::syntax::SyntaxKind) -> String {
     }
 }
 
-/// One sample as a flat JSON object (keys in [`columns`] order).
-pub fn flat_object(cols: &[(&'static str, Ty)], row: Vec<Cell>) -> Value {
-    let mut o = Map::new();
-    for ((name, _), cell) in cols.iter().zip(row) {
-        o.insert((*name).to_string(), cell.json());
+/// Writes one row as a JSON line, keys in [`columns`] order.
+pub fn write_line(
+    out: &mut impl Write,
+    cols: &[(&'static str, Ty)],
+    row: Vec<Cell>,
+) -> std::io::Result<()> {
+    out.write_all(b"{")?;
+    for (i, ((name, _), cell)) in cols.iter().zip(row).enumerate() {
+        if i > 0 {
+            out.write_all(b",")?;
+        }
+        serde_json::to_writer(&mut *out, name)?;
+        out.write_all(b":")?;
+        serde_json::to_writer(&mut *out, &cell.json())?;
     }
-    Value::Object(o)
+    out.write_all(b"}\n")
 }
 
 /// Writes a run as flat JSONL to `out`; returns the samples written and warnings.
@@ -276,8 +285,7 @@ pub fn write(dir: &Path, out: &mut impl Write) -> anyhow::Result<(usize, Vec<Str
     let mut warnings = rows.warnings.clone();
     warnings.extend(
         for_each_sample(dir, |s| {
-            serde_json::to_writer(&mut *out, &flat_object(&cols, rows.row(&s)))?;
-            out.write_all(b"\n")?;
+            write_line(out, &cols, rows.row(&s))?;
             n += 1;
             Ok(())
         })

@@ -57,7 +57,13 @@ fn write_with<W: Write + Seek>(
     serde_json::to_writer(&mut zip, &start)?;
     let mut summaries = BufWriter::with_capacity(
         1 << 20,
-        File::create(scratch).map_err(|e| anyhow::anyhow!("{}: {e}", scratch.display()))?,
+        File::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(scratch)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", scratch.display()))?,
     );
     summaries.write_all(b"[")?;
     let mut totals = Totals::default();
