@@ -207,7 +207,7 @@ impl RunRows {
             int(m.prompts.shots as u64),
             str(&m.prompts.hash),
             str(m.reading().name()),
-            Cell::Float(f64::from(m.temperature)),
+            Cell::Float(super::temperature(m)),
             str(&s.id),
             int(s.idx as u64),
             opt_int(s.batch),

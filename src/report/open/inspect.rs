@@ -93,7 +93,7 @@ fn task_args(m: &Manifest) -> Value {
         "prompt_hash": m.prompts.hash,
         "prompt_source": m.prompts.source,
         "reading": m.reading().name(),
-        "temperature": m.temperature,
+        "temperature": super::temperature(m),
         "max_tokens": m.max_tokens,
         "rounds": m.rounds,
         "verifier_timeout_ms": m.verifier_timeout_ms,
@@ -138,7 +138,7 @@ pub(crate) fn header(m: &Manifest, t: &Totals) -> Value {
             "task_args_passed": args,
             "dataset": {"name": super::dataset_name(m), "location": m.dataset.path, "samples": n},
             "model": model,
-            "model_generate_config": {"temperature": m.temperature, "max_tokens": m.max_tokens},
+            "model_generate_config": {"temperature": super::temperature(m), "max_tokens": m.max_tokens},
             "model_args": {"synthetic": m.model.synthetic, "base_url": m.model.base_url},
             "config": {"epochs": 1, "fail_on_error": false},
             "packages": {"autoeval": m.tool_version.trim_start_matches("autoeval ")},
@@ -163,7 +163,7 @@ pub(crate) fn header(m: &Manifest, t: &Totals) -> Value {
                 {"solver": "autoformalize", "params": {}},
                 {"solver": "verify-equivalence", "params": {}},
             ],
-            "config": {"temperature": m.temperature, "max_tokens": m.max_tokens},
+            "config": {"temperature": super::temperature(m), "max_tokens": m.max_tokens},
         },
     });
     let c = &t.counts;

@@ -188,7 +188,7 @@ pub(crate) fn model_event(
         "input": input,
         "tools": [],
         "tool_choice": "none",
-        "config": {"temperature": ctx.m.temperature, "max_tokens": ctx.m.max_tokens},
+        "config": {"temperature": super::temperature(ctx.m), "max_tokens": ctx.m.max_tokens},
         "output": output(&ctx.model, call),
         "retries": call.attempts.saturating_sub(1),
         "cache": if call.cached { json!("read") } else { Value::Null },

@@ -111,3 +111,11 @@ pub(crate) fn verdict_detail(v: &crate::verify::Verdict) -> String {
         Verdict::ModelError { message } => message.clone(),
     }
 }
+
+/// The run's temperature as written (0.1, not the f32's 0.10000000149011612).
+pub(crate) fn temperature(m: &crate::record::Manifest) -> f64 {
+    m.temperature
+        .to_string()
+        .parse()
+        .unwrap_or(f64::from(m.temperature))
+}
