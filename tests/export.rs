@@ -98,7 +98,10 @@ fn inspect_logs_follow_inspects_schema_and_carry_every_field() {
             assert!(models.len() >= 2, "both conversations: {s}");
             // The rendered prompt (the built-in set renders the recorded template again).
             let p = models[0]["input"][0]["content"].as_str().unwrap();
-            assert!(p.starts_with("[TASK]") && p.contains(s["input"].as_str().unwrap()), "{p}");
+            assert!(
+                p.starts_with("[TASK]") && p.contains(s["input"].as_str().unwrap()),
+                "{p}"
+            );
             assert_eq!(
                 events.iter().filter(|e| e["event"] == "score").count(),
                 usize::from(s["metadata"]["verdict"] != "model-error")
@@ -180,7 +183,17 @@ fn flat_jsonl_lines_follow_the_dataset_cards_fixed_schema() {
     assert!(card.contains("path: \"*.jsonl\""), "{card}");
     let features = card_features(&card);
     let names: Vec<&str> = features.iter().map(|(n, _)| n.as_str()).collect();
-    for want in ["compliant", "shots", "prompt_hash", "judge_answer", "judge_agrees", "reasoning_tokens", "kinds", "labels", "meteor"] {
+    for want in [
+        "compliant",
+        "shots",
+        "prompt_hash",
+        "judge_answer",
+        "judge_agrees",
+        "reasoning_tokens",
+        "kinds",
+        "labels",
+        "meteor",
+    ] {
         assert!(names.contains(&want), "{want} in {names:?}");
     }
     let mut countermodels = 0;
@@ -195,8 +208,14 @@ fn flat_jsonl_lines_follow_the_dataset_cards_fixed_schema() {
             let mut want = names.clone();
             (k.sort_unstable(), want.sort_unstable());
             assert_eq!(k, want, "every line has the card's columns");
-            let at: Vec<usize> = names.iter().map(|n| l.find(&format!("\"{n}\":")).unwrap()).collect();
-            assert!(at.windows(2).all(|w| w[0] < w[1]), "in the card's order: {l}");
+            let at: Vec<usize> = names
+                .iter()
+                .map(|n| l.find(&format!("\"{n}\":")).unwrap())
+                .collect();
+            assert!(
+                at.windows(2).all(|w| w[0] < w[1]),
+                "in the card's order: {l}"
+            );
             for (name, dtype) in &features {
                 let x = &o[name];
                 let fits = match dtype.as_str() {
@@ -213,7 +232,10 @@ fn flat_jsonl_lines_follow_the_dataset_cards_fixed_schema() {
             }
             if let Some(c) = v["countermodel"].as_str() {
                 let cm: Value = serde_json::from_str(c).unwrap();
-                assert!(cm["type"].is_string(), "a JSON string of the tagged countermodel");
+                assert!(
+                    cm["type"].is_string(),
+                    "a JSON string of the tagged countermodel"
+                );
                 countermodels += 1;
             }
             assert_eq!(v["run"], run);
@@ -302,7 +324,11 @@ fn parquet_holds_the_flat_rows_typed_with_judge_answers_and_lists() {
     let b = &batches[0];
     let col = |n: &str| b.column(schema.index_of(n).unwrap()).clone();
     let (ids, kinds, labels) = (col("id"), col("kinds"), col("labels"));
-    let (ids, kinds, labels) = (ids.as_string::<i32>(), kinds.as_list::<i32>(), labels.as_list::<i32>());
+    let (ids, kinds, labels) = (
+        ids.as_string::<i32>(),
+        kinds.as_list::<i32>(),
+        labels.as_list::<i32>(),
+    );
     let (tokens, bleu) = (col("input_tokens"), col("bleu"));
     let (judge, agrees) = (col("judge_answer"), col("judge_agrees"));
     for (i, l) in lines.iter().enumerate().take(b.num_rows()) {
@@ -329,7 +355,10 @@ fn parquet_holds_the_flat_rows_typed_with_judge_answers_and_lists() {
             let pass = l["verdict"] == "equivalent";
             assert_eq!(agrees.as_boolean().value(i), pass);
             assert_eq!(l["judge_agrees"], pass);
-            assert_eq!(labels.value(i).as_string::<i32>().value(0), "negation-misplaced");
+            assert_eq!(
+                labels.value(i).as_string::<i32>().value(0),
+                "negation-misplaced"
+            );
         } else {
             assert!(judge.is_null(i) && agrees.is_null(i));
             assert_eq!(labels.value(i).len(), 0);

@@ -31,7 +31,12 @@ fn members(path: &Path) -> BTreeMap<String, Value> {
     let mut out = BTreeMap::new();
     for i in 0..z.len() {
         let mut f = z.by_index(i).unwrap();
-        assert_eq!(f.compression(), zip::CompressionMethod::Deflated, "{}", f.name());
+        assert_eq!(
+            f.compression(),
+            zip::CompressionMethod::Deflated,
+            "{}",
+            f.name()
+        );
         let mut s = String::new();
         f.read_to_string(&mut s).unwrap();
         out.insert(f.name().to_string(), serde_json::from_str(&s).unwrap());
@@ -86,9 +91,13 @@ fn eval_logs_hold_each_call_with_the_prompt_it_was_sent_and_real_times() {
     let dir = tempfile::tempdir().unwrap();
     let (zero, two) = (dir.path().join("zero"), dir.path().join("two"));
     for (out, shots) in [(&zero, "0"), (&two, "2")] {
-        let o = run_cmd(&server.base, out, &["--limit", "6", "--shots", shots])
-            .output()
-            .unwrap();
+        let o = run_cmd(
+            &server.base,
+            out,
+            &["--limit", "6", "--shots", shots, "--temperature", "0.1"],
+        )
+        .output()
+        .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
     let files = export(&[&zero, &two], &dir.path().join("logs"));
@@ -118,8 +127,7 @@ fn eval_logs_hold_each_call_with_the_prompt_it_was_sent_and_real_times() {
         let records = samples(run_dir);
         let summaries = m["summaries.json"].as_array().unwrap();
         assert_eq!(summaries.len(), records.len());
-        let sample_names: Vec<&String> =
-            m.keys().filter(|k| k.starts_with("samples/")).collect();
+        let sample_names: Vec<&String> = m.keys().filter(|k| k.starts_with("samples/")).collect();
         assert_eq!(sample_names.len(), records.len());
         for (i, s) in summaries.iter().enumerate() {
             check(&summary_schema, None, s, &format!("summaries[{i}]"));
@@ -168,14 +176,21 @@ fn eval_logs_hold_each_call_with_the_prompt_it_was_sent_and_real_times() {
                 .unwrap();
             let pass = rec["verdict"]["verdict"] == "equivalent";
             assert_eq!(score["score"]["value"], if pass { "C" } else { "I" });
-            assert_eq!(score["score"]["metadata"]["verdict"], rec["verdict"]["verdict"]);
+            assert_eq!(
+                score["score"]["metadata"]["verdict"],
+                rec["verdict"]["verdict"]
+            );
             assert!(score["score"]["metadata"]["kinds"].is_array());
             first = first.min(ms(&s["started_at"]));
             last = last.max(ms(&s["completed_at"]));
         }
         // The log's time is its samples' (the whole test takes seconds, not hours).
         let span = ms(&header["stats"]["completed_at"]) - ms(&header["stats"]["started_at"]);
-        assert!((span - (last - first)).abs() < 1.0, "{span} vs {}", last - first);
+        assert!(
+            (span - (last - first)).abs() < 1.0,
+            "{span} vs {}",
+            last - first
+        );
         assert!(span < 120_000.0);
     }
     shots_seen.sort_unstable();
@@ -187,14 +202,25 @@ fn a_run_whose_calls_all_failed_is_an_error_log_of_sample_errors() {
     let server = Server::start(|_, _| Reply::json(400, "{\"error\":\"bad request\"}".into()));
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
-    let o = run_cmd(&server.base, &run, &["--limit", "5"]).output().unwrap();
-    assert!(o.status.code().is_some(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run_cmd(&server.base, &run, &["--limit", "5"])
+        .output()
+        .unwrap();
+    assert!(
+        o.status.code().is_some(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let n = samples(&run).len();
     assert!(n > 0);
     let files = export(&[&run], &dir.path().join("logs"));
     let m = members(&files[0]);
     let header = &m["header.json"];
-    check(&load_schema("eval-log.schema.json"), None, header, "header.json");
+    check(
+        &load_schema("eval-log.schema.json"),
+        None,
+        header,
+        "header.json",
+    );
     assert_eq!(header["status"], "error");
     assert!(
         header["error"]["message"]
@@ -207,7 +233,11 @@ fn a_run_whose_calls_all_failed_is_an_error_log_of_sample_errors() {
     assert_eq!(header["results"]["scores"][0]["unscored_samples"], n);
     for s in m["summaries.json"].as_array().unwrap() {
         assert!(s["error"].as_str().unwrap().contains("400"), "{s}");
-        assert_eq!(s["scores"], serde_json::json!({}), "no score for a model error");
+        assert_eq!(
+            s["scores"],
+            serde_json::json!({}),
+            "no score for a model error"
+        );
     }
     let sample = m
         .iter()

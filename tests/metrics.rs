@@ -66,7 +66,11 @@ fn paper_metrics_agree_with_the_reference_implementations() {
         .collect();
     let (got, _, _) = pairs(home.path(), &input, &[]);
     assert_eq!(got.len(), rows.len());
-    assert!(got.iter().all(|g| g.get("error").is_none()), "{:?}", got.iter().find(|g| g.get("error").is_some()));
+    assert!(
+        got.iter().all(|g| g.get("error").is_none()),
+        "{:?}",
+        got.iter().find(|g| g.get("error").is_some())
+    );
     let mut checked = 0;
     for (i, (want, have)) in rows.iter().zip(&got).enumerate() {
         assert_eq!(have["line"], i + 1);
@@ -136,7 +140,11 @@ fn meteor_agrees_with_nltk_on_english_inflected_and_crafted_pairs() {
         .collect();
     let (got, _, _) = pairs(home.path(), &input, &[]);
     assert_eq!(got.len(), rows.len());
-    assert!(got.iter().all(|g| g.get("error").is_none()), "{:?}", got.iter().find(|g| g.get("error").is_some()));
+    assert!(
+        got.iter().all(|g| g.get("error").is_none()),
+        "{:?}",
+        got.iter().find(|g| g.get("error").is_some())
+    );
     let mut worst = 0.0f64;
     for (i, (want, have)) in rows.iter().zip(&got).enumerate() {
         let (w, h) = (want["meteor"].as_f64().unwrap(), have["meteor"].as_f64());

@@ -82,15 +82,25 @@ fn split_by_verdict_adds_up_and_the_heat_map_has_one_cell_per_table_cell() {
         "{t}"
     );
     // Table 2's six columns, each row with its n; BS says how to get it.
-    let head = t.lines().find(|l| l.contains("changed") && l.contains("BL")).unwrap();
+    let head = t
+        .lines()
+        .find(|l| l.contains("changed") && l.contains("BL"))
+        .unwrap();
     let cols: Vec<&str> = head.split_whitespace().collect();
-    assert_eq!(cols, ["n", "changed", "BL", "LE", "RO", "SP", "ME", "BS"], "{head}");
+    assert_eq!(
+        cols,
+        ["n", "changed", "BL", "LE", "RO", "SP", "ME", "BS"],
+        "{head}"
+    );
     let quant = t.lines().find(|l| l.starts_with("Quantifier ")).unwrap();
     assert!(
         quant.split_whitespace().nth(1) == Some(rows[1]["n"].to_string().as_str()),
         "{quant}"
     );
-    assert!(t.contains("BS is computed with --bertscore-model DIR"), "{t}");
+    assert!(
+        t.contains("BS is computed with --bertscore-model DIR"),
+        "{t}"
+    );
     let c = bin(home.path())
         .args(["metrics", "perturb", "--csv"])
         .arg(&src)

@@ -24,7 +24,11 @@ pub(crate) fn norm_cdf(x: f64) -> f64 {
                             + t * (-1.135_203_98
                                 + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
     let erfc = t * poly.exp();
-    if x >= 0.0 { 1.0 - 0.5 * erfc } else { 0.5 * erfc }
+    if x >= 0.0 {
+        1.0 - 0.5 * erfc
+    } else {
+        0.5 * erfc
+    }
 }
 
 /// 1-based ranks of `xs` with ties given their mean rank.
@@ -165,7 +169,8 @@ fn p_separated(delta: f64, m: usize, n: usize) -> f64 {
     for i in 0..=steps {
         let y = lo + h * i as f64;
         let phi = (-0.5 * y * y).exp() / (2.0 * std::f64::consts::PI).sqrt();
-        let f = n as f64 * phi * norm_cdf(y).powi(n as i32 - 1) * norm_cdf(delta - y).powi(m as i32);
+        let f =
+            n as f64 * phi * norm_cdf(y).powi(n as i32 - 1) * norm_cdf(delta - y).powi(m as i32);
         sum += if i == 0 || i == steps { f / 2.0 } else { f };
     }
     sum * h

@@ -6,7 +6,11 @@ fn close(a: f64, b: f64, tol: f64) -> bool {
 }
 
 fn singletons(xs: &[(f64, bool)]) -> (Vec<bool>, Vec<usize>, usize) {
-    (xs.iter().map(|x| x.1).collect(), (0..xs.len()).collect(), xs.len())
+    (
+        xs.iter().map(|x| x.1).collect(),
+        (0..xs.len()).collect(),
+        xs.len(),
+    )
 }
 
 #[test]
@@ -45,7 +49,14 @@ fn clustered_variance_by_hand_and_duplicates_are_one_cluster() {
     let cl2: Vec<usize> = (0..twice.len()).map(|i| i % xs.len()).collect();
     let clustered = cov(&p2, &p2, &pos2, &cl2, xs.len()).unwrap();
     assert!(close(clustered, var, 1e-12), "{clustered} vs {var}");
-    let naive = cov(&p2, &p2, &pos2, &(0..twice.len()).collect::<Vec<_>>(), twice.len()).unwrap();
+    let naive = cov(
+        &p2,
+        &p2,
+        &pos2,
+        &(0..twice.len()).collect::<Vec<_>>(),
+        twice.len(),
+    )
+    .unwrap();
     assert!(naive < 0.6 * var, "{naive} vs {var}");
     assert_eq!(cov(&p, &p, &pos, &[0; 5], 1), None);
 }
@@ -109,6 +120,7 @@ fn normal(rng: &mut Rng) -> f64 {
 fn coverage(m: usize, n: usize, auc: f64, reps: usize, seed: u64) -> (f64, f64) {
     let delta = std::f64::consts::SQRT_2 * inverse_cdf(auc);
     let mut rng = Rng::new(seed);
+    let bound = separation_bound(m, n);
     let (mut plain, mut logit) = (0, 0);
     for _ in 0..reps {
         let xs: Vec<(f64, bool)> = (0..m + n)
@@ -123,7 +135,7 @@ fn coverage(m: usize, n: usize, auc: f64, reps: usize, seed: u64) -> (f64, f64) 
         let h = Z95 * var.sqrt();
         plain += usize::from((p.auc - h).max(0.0) <= auc && auc <= (p.auc + h).min(1.0));
         let (lo, hi) = if p.auc >= 1.0 {
-            (separation_bound(m, n), 1.0)
+            (bound, 1.0)
         } else {
             logit_interval(p.auc, var)
         };
@@ -137,7 +149,10 @@ fn the_logit_interval_holds_its_coverage_where_plain_delong_does_not() {
     // 14 equivalent against 64 not-equivalent, as in the shipped runs' bands.
     for (auc, seed) in [(0.90, 1), (0.95, 2), (0.99, 3)] {
         let (plain, logit) = coverage(14, 64, auc, 400, seed);
-        assert!(logit >= 0.91, "AUC {auc}: logit coverage {logit} (plain {plain})");
+        assert!(
+            logit >= 0.91,
+            "AUC {auc}: logit coverage {logit} (plain {plain})"
+        );
         if auc >= 0.95 {
             assert!(plain < logit, "AUC {auc}: plain {plain} vs logit {logit}");
         }
@@ -152,6 +167,10 @@ fn coverage_table() {
     println!("|---|---|---|");
     for (i, auc) in [0.90, 0.93, 0.95, 0.97, 0.99].into_iter().enumerate() {
         let (plain, logit) = coverage(14, 64, auc, 2000, 100 + i as u64);
-        println!("| {auc:.2} | {:.1} % | {:.1} % |", plain * 100.0, logit * 100.0);
+        println!(
+            "| {auc:.2} | {:.1} % | {:.1} % |",
+            plain * 100.0,
+            logit * 100.0
+        );
     }
 }

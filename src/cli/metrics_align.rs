@@ -186,7 +186,14 @@ fn paired(samples: &[&Counted], names: &[String]) -> Vec<Paired> {
         for b in &names[i + 1..] {
             let both: Vec<(f64, f64, bool, usize)> = samples
                 .iter()
-                .filter_map(|s| Some((*s.scores.get(a)?, *s.scores.get(b)?, s.equivalent, s.cluster)))
+                .filter_map(|s| {
+                    Some((
+                        *s.scores.get(a)?,
+                        *s.scores.get(b)?,
+                        s.equivalent,
+                        s.cluster,
+                    ))
+                })
                 .collect();
             let xa: Vec<(f64, bool)> = both.iter().map(|x| (x.0, x.2)).collect();
             let xb: Vec<(f64, bool)> = both.iter().map(|x| (x.1, x.2)).collect();
@@ -321,7 +328,9 @@ fn print_human(r: &Report) -> Result<()> {
     print_rows(&r.all)?;
     if !r.paired.is_empty() {
         outln!();
-        outln!("Paired: DeLong's test of two metrics' AUCs on the samples carrying both (clustered by φ₀)");
+        outln!(
+            "Paired: DeLong's test of two metrics' AUCs on the samples carrying both (clustered by φ₀)"
+        );
         let width = r
             .paired
             .iter()

@@ -157,7 +157,13 @@ fn print_tables(name: &str, n: usize, rows: &[Row]) -> Result<()> {
     }
     outln!();
     let heads: Vec<String> = METRICS.iter().map(|m| format!("{:>13}", m.1)).collect();
-    outln!("{:<11} {:>4} {:>7}  {}", "", "n", "changed", heads.join(" "));
+    outln!(
+        "{:<11} {:>4} {:>7}  {}",
+        "",
+        "n",
+        "changed",
+        heads.join(" ")
+    );
     for r in rows {
         let paper = PAPER.iter().find(|p| p.0 == r.perturbation).map(|p| p.1);
         let cells: Vec<String> = (0..NM)

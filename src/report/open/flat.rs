@@ -150,7 +150,10 @@ impl RunRows {
         let mut judge = HashMap::new();
         for r in j.records {
             // Later lines are newer decisions.
-            judge.insert(r.id, (format!("{}/{}", r.model.provider, r.model.name), r.answer));
+            judge.insert(
+                r.id,
+                (format!("{}/{}", r.model.provider, r.model.name), r.answer),
+            );
         }
         Ok(RunRows {
             labels: labels_by_sample(dir),
@@ -179,7 +182,11 @@ impl RunRows {
         };
         let labels = self.labels.get(&s.id);
         let mut cats: Vec<String> = labels
-            .map(|ls| ls.iter().flat_map(|l| l.categories.iter().cloned()).collect())
+            .map(|ls| {
+                ls.iter()
+                    .flat_map(|l| l.categories.iter().cloned())
+                    .collect()
+            })
             .unwrap_or_default();
         cats.sort();
         cats.dedup();
@@ -300,7 +307,8 @@ pub const CARD_MARK: &str = "Written by `autoeval export`.";
 /// The dataset card written beside flat exports: Hugging Face `datasets` reads the
 /// `features` block as the schema instead of inferring one per file.
 pub fn dataset_card(data_files: &str) -> String {
-    let mut s = String::from("---\nconfigs:\n- config_name: default\n  data_files:\n  - split: train\n");
+    let mut s =
+        String::from("---\nconfigs:\n- config_name: default\n  data_files:\n  - split: train\n");
     s.push_str(&format!("    path: \"{data_files}\"\n"));
     s.push_str("dataset_info:\n  features:\n");
     for (name, ty) in columns() {
@@ -321,7 +329,11 @@ pub fn dataset_card(data_files: &str) -> String {
          | column | type |\n|---|---|\n",
     );
     for (name, ty) in columns() {
-        let t = if ty == Ty::StrList { "list<string>" } else { ty.hf() };
+        let t = if ty == Ty::StrList {
+            "list<string>"
+        } else {
+            ty.hf()
+        };
         s.push_str(&format!("| `{name}` | {t} |\n"));
     }
     s

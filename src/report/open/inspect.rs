@@ -196,9 +196,10 @@ pub(crate) fn header(m: &Manifest, t: &Totals) -> Value {
     });
     let (tin, tout) = t.tokens;
     // The samples' own times, not the manifest's `updated` (a rescore moves that).
-    let (started, completed) = t
-        .span_ms
-        .map_or_else(|| (created.clone(), created.clone()), |(a, b)| (iso_ms(a), iso_ms(b)));
+    let (started, completed) = t.span_ms.map_or_else(
+        || (created.clone(), created.clone()),
+        |(a, b)| (iso_ms(a), iso_ms(b)),
+    );
     head["stats"] = json!({
         "started_at": started,
         "completed_at": completed,

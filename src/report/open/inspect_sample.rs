@@ -56,9 +56,7 @@ pub(crate) fn sample_id(id: &str) -> Value {
 /// fraction); `None` for anything else.
 pub(crate) fn unix_ms(t: &str) -> Option<i64> {
     let t = t.trim();
-    let body = t
-        .strip_suffix('Z')
-        .or_else(|| t.strip_suffix("+00:00"))?;
+    let body = t.strip_suffix('Z').or_else(|| t.strip_suffix("+00:00"))?;
     let (date, time) = body.split_once('T')?;
     let mut d = date.splitn(3, '-').map(str::parse::<i64>);
     let (y, mo, da) = (d.next()?.ok()?, d.next()?.ok()?, d.next()?.ok()?);
@@ -297,7 +295,14 @@ pub(crate) fn build(ctx: &Ctx, s: &SampleRecord, labels: Option<&Vec<LabelRecord
             .as_ref()
             .zip(input.as_ref())
             .map(|(p, phi)| p.informalize(phi, syntax));
-        events.push(model_event(ctx, "informalize", r.round, &r.informalize, inf, slot(t)));
+        events.push(model_event(
+            ctx,
+            "informalize",
+            r.round,
+            &r.informalize,
+            inf,
+            slot(t),
+        ));
         t += r.informalize.latency_ms as i64;
         if let Some(c) = &r.autoformalize {
             let auto = ctx
@@ -462,7 +467,12 @@ mod tests {
         assert_eq!(iso_ms(t + 245), "2026-11-18T11:06:40.245+00:00");
         assert_eq!(unix_ms("2026-11-18T11:06:40.245+00:00"), Some(t + 245));
         assert_eq!(unix_ms("2000-02-29T00:00:00Z"), Some(951_782_400_000));
-        for bad in ["", "2026-13-01T00:00:00Z", "2026-11-18 11:06:40", "x-y-zT1:2:3Z"] {
+        for bad in [
+            "",
+            "2026-13-01T00:00:00Z",
+            "2026-11-18 11:06:40",
+            "x-y-zT1:2:3Z",
+        ] {
             assert_eq!(unix_ms(bad), None, "{bad}");
         }
     }

@@ -28,7 +28,9 @@ pub fn schema() -> SchemaRef {
                 Ty::Int => DataType::Int64,
                 Ty::Float => DataType::Float64,
                 Ty::Bool => DataType::Boolean,
-                Ty::StrList => DataType::List(Arc::new(Field::new_list_field(DataType::Utf8, true))),
+                Ty::StrList => {
+                    DataType::List(Arc::new(Field::new_list_field(DataType::Utf8, true)))
+                }
             };
             Field::new(name, t, true)
         })
