@@ -28,14 +28,12 @@ if [ ! -f "$big/samples.jsonl" ] || [ "$(wc -l < "$big/samples.jsonl")" -ne "$N"
   mkdir -p "$big"
   sed "s/\"id\": \"seed\"/\"id\": \"run-$N\"/" "$seed/run.json" > "$big/run.json"
   # Sample k of the big run is seed line (k mod 2000) with id and idx k.
-  awk -v n="$N" '{ l[NR - 1] = $0 } END {
-    c = NR
-    for (k = 0; k < n; k++) {
-      s = l[k % c]
-      sub(/^\{"id":"[^"]*","idx":[0-9]+/, "{\"id\":\"" k "\",\"idx\":" k, s)
-      print s
-    }
-  }' "$seed/samples.jsonl" > "$big/samples.jsonl"
+  perl -e 'open(my $f, "<", $ARGV[0]) or die; my @l = <$f>; my $c = @l;
+    for my $k (0 .. $ARGV[1] - 1) {
+      my $s = $l[$k % $c];
+      $s =~ s/^\{"id":"[^"]*","idx":\d+/{"id":"$k","idx":$k/;
+      print $s;
+    }' "$seed/samples.jsonl" "$N" > "$big/samples.jsonl"
 fi
 echo "$(wc -l < "$big/samples.jsonl") samples, $(du -sh "$big/samples.jsonl" | cut -f1) of samples.jsonl"
 # The row index is built once, by the first command that reads the run.

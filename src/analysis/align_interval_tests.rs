@@ -15,7 +15,7 @@ fn singletons(xs: &[(f64, bool)]) -> (Vec<bool>, Vec<usize>, usize) {
 
 #[test]
 fn normal_cdf_matches_tables() {
-    assert!(close(norm_cdf(0.0), 0.5, 1e-9));
+    assert!(close(norm_cdf(0.0), 0.5, 1e-7));
     assert!(close(norm_cdf(Z95), 0.975, 1e-7));
     assert!(close(norm_cdf(-1.0), 0.158_655_253_9, 1e-7));
     assert!(close(norm_cdf(3.0), 0.998_650_101_97, 1e-7));

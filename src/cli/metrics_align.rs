@@ -97,7 +97,7 @@ struct Report {
 
 const VERDICT_NOTE: &str = "round 1's verdict (the round the closeness record scores); only equivalent and not-equivalent count";
 const AUC_NOTE: &str = "95% interval: DeLong's variance with samples clustered by formula (phi0; Obuchowski 1997), on the logit scale; at perfect separation (AUC 1 or 0) the binormal bound; AUC counts ties as 1/2";
-const PAIRED_NOTE: &str = "DeLong's test of two correlated AUCs on the samples carrying both metrics, clustered by phi0; two-sided p";
+const PAIRED_NOTE: &str = "DeLong's test of two correlated AUCs on the samples carrying both metrics, clustered by phi0; two-sided p; pairs whose difference has variance 0 (both metrics separate perfectly or tie throughout) are not listed";
 const THRESHOLD_NOTE: &str = "equivalent iff score >= threshold, best over every observed score; ties go to the highest threshold; null threshold = calling every sample not-equivalent is best";
 
 /// Why a sample does not count, or the sample as counted.
@@ -250,9 +250,10 @@ fn print_rows(rows: &[Row]) -> Result<()> {
         .unwrap_or(6)
         .max(6);
     outln!(
-        "  {:<width$} {:>6} {:>5} {:>5}  {:>5}  {:<15} {:>5} {:>6}  {:>7}",
+        "  {:<width$} {:>6} {:>5} {:>5} {:>5}  {:>5}  {:<16} {:>5} {:>6}  {:>7}",
         "metric",
         "n",
+        "φ₀",
         "eq",
         "neq",
         "AUC",
