@@ -302,7 +302,9 @@ mod tests {
     fn identity_row_is_one_and_unchanged_records_count() {
         let recs = vec!["∀x (Eel(x) → Fish(x))".to_string(), "Tall(bob)".to_string()];
         let t = table(&recs);
-        assert_eq!(t[0].means[..5], [Some(1.0); 5]);
+        assert_eq!(t[0].means[..4], [Some(1.0); 4]);
+        // nltk's METEOR keeps a fragmentation penalty even on identity.
+        assert!(t[0].means[4].is_some_and(|m| m > 0.99 && m < 1.0));
         assert_eq!(t[0].means[BS], None, "no bertscore_minilm without a scorer");
         // Quantifier changes one of two records; the unchanged one scores 1.
         assert!((t[1].changed - 0.5).abs() < 1e-12);
