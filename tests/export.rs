@@ -206,7 +206,8 @@ fn flat_jsonl_lines_follow_the_dataset_cards_fixed_schema() {
             let o = v.as_object().unwrap();
             let mut k: Vec<&str> = o.keys().map(String::as_str).collect();
             let mut want = names.clone();
-            (k.sort_unstable(), want.sort_unstable());
+            k.sort_unstable();
+            want.sort_unstable();
             assert_eq!(k, want, "every line has the card's columns");
             let at: Vec<usize> = names
                 .iter()

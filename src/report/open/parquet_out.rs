@@ -129,7 +129,7 @@ pub fn write<W: Write + Send>(dir: &Path, out: W) -> anyhow::Result<(usize, Vec<
                     b.push(name, cell)?;
                 }
                 n += 1;
-                if n % GROUP == 0 {
+                if n.is_multiple_of(GROUP) {
                     flush(&mut builders, &mut w)?;
                 }
                 Ok(())
