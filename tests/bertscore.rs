@@ -570,7 +570,8 @@ fn metrics_perturb_fills_the_bs_column_with_a_model() {
     assert!((rows[0]["means"][5].as_f64().unwrap() - 1.0).abs() < 1e-6);
     for r in rows {
         let bs = r["means"][5].as_f64().unwrap();
-        assert!((0.0..=1.0 + 1e-9).contains(&bs), "{r}");
+        // f32 embeddings: identity can land a few 1e-8 above 1.
+        assert!((0.0..=1.0 + 1e-6).contains(&bs), "{r}");
     }
     // Negation changes both records: its mean is that of `metrics pairs` on the pairs.
     let neg = rows
