@@ -275,31 +275,20 @@ impl BatchApi {
     pub(crate) async fn submit(&self, lines: &[String]) -> Result<BatchInfo, LlmError> {
         match self.provider {
             Provider::Openai => {
-                // multipart/form-data by hand: purpose=batch and the JSONL file.
-                let boundary = format!("autoeval-{:016x}", rand_u64());
-                let mut body = Vec::new();
-                body.extend_from_slice(
-                    format!(
-                        "--{boundary}\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n\
-                         --{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"autoeval-batch.jsonl\"\r\n\
-                         Content-Type: application/jsonl\r\n\r\n"
-                    )
-                    .as_bytes(),
-                );
+                // multipart/form-data: purpose=batch and the JSONL file.
+                let mut body = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
                 for l in lines {
                     body.extend_from_slice(l.as_bytes());
                     body.push(b'\n');
                 }
-                body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
-                let rb = self
-                    .ep
-                    .http
-                    .post(self.url("/files"))
-                    .header(
-                        "content-type",
-                        format!("multipart/form-data; boundary={boundary}"),
-                    )
-                    .body(body);
+                let file = reqwest::multipart::Part::bytes(body)
+                    .file_name("autoeval-batch.jsonl")
+                    .mime_str("application/jsonl")
+                    .map_err(|e| LlmError::fatal(format!("the batch file part: {e}")))?;
+                let form = reqwest::multipart::Form::new()
+                    .text("purpose", "batch")
+                    .part("file", file);
+                let rb = self.ep.http.post(self.url("/files")).multipart(form);
                 let file = post_json(self.auth(rb), &self.ep).await?;
                 let file_id = file["id"]
                     .as_str()
@@ -493,13 +482,6 @@ fn need_id(info: BatchInfo) -> Result<BatchInfo, LlmError> {
     } else {
         Ok(info)
     }
-}
-
-fn rand_u64() -> u64 {
-    let t = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    t ^ (u64::from(std::process::id()) << 32)
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! The wrapper every model call goes through: in-flight bound, requests-per-minute
-//! pacing, retries with exponential backoff and full jitter, Retry-After, cost.
+//! pacing, retries with exponential backoff and equal jitter, Retry-After, cost.
 
 use super::budget::{self, Budget};
 use super::cache::{self, ResponseCache};
@@ -224,7 +224,8 @@ impl Client {
             .saturating_mul(1u32 << attempt.min(16));
         let capped = exp.min(self.limits.backoff_cap);
         let frac = self.jitter.lock().map_or(0.5, |mut r| r.unit());
-        // Full jitter spreads retries of many workers; Retry-After is a floor.
+        // Equal jitter (half the capped delay, plus a random share of the other half)
+        // spreads retries of many workers yet never retries at once; Retry-After is a floor.
         let jittered = capped.mul_f64(0.5 + 0.5 * frac);
         match retry_after {
             Some(s) => jittered.max(Duration::from_secs_f64(
