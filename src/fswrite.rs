@@ -167,6 +167,14 @@ impl Output {
     }
 }
 
+/// Zip writers seek back to patch headers; a device or FIFO written in place refuses
+/// (ESPIPE), which surfaces as a clear write error.
+impl std::io::Seek for Output {
+    fn seek(&mut self, pos: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.file.seek(pos)
+    }
+}
+
 impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.file.write(buf)

@@ -214,7 +214,7 @@ impl RunRows {
             int(m.prompts.shots as u64),
             str(&m.prompts.hash),
             str(m.reading().name()),
-            Cell::Float(super::temperature(m)),
+            super::temperature(m).map_or(Cell::Null, Cell::Float),
             str(&s.id),
             int(s.idx as u64),
             opt_int(s.batch),

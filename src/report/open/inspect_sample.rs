@@ -105,9 +105,18 @@ fn stop_reason(finish: Option<&str>) -> &'static str {
 /// The call's answer as Inspect's `ModelOutput`.
 fn output(model: &str, call: &CallRecord) -> Value {
     let text = call.output.clone().unwrap_or_default();
+    // Reasoning goes in as Inspect's reasoning content, before the answer's text.
+    let content = if call.reasoning.is_some() || call.reasoning_redacted {
+        json!([
+            {"type": "reasoning", "reasoning": call.reasoning.clone().unwrap_or_default(), "redacted": call.reasoning_redacted},
+            {"type": "text", "text": text},
+        ])
+    } else {
+        json!(text)
+    };
     let choices = if call.output.is_some() {
         json!([{
-            "message": {"role": "assistant", "content": text, "source": "generate", "model": model},
+            "message": {"role": "assistant", "content": content, "source": "generate", "model": model},
             "stop_reason": stop_reason(call.finish_reason.as_deref()),
         }])
     } else {
@@ -124,6 +133,9 @@ fn output(model: &str, call: &CallRecord) -> Value {
         },
         "time": call.latency_ms as f64 / 1000.0,
     });
+    if let Some(r) = call.reasoning_tokens {
+        o["usage"]["reasoning_tokens"] = json!(r);
+    }
     if let Some(e) = &call.error {
         o["error"] = json!(e);
     }

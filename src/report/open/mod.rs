@@ -112,10 +112,8 @@ pub(crate) fn verdict_detail(v: &crate::verify::Verdict) -> String {
     }
 }
 
-/// The run's temperature as written (0.1, not the f32's 0.10000000149011612).
-pub(crate) fn temperature(m: &crate::record::Manifest) -> f64 {
+/// The run's temperature as written (0.1, never an f32's 0.10000000149011612); `None`
+/// when the model's profile omits it (reasoning models).
+pub(crate) fn temperature(m: &crate::record::Manifest) -> Option<f64> {
     m.temperature
-        .to_string()
-        .parse()
-        .unwrap_or(f64::from(m.temperature))
 }
