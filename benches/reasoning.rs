@@ -105,7 +105,11 @@ fn run(rt: &tokio::runtime::Runtime, server: &Server, jobs: &[Job]) -> f64 {
         ok
     });
     let secs = t.elapsed().as_secs_f64();
-    assert_eq!(equivalent, jobs.len(), "every sample equivalent: nothing leaked");
+    assert_eq!(
+        equivalent,
+        jobs.len(),
+        "every sample equivalent: nothing leaked"
+    );
     secs
 }
 
@@ -127,7 +131,10 @@ fn main() {
     let think_model = FakeModel::new();
     let thinking = Server::start(move |_, r| {
         let p = prompt_of(r);
-        Reply::json(200, providers::openai_reply(Style::Inline, &p, &think_model.answer(&p)))
+        Reply::json(
+            200,
+            providers::openai_reply(Style::Inline, &p, &think_model.answer(&p)),
+        )
     });
     // Alternate, so drift on a shared machine hits both alike.
     let (mut a, mut b) = (Vec::new(), Vec::new());

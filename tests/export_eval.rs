@@ -199,10 +199,12 @@ fn eval_logs_hold_each_call_with_the_prompt_it_was_sent_and_real_times() {
 
 #[test]
 fn a_run_whose_calls_all_failed_is_an_error_log_of_sample_errors() {
-    let server = Server::start(|_, _| Reply::json(400, "{\"error\":\"bad request\"}".into()));
+    // A server error on every call (not a refused request, which would stop the run
+    // before writing anything): every sample is written as a model error.
+    let server = Server::start(|_, _| Reply::json(500, "{\"error\":\"internal\"}".into()));
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
-    let o = run_cmd(&server.base, &run, &["--limit", "5"])
+    let o = run_cmd(&server.base, &run, &["--limit", "5", "--retries", "0"])
         .output()
         .unwrap();
     assert!(
@@ -232,7 +234,7 @@ fn a_run_whose_calls_all_failed_is_an_error_log_of_sample_errors() {
     );
     assert_eq!(header["results"]["scores"][0]["unscored_samples"], n);
     for s in m["summaries.json"].as_array().unwrap() {
-        assert!(s["error"].as_str().unwrap().contains("400"), "{s}");
+        assert!(s["error"].as_str().unwrap().contains("500"), "{s}");
         assert_eq!(
             s["scores"],
             serde_json::json!({}),
@@ -244,7 +246,7 @@ fn a_run_whose_calls_all_failed_is_an_error_log_of_sample_errors() {
         .find(|(k, _)| k.starts_with("samples/"))
         .map(|(_, v)| v)
         .unwrap();
-    assert!(sample["error"]["message"].as_str().unwrap().contains("400"));
+    assert!(sample["error"]["message"].as_str().unwrap().contains("500"));
     assert!(
         sample["events"]
             .as_array()

@@ -68,11 +68,7 @@ impl OpenAi {
     async fn call(&self, req: &ChatRequest) -> Result<Completion, LlmError> {
         let mut b = body(&self.0.model, req);
         b["stream"] = json!(false);
-        let mut rb = self
-            .0
-            .http
-            .post(self.0.url("/chat/completions"))
-            .json(&b);
+        let mut rb = self.0.http.post(self.0.url("/chat/completions")).json(&b);
         if let Some(k) = &self.0.key {
             rb = rb.bearer_auth(k);
         }
