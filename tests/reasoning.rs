@@ -416,3 +416,47 @@ fn score_reads_only_the_answer_of_a_reply_with_thinking() {
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["verdict"], "unparseable", "{v}");
 }
+
+#[test]
+fn exports_carry_the_reasoning_of_the_shipped_reasoning_run() {
+    let run = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs/pl-perturb-reasoning");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("json");
+    let o = common::cli::bin()
+        .args(["export", "--format", "inspect-json", "--out"])
+        .arg(&out)
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let file = std::fs::read_dir(&out)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let text = std::fs::read_to_string(file).unwrap();
+    assert!(text.contains("\"type\":\"reasoning\""), "reasoning content");
+    assert!(
+        text.contains("\"reasoning_tokens\""),
+        "reasoning tokens in usage"
+    );
+    let flat = dir.path().join("flat");
+    let o = common::cli::bin()
+        .args(["export", "--format", "jsonl-flat", "--out"])
+        .arg(&flat)
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = std::fs::read_to_string(flat.join("pl-perturb-reasoning.jsonl")).unwrap();
+    let total: u64 = rows
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["reasoning_tokens"]
+                .as_u64()
+                .unwrap()
+        })
+        .sum();
+    assert!(total > 0, "reasoning_tokens column filled");
+}
