@@ -53,7 +53,13 @@ fn write_rows(m: &PassFail<&str>, path: &PathBuf) -> Result<()> {
 /// Runs `autoeval compare`.
 pub fn run(args: CompareArgs) -> Result<i32> {
     if args.delta {
-        return super::compare_delta::run(&args);
+        return super::compare_delta::run(&super::compare_delta::DeltaArgs {
+            runs: &args.runs,
+            rows: args.rows.as_deref(),
+            by: args.by,
+            plot: args.plot.as_deref(),
+            json: args.json,
+        });
     }
     let dirs = super::report::expand_runs(&args.runs)?;
     if dirs.len() < 2 {

@@ -1,16 +1,30 @@
 //! `autoeval compare --delta A B`: A's A2 and A3 minus B's per category, with intervals.
 
-use super::compare::CompareArgs;
 use crate::report::delta::{delta, plot, render};
 use crate::report::report_dir;
 use anyhow::{Result, bail};
 
 /// Runs `compare --delta`.
-pub(crate) fn run(args: &CompareArgs) -> Result<i32> {
+/// What `compare --delta` reads of `compare`'s arguments (kept apart so the two files
+/// do not import each other).
+pub(crate) struct DeltaArgs<'a> {
+    /// The two run directories.
+    pub runs: &'a [std::path::PathBuf],
+    /// `--rows` was given (refused with --delta).
+    pub rows: Option<&'a std::path::Path>,
+    /// Category field.
+    pub by: Option<crate::report::By>,
+    /// `--plot FILE`.
+    pub plot: Option<&'a std::path::Path>,
+    /// `--json`.
+    pub json: bool,
+}
+
+pub(crate) fn run(args: &DeltaArgs) -> Result<i32> {
     if args.rows.is_some() {
         bail!("--rows writes the pass/fail matrix; it does not go with --delta");
     }
-    let dirs = super::report::expand_runs(&args.runs)?;
+    let dirs = super::report::expand_runs(args.runs)?;
     if dirs.len() != 2 {
         bail!(
             "--delta takes exactly two runs, A then B (it shows A − B); found {}",
@@ -36,7 +50,7 @@ pub(crate) fn run(args: &CompareArgs) -> Result<i32> {
         );
     }
     let d = delta(&reports[0], &reports[1])?;
-    if let Some(p) = &args.plot {
+    if let Some(p) = args.plot {
         plot(&d, p)?;
         eprintln!("wrote {}", p.display());
     }

@@ -33,9 +33,7 @@ fn public_arg(a: String) -> String {
     }
 }
 
-/// Exit code of a run stopped because the server could not be reached
-/// (`--max-consecutive-failures`): EX_TEMPFAIL, "try again later".
-pub(crate) const EXIT_SERVER_GONE: i32 = 75;
+pub(crate) use crate::run::driver::EXIT_SERVER_GONE;
 
 /// Runs `autoeval run`; exit 0 when finished, 130/143/129 when stopped by a signal,
 /// `EXIT_SERVER_GONE` when the server could not be reached.

@@ -323,7 +323,7 @@ pub(crate) fn run_batch(mut args: RunArgs) -> Result<i32> {
                 0 => 130,
                 c => c,
             },
-            BatchOutcome::Unreachable => super::run::EXIT_SERVER_GONE,
+            BatchOutcome::Unreachable => crate::run::driver::EXIT_SERVER_GONE,
             BatchOutcome::Waiting { pending, files } => {
                 if files.is_empty() {
                     eprintln!(

@@ -38,6 +38,10 @@ pub enum Outcome {
     Refused,
 }
 
+/// Exit code of a run stopped because the server could not be reached or refused its
+/// requests: EX_TEMPFAIL, "try again later" (resumable).
+pub const EXIT_SERVER_GONE: i32 = 75;
+
 /// Samples in a row whose request the server refused before the run stops.
 pub const REFUSED_IN_A_ROW: usize = 5;
 

@@ -3,7 +3,7 @@
 //! (`--format inspect-json`), one object with the samples streamed after the header.
 //! The `.eval` form (a zip) is in `inspect_eval`; both build samples in `inspect_sample`.
 
-use super::inspect_sample::{Ctx, build, iso_ms, unix_ms};
+use super::inspect_sample::{Ctx, build, hash, iso_ms, sample_ms, unix_ms};
 use super::{for_each_sample, labels_by_sample};
 use crate::analysis::counts::Counts;
 use crate::record::{Manifest, SampleRecord};
@@ -29,13 +29,6 @@ pub fn file_name(m: &Manifest, ext: &str) -> String {
             })
             .collect();
     format!("{created}_autoeval-{safe}_{:016x}.{ext}", hash(&m.id))
-}
-
-/// FNV-1a: stable ids from run ids.
-pub(crate) fn hash(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
 }
 
 /// Inspect's timestamp form of a manifest time (an offset, not `Z`).
@@ -248,16 +241,4 @@ pub fn write_json(dir: &Path, out: &mut impl Write) -> anyhow::Result<(usize, Ve
     out.write_all(b"]}")?;
     out.flush()?;
     Ok((n, warnings))
-}
-
-/// The time a sample's calls and checks took (ms), as its transcript lays them out.
-pub(crate) fn sample_ms(s: &SampleRecord) -> i64 {
-    s.rounds
-        .iter()
-        .map(|r| {
-            r.informalize.latency_ms
-                + r.autoformalize.as_ref().map_or(0, |c| c.latency_ms)
-                + r.verify_ms.max(0.0).round() as u64
-        })
-        .sum::<u64>() as i64
 }

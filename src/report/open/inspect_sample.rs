@@ -29,7 +29,7 @@ impl<'a> Ctx<'a> {
             m,
             model: format!("{}/{}", m.model.provider, m.model.name),
             prompts: prompts_of(m),
-            run_hash: super::inspect::hash(&m.id),
+            run_hash: hash(&m.id),
         }
     }
 }
@@ -283,7 +283,7 @@ pub(crate) struct Built {
 /// Builds one sample. Its calls are laid end to end ending at the recorded finish time
 /// (the run records each call's latency and each check's time, not when they began).
 pub(crate) fn build(ctx: &Ctx, s: &SampleRecord, labels: Option<&Vec<LabelRecord>>) -> Built {
-    let calls_ms = super::inspect::sample_ms(s).max(0) as u64;
+    let calls_ms = sample_ms(s).max(0) as u64;
     let finished = unix_ms(&s.finished);
     let end_ms = finished.unwrap_or(0);
     let start_ms = end_ms - calls_ms as i64;
@@ -466,6 +466,25 @@ pub(crate) fn build(ctx: &Ctx, s: &SampleRecord, labels: Option<&Vec<LabelRecord
         summary,
         span_ms: finished.map(|_| (start_ms, end_ms)),
     }
+}
+
+/// FNV-1a: stable ids from run ids.
+pub(crate) fn hash(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The time a sample's calls and checks took (ms), as its transcript lays them out.
+pub(crate) fn sample_ms(s: &SampleRecord) -> i64 {
+    s.rounds
+        .iter()
+        .map(|r| {
+            r.informalize.latency_ms
+                + r.autoformalize.as_ref().map_or(0, |c| c.latency_ms)
+                + r.verify_ms.max(0.0).round() as u64
+        })
+        .sum::<u64>() as i64
 }
 
 #[cfg(test)]
