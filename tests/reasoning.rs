@@ -460,3 +460,35 @@ fn exports_carry_the_reasoning_of_the_shipped_reasoning_run() {
         .sum();
     assert!(total > 0, "reasoning_tokens column filled");
 }
+
+#[test]
+fn a_cached_answer_keeps_its_reasoning() {
+    let server = providers::openai_server(Style::Field, providers::no_rules);
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("first");
+    let second = dir.path().join("second");
+    let cache = dir.path().join("cache");
+    for out in [&first, &second] {
+        let o = run_with(&server.base, out, "openai:qwen3-8b", &["--limit", "4"])
+            .args(["--temperature", "0", "--cache"])
+            .env("AUTOEVAL_CACHE_DIR", &cache)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let calls = server.hits.load(std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(calls, 8, "the second run is answered from the cache");
+    let (a, b) = (all_equivalent(&first), all_equivalent(&second));
+    assert_eq!(a.len(), b.len());
+    for y in &b {
+        let x = a.iter().find(|x| x["id"] == y["id"]).unwrap();
+        let (cx, cy) = (
+            &x["rounds"][0]["informalize"],
+            &y["rounds"][0]["informalize"],
+        );
+        assert_eq!(cy["cached"], true, "{cy}");
+        assert_eq!(cx["reasoning"], cy["reasoning"]);
+        assert_eq!(cy["reasoning_tokens"], 600);
+        assert!(cy["reasoning"].as_str().unwrap().contains("restating it"));
+    }
+}

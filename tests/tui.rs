@@ -1398,9 +1398,13 @@ fn the_run_form_writes_into_the_viewed_folder_and_shows_its_whole_command() {
     let s = screen(&mut app, &t, 80, 40);
     let joined: String = s
         .lines()
-        .map(|l| l.trim_matches(|c| c == '│' || c == ' ' || c == '┃'))
+        .map(|l| l.trim_matches(|c: char| "│┃━┗┛┏┓ ".contains(c)))
         .collect();
-    assert!(joined.contains(&command), "{command}\n{s}");
+    // Spaces aside: a wrapped line that starts with one loses it to the trim.
+    assert!(
+        joined.replace(' ', "").contains(&command.replace(' ', "")),
+        "{command}\n{s}"
+    );
 }
 
 #[test]

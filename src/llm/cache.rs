@@ -105,13 +105,24 @@ fn refuse_non_regular(db: &Path) -> Result<(), CacheError> {
 
 /// The checksum stored with an entry: SHA-256 over its key and everything a hit returns.
 fn entry_sum(key: &str, c: &Completion) -> String {
-    let canon = serde_json::json!([
+    let mut canon = serde_json::json!([
         key,
         c.text,
         c.input_tokens,
         c.output_tokens,
         c.finish_reason
     ]);
+    // Reasoning joins the checksum only when there is some, so entries stored before
+    // the cache kept reasoning still check out.
+    if (c.reasoning.is_some() || c.reasoning_tokens.is_some() || c.reasoning_redacted)
+        && let Some(a) = canon.as_array_mut()
+    {
+        a.extend([
+            serde_json::json!(c.reasoning),
+            serde_json::json!(c.reasoning_tokens),
+            serde_json::json!(c.reasoning_redacted),
+        ]);
+    }
     let digest = Sha256::digest(canon.to_string().as_bytes());
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -213,6 +224,25 @@ impl ResponseCache {
         if !has_sum {
             conn.execute_batch("ALTER TABLE responses ADD COLUMN sum TEXT")
                 .map_err(db)?;
+        }
+        // Reasoning columns, added to a database from before the cache kept reasoning.
+        for (col, ty) in [
+            ("reasoning", "TEXT"),
+            ("reasoning_tokens", "INTEGER"),
+            ("reasoning_redacted", "INTEGER NOT NULL DEFAULT 0"),
+        ] {
+            let has: bool = conn
+                .query_row(
+                    "SELECT count(*) FROM pragma_table_info('responses') WHERE name = ?1",
+                    params![col],
+                    |r| r.get::<_, i64>(0),
+                )
+                .map_err(db)?
+                > 0;
+            if !has {
+                conn.execute_batch(&format!("ALTER TABLE responses ADD COLUMN {col} {ty}"))
+                    .map_err(db)?;
+            }
         }
         // Touches the table's root page: a truncated file fails now, not at the first hit.
         conn.query_row(
@@ -337,7 +367,7 @@ impl ResponseCache {
         let conn = self.conn.lock().ok()?;
         let row = conn
             .query_row(
-                "SELECT text, input_tokens, output_tokens, finish_reason, last_used, sum, length(CAST(text AS BLOB)) FROM responses WHERE key = ?1",
+                "SELECT text, input_tokens, output_tokens, finish_reason, last_used, sum, length(CAST(text AS BLOB)), reasoning, reasoning_tokens, reasoning_redacted FROM responses WHERE key = ?1",
                 params![key],
                 |r| {
                     // An answer over the cap is not even read.
@@ -351,6 +381,11 @@ impl ResponseCache {
                             input_tokens: r.get::<_, i64>(1)?.max(0) as u64,
                             output_tokens: r.get::<_, i64>(2)?.max(0) as u64,
                             finish_reason: r.get(3)?,
+                            reasoning: r.get(7)?,
+                            reasoning_tokens: r
+                                .get::<_, Option<i64>>(8)?
+                                .map(|n| n.max(0) as u64),
+                            reasoning_redacted: r.get::<_, i64>(9)? != 0,
                             ..Completion::default()
                         },
                         r.get::<_, i64>(4)?,
@@ -395,7 +430,11 @@ impl ResponseCache {
     /// Stores an answer (the first answer for a key wins; later ones are equal by design).
     pub fn put(&self, key: &str, info: &ModelInfo, c: &Completion) {
         // A truncated answer is no answer: asking again (with more tokens) must reach the model.
-        if self.disabled.load(Ordering::Relaxed) || c.text.len() > MAX_TEXT || c.truncated {
+        if self.disabled.load(Ordering::Relaxed)
+            || c.text.len() > MAX_TEXT
+            || c.reasoning.as_ref().is_some_and(|r| r.len() > MAX_TEXT)
+            || c.truncated
+        {
             return;
         }
         let Ok(conn) = self.conn.lock() else {
@@ -404,8 +443,8 @@ impl ResponseCache {
         let t = now();
         let r = conn.execute(
             "INSERT OR IGNORE INTO responses
-               (key, provider, base_url, model, text, input_tokens, output_tokens, finish_reason, created, last_used, sum)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10)",
+               (key, provider, base_url, model, text, input_tokens, output_tokens, finish_reason, created, last_used, sum, reasoning, reasoning_tokens, reasoning_redacted)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10, ?11, ?12, ?13)",
             params![
                 key,
                 info.provider,
@@ -416,7 +455,10 @@ impl ResponseCache {
                 c.output_tokens.min(i64::MAX as u64) as i64,
                 c.finish_reason,
                 t,
-                entry_sum(key, c)
+                entry_sum(key, c),
+                c.reasoning,
+                c.reasoning_tokens.map(|n| n.min(i64::MAX as u64) as i64),
+                i64::from(c.reasoning_redacted)
             ],
         );
         drop(conn);
@@ -568,6 +610,61 @@ mod tests {
             public_base("https://u:secret@h:8/v1?api-key=s"),
             "https://h:8/v1"
         );
+    }
+
+    #[test]
+    fn reasoning_is_kept_and_an_older_database_still_hits() {
+        let dir = tempfile::tempdir().unwrap();
+        let i = info("http://h/v1");
+        let k = key(&i, &req("p", 0.0));
+        let plain = Completion {
+            text: "p1 ∧ p2".into(),
+            input_tokens: 9,
+            output_tokens: 40,
+            finish_reason: Some("stop".into()),
+            ..Completion::default()
+        };
+        {
+            // A database as the version before reasoning wrote it, with one entry.
+            let conn = rusqlite::Connection::open(dir.path().join(FILE)).unwrap();
+            conn.execute_batch(
+                "CREATE TABLE responses (key TEXT PRIMARY KEY, provider TEXT NOT NULL,
+                 base_url TEXT NOT NULL, model TEXT NOT NULL, text TEXT NOT NULL,
+                 input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
+                 finish_reason TEXT, created INTEGER NOT NULL, last_used INTEGER NOT NULL,
+                 sum TEXT);",
+            )
+            .unwrap();
+            conn.execute(
+                "INSERT INTO responses VALUES (?1, 'openai', 'http://h/v1', 'm', ?2, 9, 40, 'stop', 1, 1, ?3)",
+                params![k, plain.text, entry_sum(&k, &plain)],
+            )
+            .unwrap();
+        }
+        let c = ResponseCache::open(dir.path()).unwrap();
+        assert_eq!(c.get(&k), Some(plain), "an old entry checks out");
+        let k2 = key(&i, &req("q", 0.0));
+        let thought = Completion {
+            text: "p3".into(),
+            input_tokens: 9,
+            output_tokens: 400,
+            finish_reason: Some("stop".into()),
+            reasoning: Some("first draft: ¬p3 — no, p3".into()),
+            reasoning_tokens: Some(360),
+            reasoning_redacted: true,
+            truncated: false,
+        };
+        c.put(&k2, &i, &thought);
+        assert_eq!(c.get(&k2), Some(thought.clone()), "reasoning comes back");
+        // Changing the stored reasoning fails the checksum: a miss, warned.
+        let conn = rusqlite::Connection::open(dir.path().join(FILE)).unwrap();
+        conn.execute(
+            "UPDATE responses SET reasoning = 'edited' WHERE key = ?1",
+            params![k2],
+        )
+        .unwrap();
+        assert_eq!(c.get(&k2), None);
+        assert_eq!(c.take_warnings().len(), 1);
     }
 
     #[test]

@@ -32,7 +32,7 @@ pub use super::scratch::INDEX;
 /// The format's name and version: a cache of any other version is not read (and is
 /// rebuilt). Version 5: rows carry every stored closeness metric; version 6 adds
 /// `meteor` and `bertscore_minilm`.
-const MAGIC: &[u8; 8] = b"AEIDX\x00\x00\x07";
+const MAGIC: &[u8; 8] = b"AEIDX\x00\x00\x08";
 /// Most warnings kept in a cache.
 const MAX_WARNINGS: usize = 10_000;
 
@@ -511,6 +511,7 @@ pub fn load(dir: &Path, texts: bool) -> Option<Scan> {
             ops: has(0).then_some(ops),
             depth: has(1).then_some(depth),
             phi0_hash,
+            truncated: has(6),
             text: row_spans.len() as u32,
         });
         row_spans.push(span);

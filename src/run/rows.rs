@@ -39,7 +39,10 @@ pub struct Row {
     pub depth: Option<u16>,
     /// A hash of φ₀ as shown, to find the same formula in other runs without its text.
     pub phi0_hash: u64,
-    /// Where the row's text (φ₀, ψ and φ₁ joined by [`SEP`], what search looks at)
+    /// Some call stopped at the token limit before answering (the "truncated" filter).
+    pub truncated: bool,
+    /// Where the row's text (φ₀, ψ, φ₁ and the calls' reasoning joined by [`SEP`],
+    /// what search looks at)
     /// is in its run's [`TextStore`] (or [`super::scan::Scan::texts`]).
     pub text: u32,
 }
@@ -449,23 +452,26 @@ struct LightRound<'a> {
     phi1: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     verdict: Option<LightVerdict<'a>>,
-    #[serde(default)]
-    informalize: Option<LightCall>,
-    #[serde(default)]
-    autoformalize: Option<LightCall>,
+    #[serde(borrow, default)]
+    informalize: Option<LightCall<'a>>,
+    #[serde(borrow, default)]
+    autoformalize: Option<LightCall<'a>>,
 }
 
-/// What the rows keep of a call: whether it ran out of tokens, and its reasoning tokens.
+/// What the rows keep of a call: whether it ran out of tokens, its reasoning tokens
+/// and text (for the search that includes reasoning).
 #[derive(Deserialize, Default)]
-struct LightCall {
+struct LightCall<'a> {
     #[serde(default)]
     truncated: bool,
     #[serde(default)]
     reasoning_tokens: Option<u64>,
+    #[serde(borrow, default)]
+    reasoning: Option<Cow<'a, str>>,
 }
 
-impl LightRound<'_> {
-    fn calls(&self) -> impl Iterator<Item = &LightCall> {
+impl<'a> LightRound<'a> {
+    fn calls(&self) -> impl Iterator<Item = &LightCall<'a>> {
         self.informalize.iter().chain(self.autoformalize.as_ref())
     }
 }
@@ -628,11 +634,42 @@ pub(crate) fn parse_row(
             ops: s.num_operators.map(|v| v.min(u16::MAX as usize) as u16),
             depth: s.depth.map(|v| v.min(u16::MAX as usize) as u16),
             phi0_hash: phi0_hash(&safe(&s.phi0)),
+            truncated: extra.truncated,
             text: 0,
         },
         extra,
-        format!("{}{SEP}{psi}{SEP}{phi1}", safe(&s.phi0)).into(),
+        text(&safe(&s.phi0), &psi, &phi1, &s.rounds),
     )))
+}
+
+/// Reasoning kept for search per sample: the first 64 KiB of its calls' reasoning
+/// (a bound, so a run of long traces keeps a row index of a sensible size).
+pub const MAX_SEARCH_REASONING: usize = 64 * 1024;
+
+/// A row's text: φ₀, ψ, φ₁, and, when any call has reasoning, the reasoning of its calls
+/// (each on its own lines, bounded by [`MAX_SEARCH_REASONING`]) as a fourth field.
+fn text(phi0: &str, psi: &str, phi1: &str, rounds: &[LightRound<'_>]) -> Box<str> {
+    let mut t = format!("{phi0}{SEP}{psi}{SEP}{phi1}");
+    let mut left = MAX_SEARCH_REASONING;
+    let mut first = true;
+    for r in rounds.iter().flat_map(LightRound::calls) {
+        let Some(reasoning) = r.reasoning.as_deref().filter(|x| !x.is_empty()) else {
+            continue;
+        };
+        if left == 0 {
+            break;
+        }
+        t.push(if first { SEP } else { '\n' });
+        first = false;
+        let mut cut = reasoning.len().min(left);
+        while !reasoning.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let piece = crate::sanitize::for_terminal(&reasoning[..cut]);
+        left -= cut;
+        t.push_str(&piece);
+    }
+    t.into()
 }
 
 /// The fields `report` needs beyond a [`Row`]; kept only while a run is read or

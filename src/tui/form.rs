@@ -8,7 +8,7 @@ pub use super::form_scale::{FormError, FormFields};
 
 /// Form fields, in order: (label, config key). Every setting of `autoeval run` a user
 /// would set; the form becomes that command's arguments, parsed by the same parser.
-pub const FIELDS: [(&str, &str); 23] = [
+pub const FIELDS: [(&str, &str); 27] = [
     ("dataset (kind or file)", "dataset"),
     ("seed (kind)", "seed"),
     ("per category (kind)", "per_category"),
@@ -21,6 +21,10 @@ pub const FIELDS: [(&str, &str); 23] = [
     ("rounds", "rounds"),
     ("temperature", "temperature"),
     ("max tokens", "max_tokens"),
+    ("reasoning effort", "reasoning_effort"),
+    ("thinking on/off/auto", "thinking"),
+    ("thinking budget", "thinking_budget"),
+    ("extra body (JSON)", "extra_body"),
     ("concurrency", "concurrency"),
     ("endpoint concurrency", "endpoint_concurrency"),
     ("retries per request", "retries"),
@@ -67,6 +71,7 @@ impl Form {
         {
             v.push(c);
         }
+        self.error.clear();
         self.refresh();
     }
 
@@ -84,10 +89,28 @@ impl Form {
                 self.sel = (self.sel + n - 1) % n;
                 Effect::None
             }
+            Action::PageDown => {
+                self.sel = (self.sel + 6).min(n - 1);
+                Effect::None
+            }
+            Action::PageUp => {
+                self.sel = self.sel.saturating_sub(6);
+                Effect::None
+            }
+            Action::Top => {
+                self.sel = 0;
+                Effect::None
+            }
+            Action::Bottom => {
+                self.sel = n - 1;
+                Effect::None
+            }
             Action::DeleteChar => {
                 if let Some(v) = self.values.get_mut(self.sel) {
                     v.pop();
                 }
+                // The last start's complaint is about what was there before the edit.
+                self.error.clear();
                 Effect::None
             }
             Action::Confirm => Effect::Confirm,
@@ -101,6 +124,18 @@ impl Form {
 
 fn last_path() -> Option<PathBuf> {
     super::theme::config_dir().map(|d| d.join("last-run.toml"))
+}
+
+/// Fields the next form does not take from `last-run.toml`.
+const ONE_RUN_ONLY: [&str; 2] = ["retry_errors", "batch_api"];
+
+/// The request profile's default answer limit for a `provider:model` string (1024
+/// when no profile matches).
+fn profile_max_tokens(model: &str) -> u64 {
+    let (provider, name) = model.split_once(':').unwrap_or((model, model));
+    crate::llm::profile::Profiles::builtin()
+        .find(provider, name)
+        .map_or(1024, |p| u64::from(p.default_max_tokens))
 }
 
 /// Typical prompt and answer sizes of one call, in tokens, for the cost estimate.
@@ -123,14 +158,11 @@ impl Form {
                     "model" => "perturb",
                     "shots" => "0",
                     "rounds" => "1",
-                    "temperature" => "0.1",
-                    "max_tokens" => "1024",
                     "concurrency" => "8",
                     "retries" => "5",
                     "request_timeout" => "120",
                     "retry_errors" | "batch_api" => "n",
                     "batch_poll" => "30",
-                    "out" if base.is_some() => "live",
                     "out" => "runs/live",
                     _ => "",
                 }
@@ -142,10 +174,23 @@ impl Form {
             .and_then(|t| t.parse::<toml::Table>().ok())
         {
             for (i, (_, key)) in FIELDS.iter().enumerate() {
+                // Retrying errors and the batch API are choices for one run: remembered,
+                // they would come back on unseen in the next form.
+                if ONE_RUN_ONLY.contains(key) {
+                    continue;
+                }
                 if let Some(v) = t.get(*key).and_then(|v| v.as_str()) {
                     values[i] = v.to_string();
                 }
             }
+        }
+        // The default output goes beside the runs being viewed, written out in full:
+        // relative paths in the form are the shell's, as on `autoeval run`'s line.
+        if let Some(b) = base
+            && let Some(i) = FIELDS.iter().position(|(_, k)| *k == "out")
+            && values[i] == "runs/live"
+        {
+            values[i] = b.join("live").display().to_string();
         }
         let mut f = Form {
             values,
@@ -156,21 +201,26 @@ impl Form {
             base: base.map(std::path::Path::to_path_buf),
             resume: None,
         };
+        // Not remembered, but a batch run in the output directory resumes as one: the
+        // field shows it on.
+        if let Some(dir) = f.out_dir()
+            && let Ok(m) = crate::run::store::read_manifest(&dir)
+            && m.extra.get("batch").and_then(serde_json::Value::as_str) == Some("api")
+        {
+            f.set("batch_api", "y");
+        }
         f.refresh();
         f
     }
 
-    /// The output directory: a relative one is inside the folder being viewed.
+    /// The output directory; a relative one is from the shell's directory, like the
+    /// dataset's (the default is the folder being viewed, written out in full).
     pub fn out_dir(&self) -> Option<PathBuf> {
         let out = self.get("out");
         if out.is_empty() {
             return None;
         }
-        let p = std::path::Path::new(out);
-        Some(match &self.base {
-            Some(b) if p.is_relative() => b.join(p),
-            _ => p.to_path_buf(),
-        })
+        Some(PathBuf::from(out))
     }
 
     /// Samples done and model errors of the run in the output directory, if it holds
@@ -295,13 +345,39 @@ impl Form {
         flag("rounds", &self.number("rounds", 1)?.to_string());
         let t = self.get("temperature");
         if !t.is_empty() {
-            let v: f32 = t.parse().map_err(|_| FormError::NotANumber {
-                field: "temperature".into(),
-                value: t.to_string(),
-            })?;
-            flag("temperature", &v.to_string());
+            // Checked as a number, passed on as typed: `0.1` stays `0.1`.
+            t.parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| FormError::NotANumber {
+                    field: "temperature".into(),
+                    value: t.to_string(),
+                })?;
+            flag("temperature", t);
         }
-        flag("max-tokens", &self.number("max_tokens", 1024)?.to_string());
+        // Empty limits and reasoning settings are the model's profile's defaults.
+        for (key, name) in [
+            ("max_tokens", "max-tokens"),
+            ("thinking_budget", "thinking-budget"),
+        ] {
+            if !self.get(key).is_empty() {
+                flag(name, &self.number(key, 0)?.to_string());
+            }
+        }
+        for (key, name) in [
+            ("reasoning_effort", "reasoning-effort"),
+            ("thinking", "thinking"),
+        ] {
+            if !self.get(key).is_empty() {
+                flag(name, self.get(key));
+            }
+        }
+        let extra = self.get("extra_body");
+        if !extra.is_empty() {
+            crate::llm::profile::parse_extra_body(extra)
+                .map_err(|e| FormError::Invalid(format!("extra body: {e}")))?;
+            flag("extra-body", extra);
+        }
         flag("concurrency", &self.number("concurrency", 8)?.to_string());
         flag("retries", &self.number("retries", 5)?.to_string());
         flag(
@@ -391,7 +467,10 @@ impl Form {
         let calls = n as u64 * 2 * rounds;
         let model = self.get("model");
         let name = model.split_once(':').map_or(model, |(_, m)| m);
-        let max_out = self.number("max_tokens", 1024).unwrap_or(1024) as u64;
+        let max_out = match self.get("max_tokens") {
+            "" => profile_max_tokens(model),
+            _ => self.number("max_tokens", 1024).unwrap_or(1024) as u64,
+        };
         let prices = crate::llm::prices::PriceTable::builtin();
         let batch = super::form_scale::batch_on(self);
         let price = |i, o| {

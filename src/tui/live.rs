@@ -89,6 +89,23 @@ pub struct Live {
     cancel_tx: tokio::sync::watch::Sender<bool>,
 }
 
+/// An error and its causes on one line, each cause said once: a context that already
+/// quotes the OS error is not followed by the same OS error again.
+fn chain_once(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let m = cause.to_string();
+        if out.contains(&m) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&m);
+    }
+    out
+}
+
 impl Live {
     /// Starts a run from the form; the pipeline runs on its own threads.
     pub fn start(
@@ -126,7 +143,7 @@ impl Live {
         let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
         // The recorded command is the one a shell can run again (quoted where needed).
         let spec = build_spec(&args, argv, Some(&pause_tx)).map_err(|e| {
-            FormError::Setup(crate::sanitize::one_line(&format!("{e:#}")).into_owned())
+            FormError::Setup(crate::sanitize::one_line(&chain_once(&e)).into_owned())
         })?;
         form.remember();
         let tx = std::sync::Arc::new(deliver);
@@ -355,6 +372,19 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::run::batch::STATUS_PREFIX;
+
+    #[test]
+    fn an_error_chain_says_each_cause_once() {
+        let os = std::io::Error::from_raw_os_error(2);
+        let e = anyhow::Error::new(std::io::Error::from_raw_os_error(2))
+            .context(format!("cannot read /x ({os})"))
+            .context("dataset");
+        assert_eq!(
+            chain_once(&e),
+            format!("dataset: cannot read /x ({os})"),
+            "the OS error once"
+        );
+    }
 
     fn batch_live() -> Live {
         Live {

@@ -29,6 +29,8 @@ pub struct Query {
     accept: Vec<(u8, u8)>,
     raw: String,
     skim: SkimMatcherV2,
+    /// Fields searched: φ₀, ψ, φ₁, and the calls' reasoning when asked.
+    nfields: usize,
 }
 
 impl Query {
@@ -62,7 +64,16 @@ impl Query {
             accept,
             raw,
             skim,
+            nfields: 3,
         }
+    }
+
+    /// Searches the calls' reasoning too (the row text's fourth field).
+    #[must_use]
+    pub fn with_reasoning(mut self, on: bool) -> Query {
+        // The fourth field and on are reasoning (its text cannot hold a separator).
+        self.nfields = if on { usize::MAX } else { 3 };
+        self
     }
 
     /// Whether the query is empty.
@@ -177,9 +188,12 @@ impl Query {
         best
     }
 
-    /// Whether a row's joined text (φ₀, ψ, φ₁) matches.
+    /// Whether a row's joined text (φ₀, ψ, φ₁, and reasoning when asked) matches.
     pub fn matches(&self, text: &str) -> bool {
-        self.is_empty() || fields(text).any(|f| self.window(f.as_bytes()))
+        self.is_empty()
+            || fields(text)
+                .take(self.nfields)
+                .any(|f| self.window(f.as_bytes()))
     }
 
     /// The best skim score over the fields the window admits, or `None` when the row
@@ -199,7 +213,7 @@ impl Query {
         // query's length rather than the field's.
         let mut best = None;
         let mut done: [&str; 3] = [""; 3];
-        for (k, f) in fields(text).enumerate() {
+        for (k, f) in fields(text).take(self.nfields).enumerate() {
             // A field equal to an earlier one (φ₁ = φ₀ in most samples) adds nothing to
             // the best score.
             if done[..k.min(3)].contains(&f) {
@@ -351,6 +365,8 @@ pub struct Job {
     pub by_label: HashSet<(u32, u32)>,
     /// Best match first (else dataset order).
     pub ranked: bool,
+    /// The calls' reasoning is searched too.
+    pub reasoning: bool,
 }
 
 /// A search's result: the matching rows in display order and, when ranked, their scores.
@@ -419,7 +435,7 @@ const PIECE: usize = 16_384;
 /// [`run_job`] that gives up (`None`) once `stop` returns true: a newer search
 /// overtook it.
 fn run_job_until(job: &Job, stop: &(dyn Fn() -> bool + Sync)) -> Option<Found> {
-    let q = Query::new(&job.query);
+    let q = Query::new(&job.query).with_reasoning(job.reasoning);
     if q.is_empty() {
         return Some(Found {
             rows: job.pool.to_vec(),

@@ -93,6 +93,7 @@ fn a_job_in_pieces_equals_row_by_row_scoring() {
             stores: vec![store.clone(), store.clone()],
             by_label: by_label.clone(),
             ranked,
+            reasoning: false,
         };
         let q = Plain::new(query);
         let mut want: Vec<((u32, u32), i64)> = pool
@@ -154,6 +155,7 @@ fn the_worker_delivers_only_the_newest_search() {
         stores: vec![store.clone()],
         by_label: HashSet::new(),
         ranked: true,
+        reasoning: false,
     };
     let (tx, rx) = mpsc::channel();
     let worker = Worker::start(move |g, found| tx.send((g, found)).is_ok());
@@ -279,9 +281,13 @@ proptest::proptest! {
             "pX", "12", "(p", "p_2", "∨x", "1p2x", "p∧p∧p",
         ]),
     ) {
-        let (fast, plain) = (Query::new(q), Plain::new(q));
+        let (fast, plain) = (Query::new(q).with_reasoning(true), Plain::new(q));
         proptest::prop_assert_eq!(fast.matches(&text), plain.matches(&text));
         proptest::prop_assert_eq!(fast.score(&text), plain.score(&text));
+        // Without reasoning only φ₀, ψ and φ₁ count.
+        let three = first_three(&text);
+        proptest::prop_assert_eq!(Query::new(q).matches(&text), plain.matches(&three));
+        proptest::prop_assert_eq!(Query::new(q).score(&text), plain.score(&three));
     }
 
     /// Scores remembered across rows are the scores; fields split as `str::split`.
@@ -290,7 +296,7 @@ proptest::proptest! {
         texts in proptest::collection::vec(pieces(), 1..40),
         q in proptest::sample::select(vec!["p", "p12", "P1", "∧¬", "x p", "é"]),
     ) {
-        let (fast, plain) = (Query::new(q), Plain::new(q));
+        let (fast, plain) = (Query::new(q).with_reasoning(true), Plain::new(q));
         let mut memo = Memo::default();
         for t in &texts {
             proptest::prop_assert_eq!(fast.score_with(t, &mut memo), plain.score(t));
@@ -305,8 +311,36 @@ proptest::proptest! {
     #[test]
     fn fast_scoring_agrees_on_random_queries(text in pieces(), q in pieces()) {
         let q: String = q.chars().filter(|&c| c != SEP).take(6).collect();
-        let (fast, plain) = (Query::new(&q), Plain::new(&q));
+        let (fast, plain) = (Query::new(&q).with_reasoning(true), Plain::new(&q));
         proptest::prop_assert_eq!(fast.matches(&text), plain.matches(&text));
         proptest::prop_assert_eq!(fast.score(&text), plain.score(&text));
+        let three = first_three(&text);
+        proptest::prop_assert_eq!(Query::new(&q).score(&text), plain.score(&three));
     }
+}
+
+/// A row text's φ₀, ψ and φ₁ (what a search without reasoning looks at).
+fn first_three(text: &str) -> String {
+    text.split(SEP)
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(&SEP.to_string())
+}
+
+#[test]
+fn reasoning_is_searched_only_when_asked() {
+    let sep = super::SEP;
+    let text = format!("p1 ∧ p2{sep}both hold{sep}p1 ∧ p2{sep}first draft: zebra");
+    assert!(!Query::new("zebra").matches(&text));
+    assert!(Query::new("zebra").with_reasoning(true).matches(&text));
+    assert!(
+        Query::new("zebra")
+            .with_reasoning(true)
+            .score(&text)
+            .is_some()
+    );
+    assert!(Query::new("zebra").score(&text).is_none());
+    // A row without reasoning has three fields: the toggle changes nothing.
+    let plain = format!("p1{sep}one{sep}p1");
+    assert!(Query::new("one").with_reasoning(true).matches(&plain));
 }

@@ -69,6 +69,8 @@ pub(crate) fn refuses(a: Action) -> Option<&'static str> {
         | Action::Reviewed
         | Action::AcceptSuggestion
         | Action::EditNote
-        | Action::Undo => None,
+        | Action::Undo
+        | Action::ToggleReasoning
+        | Action::SearchReasoning => None,
     }
 }

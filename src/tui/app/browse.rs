@@ -66,7 +66,7 @@ impl App {
                 let d = if a == Action::NextPane { 1 } else { 2 };
                 self.panes.focus = order[(i + d) % 3];
             }
-            Action::NextTab | Action::PrevTab | Action::ToggleTree => {
+            Action::NextTab | Action::PrevTab | Action::ToggleTree | Action::ToggleReasoning => {
                 self.panes.detail_view.handle(a);
             }
             Action::Compare if self.model.selected().is_some() => {

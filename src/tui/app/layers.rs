@@ -91,6 +91,15 @@ impl App {
             self.toggle_order();
             return;
         }
+        if a == Action::SearchReasoning {
+            self.model.toggle_search_reasoning();
+            self.status = if self.model.listing.search.reasoning {
+                "search: φ₀, ψ, φ₁ and the models' reasoning".into()
+            } else {
+                "search: φ₀, ψ and φ₁ (reasoning left out)".into()
+            };
+            return;
+        }
         match self.model.listing.search.field.handle(a) {
             Effect::Edited => self.model.research(),
             Effect::Confirm => self.pop(),

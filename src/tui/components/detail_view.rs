@@ -38,6 +38,8 @@ pub struct DetailView {
     pub tab: Tab,
     /// Formulas drawn as indented trees.
     pub tree: bool,
+    /// The Raw tab shows each call's reasoning (else one fold line per call).
+    pub reasoning: bool,
     /// Rows scrolled.
     pub scroll: u16,
     /// The furthest it can scroll, as the last frame wrapped the text.
@@ -49,6 +51,7 @@ impl Default for DetailView {
         DetailView {
             tab: Tab::Overview,
             tree: false,
+            reasoning: false,
             scroll: 0,
             max_scroll: Cell::new(u16::MAX),
         }
@@ -82,6 +85,10 @@ impl DetailView {
             }
             Action::ToggleTree => {
                 self.tree = !self.tree;
+                true
+            }
+            Action::ToggleReasoning => {
+                self.reasoning = !self.reasoning;
                 true
             }
             _ => false,

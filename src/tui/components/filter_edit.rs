@@ -4,7 +4,9 @@
 //! (any stored metric, a from–to range or "without it"), annotators disagree.
 
 use super::super::keymap::{Action, Context};
-use super::super::model::{ClosenessFilter, DisagreeFilter, Filter, JudgeFilter, LabelFilter};
+use super::super::model::{
+    ClosenessFilter, DisagreeFilter, Filter, JudgeFilter, LabelFilter, TruncatedFilter,
+};
 use super::Effect;
 use crate::record::Metric;
 use crate::report::kinds::FailureKind;
@@ -14,8 +16,14 @@ use std::collections::BTreeSet;
 
 /// Fields: lower, upper bound; six verdicts; label state; dataset kind; failure kind;
 /// categories any-of, none-of; judge; passes in; closeness metric, from, to;
-/// annotators disagree.
-pub const FIELDS: usize = 2 + 6 + 1 + 1 + 9;
+/// annotators disagree; truncated.
+pub const FIELDS: usize = 2 + 6 + 1 + 1 + 10;
+
+/// The "annotators disagree" field.
+pub const DISAGREE: usize = 18;
+
+/// The "truncated" field (calls that ran out of tokens while reasoning).
+pub const TRUNCATED: usize = 19;
 
 /// The closeness metric field (then its from and to fields).
 pub const CLOSENESS: usize = 15;
@@ -23,7 +31,10 @@ pub const CLOSENESS: usize = 15;
 /// Whether the field filters by outcome (verdicts, failure kind, judge, passes in,
 /// closeness): blind mode keeps those closed, since what they keep would tell.
 pub(crate) fn tells_outcome(field: usize) -> bool {
-    (2..8).contains(&field) || field == 10 || (13..=CLOSENESS + 2).contains(&field)
+    (2..8).contains(&field)
+        || field == 10
+        || (13..=CLOSENESS + 2).contains(&field)
+        || field == TRUNCATED
 }
 
 /// What ←/→ moves a closeness bound by, in 1/10,000.
@@ -269,7 +280,8 @@ impl FilterEditor {
                 };
                 set_closeness(c, lo, hi);
             }
-            18 => filter.disagree = step(&DisagreeFilter::ALL, &filter.disagree, d),
+            DISAGREE => filter.disagree = step(&DisagreeFilter::ALL, &filter.disagree, d),
+            TRUNCATED => filter.truncated = step(&TruncatedFilter::ALL, &filter.truncated, d),
             _ => return Effect::None,
         }
         Effect::Refilter
@@ -350,6 +362,14 @@ mod tests {
         assert_eq!(f.disagree, DisagreeFilter::All);
         e.handle(Action::Increase, &mut f, &env);
         assert_eq!(f.disagree, DisagreeFilter::Any);
+        e.handle(Action::NextField, &mut f, &env);
+        assert_eq!(e.field, TRUNCATED);
+        e.handle(Action::Increase, &mut f, &env);
+        assert_eq!(f.truncated, TruncatedFilter::Only);
+        e.handle(Action::Increase, &mut f, &env);
+        assert_eq!(f.truncated, TruncatedFilter::Not);
+        e.handle(Action::Increase, &mut f, &env);
+        assert_eq!(f.truncated, TruncatedFilter::Any);
         // Closeness: pick a metric, type a range in hundredths, step it by 0.05.
         e.field = CLOSENESS;
         e.handle(Action::Increase, &mut f, &env);

@@ -16,6 +16,8 @@ pub struct SearchBox {
     pub pending: Option<(u64, String)>,
     /// Results best match first (else dataset order).
     pub ranked: bool,
+    /// The calls' reasoning is searched too (off: φ₀, ψ and φ₁ only).
+    pub reasoning: bool,
     /// Each shown row's score while a ranked search is on (else empty).
     pub scores: Vec<i64>,
     /// Runs large searches (started on first use).
@@ -32,6 +34,7 @@ impl Default for SearchBox {
             generation: 0,
             pending: None,
             ranked: true,
+            reasoning: false,
             scores: Vec::new(),
             worker: None,
             sync_limit: 10_000,
@@ -60,6 +63,13 @@ impl SearchBox {
     /// Best match first ↔ dataset order; the next search starts from the filtered rows.
     pub(crate) fn toggle_order(&mut self) {
         self.ranked = !self.ranked;
+        self.last.clear();
+    }
+
+    /// Reasoning searched or not; the next search starts from the filtered rows (the
+    /// shown results were narrowed over other fields).
+    pub(crate) fn toggle_reasoning(&mut self) {
+        self.reasoning = !self.reasoning;
         self.last.clear();
     }
 }

@@ -126,6 +126,11 @@ pub enum Action {
     Rank,
     /// Normal mode: jump to a sample by id (`:`).
     Jump,
+    /// Raw tab: show or hide each call's reasoning under its answer.
+    #[serde(rename = "reasoning")]
+    ToggleReasoning,
+    /// Search: include the calls' reasoning in what is searched, or not.
+    SearchReasoning,
 }
 
 impl Action {

@@ -48,6 +48,46 @@ pub struct Filter {
     pub closeness: ClosenessFilter,
     /// Samples whose annotators named different categories.
     pub disagree: DisagreeFilter,
+    /// Samples with a call that stopped at the token limit before answering.
+    pub truncated: TruncatedFilter,
+}
+
+/// The "truncated" filter: calls that ran out of tokens while reasoning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum TruncatedFilter {
+    /// All samples.
+    #[default]
+    Any,
+    /// Only samples with a truncated call.
+    Only,
+    /// Only samples without one.
+    Not,
+}
+
+impl TruncatedFilter {
+    pub const ALL: [TruncatedFilter; 3] = [
+        TruncatedFilter::Any,
+        TruncatedFilter::Only,
+        TruncatedFilter::Not,
+    ];
+
+    /// Its name in the filter editor and the summary.
+    pub fn name(self) -> &'static str {
+        match self {
+            TruncatedFilter::Any => "any",
+            TruncatedFilter::Only => "truncated",
+            TruncatedFilter::Not => "not truncated",
+        }
+    }
+
+    /// Whether a row passes.
+    pub fn admits(self, truncated: bool) -> bool {
+        match self {
+            TruncatedFilter::Any => true,
+            TruncatedFilter::Only => truncated,
+            TruncatedFilter::Not => !truncated,
+        }
+    }
 }
 
 /// The "annotators disagree" filter: two or more annotators, different category sets.
@@ -287,6 +327,9 @@ pub(crate) fn row_passes(
     if !f.disagree.admits(ri.labels.get(&*r.id)) {
         return false;
     }
+    if !f.truncated.admits(r.truncated) {
+        return false;
+    }
     if let Some(other) = f.passes_in
         && (other == run || r.verdict.is_pass() || !passing_elsewhere.contains(&r.phi0_hash))
     {
@@ -379,8 +422,19 @@ impl super::Model {
                 self.listing.filter.disagree.name()
             ));
         }
+        if self.listing.filter.truncated != TruncatedFilter::Any {
+            parts.push(self.listing.filter.truncated.name().to_string());
+        }
         if !self.listing.search.field.text.is_empty() {
-            parts.push(format!("/{}", self.listing.search.field.text));
+            parts.push(format!(
+                "/{}{}",
+                self.listing.search.field.text,
+                if self.listing.search.reasoning {
+                    " +reasoning"
+                } else {
+                    ""
+                }
+            ));
         }
         parts.join(" · ")
     }

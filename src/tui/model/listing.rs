@@ -148,7 +148,14 @@ impl Model {
             stores: self.runs.iter().map(|r| r.texts.clone()).collect(),
             by_label,
             ranked: s.ranked,
+            reasoning: s.reasoning,
         }
+    }
+
+    /// Search the calls' reasoning too, or stop (re-run from the filtered list).
+    pub(crate) fn toggle_search_reasoning(&mut self) {
+        self.listing.search.toggle_reasoning();
+        self.research();
     }
 
     /// Search results: best match first ↔ dataset order (re-run from the filtered list:

@@ -21,7 +21,9 @@ pub use derived::{
     outcomes,
 };
 pub use detail::{Detail, Highlighted};
-pub use filter::{ClosenessFilter, DisagreeFilter, Filter, JudgeFilter, LabelFilter};
+pub use filter::{
+    ClosenessFilter, DisagreeFilter, Filter, JudgeFilter, LabelFilter, TruncatedFilter,
+};
 pub use listing::Listing;
 
 /// The runs and everything the viewer knows about them.

@@ -186,6 +186,12 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
     for n in rec.verdict.notes() {
         out.push(muted(format!("  note: {n}"), t));
     }
+    if let Some(r) = reasoning_summary(rec) {
+        out.push(Line::from(vec![
+            Span::styled("reasoning ", Style::default().fg(t.title)),
+            Span::styled(r, Style::default().fg(t.muted)),
+        ]));
+    }
     if let Some(c) = rec.closeness {
         out.extend(
             closeness_lines(&c, rec.syntax)
@@ -372,6 +378,104 @@ fn countermodel_tab(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
     out
 }
 
+/// `1840` as `1,840`.
+fn grouped(n: u64) -> String {
+    let d = n.to_string();
+    let mut out = String::with_capacity(d.len() + d.len() / 3);
+    for (i, c) in d.chars().enumerate() {
+        if i > 0 && (d.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A call's reasoning under its answer: one fold line (its length and tokens), and
+/// the text itself when unfolded (`z`). Redacted reasoning says so and shows nothing.
+fn reasoning_fold(c: &crate::run::format::CallRecord, open: bool, t: &Theme) -> Vec<Line<'static>> {
+    let tokens = c
+        .reasoning_tokens
+        .map(|n| format!(" · {} tokens", grouped(n)))
+        .unwrap_or_default();
+    let text = c.reasoning.as_deref().filter(|x| !x.is_empty());
+    let Some(text) = text else {
+        return if c.reasoning_redacted {
+            vec![muted(
+                format!("  ▸ reasoning redacted by the provider (not stored){tokens}"),
+                t,
+            )]
+        } else if c.reasoning_tokens.is_some_and(|n| n > 0) {
+            vec![muted(
+                format!("  ▸ reasoning not returned by the provider{tokens}"),
+                t,
+            )]
+        } else {
+            vec![]
+        };
+    };
+    let chars = grouped(text.chars().count() as u64);
+    let redacted = if c.reasoning_redacted {
+        " · part redacted"
+    } else {
+        ""
+    };
+    if !open {
+        return vec![muted(
+            format!("  ▸ reasoning · {chars} chars{tokens}{redacted} · z unfolds"),
+            t,
+        )];
+    }
+    let mut out = vec![Line::from(Span::styled(
+        format!("  ▾ reasoning · {chars} chars{tokens}{redacted} · z folds"),
+        Style::default().fg(t.title),
+    ))];
+    let safe = crate::sanitize::for_terminal(text);
+    for l in safe.lines() {
+        out.push(muted(format!("    │ {l}"), t));
+    }
+    out
+}
+
+/// The Overview's reasoning line: tokens over the sample's calls, and whether a call
+/// stopped at the token limit; None when neither applies.
+fn reasoning_summary(rec: &crate::run::format::SampleRecord) -> Option<String> {
+    let calls: Vec<&crate::run::format::CallRecord> = rec
+        .rounds
+        .iter()
+        .flat_map(|r| std::iter::once(&r.informalize).chain(r.autoformalize.as_ref()))
+        .collect();
+    let tokens: Option<u64> = calls
+        .iter()
+        .filter_map(|c| c.reasoning_tokens)
+        .reduce(u64::saturating_add);
+    let chars: usize = calls
+        .iter()
+        .filter_map(|c| c.reasoning.as_deref())
+        .map(|x| x.chars().count())
+        .sum();
+    let truncated = calls.iter().filter(|c| c.truncated).count();
+    let redacted = calls.iter().any(|c| c.reasoning_redacted);
+    let mut parts = Vec::new();
+    match tokens {
+        Some(n) if n > 0 => parts.push(format!("{} tokens", grouped(n))),
+        _ if chars > 0 => parts.push(format!(
+            "{} chars (tokens not reported)",
+            grouped(chars as u64)
+        )),
+        _ if redacted => parts.push("redacted".to_string()),
+        _ => {}
+    }
+    if truncated > 0 {
+        parts.push(if calls.len() > 1 {
+            format!("truncated ({truncated} of {} calls)", calls.len())
+        } else {
+            "truncated".to_string()
+        });
+    }
+    (!parts.is_empty()).then(|| parts.join(" · "))
+}
+
 fn raw(app: &App, t: &Theme) -> Vec<Line<'static>> {
     let Some(d) = &app.panes.detail else {
         return vec![];
@@ -393,15 +497,19 @@ fn raw(app: &App, t: &Theme) -> Vec<Line<'static>> {
             let Some(c) = call else { continue };
             out.push(Line::from(Span::styled(
                 format!(
-                    "▸ {name} [{}] {} in / {} out tok · {} ms · {} attempt(s){}",
+                    "▸ {name} [{}] {} in / {} out tok{} · {} ms · {} attempt(s){}{}",
                     c.prompt_id,
                     c.input_tokens,
                     c.output_tokens,
+                    c.reasoning_tokens
+                        .map(|n| format!(" ({} reasoning)", grouped(n)))
+                        .unwrap_or_default(),
                     c.latency_ms,
                     c.attempts,
                     c.cost_usd
                         .map(|x| format!(" · ${x:.5}"))
-                        .unwrap_or_default()
+                        .unwrap_or_default(),
+                    if c.truncated { " · truncated" } else { "" }
                 ),
                 Style::default().fg(t.muted),
             )));
@@ -425,6 +533,7 @@ fn raw(app: &App, t: &Theme) -> Vec<Line<'static>> {
                     out.push(Line::from(format!("    {l}")));
                 }
             }
+            out.extend(reasoning_fold(c, app.panes.detail_view.reasoning, t));
         }
         out.push(Line::from(vec![
             Span::raw("  verdict "),
@@ -479,18 +588,16 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         Tab::Countermodel => countermodel_tab(app, w, t),
         Tab::Raw => raw(app, t),
     };
-    // Scrolling stops at the last screenful (rows counted as the wrap will make them).
-    let rows: usize = lines
-        .iter()
-        .map(|l| l.width().div_ceil(w.max(1)).max(1))
-        .sum();
+    // Scrolling stops at the last screenful, rows counted by the same word wrap that
+    // draws them (a count by characters fell short, and the end was out of reach).
+    let p = Paragraph::new(lines).wrap(Wrap { trim: false });
+    let rows = p.line_count(inner.width.max(1));
     let max = rows
         .saturating_sub(inner.height as usize)
         .min(u16::MAX as usize) as u16;
     app.panes.detail_view.max_scroll.set(max);
-    let p = Paragraph::new(lines)
+    let p = p
         .block(b)
-        .wrap(Wrap { trim: false })
         .scroll((app.panes.detail_view.scroll.min(max), 0));
     f.render_widget(p, area);
 }

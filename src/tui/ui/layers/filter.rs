@@ -125,6 +125,10 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         "annotators ◂ {} ▸",
         app.model.listing.filter.disagree.name()
     ));
+    rows.push(format!(
+        "truncated ◂ {} ▸",
+        app.model.listing.filter.truncated.name()
+    ));
     let mut lines: Vec<Line> = rows
         .into_iter()
         .enumerate()
@@ -160,14 +164,17 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         format!("showing {}", app.filter_summary()),
         Style::default().fg(t.muted),
     )));
-    lines.push(Line::from(Span::styled(
-        format!(
-            "no verdict ticked = all · digits type a range · {}/{} choose",
-            app.keymap.hint(Context::Filter, Action::Decrease),
-            app.keymap.hint(Context::Filter, Action::Increase)
-        ),
-        Style::default().fg(t.muted),
-    )));
+    // The hint goes first when the screen is short: the footer says the same keys.
+    if lines.len() + 3 < usize::from(area.height) {
+        lines.push(Line::from(Span::styled(
+            format!(
+                "no verdict ticked = all · digits type a range · {}/{} choose",
+                app.keymap.hint(Context::Filter, Action::Decrease),
+                app.keymap.hint(Context::Filter, Action::Increase)
+            ),
+            Style::default().fg(t.muted),
+        )));
+    }
     let r = centered(area, 60, lines.len() as u16 + 2);
     f.render_widget(Clear, r);
     f.render_widget(Paragraph::new(lines).block(block("Filters", true, t)), r);

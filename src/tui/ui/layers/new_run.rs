@@ -49,34 +49,35 @@ pub fn new_run(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     }
     lines.extend(crate::tui::ui::text::hard_wrap(
         &[Span::styled(
-            "dataset: ksat, pl, fol, fol-english, regex or a file · model: perturb, openai:<m>, anthropic:<m>",
+            "dataset: ksat, pl, fol, fol-english, regex or a file · model: perturb, openai:<m>, anthropic:<m> · empty temperature, max tokens, reasoning: the model's profile decides · relative paths: from the shell's directory",
             Style::default().fg(t.muted),
         )],
         inner,
     ));
-    lines.extend(crate::tui::ui::text::hard_wrap(
+    // What starting costs and the command stay at the bottom, below the fields that
+    // scroll: a run never starts with its cost or output directory out of sight.
+    let mut tail = crate::tui::ui::text::hard_wrap(
         &[
             Span::styled("cost      ", Style::default().fg(t.title)),
             Span::styled(form.estimate.clone(), Style::default().fg(t.fg)),
         ],
         inner,
-    ));
+    );
     // The command on lines of its own, cut at the popup's width with no indent, so a
     // terminal selection of those lines is the command.
-    lines.push(Line::from(Span::styled(
+    tail.push(Line::from(Span::styled(
         "command (as `autoeval run` takes it)",
         Style::default().fg(t.title),
     )));
-    lines.extend(crate::tui::ui::text::hard_wrap(
+    tail.extend(crate::tui::ui::text::hard_wrap(
         &[Span::styled(
             form.command.clone(),
             Style::default().fg(t.fg),
         )],
         inner,
     ));
-    let mut error = Vec::new();
     if !form.error.is_empty() {
-        error.extend(crate::tui::ui::text::hard_wrap(
+        tail.extend(crate::tui::ui::text::hard_wrap(
             &[Span::styled(
                 form.error.clone(),
                 Style::default().fg(t.warning),
@@ -84,11 +85,12 @@ pub fn new_run(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             inner,
         ));
     }
+    let error = tail;
     // Every line is cut to the width already: the popup is exactly as tall as they are,
-    // so the whole command is on screen to read or copy. On a short terminal the lines
-    // scroll to keep the field being typed in view, and the error stays at the bottom.
+    // so the whole command is on screen to read or copy. On a short terminal the fields
+    // scroll to keep the one being typed in view; cost, command and error stay.
     let room = usize::from(area.height.saturating_sub(2));
-    let body = room.saturating_sub(error.len()).max(1);
+    let body = room.saturating_sub(error.len()).max(3);
     let scrolled = lines.len() > body;
     if scrolled {
         let off = sel_lines

@@ -1,0 +1,37 @@
+//! What the new-run form takes from `last-run.toml`: everything but retry errors and
+//! the batch API, which would otherwise come back on unseen in the next form.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod screens;
+
+use autoeval::tui::{ViewOptions, build_app};
+use std::path::PathBuf;
+
+#[test]
+fn retry_errors_and_the_batch_api_are_not_brought_back_by_the_last_run() {
+    screens::isolate();
+    let dir = autoeval::tui::theme::config_dir().unwrap();
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("last-run.toml"),
+        "retry_errors = \"y\"\nbatch_api = \"y\"\nmodel = \"openai:gpt-5.1\"\nreasoning_effort = \"low\"\n",
+    )
+    .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let (mut app, _) = build_app(&ViewOptions {
+        paths: vec![tmp.path().to_path_buf()],
+        theme: None,
+        config: Some(PathBuf::from("/nonexistent/autoeval-config.toml")),
+    });
+    app.press("R").unwrap();
+    let form = app.form().unwrap();
+    assert_eq!(form.get("retry_errors"), "n");
+    assert_eq!(form.get("batch_api"), "n");
+    assert_eq!(
+        form.get("model"),
+        "openai:gpt-5.1",
+        "the rest is remembered"
+    );
+    assert_eq!(form.get("reasoning_effort"), "low");
+    assert!(!form.command.contains("--batch-api") && !form.command.contains("--retry-errors"));
+}
