@@ -304,3 +304,36 @@ fn search_includes_reasoning_only_when_toggled() {
     });
     assert_eq!(app.model.listing.visible.len(), 0);
 }
+
+#[test]
+fn searched_reasoning_is_bounded_per_sample() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = copy_of_shipped(tmp.path());
+    // One sample's reasoning: a word early, 100 KiB of filler, another word late.
+    let path = dir.join("samples.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut first: Value = serde_json::from_str(&lines[0]).unwrap();
+    first["rounds"][0]["informalize"]["reasoning"] = Value::String(format!(
+        "quokka early. {} wombat late.",
+        "filler ".repeat(100 * 1024 / 7)
+    ));
+    lines[0] = first.to_string();
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let mut app = view(vec![dir]);
+    let mut count = |q: &str| {
+        keys(&mut app, &["x", "/"]);
+        if !app.model.listing.search.reasoning {
+            keys(&mut app, &["ctrl-t"]);
+        }
+        type_text(&mut app, q);
+        app.pump_until(Duration::from_secs(5), |a| {
+            a.model.listing.search.pending.is_none()
+        });
+        let n = app.model.listing.visible.len();
+        keys(&mut app, &["esc"]);
+        n
+    };
+    assert_eq!(count("quokka"), 1);
+    assert_eq!(count("wombat"), 0, "past the first 16 KiB");
+}

@@ -642,9 +642,9 @@ pub(crate) fn parse_row(
     )))
 }
 
-/// Reasoning kept for search per sample: the first 64 KiB of its calls' reasoning
+/// Reasoning kept for search per sample: the first 16 KiB of its calls' reasoning
 /// (a bound, so a run of long traces keeps a row index of a sensible size).
-pub const MAX_SEARCH_REASONING: usize = 64 * 1024;
+pub const MAX_SEARCH_REASONING: usize = 16 * 1024;
 
 /// A row's text: φ₀, ψ, φ₁, and, when any call has reasoning, the reasoning of its calls
 /// (each on its own lines, bounded by [`MAX_SEARCH_REASONING`]) as a fourth field.
