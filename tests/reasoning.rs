@@ -492,3 +492,31 @@ fn a_cached_answer_keeps_its_reasoning() {
         assert!(cy["reasoning"].as_str().unwrap().contains("restating it"));
     }
 }
+
+#[test]
+fn truncated_samples_are_their_own_failure_kind_not_own_grammar() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("r");
+    std::fs::create_dir_all(&run).unwrap();
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs/pl-perturb-reasoning");
+    for f in ["run.json", "samples.jsonl"] {
+        std::fs::copy(shipped.join(f), run.join(f)).unwrap();
+    }
+    let o = common::cli::bin()
+        .args(["report", "--format", "json"])
+        .arg(&run)
+        .output()
+        .unwrap();
+    let rep: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let r = &rep["runs"][0];
+    let kinds = &r["failure_kinds"];
+    let n: u64 = kinds["truncated"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(n, r["truncated"].as_u64().unwrap(), "{kinds}");
+    assert!(n > 0);
+    assert!(kinds.get("foreign-syntax").is_none(), "{kinds}");
+}

@@ -17,6 +17,8 @@ pub enum FailureKind {
     OffFormat,
     /// A formula was there but not in the grammar (own notation).
     ForeignSyntax,
+    /// No answer: the call stopped at the token limit while reasoning.
+    Truncated,
     /// The model call failed.
     ModelError,
     /// The verifier gave up.
@@ -52,10 +54,11 @@ pub enum FailureKind {
 
 impl FailureKind {
     /// Every kind, in display order.
-    pub const ALL: [FailureKind; 18] = [
+    pub const ALL: [FailureKind; 19] = [
         FailureKind::Copied,
         FailureKind::OffFormat,
         FailureKind::ForeignSyntax,
+        FailureKind::Truncated,
         FailureKind::ModelError,
         FailureKind::VerifierUnknown,
         FailureKind::NegationMisplaced,
@@ -79,6 +82,7 @@ impl FailureKind {
             FailureKind::Copied => "copied",
             FailureKind::OffFormat => "off-format",
             FailureKind::ForeignSyntax => "foreign-syntax",
+            FailureKind::Truncated => "truncated",
             FailureKind::ModelError => "model-error",
             FailureKind::VerifierUnknown => "verifier-unknown",
             FailureKind::NegationMisplaced => "negation-misplaced",
@@ -103,6 +107,7 @@ impl FailureKind {
             FailureKind::Copied => "copied",
             FailureKind::OffFormat => "off-format",
             FailureKind::ForeignSyntax => "own grammar",
+            FailureKind::Truncated => "no answer (token limit)",
             FailureKind::ModelError => "model error",
             FailureKind::VerifierUnknown => "verifier unknown",
             FailureKind::NegationMisplaced => "negation misplaced",
@@ -141,6 +146,7 @@ impl FailureKind {
             FailureKind::OperandDropped => "incomplete",
             FailureKind::StarMisplaced => "star-misplaced",
             FailureKind::ModelError
+            | FailureKind::Truncated
             | FailureKind::VerifierUnknown
             | FailureKind::ConnectiveSwapped
             | FailureKind::OperandAdded
@@ -197,6 +203,9 @@ pub fn classify_pair(phi0: &Expr, phi1: &Expr) -> Vec<FailureKind> {
     kinds_of_changes(&named_changes(phi0, phi1))
 }
 
+/// How the reason of a sample whose call ran out of tokens before answering begins.
+pub const TRUNCATED_REASON: &str = "no answer: stopped at max tokens";
+
 /// The failure kinds of a verdict: from its kind and an unparseable verdict's reason,
 /// and for a not-equivalent one the structural kinds `structural` computes (`other`
 /// when it finds none).
@@ -213,6 +222,8 @@ pub fn verdict_kinds(
         VerdictKind::Unparseable => {
             if unparseable_reason.is_some_and(|r| r.starts_with("off-format")) {
                 vec![FailureKind::OffFormat]
+            } else if unparseable_reason.is_some_and(|r| r.starts_with(TRUNCATED_REASON)) {
+                vec![FailureKind::Truncated]
             } else {
                 vec![FailureKind::ForeignSyntax]
             }

@@ -64,6 +64,7 @@ fn sides(kind: FailureKind) -> (Option<&'static str>, Option<&'static str>) {
         FailureKind::ForeignSyntax => (None, Some("foreign-syntax")),
         FailureKind::OperandAdded
         | FailureKind::ModelError
+        | FailureKind::Truncated
         | FailureKind::VerifierUnknown
         | FailureKind::Other => (None, None),
     }

@@ -39,10 +39,12 @@ pub(crate) fn run_color(i: usize) -> RGBColor {
 
 fn kind_color(k: FailureKind) -> RGBColor {
     let i = FailureKind::ALL.iter().position(|x| *x == k).unwrap_or(0);
-    const C: [RGBColor; 18] = [
+    // One colour per kind, in `FailureKind::ALL` order (a new kind must add one).
+    const C: [RGBColor; FailureKind::ALL.len()] = [
         RGBColor(127, 127, 127),
         RGBColor(199, 199, 199),
         RGBColor(188, 189, 34),
+        RGBColor(255, 187, 120),
         RGBColor(0, 0, 0),
         RGBColor(219, 219, 141),
         RGBColor(214, 39, 40),

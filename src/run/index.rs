@@ -32,7 +32,7 @@ pub use super::scratch::INDEX;
 /// The format's name and version: a cache of any other version is not read (and is
 /// rebuilt). Version 5: rows carry every stored closeness metric; version 6 adds
 /// `meteor` and `bertscore_minilm`.
-const MAGIC: &[u8; 8] = b"AEIDX\x00\x00\x08";
+const MAGIC: &[u8; 8] = b"AEIDX\x00\x00\x09";
 /// Most warnings kept in a cache.
 const MAX_WARNINGS: usize = 10_000;
 

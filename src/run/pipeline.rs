@@ -137,7 +137,8 @@ impl Pipeline {
     fn truncated_verdict(&self, stage: &str) -> Verdict {
         Verdict::Unparseable {
             reason: format!(
-                "no answer: stopped at max tokens ({}) while reasoning ({stage})",
+                "{} ({}) while reasoning ({stage})",
+                crate::analysis::kinds::TRUNCATED_REASON,
                 self.client.params().max_tokens
             ),
             pos: 0,

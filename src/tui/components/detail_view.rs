@@ -79,8 +79,9 @@ impl DetailView {
                 let i = Tab::ALL.iter().position(|t| *t == self.tab).unwrap_or(0);
                 let d = if a == Action::NextTab { 1 } else { n - 1 };
                 self.tab = Tab::ALL[(i + d) % n];
-                // Each tab starts at its top: an offset from another tab means nothing.
-                self.scroll = 0;
+                // Each tab starts at its top: an offset from another tab means nothing,
+                // nor does its length (known again once drawn).
+                self.reset_scroll();
                 true
             }
             Action::ToggleTree => {
@@ -89,6 +90,8 @@ impl DetailView {
             }
             Action::ToggleReasoning => {
                 self.reasoning = !self.reasoning;
+                // Unfolded, the tab is longer than the last frame measured.
+                self.max_scroll.set(u16::MAX);
                 true
             }
             _ => false,
