@@ -72,7 +72,8 @@ fn ms(t: &Value) -> f64 {
     let s = t.as_str().unwrap();
     let time = &s[s.find('T').unwrap() + 1..s.find('+').unwrap()];
     let mut p = time.split(':').map(|x| x.parse::<f64>().unwrap());
-    (p.next().unwrap() * 3600.0 + p.next().unwrap() * 60.0 + p.next().unwrap()) * 1000.0
+    // Rounded: the seconds' decimals in binary made 25 ms come out as 24.99999….
+    ((p.next().unwrap() * 3600.0 + p.next().unwrap() * 60.0 + p.next().unwrap()) * 1000.0).round()
 }
 
 #[test]

@@ -68,7 +68,8 @@ fn blank_command(s: &str) -> String {
     let mut inside = false;
     let mut out = Vec::new();
     for line in s.lines() {
-        if inside && line.contains('┗') {
+        // The popup's own bottom border (a pane's border may cross a command line).
+        if inside && line.contains("┗━━━━━━━━━━") {
             inside = false;
         }
         out.push(if inside { "COMMAND" } else { line });

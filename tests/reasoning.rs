@@ -520,3 +520,87 @@ fn truncated_samples_are_their_own_failure_kind_not_own_grammar() {
     assert!(n > 0);
     assert!(kinds.get("foreign-syntax").is_none(), "{kinds}");
 }
+
+#[test]
+fn an_older_claude_gets_its_temperature_as_typed_and_refuses_reasoning_flags() {
+    let server = providers::anthropic_server(Claude::Legacy);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("haiku");
+    let model = "anthropic:claude-3-5-haiku-latest";
+    let o = run_with(&server.base, &out, model, &["--limit", "2"])
+        .args(["--temperature", "0.1"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    all_equivalent(&out);
+    let raw = server.requests.lock().unwrap().clone();
+    assert!(!raw.is_empty());
+    for r in &raw {
+        assert!(r.body.contains("\"temperature\":0.1"), "{}", r.body);
+        let b: Value = serde_json::from_str(&r.body).unwrap();
+        assert_eq!(b["max_tokens"], 1024);
+        assert!(b.get("thinking").is_none(), "{b}");
+    }
+    assert_eq!(manifest(&out)["request"]["profile"], "anthropic");
+    let before = raw.len();
+    let refused = dir.path().join("haiku-effort");
+    let o = run_with(
+        &server.base,
+        &refused,
+        model,
+        &["--reasoning-effort", "low"],
+    )
+    .output()
+    .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("profile anthropic") && err.contains("--reasoning-effort"),
+        "{err}"
+    );
+    assert_eq!(
+        server.requests.lock().unwrap().len(),
+        before,
+        "refused before any call"
+    );
+}
+
+#[test]
+fn the_offline_reasoning_model_runs_under_the_offline_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("offline");
+    let o = common::cli::bin()
+        .args([
+            "run",
+            "--kind",
+            "pl",
+            "--per-category",
+            "2",
+            "--seed",
+            "5",
+            "--quiet",
+        ])
+        .args(["--model", "perturb:reasoning", "--out"])
+        .arg(&out)
+        .env("AUTOEVAL_CACHE_DIR", dir.path().join("cache"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(manifest(&out)["request"]["profile"], "offline");
+    let s = samples(&out);
+    assert!(!s.is_empty());
+    for x in &s {
+        let r = &x["rounds"][0];
+        assert!(
+            r["informalize"]["reasoning"]
+                .as_str()
+                .is_some_and(|t| !t.is_empty()),
+            "{x}"
+        );
+        let psi = r["psi"].as_str().unwrap_or("");
+        assert!(
+            !psi.contains("Restating") && !psi.contains("<think>"),
+            "{psi}"
+        );
+    }
+}

@@ -321,8 +321,8 @@ fn viewer_filters_by_failure_kind_judge_cross_run_and_typed_range() {
     };
     let mut app = viewer(dir.path());
     assert_eq!(app.model.runs.len(), 2);
-    // Failure kind: negation misplaced is the sixth choice after "any".
-    set_field(&mut app, 10, "right", 6);
+    // Failure kind: negation misplaced is the seventh choice after "any".
+    set_field(&mut app, 10, "right", 7);
     assert_eq!(
         app.model.listing.filter.failure,
         Some(autoeval::report::kinds::FailureKind::NegationMisplaced)
