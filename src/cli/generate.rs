@@ -23,7 +23,7 @@ pub struct GenerateArgs {
     /// of generating them; generator flags do not apply.
     #[arg(long, value_name = "FILE", conflicts_with = "grammar")]
     pub from_folio: Option<PathBuf>,
-    /// A user grammar file (see README, "Grammar files").
+    /// A user grammar file (see docs/src/guide/generating.md, "Grammar files").
     #[arg(long, value_name = "FILE")]
     pub grammar: Option<PathBuf>,
     /// Random seed; the same seed and parameters give byte-identical output.

@@ -110,7 +110,7 @@ struct Table {
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum ProfileError {
     /// The user's table does not parse.
-    #[error("{path}: {message} (see the README's \"Reasoning models\" for the fields)")]
+    #[error("{path}: {message} (see docs/src/guide/reasoning-models.md for the fields)")]
     File {
         /// The file.
         path: String,

@@ -489,7 +489,7 @@ pub async fn execute(
                             let _ = events.send(Event::Warning(format!(
                                 "stopping: the server refused {} requests in a row{} with HTTP {status}: {}\n\
                                  nothing more is sent; the refused samples are not written, so once the \
-                                 settings are fixed (see the README's \"Reasoning models\"), continue with --resume",
+                                 settings are fixed (see docs/src/guide/reasoning-models.md), continue with --resume",
                                 held.len(),
                                 if at_start { " at the start of the run" } else { "" },
                                 crate::sanitize::one_line(&message)
