@@ -23,3 +23,4 @@ pub mod smatch_align;
 pub(crate) mod smatch_ends;
 pub mod smatch_paper;
 pub(crate) mod smatch_tree_bound;
+pub mod task_answer;
