@@ -25,6 +25,7 @@ pub mod open;
 pub mod plot;
 pub mod ranks;
 pub mod render;
+pub mod task;
 
 /// Moved to [`crate::analysis::counts`]; re-exported so existing paths keep working.
 pub use crate::analysis::counts::{Counts, JudgeStats};
