@@ -14,4 +14,5 @@ pub mod rows;
 pub mod scan;
 pub mod score;
 pub mod scratch;
+pub(crate) mod spend;
 pub mod store;
