@@ -210,11 +210,9 @@ fn resume_differences(old: &Manifest, new: &Manifest) -> Vec<(&'static str, Stri
     };
     let (o, n) = (&old.dataset, &new.dataset);
     cmp("dataset kind", o.kind.clone(), n.kind.clone());
-    cmp(
-        "dataset file",
-        format!("{:?}", o.path),
-        format!("{:?}", n.path),
-    );
+    if let Some((k, a, b)) = super::resume_check::dataset_difference(old, new) {
+        cmp(k, a, b);
+    }
     cmp("dataset items", o.items.to_string(), n.items.to_string());
     cmp(
         "dataset seed",
@@ -351,6 +349,9 @@ pub(crate) fn prepare(
                 dir.display(),
                 list.join("\n")
             )));
+        }
+        if let Some(note) = super::resume_check::record_endpoints(&old, &mut m) {
+            let _ = events.send(Event::Warning(note));
         }
         m.created = old.created;
         m.id = old.id;
@@ -666,6 +667,7 @@ pub fn dataset_info(ds: &Dataset, kind: &str, path: Option<&Path>) -> DatasetInf
         kind: kind.to_string(),
         syntax: ds.syntax,
         path: path.map(|p| p.display().to_string()),
+        sha256: path.and_then(super::resume_check::dataset_sha256),
         seed: ds.file.info.get("seed").and_then(serde_json::Value::as_u64),
         params: ds
             .file

@@ -10,6 +10,7 @@ pub mod index;
 pub mod judge;
 pub mod pipeline;
 pub mod rescore;
+pub(crate) mod resume_check;
 pub mod rows;
 pub mod scan;
 pub mod score;
