@@ -394,24 +394,18 @@ pub(crate) fn carried_spend(
     events: &mpsc::UnboundedSender<Event>,
 ) -> Result<f64, RunError> {
     use crate::llm::ledger::{Spend, SpendKind};
-    match super::spend::read(dir)? {
-        Some(l) => {
-            for w in l.warnings {
-                let _ = events.send(Event::Warning(w));
-            }
-            Ok(l.usd)
+    if let Some(l) = super::spend::read(dir)? {
+        for w in l.warnings {
+            let _ = events.send(Event::Warning(w));
         }
-        None => {
-            if recorded > 0.0 {
-                spec.pipeline.client.record_spend(&Spend::new(
-                    SpendKind::Carried,
-                    "",
-                    Some(recorded),
-                ));
-            }
-            Ok(recorded)
-        }
+        return Ok(l.usd);
     }
+    if recorded > 0.0 {
+        spec.pipeline
+            .client
+            .record_spend(&Spend::new(SpendKind::Carried, "", Some(recorded)));
+    }
+    Ok(recorded)
 }
 
 /// Executes a run, sending events; returns when finished or cancelled.
