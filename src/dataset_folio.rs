@@ -36,20 +36,62 @@ fn formulas(v: &Value, key: &str) -> Option<Vec<String>> {
     }
 }
 
-/// Reads a FOLIO JSON-lines text (`name` is the file name used in messages).
-pub fn folio_dataset(text: &str, name: &str) -> FolioDataset {
+/// Longest FOLIO line read (a story is a few kilobytes); longer ones are reported
+/// by line and skipped, never held whole.
+pub(crate) const MAX_FOLIO_LINE: usize = 16 << 20;
+
+/// Most characters of a formula an error message quotes.
+const QUOTED: usize = 200;
+
+/// At most [`QUOTED`] characters of `s`, on one line, with how much was left out.
+fn clipped(s: &str) -> String {
+    let n = s.chars().count();
+    let head: String = s.chars().take(QUOTED).collect();
+    let head = crate::sanitize::one_line(&head).into_owned();
+    if n > QUOTED {
+        format!("{head}… ({n} characters)")
+    } else {
+        head
+    }
+}
+
+/// Reads FOLIO JSON lines from `reader` one line at a time, so memory grows with the
+/// formulas kept, not with the file; a bad line (not UTF-8, not JSON, too long) is
+/// reported by `FILE:LINE` and the rest are kept.
+pub fn folio_dataset_from(
+    reader: impl std::io::BufRead,
+    name: &str,
+) -> std::io::Result<FolioDataset> {
     let shown = crate::sanitize::one_line(name);
     let mut names = FolioNames::default();
     let mut seen = HashSet::new();
     let mut data = Vec::new();
     let mut errors = Vec::new();
     let mut duplicates = 0;
-    for (i, line) in text.lines().enumerate() {
-        let at = format!("{shown}:{}", i + 1);
+    let mut lines = crate::fsread::BoundedLines::new(reader, MAX_FOLIO_LINE);
+    let mut i = 0usize;
+    while let Some(line) = lines.next_line()? {
+        i += 1;
+        let at = format!("{shown}:{i}");
+        let line = match line {
+            Ok(l) => l,
+            Err(len) => {
+                errors.push(format!(
+                    "{at}: a line of {len} bytes is longer than the limit of {MAX_FOLIO_LINE}; skipped"
+                ));
+                continue;
+            }
+        };
+        let i = i - 1;
         if line.trim().is_empty() {
             continue;
         }
-        let v: Value = match serde_json::from_str(line) {
+        // Lines are read as lossy UTF-8: a replacement character marks bytes that were not.
+        if line.contains('\u{FFFD}') {
+            errors.push(format!("{at}: not valid UTF-8; skipped"));
+            continue;
+        }
+        let v: Value = match serde_json::from_str(&line) {
             Ok(v) => v,
             Err(e) => {
                 errors.push(format!("{at}: not a JSON object: {e}"));
@@ -71,8 +113,9 @@ pub fn folio_dataset(text: &str, name: &str) -> FolioDataset {
                     Ok(f) => f,
                     Err(e) => {
                         errors.push(format!(
-                            "{at}: {key}[{k}]: {e} in {:?}",
-                            crate::sanitize::one_line(src)
+                            "{at}: {key}[{k}]: {} in {:?}",
+                            clipped(&e.to_string()),
+                            clipped(src)
                         ));
                         continue;
                     }
@@ -138,9 +181,9 @@ pub fn folio_dataset(text: &str, name: &str) -> FolioDataset {
         ),
     );
     info.insert("skipped".into(), Value::from(errors.len()));
-    FolioDataset {
+    Ok(FolioDataset {
         file: assemble_logic(info, data),
         errors,
         duplicates,
-    }
+    })
 }

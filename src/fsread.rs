@@ -133,6 +133,57 @@ pub fn read_to_string(path: &Path, max: u64) -> Result<String, Error> {
         .map_err(|e| Error::new(ErrorKind::InvalidData, format!("not UTF-8 text: {e}")))
 }
 
+/// A line reader that never holds more than `max` bytes of one line: a longer line is
+/// read through and reported by its length instead of being buffered whole.
+pub(crate) struct BoundedLines<R> {
+    reader: R,
+    max: usize,
+}
+
+impl<R: std::io::BufRead> BoundedLines<R> {
+    /// Wraps `reader`; lines over `max` bytes come back as `Err(length)`.
+    pub fn new(reader: R, max: usize) -> Self {
+        BoundedLines { reader, max }
+    }
+
+    /// The next line without its newline (lossy UTF-8), `Err(len)` when it was too
+    /// long, or `None` at the end.
+    pub(crate) fn next_line(&mut self) -> std::io::Result<Option<Result<String, usize>>> {
+        let mut buf = Vec::new();
+        let mut total = 0usize;
+        let mut seen = false;
+        loop {
+            let chunk = self.reader.fill_buf()?;
+            if chunk.is_empty() {
+                break;
+            }
+            seen = true;
+            let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+                Some(i) => (i + 1, true),
+                None => (chunk.len(), false),
+            };
+            if total + take <= self.max.saturating_add(1) {
+                buf.extend_from_slice(&chunk[..take]);
+            }
+            total += take;
+            self.reader.consume(take);
+            if done {
+                break;
+            }
+        }
+        if !seen {
+            return Ok(None);
+        }
+        if total > self.max.saturating_add(1) {
+            return Ok(Some(Err(total)));
+        }
+        while matches!(buf.last(), Some(b'\n' | b'\r')) {
+            buf.pop();
+        }
+        Ok(Some(Ok(String::from_utf8_lossy(&buf).into_owned())))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

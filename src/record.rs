@@ -91,6 +91,9 @@ pub struct DatasetInfo {
     /// Source file, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// SHA-256 of the source file's bytes: what `--resume` compares.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
     /// Generation seed, if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,

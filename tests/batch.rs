@@ -23,6 +23,8 @@ struct Behaviour {
     error_digit: Option<char>,
     /// Results come back in reverse order.
     reverse: bool,
+    /// Prompt tokens each OpenAI answer reports (default: the body's 100).
+    prompt_tokens: Option<u64>,
 }
 
 struct Batch {
@@ -108,7 +110,11 @@ fn result_lines(b: &Batch, model: &FakeModel, how: &Behaviour) -> (String, Strin
             json!({"id": "r", "custom_id": cid,
                    "response": {"status_code": 400, "body": {"error": {"message": "prompt is too long"}}}, "error": null})
         } else {
-            let body: Value = serde_json::from_str(&openai_body(&model.answer(prompt))).unwrap();
+            let mut body: Value =
+                serde_json::from_str(&openai_body(&model.answer(prompt))).unwrap();
+            if let Some(n) = how.prompt_tokens {
+                body["usage"]["prompt_tokens"] = n.into();
+            }
             json!({"id": "r", "custom_id": cid, "response": {"status_code": 200, "body": body}, "error": null})
         };
         out.push(line.to_string());
@@ -922,4 +928,54 @@ fn a_viewer_batch_run_cancels_its_batches_and_resumes_without_submitting_twice()
     assert_eq!(bs.submitted()[..6], before[..]);
     let recs = samples(&out);
     assert_eq!(recs.len(), 6, "every sample written once");
+}
+
+#[test]
+fn a_batch_billing_more_than_it_reserved_stops_the_run_and_is_recorded() {
+    // 10 million prompt tokens a request at $1/Mtok, half price: $5 each, against a
+    // worst case of well under a cent.
+    let bs = BatchServer::start(Behaviour {
+        prompt_tokens: Some(10_000_000),
+        ..Behaviour::default()
+    });
+    let tmp = tempfile::tempdir().unwrap();
+    let price = prices(tmp.path());
+    let out = tmp.path().join("run");
+    let o = run_cmd(
+        &bs.server.base,
+        &out,
+        &batch_args(&price, &["--max-cost", "1000"]),
+    )
+    .output()
+    .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(err.contains("more than the $"), "{err}");
+    let first_stage = bs.submitted();
+    assert!(!first_stage.is_empty());
+    assert!(
+        first_stage.iter().all(|c| c.ends_with("_i")),
+        "no stage after the overrun: {first_stage:?}"
+    );
+    let billed = first_stage.len() as f64 * (10_000_000.0 + 20.0 * 10.0) / 1e6 * 0.5;
+    let lines: Vec<Value> = std::fs::read_to_string(out.join("spend.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), first_stage.len());
+    assert!(
+        lines
+            .iter()
+            .all(|l| l["kind"] == "batch" && l["overrun"] == true)
+    );
+    let ledgered: f64 = lines.iter().filter_map(|l| l["cost_usd"].as_f64()).sum();
+    assert!(ledgered + 1e-9 >= billed, "{ledgered} < {billed}");
+    let o = common::cli::bin()
+        .args(["report", "--format", "json"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_str(&common::cli::ok(&o)).unwrap();
+    assert!(v["runs"][0]["cost_usd"].as_f64().unwrap() + 1e-9 >= billed);
 }

@@ -351,7 +351,7 @@ fn a_server_that_is_gone_stops_the_run_after_k_failures() {
 }
 
 #[test]
-fn hostile_token_counts_are_capped_and_flagged() {
+fn hostile_token_counts_are_capped_flagged_and_charged() {
     let model = FakeModel::new();
     let server = Server::start(move |_, r| {
         let body = openai_body(&model.answer(&prompt_of(r)));
@@ -372,8 +372,12 @@ fn hostile_token_counts_are_capped_and_flagged() {
         let call = &r["rounds"][0]["informalize"];
         assert_eq!(call["implausible_usage"], true);
         assert!(call["input_tokens"].as_u64().unwrap() <= 10_000_000);
-        // Flagged and not charged: the cost is unknown, not the capped count's price.
-        assert!(r["cost_usd"].is_null(), "charged: {}", r["cost_usd"]);
+        // Flagged, and charged as reported: a provider bills what it reports.
+        assert!(
+            r["cost_usd"].as_f64().unwrap() > 1e13,
+            "not charged: {}",
+            r["cost_usd"]
+        );
         assert!(r["input_tokens"].as_u64().unwrap() < u64::MAX);
     }
 }

@@ -104,3 +104,42 @@ fn hostile_folio_lines_are_reported_and_nothing_readable_is_an_error() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("no FOLIO formula"));
     assert!(!none.exists());
 }
+
+#[test]
+fn a_bad_byte_costs_its_line_and_errors_quote_a_bounded_snippet() {
+    let home = tempfile::tempdir().unwrap();
+    let src = home.path().join("f.jsonl");
+    // Line 2 has a byte that is not UTF-8; line 3 a 2 MB formula that does not parse.
+    let huge = format!("A(x) ∧ ({}", "B(x) ∧ ".repeat(300_000));
+    let mut bytes = Vec::new();
+    bytes.extend_from_slice("{\"premises-FOL\": [\"∀x (P(x) → Q(x))\"]}\n".as_bytes());
+    bytes.extend_from_slice(b"{\"premises-FOL\": [\"R(a) \xff\"]}\n");
+    bytes.extend_from_slice(
+        serde_json::json!({"premises-FOL": [huge]})
+            .to_string()
+            .as_bytes(),
+    );
+    bytes.extend_from_slice("\n{\"conclusion-FOL\": \"S(b)\"}\n".as_bytes());
+    std::fs::write(&src, bytes).unwrap();
+    let out = home.path().join("d.json");
+    let o = bin(home.path())
+        .args(["generate", "--from-folio"])
+        .arg(&src)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("f.jsonl:2: not valid UTF-8"), "{err}");
+    assert!(err.contains("f.jsonl:3: premises-FOL[0]"), "{err}");
+    assert!(err.len() < 4096, "stderr of {} bytes", err.len());
+    let file: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let lines: Vec<u64> = file["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["folio_line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [1, 4], "the lines around the bad ones are kept");
+}

@@ -31,6 +31,7 @@ fn manifest(id: &str) -> Manifest {
         tool_version: "t".into(),
         command: vec![],
         dataset: DatasetInfo {
+            sha256: None,
             kind: "pl".into(),
             syntax: SyntaxKind::Pl,
             path: None,

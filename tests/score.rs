@@ -309,3 +309,56 @@ fn import_reverify_equals_rescore_of_the_import() {
     let text = std::fs::read_to_string(rescored.join("samples.jsonl")).unwrap();
     assert!(text.contains("\"output\":\"p1 ∧ p2\""), "{text}");
 }
+
+/// Peak resident memory (VmHWM, KiB) of a child, read until it exits.
+fn peak_rss_kib(mut child: std::process::Child) -> (std::process::ExitStatus, u64) {
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak = 0;
+    loop {
+        if let Ok(text) = std::fs::read_to_string(&status_file)
+            && let Some(kb) = text
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        {
+            peak = peak.max(kb);
+        }
+        if let Some(st) = child.try_wait().unwrap() {
+            return (st, peak);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn score_samples_memory_does_not_grow_with_the_input() {
+    let home = tempfile::tempdir().unwrap();
+    let input = home.path().join("big.jsonl");
+    // 384 lines of 256 KiB (the reasoning is kept apart, never scored): 96 MiB.
+    let pad = "r".repeat(256 << 10);
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&input).unwrap());
+    for i in 0..384 {
+        let line = serde_json::json!({
+            "syntax": "pl", "phi0": "p ∧ q", "psi": "both p and q",
+            "reply": if i % 2 == 0 { "p ∧ q" } else { "q ∧ p" }, "reasoning": pad,
+        });
+        writeln!(f, "{line}").unwrap();
+    }
+    drop(f);
+    let child = bin(home.path())
+        .args(["score", "--samples"])
+        .arg(&input)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (st, peak) = peak_rss_kib(child);
+    assert!(st.success(), "{st:?}");
+    eprintln!("score --samples of 96 MiB: peak RSS {} MiB", peak >> 10);
+    assert!(peak > 0);
+    assert!(
+        peak < 72 << 10,
+        "peak RSS {} MiB for a 96 MiB input",
+        peak >> 10
+    );
+}

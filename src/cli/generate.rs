@@ -125,9 +125,14 @@ impl GenerateArgs {
 
 /// `generate --from-folio`: FOLIO's formulas as a dataset file.
 fn from_folio(path: &std::path::Path, args: &GenerateArgs) -> Result<i32> {
-    let text = crate::fsread::read_to_string(path, crate::fsread::MAX_DATASET)
+    // Streamed line by line: memory follows the formulas kept, not the file.
+    let f = crate::fsread::open(path, crate::fsread::MAX_DATASET)
         .with_context(|| format!("cannot read FOLIO file {}", path.display()))?;
-    let d = crate::dataset_folio::folio_dataset(&text, &path.display().to_string());
+    let d = crate::dataset_folio::folio_dataset_from(
+        std::io::BufReader::with_capacity(1 << 20, f),
+        &path.display().to_string(),
+    )
+    .with_context(|| format!("cannot read FOLIO file {}", path.display()))?;
     for e in &d.errors {
         eprintln!("{e}");
     }

@@ -215,8 +215,11 @@ pub fn run(args: ScoreArgs) -> Result<i32> {
     Ok(code)
 }
 
-/// Lines read and scored per parallel chunk: bounds memory on any input size.
+/// Most lines read and scored per parallel chunk.
 const CHUNK: usize = 8192;
+/// Most bytes of input per chunk: with [`CHUNK`], what bounds memory whatever the
+/// input's size and line lengths (a chunk of 8,192 long lines was gigabytes).
+const CHUNK_BYTES: usize = 8 << 20;
 /// Longest accepted input line.
 const MAX_LINE: usize = 4 << 20;
 
@@ -271,8 +274,9 @@ fn run_samples(
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let (mut n, mut bad) = (0usize, 0usize);
     loop {
-        let mut chunk: Vec<Line> = Vec::with_capacity(CHUNK);
-        while chunk.len() < CHUNK {
+        let mut chunk: Vec<Line> = Vec::new();
+        let mut bytes = 0usize;
+        while chunk.len() < CHUNK && bytes < CHUNK_BYTES {
             let Some(line) = lines
                 .next_line()
                 .with_context(|| format!("reading {path}"))?
@@ -280,6 +284,7 @@ fn run_samples(
                 break;
             };
             n += 1;
+            bytes += line.as_ref().map_or(0, String::len);
             chunk.push((
                 n,
                 line.map_err(|len| {

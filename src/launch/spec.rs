@@ -139,6 +139,10 @@ pub fn equip(args: &RunArgs, mut client: Client) -> Result<Client> {
         }
         client = client.with_budget(Arc::new(Budget::new(limit, 0.0)));
     }
+    // Every billed call goes to the run's spend ledger (created by its first line).
+    if !client.info().synthetic {
+        client = client.with_ledger(Arc::new(crate::llm::ledger::Ledger::new(&args.out)));
+    }
     if args.resume && !s.batch() {
         let open =
             crate::run::batch::state::State::load(&args.out, false).map_or(0, |st| st.open.len());

@@ -14,6 +14,8 @@ pub struct Budget {
     /// (spent, reserved by calls in flight).
     state: Mutex<(f64, f64)>,
     exhausted: AtomicBool,
+    /// Why the run stopped because a call billed more than it reserved.
+    overrun: Mutex<Option<String>>,
 }
 
 impl Budget {
@@ -23,6 +25,7 @@ impl Budget {
             limit,
             state: Mutex::new((spent_before.max(0.0), 0.0)),
             exhausted: AtomicBool::new(false),
+            overrun: Mutex::new(None),
         }
     }
 
@@ -54,7 +57,8 @@ impl Budget {
         let Ok(mut s) = self.state.lock() else {
             return false;
         };
-        if s.0 + s.1 + worst > self.limit {
+        // After an overrun the reservations cannot be trusted: nothing more is sent.
+        if s.0 + s.1 + worst > self.limit || self.overrun().is_some() {
             self.exhausted.store(true, Ordering::SeqCst);
             return false;
         }
@@ -80,6 +84,34 @@ impl Budget {
             s.1 = (s.1 - worst).max(0.0);
             s.0 += actual.max(0.0);
         }
+    }
+
+    /// Stops the run because a call billed more than it reserved; `why` says which.
+    pub(crate) fn overran(&self, why: String) {
+        if let Ok(mut o) = self.overrun.lock()
+            && o.is_none()
+        {
+            *o = Some(why);
+        }
+        self.stop();
+    }
+
+    /// Why the run stopped on a call that billed more than it reserved, if it did.
+    pub fn overrun(&self) -> Option<String> {
+        self.overrun.lock().ok().and_then(|o| o.clone())
+    }
+
+    /// Settles a reservation of `worst` at `actual`; a bill above the reservation
+    /// (beyond rounding) stops the run. Returns whether it overran.
+    pub(crate) fn settle_checked(&self, worst: f64, actual: f64, what: &str) -> bool {
+        self.settle(worst, actual);
+        let over = actual > worst * (1.0 + 1e-9) + 1e-12;
+        if over {
+            self.overran(format!(
+                "{what} billed ${actual:.4}, more than the ${worst:.4} reserved for it"
+            ));
+        }
+        over
     }
 
     /// The message of a refused call.
@@ -117,5 +149,22 @@ mod tests {
         assert!((b.spent() - 0.45).abs() < 1e-12);
         assert!(b.reserve(0.55));
         assert!(is_refusal(&b.refusal()));
+    }
+
+    #[test]
+    fn a_bill_above_its_reservation_stops_everything() {
+        let b = Budget::new(100.0, 0.0);
+        assert!(b.reserve(0.01));
+        assert!(!b.settle_checked(0.01, 0.01, "call x"));
+        assert!(b.overrun().is_none());
+        assert!(b.reserve(0.01));
+        assert!(b.settle_checked(0.01, 12.0, "call y"));
+        assert!((b.spent() - 12.01).abs() < 1e-9);
+        assert!(b.exhausted());
+        assert!(
+            b.overrun()
+                .is_some_and(|w| w.contains("call y billed $12.0000"))
+        );
+        assert!(!b.reserve(0.001), "nothing more is sent after an overrun");
     }
 }

@@ -3,11 +3,13 @@
 
 use super::budget::{self, Budget};
 use super::cache::{self, ResponseCache};
+use super::ledger::{Ledger, Spend, SpendKind};
 use super::prices::PriceTable;
 use super::profile::RequestParams;
 use super::{ChatModel, ChatRequest, Completion, LlmError, ModelInfo};
 use crate::rng::Rng;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use tokio::sync::{Mutex, Semaphore};
 
@@ -64,6 +66,8 @@ pub struct CallResult {
     pub cached: bool,
     /// The provider batch that answered it (live calls: none).
     pub batch_id: Option<String>,
+    /// Token counts (in, out) as the server reported them, before any cap.
+    pub reported_tokens: (u64, u64),
 }
 
 /// Most tokens one call can plausibly use (no model has a context this large); larger
@@ -89,6 +93,7 @@ pub struct Client {
     prices: PriceTable,
     cache: Option<Arc<ResponseCache>>,
     budget: Option<Arc<Budget>>,
+    ledger: Option<Arc<Ledger>>,
     notes: std::sync::Mutex<Vec<String>>,
     params: Arc<RequestParams>,
 }
@@ -105,6 +110,7 @@ impl Client {
             prices,
             cache: None,
             budget: None,
+            ledger: None,
             notes: std::sync::Mutex::new(Vec::new()),
             params: Arc::new(RequestParams::plain(
                 super::profile::DEFAULT_TEMPERATURE,
@@ -141,6 +147,40 @@ impl Client {
     pub(crate) fn with_budget(mut self, budget: Arc<Budget>) -> Client {
         self.budget = Some(budget);
         self
+    }
+
+    /// Records every billed call in `ledger` (a run's `spend.jsonl`).
+    pub(crate) fn with_ledger(mut self, ledger: Arc<Ledger>) -> Client {
+        self.ledger = Some(ledger);
+        self
+    }
+
+    /// The spend ledger, if any.
+    pub fn ledger(&self) -> Option<&Arc<Ledger>> {
+        self.ledger.as_ref()
+    }
+
+    /// Writes a ledger line; a line that cannot be written stops a budgeted run (its
+    /// spend could no longer be counted) and is warned about.
+    pub(crate) fn record_spend(&self, s: &Spend) {
+        let Some(l) = &self.ledger else {
+            return;
+        };
+        if let Err(e) = l.record(s) {
+            if let Some(b) = &self.budget {
+                b.stop();
+            }
+            self.warn(format!(
+                "the spend ledger {} could not be written ({e}); spend of call {} is not recorded{}",
+                l.path().display(),
+                s.call,
+                if self.budget.is_some() {
+                    "; stopping, as --max-cost could no longer count it"
+                } else {
+                    ""
+                }
+            ));
+        }
     }
 
     /// The response cache, if on.
@@ -238,6 +278,17 @@ impl Client {
     /// Answers from the cache, else sends the request with retries (each attempt holds an
     /// in-flight permit) within the budget, and caches a successful answer.
     pub async fn complete(&self, req: &ChatRequest) -> Result<CallResult, CallError> {
+        self.complete_as(req, "").await
+    }
+
+    /// [`Client::complete`] for the call named `call` (`SAMPLE_rROUND_i`) in the
+    /// spend ledger: its bill is recorded as soon as it is known, and a request
+    /// dropped after it was sent (a stop) is recorded at its worst case.
+    pub async fn complete_as(
+        &self,
+        req: &ChatRequest,
+        call: &str,
+    ) -> Result<CallResult, CallError> {
         let key = self
             .cache
             .as_ref()
@@ -253,6 +304,7 @@ impl Client {
                 implausible_usage: false,
                 cached: true,
                 batch_id: None,
+                reported_tokens: (0, 0),
             });
         }
         let reserved = match &self.budget {
@@ -269,10 +321,31 @@ impl Client {
             }
             None => None,
         };
-        let r = self.send_with_retries(req).await;
+        let mut guard = InFlight {
+            client: self,
+            call,
+            worst: reserved
+                .as_ref()
+                .map(|(_, w)| *w)
+                .or_else(|| self.worst_cost(req)),
+            budget: reserved.as_ref().map(|(b, _)| (*b).clone()),
+            sent: AtomicBool::new(false),
+            done: false,
+        };
+        let r = self.send_with_retries(req, &guard.sent).await;
+        guard.done = true;
+        let mut overrun = false;
         if let Some((b, worst)) = reserved {
             let spent = r.as_ref().ok().and_then(|c| c.cost_usd).unwrap_or(0.0);
-            b.settle(worst, spent);
+            overrun = b.settle_checked(worst, spent, &format!("call {}", shown(call)));
+        }
+        if let Ok(c) = &r {
+            let mut s = Spend::new(SpendKind::Live, call, c.cost_usd);
+            (s.input_tokens, s.output_tokens) = c.reported_tokens;
+            s.reserved_usd = guard.budget.as_ref().and(guard.worst);
+            s.implausible = c.implausible_usage;
+            s.overrun = overrun;
+            self.record_spend(&s);
         }
         if let (Some(c), Some(k), Ok(done)) = (&self.cache, &key, &r) {
             c.put(k, &self.model.info(), &done.completion);
@@ -280,13 +353,18 @@ impl Client {
         r
     }
 
-    async fn send_with_retries(&self, req: &ChatRequest) -> Result<CallResult, CallError> {
+    async fn send_with_retries(
+        &self,
+        req: &ChatRequest,
+        sent: &AtomicBool,
+    ) -> Result<CallResult, CallError> {
         let mut attempt = 0;
         loop {
             self.pace().await;
             let result = {
                 let _permit = self.in_flight.acquire().await;
                 let started = Instant::now();
+                sent.store(true, Ordering::SeqCst);
                 let r = tokio::time::timeout(self.limits.timeout, self.model.send(req)).await;
                 let r = r.unwrap_or_else(|_| {
                     Err(LlmError {
@@ -301,6 +379,7 @@ impl Client {
             attempt += 1;
             match result {
                 Ok((mut completion, took)) => {
+                    let reported = (completion.input_tokens, completion.output_tokens);
                     let implausible = completion.input_tokens > MAX_PLAUSIBLE_TOKENS
                         || completion.output_tokens > MAX_PLAUSIBLE_TOKENS;
                     completion.input_tokens = completion.input_tokens.min(MAX_PLAUSIBLE_TOKENS);
@@ -309,18 +388,12 @@ impl Client {
                         .reasoning_tokens
                         .map(|r| r.min(completion.output_tokens));
                     let info = self.model.info();
-                    // Usage the server cannot have meant is flagged and not charged:
-                    // the cost is unknown, not the capped count's price.
+                    // Usage the server cannot have meant is flagged, yet charged as
+                    // reported: a provider bills what it reports, and --max-cost must see it.
                     let cost_usd = if info.synthetic {
                         Some(0.0)
-                    } else if implausible {
-                        None
                     } else {
-                        self.prices.cost(
-                            &info.name,
-                            completion.input_tokens,
-                            completion.output_tokens,
-                        )
+                        self.prices.cost(&info.name, reported.0, reported.1)
                     };
                     return Ok(CallResult {
                         completion,
@@ -330,7 +403,20 @@ impl Client {
                         implausible_usage: implausible,
                         cached: false,
                         batch_id: None,
+                        reported_tokens: reported,
                     });
+                }
+                // An error the server answered with is not billed; a timeout may be.
+                Err(e) if e.status.is_some() => {
+                    sent.store(false, Ordering::SeqCst);
+                    if e.retryable && attempt <= self.limits.max_retries {
+                        tokio::time::sleep(self.backoff(attempt - 1, e.retry_after)).await;
+                    } else {
+                        return Err(CallError {
+                            error: e,
+                            attempts: attempt,
+                        });
+                    }
                 }
                 Err(e) if e.retryable && attempt <= self.limits.max_retries => {
                     tokio::time::sleep(self.backoff(attempt - 1, e.retry_after)).await;
@@ -342,6 +428,44 @@ impl Client {
                     });
                 }
             }
+        }
+    }
+}
+
+/// A call name as a message shows it.
+fn shown(call: &str) -> String {
+    if call.is_empty() {
+        "a call".into()
+    } else {
+        super::ledger::safe_id(call)
+    }
+}
+
+/// A call in progress. Dropped before its reply (the sample was aborted by a stop),
+/// it settles its reservation and, if a request had gone out, records the worst case
+/// as spent: the server may have billed it, and --max-cost must not forget that.
+struct InFlight<'c> {
+    client: &'c Client,
+    call: &'c str,
+    worst: Option<f64>,
+    budget: Option<Arc<Budget>>,
+    sent: AtomicBool,
+    done: bool,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        if self.done {
+            return;
+        }
+        let sent = self.sent.load(Ordering::SeqCst);
+        if let (Some(b), Some(w)) = (&self.budget, self.worst) {
+            b.settle(w, if sent { w } else { 0.0 });
+        }
+        if sent {
+            let mut s = Spend::new(SpendKind::Interrupted, self.call, self.worst);
+            s.reserved_usd = self.budget.as_ref().and(self.worst);
+            self.client.record_spend(&s);
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod client;
 mod echo;
 pub mod endpoint;
 pub mod judge;
+pub mod ledger;
 pub mod offline;
 pub mod openai;
 pub mod pool;

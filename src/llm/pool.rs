@@ -1,6 +1,8 @@
 //! Several endpoints serving one model: requests go round-robin, each endpoint with
-//! its own in-flight bound; one that fails K times in a row rests for a while and the
-//! run goes on on the others.
+//! its own in-flight bound; one that fails K times in a row (a 400, a broken reply, a
+//! 5xx, a timeout) rests for a while and the run goes on on the others. A request one
+//! endpoint failed is tried at once on another, and a `Retry-After` rests only the
+//! endpoint that sent it.
 
 use super::{BoxFut, ChatModel, ChatRequest, Completion, LlmError, ModelInfo};
 use std::sync::Arc;
@@ -58,43 +60,75 @@ impl Pool {
         }
     }
 
-    /// The endpoint for the next request: round-robin over those not resting; when all
-    /// rest, the one whose rest ends first.
-    fn pick(&self) -> usize {
-        let n = self.members.len().max(1);
+    /// The endpoint for the next try of a request: round-robin over those not resting
+    /// and not `tried` for it; `None` when none is left. On a request's first try with
+    /// every endpoint resting, the one whose rest ends first.
+    fn pick(&self, tried: &[bool]) -> Option<usize> {
+        let n = self.members.len();
+        if n == 0 {
+            return None;
+        }
         let start = self.next.fetch_add(1, Ordering::Relaxed);
         let now = Instant::now();
-        let mut soonest = (start % n, None::<Instant>);
+        let mut soonest = None::<(usize, Instant)>;
         for k in 0..n {
             let i = (start + k) % n;
-            let until = self.members[i].health.lock().map_or(None, |h| h.1);
-            match until {
+            if tried[i] {
+                continue;
+            }
+            match self.members[i].health.lock().map_or(None, |h| h.1) {
                 Some(t) if t > now => {
-                    if soonest.1.is_none_or(|s| t < s) {
-                        soonest = (i, Some(t));
+                    if soonest.is_none_or(|(_, s)| t < s) {
+                        soonest = Some((i, t));
                     }
                 }
-                _ => return i,
+                _ => return Some(i),
             }
         }
-        soonest.0
+        let first_try = !tried.iter().any(|t| *t);
+        soonest.filter(|_| first_try).map(|(i, _)| i)
     }
 
+    /// Longest rest a `Retry-After` can ask for (a hostile header cannot park an
+    /// endpoint for days).
+    const MAX_RETRY_AFTER: Duration = Duration::from_secs(3600);
+
+    /// Books an endpoint's reply: an answer clears its failures; any failure counts
+    /// (with several endpoints, a 400 or a broken reply that another endpoint does not
+    /// give is the endpoint's fault); K in a row rest it; a `Retry-After` rests it now,
+    /// for that long (at least the policy's rest is not imposed on the others).
     fn outcome(&self, i: usize, r: &Result<Completion, LlmError>) {
         let Ok(mut h) = self.members[i].health.lock() else {
             return;
         };
         match r {
-            Err(e) if e.retryable => {
+            Ok(_) => *h = (0, None),
+            Err(e) => {
+                if let Some(secs) = e.retry_after.filter(|s| s.is_finite() && *s > 0.0) {
+                    let rest =
+                        Duration::from_secs_f64(secs.min(Self::MAX_RETRY_AFTER.as_secs_f64()));
+                    h.0 = 0;
+                    h.1 = Some(Instant::now() + rest);
+                    return;
+                }
                 h.0 += 1;
                 if h.0 >= self.policy.after.max(1) {
                     h.0 = 0;
                     h.1 = Some(Instant::now() + self.policy.rest);
                 }
             }
-            // An answer, or an error about the request itself: the endpoint is fine.
-            _ => *h = (0, None),
         }
+    }
+
+    /// Seconds until the first resting endpoint is back (for the caller's backoff).
+    fn soonest_back(&self) -> Option<f64> {
+        let now = Instant::now();
+        self.members
+            .iter()
+            .filter_map(|m| m.health.lock().ok().and_then(|h| h.1))
+            .filter(|t| *t > now)
+            .min()
+            .map(|t| (t - now).as_secs_f64())
     }
 
     /// Endpoints resting now (for status).
@@ -106,22 +140,40 @@ impl Pool {
             .count()
     }
 
+    /// Sends `req`, trying each endpoint at most once: a failure moves the request to
+    /// the next endpoint not resting. Only when none is left does the last error go
+    /// back to the caller (whose retries then back off, at least until an endpoint is
+    /// back when the error was a `Retry-After`).
     async fn send_one(&self, req: &ChatRequest) -> Result<Completion, LlmError> {
-        let i = self.pick();
-        let m = &self.members[i];
-        let _permit = m
-            .slots
-            .acquire()
-            .await
-            .map_err(|_| LlmError::fatal("endpoint pool closed"))?;
-        let r = m.model.send(req).await;
-        self.outcome(i, &r);
-        r.map_err(|mut e| {
-            if let Some(url) = m.model.info().base_url {
-                e.message = format!("{url}: {}", e.message);
+        let mut tried = vec![false; self.members.len()];
+        let mut last: Option<LlmError> = None;
+        while let Some(i) = self.pick(&tried) {
+            tried[i] = true;
+            let m = &self.members[i];
+            let r = {
+                let _permit = m
+                    .slots
+                    .acquire()
+                    .await
+                    .map_err(|_| LlmError::fatal("endpoint pool closed"))?;
+                m.model.send(req).await
+            };
+            self.outcome(i, &r);
+            match r {
+                Ok(c) => return Ok(c),
+                Err(mut e) => {
+                    if let Some(url) = m.model.info().base_url {
+                        e.message = format!("{url}: {}", e.message);
+                    }
+                    last = Some(e);
+                }
             }
-            e
-        })
+        }
+        let mut e = last.unwrap_or_else(|| LlmError::fatal("no endpoint to send to"));
+        if e.retry_after.is_some() {
+            e.retry_after = self.soonest_back().or(e.retry_after);
+        }
+        Err(e)
     }
 }
 
@@ -213,14 +265,14 @@ mod tests {
         );
         let req = ChatRequest::plain("p", 0.0, 1);
         for _ in 0..20 {
-            let _ = pool.send(&req).await;
+            assert!(pool.send(&req).await.is_ok(), "failed over to a");
         }
         assert_eq!(
             b.calls.load(Ordering::SeqCst),
             2,
             "rested after two failures"
         );
-        assert_eq!(a.calls.load(Ordering::SeqCst), 18);
+        assert_eq!(a.calls.load(Ordering::SeqCst), 20);
         assert_eq!(pool.resting(), 1);
         assert_eq!(pool.info().base_url.as_deref(), Some("a,b"));
     }

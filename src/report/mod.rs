@@ -352,7 +352,7 @@ impl ReportBuilder {
             tokens: self.tokens,
             reasoning_tokens: self.reasoning_tokens,
             truncated: self.truncated,
-            cost_usd: self.cost,
+            cost_usd: billed(self.cost, dir),
             status: m.status.clone(),
             by: by.label().to_string(),
             spread: if several {
@@ -364,6 +364,17 @@ impl ReportBuilder {
             reading_notes: self.reading_notes,
             reading: m.reading().name().to_string(),
         }
+    }
+}
+
+/// A run's cost: what its samples recorded, or what its spend ledger says was billed
+/// when that is more (calls of samples dropped by a stop, refused or retried).
+fn billed(recorded: Option<f64>, dir: &Path) -> Option<f64> {
+    let ledger = crate::run::spend::read(dir).ok().flatten();
+    match (recorded, ledger) {
+        (Some(r), Some(l)) => Some(r.max(l.usd)),
+        (None, Some(l)) if l.unpriced == 0 && l.calls > 0 => Some(l.usd),
+        (r, _) => r,
     }
 }
 

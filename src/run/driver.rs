@@ -210,11 +210,9 @@ fn resume_differences(old: &Manifest, new: &Manifest) -> Vec<(&'static str, Stri
     };
     let (o, n) = (&old.dataset, &new.dataset);
     cmp("dataset kind", o.kind.clone(), n.kind.clone());
-    cmp(
-        "dataset file",
-        format!("{:?}", o.path),
-        format!("{:?}", n.path),
-    );
+    if let Some((k, a, b)) = super::resume_check::dataset_difference(old, new) {
+        cmp(k, a, b);
+    }
     cmp("dataset items", o.items.to_string(), n.items.to_string());
     cmp(
         "dataset seed",
@@ -352,15 +350,21 @@ pub(crate) fn prepare(
                 list.join("\n")
             )));
         }
+        if let Some(note) = super::resume_check::record_endpoints(&old, &mut m) {
+            let _ = events.send(Event::Warning(note));
+        }
         m.created = old.created;
         m.id = old.id;
         let loaded = store::read_samples(dir)?;
         for w in loaded.warnings {
             let _ = events.send(Event::Warning(w));
         }
-        // Every line was paid for, a retried sample's earlier line too.
+        // Everything billed in earlier sessions counts against --max-cost: the ledger
+        // holds it, calls of samples that were dropped or retried included.
+        let recorded: f64 = loaded.records.iter().filter_map(|r| r.cost_usd).sum();
+        let before = carried_spend(spec, dir, recorded, events)?;
         if let Some(b) = spec.pipeline.client.budget() {
-            b.add_spent(loaded.records.iter().filter_map(|r| r.cost_usd).sum());
+            b.add_spent(before);
         }
         // The latest line per id is the sample's record (a retried sample has two).
         let mut latest: HashMap<String, bool> = HashMap::new();
@@ -378,6 +382,30 @@ pub(crate) fn prepare(
     }
     store::write_manifest(dir, &m)?;
     Ok((m, done, lock))
+}
+
+/// What earlier sessions of the run at `dir` billed: the spend ledger's total, or,
+/// for a run from before the ledger, its records' (`recorded`), which then start the
+/// ledger as one `carried` line.
+pub(crate) fn carried_spend(
+    spec: &RunSpec,
+    dir: &Path,
+    recorded: f64,
+    events: &mpsc::UnboundedSender<Event>,
+) -> Result<f64, RunError> {
+    use crate::llm::ledger::{Spend, SpendKind};
+    if let Some(l) = super::spend::read(dir)? {
+        for w in l.warnings {
+            let _ = events.send(Event::Warning(w));
+        }
+        return Ok(l.usd);
+    }
+    if recorded > 0.0 {
+        spec.pipeline
+            .client
+            .record_spend(&Spend::new(SpendKind::Carried, "", Some(recorded)));
+    }
+    Ok(recorded)
 }
 
 /// Executes a run, sending events; returns when finished or cancelled.
@@ -568,12 +596,7 @@ pub async fn execute(
     if let Some(b) = client.budget().filter(|b| b.exhausted()) {
         // A refused call means an unfinished sample: the run stops short of the limit.
         outcome = Outcome::Cancelled;
-        let _ = events.send(Event::Warning(format!(
-            "stopped before the spend passed --max-cost ${:.4} (spent ${:.4} in this run); \
-             the run is cancelled and resumable: continue with --resume and a higher --max-cost",
-            b.limit(),
-            b.spent()
-        )));
+        let _ = events.send(Event::Warning(budget_stop(b)));
     }
     // Refusals that did not repeat are ordinary model errors of their samples.
     if outcome != Outcome::Refused {
@@ -581,6 +604,9 @@ pub async fn execute(
             out.append(&r)?;
             let _ = events.send(Event::Sample(Box::new(r)));
         }
+    }
+    if let Some(l) = client.ledger() {
+        let _ = l.sync();
     }
     warn_all(&events);
     out.sync()?;
@@ -592,6 +618,28 @@ pub async fn execute(
     manifest.updated = Some(now_rfc3339());
     store::write_manifest(&spec.out, &manifest)?;
     Ok(outcome)
+}
+
+/// Why a budgeted run stopped: the limit reached, or a call that billed more than it
+/// reserved (then the reservations cannot be trusted and nothing more is sent).
+pub(crate) fn budget_stop(b: &crate::llm::budget::Budget) -> String {
+    match b.overrun() {
+        Some(why) => format!(
+            "stopped: {} (spent ${:.4} of --max-cost ${:.4}); the server reports more usage than a \
+             request can use, so no further request was sent; every bill is in {} — check the server \
+             and the price table, then continue with --resume",
+            crate::sanitize::one_line(&why),
+            b.spent(),
+            b.limit(),
+            crate::llm::ledger::LEDGER
+        ),
+        None => format!(
+            "stopped before the spend passed --max-cost ${:.4} (spent ${:.4} in this run); \
+             the run is cancelled and resumable: continue with --resume and a higher --max-cost",
+            b.limit(),
+            b.spent()
+        ),
+    }
 }
 
 /// Whether a call of the sample was refused by the `--max-cost` budget.
@@ -613,6 +661,7 @@ pub fn dataset_info(ds: &Dataset, kind: &str, path: Option<&Path>) -> DatasetInf
         kind: kind.to_string(),
         syntax: ds.syntax,
         path: path.map(|p| p.display().to_string()),
+        sha256: path.and_then(super::resume_check::dataset_sha256),
         seed: ds.file.info.get("seed").and_then(serde_json::Value::as_u64),
         params: ds
             .file

@@ -350,6 +350,7 @@ pub(crate) fn import_as(
         tool_version: format!("autoeval {}", env!("CARGO_PKG_VERSION")),
         command: std::env::args().collect(),
         dataset: DatasetInfo {
+            sha256: None,
             kind: info
                 .get("type")
                 .and_then(Value::as_str)

@@ -117,12 +117,13 @@ struct Live<'p>(&'p Client);
 impl Caller for Live<'_> {
     fn call<'a>(
         &'a self,
-        _id: &'a str,
-        _round: usize,
-        _stage: Stage,
+        id: &'a str,
+        round: usize,
+        stage: Stage,
         req: ChatRequest,
     ) -> BoxFut<'a, Option<Result<CallResult, CallError>>> {
-        Box::pin(async move { Some(self.0.complete(&req).await) })
+        let call = super::batch::state::custom_id(id, round, stage);
+        Box::pin(async move { Some(self.0.complete_as(&req, &call).await) })
     }
 }
 

@@ -322,6 +322,11 @@ pub async fn execute(
             rs.len(),
             path.display()
         )));
+        let prices = client.prices().clone();
+        let probe = Replay::new(HashMap::new(), prices, info.name.clone(), None);
+        for s in spend_lines(&probe, &rs) {
+            client.record_spend(&s);
+        }
         state::save_results(&dir, &rs)?;
         state::log(
             &dir,
@@ -534,6 +539,11 @@ pub async fn execute(
                                         &dir,
                                         &event("ingested", &id, Some(provider), Some(now)),
                                     )?;
+                                    if client.budget().is_some_and(|b| b.overrun().is_some()) {
+                                        // It billed more than it reserved: nothing more goes out.
+                                        cancel_open(api, &st, &dir, provider, &events).await?;
+                                        break 'run BatchOutcome::Cancelled;
+                                    }
                                     progressed = true;
                                     continue;
                                 }
@@ -596,14 +606,7 @@ pub async fn execute(
                 () = tokio::time::sleep(batch.poll) => {}
                 changed = cancel.changed() => {
                     if changed.is_err() || *cancel.borrow() {
-                        for (id, _) in &st.open {
-                            let note = match api.cancel(id).await {
-                                Ok(()) => format!("{STATUS_PREFIX}{id} cancel requested at the provider"),
-                                Err(e) => format!("cancelling batch {id} at the provider failed: {e}"),
-                            };
-                            let _ = events.send(Event::Warning(note));
-                            state::log(&dir, &event("cancel-requested", id, Some(provider), None))?;
-                        }
+                        cancel_open(api, &st, &dir, provider, &events).await?;
                         break 'run BatchOutcome::Cancelled;
                     }
                 }
@@ -614,13 +617,11 @@ pub async fn execute(
     for w in client.take_warnings() {
         let _ = events.send(Event::Warning(w));
     }
+    if let Some(l) = client.ledger() {
+        let _ = l.sync();
+    }
     if let Some(b) = client.budget().filter(|b| b.exhausted()) {
-        let _ = events.send(Event::Warning(format!(
-            "stopped before the spend passed --max-cost ${:.4} (spent ${:.4} in this run); \
-             the run is cancelled and resumable: continue with --resume and a higher --max-cost",
-            b.limit(),
-            b.spent()
-        )));
+        let _ = events.send(Event::Warning(super::driver::budget_stop(b)));
     }
     manifest.status = match outcome {
         BatchOutcome::Finished => "finished",
@@ -637,6 +638,26 @@ pub async fn execute(
     );
     store::write_manifest(&dir, &manifest)?;
     Ok(outcome)
+}
+
+/// Asks the provider to cancel every open batch (what they answered is collected on
+/// `--resume`).
+async fn cancel_open(
+    api: &BatchApi,
+    st: &State,
+    dir: &Path,
+    provider: Provider,
+    events: &mpsc::UnboundedSender<Event>,
+) -> Result<(), RunError> {
+    for (id, _) in &st.open {
+        let note = match api.cancel(id).await {
+            Ok(()) => format!("{STATUS_PREFIX}{id} cancel requested at the provider"),
+            Err(e) => format!("cancelling batch {id} at the provider failed: {e}"),
+        };
+        let _ = events.send(Event::Warning(note));
+        state::log(dir, &event("cancel-requested", id, Some(provider), None))?;
+    }
+    Ok(())
 }
 
 /// Downloads a finished batch, stores its answers (and puts them in the response
@@ -688,22 +709,24 @@ async fn ingest(
             ));
         }
     }
-    let mut spent = 0.0;
-    for r in &results {
-        if let Some(text) = &r.output {
-            let _ = text;
-            spent += rp
-                .prices
-                .batch_cost(
-                    &rp.model,
-                    r.input_tokens.min(MAX_PLAUSIBLE_TOKENS),
-                    r.output_tokens.min(MAX_PLAUSIBLE_TOKENS),
-                )
-                .unwrap_or(0.0);
+    // Charged as the provider reported it, implausible or not; recorded before the
+    // answers are stored, so a crash in between counts the batch twice, never not at all.
+    let mut lines = spend_lines(rp, &results);
+    let spent: f64 = lines.iter().filter_map(|s| s.cost_usd).sum();
+    if let Some(b) = client.budget()
+        && b.settle_checked(
+            open.reserved_usd,
+            spent,
+            &format!("batch {}", crate::llm::ledger::safe_id(&now.id)),
+        )
+    {
+        for s in &mut lines {
+            s.overrun = true;
+            s.reserved_usd = Some(open.reserved_usd);
         }
     }
-    if let Some(b) = client.budget() {
-        b.settle(open.reserved_usd, spent);
+    for s in &lines {
+        client.record_spend(s);
     }
     state::save_results(dir, &results)?;
     if let Ok(mut m) = rp.results.write() {
@@ -712,6 +735,26 @@ async fn ingest(
         }
     }
     Ok(Ok(()))
+}
+
+/// The ledger lines of a batch's answers (errors are not billed).
+fn spend_lines(rp: &Replay, results: &[StoredResult]) -> Vec<crate::llm::ledger::Spend> {
+    use crate::llm::ledger::{Spend, SpendKind, safe_id};
+    results
+        .iter()
+        .filter(|r| r.output.is_some() && !r.cached)
+        .map(|r| {
+            let cost = rp
+                .prices
+                .batch_cost(&rp.model, r.input_tokens, r.output_tokens);
+            let mut s = Spend::new(SpendKind::Batch, &r.custom_id, cost);
+            s.batch_id = Some(safe_id(&r.batch_id));
+            (s.input_tokens, s.output_tokens) = (r.input_tokens, r.output_tokens);
+            s.implausible =
+                r.input_tokens > MAX_PLAUSIBLE_TOKENS || r.output_tokens > MAX_PLAUSIBLE_TOKENS;
+            s
+        })
+        .collect()
 }
 
 /// Answers longer than `--max-reply-bytes` become errors, as they do live.

@@ -70,14 +70,17 @@ impl Replay {
                     },
                     latency_ms: 0,
                     attempts: u32::from(!r.cached),
+                    // Charged as reported, implausible or not (the provider bills it).
                     cost_usd: if r.cached {
                         Some(0.0)
                     } else {
-                        self.prices.batch_cost(&self.model, i, o)
+                        self.prices
+                            .batch_cost(&self.model, r.input_tokens, r.output_tokens)
                     },
                     implausible_usage: implausible,
                     cached: r.cached,
                     batch_id: (!r.cached).then(|| r.batch_id.clone()),
+                    reported_tokens: (r.input_tokens, r.output_tokens),
                 })
             }
             (_, e) => Err(CallError {

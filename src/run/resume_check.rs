@@ -1,0 +1,83 @@
+//! What a resume checks beyond the settings: the dataset by its content (a SHA-256 of
+//! the file, so a moved copy is the same dataset and an edited file is not), and the
+//! endpoints a run was sent to over its sessions.
+
+use crate::record::Manifest;
+use sha2::{Digest, Sha256};
+use std::io::Read;
+use std::path::Path;
+
+/// `run.json` key of the endpoint history: every base URL the run was sent to, with
+/// when its first session against it started.
+pub(crate) const ENDPOINTS_KEY: &str = "endpoints";
+
+/// The SHA-256 (hex) of a dataset file, streamed; `None` when it cannot be read (the
+/// dataset was already loaded from it, so that is a race, not a user error).
+pub(crate) fn dataset_sha256(path: &Path) -> Option<String> {
+    let mut f = crate::fsread::open(path, crate::fsread::STREAM).ok()?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = f.read(&mut buf).ok()?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Some(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The dataset of a resumed run against the one it started with, as (field, old, new):
+/// by content when both runs know it, else (runs from before the hash) by path.
+pub(crate) fn dataset_difference(
+    old: &Manifest,
+    new: &Manifest,
+) -> Option<(&'static str, String, String)> {
+    let (o, n) = (&old.dataset, &new.dataset);
+    match (&o.sha256, &n.sha256) {
+        (Some(a), Some(b)) => (a != b).then(|| {
+            (
+                "dataset content (SHA-256; the file was edited, or is another dataset)",
+                format!("{a} ({})", o.path.as_deref().unwrap_or("-")),
+                format!("{b} ({})", n.path.as_deref().unwrap_or("-")),
+            )
+        }),
+        _ => (o.path != n.path).then(|| {
+            (
+                "dataset file",
+                format!("{:?}", o.path),
+                format!("{:?}", n.path),
+            )
+        }),
+    }
+}
+
+/// Carries the endpoint history into the resumed manifest `new`, adding its base URL
+/// when it differs from the last one; returns a note for the user when it does.
+pub(crate) fn record_endpoints(old: &Manifest, new: &mut Manifest) -> Option<String> {
+    let url = |m: &Manifest| m.model.base_url.clone().unwrap_or_default();
+    let mut history: Vec<serde_json::Value> = match old.extra.get(ENDPOINTS_KEY) {
+        Some(serde_json::Value::Array(a)) => a.clone(),
+        _ => vec![serde_json::json!({"base_url": url(old), "since": old.created})],
+    };
+    let last = history
+        .last()
+        .and_then(|e| e["base_url"].as_str())
+        .map(str::to_string);
+    let (was, now) = (last.unwrap_or_else(|| url(old)), url(new));
+    let changed = was != now;
+    if changed {
+        history.push(serde_json::json!({"base_url": now, "since": crate::record::now_rfc3339()}));
+    }
+    if changed || old.extra.contains_key(ENDPOINTS_KEY) {
+        new.extra
+            .insert(ENDPOINTS_KEY.into(), serde_json::Value::Array(history));
+    }
+    changed.then(|| {
+        format!(
+            "resumed against another --base-url: was {}, now {}; both are recorded in run.json's \"{ENDPOINTS_KEY}\"",
+            crate::sanitize::one_line(&was),
+            crate::sanitize::one_line(&now)
+        )
+    })
+}
