@@ -57,7 +57,8 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         .place(app.panes.run_list.sel, app.model.runs.len(), h);
     let w = inner.width as usize;
     // Columns: mark, name, model, samples, accuracy, status (dropped when narrow).
-    let status_w = if w >= 70 { 9 } else { 0 };
+    // Eleven: "interrupted" (a dead run) is the longest status.
+    let status_w = if w >= 70 { 11 } else { 0 };
     let model_w = if w >= 56 { 16 } else { 8 };
     let name_w = w
         .saturating_sub(
@@ -210,6 +211,13 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         app.model.listing.visible.len(),
         h,
     );
+    // Names told apart by what differs (four `fol-english…` runs read apart).
+    let metric_w = metric.map_or(0, |_| crate::tui::components::sort::METRIC_WIDTH);
+    let rest = w.saturating_sub(if judged { 34 } else { 31 } + metric_w);
+    let names: Vec<String> = (0..app.model.runs.len())
+        .map(|i| run_name(app, i))
+        .collect();
+    let names = crate::tui::model::names::distinct(&names, rest);
     for (k, &(r, i)) in app
         .model
         .listing
@@ -260,8 +268,6 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         } else {
             Style::default().fg(t.verdict_color(row.verdict))
         };
-        let metric_w = metric.map_or(0, |_| crate::tui::components::sort::METRIC_WIDTH);
-        let rest = w.saturating_sub(if judged { 34 } else { 31 } + metric_w);
         // The sorted-by metric, to four decimals (`–` where the sample has none).
         let metric_cell = metric.map_or_else(String::new, |m| {
             let v = if hidden {
@@ -309,10 +315,7 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             ),
             Span::styled(judge, base),
             Span::styled(
-                format!(
-                    "{labelled}{metric_cell}{}",
-                    clip(&run_name(app, r as usize), rest)
-                ),
+                format!("{labelled}{metric_cell}{}", clip(&names[r as usize], rest)),
                 base,
             ),
         ]));
@@ -444,7 +447,11 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let per = buckets.len().div_ceil(cols).max(1);
     let ncols = buckets.len().div_ceil(per);
     let mut lines = Vec::new();
+    // Labels told apart by what differs; `name` stays the key into `measures`.
+    let labels: Vec<String> = data.iter().map(|(n, _)| n.clone()).collect();
+    let labels = crate::tui::model::names::distinct(&labels, name_w.saturating_sub(1));
     for (k, (name, m)) in data.iter().enumerate().skip(top).take(end - top) {
+        let label = &labels[k];
         let color = t
             .chart
             .get(k % t.chart.len().max(1))
@@ -475,7 +482,7 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             let mut spans = vec![Span::styled(
                 format!(
                     "{:<w$} {tag}{unit} ",
-                    clip(name, name_w.saturating_sub(unit.len())).trim_end(),
+                    clip(label, name_w.saturating_sub(unit.len())).trim_end(),
                     w = name_w.saturating_sub(unit.len())
                 ),
                 name_style,
@@ -507,7 +514,7 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             && lines.len() < rows_avail
         {
             let mut spans = vec![Span::styled(
-                format!("{:<w$} ±  ", clip(name, name_w).trim_end(), w = name_w),
+                format!("{:<w$} ±  ", clip(label, name_w).trim_end(), w = name_w),
                 Style::default().fg(t.muted),
             )];
             for c in 0..ncols {
