@@ -38,6 +38,19 @@ pub(crate) fn run_name(app: &App, i: usize) -> String {
     }
 }
 
+/// A verdict in seven columns, for a sample list too narrow for its run column.
+fn verdict_short(k: crate::verify::VerdictKind) -> &'static str {
+    use crate::verify::VerdictKind as V;
+    match k {
+        V::Equivalent => "equiv",
+        V::NotEquivalent => "not-eq",
+        V::Unparseable => "unparse",
+        V::Unknown => "unknown",
+        V::Copied => "copied",
+        V::ModelError => "error",
+    }
+}
+
 /// The run list.
 pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     use crate::tui::keymap::{Action, Context};
@@ -66,6 +79,10 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         )
         .max(6);
     let mut lines = Vec::new();
+    let names: Vec<String> = (0..app.model.runs.len())
+        .map(|i| run_name(app, i))
+        .collect();
+    let names = crate::tui::model::names::distinct(&names, name_w);
     for (i, r) in app.model.runs.iter().enumerate().skip(off).take(h) {
         let shown =
             app.model.listing.filter.runs.is_empty() || app.model.listing.filter.runs.contains(&i);
@@ -80,9 +97,9 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         // Too narrow for the status column: a run that is not finished says so before
         // its name, or a cancelled run would pass for a finished one.
         let name = if status_w == 0 && status != "finished" {
-            format!("[{status}] {}", run_name(app, i))
+            format!("[{status}] {}", names[i])
         } else {
-            run_name(app, i)
+            names[i].clone()
         };
         let mut text = format!(
             "{mark} {} {} {:>5} {}",
@@ -170,6 +187,17 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     // some run is judged, the hand-label mark, the metric sorted by (only while sorted
     // by one), the run. The header lines up with them.
     let metric = app.model.listing.sort.metric();
+    let metric_w = metric.map_or(0, |_| crate::tui::components::sort::METRIC_WIDTH);
+    let rest = w.saturating_sub(if judged { 34 } else { 31 } + metric_w);
+    // Too narrow for a run column (80 columns) with several runs: verdicts take seven
+    // columns (`not-eq`) so the run column gets ten.
+    let narrow = rest < 8 && app.model.runs.len() > 1;
+    let vw = if narrow { 7 } else { 14 };
+    let rest = rest + 14 - vw;
+    let names: Vec<String> = (0..app.model.runs.len())
+        .map(|i| run_name(app, i))
+        .collect();
+    let names = crate::tui::model::names::distinct(&names, rest);
     let metric_head = metric.map_or_else(String::new, |m| {
         let w = crate::tui::components::sort::METRIC_WIDTH;
         format!(
@@ -184,7 +212,7 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let mut lines = vec![Line::from(Span::styled(
         clip(
             &format!(
-                "{:<8} {cat:>3}{:<2}{:<14} {}{}{metric_head}run{}",
+                "{:<8} {cat:>3}{:<2}{:<vw$} {}{}{metric_head}run{}",
                 "id",
                 arrow(SortKey::Measure),
                 format!("verdict{}", arrow(SortKey::Verdict)),
@@ -212,12 +240,6 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         h,
     );
     // Names told apart by what differs (four `fol-english…` runs read apart).
-    let metric_w = metric.map_or(0, |_| crate::tui::components::sort::METRIC_WIDTH);
-    let rest = w.saturating_sub(if judged { 34 } else { 31 } + metric_w);
-    let names: Vec<String> = (0..app.model.runs.len())
-        .map(|i| run_name(app, i))
-        .collect();
-    let names = crate::tui::model::names::distinct(&names, rest);
     for (k, &(r, i)) in app
         .model
         .listing
@@ -304,9 +326,11 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             // A space keeps the marks off a 14-letter verdict ("not-equivalent").
             Span::styled(
                 format!(
-                    "{:<14} ",
+                    "{:<vw$} ",
                     if hidden {
                         "· blind"
+                    } else if narrow {
+                        verdict_short(row.verdict)
                     } else {
                         row.verdict_name()
                     }

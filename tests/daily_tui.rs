@@ -1,0 +1,142 @@
+//! Issue 35, the viewer side of the everyday journeys, driven by keys into a test
+//! terminal: dead runs, the `i` leaderboard against `autoeval leaderboard`, run names
+//! told apart, the adjudication layer, the pause reason, copying.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+mod screens;
+
+use autoeval::tui::{ViewOptions, build_app};
+use common::cli::{bin, ok};
+use screens::{isolate, screen};
+use std::path::{Path, PathBuf};
+
+fn opts(paths: Vec<PathBuf>) -> ViewOptions {
+    isolate();
+    ViewOptions {
+        paths,
+        theme: None,
+        config: Some(PathBuf::from("/nonexistent/autoeval-config.toml")),
+    }
+}
+
+fn sample_runs() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs")
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/runs")
+        .join(name)
+}
+
+/// Copies a fixture run into `to` under `name`, its manifest's id set to `name`.
+fn copy_run(from: &Path, to: &Path, name: &str) -> PathBuf {
+    let dir = to.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in ["run.json", "samples.jsonl"] {
+        std::fs::copy(from.join(f), dir.join(f)).unwrap();
+    }
+    let p = dir.join("run.json");
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    m["id"] = name.into();
+    std::fs::write(&p, serde_json::to_string_pretty(&m).unwrap()).unwrap();
+    dir
+}
+
+fn set_status(dir: &Path, status: &str) {
+    let p = dir.join("run.json");
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    m["status"] = status.into();
+    std::fs::write(&p, serde_json::to_string_pretty(&m).unwrap()).unwrap();
+}
+
+#[test]
+fn a_dead_running_run_reads_interrupted_in_the_run_list_and_turns_so_when_its_process_dies() {
+    let d = tempfile::tempdir().unwrap();
+    let dead = copy_run(&fixture("pl-small"), d.path(), "dead-run");
+    set_status(&dead, "running");
+    std::fs::write(dead.join("run.lock"), "999999\n").unwrap();
+    let live = copy_run(&fixture("fol-small"), d.path(), "live-run");
+    set_status(&live, "running");
+    let lock = autoeval::run::store::RunLock::acquire(&live).unwrap();
+    let (mut app, t) = build_app(&opts(vec![d.path().to_path_buf()]));
+    let s = screen(&mut app, &t, 120, 40);
+    assert!(s.contains("[interrupted] dead-run"), "{s}");
+    assert!(!s.contains("[running] dead-run"), "{s}");
+    assert!(s.contains("live-run"), "{s}");
+    assert!(!s.contains("[interrupted] live-run"), "{s}");
+    // The process of the live run dies: the next look says so, run.json unchanged.
+    drop(lock);
+    app.settle();
+    assert!(app.follow());
+    let s = screen(&mut app, &t, 120, 40);
+    assert!(s.contains("[interrupted] live-run"), "{s}");
+}
+
+#[test]
+fn the_i_leaderboard_is_autoeval_leaderboard() {
+    let root = sample_runs();
+    let o = bin()
+        .arg("leaderboard")
+        .arg(&root)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let cli: serde_json::Value = serde_json::from_str(&ok(&o)).unwrap();
+    let (mut app, t) = build_app(&opts(vec![root.clone()]));
+    app.press("i").unwrap();
+    // Through the same JSON text, so floats parse back the same way on both sides.
+    let tui: serde_json::Value = serde_json::from_str(
+        &serde_json::to_string_pretty(app.summary().unwrap().leaderboard.as_ref().unwrap())
+            .unwrap(),
+    )
+    .unwrap();
+    // Cells compare with their run lists' order as the CLI has it (one dir per run).
+    assert_eq!(tui["row_keys"], cli["row_keys"]);
+    assert_eq!(tui["column_keys"], cli["column_keys"]);
+    assert_eq!(tui["cells"], cli["cells"]);
+    // The judge of pl-perturb (perturb-0.3) sits on its model's row, not a row of its own.
+    let judged: Vec<&serde_json::Value> = cli["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| !c["judge"].is_null())
+        .collect();
+    assert!(!judged.is_empty());
+    assert!(
+        judged.iter().all(|c| c["counts"]["n"].as_u64() > Some(0)),
+        "{judged:?}"
+    );
+    // And the screen shows the rows under those names.
+    let s = screen(&mut app, &t, 160, 48);
+    assert!(s.contains("perturb:perturb-0.3"), "{s}");
+    assert!(!s.contains("(synthetic)"), "{s}");
+}
+
+#[test]
+fn runs_sharing_a_long_start_are_told_apart_in_the_sample_list_and_the_chart() {
+    let d = tempfile::tempdir().unwrap();
+    for m in ["gpt-4o", "qwen-7b", "llama-3"] {
+        copy_run(
+            &fixture("pl-small"),
+            d.path(),
+            &format!("fol-english-long-study-{m}"),
+        );
+    }
+    let (mut app, t) = build_app(&opts(vec![d.path().to_path_buf()]));
+    for (w, h) in [(80, 24), (120, 40)] {
+        let s = screen(&mut app, &t, w, h);
+        // Each run's differing part is on screen, in the sample list's run column.
+        let list: String = s.lines().filter(|l| l.contains("not-equivalent")).collect();
+        for m in ["gpt-4o", "qwen-7b", "llama-3"] {
+            assert!(
+                list.contains(m) || s.contains(&format!("…{m}")),
+                "{w}x{h}: {m}\n{s}"
+            );
+        }
+        insta::assert_snapshot!(format!("distinct_runs_{w}x{h}"), s);
+    }
+}
