@@ -140,3 +140,52 @@ fn runs_sharing_a_long_start_are_told_apart_in_the_sample_list_and_the_chart() {
         insta::assert_snapshot!(format!("distinct_runs_{w}x{h}"), s);
     }
 }
+
+/// The README's `--explain` example, the first screen of the shipped runs.
+const PHI0: &str = "fade(quentin) ∨ ¬warn(amos,nadia) ∨ dream(pearl)";
+const PHI1: &str = "¬(warn(amos,nadia) ∨ dream(pearl))";
+
+#[test]
+fn the_diff_tab_names_changes_as_verify_explain_and_the_readme_do() {
+    let o = bin()
+        .args(["verify", "--explain", PHI0, PHI1])
+        .output()
+        .unwrap();
+    let explain = String::from_utf8_lossy(&o.stdout).into_owned();
+    // `changes:` up to `kinds:` inclusive.
+    let from = explain.find("changes:").unwrap();
+    let to = explain.find("kinds:").unwrap();
+    let end = to + explain[to..].find('\n').unwrap();
+    let block: Vec<&str> = explain[from..end].lines().collect();
+    assert_eq!(
+        block,
+        [
+            "changes:",
+            "  negation widened from ¬warn(amos,nadia) to ¬(warn(amos,nadia) ∨ dream(pearl))",
+            "  operand dropped: fade(quentin)",
+            "kinds: negation-misplaced, operand-dropped",
+        ]
+    );
+    // The README shows the same lines for the same pair.
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    for l in &block {
+        assert!(readme.contains(&format!("# {l}")), "README lacks {l:?}");
+    }
+    // The viewer opens the shipped runs on this pair; its Diff tab says the same.
+    let (mut app, t) = build_app(&opts(vec![sample_runs()]));
+    let (r, i) = app.model.selected().unwrap();
+    let run = &app.model.runs[r as usize];
+    let rec = run.record(&run.rows[i as usize]).unwrap();
+    assert_eq!(rec.phi0, PHI0);
+    app.press("]").unwrap();
+    let s = screen(&mut app, &t, 200, 40);
+    assert!(s.contains("[Diff]"), "{s}");
+    for l in &block {
+        assert!(s.contains(&format!("│{l} ")), "Diff tab lacks {l:?}\n{s}");
+    }
+    insta::assert_snapshot!("diff_tab_120x40", screen(&mut app, &t, 120, 40));
+    assert!(s.contains("◀ negation widened"), "{s}");
+    assert!(!s.contains("◀ negation added"), "{s}");
+    assert!(!s.contains("◀ negation removed"), "{s}");
+}

@@ -65,7 +65,6 @@ fn common_end(names: &[&str], start: usize) -> usize {
 /// their position (`#2`). Names of one run, or when all fit, come back unchanged.
 pub fn distinct(names: &[String], w: usize) -> Vec<String> {
     use unicode_width::UnicodeWidthStr;
-    let fits = |s: &str| s.width() <= w;
     let mut seen = std::collections::HashMap::new();
     let dup: Vec<usize> = names
         .iter()
@@ -75,7 +74,15 @@ pub fn distinct(names: &[String], w: usize) -> Vec<String> {
             *k
         })
         .collect();
-    let repeated = |i: usize| names.iter().filter(|n| **n == names[i]).count() > 1;
+    let tags: Vec<String> = (0..names.len())
+        .map(|i| {
+            if names.iter().filter(|n| **n == names[i]).count() > 1 {
+                format!("#{}", dup[i])
+            } else {
+                String::new()
+            }
+        })
+        .collect();
     let uniq: Vec<&str> = {
         let mut u: Vec<&str> = names.iter().map(String::as_str).collect();
         u.sort_unstable();
@@ -87,45 +94,86 @@ pub fn distinct(names: &[String], w: usize) -> Vec<String> {
     } else {
         0
     };
-    names
+    // The start shared with the closest other name; the end shared by all.
+    let mut starts: Vec<usize> = names
         .iter()
-        .enumerate()
-        .map(|(i, n)| {
-            let tag = if repeated(i) {
-                format!("#{}", dup[i])
-            } else {
-                String::new()
-            };
-            let whole = format!("{n}{tag}");
-            if fits(&whole) {
-                return whole;
-            }
-            // The start shared with the closest other name; the end shared by all.
-            let start = uniq
-                .iter()
+        .map(|n| {
+            uniq.iter()
                 .filter(|o| **o != n.as_str())
                 .map(|o| shared_start(n, o))
                 .max()
-                .unwrap_or(0);
-            let end = if n.len() > start + end { end } else { 0 };
-            let mid = n[start..n.len() - end].trim_matches(is_sep);
-            let mid = if mid.is_empty() {
-                &n[start..n.len() - end]
+                .unwrap_or(0)
+        })
+        .collect();
+    let label = |i: usize, start: usize| {
+        let n = &names[i];
+        let whole = format!("{n}{}", tags[i]);
+        if whole.width() <= w {
+            return whole;
+        }
+        let end = if n.len() > start + end { end } else { 0 };
+        let raw = &n[start..n.len() - end];
+        let mid = match raw.trim_matches(is_sep) {
+            "" => raw,
+            m => m,
+        };
+        format!(
+            "{}{mid}{}{}",
+            if start > 0 { "…" } else { "" },
+            if end > 0 { "…" } else { "" },
+            tags[i]
+        )
+    };
+    // Two names may differ from their closest neighbours in the same way
+    // (`fol-qwen-0.5b` and `pl-qwen-0.5b` both read `…0.5b`): those keep more of
+    // their start, a word at a time, until every label is its own.
+    let mut labels: Vec<String> = (0..names.len()).map(|i| label(i, starts[i])).collect();
+    loop {
+        let mut changed = false;
+        for i in 0..names.len() {
+            let clash = (0..names.len()).any(|j| j != i && labels[j] == labels[i]);
+            if clash && starts[i] > 0 {
+                starts[i] = cuts(&names[i])
+                    .into_iter()
+                    .filter(|&c| c < starts[i])
+                    .max()
+                    .unwrap_or(0);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+        labels = (0..names.len()).map(|i| label(i, starts[i])).collect();
+    }
+    // Still too wide: keep the end, where names usually differ (the model).
+    labels
+        .into_iter()
+        .map(|l| {
+            if l.width() <= w || w < 2 || uniq.len() < 2 {
+                l
             } else {
-                mid
-            };
-            let mut s = String::new();
-            if start > 0 {
-                s.push('…');
+                tail(&l, w)
             }
-            s.push_str(mid);
-            if end > 0 {
-                s.push('…');
-            }
-            s.push_str(&tag);
-            s
         })
         .collect()
+}
+
+/// `…` and the last `w - 1` columns of `s` (without its own leading `…`).
+fn tail(s: &str, w: usize) -> String {
+    use unicode_width::UnicodeWidthChar;
+    let s = s.strip_prefix('…').unwrap_or(s);
+    let mut keep = Vec::new();
+    let mut used = 0;
+    for c in s.chars().rev() {
+        let cw = c.width().unwrap_or(0);
+        if used + cw > w - 1 {
+            break;
+        }
+        used += cw;
+        keep.push(c);
+    }
+    std::iter::once('…').chain(keep.into_iter().rev()).collect()
 }
 
 #[cfg(test)]
@@ -151,7 +199,7 @@ mod tests {
     #[test]
     fn a_name_that_is_the_others_start_keeps_something() {
         let n = v(&["fol", "fol-english"]);
-        assert_eq!(distinct(&n, 5), ["fol", "…english"]);
+        assert_eq!(distinct(&n, 8), ["fol", "…english"]);
     }
 
     #[test]
@@ -159,5 +207,32 @@ mod tests {
         assert_eq!(distinct(&v(&["pl", "pl"]), 10), ["pl#1", "pl#2"]);
         assert_eq!(distinct(&v(&["a-very-long-name"]), 4), ["a-very-long-name"]);
         assert_eq!(distinct(&v(&["é-x", "é-y"]), 2), ["…x", "…y"]);
+    }
+
+    #[test]
+    fn names_that_differ_alike_from_their_neighbours_keep_more_of_their_start() {
+        let n = v(&[
+            "fol-qwen-0.5b",
+            "fol-qwen-1.5b",
+            "pl-qwen-0.5b",
+            "pl-qwen-1.5b",
+            "fol-english-gemma-3-270m",
+            "fol-gemma-3-270m",
+        ]);
+        let got = distinct(&n, 22);
+        assert_eq!(
+            got,
+            [
+                "fol-qwen-0.5b",
+                "fol-qwen-1.5b",
+                "pl-qwen-0.5b",
+                "pl-qwen-1.5b",
+                "…english-gemma-3-270m",
+                "fol-gemma-3-270m",
+            ]
+        );
+        // Narrower: the ends stay, and stay apart.
+        assert_eq!(distinct(&n, 9)[4], "…a-3-270m");
+        assert_eq!(distinct(&n, 9)[0], "…qwen-0.5b".replace("…q", "…"));
     }
 }

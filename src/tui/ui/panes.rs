@@ -464,7 +464,7 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         return;
     }
     // Run names need room to be told apart (fol vs fol-english); bars get the rest.
-    let name_w = (inner.width as usize / 4).clamp(5, 18);
+    let name_w = (inner.width as usize / 3).clamp(5, 24);
     let label_w = name_w + 4;
     let cols = (inner.width as usize).saturating_sub(label_w).max(1);
     // Buckets per column when there are more buckets than columns.
