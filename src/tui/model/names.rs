@@ -105,25 +105,36 @@ pub fn distinct(names: &[String], w: usize) -> Vec<String> {
                 .unwrap_or(0)
         })
         .collect();
-    let label = |i: usize, start: usize| {
+    // Cut at `start`, or less when that already fits: as much context as room allows.
+    let label = |i: usize, most: usize| {
         let n = &names[i];
         let whole = format!("{n}{}", tags[i]);
         if whole.width() <= w {
             return whole;
         }
-        let end = if n.len() > start + end { end } else { 0 };
+        let at = |start: usize| {
+            let end = if n.len() > start + end { end } else { 0 };
+            cut(n, start, end, &tags[i])
+        };
+        cuts(n)
+            .into_iter()
+            .filter(|&c| c <= most && c < n.len())
+            .map(at)
+            .find(|l| l.width() <= w)
+            .unwrap_or_else(|| at(most))
+    };
+    fn cut(n: &str, start: usize, end: usize, tag: &str) -> String {
         let raw = &n[start..n.len() - end];
         let mid = match raw.trim_matches(is_sep) {
             "" => raw,
             m => m,
         };
         format!(
-            "{}{mid}{}{}",
+            "{}{mid}{}{tag}",
             if start > 0 { "…" } else { "" },
             if end > 0 { "…" } else { "" },
-            tags[i]
         )
-    };
+    }
     // Two names may differ from their closest neighbours in the same way
     // (`fol-qwen-0.5b` and `pl-qwen-0.5b` both read `…0.5b`): those keep more of
     // their start, a word at a time, until every label is its own.
