@@ -54,7 +54,6 @@ fn report_shows_a_dead_running_run_as_interrupted_and_a_live_one_as_running() {
     // No lock file at all (a run copied without it) is not live either.
     std::fs::remove_file(out.join("run.lock")).unwrap();
     assert_eq!(report_status(&out), "interrupted");
-    let _ = stderr;
 }
 
 /// The ids and operator counts of a run's samples, in id order.
@@ -131,4 +130,79 @@ fn limit_spreads_over_every_bucket_seeded_and_says_so() {
         .unwrap();
     let text = ok(&o);
     assert!(text.contains("--limit 8: 8 of "), "{text}");
+}
+
+/// `autoeval ARGS` in a pseudo-terminal (util-linux `script`), cwd `dir`, keys `q`:
+/// (exit code, everything it drew).
+fn bare_in_pty(dir: &Path, args: &str) -> (Option<i32>, String) {
+    use std::io::{Read, Write};
+    let home = tempfile::tempdir().unwrap();
+    let cmd = format!("stty cols 120 rows 40; {} {args}", common::cli::EXE);
+    let mut c = std::process::Command::new("script");
+    c.args(["-qfec", &cmd, "/dev/null"]).current_dir(dir);
+    common::cli::isolate(&mut c, home.path());
+    let mut child = c
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the `script` command (util-linux) is needed for this test");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let stdin = child.stdin.as_mut().unwrap();
+    stdin.write_all(b"q").unwrap();
+    stdin.flush().unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(15) {
+            let _ = child.kill();
+            panic!("autoeval {args} did not exit on q");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let mut out = Vec::new();
+    child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+    let code = child.try_wait().unwrap().and_then(|s| s.code());
+    (code, String::from_utf8_lossy(&out).into_owned())
+}
+
+fn fixtures() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs")
+}
+
+#[test]
+fn a_path_without_a_subcommand_opens_the_viewer_and_so_does_a_theme() {
+    let d = tempfile::tempdir().unwrap();
+    let run = fixtures().join("pl-small");
+    let (code, out) = bare_in_pty(d.path(), &run.display().to_string());
+    assert_eq!(code, Some(0), "{out:.2000}");
+    assert!(
+        out.contains("Samples") && out.contains("pl-small"),
+        "{out:.2000}"
+    );
+    let (code, out) = bare_in_pty(d.path(), &format!("--theme light {}", run.display()));
+    assert_eq!(code, Some(0), "{out:.2000}");
+    assert!(out.contains("Samples"), "{out:.2000}");
+}
+
+#[test]
+fn outside_the_source_tree_autoeval_alone_says_what_to_open_and_opens_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    let o = bin().current_dir(d.path()).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("no runs to open"), "{err}");
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
+    assert!(err.contains(&shipped.display().to_string()), "{err}");
+    // A ./sample-runs there is what it opens (in a terminal): no error.
+    std::fs::create_dir(d.path().join("sample-runs")).unwrap();
+    let (code, out) = bare_in_pty(d.path(), "");
+    assert_eq!(code, Some(0), "{out:.2000}");
+    // A word that is neither a path nor a subcommand says both readings.
+    let o = bin().current_dir(d.path()).arg("rnu").output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("rnu: no such file or directory, and not a subcommand"),
+        "{err}"
+    );
 }
