@@ -24,12 +24,21 @@ pub struct LimitNote {
 impl LimitNote {
     /// One line for the run's output.
     pub fn line(&self) -> String {
-        let buckets = self
-            .per_bucket
-            .iter()
-            .map(|(b, n)| format!("{}:{n}", b.map_or_else(|| "?".into(), |b| b.to_string())))
-            .collect::<Vec<_>>()
-            .join(" ");
+        let name = |b: &Option<usize>| b.map_or_else(|| "?".into(), |b| b.to_string());
+        // Many buckets: their range and the spread of counts, not a line per bucket.
+        let buckets = if self.per_bucket.len() > 12 {
+            let lo = self.per_bucket.values().min().unwrap_or(&0);
+            let hi = self.per_bucket.values().max().unwrap_or(&0);
+            let first = self.per_bucket.keys().next().map(name).unwrap_or_default();
+            let last = self.per_bucket.keys().last().map(name).unwrap_or_default();
+            format!("{first}–{last}, {lo}–{hi} each")
+        } else {
+            self.per_bucket
+                .iter()
+                .map(|(b, n)| format!("{}:{n}", name(b)))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
         format!(
             "--limit {}: {} of {} samples, spread evenly over {} {} buckets (seed {}; {} {buckets})",
             self.kept,

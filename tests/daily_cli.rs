@@ -206,3 +206,44 @@ fn outside_the_source_tree_autoeval_alone_says_what_to_open_and_opens_nothing() 
         "{err}"
     );
 }
+
+#[test]
+fn a_dry_run_needs_neither_out_nor_a_key_and_writes_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    let home = d.path().join("home");
+    let cwd = d.path().join("cwd");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&cwd).unwrap();
+    for model in ["openai:gpt-4o", "anthropic:claude-3-5-haiku-20241022"] {
+        let o = common::cli::bin_in(&home)
+            .current_dir(&cwd)
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("ANTHROPIC_API_KEY")
+            .args([
+                "run",
+                "--dry-run",
+                "--kind",
+                "pl",
+                "--limit",
+                "20",
+                "--model",
+                model,
+            ])
+            .output()
+            .unwrap();
+        let text = ok(&o);
+        assert!(text.contains("dry run: 20 samples to do"), "{text}");
+        assert!(text.contains("estimated cost"), "{text}");
+    }
+    // Nothing written: not in the working directory, not in HOME (no cache created).
+    assert_eq!(std::fs::read_dir(&cwd).unwrap().count(), 0);
+    assert_eq!(std::fs::read_dir(&home).unwrap().count(), 0);
+    // A real run still needs --out (and a key).
+    let o = bin()
+        .current_dir(&cwd)
+        .args(["run", "--kind", "pl", "--model", "perturb"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--out"), "{}", stderr(&o));
+}

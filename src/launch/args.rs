@@ -49,8 +49,13 @@ pub struct RunArgs {
     /// Only the first N samples.
     #[arg(long)]
     pub limit: Option<usize>,
-    /// Output run directory.
-    #[arg(long)]
+    /// Output run directory (not needed with --dry-run, which writes nothing).
+    #[arg(
+        long,
+        required_unless_present = "dry_run",
+        default_value = "-",
+        hide_default_value = true
+    )]
     pub out: PathBuf,
     /// Continue a run directory, skipping finished samples.
     #[arg(long)]
