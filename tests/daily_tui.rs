@@ -189,3 +189,157 @@ fn the_diff_tab_names_changes_as_verify_explain_and_the_readme_do() {
     assert!(!s.contains("◀ negation added"), "{s}");
     assert!(!s.contains("◀ negation removed"), "{s}");
 }
+
+/// Appends label lines: (sample id, annotator, categories).
+fn label(dir: &Path, rows: &[(&str, &str, &[&str])]) {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("labels.jsonl"))
+        .unwrap();
+    for (id, who, cats) in rows {
+        let v = serde_json::json!({"id": id, "categories": cats, "note": "",
+            "annotator": who, "time": "2026-11-24T12:00:00Z"});
+        writeln!(f, "{v}").unwrap();
+    }
+}
+
+#[test]
+fn the_adjudication_layer_shows_the_pair_even_at_80x24() {
+    let d = tempfile::tempdir().unwrap();
+    let run = copy_run(&fixture("pl-small"), d.path(), "pl");
+    let (mut app, t) = build_app(&opts(vec![run.clone()]));
+    let (r, i) = app.model.selected().unwrap();
+    let id = app.model.id_of((r, i)).to_string();
+    let rec = app.model.runs[r as usize]
+        .record(&app.model.runs[r as usize].rows[i as usize])
+        .unwrap();
+    label(
+        &run,
+        &[
+            (&id, "alice", &["incomplete"]),
+            (&id, "bob", &["term-omitted"]),
+        ],
+    );
+    app.follow();
+    app.press("A").unwrap();
+    assert_eq!(
+        app.mode(),
+        autoeval::tui::layer::Mode::Adjudicate,
+        "{}",
+        app.status
+    );
+    let psi = rec.rounds[0].psi.clone().unwrap();
+    let phi1 = rec.rounds[0].phi1.clone().unwrap();
+    for (w, h) in [(80, 24), (120, 40)] {
+        let s = screen(&mut app, &t, w, h);
+        let inside: Vec<&str> = s
+            .lines()
+            .skip_while(|l| !l.contains("Adjudicate sample"))
+            .collect();
+        let body = inside.join("\n");
+        assert!(body.contains(&format!("φ₀ {}", rec.phi0)), "{w}x{h}\n{s}");
+        assert!(body.contains(&format!("φ₁ {phi1}")), "{w}x{h}\n{s}");
+        let psi_start: String = psi.chars().take(20).collect();
+        assert!(body.contains(&format!("ψ  {psi_start}")), "{w}x{h}\n{s}");
+        // The choices and keys are still there below.
+        assert!(
+            body.contains("settle as:") && body.contains("cancels"),
+            "{w}x{h}\n{s}"
+        );
+        insta::assert_snapshot!(format!("adjudicate_{w}x{h}"), s);
+    }
+}
+
+#[test]
+fn a_pause_reason_is_not_lost_and_a_paused_run_shows_no_stale_rate() {
+    // A port nobody listens on: every request is refused at once.
+    let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead_url = format!("http://{}/v1", dead.local_addr().unwrap());
+    drop(dead);
+    let dir = tempfile::tempdir().unwrap();
+    // SAFETY: set before the run's threads start; no other test reads it.
+    #[allow(unsafe_code)]
+    unsafe {
+        std::env::set_var("AE_DAILY_NO_KEY", "local-unused");
+    }
+    let out = dir.path().join("gone");
+    let (mut app, t) = build_app(&opts(vec![dir.path().to_path_buf()]));
+    app.press("R").unwrap();
+    let form = app.form_mut().unwrap();
+    for (k, v) in [
+        ("dataset", "pl"),
+        ("seed", "5"),
+        ("per_category", "1"),
+        ("model", "openai:fake"),
+        ("base_url", dead_url.as_str()),
+        ("api_key_env", "AE_DAILY_NO_KEY"),
+        ("concurrency", "1"),
+        ("retries", "0"),
+        ("limit", "12"),
+        ("retry_errors", "n"),
+        ("out", &out.display().to_string()),
+    ] {
+        form.set(k, v);
+    }
+    form.refresh();
+    app.press("enter").unwrap();
+    let start = std::time::Instant::now();
+    while !app.jobs.live.as_ref().is_some_and(|l| l.paused) {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(30),
+            "no pause"
+        );
+        app.pump();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let reason = app
+        .jobs
+        .live
+        .as_ref()
+        .unwrap()
+        .last_warning
+        .clone()
+        .unwrap();
+    assert!(reason.starts_with("paused: 5 samples in a row"), "{reason}");
+    for (w, h) in [(80, 24), (120, 40)] {
+        let s = screen(&mut app, &t, w, h);
+        let status = s.lines().nth(usize::from(h) - 2).unwrap();
+        // Paused: no request rate or ETA measured over the paused time.
+        assert!(status.starts_with("paused"), "{status}");
+        assert!(
+            !status.contains("req/s") && !status.contains("ETA"),
+            "{status}"
+        );
+        // The reason, as much as fits, and where to read it whole.
+        assert!(status.contains("paused: 5 samples in a row"), "{status}");
+        assert!(status.contains("(w shows it whole)"), "{status}");
+    }
+    // `w` shows it whole.
+    app.press("w").unwrap();
+    let s = screen(&mut app, &t, 120, 40);
+    let flat: String = s
+        .lines()
+        .map(|l| l.trim_matches(|c: char| c == '│' || c == '┃' || c.is_whitespace()))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let tail = "resume once it answers (the failed samples can be redone with retry errors)";
+    assert!(reason.ends_with(tail), "{reason}");
+    assert!(
+        flat.contains("(the failed samples can be redone with retry errors)"),
+        "{s}"
+    );
+    app.press("esc").unwrap();
+    app.press("C").unwrap();
+    app.press("y").unwrap();
+    let start = std::time::Instant::now();
+    while app.jobs.live.as_ref().is_some_and(|l| l.ended.is_none()) {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(30),
+            "no cancel"
+        );
+        app.pump();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

@@ -285,7 +285,10 @@ impl Live {
     pub(crate) fn header_for(&self, width: usize) -> String {
         let secs = self.started.elapsed().as_secs_f64().max(1e-3);
         let rate = self.done as f64 / secs;
-        let eta = if rate > 0.0 && self.todo > self.done {
+        // Paused, the rate and ETA would be stale (they count the paused time): left out.
+        let eta = if self.paused && self.ended.is_none() {
+            "–".into()
+        } else if rate > 0.0 && self.todo > self.done {
             let s = (self.todo - self.done) as f64 / rate;
             format!("{:.0}m{:02.0}s", (s / 60.0).floor(), s % 60.0)
         } else {
@@ -315,8 +318,11 @@ impl Live {
             ),
             (format!("{:.1} req/s", self.calls as f64 / secs), 6),
             (format!("ETA {eta}"), 10),
-            (format!("{} errors", self.errors), 12),
         ];
+        if self.paused && self.ended.is_none() {
+            parts.retain(|(p, _)| !p.ends_with(" req/s") && !p.starts_with("ETA "));
+        }
+        parts.extend([(format!("{} errors", self.errors), 12)]);
         if let Some(b) = &self.batch {
             parts.insert(3, (format!("batch {b}"), 13));
         }

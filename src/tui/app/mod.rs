@@ -112,6 +112,13 @@ impl App {
                     if self.quit_when_ended && l.ended.is_some() {
                         self.quit = true;
                     }
+                    // The status line may cut a long reason: the warnings list keeps it whole.
+                    if let Some(w) = &l.last_warning {
+                        let w = format!("live run: {w}");
+                        if !self.model.warnings.contains(&w) {
+                            self.model.warnings.push(w);
+                        }
+                    }
                 }
                 self.open_live_dir();
                 self.follow();
