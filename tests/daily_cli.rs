@@ -247,3 +247,37 @@ fn a_dry_run_needs_neither_out_nor_a_key_and_writes_nothing() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--out"), "{}", stderr(&o));
 }
+
+#[test]
+fn the_by_operators_table_goes_long_when_it_does_not_fit() {
+    let d = tempfile::tempdir().unwrap();
+    let (a, b) = (d.path().join("a"), d.path().join("b"));
+    common::cli::offline_run(&a, "12");
+    common::cli::offline_run(&b, "12");
+    let table = |cols: &str| {
+        let o = bin()
+            .env("COLUMNS", cols)
+            .arg("report")
+            .arg(&a)
+            .arg(&b)
+            .output()
+            .unwrap();
+        let text = ok(&o);
+        let from = text.find("By operators").unwrap();
+        let to = text.find("\nVerdicts").unwrap();
+        text[from..to].to_string()
+    };
+    let long = table("100");
+    let lines: Vec<&str> = long.lines().skip(1).collect();
+    assert!(
+        lines[0].starts_with("run ") && lines[0].contains("operators"),
+        "{long}"
+    );
+    // One row per run and bucket, and every line fits.
+    assert_eq!(lines.len(), 1 + 12 + 12, "{long}");
+    assert!(lines.iter().all(|l| l.chars().count() <= 100), "{long}");
+    let wide = table("1000");
+    let lines: Vec<&str> = wide.lines().skip(1).collect();
+    assert!(lines[0].starts_with("operators"), "{wide}");
+    assert_eq!(lines.len(), 1 + 12, "{wide}");
+}
