@@ -185,6 +185,7 @@ mod tests {
         let form = parse_form(&line).unwrap();
         let Ok(crate::cli::Cli {
             command: Some(crate::cli::Command::Run(cli)),
+            ..
         }) = <crate::cli::Cli as clap::Parser>::try_parse_from(&line)
         else {
             panic!("the CLI did not parse a run");
