@@ -135,6 +135,11 @@ fn limit_spreads_over_every_bucket_seeded_and_says_so() {
 /// `autoeval ARGS` in a pseudo-terminal (util-linux `script`), cwd `dir`, keys `q`:
 /// (exit code, everything it drew).
 fn bare_in_pty(dir: &Path, args: &str) -> (Option<i32>, String) {
+    in_pty_keys(dir, args, b"q")
+}
+
+/// [`bare_in_pty`] with these keys.
+fn in_pty_keys(dir: &Path, args: &str, keys: &[u8]) -> (Option<i32>, String) {
     use std::io::{Read, Write};
     let home = tempfile::tempdir().unwrap();
     let cmd = format!("stty cols 120 rows 40; {} {args}", common::cli::EXE);
@@ -149,7 +154,7 @@ fn bare_in_pty(dir: &Path, args: &str) -> (Option<i32>, String) {
         .expect("the `script` command (util-linux) is needed for this test");
     std::thread::sleep(std::time::Duration::from_millis(1500));
     let stdin = child.stdin.as_mut().unwrap();
-    stdin.write_all(b"q").unwrap();
+    stdin.write_all(keys).unwrap();
     stdin.flush().unwrap();
     let start = std::time::Instant::now();
     while child.try_wait().unwrap().is_none() {
@@ -280,4 +285,13 @@ fn the_by_operators_table_goes_long_when_it_does_not_fit() {
     let lines: Vec<&str> = wide.lines().skip(1).collect();
     assert!(lines[0].starts_with("operators"), "{wide}");
     assert_eq!(lines.len(), 1 + 12, "{wide}");
+}
+
+#[test]
+fn y_then_a_digit_sends_osc_52_to_the_terminal() {
+    let d = tempfile::tempdir().unwrap();
+    let run = fixtures().join("pl-small");
+    let (code, out) = in_pty_keys(d.path(), &format!("view {}", run.display()), b"y1q");
+    assert_eq!(code, Some(0), "{out:.2000}");
+    assert!(out.contains("\x1b]52;c;"), "no OSC 52 in the output");
 }

@@ -343,3 +343,92 @@ fn a_pause_reason_is_not_lost_and_a_paused_run_shows_no_stale_rate() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// Expected values computed outside the viewer (Python's base64 of these texts).
+const PHI0_3: &str = "¬p9 ∨ (p8 ∧ (p3 ∧ ¬p5))";
+const PHI0_3_B64: &str = "wqxwOSDiiKggKHA4IOKIpyAocDMg4oinIMKscDUpKQ==";
+const CMD_3: &str =
+    "autoeval verify --explain --syntax pl '¬p9 ∨ (p8 ∧ (p3 ∧ ¬p5))' '¬¬¬p9 ∨ (p8 ∧ (p3 ∧ ¬p5))'";
+const CMD_3_B64: &str = "YXV0b2V2YWwgdmVyaWZ5IC0tZXhwbGFpbiAtLXN5bnRheCBwbCAnwqxwOSDiiKggKHA4IOKIpyAocDMg4oinIMKscDUpKScgJ8KswqzCrHA5IOKIqCAocDgg4oinIChwMyDiiKcgwqxwNSkpJw==";
+
+fn jump_to(app: &mut autoeval::tui::app::App, id: &str) {
+    app.press(":").unwrap();
+    for c in id.chars() {
+        app.press(&c.to_string()).unwrap();
+    }
+    app.press("enter").unwrap();
+    let sel = app.model.selected().unwrap();
+    assert_eq!(app.model.id_of(sel), id);
+}
+
+#[test]
+fn y_copies_through_osc_52_and_shows_the_verify_command() {
+    let d = tempfile::tempdir().unwrap();
+    let run = copy_run(&fixture("pl-small"), d.path(), "pl");
+    let (mut app, t) = build_app(&opts(vec![run]));
+    jump_to(&mut app, "3");
+    app.press("y").unwrap();
+    assert_eq!(app.mode(), autoeval::tui::layer::Mode::Copy);
+    // The menu shows each text and the command whole, at both sizes.
+    for (w, h) in [(80, 24), (120, 40)] {
+        let s = screen(&mut app, &t, w, h);
+        assert!(s.contains(&format!("1  φ₀  {PHI0_3}")), "{s}");
+        insta::assert_snapshot!(format!("copy_menu_{w}x{h}"), s);
+    }
+    let s = screen(&mut app, &t, 200, 40);
+    assert!(s.contains(CMD_3), "{s}");
+    app.press("1").unwrap();
+    assert_eq!(app.mode(), autoeval::tui::layer::Mode::Normal);
+    assert_eq!(
+        std::mem::take(&mut app.clipboard),
+        format!("\x1b]52;c;{PHI0_3_B64}\x07").into_bytes()
+    );
+    assert!(app.status.starts_with("copied φ₀"), "{}", app.status);
+    app.press("y").unwrap();
+    app.press("5").unwrap();
+    assert_eq!(
+        std::mem::take(&mut app.clipboard),
+        format!("\x1b]52;c;{CMD_3_B64}\x07").into_bytes()
+    );
+    // The JSON is the sample's record, whole.
+    app.press("y").unwrap();
+    app.press("4").unwrap();
+    let seq = String::from_utf8(std::mem::take(&mut app.clipboard)).unwrap();
+    let b64 = seq
+        .strip_prefix("\x1b]52;c;")
+        .and_then(|s| s.strip_suffix('\x07'))
+        .unwrap();
+    assert!(
+        b64.len() % 4 == 0
+            && b64
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || b"+/=".contains(&c))
+    );
+    // The copied command runs as it stands and explains the pair.
+    let cmd = CMD_3.replacen("autoeval", common::cli::EXE, 1);
+    let o = std::process::Command::new("sh")
+        .args(["-c", &cmd])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("changes:") && out.contains("kinds:"), "{out}");
+    // Esc closes the menu without copying.
+    app.press("y").unwrap();
+    app.press("esc").unwrap();
+    assert_eq!(app.mode(), autoeval::tui::layer::Mode::Normal);
+    assert!(app.clipboard.is_empty());
+}
+
+#[test]
+fn blind_copy_withholds_the_json_until_labelled() {
+    let d = tempfile::tempdir().unwrap();
+    let run = copy_run(&fixture("pl-small"), d.path(), "pl");
+    let (mut app, _) = autoeval::tui::build_app_blind(&opts(vec![run]));
+    app.press("y").unwrap();
+    app.press("4").unwrap();
+    assert!(app.clipboard.is_empty());
+    assert!(app.status.starts_with("blind:"), "{}", app.status);
+    app.press("y").unwrap();
+    app.press("1").unwrap();
+    assert!(app.clipboard.starts_with(b"\x1b]52;c;"));
+}

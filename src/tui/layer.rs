@@ -43,6 +43,8 @@ pub enum Layer {
     Adjudicate(Box<Adjudication>),
     /// Typing a sample id to jump to (`:`); read in the note context's keys.
     Jump(super::components::text_field::TextField),
+    /// The copy menu (`y`): a digit copies φ₀, ψ, φ₁, the JSON or the verify command.
+    Copy,
 }
 
 /// The chart picker and the counts of its highlighted run and bucket.
@@ -91,6 +93,8 @@ pub enum Mode {
     Adjudicate,
     /// [`Layer::Jump`].
     Jump,
+    /// [`Layer::Copy`].
+    Copy,
 }
 
 impl Layer {
@@ -110,7 +114,8 @@ impl Layer {
             | Layer::Warnings(_)
             | Layer::LabelCounts(_)
             | Layer::RunSummary(..)
-            | Layer::ConfirmCancel => Context::Overlay,
+            | Layer::ConfirmCancel
+            | Layer::Copy => Context::Overlay,
         }
     }
 
@@ -132,6 +137,7 @@ impl Layer {
             Layer::Rank(_) => Mode::Rank,
             Layer::Adjudicate(_) => Mode::Adjudicate,
             Layer::Jump(_) => Mode::Jump,
+            Layer::Copy => Mode::Copy,
         }
     }
 

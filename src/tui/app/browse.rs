@@ -90,6 +90,7 @@ impl App {
             Action::NextUnlabelled => self.next_unlabelled(),
             Action::Rank => self.open_rank(),
             Action::Jump => self.push(Layer::Jump(Default::default())),
+            Action::Copy => self.open_copy(),
             Action::NewRun => {
                 if self.jobs.live_running() {
                     self.status = format!(

@@ -7,6 +7,7 @@
 
 mod blind;
 mod browse;
+pub mod copy;
 pub mod jobs;
 mod layers;
 mod mouse;
@@ -57,6 +58,8 @@ pub struct App {
     quit_when_ended: bool,
     /// `view --sample ID`: the sample to select once every run has loaded.
     pending_jump: Option<String>,
+    /// Bytes for the terminal itself (OSC 52 copies), written by the draw loop.
+    pub clipboard: Vec<u8>,
 }
 
 impl App {
@@ -74,6 +77,7 @@ impl App {
             touched: false,
             quit_when_ended: false,
             pending_jump: None,
+            clipboard: Vec::new(),
         };
         app.model.refilter();
         app.model.select_first_failure();

@@ -126,6 +126,8 @@ pub enum Action {
     Rank,
     /// Normal mode: jump to a sample by id (`:`).
     Jump,
+    /// Normal mode: copy φ₀, ψ, φ₁, the sample's JSON or its verify command (OSC 52).
+    Copy,
 }
 
 impl Action {

@@ -156,7 +156,10 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
             Some(w) => {
                 // The reason (why it paused) gets room first: the header drops its least
                 // telling parts; what still does not fit is in the warnings list whole.
-                let head = l.header_for(width.saturating_sub(text::width(w) + 3).max(30));
+                // The header keeps at least three fifths: state, progress, pass rate
+                // and a batch's state are never given up for the reason.
+                let head =
+                    l.header_for(width.saturating_sub(text::width(w) + 3).max(width * 3 / 5));
                 let full = format!("{head} · {w}");
                 if text::width(&full) <= width {
                     full
@@ -218,6 +221,7 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
         Mode::RunSummary => layers::run_summary(f, area, app, t),
         Mode::Rank => layers::rank(f, area, app, t),
         Mode::Adjudicate => layers::adjudicate(f, area, app, t),
+        Mode::Copy => layers::copy(f, area, app, t),
         _ => {}
     }
     Areas {

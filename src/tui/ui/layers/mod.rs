@@ -2,6 +2,7 @@
 
 mod adjudicate;
 mod compare;
+mod copy;
 mod filter;
 mod help;
 mod label_counts;
@@ -13,6 +14,7 @@ mod warnings;
 
 pub use adjudicate::adjudicate;
 pub use compare::compare;
+pub use copy::copy;
 pub use filter::filter;
 pub use help::help;
 pub use label_counts::label_counts;
