@@ -295,3 +295,47 @@ fn y_then_a_digit_sends_osc_52_to_the_terminal() {
     assert_eq!(code, Some(0), "{out:.2000}");
     assert!(out.contains("\x1b]52;c;"), "no OSC 52 in the output");
 }
+
+#[test]
+fn low_items_one_skip_warning_and_a_guessed_syntax_unnamed() {
+    // L6: a folder's other entries make one warning, not one each.
+    let d = tempfile::tempdir().unwrap();
+    common::cli::offline_run(&d.path().join("r"), "3");
+    for f in [
+        "README.md",
+        "a.txt",
+        "b.txt",
+        "c.txt",
+        "d.txt",
+        "e.txt",
+        "f.txt",
+    ] {
+        std::fs::write(d.path().join(f), "x").unwrap();
+    }
+    std::fs::create_dir(d.path().join("figures")).unwrap();
+    let o = bin().arg("report").arg(d.path()).output().unwrap();
+    ok(&o);
+    let err = stderr(&o);
+    assert_eq!(err.matches("warning:").count(), 1, "{err}");
+    assert!(
+        err.contains("8 entries are not run directories, skipped (") && err.contains(", …)"),
+        "{err}"
+    );
+    // L7: an unparseable φ without --syntax does not blame one syntax.
+    let o = bin().args(["verify", "p ∧", "q"]).output().unwrap();
+    let err = stderr(&o);
+    assert!(!err.contains("as fol"), "{err}");
+    assert!(
+        err.contains("does not parse as logic (pl/fol) or as a regex"),
+        "{err}"
+    );
+    let o = bin()
+        .args(["verify", "--syntax", "pl", "p ∧", "q"])
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&o).contains("does not parse as pl"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -432,3 +432,16 @@ fn blind_copy_withholds_the_json_until_labelled() {
     app.press("1").unwrap();
     assert!(app.clipboard.starts_with(b"\x1b]52;c;"));
 }
+
+#[test]
+fn the_foreign_syntax_kind_is_not_called_own_grammar() {
+    let (mut app, t) = build_app(&opts(vec![sample_runs().join("pl-qwen-0.5b")]));
+    app.press("i").unwrap();
+    let mut all = String::new();
+    for _ in 0..6 {
+        all.push_str(&screen(&mut app, &t, 120, 40));
+        app.press("pagedown").unwrap();
+    }
+    assert!(all.contains("foreign syntax"), "{all}");
+    assert!(!all.contains("own grammar"), "{all}");
+}

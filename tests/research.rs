@@ -33,7 +33,7 @@ fn report_takes_a_folder_skips_non_runs_and_groups_regex_by_depth() {
     let text = ok(&o);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("notes.txt: not a run directory, skipped"),
+        err.contains("1 entry is not a run directory, skipped (notes.txt)"),
         "{err}"
     );
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();

@@ -102,7 +102,7 @@ impl FailureKind {
         match self {
             FailureKind::Copied => "copied",
             FailureKind::OffFormat => "off-format",
-            FailureKind::ForeignSyntax => "own grammar",
+            FailureKind::ForeignSyntax => "foreign syntax",
             FailureKind::ModelError => "model error",
             FailureKind::VerifierUnknown => "verifier unknown",
             FailureKind::NegationMisplaced => "negation misplaced",
