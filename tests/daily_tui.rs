@@ -445,3 +445,45 @@ fn the_foreign_syntax_kind_is_not_called_own_grammar() {
     assert!(all.contains("foreign syntax"), "{all}");
     assert!(!all.contains("own grammar"), "{all}");
 }
+
+/// The text inside the overlay whose title starts with `title`, row by row.
+fn overlay_rows(s: &str, title: &str) -> Vec<String> {
+    let lines: Vec<Vec<char>> = s.lines().map(|l| l.chars().collect()).collect();
+    let top = lines
+        .iter()
+        .position(|l| l.iter().collect::<String>().contains(title))
+        .unwrap();
+    let left = lines[top].iter().position(|&c| c == '┏').unwrap();
+    let right = lines[top].iter().rposition(|&c| c == '┓').unwrap();
+    lines[top + 1..]
+        .iter()
+        .take_while(|l| l.get(left) != Some(&'┗'))
+        .map(|l| {
+            l[left + 1..right]
+                .iter()
+                .collect::<String>()
+                .trim_end()
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn help_pages_by_a_screenful_and_stops_at_its_end() {
+    let (mut app, t) = build_app(&opts(vec![fixture("pl-small")]));
+    app.press("?").unwrap();
+    let before = overlay_rows(&screen(&mut app, &t, 80, 24), "Help");
+    app.press("pagedown").unwrap();
+    let after = overlay_rows(&screen(&mut app, &t, 80, 24), "Help");
+    assert!(before.len() > 15, "{before:#?}");
+    // One line of overlap: the last line of a page is the first of the next.
+    assert_eq!(after.first(), before.last(), "{before:#?}\n{after:#?}");
+    // Paging past the end stops there: one page up from the end moves a page.
+    for _ in 0..20 {
+        app.press("pagedown").unwrap();
+    }
+    let end = overlay_rows(&screen(&mut app, &t, 80, 24), "Help");
+    app.press("pageup").unwrap();
+    let up = overlay_rows(&screen(&mut app, &t, 80, 24), "Help");
+    assert_eq!(up.last(), end.first(), "{end:#?}\n{up:#?}");
+}
