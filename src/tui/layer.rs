@@ -45,6 +45,8 @@ pub enum Layer {
     Jump(super::components::text_field::TextField),
     /// The copy menu (`y`): a digit copies φ₀, ψ, φ₁, the JSON or the verify command.
     Copy,
+    /// `S` was pressed: the next key says whether to rescore the run in place.
+    ConfirmRescore(usize),
 }
 
 /// The chart picker and the counts of its highlighted run and bucket.
@@ -95,6 +97,8 @@ pub enum Mode {
     Jump,
     /// [`Layer::Copy`].
     Copy,
+    /// [`Layer::ConfirmRescore`].
+    ConfirmRescore,
 }
 
 impl Layer {
@@ -115,7 +119,8 @@ impl Layer {
             | Layer::LabelCounts(_)
             | Layer::RunSummary(..)
             | Layer::ConfirmCancel
-            | Layer::Copy => Context::Overlay,
+            | Layer::Copy
+            | Layer::ConfirmRescore(_) => Context::Overlay,
         }
     }
 
@@ -138,6 +143,7 @@ impl Layer {
             Layer::Adjudicate(_) => Mode::Adjudicate,
             Layer::Jump(_) => Mode::Jump,
             Layer::Copy => Mode::Copy,
+            Layer::ConfirmRescore(_) => Mode::ConfirmRescore,
         }
     }
 

@@ -297,6 +297,8 @@ impl Live {
         let state = match (&self.ended, self.paused) {
             (Some(e), _) => e.word().to_string(),
             (None, true) => format!("paused ({} resumes)", self.keys.0),
+            // A batch run cannot pause: its key is not offered.
+            (None, false) if self.batch_run => format!("live ({} cancel)", self.keys.1),
             (None, false) => format!("live ({} pause, {} cancel)", self.keys.0, self.keys.1),
         };
         let pass = if self.done > 0 {

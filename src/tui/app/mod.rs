@@ -322,7 +322,8 @@ impl App {
         let ctx = self.context();
         let bound = self.keymap.action(ctx, key);
         // Quit is handled once, before any layer sees the key: Ctrl-C always quits.
-        let confirming = self.mode() == Mode::ConfirmCancel;
+        let rescoring = self.mode() == Mode::ConfirmRescore;
+        let confirming = self.mode() == Mode::ConfirmCancel || rescoring;
         if bound == Some(Action::Quit)
             && key != Key::ctrl_c()
             && !confirming
@@ -340,8 +341,16 @@ impl App {
             return;
         }
         if confirming {
+            let asked = match self.layers.last() {
+                Some(Layer::ConfirmRescore(i)) => Some(*i),
+                _ => None,
+            };
             self.pop();
-            self.confirm_cancel(key);
+            if rescoring {
+                self.confirm_rescore(key, asked);
+            } else {
+                self.confirm_cancel(key);
+            }
             return;
         }
         if let Some(a) = bound {
