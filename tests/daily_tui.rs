@@ -399,7 +399,7 @@ fn y_copies_through_osc_52_and_shows_the_verify_command() {
         .and_then(|s| s.strip_suffix('\x07'))
         .unwrap();
     assert!(
-        b64.len() % 4 == 0
+        b64.len().is_multiple_of(4)
             && b64
                 .bytes()
                 .all(|c| c.is_ascii_alphanumeric() || b"+/=".contains(&c))
