@@ -396,9 +396,7 @@ mod tests {
         // At 80 columns the batch state stays; the rates and the cost give way first.
         let h = l.header_for(80);
         assert!(
-            h.starts_with(
-                "live (p pause, C cancel) · 0/80 · pass 0% · batch b_123 in_progress 40/80"
-            ),
+            h.starts_with("live (C cancel) · 0/80 · pass 0% · batch b_123 in_progress 40/80"),
             "{h}"
         );
         assert!(super::super::ui::text::width(&h) <= 80, "{h}");
