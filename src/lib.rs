@@ -32,6 +32,7 @@ pub mod cli;
 pub mod config_dir;
 pub mod dataset;
 pub mod dataset_folio;
+pub mod dataset_limit;
 pub mod dataset_tasks;
 pub mod fsread;
 pub mod fswrite;

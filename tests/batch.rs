@@ -792,6 +792,8 @@ fn a_viewer_form_run_with_the_batch_api_shows_the_batch_state_and_finishes() {
         app.pump_until(std::time::Duration::from_millis(30), |_| false);
         if app.jobs.live.as_ref().unwrap().batch.is_some() {
             let row = status_row(&mut app);
+            // A batch run cannot pause, so its status line does not offer the key.
+            assert!(!row.contains("p pause"), "{row}");
             if !paused_tried {
                 // A batch run cannot pause; the key says why instead of pretending.
                 app.press("p").unwrap();

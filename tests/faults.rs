@@ -101,6 +101,7 @@ fn a_cancel_with_nothing_in_flight_is_cancelled_not_finished() {
         resume: false,
         command: vec![],
         limit: None,
+        limit_note: None,
         pause: None,
         pause_switch: None,
         force: false,

@@ -449,8 +449,15 @@ fn the_viewer_rescores_the_selected_run_with_a_key() {
         app.model.runs.iter().map(|r| r.labels.len()).sum()
     };
     assert_eq!(labelled(&app), 1);
+    // S asks first: any key but y keeps the run as it is.
+    app.press("S").unwrap();
+    assert!(app.status.contains("y rescores"), "{}", app.status);
+    app.press("n").unwrap();
+    assert_eq!(app.status, "not rescored");
+    assert!(app.jobs.rescore.is_none());
     for round in 0..2 {
         app.press("S").unwrap();
+        app.press("y").unwrap();
         assert!(app.status.contains("rescoring"), "{}", app.status);
         assert!(
             app.pump_until(std::time::Duration::from_secs(60), |a| a

@@ -683,9 +683,13 @@ fn run_status_and_new_run_directories_are_picked_up_while_open() {
         a.join("samples.jsonl"),
     )
     .unwrap();
+    // "Another process" is writing it: the run's lock is held (without it the run
+    // reads `interrupted`).
+    let lock = autoeval::run::store::RunLock::acquire(&a).unwrap();
     let (mut app, _) = build_app(&opts(vec![dir.path().to_path_buf()]));
     assert_eq!(app.model.runs.len(), 1);
     assert_eq!(app.model.runs[0].status(), "running");
+    drop(lock);
     // Another process finishes it: the run list follows the manifest.
     std::thread::sleep(std::time::Duration::from_millis(20));
     m["status"] = serde_json::json!("finished");

@@ -106,7 +106,7 @@ impl FailureKind {
         match self {
             FailureKind::Copied => "copied",
             FailureKind::OffFormat => "off-format",
-            FailureKind::ForeignSyntax => "own grammar",
+            FailureKind::ForeignSyntax => "foreign syntax",
             FailureKind::Truncated => "no answer (token limit)",
             FailureKind::ModelError => "model error",
             FailureKind::VerifierUnknown => "verifier unknown",

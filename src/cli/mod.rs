@@ -48,11 +48,21 @@ use clap::{Parser, Subcommand};
 
 /// autoeval: does a language model keep the truth from formula to English and back?
 #[derive(Parser, Debug)]
-#[command(name = "autoeval", version, about, long_about = None)]
+#[command(
+    name = "autoeval",
+    version,
+    about,
+    long_about = None,
+    // `autoeval DIR` and `autoeval --theme light` are `autoeval view …`.
+    args_conflicts_with_subcommands = true
+)]
 pub(crate) struct Cli {
-    /// Subcommand; none opens the viewer on sample-runs/.
+    /// Subcommand; none opens the viewer (on the paths given, else ./sample-runs).
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// Without a subcommand: the viewer's arguments.
+    #[command(flatten)]
+    pub view: view::ViewArgs,
 }
 
 /// Subcommands.
@@ -98,7 +108,7 @@ pub enum Command {
 pub fn main() -> i32 {
     let cli = Cli::parse();
     let result = match cli.command {
-        None => view::run(view::ViewArgs::default()),
+        None => view::run_bare(cli.view),
         Some(Command::View(args)) => view::run(args),
         Some(Command::Generate(args)) => generate::run(args),
         Some(Command::Verify(args)) => verify::run(args),

@@ -54,10 +54,29 @@ pub(crate) fn expand_runs(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
                 p.display()
             );
         }
-        for s in skipped {
+        // One line for a folder's other entries (README.md, figures/, …), not one each.
+        if !skipped.is_empty() {
+            let names: Vec<String> = skipped
+                .iter()
+                .take(5)
+                .map(|s| {
+                    s.file_name().map_or_else(
+                        || s.display().to_string(),
+                        |n| n.to_string_lossy().into_owned(),
+                    )
+                })
+                .collect();
             eprintln!(
-                "warning: {}: not a run directory, skipped",
-                crate::sanitize::one_line(&s.display().to_string())
+                "warning: {}: {} {}, skipped ({}{})",
+                crate::sanitize::one_line(&p.display().to_string()),
+                skipped.len(),
+                if skipped.len() == 1 {
+                    "entry is not a run directory"
+                } else {
+                    "entries are not run directories"
+                },
+                crate::sanitize::one_line(&names.join(", ")),
+                if skipped.len() > 5 { ", …" } else { "" }
             );
         }
         dirs.extend(runs);

@@ -45,6 +45,9 @@ pub fn run(args: RunArgs) -> Result<i32> {
         return super::run_scale::run_batch(args);
     }
     let spec = build_spec(&args, recorded_command(std::env::args()), None)?;
+    if let Some(note) = &spec.limit_note {
+        eprintln!("{note}");
+    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

@@ -118,8 +118,12 @@ pub(crate) fn dry_run(args: &RunArgs) -> Result<i32> {
         Some(dir) => PromptSet::load(dir, args.shots)?,
         None => PromptSet::builtin(args.shots)?,
     };
-    let client = equip(args, args.model.client()?)?;
-    let ds = dataset(args)?;
+    let client = equip(args, args.model.client_with(true)?)?;
+    let mut ds = dataset(args)?;
+    let limit_note = crate::dataset_limit::apply(&mut ds, args.limit, args.seed);
+    if let Some(n) = &limit_note {
+        outln!("{}", n.line());
+    }
     let done = finished(args);
     let todo: Vec<crate::dataset::Item> = ds
         .file

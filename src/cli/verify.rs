@@ -158,9 +158,14 @@ pub fn run(args: VerifyArgs) -> Result<i32> {
     };
     let syntax = guess_syntax(phi, args.syntax);
     let a = parse_as(phi, syntax, args.reading).map_err(|e| {
+        // Guessed, not asked: φ is no formula and no regex; naming one syntax would
+        // say the user meant it.
+        let what = match args.syntax {
+            Some(s) => format!("as {}", syntax_name(s)),
+            None => "as logic (pl/fol) or as a regex; --syntax names one".to_string(),
+        };
         anyhow!(
-            "φ does not parse as {}: {} at character {}\n{}",
-            syntax_name(syntax),
+            "φ does not parse {what}: {} at character {}\n{}",
             e.reason,
             e.char_pos(phi),
             e.caret(phi)

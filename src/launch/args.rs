@@ -49,8 +49,13 @@ pub struct RunArgs {
     /// Only the first N samples.
     #[arg(long)]
     pub limit: Option<usize>,
-    /// Output run directory.
-    #[arg(long)]
+    /// Output run directory (not needed with --dry-run, which writes nothing).
+    #[arg(
+        long,
+        required_unless_present = "dry_run",
+        default_value = "-",
+        hide_default_value = true
+    )]
     pub out: PathBuf,
     /// Continue a run directory, skipping finished samples.
     #[arg(long)]
@@ -180,6 +185,7 @@ mod tests {
         let form = parse_form(&line).unwrap();
         let Ok(crate::cli::Cli {
             command: Some(crate::cli::Command::Run(cli)),
+            ..
         }) = <crate::cli::Cli as clap::Parser>::try_parse_from(&line)
         else {
             panic!("the CLI did not parse a run");

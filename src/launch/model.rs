@@ -87,8 +87,14 @@ pub struct ModelArgs {
 impl ModelArgs {
     /// Builds the client.
     pub fn client(&self) -> Result<Client> {
+        self.client_with(false)
+    }
+
+    /// [`Self::client`], or with `keyless` one that needs no key (a dry run sends
+    /// nothing, so a missing key is no reason to refuse it).
+    pub fn client_with(&self, keyless: bool) -> Result<Client> {
         // A variable the user names must hold the key (`run` and the viewer's form).
-        if let Some(name) = &self.api_key_env {
+        if let Some(name) = self.api_key_env.as_ref().filter(|_| !keyless) {
             crate::llm::spec::check_key_env(name).map_err(|e| anyhow!(e))?;
         }
         let mut prices = PriceTable::builtin();
@@ -137,6 +143,7 @@ impl ModelArgs {
             prices,
             perturb_rate: self.perturb_rate,
             seed: self.model_seed,
+            keyless,
         };
         build(&self.model, &opts).map_err(|e| anyhow!(e))
     }

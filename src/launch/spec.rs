@@ -86,7 +86,10 @@ pub fn build_spec(
             args.out.display()
         );
     }
-    let (ds, kind, path) = load_dataset(args)?;
+    let (mut ds, kind, path) = load_dataset(args)?;
+    // The manifest describes the whole dataset (runs pair by it); the run does the pick.
+    let info = dataset_info(&ds, &kind, Some(&path));
+    let limit_note = crate::dataset_limit::apply(&mut ds, args.limit, args.seed).map(|n| n.line());
     let bertscore = args
         .bertscore_model
         .as_deref()
@@ -106,13 +109,14 @@ pub fn build_spec(
     });
     Ok(RunSpec {
         out: args.out.clone(),
-        dataset_info: dataset_info(&ds, &kind, Some(&path)),
+        dataset_info: info,
         dataset: ds,
         pipeline,
         concurrency: args.model.concurrency,
         resume: args.resume,
         command,
         limit: args.limit,
+        limit_note,
         pause: pause.map(PauseSwitch::subscribe),
         pause_switch: pause.cloned(),
         force: args.force,

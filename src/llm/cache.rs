@@ -213,35 +213,29 @@ impl ResponseCache {
         .map_err(db)?;
         // A database from before entries had checksums gains the column; its old
         // entries have none and are misses.
-        let has_sum: bool = conn
-            .query_row(
-                "SELECT count(*) FROM pragma_table_info('responses') WHERE name = 'sum'",
-                [],
-                |r| r.get::<_, i64>(0),
-            )
-            .map_err(db)?
-            > 0;
-        if !has_sum {
-            conn.execute_batch("ALTER TABLE responses ADD COLUMN sum TEXT")
-                .map_err(db)?;
-        }
-        // Reasoning columns, added to a database from before the cache kept reasoning.
+        // Reasoning columns too, for a database from before the cache kept reasoning.
         for (col, ty) in [
+            ("sum", "TEXT"),
             ("reasoning", "TEXT"),
             ("reasoning_tokens", "INTEGER"),
             ("reasoning_redacted", "INTEGER NOT NULL DEFAULT 0"),
         ] {
-            let has: bool = conn
-                .query_row(
+            let has = |conn: &Connection| -> Result<bool, rusqlite::Error> {
+                conn.query_row(
                     "SELECT count(*) FROM pragma_table_info('responses') WHERE name = ?1",
                     params![col],
                     |r| r.get::<_, i64>(0),
                 )
-                .map_err(db)?
-                > 0;
-            if !has {
-                conn.execute_batch(&format!("ALTER TABLE responses ADD COLUMN {col} {ty}"))
-                    .map_err(db)?;
+                .map(|n| n > 0)
+            };
+            if !has(&conn).map_err(db)?
+                && let Err(e) =
+                    conn.execute_batch(&format!("ALTER TABLE responses ADD COLUMN {col} {ty}"))
+                // Two processes opening an old database at once both try; the one that
+                // loses finds the column there.
+                && !has(&conn).map_err(db)?
+            {
+                return Err(db(e));
             }
         }
         // Touches the table's root page: a truncated file fails now, not at the first hit.

@@ -34,6 +34,8 @@ pub struct ModelOptions {
     /// The profile table (`None`: the shipped one under the user's `profiles.toml`, as
     /// the CLI and the viewer's form use it; the default is the shipped one alone).
     pub profiles: Option<super::profile::Profiles>,
+    /// Build a hosted model's client without its key (`run --dry-run` sends nothing).
+    pub keyless: bool,
 }
 
 impl Default for ModelOptions {
@@ -51,6 +53,7 @@ impl Default for ModelOptions {
             asked: super::profile::Asked::default(),
             // The shipped table: library callers (tests, benches) never read a user's config.
             profiles: Some(super::profile::Profiles::builtin()),
+            keyless: false,
         }
     }
 }
@@ -211,7 +214,7 @@ pub fn build(spec: &str, o: &ModelOptions) -> Result<Client, SpecError> {
                 .clone()
                 .unwrap_or_else(|| openai::DEFAULT_BASE.into());
             let k = key(&env);
-            if k.is_none() && base == openai::DEFAULT_BASE {
+            if k.is_none() && base == openai::DEFAULT_BASE && !o.keyless {
                 return Err(SpecError::NoKey {
                     env,
                     hint: ", or point --base-url at a local server",
@@ -236,7 +239,7 @@ pub fn build(spec: &str, o: &ModelOptions) -> Result<Client, SpecError> {
                 .clone()
                 .unwrap_or_else(|| anthropic::DEFAULT_BASE.into());
             let k = key(&env);
-            if k.is_none() && base == anthropic::DEFAULT_BASE {
+            if k.is_none() && base == anthropic::DEFAULT_BASE && !o.keyless {
                 return Err(SpecError::NoKey { env, hint: "" });
             }
             let mut all: Vec<Arc<dyn super::ChatModel>> = Vec::new();

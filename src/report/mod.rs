@@ -53,8 +53,10 @@ pub struct RunData {
 
 /// Loads a run directory.
 pub fn load_run(dir: &Path) -> Result<RunData, store::StoreError> {
-    let manifest = store::read_manifest(dir)?;
+    let mut manifest = store::read_manifest(dir)?;
     store::check_samples_present(dir, &manifest)?;
+    // A killed run's manifest still says `running`: show what it is.
+    manifest.status = crate::run::liveness::shown_status(dir, &manifest.status);
     let s = store::read_samples(dir)?;
     let j = store::read_jsonl::<JudgeRecord>(&dir.join(JUDGE))?;
     let mut by_id: HashMap<String, usize> = HashMap::new();
@@ -411,8 +413,9 @@ pub(crate) fn report_dir(
     dir: &Path,
     by: Option<By>,
 ) -> Result<(RunReport, Vec<String>), store::StoreError> {
-    let manifest = store::read_manifest(dir)?;
+    let mut manifest = store::read_manifest(dir)?;
     store::check_samples_present(dir, &manifest)?;
+    manifest.status = crate::run::liveness::shown_status(dir, &manifest.status);
     let by = by.unwrap_or_else(|| By::default_for(&manifest.dataset.kind));
     let j = store::read_jsonl::<JudgeRecord>(&dir.join(JUDGE))?;
     store::ensure_regular(&dir.join(store::SAMPLES))?;

@@ -196,6 +196,67 @@ fn category_rows(reports: &[RunReport], label: &str) -> Vec<Vec<String>> {
     rows
 }
 
+/// The by-category table long: one row per run and category, for when the wide form
+/// (six columns per run) does not fit the width.
+fn category_rows_long(reports: &[RunReport], label: &str) -> Vec<Vec<String>> {
+    let mut rows = vec![
+        [
+            "run",
+            label,
+            "n",
+            "A2%",
+            "A3%",
+            "A2 95% CI",
+            "A3 95% CI",
+            "copy%",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ];
+    for r in reports {
+        for (k, c) in &r.by_category {
+            let ci = r.intervals.by_category.get(k);
+            rows.push(vec![
+                r.run.clone(),
+                k.to_string(),
+                c.n.to_string(),
+                pct(c.compliance()),
+                pct(c.accuracy()),
+                show(ci.and_then(|c| c.a2)),
+                show(ci.and_then(|c| c.a3)),
+                pct(c.copy_share()),
+            ]);
+        }
+    }
+    rows
+}
+
+/// The width tables should fit: `COLUMNS`, else the terminal's, else 120.
+fn table_width() -> usize {
+    if let Some(w) = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()) {
+        return w;
+    }
+    if std::io::IsTerminal::is_terminal(&std::io::stdout())
+        && let Ok((w, _)) = crossterm::terminal::size()
+    {
+        return usize::from(w);
+    }
+    120
+}
+
+/// The by-category table, wide when it fits [`table_width`], else long.
+fn category_table(reports: &[RunReport], label: &str, md: bool) -> String {
+    let wide = grid(&category_rows(reports, label), md);
+    let fits = wide
+        .lines()
+        .all(|l| unicode_width::UnicodeWidthStr::width(l) <= table_width());
+    if fits {
+        wide
+    } else {
+        grid(&category_rows_long(reports, label), md)
+    }
+}
+
 fn verdict_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
     let names =
         crate::verify::VerdictKind::ALL.map(super::super::verify::verdict::VerdictKind::name);
@@ -479,7 +540,7 @@ pub fn render(reports: &[RunReport], format: Format) -> String {
                 out += &grid(&metric_rows(reports), md);
             }
             out += &h(&format!("By {label}"));
-            out += &grid(&category_rows(reports, label), md);
+            out += &category_table(reports, label, md);
             out += &h("Verdicts");
             out += &grid(&verdict_rows(reports), md);
             for r in reports.iter().filter(|r| r.truncated > 0) {

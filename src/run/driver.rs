@@ -93,8 +93,11 @@ pub struct RunSpec {
     pub resume: bool,
     /// The command line.
     pub command: Vec<String>,
-    /// Only the first N dataset items.
+    /// At most N dataset items (the dataset is already cut to them, spread over its
+    /// buckets: see [`crate::dataset_limit`]).
     pub limit: Option<usize>,
+    /// What `--limit` kept, as one line for the user (None: no limit or not needed).
+    pub limit_note: Option<String>,
     /// While true, no new samples start (in-flight ones finish).
     pub pause: Option<watch::Receiver<bool>>,
     /// The switch behind `pause`, when the run may pause itself: with it, a server that

@@ -8,6 +8,7 @@ pub mod format;
 pub mod import;
 pub mod index;
 pub mod judge;
+pub mod liveness;
 pub mod pipeline;
 pub mod rescore;
 pub(crate) mod resume_check;

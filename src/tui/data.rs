@@ -19,6 +19,12 @@ fn safe_manifest(m: Manifest) -> Manifest {
     serde_json::from_value(v).unwrap_or(m)
 }
 
+/// The manifest with a dead run's `running` read as `interrupted` (nothing writes it).
+fn shown(dir: &Path, mut m: Manifest) -> Manifest {
+    m.status = crate::run::liveness::shown_status(dir, &m.status);
+    m
+}
+
 /// A run as the viewer holds it.
 #[derive(Debug)]
 pub struct RunIndex {
@@ -43,6 +49,8 @@ pub struct RunIndex {
     pub manifest_mtime: Option<std::time::SystemTime>,
     /// The newest judge decision per sample id (`judge.jsonl`).
     pub judge: HashMap<String, crate::run::format::JudgeRecord>,
+    /// The newest answer per (judge model, sample id), as `report` counts judges.
+    pub judge_by_model: HashMap<(String, String), crate::llm::judge::JudgeAnswer>,
     /// Problems found while loading.
     pub warnings: Vec<String>,
     /// Changes whenever the rows change (a new process-wide number), so aggregates
@@ -154,6 +162,7 @@ impl RunIndex {
             labels: HashMap::new(),
             label_history: HashMap::new(),
             judge: HashMap::new(),
+            judge_by_model: HashMap::new(),
             manifest_mtime: None,
             warnings: Vec::new(),
             generation: next_generation(),
@@ -164,7 +173,7 @@ impl RunIndex {
         };
         run.manifest_mtime = manifest_mtime(dir);
         match store::read_manifest(dir) {
-            Ok(m) => run.manifest = Some(safe_manifest(m)),
+            Ok(m) => run.manifest = Some(safe_manifest(shown(dir, m))),
             Err(e) => run.warnings.push(e.to_string()),
         }
         // The row index cache makes a re-open a read instead of a parse.
@@ -246,12 +255,20 @@ impl RunIndex {
     pub(crate) fn refresh_manifest(&mut self) -> bool {
         let now = manifest_mtime(&self.dir);
         if now == self.manifest_mtime {
+            // A killed process leaves `running` unchanged on disk: look at its lock.
+            if let Some(m) = self.manifest.as_mut().filter(|m| m.status == "running")
+                && !crate::run::liveness::lock_held(&self.dir)
+            {
+                m.status = crate::run::liveness::INTERRUPTED.into();
+                self.note_running();
+                return true;
+            }
             return false;
         }
         self.manifest_mtime = now;
         match store::read_manifest(&self.dir) {
             Ok(m) => {
-                self.manifest = Some(safe_manifest(m));
+                self.manifest = Some(safe_manifest(shown(&self.dir, m)));
                 self.note_running();
                 true
             }
@@ -265,7 +282,9 @@ impl RunIndex {
         match store::read_jsonl::<crate::run::format::JudgeRecord>(&self.dir.join(store::JUDGE)) {
             Ok(j) => {
                 let mut map = HashMap::new();
+                let mut by_model = HashMap::new();
                 for mut rec in j.records {
+                    by_model.insert((rec.model.name.clone(), rec.id.clone()), rec.answer);
                     // Judge explanations come from a model: make them safe to draw once.
                     if let Some(t) = rec.call.output.as_mut() {
                         *t = crate::sanitize::for_terminal(t).into_owned();
@@ -274,6 +293,7 @@ impl RunIndex {
                     map.insert(rec.id.clone(), rec);
                 }
                 self.judge = map;
+                self.judge_by_model = by_model;
                 self.warnings.extend(j.warnings);
             }
             Err(e) => self.warnings.push(e.to_string()),

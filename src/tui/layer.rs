@@ -43,6 +43,10 @@ pub enum Layer {
     Adjudicate(Box<Adjudication>),
     /// Typing a sample id to jump to (`:`); read in the note context's keys.
     Jump(super::components::text_field::TextField),
+    /// The copy menu (`y`): a digit copies φ₀, ψ, φ₁, the JSON or the verify command.
+    Copy,
+    /// `S` was pressed: the next key says whether to rescore the run in place.
+    ConfirmRescore(usize),
 }
 
 /// The chart picker and the counts of its highlighted run and bucket.
@@ -91,6 +95,10 @@ pub enum Mode {
     Adjudicate,
     /// [`Layer::Jump`].
     Jump,
+    /// [`Layer::Copy`].
+    Copy,
+    /// [`Layer::ConfirmRescore`].
+    ConfirmRescore,
 }
 
 impl Layer {
@@ -110,7 +118,9 @@ impl Layer {
             | Layer::Warnings(_)
             | Layer::LabelCounts(_)
             | Layer::RunSummary(..)
-            | Layer::ConfirmCancel => Context::Overlay,
+            | Layer::ConfirmCancel
+            | Layer::Copy
+            | Layer::ConfirmRescore(_) => Context::Overlay,
         }
     }
 
@@ -132,6 +142,8 @@ impl Layer {
             Layer::Rank(_) => Mode::Rank,
             Layer::Adjudicate(_) => Mode::Adjudicate,
             Layer::Jump(_) => Mode::Jump,
+            Layer::Copy => Mode::Copy,
+            Layer::ConfirmRescore(_) => Mode::ConfirmRescore,
         }
     }
 

@@ -302,7 +302,10 @@ impl Live {
     pub(crate) fn header_for(&self, width: usize) -> String {
         let secs = self.started.elapsed().as_secs_f64().max(1e-3);
         let rate = self.done as f64 / secs;
-        let eta = if rate > 0.0 && self.todo > self.done {
+        // Paused, the rate and ETA would be stale (they count the paused time): left out.
+        let eta = if self.paused && self.ended.is_none() {
+            "–".into()
+        } else if rate > 0.0 && self.todo > self.done {
             let s = (self.todo - self.done) as f64 / rate;
             format!("{:.0}m{:02.0}s", (s / 60.0).floor(), s % 60.0)
         } else {
@@ -311,6 +314,8 @@ impl Live {
         let state = match (&self.ended, self.paused) {
             (Some(e), _) => e.word().to_string(),
             (None, true) => format!("paused ({} resumes)", self.keys.0),
+            // A batch run cannot pause: its key is not offered.
+            (None, false) if self.batch_run => format!("live ({} cancel)", self.keys.1),
             (None, false) => format!("live ({} pause, {} cancel)", self.keys.0, self.keys.1),
         };
         let pass = if self.done > 0 {
@@ -332,8 +337,11 @@ impl Live {
             ),
             (format!("{:.1} req/s", self.calls as f64 / secs), 6),
             (format!("ETA {eta}"), 10),
-            (format!("{} errors", self.errors), 12),
         ];
+        if self.paused && self.ended.is_none() {
+            parts.retain(|(p, _)| !p.ends_with(" req/s") && !p.starts_with("ETA "));
+        }
+        parts.extend([(format!("{} errors", self.errors), 12)]);
         if let Some(b) = &self.batch {
             parts.insert(3, (format!("batch {b}"), 13));
         }
@@ -418,9 +426,7 @@ mod tests {
         // At 80 columns the batch state stays; the rates and the cost give way first.
         let h = l.header_for(80);
         assert!(
-            h.starts_with(
-                "live (p pause, C cancel) · 0/80 · pass 0% · batch b_123 in_progress 40/80"
-            ),
+            h.starts_with("live (C cancel) · 0/80 · pass 0% · batch b_123 in_progress 40/80"),
             "{h}"
         );
         assert!(super::super::ui::text::width(&h) <= 80, "{h}");

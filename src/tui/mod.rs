@@ -1,6 +1,7 @@
 //! The terminal viewer: browse, filter and understand runs.
 
 pub mod app;
+pub mod clipboard;
 pub mod components;
 pub mod data;
 pub mod export;
@@ -313,6 +314,8 @@ pub fn run_on(opts: ViewOptions, blind: bool, sample: Option<String>) -> anyhow:
         let mut dirty = true;
         let mut first = true;
         while !app.quit {
+            // OSC 52 copies go to the terminal itself, between frames.
+            send_clipboard(&mut app, &mut terminal)?;
             if dirty {
                 terminal.draw(|f| app.panes.areas = ui::view(f, &app, &theme))?;
                 dirty = false;
@@ -347,6 +350,7 @@ pub fn run_on(opts: ViewOptions, blind: bool, sample: Option<String>) -> anyhow:
                 }
             }
         }
+        send_clipboard(&mut app, &mut terminal)?;
         Ok(())
     })();
     let _ = ratatui::crossterm::execute!(
@@ -364,4 +368,17 @@ pub fn run_on(opts: ViewOptions, blind: bool, sample: Option<String>) -> anyhow:
         }
     }
     result.map(|()| 0)
+}
+
+/// Writes pending OSC 52 copies (a quit right after a copy still sends it).
+fn send_clipboard<B: ratatui::backend::Backend + std::io::Write>(
+    app: &mut app::App,
+    terminal: &mut ratatui::Terminal<B>,
+) -> std::io::Result<()> {
+    if app.clipboard.is_empty() {
+        return Ok(());
+    }
+    let out = terminal.backend_mut();
+    std::io::Write::write_all(out, &std::mem::take(&mut app.clipboard))?;
+    std::io::Write::flush(out)
 }

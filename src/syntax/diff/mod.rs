@@ -287,6 +287,27 @@ fn cost(lines: &[DiffLine]) -> usize {
         .sum()
 }
 
+/// Each line's mark, named as [`changes`] names it: a moved negation or quantifier is
+/// named on its outer line (`negation widened`) and its inner line says it is the
+/// other end of that change; unchanged lines get an empty mark.
+pub fn line_marks(lines: &[DiffLine]) -> Vec<String> {
+    let mut marks = vec![String::new(); lines.len()];
+    for (i, partner) in pairing(lines) {
+        let Some(j) = partner else {
+            marks[i] = lines[i].change.describe().to_string();
+            continue;
+        };
+        let merged = match lines[i].change {
+            Change::NegationAdded => Change::NegationWidened,
+            Change::NegationRemoved => Change::NegationNarrowed,
+            _ => Change::ScopeChanged,
+        };
+        marks[i] = merged.describe().to_string();
+        marks[j] = format!("{} (inner end)", merged.describe());
+    }
+    marks
+}
+
 /// The distinct kinds of change, in the order they appear.
 pub fn summary(lines: &[DiffLine]) -> Vec<&'static str> {
     let mut kinds: Vec<&'static str> = Vec::new();

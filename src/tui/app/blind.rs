@@ -56,6 +56,7 @@ pub(crate) fn refuses(a: Action) -> Option<&'static str> {
         | Action::Adjudicate
         | Action::Rank
         | Action::Jump
+        | Action::Copy
         | Action::Help
         | Action::Quit
         | Action::Confirm

@@ -90,6 +90,7 @@ impl App {
             Action::NextUnlabelled => self.next_unlabelled(),
             Action::Rank => self.open_rank(),
             Action::Jump => self.push(Layer::Jump(Default::default())),
+            Action::Copy => self.open_copy(),
             Action::NewRun => {
                 if self.jobs.live_running() {
                     self.status = format!(
@@ -113,7 +114,7 @@ impl App {
                 self.push(Layer::RunSummary(Default::default(), summary));
             }
             Action::Adjudicate => self.open_adjudication(),
-            Action::Rescore => self.start_rescore(),
+            Action::Rescore => self.ask_rescore(),
             Action::Export => self.export(),
             Action::PauseRun => match self.jobs.live.as_mut() {
                 Some(l) if l.ended.is_none() => l.toggle_pause(),
@@ -232,9 +233,9 @@ impl App {
         };
     }
 
-    /// Starts rescoring the run selected in the run list (or the selected sample's run)
-    /// in place on its own thread; [`super::Msg::Rescored`] reads it again when done.
-    pub(crate) fn start_rescore(&mut self) {
+    /// `S`: asks before rescoring the run selected in the run list (or the selected
+    /// sample's run) in place; one key must not rewrite a run's samples.
+    pub(crate) fn ask_rescore(&mut self) {
         if self.jobs.rescore.is_some() {
             self.status = "a rescore is already running".into();
             return;
@@ -244,7 +245,33 @@ impl App {
         } else {
             self.model.selected().map(|(r, _)| r as usize)
         };
-        let Some(run) = ri.and_then(|i| self.model.runs.get(i)) else {
+        let Some(i) = ri.filter(|&i| i < self.model.runs.len()) else {
+            self.status = "no run selected".into();
+            return;
+        };
+        self.push(Layer::ConfirmRescore(i));
+        self.status = format!(
+            "rescore {} in place (no model calls; the old samples.jsonl is kept as a .bak)? y rescores, any other key keeps it",
+            crate::sanitize::one_line(&self.model.runs[i].name())
+        );
+    }
+
+    /// The key after `S`'s question.
+    pub(crate) fn confirm_rescore(&mut self, key: crate::tui::keys::Key, run: Option<usize>) {
+        match (key.typed(), run) {
+            (Some('y' | 'Y'), Some(i)) => self.start_rescore(i),
+            _ => self.status = "not rescored".into(),
+        }
+    }
+
+    /// Starts rescoring run `i` in place on its own thread; [`super::Msg::Rescored`]
+    /// reads it again when done.
+    pub(crate) fn start_rescore(&mut self, i: usize) {
+        if self.jobs.rescore.is_some() {
+            self.status = "a rescore is already running".into();
+            return;
+        }
+        let Some(run) = self.model.runs.get(i) else {
             self.status = "no run selected".into();
             return;
         };

@@ -46,6 +46,9 @@ impl App {
         if ctx == Context::Filter && self.filter_digit(key) {
             return;
         }
+        if matches!(self.layers.last(), Some(Layer::Copy)) && self.copy_digit(key) {
+            return;
+        }
         if ctx == Context::Rank {
             self.rank_digit(key);
             return;

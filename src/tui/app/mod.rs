@@ -7,6 +7,7 @@
 
 mod blind;
 mod browse;
+pub mod copy;
 pub mod jobs;
 mod layers;
 mod mouse;
@@ -57,6 +58,8 @@ pub struct App {
     quit_when_ended: bool,
     /// `view --sample ID`: the sample to select once every run has loaded.
     pending_jump: Option<String>,
+    /// Bytes for the terminal itself (OSC 52 copies), written by the draw loop.
+    pub clipboard: Vec<u8>,
 }
 
 impl App {
@@ -74,6 +77,7 @@ impl App {
             touched: false,
             quit_when_ended: false,
             pending_jump: None,
+            clipboard: Vec::new(),
         };
         app.model.refilter();
         app.model.select_first_failure();
@@ -111,6 +115,13 @@ impl App {
                     l.take(*report);
                     if self.quit_when_ended && l.ended.is_some() {
                         self.quit = true;
+                    }
+                    // The status line may cut a long reason: the warnings list keeps it whole.
+                    if let Some(w) = &l.last_warning {
+                        let w = format!("live run: {w}");
+                        if !self.model.warnings.contains(&w) {
+                            self.model.warnings.push(w);
+                        }
                     }
                 }
                 self.open_live_dir();
@@ -311,7 +322,8 @@ impl App {
         let ctx = self.context();
         let bound = self.keymap.action(ctx, key);
         // Quit is handled once, before any layer sees the key: Ctrl-C always quits.
-        let confirming = self.mode() == Mode::ConfirmCancel;
+        let rescoring = self.mode() == Mode::ConfirmRescore;
+        let confirming = self.mode() == Mode::ConfirmCancel || rescoring;
         if bound == Some(Action::Quit)
             && key != Key::ctrl_c()
             && !confirming
@@ -329,8 +341,16 @@ impl App {
             return;
         }
         if confirming {
+            let asked = match self.layers.last() {
+                Some(Layer::ConfirmRescore(i)) => Some(*i),
+                _ => None,
+            };
             self.pop();
-            self.confirm_cancel(key);
+            if rescoring {
+                self.confirm_rescore(key, asked);
+            } else {
+                self.confirm_cancel(key);
+            }
             return;
         }
         if let Some(a) = bound {

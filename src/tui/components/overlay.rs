@@ -8,6 +8,9 @@ use super::Effect;
 pub struct Overlay {
     /// Rows scrolled.
     pub scroll: u16,
+    /// Rows the overlay shows and the farthest scroll, as last drawn (0: not drawn
+    /// yet): a page is a screenful, and scrolling stops at the end.
+    pub shown: std::cell::Cell<(u16, u16)>,
 }
 
 impl Overlay {
@@ -27,14 +30,19 @@ impl Overlay {
         let step: i32 = match a {
             Action::Up => -1,
             Action::Down => 1,
-            Action::PageUp => -10,
-            Action::PageDown => 10,
+            // A screenful less one line (the line kept for context).
+            Action::PageUp => -page(self.shown.get().0),
+            Action::PageDown => page(self.shown.get().0),
             Action::Top => -10_000,
             Action::Bottom => 10_000,
             _ => 0,
         };
         if scrolls && step != 0 {
-            self.scroll = (i32::from(self.scroll) + step).clamp(0, Self::MAX) as u16;
+            let end = match self.shown.get().1 {
+                0 => Self::MAX,
+                m => i32::from(m),
+            };
+            self.scroll = (i32::from(self.scroll) + step).clamp(0, end) as u16;
             return Effect::None;
         }
         match a {
@@ -44,9 +52,19 @@ impl Overlay {
             | Action::Warnings
             | Action::Open
             | Action::LabelCounts
-            | Action::RunSummary => Effect::Close,
+            | Action::RunSummary
+            | Action::Copy => Effect::Close,
             _ => Effect::None,
         }
+    }
+}
+
+/// Rows a page key moves over an overlay showing `rows` (10 before it is drawn).
+fn page(rows: u16) -> i32 {
+    if rows == 0 {
+        10
+    } else {
+        i32::from(rows.saturating_sub(1).max(1))
     }
 }
 

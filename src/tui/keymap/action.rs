@@ -131,6 +131,8 @@ pub enum Action {
     ToggleReasoning,
     /// Search: include the calls' reasoning in what is searched, or not.
     SearchReasoning,
+    /// Normal mode: copy φ₀, ψ, φ₁, the sample's JSON or its verify command (OSC 52).
+    Copy,
 }
 
 impl Action {

@@ -508,22 +508,27 @@ fn run_report(run: &RunIndex) -> crate::report::RunReport {
         run.rows.iter().map(|r| (&*r.id, r.verdict)).collect();
     let mut judges: std::collections::BTreeMap<String, crate::report::JudgeStats> =
         std::collections::BTreeMap::new();
-    for (id, j) in &run.judge {
+    // As `report`: the newest decision per (judge model, sample), each judge its own.
+    for ((model, id), answer) in &run.judge_by_model {
         if let Some(v) = by_id.get(id.as_str()) {
-            let st =
-                judges
-                    .entry(j.model.name.clone())
-                    .or_insert_with(|| crate::report::JudgeStats {
-                        model: j.model.name.clone(),
-                        ..crate::report::JudgeStats::default()
-                    });
-            st.add(j.answer, *v);
+            judges
+                .entry(model.clone())
+                .or_insert_with(|| crate::report::JudgeStats {
+                    model: model.clone(),
+                    ..crate::report::JudgeStats::default()
+                })
+                .add(*answer, *v);
         }
     }
+    // `provider:model`, as `report` names it (never the list's "(synthetic)" form).
+    let model = run.manifest.as_ref().map_or_else(
+        || "?".into(),
+        |m| format!("{}:{}", m.model.provider, m.model.name),
+    );
     crate::report::RunReport {
         run: run.name(),
         dir: run.dir.display().to_string(),
-        model: run.model(),
+        model,
         dataset: run.kind(),
         total,
         by_category: std::collections::BTreeMap::new(),

@@ -27,6 +27,13 @@ pub struct Detail {
     pub diff: Vec<DiffLine>,
     /// Kinds of change.
     pub changes: Vec<&'static str>,
+    /// Each diff line's mark, named as `verify --explain` names the change.
+    pub marks: Vec<String>,
+    /// The named changes and failure kinds, exactly as `verify --explain` prints them.
+    pub explained: (
+        Vec<crate::syntax::diff::NamedChange>,
+        Vec<crate::analysis::kinds::FailureKind>,
+    ),
     /// Subformulas evaluated under the countermodel.
     pub explain: Vec<EvalLine>,
     /// φ₀ and φ₁ as printed, each with the byte range of the smallest subformula that
@@ -44,6 +51,8 @@ impl Detail {
         let (mut phi0, mut phi1, mut d, mut changes, mut ex) = (None, None, vec![], vec![], vec![]);
         let mut highlight = None;
         let mut transcript = Vec::new();
+        let mut marks = Vec::new();
+        let mut explained = (Vec::new(), Vec::new());
         if let Ok(rec) = &record {
             let prompts = run
                 .manifest
@@ -56,9 +65,14 @@ impl Detail {
                 .first()
                 .and_then(|r| r.phi1.as_ref())
                 .and_then(|t| parse(t, rec.syntax).ok());
+            if let Some(a) = &phi0 {
+                // The very call `verify --explain` makes, so both say the same words.
+                explained = crate::analysis::kinds::explain(a, phi1.as_ref(), &rec.verdict);
+            }
             if let (Some(a), Some(b)) = (&phi0, &phi1) {
                 d = diff(a, b);
                 changes = summary(&d);
+                marks = crate::syntax::diff::line_marks(&d);
                 if let (Expr::Logic(fa), Expr::Logic(fb)) = (a, b)
                     && let Some((sa, sb)) = crate::verify::normalize::difference_path(fa, fb)
                         .last()
@@ -88,6 +102,8 @@ impl Detail {
             phi1,
             diff: d,
             changes,
+            marks,
+            explained,
             explain: ex,
             highlight,
         }

@@ -7,6 +7,7 @@ pub mod detail;
 pub mod filter;
 pub mod jump;
 pub mod listing;
+pub mod names;
 pub mod rank;
 
 use super::components::label_panel::LabelPanel;

@@ -296,7 +296,7 @@ fn diff_lines(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
     }
     let col = width.saturating_sub(3) / 2;
     let mut out = vec![muted(format!("{:<col$} │ φ₁", "φ₀"), t)];
-    for l in &d.diff {
+    for (k, l) in d.diff.iter().enumerate() {
         let ind = "  ".repeat(l.depth);
         let cell = |s: &Option<String>| {
             super::text::clip(&format!("{ind}{}", s.clone().unwrap_or_default()), col)
@@ -317,14 +317,41 @@ fn diff_lines(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
             Span::styled(" │ ", Style::default().fg(t.border)),
             Span::styled(cell(&l.right), style),
         ];
-        if l.change.is_change() {
+        // Named as `verify --explain` names it (a moved negation is "widened").
+        if let Some(m) = d.marks.get(k).filter(|m| !m.is_empty()) {
             spans.push(Span::styled(
-                format!(" ◀ {}", l.change.describe()),
+                format!(" ◀ {m}"),
                 style.add_modifier(Modifier::BOLD),
             ));
         }
         out.push(Line::from(spans));
     }
+    // The changes and kinds in `verify --explain`'s own words and layout.
+    let (named, kinds) = &d.explained;
+    out.push(Line::from(""));
+    if named.is_empty() {
+        out.push(muted("changes: none", t));
+    } else {
+        out.push(muted("changes:", t));
+        for c in named {
+            out.push(Line::from(Span::styled(
+                format!("  {}", crate::sanitize::one_line(&c.text)),
+                Style::default().fg(t.diff_changed),
+            )));
+        }
+    }
+    let ids: Vec<&str> = kinds.iter().map(|k| k.id()).collect();
+    out.push(muted(
+        format!(
+            "kinds: {}",
+            if ids.is_empty() {
+                "none".to_string()
+            } else {
+                ids.join(", ")
+            }
+        ),
+        t,
+    ));
     out
 }
 

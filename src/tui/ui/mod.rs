@@ -150,11 +150,30 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
     panes::samples(f, mid[0], app, t);
     detail::draw(f, mid[1], app, t);
     if let Some(l) = &app.jobs.live {
-        let mut text = l.header_for(usize::from(rows[2].width));
-        if let Some(w) = &l.last_warning {
-            text.push_str(" · ");
-            text.push_str(w);
-        }
+        let width = usize::from(rows[2].width);
+        let text = match &l.last_warning {
+            None => l.header_for(width),
+            Some(w) => {
+                // The reason (why it paused) gets room first: the header drops its least
+                // telling parts; what still does not fit is in the warnings list whole.
+                // The header keeps at least three fifths: state, progress, pass rate
+                // and a batch's state are never given up for the reason.
+                let head =
+                    l.header_for(width.saturating_sub(text::width(w) + 3).max(width * 3 / 5));
+                let full = format!("{head} · {w}");
+                if text::width(&full) <= width {
+                    full
+                } else {
+                    use crate::tui::keymap::{Action, Context};
+                    let more = format!(
+                        " ({} shows it whole)",
+                        app.key_name(Context::Normal, Action::Warnings)
+                    );
+                    let room = width.saturating_sub(text::width(&head) + 3 + text::width(&more));
+                    format!("{head} · {}{more}", text::clip(w, room))
+                }
+            }
+        };
         f.render_widget(
             Paragraph::new(Line::from(Span::styled(
                 text,
@@ -202,6 +221,7 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
         Mode::RunSummary => layers::run_summary(f, area, app, t),
         Mode::Rank => layers::rank(f, area, app, t),
         Mode::Adjudicate => layers::adjudicate(f, area, app, t),
+        Mode::Copy => layers::copy(f, area, app, t),
         _ => {}
     }
     Areas {

@@ -38,6 +38,19 @@ pub(crate) fn run_name(app: &App, i: usize) -> String {
     }
 }
 
+/// A verdict in seven columns, for a sample list too narrow for its run column.
+fn verdict_short(k: crate::verify::VerdictKind) -> &'static str {
+    use crate::verify::VerdictKind as V;
+    match k {
+        V::Equivalent => "equiv",
+        V::NotEquivalent => "not-eq",
+        V::Unparseable => "unparse",
+        V::Unknown => "unknown",
+        V::Copied => "copied",
+        V::ModelError => "error",
+    }
+}
+
 /// The run list.
 pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     use crate::tui::keymap::{Action, Context};
@@ -57,7 +70,8 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         .place(app.panes.run_list.sel, app.model.runs.len(), h);
     let w = inner.width as usize;
     // Columns: mark, name, model, samples, accuracy, status (dropped when narrow).
-    let status_w = if w >= 70 { 9 } else { 0 };
+    // Eleven: "interrupted" (a dead run) is the longest status.
+    let status_w = if w >= 70 { 11 } else { 0 };
     let model_w = if w >= 56 { 16 } else { 8 };
     let name_w = w
         .saturating_sub(
@@ -65,6 +79,10 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         )
         .max(6);
     let mut lines = Vec::new();
+    let names: Vec<String> = (0..app.model.runs.len())
+        .map(|i| run_name(app, i))
+        .collect();
+    let names = crate::tui::model::names::distinct(&names, name_w);
     for (i, r) in app.model.runs.iter().enumerate().skip(off).take(h) {
         let shown =
             app.model.listing.filter.runs.is_empty() || app.model.listing.filter.runs.contains(&i);
@@ -79,9 +97,9 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         // Too narrow for the status column: a run that is not finished says so before
         // its name, or a cancelled run would pass for a finished one.
         let name = if status_w == 0 && status != "finished" {
-            format!("[{status}] {}", run_name(app, i))
+            format!("[{status}] {}", names[i])
         } else {
-            run_name(app, i)
+            names[i].clone()
         };
         let mut text = format!(
             "{mark} {} {} {:>5} {}",
@@ -169,6 +187,17 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     // some run is judged, the hand-label mark, the metric sorted by (only while sorted
     // by one), the run. The header lines up with them.
     let metric = app.model.listing.sort.metric();
+    let metric_w = metric.map_or(0, |_| crate::tui::components::sort::METRIC_WIDTH);
+    let rest = w.saturating_sub(if judged { 34 } else { 31 } + metric_w);
+    // Too narrow for a run column (80 columns) with several runs: verdicts take seven
+    // columns (`not-eq`) so the run column gets ten.
+    let narrow = rest < 8 && app.model.runs.len() > 1;
+    let vw = if narrow { 7 } else { 14 };
+    let rest = rest + 14 - vw;
+    let names: Vec<String> = (0..app.model.runs.len())
+        .map(|i| run_name(app, i))
+        .collect();
+    let names = crate::tui::model::names::distinct(&names, rest);
     let metric_head = metric.map_or_else(String::new, |m| {
         let w = crate::tui::components::sort::METRIC_WIDTH;
         format!(
@@ -183,7 +212,7 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let mut lines = vec![Line::from(Span::styled(
         clip(
             &format!(
-                "{:<8} {cat:>3}{:<2}{:<14} {}{}{metric_head}run{}",
+                "{:<8} {cat:>3}{:<2}{:<vw$} {}{}{metric_head}run{}",
                 "id",
                 arrow(SortKey::Measure),
                 format!("verdict{}", arrow(SortKey::Verdict)),
@@ -210,6 +239,7 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         app.model.listing.visible.len(),
         h,
     );
+    // Names told apart by what differs (four `fol-english…` runs read apart).
     for (k, &(r, i)) in app
         .model
         .listing
@@ -260,8 +290,6 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         } else {
             Style::default().fg(t.verdict_color(row.verdict))
         };
-        let metric_w = metric.map_or(0, |_| crate::tui::components::sort::METRIC_WIDTH);
-        let rest = w.saturating_sub(if judged { 34 } else { 31 } + metric_w);
         // The sorted-by metric, to four decimals (`–` where the sample has none).
         let metric_cell = metric.map_or_else(String::new, |m| {
             let v = if hidden {
@@ -298,9 +326,11 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             // A space keeps the marks off a 14-letter verdict ("not-equivalent").
             Span::styled(
                 format!(
-                    "{:<14} ",
+                    "{:<vw$} ",
                     if hidden {
                         "· blind"
+                    } else if narrow {
+                        verdict_short(row.verdict)
                     } else {
                         row.verdict_name()
                     }
@@ -309,10 +339,7 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             ),
             Span::styled(judge, base),
             Span::styled(
-                format!(
-                    "{labelled}{metric_cell}{}",
-                    clip(&run_name(app, r as usize), rest)
-                ),
+                format!("{labelled}{metric_cell}{}", clip(&names[r as usize], rest)),
                 base,
             ),
         ]));
@@ -437,14 +464,18 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         return;
     }
     // Run names need room to be told apart (fol vs fol-english); bars get the rest.
-    let name_w = (inner.width as usize / 4).clamp(5, 18);
+    let name_w = (inner.width as usize / 3).clamp(5, 24);
     let label_w = name_w + 4;
     let cols = (inner.width as usize).saturating_sub(label_w).max(1);
     // Buckets per column when there are more buckets than columns.
     let per = buckets.len().div_ceil(cols).max(1);
     let ncols = buckets.len().div_ceil(per);
     let mut lines = Vec::new();
+    // Labels told apart by what differs; `name` stays the key into `measures`.
+    let labels: Vec<String> = data.iter().map(|(n, _)| n.clone()).collect();
+    let labels = crate::tui::model::names::distinct(&labels, name_w.saturating_sub(1));
     for (k, (name, m)) in data.iter().enumerate().skip(top).take(end - top) {
+        let label = &labels[k];
         let color = t
             .chart
             .get(k % t.chart.len().max(1))
@@ -475,7 +506,7 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             let mut spans = vec![Span::styled(
                 format!(
                     "{:<w$} {tag}{unit} ",
-                    clip(name, name_w.saturating_sub(unit.len())).trim_end(),
+                    clip(label, name_w.saturating_sub(unit.len())).trim_end(),
                     w = name_w.saturating_sub(unit.len())
                 ),
                 name_style,
@@ -507,7 +538,7 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             && lines.len() < rows_avail
         {
             let mut spans = vec![Span::styled(
-                format!("{:<w$} ±  ", clip(name, name_w).trim_end(), w = name_w),
+                format!("{:<w$} ±  ", clip(label, name_w).trim_end(), w = name_w),
                 Style::default().fg(t.muted),
             )];
             for c in 0..ncols {

@@ -32,7 +32,10 @@ pub fn adjudicate(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     };
     let title = Style::default().fg(t.title);
     let muted = Style::default().fg(t.muted);
-    let mut lines = Vec::new();
+    let w = area.width.saturating_sub(4).min(90);
+    let inner = usize::from(w.saturating_sub(2)).max(1);
+    // The pair being judged comes first: the overlay covers the detail pane.
+    let mut lines = formulas(app, &adj.id, inner, t);
     for o in &adj.opinions {
         let mut l = vec![
             Span::styled(
@@ -105,8 +108,6 @@ pub fn adjudicate(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         ),
         muted,
     )));
-    let w = area.width.saturating_sub(4).min(90);
-    let inner = usize::from(w.saturating_sub(2)).max(1);
     let rows: usize = lines.iter().map(|l| l.width().div_ceil(inner).max(1)).sum();
     let h = u16::try_from(rows + 2).unwrap_or(u16::MAX);
     let r = centered(area, w, h);
@@ -121,4 +122,41 @@ pub fn adjudicate(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             )),
         r,
     );
+}
+
+/// φ₀, ψ and φ₁ of the sample being settled: φ₀ and φ₁ on a line each, ψ on at most
+/// three, so the choices below stay on an 80×24 screen.
+fn formulas(app: &App, id: &str, inner: usize, t: &Theme) -> Vec<Line<'static>> {
+    use crate::tui::ui::text::clip;
+    let Some(rec) = app
+        .panes
+        .detail
+        .as_ref()
+        .and_then(|d| d.record.as_ref().ok())
+        .filter(|r| r.id == id)
+    else {
+        return vec![];
+    };
+    let round = rec.rounds.first();
+    let psi = round.and_then(|r| r.psi.as_deref()).unwrap_or("(none)");
+    let phi1 = round.and_then(|r| r.phi1.as_deref()).unwrap_or("(none)");
+    let tag = Style::default().fg(t.title);
+    let text = Style::default().fg(t.fg);
+    let line = |name: &'static str, s: &str, rows: usize| {
+        Line::from(vec![
+            Span::styled(name, tag),
+            Span::styled(
+                clip(&one_line(s), (rows * inner).saturating_sub(3))
+                    .trim_end()
+                    .to_string(),
+                text,
+            ),
+        ])
+    };
+    vec![
+        line("φ₀ ", &rec.phi0, 1),
+        line("ψ  ", psi, 3),
+        line("φ₁ ", phi1, 1),
+        Line::from(""),
+    ]
 }

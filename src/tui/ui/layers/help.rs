@@ -70,6 +70,13 @@ pub fn help(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let h = (rows + 2).min(area.height.saturating_sub(1));
     let r = centered(area, w, h);
     let max_scroll = (rows + 2).saturating_sub(h);
+    if let Some(o) = app
+        .layers
+        .last()
+        .and_then(crate::tui::layer::Layer::overlay)
+    {
+        o.shown.set((h.saturating_sub(2), max_scroll));
+    }
     f.render_widget(Clear, r);
     f.render_widget(
         Paragraph::new(lines)

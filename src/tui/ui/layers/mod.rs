@@ -2,6 +2,7 @@
 
 mod adjudicate;
 mod compare;
+mod copy;
 mod filter;
 mod help;
 mod label_counts;
@@ -13,6 +14,7 @@ mod warnings;
 
 pub use adjudicate::adjudicate;
 pub use compare::compare;
+pub use copy::copy;
 pub use filter::filter;
 pub use help::help;
 pub use label_counts::label_counts;
@@ -61,9 +63,10 @@ pub(super) fn draw_overlay(
     area: Rect,
     lines: Vec<Line>,
     title: &str,
-    scroll: u16,
+    overlay: Option<&crate::tui::components::overlay::Overlay>,
     t: &Theme,
 ) {
+    let scroll = overlay.map_or(0, |o| o.scroll);
     let w = area.width.saturating_sub(4).min(100);
     let inner_w = usize::from(w.saturating_sub(2)).max(1);
     let rows: usize = lines
@@ -74,6 +77,9 @@ pub(super) fn draw_overlay(
     let h = (rows + 2).min(area.height);
     let r = centered(area, w, h);
     let max_scroll = (rows + 2).saturating_sub(h);
+    if let Some(o) = overlay {
+        o.shown.set((h.saturating_sub(2), max_scroll));
+    }
     f.render_widget(Clear, r);
     f.render_widget(
         Paragraph::new(lines)

@@ -20,7 +20,7 @@ pub fn run_summary(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             area,
             lines,
             &format!("Run summary · {} closes", close_key(app)),
-            0,
+            None,
             t,
         );
     };
@@ -146,7 +146,9 @@ pub fn run_summary(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             scroll_keys(app),
             close_key(app)
         ),
-        app.overlay_scroll(),
+        app.layers
+            .last()
+            .and_then(crate::tui::layer::Layer::overlay),
         t,
     );
 }
