@@ -1,8 +1,10 @@
 //! Inspect's `.eval` log: a zip holding `_journal/start.json` (task and plan), one
 //! `samples/<id>_epoch_1.json` per sample, `summaries.json` (what the viewer's sample
 //! list reads) and `header.json` (results and stats). Written streaming: each sample is
-//! built, compressed and dropped in turn; the summaries go to a scratch file beside the
-//! output while the samples are written, and are copied into the zip after them.
+//! built on this thread, then serialised, compressed and dropped on a second one; the
+//! summaries go to a scratch file beside the output while the samples are written, and
+//! are copied into the zip after them. The zip's central directory (one entry per
+//! sample, in the `zip` crate's memory until `finish`) is what grows with the run.
 
 use super::inspect::{Totals, header};
 use super::inspect_sample::{Ctx, build};
