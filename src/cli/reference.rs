@@ -131,15 +131,15 @@ fn shown(a: &Arg) -> bool {
 
 /// One argument as a list item: its spelling, help, default, values and variable.
 fn argument(s: &mut String, a: &Arg) {
-    let value = a
-        .get_value_names()
-        .map(|v| {
+    let value = a.get_value_names().map_or_else(
+        || format!("<{}>", a.get_id().as_str().to_uppercase()),
+        |v| {
             v.iter()
                 .map(|n| format!("<{n}>"))
                 .collect::<Vec<_>>()
                 .join(" ")
-        })
-        .unwrap_or_else(|| format!("<{}>", a.get_id().as_str().to_uppercase()));
+        },
+    );
     let takes = a.get_num_args().is_some_and(|n| n.takes_values())
         || matches!(a.get_action(), ArgAction::Set | ArgAction::Append);
     let spelling = if a.is_positional() {
