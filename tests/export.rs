@@ -366,3 +366,45 @@ fn parquet_holds_the_flat_rows_typed_with_judge_answers_and_lists() {
         }
     }
 }
+
+/// A `.eval` export whose output device fills fails with the device's error (raised on
+/// the zip writer's thread), exit 2 and no panic, and leaves no scratch file.
+#[test]
+fn eval_export_to_a_full_device_fails_with_its_error() {
+    let home = tempfile::tempdir().unwrap();
+    let run = fixture(home.path(), "pl-small");
+    let first = home.path().join("first");
+    ok(&bin(home.path())
+        .args(["export", "--format", "inspect", "--out"])
+        .arg(&first)
+        .arg(&run)
+        .output()
+        .unwrap());
+    let name = std::fs::read_dir(&first)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .find(|n| n.to_string_lossy().ends_with(".eval"))
+        .unwrap();
+    // The same file name in another folder, as a link to /dev/full (written in place).
+    let out = home.path().join("full");
+    std::fs::create_dir_all(&out).unwrap();
+    std::os::unix::fs::symlink("/dev/full", out.join(&name)).unwrap();
+    let o = bin(home.path())
+        .args(["export", "--format", "inspect", "--out"])
+        .arg(&out)
+        .arg(&run)
+        .output()
+        .unwrap();
+    let err = common::cli::stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("No space left on device"), "{err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("writer stopped"),
+        "{err}"
+    );
+    let left: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, vec![name], "only the link is left");
+}

@@ -36,6 +36,7 @@ mod metrics_input;
 pub mod metrics_perturb;
 pub(crate) mod metrics_plot;
 pub mod prompts;
+pub mod reference;
 pub mod report;
 pub mod rescore;
 pub mod run;
@@ -102,6 +103,9 @@ pub enum Command {
     Verify(verify::VerifyArgs),
     /// Inspect or prune the response cache shared by runs.
     Cache(cache::CacheArgs),
+    /// Print the CLI reference (docs/src/reference/cli.md) as Markdown, generated from this command tree.
+    #[command(hide = true)]
+    CliReference(reference::CliReferenceArgs),
 }
 
 /// Runs the CLI and returns the process exit code.
@@ -126,6 +130,7 @@ pub fn main() -> i32 {
         Some(Command::Score(args)) => score::run(args),
         Some(Command::Cache(args)) => cache::run(args),
         Some(Command::Metrics(args)) => metrics::run(args),
+        Some(Command::CliReference(args)) => reference::run(&args),
     };
     // Threads still building a row index (a viewer quit while loading) leave no files.
     crate::run::scratch::remove_all();

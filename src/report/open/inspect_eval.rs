@@ -1,8 +1,10 @@
 //! Inspect's `.eval` log: a zip holding `_journal/start.json` (task and plan), one
 //! `samples/<id>_epoch_1.json` per sample, `summaries.json` (what the viewer's sample
 //! list reads) and `header.json` (results and stats). Written streaming: each sample is
-//! built, compressed and dropped in turn; the summaries go to a scratch file beside the
-//! output while the samples are written, and are copied into the zip after them.
+//! built on this thread, then serialised, compressed and dropped on a second one; the
+//! summaries go to a scratch file beside the output while the samples are written, and
+//! are copied into the zip after them. The zip's central directory (one entry per
+//! sample, in the `zip` crate's memory until `finish`) is what grows with the run.
 
 use super::inspect::{Totals, header};
 use super::inspect_sample::{Ctx, build};
@@ -22,13 +24,16 @@ fn options() -> SimpleFileOptions {
         .large_file(false)
 }
 
+/// Samples built ahead of the zip writer (a few MB at most).
+const QUEUE: usize = 64;
+
 fn zip_err(e: zip::result::ZipError) -> std::io::Error {
     std::io::Error::other(e)
 }
 
 /// Writes one run as a `.eval` log to `out`, using `scratch` (a path beside the output,
 /// removed afterwards) for the summaries; returns the samples written and warnings.
-pub fn write_eval<W: Write + Seek>(
+pub fn write_eval<W: Write + Seek + Send>(
     dir: &Path,
     out: W,
     scratch: &Path,
@@ -38,7 +43,7 @@ pub fn write_eval<W: Write + Seek>(
     result
 }
 
-fn write_with<W: Write + Seek>(
+fn write_with<W: Write + Seek + Send>(
     dir: &Path,
     out: W,
     scratch: &Path,
@@ -68,24 +73,49 @@ fn write_with<W: Write + Seek>(
     summaries.write_all(b"[")?;
     let mut totals = Totals::default();
     let mut n = 0usize;
-    let warnings = for_each_sample(dir, |s| {
-        let b = build(&ctx, &s, labels.get(&s.id));
-        totals.add(&s, b.span_ms);
-        let id = match &b.sample["id"] {
-            Value::String(x) => x.clone(),
-            v => v.to_string(),
-        };
-        zip.start_file(format!("samples/{id}_epoch_1.json"), options())
-            .map_err(zip_err)?;
-        serde_json::to_writer(&mut zip, &b.sample)?;
-        if n > 0 {
-            summaries.write_all(b",")?;
-        }
-        serde_json::to_writer(&mut summaries, &b.summary)?;
-        n += 1;
-        Ok(())
-    })
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    // Serialising and deflating are about half the work: a second thread does them
+    // (and drops the sample) while this one reads and builds the next samples; a short
+    // queue bounds the memory.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(String, Value)>(QUEUE);
+    let (mut zip, warnings) = std::thread::scope(|sc| {
+        let writer = sc.spawn(move || -> std::io::Result<zip::ZipWriter<W>> {
+            // One write per entry: the deflater pays per call, serde_json writes per token.
+            let mut body = Vec::with_capacity(64 << 10);
+            for (name, sample) in rx {
+                body.clear();
+                serde_json::to_writer(&mut body, &sample)?;
+                drop(sample);
+                zip.start_file(name, options()).map_err(zip_err)?;
+                zip.write_all(&body)?;
+            }
+            Ok(zip)
+        });
+        let read = for_each_sample(dir, |s| {
+            let b = build(&ctx, &s, labels.get(&s.id));
+            totals.add(&s, b.span_ms);
+            let id = match &b.sample["id"] {
+                Value::String(x) => x.clone(),
+                v => v.to_string(),
+            };
+            // A closed queue means the writer failed; its error is the one reported.
+            tx.send((format!("samples/{id}_epoch_1.json"), b.sample))
+                .map_err(|_| std::io::Error::other("the zip writer stopped"))?;
+            if n > 0 {
+                summaries.write_all(b",")?;
+            }
+            serde_json::to_writer(&mut summaries, &b.summary)?;
+            n += 1;
+            Ok(())
+        });
+        drop(tx);
+        let zip = writer
+            .join()
+            .map_err(|_| anyhow::anyhow!("the zip writer panicked"))?;
+        let warnings = read.map_err(|e| anyhow::anyhow!("{e}"));
+        // The writer's own error explains a read that stopped on a closed queue.
+        let zip = zip?;
+        anyhow::Ok((zip, warnings?))
+    })?;
     summaries.write_all(b"]")?;
     let mut file = summaries
         .into_inner()

@@ -243,7 +243,7 @@ fn countermodel(v: &Verdict) -> Value {
 }
 
 /// The sample's `Score` (none for a model error: that is the sample's error).
-fn score(s: &SampleRecord, phi1: &str) -> Option<Value> {
+fn score(s: &SampleRecord, phi1: &str, kinds: &[&str]) -> Option<Value> {
     (s.verdict.kind() != VerdictKind::ModelError).then(|| {
         json!({
             "value": if s.verdict.is_equivalent() { "C" } else { "I" },
@@ -252,7 +252,7 @@ fn score(s: &SampleRecord, phi1: &str) -> Option<Value> {
             "metadata": {
                 "verdict": s.verdict.name(),
                 "countermodel": countermodel(&s.verdict),
-                "kinds": kind_ids(s),
+                "kinds": kinds,
             },
         })
     })
@@ -337,7 +337,9 @@ pub(crate) fn build(ctx: &Ctx, s: &SampleRecord, labels: Option<&Vec<LabelRecord
         .rev()
         .find_map(|r| r.phi1.clone())
         .unwrap_or_default();
-    let score = score(s, &phi1);
+    // Classifying diffs the formulas: done once, used three times.
+    let kinds = kind_ids(s);
+    let score = score(s, &phi1, &kinds);
     let err = error(s);
     if let Some(sc) = &score {
         events.push(json!({
@@ -407,7 +409,7 @@ pub(crate) fn build(ctx: &Ctx, s: &SampleRecord, labels: Option<&Vec<LabelRecord
     let total = calls_ms as f64 / 1000.0;
     let summary_meta = json!({
         "verdict": s.verdict.name(),
-        "kinds": kind_ids(s),
+        "kinds": kinds,
         "operators": s.num_operators,
         "depth": s.depth,
     });
@@ -426,7 +428,7 @@ pub(crate) fn build(ctx: &Ctx, s: &SampleRecord, labels: Option<&Vec<LabelRecord
             "syntax": s.syntax,
             "batch": s.batch,
             "verdict": s.verdict.name(),
-            "kinds": kind_ids(s),
+            "kinds": kinds,
             "labels": label_list,
             "rounds_passed": s.rounds_passed,
             "closeness": s.closeness,
