@@ -336,25 +336,6 @@ pub struct RunLock {
 impl RunLock {
     /// Takes the lock, or says which process holds it.
     pub fn acquire(dir: &Path) -> Result<RunLock, StoreError> {
-        // A lock this process let go of can linger for a moment in a child being
-        // forked elsewhere in the process (its copy of the descriptor lives until the
-        // child's exec closes it): the viewer restarting a run it just cancelled waits
-        // that out rather than reporting itself as the other writer.
-        let mut tries = 0;
-        loop {
-            match Self::try_acquire(dir) {
-                Err(StoreError::Locked { pid: Some(p), .. })
-                    if p == std::process::id() && tries < 100 =>
-                {
-                    tries += 1;
-                    std::thread::sleep(std::time::Duration::from_millis(20));
-                }
-                r => return r,
-            }
-        }
-    }
-
-    fn try_acquire(dir: &Path) -> Result<RunLock, StoreError> {
         let path = dir.join(LOCK);
         let mut file = OpenOptions::new()
             .create(true)
