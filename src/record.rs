@@ -474,43 +474,15 @@ pub struct LabelRecord {
     pub retract: bool,
 }
 
-/// Current UTC time as RFC 3339 (seconds).
-pub fn now_rfc3339() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    rfc3339(secs)
-}
-
-/// Formats UNIX seconds as `YYYY-MM-DDTHH:MM:SSZ`.
-pub(crate) fn rfc3339(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    // Howard Hinnant's civil-from-days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if m <= 2 { y + 1 } else { y };
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
+pub use crate::clock::now_rfc3339;
+pub(crate) use crate::clock::rfc3339;
 
 #[cfg(test)]
 mod tests {
     #[test]
     fn rfc3339_known_dates() {
-        assert_eq!(super::rfc3339(0), "1970-01-01T00:00:00Z");
-        assert_eq!(super::rfc3339(1_795_000_000), "2026-11-18T11:06:40Z");
-        assert_eq!(super::rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(crate::clock::rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(crate::clock::rfc3339(1_795_000_000), "2026-11-18T11:06:40Z");
+        assert_eq!(crate::clock::rfc3339(951_782_400), "2000-02-29T00:00:00Z");
     }
 }

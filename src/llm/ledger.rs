@@ -61,7 +61,7 @@ impl Spend {
     /// A line of `kind` for `call`, stamped now.
     pub fn new(kind: SpendKind, call: &str, cost_usd: Option<f64>) -> Spend {
         Spend {
-            time: crate::record::now_rfc3339(),
+            time: crate::clock::now_rfc3339(),
             call: safe_id(call),
             kind,
             batch_id: None,

@@ -122,7 +122,7 @@ impl Caller for Live<'_> {
         stage: Stage,
         req: ChatRequest,
     ) -> BoxFut<'a, Option<Result<CallResult, CallError>>> {
-        let call = super::batch::state::custom_id(id, round, stage);
+        let call = custom_id(id, round, stage);
         Box::pin(async move { Some(self.0.complete_as(&req, &call).await) })
     }
 }
@@ -374,4 +374,14 @@ impl Pipeline {
         }
         Some(rec)
     }
+}
+
+/// `sample_rROUND_i|a`: unique per call within a run, and within the providers'
+/// custom-id alphabet (letters, digits, `_`, `-`; at most 64).
+pub fn custom_id(sample: &str, round: usize, stage: Stage) -> String {
+    let s = match stage {
+        Stage::Informalize => 'i',
+        Stage::Autoformalize => 'a',
+    };
+    format!("{sample}_r{round}_{s}")
 }

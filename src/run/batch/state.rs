@@ -212,15 +212,7 @@ pub(crate) fn save_results(dir: &Path, rs: &[StoredResult]) -> Result<(), StoreE
     a.sync()
 }
 
-/// `sample_rROUND_i|a`: unique per call within a run, and within the providers'
-/// custom-id alphabet (letters, digits, `_`, `-`; at most 64).
-pub fn custom_id(sample: &str, round: usize, stage: crate::run::pipeline::Stage) -> String {
-    let s = match stage {
-        crate::run::pipeline::Stage::Informalize => 'i',
-        crate::run::pipeline::Stage::Autoformalize => 'a',
-    };
-    format!("{sample}_r{round}_{s}")
-}
+pub use crate::run::pipeline::custom_id;
 
 #[cfg(test)]
 mod tests {
