@@ -34,4 +34,19 @@ fn retry_errors_and_the_batch_api_are_not_brought_back_by_the_last_run() {
     );
     assert_eq!(form.get("reasoning_effort"), "low");
     assert!(!form.command.contains("--batch-api") && !form.command.contains("--retry-errors"));
+    // Moving about the form's 27 fields: End, PgUp, PgDn, Home.
+    let last = autoeval::tui::live::FIELDS.len() - 1;
+    app.press("end").unwrap();
+    assert_eq!(app.form().unwrap().sel, last, "End: the output directory");
+    app.press("pageup").unwrap();
+    assert_eq!(app.form().unwrap().sel, last - 6);
+    app.press("pagedown").unwrap();
+    app.press("pagedown").unwrap();
+    assert_eq!(
+        app.form().unwrap().sel,
+        last,
+        "PgDn stops at the last field"
+    );
+    app.press("home").unwrap();
+    assert_eq!(app.form().unwrap().sel, 0);
 }
