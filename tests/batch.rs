@@ -708,14 +708,10 @@ fn max_cost_keeps_a_batch_that_would_pass_it_from_being_submitted() {
 
 /// The viewer on an empty folder with its new-run form filled in for a batch run of
 /// six PL samples against `base` (OpenAI-compatible), then started with its key.
-fn viewer_batch_run(base: &str, folder: &Path, out: &Path) -> autoeval::tui::app::App {
-    screens::isolate();
-    let (mut app, _) = autoeval::tui::build_app(&autoeval::tui::ViewOptions {
-        paths: vec![folder.to_path_buf()],
-        theme: None,
-        config: Some(std::path::PathBuf::from("/nonexistent/config.toml")),
-    });
-    app.press("R").unwrap();
+/// Fills the new-run form for a 6-sample batch run into `out`. The form opens with the
+/// last values submitted in this process (another test's run, possibly still going), so
+/// every field a test relies on is set.
+fn fill_form(app: &mut autoeval::tui::app::App, base: &str, out: &Path) {
     let form = app.form_mut().unwrap();
     for (k, v) in [
         ("dataset", "pl"),
@@ -736,6 +732,18 @@ fn viewer_batch_run(base: &str, folder: &Path, out: &Path) -> autoeval::tui::app
         form.set(k, v);
     }
     form.refresh();
+}
+
+fn viewer_batch_run(base: &str, folder: &Path, out: &Path) -> autoeval::tui::app::App {
+    screens::isolate();
+    let (mut app, _) = autoeval::tui::build_app(&autoeval::tui::ViewOptions {
+        paths: vec![folder.to_path_buf()],
+        theme: None,
+        config: Some(std::path::PathBuf::from("/nonexistent/config.toml")),
+    });
+    app.press("R").unwrap();
+    fill_form(&mut app, base, out);
+    let form = app.form_mut().unwrap();
     assert!(
         form.command
             .contains(" --batch-api --batch-poll 0.05 --no-cache"),
@@ -913,6 +921,7 @@ fn a_viewer_batch_run_cancels_its_batches_and_resumes_without_submitting_twice()
     // cancelled batch, collects its (cancelled) answers, and submits nothing twice.
     bs.hold.store(false, Ordering::SeqCst);
     app.press("R").unwrap();
+    fill_form(&mut app, &bs.server.base, &out);
     assert!(
         app.form().unwrap().command.contains("--resume"),
         "{}",

@@ -330,36 +330,82 @@ pub(crate) const LOCK: &str = "run.lock";
 /// writes it. It is an OS file lock, so a killed process never leaves a stale lock.
 #[derive(Debug)]
 pub struct RunLock {
+    path: PathBuf,
     _file: File,
 }
+
+/// Lock files this process holds: a lock found taken with our own PID in it and not
+/// listed here is a copy of a descriptor we already closed, alive for a moment in a
+/// child being forked elsewhere in the process (until its exec closes it).
+static HELD: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// How long a lingering copy of our own released lock is waited out.
+const LINGER_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
 impl RunLock {
     /// Takes the lock, or says which process holds it.
     pub fn acquire(dir: &Path) -> Result<RunLock, StoreError> {
         let path = dir.join(LOCK);
+        let key = std::fs::canonicalize(dir)
+            .map(|d| d.join(LOCK))
+            .unwrap_or_else(|_| path.clone());
+        let started = std::time::Instant::now();
+        loop {
+            let held_here = HELD.lock().is_ok_and(|h| h.contains(&key));
+            match Self::try_acquire(dir, &path, key.clone()) {
+                Err(StoreError::Locked { pid: Some(p), .. })
+                    if p == std::process::id() && !held_here && started.elapsed() < LINGER_WAIT =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                r => return r,
+            }
+        }
+    }
+
+    /// One attempt at the lock.
+    fn try_acquire(dir: &Path, path: &Path, key: PathBuf) -> Result<RunLock, StoreError> {
         let mut file = OpenOptions::new()
             .create(true)
             .truncate(false)
             .read(true)
             .write(true)
-            .open(&path)
-            .map_err(io(&path))?;
+            .open(path)
+            .map_err(io(path))?;
         match file.try_lock() {
             Ok(()) => {
                 use std::io::{Seek, SeekFrom};
                 let _ = file.set_len(0);
                 let _ = file.seek(SeekFrom::Start(0));
                 let _ = writeln!(file, "{}", std::process::id());
-                Ok(RunLock { _file: file })
+                if let Ok(mut h) = HELD.lock() {
+                    h.push(key.clone());
+                }
+                Ok(RunLock {
+                    path: key,
+                    _file: file,
+                })
             }
             Err(std::fs::TryLockError::WouldBlock) => {
-                let holder = std::fs::read_to_string(&path).unwrap_or_default();
+                let holder = std::fs::read_to_string(path).unwrap_or_default();
                 Err(StoreError::Locked {
                     dir: dir.display().to_string(),
                     pid: holder.trim().parse().ok(),
                 })
             }
-            Err(std::fs::TryLockError::Error(e)) => Err(io(&path)(e)),
+            Err(std::fs::TryLockError::Error(e)) => Err(io(path)(e)),
+        }
+    }
+}
+
+impl Drop for RunLock {
+    fn drop(&mut self) {
+        // Unlisted before the descriptor closes (fields drop after this body), so a
+        // taker in this process that finds the lock still taken waits it out.
+        if let Ok(mut h) = HELD.lock()
+            && let Some(k) = h.iter().position(|p| *p == self.path)
+        {
+            h.swap_remove(k);
         }
     }
 }
@@ -415,4 +461,39 @@ pub fn stored_prompts(run: &Path) -> Option<std::collections::HashMap<String, St
             .map(|l| (l.id, l.prompt))
             .collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_released_lock_lingering_in_a_forked_copy_is_waited_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = RunLock::acquire(dir.path()).unwrap();
+        // What a child forked elsewhere in the process holds until its exec: a copy of
+        // the descriptor, sharing the lock.
+        let copy = lock._file.try_clone().unwrap();
+        drop(lock);
+        let closer = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            drop(copy);
+        });
+        let again = RunLock::acquire(dir.path());
+        closer.join().unwrap();
+        assert!(again.is_ok(), "{again:?}");
+    }
+
+    #[test]
+    fn a_lock_this_process_holds_is_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let _held = RunLock::acquire(dir.path()).unwrap();
+        let t = std::time::Instant::now();
+        let second = RunLock::acquire(dir.path());
+        assert!(
+            matches!(second, Err(StoreError::Locked { pid: Some(p), .. }) if p == std::process::id()),
+            "{second:?}"
+        );
+        assert!(t.elapsed() < LINGER_WAIT / 2, "{:?}", t.elapsed());
+    }
 }
