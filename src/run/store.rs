@@ -331,7 +331,9 @@ pub(crate) const LOCK: &str = "run.lock";
 #[derive(Debug)]
 pub struct RunLock {
     path: PathBuf,
-    _file: File,
+    /// Holds the OS lock while open; read only by tests.
+    #[cfg_attr(not(test), allow(dead_code))]
+    file: File,
 }
 
 /// Lock files this process holds: a lock found taken with our own PID in it and not
@@ -346,9 +348,7 @@ impl RunLock {
     /// Takes the lock, or says which process holds it.
     pub fn acquire(dir: &Path) -> Result<RunLock, StoreError> {
         let path = dir.join(LOCK);
-        let key = std::fs::canonicalize(dir)
-            .map(|d| d.join(LOCK))
-            .unwrap_or_else(|_| path.clone());
+        let key = std::fs::canonicalize(dir).map_or_else(|_| path.clone(), |d| d.join(LOCK));
         let started = std::time::Instant::now();
         loop {
             let held_here = HELD.lock().is_ok_and(|h| h.contains(&key));
@@ -381,10 +381,7 @@ impl RunLock {
                 if let Ok(mut h) = HELD.lock() {
                     h.push(key.clone());
                 }
-                Ok(RunLock {
-                    path: key,
-                    _file: file,
-                })
+                Ok(RunLock { path: key, file })
             }
             Err(std::fs::TryLockError::WouldBlock) => {
                 let holder = std::fs::read_to_string(path).unwrap_or_default();
@@ -473,7 +470,7 @@ mod tests {
         let lock = RunLock::acquire(dir.path()).unwrap();
         // What a child forked elsewhere in the process holds until its exec: a copy of
         // the descriptor, sharing the lock.
-        let copy = lock._file.try_clone().unwrap();
+        let copy = lock.file.try_clone().unwrap();
         drop(lock);
         let closer = std::thread::spawn(move || {
             std::thread::sleep(std::time::Duration::from_millis(200));
