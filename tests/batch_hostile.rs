@@ -111,6 +111,44 @@ fn an_endless_result_file_stops_at_its_cap_and_is_not_downloaded_again() {
     assert!(results.contains("over its cap of"), "{results}");
 }
 
+#[test]
+fn ctrl_c_interrupts_a_download_at_once() {
+    let (server, world) = start(Hostile {
+        stall: std::time::Duration::from_secs(60),
+        ..Hostile::default()
+    });
+    let tmp = tempfile::tempdir().unwrap();
+    let price = prices(tmp.path());
+    let out = tmp.path().join("run");
+    let child = run_cmd(
+        &server.base,
+        &out,
+        &["--batch-api", "--batch-poll", "0.02", "--prices", &price],
+    )
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    let t0 = std::time::Instant::now();
+    while world.lock().unwrap().downloads.is_empty() {
+        assert!(t0.elapsed().as_secs() < 30, "no download started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let asked = std::time::Instant::now();
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    let waited = asked.elapsed();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    // The file is served after 60 s: an exit well before it was not waiting for it.
+    assert!(waited.as_secs() < 20, "took {waited:?}\n{err}");
+    let m: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(m["status"], "cancelled");
+}
+
 /// The first run of a batch-file loop: writes the informalization requests; returns
 /// the request lines.
 fn first_files_run(tmp: &Path, out: &Path, files: &Path) -> Vec<Value> {

@@ -14,6 +14,8 @@ pub struct Hostile {
     pub echo_key: bool,
     /// The output file goes on with this many bytes of junk lines after the answers.
     pub junk: usize,
+    /// Each output file is served only after this long (a download that hangs).
+    pub stall: std::time::Duration,
 }
 
 #[derive(Default)]
@@ -98,7 +100,9 @@ pub fn start(how: Hostile) -> (Server, Arc<Mutex<World>>) {
                 while out.len() < how.junk {
                     out.push_str(&junk);
                 }
-                Reply::json(200, out)
+                let mut reply = Reply::json(200, out);
+                reply.delay = how.stall;
+                reply
             }
             ("GET", _) if w.status_fails.is_some() => Reply::json(
                 w.status_fails.unwrap_or(500),
