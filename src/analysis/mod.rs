@@ -12,6 +12,7 @@ pub mod kinds;
 pub mod le;
 pub mod meteor;
 pub mod pair_metrics;
+pub mod proof;
 pub mod paper_notation;
 pub mod paper_parse;
 pub mod perturb_paper;

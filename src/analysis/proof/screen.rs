@@ -1,0 +1,392 @@
+//! Cheap screening of candidate formulas before the verifier sees them: PL truth
+//! tables as bitsets (every row up to `MAX_EXACT_VARS` atoms, sampled rows above),
+//! FOL values on a few small random models. A candidate that disagrees with φ₁
+//! anywhere here is not equivalent to it; one that agrees still needs the verifier.
+
+use super::logic::{Edit, Op, Pool};
+use crate::syntax::{BinOp, Formula, Quantifier, Term};
+use std::collections::HashMap;
+
+/// Most atoms whose truth table is complete; above, `SAMPLED_WORDS` × 64 rows are drawn.
+const MAX_EXACT_VARS: usize = 12;
+/// Words of sampled rows for larger propositional formulas.
+const SAMPLED_WORDS: usize = 64;
+/// Random models a first-order candidate is evaluated on.
+const MODELS: usize = 40;
+
+/// A small deterministic generator (xorshift64*), so screening never depends on time.
+pub(crate) struct Rand(u64);
+
+impl Rand {
+    /// Seeded generator (a zero seed is replaced).
+    pub fn new(seed: u64) -> Rand {
+        Rand(seed.max(1))
+    }
+
+    /// The next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A number below `n` (n > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// Propositional screen: the columns of the atoms and φ₁'s table.
+pub(crate) struct PlScreen {
+    columns: HashMap<String, Vec<u64>>,
+    words: usize,
+    last: u64,
+    target: Vec<u64>,
+    operands: Vec<Option<Vec<u64>>>,
+    props: Vec<Option<Vec<u64>>>,
+}
+
+/// Truth tables of every node of one formula, in pre-order.
+pub(crate) struct Arena {
+    tables: Vec<Vec<u64>>,
+    parent: Vec<usize>,
+    kids: Vec<[usize; 2]>,
+    ops: Vec<Option<BinOp>>,
+}
+
+fn combine(op: BinOp, a: &mut [u64], b: &[u64]) {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x = match op {
+            BinOp::And => *x & y,
+            BinOp::Or => *x | y,
+            BinOp::Implies => !*x | y,
+            BinOp::Iff => !(*x ^ y),
+            BinOp::Xor => *x ^ y,
+        };
+    }
+}
+
+fn not(a: &mut [u64]) {
+    for x in a {
+        *x = !*x;
+    }
+}
+
+impl PlScreen {
+    /// The screen for φ₁ = `b` over the atoms of both sides, or None if either side
+    /// is first-order.
+    pub fn new(a: &Formula, b: &Formula, pool: &Pool) -> Option<PlScreen> {
+        if a.is_first_order() || b.is_first_order() {
+            return None;
+        }
+        let vars = &pool.props;
+        let exact = vars.len() <= MAX_EXACT_VARS;
+        let rows = if exact { 1usize << vars.len() } else { SAMPLED_WORDS * 64 };
+        let words = rows.div_ceil(64);
+        let last = if rows % 64 == 0 { u64::MAX } else { (1u64 << (rows % 64)) - 1 };
+        let mut rng = Rand::new(0x9E37_79B9_7F4A_7C15 ^ vars.len() as u64);
+        let columns = vars
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let col = (0..words)
+                    .map(|w| {
+                        if !exact {
+                            return rng.next();
+                        }
+                        // Row r has atom i true iff bit i of r is set.
+                        (0..64u64).fold(0u64, |acc, bit| {
+                            let r = (w as u64) * 64 + bit;
+                            acc | (((r >> i) & 1) << bit)
+                        })
+                    })
+                    .collect();
+                (v.clone(), col)
+            })
+            .collect();
+        let mut s = PlScreen {
+            columns,
+            words,
+            last,
+            target: Vec::new(),
+            operands: Vec::new(),
+            props: Vec::new(),
+        };
+        s.target = s.table(b)?;
+        s.operands = pool.operands.iter().map(|f| s.table(f)).collect();
+        s.props = pool.props.iter().map(|p| s.columns.get(p).cloned()).collect();
+        Some(s)
+    }
+
+    /// The truth table of `f` (None: not propositional, or an unknown atom).
+    pub fn table(&self, f: &Formula) -> Option<Vec<u64>> {
+        Some(match f {
+            Formula::Bool(b) => vec![if *b { u64::MAX } else { 0 }; self.words],
+            Formula::Prop(p) => self.columns.get(p.as_str())?.clone(),
+            Formula::Pred(..) | Formula::Quant(..) => return None,
+            Formula::Not(a) => {
+                let mut t = self.table(a)?;
+                not(&mut t);
+                t
+            }
+            Formula::Bin(op, a, b) => {
+                let mut t = self.table(a)?;
+                combine(*op, &mut t, &self.table(b)?);
+                t
+            }
+        })
+    }
+
+    /// Whether two tables agree on every row.
+    fn same(&self, t: &[u64]) -> bool {
+        let n = self.words;
+        t[..n - 1] == self.target[..n - 1] && (t[n - 1] ^ self.target[n - 1]) & self.last == 0
+    }
+
+    /// Whether `f` agrees with φ₁ on every row.
+    pub fn agrees(&self, f: &Formula) -> bool {
+        self.table(f).is_some_and(|t| self.same(&t))
+    }
+
+    /// The node tables of `f` (None: not propositional).
+    pub fn arena(&self, f: &Formula) -> Option<Arena> {
+        fn go(s: &PlScreen, f: &Formula, parent: usize, ar: &mut Arena) -> Option<usize> {
+            let at = ar.tables.len();
+            ar.tables.push(Vec::new());
+            ar.parent.push(parent);
+            ar.kids.push([usize::MAX; 2]);
+            ar.ops.push(None);
+            let t = match f {
+                Formula::Not(a) => {
+                    let k = go(s, a, at, ar)?;
+                    ar.kids[at][0] = k;
+                    let mut t = ar.tables[k].clone();
+                    not(&mut t);
+                    t
+                }
+                Formula::Bin(op, a, b) => {
+                    let k0 = go(s, a, at, ar)?;
+                    let k1 = go(s, b, at, ar)?;
+                    ar.kids[at] = [k0, k1];
+                    ar.ops[at] = Some(*op);
+                    let mut t = ar.tables[k0].clone();
+                    combine(*op, &mut t, &ar.tables[k1]);
+                    t
+                }
+                _ => s.table(f)?,
+            };
+            ar.tables[at] = t;
+            Some(at)
+        }
+        let mut ar = Arena {
+            tables: Vec::new(),
+            parent: Vec::new(),
+            kids: Vec::new(),
+            ops: Vec::new(),
+        };
+        go(self, f, usize::MAX, &mut ar)?;
+        Some(ar)
+    }
+
+    /// Whether the edit of the arena's formula agrees with φ₁: the edited node's new
+    /// table from its children's, then each ancestor's from its other child's.
+    pub fn edit_agrees(&self, ar: &Arena, e: &Edit) -> bool {
+        self.edited(ar, e).is_some_and(|t| self.same(&t))
+    }
+
+    fn edited(&self, ar: &Arena, e: &Edit) -> Option<Vec<u64>> {
+        let at = e.at;
+        let t = |i: usize| ar.tables.get(i);
+        let [k0, k1] = *ar.kids.get(at)?;
+        let mut cur = match &e.op {
+            Op::Negate => {
+                let mut x = t(at)?.clone();
+                not(&mut x);
+                x
+            }
+            Op::Unnegate => t(k0)?.clone(),
+            Op::SetOp(o) => {
+                let mut x = t(k0)?.clone();
+                combine(*o, &mut x, t(k1)?);
+                x
+            }
+            Op::SwapOperands => {
+                let mut x = t(k1)?.clone();
+                combine(ar.ops[at]?, &mut x, t(k0)?);
+                x
+            }
+            Op::Keep(left) => t(if *left { k0 } else { k1 })?.clone(),
+            Op::RegroupLeft => {
+                // a op (b op2 c) → (a op b) op2 c
+                let [b, c] = *ar.kids.get(k1)?;
+                let mut x = t(k0)?.clone();
+                combine(ar.ops[at]?, &mut x, t(b)?);
+                combine(ar.ops[k1]?, &mut x, t(c)?);
+                x
+            }
+            Op::RegroupRight => {
+                // (a op2 b) op c → a op2 (b op c)
+                let [a, b] = *ar.kids.get(k0)?;
+                let mut inner = t(b)?.clone();
+                combine(ar.ops[at]?, &mut inner, t(k1)?);
+                let mut x = t(a)?.clone();
+                combine(ar.ops[k0]?, &mut x, &inner);
+                x
+            }
+            Op::Add(o, i) => {
+                let mut x = t(at)?.clone();
+                combine(*o, &mut x, self.operands.get(*i)?.as_ref()?);
+                x
+            }
+            Op::RenameProp(i) => self.props.get(*i)?.as_ref()?.clone(),
+            _ => return None,
+        };
+        let mut node = at;
+        while let Some(&p) = ar.parent.get(node) {
+            if p == usize::MAX {
+                break;
+            }
+            match ar.ops[p] {
+                None => not(&mut cur),
+                Some(op) => {
+                    let [a, b] = ar.kids[p];
+                    if a == node {
+                        combine(op, &mut cur, &ar.tables[b]);
+                    } else {
+                        let mut x = ar.tables[a].clone();
+                        combine(op, &mut x, &cur);
+                        cur = x;
+                    }
+                }
+            }
+            node = p;
+        }
+        Some(cur)
+    }
+}
+
+/// One random finite structure.
+struct Model {
+    size: usize,
+    props: HashMap<String, bool>,
+    preds: HashMap<String, Vec<(usize, Vec<bool>)>>,
+    names: HashMap<String, usize>,
+}
+
+impl Model {
+    fn term<'a>(&self, t: &'a Term, env: &[(&'a str, usize)]) -> usize {
+        let n = t.name();
+        env.iter()
+            .rev()
+            .find(|(v, _)| *v == n)
+            .map(|(_, e)| *e)
+            .or_else(|| self.names.get(n).copied())
+            .unwrap_or(0)
+    }
+
+    fn eval<'a>(&self, f: &'a Formula, env: &mut Vec<(&'a str, usize)>) -> bool {
+        match f {
+            Formula::Bool(b) => *b,
+            Formula::Prop(p) => self.props.get(p.as_str()).copied().unwrap_or(false),
+            Formula::Pred(p, args) => {
+                let Some(ext) = self
+                    .preds
+                    .get(p.as_str())
+                    .and_then(|v| v.iter().find(|(k, _)| *k == args.len()))
+                else {
+                    return false;
+                };
+                let idx = args.iter().fold(0, |i, t| i * self.size + self.term(t, env));
+                ext.1.get(idx).copied().unwrap_or(false)
+            }
+            Formula::Not(a) => !self.eval(a, env),
+            Formula::Bin(op, a, b) => {
+                let x = self.eval(a, env);
+                match op {
+                    BinOp::And => x && self.eval(b, env),
+                    BinOp::Or => x || self.eval(b, env),
+                    BinOp::Implies => !x || self.eval(b, env),
+                    BinOp::Iff => x == self.eval(b, env),
+                    BinOp::Xor => x != self.eval(b, env),
+                }
+            }
+            Formula::Quant(q, v, body) => {
+                let all = *q == Quantifier::Forall;
+                for e in 0..self.size {
+                    env.push((v.as_str(), e));
+                    let val = self.eval(body, env);
+                    env.pop();
+                    if val != all {
+                        return !all;
+                    }
+                }
+                all
+            }
+        }
+    }
+}
+
+/// First-order screen: φ₁'s value on each of a few small random models.
+pub(crate) struct FolScreen {
+    models: Vec<Model>,
+    target: Vec<bool>,
+}
+
+/// Largest tuple table drawn for one predicate (domain^arity entries).
+const MAX_TUPLES: usize = 1 << 12;
+
+impl FolScreen {
+    /// Models over the symbols of both sides (and of the arities an edit may give a
+    /// predicate), with φ₁'s value on each.
+    pub fn new(a: &Formula, b: &Formula, pool: &Pool) -> FolScreen {
+        let mut rng = Rand::new(0xD1B5_4A32_D192_ED03);
+        let mut free: Vec<String> = a.free_variables().into_iter().collect();
+        free.extend(b.free_variables());
+        let models = (0..MODELS)
+            .map(|i| {
+                let size: usize = [1, 2, 3, 2, 3][i % 5];
+                // Varying densities make rare and common predicates both show up.
+                let density = [2u64, 4, 6][i % 3];
+                let coin = |r: &mut Rand| r.next() % 8 < density;
+                let props = pool.props.iter().map(|p| (p.clone(), coin(&mut rng))).collect();
+                let mut preds: HashMap<String, Vec<(usize, Vec<bool>)>> = HashMap::new();
+                for (p, k) in &pool.preds {
+                    for arity in k.saturating_sub(1)..=k + 1 {
+                        let n = size.checked_pow(arity as u32).unwrap_or(usize::MAX).min(MAX_TUPLES);
+                        let ext = (0..n).map(|_| coin(&mut rng)).collect();
+                        let e = preds.entry(p.clone()).or_default();
+                        if !e.iter().any(|(a, _)| *a == arity) {
+                            e.push((arity, ext));
+                        }
+                    }
+                }
+                let names = pool
+                    .consts
+                    .iter()
+                    .chain(&free)
+                    .map(|c| (c.clone(), rng.below(size)))
+                    .collect();
+                Model {
+                    size,
+                    props,
+                    preds,
+                    names,
+                }
+            })
+            .collect::<Vec<_>>();
+        let target = models.iter().map(|m| m.eval(b, &mut Vec::new())).collect();
+        FolScreen { models, target }
+    }
+
+    /// Whether `f` takes φ₁'s value on every model.
+    pub fn agrees(&self, f: &Formula) -> bool {
+        let mut env = Vec::new();
+        self.models
+            .iter()
+            .zip(&self.target)
+            .all(|(m, t)| m.eval(f, &mut env) == *t)
+    }
+}
