@@ -31,8 +31,8 @@ pub use super::scratch::INDEX;
 
 /// The format's name and version: a cache of any other version is not read (and is
 /// rebuilt). Version 5: rows carry every stored closeness metric; version 6 adds
-/// `meteor` and `bertscore_minilm`.
-const MAGIC: &[u8; 8] = b"AEIDX\x00\x00\x06";
+/// `meteor` and `bertscore_minilm`; version 7: failure kinds from proved edits.
+const MAGIC: &[u8; 8] = b"AEIDX\x00\x00\x07";
 /// Most warnings kept in a cache.
 const MAX_WARNINGS: usize = 10_000;
 

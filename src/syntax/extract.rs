@@ -81,6 +81,9 @@ const MARKERS: [&str; 10] = [
     " (where",
 ];
 
+/// Longest line (in words) searched for its widest formula span (quadratic in words).
+const MAX_SPAN_WORDS: usize = 40;
+
 fn offset_in(raw: &str, part: &str) -> usize {
     (part.as_ptr() as usize).saturating_sub(raw.as_ptr() as usize)
 }
@@ -104,6 +107,15 @@ fn clean(s: &str) -> &str {
             }
         }
         s = s.trim_start_matches('`').trim_end_matches('`').trim();
+        // A raw-string prefix (`r"(01)*1"`, `r'…'`) and a Markdown quote (`> X`).
+        for q in ["r\"", "r'"] {
+            if s.len() > 3 && s.starts_with(q) && s.ends_with(&q[1..]) {
+                s = s[2..s.len() - 1].trim();
+            }
+        }
+        if let Some(x) = s.strip_prefix("> ") {
+            s = x.trim_start();
+        }
         s = strip_list_marker(s);
         if let Some(x) = s
             .strip_suffix('.')
@@ -364,6 +376,24 @@ where
                 cut(after, &mut candidates);
             }
         }
+        for line in &lines {
+            // Inline maths in a sentence: each `$…$` span.
+            let mut parts = line.split('$');
+            parts.next();
+            for (i, part) in parts.enumerate() {
+                if i % 2 == 0 && !part.trim().is_empty() {
+                    candidates.push(part);
+                }
+            }
+            // "… is X", a code assignment `formula = "X"` or `φ₁ := X`: what follows.
+            for sep in [" is ", ":= ", " = "] {
+                if let Some(i) = line.rfind(sep) {
+                    let after = &line[i + sep.len()..];
+                    candidates.push(after);
+                    cut(after, &mut candidates);
+                }
+            }
+        }
         if self.regex_mode {
             // In prose ("It is (01)*0"), a token with a regex operator, last first.
             for line in &lines {
@@ -374,7 +404,69 @@ where
                 }
             }
         }
-        candidates.into_iter().find_map(|c| self.try_candidate(c))
+        if let Some(x) = candidates.into_iter().find_map(|c| self.try_candidate(c)) {
+            return Some(x);
+        }
+        lines.iter().find_map(|l| self.widest_span(l))
+    }
+
+    /// The general rule under the labelled shapes: the widest run of words of a line
+    /// that parses as a formula over the prompt's vocabulary, leftmost first. Only a
+    /// span with an operator, or whose every symbol the vocabulary lists, counts, so a
+    /// word of prose is never a formula.
+    fn widest_span(&mut self, line: &'a str) -> Option<Extracted<T>> {
+        let words: Vec<(usize, usize)> = line
+            .split_whitespace()
+            .map(|w| {
+                let s = offset_in(line, w);
+                (s, s + w.len())
+            })
+            .collect();
+        if words.len() > MAX_SPAN_WORDS || words.len() < 2 {
+            return None;
+        }
+        // A span starts and ends at a word that could belong to a formula: one with an
+        // operator, a digit or a vocabulary symbol (prose lines cost nothing).
+        let vocab = &self.ctx.vocabulary;
+        let formulaish: Vec<bool> = words
+            .iter()
+            .map(|&(s, e)| {
+                let w = &line[s..e];
+                w.chars()
+                    .any(|c| c.is_ascii_digit() || "¬∧∨→↔⊕∀∃~&|*+?()".contains(c))
+                    || vocab
+                        .iter()
+                        .any(|v| w.trim_matches(|c: char| !c.is_alphanumeric()) == v.as_str())
+            })
+            .collect();
+        if !formulaish.iter().any(|&f| f) {
+            return None;
+        }
+        let (err, refused) = (self.first_err.take(), self.refused.take());
+        let mut found = None;
+        'outer: for i in (0..words.len()).filter(|&i| formulaish[i]) {
+            for j in (i..words.len()).rev().filter(|&j| formulaish[j]) {
+                let span = &line[words[i].0..words[j].1];
+                let has_op = span.chars().any(|c| "¬∧∨→↔⊕∀∃~&|*+?()".contains(c));
+                if !has_op && self.ctx.vocabulary.is_empty() {
+                    continue;
+                }
+                if let Some(x) = self.try_candidate(span) {
+                    let names = (self.names)(&x.value);
+                    let known = names
+                        .iter()
+                        .all(|n| super::notation::in_vocabulary(n, &self.ctx.vocabulary));
+                    if has_op || (!names.is_empty() && known) {
+                        found = Some(x);
+                        break 'outer;
+                    }
+                }
+            }
+        }
+        // Spans tried here are guesses: their errors never name the reply's problem.
+        self.first_err = err;
+        self.refused = refused;
+        found
     }
 
     /// Parses one candidate after trimming (rule 3) and checks it (rules 4 and 5).

@@ -78,6 +78,15 @@ pub(crate) enum Op {
     RegroupLeft,
     /// `(a op2 b) op c` → `a op2 (b op c)`.
     RegroupRight,
+    /// `⊤` ↔ `⊥`.
+    FlipBool,
+    /// `¬a op b` → `¬(a op b)` (true), or `a op ¬b` → `¬(a op b)` (false).
+    WidenNeg(bool),
+    /// `¬(a op b)` → `¬a op b` (true) or `a op ¬b` (false).
+    NarrowNeg(bool),
+    /// In a chain, the connective between two neighbours replaced, binding them:
+    /// `(a op b) op c` → `a op (b op2 c)` (true), `a op (b op c)` → `(a op2 b) op c`.
+    ChainSwap(BinOp, bool),
     /// `n` → `n op X` with operand `X` from the pool.
     Add(BinOp, usize),
     /// A proposition renamed (pool index).
@@ -151,7 +160,7 @@ fn visit(f: &Formula, pool: &Pool, scope: &mut Vec<String>, n: &mut usize, out: 
         _ => push(Op::Negate),
     }
     match f {
-        Formula::Bool(_) => {}
+        Formula::Bool(_) => push(Op::FlipBool),
         Formula::Prop(p) => {
             for (i, q) in pool.props.iter().enumerate() {
                 if q != p.as_str() {
@@ -160,12 +169,35 @@ fn visit(f: &Formula, pool: &Pool, scope: &mut Vec<String>, n: &mut usize, out: 
             }
         }
         Formula::Pred(p, args) => term_edits(p, args, pool, scope, &mut push),
-        Formula::Not(_) => {}
+        Formula::Not(x) => {
+            if matches!(**x, Formula::Bin(..)) {
+                push(Op::NarrowNeg(true));
+                push(Op::NarrowNeg(false));
+            }
+        }
         Formula::Bin(op, a, b) => {
-            for o in [BinOp::And, BinOp::Or, BinOp::Implies, BinOp::Iff, BinOp::Xor] {
+            for o in [
+                BinOp::And,
+                BinOp::Or,
+                BinOp::Implies,
+                BinOp::Iff,
+                BinOp::Xor,
+            ] {
                 if o != *op {
                     push(Op::SetOp(o));
+                    if matches!(&**a, Formula::Bin(o1, ..) if o1 == op) {
+                        push(Op::ChainSwap(o, true));
+                    }
+                    if matches!(&**b, Formula::Bin(o1, ..) if o1 == op) {
+                        push(Op::ChainSwap(o, false));
+                    }
                 }
+            }
+            if matches!(**a, Formula::Not(_)) {
+                push(Op::WidenNeg(true));
+            }
+            if matches!(**b, Formula::Not(_)) {
+                push(Op::WidenNeg(false));
             }
             if *op == BinOp::Implies {
                 push(Op::SwapOperands);
@@ -239,7 +271,11 @@ fn term_edits(p: &str, args: &[Term], pool: &Pool, scope: &[String], push: &mut 
             push(Op::SwapArgs(i));
         }
     }
-    if pool.preds.iter().any(|(q, k)| q == p && *k == args.len() + 1) {
+    if pool
+        .preds
+        .iter()
+        .any(|(q, k)| q == p && *k == args.len() + 1)
+    {
         for i in 0..=args.len() {
             for u in &terms {
                 push(Op::InsertArg(i, u.clone()));
@@ -272,6 +308,32 @@ pub(crate) fn local(f: &Formula, op: &Op, pool: &Pool) -> Option<Formula> {
             ),
             _ => return None,
         },
+        (Op::FlipBool, Formula::Bool(b)) => Formula::Bool(!b),
+        (Op::WidenNeg(left), Formula::Bin(o, a, b)) => match (left, &**a, &**b) {
+            (true, Formula::Not(x), _) => Formula::negate(Formula::Bin(*o, x.clone(), b.clone())),
+            (false, _, Formula::Not(y)) => Formula::negate(Formula::Bin(*o, a.clone(), y.clone())),
+            _ => return None,
+        },
+        (Op::NarrowNeg(left), Formula::Not(x)) => match &**x {
+            Formula::Bin(o, a, b) if *left => {
+                Formula::Bin(*o, Box::new(Formula::Not(a.clone())), b.clone())
+            }
+            Formula::Bin(o, a, b) => Formula::Bin(*o, a.clone(), Box::new(Formula::Not(b.clone()))),
+            _ => return None,
+        },
+        (Op::ChainSwap(o2, left), Formula::Bin(o, a, b)) => match (left, &**a, &**b) {
+            (true, Formula::Bin(o1, a1, a2), _) if o1 == o => Formula::Bin(
+                *o,
+                a1.clone(),
+                Box::new(Formula::Bin(*o2, a2.clone(), b.clone())),
+            ),
+            (false, _, Formula::Bin(o1, b1, b2)) if o1 == o => Formula::Bin(
+                *o,
+                Box::new(Formula::Bin(*o2, a.clone(), b1.clone())),
+                b2.clone(),
+            ),
+            _ => return None,
+        },
         (Op::Add(o, i), _) => Formula::bin(*o, f.clone(), pool.operands.get(*i)?.clone()),
         (Op::RenameProp(i), Formula::Prop(_)) => Formula::Prop(pool.props.get(*i)?.as_str().into()),
         (Op::RenamePred(i), Formula::Pred(_, args)) => {
@@ -297,14 +359,14 @@ pub(crate) fn local(f: &Formula, op: &Op, pool: &Pool) -> Option<Formula> {
             args.swap(*i, i + 1);
             Formula::Pred(p.clone(), args)
         }
-        (Op::FlipQuant, Formula::Quant(q, v, body)) => Formula::Quant(q.dual(), v.clone(), body.clone()),
+        (Op::FlipQuant, Formula::Quant(q, v, body)) => {
+            Formula::Quant(q.dual(), v.clone(), body.clone())
+        }
         (Op::DropQuant, Formula::Quant(_, _, body)) => (**body).clone(),
         (Op::SwapQuants, Formula::Quant(q, v, body)) => match &**body {
-            Formula::Quant(r, w, inner) => Formula::quant(
-                *r,
-                w.clone(),
-                Formula::Quant(*q, v.clone(), inner.clone()),
-            ),
+            Formula::Quant(r, w, inner) => {
+                Formula::quant(*r, w.clone(), Formula::Quant(*q, v.clone(), inner.clone()))
+            }
             _ => return None,
         },
         (Op::Widen(left), Formula::Bin(o, a, b)) => {
@@ -379,9 +441,10 @@ pub(crate) fn describe(f: &Formula, e: &Edit, pool: &Pool) -> Option<(Change, St
     let t = text(g);
     Some(match (&e.op, g) {
         (Op::Negate, _) => (Change::NegationAdded, format!("negation added on {t}")),
-        (Op::Unnegate, Formula::Not(x)) => {
-            (Change::NegationRemoved, format!("negation removed on {}", text(x)))
-        }
+        (Op::Unnegate, Formula::Not(x)) => (
+            Change::NegationRemoved,
+            format!("negation removed on {}", text(x)),
+        ),
         (Op::SetOp(o), Formula::Bin(op, ..)) => {
             let c = if matches!((op, o), (BinOp::And, BinOp::Or) | (BinOp::Or, BinOp::And)) {
                 Change::AndOrSwapped
@@ -391,17 +454,59 @@ pub(crate) fn describe(f: &Formula, e: &Edit, pool: &Pool) -> Option<(Change, St
             (c, format!("{} → {} in {t}", sym(*op), sym(*o)))
         }
         (Op::SwapOperands, _) => (Change::OperandsSwapped, format!("operands swapped in {t}")),
+        (Op::FlipBool, _) => {
+            let after = local(g, &e.op, pool)?;
+            (
+                Change::AtomChanged,
+                format!("symbol renamed {t} → {}", text(&after)),
+            )
+        }
+        (Op::WidenNeg(_), _) => {
+            let after = local(g, &e.op, pool)?;
+            (
+                Change::NegationWidened,
+                format!("negation widened: {t} → {}", text(&after)),
+            )
+        }
+        (Op::NarrowNeg(_), _) => {
+            let after = local(g, &e.op, pool)?;
+            (
+                Change::NegationNarrowed,
+                format!("negation narrowed: {t} → {}", text(&after)),
+            )
+        }
+        (Op::ChainSwap(o2, _), Formula::Bin(op, ..)) => {
+            let after = local(g, &e.op, pool)?;
+            let c = if matches!((op, o2), (BinOp::And, BinOp::Or) | (BinOp::Or, BinOp::And)) {
+                Change::AndOrSwapped
+            } else {
+                Change::OperatorSwapped
+            };
+            (
+                c,
+                format!("{} → {} in {t}: {}", sym(*op), sym(*o2), text(&after)),
+            )
+        }
         (Op::Keep(left), Formula::Bin(_, a, b)) => {
             let gone = if *left { b } else { a };
-            (Change::OperatorDropped, format!("operand dropped: {} from {t}", text(gone)))
+            (
+                Change::OperatorDropped,
+                format!("operand dropped: {} from {t}", text(gone)),
+            )
         }
         (Op::RegroupLeft | Op::RegroupRight, _) => {
             let after = local(g, &e.op, pool)?;
-            (Change::ScopeChanged, format!("grouping changed: {t} → {}", text(&after)))
+            (
+                Change::ScopeChanged,
+                format!("grouping changed: {t} → {}", text(&after)),
+            )
         }
         (Op::Add(o, i), _) => {
             let x = pool.operands.get(*i)?;
-            (Change::OperatorAdded, format!("operand added: {t} {} {}", sym(*o), text(x)))
+            (
+                Change::OperatorAdded,
+                format!("operand added: {t} {} {}", sym(*o), text(x)),
+            )
         }
         (Op::RenameProp(i), _) => (
             Change::AtomChanged,
@@ -410,7 +515,12 @@ pub(crate) fn describe(f: &Formula, e: &Edit, pool: &Pool) -> Option<(Change, St
         (Op::RenamePred(_) | Op::SetArg(..), Formula::Pred(_, args)) => {
             let after = local(g, &e.op, pool)?;
             let change = match &e.op {
-                Op::SetArg(i, t2) if matches!((args.get(*i), t2), (Some(Term::Const(_)), Term::Var(_)) | (Some(Term::Var(_)), Term::Const(_))) => {
+                Op::SetArg(i, t2)
+                    if matches!(
+                        (args.get(*i), t2),
+                        (Some(Term::Const(_)), Term::Var(_)) | (Some(Term::Var(_)), Term::Const(_))
+                    ) =>
+                {
                     Change::ConstantVariable
                 }
                 _ => Change::AtomChanged,
@@ -424,27 +534,44 @@ pub(crate) fn describe(f: &Formula, e: &Edit, pool: &Pool) -> Option<(Change, St
         }
         (Op::DropArg(_) | Op::InsertArg(..) | Op::SwapArgs(_), _) => {
             let after = local(g, &e.op, pool)?;
-            (Change::ArityChanged, format!("arguments changed: {t} → {}", text(&after)))
+            (
+                Change::ArityChanged,
+                format!("arguments changed: {t} → {}", text(&after)),
+            )
         }
         (Op::FlipQuant, Formula::Quant(q, v, _)) => (
             Change::QuantifierChanged,
-            format!("quantifier changed: {}{v} → {}{v}", qsym(*q), qsym(q.dual())),
+            format!(
+                "quantifier changed: {}{v} → {}{v}",
+                qsym(*q),
+                qsym(q.dual())
+            ),
         ),
-        (Op::DropQuant, Formula::Quant(q, v, _)) => {
-            (Change::QuantifierDropped, format!("quantifier dropped: {}{v}", qsym(*q)))
-        }
+        (Op::DropQuant, Formula::Quant(q, v, _)) => (
+            Change::QuantifierDropped,
+            format!("quantifier dropped: {}{v}", qsym(*q)),
+        ),
         (Op::SwapQuants, Formula::Quant(q, v, body)) => {
             let Formula::Quant(r, w, _) = &**body else {
                 return None;
             };
             (
                 Change::ScopeChanged,
-                format!("quantifiers reordered: {}{v}.{}{w} → {}{w}.{}{v}", qsym(*q), qsym(*r), qsym(*r), qsym(*q)),
+                format!(
+                    "quantifiers reordered: {}{v}.{}{w} → {}{w}.{}{v}",
+                    qsym(*q),
+                    qsym(*r),
+                    qsym(*r),
+                    qsym(*q)
+                ),
             )
         }
         (Op::Widen(_) | Op::Narrow(_), _) => {
             let after = local(g, &e.op, pool)?;
-            (Change::ScopeChanged, format!("quantifier scope changed: {t} → {}", text(&after)))
+            (
+                Change::ScopeChanged,
+                format!("quantifier scope changed: {t} → {}", text(&after)),
+            )
         }
         _ => return None,
     })

@@ -33,12 +33,13 @@ pub struct Explanation {
 const MAX_SIZE: usize = 120;
 /// Candidates screened for two-edit explanations, per syntax (the cheap screens allow more).
 const BUDGET_PL: usize = 400_000;
-const BUDGET_FOL: usize = 30_000;
+const BUDGET_FOL: usize = 10_000;
 const BUDGET_REGEX: usize = 30_000;
 /// Screened survivors confirmed by the verifier at most (per level).
-const MAX_CONFIRM: usize = 6;
-/// Time limit of one confirmation.
-const CONFIRM_TIMEOUT: Duration = Duration::from_secs(2);
+const MAX_CONFIRM: usize = 3;
+/// Time limit of one confirmation (a survivor of the screen is almost always
+/// equivalent; one the solver cannot settle quickly stays unproved).
+const CONFIRM_TIMEOUT: Duration = Duration::from_millis(300);
 
 /// The explanation of a pair whose verdict is `equivalent` (true) or `not-equivalent`.
 pub fn explain(a: &Expr, b: &Expr, equivalent: bool, opts: &Options) -> Explanation {
@@ -88,7 +89,10 @@ fn rewrites(a: &Expr, b: &Expr) -> Vec<String> {
         }
         inside = None;
         if l.change.is_change() {
-            let (x, y) = (l.left.as_deref().unwrap_or("—"), l.right.as_deref().unwrap_or("—"));
+            let (x, y) = (
+                l.left.as_deref().unwrap_or("—"),
+                l.right.as_deref().unwrap_or("—"),
+            );
             out.push(format!("{x} rewritten as {y}"));
             inside = Some(l.depth);
         }
@@ -96,17 +100,21 @@ fn rewrites(a: &Expr, b: &Expr) -> Vec<String> {
     out
 }
 
-/// Rank of a proved candidate: the smallest edit first (a swapped connective, a
-/// negation, a renamed symbol before a dropped operand or a regrouping, those before
-/// an added operand), then ones whose kind the structural diff also shows.
-fn rank(change: Change, structural: &[FailureKind]) -> (u8, bool) {
+/// Rank of a proved candidate: an added operand last (it can absorb anything); then
+/// ones whose kind the structural diff also shows; then the smallest edit (a swapped
+/// connective, a negation, a renamed symbol before a dropped operand or a regrouping).
+fn rank(change: Change, structural: &[FailureKind]) -> (bool, bool, u8) {
     let class = match change {
         Change::OperatorAdded => 2,
         Change::OperatorDropped | Change::ScopeChanged | Change::OperandsSwapped => 1,
         _ => 0,
     };
     let k = kind_of_change(change);
-    (class, !k.is_some_and(|k| structural.contains(&k)))
+    (
+        class == 2,
+        !k.is_some_and(|k| structural.contains(&k)),
+        class,
+    )
 }
 
 fn named(c: (Change, String)) -> NamedChange {
@@ -139,7 +147,12 @@ fn survivors(
     scr: &LogicScreen,
     budget: &mut usize,
 ) -> Vec<(logic::Edit, Formula)> {
-    let edits = logic::edits(f, pool);
+    // An added operand that alone says what φ₁ says explains nothing (`φ₀ ∧ φ₁`).
+    let degenerate: Vec<bool> = pool.operands.iter().map(|x| scr.agrees(x)).collect();
+    let edits: Vec<logic::Edit> = logic::edits(f, pool)
+        .into_iter()
+        .filter(|e| !matches!(e.op, logic::Op::Add(_, i) if degenerate.get(i) == Some(&true)))
+        .collect();
     let arena = match scr {
         LogicScreen::Pl(s) => s.arena(f),
         LogicScreen::Fol(_) => None,
@@ -170,21 +183,34 @@ fn search_logic(
     let pool = logic::Pool::new(a, b);
     let scr = match screen::PlScreen::new(a, b, &pool) {
         Some(s) => LogicScreen::Pl(s),
-        None => LogicScreen::Fol(screen::FolScreen::new(a, b, &pool)),
+        None => LogicScreen::Fol(screen::FolScreen::new(a, b, &pool, || {
+            // No random model tells φ₀ from φ₁: ask the verifier for one.
+            match verify::verify(&Expr::Logic(a.clone()), &Expr::Logic(b.clone()), opts) {
+                verify::Verdict::NotEquivalent { countermodel, .. } => {
+                    verify::model::FiniteModel::from_countermodel(&countermodel)
+                }
+                _ => None,
+            }
+        })),
     };
     let budget_two = match scr {
         LogicScreen::Pl(_) => BUDGET_PL,
         LogicScreen::Fol(_) => BUDGET_FOL,
     };
-    let kinds: Vec<FailureKind> = structural.iter().filter_map(|c| kind_of_change(c.change)).collect();
-    let target = Expr::Logic(b.clone());
-    let confirm = |g: &Formula| verify::verify(&Expr::Logic(g.clone()), &target, opts).is_equivalent();
-    let mut unlimited = usize::MAX;
-    let mut one: Vec<(logic::Edit, Formula, (Change, String))> = survivors(a, &pool, &scr, &mut unlimited)
-        .into_iter()
-        .filter_map(|(e, g)| Some((logic::describe(a, &e, &pool)?, e, g)))
-        .map(|(d, e, g)| (e, g, d))
+    let kinds: Vec<FailureKind> = structural
+        .iter()
+        .filter_map(|c| kind_of_change(c.change))
         .collect();
+    let target = Expr::Logic(b.clone());
+    let confirm =
+        |g: &Formula| verify::verify(&Expr::Logic(g.clone()), &target, opts).is_equivalent();
+    let mut unlimited = usize::MAX;
+    let mut one: Vec<(logic::Edit, Formula, (Change, String))> =
+        survivors(a, &pool, &scr, &mut unlimited)
+            .into_iter()
+            .filter_map(|(e, g)| Some((logic::describe(a, &e, &pool)?, e, g)))
+            .map(|(d, e, g)| (e, g, d))
+            .collect();
     one.sort_by_key(|(_, _, d)| rank(d.0, &kinds));
     for (_, g, d) in one.iter().take(MAX_CONFIRM) {
         if confirm(g) {
@@ -230,10 +256,20 @@ fn search_regex(
 ) -> Option<Vec<NamedChange>> {
     let pool = regex::Pool::new(a, b);
     let scr = regex::RegexScreen::new(b, &pool);
-    let kinds: Vec<FailureKind> = structural.iter().filter_map(|c| kind_of_change(c.change)).collect();
+    let kinds: Vec<FailureKind> = structural
+        .iter()
+        .filter_map(|c| kind_of_change(c.change))
+        .collect();
     let target = Expr::Regex(b.clone());
-    let confirm = |g: &Regex| verify::verify(&Expr::Regex(g.clone()), &target, opts).is_equivalent();
+    let confirm =
+        |g: &Regex| verify::verify(&Expr::Regex(g.clone()), &target, opts).is_equivalent();
+    let degenerate: Vec<bool> = pool.operands.iter().map(|x| scr.agrees(x)).collect();
     let pass = |r: &Regex, e: &regex::Edit| {
+        if let regex::Op::Alt(j) = e.op
+            && degenerate.get(j) == Some(&true)
+        {
+            return None;
+        }
         let g = regex::apply(r, e, &pool)?;
         scr.agrees(&g).then_some(g)
     };

@@ -289,8 +289,14 @@ pub(crate) fn describe(r: &Regex, e: &Edit, pool: &Pool) -> Option<(Change, Stri
     let (t, u) = (text(x), text(&after));
     Some(match &e.op {
         Op::Wrap(_) => (Change::StarAdded, format!("repetition added: {t} → {u}")),
-        Op::Unwrap => (Change::StarRemoved, format!("repetition removed: {t} → {u}")),
-        Op::Rewrap(_) => (Change::RepeatChanged, format!("repetition changed: {t} → {u}")),
+        Op::Unwrap => (
+            Change::StarRemoved,
+            format!("repetition removed: {t} → {u}"),
+        ),
+        Op::Rewrap(_) => (
+            Change::RepeatChanged,
+            format!("repetition changed: {t} → {u}"),
+        ),
         Op::Bound(..) => (Change::RepeatChanged, format!("bound changed: {t} → {u}")),
         Op::Rename(_) => (Change::AtomChanged, format!("symbol renamed {t} → {u}")),
         Op::Drop(i) => {
@@ -298,13 +304,22 @@ pub(crate) fn describe(r: &Regex, e: &Edit, pool: &Pool) -> Option<(Change, Stri
                 return None;
             };
             let gone = text(xs.get(*i)?);
-            (Change::OperatorDropped, format!("operand dropped: {gone} from {t}"))
+            (
+                Change::OperatorDropped,
+                format!("operand dropped: {gone} from {t}"),
+            )
         }
         Op::Insert(..) | Op::Concat(..) | Op::Alt(_) => {
             (Change::OperatorAdded, format!("operand added: {t} → {u}"))
         }
-        Op::Swap(_) => (Change::OperandsSwapped, format!("operands swapped: {t} → {u}")),
-        Op::Flip => (Change::OperatorSwapped, format!("concatenation ↔ alternation: {t} → {u}")),
+        Op::Swap(_) => (
+            Change::OperandsSwapped,
+            format!("operands swapped: {t} → {u}"),
+        ),
+        Op::Flip => (
+            Change::OperatorSwapped,
+            format!("concatenation ↔ alternation: {t} → {u}"),
+        ),
     })
 }
 
@@ -399,7 +414,9 @@ fn ends(r: &Regex, p: &Probe, from: u64) -> u64 {
             let m = p.masks.iter().find(|(d, _)| d == c).map_or(0, |(_, m)| *m);
             (from & m) << 1
         }
-        Regex::Concat(xs) => xs.iter().fold(from, |s, x| if s == 0 { 0 } else { ends(x, p, s) }),
+        Regex::Concat(xs) => xs
+            .iter()
+            .fold(from, |s, x| if s == 0 { 0 } else { ends(x, p, s) }),
         Regex::Alt(xs) => xs.iter().fold(0, |s, x| s | ends(x, p, from)),
         Regex::Star(x) => closure(x, p, from),
         Regex::Plus(x) => closure(x, p, ends(x, p, from)),

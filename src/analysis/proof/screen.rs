@@ -12,7 +12,7 @@ const MAX_EXACT_VARS: usize = 12;
 /// Words of sampled rows for larger propositional formulas.
 const SAMPLED_WORDS: usize = 64;
 /// Random models a first-order candidate is evaluated on.
-const MODELS: usize = 40;
+const MODELS: usize = 64;
 
 /// A small deterministic generator (xorshift64*), so screening never depends on time.
 pub(crate) struct Rand(u64);
@@ -84,9 +84,17 @@ impl PlScreen {
         }
         let vars = &pool.props;
         let exact = vars.len() <= MAX_EXACT_VARS;
-        let rows = if exact { 1usize << vars.len() } else { SAMPLED_WORDS * 64 };
+        let rows = if exact {
+            1usize << vars.len()
+        } else {
+            SAMPLED_WORDS * 64
+        };
         let words = rows.div_ceil(64);
-        let last = if rows % 64 == 0 { u64::MAX } else { (1u64 << (rows % 64)) - 1 };
+        let last = if rows % 64 == 0 {
+            u64::MAX
+        } else {
+            (1u64 << (rows % 64)) - 1
+        };
         let mut rng = Rand::new(0x9E37_79B9_7F4A_7C15 ^ vars.len() as u64);
         let columns = vars
             .iter()
@@ -117,7 +125,11 @@ impl PlScreen {
         };
         s.target = s.table(b)?;
         s.operands = pool.operands.iter().map(|f| s.table(f)).collect();
-        s.props = pool.props.iter().map(|p| s.columns.get(p).cloned()).collect();
+        s.props = pool
+            .props
+            .iter()
+            .map(|p| s.columns.get(p).cloned())
+            .collect();
         Some(s)
     }
 
@@ -236,6 +248,56 @@ impl PlScreen {
                 combine(ar.ops[k0]?, &mut x, &inner);
                 x
             }
+            Op::FlipBool => {
+                let mut x = t(at)?.clone();
+                not(&mut x);
+                x
+            }
+            Op::WidenNeg(left) => {
+                // ¬a op b → ¬(a op b): `a` is the negated child's child.
+                let op = ar.ops[at]?;
+                let (mut x, y) = if *left {
+                    (t(ar.kids.get(k0)?[0])?.clone(), t(k1)?)
+                } else {
+                    (t(k0)?.clone(), t(ar.kids.get(k1)?[0])?)
+                };
+                combine(op, &mut x, y);
+                not(&mut x);
+                x
+            }
+            Op::NarrowNeg(left) => {
+                let [a, b] = *ar.kids.get(k0)?;
+                let op = ar.ops[k0]?;
+                let mut x = t(a)?.clone();
+                if *left {
+                    not(&mut x);
+                    combine(op, &mut x, t(b)?);
+                } else {
+                    let mut y = t(b)?.clone();
+                    not(&mut y);
+                    combine(op, &mut x, &y);
+                }
+                x
+            }
+            Op::ChainSwap(o2, left) => {
+                let op = ar.ops[at]?;
+                if *left {
+                    // (a op b) op c → a op (b o2 c)
+                    let [a, b] = *ar.kids.get(k0)?;
+                    let mut inner = t(b)?.clone();
+                    combine(*o2, &mut inner, t(k1)?);
+                    let mut x = t(a)?.clone();
+                    combine(op, &mut x, &inner);
+                    x
+                } else {
+                    // a op (b op c) → (a o2 b) op c
+                    let [b, c] = *ar.kids.get(k1)?;
+                    let mut x = t(k0)?.clone();
+                    combine(*o2, &mut x, t(b)?);
+                    combine(op, &mut x, t(c)?);
+                    x
+                }
+            }
             Op::Add(o, i) => {
                 let mut x = t(at)?.clone();
                 combine(*o, &mut x, self.operands.get(*i)?.as_ref()?);
@@ -269,6 +331,7 @@ impl PlScreen {
 }
 
 /// One random finite structure.
+#[derive(Clone)]
 struct Model {
     size: usize,
     props: HashMap<String, bool>,
@@ -299,7 +362,9 @@ impl Model {
                 else {
                     return false;
                 };
-                let idx = args.iter().fold(0, |i, t| i * self.size + self.term(t, env));
+                let idx = args
+                    .iter()
+                    .fold(0, |i, t| i * self.size + self.term(t, env));
                 ext.1.get(idx).copied().unwrap_or(false)
             }
             Formula::Not(a) => !self.eval(a, env),
@@ -338,47 +403,65 @@ pub(crate) struct FolScreen {
 /// Largest tuple table drawn for one predicate (domain^arity entries).
 const MAX_TUPLES: usize = 1 << 12;
 
+/// Random models searched for ones where φ₀ and φ₁ differ.
+const PROBES: usize = 512;
+/// Distinguishing models kept (checked first: a candidate must flip φ₀ there).
+const DISTINGUISHING: usize = 16;
+
 impl FolScreen {
     /// Models over the symbols of both sides (and of the arities an edit may give a
-    /// predicate), with φ₁'s value on each.
-    pub fn new(a: &Formula, b: &Formula, pool: &Pool) -> FolScreen {
+    /// predicate), with φ₁'s value on each. Models where φ₀ and φ₁ differ come first:
+    /// found among random ones, else `countermodel` (the verifier's, when it has to be
+    /// asked) and small perturbations of it.
+    pub fn new(
+        a: &Formula,
+        b: &Formula,
+        pool: &Pool,
+        countermodel: impl FnOnce() -> Option<crate::verify::model::FiniteModel>,
+    ) -> FolScreen {
         let mut rng = Rand::new(0xD1B5_4A32_D192_ED03);
         let mut free: Vec<String> = a.free_variables().into_iter().collect();
         free.extend(b.free_variables());
-        let models = (0..MODELS)
-            .map(|i| {
-                let size: usize = [1, 2, 3, 2, 3][i % 5];
-                // Varying densities make rare and common predicates both show up.
-                let density = [2u64, 4, 6][i % 3];
-                let coin = |r: &mut Rand| r.next() % 8 < density;
-                let props = pool.props.iter().map(|p| (p.clone(), coin(&mut rng))).collect();
-                let mut preds: HashMap<String, Vec<(usize, Vec<bool>)>> = HashMap::new();
-                for (p, k) in &pool.preds {
-                    for arity in k.saturating_sub(1)..=k + 1 {
-                        let n = size.checked_pow(arity as u32).unwrap_or(usize::MAX).min(MAX_TUPLES);
-                        let ext = (0..n).map(|_| coin(&mut rng)).collect();
-                        let e = preds.entry(p.clone()).or_default();
-                        if !e.iter().any(|(a, _)| *a == arity) {
-                            e.push((arity, ext));
-                        }
+        let names: Vec<String> = pool.consts.iter().chain(&free).cloned().collect();
+        let mut models: Vec<Model> = (0..MODELS)
+            .map(|i| random_model(i, pool, &names, &mut rng))
+            .collect();
+        let differs = |m: &Model| m.eval(a, &mut Vec::new()) != m.eval(b, &mut Vec::new());
+        let mut first: Vec<Model> = Vec::new();
+        for i in 0..PROBES {
+            if first.len() >= DISTINGUISHING {
+                break;
+            }
+            let m = random_model(i + 7, pool, &names, &mut rng);
+            if differs(&m) {
+                first.push(m);
+            }
+        }
+        if first.is_empty()
+            && let Some(fm) = countermodel()
+        {
+            let base = from_finite(&fm, pool, &names, &mut rng);
+            for _ in 0..DISTINGUISHING {
+                let mut m = base.clone();
+                // Flip a few tuples: nearby models keep most of what distinguishes.
+                for ext in m.preds.values_mut().flatten() {
+                    if !ext.1.is_empty() && rng.below(3) == 0 {
+                        let k = rng.below(ext.1.len());
+                        ext.1[k] = !ext.1[k];
                     }
                 }
-                let names = pool
-                    .consts
-                    .iter()
-                    .chain(&free)
-                    .map(|c| (c.clone(), rng.below(size)))
-                    .collect();
-                Model {
-                    size,
-                    props,
-                    preds,
-                    names,
+                if differs(&m) {
+                    first.push(m);
                 }
-            })
-            .collect::<Vec<_>>();
-        let target = models.iter().map(|m| m.eval(b, &mut Vec::new())).collect();
-        FolScreen { models, target }
+            }
+            first.insert(0, base);
+        }
+        first.append(&mut models);
+        let target = first.iter().map(|m| m.eval(b, &mut Vec::new())).collect();
+        FolScreen {
+            models: first,
+            target,
+        }
     }
 
     /// Whether `f` takes φ₁'s value on every model.
@@ -389,4 +472,84 @@ impl FolScreen {
             .zip(&self.target)
             .all(|(m, t)| m.eval(f, &mut env) == *t)
     }
+}
+
+/// Random model `i`: sizes and densities vary with `i`.
+fn random_model(i: usize, pool: &Pool, names: &[String], rng: &mut Rand) -> Model {
+    let size: usize = [1, 2, 3, 2, 3, 4][i % 6];
+    // Varying densities make rare and common predicates both show up, so a formula
+    // under ∀∀∃ is not false (or true) on every model.
+    let density = [1u64, 3, 4, 5, 7][i % 5];
+    let coin = |r: &mut Rand| r.next() % 8 < density;
+    let props = pool.props.iter().map(|p| (p.clone(), coin(rng))).collect();
+    let mut preds: HashMap<String, Vec<(usize, Vec<bool>)>> = HashMap::new();
+    for (p, k) in &pool.preds {
+        for arity in k.saturating_sub(1)..=k + 1 {
+            let n = size
+                .checked_pow(arity as u32)
+                .unwrap_or(usize::MAX)
+                .min(MAX_TUPLES);
+            let ext = (0..n).map(|_| coin(rng)).collect();
+            let e = preds.entry(p.clone()).or_default();
+            if !e.iter().any(|(a, _)| *a == arity) {
+                e.push((arity, ext));
+            }
+        }
+    }
+    let names = names.iter().map(|c| (c.clone(), rng.below(size))).collect();
+    Model {
+        size,
+        props,
+        preds,
+        names,
+    }
+}
+
+/// The verifier's countermodel as a screening model (symbols it leaves out random).
+fn from_finite(
+    fm: &crate::verify::model::FiniteModel,
+    pool: &Pool,
+    names: &[String],
+    rng: &mut Rand,
+) -> Model {
+    let size = fm.size.max(1);
+    let mut m = random_model(0, pool, names, rng);
+    m.size = size;
+    for (p, v) in &fm.propositions {
+        m.props.insert(p.clone(), *v);
+    }
+    for exts in m.preds.values_mut() {
+        for (arity, ext) in exts.iter_mut() {
+            let n = size
+                .checked_pow(*arity as u32)
+                .unwrap_or(usize::MAX)
+                .min(MAX_TUPLES);
+            *ext = (0..n).map(|_| rng.next() % 2 == 0).collect();
+        }
+    }
+    for ((p, arity), tuples) in &fm.predicates {
+        let n = size
+            .checked_pow(*arity as u32)
+            .unwrap_or(usize::MAX)
+            .min(MAX_TUPLES);
+        let mut ext = vec![false; n];
+        for t in tuples {
+            let idx = t.iter().fold(0, |i, e| i * size + e);
+            if let Some(x) = ext.get_mut(idx) {
+                *x = true;
+            }
+        }
+        let e = m.preds.entry(p.clone()).or_default();
+        match e.iter_mut().find(|(a, _)| a == arity) {
+            Some(slot) => slot.1 = ext,
+            None => e.push((*arity, ext)),
+        }
+    }
+    for v in m.names.values_mut() {
+        *v = rng.below(size);
+    }
+    for (c, e) in &fm.constants {
+        m.names.insert(c.clone(), *e);
+    }
+    m
 }

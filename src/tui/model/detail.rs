@@ -27,6 +27,10 @@ pub struct Detail {
     pub diff: Vec<DiffLine>,
     /// Kinds of change.
     pub changes: Vec<&'static str>,
+    /// The row's failure-kind mask (kinds from proved edits, computed when the run
+    /// was indexed, so no solver runs on the UI thread), with `UNPROVED` when the
+    /// kinds are the structural diff's guess.
+    pub fails: u32,
     /// Subformulas evaluated under the countermodel.
     pub explain: Vec<EvalLine>,
     /// φ₀ and φ₁ as printed, each with the byte range of the smallest subformula that
@@ -40,7 +44,9 @@ impl Detail {
     /// Reads and analyses sample `key` of the model.
     pub fn of(m: &Model, key: (u32, u32)) -> Detail {
         let run = &m.runs[key.0 as usize];
-        let record = run.record(&run.rows[key.1 as usize]);
+        let row = &run.rows[key.1 as usize];
+        let record = run.record(row);
+        let fails = row.fails;
         let (mut phi0, mut phi1, mut d, mut changes, mut ex) = (None, None, vec![], vec![], vec![]);
         let mut highlight = None;
         let mut transcript = Vec::new();
@@ -88,9 +94,16 @@ impl Detail {
             phi1,
             diff: d,
             changes,
+            fails,
             explain: ex,
             highlight,
         }
+    }
+
+    /// Whether the sample's changes are the structural diff's guess (no explanation of
+    /// ≤ 2 edits proved).
+    pub fn unproved(&self) -> bool {
+        self.fails & crate::report::kinds::UNPROVED != 0
     }
 
     /// What the structural diff suggests for the sample's first automatic failure kind
@@ -98,7 +111,7 @@ impl Detail {
     /// tell whether ψ or φ₁ went wrong).
     pub fn suggestion(&self) -> Option<crate::labels::suggest::Suggestion> {
         let kinds = match &self.record {
-            Ok(rec) => crate::report::kinds::classify(rec),
+            Ok(_) => crate::report::kinds::unmask(self.fails),
             Err(_) => crate::report::kinds::kinds_of_diff(&self.diff),
         };
         crate::labels::suggest::suggest(&kinds, &self.diff)

@@ -193,12 +193,15 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
                 .map(|l| muted(l, t)),
         );
     }
-    // A failing sample shows its failure kinds below; the raw diff kinds only when the
-    // change kept the meaning (an equivalent rewrite).
+    // A failing sample shows its failure kinds below; an equivalent one written
+    // differently lists no change (a rewrite is not a mistake).
     if !d.changes.is_empty() && rec.verdict.is_equivalent() {
         out.push(Line::from(vec![
             Span::styled("changes ", Style::default().fg(t.title)),
-            Span::styled(d.changes.join(", "), Style::default().fg(t.diff_changed)),
+            Span::styled(
+                "none · equivalent (rewritten)",
+                Style::default().fg(t.muted),
+            ),
         ]));
     }
     let (ri, row) = d.key;
@@ -208,10 +211,17 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
         let kinds = crate::report::kinds::unmask(r.fails);
         if !kinds.is_empty() {
             let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
-            out.push(Line::from(vec![
+            let mut line = vec![
                 Span::styled("kinds ", Style::default().fg(t.title)),
                 Span::styled(names.join(", "), Style::default().fg(t.diff_changed)),
-            ]));
+            ];
+            if r.fails & crate::report::kinds::UNPROVED != 0 {
+                line.push(Span::styled(
+                    " (unproved: structural guess)",
+                    Style::default().fg(t.muted),
+                ));
+            }
+            out.push(Line::from(line));
         }
         // Hand labels, each annotator's: categories by name, the note.
         for l in run.labels.get(&*r.id).map_or(&[][..], Vec::as_slice) {
@@ -289,7 +299,23 @@ fn diff_lines(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
         )];
     }
     let col = width.saturating_sub(3) / 2;
-    let mut out = vec![muted(format!("{:<col$} │ φ₁", "φ₀"), t)];
+    let equivalent = d.record.as_ref().is_ok_and(|r| r.verdict.is_equivalent());
+    let changed = d.diff.iter().any(|l| l.change.is_change());
+    let mut out = Vec::new();
+    // Whether the marked places are mistakes: an equivalent pair's are rewrites; a
+    // failing pair's kinds are proved by the verifier unless said otherwise.
+    if equivalent && changed {
+        out.push(muted(
+            "equivalent (rewritten): no change; the marks show where φ₁ is written differently",
+            t,
+        ));
+    } else if !equivalent && changed && d.unproved() {
+        out.push(Line::from(Span::styled(
+            "unproved: no explanation of ≤ 2 edits found; the marks are the structural guess",
+            Style::default().fg(t.warning),
+        )));
+    }
+    out.push(muted(format!("{:<col$} │ φ₁", "φ₀"), t));
     for l in &d.diff {
         let ind = "  ".repeat(l.depth);
         let cell = |s: &Option<String>| {
@@ -312,8 +338,13 @@ fn diff_lines(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
             Span::styled(cell(&l.right), style),
         ];
         if l.change.is_change() {
+            let what = if equivalent {
+                "rewritten"
+            } else {
+                l.change.describe()
+            };
             spans.push(Span::styled(
-                format!(" ◀ {}", l.change.describe()),
+                format!(" ◀ {what}"),
                 style.add_modifier(Modifier::BOLD),
             ));
         }
