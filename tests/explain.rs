@@ -419,7 +419,7 @@ fn the_issues_examples_are_named_as_a_reader_would() {
     assert_eq!(code, Some(1));
     assert!(
         out.contains(
-            "changes:\n  negation widened from ¬warn(amos,nadia) to ¬(warn(amos,nadia) ∨ dream(pearl))\n  operand dropped: fade(quentin)\nkinds: negation-misplaced, operand-dropped\n"
+            "changes (proved by the verifier):\n  operand dropped: fade(quentin) from fade(quentin) ∨ ¬warn(amos,nadia)\n  negation widened: ¬warn(amos,nadia) ∨ dream(pearl) → ¬(warn(amos,nadia) ∨ dream(pearl))\nkinds: operand-dropped, negation-misplaced\n"
         ),
         "{out}"
     );

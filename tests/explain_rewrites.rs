@@ -77,6 +77,34 @@ fn nodes(f: &Formula, at: &mut Vec<u8>, out: &mut Vec<(Vec<u8>, Formula)>) {
     }
 }
 
+/// `f` with each predicate argument replaced by `g(term, bound variables)`.
+fn map_terms(f: &Formula, g: &mut impl FnMut(&Term, &[String]) -> Term) -> Formula {
+    fn go(
+        f: &Formula,
+        bound: &mut Vec<String>,
+        g: &mut impl FnMut(&Term, &[String]) -> Term,
+    ) -> Formula {
+        match f {
+            Formula::Pred(p, args) => {
+                Formula::Pred(p.clone(), args.iter().map(|t| g(t, bound)).collect())
+            }
+            Formula::Not(x) => Formula::negate(go(x, bound, g)),
+            Formula::Bin(o, x, y) => {
+                let x = go(x, bound, g);
+                Formula::bin(*o, x, go(y, bound, g))
+            }
+            Formula::Quant(q, v, x) => {
+                bound.push(v.to_string());
+                let x = go(x, bound, g);
+                bound.pop();
+                Formula::quant(*q, v.clone(), x)
+            }
+            other => other.clone(),
+        }
+    }
+    go(f, &mut Vec::new(), g)
+}
+
 fn all(f: &Formula) -> Vec<(Vec<u8>, Formula)> {
     let mut out = Vec::new();
     nodes(f, &mut Vec::new(), &mut out);
@@ -192,7 +220,7 @@ fn mutate(f: &Formula, m: Mutation, rng: &mut Rng) -> Option<Formula> {
                 .choose(&body.constants().into_iter().collect::<Vec<_>>())?
                 .clone();
             let mut done = false;
-            let body = body.map_terms(&mut |t, _| match t {
+            let body = map_terms(&body, &mut |t, _| match t {
                 Term::Const(k) if k == c.as_str() && !done => {
                     done = true;
                     Term::Var(v.clone())
@@ -309,8 +337,8 @@ fn rewrite_at(g: &Formula, r: Rewrite, fresh: &mut usize) -> Option<Formula> {
         (Rewrite::Rename, Quant(q, v, b)) => {
             *fresh += 1;
             let w = format!("z{fresh}");
-            let body = b.map_terms(&mut |t, bound| match t {
-                Term::Var(x) if x == v && !bound.contains(&v.as_str()) => {
+            let body = map_terms(b, &mut |t, bound| match t {
+                Term::Var(x) if x == v && !bound.iter().any(|u| u == v.as_str()) => {
                     Term::Var(w.as_str().into())
                 }
                 t => t.clone(),

@@ -9,13 +9,18 @@
 //!    `[RESULT]`, `[SOLUTION]`, `[REGEX]`, `[FOL]`), the text after it, also on the
 //!    header's own line (`[FORMULA] p1 ∧ p2`). Otherwise the model is continuing the
 //!    prompt template: the reply is off-format.
-//! 2. **Marked answers**, by class in this order, the last of a class first: fenced
+//! 2. **Marked answers**, by class in this order, the last of a class first: what
+//!    follows the last correction or summary marker (`corrected`, `correction`,
+//!    `revised`, `putting it together`, `combining`, `final formula`, `final answer`,
+//!    `in summary`, …; whole words): the rest of its line after a colon, else the
+//!    lines after it up to a blank one, so a retracted answer never wins; fenced
 //!    code blocks; `<formula>…</formula>`/`<answer>…</answer>` tags and JSON objects
 //!    with a `formula`/`answer`/`fol`/`regex`/`expression` key; what follows a label
 //!    at a line's start (`Formula:`, `Answer:`, `Final answer:`, `Output:`,
 //!    `Result:`, `Regex:`, `FOL:`, `Expression:`; any case, optional `**`) or an
 //!    answer phrase anywhere in a line (`the formula is`, `the answer is`,
-//!    `so we get`, `φ =`, `φ₁ =`, …; any case, colon optional), on the rest of the
+//!    `so we get`, `therefore`, `thus`, `the resulting formula is`, `φ₁ :=`, `φ =`,
+//!    `φ₁ =`, …; any case, colon optional), on the rest of the
 //!    line or the next non-empty line; bold text (`**X**`). The first marked region
 //!    holding an accepted formula gives φ₁.
 //! 3. **Unmarked text.** Otherwise the whole text, if it is one formula; else each
@@ -34,7 +39,10 @@
 //!    a bullet, not ¬) and one trailing `.`, `;` or `,`; regex candidates also of
 //!    `^…$` anchors and `/…/` delimiters. In LaTeX candidates, `\text{pred}` (and
 //!    `\mathrm`, `\textit`, `\operatorname`) is the name `pred`, and subscripts
-//!    belong to the name (`p_1`, `x_{2}` read as `p1`, `x2`).
+//!    belong to the name (`p_1`, `x_{2}` read as `p1`, `x2`). Also candidates: each
+//!    `$…$` span inside a line, what follows a line's last `:= `, and a quoted value
+//!    after ` = ` (a code assignment `formula = "X"`); a Markdown quote `> ` and a
+//!    raw-string `r"…"` are stripped.
 //! 5. **Never a formula** (skipped, and named in the error if nothing else is
 //!    accepted): a header line; text echoed from the prompt (a candidate with an
 //!    operator that equals a prompt line outside the description, or what follows
@@ -80,9 +88,6 @@ const MARKERS: [&str; 10] = [
     ", where",
     " (where",
 ];
-
-/// Longest line (in words) searched for its widest formula span (quadratic in words).
-const MAX_SPAN_WORDS: usize = 40;
 
 fn offset_in(raw: &str, part: &str) -> usize {
     (part.as_ptr() as usize).saturating_sub(raw.as_ptr() as usize)
@@ -385,12 +390,14 @@ where
                     candidates.push(part);
                 }
             }
-            // "… is X", a code assignment `formula = "X"` or `φ₁ := X`: what follows.
-            for sep in [" is ", ":= ", " = "] {
-                if let Some(i) = line.rfind(sep) {
-                    let after = &line[i + sep.len()..];
+            // `φ₁ := X`, or a code assignment of a quoted formula (`formula = "X"`).
+            if let Some(i) = line.rfind(":= ") {
+                candidates.push(&line[i + 3..]);
+            }
+            if let Some(i) = line.rfind(" = ") {
+                let after = &line[i + 3..];
+                if after.trim_start().starts_with(['"', '\'', 'r']) {
                     candidates.push(after);
-                    cut(after, &mut candidates);
                 }
             }
         }
@@ -404,69 +411,7 @@ where
                 }
             }
         }
-        if let Some(x) = candidates.into_iter().find_map(|c| self.try_candidate(c)) {
-            return Some(x);
-        }
-        lines.iter().find_map(|l| self.widest_span(l))
-    }
-
-    /// The general rule under the labelled shapes: the widest run of words of a line
-    /// that parses as a formula over the prompt's vocabulary, leftmost first. Only a
-    /// span with an operator, or whose every symbol the vocabulary lists, counts, so a
-    /// word of prose is never a formula.
-    fn widest_span(&mut self, line: &'a str) -> Option<Extracted<T>> {
-        let words: Vec<(usize, usize)> = line
-            .split_whitespace()
-            .map(|w| {
-                let s = offset_in(line, w);
-                (s, s + w.len())
-            })
-            .collect();
-        if words.len() > MAX_SPAN_WORDS || words.len() < 2 {
-            return None;
-        }
-        // A span starts and ends at a word that could belong to a formula: one with an
-        // operator, a digit or a vocabulary symbol (prose lines cost nothing).
-        let vocab = &self.ctx.vocabulary;
-        let formulaish: Vec<bool> = words
-            .iter()
-            .map(|&(s, e)| {
-                let w = &line[s..e];
-                w.chars()
-                    .any(|c| c.is_ascii_digit() || "¬∧∨→↔⊕∀∃~&|*+?()".contains(c))
-                    || vocab
-                        .iter()
-                        .any(|v| w.trim_matches(|c: char| !c.is_alphanumeric()) == v.as_str())
-            })
-            .collect();
-        if !formulaish.iter().any(|&f| f) {
-            return None;
-        }
-        let (err, refused) = (self.first_err.take(), self.refused.take());
-        let mut found = None;
-        'outer: for i in (0..words.len()).filter(|&i| formulaish[i]) {
-            for j in (i..words.len()).rev().filter(|&j| formulaish[j]) {
-                let span = &line[words[i].0..words[j].1];
-                let has_op = span.chars().any(|c| "¬∧∨→↔⊕∀∃~&|*+?()".contains(c));
-                if !has_op && self.ctx.vocabulary.is_empty() {
-                    continue;
-                }
-                if let Some(x) = self.try_candidate(span) {
-                    let names = (self.names)(&x.value);
-                    let known = names
-                        .iter()
-                        .all(|n| super::notation::in_vocabulary(n, &self.ctx.vocabulary));
-                    if has_op || (!names.is_empty() && known) {
-                        found = Some(x);
-                        break 'outer;
-                    }
-                }
-            }
-        }
-        // Spans tried here are guesses: their errors never name the reply's problem.
-        self.first_err = err;
-        self.refused = refused;
-        found
+        candidates.into_iter().find_map(|c| self.try_candidate(c))
     }
 
     /// Parses one candidate after trimming (rule 3) and checks it (rules 4 and 5).

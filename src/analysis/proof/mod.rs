@@ -100,20 +100,23 @@ fn rewrites(a: &Expr, b: &Expr) -> Vec<String> {
     out
 }
 
-/// Rank of a proved candidate: an added operand last (it can absorb anything); then
-/// ones whose kind the structural diff also shows; then the smallest edit (a swapped
-/// connective, a negation, a renamed symbol before a dropped operand or a regrouping).
-fn rank(change: Change, structural: &[FailureKind]) -> (bool, bool, u8) {
+/// Rank of a proved candidate: an added operand last (it can absorb anything); a
+/// dropped operand first (a star or a renamed symbol that merely duplicates a
+/// neighbour, `0*0*`, `p2 ∧ p2`, is a drop); then a single swapped connective,
+/// negation, renamed symbol or repetition; then regroupings and scope changes; within
+/// each, ones whose kind the structural diff also shows.
+fn rank(change: Change, structural: &[FailureKind]) -> (bool, u8, bool) {
     let class = match change {
-        Change::OperatorAdded => 2,
-        Change::OperatorDropped | Change::ScopeChanged | Change::OperandsSwapped => 1,
-        _ => 0,
+        Change::OperatorAdded => 3,
+        Change::OperatorDropped => 0,
+        Change::ScopeChanged | Change::OperandsSwapped => 2,
+        _ => 1,
     };
     let k = kind_of_change(change);
     (
-        class == 2,
-        !k.is_some_and(|k| structural.contains(&k)),
+        class == 3,
         class,
+        !k.is_some_and(|k| structural.contains(&k)),
     )
 }
 
@@ -145,10 +148,9 @@ fn survivors(
     f: &Formula,
     pool: &logic::Pool,
     scr: &LogicScreen,
+    degenerate: &[bool],
     budget: &mut usize,
 ) -> Vec<(logic::Edit, Formula)> {
-    // An added operand that alone says what φ₁ says explains nothing (`φ₀ ∧ φ₁`).
-    let degenerate: Vec<bool> = pool.operands.iter().map(|x| scr.agrees(x)).collect();
     let edits: Vec<logic::Edit> = logic::edits(f, pool)
         .into_iter()
         .filter(|e| !matches!(e.op, logic::Op::Add(_, i) if degenerate.get(i) == Some(&true)))
@@ -204,9 +206,11 @@ fn search_logic(
     let target = Expr::Logic(b.clone());
     let confirm =
         |g: &Formula| verify::verify(&Expr::Logic(g.clone()), &target, opts).is_equivalent();
+    // An added operand that alone says what φ₁ says explains nothing (`φ₀ ∧ φ₁`).
+    let degenerate: Vec<bool> = pool.operands.iter().map(|x| scr.agrees(x)).collect();
     let mut unlimited = usize::MAX;
     let mut one: Vec<(logic::Edit, Formula, (Change, String))> =
-        survivors(a, &pool, &scr, &mut unlimited)
+        survivors(a, &pool, &scr, &degenerate, &mut unlimited)
             .into_iter()
             .filter_map(|(e, g)| Some((logic::describe(a, &e, &pool)?, e, g)))
             .map(|(d, e, g)| (e, g, d))
@@ -233,7 +237,7 @@ fn search_logic(
         let Some(f1) = logic::apply(a, &e1, &pool) else {
             continue;
         };
-        let mut second: Vec<_> = survivors(&f1, &pool, &scr, &mut budget)
+        let mut second: Vec<_> = survivors(&f1, &pool, &scr, &degenerate, &mut budget)
             .into_iter()
             .filter_map(|(e, g)| Some((logic::describe(&f1, &e, &pool)?, g)))
             .collect();

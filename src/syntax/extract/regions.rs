@@ -212,6 +212,8 @@ fn final_regions(scope: &str) -> Vec<&str> {
     if let Some(i) = rest.find(':') {
         rest = &rest[i + 1..];
     }
+    // `**Final formula:** X`, `In summary, X`.
+    rest = rest.trim_start_matches(['*', ' ', ',', ':']);
     let mut out: Vec<&str> = Vec::new();
     // Later lines first in the caller's order: collect in reading order.
     if !rest.trim().trim_matches(['*', ' ', ')', '(']).is_empty() {
