@@ -100,12 +100,12 @@ fn rewrites(a: &Expr, b: &Expr) -> Vec<String> {
     out
 }
 
-/// Rank of a proved candidate: an added operand last (it can absorb anything); a
-/// dropped operand first (a star or a renamed symbol that merely duplicates a
-/// neighbour, `0*0*`, `p2 ∧ p2`, is a drop); then a single swapped connective,
-/// negation, renamed symbol or repetition; then regroupings and scope changes; within
-/// each, ones whose kind the structural diff also shows.
-fn rank(change: Change, structural: &[FailureKind]) -> (bool, u8, bool) {
+/// Rank of a proved candidate: an added operand last (it can absorb anything); then
+/// ones whose kind the structural diff also shows; then a dropped operand (a star or
+/// a renamed symbol that merely duplicates a neighbour, `0*0*`, `p2 ∧ p2`, is a
+/// drop), a single swapped connective, negation, renamed symbol or repetition, and
+/// last regroupings and scope changes.
+fn rank(change: Change, structural: &[FailureKind]) -> (bool, bool, u8) {
     let class = match change {
         Change::OperatorAdded => 3,
         Change::OperatorDropped => 0,
@@ -113,11 +113,7 @@ fn rank(change: Change, structural: &[FailureKind]) -> (bool, u8, bool) {
         _ => 1,
     };
     let k = kind_of_change(change);
-    (
-        class == 3,
-        class,
-        !k.is_some_and(|k| structural.contains(&k)),
-    )
+    (class == 3, !k.is_some_and(|k| structural.contains(&k)), class)
 }
 
 fn named(c: (Change, String)) -> NamedChange {
