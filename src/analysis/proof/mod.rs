@@ -113,7 +113,11 @@ fn rank(change: Change, structural: &[FailureKind]) -> (bool, bool, u8) {
         _ => 1,
     };
     let k = kind_of_change(change);
-    (class == 3, !k.is_some_and(|k| structural.contains(&k)), class)
+    (
+        class == 3,
+        !k.is_some_and(|k| structural.contains(&k)),
+        class,
+    )
 }
 
 fn named(c: (Change, String)) -> NamedChange {
