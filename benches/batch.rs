@@ -183,11 +183,7 @@ fn cache_hits() {
         .map(|i| {
             cache::key(
                 &info,
-                &ChatRequest {
-                    prompt: format!("{prompt}{i}"),
-                    temperature: 0.0,
-                    max_tokens: 1024,
-                },
+                &ChatRequest::plain(format!("{prompt}{i}"), 0.0, 1024),
             )
         })
         .collect();
@@ -201,6 +197,7 @@ fn cache_hits() {
                 input_tokens: 400,
                 output_tokens: 60,
                 finish_reason: Some("stop".into()),
+                ..Completion::default()
             },
         );
     }
@@ -213,11 +210,7 @@ fn cache_hits() {
         let j = (i * 7919) % SAMPLES;
         let k = cache::key(
             &info,
-            &ChatRequest {
-                prompt: format!("{prompt}{j}"),
-                temperature: 0.0,
-                max_tokens: 1024,
-            },
+            &ChatRequest::plain(format!("{prompt}{j}"), 0.0, 1024),
         );
         found += usize::from(c.get(&k).is_some());
     }

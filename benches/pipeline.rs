@@ -67,15 +67,9 @@ fn throughput(rt: &tokio::runtime::Runtime) {
         let warm: Vec<_> = (0..32)
             .map(|_| {
                 let c = client.clone();
-                tokio::spawn(async move {
-                    c.complete(&ChatRequest {
-                        prompt: "w".into(),
-                        temperature: 0.0,
-                        max_tokens: 8,
-                    })
-                    .await
-                    .is_ok()
-                })
+                tokio::spawn(
+                    async move { c.complete(&ChatRequest::plain("w", 0.0, 8)).await.is_ok() },
+                )
             })
             .collect();
         for w in warm {
@@ -85,15 +79,9 @@ fn throughput(rt: &tokio::runtime::Runtime) {
         let tasks: Vec<_> = (0..n)
             .map(|_| {
                 let c = client.clone();
-                tokio::spawn(async move {
-                    c.complete(&ChatRequest {
-                        prompt: "x".into(),
-                        temperature: 0.0,
-                        max_tokens: 8,
-                    })
-                    .await
-                    .is_ok()
-                })
+                tokio::spawn(
+                    async move { c.complete(&ChatRequest::plain("x", 0.0, 8)).await.is_ok() },
+                )
             })
             .collect();
         let mut ok = 0;
@@ -172,8 +160,6 @@ fn pipeline(client: Arc<autoeval::llm::Client>) -> Pipeline {
         prompts: Arc::new(PromptSet::builtin(0).expect("prompts")),
         syntax: SyntaxKind::Pl,
         rounds: 1,
-        temperature: 0.1,
-        max_tokens: 256,
         verify: autoeval::verify::Options::default(),
         reading: autoeval::syntax::Reading::Standard,
         bertscore: None,

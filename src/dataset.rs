@@ -374,6 +374,9 @@ pub struct StreamWriter {
     path: std::path::PathBuf,
     spool_path: std::path::PathBuf,
     spool: std::io::BufWriter<std::fs::File>,
+    /// The output itself, opened at once when it is a device or FIFO (written in
+    /// place; never replaced by a rename).
+    in_place: Option<crate::fswrite::Output>,
     fields: &'static [&'static str],
     stats: FieldStats,
     summaries: Vec<BatchSummary>,
@@ -387,12 +390,22 @@ impl StreamWriter {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)?;
         }
-        let spool_path = path.with_extension("json.items.tmp");
+        // A device or FIFO is opened now (a FIFO nobody reads is refused before any
+        // work), and the spool goes to the temporary directory, not beside it.
+        let (in_place, spool_path) = match crate::fswrite::dest(path)? {
+            crate::fswrite::Dest::Replace => (None, path.with_extension("json.items.tmp")),
+            crate::fswrite::Dest::InPlace => (
+                Some(crate::fswrite::Output::create(path, path.into())?),
+                std::env::temp_dir()
+                    .join(format!("autoeval-{}.json.items.tmp", std::process::id())),
+            ),
+        };
         let spool = std::io::BufWriter::new(std::fs::File::create(&spool_path)?);
         Ok(StreamWriter {
             path: path.to_path_buf(),
             spool_path,
             spool,
+            in_place,
             fields: fields_for(cfg),
             stats: FieldStats::default(),
             summaries: Vec::new(),
@@ -454,8 +467,13 @@ impl StreamWriter {
             let t = serde_json::to_string_pretty(v).map_err(std::io::Error::other)?;
             Ok(t.replace('\n', "\n  "))
         };
-        let tmp = self.path.with_extension("json.tmp");
-        let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+        let out = match self.in_place.take() {
+            Some(o) => o,
+            None => {
+                crate::fswrite::Output::create(&self.path, self.path.with_extension("json.tmp"))?
+            }
+        };
+        let mut out = std::io::BufWriter::new(out);
         write!(out, "{{\n  \"info\": {},\n", indent(&Value::Object(info))?)?;
         writeln!(
             out,
@@ -486,10 +504,11 @@ impl StreamWriter {
             )?;
         }
         write!(out, "\n}}\n")?;
-        out.flush()?;
-        drop(out);
+        let out = out
+            .into_inner()
+            .map_err(std::io::IntoInnerError::into_error)?;
         let _ = std::fs::remove_file(&self.spool_path);
-        std::fs::rename(&tmp, &self.path)?;
+        out.commit()?;
         Ok(n)
     }
 }
@@ -500,9 +519,11 @@ pub fn write(path: &Path, file: &DatasetFile) -> std::io::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
-    let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, text + "\n")?;
-    std::fs::rename(&tmp, path)
+    crate::fswrite::write(
+        path,
+        &path.with_extension("json.tmp"),
+        (text + "\n").as_bytes(),
+    )
 }
 
 /// Infers the syntax of a file that does not say (the original's files).

@@ -110,6 +110,23 @@ pub fn read(path: &Path, max: u64) -> Result<Vec<u8>, Error> {
     Ok(buf)
 }
 
+/// Reads past the rest of a line (through its newline) without keeping it: an endless
+/// line costs time, never memory. Returns whether a newline was met (false: the end).
+pub fn skip_line(r: &mut impl std::io::BufRead) -> Result<bool, Error> {
+    loop {
+        let buf = r.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(false);
+        }
+        if let Some(i) = memchr::memchr(b'\n', buf) {
+            r.consume(i + 1);
+            return Ok(true);
+        }
+        let n = buf.len();
+        r.consume(n);
+    }
+}
+
 /// [`read`] as UTF-8 text.
 pub fn read_to_string(path: &Path, max: u64) -> Result<String, Error> {
     String::from_utf8(read(path, max)?)
@@ -143,5 +160,16 @@ mod tests {
         assert_eq!(missing.kind(), ErrorKind::NotFound);
         assert_eq!(human_bytes(20 << 20), "20.0 MiB");
         assert_eq!(human_bytes(MAX_TEMPLATE), "256 KiB");
+    }
+
+    #[test]
+    fn skip_line_reads_past_a_line_in_small_steps() {
+        let text = format!("{}\nnext\n", "a".repeat(100_000));
+        let mut r = std::io::BufReader::with_capacity(64, text.as_bytes());
+        assert!(skip_line(&mut r).unwrap());
+        let mut rest = String::new();
+        std::io::BufRead::read_line(&mut r, &mut rest).unwrap();
+        assert_eq!(rest, "next\n");
+        assert!(!skip_line(&mut r).unwrap());
     }
 }

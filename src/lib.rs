@@ -8,7 +8,7 @@
 //!
 //! | layer | module | its job |
 //! |---|---|---|
-//! | 0 | [`syntax`], [`sanitize`], [`rng`], [`fsread`], [`config_dir`] | formula and regex ASTs, every notation's parser and printer, the structural diff; terminal-safe text; seeded randomness; bounded reads of regular files; the config directory |
+//! | 0 | [`syntax`], [`sanitize`], [`rng`], [`fsread`], [`fswrite`], [`config_dir`] | formula and regex ASTs, every notation's parser and printer, the structural diff; terminal-safe text; seeded randomness; bounded reads of regular files; outputs that never replace a special file; the config directory |
 //! | 1 | [`grammar`], [`verify`], [`prompt`], [`perturb`] | CFGs and Algorithm 1; φ ≡ φ′ with Z3 / truth tables / automata and countermodels; prompt templates and the copy rule; the paper's perturbations |
 //! | 2 | [`llm`], [`dataset`] | model clients (retries, budgets, batches, cache, prices); dataset files |
 //! | 3 | [`analysis`] | what formulas alone give per sample: closeness metrics, failure kinds, the A2/A3 counts |
@@ -33,6 +33,7 @@ pub mod config_dir;
 pub mod dataset;
 pub mod dataset_folio;
 pub mod fsread;
+pub mod fswrite;
 pub mod grammar;
 pub mod labels;
 pub mod launch;

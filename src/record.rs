@@ -27,9 +27,11 @@ pub struct Manifest {
     pub dataset: DatasetInfo,
     /// Model (never a key).
     pub model: ModelInfo,
-    /// Sampling temperature.
-    pub temperature: f32,
-    /// Output token limit.
+    /// Sampling temperature as sent (exactly as typed); `None` when the model's profile
+    /// omits it (the `request` entry says why).
+    #[serde(default)]
+    pub temperature: Option<f64>,
+    /// Output token limit (reasoning counts against it).
     pub max_tokens: u32,
     /// Prompt set.
     pub prompts: PromptInfo,
@@ -52,6 +54,9 @@ pub struct Manifest {
 /// `run.json`'s key for the reading convention the run's replies were read under.
 pub(crate) const READING_KEY: &str = "reading";
 
+/// `run.json`'s key for the request settings as sent.
+pub(crate) const REQUEST_KEY: &str = "request";
+
 impl Manifest {
     /// The reading convention of the run's replies (`standard` for runs that predate it).
     pub fn reading(&self) -> crate::syntax::Reading {
@@ -59,6 +64,14 @@ impl Manifest {
             .get(READING_KEY)
             .and_then(|v| serde_json::from_value(v.clone()).ok())
             .unwrap_or_default()
+    }
+
+    /// The request settings the run sent (profile, token field, omitted parameters,
+    /// effort, thinking, extra body), for runs that record them.
+    pub fn request(&self) -> Option<crate::llm::profile::RequestParams> {
+        self.extra
+            .get(REQUEST_KEY)
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
     }
 
     /// Records the reading convention (`"reading": "nltk"`).
@@ -141,6 +154,9 @@ pub struct CallRecord {
     /// Error after all retries.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The HTTP status of the error, if the server answered one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_status: Option<u16>,
     /// The error was a transport failure (no HTTP answer: refused, reset, timed out).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub transport_error: bool,
@@ -153,9 +169,47 @@ pub struct CallRecord {
     /// The provider batch that answered it (latency is then unknown and recorded as 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch_id: Option<String>,
+    /// The model's reasoning, kept apart from `output` (never scored or passed on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    /// Reasoning tokens, when the provider reports them (part of `output_tokens`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_tokens: Option<u64>,
+    /// The provider returned the reasoning redacted or encrypted (not stored as text).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reasoning_redacted: bool,
+    /// The call stopped at the token limit before giving an answer.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+}
+
+impl CallRecord {
+    /// Reasoning tokens as a number (0 when not reported).
+    pub fn reasoning_token_count(&self) -> u64 {
+        self.reasoning_tokens.unwrap_or(0)
+    }
 }
 
 impl SampleRecord {
+    /// Whether a call of the sample stopped at the token limit without an answer.
+    pub fn truncated(&self) -> bool {
+        self.calls().any(|c| c.truncated)
+    }
+
+    /// Every call of the sample, in order.
+    pub fn calls(&self) -> impl Iterator<Item = &CallRecord> {
+        self.rounds
+            .iter()
+            .flat_map(|r| std::iter::once(&r.informalize).chain(r.autoformalize.as_ref()))
+    }
+
+    /// Reasoning tokens over all calls (those the provider reported).
+    pub fn reasoning_tokens(&self) -> u64 {
+        self.calls()
+            .map(CallRecord::reasoning_token_count)
+            .fold(0, u64::saturating_add)
+    }
+
     /// Whether the sample failed because the server could not be reached.
     pub fn transport_failure(&self) -> bool {
         self.verdict.kind() == crate::verify::VerdictKind::ModelError
@@ -390,7 +444,8 @@ pub struct JudgeRecord {
     pub time: String,
 }
 
-/// One line of `labels.jsonl`: a hand label (newest per sample and annotator wins).
+/// One line of `labels.jsonl`: a hand label (newest per sample and annotator wins), or
+/// a retraction (`"retract": true`) that withdraws that annotator's label on the sample.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct LabelRecord {
     /// Sample id.
@@ -410,6 +465,10 @@ pub struct LabelRecord {
     /// Who settled a disagreement, on records whose annotator is `adjudicated`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adjudicator: Option<String>,
+    /// A retraction: the annotator's earlier labels on this sample no longer count (the
+    /// file stays append-only, so the history is kept).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub retract: bool,
 }
 
 /// Current UTC time as RFC 3339 (seconds).

@@ -31,6 +31,29 @@ pub fn for_terminal(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// A CSV cell a spreadsheet would not run: text starting with `=`, `+`, `-`, `@`, a tab
+/// or a carriage return gets a leading `'` (numbers, `-0.5` too, stay as they are).
+pub fn csv_cell(s: &str) -> Cow<'_, str> {
+    let risky = s.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    if risky && s.parse::<f64>().is_err() {
+        Cow::Owned(format!("'{s}"))
+    } else {
+        Cow::Borrowed(s)
+    }
+}
+
+/// A CSV record with every cell made safe by [`csv_cell`].
+pub fn csv_record<I, T>(record: I) -> Vec<String>
+where
+    I: IntoIterator<Item = T>,
+    T: AsRef<str>,
+{
+    record
+        .into_iter()
+        .map(|c| csv_cell(c.as_ref()).into_owned())
+        .collect()
+}
+
 /// Like [`for_terminal`] but also shows newlines and tabs, for one-line fields.
 pub fn one_line(s: &str) -> Cow<'_, str> {
     if !s

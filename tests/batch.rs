@@ -49,11 +49,28 @@ struct BatchServer {
     hold: Arc<AtomicBool>,
 }
 
-fn file_of_multipart(body: &str) -> String {
-    let start = body.find("filename=").unwrap();
-    let after = &body[start..];
-    let content = &after[after.find("\r\n\r\n").unwrap() + 4..];
-    content[..content.rfind("\r\n--").unwrap()].to_string()
+/// The JSONL file of an OpenAI upload, after checking the form is real multipart:
+/// the declared boundary, a `purpose=batch` field and a named `.jsonl` file part.
+fn file_of_multipart(content_type: &str, body: &str) -> String {
+    let boundary = content_type
+        .strip_prefix("multipart/form-data; boundary=")
+        .unwrap_or_else(|| panic!("not multipart: {content_type}"))
+        .trim_matches('"');
+    let parts: Vec<&str> = body
+        .split(&format!("--{boundary}"))
+        .filter(|p| !p.is_empty() && *p != "--\r\n")
+        .collect();
+    assert_eq!(parts.len(), 2, "purpose and file: {body}");
+    let (purpose_head, purpose) = parts[0].split_once("\r\n\r\n").unwrap();
+    assert!(purpose_head.contains("name=\"purpose\""), "{purpose_head}");
+    assert_eq!(purpose, "batch\r\n");
+    let (file_head, content) = parts[1].split_once("\r\n\r\n").unwrap();
+    assert!(
+        file_head.contains("name=\"file\"; filename=\"autoeval-batch.jsonl\"")
+            && file_head.contains("application/jsonl"),
+        "{file_head}"
+    );
+    content.strip_suffix("\r\n").unwrap().to_string()
 }
 
 fn result_lines(b: &Batch, model: &FakeModel, how: &Behaviour) -> (String, String) {
@@ -139,7 +156,8 @@ impl BatchServer {
                 ("POST", "/files") => {
                     w.n += 1;
                     let id = format!("file-{}", w.n);
-                    w.files.insert(id.clone(), file_of_multipart(&r.body));
+                    let ct = r.headers.get("content-type").cloned().unwrap_or_default();
+                    w.files.insert(id.clone(), file_of_multipart(&ct, &r.body));
                     ok(json!({"id": id, "object": "file", "purpose": "batch"}))
                 }
                 ("POST", "/batches" | "/messages/batches") => {

@@ -539,3 +539,44 @@ fn rescore_with_a_model_stores_bertscore_minilm_equal_to_metrics_pairs_on_the_fo
         .collect();
     assert_eq!(kept, want);
 }
+
+#[test]
+fn metrics_perturb_fills_the_bs_column_with_a_model() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    tiny_model(dir.path());
+    let f = home.path().join("mini.jsonl");
+    std::fs::write(
+        &f,
+        "{\"story_id\": 1, \"premises-FOL\": [\"∀x (Eel(x) → Fish(x))\", \"Tall(bob) ∧ ¬Red(bob)\"]}\n",
+    )
+    .unwrap();
+    let out = bin(home.path())
+        .args(["metrics", "perturb", "--json", "--bertscore-model"])
+        .arg(dir.path())
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["metrics"][5], "bertscore_minilm");
+    let rows = v["rows"].as_array().unwrap();
+    // Identity scores 1; every row has a BS mean in [0, 1], as `metrics pairs` scores.
+    assert!((rows[0]["means"][5].as_f64().unwrap() - 1.0).abs() < 1e-6);
+    for r in rows {
+        let bs = r["means"][5].as_f64().unwrap();
+        // f32 embeddings: identity can land a few 1e-8 above 1.
+        assert!((0.0..=1.0 + 1e-6).contains(&bs), "{r}");
+    }
+    // Negation changes both records: its mean is that of `metrics pairs` on the pairs.
+    let neg = rows
+        .iter()
+        .find(|r| r["perturbation"] == "Negation")
+        .unwrap();
+    assert!(neg["means"][5].as_f64().unwrap() < 1.0, "{neg}");
+}

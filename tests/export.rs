@@ -1,6 +1,6 @@
 //! `autoeval export` through the binary: Inspect eval logs validated against the JSON
 //! schema of inspect-ai's `EvalLog` (tests/data/inspect/, made by make.py there) and
-//! checked field by field; flat JSONL whose every line has the same scalar keys.
+//! checked field by field; flat JSONL and Parquet under the dataset card's fixed schema.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -21,187 +21,8 @@ fn fixture(home: &Path, name: &str) -> PathBuf {
     d
 }
 
-/// A JSON Schema (2020-12) validator for the keywords the stored schema uses. Any other
-/// keyword stops the test, so nothing in the schema is silently skipped.
-mod schema {
-    use serde_json::Value;
-
-    const ANNOTATIONS: [&str; 7] = [
-        "$comment",
-        "$defs",
-        "default",
-        "description",
-        "title",
-        // OpenAPI's hint for oneOf; oneOf itself is checked.
-        "discriminator",
-        // An annotation by default in 2020-12.
-        "format",
-    ];
-
-    pub fn validate(root: &Value, s: &Value, v: &Value, at: &str, errs: &mut Vec<String>) {
-        if errs.len() > 20 {
-            return;
-        }
-        let s = match s {
-            Value::Bool(true) => return,
-            Value::Bool(false) => {
-                errs.push(format!("{at}: not allowed"));
-                return;
-            }
-            Value::Object(o) => o,
-            _ => panic!("schema at {at} is not an object"),
-        };
-        for (k, kv) in s {
-            match k.as_str() {
-                k if ANNOTATIONS.contains(&k) => {}
-                "$ref" => {
-                    let name = kv.as_str().unwrap().strip_prefix("#/$defs/").unwrap();
-                    validate(root, &root["$defs"][name], v, at, errs);
-                }
-                "type" => {
-                    let types: Vec<&str> = match kv {
-                        Value::String(t) => vec![t.as_str()],
-                        Value::Array(a) => a.iter().map(|t| t.as_str().unwrap()).collect(),
-                        _ => panic!("type"),
-                    };
-                    if !types.iter().any(|t| is_type(v, t)) {
-                        errs.push(format!("{at}: {} is not {types:?}", short(v)));
-                    }
-                }
-                "properties" => {
-                    if let Some(o) = v.as_object() {
-                        for (p, ps) in kv.as_object().unwrap() {
-                            if let Some(x) = o.get(p) {
-                                validate(root, ps, x, &format!("{at}.{p}"), errs);
-                            }
-                        }
-                    }
-                }
-                "additionalProperties" => {
-                    if let Some(o) = v.as_object() {
-                        let known = s.get("properties").and_then(Value::as_object);
-                        for (p, x) in o {
-                            if known.is_none_or(|k| !k.contains_key(p)) {
-                                validate(root, kv, x, &format!("{at}.{p}"), errs);
-                            }
-                        }
-                    }
-                }
-                "propertyNames" => {
-                    if let Some(o) = v.as_object() {
-                        for p in o.keys() {
-                            validate(
-                                root,
-                                kv,
-                                &Value::String(p.clone()),
-                                &format!("{at}[key {p}]"),
-                                errs,
-                            );
-                        }
-                    }
-                }
-                "required" => {
-                    if let Some(o) = v.as_object() {
-                        for r in kv.as_array().unwrap() {
-                            if !o.contains_key(r.as_str().unwrap()) {
-                                errs.push(format!("{at}: missing required {r}"));
-                            }
-                        }
-                    }
-                }
-                "minProperties" => {
-                    if let Some(o) = v.as_object()
-                        && (o.len() as u64) < kv.as_u64().unwrap()
-                    {
-                        errs.push(format!("{at}: fewer than {kv} properties"));
-                    }
-                }
-                "items" => {
-                    if let Some(a) = v.as_array() {
-                        let skip = s
-                            .get("prefixItems")
-                            .and_then(Value::as_array)
-                            .map_or(0, Vec::len);
-                        for (i, x) in a.iter().enumerate().skip(skip) {
-                            validate(root, kv, x, &format!("{at}[{i}]"), errs);
-                        }
-                    }
-                }
-                "prefixItems" => {
-                    if let Some(a) = v.as_array() {
-                        for (i, (ps, x)) in kv.as_array().unwrap().iter().zip(a).enumerate() {
-                            validate(root, ps, x, &format!("{at}[{i}]"), errs);
-                        }
-                    }
-                }
-                "minItems" | "maxItems" => {
-                    if let Some(a) = v.as_array() {
-                        let n = kv.as_u64().unwrap() as usize;
-                        if (k == "minItems" && a.len() < n) || (k == "maxItems" && a.len() > n) {
-                            errs.push(format!("{at}: {k} {n}, has {}", a.len()));
-                        }
-                    }
-                }
-                "const" => {
-                    if v != kv {
-                        errs.push(format!("{at}: {} is not the constant {kv}", short(v)));
-                    }
-                }
-                "enum" => {
-                    if !kv.as_array().unwrap().contains(v) {
-                        errs.push(format!("{at}: {} not in {kv}", short(v)));
-                    }
-                }
-                "anyOf" | "oneOf" => {
-                    let results: Vec<Vec<String>> = kv
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .map(|b| {
-                            let mut e = Vec::new();
-                            validate(root, b, v, at, &mut e);
-                            e
-                        })
-                        .collect();
-                    let passing = results.iter().filter(|e| e.is_empty()).count();
-                    if passing == 0 {
-                        // Report the closest branch's errors, so a deep mistake is named.
-                        // (A branch failing at this very path, e.g. on its type, is the furthest.)
-                        let here = format!("{at}: ");
-                        let best = results
-                            .into_iter()
-                            .min_by_key(|e| (e.iter().any(|x| x.starts_with(&here)), e.len()))
-                            .unwrap_or_default();
-                        errs.extend(best);
-                    } else if k == "oneOf" && passing > 1 {
-                        errs.push(format!(
-                            "{at}: oneOf matched {passing} branches for {}",
-                            short(v)
-                        ));
-                    }
-                }
-                other => panic!("schema keyword '{other}' at {at} is not supported"),
-            }
-        }
-    }
-
-    fn short(v: &Value) -> String {
-        v.to_string().chars().take(60).collect()
-    }
-
-    fn is_type(v: &Value, t: &str) -> bool {
-        match t {
-            "object" => v.is_object(),
-            "array" => v.is_array(),
-            "string" => v.is_string(),
-            "boolean" => v.is_boolean(),
-            "null" => v.is_null(),
-            "number" => v.is_number(),
-            "integer" => v.is_i64() || v.is_u64() || v.as_f64().is_some_and(|f| f.fract() == 0.0),
-            _ => panic!("type {t}"),
-        }
-    }
-}
+#[path = "inspect_schema/mod.rs"]
+mod schema;
 
 fn inspect_schema() -> Value {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/inspect/eval-log.schema.json");
@@ -231,7 +52,7 @@ fn inspect_logs_follow_inspects_schema_and_carry_every_field() {
         .unwrap());
     let out = home.path().join("logs");
     let msg = ok(&bin(home.path())
-        .args(["export", "--format", "inspect", "--out"])
+        .args(["export", "--format", "inspect-json", "--out"])
         .arg(&out)
         .args(&runs)
         .output()
@@ -252,7 +73,8 @@ fn inspect_logs_follow_inspects_schema_and_carry_every_field() {
         let raw = std::fs::read_to_string(f).unwrap();
         // Inspect reads a header by streaming keys up to `samples`: it must come last.
         let at = |k: &str| raw.find(&format!("\"{k}\":")).unwrap();
-        assert!(at("results") < at("samples") && at("stats") < at("samples"));
+        let samples_at = raw.rfind("\"samples\":[").unwrap();
+        assert!(at("results") < samples_at && at("stats") < samples_at);
         assert!(raw.ends_with("]}"));
         let log: Value = serde_json::from_str(&raw).unwrap();
         let errs = errors(&log);
@@ -272,8 +94,18 @@ fn inspect_logs_follow_inspects_schema_and_carry_every_field() {
         for s in samples {
             assert_eq!(s["input"], s["target"], "input and target are φ₀");
             let events = s["events"].as_array().unwrap();
-            assert!(events.len() >= 2, "both conversations: {s}");
-            assert!(events.iter().all(|e| e["event"] == "model"));
+            let models: Vec<&Value> = events.iter().filter(|e| e["event"] == "model").collect();
+            assert!(models.len() >= 2, "both conversations: {s}");
+            // The rendered prompt (the built-in set renders the recorded template again).
+            let p = models[0]["input"][0]["content"].as_str().unwrap();
+            assert!(
+                p.starts_with("[TASK]") && p.contains(s["input"].as_str().unwrap()),
+                "{p}"
+            );
+            assert_eq!(
+                events.iter().filter(|e| e["event"] == "score").count(),
+                usize::from(s["metadata"]["verdict"] != "model-error")
+            );
             let sc = &s["scores"]["equivalence"];
             if sc["value"] == "I" && s["metadata"]["verdict"] == "not-equivalent" {
                 assert!(!sc["explanation"].as_str().unwrap().is_empty());
@@ -283,7 +115,7 @@ fn inspect_logs_follow_inspects_schema_and_carry_every_field() {
             assert!(s["metadata"]["operators"].is_number() || s["metadata"]["depth"].is_number());
         }
         if name.contains("pl-small") {
-            let one = samples.iter().find(|s| s["id"] == "1").unwrap();
+            let one = samples.iter().find(|s| s["id"] == 1).unwrap();
             assert_eq!(
                 one["metadata"]["labels"][0]["categories"][0],
                 "negation-misplaced"
@@ -316,8 +148,25 @@ fn inspect_logs_follow_inspects_schema_and_carry_every_field() {
     assert!(errs.iter().any(|e| e.starts_with("$.status")), "{errs:?}");
 }
 
+/// The columns and dtypes of the dataset card's `features` block.
+fn card_features(card: &str) -> Vec<(String, String)> {
+    let block = &card[card.find("  features:\n").unwrap()..card.find("\n---\n").unwrap()];
+    let mut out = Vec::new();
+    let mut name = None;
+    for l in block.lines() {
+        if let Some(n) = l.strip_prefix("  - name: ") {
+            name = Some(n.to_string());
+        } else if let Some(t) = l.strip_prefix("    dtype: ") {
+            out.push((name.take().unwrap(), t.to_string()));
+        } else if let Some(t) = l.strip_prefix("    sequence: ") {
+            out.push((name.take().unwrap(), format!("list<{t}>")));
+        }
+    }
+    out
+}
+
 #[test]
-fn flat_jsonl_has_the_same_scalar_keys_on_every_line() {
+fn flat_jsonl_lines_follow_the_dataset_cards_fixed_schema() {
     let home = tempfile::tempdir().unwrap();
     let runs: Vec<PathBuf> = ["pl-small", "fol-small", "regex-small"]
         .iter()
@@ -330,32 +179,57 @@ fn flat_jsonl_has_the_same_scalar_keys_on_every_line() {
         .args(&runs)
         .output()
         .unwrap());
-    let mut keys: Option<Vec<String>> = None;
+    let card = std::fs::read_to_string(out.join("README.md")).unwrap();
+    assert!(card.contains("path: \"*.jsonl\""), "{card}");
+    let features = card_features(&card);
+    let names: Vec<&str> = features.iter().map(|(n, _)| n.as_str()).collect();
+    for want in [
+        "compliant",
+        "shots",
+        "prompt_hash",
+        "judge_answer",
+        "judge_agrees",
+        "reasoning_tokens",
+        "kinds",
+        "labels",
+        "meteor",
+    ] {
+        assert!(names.contains(&want), "{want} in {names:?}");
+    }
     let mut countermodels = 0;
-    let mut types: std::collections::BTreeMap<String, std::collections::BTreeSet<&str>> =
-        std::collections::BTreeMap::new();
+    let mut non_null: std::collections::BTreeSet<String> = Default::default();
     for run in ["pl-small", "fol-small", "regex-small"] {
         let text = std::fs::read_to_string(out.join(format!("{run}.jsonl"))).unwrap();
         assert_eq!(text.lines().count(), 14);
         for l in text.lines() {
             let v: Value = serde_json::from_str(l).unwrap();
             let o = v.as_object().unwrap();
-            let k: Vec<String> = o.keys().cloned().collect();
-            assert_eq!(
-                keys.get_or_insert_with(|| k.clone()),
-                &k,
-                "same keys on every line"
+            let mut k: Vec<&str> = o.keys().map(String::as_str).collect();
+            let mut want = names.clone();
+            k.sort_unstable();
+            want.sort_unstable();
+            assert_eq!(k, want, "every line has the card's columns");
+            let at: Vec<usize> = names
+                .iter()
+                .map(|n| l.find(&format!("\"{n}\":")).unwrap())
+                .collect();
+            assert!(
+                at.windows(2).all(|w| w[0] < w[1]),
+                "in the card's order: {l}"
             );
-            for (k, x) in o {
-                assert!(!x.is_object() && !x.is_array(), "{k} is not a scalar: {x}");
-                let t = match x {
-                    Value::Null => continue,
-                    Value::Bool(_) => "bool",
-                    Value::Number(n) if n.is_f64() => "float",
-                    Value::Number(_) => "int",
-                    _ => "string",
+            for (name, dtype) in &features {
+                let x = &o[name];
+                let fits = match dtype.as_str() {
+                    _ if x.is_null() => continue,
+                    "string" => x.is_string(),
+                    "int64" => x.is_i64(),
+                    "float64" => x.is_number(),
+                    "bool" => x.is_boolean(),
+                    "list<string>" => x.as_array().unwrap().iter().all(Value::is_string),
+                    t => panic!("dtype {t}"),
                 };
-                types.entry(k.clone()).or_default().insert(t);
+                assert!(fits, "{name}: {x} is not {dtype}");
+                non_null.insert(name.clone());
             }
             if let Some(c) = v["countermodel"].as_str() {
                 let cm: Value = serde_json::from_str(c).unwrap();
@@ -366,16 +240,15 @@ fn flat_jsonl_has_the_same_scalar_keys_on_every_line() {
                 countermodels += 1;
             }
             assert_eq!(v["run"], run);
+            assert_eq!(v["shots"], 0);
+            // A2 only over answered samples.
+            let answered = !["copied", "model-error"].contains(&v["verdict"].as_str().unwrap());
+            assert_eq!(v["compliant"].is_boolean(), answered);
         }
     }
     assert!(countermodels >= 3, "PL, FOL and regex countermodels");
-    // One type per column (ints may widen to floats, as Arrow does).
-    for (k, t) in &types {
-        let t: Vec<&&str> = t
-            .iter()
-            .filter(|t| **t != "int" || !types[k].contains("float"))
-            .collect();
-        assert_eq!(t.len(), 1, "{k}: {t:?}");
+    for col in ["kinds", "passed", "reasoning_tokens", "prompt_hash", "bleu"] {
+        assert!(non_null.contains(col), "{col} has values");
     }
     // The output directory is refused when it is a file.
     let f = home.path().join("file");
@@ -388,4 +261,108 @@ fn flat_jsonl_has_the_same_scalar_keys_on_every_line() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("cannot create"));
+}
+
+#[test]
+fn parquet_holds_the_flat_rows_typed_with_judge_answers_and_lists() {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Float64Type, Int64Type};
+    use arrow_schema::DataType;
+    let home = tempfile::tempdir().unwrap();
+    let run = fixture(home.path(), "pl-small");
+    // A judge decision on sample 1 (the run-file format `autoeval judge` writes).
+    std::fs::write(
+        run.join("judge.jsonl"),
+        r#"{"id":"1","model":{"provider":"openai","name":"judge-m"},"answer":"yes","call":{"prompt_id":"judge@x","input_tokens":1,"output_tokens":1,"latency_ms":1,"attempts":1},"verifier":"not-equivalent","time":"2026-11-22T07:56:04Z"}
+"#,
+    )
+    .unwrap();
+    ok(&bin(home.path())
+        .args(["labels", "add"])
+        .arg(&run)
+        .args(["1", "negation-misplaced", "--annotator", "ann"])
+        .output()
+        .unwrap());
+    let (pq, fl) = (home.path().join("pq"), home.path().join("fl"));
+    for (format, out) in [("parquet", &pq), ("jsonl-flat", &fl)] {
+        ok(&bin(home.path())
+            .args(["export", "--format", format, "--out"])
+            .arg(out)
+            .arg(&run)
+            .output()
+            .unwrap());
+    }
+    let features = card_features(&std::fs::read_to_string(pq.join("README.md")).unwrap());
+    let file = std::fs::File::open(pq.join("pl-small.parquet")).unwrap();
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+        .unwrap()
+        .build()
+        .unwrap();
+    let batches: Vec<_> = reader.map(Result::unwrap).collect();
+    let schema = batches[0].schema();
+    assert_eq!(schema.fields().len(), features.len());
+    for (f, (name, dtype)) in schema.fields().iter().zip(&features) {
+        assert_eq!(f.name(), name);
+        let want = match dtype.as_str() {
+            "string" => DataType::Utf8,
+            "int64" => DataType::Int64,
+            "float64" => DataType::Float64,
+            "bool" => DataType::Boolean,
+            _ => DataType::List(std::sync::Arc::new(arrow_schema::Field::new_list_field(
+                DataType::Utf8,
+                true,
+            ))),
+        };
+        assert_eq!(f.data_type(), &want, "{name}");
+    }
+    let lines: Vec<Value> = std::fs::read_to_string(fl.join("pl-small.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let total: usize = batches.iter().map(arrow_array::RecordBatch::num_rows).sum();
+    assert_eq!(total, lines.len());
+    let b = &batches[0];
+    let col = |n: &str| b.column(schema.index_of(n).unwrap()).clone();
+    let (ids, kinds, labels) = (col("id"), col("kinds"), col("labels"));
+    let (ids, kinds, labels) = (
+        ids.as_string::<i32>(),
+        kinds.as_list::<i32>(),
+        labels.as_list::<i32>(),
+    );
+    let (tokens, bleu) = (col("input_tokens"), col("bleu"));
+    let (judge, agrees) = (col("judge_answer"), col("judge_agrees"));
+    for (i, l) in lines.iter().enumerate().take(b.num_rows()) {
+        assert_eq!(ids.value(i), l["id"].as_str().unwrap());
+        let k: Vec<String> = kinds
+            .value(i)
+            .as_string::<i32>()
+            .iter()
+            .map(|x| x.unwrap().to_string())
+            .collect();
+        let want: Vec<String> = serde_json::from_value(l["kinds"].clone()).unwrap();
+        assert_eq!(k, want);
+        assert_eq!(
+            tokens.as_primitive::<Int64Type>().value(i),
+            l["input_tokens"].as_i64().unwrap()
+        );
+        assert_eq!(bleu.is_null(i), l["bleu"].is_null());
+        if let Some(x) = l["bleu"].as_f64() {
+            assert_eq!(bleu.as_primitive::<Float64Type>().value(i), x);
+        }
+        if l["id"] == "1" {
+            assert_eq!(judge.as_string::<i32>().value(i), "yes");
+            assert_eq!(l["judge_answer"], "yes");
+            let pass = l["verdict"] == "equivalent";
+            assert_eq!(agrees.as_boolean().value(i), pass);
+            assert_eq!(l["judge_agrees"], pass);
+            assert_eq!(
+                labels.value(i).as_string::<i32>().value(0),
+                "negation-misplaced"
+            );
+        } else {
+            assert!(judge.is_null(i) && agrees.is_null(i));
+            assert_eq!(labels.value(i).len(), 0);
+        }
+    }
 }

@@ -87,8 +87,6 @@ fn a_cancel_with_nothing_in_flight_is_cancelled_not_finished() {
         prompts: Arc::new(autoeval::prompt::PromptSet::builtin(0).unwrap()),
         syntax: ds.syntax,
         rounds: 1,
-        temperature: 0.1,
-        max_tokens: 64,
         verify: Default::default(),
         reading: Default::default(),
         bertscore: None,
@@ -107,6 +105,7 @@ fn a_cancel_with_nothing_in_flight_is_cancelled_not_finished() {
         pause_switch: None,
         force: false,
         retry_errors: false,
+        retry_truncated: false,
         max_consecutive_failures: 5,
     };
     let rt = tokio::runtime::Runtime::new().unwrap();

@@ -98,10 +98,12 @@ fn wait_until(
 #[test]
 fn live_run_pause_resume_cancel_and_errors() {
     let model = FakeModel::new();
-    // Every fifth request fails once with 500 (retried), and any prompt about p12 is
-    // refused with 400 (not retried): those samples must end as model errors.
+    // Every fifth request fails once with 500 (retried), and one in four prompts about
+    // p12 is refused with 400 (not retried): those samples must end as model errors.
+    // (Refusals are spread out: five in a row would stop the run as refused.)
     let server = Server::start(move |n, r| {
-        if prompt_of(r).contains("p12") {
+        let p = prompt_of(r);
+        if p.contains("p12") && p.bytes().map(usize::from).sum::<usize>() % 4 == 0 {
             return Reply::json(400, "{\"error\": \"refused\"}".into());
         }
         if n % 5 == 4 {

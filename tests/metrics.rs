@@ -53,12 +53,24 @@ fn paper_metrics_agree_with_the_reference_implementations() {
     let home = tempfile::tempdir().unwrap();
     let rows = oracle();
     assert!(rows.len() >= 300, "{} oracle pairs", rows.len());
+    // Each line carries fields of its own besides a and b (an id, the oracle's values):
+    // they are read past.
     let input: String = rows
         .iter()
-        .map(|r| serde_json::json!({"a": r["a"], "b": r["b"]}).to_string() + "\n")
+        .enumerate()
+        .map(|(i, r)| {
+            serde_json::json!({"id": i, "a": r["a"], "b": r["b"], "gold": r, "note": null})
+                .to_string()
+                + "\n"
+        })
         .collect();
     let (got, _, _) = pairs(home.path(), &input, &[]);
     assert_eq!(got.len(), rows.len());
+    assert!(
+        got.iter().all(|g| g.get("error").is_none()),
+        "{:?}",
+        got.iter().find(|g| g.get("error").is_some())
+    );
     let mut checked = 0;
     for (i, (want, have)) in rows.iter().zip(&got).enumerate() {
         assert_eq!(have["line"], i + 1);
@@ -115,12 +127,24 @@ fn meteor_agrees_with_nltk_on_english_inflected_and_crafted_pairs() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert!(rows.len() >= 300, "{} pairs", rows.len());
+    // Each line carries fields of its own besides a and b (an id, the oracle's values):
+    // they are read past.
     let input: String = rows
         .iter()
-        .map(|r| serde_json::json!({"a": r["a"], "b": r["b"]}).to_string() + "\n")
+        .enumerate()
+        .map(|(i, r)| {
+            serde_json::json!({"id": i, "a": r["a"], "b": r["b"], "gold": r, "note": null})
+                .to_string()
+                + "\n"
+        })
         .collect();
     let (got, _, _) = pairs(home.path(), &input, &[]);
     assert_eq!(got.len(), rows.len());
+    assert!(
+        got.iter().all(|g| g.get("error").is_none()),
+        "{:?}",
+        got.iter().find(|g| g.get("error").is_some())
+    );
     let mut worst = 0.0f64;
     for (i, (want, have)) in rows.iter().zip(&got).enumerate() {
         let (w, h) = (want["meteor"].as_f64().unwrap(), have["meteor"].as_f64());
@@ -278,14 +302,23 @@ fn perturb_reproduces_the_papers_selection_and_identity_row() {
         neg[3].as_f64().unwrap() < 0.5 && neg[2].as_f64().unwrap() > 0.9,
         "{neg}"
     );
-    // CSV: 8 perturbations × 4 × 4 cells, 8 × 3 verdict groups × 4, plus the header.
+    // METEOR (ME) is Table 2's fifth column: near 1 on identity (nltk's fragmentation
+    // penalty keeps it just below), and hit hardest by Operator and Variable, as in the
+    // paper; bertscore_minilm (BS) is null without a model.
+    assert_eq!(v["metrics"][4], "meteor");
+    assert_eq!(v["metrics"][5], "bertscore_minilm");
+    let me = |r: usize| rows[r]["means"][4].as_f64().unwrap();
+    assert!(me(0) > 0.99 && me(0) <= 1.0, "{}", me(0));
+    assert!(me(5) < 0.8 && me(7) < 0.8 && me(1) > 0.9, "{rows:?}");
+    assert!(rows.iter().all(|r| r["means"][5].is_null()));
+    // CSV: 8 perturbations × 6 × 6 cells, 8 × 3 verdict groups × 6, plus the header.
     let csv = bin(home.path())
         .args(["metrics", "perturb", "--csv"])
         .output()
         .unwrap();
     assert_eq!(
         String::from_utf8_lossy(&csv.stdout).lines().count(),
-        1 + 8 * 16 + 8 * 3 * 4
+        1 + 8 * 36 + 8 * 3 * 6
     );
 }
 

@@ -80,8 +80,14 @@ fn crafted(home: &Path) -> (PathBuf, PathBuf) {
         // Two of each class per band: 0-4 and 5-9.
         let ops = if i < 2 { 1 } else { 7 };
         let side = if i % 2 == 0 { &mut a } else { &mut b };
-        side.push(sample(&format!("e{i}"), "equivalent", ops, c(e)));
-        side.push(sample(&format!("n{i}"), "not-equivalent", ops, c(n)));
+        // e{i} and n{i} answer one formula (two models on one φ₀): one cluster.
+        for mut s in [
+            sample(&format!("e{i}"), "equivalent", ops, c(e)),
+            sample(&format!("n{i}"), "not-equivalent", ops, c(n)),
+        ] {
+            s["phi0"] = json!(format!("p{i} ∧ p{i}"));
+            side.push(s);
+        }
     }
     a.push(sample("x1", "copied", 3, None));
     a.push(sample("x2", "unknown", 3, None));
@@ -147,11 +153,20 @@ fn hand_known_aucs_on_crafted_runs_in_json() {
     assert_eq!(row(all, "bleu+tree")["auc"], 0.5);
     assert_eq!(row(all, "bleu+tree")["mean_of"], json!(["bleu", "tree"]));
     assert_eq!(all.as_array().unwrap().len(), 6, "3 metrics + 3 pairs");
-    // DeLong on bleu: every component is 1, so the interval is the point.
-    assert_eq!(
-        (bleu["auc_low"].clone(), bleu["auc_high"].clone()),
-        (json!(1.0), json!(1.0))
-    );
+    // bleu separates the classes perfectly: DeLong's variance is 0 there, so the row is
+    // flagged and the interval is the binormal bound for 4 against 4, not [1, 1].
+    assert_eq!(bleu["perfect_separation"], true);
+    assert_eq!(bleu["auc_high"], 1.0);
+    let low = bleu["auc_low"].as_f64().unwrap();
+    assert!(low > 0.5 && low < 0.7, "{low}");
+    assert_eq!(tree["perfect_separation"], true);
+    assert!((tree["auc_high"].as_f64().unwrap() - (1.0 - low)).abs() < 1e-12);
+    assert_eq!(rouge["perfect_separation"], false);
+    // Eight samples, four formulas: the interval counts four clusters.
+    assert_eq!(bleu["clusters"], 4);
+    // DeLong's paired test needs a variance: here every metric separates perfectly or
+    // ties throughout (variance 0), so no pair is testable and none is listed.
+    assert_eq!(v["paired"], json!([]));
     // Bands: 0-4 and 5-9 hold two of each class; AUCs hold within each band.
     let bands = v["by_band"].as_array().unwrap();
     assert_eq!(bands.len(), 2, "empty bands are left out: {bands:?}");
@@ -182,7 +197,8 @@ fn table_csv_and_custom_bands() {
         .lines()
         .find(|l| l.trim_start().starts_with("bleu "))
         .unwrap();
-    assert!(bleu.contains("1.000  [1.000, 1.000]"), "{bleu}");
+    assert!(bleu.contains("1.000  [0.557, 1.000]*"), "{bleu}");
+    assert!(text.contains("*: perfect separation"), "{text}");
     assert!(text.contains("Operators 0-4: 4 samples"), "{text}");
     let out = align(home.path(), &[&a, &b], &["--csv", "--bands", "2"]);
     assert!(out.status.success());
@@ -326,6 +342,25 @@ fn sample_runs_agree_with_a_brute_force_auc() {
         );
         assert!(lo <= have && have <= hi && (0.0..=1.0).contains(&lo) && hi <= 1.0);
         assert!(r["accuracy"].as_f64().unwrap() >= r["majority"].as_f64().unwrap());
+    }
+    // Samples of one formula in several runs are one cluster.
+    let bleu = row(&v["all"], "bleu");
+    let clusters = bleu["clusters"].as_u64().unwrap();
+    assert!(clusters > 1 && clusters <= bleu["n"].as_u64().unwrap());
+    // DeLong's paired test of every two metrics on the samples carrying both.
+    let paired = v["paired"].as_array().unwrap();
+    let bt = paired
+        .iter()
+        .find(|p| p["a"] == "bleu" && p["b"] == "tree")
+        .unwrap();
+    assert_eq!(bt["auc_a"], bleu["auc"]);
+    assert_eq!(bt["auc_b"], row(&v["all"], "tree")["auc"]);
+    for p in paired {
+        let (z, pv) = (p["z"].as_f64().unwrap(), p["p"].as_f64().unwrap());
+        assert!(z.is_finite() && (0.0..=1.0).contains(&pv), "{p}");
+        // The sign of z is the sign of the AUC difference.
+        let d = p["auc_a"].as_f64().unwrap() - p["auc_b"].as_f64().unwrap();
+        assert!(z * d >= 0.0, "{p}");
     }
     // Every counted sample is in exactly one band.
     let banded: u64 = v["by_band"]

@@ -60,11 +60,11 @@ fn split_by_verdict_adds_up_and_the_heat_map_has_one_cell_per_table_cell() {
         "only changed records can differ"
     );
 
-    // The SVG is well-formed XML with one cell per table cell: 8 rows × 4 metrics for
+    // The SVG is well-formed XML with one cell per table cell: 8 rows × 6 metrics for
     // all records and for each of the three groups.
     let text = std::fs::read_to_string(&svg).unwrap();
     let cells = well_formed(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    assert_eq!(cells, 8 * 4 * 4);
+    assert_eq!(cells, 8 * 6 * 4);
     assert!(
         text.contains("a&amp;b&lt;c&gt;"),
         "escaped path in the title"
@@ -79,6 +79,26 @@ fn split_by_verdict_adds_up_and_the_heat_map_has_one_cell_per_table_cell() {
     let t = String::from_utf8_lossy(&t.stdout);
     assert!(
         t.contains("Split by autoeval's verifier") && t.contains("not-equivalent"),
+        "{t}"
+    );
+    // Table 2's six columns, each row with its n; BS says how to get it.
+    let head = t
+        .lines()
+        .find(|l| l.contains("changed") && l.contains("BL"))
+        .unwrap();
+    let cols: Vec<&str> = head.split_whitespace().collect();
+    assert_eq!(
+        cols,
+        ["n", "changed", "BL", "LE", "RO", "SP", "ME", "BS"],
+        "{head}"
+    );
+    let quant = t.lines().find(|l| l.starts_with("Quantifier ")).unwrap();
+    assert!(
+        quant.split_whitespace().nth(1) == Some(rows[1]["n"].to_string().as_str()),
+        "{quant}"
+    );
+    assert!(
+        t.contains("BS is computed with --bertscore-model DIR"),
         "{t}"
     );
     let c = bin(home.path())

@@ -40,7 +40,7 @@ fn manifest(id: &str) -> Manifest {
             filter_field: "num_operators".into(),
         },
         model: model(),
-        temperature: 0.1,
+        temperature: Some(0.1),
         max_tokens: 10,
         prompts: PromptInfo {
             source: "built-in".into(),

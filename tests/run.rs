@@ -36,11 +36,7 @@ fn opts(base: &str, key_env: &str) -> ModelOptions {
 }
 
 fn req(prompt: &str) -> ChatRequest {
-    ChatRequest {
-        prompt: prompt.into(),
-        temperature: 0.1,
-        max_tokens: 64,
-    }
+    ChatRequest::plain(prompt, 0.1, 64)
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -1,11 +1,10 @@
 //! How well one closeness score predicts the verifier's verdict (`autoeval metrics
-//! align`): ROC AUC with a DeLong 95% interval, the best-threshold accuracy, and the
-//! share of not-equivalent samples scoring above the equivalent ones' median.
+//! align`): ROC AUC with a 95% interval that holds at small samples (clustered DeLong on
+//! the logit scale, `align_interval`), the best-threshold accuracy, and the share of
+//! not-equivalent samples scoring above the equivalent ones' median.
 
+use super::align_interval::{cov, dense, logit_interval, placements, separation_bound};
 use serde::Serialize;
-
-/// The two-sided 95% normal quantile.
-const Z95: f64 = 1.959_963_984_540_054;
 
 /// A metric's agreement with the verdicts of the samples that carry it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -19,10 +18,16 @@ pub(crate) struct AlignStats {
     /// P(an equivalent sample scores above a not-equivalent one), ties counting ½;
     /// None when either class is empty.
     pub auc: Option<f64>,
-    /// DeLong 95% interval, lower end (None with fewer than two samples in a class).
+    /// 95% interval, lower end: DeLong's variance clustered by φ₀, on the logit scale;
+    /// at perfect separation the binormal bound (None with fewer than two clusters).
     pub auc_low: Option<f64>,
-    /// DeLong 95% interval, upper end.
+    /// 95% interval, upper end.
     pub auc_high: Option<f64>,
+    /// Distinct formulas (φ₀) among the samples: the clusters of the interval.
+    pub clusters: usize,
+    /// Every equivalent sample scores above every not-equivalent one (or below): the
+    /// AUC is 1 (or 0) and the interval is the binormal bound.
+    pub perfect_separation: bool,
     /// Best accuracy of "equivalent iff score ≥ threshold".
     pub accuracy: f64,
     /// That threshold; None when calling every sample not equivalent is best.
@@ -34,27 +39,6 @@ pub(crate) struct AlignStats {
     pub not_equivalent_above_equivalent_median: Option<f64>,
 }
 
-/// 1-based ranks of `xs` with ties given their mean rank.
-fn midranks(xs: &[f64]) -> Vec<f64> {
-    let mut order: Vec<usize> = (0..xs.len()).collect();
-    order.sort_by(|&a, &b| xs[a].total_cmp(&xs[b]));
-    let mut ranks = vec![0.0; xs.len()];
-    let mut i = 0;
-    while i < order.len() {
-        let mut j = i;
-        while j + 1 < order.len() && xs[order[j + 1]] == xs[order[i]] {
-            j += 1;
-        }
-        // Positions i..=j (0-based) share the mean of ranks i+1..=j+1.
-        let rank = (i + j) as f64 / 2.0 + 1.0;
-        for &k in &order[i..=j] {
-            ranks[k] = rank;
-        }
-        i = j + 1;
-    }
-    ranks
-}
-
 fn median(sorted: &[f64]) -> f64 {
     let n = sorted.len();
     if n % 2 == 1 {
@@ -64,28 +48,43 @@ fn median(sorted: &[f64]) -> f64 {
     }
 }
 
-/// AUC and its DeLong (1988) variance from the structural components.
-fn auc_delong(pos: &[f64], neg: &[f64]) -> (f64, Option<f64>) {
-    let (m, n) = (pos.len() as f64, neg.len() as f64);
-    let all: Vec<f64> = pos.iter().chain(neg).copied().collect();
-    let r_all = midranks(&all);
-    let (r_pos, r_neg) = (midranks(pos), midranks(neg));
-    // V10_i: the share of negatives positive i beats (ties ½); V01_j: the share of
-    // positives that beat negative j.
-    let v10: Vec<f64> = (0..pos.len()).map(|i| (r_all[i] - r_pos[i]) / n).collect();
-    let v01: Vec<f64> = (0..neg.len())
-        .map(|j| 1.0 - (r_all[pos.len() + j] - r_neg[j]) / m)
-        .collect();
-    let auc = v10.iter().sum::<f64>() / m;
-    if pos.len() < 2 || neg.len() < 2 {
-        return (auc, None);
-    }
-    let s = |v: &[f64]| v.iter().map(|x| (x - auc).powi(2)).sum::<f64>() / (v.len() - 1) as f64;
-    (auc, Some(s(&v10) / m + s(&v01) / n))
+/// The statistics of `(score, equivalent)` pairs, each sample its own cluster.
+#[cfg(test)]
+pub(crate) fn align_stats(xs: &[(f64, bool)]) -> AlignStats {
+    let with: Vec<(f64, bool, usize)> = xs.iter().enumerate().map(|(i, x)| (x.0, x.1, i)).collect();
+    align_stats_clustered(&with)
 }
 
-/// The statistics of `(score, equivalent)` pairs (non-finite scores must be removed).
-pub(crate) fn align_stats(xs: &[(f64, bool)]) -> AlignStats {
+/// The interval of an AUC from its placements: (low, high, perfect separation).
+fn interval(xs: &[(f64, bool)], clusters: &[usize]) -> (Option<f64>, Option<f64>, bool, usize) {
+    let (cl, k) = dense(clusters);
+    let Some(p) = placements(xs) else {
+        return (None, None, false, k);
+    };
+    let pos: Vec<bool> = xs.iter().map(|x| x.1).collect();
+    if p.auc >= 1.0 || p.auc <= 0.0 {
+        let b = separation_bound(p.m, p.n);
+        return if p.auc >= 1.0 {
+            (Some(b), Some(1.0), true, k)
+        } else {
+            (Some(0.0), Some(1.0 - b), true, k)
+        };
+    }
+    match cov(&p, &p, &pos, &cl, k) {
+        Some(var) => {
+            let (lo, hi) = logit_interval(p.auc, var);
+            (Some(lo), Some(hi), false, k)
+        }
+        None => (None, None, false, k),
+    }
+}
+
+/// The statistics of `(score, equivalent, cluster)` samples (non-finite scores must be
+/// removed); samples of one cluster (one φ₀) are not independent.
+pub(crate) fn align_stats_clustered(with: &[(f64, bool, usize)]) -> AlignStats {
+    let xs: Vec<(f64, bool)> = with.iter().map(|x| (x.0, x.1)).collect();
+    let xs = &xs[..];
+    let clusters: Vec<usize> = with.iter().map(|x| x.2).collect();
     let mut pos: Vec<f64> = xs.iter().filter(|x| x.1).map(|x| x.0).collect();
     let mut neg: Vec<f64> = xs.iter().filter(|x| !x.1).map(|x| x.0).collect();
     pos.sort_by(f64::total_cmp);
@@ -93,19 +92,8 @@ pub(crate) fn align_stats(xs: &[(f64, bool)]) -> AlignStats {
     let total = xs.len();
     let (n_eq, n_neq) = (pos.len(), neg.len());
     let frac = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
-    let (auc, var) = if n_eq > 0 && n_neq > 0 {
-        let (a, v) = auc_delong(&pos, &neg);
-        (Some(a), v)
-    } else {
-        (None, None)
-    };
-    let (auc_low, auc_high) = match (auc, var) {
-        (Some(a), Some(v)) => {
-            let h = Z95 * v.max(0.0).sqrt();
-            (Some((a - h).clamp(0.0, 1.0)), Some((a + h).clamp(0.0, 1.0)))
-        }
-        _ => (None, None),
-    };
+    let auc = placements(xs).map(|p| p.auc);
+    let (auc_low, auc_high, perfect_separation, n_clusters) = interval(xs, &clusters);
     // Sweep thresholds from the highest distinct score down; calling nothing
     // equivalent is the starting point, and only a strictly better accuracy moves the
     // threshold, so ties go to the highest threshold.
@@ -140,6 +128,8 @@ pub(crate) fn align_stats(xs: &[(f64, bool)]) -> AlignStats {
         auc,
         auc_low,
         auc_high,
+        clusters: n_clusters,
+        perfect_separation,
         accuracy: best.0,
         threshold: best.1,
         majority: frac(n_eq.max(n_neq), total),
@@ -160,7 +150,11 @@ mod tests {
         let perfect = [(0.9, true), (0.8, true), (0.3, false), (0.1, false)];
         let s = align_stats(&perfect);
         assert_eq!(s.auc, Some(1.0));
-        assert_eq!((s.auc_low, s.auc_high), (Some(1.0), Some(1.0)));
+        // Not [1, 1]: the binormal bound for 2 against 2.
+        assert!(s.perfect_separation);
+        assert_eq!(s.auc_high, Some(1.0));
+        assert_eq!(s.auc_low, Some(separation_bound(2, 2)));
+        assert!(s.auc_low.unwrap() < 0.9);
         assert_eq!((s.accuracy, s.threshold), (1.0, Some(0.8)));
         assert_eq!(s.not_equivalent_above_equivalent_median, Some(0.0));
         let ties = [(0.5, true), (0.5, true), (0.5, false)];
@@ -189,17 +183,22 @@ mod tests {
         ];
         let s = align_stats(&xs);
         assert!(close(s.auc.unwrap_or(f64::NAN), 3.5 / 6.0));
-        // DeLong by hand. V10, each eq sample's share of neq ones it beats: 0.8 → 1,
+        // The interval by hand. V10, each eq sample's share of neq ones it beats: 0.8 → 1,
         // 0.6 → 0.75, 0.2 → 0. V01, each neq sample's share of eq ones above it:
-        // 0.6 → (1 + 0.5)/3, 0.4 → 2/3.
+        // 0.6 → (1 + 0.5)/3, 0.4 → 2/3. Five clusters of one: variance
+        // K/(K−1)·(Σ(V10−A)²/m² + Σ(V01−A)²/n²), then A's logit ± 1.96·SE/(A(1−A)).
         let auc = 3.5 / 6.0;
         let v10 = [1.0, 0.75, 0.0];
         let v01 = [0.5, 2.0 / 3.0];
-        let s10 = v10.iter().map(|v: &f64| (v - auc).powi(2)).sum::<f64>() / 2.0;
-        let s01 = v01.iter().map(|v: &f64| (v - auc).powi(2)).sum::<f64>() / 1.0;
-        let h = Z95 * (s10 / 3.0 + s01 / 2.0).sqrt();
-        assert!(close(s.auc_low.unwrap_or(f64::NAN), (auc - h).max(0.0)));
-        assert!(close(s.auc_high.unwrap_or(f64::NAN), (auc + h).min(1.0)));
+        let s10 = v10.iter().map(|v: &f64| (v - auc).powi(2)).sum::<f64>() / 9.0;
+        let s01 = v01.iter().map(|v: &f64| (v - auc).powi(2)).sum::<f64>() / 4.0;
+        let se = (1.25 * (s10 + s01)).sqrt() / (auc * (1.0 - auc));
+        let l = (auc / (1.0 - auc)).ln();
+        let expit = |x: f64| 1.0 / (1.0 + (-x).exp());
+        let z = super::super::align_interval::Z95;
+        assert!(close(s.auc_low.unwrap_or(f64::NAN), expit(l - z * se)));
+        assert!(close(s.auc_high.unwrap_or(f64::NAN), expit(l + z * se)));
+        assert_eq!((s.clusters, s.perfect_separation), (5, false));
         // Median of eq is 0.6; the neq above it: none (0.6 is not above).
         assert_eq!(s.not_equivalent_above_equivalent_median, Some(0.0));
         // Thresholds: 0.8 → 3/5; 0.6 → tp 2, fp 1 → 3/5; 0.4 → 2/5; 0.2 → 3/5.

@@ -2,6 +2,7 @@
 //! (seed 004), perturbations and alignment statistics. Sits below `run`.
 
 pub mod align;
+pub(crate) mod align_interval;
 #[cfg(feature = "bertscore")]
 pub mod bertscore_minilm;
 pub mod bleu_fol;

@@ -14,12 +14,20 @@ use serde::Serialize;
 use std::collections::BTreeSet;
 
 /// The metrics of the table, in column order, with the paper's abbreviations.
-pub(crate) const METRICS: [(&str, &str); 4] = [
+pub(crate) const METRICS: [(&str, &str); NM] = [
     ("bleu_fol", "BL"),
     ("le", "LE"),
     ("rouge_l_fol", "RO"),
     ("smatch_paper", "SP"),
+    ("meteor", "ME"),
+    ("bertscore_minilm", "BS"),
 ];
+
+/// How many metrics the table has (Table 2's six).
+pub(crate) const NM: usize = 6;
+
+/// The column of `bertscore_minilm`, filled only when a scorer is given.
+pub(crate) const BS: usize = 5;
 
 /// The FOLIO v0.0 train split shipped with autoeval (CC BY-SA 4.0, see data/folio/).
 pub(crate) const FOLIO_TRAIN: &str = include_str!("../../data/folio/folio-v0.0-train.jsonl");
@@ -94,8 +102,8 @@ pub(crate) struct RecordScores {
     pub perturbed: String,
     /// Whether the perturbation changed the string.
     pub changed: bool,
-    /// bleu_fol, le, rouge_l_fol, smatch_paper (None where no value).
-    pub scores: [Option<f64>; 4],
+    /// bleu_fol, le, rouge_l_fol, smatch_paper, meteor, bertscore_minilm (None where no value).
+    pub scores: [Option<f64>; NM],
     /// The verifier's verdict on perturbed against original: `Some(true)` equivalent,
     /// `Some(false)` not, `None` undecided (unreadable, unknown or timed out).
     pub equivalent: Option<bool>,
@@ -114,7 +122,7 @@ pub struct SplitRow {
     /// Share of the group's records the perturbation changed.
     pub changed: f64,
     /// Mean per metric over the group's records where it has a value.
-    pub means: [Option<f64>; 4],
+    pub means: [Option<f64>; NM],
 }
 
 /// One row of Table 2 and its combination matrix.
@@ -127,9 +135,9 @@ pub struct Row {
     /// Share of records the perturbation changed.
     pub changed: f64,
     /// Mean per metric over records where it has a value.
-    pub means: [Option<f64>; 4],
+    pub means: [Option<f64>; NM],
     /// Mean of the per-record mean of metrics i and j (diagonal: the metric itself).
-    pub combined: [[Option<f64>; 4]; 4],
+    pub combined: [[Option<f64>; NM]; NM],
     /// Records where the notebook's rule raises (left out).
     pub skipped: usize,
     /// The same row split by the verifier's verdict (`VERDICT_GROUPS` order); the
@@ -137,8 +145,9 @@ pub struct Row {
     pub by_verdict: Vec<SplitRow>,
 }
 
-/// Scores a pair of strings with the table's metrics.
-pub fn score(original: &str, perturbed: &str) -> [Option<f64>; 4] {
+/// Scores a pair of strings with the table's metrics (bertscore_minilm is left to
+/// [`table_with`]'s scorer).
+pub fn score(original: &str, perturbed: &str) -> [Option<f64>; NM] {
     let (po, pp) = (parse_paper(original), parse_paper(perturbed));
     [
         Some(bleu_fol(perturbed, original)),
@@ -147,11 +156,21 @@ pub fn score(original: &str, perturbed: &str) -> [Option<f64>; 4] {
         smatch_paper_parsed(pp.as_ref(), po.as_ref())
             .ok()
             .map(|s| s.0),
+        super::meteor::meteor(original, perturbed).ok(),
+        None,
     ]
 }
 
-/// Builds every row of the table (records scored on 2+ threads).
+/// A bertscore_minilm scorer: F1 of each (reference, candidate) pair, in order.
+pub type PairScorer<'a> = &'a dyn Fn(&[(&str, &str)]) -> anyhow::Result<Vec<f64>>;
+
+/// Builds every row of the table (records scored on 2+ threads), without bertscore_minilm.
 pub fn table(records: &[String]) -> Vec<Row> {
+    table_with(records, None).unwrap_or_default()
+}
+
+/// Builds every row of the table, with bertscore_minilm from `bert` when given.
+pub fn table_with(records: &[String], bert: Option<PairScorer>) -> anyhow::Result<Vec<Row>> {
     PaperPerturbation::ALL
         .iter()
         .map(|&p| {
@@ -171,7 +190,7 @@ pub fn table(records: &[String]) -> Vec<Row> {
             };
             let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
             let size = records.len().div_ceil(threads).max(1);
-            let scored: Vec<Option<RecordScores>> = std::thread::scope(|s| {
+            let mut scored: Vec<Option<RecordScores>> = std::thread::scope(|s| {
                 let hs: Vec<_> = records
                     .chunks(size)
                     .map(|c| s.spawn(move || work(c)))
@@ -180,7 +199,18 @@ pub fn table(records: &[String]) -> Vec<Row> {
                     .flat_map(|h| h.join().unwrap_or_default())
                     .collect()
             });
-            row(p, &scored)
+            if let Some(f) = bert {
+                let pairs: Vec<(&str, &str)> = scored
+                    .iter()
+                    .flatten()
+                    .map(|r| (r.original.as_str(), r.perturbed.as_str()))
+                    .collect();
+                let f1 = f(&pairs)?;
+                for (r, v) in scored.iter_mut().flatten().zip(f1) {
+                    r.scores[BS] = Some(v).filter(|v| v.is_finite());
+                }
+            }
+            Ok(row(p, &scored))
         })
         .collect()
 }
@@ -213,7 +243,7 @@ fn mean(xs: impl Iterator<Item = f64>) -> Option<f64> {
 
 fn row(p: PaperPerturbation, scored: &[Option<RecordScores>]) -> Row {
     let ok: Vec<&RecordScores> = scored.iter().flatten().collect();
-    let mut combined = [[None; 4]; 4];
+    let mut combined = [[None; NM]; NM];
     for (i, row) in combined.iter_mut().enumerate() {
         for (j, cell) in row.iter_mut().enumerate() {
             *cell = mean(
@@ -272,7 +302,10 @@ mod tests {
     fn identity_row_is_one_and_unchanged_records_count() {
         let recs = vec!["∀x (Eel(x) → Fish(x))".to_string(), "Tall(bob)".to_string()];
         let t = table(&recs);
-        assert_eq!(t[0].means, [Some(1.0); 4]);
+        assert_eq!(t[0].means[..4], [Some(1.0); 4]);
+        // nltk's METEOR keeps a fragmentation penalty even on identity.
+        assert!(t[0].means[4].is_some_and(|m| m > 0.99 && m < 1.0));
+        assert_eq!(t[0].means[BS], None, "no bertscore_minilm without a scorer");
         // Quantifier changes one of two records; the unchanged one scores 1.
         assert!((t[1].changed - 0.5).abs() < 1e-12);
         assert!(t[1].means[0].unwrap() > 0.5 && t[1].means[0].unwrap() < 1.0);

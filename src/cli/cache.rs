@@ -42,8 +42,18 @@ pub fn run(args: CacheArgs) -> Result<i32> {
         .ok_or_else(|| anyhow!("no cache directory: set ${} or HOME", cache::DIR_ENV))?;
     match args.action {
         CacheAction::Prune { all: true, .. } => {
-            let freed = cache::remove_all(&dir)
-                .map_err(|e| anyhow!("cannot remove the cache in {}: {e}", dir.display()))?;
+            // Emptied through SQLite when it opens, so a run using it keeps what it
+            // stores next; a database that does not open (corrupt) is removed.
+            let freed = match ResponseCache::open(&dir) {
+                Ok(c) => c
+                    .clear()
+                    .map_err(|e| anyhow!("emptying {}: {e}", c.path().display()))?,
+                Err(cache::CacheError::NotRegular(p, what)) => {
+                    return Err(anyhow!("{p} is {what}; remove it yourself"));
+                }
+                Err(_) => cache::remove_all(&dir)
+                    .map_err(|e| anyhow!("cannot remove the cache in {}: {e}", dir.display()))?,
+            };
             outln!(
                 "removed the response cache in {} ({freed} bytes)",
                 dir.display()

@@ -19,6 +19,16 @@ pub struct CompareArgs {
     /// Also write the matrix, one row per φ₀ and one column per run (pass/fail/empty), as CSV.
     #[arg(long, value_name = "FILE")]
     pub rows: Option<PathBuf>,
+    /// With exactly two runs A B of one dataset: per category, A's A2 and A3 minus B's with
+    /// 95 % intervals (Fig. 16: few-shot minus zero-shot).
+    #[arg(long)]
+    pub delta: bool,
+    /// With --delta: the category field (default: operators for logic, depth for regexes).
+    #[arg(long, value_enum, requires = "delta")]
+    pub by: Option<crate::report::By>,
+    /// With --delta: draw the differences to FILE (.svg or .png).
+    #[arg(long, value_name = "FILE", requires = "delta")]
+    pub plot: Option<PathBuf>,
 }
 
 fn write_rows(m: &PassFail<&str>, path: &PathBuf) -> Result<()> {
@@ -26,7 +36,7 @@ fn write_rows(m: &PassFail<&str>, path: &PathBuf) -> Result<()> {
         csv::Writer::from_path(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     let mut head = vec!["phi0".to_string()];
     head.extend(m.runs.iter().cloned());
-    w.write_record(&head)?;
+    w.write_record(crate::sanitize::csv_record(&head))?;
     for (r, k) in m.keys.iter().enumerate() {
         let mut rec = vec![crate::report::compare::key_text(*k)];
         rec.extend((0..m.runs.len()).map(|c| match m.cell(r, c) {
@@ -34,7 +44,7 @@ fn write_rows(m: &PassFail<&str>, path: &PathBuf) -> Result<()> {
             Some(false) => "fail".to_string(),
             None => String::new(),
         }));
-        w.write_record(&rec)?;
+        w.write_record(crate::sanitize::csv_record(&rec))?;
     }
     w.flush()?;
     Ok(())
@@ -42,6 +52,15 @@ fn write_rows(m: &PassFail<&str>, path: &PathBuf) -> Result<()> {
 
 /// Runs `autoeval compare`.
 pub fn run(args: CompareArgs) -> Result<i32> {
+    if args.delta {
+        return super::compare_delta::run(&super::compare_delta::DeltaArgs {
+            runs: &args.runs,
+            rows: args.rows.as_deref(),
+            by: args.by,
+            plot: args.plot.as_deref(),
+            json: args.json,
+        });
+    }
     let dirs = super::report::expand_runs(&args.runs)?;
     if dirs.len() < 2 {
         bail!("compare needs at least two runs (found {})", dirs.len());

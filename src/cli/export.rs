@@ -22,10 +22,44 @@ pub struct ExportArgs {
 /// Formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum OpenFormat {
-    /// Inspect eval logs (JSON), for Inspect's viewer, VS Code extension and `inspect view bundle`.
+    /// Inspect `.eval` logs (zip, any size), for `inspect view`, its VS Code extension and `read_eval_log`.
     Inspect,
-    /// One flat JSON object per sample (scalars only), for DuckDB, pandas, HF datasets.
+    /// Inspect eval logs as one JSON file (small runs: Inspect's viewer lists no samples past 100 MB).
+    InspectJson,
+    /// One flat JSON object per sample under a fixed schema, with a dataset card (README.md), for DuckDB, pandas, HF datasets.
     JsonlFlat,
+    /// The flat rows as Parquet (typed columns), for DuckDB, pyarrow, pandas, HF datasets.
+    Parquet,
+}
+
+/// A run id as a file name.
+fn safe_name(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+/// Writes the dataset card beside flat exports, unless a README.md that is not one of
+/// ours is there already.
+fn write_card(out: &std::path::Path, data_files: &str) -> Result<()> {
+    let path = out.join("README.md");
+    if let Ok(old) = std::fs::read_to_string(&path)
+        && !old.contains(crate::report::open::flat::CARD_MARK)
+    {
+        eprintln!(
+            "warning: {} exists and is not an autoeval dataset card: left as it is (HF datasets will infer types)",
+            crate::sanitize::one_line(&path.display().to_string())
+        );
+        return Ok(());
+    }
+    std::fs::write(&path, crate::report::open::flat::dataset_card(data_files))
+        .map_err(|e| anyhow!("{}: {e}", path.display()))
 }
 
 /// Runs `autoeval export`.
@@ -33,29 +67,33 @@ pub fn run(args: ExportArgs) -> Result<i32> {
     let dirs = super::report::expand_runs(&args.runs)?;
     std::fs::create_dir_all(&args.out)
         .map_err(|e| anyhow!("{}: cannot create: {e}", args.out.display()))?;
+    // Two runs may share an id (the same folder name under two parents): each still
+    // gets a file of its own.
+    let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
     for dir in dirs {
         let m = crate::run::store::read_manifest(&dir).map_err(|e| anyhow!("{e}"))?;
         let name = match args.format {
-            OpenFormat::Inspect => crate::report::open::inspect::file_name(&m),
-            OpenFormat::JsonlFlat => format!(
-                "{}.jsonl",
-                m.id.chars()
-                    .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                        c
-                    } else {
-                        '-'
-                    })
-                    .collect::<String>()
-            ),
+            OpenFormat::Inspect => crate::report::open::inspect::file_name(&m, "eval"),
+            OpenFormat::InspectJson => crate::report::open::inspect::file_name(&m, "json"),
+            OpenFormat::JsonlFlat => format!("{}.jsonl", safe_name(&m.id)),
+            OpenFormat::Parquet => format!("{}.parquet", safe_name(&m.id)),
         };
+        let name = unique_name(&name, &dir, &mut taken);
         let path = args.out.join(&name);
         // Written beside the target and renamed: an interrupted export leaves no half file.
+        // A device or FIFO of that name is written in place, never replaced.
         let tmp = args.out.join(format!(".{name}.partial"));
-        let file = std::fs::File::create(&tmp).map_err(|e| anyhow!("{}: {e}", tmp.display()))?;
+        let file = crate::fswrite::Output::create(&path, tmp)
+            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
         let mut w = BufWriter::with_capacity(1 << 20, file);
         let result = match args.format {
-            OpenFormat::Inspect => crate::report::open::inspect::write(&dir, &mut w),
+            OpenFormat::Inspect => {
+                let scratch = args.out.join(format!(".{name}.summaries.partial"));
+                crate::report::open::inspect_eval::write_eval(&dir, &mut w, &scratch)
+            }
+            OpenFormat::InspectJson => crate::report::open::inspect::write_json(&dir, &mut w),
             OpenFormat::JsonlFlat => crate::report::open::flat::write(&dir, &mut w),
+            OpenFormat::Parquet => crate::report::open::parquet_out::write(&dir, &mut w),
         };
         let (n, warnings) = match result.and_then(|r| {
             w.flush()?;
@@ -63,11 +101,14 @@ pub fn run(args: ExportArgs) -> Result<i32> {
         }) {
             Ok(r) => r,
             Err(e) => {
-                let _ = std::fs::remove_file(&tmp);
+                w.into_parts().0.discard();
                 return Err(anyhow!("{}: {e}", dir.display()));
             }
         };
-        std::fs::rename(&tmp, &path).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        w.into_inner()
+            .map_err(std::io::IntoInnerError::into_error)
+            .and_then(crate::fswrite::Output::commit)
+            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
         for w in warnings.iter().take(5) {
             eprintln!("warning: {}", crate::sanitize::one_line(w));
         }
@@ -77,5 +118,46 @@ pub fn run(args: ExportArgs) -> Result<i32> {
             crate::sanitize::one_line(&path.display().to_string())
         );
     }
+    match args.format {
+        OpenFormat::JsonlFlat => write_card(&args.out, "*.jsonl")?,
+        OpenFormat::Parquet => write_card(&args.out, "*.parquet")?,
+        OpenFormat::Inspect | OpenFormat::InspectJson => {}
+    }
     Ok(0)
+}
+
+/// `name`, or when an earlier run of this export took it, `name` with the run's parent
+/// folder (then a number) put before its extension.
+fn unique_name(
+    name: &str,
+    dir: &std::path::Path,
+    taken: &mut std::collections::HashSet<String>,
+) -> String {
+    let (stem, ext) = name
+        .rfind('.')
+        .map_or((name, ""), |i| (&name[..i], &name[i..]));
+    let parent: String = dir
+        .parent()
+        .and_then(std::path::Path::file_name)
+        .map(|p| p.to_string_lossy())
+        .unwrap_or_default()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(60)
+        .collect();
+    let candidates = std::iter::once(name.to_string())
+        .chain(std::iter::once(format!("{stem}-{parent}{ext}")))
+        .chain((2..).map(|k| format!("{stem}-{parent}-{k}{ext}")));
+    for c in candidates {
+        if taken.insert(c.clone()) {
+            return c;
+        }
+    }
+    name.to_string()
 }

@@ -44,7 +44,6 @@ pub fn run(args: JudgeArgs) -> Result<i32> {
         Arc::new(prompts),
         args.model.concurrency,
         args.limit,
-        (args.model.temperature, args.model.max_tokens),
         |r| {
             match r.answer {
                 crate::llm::judge::JudgeAnswer::Yes => yes += 1,

@@ -39,7 +39,8 @@ pub enum LabelsCommand {
         run: PathBuf,
         /// Sample id.
         id: String,
-        /// Category ids (see the taxonomy); none clears the sample's labels.
+        /// Category ids (see the taxonomy); none says it was reviewed and nothing is
+        /// wrong (`labels retract` takes a label back).
         categories: Vec<String>,
         /// Free-text note.
         #[arg(long, default_value = "")]
@@ -51,6 +52,18 @@ pub enum LabelsCommand {
         /// labels unseen).
         #[arg(long)]
         blind: bool,
+    },
+    /// Take a label back: appends a retraction to labels.jsonl (the history stays), so the
+    /// sample counts as unlabelled by that annotator again.
+    Retract {
+        /// Run directory.
+        run: PathBuf,
+        /// Sample id.
+        id: String,
+        /// Whose label (default: config, $AUTOEVAL_ANNOTATOR, $USER); `adjudicated`
+        /// takes back a settled label.
+        #[arg(long)]
+        annotator: Option<String>,
     },
     /// List the samples where annotators named different categories, side by side.
     Disagreements {
@@ -145,7 +158,45 @@ fn record(
         time: String::new(),
         blind,
         adjudicator,
+        retract: false,
     }
+}
+
+/// `labels retract`: only a label in force can be taken back (a typo in the id or the
+/// name must not pass silently).
+fn retract(run: &Path, id: &str, who: &str) -> Result<i32> {
+    let one = crate::sanitize::one_line;
+    crate::run::store::read_manifest(run).map_err(|e| anyhow!("{e}"))?;
+    let labels = read_labels(run).map_err(|e| anyhow!("{e}"))?.records;
+    let current = crate::report::labels::latest(&labels);
+    if !current.contains_key(&(id.to_string(), who.to_string())) {
+        let by: Vec<&str> = current
+            .keys()
+            .filter(|(i, _)| i == id)
+            .map(|(_, a)| a.as_str())
+            .collect();
+        let fix = if by.is_empty() {
+            "it has no label in force (never labelled, or already retracted)".to_string()
+        } else {
+            format!(
+                "labels in force are by {}: pass --annotator NAME",
+                one(&by.join(", "))
+            )
+        };
+        return Err(anyhow!(
+            "{}: sample '{}' has no label by '{}' to retract: {fix}",
+            run.display(),
+            one(id),
+            one(who)
+        ));
+    }
+    crate::labels::retract(run, id, who).map_err(|e| anyhow!(e))?;
+    outln!(
+        "retracted {}'s label on sample {} (labels.jsonl keeps the history)",
+        one(who),
+        one(id)
+    );
+    Ok(0)
 }
 
 /// A run with only its labelled samples (statistics need no others), read through the
@@ -318,6 +369,10 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
             append_record(&run, record(id, categories, note, who, blind, None))
                 .map_err(|e| anyhow!(e))?;
             Ok(0)
+        }
+        LabelsCommand::Retract { run, id, annotator } => {
+            let who = crate::labels::annotator(annotator.as_deref());
+            retract(&run, &id, &who)
         }
         LabelsCommand::Adjudicate {
             run,

@@ -103,7 +103,11 @@ pub fn export(run: &Path, format: ExportFormat) -> Result<String> {
             let mut w = csv::Writer::from_writer(Vec::new());
             w.write_record(HEADER)?;
             for l in current.values() {
-                w.write_record(row(l, samples.get(l.id.as_str()).copied(), &data.manifest))?;
+                w.write_record(crate::sanitize::csv_record(row(
+                    l,
+                    samples.get(l.id.as_str()).copied(),
+                    &data.manifest,
+                )))?;
             }
             let bytes = w.into_inner().map_err(|e| anyhow!("{e}"))?;
             Ok(String::from_utf8_lossy(&bytes).into_owned())

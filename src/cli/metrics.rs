@@ -106,7 +106,8 @@ fn pairs(args: PairsArgs) -> Result<i32> {
         Box::new(std::io::stdin())
     } else {
         Box::new(
-            std::fs::File::open(&args.file)
+            // Regular files only: a FIFO would block and a device never end.
+            crate::fsread::open(&args.file, crate::fsread::STREAM)
                 .with_context(|| format!("cannot open {}", args.file.display()))?,
         )
     };
@@ -161,9 +162,8 @@ fn pairs(args: PairsArgs) -> Result<i32> {
         n += 1;
         let too_long = !buf.ends_with(b"\n") && got > MAX_LINE;
         if too_long {
-            // Skip the rest of this line.
-            let mut rest = Vec::new();
-            reader.read_until(b'\n', &mut rest)?;
+            // Skip the rest of this line, in bounded memory.
+            crate::fsread::skip_line(&mut reader)?;
         }
         let text = String::from_utf8_lossy(&buf);
         let text = text.trim_end_matches(['\n', '\r']);

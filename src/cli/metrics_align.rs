@@ -2,7 +2,8 @@
 //! of any two) predicts the verifier's verdict on the runs' samples, overall and per
 //! operator-count band.
 
-use crate::analysis::align::{AlignStats, align_stats};
+use crate::analysis::align::{AlignStats, align_stats_clustered};
+use crate::analysis::align_interval::{dense, paired_test, placements};
 use crate::report::load_run;
 use crate::run::format::SampleRecord;
 use crate::verify::Verdict;
@@ -35,6 +36,21 @@ struct Counted {
     equivalent: bool,
     ops: Option<usize>,
     scores: BTreeMap<String, f64>,
+    /// Which φ₀ (samples of one formula, from several runs, are one cluster).
+    cluster: usize,
+}
+
+/// DeLong's test of two metrics' AUCs on the samples that carry both.
+#[derive(Serialize)]
+struct Paired {
+    a: String,
+    b: String,
+    n: usize,
+    clusters: usize,
+    auc_a: f64,
+    auc_b: f64,
+    z: f64,
+    p: f64,
 }
 
 /// What a table row is about and its numbers.
@@ -74,16 +90,18 @@ struct Report {
     auc_interval: &'static str,
     threshold_rule: &'static str,
     all: Vec<Row>,
+    paired_note: &'static str,
+    paired: Vec<Paired>,
     by_band: Vec<BandRows>,
 }
 
 const VERDICT_NOTE: &str = "round 1's verdict (the round the closeness record scores); only equivalent and not-equivalent count";
-const AUC_NOTE: &str =
-    "DeLong 95% interval (normal approximation, clipped to [0, 1]); AUC counts ties as 1/2";
+const AUC_NOTE: &str = "95% interval: DeLong's variance with samples clustered by formula (phi0; Obuchowski 1997), on the logit scale; at perfect separation (AUC 1 or 0) the binormal bound; AUC counts ties as 1/2";
+const PAIRED_NOTE: &str = "DeLong's test of two correlated AUCs on the samples carrying both metrics, clustered by phi0; two-sided p; pairs whose difference has variance 0 (both metrics separate perfectly or tie throughout) are not listed";
 const THRESHOLD_NOTE: &str = "equivalent iff score >= threshold, best over every observed score; ties go to the highest threshold; null threshold = calling every sample not-equivalent is best";
 
 /// Why a sample does not count, or the sample as counted.
-fn count(s: &SampleRecord) -> Result<Counted, String> {
+fn count(s: &SampleRecord, cluster: usize) -> Result<Counted, String> {
     let verdict = s.rounds.first().map_or(&s.verdict, |r| &r.verdict);
     let equivalent = match verdict {
         Verdict::Equivalent { .. } => true,
@@ -104,6 +122,7 @@ fn count(s: &SampleRecord) -> Result<Counted, String> {
         equivalent,
         ops: s.num_operators,
         scores,
+        cluster,
     })
 }
 
@@ -123,10 +142,10 @@ fn metric_names(samples: &[Counted]) -> Vec<String> {
 
 fn rows(samples: &[&Counted], names: &[String]) -> Vec<Row> {
     let mut out = Vec::new();
-    let single = |m: &String| -> Vec<(f64, bool)> {
+    let single = |m: &String| -> Vec<(f64, bool, usize)> {
         samples
             .iter()
-            .filter_map(|s| s.scores.get(m).map(|&x| (x, s.equivalent)))
+            .filter_map(|s| s.scores.get(m).map(|&x| (x, s.equivalent, s.cluster)))
             .collect()
     };
     for m in names {
@@ -135,24 +154,64 @@ fn rows(samples: &[&Counted], names: &[String]) -> Vec<Row> {
             out.push(Row {
                 metric: m.clone(),
                 mean_of: None,
-                stats: align_stats(&xs),
+                stats: align_stats_clustered(&xs),
             });
         }
     }
     for (i, a) in names.iter().enumerate() {
         for b in &names[i + 1..] {
-            let xs: Vec<(f64, bool)> = samples
+            let xs: Vec<(f64, bool, usize)> = samples
                 .iter()
                 .filter_map(|s| {
                     let (x, y) = (s.scores.get(a)?, s.scores.get(b)?);
-                    Some((f64::midpoint(*x, *y), s.equivalent))
+                    Some((f64::midpoint(*x, *y), s.equivalent, s.cluster))
                 })
                 .collect();
             if !xs.is_empty() {
                 out.push(Row {
                     metric: format!("{a}+{b}"),
                     mean_of: Some([a.clone(), b.clone()]),
-                    stats: align_stats(&xs),
+                    stats: align_stats_clustered(&xs),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// DeLong's paired test for every two metrics, on the samples carrying both.
+fn paired(samples: &[&Counted], names: &[String]) -> Vec<Paired> {
+    let mut out = Vec::new();
+    for (i, a) in names.iter().enumerate() {
+        for b in &names[i + 1..] {
+            let both: Vec<(f64, f64, bool, usize)> = samples
+                .iter()
+                .filter_map(|s| {
+                    Some((
+                        *s.scores.get(a)?,
+                        *s.scores.get(b)?,
+                        s.equivalent,
+                        s.cluster,
+                    ))
+                })
+                .collect();
+            let xa: Vec<(f64, bool)> = both.iter().map(|x| (x.0, x.2)).collect();
+            let xb: Vec<(f64, bool)> = both.iter().map(|x| (x.1, x.2)).collect();
+            let pos: Vec<bool> = both.iter().map(|x| x.2).collect();
+            let (cl, k) = dense(&both.iter().map(|x| x.3).collect::<Vec<_>>());
+            let (Some(pa), Some(pb)) = (placements(&xa), placements(&xb)) else {
+                continue;
+            };
+            if let Some((z, p)) = paired_test(&pa, &pb, &pos, &cl, k) {
+                out.push(Paired {
+                    a: a.clone(),
+                    b: b.clone(),
+                    n: both.len(),
+                    clusters: k,
+                    auc_a: pa.auc,
+                    auc_b: pb.auc,
+                    z,
+                    p,
                 });
             }
         }
@@ -191,9 +250,10 @@ fn print_rows(rows: &[Row]) -> Result<()> {
         .unwrap_or(6)
         .max(6);
     outln!(
-        "  {:<width$} {:>6} {:>5} {:>5}  {:>5}  {:<15} {:>5} {:>6}  {:>7}",
+        "  {:<width$} {:>6} {:>5} {:>5} {:>5}  {:>5}  {:<16} {:>5} {:>6}  {:>7}",
         "metric",
         "n",
+        "φ₀",
         "eq",
         "neq",
         "AUC",
@@ -205,16 +265,20 @@ fn print_rows(rows: &[Row]) -> Result<()> {
     for r in rows {
         let s = &r.stats;
         let ci = match (s.auc_low, s.auc_high) {
-            (Some(l), Some(h)) => format!("[{l:.3}, {h:.3}]"),
+            (Some(l), Some(h)) => format!(
+                "[{l:.3}, {h:.3}]{}",
+                if s.perfect_separation { "*" } else { "" }
+            ),
             _ => "—".into(),
         };
         let t = s
             .threshold
             .map_or_else(|| "none".into(), |t| format!("{t:.3}"));
         outln!(
-            "  {:<width$} {:>6} {:>5} {:>5}  {:>5}  {:<15} {:>5.3} {:>6}  {:>7}",
+            "  {:<width$} {:>6} {:>5} {:>5} {:>5}  {:>5}  {:<16} {:>5.3} {:>6}  {:>7}",
             r.metric,
             s.n,
+            s.clusters,
             s.n_equivalent,
             s.n_not_equivalent,
             fmt(s.auc),
@@ -247,7 +311,10 @@ fn print_human(r: &Report) -> Result<()> {
         }
     );
     outln!(
-        "AUC: P(an equivalent sample scores above a not-equivalent one), ties 1/2; 95% CI: DeLong (normal approximation, clipped to [0, 1])."
+        "AUC: P(an equivalent sample scores above a not-equivalent one), ties 1/2; 95% CI: DeLong's variance clustered by φ₀ (φ₀: distinct formulas), on the logit scale."
+    );
+    outln!(
+        "*: perfect separation (AUC 1 or 0): DeLong's variance is 0 there; the interval is the binormal bound (the AUC under which such a sample has a 2.5% chance)."
     );
     outln!(
         "acc: best accuracy of \"equivalent iff score ≥ t\" (t none: all not-equivalent is best)."
@@ -260,6 +327,40 @@ fn print_human(r: &Report) -> Result<()> {
     let majority = r.all.first().map_or(0.0, |x| x.stats.majority);
     outln!("All counted samples (majority-class accuracy {majority:.3})");
     print_rows(&r.all)?;
+    if !r.paired.is_empty() {
+        outln!();
+        outln!(
+            "Paired: DeLong's test of two metrics' AUCs on the samples carrying both (clustered by φ₀)"
+        );
+        let width = r
+            .paired
+            .iter()
+            .map(|p| p.a.chars().count().max(p.b.chars().count()))
+            .max()
+            .unwrap_or(6);
+        outln!(
+            "  {:<width$} {:<width$} {:>6} {:>6} {:>6} {:>7} {:>8}",
+            "a",
+            "b",
+            "n",
+            "AUC a",
+            "AUC b",
+            "z",
+            "p"
+        );
+        for p in &r.paired {
+            outln!(
+                "  {:<width$} {:<width$} {:>6} {:>6.3} {:>6.3} {:>7.2} {:>8.2e}",
+                p.a,
+                p.b,
+                p.n,
+                p.auc_a,
+                p.auc_b,
+                p.z,
+                p.p
+            );
+        }
+    }
     for b in &r.by_band {
         outln!();
         let majority = b.rows.first().map_or(0.0, |x| x.stats.majority);
@@ -292,6 +393,8 @@ fn print_csv(r: &Report) -> Result<()> {
         "threshold",
         "majority",
         "not_equivalent_above_equivalent_median",
+        "clusters",
+        "perfect_separation",
     ])?;
     let opt = |x: Option<f64>| x.map_or_else(String::new, |v| v.to_string());
     let sections = std::iter::once(("all", &r.all))
@@ -312,6 +415,8 @@ fn print_csv(r: &Report) -> Result<()> {
                 opt(s.threshold),
                 s.majority.to_string(),
                 opt(s.not_equivalent_above_equivalent_median),
+                s.clusters.to_string(),
+                s.perfect_separation.to_string(),
             ])?;
         }
     }
@@ -326,6 +431,7 @@ pub fn run(args: AlignArgs) -> Result<i32> {
     let mut excluded: BTreeMap<String, usize> = BTreeMap::new();
     let mut runs = Vec::new();
     let mut total = 0;
+    let mut formulas: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for dir in &args.runs {
         let data = load_run(dir).with_context(|| format!("cannot read run {}", dir.display()))?;
         for w in &data.warnings {
@@ -337,7 +443,9 @@ pub fn run(args: AlignArgs) -> Result<i32> {
         }
         let before = counted.len();
         for s in &data.samples {
-            match count(s) {
+            let next = formulas.len();
+            let cluster = *formulas.entry(s.phi0.clone()).or_insert(next);
+            match count(s, cluster) {
                 Ok(c) => counted.push(c),
                 Err(why) => *excluded.entry(why).or_default() += 1,
             }
@@ -352,6 +460,8 @@ pub fn run(args: AlignArgs) -> Result<i32> {
     let names = metric_names(&counted);
     let refs: Vec<&Counted> = counted.iter().collect();
     let all = rows(&refs, &names);
+    let singles: Vec<String> = names.clone();
+    let paired = paired(&refs, &singles);
     let mut by_band = Vec::new();
     for (label, lo, hi) in &bands {
         let members: Vec<&Counted> = counted
@@ -387,6 +497,8 @@ pub fn run(args: AlignArgs) -> Result<i32> {
         auc_interval: AUC_NOTE,
         threshold_rule: THRESHOLD_NOTE,
         all,
+        paired_note: PAIRED_NOTE,
+        paired,
         by_band,
     };
     if report.all.is_empty() {

@@ -34,6 +34,30 @@ impl BertColumn {
         }
     }
 
+    /// Whether a model is loaded.
+    #[cfg(feature = "bertscore")]
+    pub(crate) fn loaded(&self) -> bool {
+        self.model.is_some()
+    }
+
+    /// Whether a model is loaded: never in builds without the feature.
+    #[cfg(not(feature = "bertscore"))]
+    #[allow(clippy::unused_self)]
+    pub(crate) fn loaded(&self) -> bool {
+        false
+    }
+
+    /// F1 of each (reference, candidate) pair; an error without a loaded model.
+    #[cfg_attr(not(feature = "bertscore"), allow(clippy::unused_self))]
+    pub(crate) fn f1_pairs(&self, pairs: &[(&str, &str)]) -> Result<Vec<f64>> {
+        #[cfg(feature = "bertscore")]
+        if let Some(model) = &self.model {
+            return model.f1(pairs);
+        }
+        let _ = pairs;
+        anyhow::bail!("internal: bertscore_minilm asked for without a model")
+    }
+
     /// `bertscore_minilm` of each input line that reads as a pair (`None` for the rest,
     /// and for every line when no model is loaded).
     // Without the feature the body has nothing to do with `self` and cannot fail.

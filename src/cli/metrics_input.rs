@@ -24,8 +24,9 @@ impl From<PairSyntax> for SyntaxKind {
 /// Longest input line accepted (bytes).
 pub(crate) const MAX_LINE: usize = 64 * 1024;
 
+/// A JSON input line; other fields (ids, gold labels, notes) are allowed and ignored,
+/// so files made for other tools can be scored as they are.
 #[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
 struct PairIn {
     a: String,
     b: String,

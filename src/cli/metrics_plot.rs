@@ -1,7 +1,7 @@
 //! `metrics perturb --plot FILE.svg`: Table 2 as a hand-written SVG heat map, one cell
 //! per table cell (perturbation × metric, for all records and for each verdict group).
 
-use crate::analysis::sensitivity::{METRICS, Row, VERDICT_GROUPS};
+use crate::analysis::sensitivity::{METRICS, NM, Row, VERDICT_GROUPS};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -89,7 +89,7 @@ pub(crate) fn svg(title: &str, rows: &[Row]) -> String {
             } else {
                 row.by_verdict
                     .get(p - 1)
-                    .map_or(([None; 4], 0), |g| (g.means, g.n))
+                    .map_or(([None; NM], 0), |g| (g.means, g.n))
             };
             for (m, v) in means.iter().enumerate() {
                 let (x, y) = (x0 + m * CELL_W, TOP + r * CELL_H);
@@ -134,7 +134,9 @@ fn metric_name(i: usize) -> &'static str {
 /// Writes the heat map to `path` (through a temporary file, so a failed write leaves
 /// no half file).
 pub(crate) fn write_svg(path: &Path, title: &str, rows: &[Row]) -> std::io::Result<()> {
-    let tmp = path.with_extension("svg.tmp");
-    std::fs::write(&tmp, svg(title, rows))?;
-    std::fs::rename(&tmp, path)
+    crate::fswrite::write(
+        path,
+        &path.with_extension("svg.tmp"),
+        svg(title, rows).as_bytes(),
+    )
 }

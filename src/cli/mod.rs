@@ -19,6 +19,8 @@ macro_rules! out {
 
 pub mod cache;
 pub mod compare;
+mod compare_delta;
+pub mod correlate;
 pub mod export;
 pub mod generate;
 pub mod import;
@@ -70,6 +72,8 @@ pub enum Command {
     Leaderboard(leaderboard::LeaderboardArgs),
     /// Pass/fail matrix of runs that answered the same φ₀, with McNemar's test per pair.
     Compare(compare::CompareArgs),
+    /// Does a ∀uto∃∨∧L score predict other benchmarks? Pearson, Spearman, Kendall and predictive power across models.
+    Correlate(correlate::CorrelateArgs),
     /// Re-apply extraction, the copy check and verification to a run's stored replies.
     Rescore(rescore::RescoreArgs),
     /// Convert the original AutoEval's files into a run directory.
@@ -103,6 +107,7 @@ pub fn main() -> i32 {
         Some(Command::Report(args)) => report::run(args),
         Some(Command::Compare(args)) => compare::run(args),
         Some(Command::Leaderboard(args)) => leaderboard::run(args),
+        Some(Command::Correlate(args)) => correlate::run(args),
         Some(Command::Prompts(args)) => prompts::run(args),
         Some(Command::Import(args)) => import::run(args),
         Some(Command::Rescore(args)) => rescore::run(args),
@@ -119,7 +124,12 @@ pub fn main() -> i32 {
         // The reader of our output went away (`| head`): stop quietly, as Unix tools do.
         Err(e) if is_broken_pipe(&e) => 0,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // Errors quote files (grammars, templates, run files): every one is made
+            // safe for the terminal here, whatever path it came by.
+            eprintln!(
+                "error: {}",
+                crate::sanitize::for_terminal(&format!("{e:#}"))
+            );
             2
         }
     }

@@ -86,7 +86,11 @@ pub fn run(args: ReportArgs) -> Result<i32> {
             crate::sanitize::one_line(&path.display().to_string())
         );
     }
-    let text = render(&reports, args.format);
+    let text = if args.raw && args.format == Format::Csv {
+        crate::report::render::render_csv_raw(&reports)
+    } else {
+        render(&reports, args.format)
+    };
     // Run names, model names and ψ come from files: never let them drive the terminal.
     // Machine formats written to a file stay exact; CSV into a pipe (`| head`) ends on
     // a terminal as often as not, so it is escaped like the text formats unless --raw.

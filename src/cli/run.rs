@@ -12,13 +12,28 @@ use std::time::Instant;
 /// binary was started from (a build machine's directories are no one else's business).
 pub(crate) fn recorded_command(args: impl Iterator<Item = String>) -> Vec<String> {
     std::iter::once("autoeval".to_string())
-        .chain(args.skip(1))
+        .chain(args.skip(1).map(public_arg))
         .collect()
 }
 
-/// Exit code of a run stopped because the server could not be reached
-/// (`--max-consecutive-failures`): EX_TEMPFAIL, "try again later".
-pub(crate) const EXIT_SERVER_GONE: i32 = 75;
+/// An argument as recorded: a URL (`--base-url`, alone or after `=`) loses its user
+/// name, password and query, which can hold secrets.
+fn public_arg(a: String) -> String {
+    let (flag, value) = match a.split_once('=') {
+        Some((f, v)) if f.starts_with("--") => (Some(f), v),
+        _ => (None, a.as_str()),
+    };
+    if !value.contains("://") {
+        return a;
+    }
+    let clean = crate::llm::cache::public_base(value);
+    match flag {
+        Some(f) => format!("{f}={clean}"),
+        None => clean,
+    }
+}
+
+pub(crate) use crate::run::driver::EXIT_SERVER_GONE;
 
 /// Runs `autoeval run`; exit 0 when finished, 130/143/129 when stopped by a signal,
 /// `EXIT_SERVER_GONE` when the server could not be reached.
@@ -81,6 +96,7 @@ async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
     );
     let (mut done, mut pass, mut tokens, mut cost, mut unpriced) =
         (0usize, 0usize, 0u64, 0.0f64, false);
+    let (mut calls, mut truncated, mut reasoning) = (0usize, 0usize, 0u64);
     let mut counts: std::collections::BTreeMap<&'static str, usize> = Default::default();
     let started = Instant::now();
     while let Some(ev) = rx.recv().await {
@@ -96,6 +112,9 @@ async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
                 pass += usize::from(rec.verdict.is_equivalent());
                 *counts.entry(rec.verdict.name()).or_default() += 1;
                 tokens += rec.input_tokens + rec.output_tokens;
+                calls += rec.calls().count();
+                truncated += rec.calls().filter(|c| c.truncated).count();
+                reasoning += rec.reasoning_tokens();
                 match rec.cost_usd {
                     Some(c) => cost += c,
                     None => unpriced = true,
@@ -125,7 +144,9 @@ async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
     let summary: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
     eprintln!(
         "{} {done} samples this time ({}) in {:.1?} → {}",
-        if outcome == Outcome::Cancelled {
+        if outcome == Outcome::Refused {
+            "stopped (requests refused) after"
+        } else if outcome == Outcome::Cancelled {
             "cancelled after"
         } else {
             "finished"
@@ -138,6 +159,19 @@ async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
         started.elapsed().saturating_sub(indexing),
         out.display()
     );
+    if reasoning > 0 || truncated > 0 {
+        eprintln!(
+            "reasoning: {reasoning} tokens (part of the {tokens} tokens above); truncated: {truncated} of {calls} calls"
+        );
+    }
+    if truncated * 20 > calls {
+        eprintln!(
+            "warning: {truncated} of {calls} calls ({:.0}%) stopped at --max-tokens while reasoning; their \
+             samples are `unparseable` with no answer. Give a larger --max-tokens and continue with \
+             --resume --retry-truncated",
+            100.0 * truncated as f64 / calls.max(1) as f64
+        );
+    }
     if let Some(c) = cache {
         eprintln!(
             "response cache: {} answers reused (no request, no cost), {} stored ({})",
@@ -153,6 +187,8 @@ async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
     }
     Ok(match outcome {
         Outcome::Finished => 0,
+        // The server refused the requests: nothing will change by asking again.
+        Outcome::Refused => EXIT_SERVER_GONE,
         // Without a signal, a CLI run is cancelled by the budget (130, as the README's
         // `--max-cost` says: stopped cleanly, resumable) or by the consecutive-failure stop.
         Outcome::Cancelled => match signal_code.load(std::sync::atomic::Ordering::SeqCst) {

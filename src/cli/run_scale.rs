@@ -5,9 +5,9 @@ use crate::dataset::Dataset;
 use crate::launch::args::RunArgs;
 pub use crate::launch::args::ScaleArgs;
 pub use crate::launch::spec::equip;
+use crate::llm::Client;
 use crate::llm::budget::worst_input_tokens;
 use crate::llm::cache;
-use crate::llm::{ChatRequest, Client};
 use crate::prompt::PromptSet;
 use anyhow::{Result, bail};
 use std::collections::{HashMap, HashSet};
@@ -81,8 +81,6 @@ pub(crate) fn plan(
     syntax: crate::syntax::SyntaxKind,
     prompts: &PromptSet,
     client: &Client,
-    temperature: f32,
-    max_tokens: u32,
 ) -> Plan {
     let mut p = Plan::default();
     let info = client.info();
@@ -100,11 +98,7 @@ pub(crate) fn plan(
         p.output += estimate_tokens(&psi) + estimate_tokens(&formula) + 10;
         p.worst_input += worst_input_tokens(inf.text.len()) + worst_input_tokens(auto.text.len());
         if let Some(c) = client.cache() {
-            let req = ChatRequest {
-                prompt: inf.text,
-                temperature,
-                max_tokens,
-            };
+            let req = client.request(inf.text);
             p.cached += u64::from(c.get(&cache::key(&info, &req)).is_some());
         }
     }
@@ -135,8 +129,8 @@ pub(crate) fn dry_run(args: &RunArgs) -> Result<i32> {
         .filter(|i| !done.contains(&i.idx.to_string()))
         .cloned()
         .collect();
-    let (t, m) = (args.model.temperature, args.model.max_tokens);
-    let p = plan(&todo, ds.syntax, &prompts, &client, t, m);
+    let p = plan(&todo, ds.syntax, &prompts, &client);
+    let m = client.params().max_tokens;
     let info = client.info();
     let prices = client.prices();
     let rounds = args.rounds as u64;
@@ -202,6 +196,16 @@ pub(crate) fn dry_run(args: &RunArgs) -> Result<i32> {
         usd(live_w),
         usd(batch_w)
     );
+    let params = client.params();
+    let reasons = params.thinking == Some(crate::llm::profile::OnOff::On)
+        || params.reasoning == crate::llm::profile::ReasoningStyle::Openai;
+    if reasons {
+        outln!(
+            "reasoning: {} asks for it; its tokens are billed as output and are not in the estimate above, \
+             only in the worst case (reasoning and answer together stay within --max-tokens {m})",
+            params.profile
+        );
+    }
     if let Some(limit) = args.scale.max_cost {
         outln!("--max-cost ${limit:.4}: the run stops before its spend would pass it");
     }
@@ -319,6 +323,7 @@ pub(crate) fn run_batch(mut args: RunArgs) -> Result<i32> {
                 0 => 130,
                 c => c,
             },
+            BatchOutcome::Unreachable => crate::run::driver::EXIT_SERVER_GONE,
             BatchOutcome::Waiting { pending, files } => {
                 if files.is_empty() {
                     eprintln!(

@@ -55,6 +55,10 @@ struct Sample {
     reply: String,
     #[serde(default)]
     prompt: Option<String>,
+    /// The model's reasoning, kept apart: never scored, never searched for φ₁.
+    #[serde(default)]
+    #[allow(dead_code)]
+    reasoning: Option<String>,
     /// Accepted and ignored: a caller's own key for the line.
     #[serde(default)]
     #[allow(dead_code)]
@@ -120,19 +124,53 @@ fn score_sample(
             e.char_pos(&sample.phi0)
         )
     })?;
-    let scored = score_round(
+    // Inline reasoning (`<think>…</think>`, also without the opening tag) is split off as
+    // a run does: only the answer is read, and spans point into the reply as given.
+    let split = crate::llm::reasoning::split(&sample.reply);
+    let offset = (split.answer.as_ptr() as usize)
+        .checked_sub(sample.reply.as_ptr() as usize)
+        .filter(|o| o + split.answer.len() <= sample.reply.len())
+        .unwrap_or(0);
+    let psi = sample
+        .psi
+        .as_deref()
+        .map(|p| crate::llm::reasoning::split(p).answer.trim());
+    if split.unclosed || (split.reasoning.is_some() && split.answer.trim().is_empty()) {
+        let none = Scored {
+            verdict: Verdict::Unparseable {
+                pos: 0,
+                reason: "no answer: the reply holds only reasoning (stopped while reasoning?)"
+                    .into(),
+            },
+            phi1: None,
+            copy_span: None,
+            verify_ms: 0.0,
+        };
+        let mut out = scored_json(syntax, &phi0, &none);
+        out["reasoning_split"] = true.into();
+        return Ok(out);
+    }
+    let mut scored = score_round(
         &RoundText {
             phi0: &phi0,
             input: &phi0,
-            psi: sample.psi.as_deref(),
-            reply: &sample.reply,
+            psi,
+            reply: split.answer,
             prompt: sample.prompt.as_deref().unwrap_or(""),
             syntax,
             reading,
         },
         opts,
     );
-    Ok(scored_json(syntax, &phi0, &scored))
+    if let Some(x) = &mut scored.phi1 {
+        x.start += offset;
+        x.end += offset;
+    }
+    let mut out = scored_json(syntax, &phi0, &scored);
+    if split.reasoning.is_some() || sample.reasoning.is_some() {
+        out["reasoning_split"] = true.into();
+    }
+    Ok(out)
 }
 
 fn syntax_name(s: SyntaxKind) -> &'static str {
@@ -173,6 +211,7 @@ pub fn run(args: ScoreArgs) -> Result<i32> {
         psi: args.psi,
         reply,
         prompt: args.prompt,
+        reasoning: None,
         id: None,
     };
     let out = score_sample(&sample, None, args.reading, &opts).map_err(anyhow::Error::msg)?;

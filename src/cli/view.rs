@@ -1,6 +1,6 @@
 //! `autoeval view` (and `autoeval` with no arguments).
 
-use crate::tui::{ViewOptions, run_with as run_tui};
+use crate::tui::{ViewOptions, run_on as run_tui};
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
@@ -20,6 +20,10 @@ pub struct ViewArgs {
     /// countermodel stay hidden until you label it; samples in your own seeded order.
     #[arg(long)]
     pub blind: bool,
+    /// Open on this sample: its id, or RUN/ID when several runs hold it (RUN: the run's
+    /// name, folder, or place in the run list).
+    #[arg(long, value_name = "ID")]
+    pub sample: Option<String>,
 }
 
 /// The shipped sample runs: ./sample-runs, else the source tree's.
@@ -45,5 +49,6 @@ pub fn run(args: ViewArgs) -> Result<i32> {
             config: args.config,
         },
         args.blind,
+        args.sample,
     )
 }

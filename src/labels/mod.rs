@@ -8,7 +8,7 @@ pub mod store;
 pub mod suggest;
 pub mod taxonomy;
 
-pub use store::{LabelError, adjudicate, annotator, append, append_record};
+pub use store::{LabelError, adjudicate, annotator, append, append_record, retract};
 pub use taxonomy::{Category, Taxonomy};
 
 /// The annotator name of adjudicated labels (who settled it is in `adjudicator`).

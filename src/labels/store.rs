@@ -34,6 +34,7 @@ pub fn append(
             time: String::new(),
             blind: false,
             adjudicator: None,
+            retract: false,
         },
     )
 }
@@ -57,6 +58,25 @@ pub fn adjudicate(
             time: String::new(),
             blind: false,
             adjudicator: Some(by.to_string()),
+            retract: false,
+        },
+    )
+}
+
+/// Withdraws `annotator`'s label on sample `id` (`labels retract`, the viewer's undo):
+/// appends a retraction record, so the file stays append-only and keeps the history.
+pub fn retract(dir: &Path, id: &str, annotator: &str) -> Result<LabelRecord, LabelError> {
+    append_record(
+        dir,
+        LabelRecord {
+            id: id.to_string(),
+            categories: vec![],
+            note: String::new(),
+            annotator: annotator.to_string(),
+            time: String::new(),
+            blind: false,
+            adjudicator: None,
+            retract: true,
         },
     )
 }

@@ -62,6 +62,10 @@ pub struct RunArgs {
     /// (the new line supersedes the old one for every reader).
     #[arg(long, requires = "resume")]
     pub retry_errors: bool,
+    /// With --resume: run again the samples that stopped at the token limit before
+    /// answering (`truncated`); give a larger --max-tokens with it.
+    #[arg(long, requires = "resume")]
+    pub retry_truncated: bool,
     /// Stop (cancelled, resumable) after N samples in a row could not reach the server; 0 never stops.
     #[arg(long, default_value_t = 5)]
     pub max_consecutive_failures: usize,
@@ -115,8 +119,8 @@ impl ScaleArgs {
     }
 
     /// Whether the cache is on: asked for, or by default when sampling is deterministic.
-    pub(crate) fn cache_on(&self, temperature: f32) -> bool {
-        self.cache || (!self.no_cache && temperature == 0.0)
+    pub(crate) fn cache_on(&self, deterministic: bool) -> bool {
+        self.cache || (!self.no_cache && deterministic)
     }
 }
 

@@ -34,12 +34,30 @@ pub struct ModelArgs {
     /// Environment variable holding the API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY).
     #[arg(long)]
     pub api_key_env: Option<String>,
-    /// Sampling temperature.
-    #[arg(long, default_value_t = 0.1)]
-    pub temperature: f32,
-    /// Output token limit per call.
-    #[arg(long, default_value_t = 1024)]
-    pub max_tokens: u32,
+    /// Sampling temperature, sent exactly as typed [default: 0.1, or none for models
+    /// whose profile omits it (OpenAI reasoning models, current Claude)].
+    #[arg(long)]
+    pub temperature: Option<f64>,
+    /// Output token limit per call; reasoning counts against it [default: the model
+    /// profile's, e.g. 1024, or 16384 for OpenAI reasoning models].
+    #[arg(long)]
+    pub max_tokens: Option<u32>,
+    /// Reasoning effort: OpenAI `reasoning_effort`, Anthropic `output_config.effort`,
+    /// `reasoning_effort` for OpenAI-compatible servers.
+    #[arg(long, value_name = "LEVEL", value_parser = ["none", "minimal", "low", "medium", "high", "xhigh", "max"])]
+    pub reasoning_effort: Option<String>,
+    /// Ask for reasoning: Anthropic thinking (adaptive, summarized; or a budget on older
+    /// models), `chat_template_kwargs.enable_thinking` on OpenAI-compatible servers.
+    #[arg(long, value_enum, default_value_t = crate::llm::profile::Thinking::Auto)]
+    pub thinking: crate::llm::profile::Thinking,
+    /// Thinking budget in tokens for models that take one (Claude before adaptive
+    /// thinking); turns thinking on and raises --max-tokens above it.
+    #[arg(long, value_name = "N")]
+    pub thinking_budget: Option<u32>,
+    /// JSON object merged into every request body (live and batch), for parameters a
+    /// provider added before autoeval did, e.g. '{"top_k": 20}'.
+    #[arg(long, value_name = "JSON")]
+    pub extra_body: Option<String>,
     /// Samples (and requests) in flight.
     #[arg(long, default_value_t = 8)]
     pub concurrency: usize,
@@ -84,7 +102,22 @@ impl ModelArgs {
                 self.concurrency
             ));
         }
+        let extra_body = self
+            .extra_body
+            .as_deref()
+            .map(crate::llm::profile::parse_extra_body)
+            .transpose()
+            .map_err(|e| anyhow!(e))?;
         let opts = ModelOptions {
+            asked: crate::llm::profile::Asked {
+                temperature: self.temperature,
+                max_tokens: self.max_tokens,
+                effort: self.reasoning_effort.clone(),
+                thinking: self.thinking,
+                thinking_budget: self.thinking_budget,
+                extra_body,
+            },
+            profiles: None,
             base_url: self.base_url.first().cloned(),
             more_base_urls: self.base_url.iter().skip(1).cloned().collect(),
             endpoint_concurrency: self.endpoint_concurrency.map(|n| n.max(1)),

@@ -97,8 +97,6 @@ pub fn build_spec(
         prompts: Arc::new(prompts),
         syntax: ds.syntax,
         rounds: args.rounds,
-        temperature: args.model.temperature,
-        max_tokens: args.model.max_tokens,
         verify: verify::Options {
             timeout: Duration::from_millis(args.verify_timeout.max(1)),
             ..verify::Options::default()
@@ -119,6 +117,7 @@ pub fn build_spec(
         pause_switch: pause.cloned(),
         force: args.force,
         retry_errors: args.retry_errors,
+        retry_truncated: args.retry_truncated,
         max_consecutive_failures: args.max_consecutive_failures,
     })
 }
@@ -150,10 +149,18 @@ pub fn equip(args: &RunArgs, mut client: Client) -> Result<Client> {
             ));
         }
     }
-    if s.cache_on(args.model.temperature) && !client.info().synthetic {
-        match ResponseCache::open_or_warn(cache::default_dir().as_deref()) {
-            Ok(c) => client = client.with_cache(Arc::new(c)),
-            Err(w) => client.warn(w),
+    if s.cache_on(client.params().deterministic()) && !client.info().synthetic {
+        // A dry run writes nothing: it reads a cache that exists, never creates one.
+        let dir = cache::default_dir();
+        let exists = dir.as_deref().is_some_and(|d| d.join(cache::FILE).exists());
+        if !s.dry_run || exists {
+            match ResponseCache::open_or_warn(dir.as_deref()) {
+                Ok(c) => {
+                    c.cap_replies(client.limits().max_reply_bytes);
+                    client = client.with_cache(Arc::new(c));
+                }
+                Err(w) => client.warn(w),
+            }
         }
     }
     Ok(client)

@@ -1,10 +1,12 @@
 //! Anthropic messages API.
 
 use super::endpoint::Endpoint;
+use super::profile::{OnOff, ReasoningStyle, merge_into};
 use super::{
-    BoxFut, ChatModel, ChatRequest, Completion, LlmError, ModelInfo, completion, post_json,
+    BoxFut, ChatModel, ChatRequest, Completion, LlmError, ModelInfo, RawReply, completion,
+    post_json,
 };
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// Default base URL.
 pub(crate) const DEFAULT_BASE: &str = "https://api.anthropic.com";
@@ -13,42 +15,93 @@ pub(crate) const DEFAULT_BASE: &str = "https://api.anthropic.com";
 #[derive(Debug)]
 pub struct Anthropic(pub Endpoint);
 
+/// The request body for `model`, as the request's profile allows (live and batch):
+/// adaptive thinking with summarized display and `output_config.effort`, or the legacy
+/// budget form; no temperature where the profile omits it.
+pub(crate) fn body(model: &str, req: &ChatRequest) -> Value {
+    let p = &req.params;
+    let mut b = json!({
+        "model": model,
+        "max_tokens": p.max_tokens,
+        "messages": [{"role": "user", "content": req.prompt}],
+    });
+    if let Some(t) = p.temperature {
+        b["temperature"] = json!(t);
+    }
+    match (p.reasoning, p.thinking) {
+        (ReasoningStyle::AnthropicAdaptive, Some(OnOff::On)) => {
+            b["thinking"] = json!({"type": "adaptive", "display": "summarized"});
+        }
+        (ReasoningStyle::AnthropicAdaptive, Some(OnOff::Off)) => {
+            b["thinking"] = json!({"type": "disabled"});
+        }
+        (ReasoningStyle::AnthropicBudget, Some(OnOff::On)) => {
+            b["thinking"] = json!({"type": "enabled", "budget_tokens": p.thinking_budget});
+        }
+        _ => {}
+    }
+    if p.reasoning == ReasoningStyle::AnthropicAdaptive
+        && let Some(e) = &p.effort
+    {
+        b["output_config"] = json!({"effort": e});
+    }
+    if let Some(extra) = &p.extra_body {
+        merge_into(&mut b, extra);
+    }
+    b
+}
+
+/// Reads a message: text blocks are the answer, thinking blocks the reasoning, a
+/// redacted thinking block is recorded as redacted (never as text).
+pub(crate) fn parse(v: &Value) -> Result<Completion, LlmError> {
+    let mut text = String::new();
+    let mut thinking: Vec<&str> = Vec::new();
+    let mut redacted = false;
+    for part in v["content"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+    {
+        match part["type"].as_str() {
+            Some("text") => text.push_str(part["text"].as_str().unwrap_or_default()),
+            Some("thinking") => {
+                let t = part["thinking"].as_str().unwrap_or_default();
+                if t.trim().is_empty() {
+                    // Display "omitted": the thinking happened, its text is not returned.
+                    redacted = true;
+                } else {
+                    thinking.push(t);
+                }
+            }
+            Some("redacted_thinking") => redacted = true,
+            _ => {}
+        }
+    }
+    let usage = &v["usage"];
+    completion(RawReply {
+        content: text,
+        reasoning: (!thinking.is_empty()).then(|| thinking.join("\n\n")),
+        redacted,
+        input_tokens: usage["input_tokens"].as_u64().unwrap_or(0),
+        output_tokens: usage["output_tokens"].as_u64().unwrap_or(0),
+        reasoning_tokens: None,
+        finish_reason: v["stop_reason"].as_str().map(str::to_string),
+    })
+}
+
 impl Anthropic {
     async fn call(&self, req: &ChatRequest) -> Result<Completion, LlmError> {
-        let body = json!({
-            "model": self.0.model,
-            "max_tokens": req.max_tokens,
-            "temperature": req.temperature,
-            "messages": [{"role": "user", "content": req.prompt}],
-        });
         let mut rb = self
             .0
             .http
-            .post(format!("{}/v1/messages", self.0.base))
+            .post(self.0.url("/v1/messages"))
             .header("anthropic-version", "2023-06-01")
-            .json(&body);
+            .json(&body(&self.0.model, req));
         if let Some(k) = &self.0.key {
             rb = rb.header("x-api-key", k);
         }
         let v = post_json(rb, &self.0).await?;
-        let content: String = v["content"]
-            .as_array()
-            .map(|parts| {
-                parts
-                    .iter()
-                    .filter(|p| p["type"] == "text")
-                    .filter_map(|p| p["text"].as_str())
-                    .collect::<Vec<_>>()
-                    .join("")
-            })
-            .unwrap_or_default();
-        let finish = v["stop_reason"].as_str().map(str::to_string);
-        completion(
-            content,
-            v["usage"]["input_tokens"].as_u64().unwrap_or(0),
-            v["usage"]["output_tokens"].as_u64().unwrap_or(0),
-            finish,
-        )
+        parse(&v)
     }
 }
 

@@ -1,10 +1,10 @@
 //! Provider batch jobs: OpenAI-compatible files + batches, and Anthropic Message
 //! Batches. Request lines, result lines (also vLLM `run-batch` output), and the HTTP.
 
+use super::batch_download::{SaveError, ScrubbedLines};
 use super::endpoint::Endpoint;
 use super::{ChatRequest, Completion, LlmError, post_json, scrub, scrub_json, transport_error};
 use serde_json::{Value, json};
-use std::io::Write;
 use std::path::Path;
 
 /// Which batch API.
@@ -35,34 +35,24 @@ impl Provider {
     }
 }
 
-/// One request line (JSON, no newline) in the provider's batch format.
+/// One request line (JSON, no newline) in the provider's batch format; the body is the
+/// one a live call sends, from the same request profile.
 pub(crate) fn request_line(
     provider: Provider,
     model: &str,
     custom_id: &str,
     req: &ChatRequest,
 ) -> String {
-    let messages = json!([{"role": "user", "content": req.prompt}]);
     match provider {
         Provider::Openai => json!({
             "custom_id": custom_id,
             "method": "POST",
             "url": "/v1/chat/completions",
-            "body": {
-                "model": model,
-                "messages": messages,
-                "temperature": req.temperature,
-                "max_tokens": req.max_tokens,
-            },
+            "body": super::openai::body(model, req),
         }),
         Provider::Anthropic => json!({
             "custom_id": custom_id,
-            "params": {
-                "model": model,
-                "max_tokens": req.max_tokens,
-                "temperature": req.temperature,
-                "messages": messages,
-            },
+            "params": super::anthropic::body(model, req),
         }),
     }
     .to_string()
@@ -72,35 +62,11 @@ pub(crate) fn request_line(
 pub(crate) type LineResult = Result<Completion, String>;
 
 fn openai_completion(body: &Value) -> LineResult {
-    let choice = &body["choices"][0];
-    let text = choice["message"]["content"].as_str().unwrap_or_default();
-    super::completion(
-        text.to_string(),
-        body["usage"]["prompt_tokens"].as_u64().unwrap_or(0),
-        body["usage"]["completion_tokens"].as_u64().unwrap_or(0),
-        choice["finish_reason"].as_str().map(str::to_string),
-    )
-    .map_err(|e| e.message)
+    super::openai::parse(body).map_err(|e| e.message)
 }
 
 fn anthropic_completion(msg: &Value) -> LineResult {
-    let text: String = msg["content"]
-        .as_array()
-        .map(|parts| {
-            parts
-                .iter()
-                .filter(|p| p["type"] == "text")
-                .filter_map(|p| p["text"].as_str())
-                .collect()
-        })
-        .unwrap_or_default();
-    super::completion(
-        text,
-        msg["usage"]["input_tokens"].as_u64().unwrap_or(0),
-        msg["usage"]["output_tokens"].as_u64().unwrap_or(0),
-        msg["stop_reason"].as_str().map(str::to_string),
-    )
-    .map_err(|e| e.message)
+    super::anthropic::parse(msg).map_err(|e| e.message)
 }
 
 fn short(v: &Value) -> String {
@@ -300,8 +266,8 @@ impl BatchApi {
     fn url(&self, path: &str) -> String {
         match self.provider {
             // OpenAI-compatible bases end in /v1 already.
-            Provider::Openai => format!("{}{path}", self.ep.base),
-            Provider::Anthropic => format!("{}/v1{path}", self.ep.base),
+            Provider::Openai => self.ep.url(path),
+            Provider::Anthropic => self.ep.url(&format!("/v1{path}")),
         }
     }
 
@@ -309,31 +275,20 @@ impl BatchApi {
     pub(crate) async fn submit(&self, lines: &[String]) -> Result<BatchInfo, LlmError> {
         match self.provider {
             Provider::Openai => {
-                // multipart/form-data by hand: purpose=batch and the JSONL file.
-                let boundary = format!("autoeval-{:016x}", rand_u64());
-                let mut body = Vec::new();
-                body.extend_from_slice(
-                    format!(
-                        "--{boundary}\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n\
-                         --{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"autoeval-batch.jsonl\"\r\n\
-                         Content-Type: application/jsonl\r\n\r\n"
-                    )
-                    .as_bytes(),
-                );
+                // multipart/form-data: purpose=batch and the JSONL file.
+                let mut body = Vec::with_capacity(lines.iter().map(|l| l.len() + 1).sum());
                 for l in lines {
                     body.extend_from_slice(l.as_bytes());
                     body.push(b'\n');
                 }
-                body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
-                let rb = self
-                    .ep
-                    .http
-                    .post(self.url("/files"))
-                    .header(
-                        "content-type",
-                        format!("multipart/form-data; boundary={boundary}"),
-                    )
-                    .body(body);
+                let file = reqwest::multipart::Part::bytes(body)
+                    .file_name("autoeval-batch.jsonl")
+                    .mime_str("application/jsonl")
+                    .map_err(|e| LlmError::fatal(format!("the batch file part: {e}")))?;
+                let form = reqwest::multipart::Form::new()
+                    .text("purpose", "batch")
+                    .part("file", file);
+                let rb = self.ep.http.post(self.url("/files")).multipart(form);
                 let file = post_json(self.auth(rb), &self.ep).await?;
                 let file_id = file["id"]
                     .as_str()
@@ -398,8 +353,18 @@ impl BatchApi {
     }
 
     /// Downloads a finished batch's result lines (output and error files) into `dest`.
-    pub(crate) async fn download(&self, info: &BatchInfo, dest: &Path) -> Result<u64, LlmError> {
-        let mut file = std::fs::File::create(dest)
+    /// Downloads the results of a finished batch into `dest`, every line scrubbed of
+    /// the key, at most `cap` bytes in all and `line_cap` a line (see
+    /// [`super::batch_download`]). `Ok(Err(_))`: the file passed its cap and is not to
+    /// be fetched again; `Err(_)`: a failure worth another try at the next poll.
+    pub(crate) async fn download(
+        &self,
+        info: &BatchInfo,
+        dest: &Path,
+        cap: u64,
+        line_cap: u64,
+    ) -> Result<Result<u64, String>, LlmError> {
+        let file = std::fs::File::create(dest)
             .map_err(|e| LlmError::fatal(format!("{}: {e}", dest.display())))?;
         let urls: Vec<String> = match self.provider {
             Provider::Openai => [&info.output_file, &info.error_file]
@@ -416,16 +381,40 @@ impl BatchApi {
                 .into_iter()
                 .collect(),
         };
+        let mut w = ScrubbedLines::new(
+            std::io::BufWriter::new(file),
+            self.ep.key.as_deref(),
+            cap,
+            usize::try_from(line_cap).unwrap_or(usize::MAX),
+        );
         let mut bytes = 0u64;
         for url in urls {
-            bytes += self.stream_to(&url, &mut file).await?;
+            match self.stream_to(&url, &mut w).await? {
+                Ok(n) => bytes += n,
+                Err(SaveError::OverCap(c)) => {
+                    drop(w);
+                    // Nothing of a file over its cap is kept.
+                    let _ = std::fs::remove_file(dest);
+                    return Ok(Err(SaveError::OverCap(c).to_string()));
+                }
+                Err(e @ SaveError::Io(_)) => return Err(LlmError::fatal(e.to_string())),
+            }
         }
+        let file = w
+            .into_inner()
+            .map_err(|e| LlmError::fatal(e.to_string()))?
+            .into_inner()
+            .map_err(|e| LlmError::fatal(format!("{}: {e}", dest.display())))?;
         file.sync_all()
             .map_err(|e| LlmError::fatal(format!("{}: {e}", dest.display())))?;
-        Ok(bytes)
+        Ok(Ok(bytes))
     }
 
-    async fn stream_to(&self, url: &str, file: &mut std::fs::File) -> Result<u64, LlmError> {
+    async fn stream_to<W: std::io::Write>(
+        &self,
+        url: &str,
+        w: &mut ScrubbedLines<'_, W>,
+    ) -> Result<Result<u64, SaveError>, LlmError> {
         let key = self.ep.key.as_deref();
         let rb = self.auth(self.ep.http.get(url));
         let mut resp = rb.send().await.map_err(|e| transport_error(&e))?;
@@ -440,16 +429,13 @@ impl BatchApi {
             ));
         }
         let mut n = 0u64;
-        let mut last = b'\n';
         loop {
             match resp.chunk().await {
                 Ok(Some(c)) => {
-                    file.write_all(&c)
-                        .map_err(|e| LlmError::fatal(format!("writing results: {e}")))?;
-                    n += c.len() as u64;
-                    if let Some(b) = c.last() {
-                        last = *b;
+                    if let Err(e) = w.push(&c) {
+                        return Ok(Err(e));
                     }
+                    n += c.len() as u64;
                 }
                 Ok(None) => break,
                 Err(e) => {
@@ -460,11 +446,7 @@ impl BatchApi {
             }
         }
         // The output and error files are concatenated: keep lines apart.
-        if last != b'\n' {
-            file.write_all(b"\n")
-                .map_err(|e| LlmError::fatal(format!("writing results: {e}")))?;
-        }
-        Ok(n)
+        Ok(w.end_file().map(|()| n))
     }
 }
 
@@ -500,13 +482,6 @@ fn need_id(info: BatchInfo) -> Result<BatchInfo, LlmError> {
     } else {
         Ok(info)
     }
-}
-
-fn rand_u64() -> u64 {
-    let t = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    t ^ (u64::from(std::process::id()) << 32)
 }
 
 #[cfg(test)]
@@ -556,11 +531,7 @@ mod tests {
 
     #[test]
     fn request_lines_carry_the_sampling_parameters() {
-        let r = ChatRequest {
-            prompt: "hi".into(),
-            temperature: 0.0,
-            max_tokens: 9,
-        };
+        let r = ChatRequest::plain("hi", 0.0, 9);
         let o: Value =
             serde_json::from_str(&request_line(Provider::Openai, "m", "1_r1_i", &r)).unwrap();
         assert_eq!(o["url"], "/v1/chat/completions");

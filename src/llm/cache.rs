@@ -7,7 +7,7 @@ use rusqlite::{Connection, ErrorCode, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// Environment variable that overrides the cache directory.
@@ -51,13 +51,14 @@ pub(crate) fn public_base(base: &str) -> String {
 /// The key of one request: SHA-256 over a canonical JSON of everything that shapes the answer.
 pub fn key(info: &ModelInfo, req: &ChatRequest) -> String {
     let canon = serde_json::json!({
-        "v": 1,
+        "v": 2,
         "provider": info.provider,
         "base_url": info.base_url.as_deref().map(public_base),
         "model": info.name,
         "messages": [{"role": "user", "content": req.prompt}],
-        "temperature": req.temperature,
-        "max_tokens": req.max_tokens,
+        // Token field, limit, exact temperature (or none), effort, thinking, budget and
+        // extra body: everything the request carries shapes the answer.
+        "request": &*req.params,
     });
     let digest = Sha256::digest(canon.to_string().as_bytes());
     digest.iter().map(|b| format!("{b:02x}")).collect()
@@ -72,6 +73,47 @@ pub enum CacheError {
     /// The database.
     #[error("response cache {0}: {1}")]
     Db(String, rusqlite::Error),
+    /// The database (or its WAL) is a link or a special file: another file would be written.
+    #[error("response cache {0} is {1}, not a regular file; refusing to use it")]
+    NotRegular(String, &'static str),
+}
+
+/// Refuses a database, WAL or shared-memory file that is a symbolic link or a special
+/// file: SQLite would follow it and write into whatever it names.
+fn refuse_non_regular(db: &Path) -> Result<(), CacheError> {
+    for s in ["", "-wal", "-shm"] {
+        let mut p = db.as_os_str().to_owned();
+        p.push(s);
+        let p = PathBuf::from(p);
+        let Ok(m) = std::fs::symlink_metadata(&p) else {
+            continue;
+        };
+        let ft = m.file_type();
+        if !ft.is_file() {
+            let what = if ft.is_symlink() {
+                "a symbolic link"
+            } else if ft.is_dir() {
+                "a directory"
+            } else {
+                "a special file"
+            };
+            return Err(CacheError::NotRegular(p.display().to_string(), what));
+        }
+    }
+    Ok(())
+}
+
+/// The checksum stored with an entry: SHA-256 over its key and everything a hit returns.
+fn entry_sum(key: &str, c: &Completion) -> String {
+    let canon = serde_json::json!([
+        key,
+        c.text,
+        c.input_tokens,
+        c.output_tokens,
+        c.finish_reason
+    ]);
+    let digest = Sha256::digest(canon.to_string().as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// What `autoeval cache stats` shows.
@@ -98,6 +140,10 @@ pub struct ResponseCache {
     warnings: Mutex<Vec<String>>,
     hits: AtomicU64,
     stores: AtomicU64,
+    /// Longest answer served (`--max-reply-bytes`): a longer one is a miss.
+    max_reply: AtomicUsize,
+    /// Entries whose checksum did not match (misses, the first warned).
+    bad_sums: AtomicU64,
 }
 
 impl std::fmt::Debug for ResponseCache {
@@ -129,6 +175,7 @@ impl ResponseCache {
         let path = dir.join(FILE);
         let shown = path.display().to_string();
         let db = |e| CacheError::Db(shown.clone(), e);
+        refuse_non_regular(&path)?;
         let conn = Connection::open(&path).map_err(db)?;
         conn.busy_timeout(BUSY_WAIT).map_err(db)?;
         // WAL: readers never wait for a writer, and several processes can share the file.
@@ -147,11 +194,26 @@ impl ResponseCache {
                output_tokens INTEGER NOT NULL,
                finish_reason TEXT,
                created INTEGER NOT NULL,
-               last_used INTEGER NOT NULL
+               last_used INTEGER NOT NULL,
+               sum TEXT
              );
              CREATE INDEX IF NOT EXISTS responses_last_used ON responses(last_used);",
         )
         .map_err(db)?;
+        // A database from before entries had checksums gains the column; its old
+        // entries have none and are misses.
+        let has_sum: bool = conn
+            .query_row(
+                "SELECT count(*) FROM pragma_table_info('responses') WHERE name = 'sum'",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map_err(db)?
+            > 0;
+        if !has_sum {
+            conn.execute_batch("ALTER TABLE responses ADD COLUMN sum TEXT")
+                .map_err(db)?;
+        }
         // Touches the table's root page: a truncated file fails now, not at the first hit.
         conn.query_row(
             "SELECT count(*) FROM (SELECT 1 FROM responses LIMIT 1)",
@@ -167,7 +229,41 @@ impl ResponseCache {
             warnings: Mutex::new(Vec::new()),
             hits: AtomicU64::new(0),
             stores: AtomicU64::new(0),
+            max_reply: AtomicUsize::new(usize::MAX),
+            bad_sums: AtomicU64::new(0),
         })
+    }
+
+    /// Answers longer than `cap` bytes (`--max-reply-bytes`) are misses, as a live
+    /// answer that long is an error.
+    pub(crate) fn cap_replies(&self, cap: usize) {
+        self.max_reply.store(cap, Ordering::Relaxed);
+    }
+
+    /// Empties the cache through SQLite, so a run that has it open keeps storing into
+    /// the same database (`cache prune --all`); returns the bytes freed.
+    pub(crate) fn clear(&self) -> Result<u64, rusqlite::Error> {
+        let before = file_bytes(&self.path);
+        let conn = self
+            .conn
+            .lock()
+            .map_err(|_| rusqlite::Error::InvalidQuery)?;
+        conn.execute("DELETE FROM responses", [])?;
+        // Best effort: another process reading holds the WAL; the space comes back later.
+        let _ = conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE); VACUUM;");
+        drop(conn);
+        Ok(before.saturating_sub(file_bytes(&self.path)))
+    }
+
+    fn bad_sum(&self) {
+        if self.bad_sums.fetch_add(1, Ordering::Relaxed) == 0
+            && let Ok(mut w) = self.warnings.lock()
+        {
+            w.push(format!(
+                "response cache {}: an entry failed its checksum (changed on disk); it is a miss and is asked again",
+                self.path.display()
+            ));
+        }
     }
 
     /// Opens the cache, or explains in one line why the run goes on without one.
@@ -241,23 +337,41 @@ impl ResponseCache {
         let conn = self.conn.lock().ok()?;
         let row = conn
             .query_row(
-                "SELECT text, input_tokens, output_tokens, finish_reason, last_used FROM responses WHERE key = ?1",
+                "SELECT text, input_tokens, output_tokens, finish_reason, last_used, sum, length(CAST(text AS BLOB)) FROM responses WHERE key = ?1",
                 params![key],
                 |r| {
-                    Ok((
+                    // An answer over the cap is not even read.
+                    let len = usize::try_from(r.get::<_, i64>(6)?).unwrap_or(usize::MAX);
+                    if len > self.max_reply.load(Ordering::Relaxed) {
+                        return Ok(None);
+                    }
+                    Ok(Some((
                         Completion {
                             text: r.get(0)?,
                             input_tokens: r.get::<_, i64>(1)?.max(0) as u64,
                             output_tokens: r.get::<_, i64>(2)?.max(0) as u64,
                             finish_reason: r.get(3)?,
+                            ..Completion::default()
                         },
                         r.get::<_, i64>(4)?,
-                    ))
+                        r.get::<_, Option<String>>(5)?,
+                    )))
                 },
             )
-            .optional();
+            .optional()
+            .map(Option::flatten);
         match row {
-            Ok(Some((c, last_used))) => {
+            // No checksum (stored by an older version) or a wrong one: a miss, and the
+            // entry goes so the fresh answer can take its place.
+            Ok(Some((c, _, sum))) if sum.as_deref() != Some(entry_sum(key, &c).as_str()) => {
+                let _ = conn.execute("DELETE FROM responses WHERE key = ?1", params![key]);
+                drop(conn);
+                if sum.is_some() {
+                    self.bad_sum();
+                }
+                None
+            }
+            Ok(Some((c, last_used, _))) => {
                 let t = now();
                 if t - last_used > TOUCH_EVERY {
                     // Best effort: a busy database only delays the LRU stamp.
@@ -280,7 +394,8 @@ impl ResponseCache {
 
     /// Stores an answer (the first answer for a key wins; later ones are equal by design).
     pub fn put(&self, key: &str, info: &ModelInfo, c: &Completion) {
-        if self.disabled.load(Ordering::Relaxed) || c.text.len() > MAX_TEXT {
+        // A truncated answer is no answer: asking again (with more tokens) must reach the model.
+        if self.disabled.load(Ordering::Relaxed) || c.text.len() > MAX_TEXT || c.truncated {
             return;
         }
         let Ok(conn) = self.conn.lock() else {
@@ -289,8 +404,8 @@ impl ResponseCache {
         let t = now();
         let r = conn.execute(
             "INSERT OR IGNORE INTO responses
-               (key, provider, base_url, model, text, input_tokens, output_tokens, finish_reason, created, last_used)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)",
+               (key, provider, base_url, model, text, input_tokens, output_tokens, finish_reason, created, last_used, sum)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9, ?10)",
             params![
                 key,
                 info.provider,
@@ -300,7 +415,8 @@ impl ResponseCache {
                 c.input_tokens.min(i64::MAX as u64) as i64,
                 c.output_tokens.min(i64::MAX as u64) as i64,
                 c.finish_reason,
-                t
+                t,
+                entry_sum(key, c)
             ],
         );
         drop(conn);
@@ -417,12 +533,8 @@ mod tests {
         }
     }
 
-    fn req(p: &str, t: f32) -> ChatRequest {
-        ChatRequest {
-            prompt: p.into(),
-            temperature: t,
-            max_tokens: 64,
-        }
+    fn req(p: &str, t: f64) -> ChatRequest {
+        ChatRequest::plain(p, t, 64)
     }
 
     #[test]
@@ -433,9 +545,22 @@ mod tests {
         assert_ne!(a, key(&info("http://g/v1"), &req("p", 0.0)));
         assert_ne!(a, key(&info("http://h/v1"), &req("p ", 0.0)));
         assert_ne!(a, key(&info("http://h/v1"), &req("p", 0.1)));
-        let mut r = req("p", 0.0);
-        r.max_tokens = 65;
-        assert_ne!(a, key(&info("http://h/v1"), &r));
+        assert_ne!(
+            a,
+            key(&info("http://h/v1"), &ChatRequest::plain("p", 0.0, 65))
+        );
+        let mut p = crate::llm::profile::RequestParams::plain(0.0, 64);
+        p.effort = Some("low".into());
+        let effort = ChatRequest::new("p".into(), std::sync::Arc::new(p.clone()));
+        assert_ne!(a, key(&info("http://h/v1"), &effort));
+        p.effort = None;
+        p.thinking = Some(crate::llm::profile::OnOff::On);
+        let thinking = ChatRequest::new("p".into(), std::sync::Arc::new(p.clone()));
+        assert_ne!(a, key(&info("http://h/v1"), &thinking));
+        p.thinking = None;
+        p.extra_body = crate::llm::profile::parse_extra_body(r#"{"top_k": 2}"#).ok();
+        let extra = ChatRequest::new("p".into(), std::sync::Arc::new(p));
+        assert_ne!(a, key(&info("http://h/v1"), &extra));
         let mut i = info("http://h/v1");
         i.provider = "anthropic".into();
         assert_ne!(a, key(&i, &req("p", 0.0)));
@@ -457,6 +582,7 @@ mod tests {
             input_tokens: 10,
             output_tokens: 3,
             finish_reason: Some("stop".into()),
+            ..Completion::default()
         };
         c.put(&k, &i, &ans);
         assert_eq!(c.get(&k), Some(ans.clone()));

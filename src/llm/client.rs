@@ -1,9 +1,10 @@
 //! The wrapper every model call goes through: in-flight bound, requests-per-minute
-//! pacing, retries with exponential backoff and full jitter, Retry-After, cost.
+//! pacing, retries with exponential backoff and equal jitter, Retry-After, cost.
 
 use super::budget::{self, Budget};
 use super::cache::{self, ResponseCache};
 use super::prices::PriceTable;
+use super::profile::RequestParams;
 use super::{ChatModel, ChatRequest, Completion, LlmError, ModelInfo};
 use crate::rng::Rng;
 use std::sync::Arc;
@@ -89,6 +90,7 @@ pub struct Client {
     cache: Option<Arc<ResponseCache>>,
     budget: Option<Arc<Budget>>,
     notes: std::sync::Mutex<Vec<String>>,
+    params: Arc<RequestParams>,
 }
 
 impl Client {
@@ -104,7 +106,27 @@ impl Client {
             cache: None,
             budget: None,
             notes: std::sync::Mutex::new(Vec::new()),
+            params: Arc::new(RequestParams::plain(
+                super::profile::DEFAULT_TEMPERATURE,
+                1024,
+            )),
         }
+    }
+
+    /// Sends every request with these settings (resolved from the model's profile).
+    pub fn with_params(mut self, params: RequestParams) -> Client {
+        self.params = Arc::new(params);
+        self
+    }
+
+    /// The request settings in force.
+    pub fn params(&self) -> &Arc<RequestParams> {
+        &self.params
+    }
+
+    /// A request for `prompt` with the run's settings.
+    pub fn request(&self, prompt: String) -> ChatRequest {
+        ChatRequest::new(prompt, self.params.clone())
     }
 
     /// Answers from (and stores into) a response cache. The offline model is never cached.
@@ -156,7 +178,8 @@ impl Client {
         out
     }
 
-    /// Worst-case cost of a request: every prompt byte a token, the full output limit.
+    /// Worst-case cost of a request: every prompt byte a token, the full output limit
+    /// (which reasoning counts against, so it is the worst case with reasoning too).
     pub(crate) fn worst_cost(&self, req: &ChatRequest) -> Option<f64> {
         let info = self.model.info();
         if info.synthetic {
@@ -165,7 +188,7 @@ impl Client {
         self.prices.cost(
             &info.name,
             budget::worst_input_tokens(req.prompt.len()),
-            u64::from(req.max_tokens),
+            u64::from(req.max_tokens()),
         )
     }
 
@@ -201,7 +224,8 @@ impl Client {
             .saturating_mul(1u32 << attempt.min(16));
         let capped = exp.min(self.limits.backoff_cap);
         let frac = self.jitter.lock().map_or(0.5, |mut r| r.unit());
-        // Full jitter spreads retries of many workers; Retry-After is a floor.
+        // Equal jitter (half the capped delay, plus a random share of the other half)
+        // spreads retries of many workers yet never retries at once; Retry-After is a floor.
         let jittered = capped.mul_f64(0.5 + 0.5 * frac);
         match retry_after {
             Some(s) => jittered.max(Duration::from_secs_f64(
@@ -281,6 +305,9 @@ impl Client {
                         || completion.output_tokens > MAX_PLAUSIBLE_TOKENS;
                     completion.input_tokens = completion.input_tokens.min(MAX_PLAUSIBLE_TOKENS);
                     completion.output_tokens = completion.output_tokens.min(MAX_PLAUSIBLE_TOKENS);
+                    completion.reasoning_tokens = completion
+                        .reasoning_tokens
+                        .map(|r| r.min(completion.output_tokens));
                     let info = self.model.info();
                     // Usage the server cannot have meant is flagged and not charged:
                     // the cost is unknown, not the capped count's price.

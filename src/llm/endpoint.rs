@@ -46,14 +46,42 @@ impl Endpoint {
         }
     }
 
-    /// Manifest description for `provider`.
+    /// The URL of `path` on this endpoint: before any query the base carries
+    /// (`…/v1?api-version=…` gives `…/v1/chat/completions?api-version=…`).
+    pub fn url(&self, path: &str) -> String {
+        join_url(&self.base, path)
+    }
+
+    /// Manifest description for `provider`: the base URL without its query (which
+    /// can hold a token).
     pub fn info(&self, provider: &str) -> ModelInfo {
         ModelInfo {
             provider: provider.into(),
             name: self.model.clone(),
-            base_url: Some(self.base.clone()),
+            base_url: Some(super::cache::public_base(&self.base)),
             api_key_env: Some(self.key_env.clone()),
             synthetic: false,
         }
+    }
+}
+
+/// `base` + `path`, the path put before the query of `base`, if it has one.
+pub(crate) fn join_url(base: &str, path: &str) -> String {
+    match base.split_once('?') {
+        Some((b, q)) => format!("{}{path}?{q}", b.trim_end_matches('/')),
+        None => format!("{}{path}", base.trim_end_matches('/')),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_path_goes_before_the_query() {
+        use super::join_url;
+        assert_eq!(join_url("http://h/v1", "/x"), "http://h/v1/x");
+        assert_eq!(
+            join_url("http://h/v1/?a=1&b=2", "/x"),
+            "http://h/v1/x?a=1&b=2"
+        );
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod anthropic;
 pub mod batch_api;
+pub(crate) mod batch_download;
 pub mod budget;
 pub mod cache;
 pub mod client;
@@ -12,6 +13,8 @@ pub mod offline;
 pub mod openai;
 pub mod pool;
 pub mod prices;
+pub mod profile;
+pub mod reasoning;
 pub mod spec;
 pub mod verbalize;
 
@@ -23,29 +26,60 @@ use std::pin::Pin;
 /// A boxed future (the trait is used as `dyn`).
 pub(crate) type BoxFut<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// One chat request: a fresh conversation of a single user message.
+/// One chat request: a fresh conversation of a single user message, sent with the
+/// run's resolved request settings.
 #[derive(Clone, Debug)]
 pub struct ChatRequest {
     /// The prompt.
     pub prompt: String,
-    /// Sampling temperature.
-    pub temperature: f32,
-    /// Output token limit.
-    pub max_tokens: u32,
+    /// Token limit, temperature, reasoning settings and extra body, as the profile allows.
+    pub params: std::sync::Arc<profile::RequestParams>,
+}
+
+impl ChatRequest {
+    /// A request with the given settings.
+    pub fn new(prompt: String, params: std::sync::Arc<profile::RequestParams>) -> ChatRequest {
+        ChatRequest { prompt, params }
+    }
+
+    /// A request with plain settings (a temperature, `max_tokens`, no reasoning controls).
+    pub fn plain(prompt: impl Into<String>, temperature: f64, max_tokens: u32) -> ChatRequest {
+        ChatRequest {
+            prompt: prompt.into(),
+            params: std::sync::Arc::new(profile::RequestParams::plain(temperature, max_tokens)),
+        }
+    }
+
+    /// The output token limit sent (reasoning counts against it).
+    pub fn max_tokens(&self) -> u32 {
+        self.params.max_tokens
+    }
 }
 
 /// A model's answer.
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize, PartialEq)]
 pub struct Completion {
-    /// Answer text.
+    /// Answer text: never the reasoning.
     pub text: String,
     /// Prompt tokens.
     pub input_tokens: u64,
-    /// Answer tokens.
+    /// Output tokens as billed (reasoning included where the provider counts it so).
     pub output_tokens: u64,
     /// Why generation stopped (`stop`, `length`, …), if reported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<String>,
+    /// The model's reasoning, when the provider returned any as text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    /// Reasoning tokens, when the provider reports them (part of `output_tokens`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_tokens: Option<u64>,
+    /// The provider returned reasoning only in redacted or encrypted form.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reasoning_redacted: bool,
+    /// Generation stopped at the token limit before any answer: `text` is empty.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
 }
 
 /// What went wrong talking to a model. Messages never contain API keys.
@@ -232,23 +266,64 @@ pub(crate) async fn post_json(
     Ok(v)
 }
 
-/// A completion, or the "empty answer" error when the text is blank.
-pub fn completion(
-    text: String,
-    input_tokens: u64,
-    output_tokens: u64,
-    finish_reason: Option<String>,
-) -> Result<Completion, LlmError> {
-    if text.trim().is_empty() {
+/// A reply as a provider returned it, before the answer is separated from reasoning.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RawReply {
+    /// The answer field (may hold inline reasoning).
+    pub content: String,
+    /// Reasoning returned apart from the answer.
+    pub reasoning: Option<String>,
+    /// Reasoning came back redacted or encrypted.
+    pub redacted: bool,
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Output tokens as billed.
+    pub output_tokens: u64,
+    /// Reasoning tokens, if reported.
+    pub reasoning_tokens: Option<u64>,
+    /// Why generation stopped.
+    pub finish_reason: Option<String>,
+}
+
+/// Whether a finish reason says the output limit was reached.
+pub fn stopped_at_limit(finish_reason: Option<&str>) -> bool {
+    matches!(finish_reason, Some("length" | "max_tokens"))
+}
+
+/// The completion of a raw reply: reasoning split off (inline blocks included), a reply
+/// that hit the token limit before answering marked `truncated` (its tokens were
+/// billed), and a blank answer otherwise an "empty answer" error.
+pub(crate) fn completion(raw: RawReply) -> Result<Completion, LlmError> {
+    let split = reasoning::split(&raw.content);
+    let answer = split.answer.trim();
+    let truncated =
+        answer.is_empty() && (split.unclosed || stopped_at_limit(raw.finish_reason.as_deref()));
+    if answer.is_empty() && !truncated {
         return Err(LlmError::fatal(format!(
-            "empty answer (finish reason: {})",
-            finish_reason.as_deref().unwrap_or("none")
+            "empty answer (finish reason: {}{})",
+            raw.finish_reason.as_deref().unwrap_or("none"),
+            if split.reasoning.is_some() || raw.reasoning.is_some() {
+                "; the reply held only reasoning"
+            } else {
+                ""
+            }
         )));
     }
+    // OpenAI, vLLM and Anthropic count reasoning inside the output tokens. A server whose
+    // reasoning count exceeds its output count cannot have: it counted them apart, and
+    // both were generated, so both are billed.
+    let output_tokens = match raw.reasoning_tokens {
+        Some(r) if r > raw.output_tokens => raw.output_tokens.saturating_add(r),
+        _ => raw.output_tokens,
+    };
     Ok(Completion {
-        text,
-        input_tokens,
+        text: answer.to_string(),
+        input_tokens: raw.input_tokens,
         output_tokens,
-        finish_reason,
+        reasoning: reasoning::join(raw.reasoning, split.reasoning),
+        reasoning_tokens: raw.reasoning_tokens,
+        reasoning_redacted: raw.redacted,
+        truncated,
+        finish_reason: raw.finish_reason,
     })
 }

@@ -15,22 +15,45 @@ use crate::syntax::{Expr, SyntaxKind, parse};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+/// The model name of the offline model's reasoning mode (`perturb:reasoning`).
+pub const REASONING: &str = "reasoning";
+
+/// In reasoning mode, one autoformalization in this many runs out of tokens while
+/// reasoning (seeded by the description), so truncated samples can be seen too.
+const TRUNCATE_ONE_IN: u64 = 8;
+
 /// The offline model.
 pub(crate) struct Perturb {
     rate: f64,
     seed: u64,
     memory: Mutex<HashMap<String, Expr>>,
+    /// Answers through an inline `<think>` trace that restates φ₀ and drafts a wrong
+    /// formula (as an open-weight reasoning model served without a parser does).
+    reasoning: bool,
 }
 
 impl Perturb {
-    /// `rate`: share of answers that are perturbed.
-    pub fn new(rate: f64, seed: u64) -> Perturb {
+    /// `rate`: share of answers that are perturbed; `reasoning`: answer through a trace.
+    pub fn new(rate: f64, seed: u64, reasoning: bool) -> Perturb {
         Perturb {
             rate,
             seed,
             memory: Mutex::new(HashMap::new()),
+            reasoning,
         }
     }
+}
+
+/// A wrong draft of `phi` for a reasoning trace (a perturbation, else its negation).
+fn wrong_draft(phi: &Expr, rng: &mut Rng) -> String {
+    let kinds: &[PerturbKind] = match phi {
+        Expr::Regex(_) => &PerturbKind::REGEX,
+        Expr::Logic(_) => &PerturbKind::LOGIC,
+    };
+    kinds
+        .iter()
+        .find_map(|k| perturb(phi, *k, rng))
+        .map_or_else(|| format!("¬({})", phi.to_unicode()), |p| p.to_unicode())
 }
 
 fn block<'a>(prompt: &'a str, name: &str) -> Option<&'a str> {
@@ -63,6 +86,47 @@ fn tokens(text: &str) -> u64 {
 }
 
 impl Perturb {
+    /// The reply and its finish reason (`length` when a trace ran out of tokens).
+    fn reply(&self, prompt: &str) -> Result<(String, &'static str), LlmError> {
+        let answer = self.answer(prompt)?;
+        if !self.reasoning {
+            return Ok((answer, "stop"));
+        }
+        if let Some(desc) = block(prompt, "[NL DESCRIPTION]") {
+            let mut rng = Rng::new(self.seed ^ fnv(desc) ^ 0x7411);
+            let draft = parse_any(&answer).map(|phi| wrong_draft(&phi, &mut rng));
+            let draft = draft.unwrap_or_else(|| "p1 ∧ ¬p1".into());
+            if fnv(desc) % TRUNCATE_ONE_IN == self.seed % TRUNCATE_ONE_IN {
+                return Ok((
+                    format!(
+                        "<think>\nThe description reads: {desc}\nA first draft: {draft}\n\
+                         That draft does not fit every clause; checking each clause again"
+                    ),
+                    "length",
+                ));
+            }
+            return Ok((
+                format!(
+                    "<think>\nThe description reads: {desc}\nA first draft: {draft}\n\
+                     No: the draft changes the meaning. The formula is {answer}.\n</think>\n\n{answer}"
+                ),
+                "stop",
+            ));
+        }
+        if let Some(text) = block(prompt, "[FORMULA]") {
+            let mut rng = Rng::new(self.seed ^ fnv(text));
+            let draft = parse_any(text).map_or_else(String::new, |phi| wrong_draft(&phi, &mut rng));
+            return Ok((
+                format!(
+                    "<think>\nThe formula is {text}. Restating it: {text}.\nA reading I rejected: {draft}.\n\
+                     Now in plain English, without symbols.\n</think>\n\n{answer}"
+                ),
+                "stop",
+            ));
+        }
+        Ok((answer, "stop"))
+    }
+
     fn answer(&self, prompt: &str) -> Result<String, LlmError> {
         if let (Some(a), Some(b)) = (
             block(prompt, "[EXPRESSION 1]"),
@@ -124,7 +188,11 @@ impl ChatModel for Perturb {
     fn info(&self) -> ModelInfo {
         ModelInfo {
             provider: "perturb".into(),
-            name: format!("perturb-{}", self.rate),
+            name: if self.reasoning {
+                format!("perturb-{REASONING}-{}", self.rate)
+            } else {
+                format!("perturb-{}", self.rate)
+            },
             base_url: None,
             api_key_env: None,
             synthetic: true,
@@ -133,12 +201,16 @@ impl ChatModel for Perturb {
 
     fn send<'a>(&'a self, req: &'a ChatRequest) -> BoxFut<'a, Result<Completion, LlmError>> {
         Box::pin(async move {
-            let text = self.answer(&req.prompt)?;
-            Ok(Completion {
+            let (text, finish) = self.reply(&req.prompt)?;
+            let split = super::reasoning::split(&text);
+            let reasoning_tokens = split.reasoning.map(tokens);
+            super::completion(super::RawReply {
                 input_tokens: tokens(&req.prompt),
                 output_tokens: tokens(&text),
-                text,
-                finish_reason: Some("stop".into()),
+                reasoning_tokens,
+                finish_reason: Some(finish.into()),
+                content: text,
+                ..super::RawReply::default()
             })
         })
     }

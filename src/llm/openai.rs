@@ -1,10 +1,12 @@
-//! OpenAI-compatible chat completions (OpenAI, vLLM, llama.cpp server, Ollama).
+//! OpenAI-compatible chat completions (OpenAI, vLLM, SGLang, llama.cpp server, Ollama).
 
 use super::endpoint::Endpoint;
+use super::profile::{OnOff, ReasoningStyle, merge_into};
 use super::{
-    BoxFut, ChatModel, ChatRequest, Completion, LlmError, ModelInfo, completion, post_json,
+    BoxFut, ChatModel, ChatRequest, Completion, LlmError, ModelInfo, RawReply, completion,
+    post_json,
 };
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// Default base URL.
 pub(crate) const DEFAULT_BASE: &str = "https://api.openai.com/v1";
@@ -13,36 +15,65 @@ pub(crate) const DEFAULT_BASE: &str = "https://api.openai.com/v1";
 #[derive(Debug)]
 pub(crate) struct OpenAi(pub Endpoint);
 
+/// The request body for `model`, as the request's profile allows (live and batch).
+pub(crate) fn body(model: &str, req: &ChatRequest) -> Value {
+    let p = &req.params;
+    let mut b = json!({
+        "model": model,
+        "messages": [{"role": "user", "content": req.prompt}],
+    });
+    b[p.token_field.name()] = json!(p.max_tokens);
+    if let Some(t) = p.temperature {
+        b["temperature"] = json!(t);
+    }
+    if matches!(
+        p.reasoning,
+        ReasoningStyle::Openai | ReasoningStyle::Compatible
+    ) && let Some(e) = &p.effort
+    {
+        b["reasoning_effort"] = json!(e);
+    }
+    if p.reasoning == ReasoningStyle::Compatible
+        && let Some(t) = p.thinking
+    {
+        b["chat_template_kwargs"] = json!({"enable_thinking": t == OnOff::On});
+    }
+    if let Some(extra) = &p.extra_body {
+        merge_into(&mut b, extra);
+    }
+    b
+}
+
+/// Reads a chat-completion body: the answer, reasoning (`message.reasoning` in vLLM ≥
+/// 0.11, `reasoning_content` in older vLLM, SGLang and llama.cpp, or inline think
+/// blocks), usage with reasoning tokens, and the finish reason.
+pub(crate) fn parse(v: &Value) -> Result<Completion, LlmError> {
+    let choice = &v["choices"][0];
+    let msg = &choice["message"];
+    let text_of = |x: &Value| x.as_str().map(str::to_string).filter(|s| !s.is_empty());
+    let reasoning = text_of(&msg["reasoning"]).or_else(|| text_of(&msg["reasoning_content"]));
+    let usage = &v["usage"];
+    completion(RawReply {
+        content: msg["content"].as_str().unwrap_or_default().to_string(),
+        reasoning,
+        redacted: false,
+        input_tokens: usage["prompt_tokens"].as_u64().unwrap_or(0),
+        output_tokens: usage["completion_tokens"].as_u64().unwrap_or(0),
+        reasoning_tokens: usage["completion_tokens_details"]["reasoning_tokens"].as_u64(),
+        finish_reason: choice["finish_reason"].as_str().map(str::to_string),
+    })
+}
+
 impl OpenAi {
     async fn call(&self, req: &ChatRequest) -> Result<Completion, LlmError> {
-        let body = json!({
-            "model": self.0.model,
-            "messages": [{"role": "user", "content": req.prompt}],
-            "temperature": req.temperature,
-            "max_tokens": req.max_tokens,
-            "stream": false,
-        });
-        let mut rb = self
-            .0
-            .http
-            .post(format!("{}/chat/completions", self.0.base))
-            .json(&body);
+        let mut b = body(&self.0.model, req);
+        b["stream"] = json!(false);
+        let mut rb = self.0.http.post(self.0.url("/chat/completions")).json(&b);
         if let Some(k) = &self.0.key {
             rb = rb.bearer_auth(k);
         }
         let v = post_json(rb, &self.0).await?;
-        let choice = &v["choices"][0];
-        let content = choice["message"]["content"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        let finish = choice["finish_reason"].as_str().map(str::to_string);
-        completion(
-            content,
-            v["usage"]["prompt_tokens"].as_u64().unwrap_or(0),
-            v["usage"]["completion_tokens"].as_u64().unwrap_or(0),
-            finish,
-        )
+        parse(&v)
     }
 }
 

@@ -182,7 +182,12 @@ mod tests {
                     retry_after: None,
                 })
             } else {
-                super::super::completion("ok".into(), 1, 1, None)
+                super::super::completion(super::super::RawReply {
+                    content: "ok".into(),
+                    input_tokens: 1,
+                    output_tokens: 1,
+                    ..Default::default()
+                })
             };
             Box::pin(async move { r })
         }
@@ -206,11 +211,7 @@ mod tests {
                 rest: Duration::from_secs(600),
             },
         );
-        let req = ChatRequest {
-            prompt: "p".into(),
-            temperature: 0.0,
-            max_tokens: 1,
-        };
+        let req = ChatRequest::plain("p", 0.0, 1);
         for _ in 0..20 {
             let _ = pool.send(&req).await;
         }

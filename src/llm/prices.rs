@@ -18,34 +18,47 @@ pub struct Price {
 /// (OpenAI's and Anthropic's batch APIs both charge half).
 pub const BATCH_FACTOR: f64 = 0.5;
 
-/// Built-in estimates (list prices when written; override with `--prices FILE`).
-const BUILTIN: [(&str, f64, f64); 8] = [
-    ("gpt-4o", 2.5, 10.0),
-    ("gpt-4o-mini", 0.15, 0.6),
-    ("gpt-4.1", 2.0, 8.0),
-    ("gpt-4.1-mini", 0.4, 1.6),
-    ("claude-3-5-sonnet", 3.0, 15.0),
-    ("claude-3-5-haiku", 0.8, 4.0),
-    ("claude-sonnet-4", 3.0, 15.0),
-    ("claude-opus-4", 15.0, 75.0),
-];
+/// The shipped price table (`src/llm/data/prices.toml`): list prices with date and source.
+const BUILTIN: &str = include_str!("data/prices.toml");
+
+/// One row of the shipped table.
+#[derive(serde::Deserialize)]
+struct Row {
+    model: String,
+    input: f64,
+    output: f64,
+    #[allow(dead_code)]
+    date: String,
+    #[allow(dead_code)]
+    source: String,
+    #[serde(default)]
+    #[allow(dead_code)]
+    estimate: bool,
+}
+
+/// The shipped table's file shape.
+#[derive(serde::Deserialize)]
+struct Rows {
+    price: Vec<Row>,
+}
 
 /// A price table.
 #[derive(Clone, Debug, Default)]
 pub struct PriceTable(BTreeMap<String, Price>);
 
 impl PriceTable {
-    /// The built-in table.
+    /// The built-in table (empty if the shipped file could not be read, which a test
+    /// rules out).
     pub fn builtin() -> Self {
+        let rows = toml::from_str::<Rows>(BUILTIN).map_or_else(|_| Vec::new(), |r| r.price);
         PriceTable(
-            BUILTIN
-                .iter()
-                .map(|(m, i, o)| {
+            rows.into_iter()
+                .map(|r| {
                     (
-                        m.to_string(),
+                        r.model,
                         Price {
-                            input: *i,
-                            output: *o,
+                            input: r.input,
+                            output: r.output,
                             batch: None,
                         },
                     )
@@ -71,12 +84,18 @@ impl PriceTable {
         Ok(())
     }
 
-    /// The price for a model: exact name, else the longest known prefix (dated versions).
+    /// The price for a model: its exact name, else a known name followed by a date or
+    /// `-latest` (dated snapshots). Never a shorter model's price: `gpt-4.1-nano` is not
+    /// `gpt-4.1`, `claude-sonnet-4-5` is not `claude-sonnet-4`.
     pub fn get(&self, model: &str) -> Option<Price> {
         self.0.get(model).copied().or_else(|| {
             self.0
                 .iter()
-                .filter(|(k, _)| model.starts_with(k.as_str()))
+                .filter(|(k, _)| {
+                    model
+                        .strip_prefix(k.as_str())
+                        .is_some_and(is_snapshot_suffix)
+                })
                 .max_by_key(|(k, _)| k.len())
                 .map(|(_, p)| *p)
         })
@@ -92,6 +111,24 @@ impl PriceTable {
     pub(crate) fn batch_cost(&self, model: &str, input: u64, output: u64) -> Option<f64> {
         let factor = self.get(model)?.batch.unwrap_or(BATCH_FACTOR);
         self.cost(model, input, output).map(|c| c * factor)
+    }
+}
+
+/// Whether `rest` (what follows a priced name) names a dated snapshot of that model:
+/// `-2025-04-14`, `-20250929`, `-0613`, `-latest` or `@…` (Vertex-style versions).
+fn is_snapshot_suffix(rest: &str) -> bool {
+    if rest.starts_with('@') || rest == "-latest" {
+        return true;
+    }
+    let Some(date) = rest.strip_prefix('-') else {
+        return false;
+    };
+    let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
+    let parts: Vec<&str> = date.split('-').collect();
+    match parts.as_slice() {
+        [d] => digits(d, 8) || digits(d, 4),
+        [y, m, d] => digits(y, 4) && digits(m, 2) && digits(d, 2),
+        _ => false,
     }
 }
 

@@ -29,6 +29,11 @@ pub struct ModelOptions {
     pub endpoint_concurrency: Option<usize>,
     /// When an endpoint of several is rested.
     pub rest: super::pool::RestPolicy,
+    /// Request settings as asked (flags or the form); the model's profile resolves them.
+    pub asked: super::profile::Asked,
+    /// The profile table (`None`: the shipped one under the user's `profiles.toml`, as
+    /// the CLI and the viewer's form use it; the default is the shipped one alone).
+    pub profiles: Option<super::profile::Profiles>,
 }
 
 impl Default for ModelOptions {
@@ -43,6 +48,9 @@ impl Default for ModelOptions {
             more_base_urls: Vec::new(),
             endpoint_concurrency: None,
             rest: super::pool::RestPolicy::default(),
+            asked: super::profile::Asked::default(),
+            // The shipped table: library callers (tests, benches) never read a user's config.
+            profiles: Some(super::profile::Profiles::builtin()),
         }
     }
 }
@@ -51,7 +59,9 @@ impl Default for ModelOptions {
 #[derive(Debug, thiserror::Error)]
 pub enum SpecError {
     /// The spec names no known provider.
-    #[error("unknown model spec '{0}': use openai:<model>, anthropic:<model> or perturb")]
+    #[error(
+        "unknown model spec '{0}': use openai:<model>, anthropic:<model>, perturb or perturb:reasoning"
+    )]
     Unknown(String),
     /// A hosted API without a key.
     #[error("no API key: set ${env} (or --api-key-env NAME){hint}")]
@@ -77,9 +87,18 @@ pub enum SpecError {
     /// `--base-url` is not an http(s) URL.
     #[error("--base-url {0:?} is not an http:// or https:// URL (e.g. http://127.0.0.1:8088/v1)")]
     BadBaseUrl(String),
+    /// `--base-url` carries a user name or password (never echoed or stored).
+    #[error(
+        "--base-url carries a user name or password (user:pass@host); it is not shown or stored. \
+         Give the key through an environment variable (--api-key-env NAME) instead"
+    )]
+    BaseUrlCredentials,
     /// The offline model's perturbation rate is not a share.
     #[error("--perturb-rate {0} must be between 0 and 1")]
     PerturbRate(f64),
+    /// The request settings do not fit the model's profile, or the user's table is bad.
+    #[error(transparent)]
+    Profile(#[from] super::profile::ProfileError),
     /// The HTTP client could not be set up.
     #[error("cannot build the HTTP client: {0}")]
     Http(#[from] reqwest::Error),
@@ -130,9 +149,13 @@ fn check_base_url(url: &str) -> Result<(), SpecError> {
         return Ok(());
     }
     match reqwest::Url::parse(url) {
+        Ok(u) if !u.username().is_empty() || u.password().is_some() => {
+            Err(SpecError::BaseUrlCredentials)
+        }
         Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => Ok(()),
+        // Shown without what could be a secret: no user info or query.
         _ => Err(SpecError::BadBaseUrl(
-            crate::sanitize::one_line(url).into_owned(),
+            crate::sanitize::one_line(&super::cache::public_base(url)).into_owned(),
         )),
     }
 }
@@ -165,12 +188,18 @@ pub fn build(spec: &str, o: &ModelOptions) -> Result<Client, SpecError> {
     };
     let key = |env: &str| std::env::var(env).ok().filter(|k| !k.trim().is_empty());
     let (provider, model) = spec.split_once(':').unwrap_or((spec, ""));
+    // Settings the model cannot take are refused here, before any call.
+    let params = resolve(provider, model, o)?;
     let chat: Arc<dyn super::ChatModel> = match provider {
-        "perturb" => {
+        "perturb" if model.is_empty() || model == super::offline::REASONING => {
             if !(0.0..=1.0).contains(&o.perturb_rate) {
                 return Err(SpecError::PerturbRate(o.perturb_rate));
             }
-            Arc::new(Perturb::new(o.perturb_rate, o.seed))
+            Arc::new(Perturb::new(
+                o.perturb_rate,
+                o.seed,
+                model == super::offline::REASONING,
+            ))
         }
         "openai" if !model.is_empty() => {
             let env = o
@@ -223,5 +252,26 @@ pub fn build(spec: &str, o: &ModelOptions) -> Result<Client, SpecError> {
             return Err(SpecError::Unknown(spec.to_string()));
         }
     };
-    Ok(Client::new(chat, o.limits.clone(), o.prices.clone()))
+    Ok(Client::new(chat, o.limits.clone(), o.prices.clone()).with_params(params))
+}
+
+/// The request settings for `provider:model` under its profile.
+fn resolve(
+    provider: &str,
+    model: &str,
+    o: &ModelOptions,
+) -> Result<super::profile::RequestParams, SpecError> {
+    let loaded;
+    let table = if let Some(t) = &o.profiles {
+        t
+    } else {
+        loaded = super::profile::Profiles::load()?;
+        &loaded
+    };
+    let Some(profile) = table.find(provider, model) else {
+        return Err(SpecError::Unknown(
+            crate::sanitize::one_line(&format!("{provider}:{model}")).into_owned(),
+        ));
+    };
+    Ok(profile.resolve(model, &o.asked)?)
 }

@@ -92,7 +92,7 @@ pub struct RunIntervals {
     pub batch_bootstrap: Option<BatchCi>,
 }
 
-fn pct_interval(mut v: Vec<f64>) -> Option<[f64; 2]> {
+pub(crate) fn pct_interval(mut v: Vec<f64>) -> Option<[f64; 2]> {
     if v.is_empty() {
         return None;
     }

@@ -7,11 +7,17 @@ use crate::labels::agreement::{Agreement, PairAgreement};
 use crate::record::LabelRecord;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-/// Latest label per (sample, annotator).
+/// Latest label per (sample, annotator); a retraction removes it (a later label counts
+/// again).
 pub fn latest(labels: &[LabelRecord]) -> BTreeMap<(String, String), LabelRecord> {
     let mut m = BTreeMap::new();
     for l in labels {
-        m.insert((l.id.clone(), l.annotator.clone()), l.clone());
+        let key = (l.id.clone(), l.annotator.clone());
+        if l.retract {
+            m.remove(&key);
+        } else {
+            m.insert(key, l.clone());
+        }
     }
     m
 }

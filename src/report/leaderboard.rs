@@ -376,7 +376,7 @@ fn csv_text(lb: &Leaderboard) -> Result<String, csv::Error> {
     for c in &lb.cells {
         let j = c.judge.as_ref();
         let ju = |g: fn(&JudgeStats) -> usize| j.map(|j| g(j).to_string()).unwrap_or_default();
-        w.write_record([
+        w.write_record(crate::sanitize::csv_record([
             c.model.clone(),
             c.dataset.clone(),
             c.runs.join(";"),
@@ -397,7 +397,7 @@ fn csv_text(lb: &Leaderboard) -> Result<String, csv::Error> {
             ju(|j| j.tn),
             ju(|j| j.fn_),
             f(c.judge_f1),
-        ])?;
+        ]))?;
     }
     let bytes = w.into_inner().map_err(csv::IntoInnerError::into_error)?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())

@@ -12,6 +12,11 @@
 /// Moved to [`crate::analysis::closeness`]; re-exported so existing paths keep working.
 pub use crate::analysis::closeness;
 pub mod compare;
+pub mod corr_stats;
+pub mod correlate;
+pub(crate) mod correlate_plot;
+pub mod correlate_render;
+pub mod delta;
 pub mod intervals;
 pub mod kinds;
 pub mod labels;
@@ -132,6 +137,11 @@ pub struct RunReport {
     pub judges: Vec<JudgeStats>,
     /// Tokens in and out.
     pub tokens: (u64, u64),
+    /// Reasoning tokens (part of the tokens out), as providers reported them.
+    pub reasoning_tokens: u64,
+    /// Samples with a call that stopped at the token limit before answering (counted
+    /// as `unparseable`).
+    pub truncated: usize,
     /// Cost, if every call was priced.
     pub cost_usd: Option<f64>,
     /// Run status.
@@ -198,6 +208,8 @@ pub(crate) struct ReportBuilder {
     verifier: HashMap<String, VerdictKind>,
     judged: std::collections::HashSet<String>,
     reading_notes: usize,
+    truncated: usize,
+    reasoning_tokens: u64,
 }
 
 /// One sample as the report counts it.
@@ -220,6 +232,10 @@ pub(crate) struct ReportSample<'a> {
     pub cost: Option<f64>,
     /// Whether a round's verdict has a `reading:` note.
     pub reading_note: bool,
+    /// Whether a call stopped at the token limit before answering.
+    pub truncated: bool,
+    /// Reasoning tokens over the sample's calls.
+    pub reasoning_tokens: u64,
 }
 
 impl ReportBuilder {
@@ -236,6 +252,8 @@ impl ReportBuilder {
     pub fn add(&mut self, s: &ReportSample) {
         self.total.add_kind(s.kind);
         self.reading_notes += usize::from(s.reading_note);
+        self.truncated += usize::from(s.truncated);
+        self.reasoning_tokens = self.reasoning_tokens.saturating_add(s.reasoning_tokens);
         if let Some(k) = s.key {
             self.by_category.entry(k).or_default().add_kind(s.kind);
             self.cat_batches
@@ -331,6 +349,8 @@ impl ReportBuilder {
                 .collect(),
             judges,
             tokens: self.tokens,
+            reasoning_tokens: self.reasoning_tokens,
+            truncated: self.truncated,
             cost_usd: self.cost,
             status: m.status.clone(),
             by: by.label().to_string(),
@@ -359,6 +379,8 @@ pub fn report_run(run: &RunData, by: By) -> RunReport {
             closeness: s.closeness.map(|c| crate::run::rows::metric_values(&c)),
             tokens: (s.input_tokens, s.output_tokens),
             cost: s.cost_usd,
+            truncated: s.truncated(),
+            reasoning_tokens: s.reasoning_tokens(),
             reading_note: s.rounds.iter().any(|r| {
                 r.verdict
                     .notes()
@@ -400,6 +422,8 @@ pub(crate) fn report_dir(
             tokens: (e.tokens_in, e.tokens_out),
             cost: e.cost,
             reading_note: e.reading_note,
+            truncated: e.truncated,
+            reasoning_tokens: e.reasoning_tokens,
         });
     }
     let mut warnings = scan.warnings;

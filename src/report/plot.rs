@@ -21,7 +21,7 @@ fn err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
 }
 
 /// Colour of the i-th run (a qualitative palette readable on white).
-fn run_color(i: usize) -> RGBColor {
+pub(crate) fn run_color(i: usize) -> RGBColor {
     const C: [RGBColor; 10] = [
         RGBColor(31, 119, 180),
         RGBColor(214, 39, 40),
@@ -111,7 +111,7 @@ static BUNDLED_FONT: &[u8] = include_bytes!("../../themes/fonts/DejaVuSans.ttf")
 
 /// Registers the font text is measured and drawn with: `$AUTOEVAL_FONT` if it names a
 /// readable TrueType file, else the bundled one.
-fn ensure_font() -> Result<()> {
+pub(crate) fn ensure_font() -> Result<()> {
     static DONE: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
     let r = DONE.get_or_init(|| {
         if let Ok(p) = std::env::var("AUTOEVAL_FONT") {

@@ -87,6 +87,8 @@ fn summary_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
         "ROUGE-L".into(),
         "tree".into(),
         "tokens".into(),
+        "reasoning tok".into(),
+        "truncated".into(),
         "cost $".into(),
         "status".into(),
     ]];
@@ -123,6 +125,8 @@ fn summary_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
             f3(c.map(|c| c[1])),
             f3(c.map(|c| c[2])),
             (r.tokens.0 + r.tokens.1).to_string(),
+            r.reasoning_tokens.to_string(),
+            r.truncated.to_string(),
             r.cost_usd
                 .map_or_else(|| "unpriced".into(), |c| format!("{c:.4}")),
             r.status.clone(),
@@ -267,7 +271,16 @@ fn category_label(reports: &[RunReport]) -> String {
 }
 
 /// CSV through the `csv` crate, so run and model names with commas or quotes stay one field.
-fn csv_text(reports: &[RunReport]) -> Result<String, csv::Error> {
+/// With `raw`, cells are exact; else a cell a spreadsheet would run as a formula gets
+/// a leading `'` ([`crate::sanitize::csv_cell`]).
+fn csv_text(reports: &[RunReport], raw: bool) -> Result<String, csv::Error> {
+    let cells = |r: &[String]| {
+        if raw {
+            r.to_vec()
+        } else {
+            crate::sanitize::csv_record(r)
+        }
+    };
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record([
         "run",
@@ -355,11 +368,11 @@ fn csv_text(reports: &[RunReport]) -> Result<String, csv::Error> {
                         lo(jc.recall),
                         hi(jc.recall),
                     ]);
-                    w.write_record(&row)?;
+                    w.write_record(cells(&row))?;
                 }
             } else {
                 base.extend(std::iter::repeat_n(String::new(), 7));
-                w.write_record(&base)?;
+                w.write_record(cells(&base))?;
             }
         }
     }
@@ -422,6 +435,11 @@ fn ratio(a: usize, b: usize) -> Option<f64> {
     (b > 0).then(|| a as f64 / b as f64)
 }
 
+/// CSV with every cell exact, formulas too (`report --format csv --raw`).
+pub fn render_csv_raw(reports: &[RunReport]) -> String {
+    csv_text(reports, true).unwrap_or_default()
+}
+
 /// Renders reports in a format.
 pub fn render(reports: &[RunReport], format: Format) -> String {
     let label = category_label(reports);
@@ -437,7 +455,7 @@ pub fn render(reports: &[RunReport], format: Format) -> String {
             )
             .unwrap_or_default()
         }
-        Format::Csv => csv_text(reports).unwrap_or_default(),
+        Format::Csv => csv_text(reports, false).unwrap_or_default(),
         Format::Table | Format::Markdown => {
             let md = format == Format::Markdown;
             let h = |t: &str| {
@@ -464,6 +482,13 @@ pub fn render(reports: &[RunReport], format: Format) -> String {
             out += &grid(&category_rows(reports, label), md);
             out += &h("Verdicts");
             out += &grid(&verdict_rows(reports), md);
+            for r in reports.iter().filter(|r| r.truncated > 0) {
+                out += &format!(
+                    "{}: truncated: {} (counted as unparseable: a call stopped at the token limit before answering; \
+                     rerun them with --resume --retry-truncated and a larger --max-tokens)\n",
+                    r.run, r.truncated
+                );
+            }
             if reports.iter().any(|r| !r.failure_kinds.is_empty()) {
                 out += &h(
                     "Failure kinds (automatic, from the verdict and the φ₀/φ₁ diff; a sample can show several)",

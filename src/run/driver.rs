@@ -33,6 +33,37 @@ pub enum Outcome {
     Finished,
     /// Stopped by the user; resumable.
     Cancelled,
+    /// Stopped because the server refused the run's requests (a non-retryable 4xx that
+    /// repeats); resumable once the settings are fixed.
+    Refused,
+}
+
+/// Exit code of a run stopped because the server could not be reached or refused its
+/// requests: EX_TEMPFAIL, "try again later" (resumable).
+pub const EXIT_SERVER_GONE: i32 = 75;
+
+/// Samples in a row whose request the server refused before the run stops.
+pub const REFUSED_IN_A_ROW: usize = 5;
+
+/// Samples refused with the same status at the start of a new run (before any answer)
+/// that stop it.
+pub const REFUSED_AT_START: usize = 3;
+
+/// The status and message of a sample that failed because the server refused its
+/// request (a non-retryable 4xx: bad parameter, bad key, unknown model).
+fn refused_request(rec: &SampleRecord) -> Option<(u16, String)> {
+    if rec.verdict.kind() != crate::verify::VerdictKind::ModelError {
+        return None;
+    }
+    let last = rec.rounds.last()?;
+    let call = last
+        .autoformalize
+        .as_ref()
+        .filter(|c| c.error.is_some())
+        .unwrap_or(&last.informalize);
+    let status = call.http_status?;
+    ((400..500).contains(&status) && status != 408 && status != 429)
+        .then(|| (status, call.error.clone().unwrap_or_default()))
 }
 
 /// Run errors (before or while writing).
@@ -73,6 +104,9 @@ pub struct RunSpec {
     pub force: bool,
     /// Re-run the samples whose latest record is a `model-error`.
     pub retry_errors: bool,
+    /// Re-run the samples whose latest record has a call that stopped at the token
+    /// limit before answering (a different `--max-tokens` is then allowed).
+    pub retry_truncated: bool,
     /// Stop (cancelled, resumable) after this many consecutive samples that could not
     /// reach the server; 0 never stops.
     pub max_consecutive_failures: usize,
@@ -123,8 +157,8 @@ fn manifest(spec: &RunSpec, id: &str) -> Manifest {
         command: spec.command.clone(),
         dataset: spec.dataset_info.clone(),
         model: p.client.info(),
-        temperature: p.temperature,
-        max_tokens: p.max_tokens,
+        temperature: p.client.params().temperature,
+        max_tokens: p.client.params().max_tokens,
         prompts: PromptInfo {
             source: p.prompts.source.clone(),
             shots: p.prompts.shots,
@@ -135,13 +169,35 @@ fn manifest(spec: &RunSpec, id: &str) -> Manifest {
         concurrency: spec.concurrency,
         status: "running".into(),
         updated: None,
-        extra: [(
-            crate::record::READING_KEY.to_string(),
-            serde_json::Value::String(p.reading.name().into()),
-        )]
+        extra: [
+            (
+                crate::record::READING_KEY.to_string(),
+                serde_json::Value::String(p.reading.name().into()),
+            ),
+            (
+                crate::record::REQUEST_KEY.to_string(),
+                serde_json::to_value(&**p.client.params()).unwrap_or_default(),
+            ),
+        ]
         .into_iter()
         .collect(),
     }
+}
+
+/// A temperature as the manifest shows it.
+fn shown_temperature(t: Option<f64>) -> String {
+    t.map_or_else(|| "omitted".into(), |t| t.to_string())
+}
+
+/// The reasoning settings of a request, as compared on resume.
+fn reasoning_settings(p: &crate::llm::profile::RequestParams) -> String {
+    serde_json::json!({
+        "effort": p.effort,
+        "thinking": p.thinking,
+        "thinking_budget": p.thinking_budget,
+        "extra_body": p.extra_body,
+    })
+    .to_string()
 }
 
 /// What a resumed run must share with the run it continues, as (field, old, new).
@@ -194,9 +250,17 @@ fn resume_differences(old: &Manifest, new: &Manifest) -> Vec<(&'static str, Stri
     // Sampling and verification settings change the answers and verdicts too.
     cmp(
         "temperature",
-        old.temperature.to_string(),
-        new.temperature.to_string(),
+        shown_temperature(old.temperature),
+        shown_temperature(new.temperature),
     );
+    // Runs from before request settings were recorded asked for no reasoning settings.
+    if let (Some(o), Some(n)) = (old.request(), new.request()) {
+        cmp(
+            "reasoning settings (effort, thinking, budget, extra body)",
+            reasoning_settings(&o),
+            reasoning_settings(&n),
+        );
+    }
     cmp(
         "max tokens",
         old.max_tokens.to_string(),
@@ -271,7 +335,11 @@ pub(crate) fn prepare(
                 m.model.name
             )));
         }
-        let diffs = resume_differences(&old, &m);
+        let mut diffs = resume_differences(&old, &m);
+        if spec.retry_truncated {
+            // A larger limit is what redoing truncated samples is for.
+            diffs.retain(|(k, _, _)| *k != "max tokens");
+        }
         if !diffs.is_empty() && !spec.force {
             let list: Vec<String> = diffs
                 .iter()
@@ -297,12 +365,14 @@ pub(crate) fn prepare(
         // The latest line per id is the sample's record (a retried sample has two).
         let mut latest: HashMap<String, bool> = HashMap::new();
         for r in loaded.records {
-            let failed = r.verdict.kind() == crate::verify::VerdictKind::ModelError;
-            latest.insert(r.id, failed);
+            let again = (spec.retry_errors
+                && r.verdict.kind() == crate::verify::VerdictKind::ModelError)
+                || (spec.retry_truncated && r.truncated());
+            latest.insert(r.id, again);
         }
         done = latest
             .into_iter()
-            .filter(|(_, failed)| !(spec.retry_errors && *failed))
+            .filter(|(_, again)| !*again)
             .map(|(id, _)| id)
             .collect();
     }
@@ -344,6 +414,10 @@ pub async fn execute(
     let mut exhausted = false;
     let mut failures_in_a_row = 0usize;
     let mut parked: Option<Job> = None;
+    // Refused samples are held back until a sample gets an answer: when the refusals
+    // repeat, the run stops without them, so --resume asks them again.
+    let mut held: Vec<SampleRecord> = Vec::new();
+    let mut answered = 0usize;
     loop {
         let paused = pause.as_ref().is_some_and(|p| *p.borrow());
         while !paused && set.len() < spec.concurrency.max(1) && !*cancel.borrow() && !over_budget()
@@ -400,6 +474,38 @@ pub async fn execute(
                     if refused_by_budget(&rec) {
                         // Not a model error: the sample was never asked; --resume does it.
                         continue;
+                    }
+                    if let Some((status, message)) = refused_request(&rec) {
+                        let same = held.last().and_then(refused_request).is_none_or(|(s, _)| s == status);
+                        if !same {
+                            for r in held.drain(..) {
+                                out.append(&r)?;
+                                let _ = events.send(Event::Sample(Box::new(r)));
+                            }
+                        }
+                        held.push(rec);
+                        let at_start = answered == 0 && done.is_empty();
+                        if held.len() >= REFUSED_IN_A_ROW || (at_start && held.len() >= REFUSED_AT_START) {
+                            let _ = events.send(Event::Warning(format!(
+                                "stopping: the server refused {} requests in a row{} with HTTP {status}: {}\n\
+                                 nothing more is sent; the refused samples are not written, so once the \
+                                 settings are fixed (see the README's \"Reasoning models\"), continue with --resume",
+                                held.len(),
+                                if at_start { " at the start of the run" } else { "" },
+                                crate::sanitize::one_line(&message)
+                            )));
+                            held.clear();
+                            set.abort_all();
+                            while set.join_next().await.is_some() {}
+                            outcome = Outcome::Refused;
+                            break;
+                        }
+                        continue;
+                    }
+                    answered += 1;
+                    for r in held.drain(..) {
+                        out.append(&r)?;
+                        let _ = events.send(Event::Sample(Box::new(r)));
                     }
                     out.append(&rec)?;
                     failures_in_a_row = if rec.transport_failure() { failures_in_a_row + 1 } else { 0 };
@@ -469,11 +575,18 @@ pub async fn execute(
             b.spent()
         )));
     }
+    // Refusals that did not repeat are ordinary model errors of their samples.
+    if outcome != Outcome::Refused {
+        for r in held.drain(..) {
+            out.append(&r)?;
+            let _ = events.send(Event::Sample(Box::new(r)));
+        }
+    }
     warn_all(&events);
     out.sync()?;
     manifest.status = match outcome {
         Outcome::Finished => "finished",
-        Outcome::Cancelled => "cancelled",
+        Outcome::Cancelled | Outcome::Refused => "cancelled",
     }
     .into();
     manifest.updated = Some(now_rfc3339());

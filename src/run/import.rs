@@ -367,7 +367,7 @@ pub(crate) fn import_as(
             filter_field: ds.filter_field(),
         },
         model,
-        temperature: 0.0,
+        temperature: Some(0.0),
         max_tokens: 0,
         prompts: PromptInfo {
             source: "original".into(),

@@ -31,8 +31,9 @@ pub use super::scratch::INDEX;
 
 /// The format's name and version: a cache of any other version is not read (and is
 /// rebuilt). Version 5: rows carry every stored closeness metric; version 6 adds
-/// `meteor` and `bertscore_minilm`; version 7: failure kinds from proved edits.
-const MAGIC: &[u8; 8] = b"AEIDX\x00\x00\x07";
+/// `meteor` and `bertscore_minilm`; version 7 reasoning tokens and the truncated flag;
+/// version 8: failure kinds from proved edits (the `UNPROVED` bit).
+const MAGIC: &[u8; 8] = b"AEIDX\x00\x00\x08";
 /// Most warnings kept in a cache.
 const MAX_WARNINGS: usize = 10_000;
 
@@ -305,7 +306,7 @@ pub fn save(dir: &Path, scan: &mut Scan) -> std::io::Result<TextFile> {
     })();
     match result {
         Ok(base) => {
-            if let Err(e) = std::fs::rename(&tmp, path(dir)) {
+            if let Err(e) = crate::fswrite::commit(&tmp, &path(dir)) {
                 let _ = std::fs::remove_file(&tmp);
                 return Err(e);
             }
@@ -347,7 +348,8 @@ fn put_row(w: &mut impl Write, r: &Row, e: &Extra, text: TextSpan) -> std::io::R
         | u8::from(r.depth.is_some()) << 1
         | u8::from(e.closeness.is_some()) << 3
         | u8::from(e.cost.is_some()) << 4
-        | u8::from(e.reading_note) << 5;
+        | u8::from(e.reading_note) << 5
+        | u8::from(e.truncated) << 6;
     w.write_all(&r.offset.to_le_bytes())?;
     w.write_all(&r.len.to_le_bytes())?;
     w.write_all(&[verdict, flags])?;
@@ -362,6 +364,7 @@ fn put_row(w: &mut impl Write, r: &Row, e: &Extra, text: TextSpan) -> std::io::R
     w.write_all(&e.tokens_in.to_le_bytes())?;
     w.write_all(&e.tokens_out.to_le_bytes())?;
     w.write_all(&e.cost.unwrap_or(0.0).to_le_bytes())?;
+    w.write_all(&e.reasoning_tokens.to_le_bytes())?;
     w.write_all(&r.phi0_hash.to_le_bytes())?;
     w.write_all(&text.pos.to_le_bytes())?;
     w.write_all(&text.len.to_le_bytes())?;
@@ -481,6 +484,7 @@ pub fn load(dir: &Path, texts: bool) -> Option<Scan> {
         }
         let closeness = (flags & (1 << 3) != 0).then_some(c);
         let (tokens_in, tokens_out, cost) = (r.u64()?, r.u64()?, r.f64()?);
+        let reasoning_tokens = r.u64()?;
         let phi0_hash = r.u64()?;
         let span = TextSpan {
             pos: r.u64()?,
@@ -517,6 +521,8 @@ pub fn load(dir: &Path, texts: bool) -> Option<Scan> {
             tokens_out,
             cost: has(4).then_some(cost),
             reading_note: has(5),
+            truncated: has(6),
+            reasoning_tokens,
         });
     }
     let ntexts = r.u64()?;

@@ -1,10 +1,10 @@
 //! LLM as judge (A4): ask a model whether φ₀ ≡ φ₁ for every sample with a parsed φ₁.
 
 use super::store::{self, Appender, JUDGE};
+use crate::llm::Client;
 use crate::llm::judge::parse_answer;
-use crate::llm::{ChatRequest, Client};
 use crate::prompt::PromptSet;
-use crate::record::{CallRecord, JudgeRecord, SampleRecord, now_rfc3339};
+use crate::record::{JudgeRecord, SampleRecord, now_rfc3339};
 use crate::syntax::parse;
 use std::collections::HashSet;
 use std::path::Path;
@@ -19,7 +19,6 @@ pub(crate) async fn judge_run(
     prompts: Arc<PromptSet>,
     concurrency: usize,
     limit: Option<usize>,
-    sampling: (f32, u32),
     mut on_done: impl FnMut(&JudgeRecord),
 ) -> Result<(usize, usize), store::StoreError> {
     let samples = store::read_samples(dir)?.records;
@@ -55,41 +54,13 @@ pub(crate) async fn judge_run(
                 let (a, b) = (parse(&s.phi0, s.syntax), parse(&phi1, s.syntax));
                 let (Ok(a), Ok(b)) = (a, b) else { return None };
                 let prompt = prompts.judge(&a, &b, s.syntax);
-                let req = ChatRequest {
-                    prompt: prompt.text.clone(),
-                    temperature: sampling.0,
-                    max_tokens: sampling.1,
+                let r = client.complete(&client.request(prompt.text.clone())).await;
+                // Only the answer is judged; a truncated call answered nothing.
+                let answer = match &r {
+                    Ok(c) if !c.completion.truncated => parse_answer(&c.completion.text),
+                    _ => crate::llm::judge::JudgeAnswer::Unparseable,
                 };
-                let r = client.complete(&req).await;
-                let (answer, call) = match r {
-                    Ok(c) => (
-                        parse_answer(&c.completion.text),
-                        CallRecord {
-                            prompt_id: prompt.id,
-                            output: Some(c.completion.text),
-                            input_tokens: c.completion.input_tokens,
-                            output_tokens: c.completion.output_tokens,
-                            latency_ms: c.latency_ms,
-                            cost_usd: c.cost_usd,
-                            attempts: c.attempts,
-                            finish_reason: c.completion.finish_reason,
-                            error: None,
-                            transport_error: false,
-                            implausible_usage: c.implausible_usage,
-                            cached: c.cached,
-                            batch_id: c.batch_id,
-                        },
-                    ),
-                    Err(e) => (
-                        crate::llm::judge::JudgeAnswer::Unparseable,
-                        CallRecord {
-                            prompt_id: prompt.id,
-                            attempts: e.attempts,
-                            error: Some(e.error.message),
-                            ..Default::default()
-                        },
-                    ),
-                };
+                let call = super::pipeline::call_record(&prompt, &r);
                 Some(JudgeRecord {
                     id: s.id.clone(),
                     model,

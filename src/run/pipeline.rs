@@ -39,10 +39,6 @@ pub struct Pipeline {
     pub syntax: SyntaxKind,
     /// Rounds n.
     pub rounds: usize,
-    /// Temperature.
-    pub temperature: f32,
-    /// Output token limit.
-    pub max_tokens: u32,
     /// Verifier settings.
     pub verify: verify::Options,
     /// How replies without full parentheses are grouped.
@@ -51,7 +47,8 @@ pub struct Pipeline {
     pub bertscore: Option<super::bertscore::Bertscore>,
 }
 
-fn record(prompt: &Rendered, r: &Result<CallResult, CallError>) -> CallRecord {
+/// The record of one call: its answer and reasoning apart, tokens, cost, or its error.
+pub(crate) fn call_record(prompt: &Rendered, r: &Result<CallResult, CallError>) -> CallRecord {
     match r {
         Ok(c) => CallRecord {
             prompt_id: prompt.id.clone(),
@@ -63,15 +60,21 @@ fn record(prompt: &Rendered, r: &Result<CallResult, CallError>) -> CallRecord {
             attempts: c.attempts,
             finish_reason: c.completion.finish_reason.clone(),
             error: None,
+            http_status: None,
             transport_error: false,
             implausible_usage: c.implausible_usage,
             cached: c.cached,
             batch_id: c.batch_id.clone(),
+            reasoning: c.completion.reasoning.clone(),
+            reasoning_tokens: c.completion.reasoning_tokens,
+            reasoning_redacted: c.completion.reasoning_redacted,
+            truncated: c.completion.truncated,
         },
         Err(e) => CallRecord {
             prompt_id: prompt.id.clone(),
             attempts: e.attempts,
             error: Some(e.error.message.clone()),
+            http_status: e.error.status,
             transport_error: e.error.status.is_none() && e.error.retryable,
             ..Default::default()
         },
@@ -127,10 +130,17 @@ impl Pipeline {
     /// The request for a rendered prompt. Each call is its own conversation: nothing
     /// from earlier calls is sent.
     pub fn request(&self, prompt: &Rendered) -> ChatRequest {
-        ChatRequest {
-            prompt: prompt.text.clone(),
-            temperature: self.temperature,
-            max_tokens: self.max_tokens,
+        self.client.request(prompt.text.clone())
+    }
+
+    /// The verdict of a call that stopped at the token limit before answering.
+    fn truncated_verdict(&self, stage: &str) -> Verdict {
+        Verdict::Unparseable {
+            reason: format!(
+                "no answer: stopped at max tokens ({}) while reasoning ({stage})",
+                self.client.params().max_tokens
+            ),
+            pos: 0,
         }
     }
 
@@ -183,11 +193,9 @@ impl Pipeline {
         let Some(b) = self.client.budget() else {
             return true;
         };
-        let req = ChatRequest {
-            prompt: self.prompts.informalize(&job.phi0, self.syntax).text,
-            temperature: self.temperature,
-            max_tokens: self.max_tokens,
-        };
+        let req = self
+            .client
+            .request(self.prompts.informalize(&job.phi0, self.syntax).text);
         let worst = self.client.worst_cost(&req).unwrap_or(f64::INFINITY);
         b.room_for(2.0 * worst * (in_flight + 1) as f64)
     }
@@ -244,7 +252,7 @@ impl Pipeline {
             let mut rec = RoundRecord {
                 round,
                 input: current.to_unicode(),
-                informalize: record(&inf_prompt, &inf),
+                informalize: call_record(&inf_prompt, &inf),
                 psi: None,
                 autoformalize: None,
                 phi1: None,
@@ -255,6 +263,12 @@ impl Pipeline {
                 verify_ms: 0.0,
             };
             let psi = match inf {
+                Ok(c) if c.completion.truncated => {
+                    rec.verdict = self.truncated_verdict("informalization");
+                    rounds.push(rec);
+                    break;
+                }
+                // Only the answer: the reasoning never becomes ψ.
                 Ok(c) => c.completion.text.trim().to_string(),
                 Err(e) => {
                     rec.verdict = Verdict::ModelError {
@@ -279,8 +293,13 @@ impl Pipeline {
                     self.request(&auto_prompt),
                 )
                 .await?;
-            rec.autoformalize = Some(record(&auto_prompt, &auto));
+            rec.autoformalize = Some(call_record(&auto_prompt, &auto));
             let raw = match auto {
+                Ok(c) if c.completion.truncated => {
+                    rec.verdict = self.truncated_verdict("autoformalization");
+                    rounds.push(rec);
+                    break;
+                }
                 Ok(c) => c.completion.text,
                 Err(e) => {
                     rec.verdict = Verdict::ModelError {

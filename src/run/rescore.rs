@@ -565,7 +565,7 @@ fn finish(
     }
     // One rename replaces the old file with the new: at every instant samples.jsonl
     // is one of the two, whole.
-    std::fs::rename(tmp, &dst).map_err(io_at(&dst))?;
+    crate::fswrite::commit(tmp, &dst).map_err(io_at(&dst))?;
     if let Ok(d) = std::fs::File::open(&opts.out) {
         let _ = d.sync_all();
     }

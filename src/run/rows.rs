@@ -449,6 +449,25 @@ struct LightRound<'a> {
     phi1: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     verdict: Option<LightVerdict<'a>>,
+    #[serde(default)]
+    informalize: Option<LightCall>,
+    #[serde(default)]
+    autoformalize: Option<LightCall>,
+}
+
+/// What the rows keep of a call: whether it ran out of tokens, and its reasoning tokens.
+#[derive(Deserialize, Default)]
+struct LightCall {
+    #[serde(default)]
+    truncated: bool,
+    #[serde(default)]
+    reasoning_tokens: Option<u64>,
+}
+
+impl LightRound<'_> {
+    fn calls(&self) -> impl Iterator<Item = &LightCall> {
+        self.informalize.iter().chain(self.autoformalize.as_ref())
+    }
 }
 
 #[derive(Deserialize)]
@@ -582,6 +601,17 @@ pub(crate) fn parse_row(
                     .as_ref()
                     .is_some_and(LightVerdict::has_reading_note)
             }),
+        truncated: s
+            .rounds
+            .iter()
+            .flat_map(LightRound::calls)
+            .any(|c| c.truncated),
+        reasoning_tokens: s
+            .rounds
+            .iter()
+            .flat_map(LightRound::calls)
+            .filter_map(|c| c.reasoning_tokens)
+            .fold(0, u64::saturating_add),
     };
     Ok(Some((
         Row {
@@ -620,6 +650,10 @@ pub struct Extra {
     pub cost: Option<f64>,
     /// A round's φ₁ reads differently under the other reading convention (or uses `^`).
     pub reading_note: bool,
+    /// A call stopped at the token limit before answering.
+    pub truncated: bool,
+    /// Reasoning tokens over the sample's calls (as reported).
+    pub reasoning_tokens: u64,
 }
 
 impl PartialEq for Extra {
@@ -631,6 +665,8 @@ impl PartialEq for Extra {
             && self.tokens_out == o.tokens_out
             && self.cost.map(f64::to_bits) == o.cost.map(f64::to_bits)
             && self.reading_note == o.reading_note
+            && self.truncated == o.truncated
+            && self.reasoning_tokens == o.reasoning_tokens
     }
 }
 

@@ -216,7 +216,7 @@ pub fn write_manifest(dir: &Path, m: &Manifest) -> Result<(), StoreError> {
     let text = serde_json::to_string_pretty(m)
         .map_err(|e| StoreError::Manifest(path.display().to_string(), e.to_string()))?;
     std::fs::write(&tmp, text + "\n").map_err(io(&tmp))?;
-    std::fs::rename(&tmp, &path).map_err(io(&path))
+    crate::fswrite::commit(&tmp, &path).map_err(io(&path))
 }
 
 /// Reads the manifest.
@@ -286,9 +286,39 @@ pub fn read_samples(dir: &Path) -> Result<Loaded<SampleRecord>, StoreError> {
     read_jsonl(&dir.join(SAMPLES))
 }
 
-/// Reads labels.
+/// Reads every line of `labels.jsonl`, retractions included (the history).
 pub fn read_labels(dir: &Path) -> Result<Loaded<LabelRecord>, StoreError> {
     read_jsonl(&dir.join(LABELS))
+}
+
+/// Drops retracted labels: a retraction removes the earlier records of its (sample,
+/// annotator) and is dropped itself; later labels count again. Order is kept.
+pub fn in_force(records: Vec<LabelRecord>) -> Vec<LabelRecord> {
+    // The position of the last retraction per (sample, annotator).
+    let mut cut: std::collections::HashMap<(&str, &str), usize> = std::collections::HashMap::new();
+    for (k, r) in records.iter().enumerate() {
+        if r.retract {
+            cut.insert((r.id.as_str(), r.annotator.as_str()), k);
+        }
+    }
+    if cut.is_empty() {
+        return records;
+    }
+    let keep: Vec<bool> = records
+        .iter()
+        .enumerate()
+        .map(|(k, r)| {
+            !r.retract
+                && cut
+                    .get(&(r.id.as_str(), r.annotator.as_str()))
+                    .is_none_or(|c| k > *c)
+        })
+        .collect();
+    records
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(r, k)| k.then_some(r))
+        .collect()
 }
 
 /// A line reader that never holds more than `max` bytes of one line: a longer line is

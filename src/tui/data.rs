@@ -36,6 +36,9 @@ pub struct RunIndex {
     pub lines: usize,
     /// Latest labels per sample id (newest per annotator merged).
     pub labels: HashMap<String, Vec<LabelRecord>>,
+    /// Every label line per sample id in file order, retractions included (the label
+    /// panel's history).
+    pub label_history: HashMap<String, Vec<LabelRecord>>,
     /// When `run.json` was last read (its modification time), to notice status changes.
     pub manifest_mtime: Option<std::time::SystemTime>,
     /// The newest judge decision per sample id (`judge.jsonl`).
@@ -149,6 +152,7 @@ impl RunIndex {
             consumed: 0,
             lines: 0,
             labels: HashMap::new(),
+            label_history: HashMap::new(),
             judge: HashMap::new(),
             manifest_mtime: None,
             warnings: Vec::new(),
@@ -336,14 +340,19 @@ impl RunIndex {
     pub(crate) fn reload_labels(&mut self) {
         match store::read_labels(&self.dir) {
             Ok(l) => {
+                let mut history: HashMap<String, Vec<LabelRecord>> = HashMap::new();
+                for rec in &l.records {
+                    history.entry(rec.id.clone()).or_default().push(rec.clone());
+                }
                 let mut map: HashMap<String, Vec<LabelRecord>> = HashMap::new();
-                for rec in l.records {
+                for rec in store::in_force(l.records) {
                     let list = map.entry(rec.id.clone()).or_default();
                     // The newest entry per annotator wins.
                     list.retain(|x| x.annotator != rec.annotator);
                     list.push(rec);
                 }
                 self.labels = map;
+                self.label_history = history;
                 self.warnings.extend(l.warnings);
             }
             Err(e) => self.warnings.push(e.to_string()),

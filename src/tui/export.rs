@@ -88,7 +88,8 @@ pub fn export(app: &App, base: &Path) -> Result<PathBuf, ExportError> {
                 .map(|v| v.to_string())
                 .unwrap_or_default()
         }));
-        c.write_record(&record).map_err(at(&csv_path))?;
+        c.write_record(crate::sanitize::csv_record(&record))
+            .map_err(at(&csv_path))?;
     }
     j.flush().map_err(at(&jsonl))?;
     c.flush().map_err(at(&csv_path))?;
@@ -112,7 +113,7 @@ pub fn export(app: &App, base: &Path) -> Result<PathBuf, ExportError> {
     let f4 = |x: Option<f64>| x.map(|v| format!("{v:.4}")).unwrap_or_default();
     for (name, m) in &app.model.derived.chart {
         for (b, n) in m {
-            w.write_record([
+            w.write_record(crate::sanitize::csv_record([
                 name.clone(),
                 b.to_string(),
                 n.n.to_string(),
@@ -121,7 +122,7 @@ pub fn export(app: &App, base: &Path) -> Result<PathBuf, ExportError> {
                 n.accurate.to_string(),
                 f4(n.compliance()),
                 f4(n.accuracy()),
-            ])
+            ]))
             .map_err(at(&chart_path))?;
         }
     }

@@ -41,6 +41,8 @@ pub enum Layer {
     Rank(Box<super::model::rank::RankView>),
     /// Settling the selected sample's labels.
     Adjudicate(Box<Adjudication>),
+    /// Typing a sample id to jump to (`:`); read in the note context's keys.
+    Jump(super::components::text_field::TextField),
 }
 
 /// The chart picker and the counts of its highlighted run and bucket.
@@ -87,6 +89,8 @@ pub enum Mode {
     Rank,
     /// [`Layer::Adjudicate`].
     Adjudicate,
+    /// [`Layer::Jump`].
+    Jump,
 }
 
 impl Layer {
@@ -94,7 +98,7 @@ impl Layer {
     pub fn context(&self) -> Context {
         match self {
             Layer::Search => Context::Search,
-            Layer::Note => Context::Note,
+            Layer::Note | Layer::Jump(_) => Context::Note,
             Layer::NewRun(_) => Context::Form,
             Layer::Label(_) => Context::Label,
             Layer::Filter(_) => Context::Filter,
@@ -127,6 +131,7 @@ impl Layer {
             Layer::ConfirmCancel => Mode::ConfirmCancel,
             Layer::Rank(_) => Mode::Rank,
             Layer::Adjudicate(_) => Mode::Adjudicate,
+            Layer::Jump(_) => Mode::Jump,
         }
     }
 

@@ -156,12 +156,14 @@ impl Live {
                 let end = match batch {
                     None => match execute(spec, etx, cancel_rx).await {
                         Ok(Outcome::Finished) => LiveEnd::Finished,
-                        Ok(Outcome::Cancelled) => LiveEnd::Cancelled,
+                        Ok(Outcome::Cancelled | Outcome::Refused) => LiveEnd::Cancelled,
                         Err(e) => LiveEnd::Failed(e.to_string()),
                     },
                     Some(b) => match crate::run::batch::execute(spec, b, etx, cancel_rx).await {
                         Ok(BatchOutcome::Finished) => LiveEnd::Finished,
-                        Ok(BatchOutcome::Cancelled) => LiveEnd::Cancelled,
+                        Ok(BatchOutcome::Cancelled | BatchOutcome::Unreachable) => {
+                            LiveEnd::Cancelled
+                        }
                         Ok(BatchOutcome::Waiting { pending, .. }) => {
                             LiveEnd::Failed(format!("{pending} requests still need answers"))
                         }

@@ -242,6 +242,7 @@ fn build(opts: &ViewOptions, background: bool, blind: bool) -> (App, Theme) {
     if blind || cfg.blind == Some(true) {
         app.model.blind = Some(cfg.blind_seed.unwrap_or(0));
         app.model.refilter();
+        app.model.select_first_failure();
     }
     if !later.is_empty() {
         app.load_in_background(later);
@@ -256,12 +257,20 @@ pub fn run(opts: ViewOptions) -> anyhow::Result<i32> {
 
 /// Runs the viewer, blind when `blind` (or the config) says so.
 pub fn run_with(opts: ViewOptions, blind: bool) -> anyhow::Result<i32> {
+    run_on(opts, blind, None)
+}
+
+/// [`run_with`], opening on sample `sample` (`view --sample ID`, `RUN/ID`).
+pub fn run_on(opts: ViewOptions, blind: bool, sample: Option<String>) -> anyhow::Result<i32> {
     if !std::io::stdout().is_terminal() {
         eprintln!("autoeval: the viewer needs a terminal; see `autoeval --help` for the commands");
         return Ok(2);
     }
     let started = Instant::now();
     let (mut app, theme) = build(&opts, true, blind);
+    if let Some(spec) = sample {
+        app.open_on(spec);
+    }
     let mut terminal = ratatui::init();
     let _ = ratatui::crossterm::execute!(
         std::io::stdout(),
@@ -345,5 +354,14 @@ pub fn run_with(opts: ViewOptions, blind: bool) -> anyhow::Result<i32> {
         ratatui::crossterm::event::DisableMouseCapture
     );
     ratatui::restore();
+    // Ctrl-C with a live run: stop it so run.json does not stay `running`.
+    if app.jobs.live_running() {
+        eprintln!("autoeval: cancelling the live run (finished samples stay; resumable)…");
+        if !app.shutdown(Duration::from_secs(15)) {
+            eprintln!(
+                "autoeval: the run did not stop within 15 s; `autoeval run --resume` picks it up"
+            );
+        }
+    }
     result.map(|()| 0)
 }

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod cli;
+pub mod providers;
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -199,6 +200,11 @@ impl FakeModel {
         Arc::new(FakeModel {
             memory: Mutex::new(Vec::new()),
         })
+    }
+
+    /// The text of a prompt's `[NAME]` block.
+    pub fn block_pub<'a>(prompt: &'a str, name: &str) -> Option<&'a str> {
+        Self::block(prompt, name)
     }
 
     fn block<'a>(prompt: &'a str, name: &str) -> Option<&'a str> {

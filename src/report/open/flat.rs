@@ -1,90 +1,340 @@
-//! Flat JSONL: one line per sample, every value a scalar and every line the same keys,
-//! so DuckDB, pandas and Arrow infer one schema (the countermodel, whose shape differs
-//! by logic, is a JSON string).
+//! Flat exports: one row per sample under one fixed schema ([`columns`]), whatever the
+//! run holds, so no reader has to infer a type (an all-null column is still `double`).
+//! JSONL (`jsonl-flat`, every line the same keys in the same order, with a dataset card
+//! beside it) and Parquet (`parquet`, in `parquet_out`) write the same rows.
 
 use super::{for_each_sample, kind_ids, labels_by_sample, verdict_detail};
-use crate::record::{Manifest, SampleRecord};
-use serde_json::{Value, json};
+use crate::llm::judge::JudgeAnswer;
+use crate::record::{CallRecord, JudgeRecord, LabelRecord, Manifest, Metric, SampleRecord};
+use serde_json::Value;
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 
-/// One sample as a flat object.
-pub fn flat(
-    m: &Manifest,
-    s: &SampleRecord,
-    labels: Option<&Vec<crate::record::LabelRecord>>,
-) -> Value {
-    use crate::verify::Verdict;
-    let first = s.rounds.first();
-    let last = s.rounds.iter().rev().find(|r| r.phi1.is_some());
-    let countermodel = match &s.verdict {
-        Verdict::NotEquivalent { countermodel, .. } => {
-            Value::String(serde_json::to_string(countermodel).unwrap_or_default())
-        }
-        _ => Value::Null,
-    };
-    let cats: Vec<String> = labels
-        .map(|ls| {
-            let mut c: Vec<String> = ls
-                .iter()
-                .flat_map(|l| l.categories.iter().cloned())
-                .collect();
-            c.sort();
-            c.dedup();
-            c
-        })
-        .unwrap_or_default();
-    let mut v = json!({
-        "run": m.id,
-        "provider": m.model.provider,
-        "model": m.model.name,
-        "dataset": m.dataset.kind,
-        "syntax": s.syntax,
-        "id": s.id,
-        "idx": s.idx,
-        "batch": s.batch,
-        "num_operators": s.num_operators,
-        "depth": s.depth,
-        "phi0": s.phi0,
-        "psi": first.and_then(|r| r.psi.clone()),
-        "phi1": last.and_then(|r| r.phi1.clone()),
-        "verdict": s.verdict.name(),
-        "passed": s.verdict.is_equivalent(),
-        "verdict_detail": verdict_detail(&s.verdict),
-        "countermodel": countermodel,
-        "kinds": kind_ids(s).join(";"),
-        "rounds": s.rounds.len(),
-        "rounds_passed": s.rounds_passed,
-        "input_tokens": s.input_tokens,
-        "output_tokens": s.output_tokens,
-        "cost_usd": s.cost_usd,
-        "finished": s.finished,
-        "labels": cats.join(";"),
-        "annotators": labels.map_or(0, Vec::len),
-    });
-    // Every stored closeness metric its own column (null where the record has none).
-    if let Value::Object(o) = &mut v {
-        for metric in crate::record::Metric::ALL {
-            o.insert(
-                metric.name().to_string(),
-                s.closeness.and_then(|c| c.get(metric)).into(),
-            );
+/// A column's type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    /// UTF-8 text.
+    Str,
+    /// 64-bit signed integer.
+    Int,
+    /// 64-bit float.
+    Float,
+    /// Boolean.
+    Bool,
+    /// List of text.
+    StrList,
+}
+
+impl Ty {
+    /// The Hugging Face `datasets` dtype in a dataset card.
+    fn hf(self) -> &'static str {
+        match self {
+            Ty::Str => "string",
+            Ty::Int => "int64",
+            Ty::Float => "float64",
+            Ty::Bool => "bool",
+            Ty::StrList => "string",
         }
     }
-    v
+}
+
+/// One value of a row.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cell {
+    /// Missing.
+    Null,
+    /// Text.
+    Str(String),
+    /// Integer.
+    Int(i64),
+    /// Float.
+    Float(f64),
+    /// Boolean.
+    Bool(bool),
+    /// List of text.
+    List(Vec<String>),
+}
+
+impl Cell {
+    fn json(&self) -> Value {
+        match self {
+            Cell::Null => Value::Null,
+            Cell::Str(s) => Value::String(s.clone()),
+            Cell::Int(i) => Value::from(*i),
+            // JSON has no NaN; a non-finite metric is missing.
+            Cell::Float(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
+            Cell::Bool(b) => Value::Bool(*b),
+            Cell::List(l) => Value::Array(l.iter().cloned().map(Value::String).collect()),
+        }
+    }
+}
+
+/// The fixed columns before the metrics, in order.
+const FIXED: &[(&str, Ty)] = &[
+    ("run", Ty::Str),
+    ("provider", Ty::Str),
+    ("model", Ty::Str),
+    ("synthetic", Ty::Bool),
+    ("dataset", Ty::Str),
+    ("syntax", Ty::Str),
+    ("shots", Ty::Int),
+    ("prompt_hash", Ty::Str),
+    ("reading", Ty::Str),
+    ("temperature", Ty::Float),
+    ("id", Ty::Str),
+    ("idx", Ty::Int),
+    ("batch", Ty::Int),
+    ("num_operators", Ty::Int),
+    ("depth", Ty::Int),
+    ("phi0", Ty::Str),
+    ("psi", Ty::Str),
+    ("phi1", Ty::Str),
+    ("verdict", Ty::Str),
+    ("passed", Ty::Bool),
+    ("compliant", Ty::Bool),
+    ("verdict_detail", Ty::Str),
+    ("countermodel", Ty::Str),
+    ("kinds", Ty::StrList),
+    ("rounds", Ty::Int),
+    ("rounds_passed", Ty::Int),
+    ("input_tokens", Ty::Int),
+    ("output_tokens", Ty::Int),
+    ("reasoning_tokens", Ty::Int),
+    ("cost_usd", Ty::Float),
+    ("finished", Ty::Str),
+    ("judge_model", Ty::Str),
+    ("judge_answer", Ty::Str),
+    ("judge_agrees", Ty::Bool),
+    ("labels", Ty::StrList),
+    ("annotators", Ty::Int),
+];
+
+/// Every column and its type, in file order: the fixed ones, then each stored metric.
+pub fn columns() -> Vec<(&'static str, Ty)> {
+    let mut c = FIXED.to_vec();
+    c.extend(Metric::ALL.iter().map(|m| (m.name(), Ty::Float)));
+    c
+}
+
+/// Reasoning tokens of one call (0 until runs record them).
+pub(crate) fn call_reasoning_tokens(call: &CallRecord) -> u64 {
+    call.reasoning_token_count()
+}
+
+fn reasoning_tokens(s: &SampleRecord) -> u64 {
+    s.rounds
+        .iter()
+        .map(|r| {
+            call_reasoning_tokens(&r.informalize)
+                + r.autoformalize.as_ref().map_or(0, call_reasoning_tokens)
+        })
+        .sum()
+}
+
+/// What a run's rows share: the manifest, labels and the newest judge answer per sample.
+pub(crate) struct RunRows {
+    m: Manifest,
+    labels: std::collections::BTreeMap<String, Vec<LabelRecord>>,
+    judge: HashMap<String, (String, JudgeAnswer)>,
+    /// Judge records skipped.
+    pub warnings: Vec<String>,
+}
+
+impl RunRows {
+    /// Reads a run's manifest, labels and judge answers.
+    pub fn load(dir: &Path) -> anyhow::Result<RunRows> {
+        let m = crate::run::store::read_manifest(dir).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let j = crate::run::store::read_jsonl::<JudgeRecord>(&dir.join(crate::run::store::JUDGE))
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let mut judge = HashMap::new();
+        for r in j.records {
+            // Later lines are newer decisions.
+            judge.insert(
+                r.id,
+                (format!("{}/{}", r.model.provider, r.model.name), r.answer),
+            );
+        }
+        Ok(RunRows {
+            labels: labels_by_sample(dir),
+            m,
+            judge,
+            warnings: j.warnings,
+        })
+    }
+
+    /// One sample's row, in [`columns`] order.
+    pub fn row(&self, s: &SampleRecord) -> Vec<Cell> {
+        use crate::verify::Verdict;
+        let m = &self.m;
+        let str = |x: &str| Cell::Str(x.to_string());
+        let opt_str = |x: Option<&String>| x.map_or(Cell::Null, |v| Cell::Str(v.clone()));
+        let int = |x: u64| Cell::Int(i64::try_from(x).unwrap_or(i64::MAX));
+        let opt_int = |x: Option<usize>| x.map_or(Cell::Null, |v| int(v as u64));
+        let first = s.rounds.first();
+        let last = s.rounds.iter().rev().find(|r| r.phi1.is_some());
+        let kind = s.verdict.kind();
+        let countermodel = match &s.verdict {
+            Verdict::NotEquivalent { countermodel, .. } => {
+                Cell::Str(serde_json::to_string(countermodel).unwrap_or_default())
+            }
+            _ => Cell::Null,
+        };
+        let labels = self.labels.get(&s.id);
+        let mut cats: Vec<String> = labels
+            .map(|ls| {
+                ls.iter()
+                    .flat_map(|l| l.categories.iter().cloned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        cats.sort();
+        cats.dedup();
+        let judge = self.judge.get(&s.id);
+        let answer = judge.map(|(_, a)| *a);
+        let agrees = match answer {
+            Some(JudgeAnswer::Yes) => Cell::Bool(kind.is_pass()),
+            Some(JudgeAnswer::No) => Cell::Bool(!kind.is_pass()),
+            _ => Cell::Null,
+        };
+        let answer_name = answer.map_or(Cell::Null, |a| {
+            str(match a {
+                JudgeAnswer::Yes => "yes",
+                JudgeAnswer::No => "no",
+                JudgeAnswer::Unparseable => "unparseable",
+            })
+        });
+        let mut row = vec![
+            str(&m.id),
+            str(&m.model.provider),
+            str(&m.model.name),
+            Cell::Bool(m.model.synthetic),
+            str(&m.dataset.kind),
+            Cell::Str(syntax_name(s.syntax)),
+            int(m.prompts.shots as u64),
+            str(&m.prompts.hash),
+            str(m.reading().name()),
+            super::temperature(m).map_or(Cell::Null, Cell::Float),
+            str(&s.id),
+            int(s.idx as u64),
+            opt_int(s.batch),
+            opt_int(s.num_operators),
+            opt_int(s.depth),
+            str(&s.phi0),
+            opt_str(first.and_then(|r| r.psi.as_ref())),
+            opt_str(last.and_then(|r| r.phi1.as_ref())),
+            str(s.verdict.name()),
+            Cell::Bool(kind.is_pass()),
+            // A2 is over answered samples only: missing for copies and model errors.
+            if kind.answered() {
+                Cell::Bool(kind.compliant())
+            } else {
+                Cell::Null
+            },
+            str(&verdict_detail(&s.verdict)),
+            countermodel,
+            Cell::List(kind_ids(s).into_iter().map(String::from).collect()),
+            int(s.rounds.len() as u64),
+            int(s.rounds_passed as u64),
+            int(s.input_tokens),
+            int(s.output_tokens),
+            int(reasoning_tokens(s)),
+            s.cost_usd.map_or(Cell::Null, Cell::Float),
+            str(&s.finished),
+            judge.map_or(Cell::Null, |(m, _)| Cell::Str(m.clone())),
+            answer_name,
+            agrees,
+            Cell::List(cats),
+            int(labels.map_or(0, Vec::len) as u64),
+        ];
+        for metric in Metric::ALL {
+            row.push(
+                s.closeness
+                    .and_then(|c| c.get(metric))
+                    .map_or(Cell::Null, Cell::Float),
+            );
+        }
+        row
+    }
+}
+
+/// `pl`, `fol` or `regex`: the syntax as run files spell it.
+fn syntax_name(k: crate::syntax::SyntaxKind) -> String {
+    match serde_json::to_value(k) {
+        Ok(Value::String(s)) => s,
+        _ => format!("{k:?}").to_ascii_lowercase(),
+    }
+}
+
+/// Writes one row as a JSON line, keys in [`columns`] order.
+pub fn write_line(
+    out: &mut impl Write,
+    cols: &[(&'static str, Ty)],
+    row: Vec<Cell>,
+) -> std::io::Result<()> {
+    out.write_all(b"{")?;
+    for (i, ((name, _), cell)) in cols.iter().zip(row).enumerate() {
+        if i > 0 {
+            out.write_all(b",")?;
+        }
+        serde_json::to_writer(&mut *out, name)?;
+        out.write_all(b":")?;
+        serde_json::to_writer(&mut *out, &cell.json())?;
+    }
+    out.write_all(b"}\n")
 }
 
 /// Writes a run as flat JSONL to `out`; returns the samples written and warnings.
 pub fn write(dir: &Path, out: &mut impl Write) -> anyhow::Result<(usize, Vec<String>)> {
-    let m = crate::run::store::read_manifest(dir).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let labels = labels_by_sample(dir);
+    let rows = RunRows::load(dir)?;
+    let cols = columns();
     let mut n = 0;
-    let warnings = for_each_sample(dir, |s| {
-        serde_json::to_writer(&mut *out, &flat(&m, &s, labels.get(&s.id)))?;
-        out.write_all(b"\n")?;
-        n += 1;
-        Ok(())
-    })
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut warnings = rows.warnings.clone();
+    warnings.extend(
+        for_each_sample(dir, |s| {
+            write_line(out, &cols, rows.row(&s))?;
+            n += 1;
+            Ok(())
+        })
+        .map_err(|e| anyhow::anyhow!("{e}"))?,
+    );
     Ok((n, warnings))
+}
+
+/// The line that marks a README.md as a card `export` wrote (and may rewrite).
+pub const CARD_MARK: &str = "Written by `autoeval export`.";
+
+/// The dataset card written beside flat exports: Hugging Face `datasets` reads the
+/// `features` block as the schema instead of inferring one per file.
+pub fn dataset_card(data_files: &str) -> String {
+    let mut s =
+        String::from("---\nconfigs:\n- config_name: default\n  data_files:\n  - split: train\n");
+    s.push_str(&format!("    path: \"{data_files}\"\n"));
+    s.push_str("dataset_info:\n  features:\n");
+    for (name, ty) in columns() {
+        if ty == Ty::StrList {
+            s.push_str(&format!("  - name: {name}\n    sequence: {}\n", ty.hf()));
+        } else {
+            s.push_str(&format!("  - name: {name}\n    dtype: {}\n", ty.hf()));
+        }
+    }
+    s.push_str("---\n\n# autoeval runs, one row per sample\n\n");
+    s.push_str(
+        "Written by `autoeval export`. Every file has the columns below with these types \
+         (null where a sample has no value); `kinds` and `labels` are lists of ids, \
+         `countermodel` is a JSON string, `compliant` (A2) is null for samples whose \
+         autoformalization was never answered (copies, model errors), `judge_agrees` is \
+         null without a judge answer. Group by `run`, or by `model`, `dataset`, `shots` and \
+         `prompt_hash` together: runs that differ in prompts are not comparable.\n\n\
+         | column | type |\n|---|---|\n",
+    );
+    for (name, ty) in columns() {
+        let t = if ty == Ty::StrList {
+            "list<string>"
+        } else {
+            ty.hf()
+        };
+        s.push_str(&format!("| `{name}` | {t} |\n"));
+    }
+    s
 }

@@ -1,17 +1,18 @@
-//! Inspect eval logs (the JSON log format of `inspect_ai`, version 2): one sample per
-//! autoeval sample with input φ₀, target φ₀, output φ₁, score C/I with the
-//! countermodel as explanation, metadata (ψ, operators, verdict, kinds, labels) and
-//! both model conversations as model events. Samples are written as they are read,
-//! and the results (which need every sample) come after them in the same object.
+//! Inspect eval logs (`inspect_ai`'s log format, version 2): the header every log
+//! carries (task, task arguments, plan, results, stats) and the JSON form
+//! (`--format inspect-json`), one object with the samples streamed after the header.
+//! The `.eval` form (a zip) is in `inspect_eval`; both build samples in `inspect_sample`.
 
-use super::{for_each_sample, kind_ids, labels_by_sample, verdict_detail};
-use crate::record::{CallRecord, Manifest, SampleRecord};
-use serde_json::{Value, json};
+use super::inspect_sample::{Ctx, build, hash, iso_ms, sample_ms, unix_ms};
+use super::{for_each_sample, labels_by_sample};
+use crate::analysis::counts::Counts;
+use crate::record::{Manifest, SampleRecord};
+use serde_json::{Map, Value, json};
 use std::io::Write;
 use std::path::Path;
 
-/// The log file name Inspect's viewer lists: `<created>_<task>_<id>.json`.
-pub fn file_name(m: &Manifest) -> String {
+/// The log file name Inspect's viewer lists: `<created>_<task>_<id>.<ext>`.
+pub fn file_name(m: &Manifest, ext: &str) -> String {
     let created: String = m
         .created
         .chars()
@@ -27,219 +28,126 @@ pub fn file_name(m: &Manifest) -> String {
                 }
             })
             .collect();
-    format!("{created}_autoeval-{safe}_{:016x}.json", hash(&m.id))
+    format!("{created}_autoeval-{safe}_{:016x}.{ext}", hash(&m.id))
 }
 
-fn hash(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
-fn model_of(m: &Manifest) -> String {
-    format!("{}/{}", m.model.provider, m.model.name)
-}
-
-fn stop_reason(finish: Option<&str>) -> &'static str {
-    match finish {
-        Some("stop" | "end_turn" | "stop_sequence") => "stop",
-        Some("length" | "max_tokens") => "max_tokens",
-        Some("content_filter" | "refusal") => "content_filter",
-        _ => "unknown",
-    }
-}
-
-fn user(content: &str, prompt_id: &str) -> Value {
-    json!({"role": "user", "content": content, "source": "input",
-           "metadata": {"prompt_id": prompt_id}})
-}
-
-fn output(model: &str, call: &CallRecord) -> Value {
-    let text = call.output.clone().unwrap_or_default();
-    let mut o = json!({
-        "model": model,
-        "choices": [{
-            "message": {"role": "assistant", "content": text, "source": "generate", "model": model},
-            "stop_reason": stop_reason(call.finish_reason.as_deref()),
-        }],
-        "completion": text,
-        "usage": {
-            "input_tokens": call.input_tokens,
-            "output_tokens": call.output_tokens,
-            "total_tokens": call.input_tokens + call.output_tokens,
-        },
-        "time": call.latency_ms as f64 / 1000.0,
-    });
-    if let Some(e) = &call.error {
-        o["error"] = json!(e);
-    }
-    if let Some(c) = call.cost_usd {
-        o["usage"]["total_cost"] = json!(c);
-    }
-    o
-}
-
-/// A model event: the prompt's input (the formula or ψ; the template text is not
-/// stored in a run, its id is in the message metadata) and the model's answer.
-fn event(model: &str, input: &str, call: &CallRecord, when: &str) -> Value {
-    let mut e = json!({
-        "event": "model",
-        "timestamp": when,
-        "working_start": 0.0,
-        "model": model,
-        "input": [user(input, &call.prompt_id)],
-        "tools": [],
-        "tool_choice": "none",
-        "config": {},
-        "output": output(model, call),
-        "working_time": call.latency_ms as f64 / 1000.0,
-    });
-    if let Some(err) = &call.error {
-        e["error"] = json!(err);
-    }
-    e
-}
-
-/// Inspect's timestamp form (an offset, not `Z`).
+/// Inspect's timestamp form of a manifest time (an offset, not `Z`).
 fn ts(rfc3339: &str) -> String {
-    rfc3339
-        .strip_suffix('Z')
-        .map_or_else(|| rfc3339.to_string(), |s| format!("{s}+00:00"))
+    unix_ms(rfc3339).map_or_else(|| rfc3339.to_string(), iso_ms)
 }
 
-/// One sample.
-pub fn sample(
-    m: &Manifest,
-    s: &SampleRecord,
-    labels: Option<&Vec<crate::record::LabelRecord>>,
-) -> Value {
-    let model = model_of(m);
-    let when = ts(&s.finished);
-    let mut messages = Vec::new();
-    let mut events = Vec::new();
-    for r in &s.rounds {
-        messages.push(user(&r.input, &r.informalize.prompt_id));
-        messages.push(
-            json!({"role": "assistant", "content": r.informalize.output.clone().unwrap_or_default(),
-                             "source": "generate", "model": model}),
-        );
-        events.push(event(&model, &r.input, &r.informalize, &when));
-        if let Some(a) = &r.autoformalize {
-            let psi = r.psi.clone().unwrap_or_default();
-            messages.push(user(&psi, &a.prompt_id));
-            messages.push(
-                json!({"role": "assistant", "content": a.output.clone().unwrap_or_default(),
-                                 "source": "generate", "model": model}),
-            );
-            events.push(event(&model, &psi, a, &when));
+/// What the header needs from every sample, gathered while they are written.
+#[derive(Default)]
+pub(crate) struct Totals {
+    /// A2/A3 counts, the definitions `report` uses.
+    pub counts: Counts,
+    /// Samples whose model call failed for good (Inspect's sample errors).
+    pub errors: usize,
+    /// The first such error's message.
+    pub first_error: Option<String>,
+    /// Prompt and answer tokens.
+    pub tokens: (u64, u64),
+    /// Earliest sample start and latest sample end, ms since 1970.
+    pub span_ms: Option<(i64, i64)>,
+}
+
+impl Totals {
+    /// Counts one sample (its time span as built).
+    pub fn add(&mut self, s: &SampleRecord, span: Option<(i64, i64)>) {
+        self.counts.add(s);
+        if let crate::verify::Verdict::ModelError { message } = &s.verdict {
+            self.errors += 1;
+            self.first_error.get_or_insert_with(|| message.clone());
+        }
+        self.tokens.0 += s.input_tokens;
+        self.tokens.1 += s.output_tokens;
+        if let Some((a, b)) = span {
+            self.span_ms = Some(self.span_ms.map_or((a, b), |(x, y)| (x.min(a), y.max(b))));
         }
     }
-    let deciding = s.rounds.iter().rev().find(|r| r.phi1.is_some());
-    let phi1 = deciding.and_then(|r| r.phi1.clone()).unwrap_or_default();
-    let last_call = s
-        .rounds
-        .last()
-        .map(|r| r.autoformalize.as_ref().unwrap_or(&r.informalize));
-    let out = last_call.map_or_else(
-        || json!({"model": model, "choices": [], "completion": phi1}),
-        |c| {
-            let mut o = output(&model, c);
-            // The completion is the extracted φ₁ the verifier judged.
-            o["completion"] = json!(phi1);
-            o
-        },
-    );
-    let verdict = &s.verdict;
-    let countermodel = match verdict {
-        crate::verify::Verdict::NotEquivalent { countermodel, .. } => {
-            serde_json::to_value(countermodel).unwrap_or(Value::Null)
-        }
-        _ => Value::Null,
-    };
-    let label_list: Vec<Value> = labels
-        .map(|ls| {
-            ls.iter()
-                .map(|l| {
-                    json!({"annotator": l.annotator, "categories": l.categories, "note": l.note,
-                                "blind": l.blind, "adjudicator": l.adjudicator})
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    json!({
-        "id": s.id,
-        "epoch": 1,
-        "input": s.phi0,
-        "target": s.phi0,
-        "messages": messages,
-        "output": out,
-        "scores": {
-            "equivalence": {
-                "value": if verdict.is_equivalent() { "C" } else { "I" },
-                "answer": phi1,
-                "explanation": verdict_detail(verdict),
-                "metadata": {"verdict": verdict.name(), "countermodel": countermodel},
-            }
-        },
-        "metadata": {
-            "psi": s.rounds.first().and_then(|r| r.psi.clone()),
-            "operators": s.num_operators,
-            "depth": s.depth,
-            "syntax": s.syntax,
-            "batch": s.batch,
-            "verdict": verdict.name(),
-            "kinds": kind_ids(s),
-            "labels": label_list,
-            "rounds_passed": s.rounds_passed,
-            "closeness": s.closeness,
-        },
-        "events": events,
-        "model_usage": {
-            model.clone(): {
-                "input_tokens": s.input_tokens,
-                "output_tokens": s.output_tokens,
-                "total_tokens": s.input_tokens + s.output_tokens,
-            }
-        },
-        "completed_at": when,
-        "uuid": format!("{:016x}-{}", hash(&m.id), s.id),
-    })
 }
 
-/// Writes one run as an Inspect eval log; returns the samples written and warnings.
-pub fn write(dir: &Path, out: &mut impl Write) -> anyhow::Result<(usize, Vec<String>)> {
-    let m = crate::run::store::read_manifest(dir).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let labels = labels_by_sample(dir);
-    let model = model_of(&m);
+/// The task's arguments: what tells two runs of one dataset apart (shots, prompt hash,
+/// reading, sampling, model flags), and every scalar field newer manifests carry.
+fn task_args(m: &Manifest) -> Value {
+    let mut a = Map::new();
+    for (k, v) in &m.extra {
+        if !v.is_object() && !v.is_array() {
+            a.insert(k.clone(), v.clone());
+        }
+    }
+    let fixed = json!({
+        "dataset": super::dataset_name(m),
+        "dataset_kind": m.dataset.kind,
+        "dataset_path": m.dataset.path,
+        "dataset_seed": m.dataset.seed,
+        "syntax": m.dataset.syntax,
+        "shots": m.prompts.shots,
+        "prompt_hash": m.prompts.hash,
+        "prompt_source": m.prompts.source,
+        "reading": m.reading().name(),
+        "temperature": super::temperature(m),
+        "max_tokens": m.max_tokens,
+        "rounds": m.rounds,
+        "verifier_timeout_ms": m.verifier_timeout_ms,
+        "provider": m.model.provider,
+        "base_url": m.model.base_url,
+        "synthetic": m.model.synthetic,
+    });
+    if let Value::Object(o) = fixed {
+        a.extend(o);
+    }
+    Value::Object(a)
+}
+
+/// The log's header (everything but the samples), from the run and its totals.
+pub(crate) fn header(m: &Manifest, t: &Totals) -> Value {
+    let model = format!("{}/{}", m.model.provider, m.model.name);
+    let n = t.counts.n;
+    // A run whose every sample failed at the model failed; one with some failures ran
+    // (those samples carry their errors).
+    let all_failed = n > 0 && t.errors == n;
     let status = match m.status.as_str() {
+        _ if all_failed => "error",
         "finished" => "success",
         "cancelled" => "cancelled",
         "failed" => "error",
         _ => "started",
     };
-    let dataset = super::dataset_name(&m);
-    let head = json!({
+    let args = task_args(m);
+    let created = ts(&m.created);
+    let mut head = json!({
         "version": 2,
         "status": status,
         "eval": {
             "eval_id": format!("{:016x}", hash(&format!("eval/{}", m.id))),
             "run_id": m.id,
-            "created": ts(&m.created),
+            "created": created,
             "task": format!("autoeval/{}", m.dataset.kind),
             "task_id": format!("{:016x}", hash(&m.id)),
             "task_version": 0,
             "task_display_name": format!("autoeval {} ({})", m.dataset.kind, m.id),
-            "dataset": {"name": dataset, "location": m.dataset.path},
+            "task_args": args,
+            "task_args_passed": args,
+            "dataset": {"name": super::dataset_name(m), "location": m.dataset.path, "samples": n},
             "model": model,
-            "model_generate_config": {"temperature": m.temperature, "max_tokens": m.max_tokens},
-            "config": {},
+            "model_generate_config": {"temperature": super::temperature(m), "max_tokens": m.max_tokens},
+            "model_args": {"synthetic": m.model.synthetic, "base_url": m.model.base_url},
+            "config": {"epochs": 1, "fail_on_error": false},
             "packages": {"autoeval": m.tool_version.trim_start_matches("autoeval ")},
             "metadata": {
                 "autoeval_command": m.command,
                 "rounds": m.rounds,
                 "prompts": m.prompts,
                 "syntax": m.dataset.syntax,
+                "synthetic": m.model.synthetic,
             },
+            "scorers": [{
+                "name": "equivalence",
+                "options": {},
+                "metrics": [{"name": "accuracy", "options": {}}, {"name": "stderr", "options": {}}],
+                "metadata": {},
+            }],
         },
         "plan": {
             "name": "plan",
@@ -248,52 +156,75 @@ pub fn write(dir: &Path, out: &mut impl Write) -> anyhow::Result<(usize, Vec<Str
                 {"solver": "autoformalize", "params": {}},
                 {"solver": "verify-equivalence", "params": {}},
             ],
-            "config": {"temperature": m.temperature, "max_tokens": m.max_tokens},
+            "config": {"temperature": super::temperature(m), "max_tokens": m.max_tokens},
         },
     });
-    // Inspect's viewer reads a log's header by streaming its keys up to `samples`, so
-    // the results must come first: they are counted from the run's row index, with the
-    // one definition of A2/A3 `report` uses, and the samples streamed after them.
-    let (rep, _) = crate::report::report_dir(dir, None).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let counts = &rep.total;
-    let n_total = counts.n;
-    let a3 = counts.accuracy().unwrap_or(0.0);
-    let stderr = if n_total > 1 {
-        (a3 * (1.0 - a3) / (n_total as f64 - 1.0)).sqrt()
+    let c = &t.counts;
+    let a3 = c.accuracy().unwrap_or(0.0);
+    let stderr = if n > 1 {
+        (a3 * (1.0 - a3) / (n as f64 - 1.0)).sqrt()
     } else {
         0.0
     };
-    let mut metrics = serde_json::Map::new();
+    let mut metrics = Map::new();
     metrics.insert("accuracy".into(), json!({"name": "accuracy", "value": a3}));
     metrics.insert("stderr".into(), json!({"name": "stderr", "value": stderr}));
-    if let Some(a2) = counts.compliance() {
+    if let Some(a2) = c.compliance() {
         metrics.insert(
             "compliance".into(),
             json!({"name": "compliance", "value": a2}),
         );
     }
-    let (tin, tout) = rep.tokens;
-    let mut head = head;
     head["results"] = json!({
-        "total_samples": n_total,
-        "completed_samples": n_total,
+        "total_samples": n,
+        "completed_samples": n - t.errors,
         "scores": [{
             "name": "equivalence",
             "scorer": "equivalence",
-            "scored_samples": n_total,
-            "unscored_samples": 0,
+            "scored_samples": n - t.errors,
+            "unscored_samples": t.errors,
             "params": {},
             "metrics": metrics,
         }],
     });
+    let (tin, tout) = t.tokens;
+    // The samples' own times, not the manifest's `updated` (a rescore moves that).
+    let (started, completed) = t.span_ms.map_or_else(
+        || (created.clone(), created.clone()),
+        |(a, b)| (iso_ms(a), iso_ms(b)),
+    );
     head["stats"] = json!({
-        "started_at": ts(&m.created),
-        "completed_at": ts(m.updated.as_deref().unwrap_or(&m.created)),
+        "started_at": started,
+        "completed_at": completed,
         "model_usage": {
             model: {"input_tokens": tin, "output_tokens": tout, "total_tokens": tin + tout}
         },
     });
-    // The head without its closing brace, then the samples.
+    if all_failed {
+        let msg = format!(
+            "all {n} samples failed at the model: {}",
+            t.first_error.as_deref().unwrap_or("")
+        );
+        head["error"] = json!({"message": msg, "traceback": msg, "traceback_ansi": msg});
+    }
+    head
+}
+
+/// Writes one run as a JSON eval log (`--format inspect-json`); returns the samples
+/// written and warnings. The header comes first (Inspect's viewer streams a JSON log's
+/// keys up to `samples`), so the samples are read twice: once for the totals.
+pub fn write_json(dir: &Path, out: &mut impl Write) -> anyhow::Result<(usize, Vec<String>)> {
+    let m = crate::run::store::read_manifest(dir).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let labels = labels_by_sample(dir);
+    let ctx = Ctx::new(&m);
+    let mut totals = Totals::default();
+    for_each_sample(dir, |s| {
+        let span = unix_ms(&s.finished).map(|end| (end - sample_ms(&s), end));
+        totals.add(&s, span);
+        Ok(())
+    })
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let head = header(&m, &totals);
     let head_text = serde_json::to_string(&head)?;
     out.write_all(&head_text.as_bytes()[..head_text.len() - 1])?;
     out.write_all(b",\"samples\":[")?;
@@ -302,7 +233,7 @@ pub fn write(dir: &Path, out: &mut impl Write) -> anyhow::Result<(usize, Vec<Str
         if n > 0 {
             out.write_all(b",")?;
         }
-        serde_json::to_writer(&mut *out, &sample(&m, &s, labels.get(&s.id)))?;
+        serde_json::to_writer(&mut *out, &build(&ctx, &s, labels.get(&s.id)).sample)?;
         n += 1;
         Ok(())
     })

@@ -1,9 +1,12 @@
-//! Open formats other tools read: Inspect eval logs and flat JSONL. Both stream a run's
-//! samples one at a time (the newest record per id), so memory stays that of one
-//! sample whatever the run's size.
+//! Open formats other tools read: Inspect eval logs (`.eval` and JSON), flat JSONL and
+//! Parquet. All stream a run's samples one at a time (the newest record per id), so
+//! memory stays that of one sample (or one Parquet row group) whatever the run's size.
 
 pub mod flat;
 pub mod inspect;
+pub mod inspect_eval;
+pub(crate) mod inspect_sample;
+pub mod parquet_out;
 
 use crate::record::{LabelRecord, SampleRecord};
 use crate::run::store::{MAX_RECORD, SAMPLES, StoreError};
@@ -107,4 +110,10 @@ pub(crate) fn verdict_detail(v: &crate::verify::Verdict) -> String {
         Verdict::Copied { detail, .. } => format!("ψ copies the formula: {detail}"),
         Verdict::ModelError { message } => message.clone(),
     }
+}
+
+/// The run's temperature as written (0.1, never an f32's 0.10000000149011612); `None`
+/// when the model's profile omits it (reasoning models).
+pub(crate) fn temperature(m: &crate::record::Manifest) -> Option<f64> {
+    m.temperature
 }

@@ -81,8 +81,11 @@ impl BatchSpec {
 pub enum BatchOutcome {
     /// Every sample is written.
     Finished,
-    /// Stopped (user, budget, provider unreachable); resumable.
+    /// Stopped (user, budget); resumable.
     Cancelled,
+    /// Stopped because the provider could not be reached or refused a submission
+    /// (exit 75, as a live run whose server is gone); resumable.
+    Unreachable,
     /// Request files were written (or answers are missing): run again with `--batch-file-in`.
     Waiting {
         /// Requests still to be answered.
@@ -154,10 +157,13 @@ pub(crate) fn ingest_file(
     expected: Option<&HashSet<String>>,
 ) -> Result<(Vec<StoredResult>, Vec<String>), std::io::Error> {
     use std::io::{BufRead, Read};
-    let file = std::fs::File::open(path)?;
+    // Regular files only: a FIFO would block and /dev/zero never end.
+    let file = crate::fsread::open(path, crate::fsread::STREAM)?;
     let mut reader = std::io::BufReader::new(file);
     let mut out = Vec::new();
     let (mut bad, mut unknown, mut first_bad) = (0usize, 0usize, None);
+    // A second answer to the same request is not used: the first one is kept.
+    let (mut seen, mut repeated) = (HashSet::new(), 0usize);
     let mut buf = Vec::new();
     for n in 0.. {
         buf.clear();
@@ -176,13 +182,8 @@ pub(crate) fn ingest_file(
                 store::MAX_RECORD
             ));
             // Read through the rest of the line without keeping it.
-            let mut last = buf.last().copied();
-            while last != Some(b'\n') {
-                let mut sink = Vec::new();
-                if (&mut reader).take(1 << 20).read_until(b'\n', &mut sink)? == 0 {
-                    break;
-                }
-                last = sink.last().copied();
+            if buf.last() != Some(&b'\n') {
+                crate::fsread::skip_line(&mut reader)?;
             }
             continue;
         }
@@ -194,6 +195,10 @@ pub(crate) fn ingest_file(
             Ok((cid, r)) => {
                 if expected.is_some_and(|e| !e.contains(&cid)) || !valid_custom_id(&cid) {
                     unknown += 1;
+                    continue;
+                }
+                if !seen.insert(cid.clone()) {
+                    repeated += 1;
                     continue;
                 }
                 out.push(StoredResult::from_line(cid, batch_id, r));
@@ -215,6 +220,12 @@ pub(crate) fn ingest_file(
     if unknown > 0 {
         warnings.push(format!(
             "{}: {unknown} results are for requests this run did not make; skipped",
+            path.display()
+        ));
+    }
+    if repeated > 0 {
+        warnings.push(format!(
+            "{}: {repeated} results answer a request already answered in this file; the first answer is kept",
             path.display()
         ));
     }
@@ -240,7 +251,8 @@ fn write_request_files(
     let stamp = now_rfc3339().replace([':', '-'], "");
     let mut paths = Vec::new();
     for (i, part) in parts.iter().enumerate() {
-        let path = dir.join(format!("{run_id}-{stamp}-{}.jsonl", i + 1));
+        // Built from the sanitised id only: an id from run.json names no other folder.
+        let path = dir.join(format!("{}-{stamp}-{}.jsonl", sanitize_id(run_id), i + 1));
         let mut text = String::new();
         for (_, l) in part {
             text.push_str(l);
@@ -291,8 +303,16 @@ pub async fn execute(
         let name = path
             .file_name()
             .map_or_else(|| "results".into(), |n| n.to_string_lossy().into_owned());
-        let (mut rs, warns) =
-            ingest_file(path, &format!("file:{name}"), None, None).map_err(io_err(path))?;
+        // Only answers to requests this run wrote to a request file and has no answer
+        // for yet; the rest are counted and warned about.
+        let expected: HashSet<String> = st
+            .written
+            .iter()
+            .filter(|c| st.results.get(*c).is_none_or(|r| r.output.is_none()))
+            .cloned()
+            .collect();
+        let (mut rs, warns) = ingest_file(path, &format!("file:{name}"), None, Some(&expected))
+            .map_err(io_err(path))?;
         cap_outputs(&mut rs, client.limits().max_reply_bytes);
         for w in warns {
             let _ = events.send(Event::Warning(w));
@@ -408,11 +428,11 @@ pub async fn execute(
                     };
                 };
                 let files = write_request_files(d, &manifest.id, &parts)?;
-                for f in &files {
-                    state::log(
-                        &dir,
-                        &event("written", &format!("file:{}", f.display()), None, None),
-                    )?;
+                for (f, part) in files.iter().zip(&parts) {
+                    // The ids go with the event: only their answers are read back.
+                    let mut e = event("written", &format!("file:{}", f.display()), None, None);
+                    e.custom_ids = part.iter().map(|(c, _)| c.clone()).collect();
+                    state::log(&dir, &e)?;
                 }
                 break BatchOutcome::Waiting { pending: n, files };
             }
@@ -467,7 +487,7 @@ pub async fn execute(
                     let _ = events.send(Event::Warning(format!(
                         "submitting a batch failed: {e}; the run is cancelled and resumable (--resume --batch-api)"
                     )));
-                    break 'run BatchOutcome::Cancelled;
+                    break 'run BatchOutcome::Unreachable;
                 }
             }
         }
@@ -497,7 +517,17 @@ pub async fn execute(
                         }
                         st.open[i].1.info = now.clone();
                         if now.terminal {
-                            match ingest(&dir, api, &rp, &client, &st.open[i].1, &now).await? {
+                            // A download is interrupted at once by a stop (R15).
+                            let got = tokio::select! {
+                                got = ingest(&dir, api, &rp, &client, &st.open[i].1, &now, &events) => got?,
+                                changed = cancel.changed() => {
+                                    if changed.is_err() || *cancel.borrow() {
+                                        break 'run BatchOutcome::Cancelled;
+                                    }
+                                    continue;
+                                }
+                            };
+                            match got {
                                 Ok(()) => {
                                     st.open.remove(i);
                                     state::log(
@@ -516,6 +546,35 @@ pub async fn execute(
                             }
                         }
                     }
+                    // A batch the provider no longer has never ends: its requests
+                    // become errors, which --retry-errors submits anew.
+                    Err(e) if matches!(e.status, Some(404 | 410)) => {
+                        poll_failures = 0;
+                        let why = format!(
+                            "batch {id} no longer exists at the provider (HTTP {}); its requests are errors, \
+                             resubmit them with --resume --retry-errors",
+                            e.status.unwrap_or(404)
+                        );
+                        let _ = events.send(Event::Warning(why.clone()));
+                        let gone: Vec<StoredResult> = o
+                            .custom_ids
+                            .iter()
+                            .map(|c| StoredResult::from_line(c.clone(), &id, Err(why.clone())))
+                            .collect();
+                        if let Some(b) = client.budget() {
+                            b.settle(o.reserved_usd, 0.0);
+                        }
+                        state::save_results(&dir, &gone)?;
+                        if let Ok(mut m) = rp.results.write() {
+                            for r in gone {
+                                m.insert(r.custom_id.clone(), r);
+                            }
+                        }
+                        st.open.remove(i);
+                        state::log(&dir, &event("ingested", &id, Some(provider), None))?;
+                        progressed = true;
+                        continue;
+                    }
                     Err(e) => {
                         poll_failures += 1;
                         let k = spec.max_consecutive_failures;
@@ -524,7 +583,7 @@ pub async fn execute(
                                 "stopping: {k} status checks in a row failed (last: {e}); the batches keep running \
                                  at the provider, resume with --resume --batch-api to collect them"
                             )));
-                            break 'run BatchOutcome::Cancelled;
+                            break 'run BatchOutcome::Unreachable;
                         }
                     }
                 }
@@ -589,17 +648,35 @@ async fn ingest(
     client: &crate::llm::Client,
     open: &Open,
     now: &BatchInfo,
+    events: &mpsc::UnboundedSender<Event>,
 ) -> Result<Result<(), LlmError>, RunError> {
     let downloads = dir.join(state::DOWNLOADS);
     std::fs::create_dir_all(&downloads).map_err(io_err(&downloads))?;
     let file = downloads.join(format!("{}.jsonl", sanitize_id(&now.id)));
     let expected: HashSet<String> = open.custom_ids.iter().cloned().collect();
-    if let Err(e) = api.download(now, &file).await {
-        return Ok(Err(e));
-    }
-    let (mut results, _unknown) =
-        ingest_file(&file, &now.id, api.ep.key.as_deref(), Some(&expected))
-            .map_err(io_err(&file))?;
+    let max_reply = client.limits().max_reply_bytes;
+    let cap = crate::llm::batch_download::result_cap(open.custom_ids.len(), max_reply);
+    let line_cap = crate::llm::batch_download::line_cap(max_reply);
+    let (mut results, _unknown) = match api.download(now, &file, cap, line_cap).await {
+        Err(e) => return Ok(Err(e)),
+        Ok(Ok(_)) => ingest_file(&file, &now.id, api.ep.key.as_deref(), Some(&expected))
+            .map_err(io_err(&file))?,
+        // Over its cap: its requests become errors, so the file is never fetched
+        // again; --retry-errors asks them anew.
+        Ok(Err(why)) => {
+            let _ = events.send(Event::Warning(format!("batch {}: {why}", now.id)));
+            (Vec::new(), Vec::new())
+        }
+    };
+    let why_missing = if file.exists() {
+        format!("batch {}: no result for this request", now.status)
+    } else {
+        format!(
+            "batch {}: result file over its cap of {}",
+            now.id,
+            crate::fsread::human_bytes(cap)
+        )
+    };
     cap_outputs(&mut results, client.limits().max_reply_bytes);
     let seen: HashSet<String> = results.iter().map(|r| r.custom_id.clone()).collect();
     for cid in &open.custom_ids {
@@ -607,7 +684,7 @@ async fn ingest(
             results.push(StoredResult::from_line(
                 cid.clone(),
                 &now.id,
-                Err(format!("batch {}: no result for this request", now.status)),
+                Err(why_missing.clone()),
             ));
         }
     }

@@ -27,7 +27,7 @@ pub struct BatchEvent {
     /// The provider's state, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub info: Option<BatchInfo>,
-    /// With `submitted`: the custom ids it holds (`sample_rROUND_i|a`).
+    /// With `submitted` and `written`: the custom ids it holds (`sample_rROUND_i|a`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub custom_ids: Vec<String>,
     /// With `submitted`: its worst-case cost reserved against `--max-cost`.
@@ -62,6 +62,18 @@ pub(crate) struct StoredResult {
     /// Answered from the response cache.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cached: bool,
+    /// The reasoning returned with the answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    /// Reasoning tokens, if reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_tokens: Option<u64>,
+    /// Reasoning came back redacted.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reasoning_redacted: bool,
+    /// Stopped at the token limit before an answer.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
 }
 
 impl StoredResult {
@@ -76,6 +88,10 @@ impl StoredResult {
             finish_reason: None,
             error: None,
             cached: false,
+            reasoning: None,
+            reasoning_tokens: None,
+            reasoning_redacted: false,
+            truncated: false,
         };
         match r {
             Ok(c) => {
@@ -83,6 +99,10 @@ impl StoredResult {
                 s.input_tokens = c.input_tokens;
                 s.output_tokens = c.output_tokens;
                 s.finish_reason = c.finish_reason;
+                s.reasoning = c.reasoning;
+                s.reasoning_tokens = c.reasoning_tokens;
+                s.reasoning_redacted = c.reasoning_redacted;
+                s.truncated = c.truncated;
             }
             Err(e) => s.error = Some(e),
         }
@@ -112,6 +132,8 @@ pub(crate) struct State {
     pub open: Vec<(String, Open)>,
     /// Warnings (torn lines skipped).
     pub warnings: Vec<String>,
+    /// Custom ids of every request written to a request file (`--batch-file-out`).
+    pub written: HashSet<String>,
 }
 
 impl State {
@@ -153,6 +175,7 @@ impl State {
                 "ingested" => {
                     closed.insert(e.batch_id);
                 }
+                "written" => st.written.extend(e.custom_ids),
                 _ => {}
             }
         }

@@ -11,6 +11,12 @@ use crate::tui::model::Filter;
 impl App {
     /// Applies an action of the normal context.
     pub(crate) fn act(&mut self, a: Action) {
+        if self.model.blind.is_some()
+            && let Some(why) = super::blind::refuses(a)
+        {
+            self.status = why.into();
+            return;
+        }
         let page = self.panes.page.get().max(1) as isize;
         match a {
             Action::Up => self.move_sel(-1),
@@ -63,15 +69,6 @@ impl App {
             Action::NextTab | Action::PrevTab | Action::ToggleTree => {
                 self.panes.detail_view.handle(a);
             }
-            Action::Compare
-                if self
-                    .model
-                    .selected()
-                    .is_some_and(|at| self.model.hidden(at)) =>
-            {
-                self.status =
-                    "blind: other runs' verdicts stay hidden until you label this sample".into();
-            }
             Action::Compare if self.model.selected().is_some() => {
                 self.push(Layer::Compare(Box::new(self.model.compare_view())));
             }
@@ -84,9 +81,6 @@ impl App {
                 self.model.listing.filter.range = None;
                 self.model.refilter();
             }
-            Action::Chart if self.model.blind.is_some() => {
-                self.status = "blind: the chart stays hidden while labelling blind".into();
-            }
             Action::Chart => self.open_chart(),
             Action::Warnings => self.push(Layer::Warnings(Default::default())),
             Action::Label if self.model.selected().is_some() => {
@@ -95,6 +89,7 @@ impl App {
             }
             Action::NextUnlabelled => self.next_unlabelled(),
             Action::Rank => self.open_rank(),
+            Action::Jump => self.push(Layer::Jump(Default::default())),
             Action::NewRun => {
                 if self.jobs.live_running() {
                     self.status = format!(
@@ -106,13 +101,7 @@ impl App {
                     self.push(Layer::NewRun(Box::new(form)));
                 }
             }
-            Action::LabelCounts if self.model.blind.is_some() => {
-                self.status = "blind: other annotators' label counts stay hidden".into();
-            }
             Action::LabelCounts => self.push(Layer::LabelCounts(Default::default())),
-            Action::RunSummary if self.model.blind.is_some() => {
-                self.status = "blind: the run summary (pass rates, models) stays hidden".into();
-            }
             Action::RunSummary => {
                 let ri = self.model.selected().map(|(r, _)| r as usize).or((self
                     .panes
@@ -146,7 +135,19 @@ impl App {
             Action::Help => self.push(Layer::Help(Default::default())),
             Action::ToggleRun if self.panes.focus == Pane::Runs => self.toggle_run(),
             Action::ToggleOrder => self.toggle_order(),
-            Action::Sort => self.model.sort_by(Sort::cycle),
+            Action::Sort => {
+                let blind = self.model.blind.is_some();
+                self.model.sort_by(|s| {
+                    s.cycle();
+                    // Blind: the columns that would tell are passed over.
+                    while blind
+                        && s.key
+                            .is_some_and(crate::tui::components::sort::SortKey::tells_outcome)
+                    {
+                        s.cycle();
+                    }
+                });
+            }
             Action::SortReverse => self.model.sort_by(Sort::reverse),
             Action::SortMetric => self.model.sort_by(Sort::cycle_metric),
             Action::Quit => self.quit = true,

@@ -8,6 +8,9 @@ use crate::tui::keymap::{Action, Context};
 use crate::tui::keys::Key;
 use crate::tui::layer::{Layer, Mode};
 
+/// What blind mode says when an outcome field of the filter is touched.
+const BLIND_FILTER: &str = "blind: filtering by verdict, failure kind, judge, passes in or closeness would tell; those fields stay closed";
+
 impl App {
     /// Handles an action bound in a context.
     pub(crate) fn act_in(&mut self, ctx: Context, a: Action) {
@@ -68,7 +71,11 @@ impl App {
                 self.model.research();
             }
             Context::Note => {
-                self.model.labelling.note.type_char(c);
+                if let Some(Layer::Jump(field)) = self.layers.last_mut() {
+                    field.type_char(c);
+                } else {
+                    self.model.labelling.note.type_char(c);
+                }
             }
             Context::Form => {
                 if let Some(Layer::NewRun(form)) = self.layers.last_mut() {
@@ -96,6 +103,18 @@ impl App {
     }
 
     fn note_action(&mut self, a: Action) {
+        if let Some(Layer::Jump(field)) = self.layers.last_mut() {
+            match field.handle(a) {
+                Effect::Confirm => {
+                    let spec = std::mem::take(&mut field.text);
+                    self.pop();
+                    self.jump_to(&spec);
+                }
+                Effect::Close => self.pop(),
+                _ => {}
+            }
+            return;
+        }
         match self.model.labelling.note.handle(a) {
             Effect::Confirm => {
                 let cats = self.model.my_labels().0;
@@ -170,7 +189,17 @@ impl App {
 
     /// Writes the selected sample's labels and says how it went.
     fn save_labels(&mut self, categories: Vec<String>, note: String) {
-        self.status = match self.model.save_labels(categories, note) {
+        self.save_label(Some((categories, note)));
+    }
+
+    /// Writes the selected sample's label, or with `None` retracts it.
+    fn save_label(&mut self, label: Option<(Vec<String>, String)>) {
+        let retract = label.is_none();
+        self.status = match self.model.save_labels(label) {
+            Ok(()) if retract => format!(
+                "label removed ({}: reviewed, nothing wrong)",
+                self.keymap.hint(Context::Label, Action::Reviewed)
+            ),
             Ok(()) => "label saved".into(),
             Err(e) => format!("label not saved: {e}"),
         };
@@ -190,6 +219,12 @@ impl App {
         let (mut cats, note) = self.model.my_labels();
         if let Some(p) = cats.iter().position(|c| *c == id) {
             cats.remove(p);
+            if cats.is_empty() && note.is_empty() {
+                // Unticking the last category takes the label back; "reviewed, nothing
+                // wrong" is its own key, never a side effect of unticking.
+                self.save_label(None);
+                return true;
+            }
         } else {
             cats.push(id);
         }
@@ -273,7 +308,8 @@ impl App {
         }) {
             m.listing.sample_list.sel = k;
         }
-        self.save_labels(e.categories, e.note);
+        // No label before: undo retracts rather than writing "nothing wrong".
+        self.save_label(e.label);
         // Saving pushed the undone state; undo must not redo it.
         self.model.labelling.forget_last();
         self.status = format!("undone on sample {}", e.id);
@@ -411,6 +447,32 @@ impl App {
         }
     }
 
+    /// Selects the sample `spec` names (`ID` or `RUN/ID`) and says what it did.
+    pub fn jump_to(&mut self, spec: &str) -> bool {
+        let one = crate::sanitize::one_line;
+        match self.model.jump(spec) {
+            Ok(j) => {
+                self.touched = true;
+                let mut msg = format!("sample {}", one(self.model.id_of(j.at)));
+                if j.cleared {
+                    msg.push_str(" (filters and search cleared to show it)");
+                }
+                if !j.also_in.is_empty() {
+                    msg.push_str(&format!(
+                        "; also in {} (RUN/ID picks one)",
+                        one(&j.also_in.join(", "))
+                    ));
+                }
+                self.status = msg;
+                true
+            }
+            Err(e) => {
+                self.status = format!("jump: {e}");
+                false
+            }
+        }
+    }
+
     /// Digits and backspace type the bound of the operator-range fields.
     fn filter_digit(&mut self, key: Key) -> bool {
         let digit = key.typed().and_then(|c| c.to_digit(10));
@@ -419,9 +481,14 @@ impl App {
             return false;
         }
         let env = self.filter_env();
+        let blind = self.model.blind.is_some();
         let Some(Layer::Filter(ed)) = self.layers.last_mut() else {
             return false;
         };
+        if blind && crate::tui::components::filter_edit::tells_outcome(ed.field) {
+            self.status = BLIND_FILTER.into();
+            return true;
+        }
         let taken = ed.digit(digit, &mut self.model.listing.filter, &env);
         if taken {
             self.model.refilter();
@@ -447,9 +514,17 @@ impl App {
 
     fn filter_action(&mut self, a: Action) {
         let env = self.filter_env();
+        let blind = self.model.blind.is_some();
         let Some(Layer::Filter(ed)) = self.layers.last_mut() else {
             return;
         };
+        // Enter ticks a verdict; on the other fields it closes the editor.
+        let edits = matches!(a, Action::Increase | Action::Decrease | Action::Toggle)
+            || (a == Action::Confirm && (2..8).contains(&ed.field));
+        if blind && edits && crate::tui::components::filter_edit::tells_outcome(ed.field) {
+            self.status = BLIND_FILTER.into();
+            return;
+        }
         match ed.handle(a, &mut self.model.listing.filter, &env) {
             Effect::Refilter => self.model.refilter(),
             Effect::Close => self.pop(),
@@ -462,10 +537,16 @@ impl App {
         match (key.typed(), self.jobs.live.as_mut()) {
             (Some('y' | 'Y'), Some(l)) if l.ended.is_none() => {
                 l.cancel();
-                self.status =
-                    "cancelling: in-flight samples are dropped, finished ones stay".into();
+                self.status = if self.quit_when_ended {
+                    "cancelling: the viewer quits once the run has stopped".into()
+                } else {
+                    "cancelling: in-flight samples are dropped, finished ones stay".into()
+                };
             }
-            _ => self.status = "the live run goes on".into(),
+            _ => {
+                self.quit_when_ended = false;
+                self.status = "the live run goes on".into();
+            }
         }
     }
 

@@ -5,6 +5,7 @@
 //! the keymap context; after every message the derived views and the selected sample's
 //! detail are brought up to date, so drawing only reads.
 
+mod blind;
 mod browse;
 pub mod jobs;
 mod layers;
@@ -52,6 +53,10 @@ pub struct App {
     pub export_dir: Option<std::path::PathBuf>,
     /// Whether the user has pressed a key (loading then stops moving the selection).
     touched: bool,
+    /// `q` was confirmed while a live run went on: quit once it has stopped.
+    quit_when_ended: bool,
+    /// `view --sample ID`: the sample to select once every run has loaded.
+    pending_jump: Option<String>,
 }
 
 impl App {
@@ -67,6 +72,8 @@ impl App {
             quit: false,
             export_dir: None,
             touched: false,
+            quit_when_ended: false,
+            pending_jump: None,
         };
         app.model.refilter();
         app.model.select_first_failure();
@@ -102,6 +109,9 @@ impl App {
             Msg::Live(report) => {
                 if let Some(l) = self.jobs.live.as_mut() {
                     l.take(*report);
+                    if self.quit_when_ended && l.ended.is_some() {
+                        self.quit = true;
+                    }
                 }
                 self.open_live_dir();
                 self.follow();
@@ -161,6 +171,29 @@ impl App {
         }
         self.settle();
         changed
+    }
+
+    /// Opens on sample `spec` (`view --sample ID`): at once when every run is loaded,
+    /// else when the last one arrives (the status says where it landed, or why not).
+    pub fn open_on(&mut self, spec: String) {
+        if self.jobs.loader.is_none() {
+            self.jump_to(&spec);
+        } else {
+            self.pending_jump = Some(spec);
+        }
+    }
+
+    /// Before the viewer exits (Ctrl-C included): a live run still going is cancelled and
+    /// waited for up to `timeout`, so its run.json says `cancelled`, not `running`.
+    /// Returns whether no run was left going.
+    pub fn shutdown(&mut self, timeout: Duration) -> bool {
+        if !self.jobs.live_running() {
+            return true;
+        }
+        if let Some(l) = self.jobs.live.as_mut() {
+            l.cancel();
+        }
+        self.pump_until(timeout, |a| !a.jobs.live_running())
     }
 
     /// Takes messages until `done` holds or `timeout` passes; returns whether it held.
@@ -278,11 +311,24 @@ impl App {
         let ctx = self.context();
         let bound = self.keymap.action(ctx, key);
         // Quit is handled once, before any layer sees the key: Ctrl-C always quits.
-        if key == Key::ctrl_c() || bound == Some(Action::Quit) {
+        let confirming = self.mode() == Mode::ConfirmCancel;
+        if bound == Some(Action::Quit)
+            && key != Key::ctrl_c()
+            && !confirming
+            && self.jobs.live_running()
+        {
+            // Quitting would kill the run mid-sample and leave run.json `running`: ask,
+            // as cancelling does, and stop it properly first.
+            self.quit_when_ended = true;
+            self.push(Layer::ConfirmCancel);
+            self.status = "a run is going: y cancels it and quits once it has stopped (finished samples stay; resumable), any other key keeps both".into();
+            return;
+        }
+        if key == Key::ctrl_c() || (bound == Some(Action::Quit) && !confirming) {
             self.quit = true;
             return;
         }
-        if self.mode() == Mode::ConfirmCancel {
+        if confirming {
             self.pop();
             self.confirm_cancel(key);
             return;
@@ -333,6 +379,11 @@ impl App {
         self.model.refilter();
         if !self.touched {
             self.model.select_first_failure();
+        }
+        if self.jobs.loader.is_none()
+            && let Some(spec) = self.pending_jump.take()
+        {
+            self.jump_to(&spec);
         }
         true
     }

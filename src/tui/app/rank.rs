@@ -83,11 +83,19 @@ impl App {
                             || dir.display().to_string(),
                             |n| n.to_string_lossy().into_owned(),
                         );
-                        self.status = format!(
-                            "ranking saved to {}/{}",
-                            crate::sanitize::one_line(&folder),
-                            crate::labels::ranks::RANKS
-                        );
+                        // Blind: the folder's name would name the model.
+                        self.status = if v.reveal {
+                            format!(
+                                "ranking saved to {}/{}",
+                                crate::sanitize::one_line(&folder),
+                                crate::labels::ranks::RANKS
+                            )
+                        } else {
+                            format!(
+                                "ranking saved to the sample's run ({}); runs, verdicts and metrics stay hidden while blind",
+                                crate::labels::ranks::RANKS
+                            )
+                        };
                     }
                     Err(e) => {
                         self.status = format!(

@@ -154,6 +154,7 @@ mod tests {
             time: String::new(),
             blind: false,
             adjudicator: None,
+            retract: false,
         }
     }
 

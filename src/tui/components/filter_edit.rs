@@ -20,6 +20,12 @@ pub const FIELDS: usize = 2 + 6 + 1 + 1 + 9;
 /// The closeness metric field (then its from and to fields).
 pub const CLOSENESS: usize = 15;
 
+/// Whether the field filters by outcome (verdicts, failure kind, judge, passes in,
+/// closeness): blind mode keeps those closed, since what they keep would tell.
+pub(crate) fn tells_outcome(field: usize) -> bool {
+    (2..8).contains(&field) || field == 10 || (13..=CLOSENESS + 2).contains(&field)
+}
+
 /// What ←/→ moves a closeness bound by, in 1/10,000.
 const CLOSENESS_STEP: u16 = 500;
 

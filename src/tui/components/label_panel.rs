@@ -11,10 +11,8 @@ pub(crate) struct Earlier {
     pub run: usize,
     /// The sample's id.
     pub id: String,
-    /// Its categories then.
-    pub categories: Vec<String>,
-    /// Its note then.
-    pub note: String,
+    /// Its categories and note then, or None when it had no label (undo retracts).
+    pub label: Option<(Vec<String>, String)>,
 }
 
 /// The label panel's state.
@@ -62,8 +60,7 @@ mod tests {
             p.remember(Earlier {
                 run: 0,
                 id: k.to_string(),
-                categories: vec![],
-                note: String::new(),
+                label: None,
             });
         }
         assert_eq!(

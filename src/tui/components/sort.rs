@@ -64,6 +64,16 @@ impl SortKey {
     }
 }
 
+impl SortKey {
+    /// Whether sorting by it orders samples by their outcome (closed in blind mode).
+    pub(crate) fn tells_outcome(self) -> bool {
+        match self {
+            SortKey::Verdict | SortKey::Metric(_) | SortKey::Judge => true,
+            SortKey::Measure | SortKey::Labelled | SortKey::Run => false,
+        }
+    }
+}
+
 /// Width of the sample list's metric column (shown while sorted by a metric).
 pub(crate) const METRIC_WIDTH: usize = 8;
 

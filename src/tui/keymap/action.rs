@@ -124,6 +124,8 @@ pub enum Action {
     ChartKinds,
     /// Rank the answers to the selected sample's φ₀ (two or more runs or repeats).
     Rank,
+    /// Normal mode: jump to a sample by id (`:`).
+    Jump,
 }
 
 impl Action {

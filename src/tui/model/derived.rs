@@ -533,6 +533,8 @@ fn run_report(run: &RunIndex) -> crate::report::RunReport {
         closeness_metrics: std::collections::BTreeMap::new(),
         judges: judges.into_values().collect(),
         tokens: (0, 0),
+        reasoning_tokens: 0,
+        truncated: 0,
         cost_usd: None,
         status: String::new(),
         by: String::new(),

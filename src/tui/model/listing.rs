@@ -182,6 +182,11 @@ impl Model {
     /// model's not-equivalent answer with at least two operators if there is one,
     /// else any not-equivalent sample.
     pub(crate) fn select_first_failure(&mut self) {
+        if self.blind.is_some() {
+            // Blind: the first sample of the blind order, whatever its outcome.
+            self.listing.sample_list.sel = 0;
+            return;
+        }
         let real = |r: u32| {
             self.runs[r as usize]
                 .manifest
@@ -231,7 +236,19 @@ impl Model {
     /// Changes the sort and re-sorts the list (back to dataset or ranked order when the
     /// sort is cleared), keeping the selected sample selected.
     pub(crate) fn sort_by(&mut self, change: impl FnOnce(&mut Sort)) {
+        let before = self.listing.sort;
         change(&mut self.listing.sort);
+        if self.blind.is_some()
+            && self
+                .listing
+                .sort
+                .key
+                .is_some_and(crate::tui::components::sort::SortKey::tells_outcome)
+        {
+            // Blind: an order by verdict, judge or closeness would tell (a header click).
+            self.listing.sort = before;
+            return;
+        }
         if self.listing.sort.key.is_none() {
             // Unsorted: the order the filter and search give.
             self.listing.search.last.clear();

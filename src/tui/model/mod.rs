@@ -5,6 +5,7 @@
 pub mod derived;
 pub mod detail;
 pub mod filter;
+pub mod jump;
 pub mod listing;
 pub mod rank;
 
@@ -156,31 +157,35 @@ impl Model {
 
     /// This annotator's current categories and note for the selected sample.
     pub fn my_labels(&self) -> (Vec<String>, String) {
-        let Some((r, i)) = self.selected() else {
-            return (vec![], String::new());
-        };
+        self.my_label().unwrap_or_default()
+    }
+
+    /// This annotator's label on the selected sample, or None when there is none (never
+    /// labelled, or retracted).
+    pub(crate) fn my_label(&self) -> Option<(Vec<String>, String)> {
+        let (r, i) = self.selected()?;
         let run = &self.runs[r as usize];
         let id = &*run.rows[i as usize].id;
         run.labels
             .get(id)
             .and_then(|l| l.iter().find(|x| x.annotator == self.annotator))
             .map(|x| (x.categories.clone(), x.note.clone()))
-            .unwrap_or_default()
     }
 
-    /// Writes the selected sample's labels (appended at once); returns the state it
-    /// had, for undo.
+    /// Writes the selected sample's label (appended at once), or with `None` a
+    /// retraction of it; remembers the state it had, for undo.
     pub(crate) fn save_labels(
         &mut self,
-        categories: Vec<String>,
-        note: String,
+        label: Option<(Vec<String>, String)>,
     ) -> Result<(), super::labels::LabelError> {
         let Some((r, i)) = self.selected() else {
             return Ok(());
         };
-        let (old_c, old_n) = self.my_labels();
+        let earlier = self.my_label();
         let run = &mut self.runs[r as usize];
         let id = run.rows[i as usize].id.to_string();
+        let retract = label.is_none();
+        let (categories, note) = label.unwrap_or_default();
         let rec = crate::labels::append_record(
             &run.dir,
             crate::run::format::LabelRecord {
@@ -191,17 +196,26 @@ impl Model {
                 time: String::new(),
                 blind: self.blind.is_some(),
                 adjudicator: None,
+                retract,
             },
         )?;
+        run.label_history
+            .entry(id.clone())
+            .or_default()
+            .push(rec.clone());
         let list = run.labels.entry(id.clone()).or_default();
         list.retain(|x| x.annotator != rec.annotator);
-        list.push(rec);
+        if !retract {
+            list.push(rec);
+        } else if list.is_empty() {
+            // No label left: the sample is unlabelled again (filters, ✎, `n`).
+            run.labels.remove(&id);
+        }
         self.labelling
             .remember(super::components::label_panel::Earlier {
                 run: r as usize,
                 id,
-                categories: old_c,
-                note: old_n,
+                label: earlier,
             });
         if let Some(s) = self.label_sizes.get_mut(r as usize) {
             *s = labels_len(&run.dir);

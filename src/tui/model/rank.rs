@@ -43,6 +43,9 @@ pub struct RankView {
     pub scroll: u16,
     /// Saved: verdicts and metrics may show now.
     pub submitted: bool,
+    /// Whether submitting reveals each answer's run, model, verdict and metrics (not in
+    /// blind mode, where they would tell what other samples hold).
+    pub reveal: bool,
     /// Answers left out because one ranking holds at most `MAX_CANDIDATES`.
     pub left_out: usize,
 }
@@ -185,6 +188,7 @@ impl Model {
             cursor: 0,
             scroll: 0,
             submitted: false,
+            reveal: self.blind.is_none(),
             left_out,
         })
     }
@@ -216,6 +220,7 @@ mod tests {
             cursor: 0,
             scroll: 0,
             submitted: false,
+            reveal: true,
             left_out: 0,
         }
     }

@@ -488,14 +488,14 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let title = match app.panes.detail.as_ref().map(|d| &d.record) {
         // The run is named here: the sample list's run column is `…` on a narrow screen.
         Some(Ok(r)) => {
+            // Blind: `run N` as in the lists, labelled or not (a name gives the model away).
             let run = app
                 .panes
                 .detail
                 .as_ref()
-                .and_then(|d| app.model.runs.get(d.key.0 as usize))
-                .map(crate::tui::data::RunIndex::name)
+                .filter(|d| (d.key.0 as usize) < app.model.runs.len())
+                .map(|d| super::panes::run_name(app, d.key.0 as usize))
                 .unwrap_or_default();
-            let run = if blind { "blind".into() } else { run };
             format!("Sample {} · {run} · {}", r.id, tabs.join(" "))
         }
         _ => tabs.join(" "),

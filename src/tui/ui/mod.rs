@@ -36,6 +36,25 @@ pub fn block<'a>(title: &str, focused: bool, t: &Theme) -> Block<'a> {
 }
 
 fn footer(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
+    if let Some(crate::tui::layer::Layer::Jump(field)) = app.layers.last() {
+        // The jump prompt takes the footer, as a shell's `:` line does.
+        let keys = app.keymap.hint_line(
+            Context::Note,
+            &[(Action::Confirm, "jumps"), (Action::Cancel, "cancels")],
+        );
+        let text = format!(
+            "jump to sample (ID, or RUN/ID): {}▏ · {keys}",
+            crate::sanitize::one_line(&field.text)
+        );
+        f.render_widget(
+            Paragraph::new(Line::from(Span::styled(
+                text::clip(&text, area.width as usize),
+                Style::default().fg(t.highlight),
+            ))),
+            area,
+        );
+        return;
+    }
     let mut spans = Vec::new();
     let hints = app.keymap.hints(app.context());
     // Warnings and status first: they must stay visible however narrow the screen.

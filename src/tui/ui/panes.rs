@@ -30,7 +30,7 @@ pub fn sample_column_at(app: &App, x: usize) -> Option<SortKey> {
 }
 
 /// A run's name as the lists show it: `run N` in blind mode, where names give models away.
-fn run_name(app: &App, i: usize) -> String {
+pub(crate) fn run_name(app: &App, i: usize) -> String {
     if app.model.blind.is_some() {
         format!("run {}", i + 1)
     } else {
@@ -71,9 +71,21 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         let mark = if shown { "●" } else { "○" };
         // Blind: runs are numbered, with neither model nor pass rate to prime anyone.
         let blind = app.model.blind.is_some();
+        // A running run shows how far it is (done/total) instead of "running".
+        let status = match (r.progress(), r.total()) {
+            (Some(_), Some(total)) => format!("{}/{total}", r.rows.len()),
+            _ => r.status(),
+        };
+        // Too narrow for the status column: a run that is not finished says so before
+        // its name, or a cancelled run would pass for a finished one.
+        let name = if status_w == 0 && status != "finished" {
+            format!("[{status}] {}", run_name(app, i))
+        } else {
+            run_name(app, i)
+        };
         let mut text = format!(
             "{mark} {} {} {:>5} {}",
-            clip(&run_name(app, i), name_w),
+            clip(&name, name_w),
             clip(&if blind { "·".into() } else { r.model() }, model_w),
             r.rows.len(),
             if blind {
@@ -84,11 +96,6 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         );
         if status_w > 0 {
             text.push(' ');
-            // A running run shows how far it is (done/total) instead of "running".
-            let status = match (r.progress(), r.total()) {
-                (Some(_), Some(total)) => format!("{}/{total}", r.rows.len()),
-                _ => r.status(),
-            };
             text.push_str(&clip(&status, status_w));
         }
         let mut style = Style::default().fg(if shown { t.fg } else { t.muted });

@@ -157,6 +157,7 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
         note_line,
         Style::default().fg(t.highlight),
     )));
+    lines.extend(history(app, t, inner_w));
     // Category rows that do not fit scroll (page keys); the suggestion and the note
     // stay in view below them.
     let tail = lines.len() - cat_rows;
@@ -218,4 +219,60 @@ fn suggestion_sides(s: &crate::labels::suggest::Suggestion) -> Vec<(&'static str
     .into_iter()
     .flatten()
     .collect()
+}
+
+/// History lines shown under the note.
+const HISTORY: usize = 3;
+
+/// The selected sample's label history, newest last: the last [`HISTORY`] records (in
+/// blind mode only this annotator's, since others' labels would tell).
+fn history(app: &App, t: &Theme, width: usize) -> Vec<Line<'static>> {
+    use crate::tui::ui::text::clip;
+    let Some((r, i)) = app.model.selected() else {
+        return vec![];
+    };
+    let run = &app.model.runs[r as usize];
+    let Some(all) = run.label_history.get(&*run.rows[i as usize].id) else {
+        return vec![];
+    };
+    let blind = app.model.blind.is_some();
+    let mine: Vec<&crate::run::format::LabelRecord> = all
+        .iter()
+        .filter(|l| !blind || l.annotator == app.model.annotator)
+        .collect();
+    let muted = Style::default().fg(t.muted);
+    let mut out = vec![];
+    let skip = mine.len().saturating_sub(HISTORY);
+    let head = if skip > 0 {
+        format!("history ({skip} earlier):")
+    } else {
+        "history:".to_string()
+    };
+    out.push(Line::from(Span::styled(head, muted)));
+    for l in &mine[skip..] {
+        let what = if l.retract {
+            "retracted".to_string()
+        } else if l.categories.is_empty() {
+            "nothing wrong".to_string()
+        } else {
+            l.categories
+                .iter()
+                .map(|c| app.model.taxonomy.name(c))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let note = if l.note.is_empty() {
+            String::new()
+        } else {
+            format!(" · “{}”", crate::sanitize::one_line(&l.note))
+        };
+        // Hour and minute (UTC): what tells a session's edits apart.
+        let time = l.time.get(11..16).unwrap_or(&l.time);
+        let text = format!(
+            "  {time} {}: {what}{note}",
+            crate::sanitize::one_line(&l.annotator)
+        );
+        out.push(Line::from(Span::styled(clip(&text, width), muted)));
+    }
+    out
 }

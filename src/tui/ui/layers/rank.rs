@@ -52,7 +52,7 @@ fn candidate_lines<'a>(v: &RankView, k: usize, c: &'a RankCandidate, t: &Theme) 
         format!(" {} · {rank} ", letter(k)),
         head,
     )])];
-    if v.submitted {
+    if v.submitted && v.reveal {
         lines.push(Line::from(vec![
             Span::styled(
                 format!("{} · {}/{} · ", c.model, c.candidate.run, c.candidate.id),
@@ -76,7 +76,7 @@ fn candidate_lines<'a>(v: &RankView, k: usize, c: &'a RankCandidate, t: &Theme) 
             c.phi1.as_str()
         }),
     ]));
-    if v.submitted {
+    if v.submitted && v.reveal {
         if c.metrics.is_empty() {
             lines.push(Line::from(Span::styled(
                 "no closeness metrics",

@@ -1,0 +1,613 @@
+//! Request profiles: which body fields a provider's model accepts (token-limit field,
+//! sampling parameters, how reasoning is asked for, default limits), as data
+//! (`data/profiles.toml`, extendable from the user's config), and the settings of one
+//! run resolved against them before the first call.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The shipped profile table.
+const BUILTIN: &str = include_str!("data/profiles.toml");
+
+/// File name of the user's own profiles in the config directory (tried first).
+pub const USER_FILE: &str = "profiles.toml";
+
+/// Which body field carries the output limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenField {
+    /// `max_tokens`.
+    MaxTokens,
+    /// `max_completion_tokens` (OpenAI reasoning models).
+    MaxCompletionTokens,
+}
+
+impl TokenField {
+    /// The JSON field name.
+    pub fn name(self) -> &'static str {
+        match self {
+            TokenField::MaxTokens => "max_tokens",
+            TokenField::MaxCompletionTokens => "max_completion_tokens",
+        }
+    }
+}
+
+/// Whether the temperature is sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TemperatureRule {
+    /// Sent as typed.
+    Send,
+    /// Never sent; an explicit `--temperature` is refused.
+    Omit,
+    /// Sent only while thinking is off (Anthropic's extended thinking allows none).
+    OmitWhenThinking,
+}
+
+/// How reasoning is asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReasoningStyle {
+    /// No reasoning controls.
+    None,
+    /// OpenAI `reasoning_effort`.
+    Openai,
+    /// `reasoning_effort` and `chat_template_kwargs.enable_thinking` (vLLM, SGLang, llama.cpp).
+    Compatible,
+    /// Anthropic `thinking: {type: "adaptive"}` and `output_config.effort`.
+    AnthropicAdaptive,
+    /// Anthropic `thinking: {type: "enabled", budget_tokens}`.
+    AnthropicBudget,
+}
+
+/// On or off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnOff {
+    /// On.
+    On,
+    /// Off.
+    Off,
+}
+
+/// One profile as written in the table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// Name recorded in `run.json`.
+    pub name: String,
+    /// `openai`, `anthropic` or `perturb`.
+    pub provider: String,
+    /// Model-name patterns (`*` matches any run of characters; case ignored).
+    pub models: Vec<String>,
+    /// Which field carries the output limit.
+    pub token_field: TokenField,
+    /// Whether the temperature is sent.
+    pub temperature: TemperatureRule,
+    /// How reasoning is asked for.
+    pub reasoning: ReasoningStyle,
+    /// What `--thinking auto` means.
+    pub thinking_default: OnOff,
+    /// Accepted `--reasoning-effort` values.
+    #[serde(default)]
+    pub efforts: Vec<String>,
+    /// `--max-tokens` when not given.
+    pub default_max_tokens: u32,
+    /// `--thinking-budget` when thinking is on (budget style) and none is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_budget: Option<u32>,
+}
+
+/// The table's file shape.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Table {
+    #[serde(default)]
+    profile: Vec<Profile>,
+}
+
+/// Why a profile table or a run's request settings were refused.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum ProfileError {
+    /// The user's table does not parse.
+    #[error("{path}: {message} (see the README's \"Reasoning models\" for the fields)")]
+    File {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A setting the model's profile cannot send.
+    #[error("{0}")]
+    Refused(String),
+}
+
+/// `--thinking`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Thinking {
+    /// The profile's default.
+    #[default]
+    Auto,
+    /// Ask for reasoning.
+    On,
+    /// Ask for none.
+    Off,
+}
+
+/// What the user asked for (flags or the viewer's form), before the profile is applied.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Asked {
+    /// `--temperature`, if given.
+    pub temperature: Option<f64>,
+    /// `--max-tokens`, if given.
+    pub max_tokens: Option<u32>,
+    /// `--reasoning-effort`.
+    pub effort: Option<String>,
+    /// `--thinking`.
+    pub thinking: Thinking,
+    /// `--thinking-budget`.
+    pub thinking_budget: Option<u32>,
+    /// `--extra-body`: merged into every request body.
+    pub extra_body: Option<Map<String, Value>>,
+}
+
+/// Temperature when none is given and the profile sends one.
+pub const DEFAULT_TEMPERATURE: f64 = 0.1;
+
+/// The request as it will be sent, recorded in `run.json` under `request` and part of
+/// the cache key.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RequestParams {
+    /// The profile's name.
+    pub profile: String,
+    /// The field that carries the output limit.
+    pub token_field: TokenField,
+    /// The output limit sent (reasoning counts against it).
+    pub max_tokens: u32,
+    /// The temperature sent, exactly as typed; `None` when omitted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// Parameters deliberately not sent, and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub omitted: Vec<String>,
+    /// How reasoning is asked for.
+    pub reasoning: ReasoningStyle,
+    /// Reasoning effort sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effort: Option<String>,
+    /// Thinking asked for (`None`: nothing sent either way).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<OnOff>,
+    /// Thinking budget sent (budget style).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_budget: Option<u32>,
+    /// Merged into every request body.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra_body: Option<Map<String, Value>>,
+}
+
+impl RequestParams {
+    /// Plain settings for tests and callers without a profile: `max_tokens`, the given
+    /// temperature, no reasoning controls.
+    pub fn plain(temperature: f64, max_tokens: u32) -> RequestParams {
+        RequestParams {
+            profile: "plain".into(),
+            token_field: TokenField::MaxTokens,
+            max_tokens,
+            temperature: Some(temperature),
+            omitted: Vec::new(),
+            reasoning: ReasoningStyle::None,
+            effort: None,
+            thinking: None,
+            thinking_budget: None,
+            extra_body: None,
+        }
+    }
+
+    /// Whether the response cache is on by default: only for a temperature of 0 sent.
+    pub fn deterministic(&self) -> bool {
+        self.temperature == Some(0.0)
+    }
+}
+
+/// Answer room kept above a thinking budget when `max_tokens` has to be raised.
+pub const ANSWER_ROOM: u32 = 1024;
+
+/// Smallest thinking budget Anthropic accepts.
+pub const MIN_BUDGET: u32 = 1024;
+
+/// Matches `name` against a pattern with `*` wildcards, ignoring case.
+fn glob(pattern: &str, name: &str) -> bool {
+    let (p, n) = (pattern.to_ascii_lowercase(), name.to_ascii_lowercase());
+    let parts: Vec<&str> = p.split('*').collect();
+    if parts.len() == 1 {
+        return p == n;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !n.starts_with(first) || n.len() < first.len() + last.len() || !n.ends_with(last) {
+        return false;
+    }
+    let mut rest = &n[first.len()..n.len() - last.len()];
+    for mid in &parts[1..parts.len() - 1] {
+        match rest.find(mid) {
+            Some(i) => rest = &rest[i + mid.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+/// The profile table: the user's entries first, then the shipped ones.
+#[derive(Clone, Debug)]
+pub struct Profiles(Vec<Profile>);
+
+impl Profiles {
+    /// The shipped table alone.
+    pub fn builtin() -> Profiles {
+        Profiles(toml::from_str::<Table>(BUILTIN).map_or_else(|_| Vec::new(), |t| t.profile))
+    }
+
+    /// The shipped table under the user's `profiles.toml` from the config directory,
+    /// if there is one.
+    pub fn load() -> Result<Profiles, ProfileError> {
+        let mut all = Profiles::builtin();
+        let Some(path) = crate::config_dir::config_dir().map(|d| d.join(USER_FILE)) else {
+            return Ok(all);
+        };
+        if !path.exists() {
+            return Ok(all);
+        }
+        let err = |message: String| ProfileError::File {
+            path: path.display().to_string(),
+            message: crate::sanitize::one_line(&message).into_owned(),
+        };
+        let text = crate::fsread::read_to_string(&path, crate::fsread::MAX_SMALL)
+            .map_err(|e| err(e.to_string()))?;
+        let mine = toml::from_str::<Table>(&text).map_err(|e| err(e.to_string()))?;
+        all.0.splice(0..0, mine.profile);
+        Ok(all)
+    }
+
+    /// The profile of `provider:model`: the first whose provider and a pattern match.
+    pub fn find(&self, provider: &str, model: &str) -> Option<&Profile> {
+        self.0
+            .iter()
+            .find(|p| p.provider == provider && p.models.iter().any(|m| glob(m, model)))
+    }
+
+    /// Every profile, in lookup order.
+    pub fn all(&self) -> &[Profile] {
+        &self.0
+    }
+}
+
+impl Profile {
+    /// Applies the profile to what was asked: refuses what the model cannot take (before
+    /// any call), fills in defaults, and says what is omitted.
+    pub fn resolve(&self, model: &str, asked: &Asked) -> Result<RequestParams, ProfileError> {
+        let refuse = |m: String| Err(ProfileError::Refused(m));
+        let who = format!("{model} (profile {})", self.name);
+        let reasoning_controls = self.reasoning != ReasoningStyle::None;
+        if !reasoning_controls
+            && (asked.effort.is_some()
+                || asked.thinking != Thinking::Auto
+                || asked.thinking_budget.is_some())
+        {
+            return refuse(format!(
+                "{who} takes no reasoning settings: leave out --reasoning-effort, --thinking and \
+                 --thinking-budget, or add a profile for it in profiles.toml"
+            ));
+        }
+        if let Some(e) = &asked.effort
+            && !self.efforts.iter().any(|x| x == e)
+        {
+            return refuse(format!(
+                "{who} does not take --reasoning-effort {e}; it takes {}",
+                if self.efforts.is_empty() {
+                    "none".to_string()
+                } else {
+                    self.efforts.join(", ")
+                }
+            ));
+        }
+        let budgeted = self.reasoning == ReasoningStyle::AnthropicBudget;
+        if asked.thinking_budget.is_some() && !budgeted {
+            return refuse(format!(
+                "{who} has no thinking budget ({}); use --reasoning-effort instead of --thinking-budget",
+                match self.reasoning {
+                    ReasoningStyle::AnthropicAdaptive => "it thinks adaptively",
+                    _ => "its reasoning is asked for by effort",
+                }
+            ));
+        }
+        if asked.thinking == Thinking::Off && asked.thinking_budget.is_some() {
+            return refuse("--thinking off and --thinking-budget contradict each other".into());
+        }
+        let thinking_on = match asked.thinking {
+            Thinking::On => true,
+            Thinking::Off => false,
+            Thinking::Auto => asked.thinking_budget.is_some() || self.thinking_default == OnOff::On,
+        };
+        // What is sent about thinking: nothing unless the style has a switch and the
+        // user or the profile's default says something.
+        let thinking = match self.reasoning {
+            ReasoningStyle::None | ReasoningStyle::Openai => None,
+            ReasoningStyle::Compatible => match asked.thinking {
+                Thinking::Auto => None,
+                Thinking::On => Some(OnOff::On),
+                Thinking::Off => Some(OnOff::Off),
+            },
+            ReasoningStyle::AnthropicAdaptive | ReasoningStyle::AnthropicBudget => {
+                Some(if thinking_on { OnOff::On } else { OnOff::Off })
+            }
+        };
+        if self.reasoning == ReasoningStyle::Openai && asked.thinking == Thinking::Off {
+            return refuse(format!(
+                "{who} always reasons; lower it with --reasoning-effort {} instead of --thinking off",
+                if self.efforts.iter().any(|e| e == "none") {
+                    "none"
+                } else {
+                    "minimal"
+                }
+            ));
+        }
+        let thinking_now = thinking == Some(OnOff::On);
+        let mut omitted = Vec::new();
+        let temperature = match self.temperature {
+            TemperatureRule::Send => Some(asked.temperature.unwrap_or(DEFAULT_TEMPERATURE)),
+            TemperatureRule::Omit => {
+                if let Some(t) = asked.temperature {
+                    return refuse(format!(
+                        "{who} does not accept a temperature (the provider refuses it); \
+                         leave out --temperature {t}"
+                    ));
+                }
+                omitted.push("temperature (not accepted by this model)".to_string());
+                None
+            }
+            TemperatureRule::OmitWhenThinking if thinking_now => {
+                if let Some(t) = asked.temperature {
+                    return refuse(format!(
+                        "{who} takes no temperature while thinking; leave out --temperature {t} \
+                         or add --thinking off"
+                    ));
+                }
+                omitted.push("temperature (not allowed with thinking)".to_string());
+                None
+            }
+            TemperatureRule::OmitWhenThinking => {
+                Some(asked.temperature.unwrap_or(DEFAULT_TEMPERATURE))
+            }
+        };
+        if let Some(t) = temperature
+            && !(0.0..=2.0).contains(&t)
+        {
+            return refuse(format!("--temperature {t} must be between 0 and 2"));
+        }
+        let mut max_tokens = asked.max_tokens.unwrap_or(self.default_max_tokens);
+        if max_tokens == 0 {
+            return refuse("--max-tokens must be at least 1".into());
+        }
+        let thinking_budget = if budgeted && thinking_now {
+            let b = asked
+                .thinking_budget
+                .or(self.default_budget)
+                .unwrap_or(MIN_BUDGET);
+            if b < MIN_BUDGET {
+                return refuse(format!(
+                    "--thinking-budget {b} is below the provider's minimum of {MIN_BUDGET} tokens"
+                ));
+            }
+            if max_tokens <= b {
+                // The budget is part of max_tokens: keep room for the answer.
+                max_tokens = b.saturating_add(max_tokens.max(ANSWER_ROOM));
+            }
+            Some(b)
+        } else {
+            None
+        };
+        let effort = asked.effort.clone();
+        Ok(RequestParams {
+            profile: self.name.clone(),
+            token_field: self.token_field,
+            max_tokens,
+            temperature,
+            omitted,
+            reasoning: self.reasoning,
+            effort,
+            thinking,
+            thinking_budget,
+            extra_body: asked.extra_body.clone(),
+        })
+    }
+}
+
+/// Parses `--extra-body`: a JSON object (at most 64 KiB).
+pub fn parse_extra_body(text: &str) -> Result<Map<String, Value>, String> {
+    if text.len() > 64 * 1024 {
+        return Err("--extra-body is longer than 64 KiB".into());
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(_) => Err("--extra-body must be a JSON object, like '{\"top_k\": 20}'".into()),
+        Err(e) => Err(format!(
+            "--extra-body is not JSON ({e}); write a JSON object, like '{{\"top_k\": 20}}'"
+        )),
+    }
+}
+
+/// Merges `extra` into a request body: its keys are added, objects merged key by key,
+/// anything else replaced.
+pub fn merge_into(body: &mut Value, extra: &Map<String, Value>) {
+    let Value::Object(b) = body else {
+        return;
+    };
+    for (k, v) in extra {
+        match (b.get_mut(k), v) {
+            (Some(Value::Object(have)), Value::Object(add)) => {
+                let mut inner = Value::Object(std::mem::take(have));
+                merge_into(&mut inner, add);
+                b.insert(k.clone(), inner);
+            }
+            _ => {
+                b.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn find(provider: &str, model: &str) -> Profile {
+        Profiles::builtin().find(provider, model).unwrap().clone()
+    }
+
+    #[test]
+    fn shipped_table_parses_and_every_provider_has_a_catch_all() {
+        let t = Profiles::builtin();
+        assert!(t.all().len() >= 6);
+        for p in ["openai", "anthropic", "perturb"] {
+            assert!(t.find(p, "some-unknown-model").is_some(), "{p}");
+        }
+    }
+
+    #[test]
+    fn models_map_to_their_profiles() {
+        for (prov, m, want) in [
+            ("openai", "o3", "openai-reasoning"),
+            ("openai", "o3-mini-2025-01-31", "openai-reasoning"),
+            ("openai", "o4-mini", "openai-reasoning"),
+            ("openai", "gpt-5.1", "openai-reasoning"),
+            ("openai", "gpt-5-mini", "openai-reasoning"),
+            ("openai", "gpt-4.1-nano", "openai-compatible"),
+            ("openai", "qwen3-8b", "openai-compatible"),
+            ("openai", "omni-model", "openai-compatible"),
+            ("anthropic", "claude-opus-4-7", "anthropic-adaptive"),
+            ("anthropic", "claude-sonnet-5", "anthropic-adaptive"),
+            ("anthropic", "claude-sonnet-4-5", "anthropic-budget"),
+            (
+                "anthropic",
+                "claude-sonnet-4-5-20250929",
+                "anthropic-budget",
+            ),
+            ("anthropic", "claude-3-7-sonnet-latest", "anthropic-budget"),
+            ("anthropic", "claude-3-5-haiku", "anthropic"),
+        ] {
+            assert_eq!(find(prov, m).name, want, "{prov}:{m}");
+        }
+    }
+
+    #[test]
+    fn openai_reasoning_omits_temperature_and_refuses_an_explicit_one() {
+        let p = find("openai", "o3");
+        let r = p.resolve("o3", &Asked::default()).unwrap();
+        assert_eq!(r.temperature, None);
+        assert_eq!(r.token_field, TokenField::MaxCompletionTokens);
+        assert_eq!(r.max_tokens, 16384);
+        assert!(r.omitted[0].starts_with("temperature"));
+        let e = p
+            .resolve(
+                "o3",
+                &Asked {
+                    temperature: Some(0.2),
+                    ..Asked::default()
+                },
+            )
+            .unwrap_err();
+        assert!(e.to_string().contains("o3") && e.to_string().contains("temperature"));
+    }
+
+    #[test]
+    fn legacy_claude_budget_rules() {
+        let p = find("anthropic", "claude-sonnet-4-5");
+        let plain = p.resolve("m", &Asked::default()).unwrap();
+        assert_eq!(
+            (plain.temperature, plain.thinking),
+            (Some(0.1), Some(OnOff::Off))
+        );
+        let asked = Asked {
+            thinking_budget: Some(2048),
+            ..Asked::default()
+        };
+        let r = p.resolve("m", &asked).unwrap();
+        assert_eq!(r.thinking, Some(OnOff::On));
+        assert_eq!(r.thinking_budget, Some(2048));
+        assert!(r.max_tokens > 2048);
+        assert_eq!(r.temperature, None);
+        let low = Asked {
+            thinking_budget: Some(500),
+            ..Asked::default()
+        };
+        assert!(p.resolve("m", &low).is_err());
+        let hot = Asked {
+            thinking_budget: Some(2048),
+            temperature: Some(0.5),
+            ..Asked::default()
+        };
+        assert!(p.resolve("m", &hot).is_err());
+    }
+
+    #[test]
+    fn adaptive_claude_thinks_by_default_and_refuses_a_budget() {
+        let p = find("anthropic", "claude-opus-4-7");
+        let r = p.resolve("m", &Asked::default()).unwrap();
+        assert_eq!(r.thinking, Some(OnOff::On));
+        assert!(r.max_tokens >= 8000);
+        assert_eq!(r.temperature, None);
+        let b = Asked {
+            thinking_budget: Some(2048),
+            ..Asked::default()
+        };
+        assert!(p.resolve("m", &b).is_err());
+        let e = Asked {
+            effort: Some("bogus".into()),
+            ..Asked::default()
+        };
+        assert!(p.resolve("m", &e).unwrap_err().to_string().contains("low"));
+    }
+
+    #[test]
+    fn temperatures_stay_as_typed() {
+        let p = find("openai", "gpt-4o");
+        let r = p
+            .resolve(
+                "gpt-4o",
+                &Asked {
+                    temperature: Some(0.1),
+                    ..Asked::default()
+                },
+            )
+            .unwrap();
+        let mut body = serde_json::json!({});
+        body["temperature"] = serde_json::json!(r.temperature);
+        assert_eq!(body.to_string(), r#"{"temperature":0.1}"#);
+    }
+
+    #[test]
+    fn glob_matches() {
+        assert!(glob("o3", "O3"));
+        assert!(!glob("o3", "o3-mini"));
+        assert!(glob("o3-*", "o3-mini"));
+        assert!(glob("claude-sonnet-5*", "claude-sonnet-5-20261101"));
+        assert!(!glob("claude-sonnet-5*", "claude-sonnet-4-5"));
+        assert!(glob("*", ""));
+        assert!(glob("a*b*c", "aXbYc"));
+        assert!(!glob("a*b*c", "ac"));
+    }
+
+    #[test]
+    fn extra_body_merges_deeply_and_refuses_non_objects() {
+        let mut b = serde_json::json!({"a": 1, "o": {"x": 1}});
+        let e = parse_extra_body(r#"{"o": {"y": 2}, "top_k": 20}"#).unwrap();
+        merge_into(&mut b, &e);
+        assert_eq!(
+            b,
+            serde_json::json!({"a": 1, "o": {"x": 1, "y": 2}, "top_k": 20})
+        );
+        assert!(parse_extra_body("[1]").is_err());
+        assert!(parse_extra_body("{").is_err());
+    }
+}

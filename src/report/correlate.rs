@@ -1,0 +1,441 @@
+//! `correlate`: one score per (model, benchmark) from run directories and score files,
+//! and, for each predictor benchmark X against every other benchmark Y over the models
+//! both have, Pearson, Spearman, Kendall and the predictive power (the paper's §A1).
+
+use super::Counts;
+use super::corr_stats::{self, Kendall, Pearson, Power, Spearman};
+use crate::run::store;
+use anyhow::{Context, Result, bail};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The paper's Table 6 (HumanEval and BBH scores from the literature, with sources).
+pub const PAPER_TABLE6: &str = include_str!("../../data/correlate/paper-table6.csv");
+/// `--scores` value that reads the shipped Table 6.
+pub const PAPER_TABLE6_NAME: &str = "builtin:paper-table6";
+/// Prefix of the benchmark a ∀uto∃∨∧L run contributes.
+pub const AUTOEVAL_PREFIX: &str = "autoeval-";
+/// Largest score file read.
+const MAX_SCORES_BYTES: u64 = 16 << 20;
+/// Longest model or benchmark name kept.
+const MAX_NAME: usize = 200;
+/// Most models: the predictive power lists the concordant pairs of each (X, Y), n² of them.
+pub const MAX_MODELS: usize = 2_000;
+/// Most (X, Y) pairs computed.
+pub const MAX_PAIRS: usize = 10_000;
+
+/// An inclusive range of a category value; None means every value.
+pub type Range = Option<(usize, usize)>;
+
+/// Which samples of a ∀uto∃∨∧L run count (Appendix K.4: a subset comparable to the
+/// other benchmark).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Subset {
+    /// Operator counts kept for logic datasets.
+    pub operators: Range,
+    /// Depths kept for regex datasets.
+    pub depth: Range,
+    /// Batches kept (None: all).
+    pub batches: Option<Vec<usize>>,
+}
+
+impl Default for Subset {
+    /// K.4: FOL formulas with fewer than seven operators (the FOLIO comparison), regexes of
+    /// CFG depth up to 7 (the HumanEval comparison), every batch.
+    fn default() -> Self {
+        Subset {
+            operators: Some((0, 6)),
+            depth: Some((0, 7)),
+            batches: None,
+        }
+    }
+}
+
+fn show_range(name: &str, r: Range) -> String {
+    match r {
+        Some((lo, hi)) => format!("{name} {lo}–{hi}"),
+        None => format!("every {name} count"),
+    }
+}
+
+impl Subset {
+    /// How the subset reads under a figure, for a dataset kind.
+    pub fn describe(&self, kind: &str) -> String {
+        let cat = if is_regex(kind) {
+            show_range("depth", self.depth)
+        } else {
+            show_range("operators", self.operators)
+        };
+        let b = match &self.batches {
+            None => "all batches".to_string(),
+            Some(v) => format!(
+                "batches {}",
+                v.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
+            ),
+        };
+        format!("{cat}, {b}")
+    }
+
+    fn keeps(&self, regex: bool, ops: Option<u16>, depth: Option<u16>, batch: u16) -> bool {
+        let (range, v) = if regex {
+            (self.depth, depth)
+        } else {
+            (self.operators, ops)
+        };
+        let in_range = match (range, v) {
+            (None, _) => true,
+            (Some((lo, hi)), Some(v)) => (lo..=hi).contains(&usize::from(v)),
+            // A sample without the category cannot be placed in the range.
+            (Some(_), None) => false,
+        };
+        in_range
+            && self
+                .batches
+                .as_ref()
+                .is_none_or(|b| b.contains(&usize::from(batch)))
+    }
+}
+
+fn is_regex(kind: &str) -> bool {
+    kind.starts_with("regex")
+}
+
+/// Parses `LO-HI`, a single `N`, or `all`.
+pub fn parse_range(s: &str) -> Result<Range, String> {
+    let s = s.trim();
+    if s.eq_ignore_ascii_case("all") {
+        return Ok(None);
+    }
+    let num = |t: &str| {
+        t.trim()
+            .parse::<usize>()
+            .map_err(|_| format!("`{s}`: expected LO-HI, N or all"))
+    };
+    let (lo, hi) = match s.split_once('-') {
+        Some((a, b)) => (num(a)?, num(b)?),
+        None => (num(s)?, num(s)?),
+    };
+    if lo > hi {
+        return Err(format!("`{s}`: the low end is above the high end"));
+    }
+    Ok(Some((lo, hi)))
+}
+
+/// One score and where it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    /// The score (a run's accuracy is 0–1; a score file's numbers are kept as written).
+    pub score: f64,
+    /// Where it came from (`FILE line N` or run directories).
+    pub source: String,
+}
+
+/// Scores per (model, benchmark), and the subset each ∀uto∃∨∧L benchmark was scored on.
+#[derive(Clone, Debug, Default)]
+pub struct Scores {
+    /// (model, benchmark) → score.
+    pub entries: BTreeMap<(String, String), Entry>,
+    /// ∀uto∃∨∧L benchmark → its subset, as read under a figure.
+    pub subsets: BTreeMap<String, String>,
+    /// Runs left out (nothing in the subset) and other notes.
+    pub warnings: Vec<String>,
+}
+
+fn clean_name(s: &str) -> String {
+    let t: String = s.trim().chars().filter(|c| !c.is_control()).collect();
+    t.chars().take(MAX_NAME).collect()
+}
+
+impl Scores {
+    /// Adds ∀uto∃∨∧L runs: per (model, dataset) the A3 accuracy of the pooled samples in `subset`.
+    pub fn add_runs(&mut self, dirs: &[std::path::PathBuf], subset: &Subset) -> Result<()> {
+        let mut pooled: BTreeMap<(String, String), (Counts, Vec<String>)> = BTreeMap::new();
+        for dir in dirs {
+            let m = store::read_manifest(dir).map_err(|e| anyhow::anyhow!("{e}"))?;
+            store::check_samples_present(dir, &m).map_err(|e| anyhow::anyhow!("{e}"))?;
+            store::ensure_regular(&dir.join(store::SAMPLES)).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let kind = clean_name(&m.dataset.kind);
+            let regex = is_regex(&kind);
+            let scan = crate::run::index::load_or_build(dir, false);
+            let mut c = Counts::default();
+            for i in crate::run::rows::latest_per_id(&scan.rows) {
+                let r = &scan.rows[i];
+                if subset.keeps(regex, r.ops, r.depth, r.batch) {
+                    c.add_kind(r.verdict);
+                }
+            }
+            if c.n == 0 {
+                self.warnings.push(format!(
+                    "{}: no sample in the subset ({}), left out",
+                    dir.display(),
+                    subset.describe(&kind)
+                ));
+                continue;
+            }
+            let model = clean_name(&format!("{}:{}", m.model.provider, m.model.name));
+            let bench = format!("{AUTOEVAL_PREFIX}{kind}");
+            self.subsets.insert(bench.clone(), subset.describe(&kind));
+            let slot = pooled.entry((model, bench)).or_default();
+            slot.0.merge(&c);
+            slot.1.push(dir.display().to_string());
+        }
+        for (key, (c, dirs)) in pooled {
+            let Some(score) = c.accuracy() else { continue };
+            let source = format!("A3 of {} samples in {}", c.n, dirs.join(", "));
+            self.insert(key, Entry { score, source })?;
+        }
+        Ok(())
+    }
+
+    fn insert(&mut self, key: (String, String), e: Entry) -> Result<()> {
+        if let Some(old) = self.entries.get(&key) {
+            bail!(
+                "two scores for model `{}` on `{}`: {} and {}; keep one (runs of one model on one dataset are pooled, score files may not repeat them)",
+                key.0,
+                key.1,
+                old.source,
+                e.source
+            );
+        }
+        self.entries.insert(key, e);
+        Ok(())
+    }
+
+    /// Adds a score file (`model,benchmark,score` header; more columns and `#` comment
+    /// lines allowed), or the shipped Table 6 for [`PAPER_TABLE6_NAME`].
+    pub fn add_file(&mut self, path: &Path) -> Result<()> {
+        let name = path.display().to_string();
+        let text = if name == PAPER_TABLE6_NAME {
+            PAPER_TABLE6.to_string()
+        } else {
+            let meta = std::fs::metadata(path).with_context(|| format!("--scores {name}"))?;
+            if !meta.is_file() {
+                bail!("--scores {name}: not a regular file");
+            }
+            if meta.len() > MAX_SCORES_BYTES {
+                bail!(
+                    "--scores {name}: {} bytes, more than the {} MiB a score file may have",
+                    meta.len(),
+                    MAX_SCORES_BYTES >> 20
+                );
+            }
+            let bytes = std::fs::read(path).with_context(|| format!("--scores {name}"))?;
+            String::from_utf8(bytes).map_err(|e| {
+                anyhow::anyhow!("--scores {name}: not UTF-8 text ({e}); save it as UTF-8")
+            })?
+        };
+        self.add_csv(&name, &text)
+    }
+
+    /// Adds scores from CSV text; `name` is used in messages.
+    pub fn add_csv(&mut self, name: &str, text: &str) -> Result<()> {
+        let mut rd = csv::ReaderBuilder::new()
+            .comment(Some(b'#'))
+            .flexible(true)
+            .trim(csv::Trim::All)
+            .from_reader(text.as_bytes());
+        let header = rd
+            .headers()
+            .with_context(|| format!("{name}: reading the header"))?
+            .clone();
+        let col = |want: &str| header.iter().position(|h| h.eq_ignore_ascii_case(want));
+        let (Some(cm), Some(cb), Some(cs)) = (col("model"), col("benchmark"), col("score")) else {
+            bail!(
+                "{name}: the header must name the columns model,benchmark,score (it reads `{}`)",
+                crate::sanitize::one_line(&header.iter().collect::<Vec<_>>().join(","))
+            );
+        };
+        for rec in rd.records() {
+            let rec = rec.with_context(|| format!("{name}: not valid CSV"))?;
+            let line = rec.position().map_or(0, csv::Position::line);
+            let field = |i: usize| rec.get(i).unwrap_or("");
+            let (model, bench, raw) = (clean_name(field(cm)), clean_name(field(cb)), field(cs));
+            if model.is_empty() || bench.is_empty() {
+                bail!("{name} line {line}: the model and benchmark must not be empty");
+            }
+            // A missing score (the paper's `-`) is no score, not zero.
+            if raw.is_empty() || raw == "-" || raw == "–" {
+                continue;
+            }
+            let score: f64 = raw
+                .parse()
+                .ok()
+                .filter(|v: &f64| v.is_finite())
+                .with_context(|| {
+                    format!(
+                        "{name} line {line}: score `{}` is not a number",
+                        crate::sanitize::one_line(&raw.chars().take(40).collect::<String>())
+                    )
+                })?;
+            let source = format!("{name} line {line}");
+            self.insert((model, bench), Entry { score, source })?;
+        }
+        Ok(())
+    }
+
+    /// Every benchmark name, sorted.
+    pub fn benchmarks(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.entries.keys().map(|k| k.1.clone()).collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    /// Models scored on both benchmarks, sorted, with their two scores.
+    pub fn paired(&self, x: &str, y: &str) -> Vec<(String, f64, f64)> {
+        let mut by_model: BTreeMap<&str, (Option<f64>, Option<f64>)> = BTreeMap::new();
+        for ((m, b), e) in &self.entries {
+            if b == x {
+                by_model.entry(m).or_default().0 = Some(e.score);
+            } else if b == y {
+                by_model.entry(m).or_default().1 = Some(e.score);
+            }
+        }
+        by_model
+            .into_iter()
+            .filter_map(|(m, (a, b))| Some((m.to_string(), a?, b?)))
+            .collect()
+    }
+}
+
+/// The statistics of X against Y.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Pair {
+    /// Predictor benchmark.
+    pub x: String,
+    /// Predicted benchmark.
+    pub y: String,
+    /// Models scored on both.
+    pub n: usize,
+    /// Pearson's r (null below 2 models or for a constant side).
+    pub pearson: Option<Pearson>,
+    /// Spearman's ρ (null below 3 models or for a constant side).
+    pub spearman: Option<Spearman>,
+    /// Kendall's τ-b (null when every pair is tied on a side).
+    pub kendall: Option<Kendall>,
+    /// P(y₁ > y₂ | x₁ > x₂) with its bootstrap interval.
+    pub predictive_power: Power,
+    /// The models and their (X, Y) scores.
+    pub models: Vec<Point>,
+}
+
+/// One model's scores on X and Y.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Point {
+    /// The model.
+    pub model: String,
+    /// Its X score.
+    pub x: f64,
+    /// Its Y score.
+    pub y: f64,
+}
+
+fn seed_of(x: &str, y: &str) -> u64 {
+    // FNV-1a: a pair's interval does not move when other benchmarks come or go.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in x.bytes().chain([0]).chain(y.bytes()) {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// Refuses inputs whose statistics would not fit in memory or time: more than
+/// [`MAX_MODELS`] models, or more than [`MAX_PAIRS`] (X, Y) pairs.
+pub fn check_limits(scores: &Scores, xs: &[String]) -> Result<()> {
+    let mut models: Vec<&str> = scores.entries.keys().map(|k| k.0.as_str()).collect();
+    models.sort_unstable();
+    models.dedup();
+    if models.len() > MAX_MODELS {
+        bail!(
+            "{} models: correlate handles at most {MAX_MODELS}; split the score files",
+            models.len()
+        );
+    }
+    let pairs = xs.len() * scores.benchmarks().len().saturating_sub(1);
+    if pairs > MAX_PAIRS {
+        bail!(
+            "{pairs} benchmark pairs: correlate computes at most {MAX_PAIRS}; name fewer predictors with --x"
+        );
+    }
+    Ok(())
+}
+
+/// The predictors: `wanted` as given (each must be a benchmark), else every ∀uto∃∨∧L one.
+pub fn predictors(scores: &Scores, wanted: &[String]) -> Result<Vec<String>> {
+    let all = scores.benchmarks();
+    if wanted.is_empty() {
+        let v: Vec<String> = all
+            .iter()
+            .filter(|b| b.starts_with(AUTOEVAL_PREFIX))
+            .cloned()
+            .collect();
+        if v.is_empty() {
+            bail!(
+                "no predictor: give a ∀uto∃∨∧L run (it contributes `autoeval-<dataset>`) or --x NAME (benchmarks: {})",
+                all.join(", ")
+            );
+        }
+        return Ok(v);
+    }
+    for w in wanted {
+        if !all.contains(w) {
+            bail!(
+                "--x {}: no such benchmark (benchmarks: {})",
+                crate::sanitize::one_line(w),
+                all.join(", ")
+            );
+        }
+    }
+    Ok(wanted.to_vec())
+}
+
+/// Every (X, Y) pair's statistics, computed on up to `threads` threads.
+pub fn correlate(scores: &Scores, xs: &[String], resamples: usize, threads: usize) -> Vec<Pair> {
+    let benches = scores.benchmarks();
+    let jobs: Vec<(String, String)> = xs
+        .iter()
+        .flat_map(|x| {
+            benches
+                .iter()
+                .filter(move |y| *y != x)
+                .map(move |y| (x.clone(), y.clone()))
+        })
+        .collect();
+    let one = |(x, y): &(String, String)| {
+        let models = scores.paired(x, y);
+        let xv: Vec<f64> = models.iter().map(|m| m.1).collect();
+        let yv: Vec<f64> = models.iter().map(|m| m.2).collect();
+        let models = models
+            .into_iter()
+            .map(|(model, x, y)| Point { model, x, y })
+            .collect();
+        Pair {
+            x: x.clone(),
+            y: y.clone(),
+            n: xv.len(),
+            pearson: corr_stats::pearson(&xv, &yv),
+            spearman: corr_stats::spearman(&xv, &yv),
+            kendall: corr_stats::kendall(&xv, &yv),
+            predictive_power: corr_stats::predictive_power(&xv, &yv, resamples, seed_of(x, y)),
+            models,
+        }
+    };
+    let threads = threads.clamp(1, jobs.len().max(1));
+    if threads == 1 {
+        return jobs.iter().map(one).collect();
+    }
+    let chunk = jobs.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = jobs
+            .chunks(chunk)
+            .map(|c| s.spawn(move || c.iter().map(one).collect::<Vec<Pair>>()))
+            .collect();
+        // A panicking worker is a bug; fall back to computing its share here.
+        handles
+            .into_iter()
+            .zip(jobs.chunks(chunk))
+            .flat_map(|(h, c)| h.join().unwrap_or_else(|_| c.iter().map(one).collect()))
+            .collect()
+    })
+}

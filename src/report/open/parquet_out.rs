@@ -1,0 +1,148 @@
+//! `export --format parquet`: the flat rows ([`super::flat::columns`]) as a Parquet
+//! file, Snappy pages, one row group per 65,536 samples (memory stays that of a group).
+
+use super::flat::{Cell, RunRows, Ty, columns};
+use arrow_array::builder::{
+    ArrayBuilder, BooleanBuilder, Float64Builder, Int64Builder, ListBuilder, StringBuilder,
+};
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Rows per row group.
+const GROUP: usize = 65_536;
+
+/// The Arrow schema of the flat rows: every column nullable, lists of text as
+/// `list<string>`.
+pub fn schema() -> SchemaRef {
+    let fields: Vec<Field> = columns()
+        .into_iter()
+        .map(|(name, ty)| {
+            let t = match ty {
+                Ty::Str => DataType::Utf8,
+                Ty::Int => DataType::Int64,
+                Ty::Float => DataType::Float64,
+                Ty::Bool => DataType::Boolean,
+                Ty::StrList => {
+                    DataType::List(Arc::new(Field::new_list_field(DataType::Utf8, true)))
+                }
+            };
+            Field::new(name, t, true)
+        })
+        .collect();
+    Arc::new(Schema::new(fields))
+}
+
+enum Col {
+    Str(StringBuilder),
+    Int(Int64Builder),
+    Float(Float64Builder),
+    Bool(BooleanBuilder),
+    List(ListBuilder<StringBuilder>),
+}
+
+impl Col {
+    fn new(ty: Ty) -> Col {
+        match ty {
+            Ty::Str => Col::Str(StringBuilder::new()),
+            Ty::Int => Col::Int(Int64Builder::new()),
+            Ty::Float => Col::Float(Float64Builder::new()),
+            Ty::Bool => Col::Bool(BooleanBuilder::new()),
+            Ty::StrList => Col::List(ListBuilder::new(StringBuilder::new())),
+        }
+    }
+
+    /// Appends a cell; a cell of another type than the column's is a bug, reported.
+    fn push(&mut self, name: &str, c: Cell) -> anyhow::Result<()> {
+        match (self, c) {
+            (Col::Str(b), Cell::Null) => b.append_null(),
+            (Col::Int(b), Cell::Null) => b.append_null(),
+            (Col::Float(b), Cell::Null) => b.append_null(),
+            (Col::Bool(b), Cell::Null) => b.append_null(),
+            (Col::List(b), Cell::Null) => b.append_null(),
+            (Col::Str(b), Cell::Str(s)) => b.append_value(s),
+            (Col::Int(b), Cell::Int(i)) => b.append_value(i),
+            (Col::Float(b), Cell::Float(f)) => b.append_value(f),
+            (Col::Bool(b), Cell::Bool(x)) => b.append_value(x),
+            (Col::List(b), Cell::List(l)) => {
+                for s in l {
+                    b.values().append_value(s);
+                }
+                b.append(true);
+            }
+            (_, c) => anyhow::bail!("internal: column {name} got {c:?}"),
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> ArrayRef {
+        match self {
+            Col::Str(b) => Arc::new(b.finish()),
+            Col::Int(b) => Arc::new(b.finish()),
+            Col::Float(b) => Arc::new(b.finish()),
+            Col::Bool(b) => Arc::new(b.finish()),
+            Col::List(b) => Arc::new(b.finish()),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Col::Str(b) => b.len(),
+            Col::Int(b) => b.len(),
+            Col::Float(b) => b.len(),
+            Col::Bool(b) => b.len(),
+            Col::List(b) => b.len(),
+        }
+    }
+}
+
+/// Writes a run as Parquet to `out`; returns the samples written and warnings.
+pub fn write<W: Write + Send>(dir: &Path, out: W) -> anyhow::Result<(usize, Vec<String>)> {
+    let rows = RunRows::load(dir)?;
+    let cols = columns();
+    let schema = schema();
+    let props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_max_row_group_row_count(Some(GROUP))
+        .build();
+    let mut w = ArrowWriter::try_new(out, schema.clone(), Some(props))?;
+    let mut builders: Vec<Col> = cols.iter().map(|(_, t)| Col::new(*t)).collect();
+    let flush = |builders: &mut Vec<Col>, w: &mut ArrowWriter<W>| -> anyhow::Result<()> {
+        if builders.first().is_some_and(|b| b.len() > 0) {
+            let arrays: Vec<ArrayRef> = builders.iter_mut().map(Col::finish).collect();
+            w.write(&RecordBatch::try_new(schema.clone(), arrays)?)?;
+        }
+        Ok(())
+    };
+    let mut n = 0usize;
+    let mut failure: Option<anyhow::Error> = None;
+    let mut warnings = rows.warnings.clone();
+    warnings.extend(
+        super::for_each_sample(dir, |s| {
+            let mut step = || -> anyhow::Result<()> {
+                for ((b, (name, _)), cell) in builders.iter_mut().zip(&cols).zip(rows.row(&s)) {
+                    b.push(name, cell)?;
+                }
+                n += 1;
+                if n.is_multiple_of(GROUP) {
+                    flush(&mut builders, &mut w)?;
+                }
+                Ok(())
+            };
+            step().map_err(|e| {
+                let msg = e.to_string();
+                failure.get_or_insert(e);
+                std::io::Error::other(msg)
+            })
+        })
+        .map_err(|e| failure.take().unwrap_or_else(|| anyhow::anyhow!("{e}")))?,
+    );
+    flush(&mut builders, &mut w)?;
+    w.close()?;
+    Ok((n, warnings))
+}
