@@ -522,7 +522,7 @@ fn table() -> Vec<Case> {
             };
             let mut fresh = 0;
             let mut rewritten = 0;
-            for _ in 0..1 + rng.below(2) {
+            for _ in 0..=rng.below(2) {
                 if let Some((h, _)) = rewrite(&g, &mut rng, &mut fresh) {
                     g = h;
                     rewritten += 1;

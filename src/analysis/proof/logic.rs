@@ -69,7 +69,7 @@ pub(crate) enum Op {
     /// `¬x` → `x`.
     Unnegate,
     /// The connective replaced.
-    SetOp(BinOp),
+    Connective(BinOp),
     /// `a → b` → `b → a`.
     SwapOperands,
     /// `a op b` → `a` (true) or `b` (false).
@@ -184,7 +184,7 @@ fn visit(f: &Formula, pool: &Pool, scope: &mut Vec<String>, n: &mut usize, out: 
                 BinOp::Xor,
             ] {
                 if o != *op {
-                    push(Op::SetOp(o));
+                    push(Op::Connective(o));
                     if matches!(&**a, Formula::Bin(o1, ..) if o1 == op) {
                         push(Op::ChainSwap(o, true));
                     }
@@ -289,7 +289,7 @@ pub(crate) fn local(f: &Formula, op: &Op, pool: &Pool) -> Option<Formula> {
     Some(match (op, f) {
         (Op::Negate, _) => Formula::negate(f.clone()),
         (Op::Unnegate, Formula::Not(x)) => (**x).clone(),
-        (Op::SetOp(o), Formula::Bin(_, a, b)) => Formula::Bin(*o, a.clone(), b.clone()),
+        (Op::Connective(o), Formula::Bin(_, a, b)) => Formula::Bin(*o, a.clone(), b.clone()),
         (Op::SwapOperands, Formula::Bin(o, a, b)) => Formula::Bin(*o, b.clone(), a.clone()),
         (Op::Keep(left), Formula::Bin(_, a, b)) => (**if *left { a } else { b }).clone(),
         (Op::RegroupLeft, Formula::Bin(o, a, b)) => match &**b {
@@ -445,7 +445,7 @@ pub(crate) fn describe(f: &Formula, e: &Edit, pool: &Pool) -> Option<(Change, St
             Change::NegationRemoved,
             format!("negation removed on {}", text(x)),
         ),
-        (Op::SetOp(o), Formula::Bin(op, ..)) => {
+        (Op::Connective(o), Formula::Bin(op, ..)) => {
             let c = if matches!((op, o), (BinOp::And, BinOp::Or) | (BinOp::Or, BinOp::And)) {
                 Change::AndOrSwapped
             } else {

@@ -37,9 +37,18 @@ const BUDGET_FOL: usize = 10_000;
 const BUDGET_REGEX: usize = 30_000;
 /// Screened survivors confirmed by the verifier at most (per level).
 const MAX_CONFIRM: usize = 3;
-/// Time limit of one confirmation (a survivor of the screen is almost always
-/// equivalent; one the solver cannot settle quickly stays unproved).
-const CONFIRM_TIMEOUT: Duration = Duration::from_millis(300);
+/// Z3 work allowed to one confirmation, in Z3's resource units (a survivor of the
+/// screen is almost always equivalent; one the solver cannot settle within this stays
+/// unproved). A count of work, not a time limit, so the explanation of a pair is the
+/// same on a loaded machine as on an idle one.
+const CONFIRM_RLIMIT: u32 = 3_000_000;
+/// Wall-clock safety net of one confirmation; the resource limit ends it long before.
+const CONFIRM_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The verifier's verdict under the confirmation budget.
+fn decide(a: &Expr, b: &Expr, opts: &Options) -> verify::Verdict {
+    verify::z3_logic::with_rlimit(CONFIRM_RLIMIT, || verify::verify(a, b, opts))
+}
 
 /// The explanation of a pair whose verdict is `equivalent` (true) or `not-equivalent`.
 pub fn explain(a: &Expr, b: &Expr, equivalent: bool, opts: &Options) -> Explanation {
@@ -52,7 +61,7 @@ pub fn explain(a: &Expr, b: &Expr, equivalent: bool, opts: &Options) -> Explanat
     }
     let structural = named_changes(a, b);
     let opts = Options {
-        timeout: opts.timeout.min(CONFIRM_TIMEOUT),
+        timeout: CONFIRM_TIMEOUT,
         ..opts.clone()
     };
     let found = match (a, b) {
@@ -187,7 +196,7 @@ fn search_logic(
         Some(s) => LogicScreen::Pl(s),
         None => LogicScreen::Fol(screen::FolScreen::new(a, b, &pool, || {
             // No random model tells φ₀ from φ₁: ask the verifier for one.
-            match verify::verify(&Expr::Logic(a.clone()), &Expr::Logic(b.clone()), opts) {
+            match decide(&Expr::Logic(a.clone()), &Expr::Logic(b.clone()), opts) {
                 verify::Verdict::NotEquivalent { countermodel, .. } => {
                     verify::model::FiniteModel::from_countermodel(&countermodel)
                 }
@@ -204,8 +213,7 @@ fn search_logic(
         .filter_map(|c| kind_of_change(c.change))
         .collect();
     let target = Expr::Logic(b.clone());
-    let confirm =
-        |g: &Formula| verify::verify(&Expr::Logic(g.clone()), &target, opts).is_equivalent();
+    let confirm = |g: &Formula| decide(&Expr::Logic(g.clone()), &target, opts).is_equivalent();
     // An added operand that alone says what φ₁ says explains nothing (`φ₀ ∧ φ₁`).
     let degenerate: Vec<bool> = pool.operands.iter().map(|x| scr.agrees(x)).collect();
     let mut unlimited = usize::MAX;

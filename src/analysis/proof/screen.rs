@@ -5,7 +5,7 @@
 
 use super::logic::{Edit, Op, Pool};
 use crate::syntax::{BinOp, Formula, Quantifier, Term};
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 /// Most atoms whose truth table is complete; above, `SAMPLED_WORDS` × 64 rows are drawn.
 const MAX_EXACT_VARS: usize = 12;
@@ -41,7 +41,7 @@ impl Rand {
 
 /// Propositional screen: the columns of the atoms and φ₁'s table.
 pub(crate) struct PlScreen {
-    columns: HashMap<String, Vec<u64>>,
+    columns: BTreeMap<String, Vec<u64>>,
     words: usize,
     last: u64,
     target: Vec<u64>,
@@ -244,7 +244,7 @@ impl PlScreen {
         let mut cur = match &e.op {
             Op::Negate | Op::FlipBool => !t(at)?,
             Op::Unnegate => t(k0)?,
-            Op::SetOp(o) => op1(*o, t(k0)?, t(k1)?),
+            Op::Connective(o) => op1(*o, t(k0)?, t(k1)?),
             Op::SwapOperands => op1(ar.ops[at]?, t(k1)?, t(k0)?),
             Op::Keep(left) => t(if *left { k0 } else { k1 })?,
             Op::RegroupLeft => {
@@ -318,7 +318,7 @@ impl PlScreen {
                 x
             }
             Op::Unnegate => t(k0)?.clone(),
-            Op::SetOp(o) => {
+            Op::Connective(o) => {
                 let mut x = t(k0)?.clone();
                 combine(*o, &mut x, t(k1)?);
                 x
@@ -432,9 +432,9 @@ impl PlScreen {
 #[derive(Clone)]
 struct Model {
     size: usize,
-    props: HashMap<String, bool>,
-    preds: HashMap<String, Vec<(usize, Vec<bool>)>>,
-    names: HashMap<String, usize>,
+    props: BTreeMap<String, bool>,
+    preds: BTreeMap<String, Vec<(usize, Vec<bool>)>>,
+    names: BTreeMap<String, usize>,
 }
 
 impl Model {
@@ -580,7 +580,7 @@ fn random_model(i: usize, pool: &Pool, names: &[String], rng: &mut Rand) -> Mode
     let density = [1u64, 3, 4, 5, 7][i % 5];
     let coin = |r: &mut Rand| r.next() % 8 < density;
     let props = pool.props.iter().map(|p| (p.clone(), coin(rng))).collect();
-    let mut preds: HashMap<String, Vec<(usize, Vec<bool>)>> = HashMap::new();
+    let mut preds: BTreeMap<String, Vec<(usize, Vec<bool>)>> = BTreeMap::new();
     for (p, k) in &pool.preds {
         for arity in k.saturating_sub(1)..=k + 1 {
             let n = size
@@ -622,7 +622,7 @@ fn from_finite(
                 .checked_pow(*arity as u32)
                 .unwrap_or(usize::MAX)
                 .min(MAX_TUPLES);
-            *ext = (0..n).map(|_| rng.next() % 2 == 0).collect();
+            *ext = (0..n).map(|_| rng.next().is_multiple_of(2)).collect();
         }
     }
     for ((p, arity), tuples) in &fm.predicates {
