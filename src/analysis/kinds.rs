@@ -2,8 +2,9 @@
 //! found from its verdict and the named changes of the structural diff of φ₀ and φ₁,
 //! mapped to the taxonomy.
 
+pub use crate::analysis::proof::Explanation;
 use crate::record::SampleRecord;
-use crate::syntax::diff::{Change, DiffLine, NamedChange, changes, named_changes};
+use crate::syntax::diff::{Change, DiffLine, NamedChange, changes};
 use crate::syntax::{Expr, SyntaxKind, parse};
 use crate::verify::{Verdict, VerdictKind};
 
@@ -198,9 +199,16 @@ pub fn kinds_of_diff(lines: &[DiffLine]) -> Vec<FailureKind> {
     kinds_of_changes(&changes(lines))
 }
 
-/// Classifies φ₀ against φ₁ (both parsed).
+/// Classifies a not-equivalent φ₀ against φ₁ (both parsed): the kinds of the changes
+/// the verifier proves ([`crate::analysis::proof`]), else of the structural diff.
 pub fn classify_pair(phi0: &Expr, phi1: &Expr) -> Vec<FailureKind> {
-    kinds_of_changes(&named_changes(phi0, phi1))
+    kinds_of_changes(&proved_changes(phi0, phi1, false).changes)
+}
+
+/// The changes from φ₀ to φ₁ for a pair the verifier found `equivalent` (true) or not:
+/// none for an equivalent pair, else the proved edits or the structural diff's guess.
+pub fn proved_changes(phi0: &Expr, phi1: &Expr, equivalent: bool) -> Explanation {
+    crate::analysis::proof::explain(phi0, phi1, equivalent, &crate::verify::Options::default())
 }
 
 /// How the reason of a sample whose call ran out of tokens before answering begins.
@@ -266,25 +274,65 @@ pub fn classify_parts(
     input: Option<&str>,
     phi1: Option<&str>,
 ) -> Vec<FailureKind> {
-    verdict_kinds(kind, unparseable_reason, || {
-        input
-            .zip(phi1)
-            .and_then(|(a, b)| Some((parse(a, syntax).ok()?, parse(b, syntax).ok()?)))
-            .map(|(a, b)| classify_pair(&a, &b))
-            .unwrap_or_default()
-    })
+    classify_parts_proved(kind, unparseable_reason, syntax, input, phi1).0
 }
 
-/// What changed from φ to φ′ (nothing when φ′ did not parse) and the failure kinds
-/// of the verdict on them: `verify --explain`.
-pub fn explain(a: &Expr, b: Option<&Expr>, v: &Verdict) -> (Vec<NamedChange>, Vec<FailureKind>) {
-    let named = b.map(|b| named_changes(a, b)).unwrap_or_default();
+/// Bit of a row's kind mask set when a not-equivalent sample's changes are not proved
+/// (no explanation of ≤ 2 edits found: the kinds are the structural diff's guess).
+pub const UNPROVED: u32 = 1 << 31;
+
+/// [`classify_parts`] and whether the kinds of a not-equivalent sample come from
+/// proved edits (true for every other verdict).
+pub fn classify_parts_proved(
+    kind: VerdictKind,
+    unparseable_reason: Option<&str>,
+    syntax: SyntaxKind,
+    input: Option<&str>,
+    phi1: Option<&str>,
+) -> (Vec<FailureKind>, bool) {
+    let mut proved = true;
+    let kinds = verdict_kinds(kind, unparseable_reason, || {
+        let Some((a, b)) = input
+            .zip(phi1)
+            .and_then(|(a, b)| Some((parse(a, syntax).ok()?, parse(b, syntax).ok()?)))
+        else {
+            proved = false;
+            return vec![];
+        };
+        let ex = proved_changes(&a, &b, false);
+        proved = ex.proved;
+        kinds_of_changes(&ex.changes)
+    });
+    (kinds, proved)
+}
+
+/// The row mask of [`classify_parts_proved`]: the kinds, and [`UNPROVED`] when unproved.
+pub fn classify_parts_mask(
+    kind: VerdictKind,
+    unparseable_reason: Option<&str>,
+    syntax: SyntaxKind,
+    input: Option<&str>,
+    phi1: Option<&str>,
+) -> u32 {
+    let (kinds, proved) = classify_parts_proved(kind, unparseable_reason, syntax, input, phi1);
+    mask(&kinds) | if proved { 0 } else { UNPROVED }
+}
+
+/// What changed from φ to φ′ (nothing when φ′ did not parse or the pair is equivalent)
+/// and the failure kinds of the verdict on them: `verify --explain`. Only a
+/// not-equivalent pair is searched for proved edits; its verdict is never changed.
+pub fn explain(a: &Expr, b: Option<&Expr>, v: &Verdict) -> (Explanation, Vec<FailureKind>) {
+    let ex = match (b, v.kind()) {
+        (Some(b), VerdictKind::NotEquivalent) => proved_changes(a, b, false),
+        (Some(b), VerdictKind::Equivalent) => proved_changes(a, b, true),
+        _ => Explanation::default(),
+    };
     let reason = match v {
         Verdict::Unparseable { reason, .. } => Some(reason.as_str()),
         _ => None,
     };
-    let kinds = verdict_kinds(v.kind(), reason, || kinds_of_changes(&named));
-    (named, kinds)
+    let kinds = verdict_kinds(v.kind(), reason, || kinds_of_changes(&ex.changes));
+    (ex, kinds)
 }
 
 /// The kinds as a bit set (bit i = `FailureKind::ALL[i]`), for compact per-row storage.

@@ -17,6 +17,7 @@ pub mod paper_notation;
 pub mod paper_parse;
 pub mod perturb_paper;
 pub mod porter;
+pub mod proof;
 pub mod sensitivity;
 pub mod smatch;
 pub mod smatch_align;

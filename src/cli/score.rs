@@ -1,7 +1,7 @@
 //! `autoeval score`: one sample (or JSON lines of samples) scored from text through the
 //! scoring path `run`, `rescore` and `import --reverify` share.
 
-use crate::report::kinds::classify_parts;
+use crate::report::kinds::classify_parts_proved;
 use crate::run::score::{RoundText, Scored, score_round};
 use crate::syntax::{Reading, SyntaxKind, parse_as};
 use crate::verify::{Options, Verdict, render};
@@ -81,11 +81,12 @@ fn scored_json(syntax: SyntaxKind, phi0: &crate::syntax::Expr, s: &Scored) -> Va
         _ => None,
     };
     let input = phi0.to_unicode();
-    let kinds: Vec<&str> =
-        classify_parts(v.kind(), unparseable, syntax, Some(&input), phi1.as_deref())
-            .into_iter()
-            .map(crate::report::kinds::FailureKind::id)
-            .collect();
+    let (kinds, proved) =
+        classify_parts_proved(v.kind(), unparseable, syntax, Some(&input), phi1.as_deref());
+    let kinds: Vec<&str> = kinds
+        .into_iter()
+        .map(crate::report::kinds::FailureKind::id)
+        .collect();
     let mut out = json!({
         "verdict": v.name(),
         "phi1": phi1,
@@ -97,6 +98,10 @@ fn scored_json(syntax: SyntaxKind, phi0: &crate::syntax::Expr, s: &Scored) -> Va
     });
     if let (Verdict::Unparseable { pos, .. }, Some(o)) = (v, out.as_object_mut()) {
         o.insert("pos".into(), (*pos).into());
+    }
+    // Whether the kinds of a failing pair come from edits the verifier proved.
+    if let (Verdict::NotEquivalent { .. }, Some(o)) = (v, out.as_object_mut()) {
+        o.insert("proved".into(), proved.into());
     }
     out
 }

@@ -82,15 +82,32 @@ fn reported_syntax(
     }
 }
 
-/// The named changes and failure kinds of a checked pair, as JSON fields.
-fn explain_json(a: &Expr, b: Option<&Expr>, v: &Verdict) -> (serde_json::Value, serde_json::Value) {
-    let (changes, kinds) = crate::analysis::kinds::explain(a, b, v);
-    let changes: Vec<serde_json::Value> = changes
+/// The named changes, failure kinds, whether the changes are proved and an
+/// equivalent pair's rewrites, as the JSON fields `verify --explain` adds.
+fn explain_json(
+    a: &Expr,
+    b: Option<&Expr>,
+    v: &Verdict,
+    o: &mut serde_json::Map<String, serde_json::Value>,
+) {
+    let (ex, kinds) = crate::analysis::kinds::explain(a, b, v);
+    let changes: Vec<serde_json::Value> = ex
+        .changes
         .iter()
         .map(|c| serde_json::json!({"change": c.change.id(), "text": c.text}))
         .collect();
     let kinds: Vec<&str> = kinds.iter().map(|k| k.id()).collect();
-    (changes.into(), kinds.into())
+    o.insert("changes".into(), changes.into());
+    o.insert("kinds".into(), kinds.into());
+    if b.is_some()
+        && matches!(
+            v,
+            Verdict::Equivalent { .. } | Verdict::NotEquivalent { .. }
+        )
+    {
+        o.insert("proved".into(), ex.proved.into());
+        o.insert("rewrites".into(), ex.rewrites.into());
+    }
 }
 
 fn options(timeout_ms: u64) -> Options {
@@ -181,9 +198,7 @@ pub fn run(args: VerifyArgs) -> Result<i32> {
         let mut v = pair_json(phi, phi_prime, shown, &a, &verdict);
         if let Some(o) = v.as_object_mut() {
             if args.explain {
-                let (changes, kinds) = explain_json(&a, b.as_ref(), &verdict);
-                o.insert("changes".into(), changes);
-                o.insert("kinds".into(), kinds);
+                explain_json(&a, b.as_ref(), &verdict, o);
             }
             o.insert("elapsed_ms".into(), ms.into());
         }
@@ -206,15 +221,28 @@ pub fn run(args: VerifyArgs) -> Result<i32> {
             writeln!(out, "{}", safe(&e.caret(phi_prime)))?;
         }
         if args.explain {
-            let (changes, kinds) = crate::analysis::kinds::explain(&a, b.as_ref(), &verdict);
+            let (ex, kinds) = crate::analysis::kinds::explain(&a, b.as_ref(), &verdict);
             if b.is_some() {
-                if changes.is_empty() {
-                    writeln!(out, "changes: none")?;
+                if ex.changes.is_empty() {
+                    let rewritten = if ex.rewrites.is_empty() {
+                        ""
+                    } else {
+                        " (equivalent, rewritten)"
+                    };
+                    writeln!(out, "changes: none{rewritten}")?;
+                } else if ex.proved {
+                    writeln!(out, "changes (proved by the verifier):")?;
                 } else {
-                    writeln!(out, "changes:")?;
-                    for c in &changes {
-                        writeln!(out, "  {}", safe(&c.text))?;
-                    }
+                    writeln!(
+                        out,
+                        "changes (unproved: no explanation of ≤ 2 edits found; from the structural diff):"
+                    )?;
+                }
+                for c in &ex.changes {
+                    writeln!(out, "  {}", safe(&c.text))?;
+                }
+                for r in &ex.rewrites {
+                    writeln!(out, "  rewrite: {}", safe(r))?;
                 }
             }
             let ids: Vec<&str> = kinds.iter().map(|k| k.id()).collect();
@@ -391,9 +419,7 @@ fn check_line(
             let mut j = pair_json(a, b, shown, &ea, &v);
             if let Some(o) = j.as_object_mut() {
                 if explain {
-                    let (changes, kinds) = explain_json(&ea, eb.as_ref(), &v);
-                    o.insert("changes".into(), changes);
-                    o.insert("kinds".into(), kinds);
+                    explain_json(&ea, eb.as_ref(), &v, o);
                 }
                 o.insert("line".into(), n.into());
             }

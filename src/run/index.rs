@@ -31,8 +31,10 @@ pub use super::scratch::INDEX;
 
 /// The format's name and version: a cache of any other version is not read (and is
 /// rebuilt). Version 5: rows carry every stored closeness metric; version 6 adds
-/// `meteor` and `bertscore_minilm`.
-const MAGIC: &[u8; 8] = b"AEIDX\x00\x00\x09";
+/// `meteor` and `bertscore_minilm`; version 7 reasoning tokens and the truncated flag;
+/// version 8 the texts search reads in reasoning; version 9 the truncated kind; version 10
+/// failure kinds from proved edits (the `UNPROVED` bit).
+const MAGIC: &[u8; 8] = b"AEIDX\x00\x00\x0a";
 /// Most warnings kept in a cache.
 const MAX_WARNINGS: usize = 10_000;
 

@@ -586,13 +586,13 @@ pub(crate) fn parse_row(
     let verdict = verdict_kind(&s.verdict.verdict);
     let deciding = s.rounds.iter().rev().find(|r| r.phi1.is_some());
     let fails = match s.syntax {
-        Some(syntax) => crate::analysis::kinds::mask(&crate::analysis::kinds::classify_parts(
+        Some(syntax) => crate::analysis::kinds::classify_parts_mask(
             verdict,
             s.verdict.reason.as_deref(),
             syntax,
             deciding.and_then(|r| r.input.as_deref()),
             deciding.and_then(|r| r.phi1.as_deref()),
-        )),
+        ),
         None => 0,
     };
     let closeness = s.closeness.as_ref().map(LightCloseness::values);

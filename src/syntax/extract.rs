@@ -9,13 +9,18 @@
 //!    `[RESULT]`, `[SOLUTION]`, `[REGEX]`, `[FOL]`), the text after it, also on the
 //!    header's own line (`[FORMULA] p1 ∧ p2`). Otherwise the model is continuing the
 //!    prompt template: the reply is off-format.
-//! 2. **Marked answers**, by class in this order, the last of a class first: fenced
+//! 2. **Marked answers**, by class in this order, the last of a class first: what
+//!    follows the last correction or summary marker (`corrected`, `correction`,
+//!    `revised`, `putting it together`, `combining`, `final formula`, `final answer`,
+//!    `in summary`, …; whole words): the rest of its line after a colon, else the
+//!    lines after it up to a blank one, so a retracted answer never wins; fenced
 //!    code blocks; `<formula>…</formula>`/`<answer>…</answer>` tags and JSON objects
 //!    with a `formula`/`answer`/`fol`/`regex`/`expression` key; what follows a label
 //!    at a line's start (`Formula:`, `Answer:`, `Final answer:`, `Output:`,
 //!    `Result:`, `Regex:`, `FOL:`, `Expression:`; any case, optional `**`) or an
 //!    answer phrase anywhere in a line (`the formula is`, `the answer is`,
-//!    `so we get`, `φ =`, `φ₁ =`, …; any case, colon optional), on the rest of the
+//!    `so we get`, `therefore`, `thus`, `the resulting formula is`, `φ₁ :=`, `φ =`,
+//!    `φ₁ =`, …; any case, colon optional), on the rest of the
 //!    line or the next non-empty line; bold text (`**X**`). The first marked region
 //!    holding an accepted formula gives φ₁.
 //! 3. **Unmarked text.** Otherwise the whole text, if it is one formula; else each
@@ -34,7 +39,10 @@
 //!    a bullet, not ¬) and one trailing `.`, `;` or `,`; regex candidates also of
 //!    `^…$` anchors and `/…/` delimiters. In LaTeX candidates, `\text{pred}` (and
 //!    `\mathrm`, `\textit`, `\operatorname`) is the name `pred`, and subscripts
-//!    belong to the name (`p_1`, `x_{2}` read as `p1`, `x2`).
+//!    belong to the name (`p_1`, `x_{2}` read as `p1`, `x2`). Also candidates: each
+//!    `$…$` span inside a line, what follows a line's last `:= `, and a quoted value
+//!    after ` = ` (a code assignment `formula = "X"`); a Markdown quote `> ` and a
+//!    raw-string `r"…"` are stripped.
 //! 5. **Never a formula** (skipped, and named in the error if nothing else is
 //!    accepted): a header line; text echoed from the prompt (a candidate with an
 //!    operator that equals a prompt line outside the description, or what follows
@@ -104,6 +112,15 @@ fn clean(s: &str) -> &str {
             }
         }
         s = s.trim_start_matches('`').trim_end_matches('`').trim();
+        // A raw-string prefix (`r"(01)*1"`, `r'…'`) and a Markdown quote (`> X`).
+        for q in ["r\"", "r'"] {
+            if s.len() > 3 && s.starts_with(q) && s.ends_with(&q[1..]) {
+                s = s[2..s.len() - 1].trim();
+            }
+        }
+        if let Some(x) = s.strip_prefix("> ") {
+            s = x.trim_start();
+        }
         s = strip_list_marker(s);
         if let Some(x) = s
             .strip_suffix('.')
@@ -362,6 +379,26 @@ where
                 let after = &line[i + 2..];
                 candidates.push(after);
                 cut(after, &mut candidates);
+            }
+        }
+        for line in &lines {
+            // Inline maths in a sentence: each `$…$` span.
+            let mut parts = line.split('$');
+            parts.next();
+            for (i, part) in parts.enumerate() {
+                if i % 2 == 0 && !part.trim().is_empty() {
+                    candidates.push(part);
+                }
+            }
+            // `φ₁ := X`, or a code assignment of a quoted formula (`formula = "X"`).
+            if let Some(i) = line.rfind(":= ") {
+                candidates.push(&line[i + 3..]);
+            }
+            if let Some(i) = line.rfind(" = ") {
+                let after = &line[i + 3..];
+                if after.trim_start().starts_with(['"', '\'', 'r']) {
+                    candidates.push(after);
+                }
             }
         }
         if self.regex_mode {

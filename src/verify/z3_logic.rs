@@ -3,17 +3,18 @@
 use super::model::{FiniteModel, holds};
 use super::verdict::{Countermodel, Verdict};
 use crate::syntax::{BinOp, Formula, Quantifier, Term};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::time::Instant;
 use z3::ast::{Ast, Bool, Dynamic};
 use z3::{FuncDecl, Params, SatResult, Solver, Sort, Tactic};
 
-/// Translates formulas to Z3 terms on the current thread's context.
+/// Translates formulas to Z3 terms on the current thread's context. Ordered maps: the
+/// order of assertions steers Z3's search, so it must not change from process to process.
 struct Encoder {
     universe: Sort,
-    bools: HashMap<String, Bool>,
-    consts: HashMap<String, Dynamic>,
-    funcs: HashMap<(String, usize), FuncDecl>,
+    bools: BTreeMap<String, Bool>,
+    consts: BTreeMap<String, Dynamic>,
+    funcs: BTreeMap<(String, usize), FuncDecl>,
     env: Vec<(String, Dynamic)>,
     fresh: usize,
     /// When set, quantifiers are expanded over these elements instead of encoded.
@@ -24,9 +25,9 @@ impl Encoder {
     fn new() -> Encoder {
         Encoder {
             universe: Sort::uninterpreted("U".into()),
-            bools: HashMap::new(),
-            consts: HashMap::new(),
-            funcs: HashMap::new(),
+            bools: BTreeMap::new(),
+            consts: BTreeMap::new(),
+            funcs: BTreeMap::new(),
             env: Vec::new(),
             fresh: 0,
             expand: None,
@@ -122,6 +123,23 @@ static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::
 thread_local! {
     /// The generation the current pair's verification began in.
     static STARTED_IN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// Z3 resource limit of each check on this thread (see [`with_rlimit`]).
+    static RLIMIT: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Runs `f` with every Z3 check bounded by `rlimit` resource units (Z3's own count of
+/// work, not wall time), each in a fresh context, so its answer depends neither on
+/// machine load nor on what the thread checked before.
+pub(crate) fn with_rlimit<R>(rlimit: u32, f: impl FnOnce() -> R) -> R {
+    /// Restores the thread's limit even when `f` panics (a caught panic keeps the thread).
+    struct Restore(u32);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            RLIMIT.set(self.0);
+        }
+    }
+    let _restore = Restore(RLIMIT.replace(rlimit));
+    f()
 }
 
 /// Registration of the current thread's context for the duration of one check.
@@ -177,6 +195,10 @@ fn checked(solver: &Solver) -> SatResult {
 fn solver_params(ms: u64) -> Params {
     let mut p = Params::new();
     p.set_u32("timeout", ms.clamp(1, u32::MAX as u64) as u32);
+    let rlimit = RLIMIT.get();
+    if rlimit > 0 {
+        p.set_u32("rlimit", rlimit);
+    }
     // Ctrl-C belongs to the run, not to Z3: Z3's own SIGINT handler would swallow it or
     // turn it into a verdict ("interrupted from keyboard").
     p.set_bool("ctrl_c", false);
@@ -253,6 +275,17 @@ const EARLY_DOMAINS: usize = 2;
 /// quantifier-free problem Z3 settles quickly where the unbounded check may time out.
 /// When the unbounded check gives up, larger domains are tried the same way.
 pub fn check(a: &Formula, b: &Formula, deadline: Instant, max_domain: usize) -> Verdict {
+    if RLIMIT.get() > 0 {
+        // A fresh context: Z3's search order follows its term ids, which depend on
+        // every term the thread's context made before.
+        return z3::with_z3_config(&z3::Config::new(), || {
+            check_here(a, b, deadline, max_domain)
+        });
+    }
+    check_here(a, b, deadline, max_domain)
+}
+
+fn check_here(a: &Formula, b: &Formula, deadline: Instant, max_domain: usize) -> Verdict {
     STARTED_IN.set(GENERATION.load(std::sync::atomic::Ordering::SeqCst));
     let first_order = a.is_first_order() || b.is_first_order();
     let early = if first_order {
@@ -367,8 +400,9 @@ fn check_with_restarts(solver: &Solver, deadline: Instant) -> SatResult {
             break;
         }
         let reason = solver.get_reason_unknown().unwrap_or_default();
-        // Only a timeout is worth a restart; "incomplete" answers come back the same.
-        if !matches!(reason.as_str(), "timeout" | "canceled") {
+        // Only a timeout (or a spent resource limit) is worth a restart; "incomplete"
+        // answers come back the same.
+        if !matches!(reason.as_str(), "timeout" | "canceled") && !reason.contains("resource") {
             break;
         }
     }

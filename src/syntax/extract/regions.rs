@@ -59,7 +59,7 @@ const ANSWER_HEADERS: [&str; 9] = [
 
 /// Answer phrases that mark what follows them on the line (or the next line) as the
 /// answer, with or without a colon; matched in any case.
-const PHRASES: [&str; 12] = [
+const PHRASES: [&str; 23] = [
     "the final answer is",
     "the answer is",
     "the final formula is",
@@ -67,11 +67,39 @@ const PHRASES: [&str; 12] = [
     "the regular expression is",
     "the regex is",
     "the expression is",
+    "formal expression is",
+    "the resulting formula is",
+    "the resulting expression is",
+    "the resulting regex is",
+    "resulting formula",
     "so we get",
+    "φ₁ :=",
+    "φ1 :=",
+    "φ :=",
+    "phi1 :=",
     "φ₁ =",
     "φ1 =",
     "φ =",
     "phi1 =",
+    "therefore",
+    "thus",
+];
+
+/// Words that mark a line as correcting or summing up what came before: the answer
+/// after the last of them supersedes every earlier one (a retracted answer never wins).
+const FINAL_MARKERS: [&str; 12] = [
+    "corrected",
+    "correction",
+    "revised",
+    "putting it together",
+    "putting it all together",
+    "putting everything together",
+    "combining",
+    "final formula",
+    "final answer",
+    "final regex",
+    "final expression",
+    "in summary",
 ];
 
 /// Keys of a JSON object whose string value is the answer.
@@ -135,19 +163,75 @@ pub(super) fn header_scopes(raw: &str) -> Option<HeaderScopes<'_>> {
     })
 }
 
-/// Regions a reply marks as its answer, by class in order of trust: fenced blocks;
-/// tags and JSON answer keys; labels and answer phrases; bold text.
-pub(super) fn marked_regions(scope: &str) -> [Vec<&str>; 4] {
+/// Regions a reply marks as its answer, by class in order of trust: what follows a
+/// correction or summary marker; fenced blocks; tags and JSON answer keys; labels and
+/// answer phrases; bold text.
+pub(super) fn marked_regions(scope: &str) -> [Vec<&str>; 5] {
     let fences = fenced_regions(scope);
     let mut containers = tag_regions(scope);
     containers.extend(json_regions(scope));
     containers.sort_by_key(|r| offset_in(scope, r));
     [
+        final_regions(scope),
         fences,
         containers,
         label_regions(scope),
         bold_regions(scope),
     ]
+}
+
+/// The text after the last correction or summary marker (rule 2): the rest of the
+/// marker's line after its colon (or after the marker), and the following lines up to
+/// the next blank line, each a region (the caller tries the last first).
+fn final_regions(scope: &str) -> Vec<&str> {
+    let lines: Vec<&str> = scope.split_inclusive('\n').collect();
+    let Some(k) = lines.iter().rposition(|l| {
+        let lower = l.to_lowercase();
+        FINAL_MARKERS.iter().any(|m| {
+            lower.match_indices(m).any(|(i, _)| {
+                // A whole word: "uncorrected" or "finalize" is not a marker.
+                let before = lower[..i].chars().next_back();
+                before.is_none_or(|c| !c.is_alphanumeric())
+            })
+        })
+    }) else {
+        return vec![];
+    };
+    let line = lines[k];
+    let lower = line.to_lowercase();
+    let cut = FINAL_MARKERS
+        .iter()
+        .filter_map(|m| lower.rfind(m).map(|i| i + m.len()))
+        .max()
+        .unwrap_or(0);
+    let mut rest = if lower.len() == line.len() && line.is_char_boundary(cut) {
+        &line[cut..]
+    } else {
+        line
+    };
+    if let Some(i) = rest.find(':') {
+        rest = &rest[i + 1..];
+    }
+    // `**Final formula:** X`, `In summary, X`.
+    rest = rest.trim_start_matches(['*', ' ', ',', ':']);
+    let mut out: Vec<&str> = Vec::new();
+    // Later lines first in the caller's order: collect in reading order.
+    if !rest.trim().trim_matches(['*', ' ', ')', '(']).is_empty() {
+        out.push(rest);
+    }
+    for l in &lines[k + 1..] {
+        if l.trim().is_empty() {
+            if out.is_empty() {
+                continue;
+            }
+            break;
+        }
+        out.push(l);
+    }
+    // The caller tries the last region first; the first line after the marker is
+    // the answer when it parses, so it goes last.
+    out.reverse();
+    out
 }
 
 fn tag_regions(scope: &str) -> Vec<&str> {
@@ -224,7 +308,7 @@ fn label_regions(scope: &str) -> Vec<&str> {
                     && lower.len() == t.len()
                     && t.is_char_boundary(i + phrase.len())
                 {
-                    let after = t[i + phrase.len()..].trim_start_matches(['*', ' ']);
+                    let after = t[i + phrase.len()..].trim_start_matches(['*', ' ', ',']);
                     body = Some(after.strip_prefix(':').unwrap_or(after));
                     break;
                 }

@@ -29,11 +29,15 @@ pub struct Detail {
     pub changes: Vec<&'static str>,
     /// Each diff line's mark, named as `verify --explain` names the change.
     pub marks: Vec<String>,
-    /// The named changes and failure kinds, exactly as `verify --explain` prints them.
-    pub explained: (
-        Vec<crate::syntax::diff::NamedChange>,
+    /// The row's failure-kind mask (kinds from proved edits, computed when the run
+    /// was indexed), with `UNPROVED` when the kinds are the structural diff's guess.
+    pub fails: u32,
+    /// The changes and kinds exactly as `verify --explain` prints them: a proof search,
+    /// so computed only when the Diff tab first shows this sample, not on every move.
+    explained: std::cell::OnceCell<(
+        crate::analysis::proof::Explanation,
         Vec<crate::analysis::kinds::FailureKind>,
-    ),
+    )>,
     /// Subformulas evaluated under the countermodel.
     pub explain: Vec<EvalLine>,
     /// φ₀ and φ₁ as printed, each with the byte range of the smallest subformula that
@@ -47,12 +51,13 @@ impl Detail {
     /// Reads and analyses sample `key` of the model.
     pub fn of(m: &Model, key: (u32, u32)) -> Detail {
         let run = &m.runs[key.0 as usize];
-        let record = run.record(&run.rows[key.1 as usize]);
+        let row = &run.rows[key.1 as usize];
+        let record = run.record(row);
+        let fails = row.fails;
         let (mut phi0, mut phi1, mut d, mut changes, mut ex) = (None, None, vec![], vec![], vec![]);
         let mut highlight = None;
         let mut transcript = Vec::new();
         let mut marks = Vec::new();
-        let mut explained = (Vec::new(), Vec::new());
         if let Ok(rec) = &record {
             let prompts = run
                 .manifest
@@ -65,10 +70,6 @@ impl Detail {
                 .first()
                 .and_then(|r| r.phi1.as_ref())
                 .and_then(|t| parse(t, rec.syntax).ok());
-            if let Some(a) = &phi0 {
-                // The very call `verify --explain` makes, so both say the same words.
-                explained = crate::analysis::kinds::explain(a, phi1.as_ref(), &rec.verdict);
-            }
             if let (Some(a), Some(b)) = (&phi0, &phi1) {
                 d = diff(a, b);
                 changes = summary(&d);
@@ -103,10 +104,31 @@ impl Detail {
             diff: d,
             changes,
             marks,
-            explained,
+            fails,
+            explained: std::cell::OnceCell::new(),
             explain: ex,
             highlight,
         }
+    }
+
+    /// The changes and failure kinds of `verify --explain` for this pair: the very call
+    /// it makes, so both say the same words (computed once, when first asked).
+    pub fn explained(
+        &self,
+    ) -> &(
+        crate::analysis::proof::Explanation,
+        Vec<crate::analysis::kinds::FailureKind>,
+    ) {
+        self.explained.get_or_init(|| match (&self.phi0, &self.record) {
+            (Some(a), Ok(rec)) => crate::analysis::kinds::explain(a, self.phi1.as_ref(), &rec.verdict),
+            _ => Default::default(),
+        })
+    }
+
+    /// Whether the sample's changes are the structural diff's guess (no explanation of
+    /// ≤ 2 edits proved).
+    pub fn unproved(&self) -> bool {
+        self.fails & crate::report::kinds::UNPROVED != 0
     }
 
     /// What the structural diff suggests for the sample's first automatic failure kind
@@ -114,7 +136,7 @@ impl Detail {
     /// tell whether ψ or φ₁ went wrong).
     pub fn suggestion(&self) -> Option<crate::labels::suggest::Suggestion> {
         let kinds = match &self.record {
-            Ok(rec) => crate::report::kinds::classify(rec),
+            Ok(_) => crate::report::kinds::unmask(self.fails),
             Err(_) => crate::report::kinds::kinds_of_diff(&self.diff),
         };
         crate::labels::suggest::suggest(&kinds, &self.diff)

@@ -199,12 +199,15 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
                 .map(|l| muted(l, t)),
         );
     }
-    // A failing sample shows its failure kinds below; the raw diff kinds only when the
-    // change kept the meaning (an equivalent rewrite).
+    // A failing sample shows its failure kinds below; an equivalent one written
+    // differently lists no change (a rewrite is not a mistake).
     if !d.changes.is_empty() && rec.verdict.is_equivalent() {
         out.push(Line::from(vec![
             Span::styled("changes ", Style::default().fg(t.title)),
-            Span::styled(d.changes.join(", "), Style::default().fg(t.diff_changed)),
+            Span::styled(
+                "none · equivalent (rewritten)",
+                Style::default().fg(t.muted),
+            ),
         ]));
     }
     let (ri, row) = d.key;
@@ -214,10 +217,17 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
         let kinds = crate::report::kinds::unmask(r.fails);
         if !kinds.is_empty() {
             let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
-            out.push(Line::from(vec![
+            let mut line = vec![
                 Span::styled("kinds ", Style::default().fg(t.title)),
                 Span::styled(names.join(", "), Style::default().fg(t.diff_changed)),
-            ]));
+            ];
+            if r.fails & crate::report::kinds::UNPROVED != 0 {
+                line.push(Span::styled(
+                    " (unproved: structural guess)",
+                    Style::default().fg(t.muted),
+                ));
+            }
+            out.push(Line::from(line));
         }
         // Hand labels, each annotator's: categories by name, the note.
         for l in run.labels.get(&*r.id).map_or(&[][..], Vec::as_slice) {
@@ -295,7 +305,23 @@ fn diff_lines(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
         )];
     }
     let col = width.saturating_sub(3) / 2;
-    let mut out = vec![muted(format!("{:<col$} │ φ₁", "φ₀"), t)];
+    let equivalent = d.record.as_ref().is_ok_and(|r| r.verdict.is_equivalent());
+    let changed = d.diff.iter().any(|l| l.change.is_change());
+    let mut out = Vec::new();
+    // Whether the marked places are mistakes: an equivalent pair's are rewrites; a
+    // failing pair's kinds are proved by the verifier unless said otherwise.
+    if equivalent && changed {
+        out.push(muted(
+            "equivalent (rewritten): no change; the marks show where φ₁ is written differently",
+            t,
+        ));
+    } else if !equivalent && changed && d.unproved() {
+        out.push(Line::from(Span::styled(
+            "unproved: no explanation of ≤ 2 edits found; the marks are the structural guess",
+            Style::default().fg(t.warning),
+        )));
+    }
+    out.push(muted(format!("{:<col$} │ φ₁", "φ₀"), t));
     for (k, l) in d.diff.iter().enumerate() {
         let ind = "  ".repeat(l.depth);
         let cell = |s: &Option<String>| {
@@ -317,8 +343,14 @@ fn diff_lines(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
             Span::styled(" │ ", Style::default().fg(t.border)),
             Span::styled(cell(&l.right), style),
         ];
-        // Named as `verify --explain` names it (a moved negation is "widened").
-        if let Some(m) = d.marks.get(k).filter(|m| !m.is_empty()) {
+        // An equivalent pair's marks are rewrites; a failing pair's are named as
+        // `verify --explain` names the change (a moved negation is "widened").
+        let mark = if equivalent {
+            l.change.is_change().then(|| "rewritten".to_string())
+        } else {
+            d.marks.get(k).filter(|m| !m.is_empty()).cloned()
+        };
+        if let Some(m) = mark {
             spans.push(Span::styled(
                 format!(" ◀ {m}"),
                 style.add_modifier(Modifier::BOLD),
@@ -327,18 +359,31 @@ fn diff_lines(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
         out.push(Line::from(spans));
     }
     // The changes and kinds in `verify --explain`'s own words and layout.
-    let (named, kinds) = &d.explained;
+    let (ex, kinds) = d.explained();
     out.push(Line::from(""));
-    if named.is_empty() {
-        out.push(muted("changes: none", t));
-    } else {
-        out.push(muted("changes:", t));
-        for c in named {
-            out.push(Line::from(Span::styled(
-                format!("  {}", crate::sanitize::one_line(&c.text)),
-                Style::default().fg(t.diff_changed),
-            )));
+    let head = if ex.changes.is_empty() {
+        if ex.rewrites.is_empty() {
+            "changes: none"
+        } else {
+            "changes: none (equivalent, rewritten)"
         }
+    } else if ex.proved {
+        "changes (proved by the verifier):"
+    } else {
+        "changes (unproved: no explanation of ≤ 2 edits found; from the structural diff):"
+    };
+    out.push(muted(head, t));
+    for c in &ex.changes {
+        out.push(Line::from(Span::styled(
+            format!("  {}", crate::sanitize::one_line(&c.text)),
+            Style::default().fg(t.diff_changed),
+        )));
+    }
+    for r in &ex.rewrites {
+        out.push(muted(
+            format!("  rewrite: {}", crate::sanitize::one_line(r)),
+            t,
+        ));
     }
     let ids: Vec<&str> = kinds.iter().map(|k| k.id()).collect();
     out.push(muted(

@@ -1,0 +1,339 @@
+//! Changes proved by the verifier: the smallest set of edits to φ₀ (one, then two)
+//! whose result is equivalent to φ₁, whatever equivalent rewriting φ₁ went through.
+//!
+//! Candidates are screened cheaply (PL truth tables as bitsets, FOL on small random
+//! models, regexes on a set of strings) and the survivor is confirmed by the
+//! verifier. When no explanation of at most two edits is proved within the budget,
+//! the structural diff's changes stand, marked unproved. Equivalent pairs list no
+//! change; where their structure differs, the places are named as rewrites.
+
+mod logic;
+mod regex;
+mod screen;
+
+use crate::analysis::kinds::{FailureKind, kind_of_change};
+use crate::syntax::diff::{Change, NamedChange, diff, named_changes};
+use crate::syntax::{Expr, Formula, Regex};
+use crate::verify::{self, Options};
+use std::time::Duration;
+
+/// What changed from φ₀ to φ₁, and whether the verifier proved it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Explanation {
+    /// The named changes (empty for an equivalent pair).
+    pub changes: Vec<NamedChange>,
+    /// Whether the changes were proved: applied to φ₀ they give a formula the
+    /// verifier finds equivalent to φ₁. False: the structural diff's guess.
+    pub proved: bool,
+    /// For an equivalent pair, where φ₁ is written differently (never a change).
+    pub rewrites: Vec<String>,
+}
+
+/// Largest φ₀ (in nodes) searched; larger ones keep the structural diff.
+const MAX_SIZE: usize = 120;
+/// Candidates screened for two-edit explanations, per syntax (the cheap screens allow more).
+const BUDGET_PL: usize = 400_000;
+const BUDGET_FOL: usize = 10_000;
+const BUDGET_REGEX: usize = 30_000;
+/// Screened survivors confirmed by the verifier at most (per level).
+const MAX_CONFIRM: usize = 3;
+/// Z3 work allowed to one confirmation, in Z3's resource units (a survivor of the
+/// screen is almost always equivalent; one the solver cannot settle within this stays
+/// unproved). A count of work, not a time limit, so the explanation of a pair is the
+/// same on a loaded machine as on an idle one.
+const CONFIRM_RLIMIT: u32 = 3_000_000;
+/// Wall-clock safety net of one confirmation; the resource limit ends it long before.
+const CONFIRM_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The verifier's verdict under the confirmation budget.
+fn decide(a: &Expr, b: &Expr, opts: &Options) -> verify::Verdict {
+    verify::z3_logic::with_rlimit(CONFIRM_RLIMIT, || verify::verify(a, b, opts))
+}
+
+/// The explanation of a pair whose verdict is `equivalent` (true) or `not-equivalent`.
+pub fn explain(a: &Expr, b: &Expr, equivalent: bool, opts: &Options) -> Explanation {
+    if equivalent {
+        return Explanation {
+            changes: vec![],
+            proved: true,
+            rewrites: rewrites(a, b),
+        };
+    }
+    let structural = named_changes(a, b);
+    let opts = Options {
+        timeout: CONFIRM_TIMEOUT,
+        ..opts.clone()
+    };
+    let found = match (a, b) {
+        (Expr::Logic(x), Expr::Logic(y)) if x.size() <= MAX_SIZE => {
+            search_logic(x, y, &structural, &opts)
+        }
+        (Expr::Regex(x), Expr::Regex(y)) if x.size() <= MAX_SIZE => {
+            search_regex(x, y, &structural, &opts)
+        }
+        _ => None,
+    };
+    match found {
+        Some(changes) => Explanation {
+            changes,
+            proved: true,
+            rewrites: vec![],
+        },
+        None => Explanation {
+            changes: structural,
+            proved: false,
+            rewrites: vec![],
+        },
+    }
+}
+
+/// Where an equivalent φ₁ is written differently: the outermost differing places.
+fn rewrites(a: &Expr, b: &Expr) -> Vec<String> {
+    let lines = diff(a, b);
+    let mut out = Vec::new();
+    let mut inside: Option<usize> = None;
+    for l in &lines {
+        if inside.is_some_and(|d| l.depth > d) {
+            continue;
+        }
+        inside = None;
+        if l.change.is_change() {
+            let (x, y) = (
+                l.left.as_deref().unwrap_or("—"),
+                l.right.as_deref().unwrap_or("—"),
+            );
+            out.push(format!("{x} rewritten as {y}"));
+            inside = Some(l.depth);
+        }
+    }
+    out
+}
+
+/// Rank of a proved candidate: an added operand last (it can absorb anything); then
+/// ones whose kind the structural diff also shows; then a dropped operand (a star or
+/// a renamed symbol that merely duplicates a neighbour, `0*0*`, `p2 ∧ p2`, is a
+/// drop), a single swapped connective, negation, renamed symbol or repetition, and
+/// last regroupings and scope changes.
+fn rank(change: Change, structural: &[FailureKind]) -> (bool, bool, u8) {
+    let class = match change {
+        Change::OperatorAdded => 3,
+        Change::OperatorDropped => 0,
+        Change::ScopeChanged | Change::OperandsSwapped => 2,
+        _ => 1,
+    };
+    let k = kind_of_change(change);
+    (
+        class == 3,
+        !k.is_some_and(|k| structural.contains(&k)),
+        class,
+    )
+}
+
+fn named(c: (Change, String)) -> NamedChange {
+    NamedChange {
+        change: c.0,
+        text: c.1,
+    }
+}
+
+/// The screen for a logic pair.
+enum LogicScreen {
+    Pl(screen::PlScreen),
+    Fol(screen::FolScreen),
+}
+
+impl LogicScreen {
+    fn agrees(&self, f: &Formula) -> bool {
+        match self {
+            LogicScreen::Pl(s) => s.agrees(f),
+            LogicScreen::Fol(s) => s.agrees(f),
+        }
+    }
+}
+
+/// The edits of `f` that pass the screen, with the candidates they make (PL edits are
+/// screened on the node tables, without building the candidate first).
+fn survivors(
+    f: &Formula,
+    pool: &logic::Pool,
+    scr: &LogicScreen,
+    degenerate: &[bool],
+    budget: &mut usize,
+) -> Vec<(logic::Edit, Formula)> {
+    let edits: Vec<logic::Edit> = logic::edits(f, pool)
+        .into_iter()
+        .filter(|e| !matches!(e.op, logic::Op::Add(_, i) if degenerate.get(i) == Some(&true)))
+        .collect();
+    let arena = match scr {
+        LogicScreen::Pl(s) => s.arena(f),
+        LogicScreen::Fol(_) => None,
+    };
+    let mut out = Vec::new();
+    for e in edits {
+        if *budget == 0 {
+            break;
+        }
+        *budget -= 1;
+        let pass = match (scr, &arena) {
+            (LogicScreen::Pl(s), Some(ar)) => s.edit_agrees(ar, &e),
+            _ => logic::apply(f, &e, pool).is_some_and(|g| scr.agrees(&g)),
+        };
+        if pass && let Some(g) = logic::apply(f, &e, pool) {
+            out.push((e, g));
+        }
+    }
+    out
+}
+
+fn search_logic(
+    a: &Formula,
+    b: &Formula,
+    structural: &[NamedChange],
+    opts: &Options,
+) -> Option<Vec<NamedChange>> {
+    let pool = logic::Pool::new(a, b);
+    let scr = match screen::PlScreen::new(a, b, &pool) {
+        Some(s) => LogicScreen::Pl(s),
+        None => LogicScreen::Fol(screen::FolScreen::new(a, b, &pool, || {
+            // No random model tells φ₀ from φ₁: ask the verifier for one.
+            match decide(&Expr::Logic(a.clone()), &Expr::Logic(b.clone()), opts) {
+                verify::Verdict::NotEquivalent { countermodel, .. } => {
+                    verify::model::FiniteModel::from_countermodel(&countermodel)
+                }
+                _ => None,
+            }
+        })),
+    };
+    let budget_two = match scr {
+        LogicScreen::Pl(_) => BUDGET_PL,
+        LogicScreen::Fol(_) => BUDGET_FOL,
+    };
+    let kinds: Vec<FailureKind> = structural
+        .iter()
+        .filter_map(|c| kind_of_change(c.change))
+        .collect();
+    let target = Expr::Logic(b.clone());
+    let confirm = |g: &Formula| decide(&Expr::Logic(g.clone()), &target, opts).is_equivalent();
+    // An added operand that alone says what φ₁ says explains nothing (`φ₀ ∧ φ₁`).
+    let degenerate: Vec<bool> = pool.operands.iter().map(|x| scr.agrees(x)).collect();
+    let mut unlimited = usize::MAX;
+    let mut one: Vec<(logic::Edit, Formula, (Change, String))> =
+        survivors(a, &pool, &scr, &degenerate, &mut unlimited)
+            .into_iter()
+            .filter_map(|(e, g)| Some((logic::describe(a, &e, &pool)?, e, g)))
+            .map(|(d, e, g)| (e, g, d))
+            .collect();
+    one.sort_by_key(|(_, _, d)| rank(d.0, &kinds));
+    for (_, g, d) in one.iter().take(MAX_CONFIRM) {
+        if confirm(g) {
+            return Some(vec![named(d.clone())]);
+        }
+    }
+    // Two edits: first edits in rank order, each followed by every second edit.
+    let mut firsts: Vec<(logic::Edit, (Change, String))> = logic::edits(a, &pool)
+        .into_iter()
+        .filter_map(|e| Some((logic::describe(a, &e, &pool)?, e)))
+        .map(|(d, e)| (e, d))
+        .collect();
+    firsts.sort_by_key(|(_, d)| rank(d.0, &kinds));
+    let mut budget = budget_two;
+    let mut confirmed = 0;
+    for (e1, d1) in firsts {
+        if budget == 0 || confirmed >= MAX_CONFIRM {
+            break;
+        }
+        let Some(f1) = logic::apply(a, &e1, &pool) else {
+            continue;
+        };
+        let mut second: Vec<_> = survivors(&f1, &pool, &scr, &degenerate, &mut budget)
+            .into_iter()
+            .filter_map(|(e, g)| Some((logic::describe(&f1, &e, &pool)?, g)))
+            .collect();
+        second.sort_by_key(|(d, _)| rank(d.0, &kinds));
+        if let Some((d2, g)) = second.into_iter().next() {
+            confirmed += 1;
+            if confirm(&g) {
+                return Some(vec![named(d1), named(d2)]);
+            }
+        }
+    }
+    None
+}
+
+fn search_regex(
+    a: &Regex,
+    b: &Regex,
+    structural: &[NamedChange],
+    opts: &Options,
+) -> Option<Vec<NamedChange>> {
+    let pool = regex::Pool::new(a, b);
+    let scr = regex::RegexScreen::new(b, &pool);
+    let kinds: Vec<FailureKind> = structural
+        .iter()
+        .filter_map(|c| kind_of_change(c.change))
+        .collect();
+    let target = Expr::Regex(b.clone());
+    let confirm =
+        |g: &Regex| verify::verify(&Expr::Regex(g.clone()), &target, opts).is_equivalent();
+    let degenerate: Vec<bool> = pool.operands.iter().map(|x| scr.agrees(x)).collect();
+    let pass = |r: &Regex, e: &regex::Edit| {
+        if let regex::Op::Alt(j) = e.op
+            && degenerate.get(j) == Some(&true)
+        {
+            return None;
+        }
+        let g = regex::apply(r, e, &pool)?;
+        scr.agrees(&g).then_some(g)
+    };
+    let mut one: Vec<((Change, String), Regex)> = regex::edits(a, &pool)
+        .into_iter()
+        .filter_map(|e| {
+            let g = pass(a, &e)?;
+            Some((regex::describe(a, &e, &pool)?, g))
+        })
+        .collect();
+    one.sort_by_key(|(d, _)| rank(d.0, &kinds));
+    for (d, g) in one.iter().take(MAX_CONFIRM) {
+        if confirm(g) {
+            return Some(vec![named(d.clone())]);
+        }
+    }
+    let mut firsts: Vec<((Change, String), regex::Edit)> = regex::edits(a, &pool)
+        .into_iter()
+        .filter_map(|e| Some((regex::describe(a, &e, &pool)?, e)))
+        .collect();
+    firsts.sort_by_key(|(d, _)| rank(d.0, &kinds));
+    let mut budget = BUDGET_REGEX;
+    let mut confirmed = 0;
+    for (d1, e1) in firsts {
+        if budget == 0 || confirmed >= MAX_CONFIRM {
+            break;
+        }
+        let Some(r1) = regex::apply(a, &e1, &pool) else {
+            continue;
+        };
+        let mut second = Vec::new();
+        for e2 in regex::edits(&r1, &pool) {
+            if budget == 0 {
+                break;
+            }
+            budget -= 1;
+            if let Some(g) = pass(&r1, &e2)
+                && let Some(d2) = regex::describe(&r1, &e2, &pool)
+            {
+                second.push((d2, g));
+            }
+        }
+        second.sort_by_key(|(d, _)| rank(d.0, &kinds));
+        if let Some((d2, g)) = second.into_iter().next() {
+            confirmed += 1;
+            if confirm(&g) {
+                return Some(vec![named(d1), named(d2)]);
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,461 @@
+//! Single edits to a regular expression and a screen that matches candidates against
+//! φ₁ on a set of strings, bit-parallel over the positions of each string.
+
+use super::screen::Rand;
+use crate::syntax::diff::Change;
+use crate::syntax::{Regex, print_regex};
+
+/// Names an edit may use: the symbols of both sides, small parts of φ₁, bounds.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Pool {
+    /// Alphabet of both sides.
+    pub syms: Vec<char>,
+    /// Small subexpressions of φ₁ an added operand may be.
+    pub operands: Vec<Regex>,
+    /// Bounds `{n,m}` seen on either side, plus the small ones.
+    pub bounds: Vec<(u32, Option<u32>)>,
+}
+
+/// Largest φ₁ part offered as an added operand.
+const OPERAND_SIZE: usize = 3;
+/// Most operands offered.
+const MAX_OPERANDS: usize = 12;
+
+impl Pool {
+    /// The pool for explaining `b` from `a`.
+    pub fn new(a: &Regex, b: &Regex) -> Pool {
+        let mut syms = a.alphabet();
+        syms.extend(b.alphabet());
+        syms.sort_unstable();
+        syms.dedup();
+        let mut operands: Vec<Regex> = syms.iter().map(|c| Regex::Sym(*c)).collect();
+        b.walk(&mut |r| {
+            if r.size() <= OPERAND_SIZE && !operands.contains(r) {
+                operands.push(r.clone());
+            }
+        });
+        operands.truncate(MAX_OPERANDS);
+        let mut bounds = vec![];
+        for r in [a, b] {
+            r.walk(&mut |x| {
+                if let Regex::Repeat(_, n, m) = x {
+                    bounds.push((*n, *m));
+                }
+            });
+        }
+        bounds.sort_unstable();
+        bounds.dedup();
+        Pool {
+            syms,
+            operands,
+            bounds,
+        }
+    }
+}
+
+/// A local operation at one node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Op {
+    /// `x` → `x*`, `x+`, `x?` (0, 1, 2), or `x{n,m}` (3 + bound index).
+    Wrap(usize),
+    /// `x*` (or `+`, `?`, `{n,m}`) → `x`.
+    Unwrap,
+    /// The repetition replaced: 0 `*`, 1 `+`, 2 `?`, 3 + i the pool's bound i.
+    Rewrap(usize),
+    /// `x{n,m}` → `x{n2,m2}`.
+    Bound(u32, Option<u32>),
+    /// A symbol renamed (pool index).
+    Rename(usize),
+    /// Item i of a concatenation or alternation dropped.
+    Drop(usize),
+    /// Pool operand j inserted as item i of a concatenation or alternation.
+    Insert(usize, usize),
+    /// Concatenated items i and i + 1 swapped.
+    Swap(usize),
+    /// Concatenation ↔ alternation.
+    Flip,
+    /// `x` → `x y` (true) or `y x` (false) with pool operand j.
+    Concat(bool, usize),
+    /// `x` → `x | y` with pool operand j.
+    Alt(usize),
+}
+
+/// One edit: the node's pre-order index and the operation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Edit {
+    /// Pre-order index of the node.
+    pub at: usize,
+    /// What is done there.
+    pub op: Op,
+}
+
+fn text(r: &Regex) -> String {
+    print_regex(r, false)
+}
+
+fn wrap(x: &Regex, k: usize, pool: &Pool) -> Option<Regex> {
+    let b = Box::new(x.clone());
+    Some(match k {
+        0 => Regex::Star(b),
+        1 => Regex::Plus(b),
+        2 => Regex::Opt(b),
+        _ => {
+            let (n, m) = *pool.bounds.get(k - 3)?;
+            Regex::Repeat(b, n, m)
+        }
+    })
+}
+
+fn repeated(r: &Regex) -> Option<&Regex> {
+    match r {
+        Regex::Star(x) | Regex::Plus(x) | Regex::Opt(x) | Regex::Repeat(x, ..) => Some(x),
+        _ => None,
+    }
+}
+
+/// Every edit of `r`, in pre-order of the nodes.
+pub(crate) fn edits(r: &Regex, pool: &Pool) -> Vec<Edit> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    let kinds = 3 + pool.bounds.len();
+    r.walk(&mut |x| {
+        let here = at;
+        at += 1;
+        let mut push = |op| out.push(Edit { at: here, op });
+        match x {
+            Regex::Epsilon => {}
+            Regex::Sym(c) => {
+                for (i, d) in pool.syms.iter().enumerate() {
+                    if d != c {
+                        push(Op::Rename(i));
+                    }
+                }
+            }
+            Regex::Concat(xs) | Regex::Alt(xs) => {
+                for i in 0..xs.len() {
+                    push(Op::Drop(i));
+                    if matches!(x, Regex::Concat(_)) && i + 1 < xs.len() && xs[i] != xs[i + 1] {
+                        push(Op::Swap(i));
+                    }
+                }
+                push(Op::Flip);
+                for i in 0..=xs.len() {
+                    for j in 0..pool.operands.len() {
+                        push(Op::Insert(i, j));
+                    }
+                }
+            }
+            Regex::Star(_) | Regex::Plus(_) | Regex::Opt(_) | Regex::Repeat(..) => {
+                push(Op::Unwrap);
+                for k in 0..kinds {
+                    push(Op::Rewrap(k));
+                }
+                if let Regex::Repeat(_, n, m) = x {
+                    let mut bounds = vec![(n + 1, *m), (*n, None), (*n, Some(*n))];
+                    if let Some(m) = m {
+                        bounds.extend([(*n, Some(m + 1)), (n + 1, Some(m + 1))]);
+                        if *m > *n {
+                            bounds.push((*n, Some(m - 1)));
+                        }
+                    }
+                    if *n > 0 {
+                        bounds.push((n - 1, *m));
+                    }
+                    for (a, b) in bounds {
+                        if (a, b) != (*n, *m) && b.is_none_or(|b| a <= b) {
+                            push(Op::Bound(a, b));
+                        }
+                    }
+                }
+            }
+        }
+        if repeated(x).is_none() {
+            for k in 0..kinds {
+                push(Op::Wrap(k));
+            }
+        }
+        if !matches!(x, Regex::Concat(_) | Regex::Alt(_)) {
+            for j in 0..pool.operands.len() {
+                push(Op::Concat(true, j));
+                push(Op::Concat(false, j));
+                push(Op::Alt(j));
+            }
+        }
+    });
+    out
+}
+
+/// The node `op` turns `r` into, if it applies.
+pub(crate) fn local(r: &Regex, op: &Op, pool: &Pool) -> Option<Regex> {
+    Some(match (op, r) {
+        (Op::Wrap(k), _) => wrap(r, *k, pool)?,
+        (Op::Unwrap, _) => repeated(r)?.clone(),
+        (Op::Rewrap(k), _) => {
+            let new = wrap(repeated(r)?, *k, pool)?;
+            if new == *r {
+                return None;
+            }
+            new
+        }
+        (Op::Bound(n, m), Regex::Repeat(x, ..)) => Regex::Repeat(x.clone(), *n, *m),
+        (Op::Rename(i), Regex::Sym(_)) => Regex::Sym(*pool.syms.get(*i)?),
+        (Op::Drop(i), Regex::Concat(xs) | Regex::Alt(xs)) if *i < xs.len() => {
+            let mut xs = xs.clone();
+            xs.remove(*i);
+            rebuild(r, xs)
+        }
+        (Op::Insert(i, j), Regex::Concat(xs) | Regex::Alt(xs)) if *i <= xs.len() => {
+            let mut xs = xs.clone();
+            xs.insert(*i, pool.operands.get(*j)?.clone());
+            rebuild(r, xs)
+        }
+        (Op::Swap(i), Regex::Concat(xs)) if i + 1 < xs.len() => {
+            let mut xs = xs.clone();
+            xs.swap(*i, i + 1);
+            Regex::concat(xs)
+        }
+        (Op::Flip, Regex::Concat(xs)) => Regex::alt(xs.clone()),
+        (Op::Flip, Regex::Alt(xs)) => Regex::concat(xs.clone()),
+        (Op::Concat(after, j), _) => {
+            let y = pool.operands.get(*j)?.clone();
+            if *after {
+                Regex::concat(vec![r.clone(), y])
+            } else {
+                Regex::concat(vec![y, r.clone()])
+            }
+        }
+        (Op::Alt(j), _) => Regex::alt(vec![r.clone(), pool.operands.get(*j)?.clone()]),
+        _ => return None,
+    })
+}
+
+fn rebuild(like: &Regex, xs: Vec<Regex>) -> Regex {
+    match like {
+        Regex::Alt(_) => Regex::alt(xs),
+        _ => Regex::concat(xs),
+    }
+}
+
+/// `r` with the edit applied, if it applies.
+pub(crate) fn apply(r: &Regex, e: &Edit, pool: &Pool) -> Option<Regex> {
+    fn go(r: &Regex, e: &Edit, pool: &Pool, n: &mut usize) -> Option<Option<Regex>> {
+        let here = *n;
+        *n += 1;
+        if here == e.at {
+            return Some(local(r, &e.op, pool));
+        }
+        let size = r.size();
+        if e.at >= here + size {
+            *n = here + size;
+            return None;
+        }
+        Some(Some(match r {
+            Regex::Concat(xs) | Regex::Alt(xs) => {
+                let mut out = xs.clone();
+                for (i, x) in xs.iter().enumerate() {
+                    if let Some(y) = go(x, e, pool, n) {
+                        out[i] = y?;
+                        break;
+                    }
+                }
+                rebuild(r, out)
+            }
+            Regex::Star(x) => Regex::Star(Box::new(go(x, e, pool, n)??)),
+            Regex::Plus(x) => Regex::Plus(Box::new(go(x, e, pool, n)??)),
+            Regex::Opt(x) => Regex::Opt(Box::new(go(x, e, pool, n)??)),
+            Regex::Repeat(x, a, b) => Regex::Repeat(Box::new(go(x, e, pool, n)??), *a, *b),
+            Regex::Epsilon | Regex::Sym(_) => return Some(None),
+        }))
+    }
+    go(r, e, pool, &mut 0)?
+}
+
+fn node(r: &Regex, at: usize) -> Option<&Regex> {
+    let mut n = 0;
+    let mut found = None;
+    r.walk(&mut |x| {
+        if n == at {
+            found = Some(x);
+        }
+        n += 1;
+    });
+    found
+}
+
+/// The named change an edit of `r` makes, in `r`'s own syntax.
+pub(crate) fn describe(r: &Regex, e: &Edit, pool: &Pool) -> Option<(Change, String)> {
+    let x = node(r, e.at)?;
+    let after = local(x, &e.op, pool)?;
+    let (t, u) = (text(x), text(&after));
+    Some(match &e.op {
+        Op::Wrap(_) => (Change::StarAdded, format!("repetition added: {t} → {u}")),
+        Op::Unwrap => (
+            Change::StarRemoved,
+            format!("repetition removed: {t} → {u}"),
+        ),
+        Op::Rewrap(_) => (
+            Change::RepeatChanged,
+            format!("repetition changed: {t} → {u}"),
+        ),
+        Op::Bound(..) => (Change::RepeatChanged, format!("bound changed: {t} → {u}")),
+        Op::Rename(_) => (Change::AtomChanged, format!("symbol renamed {t} → {u}")),
+        Op::Drop(i) => {
+            let (Regex::Concat(xs) | Regex::Alt(xs)) = x else {
+                return None;
+            };
+            let gone = text(xs.get(*i)?);
+            (
+                Change::OperatorDropped,
+                format!("operand dropped: {gone} from {t}"),
+            )
+        }
+        Op::Insert(..) | Op::Concat(..) | Op::Alt(_) => {
+            (Change::OperatorAdded, format!("operand added: {t} → {u}"))
+        }
+        Op::Swap(_) => (
+            Change::OperandsSwapped,
+            format!("operands swapped: {t} → {u}"),
+        ),
+        Op::Flip => (
+            Change::OperatorSwapped,
+            format!("concatenation ↔ alternation: {t} → {u}"),
+        ),
+    })
+}
+
+/// Longest screening string (positions fit one machine word).
+const MAX_LEN: usize = 62;
+/// Most strings enumerated exhaustively (all strings up to some length).
+const EXHAUSTIVE: usize = 600;
+/// Random longer strings added.
+const RANDOM: usize = 96;
+
+/// A test string: its length and, per alphabet symbol, the positions holding it.
+struct Probe {
+    len: usize,
+    masks: Vec<(char, u64)>,
+}
+
+/// Regex screen: φ₁'s acceptance of each probe string.
+pub(crate) struct RegexScreen {
+    probes: Vec<Probe>,
+    target: Vec<bool>,
+}
+
+impl RegexScreen {
+    /// Every string up to a length over the alphabet, then random longer ones.
+    pub fn new(b: &Regex, pool: &Pool) -> RegexScreen {
+        let syms = &pool.syms;
+        let mut words: Vec<Vec<char>> = vec![vec![]];
+        let mut frontier: Vec<Vec<char>> = vec![vec![]];
+        while !syms.is_empty() && words.len() + frontier.len() * syms.len() <= EXHAUSTIVE {
+            let next: Vec<Vec<char>> = frontier
+                .iter()
+                .flat_map(|w| {
+                    syms.iter().map(move |c| {
+                        let mut v = w.clone();
+                        v.push(*c);
+                        v
+                    })
+                })
+                .collect();
+            if next.first().is_some_and(|w| w.len() > MAX_LEN) {
+                break;
+            }
+            words.extend(next.iter().cloned());
+            frontier = next;
+        }
+        let mut rng = Rand::new(0xA076_1D64_78BD_642F);
+        if !syms.is_empty() {
+            for _ in 0..RANDOM {
+                let len = 4 + rng.below(20);
+                words.push((0..len).map(|_| syms[rng.below(syms.len())]).collect());
+            }
+        }
+        let probes: Vec<Probe> = words
+            .iter()
+            .map(|w| Probe {
+                len: w.len(),
+                masks: syms
+                    .iter()
+                    .map(|c| {
+                        let m = w
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, d)| *d == c)
+                            .fold(0u64, |m, (i, _)| m | (1 << i));
+                        (*c, m)
+                    })
+                    .collect(),
+            })
+            .collect();
+        let target = probes.iter().map(|p| accepts(b, p)).collect();
+        RegexScreen { probes, target }
+    }
+
+    /// Whether `r` accepts exactly the probes φ₁ accepts.
+    pub fn agrees(&self, r: &Regex) -> bool {
+        self.probes
+            .iter()
+            .zip(&self.target)
+            .all(|(p, t)| accepts(r, p) == *t)
+    }
+}
+
+fn accepts(r: &Regex, p: &Probe) -> bool {
+    ends(r, p, 1) >> p.len & 1 == 1
+}
+
+/// The positions reachable by matching `r` from any position in `from`.
+fn ends(r: &Regex, p: &Probe, from: u64) -> u64 {
+    match r {
+        Regex::Epsilon => from,
+        Regex::Sym(c) => {
+            let m = p.masks.iter().find(|(d, _)| d == c).map_or(0, |(_, m)| *m);
+            (from & m) << 1
+        }
+        Regex::Concat(xs) => xs
+            .iter()
+            .fold(from, |s, x| if s == 0 { 0 } else { ends(x, p, s) }),
+        Regex::Alt(xs) => xs.iter().fold(0, |s, x| s | ends(x, p, from)),
+        Regex::Star(x) => closure(x, p, from),
+        Regex::Plus(x) => closure(x, p, ends(x, p, from)),
+        Regex::Opt(x) => from | ends(x, p, from),
+        Regex::Repeat(x, n, m) => {
+            let mut s = from;
+            for _ in 0..*n {
+                if s == 0 {
+                    return 0;
+                }
+                s = ends(x, p, s);
+            }
+            match m {
+                None => closure(x, p, s),
+                Some(m) => {
+                    let mut acc = s;
+                    for _ in *n..*m {
+                        let t = ends(x, p, s);
+                        if t == s || t == 0 {
+                            acc |= t;
+                            break;
+                        }
+                        s = t;
+                        acc |= s;
+                    }
+                    acc
+                }
+            }
+        }
+    }
+}
+
+fn closure(x: &Regex, p: &Probe, from: u64) -> u64 {
+    let mut s = from;
+    loop {
+        let t = s | ends(x, p, s);
+        if t == s {
+            return s;
+        }
+        s = t;
+    }
+}
