@@ -13,6 +13,9 @@ pub(crate) struct Pool {
     pub preds: Vec<(String, usize)>,
     /// Constants.
     pub consts: Vec<String>,
+    /// Free variables of either side (read as shared parameters): a constant written
+    /// as one is an edit to a term in no quantifier's scope.
+    pub free: Vec<String>,
     /// Small subformulas of φ₁ an added operand may be.
     pub operands: Vec<Formula>,
 }
@@ -31,7 +34,9 @@ impl Pool {
         preds.extend(b.predicates());
         let mut consts: Vec<String> = a.constants().into_iter().collect();
         consts.extend(b.constants());
-        for v in [&mut props, &mut consts] {
+        let mut free: Vec<String> = a.free_variables().into_iter().collect();
+        free.extend(b.free_variables());
+        for v in [&mut props, &mut consts, &mut free] {
             v.sort();
             v.dedup();
         }
@@ -56,6 +61,7 @@ impl Pool {
             props,
             preds,
             consts,
+            free,
             operands,
         }
     }
@@ -258,6 +264,12 @@ fn term_edits(p: &str, args: &[Term], pool: &Pool, scope: &[String], push: &mut 
         .iter()
         .rev()
         .map(|v| Term::Var(v.as_str().into()))
+        .chain(
+            pool.free
+                .iter()
+                .filter(|v| !scope.contains(v))
+                .map(|v| Term::Var(v.as_str().into())),
+        )
         .chain(pool.consts.iter().map(|c| Term::Const(c.as_str().into())))
         .collect();
     for (i, t) in args.iter().enumerate() {

@@ -37,6 +37,10 @@ const BUDGET_FOL: usize = 10_000;
 const BUDGET_REGEX: usize = 30_000;
 /// Screened survivors confirmed by the verifier at most (per level).
 const MAX_CONFIRM: usize = 3;
+/// Two-edit candidates that passed the screen, gathered (first edits in rank order)
+/// before the best-ranked are confirmed: enough that a better pair behind a worse
+/// first edit is seen, few enough that the search stops early when it can.
+const PAIR_CAP: usize = 24;
 /// Z3 work allowed to one confirmation, in Z3's resource units (a survivor of the
 /// screen is almost always equivalent; one the solver cannot settle within this stays
 /// unproved). A count of work, not a time limit, so the explanation of a pair is the
@@ -126,6 +130,17 @@ fn rank(change: Change, structural: &[FailureKind]) -> (bool, bool, u8) {
         class == 3,
         !k.is_some_and(|k| structural.contains(&k)),
         class,
+    )
+}
+
+/// Rank of a proved pair of edits: fewest added operands, then fewest kinds the
+/// structural diff does not show, then the lower classes (as [`rank`] for one edit).
+fn pair_rank(a: Change, b: Change, structural: &[FailureKind]) -> (u8, u8, u8) {
+    let (x, y) = (rank(a, structural), rank(b, structural));
+    (
+        u8::from(x.0) + u8::from(y.0),
+        u8::from(x.1) + u8::from(y.1),
+        x.2 + y.2,
     )
 }
 
@@ -229,7 +244,9 @@ fn search_logic(
             return Some(vec![named(d.clone())]);
         }
     }
-    // Two edits: first edits in rank order, each followed by every second edit.
+    // Two edits: every first edit followed by every second edit that passes the screen
+    // (within the budget), then the best-ranked pairs confirmed: the first pair found
+    // is not the best named one.
     let mut firsts: Vec<(logic::Edit, (Change, String))> = logic::edits(a, &pool)
         .into_iter()
         .filter_map(|e| Some((logic::describe(a, &e, &pool)?, e)))
@@ -237,27 +254,27 @@ fn search_logic(
         .collect();
     firsts.sort_by_key(|(_, d)| rank(d.0, &kinds));
     let mut budget = budget_two;
-    let mut confirmed = 0;
+    let mut pairs = Vec::new();
     for (e1, d1) in firsts {
-        if budget == 0 || confirmed >= MAX_CONFIRM {
+        if budget == 0 || pairs.len() >= PAIR_CAP {
             break;
         }
         let Some(f1) = logic::apply(a, &e1, &pool) else {
             continue;
         };
-        let mut second: Vec<_> = survivors(&f1, &pool, &scr, &degenerate, &mut budget)
-            .into_iter()
-            .filter_map(|(e, g)| Some((logic::describe(&f1, &e, &pool)?, g)))
-            .collect();
-        second.sort_by_key(|(d, _)| rank(d.0, &kinds));
-        if let Some((d2, g)) = second.into_iter().next() {
-            confirmed += 1;
-            if confirm(&g) {
-                return Some(vec![named(d1), named(d2)]);
+        for (e2, g) in survivors(&f1, &pool, &scr, &degenerate, &mut budget) {
+            if let Some(d2) = logic::describe(&f1, &e2, &pool) {
+                pairs.push((d1.clone(), d2, g));
             }
         }
     }
-    None
+    // A stable sort: equal ranks keep the order found, so the answer is deterministic.
+    pairs.sort_by_key(|(d1, d2, _)| pair_rank(d1.0, d2.0, &kinds));
+    pairs
+        .into_iter()
+        .take(MAX_CONFIRM)
+        .find(|(_, _, g)| confirm(g))
+        .map(|(d1, d2, _)| vec![named(d1), named(d2)])
 }
 
 fn search_regex(
@@ -303,16 +320,16 @@ fn search_regex(
         .filter_map(|e| Some((regex::describe(a, &e, &pool)?, e)))
         .collect();
     firsts.sort_by_key(|(d, _)| rank(d.0, &kinds));
+    // Every screened pair within the budget, then the best-ranked confirmed (as for logic).
     let mut budget = BUDGET_REGEX;
-    let mut confirmed = 0;
+    let mut pairs = Vec::new();
     for (d1, e1) in firsts {
-        if budget == 0 || confirmed >= MAX_CONFIRM {
+        if budget == 0 || pairs.len() >= PAIR_CAP {
             break;
         }
         let Some(r1) = regex::apply(a, &e1, &pool) else {
             continue;
         };
-        let mut second = Vec::new();
         for e2 in regex::edits(&r1, &pool) {
             if budget == 0 {
                 break;
@@ -321,18 +338,16 @@ fn search_regex(
             if let Some(g) = pass(&r1, &e2)
                 && let Some(d2) = regex::describe(&r1, &e2, &pool)
             {
-                second.push((d2, g));
-            }
-        }
-        second.sort_by_key(|(d, _)| rank(d.0, &kinds));
-        if let Some((d2, g)) = second.into_iter().next() {
-            confirmed += 1;
-            if confirm(&g) {
-                return Some(vec![named(d1), named(d2)]);
+                pairs.push((d1.clone(), d2, g));
             }
         }
     }
-    None
+    pairs.sort_by_key(|(d1, d2, _)| pair_rank(d1.0, d2.0, &kinds));
+    pairs
+        .into_iter()
+        .take(MAX_CONFIRM)
+        .find(|(_, _, g)| confirm(g))
+        .map(|(d1, d2, _)| vec![named(d1), named(d2)])
 }
 
 #[cfg(test)]

@@ -119,10 +119,13 @@ impl Detail {
         crate::analysis::proof::Explanation,
         Vec<crate::analysis::kinds::FailureKind>,
     ) {
-        self.explained.get_or_init(|| match (&self.phi0, &self.record) {
-            (Some(a), Ok(rec)) => crate::analysis::kinds::explain(a, self.phi1.as_ref(), &rec.verdict),
-            _ => Default::default(),
-        })
+        self.explained
+            .get_or_init(|| match (&self.phi0, &self.record) {
+                (Some(a), Ok(rec)) => {
+                    crate::analysis::kinds::explain(a, self.phi1.as_ref(), &rec.verdict)
+                }
+                _ => Default::default(),
+            })
     }
 
     /// Whether the sample's changes are the structural diff's guess (no explanation of
