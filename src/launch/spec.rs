@@ -86,7 +86,36 @@ pub fn build_spec(
             args.out.display()
         );
     }
-    let (mut ds, kind, path) = load_dataset(args)?;
+    let (mut ds, kind, path, task) = match args.task {
+        Some(t) => {
+            if args.rounds != 1 {
+                bail!("--rounds is for datasets: a reference task's sample is one call (drop --rounds)");
+            }
+            let source = args
+                .task_data
+                .clone()
+                .unwrap_or_else(|| t.default_source(&crate::run::task::data_root()));
+            let loaded = crate::run::task::load(t, &source, args.shots).map_err(|e| {
+                anyhow!("{e}; give the task's data with --task-data PATH")
+            })?;
+            for w in loaded.warnings.iter().take(5) {
+                eprintln!("warning: {}", crate::sanitize::one_line(w));
+            }
+            if loaded.warnings.len() > 5 {
+                eprintln!("warning: … and {} more", loaded.warnings.len() - 5);
+            }
+            (
+                loaded.dataset,
+                t.name().to_string(),
+                source,
+                Some(Arc::new(loaded.set)),
+            )
+        }
+        None => {
+            let (ds, kind, path) = load_dataset(args)?;
+            (ds, kind, path, None)
+        }
+    };
     // The manifest describes the whole dataset (runs pair by it); the run does the pick.
     let info = dataset_info(&ds, &kind, Some(&path));
     let limit_note = crate::dataset_limit::apply(&mut ds, args.limit, args.seed).map(|n| n.line());
@@ -106,6 +135,7 @@ pub fn build_spec(
         },
         reading: args.reading,
         bertscore,
+        task,
     });
     Ok(RunSpec {
         out: args.out.clone(),
