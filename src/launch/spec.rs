@@ -89,15 +89,16 @@ pub fn build_spec(
     let (mut ds, kind, path, task) = match args.task {
         Some(t) => {
             if args.rounds != 1 {
-                bail!("--rounds is for datasets: a reference task's sample is one call (drop --rounds)");
+                bail!(
+                    "--rounds is for datasets: a reference task's sample is one call (drop --rounds)"
+                );
             }
             let source = args
                 .task_data
                 .clone()
                 .unwrap_or_else(|| t.default_source(&crate::run::task::data_root()));
-            let loaded = crate::run::task::load(t, &source, args.shots).map_err(|e| {
-                anyhow!("{e}; give the task's data with --task-data PATH")
-            })?;
+            let loaded = crate::run::task::load(t, &source, args.shots)
+                .map_err(|e| anyhow!("{e}; give the task's data with --task-data PATH"))?;
             for w in loaded.warnings.iter().take(5) {
                 eprintln!("warning: {}", crate::sanitize::one_line(w));
             }

@@ -101,10 +101,9 @@ fn placeholders(file: &str) -> Option<(&'static [&'static str], &'static [&'stat
             &["formula", "formula2"],
         ),
         "task-folio-informalize.txt" => (&["vocabulary", "examples", "formula"], &["formula"]),
-        "task-folio-autoformalize.txt" => (
-            &["vocabulary", "examples", "description"],
-            &["description"],
-        ),
+        "task-folio-autoformalize.txt" => {
+            (&["vocabulary", "examples", "description"], &["description"])
+        }
         "task-folio-reasoning.txt" | "task-multi-logieval.txt" => (
             &["examples", "premises", "conclusion"],
             &["premises", "conclusion"],

@@ -26,6 +26,7 @@ pub mod plot;
 pub mod ranks;
 pub mod render;
 pub mod task;
+pub mod task_run;
 
 /// Moved to [`crate::analysis::counts`]; re-exported so existing paths keep working.
 pub use crate::analysis::counts::{Counts, JudgeStats};

@@ -92,9 +92,7 @@ pub(crate) async fn process<C: Caller + ?Sized>(
     } else {
         Stage::Informalize
     };
-    let reply = caller
-        .call(&job.id, 1, stage, p.request(&prompt))
-        .await?;
+    let reply = caller.call(&job.id, 1, stage, p.request(&prompt)).await?;
     let call = call_record(&prompt, &reply);
     let input = job.phi0.to_unicode();
     let mut round = RoundRecord {
@@ -163,20 +161,27 @@ pub(crate) async fn process<C: Caller + ?Sized>(
                     // folio-i: ψ is the reply; it must not copy the formula.
                     let psi = raw.trim().to_string();
                     round.psi = Some(psi.clone());
-                    round.verdict = super::score::copied(&psi, &job.phi0).unwrap_or_else(|| {
-                        Verdict::Unknown {
+                    round.verdict =
+                        super::score::copied(&psi, &job.phi0).unwrap_or_else(|| Verdict::Unknown {
                             reason: "folio-i is scored by BLEU, ROUGE-L and METEOR against \
                                      FOLIO's premise, not verified"
                                 .into(),
-                        }
-                    });
+                        });
                     let reference = task.reference.clone().unwrap_or_default();
                     task.text_scores = Some(text_scores(&psi, &reference));
                 }
             },
         }
     }
-    Some(record(p, job, vec![round], Verdict::Unknown { reason: String::new() }, task))
+    Some(record(
+        p,
+        job,
+        vec![round],
+        Verdict::Unknown {
+            reason: String::new(),
+        },
+        task,
+    ))
 }
 
 /// The sample record of a task sample (`verdict` is used when there is no round).
@@ -235,7 +240,10 @@ mod tests {
     #[test]
     fn answers_become_verdicts_and_text_scores_are_bounded() {
         assert!(answer_verdict(Some("True"), Some("True")).is_equivalent());
-        assert_eq!(answer_verdict(Some("False"), Some("True")).name(), "not-equivalent");
+        assert_eq!(
+            answer_verdict(Some("False"), Some("True")).name(),
+            "not-equivalent"
+        );
         assert_eq!(answer_verdict(None, Some("True")).name(), "unknown");
         let s = text_scores("All dogs bark.", "All dogs bark.");
         assert!((s.bleu - 1.0).abs() < 1e-9 && (s.meteor - 0.0).abs() > 0.5);
