@@ -377,3 +377,95 @@ fn bad_task_settings_are_refused_with_the_fix() {
     assert!(!tmp.path().join("r3").join("run.json").exists());
     let _ = json!(null);
 }
+
+#[test]
+fn correlate_reads_task_runs_and_pairs_by_operator_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Three synthetic models: ∀uto∃∨∧L FOL runs and folio-r-fol and folio-i runs.
+    for (rate, seed) in [("0.1", "1"), ("0.4", "2"), ("0.7", "3")] {
+        let m = [
+            "--model",
+            "perturb",
+            "--perturb-rate",
+            rate,
+            "--model-seed",
+            seed,
+        ];
+        ok(&bin()
+            .args(["run", "--kind", "fol", "--per-category", "2", "--quiet"])
+            .args(m)
+            .arg("--out")
+            .arg(tmp.path().join(format!("fol-{rate}")))
+            .output()
+            .unwrap());
+        for task in ["folio-r-fol", "folio-i"] {
+            ok(&bin()
+                .args(["run", "--task", task, "--limit", "24", "--quiet"])
+                .args(m)
+                .arg("--out")
+                .arg(tmp.path().join(format!("{task}-{rate}")))
+                .output()
+                .unwrap());
+        }
+    }
+    let json = |extra: &[&str]| -> Value {
+        let out = ok(&bin()
+            .args(["correlate", "--format", "json", "--bootstrap", "200"])
+            .arg(tmp.path())
+            .args(extra)
+            .output()
+            .unwrap());
+        serde_json::from_str(&out).unwrap()
+    };
+    let v = json(&[]);
+    let pairs = v.as_array().unwrap();
+    let folio = pairs.iter().find(|p| p["y"] == "folio-r-fol").unwrap();
+    assert_eq!(folio["x"], "autoeval-fol");
+    assert_eq!(folio["n"], 3);
+    // The task run contributes its accuracy, as `report` gives it.
+    for m in folio["models"].as_array().unwrap() {
+        let rate = m["model"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("perturb:perturb-");
+        let rep = report_json(&tmp.path().join(format!("folio-r-fol-{rate}")));
+        assert_eq!(m["y"], rep["runs"][0]["accuracy"], "{m}");
+    }
+    let meteor = pairs.iter().find(|p| p["y"] == "folio-i").unwrap();
+    for m in meteor["models"].as_array().unwrap() {
+        let rate = m["model"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("perturb:perturb-");
+        let rep = report_json(&tmp.path().join(format!("folio-i-{rate}")));
+        assert_eq!(m["y"], rep["runs"][0]["text_scores"]["meteor"], "{m}");
+    }
+    // Fig. 17: one point per model and operator count (0–6 by default), on both sides.
+    let v = json(&["--by-category"]);
+    let p = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["y"] == "folio-r-fol")
+        .unwrap();
+    let n = p["n"].as_u64().unwrap();
+    assert!(n > 3, "{p}");
+    for m in p["models"].as_array().unwrap() {
+        let name = m["model"].as_str().unwrap();
+        let ops: usize = name.rsplit(' ').next().unwrap().parse().unwrap();
+        assert!(name.contains(" · operators ") && ops <= 6, "{name}");
+    }
+    let text = ok(&bin()
+        .args(["correlate", "--by-category", "--bootstrap", "100"])
+        .arg(tmp.path())
+        .arg("--plot")
+        .arg(tmp.path().join("fig17.svg"))
+        .output()
+        .unwrap());
+    assert!(text.contains("folio-r-fol"), "{text}");
+    assert!(
+        std::fs::read_to_string(tmp.path().join("fig17.svg"))
+            .unwrap()
+            .contains("<svg")
+    );
+}

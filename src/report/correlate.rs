@@ -148,21 +148,72 @@ fn clean_name(s: &str) -> String {
 
 impl Scores {
     /// Adds ∀uto∃∨∧L runs: per (model, dataset) the A3 accuracy of the pooled samples in `subset`.
-    pub fn add_runs(&mut self, dirs: &[std::path::PathBuf], subset: &Subset) -> Result<()> {
+    ///
+    /// A reference-task run (`run --task`) contributes its task's name with its
+    /// accuracy (`folio-i`: its mean METEOR), pooled over runs of one model; the subset
+    /// is for ∀uto∃∨∧L runs only. With `by_category`, every score is per operator count
+    /// instead (Fig. 17): the "model" of a point is `model · operators k`, regex runs and
+    /// Multi-LogiEval (by depth) left out.
+    pub fn add_runs(
+        &mut self,
+        dirs: &[std::path::PathBuf],
+        subset: &Subset,
+        by_category: bool,
+    ) -> Result<()> {
         let mut pooled: BTreeMap<(String, String), (Counts, Vec<String>)> = BTreeMap::new();
+        let mut tasks: BTreeMap<(String, String), (f64, usize, Vec<String>)> = BTreeMap::new();
         for dir in dirs {
             let m = store::read_manifest(dir).map_err(|e| anyhow::anyhow!("{e}"))?;
             store::check_samples_present(dir, &m).map_err(|e| anyhow::anyhow!("{e}"))?;
             store::ensure_regular(&dir.join(store::SAMPLES)).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let model = clean_name(&format!("{}:{}", m.model.provider, m.model.name));
+            if let Some(task) = m.task() {
+                self.add_task_run(
+                    dir,
+                    &m,
+                    &model,
+                    clean_name(task),
+                    by_category,
+                    subset,
+                    &mut tasks,
+                )?;
+                continue;
+            }
             let kind = clean_name(&m.dataset.kind);
             let regex = is_regex(&kind);
+            if by_category && regex {
+                self.warnings.push(format!(
+                    "{}: a regex run has no operator counts to pair by (--by-category), left out",
+                    dir.display()
+                ));
+                continue;
+            }
             let scan = crate::run::index::load_or_build(dir, false);
             let mut c = Counts::default();
+            let mut per: BTreeMap<u16, Counts> = BTreeMap::new();
             for i in crate::run::rows::latest_per_id(&scan.rows) {
                 let r = &scan.rows[i];
                 if subset.keeps(regex, r.ops, r.depth, r.batch) {
                     c.add_kind(r.verdict);
+                    if let Some(o) = r.ops {
+                        per.entry(o).or_default().add_kind(r.verdict);
+                    }
                 }
+            }
+            if by_category {
+                let bench = format!("{AUTOEVAL_PREFIX}{kind}");
+                self.subsets.insert(
+                    bench.clone(),
+                    format!("{} per operator count", subset.describe(&kind)),
+                );
+                for (o, pc) in per {
+                    let slot = pooled
+                        .entry((format!("{model} · operators {o}"), bench.clone()))
+                        .or_default();
+                    slot.0.merge(&pc);
+                    slot.1.push(dir.display().to_string());
+                }
+                continue;
             }
             if c.n == 0 {
                 self.warnings.push(format!(
@@ -172,7 +223,6 @@ impl Scores {
                 ));
                 continue;
             }
-            let model = clean_name(&format!("{}:{}", m.model.provider, m.model.name));
             let bench = format!("{AUTOEVAL_PREFIX}{kind}");
             self.subsets.insert(bench.clone(), subset.describe(&kind));
             let slot = pooled.entry((model, bench)).or_default();
@@ -183,6 +233,96 @@ impl Scores {
             let Some(score) = c.accuracy() else { continue };
             let source = format!("A3 of {} samples in {}", c.n, dirs.join(", "));
             self.insert(key, Entry { score, source })?;
+        }
+        for (key, (sum, n, dirs)) in tasks {
+            if n == 0 {
+                continue;
+            }
+            let source = format!("{n} samples in {}", dirs.join(", "));
+            self.insert(
+                key,
+                Entry {
+                    score: sum / n as f64,
+                    source,
+                },
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Adds one task run's score (or its scores per operator count) to `tasks`:
+    /// (model, task) → (score × samples, samples, runs), pooled as the runs are.
+    #[allow(clippy::too_many_arguments)]
+    fn add_task_run(
+        &mut self,
+        dir: &Path,
+        m: &crate::record::Manifest,
+        model: &str,
+        task: String,
+        by_category: bool,
+        subset: &Subset,
+        tasks: &mut BTreeMap<(String, String), (f64, usize, Vec<String>)>,
+    ) -> Result<()> {
+        let (r, _) =
+            super::task_run::task_report(dir, m, None).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let what = if task == "folio-i" {
+            "mean METEOR against FOLIO's premises"
+        } else {
+            "accuracy (no answer counts wrong)"
+        };
+        let mut add = |model: String, score: f64, n: usize| {
+            let slot = tasks.entry((model, task.clone())).or_default();
+            slot.0 += score * n as f64;
+            slot.1 += n;
+            slot.2.push(dir.display().to_string());
+        };
+        if by_category {
+            if r.by != "operators" {
+                self.warnings.push(format!(
+                    "{}: {} is grouped by {}, not operator count (--by-category), left out",
+                    dir.display(),
+                    task,
+                    r.by
+                ));
+                return Ok(());
+            }
+            self.subsets
+                .insert(task.clone(), format!("{what} per operator count"));
+            let per: Vec<(usize, usize, f64)> = if task == "folio-i" {
+                r.text_by_category
+                    .iter()
+                    .map(|c| (c.value, c.n, c.meteor))
+                    .collect()
+            } else {
+                r.by_category
+                    .iter()
+                    .map(|c| (c.value, c.n, c.accuracy))
+                    .collect()
+            };
+            for (value, n, score) in per {
+                if subset
+                    .operators
+                    .is_none_or(|(lo, hi)| (lo..=hi).contains(&value))
+                {
+                    add(format!("{model} · operators {value}"), score, n);
+                }
+            }
+            return Ok(());
+        }
+        let score = if task == "folio-i" {
+            r.text_scores.as_ref().map(|t| t.meteor)
+        } else {
+            r.accuracy
+        };
+        match score {
+            Some(s) if r.n > 0 => {
+                self.subsets.insert(task.clone(), what.to_string());
+                add(model.to_string(), s, r.n);
+            }
+            _ => self.warnings.push(format!(
+                "{}: no scored sample of {task}, left out",
+                dir.display()
+            )),
         }
         Ok(())
     }
@@ -330,12 +470,14 @@ pub struct Point {
     pub y: f64,
 }
 
-fn seed_of(x: &str, y: &str) -> u64 {
-    // FNV-1a: a pair's interval does not move when other benchmarks come or go.
+fn seed_of_models(models: &[&str]) -> u64 {
+    // FNV-1a over the models' names: the draws depend on the models resampled only.
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in x.bytes().chain([0]).chain(y.bytes()) {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
+    for m in models {
+        for b in m.bytes().chain([0]) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
     }
     h
 }
@@ -390,7 +532,10 @@ pub fn predictors(scores: &Scores, wanted: &[String]) -> Result<Vec<String>> {
     Ok(wanted.to_vec())
 }
 
-/// Every (X, Y) pair's statistics, computed on up to `threads` threads.
+/// Every (X, Y) pair's statistics, computed on up to `threads` threads. Pairs over the
+/// same models share one sequence of bootstrap draws, seeded by those models' names: a
+/// pair's interval is the same every time and does not move when other benchmarks come
+/// or go, and the draws are made once per resample for all of them.
 pub fn correlate(scores: &Scores, xs: &[String], resamples: usize, threads: usize) -> Vec<Pair> {
     let benches = scores.benchmarks();
     let jobs: Vec<(String, String)> = xs
@@ -402,40 +547,86 @@ pub fn correlate(scores: &Scores, xs: &[String], resamples: usize, threads: usiz
                 .map(move |y| (x.clone(), y.clone()))
         })
         .collect();
-    let one = |(x, y): &(String, String)| {
-        let models = scores.paired(x, y);
-        let xv: Vec<f64> = models.iter().map(|m| m.1).collect();
-        let yv: Vec<f64> = models.iter().map(|m| m.2).collect();
-        let models = models
-            .into_iter()
-            .map(|(model, x, y)| Point { model, x, y })
-            .collect();
-        Pair {
-            x: x.clone(),
-            y: y.clone(),
-            n: xv.len(),
-            pearson: corr_stats::pearson(&xv, &yv),
-            spearman: corr_stats::spearman(&xv, &yv),
-            kendall: corr_stats::kendall(&xv, &yv),
-            predictive_power: corr_stats::predictive_power(&xv, &yv, resamples, seed_of(x, y)),
-            models,
-        }
-    };
-    let threads = threads.clamp(1, jobs.len().max(1));
-    if threads == 1 {
-        return jobs.iter().map(one).collect();
+    // Each pair's points, then the pairs grouped by their models (in job order).
+    let points: Vec<Vec<(String, f64, f64)>> =
+        jobs.iter().map(|(x, y)| scores.paired(x, y)).collect();
+    let mut groups: BTreeMap<Vec<&str>, Vec<usize>> = BTreeMap::new();
+    for (k, p) in points.iter().enumerate() {
+        groups
+            .entry(p.iter().map(|m| m.0.as_str()).collect())
+            .or_default()
+            .push(k);
     }
-    let chunk = jobs.len().div_ceil(threads);
-    std::thread::scope(|s| {
-        let handles: Vec<_> = jobs
-            .chunks(chunk)
-            .map(|c| s.spawn(move || c.iter().map(one).collect::<Vec<Pair>>()))
+    // Work units: a group's pairs in chunks, so every thread has some.
+    let threads = threads.clamp(1, jobs.len().max(1));
+    let chunk = jobs.len().div_ceil(threads).max(1);
+    let units: Vec<(u64, Vec<usize>)> = groups
+        .iter()
+        .flat_map(|(models, ks)| {
+            let seed = seed_of_models(models);
+            ks.chunks(chunk).map(move |c| (seed, c.to_vec()))
+        })
+        .collect();
+    let one = |(seed, ks): &(u64, Vec<usize>)| -> Vec<(usize, Pair)> {
+        let sides: Vec<(Vec<f64>, Vec<f64>)> = ks
+            .iter()
+            .map(|&k| {
+                (
+                    points[k].iter().map(|m| m.1).collect(),
+                    points[k].iter().map(|m| m.2).collect(),
+                )
+            })
             .collect();
-        // A panicking worker is a bug; fall back to computing its share here.
-        handles
-            .into_iter()
-            .zip(jobs.chunks(chunk))
-            .flat_map(|(h, c)| h.join().unwrap_or_else(|_| c.iter().map(one).collect()))
+        let refs: Vec<(&[f64], &[f64])> = sides
+            .iter()
+            .map(|(a, b)| (a.as_slice(), b.as_slice()))
+            .collect();
+        let powers = corr_stats::predictive_power_many(&refs, resamples, *seed);
+        ks.iter()
+            .zip(sides.iter().zip(powers))
+            .map(|(&k, ((xv, yv), power))| {
+                let (x, y) = &jobs[k];
+                let pair = Pair {
+                    x: x.clone(),
+                    y: y.clone(),
+                    n: xv.len(),
+                    pearson: corr_stats::pearson(xv, yv),
+                    spearman: corr_stats::spearman(xv, yv),
+                    kendall: corr_stats::kendall(xv, yv),
+                    predictive_power: power,
+                    models: points[k]
+                        .iter()
+                        .map(|(model, x, y)| Point {
+                            model: model.clone(),
+                            x: *x,
+                            y: *y,
+                        })
+                        .collect(),
+                };
+                (k, pair)
+            })
             .collect()
-    })
+    };
+    let mut done: Vec<(usize, Pair)> = if threads == 1 || units.len() == 1 {
+        units.iter().flat_map(one).collect()
+    } else {
+        let per = units.len().div_ceil(threads);
+        std::thread::scope(|s| {
+            let handles: Vec<_> = units
+                .chunks(per)
+                .map(|c| s.spawn(move || c.iter().flat_map(one).collect::<Vec<_>>()))
+                .collect();
+            // A panicking worker is a bug; fall back to computing its share here.
+            handles
+                .into_iter()
+                .zip(units.chunks(per))
+                .flat_map(|(h, c)| {
+                    h.join()
+                        .unwrap_or_else(|_| c.iter().flat_map(one).collect())
+                })
+                .collect()
+        })
+    };
+    done.sort_by_key(|(k, _)| *k);
+    done.into_iter().map(|(_, p)| p).collect()
 }

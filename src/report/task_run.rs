@@ -83,6 +83,20 @@ pub struct TaskRunReport {
     pub unknown_items: Vec<String>,
     /// `folio-i`: mean BLEU, ROUGE-L, METEOR against FOLIO's premises.
     pub text_scores: Option<TextMeans>,
+    /// `folio-i`: mean METEOR per category value.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub text_by_category: Vec<CategoryText>,
+}
+
+/// `folio-i`'s mean METEOR of one category value.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct CategoryText {
+    /// The value (operator count).
+    pub value: usize,
+    /// Samples.
+    pub n: usize,
+    /// Mean METEOR.
+    pub meteor: f64,
 }
 
 /// The latest record per sample id, in first-seen order (a retried sample has two).
@@ -121,6 +135,7 @@ pub fn task_report(
     let mut scored = Vec::new();
     let (mut model_errors, mut unknown_items) = (0, Vec::new());
     let (mut sums, mut nt) = ([0.0f64; 3], 0usize);
+    let mut text_cats: BTreeMap<usize, (usize, f64)> = BTreeMap::new();
     let mut passes = Vec::new();
     for s in &samples {
         *verdicts.entry(s.verdict.name().to_string()).or_insert(0) += 1;
@@ -134,6 +149,11 @@ pub fn task_report(
             sums[1] += ts.rouge_l;
             sums[2] += ts.meteor;
             nt += 1;
+            if let Some(c) = by.key(s) {
+                let e = text_cats.entry(c).or_default();
+                e.0 += 1;
+                e.1 += ts.meteor;
+            }
         }
         if t.answer.is_none() && set.is_some() {
             unknown_items.push(format!("{}: {}", s.id, t.item));
@@ -172,6 +192,14 @@ pub fn task_report(
         by: by.label().to_string(),
         by_category: Vec::new(),
         unknown_items,
+        text_by_category: text_cats
+            .into_iter()
+            .map(|(value, (n, sum))| CategoryText {
+                value,
+                n,
+                meteor: sum / n as f64,
+            })
+            .collect(),
         text_scores: (nt > 0).then(|| TextMeans {
             bleu: sums[0] / nt as f64,
             rouge_l: sums[1] / nt as f64,
