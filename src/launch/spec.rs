@@ -118,7 +118,14 @@ pub fn build_spec(
         }
     };
     // The manifest describes the whole dataset (runs pair by it); the run does the pick.
-    let info = dataset_info(&ds, &kind, Some(&path));
+    let mut info = dataset_info(&ds, &kind, Some(&path));
+    // The shipped task data is named by its place in the project, not this machine's
+    // directories (resume compares it by content, or by this name for a folder).
+    if task.is_some()
+        && let Ok(rel) = path.strip_prefix(crate::run::task::data_root())
+    {
+        info.path = Some(format!("data/{}", rel.display()));
+    }
     let limit_note = crate::dataset_limit::apply(&mut ds, args.limit, args.seed).map(|n| n.line());
     let bertscore = args
         .bertscore_model

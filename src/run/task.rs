@@ -281,7 +281,7 @@ pub fn load(kind: TaskKind, source: &Path, shots: usize) -> Result<LoadedTask, S
         },
         units,
     };
-    let dataset = dataset_of(&set, source);
+    let dataset = dataset_of(&set);
     Ok(LoadedTask {
         set,
         dataset,
@@ -308,7 +308,7 @@ fn shot_items(units: &[TaskUnit], kind: TaskKind) -> Vec<usize> {
 }
 
 /// The dataset the driver walks: one item per sample with its category.
-fn dataset_of(set: &TaskSet, source: &Path) -> Dataset {
+fn dataset_of(set: &TaskSet) -> Dataset {
     let kind = set.kind;
     let data = set
         .units
@@ -338,7 +338,6 @@ fn dataset_of(set: &TaskSet, source: &Path) -> Dataset {
         ("type", Value::from(kind.name())),
         ("task", Value::from(kind.name())),
         ("filter_field", Value::from(kind.filter_field())),
-        ("source", Value::from(source.display().to_string())),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
