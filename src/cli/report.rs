@@ -13,9 +13,12 @@ pub struct ReportArgs {
     /// Run directories, or folders holding run directories (as `view` takes them).
     #[arg(required = true)]
     pub runs: Vec<PathBuf>,
-    /// Category field [default: depth for regex runs, operators otherwise].
-    #[arg(long, value_enum)]
-    pub by: Option<By>,
+    /// Category field [default: depth for regex runs, operators otherwise]: operators,
+    /// depth, a count read from φ₀ (and, or, not, quantifiers, predicates, terminals,
+    /// tree_depth, distinct_symbols) or a field the run's dataset stores per item
+    /// (dfa_states, dfa_edges, density, num_propositions, …).
+    #[arg(long, value_name = "FIELD")]
+    pub by: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -86,6 +89,13 @@ pub(crate) fn expand_runs(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 
 /// Runs `autoeval report`.
 pub fn run(args: ReportArgs) -> Result<i32> {
+    // Operators and depth come from the row index; other fields from the full records.
+    let (by, field): (Option<By>, Option<&str>) = match args.by.as_deref().map(str::trim) {
+        None => (None, None),
+        Some("operators" | "ops" | "num_operators") => (Some(By::Operators), None),
+        Some("depth") => (Some(By::Depth), None),
+        Some(other) => (None, Some(other)),
+    };
     let mut reports = Vec::new();
     let mut tasks = Vec::new();
     for dir in expand_runs(&args.runs)? {
@@ -93,7 +103,7 @@ pub fn run(args: ReportArgs) -> Result<i32> {
         if let Ok(m) = store::read_manifest(&dir)
             && m.task().is_some()
         {
-            let (r, warnings) = crate::report::task_run::task_report(&dir, &m, args.by)
+            let (r, warnings) = crate::report::task_run::task_report(&dir, &m, by)
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             for w in warnings.iter().take(5) {
                 eprintln!("warning: {}", crate::sanitize::one_line(w));
@@ -102,9 +112,17 @@ pub fn run(args: ReportArgs) -> Result<i32> {
             continue;
         }
         // One run at a time from its row index: memory stays that of one run's rows.
-        let (report, warnings) = match report_dir(&dir, args.by) {
-            Ok(r) => r,
-            Err(e) => bail!("{e}"),
+        let (report, warnings) = match field {
+            Some(name) => {
+                let run = crate::report::load_run(&dir).map_err(|e| anyhow::anyhow!("{e}"))?;
+                let f = crate::report::category::Field::resolve(name, &dir, &run.manifest)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
+                (crate::report::report_run_field(&run, &f), run.warnings)
+            }
+            None => match report_dir(&dir, by) {
+                Ok(r) => r,
+                Err(e) => bail!("{e}"),
+            },
         };
         for w in warnings.iter().take(5) {
             eprintln!("warning: {}", crate::sanitize::one_line(w));
