@@ -129,7 +129,10 @@ pub fn task_report(
     } else {
         By::Operators
     });
-    let samples = latest(loaded.records);
+    let mut samples = latest(loaded.records);
+    // Dataset order, not finishing order: sums (and so means) are then the same bits
+    // for two runs of the same items, however their samples finished.
+    samples.sort_by_key(|s| s.idx);
     let set = crate::run::task::TaskKind::from_name(&task).and_then(|t| t.labels());
     let mut verdicts = BTreeMap::new();
     let mut scored = Vec::new();
