@@ -1,5 +1,6 @@
 //! `report --by FIELD` through the binary: connective counts read from φ₀ and a regex's
 //! minimal-DFA states as `generate` stored them, and an unknown field refused.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

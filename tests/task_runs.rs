@@ -1,6 +1,7 @@
 //! `run --task` through the binary: every reference task with the offline model, a
 //! server's replies read by the marked final answer, resume, the response cache, batch
 //! files, `folio-a` verified against FOLIO's FOL, `folio-i` scored, and `report`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
@@ -219,7 +220,7 @@ fn folio_a_verifies_the_reply_against_the_premise_fol_and_folio_i_scores_its_tex
         let nl = common::FakeModel::block_pub(&p, "[NL DESCRIPTION]").unwrap_or_default();
         // The FOL of the premise for most, a wrong formula for the rest.
         let reply = match premises.get(nl) {
-            Some(f) if nl.len() % 4 != 0 => f.clone(),
+            Some(f) if !nl.len().is_multiple_of(4) => f.clone(),
             Some(f) => format!("¬({f})"),
             None => "no idea".into(),
         };
@@ -239,7 +240,7 @@ fn folio_a_verifies_the_reply_against_the_premise_fol_and_folio_i_scores_its_tex
         assert_eq!(r["rounds"][0]["psi"], nl);
         assert_eq!(r["rounds"][0]["informalize"]["attempts"], 0);
         let v = r["verdict"]["verdict"].as_str().unwrap();
-        if nl.len() % 4 == 0 {
+        if nl.len().is_multiple_of(4) {
             assert_eq!(v, "not-equivalent", "{r}");
         } else {
             assert_eq!(v, "equivalent", "{r}");
@@ -375,7 +376,6 @@ fn bad_task_settings_are_refused_with_the_fix() {
         stderr(&o)
     );
     assert!(!tmp.path().join("r3").join("run.json").exists());
-    let _ = json!(null);
 }
 
 #[test]

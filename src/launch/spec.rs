@@ -59,6 +59,30 @@ pub(crate) fn generate_kind(args: &RunArgs, kind: DatasetKind, path: &Path) -> R
     Ok(())
 }
 
+/// A reference task's samples as the run's dataset, its data's path, and the samples
+/// themselves (`--task`); warnings about the data go to standard error.
+fn load_task(
+    args: &RunArgs,
+    t: crate::run::task::TaskKind,
+) -> Result<(Dataset, PathBuf, Arc<crate::run::task::TaskSet>)> {
+    if args.rounds != 1 {
+        bail!("--rounds is for datasets: a reference task's sample is one call (drop --rounds)");
+    }
+    let source = args
+        .task_data
+        .clone()
+        .unwrap_or_else(|| t.default_source(&crate::run::task::data_root()));
+    let loaded = crate::run::task::load(t, &source, args.shots)
+        .map_err(|e| anyhow!("{e}; give the task's data with --task-data PATH"))?;
+    for w in loaded.warnings.iter().take(5) {
+        eprintln!("warning: {}", crate::sanitize::one_line(w));
+    }
+    if loaded.warnings.len() > 5 {
+        eprintln!("warning: … and {} more", loaded.warnings.len() - 5);
+    }
+    Ok((loaded.dataset, source, Arc::new(loaded.set)))
+}
+
 /// How a run is steered from outside: a pause switch shared with the viewer. A run
 /// with one pauses itself when the server is gone (the viewer's choice); without one it
 /// stops as `cancelled` (the CLI's).
@@ -86,36 +110,12 @@ pub fn build_spec(
             args.out.display()
         );
     }
-    let (mut ds, kind, path, task) = match args.task {
-        Some(t) => {
-            if args.rounds != 1 {
-                bail!(
-                    "--rounds is for datasets: a reference task's sample is one call (drop --rounds)"
-                );
-            }
-            let source = args
-                .task_data
-                .clone()
-                .unwrap_or_else(|| t.default_source(&crate::run::task::data_root()));
-            let loaded = crate::run::task::load(t, &source, args.shots)
-                .map_err(|e| anyhow!("{e}; give the task's data with --task-data PATH"))?;
-            for w in loaded.warnings.iter().take(5) {
-                eprintln!("warning: {}", crate::sanitize::one_line(w));
-            }
-            if loaded.warnings.len() > 5 {
-                eprintln!("warning: … and {} more", loaded.warnings.len() - 5);
-            }
-            (
-                loaded.dataset,
-                t.name().to_string(),
-                source,
-                Some(Arc::new(loaded.set)),
-            )
-        }
-        None => {
-            let (ds, kind, path) = load_dataset(args)?;
-            (ds, kind, path, None)
-        }
+    let (mut ds, kind, path, task) = if let Some(t) = args.task {
+        let (ds, source, set) = load_task(args, t)?;
+        (ds, t.name().to_string(), source, Some(set))
+    } else {
+        let (ds, kind, path) = load_dataset(args)?;
+        (ds, kind, path, None)
     };
     // The manifest describes the whole dataset (runs pair by it); the run does the pick.
     let mut info = dataset_info(&ds, &kind, Some(&path));

@@ -389,15 +389,12 @@ impl PromptSet {
         while let Some(i) = rest.find('{') {
             text.push_str(&rest[..i]);
             let after = &rest[i..];
-            match fill.iter().find(|(k, _)| after.starts_with(k)) {
-                Some((k, v)) => {
-                    text.push_str(v);
-                    rest = &after[k.len()..];
-                }
-                None => {
-                    text.push('{');
-                    rest = &after[1..];
-                }
+            if let Some((k, v)) = fill.iter().find(|(k, _)| after.starts_with(k)) {
+                text.push_str(v);
+                rest = &after[k.len()..];
+            } else {
+                text.push('{');
+                rest = &after[1..];
             }
         }
         text.push_str(rest);

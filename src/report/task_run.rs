@@ -104,12 +104,11 @@ fn latest(records: Vec<SampleRecord>) -> Vec<SampleRecord> {
     let mut at: BTreeMap<String, usize> = BTreeMap::new();
     let mut out: Vec<SampleRecord> = Vec::new();
     for r in records {
-        match at.get(&r.id) {
-            Some(&i) => out[i] = r,
-            None => {
-                at.insert(r.id.clone(), out.len());
-                out.push(r);
-            }
+        if let Some(&i) = at.get(&r.id) {
+            out[i] = r;
+        } else {
+            at.insert(r.id.clone(), out.len());
+            out.push(r);
         }
     }
     out
@@ -133,7 +132,8 @@ pub fn task_report(
     // Dataset order, not finishing order: sums (and so means) are then the same bits
     // for two runs of the same items, however their samples finished.
     samples.sort_by_key(|s| s.idx);
-    let set = crate::run::task::TaskKind::from_name(&task).and_then(|t| t.labels());
+    let set =
+        crate::run::task::TaskKind::from_name(&task).and_then(crate::run::task::TaskKind::labels);
     let mut verdicts = BTreeMap::new();
     let mut scored = Vec::new();
     let (mut model_errors, mut unknown_items) = (0, Vec::new());

@@ -132,15 +132,14 @@ pub(crate) async fn process<C: Caller + ?Sized>(
         match text {
             Err(v) => round.verdict = v,
             Ok(raw) => {
-                let scored = match caller.known_score(&job.id, 1) {
-                    Some(s) => s,
-                    None => {
-                        let s = p
-                            .score(&job.phi0, &job.phi0, &psi, raw, prompt.text.clone())
-                            .await;
-                        caller.keep_score(&job.id, 1, &s);
-                        s
-                    }
+                let scored = if let Some(s) = caller.known_score(&job.id, 1) {
+                    s
+                } else {
+                    let s = p
+                        .score(&job.phi0, &job.phi0, &psi, raw, prompt.text.clone())
+                        .await;
+                    caller.keep_score(&job.id, 1, &s);
+                    s
                 };
                 scored.apply(&mut round);
             }
@@ -149,15 +148,14 @@ pub(crate) async fn process<C: Caller + ?Sized>(
     } else {
         match text {
             Err(v) => round.verdict = v,
-            Ok(raw) => match set {
-                Some(set) => {
+            Ok(raw) => {
+                if let Some(set) = set {
                     let read = task_answer::read(&raw, set);
                     task.answer = read.label.map(|l| l.name().to_string());
                     task.read = Some(read.rule.to_string());
                     task.correct = Some(task.answer.is_some() && task.answer == task.gold);
                     round.verdict = answer_verdict(task.answer.as_deref(), task.gold.as_deref());
-                }
-                None => {
+                } else {
                     // folio-i: ψ is the reply; it must not copy the formula.
                     let psi = raw.trim().to_string();
                     round.psi = Some(psi.clone());
@@ -170,7 +168,7 @@ pub(crate) async fn process<C: Caller + ?Sized>(
                     let reference = task.reference.clone().unwrap_or_default();
                     task.text_scores = Some(text_scores(&psi, &reference));
                 }
-            },
+            }
         }
     }
     Some(record(
