@@ -469,3 +469,25 @@ fn correlate_reads_task_runs_and_pairs_by_operator_count() {
             .contains("<svg")
     );
 }
+
+#[test]
+fn a_task_dry_run_counts_one_call_per_sample_and_writes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("dry");
+    let text = ok(&bin()
+        .args([
+            "run",
+            "--task",
+            "multi-logieval-fol",
+            "--limit",
+            "12",
+            "--dry-run",
+        ])
+        .args(["--model", "perturb", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap());
+    assert!(text.contains("12 samples to do"), "{text}");
+    assert!(text.contains("calls: 12 in round 1"), "{text}");
+    assert!(!out.exists());
+}

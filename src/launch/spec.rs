@@ -61,7 +61,7 @@ pub(crate) fn generate_kind(args: &RunArgs, kind: DatasetKind, path: &Path) -> R
 
 /// A reference task's samples as the run's dataset, its data's path, and the samples
 /// themselves (`--task`); warnings about the data go to standard error.
-fn load_task(
+pub(crate) fn load_task(
     args: &RunArgs,
     t: crate::run::task::TaskKind,
 ) -> Result<(Dataset, PathBuf, Arc<crate::run::task::TaskSet>)> {
