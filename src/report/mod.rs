@@ -17,6 +17,7 @@ pub mod corr_stats;
 pub mod correlate;
 pub(crate) mod correlate_plot;
 pub mod correlate_render;
+mod correlate_runs;
 pub mod delta;
 pub mod intervals;
 pub mod kinds;
