@@ -163,6 +163,7 @@ fn pipeline(client: Arc<autoeval::llm::Client>) -> Pipeline {
         verify: autoeval::verify::Options::default(),
         reading: autoeval::syntax::Reading::Standard,
         bertscore: None,
+        task: None,
     }
 }
 

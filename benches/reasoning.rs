@@ -85,6 +85,7 @@ fn run(rt: &tokio::runtime::Runtime, server: &Server, jobs: &[Job]) -> f64 {
         verify: autoeval::verify::Options::default(),
         reading: autoeval::syntax::Reading::Standard,
         bertscore: None,
+        task: None,
     });
     let t = Instant::now();
     let equivalent = rt.block_on(async {

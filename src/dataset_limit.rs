@@ -52,7 +52,8 @@ impl LimitNote {
     }
 }
 
-/// The bucket of an item: its depth for regexes, its operator count otherwise.
+/// The bucket of an item: its depth for regexes (and depth-bucketed sets), its operator
+/// count otherwise.
 fn bucket(item: &Item, regex: bool) -> Option<usize> {
     if regex {
         item.depth
@@ -83,7 +84,8 @@ fn quotas(sizes: &[usize], n: usize) -> Vec<usize> {
 
 /// The positions (into `file.data`) of the items `--limit n` keeps, in file order.
 pub fn pick(ds: &Dataset, n: usize, seed: u64) -> Vec<usize> {
-    let regex = ds.syntax == crate::syntax::SyntaxKind::Regex;
+    // Regexes and depth-bucketed sets (Multi-LogiEval's tasks) spread over depths.
+    let regex = ds.syntax == crate::syntax::SyntaxKind::Regex || ds.filter_field() == "depth";
     let mut by: BTreeMap<Option<usize>, Vec<usize>> = BTreeMap::new();
     for (i, item) in ds.file.data.iter().enumerate() {
         by.entry(bucket(item, regex)).or_default().push(i);
@@ -111,7 +113,8 @@ pub fn apply(ds: &mut Dataset, n: Option<usize>, seed: u64) -> Option<LimitNote>
         return None;
     }
     let keep = pick(ds, n, seed);
-    let regex = ds.syntax == crate::syntax::SyntaxKind::Regex;
+    // Regexes and depth-bucketed sets (Multi-LogiEval's tasks) spread over depths.
+    let regex = ds.syntax == crate::syntax::SyntaxKind::Regex || ds.filter_field() == "depth";
     let mut per_bucket = BTreeMap::new();
     for &i in &keep {
         *per_bucket

@@ -54,6 +54,9 @@ pub struct Manifest {
 /// `run.json`'s key for the reading convention the run's replies were read under.
 pub(crate) const READING_KEY: &str = "reading";
 
+/// `run.json`'s key for the reference task of a task run (`folio-r-nl`, …).
+pub(crate) const TASK_KEY: &str = "task";
+
 /// `run.json`'s key for the request settings as sent.
 pub(crate) const REQUEST_KEY: &str = "request";
 
@@ -72,6 +75,11 @@ impl Manifest {
         self.extra
             .get(REQUEST_KEY)
             .and_then(|v| serde_json::from_value(v.clone()).ok())
+    }
+
+    /// The reference task of a task run (`run --task`), None for a ∀uto∃∨∧L run.
+    pub fn task(&self) -> Option<&str> {
+        self.extra.get(TASK_KEY).and_then(Value::as_str)
     }
 
     /// Records the reading convention (`"reading": "nltk"`).
@@ -428,6 +436,57 @@ pub struct SampleRecord {
     pub cost_usd: Option<f64>,
     /// When it finished.
     pub finished: String,
+    /// A reference task's item, gold label and answer (`run --task`); None otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskRecord>,
+}
+
+/// What a reference-task sample (`run --task`) asked and answered, beside its call.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct TaskRecord {
+    /// The task (`folio-r-nl`, `multi-logieval-pl`, …).
+    pub name: String,
+    /// The item's id in the task's data (`3-7`, `d3/pl/HS_MP_MP/7`, `3-7/p2`).
+    pub item: String,
+    /// Premises (FOLIO, in English or FOL) or the context (Multi-LogiEval).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub premises: Vec<String>,
+    /// The conclusion (FOLIO) or question (Multi-LogiEval); for `folio-a` and `folio-i`
+    /// the premise asked about.
+    pub conclusion: String,
+    /// The gold label, normalised (`True`/`False`/`Uncertain`, `yes`/`no`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gold: Option<String>,
+    /// The answer read from the reply; None for a reply without one (`unknown`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
+    /// How the answer was read: `marked`, `closing`, `folio`, or `none`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read: Option<String>,
+    /// Whether the answer equals the gold label (None when nothing was asked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub correct: Option<bool>,
+    /// `folio-a`/`folio-i`: the reference the reply is scored against (FOLIO's
+    /// premise-FOL, or its English premise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+    /// `folio-i`: the informalization's text scores against the English premise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_scores: Option<TextScores>,
+    /// Multi-LogiEval's rule combination (`HS_MP_MP`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+}
+
+/// `folio-i`'s scores of a text against FOLIO's English premise.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+pub struct TextScores {
+    /// BLEU (nmt `compute_bleu`, as the paper's `evaluate` computes it).
+    pub bleu: f64,
+    /// ROUGE-L F-measure (`rouge_score`).
+    pub rouge_l: f64,
+    /// METEOR (nltk: exact and Porter-stem stages, no WordNet).
+    pub meteor: f64,
 }
 
 /// One line of `judge.jsonl`: an LLM-as-judge decision on a sample.

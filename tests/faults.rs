@@ -90,6 +90,7 @@ fn a_cancel_with_nothing_in_flight_is_cancelled_not_finished() {
         verify: Default::default(),
         reading: Default::default(),
         bertscore: None,
+        task: None,
     });
     let out = dir.path().join("run");
     let spec = RunSpec {

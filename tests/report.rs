@@ -98,6 +98,7 @@ fn sample(
         output_tokens: 5,
         cost_usd: Some(0.001),
         finished: now_rfc3339(),
+        task: None,
     }
 }
 

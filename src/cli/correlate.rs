@@ -13,7 +13,8 @@ const MAX_BOOTSTRAP: usize = 1_000_000;
 #[derive(Args, Debug)]
 pub struct CorrelateArgs {
     /// Run directories or folders of them: a ∀uto∃∨∧L run contributes `autoeval-<dataset>`
-    /// (A3 on the subset below; runs of one model on one dataset are pooled).
+    /// (A3 on the subset below; runs of one model on one dataset are pooled), a task run
+    /// (`run --task`) its task's accuracy (folio-i: mean METEOR).
     pub runs: Vec<PathBuf>,
     /// Score files with the header `model,benchmark,score` (more columns and `#` lines
     /// allowed); `builtin:paper-table6` is the paper's Table 6 (HumanEval, BBH). Repeatable.
@@ -38,6 +39,11 @@ pub struct CorrelateArgs {
     /// Batches that count: `all` or a comma list such as `0,1,2`.
     #[arg(long, default_value = "all", value_name = "LIST")]
     pub batches: String,
+    /// One point per model and operator count (Fig. 17): ∀uto∃∨∧L logic runs' A3 per
+    /// operator count against FOLIO task runs' accuracy (folio-i: METEOR) per operator
+    /// count of the premise or conclusion.
+    #[arg(long)]
+    pub by_category: bool,
     /// Bootstrap resamples of the models for the predictive power's interval.
     #[arg(long, default_value_t = 10_000)]
     pub bootstrap: usize,
@@ -76,7 +82,7 @@ pub fn run(args: CorrelateArgs) -> Result<i32> {
     let mut scores = Scores::default();
     if !args.runs.is_empty() {
         let dirs = super::report::expand_runs(&args.runs)?;
-        scores.add_runs(&dirs, &subset)?;
+        scores.add_runs(&dirs, &subset, args.by_category)?;
     }
     for f in &args.scores {
         scores.add_file(f)?;

@@ -13,9 +13,12 @@ pub struct ReportArgs {
     /// Run directories, or folders holding run directories (as `view` takes them).
     #[arg(required = true)]
     pub runs: Vec<PathBuf>,
-    /// Category field [default: depth for regex runs, operators otherwise].
-    #[arg(long, value_enum)]
-    pub by: Option<By>,
+    /// Category field [default: depth for regex runs, operators otherwise]: operators,
+    /// depth, a count read from φ₀ (and, or, not, quantifiers, predicates, terminals,
+    /// tree_depth, distinct_symbols) or a field the run's dataset stores per item
+    /// (dfa_states, dfa_edges, density, num_propositions, …).
+    #[arg(long, value_name = "FIELD")]
+    pub by: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -86,17 +89,48 @@ pub(crate) fn expand_runs(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 
 /// Runs `autoeval report`.
 pub fn run(args: ReportArgs) -> Result<i32> {
+    // Operators and depth come from the row index; other fields from the full records.
+    let (by, field): (Option<By>, Option<&str>) = match args.by.as_deref().map(str::trim) {
+        None => (None, None),
+        Some("operators" | "ops" | "num_operators") => (Some(By::Operators), None),
+        Some("depth") => (Some(By::Depth), None),
+        Some(other) => (None, Some(other)),
+    };
     let mut reports = Vec::new();
+    let mut tasks = Vec::new();
     for dir in expand_runs(&args.runs)? {
+        // A reference-task run (`run --task`) has its own scores.
+        if let Ok(m) = store::read_manifest(&dir)
+            && m.task().is_some()
+        {
+            let (r, warnings) = crate::report::task_run::task_report(&dir, &m, by)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            for w in warnings.iter().take(5) {
+                eprintln!("warning: {}", crate::sanitize::one_line(w));
+            }
+            tasks.push(r);
+            continue;
+        }
         // One run at a time from its row index: memory stays that of one run's rows.
-        let (report, warnings) = match report_dir(&dir, args.by) {
-            Ok(r) => r,
-            Err(e) => bail!("{e}"),
+        let (report, warnings) = match field {
+            Some(name) => {
+                let run = crate::report::load_run(&dir).map_err(|e| anyhow::anyhow!("{e}"))?;
+                let f = crate::report::category::Field::resolve(name, &dir, &run.manifest)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
+                (crate::report::report_run_field(&run, &f), run.warnings)
+            }
+            None => match report_dir(&dir, by) {
+                Ok(r) => r,
+                Err(e) => bail!("{e}"),
+            },
         };
         for w in warnings.iter().take(5) {
             eprintln!("warning: {}", crate::sanitize::one_line(w));
         }
         reports.push(report);
+    }
+    if !tasks.is_empty() {
+        return task_output(&args, &reports, &tasks);
     }
     if let Some(path) = &args.plot {
         crate::report::plot::plot(&reports, path)?;
@@ -118,6 +152,54 @@ pub fn run(args: ReportArgs) -> Result<i32> {
         Format::Csv => args.raw || stdout_is_file(),
         Format::Table | Format::Markdown => false,
     };
+    if exact {
+        out!("{text}");
+    } else {
+        out!("{}", crate::sanitize::for_terminal(&text));
+    }
+    Ok(0)
+}
+
+/// The output of a report that names task runs: their scores (and the ∀uto∃∨∧L runs'
+/// report beside them in JSON, or before them as text).
+fn task_output(
+    args: &ReportArgs,
+    reports: &[crate::report::RunReport],
+    tasks: &[crate::report::task_run::TaskRunReport],
+) -> Result<i32> {
+    use crate::report::task_run::{render_csv, render_text};
+    if args.plot.is_some() {
+        bail!(
+            "--plot draws ∀uto∃∨∧L runs' figures; report task runs without it (or use `correlate --plot`)"
+        );
+    }
+    let text = match args.format {
+        Format::Json => {
+            // Every run in one list: task runs carry `task`, `accuracy`, `confusion`.
+            let mut runs: Vec<serde_json::Value> = reports
+                .iter()
+                .filter_map(|r| serde_json::to_value(r).ok())
+                .collect();
+            runs.extend(tasks.iter().filter_map(|t| serde_json::to_value(t).ok()));
+            serde_json::to_string_pretty(&serde_json::json!({ "runs": runs })).unwrap_or_default()
+        }
+        Format::Csv if !reports.is_empty() => bail!(
+            "CSV holds one kind of run: report the task runs and the ∀uto∃∨∧L runs in two calls"
+        ),
+        Format::Csv => render_csv(tasks),
+        Format::Table | Format::Markdown => {
+            let md = args.format == Format::Markdown;
+            let mut out = if reports.is_empty() {
+                String::new()
+            } else {
+                render(reports, args.format)
+            };
+            out += &render_text(tasks, md);
+            out
+        }
+    };
+    let exact = args.raw
+        || (args.format == Format::Json && !std::io::IsTerminal::is_terminal(&std::io::stdout()));
     if exact {
         out!("{text}");
     } else {

@@ -53,6 +53,14 @@ fn line(label: &str, c: &Counts) -> String {
 /// Runs `autoeval rescore`; exit 0 when done.
 pub fn run(args: RescoreArgs) -> Result<i32> {
     let manifest = store::read_manifest(&args.run)?;
+    if let Some(task) = manifest.task() {
+        anyhow::bail!(
+            "{}: a reference-task run ({}) has no formulas to rescore: its answers are read \
+             when it runs, and `report` reads them from the samples",
+            args.run.display(),
+            crate::sanitize::one_line(task)
+        );
+    }
     // A bad model directory is refused before anything is written.
     let bertscore = bertscore(args.bertscore_model.as_deref())?;
     let out = match (&args.out, args.in_place) {

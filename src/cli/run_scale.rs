@@ -105,6 +105,38 @@ pub(crate) fn plan(
     p
 }
 
+/// Estimates a reference-task run: one call per sample with its real prompt, answers of
+/// about 150 tokens (step-by-step reasoning, then the answer) or, for `folio-a` and
+/// `folio-i`, three times the premise's length.
+fn plan_task(
+    items: &[crate::dataset::Item],
+    task: &crate::run::task::TaskSet,
+    prompts: &PromptSet,
+    client: &Client,
+) -> Plan {
+    let mut p = Plan::default();
+    let info = client.info();
+    for item in items {
+        let Some(prompt) = task.prompt(prompts, item.idx) else {
+            continue;
+        };
+        p.samples += 1;
+        p.calls += 1;
+        p.input += estimate_tokens(&prompt.text);
+        p.output += if task.kind.labels().is_some() {
+            150
+        } else {
+            estimate_tokens(&item.fs) * 3 + 10
+        };
+        p.worst_input += worst_input_tokens(prompt.text.len());
+        if let Some(c) = client.cache() {
+            let req = client.request(prompt.text);
+            p.cached += u64::from(c.get(&cache::key(&info, &req)).is_some());
+        }
+    }
+    p
+}
+
 fn usd(x: Option<f64>) -> String {
     x.map_or_else(|| "unpriced".into(), |c| format!("${c:.4}"))
 }
@@ -119,7 +151,13 @@ pub(crate) fn dry_run(args: &RunArgs) -> Result<i32> {
         None => PromptSet::builtin(args.shots)?,
     };
     let client = equip(args, args.model.client_with(true)?)?;
-    let mut ds = dataset(args)?;
+    let (mut ds, task) = match args.task {
+        Some(t) => {
+            let (ds, _, set) = crate::launch::spec::load_task(args, t)?;
+            (ds, Some(set))
+        }
+        None => (dataset(args)?, None),
+    };
     let limit_note = crate::dataset_limit::apply(&mut ds, args.limit, args.seed);
     if let Some(n) = &limit_note {
         outln!("{}", n.line());
@@ -133,7 +171,10 @@ pub(crate) fn dry_run(args: &RunArgs) -> Result<i32> {
         .filter(|i| !done.contains(&i.idx.to_string()))
         .cloned()
         .collect();
-    let p = plan(&todo, ds.syntax, &prompts, &client);
+    let p = match &task {
+        Some(t) => plan_task(&todo, t, &prompts, &client),
+        None => plan(&todo, ds.syntax, &prompts, &client),
+    };
     let m = client.params().max_tokens;
     let info = client.info();
     let prices = client.prices();
@@ -170,10 +211,15 @@ pub(crate) fn dry_run(args: &RunArgs) -> Result<i32> {
     );
     if let Some(c) = client.cache() {
         outln!(
-            "response cache {}: {} of {} round-1 informalizations already answered (free)",
+            "response cache {}: {} of {} {} already answered (free)",
             c.path().display(),
             p.cached,
-            p.samples
+            p.samples,
+            if task.is_some() {
+                "task prompts"
+            } else {
+                "round-1 informalizations"
+            }
         );
     }
     outln!(

@@ -9,11 +9,20 @@ use std::path::PathBuf;
 #[derive(Args, Debug)]
 pub struct RunArgs {
     /// Dataset file (ours or the original's).
-    #[arg(long, conflicts_with = "kind", required_unless_present = "kind")]
+    #[arg(long, conflicts_with_all = ["kind", "task"], required_unless_present_any = ["kind", "task"])]
     pub dataset: Option<PathBuf>,
     /// Generate a dataset of this kind first (saved as dataset.json in the run).
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, conflicts_with = "task")]
     pub kind: Option<DatasetKind>,
+    /// Run a reference task instead of a dataset (the paper's §A1): FOLIO reasoning on
+    /// English or FOL premises, FOLIO premise autoformalization or informalization, or
+    /// Multi-LogiEval yes/no questions (depths 1–5).
+    #[arg(long, value_enum)]
+    pub task: Option<crate::run::task::TaskKind>,
+    /// The task's data: a FOLIO JSON-lines file, or Multi-LogiEval's folder with
+    /// d1_Data … d5_Data [default: the shipped copy, FOLIO validation].
+    #[arg(long, value_name = "PATH", requires = "task")]
+    pub task_data: Option<PathBuf>,
     /// Seed for --kind.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,

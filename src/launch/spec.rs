@@ -59,6 +59,30 @@ pub(crate) fn generate_kind(args: &RunArgs, kind: DatasetKind, path: &Path) -> R
     Ok(())
 }
 
+/// A reference task's samples as the run's dataset, its data's path, and the samples
+/// themselves (`--task`); warnings about the data go to standard error.
+pub(crate) fn load_task(
+    args: &RunArgs,
+    t: crate::run::task::TaskKind,
+) -> Result<(Dataset, PathBuf, Arc<crate::run::task::TaskSet>)> {
+    if args.rounds != 1 {
+        bail!("--rounds is for datasets: a reference task's sample is one call (drop --rounds)");
+    }
+    let source = args
+        .task_data
+        .clone()
+        .unwrap_or_else(|| t.default_source(&crate::run::task::data_root()));
+    let loaded = crate::run::task::load(t, &source, args.shots)
+        .map_err(|e| anyhow!("{e}; give the task's data with --task-data PATH"))?;
+    for w in loaded.warnings.iter().take(5) {
+        eprintln!("warning: {}", crate::sanitize::one_line(w));
+    }
+    if loaded.warnings.len() > 5 {
+        eprintln!("warning: … and {} more", loaded.warnings.len() - 5);
+    }
+    Ok((loaded.dataset, source, Arc::new(loaded.set)))
+}
+
 /// How a run is steered from outside: a pause switch shared with the viewer. A run
 /// with one pauses itself when the server is gone (the viewer's choice); without one it
 /// stops as `cancelled` (the CLI's).
@@ -86,9 +110,22 @@ pub fn build_spec(
             args.out.display()
         );
     }
-    let (mut ds, kind, path) = load_dataset(args)?;
+    let (mut ds, kind, path, task) = if let Some(t) = args.task {
+        let (ds, source, set) = load_task(args, t)?;
+        (ds, t.name().to_string(), source, Some(set))
+    } else {
+        let (ds, kind, path) = load_dataset(args)?;
+        (ds, kind, path, None)
+    };
     // The manifest describes the whole dataset (runs pair by it); the run does the pick.
-    let info = dataset_info(&ds, &kind, Some(&path));
+    let mut info = dataset_info(&ds, &kind, Some(&path));
+    // The shipped task data is named by its place in the project, not this machine's
+    // directories (resume compares it by content, or by this name for a folder).
+    if task.is_some()
+        && let Ok(rel) = path.strip_prefix(crate::run::task::data_root())
+    {
+        info.path = Some(format!("data/{}", rel.display()));
+    }
     let limit_note = crate::dataset_limit::apply(&mut ds, args.limit, args.seed).map(|n| n.line());
     let bertscore = args
         .bertscore_model
@@ -106,6 +143,7 @@ pub fn build_spec(
         },
         reading: args.reading,
         bertscore,
+        task,
     });
     Ok(RunSpec {
         out: args.out.clone(),

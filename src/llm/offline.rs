@@ -4,7 +4,8 @@
 //! answers with a plain English rendering. Asked to autoformalize a description it
 //! produced, it answers with the original formula — or, at the configured rate, a
 //! verifier perturbation of it (seeded by the formula, so runs are reproducible).
-//! As a judge it says "yes" exactly when the two expressions print the same.
+//! As a judge it says "yes" exactly when the two expressions print the same. Asked a
+//! reference task's question it answers a label picked by the question's hash.
 //! Run manifests mark it `synthetic`.
 
 use super::verbalize::verbalize;
@@ -127,7 +128,42 @@ impl Perturb {
         Ok((answer, "stop"))
     }
 
+    /// A reference task's question (FOLIO's True/False/Uncertain, Multi-LogiEval's
+    /// yes/no): the offline model cannot reason, so it answers a label picked by the
+    /// question's hash, after a short reasoning text; one reply in ten gives no answer
+    /// (so `unknown` answers show up too).
+    fn task_answer(&self, prompt: &str) -> Option<String> {
+        let labels: &[&str] = if prompt.contains("Answer: True/False/Uncertain") {
+            &["True", "False", "Uncertain"]
+        } else if prompt.contains("Answer: Yes/No") {
+            &["Yes", "No"]
+        } else {
+            return None;
+        };
+        let asked = ["[CONCLUSION]", "Question:"]
+            .iter()
+            .filter_map(|m| prompt.rfind(m))
+            .max()
+            .map_or(prompt, |i| &prompt[i..]);
+        let mut rng = Rng::new(self.seed ^ fnv(asked) ^ 0x7a5c);
+        if rng.below(10) == 0 {
+            return Some(
+                "Reasoning Steps:\n1. The premises speak of other things than the question.\n\
+                 2. I could not connect them."
+                    .into(),
+            );
+        }
+        let label = labels[rng.below(labels.len())];
+        Some(format!(
+            "Reasoning Steps:\n1. Reading the premises one by one.\n2. Comparing them with \
+             what is asked.\n\nAnswer: {label}"
+        ))
+    }
+
     fn answer(&self, prompt: &str) -> Result<String, LlmError> {
+        if let Some(a) = self.task_answer(prompt) {
+            return Ok(a);
+        }
         if let (Some(a), Some(b)) = (
             block(prompt, "[EXPRESSION 1]"),
             block(prompt, "[EXPRESSION 2]"),

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Template files of a prompt set.
-pub const FILES: [(&str, &str); 6] = [
+pub const FILES: [(&str, &str); 10] = [
     (
         "informalize-logic.txt",
         include_str!("default/informalize-logic.txt"),
@@ -36,7 +36,29 @@ pub const FILES: [(&str, &str); 6] = [
     ),
     ("judge.txt", include_str!("default/judge.txt")),
     ("examples.json", include_str!("default/examples.json")),
+    (
+        "task-folio-informalize.txt",
+        include_str!("default/task-folio-informalize.txt"),
+    ),
+    (
+        "task-folio-autoformalize.txt",
+        include_str!("default/task-folio-autoformalize.txt"),
+    ),
+    (
+        "task-folio-reasoning.txt",
+        include_str!("default/task-folio-reasoning.txt"),
+    ),
+    (
+        "task-multi-logieval.txt",
+        include_str!("default/task-multi-logieval.txt"),
+    ),
 ];
+
+/// Whether a template file belongs to the reference tasks (`task-…`): those are hashed
+/// apart, so adding them left the hash of every ∀uto∃∨∧L prompt set as it was.
+pub(crate) fn is_task_file(name: &str) -> bool {
+    name.starts_with("task-")
+}
 
 /// Prompt-set errors.
 #[derive(Debug, thiserror::Error)]
@@ -77,6 +99,14 @@ fn placeholders(file: &str) -> Option<(&'static [&'static str], &'static [&'stat
                 "formula2",
             ],
             &["formula", "formula2"],
+        ),
+        "task-folio-informalize.txt" => (&["vocabulary", "examples", "formula"], &["formula"]),
+        "task-folio-autoformalize.txt" => {
+            (&["vocabulary", "examples", "description"], &["description"])
+        }
+        "task-folio-reasoning.txt" | "task-multi-logieval.txt" => (
+            &["examples", "premises", "conclusion"],
+            &["premises", "conclusion"],
         ),
         _ => return None,
     })
@@ -148,8 +178,11 @@ pub struct PromptSet {
     pub examples: BTreeMap<String, Vec<Example>>,
     /// 0 or 2.
     pub shots: usize,
-    /// SHA-256 over the file names and contents, hex.
+    /// SHA-256 over the file names and contents, hex (the `task-` templates apart).
     pub hash: String,
+    /// SHA-256 over the `task-` templates and the shot count, hex: a reference-task
+    /// run's prompt hash.
+    pub task_hash: String,
 }
 
 /// A rendered prompt and the id recorded in run files.
@@ -228,20 +261,28 @@ impl PromptSet {
         let ex_text = files.get("examples.json").cloned().unwrap_or_default();
         let examples: BTreeMap<String, Vec<Example>> = serde_json::from_str(&ex_text)
             .map_err(|e| PromptError::Examples(format!("{source}/examples.json"), e.to_string()))?;
-        let mut h = Sha256::new();
-        for (n, t) in &files {
-            h.update(n.as_bytes());
-            h.update([0]);
-            h.update(t.as_bytes());
-            h.update([0]);
-        }
-        let hash = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        let digest = |task: bool| {
+            let mut h = Sha256::new();
+            for (n, t) in files.iter().filter(|(n, _)| is_task_file(n) == task) {
+                h.update(n.as_bytes());
+                h.update([0]);
+                h.update(t.as_bytes());
+                h.update([0]);
+            }
+            h.finalize()
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+        };
+        let hash = digest(false);
+        let task_hash = digest(true);
         Ok(PromptSet {
             source,
             files,
             examples,
             shots,
             hash,
+            task_hash,
         })
     }
 
@@ -335,6 +376,32 @@ impl PromptSet {
         let file = format!("autoformalize-{}.txt", Self::family(syntax));
         let ex = self.examples_block(syntax, false);
         self.render(&file, syntax, phi, &[("{description}", psi)], &ex)
+    }
+
+    /// A reference task's prompt: `file` (a `task-` template) with `fill` put in; its
+    /// id carries the task templates' hash.
+    pub fn task(&self, file: &str, fill: &[(&str, &str)]) -> Rendered {
+        // One pass over the template: a premise that happens to contain `{conclusion}`
+        // is sent as written, not filled in again.
+        let template = self.template(file);
+        let mut text = String::with_capacity(template.len());
+        let mut rest = template;
+        while let Some(i) = rest.find('{') {
+            text.push_str(&rest[..i]);
+            let after = &rest[i..];
+            if let Some((k, v)) = fill.iter().find(|(k, _)| after.starts_with(k)) {
+                text.push_str(v);
+                rest = &after[k.len()..];
+            } else {
+                text.push('{');
+                rest = &after[1..];
+            }
+        }
+        text.push_str(rest);
+        Rendered {
+            id: format!("{}@{}", file.trim_end_matches(".txt"), &self.task_hash[..8]),
+            text,
+        }
     }
 
     /// The LLM-as-judge prompt for φ and φ′.

@@ -408,8 +408,31 @@ struct PowerCounter {
     words: usize,
     /// Model i's bitset (`words` words from i·words): j with x_i > x_j and y_i > y_j.
     beats: Vec<u64>,
-    /// Models grouped by equal X (pairs inside a group do not count).
-    groups: Vec<Vec<u32>>,
+    /// Each model's group of equal X (pairs inside a group do not count).
+    group: Vec<u32>,
+    /// Groups of equal X.
+    ngroups: usize,
+}
+
+/// The bit-planes of weights `w` (plane b holds the models whose weight has bit b) into
+/// `planes`, `words` words a plane; returns the number of planes.
+fn planes_of(w: &[u32], words: usize, planes: &mut Vec<u64>) -> usize {
+    let max = w.iter().copied().max().unwrap_or(0);
+    let nplanes = (32 - max.leading_zeros()) as usize;
+    planes.clear();
+    planes.resize(nplanes * words, 0);
+    for (j, &wj) in w.iter().enumerate() {
+        let mut v = wj;
+        let mut b = 0;
+        while v > 0 {
+            if v & 1 == 1 {
+                planes[b * words + j / 64] |= 1 << (j % 64);
+            }
+            v >>= 1;
+            b += 1;
+        }
+    }
+    nplanes
 }
 
 impl PowerCounter {
@@ -426,47 +449,47 @@ impl PowerCounter {
         }
         let mut order: Vec<usize> = (0..n).collect();
         order.sort_by(|&a, &b| x[a].total_cmp(&x[b]));
-        let mut groups: Vec<Vec<u32>> = Vec::new();
+        let mut group = vec![0u32; n];
+        let mut ngroups = 0usize;
         for (k, &i) in order.iter().enumerate() {
-            if k > 0 && x[order[k - 1]] == x[i] {
-                if let Some(g) = groups.last_mut() {
-                    g.push(i as u32);
-                }
-            } else {
-                groups.push(vec![i as u32]);
+            if k == 0 || x[order[k - 1]] != x[i] {
+                ngroups += 1;
             }
+            group[i] = (ngroups - 1) as u32;
         }
         PowerCounter {
             words,
             beats,
-            groups,
+            group,
+            ngroups,
         }
     }
 
     /// (hits, pairs) with model i counted w[i] times; `planes` is scratch space.
+    #[cfg(test)]
     fn count(&self, w: &[u32], planes: &mut Vec<u64>) -> (u64, u64) {
-        let total: u64 = w.iter().map(|&a| u64::from(a)).sum();
-        let mut same = 0u64;
-        for g in &self.groups {
-            let s: u64 = g.iter().map(|&i| u64::from(w[i as usize])).sum();
-            same += s * s;
+        let nplanes = planes_of(w, self.words, planes);
+        self.count_planes(w, planes, nplanes, &mut Vec::new())
+    }
+
+    /// (hits, pairs) with model i counted w[i] times, given the weights' bit-planes
+    /// (shared by every pair over the same models); `sums` is scratch space.
+    fn count_planes(
+        &self,
+        w: &[u32],
+        planes: &[u64],
+        nplanes: usize,
+        sums: &mut Vec<u64>,
+    ) -> (u64, u64) {
+        sums.clear();
+        sums.resize(self.ngroups, 0);
+        let mut total = 0u64;
+        for (i, &wi) in w.iter().enumerate() {
+            total += u64::from(wi);
+            sums[self.group[i] as usize] += u64::from(wi);
         }
-        let max = w.iter().copied().max().unwrap_or(0);
-        let nplanes = (32 - max.leading_zeros()) as usize;
+        let same: u64 = sums.iter().map(|s| s * s).sum();
         let words = self.words;
-        planes.clear();
-        planes.resize(nplanes * words, 0);
-        for (j, &wj) in w.iter().enumerate() {
-            let mut v = wj;
-            let mut b = 0;
-            while v > 0 {
-                if v & 1 == 1 {
-                    planes[b * words + j / 64] |= 1 << (j % 64);
-                }
-                v >>= 1;
-                b += 1;
-            }
-        }
         let mut hits = 0u64;
         for (i, &wi) in w.iter().enumerate() {
             if wi == 0 {
@@ -493,13 +516,42 @@ impl PowerCounter {
 /// the models (seeded by `seed`, so the interval is the same every time).
 pub fn predictive_power(x: &[f64], y: &[f64], resamples: usize, seed: u64) -> Power {
     let n = x.len().min(y.len());
-    let (x, y) = (&x[..n], &y[..n]);
-    let pc = PowerCounter::new(x, y);
-    let mut planes = Vec::new();
-    let (hits, pairs) = pc.count(&vec![1; n], &mut planes);
-    let value = (pairs > 0).then(|| hits as f64 / pairs as f64);
-    let mut draws = Vec::with_capacity(resamples);
-    if value.is_some() && n >= 2 {
+    predictive_power_many(&[(&x[..n], &y[..n])], resamples, seed)
+        .pop()
+        .unwrap_or(Power {
+            value: None,
+            pairs: 0,
+            ci: None,
+        })
+}
+
+/// [`predictive_power`] of several (X, Y) pairs over the same models (each side as long
+/// as the first pair's), sharing one sequence of bootstrap draws seeded by `seed`: the
+/// draws and their bit-planes are made once per resample, not once per pair. A pair's
+/// result equals `predictive_power` of it alone with the same seed.
+pub fn predictive_power_many(
+    pairs: &[(&[f64], &[f64])],
+    resamples: usize,
+    seed: u64,
+) -> Vec<Power> {
+    let n = pairs.first().map_or(0, |p| p.0.len().min(p.1.len()));
+    let counters: Vec<PowerCounter> = pairs
+        .iter()
+        .map(|(x, y)| PowerCounter::new(&x[..n.min(x.len())], &y[..n.min(y.len())]))
+        .collect();
+    let words = n.div_ceil(64).max(1);
+    let (mut planes, mut sums) = (Vec::new(), Vec::new());
+    let ones = vec![1u32; n];
+    let np = planes_of(&ones, words, &mut planes);
+    let base: Vec<(u64, u64)> = counters
+        .iter()
+        .map(|c| c.count_planes(&ones, &planes, np, &mut sums))
+        .collect();
+    let mut draws: Vec<Vec<f64>> = base
+        .iter()
+        .map(|&(_, p)| Vec::with_capacity(if p > 0 { resamples } else { 0 }))
+        .collect();
+    if n >= 2 && base.iter().any(|&(_, p)| p > 0) {
         let mut rng = Rng::new(seed);
         let mut w = vec![0u32; n];
         for _ in 0..resamples {
@@ -507,17 +559,26 @@ pub fn predictive_power(x: &[f64], y: &[f64], resamples: usize, seed: u64) -> Po
             for _ in 0..n {
                 w[rng.below(n)] += 1;
             }
-            let (h, p) = pc.count(&w, &mut planes);
-            if p > 0 {
-                draws.push(h as f64 / p as f64);
+            let np = planes_of(&w, words, &mut planes);
+            for (k, c) in counters.iter().enumerate() {
+                if base[k].1 == 0 {
+                    continue;
+                }
+                let (h, p) = c.count_planes(&w, &planes, np, &mut sums);
+                if p > 0 {
+                    draws[k].push(h as f64 / p as f64);
+                }
             }
         }
     }
-    Power {
-        value,
-        pairs: pairs as usize,
-        ci: super::intervals::pct_interval(draws),
-    }
+    base.into_iter()
+        .zip(draws)
+        .map(|((hits, pairs), d)| Power {
+            value: (pairs > 0).then(|| hits as f64 / pairs as f64),
+            pairs: pairs as usize,
+            ci: super::intervals::pct_interval(d),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -545,6 +606,27 @@ mod tests {
         assert_eq!(p.pairs, 2);
         assert_eq!(p.value, Some(0.5));
         assert_eq!(p.ci, None);
+    }
+
+    #[test]
+    fn shared_draws_give_each_pair_what_it_gets_alone() {
+        let mut rng = Rng::new(4);
+        let x: Vec<f64> = (0..30).map(|_| rng.below(10) as f64).collect();
+        let ys: Vec<Vec<f64>> = (0..4)
+            .map(|_| (0..30).map(|_| rng.below(10) as f64).collect())
+            .collect();
+        let pairs: Vec<(&[f64], &[f64])> =
+            ys.iter().map(|y| (x.as_slice(), y.as_slice())).collect();
+        let many = predictive_power_many(&pairs, 500, 77);
+        for (y, p) in ys.iter().zip(&many) {
+            assert_eq!(*p, predictive_power(&x, y, 500, 77));
+            assert!(p.ci.is_some());
+        }
+        // A constant X has no pair: no value, no draws, and the others are unaffected.
+        let flat = vec![1.0; 30];
+        let mixed = predictive_power_many(&[(&flat, &ys[0]), (&x, &ys[1])], 500, 77);
+        assert_eq!(mixed[0].value, None);
+        assert_eq!(mixed[1], many[1]);
     }
 
     #[test]

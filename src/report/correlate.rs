@@ -2,9 +2,7 @@
 //! and, for each predictor benchmark X against every other benchmark Y over the models
 //! both have, Pearson, Spearman, Kendall and the predictive power (the paper's §A1).
 
-use super::Counts;
 use super::corr_stats::{self, Kendall, Pearson, Power, Spearman};
-use crate::run::store;
 use anyhow::{Context, Result, bail};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -76,7 +74,13 @@ impl Subset {
         format!("{cat}, {b}")
     }
 
-    fn keeps(&self, regex: bool, ops: Option<u16>, depth: Option<u16>, batch: u16) -> bool {
+    pub(super) fn keeps(
+        &self,
+        regex: bool,
+        ops: Option<u16>,
+        depth: Option<u16>,
+        batch: u16,
+    ) -> bool {
         let (range, v) = if regex {
             (self.depth, depth)
         } else {
@@ -96,7 +100,7 @@ impl Subset {
     }
 }
 
-fn is_regex(kind: &str) -> bool {
+pub(super) fn is_regex(kind: &str) -> bool {
     kind.starts_with("regex")
 }
 
@@ -141,53 +145,13 @@ pub struct Scores {
     pub warnings: Vec<String>,
 }
 
-fn clean_name(s: &str) -> String {
+pub(super) fn clean_name(s: &str) -> String {
     let t: String = s.trim().chars().filter(|c| !c.is_control()).collect();
     t.chars().take(MAX_NAME).collect()
 }
 
 impl Scores {
-    /// Adds ∀uto∃∨∧L runs: per (model, dataset) the A3 accuracy of the pooled samples in `subset`.
-    pub fn add_runs(&mut self, dirs: &[std::path::PathBuf], subset: &Subset) -> Result<()> {
-        let mut pooled: BTreeMap<(String, String), (Counts, Vec<String>)> = BTreeMap::new();
-        for dir in dirs {
-            let m = store::read_manifest(dir).map_err(|e| anyhow::anyhow!("{e}"))?;
-            store::check_samples_present(dir, &m).map_err(|e| anyhow::anyhow!("{e}"))?;
-            store::ensure_regular(&dir.join(store::SAMPLES)).map_err(|e| anyhow::anyhow!("{e}"))?;
-            let kind = clean_name(&m.dataset.kind);
-            let regex = is_regex(&kind);
-            let scan = crate::run::index::load_or_build(dir, false);
-            let mut c = Counts::default();
-            for i in crate::run::rows::latest_per_id(&scan.rows) {
-                let r = &scan.rows[i];
-                if subset.keeps(regex, r.ops, r.depth, r.batch) {
-                    c.add_kind(r.verdict);
-                }
-            }
-            if c.n == 0 {
-                self.warnings.push(format!(
-                    "{}: no sample in the subset ({}), left out",
-                    dir.display(),
-                    subset.describe(&kind)
-                ));
-                continue;
-            }
-            let model = clean_name(&format!("{}:{}", m.model.provider, m.model.name));
-            let bench = format!("{AUTOEVAL_PREFIX}{kind}");
-            self.subsets.insert(bench.clone(), subset.describe(&kind));
-            let slot = pooled.entry((model, bench)).or_default();
-            slot.0.merge(&c);
-            slot.1.push(dir.display().to_string());
-        }
-        for (key, (c, dirs)) in pooled {
-            let Some(score) = c.accuracy() else { continue };
-            let source = format!("A3 of {} samples in {}", c.n, dirs.join(", "));
-            self.insert(key, Entry { score, source })?;
-        }
-        Ok(())
-    }
-
-    fn insert(&mut self, key: (String, String), e: Entry) -> Result<()> {
+    pub(super) fn insert(&mut self, key: (String, String), e: Entry) -> Result<()> {
         if let Some(old) = self.entries.get(&key) {
             bail!(
                 "two scores for model `{}` on `{}`: {} and {}; keep one (runs of one model on one dataset are pooled, score files may not repeat them)",
@@ -330,12 +294,14 @@ pub struct Point {
     pub y: f64,
 }
 
-fn seed_of(x: &str, y: &str) -> u64 {
-    // FNV-1a: a pair's interval does not move when other benchmarks come or go.
+fn seed_of_models(models: &[&str]) -> u64 {
+    // FNV-1a over the models' names: the draws depend on the models resampled only.
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in x.bytes().chain([0]).chain(y.bytes()) {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
+    for m in models {
+        for b in m.bytes().chain([0]) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
     }
     h
 }
@@ -390,7 +356,10 @@ pub fn predictors(scores: &Scores, wanted: &[String]) -> Result<Vec<String>> {
     Ok(wanted.to_vec())
 }
 
-/// Every (X, Y) pair's statistics, computed on up to `threads` threads.
+/// Every (X, Y) pair's statistics, computed on up to `threads` threads. Pairs over the
+/// same models share one sequence of bootstrap draws, seeded by those models' names: a
+/// pair's interval is the same every time and does not move when other benchmarks come
+/// or go, and the draws are made once per resample for all of them.
 pub fn correlate(scores: &Scores, xs: &[String], resamples: usize, threads: usize) -> Vec<Pair> {
     let benches = scores.benchmarks();
     let jobs: Vec<(String, String)> = xs
@@ -402,40 +371,86 @@ pub fn correlate(scores: &Scores, xs: &[String], resamples: usize, threads: usiz
                 .map(move |y| (x.clone(), y.clone()))
         })
         .collect();
-    let one = |(x, y): &(String, String)| {
-        let models = scores.paired(x, y);
-        let xv: Vec<f64> = models.iter().map(|m| m.1).collect();
-        let yv: Vec<f64> = models.iter().map(|m| m.2).collect();
-        let models = models
-            .into_iter()
-            .map(|(model, x, y)| Point { model, x, y })
-            .collect();
-        Pair {
-            x: x.clone(),
-            y: y.clone(),
-            n: xv.len(),
-            pearson: corr_stats::pearson(&xv, &yv),
-            spearman: corr_stats::spearman(&xv, &yv),
-            kendall: corr_stats::kendall(&xv, &yv),
-            predictive_power: corr_stats::predictive_power(&xv, &yv, resamples, seed_of(x, y)),
-            models,
-        }
-    };
-    let threads = threads.clamp(1, jobs.len().max(1));
-    if threads == 1 {
-        return jobs.iter().map(one).collect();
+    // Each pair's points, then the pairs grouped by their models (in job order).
+    let points: Vec<Vec<(String, f64, f64)>> =
+        jobs.iter().map(|(x, y)| scores.paired(x, y)).collect();
+    let mut groups: BTreeMap<Vec<&str>, Vec<usize>> = BTreeMap::new();
+    for (k, p) in points.iter().enumerate() {
+        groups
+            .entry(p.iter().map(|m| m.0.as_str()).collect())
+            .or_default()
+            .push(k);
     }
-    let chunk = jobs.len().div_ceil(threads);
-    std::thread::scope(|s| {
-        let handles: Vec<_> = jobs
-            .chunks(chunk)
-            .map(|c| s.spawn(move || c.iter().map(one).collect::<Vec<Pair>>()))
+    // Work units: a group's pairs in chunks, so every thread has some.
+    let threads = threads.clamp(1, jobs.len().max(1));
+    let chunk = jobs.len().div_ceil(threads).max(1);
+    let units: Vec<(u64, Vec<usize>)> = groups
+        .iter()
+        .flat_map(|(models, ks)| {
+            let seed = seed_of_models(models);
+            ks.chunks(chunk).map(move |c| (seed, c.to_vec()))
+        })
+        .collect();
+    let one = |(seed, ks): &(u64, Vec<usize>)| -> Vec<(usize, Pair)> {
+        let sides: Vec<(Vec<f64>, Vec<f64>)> = ks
+            .iter()
+            .map(|&k| {
+                (
+                    points[k].iter().map(|m| m.1).collect(),
+                    points[k].iter().map(|m| m.2).collect(),
+                )
+            })
             .collect();
-        // A panicking worker is a bug; fall back to computing its share here.
-        handles
-            .into_iter()
-            .zip(jobs.chunks(chunk))
-            .flat_map(|(h, c)| h.join().unwrap_or_else(|_| c.iter().map(one).collect()))
+        let refs: Vec<(&[f64], &[f64])> = sides
+            .iter()
+            .map(|(a, b)| (a.as_slice(), b.as_slice()))
+            .collect();
+        let powers = corr_stats::predictive_power_many(&refs, resamples, *seed);
+        ks.iter()
+            .zip(sides.iter().zip(powers))
+            .map(|(&k, ((xv, yv), power))| {
+                let (x, y) = &jobs[k];
+                let pair = Pair {
+                    x: x.clone(),
+                    y: y.clone(),
+                    n: xv.len(),
+                    pearson: corr_stats::pearson(xv, yv),
+                    spearman: corr_stats::spearman(xv, yv),
+                    kendall: corr_stats::kendall(xv, yv),
+                    predictive_power: power,
+                    models: points[k]
+                        .iter()
+                        .map(|(model, x, y)| Point {
+                            model: model.clone(),
+                            x: *x,
+                            y: *y,
+                        })
+                        .collect(),
+                };
+                (k, pair)
+            })
             .collect()
-    })
+    };
+    let mut done: Vec<(usize, Pair)> = if threads == 1 || units.len() == 1 {
+        units.iter().flat_map(one).collect()
+    } else {
+        let per = units.len().div_ceil(threads);
+        std::thread::scope(|s| {
+            let handles: Vec<_> = units
+                .chunks(per)
+                .map(|c| s.spawn(move || c.iter().flat_map(one).collect::<Vec<_>>()))
+                .collect();
+            // A panicking worker is a bug; fall back to computing its share here.
+            handles
+                .into_iter()
+                .zip(units.chunks(per))
+                .flat_map(|(h, c)| {
+                    h.join()
+                        .unwrap_or_else(|_| c.iter().flat_map(one).collect())
+                })
+                .collect()
+        })
+    };
+    done.sort_by_key(|(k, _)| *k);
+    done.into_iter().map(|(_, p)| p).collect()
 }

@@ -11,11 +11,13 @@
 
 /// Moved to [`crate::analysis::closeness`]; re-exported so existing paths keep working.
 pub use crate::analysis::closeness;
+pub mod category;
 pub mod compare;
 pub mod corr_stats;
 pub mod correlate;
 pub(crate) mod correlate_plot;
 pub mod correlate_render;
+mod correlate_runs;
 pub mod delta;
 pub mod intervals;
 pub mod kinds;
@@ -26,6 +28,7 @@ pub mod plot;
 pub mod ranks;
 pub mod render;
 pub mod task;
+pub mod task_run;
 
 /// Moved to [`crate::analysis::counts`]; re-exported so existing paths keep working.
 pub use crate::analysis::counts::{Counts, JudgeStats};
@@ -382,12 +385,24 @@ fn billed(recorded: Option<f64>, dir: &Path) -> Option<f64> {
 
 /// Builds the report of one run from its full records.
 pub fn report_run(run: &RunData, by: By) -> RunReport {
+    report_run_by(run, by, |s| by.key(s))
+}
+
+/// [`report_run`] with categories from `key` (`report --by` a field other than
+/// operators or depth); the report's `by` is then `label`.
+pub fn report_run_field(run: &RunData, field: &category::Field) -> RunReport {
+    let mut r = report_run_by(run, By::Operators, |s| field.key(s));
+    r.by.clone_from(&field.label);
+    r
+}
+
+fn report_run_by(run: &RunData, by: By, key: impl Fn(&SampleRecord) -> Option<usize>) -> RunReport {
     let mut b = ReportBuilder::new(&run.judge);
     for s in &run.samples {
         b.add(&ReportSample {
             id: &s.id,
             kind: s.verdict.kind(),
-            key: by.key(s),
+            key: key(s),
             batch: s.batch.unwrap_or(0),
             fails: kinds::mask(&kinds::classify(s)),
             closeness: s.closeness.map(|c| crate::run::rows::metric_values(&c)),

@@ -26,7 +26,7 @@ fn f3(x: Option<f64>) -> String {
     x.map_or_else(|| "–".into(), |v| format!("{v:.3}"))
 }
 
-fn grid(rows: &[Vec<String>], markdown: bool) -> String {
+pub(crate) fn grid(rows: &[Vec<String>], markdown: bool) -> String {
     let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..cols)
         .map(|c| {

@@ -120,6 +120,7 @@ pub struct RunSpec {
 fn next_job(
     items: &mut std::iter::Take<std::slice::Iter<'_, crate::dataset::Item>>,
     syntax: crate::syntax::SyntaxKind,
+    task: bool,
     done: &HashSet<String>,
     events: &mpsc::UnboundedSender<Event>,
 ) -> Option<Job> {
@@ -128,18 +129,8 @@ fn next_job(
         if done.contains(&id) {
             continue;
         }
-        match crate::syntax::parse(&item.fs, syntax) {
-            Ok(phi0) => {
-                return Some(Job {
-                    id,
-                    idx: item.idx,
-                    batch: item.batch,
-                    phi0,
-                    original: item.fs.clone(),
-                    num_operators: item.num_operators,
-                    depth: item.depth,
-                });
-            }
+        match Job::of(item, syntax, task) {
+            Ok(job) => return Some(job),
             Err(e) => {
                 let _ = events.send(Event::Warning(format!(
                     "sample {id}: φ₀ does not parse ({e}); skipped"
@@ -152,7 +143,7 @@ fn next_job(
 
 fn manifest(spec: &RunSpec, id: &str) -> Manifest {
     let p = &spec.pipeline;
-    Manifest {
+    let mut m = Manifest {
         format: FORMAT.into(),
         id: id.to_string(),
         created: now_rfc3339(),
@@ -165,7 +156,12 @@ fn manifest(spec: &RunSpec, id: &str) -> Manifest {
         prompts: PromptInfo {
             source: p.prompts.source.clone(),
             shots: p.prompts.shots,
-            hash: p.prompts.hash.clone(),
+            // A task run's prompts are the `task-` templates, hashed apart.
+            hash: if p.task.is_some() {
+                p.prompts.task_hash.clone()
+            } else {
+                p.prompts.hash.clone()
+            },
         },
         rounds: p.rounds,
         verifier_timeout_ms: p.verify.timeout.as_millis() as u64,
@@ -184,7 +180,14 @@ fn manifest(spec: &RunSpec, id: &str) -> Manifest {
         ]
         .into_iter()
         .collect(),
+    };
+    if let Some(t) = &p.task {
+        m.extra.insert(
+            crate::record::TASK_KEY.into(),
+            serde_json::Value::String(t.kind.name().into()),
+        );
     }
+    m
 }
 
 /// A temperature as the manifest shows it.
@@ -438,6 +441,7 @@ pub async fn execute(
     let mut out = Appender::open(&spec.out.join(SAMPLES))?;
     let mut queue = spec.dataset.file.data.iter().take(limit);
     let syntax = spec.dataset.syntax;
+    let task = spec.pipeline.task.is_some();
     let mut set: JoinSet<SampleRecord> = JoinSet::new();
     let mut ids: HashMap<tokio::task::Id, String> = HashMap::new();
     let mut outcome = Outcome::Finished;
@@ -455,7 +459,7 @@ pub async fn execute(
         {
             let Some(job) = parked
                 .take()
-                .or_else(|| next_job(&mut queue, syntax, &done, &events))
+                .or_else(|| next_job(&mut queue, syntax, task, &done, &events))
             else {
                 exhausted = true;
                 break;

@@ -264,6 +264,7 @@ pub(crate) fn import_as(
             output_tokens: 0,
             cost_usd: cost,
             finished: now_rfc3339(),
+            task: None,
         };
         if reverify {
             // The very path `rescore` takes, so a rescore of the import changes nothing.

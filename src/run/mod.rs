@@ -18,3 +18,5 @@ pub mod score;
 pub mod scratch;
 pub(crate) mod spend;
 pub mod store;
+pub mod task;
+pub(crate) mod task_sample;

@@ -45,6 +45,33 @@ pub struct Pipeline {
     pub reading: crate::syntax::Reading,
     /// Stores `bertscore_minilm` in each closeness record (`--bertscore-model`).
     pub bertscore: Option<super::bertscore::Bertscore>,
+    /// A reference task's samples (`run --task`): each sample is then one call of it.
+    pub task: Option<Arc<super::task::TaskSet>>,
+}
+
+impl Job {
+    /// The job of dataset item `item`: φ₀ parsed, or for a reference task whose sample
+    /// has no formula, ⊤ standing in (never shown: the record keeps φ₀ empty).
+    pub(crate) fn of(
+        item: &crate::dataset::Item,
+        syntax: SyntaxKind,
+        task: bool,
+    ) -> Result<Job, crate::syntax::ParseError> {
+        let phi0 = if task && item.fs.is_empty() {
+            Expr::Logic(crate::syntax::Formula::Bool(true))
+        } else {
+            crate::syntax::parse(&item.fs, syntax)?
+        };
+        Ok(Job {
+            id: item.idx.to_string(),
+            idx: item.idx,
+            batch: item.batch,
+            phi0,
+            original: item.fs.clone(),
+            num_operators: item.num_operators,
+            depth: item.depth,
+        })
+    }
 }
 
 /// The record of one call: its answer and reasoning apart, tokens, cost, or its error.
@@ -135,7 +162,7 @@ impl Pipeline {
     }
 
     /// The verdict of a call that stopped at the token limit before answering.
-    fn truncated_verdict(&self, stage: &str) -> Verdict {
+    pub(crate) fn truncated_verdict(&self, stage: &str) -> Verdict {
         Verdict::Unparseable {
             reason: format!(
                 "{} ({}) while reasoning ({stage})",
@@ -148,7 +175,7 @@ impl Pipeline {
 
     /// Scores a reply on the blocking pool (Z3 and automata are CPU work, kept off the
     /// async executor) through the one scoring path every command shares.
-    async fn score(
+    pub(crate) async fn score(
         &self,
         phi0: &Expr,
         input: &Expr,
@@ -195,9 +222,14 @@ impl Pipeline {
         let Some(b) = self.client.budget() else {
             return true;
         };
-        let req = self
-            .client
-            .request(self.prompts.informalize(&job.phi0, self.syntax).text);
+        let text = match &self.task {
+            Some(t) => t
+                .prompt(&self.prompts, job.idx)
+                .map(|r| r.text)
+                .unwrap_or_default(),
+            None => self.prompts.informalize(&job.phi0, self.syntax).text,
+        };
+        let req = self.client.request(text);
         let worst = self.client.worst_cost(&req).unwrap_or(f64::INFINITY);
         b.room_for(2.0 * worst * (in_flight + 1) as f64)
     }
@@ -227,6 +259,7 @@ impl Pipeline {
                 output_tokens: 0,
                 cost_usd: None,
                 finished: now_rfc3339(),
+                task: None,
             },
         }
     }
@@ -237,6 +270,9 @@ impl Pipeline {
         job: Job,
         caller: &C,
     ) -> Option<SampleRecord> {
+        if let Some(t) = &self.task {
+            return super::task_sample::process(self, t, job, caller).await;
+        }
         let mut rounds = Vec::new();
         let mut current = job.phi0.clone();
         let mut passed = 0;
@@ -366,6 +402,7 @@ impl Pipeline {
             output_tokens: tout,
             cost_usd: cost,
             finished: now_rfc3339(),
+            task: None,
         };
         if let Some(b) = &self.bertscore
             && let Some(w) = b.fill_one(&mut rec).await

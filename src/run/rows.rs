@@ -542,6 +542,44 @@ struct LightSample<'a> {
     output_tokens: u64,
     #[serde(default)]
     cost_usd: Option<f64>,
+    #[serde(borrow, default)]
+    task: Option<LightTask<'a>>,
+}
+
+/// What a reference-task sample's row shows and searches: its conclusion or question
+/// as φ₀, `gold: …` as ψ and `answer: … · right|wrong` (or `no answer`) as φ₁. The
+/// search matches within one field, so `gold:yes` never matches an answer `yes`.
+#[derive(Deserialize)]
+struct LightTask<'a> {
+    #[serde(borrow, default)]
+    conclusion: Cow<'a, str>,
+    #[serde(borrow, default)]
+    gold: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    answer: Option<Cow<'a, str>>,
+    #[serde(default)]
+    correct: Option<bool>,
+}
+
+impl LightTask<'_> {
+    /// The ψ and φ₁ fields of a reasoning task's row.
+    fn fields(&self) -> (String, String) {
+        let answer = match &self.answer {
+            None => "no answer".to_string(),
+            Some(a) => format!(
+                "answer: {a} · {}",
+                if self.correct == Some(true) {
+                    "right"
+                } else {
+                    "wrong"
+                }
+            ),
+        };
+        (
+            format!("gold: {}", self.gold.as_deref().unwrap_or("?")),
+            answer,
+        )
+    }
 }
 
 fn verdict_kind(name: &str) -> VerdictKind {
@@ -581,8 +619,20 @@ pub(crate) fn parse_row(
     // Text from files reaches the screen: bidi overrides, zero-width and control
     // characters are shown as `\u{…}`, never obeyed.
     let safe = crate::sanitize::for_terminal;
-    let psi = safe(r1.and_then(|r| r.psi.as_deref()).unwrap_or(""));
-    let phi1 = safe(r1.and_then(|r| r.phi1.as_deref()).unwrap_or(""));
+    let mut psi = safe(r1.and_then(|r| r.psi.as_deref()).unwrap_or(""));
+    let mut phi1 = safe(r1.and_then(|r| r.phi1.as_deref()).unwrap_or(""));
+    // A reasoning task's sample has no formula: its row shows the question asked and
+    // the gold label against the answer.
+    let task_phi0 = match &s.task {
+        Some(t) if s.phi0.is_empty() && t.gold.is_some() => {
+            let (g, a) = t.fields();
+            psi = Cow::Owned(safe(&g).into_owned());
+            phi1 = Cow::Owned(safe(&a).into_owned());
+            Some(t.conclusion.clone())
+        }
+        _ => None,
+    };
+    let phi0_text = task_phi0.as_deref().unwrap_or(&s.phi0);
     let verdict = verdict_kind(&s.verdict.verdict);
     let deciding = s.rounds.iter().rev().find(|r| r.phi1.is_some());
     let fails = match s.syntax {
@@ -633,12 +683,12 @@ pub(crate) fn parse_row(
                 .unwrap_or_default(),
             ops: s.num_operators.map(|v| v.min(u16::MAX as usize) as u16),
             depth: s.depth.map(|v| v.min(u16::MAX as usize) as u16),
-            phi0_hash: phi0_hash(&safe(&s.phi0)),
+            phi0_hash: phi0_hash(&safe(phi0_text)),
             truncated: extra.truncated,
             text: 0,
         },
         extra,
-        text(&safe(&s.phi0), &psi, &phi1, &s.rounds),
+        text(&safe(phi0_text), &psi, &phi1, &s.rounds),
     )))
 }
 

@@ -161,16 +161,8 @@ pub(super) fn jobs(
         if done.contains(&id) {
             continue;
         }
-        match crate::syntax::parse(&item.fs, spec.dataset.syntax) {
-            Ok(phi0) => out.push(Job {
-                id,
-                idx: item.idx,
-                batch: item.batch,
-                phi0,
-                original: item.fs.clone(),
-                num_operators: item.num_operators,
-                depth: item.depth,
-            }),
+        match Job::of(item, spec.dataset.syntax, spec.pipeline.task.is_some()) {
+            Ok(job) => out.push(job),
             Err(e) => {
                 let _ = events.send(Event::Warning(format!(
                     "sample {id}: φ₀ does not parse ({e}); skipped"

@@ -98,56 +98,69 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
     };
     let mut out = Vec::new();
     let w = width.saturating_sub(1);
-    // The smallest subformula holding every difference is highlighted in φ₀ and φ₁.
-    let hl = d.highlight.as_ref();
-    match (&d.phi0, app.panes.detail_view.tree, hl) {
-        (Some(e), true, _) => out.extend(formula::tree("φ₀", e, t)),
-        (_, false, Some([(text, span), _])) => {
-            out.extend(formula::lines_highlighted("φ₀ ", text, *span, w, t));
-        }
-        _ => out.extend(formula::lines("φ₀ ", &rec.phi0, w, t)),
+    // A reference-task sample: its question, gold label and answer; a reasoning task
+    // has no formulas to show.
+    if let Some(task) = &rec.task {
+        out.extend(super::task_detail::lines(
+            rec,
+            task,
+            app.model.hidden(d.key),
+            t,
+        ));
     }
-    let r1 = rec.rounds.first();
-    let psi = r1.and_then(|r| r.psi.clone()).unwrap_or_else(|| "—".into());
-    // ψ keeps its own line breaks; characters the search matched are highlighted.
-    let hits = crate::tui::search::Query::new(&app.model.listing.search.field.text).positions(&psi);
-    let mut k = 0;
-    for (n, text) in psi.split('\n').enumerate() {
-        let mut line = vec![Span::styled(
-            if n == 0 { "ψ  " } else { "   " },
-            Style::default().fg(t.title),
-        )];
-        for c in text.chars() {
-            let style = if hits.contains(&k) {
-                Style::default()
-                    .fg(t.highlight)
-                    .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
-            } else {
-                Style::default()
-            };
-            line.push(Span::styled(c.to_string(), style));
-            k += 1;
-        }
-        k += 1;
-        out.push(Line::from(line));
-    }
-    match (&d.phi1, app.panes.detail_view.tree) {
-        (Some(e), true) => out.extend(formula::tree("φ₁", e, t)),
-        (Some(e), false) => match hl {
-            Some([_, (text, span)]) => {
-                out.extend(formula::lines_highlighted("φ₁ ", text, *span, w, t));
+    if rec.task.as_ref().is_none_or(|x| x.gold.is_none()) {
+        // The smallest subformula holding every difference is highlighted in φ₀ and φ₁.
+        let hl = d.highlight.as_ref();
+        match (&d.phi0, app.panes.detail_view.tree, hl) {
+            (Some(e), true, _) => out.extend(formula::tree("φ₀", e, t)),
+            (_, false, Some([(text, span), _])) => {
+                out.extend(formula::lines_highlighted("φ₀ ", text, *span, w, t));
             }
-            None => out.extend(formula::lines("φ₁ ", &e.to_unicode(), w, t)),
-        },
-        (None, _) => {
-            let raw = r1
-                .and_then(|r| r.autoformalize.as_ref())
-                .and_then(|c| c.output.clone())
-                .unwrap_or_else(|| "—".into());
-            out.push(Line::from(vec![
-                Span::styled("φ₁ ", Style::default().fg(t.title)),
-                Span::styled(raw, Style::default().fg(t.muted)),
-            ]));
+            _ => out.extend(formula::lines("φ₀ ", &rec.phi0, w, t)),
+        }
+        let r1 = rec.rounds.first();
+        let psi = r1.and_then(|r| r.psi.clone()).unwrap_or_else(|| "—".into());
+        // ψ keeps its own line breaks; characters the search matched are highlighted.
+        let hits =
+            crate::tui::search::Query::new(&app.model.listing.search.field.text).positions(&psi);
+        let mut k = 0;
+        for (n, text) in psi.split('\n').enumerate() {
+            let mut line = vec![Span::styled(
+                if n == 0 { "ψ  " } else { "   " },
+                Style::default().fg(t.title),
+            )];
+            for c in text.chars() {
+                let style = if hits.contains(&k) {
+                    Style::default()
+                        .fg(t.highlight)
+                        .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+                } else {
+                    Style::default()
+                };
+                line.push(Span::styled(c.to_string(), style));
+                k += 1;
+            }
+            k += 1;
+            out.push(Line::from(line));
+        }
+        match (&d.phi1, app.panes.detail_view.tree) {
+            (Some(e), true) => out.extend(formula::tree("φ₁", e, t)),
+            (Some(e), false) => match hl {
+                Some([_, (text, span)]) => {
+                    out.extend(formula::lines_highlighted("φ₁ ", text, *span, w, t));
+                }
+                None => out.extend(formula::lines("φ₁ ", &e.to_unicode(), w, t)),
+            },
+            (None, _) => {
+                let raw = r1
+                    .and_then(|r| r.autoformalize.as_ref())
+                    .and_then(|c| c.output.clone())
+                    .unwrap_or_else(|| "—".into());
+                out.push(Line::from(vec![
+                    Span::styled("φ₁ ", Style::default().fg(t.title)),
+                    Span::styled(raw, Style::default().fg(t.muted)),
+                ]));
+            }
         }
     }
     if app.model.hidden(d.key) {

@@ -4,6 +4,7 @@ pub mod detail;
 pub mod formula;
 pub mod layers;
 pub mod panes;
+pub(crate) mod task_detail;
 pub mod text;
 
 use super::app::App;

@@ -1,0 +1,192 @@
+//! `correlate`'s scores from run directories: a ∀uto∃∨∧L run's A3 on a comparable
+//! subset, a reference-task run's accuracy (`folio-i`: mean METEOR), each pooled over
+//! runs of one model, or per operator count with `--by-category` (Fig. 17).
+
+use super::Counts;
+use super::correlate::{AUTOEVAL_PREFIX, Entry, Scores, Subset, clean_name, is_regex};
+use crate::run::store;
+use anyhow::Result;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+impl Scores {
+    /// Adds ∀uto∃∨∧L runs: per (model, dataset) the A3 accuracy of the pooled samples in `subset`.
+    ///
+    /// A reference-task run (`run --task`) contributes its task's name with its
+    /// accuracy (`folio-i`: its mean METEOR), pooled over runs of one model; the subset
+    /// is for ∀uto∃∨∧L runs only. With `by_category`, every score is per operator count
+    /// instead (Fig. 17): the "model" of a point is `model · operators k`, regex runs and
+    /// Multi-LogiEval (by depth) left out.
+    pub fn add_runs(
+        &mut self,
+        dirs: &[std::path::PathBuf],
+        subset: &Subset,
+        by_category: bool,
+    ) -> Result<()> {
+        let mut pooled: BTreeMap<(String, String), (Counts, Vec<String>)> = BTreeMap::new();
+        let mut tasks: BTreeMap<(String, String), (f64, usize, Vec<String>)> = BTreeMap::new();
+        for dir in dirs {
+            let m = store::read_manifest(dir).map_err(|e| anyhow::anyhow!("{e}"))?;
+            store::check_samples_present(dir, &m).map_err(|e| anyhow::anyhow!("{e}"))?;
+            store::ensure_regular(&dir.join(store::SAMPLES)).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let model = clean_name(&format!("{}:{}", m.model.provider, m.model.name));
+            if let Some(task) = m.task() {
+                self.add_task_run(
+                    dir,
+                    &m,
+                    &model,
+                    clean_name(task),
+                    by_category,
+                    subset,
+                    &mut tasks,
+                )?;
+                continue;
+            }
+            let kind = clean_name(&m.dataset.kind);
+            let regex = is_regex(&kind);
+            if by_category && regex {
+                self.warnings.push(format!(
+                    "{}: a regex run has no operator counts to pair by (--by-category), left out",
+                    dir.display()
+                ));
+                continue;
+            }
+            let scan = crate::run::index::load_or_build(dir, false);
+            let mut c = Counts::default();
+            let mut per: BTreeMap<u16, Counts> = BTreeMap::new();
+            for i in crate::run::rows::latest_per_id(&scan.rows) {
+                let r = &scan.rows[i];
+                if subset.keeps(regex, r.ops, r.depth, r.batch) {
+                    c.add_kind(r.verdict);
+                    if let Some(o) = r.ops {
+                        per.entry(o).or_default().add_kind(r.verdict);
+                    }
+                }
+            }
+            if by_category {
+                let bench = format!("{AUTOEVAL_PREFIX}{kind}");
+                self.subsets.insert(
+                    bench.clone(),
+                    format!("{} per operator count", subset.describe(&kind)),
+                );
+                for (o, pc) in per {
+                    let slot = pooled
+                        .entry((format!("{model} · operators {o}"), bench.clone()))
+                        .or_default();
+                    slot.0.merge(&pc);
+                    slot.1.push(dir.display().to_string());
+                }
+                continue;
+            }
+            if c.n == 0 {
+                self.warnings.push(format!(
+                    "{}: no sample in the subset ({}), left out",
+                    dir.display(),
+                    subset.describe(&kind)
+                ));
+                continue;
+            }
+            let bench = format!("{AUTOEVAL_PREFIX}{kind}");
+            self.subsets.insert(bench.clone(), subset.describe(&kind));
+            let slot = pooled.entry((model, bench)).or_default();
+            slot.0.merge(&c);
+            slot.1.push(dir.display().to_string());
+        }
+        for (key, (c, dirs)) in pooled {
+            let Some(score) = c.accuracy() else { continue };
+            let source = format!("A3 of {} samples in {}", c.n, dirs.join(", "));
+            self.insert(key, Entry { score, source })?;
+        }
+        for (key, (sum, n, dirs)) in tasks {
+            if n == 0 {
+                continue;
+            }
+            let source = format!("{n} samples in {}", dirs.join(", "));
+            self.insert(
+                key,
+                Entry {
+                    score: sum / n as f64,
+                    source,
+                },
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Adds one task run's score (or its scores per operator count) to `tasks`:
+    /// (model, task) → (score × samples, samples, runs), pooled as the runs are.
+    #[allow(clippy::too_many_arguments)]
+    fn add_task_run(
+        &mut self,
+        dir: &Path,
+        m: &crate::record::Manifest,
+        model: &str,
+        task: String,
+        by_category: bool,
+        subset: &Subset,
+        tasks: &mut BTreeMap<(String, String), (f64, usize, Vec<String>)>,
+    ) -> Result<()> {
+        let (r, _) =
+            super::task_run::task_report(dir, m, None).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let what = if task == "folio-i" {
+            "mean METEOR against FOLIO's premises"
+        } else {
+            "accuracy (no answer counts wrong)"
+        };
+        let mut add = |model: String, score: f64, n: usize| {
+            let slot = tasks.entry((model, task.clone())).or_default();
+            slot.0 += score * n as f64;
+            slot.1 += n;
+            slot.2.push(dir.display().to_string());
+        };
+        if by_category {
+            if r.by != "operators" {
+                self.warnings.push(format!(
+                    "{}: {} is grouped by {}, not operator count (--by-category), left out",
+                    dir.display(),
+                    task,
+                    r.by
+                ));
+                return Ok(());
+            }
+            self.subsets
+                .insert(task.clone(), format!("{what} per operator count"));
+            let per: Vec<(usize, usize, f64)> = if task == "folio-i" {
+                r.text_by_category
+                    .iter()
+                    .map(|c| (c.value, c.n, c.meteor))
+                    .collect()
+            } else {
+                r.by_category
+                    .iter()
+                    .map(|c| (c.value, c.n, c.accuracy))
+                    .collect()
+            };
+            for (value, n, score) in per {
+                if subset
+                    .operators
+                    .is_none_or(|(lo, hi)| (lo..=hi).contains(&value))
+                {
+                    add(format!("{model} · operators {value}"), score, n);
+                }
+            }
+            return Ok(());
+        }
+        let score = if task == "folio-i" {
+            r.text_scores.as_ref().map(|t| t.meteor)
+        } else {
+            r.accuracy
+        };
+        match score {
+            Some(s) if r.n > 0 => {
+                self.subsets.insert(task.clone(), what.to_string());
+                add(model.to_string(), s, r.n);
+            }
+            _ => self.warnings.push(format!(
+                "{}: no scored sample of {task}, left out",
+                dir.display()
+            )),
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,395 @@
+//! `report` on a reference-task run (`run --task`): accuracy with its Wilson interval,
+//! balanced accuracy, the confusion matrix with its `unknown` column, the unknown
+//! answers listed, and accuracy by depth (Multi-LogiEval) or operator count (FOLIO).
+//! `folio-a` counts verified premises; `folio-i` gives its mean text scores instead.
+//!
+//! A sample whose call failed (`model-error`) is not an answer of the model: it is left
+//! out of the scores and counted apart (`--resume --retry-errors` asks it again).
+
+use super::By;
+use super::task::{Scored, score};
+use crate::analysis::task_answer::{self, LabelSet};
+use crate::record::{Manifest, SampleRecord};
+use crate::run::store;
+use crate::verify::VerdictKind;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Accuracy of one category value.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct CategoryScore {
+    /// The value (depth or operator count).
+    pub value: usize,
+    /// Samples.
+    pub n: usize,
+    /// Right ones.
+    pub correct: usize,
+    /// correct / n.
+    pub accuracy: f64,
+    /// Wilson 95 % interval.
+    pub ci: [f64; 2],
+}
+
+/// Mean text scores of `folio-i`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct TextMeans {
+    /// Mean BLEU.
+    pub bleu: f64,
+    /// Mean ROUGE-L.
+    pub rouge_l: f64,
+    /// Mean METEOR.
+    pub meteor: f64,
+    /// Samples scored.
+    pub n: usize,
+}
+
+/// The report of one task run.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct TaskRunReport {
+    /// Run id.
+    pub run: String,
+    /// Run directory.
+    pub dir: String,
+    /// `provider:model`.
+    pub model: String,
+    /// The task (`folio-r-nl`, …).
+    pub task: String,
+    /// Run status.
+    pub status: String,
+    /// Samples scored (model errors left out).
+    pub n: usize,
+    /// Right answers (`folio-a`: verified premises).
+    pub correct: usize,
+    /// Replies without an answer (counted wrong).
+    pub unknown: usize,
+    /// Samples whose call failed (not scored).
+    pub model_errors: usize,
+    /// correct / n, 0–1 (None for `folio-i`, scored by text metrics).
+    pub accuracy: Option<f64>,
+    /// Wilson 95 % interval of the accuracy.
+    pub ci: Option<[f64; 2]>,
+    /// Mean recall over the gold labels present (reasoning tasks).
+    pub balanced_accuracy: Option<f64>,
+    /// Gold label → answer (`unknown` for none) → samples (reasoning tasks).
+    pub confusion: Option<BTreeMap<String, BTreeMap<String, usize>>>,
+    /// Verdict name → samples.
+    pub verdicts: BTreeMap<String, usize>,
+    /// What the categories are (`depth` or `operators`).
+    pub by: String,
+    /// Accuracy per category value.
+    pub by_category: Vec<CategoryScore>,
+    /// The task items whose reply had no answer (`sample id: item id`).
+    pub unknown_items: Vec<String>,
+    /// `folio-i`: mean BLEU, ROUGE-L, METEOR against FOLIO's premises.
+    pub text_scores: Option<TextMeans>,
+    /// `folio-i`: mean METEOR per category value.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub text_by_category: Vec<CategoryText>,
+}
+
+/// `folio-i`'s mean METEOR of one category value.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct CategoryText {
+    /// The value (operator count).
+    pub value: usize,
+    /// Samples.
+    pub n: usize,
+    /// Mean METEOR.
+    pub meteor: f64,
+}
+
+/// The latest record per sample id, in first-seen order (a retried sample has two).
+fn latest(records: Vec<SampleRecord>) -> Vec<SampleRecord> {
+    let mut at: BTreeMap<String, usize> = BTreeMap::new();
+    let mut out: Vec<SampleRecord> = Vec::new();
+    for r in records {
+        if let Some(&i) = at.get(&r.id) {
+            out[i] = r;
+        } else {
+            at.insert(r.id.clone(), out.len());
+            out.push(r);
+        }
+    }
+    out
+}
+
+/// The report of the task run in `dir` (whose manifest is `m`), grouped by `by` (None:
+/// the task's own category).
+pub fn task_report(
+    dir: &Path,
+    m: &Manifest,
+    by: Option<By>,
+) -> Result<(TaskRunReport, Vec<String>), store::StoreError> {
+    let task = m.task().unwrap_or_default().to_string();
+    let loaded = store::read_samples(dir)?;
+    let by = by.unwrap_or(if m.dataset.filter_field == "depth" {
+        By::Depth
+    } else {
+        By::Operators
+    });
+    let mut samples = latest(loaded.records);
+    // Dataset order, not finishing order: sums (and so means) are then the same bits
+    // for two runs of the same items, however their samples finished.
+    samples.sort_by_key(|s| s.idx);
+    let set =
+        crate::run::task::TaskKind::from_name(&task).and_then(crate::run::task::TaskKind::labels);
+    let mut verdicts = BTreeMap::new();
+    let mut scored = Vec::new();
+    let (mut model_errors, mut unknown_items) = (0, Vec::new());
+    let (mut sums, mut nt) = ([0.0f64; 3], 0usize);
+    let mut text_cats: BTreeMap<usize, (usize, f64)> = BTreeMap::new();
+    let mut passes = Vec::new();
+    for s in &samples {
+        *verdicts.entry(s.verdict.name().to_string()).or_insert(0) += 1;
+        if s.verdict.kind() == VerdictKind::ModelError {
+            model_errors += 1;
+            continue;
+        }
+        let t = s.task.clone().unwrap_or_default();
+        if let Some(ts) = t.text_scores {
+            sums[0] += ts.bleu;
+            sums[1] += ts.rouge_l;
+            sums[2] += ts.meteor;
+            nt += 1;
+            if let Some(c) = by.key(s) {
+                let e = text_cats.entry(c).or_default();
+                e.0 += 1;
+                e.1 += ts.meteor;
+            }
+        }
+        if t.answer.is_none() && set.is_some() {
+            unknown_items.push(format!("{}: {}", s.id, t.item));
+        }
+        let category = by.key(s);
+        match set {
+            Some(set) => {
+                let Some(gold) = t.gold.as_deref().and_then(|g| task_answer::gold(g, set)) else {
+                    continue;
+                };
+                let answer = t.answer.as_deref().and_then(|a| set.word(a));
+                scored.push(Scored {
+                    gold,
+                    answer,
+                    category,
+                });
+            }
+            None => passes.push((s.verdict.is_equivalent(), category)),
+        }
+    }
+    let mut r = TaskRunReport {
+        run: m.id.clone(),
+        dir: dir.display().to_string(),
+        model: format!("{}:{}", m.model.provider, m.model.name),
+        task: task.clone(),
+        status: crate::run::liveness::shown_status(dir, &m.status),
+        n: 0,
+        correct: 0,
+        unknown: 0,
+        model_errors,
+        accuracy: None,
+        ci: None,
+        balanced_accuracy: None,
+        confusion: None,
+        verdicts,
+        by: by.label().to_string(),
+        by_category: Vec::new(),
+        unknown_items,
+        text_by_category: text_cats
+            .into_iter()
+            .map(|(value, (n, sum))| CategoryText {
+                value,
+                n,
+                meteor: sum / n as f64,
+            })
+            .collect(),
+        text_scores: (nt > 0).then(|| TextMeans {
+            bleu: sums[0] / nt as f64,
+            rouge_l: sums[1] / nt as f64,
+            meteor: sums[2] / nt as f64,
+            n: nt,
+        }),
+    };
+    let per_category = |cats: BTreeMap<usize, (usize, usize)>| {
+        cats.into_iter()
+            .map(|(value, (n, correct))| CategoryScore {
+                value,
+                n,
+                correct,
+                accuracy: correct as f64 / n.max(1) as f64,
+                ci: super::intervals::wilson95(correct, n).unwrap_or([0.0, 1.0]),
+            })
+            .collect()
+    };
+    if let Some(set) = set {
+        let t = score(&scored, set);
+        r.n = t.n;
+        r.correct = t.correct;
+        r.unknown = t.unknown;
+        r.accuracy = Some(t.accuracy);
+        r.ci = Some([t.interval.0, t.interval.1]);
+        r.balanced_accuracy = Some(t.balanced_accuracy);
+        r.confusion = Some(confusion(&t.confusion, set));
+        r.by_category = per_category(t.by_category);
+    } else if task == "folio-a" {
+        let mut cats: BTreeMap<usize, (usize, usize)> = BTreeMap::new();
+        for &(ok, c) in &passes {
+            if let Some(c) = c {
+                let e = cats.entry(c).or_default();
+                e.0 += 1;
+                e.1 += usize::from(ok);
+            }
+        }
+        r.n = passes.len();
+        r.correct = passes.iter().filter(|p| p.0).count();
+        r.accuracy = Some(r.correct as f64 / r.n.max(1) as f64);
+        r.ci = super::intervals::wilson95(r.correct, r.n);
+        r.by_category = per_category(cats);
+    } else {
+        r.n = passes.len();
+    }
+    Ok((r, loaded.warnings))
+}
+
+/// The confusion matrix with every label of the set and `unknown` as columns.
+fn confusion(
+    c: &BTreeMap<(task_answer::Label, Option<task_answer::Label>), usize>,
+    set: LabelSet,
+) -> BTreeMap<String, BTreeMap<String, usize>> {
+    let mut out = BTreeMap::new();
+    for &g in set.labels() {
+        let row: BTreeMap<String, usize> = set
+            .labels()
+            .iter()
+            .map(|&a| Some(a))
+            .chain([None])
+            .map(|a| {
+                (
+                    a.map_or("unknown", |l| l.name()).to_string(),
+                    c.get(&(g, a)).copied().unwrap_or(0),
+                )
+            })
+            .collect();
+        out.insert(g.name().to_string(), row);
+    }
+    out
+}
+
+/// The reports as text (a table per run), or Markdown.
+pub fn render_text(reports: &[TaskRunReport], md: bool) -> String {
+    let mut out = String::new();
+    let pct = |x: f64| format!("{:.1}%", 100.0 * x);
+    for r in reports {
+        out += &if md {
+            format!("\n### {} — {} ({})\n\n", r.task, r.model, r.run)
+        } else {
+            format!("\n{} — {} ({})\n", r.task, r.model, r.run)
+        };
+        match (r.accuracy, r.ci) {
+            (Some(a), Some([lo, hi])) => {
+                out += &format!(
+                    "accuracy {} ({}/{}, 95% CI {}–{})",
+                    pct(a),
+                    r.correct,
+                    r.n,
+                    pct(lo),
+                    pct(hi)
+                );
+                if let Some(b) = r.balanced_accuracy {
+                    out += &format!(" · balanced accuracy {}", pct(b));
+                }
+                out += &format!(
+                    " · unknown {} · model errors {}\n",
+                    r.unknown, r.model_errors
+                );
+            }
+            _ => out += &format!("{} samples · model errors {}\n", r.n, r.model_errors),
+        }
+        if let Some(t) = &r.text_scores {
+            out += &format!(
+                "text scores against FOLIO's premises (mean of {}): BLEU {:.3} · ROUGE-L {:.3} · METEOR {:.3}\n",
+                t.n, t.bleu, t.rouge_l, t.meteor
+            );
+        }
+        if let Some(c) = &r.confusion {
+            let cols: Vec<&String> = c
+                .values()
+                .next()
+                .map(|r| r.keys().collect())
+                .unwrap_or_default();
+            let mut rows = vec![
+                std::iter::once("gold \\ answer".to_string())
+                    .chain(cols.iter().map(|s| (*s).clone()))
+                    .collect::<Vec<_>>(),
+            ];
+            for (g, row) in c {
+                rows.push(
+                    std::iter::once(g.clone())
+                        .chain(row.values().map(usize::to_string))
+                        .collect(),
+                );
+            }
+            out += &super::render::grid(&rows, md);
+        }
+        if !r.by_category.is_empty() {
+            let mut rows = vec![vec![
+                r.by.clone(),
+                "n".into(),
+                "accuracy".into(),
+                "95% CI".into(),
+            ]];
+            for c in &r.by_category {
+                rows.push(vec![
+                    c.value.to_string(),
+                    c.n.to_string(),
+                    pct(c.accuracy),
+                    format!("{}–{}", pct(c.ci[0]), pct(c.ci[1])),
+                ]);
+            }
+            out += &super::render::grid(&rows, md);
+        }
+        if !r.unknown_items.is_empty() {
+            out += &format!(
+                "no answer (counted wrong): {}{}\n",
+                r.unknown_items
+                    .iter()
+                    .take(20)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if r.unknown_items.len() > 20 {
+                    format!(", … ({} in all)", r.unknown_items.len())
+                } else {
+                    String::new()
+                }
+            );
+        }
+    }
+    out
+}
+
+/// The reports as CSV: one line per run.
+pub fn render_csv(reports: &[TaskRunReport]) -> String {
+    let mut out = String::from(
+        "run,model,task,n,correct,unknown,model_errors,accuracy,ci_low,ci_high,balanced_accuracy\n",
+    );
+    let f = |x: Option<f64>| x.map_or_else(String::new, |x| format!("{x:.6}"));
+    let q = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+    for r in reports {
+        out += &format!(
+            "{},{},{},{},{},{},{},{},{},{},{}\n",
+            q(&r.run),
+            q(&r.model),
+            q(&r.task),
+            r.n,
+            r.correct,
+            r.unknown,
+            r.model_errors,
+            f(r.accuracy),
+            f(r.ci.map(|c| c[0])),
+            f(r.ci.map(|c| c[1])),
+            f(r.balanced_accuracy)
+        );
+    }
+    out
+}

@@ -1,0 +1,251 @@
+//! One reference-task sample through the pipeline: one call, then the answer read
+//! (reasoning tasks), the reply verified against FOLIO's premise-FOL (`folio-a`), or the
+//! text scored against FOLIO's English premise (`folio-i`).
+//!
+//! Verdicts keep their meaning for every reader: a right answer is `equivalent`, a wrong
+//! one `not-equivalent` (the note says what was answered), a reply with no answer
+//! `unknown` (counted wrong and listed), a failed call `model-error`. The call sits in the
+//! round's `informalize` slot, except for `folio-a`, whose autoformalization sits in
+//! `autoformalize` after FOLIO's English premise as ψ (so the viewer's diff and
+//! countermodel work on it unchanged).
+
+use super::pipeline::{Caller, Job, Pipeline, Stage, call_record};
+use super::task::{TaskKind, TaskSet};
+use crate::analysis::task_answer;
+use crate::record::{CallRecord, RoundRecord, SampleRecord, TaskRecord, TextScores, now_rfc3339};
+use crate::verify::{Countermodel, Verdict};
+
+/// The verdict of an answer against the gold label.
+fn answer_verdict(answer: Option<&str>, gold: Option<&str>) -> Verdict {
+    match (answer, gold) {
+        (None, _) => Verdict::Unknown {
+            reason: "no final answer in the reply (counted wrong)".into(),
+        },
+        (Some(a), Some(g)) if a == g => Verdict::Equivalent { notes: Vec::new() },
+        (Some(a), g) => Verdict::NotEquivalent {
+            countermodel: Countermodel::Imported {
+                note: format!(
+                    "answered {a}; the gold label is {}",
+                    g.unwrap_or("unreadable")
+                ),
+            },
+            notes: Vec::new(),
+        },
+    }
+}
+
+/// `folio-i`'s text scores of `text` against `reference`.
+pub(crate) fn text_scores(text: &str, reference: &str) -> TextScores {
+    use crate::analysis::bleu_fol::{bleu_fol, rouge_l_fol};
+    TextScores {
+        bleu: bleu_fol(text, reference),
+        rouge_l: rouge_l_fol(text, reference),
+        meteor: crate::analysis::meteor::meteor(reference, text).unwrap_or(0.0),
+    }
+}
+
+/// Runs sample `job` of task `t`; `None` while its answer is pending (a batch).
+pub(crate) async fn process<C: Caller + ?Sized>(
+    p: &Pipeline,
+    t: &TaskSet,
+    job: Job,
+    caller: &C,
+) -> Option<SampleRecord> {
+    let kind = t.kind;
+    let unit = t.units.get(job.idx);
+    let prompt = t.prompt(&p.prompts, job.idx);
+    let mut task = TaskRecord {
+        name: kind.name().into(),
+        ..TaskRecord::default()
+    };
+    let (Some(unit), Some(prompt)) = (unit, prompt) else {
+        let idx = job.idx;
+        return Some(record(
+            p,
+            job,
+            Vec::new(),
+            Verdict::ModelError {
+                message: format!("internal: {} has no item {idx}", kind.name()),
+            },
+            task,
+        ));
+    };
+    task.item = unit.item_id();
+    task.rule.clone_from(&unit.item.rule);
+    let set = kind.labels();
+    if let Some(set) = set {
+        let (premises, conclusion) = t.question(unit);
+        task.premises = premises.lines().map(str::to_string).collect();
+        task.conclusion = conclusion;
+        task.gold = task_answer::gold(&unit.item.gold, set).map(|l| l.name().to_string());
+    } else if let Some(k) = unit.premise {
+        task.premises = unit.item.premises.clone();
+        task.conclusion = unit.item.premises.get(k).cloned().unwrap_or_default();
+        task.reference = Some(if kind == TaskKind::FolioA {
+            unit.item.premises_fol.get(k).cloned().unwrap_or_default()
+        } else {
+            task.conclusion.clone()
+        });
+    }
+    let stage = if kind == TaskKind::FolioA {
+        Stage::Autoformalize
+    } else {
+        Stage::Informalize
+    };
+    let reply = caller.call(&job.id, 1, stage, p.request(&prompt)).await?;
+    let call = call_record(&prompt, &reply);
+    let input = job.phi0.to_unicode();
+    let mut round = RoundRecord {
+        round: 1,
+        input: if unit.phi0.is_some() {
+            input
+        } else {
+            String::new()
+        },
+        informalize: call.clone(),
+        psi: None,
+        autoformalize: None,
+        phi1: None,
+        phi1_span: None,
+        verdict: Verdict::Unknown {
+            reason: String::new(),
+        },
+        verify_ms: 0.0,
+    };
+    let text = match reply {
+        Ok(c) if c.completion.truncated => Err(p.truncated_verdict("the task's answer")),
+        Ok(c) => Ok(c.completion.text),
+        Err(e) => Err(Verdict::ModelError {
+            message: format!("{} failed: {}", kind.name(), e.error.message),
+        }),
+    };
+    if kind == TaskKind::FolioA {
+        // FOLIO's English premise is ψ; no model call made it.
+        let psi = task.conclusion.clone();
+        round.informalize = CallRecord {
+            prompt_id: "folio-premise".into(),
+            output: Some(psi.clone()),
+            ..CallRecord::default()
+        };
+        round.psi = Some(psi.clone());
+        round.autoformalize = Some(call);
+        match text {
+            Err(v) => round.verdict = v,
+            Ok(raw) => {
+                let scored = if let Some(s) = caller.known_score(&job.id, 1) {
+                    s
+                } else {
+                    let s = p
+                        .score(&job.phi0, &job.phi0, &psi, raw, prompt.text.clone())
+                        .await;
+                    caller.keep_score(&job.id, 1, &s);
+                    s
+                };
+                scored.apply(&mut round);
+            }
+        }
+        task.correct = Some(round.verdict.is_equivalent());
+    } else {
+        match text {
+            Err(v) => round.verdict = v,
+            Ok(raw) => {
+                if let Some(set) = set {
+                    let read = task_answer::read(&raw, set);
+                    task.answer = read.label.map(|l| l.name().to_string());
+                    task.read = Some(read.rule.to_string());
+                    task.correct = Some(task.answer.is_some() && task.answer == task.gold);
+                    round.verdict = answer_verdict(task.answer.as_deref(), task.gold.as_deref());
+                } else {
+                    // folio-i: ψ is the reply; it must not copy the formula.
+                    let psi = raw.trim().to_string();
+                    round.psi = Some(psi.clone());
+                    round.verdict =
+                        super::score::copied(&psi, &job.phi0).unwrap_or_else(|| Verdict::Unknown {
+                            reason: "folio-i is scored by BLEU, ROUGE-L and METEOR against \
+                                     FOLIO's premise, not verified"
+                                .into(),
+                        });
+                    let reference = task.reference.clone().unwrap_or_default();
+                    task.text_scores = Some(text_scores(&psi, &reference));
+                }
+            }
+        }
+    }
+    Some(record(
+        p,
+        job,
+        vec![round],
+        Verdict::Unknown {
+            reason: String::new(),
+        },
+        task,
+    ))
+}
+
+/// The sample record of a task sample (`verdict` is used when there is no round).
+fn record(
+    p: &Pipeline,
+    job: Job,
+    rounds: Vec<RoundRecord>,
+    verdict: Verdict,
+    task: TaskRecord,
+) -> SampleRecord {
+    let verdict = rounds.last().map_or(verdict, |r| r.verdict.clone());
+    let passed = usize::from(verdict.is_equivalent());
+    let (mut tin, mut tout, mut cost) = (0u64, 0u64, Some(0.0));
+    for c in rounds
+        .iter()
+        .flat_map(|r| std::iter::once(&r.informalize).chain(r.autoformalize.as_ref()))
+    {
+        tin = tin.saturating_add(c.input_tokens);
+        tout = tout.saturating_add(c.output_tokens);
+        cost = match (cost, c.cost_usd, c.error.is_some() || c.attempts == 0) {
+            (Some(a), Some(b), _) => Some(a + b),
+            (Some(a), None, true) => Some(a),
+            _ => None,
+        };
+    }
+    let phi0 = if job.original.is_empty() {
+        String::new()
+    } else {
+        job.phi0.to_unicode()
+    };
+    SampleRecord {
+        id: job.id,
+        idx: job.idx,
+        batch: job.batch,
+        syntax: p.syntax,
+        phi0,
+        phi0_original: job.original,
+        num_operators: job.num_operators,
+        depth: job.depth,
+        rounds,
+        verdict,
+        rounds_passed: passed,
+        closeness: None,
+        input_tokens: tin,
+        output_tokens: tout,
+        cost_usd: cost,
+        finished: now_rfc3339(),
+        task: Some(task),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_become_verdicts_and_text_scores_are_bounded() {
+        assert!(answer_verdict(Some("True"), Some("True")).is_equivalent());
+        assert_eq!(
+            answer_verdict(Some("False"), Some("True")).name(),
+            "not-equivalent"
+        );
+        assert_eq!(answer_verdict(None, Some("True")).name(), "unknown");
+        let s = text_scores("All dogs bark.", "All dogs bark.");
+        assert!((s.bleu - 1.0).abs() < 1e-9 && (s.meteor - 0.0).abs() > 0.5);
+        let z = text_scores("", "All dogs bark.");
+        assert_eq!((z.bleu, z.rouge_l, z.meteor), (0.0, 0.0, 0.0));
+    }
+}
