@@ -91,6 +91,7 @@ impl App {
             Action::Rank => self.open_rank(),
             Action::Jump => self.push(Layer::Jump(Default::default())),
             Action::Copy => self.open_copy(),
+            Action::Matrix => self.open_matrix(),
             Action::NewRun => {
                 if self.jobs.live_running() {
                     self.status = format!(

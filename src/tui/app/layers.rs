@@ -25,6 +25,7 @@ impl App {
             Context::Filter => self.filter_action(a),
             Context::Rank => self.rank_action(a),
             Context::Adjudicate => self.adjudicate_action(a),
+            Context::Matrix => self.matrix_action(a),
         }
     }
 
@@ -58,6 +59,8 @@ impl App {
         };
         if a == Action::Quit {
             self.quit = true;
+        } else if ctx == Context::Matrix {
+            self.matrix_action(a);
         } else if ctx == Context::Overlay {
             self.overlay_action(a);
         } else {

@@ -10,6 +10,7 @@ mod browse;
 pub mod copy;
 pub mod jobs;
 mod layers;
+mod matrix;
 mod mouse;
 pub mod panes;
 mod rank;
@@ -154,6 +155,7 @@ impl App {
         }
         self.model.refresh_derived();
         self.ensure_detail();
+        self.refresh_matrix();
         if let Some(Layer::Chart(c)) = self.layers.last_mut() {
             c.picked = self.model.picked_bucket(&c.pick);
             c.kinds = self.model.kind_counts(&c.pick);

@@ -55,6 +55,8 @@ pub struct Panes {
     pub label_rows: Cell<usize>,
     /// How far the label panel's category rows can scroll.
     pub label_rows_total: Cell<usize>,
+    /// Rows of φ₀ the matrix showed in the last frame (a page).
+    pub matrix_rows: Cell<usize>,
 }
 
 impl Default for Panes {
@@ -70,6 +72,7 @@ impl Default for Panes {
             chart_top: Cell::new(0),
             label_rows: Cell::new(0),
             label_rows_total: Cell::new(0),
+            matrix_rows: Cell::new(10),
         }
     }
 }

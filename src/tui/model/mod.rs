@@ -7,6 +7,7 @@ pub mod detail;
 pub mod filter;
 pub mod jump;
 pub mod listing;
+pub mod matrix;
 pub mod names;
 pub mod rank;
 

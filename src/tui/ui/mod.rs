@@ -199,6 +199,17 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
         );
     }
     footer(f, rows[3], app, t);
+    // The matrix stays under the layers opened from it (filter, help): they draw over it.
+    if let Some(m) = app.layers.iter().rev().find_map(|l| match l {
+        crate::tui::layer::Layer::Matrix(m) => Some(m),
+        _ => None,
+    }) {
+        let over = Rect {
+            height: rows[2].y - area.y,
+            ..area
+        };
+        layers::matrix(f, over, app, m, t);
+    }
     match app.mode() {
         Mode::Help => layers::help(f, area, app, t),
         Mode::Filter => layers::filter(f, area, app, t),
