@@ -27,7 +27,10 @@ impl App {
             Action::Bottom => self.move_sel(isize::MAX / 2),
             Action::Open => match self.panes.focus {
                 Pane::Runs => {
-                    self.model.listing.filter.runs = [self.panes.run_list.sel].into();
+                    let Some(r) = self.cursor_run() else {
+                        return;
+                    };
+                    self.model.listing.filter.runs = [r].into();
                     self.model.refilter();
                     self.panes.focus = Pane::Samples;
                 }
@@ -105,12 +108,11 @@ impl App {
             }
             Action::LabelCounts => self.push(Layer::LabelCounts(Default::default())),
             Action::RunSummary => {
-                let ri = self.model.selected().map(|(r, _)| r as usize).or((self
-                    .panes
-                    .run_list
-                    .sel
-                    < self.model.runs.len())
-                .then_some(self.panes.run_list.sel));
+                let ri = self
+                    .model
+                    .selected()
+                    .map(|(r, _)| r as usize)
+                    .or_else(|| self.cursor_run());
                 let summary = ri.and_then(|ri| self.model.run_summary(ri)).map(Box::new);
                 self.push(Layer::RunSummary(Default::default(), summary));
             }
@@ -137,6 +139,9 @@ impl App {
             Action::Help => self.push(Layer::Help(Default::default())),
             Action::ToggleRun if self.panes.focus == Pane::Runs => self.toggle_run(),
             Action::ToggleOrder => self.toggle_order(),
+            Action::Sort | Action::SortReverse if self.panes.focus == Pane::Runs => {
+                self.sort_runs(a == Action::Sort);
+            }
             Action::Sort => {
                 let blind = self.model.blind.is_some();
                 self.model.sort_by(|s| {
@@ -172,6 +177,26 @@ impl App {
         self.push(Layer::Chart(Box::new(c)));
     }
 
+    /// `s` / `d` on the run list: the catalogue's next column / the other direction,
+    /// the cursor staying on its run.
+    fn sort_runs(&mut self, next: bool) {
+        let keep = self.cursor_run();
+        let blind = self.model.blind.is_some();
+        if next {
+            self.panes.run_sort.cycle(blind);
+        } else {
+            self.panes.run_sort.reverse();
+        }
+        let order = self.model.run_order(self.panes.run_sort);
+        if let Some(p) = keep.and_then(|r| order.iter().position(|x| *x == r)) {
+            self.panes.run_list.sel = p;
+        }
+        self.status = match self.panes.run_sort.key {
+            Some(_) => format!("runs {}", self.panes.run_sort.describe()),
+            None => "runs in the order they were named or found".into(),
+        };
+    }
+
     /// Recomputes the list after the filter was changed from outside the keys.
     pub fn refilter(&mut self) {
         self.model.refilter();
@@ -201,7 +226,9 @@ impl App {
     }
 
     fn toggle_run(&mut self) {
-        let r = self.panes.run_list.sel;
+        let Some(r) = self.cursor_run() else {
+            return;
+        };
         let n = self.model.runs.len();
         let runs = &mut self.model.listing.filter.runs;
         if runs.is_empty() {
@@ -242,7 +269,7 @@ impl App {
             return;
         }
         let ri = if self.panes.focus == Pane::Runs {
-            Some(self.panes.run_list.sel)
+            self.cursor_run()
         } else {
             self.model.selected().map(|(r, _)| r as usize)
         };

@@ -374,6 +374,15 @@ impl App {
         self.keymap.hint(ctx, a)
     }
 
+    /// The run under the run list's cursor (an index into the runs): the cursor moves
+    /// in the catalogue's order.
+    pub fn cursor_run(&self) -> Option<usize> {
+        self.model
+            .run_order(self.panes.run_sort)
+            .get(self.panes.run_list.sel)
+            .copied()
+    }
+
     /// Runs loaded and runs named, while loading goes on.
     pub fn loading(&self) -> Option<(usize, usize)> {
         self.jobs.loader.as_ref().map(Loader::progress)
@@ -429,7 +438,7 @@ impl App {
             .collect();
         let sel = self.model.selected().map(|(r, _)| r as usize);
         let pick = if self.panes.focus == Pane::Runs {
-            Some(self.panes.run_list.sel)
+            self.cursor_run()
         } else {
             sel
         }
@@ -457,7 +466,7 @@ impl App {
             return Some(c.pick.run);
         }
         let run = if self.panes.focus == Pane::Runs {
-            Some(self.panes.run_list.sel)
+            self.cursor_run()
         } else {
             self.model.selected().map(|(r, _)| r as usize)
         }?;

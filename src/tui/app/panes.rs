@@ -37,8 +37,10 @@ pub enum Pane {
 pub struct Panes {
     /// Focused pane.
     pub focus: Pane,
-    /// The run list's selection and scroll.
+    /// The run list's selection and scroll (positions in the catalogue's order).
     pub run_list: ListCursor,
+    /// The run catalogue's sort (`s` / `d` while the run list has focus).
+    pub run_sort: crate::tui::components::run_sort::RunSort,
     /// The detail pane's tab, tree toggle and scroll.
     pub detail_view: DetailView,
     /// The selected sample's detail (made in `update`, read by drawing).
@@ -64,6 +66,7 @@ impl Default for Panes {
         Panes {
             focus: Pane::Samples,
             run_list: ListCursor::default(),
+            run_sort: crate::tui::components::run_sort::RunSort::default(),
             detail_view: DetailView::default(),
             detail: None,
             filter_edit: FilterEditor::default(),

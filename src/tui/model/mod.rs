@@ -2,6 +2,7 @@
 //! selection), the label work, and the views derived from them. No terminal types and
 //! no threads: [`crate::tui::app::App::update`] changes it, drawing only reads it.
 
+pub mod catalogue;
 pub mod derived;
 pub mod detail;
 pub mod filter;

@@ -1,5 +1,6 @@
 //! Drawing: pure functions of the state and the theme.
 
+pub mod catalogue;
 pub mod detail;
 pub mod formula;
 pub mod layers;
@@ -145,8 +146,14 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
             Constraint::Percentage(100 - left),
         ])
         .split(rows[1]);
-    panes::runs(f, top[0], app, t);
-    panes::chart(f, top[1], app, t);
+    // The run list with focus is the catalogue, across the whole top row.
+    let catalogue = app.panes.focus == crate::tui::app::Pane::Runs;
+    if catalogue {
+        catalogue::catalogue(f, rows[0], app, t);
+    } else {
+        panes::runs(f, top[0], app, t);
+        panes::chart(f, top[1], app, t);
+    }
     panes::samples(f, mid[0], app, t);
     detail::draw(f, mid[1], app, t);
     if let Some(l) = &app.jobs.live {
@@ -236,9 +243,9 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
         _ => {}
     }
     Areas {
-        runs: top[0],
+        runs: if catalogue { rows[0] } else { top[0] },
         samples: mid[0],
         detail: mid[1],
-        chart: top[1],
+        chart: if catalogue { Rect::default() } else { top[1] },
     }
 }
