@@ -146,16 +146,18 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
             Constraint::Percentage(100 - left),
         ])
         .split(rows[1]);
-    // The run list with focus is the catalogue, across the whole top row.
+    // The run list with focus is the catalogue, across the whole top row; the chart
+    // (which follows the run under the cursor) takes the detail's place meanwhile.
     let catalogue = app.panes.focus == crate::tui::app::Pane::Runs;
     if catalogue {
         catalogue::catalogue(f, rows[0], app, t);
+        panes::chart(f, mid[1], app, t);
     } else {
         panes::runs(f, top[0], app, t);
         panes::chart(f, top[1], app, t);
+        detail::draw(f, mid[1], app, t);
     }
     panes::samples(f, mid[0], app, t);
-    detail::draw(f, mid[1], app, t);
     if let Some(l) = &app.jobs.live {
         let width = usize::from(rows[2].width);
         let text = match &l.last_warning {
@@ -245,7 +247,7 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
     Areas {
         runs: if catalogue { rows[0] } else { top[0] },
         samples: mid[0],
-        detail: mid[1],
-        chart: if catalogue { Rect::default() } else { top[1] },
+        detail: if catalogue { Rect::default() } else { mid[1] },
+        chart: if catalogue { mid[1] } else { top[1] },
     }
 }
