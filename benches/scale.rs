@@ -286,7 +286,11 @@ fn jump_to_id(app: &mut autoeval::tui::app::App) {
             app.press("enter").unwrap();
             let d = t.elapsed();
             assert!(app.status.starts_with("sample "), "{}", app.status);
-            if filtered { cleared.push(d) } else { plain.push(d) }
+            if filtered {
+                cleared.push(d)
+            } else {
+                plain.push(d)
+            }
         }
     }
     plain.sort();
