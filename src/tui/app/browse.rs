@@ -367,11 +367,32 @@ impl App {
             .unwrap_or_default();
         match result {
             Ok(summary) => {
-                self.model.reopen_run(out);
-                self.status = format!("rescored {name} in place: {summary}");
+                // Read on a background thread; the list keeps the old rows until then.
+                self.status = format!("rescore of {name} done; reading it again…");
+                self.jobs.reopening = Some((out.to_path_buf(), summary));
+                self.jobs.reopen(out.to_path_buf());
             }
             Err(e) => self.status = format!("rescore failed: {e}"),
         }
+    }
+
+    /// A rescored run read again: its rows replace the old ones, and the rescore's
+    /// summary is said.
+    pub(super) fn reopened(&mut self, run: crate::tui::data::RunIndex) {
+        let name = run
+            .dir
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let summary = match self.jobs.reopening.take() {
+            Some((dir, summary)) if dir == run.dir => summary,
+            other => {
+                self.jobs.reopening = other;
+                String::new()
+            }
+        };
+        self.model.replace_run(run);
+        self.status = format!("rescored {name} in place: {summary}");
     }
 
     /// The live run's directory joins the view once its manifest is written.

@@ -133,6 +133,10 @@ impl App {
                 self.rescored(&out, result);
                 true
             }
+            Msg::Reopened(run) => {
+                self.reopened(*run);
+                true
+            }
             Msg::Tick => {
                 let paused = self
                     .jobs

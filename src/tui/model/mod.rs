@@ -113,17 +113,21 @@ impl Model {
         }
     }
 
-    /// Reads a run again from disk (its samples file was replaced, as a rescore in place
-    /// does: following only notices appends).
-    pub(crate) fn reopen_run(&mut self, dir: &Path) {
-        match self.runs.iter().position(|r| r.dir == dir) {
+    /// Puts a run read again (its samples file was replaced, as a rescore in place
+    /// does: following only notices appends) in its old place, or adds it.
+    pub(crate) fn replace_run(&mut self, run: RunIndex) {
+        let size = labels_len(&run.dir);
+        match self.runs.iter().position(|r| r.dir == run.dir) {
             Some(i) => {
-                self.runs[i] = RunIndex::open(dir);
-                self.label_sizes[i] = labels_len(dir);
-                self.refilter();
+                self.runs[i] = run;
+                self.label_sizes[i] = size;
             }
-            None => self.open_run(dir),
+            None => {
+                self.runs.push(run);
+                self.label_sizes.push(size);
+            }
         }
+        self.refilter();
     }
 
     /// The category value of a row under the current metric.
