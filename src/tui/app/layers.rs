@@ -157,7 +157,21 @@ impl App {
         let effect = match top {
             Layer::Help(o) | Layer::RunSummary(o, _) => o.handle(a, true),
             Layer::Warnings(o) | Layer::LabelCounts(o) => o.handle(a, false),
-            _ => crate::tui::components::overlay::Overlay::default().handle(a, false),
+            // Overlays without a scroll of their own close on the same keys.
+            Layer::Compare(_) | Layer::ConfirmCancel | Layer::Copy | Layer::ConfirmRescore(_) => {
+                crate::tui::components::overlay::Overlay::default().handle(a, false)
+            }
+            // Read in other contexts: never here.
+            Layer::Filter(_)
+            | Layer::Chart(_)
+            | Layer::Search
+            | Layer::Label(_)
+            | Layer::Note
+            | Layer::NewRun(_)
+            | Layer::Rank(_)
+            | Layer::Adjudicate(_)
+            | Layer::Jump(_)
+            | Layer::Matrix(_) => Effect::None,
         };
         if effect == Effect::Close {
             self.pop();

@@ -9,7 +9,6 @@ pub mod text;
 
 use super::app::App;
 use super::keymap::{Action, Context};
-use super::layer::Mode;
 use super::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
@@ -208,41 +207,38 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
         );
     }
     footer(f, rows[3], app, t);
-    // The matrix stays under the layers opened from it (filter, help): they draw over it.
-    if let Some(m) = app.layers.iter().rev().find_map(|l| match l {
-        crate::tui::layer::Layer::Matrix(m) => Some(m),
-        _ => None,
-    }) {
-        let over = Rect {
+    // On a short screen the label panel covers the left column (run list and sample
+    // list), not the detail, so φ₀, ψ and φ₁ stay readable while labelling and the
+    // category names fit in full (the detail's title names the sample and run).
+    let canvas = crate::tui::layer::Canvas {
+        screen: area,
+        above_status: Rect {
             height: rows[2].y - area.y,
             ..area
-        };
-        layers::matrix(f, over, app, m, t);
-    }
-    match app.mode() {
-        Mode::Help => layers::help(f, area, app, t),
-        Mode::Filter => layers::filter(f, area, app, t),
-        Mode::Compare => layers::compare(f, area, app, t),
-        Mode::Warnings => layers::warnings(f, area, app, t),
-        // On a short screen the panel covers the left column (run list and sample
-        // list), not the detail, so φ₀, ψ and φ₁ stay readable while labelling and the
-        // category names fit in full (the detail's title names the sample and run).
-        Mode::Label | Mode::Note if mid[1].height < 24 => {
-            let left = Rect {
+        },
+        panel: if mid[1].height < 24 {
+            Rect {
                 y: rows[0].y,
                 height: rows[0].height + mid[0].height,
                 ..mid[0]
-            };
-            layers::labels(f, left, app, t, true);
-        }
-        Mode::Label | Mode::Note => layers::labels(f, mid[1], app, t, false),
-        Mode::NewRun => layers::new_run(f, area, app, t),
-        Mode::LabelCounts => layers::label_counts(f, area, app, t),
-        Mode::RunSummary => layers::run_summary(f, area, app, t),
-        Mode::Rank => layers::rank(f, area, app, t),
-        Mode::Adjudicate => layers::adjudicate(f, area, app, t),
-        Mode::Copy => layers::copy(f, area, app, t),
-        _ => {}
+            }
+        } else {
+            mid[1]
+        },
+        panel_whole: mid[1].height < 24,
+    };
+    // The matrix stays under the layers opened from it (filter, help): they draw over it.
+    if let Some(m) = app
+        .layers
+        .iter()
+        .rev()
+        .find(|l| matches!(l, crate::tui::layer::Layer::Matrix(_)))
+        && !matches!(app.layers.last(), Some(crate::tui::layer::Layer::Matrix(_)))
+    {
+        m.draw(f, &canvas, app, t);
+    }
+    if let Some(top) = app.layers.last() {
+        top.draw(f, &canvas, app, t);
     }
     Areas {
         runs: if catalogue { rows[0] } else { top[0] },
