@@ -688,7 +688,7 @@ fn run_status_and_new_run_directories_are_picked_up_while_open() {
     let lock = autoeval::run::store::RunLock::acquire(&a).unwrap();
     let (mut app, _) = build_app(&opts(vec![dir.path().to_path_buf()]));
     assert_eq!(app.model.runs.len(), 1);
-    assert_eq!(app.model.runs[0].status(), "running");
+    assert_eq!(app.model.runs[0].status().as_str(), "running");
     drop(lock);
     // Another process finishes it: the run list follows the manifest.
     std::thread::sleep(std::time::Duration::from_millis(20));
@@ -704,7 +704,7 @@ fn run_status_and_new_run_directories_are_picked_up_while_open() {
         .set_modified(later)
         .unwrap();
     assert!(app.follow());
-    assert_eq!(app.model.runs[0].status(), "finished");
+    assert_eq!(app.model.runs[0].status().as_str(), "finished");
     // A run directory made after start joins the list.
     let b = dir.path().join("b");
     std::fs::create_dir_all(&b).unwrap();

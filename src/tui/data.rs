@@ -110,11 +110,12 @@ impl RunIndex {
             .map_or_else(|| "?".into(), |m| m.dataset.kind.clone())
     }
 
-    /// Run status.
-    pub fn status(&self) -> String {
-        self.manifest
-            .as_ref()
-            .map_or_else(|| "unreadable".into(), |m| m.status.clone())
+    /// Run status (an unreadable manifest reads `unreadable`).
+    pub fn status(&self) -> crate::record::RunStatus {
+        self.manifest.as_ref().map_or_else(
+            || crate::record::RunStatus::Other("unreadable".into()),
+            |m| m.status.clone(),
+        )
     }
 
     /// The row's text: φ₀, ψ and φ₁ joined by [`SEP`].
@@ -211,7 +212,7 @@ impl RunIndex {
         let running = self
             .manifest
             .as_ref()
-            .is_some_and(|m| m.status == "running");
+            .is_some_and(|m| m.status == crate::record::RunStatus::Running);
         if !running {
             self.seen_running = None;
         } else if self.seen_running.is_none() {
@@ -264,10 +265,13 @@ impl RunIndex {
         let now = manifest_mtime(&self.dir);
         if now == self.manifest_mtime {
             // A killed process leaves `running` unchanged on disk: look at its lock.
-            if let Some(m) = self.manifest.as_mut().filter(|m| m.status == "running")
+            if let Some(m) = self
+                .manifest
+                .as_mut()
+                .filter(|m| m.status == crate::record::RunStatus::Running)
                 && !crate::run::liveness::lock_held(&self.dir)
             {
-                m.status = crate::run::liveness::INTERRUPTED.into();
+                m.status = crate::record::RunStatus::Interrupted;
                 self.note_running();
                 return true;
             }

@@ -21,7 +21,7 @@ impl Model {
             RunSortKey::Samples => Some(Value::Number(r.rows.len() as f64)),
             RunSortKey::Pass => r.accuracy().map(Value::Number),
             RunSortKey::Cost => r.cost.map(Value::Number),
-            RunSortKey::Status => Some(Value::Text(r.status())),
+            RunSortKey::Status => Some(Value::Text(r.status().to_string())),
         }
     }
 

@@ -82,7 +82,7 @@ const NAME_MIN: usize = 14;
 fn cell(app: &App, r: &RunIndex, k: usize) -> String {
     let blind = app.model.blind.is_some();
     match k {
-        0 => r.status(),
+        0 => r.status().to_string(),
         1 => match (r.progress(), r.total()) {
             (Some(_), Some(total)) => format!("{}/{total}", r.rows.len()),
             _ => r.rows.len().to_string(),

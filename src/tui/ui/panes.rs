@@ -95,11 +95,12 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         // A running run shows how far it is (done/total) instead of "running".
         let status = match (r.progress(), r.total()) {
             (Some(_), Some(total)) => format!("{}/{total}", r.rows.len()),
-            _ => r.status(),
+            _ => r.status().to_string(),
         };
         // Too narrow for the status column: a run that is not finished says so before
         // its name, or a cancelled run would pass for a finished one.
-        let name = if status_w == 0 && status != "finished" {
+        let finished = r.status() == crate::record::RunStatus::Finished;
+        let name = if status_w == 0 && !finished {
             format!("[{status}] {}", names[i])
         } else {
             names[i].clone()
