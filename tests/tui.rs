@@ -67,7 +67,9 @@ fn filters_combine_and_clear() {
     keys(&mut app, &["f"]);
     assert_eq!(
         app.filter_editor().field,
-        3,
+        autoeval::tui::components::filter_edit::Field::Verdict(
+            autoeval::verify::VerdictKind::NotEquivalent
+        ),
         "the editor remembers its cursor"
     );
     keys(&mut app, &["k", "k", "k", "right", "right", "esc"]);
@@ -99,7 +101,7 @@ fn filters_combine_and_clear() {
     assert_eq!(app.model.listing.visible.len(), 42);
     // Dataset kind: field 9 of the editor cycles through the loaded kinds.
     keys(&mut app, &["f"]);
-    while app.filter_editor().field != 9 {
+    while app.filter_editor().field != autoeval::tui::components::filter_edit::Field::Kind {
         keys(&mut app, &["j"]);
     }
     keys(&mut app, &["right", "esc"]);
@@ -1152,12 +1154,12 @@ fn a_key_rebound_in_a_mode_table_is_what_the_mode_obeys() {
         "the footer follows"
     );
     keys(&mut app, &["esc", "f"]);
-    let field = app.filter_editor().field;
+    let field = app.filter_editor().field.index();
     keys(&mut app, &["n"]);
-    assert_eq!(app.filter_editor().field, field + 1);
+    assert_eq!(app.filter_editor().field.index(), field + 1);
     keys(&mut app, &["j"]);
     assert_eq!(
-        app.filter_editor().field,
+        app.filter_editor().field.index(),
         field + 1,
         "an override replaces the action's keys: j no longer moves the field"
     );

@@ -514,7 +514,7 @@ impl App {
         let Some(Layer::Filter(ed)) = self.layers.last_mut() else {
             return false;
         };
-        if blind && crate::tui::components::filter_edit::tells_outcome(ed.field) {
+        if blind && ed.field.tells_outcome() {
             self.status = BLIND_FILTER.into();
             return true;
         }
@@ -549,8 +549,12 @@ impl App {
         };
         // Enter ticks a verdict; on the other fields it closes the editor.
         let edits = matches!(a, Action::Increase | Action::Decrease | Action::Toggle)
-            || (a == Action::Confirm && (2..8).contains(&ed.field));
-        if blind && edits && crate::tui::components::filter_edit::tells_outcome(ed.field) {
+            || (a == Action::Confirm
+                && matches!(
+                    ed.field,
+                    crate::tui::components::filter_edit::Field::Verdict(_)
+                ));
+        if blind && edits && ed.field.tells_outcome() {
             self.status = BLIND_FILTER.into();
             return;
         }
