@@ -185,3 +185,27 @@ fn s_and_d_sort_the_catalogue_and_the_cursor_keeps_its_run() {
     keys(&mut app, &["s"]);
     assert!(app.model.listing.sort.key.is_some());
 }
+
+/// L12: Enter on a run shows only it; Enter on that run again shows every run (before,
+/// nothing in the run list undid it).
+#[test]
+fn enter_on_the_run_shown_alone_shows_every_run_again() {
+    let dir = runs();
+    let (mut app, _t) = open(dir.path());
+    let all = app.model.listing.visible.len();
+    keys(&mut app, &["shift-tab", "enter"]);
+    assert!(app.model.listing.visible.len() < all);
+    assert!(
+        app.status.contains("again in the run list: every run"),
+        "{}",
+        app.status
+    );
+    keys(&mut app, &["shift-tab", "enter"]);
+    assert_eq!(app.model.listing.visible.len(), all, "{}", app.status);
+    assert!(app.model.listing.filter.runs.is_empty());
+    assert!(
+        app.status.contains("every run shown again"),
+        "{}",
+        app.status
+    );
+}

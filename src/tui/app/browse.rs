@@ -30,9 +30,21 @@ impl App {
                     let Some(r) = self.cursor_run() else {
                         return;
                     };
-                    self.model.listing.filter.runs = [r].into();
+                    let name = crate::tui::ui::panes::run_name(self, r);
+                    let enter = self.key_name(Context::Normal, Action::Open);
+                    // Enter on the run already shown alone undoes it: every run again.
+                    if self.model.listing.filter.runs == [r].into() {
+                        self.model.listing.filter.runs.clear();
+                        self.status = format!("every run shown again ({enter} on a run: only it)");
+                    } else {
+                        self.model.listing.filter.runs = [r].into();
+                        self.panes.focus = Pane::Samples;
+                        self.status = format!(
+                            "only {} shown ({enter} on it again in the run list: every run)",
+                            crate::sanitize::one_line(&name)
+                        );
+                    }
                     self.model.refilter();
-                    self.panes.focus = Pane::Samples;
                 }
                 Pane::Samples => self.panes.focus = Pane::Detail,
                 Pane::Detail => {}
