@@ -78,7 +78,7 @@ fn ensure_runs() -> PathBuf {
         .unwrap();
         let mut out = String::with_capacity(samples.len());
         for (n, line) in samples.lines().enumerate() {
-            let flip = k > 0 && (n * 2_654_435_761 + k * 40_503) % 5 == 0;
+            let flip = k > 0 && (n * 2_654_435_761 + k * 40_503).is_multiple_of(5);
             if flip && line.contains("\"verdict\":{\"verdict\":\"equivalent\"") {
                 out.push_str(&line.replace(
                     "\"verdict\":{\"verdict\":\"equivalent\"",

@@ -287,9 +287,9 @@ fn jump_to_id(app: &mut autoeval::tui::app::App) {
             let d = t.elapsed();
             assert!(app.status.starts_with("sample "), "{}", app.status);
             if filtered {
-                cleared.push(d)
+                cleared.push(d);
             } else {
-                plain.push(d)
+                plain.push(d);
             }
         }
     }

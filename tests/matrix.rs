@@ -33,7 +33,7 @@ fn runs() -> tempfile::TempDir {
                 let v: serde_json::Value = serde_json::from_str(l).unwrap();
                 let idx = v["idx"].as_u64().unwrap();
                 match name {
-                    "b" if idx % 2 == 0 => Some(l.replace(
+                    "b" if idx.is_multiple_of(2) => Some(l.replace(
                         "\"verdict\":{\"verdict\":\"equivalent\"",
                         "\"verdict\":{\"verdict\":\"not-equivalent\"",
                     )),
@@ -122,7 +122,7 @@ fn the_matrix_pairs_runs_of_one_dataset_and_shows_each_verdict() {
         let b_row = row.cells[1].unwrap();
         let b = &app.model.runs[m.columns[1]].rows[b_row as usize];
         let idx: u64 = b.id.parse().unwrap();
-        if idx % 2 == 0 {
+        if idx.is_multiple_of(2) {
             assert_ne!(b.verdict, autoeval::verify::VerdictKind::Equivalent);
         } else {
             assert_eq!(b.verdict, a);

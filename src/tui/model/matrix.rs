@@ -81,7 +81,10 @@ impl Model {
     /// are the runs answering the same dataset (by [`super::super::data::RunIndex::dataset_key`];
     /// a run without a readable manifest stands alone), rows the φ₀ the list shows.
     pub fn matrix(&self, anchor: usize) -> MatrixView {
-        let key = self.runs.get(anchor).and_then(|r| r.dataset_key());
+        let key = self
+            .runs
+            .get(anchor)
+            .and_then(crate::tui::data::RunIndex::dataset_key);
         let columns: Vec<usize> = (0..self.runs.len())
             .filter(|&k| k == anchor || (key.is_some() && self.runs[k].dataset_key() == key))
             .collect();

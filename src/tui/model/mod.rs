@@ -117,15 +117,12 @@ impl Model {
     /// does: following only notices appends) in its old place, or adds it.
     pub(crate) fn replace_run(&mut self, run: RunIndex) {
         let size = labels_len(&run.dir);
-        match self.runs.iter().position(|r| r.dir == run.dir) {
-            Some(i) => {
-                self.runs[i] = run;
-                self.label_sizes[i] = size;
-            }
-            None => {
-                self.runs.push(run);
-                self.label_sizes.push(size);
-            }
+        if let Some(i) = self.runs.iter().position(|r| r.dir == run.dir) {
+            self.runs[i] = run;
+            self.label_sizes[i] = size;
+        } else {
+            self.runs.push(run);
+            self.label_sizes.push(size);
         }
         self.refilter();
     }
