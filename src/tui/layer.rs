@@ -1,7 +1,6 @@
 //! What lies over the browsing screen: each layer carries its own data, opening one
 //! pushes it, closing pops it, and the top layer picks the keymap context.
 
-use super::app::App;
 use super::components::adjudicate::Adjudication;
 use super::components::chart_pick::ChartPick;
 use super::components::filter_edit::FilterEditor;
@@ -9,9 +8,6 @@ use super::components::overlay::Overlay;
 use super::keymap::Context;
 use super::live::Form;
 use super::model::{CompareView, KindCounts, PickedBucket, RunSummary};
-use super::theme::Theme;
-use ratatui::Frame;
-use ratatui::layout::Rect;
 
 /// One layer and its state.
 #[derive(Debug)]
@@ -180,45 +176,4 @@ impl Layer {
             | Layer::Matrix(_) => None,
         }
     }
-
-    /// Draws the layer over the browsing screen. Exhaustive: a new layer must say how it
-    /// draws, or that something else shows it.
-    pub(crate) fn draw(&self, f: &mut Frame, c: &Canvas, app: &App, t: &Theme) {
-        use super::ui::layers as ui;
-        match self {
-            Layer::Help(_) => ui::help(f, c.screen, app, t),
-            Layer::Warnings(_) => ui::warnings(f, c.screen, app, t),
-            Layer::Compare(_) => ui::compare(f, c.screen, app, t),
-            Layer::RunSummary(..) => ui::run_summary(f, c.screen, app, t),
-            Layer::LabelCounts(_) => ui::label_counts(f, c.screen, app, t),
-            Layer::Filter(_) => ui::filter(f, c.screen, app, t),
-            Layer::Label(_) | Layer::Note => ui::labels(f, c.panel, app, t, c.panel_whole),
-            Layer::NewRun(_) => ui::new_run(f, c.screen, app, t),
-            Layer::Rank(_) => ui::rank(f, c.screen, app, t),
-            Layer::Adjudicate(_) => ui::adjudicate(f, c.screen, app, t),
-            Layer::Copy => ui::copy(f, c.screen, app, t),
-            Layer::Matrix(m) => ui::matrix(f, c.above_status, app, m, t),
-            // Shown by the browsing screen itself: the search box in the sample list's
-            // title, the jump prompt in the footer, the questions in the status line, the
-            // picked bucket on the chart.
-            Layer::Search
-            | Layer::Jump(_)
-            | Layer::ConfirmCancel
-            | Layer::ConfirmRescore(_)
-            | Layer::Chart(_) => {}
-        }
-    }
-}
-
-/// Where layers draw: the whole screen, the screen above the status lines, and the
-/// label panel's place (the detail, or on a short screen the left column).
-pub(crate) struct Canvas {
-    /// The whole frame.
-    pub screen: Rect,
-    /// Above the live status line and the footer.
-    pub above_status: Rect,
-    /// Where the label panel goes.
-    pub panel: Rect,
-    /// The panel covers the left column (a short screen) rather than the detail.
-    pub panel_whole: bool,
 }

@@ -210,7 +210,7 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
     // On a short screen the label panel covers the left column (run list and sample
     // list), not the detail, so φ₀, ψ and φ₁ stay readable while labelling and the
     // category names fit in full (the detail's title names the sample and run).
-    let canvas = crate::tui::layer::Canvas {
+    let canvas = layers::Canvas {
         screen: area,
         above_status: Rect {
             height: rows[2].y - area.y,
@@ -235,10 +235,10 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
         .find(|l| matches!(l, crate::tui::layer::Layer::Matrix(_)))
         && !matches!(app.layers.last(), Some(crate::tui::layer::Layer::Matrix(_)))
     {
-        m.draw(f, &canvas, app, t);
+        layers::draw(m, f, &canvas, app, t);
     }
     if let Some(top) = app.layers.last() {
-        top.draw(f, &canvas, app, t);
+        layers::draw(top, f, &canvas, app, t);
     }
     Areas {
         runs: if catalogue { rows[0] } else { top[0] },
