@@ -108,7 +108,7 @@ fn main() {
     let mut label_times = Vec::new();
     for _ in 0..5 {
         app.press("f").unwrap();
-        while app.filter_editor().field != 10 {
+        while app.filter_editor().field != autoeval::tui::components::filter_edit::Field::Failure {
             app.press("j").unwrap();
         }
         for _ in 0..6 {

@@ -4,7 +4,9 @@
 //! - `autoeval view DIR` in a pseudo-terminal: process start to the first frame, and the
 //!   viewer's peak RSS;
 //! - keystroke written to the terminal → the redrawn frame read back, for search and
-//!   filter keys (median, p99, max).
+//!   filter keys (median, p99, max);
+//! - in process: jump to a sample by id (`:` RUN/ID Enter), also when a filter hides it
+//!   (`AUTOEVAL_SCALE=jump` measures only that).
 //!
 //! `cargo bench --bench scale -- DIR` (default `target/bench-data/million/runs`). Needs
 //! `script` (util-linux) and GNU `time` at /usr/bin/time.
@@ -260,6 +262,48 @@ fn search_p12(app: &mut autoeval::tui::app::App) {
     );
 }
 
+/// Jump to a sample by id (`:`, the id, Enter) to the sample selected: the last run's
+/// last sample as `RUN/ID`, then one a filter hides (the jump clears the filters).
+fn jump_to_id(app: &mut autoeval::tui::app::App) {
+    let last = app.model.runs.len() - 1;
+    let run = &app.model.runs[last];
+    let spec = format!("{}/{}", run.name(), run.rows[run.rows.len() - 1].id);
+    let hidden = app.model.runs[0].rows[0].id.to_string();
+    let mut plain = Vec::new();
+    let mut cleared = Vec::new();
+    for _ in 0..5 {
+        for (spec, filtered) in [(spec.clone(), false), (format!("1/{hidden}"), true)] {
+            if filtered {
+                // Show only the last run: the first run's sample is hidden.
+                app.model.listing.filter.runs = [last].into();
+                app.refilter();
+            }
+            let t = Instant::now();
+            app.press(":").unwrap();
+            for c in spec.chars() {
+                app.press(&c.to_string()).unwrap();
+            }
+            app.press("enter").unwrap();
+            let d = t.elapsed();
+            assert!(app.status.starts_with("sample "), "{}", app.status);
+            if filtered {
+                cleared.push(d);
+            } else {
+                plain.push(d);
+            }
+        }
+    }
+    plain.sort();
+    cleared.sort();
+    println!(
+        "jump to id (: RUN/ID enter, typed key by key): {:.1?} median, {:.1?} max; when a filter hides it (filters cleared, list rebuilt): {:.1?} median, {:.1?} max",
+        plain[plain.len() / 2],
+        plain[plain.len() - 1],
+        cleared[cleared.len() / 2],
+        cleared[cleared.len() - 1]
+    );
+}
+
 /// In-process figures on the same runs: search results from the worker, chart and
 /// pass/fail matrix after a filter change, and how soon appended samples show.
 fn in_process(dir: &Path) {
@@ -271,6 +315,10 @@ fn in_process(dir: &Path) {
         config: Some(PathBuf::from("/nonexistent")),
     });
     println!("in process: open (blocking) {:.2?}", t.elapsed());
+    if std::env::var("AUTOEVAL_SCALE").is_ok_and(|v| v == "jump") {
+        jump_to_id(&mut app);
+        return;
+    }
     if search_only() {
         search_p12(&mut app);
         // Once more on a warm page cache, then stop: the search is what was asked for.
@@ -301,6 +349,7 @@ fn in_process(dir: &Path) {
         t.elapsed()
     );
     drop(bg);
+    jump_to_id(&mut app);
     search_p12(&mut app);
     app.press("esc").unwrap();
     // A filter change that the chart depends on: show only the first run, then all.
@@ -364,7 +413,7 @@ fn main() {
     }
     let d = dir.to_string_lossy().to_string();
     println!("{}: {} samples", d, samples(&dir));
-    if search_only() {
+    if search_only() || std::env::var("AUTOEVAL_SCALE").is_ok_and(|v| v == "jump") {
         in_process(&dir);
         return;
     }

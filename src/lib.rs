@@ -49,6 +49,7 @@ pub mod rng;
 pub mod run;
 pub mod sanitize;
 pub mod syntax;
+pub mod text_width;
 pub mod tui;
 pub mod verify;
 

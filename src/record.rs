@@ -41,14 +41,84 @@ pub struct Manifest {
     pub verifier_timeout_ms: u64,
     /// Concurrency.
     pub concurrency: usize,
-    /// `running`, `finished`, `cancelled` or `failed`.
-    pub status: String,
+    /// `running`, `finished`, `cancelled` or `failed` (as the strings in run.json).
+    pub status: RunStatus,
     /// When the status last changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub updated: Option<String>,
     /// Fields from newer versions or imports, kept as they are.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// A run's status. In `run.json` it is one of the strings `running`, `finished`,
+/// `cancelled`, `failed`; readers show a `running` run whose process is gone as
+/// `interrupted` (never written). Any other string (a newer version's, an import's) is
+/// kept as written.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RunStatus {
+    /// A process is writing it (or was, until it died: see `interrupted`).
+    Running,
+    /// Every sample done.
+    Finished,
+    /// Stopped early (a user's cancel, refused requests, a spend limit); resumable.
+    Cancelled,
+    /// Stopped by an error.
+    Failed,
+    /// Said `running`, but no process holds its lock (shown, never written).
+    Interrupted,
+    /// A status this version does not know, as written.
+    Other(String),
+}
+
+impl RunStatus {
+    /// The status as run.json writes it.
+    pub fn as_str(&self) -> &str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Finished => "finished",
+            RunStatus::Cancelled => "cancelled",
+            RunStatus::Failed => "failed",
+            RunStatus::Interrupted => "interrupted",
+            RunStatus::Other(s) => s,
+        }
+    }
+
+    /// The status a run.json string names.
+    pub fn parse(s: &str) -> RunStatus {
+        match s {
+            "running" => RunStatus::Running,
+            "finished" => RunStatus::Finished,
+            "cancelled" => RunStatus::Cancelled,
+            "failed" => RunStatus::Failed,
+            "interrupted" => RunStatus::Interrupted,
+            other => RunStatus::Other(other.to_string()),
+        }
+    }
+}
+
+impl From<&str> for RunStatus {
+    fn from(s: &str) -> Self {
+        RunStatus::parse(s)
+    }
+}
+
+impl std::fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for RunStatus {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for RunStatus {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(RunStatus::parse(&String::deserialize(d)?))
+    }
 }
 
 /// `run.json`'s key for the reading convention the run's replies were read under.
@@ -543,5 +613,27 @@ mod tests {
         assert_eq!(crate::clock::rfc3339(0), "1970-01-01T00:00:00Z");
         assert_eq!(crate::clock::rfc3339(1_795_000_000), "2026-11-18T11:06:40Z");
         assert_eq!(crate::clock::rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+    }
+
+    #[test]
+    fn run_status_keeps_run_json_strings_and_unknown_ones_as_written() {
+        use super::RunStatus;
+        for name in [
+            "running",
+            "finished",
+            "cancelled",
+            "failed",
+            "interrupted",
+            "paused-by-v9",
+        ] {
+            let st: RunStatus = serde_json::from_str(&format!("\"{name}\"")).unwrap();
+            assert_eq!(serde_json::to_string(&st).unwrap(), format!("\"{name}\""));
+            assert_eq!(st.to_string(), name);
+        }
+        assert_eq!(RunStatus::parse("finished"), RunStatus::Finished);
+        assert_eq!(
+            RunStatus::parse("paused-by-v9"),
+            RunStatus::Other("paused-by-v9".into())
+        );
     }
 }

@@ -355,7 +355,7 @@ fn the_closeness_filter_takes_any_metric_and_a_typed_range_and_flags_an_inverted
     let (mut app, t) = viewer(&run);
     let total = app.model.listing.visible.len();
     keys(&mut app, &["f"]);
-    while app.filter_editor().field != autoeval::tui::components::filter_edit::CLOSENESS {
+    while app.filter_editor().field != autoeval::tui::components::filter_edit::Field::Metric {
         keys(&mut app, &["j"]);
     }
     // bleu → rouge_l → tree → bleu_fol → rouge_l_fol → le → smatch.
@@ -398,7 +398,7 @@ fn the_closeness_filter_takes_any_metric_and_a_typed_range_and_flags_an_inverted
     // bertscore-minilm is named as on every screen.
     let (mut app, t) = viewer(&run);
     keys(&mut app, &["f"]);
-    while app.filter_editor().field != autoeval::tui::components::filter_edit::CLOSENESS {
+    while app.filter_editor().field != autoeval::tui::components::filter_edit::Field::Metric {
         keys(&mut app, &["j"]);
     }
     for _ in 0..8 {
@@ -428,7 +428,7 @@ fn overview_names_every_metric_with_a_dash_for_a_missing_one() {
     let (mut app, t) = viewer(&run);
     // The sample whose le was taken out: filter to it.
     keys(&mut app, &["f"]);
-    while app.filter_editor().field != autoeval::tui::components::filter_edit::CLOSENESS {
+    while app.filter_editor().field != autoeval::tui::components::filter_edit::Field::Metric {
         keys(&mut app, &["j"]);
     }
     for _ in 0..5 {

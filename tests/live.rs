@@ -406,7 +406,7 @@ fn follows_a_run_written_by_another_process() {
     while app.model.listing.visible.len() < 30 {
         // Once samples came in while watching (and some are left), there is an ETA.
         let n = app.model.runs[0].rows.len();
-        if n > first && n < 30 && app.model.runs[0].status() == "running" {
+        if n > first && n < 30 && app.model.runs[0].status().as_str() == "running" {
             let p = app.followed_progress().unwrap_or_default();
             assert!(p.contains("ETA") && p.contains(&format!("{n}/30")), "{p}");
         }

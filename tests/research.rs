@@ -280,7 +280,7 @@ fn keys(app: &mut autoeval::tui::app::App, ks: &[&str]) {
 /// Opens the filter editor, moves to `field` (from wherever the cursor is) and presses `k` n times.
 fn set_field(app: &mut autoeval::tui::app::App, field: usize, key: &str, n: usize) {
     keys(app, &["f"]);
-    while app.filter_editor().field != field {
+    while app.filter_editor().field.index() != field {
         keys(app, &["j"]);
     }
     for _ in 0..n {
@@ -334,7 +334,10 @@ fn viewer_filters_by_failure_kind_judge_cross_run_and_typed_range() {
     assert!(!app.model.listing.visible.is_empty());
     // The editor remembers its cursor; x clears.
     keys(&mut app, &["f"]);
-    assert_eq!(app.filter_editor().field, 10);
+    assert_eq!(
+        app.filter_editor().field,
+        autoeval::tui::components::filter_edit::Field::Failure
+    );
     keys(&mut app, &["x", "esc"]);
     // Judge ≠ verifier: the report's FP + FN.
     set_field(&mut app, 13, "right", 4);
@@ -360,7 +363,7 @@ fn viewer_filters_by_failure_kind_judge_cross_run_and_typed_range() {
     keys(&mut app, &["f", "x", "esc"]);
     // Closeness: bleu from 0.90 (typed `90` in "from"; rows keep four decimals).
     keys(&mut app, &["f"]);
-    while app.filter_editor().field != 16 {
+    while app.filter_editor().field != autoeval::tui::components::filter_edit::Field::CloseFrom {
         keys(&mut app, &["j"]);
     }
     keys(&mut app, &["9", "0", "esc"]);
@@ -385,7 +388,7 @@ fn viewer_filters_by_failure_kind_judge_cross_run_and_typed_range() {
     keys(&mut app, &["f", "x", "esc"]);
     // Typed numbers: "1", "2" in "from" make the range start at 12.
     keys(&mut app, &["f"]);
-    while app.filter_editor().field != 0 {
+    while app.filter_editor().field != autoeval::tui::components::filter_edit::Field::From {
         keys(&mut app, &["j"]);
     }
     keys(&mut app, &["1", "2", "esc"]);
@@ -722,7 +725,7 @@ fn label_filters_take_any_of_and_none_of_several_categories() {
     let total = app.model.listing.visible.len();
     let tick = |app: &mut autoeval::tui::app::App, field: usize, cat: &str| {
         keys(app, &["f"]);
-        while app.filter_editor().field != field {
+        while app.filter_editor().field.index() != field {
             keys(app, &["j"]);
         }
         while app.model.taxonomy.categories[app.filter_editor().label_cursor].id != cat {

@@ -67,7 +67,9 @@ fn filters_combine_and_clear() {
     keys(&mut app, &["f"]);
     assert_eq!(
         app.filter_editor().field,
-        3,
+        autoeval::tui::components::filter_edit::Field::Verdict(
+            autoeval::verify::VerdictKind::NotEquivalent
+        ),
         "the editor remembers its cursor"
     );
     keys(&mut app, &["k", "k", "k", "right", "right", "esc"]);
@@ -99,7 +101,7 @@ fn filters_combine_and_clear() {
     assert_eq!(app.model.listing.visible.len(), 42);
     // Dataset kind: field 9 of the editor cycles through the loaded kinds.
     keys(&mut app, &["f"]);
-    while app.filter_editor().field != 9 {
+    while app.filter_editor().field != autoeval::tui::components::filter_edit::Field::Kind {
         keys(&mut app, &["j"]);
     }
     keys(&mut app, &["right", "esc"]);
@@ -688,7 +690,7 @@ fn run_status_and_new_run_directories_are_picked_up_while_open() {
     let lock = autoeval::run::store::RunLock::acquire(&a).unwrap();
     let (mut app, _) = build_app(&opts(vec![dir.path().to_path_buf()]));
     assert_eq!(app.model.runs.len(), 1);
-    assert_eq!(app.model.runs[0].status(), "running");
+    assert_eq!(app.model.runs[0].status().as_str(), "running");
     drop(lock);
     // Another process finishes it: the run list follows the manifest.
     std::thread::sleep(std::time::Duration::from_millis(20));
@@ -704,7 +706,7 @@ fn run_status_and_new_run_directories_are_picked_up_while_open() {
         .set_modified(later)
         .unwrap();
     assert!(app.follow());
-    assert_eq!(app.model.runs[0].status(), "finished");
+    assert_eq!(app.model.runs[0].status().as_str(), "finished");
     // A run directory made after start joins the list.
     let b = dir.path().join("b");
     std::fs::create_dir_all(&b).unwrap();
@@ -1067,7 +1069,8 @@ fn clicks_select_the_row_drawn_under_the_pointer_after_scrolling() {
     }
     let (a, buf) = frame(&mut app);
     assert!(app.panes.run_list.offset.get() > 0, "the run list scrolled");
-    let y = a.runs.y + 1;
+    // The focused run list is the catalogue: its first line is the column header.
+    let y = a.runs.y + 2;
     let shown = row_text(&buf, a.runs, y);
     {
         app.panes.areas = a;
@@ -1151,12 +1154,12 @@ fn a_key_rebound_in_a_mode_table_is_what_the_mode_obeys() {
         "the footer follows"
     );
     keys(&mut app, &["esc", "f"]);
-    let field = app.filter_editor().field;
+    let field = app.filter_editor().field.index();
     keys(&mut app, &["n"]);
-    assert_eq!(app.filter_editor().field, field + 1);
+    assert_eq!(app.filter_editor().field.index(), field + 1);
     keys(&mut app, &["j"]);
     assert_eq!(
-        app.filter_editor().field,
+        app.filter_editor().field.index(),
         field + 1,
         "an override replaces the action's keys: j no longer moves the field"
     );

@@ -67,7 +67,7 @@ fn scores(
                 let mut m: BTreeMap<String, f64> = s
                     .closeness
                     .as_ref()
-                    .map(crate::tui::model::rank::metric_values)
+                    .map(crate::report::ranks::named_metrics)
                     .unwrap_or_default()
                     .into_iter()
                     .collect();
@@ -163,8 +163,8 @@ pub fn print(st: &RankStats) -> Result<()> {
             .collect();
         outln!(
             "    {}: {} ({} annotator(s))",
-            one(&if crate::tui::ui::text::width(&c.phi0) > 60 {
-                crate::tui::ui::text::clip(&c.phi0, 60)
+            one(&if crate::text_width::width(&c.phi0) > 60 {
+                crate::text_width::clip(&c.phi0, 60)
             } else {
                 c.phi0.clone()
             }),

@@ -358,7 +358,7 @@ impl ReportBuilder {
             reasoning_tokens: self.reasoning_tokens,
             truncated: self.truncated,
             cost_usd: billed(self.cost, dir),
-            status: m.status.clone(),
+            status: m.status.to_string(),
             by: by.label().to_string(),
             spread: if several {
                 spread(&self.cat_batches)

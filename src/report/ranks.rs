@@ -307,6 +307,21 @@ pub(crate) fn rank_stats(
     }
 }
 
+/// Every finite numeric field of a closeness record by name, in the order the metrics
+/// are documented (the unknown ones after, by name): what a ranking is compared with.
+pub(crate) fn named_metrics(c: &crate::run::format::Closeness) -> Vec<(String, f64)> {
+    let mut out: Vec<(String, f64)> = match serde_json::to_value(c) {
+        Ok(serde_json::Value::Object(m)) => m
+            .into_iter()
+            .filter_map(|(k, v)| v.as_f64().filter(|x| x.is_finite()).map(|x| (k, x)))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let pos = crate::record::Metric::table_place;
+    out.sort_by(|a, b| pos(&a.0).cmp(&pos(&b.0)).then_with(|| a.0.cmp(&b.0)));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -166,7 +166,7 @@ fn manifest(spec: &RunSpec, id: &str) -> Manifest {
         rounds: p.rounds,
         verifier_timeout_ms: p.verify.timeout.as_millis() as u64,
         concurrency: spec.concurrency,
-        status: "running".into(),
+        status: crate::record::RunStatus::Running,
         updated: None,
         extra: [
             (
@@ -618,10 +618,9 @@ pub async fn execute(
     warn_all(&events);
     out.sync()?;
     manifest.status = match outcome {
-        Outcome::Finished => "finished",
-        Outcome::Cancelled | Outcome::Refused => "cancelled",
-    }
-    .into();
+        Outcome::Finished => crate::record::RunStatus::Finished,
+        Outcome::Cancelled | Outcome::Refused => crate::record::RunStatus::Cancelled,
+    };
     manifest.updated = Some(now_rfc3339());
     store::write_manifest(&spec.out, &manifest)?;
     Ok(outcome)

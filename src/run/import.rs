@@ -379,7 +379,7 @@ pub(crate) fn import_as(
         rounds: 1,
         verifier_timeout_ms: opts.timeout.as_millis() as u64,
         concurrency: 1,
-        status: "finished".into(),
+        status: crate::record::RunStatus::Finished,
         updated: Some(now_rfc3339()),
         extra: [
             (

@@ -7,16 +7,15 @@
 
 use std::path::Path;
 
-/// Status shown for a run whose manifest says `running` but whose lock nobody holds.
-pub const INTERRUPTED: &str = "interrupted";
+use crate::record::RunStatus;
 
 /// The status to show: the manifest's, except `running` with no live lock holder,
-/// which reads [`INTERRUPTED`].
-pub fn shown_status(dir: &Path, status: &str) -> String {
-    if status == "running" && !lock_held(dir) {
-        INTERRUPTED.to_string()
+/// which reads `interrupted`.
+pub fn shown_status(dir: &Path, status: &RunStatus) -> RunStatus {
+    if *status == RunStatus::Running && !lock_held(dir) {
+        RunStatus::Interrupted
     } else {
-        status.to_string()
+        status.clone()
     }
 }
 
@@ -78,14 +77,26 @@ mod tests {
     #[test]
     fn held_lock_reads_running_and_released_lock_reads_interrupted() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(shown_status(dir.path(), "running"), INTERRUPTED);
+        assert_eq!(
+            shown_status(dir.path(), &RunStatus::Running),
+            RunStatus::Interrupted
+        );
         let lock = crate::run::store::RunLock::acquire(dir.path()).unwrap();
         assert!(lock_held(dir.path()));
-        assert_eq!(shown_status(dir.path(), "running"), "running");
+        assert_eq!(
+            shown_status(dir.path(), &RunStatus::Running),
+            RunStatus::Running
+        );
         drop(lock);
         // The file stays behind, as after a killed run.
         assert!(dir.path().join(crate::run::store::LOCK).exists());
-        assert_eq!(shown_status(dir.path(), "running"), INTERRUPTED);
-        assert_eq!(shown_status(dir.path(), "finished"), "finished");
+        assert_eq!(
+            shown_status(dir.path(), &RunStatus::Running),
+            RunStatus::Interrupted
+        );
+        assert_eq!(
+            shown_status(dir.path(), &RunStatus::Finished),
+            RunStatus::Finished
+        );
     }
 }

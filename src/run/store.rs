@@ -262,7 +262,7 @@ pub(crate) fn check_samples_present(dir: &Path, m: &Manifest) -> Result<(), Stor
         return Ok(());
     }
     let backups = sample_backups(dir);
-    if m.status == "running" && backups.is_empty() {
+    if m.status == crate::record::RunStatus::Running && backups.is_empty() {
         return Ok(());
     }
     let fix = match backups.last() {

@@ -53,6 +53,9 @@ pub struct RunIndex {
     pub judge_by_model: HashMap<(String, String), crate::llm::judge::JudgeAnswer>,
     /// Problems found while loading.
     pub warnings: Vec<String>,
+    /// USD spent on the samples' calls (every line, retries too) or by the spend
+    /// ledger, whichever is more; None when nothing was priced.
+    pub cost: Option<f64>,
     /// Changes whenever the rows change (a new process-wide number), so aggregates
     /// drawn from them can be cached until then.
     pub generation: u64,
@@ -107,11 +110,12 @@ impl RunIndex {
             .map_or_else(|| "?".into(), |m| m.dataset.kind.clone())
     }
 
-    /// Run status.
-    pub fn status(&self) -> String {
-        self.manifest
-            .as_ref()
-            .map_or_else(|| "unreadable".into(), |m| m.status.clone())
+    /// Run status (an unreadable manifest reads `unreadable`).
+    pub fn status(&self) -> crate::record::RunStatus {
+        self.manifest.as_ref().map_or_else(
+            || crate::record::RunStatus::Other("unreadable".into()),
+            |m| m.status.clone(),
+        )
     }
 
     /// The row's text: φ₀, ψ and φ₁ joined by [`SEP`].
@@ -165,6 +169,7 @@ impl RunIndex {
             judge_by_model: HashMap::new(),
             manifest_mtime: None,
             warnings: Vec::new(),
+            cost: None,
             generation: next_generation(),
             base_generation: next_generation(),
             text_index: std::sync::Mutex::new((0, std::sync::Arc::from(Vec::new()))),
@@ -181,6 +186,10 @@ impl RunIndex {
         run.consumed = scan.consumed;
         run.lines = scan.lines;
         run.warnings.extend(scan.warnings);
+        run.add_cost(scan.extras.iter().filter_map(|e| e.cost));
+        if let Ok(Some(l)) = crate::run::spend::read(dir) {
+            run.cost = Some(run.cost.map_or(l.usd, |c| c.max(l.usd)));
+        }
         // Finished samples arrive in completion order; show them by index. Samples
         // appended later (a live run) go at the end, newest last. A retried sample has
         // several lines; the latest is its record.
@@ -203,7 +212,7 @@ impl RunIndex {
         let running = self
             .manifest
             .as_ref()
-            .is_some_and(|m| m.status == "running");
+            .is_some_and(|m| m.status == crate::record::RunStatus::Running);
         if !running {
             self.seen_running = None;
         } else if self.seen_running.is_none() {
@@ -256,10 +265,13 @@ impl RunIndex {
         let now = manifest_mtime(&self.dir);
         if now == self.manifest_mtime {
             // A killed process leaves `running` unchanged on disk: look at its lock.
-            if let Some(m) = self.manifest.as_mut().filter(|m| m.status == "running")
+            if let Some(m) = self
+                .manifest
+                .as_mut()
+                .filter(|m| m.status == crate::record::RunStatus::Running)
                 && !crate::run::liveness::lock_held(&self.dir)
             {
-                m.status = crate::run::liveness::INTERRUPTED.into();
+                m.status = crate::record::RunStatus::Interrupted;
                 self.note_running();
                 return true;
             }
@@ -309,7 +321,12 @@ impl RunIndex {
             lines: self.lines,
             ..Scan::default()
         };
-        let added = scan.extend_from(&self.dir.join(store::SAMPLES), false);
+        let added = scan.extend_from(&self.dir.join(store::SAMPLES), true);
+        if scan.restarted {
+            self.cost = None;
+        }
+        let spent: Vec<f64> = scan.extras.iter().filter_map(|e| e.cost).collect();
+        self.add_cost(spent.into_iter());
         if scan.restarted {
             self.rows.clear();
             self.texts = TextStore::default();
@@ -354,6 +371,33 @@ impl RunIndex {
             self.generation = next_generation();
         }
         added
+    }
+
+    /// Adds priced calls to the run's cost (non-finite or negative prices are a bad
+    /// file's, not spend: left out).
+    fn add_cost(&mut self, costs: impl Iterator<Item = f64>) {
+        for c in costs.filter(|c| c.is_finite() && *c >= 0.0) {
+            self.cost = Some(self.cost.unwrap_or(0.0) + c);
+        }
+    }
+
+    /// When the run was made, as the catalogue shows it (`2026-11-26 21:48`).
+    pub fn created(&self) -> String {
+        self.manifest.as_ref().map_or_else(String::new, |m| {
+            let c = m.created.replace('T', " ");
+            c.chars().take(16).collect()
+        })
+    }
+
+    /// The prompt set (`built-in`, or its folder's name) and its shots.
+    pub fn prompts(&self) -> Option<(String, usize)> {
+        self.manifest.as_ref().map(|m| {
+            let src = &m.prompts.source;
+            let name = std::path::Path::new(src)
+                .file_name()
+                .map_or_else(|| src.clone(), |f| f.to_string_lossy().into_owned());
+            (name, m.prompts.shots)
+        })
     }
 
     /// Re-reads `labels.jsonl`.

@@ -47,6 +47,8 @@ pub enum Layer {
     Copy,
     /// `S` was pressed: the next key says whether to rescore the run in place.
     ConfirmRescore(usize),
+    /// φ₀ × runs, each cell a verdict (promptfoo's grid); rows follow the list.
+    Matrix(Box<super::model::matrix::MatrixView>),
 }
 
 /// The chart picker and the counts of its highlighted run and bucket.
@@ -99,6 +101,8 @@ pub enum Mode {
     Copy,
     /// [`Layer::ConfirmRescore`].
     ConfirmRescore,
+    /// [`Layer::Matrix`].
+    Matrix,
 }
 
 impl Layer {
@@ -113,6 +117,7 @@ impl Layer {
             Layer::Chart(_) => Context::Chart,
             Layer::Rank(_) => Context::Rank,
             Layer::Adjudicate(_) => Context::Adjudicate,
+            Layer::Matrix(_) => Context::Matrix,
             Layer::Help(_)
             | Layer::Compare(_)
             | Layer::Warnings(_)
@@ -144,6 +149,7 @@ impl Layer {
             Layer::Jump(_) => Mode::Jump,
             Layer::Copy => Mode::Copy,
             Layer::ConfirmRescore(_) => Mode::ConfirmRescore,
+            Layer::Matrix(_) => Mode::Matrix,
         }
     }
 
@@ -154,7 +160,20 @@ impl Layer {
             | Layer::Warnings(o)
             | Layer::LabelCounts(o)
             | Layer::RunSummary(o, _) => Some(o),
-            _ => None,
+            Layer::Compare(_)
+            | Layer::Filter(_)
+            | Layer::Chart(_)
+            | Layer::Search
+            | Layer::Label(_)
+            | Layer::Note
+            | Layer::NewRun(_)
+            | Layer::ConfirmCancel
+            | Layer::Rank(_)
+            | Layer::Adjudicate(_)
+            | Layer::Jump(_)
+            | Layer::Copy
+            | Layer::ConfirmRescore(_)
+            | Layer::Matrix(_) => None,
         }
     }
 }

@@ -196,11 +196,6 @@ impl VerdictKind {
         VerdictKind::ALL.into_iter().find(|k| k.name() == name)
     }
 
-    /// The kind at display index `i`.
-    pub(crate) fn from_index(i: u8) -> Option<VerdictKind> {
-        VerdictKind::ALL.get(i as usize).copied()
-    }
-
     /// A3: a pass.
     pub fn is_pass(self) -> bool {
         self == VerdictKind::Equivalent

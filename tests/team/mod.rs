@@ -90,7 +90,7 @@ fn annotators_disagree_filter_through_the_editor() {
     let (mut app, _) = build_app(&opts(vec![d.clone()]));
     let all = app.model.listing.visible.len();
     keys(&mut app, &["f"]);
-    while app.filter_editor().field != autoeval::tui::components::filter_edit::DISAGREE {
+    while app.filter_editor().field != autoeval::tui::components::filter_edit::Field::Disagree {
         keys(&mut app, &["j"]);
     }
     keys(&mut app, &["right"]);
@@ -239,7 +239,7 @@ fn adjudication_layer_settles_a_disagreement_through_keys() {
     assert!(app.status.contains("nothing to settle"), "{}", app.status);
     // The disagreement, found with the filter.
     keys(&mut app, &["f"]);
-    while app.filter_editor().field != autoeval::tui::components::filter_edit::DISAGREE {
+    while app.filter_editor().field != autoeval::tui::components::filter_edit::Field::Disagree {
         keys(&mut app, &["j"]);
     }
     keys(&mut app, &["right", "esc"]);

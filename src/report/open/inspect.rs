@@ -107,12 +107,14 @@ pub(crate) fn header(m: &Manifest, t: &Totals) -> Value {
     // A run whose every sample failed at the model failed; one with some failures ran
     // (those samples carry their errors).
     let all_failed = n > 0 && t.errors == n;
-    let status = match m.status.as_str() {
+    let status = match m.status {
         _ if all_failed => "error",
-        "finished" => "success",
-        "cancelled" => "cancelled",
-        "failed" => "error",
-        _ => "started",
+        crate::record::RunStatus::Finished => "success",
+        crate::record::RunStatus::Cancelled => "cancelled",
+        crate::record::RunStatus::Failed => "error",
+        crate::record::RunStatus::Running
+        | crate::record::RunStatus::Interrupted
+        | crate::record::RunStatus::Other(_) => "started",
     };
     let args = task_args(m);
     let created = ts(&m.created);

@@ -626,10 +626,9 @@ pub async fn execute(
         let _ = events.send(Event::Warning(super::driver::budget_stop(b)));
     }
     manifest.status = match outcome {
-        BatchOutcome::Finished => "finished",
-        _ => "cancelled",
-    }
-    .into();
+        BatchOutcome::Finished => crate::record::RunStatus::Finished,
+        _ => crate::record::RunStatus::Cancelled,
+    };
     manifest.updated = Some(now_rfc3339());
     manifest.extra.insert(
         "batch".into(),

@@ -15,6 +15,9 @@ pub(crate) fn refuses(a: Action) -> Option<&'static str> {
         | Action::ChartKinds
         | Action::PrevBucket
         | Action::NextBucket => Some("blind: the chart stays hidden while labelling blind"),
+        Action::Matrix => Some(
+            "blind: the matrix shows every run's verdict on each φ₀; it stays closed while labelling blind",
+        ),
         Action::LabelCounts => Some("blind: other annotators' label counts stay hidden"),
         Action::RunSummary => Some("blind: the run summary (pass rates, models) stays hidden"),
         Action::Export => Some(

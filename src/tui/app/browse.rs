@@ -27,9 +27,24 @@ impl App {
             Action::Bottom => self.move_sel(isize::MAX / 2),
             Action::Open => match self.panes.focus {
                 Pane::Runs => {
-                    self.model.listing.filter.runs = [self.panes.run_list.sel].into();
+                    let Some(r) = self.cursor_run() else {
+                        return;
+                    };
+                    let name = crate::tui::ui::panes::run_name(self, r);
+                    let enter = self.key_name(Context::Normal, Action::Open);
+                    // Enter on the run already shown alone undoes it: every run again.
+                    if self.model.listing.filter.runs == [r].into() {
+                        self.model.listing.filter.runs.clear();
+                        self.status = format!("every run shown again ({enter} on a run: only it)");
+                    } else {
+                        self.model.listing.filter.runs = [r].into();
+                        self.panes.focus = Pane::Samples;
+                        self.status = format!(
+                            "only {} shown ({enter} on it again in the run list: every run)",
+                            crate::sanitize::one_line(&name)
+                        );
+                    }
                     self.model.refilter();
-                    self.panes.focus = Pane::Samples;
                 }
                 Pane::Samples => self.panes.focus = Pane::Detail,
                 Pane::Detail => {}
@@ -91,6 +106,7 @@ impl App {
             Action::Rank => self.open_rank(),
             Action::Jump => self.push(Layer::Jump(Default::default())),
             Action::Copy => self.open_copy(),
+            Action::Matrix => self.open_matrix(),
             Action::NewRun => {
                 if self.jobs.live_running() {
                     self.status = format!(
@@ -104,12 +120,11 @@ impl App {
             }
             Action::LabelCounts => self.push(Layer::LabelCounts(Default::default())),
             Action::RunSummary => {
-                let ri = self.model.selected().map(|(r, _)| r as usize).or((self
-                    .panes
-                    .run_list
-                    .sel
-                    < self.model.runs.len())
-                .then_some(self.panes.run_list.sel));
+                let ri = self
+                    .model
+                    .selected()
+                    .map(|(r, _)| r as usize)
+                    .or_else(|| self.cursor_run());
                 let summary = ri.and_then(|ri| self.model.run_summary(ri)).map(Box::new);
                 self.push(Layer::RunSummary(Default::default(), summary));
             }
@@ -136,6 +151,9 @@ impl App {
             Action::Help => self.push(Layer::Help(Default::default())),
             Action::ToggleRun if self.panes.focus == Pane::Runs => self.toggle_run(),
             Action::ToggleOrder => self.toggle_order(),
+            Action::Sort | Action::SortReverse if self.panes.focus == Pane::Runs => {
+                self.sort_runs(a == Action::Sort);
+            }
             Action::Sort => {
                 let blind = self.model.blind.is_some();
                 self.model.sort_by(|s| {
@@ -171,6 +189,26 @@ impl App {
         self.push(Layer::Chart(Box::new(c)));
     }
 
+    /// `s` / `d` on the run list: the catalogue's next column / the other direction,
+    /// the cursor staying on its run.
+    fn sort_runs(&mut self, next: bool) {
+        let keep = self.cursor_run();
+        let blind = self.model.blind.is_some();
+        if next {
+            self.panes.run_sort.cycle(blind);
+        } else {
+            self.panes.run_sort.reverse();
+        }
+        let order = self.model.run_order(self.panes.run_sort);
+        if let Some(p) = keep.and_then(|r| order.iter().position(|x| *x == r)) {
+            self.panes.run_list.sel = p;
+        }
+        self.status = match self.panes.run_sort.key {
+            Some(_) => format!("runs {}", self.panes.run_sort.describe()),
+            None => "runs in the order they were named or found".into(),
+        };
+    }
+
     /// Recomputes the list after the filter was changed from outside the keys.
     pub fn refilter(&mut self) {
         self.model.refilter();
@@ -200,7 +238,9 @@ impl App {
     }
 
     fn toggle_run(&mut self) {
-        let r = self.panes.run_list.sel;
+        let Some(r) = self.cursor_run() else {
+            return;
+        };
         let n = self.model.runs.len();
         let runs = &mut self.model.listing.filter.runs;
         if runs.is_empty() {
@@ -241,7 +281,7 @@ impl App {
             return;
         }
         let ri = if self.panes.focus == Pane::Runs {
-            Some(self.panes.run_list.sel)
+            self.cursor_run()
         } else {
             self.model.selected().map(|(r, _)| r as usize)
         };
@@ -339,11 +379,32 @@ impl App {
             .unwrap_or_default();
         match result {
             Ok(summary) => {
-                self.model.reopen_run(out);
-                self.status = format!("rescored {name} in place: {summary}");
+                // Read on a background thread; the list keeps the old rows until then.
+                self.status = format!("rescore of {name} done; reading it again…");
+                self.jobs.reopening = Some((out.to_path_buf(), summary));
+                self.jobs.reopen(out.to_path_buf());
             }
             Err(e) => self.status = format!("rescore failed: {e}"),
         }
+    }
+
+    /// A rescored run read again: its rows replace the old ones, and the rescore's
+    /// summary is said.
+    pub(super) fn reopened(&mut self, run: crate::tui::data::RunIndex) {
+        let name = run
+            .dir
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let summary = match self.jobs.reopening.take() {
+            Some((dir, summary)) if dir == run.dir => summary,
+            other => {
+                self.jobs.reopening = other;
+                String::new()
+            }
+        };
+        self.model.replace_run(run);
+        self.status = format!("rescored {name} in place: {summary}");
     }
 
     /// The live run's directory joins the view once its manifest is written.

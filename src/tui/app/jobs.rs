@@ -29,6 +29,8 @@ pub enum Msg {
     Live(Box<Result<Event, LiveEnd>>),
     /// A rescore into this directory ended (a summary line, or the error).
     Rescored(PathBuf, Result<String, String>),
+    /// A run read again on a background thread (after a rescore replaced its samples).
+    Reopened(Box<RunIndex>),
     /// Time to look for samples other processes appended.
     Tick,
 }
@@ -120,6 +122,9 @@ pub struct Jobs {
     pub live: Option<Live>,
     /// A rescore running on its own thread, into this directory.
     pub rescore: Option<PathBuf>,
+    /// A rescored run being read again in the background, with the rescore's summary
+    /// (said once the new rows are in).
+    pub reopening: Option<(PathBuf, String)>,
 }
 
 impl Default for Jobs {
@@ -132,11 +137,21 @@ impl Default for Jobs {
             search: None,
             live: None,
             rescore: None,
+            reopening: None,
         }
     }
 }
 
 impl Jobs {
+    /// Reads `dir` again on a thread of its own ([`Msg::Reopened`] brings it): a run of
+    /// 100,000 samples takes about a second and a half to index, too long for the UI.
+    pub(crate) fn reopen(&self, dir: PathBuf) {
+        let tx = self.tx.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(Msg::Reopened(Box::new(RunIndex::open(&dir))));
+        });
+    }
+
     /// A sender into the inbox (for the terminal's input thread and the tick).
     pub(crate) fn sender(&self) -> Sender<Msg> {
         self.tx.clone()

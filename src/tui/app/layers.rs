@@ -25,6 +25,7 @@ impl App {
             Context::Filter => self.filter_action(a),
             Context::Rank => self.rank_action(a),
             Context::Adjudicate => self.adjudicate_action(a),
+            Context::Matrix => self.matrix_action(a),
         }
     }
 
@@ -58,6 +59,8 @@ impl App {
         };
         if a == Action::Quit {
             self.quit = true;
+        } else if ctx == Context::Matrix {
+            self.matrix_action(a);
         } else if ctx == Context::Overlay {
             self.overlay_action(a);
         } else {
@@ -154,7 +157,21 @@ impl App {
         let effect = match top {
             Layer::Help(o) | Layer::RunSummary(o, _) => o.handle(a, true),
             Layer::Warnings(o) | Layer::LabelCounts(o) => o.handle(a, false),
-            _ => crate::tui::components::overlay::Overlay::default().handle(a, false),
+            // Overlays without a scroll of their own close on the same keys.
+            Layer::Compare(_) | Layer::ConfirmCancel | Layer::Copy | Layer::ConfirmRescore(_) => {
+                crate::tui::components::overlay::Overlay::default().handle(a, false)
+            }
+            // Read in other contexts: never here.
+            Layer::Filter(_)
+            | Layer::Chart(_)
+            | Layer::Search
+            | Layer::Label(_)
+            | Layer::Note
+            | Layer::NewRun(_)
+            | Layer::Rank(_)
+            | Layer::Adjudicate(_)
+            | Layer::Jump(_)
+            | Layer::Matrix(_) => Effect::None,
         };
         if effect == Effect::Close {
             self.pop();
@@ -497,7 +514,7 @@ impl App {
         let Some(Layer::Filter(ed)) = self.layers.last_mut() else {
             return false;
         };
-        if blind && crate::tui::components::filter_edit::tells_outcome(ed.field) {
+        if blind && ed.field.tells_outcome() {
             self.status = BLIND_FILTER.into();
             return true;
         }
@@ -532,8 +549,12 @@ impl App {
         };
         // Enter ticks a verdict; on the other fields it closes the editor.
         let edits = matches!(a, Action::Increase | Action::Decrease | Action::Toggle)
-            || (a == Action::Confirm && (2..8).contains(&ed.field));
-        if blind && edits && crate::tui::components::filter_edit::tells_outcome(ed.field) {
+            || (a == Action::Confirm
+                && matches!(
+                    ed.field,
+                    crate::tui::components::filter_edit::Field::Verdict(_)
+                ));
+        if blind && edits && ed.field.tells_outcome() {
             self.status = BLIND_FILTER.into();
             return;
         }

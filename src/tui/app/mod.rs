@@ -10,6 +10,7 @@ mod browse;
 pub mod copy;
 pub mod jobs;
 mod layers;
+mod matrix;
 mod mouse;
 pub mod panes;
 mod rank;
@@ -132,6 +133,10 @@ impl App {
                 self.rescored(&out, result);
                 true
             }
+            Msg::Reopened(run) => {
+                self.reopened(*run);
+                true
+            }
             Msg::Tick => {
                 let paused = self
                     .jobs
@@ -154,6 +159,7 @@ impl App {
         }
         self.model.refresh_derived();
         self.ensure_detail();
+        self.refresh_matrix();
         if let Some(Layer::Chart(c)) = self.layers.last_mut() {
             c.picked = self.model.picked_bucket(&c.pick);
             c.kinds = self.model.kind_counts(&c.pick);
@@ -372,6 +378,15 @@ impl App {
         self.keymap.hint(ctx, a)
     }
 
+    /// The run under the run list's cursor (an index into the runs): the cursor moves
+    /// in the catalogue's order.
+    pub fn cursor_run(&self) -> Option<usize> {
+        self.model
+            .run_order(self.panes.run_sort)
+            .get(self.panes.run_list.sel)
+            .copied()
+    }
+
     /// Runs loaded and runs named, while loading goes on.
     pub fn loading(&self) -> Option<(usize, usize)> {
         self.jobs.loader.as_ref().map(Loader::progress)
@@ -427,7 +442,7 @@ impl App {
             .collect();
         let sel = self.model.selected().map(|(r, _)| r as usize);
         let pick = if self.panes.focus == Pane::Runs {
-            Some(self.panes.run_list.sel)
+            self.cursor_run()
         } else {
             sel
         }
@@ -455,7 +470,7 @@ impl App {
             return Some(c.pick.run);
         }
         let run = if self.panes.focus == Pane::Runs {
-            Some(self.panes.run_list.sel)
+            self.cursor_run()
         } else {
             self.model.selected().map(|(r, _)| r as usize)
         }?;

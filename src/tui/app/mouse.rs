@@ -57,8 +57,10 @@ impl App {
                     }
                 } else if areas.runs.contains(at) {
                     self.panes.focus = Pane::Runs;
-                    let line = usize::from(y.saturating_sub(areas.runs.y + 1));
-                    if y > areas.runs.y {
+                    // The catalogue (the run list across the top row) has a header line.
+                    let first = areas.runs.y + 1 + u16::from(areas.detail.width == 0);
+                    let line = usize::from(y.saturating_sub(first));
+                    if y >= first {
                         self.panes.run_list.click(line, self.model.runs.len());
                     }
                 } else if areas.detail.contains(at) {

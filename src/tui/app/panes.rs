@@ -37,8 +37,10 @@ pub enum Pane {
 pub struct Panes {
     /// Focused pane.
     pub focus: Pane,
-    /// The run list's selection and scroll.
+    /// The run list's selection and scroll (positions in the catalogue's order).
     pub run_list: ListCursor,
+    /// The run catalogue's sort (`s` / `d` while the run list has focus).
+    pub run_sort: crate::tui::components::run_sort::RunSort,
     /// The detail pane's tab, tree toggle and scroll.
     pub detail_view: DetailView,
     /// The selected sample's detail (made in `update`, read by drawing).
@@ -55,6 +57,8 @@ pub struct Panes {
     pub label_rows: Cell<usize>,
     /// How far the label panel's category rows can scroll.
     pub label_rows_total: Cell<usize>,
+    /// Rows of φ₀ the matrix showed in the last frame (a page).
+    pub matrix_rows: Cell<usize>,
 }
 
 impl Default for Panes {
@@ -62,6 +66,7 @@ impl Default for Panes {
         Panes {
             focus: Pane::Samples,
             run_list: ListCursor::default(),
+            run_sort: crate::tui::components::run_sort::RunSort::default(),
             detail_view: DetailView::default(),
             detail: None,
             filter_edit: FilterEditor::default(),
@@ -70,6 +75,7 @@ impl Default for Panes {
             chart_top: Cell::new(0),
             label_rows: Cell::new(0),
             label_rows_total: Cell::new(0),
+            matrix_rows: Cell::new(10),
         }
     }
 }

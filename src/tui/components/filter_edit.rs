@@ -14,27 +14,103 @@ use crate::run::rows::Scores;
 use crate::verify::VerdictKind;
 use std::collections::BTreeSet;
 
-/// Fields: lower, upper bound; six verdicts; label state; dataset kind; failure kind;
-/// categories any-of, none-of; judge; passes in; closeness metric, from, to;
-/// annotators disagree; truncated.
-pub const FIELDS: usize = 2 + 6 + 1 + 1 + 10;
+/// A field of the editor, in the order the editor lists them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Field {
+    /// The operator/depth range's lower bound.
+    #[default]
+    From,
+    /// Its upper bound.
+    To,
+    /// One verdict (toggled).
+    Verdict(VerdictKind),
+    /// Label state (any, labelled, unlabelled).
+    Labels,
+    /// Dataset kind.
+    Kind,
+    /// Failure kind.
+    Failure,
+    /// Hand-label categories, any of.
+    LabelAny,
+    /// Hand-label categories, none of.
+    LabelNone,
+    /// The judge's answer.
+    Judge,
+    /// Passes in another run.
+    PassesIn,
+    /// The closeness metric (space: only samples without it).
+    Metric,
+    /// The closeness range's lower bound.
+    CloseFrom,
+    /// Its upper bound.
+    CloseTo,
+    /// Annotators disagree.
+    Disagree,
+    /// Calls that ran out of tokens while reasoning.
+    Truncated,
+}
 
-/// The "annotators disagree" field.
-pub const DISAGREE: usize = 18;
+/// How many fields the editor has.
+pub const FIELDS: usize = Field::ALL.len();
 
-/// The "truncated" field (calls that ran out of tokens while reasoning).
-pub const TRUNCATED: usize = 19;
+impl Field {
+    /// Every field, in the editor's order.
+    pub const ALL: [Field; 20] = [
+        Field::From,
+        Field::To,
+        Field::Verdict(VerdictKind::ALL[0]),
+        Field::Verdict(VerdictKind::ALL[1]),
+        Field::Verdict(VerdictKind::ALL[2]),
+        Field::Verdict(VerdictKind::ALL[3]),
+        Field::Verdict(VerdictKind::ALL[4]),
+        Field::Verdict(VerdictKind::ALL[5]),
+        Field::Labels,
+        Field::Kind,
+        Field::Failure,
+        Field::LabelAny,
+        Field::LabelNone,
+        Field::Judge,
+        Field::PassesIn,
+        Field::Metric,
+        Field::CloseFrom,
+        Field::CloseTo,
+        Field::Disagree,
+        Field::Truncated,
+    ];
 
-/// The closeness metric field (then its from and to fields).
-pub const CLOSENESS: usize = 15;
+    /// Its row in the editor.
+    pub fn index(self) -> usize {
+        Field::ALL.iter().position(|f| *f == self).unwrap_or(0)
+    }
 
-/// Whether the field filters by outcome (verdicts, failure kind, judge, passes in,
-/// closeness): blind mode keeps those closed, since what they keep would tell.
-pub(crate) fn tells_outcome(field: usize) -> bool {
-    (2..8).contains(&field)
-        || field == 10
-        || (13..=CLOSENESS + 2).contains(&field)
-        || field == TRUNCATED
+    /// The field `d` rows away, wrapping around.
+    fn step(self, d: isize) -> Field {
+        let i = (self.index() as isize + d).rem_euclid(FIELDS as isize) as usize;
+        Field::ALL[i]
+    }
+
+    /// Whether the field filters by outcome (verdicts, failure kind, judge, passes in,
+    /// closeness, truncated): blind mode keeps those closed, since what they keep would
+    /// tell.
+    pub(crate) fn tells_outcome(self) -> bool {
+        match self {
+            Field::Verdict(_)
+            | Field::Failure
+            | Field::Judge
+            | Field::PassesIn
+            | Field::Metric
+            | Field::CloseFrom
+            | Field::CloseTo
+            | Field::Truncated => true,
+            Field::From
+            | Field::To
+            | Field::Labels
+            | Field::Kind
+            | Field::LabelAny
+            | Field::LabelNone
+            | Field::Disagree => false,
+        }
+    }
 }
 
 /// What ←/→ moves a closeness bound by, in 1/10,000.
@@ -57,8 +133,8 @@ pub struct FilterEnv {
 /// category under the cursor in the label fields.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FilterEditor {
-    /// The field under the cursor (0..[`FIELDS`]).
-    pub field: usize,
+    /// The field under the cursor.
+    pub field: Field,
     /// Digits typed into a bound so far.
     pub typed: Option<usize>,
     /// The taxonomy category under the cursor in the any-of / none-of fields.
@@ -106,11 +182,10 @@ impl FilterEditor {
     /// A digit (or `None` for delete) typed on a bound field; returns whether it was
     /// taken (other fields leave digits to the keymap).
     pub fn digit(&mut self, d: Option<u32>, filter: &mut Filter, env: &FilterEnv) -> bool {
-        if self.field == CLOSENESS + 1 || self.field == CLOSENESS + 2 {
-            return self.closeness_digit(d, filter);
-        }
-        if self.field >= 2 {
-            return false;
+        match self.field {
+            Field::CloseFrom | Field::CloseTo => return self.closeness_digit(d, filter),
+            Field::From | Field::To => {}
+            _ => return false,
         }
         let typed = self.typed.unwrap_or(0);
         let v = match d {
@@ -124,7 +199,11 @@ impl FilterEditor {
         let (lo, hi) = filter.range.unwrap_or((0, env.max));
         // Typing a bound never changes the other: an inverted range stays as typed
         // (shown as invalid, matching nothing) until the user fixes it.
-        let (lo, hi) = if self.field == 0 { (v, hi) } else { (lo, v) };
+        let (lo, hi) = if self.field == Field::From {
+            (v, hi)
+        } else {
+            (lo, v)
+        };
         set_range(filter, lo, hi, env.max);
         true
     }
@@ -141,7 +220,7 @@ impl FilterEditor {
         let c = &mut filter.closeness;
         let (lo, hi) = c.range.unwrap_or((0, Scores::SCALE));
         let units = (v * 100) as u16;
-        let (lo, hi) = if self.field == CLOSENESS + 1 {
+        let (lo, hi) = if self.field == Field::CloseFrom {
             (units, hi)
         } else {
             (lo, units)
@@ -154,14 +233,14 @@ impl FilterEditor {
     pub fn handle(&mut self, a: Action, filter: &mut Filter, env: &FilterEnv) -> Effect {
         self.typed = None;
         match a {
-            Action::PrevField => self.field = (self.field + FIELDS - 1) % FIELDS,
-            Action::NextField => self.field = (self.field + 1) % FIELDS,
+            Action::PrevField => self.field = self.field.step(-1),
+            Action::NextField => self.field = self.field.step(1),
             Action::Decrease | Action::Increase => {
                 return self.change(if a == Action::Decrease { -1 } else { 1 }, filter, env);
             }
-            Action::Toggle if matches!(self.field, 11 | 12) => {
+            Action::Toggle if matches!(self.field, Field::LabelAny | Field::LabelNone) => {
                 if let Some(id) = env.categories.get(self.label_cursor) {
-                    let set = if self.field == 11 {
+                    let set = if self.field == Field::LabelAny {
                         &mut filter.label_any
                     } else {
                         &mut filter.label_none
@@ -172,16 +251,13 @@ impl FilterEditor {
                     return Effect::Refilter;
                 }
             }
-            Action::Toggle if self.field == CLOSENESS => {
+            Action::Toggle if self.field == Field::Metric => {
                 // Space on the metric: only the samples without it (again: off).
                 filter.closeness.missing = !filter.closeness.missing;
                 return Effect::Refilter;
             }
-            Action::Toggle | Action::Confirm if (2..8).contains(&self.field) => {
-                let kind = u8::try_from(self.field - 2)
-                    .ok()
-                    .and_then(VerdictKind::from_index);
-                if let Some(v) = kind
+            Action::Toggle | Action::Confirm if matches!(self.field, Field::Verdict(_)) => {
+                if let Field::Verdict(v) = self.field
                     && !filter.verdicts.remove(&v)
                 {
                     filter.verdicts.insert(v);
@@ -206,9 +282,9 @@ impl FilterEditor {
     fn change(&mut self, d: isize, filter: &mut Filter, env: &FilterEnv) -> Effect {
         let max = env.max;
         match self.field {
-            0 | 1 => {
+            Field::From | Field::To => {
                 let (lo, hi) = filter.range.unwrap_or((0, max));
-                let (lo, hi) = if self.field == 0 {
+                let (lo, hi) = if self.field == Field::From {
                     ((lo as isize + d).clamp(0, hi as isize) as usize, hi)
                 } else {
                     (
@@ -218,7 +294,7 @@ impl FilterEditor {
                 };
                 set_range(filter, lo, hi, max);
             }
-            8 => {
+            Field::Labels => {
                 filter.labels = match (filter.labels, d > 0) {
                     (LabelFilter::Any, true) | (LabelFilter::Unlabelled, false) => {
                         LabelFilter::Labelled
@@ -229,7 +305,7 @@ impl FilterEditor {
                     _ => LabelFilter::Any,
                 };
             }
-            9 => {
+            Field::Kind => {
                 // Dataset kind: cycles through "any" and the kinds of the loaded runs.
                 let choices: Vec<Option<&String>> = std::iter::once(None)
                     .chain(env.kinds.iter().map(Some))
@@ -240,29 +316,29 @@ impl FilterEditor {
                     None => BTreeSet::new(),
                 };
             }
-            10 => {
+            Field::Failure => {
                 let kinds: Vec<Option<FailureKind>> = std::iter::once(None)
                     .chain(FailureKind::ALL.into_iter().map(Some))
                     .collect();
                 filter.failure = step(&kinds, &filter.failure, d);
             }
-            11 | 12 => {
+            Field::LabelAny | Field::LabelNone => {
                 // ←/→ move the cursor over the taxonomy; space ticks the category.
                 let n = env.categories.len().max(1) as isize;
                 self.label_cursor = (self.label_cursor as isize + d).rem_euclid(n) as usize;
                 return Effect::None;
             }
-            13 => filter.judge = step(&JudgeFilter::ALL, &filter.judge, d),
-            14 => {
+            Field::Judge => filter.judge = step(&JudgeFilter::ALL, &filter.judge, d),
+            Field::PassesIn => {
                 let runs: Vec<Option<usize>> = std::iter::once(None)
                     .chain((0..env.runs).map(Some))
                     .collect();
                 filter.passes_in = step(&runs, &filter.passes_in, d);
             }
-            CLOSENESS => {
+            Field::Metric => {
                 filter.closeness.metric = step(&Metric::ALL, &filter.closeness.metric, d);
             }
-            16 | 17 => {
+            Field::CloseFrom | Field::CloseTo => {
                 let c = &mut filter.closeness;
                 let (lo, hi) = c.range.unwrap_or((0, Scores::SCALE));
                 let by = |v: u16, lim_lo: u16, lim_hi: u16| {
@@ -273,16 +349,19 @@ impl FilterEditor {
                     };
                     moved.clamp(lim_lo, lim_hi.max(lim_lo))
                 };
-                let (lo, hi) = if self.field == CLOSENESS + 1 {
+                let (lo, hi) = if self.field == Field::CloseFrom {
                     (by(lo, 0, hi), hi)
                 } else {
                     (lo, by(hi, lo, Scores::SCALE))
                 };
                 set_closeness(c, lo, hi);
             }
-            DISAGREE => filter.disagree = step(&DisagreeFilter::ALL, &filter.disagree, d),
-            TRUNCATED => filter.truncated = step(&TruncatedFilter::ALL, &filter.truncated, d),
-            _ => return Effect::None,
+            Field::Disagree => filter.disagree = step(&DisagreeFilter::ALL, &filter.disagree, d),
+            Field::Truncated => {
+                filter.truncated = step(&TruncatedFilter::ALL, &filter.truncated, d);
+            }
+            // ←/→ do nothing on a verdict: space or enter ticks it.
+            Field::Verdict(_) => return Effect::None,
         }
         Effect::Refilter
     }
@@ -326,25 +405,25 @@ mod tests {
         assert_eq!(f.range, Some((5, 10)));
         assert!(!invalid(&f));
         // A verdict field toggles with space or enter.
-        e.field = 2;
+        e.field = Field::Verdict(VerdictKind::Equivalent);
         assert!(!e.digit(Some(3), &mut f, &env), "digits go to bounds only");
         e.handle(Action::Toggle, &mut f, &env);
         assert_eq!(f.verdicts.len(), 1);
         e.handle(Action::Confirm, &mut f, &env);
         assert!(f.verdicts.is_empty());
         // Dataset kind cycles any → fol → pl → any.
-        e.field = 9;
+        e.field = Field::Kind;
         e.handle(Action::Increase, &mut f, &env);
         assert_eq!(f.kinds, ["fol".to_string()].into());
         e.handle(Action::Increase, &mut f, &env);
         e.handle(Action::Increase, &mut f, &env);
         assert!(f.kinds.is_empty());
         // Category fields: arrows move the cursor, space ticks.
-        e.field = 12;
+        e.field = Field::LabelNone;
         assert_eq!(e.handle(Action::Increase, &mut f, &env), Effect::None);
         e.handle(Action::Toggle, &mut f, &env);
         assert_eq!(f.label_none, ["off-format".to_string()].into());
-        e.field = 14;
+        e.field = Field::PassesIn;
         e.handle(Action::Decrease, &mut f, &env);
         assert_eq!(f.passes_in, Some(1));
         f.runs = [1].into();
@@ -355,7 +434,7 @@ mod tests {
         assert_eq!(f.runs, [1].into(), "an isolated run stays isolated");
         f.runs.clear();
         assert_eq!(f, Filter::default());
-        e.field = 18;
+        e.field = Field::Disagree;
         e.handle(Action::Increase, &mut f, &env);
         assert_eq!(f.disagree, DisagreeFilter::Unsettled);
         e.handle(Action::Increase, &mut f, &env);
@@ -363,7 +442,7 @@ mod tests {
         e.handle(Action::Increase, &mut f, &env);
         assert_eq!(f.disagree, DisagreeFilter::Any);
         e.handle(Action::NextField, &mut f, &env);
-        assert_eq!(e.field, TRUNCATED);
+        assert_eq!(e.field, Field::Truncated);
         e.handle(Action::Increase, &mut f, &env);
         assert_eq!(f.truncated, TruncatedFilter::Only);
         e.handle(Action::Increase, &mut f, &env);
@@ -371,7 +450,7 @@ mod tests {
         e.handle(Action::Increase, &mut f, &env);
         assert_eq!(f.truncated, TruncatedFilter::Any);
         // Closeness: pick a metric, type a range in hundredths, step it by 0.05.
-        e.field = CLOSENESS;
+        e.field = Field::Metric;
         e.handle(Action::Increase, &mut f, &env);
         e.handle(Action::Increase, &mut f, &env);
         assert_eq!(f.closeness.metric, Metric::Tree);
@@ -402,9 +481,11 @@ mod tests {
         e.handle(Action::PrevField, &mut f, &env);
         e.handle(Action::Toggle, &mut f, &env);
         assert_eq!(f.closeness.describe().unwrap(), "no rouge_l");
-        e.field = 0;
+        e.field = Field::From;
         assert_eq!(e.handle(Action::Confirm, &mut f, &env), Effect::Close);
         e.handle(Action::PrevField, &mut f, &env);
-        assert_eq!(e.field, FIELDS - 1);
+        assert_eq!(e.field, Field::Truncated);
+        assert_eq!(FIELDS, 20);
+        assert_eq!(Field::ALL[Field::Metric.index()], Field::Metric);
     }
 }

@@ -13,6 +13,7 @@ pub mod filter_edit;
 pub mod label_panel;
 pub mod list;
 pub mod overlay;
+pub mod run_sort;
 pub mod search_box;
 pub mod sort;
 pub mod text_field;

@@ -133,6 +133,8 @@ pub enum Action {
     SearchReasoning,
     /// Normal mode: copy φ₀, ψ, φ₁, the sample's JSON or its verify command (OSC 52).
     Copy,
+    /// Normal mode: the matrix view, φ₀ × runs with each cell's verdict.
+    Matrix,
 }
 
 impl Action {

@@ -37,11 +37,13 @@ pub enum Context {
     Rank,
     /// Settling a sample's labels (adjudication layer).
     Adjudicate,
+    /// The matrix view (φ₀ × runs).
+    Matrix,
 }
 
 impl Context {
     /// Every context, in the order help lists them.
-    pub const ALL: [Context; 10] = [
+    pub const ALL: [Context; 11] = [
         Context::Normal,
         Context::Overlay,
         Context::Search,
@@ -52,6 +54,7 @@ impl Context {
         Context::Form,
         Context::Rank,
         Context::Adjudicate,
+        Context::Matrix,
     ];
 
     /// The config-file table name (`[keys.label]`); normal bindings sit in `[keys]`.
@@ -67,6 +70,7 @@ impl Context {
             Context::Overlay => "overlay",
             Context::Rank => "rank",
             Context::Adjudicate => "adjudicate",
+            Context::Matrix => "matrix",
         }
     }
 
@@ -98,6 +102,9 @@ impl Context {
             Context::Overlay => "help, compare, warnings, counts, run summary",
             Context::Rank => "rank view (r): 1-9 set the highlighted answer's rank",
             Context::Adjudicate => "adjudicate (A): category keys tick too",
+            Context::Matrix => {
+                "matrix (M): φ₀ × runs; the list's filter, search and sort keys work"
+            }
         }
     }
 
@@ -150,13 +157,20 @@ impl Context {
                 from(Action::Adjudicate),
                 ": category keys tick too",
             ),
+            Context::Matrix => (
+                "matrix",
+                from(Action::Matrix),
+                ": φ₀ × runs; the list's filter, search and sort keys work",
+            ),
         }
     }
 
     /// Where a key not bound here is looked up next (text fields take every character).
     pub fn fallback(self) -> Option<Context> {
         match self {
-            Context::Label | Context::Filter | Context::Overlay => Some(Context::Normal),
+            Context::Label | Context::Filter | Context::Overlay | Context::Matrix => {
+                Some(Context::Normal)
+            }
             _ => None,
         }
     }

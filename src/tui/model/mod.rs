@@ -2,11 +2,13 @@
 //! selection), the label work, and the views derived from them. No terminal types and
 //! no threads: [`crate::tui::app::App::update`] changes it, drawing only reads it.
 
+pub mod catalogue;
 pub mod derived;
 pub mod detail;
 pub mod filter;
 pub mod jump;
 pub mod listing;
+pub mod matrix;
 pub mod names;
 pub mod rank;
 
@@ -111,17 +113,18 @@ impl Model {
         }
     }
 
-    /// Reads a run again from disk (its samples file was replaced, as a rescore in place
-    /// does: following only notices appends).
-    pub(crate) fn reopen_run(&mut self, dir: &Path) {
-        match self.runs.iter().position(|r| r.dir == dir) {
-            Some(i) => {
-                self.runs[i] = RunIndex::open(dir);
-                self.label_sizes[i] = labels_len(dir);
-                self.refilter();
-            }
-            None => self.open_run(dir),
+    /// Puts a run read again (its samples file was replaced, as a rescore in place
+    /// does: following only notices appends) in its old place, or adds it.
+    pub(crate) fn replace_run(&mut self, run: RunIndex) {
+        let size = labels_len(&run.dir);
+        if let Some(i) = self.runs.iter().position(|r| r.dir == run.dir) {
+            self.runs[i] = run;
+            self.label_sizes[i] = size;
+        } else {
+            self.runs.push(run);
+            self.label_sizes.push(size);
         }
+        self.refilter();
     }
 
     /// The category value of a row under the current metric.

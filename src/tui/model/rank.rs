@@ -50,21 +50,6 @@ pub struct RankView {
     pub left_out: usize,
 }
 
-/// Every finite numeric field of a closeness record, in the order the metrics are
-/// documented (the unknown ones after, by name).
-pub(crate) fn metric_values(c: &crate::run::format::Closeness) -> Vec<(String, f64)> {
-    let mut out: Vec<(String, f64)> = match serde_json::to_value(c) {
-        Ok(serde_json::Value::Object(m)) => m
-            .into_iter()
-            .filter_map(|(k, v)| v.as_f64().filter(|x| x.is_finite()).map(|x| (k, x)))
-            .collect(),
-        _ => Vec::new(),
-    };
-    let pos = crate::record::Metric::table_place;
-    out.sort_by(|a, b| pos(&a.0).cmp(&pos(&b.0)).then_with(|| a.0.cmp(&b.0)));
-    out
-}
-
 /// The letter an answer goes by before its run is revealed.
 pub(crate) fn letter(k: usize) -> char {
     char::from(b'A' + (k % 26) as u8)
@@ -151,7 +136,7 @@ impl Model {
                     .record(row)
                     .ok()
                     .and_then(|rec| rec.closeness)
-                    .map(|c| metric_values(&c))
+                    .map(|c| crate::report::ranks::named_metrics(&c))
                     .unwrap_or_default();
                 RankCandidate {
                     key: (r, i),
@@ -248,7 +233,10 @@ mod tests {
             {"rouge_l": 0.25, "le": 1.0, "bleu": 0.5, "tree": 1.0, "rouge_l_fol": 0.75}
         ))
         .unwrap();
-        let names: Vec<String> = metric_values(&c).into_iter().map(|(k, _)| k).collect();
+        let names: Vec<String> = crate::report::ranks::named_metrics(&c)
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
         assert_eq!(names, ["bleu", "rouge_l", "tree", "rouge_l_fol", "le"]);
     }
 }

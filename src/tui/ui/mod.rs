@@ -1,5 +1,6 @@
 //! Drawing: pure functions of the state and the theme.
 
+pub mod catalogue;
 pub mod detail;
 pub mod formula;
 pub mod layers;
@@ -9,7 +10,6 @@ pub mod text;
 
 use super::app::App;
 use super::keymap::{Action, Context};
-use super::layer::Mode;
 use super::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
@@ -146,10 +146,18 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
             Constraint::Percentage(100 - left),
         ])
         .split(rows[1]);
-    panes::runs(f, top[0], app, t);
-    panes::chart(f, top[1], app, t);
+    // The run list with focus is the catalogue, across the whole top row; the chart
+    // (which follows the run under the cursor) takes the detail's place meanwhile.
+    let catalogue = app.panes.focus == crate::tui::app::Pane::Runs;
+    if catalogue {
+        catalogue::catalogue(f, rows[0], app, t);
+        panes::chart(f, mid[1], app, t);
+    } else {
+        panes::runs(f, top[0], app, t);
+        panes::chart(f, top[1], app, t);
+        detail::draw(f, mid[1], app, t);
+    }
     panes::samples(f, mid[0], app, t);
-    detail::draw(f, mid[1], app, t);
     if let Some(l) = &app.jobs.live {
         let width = usize::from(rows[2].width);
         let text = match &l.last_warning {
@@ -200,35 +208,43 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
         );
     }
     footer(f, rows[3], app, t);
-    match app.mode() {
-        Mode::Help => layers::help(f, area, app, t),
-        Mode::Filter => layers::filter(f, area, app, t),
-        Mode::Compare => layers::compare(f, area, app, t),
-        Mode::Warnings => layers::warnings(f, area, app, t),
-        // On a short screen the panel covers the left column (run list and sample
-        // list), not the detail, so φ₀, ψ and φ₁ stay readable while labelling and the
-        // category names fit in full (the detail's title names the sample and run).
-        Mode::Label | Mode::Note if mid[1].height < 24 => {
-            let left = Rect {
+    // On a short screen the label panel covers the left column (run list and sample
+    // list), not the detail, so φ₀, ψ and φ₁ stay readable while labelling and the
+    // category names fit in full (the detail's title names the sample and run).
+    let canvas = layers::Canvas {
+        screen: area,
+        above_status: Rect {
+            height: rows[2].y - area.y,
+            ..area
+        },
+        panel: if mid[1].height < 24 {
+            Rect {
                 y: rows[0].y,
                 height: rows[0].height + mid[0].height,
                 ..mid[0]
-            };
-            layers::labels(f, left, app, t, true);
-        }
-        Mode::Label | Mode::Note => layers::labels(f, mid[1], app, t, false),
-        Mode::NewRun => layers::new_run(f, area, app, t),
-        Mode::LabelCounts => layers::label_counts(f, area, app, t),
-        Mode::RunSummary => layers::run_summary(f, area, app, t),
-        Mode::Rank => layers::rank(f, area, app, t),
-        Mode::Adjudicate => layers::adjudicate(f, area, app, t),
-        Mode::Copy => layers::copy(f, area, app, t),
-        _ => {}
+            }
+        } else {
+            mid[1]
+        },
+        panel_whole: mid[1].height < 24,
+    };
+    // The matrix stays under the layers opened from it (filter, help): they draw over it.
+    if let Some(m) = app
+        .layers
+        .iter()
+        .rev()
+        .find(|l| matches!(l, crate::tui::layer::Layer::Matrix(_)))
+        && !matches!(app.layers.last(), Some(crate::tui::layer::Layer::Matrix(_)))
+    {
+        layers::draw(m, f, &canvas, app, t);
+    }
+    if let Some(top) = app.layers.last() {
+        layers::draw(top, f, &canvas, app, t);
     }
     Areas {
-        runs: top[0],
+        runs: if catalogue { rows[0] } else { top[0] },
         samples: mid[0],
-        detail: mid[1],
-        chart: top[1],
+        detail: if catalogue { Rect::default() } else { mid[1] },
+        chart: if catalogue { mid[1] } else { top[1] },
     }
 }

@@ -83,7 +83,10 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         .map(|i| run_name(app, i))
         .collect();
     let names = crate::tui::model::names::distinct(&names, name_w);
-    for (i, r) in app.model.runs.iter().enumerate().skip(off).take(h) {
+    // In the catalogue's order (`s` on the run list sorts it).
+    let order = app.model.run_order(app.panes.run_sort);
+    for (pos, &i) in order.iter().enumerate().skip(off).take(h) {
+        let r = &app.model.runs[i];
         let shown =
             app.model.listing.filter.runs.is_empty() || app.model.listing.filter.runs.contains(&i);
         let mark = if shown { "●" } else { "○" };
@@ -92,11 +95,12 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         // A running run shows how far it is (done/total) instead of "running".
         let status = match (r.progress(), r.total()) {
             (Some(_), Some(total)) => format!("{}/{total}", r.rows.len()),
-            _ => r.status(),
+            _ => r.status().to_string(),
         };
         // Too narrow for the status column: a run that is not finished says so before
         // its name, or a cancelled run would pass for a finished one.
-        let name = if status_w == 0 && status != "finished" {
+        let finished = r.status() == crate::record::RunStatus::Finished;
+        let name = if status_w == 0 && !finished {
             format!("[{status}] {}", names[i])
         } else {
             names[i].clone()
@@ -117,7 +121,7 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             text.push_str(&clip(&status, status_w));
         }
         let mut style = Style::default().fg(if shown { t.fg } else { t.muted });
-        if i == app.panes.run_list.sel && app.panes.focus == Pane::Runs {
+        if pos == app.panes.run_list.sel && app.panes.focus == Pane::Runs {
             style = style.fg(t.selection_fg).bg(t.selection_bg);
         }
         lines.push(Line::from(Span::styled(clip(&text, w), style)));

@@ -4,7 +4,7 @@ use super::super::block;
 use super::centered;
 use crate::report::By;
 use crate::tui::app::App;
-use crate::tui::components::filter_edit::CLOSENESS;
+use crate::tui::components::filter_edit::Field;
 use crate::tui::keymap::{Action, Context};
 use crate::tui::model::LabelFilter;
 use crate::tui::theme::Theme;
@@ -95,13 +95,13 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let close_bad = close.invalid();
     let (clo, chi) = close.bounds();
     // How to use a closeness field shows on it while the cursor is there.
-    let on = |k: usize| app.filter_editor().field == CLOSENESS + k;
+    let on = |k: Field| app.filter_editor().field == k;
     rows.push(format!(
         "closeness ◂ {} ▸{}",
         close.metric.label(),
         if close.missing {
             "  only samples without it"
-        } else if on(0) {
+        } else if on(Field::Metric) {
             "  space: only samples without it"
         } else {
             ""
@@ -112,15 +112,18 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     } else {
         ""
     };
-    let typing = |k: usize| {
+    let typing = |k: Field| {
         if bad.is_empty() && on(k) {
             "  type hundredths: 75 = 0.75"
         } else {
             bad
         }
     };
-    rows.push(format!("  from    ◂ {clo:.2} ▸{}", typing(1)));
-    rows.push(format!("  to      ◂ {chi:.2} ▸{}", typing(2)));
+    rows.push(format!(
+        "  from    ◂ {clo:.2} ▸{}",
+        typing(Field::CloseFrom)
+    ));
+    rows.push(format!("  to      ◂ {chi:.2} ▸{}", typing(Field::CloseTo)));
     rows.push(format!(
         "annotators ◂ {} ▸",
         app.model.listing.filter.disagree.name()
@@ -133,31 +136,27 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         .into_iter()
         .enumerate()
         .map(|(i, s)| {
-            let style = if i == app.filter_editor().field {
+            let field = Field::ALL.get(i).copied();
+            let here = field == Some(app.filter_editor().field);
+            let style = if here {
                 Style::default().fg(t.selection_fg).bg(t.selection_bg)
             } else {
                 Style::default().fg(t.fg)
             };
-            let kind = i
-                .checked_sub(2)
-                .and_then(|k| u8::try_from(k).ok())
-                .and_then(VerdictKind::from_index);
-            let closeness_bound = i == CLOSENESS + 1 || i == CLOSENESS + 2;
-            let color = if (i < 2 && inverted) || (closeness_bound && close_bad) {
+            let kind = match field {
+                Some(Field::Verdict(k)) => Some(k),
+                _ => None,
+            };
+            let range = matches!(field, Some(Field::From | Field::To));
+            let closeness_bound = matches!(field, Some(Field::CloseFrom | Field::CloseTo));
+            let color = if (range && inverted) || (closeness_bound && close_bad) {
                 Style::default().fg(t.verdict_color(VerdictKind::NotEquivalent))
             } else if let Some(k) = kind {
                 Style::default().fg(t.verdict_color(k))
             } else {
                 style
             };
-            Line::from(Span::styled(
-                s,
-                if i == app.filter_editor().field {
-                    style
-                } else {
-                    color
-                },
-            ))
+            Line::from(Span::styled(s, if here { style } else { color }))
         })
         .collect();
     lines.push(Line::from(Span::styled(

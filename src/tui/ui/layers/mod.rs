@@ -7,6 +7,7 @@ mod filter;
 mod help;
 mod label_counts;
 mod labels;
+mod matrix;
 mod new_run;
 mod rank;
 mod run_summary;
@@ -19,6 +20,7 @@ pub use filter::filter;
 pub use help::help;
 pub use label_counts::label_counts;
 pub use labels::labels;
+pub use matrix::matrix;
 pub use new_run::new_run;
 pub use rank::rank;
 pub use run_summary::run_summary;
@@ -27,6 +29,7 @@ pub use warnings::warnings;
 use super::block;
 use crate::tui::app::App;
 use crate::tui::keymap::{Action, Context};
+use crate::tui::layer::Layer;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -88,4 +91,44 @@ pub(super) fn draw_overlay(
             .block(block(title, true, t)),
         r,
     );
+}
+
+/// Draws `layer` over the browsing screen. Exhaustive: a new layer must say how it
+/// draws, or that something else shows it.
+pub(crate) fn draw(layer: &Layer, f: &mut Frame, c: &Canvas, app: &App, t: &Theme) {
+    match layer {
+        Layer::Help(_) => help(f, c.screen, app, t),
+        Layer::Warnings(_) => warnings(f, c.screen, app, t),
+        Layer::Compare(_) => compare(f, c.screen, app, t),
+        Layer::RunSummary(..) => run_summary(f, c.screen, app, t),
+        Layer::LabelCounts(_) => label_counts(f, c.screen, app, t),
+        Layer::Filter(_) => filter(f, c.screen, app, t),
+        Layer::Label(_) | Layer::Note => labels(f, c.panel, app, t, c.panel_whole),
+        Layer::NewRun(_) => new_run(f, c.screen, app, t),
+        Layer::Rank(_) => rank(f, c.screen, app, t),
+        Layer::Adjudicate(_) => adjudicate(f, c.screen, app, t),
+        Layer::Copy => copy(f, c.screen, app, t),
+        Layer::Matrix(m) => matrix(f, c.above_status, app, m, t),
+        // Shown by the browsing screen itself: the search box in the sample list's
+        // title, the jump prompt in the footer, the questions in the status line, the
+        // picked bucket on the chart.
+        Layer::Search
+        | Layer::Jump(_)
+        | Layer::ConfirmCancel
+        | Layer::ConfirmRescore(_)
+        | Layer::Chart(_) => {}
+    }
+}
+
+/// Where layers draw: the whole screen, the screen above the status lines, and the
+/// label panel's place (the detail, or on a short screen the left column).
+pub(crate) struct Canvas {
+    /// The whole frame.
+    pub screen: Rect,
+    /// Above the live status line and the footer.
+    pub above_status: Rect,
+    /// Where the label panel goes.
+    pub panel: Rect,
+    /// The panel covers the left column (a short screen) rather than the detail.
+    pub panel_whole: bool,
 }
