@@ -182,7 +182,7 @@ pub fn task_report(
         dir: dir.display().to_string(),
         model: format!("{}:{}", m.model.provider, m.model.name),
         task: task.clone(),
-        status: crate::run::liveness::shown_status(dir, &m.status),
+        status: crate::run::liveness::shown_status(dir, &m.status).to_string(),
         n: 0,
         correct: 0,
         unknown: 0,
