@@ -296,7 +296,8 @@ pub fn classify_parts_proved(
             .zip(phi1)
             .and_then(|(a, b)| Some((parse(a, syntax).ok()?, parse(b, syntax).ok()?)))
         else {
-            proved = false;
+            // No pair to compare (a task's answer, an unparsed φ₁): no change was
+            // guessed either, so nothing is flagged as a structural guess.
             return vec![];
         };
         let ex = proved_changes(&a, &b, false);
