@@ -20,7 +20,7 @@ const DEFLATE: u16 = 8;
 /// 1980-01-01 00:00, the earliest DOS date: entries carry no meaningful time.
 const DOS_DATE: u16 = (1 << 5) | 1;
 /// Version 4.5 (ZIP64), made on Unix.
-const MADE_BY: u16 = (3 << 8) | 45;
+const MADE_BY: u16 = 0x0300 + 45;
 const NEEDS: u16 = 20;
 const NEEDS64: u16 = 45;
 /// `-rw-r--r--` regular file, in the high half of the external attributes.
@@ -249,7 +249,9 @@ impl<W: Write + Seek> SpoolZip<W> {
             entries,
             ..
         } = self;
-        let mut file = cd.into_inner().map_err(|e| e.into_error())?;
+        let mut file = cd
+            .into_inner()
+            .map_err(std::io::IntoInnerError::into_error)?;
         let cd_size = file.stream_position()?;
         file.rewind()?;
         let copied = std::io::copy(&mut file, &mut out)?;
