@@ -3,36 +3,35 @@
 //! list reads) and `header.json` (results and stats). Written streaming: each sample is
 //! built on this thread, then serialised, compressed and dropped on a second one; the
 //! summaries go to a scratch file beside the output while the samples are written, and
-//! are copied into the zip after them. The zip's central directory (one entry per
-//! sample, in the `zip` crate's memory until `finish`) is what grows with the run.
+//! are copied into the zip after them; the zip's central directory is spooled to a
+//! second scratch file ([`super::zip_spool`]), so memory does not grow with the run.
 
 use super::inspect::{Totals, header};
 use super::inspect_sample::{Ctx, build};
+use super::zip_spool::SpoolZip;
 use super::{for_each_sample, labels_by_sample};
 use serde_json::Value;
 use std::fs::File;
-use std::io::{BufWriter, Read, Seek, Write};
-use std::path::Path;
-use zip::write::SimpleFileOptions;
+use std::io::{BufWriter, Seek, Write};
+use std::path::{Path, PathBuf};
 
 /// Deflate at level 1: a run's JSON compresses about 10× even so, and the higher levels
 /// cost several times the time for a few per cent.
-fn options() -> SimpleFileOptions {
-    SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated)
-        .compression_level(Some(1))
-        .large_file(false)
-}
+const LEVEL: u32 = 1;
 
 /// Samples built ahead of the zip writer (a few MB at most).
 const QUEUE: usize = 64;
 
-fn zip_err(e: zip::result::ZipError) -> std::io::Error {
-    std::io::Error::other(e)
+/// The scratch file the central directory spools to.
+fn cd_path(scratch: &Path) -> PathBuf {
+    let mut p = scratch.as_os_str().to_owned();
+    p.push(".cd");
+    PathBuf::from(p)
 }
 
-/// Writes one run as a `.eval` log to `out`, using `scratch` (a path beside the output,
-/// removed afterwards) for the summaries; returns the samples written and warnings.
+/// Writes one run as a `.eval` log to `out`, using `scratch` and `scratch` + `.cd`
+/// (paths beside the output, removed afterwards) for the summaries and the zip's
+/// directory; returns the samples written and warnings.
 pub fn write_eval<W: Write + Seek + Send>(
     dir: &Path,
     out: W,
@@ -40,6 +39,7 @@ pub fn write_eval<W: Write + Seek + Send>(
 ) -> anyhow::Result<(usize, Vec<String>)> {
     let result = write_with(dir, out, scratch);
     let _ = std::fs::remove_file(scratch);
+    let _ = std::fs::remove_file(cd_path(scratch));
     result
 }
 
@@ -51,15 +51,14 @@ fn write_with<W: Write + Seek + Send>(
     let m = crate::run::store::read_manifest(dir).map_err(|e| anyhow::anyhow!("{e}"))?;
     let labels = labels_by_sample(dir);
     let ctx = Ctx::new(&m);
-    let mut zip = zip::ZipWriter::new(out);
+    let mut zip = SpoolZip::new(out, &cd_path(scratch), LEVEL)?;
     let mut start = header(&m, &Totals::default());
     let start = serde_json::json!({
         "version": 2,
         "eval": start["eval"].take(),
         "plan": start["plan"].take(),
     });
-    zip.start_file("_journal/start.json", options())?;
-    serde_json::to_writer(&mut zip, &start)?;
+    zip.add("_journal/start.json", &serde_json::to_vec(&start)?)?;
     let mut summaries = BufWriter::with_capacity(
         1 << 20,
         File::options()
@@ -78,15 +77,15 @@ fn write_with<W: Write + Seek + Send>(
     // queue bounds the memory.
     let (tx, rx) = std::sync::mpsc::sync_channel::<(String, Value)>(QUEUE);
     let (mut zip, warnings) = std::thread::scope(|sc| {
-        let writer = sc.spawn(move || -> std::io::Result<zip::ZipWriter<W>> {
-            // One write per entry: the deflater pays per call, serde_json writes per token.
+        let writer = sc.spawn(move || -> std::io::Result<SpoolZip<W>> {
+            // One deflate call per entry: the deflater pays per call, serde_json writes
+            // per token.
             let mut body = Vec::with_capacity(64 << 10);
             for (name, sample) in rx {
                 body.clear();
                 serde_json::to_writer(&mut body, &sample)?;
                 drop(sample);
-                zip.start_file(name, options()).map_err(zip_err)?;
-                zip.write_all(&body)?;
+                zip.add(&name, &body)?;
             }
             Ok(zip)
         });
@@ -121,17 +120,8 @@ fn write_with<W: Write + Seek + Send>(
         .into_inner()
         .map_err(|e| anyhow::anyhow!("{}: {}", scratch.display(), e.error()))?;
     file.rewind()?;
-    zip.start_file("summaries.json", options())?;
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        let k = file.read(&mut buf)?;
-        if k == 0 {
-            break;
-        }
-        zip.write_all(&buf[..k])?;
-    }
-    zip.start_file("header.json", options())?;
-    serde_json::to_writer(&mut zip, &header(&m, &totals))?;
+    zip.add_stream("summaries.json", &mut file)?;
+    zip.add("header.json", &serde_json::to_vec(&header(&m, &totals))?)?;
     zip.finish()?.flush()?;
     Ok((n, warnings))
 }

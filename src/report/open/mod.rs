@@ -7,6 +7,7 @@ pub mod inspect;
 pub mod inspect_eval;
 pub(crate) mod inspect_sample;
 pub mod parquet_out;
+pub(crate) mod zip_spool;
 
 use crate::record::{LabelRecord, SampleRecord};
 use crate::run::store::{MAX_RECORD, SAMPLES, StoreError};
