@@ -4,7 +4,7 @@
 //! built on this thread, then serialised, compressed and dropped on a second one; the
 //! summaries go to a scratch file beside the output while the samples are written, and
 //! are copied into the zip after them; the zip's central directory is spooled to a
-//! second scratch file ([`super::zip_spool`]), so memory does not grow with the run.
+//! second scratch file (`report::open::zip_spool`), so memory does not grow with the run.
 
 use super::inspect::{Totals, header};
 use super::inspect_sample::{Ctx, build};
