@@ -494,3 +494,44 @@ fn help_pages_by_a_screenful_and_stops_at_its_end() {
     let up = overlay_rows(&screen(&mut app, &t, 80, 24), "Help");
     assert_eq!(up.last(), end.first(), "{end:#?}\n{up:#?}");
 }
+
+/// Low item L4: a copied ψ shows the part the copy check found, struck through in place.
+#[test]
+fn the_copied_part_of_psi_is_marked_on_the_overview() {
+    let d = tempfile::tempdir().unwrap();
+    let src = sample_runs().join("fol-english-qwen-0.5b");
+    let run = copy_run(&src, d.path(), "copy");
+    let (mut app, t) = build_app(&opts(vec![run.clone()]));
+    while app.jobs.loader.is_some() {
+        app.pump();
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    jump_to(&mut app, "0");
+    let rec: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(run.join("samples.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(rec["verdict"]["verdict"], "copied");
+    let (s, e) = (
+        rec["verdict"]["span"][0].as_u64().unwrap() as usize,
+        rec["verdict"]["span"][1].as_u64().unwrap() as usize,
+    );
+    let psi = rec["rounds"][0]["psi"].as_str().unwrap();
+    let want: String = psi[s..e].chars().filter(|c| !c.is_whitespace()).collect();
+    let buf = screens::render(&mut app, &t, 200, 60);
+    let mut got = String::new();
+    for y in 0..60 {
+        for x in 0..200 {
+            let c = &buf[(x, y)];
+            if c.modifier.contains(ratatui::style::Modifier::CROSSED_OUT) {
+                got.push_str(c.symbol());
+            }
+        }
+    }
+    let got: String = got.chars().filter(|c| !c.is_whitespace()).collect();
+    assert_eq!(got, want);
+}

@@ -123,24 +123,35 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
         // ψ keeps its own line breaks; characters the search matched are highlighted.
         let hits =
             crate::tui::search::Query::new(&app.model.listing.search.field.text).positions(&psi);
-        let mut k = 0;
+        // A copied ψ shows the copied part (the copy check's byte span) struck through in
+        // the warning colour: the reason for the verdict, in place.
+        let copied = match &rec.verdict {
+            Verdict::Copied { span, .. } if rec.rounds.len() == 1 => Some(*span),
+            _ => None,
+        };
+        let (mut k, mut byte) = (0, 0);
         for (n, text) in psi.split('\n').enumerate() {
             let mut line = vec![Span::styled(
                 if n == 0 { "ψ  " } else { "   " },
                 Style::default().fg(t.title),
             )];
             for c in text.chars() {
-                let style = if hits.contains(&k) {
+                let mut style = if hits.contains(&k) {
                     Style::default()
                         .fg(t.highlight)
                         .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
                 } else {
                     Style::default()
                 };
+                if copied.is_some_and(|(s, e)| (s..e).contains(&byte)) {
+                    style = style.fg(t.warning).add_modifier(Modifier::CROSSED_OUT);
+                }
                 line.push(Span::styled(c.to_string(), style));
                 k += 1;
+                byte += c.len_utf8();
             }
             k += 1;
+            byte += 1;
             out.push(Line::from(line));
         }
         match (&d.phi1, app.panes.detail_view.tree) {
