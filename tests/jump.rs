@@ -228,3 +228,82 @@ fn a_cancelled_run_shows_its_status_in_a_narrow_run_list() {
         assert!(top.contains("[cancel"), "{w}x{h}:\n{s}");
     }
 }
+
+/// Low item L11: `view --annotator NAME` labels as NAME, over the config and the
+/// environment, in a real terminal; a name with control characters is refused.
+#[test]
+fn view_annotator_labels_as_that_name_in_a_real_pty() {
+    let home = tempfile::tempdir().unwrap();
+    let cfg = home.path().join(".config");
+    std::fs::create_dir_all(cfg.join("autoeval")).unwrap();
+    let run = home.path().join("pl-small");
+    std::fs::create_dir_all(&run).unwrap();
+    for f in ["run.json", "samples.jsonl"] {
+        std::fs::copy(fixtures().join("pl-small").join(f), run.join(f)).unwrap();
+    }
+    let exe = env!("CARGO_BIN_EXE_autoeval");
+    let cmd = format!(
+        "stty cols 120 rows 40; {exe} view {} --sample 0 --annotator alice",
+        run.display()
+    );
+    let mut child = screens::spawn_group(
+        std::process::Command::new("script")
+            .args(["-qfec", &cmd, "/dev/null"])
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", &cfg)
+            .env("AUTOEVAL_ANNOTATOR", "from-env")
+            .env("AUTOEVAL_CACHE_DIR", home.path().join(".cache/autoeval"))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped()),
+    )
+    .expect("the `script` command (util-linux) is needed for this test");
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let labels = run.join("labels.jsonl");
+    {
+        use std::io::Write;
+        let stdin = child.0.stdin.as_mut().unwrap();
+        stdin.write_all(b"a9").unwrap();
+        stdin.flush().unwrap();
+    }
+    let start = std::time::Instant::now();
+    while !labels.exists() {
+        assert!(start.elapsed().as_secs() < 10, "no label written");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    {
+        use std::io::Write;
+        let stdin = child.0.stdin.as_mut().unwrap();
+        stdin.write_all(b"\x1b").unwrap();
+        stdin.flush().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        stdin.write_all(b"q").unwrap();
+        stdin.flush().unwrap();
+    }
+    let start = std::time::Instant::now();
+    while child.0.try_wait().unwrap().is_none() {
+        assert!(start.elapsed().as_secs() < 10, "did not exit");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let text = std::fs::read_to_string(&labels).unwrap();
+    let rec: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(rec["annotator"], "alice", "{text}");
+    assert_eq!(rec["id"], "0", "{text}");
+    // A name that would put a control character into labels.jsonl is refused.
+    let o = std::process::Command::new(exe)
+        .args([
+            "view",
+            &run.display().to_string(),
+            "--annotator",
+            "a\u{1b}[2Jb",
+        ])
+        .env("HOME", home.path())
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("1 to 100 printable characters"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

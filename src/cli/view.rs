@@ -24,6 +24,9 @@ pub struct ViewArgs {
     /// name, folder, or place in the run list).
     #[arg(long, value_name = "ID")]
     pub sample: Option<String>,
+    /// Who is labelling in this session (default: config, $AUTOEVAL_ANNOTATOR, $USER).
+    #[arg(long, value_name = "NAME")]
+    pub annotator: Option<String>,
 }
 
 /// The shipped sample runs: ./sample-runs, or the source tree's when the current
@@ -96,5 +99,19 @@ pub fn run(args: ViewArgs) -> Result<i32> {
         },
         args.blind,
         args.sample,
+        checked_annotator(args.annotator)?,
     )
+}
+
+/// The `--annotator` name as it goes into `labels.jsonl`: one line of printable text.
+fn checked_annotator(name: Option<String>) -> Result<Option<String>> {
+    let Some(n) = name else { return Ok(None) };
+    let n = n.trim().to_string();
+    if n.is_empty() || n.chars().count() > 100 || n.chars().any(char::is_control) {
+        anyhow::bail!(
+            "--annotator {:?}: give a name of 1 to 100 printable characters",
+            crate::sanitize::one_line(&n)
+        );
+    }
+    Ok(Some(n))
 }

@@ -258,17 +258,26 @@ pub fn run(opts: ViewOptions) -> anyhow::Result<i32> {
 
 /// Runs the viewer, blind when `blind` (or the config) says so.
 pub fn run_with(opts: ViewOptions, blind: bool) -> anyhow::Result<i32> {
-    run_on(opts, blind, None)
+    run_on(opts, blind, None, None)
 }
 
-/// [`run_with`], opening on sample `sample` (`view --sample ID`, `RUN/ID`).
-pub fn run_on(opts: ViewOptions, blind: bool, sample: Option<String>) -> anyhow::Result<i32> {
+/// [`run_with`], opening on sample `sample` (`view --sample ID`, `RUN/ID`), labelling
+/// as `annotator` when given (`view --annotator NAME`).
+pub fn run_on(
+    opts: ViewOptions,
+    blind: bool,
+    sample: Option<String>,
+    annotator: Option<String>,
+) -> anyhow::Result<i32> {
     if !std::io::stdout().is_terminal() {
         eprintln!("autoeval: the viewer needs a terminal; see `autoeval --help` for the commands");
         return Ok(2);
     }
     let started = Instant::now();
     let (mut app, theme) = build(&opts, true, blind);
+    if let Some(a) = annotator {
+        app.model.annotator = a;
+    }
     if let Some(spec) = sample {
         app.open_on(spec);
     }
