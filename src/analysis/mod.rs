@@ -8,6 +8,7 @@ pub mod bertscore_minilm;
 pub mod bleu_fol;
 pub mod closeness;
 pub mod counts;
+pub mod failure_kind;
 pub mod fol_text;
 pub mod kinds;
 pub mod le;

@@ -60,7 +60,7 @@ pub(crate) async fn judge_run(
                     Ok(c) if !c.completion.truncated => parse_answer(&c.completion.text),
                     _ => crate::llm::judge::JudgeAnswer::Unparseable,
                 };
-                let call = super::pipeline::call_record(&prompt, &r);
+                let call = super::job::call_record(&prompt, &r);
                 Some(JudgeRecord {
                     id: s.id.clone(),
                     model,

@@ -7,6 +7,7 @@ pub mod driver;
 pub mod format;
 pub mod import;
 pub mod index;
+pub mod job;
 pub mod judge;
 pub mod liveness;
 pub mod pipeline;

@@ -1,33 +1,16 @@
 //! One sample through (A∘I)ⁿ: informalize, fresh context, autoformalize, parse, verify.
 
+use super::job::{Caller, Runs, call_record, truncated_verdict};
+pub use super::job::{Job, Stage, custom_id};
 use super::score;
 use crate::analysis::closeness::closeness_within;
 use crate::llm::client::{CallError, CallResult};
 use crate::llm::{BoxFut, ChatRequest, Client};
 use crate::prompt::{PromptSet, Rendered};
-use crate::record::{CallRecord, RoundRecord, SampleRecord, now_rfc3339};
+use crate::record::{RoundRecord, SampleRecord, now_rfc3339};
 use crate::syntax::{Expr, SyntaxKind};
 use crate::verify::{self, Verdict};
 use std::sync::Arc;
-
-/// A dataset item to evaluate.
-#[derive(Clone, Debug)]
-pub struct Job {
-    /// Sample id.
-    pub id: String,
-    /// Dataset index.
-    pub idx: usize,
-    /// Dataset batch.
-    pub batch: Option<usize>,
-    /// φ₀.
-    pub phi0: Expr,
-    /// φ₀ as written in the dataset.
-    pub original: String,
-    /// Operator count.
-    pub num_operators: Option<usize>,
-    /// Generation depth.
-    pub depth: Option<usize>,
-}
 
 /// Everything a sample needs; shared by all tasks of a run.
 pub struct Pipeline {
@@ -47,95 +30,6 @@ pub struct Pipeline {
     pub bertscore: Option<super::bertscore::Bertscore>,
     /// A reference task's samples (`run --task`): each sample is then one call of it.
     pub task: Option<Arc<super::task::TaskSet>>,
-}
-
-impl Job {
-    /// The job of dataset item `item`: φ₀ parsed, or for a reference task whose sample
-    /// has no formula, ⊤ standing in (never shown: the record keeps φ₀ empty).
-    pub(crate) fn of(
-        item: &crate::dataset::Item,
-        syntax: SyntaxKind,
-        task: bool,
-    ) -> Result<Job, crate::syntax::ParseError> {
-        let phi0 = if task && item.fs.is_empty() {
-            Expr::Logic(crate::syntax::Formula::Bool(true))
-        } else {
-            crate::syntax::parse(&item.fs, syntax)?
-        };
-        Ok(Job {
-            id: item.idx.to_string(),
-            idx: item.idx,
-            batch: item.batch,
-            phi0,
-            original: item.fs.clone(),
-            num_operators: item.num_operators,
-            depth: item.depth,
-        })
-    }
-}
-
-/// The record of one call: its answer and reasoning apart, tokens, cost, or its error.
-pub(crate) fn call_record(prompt: &Rendered, r: &Result<CallResult, CallError>) -> CallRecord {
-    match r {
-        Ok(c) => CallRecord {
-            prompt_id: prompt.id.clone(),
-            output: Some(c.completion.text.clone()),
-            input_tokens: c.completion.input_tokens,
-            output_tokens: c.completion.output_tokens,
-            latency_ms: c.latency_ms,
-            cost_usd: c.cost_usd,
-            attempts: c.attempts,
-            finish_reason: c.completion.finish_reason.clone(),
-            error: None,
-            http_status: None,
-            transport_error: false,
-            implausible_usage: c.implausible_usage,
-            cached: c.cached,
-            batch_id: c.batch_id.clone(),
-            reasoning: c.completion.reasoning.clone(),
-            reasoning_tokens: c.completion.reasoning_tokens,
-            reasoning_redacted: c.completion.reasoning_redacted,
-            truncated: c.completion.truncated,
-        },
-        Err(e) => CallRecord {
-            prompt_id: prompt.id.clone(),
-            attempts: e.attempts,
-            error: Some(e.error.message.clone()),
-            http_status: e.error.status,
-            transport_error: e.error.status.is_none() && e.error.retryable,
-            ..Default::default()
-        },
-    }
-}
-
-/// Which call of a round.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Stage {
-    /// φ → ψ.
-    Informalize,
-    /// ψ → φ₁.
-    Autoformalize,
-}
-
-/// Where a sample's answers come from: the live client, or a provider batch's results.
-pub(crate) trait Caller: Send + Sync {
-    /// The answer to call `stage` of `round` of sample `id`; `None` when it is not
-    /// there yet (a batch will ask it), which leaves the sample unfinished.
-    fn call<'a>(
-        &'a self,
-        id: &'a str,
-        round: usize,
-        stage: Stage,
-        req: ChatRequest,
-    ) -> BoxFut<'a, Option<Result<CallResult, CallError>>>;
-
-    /// A round already scored for this sample (replays skip extraction and the verifier).
-    fn known_score(&self, _id: &str, _round: usize) -> Option<score::Scored> {
-        None
-    }
-
-    /// Remembers a round's score for later replays.
-    fn keep_score(&self, _id: &str, _round: usize, _s: &score::Scored) {}
 }
 
 /// Every call goes to the model now.
@@ -163,14 +57,7 @@ impl Pipeline {
 
     /// The verdict of a call that stopped at the token limit before answering.
     pub(crate) fn truncated_verdict(&self, stage: &str) -> Verdict {
-        Verdict::Unparseable {
-            reason: format!(
-                "{} ({}) while reasoning ({stage})",
-                crate::analysis::kinds::TRUNCATED_REASON,
-                self.client.params().max_tokens
-            ),
-            pos: 0,
-        }
+        truncated_verdict(self.client.params().max_tokens, stage)
     }
 
     /// Scores a reply on the blocking pool (Z3 and automata are CPU work, kept off the
@@ -413,12 +300,31 @@ impl Pipeline {
     }
 }
 
-/// `sample_rROUND_i|a`: unique per call within a run, and within the providers'
-/// custom-id alphabet (letters, digits, `_`, `-`; at most 64).
-pub fn custom_id(sample: &str, round: usize, stage: Stage) -> String {
-    let s = match stage {
-        Stage::Informalize => 'i',
-        Stage::Autoformalize => 'a',
-    };
-    format!("{sample}_r{round}_{s}")
+impl Runs for Pipeline {
+    fn prompts(&self) -> &PromptSet {
+        &self.prompts
+    }
+
+    fn syntax(&self) -> SyntaxKind {
+        self.syntax
+    }
+
+    fn request(&self, prompt: &Rendered) -> ChatRequest {
+        Pipeline::request(self, prompt)
+    }
+
+    fn truncated(&self, stage: &str) -> Verdict {
+        self.truncated_verdict(stage)
+    }
+
+    fn score<'a>(
+        &'a self,
+        phi0: &'a Expr,
+        input: &'a Expr,
+        psi: &'a str,
+        reply: String,
+        prompt: String,
+    ) -> crate::llm::BoxFut<'a, score::Scored> {
+        Box::pin(Pipeline::score(self, phi0, input, psi, reply, prompt))
+    }
 }

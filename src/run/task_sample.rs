@@ -9,7 +9,7 @@
 //! `autoformalize` after FOLIO's English premise as ψ (so the viewer's diff and
 //! countermodel work on it unchanged).
 
-use super::pipeline::{Caller, Job, Pipeline, Stage, call_record};
+use super::job::{Caller, Job, Runs, Stage, call_record};
 use super::task::{TaskKind, TaskSet};
 use crate::analysis::task_answer;
 use crate::record::{CallRecord, RoundRecord, SampleRecord, TaskRecord, TextScores, now_rfc3339};
@@ -45,15 +45,15 @@ pub(crate) fn text_scores(text: &str, reference: &str) -> TextScores {
 }
 
 /// Runs sample `job` of task `t`; `None` while its answer is pending (a batch).
-pub(crate) async fn process<C: Caller + ?Sized>(
-    p: &Pipeline,
+pub(crate) async fn process<P: Runs + ?Sized, C: Caller + ?Sized>(
+    p: &P,
     t: &TaskSet,
     job: Job,
     caller: &C,
 ) -> Option<SampleRecord> {
     let kind = t.kind;
     let unit = t.units.get(job.idx);
-    let prompt = t.prompt(&p.prompts, job.idx);
+    let prompt = t.prompt(p.prompts(), job.idx);
     let mut task = TaskRecord {
         name: kind.name().into(),
         ..TaskRecord::default()
@@ -113,7 +113,7 @@ pub(crate) async fn process<C: Caller + ?Sized>(
         verify_ms: 0.0,
     };
     let text = match reply {
-        Ok(c) if c.completion.truncated => Err(p.truncated_verdict("the task's answer")),
+        Ok(c) if c.completion.truncated => Err(p.truncated("the task's answer")),
         Ok(c) => Ok(c.completion.text),
         Err(e) => Err(Verdict::ModelError {
             message: format!("{} failed: {}", kind.name(), e.error.message),
@@ -183,8 +183,8 @@ pub(crate) async fn process<C: Caller + ?Sized>(
 }
 
 /// The sample record of a task sample (`verdict` is used when there is no round).
-fn record(
-    p: &Pipeline,
+fn record<P: Runs + ?Sized>(
+    p: &P,
     job: Job,
     rounds: Vec<RoundRecord>,
     verdict: Verdict,
@@ -214,7 +214,7 @@ fn record(
         id: job.id,
         idx: job.idx,
         batch: job.batch,
-        syntax: p.syntax,
+        syntax: p.syntax(),
         phi0,
         phi0_original: job.original,
         num_operators: job.num_operators,

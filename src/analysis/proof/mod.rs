@@ -11,7 +11,7 @@ mod logic;
 mod regex;
 mod screen;
 
-use crate::analysis::kinds::{FailureKind, kind_of_change};
+use crate::analysis::failure_kind::{FailureKind, kind_of_change};
 use crate::syntax::diff::{Change, NamedChange, diff, named_changes};
 use crate::syntax::{Expr, Formula, Regex};
 use crate::verify::{self, Options};

@@ -7,7 +7,7 @@ use crate::llm::client::{CallError, CallResult, MAX_PLAUSIBLE_TOKENS};
 use crate::llm::{BoxFut, ChatRequest, Completion, LlmError};
 use crate::record::SampleRecord;
 use crate::run::driver::{Event, RunSpec};
-use crate::run::pipeline::{Caller, Job, Stage};
+use crate::run::job::{Caller, Job, Stage};
 use crate::run::score::Scored;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, RwLock};

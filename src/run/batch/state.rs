@@ -212,7 +212,7 @@ pub(crate) fn save_results(dir: &Path, rs: &[StoredResult]) -> Result<(), StoreE
     a.sync()
 }
 
-pub use crate::run::pipeline::custom_id;
+pub use crate::run::job::custom_id;
 
 #[cfg(test)]
 mod tests {
