@@ -1,5 +1,5 @@
 //! One sample's job and one model call of it: what a sample is, which call of a round,
-//! where answers come from ([`Caller`]), how a call is recorded, and its custom id.
+//! where answers come from (`Caller`), how a call is recorded, and its custom id.
 //! Below the pipeline and the reference tasks, which both run calls.
 
 use super::score;
