@@ -128,15 +128,36 @@ fn a_server_task_run_reads_the_marked_answer_resumes_and_reuses_the_cache() {
     let s = answers_no();
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("ml");
-    ok(&task_cmd(
+    let first = task_cmd(
         &s.base,
         &out,
         "multi-logieval-pl",
         &["--limit", "4", "--cache"],
     )
     .output()
-    .unwrap());
+    .unwrap();
+    ok(&first);
     assert_eq!(s.hits.load(Ordering::SeqCst), 4);
+    // The summary speaks of answers, not of equivalent formulas: the server always says
+    // "no", so every answer is right or wrong, none equivalent.
+    let err = stderr(&first);
+    let summary = err
+        .lines()
+        .find(|l| l.contains("samples this time"))
+        .unwrap_or("");
+    let told: usize = ["right", "wrong"]
+        .iter()
+        .filter_map(|w| {
+            let at = summary.find(&format!(" {w}"))?;
+            summary[..at]
+                .rsplit(['(', ' '])
+                .next()?
+                .parse::<usize>()
+                .ok()
+        })
+        .sum();
+    assert_eq!(told, 4, "{err}");
+    assert!(!summary.contains("equivalent"), "{err}");
     ok(&task_cmd(
         &s.base,
         &out,

@@ -56,6 +56,11 @@ pub fn run(args: RunArgs) -> Result<i32> {
 
 async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
     let out = spec.out.clone();
+    let labels_task = spec
+        .pipeline
+        .task
+        .as_ref()
+        .is_some_and(|t| t.kind.labels().is_some());
     let cache = spec.pipeline.client.cache().cloned();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
@@ -144,7 +149,13 @@ async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
     let indexing = Instant::now();
     crate::run::index::load_or_build(&out, false);
     let indexing = indexing.elapsed();
-    let summary: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    // A label task's verdicts say whether the answer was right, not whether formulas
+    // are equivalent: name them so.
+    let labels = labels_task;
+    let summary: Vec<String> = counts
+        .iter()
+        .map(|(k, v)| format!("{v} {}", if labels { answer_word(k) } else { k }))
+        .collect();
     eprintln!(
         "{} {done} samples this time ({}) in {:.1?} → {}",
         if outcome == Outcome::Refused {
@@ -200,4 +211,14 @@ async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
             c => c,
         },
     })
+}
+
+/// A verdict of a label task (FOLIO, Multi-LogiEval reasoning) as what it says of the answer.
+fn answer_word(verdict: &str) -> &str {
+    match verdict {
+        "equivalent" => "right",
+        "not-equivalent" => "wrong",
+        "unknown" => "without an answer",
+        other => other,
+    }
 }
