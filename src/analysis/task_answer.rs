@@ -7,11 +7,13 @@
 //!    answer:`, `Answer (corrected):`, `**Answer:** false`, `the (final) answer is`,
 //!    `my answer is`, `\boxed{…}`. The **last** marked label wins (a correction comes after what it
 //!    corrects). A marker followed by two different labels (`Answer: True/False/Uncertain`,
-//!    the template echoed) marks nothing.
+//!    the template echoed) marks nothing. A marker that ends its line (`**Final Answer:**`,
+//!    then `- True`) points at the next line that says something.
 //! 2. **A closing label.** Else, a reply whose last line is a label alone (`False.`,
 //!    `**Yes**`).
 //! 3. **FOLIO's phrasing.** Else, for FOLIO, the last `the conclusion is …` / `the
-//!    statement is …` with a label.
+//!    statement is …` with a label; a conclusion quoted on the same line before it is judged
+//!    (`the conclusion "Rock is cute" is False`) reads the same.
 //! 4. **Nothing else.** Otherwise the answer is unknown: counted wrong and listed, never
 //!    guessed from a label mentioned in passing.
 //!
@@ -126,6 +128,10 @@ pub fn read(reply: &str, set: LabelSet) -> Reading {
     }
     let reply = &reply[cut..];
     let answer = crate::llm::reasoning::split(reply).answer;
+    let answer = match set {
+        LabelSet::Folio => unquote_conclusion(answer),
+        LabelSet::YesNo => std::borrow::Cow::Borrowed(answer),
+    };
     // Markdown emphasis and quotes around labels and markers are not part of them.
     let text: String = answer
         .chars()
@@ -193,6 +199,50 @@ pub fn read(reply: &str, set: LabelSet) -> Reading {
     }
 }
 
+/// FOLIO replies name the conclusion before judging it (`the conclusion "Rock is cute" is
+/// False`): the quoted conclusion is dropped, so the judgement reads as `the conclusion is
+/// False`. Only a quote that closes on the same line within 1,000 bytes counts.
+fn unquote_conclusion(answer: &str) -> std::borrow::Cow<'_, str> {
+    const HEADS: [&str; 2] = ["the conclusion ", "the statement "];
+    // ASCII lowercasing keeps every byte position.
+    let lower = answer.to_ascii_lowercase();
+    let mut out = String::new();
+    let (mut from, mut at) = (0, 0);
+    while let Some((i, head)) = HEADS
+        .iter()
+        .filter_map(|h| lower[at..].find(h).map(|i| (at + i, h.len())))
+        .min()
+    {
+        let open = i + head;
+        at = open;
+        let (close, body) = match answer[open..].chars().next() {
+            Some('"') => ('"', open + 1),
+            Some('“') => ('”', open + '“'.len_utf8()),
+            _ => continue,
+        };
+        let mut limit = (body + 1000).min(answer.len());
+        while !answer.is_char_boundary(limit) {
+            limit -= 1;
+        }
+        let Some(len) = answer[body..limit].find(close) else {
+            continue;
+        };
+        if answer[body..body + len].contains('\n') {
+            continue;
+        }
+        out.push_str(&answer[from..open]);
+        from = body + len + close.len_utf8();
+        // `the conclusion "…" is` reads as `the conclusion is`: one space, not two.
+        from += answer[from..].len() - answer[from..].trim_start_matches(' ').len();
+        at = from;
+    }
+    if from == 0 {
+        return std::borrow::Cow::Borrowed(answer);
+    }
+    out.push_str(&answer[from..]);
+    std::borrow::Cow::Owned(out)
+}
+
 /// The label a marker points at: the first label word in the rest of its sentence, if
 /// the sentence names no other label (`True/False/Uncertain` names three: no answer).
 fn label_after(rest: &str, set: LabelSet) -> Option<Label> {
@@ -201,7 +251,28 @@ fn label_after(rest: &str, set: LabelSet) -> Option<Label> {
         .char_indices()
         .find(|&(i, c)| c == '\n' || (c == '.' && rest[i + 1..].starts_with(char::is_whitespace)))
         .map_or(rest.len(), |(i, _)| i);
-    let sentence = &rest[..end.min(200)];
+    // At most 200 bytes of it, cut on a character boundary (a reply may be all `≡`).
+    let mut cut = end.min(200);
+    while !rest.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let sentence = &rest[..cut];
+    // A marker closing its line (`**Final Answer:**` then `- True` below) points at the
+    // next line that says something.
+    if sentence
+        .trim_matches(|c: char| !c.is_alphanumeric())
+        .is_empty()
+        && rest[end..].starts_with('\n')
+    {
+        let next = rest[end..]
+            .lines()
+            .map(|l| {
+                l.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '-' | '>' | '•'))
+            })
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        return label_after(next, set);
+    }
     let mut found: Option<Label> = None;
     let mut words = 0;
     for w in sentence.split(|c: char| !c.is_alphanumeric()) {
@@ -265,5 +336,29 @@ mod tests {
         assert_eq!(read("It is hard to say.", LabelSet::YesNo).label, None);
         assert_eq!(gold("Unknown", LabelSet::Folio), Some(Label::Uncertain));
         assert_eq!(gold(" Yes ", LabelSet::YesNo), Some(Label::Yes));
+    }
+
+    #[test]
+    fn a_long_marked_sentence_of_wide_characters_does_not_panic() {
+        let r = format!("Answer: {}", "≡".repeat(300));
+        assert_eq!(read(&r, LabelSet::Folio).label, None);
+        let r = format!("the conclusion \"{}", "“".repeat(600));
+        assert_eq!(read(&r, LabelSet::Folio).label, None);
+    }
+
+    #[test]
+    fn real_small_model_shapes_read_as_a_person_reads_them() {
+        // qwen2.5-coder-0.5b on FOLIO (sample-runs/tasks): the marker closes its line.
+        let r = "5. **Final Answer:**\n   - True\n\nJustification: Based on the given premises.";
+        assert_eq!(read(r, LabelSet::Folio).label, Some(Label::True));
+        // The conclusion quoted before it is judged.
+        let r = "Therefore, the conclusion \"If Rock is not both a turtle and a squirrel, then \
+                 Rock is either cute or skittish\" is False.";
+        assert_eq!(read(r, LabelSet::Folio).label, Some(Label::False));
+        let r = "So the statement “Butte and Pierre are in the same state” is true.";
+        assert_eq!(read(r, LabelSet::Folio).label, Some(Label::True));
+        // A quote that never closes on its line hides nothing.
+        let r = "the conclusion \"is open\nso it is Uncertain";
+        assert_eq!(read(r, LabelSet::Folio).label, None);
     }
 }
