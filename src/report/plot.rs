@@ -39,27 +39,28 @@ pub(crate) fn run_color(i: usize) -> RGBColor {
 
 fn kind_color(k: FailureKind) -> RGBColor {
     let i = FailureKind::ALL.iter().position(|x| *x == k).unwrap_or(0);
-    // One colour per kind, in `FailureKind::ALL` order (a new kind must add one).
+    // One colour per kind, in `FailureKind::ALL` order (a new kind must add one), none
+    // of them a run's colour: a kind panel must not read as one of the runs above it.
     const C: [RGBColor; FailureKind::ALL.len()] = [
-        RGBColor(127, 127, 127),
-        RGBColor(199, 199, 199),
-        RGBColor(188, 189, 34),
-        RGBColor(255, 187, 120),
+        RGBColor(99, 99, 99),
+        RGBColor(189, 189, 189),
+        RGBColor(140, 109, 49),
+        RGBColor(231, 186, 82),
         RGBColor(0, 0, 0),
-        RGBColor(219, 219, 141),
-        RGBColor(214, 39, 40),
-        RGBColor(31, 119, 180),
-        RGBColor(174, 199, 232),
-        RGBColor(148, 103, 189),
-        RGBColor(255, 127, 14),
-        RGBColor(44, 160, 44),
-        RGBColor(152, 223, 138),
-        RGBColor(140, 86, 75),
-        RGBColor(227, 119, 194),
-        RGBColor(247, 182, 210),
-        RGBColor(23, 190, 207),
-        RGBColor(158, 218, 229),
-        RGBColor(196, 156, 148),
+        RGBColor(206, 219, 156),
+        RGBColor(173, 73, 74),
+        RGBColor(57, 59, 121),
+        RGBColor(156, 158, 222),
+        RGBColor(123, 65, 115),
+        RGBColor(214, 97, 107),
+        RGBColor(99, 121, 57),
+        RGBColor(181, 207, 107),
+        RGBColor(132, 60, 57),
+        RGBColor(206, 109, 189),
+        RGBColor(222, 158, 214),
+        RGBColor(82, 84, 163),
+        RGBColor(107, 110, 207),
+        RGBColor(189, 158, 57),
     ];
     C[i % C.len()]
 }
@@ -366,4 +367,21 @@ fn kind_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &RunReport) 
         chart.draw_series(bars).map_err(err)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failure_kinds_never_take_a_run_colour_and_differ_from_each_other() {
+        let runs: Vec<RGBColor> = (0..10).map(run_color).collect();
+        let kinds: Vec<RGBColor> = FailureKind::ALL.into_iter().map(kind_color).collect();
+        for (k, c) in FailureKind::ALL.iter().zip(&kinds) {
+            assert!(!runs.contains(c), "{k:?} has a run's colour {c:?}");
+        }
+        for (i, c) in kinds.iter().enumerate() {
+            assert!(!kinds[i + 1..].contains(c), "{c:?} twice");
+        }
+    }
 }
