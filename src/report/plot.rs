@@ -148,6 +148,16 @@ fn x_range(reports: &[RunReport]) -> (f64, f64) {
     (lo - 0.5, hi.max(lo + 1.0) + 0.5)
 }
 
+/// Where run `i` of `n` draws its interval bars, left or right of the bucket: side by
+/// side within a third of a bucket, so no two runs' bars overlap.
+fn dodge(i: usize, n: usize) -> f64 {
+    if n < 2 {
+        return 0.0;
+    }
+    let step = (0.6 / n as f64).min(0.15);
+    (i as f64 - (n - 1) as f64 / 2.0) * step
+}
+
 fn axis_label(reports: &[RunReport]) -> String {
     let bys: BTreeSet<&str> = reports.iter().map(|r| r.by.as_str()).collect();
     match bys.len() {
@@ -217,9 +227,9 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, reports: &[RunReport]
     let xlab = axis_label(reports);
     for (area, a3) in halves.iter().zip([true, false]) {
         let title = if a3 {
-            "A3 accuracy (%), band: Wilson 95% CI"
+            "A3 accuracy (%), bars: Wilson 95% CI"
         } else {
-            "A2 syntactic compliance (%), band: Wilson 95% CI"
+            "A2 syntactic compliance (%), bars: Wilson 95% CI"
         };
         let mut chart = ChartBuilder::on(area)
             .caption(title, ("sans-serif", 20))
@@ -239,21 +249,19 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, reports: &[RunReport]
             .map_err(err)?;
         for (i, r) in reports.iter().enumerate() {
             let color = run_color(i);
-            // The band: each bucket's Wilson 95 % interval (buckets hold few samples).
-            let ci: Vec<(f64, [f64; 2])> = r
-                .intervals
-                .by_category
-                .iter()
-                .filter_map(|(k, c)| Some((*k as f64, if a3 { c.a3 } else { c.a2 }?)))
-                .collect();
-            if ci.len() > 1 {
-                let upper = ci.iter().map(|(k, [_, hi])| (*k, 100.0 * hi));
-                let lower = ci.iter().rev().map(|(k, [lo, _])| (*k, 100.0 * lo));
-                let band: Vec<(f64, f64)> = upper.chain(lower).collect();
-                chart
-                    .draw_series(std::iter::once(Polygon::new(band, color.mix(0.15))))
-                    .map_err(err)?;
-            }
+            // Each bucket's Wilson 95 % interval (buckets hold few samples) as a bar
+            // beside the other runs' at that bucket: filled bands of several runs piled
+            // up into one grey block.
+            let dx = dodge(i, reports.len());
+            let bars = r.intervals.by_category.iter().filter_map(|(k, c)| {
+                let [lo, hi] = if a3 { c.a3 } else { c.a2 }?;
+                let x = *k as f64 + dx;
+                Some(PathElement::new(
+                    vec![(x, 100.0 * lo), (x, 100.0 * hi)],
+                    color.mix(0.6).stroke_width(2),
+                ))
+            });
+            chart.draw_series(bars).map_err(err)?;
             // Several batches: their lowest and highest A3 per bucket as thin lines.
             if a3 && !r.spread.is_empty() {
                 for pick in [0, 1] {
@@ -382,6 +390,17 @@ mod tests {
         }
         for (i, c) in kinds.iter().enumerate() {
             assert!(!kinds[i + 1..].contains(c), "{c:?} twice");
+        }
+    }
+
+    #[test]
+    fn interval_bars_of_different_runs_never_share_an_x() {
+        for n in 1..=12 {
+            let xs: Vec<f64> = (0..n).map(|i| dodge(i, n)).collect();
+            for w in xs.windows(2) {
+                assert!(w[1] - w[0] > 0.04, "{n}: {xs:?}");
+            }
+            assert!(xs.iter().all(|x| x.abs() <= 0.31), "{n}: {xs:?}");
         }
     }
 }
