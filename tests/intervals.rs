@@ -179,7 +179,7 @@ fn several_batches_get_a_bootstrap_interval_and_the_plot_draws_bands() {
         .output()
         .unwrap());
     let s = std::fs::read_to_string(&svg).unwrap();
-    assert!(s.contains("band: Wilson 95% CI"));
-    // One band per panel.
-    assert!(s.matches("<polygon").count() >= 2);
+    assert!(s.contains("bars: Wilson 95% CI"));
+    // Intervals are bars side by side, not filled bands that pile up into one block.
+    assert_eq!(s.matches("<polygon").count(), 0);
 }

@@ -128,8 +128,9 @@ fn plot_writes_svg_and_png_and_refuses_other_names() {
     assert!(s.contains("A3 accuracy"));
     assert!(s.contains("A2 syntactic compliance"));
     assert!(s.contains("failure kinds: "));
-    // Two batches: the spread band is drawn (a filled polygon) for each run.
-    assert!(s.matches("<polygon").count() >= 2, "no spread band");
+    // Interval bars, never filled bands (several runs' bands piled up into a block).
+    assert_eq!(s.matches("<polygon").count(), 0, "a filled band");
+    assert!(s.contains("bars: Wilson 95% CI"));
     let png = dir.path().join("fig.png");
     let o = bin()
         .arg("report")

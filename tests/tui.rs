@@ -1606,7 +1606,7 @@ fn overview_shows_hand_labels_and_the_judge_column_has_a_legend_and_marks_disagr
     let s = screen(&mut app, &t, 160, 48);
     assert!(s.contains("labels dev-a: off-format answer"), "{s}");
     assert!(
-        s.contains("J: ✓ judge yes · ✗ no · ? unreadable · ≠"),
+        s.contains("J: ✓ judge yes · ✗ no · ? unreadable · ≠ verifier differs"),
         "{s}"
     );
     // Sample 35: the judge and the verifier disagree.

@@ -39,27 +39,28 @@ pub(crate) fn run_color(i: usize) -> RGBColor {
 
 fn kind_color(k: FailureKind) -> RGBColor {
     let i = FailureKind::ALL.iter().position(|x| *x == k).unwrap_or(0);
-    // One colour per kind, in `FailureKind::ALL` order (a new kind must add one).
+    // One colour per kind, in `FailureKind::ALL` order (a new kind must add one), none
+    // of them a run's colour: a kind panel must not read as one of the runs above it.
     const C: [RGBColor; FailureKind::ALL.len()] = [
-        RGBColor(127, 127, 127),
-        RGBColor(199, 199, 199),
-        RGBColor(188, 189, 34),
-        RGBColor(255, 187, 120),
+        RGBColor(99, 99, 99),
+        RGBColor(189, 189, 189),
+        RGBColor(140, 109, 49),
+        RGBColor(231, 186, 82),
         RGBColor(0, 0, 0),
-        RGBColor(219, 219, 141),
-        RGBColor(214, 39, 40),
-        RGBColor(31, 119, 180),
-        RGBColor(174, 199, 232),
-        RGBColor(148, 103, 189),
-        RGBColor(255, 127, 14),
-        RGBColor(44, 160, 44),
-        RGBColor(152, 223, 138),
-        RGBColor(140, 86, 75),
-        RGBColor(227, 119, 194),
-        RGBColor(247, 182, 210),
-        RGBColor(23, 190, 207),
-        RGBColor(158, 218, 229),
-        RGBColor(196, 156, 148),
+        RGBColor(206, 219, 156),
+        RGBColor(173, 73, 74),
+        RGBColor(57, 59, 121),
+        RGBColor(156, 158, 222),
+        RGBColor(123, 65, 115),
+        RGBColor(214, 97, 107),
+        RGBColor(99, 121, 57),
+        RGBColor(181, 207, 107),
+        RGBColor(132, 60, 57),
+        RGBColor(206, 109, 189),
+        RGBColor(222, 158, 214),
+        RGBColor(82, 84, 163),
+        RGBColor(107, 110, 207),
+        RGBColor(189, 158, 57),
     ];
     C[i % C.len()]
 }
@@ -147,6 +148,16 @@ fn x_range(reports: &[RunReport]) -> (f64, f64) {
     (lo - 0.5, hi.max(lo + 1.0) + 0.5)
 }
 
+/// Where run `i` of `n` draws its interval bars, left or right of the bucket: side by
+/// side within a third of a bucket, so no two runs' bars overlap.
+fn dodge(i: usize, n: usize) -> f64 {
+    if n < 2 {
+        return 0.0;
+    }
+    let step = (0.6 / n as f64).min(0.15);
+    (i as f64 - (n - 1) as f64 / 2.0) * step
+}
+
 fn axis_label(reports: &[RunReport]) -> String {
     let bys: BTreeSet<&str> = reports.iter().map(|r| r.by.as_str()).collect();
     match bys.len() {
@@ -216,9 +227,9 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, reports: &[RunReport]
     let xlab = axis_label(reports);
     for (area, a3) in halves.iter().zip([true, false]) {
         let title = if a3 {
-            "A3 accuracy (%), band: Wilson 95% CI"
+            "A3 accuracy (%), bars: Wilson 95% CI"
         } else {
-            "A2 syntactic compliance (%), band: Wilson 95% CI"
+            "A2 syntactic compliance (%), bars: Wilson 95% CI"
         };
         let mut chart = ChartBuilder::on(area)
             .caption(title, ("sans-serif", 20))
@@ -238,21 +249,19 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, reports: &[RunReport]
             .map_err(err)?;
         for (i, r) in reports.iter().enumerate() {
             let color = run_color(i);
-            // The band: each bucket's Wilson 95 % interval (buckets hold few samples).
-            let ci: Vec<(f64, [f64; 2])> = r
-                .intervals
-                .by_category
-                .iter()
-                .filter_map(|(k, c)| Some((*k as f64, if a3 { c.a3 } else { c.a2 }?)))
-                .collect();
-            if ci.len() > 1 {
-                let upper = ci.iter().map(|(k, [_, hi])| (*k, 100.0 * hi));
-                let lower = ci.iter().rev().map(|(k, [lo, _])| (*k, 100.0 * lo));
-                let band: Vec<(f64, f64)> = upper.chain(lower).collect();
-                chart
-                    .draw_series(std::iter::once(Polygon::new(band, color.mix(0.15))))
-                    .map_err(err)?;
-            }
+            // Each bucket's Wilson 95 % interval (buckets hold few samples) as a bar
+            // beside the other runs' at that bucket: filled bands of several runs piled
+            // up into one grey block.
+            let dx = dodge(i, reports.len());
+            let bars = r.intervals.by_category.iter().filter_map(|(k, c)| {
+                let [lo, hi] = if a3 { c.a3 } else { c.a2 }?;
+                let x = *k as f64 + dx;
+                Some(PathElement::new(
+                    vec![(x, 100.0 * lo), (x, 100.0 * hi)],
+                    color.mix(0.6).stroke_width(2),
+                ))
+            });
+            chart.draw_series(bars).map_err(err)?;
             // Several batches: their lowest and highest A3 per bucket as thin lines.
             if a3 && !r.spread.is_empty() {
                 for pick in [0, 1] {
@@ -366,4 +375,32 @@ fn kind_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, r: &RunReport) 
         chart.draw_series(bars).map_err(err)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failure_kinds_never_take_a_run_colour_and_differ_from_each_other() {
+        let runs: Vec<RGBColor> = (0..10).map(run_color).collect();
+        let kinds: Vec<RGBColor> = FailureKind::ALL.into_iter().map(kind_color).collect();
+        for (k, c) in FailureKind::ALL.iter().zip(&kinds) {
+            assert!(!runs.contains(c), "{k:?} has a run's colour {c:?}");
+        }
+        for (i, c) in kinds.iter().enumerate() {
+            assert!(!kinds[i + 1..].contains(c), "{c:?} twice");
+        }
+    }
+
+    #[test]
+    fn interval_bars_of_different_runs_never_share_an_x() {
+        for n in 1..=12 {
+            let xs: Vec<f64> = (0..n).map(|i| dodge(i, n)).collect();
+            for w in xs.windows(2) {
+                assert!(w[1] - w[0] > 0.04, "{n}: {xs:?}");
+            }
+            assert!(xs.iter().all(|x| x.abs() <= 0.31), "{n}: {xs:?}");
+        }
+    }
 }

@@ -9,9 +9,38 @@ use super::keymap::Context;
 use super::live::Form;
 use super::model::{CompareView, KindCounts, PickedBucket, RunSummary};
 
-/// One layer and its state.
-#[derive(Debug)]
-pub enum Layer {
+/// Declares [`Layer`] and [`Mode`] from one list, so `Mode` cannot drift from the
+/// layers: each variant with its docs and data, and its data-less name for `Mode`
+/// (plus `Normal`, no layer), with the exhaustive [`Layer::mode`] between them.
+macro_rules! layers {
+    ($( $(#[$doc:meta])* $name:ident $(($($data:ty),+))? ),+ $(,)?) => {
+        /// One layer and its state.
+        #[derive(Debug)]
+        pub enum Layer {
+            $( $(#[$doc])* $name $(($($data),+))? ),+
+        }
+
+        /// Which layer is on top, without its data (what tests and drawing ask);
+        /// generated with [`Layer`], whose variants it names.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum Mode {
+            /// No layer: browsing.
+            Normal,
+            $( $(#[$doc])* $name ),+
+        }
+
+        impl Layer {
+            /// The layer's name.
+            pub fn mode(&self) -> Mode {
+                match self {
+                    $( Layer::$name { .. } => Mode::$name ),+
+                }
+            }
+        }
+    };
+}
+
+layers! {
     /// Every key and mode (scrolls).
     Help(Overlay),
     /// Loading warnings.
@@ -62,49 +91,6 @@ pub struct ChartLayer {
     pub kinds: (String, KindCounts),
 }
 
-/// Which layer is on top, without its data (what tests and drawing ask).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// No layer: browsing.
-    Normal,
-    /// [`Layer::Help`].
-    Help,
-    /// [`Layer::Search`].
-    Search,
-    /// [`Layer::Filter`].
-    Filter,
-    /// [`Layer::Compare`].
-    Compare,
-    /// [`Layer::Warnings`].
-    Warnings,
-    /// [`Layer::Chart`].
-    Chart,
-    /// [`Layer::Label`].
-    Label,
-    /// [`Layer::Note`].
-    Note,
-    /// [`Layer::NewRun`].
-    NewRun,
-    /// [`Layer::LabelCounts`].
-    LabelCounts,
-    /// [`Layer::RunSummary`].
-    RunSummary,
-    /// [`Layer::ConfirmCancel`].
-    ConfirmCancel,
-    /// [`Layer::Rank`].
-    Rank,
-    /// [`Layer::Adjudicate`].
-    Adjudicate,
-    /// [`Layer::Jump`].
-    Jump,
-    /// [`Layer::Copy`].
-    Copy,
-    /// [`Layer::ConfirmRescore`].
-    ConfirmRescore,
-    /// [`Layer::Matrix`].
-    Matrix,
-}
-
 impl Layer {
     /// The keymap context this layer reads keys in.
     pub fn context(&self) -> Context {
@@ -126,30 +112,6 @@ impl Layer {
             | Layer::ConfirmCancel
             | Layer::Copy
             | Layer::ConfirmRescore(_) => Context::Overlay,
-        }
-    }
-
-    /// The layer's name.
-    pub fn mode(&self) -> Mode {
-        match self {
-            Layer::Help(_) => Mode::Help,
-            Layer::Warnings(_) => Mode::Warnings,
-            Layer::Compare(_) => Mode::Compare,
-            Layer::RunSummary(..) => Mode::RunSummary,
-            Layer::LabelCounts(_) => Mode::LabelCounts,
-            Layer::Filter(_) => Mode::Filter,
-            Layer::Chart(_) => Mode::Chart,
-            Layer::Search => Mode::Search,
-            Layer::Label(_) => Mode::Label,
-            Layer::Note => Mode::Note,
-            Layer::NewRun(_) => Mode::NewRun,
-            Layer::ConfirmCancel => Mode::ConfirmCancel,
-            Layer::Rank(_) => Mode::Rank,
-            Layer::Adjudicate(_) => Mode::Adjudicate,
-            Layer::Jump(_) => Mode::Jump,
-            Layer::Copy => Mode::Copy,
-            Layer::ConfirmRescore(_) => Mode::ConfirmRescore,
-            Layer::Matrix(_) => Mode::Matrix,
         }
     }
 

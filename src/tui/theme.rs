@@ -63,6 +63,8 @@ pub struct Theme {
     pub split: Color,
     /// Chart series, one per run.
     pub chart: Vec<Color>,
+    /// Failure kinds in the kinds chart, one per kind (never a run's colour).
+    pub kinds: Vec<Color>,
 }
 
 fn parse_color(s: &str, palette: &HashMap<String, Color>) -> Option<Color> {
@@ -75,7 +77,7 @@ fn parse_color(s: &str, palette: &HashMap<String, Color>) -> Option<Color> {
     s.parse::<Color>().ok()
 }
 
-const KEYS: [&str; 26] = [
+const KEYS: [&str; 27] = [
     "fg",
     "bg",
     "muted",
@@ -102,6 +104,7 @@ const KEYS: [&str; 26] = [
     "diff_changed",
     "split",
     "chart",
+    "kinds",
 ];
 
 impl Theme {
@@ -169,6 +172,12 @@ impl Theme {
             diff_changed: Color::Yellow,
             split: Color::Red,
             chart: vec![Color::Blue, Color::Yellow, Color::Green, Color::Magenta],
+            kinds: vec![
+                Color::LightMagenta,
+                Color::LightCyan,
+                Color::LightGreen,
+                Color::LightYellow,
+            ],
         }
     }
 
@@ -190,16 +199,17 @@ impl Theme {
         );
         // Later entries (children) override earlier ones (parents).
         for (k, v, origin) in colors {
-            if k == "chart" {
+            if k == "chart" || k == "kinds" {
                 let list: Option<Vec<Color>> = v.as_array().map(|a| {
                     a.iter()
                         .filter_map(|x| x.as_str().and_then(|s| parse_color(s, &palette)))
                         .collect()
                 });
                 match list {
-                    Some(l) if !l.is_empty() => self.chart = l,
+                    Some(l) if !l.is_empty() && k == "chart" => self.chart = l,
+                    Some(l) if !l.is_empty() => self.kinds = l,
                     _ => warnings.push(format!(
-                        "theme {origin}: colors.chart: expected a list of colours"
+                        "theme {origin}: colors.{k}: expected a list of colours"
                     )),
                 }
                 continue;
@@ -259,6 +269,21 @@ impl Theme {
     /// Colour of a verdict kind.
     pub(crate) fn verdict_color(&self, k: crate::verify::VerdictKind) -> Color {
         self.verdict.get(k as usize).copied().unwrap_or(self.fg)
+    }
+
+    /// Colour of the `i`-th row of the failure-kinds chart: the theme's `kinds` list in
+    /// turn (neighbouring rows never share one); a colour a run also has in `chart` is
+    /// passed over, so a kind never reads as a run (a theme listing only run colours
+    /// gets its list as is).
+    pub(crate) fn kind_color(&self, i: usize) -> Color {
+        let own: Vec<Color> = self
+            .kinds
+            .iter()
+            .filter(|c| !self.chart.contains(c))
+            .copied()
+            .collect();
+        let list = if own.is_empty() { &self.kinds } else { &own };
+        list.get(i % list.len().max(1)).copied().unwrap_or(self.fg)
     }
 }
 
@@ -453,6 +478,37 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Failure kinds have colours of their own in every built-in theme: none is a
+    /// run's chart colour, and each reads at WCAG AA on the background.
+    #[test]
+    fn every_builtin_theme_gives_failure_kinds_colours_apart_from_runs() {
+        for (name, _) in BUILTIN {
+            let (t, w) = Theme::load(name);
+            assert!(w.is_empty(), "{name}: {w:?}");
+            assert!(t.kinds.len() >= 6, "{name}: {:?}", t.kinds);
+            let bg = rgb(t.bg).unwrap_or(if name == "light" {
+                (255, 255, 255)
+            } else {
+                (30, 30, 30)
+            });
+            for i in 0..20 {
+                let c = t.kind_color(i);
+                assert!(
+                    !t.chart.contains(&c),
+                    "{name}: row {i} in a run colour {c:?}"
+                );
+                assert_ne!(c, t.kind_color(i + 1), "{name}: rows {i} and {}", i + 1);
+                let r = contrast(rgb(c).unwrap(), bg);
+                assert!(r >= 4.5, "{name}: row {i} {c:?}: contrast {r:.2}");
+            }
+        }
+        // A user theme whose kinds repeat run colours: those are passed over.
+        let mut t = Theme::fallback();
+        t.kinds = vec![t.chart[0], Color::LightRed];
+        assert_eq!(t.kind_color(0), Color::LightRed);
+        assert_eq!(t.kind_color(1), Color::LightRed);
     }
 
     /// A child theme's palette reaches the keys it inherits.

@@ -170,8 +170,29 @@ impl App {
             Action::SortReverse => self.model.sort_by(Sort::reverse),
             Action::SortMetric => self.model.sort_by(Sort::cycle_metric),
             Action::Quit => self.quit = true,
-            // Actions of other contexts do nothing while browsing.
-            _ => {}
+            // Actions of other contexts do nothing while browsing, nor do compare and
+            // label with no sample selected or space outside the run list. Listed, not
+            // `_`: an action added for a new layer must be handled above or placed here.
+            Action::Compare
+            | Action::Label
+            | Action::ToggleRun
+            | Action::Confirm
+            | Action::Cancel
+            | Action::DeleteChar
+            | Action::NextField
+            | Action::PrevField
+            | Action::Decrease
+            | Action::Increase
+            | Action::Toggle
+            | Action::Reviewed
+            | Action::AcceptSuggestion
+            | Action::EditNote
+            | Action::Undo
+            | Action::PrevBucket
+            | Action::NextBucket
+            | Action::ChartAllRuns
+            | Action::ChartKinds
+            | Action::SearchReasoning => {}
         }
     }
 

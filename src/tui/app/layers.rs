@@ -88,7 +88,16 @@ impl App {
                     form.type_char(c);
                 }
             }
-            _ => {}
+            // A search keystroke that changed nothing; contexts that take no text.
+            Context::Search
+            | Context::Normal
+            | Context::Overlay
+            | Context::Chart
+            | Context::Label
+            | Context::Filter
+            | Context::Rank
+            | Context::Adjudicate
+            | Context::Matrix => {}
         }
     }
 

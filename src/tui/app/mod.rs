@@ -255,9 +255,12 @@ impl App {
 
     /// The chart layer, while it is open.
     pub fn chart_layer(&self) -> Option<&ChartLayer> {
-        self.layers.iter().rev().find_map(|l| match l {
-            Layer::Chart(c) => Some(&**c),
-            _ => None,
+        self.layers.iter().rev().find_map(|l| {
+            if let Layer::Chart(c) = l {
+                Some(&**c)
+            } else {
+                None
+            }
         })
     }
 
@@ -266,34 +269,46 @@ impl App {
         self.layers
             .iter()
             .rev()
-            .find_map(|l| match l {
-                Layer::Filter(e) => Some(e),
-                _ => None,
+            .find_map(|l| {
+                if let Layer::Filter(e) = l {
+                    Some(e)
+                } else {
+                    None
+                }
             })
             .unwrap_or(&self.panes.filter_edit)
     }
 
     /// The comparison, while it is open.
     pub fn compare(&self) -> Option<&super::model::CompareView> {
-        self.layers.iter().rev().find_map(|l| match l {
-            Layer::Compare(v) => Some(&**v),
-            _ => None,
+        self.layers.iter().rev().find_map(|l| {
+            if let Layer::Compare(v) = l {
+                Some(&**v)
+            } else {
+                None
+            }
         })
     }
 
     /// The rank view, while it is open.
     pub fn rank(&self) -> Option<&super::model::rank::RankView> {
-        self.layers.iter().rev().find_map(|l| match l {
-            Layer::Rank(v) => Some(&**v),
-            _ => None,
+        self.layers.iter().rev().find_map(|l| {
+            if let Layer::Rank(v) = l {
+                Some(&**v)
+            } else {
+                None
+            }
         })
     }
 
     /// The run summary, while it is open (`None` inside: no run to summarise).
     pub fn summary(&self) -> Option<&super::model::RunSummary> {
-        self.layers.iter().rev().find_map(|l| match l {
-            Layer::RunSummary(_, s) => s.as_deref(),
-            _ => None,
+        self.layers.iter().rev().find_map(|l| {
+            if let Layer::RunSummary(_, s) = l {
+                s.as_deref()
+            } else {
+                None
+            }
         })
     }
 
@@ -307,17 +322,23 @@ impl App {
 
     /// The new-run form, while it is open.
     pub fn form(&self) -> Option<&super::live::Form> {
-        self.layers.iter().rev().find_map(|l| match l {
-            Layer::NewRun(f) => Some(&**f),
-            _ => None,
+        self.layers.iter().rev().find_map(|l| {
+            if let Layer::NewRun(f) = l {
+                Some(&**f)
+            } else {
+                None
+            }
         })
     }
 
     /// The new-run form to fill in, while it is open.
     pub fn form_mut(&mut self) -> Option<&mut super::live::Form> {
-        self.layers.iter_mut().rev().find_map(|l| match l {
-            Layer::NewRun(f) => Some(&mut **f),
-            _ => None,
+        self.layers.iter_mut().rev().find_map(|l| {
+            if let Layer::NewRun(f) = l {
+                Some(&mut **f)
+            } else {
+                None
+            }
         })
     }
 
@@ -347,9 +368,10 @@ impl App {
             return;
         }
         if confirming {
-            let asked = match self.layers.last() {
-                Some(Layer::ConfirmRescore(i)) => Some(*i),
-                _ => None,
+            let asked = if let Some(Layer::ConfirmRescore(i)) = self.layers.last() {
+                Some(*i)
+            } else {
+                None
             };
             self.pop();
             if rescoring {

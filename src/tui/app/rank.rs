@@ -29,9 +29,10 @@ impl App {
     }
 
     fn rank_view_mut(&mut self) -> Option<&mut RankView> {
-        match self.layers.last_mut() {
-            Some(Layer::Rank(v)) => Some(v),
-            _ => None,
+        if let Some(Layer::Rank(v)) = self.layers.last_mut() {
+            Some(v)
+        } else {
+            None
         }
     }
 

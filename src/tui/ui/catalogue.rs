@@ -124,7 +124,7 @@ pub fn catalogue(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     if sort.key.is_some() {
         title = format!("{title} · {}", sort.describe());
     }
-    let b = block(&title, true, t);
+    let b = block(&title, area, true, t);
     let inner = b.inner(area);
     f.render_widget(b, area);
     let w = usize::from(inner.width);

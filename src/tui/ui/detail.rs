@@ -1,6 +1,6 @@
 //! The detail view: overview, structural diff, countermodel, raw exchange.
 
-use super::{block, formula};
+use super::{block, formula, text};
 use crate::tui::app::{App, Pane, Tab};
 use crate::tui::theme::Theme;
 use crate::verify::{Countermodel, Verdict};
@@ -642,39 +642,71 @@ fn raw(app: &App, t: &Theme) -> Vec<Line<'static>> {
     out
 }
 
-/// Draws the detail pane.
-pub fn draw(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
+/// The tab bar in `level` 0 (every tab by name), 1 (Countermodel as "Model" unless
+/// it is the tab shown) or 2 (the tab shown and its place, `[Diff] 2/4`).
+fn tab_bar(shown: Tab, level: u8) -> String {
+    if level >= 2 {
+        let at = Tab::ALL.iter().position(|x| *x == shown).unwrap_or(0);
+        return format!("[{}] {}/{}", shown.title(), at + 1, Tab::ALL.len());
+    }
     let tabs: Vec<String> = Tab::ALL
         .iter()
-        .map(|x| {
-            if *x == app.panes.detail_view.tab {
-                format!("[{}]", x.title())
-            } else {
-                x.title().to_string()
-            }
+        .map(|x| match (*x == shown, x) {
+            (true, _) => format!("[{}]", x.title()),
+            (false, Tab::Countermodel) if level == 1 => "Model".to_string(),
+            (false, _) => x.title().to_string(),
         })
         .collect();
+    tabs.join(" ")
+}
+
+/// The detail pane's title in `w` columns: the sample, its run and the tab bar; a
+/// narrow pane shortens the tab bar first, then leaves out the run name (whole or not
+/// at all: the sample list names it), never cutting either inside a word.
+fn detail_title(sample: Option<(&str, &str)>, shown: Tab, w: usize) -> String {
+    let bars = [0, 1, 2].map(|level| tab_bar(shown, level));
+    let Some((id, run)) = sample else {
+        return bars
+            .iter()
+            .find(|b| text::width(b) <= w)
+            .cloned()
+            .unwrap_or_else(|| text::fit_title(&bars[2], w));
+    };
+    let id = crate::sanitize::one_line(id);
+    let with_run = bars.iter().map(|b| format!("Sample {id} · {run} · {b}"));
+    let without = bars[1..].iter().map(|b| format!("Sample {id} · {b}"));
+    with_run
+        .chain(without)
+        .find(|s| text::width(s) <= w)
+        .unwrap_or_else(|| text::fit_title(&format!("Sample {id} · {}", bars[2]), w))
+}
+
+/// Draws the detail pane.
+pub fn draw(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let blind = app
         .panes
         .detail
         .as_ref()
         .is_some_and(|d| app.model.hidden(d.key));
-    let title = match app.panes.detail.as_ref().map(|d| &d.record) {
-        // The run is named here: the sample list's run column is `…` on a narrow screen.
-        Some(Ok(r)) => {
-            // Blind: `run N` as in the lists, labelled or not (a name gives the model away).
-            let run = app
-                .panes
-                .detail
-                .as_ref()
-                .filter(|d| (d.key.0 as usize) < app.model.runs.len())
-                .map(|d| super::panes::run_name(app, d.key.0 as usize))
-                .unwrap_or_default();
-            format!("Sample {} · {run} · {}", r.id, tabs.join(" "))
-        }
-        _ => tabs.join(" "),
+    // The run is named here: the sample list's run column is `…` on a narrow screen.
+    // Blind: `run N` as in the lists, labelled or not (a name gives the model away).
+    let run = app
+        .panes
+        .detail
+        .as_ref()
+        .filter(|d| (d.key.0 as usize) < app.model.runs.len())
+        .map(|d| super::panes::run_name(app, d.key.0 as usize))
+        .unwrap_or_default();
+    let sample = match app.panes.detail.as_ref().map(|d| &d.record) {
+        Some(Ok(r)) => Some((r.id.as_str(), run.as_str())),
+        _ => None,
     };
-    let b = block(&title, app.panes.focus == Pane::Detail, t);
+    let title = detail_title(
+        sample,
+        app.panes.detail_view.tab,
+        usize::from(area.width.saturating_sub(4)),
+    );
+    let b = block(&title, area, app.panes.focus == Pane::Detail, t);
     let inner = b.inner(area);
     let w = inner.width as usize;
     let lines = match app.panes.detail_view.tab {

@@ -19,8 +19,11 @@ use ratatui::widgets::{Block, BorderType, Borders, Paragraph};
 
 pub use super::app::panes::Areas;
 
-/// A bordered pane with a title; focused panes get the focus colour.
-pub fn block<'a>(title: &str, focused: bool, t: &Theme) -> Block<'a> {
+/// A bordered pane with a title fitted to `area` (whole words, least telling parts
+/// first to go); focused panes get the focus colour.
+pub fn block<'a>(title: &str, area: Rect, focused: bool, t: &Theme) -> Block<'a> {
+    // Two corners and a space either side of the title.
+    let title = text::fit_title(title, usize::from(area.width.saturating_sub(4)));
     let border = if focused { t.border_focus } else { t.border };
     Block::default()
         .borders(Borders::ALL)

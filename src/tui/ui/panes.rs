@@ -15,7 +15,7 @@ fn pct(x: Option<f64>) -> String {
     x.map_or_else(|| "    –".into(), |v| format!("{:5.1}%", v * 100.0))
 }
 
-use super::text::clip;
+use super::text::{self, clip};
 use crate::tui::components::sort::SortKey;
 
 /// The column a click at `x` (columns into the sample list's inner area) on its header
@@ -59,7 +59,7 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         app.key_name(Context::Normal, Action::ToggleRun),
         app.key_name(Context::Normal, Action::NewRun)
     );
-    let b = block(&title, app.panes.focus == Pane::Runs, t);
+    let b = block(&title, area, app.panes.focus == Pane::Runs, t);
     let inner = b.inner(area);
     f.render_widget(b, area);
     let h = inner.height as usize;
@@ -144,22 +144,56 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         .title()
         .map(|t| format!(" · {t}"))
         .unwrap_or_default();
+    let summary = app.filter_summary();
     let title = if app.mode() == Mode::Search {
-        format!(
-            "Samples {}{sorted} · search: {}▏",
-            app.filter_summary(),
-            app.model.listing.search.field.text
+        // Typing a search: what is typed stays in view however narrow the list (its
+        // end, when even that is too long), the rest of the title goes first.
+        let typed = crate::sanitize::one_line(&app.model.listing.search.field.text);
+        let count = summary.split(" · ").next().unwrap_or_default();
+        let room = usize::from(area.width.saturating_sub(4));
+        let tail: String = {
+            let mut tail: Vec<char> = typed.chars().rev().collect();
+            while text::width(&tail.iter().rev().collect::<String>()) + 10 > room
+                && !tail.is_empty()
+            {
+                tail.pop();
+            }
+            tail.iter().rev().collect()
+        };
+        let pending = if app.search_pending() {
+            " · searching…"
+        } else {
+            ""
+        };
+        text::first_fitting(
+            &[
+                format!("Samples {summary}{sorted} · search: {typed}▏"),
+                format!("Samples {count}{pending} · search: {typed}▏"),
+                format!("Samples {count} · search: {typed}▏"),
+                format!("search: {typed}▏"),
+                format!("search: …{tail}▏"),
+            ],
+            room,
         )
     } else {
-        format!("Samples {}{sorted}", app.filter_summary())
+        format!("Samples {summary}{sorted}")
     };
     // A judge column only when some run has judge decisions; its legend is drawn on
     // the list's bottom border.
     let judged = app.model.runs.iter().any(|r| !r.judge.is_empty());
-    let mut b = block(&title, app.panes.focus == Pane::Samples, t);
+    let mut b = block(&title, area, app.panes.focus == Pane::Samples, t);
     if judged {
+        // Whole words at any width: shorter wording first, then the first parts.
+        let legend = text::first_fitting(
+            &[
+                "J: ✓ judge yes · ✗ no · ? unreadable · ≠ judge and verifier disagree".into(),
+                "J: ✓ judge yes · ✗ no · ? unreadable · ≠ verifier differs".into(),
+                "J: ✓ yes · ✗ no · ? unreadable · ≠ verifier differs".into(),
+            ],
+            usize::from(area.width.saturating_sub(4)),
+        );
         b = b.title_bottom(Span::styled(
-            " J: ✓ judge yes · ✗ no · ? unreadable · ≠ judge and verifier disagree ",
+            format!(" {legend} "),
             Style::default().fg(t.muted),
         ));
     }
@@ -372,13 +406,21 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
 /// A chart row: its tag and how to read a value from a bucket.
 type Series = (&'static str, fn(&crate::tui::model::Bucket) -> Option<f64>);
 
-const BARS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+/// Bar heights. The tallest is `▇`, never the full cell: the top eighth of every row
+/// stays empty, so the rows of one run (A3, A2, ±) and of the next never run together
+/// into one block.
+const BARS: [char; 8] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇'];
+
+/// The bar for a share in [0, 1].
+fn bar(v: f64) -> char {
+    BARS[(v * 7.0).round().clamp(0.0, 7.0) as usize]
+}
 
 /// Accuracy (and compliance when there is room) by bucket: one row of bars per run.
 pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     // Blind: buckets of a few samples would give their verdicts away.
     if app.model.blind.is_some() {
-        let b = block("Chart", false, t);
+        let b = block("Chart", area, false, t);
         let inner = b.inner(area);
         f.render_widget(b, area);
         f.render_widget(
@@ -435,30 +477,47 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     } else {
         String::new()
     };
+    // Shorter forms on a narrow pane: what is measured (and the bucket picked) stays.
     let title = {
         use crate::tui::keymap::{Action as A, Context as C};
-        if let (true, Some(b)) = (app.mode() == Mode::Chart, chosen) {
+        let forms = if let (true, Some(b)) = (app.mode() == Mode::Chart, chosen) {
             let k = |a| app.key_name(C::Chart, a);
-            format!(
-                "{scrolled}by {by} · bucket {b} · {}/{} {}/{} run · {} · {} all · {} kinds",
+            let moves = format!(
+                "{}/{} bucket · {}/{} run",
                 k(A::PrevBucket),
                 k(A::NextBucket),
                 k(A::Up),
-                k(A::Down),
-                k(A::Open),
-                k(A::ChartAllRuns),
-                k(A::ChartKinds)
-            )
+                k(A::Down)
+            );
+            vec![
+                format!(
+                    "{scrolled}bucket {b} by {by} · {moves} · {} this run · {} all · {} kinds",
+                    k(A::Open),
+                    k(A::ChartAllRuns),
+                    k(A::ChartKinds)
+                ),
+                format!("{scrolled}bucket {b} by {by} · {moves}"),
+                format!("{scrolled}bucket {b} by {by}"),
+                format!("bucket {b} by {by} · {moves}"),
+                format!("bucket {b} by {by}"),
+            ]
         } else {
             let v = app.key_name(C::Normal, A::Chart);
-            if with_a2 {
-                format!("{scrolled}A3 accuracy · A2 compliance by {by} · {v}")
+            let what = if with_a2 {
+                ["A3 accuracy, A2 compliance", "A3, A2"]
             } else {
-                format!("{scrolled}A3 accuracy by {by} · {v} picks")
-            }
-        }
+                ["A3 accuracy", "A3"]
+            };
+            vec![
+                format!("{scrolled}{} by {by} · {v} picks", what[0]),
+                format!("{scrolled}{} by {by}", what[0]),
+                format!("{scrolled}{} by {by}", what[1]),
+                format!("{} by {by}", what[1]),
+            ]
+        };
+        text::first_fitting(&forms, usize::from(area.width.saturating_sub(4)))
     };
-    let b = block(&title, app.mode() == Mode::Chart, t);
+    let b = block(&title, area, app.mode() == Mode::Chart, t);
     f.render_widget(b, area);
     if data.is_empty() || buckets.is_empty() || inner.width < 12 || inner.height < 2 {
         f.render_widget(
@@ -523,8 +582,7 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                         agg.merge(x);
                     }
                 }
-                let glyph =
-                    value(&agg).map_or(' ', |v| BARS[(v * 8.0).round().clamp(0.0, 8.0) as usize]);
+                let glyph = value(&agg).map_or(' ', bar);
                 let glyph = if glyph == ' ' && agg.n > 0 {
                     '_'
                 } else {
@@ -552,7 +610,7 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                     .filter_map(|b| sp.get(b))
                     .map(|(lo, hi)| hi - lo)
                     .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
-                let glyph = width.map_or(' ', |v| BARS[(v * 8.0).round().clamp(0.0, 8.0) as usize]);
+                let glyph = width.map_or(' ', bar);
                 spans.push(Span::styled(
                     glyph.to_string(),
                     Style::default().fg(t.muted),
@@ -640,14 +698,19 @@ fn kinds_chart(
     let title = {
         use crate::tui::keymap::{Action, Context};
         let k = |a| app.keymap.hint(Context::Chart, a);
-        format!(
-            "failure kinds of {name} by {by} · {}/{} run · {} accuracy",
-            k(Action::Up),
-            k(Action::Down),
-            k(Action::ChartKinds)
-        )
+        let forms = [
+            format!(
+                "failure kinds of {name} by {by} · {}/{} run · {} accuracy",
+                k(Action::Up),
+                k(Action::Down),
+                k(Action::ChartKinds)
+            ),
+            format!("kinds of {name} by {by}"),
+            format!("kinds of {name}"),
+        ];
+        text::first_fitting(&forms, usize::from(area.width.saturating_sub(4)))
     };
-    let b = block(&title, app.mode() == Mode::Chart, t);
+    let b = block(&title, area, app.mode() == Mode::Chart, t);
     let inner = b.inner(area);
     f.render_widget(b, area);
     if kinds.is_empty() || buckets.is_empty() {
@@ -668,10 +731,14 @@ fn kinds_chart(
         .unwrap_or(1)
         .max(1);
     let mut lines = Vec::new();
-    for (kind, m) in kinds.iter().take(inner.height.saturating_sub(1) as usize) {
+    for (row, (kind, m)) in kinds
+        .iter()
+        .take(inner.height.saturating_sub(1) as usize)
+        .enumerate()
+    {
         let mut spans = vec![Span::styled(
             format!("{:<label_w$} ", clip(kind.name(), label_w).trim_end()),
-            Style::default().fg(t.fg),
+            Style::default().fg(t.kind_color(row)),
         )];
         for c in 0..ncols {
             let group = &buckets[c * per..((c + 1) * per).min(buckets.len())];
@@ -679,9 +746,10 @@ fn kinds_chart(
             let glyph = if n == 0 {
                 '·'
             } else {
-                BARS[(1 + (n * 7) / max).min(8)]
+                BARS[(1 + (n * 6) / max).min(7)]
             };
-            let mut style = Style::default().fg(t.diff_changed);
+            // Each row its own colour, none a run's: this chart is one run's kinds.
+            let mut style = Style::default().fg(if n == 0 { t.muted } else { t.kind_color(row) });
             if chosen.is_some_and(|b| group.contains(&b)) {
                 style = style.bg(t.highlight).fg(t.selection_fg);
             }

@@ -117,6 +117,7 @@ pub fn adjudicate(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             .wrap(Wrap { trim: false })
             .block(block(
                 &format!("Adjudicate sample {}", one_line(&adj.id)),
+                r,
                 true,
                 t,
             )),

@@ -21,6 +21,7 @@ pub fn compare(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     f.render_widget(Clear, r);
     let outer = block(
         &format!("Compare across runs · {} closes", close_key(app)),
+        r,
         true,
         t,
     );

@@ -57,7 +57,7 @@ pub fn copy(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     f.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
-            .block(super::block("Copy", true, t)),
+            .block(super::block("Copy", r, true, t)),
         r,
     );
 }

@@ -176,5 +176,5 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     }
     let r = centered(area, 60, lines.len() as u16 + 2);
     f.render_widget(Clear, r);
-    f.render_widget(Paragraph::new(lines).block(block("Filters", true, t)), r);
+    f.render_widget(Paragraph::new(lines).block(block("Filters", r, true, t)), r);
 }

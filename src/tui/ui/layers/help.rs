@@ -88,6 +88,7 @@ pub fn help(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                     scroll_keys(app),
                     close_key(app)
                 ),
+                r,
                 true,
                 t,
             )),

@@ -87,6 +87,7 @@ pub fn label_counts(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     f.render_widget(
         Paragraph::new(lines).block(block(
             &format!("Labels by category × {by} · {} closes", close_key(app)),
+            r,
             true,
             t,
         )),

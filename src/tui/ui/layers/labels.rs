@@ -164,9 +164,10 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
     let room = (area.height as usize).saturating_sub(2 + tail).max(1);
     let scrolled = cat_rows > room;
     let top = if scrolled {
-        let top = match app.layers.last() {
-            Some(crate::tui::layer::Layer::Label(top)) => *top,
-            _ => 0,
+        let top = if let Some(crate::tui::layer::Layer::Label(top)) = app.layers.last() {
+            *top
+        } else {
+            0
         };
         top.min(cat_rows - room)
     } else {
@@ -189,12 +190,15 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
         } else {
             ("back", key_of(Action::PageUp))
         };
-        format!(
-            "Labels {}–{}/{} · {key} {more} · {}",
+        // The rows and how to reach the others outlast the annotator's name.
+        let rows = format!(
+            "Labels {}–{}/{cat_rows} · {key} {more}",
             top + 1,
-            top + room,
-            cat_rows,
-            app.model.annotator
+            top + room
+        );
+        super::super::text::first_fitting(
+            &[format!("{rows} · {}", app.model.annotator), rows],
+            usize::from(area.width.saturating_sub(4)),
         )
     } else {
         format!("Labels · {}", app.model.annotator)
@@ -207,7 +211,7 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
         height: h,
     };
     f.render_widget(Clear, r);
-    f.render_widget(Paragraph::new(lines).block(block(&title, true, t)), r);
+    f.render_widget(Paragraph::new(lines).block(block(&title, r, true, t)), r);
 }
 
 /// The suggestion's categories with the reading each stands for.

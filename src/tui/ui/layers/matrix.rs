@@ -40,7 +40,7 @@ pub fn matrix(f: &mut Frame, area: Rect, app: &App, m: &MatrixView, t: &Theme) {
         m.columns.len(),
         app.filter_summary()
     );
-    let b = super::super::block(&title, true, t);
+    let b = super::super::block(&title, area, true, t);
     let inner = b.inner(area);
     f.render_widget(Clear, area);
     f.render_widget(b, area);

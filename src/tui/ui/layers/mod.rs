@@ -88,7 +88,7 @@ pub(super) fn draw_overlay(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
             .scroll((scroll.min(max_scroll), 0))
-            .block(block(title, true, t)),
+            .block(block(title, r, true, t)),
         r,
     );
 }

@@ -120,6 +120,7 @@ pub fn new_run(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                     String::new()
                 }
             ),
+            r,
             true,
             t,
         )),

@@ -110,7 +110,7 @@ pub fn rank(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             v.candidates.len()
         )
     };
-    let outer = block(&title, true, t);
+    let outer = block(&title, r, true, t);
     let inner = outer.inner(r);
     f.render_widget(outer, r);
     let hint = hint(app, v);

@@ -37,6 +37,7 @@ pub fn warnings(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             .wrap(Wrap { trim: false })
             .block(block(
                 &format!("Warnings · {} closes", close_key(app)),
+                r,
                 true,
                 t,
             )),
