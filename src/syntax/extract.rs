@@ -401,7 +401,14 @@ where
             return out;
         }
         for line in text.lines().filter(|l| !is_header(l)) {
-            let (spans, english) = spans::formula_spans(line, regex_mode, &ctx.vocabulary);
+            // Parentheses the reply's line opened before this text (`(Correction: X)`).
+            let at = offset_in(self.raw, line).min(self.raw.len());
+            let head = &self.raw[self.raw[..at].rfind('\n').map_or(0, |i| i + 1)..at];
+            let open = head
+                .matches('(')
+                .count()
+                .saturating_sub(head.matches(')').count());
+            let (spans, english) = spans::formula_spans(line, regex_mode, &ctx.vocabulary, open);
             // A line without English words was judged whole by rule 4: its error stands.
             if !english && !marked {
                 continue;

@@ -77,15 +77,23 @@ fn formula_word(
 
 /// Trims sentence punctuation from both ends of a span, an opening parenthesis at its
 /// end (`X (checked)` cut before `checked`) and a closing one it does not open
-/// (`(Correction: X)`). An unclosed `(` at the start stays: the formula is malformed.
-fn trim(s: &str, regex_mode: bool) -> &str {
+/// (`(Correction: X)`: opened before the span). An unclosed `(` at the start stays: the
+/// formula is malformed.
+fn trim(s: &str, regex_mode: bool, open_before: usize) -> &str {
     let junk = |c: char| trailing_junk(c, regex_mode);
     let mut s = s.trim_start_matches(leading_junk);
+    let mut open_before = open_before;
     for _ in 0..3 {
         s = s.trim_end_matches(junk);
         if let Some(x) = s.strip_suffix('(') {
             s = x;
-        } else if s.ends_with(')') && s.matches(')').count() > s.matches('(').count() {
+        } else if open_before > 0
+            && s.ends_with(')')
+            && s.matches(')').count() > s.matches('(').count()
+        {
+            // Only a parenthesis the sentence opened before the span: `(p1 ∧ p2))`
+            // alone keeps its unbalanced `)` and its parse error.
+            open_before -= 1;
             s = &s[..s.len() - 1];
         } else {
             break;
@@ -126,13 +134,17 @@ pub(super) fn formula_spans<'a>(
     line: &'a str,
     regex_mode: bool,
     vocabulary: &[String],
+    open_before: usize,
 ) -> (Vec<&'a str>, bool) {
     let mut english = false;
     let mut out = Vec::new();
     let mut start: Option<usize> = None;
     let mut word_start: Option<usize> = None;
     let push = |s: usize, e: usize, out: &mut Vec<&'a str>| {
-        let t = trim(&line[s..e], regex_mode);
+        let before = &line[..s];
+        let open =
+            (open_before + before.matches('(').count()).saturating_sub(before.matches(')').count());
+        let t = trim(&line[s..e], regex_mode, open);
         if !t.is_empty() {
             out.push(t);
         }
@@ -178,14 +190,15 @@ mod tests {
     fn spans_between_english_words() {
         let voc = v(&["p1", "p2", "p3"]);
         assert_eq!(
-            formula_spans("I'd go with p1 ∧ ¬p2 here.", false, &voc).0,
+            formula_spans("I'd go with p1 ∧ ¬p2 here.", false, &voc, 0).0,
             vec!["I'd", "p1 ∧ ¬p2"]
         );
         assert_eq!(
             formula_spans(
                 "Putting the pieces together yields (p1 ∨ p3) (checked).",
                 false,
-                &voc
+                &voc,
+                0
             )
             .0,
             vec!["(p1 ∨ p3)"]
@@ -195,7 +208,8 @@ mod tests {
             formula_spans(
                 "so ∃x1.(likes(x1,vera) ∧ ¬likes(vera,x1)), as required",
                 false,
-                &fol
+                &fol,
+                0
             )
             .0,
             vec!["∃x1.(likes(x1,vera) ∧ ¬likes(vera,x1))"]
@@ -205,7 +219,8 @@ mod tests {
             formula_spans(
                 "We need the pattern (01)*1 to match; re.fullmatch(r\"(01)*1\", s)",
                 true,
-                &re
+                &re,
+                0
             )
             .0,
             vec!["(01)*1", "\"(01)*1\""]
@@ -213,10 +228,23 @@ mod tests {
     }
 
     #[test]
+    fn a_closing_parenthesis_goes_only_when_the_sentence_opened_it() {
+        let voc = v(&["p1", "p2"]);
+        assert_eq!(
+            formula_spans(" (p1 ∧ p2))", false, &voc, 0).0,
+            vec!["(p1 ∧ p2))"]
+        );
+        assert_eq!(
+            formula_spans(" p1 ∧ p2)", false, &voc, 1).0,
+            vec!["p1 ∧ p2"]
+        );
+    }
+
+    #[test]
     fn a_long_line_is_one_pass() {
         let voc = v(&["p1"]);
         let line = "p1 ∧ ".repeat(20_000) + "p1";
-        let (spans, english) = formula_spans(&line, false, &voc);
+        let (spans, english) = formula_spans(&line, false, &voc, 0);
         assert!(!english);
         assert_eq!(spans.len(), 1);
         assert_eq!(spans[0].len(), line.len());
