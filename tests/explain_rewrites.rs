@@ -625,11 +625,11 @@ fn planted_kinds_survive_rewrites_and_rewrites_alone_list_no_change() {
     for (syn, (n, _)) in &per_syntax {
         assert!(*n >= 40, "only {n} planted {syn} pairs");
     }
-    // The target is 95 %; this search reaches 92 % (286 of 310): the rest are
-    // pairs where another single edit proves too (a drop that duplicates a neighbour,
-    // an absorbed operand) and the ranking picks it. Kept as a floor, not the target.
+    // The target is 95 %; the search reaches 96 % (299 of 310). The rest are
+    // pairs where another single edit proves too and leaves φ₁'s literals as well (a
+    // drop that an absorbed operand also explains, `0*000` → `0*0*00` read as a star).
     assert!(
-        exact * 100 >= planted * 92,
+        exact * 100 >= planted * 96,
         "{exact} of {planted} exact; wrong:\n{}",
         wrong.join("\n")
     );

@@ -168,6 +168,32 @@ fn chart_bucket_filters_the_list_and_by_toggles() {
     assert_eq!(app.model.by, autoeval::report::By::Depth);
 }
 
+/// The Diff tab's proof search runs off the UI thread (a FOL search confirms with Z3):
+/// the first frame says "proving…", and the tick after the search ends draws the
+/// proved changes.
+#[test]
+fn diff_tab_proof_search_runs_in_the_background() {
+    let (mut app, t) = build_app(&opts(vec![fixtures().join("pl-small")]));
+    app.pump();
+    keys(&mut app, &["]"]);
+    assert_eq!(app.panes.detail_view.tab, Tab::Diff);
+    let first = screens::screen_once(&mut app, &t, 120, 40);
+    assert!(first.contains("changes: proving…"), "{first}");
+    let d = app.panes.detail.as_ref().unwrap();
+    assert!(d.wait_explained(std::time::Duration::from_secs(60)));
+    assert!(
+        app.update(autoeval::tui::app::Msg::Tick),
+        "the tick after the search ends draws again"
+    );
+    let s = screens::screen_once(&mut app, &t, 120, 40);
+    assert!(!s.contains("proving…"), "{s}");
+    assert!(
+        s.contains("changes (proved by the verifier):") || s.contains("changes (unproved"),
+        "{s}"
+    );
+    assert!(s.contains("kinds: "), "{s}");
+}
+
 #[test]
 fn tabs_tree_detail_and_compare() {
     let dir = tempfile::tempdir().unwrap();

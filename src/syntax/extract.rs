@@ -11,15 +11,17 @@
 //!    prompt template: the reply is off-format.
 //! 2. **Marked answers**, by class in this order, the last of a class first: what
 //!    follows the last correction or summary marker (`corrected`, `correction`,
-//!    `revised`, `putting it together`, `combining`, `final formula`, `final answer`,
-//!    `in summary`, …; whole words): the rest of its line after a colon, else the
-//!    lines after it up to a blank one, so a retracted answer never wins; fenced
+//!    `revised`, `final`, `finally`, `actually`, `on second thought`, `update`,
+//!    `fixed`, `putting it together`, `combining`, `in summary`, …; whole words) that
+//!    marks a formula: the rest of its line after a colon, else the lines after it up
+//!    to a blank one, so a retracted answer never wins; fenced
 //!    code blocks; `<formula>…</formula>`/`<answer>…</answer>` tags and JSON objects
 //!    with a `formula`/`answer`/`fol`/`regex`/`expression` key; what follows a label
 //!    at a line's start (`Formula:`, `Answer:`, `Final answer:`, `Output:`,
 //!    `Result:`, `Regex:`, `FOL:`, `Expression:`; any case, optional `**`) or an
 //!    answer phrase anywhere in a line (`the formula is`, `the answer is`,
-//!    `so we get`, `therefore`, `thus`, `the resulting formula is`, `φ₁ :=`, `φ =`,
+//!    `so we get`, `therefore`, `thus`, `hence`, `so`, `we get`, `which gives`,
+//!    `yields`, `the resulting formula is`, `φ₁ :=`, `φ =`,
 //!    `φ₁ =`, …; any case, colon optional), on the rest of the
 //!    line or the next non-empty line; bold text (`**X**`). The first marked region
 //!    holding an accepted formula gives φ₁.
@@ -43,6 +45,15 @@
 //!    `$…$` span inside a line, what follows a line's last `:= `, and a quoted value
 //!    after ` = ` (a code assignment `formula = "X"`); a Markdown quote `> ` and a
 //!    raw-string `r"…"` are stripped.
+//!
+//!    **The span rule** underneath: when none of a marked region's candidates is
+//!    accepted, the formula spans of its sentences are ([`spans`]: maximal runs of
+//!    vocabulary symbols, operator words, variables and operators between English
+//!    words); the first that parses, holds an operator, uses only the vocabulary and
+//!    echoes nothing is taken. After a summary word (`so`, `therefore`, `hence`, …)
+//!    only a span that ends the sentence counts. Unmarked text whose lines hold no
+//!    formula gives the spans of every sentence, one answer up to equivalence.
+//!    Correction markers are read last first, so a retracted answer never wins.
 //! 5. **Never a formula** (skipped, and named in the error if nothing else is
 //!    accepted): a header line; text echoed from the prompt (a candidate with an
 //!    operator that equals a prompt line outside the description, or what follows
@@ -61,9 +72,10 @@
 //! part of a reply with several candidates became φ₁.
 
 use super::error::ParseError;
-use regions::{header_scopes, marked_regions};
+use regions::{Reach, header_scopes, marked_regions};
 
 mod regions;
+mod spans;
 
 /// A value parsed out of raw text, with the byte span it came from.
 #[derive(Clone, Debug, PartialEq)]
@@ -350,8 +362,141 @@ where
     P: Fn(&str) -> Result<T, ParseError>,
     N: Fn(&T) -> Vec<String>,
 {
-    /// The first candidate of `region` that parses and is accepted (rule 3).
-    fn first_in(&mut self, region: &'a str) -> Option<Extracted<T>> {
+    /// The first candidate of `region` that parses and is accepted (rule 4), else,
+    /// when the region is marked, a formula span inside its sentences (the span rule).
+    fn first_in(&mut self, region: &'a str, reach: Option<Reach>) -> Option<Extracted<T>> {
+        // After a summary word a regex token inside the sentence is no answer either.
+        let tail = matches!(reach, Some(Reach::Tail { .. }));
+        if let Some(x) = self.first_candidate(region, !tail) {
+            return Some(x);
+        }
+        match reach? {
+            Reach::Any | Reach::Quiet => self.spans_in(region, true).into_iter().next(),
+            Reach::Tail { .. } => {
+                let line = region.lines().rev().find(|l| !l.trim().is_empty())?;
+                let x = self.spans_in(line, true).pop()?;
+                let after = &self.raw[x.end.min(self.raw.len())..];
+                let after = after.split('\n').next().unwrap_or("");
+                after
+                    .trim_matches(|c: char| !c.is_alphanumeric())
+                    .is_empty()
+                    .then_some(x)
+            }
+        }
+    }
+
+    /// The accepted formula spans of `text`'s sentences, in order; none when the text
+    /// describes formulas rather than giving one: a vocabulary symbol stands in prose
+    /// outside every accepted span (`¬p6 states that p6 is false`), or it speaks of
+    /// truth values (`X is true`). `marked`: the text follows a marker, so a line
+    /// without English words is read for spans too (`(Correction: X)` leaves `X)`).
+    fn spans_in(&mut self, text: &'a str, marked: bool) -> Vec<Extracted<T>> {
+        let (regex_mode, ctx) = (self.regex_mode, self.ctx);
+        let mut out = Vec::new();
+        let lower = text.to_lowercase();
+        if lower
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| w == "true" || w == "false")
+        {
+            return out;
+        }
+        for line in text.lines().filter(|l| !is_header(l)) {
+            // Parentheses the reply's line opened before this text (`(Correction: X)`).
+            let at = offset_in(self.raw, line).min(self.raw.len());
+            let head = &self.raw[self.raw[..at].rfind('\n').map_or(0, |i| i + 1)..at];
+            let open = head
+                .matches('(')
+                .count()
+                .saturating_sub(head.matches(')').count());
+            let (spans, english) = spans::formula_spans(line, regex_mode, &ctx.vocabulary, open);
+            // A line without English words was judged whole by rule 4: its error stands.
+            if !english && !marked {
+                continue;
+            }
+            for s in spans {
+                match self.try_span(s) {
+                    Some(x) => out.push(x),
+                    None if spans::mentions_symbol(s, regex_mode, &ctx.vocabulary) => {
+                        return Vec::new();
+                    }
+                    None => {}
+                }
+            }
+        }
+        out
+    }
+
+    /// A formula span (the span rule), or the span without up to two one-letter or operator
+    /// words at either end (`X and I am sure` holds `X`: `I` and `and` join a span). A
+    /// name is never dropped, so a malformed `p1 ∧ p2 p3` is no `p1 ∧ p2`.
+    fn try_span(&mut self, span: &'a str) -> Option<Extracted<T>> {
+        let mut heads = vec![span];
+        for _ in 0..2 {
+            let h = *heads.last()?;
+            match h.trim_start().split_once(char::is_whitespace) {
+                Some((w, rest)) if spans::droppable(w) && !rest.trim().is_empty() => {
+                    heads.push(rest.trim_start());
+                }
+                _ => break,
+            }
+        }
+        for h in heads {
+            let mut t = h;
+            for _ in 0..3 {
+                if let Some(x) = self.try_span_text(t) {
+                    return Some(x);
+                }
+                match t.trim_end().rsplit_once(char::is_whitespace) {
+                    Some((rest, w)) if spans::droppable(w) && !rest.trim().is_empty() => {
+                        t = rest.trim_end();
+                    }
+                    _ => break,
+                }
+            }
+        }
+        None
+    }
+
+    /// A formula span as it stands: it holds an operator, every symbol is in the
+    /// prompt's vocabulary, and it is no echo; a span that does not parse names no error.
+    fn try_span_text(&mut self, span: &'a str) -> Option<Extracted<T>> {
+        let mut c = clean(span);
+        if self.regex_mode {
+            c = clean(strip_regex_delimiters(c));
+        }
+        if c.is_empty() || !spans::has_operator(c, self.regex_mode) {
+            return None;
+        }
+        let value = self.parse_text(c).ok()?;
+        let names = (self.names)(&value);
+        let voc = &self.ctx.vocabulary;
+        if (!voc.is_empty() && !names.iter().all(|n| super::notation::in_vocabulary(n, voc)))
+            || self.ctx.refuse(c, &names).is_some()
+        {
+            return None;
+        }
+        let start = offset_in(self.raw, c);
+        Some(Extracted {
+            value,
+            start,
+            end: start + c.len(),
+        })
+    }
+
+    /// Parses cleaned text, LaTeX names and subscripts read as plain names.
+    fn parse_text(&self, c: &str) -> Result<T, ParseError> {
+        let text = latex_text(c);
+        let src = text.as_deref().unwrap_or(c);
+        let rewritten = if text.is_some() {
+            subscripts(src)
+        } else {
+            latex_subscripts(src)
+        };
+        (self.parse)(rewritten.as_deref().unwrap_or(src))
+    }
+
+    /// The first candidate of `region` that parses and is accepted (rule 4).
+    fn first_candidate(&mut self, region: &'a str, tokens: bool) -> Option<Extracted<T>> {
         let mut candidates: Vec<&str> = vec![region];
         let lines: Vec<&str> = region
             .lines()
@@ -401,7 +546,7 @@ where
                 }
             }
         }
-        if self.regex_mode {
+        if self.regex_mode && tokens {
             // In prose ("It is (01)*0"), a token with a regex operator, last first.
             for line in &lines {
                 for tok in line.split_whitespace().rev() {
@@ -428,14 +573,7 @@ where
         if self.regex_mode && c.contains('\n') {
             return None;
         }
-        let text = latex_text(c);
-        let src = text.as_deref().unwrap_or(c);
-        let rewritten = if text.is_some() {
-            subscripts(src)
-        } else {
-            latex_subscripts(src)
-        };
-        match (self.parse)(rewritten.as_deref().unwrap_or(src)) {
+        match self.parse_text(c) {
             Ok(value) => {
                 let start = offset_in(self.raw, c);
                 if let Some(why) = truth_word_in_prose(c, self.raw)
@@ -451,7 +589,7 @@ where
                 })
             }
             Err(e) => {
-                if self.first_err.is_none() && text.is_none() {
+                if self.first_err.is_none() && latex_text(c).is_none() {
                     self.first_err = Some(e.shifted(offset_in(self.raw, c)));
                 }
                 None
@@ -470,15 +608,23 @@ where
     ) -> Result<Option<Extracted<T>>, ParseError> {
         let mut any_marked = false;
         for class in marked_regions(scope) {
-            for region in class.into_iter().rev() {
-                any_marked = true;
-                if let Some(x) = self.first_in(region) {
+            for (region, reach) in class.into_iter().rev() {
+                // After a summary word only a formula counts: what fails to parse there
+                // is prose, and the error names something else.
+                let quiet = matches!(reach, Reach::Quiet | Reach::Tail { quiet: true });
+                let errors = quiet.then(|| (self.first_err.clone(), self.refused.clone()));
+                any_marked |= !quiet;
+                if let Some(x) = self.first_in(region, Some(reach)) {
                     return Ok(Some(x));
+                }
+                if let Some((first_err, refused)) = errors {
+                    self.first_err = first_err;
+                    self.refused = refused;
                 }
             }
         }
         if marked_scope {
-            return Ok(self.first_in(scope));
+            return Ok(self.first_in(scope, None));
         }
         // A marked answer that does not parse is what the error should name, even when
         // the unmarked text is read as a fallback.
@@ -510,8 +656,19 @@ where
             if line.trim().is_empty() || is_header(line) {
                 continue;
             }
-            if let Some(x) = self.first_in(line) {
+            if let Some(x) = self.first_in(line, None) {
                 found.push(x);
+            }
+        }
+        if found.is_empty() {
+            // No line is a formula: the formula spans inside its sentences (the span
+            // rule), when they are one answer up to equivalence. Several different ones
+            // in prose are a description, and the first parse error stands.
+            let spans = self.spans_in(scope, false);
+            if let Some(first) = spans.first()
+                && spans.iter().all(|x| same(&first.value, &x.value))
+            {
+                found = spans;
             }
         }
         let mut found = found.into_iter();

@@ -9,8 +9,22 @@ use ratatui::backend::TestBackend;
 /// The sizes every mode is snapshotted at.
 pub const SIZES: [(u16, u16); 3] = [(80, 24), (120, 40), (160, 48)];
 
-/// One frame of the viewer in a test terminal.
+/// One frame of the viewer in a test terminal, drawn again when it started the Diff
+/// tab's proof search (the viewer draws again on the tick after the search ends).
 pub fn render(app: &mut App, t: &Theme, w: u16, h: u16) -> ratatui::buffer::Buffer {
+    let buf = render_once(app, t, w, h);
+    let proved = app.panes.detail.as_ref().is_some_and(|d| {
+        d.wait_explained(std::time::Duration::from_secs(60));
+        d.proof_arrived()
+    });
+    if proved {
+        return render_once(app, t, w, h);
+    }
+    buf
+}
+
+/// Exactly one frame of the viewer in a test terminal.
+pub fn render_once(app: &mut App, t: &Theme, w: u16, h: u16) -> ratatui::buffer::Buffer {
     let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
     app.settle();
     term.draw(|f| {
@@ -22,7 +36,16 @@ pub fn render(app: &mut App, t: &Theme, w: u16, h: u16) -> ratatui::buffer::Buff
 
 /// The frame's text, trailing blanks trimmed.
 pub fn screen(app: &mut App, t: &Theme, w: u16, h: u16) -> String {
-    let buf = render(app, t, w, h);
+    text(&render(app, t, w, h), w, h)
+}
+
+/// Exactly one frame's text (a proof search it starts is not waited for).
+pub fn screen_once(app: &mut App, t: &Theme, w: u16, h: u16) -> String {
+    text(&render_once(app, t, w, h), w, h)
+}
+
+/// A buffer's text, trailing blanks trimmed.
+fn text(buf: &ratatui::buffer::Buffer, w: u16, h: u16) -> String {
     let mut out = String::new();
     for y in 0..h {
         let mut line = String::new();

@@ -8,6 +8,7 @@
 //! change; where their structure differs, the places are named as rewrites.
 
 mod logic;
+mod near;
 mod regex;
 mod screen;
 
@@ -116,13 +117,15 @@ fn rewrites(a: &Expr, b: &Expr) -> Vec<String> {
 /// Rank of a proved candidate: an added operand last (it can absorb anything); then
 /// ones whose kind the structural diff also shows; then a dropped operand (a star or
 /// a renamed symbol that merely duplicates a neighbour, `0*0*`, `p2 ∧ p2`, is a
-/// drop), a single swapped connective, negation, renamed symbol or repetition, and
-/// last regroupings and scope changes.
+/// drop), a single swapped ∧/∨, negation, renamed symbol or repetition, and last
+/// other swapped connectives, regroupings and scope changes.
 fn rank(change: Change, structural: &[FailureKind]) -> (bool, bool, u8) {
     let class = match change {
         Change::OperatorAdded => 3,
         Change::OperatorDropped => 0,
-        Change::ScopeChanged | Change::OperandsSwapped => 2,
+        // A swap between concatenation and alternation, or to → / ↔, rewrites more of
+        // the meaning than a star or a negation that proves as well.
+        Change::ScopeChanged | Change::OperandsSwapped | Change::OperatorSwapped => 2,
         _ => 1,
     };
     let k = kind_of_change(change);
@@ -142,6 +145,12 @@ fn pair_rank(a: Change, b: Change, structural: &[FailureKind]) -> (u8, u8, u8) {
         u8::from(x.1) + u8::from(y.1),
         x.2 + y.2,
     )
+}
+
+/// A candidate's rank with its distance to φ₁ ([`near`]) after added operands: of two
+/// proved edits the one that leaves φ₁'s literals (or symbol counts) is the one made.
+fn nearest<A: Into<u8>, B: Into<u8>>(r: (A, B, u8), distance: usize) -> (u8, usize, u8, u8) {
+    (r.0.into(), distance, r.1.into(), r.2)
 }
 
 fn named(c: (Change, String)) -> NamedChange {
@@ -238,7 +247,8 @@ fn search_logic(
             .filter_map(|(e, g)| Some((logic::describe(a, &e, &pool)?, e, g)))
             .map(|(d, e, g)| (e, g, d))
             .collect();
-    one.sort_by_key(|(_, _, d)| rank(d.0, &kinds));
+    let lits = near::logic_literals(b);
+    one.sort_by_cached_key(|(_, g, d)| nearest(rank(d.0, &kinds), near::logic_distance(g, &lits)));
     for (_, g, d) in one.iter().take(MAX_CONFIRM) {
         if confirm(g) {
             return Some(vec![named(d.clone())]);
@@ -269,7 +279,12 @@ fn search_logic(
         }
     }
     // A stable sort: equal ranks keep the order found, so the answer is deterministic.
-    pairs.sort_by_key(|(d1, d2, _)| pair_rank(d1.0, d2.0, &kinds));
+    pairs.sort_by_cached_key(|(d1, d2, g)| {
+        nearest(
+            pair_rank(d1.0, d2.0, &kinds),
+            near::logic_distance(g, &lits),
+        )
+    });
     pairs
         .into_iter()
         .take(MAX_CONFIRM)
@@ -309,7 +324,8 @@ fn search_regex(
             Some((regex::describe(a, &e, &pool)?, g))
         })
         .collect();
-    one.sort_by_key(|(d, _)| rank(d.0, &kinds));
+    let counts = near::regex_counts(b);
+    one.sort_by_cached_key(|(d, g)| nearest(rank(d.0, &kinds), near::regex_distance(g, &counts)));
     for (d, g) in one.iter().take(MAX_CONFIRM) {
         if confirm(g) {
             return Some(vec![named(d.clone())]);
@@ -342,7 +358,12 @@ fn search_regex(
             }
         }
     }
-    pairs.sort_by_key(|(d1, d2, _)| pair_rank(d1.0, d2.0, &kinds));
+    pairs.sort_by_cached_key(|(d1, d2, g)| {
+        nearest(
+            pair_rank(d1.0, d2.0, &kinds),
+            near::regex_distance(g, &counts),
+        )
+    });
     pairs
         .into_iter()
         .take(MAX_CONFIRM)

@@ -57,9 +57,40 @@ const ANSWER_HEADERS: [&str; 9] = [
     "FOL",
 ];
 
+/// How far the formula spans of a marked region count (the span rule of [`super`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Reach {
+    /// Any span of the region: it is marked as the answer.
+    Any,
+    /// Only a span that ends the region's sentence: `so`, `therefore`, `hence` sum up
+    /// with what ends the sentence (`So ¬p2 is the negated part` names no answer).
+    /// `quiet`: prose after the word names no parse error (all but `therefore` and
+    /// `thus`, whose errors were always named).
+    Tail {
+        /// Whether a parse error in the region is not the one to name.
+        quiet: bool,
+    },
+    /// Any span, after a word that marks an answer only when one follows (`finally`,
+    /// `actually`): prose after it names no parse error.
+    Quiet,
+}
+
+/// Summary words after which only a formula ending the sentence is the answer.
+const TAIL_PHRASES: [&str; 9] = [
+    "therefore",
+    "thus",
+    "hence",
+    "so",
+    "which gives",
+    "this gives",
+    "we get",
+    "giving",
+    "yields",
+];
+
 /// Answer phrases that mark what follows them on the line (or the next line) as the
-/// answer, with or without a colon; matched in any case.
-const PHRASES: [&str; 23] = [
+/// answer, with or without a colon; matched in any case, as whole words.
+const PHRASES: [&str; 30] = [
     "the final answer is",
     "the answer is",
     "the final formula is",
@@ -83,14 +114,27 @@ const PHRASES: [&str; 23] = [
     "phi1 =",
     "therefore",
     "thus",
+    "hence",
+    "which gives",
+    "this gives",
+    "we get",
+    "giving",
+    "yields",
+    "so",
 ];
 
 /// Words that mark a line as correcting or summing up what came before: the answer
 /// after the last of them supersedes every earlier one (a retracted answer never wins).
-const FINAL_MARKERS: [&str; 12] = [
+const FINAL_MARKERS: [&str; 18] = [
     "corrected",
     "correction",
     "revised",
+    "final",
+    "finally",
+    "actually",
+    "on second thought",
+    "update",
+    "fixed",
     "putting it together",
     "putting it all together",
     "putting everything together",
@@ -100,6 +144,17 @@ const FINAL_MARKERS: [&str; 12] = [
     "final regex",
     "final expression",
     "in summary",
+];
+
+/// Markers that mark an answer only when a formula follows: a reply describing a
+/// formula says `finally` too, and the parse error of its prose is not the one to name.
+const QUIET_MARKERS: [&str; 6] = [
+    "final",
+    "finally",
+    "actually",
+    "on second thought",
+    "update",
+    "fixed",
 ];
 
 /// Keys of a JSON object whose string value is the answer.
@@ -166,71 +221,88 @@ pub(super) fn header_scopes(raw: &str) -> Option<HeaderScopes<'_>> {
 /// Regions a reply marks as its answer, by class in order of trust: what follows a
 /// correction or summary marker; fenced blocks; tags and JSON answer keys; labels and
 /// answer phrases; bold text.
-pub(super) fn marked_regions(scope: &str) -> [Vec<&str>; 5] {
+pub(super) fn marked_regions(scope: &str) -> [Vec<(&str, Reach)>; 5] {
     let fences = fenced_regions(scope);
     let mut containers = tag_regions(scope);
     containers.extend(json_regions(scope));
     containers.sort_by_key(|r| offset_in(scope, r));
     [
         final_regions(scope),
-        fences,
-        containers,
+        any(fences),
+        any(containers),
         label_regions(scope),
-        bold_regions(scope),
+        any(bold_regions(scope)),
     ]
 }
 
-/// The text after the last correction or summary marker (rule 2): the rest of the
-/// marker's line after its colon (or after the marker), and the following lines up to
-/// the next blank line, each a region (the caller tries the last first).
-fn final_regions(scope: &str) -> Vec<&str> {
-    let lines: Vec<&str> = scope.split_inclusive('\n').collect();
-    let Some(k) = lines.iter().rposition(|l| {
-        let lower = l.to_lowercase();
-        FINAL_MARKERS.iter().any(|m| {
-            lower.match_indices(m).any(|(i, _)| {
-                // A whole word: "uncorrected" or "finalize" is not a marker.
-                let before = lower[..i].chars().next_back();
-                before.is_none_or(|c| !c.is_alphanumeric())
-            })
+/// Regions whose every formula span counts.
+fn any(v: Vec<&str>) -> Vec<(&str, Reach)> {
+    v.into_iter().map(|r| (r, Reach::Any)).collect()
+}
+
+/// Where a whole-word `m` occurs in `lower` (not inside `uncorrected`, `finalize`, `also`).
+fn word_at(lower: &str, m: &str) -> Vec<usize> {
+    lower
+        .match_indices(m)
+        .filter(|(i, _)| {
+            let before = lower[..*i].chars().next_back();
+            let after = lower[i + m.len()..].chars().next();
+            before.is_none_or(|c| !c.is_alphanumeric())
+                && after.is_none_or(|c| !c.is_alphanumeric())
         })
-    }) else {
-        return vec![];
-    };
-    let line = lines[k];
-    let lower = line.to_lowercase();
-    let cut = FINAL_MARKERS
-        .iter()
-        .filter_map(|m| lower.rfind(m).map(|i| i + m.len()))
-        .max()
-        .unwrap_or(0);
-    let mut rest = if lower.len() == line.len() && line.is_char_boundary(cut) {
-        &line[cut..]
-    } else {
-        line
-    };
-    if let Some(i) = rest.find(':') {
-        rest = &rest[i + 1..];
-    }
-    // `**Final formula:** X`, `In summary, X`.
-    rest = rest.trim_start_matches(['*', ' ', ',', ':']);
-    let mut out: Vec<&str> = Vec::new();
-    // Later lines first in the caller's order: collect in reading order.
-    if !rest.trim().trim_matches(['*', ' ', ')', '(']).is_empty() {
-        out.push(rest);
-    }
-    for l in &lines[k + 1..] {
-        if l.trim().is_empty() {
-            if out.is_empty() {
-                continue;
-            }
-            break;
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// The text after each correction or summary marker (rule 2), the last marker's first
+/// in the caller's order: the rest of the marker's line after its colon (or after the
+/// marker), and the following lines up to the next blank line, each a region. When the
+/// last marker marks no formula, the one before it is read, and so on.
+fn final_regions(scope: &str) -> Vec<(&str, Reach)> {
+    let lines: Vec<&str> = scope.split_inclusive('\n').collect();
+    let mut out: Vec<(&str, Reach)> = Vec::new();
+    for (k, line) in lines.iter().enumerate() {
+        let lower = line.to_lowercase();
+        let found: Vec<(usize, &str)> = FINAL_MARKERS
+            .iter()
+            .filter_map(|m| word_at(&lower, m).last().map(|i| (i + m.len(), *m)))
+            .collect();
+        let Some(cut) = found.iter().map(|f| f.0).max() else {
+            continue;
+        };
+        let reach = if found.iter().all(|f| QUIET_MARKERS.contains(&f.1)) {
+            Reach::Quiet
+        } else {
+            Reach::Any
+        };
+        let mut rest = if lower.len() == line.len() && line.is_char_boundary(cut) {
+            &line[cut..]
+        } else {
+            line
+        };
+        if let Some(i) = rest.find(':') {
+            rest = &rest[i + 1..];
         }
-        out.push(l);
+        // `**Final formula:** X`, `In summary, X`.
+        rest = rest.trim_start_matches(['*', ' ', ',', ':']);
+        let mut mine: Vec<&str> = Vec::new();
+        if !rest.trim().trim_matches(['*', ' ', ')', '(']).is_empty() {
+            mine.push(rest);
+        }
+        for l in &lines[k + 1..] {
+            if l.trim().is_empty() {
+                if mine.is_empty() {
+                    continue;
+                }
+                break;
+            }
+            mine.push(l);
+        }
+        // The caller tries the last region first: the first line after the marker is
+        // the answer when it parses, so it goes last, and a later marker's after it.
+        mine.reverse();
+        out.extend(mine.into_iter().map(|r| (r, reach)));
     }
-    // The caller tries the last region first; the first line after the marker is
-    // the answer when it parses, so it goes last.
-    out.reverse();
     out
 }
 
@@ -278,7 +350,7 @@ fn json_regions(scope: &str) -> Vec<&str> {
 
 /// Text after a label at a line's start (`Formula:`) or an answer phrase anywhere in a
 /// line (`So the formula is`), to the end of the line or on the next non-empty line.
-fn label_regions(scope: &str) -> Vec<&str> {
+fn label_regions(scope: &str) -> Vec<(&str, Reach)> {
     let mut out = Vec::new();
     let lines: Vec<&str> = scope.split_inclusive('\n').collect();
     let next_line = |k: usize| {
@@ -290,12 +362,12 @@ fn label_regions(scope: &str) -> Vec<&str> {
     for (k, line) in lines.iter().enumerate() {
         let t = line.trim_start().trim_start_matches(['*', '#', '-', ' ']);
         let lower = t.to_lowercase();
-        let mut body: Option<&str> = None;
+        let mut body: Option<(&str, Reach)> = None;
         for label in LABELS {
             if lower.starts_with(label) && lower.is_char_boundary(label.len()) {
                 let after = t[label.len()..].trim_start_matches(['*', ' ']);
                 if let Some(b) = after.strip_prefix(':') {
-                    body = Some(b);
+                    body = Some((b, Reach::Any));
                     break;
                 }
             }
@@ -303,23 +375,36 @@ fn label_regions(scope: &str) -> Vec<&str> {
         if body.is_none() {
             for phrase in PHRASES {
                 // Byte offsets of `lower` match `t` for these phrases: lower-casing
-                // keeps the length of the ASCII and Greek letters they hold.
-                if let Some(i) = lower.rfind(phrase)
+                // keeps the length of the ASCII and Greek letters they hold. A phrase
+                // ending in a symbol (`φ₁ :=`) needs no word boundary after it.
+                let at = if phrase.ends_with(|c: char| c.is_alphanumeric()) {
+                    word_at(&lower, phrase).last().copied()
+                } else {
+                    lower.rfind(phrase)
+                };
+                if let Some(i) = at
                     && lower.len() == t.len()
                     && t.is_char_boundary(i + phrase.len())
                 {
                     let after = t[i + phrase.len()..].trim_start_matches(['*', ' ', ',']);
-                    body = Some(after.strip_prefix(':').unwrap_or(after));
+                    let reach = if TAIL_PHRASES.contains(&phrase) {
+                        Reach::Tail {
+                            quiet: !matches!(phrase, "therefore" | "thus"),
+                        }
+                    } else {
+                        Reach::Any
+                    };
+                    body = Some((after.strip_prefix(':').unwrap_or(after), reach));
                     break;
                 }
             }
         }
-        if let Some(b) = body {
+        if let Some((b, reach)) = body {
             let b = b.trim_start_matches(['*', ' ']);
             if b.trim().is_empty() {
-                out.extend(next_line(k));
+                out.extend(next_line(k).map(|l| (l, reach)));
             } else {
-                out.push(b);
+                out.push((b, reach));
             }
         }
     }

@@ -143,7 +143,12 @@ impl App {
                     .live
                     .as_mut()
                     .is_some_and(super::live::Live::sync_pause);
-                self.follow() | paused
+                let proved = self
+                    .panes
+                    .detail
+                    .as_ref()
+                    .is_some_and(Detail::proof_arrived);
+                self.follow() | paused | proved
             }
         };
         self.settle();

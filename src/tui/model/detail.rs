@@ -12,6 +12,12 @@ use crate::verify::model::FiniteModel;
 /// A formula as printed and the byte range to highlight in it.
 pub type Highlighted = (String, Option<(usize, usize)>);
 
+/// The changes and failure kinds of `verify --explain` for a pair.
+pub type Explained = (
+    crate::analysis::proof::Explanation,
+    Vec<crate::analysis::kinds::FailureKind>,
+);
+
 /// Everything derived for the selected sample.
 #[derive(Debug)]
 pub struct Detail {
@@ -33,11 +39,12 @@ pub struct Detail {
     /// was indexed), with `UNPROVED` when the kinds are the structural diff's guess.
     pub fails: u32,
     /// The changes and kinds exactly as `verify --explain` prints them: a proof search,
-    /// so computed only when the Diff tab first shows this sample, not on every move.
-    explained: std::cell::OnceCell<(
-        crate::analysis::proof::Explanation,
-        Vec<crate::analysis::kinds::FailureKind>,
-    )>,
+    /// started only when the Diff tab first shows this sample, on a background thread
+    /// (a FOL search confirms with Z3 and can take longer than a frame).
+    explained: std::sync::Arc<std::sync::OnceLock<Explained>>,
+    /// Whether the search was started, and whether a frame showed it still running
+    /// (so the frame after it ends is drawn).
+    proving: std::cell::Cell<(bool, bool)>,
     /// Subformulas evaluated under the countermodel.
     pub explain: Vec<EvalLine>,
     /// φ₀ and φ₁ as printed, each with the byte range of the smallest subformula that
@@ -105,27 +112,54 @@ impl Detail {
             changes,
             marks,
             fails,
-            explained: std::cell::OnceCell::new(),
+            explained: std::sync::Arc::default(),
+            proving: std::cell::Cell::new((false, false)),
             explain: ex,
             highlight,
         }
     }
 
-    /// The changes and failure kinds of `verify --explain` for this pair: the very call
-    /// it makes, so both say the same words (computed once, when first asked).
-    pub fn explained(
-        &self,
-    ) -> &(
-        crate::analysis::proof::Explanation,
-        Vec<crate::analysis::kinds::FailureKind>,
-    ) {
-        self.explained
-            .get_or_init(|| match (&self.phi0, &self.record) {
-                (Some(a), Ok(rec)) => {
-                    crate::analysis::kinds::explain(a, self.phi1.as_ref(), &rec.verdict)
-                }
-                _ => Default::default(),
-            })
+    /// The changes and kinds of `verify --explain` for this pair: the very call it
+    /// makes, so both say the same words. The first call starts the search on a
+    /// background thread; `None` while it runs (the Diff tab says "proving…").
+    pub fn explained(&self) -> Option<&Explained> {
+        if let Some(x) = self.explained.get() {
+            return Some(x);
+        }
+        let (Some(a), Ok(rec)) = (&self.phi0, &self.record) else {
+            return Some(self.explained.get_or_init(Default::default));
+        };
+        if !self.proving.get().0 {
+            let (a, b, v) = (a.clone(), self.phi1.clone(), rec.verdict.clone());
+            let cell = std::sync::Arc::clone(&self.explained);
+            std::thread::spawn(move || {
+                let _ = cell.set(crate::analysis::kinds::explain(&a, b.as_ref(), &v));
+            });
+        }
+        self.proving.set((true, true));
+        None
+    }
+
+    /// Whether a search that a frame showed running has ended since (draw again).
+    pub fn proof_arrived(&self) -> bool {
+        let (started, shown) = self.proving.get();
+        let arrived = shown && self.explained.get().is_some();
+        if arrived {
+            self.proving.set((started, false));
+        }
+        arrived
+    }
+
+    /// Waits up to `timeout` for a started search to end; whether it has.
+    pub fn wait_explained(&self, timeout: std::time::Duration) -> bool {
+        let end = std::time::Instant::now() + timeout;
+        while self.explained.get().is_none() {
+            if !self.proving.get().0 || std::time::Instant::now() >= end {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        true
     }
 
     /// Whether the sample's changes are the structural diff's guess (no explanation of

@@ -383,8 +383,14 @@ fn diff_lines(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
         out.push(Line::from(spans));
     }
     // The changes and kinds in `verify --explain`'s own words and layout.
-    let (ex, kinds) = d.explained();
     out.push(Line::from(""));
+    let Some((ex, kinds)) = d.explained() else {
+        out.push(muted(
+            "changes: proving… (the proof search runs in the background)",
+            t,
+        ));
+        return out;
+    };
     let head = if ex.changes.is_empty() {
         if ex.rewrites.is_empty() {
             "changes: none"

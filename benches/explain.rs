@@ -1,0 +1,184 @@
+//! Proof search figures (issue 33): `verify --explain --pairs` on 10,000 PL
+//! not-equivalent pairs end to end (process start included); the explanation of FOL
+//! not-equivalent pairs per pair (median, p90, worst); the worst explanation among
+//! the shipped samples (what the Diff tab computes when it first shows one).
+//!
+//! `cargo bench --bench explain` (release). AUTOEVAL_EXPLAIN=pl|fol|shipped runs one part.
+// A benchmark stops at the first thing that goes wrong.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use autoeval::analysis::proof::explain;
+use autoeval::grammar::{DatasetKind, GenParams, generate_batch};
+use autoeval::perturb::{PerturbKind, perturb};
+use autoeval::rng::Rng;
+use autoeval::syntax::{Expr, Notation, SyntaxKind, parse};
+use autoeval::verify::{Options, verify};
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// Not-equivalent pairs (φ, a perturbation of φ) from generated batches of `kind`.
+fn not_equivalent(kind: DatasetKind, want: usize) -> Vec<(Expr, Expr)> {
+    let cfg = kind.grammar().expect("grammar");
+    let params = GenParams {
+        vocab: kind.vocab(),
+        ..Default::default()
+    };
+    let opts = Options::default();
+    let mut rng = Rng::new(33);
+    let mut out = Vec::new();
+    for batch in 0..200u64 {
+        let b = generate_batch(&cfg, &params, 33, batch, &mut |_| {}).expect("batch");
+        for item in &b.items {
+            let k = PerturbKind::LOGIC[rng.below(PerturbKind::LOGIC.len())];
+            let Some(p) = perturb(&item.expr, k, &mut rng) else {
+                continue;
+            };
+            if verify(&item.expr, &p, &opts).name() == "not-equivalent" {
+                out.push((item.expr.clone(), p));
+                if out.len() == want {
+                    return out;
+                }
+            }
+        }
+    }
+    out
+}
+
+fn pl() {
+    let pairs = not_equivalent(DatasetKind::Pl, 10_000);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("pl.tsv");
+    let text: String = pairs
+        .iter()
+        .map(|(a, b)| {
+            format!(
+                "{}\t{}\n",
+                a.print(Notation::Unicode),
+                b.print(Notation::Unicode)
+            )
+        })
+        .collect();
+    std::fs::write(&file, text).expect("write");
+    let mut times = Vec::new();
+    let mut out = String::new();
+    for _ in 0..3 {
+        let t = Instant::now();
+        let o = Command::new(env!("CARGO_BIN_EXE_autoeval"))
+            .args(["verify", "--explain", "--pairs"])
+            .arg(&file)
+            .output()
+            .expect("runs");
+        times.push(t.elapsed());
+        out = String::from_utf8_lossy(&o.stdout).into_owned();
+    }
+    times.sort();
+    let n = out.lines().count();
+    let proved = out
+        .lines()
+        .filter(|l| l.contains("\"proved\":true"))
+        .count();
+    println!(
+        "verify --explain --pairs, {n} PL not-equivalent pairs: {:.0} pairs/s end to end (median of 3: {:.2?}; runs {times:.2?}), {proved} proved",
+        n as f64 / times[1].as_secs_f64(),
+        times[1]
+    );
+}
+
+/// Median, p90 and worst of `times`, with the worst pair.
+fn spread(what: &str, mut times: Vec<(Duration, String)>) {
+    times.sort_by_key(|t| t.0);
+    let n = times.len();
+    if n == 0 {
+        println!("{what}: no pairs");
+        return;
+    }
+    println!(
+        "{what}: {n} pairs, median {:.2?}, p90 {:.2?}, p99 {:.2?}, worst {:.2?} ({})",
+        times[n / 2].0,
+        times[n * 9 / 10].0,
+        times[n * 99 / 100].0,
+        times[n - 1].0,
+        times[n - 1].1
+    );
+}
+
+fn fol() {
+    let pairs = not_equivalent(DatasetKind::Fol, 1_000);
+    let opts = Options::default();
+    let times = pairs
+        .iter()
+        .map(|(a, b)| {
+            let t = Instant::now();
+            let ex = explain(a, b, false, &opts);
+            std::hint::black_box(&ex);
+            (
+                t.elapsed(),
+                format!("{}  vs  {}", a.to_unicode(), b.to_unicode()),
+            )
+        })
+        .collect();
+    spread("explanation of a FOL not-equivalent pair", times);
+}
+
+/// Every round of every shipped sample with a φ₁: the explanation the Diff tab asks for.
+fn shipped() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
+    let opts = Options::default();
+    let mut times = Vec::new();
+    for dir in std::fs::read_dir(&root).expect("sample-runs") {
+        let file = dir.expect("entry").path().join("samples.jsonl");
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        for line in text.lines() {
+            let Ok(s) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            let Ok(syntax) = serde_json::from_value::<SyntaxKind>(s["syntax"].clone()) else {
+                continue;
+            };
+            let Some(Ok(a)) = s["phi0"].as_str().map(|t| parse(t, syntax)) else {
+                continue;
+            };
+            for r in s["rounds"].as_array().into_iter().flatten() {
+                let Some(Ok(b)) = r["phi1"].as_str().map(|t| parse(t, syntax)) else {
+                    continue;
+                };
+                let equivalent = match r["verdict"]["verdict"].as_str() {
+                    Some("equivalent") => true,
+                    Some("not-equivalent") => false,
+                    _ => continue,
+                };
+                let t = Instant::now();
+                std::hint::black_box(explain(&a, &b, equivalent, &opts));
+                times.push((
+                    t.elapsed(),
+                    format!(
+                        "{}: {}  vs  {}",
+                        file.display(),
+                        a.to_unicode(),
+                        b.to_unicode()
+                    ),
+                ));
+            }
+        }
+    }
+    spread(
+        "explanation of a shipped sample's round (sample-runs/)",
+        times,
+    );
+}
+
+fn main() {
+    let only = std::env::var("AUTOEVAL_EXPLAIN").unwrap_or_default();
+    if only.is_empty() || only == "pl" {
+        pl();
+    }
+    if only.is_empty() || only == "fol" {
+        fol();
+    }
+    if only.is_empty() || only == "shipped" {
+        shipped();
+    }
+}
