@@ -235,7 +235,7 @@ pub fn write_json(dir: &Path, out: &mut impl Write) -> anyhow::Result<(usize, Ve
         if n > 0 {
             out.write_all(b",")?;
         }
-        serde_json::to_writer(&mut *out, &build(&ctx, &s, labels.get(&s.id)).sample)?;
+        serde_json::to_writer(&mut *out, &build(&ctx, &s, labels.get(&s.id)).sample())?;
         n += 1;
         Ok(())
     })

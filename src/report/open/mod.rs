@@ -6,6 +6,7 @@ pub mod flat;
 pub mod inspect;
 pub mod inspect_eval;
 pub(crate) mod inspect_sample;
+pub(crate) mod inspect_shape;
 pub mod parquet_out;
 pub(crate) mod zip_spool;
 
