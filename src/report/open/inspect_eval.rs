@@ -9,7 +9,7 @@
 use super::inspect::{Totals, header};
 use super::inspect_sample::{Ctx, build};
 use super::zip_spool::SpoolZip;
-use super::{for_each_sample, labels_by_sample};
+use super::{for_each_sample_kinds, labels_by_sample};
 use std::fs::File;
 use std::io::{BufWriter, Seek, Write};
 use std::path::{Path, PathBuf};
@@ -82,8 +82,8 @@ fn write_with<W: Write + Seek + Send>(
             }
             Ok(zip)
         });
-        let read = for_each_sample(dir, |s| {
-            let b = build(&ctx, &s, labels.get(&s.id));
+        let read = for_each_sample_kinds(dir, |s, kinds| {
+            let b = build(&ctx, &s, kinds, labels.get(&s.id));
             totals.add(&s, b.span_ms);
             let mut body = Vec::with_capacity(16 << 10);
             serde_json::to_writer(&mut body, &b.sample())?;

@@ -10,7 +10,7 @@ use super::inspect_shape::{
     ReasoningPart, Sample, SampleError, SampleId, SampleMeta, Score, ScoreEvent, ScoreMeta, Scores,
     Summary, SummaryMeta, TextPart, Usage, User,
 };
-use super::{kind_ids, verdict_detail};
+use super::verdict_detail;
 use crate::prompt::{PromptSet, Rendered};
 use crate::record::{CallRecord, LabelRecord, Manifest, RoundRecord, SampleRecord};
 use crate::verify::{Verdict, VerdictKind};
@@ -296,11 +296,12 @@ pub(crate) struct Built<'a> {
     pub span_ms: Option<(i64, i64)>,
 }
 
-/// Builds one sample. Its calls are laid end to end ending at the recorded finish time
+/// Builds one sample (`kinds`: its failure kinds' ids, from the run's index). Its calls are laid end to end ending at the recorded finish time
 /// (the run records each call's latency and each check's time, not when they began).
 pub(crate) fn build<'a>(
     ctx: &'a Ctx,
     s: &'a SampleRecord,
+    kinds: Vec<&'static str>,
     labels: Option<&'a Vec<LabelRecord>>,
 ) -> Built<'a> {
     let calls_ms = sample_ms(s).max(0) as u64;
@@ -362,8 +363,6 @@ pub(crate) fn build<'a>(
         .rev()
         .find_map(|r| r.phi1.as_deref())
         .unwrap_or_default();
-    // Classifying diffs the formulas: done once, used three times.
-    let kinds = kind_ids(s);
     let last_call = s
         .rounds
         .last()
