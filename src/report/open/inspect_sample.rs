@@ -429,7 +429,7 @@ impl<'a> Built<'a> {
             epoch: 1,
             error: self.error.as_ref(),
             events: Events {
-                events: &self.events,
+                before: &self.events,
                 score: self.score.as_ref().map(|score| ScoreEvent {
                     event: "score",
                     intermediate: false,

@@ -287,18 +287,18 @@ pub(crate) struct Scores<'b, 'a> {
 
 /// The transcript: the events, then the score or error event.
 pub(crate) struct Events<'b, 'a> {
-    pub events: &'b [Event<'a>],
+    pub before: &'b [Event<'a>],
     pub score: Option<ScoreEvent<'b, 'a>>,
     pub error: Option<ErrorEvent<'b, 'a>>,
 }
 
 impl Serialize for Events<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let n = self.events.len()
+        let n = self.before.len()
             + usize::from(self.score.is_some())
             + usize::from(self.error.is_some());
         let mut seq = s.serialize_seq(Some(n))?;
-        for e in self.events {
+        for e in self.before {
             seq.serialize_element(e)?;
         }
         if let Some(e) = &self.score {
