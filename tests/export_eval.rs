@@ -25,7 +25,7 @@ fn load_schema(name: &str) -> Value {
     serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap()
 }
 
-/// Every member of a zip, parsed as JSON.
+/// Every member of a zip, parsed as JSON (each checked to be written in key order).
 fn members(path: &Path) -> BTreeMap<String, Value> {
     let mut z = zip::ZipArchive::new(std::fs::File::open(path).unwrap()).unwrap();
     let mut out = BTreeMap::new();
@@ -39,7 +39,16 @@ fn members(path: &Path) -> BTreeMap<String, Value> {
         );
         let mut s = String::new();
         f.read_to_string(&mut s).unwrap();
-        out.insert(f.name().to_string(), serde_json::from_str(&s).unwrap());
+        let v: Value = serde_json::from_str(&s).unwrap();
+        // The samples are written from structs, not a `Value` tree: their fields must
+        // come in key order, as the tree wrote them (byte-identical to earlier logs).
+        assert_eq!(
+            serde_json::to_string(&v).unwrap(),
+            s,
+            "{}: keys not in order",
+            f.name()
+        );
+        out.insert(f.name().to_string(), v);
     }
     out
 }

@@ -3,7 +3,7 @@
 //! JSONL (`jsonl-flat`, every line the same keys in the same order, with a dataset card
 //! beside it) and Parquet (`parquet`, in `parquet_out`) write the same rows.
 
-use super::{for_each_sample, kind_ids, labels_by_sample, verdict_detail};
+use super::{for_each_sample_kinds, labels_by_sample, verdict_detail};
 use crate::llm::judge::JudgeAnswer;
 use crate::record::{CallRecord, JudgeRecord, LabelRecord, Manifest, Metric, SampleRecord};
 use serde_json::Value;
@@ -163,8 +163,8 @@ impl RunRows {
         })
     }
 
-    /// One sample's row, in [`columns`] order.
-    pub fn row(&self, s: &SampleRecord) -> Vec<Cell> {
+    /// One sample's row, in [`columns`] order (`kinds`: its failure kinds' ids).
+    pub fn row(&self, s: &SampleRecord, kinds: &[&str]) -> Vec<Cell> {
         use crate::verify::Verdict;
         let m = &self.m;
         let str = |x: &str| Cell::Str(x.to_string());
@@ -233,7 +233,7 @@ impl RunRows {
             },
             str(&verdict_detail(&s.verdict)),
             countermodel,
-            Cell::List(kind_ids(s).into_iter().map(String::from).collect()),
+            Cell::List(kinds.iter().map(|k| (*k).to_string()).collect()),
             int(s.rounds.len() as u64),
             int(s.rounds_passed as u64),
             int(s.input_tokens),
@@ -291,8 +291,8 @@ pub fn write(dir: &Path, out: &mut impl Write) -> anyhow::Result<(usize, Vec<Str
     let mut n = 0;
     let mut warnings = rows.warnings.clone();
     warnings.extend(
-        for_each_sample(dir, |s| {
-            write_line(out, &cols, rows.row(&s))?;
+        for_each_sample_kinds(dir, |s, kinds| {
+            write_line(out, &cols, rows.row(&s, &kinds))?;
             n += 1;
             Ok(())
         })

@@ -4,7 +4,7 @@
 //! The `.eval` form (a zip) is in `inspect_eval`; both build samples in `inspect_sample`.
 
 use super::inspect_sample::{Ctx, build, hash, iso_ms, sample_ms, unix_ms};
-use super::{for_each_sample, labels_by_sample};
+use super::{for_each_sample, for_each_sample_kinds, labels_by_sample};
 use crate::analysis::counts::Counts;
 use crate::record::{Manifest, SampleRecord};
 use serde_json::{Map, Value, json};
@@ -231,11 +231,14 @@ pub fn write_json(dir: &Path, out: &mut impl Write) -> anyhow::Result<(usize, Ve
     out.write_all(&head_text.as_bytes()[..head_text.len() - 1])?;
     out.write_all(b",\"samples\":[")?;
     let mut n = 0usize;
-    let warnings = for_each_sample(dir, |s| {
+    let warnings = for_each_sample_kinds(dir, |s, kinds| {
         if n > 0 {
             out.write_all(b",")?;
         }
-        serde_json::to_writer(&mut *out, &build(&ctx, &s, labels.get(&s.id)).sample)?;
+        serde_json::to_writer(
+            &mut *out,
+            &build(&ctx, &s, kinds, labels.get(&s.id)).sample(),
+        )?;
         n += 1;
         Ok(())
     })

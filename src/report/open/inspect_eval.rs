@@ -1,7 +1,7 @@
 //! Inspect's `.eval` log: a zip holding `_journal/start.json` (task and plan), one
 //! `samples/<id>_epoch_1.json` per sample, `summaries.json` (what the viewer's sample
 //! list reads) and `header.json` (results and stats). Written streaming: each sample is
-//! built on this thread, then serialised, compressed and dropped on a second one; the
+//! built and serialised on this thread, then compressed and written on a second one; the
 //! summaries go to a scratch file beside the output while the samples are written, and
 //! are copied into the zip after them; the zip's central directory is spooled to a
 //! second scratch file (`report::open::zip_spool`), so memory does not grow with the run.
@@ -9,8 +9,7 @@
 use super::inspect::{Totals, header};
 use super::inspect_sample::{Ctx, build};
 use super::zip_spool::SpoolZip;
-use super::{for_each_sample, labels_by_sample};
-use serde_json::Value;
+use super::{for_each_sample_kinds, labels_by_sample};
 use std::fs::File;
 use std::io::{BufWriter, Seek, Write};
 use std::path::{Path, PathBuf};
@@ -72,37 +71,29 @@ fn write_with<W: Write + Seek + Send>(
     summaries.write_all(b"[")?;
     let mut totals = Totals::default();
     let mut n = 0usize;
-    // Serialising and deflating are about half the work: a second thread does them
-    // (and drops the sample) while this one reads and builds the next samples; a short
-    // queue bounds the memory.
-    let (tx, rx) = std::sync::mpsc::sync_channel::<(String, Value)>(QUEUE);
+    // Deflating and writing the zip are a third of the work: a second thread does
+    // them while this one reads, builds and serialises the next samples; a short queue
+    // bounds the memory.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(String, Vec<u8>)>(QUEUE);
     let (mut zip, warnings) = std::thread::scope(|sc| {
         let writer = sc.spawn(move || -> std::io::Result<SpoolZip<W>> {
-            // One deflate call per entry: the deflater pays per call, serde_json writes
-            // per token.
-            let mut body = Vec::with_capacity(64 << 10);
-            for (name, sample) in rx {
-                body.clear();
-                serde_json::to_writer(&mut body, &sample)?;
-                drop(sample);
+            for (name, body) in rx {
                 zip.add(&name, &body)?;
             }
             Ok(zip)
         });
-        let read = for_each_sample(dir, |s| {
-            let b = build(&ctx, &s, labels.get(&s.id));
+        let read = for_each_sample_kinds(dir, |s, kinds| {
+            let b = build(&ctx, &s, kinds, labels.get(&s.id));
             totals.add(&s, b.span_ms);
-            let id = match &b.sample["id"] {
-                Value::String(x) => x.clone(),
-                v => v.to_string(),
-            };
+            let mut body = Vec::with_capacity(16 << 10);
+            serde_json::to_writer(&mut body, &b.sample())?;
             // A closed queue means the writer failed; its error is the one reported.
-            tx.send((format!("samples/{id}_epoch_1.json"), b.sample))
+            tx.send((format!("samples/{}_epoch_1.json", s.id), body))
                 .map_err(|_| std::io::Error::other("the zip writer stopped"))?;
             if n > 0 {
                 summaries.write_all(b",")?;
             }
-            serde_json::to_writer(&mut summaries, &b.summary)?;
+            serde_json::to_writer(&mut summaries, &b.summary())?;
             n += 1;
             Ok(())
         });

@@ -4,11 +4,17 @@
 //! the verifier's check of each round as an info event, the score as a score event,
 //! and a model error as the sample's error (never a score).
 
-use super::{kind_ids, verdict_detail};
+use super::inspect_shape::{
+    Assistant, Choice, Content, Empty, ErrorEvent, Event, Events, GenConfig, InfoData, InfoEvent,
+    InitEvent, InitSample, Label, MessageMeta, Messages, ModelEvent, ModelMeta, ModelUsage, Output,
+    ReasoningPart, Sample, SampleError, SampleId, SampleMeta, Score, ScoreEvent, ScoreMeta, Scores,
+    Summary, SummaryMeta, TextPart, Usage, User,
+};
+use super::verdict_detail;
 use crate::prompt::{PromptSet, Rendered};
 use crate::record::{CallRecord, LabelRecord, Manifest, RoundRecord, SampleRecord};
 use crate::verify::{Verdict, VerdictKind};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// What every sample of a run shares: the model name and the run's prompt set.
 pub(crate) struct Ctx<'a> {
@@ -45,10 +51,10 @@ fn prompts_of(m: &Manifest) -> Option<PromptSet> {
 }
 
 /// A sample id as Inspect sorts it: a number when it is one (so 2 sorts before 10).
-pub(crate) fn sample_id(id: &str) -> Value {
+pub(crate) fn sample_id(id: &str) -> SampleId<'_> {
     match id.parse::<u64>() {
-        Ok(n) if n.to_string() == id => json!(n),
-        _ => json!(id),
+        Ok(n) if n.to_string() == id => SampleId::Num(n),
+        _ => SampleId::Text(id),
     }
 }
 
@@ -103,46 +109,43 @@ fn stop_reason(finish: Option<&str>) -> &'static str {
 }
 
 /// The call's answer as Inspect's `ModelOutput`.
-fn output(model: &str, call: &CallRecord) -> Value {
-    let text = call.output.clone().unwrap_or_default();
+fn output<'a>(model: &'a str, call: &'a CallRecord) -> Output<'a> {
+    let text = call.output.as_deref().unwrap_or_default();
     // Reasoning goes in as Inspect's reasoning content, before the answer's text.
     let content = if call.reasoning.is_some() || call.reasoning_redacted {
-        json!([
-            {"type": "reasoning", "reasoning": call.reasoning.clone().unwrap_or_default(), "redacted": call.reasoning_redacted},
-            {"type": "text", "text": text},
-        ])
+        Content::Parts((
+            ReasoningPart {
+                reasoning: call.reasoning.as_deref().unwrap_or_default(),
+                redacted: call.reasoning_redacted,
+                kind: "reasoning",
+            },
+            TextPart { text, kind: "text" },
+        ))
     } else {
-        json!(text)
+        Content::Text(text)
     };
-    let choices = if call.output.is_some() {
-        json!([{
-            "message": {"role": "assistant", "content": content, "source": "generate", "model": model},
-            "stop_reason": stop_reason(call.finish_reason.as_deref()),
-        }])
-    } else {
-        json!([])
-    };
-    let mut o = json!({
-        "model": model,
-        "choices": choices,
-        "completion": text,
-        "usage": {
-            "input_tokens": call.input_tokens,
-            "output_tokens": call.output_tokens,
-            "total_tokens": call.input_tokens + call.output_tokens,
-        },
-        "time": call.latency_ms as f64 / 1000.0,
-    });
-    if let Some(r) = call.reasoning_tokens {
-        o["usage"]["reasoning_tokens"] = json!(r);
+    Output {
+        choices: call.output.is_some().then_some(Choice {
+            message: Assistant {
+                content,
+                model,
+                role: "assistant",
+                source: "generate",
+            },
+            stop_reason: stop_reason(call.finish_reason.as_deref()),
+        }),
+        completion: text,
+        error: call.error.as_deref(),
+        model,
+        time: Some(call.latency_ms as f64 / 1000.0),
+        usage: Some(Usage {
+            input_tokens: call.input_tokens,
+            output_tokens: call.output_tokens,
+            reasoning_tokens: call.reasoning_tokens,
+            total_cost: call.cost_usd,
+            total_tokens: call.input_tokens + call.output_tokens,
+        }),
     }
-    if let Some(e) = &call.error {
-        o["error"] = json!(e);
-    }
-    if let Some(c) = call.cost_usd {
-        o["usage"]["total_cost"] = json!(c);
-    }
-    o
 }
 
 /// The prompt text the call was sent, when the run's prompt set renders exactly the
@@ -163,72 +166,74 @@ fn prompt_text(call: &CallRecord, rendered: Option<Rendered>) -> String {
 
 /// Where a call sits on the sample's timeline (ms since 1970, and since the sample began).
 #[derive(Clone, Copy)]
-pub(crate) struct Slot {
+struct Slot {
     /// Start, ms since 1970.
-    pub start_ms: i64,
+    start_ms: i64,
     /// Start, seconds since the sample began.
-    pub offset_s: f64,
+    offset_s: f64,
 }
 
 /// One call as a model event: the user message it was sent, its answer, usage, timing
 /// and error. Everything a call shows goes through here (reasoning content joins the
 /// output's message when recorded).
-pub(crate) fn model_event(
-    ctx: &Ctx,
-    stage: &str,
+fn model_event<'a>(
+    ctx: &'a Ctx,
+    stage: &'static str,
     round: usize,
-    call: &CallRecord,
+    call: &'a CallRecord,
     prompt: Option<Rendered>,
     at: Slot,
-) -> Value {
-    let latency = call.latency_ms as f64 / 1000.0;
-    let input = json!([{
-        "role": "user",
-        "content": prompt_text(call, prompt),
-        "source": "input",
-        "metadata": {"prompt_id": call.prompt_id, "stage": stage, "round": round},
-    }]);
-    let mut e = json!({
-        "event": "model",
-        "timestamp": iso_ms(at.start_ms),
-        "completed": iso_ms(at.start_ms + call.latency_ms as i64),
-        "working_start": at.offset_s,
-        "working_time": latency,
-        "model": ctx.model,
-        "input": input,
-        "tools": [],
-        "tool_choice": "none",
-        "config": {"temperature": super::temperature(ctx.m), "max_tokens": ctx.m.max_tokens},
-        "output": output(&ctx.model, call),
-        "retries": call.attempts.saturating_sub(1),
-        "cache": if call.cached { json!("read") } else { Value::Null },
-        "metadata": {
-            "stage": stage,
-            "round": round,
-            "attempts": call.attempts,
-            "batch_id": call.batch_id,
-            "transport_error": call.transport_error,
+) -> Event<'a> {
+    Event::Model(Box::new(ModelEvent {
+        cache: call.cached.then_some("read"),
+        completed: iso_ms(at.start_ms + call.latency_ms as i64),
+        config: GenConfig {
+            max_tokens: ctx.m.max_tokens,
+            temperature: super::temperature(ctx.m),
         },
-    });
-    if let Some(err) = &call.error {
-        e["error"] = json!(err);
-    }
-    e
+        error: call.error.as_deref(),
+        event: "model",
+        input: [User {
+            content: prompt_text(call, prompt),
+            metadata: MessageMeta {
+                prompt_id: &call.prompt_id,
+                round,
+                stage,
+            },
+            role: "user",
+            source: "input",
+        }],
+        metadata: ModelMeta {
+            attempts: call.attempts,
+            batch_id: call.batch_id.as_deref(),
+            round,
+            stage,
+            transport_error: call.transport_error,
+        },
+        model: &ctx.model,
+        output: output(&ctx.model, call),
+        retries: call.attempts.saturating_sub(1),
+        timestamp: iso_ms(at.start_ms),
+        tool_choice: "none",
+        tools: [],
+        working_start: at.offset_s,
+        working_time: call.latency_ms as f64 / 1000.0,
+    }))
 }
 
-fn info_event(round: &RoundRecord, start_ms: i64, offset_s: f64) -> Value {
-    json!({
-        "event": "info",
-        "timestamp": iso_ms(start_ms),
-        "working_start": offset_s,
-        "source": "verifier",
-        "data": {
-            "round": round.round,
-            "phi1": round.phi1,
-            "verdict": round.verdict.name(),
-            "detail": verdict_detail(&round.verdict),
-            "verify_ms": round.verify_ms,
+fn info_event(round: &RoundRecord, start_ms: i64, offset_s: f64) -> Event<'_> {
+    Event::Info(InfoEvent {
+        data: InfoData {
+            detail: verdict_detail(&round.verdict),
+            phi1: round.phi1.as_deref(),
+            round: round.round,
+            verdict: round.verdict.name(),
+            verify_ms: round.verify_ms,
         },
+        event: "info",
+        source: "verifier",
+        timestamp: iso_ms(start_ms),
+        working_start: offset_s,
     })
 }
 
@@ -243,46 +248,62 @@ fn countermodel(v: &Verdict) -> Value {
 }
 
 /// The sample's `Score` (none for a model error: that is the sample's error).
-fn score(s: &SampleRecord, phi1: &str, kinds: &[&str]) -> Option<Value> {
-    (s.verdict.kind() != VerdictKind::ModelError).then(|| {
-        json!({
-            "value": if s.verdict.is_equivalent() { "C" } else { "I" },
-            "answer": phi1,
-            "explanation": verdict_detail(&s.verdict),
-            "metadata": {
-                "verdict": s.verdict.name(),
-                "countermodel": countermodel(&s.verdict),
-                "kinds": kinds,
-            },
-        })
+fn score<'a>(s: &SampleRecord, phi1: &'a str, kinds: &[&'static str]) -> Option<Score<'a>> {
+    (s.verdict.kind() != VerdictKind::ModelError).then(|| Score {
+        answer: phi1,
+        explanation: verdict_detail(&s.verdict),
+        metadata: ScoreMeta {
+            countermodel: countermodel(&s.verdict),
+            kinds: kinds.to_vec(),
+            verdict: s.verdict.name(),
+        },
+        value: if s.verdict.is_equivalent() { "C" } else { "I" },
     })
 }
 
 /// The sample's error when a model call failed for good.
-fn error(s: &SampleRecord) -> Option<Value> {
+fn error(s: &SampleRecord) -> Option<SampleError<'_>> {
     match &s.verdict {
-        Verdict::ModelError { message } => Some(json!({
-            "message": message,
-            "traceback": format!("model error: {message}"),
-            "traceback_ansi": format!("model error: {message}"),
-        })),
+        Verdict::ModelError { message } => Some(SampleError {
+            message,
+            traceback: format!("model error: {message}"),
+            traceback_ansi: format!("model error: {message}"),
+        }),
         _ => None,
     }
 }
 
-/// A sample and its summary, built together so they agree.
-pub(crate) struct Built {
-    /// `EvalSample`.
-    pub sample: Value,
-    /// `EvalSampleSummary`.
-    pub summary: Value,
+/// A sample built once, written as Inspect's `EvalSample` ([`Built::sample`]) and its
+/// `EvalSampleSummary` ([`Built::summary`]), which share its parts so they agree.
+pub(crate) struct Built<'a> {
+    s: &'a SampleRecord,
+    model: &'a str,
+    /// `sample_init`, the calls and the checks; the score or error event follows.
+    events: Vec<Event<'a>>,
+    score: Option<Score<'a>>,
+    error: Option<SampleError<'a>>,
+    kinds: Vec<&'static str>,
+    output: Output<'a>,
+    labels: Vec<Label<'a>>,
+    usage: Usage,
+    closeness: Value,
+    started: String,
+    completed: String,
+    /// Seconds the calls and checks took.
+    total: f64,
+    uuid: String,
     /// When the sample began and ended (ms since 1970), when its time is known.
     pub span_ms: Option<(i64, i64)>,
 }
 
-/// Builds one sample. Its calls are laid end to end ending at the recorded finish time
+/// Builds one sample (`kinds`: its failure kinds' ids, from the run's index). Its calls are laid end to end ending at the recorded finish time
 /// (the run records each call's latency and each check's time, not when they began).
-pub(crate) fn build(ctx: &Ctx, s: &SampleRecord, labels: Option<&Vec<LabelRecord>>) -> Built {
+pub(crate) fn build<'a>(
+    ctx: &'a Ctx,
+    s: &'a SampleRecord,
+    kinds: Vec<&'static str>,
+    labels: Option<&'a Vec<LabelRecord>>,
+) -> Built<'a> {
     let calls_ms = sample_ms(s).max(0) as u64;
     let finished = unix_ms(&s.finished);
     let end_ms = finished.unwrap_or(0);
@@ -292,13 +313,18 @@ pub(crate) fn build(ctx: &Ctx, s: &SampleRecord, labels: Option<&Vec<LabelRecord
         start_ms: t,
         offset_s: (t - start_ms) as f64 / 1000.0,
     };
-    let mut events = vec![json!({
-        "event": "sample_init",
-        "timestamp": iso_ms(start_ms),
-        "working_start": 0.0,
-        "sample": {"id": sample_id(&s.id), "input": s.phi0, "target": s.phi0},
-        "state": {},
-    })];
+    let mut events = Vec::with_capacity(1 + 3 * s.rounds.len());
+    events.push(Event::Init(InitEvent {
+        event: "sample_init",
+        sample: InitSample {
+            id: sample_id(&s.id),
+            input: &s.phi0,
+            target: &s.phi0,
+        },
+        state: Empty {},
+        timestamp: iso_ms(start_ms),
+        working_start: 0.0,
+    }));
     let syntax = s.syntax;
     for r in &s.rounds {
         let input = crate::syntax::parse(&r.input, syntax).ok();
@@ -335,138 +361,164 @@ pub(crate) fn build(ctx: &Ctx, s: &SampleRecord, labels: Option<&Vec<LabelRecord
         .rounds
         .iter()
         .rev()
-        .find_map(|r| r.phi1.clone())
+        .find_map(|r| r.phi1.as_deref())
         .unwrap_or_default();
-    // Classifying diffs the formulas: done once, used three times.
-    let kinds = kind_ids(s);
-    let score = score(s, &phi1, &kinds);
-    let err = error(s);
-    if let Some(sc) = &score {
-        events.push(json!({
-            "event": "score",
-            "timestamp": iso_ms(end_ms),
-            "working_start": calls_ms as f64 / 1000.0,
-            "score": sc,
-            "target": s.phi0,
-            "intermediate": false,
-        }));
-    }
-    if let Some(e) = &err {
-        events.push(json!({
-            "event": "error",
-            "timestamp": iso_ms(end_ms),
-            "working_start": calls_ms as f64 / 1000.0,
-            "error": e,
-        }));
-    }
     let last_call = s
         .rounds
         .last()
         .map(|r| r.autoformalize.as_ref().unwrap_or(&r.informalize));
-    let out = last_call.map_or_else(
-        || json!({"model": ctx.model, "choices": [], "completion": phi1}),
-        |c| {
-            let mut o = output(&ctx.model, c);
+    let output = last_call.map_or_else(
+        || Output {
+            choices: None,
+            completion: phi1,
+            error: None,
+            model: &ctx.model,
+            time: None,
+            usage: None,
+        },
+        |c| Output {
             // The completion is the extracted φ₁ the verifier judged.
-            o["completion"] = json!(phi1);
-            o
+            completion: phi1,
+            ..output(&ctx.model, c)
         },
     );
-    // The final conversation (the autoformalization, or the call that failed): Inspect's
-    // messages are one thread, and each call of a round trip was a fresh one.
-    let messages: Vec<Value> = events
-        .iter()
-        .rev()
-        .find(|e| e["event"] == "model")
-        .map(|e| {
-            let mut m = e["input"].as_array().cloned().unwrap_or_default();
-            if let Some(a) = e["output"]["choices"][0].get("message") {
-                m.push(a.clone());
-            }
-            m
-        })
-        .unwrap_or_default();
-    let label_list: Vec<Value> = labels
+    let labels = labels
         .map(|ls| {
             ls.iter()
-                .map(|l| {
-                    json!({"annotator": l.annotator, "categories": l.categories, "note": l.note,
-                           "blind": l.blind, "adjudicator": l.adjudicator})
+                .map(|l| Label {
+                    adjudicator: l.adjudicator.as_deref(),
+                    annotator: &l.annotator,
+                    blind: l.blind,
+                    categories: &l.categories,
+                    note: &l.note,
                 })
                 .collect()
         })
         .unwrap_or_default();
-    let usage = json!({
-        ctx.model.clone(): {
-            "input_tokens": s.input_tokens,
-            "output_tokens": s.output_tokens,
-            "total_tokens": s.input_tokens + s.output_tokens,
-        }
-    });
-    let scores = score.map_or_else(|| json!({}), |sc| json!({"equivalence": sc}));
-    let uuid = format!("{:016x}-{}", ctx.run_hash, s.id);
-    let (started, completed) = (iso_ms(start_ms), iso_ms(end_ms));
-    let total = calls_ms as f64 / 1000.0;
-    let summary_meta = json!({
-        "verdict": s.verdict.name(),
-        "kinds": kinds,
-        "operators": s.num_operators,
-        "depth": s.depth,
-    });
-    let mut sample = json!({
-        "id": sample_id(&s.id),
-        "epoch": 1,
-        "input": s.phi0,
-        "target": s.phi0,
-        "messages": messages,
-        "output": out,
-        "scores": scores,
-        "metadata": {
-            "psi": s.rounds.first().and_then(|r| r.psi.clone()),
-            "operators": s.num_operators,
-            "depth": s.depth,
-            "syntax": s.syntax,
-            "batch": s.batch,
-            "verdict": s.verdict.name(),
-            "kinds": kinds,
-            "labels": label_list,
-            "rounds_passed": s.rounds_passed,
-            "closeness": s.closeness,
-        },
-        "store": {},
-        "events": events,
-        "model_usage": usage,
-        "started_at": started,
-        "completed_at": completed,
-        "total_time": total,
-        "working_time": total,
-        "uuid": uuid,
-    });
-    let mut summary = json!({
-        "id": sample_id(&s.id),
-        "epoch": 1,
-        "input": s.phi0,
-        "target": s.phi0,
-        "metadata": summary_meta,
-        "scores": sample["scores"],
-        "model_usage": sample["model_usage"],
-        "started_at": started,
-        "completed_at": completed,
-        "total_time": total,
-        "working_time": total,
-        "uuid": sample["uuid"],
-        "retries": 0,
-        "completed": true,
-        "message_count": sample["messages"].as_array().map_or(0, Vec::len),
-    });
-    if let Some(e) = err {
-        summary["error"] = e["message"].clone();
-        sample["error"] = e;
-    }
     Built {
-        sample,
-        summary,
+        s,
+        model: &ctx.model,
+        events,
+        score: score(s, phi1, &kinds),
+        error: error(s),
+        kinds,
+        output,
+        labels,
+        usage: Usage {
+            input_tokens: s.input_tokens,
+            output_tokens: s.output_tokens,
+            reasoning_tokens: None,
+            total_cost: None,
+            total_tokens: s.input_tokens + s.output_tokens,
+        },
+        closeness: serde_json::to_value(s.closeness).unwrap_or(Value::Null),
+        started: iso_ms(start_ms),
+        completed: iso_ms(end_ms),
+        total: calls_ms as f64 / 1000.0,
+        uuid: format!("{:016x}-{}", ctx.run_hash, s.id),
         span_ms: finished.map(|_| (start_ms, end_ms)),
+    }
+}
+
+impl<'a> Built<'a> {
+    /// Inspect's `EvalSample`.
+    pub fn sample(&self) -> Sample<'_, 'a> {
+        let s = self.s;
+        Sample {
+            completed_at: &self.completed,
+            epoch: 1,
+            error: self.error.as_ref(),
+            events: Events {
+                before: &self.events,
+                score: self.score.as_ref().map(|score| ScoreEvent {
+                    event: "score",
+                    intermediate: false,
+                    score,
+                    target: &s.phi0,
+                    timestamp: &self.completed,
+                    working_start: self.total,
+                }),
+                error: self.error.as_ref().map(|error| ErrorEvent {
+                    error,
+                    event: "error",
+                    timestamp: &self.completed,
+                    working_start: self.total,
+                }),
+            },
+            id: sample_id(&s.id),
+            input: &s.phi0,
+            messages: self.messages(),
+            metadata: SampleMeta {
+                batch: s.batch,
+                closeness: &self.closeness,
+                depth: s.depth,
+                kinds: &self.kinds,
+                labels: &self.labels,
+                operators: s.num_operators,
+                psi: s.rounds.first().and_then(|r| r.psi.as_deref()),
+                rounds_passed: s.rounds_passed,
+                syntax: s.syntax,
+                verdict: s.verdict.name(),
+            },
+            model_usage: self.model_usage(),
+            output: &self.output,
+            scores: Scores {
+                equivalence: self.score.as_ref(),
+            },
+            started_at: &self.started,
+            store: Empty {},
+            target: &s.phi0,
+            total_time: self.total,
+            uuid: &self.uuid,
+            working_time: self.total,
+        }
+    }
+
+    /// Inspect's `EvalSampleSummary`.
+    pub fn summary(&self) -> Summary<'_, 'a> {
+        let s = self.s;
+        Summary {
+            completed: true,
+            completed_at: &self.completed,
+            epoch: 1,
+            error: self.error.as_ref().map(|e| e.message),
+            id: sample_id(&s.id),
+            input: &s.phi0,
+            message_count: self.messages().len(),
+            metadata: SummaryMeta {
+                depth: s.depth,
+                kinds: &self.kinds,
+                operators: s.num_operators,
+                verdict: s.verdict.name(),
+            },
+            model_usage: self.model_usage(),
+            retries: 0,
+            scores: Scores {
+                equivalence: self.score.as_ref(),
+            },
+            started_at: &self.started,
+            target: &s.phi0,
+            total_time: self.total,
+            uuid: &self.uuid,
+            working_time: self.total,
+        }
+    }
+
+    /// The final conversation: the last call's.
+    fn messages(&self) -> Messages<'_, 'a> {
+        Messages {
+            last: self.events.iter().rev().find_map(|e| match e {
+                Event::Model(m) => Some(&**m),
+                _ => None,
+            }),
+        }
+    }
+
+    fn model_usage(&self) -> ModelUsage<'_> {
+        ModelUsage {
+            model: self.model,
+            usage: &self.usage,
+        }
     }
 }
 
@@ -512,8 +564,9 @@ mod tests {
 
     #[test]
     fn numeric_ids_are_numbers() {
-        assert_eq!(sample_id("10"), json!(10));
-        assert_eq!(sample_id("010"), json!("010"));
-        assert_eq!(sample_id("a-1"), json!("a-1"));
+        let id = |s| serde_json::to_string(&sample_id(s)).unwrap();
+        assert_eq!(id("10"), "10");
+        assert_eq!(id("010"), "\"010\"");
+        assert_eq!(id("a-1"), "\"a-1\"");
     }
 }

@@ -6,6 +6,7 @@ pub mod flat;
 pub mod inspect;
 pub mod inspect_eval;
 pub(crate) mod inspect_sample;
+pub(crate) mod inspect_shape;
 pub mod parquet_out;
 pub(crate) mod zip_spool;
 
@@ -19,9 +20,9 @@ use std::path::Path;
 /// order; returns the warnings met (skipped lines).
 pub(crate) fn for_each_sample(
     dir: &Path,
-    f: impl FnMut(SampleRecord) -> std::io::Result<()>,
+    mut f: impl FnMut(SampleRecord) -> std::io::Result<()>,
 ) -> Result<Vec<String>, StoreError> {
-    for_each_sample_where(dir, |_| true, f)
+    scan_samples(dir, |_| true, |s, _| f(s))
 }
 
 /// [`for_each_sample`] for the ids `want` accepts. The run's row index says where each
@@ -31,23 +32,52 @@ pub(crate) fn for_each_sample_where(
     want: impl Fn(&str) -> bool,
     mut f: impl FnMut(SampleRecord) -> std::io::Result<()>,
 ) -> Result<Vec<String>, StoreError> {
+    scan_samples(dir, want, |s, _| f(s))
+}
+
+/// [`for_each_sample`] with each sample's failure kinds as ids, taken from the run's row
+/// index: classifying a not-equivalent sample searches for proved edits (Z3), far
+/// dearer than the rest of an export, and the index did it once when the run was first
+/// read. The kinds come in the taxonomy's order (`FailureKind::ALL`), as the viewer's.
+pub(crate) fn for_each_sample_kinds(
+    dir: &Path,
+    f: impl FnMut(SampleRecord, Vec<&'static str>) -> std::io::Result<()>,
+) -> Result<Vec<String>, StoreError> {
+    let mut f = f;
+    scan_samples(
+        dir,
+        |_| true,
+        |s, mask| {
+            let kinds = super::kinds::unmask(mask).iter().map(|k| k.id()).collect();
+            f(s, kinds)
+        },
+    )
+}
+
+/// The scan behind [`for_each_sample`]: each wanted id's newest record and its row's
+/// failure-kind mask.
+fn scan_samples(
+    dir: &Path,
+    want: impl Fn(&str) -> bool,
+    mut f: impl FnMut(SampleRecord, u32) -> std::io::Result<()>,
+) -> Result<Vec<String>, StoreError> {
     use std::io::Read;
     let path = dir.join(SAMPLES);
     crate::run::store::ensure_regular(&path)?;
     let io = |e: std::io::Error| StoreError::Io(path.display().to_string(), e);
     let scan = crate::run::index::load_or_build(dir, false);
-    let mut picks: Vec<(u64, u32)> = crate::run::rows::latest_per_id(&scan.rows)
+    let mut picks: Vec<(u64, u32, u32)> = crate::run::rows::latest_per_id(&scan.rows)
         .into_iter()
         .map(|i| &scan.rows[i])
         .filter(|r| want(&r.id))
-        .map(|r| (r.offset, r.len))
+        .map(|r| (r.offset, r.len, r.fails))
         .collect();
     picks.sort_unstable();
     let mut warnings = scan.warnings;
     drop(scan.rows);
     let mut file = BufReader::with_capacity(1 << 20, std::fs::File::open(&path).map_err(io)?);
     let (mut pos, mut buf) = (0u64, Vec::new());
-    for (off, len) in picks {
+    for (off, len, fails) in picks {
         if u64::from(len) > MAX_RECORD || off < pos {
             warnings.push(format!(
                 "{}: a line at byte {off} was skipped (over {MAX_RECORD} bytes or overlapping)",
@@ -61,7 +91,7 @@ pub(crate) fn for_each_sample_where(
         file.read_exact(&mut buf).map_err(io)?;
         pos = off + u64::from(len);
         match serde_json::from_slice::<SampleRecord>(&buf) {
-            Ok(r) => f(r).map_err(io)?,
+            Ok(r) => f(r, fails).map_err(io)?,
             Err(e) => warnings.push(format!("{} at byte {off}: skipped: {e}", path.display())),
         }
     }
@@ -89,11 +119,6 @@ pub(crate) fn labels_by_sample(dir: &Path) -> BTreeMap<String, Vec<LabelRecord>>
         }
     }
     out
-}
-
-/// The automatic failure kinds of a sample, as ids.
-pub(crate) fn kind_ids(s: &SampleRecord) -> Vec<&'static str> {
-    super::kinds::classify(s).iter().map(|k| k.id()).collect()
 }
 
 /// The verdict's detail as text: the countermodel, or the reason/message.

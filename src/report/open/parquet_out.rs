@@ -149,9 +149,11 @@ pub fn write<W: Write + Send>(dir: &Path, out: W) -> anyhow::Result<(usize, Vec<
     let mut failure: Option<anyhow::Error> = None;
     let mut warnings = rows.warnings.clone();
     warnings.extend(
-        super::for_each_sample(dir, |s| {
+        super::for_each_sample_kinds(dir, |s, kinds| {
             let mut step = || -> anyhow::Result<()> {
-                for ((b, (name, _)), cell) in builders.iter_mut().zip(&cols).zip(rows.row(&s)) {
+                for ((b, (name, _)), cell) in
+                    builders.iter_mut().zip(&cols).zip(rows.row(&s, &kinds))
+                {
                     b.push(name, cell)?;
                 }
                 n += 1;
