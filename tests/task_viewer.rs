@@ -124,7 +124,7 @@ fn the_filter_editor_keeps_samples_by_gold_label_answer_and_correctness() {
     let recs = common::samples(&run);
     let count =
         |f: &dyn Fn(&serde_json::Value) -> bool| recs.iter().filter(|r| f(&r["task"])).count();
-    let mut app = view(vec![run]);
+    let mut app = view(vec![run.clone()]);
     // Gold: any → yes (Multi-LogiEval's labels only).
     to_field(&mut app, 3);
     keys(&mut app, &["right"]);
@@ -161,6 +161,19 @@ fn the_filter_editor_keeps_samples_by_gold_label_answer_and_correctness() {
         let id = &app.model.runs[r as usize].rows[i as usize].id;
         let rec = recs.iter().find(|x| x["id"] == **id).unwrap();
         assert_eq!(rec["task"]["correct"], true, "{id}");
+    }
+    // Opened again, the rows come from the row index and carry the same marks.
+    assert!(run.join(".autoeval-index").exists());
+    let app = view(vec![run]);
+    for row in &app.model.runs[0].rows {
+        let rec = recs.iter().find(|x| x["id"] == *row.id).unwrap();
+        let gold = row.task.gold().map(|m| format!("{m:?}"));
+        let want = rec["task"]["gold"].as_str().map(|g| {
+            let l = autoeval::analysis::task_answer::Label::from_name(g).unwrap();
+            format!("{:?}", autoeval::run::task_mark::Mark::Label(l))
+        });
+        assert_eq!(gold, want, "{}", row.id);
+        assert_eq!(row.task.correct(), rec["task"]["correct"].as_bool());
     }
 }
 
