@@ -169,7 +169,7 @@ fn a_blind_session_reveals_no_outcome_anywhere() {
         );
     }
     // The filter's outcome fields stay closed: verdicts, failure kind, judge, passes in,
-    // closeness.
+    // closeness, right/wrong.
     s.keys(&["f"]);
     assert_eq!(s.app.mode(), Mode::Filter);
     let n = autoeval::tui::components::filter_edit::FIELDS;
@@ -189,6 +189,11 @@ fn a_blind_session_reveals_no_outcome_anywhere() {
     assert_eq!(
         f.closeness,
         autoeval::tui::model::ClosenessFilter::default()
+    );
+    assert_eq!(
+        f.correct,
+        autoeval::tui::model::CorrectFilter::Any,
+        "right/wrong"
     );
     // Ranking: submitting names no run, model or verdict.
     s.keys(&["x"]);

@@ -152,12 +152,12 @@ fn an_index_of_the_previous_format_is_rebuilt_and_rows_carry_every_metric() {
     };
     let fresh = json(&run);
     let mut bytes = std::fs::read(&index).unwrap();
-    assert_eq!(&bytes[..8], b"AEIDX\x00\x00\x0a");
-    // The same file labelled as version 9 (kinds not from proved edits): never read as is.
-    bytes[7] = 9;
+    assert_eq!(&bytes[..8], b"AEIDX\x00\x00\x0b");
+    // The same file labelled as version 10 (no task marks): never read as is.
+    bytes[7] = 10;
     std::fs::write(&index, &bytes).unwrap();
     assert_eq!(json(&run), fresh);
-    assert_eq!(&std::fs::read(&index).unwrap()[..8], b"AEIDX\x00\x00\x0a");
+    assert_eq!(&std::fs::read(&index).unwrap()[..8], b"AEIDX\x00\x00\x0b");
     // The rows the viewer holds carry every stored metric (to 1/10,000).
     let (app, _) = viewer(&run);
     let recs = records(&run);

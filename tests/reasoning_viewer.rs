@@ -254,8 +254,9 @@ fn the_truncated_filter_keeps_exactly_the_truncated_samples() {
         .count();
     assert!(want > 0);
     let mut app = view(vec![dir]);
-    // `f`, then up from the first field wraps to the last one: truncated.
-    keys(&mut app, &["f", "k"]);
+    // `f`, then up from the first field wraps to the last ones: the three task fields
+    // (gold, answer, correct), then truncated.
+    keys(&mut app, &["f", "k", "k", "k", "k"]);
     let s = screen(&mut app, 120, 40);
     assert!(s.contains("truncated ◂ any ▸"), "{s}");
     keys(&mut app, &["l"]);

@@ -348,6 +348,28 @@ fn bad_task_settings_are_refused_with_the_fix() {
         .unwrap();
     assert!(!o.status.success());
     assert!(stderr(&o).contains("--rounds"), "{}", stderr(&o));
+    // folio-i with a BERTScore model: refused, saying it is not computed (no zeros).
+    let o = bin()
+        .args([
+            "run",
+            "--task",
+            "folio-i",
+            "--model",
+            "perturb",
+            "--bertscore-model",
+        ])
+        .arg(tmp.path().join("no-model"))
+        .arg("--out")
+        .arg(tmp.path().join("b"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("BERTScore-MiniLM is not computed for task runs"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!tmp.path().join("b").join("samples.jsonl").exists());
     let o = bin()
         .args([
             "run",

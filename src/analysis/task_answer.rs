@@ -35,6 +35,20 @@ pub enum Label {
 }
 
 impl Label {
+    /// Every label, FOLIO's then Multi-LogiEval's.
+    pub const ALL: [Label; 5] = [
+        Label::True,
+        Label::False,
+        Label::Uncertain,
+        Label::Yes,
+        Label::No,
+    ];
+
+    /// The label a stored name (as [`Label::name`] writes it) stands for.
+    pub fn from_name(s: &str) -> Option<Label> {
+        Label::ALL.into_iter().find(|l| l.name() == s)
+    }
+
     /// The label as the task writes it.
     pub fn name(self) -> &'static str {
         match self {

@@ -68,6 +68,13 @@ pub(crate) fn load_task(
     if args.rounds != 1 {
         bail!("--rounds is for datasets: a reference task's sample is one call (drop --rounds)");
     }
+    // Said plainly rather than loading a model that scores nothing.
+    if t == crate::run::task::TaskKind::FolioI && args.bertscore_model.is_some() {
+        bail!(
+            "--bertscore-model: folio-i's scores against FOLIO's premise are BLEU, ROUGE-L and \
+             METEOR; BERTScore-MiniLM is not computed for task runs yet (drop --bertscore-model)"
+        );
+    }
     let source = args
         .task_data
         .clone()

@@ -33,8 +33,9 @@ pub use super::scratch::INDEX;
 /// rebuilt). Version 5: rows carry every stored closeness metric; version 6 adds
 /// `meteor` and `bertscore_minilm`; version 7 reasoning tokens and the truncated flag;
 /// version 8 the texts search reads in reasoning; version 9 the truncated kind; version 10
-/// failure kinds from proved edits (the `UNPROVED` bit).
-const MAGIC: &[u8; 8] = b"AEIDX\x00\x00\x0a";
+/// failure kinds from proved edits (the `UNPROVED` bit); version 11 a task sample's gold
+/// label, answer and correctness.
+const MAGIC: &[u8; 8] = b"AEIDX\x00\x00\x0b";
 /// Most warnings kept in a cache.
 const MAX_WARNINGS: usize = 10_000;
 
@@ -353,7 +354,7 @@ fn put_row(w: &mut impl Write, r: &Row, e: &Extra, text: TextSpan) -> std::io::R
         | u8::from(e.truncated) << 6;
     w.write_all(&r.offset.to_le_bytes())?;
     w.write_all(&r.len.to_le_bytes())?;
-    w.write_all(&[verdict, flags])?;
+    w.write_all(&[verdict, flags, r.task.byte()])?;
     w.write_all(&r.fails.to_le_bytes())?;
     w.write_all(&r.batch.to_le_bytes())?;
     w.write_all(&r.ops.unwrap_or(0).to_le_bytes())?;
@@ -476,7 +477,7 @@ pub fn load(dir: &Path, texts: bool) -> Option<Scan> {
     for _ in 0..nrows {
         let offset = r.u64()?;
         let len = r.u32()?;
-        let [verdict, flags] = r.bytes::<2>()?;
+        let [verdict, flags, task] = r.bytes::<3>()?;
         let fails = r.u32()?;
         let (batch, ops, depth) = (r.u16()?, r.u16()?, r.u16()?);
         let mut c = [f64::NAN; Metric::COUNT];
@@ -514,6 +515,7 @@ pub fn load(dir: &Path, texts: bool) -> Option<Scan> {
             depth: has(1).then_some(depth),
             phi0_hash,
             truncated: has(6),
+            task: super::task_mark::TaskMark::from_byte(task),
             text: row_spans.len() as u32,
         });
         row_spans.push(span);

@@ -20,4 +20,5 @@ pub mod scratch;
 pub(crate) mod spend;
 pub mod store;
 pub mod task;
+pub mod task_mark;
 pub(crate) mod task_sample;

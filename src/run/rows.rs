@@ -41,6 +41,9 @@ pub struct Row {
     pub phi0_hash: u64,
     /// Some call stopped at the token limit before answering (the "truncated" filter).
     pub truncated: bool,
+    /// A reference-task sample's gold label, answer and correctness (the viewer's
+    /// gold / answer / correct filters); empty for a dataset sample.
+    pub task: super::task_mark::TaskMark,
     /// Where the row's text (φ₀, ψ, φ₁ and the calls' reasoning joined by [`SEP`],
     /// what search looks at)
     /// is in its run's [`TextStore`] (or [`super::scan::Scan::texts`]).
@@ -633,6 +636,9 @@ pub(crate) fn parse_row(
         _ => None,
     };
     let phi0_text = task_phi0.as_deref().unwrap_or(&s.phi0);
+    let task = s.task.as_ref().map_or_else(Default::default, |t| {
+        super::task_mark::TaskMark::new(t.gold.as_deref(), t.answer.as_deref(), t.correct)
+    });
     let verdict = verdict_kind(&s.verdict.verdict);
     let deciding = s.rounds.iter().rev().find(|r| r.phi1.is_some());
     let fails = match s.syntax {
@@ -685,6 +691,7 @@ pub(crate) fn parse_row(
             depth: s.depth.map(|v| v.min(u16::MAX as usize) as u16),
             phi0_hash: phi0_hash(&safe(phi0_text)),
             truncated: extra.truncated,
+            task,
             text: 0,
         },
         extra,

@@ -547,6 +547,7 @@ impl App {
                 .map(|c| c.id.clone())
                 .collect(),
             runs: self.model.runs.len(),
+            labels: self.model.task_labels(),
         }
     }
 

@@ -1,13 +1,16 @@
 //! The filter editor (`f`): a cursor over the filter fields that edits the app's
 //! [`Filter`] — operator/depth bounds (arrows or typed digits), verdicts, label state,
 //! dataset and failure kinds, hand-label categories, judge, "passes in", closeness
-//! (any stored metric, a from–to range or "without it"), annotators disagree.
+//! (any stored metric, a from–to range or "without it"), annotators disagree,
+//! truncated, and for reference-task samples the gold label, the answer and right/wrong.
 
 use super::super::keymap::{Action, Context};
 use super::super::model::{
-    ClosenessFilter, DisagreeFilter, Filter, JudgeFilter, LabelFilter, TruncatedFilter,
+    AnswerFilter, ClosenessFilter, CorrectFilter, DisagreeFilter, Filter, GoldFilter, JudgeFilter,
+    LabelFilter, TruncatedFilter,
 };
 use super::Effect;
+use crate::analysis::task_answer::Label;
 use crate::record::Metric;
 use crate::report::kinds::FailureKind;
 use crate::run::rows::Scores;
@@ -48,6 +51,12 @@ pub enum Field {
     Disagree,
     /// Calls that ran out of tokens while reasoning.
     Truncated,
+    /// A reference-task sample's gold label.
+    Gold,
+    /// The answer read from its reply (`unknown`: none).
+    Answer,
+    /// Answered right or wrong.
+    Correct,
 }
 
 /// How many fields the editor has.
@@ -55,7 +64,7 @@ pub const FIELDS: usize = Field::ALL.len();
 
 impl Field {
     /// Every field, in the editor's order.
-    pub const ALL: [Field; 20] = [
+    pub const ALL: [Field; 23] = [
         Field::From,
         Field::To,
         Field::Verdict(VerdictKind::ALL[0]),
@@ -76,6 +85,9 @@ impl Field {
         Field::CloseTo,
         Field::Disagree,
         Field::Truncated,
+        Field::Gold,
+        Field::Answer,
+        Field::Correct,
     ];
 
     /// Its row in the editor.
@@ -90,8 +102,9 @@ impl Field {
     }
 
     /// Whether the field filters by outcome (verdicts, failure kind, judge, passes in,
-    /// closeness, truncated): blind mode keeps those closed, since what they keep would
-    /// tell.
+    /// closeness, truncated, right/wrong): blind mode keeps those closed, since what they
+    /// keep would tell. The gold label and the answer stay open: the overview shows both
+    /// in blind mode too (only right/wrong is hidden there).
     pub(crate) fn tells_outcome(self) -> bool {
         match self {
             Field::Verdict(_)
@@ -101,14 +114,17 @@ impl Field {
             | Field::Metric
             | Field::CloseFrom
             | Field::CloseTo
-            | Field::Truncated => true,
+            | Field::Truncated
+            | Field::Correct => true,
             Field::From
             | Field::To
             | Field::Labels
             | Field::Kind
             | Field::LabelAny
             | Field::LabelNone
-            | Field::Disagree => false,
+            | Field::Disagree
+            | Field::Gold
+            | Field::Answer => false,
         }
     }
 }
@@ -127,6 +143,9 @@ pub struct FilterEnv {
     pub categories: Vec<String>,
     /// How many runs are loaded.
     pub runs: usize,
+    /// The answer labels of the loaded reference-task runs (every label when none is
+    /// loaded yet), in [`Label::ALL`] order.
+    pub labels: Vec<Label>,
 }
 
 /// The editor's state: the field under the cursor, a number being typed, and the
@@ -360,6 +379,13 @@ impl FilterEditor {
             Field::Truncated => {
                 filter.truncated = step(&TruncatedFilter::ALL, &filter.truncated, d);
             }
+            Field::Gold => {
+                filter.gold = step(&GoldFilter::choices(&env.labels), &filter.gold, d);
+            }
+            Field::Answer => {
+                filter.answer = step(&AnswerFilter::choices(&env.labels), &filter.answer, d);
+            }
+            Field::Correct => filter.correct = step(&CorrectFilter::ALL, &filter.correct, d),
             // ←/→ do nothing on a verdict: space or enter ticks it.
             Field::Verdict(_) => return Effect::None,
         }
@@ -377,6 +403,7 @@ mod tests {
             kinds: vec!["fol".into(), "pl".into()],
             categories: vec!["incomplete".into(), "off-format".into()],
             runs: 2,
+            labels: vec![Label::Yes, Label::No],
         }
     }
 
@@ -481,11 +508,27 @@ mod tests {
         e.handle(Action::PrevField, &mut f, &env);
         e.handle(Action::Toggle, &mut f, &env);
         assert_eq!(f.closeness.describe().unwrap(), "no rouge_l");
+        // Task fields: gold any → yes → no → any; answer … → no → unknown; right/wrong.
+        e.field = Field::Truncated;
+        e.handle(Action::NextField, &mut f, &env);
+        assert_eq!(e.field, Field::Gold);
+        e.handle(Action::Increase, &mut f, &env);
+        assert_eq!(f.gold, GoldFilter::Is(Label::Yes));
+        e.handle(Action::Increase, &mut f, &env);
+        e.handle(Action::Increase, &mut f, &env);
+        assert_eq!(f.gold, GoldFilter::Any);
+        e.handle(Action::NextField, &mut f, &env);
+        e.handle(Action::Decrease, &mut f, &env);
+        assert_eq!(f.answer, AnswerFilter::Unknown);
+        e.handle(Action::NextField, &mut f, &env);
+        e.handle(Action::Decrease, &mut f, &env);
+        assert_eq!(f.correct, CorrectFilter::Wrong);
+        assert!(Field::Correct.tells_outcome() && !Field::Answer.tells_outcome());
         e.field = Field::From;
         assert_eq!(e.handle(Action::Confirm, &mut f, &env), Effect::Close);
         e.handle(Action::PrevField, &mut f, &env);
-        assert_eq!(e.field, Field::Truncated);
-        assert_eq!(FIELDS, 20);
+        assert_eq!(e.field, Field::Correct);
+        assert_eq!(FIELDS, 23);
         assert_eq!(Field::ALL[Field::Metric.index()], Field::Metric);
     }
 }

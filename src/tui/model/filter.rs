@@ -50,6 +50,12 @@ pub struct Filter {
     pub disagree: DisagreeFilter,
     /// Samples with a call that stopped at the token limit before answering.
     pub truncated: TruncatedFilter,
+    /// A reference-task sample's gold label.
+    pub gold: super::GoldFilter,
+    /// The answer read from its reply (or none).
+    pub answer: super::AnswerFilter,
+    /// Whether it was answered right.
+    pub correct: super::CorrectFilter,
 }
 
 /// The "truncated" filter: calls that ran out of tokens while reasoning.
@@ -330,6 +336,9 @@ pub(crate) fn row_passes(
     if !f.truncated.admits(r.truncated) {
         return false;
     }
+    if !(f.gold.admits(r.task) && f.answer.admits(r.task) && f.correct.admits(r.task)) {
+        return false;
+    }
     if let Some(other) = f.passes_in
         && (other == run || r.verdict.is_pass() || !passing_elsewhere.contains(&r.phi0_hash))
     {
@@ -424,6 +433,16 @@ impl super::Model {
         }
         if self.listing.filter.truncated != TruncatedFilter::Any {
             parts.push(self.listing.filter.truncated.name().to_string());
+        }
+        let f = &self.listing.filter;
+        if f.gold != super::GoldFilter::Any {
+            parts.push(format!("gold {}", f.gold.name()));
+        }
+        if f.answer != super::AnswerFilter::Any {
+            parts.push(format!("answer {}", f.answer.name()));
+        }
+        if f.correct != super::CorrectFilter::Any {
+            parts.push(f.correct.name().to_string());
         }
         if !self.listing.search.field.text.is_empty() {
             parts.push(format!(

@@ -11,6 +11,7 @@ pub mod listing;
 pub mod matrix;
 pub mod names;
 pub mod rank;
+pub mod task_filter;
 
 use super::components::label_panel::LabelPanel;
 use super::data::RunIndex;
@@ -28,6 +29,7 @@ pub use filter::{
     ClosenessFilter, DisagreeFilter, Filter, JudgeFilter, LabelFilter, TruncatedFilter,
 };
 pub use listing::Listing;
+pub use task_filter::{AnswerFilter, CorrectFilter, GoldFilter};
 
 /// The runs and everything the viewer knows about them.
 pub struct Model {
@@ -274,6 +276,24 @@ impl Model {
             .map(RunIndex::kind)
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
+            .collect()
+    }
+
+    /// The answer labels of the loaded reference-task runs, in [`Label::ALL`] order;
+    /// every label when no task run is loaded (yet: runs load in the background).
+    ///
+    /// [`Label::ALL`]: crate::analysis::task_answer::Label::ALL
+    pub(crate) fn task_labels(&self) -> Vec<crate::analysis::task_answer::Label> {
+        use crate::analysis::task_answer::Label;
+        let sets: Vec<_> = self
+            .runs
+            .iter()
+            .filter_map(|r| crate::run::task::TaskKind::from_name(&r.kind()))
+            .filter_map(crate::run::task::TaskKind::labels)
+            .collect();
+        Label::ALL
+            .into_iter()
+            .filter(|l| sets.is_empty() || sets.iter().any(|s| s.labels().contains(l)))
             .collect()
     }
 

@@ -132,6 +132,11 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         "truncated ◂ {} ▸",
         app.model.listing.filter.truncated.name()
     ));
+    // Reference-task samples only; a dataset sample has no gold label or answer.
+    let task = &app.model.listing.filter;
+    rows.push(format!("gold     ◂ {} ▸  task samples", task.gold.name()));
+    rows.push(format!("answer   ◂ {} ▸", task.answer.name()));
+    rows.push(format!("correct  ◂ {} ▸", task.correct.name()));
     let mut lines: Vec<Line> = rows
         .into_iter()
         .enumerate()
@@ -159,6 +164,22 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             Line::from(Span::styled(s, if here { style } else { color }))
         })
         .collect();
+    // A short screen shows the fields around the cursor (the summary line stays, and so
+    // does the footer's line under the box), and the title says which.
+    let fields = lines.len();
+    let room = usize::from(area.height.saturating_sub(4)).max(1);
+    let title = if fields > room {
+        let cursor = app.filter_editor().field.index();
+        let start = cursor.saturating_sub(room - 1).min(fields - room);
+        lines = lines.into_iter().skip(start).take(room).collect();
+        format!(
+            "Filters · fields {}–{} of {fields}",
+            start + 1,
+            start + room
+        )
+    } else {
+        "Filters".to_string()
+    };
     lines.push(Line::from(Span::styled(
         format!("showing {}", app.filter_summary()),
         Style::default().fg(t.muted),
@@ -176,5 +197,5 @@ pub fn filter(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     }
     let r = centered(area, 60, lines.len() as u16 + 2);
     f.render_widget(Clear, r);
-    f.render_widget(Paragraph::new(lines).block(block("Filters", r, true, t)), r);
+    f.render_widget(Paragraph::new(lines).block(block(&title, r, true, t)), r);
 }
