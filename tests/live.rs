@@ -101,11 +101,16 @@ fn live_run_pause_resume_cancel_and_errors() {
     let model = FakeModel::new();
     // Every fifth request fails once with 500 (retried), and one in four prompts about
     // p12 is refused with 400 (not retried): those samples must end as model errors.
-    // (Refusals are spread out: five in a row would stop the run as refused.)
+    // (Refusals are spread out: five in a row would stop the run as refused. They take
+    // as long as answers, so they finish in the order they were asked: an instant refusal
+    // would overtake the answers in flight, and under load five could land in a row.)
     let server = Server::start(move |n, r| {
         let p = prompt_of(r);
         if p.contains("p12") && p.bytes().map(usize::from).sum::<usize>() % 4 == 0 {
-            return Reply::json(400, "{\"error\": \"refused\"}".into());
+            return Reply {
+                delay: Duration::from_millis(80),
+                ..Reply::json(400, "{\"error\": \"refused\"}".into())
+            };
         }
         if n % 5 == 4 {
             return Reply::json(500, "{\"error\": \"boom\"}".into());
