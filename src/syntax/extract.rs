@@ -47,7 +47,7 @@
 //!    raw-string `r"…"` are stripped.
 //!
 //!    **The span rule** underneath: when none of a marked region's candidates is
-//!    accepted, the formula spans of its sentences are ([`spans`]: maximal runs of
+//!    accepted, the formula spans of its sentences are (the private `spans` module: maximal runs of
 //!    vocabulary symbols, operator words, variables and operators between English
 //!    words); the first that parses, holds an operator, uses only the vocabulary and
 //!    echoes nothing is taken. After a summary word (`so`, `therefore`, `hence`, …)
