@@ -221,12 +221,18 @@ fn unquote_conclusion(answer: &str) -> std::borrow::Cow<'_, str> {
     // ASCII lowercasing keeps every byte position.
     let lower = answer.to_ascii_lowercase();
     let mut out = String::new();
-    let (mut from, mut at) = (0, 0);
-    while let Some((i, head)) = HEADS
+    // Every place a head starts, in order: one linear pass per head (searching again from
+    // each place would be quadratic on a reply repeating "the conclusion").
+    let mut places: Vec<(usize, usize)> = HEADS
         .iter()
-        .filter_map(|h| lower[at..].find(h).map(|i| (at + i, h.len())))
-        .min()
-    {
+        .flat_map(|h| lower.match_indices(h).map(|(i, m)| (i, m.len())))
+        .collect();
+    places.sort_unstable();
+    let (mut from, mut at) = (0, 0);
+    for (i, head) in places {
+        if i < at {
+            continue;
+        }
         let open = i + head;
         at = open;
         let (close, body) = match answer[open..].chars().next() {
@@ -260,17 +266,18 @@ fn unquote_conclusion(answer: &str) -> std::borrow::Cow<'_, str> {
 /// The label a marker points at: the first label word in the rest of its sentence, if
 /// the sentence names no other label (`True/False/Uncertain` names three: no answer).
 fn label_after(rest: &str, set: LabelSet) -> Option<Label> {
-    // The sentence: up to a line break or a full stop followed by a space.
-    let end = rest
-        .char_indices()
-        .find(|&(i, c)| c == '\n' || (c == '.' && rest[i + 1..].starts_with(char::is_whitespace)))
-        .map_or(rest.len(), |(i, _)| i);
-    // At most 200 bytes of it, cut on a character boundary (a reply may be all `≡`).
-    let mut cut = end.min(200);
+    // The sentence: up to a line break or a full stop followed by a space, looked for in
+    // the first 200 bytes only (cut on a character boundary: a reply may be all `≡`), so
+    // a reply of many markers and no full stop is not scanned to its end at each one.
+    let mut cut = rest.len().min(200);
     while !rest.is_char_boundary(cut) {
         cut -= 1;
     }
-    let sentence = &rest[..cut];
+    let end = rest[..cut]
+        .char_indices()
+        .find(|&(i, c)| c == '\n' || (c == '.' && rest[i + 1..].starts_with(char::is_whitespace)))
+        .map_or(cut, |(i, _)| i);
+    let sentence = &rest[..end];
     // A marker closing its line (`**Final Answer:**` then `- True` below) points at the
     // next line that says something.
     if sentence
@@ -358,6 +365,14 @@ mod tests {
         assert_eq!(read(&r, LabelSet::Folio).label, None);
         let r = format!("the conclusion \"{}", "“".repeat(600));
         assert_eq!(read(&r, LabelSet::Folio).label, None);
+    }
+
+    #[test]
+    fn a_reply_repeating_the_conclusion_is_read_in_one_pass() {
+        // 60,000 unquoted heads, then the judged conclusion: every head is looked at once.
+        let mut r = "the conclusion is open; ".repeat(60_000);
+        r.push_str("so the conclusion \"Rock is cute\" is Uncertain.");
+        assert_eq!(read(&r, LabelSet::Folio).label, Some(Label::Uncertain));
     }
 
     #[test]
