@@ -3,22 +3,27 @@
 //! not-equivalent pairs per pair (median, p90, worst); the worst explanation among
 //! the shipped samples (what the Diff tab computes when it first shows one).
 //!
-//! `cargo bench --bench explain` (release). AUTOEVAL_EXPLAIN=pl|fol|shipped runs one part.
+//! `cargo bench --bench explain` (release). AUTOEVAL_EXPLAIN=pl|fol|regex|shipped runs one part.
 // A benchmark stops at the first thing that goes wrong.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use autoeval::analysis::proof::explain;
+use autoeval::analysis::proof::{explain, explain_with};
 use autoeval::grammar::{DatasetKind, GenParams, generate_batch};
 use autoeval::perturb::{PerturbKind, perturb};
 use autoeval::rng::Rng;
 use autoeval::syntax::{Expr, Notation, SyntaxKind, parse};
-use autoeval::verify::{Options, verify};
+use autoeval::verify::{Options, Verdict, verify};
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// Not-equivalent pairs (φ, a perturbation of φ) from generated batches of `kind`.
 fn not_equivalent(kind: DatasetKind, want: usize) -> Vec<(Expr, Expr)> {
+    let kinds: &[PerturbKind] = if kind == DatasetKind::Regex {
+        &PerturbKind::REGEX
+    } else {
+        &PerturbKind::LOGIC
+    };
     let cfg = kind.grammar().expect("grammar");
     let params = GenParams {
         vocab: kind.vocab(),
@@ -30,7 +35,7 @@ fn not_equivalent(kind: DatasetKind, want: usize) -> Vec<(Expr, Expr)> {
     for batch in 0..200u64 {
         let b = generate_batch(&cfg, &params, 33, batch, &mut |_| {}).expect("batch");
         for item in &b.items {
-            let k = PerturbKind::LOGIC[rng.below(PerturbKind::LOGIC.len())];
+            let k = kinds[rng.below(kinds.len())];
             let Some(p) = perturb(&item.expr, k, &mut rng) else {
                 continue;
             };
@@ -93,8 +98,9 @@ fn spread(what: &str, mut times: Vec<(Duration, String)>) {
         println!("{what}: no pairs");
         return;
     }
+    let mean = times.iter().map(|t| t.0).sum::<Duration>() / u32::try_from(n).unwrap_or(1);
     println!(
-        "{what}: {n} pairs, median {:.2?}, p90 {:.2?}, p99 {:.2?}, worst {:.2?} ({})",
+        "{what}: {n} pairs, mean {mean:.2?}, median {:.2?}, p90 {:.2?}, p99 {:.2?}, worst {:.2?} ({})",
         times[n / 2].0,
         times[n * 9 / 10].0,
         times[n * 99 / 100].0,
@@ -103,14 +109,21 @@ fn spread(what: &str, mut times: Vec<(Duration, String)>) {
     );
 }
 
+/// The explanation of FOL not-equivalent pairs given the verdict's countermodel, as
+/// `verify --explain`, `score` and the row index call it (the verdict is not timed).
 fn fol() {
     let pairs = not_equivalent(DatasetKind::Fol, 1_000);
     let opts = Options::default();
     let times = pairs
         .iter()
         .map(|(a, b)| {
+            let v = verify(a, b, &opts);
+            let cm = match &v {
+                Verdict::NotEquivalent { countermodel, .. } => Some(countermodel),
+                _ => None,
+            };
             let t = Instant::now();
-            let ex = explain(a, b, false, &opts);
+            let ex = explain_with(a, b, false, cm, &opts);
             std::hint::black_box(&ex);
             (
                 t.elapsed(),
@@ -119,6 +132,25 @@ fn fol() {
         })
         .collect();
     spread("explanation of a FOL not-equivalent pair", times);
+}
+
+/// The explanation of regex not-equivalent pairs (what `run` and the row index pay
+/// for each not-equivalent regex sample).
+fn regex() {
+    let pairs = not_equivalent(DatasetKind::Regex, 300);
+    let opts = Options::default();
+    let times = pairs
+        .iter()
+        .map(|(a, b)| {
+            let t = Instant::now();
+            std::hint::black_box(explain(a, b, false, &opts));
+            (
+                t.elapsed(),
+                format!("{}  vs  {}", a.to_unicode(), b.to_unicode()),
+            )
+        })
+        .collect();
+    spread("explanation of a regex not-equivalent pair", times);
 }
 
 /// Every round of every shipped sample with a φ₁: the explanation the Diff tab asks for.
@@ -177,6 +209,9 @@ fn main() {
     }
     if only.is_empty() || only == "fol" {
         fol();
+    }
+    if only.is_empty() || only == "regex" {
+        regex();
     }
     if only.is_empty() || only == "shipped" {
         shipped();

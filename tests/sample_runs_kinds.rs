@@ -50,6 +50,12 @@ fn shipped_runs_kinds_come_from_proved_edits() {
                 rec.syntax,
                 Some(&round.input),
                 round.phi1.as_deref(),
+                match &round.verdict {
+                    autoeval::verify::Verdict::NotEquivalent { countermodel, .. } => {
+                        Some(countermodel)
+                    }
+                    _ => None,
+                },
             );
             unproved += usize::from(!proved);
             if old != new {

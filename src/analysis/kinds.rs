@@ -7,7 +7,7 @@ pub use crate::analysis::proof::Explanation;
 use crate::record::SampleRecord;
 use crate::syntax::diff::{DiffLine, NamedChange, changes};
 use crate::syntax::{Expr, SyntaxKind, parse};
-use crate::verify::{Verdict, VerdictKind};
+use crate::verify::{Countermodel, Verdict, VerdictKind};
 
 /// The kinds named changes show, in the order they appear, without repeats.
 pub fn kinds_of_changes(named: &[NamedChange]) -> Vec<FailureKind> {
@@ -34,7 +34,24 @@ pub fn classify_pair(phi0: &Expr, phi1: &Expr) -> Vec<FailureKind> {
 /// The changes from φ₀ to φ₁ for a pair the verifier found `equivalent` (true) or not:
 /// none for an equivalent pair, else the proved edits or the structural diff's guess.
 pub fn proved_changes(phi0: &Expr, phi1: &Expr, equivalent: bool) -> Explanation {
-    crate::analysis::proof::explain(phi0, phi1, equivalent, &crate::verify::Options::default())
+    proved_changes_with(phi0, phi1, equivalent, None)
+}
+
+/// [`proved_changes`] with the countermodel the verifier found for a not-equivalent
+/// pair, which spares asking it again ([`crate::analysis::proof::explain_with`]).
+pub fn proved_changes_with(
+    phi0: &Expr,
+    phi1: &Expr,
+    equivalent: bool,
+    countermodel: Option<&Countermodel>,
+) -> Explanation {
+    crate::analysis::proof::explain_with(
+        phi0,
+        phi1,
+        equivalent,
+        countermodel,
+        &crate::verify::Options::default(),
+    )
 }
 
 /// How the reason of a sample whose call ran out of tokens before answering begins.
@@ -81,13 +98,19 @@ pub fn classify(rec: &SampleRecord) -> Vec<FailureKind> {
         _ => None,
     };
     let round = rec.rounds.iter().rev().find(|r| r.phi1.is_some());
-    classify_parts(
+    let countermodel = match round.map(|r| &r.verdict) {
+        Some(Verdict::NotEquivalent { countermodel, .. }) => Some(countermodel),
+        _ => None,
+    };
+    classify_parts_proved(
         rec.verdict.kind(),
         reason,
         rec.syntax,
         round.map(|r| r.input.as_str()),
         round.and_then(|r| r.phi1.as_deref()),
+        countermodel,
     )
+    .0
 }
 
 /// A sample's failure kinds ([`classify`]) from the parts a light
@@ -100,7 +123,7 @@ pub fn classify_parts(
     input: Option<&str>,
     phi1: Option<&str>,
 ) -> Vec<FailureKind> {
-    classify_parts_proved(kind, unparseable_reason, syntax, input, phi1).0
+    classify_parts_proved(kind, unparseable_reason, syntax, input, phi1, None).0
 }
 
 /// Bit of a row's kind mask set when a not-equivalent sample's changes are not proved
@@ -108,13 +131,15 @@ pub fn classify_parts(
 pub const UNPROVED: u32 = 1 << 31;
 
 /// [`classify_parts`] and whether the kinds of a not-equivalent sample come from
-/// proved edits (true for every other verdict).
+/// proved edits (true for every other verdict). `countermodel` is the deciding
+/// round's, when the record keeps one: it spares asking the verifier again.
 pub fn classify_parts_proved(
     kind: VerdictKind,
     unparseable_reason: Option<&str>,
     syntax: SyntaxKind,
     input: Option<&str>,
     phi1: Option<&str>,
+    countermodel: Option<&Countermodel>,
 ) -> (Vec<FailureKind>, bool) {
     let mut proved = true;
     let kinds = verdict_kinds(kind, unparseable_reason, || {
@@ -126,7 +151,7 @@ pub fn classify_parts_proved(
             // guessed either, so nothing is flagged as a structural guess.
             return vec![];
         };
-        let ex = proved_changes(&a, &b, false);
+        let ex = proved_changes_with(&a, &b, false, countermodel);
         proved = ex.proved;
         kinds_of_changes(&ex.changes)
     });
@@ -140,8 +165,10 @@ pub fn classify_parts_mask(
     syntax: SyntaxKind,
     input: Option<&str>,
     phi1: Option<&str>,
+    countermodel: Option<&Countermodel>,
 ) -> u32 {
-    let (kinds, proved) = classify_parts_proved(kind, unparseable_reason, syntax, input, phi1);
+    let (kinds, proved) =
+        classify_parts_proved(kind, unparseable_reason, syntax, input, phi1, countermodel);
     mask(&kinds) | if proved { 0 } else { UNPROVED }
 }
 
@@ -149,9 +176,11 @@ pub fn classify_parts_mask(
 /// and the failure kinds of the verdict on them: `verify --explain`. Only a
 /// not-equivalent pair is searched for proved edits; its verdict is never changed.
 pub fn explain(a: &Expr, b: Option<&Expr>, v: &Verdict) -> (Explanation, Vec<FailureKind>) {
-    let ex = match (b, v.kind()) {
-        (Some(b), VerdictKind::NotEquivalent) => proved_changes(a, b, false),
-        (Some(b), VerdictKind::Equivalent) => proved_changes(a, b, true),
+    let ex = match (b, v) {
+        (Some(b), Verdict::NotEquivalent { countermodel, .. }) => {
+            proved_changes_with(a, b, false, Some(countermodel))
+        }
+        (Some(b), Verdict::Equivalent { .. }) => proved_changes(a, b, true),
         _ => Explanation::default(),
     };
     let reason = match v {

@@ -81,8 +81,18 @@ fn scored_json(syntax: SyntaxKind, phi0: &crate::syntax::Expr, s: &Scored) -> Va
         _ => None,
     };
     let input = phi0.to_unicode();
-    let (kinds, proved) =
-        classify_parts_proved(v.kind(), unparseable, syntax, Some(&input), phi1.as_deref());
+    let countermodel = match v {
+        Verdict::NotEquivalent { countermodel, .. } => Some(countermodel),
+        _ => None,
+    };
+    let (kinds, proved) = classify_parts_proved(
+        v.kind(),
+        unparseable,
+        syntax,
+        Some(&input),
+        phi1.as_deref(),
+        countermodel,
+    );
     let kinds: Vec<&str> = kinds
         .into_iter()
         .map(crate::report::kinds::FailureKind::id)

@@ -13,6 +13,7 @@ pub mod liveness;
 pub mod pipeline;
 pub mod rescore;
 pub(crate) mod resume_check;
+pub(crate) mod row_kinds;
 pub mod rows;
 pub mod scan;
 pub mod score;

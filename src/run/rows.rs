@@ -2,6 +2,7 @@
 //! kinds, searchable text) and the scanner that reads them: what the viewer lists and
 //! what `report` counts, so a large run never has to be held as full records.
 
+use super::row_kinds::Pending;
 use crate::record::{Closeness, Metric};
 use crate::verify::VerdictKind;
 use serde::Deserialize;
@@ -182,7 +183,7 @@ impl TextFile {
         let f = crate::fsread::open(&self.samples, crate::fsread::STREAM).ok()?;
         let mut line = vec![0u8; s.line_len as usize];
         f.read_exact_at(&mut line, s.line).ok()?;
-        let (_, _, text) = parse_row(&line, s.line, &self.samples, 0).ok()??;
+        let (_, _, text, _) = parse_row(&line, s.line, &self.samples, 0).ok()??;
         Some(text.into())
     }
 
@@ -435,6 +436,9 @@ struct LightVerdict<'a> {
     reason: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     notes: Vec<Cow<'a, str>>,
+    /// Kept unparsed: only a not-equivalent sample's failure kinds read it.
+    #[serde(borrow, default)]
+    countermodel: Option<&'a serde_json::value::RawValue>,
 }
 
 impl LightVerdict<'_> {
@@ -589,6 +593,10 @@ fn verdict_kind(name: &str) -> VerdictKind {
     VerdictKind::from_name(name).unwrap_or(VerdictKind::Unknown)
 }
 
+/// A parsed line: its row, report-only fields, text, and for a not-equivalent sample
+/// what its kinds are computed from.
+pub(crate) type ParsedRow = (Row, Extra, Box<str>, Option<Pending>);
+
 /// A line of `samples.jsonl` that is not a sample record (skipped with a warning).
 #[derive(Debug, thiserror::Error)]
 #[error("{path}:{line}: skipped: {source}")]
@@ -604,12 +612,15 @@ pub(crate) struct RowError {
 /// Parses one complete line into a row, its report-only fields and its text (None for
 /// blank lines), or a warning naming the file and line. The row's `text` index is 0:
 /// the caller places the text.
+/// A not-equivalent sample's kinds are left to the caller (`fails` is 0 and the
+/// [`Pending`] says what to classify): they take a proof search, which the scanner
+/// runs on every core at once, and a reader after the text alone never needs.
 pub(crate) fn parse_row(
     line: &[u8],
     offset: u64,
     path: &Path,
     lineno: usize,
-) -> Result<Option<(Row, Extra, Box<str>)>, RowError> {
+) -> Result<Option<ParsedRow>, RowError> {
     if line.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
@@ -641,15 +652,33 @@ pub(crate) fn parse_row(
     });
     let verdict = verdict_kind(&s.verdict.verdict);
     let deciding = s.rounds.iter().rev().find(|r| r.phi1.is_some());
-    let fails = match s.syntax {
-        Some(syntax) => crate::analysis::kinds::classify_parts_mask(
-            verdict,
-            s.verdict.reason.as_deref(),
-            syntax,
-            deciding.and_then(|r| r.input.as_deref()),
-            deciding.and_then(|r| r.phi1.as_deref()),
+    let (fails, pending) = match (s.syntax, verdict) {
+        (Some(syntax), VerdictKind::NotEquivalent) => (
+            0,
+            Some(Pending {
+                syntax,
+                input: deciding.and_then(|r| r.input.as_deref()).map(Into::into),
+                phi1: deciding.and_then(|r| r.phi1.as_deref()).map(Into::into),
+                // The verifier's countermodel for the deciding round spares the proof
+                // search asking it again (a first-order pair no random model tells apart).
+                countermodel: deciding
+                    .and_then(|r| r.verdict.as_ref())
+                    .and_then(|v| v.countermodel)
+                    .and_then(|raw| serde_json::from_str(raw.get()).ok()),
+            }),
         ),
-        None => 0,
+        (Some(syntax), _) => (
+            crate::analysis::kinds::classify_parts_mask(
+                verdict,
+                s.verdict.reason.as_deref(),
+                syntax,
+                None,
+                None,
+                None,
+            ),
+            None,
+        ),
+        (None, _) => (0, None),
     };
     let closeness = s.closeness.as_ref().map(LightCloseness::values);
     let extra = Extra {
@@ -696,6 +725,7 @@ pub(crate) fn parse_row(
         },
         extra,
         text(&safe(phi0_text), &psi, &phi1, &s.rounds),
+        pending,
     )))
 }
 

@@ -11,6 +11,7 @@ mod logic;
 mod near;
 mod regex;
 mod screen;
+mod screen_fol;
 
 use crate::analysis::failure_kind::{FailureKind, kind_of_change};
 use crate::syntax::diff::{Change, NamedChange, diff, named_changes};
@@ -57,6 +58,21 @@ fn decide(a: &Expr, b: &Expr, opts: &Options) -> verify::Verdict {
 
 /// The explanation of a pair whose verdict is `equivalent` (true) or `not-equivalent`.
 pub fn explain(a: &Expr, b: &Expr, equivalent: bool, opts: &Options) -> Explanation {
+    explain_with(a, b, equivalent, None, opts)
+}
+
+/// [`explain`] given the countermodel the verifier already found for a
+/// not-equivalent pair (a sample's record keeps it): the first-order screen then
+/// starts from it instead of asking the verifier again when no random model tells φ₀
+/// from φ₁. Any structure is safe here: the screen only rules candidates out, and the
+/// verifier confirms the survivor.
+pub fn explain_with(
+    a: &Expr,
+    b: &Expr,
+    equivalent: bool,
+    countermodel: Option<&verify::Countermodel>,
+    opts: &Options,
+) -> Explanation {
     if equivalent {
         return Explanation {
             changes: vec![],
@@ -71,7 +87,7 @@ pub fn explain(a: &Expr, b: &Expr, equivalent: bool, opts: &Options) -> Explanat
     };
     let found = match (a, b) {
         (Expr::Logic(x), Expr::Logic(y)) if x.size() <= MAX_SIZE => {
-            search_logic(x, y, &structural, &opts)
+            search_logic(x, y, &structural, countermodel, &opts)
         }
         (Expr::Regex(x), Expr::Regex(y)) if x.size() <= MAX_SIZE => {
             search_regex(x, y, &structural, &opts)
@@ -163,7 +179,7 @@ fn named(c: (Change, String)) -> NamedChange {
 /// The screen for a logic pair.
 enum LogicScreen {
     Pl(screen::PlScreen),
-    Fol(screen::FolScreen),
+    Fol(screen_fol::FolScreen),
 }
 
 impl LogicScreen {
@@ -173,6 +189,13 @@ impl LogicScreen {
             LogicScreen::Fol(s) => s.agrees(f),
         }
     }
+}
+
+/// The node values of the formula being edited, for screening an edit without
+/// building the candidate.
+enum Arena<'a> {
+    Pl(screen::Arena),
+    Fol(screen_fol::FolArena<'a>),
 }
 
 /// The edits of `f` that pass the screen, with the candidates they make (PL edits are
@@ -189,8 +212,8 @@ fn survivors(
         .filter(|e| !matches!(e.op, logic::Op::Add(_, i) if degenerate.get(i) == Some(&true)))
         .collect();
     let arena = match scr {
-        LogicScreen::Pl(s) => s.arena(f),
-        LogicScreen::Fol(_) => None,
+        LogicScreen::Pl(s) => s.arena(f).map(Arena::Pl),
+        LogicScreen::Fol(s) => Some(Arena::Fol(s.arena(f))),
     };
     let mut out = Vec::new();
     for e in edits {
@@ -199,7 +222,8 @@ fn survivors(
         }
         *budget -= 1;
         let pass = match (scr, &arena) {
-            (LogicScreen::Pl(s), Some(ar)) => s.edit_agrees(ar, &e),
+            (LogicScreen::Pl(s), Some(Arena::Pl(ar))) => s.edit_agrees(ar, &e),
+            (LogicScreen::Fol(s), Some(Arena::Fol(ar))) => s.edit_agrees(ar, &e, pool),
             _ => logic::apply(f, &e, pool).is_some_and(|g| scr.agrees(&g)),
         };
         if pass && let Some(g) = logic::apply(f, &e, pool) {
@@ -213,13 +237,18 @@ fn search_logic(
     a: &Formula,
     b: &Formula,
     structural: &[NamedChange],
+    known: Option<&verify::Countermodel>,
     opts: &Options,
 ) -> Option<Vec<NamedChange>> {
     let pool = logic::Pool::new(a, b);
     let scr = match screen::PlScreen::new(a, b, &pool) {
         Some(s) => LogicScreen::Pl(s),
-        None => LogicScreen::Fol(screen::FolScreen::new(a, b, &pool, || {
-            // No random model tells φ₀ from φ₁: ask the verifier for one.
+        None => LogicScreen::Fol(screen_fol::FolScreen::new(a, b, &pool, || {
+            // No random model tells φ₀ from φ₁: the verifier's countermodel does (the
+            // one it found for the verdict, else asked for now).
+            if let Some(c) = known.and_then(verify::model::FiniteModel::from_countermodel) {
+                return Some(c);
+            }
             match decide(&Expr::Logic(a.clone()), &Expr::Logic(b.clone()), opts) {
                 verify::Verdict::NotEquivalent { countermodel, .. } => {
                     verify::model::FiniteModel::from_countermodel(&countermodel)
@@ -299,7 +328,7 @@ fn search_regex(
     opts: &Options,
 ) -> Option<Vec<NamedChange>> {
     let pool = regex::Pool::new(a, b);
-    let scr = regex::RegexScreen::new(b, &pool);
+    let scr = regex::RegexScreen::new(a, b, &pool);
     let kinds: Vec<FailureKind> = structural
         .iter()
         .filter_map(|c| kind_of_change(c.change))

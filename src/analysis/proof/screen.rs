@@ -1,18 +1,17 @@
 //! Cheap screening of candidate formulas before the verifier sees them: PL truth
-//! tables as bitsets (every row up to `MAX_EXACT_VARS` atoms, sampled rows above),
-//! FOL values on a few small random models. A candidate that disagrees with φ₁
-//! anywhere here is not equivalent to it; one that agrees still needs the verifier.
+//! tables as bitsets (every row up to `MAX_EXACT_VARS` atoms, sampled rows above);
+//! FOL values on a few small random models are in [`super::screen_fol`]. A candidate
+//! that disagrees with φ₁ anywhere here is not equivalent to it; one that agrees
+//! still needs the verifier.
 
 use super::logic::{Edit, Op, Pool};
-use crate::syntax::{BinOp, Formula, Quantifier, Term};
+use crate::syntax::{BinOp, Formula};
 use std::collections::BTreeMap;
 
 /// Most atoms whose truth table is complete; above, `SAMPLED_WORDS` × 64 rows are drawn.
 const MAX_EXACT_VARS: usize = 12;
 /// Words of sampled rows for larger propositional formulas.
 const SAMPLED_WORDS: usize = 64;
-/// Random models a first-order candidate is evaluated on.
-const MODELS: usize = 64;
 
 /// A small deterministic generator (xorshift64*), so screening never depends on time.
 pub(crate) struct Rand(u64);
@@ -69,7 +68,7 @@ fn combine(op: BinOp, a: &mut [u64], b: &[u64]) {
     }
 }
 
-fn op1(op: BinOp, x: u64, y: u64) -> u64 {
+pub(super) fn op1(op: BinOp, x: u64, y: u64) -> u64 {
     match op {
         BinOp::And => x & y,
         BinOp::Or => x | y,
@@ -426,228 +425,4 @@ impl PlScreen {
         }
         Some(cur)
     }
-}
-
-/// One random finite structure.
-#[derive(Clone)]
-struct Model {
-    size: usize,
-    props: BTreeMap<String, bool>,
-    preds: BTreeMap<String, Vec<(usize, Vec<bool>)>>,
-    names: BTreeMap<String, usize>,
-}
-
-impl Model {
-    fn term<'a>(&self, t: &'a Term, env: &[(&'a str, usize)]) -> usize {
-        let n = t.name();
-        env.iter()
-            .rev()
-            .find(|(v, _)| *v == n)
-            .map(|(_, e)| *e)
-            .or_else(|| self.names.get(n).copied())
-            .unwrap_or(0)
-    }
-
-    fn eval<'a>(&self, f: &'a Formula, env: &mut Vec<(&'a str, usize)>) -> bool {
-        match f {
-            Formula::Bool(b) => *b,
-            Formula::Prop(p) => self.props.get(p.as_str()).copied().unwrap_or(false),
-            Formula::Pred(p, args) => {
-                let Some(ext) = self
-                    .preds
-                    .get(p.as_str())
-                    .and_then(|v| v.iter().find(|(k, _)| *k == args.len()))
-                else {
-                    return false;
-                };
-                let idx = args
-                    .iter()
-                    .fold(0, |i, t| i * self.size + self.term(t, env));
-                ext.1.get(idx).copied().unwrap_or(false)
-            }
-            Formula::Not(a) => !self.eval(a, env),
-            Formula::Bin(op, a, b) => {
-                let x = self.eval(a, env);
-                match op {
-                    BinOp::And => x && self.eval(b, env),
-                    BinOp::Or => x || self.eval(b, env),
-                    BinOp::Implies => !x || self.eval(b, env),
-                    BinOp::Iff => x == self.eval(b, env),
-                    BinOp::Xor => x != self.eval(b, env),
-                }
-            }
-            Formula::Quant(q, v, body) => {
-                let all = *q == Quantifier::Forall;
-                for e in 0..self.size {
-                    env.push((v.as_str(), e));
-                    let val = self.eval(body, env);
-                    env.pop();
-                    if val != all {
-                        return !all;
-                    }
-                }
-                all
-            }
-        }
-    }
-}
-
-/// First-order screen: φ₁'s value on each of a few small random models.
-pub(crate) struct FolScreen {
-    models: Vec<Model>,
-    target: Vec<bool>,
-}
-
-/// Largest tuple table drawn for one predicate (domain^arity entries).
-const MAX_TUPLES: usize = 1 << 12;
-
-/// Random models searched for ones where φ₀ and φ₁ differ.
-const PROBES: usize = 512;
-/// Distinguishing models kept (checked first: a candidate must flip φ₀ there).
-const DISTINGUISHING: usize = 16;
-
-impl FolScreen {
-    /// Models over the symbols of both sides (and of the arities an edit may give a
-    /// predicate), with φ₁'s value on each. Models where φ₀ and φ₁ differ come first:
-    /// found among random ones, else `countermodel` (the verifier's, when it has to be
-    /// asked) and small perturbations of it.
-    pub fn new(
-        a: &Formula,
-        b: &Formula,
-        pool: &Pool,
-        countermodel: impl FnOnce() -> Option<crate::verify::model::FiniteModel>,
-    ) -> FolScreen {
-        let mut rng = Rand::new(0xD1B5_4A32_D192_ED03);
-        let mut free: Vec<String> = a.free_variables().into_iter().collect();
-        free.extend(b.free_variables());
-        let names: Vec<String> = pool.consts.iter().chain(&free).cloned().collect();
-        let mut models: Vec<Model> = (0..MODELS)
-            .map(|i| random_model(i, pool, &names, &mut rng))
-            .collect();
-        let differs = |m: &Model| m.eval(a, &mut Vec::new()) != m.eval(b, &mut Vec::new());
-        let mut first: Vec<Model> = Vec::new();
-        for i in 0..PROBES {
-            if first.len() >= DISTINGUISHING {
-                break;
-            }
-            let m = random_model(i + 7, pool, &names, &mut rng);
-            if differs(&m) {
-                first.push(m);
-            }
-        }
-        if first.is_empty()
-            && let Some(fm) = countermodel()
-        {
-            let base = from_finite(&fm, pool, &names, &mut rng);
-            for _ in 0..DISTINGUISHING {
-                let mut m = base.clone();
-                // Flip a few tuples: nearby models keep most of what distinguishes.
-                for ext in m.preds.values_mut().flatten() {
-                    if !ext.1.is_empty() && rng.below(3) == 0 {
-                        let k = rng.below(ext.1.len());
-                        ext.1[k] = !ext.1[k];
-                    }
-                }
-                if differs(&m) {
-                    first.push(m);
-                }
-            }
-            first.insert(0, base);
-        }
-        first.append(&mut models);
-        let target = first.iter().map(|m| m.eval(b, &mut Vec::new())).collect();
-        FolScreen {
-            models: first,
-            target,
-        }
-    }
-
-    /// Whether `f` takes φ₁'s value on every model.
-    pub fn agrees(&self, f: &Formula) -> bool {
-        let mut env = Vec::new();
-        self.models
-            .iter()
-            .zip(&self.target)
-            .all(|(m, t)| m.eval(f, &mut env) == *t)
-    }
-}
-
-/// Random model `i`: sizes and densities vary with `i`.
-fn random_model(i: usize, pool: &Pool, names: &[String], rng: &mut Rand) -> Model {
-    let size: usize = [1, 2, 3, 2, 3, 4][i % 6];
-    // Varying densities make rare and common predicates both show up, so a formula
-    // under ∀∀∃ is not false (or true) on every model.
-    let density = [1u64, 3, 4, 5, 7][i % 5];
-    let coin = |r: &mut Rand| r.next() % 8 < density;
-    let props = pool.props.iter().map(|p| (p.clone(), coin(rng))).collect();
-    let mut preds: BTreeMap<String, Vec<(usize, Vec<bool>)>> = BTreeMap::new();
-    for (p, k) in &pool.preds {
-        for arity in k.saturating_sub(1)..=k + 1 {
-            let n = size
-                .checked_pow(arity as u32)
-                .unwrap_or(usize::MAX)
-                .min(MAX_TUPLES);
-            let ext = (0..n).map(|_| coin(rng)).collect();
-            let e = preds.entry(p.clone()).or_default();
-            if !e.iter().any(|(a, _)| *a == arity) {
-                e.push((arity, ext));
-            }
-        }
-    }
-    let names = names.iter().map(|c| (c.clone(), rng.below(size))).collect();
-    Model {
-        size,
-        props,
-        preds,
-        names,
-    }
-}
-
-/// The verifier's countermodel as a screening model (symbols it leaves out random).
-fn from_finite(
-    fm: &crate::verify::model::FiniteModel,
-    pool: &Pool,
-    names: &[String],
-    rng: &mut Rand,
-) -> Model {
-    let size = fm.size.max(1);
-    let mut m = random_model(0, pool, names, rng);
-    m.size = size;
-    for (p, v) in &fm.propositions {
-        m.props.insert(p.clone(), *v);
-    }
-    for exts in m.preds.values_mut() {
-        for (arity, ext) in exts.iter_mut() {
-            let n = size
-                .checked_pow(*arity as u32)
-                .unwrap_or(usize::MAX)
-                .min(MAX_TUPLES);
-            *ext = (0..n).map(|_| rng.next().is_multiple_of(2)).collect();
-        }
-    }
-    for ((p, arity), tuples) in &fm.predicates {
-        let n = size
-            .checked_pow(*arity as u32)
-            .unwrap_or(usize::MAX)
-            .min(MAX_TUPLES);
-        let mut ext = vec![false; n];
-        for t in tuples {
-            let idx = t.iter().fold(0, |i, e| i * size + e);
-            if let Some(x) = ext.get_mut(idx) {
-                *x = true;
-            }
-        }
-        let e = m.preds.entry(p.clone()).or_default();
-        match e.iter_mut().find(|(a, _)| a == arity) {
-            Some(slot) => slot.1 = ext,
-            None => e.push((*arity, ext)),
-        }
-    }
-    for v in m.names.values_mut() {
-        *v = rng.below(size);
-    }
-    for (c, e) in &fm.constants {
-        m.names.insert(c.clone(), *e);
-    }
-    m
 }
