@@ -152,6 +152,16 @@ pub struct TaskRunReport {
     pub balanced_accuracy: Option<f64>,
     /// Gold label → answer (`unknown` for none) → samples (reasoning tasks).
     pub confusion: Option<BTreeMap<String, BTreeMap<String, usize>>>,
+    /// A2 for a task: the share of answered samples that gave a usable answer (a marked
+    /// answer read; `folio-a`: a formula that parses; `folio-i`: an informalization,
+    /// not blank nor a copy of the formula), as `leaderboard` counts it.
+    pub a2: Option<f64>,
+    /// Wilson 95 % interval of A2.
+    pub a2_ci: Option<[f64; 2]>,
+    /// A2's numerator and denominator.
+    pub compliant: usize,
+    /// Samples answered (model errors left out; `folio-a`: copies too).
+    pub answered: usize,
     /// Verdict name → samples.
     pub verdicts: BTreeMap<String, usize>,
     /// What the categories are (`depth` or `operators`).
@@ -213,8 +223,9 @@ pub fn task_report(
     // Dataset order, not finishing order: sums (and so means) are then the same bits
     // for two runs of the same items, however their samples finished.
     samples.sort_by_key(|s| s.idx);
-    let set =
-        crate::run::task::TaskKind::from_name(&task).and_then(crate::run::task::TaskKind::labels);
+    let kind = crate::run::task::TaskKind::from_name(&task);
+    let set = kind.and_then(crate::run::task::TaskKind::labels);
+    let mut counts = super::Counts::default();
     let mut verdicts = BTreeMap::new();
     let mut scored = Vec::new();
     let (mut model_errors, mut unknown_items) = (0, Vec::new());
@@ -223,6 +234,9 @@ pub fn task_report(
     let mut passes = Vec::new();
     for s in &samples {
         *verdicts.entry(s.verdict.name().to_string()).or_insert(0) += 1;
+        if let Some(k) = kind {
+            counts.add_task_kind(s.verdict.kind(), k.scoring());
+        }
         if s.verdict.kind() == VerdictKind::ModelError {
             model_errors += 1;
             continue;
@@ -267,6 +281,10 @@ pub fn task_report(
         ci: None,
         balanced_accuracy: None,
         confusion: None,
+        a2: counts.compliance(),
+        a2_ci: super::intervals::wilson95(counts.compliant, counts.answered),
+        compliant: counts.compliant,
+        answered: counts.answered,
         verdicts,
         by: by.label().to_string(),
         by_category: Vec::new(),
@@ -379,6 +397,21 @@ pub fn render_text(reports: &[TaskRunReport], md: bool) -> String {
                 );
             }
             _ => out += &format!("{} samples · model errors {}\n", r.n, r.model_errors),
+        }
+        if let (Some(a2), Some([lo, hi])) = (r.a2, r.a2_ci) {
+            let what = match r.task.as_str() {
+                "folio-a" => "a formula that parses",
+                "folio-i" => "an informalization (not blank, not a copy)",
+                _ => "a marked answer",
+            };
+            out += &format!(
+                "A2 {} ({}/{} gave {what}, 95% CI {}–{})\n",
+                pct(a2),
+                r.compliant,
+                r.answered,
+                pct(lo),
+                pct(hi)
+            );
         }
         if let Some(t) = &r.text_scores {
             out += &format!(

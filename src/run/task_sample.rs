@@ -161,12 +161,19 @@ pub(crate) async fn process<P: Runs + ?Sized, C: Caller + ?Sized>(
                     // folio-i: ψ is the reply; it must not copy the formula.
                     let psi = raw.trim().to_string();
                     round.psi = Some(psi.clone());
-                    round.verdict =
+                    round.verdict = if psi.is_empty() {
+                        // No text: A2 counts it as no usable reply, like a truncated one.
+                        Verdict::Unparseable {
+                            pos: 0,
+                            reason: "empty informalization: no text to score".into(),
+                        }
+                    } else {
                         super::score::copied(&psi, &job.phi0).unwrap_or_else(|| Verdict::Unknown {
                             reason: "folio-i is scored by BLEU, ROUGE-L and METEOR against \
                                      FOLIO's premise, not verified"
                                 .into(),
-                        });
+                        })
+                    };
                     let reference = task.reference.clone().unwrap_or_default();
                     let mut scores = text_scores(&psi, &reference);
                     scores.bertscore_minilm = p.text_bertscore(&job.id, reference, psi).await;

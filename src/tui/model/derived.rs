@@ -424,8 +424,12 @@ impl Model {
         let run = self.runs.get(ri)?;
         let mut counts = crate::report::Counts::default();
         let mut kinds = [0usize; FailureKind::ALL.len()];
+        let task = run
+            .manifest
+            .as_ref()
+            .and_then(crate::run::task::scoring_of);
         for r in &run.rows {
-            counts.add_kind(r.verdict);
+            counts.add_scored(r.verdict, task);
             for (i, k) in kinds.iter_mut().enumerate() {
                 *k += usize::from(r.fails & (1 << i) != 0);
             }
@@ -501,8 +505,13 @@ impl Model {
 /// its rows in memory.
 fn run_report(run: &RunIndex) -> crate::report::RunReport {
     let mut total = crate::report::Counts::default();
+    // A task run counts by its task's rule, as `report` and `leaderboard` do.
+    let task = run
+        .manifest
+        .as_ref()
+        .and_then(crate::run::task::scoring_of);
     for r in &run.rows {
-        total.add_kind(r.verdict);
+        total.add_scored(r.verdict, task);
     }
     let by_id: std::collections::HashMap<&str, VerdictKind> =
         run.rows.iter().map(|r| (&*r.id, r.verdict)).collect();
