@@ -133,7 +133,10 @@ fn folio_i_stores_reports_and_correlates_bertscore_minilm() {
     let mean = stored.iter().sum::<f64>() / stored.len() as f64;
     let j: Value = serde_json::from_str(&report(&home, &run, "json")).unwrap();
     let ts = &j["runs"][0]["text_scores"];
-    assert!((ts["bertscore_minilm"].as_f64().unwrap() - mean).abs() < 1e-9, "{ts}");
+    assert!(
+        (ts["bertscore_minilm"].as_f64().unwrap() - mean).abs() < 1e-9,
+        "{ts}"
+    );
     assert_eq!(ts["bertscore_n"], 8);
     let text = report(&home, &run, "table");
     assert!(
@@ -142,8 +145,14 @@ fn folio_i_stores_reports_and_correlates_bertscore_minilm() {
     );
     let csv = report(&home, &run, "csv");
     let mut lines = csv.lines();
-    assert!(lines.next().unwrap().ends_with(",bertscore_minilm"), "{csv}");
-    assert!(lines.next().unwrap().ends_with(&format!("{mean:.6}")), "{csv}");
+    assert!(
+        lines.next().unwrap().ends_with(",bertscore_minilm"),
+        "{csv}"
+    );
+    assert!(
+        lines.next().unwrap().ends_with(&format!("{mean:.6}")),
+        "{csv}"
+    );
 
     // correlate: folio-i's score is its mean F1; a run without a model is left out, said.
     folio_i(&home, &runs.join("plain"), "0.3", None);

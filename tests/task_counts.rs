@@ -18,7 +18,12 @@ use std::path::{Path, PathBuf};
 fn server() -> Server {
     Server::start(|i, r| {
         let p = prompt_of(r);
-        let formula = p.rsplit("[FORMULA]").next().unwrap_or("").trim().to_string();
+        let formula = p
+            .rsplit("[FORMULA]")
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_string();
         let text = match (p.contains("[CONCLUSION]"), i % 3) {
             (true, 0) => "I am not sure what follows from these premises.".to_string(),
             (true, _) => "Reasoning Steps: the first premise gives it.\nAnswer: True".into(),
@@ -64,7 +69,15 @@ fn a2_is_a_usable_answer_and_leaderboard_report_and_viewer_agree() {
     run_task(&s.base, &runs.join("inf"), "folio-i");
     // A second model so the viewer shows its leaderboard.
     ok(&bin()
-        .args(["run", "--task", "folio-r-fol", "--model", "perturb", "--limit", "12"])
+        .args([
+            "run",
+            "--task",
+            "folio-r-fol",
+            "--model",
+            "perturb",
+            "--limit",
+            "12",
+        ])
         .args(["--quiet", "--out"])
         .arg(runs.join("offline"))
         .output()
@@ -72,7 +85,10 @@ fn a2_is_a_usable_answer_and_leaderboard_report_and_viewer_agree() {
 
     // What the records say: replies with no answer, empty texts.
     let fol = samples(&runs.join("fol"));
-    let answered = fol.iter().filter(|r| r["task"]["answer"].is_string()).count();
+    let answered = fol
+        .iter()
+        .filter(|r| r["task"]["answer"].is_string())
+        .count();
     let right = fol.iter().filter(|r| r["task"]["correct"] == true).count();
     assert!(answered > 0 && answered < 12, "{answered}");
     assert!(
@@ -89,16 +105,25 @@ fn a2_is_a_usable_answer_and_leaderboard_report_and_viewer_agree() {
         .iter()
         .filter(|r| r["verdict"]["verdict"] == "copied")
         .count();
-    assert!(texts > 0 && copies > 0 && texts + copies == 12, "{texts} {copies}");
+    assert!(
+        texts > 0 && copies > 0 && texts + copies == 12,
+        "{texts} {copies}"
+    );
 
     // leaderboard: A2 = usable answers / samples, A3 = the task's accuracy (none for folio-i).
     let lb = json(&["leaderboard", "--format", "json"], &runs);
     let c = cell(&lb, "openai:fake", "folio-r-fol");
     let a2 = c["a2"].as_f64().unwrap();
     assert!((a2 - answered as f64 / 12.0).abs() < 1e-12, "{c}");
-    assert!((c["a3"].as_f64().unwrap() - right as f64 / 12.0).abs() < 1e-12, "{c}");
+    assert!(
+        (c["a3"].as_f64().unwrap() - right as f64 / 12.0).abs() < 1e-12,
+        "{c}"
+    );
     let ci = cell(&lb, "openai:fake", "folio-i");
-    assert!((ci["a2"].as_f64().unwrap() - texts as f64 / 12.0).abs() < 1e-12, "{ci}");
+    assert!(
+        (ci["a2"].as_f64().unwrap() - texts as f64 / 12.0).abs() < 1e-12,
+        "{ci}"
+    );
     assert!(ci["a3"].is_null() && ci["a3_ci"].is_null(), "{ci}");
 
     // report: the same A2, and its accuracy is the leaderboard's A3.
@@ -126,8 +151,17 @@ fn a2_is_a_usable_answer_and_leaderboard_report_and_viewer_agree() {
         theme: None,
         config: Some(PathBuf::from("/nonexistent/autoeval-config.toml")),
     });
-    app.press("i").unwrap();
     let (t, _) = autoeval::tui::theme::Theme::load("default");
+    // The run list's accuracy column: the task's accuracy, `–` for folio-i (not 0 %).
+    let main = screens::screen(&mut app, &t, 160, 48);
+    let fake: Vec<&str> = main.lines().filter(|l| l.contains(" fake ")).collect();
+    assert_eq!(fake.len(), 2, "{main}");
+    let acc = format!("{:>5} {:5.1}%", 12, 100.0 * right as f64 / 12.0);
+    assert!(
+        fake.iter().any(|l| l.contains(&acc)) && fake.iter().any(|l| l.contains("   12     –")),
+        "{main}"
+    );
+    app.press("i").unwrap();
     let mut all = String::new();
     for _ in 0..4 {
         all.push_str(&screens::screen(&mut app, &t, 160, 48));

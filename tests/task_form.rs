@@ -51,7 +51,10 @@ fn clear_field(app: &mut App) {
 fn answers_uncertain() -> Server {
     Server::start(|_, r| {
         let p = prompt_of(r);
-        assert!(p.contains("[PREMISES]") && p.contains("[CONCLUSION]"), "{p}");
+        assert!(
+            p.contains("[PREMISES]") && p.contains("[CONCLUSION]"),
+            "{p}"
+        );
         Reply::json(
             200,
             openai_body("The premises say nothing of it; True is tempting.\nAnswer: Uncertain"),
@@ -132,7 +135,10 @@ fn the_form_starts_a_task_run_and_refuses_a_dataset_and_a_task_together() {
     app.form_mut().unwrap().set("rounds", "2");
     keys(&mut app, &["enter"]);
     let err = app.form().map(|f| f.error.clone()).unwrap_or_default();
-    assert!(err.contains("rounds: a reference task's sample is one call"), "{err}");
+    assert!(
+        err.contains("rounds: a reference task's sample is one call"),
+        "{err}"
+    );
     app.form_mut().unwrap().set("rounds", "1");
     app.form_mut().unwrap().refresh();
     assert_eq!(server.hits.load(Ordering::SeqCst), 0);

@@ -68,14 +68,25 @@ fn every_task_runs_with_the_offline_model_and_reports_its_scores() {
             assert!(r["text_scores"]["meteor"].as_f64().unwrap() > 0.0);
             // No model: BERTScore-MiniLM is said to be absent, never a 0.
             let ts = &r["text_scores"];
-            assert!(ts["bertscore_minilm"].is_null() && ts["bertscore_n"] == 0, "{ts}");
-            assert!(!std::fs::read_to_string(out.join("samples.jsonl"))
-                .unwrap()
-                .contains("bertscore"));
+            assert!(
+                ts["bertscore_minilm"].is_null() && ts["bertscore_n"] == 0,
+                "{ts}"
+            );
+            assert!(
+                !std::fs::read_to_string(out.join("samples.jsonl"))
+                    .unwrap()
+                    .contains("bertscore")
+            );
             let text = ok(&bin().arg("report").arg(&out).output().unwrap());
             assert!(text.contains("BERTScore-MiniLM not computed"), "{text}");
             let o = bin()
-                .args(["correlate", "--x", "folio-i", "--folio-i-metric", "bertscore-minilm"])
+                .args([
+                    "correlate",
+                    "--x",
+                    "folio-i",
+                    "--folio-i-metric",
+                    "bertscore-minilm",
+                ])
                 .arg(&out)
                 .output()
                 .unwrap();

@@ -64,7 +64,9 @@ impl Counts {
         self.n += 1;
         self.answered += usize::from(answered);
         self.compliant += usize::from(match how {
-            TaskScoring::Answer => matches!(k, VerdictKind::Equivalent | VerdictKind::NotEquivalent),
+            TaskScoring::Answer => {
+                matches!(k, VerdictKind::Equivalent | VerdictKind::NotEquivalent)
+            }
             TaskScoring::Formula => answered && k != VerdictKind::Unparseable,
             TaskScoring::Text => !matches!(k, VerdictKind::Unparseable | VerdictKind::Copied),
         });

@@ -31,12 +31,16 @@ pub(crate) fn names() -> String {
         .join(", ")
 }
 
+/// A task's dataset (for `--limit`'s pick) and each sample's estimated (prompt, answer)
+/// tokens by idx.
+type Counted = (Dataset, HashMap<usize, (u64, u64)>);
+
 /// A task's samples and each one's estimated (prompt, answer) tokens.
 #[derive(Debug)]
 pub(crate) struct TaskPlan {
     key: (TaskKind, usize, String),
-    /// The task's dataset (for `--limit`'s pick) and tokens by idx, or why it did not load.
-    loaded: Result<(Dataset, HashMap<usize, (u64, u64)>), String>,
+    /// The task's samples counted, or why they did not load.
+    loaded: Result<Counted, String>,
 }
 
 impl TaskPlan {
@@ -76,7 +80,11 @@ impl TaskPlan {
     }
 
     /// (samples, prompt tokens, answer tokens) of the run `--limit` and `--seed` pick.
-    pub(crate) fn tokens(&self, limit: Option<usize>, seed: u64) -> Result<(u64, u64, u64), String> {
+    pub(crate) fn tokens(
+        &self,
+        limit: Option<usize>,
+        seed: u64,
+    ) -> Result<(u64, u64, u64), String> {
         let (ds, tokens) = self.loaded.as_ref().map_err(Clone::clone)?;
         let mut ds = ds.clone();
         crate::dataset_limit::apply(&mut ds, limit, seed);
