@@ -146,11 +146,14 @@ fn folio_i_stores_reports_and_correlates_bertscore_minilm() {
     let csv = report(&home, &run, "csv");
     let mut lines = csv.lines();
     assert!(
-        lines.next().unwrap().ends_with(",bertscore_minilm"),
+        lines.next().unwrap().ends_with(",bertscore_minilm,a2"),
         "{csv}"
     );
     assert!(
-        lines.next().unwrap().ends_with(&format!("{mean:.6}")),
+        lines
+            .next()
+            .unwrap()
+            .ends_with(&format!(",{mean:.6},1.000000")),
         "{csv}"
     );
 

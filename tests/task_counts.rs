@@ -142,6 +142,16 @@ fn a2_is_a_usable_answer_and_leaderboard_report_and_viewer_agree() {
         )),
         "{text}"
     );
+    let csv = ok(&bin()
+        .args(["report", "--format", "csv"])
+        .arg(runs.join("fol"))
+        .output()
+        .unwrap());
+    assert!(csv.lines().next().unwrap().ends_with(",a2"), "{csv}");
+    assert!(
+        csv.lines().nth(1).unwrap().ends_with(&format!(",{a2:.6}")),
+        "{csv}"
+    );
     let table = ok(&bin().arg("leaderboard").arg(&runs).output().unwrap());
 
     // The viewer's `i`: the run's A2 and A3, and the leaderboard's figures.

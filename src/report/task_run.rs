@@ -498,13 +498,13 @@ fn bertscore_text(t: &TextMeans) -> String {
 pub fn render_csv(reports: &[TaskRunReport]) -> String {
     let mut out = String::from(
         "run,model,task,n,correct,unknown,model_errors,accuracy,ci_low,ci_high,balanced_accuracy,\
-         bleu,rouge_l,meteor,bertscore_minilm\n",
+         bleu,rouge_l,meteor,bertscore_minilm,a2\n",
     );
     let f = |x: Option<f64>| x.map_or_else(String::new, |x| format!("{x:.6}"));
     let q = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
     for r in reports {
         out += &format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             q(&r.run),
             q(&r.model),
             q(&r.task),
@@ -519,7 +519,8 @@ pub fn render_csv(reports: &[TaskRunReport]) -> String {
             f(r.text_scores.as_ref().map(|t| t.bleu)),
             f(r.text_scores.as_ref().map(|t| t.rouge_l)),
             f(r.text_scores.as_ref().map(|t| t.meteor)),
-            f(r.text_scores.as_ref().and_then(|t| t.bertscore_minilm))
+            f(r.text_scores.as_ref().and_then(|t| t.bertscore_minilm)),
+            f(r.a2)
         );
     }
     out
