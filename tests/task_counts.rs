@@ -171,6 +171,18 @@ fn a2_is_a_usable_answer_and_leaderboard_report_and_viewer_agree() {
         fake.iter().any(|l| l.contains(&acc)) && fake.iter().any(|l| l.contains("   12     –")),
         "{main}"
     );
+    // The chart: folio-i's A3 row is blank (no `_` for zero), its A2 row drawn.
+    let chart_row = |tag: &str| {
+        main.lines()
+            .find(|l| l.contains("inf ") && l.contains(&format!(" {tag} ")))
+            .map(|l| l.rsplit(&format!(" {tag} ")).next().unwrap().to_string())
+            .unwrap_or_else(|| panic!("no inf {tag} row:\n{main}"))
+    };
+    assert!(!chart_row("A3").contains('_'), "{main}");
+    assert!(
+        chart_row("A2").chars().any(|c| c != ' ' && c != '│'),
+        "{main}"
+    );
     app.press("i").unwrap();
     let mut all = String::new();
     for _ in 0..4 {
