@@ -175,8 +175,10 @@ fn a2_is_a_usable_answer_and_leaderboard_report_and_viewer_agree() {
     let chart_row = |tag: &str| {
         main.lines()
             .find(|l| l.contains("inf ") && l.contains(&format!(" {tag} ")))
-            .map(|l| l.rsplit(&format!(" {tag} ")).next().unwrap().to_string())
-            .unwrap_or_else(|| panic!("no inf {tag} row:\n{main}"))
+            .map_or_else(
+                || panic!("no inf {tag} row:\n{main}"),
+                |l| l.rsplit(&format!(" {tag} ")).next().unwrap().to_string(),
+            )
     };
     assert!(!chart_row("A3").contains('_'), "{main}");
     assert!(
