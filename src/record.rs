@@ -557,6 +557,10 @@ pub struct TextScores {
     pub rouge_l: f64,
     /// METEOR (nltk: exact and Porter-stem stages, no WordNet).
     pub meteor: f64,
+    /// BERTScore-MiniLM F1 (`run --bertscore-model`, builds with `--features bertscore`);
+    /// absent when not computed, never 0 in its place.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bertscore_minilm: Option<f64>,
 }
 
 /// One line of `judge.jsonl`: an LLM-as-judge decision on a sample.

@@ -37,6 +37,7 @@ fn run_and_rescore_refuse_bertscore_model_without_the_feature_before_writing() {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/fol-small");
     for args in [
         vec!["run", "--kind", "fol", "--model", "perturb", "--quiet"],
+        vec!["run", "--task", "folio-i", "--model", "perturb", "--quiet"],
         vec!["rescore", src.to_str().unwrap()],
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_autoeval"))

@@ -66,6 +66,35 @@ fn every_task_runs_with_the_offline_model_and_reports_its_scores() {
         if task == "folio-i" {
             assert!(r["accuracy"].is_null());
             assert!(r["text_scores"]["meteor"].as_f64().unwrap() > 0.0);
+            // No model: BERTScore-MiniLM is said to be absent, never a 0.
+            let ts = &r["text_scores"];
+            assert!(
+                ts["bertscore_minilm"].is_null() && ts["bertscore_n"] == 0,
+                "{ts}"
+            );
+            assert!(
+                !std::fs::read_to_string(out.join("samples.jsonl"))
+                    .unwrap()
+                    .contains("bertscore")
+            );
+            let text = ok(&bin().arg("report").arg(&out).output().unwrap());
+            assert!(text.contains("BERTScore-MiniLM not computed"), "{text}");
+            let o = bin()
+                .args([
+                    "correlate",
+                    "--x",
+                    "folio-i",
+                    "--folio-i-metric",
+                    "bertscore-minilm",
+                ])
+                .arg(&out)
+                .output()
+                .unwrap();
+            assert!(
+                stderr(&o).contains("folio-i has no BERTScore-MiniLM F1"),
+                "{}",
+                stderr(&o)
+            );
         } else {
             let correct = recs
                 .iter()
@@ -348,12 +377,12 @@ fn bad_task_settings_are_refused_with_the_fix() {
         .unwrap();
     assert!(!o.status.success());
     assert!(stderr(&o).contains("--rounds"), "{}", stderr(&o));
-    // folio-i with a BERTScore model: refused, saying it is not computed (no zeros).
+    // A BERTScore model for a task scored by its answers: refused (it would score nothing).
     let o = bin()
         .args([
             "run",
             "--task",
-            "folio-i",
+            "folio-r-nl",
             "--model",
             "perturb",
             "--bertscore-model",
@@ -365,7 +394,7 @@ fn bad_task_settings_are_refused_with_the_fix() {
         .unwrap();
     assert!(!o.status.success());
     assert!(
-        stderr(&o).contains("BERTScore-MiniLM is not computed for task runs"),
+        stderr(&o).contains("folio-r-nl is scored by its answers, not by text metrics"),
         "{}",
         stderr(&o)
     );

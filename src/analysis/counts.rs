@@ -18,6 +18,26 @@ pub struct Counts {
     pub accurate: usize,
     /// Final verdict `copied` (ψ reproduced the formula).
     pub copied: usize,
+    /// Samples with no right or wrong (`folio-i`, scored by text metrics): left out of A3.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unscored: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// How a reference task's samples count toward A2 and A3 (None: a dataset's sample).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskScoring {
+    /// A reasoning task: A2 is a marked answer read, A3 the answer right.
+    Answer,
+    /// `folio-a`: as a dataset's autoformalization (φ₁ parsed; verified equivalent).
+    Formula,
+    /// `folio-i`: A2 is an informalization given — not blank (`unparseable`), not a copy
+    /// of the formula (a copy is answered but not compliant, the reply being the answer);
+    /// no A3 (scored by text metrics).
+    Text,
 }
 
 impl Counts {
@@ -29,6 +49,39 @@ impl Counts {
         self.compliant += usize::from(k.compliant());
         self.accurate += usize::from(k.is_pass());
         self.copied += usize::from(k == VerdictKind::Copied);
+    }
+
+    /// Counts one sample of a reference-task run, as `report` on the task counts it: a
+    /// failed call is left out; A2 is "gave a usable answer" — a marked answer read
+    /// (reasoning tasks: a right or wrong verdict, not the `unknown` of no answer), a
+    /// formula that parsed (`folio-a`), an informalization that is neither blank nor a
+    /// copy (`folio-i`) —; A3 the task's accuracy (none for `folio-i`).
+    pub fn add_task_kind(&mut self, k: VerdictKind, how: TaskScoring) {
+        if k == VerdictKind::ModelError {
+            return;
+        }
+        let answered = how == TaskScoring::Text || k.answered();
+        self.n += 1;
+        self.answered += usize::from(answered);
+        self.compliant += usize::from(match how {
+            TaskScoring::Answer => {
+                matches!(k, VerdictKind::Equivalent | VerdictKind::NotEquivalent)
+            }
+            TaskScoring::Formula => answered && k != VerdictKind::Unparseable,
+            TaskScoring::Text => !matches!(k, VerdictKind::Unparseable | VerdictKind::Copied),
+        });
+        self.accurate += usize::from(k.is_pass());
+        self.copied += usize::from(k == VerdictKind::Copied);
+        self.unscored += usize::from(how == TaskScoring::Text);
+    }
+
+    /// Counts one sample by the rule of its run: a dataset's ([`Counts::add_kind`]) or a
+    /// reference task's ([`Counts::add_task_kind`]).
+    pub fn add_scored(&mut self, k: VerdictKind, task: Option<TaskScoring>) {
+        match task {
+            None => self.add_kind(k),
+            Some(how) => self.add_task_kind(k, how),
+        }
     }
 
     /// Counts one sample record.
@@ -43,6 +96,7 @@ impl Counts {
         self.compliant += o.compliant;
         self.accurate += o.accurate;
         self.copied += o.copied;
+        self.unscored += o.unscored;
     }
 
     /// Share of samples whose ψ was a copy.
@@ -55,9 +109,15 @@ impl Counts {
         (self.answered > 0).then(|| self.compliant as f64 / self.answered as f64)
     }
 
-    /// A3 as a fraction.
+    /// A3's denominator: the samples that are right or wrong.
+    pub fn scored(&self) -> usize {
+        self.n - self.unscored.min(self.n)
+    }
+
+    /// A3 as a fraction (None when no sample is right or wrong).
     pub fn accuracy(&self) -> Option<f64> {
-        (self.n > 0).then(|| self.accurate as f64 / self.n as f64)
+        let n = self.scored();
+        (n > 0).then(|| self.accurate as f64 / n as f64)
     }
 }
 

@@ -2,6 +2,7 @@
 
 use crate::report::correlate::{self, Scores, Subset, parse_range};
 use crate::report::correlate_render::{Format, render};
+use crate::report::task_run::TextMetric;
 use anyhow::{Result, bail};
 use clap::Args;
 use std::path::PathBuf;
@@ -14,7 +15,7 @@ const MAX_BOOTSTRAP: usize = 1_000_000;
 pub struct CorrelateArgs {
     /// Run directories or folders of them: a ∀uto∃∨∧L run contributes `autoeval-<dataset>`
     /// (A3 on the subset below; runs of one model on one dataset are pooled), a task run
-    /// (`run --task`) its task's accuracy (folio-i: mean METEOR).
+    /// (`run --task`) its task's accuracy (folio-i: the mean of --folio-i-metric).
     pub runs: Vec<PathBuf>,
     /// Score files with the header `model,benchmark,score` (more columns and `#` lines
     /// allowed); `builtin:paper-table6` is the paper's Table 6 (HumanEval, BBH). Repeatable.
@@ -40,10 +41,15 @@ pub struct CorrelateArgs {
     #[arg(long, default_value = "all", value_name = "LIST")]
     pub batches: String,
     /// One point per model and operator count (Fig. 17): ∀uto∃∨∧L logic runs' A3 per
-    /// operator count against FOLIO task runs' accuracy (folio-i: METEOR) per operator
+    /// operator count against FOLIO task runs' accuracy (folio-i: --folio-i-metric) per operator
     /// count of the premise or conclusion.
     #[arg(long)]
     pub by_category: bool,
+    /// The text score a folio-i run contributes (its mean over the run's samples):
+    /// `bertscore-minilm` needs runs made with `--bertscore-model`; a run without it is
+    /// left out with a warning.
+    #[arg(long, value_enum, default_value_t = TextMetric::Meteor, value_name = "METRIC")]
+    pub folio_i_metric: TextMetric,
     /// Bootstrap resamples of the models for the predictive power's interval.
     #[arg(long, default_value_t = 10_000)]
     pub bootstrap: usize,
@@ -78,6 +84,7 @@ pub fn run(args: CorrelateArgs) -> Result<i32> {
         operators: parse_range(&args.operators).map_err(|e| anyhow::anyhow!("--operators {e}"))?,
         depth: parse_range(&args.depth).map_err(|e| anyhow::anyhow!("--depth {e}"))?,
         batches: parse_batches(&args.batches)?,
+        folio_i_metric: args.folio_i_metric,
     };
     let mut scores = Scores::default();
     if !args.runs.is_empty() {

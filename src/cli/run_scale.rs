@@ -52,10 +52,7 @@ fn finished(args: &RunArgs) -> HashSet<String> {
         .collect()
 }
 
-/// Rough token count of text (about four characters a token in English and formulas).
-pub(crate) fn estimate_tokens(text: &str) -> u64 {
-    (text.chars().count() as u64).div_ceil(4).max(1)
-}
+pub(crate) use crate::run::task_estimate::estimate_tokens;
 
 /// Tokens and calls of a planned run.
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
@@ -105,9 +102,8 @@ pub(crate) fn plan(
     p
 }
 
-/// Estimates a reference-task run: one call per sample with its real prompt, answers of
-/// about 150 tokens (step-by-step reasoning, then the answer) or, for `folio-a` and
-/// `folio-i`, three times the premise's length.
+/// Estimates a reference-task run: one call per sample with its real prompt
+/// (`run::task_estimate`, which the viewer's form uses too).
 fn plan_task(
     items: &[crate::dataset::Item],
     task: &crate::run::task::TaskSet,
@@ -117,21 +113,17 @@ fn plan_task(
     let mut p = Plan::default();
     let info = client.info();
     for item in items {
-        let Some(prompt) = task.prompt(prompts, item.idx) else {
+        let Some(c) = crate::run::task_estimate::call(task, prompts, item) else {
             continue;
         };
         p.samples += 1;
         p.calls += 1;
-        p.input += estimate_tokens(&prompt.text);
-        p.output += if task.kind.labels().is_some() {
-            150
-        } else {
-            estimate_tokens(&item.fs) * 3 + 10
-        };
-        p.worst_input += worst_input_tokens(prompt.text.len());
-        if let Some(c) = client.cache() {
-            let req = client.request(prompt.text);
-            p.cached += u64::from(c.get(&cache::key(&info, &req)).is_some());
+        p.input += c.input;
+        p.output += c.output;
+        p.worst_input += worst_input_tokens(c.prompt.text.len());
+        if let Some(cache) = client.cache() {
+            let req = client.request(c.prompt.text);
+            p.cached += u64::from(cache.get(&cache::key(&info, &req)).is_some());
         }
     }
     p

@@ -52,7 +52,8 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = crate::syntax::Reading::Standard)]
     pub reading: crate::syntax::Reading,
     /// Directory of the all-MiniLM-L6-v2 files (as for `metrics pairs`): stores
-    /// `bertscore_minilm` in every closeness record. Needs `--features bertscore`.
+    /// `bertscore_minilm` in every closeness record, and in folio-i's text scores (F1).
+    /// Needs `--features bertscore`.
     #[arg(long, value_name = "DIR")]
     pub bertscore_model: Option<PathBuf>,
     /// Only the first N samples.

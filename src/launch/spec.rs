@@ -68,11 +68,13 @@ pub(crate) fn load_task(
     if args.rounds != 1 {
         bail!("--rounds is for datasets: a reference task's sample is one call (drop --rounds)");
     }
-    // Said plainly rather than loading a model that scores nothing.
-    if t == crate::run::task::TaskKind::FolioI && args.bertscore_model.is_some() {
+    // Said plainly rather than loading a model that scores nothing: only folio-i's
+    // texts are scored by BERTScore-MiniLM.
+    if t != crate::run::task::TaskKind::FolioI && args.bertscore_model.is_some() {
         bail!(
-            "--bertscore-model: folio-i's scores against FOLIO's premise are BLEU, ROUGE-L and \
-             METEOR; BERTScore-MiniLM is not computed for task runs yet (drop --bertscore-model)"
+            "--bertscore-model: {} is scored by its answers, not by text metrics; BERTScore-MiniLM \
+             scores folio-i's texts and dataset runs' closeness records (drop --bertscore-model)",
+            t.name()
         );
     }
     let source = args

@@ -35,6 +35,8 @@ pub struct Subset {
     pub depth: Range,
     /// Batches kept (None: all).
     pub batches: Option<Vec<usize>>,
+    /// The text score a `folio-i` run contributes.
+    pub folio_i_metric: super::task_run::TextMetric,
 }
 
 impl Default for Subset {
@@ -45,6 +47,7 @@ impl Default for Subset {
             operators: Some((0, 6)),
             depth: Some((0, 7)),
             batches: None,
+            folio_i_metric: super::task_run::TextMetric::default(),
         }
     }
 }

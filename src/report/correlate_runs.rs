@@ -1,9 +1,10 @@
 //! `correlate`'s scores from run directories: a ∀uto∃∨∧L run's A3 on a comparable
-//! subset, a reference-task run's accuracy (`folio-i`: mean METEOR), each pooled over
+//! subset, a reference-task run's accuracy (`folio-i`: a mean text score, METEOR by default), each pooled over
 //! runs of one model, or per operator count with `--by-category` (Fig. 17).
 
 use super::Counts;
 use super::correlate::{AUTOEVAL_PREFIX, Entry, Scores, Subset, clean_name, is_regex};
+use super::task_run::TextMetric;
 use crate::run::store;
 use anyhow::Result;
 use std::collections::BTreeMap;
@@ -13,7 +14,7 @@ impl Scores {
     /// Adds ∀uto∃∨∧L runs: per (model, dataset) the A3 accuracy of the pooled samples in `subset`.
     ///
     /// A reference-task run (`run --task`) contributes its task's name with its
-    /// accuracy (`folio-i`: its mean METEOR), pooled over runs of one model; the subset
+    /// accuracy (`folio-i`: its mean text score chosen by the subset, METEOR by default), pooled over runs of one model; the subset
     /// is for ∀uto∃∨∧L runs only. With `by_category`, every score is per operator count
     /// instead (Fig. 17): the "model" of a point is `model · operators k`, regex runs and
     /// Multi-LogiEval (by depth) left out.
@@ -128,11 +129,33 @@ impl Scores {
     ) -> Result<()> {
         let (r, _) =
             super::task_run::task_report(dir, m, None).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let metric = subset.folio_i_metric;
         let what = if task == "folio-i" {
-            "mean METEOR against FOLIO's premises"
+            format!("mean {} against FOLIO's premises", metric.label())
         } else {
-            "accuracy (no answer counts wrong)"
+            "accuracy (no answer counts wrong)".to_string()
         };
+        if task == "folio-i"
+            && let Some(t) = &r.text_scores
+        {
+            if t.get(metric).is_none() {
+                self.warnings.push(format!(
+                    "{}: folio-i has no {} (the run was made without --bertscore-model), left out",
+                    dir.display(),
+                    metric.label()
+                ));
+                return Ok(());
+            }
+            if metric == TextMetric::BertscoreMinilm && t.bertscore_n < t.n {
+                self.warnings.push(format!(
+                    "{}: folio-i has a {} on {} of {} samples; its score is their mean",
+                    dir.display(),
+                    metric.label(),
+                    t.bertscore_n,
+                    t.n
+                ));
+            }
+        }
         let mut add = |model: String, score: f64, n: usize| {
             let slot = tasks.entry((model, task.clone())).or_default();
             slot.0 += score * n as f64;
@@ -154,7 +177,7 @@ impl Scores {
             let per: Vec<(usize, usize, f64)> = if task == "folio-i" {
                 r.text_by_category
                     .iter()
-                    .map(|c| (c.value, c.n, c.meteor))
+                    .filter_map(|c| c.scores.get(metric).map(|(s, n)| (c.value, n, s)))
                     .collect()
             } else {
                 r.by_category
@@ -173,14 +196,14 @@ impl Scores {
             return Ok(());
         }
         let score = if task == "folio-i" {
-            r.text_scores.as_ref().map(|t| t.meteor)
+            r.text_scores.as_ref().and_then(|t| t.get(metric))
         } else {
-            r.accuracy
+            r.accuracy.map(|a| (a, r.n))
         };
         match score {
-            Some(s) if r.n > 0 => {
-                self.subsets.insert(task.clone(), what.to_string());
-                add(model.to_string(), s, r.n);
+            Some((s, n)) if n > 0 => {
+                self.subsets.insert(task.clone(), what.clone());
+                add(model.to_string(), s, n);
             }
             _ => self.warnings.push(format!(
                 "{}: no scored sample of {task}, left out",

@@ -36,7 +36,7 @@ impl Ci {
     pub fn wilson(c: &Counts) -> Ci {
         Ci {
             a2: wilson95(c.compliant, c.answered),
-            a3: wilson95(c.accurate, c.n),
+            a3: wilson95(c.accurate, c.scored()),
             copy: wilson95(c.copied, c.n),
         }
     }
@@ -192,6 +192,7 @@ mod tests {
             compliant: 10,
             accurate: acc,
             copied: 0,
+            unscored: 0,
         };
         let batches: BTreeMap<usize, Counts> = [(0, batch(2)), (1, batch(5)), (2, batch(8))]
             .into_iter()

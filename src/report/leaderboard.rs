@@ -125,7 +125,7 @@ pub fn build(reports: &[RunReport], rows: Rows) -> Leaderboard {
         c.a2 = k.compliance();
         c.a2_ci = wilson95(k.compliant, k.answered);
         c.a3 = k.accuracy();
-        c.a3_ci = wilson95(k.accurate, k.n);
+        c.a3_ci = wilson95(k.accurate, k.scored());
         c.copy_share = k.copy_share();
     }
     let key = |c: &Cell| match rows {

@@ -216,6 +216,8 @@ pub(crate) struct ReportBuilder {
     reading_notes: usize,
     truncated: usize,
     reasoning_tokens: u64,
+    /// A reference task's rule for A2 and A3 (None: a dataset run's).
+    task: Option<crate::analysis::counts::TaskScoring>,
 }
 
 /// One sample as the report counts it.
@@ -256,16 +258,20 @@ impl ReportBuilder {
 
     /// Counts one sample (the latest record of its id).
     pub fn add(&mut self, s: &ReportSample) {
-        self.total.add_kind(s.kind);
+        let task = self.task;
+        self.total.add_scored(s.kind, task);
         self.reading_notes += usize::from(s.reading_note);
         self.truncated += usize::from(s.truncated);
         self.reasoning_tokens = self.reasoning_tokens.saturating_add(s.reasoning_tokens);
         if let Some(k) = s.key {
-            self.by_category.entry(k).or_default().add_kind(s.kind);
+            self.by_category
+                .entry(k)
+                .or_default()
+                .add_scored(s.kind, task);
             self.cat_batches
                 .entry((k, s.batch))
                 .or_default()
-                .add_kind(s.kind);
+                .add_scored(s.kind, task);
             for kind in kinds::unmask(s.fails) {
                 *self
                     .failure_kinds
@@ -275,7 +281,10 @@ impl ReportBuilder {
                     .or_default() += 1;
             }
         }
-        self.batches.entry(s.batch).or_default().add_kind(s.kind);
+        self.batches
+            .entry(s.batch)
+            .or_default()
+            .add_scored(s.kind, task);
         *self.verdicts.entry(s.kind.name().to_string()).or_default() += 1;
         if let Some(c) = s.closeness {
             for ((a, n), b) in self.clo.iter_mut().zip(&mut self.clo_n).zip(c) {
@@ -398,6 +407,7 @@ pub fn report_run_field(run: &RunData, field: &category::Field) -> RunReport {
 
 fn report_run_by(run: &RunData, by: By, key: impl Fn(&SampleRecord) -> Option<usize>) -> RunReport {
     let mut b = ReportBuilder::new(&run.judge);
+    b.task = crate::run::task::scoring_of(&run.manifest);
     for s in &run.samples {
         b.add(&ReportSample {
             id: &s.id,
@@ -436,6 +446,7 @@ pub(crate) fn report_dir(
     store::ensure_regular(&dir.join(store::SAMPLES))?;
     let scan = crate::run::index::load_or_build(dir, false);
     let mut b = ReportBuilder::new(&j.records);
+    b.task = crate::run::task::scoring_of(&manifest);
     for i in crate::run::rows::latest_per_id(&scan.rows) {
         let (r, e) = (&scan.rows[i], &scan.extras[i]);
         b.add(&ReportSample {

@@ -42,6 +42,85 @@ pub struct TextMeans {
     pub meteor: f64,
     /// Samples scored.
     pub n: usize,
+    /// Mean BERTScore-MiniLM F1 over the samples that have one; `null` when none has
+    /// (the run had no `--bertscore-model`).
+    pub bertscore_minilm: Option<f64>,
+    /// Samples with a BERTScore-MiniLM F1.
+    pub bertscore_n: usize,
+}
+
+/// A `folio-i` score `correlate` can take (`--folio-i-metric`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum TextMetric {
+    /// BLEU.
+    Bleu,
+    /// ROUGE-L F-measure.
+    RougeL,
+    /// METEOR.
+    #[default]
+    Meteor,
+    /// BERTScore-MiniLM F1 (runs made with `--bertscore-model`).
+    BertscoreMinilm,
+}
+
+impl TextMetric {
+    /// Its name in tables.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Bleu => "BLEU",
+            Self::RougeL => "ROUGE-L",
+            Self::Meteor => "METEOR",
+            Self::BertscoreMinilm => "BERTScore-MiniLM F1",
+        }
+    }
+}
+
+impl TextMeans {
+    /// The mean of `metric` and the samples it is over (`None`: not computed).
+    pub fn get(&self, metric: TextMetric) -> Option<(f64, usize)> {
+        match metric {
+            TextMetric::Bleu => Some((self.bleu, self.n)),
+            TextMetric::RougeL => Some((self.rouge_l, self.n)),
+            TextMetric::Meteor => Some((self.meteor, self.n)),
+            TextMetric::BertscoreMinilm => self.bertscore_minilm.map(|b| (b, self.bertscore_n)),
+        }
+    }
+}
+
+/// Sums of text scores, for means.
+#[derive(Clone, Copy, Default)]
+struct TextSum {
+    n: usize,
+    bleu: f64,
+    rouge_l: f64,
+    meteor: f64,
+    bert_n: usize,
+    bert: f64,
+}
+
+impl TextSum {
+    fn add(&mut self, t: &crate::record::TextScores) {
+        self.n += 1;
+        self.bleu += t.bleu;
+        self.rouge_l += t.rouge_l;
+        self.meteor += t.meteor;
+        if let Some(b) = t.bertscore_minilm {
+            self.bert_n += 1;
+            self.bert += b;
+        }
+    }
+
+    fn means(&self) -> TextMeans {
+        let n = self.n.max(1) as f64;
+        TextMeans {
+            bleu: self.bleu / n,
+            rouge_l: self.rouge_l / n,
+            meteor: self.meteor / n,
+            n: self.n,
+            bertscore_minilm: (self.bert_n > 0).then(|| self.bert / self.bert_n as f64),
+            bertscore_n: self.bert_n,
+        }
+    }
 }
 
 /// The report of one task run.
@@ -73,6 +152,16 @@ pub struct TaskRunReport {
     pub balanced_accuracy: Option<f64>,
     /// Gold label → answer (`unknown` for none) → samples (reasoning tasks).
     pub confusion: Option<BTreeMap<String, BTreeMap<String, usize>>>,
+    /// A2 for a task: the share of answered samples that gave a usable answer (a marked
+    /// answer read; `folio-a`: a formula that parses; `folio-i`: an informalization,
+    /// not blank nor a copy of the formula), as `leaderboard` counts it.
+    pub a2: Option<f64>,
+    /// Wilson 95 % interval of A2.
+    pub a2_ci: Option<[f64; 2]>,
+    /// A2's numerator and denominator.
+    pub compliant: usize,
+    /// Samples answered (model errors left out; `folio-a`: copies too).
+    pub answered: usize,
     /// Verdict name → samples.
     pub verdicts: BTreeMap<String, usize>,
     /// What the categories are (`depth` or `operators`).
@@ -81,14 +170,14 @@ pub struct TaskRunReport {
     pub by_category: Vec<CategoryScore>,
     /// The task items whose reply had no answer (`sample id: item id`).
     pub unknown_items: Vec<String>,
-    /// `folio-i`: mean BLEU, ROUGE-L, METEOR against FOLIO's premises.
+    /// `folio-i`: mean BLEU, ROUGE-L, METEOR (and BERTScore-MiniLM) against FOLIO's premises.
     pub text_scores: Option<TextMeans>,
-    /// `folio-i`: mean METEOR per category value.
+    /// `folio-i`: mean text scores per category value.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub text_by_category: Vec<CategoryText>,
 }
 
-/// `folio-i`'s mean METEOR of one category value.
+/// `folio-i`'s mean text scores of one category value.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct CategoryText {
     /// The value (operator count).
@@ -97,6 +186,8 @@ pub struct CategoryText {
     pub n: usize,
     /// Mean METEOR.
     pub meteor: f64,
+    /// Every mean of the value's samples.
+    pub scores: TextMeans,
 }
 
 /// The latest record per sample id, in first-seen order (a retried sample has two).
@@ -132,30 +223,29 @@ pub fn task_report(
     // Dataset order, not finishing order: sums (and so means) are then the same bits
     // for two runs of the same items, however their samples finished.
     samples.sort_by_key(|s| s.idx);
-    let set =
-        crate::run::task::TaskKind::from_name(&task).and_then(crate::run::task::TaskKind::labels);
+    let kind = crate::run::task::TaskKind::from_name(&task);
+    let set = kind.and_then(crate::run::task::TaskKind::labels);
+    let mut counts = super::Counts::default();
     let mut verdicts = BTreeMap::new();
     let mut scored = Vec::new();
     let (mut model_errors, mut unknown_items) = (0, Vec::new());
-    let (mut sums, mut nt) = ([0.0f64; 3], 0usize);
-    let mut text_cats: BTreeMap<usize, (usize, f64)> = BTreeMap::new();
+    let mut sums = TextSum::default();
+    let mut text_cats: BTreeMap<usize, TextSum> = BTreeMap::new();
     let mut passes = Vec::new();
     for s in &samples {
         *verdicts.entry(s.verdict.name().to_string()).or_insert(0) += 1;
+        if let Some(k) = kind {
+            counts.add_task_kind(s.verdict.kind(), k.scoring());
+        }
         if s.verdict.kind() == VerdictKind::ModelError {
             model_errors += 1;
             continue;
         }
         let t = s.task.clone().unwrap_or_default();
-        if let Some(ts) = t.text_scores {
-            sums[0] += ts.bleu;
-            sums[1] += ts.rouge_l;
-            sums[2] += ts.meteor;
-            nt += 1;
+        if let Some(ts) = &t.text_scores {
+            sums.add(ts);
             if let Some(c) = by.key(s) {
-                let e = text_cats.entry(c).or_default();
-                e.0 += 1;
-                e.1 += ts.meteor;
+                text_cats.entry(c).or_default().add(ts);
             }
         }
         if t.answer.is_none() && set.is_some() {
@@ -191,24 +281,27 @@ pub fn task_report(
         ci: None,
         balanced_accuracy: None,
         confusion: None,
+        a2: counts.compliance(),
+        a2_ci: super::intervals::wilson95(counts.compliant, counts.answered),
+        compliant: counts.compliant,
+        answered: counts.answered,
         verdicts,
         by: by.label().to_string(),
         by_category: Vec::new(),
         unknown_items,
         text_by_category: text_cats
             .into_iter()
-            .map(|(value, (n, sum))| CategoryText {
-                value,
-                n,
-                meteor: sum / n as f64,
+            .map(|(value, sum)| {
+                let scores = sum.means();
+                CategoryText {
+                    value,
+                    n: sum.n,
+                    meteor: scores.meteor,
+                    scores,
+                }
             })
             .collect(),
-        text_scores: (nt > 0).then(|| TextMeans {
-            bleu: sums[0] / nt as f64,
-            rouge_l: sums[1] / nt as f64,
-            meteor: sums[2] / nt as f64,
-            n: nt,
-        }),
+        text_scores: (sums.n > 0).then(|| sums.means()),
     };
     let per_category = |cats: BTreeMap<usize, (usize, usize)>| {
         cats.into_iter()
@@ -305,10 +398,29 @@ pub fn render_text(reports: &[TaskRunReport], md: bool) -> String {
             }
             _ => out += &format!("{} samples · model errors {}\n", r.n, r.model_errors),
         }
+        if let (Some(a2), Some([lo, hi])) = (r.a2, r.a2_ci) {
+            let what = match r.task.as_str() {
+                "folio-a" => "a formula that parses",
+                "folio-i" => "an informalization (not blank, not a copy)",
+                _ => "a marked answer",
+            };
+            out += &format!(
+                "A2 {} ({}/{} gave {what}, 95% CI {}–{})\n",
+                pct(a2),
+                r.compliant,
+                r.answered,
+                pct(lo),
+                pct(hi)
+            );
+        }
         if let Some(t) = &r.text_scores {
             out += &format!(
-                "text scores against FOLIO's premises (mean of {}): BLEU {:.3} · ROUGE-L {:.3} · METEOR {:.3}\n",
-                t.n, t.bleu, t.rouge_l, t.meteor
+                "text scores against FOLIO's premises (mean of {}): BLEU {:.3} · ROUGE-L {:.3} · METEOR {:.3} · {}\n",
+                t.n,
+                t.bleu,
+                t.rouge_l,
+                t.meteor,
+                bertscore_text(t)
             );
         }
         if let Some(c) = &r.confusion {
@@ -368,16 +480,31 @@ pub fn render_text(reports: &[TaskRunReport], md: bool) -> String {
     out
 }
 
+/// The BERTScore-MiniLM part of a text-score line: its mean, or why there is none.
+fn bertscore_text(t: &TextMeans) -> String {
+    match t.bertscore_minilm {
+        None => "BERTScore-MiniLM not computed (run with --bertscore-model DIR, a \
+                 --features bertscore build)"
+            .into(),
+        Some(b) if t.bertscore_n == t.n => format!("BERTScore-MiniLM F1 {b:.3}"),
+        Some(b) => format!(
+            "BERTScore-MiniLM F1 {b:.3} (on {} of {} samples; the others have none)",
+            t.bertscore_n, t.n
+        ),
+    }
+}
+
 /// The reports as CSV: one line per run.
 pub fn render_csv(reports: &[TaskRunReport]) -> String {
     let mut out = String::from(
-        "run,model,task,n,correct,unknown,model_errors,accuracy,ci_low,ci_high,balanced_accuracy\n",
+        "run,model,task,n,correct,unknown,model_errors,accuracy,ci_low,ci_high,balanced_accuracy,\
+         bleu,rouge_l,meteor,bertscore_minilm,a2\n",
     );
     let f = |x: Option<f64>| x.map_or_else(String::new, |x| format!("{x:.6}"));
     let q = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
     for r in reports {
         out += &format!(
-            "{},{},{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             q(&r.run),
             q(&r.model),
             q(&r.task),
@@ -388,7 +515,12 @@ pub fn render_csv(reports: &[TaskRunReport]) -> String {
             f(r.accuracy),
             f(r.ci.map(|c| c[0])),
             f(r.ci.map(|c| c[1])),
-            f(r.balanced_accuracy)
+            f(r.balanced_accuracy),
+            f(r.text_scores.as_ref().map(|t| t.bleu)),
+            f(r.text_scores.as_ref().map(|t| t.rouge_l)),
+            f(r.text_scores.as_ref().map(|t| t.meteor)),
+            f(r.text_scores.as_ref().and_then(|t| t.bertscore_minilm)),
+            f(r.a2)
         );
     }
     out

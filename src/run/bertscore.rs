@@ -60,30 +60,45 @@ impl Bertscore {
     /// for it is returned (for the first few failures; then `None`, counted).
     pub(crate) async fn fill_one(&self, rec: &mut SampleRecord) -> Option<String> {
         let (a, b) = folio_pair(rec)?;
+        let later = "; `rescore --bertscore-model` fills the field later";
+        let (v, warning) = self.score_pair(&rec.id, a, b, later).await;
+        if let (Some(v), Some(c)) = (v, rec.closeness.as_mut()) {
+            c.bertscore_minilm = Some(v);
+        }
+        warning
+    }
+
+    /// The F1 of `candidate` against `reference` for sample `id`, off the async executor;
+    /// on failure `None` and the warning to show (for the first few failures; `later`
+    /// ends the last one shown).
+    pub(crate) async fn score_pair(
+        &self,
+        id: &str,
+        reference: String,
+        candidate: String,
+        later: &str,
+    ) -> (Option<f64>, Option<String>) {
         let scorer = self.0.clone();
-        let got = tokio::task::spawn_blocking(move || scorer.f1(&[(&a, &b)]))
+        let got = tokio::task::spawn_blocking(move || scorer.f1(&[(&reference, &candidate)]))
             .await
             .unwrap_or_else(|e| Err(format!("bertscore-minilm crashed: {e}")));
-        let why = match (got, rec.closeness.as_mut()) {
-            (Ok(v), Some(c)) if v.len() == 1 => {
-                c.bertscore_minilm = v.first().copied();
-                return None;
+        let why = match got {
+            Ok(v) if v.len() == 1 && v.first().is_some_and(|x| x.is_finite()) => {
+                return (v.first().copied(), None);
             }
-            (Ok(v), _) => format!("bertscore-minilm gave {} scores for 1 pair", v.len()),
-            (Err(e), _) => e,
+            Ok(v) if v.len() == 1 => "bertscore-minilm gave a score that is not a number".into(),
+            Ok(v) => format!("bertscore-minilm gave {} scores for 1 pair", v.len()),
+            Err(e) => e,
         };
         let n = self.1.fetch_add(1, Ordering::Relaxed) + 1;
-        match n.cmp(&WARNED_FAILURES) {
-            std::cmp::Ordering::Less => {
-                Some(format!("sample {}: no bertscore-minilm: {why}", rec.id))
-            }
+        let warning = match n.cmp(&WARNED_FAILURES) {
+            std::cmp::Ordering::Less => Some(format!("sample {id}: no bertscore-minilm: {why}")),
             std::cmp::Ordering::Equal => Some(format!(
-                "sample {}: no bertscore-minilm: {why} (further failures are not shown; \
-                 `rescore --bertscore-model` fills the field later)",
-                rec.id
+                "sample {id}: no bertscore-minilm: {why} (further failures are not shown{later})"
             )),
             std::cmp::Ordering::Greater => None,
-        }
+        };
+        (None, warning)
     }
 }
 

@@ -160,4 +160,12 @@ pub(crate) trait Runs: Send + Sync {
         reply: String,
         prompt: String,
     ) -> BoxFut<'a, score::Scored>;
+    /// BERTScore-MiniLM F1 of `text` against `reference` for sample `id` when the run has
+    /// a model (`--bertscore-model`); a failure is warned about and gives `None`.
+    fn text_bertscore<'a>(
+        &'a self,
+        id: &'a str,
+        reference: String,
+        text: String,
+    ) -> BoxFut<'a, Option<f64>>;
 }

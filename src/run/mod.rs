@@ -21,5 +21,6 @@ pub mod scratch;
 pub(crate) mod spend;
 pub mod store;
 pub mod task;
+pub mod task_estimate;
 pub mod task_mark;
 pub(crate) mod task_sample;

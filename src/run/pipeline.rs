@@ -327,4 +327,20 @@ impl Runs for Pipeline {
     ) -> crate::llm::BoxFut<'a, score::Scored> {
         Box::pin(Pipeline::score(self, phi0, input, psi, reply, prompt))
     }
+
+    fn text_bertscore<'a>(
+        &'a self,
+        id: &'a str,
+        reference: String,
+        text: String,
+    ) -> crate::llm::BoxFut<'a, Option<f64>> {
+        Box::pin(async move {
+            let b = self.bertscore.as_ref()?;
+            let (v, warning) = b.score_pair(id, reference, text, "").await;
+            if let Some(w) = warning {
+                self.client.warn(w);
+            }
+            v
+        })
+    }
 }

@@ -76,6 +76,16 @@ impl TaskKind {
         }
     }
 
+    /// How its samples count toward A2 and A3.
+    pub fn scoring(self) -> crate::analysis::counts::TaskScoring {
+        use crate::analysis::counts::TaskScoring;
+        match self {
+            TaskKind::FolioA => TaskScoring::Formula,
+            TaskKind::FolioI => TaskScoring::Text,
+            _ => TaskScoring::Answer,
+        }
+    }
+
     /// Whether the task is Multi-LogiEval's (its category is the depth).
     pub fn multi_logieval(self) -> bool {
         matches!(self, TaskKind::MultiLogievalPl | TaskKind::MultiLogievalFol)
@@ -117,6 +127,14 @@ pub fn data_root() -> PathBuf {
         || Path::new(env!("CARGO_MANIFEST_DIR")).join("data"),
         PathBuf::from,
     )
+}
+
+/// How a run's samples count toward A2 and A3: by its task's rule, or (None) a
+/// dataset's.
+pub fn scoring_of(m: &crate::record::Manifest) -> Option<crate::analysis::counts::TaskScoring> {
+    m.task()
+        .and_then(TaskKind::from_name)
+        .map(TaskKind::scoring)
 }
 
 /// One sample of a task run.

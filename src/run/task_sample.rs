@@ -1,6 +1,7 @@
 //! One reference-task sample through the pipeline: one call, then the answer read
 //! (reasoning tasks), the reply verified against FOLIO's premise-FOL (`folio-a`), or the
-//! text scored against FOLIO's English premise (`folio-i`).
+//! text scored against FOLIO's English premise (`folio-i`: BLEU, ROUGE-L, METEOR and,
+//! with `--bertscore-model`, BERTScore-MiniLM F1).
 //!
 //! Verdicts keep their meaning for every reader: a right answer is `equivalent`, a wrong
 //! one `not-equivalent` (the note says what was answered), a reply with no answer
@@ -41,6 +42,7 @@ pub(crate) fn text_scores(text: &str, reference: &str) -> TextScores {
         bleu: bleu_fol(text, reference),
         rouge_l: rouge_l_fol(text, reference),
         meteor: crate::analysis::meteor::meteor(reference, text).unwrap_or(0.0),
+        bertscore_minilm: None,
     }
 }
 
@@ -159,14 +161,23 @@ pub(crate) async fn process<P: Runs + ?Sized, C: Caller + ?Sized>(
                     // folio-i: ψ is the reply; it must not copy the formula.
                     let psi = raw.trim().to_string();
                     round.psi = Some(psi.clone());
-                    round.verdict =
+                    round.verdict = if psi.is_empty() {
+                        // No text: A2 counts it as no usable reply, like a truncated one.
+                        Verdict::Unparseable {
+                            pos: 0,
+                            reason: "empty informalization: no text to score".into(),
+                        }
+                    } else {
                         super::score::copied(&psi, &job.phi0).unwrap_or_else(|| Verdict::Unknown {
                             reason: "folio-i is scored by BLEU, ROUGE-L and METEOR against \
                                      FOLIO's premise, not verified"
                                 .into(),
-                        });
+                        })
+                    };
                     let reference = task.reference.clone().unwrap_or_default();
-                    task.text_scores = Some(text_scores(&psi, &reference));
+                    let mut scores = text_scores(&psi, &reference);
+                    scores.bertscore_minilm = p.text_bertscore(&job.id, reference, psi).await;
+                    task.text_scores = Some(scores);
                 }
             }
         }

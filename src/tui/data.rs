@@ -147,8 +147,20 @@ impl RunIndex {
         crate::run::rows::phi0_of(&self.text(row)).to_string()
     }
 
-    /// Share of rows whose verdict is `equivalent`.
+    /// Share of rows whose verdict is `equivalent`; for a reference-task run, its A3 by
+    /// the task's rule (model errors left out; none for `folio-i`).
     pub fn accuracy(&self) -> Option<f64> {
+        if let Some(task) = self
+            .manifest
+            .as_ref()
+            .and_then(crate::run::task::scoring_of)
+        {
+            let mut c = crate::report::Counts::default();
+            for r in &self.rows {
+                c.add_task_kind(r.verdict, task);
+            }
+            return c.accuracy();
+        }
         (!self.rows.is_empty()).then(|| {
             self.rows.iter().filter(|r| r.verdict.is_pass()).count() as f64 / self.rows.len() as f64
         })

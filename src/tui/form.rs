@@ -8,8 +8,9 @@ pub use super::form_scale::{FormError, FormFields};
 
 /// Form fields, in order: (label, config key). Every setting of `autoeval run` a user
 /// would set; the form becomes that command's arguments, parsed by the same parser.
-pub const FIELDS: [(&str, &str); 27] = [
+pub const FIELDS: [(&str, &str); 28] = [
     ("dataset (kind or file)", "dataset"),
+    ("reference task", "task"),
     ("seed (kind)", "seed"),
     ("per category (kind)", "per_category"),
     ("batches (kind)", "batches"),
@@ -56,6 +57,9 @@ pub struct Form {
     /// For an output directory that holds a run: (its directory, the size of its
     /// samples file, samples done, of which model errors), so typing re-reads nothing.
     resume: Option<(PathBuf, u64, usize, usize)>,
+    /// The reference task's prompts counted, kept while the task, shots and prompt
+    /// directory stay the same.
+    task_plan: Option<std::sync::Arc<super::form_task::TaskPlan>>,
 }
 
 impl Form {
@@ -200,6 +204,7 @@ impl Form {
             command: String::new(),
             base: base.map(std::path::Path::to_path_buf),
             resume: None,
+            task_plan: None,
         };
         // Not remembered, but a batch run in the output directory resumes as one: the
         // field shows it on.
@@ -248,8 +253,26 @@ impl Form {
         Some((latest.len(), errors))
     }
 
+    /// The reference task's counted prompts for the current settings (loaded when the
+    /// task, shots or prompt directory changed).
+    fn task_plan(&mut self) -> Option<std::sync::Arc<super::form_task::TaskPlan>> {
+        use super::form_task::{TaskPlan, parse_task};
+        let t = parse_task(self.get("task")).ok().flatten()?;
+        let shots = self.number("shots", 0).unwrap_or(0);
+        let prompts = self.get("prompts").to_string();
+        if let Some(p) = &self.task_plan
+            && p.is_for(t, shots, &prompts)
+        {
+            return Some(p.clone());
+        }
+        let p = std::sync::Arc::new(TaskPlan::load(t, shots, &prompts));
+        self.task_plan = Some(p.clone());
+        Some(p)
+    }
+
     /// Recomputes the estimate and the command after an edit.
     pub fn refresh(&mut self) {
+        self.task_plan();
         let resumed = self.resumed();
         self.estimate = self.estimate_with(resumed);
         self.command = match self.argv() {
@@ -316,8 +339,22 @@ impl Form {
             a.push(format!("--{name}"));
             a.push(v.to_string());
         };
-        match self.kind() {
-            Some(k) => {
+        let task = super::form_task::parse_task(self.get("task"))?;
+        match (self.kind(), task) {
+            (_, Some(_)) if !self.get("dataset").is_empty() => {
+                return Err(FormError::DatasetAndTask);
+            }
+            (_, Some(t)) => {
+                flag("task", t.name());
+                // The seed picks --limit's items, as for a dataset.
+                flag("seed", &self.number("seed", 0)?.to_string());
+                if self.number("rounds", 1)? != 1 {
+                    return Err(FormError::Invalid(
+                        "rounds: a reference task's sample is one call (set rounds to 1)".into(),
+                    ));
+                }
+            }
+            (Some(k), None) => {
                 flag("kind", k.name());
                 flag("seed", &self.number("seed", 0)?.to_string());
                 flag(
@@ -326,10 +363,10 @@ impl Form {
                 );
                 flag("batches", &self.number("batches", 1)?.max(1).to_string());
             }
-            None if self.get("dataset").is_empty() => {
+            (None, None) if self.get("dataset").is_empty() => {
                 return Err(FormError::NoDataset);
             }
-            None => flag("dataset", self.get("dataset")),
+            (None, None) => flag("dataset", self.get("dataset")),
         }
         flag("model", self.get("model"));
         let urls = super::form_scale::base_urls(self.get("base_url"))?;
@@ -342,7 +379,9 @@ impl Form {
             }
         }
         flag("shots", &self.number("shots", 0)?.to_string());
-        flag("rounds", &self.number("rounds", 1)?.to_string());
+        if task.is_none() {
+            flag("rounds", &self.number("rounds", 1)?.to_string());
+        }
         let t = self.get("temperature");
         if !t.is_empty() {
             // Checked as a number, passed on as typed: `0.1` stays `0.1`.
@@ -417,7 +456,27 @@ impl Form {
 
     /// [`Form::estimate`] given (done, model errors) of the run it resumes.
     fn estimate_with(&self, resumed: Option<(usize, usize)>) -> String {
+        // A reference task: one call per sample, its tokens from the real prompts.
+        let task = match super::form_task::parse_task(self.get("task")) {
+            Ok(t) => t,
+            Err(e) => return e.to_string(),
+        };
+        let counted = match (task, &self.task_plan) {
+            (Some(_), Some(p)) => {
+                let limit = self
+                    .number("limit", 0)
+                    .ok()
+                    .filter(|_| !self.get("limit").is_empty());
+                let seed = self.number("seed", 0).unwrap_or(0) as u64;
+                match p.tokens(limit, seed) {
+                    Ok(t) => Some(t),
+                    Err(e) => return crate::sanitize::one_line(&e).into_owned(),
+                }
+            }
+            _ => None,
+        };
         let samples = match self.kind() {
+            _ if counted.is_some() => counted.map(|c| c.0 as usize),
             Some(_) => {
                 let per = self.number("per_category", 50).unwrap_or(50).max(1);
                 let batches = self.number("batches", 1).unwrap_or(1).max(1);
@@ -464,7 +523,15 @@ impl Form {
             }
         };
         let rounds = self.number("rounds", 1).unwrap_or(1).max(1) as u64;
-        let calls = n as u64 * 2 * rounds;
+        let per_sample = if counted.is_some() { 1 } else { 2 * rounds };
+        let calls = n as u64 * per_sample;
+        // Tokens of the calls to make: a task's counted prompts, scaled to what is left;
+        // typical sizes for a dataset.
+        let (tin, tout) = match counted {
+            Some((all, i, o)) if all > 0 => (i * n as u64 / all, o * n as u64 / all),
+            Some(_) => (0, 0),
+            None => (calls * TYPICAL_INPUT_TOKENS, calls * TYPICAL_OUTPUT_TOKENS),
+        };
         let model = self.get("model");
         let name = model.split_once(':').map_or(model, |(_, m)| m);
         let max_out = match self.get("max_tokens") {
@@ -480,10 +547,7 @@ impl Form {
                 prices.cost(name, i, o)
             }
         };
-        let cost = match (
-            price(calls * TYPICAL_INPUT_TOKENS, calls * TYPICAL_OUTPUT_TOKENS),
-            price(calls * TYPICAL_INPUT_TOKENS, calls * max_out),
-        ) {
+        let cost = match (price(tin, tout), price(tin, calls * max_out)) {
             _ if model == "perturb" => "offline, free".to_string(),
             (Some(c), Some(hi)) if batch => {
                 format!("≈ ${c:.2} at batch price (at most ${hi:.2})")
@@ -491,7 +555,13 @@ impl Form {
             (Some(c), Some(hi)) => format!("≈ ${c:.2} (at most ${hi:.2})"),
             _ => "unpriced model".to_string(),
         };
-        format!("{head} × {} calls = {calls} calls · {cost}", 2 * rounds)
+        match (task, counted) {
+            (Some(t), Some(_)) => format!(
+                "{}: {head} × 1 call = {calls} calls · ≈ {tin} tokens in, {tout} out (its prompts) · {cost}",
+                t.name()
+            ),
+            _ => format!("{head} × {per_sample} calls = {calls} calls · {cost}"),
+        }
     }
 }
 

@@ -32,9 +32,14 @@ pub enum FormError {
     /// Retrying errors needs an existing run.
     #[error("retry errors: only for a run that exists (its output directory holds run.json)")]
     RetryWithoutRun,
-    /// Neither a generator kind nor a file.
-    #[error("dataset: give a kind (ksat, pl, fol, fol-english, regex) or a file")]
+    /// Neither a generator kind nor a file nor a reference task.
+    #[error(
+        "dataset: give a kind (ksat, pl, fol, fol-english, regex) or a file, or a reference task"
+    )]
     NoDataset,
+    /// Both a dataset and a reference task.
+    #[error("dataset and reference task: a run is one or the other (empty one of them)")]
+    DatasetAndTask,
     /// The CLI's parser refused the settings (its first line).
     #[error("{0}")]
     Invalid(String),

@@ -7,6 +7,7 @@ pub mod data;
 pub mod export;
 pub mod form;
 pub(crate) mod form_scale;
+pub(crate) mod form_task;
 pub mod keymap;
 pub mod keys;
 pub mod labels;

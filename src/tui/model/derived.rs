@@ -198,16 +198,18 @@ fn update_chart(m: &Model, c: &mut ChartCache) {
             continue;
         }
         let agg = &mut c.runs[ri];
+        // A task run's buckets count by its task's rule, as its report does.
+        let task = run.manifest.as_ref().and_then(crate::run::task::scoring_of);
         for i in from..run.rows.len() {
             let r = &run.rows[i];
             let Some(b) = m.category(ri as u32, i as u32) else {
                 continue;
             };
-            agg.buckets.entry(b).or_default().add_kind(r.kind());
+            agg.buckets.entry(b).or_default().add_scored(r.kind(), task);
             agg.cells
                 .entry((b, r.batch))
                 .or_default()
-                .add_kind(r.kind());
+                .add_scored(r.kind(), task);
         }
         c.done[ri] = run.rows.len();
     }
@@ -319,9 +321,16 @@ impl Model {
         let counts = m.get(&b).cloned().unwrap_or_default();
         let ri = self.runs.iter().position(|r| r.name() == *name)?;
         let mut batches: BTreeMap<u16, Bucket> = BTreeMap::new();
+        let task = self.runs[ri]
+            .manifest
+            .as_ref()
+            .and_then(crate::run::task::scoring_of);
         for (i, r) in self.runs[ri].rows.iter().enumerate() {
             if self.category(ri as u32, i as u32) == Some(b) {
-                batches.entry(r.batch).or_default().add_kind(r.kind());
+                batches
+                    .entry(r.batch)
+                    .or_default()
+                    .add_scored(r.kind(), task);
             }
         }
         let spread = (batches.len() > 1).then(|| {
@@ -424,8 +433,9 @@ impl Model {
         let run = self.runs.get(ri)?;
         let mut counts = crate::report::Counts::default();
         let mut kinds = [0usize; FailureKind::ALL.len()];
+        let task = run.manifest.as_ref().and_then(crate::run::task::scoring_of);
         for r in &run.rows {
-            counts.add_kind(r.verdict);
+            counts.add_scored(r.verdict, task);
             for (i, k) in kinds.iter_mut().enumerate() {
                 *k += usize::from(r.fails & (1 << i) != 0);
             }
@@ -501,8 +511,10 @@ impl Model {
 /// its rows in memory.
 fn run_report(run: &RunIndex) -> crate::report::RunReport {
     let mut total = crate::report::Counts::default();
+    // A task run counts by its task's rule, as `report` and `leaderboard` do.
+    let task = run.manifest.as_ref().and_then(crate::run::task::scoring_of);
     for r in &run.rows {
-        total.add_kind(r.verdict);
+        total.add_scored(r.verdict, task);
     }
     let by_id: std::collections::HashMap<&str, VerdictKind> =
         run.rows.iter().map(|r| (&*r.id, r.verdict)).collect();

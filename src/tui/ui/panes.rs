@@ -583,7 +583,9 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                     }
                 }
                 let glyph = value(&agg).map_or(' ', bar);
-                let glyph = if glyph == ' ' && agg.n > 0 {
+                // `_` marks samples scoring zero; folio-i's have no A3 at all (blank).
+                let no_a3 = *tag == "A3" && agg.scored() == 0;
+                let glyph = if glyph == ' ' && agg.n > 0 && !no_a3 {
                     '_'
                 } else {
                     glyph

@@ -90,8 +90,12 @@ pub(crate) fn lines(
         out.push(Line::from(vec![
             head("scores", t),
             Span::raw(format!(
-                "BLEU {:.3} · ROUGE-L {:.3} · METEOR {:.3}",
-                s.bleu, s.rouge_l, s.meteor
+                "BLEU {:.3} · ROUGE-L {:.3} · METEOR {:.3} · BERTScore-MiniLM {}",
+                s.bleu,
+                s.rouge_l,
+                s.meteor,
+                s.bertscore_minilm
+                    .map_or_else(|| "not computed".to_string(), |b| format!("{b:.3}"))
             )),
         ]));
     }

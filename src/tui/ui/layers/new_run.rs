@@ -47,11 +47,12 @@ pub fn new_run(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             sel_lines = first..lines.len();
         }
     }
+    let hint = format!(
+        "dataset: ksat, pl, fol, fol-english, regex or a file · or, with the dataset empty, a reference task: {} · model: perturb, openai:<m>, anthropic:<m> · empty temperature, max tokens, reasoning: the model's profile decides · relative paths: from the shell's directory",
+        crate::tui::form_task::names()
+    );
     lines.extend(crate::tui::ui::text::hard_wrap(
-        &[Span::styled(
-            "dataset: ksat, pl, fol, fol-english, regex or a file · model: perturb, openai:<m>, anthropic:<m> · empty temperature, max tokens, reasoning: the model's profile decides · relative paths: from the shell's directory",
-            Style::default().fg(t.muted),
-        )],
+        &[Span::styled(hint, Style::default().fg(t.muted))],
         inner,
     ));
     // What starting costs and the command stay at the bottom, below the fields that

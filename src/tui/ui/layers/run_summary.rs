@@ -47,7 +47,7 @@ pub fn run_summary(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         ci(s.ci.a2),
         s.counts.answered,
         ci(s.ci.a3),
-        s.counts.n
+        s.counts.scored()
     )));
     if let Some(lb) = &s.leaderboard {
         lines.push(Line::from(""));
