@@ -340,7 +340,16 @@ struct Probe {
 pub(crate) struct RegexScreen {
     probes: Vec<Probe>,
     target: Vec<bool>,
+    /// Matching steps spent on candidates so far (see [`WORK`]).
+    work: std::cell::Cell<u64>,
 }
+
+/// Matching steps (subexpressions matched against a probe) one search may spend on
+/// candidates: nested repetition (`((((0*1)*0)*1)*0)*`) costs the probe's length to
+/// the power of its depth, seconds for one pair. A count, not a time, so a pair gets
+/// the same explanation on any machine; past it no candidate passes and the structural
+/// diff stands, unproved.
+const WORK: u64 = 10_000_000;
 
 impl RegexScreen {
     /// Every string up to a length over the alphabet, then random longer ones; those
@@ -395,31 +404,44 @@ impl RegexScreen {
         let (mut first, rest): (Checked, Checked) = probes
             .into_iter()
             .map(|p| {
-                let t = accepts(b, &p);
+                let t = accepts(b, &p, &mut 0);
                 (p, t)
             })
-            .partition(|(p, t)| accepts(a, p) != *t);
+            .partition(|(p, t)| accepts(a, p, &mut 0) != *t);
         first.extend(rest);
         let (probes, target) = first.into_iter().unzip();
-        RegexScreen { probes, target }
+        RegexScreen {
+            probes,
+            target,
+            work: std::cell::Cell::new(0),
+        }
     }
 
     /// Whether `r` accepts exactly the probes φ₁ accepts.
+    /// Always false once the search has spent its [`WORK`].
     pub fn agrees(&self, r: &Regex) -> bool {
-        self.probes
+        if self.work.get() > WORK {
+            return false;
+        }
+        let mut work = 0;
+        let ok = self
+            .probes
             .iter()
             .zip(&self.target)
-            .all(|(p, t)| accepts(r, p) == *t)
+            .all(|(p, t)| accepts(r, p, &mut work) == *t);
+        self.work.set(self.work.get() + work);
+        ok
     }
 }
 
 /// Whether `r` matches the whole probe string.
-fn accepts(r: &Regex, p: &Probe) -> bool {
-    ends(r, p, 1) >> p.len & 1 == 1
+fn accepts(r: &Regex, p: &Probe, work: &mut u64) -> bool {
+    ends(r, p, 1, work) >> p.len & 1 == 1
 }
 
 /// The positions reachable by matching `r` from any position in `from`.
-fn ends(r: &Regex, p: &Probe, from: u64) -> u64 {
+fn ends(r: &Regex, p: &Probe, from: u64, work: &mut u64) -> u64 {
+    *work += 1;
     match r {
         Regex::Epsilon => from,
         Regex::Sym(c) => {
@@ -428,25 +450,28 @@ fn ends(r: &Regex, p: &Probe, from: u64) -> u64 {
         }
         Regex::Concat(xs) => xs
             .iter()
-            .fold(from, |s, x| if s == 0 { 0 } else { ends(x, p, s) }),
-        Regex::Alt(xs) => xs.iter().fold(0, |s, x| s | ends(x, p, from)),
-        Regex::Star(x) => closure(x, p, from),
-        Regex::Plus(x) => closure(x, p, ends(x, p, from)),
-        Regex::Opt(x) => from | ends(x, p, from),
+            .fold(from, |s, x| if s == 0 { 0 } else { ends(x, p, s, work) }),
+        Regex::Alt(xs) => xs.iter().fold(0, |s, x| s | ends(x, p, from, work)),
+        Regex::Star(x) => closure(x, p, from, work),
+        Regex::Plus(x) => {
+            let s = ends(x, p, from, work);
+            closure(x, p, s, work)
+        }
+        Regex::Opt(x) => from | ends(x, p, from, work),
         Regex::Repeat(x, n, m) => {
             let mut s = from;
             for _ in 0..*n {
                 if s == 0 {
                     return 0;
                 }
-                s = ends(x, p, s);
+                s = ends(x, p, s, work);
             }
             match m {
-                None => closure(x, p, s),
+                None => closure(x, p, s, work),
                 Some(m) => {
                     let mut acc = s;
                     for _ in *n..*m {
-                        let t = ends(x, p, s);
+                        let t = ends(x, p, s, work);
                         if t == s || t == 0 {
                             acc |= t;
                             break;
@@ -462,10 +487,10 @@ fn ends(r: &Regex, p: &Probe, from: u64) -> u64 {
 }
 
 /// The positions reachable from `from` by matching `x` any number of times.
-fn closure(x: &Regex, p: &Probe, from: u64) -> u64 {
+fn closure(x: &Regex, p: &Probe, from: u64, work: &mut u64) -> u64 {
     let mut s = from;
     loop {
-        let t = s | ends(x, p, s);
+        let t = s | ends(x, p, s, work);
         if t == s {
             return s;
         }
@@ -530,7 +555,7 @@ mod tests {
                     })
                     .collect();
                 let want = dfa.accepts(&w);
-                assert_eq!(accepts(&r, &probe(&w)), want, "{t} on {w:?}");
+                assert_eq!(accepts(&r, &probe(&w), &mut 0), want, "{t} on {w:?}");
                 accepted += usize::from(want);
             }
         }
