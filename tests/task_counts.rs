@@ -154,6 +154,35 @@ fn a2_is_a_usable_answer_and_leaderboard_report_and_viewer_agree() {
     );
     let table = ok(&bin().arg("leaderboard").arg(&runs).output().unwrap());
 
+    // The flat export counts each sample as the leaderboard does: `compliant` true
+    // exactly for the usable answers, no `passed` for folio-i (scored by text).
+    let flat = tmp.path().join("flat");
+    ok(&bin()
+        .args(["export", "--format", "jsonl-flat", "--out"])
+        .arg(&flat)
+        .arg(runs.join("fol"))
+        .arg(runs.join("inf"))
+        .output()
+        .unwrap());
+    let rows = |name: &str| -> Vec<Value> {
+        std::fs::read_to_string(flat.join(format!("{name}.jsonl")))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let fol_rows = rows("fol");
+    let count = |rows: &[Value], k: &str| rows.iter().filter(|r| r[k] == true).count();
+    assert_eq!(fol_rows.len(), 12);
+    assert_eq!(count(&fol_rows, "compliant"), answered, "{fol_rows:?}");
+    assert_eq!(count(&fol_rows, "passed"), right);
+    let inf_rows = rows("inf");
+    assert_eq!(count(&inf_rows, "compliant"), texts, "{inf_rows:?}");
+    assert!(
+        inf_rows.iter().all(|r| r["passed"].is_null()),
+        "{inf_rows:?}"
+    );
+
     // The viewer's `i`: the run's A2 and A3, and the leaderboard's figures.
     screens::isolate();
     let (mut app, _) = autoeval::tui::build_app(&autoeval::tui::ViewOptions {

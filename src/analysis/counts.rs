@@ -40,6 +40,19 @@ pub enum TaskScoring {
     Text,
 }
 
+/// Whether a reference task's sample with final verdict `k` is compliant (A2) under
+/// `how`: the one rule [`Counts::add_task_kind`] and the per-sample exports share.
+pub fn task_compliant(k: VerdictKind, how: TaskScoring) -> bool {
+    match how {
+        TaskScoring::Answer => matches!(k, VerdictKind::Equivalent | VerdictKind::NotEquivalent),
+        TaskScoring::Formula => k.answered() && k != VerdictKind::Unparseable,
+        TaskScoring::Text => !matches!(
+            k,
+            VerdictKind::Unparseable | VerdictKind::Copied | VerdictKind::ModelError
+        ),
+    }
+}
+
 impl Counts {
     /// Counts one sample by its final verdict: the one definition of A2 and A3, used by
     /// `report`, the viewer's chart and every export.
@@ -63,13 +76,7 @@ impl Counts {
         let answered = how == TaskScoring::Text || k.answered();
         self.n += 1;
         self.answered += usize::from(answered);
-        self.compliant += usize::from(match how {
-            TaskScoring::Answer => {
-                matches!(k, VerdictKind::Equivalent | VerdictKind::NotEquivalent)
-            }
-            TaskScoring::Formula => answered && k != VerdictKind::Unparseable,
-            TaskScoring::Text => !matches!(k, VerdictKind::Unparseable | VerdictKind::Copied),
-        });
+        self.compliant += usize::from(task_compliant(k, how));
         self.accurate += usize::from(k.is_pass());
         self.copied += usize::from(k == VerdictKind::Copied);
         self.unscored += usize::from(how == TaskScoring::Text);

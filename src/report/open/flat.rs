@@ -139,6 +139,8 @@ pub(crate) struct RunRows {
     judge: HashMap<String, (String, JudgeAnswer)>,
     /// Judge records skipped.
     pub warnings: Vec<String>,
+    /// How a reference task's samples count (None: a dataset run).
+    task: Option<crate::analysis::counts::TaskScoring>,
 }
 
 impl RunRows {
@@ -157,6 +159,7 @@ impl RunRows {
         }
         Ok(RunRows {
             labels: labels_by_sample(dir),
+            task: crate::run::task::scoring_of(&m),
             m,
             judge,
             warnings: j.warnings,
@@ -224,12 +227,20 @@ impl RunRows {
             opt_str(first.and_then(|r| r.psi.as_ref())),
             opt_str(last.and_then(|r| r.phi1.as_ref())),
             str(s.verdict.name()),
-            Cell::Bool(kind.is_pass()),
-            // A2 is over answered samples only: missing for copies and model errors.
-            if kind.answered() {
-                Cell::Bool(kind.compliant())
-            } else {
+            // folio-i is scored by text metrics: it has no pass (A3).
+            if self.task == Some(crate::analysis::counts::TaskScoring::Text) {
                 Cell::Null
+            } else {
+                Cell::Bool(kind.is_pass())
+            },
+            // A2 is over answered samples only: missing for copies and model errors.
+            // A reference task's sample counts by its task's rule (a reply without a
+            // marked answer is not compliant), as `report` and `leaderboard` count it.
+            match self.task {
+                _ if kind == crate::verify::VerdictKind::ModelError => Cell::Null,
+                Some(how) => Cell::Bool(crate::analysis::counts::task_compliant(kind, how)),
+                None if kind.answered() => Cell::Bool(kind.compliant()),
+                None => Cell::Null,
             },
             str(&verdict_detail(&s.verdict)),
             countermodel,
@@ -323,7 +334,9 @@ pub fn dataset_card(data_files: &str) -> String {
         "Written by `autoeval export`. Every file has the columns below with these types \
          (null where a sample has no value); `kinds` and `labels` are lists of ids, \
          `countermodel` is a JSON string, `compliant` (A2) is null for samples whose \
-         autoformalization was never answered (copies, model errors), `judge_agrees` is \
+         autoformalization was never answered (copies, model errors) and follows the \
+         task's rule for reference tasks (`report` and `leaderboard` count alike), \
+         `judge_agrees` is \
          null without a judge answer. Group by `run`, or by `model`, `dataset`, `shots` and \
          `prompt_hash` together: runs that differ in prompts are not comparable.\n\n\
          | column | type |\n|---|---|\n",
