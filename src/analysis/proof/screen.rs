@@ -54,6 +54,12 @@ pub(crate) struct Arena {
     parent: Vec<usize>,
     kids: Vec<[usize; 2]>,
     ops: Vec<Option<BinOp>>,
+    /// Per node, the whole formula's table were the node true on every row (`on`)
+    /// or false on every row (`off`): the formula is a tree, so with the node's
+    /// value `v` it is `(v & on) | (!v & off)`, and an edit there is checked without
+    /// walking up to the root.
+    on: Vec<Vec<u64>>,
+    off: Vec<Vec<u64>>,
 }
 
 fn combine(op: BinOp, a: &mut [u64], b: &[u64]) {
@@ -218,9 +224,59 @@ impl PlScreen {
             parent: Vec::new(),
             kids: Vec::new(),
             ops: Vec::new(),
+            on: Vec::new(),
+            off: Vec::new(),
         };
         go(self, f, usize::MAX, &mut ar)?;
+        self.contexts(&mut ar);
         Some(ar)
+    }
+
+    /// Fills `on` and `off` top-down (a parent comes before its children in pre-order).
+    fn contexts(&self, ar: &mut Arena) {
+        let n = ar.tables.len();
+        let ones = vec![u64::MAX; self.words];
+        ar.on = Vec::with_capacity(n);
+        ar.off = Vec::with_capacity(n);
+        for i in 0..n {
+            let p = ar.parent[i];
+            if p == usize::MAX {
+                ar.on.push(ones.clone());
+                ar.off.push(vec![0; self.words]);
+                continue;
+            }
+            let (on, off) = match ar.ops[p] {
+                // The parent is a negation: its value is the child's, flipped.
+                None => (ar.off[p].clone(), ar.on[p].clone()),
+                Some(op) => {
+                    let [a, b] = ar.kids[p];
+                    let left = a == i;
+                    let sib = &ar.tables[if left { b } else { a }];
+                    let through = |v: u64, w: usize| {
+                        // The parent's value with this child's at `v` on word `w`.
+                        let pv = if left {
+                            op1(op, v, sib[w])
+                        } else {
+                            op1(op, sib[w], v)
+                        };
+                        (pv & ar.on[p][w]) | (!pv & ar.off[p][w])
+                    };
+                    (0..self.words)
+                        .map(|w| (through(u64::MAX, w), through(0, w)))
+                        .unzip()
+                }
+            };
+            ar.on.push(on);
+            ar.off.push(off);
+        }
+    }
+
+    /// Whether node `at` taking the value `v` on word `w` gives φ₁'s rows there
+    /// (under `mask`).
+    fn fits(&self, ar: &Arena, at: usize, v: u64, w: usize, mask: u64) -> bool {
+        let t = self.target[w];
+        let bad = (v & (ar.on[at][w] ^ t)) | (!v & (ar.off[at][w] ^ t));
+        bad & mask == 0
     }
 
     /// Whether the edit of the arena's formula agrees with φ₁: the edited node's new
@@ -229,10 +285,20 @@ impl PlScreen {
     pub fn edit_agrees(&self, ar: &Arena, e: &Edit) -> bool {
         let mask = if self.words == 1 { self.last } else { u64::MAX };
         match self.first_word(ar, e) {
-            Some(w) if (w ^ self.target[0]) & mask == 0 => {}
+            Some(v) if self.fits(ar, e.at, v, 0, mask) => {}
             _ => return false,
         }
-        self.words == 1 || self.edited(ar, e).is_some_and(|t| self.same(&t))
+        if self.words == 1 {
+            return true;
+        }
+        let Some(v) = self.edited(ar, e) else {
+            return false;
+        };
+        let n = self.words;
+        (1..n).all(|w| {
+            let m = if w == n - 1 { self.last } else { u64::MAX };
+            self.fits(ar, e.at, v[w], w, m)
+        })
     }
 
     /// [`Self::edited`] on the first word of every table only.
@@ -240,7 +306,7 @@ impl PlScreen {
         let at = e.at;
         let t = |i: usize| ar.tables.get(i).map(|v| v[0]);
         let [k0, k1] = *ar.kids.get(at)?;
-        let mut cur = match &e.op {
+        Some(match &e.op {
             Op::Negate | Op::FlipBool => !t(at)?,
             Op::Unnegate => t(k0)?,
             Op::Connective(o) => op1(*o, t(k0)?, t(k1)?),
@@ -284,33 +350,15 @@ impl PlScreen {
             Op::Add(o, i) => op1(*o, t(at)?, self.operands.get(*i)?.as_ref()?[0]),
             Op::RenameProp(i) => self.props.get(*i)?.as_ref()?[0],
             _ => return None,
-        };
-        let mut node = at;
-        while let Some(&p) = ar.parent.get(node) {
-            if p == usize::MAX {
-                break;
-            }
-            cur = match ar.ops[p] {
-                None => !cur,
-                Some(op) => {
-                    let [a, b] = ar.kids[p];
-                    if a == node {
-                        op1(op, cur, ar.tables[b][0])
-                    } else {
-                        op1(op, ar.tables[a][0], cur)
-                    }
-                }
-            };
-            node = p;
-        }
-        Some(cur)
+        })
     }
 
+    /// The edited node's new table, from its children's.
     fn edited(&self, ar: &Arena, e: &Edit) -> Option<Vec<u64>> {
         let at = e.at;
         let t = |i: usize| ar.tables.get(i);
         let [k0, k1] = *ar.kids.get(at)?;
-        let mut cur = match &e.op {
+        Some(match &e.op {
             Op::Negate => {
                 let mut x = t(at)?.clone();
                 not(&mut x);
@@ -402,27 +450,61 @@ impl PlScreen {
             }
             Op::RenameProp(i) => self.props.get(*i)?.as_ref()?.clone(),
             _ => return None,
-        };
-        let mut node = at;
-        while let Some(&p) = ar.parent.get(node) {
-            if p == usize::MAX {
-                break;
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::proof::logic::{apply, edits};
+    use crate::syntax::{Expr, SyntaxKind, parse};
+
+    fn pl(t: &str) -> Formula {
+        match parse(t, SyntaxKind::Pl) {
+            Ok(Expr::Logic(f)) => f,
+            other => panic!("{t}: {other:?}"),
+        }
+    }
+
+    /// Every edit of φ₀ (and of edited φ₀s, as the two-edit search sees) is screened
+    /// exactly as the built candidate's whole table would be: one word, several words
+    /// and sampled rows.
+    #[test]
+    fn edit_tables_agree_with_the_built_candidate() {
+        let pairs = [
+            ("(p1 ∧ p2) ∨ ¬(p3 → p1)", "(p1 ∨ p2) ∨ ¬(p3 → p1)"),
+            (
+                "((p1 ↔ p2) ⊕ (p3 ∧ ¬p4)) → (p5 ∨ (p6 ∧ p7)) ∧ ¬p8",
+                "((p1 ↔ p2) ⊕ (p3 ∨ ¬p4)) → (p5 ∨ (¬p6 ∧ p7)) ∧ ¬p8",
+            ),
+            (
+                "(p1 ∧ p2 ∧ p3) ∨ (p4 ∧ p5 ∧ p6) ∨ (p7 ∧ p8 ∧ p9) ∨ (p10 ∧ p11 ∧ p12) ∨ (p13 → p14)",
+                "(p1 ∧ p2 ∧ p3) ∨ (p4 ∧ ¬p5 ∧ p6) ∨ (p7 ∧ p8 ∧ p9) ∨ (p10 ∨ p11 ∧ p12) ∨ (p14 → p13)",
+            ),
+        ];
+        let (mut checked, mut passed) = (0, 0);
+        for (a, b) in pairs {
+            let (a, b) = (pl(a), pl(b));
+            let pool = Pool::new(&a, &b);
+            let s = PlScreen::new(&a, &b, &pool).unwrap();
+            let mut formulas = vec![a.clone(), b.clone()];
+            for e in edits(&a, &pool).iter().step_by(5) {
+                formulas.extend(apply(&a, e, &pool));
             }
-            match ar.ops[p] {
-                None => not(&mut cur),
-                Some(op) => {
-                    let [a, b] = ar.kids[p];
-                    if a == node {
-                        combine(op, &mut cur, &ar.tables[b]);
-                    } else {
-                        let mut x = ar.tables[a].clone();
-                        combine(op, &mut x, &cur);
-                        cur = x;
-                    }
+            for f in &formulas {
+                let ar = s.arena(f).unwrap();
+                for e in edits(f, &pool) {
+                    let slow = apply(f, &e, &pool).is_some_and(|g| s.agrees(&g));
+                    assert_eq!(s.edit_agrees(&ar, &e), slow, "{f:?} {e:?}");
+                    checked += 1;
+                    passed += usize::from(slow);
                 }
             }
-            node = p;
         }
-        Some(cur)
+        assert!(
+            checked > 5_000 && passed > 10,
+            "{checked} edits, {passed} passed"
+        );
     }
 }
