@@ -420,6 +420,25 @@ impl<R: Read> In<R> {
 /// Reads the cache of `dir` if it still describes the start of its `samples.jsonl`.
 /// With `texts`, the rows' texts are left in the cache file, to be read on demand.
 pub fn load(dir: &Path, texts: bool) -> Option<Scan> {
+    load_with(dir, texts, true)
+}
+
+/// The rows of a run for a reader that needs neither texts nor extras (an export):
+/// from the row index when it is current, without holding the extras and text spans
+/// (most of the memory at a million samples); lines appended since are read too but
+/// not saved. Without a usable index, [`load_or_build`] builds one.
+pub(crate) fn load_rows(dir: &Path) -> Scan {
+    match load_with(dir, false, false) {
+        Some(mut scan) => {
+            scan.extend_from(&dir.join(store::SAMPLES), false);
+            scan
+        }
+        None => load_or_build(dir, false),
+    }
+}
+
+/// [`load`], keeping the per-row extras only when `extras` is set.
+fn load_with(dir: &Path, texts: bool, extras_too: bool) -> Option<Scan> {
     let samples = dir.join(store::SAMPLES);
     let now = ident(&samples)?;
     // A FIFO or device under the index's name is ignored (and replaced), never read.
@@ -472,9 +491,11 @@ pub fn load(dir: &Path, texts: bool) -> Option<Scan> {
         return None;
     }
     let mut rows = Vec::with_capacity(nrows as usize);
-    let mut extras = Vec::with_capacity(nrows as usize);
-    let mut row_spans: Vec<TextSpan> = Vec::with_capacity(nrows as usize);
-    for _ in 0..nrows {
+    let mut extras = Vec::with_capacity(if extras_too { nrows as usize } else { 0 });
+    let mut row_spans: Vec<TextSpan> = Vec::with_capacity(if texts { nrows as usize } else { 0 });
+    // The furthest text end, checked against the section once its size is read.
+    let mut text_end = 0u64;
+    for k in 0..nrows {
         let offset = r.u64()?;
         let len = r.u32()?;
         let [verdict, flags, task] = r.bytes::<3>()?;
@@ -516,18 +537,24 @@ pub fn load(dir: &Path, texts: bool) -> Option<Scan> {
             phi0_hash,
             truncated: has(6),
             task: super::task_mark::TaskMark::from_byte(task),
-            text: row_spans.len() as u32,
+            // Row k's text is span k (a cache lists one text per row).
+            text: u32::try_from(k).ok()?,
         });
-        row_spans.push(span);
-        extras.push(Extra {
-            closeness,
-            tokens_in,
-            tokens_out,
-            cost: has(4).then_some(cost),
-            reading_note: has(5),
-            truncated: has(6),
-            reasoning_tokens,
-        });
+        text_end = text_end.max(span.pos.checked_add(u64::from(span.len))?);
+        if texts {
+            row_spans.push(span);
+        }
+        if extras_too {
+            extras.push(Extra {
+                closeness,
+                tokens_in,
+                tokens_out,
+                cost: has(4).then_some(cost),
+                reading_note: has(5),
+                truncated: has(6),
+                reasoning_tokens,
+            });
+        }
     }
     let ntexts = r.u64()?;
     let section = r.u64()?;
@@ -539,11 +566,7 @@ pub fn load(dir: &Path, texts: bool) -> Option<Scan> {
     if ntexts != nrows || r.left.checked_sub(8)? != section || u64::from_le_bytes(last) != sum {
         return None;
     }
-    if row_spans.iter().any(|s| {
-        s.pos
-            .checked_add(u64::from(s.len))
-            .is_none_or(|end| end > section)
-    }) {
+    if text_end > section {
         return None;
     }
     let text_file = if texts {
@@ -696,6 +719,45 @@ mod tests {
             .map(|&i| (i, store.get(i).into_owned()))
             .collect();
         assert_eq!(seen, want);
+    }
+
+    #[test]
+    fn an_exports_rows_are_the_indexed_rows_without_extras_and_follow_appends() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join(store::SAMPLES);
+        let text: String = (0..20)
+            .map(|i| {
+                line(
+                    i,
+                    if i % 3 == 0 {
+                        "not-equivalent"
+                    } else {
+                        "equivalent"
+                    },
+                )
+            })
+            .collect();
+        std::fs::write(&f, &text).unwrap();
+        // No index yet: built (and saved) as any reader would.
+        let dbg = |rows: &[Row]| rows.iter().map(|r| format!("{r:?}")).collect::<Vec<_>>();
+        let light = load_rows(d.path());
+        assert!(path(d.path()).exists());
+        let full = load_or_build(d.path(), false);
+        assert_eq!(dbg(&light.rows), dbg(&full.rows));
+        // From the index: the same rows, kinds included, without the extras.
+        let light = load_rows(d.path());
+        assert_eq!(dbg(&light.rows), dbg(&full.rows));
+        assert!(light.extras.is_empty() && light.text_file.is_none());
+        assert!(light.rows.iter().any(|r| r.fails != 0));
+        // A line appended since the index was written is read too.
+        let mut file = std::fs::OpenOptions::new().append(true).open(&f).unwrap();
+        file.write_all(line(20, "not-equivalent").as_bytes())
+            .unwrap();
+        drop(file);
+        let grown = load_rows(d.path());
+        assert_eq!(grown.rows.len(), 21);
+        assert_eq!(dbg(&grown.rows[..20]), dbg(&full.rows));
+        assert_eq!(&*grown.rows[20].id, "20");
     }
 
     #[test]

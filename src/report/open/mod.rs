@@ -65,7 +65,7 @@ fn scan_samples(
     let path = dir.join(SAMPLES);
     crate::run::store::ensure_regular(&path)?;
     let io = |e: std::io::Error| StoreError::Io(path.display().to_string(), e);
-    let scan = crate::run::index::load_or_build(dir, false);
+    let scan = crate::run::index::load_rows(dir);
     let mut picks: Vec<(u64, u32, u32)> = crate::run::rows::latest_per_id(&scan.rows)
         .into_iter()
         .map(|i| &scan.rows[i])
@@ -73,8 +73,10 @@ fn scan_samples(
         .map(|r| (r.offset, r.len, r.fails))
         .collect();
     picks.sort_unstable();
+    // Everything else the index held (rows, extras, text spans) goes before the
+    // records are read: at a million samples it is most of the export's memory.
     let mut warnings = scan.warnings;
-    drop(scan.rows);
+    drop((scan.rows, scan.extras, scan.texts, scan.text_file));
     let mut file = BufReader::with_capacity(1 << 20, std::fs::File::open(&path).map_err(io)?);
     let (mut pos, mut buf) = (0u64, Vec::new());
     for (off, len, fails) in picks {
