@@ -47,9 +47,13 @@ fn clear_field(app: &mut App) {
     }
 }
 
-/// A server answering every FOLIO question "Uncertain" after some reasoning.
+/// A server answering every FOLIO question "Uncertain" after some reasoning, refusing
+/// what OpenAI's chat completions endpoint refuses.
 fn answers_uncertain() -> Server {
     Server::start(|_, r| {
+        if let Some(refused) = common::providers::openai_chat_rules(r) {
+            return refused;
+        }
         let p = prompt_of(r);
         assert!(
             p.contains("[PREMISES]") && p.contains("[CONCLUSION]"),

@@ -24,3 +24,4 @@ pub mod task;
 pub mod task_estimate;
 pub mod task_mark;
 pub(crate) mod task_sample;
+pub(crate) mod texts;

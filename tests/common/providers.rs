@@ -227,3 +227,42 @@ pub fn bodies(s: &Server) -> Vec<Value> {
         .map(|r| serde_json::from_str(&r.body).unwrap_or_default())
         .collect()
 }
+
+/// What OpenAI's chat completions endpoint refuses of any request: another path or
+/// method (404), a body that is not JSON, no `model`, or no non-empty `messages` of
+/// `{role, content}` (400, with OpenAI's error bodies).
+pub fn openai_chat_rules(r: &Request) -> Option<Reply> {
+    if r.method != "POST" || !r.path.ends_with("/chat/completions") {
+        return Some(Reply::json(
+            404,
+            json!({"error": {"message": format!("Invalid URL ({} {})", r.method, r.path), "type": "invalid_request_error", "param": null, "code": null}}).to_string(),
+        ));
+    }
+    let Ok(body) = serde_json::from_str::<Value>(&r.body) else {
+        return Some(openai_error(
+            "",
+            "We could not parse the JSON body of your request.",
+            "invalid_json",
+        ));
+    };
+    if !body["model"].is_string() {
+        return Some(openai_error(
+            "model",
+            "you must provide a model parameter",
+            "missing_required_parameter",
+        ));
+    }
+    let ok = body["messages"].as_array().is_some_and(|m| {
+        !m.is_empty()
+            && m.iter()
+                .all(|x| x["role"].is_string() && x["content"].is_string())
+    });
+    if !ok {
+        return Some(openai_error(
+            "messages",
+            "Invalid 'messages': expected a non-empty array of messages with role and content.",
+            "invalid_value",
+        ));
+    }
+    None
+}

@@ -336,6 +336,28 @@ struct Probe {
     masks: Vec<(char, u64)>,
 }
 
+impl Probe {
+    /// The probe for string `w` over the alphabet `syms`: per symbol, the positions
+    /// holding it as bits.
+    fn new(w: &[char], syms: &[char]) -> Probe {
+        let masks = syms
+            .iter()
+            .map(|c| {
+                let m = w
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, d)| *d == c)
+                    .fold(0u64, |m, (i, _)| m | (1 << i));
+                (*c, m)
+            })
+            .collect();
+        Probe {
+            len: w.len(),
+            masks,
+        }
+    }
+}
+
 /// Regex screen: φ₁'s acceptance of each probe string.
 pub(crate) struct RegexScreen {
     probes: Vec<Probe>,
@@ -383,23 +405,7 @@ impl RegexScreen {
                 words.push((0..len).map(|_| syms[rng.below(syms.len())]).collect());
             }
         }
-        let probes: Vec<Probe> = words
-            .iter()
-            .map(|w| Probe {
-                len: w.len(),
-                masks: syms
-                    .iter()
-                    .map(|c| {
-                        let m = w
-                            .iter()
-                            .enumerate()
-                            .filter(|(_, d)| *d == c)
-                            .fold(0u64, |m, (i, _)| m | (1 << i));
-                        (*c, m)
-                    })
-                    .collect(),
-            })
-            .collect();
+        let probes: Vec<Probe> = words.iter().map(|w| Probe::new(w, syms)).collect();
         type Checked = Vec<(Probe, bool)>;
         let (mut first, rest): (Checked, Checked) = probes
             .into_iter()
@@ -505,24 +511,10 @@ mod tests {
     use crate::verify::automata::Dfa;
 
     fn probe(w: &str) -> Probe {
-        let chars: Vec<char> = w.chars().collect();
-        Probe {
-            len: chars.len(),
-            masks: ['0', '1']
-                .iter()
-                .map(|c| {
-                    let m = chars
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, d)| *d == c)
-                        .fold(0u64, |m, (i, _)| m | (1 << i));
-                    (*c, m)
-                })
-                .collect(),
-        }
+        Probe::new(&w.chars().collect::<Vec<_>>(), &['0', '1'])
     }
 
-    /// The probe matcher (nested stars through the kept closures) accepts exactly the
+    /// The probe matcher (nested stars included) accepts exactly the
     /// strings the verifier's automaton does.
     #[test]
     fn nested_repetition_matches_as_the_automaton_does() {
