@@ -18,6 +18,8 @@ pub const FILE: &str = "responses.sqlite3";
 const MAX_TEXT: usize = 1 << 20;
 /// How long a writer waits for another process's write lock.
 const BUSY_WAIT: Duration = Duration::from_secs(2);
+/// How long opening keeps retrying while another process creates the database.
+const OPEN_WAIT: Duration = Duration::from_secs(10);
 /// A hit refreshes `last_used` at most this often (seconds), so hits stay reads.
 const TOUCH_EVERY: i64 = 3600;
 
@@ -184,9 +186,30 @@ impl ResponseCache {
     pub fn open(dir: &Path) -> Result<ResponseCache, CacheError> {
         std::fs::create_dir_all(dir).map_err(|e| CacheError::Dir(dir.display().to_string(), e))?;
         let path = dir.join(FILE);
+        refuse_non_regular(&path)?;
+        // Two processes creating the database at once: switching to WAL and creating the
+        // schema can answer "busy" without waiting (SQLite's deadlock guard), so the whole
+        // opening is tried again until the other process is done.
+        let deadline = std::time::Instant::now() + OPEN_WAIT;
+        let mut pause = Duration::from_millis(5);
+        loop {
+            match Self::open_conn(&path) {
+                Err(CacheError::Db(_, e))
+                    if is_busy(&e) && std::time::Instant::now() + pause < deadline =>
+                {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(200));
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// One attempt at opening the database at `path` and checking its schema.
+    fn open_conn(path: &Path) -> Result<ResponseCache, CacheError> {
+        let path = path.to_path_buf();
         let shown = path.display().to_string();
         let db = |e| CacheError::Db(shown.clone(), e);
-        refuse_non_regular(&path)?;
         let conn = Connection::open(&path).map_err(db)?;
         conn.busy_timeout(BUSY_WAIT).map_err(db)?;
         // WAL: readers never wait for a writer, and several processes can share the file.
@@ -556,145 +579,5 @@ pub(crate) fn remove_all(dir: &Path) -> std::io::Result<u64> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn info(base: &str) -> ModelInfo {
-        ModelInfo {
-            provider: "openai".into(),
-            name: "m".into(),
-            base_url: Some(base.into()),
-            api_key_env: Some("K".into()),
-            synthetic: false,
-        }
-    }
-
-    fn req(p: &str, t: f64) -> ChatRequest {
-        ChatRequest::plain(p, t, 64)
-    }
-
-    #[test]
-    fn key_depends_on_everything_that_shapes_the_answer_and_nothing_secret() {
-        let a = key(&info("http://h/v1"), &req("p", 0.0));
-        assert_eq!(a, key(&info("http://h/v1/"), &req("p", 0.0)));
-        assert_eq!(a, key(&info("http://u:pw@h/v1?k=1"), &req("p", 0.0)));
-        assert_ne!(a, key(&info("http://g/v1"), &req("p", 0.0)));
-        assert_ne!(a, key(&info("http://h/v1"), &req("p ", 0.0)));
-        assert_ne!(a, key(&info("http://h/v1"), &req("p", 0.1)));
-        assert_ne!(
-            a,
-            key(&info("http://h/v1"), &ChatRequest::plain("p", 0.0, 65))
-        );
-        let mut p = crate::llm::profile::RequestParams::plain(0.0, 64);
-        p.effort = Some("low".into());
-        let effort = ChatRequest::new("p".into(), std::sync::Arc::new(p.clone()));
-        assert_ne!(a, key(&info("http://h/v1"), &effort));
-        p.effort = None;
-        p.thinking = Some(crate::llm::profile::OnOff::On);
-        let thinking = ChatRequest::new("p".into(), std::sync::Arc::new(p.clone()));
-        assert_ne!(a, key(&info("http://h/v1"), &thinking));
-        p.thinking = None;
-        p.extra_body = crate::llm::profile::parse_extra_body(r#"{"top_k": 2}"#).ok();
-        let extra = ChatRequest::new("p".into(), std::sync::Arc::new(p));
-        assert_ne!(a, key(&info("http://h/v1"), &extra));
-        let mut i = info("http://h/v1");
-        i.provider = "anthropic".into();
-        assert_ne!(a, key(&i, &req("p", 0.0)));
-        assert_eq!(
-            public_base("https://u:secret@h:8/v1?api-key=s"),
-            "https://h:8/v1"
-        );
-    }
-
-    #[test]
-    fn reasoning_is_kept_and_an_older_database_still_hits() {
-        let dir = tempfile::tempdir().unwrap();
-        let i = info("http://h/v1");
-        let k = key(&i, &req("p", 0.0));
-        let plain = Completion {
-            text: "p1 ∧ p2".into(),
-            input_tokens: 9,
-            output_tokens: 40,
-            finish_reason: Some("stop".into()),
-            ..Completion::default()
-        };
-        {
-            // A database as the version before reasoning wrote it, with one entry.
-            let conn = rusqlite::Connection::open(dir.path().join(FILE)).unwrap();
-            conn.execute_batch(
-                "CREATE TABLE responses (key TEXT PRIMARY KEY, provider TEXT NOT NULL,
-                 base_url TEXT NOT NULL, model TEXT NOT NULL, text TEXT NOT NULL,
-                 input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
-                 finish_reason TEXT, created INTEGER NOT NULL, last_used INTEGER NOT NULL,
-                 sum TEXT);",
-            )
-            .unwrap();
-            conn.execute(
-                "INSERT INTO responses VALUES (?1, 'openai', 'http://h/v1', 'm', ?2, 9, 40, 'stop', 1, 1, ?3)",
-                params![k, plain.text, entry_sum(&k, &plain)],
-            )
-            .unwrap();
-        }
-        let c = ResponseCache::open(dir.path()).unwrap();
-        assert_eq!(c.get(&k), Some(plain), "an old entry checks out");
-        let k2 = key(&i, &req("q", 0.0));
-        let thought = Completion {
-            text: "p3".into(),
-            input_tokens: 9,
-            output_tokens: 400,
-            finish_reason: Some("stop".into()),
-            reasoning: Some("first draft: ¬p3 — no, p3".into()),
-            reasoning_tokens: Some(360),
-            reasoning_redacted: true,
-            truncated: false,
-        };
-        c.put(&k2, &i, &thought);
-        assert_eq!(c.get(&k2), Some(thought.clone()), "reasoning comes back");
-        // Changing the stored reasoning fails the checksum: a miss, warned.
-        let conn = rusqlite::Connection::open(dir.path().join(FILE)).unwrap();
-        conn.execute(
-            "UPDATE responses SET reasoning = 'edited' WHERE key = ?1",
-            params![k2],
-        )
-        .unwrap();
-        assert_eq!(c.get(&k2), None);
-        assert_eq!(c.take_warnings().len(), 1);
-    }
-
-    #[test]
-    fn store_hit_stats_and_prune() {
-        let dir = tempfile::tempdir().unwrap();
-        let c = ResponseCache::open(dir.path()).unwrap();
-        let i = info("http://h/v1");
-        let k = key(&i, &req("p", 0.0));
-        assert_eq!(c.get(&k), None);
-        let ans = Completion {
-            text: "answer".into(),
-            input_tokens: 10,
-            output_tokens: 3,
-            finish_reason: Some("stop".into()),
-            ..Completion::default()
-        };
-        c.put(&k, &i, &ans);
-        assert_eq!(c.get(&k), Some(ans.clone()));
-        // A second handle (another process's view) sees it too.
-        let c2 = ResponseCache::open(dir.path()).unwrap();
-        assert_eq!(c2.get(&k), Some(ans));
-        let s = c2.stats().unwrap();
-        assert_eq!(s.entries, 1);
-        assert_eq!(s.by_model, vec![("openai:m".to_string(), 1)]);
-        assert_eq!(c2.prune(None, Some(0)).unwrap(), 1);
-        assert_eq!(c.get(&k), None);
-        assert!(c.take_warnings().is_empty());
-    }
-
-    #[test]
-    fn garbage_file_fails_to_open_with_a_hint() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join(FILE), vec![7u8; 5000]).unwrap();
-        let e = ResponseCache::open_or_warn(Some(dir.path())).unwrap_err();
-        assert!(e.contains("running without the response cache"), "{e}");
-        assert!(remove_all(dir.path()).unwrap() >= 5000);
-        assert!(ResponseCache::open(dir.path()).is_ok());
-    }
-}
+#[path = "cache_tests.rs"]
+mod tests;
