@@ -735,12 +735,7 @@ fn fill_form(app: &mut autoeval::tui::app::App, base: &str, out: &Path) {
 }
 
 fn viewer_batch_run(base: &str, folder: &Path, out: &Path) -> autoeval::tui::app::App {
-    screens::isolate();
-    let (mut app, _) = autoeval::tui::build_app(&autoeval::tui::ViewOptions {
-        paths: vec![folder.to_path_buf()],
-        theme: None,
-        config: Some(std::path::PathBuf::from("/nonexistent/config.toml")),
-    });
+    let (mut app, _) = autoeval::tui::build_app(&screens::options(vec![folder.to_path_buf()]));
     app.press("R").unwrap();
     fill_form(&mut app, base, out);
     let form = app.form_mut().unwrap();

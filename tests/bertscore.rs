@@ -7,6 +7,10 @@
 #![cfg(feature = "bertscore")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[allow(dead_code)]
+#[path = "common/cli.rs"]
+mod cli;
+
 use autoeval::analysis::bertscore_minilm::BertScoreMiniLm;
 use serde_json::Value;
 use std::io::Write;
@@ -31,11 +35,10 @@ fn jsonl(name: &str) -> Vec<Value> {
         .collect()
 }
 
+/// The isolated binary, without a MiniLM directory from the developer's shell.
 fn bin(home: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_autoeval"));
-    c.env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join("cfg"))
-        .env_remove("AUTOEVAL_BERTSCORE_MODEL");
+    let mut c = cli::bin_in(home);
+    c.env_remove("AUTOEVAL_BERTSCORE_MODEL");
     c
 }
 

@@ -4,16 +4,16 @@
 #![cfg(not(feature = "bertscore"))]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::process::Command;
+#[allow(dead_code)]
+#[path = "common/cli.rs"]
+mod cli;
 
 #[test]
 fn bertscore_model_without_the_feature_names_the_rebuild() {
     let home = tempfile::tempdir().unwrap();
     let pairs = home.path().join("pairs.tsv");
     std::fs::write(&pairs, "P(a)\tP(b)\n").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_autoeval"))
-        .env("HOME", home.path())
-        .env("XDG_CONFIG_HOME", home.path().join("cfg"))
+    let out = cli::bin_in(home.path())
         .env_remove("AUTOEVAL_BERTSCORE_MODEL")
         .args(["metrics", "pairs"])
         .arg(&pairs)
@@ -40,10 +40,8 @@ fn run_and_rescore_refuse_bertscore_model_without_the_feature_before_writing() {
         vec!["run", "--task", "folio-i", "--model", "perturb", "--quiet"],
         vec!["rescore", src.to_str().unwrap()],
     ] {
-        let out = Command::new(env!("CARGO_BIN_EXE_autoeval"))
-            .env("HOME", home.path())
-            .env("XDG_CONFIG_HOME", home.path().join("cfg"))
-            .env("XDG_CACHE_HOME", home.path().join("cache"))
+        let out = cli::bin_in(home.path())
+            .env_remove("AUTOEVAL_BERTSCORE_MODEL")
             .args(&args)
             .arg("--out")
             .arg(&out_dir)

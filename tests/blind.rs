@@ -117,9 +117,8 @@ fn a_blind_session_reveals_no_outcome_anywhere() {
     let cfg = tmp.path().join("config.toml");
     std::fs::write(&cfg, "annotator = \"dana\"\n").unwrap();
     let (mut app, theme) = build_app_blind(&ViewOptions {
-        paths: dirs.clone(),
-        theme: None,
         config: Some(cfg),
+        ..screens::options(dirs.clone())
     });
     let export = tmp.path().join("exports");
     app.export_dir = Some(export.clone());

@@ -5,8 +5,8 @@
 mod screens;
 
 use autoeval::tui::app::{App, Pane};
-use autoeval::tui::{ViewOptions, build_app};
-use std::path::{Path, PathBuf};
+use autoeval::tui::build_app;
+use std::path::Path;
 
 /// Three runs of pl-small differing in everything the catalogue shows.
 fn runs() -> tempfile::TempDir {
@@ -74,12 +74,7 @@ fn runs() -> tempfile::TempDir {
 }
 
 fn open(dir: &Path) -> (App, autoeval::tui::theme::Theme) {
-    screens::isolate();
-    build_app(&ViewOptions {
-        paths: vec![dir.to_path_buf()],
-        theme: None,
-        config: Some(PathBuf::from("/nonexistent/autoeval-config.toml")),
-    })
+    build_app(&screens::options(vec![dir.to_path_buf()]))
 }
 
 fn keys(app: &mut App, ks: &[&str]) {

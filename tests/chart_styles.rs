@@ -7,15 +7,15 @@ mod common;
 mod screens;
 
 use autoeval::tui::{ViewOptions, build_app};
-use screens::{isolate, render, styled};
-use std::path::{Path, PathBuf};
+use screens::{render, styled};
+use std::path::Path;
 
 fn opts(theme: &str) -> ViewOptions {
-    isolate();
     ViewOptions {
-        paths: vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs")],
         theme: Some(theme.to_string()),
-        config: Some(PathBuf::from("/nonexistent/autoeval-config.toml")),
+        ..screens::options(vec![
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs"),
+        ])
     }
 }
 

@@ -2,15 +2,12 @@
 //! record (issue 23), driven through the binary.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[allow(dead_code)]
+#[path = "common/cli.rs"]
+mod cli;
+
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
-
-fn bin(home: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_autoeval"));
-    c.env("HOME", home).env("XDG_CONFIG_HOME", home.join("cfg"));
-    c
-}
 
 fn samples(dir: &Path) -> Vec<Value> {
     std::fs::read_to_string(dir.join("samples.jsonl"))
@@ -25,7 +22,7 @@ fn rescore_stores_the_paper_metrics_per_sample() {
     let home = tempfile::tempdir().unwrap();
     let run = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs/fol-qwen-0.5b");
     let out = home.path().join("rescored");
-    let o = bin(home.path())
+    let o = cli::bin_in(home.path())
         .arg("rescore")
         .arg(&run)
         .arg("--out")

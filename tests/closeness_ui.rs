@@ -263,12 +263,7 @@ fn a_stored_meteor_equals_metrics_pairs_on_the_folio_printings() {
 }
 
 fn viewer(dir: &Path) -> (autoeval::tui::app::App, autoeval::tui::theme::Theme) {
-    screens::isolate();
-    autoeval::tui::build_app(&autoeval::tui::ViewOptions {
-        paths: vec![dir.to_path_buf()],
-        theme: None,
-        config: Some(PathBuf::from("/nonexistent/config.toml")),
-    })
+    autoeval::tui::build_app(&screens::options(vec![dir.to_path_buf()]))
 }
 
 fn keys(app: &mut autoeval::tui::app::App, ks: &[&str]) {

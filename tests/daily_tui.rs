@@ -6,19 +6,10 @@
 mod common;
 mod screens;
 
-use autoeval::tui::{ViewOptions, build_app};
+use autoeval::tui::build_app;
 use common::cli::{bin, ok};
-use screens::{isolate, screen};
+use screens::screen;
 use std::path::{Path, PathBuf};
-
-fn opts(paths: Vec<PathBuf>) -> ViewOptions {
-    isolate();
-    ViewOptions {
-        paths,
-        theme: None,
-        config: Some(PathBuf::from("/nonexistent/autoeval-config.toml")),
-    }
-}
 
 fn sample_runs() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs")
@@ -62,7 +53,7 @@ fn a_dead_running_run_reads_interrupted_in_the_run_list_and_turns_so_when_its_pr
     let live = copy_run(&fixture("fol-small"), d.path(), "live-run");
     set_status(&live, "running");
     let lock = autoeval::run::store::RunLock::acquire(&live).unwrap();
-    let (mut app, t) = build_app(&opts(vec![d.path().to_path_buf()]));
+    let (mut app, t) = build_app(&screens::options(vec![d.path().to_path_buf()]));
     let s = screen(&mut app, &t, 120, 40);
     assert!(s.contains("[interrupted] dead-run"), "{s}");
     assert!(!s.contains("[running] dead-run"), "{s}");
@@ -86,7 +77,7 @@ fn the_i_leaderboard_is_autoeval_leaderboard() {
         .output()
         .unwrap();
     let cli: serde_json::Value = serde_json::from_str(&ok(&o)).unwrap();
-    let (mut app, t) = build_app(&opts(vec![root.clone()]));
+    let (mut app, t) = build_app(&screens::options(vec![root.clone()]));
     app.press("i").unwrap();
     // Through the same JSON text, so floats parse back the same way on both sides.
     let tui: serde_json::Value = serde_json::from_str(
@@ -126,7 +117,7 @@ fn runs_sharing_a_long_start_are_told_apart_in_the_sample_list_and_the_chart() {
             &format!("fol-english-long-study-{m}"),
         );
     }
-    let (mut app, t) = build_app(&opts(vec![d.path().to_path_buf()]));
+    let (mut app, t) = build_app(&screens::options(vec![d.path().to_path_buf()]));
     for (w, h) in [(80, 24), (120, 40)] {
         let s = screen(&mut app, &t, w, h);
         // Each run's differing part is on screen (run list, chart), and the sample
@@ -175,7 +166,7 @@ fn the_diff_tab_names_changes_as_verify_explain_and_the_readme_do() {
         assert!(readme.contains(&format!("# {l}")), "README lacks {l:?}");
     }
     // The viewer opens the shipped runs on this pair; its Diff tab says the same.
-    let (mut app, t) = build_app(&opts(vec![sample_runs()]));
+    let (mut app, t) = build_app(&screens::options(vec![sample_runs()]));
     let (r, i) = app.model.selected().unwrap();
     let run = &app.model.runs[r as usize];
     let rec = run.record(&run.rows[i as usize]).unwrap();
@@ -211,7 +202,7 @@ fn label(dir: &Path, rows: &[(&str, &str, &[&str])]) {
 fn the_adjudication_layer_shows_the_pair_even_at_80x24() {
     let d = tempfile::tempdir().unwrap();
     let run = copy_run(&fixture("pl-small"), d.path(), "pl");
-    let (mut app, t) = build_app(&opts(vec![run.clone()]));
+    let (mut app, t) = build_app(&screens::options(vec![run.clone()]));
     let (r, i) = app.model.selected().unwrap();
     let id = app.model.id_of((r, i)).to_string();
     let rec = app.model.runs[r as usize]
@@ -267,7 +258,7 @@ fn a_pause_reason_is_not_lost_and_a_paused_run_shows_no_stale_rate() {
         std::env::set_var("AE_DAILY_NO_KEY", "local-unused");
     }
     let out = dir.path().join("gone");
-    let (mut app, t) = build_app(&opts(vec![dir.path().to_path_buf()]));
+    let (mut app, t) = build_app(&screens::options(vec![dir.path().to_path_buf()]));
     app.press("R").unwrap();
     let form = app.form_mut().unwrap();
     for (k, v) in [
@@ -372,7 +363,7 @@ fn jump_to(app: &mut autoeval::tui::app::App, id: &str) {
 fn y_copies_through_osc_52_and_shows_the_verify_command() {
     let d = tempfile::tempdir().unwrap();
     let run = copy_run(&fixture("pl-small"), d.path(), "pl");
-    let (mut app, t) = build_app(&opts(vec![run]));
+    let (mut app, t) = build_app(&screens::options(vec![run]));
     jump_to(&mut app, "3");
     app.press("y").unwrap();
     assert_eq!(app.mode(), autoeval::tui::layer::Mode::Copy);
@@ -430,7 +421,7 @@ fn y_copies_through_osc_52_and_shows_the_verify_command() {
 fn blind_copy_withholds_the_json_until_labelled() {
     let d = tempfile::tempdir().unwrap();
     let run = copy_run(&fixture("pl-small"), d.path(), "pl");
-    let (mut app, _) = autoeval::tui::build_app_blind(&opts(vec![run]));
+    let (mut app, _) = autoeval::tui::build_app_blind(&screens::options(vec![run]));
     app.press("y").unwrap();
     app.press("4").unwrap();
     assert!(app.clipboard.is_empty());
@@ -442,7 +433,7 @@ fn blind_copy_withholds_the_json_until_labelled() {
 
 #[test]
 fn the_foreign_syntax_kind_is_not_called_own_grammar() {
-    let (mut app, t) = build_app(&opts(vec![sample_runs().join("pl-qwen-0.5b")]));
+    let (mut app, t) = build_app(&screens::options(vec![sample_runs().join("pl-qwen-0.5b")]));
     app.press("i").unwrap();
     let mut all = String::new();
     for _ in 0..6 {
@@ -477,7 +468,7 @@ fn overlay_rows(s: &str, title: &str) -> Vec<String> {
 
 #[test]
 fn help_pages_by_a_screenful_and_stops_at_its_end() {
-    let (mut app, t) = build_app(&opts(vec![fixture("pl-small")]));
+    let (mut app, t) = build_app(&screens::options(vec![fixture("pl-small")]));
     app.press("?").unwrap();
     let before = overlay_rows(&screen(&mut app, &t, 80, 24), "Help");
     app.press("pagedown").unwrap();
@@ -501,7 +492,7 @@ fn the_copied_part_of_psi_is_marked_on_the_overview() {
     let d = tempfile::tempdir().unwrap();
     let src = sample_runs().join("fol-english-qwen-0.5b");
     let run = copy_run(&src, d.path(), "copy");
-    let (mut app, t) = build_app(&opts(vec![run.clone()]));
+    let (mut app, t) = build_app(&screens::options(vec![run.clone()]));
     while app.jobs.loader.is_some() {
         app.pump();
         std::thread::sleep(std::time::Duration::from_millis(5));

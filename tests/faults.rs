@@ -6,6 +6,7 @@
 #![allow(unsafe_code)]
 
 mod common;
+mod screens;
 
 use common::cli::{bin, offline_run};
 use common::{FakeModel, Reply, Server, fake_server, openai_body, prompt_of, run_cmd, samples};
@@ -491,11 +492,7 @@ fn a_fifo_or_dev_zero_named_samples_jsonl_never_hangs_report_or_view() {
         assert_eq!(o.status.code(), Some(2), "{kind}: {err}");
         assert!(err.contains("not a regular file"), "{kind}: {err}");
         assert!(t.elapsed() < Duration::from_secs(10), "{kind}");
-        let (app, _) = autoeval::tui::build_app(&autoeval::tui::ViewOptions {
-            paths: vec![out.clone()],
-            theme: None,
-            config: Some("/nonexistent/autoeval-config.toml".into()),
-        });
+        let (app, _) = autoeval::tui::build_app(&screens::options(vec![out.clone()]));
         assert!(
             app.model
                 .warnings
@@ -796,9 +793,8 @@ fn bad_config_keys_are_warned_about_and_quit_stays_bound() {
     )
     .unwrap();
     let (app, _) = autoeval::tui::build_app(&autoeval::tui::ViewOptions {
-        paths: vec![],
-        theme: None,
         config: Some(cfg),
+        ..screens::options(vec![])
     });
     let w = app.model.warnings.join("\n");
     assert!(w.contains("unknown setting 'colour'"), "{w}");
@@ -847,11 +843,7 @@ fn the_viewer_shows_bidi_and_zero_width_characters_instead_of_obeying_them() {
     }
     let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
     std::fs::write(out.join("samples.jsonl"), body).unwrap();
-    let (mut app, theme) = autoeval::tui::build_app(&autoeval::tui::ViewOptions {
-        paths: vec![out.clone()],
-        theme: None,
-        config: Some("/nonexistent/autoeval-config.toml".into()),
-    });
+    let (mut app, theme) = autoeval::tui::build_app(&screens::options(vec![out.clone()]));
     app.pump();
     let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 48)).unwrap();
     term.draw(|f| {

@@ -1,16 +1,12 @@
 //! `autoeval generate --from-folio`: FOLIO's formulas as a dataset, through the binary.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[allow(dead_code)]
+#[path = "common/cli.rs"]
+mod cli;
+
 use autoeval::syntax::{SyntaxKind, parse};
 use serde_json::Value;
-use std::path::Path;
-use std::process::Command;
-
-fn bin(home: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_autoeval"));
-    c.env("HOME", home).env("XDG_CONFIG_HOME", home.join("cfg"));
-    c
-}
 
 const FOLIO: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -21,7 +17,7 @@ const FOLIO: &str = concat!(
 fn folio_becomes_a_dataset_with_per_line_errors() {
     let home = tempfile::tempdir().unwrap();
     let out = home.path().join("folio.json");
-    let o = bin(home.path())
+    let o = cli::bin_in(home.path())
         .args(["generate", "--from-folio", FOLIO, "--out"])
         .arg(&out)
         .output()
@@ -67,7 +63,7 @@ fn hostile_folio_lines_are_reported_and_nothing_readable_is_an_error() {
     )
     .unwrap();
     let out = home.path().join("d.json");
-    let o = bin(home.path())
+    let o = cli::bin_in(home.path())
         .args(["generate", "--from-folio"])
         .arg(&src)
         .arg("--out")
@@ -93,7 +89,7 @@ fn hostile_folio_lines_are_reported_and_nothing_readable_is_an_error() {
     // Nothing readable: an error, and no file.
     std::fs::write(&src, "not json\n").unwrap();
     let none = home.path().join("none.json");
-    let o = bin(home.path())
+    let o = cli::bin_in(home.path())
         .args(["generate", "--from-folio"])
         .arg(&src)
         .arg("--out")
@@ -122,7 +118,7 @@ fn a_bad_byte_costs_its_line_and_errors_quote_a_bounded_snippet() {
     bytes.extend_from_slice("\n{\"conclusion-FOL\": \"S(b)\"}\n".as_bytes());
     std::fs::write(&src, bytes).unwrap();
     let out = home.path().join("d.json");
-    let o = bin(home.path())
+    let o = cli::bin_in(home.path())
         .args(["generate", "--from-folio"])
         .arg(&src)
         .arg("--out")

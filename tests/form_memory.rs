@@ -4,8 +4,7 @@
 
 mod screens;
 
-use autoeval::tui::{ViewOptions, build_app};
-use std::path::PathBuf;
+use autoeval::tui::build_app;
 
 #[test]
 fn retry_errors_and_the_batch_api_are_not_brought_back_by_the_last_run() {
@@ -18,11 +17,7 @@ fn retry_errors_and_the_batch_api_are_not_brought_back_by_the_last_run() {
     )
     .unwrap();
     let tmp = tempfile::tempdir().unwrap();
-    let (mut app, _) = build_app(&ViewOptions {
-        paths: vec![tmp.path().to_path_buf()],
-        theme: None,
-        config: Some(PathBuf::from("/nonexistent/autoeval-config.toml")),
-    });
+    let (mut app, _) = build_app(&screens::options(vec![tmp.path().to_path_buf()]));
     app.press("R").unwrap();
     let form = app.form().unwrap();
     assert_eq!(form.get("retry_errors"), "n");

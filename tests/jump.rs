@@ -13,12 +13,7 @@ fn fixtures() -> PathBuf {
 }
 
 fn opts() -> ViewOptions {
-    screens::isolate();
-    ViewOptions {
-        paths: vec![fixtures()],
-        theme: None,
-        config: Some(PathBuf::from("/nonexistent/autoeval-config.toml")),
-    }
+    screens::options(vec![fixtures()])
 }
 
 fn keys(app: &mut autoeval::tui::app::App, ks: &[&str]) {

@@ -2,6 +2,8 @@
 //! obeys and every hint that names them.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod screens;
+
 use autoeval::tui::keymap::{Action, Context, UNBOUND};
 use autoeval::tui::layer::Mode;
 use autoeval::tui::{ViewOptions, build_app};
@@ -18,9 +20,10 @@ fn a_rebinding_in_config_toml_moves_the_hints_with_the_keys() {
     )
     .unwrap();
     let (mut app, _) = build_app(&ViewOptions {
-        paths: vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs")],
-        theme: None,
         config: Some(cfg),
+        ..screens::options(vec![
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs"),
+        ])
     });
     let km = &app.keymap;
     assert_eq!(km.hint(Context::Normal, Action::NewRun), "N");

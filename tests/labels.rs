@@ -2,10 +2,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+mod screens;
 
 use autoeval::run::store::read_labels;
+use autoeval::tui::build_app;
 use autoeval::tui::layer::Mode;
-use autoeval::tui::{ViewOptions, build_app};
 use common::cli::bin;
 use std::path::{Path, PathBuf};
 
@@ -20,11 +21,7 @@ fn run_copy(dir: &Path) -> PathBuf {
 }
 
 fn app(d: &Path) -> autoeval::tui::app::App {
-    let (mut app, _) = build_app(&ViewOptions {
-        paths: vec![d.to_path_buf()],
-        theme: None,
-        config: Some(PathBuf::from("/nonexistent/config.toml")),
-    });
+    let (mut app, _) = build_app(&screens::options(vec![d.to_path_buf()]));
     app.model.annotator = "ann".into();
     app
 }

@@ -4,18 +4,13 @@
 //! expected values are worked out by hand below.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[allow(dead_code)]
+#[path = "common/cli.rs"]
+mod cli;
+
 use autoeval::labels::ranks::{Candidate, RankRecord};
 use serde_json::{Value, json};
 use std::path::Path;
-use std::process::Command;
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_autoeval"));
-    let home = tempfile::tempdir().unwrap().keep();
-    c.env("HOME", &home)
-        .env("XDG_CONFIG_HOME", home.join(".config"));
-    c
-}
 
 /// Closeness (bleu, rouge_l, tree) and whether round 1 is equivalent, for samples 3 and
 /// 7 of runs a, b, c. Dyadic values, so per-answer means tie exactly where meant to.
@@ -121,7 +116,7 @@ fn labels_stats_reports_kendall_consensus_and_metric_rmse_against_hand_values() 
     let a = tmp.path().join("run-a");
     write_ranks(&a);
     // Only run-a is named: run-b and run-c are found beside it.
-    let out = bin()
+    let out = cli::bin()
         .args(["labels", "stats", "--json", "--bootstrap", "0"])
         .arg(&a)
         .output()
@@ -201,7 +196,7 @@ fn labels_stats_reports_kendall_consensus_and_metric_rmse_against_hand_values() 
     assert_eq!(names.len(), 4 + 6, "four metrics and their six pairs");
 
     // The text report says the same.
-    let out = bin()
+    let out = cli::bin()
         .args(["labels", "stats", "--bootstrap", "0"])
         .arg(&a)
         .output()
@@ -241,7 +236,7 @@ fn labels_stats_without_ranks_has_no_ranking_section() {
     let tmp = tempfile::tempdir().unwrap();
     runs(tmp.path());
     let a = tmp.path().join("run-a");
-    let out = bin()
+    let out = cli::bin()
         .args(["labels", "stats", "--json", "--bootstrap", "0"])
         .arg(&a)
         .output()
@@ -249,6 +244,10 @@ fn labels_stats_without_ranks_has_no_ranking_section() {
     assert!(out.status.success());
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v.get("ranking").is_none());
-    let out = bin().args(["labels", "stats"]).arg(&a).output().unwrap();
+    let out = cli::bin()
+        .args(["labels", "stats"])
+        .arg(&a)
+        .output()
+        .unwrap();
     assert!(!String::from_utf8_lossy(&out.stdout).contains("rankings"));
 }

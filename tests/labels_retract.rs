@@ -7,7 +7,7 @@ mod common;
 mod screens;
 
 use autoeval::run::store::read_labels;
-use autoeval::tui::{ViewOptions, build_app};
+use autoeval::tui::build_app;
 use common::cli::bin;
 use std::path::{Path, PathBuf};
 
@@ -22,11 +22,7 @@ fn run_copy(dir: &Path) -> PathBuf {
 }
 
 fn app(d: &Path) -> (autoeval::tui::app::App, autoeval::tui::theme::Theme) {
-    let (mut app, t) = build_app(&ViewOptions {
-        paths: vec![d.to_path_buf()],
-        theme: None,
-        config: Some(PathBuf::from("/nonexistent/config.toml")),
-    });
+    let (mut app, t) = build_app(&screens::options(vec![d.to_path_buf()]));
     app.model.annotator = "ann".into();
     (app, t)
 }

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+mod screens;
 
 use common::cli::{bin, offline_args, offline_run, stderr};
 use std::path::{Path, PathBuf};
@@ -11,11 +12,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 fn view_warnings(paths: Vec<PathBuf>) -> Vec<String> {
-    let (app, _) = autoeval::tui::build_app(&autoeval::tui::ViewOptions {
-        paths,
-        theme: None,
-        config: Some("/nonexistent/autoeval-config.toml".into()),
-    });
+    let (app, _) = autoeval::tui::build_app(&screens::options(paths));
     app.model.warnings
 }
 
@@ -277,11 +274,7 @@ fn a_fifo_named_as_the_row_index_never_hangs_report_or_the_viewer() {
     let (tx, rx) = std::sync::mpsc::channel();
     let paths = vec![out.clone()];
     std::thread::spawn(move || {
-        let (app, _) = autoeval::tui::build_app(&autoeval::tui::ViewOptions {
-            paths,
-            theme: None,
-            config: Some("/nonexistent/autoeval-config.toml".into()),
-        });
+        let (app, _) = autoeval::tui::build_app(&screens::options(paths));
         let _ = tx.send(app.model.runs.first().map(|r| r.rows.len()));
     });
     let rows = rx

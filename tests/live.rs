@@ -9,10 +9,9 @@
 mod common;
 mod screens;
 
+use autoeval::tui::build_app;
 use autoeval::tui::layer::Mode;
-use autoeval::tui::{ViewOptions, build_app};
 use common::{FakeModel, Reply, Server, openai_body, prompt_of};
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 fn screen_of(app: &mut autoeval::tui::app::App) -> String {
@@ -128,11 +127,7 @@ fn live_run_pause_resume_cancel_and_errors() {
     unsafe { std::env::set_var("AE_LIVE_OUT", out.display().to_string()) };
     // A variable named with --api-key-env must be set (the local server ignores it).
     unsafe { std::env::set_var("AE_LIVE_NO_KEY", "local-unused") };
-    let (mut app, _) = build_app(&ViewOptions {
-        paths: vec![dir.path().to_path_buf()],
-        theme: None,
-        config: Some(PathBuf::from("/nonexistent/config.toml")),
-    });
+    let (mut app, _) = build_app(&screens::options(vec![dir.path().to_path_buf()]));
     app.press("R").unwrap();
     assert_eq!(app.mode(), Mode::NewRun);
     let form = app.form_mut().unwrap();
@@ -384,12 +379,7 @@ fn follows_a_run_written_by_another_process() {
         assert!(start.elapsed() < Duration::from_secs(20));
         std::thread::sleep(Duration::from_millis(20));
     }
-    screens::isolate();
-    let (mut app, _) = build_app(&ViewOptions {
-        paths: vec![out.clone()],
-        theme: None,
-        config: Some(PathBuf::from("/nonexistent")),
-    });
+    let (mut app, _) = build_app(&screens::options(vec![out.clone()]));
     let first = app.model.listing.visible.len();
     assert!(
         first < 30,
@@ -444,11 +434,7 @@ fn a_server_that_is_gone_pauses_the_live_run_and_retry_errors_redoes_the_failure
     screens::isolate();
     unsafe { std::env::set_var("AE_GONE_NO_KEY", "local-unused") };
     let out = dir.path().join("gone");
-    let (mut app, _) = build_app(&ViewOptions {
-        paths: vec![dir.path().to_path_buf()],
-        theme: None,
-        config: Some(PathBuf::from("/nonexistent/config.toml")),
-    });
+    let (mut app, _) = build_app(&screens::options(vec![dir.path().to_path_buf()]));
     let fill = |app: &mut autoeval::tui::app::App, base: &str, retry: &str| {
         app.press("R").unwrap();
         let form = app.form_mut().unwrap();

@@ -6,10 +6,10 @@
 mod common;
 mod screens;
 
+use autoeval::tui::build_app;
 use autoeval::tui::layer::Mode;
-use autoeval::tui::{ViewOptions, build_app};
 use common::{FakeModel, Reply, Server, openai_body, prompt_of};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 fn start(server: &Server, out: &Path, dir: &Path) -> autoeval::tui::app::App {
@@ -19,11 +19,7 @@ fn start(server: &Server, out: &Path, dir: &Path) -> autoeval::tui::app::App {
     unsafe {
         std::env::set_var("AE_QUIT_NO_KEY", "local-unused");
     }
-    let (mut app, _) = build_app(&ViewOptions {
-        paths: vec![dir.to_path_buf()],
-        theme: None,
-        config: Some(PathBuf::from("/nonexistent/config.toml")),
-    });
+    let (mut app, _) = build_app(&screens::options(vec![dir.to_path_buf()]));
     app.press("R").unwrap();
     let form = app.form_mut().unwrap();
     for (k, v) in [

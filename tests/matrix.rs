@@ -5,8 +5,8 @@
 mod screens;
 
 use autoeval::tui::app::App;
+use autoeval::tui::build_app;
 use autoeval::tui::layer::Mode;
-use autoeval::tui::{ViewOptions, build_app};
 use std::path::{Path, PathBuf};
 
 fn pl_small() -> PathBuf {
@@ -54,12 +54,7 @@ fn runs() -> tempfile::TempDir {
 }
 
 fn open(dir: &Path) -> (App, autoeval::tui::theme::Theme) {
-    screens::isolate();
-    build_app(&ViewOptions {
-        paths: vec![dir.to_path_buf()],
-        theme: None,
-        config: Some(PathBuf::from("/nonexistent/autoeval-config.toml")),
-    })
+    build_app(&screens::options(vec![dir.to_path_buf()]))
 }
 
 fn keys(app: &mut App, ks: &[&str]) {
@@ -234,12 +229,8 @@ fn the_lists_filter_and_sort_reshape_the_matrix() {
 #[test]
 fn blind_mode_keeps_the_matrix_closed() {
     let dir = runs();
-    screens::isolate();
-    let (mut app, _t) = autoeval::tui::build_app_blind(&ViewOptions {
-        paths: vec![dir.path().to_path_buf()],
-        theme: None,
-        config: Some(PathBuf::from("/nonexistent/autoeval-config.toml")),
-    });
+    let (mut app, _t) =
+        autoeval::tui::build_app_blind(&screens::options(vec![dir.path().to_path_buf()]));
     keys(&mut app, &["M"]);
     assert_eq!(app.mode(), Mode::Normal);
     assert!(app.status.contains("blind"), "{}", app.status);

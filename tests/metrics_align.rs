@@ -2,15 +2,13 @@
 //! known by hand, and the shipped sample runs checked against a brute-force AUC.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[allow(dead_code)]
+#[path = "common/cli.rs"]
+mod cli;
+
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn bin(home: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_autoeval"));
-    c.env("HOME", home).env("XDG_CONFIG_HOME", home.join("cfg"));
-    c
-}
+use std::process::Output;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -60,7 +58,7 @@ fn write_run(dir: &Path, samples: &[Value]) -> PathBuf {
 }
 
 fn align(home: &Path, runs: &[&Path], extra: &[&str]) -> Output {
-    bin(home)
+    cli::bin_in(home)
         .args(["metrics", "align"])
         .args(runs)
         .args(extra)

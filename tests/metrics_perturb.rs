@@ -2,15 +2,12 @@
 //! heat map, driven through the binary on the shipped FOLIO file.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[allow(dead_code)]
+#[path = "common/cli.rs"]
+mod cli;
+
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
-
-fn bin(home: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_autoeval"));
-    c.env("HOME", home).env("XDG_CONFIG_HOME", home.join("cfg"));
-    c
-}
 
 #[test]
 fn split_by_verdict_adds_up_and_the_heat_map_has_one_cell_per_table_cell() {
@@ -25,7 +22,7 @@ fn split_by_verdict_adds_up_and_the_heat_map_has_one_cell_per_table_cell() {
     )
     .unwrap();
     let svg = home.path().join("t2.svg");
-    let out = bin(home.path())
+    let out = cli::bin_in(home.path())
         .args(["metrics", "perturb", "--json", "--plot"])
         .arg(&svg)
         .arg(&src)
@@ -71,7 +68,7 @@ fn split_by_verdict_adds_up_and_the_heat_map_has_one_cell_per_table_cell() {
     );
 
     // Text and CSV carry the same split.
-    let t = bin(home.path())
+    let t = cli::bin_in(home.path())
         .args(["metrics", "perturb"])
         .arg(&src)
         .output()
@@ -101,7 +98,7 @@ fn split_by_verdict_adds_up_and_the_heat_map_has_one_cell_per_table_cell() {
         t.contains("BS is computed with --bertscore-model DIR"),
         "{t}"
     );
-    let c = bin(home.path())
+    let c = cli::bin_in(home.path())
         .args(["metrics", "perturb", "--csv"])
         .arg(&src)
         .output()

@@ -3,10 +3,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+mod screens;
 
 use autoeval::report::{By, Counts, load_run, report_run};
 use autoeval::run::format::SampleRecord;
-use autoeval::tui::{ViewOptions, build_app};
+use autoeval::tui::build_app;
 use common::cli::bin;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -78,11 +79,7 @@ fn a2_and_a3_agree_between_report_chart_and_csv_on_a_multi_round_run() {
     assert_eq!(report.total, want);
     assert!(report.total.compliant < report.total.answered);
 
-    let (app, _) = build_app(&ViewOptions {
-        paths: vec![run.clone()],
-        theme: None,
-        config: Some(PathBuf::from("/nonexistent/autoeval-config.toml")),
-    });
+    let (app, _) = build_app(&screens::options(vec![run.clone()]));
     let chart = app.model.derived.chart.clone();
     assert_eq!(chart.len(), 1);
     let mut from_chart = Counts::default();
@@ -435,11 +432,7 @@ fn rescoring_every_shipped_run_changes_nothing() {
 fn the_viewer_rescores_the_selected_run_with_a_key() {
     let dir = tempfile::tempdir().unwrap();
     let run = perturb_run(dir.path(), "pl", &[]);
-    let (mut app, _) = build_app(&ViewOptions {
-        paths: vec![dir.path().to_path_buf()],
-        theme: None,
-        config: Some(PathBuf::from("/nonexistent/autoeval-config.toml")),
-    });
+    let (mut app, _) = build_app(&screens::options(vec![dir.path().to_path_buf()]));
     assert_eq!(app.model.runs.len(), 1);
     // A label on a sample: rescoring must not copy it into a second run.
     app.press("a").unwrap();

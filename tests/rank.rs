@@ -4,13 +4,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use autoeval::tui::app::App;
+use autoeval::tui::build_app;
 use autoeval::tui::layer::Mode;
-use autoeval::tui::{ViewOptions, build_app};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
 mod screens;
-use screens::{isolate, screen};
+use screens::screen;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -58,12 +58,7 @@ fn runs(dir: &Path) {
 }
 
 fn viewer(dir: &Path) -> (App, autoeval::tui::theme::Theme) {
-    isolate();
-    let (mut app, t) = build_app(&ViewOptions {
-        paths: vec![dir.to_path_buf()],
-        theme: None,
-        config: Some(PathBuf::from("/nonexistent/autoeval-config.toml")),
-    });
+    let (mut app, t) = build_app(&screens::options(vec![dir.to_path_buf()]));
     // The shuffle is per annotator: a fixed name keeps the order (and snapshots) fixed.
     app.model.annotator = "tester".into();
     (app, t)

@@ -8,21 +8,10 @@ mod common;
 mod screens;
 
 use autoeval::tui::app::App;
-use autoeval::tui::{ViewOptions, build_app};
 use common::providers::{self, Style, bodies};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-fn view(paths: Vec<PathBuf>) -> App {
-    screens::isolate();
-    build_app(&ViewOptions {
-        paths,
-        theme: None,
-        config: Some(PathBuf::from("/nonexistent/autoeval-config.toml")),
-    })
-    .0
-}
 
 fn screen(app: &mut App, w: u16, h: u16) -> String {
     let (t, _) = autoeval::tui::theme::Theme::load("default");
@@ -73,7 +62,7 @@ fn the_form_runs_o3_with_an_effort_and_refuses_a_temperature_it_cannot_send() {
     let server = providers::openai_server(Style::Field, providers::openai_reasoning_rules);
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("o3-form");
-    let mut app = view(vec![tmp.path().to_path_buf()]);
+    let mut app = screens::view(vec![tmp.path().to_path_buf()]);
     // The form's temperature and max tokens start empty: the profile decides.
     app.press("R").unwrap();
     {
@@ -176,7 +165,7 @@ fn the_raw_tab_folds_reasoning_and_the_overview_counts_it() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let mut app = view(vec![out.clone()]);
+    let mut app = screens::view(vec![out.clone()]);
     let s = screen(&mut app, 120, 40);
     // Two calls of 600 reasoning tokens each.
     assert!(s.contains("reasoning 1,200 tokens"), "{s}");
@@ -202,7 +191,7 @@ fn the_raw_tab_folds_reasoning_and_the_overview_counts_it() {
 #[test]
 fn the_shipped_reasoning_run_in_the_raw_tab_folded_and_open() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut app = view(vec![copy_of_shipped(tmp.path())]);
+    let mut app = screens::view(vec![copy_of_shipped(tmp.path())]);
     // The detail pane focused, the Raw tab, scrolled to its end: the last call's fold.
     keys(&mut app, &["tab", "]", "]", "]", "G"]);
     for (w, h) in [(80, 24), (120, 40)] {
@@ -253,7 +242,7 @@ fn the_truncated_filter_keeps_exactly_the_truncated_samples() {
         })
         .count();
     assert!(want > 0);
-    let mut app = view(vec![dir]);
+    let mut app = screens::view(vec![dir]);
     // `f`, then up from the first field wraps to the last ones: the three task fields
     // (gold, answer, correct), then truncated.
     keys(&mut app, &["f", "k", "k", "k", "k"]);
@@ -282,7 +271,7 @@ fn the_truncated_filter_keeps_exactly_the_truncated_samples() {
 fn search_includes_reasoning_only_when_toggled() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = copy_of_shipped(tmp.path());
-    let mut app = view(vec![dir]);
+    let mut app = screens::view(vec![dir]);
     keys(&mut app, &["/"]);
     // "rejected" is only ever in the offline model's reasoning.
     type_text(&mut app, "rejected");
@@ -321,7 +310,7 @@ fn searched_reasoning_is_bounded_per_sample() {
     ));
     lines[0] = first.to_string();
     std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-    let mut app = view(vec![dir]);
+    let mut app = screens::view(vec![dir]);
     let mut count = |q: &str| {
         keys(&mut app, &["x", "/"]);
         if !app.model.listing.search.reasoning {

@@ -6,8 +6,8 @@
 mod screens;
 
 use autoeval::tui::app::Msg;
-use autoeval::tui::{ViewOptions, build_app};
-use std::path::{Path, PathBuf};
+use autoeval::tui::build_app;
+use std::path::Path;
 use std::time::Duration;
 
 #[test]
@@ -19,12 +19,7 @@ fn a_rescored_run_is_read_again_in_the_background() {
     for f in ["run.json", "samples.jsonl"] {
         std::fs::copy(src.join(f), run.join(f)).unwrap();
     }
-    screens::isolate();
-    let (mut app, _t) = build_app(&ViewOptions {
-        paths: vec![dir.path().to_path_buf()],
-        theme: None,
-        config: Some(PathBuf::from("/nonexistent/autoeval-config.toml")),
-    });
+    let (mut app, _t) = build_app(&screens::options(vec![dir.path().to_path_buf()]));
     let before = app.model.runs[0].base_generation;
     app.update(Msg::Rescored(run.clone(), Ok("0 changed of 14".into())));
     assert!(app.status.contains("reading it again"), "{}", app.status);

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+mod screens;
 
 use common::cli::{bin, ok};
 use std::path::Path;
@@ -264,11 +265,7 @@ fn compare_pairs_only_runs_of_the_same_dataset() {
 
 /// The viewer over `dir` (no user config).
 fn viewer(dir: &Path) -> autoeval::tui::app::App {
-    let (app, _) = autoeval::tui::build_app(&autoeval::tui::ViewOptions {
-        paths: vec![dir.to_path_buf()],
-        theme: None,
-        config: Some(std::path::PathBuf::from("/nonexistent/config.toml")),
-    });
+    let (app, _) = autoeval::tui::build_app(&screens::options(vec![dir.to_path_buf()]));
     app
 }
 

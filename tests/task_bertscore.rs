@@ -11,24 +11,20 @@
 #[path = "common/tiny_bert.rs"]
 mod tiny_bert;
 
+#[allow(dead_code)]
+#[path = "common/cli.rs"]
+mod cli;
+
 use serde_json::Value;
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
+/// The isolated binary, without a MiniLM directory from the developer's shell.
 fn bin(home: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_autoeval"));
-    c.env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join("cfg"))
-        .env("XDG_CACHE_HOME", home.join("cache"))
-        .env("AUTOEVAL_CACHE_DIR", home.join("cache"))
-        .env_remove("AUTOEVAL_BERTSCORE_MODEL");
+    let mut c = cli::bin_in(home);
+    c.env_remove("AUTOEVAL_BERTSCORE_MODEL");
     c
-}
-
-fn ok(o: &Output) -> String {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8(o.stdout.clone()).unwrap()
 }
 
 fn folio_i(home: &Path, out: &Path, rate: &str, model: Option<&Path>) {
@@ -40,15 +36,17 @@ fn folio_i(home: &Path, out: &Path, rate: &str, model: Option<&Path>) {
     if let Some(m) = model {
         c.arg("--bertscore-model").arg(m);
     }
-    ok(&c.output().unwrap());
+    cli::ok(&c.output().unwrap());
 }
 
 fn report(home: &Path, dir: &Path, format: &str) -> String {
-    ok(&bin(home)
-        .args(["report", "--format", format])
-        .arg(dir)
-        .output()
-        .unwrap())
+    cli::ok(
+        &bin(home)
+            .args(["report", "--format", format])
+            .arg(dir)
+            .output()
+            .unwrap(),
+    )
 }
 
 /// `metrics pairs --bertscore-model` on (reference, text) pairs: one F1 each.
@@ -69,7 +67,7 @@ fn metrics_pairs(home: &Path, model: &Path, pairs: &[(String, String)]) -> Vec<f
     let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
     let out = child.wait_with_output().unwrap();
     writer.join().unwrap().unwrap();
-    ok(&out)
+    cli::ok(&out)
         .lines()
         .map(|l| {
             serde_json::from_str::<Value>(l).unwrap()["bertscore_minilm"]
@@ -179,7 +177,7 @@ fn folio_i_stores_reports_and_correlates_bertscore_minilm() {
         err.contains("has no BERTScore-MiniLM F1") && err.contains("plain"),
         "{err}"
     );
-    let v: Value = serde_json::from_str(&ok(&out)).unwrap();
+    let v: Value = serde_json::from_str(&cli::ok(&out)).unwrap();
     let p = v
         .as_array()
         .unwrap()

@@ -11,7 +11,7 @@ mod screens;
 use common::cli::{bin, ok};
 use common::{Reply, Server, openai_body, prompt_of, samples};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A server for folio-r-fol and folio-i: every third reply has no answer (folio-r-fol)
 /// or copies the formula (folio-i); the others answer `True` or give a sentence.
@@ -184,12 +184,11 @@ fn a2_is_a_usable_answer_and_leaderboard_report_and_viewer_agree() {
     );
 
     // The viewer's `i`: the run's A2 and A3, and the leaderboard's figures.
-    screens::isolate();
-    let (mut app, _) = autoeval::tui::build_app(&autoeval::tui::ViewOptions {
-        paths: vec![runs.join("fol"), runs.join("inf"), runs.join("offline")],
-        theme: None,
-        config: Some(PathBuf::from("/nonexistent/autoeval-config.toml")),
-    });
+    let (mut app, _) = autoeval::tui::build_app(&screens::options(vec![
+        runs.join("fol"),
+        runs.join("inf"),
+        runs.join("offline"),
+    ]));
     let (t, _) = autoeval::tui::theme::Theme::load("default");
     // The run list's accuracy column: the task's accuracy, `–` for folio-i (not 0 %).
     let main = screens::screen(&mut app, &t, 160, 48);

@@ -9,22 +9,10 @@ mod common;
 mod screens;
 
 use autoeval::tui::app::App;
-use autoeval::tui::{ViewOptions, build_app};
 use common::cli::{bin, ok};
 use common::{Reply, Server, openai_body, prompt_of, samples};
-use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
-
-fn view(paths: Vec<PathBuf>) -> App {
-    screens::isolate();
-    build_app(&ViewOptions {
-        paths,
-        theme: None,
-        config: Some(PathBuf::from("/nonexistent/autoeval-config.toml")),
-    })
-    .0
-}
 
 fn keys(app: &mut App, ks: &[&str]) {
     for k in ks {
@@ -71,7 +59,7 @@ fn the_form_starts_a_task_run_and_refuses_a_dataset_and_a_task_together() {
     let server = answers_uncertain();
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("folio-form");
-    let mut app = view(vec![tmp.path().to_path_buf()]);
+    let mut app = screens::view(vec![tmp.path().to_path_buf()]);
     app.press("R").unwrap();
     {
         let form = app.form_mut().unwrap();

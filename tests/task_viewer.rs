@@ -8,19 +8,8 @@ mod common;
 mod screens;
 
 use autoeval::tui::app::App;
-use autoeval::tui::{ViewOptions, build_app};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-fn view(paths: Vec<PathBuf>) -> App {
-    screens::isolate();
-    build_app(&ViewOptions {
-        paths,
-        theme: None,
-        config: Some(PathBuf::from("/nonexistent/autoeval-config.toml")),
-    })
-    .0
-}
 
 fn screen(app: &mut App, w: u16, h: u16) -> String {
     let (t, _) = autoeval::tui::theme::Theme::load("default");
@@ -64,7 +53,7 @@ fn a_folio_sample_shows_its_premises_conclusion_gold_and_answer() {
     let tmp = tempfile::tempdir().unwrap();
     let run = task_run(tmp.path(), "folio-r-nl");
     let recs = common::samples(&run);
-    let mut app = view(vec![run]);
+    let mut app = screens::view(vec![run]);
     let s = screen(&mut app, 120, 40);
     for want in [
         "task folio-r-nl",
@@ -92,16 +81,16 @@ fn multi_logieval_rows_search_by_gold_label_and_answer() {
     let tmp = tempfile::tempdir().unwrap();
     let run = task_run(tmp.path(), "multi-logieval-fol");
     let recs = common::samples(&run);
-    let mut app = view(vec![run]);
+    let mut app = screens::view(vec![run]);
     let s = screen(&mut app, 120, 40);
     assert!(s.contains("context") && s.contains("question"), "{s}");
     let gold_yes = recs.iter().filter(|r| r["task"]["gold"] == "yes").count();
     assert_eq!(search(&mut app, "gold:yes"), gold_yes);
-    let mut app = view(vec![tmp.path().join("multi-logieval-fol")]);
+    let mut app = screens::view(vec![tmp.path().join("multi-logieval-fol")]);
     let answer_no = recs.iter().filter(|r| r["task"]["answer"] == "no").count();
     assert_eq!(search(&mut app, "answer:no"), answer_no);
     assert!(answer_no > 0 && answer_no < recs.len());
-    let mut app = view(vec![tmp.path().join("multi-logieval-fol")]);
+    let mut app = screens::view(vec![tmp.path().join("multi-logieval-fol")]);
     let no_answer = recs
         .iter()
         .filter(|r| r["task"]["answer"].is_null())
@@ -124,7 +113,7 @@ fn the_filter_editor_keeps_samples_by_gold_label_answer_and_correctness() {
     let recs = common::samples(&run);
     let count =
         |f: &dyn Fn(&serde_json::Value) -> bool| recs.iter().filter(|r| f(&r["task"])).count();
-    let mut app = view(vec![run.clone()]);
+    let mut app = screens::view(vec![run.clone()]);
     // Gold: any → yes (Multi-LogiEval's labels only).
     to_field(&mut app, 3);
     keys(&mut app, &["right"]);
@@ -164,7 +153,7 @@ fn the_filter_editor_keeps_samples_by_gold_label_answer_and_correctness() {
     }
     // Opened again, the rows come from the row index and carry the same marks.
     assert!(run.join(".autoeval-index").exists());
-    let app = view(vec![run]);
+    let app = screens::view(vec![run]);
     for row in &app.model.runs[0].rows {
         let rec = recs.iter().find(|x| x["id"] == *row.id).unwrap();
         let gold = row.task.gold().map(|m| format!("{m:?}"));
@@ -184,7 +173,7 @@ fn folio_answers_cycle_through_its_labels_and_dataset_samples_drop_out() {
     let recs = common::samples(&run);
     let data = tmp.path().join("pl");
     common::cli::offline_run(&data, "6");
-    let mut app = view(vec![run, data]);
+    let mut app = screens::view(vec![run, data]);
     let all = app.model.listing.visible.len();
     assert!(all > recs.len(), "both runs listed");
     // Answer: True, False, Uncertain, unknown, then any again.

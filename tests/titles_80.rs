@@ -6,19 +6,10 @@
 mod common;
 mod screens;
 
+use autoeval::tui::build_app;
 use autoeval::tui::layer::Mode;
-use autoeval::tui::{ViewOptions, build_app};
-use screens::{isolate, screen};
+use screens::screen;
 use std::path::{Path, PathBuf};
-
-fn opts(paths: Vec<PathBuf>) -> ViewOptions {
-    isolate();
-    ViewOptions {
-        paths,
-        theme: None,
-        config: Some(PathBuf::from("/nonexistent/autoeval-config.toml")),
-    }
-}
 
 /// Box corners that start a title (top and bottom borders) and what ends one.
 const OPEN: [char; 4] = ['┌', '┏', '└', '┗'];
@@ -77,7 +68,7 @@ fn keys(ks: &[&str]) -> Vec<String> {
 
 #[test]
 fn titles_fit_80_columns_on_every_screen_of_the_shipped_runs() {
-    let (mut app, t) = build_app(&opts(vec![sample_runs()]));
+    let (mut app, t) = build_app(&screens::options(vec![sample_runs()]));
     // Sample 3 of pl-qwen-1.5b has labels by two annotators: adjudication opens on it.
     let jump: Vec<String> = std::iter::once(":".to_string())
         .chain("pl-qwen-1.5b/3".chars().map(|c| c.to_string()))
@@ -149,7 +140,7 @@ fn titles_fit_80_columns_on_every_screen_of_the_shipped_runs() {
 #[test]
 fn the_detail_tab_bar_keeps_the_tab_shown_at_any_width() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs");
-    let (mut app, t) = build_app(&opts(vec![fixtures]));
+    let (mut app, t) = build_app(&screens::options(vec![fixtures]));
     for (k, tab) in [
         ("", "[Overview]"),
         ("]", "[Diff]"),

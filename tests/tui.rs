@@ -12,18 +12,8 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs")
 }
 
-fn opts(paths: Vec<PathBuf>) -> ViewOptions {
-    isolate();
-    // A config path that does not exist keeps the user's own config out of the tests.
-    ViewOptions {
-        paths,
-        theme: None,
-        config: Some(PathBuf::from("/nonexistent/autoeval-config.toml")),
-    }
-}
-
 fn app() -> (autoeval::tui::app::App, autoeval::tui::theme::Theme) {
-    build_app(&opts(vec![fixtures()]))
+    build_app(&screens::options(vec![fixtures()]))
 }
 
 fn keys(app: &mut autoeval::tui::app::App, ks: &[&str]) {
@@ -173,7 +163,7 @@ fn chart_bucket_filters_the_list_and_by_toggles() {
 /// proved changes.
 #[test]
 fn diff_tab_proof_search_runs_in_the_background() {
-    let (mut app, t) = build_app(&opts(vec![fixtures().join("pl-small")]));
+    let (mut app, t) = build_app(&screens::options(vec![fixtures().join("pl-small")]));
     app.pump();
     keys(&mut app, &["]"]);
     assert_eq!(app.panes.detail_view.tab, Tab::Diff);
@@ -204,7 +194,7 @@ fn tabs_tree_detail_and_compare() {
             std::fs::copy(fixtures().join("pl-small").join(f), d.join(f)).unwrap();
         }
     }
-    let (mut app, _) = build_app(&opts(vec![dir.path().to_path_buf()]));
+    let (mut app, _) = build_app(&screens::options(vec![dir.path().to_path_buf()]));
     app.pump();
     let d = app.panes.detail.as_ref().unwrap();
     assert!(d.record.is_ok());
@@ -253,7 +243,7 @@ fn broken_inputs_become_warnings_and_the_rest_loads() {
     out.push_str(&torn[..torn.len() / 2]);
     std::fs::write(bad.join("samples.jsonl"), out).unwrap();
     let missing = dir.path().join("missing");
-    let (mut app, t) = build_app(&opts(vec![dir.path().to_path_buf(), missing]));
+    let (mut app, t) = build_app(&screens::options(vec![dir.path().to_path_buf(), missing]));
     assert_eq!(app.model.runs.len(), 2);
     assert_eq!(
         app.model.runs.iter().map(|r| r.rows.len()).sum::<usize>(),
@@ -271,7 +261,7 @@ fn broken_inputs_become_warnings_and_the_rest_loads() {
     // Opened again, the rows come from the row index cache: the same rows, the same
     // skipped-line warnings, the same first screen.
     assert!(bad.join(autoeval::run::index::INDEX).exists());
-    let (mut again, _) = build_app(&opts(vec![
+    let (mut again, _) = build_app(&screens::options(vec![
         dir.path().to_path_buf(),
         dir.path().join("missing"),
     ]));
@@ -308,7 +298,7 @@ fn following_a_growing_run_adds_rows() {
         format!("{}\n{}", lines[0], &lines[1][..20]),
     )
     .unwrap();
-    let (mut app, _) = build_app(&opts(vec![d.clone()]));
+    let (mut app, _) = build_app(&screens::options(vec![d.clone()]));
     assert_eq!(app.model.listing.visible.len(), 1, "the torn line waits");
     std::fs::write(
         d.join("samples.jsonl"),
@@ -341,14 +331,14 @@ fn following_appends_matches_a_fresh_open_with_filters_search_and_chart() {
         app.refilter();
         keys(app, &["/", "p", "1", "enter"]);
     };
-    let (mut app, t) = build_app(&opts(paths.clone()));
+    let (mut app, t) = build_app(&screens::options(paths.clone()));
     setup(&mut app);
     let _ = screen(&mut app, &t, 120, 40);
     keys(&mut app, &["j"]);
     let selected = app.model.selected();
     std::fs::write(d.join("samples.jsonl"), lines.join("\n") + "\n").unwrap();
     assert!(app.follow());
-    let (mut fresh, _) = build_app(&opts(paths));
+    let (mut fresh, _) = build_app(&screens::options(paths));
     setup(&mut fresh);
     let total: usize = fresh.model.runs.iter().map(|r| r.rows.len()).sum();
     assert!(!fresh.model.listing.visible.is_empty() && fresh.model.listing.visible.len() < total);
@@ -553,11 +543,9 @@ fn ctrl_c_quits_in_every_mode() {
         &["R"],
     ];
     for way in ways {
-        isolate();
         let (mut app, _) = build_app(&ViewOptions {
-            paths: vec![fixtures()],
-            theme: None,
             config: Some(config.clone()),
+            ..screens::options(vec![fixtures()])
         });
         keys(&mut app, way);
         assert!(!app.quit, "{way:?} quit early");
@@ -663,7 +651,7 @@ fn typing_a_query_finds_what_pasting_it_finds() {
     v["rounds"][0]["psi"] = serde_json::json!("pxxxxxxxxxx12 tail");
     std::fs::write(d.join("samples.jsonl"), format!("{text}{v}\n")).unwrap();
     for q in ["p12", "p1", "not", "p10", "and p", "¬p1", "xx12"] {
-        let (mut typed, _) = build_app(&opts(vec![d.clone()]));
+        let (mut typed, _) = build_app(&screens::options(vec![d.clone()]));
         keys(&mut typed, &["/"]);
         for c in q.chars() {
             typed
@@ -675,7 +663,7 @@ fn typing_a_query_finds_what_pasting_it_finds() {
                 .unwrap();
         }
         keys(&mut typed, &["enter"]);
-        let (mut pasted, _) = build_app(&opts(vec![d.clone()]));
+        let (mut pasted, _) = build_app(&screens::options(vec![d.clone()]));
         pasted.model.listing.search.field.text = q.into();
         pasted.model.research();
         assert_eq!(
@@ -683,7 +671,7 @@ fn typing_a_query_finds_what_pasting_it_finds() {
             "query {q:?}"
         );
     }
-    let (mut app, _) = build_app(&opts(vec![d]));
+    let (mut app, _) = build_app(&screens::options(vec![d]));
     app.model.listing.search.field.text = "p12".into();
     app.model.research();
     assert!(
@@ -714,7 +702,7 @@ fn run_status_and_new_run_directories_are_picked_up_while_open() {
     // "Another process" is writing it: the run's lock is held (without it the run
     // reads `interrupted`).
     let lock = autoeval::run::store::RunLock::acquire(&a).unwrap();
-    let (mut app, _) = build_app(&opts(vec![dir.path().to_path_buf()]));
+    let (mut app, _) = build_app(&screens::options(vec![dir.path().to_path_buf()]));
     assert_eq!(app.model.runs.len(), 1);
     assert_eq!(app.model.runs[0].status().as_str(), "running");
     drop(lock);
@@ -750,7 +738,7 @@ fn run_status_and_new_run_directories_are_picked_up_while_open() {
 #[test]
 fn an_empty_folder_warns_until_a_run_appears() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut app, _) = build_app(&opts(vec![dir.path().to_path_buf()]));
+    let (mut app, _) = build_app(&screens::options(vec![dir.path().to_path_buf()]));
     assert!(
         app.model
             .warnings
@@ -793,7 +781,7 @@ fn wide_characters_keep_the_run_list_columns_aligned() {
         )
         .unwrap();
     }
-    let (app, t) = build_app(&opts(vec![dir.path().to_path_buf()]));
+    let (app, t) = build_app(&screens::options(vec![dir.path().to_path_buf()]));
     let mut term = Terminal::new(TestBackend::new(100, 30)).unwrap();
     term.draw(|f| {
         ui::view(f, &app, &t);
@@ -901,7 +889,7 @@ fn background_search_never_blocks_and_keeps_only_the_newest_result() {
 #[test]
 fn runs_load_in_the_background_and_join_in_order() {
     let paths = vec![fixtures()];
-    let (mut app, t) = autoeval::tui::build_app_loading(&opts(paths.clone()));
+    let (mut app, t) = autoeval::tui::build_app_loading(&screens::options(paths.clone()));
     assert!(app.loading().is_some());
     let first = screen(&mut app, &t, 120, 30);
     assert!(first.contains("Samples"), "{first}");
@@ -911,7 +899,7 @@ fn runs_load_in_the_background_and_join_in_order() {
         assert!(start.elapsed() < std::time::Duration::from_secs(20));
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
-    let (mut blocking, _) = build_app(&opts(paths));
+    let (mut blocking, _) = build_app(&screens::options(paths));
     let names = |a: &autoeval::tui::app::App| {
         a.model
             .runs
@@ -1034,7 +1022,7 @@ fn clicks_select_the_row_drawn_under_the_pointer_after_scrolling() {
             std::fs::copy(fixtures().join("pl-small").join(f), d.join(f)).unwrap();
         }
     }
-    let (mut app, t) = build_app(&opts(vec![dir.path().to_path_buf()]));
+    let (mut app, t) = build_app(&screens::options(vec![dir.path().to_path_buf()]));
     let mut term = Terminal::new(TestBackend::new(100, 30)).unwrap();
     let mut frame = |app: &mut autoeval::tui::app::App| {
         let mut areas = None;
@@ -1111,7 +1099,7 @@ fn clicks_select_the_row_drawn_under_the_pointer_after_scrolling() {
 #[test]
 fn the_shipped_sample_runs_load_cleanly_and_open_on_a_real_failure() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
-    let (mut app, t) = build_app(&opts(vec![root]));
+    let (mut app, t) = build_app(&screens::options(vec![root]));
     assert!(app.model.warnings.is_empty(), "{:?}", app.model.warnings);
     assert!(app.model.runs.len() >= 25, "{} runs", app.model.runs.len());
     assert!(app.model.runs.iter().all(|r| !r.rows.is_empty()));
@@ -1166,9 +1154,8 @@ fn a_key_rebound_in_a_mode_table_is_what_the_mode_obeys() {
     )
     .unwrap();
     let (mut app, t) = build_app(&ViewOptions {
-        paths: vec![fixtures()],
-        theme: None,
         config: Some(cfg),
+        ..screens::options(vec![fixtures()])
     });
     assert!(app.model.warnings.is_empty(), "{:?}", app.model.warnings);
     keys(&mut app, &["/", "p", "1", "ctrl-o"]);
@@ -1268,7 +1255,7 @@ fn a_retried_sample_counts_once_and_its_latest_line_wins() {
     let dir = tempfile::tempdir().unwrap();
     let (d, text) = live_copy(dir.path());
     std::fs::write(d.join("samples.jsonl"), &text).unwrap();
-    let (mut app, _) = build_app(&opts(vec![d.clone()]));
+    let (mut app, _) = build_app(&screens::options(vec![d.clone()]));
     // Only the not-equivalent samples: 7, 1, 4 and 11.
     keys(&mut app, &["f", "j", "j", "j", "space", "esc"]);
     assert_eq!(app.filter_summary(), "4/14 · not-equivalent");
@@ -1308,7 +1295,7 @@ fn chart_window_shown(s: &str) -> Option<(usize, usize, usize)> {
 #[test]
 fn the_chart_scrolls_and_follows_the_run_selection() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
-    let (mut app, t) = build_app(&opts(vec![root]));
+    let (mut app, t) = build_app(&screens::options(vec![root]));
     let n = app.model.derived.chart_runs.len();
     assert!(n >= 25, "{n} runs on the chart");
     let s = screen(&mut app, &t, 80, 24);
@@ -1417,7 +1404,7 @@ fn at_80x24_the_detail_names_its_run_and_labels_show_full_category_names() {
 #[test]
 fn the_run_form_writes_into_the_viewed_folder_and_shows_its_whole_command() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut app, t) = build_app(&opts(vec![dir.path().to_path_buf()]));
+    let (mut app, t) = build_app(&screens::options(vec![dir.path().to_path_buf()]));
     keys(&mut app, &["R"]);
     let form = app.form_mut().unwrap();
     let argv = form.argv().unwrap();
@@ -1618,7 +1605,7 @@ fn the_raw_tab_shows_every_call_as_a_conversation() {
 #[test]
 fn overview_shows_hand_labels_and_the_judge_column_has_a_legend_and_marks_disagreement() {
     let run = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs/pl-qwen-1.5b");
-    let (mut app, t) = build_app(&opts(vec![run]));
+    let (mut app, t) = build_app(&screens::options(vec![run]));
     let at = |app: &autoeval::tui::app::App, id: &str| {
         app.model
             .listing
@@ -1649,7 +1636,7 @@ fn overview_shows_hand_labels_and_the_judge_column_has_a_legend_and_marks_disagr
 #[test]
 fn empty_lists_point_to_the_right_key_and_the_filter_panel_keeps_isolated_runs() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut empty, t) = build_app(&opts(vec![dir.path().to_path_buf()]));
+    let (mut empty, t) = build_app(&screens::options(vec![dir.path().to_path_buf()]));
     let s = screen(&mut empty, &t, 120, 40);
     assert!(s.contains("no samples yet: R starts a run"), "{s}");
     assert!(!s.contains("clears the filters"), "{s}");
@@ -1678,9 +1665,8 @@ fn titles_name_the_keys_the_user_bound() {
     )
     .unwrap();
     let (mut app, t) = build_app(&ViewOptions {
-        paths: vec![fixtures()],
-        theme: None,
         config: Some(config),
+        ..screens::options(vec![fixtures()])
     });
     let s = screen(&mut app, &t, 160, 48);
     assert!(s.contains("Runs · T shows/hides · N starts a run"), "{s}");
@@ -1691,7 +1677,7 @@ fn titles_name_the_keys_the_user_bound() {
 #[test]
 fn the_run_summary_pairs_only_runs_of_the_same_dataset() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
-    let (mut app, t) = build_app(&opts(vec![root]));
+    let (mut app, t) = build_app(&screens::options(vec![root]));
     let mut paired_any = false;
     for ri in 0..app.model.runs.len() {
         app.panes.focus = autoeval::tui::app::Pane::Runs;
@@ -1737,7 +1723,7 @@ fn compare_diffs_a_passing_run_against_a_failing_one_and_the_pair_can_be_picked(
             .collect();
         std::fs::write(d.join("samples.jsonl"), lines.join("\n") + "\n").unwrap();
     }
-    let (mut app, t) = build_app(&opts(vec![dir.path().to_path_buf()]));
+    let (mut app, t) = build_app(&screens::options(vec![dir.path().to_path_buf()]));
     app.model.listing.sample_list.sel = app
         .model
         .listing

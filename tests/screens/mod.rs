@@ -109,6 +109,22 @@ pub fn isolate() {
     });
 }
 
+/// Viewer options on `paths` that read nothing of the developer's: the config directory
+/// is [`isolate`]'s empty one and the config file does not exist.
+pub fn options(paths: Vec<std::path::PathBuf>) -> autoeval::tui::ViewOptions {
+    isolate();
+    autoeval::tui::ViewOptions {
+        paths,
+        theme: None,
+        config: Some("/nonexistent/autoeval-config.toml".into()),
+    }
+}
+
+/// The viewer on `paths`, reading nothing of the developer's.
+pub fn view(paths: Vec<std::path::PathBuf>) -> App {
+    autoeval::tui::build_app(&options(paths)).0
+}
+
 /// A child process killed when dropped: a failing assertion never leaves it running.
 pub struct Reaped(pub std::process::Child);
 

@@ -2,7 +2,7 @@
 //! the adjudication layer and the run summary's intervals and leaderboard.
 
 use super::screens;
-use super::{build_app, fixtures, keys, opts};
+use super::{build_app, fixtures, keys};
 use autoeval::tui::layer::Mode;
 use std::path::Path;
 
@@ -87,7 +87,7 @@ fn annotators_disagree_filter_through_the_editor() {
             (e, "alice", &["term-omitted"]),
         ],
     );
-    let (mut app, _) = build_app(&opts(vec![d.clone()]));
+    let (mut app, _) = build_app(&screens::options(vec![d.clone()]));
     let all = app.model.listing.visible.len();
     keys(&mut app, &["f"]);
     while app.filter_editor().field != autoeval::tui::components::filter_edit::Field::Disagree {
@@ -140,7 +140,7 @@ fn blind_mode_hides_the_outcome_until_labelled_and_orders_per_annotator() {
     let tmp = tempfile::tempdir().unwrap();
     let (d, ids) = run_copy(tmp.path());
     label(&d, &[(&ids[0], "alice", &["incomplete"])]);
-    let mut o = opts(vec![d.clone()]);
+    let mut o = screens::options(vec![d.clone()]);
     o.config = Some(config(
         tmp.path(),
         "annotator = \"dana\"\nblind = true\nblind_seed = 5\n",
@@ -204,7 +204,7 @@ fn blind_mode_hides_the_outcome_until_labelled_and_orders_per_annotator() {
     assert_eq!(rec["categories"], serde_json::json!(["incomplete"]));
 
     // Not blind: the same sample shows its verdict at once.
-    let mut o = opts(vec![d.clone()]);
+    let mut o = screens::options(vec![d.clone()]);
     o.config = Some(config(tmp.path(), "annotator = \"erin\"\n"));
     let (mut app, t) = build_app(&o);
     assert_eq!(app.model.blind, None);
@@ -229,7 +229,7 @@ fn adjudication_layer_settles_a_disagreement_through_keys() {
             (e, "alice", &["incomplete"]),
         ],
     );
-    let mut o = opts(vec![d.clone()]);
+    let mut o = screens::options(vec![d.clone()]);
     o.config = Some(config(tmp.path(), "annotator = \"carol\"\n"));
     let (mut app, t) = build_app(&o);
     // A sample one annotator labelled has nothing to settle.
@@ -289,7 +289,7 @@ fn run_summary_has_wilson_intervals_and_a_leaderboard_across_models() {
     let tmp = tempfile::tempdir().unwrap();
     let (d, _) = run_copy(tmp.path());
     // One model: intervals, no leaderboard.
-    let (mut app, t) = build_app(&opts(vec![d.clone()]));
+    let (mut app, t) = build_app(&screens::options(vec![d.clone()]));
     keys(&mut app, &["i"]);
     assert_eq!(app.mode(), Mode::RunSummary);
     let s = app.summary().unwrap();
@@ -320,7 +320,7 @@ fn run_summary_has_wilson_intervals_and_a_leaderboard_across_models() {
     // The other model gets only the first half of the samples.
     let half: Vec<&str> = samples.lines().take(7).collect();
     std::fs::write(other.join("samples.jsonl"), half.join("\n") + "\n").unwrap();
-    let (mut app, t) = build_app(&opts(vec![d.clone(), other.clone()]));
+    let (mut app, t) = build_app(&screens::options(vec![d.clone(), other.clone()]));
     keys(&mut app, &["i"]);
     let lb = app.summary().unwrap().leaderboard.clone().unwrap();
     assert_eq!(lb.row_keys.len(), 2, "{:?}", lb.row_keys);
@@ -336,7 +336,7 @@ fn run_summary_has_wilson_intervals_and_a_leaderboard_across_models() {
     // Three datasets: at 100 columns each dataset's figures stay on one line (n, A2 and
     // A3 with their intervals) under its model; the wide table wrapped there.
     let fixtures = fixtures();
-    let (mut app, t) = build_app(&opts(vec![
+    let (mut app, t) = build_app(&screens::options(vec![
         d.clone(),
         other.clone(),
         fixtures.join("fol-small"),
@@ -356,7 +356,7 @@ fn run_summary_has_wilson_intervals_and_a_leaderboard_across_models() {
 fn the_label_panel_offers_both_readings_of_the_diff_and_y_takes_the_marked_one() {
     let tmp = tempfile::tempdir().unwrap();
     let (d, _) = run_copy(tmp.path());
-    let (mut app, t) = build_app(&opts(vec![d.clone()]));
+    let (mut app, t) = build_app(&screens::options(vec![d.clone()]));
     // The first sample whose diff maps to a category on both sides.
     let mut found = None;
     for _ in 0..app.model.listing.visible.len() {
