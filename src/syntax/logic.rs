@@ -20,6 +20,20 @@ pub enum BinOp {
     Xor,
 }
 
+impl BinOp {
+    /// The connective's truth value on `x` and `y`, computing `y` only when `x` does
+    /// not already decide it (evaluators over models share this).
+    pub fn apply(self, x: bool, y: impl FnOnce() -> bool) -> bool {
+        match self {
+            BinOp::And => x && y(),
+            BinOp::Or => x || y(),
+            BinOp::Implies => !x || y(),
+            BinOp::Iff => x == y(),
+            BinOp::Xor => x != y(),
+        }
+    }
+}
+
 /// Quantifiers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Quantifier {

@@ -1,7 +1,7 @@
 //! Finite models and our own evaluator, used to re-check every countermodel.
 
 use super::verdict::Countermodel;
-use crate::syntax::{BinOp, Formula, Quantifier, Term};
+use crate::syntax::{Formula, Quantifier, Term};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// A finite structure: domain 0..size, constants, predicate extensions, propositions.
@@ -32,13 +32,7 @@ impl FiniteModel {
             Formula::Not(a) => !self.eval(a, env),
             Formula::Bin(op, a, b) => {
                 let x = self.eval(a, env);
-                match op {
-                    BinOp::And => x && self.eval(b, env),
-                    BinOp::Or => x || self.eval(b, env),
-                    BinOp::Implies => !x || self.eval(b, env),
-                    BinOp::Iff => x == self.eval(b, env),
-                    BinOp::Xor => x != self.eval(b, env),
-                }
+                op.apply(x, || self.eval(b, env))
             }
             Formula::Quant(q, v, body) => {
                 let mut result = *q == Quantifier::Forall;

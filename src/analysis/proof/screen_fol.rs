@@ -55,13 +55,7 @@ impl Model {
             Formula::Not(a) => !self.eval(a, env),
             Formula::Bin(op, a, b) => {
                 let x = self.eval(a, env);
-                match op {
-                    BinOp::And => x && self.eval(b, env),
-                    BinOp::Or => x || self.eval(b, env),
-                    BinOp::Implies => !x || self.eval(b, env),
-                    BinOp::Iff => x == self.eval(b, env),
-                    BinOp::Xor => x != self.eval(b, env),
-                }
+                op.apply(x, || self.eval(b, env))
             }
             Formula::Quant(q, v, body) => {
                 let all = *q == Quantifier::Forall;
