@@ -44,19 +44,7 @@ fn bin(home: &Path) -> Command {
 
 /// Runs `metrics pairs - EXTRA…` on `input`: stdout lines parsed, exit code, stderr.
 fn pairs(home: &Path, input: &str, extra: &[&str]) -> (Vec<Value>, i32, String) {
-    let mut child = bin(home)
-        .args(["metrics", "pairs", "-"])
-        .args(extra)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_string();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = child.wait_with_output().unwrap();
-    let _ = writer.join().unwrap();
+    let out = cli::fed(bin(home).args(["metrics", "pairs", "-"]).args(extra), input);
     let lines = String::from_utf8(out.stdout)
         .unwrap()
         .lines()

@@ -13,24 +13,10 @@ use autoeval::rng::Rng;
 use autoeval::syntax::{
     BinOp, Expr, Formula, Notation, Quantifier, Regex, Term, print_formula, print_regex,
 };
-use common::cli::bin;
-use std::io::Write;
-use std::process::Stdio;
+use common::cli::{bin, fed};
 
 fn verify(args: &[&str], stdin: &str) -> String {
-    let mut child = bin()
-        .arg("verify")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut w = child.stdin.take().unwrap();
-    let input = stdin.to_string();
-    let feeder = std::thread::spawn(move || w.write_all(input.as_bytes()));
-    let o = child.wait_with_output().unwrap();
-    feeder.join().unwrap().unwrap();
+    let o = fed(bin().arg("verify").args(args), stdin);
     String::from_utf8(o.stdout).unwrap()
 }
 

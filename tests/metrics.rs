@@ -8,9 +8,7 @@ mod common;
 
 use common::cli::bin_in as bin;
 use serde_json::Value;
-use std::io::Write;
 use std::path::Path;
-use std::process::Stdio;
 
 fn oracle() -> Vec<Value> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/metrics-oracle.jsonl");
@@ -23,19 +21,7 @@ fn oracle() -> Vec<Value> {
 
 /// Runs `metrics pairs -` on `input`, returns stdout lines parsed and the exit code.
 fn pairs(home: &Path, input: &str, extra: &[&str]) -> (Vec<Value>, i32, String) {
-    let mut child = bin(home)
-        .args(["metrics", "pairs", "-"])
-        .args(extra)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_string();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
+    let out = common::cli::fed(bin(home).args(["metrics", "pairs", "-"]).args(extra), input);
     let lines = String::from_utf8(out.stdout)
         .unwrap()
         .lines()

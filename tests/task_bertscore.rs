@@ -16,9 +16,8 @@ mod tiny_bert;
 mod cli;
 
 use serde_json::Value;
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// The isolated binary, without a MiniLM directory from the developer's shell.
 fn bin(home: &Path) -> Command {
@@ -55,18 +54,12 @@ fn metrics_pairs(home: &Path, model: &Path, pairs: &[(String, String)]) -> Vec<f
         .iter()
         .map(|(a, b)| serde_json::json!({"a": a, "b": b}).to_string() + "\n")
         .collect();
-    let mut child = bin(home)
-        .args(["metrics", "pairs", "-", "--bertscore-model"])
-        .arg(model)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
+    let out = cli::fed(
+        bin(home)
+            .args(["metrics", "pairs", "-", "--bertscore-model"])
+            .arg(model),
+        &input,
+    );
     cli::ok(&out)
         .lines()
         .map(|l| {

@@ -1,8 +1,9 @@
 //! The autoeval binary for tests, always isolated: HOME, the config directory and the
 //! response cache are the test's own (or nowhere), never the developer's.
 
+use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 /// The binary under test.
 pub const EXE: &str = env!("CARGO_BIN_EXE_autoeval");
@@ -88,4 +89,24 @@ pub fn offline_args(limit: &str) -> Vec<String> {
 /// A small offline run (see [`offline_args`]) into `out`, which must succeed.
 pub fn offline_run(out: &Path, limit: &str) {
     ok(&bin().args(offline_args(limit)).arg(out).output().unwrap());
+}
+
+/// Runs `c` with `input` on its standard input, written from another thread so that a
+/// command answering as it reads never blocks on a full pipe. A command that stops
+/// reading early (refusing its flags) closes the pipe: that is its answer, not an error.
+pub fn fed(c: &mut Command, input: &str) -> Output {
+    let mut child = c
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_string();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().unwrap();
+    if let Err(e) = writer.join().unwrap() {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+    }
+    out
 }
