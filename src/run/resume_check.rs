@@ -81,3 +81,30 @@ pub(crate) fn record_endpoints(old: &Manifest, new: &mut Manifest) -> Option<Str
         )
     })
 }
+
+/// The command that continues a run stopped by refused or unreadable replies: the
+/// command line as given, with `--resume` (and `--force` when samples finished under
+/// the old settings, which corrected request settings then need).
+pub(crate) fn resume_command(argv: &[String], nothing_finished: bool) -> String {
+    let quote = |a: &String| {
+        if !a.is_empty()
+            && a.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./:=@,+".contains(c))
+        {
+            a.clone()
+        } else {
+            crate::tui::clipboard::shell_quote(a)
+        }
+    };
+    let mut parts: Vec<String> = argv.iter().map(quote).collect();
+    if !argv.iter().any(|a| a == "--resume") {
+        parts.push("--resume".into());
+    }
+    if !nothing_finished && !argv.iter().any(|a| a == "--force") {
+        parts.push("--force".into());
+    }
+    format!(
+        "{}   (with the refused setting corrected)",
+        crate::sanitize::one_line(&parts.join(" "))
+    )
+}
