@@ -100,6 +100,9 @@ pub struct Profile {
     /// `reasoning`), as names without brackets.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reasoning_tags: Vec<String>,
+    /// Reasoning tokens a call is expected to spend (the dry run's estimate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_estimate: Option<u32>,
 }
 
 /// The table's file shape.
@@ -194,6 +197,10 @@ pub struct RequestParams {
     /// Inline reasoning tags read (names); empty: the defaults.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reasoning_tags: Vec<String>,
+    /// Reasoning tokens a call is expected to spend, when the model reasons (the dry
+    /// run's estimate; not sent, not recorded).
+    #[serde(skip)]
+    pub reasoning_estimate: Option<u32>,
 }
 
 impl RequestParams {
@@ -212,6 +219,7 @@ impl RequestParams {
             thinking_budget: None,
             extra_body: None,
             reasoning_tags: Vec::new(),
+            reasoning_estimate: None,
         }
     }
 
@@ -453,6 +461,11 @@ impl Profile {
             thinking_budget,
             extra_body: asked.extra_body.clone(),
             reasoning_tags,
+            reasoning_estimate: if thinking == Some(OnOff::Off) {
+                None
+            } else {
+                thinking_budget.or(self.reasoning_estimate).map(|r| r.min(max_tokens))
+            },
         })
     }
 }
@@ -485,7 +498,17 @@ mod tests {
             ("openai", "gpt-5.1", "openai-reasoning"),
             ("openai", "gpt-5-mini", "openai-reasoning"),
             ("openai", "gpt-4.1-nano", "openai-compatible"),
-            ("openai", "qwen3-8b", "openai-compatible"),
+            ("openai", "qwen3-8b", "compatible-reasoning"),
+            ("openai", "qwen/qwen3-235b-a22b", "compatible-reasoning"),
+            ("openai", "openai/o3-mini", "openai-reasoning-routed"),
+            ("openai", "deepseek/deepseek-r1", "deepseek-reasoner"),
+            ("openai", "deepseek-reasoner", "deepseek-reasoner"),
+            ("openai", "magistral-medium-latest", "compatible-reasoning"),
+            ("openai", "grok-3-mini", "compatible-reasoning"),
+            ("openai", "gemini-2.5-flash", "compatible-reasoning"),
+            ("openai", "gpt-oss-20b", "compatible-reasoning"),
+            ("openai", "qwq-32b", "compatible-reasoning"),
+            ("openai", "deepseek-chat", "openai-compatible"),
             ("openai", "omni-model", "openai-compatible"),
             ("anthropic", "claude-opus-4-7", "anthropic-adaptive"),
             ("anthropic", "claude-sonnet-5", "anthropic-adaptive"),
@@ -499,6 +522,11 @@ mod tests {
             ("anthropic", "claude-3-5-haiku", "anthropic"),
         ] {
             assert_eq!(find(prov, m).name, want, "{prov}:{m}");
+            if want != "openai-compatible" && !want.starts_with("anthropic") {
+                // Reasoning counts against the limit: a reasoning-sized default.
+                assert!(find(prov, m).default_max_tokens >= 16384, "{m}");
+                assert!(find(prov, m).reasoning_estimate.is_some(), "{m}");
+            }
         }
     }
 

@@ -109,8 +109,11 @@ pub struct RunSpec {
     /// The switch behind `pause`, when the run may pause itself: with it, a server that
     /// is gone pauses the run instead of cancelling it.
     pub pause_switch: Option<watch::Sender<bool>>,
-    /// Resume even if the dataset, rounds, shots, prompt set or syntax differ.
+    /// Resume even if request settings (temperature, token limit, reasoning settings,
+    /// extra body) differ after samples finished under the old ones.
     pub force: bool,
+    /// Resume even if the dataset, rounds, shots, prompt set, syntax or reading differ.
+    pub force_experiment: bool,
     /// Re-run the samples whose latest record is a `model-error`.
     pub retry_errors: bool,
     /// Re-run the samples whose latest record has a call that stopped at the token
@@ -358,18 +361,13 @@ pub(crate) fn prepare(
             // A larger limit is what redoing truncated samples is for.
             diffs.retain(|(k, _, _)| *k != "max tokens");
         }
-        if !diffs.is_empty() && !spec.force {
-            let list: Vec<String> = diffs
-                .iter()
-                .map(|(k, a, b)| format!("  {k}: was {a}, now {b}"))
-                .collect();
-            return Err(RunError::Refused(format!(
-                "{} was run with other settings; resuming would mix two experiments:\n{}\n\
-                 resume with the same settings, choose another --out, or add --force",
-                dir.display(),
-                list.join("\n")
-            )));
-        }
+        super::resume_check::check_differences(
+            dir,
+            &diffs,
+            spec.force,
+            spec.force_experiment,
+            events,
+        )?;
         if let Some(note) = super::resume_check::record_endpoints(&old, &mut m) {
             let _ = events.send(Event::Warning(note));
         }
