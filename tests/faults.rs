@@ -191,7 +191,14 @@ fn resume_with_other_settings_is_refused_and_lists_the_differences() {
         .args(base)
         .arg("--out")
         .arg(&out)
-        .args(["--resume", "--rounds", "2", "--force-experiment", "--limit", "6"])
+        .args([
+            "--resume",
+            "--rounds",
+            "2",
+            "--force-experiment",
+            "--limit",
+            "6",
+        ])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

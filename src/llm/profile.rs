@@ -464,7 +464,9 @@ impl Profile {
             reasoning_estimate: if thinking == Some(OnOff::Off) {
                 None
             } else {
-                thinking_budget.or(self.reasoning_estimate).map(|r| r.min(max_tokens))
+                thinking_budget
+                    .or(self.reasoning_estimate)
+                    .map(|r| r.min(max_tokens))
             },
         })
     }

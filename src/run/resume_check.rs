@@ -2,10 +2,10 @@
 //! the file, so a moved copy is the same dataset and an edited file is not), and the
 //! endpoints a run was sent to over its sessions.
 
+use super::driver::RunError;
 use crate::record::Manifest;
 use sha2::{Digest, Sha256};
 use std::io::Read;
-use super::driver::RunError;
 use std::path::Path;
 
 /// `run.json` key of the endpoint history: every base URL the run was sent to, with
