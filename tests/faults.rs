@@ -107,6 +107,7 @@ fn a_cancel_with_nothing_in_flight_is_cancelled_not_finished() {
         pause: None,
         pause_switch: None,
         force: false,
+        force_experiment: false,
         retry_errors: false,
         retry_truncated: false,
         max_consecutive_failures: 5,
