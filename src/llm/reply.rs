@@ -199,7 +199,11 @@ pub fn openai(v: &Value) -> Result<Reply, LlmError> {
     };
     match &msg["content"] {
         Value::String(s) => r.answer.push_str(s),
-        Value::Array(chunks) => chunks.iter().for_each(|c| r.chunk(c)),
+        Value::Array(chunks) => {
+            for c in chunks {
+                r.chunk(c);
+            }
+        }
         _ => {}
     }
     // OpenRouter sends the same reasoning as `reasoning` and as `reasoning_details`:
@@ -243,7 +247,9 @@ pub fn anthropic(v: &Value) -> Result<Reply, LlmError> {
         finish_reason: v["stop_reason"].as_str().map(str::to_string),
         ..Reply::default()
     };
-    blocks.iter().for_each(|b| r.chunk(b));
+    for b in blocks {
+        r.chunk(b);
+    }
     if r.finish_reason.as_deref() == Some("refusal") && r.refusal.is_none() {
         r.refusal = Some("stop_reason: refusal".into());
     }
@@ -255,9 +261,7 @@ pub fn anthropic(v: &Value) -> Result<Reply, LlmError> {
 /// are skipped, so `\\ud800` (a backslash, then text) is left alone.
 pub(crate) fn replace_lone_surrogates(json: &str) -> Option<String> {
     let b = json.as_bytes();
-    if memchr::memmem::find(b, b"\\u").is_none() {
-        return None;
-    }
+    memchr::memmem::find(b, b"\\u")?;
     let hex = |i: usize| -> Option<u16> {
         let s = json.get(i..i + 4)?;
         u16::from_str_radix(s, 16).ok()
