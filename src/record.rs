@@ -259,9 +259,16 @@ pub struct CallRecord {
     /// The provider returned the reasoning redacted or encrypted (not stored as text).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reasoning_redacted: bool,
-    /// The call stopped at the token limit before giving an answer.
+    /// The call stopped at the token limit (with no answer, or one cut short).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+    /// The server answered, but no answer could be read (empty choices, an unreadable
+    /// body, a refusal): counts toward stopping the run like a refused request.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unreadable: bool,
+    /// Reply parts of types not read, as the server sent them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<serde_json::Value>,
 }
 
 impl CallRecord {

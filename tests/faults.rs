@@ -107,6 +107,7 @@ fn a_cancel_with_nothing_in_flight_is_cancelled_not_finished() {
         pause: None,
         pause_switch: None,
         force: false,
+        force_experiment: false,
         retry_errors: false,
         retry_truncated: false,
         max_consecutive_failures: 5,
@@ -191,7 +192,14 @@ fn resume_with_other_settings_is_refused_and_lists_the_differences() {
         .args(base)
         .arg("--out")
         .arg(&out)
-        .args(["--resume", "--rounds", "2", "--force", "--limit", "6"])
+        .args([
+            "--resume",
+            "--rounds",
+            "2",
+            "--force-experiment",
+            "--limit",
+            "6",
+        ])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

@@ -11,9 +11,31 @@ use std::time::Instant;
 /// The command line as the manifest records it: `autoeval …`, never the path the
 /// binary was started from (a build machine's directories are no one else's business).
 pub(crate) fn recorded_command(args: impl Iterator<Item = String>) -> Vec<String> {
-    std::iter::once("autoeval".to_string())
-        .chain(args.skip(1).map(public_arg))
-        .collect()
+    let mut out = vec!["autoeval".to_string()];
+    let mut extra_next = false;
+    for a in args.skip(1) {
+        let a = if extra_next {
+            public_extra_body(&a)
+        } else if let Some(v) = a.strip_prefix("--extra-body=") {
+            format!("--extra-body={}", public_extra_body(v))
+        } else {
+            public_arg(a)
+        };
+        extra_next = a == "--extra-body";
+        out.push(a);
+    }
+    out
+}
+
+/// An `--extra-body` value as recorded: credentials redacted (the run refuses a value
+/// that is not a JSON object, so anything else is recorded as given).
+fn public_extra_body(v: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(v) {
+        Ok(serde_json::Value::Object(m)) => {
+            serde_json::Value::Object(crate::llm::extra_body::redacted(&m)).to_string()
+        }
+        _ => v.to_string(),
+    }
 }
 
 /// An argument as recorded: a URL (`--base-url`, alone or after `=`) loses its user

@@ -168,6 +168,11 @@ pub(crate) fn dry_run(args: &RunArgs) -> Result<i32> {
         None => plan(&todo, ds.syntax, &prompts, &client),
     };
     let m = client.params().max_tokens;
+    // The profile's reasoning estimate per call is billed as output too.
+    let reasoning_per_call = u64::from(client.params().reasoning_estimate.unwrap_or(0));
+    let reasoning_out = p.calls * reasoning_per_call;
+    let mut p = p;
+    p.output += reasoning_out;
     let info = client.info();
     let prices = client.prices();
     let rounds = args.rounds as u64;
@@ -215,9 +220,16 @@ pub(crate) fn dry_run(args: &RunArgs) -> Result<i32> {
         );
     }
     outln!(
-        "estimated tokens, round 1: {} in, {} out",
+        "estimated tokens, round 1: {} in, {} out{}",
         p.input,
-        p.output
+        p.output,
+        if reasoning_out > 0 {
+            format!(
+                " (of which {reasoning_out} reasoning: the profile's estimate of {reasoning_per_call} per call)"
+            )
+        } else {
+            String::new()
+        }
     );
     outln!(
         "estimated cost, round 1: {} live, {} batch",
@@ -241,7 +253,14 @@ pub(crate) fn dry_run(args: &RunArgs) -> Result<i32> {
     let params = client.params();
     let reasons = params.thinking == Some(crate::llm::profile::OnOff::On)
         || params.reasoning == crate::llm::profile::ReasoningStyle::Openai;
-    if reasons {
+    if reasoning_out > 0 {
+        outln!(
+            "reasoning: {} reasons; its tokens are billed as output and are in the estimate above \
+             ({reasoning_per_call} per call, the profile's estimate) and in the worst case (reasoning \
+             and answer together stay within --max-tokens {m})",
+            params.profile
+        );
+    } else if reasons {
         outln!(
             "reasoning: {} asks for it; its tokens are billed as output and are not in the estimate above, \
              only in the worst case (reasoning and answer together stay within --max-tokens {m})",

@@ -70,9 +70,16 @@ pub struct RunArgs {
     /// Continue a run directory, skipping finished samples.
     #[arg(long)]
     pub resume: bool,
-    /// With --resume: accept other dataset, rounds, shots, prompt set or syntax.
+    /// With --resume: accept other request settings (temperature, --max-tokens,
+    /// reasoning effort, thinking, extra body) after samples finished under the old
+    /// ones (before any finished, corrected settings need no flag). It never skips the
+    /// dataset, rounds, shots, prompt set or syntax checks.
     #[arg(long, requires = "resume")]
     pub force: bool,
+    /// With --resume: accept another dataset, rounds, shots, prompt set, syntax or
+    /// reading too (one run then holds two experiments).
+    #[arg(long, requires = "resume")]
+    pub force_experiment: bool,
     /// With --resume: run again the samples whose latest record is a model error
     /// (the new line supersedes the old one for every reader).
     #[arg(long, requires = "resume")]

@@ -55,9 +55,16 @@ pub struct ModelArgs {
     #[arg(long, value_name = "N")]
     pub thinking_budget: Option<u32>,
     /// JSON object merged into every request body (live and batch), for parameters a
-    /// provider added before autoeval did, e.g. '{"top_k": 20}'.
+    /// provider added before autoeval did, e.g. '{"top_k": 20}'. It may add fields, never replace
+    /// what the run sets (model, prompt, token limits, n, stream, tools, reasoning
+    /// settings: refused, naming the flag to use). Credentials in it are stored redacted.
     #[arg(long, value_name = "JSON")]
     pub extra_body: Option<String>,
+    /// Another inline reasoning tag to split off the answer (the name, e.g. `thought`
+    /// for <thought>…</thought>), besides think, thinking, thought, reasoning and the
+    /// profile's; repeatable.
+    #[arg(long, value_name = "NAME")]
+    pub reasoning_tag: Vec<String>,
     /// Samples (and requests) in flight.
     #[arg(long, default_value_t = 8)]
     pub concurrency: usize,
@@ -122,6 +129,7 @@ impl ModelArgs {
                 thinking: self.thinking,
                 thinking_budget: self.thinking_budget,
                 extra_body,
+                reasoning_tags: self.reasoning_tag.clone(),
             },
             profiles: None,
             base_url: self.base_url.first().cloned(),

@@ -167,6 +167,7 @@ pub fn build_spec(
         pause: pause.map(PauseSwitch::subscribe),
         pause_switch: pause.cloned(),
         force: args.force,
+        force_experiment: args.force_experiment,
         retry_errors: args.retry_errors,
         retry_truncated: args.retry_truncated,
         max_consecutive_failures: args.max_consecutive_failures,

@@ -2,10 +2,7 @@
 
 use super::endpoint::Endpoint;
 use super::profile::{OnOff, ReasoningStyle, merge_into};
-use super::{
-    BoxFut, ChatModel, ChatRequest, Completion, LlmError, ModelInfo, RawReply, completion,
-    post_json,
-};
+use super::{BoxFut, ChatModel, ChatRequest, Completion, LlmError, ModelInfo, post_json};
 use serde_json::{Value, json};
 
 /// Default base URL.
@@ -51,42 +48,16 @@ pub(crate) fn body(model: &str, req: &ChatRequest) -> Value {
     b
 }
 
-/// Reads a message: text blocks are the answer, thinking blocks the reasoning, a
-/// redacted thinking block is recorded as redacted (never as text).
+/// Reads a message with the default inline tags ([`parse_with`]).
 pub(crate) fn parse(v: &Value) -> Result<Completion, LlmError> {
-    let mut text = String::new();
-    let mut thinking: Vec<&str> = Vec::new();
-    let mut redacted = false;
-    for part in v["content"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default()
-    {
-        match part["type"].as_str() {
-            Some("text") => text.push_str(part["text"].as_str().unwrap_or_default()),
-            Some("thinking") => {
-                let t = part["thinking"].as_str().unwrap_or_default();
-                if t.trim().is_empty() {
-                    // Display "omitted": the thinking happened, its text is not returned.
-                    redacted = true;
-                } else {
-                    thinking.push(t);
-                }
-            }
-            Some("redacted_thinking") => redacted = true,
-            _ => {}
-        }
-    }
-    let usage = &v["usage"];
-    completion(RawReply {
-        content: text,
-        reasoning: (!thinking.is_empty()).then(|| thinking.join("\n\n")),
-        redacted,
-        input_tokens: usage["input_tokens"].as_u64().unwrap_or(0),
-        output_tokens: usage["output_tokens"].as_u64().unwrap_or(0),
-        reasoning_tokens: None,
-        finish_reason: v["stop_reason"].as_str().map(str::to_string),
-    })
+    parse_with(v, &super::reasoning::DEFAULT_TAGS)
+}
+
+/// Reads a message ([`super::reply::anthropic`]): text blocks are the answer, thinking
+/// blocks the reasoning, a redacted thinking block is recorded as redacted (never as
+/// text).
+pub(crate) fn parse_with<S: AsRef<str>>(v: &Value, tags: &[S]) -> Result<Completion, LlmError> {
+    super::finish(super::reply::anthropic(v)?, tags)
 }
 
 impl Anthropic {
@@ -101,7 +72,7 @@ impl Anthropic {
             rb = rb.header("x-api-key", k);
         }
         let v = post_json(rb, &self.0).await?;
-        parse(&v)
+        parse_with(&v, &req.params.tags())
     }
 }
 

@@ -90,6 +90,7 @@ fn reasoning_is_kept_and_an_older_database_still_hits() {
         reasoning_tokens: Some(360),
         reasoning_redacted: true,
         truncated: false,
+        unread: Vec::new(),
     };
     c.put(&k2, &i, &thought);
     assert_eq!(c.get(&k2), Some(thought.clone()), "reasoning comes back");

@@ -81,6 +81,9 @@ pub struct CallError {
     pub error: LlmError,
     /// Attempts made.
     pub attempts: u32,
+    /// What the failed call billed, when the server reported usage with it (a refusal,
+    /// an unreadable answer): priced like an answer.
+    pub cost_usd: Option<f64>,
 }
 
 /// A model with limits applied. Cheap to share behind an `Arc`.
@@ -95,6 +98,7 @@ pub struct Client {
     budget: Option<Arc<Budget>>,
     ledger: Option<Arc<Ledger>>,
     notes: std::sync::Mutex<Vec<String>>,
+    unread_seen: std::sync::Mutex<std::collections::HashSet<String>>,
     params: Arc<RequestParams>,
 }
 
@@ -112,6 +116,7 @@ impl Client {
             budget: None,
             ledger: None,
             notes: std::sync::Mutex::new(Vec::new()),
+            unread_seen: std::sync::Mutex::new(std::collections::HashSet::new()),
             params: Arc::new(RequestParams::plain(
                 super::profile::DEFAULT_TEMPERATURE,
                 1024,
@@ -202,6 +207,35 @@ impl Client {
     pub fn warn(&self, message: String) {
         if let Ok(mut n) = self.notes.lock() {
             n.push(message);
+        }
+    }
+
+    /// Warns once per chunk type of a reply that was not read (kept raw in the record).
+    fn warn_unread(&self, chunks: &[serde_json::Value]) {
+        let mut names: Vec<String> = chunks
+            .iter()
+            .map(|c| {
+                c["type"].as_str().map_or_else(
+                    || "(untyped)".to_string(),
+                    |t| crate::sanitize::one_line(t).chars().take(60).collect(),
+                )
+            })
+            .collect();
+        names.sort();
+        names.dedup();
+        let new: Vec<String> = match self.unread_seen.lock() {
+            Ok(mut seen) => names
+                .into_iter()
+                .filter(|n| seen.len() < 64 && seen.insert(n.clone()))
+                .collect(),
+            Err(_) => return,
+        };
+        for n in new {
+            self.warn(format!(
+                "the reply held a part of type {n:?} that autoeval does not read; it is kept \
+                 raw in the call's record (`unread`) and was not scored — see \
+                 docs/src/guide/reasoning-models.md to add a shape"
+            ));
         }
     }
 
@@ -315,6 +349,7 @@ impl Client {
                     return Err(CallError {
                         error: LlmError::fatal(b.refusal()),
                         attempts: 0,
+                        cost_usd: None,
                     });
                 }
                 Some((b, worst))
@@ -332,20 +367,44 @@ impl Client {
             sent: AtomicBool::new(false),
             done: false,
         };
-        let r = self.send_with_retries(req, &guard.sent).await;
+        let mut r = self.send_with_retries(req, &guard.sent).await;
         guard.done = true;
+        // A failed call the server reported usage for was billed: it is priced, counted
+        // against the budget and written to the ledger like an answer.
+        let billed = r.as_ref().err().and_then(|e| e.error.billed);
+        if let (Err(e), Some((i, o))) = (&mut r, billed) {
+            let info = self.model.info();
+            e.cost_usd = if info.synthetic {
+                Some(0.0)
+            } else {
+                self.prices.cost(&info.name, i, o)
+            };
+        }
         let mut overrun = false;
         if let Some((b, worst)) = reserved {
-            let spent = r.as_ref().ok().and_then(|c| c.cost_usd).unwrap_or(0.0);
+            let spent = match &r {
+                Ok(c) => c.cost_usd,
+                Err(e) => e.cost_usd,
+            }
+            .unwrap_or(0.0);
             overrun = b.settle_checked(worst, spent, &format!("call {}", shown(call)));
         }
-        if let Ok(c) = &r {
-            let mut s = Spend::new(SpendKind::Live, call, c.cost_usd);
-            (s.input_tokens, s.output_tokens) = c.reported_tokens;
+        let bill = match &r {
+            Ok(c) => Some((c.cost_usd, c.reported_tokens, c.implausible_usage)),
+            Err(e) => billed.map(|t| (e.cost_usd, t, false)),
+        };
+        if let Some((cost, tokens, implausible)) = bill {
+            let mut s = Spend::new(SpendKind::Live, call, cost);
+            (s.input_tokens, s.output_tokens) = tokens;
             s.reserved_usd = guard.budget.as_ref().and(guard.worst);
-            s.implausible = c.implausible_usage;
+            s.implausible = implausible;
             s.overrun = overrun;
             self.record_spend(&s);
+        }
+        if let Ok(c) = &r
+            && !c.completion.unread.is_empty()
+        {
+            self.warn_unread(&c.completion.unread);
         }
         if let (Some(c), Some(k), Ok(done)) = (&self.cache, &key, &r) {
             c.put(k, &self.model.info(), &done.completion);
@@ -372,6 +431,8 @@ impl Client {
                         status: None,
                         retryable: true,
                         retry_after: None,
+                        unreadable: false,
+                        billed: None,
                     })
                 });
                 r.map(|c| (c, started.elapsed()))
@@ -415,6 +476,7 @@ impl Client {
                         return Err(CallError {
                             error: e,
                             attempts: attempt,
+                            cost_usd: None,
                         });
                     }
                 }
@@ -425,6 +487,7 @@ impl Client {
                     return Err(CallError {
                         error,
                         attempts: attempt,
+                        cost_usd: None,
                     });
                 }
             }

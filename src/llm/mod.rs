@@ -8,6 +8,7 @@ pub mod cache;
 pub mod client;
 mod echo;
 pub mod endpoint;
+pub mod extra_body;
 pub mod judge;
 pub mod ledger;
 pub mod offline;
@@ -16,6 +17,7 @@ pub mod pool;
 pub mod prices;
 pub mod profile;
 pub mod reasoning;
+pub mod reply;
 pub mod spec;
 pub mod verbalize;
 
@@ -78,9 +80,13 @@ pub struct Completion {
     /// The provider returned reasoning only in redacted or encrypted form.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reasoning_redacted: bool,
-    /// Generation stopped at the token limit before any answer: `text` is empty.
+    /// Generation stopped at the token limit: `text` is empty or cut short, and is
+    /// never scored.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+    /// Reply chunks of types not read, kept as the server sent them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<serde_json::Value>,
 }
 
 /// What went wrong talking to a model. Messages never contain API keys.
@@ -95,6 +101,11 @@ pub struct LlmError {
     pub retryable: bool,
     /// Server-requested wait in seconds (Retry-After).
     pub retry_after: Option<f64>,
+    /// The server answered, but no answer could be read from its reply (empty choices,
+    /// an unreadable body, a refusal, only reasoning).
+    pub unreadable: bool,
+    /// Tokens (in, out) the server reported for the failed call: it billed them.
+    pub billed: Option<(u64, u64)>,
 }
 
 impl LlmError {
@@ -105,6 +116,8 @@ impl LlmError {
             status: None,
             retryable: false,
             retry_after: None,
+            unreadable: false,
+            billed: None,
         }
     }
 }
@@ -183,6 +196,8 @@ pub(crate) fn status_error(
         status: Some(status),
         retryable,
         retry_after,
+        unreadable: false,
+        billed: None,
     }
 }
 
@@ -208,6 +223,8 @@ pub(crate) fn transport_error(e: &reqwest::Error) -> LlmError {
         status: None,
         retryable: e.is_timeout() || e.is_connect() || e.is_request(),
         retry_after: None,
+        unreadable: false,
+        billed: None,
     }
 }
 
@@ -245,7 +262,7 @@ pub(crate) async fn post_json(
             }
         }
     }
-    let text = String::from_utf8_lossy(&body);
+    let mut text = String::from_utf8_lossy(&body);
     if !(200..300).contains(&status) {
         let shown = match serde_json::from_str::<serde_json::Value>(&text) {
             Ok(mut v) => {
@@ -261,13 +278,22 @@ pub(crate) async fn post_json(
             Some(&ep.key_env),
         ));
     }
-    let mut v: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| LlmError::fatal(scrub(&format!("malformed JSON from server: {e}"), key)))?;
+    // A lone surrogate escape (a model's reasoning cut mid-character) is not JSON to
+    // serde; it is read as U+FFFD instead of losing the whole reply.
+    if let Some(fixed) = reply::replace_lone_surrogates(&text) {
+        text = std::borrow::Cow::Owned(fixed);
+    }
+    let mut v: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        let mut err = LlmError::fatal(scrub(&format!("malformed JSON from server: {e}"), key));
+        err.unreadable = true;
+        err
+    })?;
     scrub_json(&mut v, key);
     Ok(v)
 }
 
-/// A reply as a provider returned it, before the answer is separated from reasoning.
+/// A reply as a provider returned it, before the answer is separated from reasoning
+/// (the offline model and tests; providers go through [`reply`]).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RawReply {
     /// The answer field (may hold inline reasoning).
@@ -291,40 +317,92 @@ pub fn stopped_at_limit(finish_reason: Option<&str>) -> bool {
     matches!(finish_reason, Some("length" | "max_tokens"))
 }
 
-/// The completion of a raw reply: reasoning split off (inline blocks included), a reply
-/// that hit the token limit before answering marked `truncated` (its tokens were
-/// billed), and a blank answer otherwise an "empty answer" error.
+/// The completion of a raw reply, read with the default inline tags.
 pub(crate) fn completion(raw: RawReply) -> Result<Completion, LlmError> {
-    let split = reasoning::split(&raw.content);
-    let answer = split.answer.trim();
-    let truncated =
-        answer.is_empty() && (split.unclosed || stopped_at_limit(raw.finish_reason.as_deref()));
-    if answer.is_empty() && !truncated {
-        return Err(LlmError::fatal(format!(
-            "empty answer (finish reason: {}{})",
-            raw.finish_reason.as_deref().unwrap_or("none"),
-            if split.reasoning.is_some() || raw.reasoning.is_some() {
-                "; the reply held only reasoning"
-            } else {
-                ""
-            }
-        )));
+    let mut parts = Vec::new();
+    if let Some(t) = raw.reasoning {
+        parts.push(reply::Part {
+            kind: reply::PartKind::Text,
+            text: t,
+        });
     }
-    // OpenAI, vLLM and Anthropic count reasoning inside the output tokens. A server whose
-    // reasoning count exceeds its output count cannot have: it counted them apart, and
-    // both were generated, so both are billed.
-    let output_tokens = match raw.reasoning_tokens {
-        Some(r) if r > raw.output_tokens => raw.output_tokens.saturating_add(r),
-        _ => raw.output_tokens,
+    if raw.redacted {
+        parts.push(reply::Part {
+            kind: reply::PartKind::Redacted,
+            text: String::new(),
+        });
+    }
+    finish(
+        reply::Reply {
+            answer: raw.content,
+            parts,
+            finish_reason: raw.finish_reason,
+            usage: reply::Usage {
+                input: raw.input_tokens,
+                output: raw.output_tokens,
+                reasoning: raw.reasoning_tokens,
+            },
+            ..reply::Reply::default()
+        },
+        &reasoning::DEFAULT_TAGS,
+    )
+}
+
+/// The completion of a reply: inline reasoning under `tags` split off the answer, a
+/// reply that stopped at the token limit marked `truncated` whatever answer text came
+/// back (its tokens were billed; it is never scored), and a reply with no answer to
+/// read (a refusal, only reasoning, nothing) an unreadable error carrying its usage.
+pub(crate) fn finish<S: AsRef<str>>(r: reply::Reply, tags: &[S]) -> Result<Completion, LlmError> {
+    let split = reasoning::split_with(&r.answer, tags);
+    let answer = split.answer.trim();
+    let truncated = split.unclosed || stopped_at_limit(r.finish_reason.as_deref());
+    // Reasoning tokens counted apart from output are added by the usage reader; a
+    // reasoning count above the output count cannot have been counted inside it.
+    let output_tokens = match r.usage.reasoning {
+        Some(x) if x > r.usage.output => r.usage.output.saturating_add(x),
+        _ => r.usage.output,
     };
+    let usage = reply::Usage {
+        output: output_tokens,
+        ..r.usage
+    };
+    if answer.is_empty() && !truncated {
+        let why = match &r.refusal {
+            Some(why) => format!(
+                "the model refused: {}",
+                crate::sanitize::one_line(why)
+                    .chars()
+                    .take(300)
+                    .collect::<String>()
+            ),
+            None => format!(
+                "empty answer (finish reason: {}{})",
+                crate::sanitize::one_line(r.finish_reason.as_deref().unwrap_or("none")),
+                if split.reasoning.is_some() || !r.parts.is_empty() {
+                    "; the reply held only reasoning"
+                } else {
+                    ""
+                }
+            ),
+        };
+        return Err(reply::unreadable(why, usage));
+    }
+    let readable: Vec<&str> = r
+        .parts
+        .iter()
+        .filter(|p| p.kind != reply::PartKind::Redacted)
+        .map(|p| p.text.as_str())
+        .collect();
+    let separate = (!readable.is_empty()).then(|| readable.join("\n\n"));
     Ok(Completion {
         text: answer.to_string(),
-        input_tokens: raw.input_tokens,
-        output_tokens,
-        reasoning: reasoning::join(raw.reasoning, split.reasoning),
-        reasoning_tokens: raw.reasoning_tokens,
-        reasoning_redacted: raw.redacted,
+        input_tokens: usage.input,
+        output_tokens: usage.output,
+        reasoning: reasoning::join(separate, split.reasoning),
+        reasoning_tokens: usage.reasoning,
+        reasoning_redacted: r.parts.iter().any(|p| p.kind == reply::PartKind::Redacted),
         truncated,
-        finish_reason: raw.finish_reason,
+        finish_reason: r.finish_reason,
+        unread: r.unknown,
     })
 }

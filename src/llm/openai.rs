@@ -2,10 +2,7 @@
 
 use super::endpoint::Endpoint;
 use super::profile::{OnOff, ReasoningStyle, merge_into};
-use super::{
-    BoxFut, ChatModel, ChatRequest, Completion, LlmError, ModelInfo, RawReply, completion,
-    post_json,
-};
+use super::{BoxFut, ChatModel, ChatRequest, Completion, LlmError, ModelInfo, post_json};
 use serde_json::{Value, json};
 
 /// Default base URL.
@@ -44,24 +41,16 @@ pub(crate) fn body(model: &str, req: &ChatRequest) -> Value {
     b
 }
 
-/// Reads a chat-completion body: the answer, reasoning (`message.reasoning` in vLLM ≥
-/// 0.11, `reasoning_content` in older vLLM, SGLang and llama.cpp, or inline think
-/// blocks), usage with reasoning tokens, and the finish reason.
+/// Reads a chat-completion body with the default inline tags ([`parse_with`]).
 pub(crate) fn parse(v: &Value) -> Result<Completion, LlmError> {
-    let choice = &v["choices"][0];
-    let msg = &choice["message"];
-    let text_of = |x: &Value| x.as_str().map(str::to_string).filter(|s| !s.is_empty());
-    let reasoning = text_of(&msg["reasoning"]).or_else(|| text_of(&msg["reasoning_content"]));
-    let usage = &v["usage"];
-    completion(RawReply {
-        content: msg["content"].as_str().unwrap_or_default().to_string(),
-        reasoning,
-        redacted: false,
-        input_tokens: usage["prompt_tokens"].as_u64().unwrap_or(0),
-        output_tokens: usage["completion_tokens"].as_u64().unwrap_or(0),
-        reasoning_tokens: usage["completion_tokens_details"]["reasoning_tokens"].as_u64(),
-        finish_reason: choice["finish_reason"].as_str().map(str::to_string),
-    })
+    parse_with(v, &super::reasoning::DEFAULT_TAGS)
+}
+
+/// Reads a chat-completion body in any documented shape ([`super::reply::openai`]):
+/// the answer, reasoning apart (inline blocks under `tags` included), usage with
+/// reasoning tokens, and the finish reason.
+pub(crate) fn parse_with<S: AsRef<str>>(v: &Value, tags: &[S]) -> Result<Completion, LlmError> {
+    super::finish(super::reply::openai(v)?, tags)
 }
 
 impl OpenAi {
@@ -73,7 +62,7 @@ impl OpenAi {
             rb = rb.bearer_auth(k);
         }
         let v = post_json(rb, &self.0).await?;
-        parse(&v)
+        parse_with(&v, &req.params.tags())
     }
 }
 

@@ -232,6 +232,8 @@ mod tests {
                     status: None,
                     retryable: true,
                     retry_after: None,
+                    unreadable: false,
+                    billed: None,
                 })
             } else {
                 super::super::completion(super::super::RawReply {

@@ -96,6 +96,13 @@ pub struct Profile {
     /// `--thinking-budget` when thinking is on (budget style) and none is given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_budget: Option<u32>,
+    /// Inline reasoning tags read besides the defaults (`think`, `thinking`, `thought`,
+    /// `reasoning`), as names without brackets.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasoning_tags: Vec<String>,
+    /// Reasoning tokens a call is expected to spend (the dry run's estimate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_estimate: Option<u32>,
 }
 
 /// The table's file shape.
@@ -150,6 +157,8 @@ pub struct Asked {
     pub thinking_budget: Option<u32>,
     /// `--extra-body`: merged into every request body.
     pub extra_body: Option<Map<String, Value>>,
+    /// `--reasoning-tag`: inline reasoning tags read besides the profile's.
+    pub reasoning_tags: Vec<String>,
 }
 
 /// Temperature when none is given and the profile sends one.
@@ -185,6 +194,13 @@ pub struct RequestParams {
     /// Merged into every request body.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extra_body: Option<Map<String, Value>>,
+    /// Inline reasoning tags read (names); empty: the defaults.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasoning_tags: Vec<String>,
+    /// Reasoning tokens a call is expected to spend, when the model reasons (the dry
+    /// run's estimate; not sent, not recorded).
+    #[serde(skip)]
+    pub reasoning_estimate: Option<u32>,
 }
 
 impl RequestParams {
@@ -202,7 +218,21 @@ impl RequestParams {
             thinking: None,
             thinking_budget: None,
             extra_body: None,
+            reasoning_tags: Vec::new(),
+            reasoning_estimate: None,
         }
+    }
+
+    /// The inline reasoning tags to read: the defaults and any the profile or
+    /// `--reasoning-tag` added.
+    pub fn tags(&self) -> Vec<&str> {
+        let mut t: Vec<&str> = super::reasoning::DEFAULT_TAGS.to_vec();
+        for x in &self.reasoning_tags {
+            if !t.contains(&x.as_str()) {
+                t.push(x);
+            }
+        }
+        t
     }
 
     /// Whether the response cache is on by default: only for a temperature of 0 sent.
@@ -408,6 +438,17 @@ impl Profile {
             None
         };
         let effort = asked.effort.clone();
+        if let Some(extra) = &asked.extra_body {
+            super::extra_body::check(extra).map_err(ProfileError::Refused)?;
+        }
+        let mut reasoning_tags: Vec<String> = Vec::new();
+        for t in self.reasoning_tags.iter().chain(&asked.reasoning_tags) {
+            super::reasoning::check_tag(t).map_err(ProfileError::Refused)?;
+            if !super::reasoning::DEFAULT_TAGS.contains(&t.as_str()) && !reasoning_tags.contains(t)
+            {
+                reasoning_tags.push(t.clone());
+            }
+        }
         Ok(RequestParams {
             profile: self.name.clone(),
             token_field: self.token_field,
@@ -419,43 +460,19 @@ impl Profile {
             thinking,
             thinking_budget,
             extra_body: asked.extra_body.clone(),
+            reasoning_tags,
+            reasoning_estimate: if thinking == Some(OnOff::Off) {
+                None
+            } else {
+                thinking_budget
+                    .or(self.reasoning_estimate)
+                    .map(|r| r.min(max_tokens))
+            },
         })
     }
 }
 
-/// Parses `--extra-body`: a JSON object (at most 64 KiB).
-pub fn parse_extra_body(text: &str) -> Result<Map<String, Value>, String> {
-    if text.len() > 64 * 1024 {
-        return Err("--extra-body is longer than 64 KiB".into());
-    }
-    match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(m)) => Ok(m),
-        Ok(_) => Err("--extra-body must be a JSON object, like '{\"top_k\": 20}'".into()),
-        Err(e) => Err(format!(
-            "--extra-body is not JSON ({e}); write a JSON object, like '{{\"top_k\": 20}}'"
-        )),
-    }
-}
-
-/// Merges `extra` into a request body: its keys are added, objects merged key by key,
-/// anything else replaced.
-pub fn merge_into(body: &mut Value, extra: &Map<String, Value>) {
-    let Value::Object(b) = body else {
-        return;
-    };
-    for (k, v) in extra {
-        match (b.get_mut(k), v) {
-            (Some(Value::Object(have)), Value::Object(add)) => {
-                let mut inner = Value::Object(std::mem::take(have));
-                merge_into(&mut inner, add);
-                b.insert(k.clone(), inner);
-            }
-            _ => {
-                b.insert(k.clone(), v.clone());
-            }
-        }
-    }
-}
+pub use super::extra_body::{merge_into, parse as parse_extra_body};
 
 #[cfg(test)]
 mod tests {
@@ -483,7 +500,17 @@ mod tests {
             ("openai", "gpt-5.1", "openai-reasoning"),
             ("openai", "gpt-5-mini", "openai-reasoning"),
             ("openai", "gpt-4.1-nano", "openai-compatible"),
-            ("openai", "qwen3-8b", "openai-compatible"),
+            ("openai", "qwen3-8b", "compatible-reasoning"),
+            ("openai", "qwen/qwen3-235b-a22b", "compatible-reasoning"),
+            ("openai", "openai/o3-mini", "openai-reasoning-routed"),
+            ("openai", "deepseek/deepseek-r1", "deepseek-reasoner"),
+            ("openai", "deepseek-reasoner", "deepseek-reasoner"),
+            ("openai", "magistral-medium-latest", "compatible-reasoning"),
+            ("openai", "grok-3-mini", "compatible-reasoning"),
+            ("openai", "gemini-2.5-flash", "compatible-reasoning"),
+            ("openai", "gpt-oss-20b", "compatible-reasoning"),
+            ("openai", "qwq-32b", "compatible-reasoning"),
+            ("openai", "deepseek-chat", "openai-compatible"),
             ("openai", "omni-model", "openai-compatible"),
             ("anthropic", "claude-opus-4-7", "anthropic-adaptive"),
             ("anthropic", "claude-sonnet-5", "anthropic-adaptive"),
@@ -497,6 +524,11 @@ mod tests {
             ("anthropic", "claude-3-5-haiku", "anthropic"),
         ] {
             assert_eq!(find(prov, m).name, want, "{prov}:{m}");
+            if want != "openai-compatible" && !want.starts_with("anthropic") {
+                // Reasoning counts against the limit: a reasoning-sized default.
+                assert!(find(prov, m).default_max_tokens >= 16384, "{m}");
+                assert!(find(prov, m).reasoning_estimate.is_some(), "{m}");
+            }
         }
     }
 
@@ -596,18 +628,5 @@ mod tests {
         assert!(glob("*", ""));
         assert!(glob("a*b*c", "aXbYc"));
         assert!(!glob("a*b*c", "ac"));
-    }
-
-    #[test]
-    fn extra_body_merges_deeply_and_refuses_non_objects() {
-        let mut b = serde_json::json!({"a": 1, "o": {"x": 1}});
-        let e = parse_extra_body(r#"{"o": {"y": 2}, "top_k": 20}"#).unwrap();
-        merge_into(&mut b, &e);
-        assert_eq!(
-            b,
-            serde_json::json!({"a": 1, "o": {"x": 1, "y": 2}, "top_k": 20})
-        );
-        assert!(parse_extra_body("[1]").is_err());
-        assert!(parse_extra_body("{").is_err());
     }
 }

@@ -1,7 +1,7 @@
 //! Keeping a model's reasoning apart from its answer: inline `<think>…</think>` blocks
-//! (split at the last closing tag, also when the opening tag is missing, as DeepSeek-R1
-//! writes them), unclosed blocks (the reasoning ran out of tokens), and gpt-oss's
-//! harmony channels when a server passes them through raw.
+//! under any tag the profile names (split at the last closing tag, also when the opening
+//! tag is missing, as DeepSeek-R1 writes them), unclosed blocks (the reasoning ran out of
+//! tokens), and gpt-oss's harmony channels when a server passes them through raw.
 
 use memchr::memmem;
 
@@ -16,8 +16,31 @@ pub struct Split<'a> {
     pub unclosed: bool,
 }
 
-/// Closing tags that end an inline reasoning block, with their opening tags.
-const TAGS: [(&str, &str); 2] = [("<think>", "</think>"), ("<thinking>", "</thinking>")];
+/// Inline reasoning tags read when the profile names none: `<think>` (DeepSeek-R1,
+/// Qwen3, QwQ), `<thinking>`, `<thought>` (Gemini's OpenAI-compatible endpoint with
+/// `include_thoughts`) and `<reasoning>`.
+pub const DEFAULT_TAGS: [&str; 4] = ["think", "thinking", "thought", "reasoning"];
+
+/// Longest tag name accepted (a tag is data from the user's profiles or flags).
+pub const MAX_TAG_LEN: usize = 40;
+
+/// Checks a tag name: letters, digits, `_`, `-`, `:` and `.`, at most [`MAX_TAG_LEN`].
+pub fn check_tag(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= MAX_TAG_LEN
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "reasoning tag {:?} is not a tag name: give the name alone (like thought for \
+             <thought>…</thought>), letters, digits, '_', '-', ':' or '.', at most {MAX_TAG_LEN}",
+            crate::sanitize::one_line(name)
+        ))
+    }
+}
 
 /// Where harmony's final channel starts (gpt-oss without a reasoning parser).
 const HARMONY_FINAL: &str = "<|channel|>final<|message|>";
@@ -31,26 +54,44 @@ const HARMONY_MARKS: [&str; 5] = [
     "<|channel|>commentary<|message|>",
 ];
 
-/// Splits `text` into reasoning and answer. The answer is what follows the *last*
-/// closing tag, so a draft formula inside the reasoning never reaches scoring; it is
-/// always a slice of `text` (so callers can map its positions back).
+/// Splits `text` into reasoning and answer with the default tags ([`split_with`]).
 pub fn split(text: &str) -> Split<'_> {
+    split_with(text, &DEFAULT_TAGS)
+}
+
+/// Splits `text` into reasoning and answer, reading inline blocks under `tags` (names
+/// without brackets). The answer is what follows the *last* closing tag, so a draft
+/// formula inside the reasoning never reaches scoring; when nothing follows it, an
+/// answer written before the block's opening tag is the answer. It is always a slice of
+/// `text` (so callers can map its positions back).
+pub fn split_with<'a, S: AsRef<str>>(text: &'a str, tags: &[S]) -> Split<'a> {
     let b = text.as_bytes();
-    let closing = TAGS
+    let pairs: Vec<(String, String)> = tags
+        .iter()
+        .map(|t| (format!("<{}>", t.as_ref()), format!("</{}>", t.as_ref())))
+        .collect();
+    let closing = pairs
         .iter()
         .filter_map(|(open, close)| {
-            memmem::rfind(b, close.as_bytes()).map(|i| (i, *open, close.len()))
+            memmem::rfind(b, close.as_bytes()).map(|i| (i, open.as_str(), close.len()))
         })
         .max_by_key(|(i, _, _)| *i);
     if let Some((i, open, len)) = closing {
-        let before = text[..i].trim();
-        let reasoning = before
-            .strip_prefix(open)
-            .map_or(before, str::trim_start)
-            .trim();
+        let before = &text[..i];
+        let after = &text[i + len..];
+        // The block's opening tag, if written: text before it is not reasoning.
+        let (prefix, inner) = match memmem::find(before.as_bytes(), open.as_bytes()) {
+            Some(j) => (&text[..j], &before[j + open.len()..]),
+            None => (&text[..0], before),
+        };
+        let answer = if after.trim().is_empty() && !prefix.trim().is_empty() {
+            prefix
+        } else {
+            after
+        };
         return Split {
-            reasoning: Some(reasoning),
-            answer: &text[i + len..],
+            reasoning: Some(inner.trim()),
+            answer,
             unclosed: false,
         };
     }
@@ -67,8 +108,8 @@ pub fn split(text: &str) -> Split<'_> {
         };
     }
     let start = text.trim_start();
-    for (open, _) in TAGS {
-        if let Some(rest) = start.strip_prefix(open) {
+    for (open, _) in &pairs {
+        if let Some(rest) = start.strip_prefix(open.as_str()) {
             return Split {
                 reasoning: Some(rest.trim()),
                 answer: &text[text.len()..],
@@ -169,6 +210,29 @@ mod tests {
         assert_eq!((s.reasoning, s.answer, s.unclosed), (None, "p ∧ q", false));
         // A tag in the middle of prose without a close is not a block.
         assert_eq!(split("use <think> tags").answer, "use <think> tags");
+    }
+
+    #[test]
+    fn an_answer_before_the_block_is_kept() {
+        let s = split("p ∨ q\n<think>check: p ∧ q?</think>");
+        assert_eq!(s.answer.trim(), "p ∨ q");
+        assert_eq!(s.reasoning, Some("check: p ∧ q?"));
+        // With an answer after the block too, the later one is the answer.
+        let s = split("draft\n<think>no</think>final");
+        assert_eq!(s.answer, "final");
+    }
+
+    #[test]
+    fn tags_are_data() {
+        let s = split("<thought>Answer: p1 ∧ ¬p1</thought>p ∨ q");
+        assert_eq!((s.reasoning, s.answer), (Some("Answer: p1 ∧ ¬p1"), "p ∨ q"));
+        let s = split_with("<mind>x</mind>y", &["mind"]);
+        assert_eq!((s.reasoning, s.answer), (Some("x"), "y"));
+        assert_eq!(split("<mind>x</mind>y").answer, "<mind>x</mind>y");
+        assert!(check_tag("thought").is_ok());
+        for bad in ["", "<think>", "a b", &"x".repeat(41)] {
+            assert!(check_tag(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

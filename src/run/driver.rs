@@ -49,9 +49,11 @@ pub const REFUSED_IN_A_ROW: usize = 5;
 /// that stop it.
 pub const REFUSED_AT_START: usize = 3;
 
-/// The status and message of a sample that failed because the server refused its
-/// request (a non-retryable 4xx: bad parameter, bad key, unknown model).
-fn refused_request(rec: &SampleRecord) -> Option<(u16, String)> {
+/// Why a sample failed when the server refused its request (a non-retryable 4xx: bad
+/// parameter, bad key, unknown model) or answered with nothing that can be read (empty
+/// choices, an unreadable body, a refusal): the cause (`HTTP 400`, `unreadable`) and
+/// the message. Repeated, either stops the run.
+fn refused_request(rec: &SampleRecord) -> Option<(String, String)> {
     if rec.verdict.kind() != crate::verify::VerdictKind::ModelError {
         return None;
     }
@@ -61,9 +63,13 @@ fn refused_request(rec: &SampleRecord) -> Option<(u16, String)> {
         .as_ref()
         .filter(|c| c.error.is_some())
         .unwrap_or(&last.informalize);
+    let message = call.error.clone().unwrap_or_default();
+    if call.unreadable {
+        return Some(("unreadable".into(), message));
+    }
     let status = call.http_status?;
     ((400..500).contains(&status) && status != 408 && status != 429)
-        .then(|| (status, call.error.clone().unwrap_or_default()))
+        .then(|| (format!("HTTP {status}"), message))
 }
 
 /// Run errors (before or while writing).
@@ -103,8 +109,11 @@ pub struct RunSpec {
     /// The switch behind `pause`, when the run may pause itself: with it, a server that
     /// is gone pauses the run instead of cancelling it.
     pub pause_switch: Option<watch::Sender<bool>>,
-    /// Resume even if the dataset, rounds, shots, prompt set or syntax differ.
+    /// Resume even if request settings (temperature, token limit, reasoning settings,
+    /// extra body) differ after samples finished under the old ones.
     pub force: bool,
+    /// Resume even if the dataset, rounds, shots, prompt set, syntax or reading differ.
+    pub force_experiment: bool,
     /// Re-run the samples whose latest record is a `model-error`.
     pub retry_errors: bool,
     /// Re-run the samples whose latest record has a call that stopped at the token
@@ -175,7 +184,7 @@ fn manifest(spec: &RunSpec, id: &str) -> Manifest {
             ),
             (
                 crate::record::REQUEST_KEY.to_string(),
-                serde_json::to_value(&**p.client.params()).unwrap_or_default(),
+                serde_json::to_value(stored_request(p.client.params())).unwrap_or_default(),
             ),
         ]
         .into_iter()
@@ -190,6 +199,14 @@ fn manifest(spec: &RunSpec, id: &str) -> Manifest {
     m
 }
 
+/// The request settings as `run.json` stores them: credentials in the extra body
+/// redacted.
+fn stored_request(p: &crate::llm::profile::RequestParams) -> crate::llm::profile::RequestParams {
+    let mut p = p.clone();
+    p.extra_body = p.extra_body.as_ref().map(crate::llm::extra_body::redacted);
+    p
+}
+
 /// A temperature as the manifest shows it.
 fn shown_temperature(t: Option<f64>) -> String {
     t.map_or_else(|| "omitted".into(), |t| t.to_string())
@@ -201,7 +218,7 @@ fn reasoning_settings(p: &crate::llm::profile::RequestParams) -> String {
         "effort": p.effort,
         "thinking": p.thinking,
         "thinking_budget": p.thinking_budget,
-        "extra_body": p.extra_body,
+        "extra_body": p.extra_body.as_ref().map(crate::llm::extra_body::redacted),
     })
     .to_string()
 }
@@ -344,18 +361,13 @@ pub(crate) fn prepare(
             // A larger limit is what redoing truncated samples is for.
             diffs.retain(|(k, _, _)| *k != "max tokens");
         }
-        if !diffs.is_empty() && !spec.force {
-            let list: Vec<String> = diffs
-                .iter()
-                .map(|(k, a, b)| format!("  {k}: was {a}, now {b}"))
-                .collect();
-            return Err(RunError::Refused(format!(
-                "{} was run with other settings; resuming would mix two experiments:\n{}\n\
-                 resume with the same settings, choose another --out, or add --force",
-                dir.display(),
-                list.join("\n")
-            )));
-        }
+        super::resume_check::check_differences(
+            dir,
+            &diffs,
+            spec.force,
+            spec.force_experiment,
+            events,
+        )?;
         if let Some(note) = super::resume_check::record_endpoints(&old, &mut m) {
             let _ = events.send(Event::Warning(note));
         }
@@ -510,8 +522,8 @@ pub async fn execute(
                         // Not a model error: the sample was never asked; --resume does it.
                         continue;
                     }
-                    if let Some((status, message)) = refused_request(&rec) {
-                        let same = held.last().and_then(refused_request).is_none_or(|(s, _)| s == status);
+                    if let Some((cause, message)) = refused_request(&rec) {
+                        let same = held.last().and_then(refused_request).is_none_or(|(s, _)| s == cause);
                         if !same {
                             for r in held.drain(..) {
                                 out.append(&r)?;
@@ -521,13 +533,25 @@ pub async fn execute(
                         held.push(rec);
                         let at_start = answered == 0 && done.is_empty();
                         if held.len() >= REFUSED_IN_A_ROW || (at_start && held.len() >= REFUSED_AT_START) {
+                            let what = if cause == "unreadable" {
+                                format!(
+                                    "no answer could be read from {} replies in a row{}",
+                                    held.len(),
+                                    if at_start { " at the start of the run" } else { "" },
+                                )
+                            } else {
+                                format!(
+                                    "the server refused {} requests in a row{} with {cause}",
+                                    held.len(),
+                                    if at_start { " at the start of the run" } else { "" },
+                                )
+                            };
                             let _ = events.send(Event::Warning(format!(
-                                "stopping: the server refused {} requests in a row{} with HTTP {status}: {}\n\
-                                 nothing more is sent; the refused samples are not written, so once the \
-                                 settings are fixed (see docs/src/guide/reasoning-models.md), continue with --resume",
-                                held.len(),
-                                if at_start { " at the start of the run" } else { "" },
-                                crate::sanitize::one_line(&message)
+                                "stopping: {what}: {}\n\
+                                 nothing more is sent; these samples are not written, so once the \
+                                 settings are fixed (see docs/src/guide/reasoning-models.md), continue with:\n  {}",
+                                crate::sanitize::one_line(&message),
+                                super::resume_check::resume_command(&spec.command, answered == 0 && done.is_empty())
                             )));
                             held.clear();
                             set.abort_all();

@@ -77,15 +77,25 @@ pub(crate) fn call_record(prompt: &Rendered, r: &Result<CallResult, CallError>) 
             reasoning_tokens: c.completion.reasoning_tokens,
             reasoning_redacted: c.completion.reasoning_redacted,
             truncated: c.completion.truncated,
+            unreadable: false,
+            unread: c.completion.unread.clone(),
         },
-        Err(e) => CallRecord {
-            prompt_id: prompt.id.clone(),
-            attempts: e.attempts,
-            error: Some(e.error.message.clone()),
-            http_status: e.error.status,
-            transport_error: e.error.status.is_none() && e.error.retryable,
-            ..Default::default()
-        },
+        Err(e) => {
+            // A failed call the server billed keeps its tokens and cost.
+            let (input_tokens, output_tokens) = e.error.billed.unwrap_or((0, 0));
+            CallRecord {
+                prompt_id: prompt.id.clone(),
+                attempts: e.attempts,
+                error: Some(e.error.message.clone()),
+                http_status: e.error.status,
+                transport_error: e.error.status.is_none() && e.error.retryable,
+                unreadable: e.error.unreadable,
+                input_tokens,
+                output_tokens,
+                cost_usd: e.cost_usd,
+                ..Default::default()
+            }
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 //! the file, so a moved copy is the same dataset and an edited file is not), and the
 //! endpoints a run was sent to over its sessions.
 
+use super::driver::RunError;
 use crate::record::Manifest;
 use sha2::{Digest, Sha256};
 use std::io::Read;
@@ -80,4 +81,96 @@ pub(crate) fn record_endpoints(old: &Manifest, new: &mut Manifest) -> Option<Str
             crate::sanitize::one_line(&now)
         )
     })
+}
+
+/// The command that continues a run stopped by refused or unreadable replies: the
+/// command line as given, with `--resume` (and `--force` when samples finished under
+/// the old settings, which corrected request settings then need).
+pub(crate) fn resume_command(argv: &[String], nothing_finished: bool) -> String {
+    let quote = |a: &String| {
+        if !a.is_empty()
+            && a.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./:=@,+".contains(c))
+        {
+            a.clone()
+        } else {
+            crate::tui::clipboard::shell_quote(a)
+        }
+    };
+    let mut parts: Vec<String> = argv.iter().map(quote).collect();
+    if !argv.iter().any(|a| a == "--resume") {
+        parts.push("--resume".into());
+    }
+    if !nothing_finished && !argv.iter().any(|a| a == "--force") {
+        parts.push("--force".into());
+    }
+    format!(
+        "{}   (with the refused setting corrected)",
+        crate::sanitize::one_line(&parts.join(" "))
+    )
+}
+
+/// Differences that only shape the request: corrected after a refused run (exit 75)
+/// before any sample finished, they mix nothing.
+const REQUEST_ONLY: [&str; 3] = [
+    "temperature",
+    "reasoning settings (effort, thinking, budget, extra body)",
+    "max tokens",
+];
+
+/// Whether any sample of the run at `dir` finished (a record that is not a model error).
+fn any_finished(dir: &Path) -> Result<bool, RunError> {
+    let loaded = super::store::read_samples(dir)?;
+    Ok(loaded
+        .records
+        .iter()
+        .any(|r| r.verdict.kind() != crate::verify::VerdictKind::ModelError))
+}
+
+/// Refuses a resume whose settings differ, unless the flag for that kind of difference
+/// is given: request settings need `--force` once a sample finished under the old ones
+/// (none before), anything else `--force-experiment`.
+pub(crate) fn check_differences(
+    dir: &Path,
+    diffs: &[(&'static str, String, String)],
+    force: bool,
+    force_experiment: bool,
+    events: &tokio::sync::mpsc::UnboundedSender<super::driver::Event>,
+) -> Result<(), RunError> {
+    if diffs.is_empty() {
+        return Ok(());
+    }
+    let list = |d: &[&(&'static str, String, String)]| {
+        d.iter()
+            .map(|(k, a, b)| format!("  {k}: was {a}, now {b}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let (request, experiment): (Vec<_>, Vec<_>) =
+        diffs.iter().partition(|(k, _, _)| REQUEST_ONLY.contains(k));
+    if !experiment.is_empty() && !force_experiment {
+        return Err(RunError::Refused(format!(
+            "{} was run with other settings; resuming would mix two experiments:\n{}\n\
+             resume with the same settings, choose another --out, or add --force-experiment",
+            dir.display(),
+            list(&experiment)
+        )));
+    }
+    if request.is_empty() || force {
+        return Ok(());
+    }
+    if !any_finished(dir)? {
+        let _ = events.send(super::driver::Event::Warning(format!(
+            "no sample finished under the old request settings, so the corrected ones are used:\n{}",
+            list(&request)
+        )));
+        return Ok(());
+    }
+    Err(RunError::Refused(format!(
+        "{} was run with other request settings and samples finished under them; resuming \
+         would mix two experiments:\n{}\n\
+         resume with the same settings, choose another --out, or add --force",
+        dir.display(),
+        list(&request)
+    )))
 }

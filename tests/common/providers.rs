@@ -22,6 +22,16 @@ pub enum Style {
     InlineNoOpen,
     /// No parser and the limit reached while thinking: an unclosed block, `length`.
     Truncated,
+    /// Mistral Magistral: `content` is a list of a `thinking` chunk (itself a list of
+    /// text chunks) and a `text` chunk.
+    Magistral,
+    /// Gemini's OpenAI-compatible endpoint with `include_thoughts`: thoughts inline in
+    /// `content` inside `<thought>` tags.
+    GeminiThought,
+    /// The limit reached after the reasoning, mid-answer: a partial answer, `length`.
+    CutMidAnswer,
+    /// OpenRouter: `reasoning` and `reasoning_details` (text and encrypted parts).
+    OpenRouter,
 }
 
 /// The reasoning a model "thinks" for a prompt: restates the formula (informalization)
@@ -83,11 +93,30 @@ pub fn openai_reply(style: Style, prompt: &str, answer: &str) -> String {
         Style::Inline => (format!("<think>\n{t}\n</think>\n\n{answer}"), "stop"),
         Style::InlineNoOpen => (format!("{t}\n</think>\n\n{answer}"), "stop"),
         Style::Truncated => (format!("<think>\n{t}\nStill checking"), "length"),
+        Style::Magistral | Style::OpenRouter => (answer.to_string(), "stop"),
+        Style::GeminiThought => (format!("<thought>{t}</thought>{answer}"), "stop"),
+        Style::CutMidAnswer => {
+            let cut: String = answer.chars().take(answer.chars().count() / 2).collect();
+            (format!("<think>\n{t}\n</think>\n\n{cut}"), "length")
+        }
     };
     let mut message = json!({"role": "assistant", "content": content});
     match style {
         Style::Field => message["reasoning"] = json!(t),
         Style::OldField => message["reasoning_content"] = json!(t),
+        Style::Magistral => {
+            message["content"] = json!([
+                {"type": "thinking", "thinking": [{"type": "text", "text": t}]},
+                {"type": "text", "text": answer}
+            ]);
+        }
+        Style::OpenRouter => {
+            message["reasoning"] = json!(t);
+            message["reasoning_details"] = json!([
+                {"type": "reasoning.text", "text": t, "format": "unknown", "index": 0},
+                {"type": "reasoning.encrypted", "data": "gAAAAB", "format": "unknown", "index": 1}
+            ]);
+        }
         _ => {}
     }
     json!({

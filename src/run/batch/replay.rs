@@ -67,6 +67,7 @@ impl Replay {
                         reasoning_tokens: r.reasoning_tokens,
                         reasoning_redacted: r.reasoning_redacted,
                         truncated: r.truncated,
+                        unread: Vec::new(),
                     },
                     latency_ms: 0,
                     attempts: u32::from(!r.cached),
@@ -90,6 +91,7 @@ impl Replay {
                     r.batch_id
                 )),
                 attempts: 1,
+                cost_usd: None,
             }),
         }
     }
