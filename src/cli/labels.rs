@@ -169,7 +169,12 @@ fn retract(run: &Path, id: &str, who: &str) -> Result<i32> {
     crate::run::store::read_manifest(run).map_err(|e| anyhow!("{e}"))?;
     let labels = read_labels(run).map_err(|e| anyhow!("{e}"))?.records;
     let current = crate::report::labels::latest(&labels);
-    if !current.contains_key(&(id.to_string(), who.to_string())) {
+    // The state machine every label edit goes through says whether there is one to take back.
+    let state = crate::labels::state::LabelState::fold(
+        labels.iter().filter(|r| r.id == id && r.annotator == who),
+    );
+    let step = crate::labels::state::edit(&state, "", crate::labels::state::Edit::Retract);
+    if !matches!(step, crate::labels::state::Step::Retract { .. }) {
         let by: Vec<&str> = current
             .keys()
             .filter(|(i, _)| i == id)

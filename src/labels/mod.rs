@@ -4,6 +4,7 @@
 pub mod agreement;
 pub mod blind;
 pub mod ranks;
+pub mod state;
 pub mod store;
 pub mod suggest;
 pub mod taxonomy;

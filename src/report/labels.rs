@@ -8,18 +8,9 @@ use crate::record::LabelRecord;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Latest label per (sample, annotator); a retraction removes it (a later label counts
-/// again).
+/// again). The fold is [`crate::labels::state`]'s, shared with the viewer.
 pub fn latest(labels: &[LabelRecord]) -> BTreeMap<(String, String), LabelRecord> {
-    let mut m = BTreeMap::new();
-    for l in labels {
-        let key = (l.id.clone(), l.annotator.clone());
-        if l.retract {
-            m.remove(&key);
-        } else {
-            m.insert(key, l.clone());
-        }
-    }
-    m
+    crate::labels::state::latest(labels)
 }
 
 /// Cohen's κ for two raters' binary judgements (None when chance agreement is total).

@@ -291,36 +291,6 @@ pub fn read_labels(dir: &Path) -> Result<Loaded<LabelRecord>, StoreError> {
     read_jsonl(&dir.join(LABELS))
 }
 
-/// Drops retracted labels: a retraction removes the earlier records of its (sample,
-/// annotator) and is dropped itself; later labels count again. Order is kept.
-pub fn in_force(records: Vec<LabelRecord>) -> Vec<LabelRecord> {
-    // The position of the last retraction per (sample, annotator).
-    let mut cut: std::collections::HashMap<(&str, &str), usize> = std::collections::HashMap::new();
-    for (k, r) in records.iter().enumerate() {
-        if r.retract {
-            cut.insert((r.id.as_str(), r.annotator.as_str()), k);
-        }
-    }
-    if cut.is_empty() {
-        return records;
-    }
-    let keep: Vec<bool> = records
-        .iter()
-        .enumerate()
-        .map(|(k, r)| {
-            !r.retract
-                && cut
-                    .get(&(r.id.as_str(), r.annotator.as_str()))
-                    .is_none_or(|c| k > *c)
-        })
-        .collect();
-    records
-        .into_iter()
-        .zip(keep)
-        .filter_map(|(r, k)| k.then_some(r))
-        .collect()
-}
-
 pub(crate) use crate::fsread::BoundedLines;
 
 /// Lock file name inside a run directory.

@@ -46,6 +46,13 @@ fn label_or_other(s: &str) -> Mark {
 }
 
 impl TaskMark {
+    /// The same mark without its correctness (what a blind session may read: right or
+    /// wrong is the outcome).
+    #[must_use]
+    pub fn without_correct(self) -> Self {
+        TaskMark(self.0 & 0b0011_1111)
+    }
+
     /// From a task record's fields. Only a reasoning task (one with a gold label) has an
     /// answer; its missing answer is [`Mark::Unknown`].
     pub(crate) fn new(gold: Option<&str>, answer: Option<&str>, correct: Option<bool>) -> Self {

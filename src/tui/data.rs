@@ -421,11 +421,9 @@ impl RunIndex {
                     history.entry(rec.id.clone()).or_default().push(rec.clone());
                 }
                 let mut map: HashMap<String, Vec<LabelRecord>> = HashMap::new();
-                for rec in store::in_force(l.records) {
-                    let list = map.entry(rec.id.clone()).or_default();
-                    // The newest entry per annotator wins.
-                    list.retain(|x| x.annotator != rec.annotator);
-                    list.push(rec);
+                // The label in force per annotator, as every command folds it.
+                for ((id, _), rec) in crate::labels::state::latest(&l.records) {
+                    map.entry(id).or_default().push(rec);
                 }
                 self.labels = map;
                 self.label_history = history;

@@ -76,6 +76,13 @@ impl Query {
         self
     }
 
+    /// Searches only what a blind session shows of a row's text: φ₀ and ψ.
+    #[must_use]
+    pub fn blind(mut self) -> Query {
+        self.nfields = 2;
+        self
+    }
+
     /// Whether the query is empty.
     pub fn is_empty(&self) -> bool {
         self.bytes.is_empty()
@@ -367,6 +374,9 @@ pub struct Job {
     pub ranked: bool,
     /// The calls' reasoning is searched too.
     pub reasoning: bool,
+    /// A blind session's search: φ₀ and ψ only (φ₁ is there only when it parsed,
+    /// which would tell), reasoning never.
+    pub blind: bool,
 }
 
 /// A search's result: the matching rows in display order and, when ranked, their scores.
@@ -435,7 +445,11 @@ const PIECE: usize = 16_384;
 /// [`run_job`] that gives up (`None`) once `stop` returns true: a newer search
 /// overtook it.
 fn run_job_until(job: &Job, stop: &(dyn Fn() -> bool + Sync)) -> Option<Found> {
-    let q = Query::new(&job.query).with_reasoning(job.reasoning);
+    let q = if job.blind {
+        Query::new(&job.query).blind()
+    } else {
+        Query::new(&job.query).with_reasoning(job.reasoning)
+    };
     if q.is_empty() {
         return Some(Found {
             rows: job.pool.to_vec(),

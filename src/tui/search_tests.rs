@@ -94,6 +94,7 @@ fn a_job_in_pieces_equals_row_by_row_scoring() {
             by_label: by_label.clone(),
             ranked,
             reasoning: false,
+            blind: false,
         };
         let q = Plain::new(query);
         let mut want: Vec<((u32, u32), i64)> = pool
@@ -156,6 +157,7 @@ fn the_worker_delivers_only_the_newest_search() {
         by_label: HashSet::new(),
         ranked: true,
         reasoning: false,
+        blind: false,
     };
     let (tx, rx) = mpsc::channel();
     let worker = Worker::start(move |g, found| tx.send((g, found)).is_ok());

@@ -30,6 +30,17 @@ impl App {
     /// when there is nothing, or while blind hides the outcome).
     pub fn copy_texts(&self) -> Option<[Option<String>; 5]> {
         let d = self.panes.detail.as_ref()?;
+        if let Some(b) = &d.blind {
+            // Blind: the projection's texts (the reply in place of φ₁, whose parse would
+            // tell); the JSON and the verify command hold the outcome.
+            return Some([
+                Some(b.phi0.clone()),
+                b.psi.clone(),
+                b.reply.clone(),
+                None,
+                None,
+            ]);
+        }
         let rec = d.record.as_ref().ok()?;
         let round = rec.rounds.first();
         let psi = round.and_then(|r| r.psi.clone());
@@ -53,16 +64,21 @@ impl App {
         };
         let what = CHOICES[k].1;
         let text = self.copy_texts().and_then(|t| t[k].clone());
+        let blind = self
+            .panes
+            .detail
+            .as_ref()
+            .is_some_and(|d| d.blind.is_some());
+        let what = if blind && k == 2 { "the reply" } else { what };
         self.pop();
         match text {
-            None if k == 3
-                && self
-                    .panes
-                    .detail
-                    .as_ref()
-                    .is_some_and(|d| self.model.hidden(d.key)) =>
-            {
+            None if k == 3 && blind => {
                 self.status = "blind: the sample's JSON holds its verdict; label it first".into();
+            }
+            None if k == 4 && blind => {
+                self.status =
+                    "blind: the verify command needs φ₁'s parse, which would tell; label it first"
+                        .into();
             }
             None => self.status = format!("this sample has no {what}"),
             Some(t) => match osc52(&t) {

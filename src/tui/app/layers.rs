@@ -8,9 +8,6 @@ use crate::tui::keymap::{Action, Context};
 use crate::tui::keys::Key;
 use crate::tui::layer::{Layer, Mode};
 
-/// What blind mode says when an outcome field of the filter is touched.
-const BLIND_FILTER: &str = "blind: filtering by verdict, failure kind, judge, passes in or closeness would tell; those fields stay closed";
-
 impl App {
     /// Handles an action bound in a context.
     pub(crate) fn act_in(&mut self, ctx: Context, a: Action) {
@@ -106,6 +103,12 @@ impl App {
             self.toggle_order();
             return;
         }
+        if a == Action::SearchReasoning && self.model.blind.is_some() {
+            self.status =
+                "blind: the search covers φ₀, ψ and your own labels; the models' reasoning stays out"
+                    .into();
+            return;
+        }
         if a == Action::SearchReasoning {
             self.model.toggle_search_reasoning();
             self.status = if self.model.listing.search.reasoning {
@@ -141,9 +144,8 @@ impl App {
         }
         match self.model.labelling.note.handle(a) {
             Effect::Confirm => {
-                let cats = self.model.my_labels().0;
                 let note = std::mem::take(&mut self.model.labelling.note.text);
-                self.save_labels(cats, note);
+                self.label_edit(crate::labels::state::Edit::Note(note));
                 self.pop();
             }
             Effect::Close => self.pop(),
@@ -225,22 +227,62 @@ impl App {
         self.model.refilter();
     }
 
-    /// Writes the selected sample's labels and says how it went.
-    fn save_labels(&mut self, categories: Vec<String>, note: String) {
-        self.save_label(Some((categories, note)));
+    /// Carries out one label edit through the state machine and says what it came to.
+    /// Returns whether it wrote a record.
+    fn label_edit(&mut self, e: crate::labels::state::Edit) -> bool {
+        use crate::labels::state::Step;
+        let zero = self.keymap.hint(Context::Label, Action::Reviewed);
+        let (wrote, status) = match self.model.label_edit(e) {
+            Ok(Step::Write { categories, .. }) if categories.is_empty() => {
+                (true, "label saved: reviewed, nothing wrong".to_string())
+            }
+            Ok(Step::Write { .. }) => (true, "label saved".to_string()),
+            Ok(Step::Retract { note }) if note.is_empty() => (
+                true,
+                format!("label removed ({zero}: reviewed, nothing wrong)"),
+            ),
+            Ok(Step::Retract { .. }) => (
+                true,
+                format!(
+                    "label removed; the note stays as a draft (a category or {zero} records it with the label)"
+                ),
+            ),
+            Ok(Step::Draft(text)) if text.is_empty() => (false, "draft note cleared".into()),
+            Ok(Step::Draft(_)) => (
+                false,
+                format!(
+                    "note kept as a draft: it is recorded with the first category or {zero} (reviewed, nothing wrong)"
+                ),
+            ),
+            Ok(Step::Ask(cats)) => {
+                if let Some(at) = self.model.selected() {
+                    let id = self.model.id_of(at).to_string();
+                    self.model.labelling.asked = Some((at.0 as usize, id));
+                }
+                let names: Vec<&str> = cats.iter().map(|c| self.model.taxonomy.name(c)).collect();
+                (
+                    false,
+                    format!(
+                        "{zero} again replaces {} with \"reviewed, nothing wrong\"; any other key keeps them",
+                        crate::sanitize::one_line(&names.join(", "))
+                    ),
+                )
+            }
+            Ok(Step::Unchanged(why)) => (false, why.to_string()),
+            Err(e) => (false, format!("label not saved: {e}")),
+        };
+        self.status = status;
+        wrote
     }
 
-    /// Writes the selected sample's label, or with `None` retracts it.
-    fn save_label(&mut self, label: Option<(Vec<String>, String)>) {
-        let retract = label.is_none();
-        self.status = match self.model.save_labels(label) {
-            Ok(()) if retract => format!(
-                "label removed ({}: reviewed, nothing wrong)",
-                self.keymap.hint(Context::Label, Action::Reviewed)
-            ),
-            Ok(()) => "label saved".into(),
-            Err(e) => format!("label not saved: {e}"),
-        };
+    /// Whether the "nothing wrong" key was just pressed once on the selected sample
+    /// over named categories (then pressing it again confirms).
+    fn asked_here(&self) -> bool {
+        let here = self
+            .model
+            .selected()
+            .map(|at| (at.0 as usize, self.model.id_of(at).to_string()));
+        here.is_some() && self.model.labelling.asked == here
     }
 
     /// A taxonomy category's key in label mode toggles it; the taxonomy wins over
@@ -254,29 +296,21 @@ impl App {
             return false;
         };
         let id = cat.id.clone();
-        let (mut cats, note) = self.model.my_labels();
-        if let Some(p) = cats.iter().position(|c| *c == id) {
-            cats.remove(p);
-            if cats.is_empty() && note.is_empty() {
-                // Unticking the last category takes the label back; "reviewed, nothing
-                // wrong" is its own key, never a side effect of unticking.
-                self.save_label(None);
-                return true;
-            }
-        } else {
-            cats.push(id);
-        }
-        self.save_labels(cats, note);
+        self.model.labelling.asked = None;
+        // Unticking the last category takes the label back (the state machine says so);
+        // "reviewed, nothing wrong" is its own key, never a side effect of unticking.
+        self.label_edit(crate::labels::state::Edit::Toggle(id));
         true
     }
 
     fn label_action(&mut self, a: Action) {
+        let asked = self.asked_here();
+        self.model.labelling.asked = None;
         match a {
             Action::Reviewed => {
                 // Reviewed, nothing wrong: an empty set is a label too (it counts for
-                // lucky-pass estimates).
-                let note = self.model.my_labels().1;
-                self.save_labels(vec![], note);
+                // lucky-pass estimates); over named categories it asks first.
+                self.label_edit(crate::labels::state::Edit::NothingWrong { confirmed: asked });
             }
             Action::AcceptSuggestion
                 if self
@@ -295,12 +329,10 @@ impl App {
                     .and_then(|s| s.accepted())
                 {
                     Some(s) => {
-                        let (mut cats, note) = self.model.my_labels();
-                        if cats.iter().any(|c| c == s) {
+                        if self.model.my_state().categories().iter().any(|c| c == s) {
                             self.status = format!("already labelled {s}");
                         } else {
-                            cats.push(s.to_string());
-                            self.save_labels(cats, note);
+                            self.label_edit(crate::labels::state::Edit::Toggle(s.to_string()));
                         }
                     }
                     None => {
@@ -311,7 +343,12 @@ impl App {
                 }
             }
             Action::EditNote => {
-                self.model.labelling.note.text = self.model.my_labels().1;
+                let state = self.model.my_state();
+                self.model.labelling.note.text = if state.in_force().is_some() {
+                    state.note().to_string()
+                } else {
+                    self.model.my_draft().to_string()
+                };
                 self.push(Layer::Note);
             }
             Action::Undo => self.undo_label(),
@@ -345,11 +382,16 @@ impl App {
             rr as usize == e.run && *m.runs[e.run].rows[ii as usize].id == *e.id
         }) {
             m.listing.sample_list.sel = k;
+        } else {
+            // The sample left the list (a filter): nothing to put back here.
+            self.status = format!("sample {} is not in the list; nothing undone", e.id);
+            return;
         }
         // No label before: undo retracts rather than writing "nothing wrong".
-        self.save_label(e.label);
-        // Saving pushed the undone state; undo must not redo it.
-        self.model.labelling.forget_last();
+        if self.label_edit(crate::labels::state::Edit::Restore(e.label)) {
+            // Saving pushed the undone state; undo must not redo it.
+            self.model.labelling.forget_last();
+        }
         self.status = format!("undone on sample {}", e.id);
     }
 
@@ -523,8 +565,8 @@ impl App {
         let Some(Layer::Filter(ed)) = self.layers.last_mut() else {
             return false;
         };
-        if blind && ed.field.tells_outcome() {
-            self.status = BLIND_FILTER.into();
+        if let Some(why) = ed.field.blind_refusal().filter(|_| blind) {
+            self.status = why.into();
             return true;
         }
         let taken = ed.digit(digit, &mut self.model.listing.filter, &env);
@@ -564,8 +606,8 @@ impl App {
                     ed.field,
                     crate::tui::components::filter_edit::Field::Verdict(_)
                 ));
-        if blind && edits && ed.field.tells_outcome() {
-            self.status = BLIND_FILTER.into();
+        if let Some(why) = ed.field.blind_refusal().filter(|_| blind && edits) {
+            self.status = why.into();
             return;
         }
         match ed.handle(a, &mut self.model.listing.filter, &env) {

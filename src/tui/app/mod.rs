@@ -177,11 +177,18 @@ impl App {
             self.panes.detail = None;
             return;
         };
-        if self.panes.detail.as_ref().is_some_and(|d| d.key == key) {
+        // Blind: labelling reveals the sample and retracting hides it again, so the
+        // detail is rebuilt when its projection no longer matches.
+        let hidden = self.model.hidden(key);
+        let same = |d: &Detail| d.key == key && (d.blind.is_some() == hidden || d.record.is_err());
+        if self.panes.detail.as_ref().is_some_and(same) {
             return;
         }
+        let moved = self.panes.detail.as_ref().is_none_or(|d| d.key != key);
         self.panes.detail = Some(Detail::of(&self.model, key));
-        self.panes.detail_view.reset_scroll();
+        if moved {
+            self.panes.detail_view.reset_scroll();
+        }
     }
 
     /// Takes every message already waiting (and settles changes made to the model

@@ -129,6 +129,21 @@ impl Field {
     }
 }
 
+impl Field {
+    /// Why a blind session keeps the field closed, or None when it may be used: the
+    /// outcome fields would tell, and "annotators disagree" reads the others' labels.
+    pub(crate) fn blind_refusal(self) -> Option<&'static str> {
+        if self == Field::Disagree {
+            return Some(
+                "blind: whether annotators disagree reads the others' labels; that field stays closed",
+            );
+        }
+        self.tells_outcome().then_some(
+            "blind: filtering by verdict, failure kind, judge, passes in or closeness would tell; those fields stay closed",
+        )
+    }
+}
+
 /// What ←/→ moves a closeness bound by, in 1/10,000.
 const CLOSENESS_STEP: u16 = 500;
 

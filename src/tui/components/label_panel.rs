@@ -11,8 +11,8 @@ pub(crate) struct Earlier {
     pub run: usize,
     /// The sample's id.
     pub id: String,
-    /// Its categories and note then, or None when it had no label (undo retracts).
-    pub label: Option<(Vec<String>, String)>,
+    /// Its state then (undo puts it back through the state machine).
+    pub label: crate::labels::state::LabelState,
 }
 
 /// The label panel's state.
@@ -21,6 +21,12 @@ pub struct LabelPanel {
     /// The note being typed.
     pub note: TextField,
     undo: Vec<Earlier>,
+    /// Notes typed on samples with no label in force, per (run, id): kept in the form
+    /// until a category or "nothing wrong" records them.
+    drafts: std::collections::HashMap<(usize, String), String>,
+    /// The sample whose "nothing wrong" key was pressed once over named categories:
+    /// pressed again at once, it replaces them.
+    pub(crate) asked: Option<(usize, String)>,
 }
 
 impl LabelPanel {
@@ -28,6 +34,22 @@ impl LabelPanel {
     pub const CONTEXT: Context = Context::Label;
     /// Undo steps kept.
     pub(crate) const MAX_UNDO: usize = 1_000;
+
+    /// The draft note of sample `id` of run `run` ("" when none).
+    pub(crate) fn draft(&self, run: usize, id: &str) -> &str {
+        self.drafts
+            .get(&(run, id.to_string()))
+            .map_or("", String::as_str)
+    }
+
+    /// Keeps `note` as the draft of sample `id` of run `run` (an empty one drops it).
+    pub(crate) fn set_draft(&mut self, run: usize, id: &str, note: &str) {
+        if note.is_empty() {
+            self.drafts.remove(&(run, id.to_string()));
+        } else {
+            self.drafts.insert((run, id.to_string()), note.to_string());
+        }
+    }
 
     /// Remembers a label's earlier state (the oldest go past [`LabelPanel::MAX_UNDO`]).
     pub(crate) fn remember(&mut self, earlier: Earlier) {
@@ -60,7 +82,7 @@ mod tests {
             p.remember(Earlier {
                 run: 0,
                 id: k.to_string(),
-                label: None,
+                label: crate::labels::state::LabelState::None,
             });
         }
         assert_eq!(

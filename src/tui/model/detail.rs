@@ -52,6 +52,9 @@ pub struct Detail {
     pub highlight: Option<[Highlighted; 2]>,
     /// Every model call as a conversation (the Raw tab).
     pub transcript: Vec<crate::tui::transcript::Call>,
+    /// In a blind session before this annotator labelled it, what may be shown of the
+    /// sample: the Overview and the copy menu draw this and nothing else.
+    pub blind: Option<super::blind::BlindSample>,
 }
 
 impl Detail {
@@ -102,7 +105,12 @@ impl Detail {
                 }
             }
         }
+        let blind = match &record {
+            Ok(rec) if m.hidden(key) => Some(super::blind::BlindSample::of(rec, key.0 as usize)),
+            _ => None,
+        };
         Detail {
+            blind,
             transcript,
             key,
             record,

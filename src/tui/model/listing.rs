@@ -39,6 +39,10 @@ impl Model {
     fn passes(&self, run: usize, row: u32) -> bool {
         let ri = &self.runs[run];
         let l = &self.listing;
+        if self.blind.is_some() {
+            return run_passes(&l.filter, run, ri)
+                && super::blind::passes(&l.filter, &self.blind_row((run as u32, row)));
+        }
         run_passes(&l.filter, run, ri)
             && row_passes(
                 &l.filter,
@@ -60,8 +64,16 @@ impl Model {
                 continue;
             }
             let (f, by, elsewhere) = (&l.filter, self.by, &l.passing_elsewhere);
+            let me = self.annotator.as_str();
+            let blind = self.blind.is_some();
             let kept = crate::tui::search::filter_range_parallel(run.rows.len() as u32, |i| {
-                row_passes(f, by, elsewhere, ri, run, &run.rows[i as usize])
+                let row = &run.rows[i as usize];
+                if blind {
+                    // Blind: the filter sees the row's projection only.
+                    let b = super::blind::BlindRow::of(ri, run, i, row, me, by);
+                    return super::blind::passes(f, &b);
+                }
+                row_passes(f, by, elsewhere, ri, run, row)
             });
             base.extend(kept.into_iter().map(|i| (ri as u32, i)));
         }
@@ -122,6 +134,20 @@ impl Model {
         let s = &self.listing.search;
         let q = Query::new(&s.field.text);
         let mut by_label = HashSet::new();
+        if self.blind.is_some() {
+            // Blind: the search sees the projection, φ₀, ψ and this annotator's own
+            // label; never φ₁'s parse, the reasoning, or others' labels and notes.
+            for &at in pool.iter() {
+                if self.blind_row(at).label_matches(&q) {
+                    by_label.insert(at);
+                }
+            }
+            return Job {
+                blind: true,
+                reasoning: false,
+                ..self.job_over(pool, by_label)
+            };
+        }
         for &(r, i) in pool.iter() {
             let run = &self.runs[r as usize];
             if run.labels.is_empty() {
@@ -136,6 +162,12 @@ impl Model {
                 by_label.insert((r, i));
             }
         }
+        self.job_over(pool, by_label)
+    }
+
+    /// A search job over `pool` with the texts' snapshots.
+    fn job_over(&self, pool: Pool, by_label: HashSet<(u32, u32)>) -> Job {
+        let s = &self.listing.search;
         Job {
             generation: s.generation,
             query: s.field.text.clone(),
@@ -149,6 +181,7 @@ impl Model {
             by_label,
             ranked: s.ranked,
             reasoning: s.reasoning,
+            blind: false,
         }
     }
 
@@ -273,6 +306,17 @@ impl Model {
 
     /// The sort key of a row under a column (`None` sorts last).
     fn sort_key(&self, key: SortKey, r: u32, i: u32) -> Option<u32> {
+        if self.blind.is_some() {
+            // Blind: the sort reads the projection (size, own label, run place); the
+            // outcome columns have no key here.
+            let b = self.blind_row((r, i));
+            return match key {
+                SortKey::Measure => b.measure.map(|c| c as u32),
+                SortKey::Labelled => Some(u32::from(b.labelled())),
+                SortKey::Run => Some(b.run as u32),
+                SortKey::Verdict | SortKey::Metric(_) | SortKey::Judge => None,
+            };
+        }
         let run = &self.runs[r as usize];
         let row = &run.rows[i as usize];
         match key {

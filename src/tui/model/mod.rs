@@ -2,6 +2,7 @@
 //! selection), the label work, and the views derived from them. No terminal types and
 //! no threads: [`crate::tui::app::App::update`] changes it, drawing only reads it.
 
+pub mod blind;
 pub mod catalogue;
 pub mod derived;
 pub mod detail;
@@ -171,29 +172,66 @@ impl Model {
     /// This annotator's label on the selected sample, or None when there is none (never
     /// labelled, or retracted).
     pub(crate) fn my_label(&self) -> Option<(Vec<String>, String)> {
-        let (r, i) = self.selected()?;
-        let run = &self.runs[r as usize];
-        let id = &*run.rows[i as usize].id;
-        run.labels
-            .get(id)
-            .and_then(|l| l.iter().find(|x| x.annotator == self.annotator))
-            .map(|x| (x.categories.clone(), x.note.clone()))
+        self.my_state()
+            .in_force()
+            .map(|(c, n)| (c.to_vec(), n.to_string()))
     }
 
-    /// Writes the selected sample's label (appended at once), or with `None` a
-    /// retraction of it; remembers the state it had, for undo.
-    pub(crate) fn save_labels(
+    /// Where this annotator's label on the selected sample stands, folded from the
+    /// run's label history by [`crate::labels::state::LabelState::fold`].
+    pub fn my_state(&self) -> crate::labels::state::LabelState {
+        self.selected()
+            .map(|at| self.state_at(at))
+            .unwrap_or_default()
+    }
+
+    /// This annotator's label state on row `at`.
+    pub fn state_at(&self, (r, i): (u32, u32)) -> crate::labels::state::LabelState {
+        let run = &self.runs[r as usize];
+        let id = &*run.rows[i as usize].id;
+        run.label_history
+            .get(id)
+            .map(|h| {
+                crate::labels::state::LabelState::fold(
+                    h.iter().filter(|x| x.annotator == self.annotator),
+                )
+            })
+            .unwrap_or_default()
+    }
+
+    /// The note typed on the selected sample while it had no label in force (not
+    /// recorded until a category or "nothing wrong" is).
+    pub fn my_draft(&self) -> &str {
+        self.selected().map_or("", |(r, i)| {
+            self.labelling
+                .draft(r as usize, &self.runs[r as usize].rows[i as usize].id)
+        })
+    }
+
+    /// Carries out one label edit on the selected sample through the state machine
+    /// ([`crate::labels::state::edit`]): appends what it writes, keeps a draft note,
+    /// and remembers the state before, for undo. Returns what the edit came to.
+    pub(crate) fn label_edit(
         &mut self,
-        label: Option<(Vec<String>, String)>,
-    ) -> Result<(), super::labels::LabelError> {
+        e: crate::labels::state::Edit,
+    ) -> Result<crate::labels::state::Step, super::labels::LabelError> {
+        use crate::labels::state::Step;
         let Some((r, i)) = self.selected() else {
-            return Ok(());
+            return Ok(Step::Unchanged("no sample selected"));
         };
-        let earlier = self.my_label();
+        let earlier = self.state_at((r, i));
+        let id = self.runs[r as usize].rows[i as usize].id.to_string();
+        let step = crate::labels::state::edit(&earlier, self.labelling.draft(r as usize, &id), e);
+        let (categories, note, retract) = match &step {
+            Step::Write { categories, note } => (categories.clone(), note.clone(), false),
+            Step::Retract { note } => (vec![], note.clone(), true),
+            Step::Draft(text) => {
+                self.labelling.set_draft(r as usize, &id, text);
+                return Ok(step);
+            }
+            Step::Ask(_) | Step::Unchanged(_) => return Ok(step),
+        };
         let run = &mut self.runs[r as usize];
-        let id = run.rows[i as usize].id.to_string();
-        let retract = label.is_none();
-        let (categories, note) = label.unwrap_or_default();
         let rec = crate::labels::append_record(
             &run.dir,
             crate::run::format::LabelRecord {
@@ -207,6 +245,9 @@ impl Model {
                 retract,
             },
         )?;
+        // A retraction keeps its note in the form as a draft; a label takes the draft.
+        self.labelling
+            .set_draft(r as usize, &id, if retract { &rec.note } else { "" });
         run.label_history
             .entry(id.clone())
             .or_default()
@@ -229,7 +270,7 @@ impl Model {
             *s = labels_len(&run.dir);
         }
         self.listing.generation += 1;
-        Ok(())
+        Ok(step)
     }
 
     /// Records this annotator's settled label for sample `id` of run `run`, the way

@@ -132,12 +132,23 @@ impl Model {
                 let row = &run.rows[i as usize];
                 let text = run.text(row);
                 let mut parts = text.split(crate::tui::data::SEP).skip(1);
-                let metrics = run
-                    .record(row)
-                    .ok()
+                let rec = run.record(row).ok();
+                let metrics = rec
+                    .as_ref()
                     .and_then(|rec| rec.closeness)
                     .map(|c| crate::report::ranks::named_metrics(&c))
                     .unwrap_or_default();
+                let psi = parts.next().unwrap_or("").to_string();
+                // Blind: the reply as written, not φ₁ (whose absence would say it did
+                // not parse), as the blind Overview shows it.
+                let phi1 = if self.blind.is_some() {
+                    rec.as_ref()
+                        .and_then(|r| crate::tui::model::blind::BlindSample::of(r, 0).reply)
+                        .map(|r| crate::sanitize::for_terminal(&r).into_owned())
+                        .unwrap_or_default()
+                } else {
+                    parts.next().unwrap_or("").to_string()
+                };
                 RankCandidate {
                     key: (r, i),
                     candidate: Candidate {
@@ -145,8 +156,8 @@ impl Model {
                         id: row.id.to_string(),
                     },
                     model: run.model(),
-                    psi: parts.next().unwrap_or("").to_string(),
-                    phi1: parts.next().unwrap_or("").to_string(),
+                    psi,
+                    phi1,
                     verdict: row.verdict,
                     metrics,
                 }

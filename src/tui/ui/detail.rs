@@ -83,10 +83,82 @@ fn countermodel_lines(c: &Countermodel, tables: bool, t: &Theme, out: &mut Vec<L
 /// What blind mode says in place of the verdict and the automatic analyses.
 const BLIND_NOTE: &str = "blind: verdict, judge, closeness, failure kinds, diff, countermodel and others' labels stay hidden until you label this sample";
 
+/// ψ's lines: its own line breaks kept, the characters the search matched
+/// highlighted, and on an open sample the copy check's span (`copied`) struck through.
+fn psi_lines(
+    app: &App,
+    psi: &str,
+    copied: Option<(usize, usize)>,
+    t: &Theme,
+    out: &mut Vec<Line<'static>>,
+) {
+    let hits = crate::tui::search::Query::new(&app.model.listing.search.field.text).positions(psi);
+    let (mut k, mut byte) = (0, 0);
+    for (n, text) in psi.split('\n').enumerate() {
+        let mut line = vec![Span::styled(
+            if n == 0 { "ψ  " } else { "   " },
+            Style::default().fg(t.title),
+        )];
+        for c in text.chars() {
+            let mut style = if hits.contains(&k) {
+                Style::default()
+                    .fg(t.highlight)
+                    .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+            } else {
+                Style::default()
+            };
+            if copied.is_some_and(|(s, e)| (s..e).contains(&byte)) {
+                style = style.fg(t.warning).add_modifier(Modifier::CROSSED_OUT);
+            }
+            line.push(Span::styled(c.to_string(), style));
+            k += 1;
+            byte += c.len_utf8();
+        }
+        k += 1;
+        byte += 1;
+        out.push(Line::from(line));
+    }
+}
+
+/// The Overview in a blind session before this annotator labelled the sample: drawn
+/// from its projection alone (φ₀, ψ and the reply as plain text, the vocabulary).
+fn blind_overview(
+    app: &App,
+    b: &crate::tui::model::blind::BlindSample,
+    w: usize,
+    t: &Theme,
+) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    if let Some((task, reply)) = &b.task {
+        out.extend(super::task_detail::blind_lines(task, reply.as_deref(), t));
+        if task.gold.is_some() {
+            out.push(muted(BLIND_NOTE, t));
+            return out;
+        }
+    }
+    out.extend(formula::lines("φ₀ ", &b.phi0, w, t));
+    psi_lines(app, b.psi.as_deref().unwrap_or("—"), None, t, &mut out);
+    super::task_detail::reply_lines(b.reply.as_deref(), t, &mut out);
+    if !b.vocabulary.is_empty() {
+        out.push(Line::from(Span::styled(
+            "vocabulary",
+            Style::default().fg(t.title),
+        )));
+        for l in b.vocabulary.lines() {
+            out.push(muted(format!("  {}", crate::sanitize::one_line(l)), t));
+        }
+    }
+    out.push(muted(BLIND_NOTE, t));
+    out
+}
+
 fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
     let Some(d) = &app.panes.detail else {
         return vec![muted("no sample selected", t)];
     };
+    if let Some(b) = &d.blind {
+        return blind_overview(app, b, width.saturating_sub(1), t);
+    }
     let rec = match &d.record {
         Ok(r) => r,
         Err(e) => {
@@ -120,40 +192,13 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
         }
         let r1 = rec.rounds.first();
         let psi = r1.and_then(|r| r.psi.clone()).unwrap_or_else(|| "—".into());
-        // ψ keeps its own line breaks; characters the search matched are highlighted.
-        let hits =
-            crate::tui::search::Query::new(&app.model.listing.search.field.text).positions(&psi);
         // A copied ψ shows the copied part (the copy check's byte span) struck through in
         // the warning colour: the reason for the verdict, in place.
         let copied = match &rec.verdict {
             Verdict::Copied { span, .. } if rec.rounds.len() == 1 => Some(*span),
             _ => None,
         };
-        let (mut k, mut byte) = (0, 0);
-        for (n, text) in psi.split('\n').enumerate() {
-            let mut line = vec![Span::styled(
-                if n == 0 { "ψ  " } else { "   " },
-                Style::default().fg(t.title),
-            )];
-            for c in text.chars() {
-                let mut style = if hits.contains(&k) {
-                    Style::default()
-                        .fg(t.highlight)
-                        .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
-                } else {
-                    Style::default()
-                };
-                if copied.is_some_and(|(s, e)| (s..e).contains(&byte)) {
-                    style = style.fg(t.warning).add_modifier(Modifier::CROSSED_OUT);
-                }
-                line.push(Span::styled(c.to_string(), style));
-                k += 1;
-                byte += c.len_utf8();
-            }
-            k += 1;
-            byte += 1;
-            out.push(Line::from(line));
-        }
+        psi_lines(app, &psi, copied, t, &mut out);
         match (&d.phi1, app.panes.detail_view.tree) {
             (Some(e), true) => out.extend(formula::tree("φ₁", e, t)),
             (Some(e), false) => match hl {
@@ -253,8 +298,16 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
             }
             out.push(Line::from(line));
         }
-        // Hand labels, each annotator's: categories by name, the note.
-        for l in run.labels.get(&*r.id).map_or(&[][..], Vec::as_slice) {
+        // Hand labels, each annotator's: categories by name, the note (in a blind
+        // session only this annotator's: the others' would sway a later change).
+        let blind = app.model.blind.is_some();
+        for l in run
+            .labels
+            .get(&*r.id)
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .filter(|l| !blind || l.annotator == app.model.annotator)
+        {
             let names: Vec<&str> = l
                 .categories
                 .iter()
@@ -693,7 +746,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         .panes
         .detail
         .as_ref()
-        .is_some_and(|d| app.model.hidden(d.key));
+        .is_some_and(|d| d.blind.is_some() || app.model.hidden(d.key));
     // The run is named here: the sample list's run column is `…` on a narrow screen.
     // Blind: `run N` as in the lists, labelled or not (a name gives the model away).
     let run = app

@@ -26,6 +26,39 @@ pub(crate) fn lines(
     blind: bool,
     t: &Theme,
 ) -> Vec<Line<'static>> {
+    let mut out = item_lines(task, blind, t);
+    // The call: its reply (reasoning steps and answer) and any reasoning kept apart.
+    let call = rec.rounds.first().and_then(|r| {
+        r.autoformalize
+            .as_ref()
+            .filter(|_| task.name == "folio-a")
+            .or(Some(&r.informalize))
+    });
+    if let Some(c) = call {
+        if let Some(r) = c.reasoning.as_deref().filter(|r| !r.is_empty()) {
+            out.push(Line::from(head("model reasoning", t)));
+            for l in r.chars().take(MAX_REPLY).collect::<String>().lines() {
+                out.push(Line::from(Span::styled(
+                    format!("  {}", safe(l)),
+                    Style::default().fg(t.muted),
+                )));
+            }
+        }
+        reply_lines(c.output.as_deref(), t, &mut out);
+    }
+    out
+}
+
+/// A blind session's lines of a task sample, from its projection (the item without
+/// right/wrong or scores, and the reply).
+pub(crate) fn blind_lines(task: &TaskRecord, reply: Option<&str>, t: &Theme) -> Vec<Line<'static>> {
+    let mut out = item_lines(task, true, t);
+    reply_lines(reply, t, &mut out);
+    out
+}
+
+/// The item: task, premises, question, reference, gold and answer, scores.
+fn item_lines(task: &TaskRecord, blind: bool, t: &Theme) -> Vec<Line<'static>> {
     let mut out = vec![Line::from(vec![
         head("task", t),
         Span::raw(format!("{} · item {}", safe(&task.name), safe(&task.item))),
@@ -99,35 +132,21 @@ pub(crate) fn lines(
             )),
         ]));
     }
-    // The call: its reply (reasoning steps and answer) and any reasoning kept apart.
-    let call = rec.rounds.first().and_then(|r| {
-        r.autoformalize
-            .as_ref()
-            .filter(|_| task.name == "folio-a")
-            .or(Some(&r.informalize))
-    });
-    if let Some(c) = call {
-        if let Some(r) = c.reasoning.as_deref().filter(|r| !r.is_empty()) {
-            out.push(Line::from(head("model reasoning", t)));
-            for l in r.chars().take(MAX_REPLY).collect::<String>().lines() {
-                out.push(Line::from(Span::styled(
-                    format!("  {}", safe(l)),
-                    Style::default().fg(t.muted),
-                )));
-            }
-        }
-        out.push(Line::from(head("reply", t)));
-        let text = c.output.as_deref().unwrap_or("—");
-        let n = text.chars().count();
-        for l in text.chars().take(MAX_REPLY).collect::<String>().lines() {
-            out.push(Line::from(format!("  {}", safe(l))));
-        }
-        if n > MAX_REPLY {
-            out.push(Line::from(Span::styled(
-                format!("  … {n} characters in all (Raw tab)"),
-                Style::default().fg(t.muted),
-            )));
-        }
-    }
     out
+}
+
+/// The reply as the model wrote it, cut at [`MAX_REPLY`] characters.
+pub(crate) fn reply_lines(reply: Option<&str>, t: &Theme, out: &mut Vec<Line<'static>>) {
+    out.push(Line::from(head("reply", t)));
+    let text = reply.unwrap_or("—");
+    let n = text.chars().count();
+    for l in text.chars().take(MAX_REPLY).collect::<String>().lines() {
+        out.push(Line::from(format!("  {}", safe(l))));
+    }
+    if n > MAX_REPLY {
+        out.push(Line::from(Span::styled(
+            format!("  … {n} characters in all (Raw tab)"),
+            Style::default().fg(t.muted),
+        )));
+    }
 }

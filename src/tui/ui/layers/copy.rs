@@ -20,9 +20,12 @@ pub fn copy(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let w = area.width.saturating_sub(4).min(100);
     let inner = usize::from(w.saturating_sub(2)).max(1);
     let mut lines = Vec::new();
+    let blind = app.panes.detail.as_ref().is_some_and(|d| d.blind.is_some());
     for (k, (digit, what)) in crate::tui::app::copy::CHOICES.iter().enumerate() {
+        // Blind: 3 copies the reply as written (φ₁'s parse would tell).
+        let what = if blind && k == 2 { &"the reply" } else { what };
         let shown = match (&texts[k], k) {
-            (None, 3) => "(blind: label the sample first)".to_string(),
+            (None, 3 | 4) if blind => "(blind: label the sample first)".to_string(),
             (None, _) => "(none)".to_string(),
             // The command is shown whole below.
             (Some(_), 4) => String::new(),

@@ -69,7 +69,8 @@ fn candidate_lines<'a>(v: &RankView, k: usize, c: &'a RankCandidate, t: &Theme) 
         Span::raw(c.psi.as_str()),
     ]));
     lines.push(Line::from(vec![
-        Span::styled("φ₁ ", label),
+        // Blind: the reply as written (φ₁'s parse would tell).
+        Span::styled(if v.reveal { "φ₁ " } else { "reply " }, label),
         Span::raw(if c.phi1.is_empty() {
             "—"
         } else {
