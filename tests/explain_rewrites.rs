@@ -690,7 +690,12 @@ fn two_mutations() -> Vec<Case> {
             continue;
         };
         let g = rrewrite(&g, &mut rng).unwrap_or(g);
-        out.push((print_regex(&r, false), print_regex(&g, false), "regex", Some(m1)));
+        out.push((
+            print_regex(&r, false),
+            print_regex(&g, false),
+            "regex",
+            Some(m1),
+        ));
     }
     out
 }

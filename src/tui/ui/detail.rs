@@ -252,6 +252,14 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
                 ));
             }
             out.push(Line::from(line));
+        } else if crate::run::row_kinds::is_pending(r.fails) {
+            out.push(Line::from(vec![
+                Span::styled("kinds ", Style::default().fg(t.title)),
+                Span::styled(
+                    "not proved yet (the Diff tab proves this sample now)",
+                    Style::default().fg(t.muted),
+                ),
+            ]));
         }
         // Hand labels, each annotator's: categories by name, the note.
         for l in run.labels.get(&*r.id).map_or(&[][..], Vec::as_slice) {
