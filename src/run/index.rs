@@ -465,6 +465,9 @@ pub fn build(dir: &Path) -> Option<PathBuf> {
 /// [`load`], keeping the per-row extras only when `extras` is set.
 fn load_with(dir: &Path, texts: bool, extras_too: bool) -> Option<Scan> {
     load_from(dir, &path(dir), texts, extras_too).or_else(|| {
+        if !super::index_home::read_only(dir) {
+            return None;
+        }
         let home = super::index_home::fallback(dir)?;
         load_from(dir, &home.join(INDEX), texts, extras_too)
     })

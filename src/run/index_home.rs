@@ -22,6 +22,28 @@ pub(crate) fn fallback(dir: &Path) -> Option<PathBuf> {
     Some(base.join("run-index").join(key))
 }
 
+/// Whether run folder `dir` may not be writable for this process (its mode grants no
+/// write, or it is someone else's and not writable by all): only then is its
+/// cache-directory home looked in, so a run of one's own never reads the user's cache.
+pub(crate) fn read_only(dir: &Path) -> bool {
+    let Ok(m) = std::fs::metadata(dir) else {
+        return false;
+    };
+    if m.permissions().readonly() {
+        return true;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        // The owner of /proc/self is this process's effective user.
+        let me = std::fs::metadata("/proc/self").map(|p| p.uid());
+        if me.is_ok_and(|u| u != 0 && u != m.uid()) && m.mode() & 0o002 == 0 {
+            return true;
+        }
+    }
+    false
+}
+
 /// Creates `name` for writing in `dir`, else (a read-only or foreign folder) in its
 /// cache-directory home; returns the folder it was made in and the file.
 pub(crate) fn create(dir: &Path, name: &str) -> std::io::Result<(PathBuf, std::fs::File)> {

@@ -41,10 +41,13 @@ fn fnv(h: u64, bytes: &[u8]) -> u64 {
 
 const FNV0: u64 = 0xcbf2_9ce4_8422_2325;
 
-/// Where run `dir`'s kinds cache may be: beside it, then in its cache-directory home.
+/// Where run `dir`'s kinds cache may be: beside it, then (a folder that cannot be
+/// written) in its cache-directory home.
 fn places(dir: &Path) -> Vec<PathBuf> {
     let mut out = vec![dir.join(KINDS)];
-    out.extend(super::index_home::fallback(dir).map(|h| h.join(KINDS)));
+    if super::index_home::read_only(dir) {
+        out.extend(super::index_home::fallback(dir).map(|h| h.join(KINDS)));
+    }
     out
 }
 
