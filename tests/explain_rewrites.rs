@@ -636,3 +636,66 @@ fn explain_never_changes_a_verdict() {
         );
     }
 }
+
+/// Writes this file's pairs to `tests/data/proof-corpus.jsonl` (the proof corpus's input,
+/// pinned in tests/proof_corpus.rs); run only to replace that corpus on purpose:
+/// `cargo test --test explain_rewrites write_proof_corpus -- --ignored`.
+#[test]
+#[ignore = "writes test data"]
+fn write_proof_corpus() {
+    let mut cases = table();
+    cases.extend(two_mutations());
+    let text: String = cases
+        .iter()
+        .map(|(a, b, s, _)| serde_json::json!({"a": a, "b": b, "syntax": s}).to_string() + "\n")
+        .collect();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    std::fs::write(dir.join("proof-corpus.jsonl"), text).unwrap();
+}
+
+/// Pairs with two mutations under a rewrite: what the two-edit search is for.
+fn two_mutations() -> Vec<Case> {
+    let mut rng = Rng::new(45);
+    let mut out = Vec::new();
+    let logic = [
+        Mutation::Negation,
+        Mutation::AndOr,
+        Mutation::Drop,
+        Mutation::Rename,
+        Mutation::Quantifier,
+        Mutation::ConstantVariable,
+    ];
+    for (kind, syn, n) in [(DatasetKind::Pl, "pl", 100), (DatasetKind::Fol, "fol", 80)] {
+        for (i, e) in exprs(kind, 45, n).into_iter().enumerate() {
+            let Expr::Logic(f) = e else { continue };
+            let (m1, m2) = (logic[i % logic.len()], logic[(i / 2 + 1) % logic.len()]);
+            let Some(g) = mutate(&f, m1, &mut rng).and_then(|g| mutate(&g, m2, &mut rng)) else {
+                continue;
+            };
+            let mut fresh = 0;
+            let g = rewrite(&g, &mut rng, &mut fresh).map_or(g, |(h, _)| h);
+            out.push((
+                print_formula(&f, Notation::Unicode),
+                print_formula(&g, Notation::Unicode),
+                syn,
+                Some(m1),
+            ));
+        }
+    }
+    let rms = [Mutation::Star, Mutation::Rename, Mutation::Drop];
+    for (i, e) in exprs(DatasetKind::Regex, 45, 60).into_iter().enumerate() {
+        let Expr::Regex(r) = e else { continue };
+        let (m1, m2) = (rms[i % rms.len()], rms[(i / 3 + 1) % rms.len()]);
+        let Some(g) = rmutate(&r, m1, &mut rng).and_then(|g| rmutate(&g, m2, &mut rng)) else {
+            continue;
+        };
+        let g = rrewrite(&g, &mut rng).unwrap_or(g);
+        out.push((
+            print_regex(&r, false),
+            print_regex(&g, false),
+            "regex",
+            Some(m1),
+        ));
+    }
+    out
+}

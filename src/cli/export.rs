@@ -17,6 +17,10 @@ pub struct ExportArgs {
     /// Directory to write into (created if missing): one file per run.
     #[arg(long)]
     pub out: PathBuf,
+    /// Leave failure kinds not yet proved out (they are proved once per run and kept
+    /// in its kinds cache; a first report of a large first-order run waits for them).
+    #[arg(long)]
+    pub no_kinds: bool,
 }
 
 /// Formats.
@@ -62,8 +66,30 @@ fn write_card(out: &std::path::Path, data_files: &str) -> Result<()> {
         .map_err(|e| anyhow!("{}: {e}", path.display()))
 }
 
+/// Says when a run has no current row index: one is built now (its first read), and
+/// where it goes (beside the run, or the cache directory for a folder that cannot be
+/// written).
+fn say_index(dir: &std::path::Path) {
+    if crate::run::index::current(dir).is_some() {
+        return;
+    }
+    let shown =
+        |p: &std::path::Path| crate::sanitize::one_line(&p.display().to_string()).into_owned();
+    eprintln!("indexing {} (first read of this run)…", shown(dir));
+    match crate::run::index::build(dir) {
+        Some(p) => eprintln!("row index written to {}", shown(&p)),
+        None => eprintln!(
+            "the row index could not be written (the folder is read-only and no cache directory is usable): read without one"
+        ),
+    }
+}
+
 /// Runs `autoeval export`.
 pub fn run(args: ExportArgs) -> Result<i32> {
+    crate::run::kinds_cache::set_policy(
+        !args.no_kinds,
+        std::io::IsTerminal::is_terminal(&std::io::stderr()),
+    );
     let dirs = super::report::expand_runs(&args.runs)?;
     std::fs::create_dir_all(&args.out)
         .map_err(|e| anyhow!("{}: cannot create: {e}", args.out.display()))?;
@@ -79,6 +105,7 @@ pub fn run(args: ExportArgs) -> Result<i32> {
             OpenFormat::Parquet => format!("{}.parquet", safe_name(&m.id)),
         };
         let name = unique_name(&name, &dir, &mut taken);
+        say_index(&dir);
         let path = args.out.join(&name);
         // Written beside the target and renamed: an interrupted export leaves no half file.
         // A device or FIFO of that name is written in place, never replaced.

@@ -18,10 +18,18 @@ pub struct LeaderboardArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Leave failure kinds not yet proved out (they are proved once per run and kept
+    /// in its kinds cache; a first report of a large first-order run waits for them).
+    #[arg(long)]
+    pub no_kinds: bool,
 }
 
 /// Runs `autoeval leaderboard`.
 pub fn run(args: LeaderboardArgs) -> Result<i32> {
+    crate::run::kinds_cache::set_policy(
+        !args.no_kinds,
+        std::io::IsTerminal::is_terminal(&std::io::stderr()),
+    );
     let mut reports = Vec::new();
     for dir in super::report::expand_runs(&args.runs)? {
         // From each run's row index: memory stays that of one run's rows at a time.

@@ -29,6 +29,10 @@ pub struct ReportArgs {
     /// file gets them exact; text formats are always made safe to show).
     #[arg(long)]
     pub raw: bool,
+    /// Leave failure kinds not yet proved out (they are proved once per run and kept
+    /// in its kinds cache; a first report of a large first-order run waits for them).
+    #[arg(long)]
+    pub no_kinds: bool,
 }
 
 /// Whether standard output is a regular file (`> report.csv`): the only place where
@@ -89,6 +93,10 @@ pub(crate) fn expand_runs(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 
 /// Runs `autoeval report`.
 pub fn run(args: ReportArgs) -> Result<i32> {
+    crate::run::kinds_cache::set_policy(
+        !args.no_kinds,
+        std::io::IsTerminal::is_terminal(&std::io::stderr()),
+    );
     // Operators and depth come from the row index; other fields from the full records.
     let (by, field): (Option<By>, Option<&str>) = match args.by.as_deref().map(str::trim) {
         None => (None, None),

@@ -41,6 +41,11 @@ pub struct ScoreArgs {
     /// quantifier scope, right-grouped →, `^` is ⊕) or `nltk` (the original's).
     #[arg(long, value_enum, default_value_t = Reading::Standard)]
     pub reading: Reading,
+    /// Verdicts only: a not-equivalent sample's failure kinds (a proof search,
+    /// milliseconds each for first-order pairs) are left out (`kinds` is empty, no
+    /// `proved`).
+    #[arg(long)]
+    pub no_kinds: bool,
 }
 
 /// One sample to score.
@@ -66,7 +71,7 @@ struct Sample {
 }
 
 /// The output object of a scored sample.
-fn scored_json(syntax: SyntaxKind, phi0: &crate::syntax::Expr, s: &Scored) -> Value {
+fn scored_json(syntax: SyntaxKind, phi0: &crate::syntax::Expr, s: &Scored, kinds: bool) -> Value {
     let v = &s.verdict;
     let reason: Option<String> = match v {
         Verdict::Equivalent { .. } => None,
@@ -85,14 +90,19 @@ fn scored_json(syntax: SyntaxKind, phi0: &crate::syntax::Expr, s: &Scored) -> Va
         Verdict::NotEquivalent { countermodel, .. } => Some(countermodel),
         _ => None,
     };
-    let (kinds, proved) = classify_parts_proved(
-        v.kind(),
-        unparseable,
-        syntax,
-        Some(&input),
-        phi1.as_deref(),
-        countermodel,
-    );
+    let searched = kinds || !matches!(v, Verdict::NotEquivalent { .. });
+    let (kinds, proved) = if searched {
+        classify_parts_proved(
+            v.kind(),
+            unparseable,
+            syntax,
+            Some(&input),
+            phi1.as_deref(),
+            countermodel,
+        )
+    } else {
+        (Vec::new(), false)
+    };
     let kinds: Vec<&str> = kinds
         .into_iter()
         .map(crate::report::kinds::FailureKind::id)
@@ -110,7 +120,7 @@ fn scored_json(syntax: SyntaxKind, phi0: &crate::syntax::Expr, s: &Scored) -> Va
         o.insert("pos".into(), (*pos).into());
     }
     // Whether the kinds of a failing pair come from edits the verifier proved.
-    if let (Verdict::NotEquivalent { .. }, Some(o)) = (v, out.as_object_mut()) {
+    if let (Verdict::NotEquivalent { .. }, Some(o), true) = (v, out.as_object_mut(), searched) {
         o.insert("proved".into(), proved.into());
     }
     out
@@ -122,6 +132,7 @@ fn score_sample(
     asked: Option<SyntaxKind>,
     reading: Reading,
     opts: &Options,
+    kinds: bool,
 ) -> Result<Value, String> {
     let syntax = sample.syntax.or(asked).ok_or_else(|| {
         "no syntax: give \"syntax\": \"pl\"|\"fol\"|\"regex\" on the line or --syntax".to_string()
@@ -156,7 +167,7 @@ fn score_sample(
             copy_span: None,
             verify_ms: 0.0,
         };
-        let mut out = scored_json(syntax, &phi0, &none);
+        let mut out = scored_json(syntax, &phi0, &none, kinds);
         out["reasoning_split"] = true.into();
         return Ok(out);
     }
@@ -176,7 +187,7 @@ fn score_sample(
         x.start += offset;
         x.end += offset;
     }
-    let mut out = scored_json(syntax, &phi0, &scored);
+    let mut out = scored_json(syntax, &phi0, &scored, kinds);
     if split.reasoning.is_some() || sample.reasoning.is_some() {
         out["reasoning_split"] = true.into();
     }
@@ -207,7 +218,7 @@ pub fn run(args: ScoreArgs) -> Result<i32> {
         ..Options::default()
     };
     if let Some(path) = &args.samples {
-        return run_samples(path, args.syntax, args.reading, &opts);
+        return run_samples(path, args.syntax, args.reading, &opts, !args.no_kinds);
     }
     let (Some(phi0), Some(reply)) = (args.phi0, args.reply) else {
         bail!("give --phi0 and --reply (and --psi), or --samples FILE");
@@ -224,7 +235,8 @@ pub fn run(args: ScoreArgs) -> Result<i32> {
         reasoning: None,
         id: None,
     };
-    let out = score_sample(&sample, None, args.reading, &opts).map_err(anyhow::Error::msg)?;
+    let out = score_sample(&sample, None, args.reading, &opts, !args.no_kinds)
+        .map_err(anyhow::Error::msg)?;
     let code = exit_code(out["verdict"].as_str().unwrap_or(""));
     outln!("{out}");
     Ok(code)
@@ -247,6 +259,7 @@ fn score_line(
     asked: Option<SyntaxKind>,
     reading: Reading,
     opts: &Options,
+    kinds: bool,
 ) -> (String, bool) {
     let res = line.as_ref().map_err(Clone::clone).and_then(|t| {
         if t.trim().is_empty() {
@@ -258,7 +271,7 @@ fn score_line(
         let s: Sample = serde_json::from_str(t).map_err(|e| {
             format!("not a sample ({e}); expected {{\"syntax\", \"phi0\", \"psi\", \"reply\"}}")
         })?;
-        score_sample(&s, asked, reading, opts)
+        score_sample(&s, asked, reading, opts, kinds)
     });
     match res {
         Ok(mut v) => {
@@ -276,6 +289,7 @@ fn run_samples(
     asked: Option<SyntaxKind>,
     reading: Reading,
     opts: &Options,
+    kinds: bool,
 ) -> Result<i32> {
     let reader: Box<dyn BufRead> = if path == "-" {
         Box::new(std::io::stdin().lock())
@@ -317,7 +331,7 @@ fn run_samples(
                 .map(|part| {
                     let h = s.spawn(move || {
                         part.iter()
-                            .map(|(n, l)| score_line(*n, l, asked, reading, opts))
+                            .map(|(n, l)| score_line(*n, l, asked, reading, opts, kinds))
                             .collect::<Vec<_>>()
                     });
                     (part, h)

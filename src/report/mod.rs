@@ -444,7 +444,8 @@ pub(crate) fn report_dir(
     let by = by.unwrap_or_else(|| By::default_for(&manifest.dataset.kind));
     let j = store::read_jsonl::<JudgeRecord>(&dir.join(JUDGE))?;
     store::ensure_regular(&dir.join(store::SAMPLES))?;
-    let scan = crate::run::index::load_or_build(dir, false);
+    let mut scan = crate::run::index::load_or_build(dir, false);
+    crate::run::kinds_cache::complete_as_asked(dir, &mut scan.rows);
     let mut b = ReportBuilder::new(&j.records);
     b.task = crate::run::task::scoring_of(&manifest);
     for i in crate::run::rows::latest_per_id(&scan.rows) {

@@ -34,8 +34,9 @@ pub use super::scratch::INDEX;
 /// `meteor` and `bertscore_minilm`; version 7 reasoning tokens and the truncated flag;
 /// version 8 the texts search reads in reasoning; version 9 the truncated kind; version 10
 /// failure kinds from proved edits (the `UNPROVED` bit); version 11 a task sample's gold
-/// label, answer and correctness.
-const MAGIC: &[u8; 8] = b"AEIDX\x00\x00\x0b";
+/// label, answer and correctness; version 12 no proved kinds (a not-equivalent row is
+/// `PENDING` with its key in the kinds cache, [`super::kinds_cache`], versioned apart).
+const MAGIC: &[u8; 8] = b"AEIDX\x00\x00\x0c";
 /// Most warnings kept in a cache.
 const MAX_WARNINGS: usize = 10_000;
 
@@ -173,6 +174,8 @@ pub(crate) fn load_or_build(dir: &Path, texts: bool) -> Scan {
         t.append(&mut scan.texts);
         scan.texts = t;
     }
+    // Kinds proved before (by any reader) are filled in; the rest stay pending.
+    super::kinds_cache::KindsCache::load(dir).fill(&mut scan.rows);
     scan
 }
 
@@ -201,10 +204,17 @@ pub fn save(dir: &Path, scan: &mut Scan) -> std::io::Result<TextFile> {
         .prefix
         .extend(&samples, scan.consumed)
         .ok_or_else(|| std::io::Error::other("samples.jsonl could not be read back"))?;
-    let tmp = dir.join(format!("{INDEX}.{}.tmp", std::process::id()));
-    if !super::scratch::register(&tmp) {
+    let name = format!("{INDEX}.{}.tmp", std::process::id());
+    if !super::scratch::register(&dir.join(&name)) {
         return Err(std::io::Error::other("quitting"));
     }
+    // Beside the run, else (a read-only or shared folder) in its cache-directory home.
+    let made = super::index_home::create(dir, &name);
+    super::scratch::unregister(&dir.join(&name));
+    let (home, tmp_file) = made?;
+    let tmp = home.join(&name);
+    let dst = home.join(INDEX);
+    super::scratch::register(&tmp);
     // Forgotten on every way out: renamed into place or removed.
     let _forget = Forget(&tmp);
     // Where each text will be in the new text section: the old section is copied
@@ -245,7 +255,7 @@ pub fn save(dir: &Path, scan: &mut Scan) -> std::io::Result<TextFile> {
     }
     let result = (|| {
         let mut w = Hashing {
-            inner: BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp)?),
+            inner: BufWriter::with_capacity(1 << 20, tmp_file),
             h: FNV0,
         };
         w.write_all(MAGIC)?;
@@ -308,13 +318,14 @@ pub fn save(dir: &Path, scan: &mut Scan) -> std::io::Result<TextFile> {
     })();
     match result {
         Ok(base) => {
-            if let Err(e) = crate::fswrite::commit(&tmp, &path(dir)) {
+            if let Err(e) = crate::fswrite::commit(&tmp, &dst) {
                 let _ = std::fs::remove_file(&tmp);
                 return Err(e);
             }
             scan.prefix = prefix;
+            scan.index_path = Some(dst.clone());
             Ok(TextFile {
-                file: std::sync::Arc::new(std::fs::File::open(path(dir))?),
+                file: std::sync::Arc::new(std::fs::File::open(&dst)?),
                 base,
                 spans,
                 samples,
@@ -368,6 +379,7 @@ fn put_row(w: &mut impl Write, r: &Row, e: &Extra, text: TextSpan) -> std::io::R
     w.write_all(&e.cost.unwrap_or(0.0).to_le_bytes())?;
     w.write_all(&e.reasoning_tokens.to_le_bytes())?;
     w.write_all(&r.phi0_hash.to_le_bytes())?;
+    w.write_all(&r.kinds_key.to_le_bytes())?;
     w.write_all(&text.pos.to_le_bytes())?;
     w.write_all(&text.len.to_le_bytes())?;
     w.write_all(&text.sum.to_le_bytes())?;
@@ -431,18 +443,42 @@ pub(crate) fn load_rows(dir: &Path) -> Scan {
     match load_with(dir, false, false) {
         Some(mut scan) => {
             scan.extend_from(&dir.join(store::SAMPLES), false);
+            super::kinds_cache::KindsCache::load(dir).fill(&mut scan.rows);
             scan
         }
         None => load_or_build(dir, false),
     }
 }
 
+/// Where run `dir`'s row index is, when one is current (beside the run or in its
+/// cache-directory home).
+pub fn current(dir: &Path) -> Option<PathBuf> {
+    load_with(dir, false, false)?.index_path
+}
+
+/// Builds run `dir`'s row index; returns where it was written (None: it could not be,
+/// e.g. a read-only folder and no cache directory).
+pub fn build(dir: &Path) -> Option<PathBuf> {
+    load_or_build(dir, false).index_path
+}
+
 /// [`load`], keeping the per-row extras only when `extras` is set.
 fn load_with(dir: &Path, texts: bool, extras_too: bool) -> Option<Scan> {
+    load_from(dir, &path(dir), texts, extras_too).or_else(|| {
+        if !super::index_home::read_only(dir) {
+            return None;
+        }
+        let home = super::index_home::fallback(dir)?;
+        load_from(dir, &home.join(INDEX), texts, extras_too)
+    })
+}
+
+/// [`load_with`] from the index file at `index`.
+fn load_from(dir: &Path, index: &Path, texts: bool, extras_too: bool) -> Option<Scan> {
     let samples = dir.join(store::SAMPLES);
     let now = ident(&samples)?;
     // A FIFO or device under the index's name is ignored (and replaced), never read.
-    let file = crate::fsread::open(&path(dir), crate::fsread::STREAM).ok()?;
+    let file = crate::fsread::open(index, crate::fsread::STREAM).ok()?;
     let size = file.metadata().ok()?.len();
     let mut r = In {
         r: Hashing {
@@ -486,8 +522,8 @@ fn load_with(dir: &Path, texts: bool, extras_too: bool) -> Option<Scan> {
         warnings.push(crate::sanitize::one_line(&w).into_owned());
     }
     let nrows = r.u64()?;
-    // Every row stands for at least one byte of samples.jsonl and ~80 of cache.
-    if nrows > consumed || nrows > r.left / 80 {
+    // Every row stands for at least one byte of samples.jsonl and ~88 of cache.
+    if nrows > consumed || nrows > r.left / 88 {
         return None;
     }
     let mut rows = Vec::with_capacity(nrows as usize);
@@ -509,6 +545,7 @@ fn load_with(dir: &Path, texts: bool, extras_too: bool) -> Option<Scan> {
         let (tokens_in, tokens_out, cost) = (r.u64()?, r.u64()?, r.f64()?);
         let reasoning_tokens = r.u64()?;
         let phi0_hash = r.u64()?;
+        let kinds_key = r.u64()?;
         let span = TextSpan {
             pos: r.u64()?,
             len: r.u32()?,
@@ -527,6 +564,7 @@ fn load_with(dir: &Path, texts: bool, extras_too: bool) -> Option<Scan> {
             id,
             verdict: *VerdictKind::ALL.get(usize::from(verdict))?,
             fails,
+            kinds_key,
             batch,
             scores: closeness
                 .as_ref()
@@ -591,6 +629,7 @@ fn load_with(dir: &Path, texts: bool, extras_too: bool) -> Option<Scan> {
         restarted: false,
         spill: None,
         prefix,
+        index_path: Some(index.to_path_buf()),
     })
 }
 

@@ -1,6 +1,7 @@
 //! A row's failure kinds, computed apart from the parse: a not-equivalent sample's
 //! kinds come from the proof search (milliseconds each for first-order pairs), so the
-//! scanner gathers those samples and classifies them on every core at once.
+//! rows are listed first ([`PENDING`]) and the kinds pass ([`super::kinds_cache`])
+//! classifies those samples afterwards on every core at once.
 
 use crate::analysis::kinds::{FailureKind, UNPROVED, classify_parts_mask, mask};
 use crate::syntax::SyntaxKind;
@@ -17,6 +18,49 @@ pub(crate) struct Pending {
     pub phi1: Option<Box<str>>,
     /// The verifier's countermodel for that round, when the record keeps one.
     pub countermodel: Option<Countermodel>,
+    /// Its key in the kinds cache ([`key`]).
+    pub key: u64,
+}
+
+/// Bit of a row's kind mask set while a not-equivalent sample's kinds are not proved
+/// yet (the kinds pass has not reached it, or was skipped with `--no-kinds`).
+pub const PENDING: u32 = 1 << 30;
+
+/// Whether the row's kinds are still to be proved.
+pub fn is_pending(fails: u32) -> bool {
+    fails & PENDING != 0
+}
+
+/// The kinds cache's key of a not-equivalent sample: a hash of everything its kinds are
+/// computed from (notation, the deciding round's input and φ₁, the countermodel's text),
+/// so a rescore that leaves the pair alone keeps its kinds and one that changes it does
+/// not. Never 0 (0 marks a row with nothing to prove).
+pub(crate) fn key(
+    syntax: SyntaxKind,
+    input: Option<&str>,
+    phi1: Option<&str>,
+    countermodel: Option<&str>,
+) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h: u64 = 0x51_7CC1_B727_220A;
+    let mut eat = |b: &[u8]| {
+        // Length first: the parts cannot run into one another.
+        h = (h ^ b.len() as u64).wrapping_mul(K);
+        for c in b.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..c.len()].copy_from_slice(c);
+            h = (h ^ u64::from_le_bytes(w)).wrapping_mul(K);
+            h ^= h >> 29;
+        }
+    };
+    eat(&[syntax as u8]);
+    for part in [input, phi1, countermodel] {
+        match part {
+            Some(t) => eat(t.as_bytes()),
+            None => eat(&[0xFF; 9]),
+        }
+    }
+    h.max(1)
 }
 
 impl Pending {
@@ -32,10 +76,6 @@ impl Pending {
         )
     }
 }
-
-/// How many pending samples are gathered before they are classified: enough to keep
-/// every core busy, few enough that their texts stay small.
-pub(crate) const BATCH: usize = 1024;
 
 /// Computes the masks of `pending` (row index, what to classify) into `rows`' kind
 /// masks via `set`, splitting the work over the machine's cores.

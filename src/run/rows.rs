@@ -2,7 +2,6 @@
 //! kinds, searchable text) and the scanner that reads them: what the viewer lists and
 //! what `report` counts, so a large run never has to be held as full records.
 
-use super::row_kinds::Pending;
 use crate::record::{Closeness, Metric};
 use crate::verify::VerdictKind;
 use serde::Deserialize;
@@ -27,8 +26,12 @@ pub struct Row {
     pub id: Box<str>,
     /// The final verdict's kind.
     pub verdict: VerdictKind,
-    /// Automatic failure kinds (a [`crate::analysis::kinds::mask`]).
+    /// Automatic failure kinds (a [`crate::analysis::kinds::mask`]); a not-equivalent
+    /// sample's are [`super::row_kinds::PENDING`] until the kinds pass proves them.
     pub fails: u32,
+    /// What a not-equivalent sample's kinds are computed from, hashed: its key in the
+    /// kinds cache ([`super::kinds_cache`]); 0 for any other sample.
+    pub kinds_key: u64,
     /// Dataset batch (0 when the dataset has one).
     pub batch: u16,
     /// Every stored closeness metric of φ₁ against φ₀, compactly (all absent when the
@@ -288,9 +291,8 @@ fn verdict_kind(name: &str) -> VerdictKind {
     VerdictKind::from_name(name).unwrap_or(VerdictKind::Unknown)
 }
 
-/// A parsed line: its row, report-only fields, text, and for a not-equivalent sample
-/// what its kinds are computed from.
-pub(crate) type ParsedRow = (Row, Extra, Box<str>, Option<Pending>);
+/// A parsed line: its row, report-only fields and text.
+pub(crate) type ParsedRow = (Row, Extra, Box<str>);
 
 /// A line of `samples.jsonl` that is not a sample record (skipped with a warning).
 #[derive(Debug, thiserror::Error)]
@@ -307,9 +309,9 @@ pub(crate) struct RowError {
 /// Parses one complete line into a row, its report-only fields and its text (None for
 /// blank lines), or a warning naming the file and line. The row's `text` index is 0:
 /// the caller places the text.
-/// A not-equivalent sample's kinds are left to the caller (`fails` is 0 and the
-/// [`Pending`] says what to classify): they take a proof search, which the scanner
-/// runs on every core at once, and a reader after the text alone never needs.
+/// A not-equivalent sample's kinds are left to the kinds pass (`fails` is
+/// [`super::row_kinds::PENDING`] and `kinds_key` names the pair): they take a proof
+/// search, milliseconds each, which must not hold up the rows.
 pub(crate) fn parse_row(
     line: &[u8],
     offset: u64,
@@ -347,20 +349,18 @@ pub(crate) fn parse_row(
     });
     let verdict = verdict_kind(&s.verdict.verdict);
     let deciding = s.rounds.iter().rev().find(|r| r.phi1.is_some());
-    let (fails, pending) = match (s.syntax, verdict) {
+    let (fails, kinds_key) = match (s.syntax, verdict) {
         (Some(syntax), VerdictKind::NotEquivalent) => (
-            0,
-            Some(Pending {
+            super::row_kinds::PENDING,
+            super::row_kinds::key(
                 syntax,
-                input: deciding.and_then(|r| r.input.as_deref()).map(Into::into),
-                phi1: deciding.and_then(|r| r.phi1.as_deref()).map(Into::into),
-                // The verifier's countermodel for the deciding round spares the proof
-                // search asking it again (a first-order pair no random model tells apart).
-                countermodel: deciding
+                deciding.and_then(|r| r.input.as_deref()),
+                deciding.and_then(|r| r.phi1.as_deref()),
+                deciding
                     .and_then(|r| r.verdict.as_ref())
                     .and_then(|v| v.countermodel)
-                    .and_then(|raw| serde_json::from_str(raw.get()).ok()),
-            }),
+                    .map(serde_json::value::RawValue::get),
+            ),
         ),
         (Some(syntax), _) => (
             crate::analysis::kinds::classify_parts_mask(
@@ -371,9 +371,9 @@ pub(crate) fn parse_row(
                 None,
                 None,
             ),
-            None,
+            0,
         ),
-        (None, _) => (0, None),
+        (None, _) => (0, 0),
     };
     let closeness = s.closeness.as_ref().map(LightCloseness::values);
     let extra = Extra {
@@ -406,6 +406,7 @@ pub(crate) fn parse_row(
             id: crate::sanitize::one_line(&s.id).as_ref().into(),
             verdict,
             fails,
+            kinds_key,
             batch: s.batch.unwrap_or(0).min(u16::MAX as usize) as u16,
             scores: closeness
                 .as_ref()
@@ -420,8 +421,35 @@ pub(crate) fn parse_row(
         },
         extra,
         text(&safe(phi0_text), &psi, &phi1, &s.rounds),
-        pending,
     )))
+}
+
+/// What a not-equivalent sample's kinds are computed from, read again from its line
+/// (the kinds pass): None for a line that is no not-equivalent sample.
+pub(crate) fn pending_of_line(line: &[u8]) -> Option<super::row_kinds::Pending> {
+    let s = serde_json::from_slice::<LightSample>(line).ok()?;
+    let syntax = s.syntax?;
+    if verdict_kind(&s.verdict.verdict) != VerdictKind::NotEquivalent {
+        return None;
+    }
+    let deciding = s.rounds.iter().rev().find(|r| r.phi1.is_some());
+    let raw = deciding
+        .and_then(|r| r.verdict.as_ref())
+        .and_then(|v| v.countermodel);
+    Some(super::row_kinds::Pending {
+        syntax,
+        input: deciding.and_then(|r| r.input.as_deref()).map(Into::into),
+        phi1: deciding.and_then(|r| r.phi1.as_deref()).map(Into::into),
+        key: super::row_kinds::key(
+            syntax,
+            deciding.and_then(|r| r.input.as_deref()),
+            deciding.and_then(|r| r.phi1.as_deref()),
+            raw.map(serde_json::value::RawValue::get),
+        ),
+        // The verifier's countermodel for the deciding round spares the proof search
+        // asking it again (a first-order pair no random model tells apart).
+        countermodel: raw.and_then(|raw| serde_json::from_str(raw.get()).ok()),
+    })
 }
 
 /// Reasoning kept for search per sample: the first 16 KiB of its calls' reasoning

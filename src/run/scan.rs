@@ -2,7 +2,6 @@
 //! their texts (in memory, or spilled to a file while a row index is built) and,
 //! when asked, the per-sample extras the row index keeps.
 
-use super::row_kinds;
 use super::rows::{Extra, MAX_LINE, Row, TextFile, parse_row};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
@@ -53,6 +52,8 @@ pub struct Scan {
     pub spill: Option<Spill>,
     /// Running hash of the file's first bytes, carried between index writes.
     pub prefix: super::checksum::Prefix,
+    /// The row index these rows were read from or last written to.
+    pub index_path: Option<std::path::PathBuf>,
 }
 
 impl Scan {
@@ -100,7 +101,6 @@ impl Scan {
         let mut reader = BufReader::with_capacity(1 << 20, f);
         let mut line = Vec::with_capacity(8192);
         let before = self.rows.len();
-        let mut pending = Vec::new();
         'lines: loop {
             line.clear();
             let n = match (&mut reader)
@@ -137,10 +137,7 @@ impl Scan {
             }
             self.lines += 1;
             match parse_row(&line[..n - 1], self.consumed, path, self.lines) {
-                Ok(Some((mut row, extra, text, pend))) => {
-                    if let Some(p) = pend {
-                        pending.push((self.rows.len(), p));
-                    }
+                Ok(Some((mut row, extra, text))) => {
                     let spilled = self.spill.as_ref().map_or(0, |s| s.spans.len());
                     row.text = (self.text_base + self.texts.len() + spilled) as u32;
                     let mut keep = Some(text);
@@ -173,22 +170,8 @@ impl Scan {
                 Err(w) => self.warnings.push(w.to_string()),
             }
             self.consumed += n as u64;
-            if pending.len() >= row_kinds::BATCH {
-                self.classify(&mut pending);
-            }
         }
-        self.classify(&mut pending);
         self.rows.len() - before
-    }
-
-    /// Sets the kinds of the not-equivalent rows gathered in `pending`.
-    fn classify(&mut self, pending: &mut Vec<(usize, row_kinds::Pending)>) {
-        let rows = &mut self.rows;
-        row_kinds::classify_all(pending, |i, m| {
-            if let Some(r) = rows.get_mut(i) {
-                r.fails = m;
-            }
-        });
     }
 }
 

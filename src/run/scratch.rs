@@ -50,12 +50,12 @@ pub(crate) fn remove_all() {
     }
 }
 
-/// The process id in a scratch file name `.autoeval-index.<pid>.tmp` or
-/// `.autoeval-index.<pid>.texts.tmp`.
+/// The process id in a scratch file name `.autoeval-index.<pid>.tmp`,
+/// `.autoeval-index.<pid>.texts.tmp` or `.autoeval-index.<pid>.kinds.tmp`.
 fn pid_of(name: &str) -> Option<u32> {
     let rest = name.strip_prefix(INDEX)?.strip_prefix('.')?;
     let (pid, tail) = rest.split_once('.')?;
-    matches!(tail, "tmp" | "texts.tmp")
+    matches!(tail, "tmp" | "texts.tmp" | "kinds.tmp")
         .then(|| pid.parse().ok())
         .flatten()
 }

@@ -78,7 +78,7 @@ impl TextFile {
         let f = crate::fsread::open(&self.samples, crate::fsread::STREAM).ok()?;
         let mut line = vec![0u8; s.line_len as usize];
         f.read_exact_at(&mut line, s.line).ok()?;
-        let (_, _, text, _) = parse_row(&line, s.line, &self.samples, 0).ok()??;
+        let (_, _, text) = parse_row(&line, s.line, &self.samples, 0).ok()??;
         Some(text.into())
     }
 

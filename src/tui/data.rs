@@ -68,7 +68,17 @@ pub struct RunIndex {
     ids: Option<HashMap<Box<str>, u32>>,
     /// When the viewer first saw the run running, and its samples then (for the ETA).
     seen_running: Option<(std::time::Instant, usize)>,
+    /// Rows whose failure kinds were still to be proved when the run was read, and
+    /// how many are still (the kinds pass fills them in the background).
+    pub kinds_pending: (usize, usize),
+    /// Whether the rows still pending were handed to the kinds worker.
+    pub kinds_asked: bool,
 }
+
+use crate::run::row_kinds::is_pending;
+
+/// Most not-equivalent samples whose kinds opening a run proves before it is shown.
+pub const INLINE_KINDS: usize = 128;
 
 fn next_generation() -> u64 {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -187,6 +197,8 @@ impl RunIndex {
             text_index: std::sync::Mutex::new((0, std::sync::Arc::from(Vec::new()))),
             ids: None,
             seen_running: None,
+            kinds_pending: (0, 0),
+            kinds_asked: false,
         };
         run.manifest_mtime = manifest_mtime(dir);
         match store::read_manifest(dir) {
@@ -213,6 +225,14 @@ impl RunIndex {
         }
         let mut rows: Vec<Option<Row>> = scan.rows.into_iter().map(Some).collect();
         run.rows = order.into_iter().filter_map(|i| rows[i].take()).collect();
+        let mut left = run.rows.iter().filter(|r| is_pending(r.fails)).count();
+        // A few samples are proved at once (well under a second; the run opens whole);
+        // more are left to the kinds worker, so the rows are listed first.
+        if left > 0 && left <= INLINE_KINDS {
+            crate::run::kinds_cache::complete(dir, &mut run.rows, |_, _| {});
+            left = run.rows.iter().filter(|r| is_pending(r.fails)).count();
+        }
+        run.kinds_pending = (left, left);
         run.reload_labels();
         run.reload_judge();
         run.note_running();
@@ -381,8 +401,34 @@ impl RunIndex {
         }
         if added > 0 || scan.restarted {
             self.generation = next_generation();
+            // Appended not-equivalent samples join the kinds pass.
+            let left = self.rows.iter().filter(|r| is_pending(r.fails)).count();
+            if left > self.kinds_pending.1 {
+                self.kinds_pending = (self.kinds_pending.0.max(left), left);
+                self.kinds_asked = false;
+            }
         }
         added
+    }
+
+    /// Sets the kinds the kinds pass proved (by key); returns whether any row changed.
+    pub fn take_kinds(&mut self, proved: &HashMap<u64, u32>) -> bool {
+        let mut changed = false;
+        for r in self.rows.iter_mut().filter(|r| is_pending(r.fails)) {
+            if let Some(&m) = proved.get(&r.kinds_key) {
+                r.fails = m;
+                changed = true;
+                self.kinds_pending.1 = self.kinds_pending.1.saturating_sub(1);
+            }
+        }
+        changed
+    }
+
+    /// Share of the rows pending at open whose kinds are proved now, in percent (None
+    /// when none are pending).
+    pub fn kinds_percent(&self) -> Option<usize> {
+        let (total, left) = self.kinds_pending;
+        (left > 0).then(|| (total - left.min(total)) * 100 / total.max(1))
     }
 
     /// Adds priced calls to the run's cost (non-finite or negative prices are a bad

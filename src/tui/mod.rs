@@ -10,6 +10,7 @@ pub(crate) mod form_scale;
 pub(crate) mod form_task;
 pub mod keymap;
 pub mod keys;
+pub mod kinds;
 pub mod labels;
 pub mod layer;
 pub mod live;

@@ -22,7 +22,7 @@ pub(crate) fn for_each_sample(
     dir: &Path,
     mut f: impl FnMut(SampleRecord) -> std::io::Result<()>,
 ) -> Result<Vec<String>, StoreError> {
-    scan_samples(dir, |_| true, |s, _| f(s))
+    scan_samples(dir, false, |_| true, |s, _| f(s))
 }
 
 /// [`for_each_sample`] for the ids `want` accepts. The run's row index says where each
@@ -32,13 +32,15 @@ pub(crate) fn for_each_sample_where(
     want: impl Fn(&str) -> bool,
     mut f: impl FnMut(SampleRecord) -> std::io::Result<()>,
 ) -> Result<Vec<String>, StoreError> {
-    scan_samples(dir, want, |s, _| f(s))
+    scan_samples(dir, false, want, |s, _| f(s))
 }
 
 /// [`for_each_sample`] with each sample's failure kinds as ids, taken from the run's row
 /// index: classifying a not-equivalent sample searches for proved edits (Z3), far
-/// dearer than the rest of an export, and the index did it once when the run was first
-/// read. The kinds come in the taxonomy's order (`FailureKind::ALL`), as the viewer's.
+/// dearer than the rest of an export, and the kinds cache keeps what any reader proved
+/// ([`crate::run::kinds_cache`]); the rest are proved first, unless `--no-kinds` (then
+/// such a sample lists none). The kinds come in the taxonomy's order
+/// (`FailureKind::ALL`), as the viewer's.
 pub(crate) fn for_each_sample_kinds(
     dir: &Path,
     f: impl FnMut(SampleRecord, Vec<&'static str>) -> std::io::Result<()>,
@@ -46,6 +48,7 @@ pub(crate) fn for_each_sample_kinds(
     let mut f = f;
     scan_samples(
         dir,
+        true,
         |_| true,
         |s, mask| {
             let kinds = super::kinds::unmask(mask).iter().map(|k| k.id()).collect();
@@ -55,9 +58,11 @@ pub(crate) fn for_each_sample_kinds(
 }
 
 /// The scan behind [`for_each_sample`]: each wanted id's newest record and its row's
-/// failure-kind mask.
+/// failure-kind mask (with `kinds`, the kinds missing are proved first as the
+/// process's policy says).
 fn scan_samples(
     dir: &Path,
+    kinds: bool,
     want: impl Fn(&str) -> bool,
     mut f: impl FnMut(SampleRecord, u32) -> std::io::Result<()>,
 ) -> Result<Vec<String>, StoreError> {
@@ -65,7 +70,10 @@ fn scan_samples(
     let path = dir.join(SAMPLES);
     crate::run::store::ensure_regular(&path)?;
     let io = |e: std::io::Error| StoreError::Io(path.display().to_string(), e);
-    let scan = crate::run::index::load_rows(dir);
+    let mut scan = crate::run::index::load_rows(dir);
+    if kinds {
+        crate::run::kinds_cache::complete_as_asked(dir, &mut scan.rows);
+    }
     let mut picks: Vec<(u64, u32, u32)> = crate::run::rows::latest_per_id(&scan.rows)
         .into_iter()
         .map(|i| &scan.rows[i])

@@ -33,6 +33,8 @@ pub enum Msg {
     Reopened(Box<RunIndex>),
     /// Time to look for samples other processes appended.
     Tick,
+    /// The kinds worker proved these samples of the run in this directory.
+    Kinds(PathBuf, crate::tui::kinds::Proved),
 }
 
 /// Opens run directories on background threads; the app adds them in order.
@@ -125,6 +127,8 @@ pub struct Jobs {
     /// A rescored run being read again in the background, with the rescore's summary
     /// (said once the new rows are in).
     pub reopening: Option<(PathBuf, String)>,
+    /// Proves failure kinds the runs' rows are listed without (started on first use).
+    kinds: Option<crate::tui::kinds::KindsWorker>,
 }
 
 impl Default for Jobs {
@@ -138,6 +142,7 @@ impl Default for Jobs {
             live: None,
             rescore: None,
             reopening: None,
+            kinds: None,
         }
     }
 }
@@ -167,6 +172,21 @@ impl Jobs {
                 })
             })
             .submit(job);
+    }
+
+    /// The kinds worker (started on first use).
+    pub(crate) fn kinds(&mut self) -> &crate::tui::kinds::KindsWorker {
+        let tx = self.tx.clone();
+        self.kinds.get_or_insert_with(|| {
+            crate::tui::kinds::KindsWorker::start(move |dir, proved| {
+                tx.send(Msg::Kinds(dir, proved)).is_ok()
+            })
+        })
+    }
+
+    /// Whether the kinds worker was started.
+    pub(crate) fn kinds_started(&self) -> bool {
+        self.kinds.is_some()
     }
 
     /// The next message, waiting at most `timeout`.

@@ -9,6 +9,7 @@ mod blind;
 mod browse;
 pub mod copy;
 pub mod jobs;
+mod kinds;
 mod layers;
 mod matrix;
 mod mouse;
@@ -55,6 +56,8 @@ pub struct App {
     pub export_dir: Option<std::path::PathBuf>,
     /// Whether the user has pressed a key (loading then stops moving the selection).
     touched: bool,
+    /// The listing state the kinds worker last heard which samples come first for.
+    kinds_first_stamp: Option<(u64, usize, usize)>,
     /// `q` was confirmed while a live run went on: quit once it has stopped.
     quit_when_ended: bool,
     /// `view --sample ID`: the sample to select once every run has loaded.
@@ -76,6 +79,7 @@ impl App {
             quit: false,
             export_dir: None,
             touched: false,
+            kinds_first_stamp: None,
             quit_when_ended: false,
             pending_jump: None,
             clipboard: Vec::new(),
@@ -137,6 +141,7 @@ impl App {
                 self.reopened(*run);
                 true
             }
+            Msg::Kinds(dir, proved) => self.kinds_arrived(&dir, &proved),
             Msg::Tick => {
                 let paused = self
                     .jobs
@@ -162,6 +167,7 @@ impl App {
         if let Some(job) = self.model.listing.outbox.take() {
             self.jobs.search(job);
         }
+        self.ensure_kinds();
         self.model.refresh_derived();
         self.ensure_detail();
         self.refresh_matrix();
@@ -523,6 +529,9 @@ impl App {
         }
         if let Some((done, all)) = self.loading() {
             s.push_str(&format!(" · loading runs {done}/{all}…"));
+        }
+        if let Some(k) = self.kinds_progress() {
+            s.push_str(&format!(" · {k}"));
         }
         s
     }

@@ -297,6 +297,14 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
                 ));
             }
             out.push(Line::from(line));
+        } else if crate::run::row_kinds::is_pending(r.fails) {
+            out.push(Line::from(vec![
+                Span::styled("kinds ", Style::default().fg(t.title)),
+                Span::styled(
+                    "not proved yet (the Diff tab proves this sample now)",
+                    Style::default().fg(t.muted),
+                ),
+            ]));
         }
         // Hand labels, each annotator's: categories by name, the note (in a blind
         // session only this annotator's: the others' would sway a later change).

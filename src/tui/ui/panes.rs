@@ -93,10 +93,14 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         // Blind: runs are numbered, with neither model nor pass rate to prime anyone.
         let blind = app.model.blind.is_some();
         // A running run shows how far it is (done/total) instead of "running".
-        let status = match (r.progress(), r.total()) {
+        let mut status = match (r.progress(), r.total()) {
             (Some(_), Some(total)) => format!("{}/{total}", r.rows.len()),
             _ => r.status().to_string(),
         };
+        // Kinds still being proved in the background: how far.
+        if let Some(p) = r.kinds_percent() {
+            status = format!("kinds: {p} %");
+        }
         // Too narrow for the status column: a run that is not finished says so before
         // its name, or a cancelled run would pass for a finished one.
         let finished = r.status() == crate::record::RunStatus::Finished;
