@@ -77,6 +77,7 @@ use regions::{Reach, header_scopes, marked_regions};
 mod clean;
 mod regions;
 mod spans;
+mod status;
 
 pub(crate) use clean::is_header;
 use clean::{
@@ -208,6 +209,8 @@ struct Run<'a, 'c, T, P, N> {
     names: N,
     first_err: Option<ParseError>,
     refused: Option<ParseError>,
+    /// Byte ranges whose formulas the reply rejects or supersedes ([`status`]).
+    rejected: Vec<(usize, usize)>,
     _t: std::marker::PhantomData<T>,
 }
 
@@ -324,17 +327,23 @@ where
         let value = self.parse_text(c).ok()?;
         let names = (self.names)(&value);
         let voc = &self.ctx.vocabulary;
+        let start = offset_in(self.raw, c);
         if (!voc.is_empty() && !names.iter().all(|n| super::notation::in_vocabulary(n, voc)))
             || self.ctx.refuse(c, &names).is_some()
+            || self.is_rejected(start, start + c.len())
         {
             return None;
         }
-        let start = offset_in(self.raw, c);
         Some(Extracted {
             value,
             start,
             end: start + c.len(),
         })
+    }
+
+    /// Whether the candidate at `start..end` overlaps text the reply rejects.
+    fn is_rejected(&self, start: usize, end: usize) -> bool {
+        self.rejected.iter().any(|&(s, e)| start < e && s < end)
     }
 
     /// Parses cleaned text, LaTeX names and subscripts read as plain names.
@@ -381,12 +390,14 @@ where
             }
         }
         for line in &lines {
-            // Inline maths in a sentence: each `$…$` span.
-            let mut parts = line.split('$');
-            parts.next();
-            for (i, part) in parts.enumerate() {
-                if i % 2 == 0 && !part.trim().is_empty() {
-                    candidates.push(part);
+            // Inline maths and code in a sentence: each `$…$` and `` `…` `` span.
+            for delim in ['$', '`'] {
+                let mut parts = line.split(delim);
+                parts.next();
+                for (i, part) in parts.enumerate() {
+                    if i % 2 == 0 && !part.trim().is_empty() {
+                        candidates.push(part);
+                    }
                 }
             }
             // `φ₁ := X`, or a code assignment of a quoted formula (`formula = "X"`).
@@ -432,6 +443,11 @@ where
                 let start = offset_in(self.raw, c);
                 if let Some(why) = truth_word_in_prose(c, self.raw)
                     .or_else(|| self.ctx.refuse(c, &(self.names)(&value)))
+                    .or_else(|| {
+                        self.is_rejected(start, start + c.len()).then(|| {
+                            format!("off-format: the reply rejects '{}'", short(c))
+                        })
+                    })
                 {
                     self.refused.get_or_insert(ParseError::new(start, why));
                     return None;
@@ -561,8 +577,15 @@ pub(crate) fn extract_among<T>(
         names,
         first_err: None,
         refused: None,
+        rejected: status::rejected_ranges(raw),
         _t: std::marker::PhantomData,
     };
+    // A candidate the reply names as its choice ("I choose candidate 2") comes first.
+    if let Some(region) = status::chosen(raw)
+        && let Some(x) = run.first_in(region, Some(Reach::Any))
+    {
+        return Ok(x);
+    }
     let headers = header_scopes(raw);
     let scopes: Vec<(&str, bool)> = match &headers {
         None => vec![(raw, false)],
