@@ -271,8 +271,24 @@ where
                 continue;
             }
             for s in spans {
+                let at = offset_in(self.raw, s);
+                // A span running into rejected text (`X, not Y`) ends where it starts.
+                let s = match self
+                    .rejected
+                    .iter()
+                    .map(|r| r.0)
+                    .find(|&r| at < r && r < at + s.len())
+                {
+                    Some(r) => s[..r - at].trim_end_matches([',', ' ']),
+                    None => s,
+                };
+                if s.trim().is_empty() {
+                    continue;
+                }
                 match self.try_span(s) {
                     Some(x) => out.push(x),
+                    // A rejected formula is no description: the text goes on to its answer.
+                    None if self.is_rejected(at, at + s.len()) => {}
                     None if spans::mentions_symbol(s, regex_mode, &ctx.vocabulary) => {
                         return Vec::new();
                     }
@@ -330,8 +346,12 @@ where
         let start = offset_in(self.raw, c);
         if (!voc.is_empty() && !names.iter().all(|n| super::notation::in_vocabulary(n, voc)))
             || self.ctx.refuse(c, &names).is_some()
-            || self.is_rejected(start, start + c.len())
         {
+            return None;
+        }
+        if self.is_rejected(start, start + c.len()) {
+            let why = format!("off-format: the reply rejects '{}'", short(c));
+            self.refused.get_or_insert(ParseError::new(start, why));
             return None;
         }
         Some(Extracted {
@@ -444,9 +464,8 @@ where
                 if let Some(why) = truth_word_in_prose(c, self.raw)
                     .or_else(|| self.ctx.refuse(c, &(self.names)(&value)))
                     .or_else(|| {
-                        self.is_rejected(start, start + c.len()).then(|| {
-                            format!("off-format: the reply rejects '{}'", short(c))
-                        })
+                        self.is_rejected(start, start + c.len())
+                            .then(|| format!("off-format: the reply rejects '{}'", short(c)))
                     })
                 {
                     self.refused.get_or_insert(ParseError::new(start, why));

@@ -25,10 +25,7 @@ pub(super) fn clean(s: &str) -> &str {
         }
         s = s.trim_start_matches('`').trim_end_matches('`').trim();
         // `\boxed{X}`, the LaTeX habit of maths answers.
-        if let Some(x) = s
-            .strip_prefix("\\boxed{")
-            .and_then(|x| x.strip_suffix('}'))
-        {
+        if let Some(x) = s.strip_prefix("\\boxed{").and_then(|x| x.strip_suffix('}')) {
             s = x.trim();
         }
         // A raw-string prefix (`r"(01)*1"`, `r'…'`) and a Markdown quote (`> X`).

@@ -43,7 +43,12 @@ const REJECT_LEAD: [&str; 5] = ["instead of", "rather than", "not", "but not", "
 
 /// Phrases that take back the formula before them without rejecting their own clause
 /// ("Scratch that: the formula is X").
-const RETRACT: [&str; 4] = ["scratch that", "never mind", "i misread it", "that was wrong"];
+const RETRACT: [&str; 4] = [
+    "scratch that",
+    "never mind",
+    "i misread it",
+    "that was wrong",
+];
 
 /// How a clause without a formula rejects the one before it ("That is wrong.").
 const ANAPHORS: [&str; 13] = [
@@ -94,32 +99,25 @@ pub(super) fn rejected_ranges(raw: &str) -> Vec<(usize, usize)> {
             continue;
         }
         if in_code {
-            code_line(
-                body,
-                at,
-                &mut code_lines,
-                &mut comment_rejects,
-                &mut out,
-            );
+            code_line(body, at, &mut code_lines, &mut comment_rejects, &mut out);
             continue;
         }
         let clauses = clauses(body);
         for (k, &(s, e, lead)) in clauses.iter().enumerate() {
             let text = &body[s..e];
             let lower = text.to_lowercase();
-            let formula_like = text.chars().any(|c| {
-                c.is_ascii_digit() || "¬∧∨→↔⊕∀∃()*|+&~".contains(c)
+            let formula_like = text
+                .chars()
+                .any(|c| c.is_ascii_digit() || "¬∧∨→↔⊕∀∃()*|+&~".contains(c));
+            let next_is_but = clauses.get(k + 1).is_some_and(|&(s2, e2, _)| {
+                body[s2..e2].trim_start().to_lowercase().starts_with("but ")
             });
-            let next_is_but = clauses
-                .get(k + 1)
-                .is_some_and(|&(s2, e2, _)| body[s2..e2].trim_start().to_lowercase().starts_with("but "));
             let starts = |w: &str| {
-                lower.trim_start().starts_with(w)
-                    && lower.trim_start()[w.len()..].starts_with(' ')
+                lower.trim_start().starts_with(w) && lower.trim_start()[w.len()..].starts_with(' ')
             };
-            let leads = REJECT_LEAD.iter().any(|w| {
-                starts(w) && (*w != "not" || lead || next_is_but)
-            });
+            let leads = REJECT_LEAD
+                .iter()
+                .any(|w| starts(w) && (*w != "not" || lead || next_is_but));
             let rejects = leads || REJECT.iter().any(|w| !word_at(&lower, w).is_empty());
             if RETRACT.iter().any(|w| !word_at(&lower, w).is_empty()) {
                 out.extend(last_formula.take());
@@ -160,14 +158,19 @@ fn code_line(
     }
     let lower = comment.to_lowercase();
     let rejects = REJECT.iter().any(|w| !word_at(&lower, w).is_empty());
-    let corrects = !rejects && CODE_CORRECTION.iter().any(|w| !word_at(&lower, w).is_empty());
+    let corrects = !rejects
+        && CODE_CORRECTION
+            .iter()
+            .any(|w| !word_at(&lower, w).is_empty());
     if corrects {
         out.append(code_lines);
     }
     if code.trim().is_empty() {
         // A comment on its own line speaks of the lines after it, unless it holds the
         // formula itself (`# first attempt: X`).
-        let own = comment.split_once(':').is_some_and(|(_, x)| !x.trim().is_empty());
+        let own = comment
+            .split_once(':')
+            .is_some_and(|(_, x)| !x.trim().is_empty());
         if rejects && own {
             out.push((at, at + body.len()));
         } else {
@@ -259,16 +262,22 @@ fn clauses(line: &str) -> Vec<(usize, usize, bool)> {
 
 /// Whether a `.` ending `before` closes a quantifier's variable (`∀x1.`, `forall x.`).
 fn quantifier_dot(before: &str) -> bool {
-    let mut words = before.split_whitespace().rev();
-    let last = words.next().unwrap_or("");
-    let prev = words.next().unwrap_or("").to_lowercase();
-    last.starts_with(['∀', '∃'])
-        || last.starts_with("\\forall")
-        || last.starts_with("\\exists")
-        || matches!(
-            prev.as_str(),
-            "∀" | "∃" | "forall" | "exists" | "\\forall" | "\\exists" | "all" | "some"
-        )
+    let rest = before.trim_end_matches(|c: char| c.is_alphanumeric() || c == '_');
+    if rest.len() == before.len() {
+        return false;
+    }
+    let lower = rest.to_lowercase();
+    rest.ends_with(['∀', '∃'])
+        || [
+            "forall ",
+            "exists ",
+            "\\forall ",
+            "\\exists ",
+            "all ",
+            "some ",
+        ]
+        .iter()
+        .any(|q| lower.ends_with(q))
 }
 
 /// Labels that name a candidate (`Candidate 2:`, `Option B)`, `Version 1 -`).
@@ -316,10 +325,7 @@ const ORDINALS: [(&str, usize); 6] = [
 /// "Option B is correct", "the second one"), read before every other marked region.
 pub(super) fn chosen(raw: &str) -> Option<&str> {
     let lines: Vec<&str> = raw.split_inclusive('\n').collect();
-    let labelled: Vec<(String, &str)> = lines
-        .iter()
-        .filter_map(|l| candidate_label(l))
-        .collect();
+    let labelled: Vec<(String, &str)> = lines.iter().filter_map(|l| candidate_label(l)).collect();
     if labelled.len() < 2 {
         return None;
     }
@@ -411,13 +417,24 @@ mod tests {
     #[test]
     fn rejected_clauses() {
         assert_eq!(
-            rejected("The regular expression is (01)*1. A tempting but wrong alternative would be (01)+1 here."),
+            rejected(
+                "The regular expression is (01)*1. A tempting but wrong alternative would be (01)+1 here."
+            ),
             vec!["but wrong alternative would be (01)+1 here."]
         );
-        assert_eq!(rejected("It is p1 ∧ p2, not p1 ∨ p2."), vec!["not p1 ∨ p2."]);
-        assert_eq!(rejected("Use p1 instead of p2 ∧ p3"), vec!["instead of p2 ∧ p3"]);
+        assert_eq!(
+            rejected("It is p1 ∧ p2, not p1 ∨ p2."),
+            vec!["not p1 ∨ p2."]
+        );
+        assert_eq!(
+            rejected("Use p1 instead of p2 ∧ p3"),
+            vec!["instead of p2 ∧ p3"]
+        );
         assert!(rejected("∀x1. P(x1), which is right").is_empty());
-        assert_eq!(rejected("Answer: p1 ∧ p2\nThat is wrong."), vec!["Answer: p1 ∧ p2"]);
+        assert_eq!(
+            rejected("Answer: p1 ∧ p2\nThat is wrong."),
+            vec!["Answer: p1 ∧ p2"]
+        );
     }
 
     #[test]
