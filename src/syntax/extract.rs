@@ -68,6 +68,15 @@
 //!    else the first parse error (a marked answer's first), with its position in the
 //!    original text.
 //!
+//! 0. **Status** (the private `status` module, issue 47), before all of the above: a
+//!    clause that rejects its formula (`wrong`, `tempting`, `first attempt`, `X, not
+//!    Y`, `instead of Y`, …), a clause a later `that is wrong` takes back, and a code
+//!    line whose comment rejects it or that a later `# corrected` line supersedes are
+//!    cut out (no candidate overlapping them is accepted; a span running into them ends
+//!    before them); a line that chooses a labelled candidate (`I choose candidate 2`,
+//!    `the second one`) gives that candidate's line, read first. `\boxed{X}` is `X`,
+//!    and inline code spans are candidates like `$…$` spans.
+//!
 //! The span of the candidate taken is recorded (`phi1_span`), so a reviewer sees which
 //! part of a reply with several candidates became φ₁.
 
