@@ -68,6 +68,15 @@
 //!    else the first parse error (a marked answer's first), with its position in the
 //!    original text.
 //!
+//! 0. **Status** (the private `status` module, issue 47), before all of the above: a
+//!    clause that rejects its formula (`wrong`, `tempting`, `first attempt`, `X, not
+//!    Y`, `instead of Y`, …), a clause a later `that is wrong` takes back, and a code
+//!    line whose comment rejects it or that a later `# corrected` line supersedes are
+//!    cut out (no candidate overlapping them is accepted; a span running into them ends
+//!    before them); a line that chooses a labelled candidate (`I choose candidate 2`,
+//!    `the second one`) gives that candidate's line, read first. `\boxed{X}` is `X`,
+//!    and inline code spans are candidates like `$…$` spans.
+//!
 //! The span of the candidate taken is recorded (`phi1_span`), so a reviewer sees which
 //! part of a reply with several candidates became φ₁.
 
@@ -77,6 +86,7 @@ use regions::{Reach, header_scopes, marked_regions};
 mod clean;
 mod regions;
 mod spans;
+mod status;
 
 pub(crate) use clean::is_header;
 use clean::{
@@ -208,6 +218,8 @@ struct Run<'a, 'c, T, P, N> {
     names: N,
     first_err: Option<ParseError>,
     refused: Option<ParseError>,
+    /// Byte ranges whose formulas the reply rejects or supersedes ([`status`]).
+    rejected: Vec<(usize, usize)>,
     _t: std::marker::PhantomData<T>,
 }
 
@@ -268,8 +280,24 @@ where
                 continue;
             }
             for s in spans {
+                let at = offset_in(self.raw, s);
+                // A span running into rejected text (`X, not Y`) ends where it starts.
+                let s = match self
+                    .rejected
+                    .iter()
+                    .map(|r| r.0)
+                    .find(|&r| at < r && r < at + s.len())
+                {
+                    Some(r) => s[..r - at].trim_end_matches([',', ' ']),
+                    None => s,
+                };
+                if s.trim().is_empty() {
+                    continue;
+                }
                 match self.try_span(s) {
                     Some(x) => out.push(x),
+                    // A rejected formula is no description: the text goes on to its answer.
+                    None if self.is_rejected(at, at + s.len()) => {}
                     None if spans::mentions_symbol(s, regex_mode, &ctx.vocabulary) => {
                         return Vec::new();
                     }
@@ -324,17 +352,27 @@ where
         let value = self.parse_text(c).ok()?;
         let names = (self.names)(&value);
         let voc = &self.ctx.vocabulary;
+        let start = offset_in(self.raw, c);
         if (!voc.is_empty() && !names.iter().all(|n| super::notation::in_vocabulary(n, voc)))
             || self.ctx.refuse(c, &names).is_some()
         {
             return None;
         }
-        let start = offset_in(self.raw, c);
+        if self.is_rejected(start, start + c.len()) {
+            let why = format!("off-format: the reply rejects '{}'", short(c));
+            self.refused.get_or_insert(ParseError::new(start, why));
+            return None;
+        }
         Some(Extracted {
             value,
             start,
             end: start + c.len(),
         })
+    }
+
+    /// Whether the candidate at `start..end` overlaps text the reply rejects.
+    fn is_rejected(&self, start: usize, end: usize) -> bool {
+        self.rejected.iter().any(|&(s, e)| start < e && s < end)
     }
 
     /// Parses cleaned text, LaTeX names and subscripts read as plain names.
@@ -381,12 +419,14 @@ where
             }
         }
         for line in &lines {
-            // Inline maths in a sentence: each `$…$` span.
-            let mut parts = line.split('$');
-            parts.next();
-            for (i, part) in parts.enumerate() {
-                if i % 2 == 0 && !part.trim().is_empty() {
-                    candidates.push(part);
+            // Inline maths and code in a sentence: each `$…$` and `` `…` `` span.
+            for delim in ['$', '`'] {
+                let mut parts = line.split(delim);
+                parts.next();
+                for (i, part) in parts.enumerate() {
+                    if i % 2 == 0 && !part.trim().is_empty() {
+                        candidates.push(part);
+                    }
                 }
             }
             // `φ₁ := X`, or a code assignment of a quoted formula (`formula = "X"`).
@@ -432,6 +472,10 @@ where
                 let start = offset_in(self.raw, c);
                 if let Some(why) = truth_word_in_prose(c, self.raw)
                     .or_else(|| self.ctx.refuse(c, &(self.names)(&value)))
+                    .or_else(|| {
+                        self.is_rejected(start, start + c.len())
+                            .then(|| format!("off-format: the reply rejects '{}'", short(c)))
+                    })
                 {
                     self.refused.get_or_insert(ParseError::new(start, why));
                     return None;
@@ -561,8 +605,15 @@ pub(crate) fn extract_among<T>(
         names,
         first_err: None,
         refused: None,
+        rejected: status::rejected_ranges(raw),
         _t: std::marker::PhantomData,
     };
+    // A candidate the reply names as its choice ("I choose candidate 2") comes first.
+    if let Some(region) = status::chosen(raw)
+        && let Some(x) = run.first_in(region, Some(Reach::Any))
+    {
+        return Ok(x);
+    }
     let headers = header_scopes(raw);
     let scopes: Vec<(&str, bool)> = match &headers {
         None => vec![(raw, false)],

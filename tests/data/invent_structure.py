@@ -51,9 +51,9 @@ T = [
     ('regex-fullmatch', 're.fullmatch(r"{f}", s) is what I would use.', 'f', 'regex'),
     ('regex-slashes-mid', 'Use /{f}/ for this.', 'f', 'regex'),
     ('two-unmarked', 'Either {g} could be meant, or perhaps {f}.', 'refused', 'logic'),
-    ('two-unmarked-still', '{g} is tempting. Still, {f} is closer.', 'refused', 'logic'),
-    ('two-unmarked-lines', '{g} is tempting.\nStill, {f} is closer.', 'refused', 'logic'),
-    ('two-unmarked-lines', '{g} is tempting.\nStill, {f} is closer.', 'several', 'regex'),
+    # "tempting" rejects its clause (issue 47): the other formula is the answer.
+    ('two-unmarked-still', '{g} is tempting. Still, {f} is closer.', 'f', 'logic'),
+    ('two-unmarked-lines', '{g} is tempting.\nStill, {f} is closer.', 'f', 'all'),
 ]
 
 

@@ -20,11 +20,6 @@ pub(crate) struct Pool {
     pub operands: Vec<Formula>,
 }
 
-/// Largest φ₁ subformula offered as an added operand.
-const OPERAND_SIZE: usize = 4;
-/// Most operands offered.
-const MAX_OPERANDS: usize = 16;
-
 impl Pool {
     /// The pool for explaining φ₁ from φ₀.
     pub fn new(a: &Formula, b: &Formula) -> Pool {
@@ -42,21 +37,7 @@ impl Pool {
         }
         preds.sort();
         preds.dedup();
-        // Atoms first (an added conjunct is most often one), then small subformulas.
-        let mut operands: Vec<Formula> = Vec::new();
-        let mut small: Vec<Formula> = Vec::new();
-        b.walk(&mut |g| {
-            if g.is_atom() {
-                operands.push(g.clone());
-                operands.push(Formula::negate(g.clone()));
-            } else if g.size() <= OPERAND_SIZE && !matches!(g, Formula::Not(x) if x.is_atom()) {
-                small.push(g.clone());
-            }
-        });
-        operands.extend(small);
-        let mut seen = std::collections::HashSet::new();
-        operands.retain(|f| seen.insert(f.clone()));
-        operands.truncate(MAX_OPERANDS);
+        let operands = super::operands::operands(a, b);
         Pool {
             props,
             preds,

@@ -9,6 +9,7 @@
 
 mod logic;
 mod near;
+mod operands;
 mod regex;
 mod screen;
 mod screen_fol;

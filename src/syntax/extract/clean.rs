@@ -24,6 +24,10 @@ pub(super) fn clean(s: &str) -> &str {
             }
         }
         s = s.trim_start_matches('`').trim_end_matches('`').trim();
+        // `\boxed{X}`, the LaTeX habit of maths answers.
+        if let Some(x) = s.strip_prefix("\\boxed{").and_then(|x| x.strip_suffix('}')) {
+            s = x.trim();
+        }
         // A raw-string prefix (`r"(01)*1"`, `r'…'`) and a Markdown quote (`> X`).
         for q in ["r\"", "r'"] {
             if s.len() > 3 && s.starts_with(q) && s.ends_with(&q[1..]) {

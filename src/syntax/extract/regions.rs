@@ -125,7 +125,10 @@ const PHRASES: [&str; 30] = [
 
 /// Words that mark a line as correcting or summing up what came before: the answer
 /// after the last of them supersedes every earlier one (a retracted answer never wins).
-const FINAL_MARKERS: [&str; 18] = [
+const FINAL_MARKERS: [&str; 31] = [
+    "wait",
+    "correct expression",
+    "correct regular expression",
     "corrected",
     "correction",
     "revised",
@@ -144,11 +147,22 @@ const FINAL_MARKERS: [&str; 18] = [
     "final regex",
     "final expression",
     "in summary",
+    "complete formula",
+    "complete regex",
+    "complete expression",
+    "full formula",
+    "full regex",
+    "full expression",
+    "should be",
+    "correct formula",
+    "correct answer",
+    "correct regex",
 ];
 
 /// Markers that mark an answer only when a formula follows: a reply describing a
 /// formula says `finally` too, and the parse error of its prose is not the one to name.
-const QUIET_MARKERS: [&str; 6] = [
+const QUIET_MARKERS: [&str; 7] = [
+    "wait",
     "final",
     "finally",
     "actually",
@@ -241,7 +255,7 @@ fn any(v: Vec<&str>) -> Vec<(&str, Reach)> {
 }
 
 /// Where a whole-word `m` occurs in `lower` (not inside `uncorrected`, `finalize`, `also`).
-fn word_at(lower: &str, m: &str) -> Vec<usize> {
+pub(super) fn word_at(lower: &str, m: &str) -> Vec<usize> {
     lower
         .match_indices(m)
         .filter(|(i, _)| {
