@@ -142,7 +142,7 @@ pub(crate) fn load_or_build(dir: &Path, texts: bool) -> Scan {
         // index's text section), so memory holds only the compact rows.
         let spill = dir.join(format!("{INDEX}.{}.texts.tmp", std::process::id()));
         if super::scratch::register(&spill)
-            && let Ok(f) = std::fs::File::create(&spill)
+            && let Ok(f) = crate::fswrite::room::create(&spill)
         {
             scan.spill = Some(super::scan::Spill {
                 file: BufWriter::with_capacity(1 << 20, f),
@@ -245,7 +245,7 @@ pub fn save(dir: &Path, scan: &mut Scan) -> std::io::Result<TextFile> {
     }
     let result = (|| {
         let mut w = Hashing {
-            inner: BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp)?),
+            inner: BufWriter::with_capacity(1 << 20, crate::fswrite::room::create(&tmp)?),
             h: FNV0,
         };
         w.write_all(MAGIC)?;
@@ -308,7 +308,7 @@ pub fn save(dir: &Path, scan: &mut Scan) -> std::io::Result<TextFile> {
     })();
     match result {
         Ok(base) => {
-            if let Err(e) = crate::fswrite::commit(&tmp, &path(dir)) {
+            if let Err(e) = crate::fswrite::room::commit(&tmp, &path(dir)) {
                 let _ = std::fs::remove_file(&tmp);
                 return Err(e);
             }

@@ -77,6 +77,8 @@ pub(crate) fn call_record(prompt: &Rendered, r: &Result<CallResult, CallError>) 
             reasoning_tokens: c.completion.reasoning_tokens,
             reasoning_redacted: c.completion.reasoning_redacted,
             truncated: c.completion.truncated,
+            reasoning_cut: None,
+            output_cut: None,
         },
         Err(e) => CallRecord {
             prompt_id: prompt.id.clone(),
