@@ -400,7 +400,7 @@ impl StreamWriter {
                     .join(format!("autoeval-{}.json.items.tmp", std::process::id())),
             ),
         };
-        let spool = std::io::BufWriter::new(std::fs::File::create(&spool_path)?);
+        let spool = std::io::BufWriter::new(crate::fswrite::room::create(&spool_path)?);
         Ok(StreamWriter {
             path: path.to_path_buf(),
             spool_path,

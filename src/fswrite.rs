@@ -7,6 +7,8 @@
 //! (`/dev/stdout` piped) is written in place; a block device, a socket, a directory or
 //! a FIFO nobody reads is refused with an error that says which.
 
+pub(crate) mod room;
+
 use std::fs::File;
 use std::io::{Error, ErrorKind, Write};
 use std::path::{Path, PathBuf};
@@ -115,6 +117,62 @@ pub fn write(path: &Path, tmp: &Path, bytes: &[u8]) -> Result<(), Error> {
     out.commit()
 }
 
+/// The temporary file beside `dst` that is renamed over it: `.NAME.PID.tmp`, ending
+/// in `dst`'s extension too (a plotting library picks the format by it).
+pub fn tmp_for(dst: &Path) -> PathBuf {
+    let name = dst
+        .file_name()
+        .map_or_else(|| "out".into(), |n| n.to_string_lossy());
+    let ext = dst
+        .extension()
+        .map(|e| format!(".{}", e.to_string_lossy()))
+        .unwrap_or_default();
+    dst.with_file_name(format!(".{name}.{}.tmp{ext}", std::process::id()))
+}
+
+/// Writes `bytes` as the whole of the output `dst` ([`write`] through [`tmp_for`]).
+pub fn save(dst: &Path, bytes: &[u8]) -> Result<(), Error> {
+    write(dst, &tmp_for(dst), bytes)
+}
+
+/// Writes the output `dst` with `draw`, which writes a file by its name (a plotting
+/// library): it draws into a temporary file that then takes `dst`'s place, as
+/// [`commit`] does. A destination [`dest`] refuses, or a FIFO nobody reads, is refused
+/// before anything is drawn; a device or FIFO is drawn into a temporary file under the
+/// system's temporary folder and copied into it.
+pub fn by_name<E: From<Error>>(
+    dst: &Path,
+    draw: impl FnOnce(&Path) -> Result<(), E>,
+) -> Result<(), E> {
+    match dest(dst)? {
+        Dest::Replace => {
+            let tmp = tmp_for(dst);
+            // A name left by a killed earlier attempt (never followed if a link).
+            room::check(&tmp)?;
+            let r = draw(&tmp).and_then(|()| commit(&tmp, dst).map_err(E::from));
+            let _ = std::fs::remove_file(&tmp);
+            r
+        }
+        Dest::InPlace => {
+            let mut to = open_in_place(dst)?;
+            let dir = std::env::temp_dir();
+            let tmp = dir.join(tmp_for(dst).file_name().unwrap_or_default());
+            // Created new: nothing of another user's is opened in a shared folder.
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)?;
+            let r = draw(&tmp).and_then(|()| {
+                let mut from = File::open(&tmp)?;
+                std::io::copy(&mut from, &mut to)?;
+                to.flush().map_err(E::from)
+            });
+            let _ = std::fs::remove_file(&tmp);
+            r
+        }
+    }
+}
+
 /// An output being written: a temporary file to rename into place, or the special
 /// file itself.
 #[derive(Debug)]
@@ -130,7 +188,8 @@ impl Output {
     /// created when the destination is refused.
     pub fn create(dst: &Path, tmp: PathBuf) -> Result<Output, Error> {
         let (file, tmp) = match dest(dst)? {
-            Dest::Replace => (File::create(&tmp)?, Some(tmp)),
+            // Never through a link left under the temporary name.
+            Dest::Replace => (room::create(&tmp)?, Some(tmp)),
             Dest::InPlace => (open_in_place(dst)?, None),
         };
         Ok(Output {

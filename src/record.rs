@@ -269,6 +269,21 @@ pub struct CallRecord {
     /// Reply parts of types not read, as the server sent them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unread: Vec<serde_json::Value>,
+    /// `reasoning` is the start of a longer text, cut so the sample's line stays readable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_cut: Option<Cut>,
+    /// `output` is the start of a longer answer, cut so the sample's line stays readable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_cut: Option<Cut>,
+}
+
+/// What a text cut short for storage was: its whole length and SHA-256 (hex).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Cut {
+    /// Bytes (UTF-8) of the whole text.
+    pub bytes: u64,
+    /// SHA-256 of the whole text, lower-case hex.
+    pub sha256: String,
 }
 
 impl CallRecord {

@@ -62,8 +62,11 @@ fn write_card(out: &std::path::Path, data_files: &str) -> Result<()> {
         );
         return Ok(());
     }
-    std::fs::write(&path, crate::report::open::flat::dataset_card(data_files))
-        .map_err(|e| anyhow!("{}: {e}", path.display()))
+    crate::fswrite::save(
+        &path,
+        crate::report::open::flat::dataset_card(data_files).as_bytes(),
+    )
+    .map_err(|e| anyhow!("{}: {e}", path.display()))
 }
 
 /// Says when a run has no current row index: one is built now (its first read), and

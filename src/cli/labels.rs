@@ -342,7 +342,10 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
         LabelsCommand::Export { run, format, out } => {
             let text = super::labels_export::export(&run, format)?;
             if let Some(p) = out {
-                std::fs::write(&p, text).map_err(|e| anyhow!("{}: {e}", p.display()))?;
+                // The check every output takes: a FIFO nobody reads or a directory is
+                // refused at once, a link to a file is replaced, never written through.
+                crate::fswrite::save(&p, text.as_bytes())
+                    .map_err(|e| anyhow!("{}: {e}", p.display()))?;
             } else {
                 // CSV/JSONL into a pipe stays exact; on a terminal it is made safe.
                 let stdout = std::io::stdout();
@@ -365,7 +368,11 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
             blind,
         } => {
             check_label(&run, &id, &categories)?;
-            let who = crate::labels::annotator(annotator.as_deref());
+            let who = crate::labels::annotator(
+                crate::labels::store::checked_name("--annotator", annotator)
+                    .map_err(|e| anyhow!(e))?
+                    .as_deref(),
+            );
             if who == ADJUDICATED {
                 return Err(anyhow!(
                     "'{ADJUDICATED}' is reserved for settled labels: use `autoeval labels adjudicate`"
@@ -376,7 +383,11 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
             Ok(0)
         }
         LabelsCommand::Retract { run, id, annotator } => {
-            let who = crate::labels::annotator(annotator.as_deref());
+            let who = crate::labels::annotator(
+                crate::labels::store::checked_name("--annotator", annotator)
+                    .map_err(|e| anyhow!(e))?
+                    .as_deref(),
+            );
             retract(&run, &id, &who)
         }
         LabelsCommand::Adjudicate {
@@ -387,7 +398,11 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
             by,
         } => {
             check_label(&run, &id, &categories)?;
-            let who = crate::labels::annotator(by.as_deref());
+            let who = crate::labels::annotator(
+                crate::labels::store::checked_name("--by", by)
+                    .map_err(|e| anyhow!(e))?
+                    .as_deref(),
+            );
             crate::labels::adjudicate(&run, &id, &categories, &note, &who)
                 .map_err(|e| anyhow!(e))?;
             Ok(0)

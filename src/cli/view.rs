@@ -99,19 +99,7 @@ pub fn run(args: ViewArgs) -> Result<i32> {
         },
         args.blind,
         args.sample,
-        checked_annotator(args.annotator)?,
+        crate::labels::store::checked_name("--annotator", args.annotator)
+            .map_err(|e| anyhow::anyhow!(e))?,
     )
-}
-
-/// The `--annotator` name as it goes into `labels.jsonl`: one line of printable text.
-fn checked_annotator(name: Option<String>) -> Result<Option<String>> {
-    let Some(n) = name else { return Ok(None) };
-    let n = n.trim().to_string();
-    if n.is_empty() || n.chars().count() > 100 || n.chars().any(char::is_control) {
-        anyhow::bail!(
-            "--annotator {:?}: give a name of 1 to 100 printable characters",
-            crate::sanitize::one_line(&n)
-        );
-    }
-    Ok(Some(n))
 }

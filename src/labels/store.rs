@@ -15,6 +15,21 @@ pub fn annotator(config: Option<&str>) -> String {
         .unwrap_or_else(|| "anonymous".into())
 }
 
+/// A name given on the command line (`--annotator`, `--by`) as it goes into
+/// `labels.jsonl`: one line of 1 to 100 printable characters, trimmed. An empty name
+/// is refused, never replaced by another (it would file labels under someone else).
+pub fn checked_name(flag: &str, name: Option<String>) -> Result<Option<String>, String> {
+    let Some(n) = name else { return Ok(None) };
+    let n = n.trim().to_string();
+    if n.is_empty() || n.chars().count() > 100 || n.chars().any(char::is_control) {
+        return Err(format!(
+            "{flag} {:?}: give a name of 1 to 100 printable characters",
+            crate::sanitize::one_line(&n)
+        ));
+    }
+    Ok(Some(n))
+}
+
 /// Appends one label record to the run's `labels.jsonl` under an exclusive file lock,
 /// so two viewers labelling the same run never interleave their lines.
 pub fn append(
@@ -95,12 +110,7 @@ pub fn append_record(dir: &Path, mut rec: LabelRecord) -> Result<LabelRecord, La
 pub(crate) fn append_line(path: &Path, mut line: Vec<u8>) -> Result<(), LabelError> {
     let io = |e| LabelError::Io(path.display().to_string(), e);
     line.push(b'\n');
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .read(true)
-        .open(path)
-        .map_err(io)?;
+    let mut f = crate::fswrite::room::append(path).map_err(io)?;
     f.lock()
         .map_err(|e| LabelError::Lock(path.display().to_string(), e))?;
     // A half-written last line (a crash mid-append) must not swallow this label:

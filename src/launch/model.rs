@@ -77,8 +77,11 @@ pub struct ModelArgs {
     /// Retries on 429/5xx/timeouts and broken connections.
     #[arg(long, default_value_t = 5)]
     pub retries: u32,
-    /// Most bytes read of one model reply; a longer one becomes a model error.
-    #[arg(long, default_value_t = crate::llm::client::DEFAULT_MAX_REPLY_BYTES)]
+    /// Most bytes read of one model reply (at most 64 MiB, the longest line a run file
+    /// holds); a longer one becomes a model error. A sample whose texts together pass
+    /// that line limit is stored with its longest reasoning (then raw answers) cut, each
+    /// cut text's length and SHA-256 recorded.
+    #[arg(long, default_value_t = crate::llm::client::DEFAULT_MAX_REPLY_BYTES, value_parser = crate::run::fit::parse_max_reply_bytes)]
     pub max_reply_bytes: usize,
     /// JSON price table {"model": {"input": USD/Mtok, "output": USD/Mtok}} merged over the built-in one.
     #[arg(long)]

@@ -52,7 +52,7 @@ pub(crate) fn public_base(base: &str) -> String {
 
 /// The key of one request: SHA-256 over a canonical JSON of everything that shapes the answer.
 pub fn key(info: &ModelInfo, req: &ChatRequest) -> String {
-    let canon = serde_json::json!({
+    let mut canon = serde_json::json!({
         "v": 2,
         "provider": info.provider,
         "base_url": info.base_url.as_deref().map(public_base),
@@ -62,6 +62,17 @@ pub fn key(info: &ModelInfo, req: &ChatRequest) -> String {
         // extra body: everything the request carries shapes the answer.
         "request": &*req.params,
     });
+    // The query is sent (`?tenant=…`, `?api-version=…`) and may select another
+    // deployment: two queries are two caches. Hashed into the key only, never stored;
+    // a base URL without one keeps the key it had.
+    if let Some(q) = info
+        .base_url
+        .as_deref()
+        .and_then(|b| reqwest::Url::parse(b).ok())
+        .and_then(|u| u.query().map(str::to_string))
+    {
+        canon["base_query"] = serde_json::Value::String(q);
+    }
     let digest = Sha256::digest(canon.to_string().as_bytes());
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -20,7 +20,15 @@ fn req(p: &str, t: f64) -> ChatRequest {
 fn key_depends_on_everything_that_shapes_the_answer_and_nothing_secret() {
     let a = key(&info("http://h/v1"), &req("p", 0.0));
     assert_eq!(a, key(&info("http://h/v1/"), &req("p", 0.0)));
-    assert_eq!(a, key(&info("http://u:pw@h/v1?k=1"), &req("p", 0.0)));
+    assert_eq!(a, key(&info("http://u:pw@h/v1"), &req("p", 0.0)));
+    // The query is sent and may pick another deployment or tenant (issue 48).
+    let tenant_a = key(&info("http://h/v1?tenant=a"), &req("p", 0.0));
+    assert_ne!(a, tenant_a);
+    assert_ne!(tenant_a, key(&info("http://h/v1?tenant=b"), &req("p", 0.0)));
+    assert_eq!(
+        tenant_a,
+        key(&info("http://u:pw@h/v1?tenant=a"), &req("p", 0.0))
+    );
     assert_ne!(a, key(&info("http://g/v1"), &req("p", 0.0)));
     assert_ne!(a, key(&info("http://h/v1"), &req("p ", 0.0)));
     assert_ne!(a, key(&info("http://h/v1"), &req("p", 0.1)));

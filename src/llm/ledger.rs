@@ -3,7 +3,7 @@
 //! calls of samples that are never written (dropped by a stop, refused, retried) are
 //! still counted by `--max-cost` on resume and by `report`.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -141,22 +141,11 @@ impl Ledger {
 }
 
 /// Opens the ledger for appending; a torn last line (a crash mid-write) is ended first.
-/// Anything but a regular file (or nothing) under its name is refused.
+/// Anything but a regular file (or nothing) under its name is refused, a link too.
 fn open_for_append(path: &Path) -> std::io::Result<File> {
     use std::io::{Read, Seek, SeekFrom};
-    if let Ok(m) = std::fs::symlink_metadata(path)
-        && !m.file_type().is_file()
-    {
-        return Err(std::io::Error::other(format!(
-            "{} is not a regular file; move it away",
-            path.display()
-        )));
-    }
-    let mut f = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .read(true)
-        .open(path)?;
+    let mut f = crate::fswrite::room::append(path)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
     let len = f.metadata()?.len();
     if len > 0 {
         let mut last = [0u8; 1];

@@ -291,7 +291,8 @@ impl PromptSet {
         std::fs::create_dir_all(dir).map_err(|e| PromptError::Io(dir.display().to_string(), e))?;
         for (name, text) in FILES {
             let p = dir.join(name);
-            std::fs::write(&p, text).map_err(|e| PromptError::Io(p.display().to_string(), e))?;
+            crate::fswrite::save(&p, text.as_bytes())
+                .map_err(|e| PromptError::Io(p.display().to_string(), e))?;
         }
         Ok(())
     }

@@ -359,6 +359,9 @@ pub fn predictors(scores: &Scores, wanted: &[String]) -> Result<Vec<String>> {
     Ok(wanted.to_vec())
 }
 
+/// Fewest models in common for any statistic of a pair (the legend's "fewer than 3").
+pub const MIN_MODELS: usize = 3;
+
 /// Every (X, Y) pair's statistics, computed on up to `threads` threads. Pairs over the
 /// same models share one sequence of bootstrap draws, seeded by those models' names: a
 /// pair's interval is the same every time and does not move when other benchmarks come
@@ -413,14 +416,25 @@ pub fn correlate(scores: &Scores, xs: &[String], resamples: usize, threads: usiz
             .zip(sides.iter().zip(powers))
             .map(|(&k, ((xv, yv), power))| {
                 let (x, y) = &jobs[k];
+                // Two models make one line and one ordered pair: r = ±1 and a power
+                // of 0 or 1 say nothing, so below three (as the legend says) none is given.
+                let enough = xv.len() >= MIN_MODELS;
                 let pair = Pair {
                     x: x.clone(),
                     y: y.clone(),
                     n: xv.len(),
-                    pearson: corr_stats::pearson(xv, yv),
-                    spearman: corr_stats::spearman(xv, yv),
-                    kendall: corr_stats::kendall(xv, yv),
-                    predictive_power: power,
+                    pearson: corr_stats::pearson(xv, yv).filter(|_| enough),
+                    spearman: corr_stats::spearman(xv, yv).filter(|_| enough),
+                    kendall: corr_stats::kendall(xv, yv).filter(|_| enough),
+                    predictive_power: if enough {
+                        power
+                    } else {
+                        corr_stats::Power {
+                            value: None,
+                            ci: None,
+                            ..power
+                        }
+                    },
                     models: points[k]
                         .iter()
                         .map(|(model, x, y)| Point {

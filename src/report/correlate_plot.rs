@@ -49,25 +49,28 @@ pub fn plot(pairs: &[Pair], scores: &Scores, path: &Path) -> Result<()> {
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
-    match ext.as_deref() {
-        Some("svg") => {
-            ensure_font()?;
-            let root = SVGBackend::new(path, (WIDTH, height)).into_drawing_area();
-            draw(&root, &shown, &models, scores, legend_h)?;
-            root.present().map_err(err)?;
-        }
-        Some("png") => {
-            ensure_font()?;
-            let root = BitMapBackend::new(path, (WIDTH, height)).into_drawing_area();
-            draw(&root, &shown, &models, scores, legend_h)?;
-            root.present().map_err(err)?;
-        }
+    let svg = match ext.as_deref() {
+        Some("svg") => true,
+        Some("png") => false,
         _ => bail!(
             "--plot {}: the file name must end in .svg or .png",
             path.display()
         ),
-    }
-    Ok(())
+    };
+    ensure_font()?;
+    // Drawn into a temporary file: a FIFO nobody reads is refused at once, a link is
+    // never written through.
+    crate::fswrite::by_name(path, |tmp| {
+        if svg {
+            let root = SVGBackend::new(tmp, (WIDTH, height)).into_drawing_area();
+            draw(&root, &shown, &models, scores, legend_h)?;
+            root.present().map_err(err)
+        } else {
+            let root = BitMapBackend::new(tmp, (WIDTH, height)).into_drawing_area();
+            draw(&root, &shown, &models, scores, legend_h)?;
+            root.present().map_err(err)
+        }
+    })
 }
 
 fn draw<DB: DrawingBackend>(

@@ -185,24 +185,26 @@ pub fn plot(d: &Delta, path: &Path) -> Result<()> {
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
     let size = (1200, 480);
-    match ext.as_deref() {
-        Some("svg") => {
-            super::plot::ensure_font()?;
-            let root = SVGBackend::new(path, size).into_drawing_area();
-            draw(&root, d)?;
-            root.present().map_err(err)
-        }
-        Some("png") => {
-            super::plot::ensure_font()?;
-            let root = BitMapBackend::new(path, size).into_drawing_area();
-            draw(&root, d)?;
-            root.present().map_err(err)
-        }
+    let svg = match ext.as_deref() {
+        Some("svg") => true,
+        Some("png") => false,
         _ => bail!(
             "--plot {}: the file name must end in .svg or .png",
             path.display()
         ),
-    }
+    };
+    super::plot::ensure_font()?;
+    crate::fswrite::by_name(path, |tmp| {
+        if svg {
+            let root = SVGBackend::new(tmp, size).into_drawing_area();
+            draw(&root, d)?;
+            root.present().map_err(err)
+        } else {
+            let root = BitMapBackend::new(tmp, size).into_drawing_area();
+            draw(&root, d)?;
+            root.present().map_err(err)
+        }
+    })
 }
 
 fn draw<DB: DrawingBackend>(

@@ -526,7 +526,7 @@ pub async fn execute(
                         let same = held.last().and_then(refused_request).is_none_or(|(s, _)| s == cause);
                         if !same {
                             for r in held.drain(..) {
-                                out.append(&r)?;
+                                out.append_sample(&r)?;
                                 let _ = events.send(Event::Sample(Box::new(r)));
                             }
                         }
@@ -563,10 +563,10 @@ pub async fn execute(
                     }
                     answered += 1;
                     for r in held.drain(..) {
-                        out.append(&r)?;
+                        out.append_sample(&r)?;
                         let _ = events.send(Event::Sample(Box::new(r)));
                     }
-                    out.append(&rec)?;
+                    out.append_sample(&rec)?;
                     failures_in_a_row = if rec.transport_failure() { failures_in_a_row + 1 } else { 0 };
                     let last_error = rec
                         .rounds
@@ -632,7 +632,7 @@ pub async fn execute(
     // Refusals that did not repeat are ordinary model errors of their samples.
     if outcome != Outcome::Refused {
         for r in held.drain(..) {
-            out.append(&r)?;
+            out.append_sample(&r)?;
             let _ = events.send(Event::Sample(Box::new(r)));
         }
     }

@@ -296,7 +296,7 @@ pub(crate) fn import_as(
                 }
             }
         }
-        samples.append(&rec)?;
+        samples.append_sample(&rec)?;
         summary.samples += 1;
         if let Some(judges) = item
             .extra

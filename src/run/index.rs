@@ -143,7 +143,7 @@ pub(crate) fn load_or_build(dir: &Path, texts: bool) -> Scan {
         // index's text section), so memory holds only the compact rows.
         let spill = dir.join(format!("{INDEX}.{}.texts.tmp", std::process::id()));
         if super::scratch::register(&spill)
-            && let Ok(f) = std::fs::File::create(&spill)
+            && let Ok(f) = crate::fswrite::room::create(&spill)
         {
             scan.spill = Some(super::scan::Spill {
                 file: BufWriter::with_capacity(1 << 20, f),
@@ -318,7 +318,8 @@ pub fn save(dir: &Path, scan: &mut Scan) -> std::io::Result<TextFile> {
     })();
     match result {
         Ok(base) => {
-            if let Err(e) = crate::fswrite::commit(&tmp, &dst) {
+            // The run folder is a closed room: a link at the index's place is refused.
+            if let Err(e) = crate::fswrite::room::commit(&tmp, &dst) {
                 let _ = std::fs::remove_file(&tmp);
                 return Err(e);
             }

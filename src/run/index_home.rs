@@ -47,7 +47,8 @@ pub(crate) fn read_only(dir: &Path) -> bool {
 /// Creates `name` for writing in `dir`, else (a read-only or foreign folder) in its
 /// cache-directory home; returns the folder it was made in and the file.
 pub(crate) fn create(dir: &Path, name: &str) -> std::io::Result<(PathBuf, std::fs::File)> {
-    match std::fs::File::create(dir.join(name)) {
+    // No-follow: a link planted at the scratch name is refused, never written through.
+    match crate::fswrite::room::create(&dir.join(name)) {
         Ok(f) => Ok((dir.to_path_buf(), f)),
         Err(first) => {
             let Some(home) = fallback(dir) else {

@@ -79,6 +79,8 @@ pub(crate) fn call_record(prompt: &Rendered, r: &Result<CallResult, CallError>) 
             truncated: c.completion.truncated,
             unreadable: false,
             unread: c.completion.unread.clone(),
+            reasoning_cut: None,
+            output_cut: None,
         },
         Err(e) => {
             // A failed call the server billed keeps its tokens and cost.

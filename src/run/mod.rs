@@ -4,6 +4,7 @@ pub mod batch;
 pub mod bertscore;
 pub mod checksum;
 pub mod driver;
+pub(crate) mod fit;
 pub mod format;
 pub mod import;
 pub mod index;

@@ -397,7 +397,7 @@ pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, RescoreError> {
         std::fs::create_dir_all(&opts.out).map_err(io_at(&opts.out))?;
     }
     let tmp = opts.out.join(".samples.jsonl.rescore");
-    let file = std::fs::File::create(&tmp).map_err(io_at(&tmp))?;
+    let file = crate::fswrite::room::create(&tmp).map_err(io_at(&tmp))?;
     let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
     let prompts = PromptsOwned::of(&manifest, &opts.run);
     let prompts = prompts.borrow();
@@ -512,7 +512,7 @@ fn keep_backup(dst: &Path, backup: &Path) -> Result<(), RescoreError> {
     if std::fs::hard_link(dst, backup).is_ok() {
         return Ok(());
     }
-    let copied = std::fs::copy(dst, backup)
+    let copied = crate::fswrite::room::copy(dst, backup)
         .and_then(|_| std::fs::File::open(backup))
         .and_then(|f| f.sync_all());
     copied.map_err(|e| {
@@ -545,7 +545,8 @@ fn finish(
         ] {
             let from = opts.run.join(name);
             if from.exists() {
-                std::fs::copy(&from, opts.out.join(name)).map_err(io_at(&from))?;
+                let to = opts.out.join(name);
+                crate::fswrite::room::copy(&from, &to).map_err(io_at(&to))?;
             }
         }
         manifest.id = opts
@@ -565,7 +566,7 @@ fn finish(
     }
     // One rename replaces the old file with the new: at every instant samples.jsonl
     // is one of the two, whole.
-    crate::fswrite::commit(tmp, &dst).map_err(io_at(&dst))?;
+    crate::fswrite::room::commit(tmp, &dst).map_err(io_at(&dst))?;
     if let Ok(d) = std::fs::File::open(&opts.out) {
         let _ = d.sync_all();
     }

@@ -3,7 +3,7 @@
 use crate::record::{LabelRecord, Manifest, SampleRecord};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -170,12 +170,8 @@ impl Appender {
     /// Opens `path` for appending, creating it. If the file ends in a torn line, a
     /// newline is written first so the next record starts cleanly.
     pub fn open(path: &Path) -> Result<Appender, StoreError> {
-        let mut file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .read(true)
-            .open(path)
-            .map_err(io(path))?;
+        // Never through a link or into a FIFO: the run folder is a closed room.
+        let mut file = crate::fswrite::room::append(path).map_err(io(path))?;
         let len = file.metadata().map_err(io(path))?.len();
         if len > 0 {
             use std::io::{Read, Seek, SeekFrom};
@@ -197,8 +193,37 @@ impl Appender {
         let mut line = serde_json::to_vec(record).map_err(|e| {
             StoreError::Io(self.path.display().to_string(), std::io::Error::other(e))
         })?;
+        if line.len() as u64 >= MAX_RECORD {
+            // Every reader would skip it: refused here, never written unreadable.
+            return Err(StoreError::Io(
+                self.path.display().to_string(),
+                std::io::Error::other(format!(
+                    "a record of {} is over the {} a line may hold; not written",
+                    crate::fsread::human_bytes(line.len() as u64),
+                    crate::fsread::human_bytes(MAX_RECORD)
+                )),
+            ));
+        }
         line.push(b'\n');
         // One write call per line: with O_APPEND, concurrent appenders do not interleave.
+        self.file.write_all(&line).map_err(io(&self.path))?;
+        self.file.flush().map_err(io(&self.path))
+    }
+
+    /// Appends one sample as a single line that every reader reads back: its longest
+    /// texts are cut first if it would pass the readers' limit ([`super::fit`]).
+    pub fn append_sample(&mut self, rec: &SampleRecord) -> Result<(), StoreError> {
+        let mut line = super::fit::line(rec).ok_or_else(|| {
+            StoreError::Io(
+                self.path.display().to_string(),
+                std::io::Error::other(format!(
+                    "sample {}: longer than the {} a line may hold even with its reasoning and raw answers cut; not written",
+                    crate::sanitize::one_line(&rec.id),
+                    crate::fsread::human_bytes(MAX_RECORD)
+                )),
+            )
+        })?;
+        line.push(b'\n');
         self.file.write_all(&line).map_err(io(&self.path))?;
         self.file.flush().map_err(io(&self.path))
     }
@@ -215,8 +240,8 @@ pub fn write_manifest(dir: &Path, m: &Manifest) -> Result<(), StoreError> {
     let tmp = dir.join(".run.json.tmp");
     let text = serde_json::to_string_pretty(m)
         .map_err(|e| StoreError::Manifest(path.display().to_string(), e.to_string()))?;
-    std::fs::write(&tmp, text + "\n").map_err(io(&tmp))?;
-    crate::fswrite::commit(&tmp, &path).map_err(io(&path))
+    crate::fswrite::room::write(&tmp, (text + "\n").as_bytes()).map_err(io(&tmp))?;
+    crate::fswrite::room::commit(&tmp, &path).map_err(io(&path))
 }
 
 /// Reads the manifest.
@@ -335,13 +360,8 @@ impl RunLock {
 
     /// One attempt at the lock.
     fn try_acquire(dir: &Path, path: &Path, key: PathBuf) -> Result<RunLock, StoreError> {
-        let mut file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .read(true)
-            .write(true)
-            .open(path)
-            .map_err(io(path))?;
+        // A link here would have its target truncated and our PID written into it.
+        let mut file = crate::fswrite::room::update(path).map_err(io(path))?;
         match file.try_lock() {
             Ok(()) => {
                 use std::io::{Seek, SeekFrom};
@@ -354,7 +374,9 @@ impl RunLock {
                 Ok(RunLock { path: key, file })
             }
             Err(std::fs::TryLockError::WouldBlock) => {
-                let holder = std::fs::read_to_string(path).unwrap_or_default();
+                // Read from the file opened, not the name (which may have changed).
+                let mut holder = String::new();
+                let _ = (&file).take(64).read_to_string(&mut holder);
                 Err(StoreError::Locked {
                     dir: dir.display().to_string(),
                     pid: holder.trim().parse().ok(),

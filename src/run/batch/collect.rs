@@ -38,13 +38,13 @@ pub(super) async fn ingest(
     events: &mpsc::UnboundedSender<Event>,
 ) -> Result<Result<(), LlmError>, RunError> {
     let downloads = dir.join(state::DOWNLOADS);
-    std::fs::create_dir_all(&downloads).map_err(io_err(&downloads))?;
+    crate::fswrite::room::dir(&downloads).map_err(io_err(&downloads))?;
     let file = downloads.join(format!("{}.jsonl", sanitize_id(&now.id)));
     let expected: HashSet<String> = open.custom_ids.iter().cloned().collect();
     let max_reply = client.limits().max_reply_bytes;
     let cap = crate::llm::batch_download::result_cap(open.custom_ids.len(), max_reply);
     let line_cap = crate::llm::batch_download::line_cap(max_reply);
-    let (mut results, _unknown) = match api.download(now, &file, cap, line_cap).await {
+    let (mut results, warnings, twice) = match api.download(now, &file, cap, line_cap).await {
         Err(e) => return Ok(Err(e)),
         Ok(Ok(_)) => ingest_file(&file, &now.id, api.ep.key.as_deref(), Some(&expected))
             .map_err(io_err(&file))?,
@@ -52,9 +52,12 @@ pub(super) async fn ingest(
         // again; --retry-errors asks them anew.
         Ok(Err(why)) => {
             let _ = events.send(Event::Warning(format!("batch {}: {why}", now.id)));
-            (Vec::new(), Vec::new())
+            (Vec::new(), Vec::new(), HashSet::new())
         }
     };
+    for w in warnings {
+        let _ = events.send(Event::Warning(w));
+    }
     let why_missing = if file.exists() {
         format!("batch {}: no result for this request", now.status)
     } else {
@@ -93,6 +96,17 @@ pub(super) async fn ingest(
     }
     for s in &lines {
         client.record_spend(s);
+    }
+    // A provider answers each request once: two answers to one request leave no
+    // way to tell which was meant, so neither is used (the first was billed above).
+    for r in &mut results {
+        if twice.contains(&r.custom_id) {
+            r.output = None;
+            r.error = Some(format!(
+                "batch {}: the result file answers this request (custom id {}) more than once; no answer is used (--resume --retry-errors asks it again)",
+                now.id, r.custom_id
+            ));
+        }
     }
     state::save_results(dir, &results)?;
     if let Ok(mut m) = rp.results.write() {

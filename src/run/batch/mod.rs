@@ -150,6 +150,10 @@ fn split(
     (parts, too_big)
 }
 
+/// What a result file held: its results (the first answer per request), warnings, and
+/// the requests it answered more than once.
+pub(crate) type Ingested = (Vec<StoredResult>, Vec<String>, HashSet<String>);
+
 /// Reads a result file into stored results; unknown custom ids and bad lines are
 /// counted and warned about, never fatal.
 pub(crate) fn ingest_file(
@@ -157,7 +161,7 @@ pub(crate) fn ingest_file(
     batch_id: &str,
     key: Option<&str>,
     expected: Option<&HashSet<String>>,
-) -> Result<(Vec<StoredResult>, Vec<String>), std::io::Error> {
+) -> Result<Ingested, std::io::Error> {
     use std::io::{BufRead, Read};
     // Regular files only: a FIFO would block and /dev/zero never end.
     let file = crate::fsread::open(path, crate::fsread::STREAM)?;
@@ -165,7 +169,7 @@ pub(crate) fn ingest_file(
     let mut out = Vec::new();
     let (mut bad, mut unknown, mut first_bad) = (0usize, 0usize, None);
     // A second answer to the same request is not used: the first one is kept.
-    let (mut seen, mut repeated) = (HashSet::new(), 0usize);
+    let (mut seen, mut repeated, mut twice) = (HashSet::new(), 0usize, HashSet::new());
     let mut buf = Vec::new();
     for n in 0.. {
         buf.clear();
@@ -201,6 +205,7 @@ pub(crate) fn ingest_file(
                 }
                 if !seen.insert(cid.clone()) {
                     repeated += 1;
+                    twice.insert(cid);
                     continue;
                 }
                 out.push(StoredResult::from_line(cid, batch_id, r));
@@ -231,7 +236,7 @@ pub(crate) fn ingest_file(
             path.display()
         ));
     }
-    Ok((out, warnings))
+    Ok((out, warnings, twice))
 }
 
 fn valid_custom_id(cid: &str) -> bool {
@@ -248,7 +253,7 @@ fn write_request_files(
     run_id: &str,
     parts: &[Vec<(String, String)>],
 ) -> Result<Vec<PathBuf>, RunError> {
-    std::fs::create_dir_all(dir)
+    crate::fswrite::room::dir(dir)
         .map_err(|e| store::StoreError::Io(dir.display().to_string(), e))?;
     let stamp = now_rfc3339().replace([':', '-'], "");
     let mut paths = Vec::new();
@@ -260,7 +265,7 @@ fn write_request_files(
             text.push_str(l);
             text.push('\n');
         }
-        std::fs::write(&path, text)
+        crate::fswrite::room::write(&path, text.as_bytes())
             .map_err(|e| store::StoreError::Io(path.display().to_string(), e))?;
         paths.push(path);
     }
@@ -313,7 +318,7 @@ pub async fn execute(
             .filter(|c| st.results.get(*c).is_none_or(|r| r.output.is_none()))
             .cloned()
             .collect();
-        let (mut rs, warns) = ingest_file(path, &format!("file:{name}"), None, Some(&expected))
+        let (mut rs, warns, _) = ingest_file(path, &format!("file:{name}"), None, Some(&expected))
             .map_err(io_err(path))?;
         cap_outputs(&mut rs, client.limits().max_reply_bytes);
         for w in warns {
@@ -350,7 +355,7 @@ pub async fn execute(
         // 1. Replay: write every sample whose answers are all in hand.
         let (finished, waiting) = replay(&spec, &rp, std::mem::take(&mut todo)).await;
         for rec in finished {
-            out.append(&rec)?;
+            out.append_sample(&rec)?;
             let _ = events.send(Event::Sample(Box::new(rec)));
         }
         todo = waiting;

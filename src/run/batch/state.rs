@@ -207,7 +207,10 @@ pub(crate) fn save_results(dir: &Path, rs: &[StoredResult]) -> Result<(), StoreE
     }
     let mut a = Appender::open(&dir.join(RESULTS))?;
     for r in rs {
-        a.append(r)?;
+        match crate::run::fit::result_reasoning(r) {
+            Some(cut) => a.append(&cut)?,
+            None => a.append(r)?,
+        }
     }
     a.sync()
 }

@@ -41,9 +41,9 @@ pub struct DetailView {
     /// The Raw tab shows each call's reasoning (else one fold line per call).
     pub reasoning: bool,
     /// Rows scrolled.
-    pub scroll: u16,
+    pub scroll: usize,
     /// The furthest it can scroll, as the last frame wrapped the text.
-    pub max_scroll: Cell<u16>,
+    pub max_scroll: Cell<usize>,
 }
 
 impl Default for DetailView {
@@ -53,7 +53,7 @@ impl Default for DetailView {
             tree: false,
             reasoning: false,
             scroll: 0,
-            max_scroll: Cell::new(u16::MAX),
+            max_scroll: Cell::new(usize::MAX),
         }
     }
 }
@@ -62,13 +62,15 @@ impl DetailView {
     /// A new sample: back to the top (its length is not known until drawn).
     pub(crate) fn reset_scroll(&mut self) {
         self.scroll = 0;
-        self.max_scroll.set(u16::MAX);
+        self.max_scroll.set(usize::MAX);
     }
 
     /// Scrolls by `delta` rows within what the last frame showed.
     pub(crate) fn scroll_by(&mut self, delta: isize) {
-        self.scroll =
-            (self.scroll as isize + delta).clamp(0, self.max_scroll.get() as isize) as u16;
+        self.scroll = self
+            .scroll
+            .saturating_add_signed(delta)
+            .min(self.max_scroll.get());
     }
 
     /// Handles the tab and tree actions; returns whether it took the action.
@@ -91,7 +93,7 @@ impl DetailView {
             Action::ToggleReasoning => {
                 self.reasoning = !self.reasoning;
                 // Unfolded, the tab is longer than the last frame measured.
-                self.max_scroll.set(u16::MAX);
+                self.max_scroll.set(usize::MAX);
                 true
             }
             _ => false,
@@ -119,6 +121,6 @@ mod tests {
         assert!(!d.handle(Action::Up));
         d.scroll = 4;
         d.reset_scroll();
-        assert_eq!((d.scroll, d.max_scroll.get()), (0, u16::MAX));
+        assert_eq!((d.scroll, d.max_scroll.get()), (0, usize::MAX));
     }
 }

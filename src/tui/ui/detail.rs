@@ -1,5 +1,6 @@
 //! The detail view: overview, structural diff, countermodel, raw exchange.
 
+use super::longtext::{self, Piece};
 use super::{block, formula, text};
 use crate::tui::app::{App, Pane, Tab};
 use crate::tui::theme::Theme;
@@ -8,7 +9,6 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
 
 fn verdict_index(v: &Verdict) -> crate::verify::VerdictKind {
     v.kind()
@@ -152,23 +152,55 @@ fn blind_overview(
     out
 }
 
-fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
+/// The Overview tab; a ψ longer than [`LONG`] is drawn by its rows on screen (without
+/// the search and copy highlights, which cost a span a character).
+fn overview<'a>(app: &'a App, width: usize, t: &Theme) -> Vec<Piece<'a>> {
+    let (lines, at) = overview_lines(app, width, t);
+    let psi = app
+        .panes
+        .detail
+        .as_ref()
+        .and_then(|d| d.record.as_ref().ok())
+        .and_then(|r| r.rounds.first())
+        .and_then(|r| r.psi.as_deref());
+    let mut out: Vec<Piece<'a>> = Vec::with_capacity(lines.len() + 1);
+    for (k, l) in lines.into_iter().enumerate() {
+        if Some(k) == at
+            && let Some(text) = psi
+        {
+            out.push(Piece::Text {
+                text,
+                prefix: "ψ  ",
+                style: Style::default(),
+            });
+        }
+        out.push(Piece::Line(l));
+    }
+    out
+}
+
+/// The Overview's lines, and where a long ψ goes among them.
+fn overview_lines(app: &App, width: usize, t: &Theme) -> (Vec<Line<'static>>, Option<usize>) {
     let Some(d) = &app.panes.detail else {
-        return vec![muted("no sample selected", t)];
+        return (vec![muted("no sample selected", t)], None);
     };
     if let Some(b) = &d.blind {
-        return blind_overview(app, b, width.saturating_sub(1), t);
+        return (blind_overview(app, b, width.saturating_sub(1), t), None);
     }
     let rec = match &d.record {
         Ok(r) => r,
         Err(e) => {
-            return vec![Line::from(Span::styled(
-                crate::sanitize::one_line(&e.to_string()).into_owned(),
-                Style::default().fg(t.warning),
-            ))];
+            return (
+                vec![Line::from(Span::styled(
+                    crate::sanitize::one_line(&e.to_string()).into_owned(),
+                    Style::default().fg(t.warning),
+                ))],
+                None,
+            );
         }
     };
     let mut out = Vec::new();
+    let mut long_psi = None;
     let w = width.saturating_sub(1);
     // A reference-task sample: its question, gold label and answer; a reasoning task
     // has no formulas to show.
@@ -191,14 +223,23 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
             _ => out.extend(formula::lines("φ₀ ", &rec.phi0, w, t)),
         }
         let r1 = rec.rounds.first();
-        let psi = r1.and_then(|r| r.psi.clone()).unwrap_or_else(|| "—".into());
+        let psi = match r1.and_then(|r| r.psi.as_deref()) {
+            Some(p) if p.len() > LONG => {
+                long_psi = Some(out.len());
+                None
+            }
+            Some(p) => Some(p),
+            None => Some("—"),
+        };
         // A copied ψ shows the copied part (the copy check's byte span) struck through in
         // the warning colour: the reason for the verdict, in place.
         let copied = match &rec.verdict {
             Verdict::Copied { span, .. } if rec.rounds.len() == 1 => Some(*span),
             _ => None,
         };
-        psi_lines(app, &psi, copied, t, &mut out);
+        if let Some(psi) = psi {
+            psi_lines(app, psi, copied, t, &mut out);
+        }
         match (&d.phi1, app.panes.detail_view.tree) {
             (Some(e), true) => out.extend(formula::tree("φ₁", e, t)),
             (Some(e), false) => match hl {
@@ -221,7 +262,7 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
     }
     if app.model.hidden(d.key) {
         out.push(muted(BLIND_NOTE, t));
-        return out;
+        return (out, long_psi);
     }
     let vi = verdict_index(&rec.verdict);
     let mut vline = vec![
@@ -376,7 +417,7 @@ fn overview(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
     if let Verdict::NotEquivalent { countermodel, .. } = &rec.verdict {
         countermodel_lines(countermodel, false, t, &mut out);
     }
-    out
+    (out, long_psi)
 }
 
 fn diff_lines(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
@@ -556,7 +597,11 @@ fn grouped(n: u64) -> String {
 
 /// A call's reasoning under its answer: one fold line (its length and tokens), and
 /// the text itself when unfolded (`z`). Redacted reasoning says so and shows nothing.
-fn reasoning_fold(c: &crate::run::format::CallRecord, open: bool, t: &Theme) -> Vec<Line<'static>> {
+fn reasoning_fold<'a>(
+    c: &'a crate::run::format::CallRecord,
+    open: bool,
+    t: &Theme,
+) -> Vec<Piece<'a>> {
     let tokens = c
         .reasoning_tokens
         .map(|n| format!(" · {} tokens", grouped(n)))
@@ -564,15 +609,21 @@ fn reasoning_fold(c: &crate::run::format::CallRecord, open: bool, t: &Theme) -> 
     let text = c.reasoning.as_deref().filter(|x| !x.is_empty());
     let Some(text) = text else {
         return if c.reasoning_redacted {
-            vec![muted(
-                format!("  ▸ reasoning redacted by the provider (not stored){tokens}"),
-                t,
-            )]
+            vec![
+                muted(
+                    format!("  ▸ reasoning redacted by the provider (not stored){tokens}"),
+                    t,
+                )
+                .into(),
+            ]
         } else if c.reasoning_tokens.is_some_and(|n| n > 0) {
-            vec![muted(
-                format!("  ▸ reasoning not returned by the provider{tokens}"),
-                t,
-            )]
+            vec![
+                muted(
+                    format!("  ▸ reasoning not returned by the provider{tokens}"),
+                    t,
+                )
+                .into(),
+            ]
         } else {
             vec![]
         };
@@ -583,22 +634,46 @@ fn reasoning_fold(c: &crate::run::format::CallRecord, open: bool, t: &Theme) -> 
     } else {
         ""
     };
+    // Cut for storage (the whole was longer than a run file's line may hold).
+    let cut = c
+        .reasoning_cut
+        .as_ref()
+        .map(|x| format!(" · cut from {} bytes", grouped(x.bytes)))
+        .unwrap_or_default();
     if !open {
-        return vec![muted(
-            format!("  ▸ reasoning · {chars} chars{tokens}{redacted} · z unfolds"),
-            t,
-        )];
+        return vec![
+            muted(
+                format!("  ▸ reasoning · {chars} chars{tokens}{redacted}{cut} · z unfolds"),
+                t,
+            )
+            .into(),
+        ];
     }
-    let mut out = vec![Line::from(Span::styled(
-        format!("  ▾ reasoning · {chars} chars{tokens}{redacted} · z folds"),
-        Style::default().fg(t.title),
-    ))];
+    let mut out: Vec<Piece<'a>> = vec![
+        Line::from(Span::styled(
+            format!("  ▾ reasoning · {chars} chars{tokens}{redacted}{cut} · z folds"),
+            Style::default().fg(t.title),
+        ))
+        .into(),
+    ];
+    if text.len() > LONG {
+        out.push(Piece::Text {
+            text,
+            prefix: "    │ ",
+            style: Style::default().fg(t.muted),
+        });
+        return out;
+    }
     let safe = crate::sanitize::for_terminal(text);
     for l in safe.lines() {
-        out.push(muted(format!("    │ {l}"), t));
+        out.push(muted(format!("    │ {l}"), t).into());
     }
     out
 }
+
+/// Texts longer than this are wrapped and drawn by rows on screen only
+/// ([`longtext`]); shorter ones as any paragraph.
+const LONG: usize = 64 << 10;
 
 /// The Overview's reasoning line: tokens over the sample's calls, and whether a call
 /// stopped at the token limit; None when neither applies.
@@ -639,26 +714,27 @@ fn reasoning_summary(rec: &crate::run::format::SampleRecord) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join(" · "))
 }
 
-fn raw(app: &App, t: &Theme) -> Vec<Line<'static>> {
+fn raw<'a>(app: &'a App, t: &Theme) -> Vec<Piece<'a>> {
     let Some(d) = &app.panes.detail else {
         return vec![];
     };
     let Ok(rec) = &d.record else { return vec![] };
-    let mut out = vec![muted(
-        format!("sample {} · finished {}", rec.id, rec.finished),
-        t,
-    )];
+    let mut out: Vec<Piece<'a>> =
+        vec![muted(format!("sample {} · finished {}", rec.id, rec.finished), t).into()];
     for r in &rec.rounds {
-        out.push(Line::from(Span::styled(
-            format!("round {}: from {}", r.round, r.input),
-            Style::default().fg(t.title),
-        )));
+        out.push(
+            Line::from(Span::styled(
+                format!("round {}: from {}", r.round, r.input),
+                Style::default().fg(t.title),
+            ))
+            .into(),
+        );
         for (name, call) in [
             ("informalize", Some(&r.informalize)),
             ("autoformalize", r.autoformalize.as_ref()),
         ] {
             let Some(c) = call else { continue };
-            out.push(Line::from(Span::styled(
+            out.push(Piece::Line(Line::from(Span::styled(
                 format!(
                     "▸ {name} [{}] {} in / {} out tok{} · {} ms · {} attempt(s){}{}",
                     c.prompt_id,
@@ -675,12 +751,12 @@ fn raw(app: &App, t: &Theme) -> Vec<Line<'static>> {
                     if c.truncated { " · truncated" } else { "" }
                 ),
                 Style::default().fg(t.muted),
-            )));
+            ))));
             if let Some(e) = &c.error {
-                out.push(Line::from(Span::styled(
+                out.push(Piece::Line(Line::from(Span::styled(
                     format!("  error: {e}"),
                     Style::default().fg(t.warning),
-                )));
+                ))));
             }
             // The conversation: what the model was sent, and what it said.
             let call = d
@@ -688,23 +764,31 @@ fn raw(app: &App, t: &Theme) -> Vec<Line<'static>> {
                 .iter()
                 .find(|x| x.round == r.round && x.name == name);
             for m in call.map_or(&[][..], |c| c.messages.as_slice()) {
-                out.push(Line::from(Span::styled(
+                out.push(Piece::Line(Line::from(Span::styled(
                     format!("  {}:", m.role),
                     Style::default().fg(t.title).add_modifier(Modifier::BOLD),
-                )));
+                ))));
+                if m.text.len() > LONG {
+                    out.push(Piece::Text {
+                        text: &m.text,
+                        prefix: "    ",
+                        style: Style::default(),
+                    });
+                    continue;
+                }
                 for l in m.text.lines() {
-                    out.push(Line::from(format!("    {l}")));
+                    out.push(Line::from(format!("    {l}")).into());
                 }
             }
             out.extend(reasoning_fold(c, app.panes.detail_view.reasoning, t));
         }
-        out.push(Line::from(vec![
+        out.push(Piece::Line(Line::from(vec![
             Span::raw("  verdict "),
             Span::styled(
                 r.verdict.name().to_string(),
                 Style::default().fg(t.verdict_color(verdict_index(&r.verdict))),
             ),
-        ]));
+        ])));
     }
     out
 }
@@ -776,23 +860,20 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let b = block(&title, area, app.panes.focus == Pane::Detail, t);
     let inner = b.inner(area);
     let w = inner.width as usize;
-    let lines = match app.panes.detail_view.tab {
-        Tab::Diff | Tab::Countermodel | Tab::Raw if blind => vec![muted(BLIND_NOTE, t)],
+    let lines = |v: Vec<Line<'static>>| v.into_iter().map(Piece::Line).collect::<Vec<_>>();
+    let pieces = match app.panes.detail_view.tab {
+        Tab::Diff | Tab::Countermodel | Tab::Raw if blind => lines(vec![muted(BLIND_NOTE, t)]),
         Tab::Overview => overview(app, w, t),
-        Tab::Diff => diff_lines(app, w, t),
-        Tab::Countermodel => countermodel_tab(app, w, t),
+        Tab::Diff => lines(diff_lines(app, w, t)),
+        Tab::Countermodel => lines(countermodel_tab(app, w, t)),
         Tab::Raw => raw(app, t),
     };
-    // Scrolling stops at the last screenful, rows counted by the same word wrap that
-    // draws them (a count by characters fell short, and the end was out of reach).
-    let p = Paragraph::new(lines).wrap(Wrap { trim: false });
-    let rows = p.line_count(inner.width.max(1));
-    let max = rows
-        .saturating_sub(inner.height as usize)
-        .min(u16::MAX as usize) as u16;
+    // Scrolling stops at the last screenful, rows counted by the same wrap that draws
+    // them (a count by characters fell short, and the end was out of reach). Only the
+    // rows on screen are drawn: a long reasoning costs its visible part a frame.
+    let rows = longtext::total_rows(&pieces, w);
+    let max = rows.saturating_sub(inner.height as usize);
     app.panes.detail_view.max_scroll.set(max);
-    let p = p
-        .block(b)
-        .scroll((app.panes.detail_view.scroll.min(max), 0));
-    f.render_widget(p, area);
+    f.render_widget(b, area);
+    longtext::draw(f, inner, &pieces, app.panes.detail_view.scroll.min(max));
 }

@@ -4,6 +4,7 @@ pub mod catalogue;
 pub mod detail;
 pub mod formula;
 pub mod layers;
+pub(crate) mod longtext;
 pub mod panes;
 pub(crate) mod task_detail;
 pub mod text;

@@ -1,0 +1,203 @@
+//! Issue 48, items 3, 4, 8: a run folder's files are never written through a link or
+//! into a special file; every output path takes the check `generate` uses (a FIFO
+//! nobody reads is refused at once, a link is never written through); an empty
+//! annotator name is refused.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::cli::{bin, offline_args, offline_run, stderr};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Runs `c` for at most 30 s: a command still running then (blocked on a FIFO) is
+/// killed and fails the test instead of hanging the suite.
+fn within(c: &mut Command, what: &str) -> Output {
+    let mut child = c
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t.elapsed() > Duration::from_secs(30) {
+            child.kill().unwrap();
+            let _ = child.wait();
+            panic!("{what}: still running after 30 s (blocked on a FIFO?)");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn mkfifo(p: &Path) {
+    let st = Command::new("mkfifo").arg(p).status().unwrap();
+    assert!(st.success());
+}
+
+/// A file outside the run that a link in the run points to; it must stay as it is.
+fn outside(dir: &Path) -> std::path::PathBuf {
+    let p = dir.join("outside.txt");
+    std::fs::write(&p, "precious\n").unwrap();
+    p
+}
+
+fn refused(o: &Output, what: &str, needle: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+    assert!(err.contains(needle), "{what}: {err}");
+}
+
+fn relink(link: &Path, target: &Path) {
+    let _ = std::fs::remove_file(link);
+    std::os::unix::fs::symlink(target, link).unwrap();
+}
+
+#[test]
+fn a_linked_lock_samples_or_labels_file_is_refused_and_its_target_untouched() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    offline_run(&run, "2");
+    let target = outside(tmp.path());
+
+    // run.lock: `run --resume` would truncate the target and write its PID into it.
+    relink(&run.join("run.lock"), &target);
+    let o = within(
+        bin().args(offline_args("4")).arg(&run).arg("--resume"),
+        "resume",
+    );
+    refused(&o, "resume with a linked lock", "run.lock");
+    assert!(stderr(&o).contains("a symbolic link"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious\n");
+    std::fs::remove_file(run.join("run.lock")).unwrap();
+
+    // samples.jsonl: samples would be appended to the target.
+    let samples = run.join("samples.jsonl");
+    let kept = tmp.path().join("samples.kept");
+    std::fs::rename(&samples, &kept).unwrap();
+    relink(&samples, &target);
+    let o = within(
+        bin().args(offline_args("4")).arg(&run).arg("--resume"),
+        "resume",
+    );
+    assert_ne!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("samples.jsonl") && stderr(&o).contains("a symbolic link"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious\n");
+    std::fs::remove_file(&samples).unwrap();
+    std::fs::rename(&kept, &samples).unwrap();
+
+    // labels.jsonl: the label would be appended to the target.
+    relink(&run.join("labels.jsonl"), &target);
+    let o = within(
+        bin()
+            .args(["labels", "add"])
+            .arg(&run)
+            .args(["0", "lucky-pass", "--annotator", "alice"]),
+        "labels add",
+    );
+    refused(&o, "labels add", "labels.jsonl");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious\n");
+
+    // A FIFO in the lock's place is refused at once, not waited on.
+    std::fs::remove_file(run.join("labels.jsonl")).unwrap();
+    let _ = std::fs::remove_file(run.join("run.lock"));
+    mkfifo(&run.join("run.lock"));
+    let o = within(
+        bin().args(offline_args("4")).arg(&run).arg("--resume"),
+        "resume",
+    );
+    refused(&o, "resume with a FIFO lock", "a FIFO");
+}
+
+#[test]
+fn outputs_refuse_a_fifo_nobody_reads_and_never_write_through_a_link() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    offline_run(&run, "2");
+    let add = bin()
+        .args(["labels", "add"])
+        .arg(&run)
+        .args(["0", "lucky-pass", "--annotator", "alice"])
+        .output()
+        .unwrap();
+    assert!(add.status.success(), "{}", stderr(&add));
+
+    let fifo = tmp.path().join("out.csv");
+    mkfifo(&fifo);
+    let o = within(
+        bin()
+            .args(["labels", "export"])
+            .arg(&run)
+            .arg("--out")
+            .arg(&fifo),
+        "labels export --out FIFO",
+    );
+    refused(&o, "labels export", "a FIFO that nothing reads");
+    let svg = tmp.path().join("plot.svg");
+    mkfifo(&svg);
+    let o = within(
+        bin().arg("report").arg(&run).arg("--plot").arg(&svg),
+        "report --plot FIFO",
+    );
+    refused(&o, "report --plot", "a FIFO that nothing reads");
+
+    // A link at the output is replaced by the file; what it pointed to stays.
+    let target = outside(tmp.path());
+    let link = tmp.path().join("labels.csv");
+    relink(&link, &target);
+    let o = within(
+        bin()
+            .args(["labels", "export"])
+            .arg(&run)
+            .arg("--out")
+            .arg(&link),
+        "labels export --out link",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious\n");
+    assert!(std::fs::read_to_string(&link).unwrap().contains("alice"));
+    let plot = tmp.path().join("p.svg");
+    relink(&plot, &target);
+    let o = within(
+        bin().arg("report").arg(&run).arg("--plot").arg(&plot),
+        "report --plot link",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious\n");
+    assert!(std::fs::read_to_string(&plot).unwrap().contains("</svg>"));
+}
+
+#[test]
+fn an_empty_annotator_name_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    offline_run(&run, "1");
+    for flag in [["--annotator", ""], ["--annotator", "  "]] {
+        let o = bin()
+            .args(["labels", "add"])
+            .arg(&run)
+            .args(["0", "lucky-pass"])
+            .args(flag)
+            .output()
+            .unwrap();
+        refused(
+            &o,
+            "labels add",
+            "give a name of 1 to 100 printable characters",
+        );
+    }
+    let o = bin()
+        .args(["labels", "adjudicate"])
+        .arg(&run)
+        .args(["0", "lucky-pass", "--by", ""])
+        .output()
+        .unwrap();
+    refused(&o, "labels adjudicate", "--by");
+    assert!(!run.join("labels.jsonl").exists());
+}
