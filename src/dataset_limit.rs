@@ -138,7 +138,11 @@ pub fn pick(ds: &Dataset, n: usize, seed: u64) -> Vec<usize> {
         by.entry(bucket(item, regex)).or_default().push(i);
     }
     let sizes: Vec<usize> = by.values().map(Vec::len).collect();
-    let q = quotas(&sizes, n, &mut crate::rng::Rng::stream(seed, SPACING_STREAM));
+    let q = quotas(
+        &sizes,
+        n,
+        &mut crate::rng::Rng::stream(seed, SPACING_STREAM),
+    );
     let mut keep = Vec::with_capacity(n.min(ds.file.data.len()));
     for ((b, mut items), want) in by.into_iter().zip(q) {
         // One stream per bucket: its pick does not depend on the other buckets.

@@ -119,9 +119,9 @@ proptest! {
         // Shared evenly: a bucket has more than one over another only when that one is full.
         for (&a, &qa) in &note.per_bucket {
             prop_assert!(qa <= sizes[index(&a)]);
-            for b in 0..k {
+            for (b, &size) in sizes.iter().enumerate() {
                 let qb = note.per_bucket.get(&Some(lo + b * step)).copied().unwrap_or(0);
-                prop_assert!(qa <= qb + 1 || qb == sizes[b], "{:?}", note.per_bucket);
+                prop_assert!(qa <= qb + 1 || qb == size, "{:?}", note.per_bucket);
             }
         }
         // The line states the range kept and the dataset's.

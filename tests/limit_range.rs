@@ -46,7 +46,10 @@ fn a_pl_pilot_of_twenty_reaches_the_hardest_operators() {
     let (lo, hi) = stated_range(line);
     assert_eq!((lo, hi), (0, 39), "{line}");
     // 40 buckets, 20 kept: one spacing is two buckets.
-    assert!(ops[0] <= lo + 1 && *ops.last().unwrap() >= hi - 1, "{ops:?}\n{line}");
+    assert!(
+        ops[0] <= lo + 1 && *ops.last().unwrap() >= hi - 1,
+        "{ops:?}\n{line}"
+    );
     let kept = format!("operators {}–{} of 0–39", ops[0], ops.last().unwrap());
     assert!(line.contains(&kept), "{line}");
     // The dry run picks and says the same.

@@ -33,6 +33,8 @@ pub enum Msg {
     Reopened(Box<RunIndex>),
     /// Time to look for samples other processes appended.
     Tick,
+    /// A line written to stderr while the viewer owned the terminal.
+    Stderr(String),
 }
 
 /// Opens run directories on background threads; the app adds them in order.
