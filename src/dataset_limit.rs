@@ -1,7 +1,11 @@
-//! `run --limit N`: N items spread evenly over the dataset's buckets (operator count
-//! for logic, depth for regexes), picked within each bucket by a seeded shuffle. The
-//! first N items would be the lowest buckets only (a 30-sample pilot covering operators
-//! 0–1). The same dataset, N and seed always pick the same items, so `--resume` works.
+//! `run --limit N`: N items spread evenly over the whole range of the dataset's buckets
+//! (operator count for logic, depth for regexes), picked within each bucket by a seeded
+//! shuffle. The first N items would be the lowest buckets only (a 30-sample pilot
+//! covering operators 0–1), and one item from each of the first N buckets would keep the
+//! easy half; when N is below the number of buckets, N buckets evenly spaced from the
+//! lowest to the highest are kept (the offset of the spacing is seeded). The same dataset,
+//! N and seed always pick the same items, so `--resume` works. The viewer's form and
+//! `--dry-run` go through [`apply`] too.
 
 use crate::dataset::{Dataset, Item};
 use std::collections::BTreeMap;
@@ -17,37 +21,59 @@ pub struct LimitNote {
     pub by: &'static str,
     /// Items kept per bucket value (None: items without the measure).
     pub per_bucket: BTreeMap<Option<usize>, usize>,
+    /// The dataset's buckets, lowest first.
+    pub buckets: Vec<Option<usize>>,
     /// The seed of the pick.
     pub seed: u64,
 }
 
+/// A bucket value as printed (`?`: items without the measure).
+fn name(b: Option<usize>) -> String {
+    b.map_or_else(|| "?".into(), |b| b.to_string())
+}
+
+/// `lo–hi` of a run of bucket values (one value alone when they are equal).
+fn span(values: impl Iterator<Item = Option<usize>> + Clone) -> String {
+    let first = values.clone().next();
+    let last = values.last();
+    match (first, last) {
+        (Some(a), Some(b)) if a != b => format!("{}–{}", name(a), name(b)),
+        (Some(a), _) => name(a),
+        _ => "none".into(),
+    }
+}
+
 impl LimitNote {
-    /// One line for the run's output.
+    /// One line for the run's output: how many, the range of buckets kept out of the
+    /// dataset's range, and the counts per bucket.
     pub fn line(&self) -> String {
-        let name = |b: &Option<usize>| b.map_or_else(|| "?".into(), |b| b.to_string());
-        // Many buckets: their range and the spread of counts, not a line per bucket.
-        let buckets = if self.per_bucket.len() > 12 {
+        // Many buckets: the spread of counts, not a line per bucket.
+        let counts = if self.per_bucket.len() > 12 {
             let lo = self.per_bucket.values().min().unwrap_or(&0);
             let hi = self.per_bucket.values().max().unwrap_or(&0);
-            let first = self.per_bucket.keys().next().map(name).unwrap_or_default();
-            let last = self.per_bucket.keys().last().map(name).unwrap_or_default();
-            format!("{first}–{last}, {lo}–{hi} each")
+            if lo == hi {
+                format!("{lo} each")
+            } else {
+                format!("{lo}–{hi} each")
+            }
         } else {
             self.per_bucket
                 .iter()
-                .map(|(b, n)| format!("{}:{n}", name(b)))
+                .map(|(b, n)| format!("{}:{n}", name(*b)))
                 .collect::<Vec<_>>()
                 .join(" ")
         };
         format!(
-            "--limit {}: {} of {} samples, spread evenly over {} {} buckets (seed {}; {} {buckets})",
+            "--limit {}: {} of {} samples, spread evenly over {} {} of {} ({} of {} buckets, seed {}; {counts})",
             self.kept,
             self.kept,
             self.of,
+            self.by,
+            span(self.per_bucket.keys().copied()),
+            span(self.buckets.iter().copied()),
             self.per_bucket.len(),
-            self.by,
+            self.buckets.len(),
             self.seed,
-            self.by,
         )
     }
 }
@@ -62,36 +88,61 @@ fn bucket(item: &Item, regex: bool) -> Option<usize> {
     }
 }
 
+/// `m` of `0..k` (m < k) evenly spaced: the i-th is ⌊(off + i·k)/m⌋ with the offset
+/// `off/m` below one spacing `k/m`, so the lowest is within one spacing of 0 and the
+/// highest within one spacing of k − 1; consecutive picks are at least one apart.
+fn spaced(k: usize, m: usize, off: usize) -> Vec<usize> {
+    (0..m).map(|i| (off + i * k) / m).collect()
+}
+
 /// Quotas per bucket: N shared as evenly as the buckets' sizes allow (a bucket with
-/// fewer items gives its share to the others; the remainder goes to the lowest).
-fn quotas(sizes: &[usize], n: usize) -> Vec<usize> {
+/// fewer items gives its share to the others). What does not divide evenly — all of N
+/// when N is below the number of buckets — goes one each to buckets evenly spaced over
+/// the whole range, never to the lowest ones.
+fn quotas(sizes: &[usize], n: usize, rng: &mut crate::rng::Rng) -> Vec<usize> {
     let mut q = vec![0; sizes.len()];
     let mut left = n.min(sizes.iter().sum());
     while left > 0 {
         let open: Vec<usize> = (0..sizes.len()).filter(|&b| q[b] < sizes[b]).collect();
-        let each = (left / open.len()).max(1);
-        for b in open {
-            let add = each.min(sizes[b] - q[b]).min(left);
-            q[b] += add;
-            left -= add;
-            if left == 0 {
-                break;
+        if left >= open.len() {
+            let each = left / open.len();
+            for b in open {
+                let add = each.min(sizes[b] - q[b]);
+                q[b] += add;
+                left -= add;
             }
+        } else {
+            let off = rng.below(open.len());
+            for i in spaced(open.len(), left, off) {
+                q[open[i]] += 1;
+            }
+            left = 0;
         }
     }
     q
 }
 
+/// The stream key of the bucket choice (the per-bucket shuffles use the bucket value).
+const SPACING_STREAM: u64 = u64::MAX - 1;
+
+/// Whether the dataset is bucketed by depth (regexes and Multi-LogiEval's tasks).
+fn by_depth(ds: &Dataset) -> bool {
+    ds.syntax == crate::syntax::SyntaxKind::Regex || ds.filter_field() == "depth"
+}
+
 /// The positions (into `file.data`) of the items `--limit n` keeps, in file order.
 pub fn pick(ds: &Dataset, n: usize, seed: u64) -> Vec<usize> {
-    // Regexes and depth-bucketed sets (Multi-LogiEval's tasks) spread over depths.
-    let regex = ds.syntax == crate::syntax::SyntaxKind::Regex || ds.filter_field() == "depth";
+    let regex = by_depth(ds);
     let mut by: BTreeMap<Option<usize>, Vec<usize>> = BTreeMap::new();
     for (i, item) in ds.file.data.iter().enumerate() {
         by.entry(bucket(item, regex)).or_default().push(i);
     }
     let sizes: Vec<usize> = by.values().map(Vec::len).collect();
-    let q = quotas(&sizes, n);
+    let q = quotas(
+        &sizes,
+        n,
+        &mut crate::rng::Rng::stream(seed, SPACING_STREAM),
+    );
     let mut keep = Vec::with_capacity(n.min(ds.file.data.len()));
     for ((b, mut items), want) in by.into_iter().zip(q) {
         // One stream per bucket: its pick does not depend on the other buckets.
@@ -113,8 +164,15 @@ pub fn apply(ds: &mut Dataset, n: Option<usize>, seed: u64) -> Option<LimitNote>
         return None;
     }
     let keep = pick(ds, n, seed);
-    // Regexes and depth-bucketed sets (Multi-LogiEval's tasks) spread over depths.
-    let regex = ds.syntax == crate::syntax::SyntaxKind::Regex || ds.filter_field() == "depth";
+    let regex = by_depth(ds);
+    let buckets: Vec<Option<usize>> = ds
+        .file
+        .data
+        .iter()
+        .map(|it| bucket(it, regex))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
     let mut per_bucket = BTreeMap::new();
     for &i in &keep {
         *per_bucket
@@ -144,21 +202,11 @@ pub fn apply(ds: &mut Dataset, n: Option<usize>, seed: u64) -> Option<LimitNote>
         of,
         by: if regex { "depth" } else { "operators" },
         per_bucket,
+        buckets,
         seed,
     })
 }
 
 #[cfg(test)]
-mod tests {
-    use super::quotas;
-
-    #[test]
-    fn quotas_share_evenly_and_pass_on_what_small_buckets_cannot_take() {
-        assert_eq!(quotas(&[10, 10, 10], 6), [2, 2, 2]);
-        assert_eq!(quotas(&[10, 10, 10], 7), [3, 2, 2]);
-        assert_eq!(quotas(&[1, 10, 10], 9), [1, 4, 4]);
-        assert_eq!(quotas(&[2, 2], 10), [2, 2]);
-        assert_eq!(quotas(&[5, 5, 5], 0), [0, 0, 0]);
-        assert_eq!(quotas(&[], 3), Vec::<usize>::new());
-    }
-}
+#[path = "dataset_limit_tests.rs"]
+mod tests;

@@ -47,6 +47,11 @@ impl Key {
         Key::new(KeyCode::Char('c'), KeyModifiers::CONTROL)
     }
 
+    /// Ctrl-L, which repaints the screen in every mode.
+    pub(crate) fn ctrl_l() -> Key {
+        Key::new(KeyCode::Char('l'), KeyModifiers::CONTROL)
+    }
+
     /// A key from a code and modifiers, normalised so that equal keys compare equal:
     /// shift is carried by a character's case (and by `BackTab`), not by the modifier.
     pub fn new(code: KeyCode, mods: KeyModifiers) -> Key {

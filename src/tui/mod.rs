@@ -1,6 +1,7 @@
 //! The terminal viewer: browse, filter and understand runs.
 
 pub mod app;
+pub(crate) mod capture;
 pub mod clipboard;
 pub mod components;
 pub mod data;
@@ -288,10 +289,24 @@ pub fn run_on(
         std::io::stdout(),
         ratatui::crossterm::event::EnableMouseCapture
     );
+    // From here to the restore, stderr goes to the warnings pane, not over the panes.
+    let stderr_tx = app.jobs.sender();
+    let capture = capture::Capture::start(move |line| stderr_tx.send(Msg::Stderr(line)).is_ok())
+        .map_err(|e| {
+            app.model
+                .warnings
+                .push(format!("{}: not captured ({e})", capture::SOURCE));
+        })
+        .ok();
+    let terminal_stderr = capture.as_ref().and_then(|c| c.terminal().ok());
     // ratatui's hook leaves raw mode and the alternate screen on a panic; mouse
-    // capture must be switched off too, or the user's shell receives mouse codes.
+    // capture must be switched off too, or the user's shell receives mouse codes, and
+    // stderr must be the terminal's again for the panic message to be seen.
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
+        if let Some(fd) = &terminal_stderr {
+            let _ = rustix::stdio::dup2_stderr(fd);
+        }
         let _ = ratatui::crossterm::execute!(
             std::io::stdout(),
             ratatui::crossterm::event::DisableMouseCapture
@@ -327,6 +342,11 @@ pub fn run_on(
         while !app.quit {
             // OSC 52 copies go to the terminal itself, between frames.
             send_clipboard(&mut app, &mut terminal)?;
+            // Ctrl-L: draw every cell again, whatever the terminal shows now.
+            if std::mem::take(&mut app.repaint) {
+                terminal.clear()?;
+                dirty = true;
+            }
             if dirty {
                 terminal.draw(|f| app.panes.areas = ui::view(f, &app, &theme))?;
                 dirty = false;
@@ -369,6 +389,17 @@ pub fn run_on(
         ratatui::crossterm::event::DisableMouseCapture
     );
     ratatui::restore();
+    // Lines written while the viewer closed, and any the viewer did not take, are
+    // printed now that the terminal is the shell's again.
+    if let Some(c) = capture {
+        c.stop();
+        // (A closed viewer prints `Msg::Stderr`; keys are for no one now.)
+        while let Some(msg) = app.jobs.ready() {
+            if !matches!(msg, Msg::Key(_) | Msg::Mouse(_)) {
+                app.update(msg);
+            }
+        }
+    }
     // Ctrl-C with a live run: stop it so run.json does not stay `running`.
     if app.jobs.live_running() {
         eprintln!("autoeval: cancelling the live run (finished samples stay; resumable)…");

@@ -35,6 +35,8 @@ pub enum Msg {
     Tick,
     /// The kinds worker proved these samples of the run in this directory.
     Kinds(PathBuf, crate::tui::kinds::Proved),
+    /// A line written to stderr while the viewer owned the terminal.
+    Stderr(String),
 }
 
 /// Opens run directories on background threads; the app adds them in order.

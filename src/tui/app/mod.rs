@@ -52,6 +52,8 @@ pub struct App {
     pub status: String,
     /// Set when the user quits.
     pub quit: bool,
+    /// Ctrl-L was pressed: the draw loop clears the terminal before the next frame.
+    pub repaint: bool,
     /// Where `E` writes exports (default: the working directory).
     pub export_dir: Option<std::path::PathBuf>,
     /// Whether the user has pressed a key (loading then stops moving the selection).
@@ -77,6 +79,7 @@ impl App {
             keymap,
             status: String::new(),
             quit: false,
+            repaint: false,
             export_dir: None,
             touched: false,
             kinds_first_stamp: None,
@@ -133,6 +136,7 @@ impl App {
                 self.follow();
                 true
             }
+            Msg::Stderr(line) => self.stderr_line(line),
             Msg::Rescored(out, result) => {
                 self.rescored(&out, result);
                 true
@@ -246,6 +250,30 @@ impl App {
                 self.update(Msg::Tick);
             }
         }
+        true
+    }
+
+    /// A line captured from stderr: listed in the warnings pane with its source
+    /// (the first few hundred; the status line counts the rest), or printed when the
+    /// viewer has closed and the terminal is the shell's again.
+    fn stderr_line(&mut self, line: String) -> bool {
+        /// Captured lines kept in the warnings pane.
+        const MAX_KEPT: usize = 500;
+        if self.quit {
+            eprintln!("{line}");
+            return false;
+        }
+        let source = crate::tui::capture::SOURCE;
+        let kept = self
+            .model
+            .warnings
+            .iter()
+            .filter(|w| w.starts_with(source))
+            .count();
+        if kept < MAX_KEPT {
+            self.model.warnings.push(format!("{source}: {line}"));
+        }
+        self.status = format!("{source}: {line} (w lists warnings)");
         true
     }
 
@@ -379,6 +407,11 @@ impl App {
             self.quit_when_ended = true;
             self.push(Layer::ConfirmCancel);
             self.status = "a run is going: y cancels it and quits once it has stopped (finished samples stay; resumable), any other key keeps both".into();
+            return;
+        }
+        // Ctrl-L repaints whatever layer is up (something wrote over the screen).
+        if key == Key::ctrl_l() {
+            self.repaint = true;
             return;
         }
         if key == Key::ctrl_c() || (bound == Some(Action::Quit) && !confirming) {

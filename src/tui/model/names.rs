@@ -64,6 +64,17 @@ fn common_end(names: &[&str], start: usize) -> usize {
 /// from the others with `…` where a shared start or end was dropped. Equal names get
 /// their position (`#2`). Names of one run, or when all fit, come back unchanged.
 pub fn distinct(names: &[String], w: usize) -> Vec<String> {
+    labelled(names, w).0
+}
+
+/// Whether every name in `w` columns is told apart by its own text, without the
+/// `#N` of its place (a view that can widen its columns widens them until so).
+pub(crate) fn apart_by_text(names: &[String], w: usize) -> bool {
+    !labelled(names, w).1
+}
+
+/// [`distinct`]'s labels, and whether some needed their place (`#N`) to stay apart.
+fn labelled(names: &[String], w: usize) -> (Vec<String>, bool) {
     use unicode_width::UnicodeWidthStr;
     let mut seen = std::collections::HashMap::new();
     let dup: Vec<usize> = names
@@ -157,17 +168,132 @@ pub fn distinct(names: &[String], w: usize) -> Vec<String> {
         }
         labels = (0..names.len()).map(|i| label(i, starts[i])).collect();
     }
-    // Still too wide: keep the end, where names usually differ (the model).
-    labels
+    // Still too wide: the widest part of the name no other name has (its model, its
+    // prompt condition) when one fits, else the end, where names usually differ.
+    let wide = w >= 2 && uniq.len() > 1 && labels.iter().any(|l| l.width() > w);
+    let windows = wide.then(|| Windows::of(&uniq));
+    let labels: Vec<String> = labels
         .into_iter()
-        .map(|l| {
+        .enumerate()
+        .map(|(i, l)| {
             if l.width() <= w || w < 2 || uniq.len() < 2 {
                 l
+            } else if let (true, Some(ws)) = (tags[i].is_empty(), &windows) {
+                ws.own(&names[i], w).unwrap_or_else(|| tail(&l, w))
             } else {
                 tail(&l, w)
             }
         })
-        .collect()
+        .collect();
+    if uniq.len() < 2 {
+        return (labels, false);
+    }
+    apart(labels, w)
+}
+
+/// A part of a name, cut at separators, as a label shows it: `…` where something was
+/// dropped before or after it.
+fn window(n: &str, a: usize, b: usize) -> String {
+    let raw = &n[a..b];
+    let mid = match raw.trim_matches(is_sep) {
+        "" => raw,
+        m => m,
+    };
+    format!(
+        "{}{mid}{}",
+        if a > 0 { "…" } else { "" },
+        if b < n.len() { "…" } else { "" },
+    )
+}
+
+/// Most cut points of a name searched for its own part (longer names keep their end).
+const MAX_CUTS: usize = 24;
+
+/// Every part of every name as a label would show it, to find a part of one name no
+/// other name shows the same way.
+struct Windows<'a> {
+    /// Label text → the names showing it.
+    seen: std::collections::HashMap<String, std::collections::HashSet<&'a str>>,
+}
+
+impl<'a> Windows<'a> {
+    /// The windows of `names`, each name's cut points capped at [`MAX_CUTS`].
+    fn of(names: &[&'a str]) -> Self {
+        let mut seen: std::collections::HashMap<String, std::collections::HashSet<&str>> =
+            std::collections::HashMap::new();
+        for n in names {
+            for (a, b) in Self::spans(n) {
+                seen.entry(window(n, a, b)).or_default().insert(n);
+            }
+        }
+        Windows { seen }
+    }
+
+    /// The (start, end) of each part of `n` searched.
+    fn spans(n: &str) -> Vec<(usize, usize)> {
+        let c = cuts(n);
+        let c = &c[c.len().saturating_sub(MAX_CUTS)..];
+        let mut v = Vec::new();
+        for (k, &a) in c.iter().enumerate() {
+            for &b in &c[k + 1..] {
+                v.push((a, b));
+            }
+        }
+        // The whole name even when its start was beyond the cap.
+        v.push((0, n.len()));
+        v
+    }
+
+    /// The widest part of `n` within `w` columns that no other name shows the same way
+    /// (ties: the later part, where the model usually is).
+    fn own(&self, n: &str, w: usize) -> Option<String> {
+        use unicode_width::UnicodeWidthStr;
+        Self::spans(n)
+            .into_iter()
+            .map(|(a, b)| (b, window(n, a, b)))
+            .filter(|(_, l)| l.width() <= w)
+            .filter(|(_, l)| {
+                self.seen
+                    .get(l)
+                    .is_none_or(|s| s.len() == 1 && s.contains(n))
+            })
+            .max_by_key(|(b, l)| (l.width(), *b))
+            .map(|(_, l)| l)
+    }
+}
+
+/// Labels still equal (cut to the same end, or names alike in ways no part within `w`
+/// tells apart) get their place in the view, `#N`, kept whole at the end: two such
+/// labels differ after their last `#`, so the result is pairwise different.
+fn apart(mut labels: Vec<String>, w: usize) -> (Vec<String>, bool) {
+    use unicode_width::UnicodeWidthStr;
+    let mut tagged = vec![false; labels.len()];
+    loop {
+        let mut count: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for l in &labels {
+            *count.entry(l.as_str()).or_insert(0) += 1;
+        }
+        let clash: Vec<usize> = (0..labels.len())
+            .filter(|&i| !tagged[i] && count.get(labels[i].as_str()).copied().unwrap_or(0) > 1)
+            .collect();
+        if clash.is_empty() {
+            return (labels, tagged.contains(&true));
+        }
+        for i in clash {
+            let tag = format!("#{}", i + 1);
+            let room = w.saturating_sub(tag.width());
+            let l = &labels[i];
+            let head = if l.width() <= room {
+                l.clone()
+            } else if room >= 2 {
+                tail(l, room)
+            } else {
+                String::new()
+            };
+            labels[i] = format!("{head}{tag}");
+            tagged[i] = true;
+        }
+    }
 }
 
 /// `…` and the last `w - 1` columns of `s` (without its own leading `…`).
@@ -242,8 +368,74 @@ mod tests {
                 "fol-gemma-3-270m",
             ]
         );
-        // Narrower: the ends stay, and stay apart.
-        assert_eq!(distinct(&n, 9)[4], "…a-3-270m");
-        assert_eq!(distinct(&n, 9)[0], "…qwen-0.5b".replace("…q", "…"));
+        // Narrower: what only that name has stays (`english`), else the end, apart.
+        let got = distinct(&n, 9);
+        assert_eq!(got[4], "…english…");
+        // fol-qwen-0.5b and pl-qwen-0.5b both end `…wen-0.5b`: told apart by place.
+        assert_eq!(got[0], "…n-0.5b#1");
+        let set: std::collections::HashSet<&String> = got.iter().collect();
+        assert_eq!(set.len(), n.len(), "{got:?}");
+    }
+
+    #[test]
+    fn the_sample_runs_stay_apart_in_a_matrix_column() {
+        let n = v(&[
+            "pl-qwen-0.5b",
+            "pl-qwen-1.5b",
+            "pl-2shot-qwen-0.5b",
+            "pl-2shot-qwen-1.5b",
+            "fol-english-gemma-3-270m",
+            "fol-gemma-3-270m",
+            "pl-gemma-3-270m",
+            "regex-gemma-3-270m",
+        ]);
+        for w in 4..30 {
+            let got = distinct(&n, w);
+            let set: std::collections::HashSet<&String> = got.iter().collect();
+            assert_eq!(set.len(), n.len(), "{w}: {got:?}");
+        }
+        // The part that tells a 2-shot run from its 0-shot twin is kept.
+        let got = distinct(&n, 16);
+        assert!(
+            got[2].contains("2shot") && got[2].contains("0.5b"),
+            "{got:?}"
+        );
+    }
+
+    use proptest::strategy::Strategy;
+
+    proptest::proptest! {
+        /// Whatever the names and however narrow the column (as narrow as any view
+        /// draws one at 80 columns or more), the labels in view are pairwise different
+        /// and fit.
+        #[test]
+        fn labels_in_view_are_pairwise_different(
+            names in proptest::collection::vec(
+                proptest::collection::vec(
+                    proptest::sample::select(vec![
+                        "pl", "fol", "regex", "2shot", "english", "qwen", "0.5b", "1.5b",
+                        "gemma", "3", "270m", "perturb", "seed1", "a", "ab", "x.y", "é",
+                    ]),
+                    1..7,
+                )
+                .prop_map(|t| t.join("-")),
+                1..30,
+            ),
+            w in 4usize..40,
+        ) {
+            use unicode_width::UnicodeWidthStr;
+            let got = distinct(&names, w);
+            proptest::prop_assert_eq!(got.len(), names.len());
+            let set: std::collections::HashSet<&String> = got.iter().collect();
+            proptest::prop_assert_eq!(set.len(), names.len(), "{:?} → {:?}", names, got);
+            let mut uniq = names.clone();
+            uniq.sort();
+            uniq.dedup();
+            if uniq.len() > 1 {
+                for l in &got {
+                    proptest::prop_assert!(l.width() <= w, "{} wider than {}", l, w);
+                }
+            }
+        }
     }
 }

@@ -136,7 +136,7 @@ pub fn catalogue(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             used <= w
         })
         .collect();
-    let name_w = w
+    let mut name_w = w
         .saturating_sub(2 + cols.iter().map(|&c| COLS[c].w + 1).sum::<usize>())
         .max(NAME_MIN);
     let order = app.model.run_order(sort);
@@ -144,6 +144,21 @@ pub fn catalogue(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         .iter()
         .map(|&i| crate::tui::ui::panes::run_name(app, i))
         .collect();
+    // Room the names do not need goes to the model column, up to its longest model
+    // (16 columns cut `openrouter:google/gemma-3-27b-it` on any screen).
+    let mut ws: Vec<usize> = COLS.iter().map(|c| c.w).collect();
+    if let Some(&model) = cols.iter().find(|&&c| c == COLS.len() - 1) {
+        let need = |v: &mut dyn Iterator<Item = String>| {
+            v.map(|s| super::text::width(&s)).max().unwrap_or(0)
+        };
+        let name_need = need(&mut names.iter().cloned()).max(NAME_MIN);
+        let model_need = need(&mut order.iter().map(|&i| cell(app, &app.model.runs[i], model)));
+        let extra = model_need
+            .saturating_sub(ws[model])
+            .min(name_w.saturating_sub(name_need));
+        ws[model] += extra;
+        name_w -= extra;
+    }
     let names = crate::tui::model::names::distinct(&names, name_w);
     let head_style = |key: Option<RunSortKey>| {
         let s = Style::default().fg(t.title).add_modifier(Modifier::BOLD);
@@ -172,7 +187,7 @@ pub fn catalogue(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         let col = &COLS[c];
         head.push(Span::raw(" "));
         head.push(Span::styled(
-            pad(&mark(col.key, col.head), col.w, col.right),
+            pad(&mark(col.key, col.head), ws[c], col.right),
             head_style(col.key),
         ));
     }
@@ -194,7 +209,7 @@ pub fn catalogue(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         );
         for &c in &cols {
             text.push(' ');
-            text.push_str(&pad(&cell(app, r, c), COLS[c].w, COLS[c].right));
+            text.push_str(&pad(&cell(app, r, c), ws[c], COLS[c].right));
         }
         let mut style = Style::default().fg(if shown { t.fg } else { t.muted });
         if pos == app.panes.run_list.sel {

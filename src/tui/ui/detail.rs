@@ -812,9 +812,15 @@ fn tab_bar(shown: Tab, level: u8) -> String {
 }
 
 /// The detail pane's title in `w` columns: the sample, its run and the tab bar; a
-/// narrow pane shortens the tab bar first, then leaves out the run name (whole or not
-/// at all: the sample list names it), never cutting either inside a word.
-fn detail_title(sample: Option<(&str, &str)>, shown: Tab, w: usize) -> String {
+/// narrow pane shortens the tab bar first, then names the run by its label told apart
+/// from the other runs' (`short`, as the lists show it, cut to fit `room` columns),
+/// never cutting either inside a word.
+fn detail_title(
+    sample: Option<(&str, &str)>,
+    short: &dyn Fn(usize) -> String,
+    shown: Tab,
+    w: usize,
+) -> String {
     let bars = [0, 1, 2].map(|level| tab_bar(shown, level));
     let Some((id, run)) = sample else {
         return bars
@@ -825,8 +831,14 @@ fn detail_title(sample: Option<(&str, &str)>, shown: Tab, w: usize) -> String {
     };
     let id = crate::sanitize::one_line(id);
     let with_run = bars.iter().map(|b| format!("Sample {id} · {run} · {b}"));
+    // The run's label in what the shortest tab bar leaves.
+    let room = w.saturating_sub(text::width(&format!("Sample {id} ·  · {}", bars[2])));
+    let label = short(room);
+    let with_label = (room >= 4 && text::width(&label) <= room)
+        .then(|| format!("Sample {id} · {label} · {}", bars[2]));
     let without = bars[1..].iter().map(|b| format!("Sample {id} · {b}"));
     with_run
+        .chain(with_label)
         .chain(without)
         .find(|s| text::width(s) <= w)
         .unwrap_or_else(|| text::fit_title(&format!("Sample {id} · {}", bars[2]), w))
@@ -852,8 +864,22 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         Some(Ok(r)) => Some((r.id.as_str(), run.as_str())),
         _ => None,
     };
+    // The label the lists give this run among the others, in `room` columns.
+    let short = |room: usize| {
+        let Some(at) = app.panes.detail.as_ref().map(|d| d.key.0 as usize) else {
+            return String::new();
+        };
+        let names: Vec<String> = (0..app.model.runs.len())
+            .map(|i| super::panes::run_name(app, i))
+            .collect();
+        crate::tui::model::names::distinct(&names, room)
+            .into_iter()
+            .nth(at)
+            .unwrap_or_default()
+    };
     let title = detail_title(
         sample,
+        &short,
         app.panes.detail_view.tab,
         usize::from(area.width.saturating_sub(4)),
     );

@@ -14,6 +14,8 @@ use ratatui::widgets::{Clear, Paragraph};
 
 /// Width of a run column (a short name; the glyph sits in its middle).
 const COL_W: usize = 9;
+/// The widest a column grows for its run's name to be told apart.
+const MAX_COL_W: usize = 22;
 /// The φ₀ column's least width.
 const PHI0_MIN: usize = 16;
 
@@ -50,17 +52,22 @@ pub fn matrix(f: &mut Frame, area: Rect, app: &App, m: &MatrixView, t: &Theme) {
         return;
     }
     // Columns that fit beside the φ₀ column; the rest scroll with the column cursor.
-    let fit = (w.saturating_sub(PHI0_MIN + 1) / COL_W).clamp(1, m.columns.len().max(1));
-    let off = col_window(m.col_offset.get(), m.col, fit, m.columns.len());
-    m.col_offset.set(off);
-    let shown: Vec<usize> = (off..m.columns.len()).take(fit).collect();
-    let phi0_w = w.saturating_sub(shown.len() * COL_W + 1).max(1);
     let names: Vec<String> = m
         .columns
         .iter()
         .map(|&r| crate::tui::ui::panes::run_name(app, r))
         .collect();
-    let names = crate::tui::model::names::distinct(&names, COL_W - 1);
+    // Columns widen (fewer fit) until every run's head is told apart by its own text:
+    // 0-shot and 2-shot twins read `…qwen-0…` twice at nine columns.
+    let col_w = (COL_W..=MAX_COL_W)
+        .find(|&cw| crate::tui::model::names::apart_by_text(&names, cw - 1))
+        .unwrap_or(MAX_COL_W);
+    let fit = (w.saturating_sub(PHI0_MIN + 1) / col_w).clamp(1, m.columns.len().max(1));
+    let off = col_window(m.col_offset.get(), m.col, fit, m.columns.len());
+    m.col_offset.set(off);
+    let shown: Vec<usize> = (off..m.columns.len()).take(fit).collect();
+    let phi0_w = w.saturating_sub(shown.len() * col_w + 1).max(1);
+    let names = crate::tui::model::names::distinct(&names, col_w - 1);
     let mut lines = Vec::with_capacity(h);
     // Header: the run names, the selected one highlighted; arrows when columns scroll.
     let left_more = if off > 0 { "◀ " } else { "" };
@@ -83,7 +90,7 @@ pub fn matrix(f: &mut Frame, area: Rect, app: &App, m: &MatrixView, t: &Theme) {
             Style::default().fg(t.title)
         };
         spans.push(Span::styled(
-            format!("{} ", clip(&names[c], COL_W - 1)),
+            format!("{} ", clip(&names[c], col_w - 1)),
             style,
         ));
     }
@@ -114,7 +121,7 @@ pub fn matrix(f: &mut Frame, area: Rect, app: &App, m: &MatrixView, t: &Theme) {
         for &c in &shown {
             let kind = model.cell_verdict(m.columns[c], row.cells[c]);
             let g = glyph(kind);
-            let pad = (COL_W - 1 - width(g)) / 2;
+            let pad = (col_w - 1 - width(g)) / 2;
             let mut style = Style::default().fg(kind.map_or(t.muted, |k| t.verdict_color(k)));
             if selected && c == m.col {
                 style = style.add_modifier(Modifier::REVERSED | Modifier::BOLD);
@@ -125,7 +132,7 @@ pub fn matrix(f: &mut Frame, area: Rect, app: &App, m: &MatrixView, t: &Theme) {
                 format!(
                     "{}{g}{} ",
                     " ".repeat(pad),
-                    " ".repeat(COL_W - 1 - pad - width(g))
+                    " ".repeat(col_w - 1 - pad - width(g))
                 ),
                 style,
             ));
