@@ -412,7 +412,7 @@ type Series = (&'static str, fn(&crate::tui::model::Bucket) -> Option<f64>);
 const BARS: [char; 8] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇'];
 
 /// The bar for a share in [0, 1].
-fn bar(v: f64) -> char {
+pub(crate) fn bar(v: f64) -> char {
     BARS[(v * 7.0).round().clamp(0.0, 7.0) as usize]
 }
 
@@ -454,8 +454,19 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let spreads = &app.model.derived.spreads;
     // Rows each run takes; the chart scrolls to keep the focused run in view.
     let series_n = if with_a2 { 2 } else { 1 };
+    // Picking a run in the chart adds a row for its fitted curve and breaking point.
+    let fits = &app.model.derived.fits;
+    let fit_row = |k: usize| {
+        app.chart_layer()
+            .filter(|c| !c.pick.kinds && k == c.pick.run.min(data.len().saturating_sub(1)))
+            .and_then(|_| fits.get(k).and_then(Option::as_ref))
+    };
     let heights: Vec<usize> = (0..data.len())
-        .map(|k| series_n + usize::from(spreads.get(k).is_some_and(|m| !m.is_empty())))
+        .map(|k| {
+            series_n
+                + usize::from(spreads.get(k).is_some_and(|m| !m.is_empty()))
+                + usize::from(fit_row(k).is_some())
+        })
         .collect();
     let rows_avail = (inner.height as usize).saturating_sub(1);
     let top = chart_window(
@@ -620,6 +631,13 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             }
             lines.push(Line::from(spans));
         }
+        if let Some(fit) = fit_row(k)
+            && lines.len() < rows_avail
+        {
+            let label = format!("{:<w$} ≈  ", clip(label, name_w).trim_end(), w = name_w);
+            let columns = (0..ncols).map(|c| &buckets[c * per..((c + 1) * per).min(buckets.len())]);
+            lines.push(super::chart_fit::row(label, fit, columns, t));
+        }
     }
     let first = buckets.first().copied().unwrap_or(0);
     let last = buckets.last().copied().unwrap_or(0);
@@ -647,6 +665,13 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             );
             if let Some((lo, hi)) = spread {
                 text.push_str(&format!(" · batches {:.0}–{:.0}%", 100.0 * lo, 100.0 * hi));
+            }
+            let picked_fit = app
+                .chart_layer()
+                .and_then(|c| fits.get(c.pick.run.min(data.len().saturating_sub(1))))
+                .and_then(Option::as_ref);
+            if let Some(fit) = picked_fit {
+                text.push_str(&super::chart_fit::note(fit, b));
             }
             lines.push(Line::from(Span::styled(
                 clip(&text, inner.width as usize),
