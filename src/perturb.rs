@@ -447,7 +447,8 @@ pub fn quantify_constants(f: &Formula, n: usize, rng: &mut Rng) -> Formula {
 
 /// `e` with each operator perturbed independently with probability `r` (the offline
 /// model's `--perturb-per-op`): for logic each operator the operator count counts (∧ ∨
-/// → ↔ ⊕, and ¬ over a non-atom) is flipped (∧↔∨, →→↔, ↔↔⊕, the ¬ dropped); for a
+/// → ↔ ⊕, and ¬ over a non-atom) is negated (a ¬ over a non-atom is dropped), so the
+/// subformula it heads takes the opposite value under every assignment; for a
 /// regex each depth level gets one star perturbation with probability `r`. Flips may
 /// cancel or be equivalent by chance: the verifier decides.
 pub fn perturb_per_op(e: &Expr, r: f64, rng: &mut Rng) -> Expr {
@@ -481,7 +482,7 @@ pub fn perturb_per_op(e: &Expr, r: f64, rng: &mut Rng) -> Expr {
     }
 }
 
-/// Each counted operator of `f` flipped with probability `r` (decided in pre-order).
+/// Each counted operator of `f` negated with probability `r` (decided in pre-order).
 fn flip_operators(f: &Formula, r: f64, rng: &mut Rng) -> Formula {
     match f {
         Formula::Bool(_) | Formula::Prop(_) | Formula::Pred(..) => f.clone(),
@@ -496,20 +497,11 @@ fn flip_operators(f: &Formula, r: f64, rng: &mut Rng) -> Formula {
         }
         Formula::Not(a) => Formula::Not(a.clone()),
         Formula::Bin(op, a, b) => {
-            let op = if rng.chance(r) {
-                match op {
-                    BinOp::And => BinOp::Or,
-                    BinOp::Or => BinOp::And,
-                    BinOp::Implies => BinOp::Iff,
-                    BinOp::Iff => BinOp::Xor,
-                    BinOp::Xor => BinOp::Iff,
-                }
-            } else {
-                *op
-            };
+            let negate = rng.chance(r);
             let a = flip_operators(a, r, rng);
             let b = flip_operators(b, r, rng);
-            Formula::Bin(op, Box::new(a), Box::new(b))
+            let g = Formula::Bin(*op, Box::new(a), Box::new(b));
+            if negate { Formula::Not(Box::new(g)) } else { g }
         }
         Formula::Quant(q, v, body) => Formula::Quant(*q, v.clone(), Box::new(flip_operators(body, r, rng))),
     }

@@ -449,6 +449,8 @@ async fn rounds(
     let kind = spec.dataset_info.kind.clone();
     let mut outcome = Outcome::Finished;
     let mut before = usize::MAX;
+    std::fs::create_dir_all(&spec.out)
+        .map_err(|e| store::StoreError::Io(spec.out.display().to_string(), e))?;
     loop {
         if spec.out.join(store::MANIFEST).exists() {
             spec.resume = true;
