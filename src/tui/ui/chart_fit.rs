@@ -47,7 +47,7 @@ pub(crate) fn row<'a>(
 pub(crate) fn note(fit: &ChartFit, b: usize) -> String {
     let (p, lo, hi) = fit.curve.band(b as f64);
     let mut s = format!(
-        " · fit {:.0}% [{:.0}–{:.0}%] · breaks (A3 {:.0}%) at {}",
+        "fit {:.0}% [{:.0}–{:.0}%] here · breaks (A3 {:.0}%) at {}",
         100.0 * p,
         100.0 * lo,
         100.0 * hi,

@@ -670,13 +670,17 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                 .chart_layer()
                 .and_then(|c| fits.get(c.pick.run.min(data.len().saturating_sub(1))))
                 .and_then(Option::as_ref);
-            if let Some(fit) = picked_fit {
-                text.push_str(&super::chart_fit::note(fit, b));
-            }
             lines.push(Line::from(Span::styled(
                 clip(&text, inner.width as usize),
                 Style::default().fg(t.highlight),
             )));
+            // The fit's numbers on a line of their own: the pick line is full already.
+            if let Some(fit) = picked_fit {
+                lines.push(Line::from(Span::styled(
+                    clip(&super::chart_fit::note(fit, b), inner.width as usize),
+                    Style::default().fg(t.muted),
+                )));
+            }
         }
         _ => lines.push(Line::from(Span::styled(
             format!("{:label_w$}{first}{last:>axis_w$}", ""),
