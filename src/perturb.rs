@@ -444,3 +444,65 @@ pub fn quantify_constants(f: &Formula, n: usize, rng: &mut Rng) -> Formula {
     }
     g
 }
+
+/// `e` with each operator perturbed independently with probability `r` (the offline
+/// model's `--perturb-per-op`): for logic each operator the operator count counts (∧ ∨
+/// → ↔ ⊕, and ¬ over a non-atom) is negated (a ¬ over a non-atom is dropped), so the
+/// subformula it heads takes the opposite value under every assignment; for a
+/// regex each depth level gets one star perturbation with probability `r`. Flips may
+/// cancel or be equivalent by chance: the verifier decides.
+pub fn perturb_per_op(e: &Expr, r: f64, rng: &mut Rng) -> Expr {
+    match e {
+        Expr::Logic(f) => Expr::Logic(flip_operators(f, r, rng)),
+        Expr::Regex(x) => {
+            let levels = crate::syntax::metrics::regex_metrics(x).cfg_depth.max(1);
+            let mut out = x.clone();
+            for _ in 0..levels {
+                if !rng.chance(r) {
+                    continue;
+                }
+                let first = if rng.chance(0.5) {
+                    PerturbKind::StarMoved
+                } else {
+                    PerturbKind::StarAdded
+                };
+                let other = if first == PerturbKind::StarMoved {
+                    PerturbKind::StarAdded
+                } else {
+                    PerturbKind::StarMoved
+                };
+                if let Some(p) =
+                    perturb_regex(&out, first, rng).or_else(|| perturb_regex(&out, other, rng))
+                {
+                    out = p;
+                }
+            }
+            Expr::Regex(out)
+        }
+    }
+}
+
+/// Each counted operator of `f` negated with probability `r` (decided in pre-order).
+fn flip_operators(f: &Formula, r: f64, rng: &mut Rng) -> Formula {
+    match f {
+        Formula::Bool(_) | Formula::Prop(_) | Formula::Pred(..) => f.clone(),
+        Formula::Not(a) if !a.is_atom() => {
+            let drop = rng.chance(r);
+            let inner = flip_operators(a, r, rng);
+            if drop {
+                inner
+            } else {
+                Formula::Not(Box::new(inner))
+            }
+        }
+        Formula::Not(a) => Formula::Not(a.clone()),
+        Formula::Bin(op, a, b) => {
+            let negate = rng.chance(r);
+            let a = flip_operators(a, r, rng);
+            let b = flip_operators(b, r, rng);
+            let g = Formula::Bin(*op, Box::new(a), Box::new(b));
+            if negate { Formula::Not(Box::new(g)) } else { g }
+        }
+        Formula::Quant(q, v, body) => Formula::Quant(*q, v.clone(), Box::new(flip_operators(body, r, rng))),
+    }
+}

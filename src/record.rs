@@ -127,6 +127,14 @@ pub(crate) const READING_KEY: &str = "reading";
 /// `run.json`'s key for the reference task of a task run (`folio-r-nl`, …).
 pub(crate) const TASK_KEY: &str = "task";
 
+/// `run.json`'s key for an adaptive run's design (`run --adaptive`: budget, level, …).
+pub(crate) const ADAPTIVE_KEY: &str = "adaptive";
+
+/// An adaptive run's design as its manifest records it (None: a uniform run).
+pub(crate) fn adaptive(m: &Manifest) -> Option<&Value> {
+    m.extra.get(ADAPTIVE_KEY).filter(|v| v.is_object())
+}
+
 /// `run.json`'s key for the request settings as sent.
 pub(crate) const REQUEST_KEY: &str = "request";
 

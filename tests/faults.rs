@@ -111,6 +111,7 @@ fn a_cancel_with_nothing_in_flight_is_cancelled_not_finished() {
         retry_errors: false,
         retry_truncated: false,
         max_consecutive_failures: 5,
+        extra: Default::default(),
     };
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();

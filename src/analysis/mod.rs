@@ -6,6 +6,8 @@ pub(crate) mod align_interval;
 #[cfg(feature = "bertscore")]
 pub mod bertscore_minilm;
 pub mod bleu_fol;
+pub mod breaking;
+pub mod design;
 pub mod closeness;
 pub mod counts;
 pub mod failure_kind;

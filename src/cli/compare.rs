@@ -176,7 +176,17 @@ fn compare_one(data: &[RunData], args: &CompareArgs) -> Result<serde_json::Value
             pairs.push((a, b, m.pair(a, b)));
         }
     }
+    let points: Vec<(String, String, crate::analysis::breaking::BreakingPoint)> = data
+        .iter()
+        .map(|r| {
+            let (by, bp) = crate::report::breaking::of_run(r, crate::analysis::breaking::DEFAULT_LEVEL);
+            (r.manifest.id.clone(), by, bp)
+        })
+        .collect();
     let v = serde_json::json!({
+            "breaking_points": points.iter().map(|(run, by, bp)| serde_json::json!({
+                "run": run, "by": by, "breaking_point": bp,
+            })).collect::<Vec<_>>(),
             "runs": m.runs,
             "samples": m.keys.len(),
             "in_every_run": complete,
@@ -256,6 +266,10 @@ fn compare_one(data: &[RunData], args: &CompareArgs) -> Result<serde_json::Value
             })
             .collect();
         outln!("  {}", cells.join("  "));
+    }
+    outln!("\nbreaking points (logistic fit of A3 by maximum likelihood; 95% profile-likelihood CI):");
+    for line in crate::report::breaking::side_by_side(&points).lines() {
+        outln!("  {line}");
     }
     Ok(v)
 }

@@ -50,6 +50,11 @@ pub struct CorrelateArgs {
     /// left out with a warning.
     #[arg(long, value_enum, default_value_t = TextMetric::Meteor, value_name = "METRIC")]
     pub folio_i_metric: TextMetric,
+    /// What a ∀uto∃∨∧L run contributes: `a3` on the --operators/--depth subset, or
+    /// `breaking-point`, where a logistic fit of A3 over all its categories crosses 50 %
+    /// (the subset does not apply; runs that do not break inside their data are left out).
+    #[arg(long, value_enum, default_value_t = crate::report::correlate::XScore::A3, value_name = "SCORE")]
+    pub x_score: crate::report::correlate::XScore,
     /// Bootstrap resamples of the models for the predictive power's interval.
     #[arg(long, default_value_t = 10_000)]
     pub bootstrap: usize,
@@ -85,6 +90,7 @@ pub fn run(args: CorrelateArgs) -> Result<i32> {
         depth: parse_range(&args.depth).map_err(|e| anyhow::anyhow!("--depth {e}"))?,
         batches: parse_batches(&args.batches)?,
         folio_i_metric: args.folio_i_metric,
+        x_score: args.x_score,
     };
     let mut scores = Scores::default();
     if !args.runs.is_empty() {

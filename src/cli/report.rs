@@ -25,6 +25,9 @@ pub struct ReportArgs {
     /// Also draw the figures (A3 and A2 by complexity, failure kinds) to FILE.svg or FILE.png.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
+    /// The A3 level whose crossing is the breaking point (0 < L < 1).
+    #[arg(long, value_name = "L", default_value_t = crate::analysis::breaking::DEFAULT_LEVEL)]
+    pub level: f64,
     /// CSV and JSON exactly as stored even on a terminal or pipe (by default only a
     /// file gets them exact; text formats are always made safe to show).
     #[arg(long)]
@@ -91,8 +94,17 @@ pub(crate) fn expand_runs(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(dirs)
 }
 
+/// Refuses a level the logistic curve cannot cross (0 and 1 are its asymptotes).
+pub(crate) fn check_level(level: f64) -> Result<()> {
+    if !(level > 0.0 && level < 1.0) {
+        bail!("--level {level} must lie strictly between 0 and 1 (an A3 share, e.g. 0.5)");
+    }
+    Ok(())
+}
+
 /// Runs `autoeval report`.
 pub fn run(args: ReportArgs) -> Result<i32> {
+    check_level(args.level)?;
     crate::run::kinds_cache::set_policy(
         !args.no_kinds,
         std::io::IsTerminal::is_terminal(&std::io::stderr()),
@@ -134,6 +146,10 @@ pub fn run(args: ReportArgs) -> Result<i32> {
         };
         for w in warnings.iter().take(5) {
             eprintln!("warning: {}", crate::sanitize::one_line(w));
+        }
+        let mut report = report;
+        if args.level != crate::analysis::breaking::DEFAULT_LEVEL {
+            report.breaking.at_level(args.level);
         }
         reports.push(report);
     }

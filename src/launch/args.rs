@@ -59,6 +59,20 @@ pub struct RunArgs {
     /// Only the first N samples.
     #[arg(long)]
     pub limit: Option<usize>,
+    /// Adaptive run: a coarse spread over every category, then rounds placed where they
+    /// most narrow the breaking point's interval (c-optimal design), until --budget samples
+    /// or --target-width; each round's choice goes to design.jsonl.
+    #[arg(long, requires = "budget", conflicts_with_all = ["task", "limit", "batch_api", "batch_file_out", "batch_file_in", "dry_run"])]
+    pub adaptive: bool,
+    /// With --adaptive: samples at most, over every round.
+    #[arg(long, value_name = "N", requires = "adaptive")]
+    pub budget: Option<usize>,
+    /// With --adaptive: the A3 level whose crossing is sought [default: 0.5].
+    #[arg(long, value_name = "L", requires = "adaptive")]
+    pub level: Option<f64>,
+    /// With --adaptive: stop once the breaking point's 95% interval is narrower than W.
+    #[arg(long, value_name = "W", requires = "adaptive")]
+    pub target_width: Option<f64>,
     /// Output run directory (not needed with --dry-run, which writes nothing).
     #[arg(
         long,

@@ -87,8 +87,12 @@ pub struct ModelArgs {
     #[arg(long)]
     pub prices: Option<PathBuf>,
     /// Offline model: share of answers that are perturbed.
-    #[arg(long, default_value_t = 0.3)]
+    #[arg(long, default_value_t = 0.3, conflicts_with = "perturb_per_op")]
     pub perturb_rate: f64,
+    /// Offline model: perturb each operator of φ₀ (regex: each depth level) independently
+    /// with probability R, so accuracy falls with complexity (exclusive with --perturb-rate).
+    #[arg(long, value_name = "R")]
+    pub perturb_per_op: Option<f64>,
     /// Offline model: seed.
     #[arg(long, default_value_t = 0)]
     pub model_seed: u64,
@@ -153,6 +157,7 @@ impl ModelArgs {
             },
             prices,
             perturb_rate: self.perturb_rate,
+            perturb_per_op: self.perturb_per_op,
             seed: self.model_seed,
             keyless,
         };

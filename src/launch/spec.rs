@@ -136,6 +136,17 @@ pub fn build_spec(
         info.path = Some(format!("data/{}", rel.display()));
     }
     let limit_note = crate::dataset_limit::apply(&mut ds, args.limit, args.seed).map(|n| n.line());
+    let mut extra = serde_json::Map::new();
+    if args.adaptive {
+        let d = crate::run::adaptive::Design::new(
+            args.budget.unwrap_or(0),
+            args.level.unwrap_or(crate::analysis::breaking::DEFAULT_LEVEL),
+            args.target_width,
+            args.seed,
+        )
+        .map_err(|e| anyhow!(e))?;
+        extra.insert(crate::record::ADAPTIVE_KEY.into(), d.to_value());
+    }
     let bertscore = args
         .bertscore_model
         .as_deref()
@@ -171,6 +182,7 @@ pub fn build_spec(
         retry_errors: args.retry_errors,
         retry_truncated: args.retry_truncated,
         max_consecutive_failures: args.max_consecutive_failures,
+        extra,
     })
 }
 

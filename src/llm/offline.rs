@@ -3,7 +3,9 @@
 //! It reads the formula from an informalization prompt's `[FORMULA]` block and
 //! answers with a plain English rendering. Asked to autoformalize a description it
 //! produced, it answers with the original formula — or, at the configured rate, a
-//! verifier perturbation of it (seeded by the formula, so runs are reproducible).
+//! verifier perturbation of it (seeded by the formula, so runs are reproducible), or
+//! with `--perturb-per-op R` each operator perturbed with probability R, so accuracy
+//! falls with complexity.
 //! As a judge it says "yes" exactly when the two expressions print the same. Asked a
 //! reference task's question it answers a label picked by the question's hash.
 //! Run manifests mark it `synthetic`.
@@ -26,6 +28,8 @@ const TRUNCATE_ONE_IN: u64 = 8;
 /// The offline model.
 pub(crate) struct Perturb {
     rate: f64,
+    /// `--perturb-per-op`: each operator (regex: depth level) perturbed with this probability.
+    per_op: Option<f64>,
     seed: u64,
     memory: Mutex<HashMap<String, Expr>>,
     /// Answers through an inline `<think>` trace that restates φ₀ and drafts a wrong
@@ -38,10 +42,17 @@ impl Perturb {
     pub fn new(rate: f64, seed: u64, reasoning: bool) -> Perturb {
         Perturb {
             rate,
+            per_op: None,
             seed,
             memory: Mutex::new(HashMap::new()),
             reasoning,
         }
+    }
+
+    /// Perturbs each operator with probability `r` instead of a share of answers.
+    pub fn per_op(mut self, r: Option<f64>) -> Perturb {
+        self.per_op = r;
+        self
     }
 }
 
@@ -183,6 +194,9 @@ impl Perturb {
                 return Ok("I cannot tell which formula this describes.".into());
             };
             let mut rng = Rng::new(self.seed ^ fnv(desc));
+            if let Some(r) = self.per_op {
+                return Ok(crate::perturb::perturb_per_op(&phi, r, &mut rng).to_unicode());
+            }
             if rng.chance(self.rate) {
                 let kinds: &[PerturbKind] = match phi {
                     Expr::Regex(_) => &PerturbKind::REGEX,
@@ -224,10 +238,11 @@ impl ChatModel for Perturb {
     fn info(&self) -> ModelInfo {
         ModelInfo {
             provider: "perturb".into(),
-            name: if self.reasoning {
-                format!("perturb-{REASONING}-{}", self.rate)
-            } else {
-                format!("perturb-{}", self.rate)
+            name: match (self.reasoning, self.per_op) {
+                (true, Some(r)) => format!("perturb-{REASONING}-per-op-{r}"),
+                (false, Some(r)) => format!("perturb-per-op-{r}"),
+                (true, None) => format!("perturb-{REASONING}-{}", self.rate),
+                (false, None) => format!("perturb-{}", self.rate),
             },
             base_url: None,
             api_key_env: None,

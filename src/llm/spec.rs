@@ -21,6 +21,8 @@ pub struct ModelOptions {
     pub prices: PriceTable,
     /// Offline model: share of perturbed answers.
     pub perturb_rate: f64,
+    /// Offline model: each operator perturbed with this probability (instead of the rate).
+    pub perturb_per_op: Option<f64>,
     /// Offline model: seed.
     pub seed: u64,
     /// More endpoints serving the same model (requests go round-robin over all).
@@ -46,6 +48,7 @@ impl Default for ModelOptions {
             limits: Limits::default(),
             prices: PriceTable::builtin(),
             perturb_rate: 0.3,
+            perturb_per_op: None,
             seed: 0,
             more_base_urls: Vec::new(),
             endpoint_concurrency: None,
@@ -99,6 +102,9 @@ pub enum SpecError {
     /// The offline model's perturbation rate is not a share.
     #[error("--perturb-rate {0} must be between 0 and 1")]
     PerturbRate(f64),
+    /// `--perturb-per-op` outside [0, 1].
+    #[error("--perturb-per-op {0} must be between 0 and 1")]
+    PerturbPerOp(f64),
     /// The request settings do not fit the model's profile, or the user's table is bad.
     #[error(transparent)]
     Profile(#[from] super::profile::ProfileError),
@@ -198,11 +204,13 @@ pub fn build(spec: &str, o: &ModelOptions) -> Result<Client, SpecError> {
             if !(0.0..=1.0).contains(&o.perturb_rate) {
                 return Err(SpecError::PerturbRate(o.perturb_rate));
             }
-            Arc::new(Perturb::new(
-                o.perturb_rate,
-                o.seed,
-                model == super::offline::REASONING,
-            ))
+            if let Some(r) = o.perturb_per_op.filter(|r| !(0.0..=1.0).contains(r)) {
+                return Err(SpecError::PerturbPerOp(r));
+            }
+            Arc::new(
+                Perturb::new(o.perturb_rate, o.seed, model == super::offline::REASONING)
+                    .per_op(o.perturb_per_op),
+            )
         }
         "openai" if !model.is_empty() => {
             let env = o

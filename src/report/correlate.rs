@@ -37,6 +37,19 @@ pub struct Subset {
     pub batches: Option<Vec<usize>>,
     /// The text score a `folio-i` run contributes.
     pub folio_i_metric: super::task_run::TextMetric,
+    /// What a ∀uto∃∨∧L run contributes: A3 on the subset, or its breaking point.
+    pub x_score: XScore,
+}
+
+/// What a ∀uto∃∨∧L run contributes to `correlate` (`--x-score`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum XScore {
+    /// A3 on the operator/depth subset.
+    #[default]
+    A3,
+    /// The breaking point: the category (operators; depth for regexes) where a logistic
+    /// fit of A3 over every category crosses 50 %; runs that do not break are left out.
+    BreakingPoint,
 }
 
 impl Default for Subset {
@@ -48,6 +61,7 @@ impl Default for Subset {
             depth: Some((0, 7)),
             batches: None,
             folio_i_metric: super::task_run::TextMetric::default(),
+            x_score: XScore::A3,
         }
     }
 }

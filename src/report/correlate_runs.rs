@@ -26,6 +26,10 @@ impl Scores {
     ) -> Result<()> {
         let mut pooled: BTreeMap<(String, String), (Counts, Vec<String>)> = BTreeMap::new();
         let mut tasks: BTreeMap<(String, String), (f64, usize, Vec<String>)> = BTreeMap::new();
+        let curves = subset.x_score == super::correlate::XScore::BreakingPoint;
+        // With --x-score breaking-point: per (model, dataset), counts per category.
+        let mut buckets: BTreeMap<(String, String), (BTreeMap<usize, Counts>, Vec<String>)> =
+            BTreeMap::new();
         for dir in dirs {
             let m = store::read_manifest(dir).map_err(|e| anyhow::anyhow!("{e}"))?;
             store::check_samples_present(dir, &m).map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -53,6 +57,20 @@ impl Scores {
                 continue;
             }
             let scan = crate::run::index::load_or_build(dir, false);
+            if curves && !by_category {
+                let slot = buckets
+                    .entry((model, format!("{AUTOEVAL_PREFIX}{kind}")))
+                    .or_default();
+                for i in crate::run::rows::latest_per_id(&scan.rows) {
+                    let r = &scan.rows[i];
+                    let keep = subset.batches.as_ref().is_none_or(|b| b.contains(&usize::from(r.batch)));
+                    if let (true, Some(k)) = (keep, if regex { r.depth } else { r.ops }) {
+                        slot.0.entry(usize::from(k)).or_default().add_kind(r.verdict);
+                    }
+                }
+                slot.1.push(dir.display().to_string());
+                continue;
+            }
             let mut c = Counts::default();
             let mut per: BTreeMap<u16, Counts> = BTreeMap::new();
             for i in crate::run::rows::latest_per_id(&scan.rows) {
@@ -92,6 +110,23 @@ impl Scores {
             let slot = pooled.entry((model, bench)).or_default();
             slot.0.merge(&c);
             slot.1.push(dir.display().to_string());
+        }
+        for ((model, bench), (m, dirs)) in buckets {
+            let by = if is_regex(bench.trim_start_matches(AUTOEVAL_PREFIX)) { "depth" } else { "operators" };
+            let cells = crate::analysis::breaking::cells_of(&m);
+            let (bp, _) = crate::analysis::breaking::breaking_point(&cells, crate::analysis::breaking::DEFAULT_LEVEL);
+            let Some(score) = bp.value else {
+                self.warnings.push(format!(
+                    "{model} on {bench}: A3 does not cross 50% inside the data (no breaking point), left out"
+                ));
+                continue;
+            };
+            self.subsets.insert(
+                bench.clone(),
+                format!("breaking point: {by} where fitted A3 crosses 50%"),
+            );
+            let source = format!("breaking point of {} samples in {}", bp.n, dirs.join(", "));
+            self.insert((model, bench), Entry { score, source })?;
         }
         for (key, (c, dirs)) in pooled {
             let Some(score) = c.accuracy() else { continue };

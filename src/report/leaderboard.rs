@@ -57,6 +57,12 @@ pub struct Cell {
     pub judge: Option<JudgeStats>,
     /// The judge's F1.
     pub judge_f1: Option<f64>,
+    /// Where pooled A3 crosses one half by the runs' category (None when the runs are
+    /// grouped by different fields).
+    pub breaking_point: Option<crate::analysis::breaking::BreakingPoint>,
+    /// Pooled counts per category value, and the category field (None: runs differ).
+    #[serde(skip)]
+    by_category: Option<(String, BTreeMap<usize, Counts>)>,
 }
 
 /// The folded table.
@@ -90,6 +96,17 @@ pub fn build(reports: &[RunReport], rows: Rows) -> Leaderboard {
                 dataset: r.dataset.clone(),
                 ..Cell::default()
             });
+        c.by_category = if c.runs.is_empty() {
+            Some((r.by.clone(), r.by_category.clone()))
+        } else {
+            // Buckets pool only when every run counts them by the same field.
+            c.by_category.take().filter(|(by, _)| *by == r.by).map(|(by, mut m)| {
+                for (k, v) in &r.by_category {
+                    m.entry(*k).or_default().merge(v);
+                }
+                (by, m)
+            })
+        };
         c.runs.push(r.run.clone());
         c.counts.merge(&r.total);
         for j in &r.judges {
@@ -127,6 +144,10 @@ pub fn build(reports: &[RunReport], rows: Rows) -> Leaderboard {
         c.a3 = k.accuracy();
         c.a3_ci = wilson95(k.accurate, k.scored());
         c.copy_share = k.copy_share();
+        c.breaking_point = c.by_category.as_ref().map(|(_, m)| {
+            let cells = crate::analysis::breaking::cells_of(m);
+            crate::analysis::breaking::breaking_point(&cells, crate::analysis::breaking::DEFAULT_LEVEL).0
+        });
     }
     let key = |c: &Cell| match rows {
         Rows::Model => (c.model.clone(), c.dataset.clone()),
@@ -371,6 +392,9 @@ fn csv_text(lb: &Leaderboard) -> Result<String, csv::Error> {
         "judge_tn",
         "judge_fn",
         "judge_f1",
+        "breaking_point",
+        "breaking_point_low",
+        "breaking_point_high",
     ])?;
     let f = |x: Option<f64>| x.map(|v| format!("{v:.4}")).unwrap_or_default();
     for c in &lb.cells {
@@ -397,6 +421,9 @@ fn csv_text(lb: &Leaderboard) -> Result<String, csv::Error> {
             ju(|j| j.tn),
             ju(|j| j.fn_),
             f(c.judge_f1),
+            f(c.breaking_point.and_then(|b| b.value)),
+            f(c.breaking_point.and_then(|b| b.ci[0])),
+            f(c.breaking_point.and_then(|b| b.ci[1])),
         ]))?;
     }
     let bytes = w.into_inner().map_err(csv::IntoInnerError::into_error)?;
@@ -409,13 +436,44 @@ pub fn render(lb: &Leaderboard, format: Format) -> String {
         Format::Table => {
             let mut t = text_table(lb, false);
             t.push_str("A2/A3 in % with [Wilson 95% CI]; · no runs; rows ranked by pooled A3\n");
+            t.push_str(&breaking_table(lb, false));
             t
         }
-        Format::Markdown => text_table(lb, true),
+        Format::Markdown => text_table(lb, true) + &breaking_table(lb, true),
         Format::Csv => csv_text(lb).unwrap_or_default(),
         Format::Json => serde_json::to_string_pretty(lb).unwrap_or_default(),
         Format::Latex => latex(lb),
     }
+}
+
+/// Breaking points side by side: one row per row key, one column per column key.
+fn breaking_table(lb: &Leaderboard, markdown: bool) -> String {
+    if lb.cells.iter().all(|c| c.breaking_point.is_none()) {
+        return String::new();
+    }
+    let mut rows = vec![
+        std::iter::once(lb.row_label().to_string())
+            .chain(lb.column_keys.iter().cloned())
+            .collect::<Vec<_>>(),
+    ];
+    for r in &lb.row_keys {
+        let mut row = vec![r.clone()];
+        for col in &lb.column_keys {
+            row.push(match lb.cell(r, col) {
+                None => "·".into(),
+                Some(c) => c
+                    .breaking_point
+                    .as_ref()
+                    .map_or_else(|| "–".into(), crate::analysis::breaking::describe),
+            });
+        }
+        rows.push(row);
+    }
+    format!(
+        "{}Breaking points (where pooled A3 crosses 50%, by the runs' category; 95% profile-likelihood CI)\n{}",
+        if markdown { "\n" } else { "\n" },
+        super::render::grid(&rows, markdown)
+    )
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 
 /// Moved to [`crate::analysis::closeness`]; re-exported so existing paths keep working.
 pub use crate::analysis::closeness;
+pub mod breaking;
 pub mod category;
 pub mod compare;
 pub mod corr_stats;
@@ -165,6 +166,10 @@ pub struct RunReport {
     pub reading: String,
     /// 95 % intervals: Wilson per bucket and overall, bootstrap over batches.
     pub intervals: intervals::RunIntervals,
+    /// Where predicted A3 crosses a level (`breaking_point` in JSON), and whether the
+    /// run's design was adaptive.
+    #[serde(flatten)]
+    pub breaking: breaking::Breaking,
 }
 
 impl By {
@@ -332,7 +337,9 @@ impl ReportBuilder {
             &self.cat_batches,
             &judges,
         );
+        let breaking = breaking::Breaking::new(&self.by_category, m);
         RunReport {
+            breaking,
             intervals,
             run: m.id.clone(),
             dir: dir.display().to_string(),

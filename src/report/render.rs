@@ -369,6 +369,13 @@ fn csv_text(reports: &[RunReport], raw: bool) -> Result<String, csv::Error> {
         "judge_recall",
         "judge_recall_low",
         "judge_recall_high",
+        super::breaking::CSV_HEADER[0],
+        super::breaking::CSV_HEADER[1],
+        super::breaking::CSV_HEADER[2],
+        super::breaking::CSV_HEADER[3],
+        super::breaking::CSV_HEADER[4],
+        super::breaking::CSV_HEADER[5],
+        super::breaking::CSV_HEADER[6],
     ])?;
     let f4 = |x: Option<f64>| x.map(|x| format!("{x:.4}")).unwrap_or_default();
     let lo = |x: Option<[f64; 2]>| f4(x.map(|v| v[0]));
@@ -429,10 +436,12 @@ fn csv_text(reports: &[RunReport], raw: bool) -> Result<String, csv::Error> {
                         lo(jc.recall),
                         hi(jc.recall),
                     ]);
+                    row.extend(super::breaking::csv_cells(r));
                     w.write_record(cells(&row))?;
                 }
             } else {
                 base.extend(std::iter::repeat_n(String::new(), 7));
+                base.extend(super::breaking::csv_cells(r));
                 w.write_record(cells(&base))?;
             }
         }
@@ -541,6 +550,9 @@ pub fn render(reports: &[RunReport], format: Format) -> String {
             }
             out += &h(&format!("By {label}"));
             out += &category_table(reports, label, md);
+            out += &h(&format!("Breaking point (A3 by {label})"));
+            out += &grid(&super::breaking::rows(reports), md);
+            out += &super::breaking::note(reports);
             out += &h("Verdicts");
             out += &grid(&verdict_rows(reports), md);
             for r in reports.iter().filter(|r| r.truncated > 0) {

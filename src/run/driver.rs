@@ -122,6 +122,8 @@ pub struct RunSpec {
     /// Stop (cancelled, resumable) after this many consecutive samples that could not
     /// reach the server; 0 never stops.
     pub max_consecutive_failures: usize,
+    /// More fields for `run.json` (an adaptive run's design), kept on resume.
+    pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
 /// Jobs are made one at a time as tasks start: φ₀ is parsed then, and an item whose
@@ -190,6 +192,8 @@ fn manifest(spec: &RunSpec, id: &str) -> Manifest {
         .into_iter()
         .collect(),
     };
+    m.extra
+        .extend(spec.extra.iter().map(|(k, v)| (k.clone(), v.clone())));
     if let Some(t) = &p.task {
         m.extra.insert(
             crate::record::TASK_KEY.into(),
@@ -248,6 +252,12 @@ fn resume_differences(old: &Manifest, new: &Manifest) -> Vec<(&'static str, Stri
         format!("{:?}", n.syntax),
     );
     cmp("rounds", old.rounds.to_string(), new.rounds.to_string());
+    // An adaptive run resumed without --adaptive would ask every item.
+    cmp(
+        "adaptive design",
+        crate::record::adaptive(old).is_some().to_string(),
+        crate::record::adaptive(new).is_some().to_string(),
+    );
     cmp(
         "reading",
         old.reading().name().into(),
@@ -382,7 +392,9 @@ pub(crate) fn prepare(
         let recorded: f64 = loaded.records.iter().filter_map(|r| r.cost_usd).sum();
         let before = carried_spend(spec, dir, recorded, events)?;
         if let Some(b) = spec.pipeline.client.budget() {
-            b.add_spent(before);
+            // An adaptive run's later rounds resume in the same process: what its
+            // budget already counts is not added twice.
+            b.add_spent((before - b.spent()).max(0.0));
         }
         // The latest line per id is the sample's record (a retried sample has two).
         let mut latest: HashMap<String, bool> = HashMap::new();
@@ -432,7 +444,54 @@ pub async fn execute(
     events: mpsc::UnboundedSender<Event>,
     mut cancel: watch::Receiver<bool>,
 ) -> Result<Outcome, RunError> {
-    let (mut manifest, done, _lock) = prepare(&spec, &events)?;
+    match super::adaptive::Design::of(&spec.extra) {
+        Some(d) => rounds(spec, &d, &events, &mut cancel).await,
+        None => execute_on(&spec, &events, &mut cancel).await,
+    }
+}
+
+/// An adaptive run: plan a round, run its items, until the design says stop.
+async fn rounds(
+    mut spec: RunSpec,
+    d: &super::adaptive::Design,
+    events: &mpsc::UnboundedSender<Event>,
+    cancel: &mut watch::Receiver<bool>,
+) -> Result<Outcome, RunError> {
+    let items = std::mem::take(&mut spec.dataset.file.data);
+    let kind = spec.dataset_info.kind.clone();
+    let mut outcome = Outcome::Finished;
+    let mut before = usize::MAX;
+    std::fs::create_dir_all(&spec.out)
+        .map_err(|e| store::StoreError::Io(spec.out.display().to_string(), e))?;
+    loop {
+        if spec.out.join(store::MANIFEST).exists() {
+            spec.resume = true;
+        }
+        // A round that adds nothing (every item it drew unparseable) would repeat forever.
+        let now = store::read_samples(&spec.out).map_or(0, |l| l.records.len());
+        if now == before {
+            break;
+        }
+        before = now;
+        let Some(round) = super::adaptive::plan(&spec.out, &items, d, &kind)? else {
+            break;
+        };
+        spec.dataset.file.data = round.items;
+        outcome = execute_on(&spec, events, cancel).await?;
+        if outcome != Outcome::Finished {
+            break;
+        }
+    }
+    Ok(outcome)
+}
+
+/// [`execute`] on a borrowed spec (an adaptive run executes one spec per round).
+pub(crate) async fn execute_on(
+    spec: &RunSpec,
+    events: &mpsc::UnboundedSender<Event>,
+    cancel: &mut watch::Receiver<bool>,
+) -> Result<Outcome, RunError> {
+    let (mut manifest, done, _lock) = prepare(spec, events)?;
     let limit = spec.limit.unwrap_or(usize::MAX);
     let in_scope = spec.dataset.file.data.iter().take(limit);
     let todo = in_scope
@@ -448,7 +507,7 @@ pub async fn execute(
             let _ = events.send(Event::Warning(w));
         }
     };
-    warn_all(&events);
+    warn_all(events);
     let over_budget = || client.budget().is_some_and(|b| b.exhausted());
     let mut out = Appender::open(&spec.out.join(SAMPLES))?;
     let mut queue = spec.dataset.file.data.iter().take(limit);
@@ -471,7 +530,7 @@ pub async fn execute(
         {
             let Some(job) = parked
                 .take()
-                .or_else(|| next_job(&mut queue, syntax, task, &done, &events))
+                .or_else(|| next_job(&mut queue, syntax, task, &done, events))
             else {
                 exhausted = true;
                 break;
@@ -517,7 +576,7 @@ pub async fn execute(
             joined = set.join_next_with_id() => match joined {
                 Some(Ok((tid, rec))) => {
                     ids.remove(&tid);
-                    warn_all(&events);
+                    warn_all(events);
                     if refused_by_budget(&rec) {
                         // Not a model error: the sample was never asked; --resume does it.
                         continue;
@@ -639,7 +698,7 @@ pub async fn execute(
     if let Some(l) = client.ledger() {
         let _ = l.sync();
     }
-    warn_all(&events);
+    warn_all(events);
     out.sync()?;
     manifest.status = match outcome {
         Outcome::Finished => crate::record::RunStatus::Finished,

@@ -1,5 +1,6 @@
 //! Evaluation runs: the (A∘I)ⁿ pipeline, run directories, importers.
 
+pub mod adaptive;
 pub mod batch;
 pub mod bertscore;
 pub mod checksum;

@@ -151,6 +151,9 @@ pub struct Derived {
     /// For each run in `chart` order with several batches: per bucket, the lowest and
     /// highest A3 across its batches (empty maps for one-batch runs).
     pub spreads: Vec<BTreeMap<usize, (f64, f64)>>,
+    /// For each run in `chart` order: its logistic fit and breaking point (None when
+    /// the buckets identify no curve).
+    pub fits: Vec<Option<ChartFit>>,
     /// The runs the chart draws, as indices into `runs`, in its order.
     pub chart_runs: Vec<usize>,
     /// The chart's x axis: every bucket from the smallest to the largest present.
@@ -246,6 +249,10 @@ fn derive(m: &Model, c: &ChartCache) -> Derived {
         .map(|&ri| (m.runs[ri].name(), c.runs[ri].buckets.clone()))
         .collect();
     let spreads = shown.iter().map(|&ri| spread(&c.runs[ri])).collect();
+    let fits = shown
+        .iter()
+        .map(|&ri| chart_fit(&c.runs[ri].buckets, m.runs[ri].manifest.as_ref()))
+        .collect();
     let mut measures: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
     for &ri in &shown {
         if !m.runs[ri].rows.is_empty() {
@@ -266,6 +273,7 @@ fn derive(m: &Model, c: &ChartCache) -> Derived {
         buckets: axis(&chart),
         chart,
         spreads,
+        fits,
         chart_runs: shown,
         measures,
         axis_name,
@@ -273,6 +281,30 @@ fn derive(m: &Model, c: &ChartCache) -> Derived {
         total: m.runs.iter().map(|r| r.rows.len()).sum(),
         label_counts: label_counts(m),
     }
+}
+
+/// A run's fitted A3 curve and breaking point, for the chart.
+#[derive(Clone, Debug)]
+pub struct ChartFit {
+    /// Where predicted A3 crosses one half, with its interval.
+    pub point: crate::analysis::breaking::BreakingPoint,
+    /// The curve (its band from [`crate::analysis::breaking::Logistic::band`]).
+    pub curve: crate::analysis::breaking::Logistic,
+    /// Whether the run's design was adaptive (its buckets are not uniform estimates).
+    pub adaptive: bool,
+}
+
+fn chart_fit(
+    buckets: &BTreeMap<usize, Bucket>,
+    manifest: Option<&crate::record::Manifest>,
+) -> Option<ChartFit> {
+    use crate::analysis::breaking as b;
+    let (point, curve) = b::breaking_point(&b::cells_of(buckets), b::DEFAULT_LEVEL);
+    Some(ChartFit {
+        point,
+        curve: curve?,
+        adaptive: manifest.is_some_and(|m| crate::record::adaptive(m).is_some()),
+    })
 }
 
 /// Per bucket, the lowest and highest A3 across a run's batches (empty for one batch).
@@ -560,5 +592,6 @@ fn run_report(run: &RunIndex) -> crate::report::RunReport {
         reading_notes: 0,
         reading: String::new(),
         intervals: crate::report::intervals::RunIntervals::default(),
+        breaking: crate::report::breaking::Breaking::default(),
     }
 }

@@ -25,6 +25,7 @@ pub use derived::{
     Bucket, CompareColumn, CompareView, Derived, KindCounts, PickedBucket, RunSummary, axis,
     outcomes,
 };
+pub use derived::ChartFit;
 pub use detail::{Detail, Highlighted};
 pub use filter::{
     ClosenessFilter, DisagreeFilter, Filter, JudgeFilter, LabelFilter, TruncatedFilter,

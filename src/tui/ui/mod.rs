@@ -1,6 +1,7 @@
 //! Drawing: pure functions of the state and the theme.
 
 pub mod catalogue;
+mod chart_fit;
 pub mod detail;
 pub mod formula;
 pub mod layers;

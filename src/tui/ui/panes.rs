@@ -416,7 +416,7 @@ type Series = (&'static str, fn(&crate::tui::model::Bucket) -> Option<f64>);
 const BARS: [char; 8] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇'];
 
 /// The bar for a share in [0, 1].
-fn bar(v: f64) -> char {
+pub(crate) fn bar(v: f64) -> char {
     BARS[(v * 7.0).round().clamp(0.0, 7.0) as usize]
 }
 
@@ -458,8 +458,19 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let spreads = &app.model.derived.spreads;
     // Rows each run takes; the chart scrolls to keep the focused run in view.
     let series_n = if with_a2 { 2 } else { 1 };
+    // Picking a run in the chart adds a row for its fitted curve and breaking point.
+    let fits = &app.model.derived.fits;
+    let fit_row = |k: usize| {
+        app.chart_layer()
+            .filter(|c| !c.pick.kinds && k == c.pick.run.min(data.len().saturating_sub(1)))
+            .and_then(|_| fits.get(k).and_then(Option::as_ref))
+    };
     let heights: Vec<usize> = (0..data.len())
-        .map(|k| series_n + usize::from(spreads.get(k).is_some_and(|m| !m.is_empty())))
+        .map(|k| {
+            series_n
+                + usize::from(spreads.get(k).is_some_and(|m| !m.is_empty()))
+                + usize::from(fit_row(k).is_some())
+        })
         .collect();
     let rows_avail = (inner.height as usize).saturating_sub(1);
     let top = chart_window(
@@ -624,6 +635,13 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             }
             lines.push(Line::from(spans));
         }
+        if let Some(fit) = fit_row(k)
+            && lines.len() < rows_avail
+        {
+            let label = format!("{:<w$} ≈  ", clip(label, name_w).trim_end(), w = name_w);
+            let columns = (0..ncols).map(|c| &buckets[c * per..((c + 1) * per).min(buckets.len())]);
+            lines.push(super::chart_fit::row(label, fit, columns, t));
+        }
     }
     let first = buckets.first().copied().unwrap_or(0);
     let last = buckets.last().copied().unwrap_or(0);
@@ -652,10 +670,21 @@ pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             if let Some((lo, hi)) = spread {
                 text.push_str(&format!(" · batches {:.0}–{:.0}%", 100.0 * lo, 100.0 * hi));
             }
+            let picked_fit = app
+                .chart_layer()
+                .and_then(|c| fits.get(c.pick.run.min(data.len().saturating_sub(1))))
+                .and_then(Option::as_ref);
             lines.push(Line::from(Span::styled(
                 clip(&text, inner.width as usize),
                 Style::default().fg(t.highlight),
             )));
+            // The fit's numbers on a line of their own: the pick line is full already.
+            if let Some(fit) = picked_fit {
+                lines.push(Line::from(Span::styled(
+                    clip(&super::chart_fit::note(fit, b), inner.width as usize),
+                    Style::default().fg(t.muted),
+                )));
+            }
         }
         _ => lines.push(Line::from(Span::styled(
             format!("{:label_w$}{first}{last:>axis_w$}", ""),
