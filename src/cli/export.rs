@@ -170,6 +170,17 @@ pub fn run(args: ExportArgs) -> Result<i32> {
     // gets a file of its own.
     let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut empty = Vec::new();
+    // Every log of one export is one eval set (Inspect lists a log folder's set
+    // together): its id comes from the runs exported.
+    let set = crate::report::open::inspect_sample::hash(
+        &dirs
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+    .max(1);
+    let mut set_tasks = Vec::new();
     for dir in dirs {
         let m = crate::run::store::read_manifest(&dir).map_err(|e| anyhow!("{e}"))?;
         let (picks, mut warnings) =
@@ -180,7 +191,9 @@ pub fn run(args: ExportArgs) -> Result<i32> {
         let mut written: Vec<(usize, String)> = Vec::new();
         match args.format {
             OpenFormat::Inspect => {
-                for (part, list) in split(&picks, usize::try_from(args.samples_per_log).unwrap_or(usize::MAX)) {
+                let per = usize::try_from(args.samples_per_log).unwrap_or(usize::MAX);
+                for (mut part, list) in split(&picks, per) {
+                    part.set = set;
                     let name = crate::report::open::inspect::part_file_name(&m, part, "eval");
                     let name = unique_name(&name, &dir, &mut taken);
                     let scratch = target.join(format!(".{name}.summaries.partial"));
@@ -194,6 +207,10 @@ pub fn run(args: ExportArgs) -> Result<i32> {
                     })
                     .map_err(fail)?;
                     warnings.extend(w);
+                    if n > 0 {
+                        let k = set_tasks.len();
+                        set_tasks.push(crate::report::open::inspect::eval_set_task(&m, part, k));
+                    }
                     written.push((n, name));
                 }
             }
@@ -249,6 +266,16 @@ pub fn run(args: ExportArgs) -> Result<i32> {
     match args.format {
         OpenFormat::JsonlFlat => write_card(&args.out, "data/*.jsonl", false)?,
         OpenFormat::Parquet => write_card(&args.out, "data/*.parquet", true)?,
+        OpenFormat::Inspect if !set_tasks.is_empty() => {
+            let path = args.out.join("eval-set.json");
+            let body = crate::report::open::inspect::eval_set(set, set_tasks);
+            crate::fswrite::write(
+                &path,
+                &args.out.join(".eval-set.json.partial"),
+                &serde_json::to_vec_pretty(&body)?,
+            )
+            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        }
         OpenFormat::Inspect | OpenFormat::InspectJson => {}
     }
     if empty.is_empty() {

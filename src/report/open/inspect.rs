@@ -21,6 +21,8 @@ pub(crate) struct Part {
     pub count: usize,
     /// The dataset batch the log holds, when the dataset has several.
     pub batch: Option<u16>,
+    /// The eval set the log belongs to (every log of one export); 0: the run's own.
+    pub set: u64,
 }
 
 impl Part {
@@ -32,6 +34,36 @@ impl Part {
             format!("{:016x}", hash(&format!("{}/{}", m.id, self.index)))
         }
     }
+}
+
+/// The eval set id of a log: the export's, else one of the run's own.
+fn eval_set_id(m: &Manifest, part: Part) -> String {
+    let set = if part.set == 0 {
+        hash(&format!("set/{}", m.id))
+    } else {
+        part.set
+    };
+    format!("{set:016x}")
+}
+
+/// One task of the export's `eval-set.json` (Inspect's `EvalSetTask`): the log's task,
+/// id, arguments and model, in export order.
+pub(crate) fn eval_set_task(m: &Manifest, part: Part, sequence: usize) -> Value {
+    let head = header(m, &Totals::default(), part);
+    json!({
+        "name": task_name(m),
+        "task_id": part.task_id(m),
+        "task_file": null,
+        "task_args": head["eval"]["task_args"],
+        "model": head["eval"]["model"],
+        "model_args": head["eval"]["model_args"],
+        "sequence": sequence,
+    })
+}
+
+/// Inspect's `eval-set.json`: the set's id and its tasks.
+pub(crate) fn eval_set(set: u64, tasks: Vec<Value>) -> Value {
+    json!({"eval_set_id": format!("{set:016x}"), "tasks": tasks})
 }
 
 /// The task name, the same in the header and the file name: Inspect's file names put
@@ -200,7 +232,7 @@ pub(crate) fn header(m: &Manifest, t: &Totals, part: Part) -> Value {
         "status": status,
         "eval": {
             "eval_id": format!("{:016x}", hash(&format!("eval/{}", task_id))),
-            "eval_set_id": format!("{:016x}", hash(&format!("set/{}", m.id))),
+            "eval_set_id": eval_set_id(m, part),
             "run_id": m.id,
             "created": created,
             "task": task_name(m),
