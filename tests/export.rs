@@ -180,7 +180,7 @@ fn flat_jsonl_lines_follow_the_dataset_cards_fixed_schema() {
         .output()
         .unwrap());
     let card = std::fs::read_to_string(out.join("README.md")).unwrap();
-    assert!(card.contains("path: \"*.jsonl\""), "{card}");
+    assert!(card.contains("path: \"data/*.jsonl\""), "{card}");
     let features = card_features(&card);
     let names: Vec<&str> = features.iter().map(|(n, _)| n.as_str()).collect();
     for want in [
@@ -199,7 +199,7 @@ fn flat_jsonl_lines_follow_the_dataset_cards_fixed_schema() {
     let mut countermodels = 0;
     let mut non_null: std::collections::BTreeSet<String> = Default::default();
     for run in ["pl-small", "fol-small", "regex-small"] {
-        let text = std::fs::read_to_string(out.join(format!("{run}.jsonl"))).unwrap();
+        let text = std::fs::read_to_string(out.join("data").join(format!("{run}.jsonl"))).unwrap();
         assert_eq!(text.lines().count(), 14);
         for l in text.lines() {
             let v: Value = serde_json::from_str(l).unwrap();
@@ -293,7 +293,7 @@ fn parquet_holds_the_flat_rows_typed_with_judge_answers_and_lists() {
             .unwrap());
     }
     let features = card_features(&std::fs::read_to_string(pq.join("README.md")).unwrap());
-    let file = std::fs::File::open(pq.join("pl-small.parquet")).unwrap();
+    let file = std::fs::File::open(pq.join("data/pl-small.parquet")).unwrap();
     let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
         .unwrap()
         .build()
@@ -308,6 +308,9 @@ fn parquet_holds_the_flat_rows_typed_with_judge_answers_and_lists() {
             "int64" => DataType::Int64,
             "float64" => DataType::Float64,
             "bool" => DataType::Boolean,
+            "timestamp[ms, tz=UTC]" => {
+                DataType::Timestamp(arrow_schema::TimeUnit::Millisecond, Some("UTC".into()))
+            }
             _ => DataType::List(std::sync::Arc::new(arrow_schema::Field::new_list_field(
                 DataType::Utf8,
                 true,
@@ -315,7 +318,7 @@ fn parquet_holds_the_flat_rows_typed_with_judge_answers_and_lists() {
         };
         assert_eq!(f.data_type(), &want, "{name}");
     }
-    let lines: Vec<Value> = std::fs::read_to_string(fl.join("pl-small.jsonl"))
+    let lines: Vec<Value> = std::fs::read_to_string(fl.join("data/pl-small.jsonl"))
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())

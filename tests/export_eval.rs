@@ -68,9 +68,12 @@ fn export(runs: &[&Path], out: &Path) -> Vec<PathBuf> {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The logs; `eval-set.json` beside them lists them as one eval set.
+    assert!(out.join("eval-set.json").is_file());
     let mut files: Vec<PathBuf> = std::fs::read_dir(out)
         .unwrap()
         .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "eval"))
         .collect();
     files.sort();
     files

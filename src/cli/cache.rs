@@ -17,7 +17,11 @@ pub struct CacheArgs {
 #[derive(Subcommand, Debug)]
 pub enum CacheAction {
     /// Where the cache is, how many answers it holds, for which models, and its size.
-    Stats,
+    Stats {
+        /// `--format json` (or `--json`): one JSON object instead of text.
+        #[command(flatten)]
+        output: super::output::FormatArg,
+    },
     /// Remove answers: unused for some days, beyond a count (least recently used first), or all.
     Prune {
         /// Remove answers not used for this many days.
@@ -80,11 +84,28 @@ pub fn run(args: CacheArgs) -> Result<i32> {
                 c.path().display()
             );
         }
-        CacheAction::Stats => {
+        CacheAction::Stats { output } => {
             let c = ResponseCache::open(&dir)?;
             let s = c
                 .stats()
                 .map_err(|e| anyhow!("reading {}: {e}", c.path().display()))?;
+            if output.is_json() {
+                let by_model: serde_json::Map<String, serde_json::Value> = s
+                    .by_model
+                    .iter()
+                    .map(|(m, n)| (m.clone(), serde_json::Value::from(*n)))
+                    .collect();
+                let v = serde_json::json!({
+                    "path": c.path().display().to_string(),
+                    "answers": s.entries,
+                    "bytes": s.bytes,
+                    "oldest": s.oldest.map(|t| crate::record::rfc3339(t.max(0) as u64)),
+                    "newest": s.newest.map(|t| crate::record::rfc3339(t.max(0) as u64)),
+                    "by_model": by_model,
+                });
+                outln!("{}", serde_json::to_string_pretty(&v)?);
+                return Ok(0);
+            }
             outln!("cache: {}", c.path().display());
             outln!("answers: {}", s.entries);
             outln!(

@@ -13,9 +13,9 @@ pub struct CompareArgs {
     /// Two or more run directories, or folders holding them.
     #[arg(required = true)]
     pub runs: Vec<PathBuf>,
-    /// Print JSON (patterns, pairwise counts and p-values) instead of tables.
-    #[arg(long)]
-    pub json: bool,
+    /// `--format json` (or `--json`): patterns, pairwise counts and p-values instead of tables.
+    #[command(flatten)]
+    pub output: super::output::FormatArg,
     /// Also write the matrix, one row per φ₀ and one column per run (pass/fail/empty), as CSV.
     #[arg(long, value_name = "FILE")]
     pub rows: Option<PathBuf>,
@@ -58,7 +58,7 @@ pub fn run(args: CompareArgs) -> Result<i32> {
             rows: args.rows.as_deref(),
             by: args.by,
             plot: args.plot.as_deref(),
-            json: args.json,
+            json: args.output.is_json(),
         });
     }
     let dirs = super::report::expand_runs(&args.runs)?;
@@ -116,7 +116,7 @@ pub fn run(args: CompareArgs) -> Result<i32> {
     }
     let mut jsons = Vec::new();
     for (k, (_, g)) in groups.iter().enumerate() {
-        if !args.json && groups.len() > 1 {
+        if !args.output.is_json() && groups.len() > 1 {
             let d = &g[0].manifest.dataset;
             if k > 0 {
                 outln!();
@@ -141,7 +141,7 @@ pub fn run(args: CompareArgs) -> Result<i32> {
             names.join(", ")
         );
     }
-    if args.json {
+    if args.output.is_json() {
         let v = match jsons.len() {
             1 => {
                 let mut v = jsons.remove(0);
@@ -195,7 +195,7 @@ fn compare_one(data: &[RunData], args: &CompareArgs) -> Result<serde_json::Value
                 "a": m.runs[*a], "b": m.runs[*b], "counts": p, "mcnemar_p": p.mcnemar_p(),
             })).collect::<Vec<_>>(),
     });
-    if args.json {
+    if args.output.is_json() {
         return Ok(v);
     }
     if complete == 0 {

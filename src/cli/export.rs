@@ -1,9 +1,18 @@
 //! `autoeval export`: runs in formats other tools open.
 
+use crate::report::open::Pick;
+use crate::report::open::inspect::Part;
+use crate::report::open::inspect_eval::Log;
 use anyhow::{Result, anyhow};
 use clap::{Args, ValueEnum};
 use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+/// Samples per `.eval` log by default: each log's `summaries.json` (what Inspect's
+/// viewer loads whole into the browser, about 1.1 KB a sample) stays near 55 MB, a tenth
+/// of the ~512 MB a browser's JavaScript string can hold (a million samples in one log,
+/// 1.1 GB, crashed the viewer's page).
+pub const SAMPLES_PER_LOG: u64 = 50_000;
 
 /// Arguments of `autoeval export`.
 #[derive(Args, Debug)]
@@ -14,13 +23,22 @@ pub struct ExportArgs {
     /// Output format.
     #[arg(long, value_enum)]
     pub format: OpenFormat,
-    /// Directory to write into (created if missing): one file per run.
+    /// Directory to write into (created if missing): Inspect logs in it; flat rows in its
+    /// data/ folder (one file per run) with the dataset card README.md beside data/.
     #[arg(long)]
     pub out: PathBuf,
     /// Leave failure kinds not yet proved out (they are proved once per run and kept
     /// in its kinds cache; a first report of a large first-order run waits for them).
     #[arg(long)]
     pub no_kinds: bool,
+    /// With --format inspect: at most N samples per `.eval` log; a larger run (and a run
+    /// whose dataset has batches, one log per batch) becomes several logs of one eval set.
+    #[arg(long, value_name = "N", default_value_t = SAMPLES_PER_LOG,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub samples_per_log: u64,
+    /// No progress bar (it is drawn only when stderr is a terminal).
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// Formats.
@@ -49,9 +67,9 @@ fn safe_name(id: &str) -> String {
         .collect()
 }
 
-/// Writes the dataset card beside flat exports, unless a README.md that is not one of
-/// ours is there already.
-fn write_card(out: &std::path::Path, data_files: &str) -> Result<()> {
+/// Writes the dataset card at the root of a flat export, unless a README.md that is
+/// not one of ours is there already.
+fn write_card(out: &Path, data_files: &str, parquet: bool) -> Result<()> {
     let path = out.join("README.md");
     if let Ok(old) = std::fs::read_to_string(&path)
         && !old.contains(crate::report::open::flat::CARD_MARK)
@@ -64,7 +82,7 @@ fn write_card(out: &std::path::Path, data_files: &str) -> Result<()> {
     }
     crate::fswrite::save(
         &path,
-        crate::report::open::flat::dataset_card(data_files).as_bytes(),
+        crate::report::open::flat::dataset_card(data_files, parquet).as_bytes(),
     )
     .map_err(|e| anyhow!("{}: {e}", path.display()))
 }
@@ -87,7 +105,73 @@ fn say_index(dir: &std::path::Path) {
     }
 }
 
-/// Runs `autoeval export`.
+/// Writes `dir/name` through a temporary file renamed at the end (an interrupted export
+/// leaves no half file; a device or FIFO of that name is written in place, never
+/// replaced). A write that kept no sample is discarded. Returns the samples written.
+fn write_one(
+    dir: &Path,
+    name: &str,
+    write: impl FnOnce(&mut BufWriter<crate::fswrite::Output>) -> Result<(usize, Vec<String>)>,
+) -> Result<(usize, Vec<String>)> {
+    let path = dir.join(name);
+    let tmp = dir.join(format!(".{name}.partial"));
+    let file = crate::fswrite::Output::create(&path, tmp)
+        .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let mut w = BufWriter::with_capacity(1 << 20, file);
+    let (n, warnings) = match write(&mut w).and_then(|r| {
+        w.flush()?;
+        Ok(r)
+    }) {
+        Ok(r) => r,
+        Err(e) => {
+            w.into_parts().0.discard();
+            return Err(e);
+        }
+    };
+    let file = w
+        .into_inner()
+        .map_err(std::io::IntoInnerError::into_error)
+        .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    if n == 0 {
+        file.discard();
+    } else {
+        file.commit()
+            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    }
+    Ok((n, warnings))
+}
+
+/// A run's samples as logs: one per dataset batch when it has several, each cut into
+/// pieces of at most `per` samples; one (empty) part for a run with no sample.
+fn split(picks: &[Pick], per: usize) -> Vec<(Part, Vec<Pick>)> {
+    let mut batches: std::collections::BTreeMap<u16, Vec<Pick>> = Default::default();
+    for p in picks {
+        batches.entry(p.batch).or_default().push(*p);
+    }
+    let several = batches.len() > 1;
+    let mut out: Vec<(Part, Vec<Pick>)> = Vec::new();
+    for (b, list) in batches {
+        for chunk in list.chunks(per.max(1)) {
+            let part = Part {
+                batch: several.then_some(b),
+                ..Part::default()
+            };
+            out.push((part, chunk.to_vec()));
+        }
+    }
+    if out.is_empty() {
+        out.push((Part::default(), Vec::new()));
+    }
+    let count = out.len();
+    for (i, (p, _)) in out.iter_mut().enumerate() {
+        p.index = i;
+        p.count = count;
+    }
+    out
+}
+
+/// Runs `autoeval export`: exit 0, or 1 when a run kept no sample (its file is not
+/// written; the other runs are).
 pub fn run(args: ExportArgs) -> Result<i32> {
     crate::run::kinds_cache::set_policy(
         !args.no_kinds,
@@ -96,64 +180,139 @@ pub fn run(args: ExportArgs) -> Result<i32> {
     let dirs = super::report::expand_runs(&args.runs)?;
     std::fs::create_dir_all(&args.out)
         .map_err(|e| anyhow!("{}: cannot create: {e}", args.out.display()))?;
+    // Flat rows go under data/ with the card at the root, as on the Hugging Face Hub:
+    // `pd.read_parquet(out/data)` then reads only data files.
+    let flat = matches!(args.format, OpenFormat::JsonlFlat | OpenFormat::Parquet);
+    let target = if flat {
+        args.out.join("data")
+    } else {
+        args.out.clone()
+    };
+    std::fs::create_dir_all(&target)
+        .map_err(|e| anyhow!("{}: cannot create: {e}", target.display()))?;
     // Two runs may share an id (the same folder name under two parents): each still
     // gets a file of its own.
     let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut empty = Vec::new();
+    // Every log of one export is one eval set (Inspect lists a log folder's set
+    // together): its id comes from the runs exported.
+    let set = crate::report::open::inspect_sample::hash(
+        &dirs
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+    .max(1);
+    let mut set_tasks = Vec::new();
     for dir in dirs {
         let m = crate::run::store::read_manifest(&dir).map_err(|e| anyhow!("{e}"))?;
-        let name = match args.format {
-            OpenFormat::Inspect => crate::report::open::inspect::file_name(&m, "eval"),
-            OpenFormat::InspectJson => crate::report::open::inspect::file_name(&m, "json"),
-            OpenFormat::JsonlFlat => format!("{}.jsonl", safe_name(&m.id)),
-            OpenFormat::Parquet => format!("{}.parquet", safe_name(&m.id)),
-        };
-        let name = unique_name(&name, &dir, &mut taken);
         say_index(&dir);
-        let path = args.out.join(&name);
-        // Written beside the target and renamed: an interrupted export leaves no half file.
-        // A device or FIFO of that name is written in place, never replaced.
-        let tmp = args.out.join(format!(".{name}.partial"));
-        let file = crate::fswrite::Output::create(&path, tmp)
-            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
-        let mut w = BufWriter::with_capacity(1 << 20, file);
-        let result = match args.format {
+        let (picks, mut warnings) =
+            crate::report::open::picks(&dir, true, |_| true).map_err(|e| anyhow!("{e}"))?;
+        let id = crate::sanitize::one_line(&m.id).into_owned();
+        let bar = super::output::bar(picks.len() as u64, &id, args.quiet);
+        let fail = |e: anyhow::Error| anyhow!("{}: {e:#}", dir.display());
+        let mut written: Vec<(usize, String)> = Vec::new();
+        match args.format {
             OpenFormat::Inspect => {
-                let scratch = args.out.join(format!(".{name}.summaries.partial"));
-                crate::report::open::inspect_eval::write_eval(&dir, &mut w, &scratch)
+                let per = usize::try_from(args.samples_per_log).unwrap_or(usize::MAX);
+                for (mut part, list) in split(&picks, per) {
+                    part.set = set;
+                    let name = crate::report::open::inspect::part_file_name(&m, part, "eval");
+                    let name = unique_name(&name, &dir, &mut taken);
+                    let scratch = target.join(format!(".{name}.summaries.partial"));
+                    let log = Log {
+                        picks: &list,
+                        part,
+                        bar: &bar,
+                    };
+                    let (n, w) = write_one(&target, &name, |w| {
+                        crate::report::open::inspect_eval::write_eval(&dir, &log, w, &scratch)
+                    })
+                    .map_err(fail)?;
+                    warnings.extend(w);
+                    if n > 0 {
+                        let k = set_tasks.len();
+                        set_tasks.push(crate::report::open::inspect::eval_set_task(&m, part, k));
+                    }
+                    written.push((n, name));
+                }
             }
-            OpenFormat::InspectJson => crate::report::open::inspect::write_json(&dir, &mut w),
-            OpenFormat::JsonlFlat => crate::report::open::flat::write(&dir, &mut w),
-            OpenFormat::Parquet => crate::report::open::parquet_out::write(&dir, &mut w),
-        };
-        let (n, warnings) = match result.and_then(|r| {
-            w.flush()?;
-            Ok(r)
-        }) {
-            Ok(r) => r,
-            Err(e) => {
-                w.into_parts().0.discard();
-                return Err(anyhow!("{}: {e}", dir.display()));
+            OpenFormat::InspectJson => {
+                let name = crate::report::open::inspect::file_name(&m, "json");
+                let name = unique_name(&name, &dir, &mut taken);
+                let (n, w) = write_one(&target, &name, |w| {
+                    crate::report::open::inspect::write_json(&dir, w)
+                })
+                .map_err(fail)?;
+                bar.inc(n as u64);
+                warnings.extend(w);
+                written.push((n, name));
             }
-        };
-        w.into_inner()
-            .map_err(std::io::IntoInnerError::into_error)
-            .and_then(crate::fswrite::Output::commit)
-            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+            OpenFormat::JsonlFlat | OpenFormat::Parquet => {
+                let parquet = args.format == OpenFormat::Parquet;
+                let ext = if parquet { "parquet" } else { "jsonl" };
+                let name = unique_name(&format!("{}.{ext}", safe_name(&m.id)), &dir, &mut taken);
+                let (n, w) = write_one(&target, &name, |w| {
+                    if parquet {
+                        crate::report::open::parquet_out::write(&dir, &picks, w, &bar)
+                    } else {
+                        crate::report::open::flat::write(&dir, &picks, w, &bar)
+                    }
+                })
+                .map_err(fail)?;
+                warnings.extend(w);
+                written.push((n, name));
+            }
+        }
+        bar.finish_and_clear();
         for w in warnings.iter().take(5) {
             eprintln!("warning: {}", crate::sanitize::one_line(w));
         }
-        eprintln!(
-            "{}: {n} samples → {}",
-            crate::sanitize::one_line(&m.id),
-            crate::sanitize::one_line(&path.display().to_string())
-        );
+        let total: usize = written.iter().map(|(n, _)| n).sum();
+        if total == 0 {
+            eprintln!(
+                "{id}: no sample kept ({} line(s) skipped): nothing written",
+                warnings.len()
+            );
+            empty.push(id);
+            continue;
+        }
+        if !args.quiet {
+            for (n, name) in &written {
+                eprintln!(
+                    "{id}: {n} samples → {}",
+                    crate::sanitize::one_line(&target.join(name).display().to_string())
+                );
+            }
+        }
     }
     match args.format {
-        OpenFormat::JsonlFlat => write_card(&args.out, "*.jsonl")?,
-        OpenFormat::Parquet => write_card(&args.out, "*.parquet")?,
+        OpenFormat::JsonlFlat => write_card(&args.out, "data/*.jsonl", false)?,
+        OpenFormat::Parquet => write_card(&args.out, "data/*.parquet", true)?,
+        OpenFormat::Inspect if !set_tasks.is_empty() => {
+            let path = args.out.join("eval-set.json");
+            let body = crate::report::open::inspect::eval_set(set, set_tasks);
+            crate::fswrite::write(
+                &path,
+                &args.out.join(".eval-set.json.partial"),
+                &serde_json::to_vec_pretty(&body)?,
+            )
+            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        }
         OpenFormat::Inspect | OpenFormat::InspectJson => {}
     }
-    Ok(0)
+    if empty.is_empty() {
+        Ok(0)
+    } else {
+        eprintln!(
+            "error: {} run(s) kept no sample: {}",
+            empty.len(),
+            empty.join(", ")
+        );
+        Ok(1)
+    }
 }
 
 /// `name`, or when an earlier run of this export took it, `name` with the run's parent

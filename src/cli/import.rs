@@ -25,6 +25,9 @@ pub struct ImportArgs {
     /// original's); recorded in run.json.
     #[arg(long, value_enum, default_value_t = Reading::Standard)]
     pub reading: Reading,
+    /// No progress bar (it is drawn only when stderr is a terminal).
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// Runs `autoeval import`.
@@ -33,8 +36,17 @@ pub fn run(args: ImportArgs) -> Result<i32> {
         timeout: std::time::Duration::from_millis(args.verify_timeout.max(1)),
         ..verify::Options::default()
     };
-    let s = import_as(&args.file, &args.out, args.reverify, &opts, args.reading)
-        .map_err(|e| anyhow!(e))?;
+    let bar = super::output::bar(0, "importing", args.quiet);
+    let s = import_as(
+        &args.file,
+        &args.out,
+        args.reverify,
+        &opts,
+        args.reading,
+        &bar,
+    );
+    bar.finish_and_clear();
+    let s = s.map_err(|e| anyhow!(e))?;
     for w in s.skipped.iter().take(10) {
         eprintln!("skipped: {w}");
     }

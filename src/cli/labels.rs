@@ -72,9 +72,9 @@ pub enum LabelsCommand {
         /// Also list samples already adjudicated.
         #[arg(long)]
         all: bool,
-        /// JSON instead of text.
-        #[arg(long)]
-        json: bool,
+        /// `--format json` (or `--json`): JSON instead of text.
+        #[command(flatten)]
+        output: super::output::FormatArg,
     },
     /// Settle a sample: record the adjudicated label (annotator `adjudicated`).
     Adjudicate {
@@ -101,9 +101,9 @@ pub enum LabelsCommand {
         /// Category axis.
         #[arg(long, value_enum, default_value_t = By::Operators)]
         by: By,
-        /// JSON instead of text.
-        #[arg(long)]
-        json: bool,
+        /// `--format json` (or `--json`): JSON instead of text.
+        #[command(flatten)]
+        output: super::output::FormatArg,
         /// Cohen's κ for this pair of annotators (`--pair alice,bob`) instead of the
         /// pair that shares the most samples.
         #[arg(long, value_name = "A,B")]
@@ -407,13 +407,13 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
                 .map_err(|e| anyhow!(e))?;
             Ok(0)
         }
-        LabelsCommand::Disagreements { run, all, json } => {
-            super::labels_export::disagreements(&run, all, json)
+        LabelsCommand::Disagreements { run, all, output } => {
+            super::labels_export::disagreements(&run, all, output.is_json())
         }
         LabelsCommand::Stats {
             runs,
             by,
-            json,
+            output,
             pair,
             bootstrap,
         } => {
@@ -450,7 +450,7 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
             };
             let st = stats_with(&data, &records, by == By::Depth, &opts);
             let ranking = super::labels_ranks::load(&dirs)?;
-            if json {
+            if output.is_json() {
                 let mut v = serde_json::to_value(&st)?;
                 if let (Some(r), Some(m)) = (&ranking, v.as_object_mut()) {
                     m.insert("ranking".into(), serde_json::to_value(r)?);

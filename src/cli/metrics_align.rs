@@ -19,11 +19,11 @@ pub struct AlignArgs {
     /// Run directories; their samples are pooled.
     #[arg(required = true, num_args = 1..)]
     pub runs: Vec<PathBuf>,
-    /// Print one JSON object.
-    #[arg(long, conflicts_with = "csv")]
-    pub json: bool,
+    /// `--format json` (or `--json`): one JSON object.
+    #[command(flatten)]
+    pub output: super::output::FormatArg,
     /// Print CSV rows (band, metric, statistics).
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["json", "format"])]
     pub csv: bool,
     /// Lower edges of the operator-count bands after 0 (default 5,10,20,40 gives
     /// 0-4, 5-9, 10-19, 20-39, 40+).
@@ -514,7 +514,7 @@ pub fn run(args: AlignArgs) -> Result<i32> {
         );
         return Ok(1);
     }
-    if args.json {
+    if args.output.is_json() {
         outln!("{}", serde_json::to_string_pretty(&report)?);
     } else if args.csv {
         print_csv(&report)?;

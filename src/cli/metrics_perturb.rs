@@ -12,12 +12,12 @@ pub struct PerturbArgs {
     /// A FOLIO-format JSON-lines file (`story_id`, `premises-FOL`); default: the shipped
     /// FOLIO v0.0 train split. Records are selected as the paper selects them.
     pub dataset: Option<PathBuf>,
-    /// Print JSON instead of tables.
-    #[arg(long, conflicts_with = "csv")]
-    pub json: bool,
+    /// `--format json` (or `--json`): JSON instead of tables.
+    #[command(flatten)]
+    pub output: super::output::FormatArg,
     /// Print CSV (perturbation, metric_a, metric_b, mean, n, changed, verdict; a = b is
     /// the metric alone; verdict `all`, or a verifier group for the split rows).
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["json", "format"])]
     pub csv: bool,
     /// Also draw Table 2 (all records, then each verdict group) as an SVG heat map.
     #[arg(long, value_name = "FILE.svg")]
@@ -80,7 +80,7 @@ pub fn run(args: PerturbArgs) -> Result<i32> {
         super::metrics_plot::write_svg(path, &name, &rows)
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
-    if args.json {
+    if args.output.is_json() {
         let paper: Vec<_> = PAPER
             .iter()
             .map(|(p, v)| serde_json::json!({"perturbation": p, "means": v}))

@@ -34,6 +34,7 @@ pub mod metrics_align;
 mod metrics_bertscore;
 mod metrics_input;
 pub mod metrics_perturb;
+pub mod output;
 pub(crate) mod metrics_plot;
 pub mod prompts;
 pub mod reference;
@@ -42,6 +43,7 @@ pub mod rescore;
 pub mod run;
 pub mod run_scale;
 pub mod score;
+pub mod shell;
 pub mod verify;
 pub mod view;
 
@@ -103,6 +105,10 @@ pub enum Command {
     Verify(verify::VerifyArgs),
     /// Inspect or prune the response cache shared by runs.
     Cache(cache::CacheArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout.
+    Completions(shell::CompletionsArgs),
+    /// Print the manual page autoeval(1) as roff, or write one page per command with --out.
+    Man(shell::ManArgs),
     /// Print the CLI reference (docs/src/reference/cli.md) as Markdown, generated from this command tree.
     #[command(hide = true)]
     CliReference(reference::CliReferenceArgs),
@@ -129,6 +135,8 @@ pub fn main() -> i32 {
         Some(Command::Export(args)) => export::run(args),
         Some(Command::Score(args)) => score::run(args),
         Some(Command::Cache(args)) => cache::run(args),
+        Some(Command::Completions(args)) => shell::completions(args),
+        Some(Command::Man(args)) => shell::man(args),
         Some(Command::Metrics(args)) => metrics::run(args),
         Some(Command::CliReference(args)) => reference::run(&args),
     };

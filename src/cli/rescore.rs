@@ -30,6 +30,9 @@ pub struct RescoreArgs {
     /// `bertscore_minilm` in every closeness record. Needs `--features bertscore`.
     #[arg(long, value_name = "DIR")]
     pub bertscore_model: Option<PathBuf>,
+    /// No progress bar (it is drawn only when stderr is a terminal).
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// The bertscore-minilm scorer in `dir`, if given; refused in builds without the feature.
@@ -89,8 +92,11 @@ pub fn run(args: RescoreArgs) -> Result<i32> {
         },
         reading: args.reading,
         bertscore,
+        progress: super::output::bar(0, "rescoring", args.quiet),
     };
-    let s = rescore(&opts).map_err(|e| anyhow!(e))?;
+    let s = rescore(&opts).map_err(|e| anyhow!(e));
+    opts.progress.finish_and_clear();
+    let s = s?;
     // Index the new samples now, so the next `view` or `report` reads rather than parses.
     crate::run::index::load_or_build(&out, false);
     for w in s.warnings.iter().take(10) {

@@ -26,9 +26,9 @@ pub struct VerifyArgs {
     /// Time limit in milliseconds.
     #[arg(long, default_value_t = 5000)]
     pub timeout: u64,
-    /// Print JSON instead of text.
-    #[arg(long)]
-    pub json: bool,
+    /// `--format json` (or `--json`): JSON instead of text.
+    #[command(flatten)]
+    pub output: super::output::FormatArg,
     /// Show every predicate of a finite countermodel as a table (default: the true atoms).
     #[arg(long)]
     pub tables: bool,
@@ -194,7 +194,7 @@ pub fn run(args: VerifyArgs) -> Result<i32> {
     let ms = start.elapsed().as_secs_f64() * 1000.0;
     let shown = reported_syntax(args.syntax, syntax, &a, b.as_ref());
     let mut out = std::io::stdout().lock();
-    if args.json {
+    if args.output.is_json() {
         let mut v = pair_json(phi, phi_prime, shown, &a, &verdict);
         if let Some(o) = v.as_object_mut() {
             if args.explain {

@@ -5,20 +5,16 @@
 use super::MIN_KEY_ECHO;
 use std::collections::HashSet;
 
+/// Base64 without padding (standard or URL-safe alphabet): how a key shows inside an
+/// encoded stream.
 fn base64(bytes: &[u8], url: bool) -> String {
-    let table: &[u8; 64] = if url {
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    use base64::Engine as _;
+    use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
+    if url {
+        URL_SAFE_NO_PAD.encode(bytes)
     } else {
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-    };
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk.iter().fold(0u32, |a, &b| (a << 8) | u32::from(b)) << (8 * (3 - chunk.len()));
-        for i in 0..=chunk.len() {
-            out.push(char::from(table[((n >> (18 - 6 * i)) & 63) as usize]));
-        }
+        STANDARD_NO_PAD.encode(bytes)
     }
-    out
 }
 
 /// The texts a key can be echoed as; any piece of one counts.

@@ -154,16 +154,25 @@ pub fn import(
     reverify: bool,
     opts: &verify::Options,
 ) -> Result<ImportSummary, ImportError> {
-    import_as(file, out, reverify, opts, Reading::Standard)
+    import_as(
+        file,
+        out,
+        reverify,
+        opts,
+        Reading::Standard,
+        &indicatif::ProgressBar::hidden(),
+    )
 }
 
-/// [`import`] with the replies read under `reading` (recorded in `run.json`).
+/// [`import`] with the replies read under `reading` (recorded in `run.json`), advancing
+/// `bar` (its length set to the file's samples) once a sample.
 pub(crate) fn import_as(
     file: &Path,
     out: &Path,
     reverify: bool,
     opts: &verify::Options,
     reading: Reading,
+    bar: &indicatif::ProgressBar,
 ) -> Result<ImportSummary, ImportError> {
     if out.join(store::MANIFEST).exists() {
         return Err(ImportError::OutExists(out.display().to_string()));
@@ -187,7 +196,9 @@ pub(crate) fn import_as(
     let mut judge = Appender::open(&out.join(JUDGE))?;
     let mut prompts = Appender::open(&out.join(ORIGINAL_PROMPTS))?;
     let mut kept_prompts = std::collections::HashMap::new();
+    bar.set_length(ds.exprs.len() as u64);
     for (item, phi0) in ds.file.data.iter().zip(&ds.exprs) {
+        bar.inc(1);
         let id = item.idx.to_string();
         let llm_fs = item
             .extra

@@ -7,7 +7,7 @@ use crate::analysis::closeness::closeness_within;
 use crate::llm::client::{CallError, CallResult};
 use crate::llm::{BoxFut, ChatRequest, Client};
 use crate::prompt::{PromptSet, Rendered};
-use crate::record::{RoundRecord, SampleRecord, now_rfc3339};
+use crate::record::{RoundRecord, SampleRecord};
 use crate::syntax::{Expr, SyntaxKind};
 use crate::verify::{self, Verdict};
 use std::sync::Arc;
@@ -145,7 +145,7 @@ impl Pipeline {
                 input_tokens: 0,
                 output_tokens: 0,
                 cost_usd: None,
-                finished: now_rfc3339(),
+                finished: crate::clock::now_rfc3339_ms(),
                 task: None,
             },
         }
@@ -288,7 +288,7 @@ impl Pipeline {
             input_tokens: tin,
             output_tokens: tout,
             cost_usd: cost,
-            finished: now_rfc3339(),
+            finished: crate::clock::now_rfc3339_ms(),
             task: None,
         };
         if let Some(b) = &self.bertscore

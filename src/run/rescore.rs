@@ -192,6 +192,9 @@ pub struct RescoreOptions {
     /// Adds `bertscore_minilm` to every closeness record (None: a stored value is kept
     /// where φ₀ and φ₁ are unchanged, and none is computed).
     pub bertscore: Option<super::bertscore::Bertscore>,
+    /// Its length is set to the samples to rescore; advanced as each chunk is done
+    /// (hidden: no bar).
+    pub progress: indicatif::ProgressBar,
 }
 
 /// What changed.
@@ -390,6 +393,7 @@ pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, RescoreError> {
     };
     let src = opts.run.join(SAMPLES);
     let latest = latest_lines(&src).map_err(io_at(&src))?;
+    opts.progress.set_length(latest.len() as u64);
     if !opts.in_place {
         if opts.out.join(store::MANIFEST).exists() {
             return Err(RescoreError::OutExists(opts.out.display().to_string()));
@@ -469,6 +473,7 @@ pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, RescoreError> {
                 RescoreError::Bertscore(e)
             })?;
         }
+        opts.progress.inc(chunk.len() as u64);
         for ((n, _), r) in chunk.iter().zip(results) {
             match r {
                 LineResult::Skip => {}

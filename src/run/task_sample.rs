@@ -13,7 +13,7 @@
 use super::job::{Caller, Job, Runs, Stage, call_record};
 use super::task::{TaskKind, TaskSet};
 use crate::analysis::task_answer;
-use crate::record::{CallRecord, RoundRecord, SampleRecord, TaskRecord, TextScores, now_rfc3339};
+use crate::record::{CallRecord, RoundRecord, SampleRecord, TaskRecord, TextScores};
 use crate::verify::{Countermodel, Verdict};
 
 /// The verdict of an answer against the gold label.
@@ -237,7 +237,7 @@ fn record<P: Runs + ?Sized>(
         input_tokens: tin,
         output_tokens: tout,
         cost_usd: cost,
-        finished: now_rfc3339(),
+        finished: crate::clock::now_rfc3339_ms(),
         task: Some(task),
     }
 }

@@ -3,7 +3,7 @@
 //! JSONL (`jsonl-flat`, every line the same keys in the same order, with a dataset card
 //! beside it) and Parquet (`parquet`, in `parquet_out`) write the same rows.
 
-use super::{for_each_sample_kinds, labels_by_sample, verdict_detail};
+use super::{Pick, labels_by_sample, read_picks, verdict_detail};
 use crate::llm::judge::JudgeAnswer;
 use crate::record::{CallRecord, JudgeRecord, LabelRecord, Manifest, Metric, SampleRecord};
 use serde_json::Value;
@@ -24,6 +24,8 @@ pub enum Ty {
     Bool,
     /// List of text.
     StrList,
+    /// A UTC time: RFC 3339 text in JSONL, a timestamp (ms, UTC) in Parquet.
+    Time,
 }
 
 impl Ty {
@@ -35,6 +37,7 @@ impl Ty {
             Ty::Float => "float64",
             Ty::Bool => "bool",
             Ty::StrList => "string",
+            Ty::Time => "string",
         }
     }
 }
@@ -102,7 +105,7 @@ const FIXED: &[(&str, Ty)] = &[
     ("output_tokens", Ty::Int),
     ("reasoning_tokens", Ty::Int),
     ("cost_usd", Ty::Float),
-    ("finished", Ty::Str),
+    ("finished", Ty::Time),
     ("judge_model", Ty::Str),
     ("judge_answer", Ty::Str),
     ("judge_agrees", Ty::Bool),
@@ -295,16 +298,31 @@ pub fn write_line(
     out.write_all(b"}\n")
 }
 
-/// Writes a run as flat JSONL to `out`; returns the samples written and warnings.
-pub fn write(dir: &Path, out: &mut impl Write) -> anyhow::Result<(usize, Vec<String>)> {
+/// The failure kinds of a row index mask, as ids.
+pub(crate) fn kind_ids(mask: u32) -> Vec<&'static str> {
+    crate::report::kinds::unmask(mask)
+        .iter()
+        .map(|k| k.id())
+        .collect()
+}
+
+/// Writes the samples `picks` points at as flat JSONL to `out`, advancing `bar` once a
+/// sample; returns the samples written and warnings.
+pub(crate) fn write(
+    dir: &Path,
+    picks: &[Pick],
+    out: &mut impl Write,
+    bar: &indicatif::ProgressBar,
+) -> anyhow::Result<(usize, Vec<String>)> {
     let rows = RunRows::load(dir)?;
     let cols = columns();
     let mut n = 0;
     let mut warnings = rows.warnings.clone();
     warnings.extend(
-        for_each_sample_kinds(dir, |s, kinds| {
-            write_line(out, &cols, rows.row(&s, &kinds))?;
+        read_picks(dir, picks, |s, mask| {
+            write_line(out, &cols, rows.row(&s, &kind_ids(mask)))?;
             n += 1;
+            bar.inc(1);
             Ok(())
         })
         .map_err(|e| anyhow::anyhow!("{e}"))?,
@@ -315,9 +333,18 @@ pub fn write(dir: &Path, out: &mut impl Write) -> anyhow::Result<(usize, Vec<Str
 /// The line that marks a README.md as a card `export` wrote (and may rewrite).
 pub const CARD_MARK: &str = "Written by `autoeval export`.";
 
-/// The dataset card written beside flat exports: Hugging Face `datasets` reads the
-/// `features` block as the schema instead of inferring one per file.
-pub fn dataset_card(data_files: &str) -> String {
+/// The dataset card at the root of a flat export (the data under `data/`, as on the
+/// Hub): Hugging Face `datasets` reads the `features` block as the schema instead of
+/// inferring one per file. `parquet`: the files are Parquet, where `finished` is a
+/// timestamp (in JSONL it is RFC 3339 text).
+pub fn dataset_card(data_files: &str, parquet: bool) -> String {
+    let hf = |ty: Ty| {
+        if parquet && ty == Ty::Time {
+            "timestamp[ms, tz=UTC]"
+        } else {
+            ty.hf()
+        }
+    };
     let mut s =
         String::from("---\nconfigs:\n- config_name: default\n  data_files:\n  - split: train\n");
     s.push_str(&format!("    path: \"{data_files}\"\n"));
@@ -326,7 +353,7 @@ pub fn dataset_card(data_files: &str) -> String {
         if ty == Ty::StrList {
             s.push_str(&format!("  - name: {name}\n    sequence: {}\n", ty.hf()));
         } else {
-            s.push_str(&format!("  - name: {name}\n    dtype: {}\n", ty.hf()));
+            s.push_str(&format!("  - name: {name}\n    dtype: {}\n", hf(ty)));
         }
     }
     s.push_str("---\n\n# autoeval runs, one row per sample\n\n");
@@ -345,7 +372,7 @@ pub fn dataset_card(data_files: &str) -> String {
         let t = if ty == Ty::StrList {
             "list<string>"
         } else {
-            ty.hf()
+            hf(ty)
         };
         s.push_str(&format!("| `{name}` | {t} |\n"));
     }

@@ -11,24 +11,87 @@ use serde_json::{Map, Value, json};
 use std::io::Write;
 use std::path::Path;
 
-/// The log file name Inspect's viewer lists: `<created>_<task>_<id>.<ext>`.
+/// Which part of a run one log holds: runs over `--samples-per-log` samples, or with
+/// dataset batches, are written as several logs of one eval set.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Part {
+    /// 0-based index among the run's logs.
+    pub index: usize,
+    /// How many logs the run has (0 or 1: one, named and identified as before).
+    pub count: usize,
+    /// The dataset batch the log holds, when the dataset has several.
+    pub batch: Option<u16>,
+    /// The eval set the log belongs to (every log of one export); 0: the run's own.
+    pub set: u64,
+}
+
+impl Part {
+    /// The run's task id for this part (the run's own when it is the only part).
+    fn task_id(&self, m: &Manifest) -> String {
+        if self.count <= 1 {
+            format!("{:016x}", hash(&m.id))
+        } else {
+            format!("{:016x}", hash(&format!("{}/{}", m.id, self.index)))
+        }
+    }
+}
+
+/// The eval set id of a log: the export's, else one of the run's own.
+fn eval_set_id(m: &Manifest, part: Part) -> String {
+    let set = if part.set == 0 {
+        hash(&format!("set/{}", m.id))
+    } else {
+        part.set
+    };
+    format!("{set:016x}")
+}
+
+/// One task of the export's `eval-set.json` (Inspect's `EvalSetTask`): the log's task,
+/// id, arguments and model, in export order.
+pub(crate) fn eval_set_task(m: &Manifest, part: Part, sequence: usize) -> Value {
+    let head = header(m, &Totals::default(), part);
+    json!({
+        "name": task_name(m),
+        "task_id": part.task_id(m),
+        "task_file": null,
+        "task_args": head["eval"]["task_args"],
+        "model": head["eval"]["model"],
+        "model_args": head["eval"]["model_args"],
+        "sequence": sequence,
+    })
+}
+
+/// Inspect's `eval-set.json`: the set's id and its tasks.
+pub(crate) fn eval_set(set: u64, tasks: Vec<Value>) -> Value {
+    json!({"eval_set_id": format!("{set:016x}"), "tasks": tasks})
+}
+
+/// The task name, the same in the header and the file name: Inspect's file names put
+/// the task between the first two `_`, so neither `_` nor `/` may appear in it.
+pub(crate) fn task_name(m: &Manifest) -> String {
+    let kind: String = m
+        .dataset
+        .kind
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    format!("autoeval-{kind}")
+}
+
+/// The log file name Inspect's viewer lists: `<created>_<task>_<task id>.<ext>`, as
+/// Inspect names its own (`inspect log list` reads the task from it).
 pub fn file_name(m: &Manifest, ext: &str) -> String {
+    part_file_name(m, Part::default(), ext)
+}
+
+/// [`file_name`] of one part of a run.
+pub(crate) fn part_file_name(m: &Manifest, part: Part, ext: &str) -> String {
     let created: String = m
         .created
         .chars()
         .map(|c| if c == ':' { '-' } else { c })
         .collect();
-    let safe: String =
-        m.id.chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' {
-                    c
-                } else {
-                    '-'
-                }
-            })
-            .collect();
-    format!("{created}_autoeval-{safe}_{:016x}.{ext}", hash(&m.id))
+    format!("{created}_{}_{}.{ext}", task_name(m), part.task_id(m))
 }
 
 /// Inspect's timestamp form of a manifest time (an offset, not `Z`).
@@ -47,6 +110,10 @@ pub(crate) struct Totals {
     pub first_error: Option<String>,
     /// Prompt and answer tokens.
     pub tokens: (u64, u64),
+    /// Reasoning tokens, when some call recorded them.
+    pub reasoning: Option<u64>,
+    /// Cost in US dollars, when some sample has one.
+    pub cost: Option<f64>,
     /// Earliest sample start and latest sample end, ms since 1970.
     pub span_ms: Option<(i64, i64)>,
 }
@@ -61,6 +128,12 @@ impl Totals {
         }
         self.tokens.0 += s.input_tokens;
         self.tokens.1 += s.output_tokens;
+        if let Some(r) = super::inspect_sample::reasoning_tokens(s) {
+            self.reasoning = Some(self.reasoning.unwrap_or(0) + r);
+        }
+        if let Some(c) = s.cost_usd {
+            self.cost = Some(self.cost.unwrap_or(0.0) + c);
+        }
         if let Some((a, b)) = span {
             self.span_ms = Some(self.span_ms.map_or((a, b), |(x, y)| (x.min(a), y.max(b))));
         }
@@ -100,8 +173,25 @@ fn task_args(m: &Manifest) -> Value {
     Value::Object(a)
 }
 
+/// The eval's tags: the dataset kind, the shots, the prompt set's hash and whether the
+/// model was the offline one, so Inspect's log list can filter by them.
+fn tags(m: &Manifest, part: Part) -> Vec<String> {
+    let mut t = vec![
+        m.dataset.kind.clone(),
+        format!("{}-shot", m.prompts.shots),
+        format!("prompts-{}", m.prompts.hash.chars().take(8).collect::<String>()),
+    ];
+    if m.model.synthetic {
+        t.push("synthetic".into());
+    }
+    if let Some(b) = part.batch {
+        t.push(format!("batch-{b}"));
+    }
+    t
+}
+
 /// The log's header (everything but the samples), from the run and its totals.
-pub(crate) fn header(m: &Manifest, t: &Totals) -> Value {
+pub(crate) fn header(m: &Manifest, t: &Totals, part: Part) -> Value {
     let model = format!("{}/{}", m.model.provider, m.model.name);
     let n = t.counts.n;
     // A run whose every sample failed at the model failed; one with some failures ran
@@ -116,19 +206,40 @@ pub(crate) fn header(m: &Manifest, t: &Totals) -> Value {
         | crate::record::RunStatus::Interrupted
         | crate::record::RunStatus::Other(_) => "started",
     };
-    let args = task_args(m);
+    let mut args = task_args(m);
+    if part.count > 1 {
+        args["part"] = json!(part.index + 1);
+        args["parts"] = json!(part.count);
+    }
+    if let Some(b) = part.batch {
+        args["batch"] = json!(b);
+    }
     let created = ts(&m.created);
+    let task_id = part.task_id(m);
+    let display = if part.count > 1 {
+        format!(
+            "autoeval {} ({}) {}/{}",
+            m.dataset.kind,
+            m.id,
+            part.index + 1,
+            part.count
+        )
+    } else {
+        format!("autoeval {} ({})", m.dataset.kind, m.id)
+    };
     let mut head = json!({
         "version": 2,
         "status": status,
         "eval": {
-            "eval_id": format!("{:016x}", hash(&format!("eval/{}", m.id))),
+            "eval_id": format!("{:016x}", hash(&format!("eval/{}", task_id))),
+            "eval_set_id": eval_set_id(m, part),
             "run_id": m.id,
             "created": created,
-            "task": format!("autoeval/{}", m.dataset.kind),
-            "task_id": format!("{:016x}", hash(&m.id)),
+            "task": task_name(m),
+            "task_id": task_id,
             "task_version": 0,
-            "task_display_name": format!("autoeval {} ({})", m.dataset.kind, m.id),
+            "task_display_name": display,
+            "tags": tags(m, part),
             "task_args": args,
             "task_args_passed": args,
             "dataset": {"name": super::dataset_name(m), "location": m.dataset.path, "samples": n},
@@ -147,7 +258,12 @@ pub(crate) fn header(m: &Manifest, t: &Totals) -> Value {
             "scorers": [{
                 "name": "equivalence",
                 "options": {},
-                "metrics": [{"name": "accuracy", "options": {}}, {"name": "stderr", "options": {}}],
+                "metrics": [
+                    {"name": "accuracy", "options": {}},
+                    {"name": "stderr", "options": {}},
+                    {"name": "a3", "options": {}},
+                    {"name": "compliance", "options": {}},
+                ],
                 "metadata": {},
             }],
         },
@@ -162,15 +278,30 @@ pub(crate) fn header(m: &Manifest, t: &Totals) -> Value {
         },
     });
     let c = &t.counts;
-    let a3 = c.accuracy().unwrap_or(0.0);
-    let stderr = if n > 1 {
-        (a3 * (1.0 - a3) / (n as f64 - 1.0)).sqrt()
+    // Inspect's `accuracy()` is the mean over the samples that have a score: a model
+    // error is a sample error there, not a failure. A3 (the paper's) counts it as a
+    // failure over all samples; it is its own metric.
+    let scored = n - t.errors;
+    let accuracy = if scored > 0 {
+        c.accurate as f64 / scored as f64
+    } else {
+        0.0
+    };
+    let stderr = if scored > 1 {
+        (accuracy * (1.0 - accuracy) / (scored as f64 - 1.0)).sqrt()
     } else {
         0.0
     };
     let mut metrics = Map::new();
-    metrics.insert("accuracy".into(), json!({"name": "accuracy", "value": a3}));
+    metrics.insert(
+        "accuracy".into(),
+        json!({"name": "accuracy", "value": accuracy}),
+    );
     metrics.insert("stderr".into(), json!({"name": "stderr", "value": stderr}));
+    metrics.insert(
+        "a3".into(),
+        json!({"name": "a3", "value": c.accuracy().unwrap_or(0.0)}),
+    );
     if let Some(a2) = c.compliance() {
         metrics.insert(
             "compliance".into(),
@@ -199,7 +330,7 @@ pub(crate) fn header(m: &Manifest, t: &Totals) -> Value {
         "started_at": started,
         "completed_at": completed,
         "model_usage": {
-            model: {"input_tokens": tin, "output_tokens": tout, "total_tokens": tin + tout}
+            model: usage_json(tin, tout, t.reasoning, t.cost)
         },
     });
     if all_failed {
@@ -210,6 +341,18 @@ pub(crate) fn header(m: &Manifest, t: &Totals) -> Value {
         head["error"] = json!({"message": msg, "traceback": msg, "traceback_ansi": msg});
     }
     head
+}
+
+/// A model's usage totals (reasoning tokens and cost only when recorded).
+fn usage_json(tin: u64, tout: u64, reasoning: Option<u64>, cost: Option<f64>) -> Value {
+    let mut u = json!({"input_tokens": tin, "output_tokens": tout, "total_tokens": tin + tout});
+    if let Some(r) = reasoning {
+        u["reasoning_tokens"] = json!(r);
+    }
+    if let Some(c) = cost {
+        u["total_cost"] = json!(c);
+    }
+    u
 }
 
 /// Writes one run as a JSON eval log (`--format inspect-json`); returns the samples
@@ -226,7 +369,7 @@ pub fn write_json(dir: &Path, out: &mut impl Write) -> anyhow::Result<(usize, Ve
         Ok(())
     })
     .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let head = header(&m, &totals);
+    let head = header(&m, &totals, Part::default());
     let head_text = serde_json::to_string(&head)?;
     out.write_all(&head_text.as_bytes()[..head_text.len() - 1])?;
     out.write_all(b",\"samples\":[")?;

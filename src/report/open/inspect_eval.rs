@@ -6,10 +6,10 @@
 //! are copied into the zip after them; the zip's central directory is spooled to a
 //! second scratch file (`report::open::zip_spool`), so memory does not grow with the run.
 
-use super::inspect::{Totals, header};
+use super::inspect::{Part, Totals, header};
 use super::inspect_sample::{Ctx, build};
 use super::zip_spool::SpoolZip;
-use super::{for_each_sample_kinds, labels_by_sample};
+use super::{Pick, labels_by_sample, read_picks};
 use std::fs::File;
 use std::io::{BufWriter, Seek, Write};
 use std::path::{Path, PathBuf};
@@ -28,15 +28,27 @@ fn cd_path(scratch: &Path) -> PathBuf {
     PathBuf::from(p)
 }
 
-/// Writes one run as a `.eval` log to `out`, using `scratch` and `scratch` + `.cd`
-/// (paths beside the output, removed afterwards) for the summaries and the zip's
-/// directory; returns the samples written and warnings.
-pub fn write_eval<W: Write + Seek + Send>(
+/// What one `.eval` log holds: a run's samples (`picks`, from [`super::picks`]), which
+/// part of the run they are, and the bar that counts them.
+pub(crate) struct Log<'p> {
+    /// The samples, in file order.
+    pub picks: &'p [Pick],
+    /// Which part of the run.
+    pub part: Part,
+    /// Advanced once per sample written.
+    pub bar: &'p indicatif::ProgressBar,
+}
+
+/// Writes one run (or one part of it) as a `.eval` log to `out`, using `scratch` and
+/// `scratch` + `.cd` (paths beside the output, removed afterwards) for the summaries and
+/// the zip's directory; returns the samples written and warnings.
+pub(crate) fn write_eval<W: Write + Seek + Send>(
     dir: &Path,
+    log: &Log,
     out: W,
     scratch: &Path,
 ) -> anyhow::Result<(usize, Vec<String>)> {
-    let result = write_with(dir, out, scratch);
+    let result = write_with(dir, log, out, scratch);
     let _ = std::fs::remove_file(scratch);
     let _ = std::fs::remove_file(cd_path(scratch));
     result
@@ -44,6 +56,7 @@ pub fn write_eval<W: Write + Seek + Send>(
 
 fn write_with<W: Write + Seek + Send>(
     dir: &Path,
+    log: &Log,
     out: W,
     scratch: &Path,
 ) -> anyhow::Result<(usize, Vec<String>)> {
@@ -51,7 +64,7 @@ fn write_with<W: Write + Seek + Send>(
     let labels = labels_by_sample(dir);
     let ctx = Ctx::new(&m);
     let mut zip = SpoolZip::new(out, &cd_path(scratch), LEVEL)?;
-    let mut start = header(&m, &Totals::default());
+    let mut start = header(&m, &Totals::default(), log.part);
     let start = serde_json::json!({
         "version": 2,
         "eval": start["eval"].take(),
@@ -82,7 +95,11 @@ fn write_with<W: Write + Seek + Send>(
             }
             Ok(zip)
         });
-        let read = for_each_sample_kinds(dir, |s, kinds| {
+        let read = read_picks(dir, log.picks, |s, mask| {
+            let kinds = crate::report::kinds::unmask(mask)
+                .iter()
+                .map(|k| k.id())
+                .collect();
             let b = build(&ctx, &s, kinds, labels.get(&s.id));
             totals.add(&s, b.span_ms);
             let mut body = Vec::with_capacity(16 << 10);
@@ -95,6 +112,7 @@ fn write_with<W: Write + Seek + Send>(
             }
             serde_json::to_writer(&mut summaries, &b.summary())?;
             n += 1;
+            log.bar.inc(1);
             Ok(())
         });
         drop(tx);
@@ -112,7 +130,10 @@ fn write_with<W: Write + Seek + Send>(
         .map_err(|e| anyhow::anyhow!("{}: {}", scratch.display(), e.error()))?;
     file.rewind()?;
     zip.add_stream("summaries.json", &mut file)?;
-    zip.add("header.json", &serde_json::to_vec(&header(&m, &totals))?)?;
+    zip.add(
+        "header.json",
+        &serde_json::to_vec(&header(&m, &totals, log.part))?,
+    )?;
     zip.finish()?.flush()?;
     Ok((n, warnings))
 }

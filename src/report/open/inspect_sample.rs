@@ -8,7 +8,7 @@ use super::inspect_shape::{
     Assistant, Choice, Content, Empty, ErrorEvent, Event, Events, GenConfig, InfoData, InfoEvent,
     InitEvent, InitSample, Label, MessageMeta, Messages, ModelEvent, ModelMeta, ModelUsage, Output,
     ReasoningPart, Sample, SampleError, SampleId, SampleMeta, Score, ScoreEvent, ScoreMeta, Scores,
-    Summary, SummaryMeta, TextPart, Usage, User,
+    SpanBegin, SpanEnd, Summary, SummaryMeta, TextPart, Usage, User,
 };
 use super::verdict_detail;
 use crate::prompt::{PromptSet, Rendered};
@@ -58,46 +58,7 @@ pub(crate) fn sample_id(id: &str) -> SampleId<'_> {
     }
 }
 
-/// Milliseconds since 1970 of an RFC 3339 UTC time (`…Z` or `…+00:00`, optional
-/// fraction); `None` for anything else.
-pub(crate) fn unix_ms(t: &str) -> Option<i64> {
-    let t = t.trim();
-    let body = t.strip_suffix('Z').or_else(|| t.strip_suffix("+00:00"))?;
-    let (date, time) = body.split_once('T')?;
-    let mut d = date.splitn(3, '-').map(str::parse::<i64>);
-    let (y, mo, da) = (d.next()?.ok()?, d.next()?.ok()?, d.next()?.ok()?);
-    let (hms, frac) = time.split_once('.').unwrap_or((time, ""));
-    let mut c = hms.splitn(3, ':').map(str::parse::<i64>);
-    let (h, mi, s) = (c.next()?.ok()?, c.next()?.ok()?, c.next()?.ok()?);
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&da) || h > 23 || mi > 59 || s > 60 {
-        return None;
-    }
-    let ms = if frac.is_empty() {
-        0
-    } else {
-        let digits: String = frac.chars().take(3).collect();
-        if !frac.chars().all(|c| c.is_ascii_digit()) {
-            return None;
-        }
-        format!("{digits:0<3}").parse::<i64>().ok()?
-    };
-    // Howard Hinnant's days-from-civil.
-    let y = if mo <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (mo + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + da - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(((days * 86_400 + h * 3600 + mi * 60 + s) * 1000) + ms)
-}
-
-/// Inspect's timestamp form: `2026-11-26T14:39:20.245+00:00`.
-pub(crate) fn iso_ms(ms: i64) -> String {
-    let ms = ms.max(0);
-    let secs = crate::record::rfc3339((ms / 1000) as u64);
-    format!("{}.{:03}+00:00", secs.trim_end_matches('Z'), ms % 1000)
-}
+pub(crate) use crate::clock::{iso_ms, unix_ms};
 
 fn stop_reason(finish: Option<&str>) -> &'static str {
     match finish {
@@ -108,8 +69,8 @@ fn stop_reason(finish: Option<&str>) -> &'static str {
     }
 }
 
-/// The call's answer as Inspect's `ModelOutput`.
-fn output<'a>(model: &'a str, call: &'a CallRecord) -> Output<'a> {
+/// The call's answer as Inspect's `ModelOutput` (`id`: the answer message's id).
+fn output<'a>(model: &'a str, call: &'a CallRecord, id: String) -> Output<'a> {
     let text = call.output.as_deref().unwrap_or_default();
     // Reasoning goes in as Inspect's reasoning content, before the answer's text.
     let content = if call.reasoning.is_some() || call.reasoning_redacted {
@@ -128,6 +89,7 @@ fn output<'a>(model: &'a str, call: &'a CallRecord) -> Output<'a> {
         choices: call.output.is_some().then_some(Choice {
             message: Assistant {
                 content,
+                id,
                 model,
                 role: "assistant",
                 source: "generate",
@@ -164,13 +126,31 @@ fn prompt_text(call: &CallRecord, rendered: Option<Rendered>) -> String {
     }
 }
 
-/// Where a call sits on the sample's timeline (ms since 1970, and since the sample began).
+/// Where an event sits on the sample's timeline (ms since 1970, and since the sample
+/// began), and the ids it takes: the sample's uuid and the event's place make ids that
+/// are unique in the log and the same on every export.
 #[derive(Clone, Copy)]
-struct Slot {
+struct Slot<'u> {
     /// Start, ms since 1970.
     start_ms: i64,
     /// Start, seconds since the sample began.
     offset_s: f64,
+    /// The sample's uuid.
+    sample: &'u str,
+    /// The event's index in the transcript.
+    k: usize,
+}
+
+impl Slot<'_> {
+    /// The event's uuid (`<sample uuid>-e<k>`), or an id derived from it.
+    fn id(&self, what: &str) -> String {
+        format!("{}-{what}{}", self.sample, self.k)
+    }
+}
+
+/// The span a round's events sit in.
+fn span_id(sample: &str, round: usize) -> String {
+    format!("{sample}-round{round}")
 }
 
 /// One call as a model event: the user message it was sent, its answer, usage, timing
@@ -184,6 +164,7 @@ fn model_event<'a>(
     prompt: Option<Rendered>,
     at: Slot,
 ) -> Event<'a> {
+    let span = span_id(at.sample, round);
     Event::Model(Box::new(ModelEvent {
         cache: call.cached.then_some("read"),
         completed: iso_ms(at.start_ms + call.latency_ms as i64),
@@ -195,6 +176,7 @@ fn model_event<'a>(
         event: "model",
         input: [User {
             content: prompt_text(call, prompt),
+            id: at.id("m"),
             metadata: MessageMeta {
                 prompt_id: &call.prompt_id,
                 round,
@@ -211,17 +193,19 @@ fn model_event<'a>(
             transport_error: call.transport_error,
         },
         model: &ctx.model,
-        output: output(&ctx.model, call),
+        output: output(&ctx.model, call, at.id("a")),
         retries: call.attempts.saturating_sub(1),
+        span_id: span,
         timestamp: iso_ms(at.start_ms),
         tool_choice: "none",
         tools: [],
+        uuid: at.id("e"),
         working_start: at.offset_s,
         working_time: call.latency_ms as f64 / 1000.0,
     }))
 }
 
-fn info_event(round: &RoundRecord, start_ms: i64, offset_s: f64) -> Event<'_> {
+fn info_event<'a>(round: &'a RoundRecord, at: Slot) -> Event<'a> {
     Event::Info(InfoEvent {
         data: InfoData {
             detail: verdict_detail(&round.verdict),
@@ -232,8 +216,10 @@ fn info_event(round: &RoundRecord, start_ms: i64, offset_s: f64) -> Event<'_> {
         },
         event: "info",
         source: "verifier",
-        timestamp: iso_ms(start_ms),
-        working_start: offset_s,
+        span_id: span_id(at.sample, round.round),
+        timestamp: iso_ms(at.start_ms),
+        uuid: at.id("e"),
+        working_start: at.offset_s,
     })
 }
 
@@ -291,6 +277,8 @@ pub(crate) struct Built<'a> {
     completed: String,
     /// Seconds the calls and checks took.
     total: f64,
+    /// The index of the last event before the score or error event.
+    end_k: usize,
     uuid: String,
     /// When the sample began and ended (ms since 1970), when its time is known.
     pub span_ms: Option<(i64, i64)>,
@@ -308,12 +296,20 @@ pub(crate) fn build<'a>(
     let finished = unix_ms(&s.finished);
     let end_ms = finished.unwrap_or(0);
     let start_ms = end_ms - calls_ms as i64;
+    let uuid = format!("{:016x}-{}", ctx.run_hash, s.id);
     let mut t = start_ms;
-    let slot = |t: i64| Slot {
-        start_ms: t,
-        offset_s: (t - start_ms) as f64 / 1000.0,
+    let mut k = 0usize;
+    let mut slot = |t: i64| {
+        k += 1;
+        Slot {
+            start_ms: t,
+            offset_s: (t - start_ms) as f64 / 1000.0,
+            sample: &uuid,
+            k,
+        }
     };
-    let mut events = Vec::with_capacity(1 + 3 * s.rounds.len());
+    let mut events = Vec::with_capacity(1 + 5 * s.rounds.len());
+    let init = slot(start_ms);
     events.push(Event::Init(InitEvent {
         event: "sample_init",
         sample: InitSample {
@@ -323,10 +319,22 @@ pub(crate) fn build<'a>(
         },
         state: Empty {},
         timestamp: iso_ms(start_ms),
+        uuid: init.id("e"),
         working_start: 0.0,
     }));
     let syntax = s.syntax;
     for r in &s.rounds {
+        // Each round (its calls and its check) is a span, as Inspect's solvers make one.
+        let at = slot(t);
+        events.push(Event::SpanBegin(SpanBegin {
+            event: "span_begin",
+            id: span_id(&uuid, r.round),
+            name: format!("round {}", r.round),
+            timestamp: iso_ms(t),
+            kind: "round",
+            uuid: at.id("e"),
+            working_start: at.offset_s,
+        }));
         let input = crate::syntax::parse(&r.input, syntax).ok();
         let inf = ctx
             .prompts
@@ -353,9 +361,17 @@ pub(crate) fn build<'a>(
             t += c.latency_ms as i64;
         }
         if r.verdict.kind() != VerdictKind::ModelError {
-            events.push(info_event(r, t, slot(t).offset_s));
+            events.push(info_event(r, slot(t)));
         }
         t += r.verify_ms.max(0.0).round() as i64;
+        let at = slot(t);
+        events.push(Event::SpanEnd(SpanEnd {
+            event: "span_end",
+            id: span_id(&uuid, r.round),
+            timestamp: iso_ms(t),
+            uuid: at.id("e"),
+            working_start: at.offset_s,
+        }));
     }
     let phi1 = s
         .rounds
@@ -379,7 +395,7 @@ pub(crate) fn build<'a>(
         |c| Output {
             // The completion is the extracted φ₁ the verifier judged.
             completion: phi1,
-            ..output(&ctx.model, c)
+            ..output(&ctx.model, c, format!("{uuid}-output"))
         },
     );
     let labels = labels
@@ -407,17 +423,26 @@ pub(crate) fn build<'a>(
         usage: Usage {
             input_tokens: s.input_tokens,
             output_tokens: s.output_tokens,
-            reasoning_tokens: None,
-            total_cost: None,
+            reasoning_tokens: reasoning_tokens(s),
+            total_cost: s.cost_usd,
             total_tokens: s.input_tokens + s.output_tokens,
         },
         closeness: serde_json::to_value(s.closeness).unwrap_or(Value::Null),
         started: iso_ms(start_ms),
         completed: iso_ms(end_ms),
         total: calls_ms as f64 / 1000.0,
-        uuid: format!("{:016x}-{}", ctx.run_hash, s.id),
+        end_k: k,
+        uuid,
         span_ms: finished.map(|_| (start_ms, end_ms)),
     }
+}
+
+/// The reasoning tokens of a sample's calls, when any call recorded them (Inspect's
+/// usage totals count them apart from the output tokens).
+pub(crate) fn reasoning_tokens(s: &SampleRecord) -> Option<u64> {
+    s.calls()
+        .any(|c| c.reasoning_tokens.is_some())
+        .then(|| s.reasoning_tokens())
 }
 
 impl<'a> Built<'a> {
@@ -436,12 +461,14 @@ impl<'a> Built<'a> {
                     score,
                     target: &s.phi0,
                     timestamp: &self.completed,
+                    uuid: format!("{}-e{}", self.uuid, self.end_k + 1),
                     working_start: self.total,
                 }),
                 error: self.error.as_ref().map(|error| ErrorEvent {
                     error,
                     event: "error",
                     timestamp: &self.completed,
+                    uuid: format!("{}-e{}", self.uuid, self.end_k + 1),
                     working_start: self.total,
                 }),
             },

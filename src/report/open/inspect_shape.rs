@@ -66,6 +66,7 @@ pub(crate) enum Content<'a> {
 #[derive(Serialize)]
 pub(crate) struct Assistant<'a> {
     pub content: Content<'a>,
+    pub id: String,
     pub model: &'a str,
     pub role: &'static str,
     pub source: &'static str,
@@ -115,6 +116,7 @@ pub(crate) struct MessageMeta<'a> {
 #[derive(Serialize)]
 pub(crate) struct User<'a> {
     pub content: String,
+    pub id: String,
     pub metadata: MessageMeta<'a>,
     pub role: &'static str,
     pub source: &'static str,
@@ -151,9 +153,11 @@ pub(crate) struct ModelEvent<'a> {
     pub model: &'a str,
     pub output: Output<'a>,
     pub retries: u32,
+    pub span_id: String,
     pub timestamp: String,
     pub tool_choice: &'static str,
     pub tools: [(); 0],
+    pub uuid: String,
     pub working_start: f64,
     pub working_time: f64,
 }
@@ -173,6 +177,7 @@ pub(crate) struct InitEvent<'a> {
     pub sample: InitSample<'a>,
     pub state: Empty,
     pub timestamp: String,
+    pub uuid: String,
     pub working_start: f64,
 }
 
@@ -192,7 +197,32 @@ pub(crate) struct InfoEvent<'a> {
     pub data: InfoData<'a>,
     pub event: &'static str,
     pub source: &'static str,
+    pub span_id: String,
     pub timestamp: String,
+    pub uuid: String,
+    pub working_start: f64,
+}
+
+/// The start of a span (one per round: its calls and check).
+#[derive(Serialize)]
+pub(crate) struct SpanBegin {
+    pub event: &'static str,
+    pub id: String,
+    pub name: String,
+    pub timestamp: String,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub uuid: String,
+    pub working_start: f64,
+}
+
+/// The end of a span.
+#[derive(Serialize)]
+pub(crate) struct SpanEnd {
+    pub event: &'static str,
+    pub id: String,
+    pub timestamp: String,
+    pub uuid: String,
     pub working_start: f64,
 }
 
@@ -202,10 +232,14 @@ pub(crate) struct InfoEvent<'a> {
 pub(crate) enum Event<'a> {
     /// `sample_init`.
     Init(InitEvent<'a>),
+    /// A round's span begins.
+    SpanBegin(SpanBegin),
     /// A call.
     Model(Box<ModelEvent<'a>>),
     /// A check.
     Info(InfoEvent<'a>),
+    /// A round's span ends.
+    SpanEnd(SpanEnd),
 }
 
 /// The score's autoeval fields.
@@ -242,6 +276,7 @@ pub(crate) struct ScoreEvent<'b, 'a> {
     pub score: &'b Score<'a>,
     pub target: &'a str,
     pub timestamp: &'b str,
+    pub uuid: String,
     pub working_start: f64,
 }
 
@@ -251,6 +286,7 @@ pub(crate) struct ErrorEvent<'b, 'a> {
     pub error: &'b SampleError<'a>,
     pub event: &'static str,
     pub timestamp: &'b str,
+    pub uuid: String,
     pub working_start: f64,
 }
 

@@ -57,37 +57,65 @@ pub(crate) fn for_each_sample_kinds(
     )
 }
 
-/// The scan behind [`for_each_sample`]: each wanted id's newest record and its row's
-/// failure-kind mask (with `kinds`, the kinds missing are proved first as the
-/// process's policy says).
-fn scan_samples(
+/// Where one current sample's line is, with what the row index knows of it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pick {
+    /// Byte offset of the line in `samples.jsonl`.
+    pub offset: u64,
+    /// Line length.
+    pub len: u32,
+    /// Failure-kind mask.
+    pub fails: u32,
+    /// Dataset batch (0 when the dataset has one).
+    pub batch: u16,
+}
+
+/// The current samples of a run (the newest line of each id `want` accepts), in file
+/// order, and the warnings the index met. With `kinds`, the failure kinds not yet proved
+/// are proved first as the process's policy says ([`crate::run::kinds_cache`]).
+pub(crate) fn picks(
     dir: &Path,
     kinds: bool,
     want: impl Fn(&str) -> bool,
-    mut f: impl FnMut(SampleRecord, u32) -> std::io::Result<()>,
-) -> Result<Vec<String>, StoreError> {
-    use std::io::Read;
+) -> Result<(Vec<Pick>, Vec<String>), StoreError> {
     let path = dir.join(SAMPLES);
     crate::run::store::ensure_regular(&path)?;
-    let io = |e: std::io::Error| StoreError::Io(path.display().to_string(), e);
     let mut scan = crate::run::index::load_rows(dir);
     if kinds {
         crate::run::kinds_cache::complete_as_asked(dir, &mut scan.rows);
     }
-    let mut picks: Vec<(u64, u32, u32)> = crate::run::rows::latest_per_id(&scan.rows)
+    let mut picks: Vec<Pick> = crate::run::rows::latest_per_id(&scan.rows)
         .into_iter()
         .map(|i| &scan.rows[i])
         .filter(|r| want(&r.id))
-        .map(|r| (r.offset, r.len, r.fails))
+        .map(|r| Pick {
+            offset: r.offset,
+            len: r.len,
+            fails: r.fails,
+            batch: r.batch,
+        })
         .collect();
-    picks.sort_unstable();
+    picks.sort_unstable_by_key(|p| p.offset);
     // Everything else the index held (rows, extras, text spans) goes before the
     // records are read: at a million samples it is most of the export's memory.
-    let mut warnings = scan.warnings;
-    drop((scan.rows, scan.extras, scan.texts, scan.text_file));
+    Ok((picks, scan.warnings))
+}
+
+/// Reads the records `picks` point at (in file order), calling `f` with each and its
+/// failure-kind mask; returns the warnings met (lines skipped).
+pub(crate) fn read_picks(
+    dir: &Path,
+    picks: &[Pick],
+    mut f: impl FnMut(SampleRecord, u32) -> std::io::Result<()>,
+) -> Result<Vec<String>, StoreError> {
+    use std::io::Read;
+    let path = dir.join(SAMPLES);
+    let io = |e: std::io::Error| StoreError::Io(path.display().to_string(), e);
+    let mut warnings = Vec::new();
     let mut file = BufReader::with_capacity(1 << 20, std::fs::File::open(&path).map_err(io)?);
     let (mut pos, mut buf) = (0u64, Vec::new());
-    for (off, len, fails) in picks {
+    for p in picks {
+        let (off, len) = (p.offset, p.len);
         if u64::from(len) > MAX_RECORD || off < pos {
             warnings.push(format!(
                 "{}: a line at byte {off} was skipped (over {MAX_RECORD} bytes or overlapping)",
@@ -101,10 +129,23 @@ fn scan_samples(
         file.read_exact(&mut buf).map_err(io)?;
         pos = off + u64::from(len);
         match serde_json::from_slice::<SampleRecord>(&buf) {
-            Ok(r) => f(r, fails).map_err(io)?,
+            Ok(r) => f(r, p.fails).map_err(io)?,
             Err(e) => warnings.push(format!("{} at byte {off}: skipped: {e}", path.display())),
         }
     }
+    Ok(warnings)
+}
+
+/// The scan behind [`for_each_sample`]: each wanted id's newest record and its row's
+/// failure-kind mask.
+fn scan_samples(
+    dir: &Path,
+    kinds: bool,
+    want: impl Fn(&str) -> bool,
+    f: impl FnMut(SampleRecord, u32) -> std::io::Result<()>,
+) -> Result<Vec<String>, StoreError> {
+    let (picks, mut warnings) = picks(dir, kinds, want)?;
+    warnings.extend(read_picks(dir, &picks, f)?);
     Ok(warnings)
 }
 

@@ -6,11 +6,13 @@
 use super::flat::{Cell, RunRows, Ty, columns};
 use arrow_array::builder::{
     ArrayBuilder, BooleanBuilder, Float64Builder, Int64Builder, ListBuilder, StringBuilder,
+    TimestampMillisecondBuilder,
 };
 use arrow_array::{ArrayRef, RecordBatch};
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
+use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
 use std::io::Write;
@@ -29,8 +31,12 @@ const UNIQUE: &[&str] = &[
     "phi1",
     "verdict_detail",
     "countermodel",
-    "finished",
 ];
+
+/// The key-value metadata key of the autoeval version that wrote the file.
+pub const VERSION_KEY: &str = "autoeval.version";
+/// The key-value metadata key of the run's manifest (its `run.json`, as JSON).
+pub const MANIFEST_KEY: &str = "autoeval.manifest";
 
 /// The Arrow schema of the flat rows: every column nullable, lists of text as
 /// `list<string>`.
@@ -46,6 +52,7 @@ pub fn schema() -> SchemaRef {
                 Ty::StrList => {
                     DataType::List(Arc::new(Field::new_list_field(DataType::Utf8, true)))
                 }
+                Ty::Time => DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())),
             };
             Field::new(name, t, true)
         })
@@ -59,6 +66,7 @@ enum Col {
     Float(Float64Builder),
     Bool(BooleanBuilder),
     List(ListBuilder<StringBuilder>),
+    Time(TimestampMillisecondBuilder),
 }
 
 impl Col {
@@ -74,6 +82,7 @@ impl Col {
                 StringBuilder::with_capacity(GROUP, GROUP * 16),
                 GROUP,
             )),
+            Ty::Time => Col::Time(TimestampMillisecondBuilder::with_capacity(GROUP).with_timezone("UTC")),
         }
     }
 
@@ -85,6 +94,9 @@ impl Col {
             (Col::Float(b), Cell::Null) => b.append_null(),
             (Col::Bool(b), Cell::Null) => b.append_null(),
             (Col::List(b), Cell::Null) => b.append_null(),
+            (Col::Time(b), Cell::Null) => b.append_null(),
+            // A time that is not RFC 3339 UTC (hand-edited files) is missing, not wrong.
+            (Col::Time(b), Cell::Str(s)) => b.append_option(crate::clock::unix_ms(&s)),
             (Col::Str(b), Cell::Str(s)) => b.append_value(s),
             (Col::Int(b), Cell::Int(i)) => b.append_value(i),
             (Col::Float(b), Cell::Float(f)) => b.append_value(f),
@@ -107,6 +119,7 @@ impl Col {
             Col::Float(b) => Arc::new(b.finish()),
             Col::Bool(b) => Arc::new(b.finish()),
             Col::List(b) => Arc::new(b.finish()),
+            Col::Time(b) => Arc::new(b.finish()),
         }
     }
 
@@ -117,13 +130,24 @@ impl Col {
             Col::Float(b) => b.len(),
             Col::Bool(b) => b.len(),
             Col::List(b) => b.len(),
+            Col::Time(b) => b.len(),
         }
     }
 }
 
-/// Writes a run as Parquet to `out`; returns the samples written and warnings.
-pub fn write<W: Write + Send>(dir: &Path, out: W) -> anyhow::Result<(usize, Vec<String>)> {
+/// Writes the samples `picks` points at as Parquet to `out`, with the autoeval version
+/// and the run's manifest in the file's key-value metadata, advancing `bar` once a
+/// sample; returns the samples written and warnings.
+pub(crate) fn write<W: Write + Send>(
+    dir: &Path,
+    picks: &[super::Pick],
+    out: W,
+    bar: &indicatif::ProgressBar,
+) -> anyhow::Result<(usize, Vec<String>)> {
     let rows = RunRows::load(dir)?;
+    let manifest = crate::run::store::read_manifest(dir)
+        .ok()
+        .and_then(|m| serde_json::to_string(&m).ok());
     let cols = columns();
     let schema = schema();
     let mut props = WriterProperties::builder()
@@ -131,7 +155,17 @@ pub fn write<W: Write + Send>(dir: &Path, out: W) -> anyhow::Result<(usize, Vec<
         .set_max_row_group_row_count(Some(GROUP))
         // Min/max per column chunk is what readers prune by; per page, over long
         // formulas, it only cost comparisons.
-        .set_statistics_enabled(EnabledStatistics::Chunk);
+        .set_statistics_enabled(EnabledStatistics::Chunk)
+        .set_key_value_metadata(Some(vec![
+            KeyValue::new(
+                VERSION_KEY.to_string(),
+                env!("CARGO_PKG_VERSION").to_string(),
+            ),
+            KeyValue {
+                key: MANIFEST_KEY.to_string(),
+                value: manifest,
+            },
+        ]));
     for name in UNIQUE {
         props = props.set_column_dictionary_enabled(ColumnPath::from(*name), false);
     }
@@ -149,14 +183,16 @@ pub fn write<W: Write + Send>(dir: &Path, out: W) -> anyhow::Result<(usize, Vec<
     let mut failure: Option<anyhow::Error> = None;
     let mut warnings = rows.warnings.clone();
     warnings.extend(
-        super::for_each_sample_kinds(dir, |s, kinds| {
+        super::read_picks(dir, picks, |s, mask| {
             let mut step = || -> anyhow::Result<()> {
+                let kinds = super::flat::kind_ids(mask);
                 for ((b, (name, _)), cell) in
                     builders.iter_mut().zip(&cols).zip(rows.row(&s, &kinds))
                 {
                     b.push(name, cell)?;
                 }
                 n += 1;
+                bar.inc(1);
                 if n.is_multiple_of(GROUP) {
                     flush(&mut builders, &mut w)?;
                 }

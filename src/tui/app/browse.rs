@@ -358,6 +358,7 @@ impl App {
             // The viewer rescores under the reading the run recorded.
             reading: None,
             bertscore: None,
+            progress: indicatif::ProgressBar::hidden(),
         };
         self.status = format!("rescoring {name} (no model calls)…");
         let tx = self.jobs.sender();
