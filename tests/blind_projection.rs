@@ -91,16 +91,15 @@ fn world(tmp: &Path, secret: Option<&[(Outcome, bool)]>) -> Vec<PathBuf> {
         let mut out = String::new();
         for (j, line) in lines.iter().enumerate() {
             let mut v = line.clone();
-            match secret {
-                Some(s) => set_outcome(&mut v, s[(j + k) % s.len()].0),
-                None => {
-                    let eq = serde_json::json!({"verdict": "equivalent"});
-                    v["verdict"] = eq.clone();
-                    v["rounds_passed"] = 1.into();
-                    v["rounds"][0]["verdict"] = eq;
-                    v["rounds"][0]["phi1"] = v["phi0"].clone();
-                    v.as_object_mut().unwrap().remove("closeness");
-                }
+            if let Some(s) = secret {
+                set_outcome(&mut v, s[(j + k) % s.len()].0);
+            } else {
+                let eq = serde_json::json!({"verdict": "equivalent"});
+                v["verdict"] = eq.clone();
+                v["rounds_passed"] = 1.into();
+                v["rounds"][0]["verdict"] = eq;
+                v["rounds"][0]["phi1"] = v["phi0"].clone();
+                v.as_object_mut().unwrap().remove("closeness");
             }
             out.push_str(&v.to_string());
             out.push('\n');
