@@ -12,6 +12,9 @@ use std::sync::atomic::Ordering;
 fn keys_the_run_sets_are_refused_before_any_request() {
     let server = fake_server(0);
     let dir = tempfile::tempdir().unwrap();
+    // Priced, so --max-cost alone would let the run start.
+    let prices = dir.path().join("prices.json");
+    std::fs::write(&prices, r#"{"fake": {"input": 100.0, "output": 400.0}}"#).unwrap();
     for (i, (body, flag)) in [
         (r#"{"max_tokens": 2000000}"#, "--max-tokens"),
         (r#"{"max_completion_tokens": 2000000}"#, "--max-tokens"),
@@ -39,6 +42,8 @@ fn keys_the_run_sets_are_refused_before_any_request() {
             &out,
             &["--limit", "2", "--max-cost", "1", "--max-tokens", "10"],
         )
+        .arg("--prices")
+        .arg(&prices)
         .args(["--extra-body", body])
         .output()
         .unwrap();

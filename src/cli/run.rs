@@ -127,6 +127,8 @@ async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
     let (mut done, mut pass, mut tokens, mut cost, mut unpriced) =
         (0usize, 0usize, 0u64, 0.0f64, false);
     let (mut calls, mut truncated, mut reasoning) = (0usize, 0usize, 0u64);
+    // Whether any call reported reasoning tokens: "0" only when a provider said so.
+    let mut reasoning_reported = false;
     let mut counts: std::collections::BTreeMap<&'static str, usize> = Default::default();
     let started = Instant::now();
     while let Some(ev) = rx.recv().await {
@@ -145,6 +147,7 @@ async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
                 calls += rec.calls().count();
                 truncated += rec.calls().filter(|c| c.truncated).count();
                 reasoning += rec.reasoning_tokens();
+                reasoning_reported |= rec.calls().any(|c| c.reasoning_tokens.is_some());
                 match rec.cost_usd {
                     Some(c) => cost += c,
                     None => unpriced = true,
@@ -196,9 +199,12 @@ async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
         out.display()
     );
     if reasoning > 0 || truncated > 0 {
-        eprintln!(
-            "reasoning: {reasoning} tokens (part of the {tokens} tokens above); truncated: {truncated} of {calls} calls"
-        );
+        let shown = if reasoning_reported {
+            format!("{reasoning} tokens (part of the {tokens} tokens above)")
+        } else {
+            "tokens not reported by the provider".to_string()
+        };
+        eprintln!("reasoning: {shown}; truncated: {truncated} of {calls} calls");
     }
     if truncated * 20 > calls {
         eprintln!(

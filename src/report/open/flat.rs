@@ -125,14 +125,12 @@ pub(crate) fn call_reasoning_tokens(call: &CallRecord) -> u64 {
     call.reasoning_token_count()
 }
 
-fn reasoning_tokens(s: &SampleRecord) -> u64 {
-    s.rounds
-        .iter()
-        .map(|r| {
-            call_reasoning_tokens(&r.informalize)
-                + r.autoformalize.as_ref().map_or(0, call_reasoning_tokens)
-        })
-        .sum()
+/// Reasoning tokens of a sample; `None` (null in the export) when no call reported any:
+/// the provider did not say, which is not 0.
+fn reasoning_tokens(s: &SampleRecord) -> Option<u64> {
+    s.calls()
+        .any(|c| c.reasoning_tokens.is_some())
+        .then(|| s.calls().map(call_reasoning_tokens).sum())
 }
 
 /// What a run's rows share: the manifest, labels and the newest judge answer per sample.
@@ -252,7 +250,7 @@ impl RunRows {
             int(s.rounds_passed as u64),
             int(s.input_tokens),
             int(s.output_tokens),
-            int(reasoning_tokens(s)),
+            reasoning_tokens(s).map_or(Cell::Null, int),
             s.cost_usd.map_or(Cell::Null, Cell::Float),
             str(&s.finished),
             judge.map_or(Cell::Null, |(m, _)| Cell::Str(m.clone())),

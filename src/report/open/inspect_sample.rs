@@ -73,7 +73,21 @@ fn stop_reason(finish: Option<&str>) -> &'static str {
 fn output<'a>(model: &'a str, call: &'a CallRecord, id: String) -> Output<'a> {
     let text = call.output.as_deref().unwrap_or_default();
     // Reasoning goes in as Inspect's reasoning content, before the answer's text.
-    let content = if call.reasoning.is_some() || call.reasoning_redacted {
+    let content = if let (Some(r), true) = (call.reasoning.as_deref(), call.reasoning_redacted) {
+        Content::Mixed((
+            ReasoningPart {
+                reasoning: r,
+                redacted: false,
+                kind: "reasoning",
+            },
+            ReasoningPart {
+                reasoning: "",
+                redacted: true,
+                kind: "reasoning",
+            },
+            TextPart { text, kind: "text" },
+        ))
+    } else if call.reasoning.is_some() || call.reasoning_redacted {
         Content::Parts((
             ReasoningPart {
                 reasoning: call.reasoning.as_deref().unwrap_or_default(),
@@ -595,5 +609,28 @@ mod tests {
         assert_eq!(id("10"), "10");
         assert_eq!(id("010"), "\"010\"");
         assert_eq!(id("a-1"), "\"a-1\"");
+    }
+
+    #[test]
+    fn readable_thinking_beside_a_redacted_block_is_not_marked_redacted() {
+        let call = CallRecord {
+            output: Some("p ∨ q".into()),
+            reasoning: Some("draft".into()),
+            reasoning_redacted: true,
+            ..CallRecord::default()
+        };
+        let v = serde_json::to_value(output("m", &call)).unwrap();
+        let parts = &v["choices"][0]["message"]["content"];
+        assert_eq!(parts[0]["reasoning"], "draft");
+        assert_eq!(parts[0]["redacted"], false);
+        assert_eq!(parts[1]["redacted"], true);
+        assert_eq!(parts[1]["reasoning"], "");
+        assert_eq!(parts[2]["text"], "p ∨ q");
+        let only = CallRecord {
+            reasoning: None,
+            ..call
+        };
+        let v = serde_json::to_value(output("m", &only)).unwrap();
+        assert_eq!(v["choices"][0]["message"]["content"][0]["redacted"], true);
     }
 }

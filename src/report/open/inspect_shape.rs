@@ -60,6 +60,9 @@ pub(crate) enum Content<'a> {
     Text(&'a str),
     /// Reasoning content before the answer's text.
     Parts((ReasoningPart<'a>, TextPart<'a>)),
+    /// Readable reasoning, then a redacted part, then the answer's text (a thinking and
+    /// a redacted block came together: the readable one is not redacted).
+    Mixed((ReasoningPart<'a>, ReasoningPart<'a>, TextPart<'a>)),
 }
 
 /// The assistant's message.
