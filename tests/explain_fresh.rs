@@ -84,7 +84,10 @@ fn add_logic(f: &Formula, rng: &mut Rng) -> Option<Formula> {
     let leaf = atoms.get(which)?.clone();
     let other = match &leaf {
         Formula::Prop(p) => {
-            let q = props.iter().filter(|q| q.as_str() != p.as_str()).nth(rng.below(props.len().max(2) - 1))?;
+            let q = props
+                .iter()
+                .filter(|q| q.as_str() != p.as_str())
+                .nth(rng.below(props.len().max(2) - 1))?;
             Formula::Prop(q.as_str().into())
         }
         Formula::Pred(p, args) => {
@@ -98,14 +101,24 @@ fn add_logic(f: &Formula, rng: &mut Rng) -> Option<Formula> {
         }
         _ => return None,
     };
-    let other = if rng.below(2) == 0 { other } else { Formula::negate(other) };
-    let op = if rng.below(2) == 0 { BinOp::And } else { BinOp::Or };
+    let other = if rng.below(2) == 0 {
+        other
+    } else {
+        Formula::negate(other)
+    };
+    let op = if rng.below(2) == 0 {
+        BinOp::And
+    } else {
+        BinOp::Or
+    };
     let mut k = idx[which];
-    Some(at_node(f, &mut k, &|n| Formula::bin(op, n.clone(), other.clone())))
+    Some(at_node(f, &mut k, &|n| {
+        Formula::bin(op, n.clone(), other.clone())
+    }))
 }
 
 /// An operand added to a regex: a symbol as an alternative, or concatenated, at one node.
-fn add_regex(r: &Regex, rng: &mut Rng) -> Option<Regex> {
+fn add_regex(r: &Regex, rng: &mut Rng) -> Regex {
     fn go(r: &Regex, k: &mut usize, g: &impl Fn(&Regex) -> Regex) -> Regex {
         if *k == 0 {
             *k = usize::MAX;
@@ -126,20 +139,20 @@ fn add_regex(r: &Regex, rng: &mut Rng) -> Option<Regex> {
     let s = Regex::Sym(if rng.below(2) == 0 { '0' } else { '1' });
     let alt = rng.below(2) == 0;
     let mut k = rng.below(size.max(1));
-    Some(go(r, &mut k, &|n| {
+    go(r, &mut k, &|n| {
         if alt {
             Regex::Alt(vec![n.clone(), s.clone()])
         } else {
             Regex::Concat(vec![n.clone(), s.clone()])
         }
-    }))
+    })
 }
 
 fn mutate(e: &Expr, m: Mutation, rng: &mut Rng) -> Option<Expr> {
     match (m, e) {
         (Mutation::Perturb(k), _) => perturb(e, k, rng),
         (Mutation::OperandAdded, Expr::Logic(f)) => add_logic(f, rng).map(Expr::Logic),
-        (Mutation::OperandAdded, Expr::Regex(r)) => add_regex(r, rng).map(Expr::Regex),
+        (Mutation::OperandAdded, Expr::Regex(r)) => Some(Expr::Regex(add_regex(r, rng))),
     }
 }
 
@@ -187,8 +200,11 @@ fn fresh_mutations_are_explained() {
             .map(|k| Mutation::Perturb(*k))
             .collect();
         muts.push(Mutation::OperandAdded);
-        let rewrites: Vec<PerturbKind> =
-            all.iter().copied().filter(|k| k.preserves_equivalence()).collect();
+        let rewrites: Vec<PerturbKind> = all
+            .iter()
+            .copied()
+            .filter(|k| k.preserves_equivalence())
+            .collect();
         let mut rng = Rng::new(47);
         let (mut two_total, mut two_named, mut two_unproved, mut two_collapsed) = (0, 0, 0, 0);
         for (i, phi) in phis(kind, n).into_iter().enumerate() {
@@ -210,7 +226,11 @@ fn fresh_mutations_are_explained() {
                     one_total += 1;
                     if !explain(&phi, &b, false, &opts).proved {
                         one_unproved += 1;
-                        eprintln!("unproved one ({m:?}): {} vs {}", phi.print(autoeval::syntax::Notation::Unicode), b.print(autoeval::syntax::Notation::Unicode));
+                        eprintln!(
+                            "unproved one ({m:?}): {} vs {}",
+                            phi.print(autoeval::syntax::Notation::Unicode),
+                            b.print(autoeval::syntax::Notation::Unicode)
+                        );
                     }
                 }
             }
@@ -224,8 +244,11 @@ fn fresh_mutations_are_explained() {
                 continue;
             }
             let x = explain(&phi, &b, false, &opts);
-            let kinds: Vec<FailureKind> =
-                x.changes.iter().filter_map(|c| kind_of_change(c.change)).collect();
+            let kinds: Vec<FailureKind> = x
+                .changes
+                .iter()
+                .filter_map(|c| kind_of_change(c.change))
+                .collect();
             // Two mistakes one proved edit explains (`0*` → `0*1*`: a star on an added
             // operand) were not two; they are counted apart.
             if x.proved && x.changes.len() == 1 {

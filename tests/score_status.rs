@@ -12,7 +12,15 @@ use serde_json::Value;
 fn phi1(syntax: &str, phi0: &str, reply: &str) -> Value {
     let home = tempfile::tempdir().unwrap();
     let o = bin(home.path())
-        .args(["score", "--syntax", syntax, "--phi0", phi0, "--psi", "A description."])
+        .args([
+            "score",
+            "--syntax",
+            syntax,
+            "--phi0",
+            phi0,
+            "--psi",
+            "A description.",
+        ])
         .args(["--reply", reply])
         .output()
         .unwrap();
@@ -48,7 +56,11 @@ fn score_reads_every_shape_of_the_issue() {
     }
     // The only formula is rejected: no answer.
     assert_eq!(
-        phi1("pl", pl, "A tempting answer would be (p6 ∨ p7) ∧ p2, but I am not sure."),
+        phi1(
+            "pl",
+            pl,
+            "A tempting answer would be (p6 ∨ p7) ∧ p2, but I am not sure."
+        ),
         Value::Null
     );
 }
@@ -59,7 +71,10 @@ fn explain_names_both_changes_of_a_two_mistake_reply() {
     // An operand dropped and a quantifier flipped, the common case in real replies.
     let o = bin(home.path())
         .args(["verify", "--explain", "--json"])
-        .args(["∀x1.(likes(x1,vera) ∧ hates(x1,vera))", "∃x1.likes(x1,vera)"])
+        .args([
+            "∀x1.(likes(x1,vera) ∧ hates(x1,vera))",
+            "∃x1.likes(x1,vera)",
+        ])
         .output()
         .unwrap();
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
