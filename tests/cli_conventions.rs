@@ -39,7 +39,12 @@ fn man_prints_roff_and_writes_a_page_per_command() {
         .arg(&dir)
         .output()
         .unwrap());
-    for name in ["autoeval", "autoeval-export", "autoeval-labels-stats", "autoeval-cache-stats"] {
+    for name in [
+        "autoeval",
+        "autoeval-export",
+        "autoeval-labels-stats",
+        "autoeval-cache-stats",
+    ] {
         let text = std::fs::read_to_string(dir.join(format!("{name}.1"))).unwrap();
         assert!(text.contains(".TH"), "{name}");
     }
@@ -74,7 +79,11 @@ fn format_json_and_json_say_the_same_and_refuse_to_disagree() {
         .args(["verify", "p", "p", "--json", "--format", "text"])
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(2), "--json and --format text disagree");
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "--json and --format text disagree"
+    );
     // `cache stats` speaks JSON too.
     let s = ok(&bin(home.path())
         .args(["cache", "stats", "--format", "json"])
@@ -109,7 +118,11 @@ fn quiet_silences_the_commands_that_print_progress() {
         .output()
         .unwrap();
     ok(&o);
-    assert_eq!(common::cli::stderr(&o), "", "nothing but errors with --quiet");
+    assert_eq!(
+        common::cli::stderr(&o),
+        "",
+        "nothing but errors with --quiet"
+    );
     for cmd in ["rescore", "import", "export", "run", "generate"] {
         let help = ok(&bin(home.path()).args([cmd, "--help"]).output().unwrap());
         assert!(help.contains("--quiet"), "{cmd}");

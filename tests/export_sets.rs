@@ -72,7 +72,14 @@ fn a_run_over_samples_per_log_becomes_an_eval_set_scored_as_inspect_scores() {
     fail_sample(&run, "2");
     let out = home.path().join("logs");
     let msg = ok(&bin(home.path())
-        .args(["export", "--format", "inspect", "--samples-per-log", "5", "--out"])
+        .args([
+            "export",
+            "--format",
+            "inspect",
+            "--samples-per-log",
+            "5",
+            "--out",
+        ])
         .arg(&out)
         .arg(&run)
         .output()
@@ -123,7 +130,10 @@ fn a_run_over_samples_per_log_becomes_an_eval_set_scored_as_inspect_scores() {
             close(&metrics["accuracy"]["value"], c as f64 / (n - err) as f64),
             "{metrics}"
         );
-        assert!(close(&metrics["a3"]["value"], c as f64 / n as f64), "{metrics}");
+        assert!(
+            close(&metrics["a3"]["value"], c as f64 / n as f64),
+            "{metrics}"
+        );
         assert_eq!(head["results"]["scores"][0]["scored_samples"], n - err);
         (total, errors, pass) = (total + n, errors + err, pass + c);
         // Spans and ids: every event has a uuid unique in the log; calls and checks sit
@@ -185,13 +195,22 @@ fn reasoning_tokens_reach_the_usage_totals_and_times_have_milliseconds() {
     let mut sum = 0;
     let mut sub_second = 0;
     for (k, s) in m.iter().filter(|(k, _)| k.starts_with("samples/")) {
-        let usage = s["model_usage"].as_object().unwrap().values().next().unwrap();
+        let usage = s["model_usage"]
+            .as_object()
+            .unwrap()
+            .values()
+            .next()
+            .unwrap();
         let calls: u64 = s["events"]
             .as_array()
             .unwrap()
             .iter()
             .filter(|e| e["event"] == "model")
-            .map(|e| e["output"]["usage"]["reasoning_tokens"].as_u64().unwrap_or(0))
+            .map(|e| {
+                e["output"]["usage"]["reasoning_tokens"]
+                    .as_u64()
+                    .unwrap_or(0)
+            })
             .sum();
         assert_eq!(usage["reasoning_tokens"].as_u64(), Some(calls), "{k}");
         sum += calls;
@@ -200,9 +219,17 @@ fn reasoning_tokens_reach_the_usage_totals_and_times_have_milliseconds() {
     }
     assert!(sum > 0, "the reasoning model reports reasoning tokens");
     let head = &m["header.json"];
-    let usage = head["stats"]["model_usage"].as_object().unwrap().values().next().unwrap();
+    let usage = head["stats"]["model_usage"]
+        .as_object()
+        .unwrap()
+        .values()
+        .next()
+        .unwrap();
     assert_eq!(usage["reasoning_tokens"].as_u64(), Some(sum));
-    assert!(sub_second > 0, "sample times are recorded to the millisecond");
+    assert!(
+        sub_second > 0,
+        "sample times are recorded to the millisecond"
+    );
 }
 
 #[test]
@@ -242,8 +269,8 @@ fn flat_exports_follow_the_hub_layout_with_a_typed_time_and_the_run_in_metadata(
     );
     for run in ["pl-small", "fol-small"] {
         let file = std::fs::File::open(out.join(format!("data/{run}.parquet"))).unwrap();
-        let b = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-            .unwrap();
+        let b =
+            parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
         let kv: BTreeMap<String, Option<String>> = b
             .metadata()
             .file_metadata()
@@ -269,13 +296,14 @@ fn flat_exports_follow_the_hub_layout_with_a_typed_time_and_the_run_in_metadata(
                 Some("UTC".into())
             )
         );
-        let lines: Vec<Value> =
-            std::fs::read_to_string(out.join(format!("data/{run}.jsonl")))
-                .unwrap()
-                .lines()
-                .map(|l| serde_json::from_str(l).unwrap())
-                .collect();
-        let times = batches[0].column(i).as_primitive::<TimestampMillisecondType>();
+        let lines: Vec<Value> = std::fs::read_to_string(out.join(format!("data/{run}.jsonl")))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let times = batches[0]
+            .column(i)
+            .as_primitive::<TimestampMillisecondType>();
         for (k, l) in lines.iter().enumerate().take(batches[0].num_rows()) {
             let text = l["finished"].as_str().unwrap();
             let want = chrono::DateTime::parse_from_rfc3339(text)

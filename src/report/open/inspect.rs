@@ -179,7 +179,10 @@ fn tags(m: &Manifest, part: Part) -> Vec<String> {
     let mut t = vec![
         m.dataset.kind.clone(),
         format!("{}-shot", m.prompts.shots),
-        format!("prompts-{}", m.prompts.hash.chars().take(8).collect::<String>()),
+        format!(
+            "prompts-{}",
+            m.prompts.hash.chars().take(8).collect::<String>()
+        ),
     ];
     if m.model.synthetic {
         t.push("synthetic".into());
@@ -231,7 +234,7 @@ pub(crate) fn header(m: &Manifest, t: &Totals, part: Part) -> Value {
         "version": 2,
         "status": status,
         "eval": {
-            "eval_id": format!("{:016x}", hash(&format!("eval/{}", task_id))),
+            "eval_id": format!("{:016x}", hash(&format!("eval/{task_id}"))),
             "eval_set_id": eval_set_id(m, part),
             "run_id": m.id,
             "created": created,

@@ -82,7 +82,9 @@ impl Col {
                 StringBuilder::with_capacity(GROUP, GROUP * 16),
                 GROUP,
             )),
-            Ty::Time => Col::Time(TimestampMillisecondBuilder::with_capacity(GROUP).with_timezone("UTC")),
+            Ty::Time => {
+                Col::Time(TimestampMillisecondBuilder::with_capacity(GROUP).with_timezone("UTC"))
+            }
         }
     }
 
