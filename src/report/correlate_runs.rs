@@ -63,9 +63,15 @@ impl Scores {
                     .or_default();
                 for i in crate::run::rows::latest_per_id(&scan.rows) {
                     let r = &scan.rows[i];
-                    let keep = subset.batches.as_ref().is_none_or(|b| b.contains(&usize::from(r.batch)));
+                    let keep = subset
+                        .batches
+                        .as_ref()
+                        .is_none_or(|b| b.contains(&usize::from(r.batch)));
                     if let (true, Some(k)) = (keep, if regex { r.depth } else { r.ops }) {
-                        slot.0.entry(usize::from(k)).or_default().add_kind(r.verdict);
+                        slot.0
+                            .entry(usize::from(k))
+                            .or_default()
+                            .add_kind(r.verdict);
                     }
                 }
                 slot.1.push(dir.display().to_string());
@@ -112,9 +118,16 @@ impl Scores {
             slot.1.push(dir.display().to_string());
         }
         for ((model, bench), (m, dirs)) in buckets {
-            let by = if is_regex(bench.trim_start_matches(AUTOEVAL_PREFIX)) { "depth" } else { "operators" };
+            let by = if is_regex(bench.trim_start_matches(AUTOEVAL_PREFIX)) {
+                "depth"
+            } else {
+                "operators"
+            };
             let cells = crate::analysis::breaking::cells_of(&m);
-            let (bp, _) = crate::analysis::breaking::breaking_point(&cells, crate::analysis::breaking::DEFAULT_LEVEL);
+            let (bp, _) = crate::analysis::breaking::breaking_point(
+                &cells,
+                crate::analysis::breaking::DEFAULT_LEVEL,
+            );
             let Some(score) = bp.value else {
                 self.warnings.push(format!(
                     "{model} on {bench}: A3 does not cross 50% inside the data (no breaking point), left out"

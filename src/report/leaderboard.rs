@@ -100,12 +100,15 @@ pub fn build(reports: &[RunReport], rows: Rows) -> Leaderboard {
             Some((r.by.clone(), r.by_category.clone()))
         } else {
             // Buckets pool only when every run counts them by the same field.
-            c.by_category.take().filter(|(by, _)| *by == r.by).map(|(by, mut m)| {
-                for (k, v) in &r.by_category {
-                    m.entry(*k).or_default().merge(v);
-                }
-                (by, m)
-            })
+            c.by_category
+                .take()
+                .filter(|(by, _)| *by == r.by)
+                .map(|(by, mut m)| {
+                    for (k, v) in &r.by_category {
+                        m.entry(*k).or_default().merge(v);
+                    }
+                    (by, m)
+                })
         };
         c.runs.push(r.run.clone());
         c.counts.merge(&r.total);
@@ -146,7 +149,11 @@ pub fn build(reports: &[RunReport], rows: Rows) -> Leaderboard {
         c.copy_share = k.copy_share();
         c.breaking_point = c.by_category.as_ref().map(|(_, m)| {
             let cells = crate::analysis::breaking::cells_of(m);
-            crate::analysis::breaking::breaking_point(&cells, crate::analysis::breaking::DEFAULT_LEVEL).0
+            crate::analysis::breaking::breaking_point(
+                &cells,
+                crate::analysis::breaking::DEFAULT_LEVEL,
+            )
+            .0
         });
     }
     let key = |c: &Cell| match rows {
