@@ -108,10 +108,10 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(50);
-    let rates: Vec<f64> = std::env::var("BREAKING_RATES")
-        .ok()
-        .map(|s| s.split(',').filter_map(|r| r.trim().parse().ok()).collect())
-        .unwrap_or_else(|| vec![0.05, 0.1, 0.2]);
+    let rates: Vec<f64> = std::env::var("BREAKING_RATES").ok().map_or_else(
+        || vec![0.05, 0.1, 0.2],
+        |s| s.split(',').filter_map(|r| r.trim().parse().ok()).collect(),
+    );
     let items = dataset();
     let n = items.len();
     let budget = n * 15 / 100;

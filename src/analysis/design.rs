@@ -74,7 +74,7 @@ fn fill(available: &BTreeMap<usize, usize>, order: &[usize], n: usize) -> BTreeM
         .filter(|x| available.get(x).is_some_and(|a| *a > 0))
         .collect();
     let mut left: BTreeMap<usize, usize> = window.iter().map(|x| (*x, available[x])).collect();
-    let width = window.len().min(5).max(1);
+    let width = window.len().clamp(1, 5);
     while need > 0 && left.values().any(|a| *a > 0) {
         let mut moved = false;
         let open: Vec<usize> = window

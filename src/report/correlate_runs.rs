@@ -10,6 +10,9 @@ use anyhow::Result;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+/// Per (model, dataset) with --x-score breaking-point: counts per category, and the runs.
+type Curve = (BTreeMap<usize, Counts>, Vec<String>);
+
 impl Scores {
     /// Adds ∀uto∃∨∧L runs: per (model, dataset) the A3 accuracy of the pooled samples in `subset`.
     ///
@@ -28,8 +31,7 @@ impl Scores {
         let mut tasks: BTreeMap<(String, String), (f64, usize, Vec<String>)> = BTreeMap::new();
         let curves = subset.x_score == super::correlate::XScore::BreakingPoint;
         // With --x-score breaking-point: per (model, dataset), counts per category.
-        let mut buckets: BTreeMap<(String, String), (BTreeMap<usize, Counts>, Vec<String>)> =
-            BTreeMap::new();
+        let mut buckets: BTreeMap<(String, String), Curve> = BTreeMap::new();
         for dir in dirs {
             let m = store::read_manifest(dir).map_err(|e| anyhow::anyhow!("{e}"))?;
             store::check_samples_present(dir, &m).map_err(|e| anyhow::anyhow!("{e}"))?;

@@ -477,8 +477,7 @@ fn breaking_table(lb: &Leaderboard, markdown: bool) -> String {
         rows.push(row);
     }
     format!(
-        "{}Breaking points (where pooled A3 crosses 50%, by the runs' category; 95% profile-likelihood CI)\n{}",
-        if markdown { "\n" } else { "\n" },
+        "\nBreaking points (where pooled A3 crosses 50%, by the runs' category; 95% profile-likelihood CI)\n{}",
         super::render::grid(&rows, markdown)
     )
 }
