@@ -446,7 +446,7 @@ pub fn render(lb: &Leaderboard, format: Format) -> String {
             t.push_str(&breaking_table(lb, false));
             t
         }
-        Format::Markdown => text_table(lb, true) + &breaking_table(lb, true),
+        Format::Markdown => text_table(lb, true),
         Format::Csv => csv_text(lb).unwrap_or_default(),
         Format::Json => serde_json::to_string_pretty(lb).unwrap_or_default(),
         Format::Latex => latex(lb),
