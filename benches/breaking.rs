@@ -108,10 +108,10 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(50);
-    let rates: Vec<f64> = std::env::var("BREAKING_RATES")
-        .ok()
-        .map(|s| s.split(',').filter_map(|r| r.trim().parse().ok()).collect())
-        .unwrap_or_else(|| vec![0.05, 0.1, 0.2]);
+    let rates: Vec<f64> = std::env::var("BREAKING_RATES").ok().map_or_else(
+        || vec![0.05, 0.1, 0.2],
+        |s| s.split(',').filter_map(|r| r.trim().parse().ok()).collect(),
+    );
     let items = dataset();
     let n = items.len();
     let budget = n * 15 / 100;
@@ -148,7 +148,10 @@ fn main() {
             .into_iter()
             .map(|(x, (k, n))| Cell { x: x as f64, k, n })
             .collect();
-        let truth = breaking_point(&pooled, 0.5).0.value.expect("the pooled curve crosses");
+        let truth = breaking_point(&pooled, 0.5)
+            .0
+            .value
+            .expect("the pooled curve crosses");
         let naive = 0.5f64.ln() / (1.0 - r).ln();
         let (mut sum, mut covered, mut reached, mut agree, mut ratios) = (0.0, 0, 0, 0, Vec::new());
         let mut widths = Vec::new();
@@ -197,7 +200,11 @@ fn main() {
         .map(|x| {
             let p = 1.0 / (1.0 + (-(2.0 - 0.2 * f64::from(x))).exp());
             let k = (0..50).filter(|_| rng.chance(p)).count();
-            Cell { x: f64::from(x), k: k as f64, n: 50.0 }
+            Cell {
+                x: f64::from(x),
+                k: k as f64,
+                n: 50.0,
+            }
         })
         .collect();
     let avail: BTreeMap<usize, usize> = (0..40).map(|x| (x, 50)).collect();

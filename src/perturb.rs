@@ -503,6 +503,8 @@ fn flip_operators(f: &Formula, r: f64, rng: &mut Rng) -> Formula {
             let g = Formula::Bin(*op, Box::new(a), Box::new(b));
             if negate { Formula::Not(Box::new(g)) } else { g }
         }
-        Formula::Quant(q, v, body) => Formula::Quant(*q, v.clone(), Box::new(flip_operators(body, r, rng))),
+        Formula::Quant(q, v, body) => {
+            Formula::Quant(*q, v.clone(), Box::new(flip_operators(body, r, rng)))
+        }
     }
 }

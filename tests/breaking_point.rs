@@ -30,7 +30,10 @@ fn report_matches_an_independent_maximum_likelihood_fit_of_the_sample_runs() {
         &std::fs::read_to_string(root().join("tests/data/breaking/expected.json")).unwrap(),
     )
     .unwrap();
-    for name in ["sample-runs/pl-per-op-full", "sample-runs/pl-per-op-adaptive"] {
+    for name in [
+        "sample-runs/pl-per-op-full",
+        "sample-runs/pl-per-op-adaptive",
+    ] {
         let v = report_json(&[&root().join(name)], &[]);
         let run = &v["runs"][0];
         let bp = &run["breaking_point"];
@@ -41,9 +44,18 @@ fn report_matches_an_independent_maximum_likelihood_fit_of_the_sample_runs() {
         let e = &expected[name];
         let close = |a: &Value, b: &Value| (a.as_f64().unwrap() - b.as_f64().unwrap()).abs();
         // The target is 0.1 operators; the fits agree far closer.
-        assert!(close(&bp["value"], &e["value"]) < 1e-3, "{name}: {bp} vs {e}");
-        assert!(close(&bp["ci"][0], &e["ci"][0]) < 1e-3, "{name}: {bp} vs {e}");
-        assert!(close(&bp["ci"][1], &e["ci"][1]) < 1e-3, "{name}: {bp} vs {e}");
+        assert!(
+            close(&bp["value"], &e["value"]) < 1e-3,
+            "{name}: {bp} vs {e}"
+        );
+        assert!(
+            close(&bp["ci"][0], &e["ci"][0]) < 1e-3,
+            "{name}: {bp} vs {e}"
+        );
+        assert!(
+            close(&bp["ci"][1], &e["ci"][1]) < 1e-3,
+            "{name}: {bp} vs {e}"
+        );
         assert_eq!(bp["n"], e["n"]);
         assert_eq!(bp["level"], 0.5);
         assert_eq!(bp["reached"], true);
@@ -138,7 +150,13 @@ fn perturb_per_op_is_exclusive_recorded_and_makes_accuracy_fall() {
     let m: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
     assert_eq!(m["model"]["name"], "perturb-per-op-0.15");
-    assert!(m["command"].as_array().unwrap().iter().any(|a| a == "--perturb-per-op"));
+    assert!(
+        m["command"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a == "--perturb-per-op")
+    );
     // Accuracy falls with operators: the first buckets beat the last ones.
     let v = report_json(&[&dir], &[]);
     let by = v["runs"][0]["by_category"].as_object().unwrap();
@@ -147,7 +165,10 @@ fn perturb_per_op_is_exclusive_recorded_and_makes_accuracy_fall() {
             .iter()
             .filter(|(k, _)| (lo..=hi).contains(&k.parse::<usize>().unwrap()))
             .fold((0, 0), |(a, n), (_, c)| {
-                (a + c["accurate"].as_u64().unwrap(), n + c["n"].as_u64().unwrap())
+                (
+                    a + c["accurate"].as_u64().unwrap(),
+                    n + c["n"].as_u64().unwrap(),
+                )
             });
         a as f64 / n as f64
     };
@@ -172,7 +193,12 @@ fn ids(dir: &Path) -> Vec<String> {
     std::fs::read_to_string(dir.join("samples.jsonl"))
         .unwrap()
         .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap()["id"].as_str().unwrap().to_string())
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
         .collect()
 }
 
@@ -191,7 +217,11 @@ fn an_adaptive_run_spends_its_budget_in_rounds_and_resumes() {
     let last = rounds.last().unwrap();
     assert_eq!(last["criterion"], "stop");
     assert!(last["reason"].as_str().unwrap().contains("budget"));
-    assert!(rounds.iter().all(|r| r["reason"].as_str().is_some_and(|s| !s.is_empty())));
+    assert!(
+        rounds
+            .iter()
+            .all(|r| r["reason"].as_str().is_some_and(|s| !s.is_empty()))
+    );
     let m: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
     assert_eq!(m["adaptive"]["budget"], 90);
@@ -225,7 +255,10 @@ fn an_adaptive_run_stops_at_the_target_width() {
     ok(&adaptive(&dir, "400", &["--target-width", "30"]));
     let last = design(&dir).pop().unwrap();
     assert_eq!(last["criterion"], "stop");
-    assert!(last["reason"].as_str().unwrap().contains("target-width"), "{last}");
+    assert!(
+        last["reason"].as_str().unwrap().contains("target-width"),
+        "{last}"
+    );
     assert!(ids(&dir).len() < 400);
 }
 
@@ -237,7 +270,10 @@ fn compare_leaderboard_and_correlate_show_breaking_points() {
     ];
     let out = ok(&bin().arg("compare").args(&dirs).output().unwrap());
     assert!(out.contains("breaking points"), "{out}");
-    assert!(out.contains("10.7 [9.0, 12.1]") && out.contains("8.7 [6.1, 11.1]"), "{out}");
+    assert!(
+        out.contains("10.7 [9.0, 12.1]") && out.contains("8.7 [6.1, 11.1]"),
+        "{out}"
+    );
     let v: Value = serde_json::from_str(&ok(&bin()
         .args(["compare", "--json"])
         .args(&dirs)

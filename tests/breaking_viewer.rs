@@ -14,7 +14,9 @@ fn the_chart_draws_the_fit_and_marks_the_breaking_point() {
     app.pump();
     let before = screens::screen(&mut app, &t, 160, 48);
     assert!(!before.contains('◆'), "{before}");
-    for k in ["v", "right", "right", "right", "right", "right", "right", "right", "right"] {
+    for k in [
+        "v", "right", "right", "right", "right", "right", "right", "right", "right",
+    ] {
         app.press(k).unwrap();
     }
     let s = screens::screen(&mut app, &t, 160, 48);

@@ -107,7 +107,9 @@ fn span(cells: &[Cell]) -> Option<(f64, f64, f64)> {
 pub fn fit(cells: &[Cell]) -> Option<Logistic> {
     let cells: Vec<Cell> = cells.iter().copied().filter(|c| c.n > 0.0).collect();
     let (lo, hi, xbar) = span(&cells)?;
-    let (k, n): (f64, f64) = cells.iter().fold((0.0, 0.0), |(k, n), c| (k + c.k, n + c.n));
+    let (k, n): (f64, f64) = cells
+        .iter()
+        .fold((0.0, 0.0), |(k, n), c| (k + c.k, n + c.n));
     if hi <= lo || k <= 0.0 || k >= n {
         return None;
     }
@@ -331,7 +333,8 @@ pub fn cells_of<'a>(
 pub fn describe(bp: &BreakingPoint) -> String {
     match bp.value {
         Some(v) => {
-            let b = |x: Option<f64>| x.map_or_else(|| "beyond the data".into(), |x| format!("{x:.1}"));
+            let b =
+                |x: Option<f64>| x.map_or_else(|| "beyond the data".into(), |x| format!("{x:.1}"));
             format!("{v:.1} [{}, {}]", b(bp.ci[0]), b(bp.ci[1]))
         }
         None => "not reached".into(),

@@ -38,7 +38,11 @@ fn recovers_a_known_crossing_with_an_interval_around_it() {
     // The profile at each bound sits on the χ² cut.
     for t in [lo, hi] {
         let (l, _) = profile(&cells, 0.0, t, f.b);
-        assert!((f.loglik - l - HALF_CHI2_95).abs() < 1e-3, "{}", f.loglik - l);
+        assert!(
+            (f.loglik - l - HALF_CHI2_95).abs() < 1e-3,
+            "{}",
+            f.loglik - l
+        );
     }
 }
 

@@ -55,7 +55,8 @@ pub fn spread(available: &BTreeMap<usize, usize>, observed: &[Cell], n: usize) -
     }
     Choice {
         per_category: out,
-        reason: "coarse spread: the same number of samples in every category with items left".into(),
+        reason: "coarse spread: the same number of samples in every category with items left"
+            .into(),
         criterion: "spread",
         expected_width: None,
     }
@@ -67,9 +68,13 @@ fn fill(available: &BTreeMap<usize, usize>, order: &[usize], n: usize) -> BTreeM
     let mut need = n;
     // Round-robin over the first few categories in `order`, so one category's items are
     // not all spent before its neighbours'.
-    let window: Vec<usize> = order.iter().copied().filter(|x| available.get(x).is_some_and(|a| *a > 0)).collect();
+    let window: Vec<usize> = order
+        .iter()
+        .copied()
+        .filter(|x| available.get(x).is_some_and(|a| *a > 0))
+        .collect();
     let mut left: BTreeMap<usize, usize> = window.iter().map(|x| (*x, available[x])).collect();
-    let width = window.len().min(5).max(1);
+    let width = window.len().clamp(1, 5);
     while need > 0 && left.values().any(|a| *a > 0) {
         let mut moved = false;
         let open: Vec<usize> = window
@@ -103,9 +108,14 @@ pub fn next_round(
     level: f64,
     n: usize,
 ) -> Choice {
-    let (k, total): (f64, f64) = observed.iter().fold((0.0, 0.0), |(k, t), c| (k + c.k, t + c.n));
+    let (k, total): (f64, f64) = observed
+        .iter()
+        .fold((0.0, 0.0), |(k, t), c| (k + c.k, t + c.n));
     let lo = observed.iter().map(|c| c.x).fold(f64::INFINITY, f64::min);
-    let hi = observed.iter().map(|c| c.x).fold(f64::NEG_INFINITY, f64::max);
+    let hi = observed
+        .iter()
+        .map(|c| c.x)
+        .fold(f64::NEG_INFINITY, f64::max);
     let ascending: Vec<usize> = available.keys().copied().collect();
     let descending: Vec<usize> = ascending.iter().rev().copied().collect();
     let harder = |why: String| Choice {
@@ -171,7 +181,8 @@ fn c_optimal(
         let det = m[0] * m[2] - m[1] * m[1];
         (det > 0.0).then(|| [m[2] / det, -m[1] / det, m[0] / det])
     };
-    let var = |inv: [f64; 3]| g[0] * g[0] * inv[0] + 2.0 * g[0] * g[1] * inv[1] + g[1] * g[1] * inv[2];
+    let var =
+        |inv: [f64; 3]| g[0] * g[0] * inv[0] + 2.0 * g[0] * g[1] * inv[1] + g[1] * g[1] * inv[2];
     let Some(mut inv) = inverse(info) else {
         return spread(available, observed, n);
     };
@@ -248,11 +259,19 @@ mod tests {
     #[test]
     fn an_unbroken_model_is_asked_harder_items() {
         let obs: Vec<Cell> = (1..=5)
-            .map(|x| Cell { x: f64::from(x), k: 4.0, n: 4.0 })
+            .map(|x| Cell {
+                x: f64::from(x),
+                k: 4.0,
+                n: 4.0,
+            })
             .collect();
         let c = next_round(&avail(1, 20, 10), &obs, 0.5, 10);
         assert_eq!(c.criterion, "harder");
-        assert!(c.per_category.keys().all(|x| *x >= 16), "{:?}", c.per_category);
+        assert!(
+            c.per_category.keys().all(|x| *x >= 16),
+            "{:?}",
+            c.per_category
+        );
     }
 
     #[test]
@@ -261,14 +280,27 @@ mod tests {
         let obs: Vec<Cell> = (1..=30)
             .map(|x| {
                 let p = 1.0 / (1.0 + (-(3.0 - 0.3 * f64::from(x))).exp());
-                Cell { x: f64::from(x), k: (4.0 * p).round(), n: 4.0 }
+                Cell {
+                    x: f64::from(x),
+                    k: (4.0 * p).round(),
+                    n: 4.0,
+                }
             })
             .collect();
         let c = next_round(&avail(1, 30, 20), &obs, 0.5, 30);
         assert_eq!(c.criterion, "c-optimal");
-        let mean = c.per_category.iter().map(|(x, n)| (*x * n) as f64).sum::<f64>() / 30.0;
+        let mean = c
+            .per_category
+            .iter()
+            .map(|(x, n)| (*x * n) as f64)
+            .sum::<f64>()
+            / 30.0;
         assert!((mean - 10.0).abs() < 4.0, "{:?}", c.per_category);
-        assert!(c.per_category.keys().all(|x| (3..=18).contains(x)), "{:?}", c.per_category);
+        assert!(
+            c.per_category.keys().all(|x| (3..=18).contains(x)),
+            "{:?}",
+            c.per_category
+        );
         assert!(c.reason.contains("c-optimal"));
     }
 }

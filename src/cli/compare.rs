@@ -179,7 +179,8 @@ fn compare_one(data: &[RunData], args: &CompareArgs) -> Result<serde_json::Value
     let points: Vec<(String, String, crate::analysis::breaking::BreakingPoint)> = data
         .iter()
         .map(|r| {
-            let (by, bp) = crate::report::breaking::of_run(r, crate::analysis::breaking::DEFAULT_LEVEL);
+            let (by, bp) =
+                crate::report::breaking::of_run(r, crate::analysis::breaking::DEFAULT_LEVEL);
             (r.manifest.id.clone(), by, bp)
         })
         .collect();
@@ -267,7 +268,9 @@ fn compare_one(data: &[RunData], args: &CompareArgs) -> Result<serde_json::Value
             .collect();
         outln!("  {}", cells.join("  "));
     }
-    outln!("\nbreaking points (logistic fit of A3 by maximum likelihood; 95% profile-likelihood CI):");
+    outln!(
+        "\nbreaking points (logistic fit of A3 by maximum likelihood; 95% profile-likelihood CI):"
+    );
     for line in crate::report::breaking::side_by_side(&points).lines() {
         outln!("  {line}");
     }

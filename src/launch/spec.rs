@@ -140,7 +140,8 @@ pub fn build_spec(
     if args.adaptive {
         let d = crate::run::adaptive::Design::new(
             args.budget.unwrap_or(0),
-            args.level.unwrap_or(crate::analysis::breaking::DEFAULT_LEVEL),
+            args.level
+                .unwrap_or(crate::analysis::breaking::DEFAULT_LEVEL),
             args.target_width,
             args.seed,
         )

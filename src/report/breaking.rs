@@ -154,7 +154,10 @@ pub fn of_run(run: &super::RunData, level: f64) -> (String, BreakingPoint) {
     let mut counts: BTreeMap<usize, Counts> = BTreeMap::new();
     for s in &run.samples {
         if let Some(k) = by.key(s) {
-            counts.entry(k).or_default().add_scored(s.verdict.kind(), task);
+            counts
+                .entry(k)
+                .or_default()
+                .add_scored(s.verdict.kind(), task);
         }
     }
     let (bp, _) = fit::breaking_point(&fit::cells_of(&counts), level);

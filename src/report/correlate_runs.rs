@@ -10,6 +10,9 @@ use anyhow::Result;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+/// Per (model, dataset) with --x-score breaking-point: counts per category, and the runs.
+type Curve = (BTreeMap<usize, Counts>, Vec<String>);
+
 impl Scores {
     /// Adds ∀uto∃∨∧L runs: per (model, dataset) the A3 accuracy of the pooled samples in `subset`.
     ///
@@ -28,8 +31,7 @@ impl Scores {
         let mut tasks: BTreeMap<(String, String), (f64, usize, Vec<String>)> = BTreeMap::new();
         let curves = subset.x_score == super::correlate::XScore::BreakingPoint;
         // With --x-score breaking-point: per (model, dataset), counts per category.
-        let mut buckets: BTreeMap<(String, String), (BTreeMap<usize, Counts>, Vec<String>)> =
-            BTreeMap::new();
+        let mut buckets: BTreeMap<(String, String), Curve> = BTreeMap::new();
         for dir in dirs {
             let m = store::read_manifest(dir).map_err(|e| anyhow::anyhow!("{e}"))?;
             store::check_samples_present(dir, &m).map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -63,9 +65,15 @@ impl Scores {
                     .or_default();
                 for i in crate::run::rows::latest_per_id(&scan.rows) {
                     let r = &scan.rows[i];
-                    let keep = subset.batches.as_ref().is_none_or(|b| b.contains(&usize::from(r.batch)));
+                    let keep = subset
+                        .batches
+                        .as_ref()
+                        .is_none_or(|b| b.contains(&usize::from(r.batch)));
                     if let (true, Some(k)) = (keep, if regex { r.depth } else { r.ops }) {
-                        slot.0.entry(usize::from(k)).or_default().add_kind(r.verdict);
+                        slot.0
+                            .entry(usize::from(k))
+                            .or_default()
+                            .add_kind(r.verdict);
                     }
                 }
                 slot.1.push(dir.display().to_string());
@@ -112,9 +120,16 @@ impl Scores {
             slot.1.push(dir.display().to_string());
         }
         for ((model, bench), (m, dirs)) in buckets {
-            let by = if is_regex(bench.trim_start_matches(AUTOEVAL_PREFIX)) { "depth" } else { "operators" };
+            let by = if is_regex(bench.trim_start_matches(AUTOEVAL_PREFIX)) {
+                "depth"
+            } else {
+                "operators"
+            };
             let cells = crate::analysis::breaking::cells_of(&m);
-            let (bp, _) = crate::analysis::breaking::breaking_point(&cells, crate::analysis::breaking::DEFAULT_LEVEL);
+            let (bp, _) = crate::analysis::breaking::breaking_point(
+                &cells,
+                crate::analysis::breaking::DEFAULT_LEVEL,
+            );
             let Some(score) = bp.value else {
                 self.warnings.push(format!(
                     "{model} on {bench}: A3 does not cross 50% inside the data (no breaking point), left out"

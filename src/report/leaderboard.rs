@@ -100,12 +100,15 @@ pub fn build(reports: &[RunReport], rows: Rows) -> Leaderboard {
             Some((r.by.clone(), r.by_category.clone()))
         } else {
             // Buckets pool only when every run counts them by the same field.
-            c.by_category.take().filter(|(by, _)| *by == r.by).map(|(by, mut m)| {
-                for (k, v) in &r.by_category {
-                    m.entry(*k).or_default().merge(v);
-                }
-                (by, m)
-            })
+            c.by_category
+                .take()
+                .filter(|(by, _)| *by == r.by)
+                .map(|(by, mut m)| {
+                    for (k, v) in &r.by_category {
+                        m.entry(*k).or_default().merge(v);
+                    }
+                    (by, m)
+                })
         };
         c.runs.push(r.run.clone());
         c.counts.merge(&r.total);
@@ -146,7 +149,11 @@ pub fn build(reports: &[RunReport], rows: Rows) -> Leaderboard {
         c.copy_share = k.copy_share();
         c.breaking_point = c.by_category.as_ref().map(|(_, m)| {
             let cells = crate::analysis::breaking::cells_of(m);
-            crate::analysis::breaking::breaking_point(&cells, crate::analysis::breaking::DEFAULT_LEVEL).0
+            crate::analysis::breaking::breaking_point(
+                &cells,
+                crate::analysis::breaking::DEFAULT_LEVEL,
+            )
+            .0
         });
     }
     let key = |c: &Cell| match rows {
@@ -439,7 +446,7 @@ pub fn render(lb: &Leaderboard, format: Format) -> String {
             t.push_str(&breaking_table(lb, false));
             t
         }
-        Format::Markdown => text_table(lb, true) + &breaking_table(lb, true),
+        Format::Markdown => text_table(lb, true),
         Format::Csv => csv_text(lb).unwrap_or_default(),
         Format::Json => serde_json::to_string_pretty(lb).unwrap_or_default(),
         Format::Latex => latex(lb),
@@ -470,8 +477,7 @@ fn breaking_table(lb: &Leaderboard, markdown: bool) -> String {
         rows.push(row);
     }
     format!(
-        "{}Breaking points (where pooled A3 crosses 50%, by the runs' category; 95% profile-likelihood CI)\n{}",
-        if markdown { "\n" } else { "\n" },
+        "\nBreaking points (where pooled A3 crosses 50%, by the runs' category; 95% profile-likelihood CI)\n{}",
         super::render::grid(&rows, markdown)
     )
 }

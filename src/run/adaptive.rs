@@ -44,20 +44,26 @@ impl Design {
         seed: u64,
     ) -> Result<Design, String> {
         if budget == 0 || budget > MAX_BUDGET {
-            return Err(format!("--budget must be between 1 and {MAX_BUDGET} samples, not {budget}"));
+            return Err(format!(
+                "--budget must be between 1 and {MAX_BUDGET} samples, not {budget}"
+            ));
         }
         if !(level > 0.0 && level < 1.0) {
             return Err(format!("--level {level} must lie strictly between 0 and 1"));
         }
         if let Some(w) = target_width.filter(|w| !(w.is_finite() && *w > 0.0)) {
-            return Err(format!("--target-width {w} must be a positive number of categories"));
+            return Err(format!(
+                "--target-width {w} must be a positive number of categories"
+            ));
         }
         Ok(Design {
             budget,
             level,
             target_width,
             seed,
-            criterion: "coarse spread, then c-optimal for the breaking point (least delta-method variance)".into(),
+            criterion:
+                "coarse spread, then c-optimal for the breaking point (least delta-method variance)"
+                    .into(),
         })
     }
 
@@ -104,7 +110,11 @@ pub struct Round {
 
 /// A category value of an item: depth for regexes, operators otherwise.
 fn category(item: &Item, regex: bool) -> Option<usize> {
-    if regex { item.depth } else { item.num_operators }
+    if regex {
+        item.depth
+    } else {
+        item.num_operators
+    }
 }
 
 /// The samples so far as cells, and their ids.
@@ -170,7 +180,9 @@ pub fn plan(
     } else if let (Some(w), Some(t)) = (width, d.target_width)
         && w <= t
     {
-        Some(format!("the 95% interval is {w:.2} wide, within --target-width {t}"))
+        Some(format!(
+            "the 95% interval is {w:.2} wide, within --target-width {t}"
+        ))
     } else if counts.values().all(|n| *n == 0) {
         Some("no item left in the dataset".into())
     } else {
@@ -205,7 +217,9 @@ pub fn plan(
     };
     let mut picked = Vec::new();
     for (k, m) in &choice.per_category {
-        let Some(pool) = available.get(k) else { continue };
+        let Some(pool) = available.get(k) else {
+            continue;
+        };
         let mut idx: Vec<usize> = (0..pool.len()).collect();
         Rng::new(d.seed ^ (round as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (*k as u64))
             .shuffle(&mut idx);

@@ -619,7 +619,7 @@ mod tests {
             reasoning_redacted: true,
             ..CallRecord::default()
         };
-        let v = serde_json::to_value(output("m", &call)).unwrap();
+        let v = serde_json::to_value(output("m", &call, "msg-1".into())).unwrap();
         let parts = &v["choices"][0]["message"]["content"];
         assert_eq!(parts[0]["reasoning"], "draft");
         assert_eq!(parts[0]["redacted"], false);
@@ -630,7 +630,7 @@ mod tests {
             reasoning: None,
             ..call
         };
-        let v = serde_json::to_value(output("m", &only)).unwrap();
+        let v = serde_json::to_value(output("m", &only, "msg-2".into())).unwrap();
         assert_eq!(v["choices"][0]["message"]["content"][0]["redacted"], true);
     }
 }

@@ -21,11 +21,11 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use derived::ChartFit;
 pub use derived::{
     Bucket, CompareColumn, CompareView, Derived, KindCounts, PickedBucket, RunSummary, axis,
     outcomes,
 };
-pub use derived::ChartFit;
 pub use detail::{Detail, Highlighted};
 pub use filter::{
     ClosenessFilter, DisagreeFilter, Filter, JudgeFilter, LabelFilter, TruncatedFilter,

@@ -29,7 +29,11 @@ pub(crate) fn row<'a>(
         let in_ci = bp.reached
             && bp.ci[0].is_none_or(|l| hi as f64 + 0.5 > l)
             && bp.ci[1].is_none_or(|h| (lo as f64) - 0.5 < h);
-        let glyph = if on_point { POINT } else { super::panes::bar(p) };
+        let glyph = if on_point {
+            POINT
+        } else {
+            super::panes::bar(p)
+        };
         let mut style = Style::default().fg(t.muted);
         if in_ci {
             style = style.add_modifier(Modifier::UNDERLINED);
