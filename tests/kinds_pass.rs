@@ -147,7 +147,7 @@ fn doubled_run() -> (tempfile::TempDir, PathBuf) {
 fn the_viewer_lists_every_row_at_once_and_fills_kinds_in_the_background() {
     let (_t, run) = doubled_run();
     let mut app = screens::view(vec![run.clone()]);
-    let t = autoeval::tui::theme::Theme::default();
+    let (t, _) = autoeval::tui::theme::Theme::load("dark");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     while app.model.runs.is_empty() && std::time::Instant::now() < deadline {
         app.pump();
