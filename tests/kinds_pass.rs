@@ -23,23 +23,22 @@ fn copy_run(name: &str) -> (tempfile::TempDir, PathBuf) {
     (tmp, dst)
 }
 
-/// The report's failure-kinds table (from its title to the next blank line).
-fn kinds_table(report: &str) -> String {
-    report
-        .lines()
-        .skip_while(|l| !l.starts_with("Failure kinds (automatic"))
-        .take_while(|l| !l.trim().is_empty())
-        .collect::<Vec<_>>()
-        .join("\n")
+/// A report cut after its verdicts table: (rows, verdicts and counts; the failure kinds
+/// tables that follow).
+fn split(report: &str) -> (String, String) {
+    let at = report.find("\nVerdicts\n").expect("a verdicts table");
+    let end = report[at + 1..]
+        .find("\n\n")
+        .map_or(report.len(), |e| at + 1 + e);
+    (report[..end].to_string(), report[end..].to_string())
 }
 
-/// Everything but the kinds tables (verdicts, counts, metrics).
+fn kinds_table(report: &str) -> String {
+    split(report).1
+}
+
 fn without_kinds(report: &str) -> String {
-    report
-        .lines()
-        .filter(|l| !l.contains("kind"))
-        .collect::<Vec<_>>()
-        .join("\n")
+    split(report).0
 }
 
 #[test]
@@ -147,7 +146,7 @@ fn doubled_run() -> (tempfile::TempDir, PathBuf) {
 fn the_viewer_lists_every_row_at_once_and_fills_kinds_in_the_background() {
     let (_t, run) = doubled_run();
     let mut app = screens::view(vec![run.clone()]);
-    let t = autoeval::tui::theme::Theme::default();
+    let (t, _) = autoeval::tui::theme::Theme::load("dark");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     while app.model.runs.is_empty() && std::time::Instant::now() < deadline {
         app.pump();
