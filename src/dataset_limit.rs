@@ -69,8 +69,9 @@ impl LimitNote {
             self.kept,
             self.of,
             self.by,
-            span(self.per_bucket.keys().copied()),
-            span(self.buckets.iter().copied()),
+            // Items without the measure (`?`) are counted, not part of the range.
+            span(self.per_bucket.keys().copied().flatten().map(Some)),
+            span(self.buckets.iter().copied().flatten().map(Some)),
             self.per_bucket.len(),
             self.buckets.len(),
             self.seed,
@@ -88,35 +89,45 @@ fn bucket(item: &Item, regex: bool) -> Option<usize> {
     }
 }
 
-/// `m` of `0..k` (m < k) evenly spaced: the i-th is ⌊(off + i·k)/m⌋ with the offset
-/// `off/m` below one spacing `k/m`, so the lowest is within one spacing of 0 and the
-/// highest within one spacing of k − 1; consecutive picks are at least one apart.
-fn spaced(k: usize, m: usize, off: usize) -> Vec<usize> {
-    (0..m).map(|i| (off + i * k) / m).collect()
+/// The order buckets `0..k` are first given a sample in: a seeded one, then each time
+/// the bucket farthest from those already chosen (ties by the seed). Any first m of it
+/// are spread over the whole range (the second is an end, the gaps halve), and a
+/// larger limit keeps every pick of a smaller one, so a pilot grown with `--resume`
+/// keeps its samples.
+fn spread_order(k: usize, rng: &mut crate::rng::Rng) -> Vec<usize> {
+    if k == 0 {
+        return Vec::new();
+    }
+    let first = rng.below(k);
+    let mut order = vec![first];
+    let mut dist: Vec<usize> = (0..k).map(|b| b.abs_diff(first)).collect();
+    while order.len() < k {
+        let far = dist.iter().copied().max().unwrap_or(0);
+        let ties: Vec<usize> = (0..k).filter(|&b| dist[b] == far).collect();
+        let next = ties[rng.below(ties.len())];
+        order.push(next);
+        for (b, d) in dist.iter_mut().enumerate() {
+            *d = (*d).min(b.abs_diff(next));
+        }
+    }
+    order
 }
 
-/// Quotas per bucket: N shared as evenly as the buckets' sizes allow (a bucket with
-/// fewer items gives its share to the others). What does not divide evenly — all of N
-/// when N is below the number of buckets — goes one each to buckets evenly spaced over
-/// the whole range, never to the lowest ones.
+/// Quotas per bucket: one sample at a time, round after round, to the buckets in
+/// [`spread_order`] that still have items. N below the number of buckets gives one
+/// each to buckets spread over the whole range, never to the lowest ones; above it
+/// every bucket gets its even share (a bucket with fewer items gives its share to the
+/// others); a larger N only adds to a smaller one's quotas.
 fn quotas(sizes: &[usize], n: usize, rng: &mut crate::rng::Rng) -> Vec<usize> {
+    let order = spread_order(sizes.len(), rng);
     let mut q = vec![0; sizes.len()];
     let mut left = n.min(sizes.iter().sum());
     while left > 0 {
-        let open: Vec<usize> = (0..sizes.len()).filter(|&b| q[b] < sizes[b]).collect();
-        if left >= open.len() {
-            let each = left / open.len();
-            for b in open {
-                let add = each.min(sizes[b] - q[b]);
-                q[b] += add;
-                left -= add;
+        for &b in &order {
+            if left > 0 && q[b] < sizes[b] {
+                q[b] += 1;
+                left -= 1;
             }
-        } else {
-            let off = rng.below(open.len());
-            for i in spaced(open.len(), left, off) {
-                q[open[i]] += 1;
-            }
-            left = 0;
         }
     }
     q

@@ -1,4 +1,4 @@
-use super::{apply, pick, quotas, spaced};
+use super::{apply, pick, quotas, spread_order};
 use crate::dataset::{Dataset, DatasetFile, Item};
 use crate::syntax::SyntaxKind;
 use proptest::prelude::*;
@@ -17,17 +17,14 @@ fn quotas_share_evenly_and_pass_on_what_small_buckets_cannot_take() {
 
 #[test]
 fn fewer_than_the_buckets_spans_the_range_not_the_lowest() {
-    // 40 buckets, 20 kept: every other bucket, from the bottom to the top.
-    for off in 0..40 {
-        let got = spaced(40, 20, off);
-        assert_eq!(got.len(), 20);
-        assert!(got[0] < 2 && got[19] >= 38, "{got:?}");
-        assert!(got.windows(2).all(|w| w[1] - w[0] == 2), "{got:?}");
-    }
     let q = quotas(&[5; 40], 20, &mut crate::rng::Rng::new(3));
     let kept: Vec<usize> = (0..40).filter(|&b| q[b] > 0).collect();
     assert_eq!(kept.len(), 20);
     assert!(kept[0] <= 1 && kept[19] >= 38, "{kept:?}");
+    // Every bucket comes once in the order.
+    let mut o = spread_order(40, &mut crate::rng::Rng::new(3));
+    o.sort_unstable();
+    assert_eq!(o, (0..40).collect::<Vec<_>>());
 }
 
 /// A dataset of `kind` with `sizes[i]` items in bucket `lo + i·step`.
@@ -97,6 +94,10 @@ proptest! {
         let picked = pick(&ds, n, seed);
         prop_assert_eq!(&picked, &pick(&ds, n, seed), "seeded");
         prop_assert_eq!(picked.len(), n.min(total));
+        // A smaller limit's picks are all kept by a larger one (a pilot grown with
+        // `--resume` keeps its samples).
+        let smaller = pick(&ds, n / 2, seed);
+        prop_assert!(smaller.iter().all(|i| picked.contains(i)), "{:?} ⊄ {:?}", smaller, picked);
         let note = apply(&mut ds, Some(n), seed);
         if n >= total {
             prop_assert!(note.is_none());

@@ -389,7 +389,9 @@ fn runs_contribute_their_a3_on_the_comparable_subset_and_the_figure_is_drawn() {
         .output()
         .unwrap());
     let s = std::fs::read_to_string(&svg).unwrap();
-    assert!(s.contains("ρ = ") && s.contains("p = ") && s.contains("Predictive power"));
+    // The corner note is Pearson's r (the table's ρ is Spearman's).
+    assert!(s.contains("r = ") && s.contains("p = ") && s.contains("Predictive power"));
+    assert!(!s.contains("ρ = "), "Pearson's r labelled ρ");
     assert!(s.contains("operators 0–6"));
     let o = bin(home.path())
         .args(["correlate", "--plot", "fig.gif"])

@@ -62,10 +62,12 @@ fn a_folio_sample_shows_its_premises_conclusion_gold_and_answer() {
         "gold",
         "answer",
         "reply",
-        "Reasoning Steps",
     ] {
         assert!(s.contains(want), "{want}: {s}");
     }
+    // The reply's reasoning, below long premises on a taller screen.
+    let tall = screen(&mut app, 120, 60);
+    assert!(tall.contains("Reasoning Steps"), "{tall}");
     insta::assert_snapshot!("task_folio_overview_120x40", s);
     // The search reads the row's `gold: … · answer: … · right|wrong|no answer`.
     let wrong = recs

@@ -113,10 +113,12 @@ impl std::hash::Hasher for FastHasher {
 
 type FastHash = std::hash::BuildHasherDefault<FastHasher>;
 
-/// A p-value as people read it: four decimals, scientific below 0.0001, `–` for none.
+/// A p-value as people read it: four decimals, scientific below 0.0001, `<1e-16`
+/// below what a double tells from zero (`0.0e0` read as "impossible"), `–` for none.
 pub(crate) fn format_p(p: Option<f64>) -> String {
     match p {
         None => "–".into(),
+        Some(p) if p < 1e-16 => "<1e-16".into(),
         Some(p) if p < 1e-4 => format!("{p:.1e}"),
         Some(p) => format!("{p:.4}"),
     }
@@ -244,6 +246,13 @@ impl<K> PassFail<K> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_p_value_too_small_for_a_double_reads_as_a_bound_not_zero() {
+        assert_eq!(super::format_p(Some(0.0)), "<1e-16");
+        assert_eq!(super::format_p(Some(3.2e-7)), "3.2e-7");
+        assert_eq!(super::format_p(Some(0.04)), "0.0400");
+    }
+
     use super::*;
 
     #[test]

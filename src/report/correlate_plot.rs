@@ -158,7 +158,7 @@ fn scatter<DB: DrawingBackend>(
     // The paper's corner note: the correlation and its p-value.
     let note = match p.pearson {
         Some(r) => vec![
-            format!("ρ = {:.2}", r.r),
+            format!("r = {:.2}", r.r),
             format!("p = {}", format_p(Some(r.p))),
             format!("n = {}", p.n),
         ],
