@@ -85,6 +85,11 @@ fn main() {
     // Never the developer's config, themes or remembered form.
     let cfg = std::env::temp_dir().join(format!("autoeval-bench-cfg-{}", std::process::id()));
     autoeval::tui::theme::use_config_dir(cfg.clone());
+    long_reasoning();
+    // `cargo bench --bench tui -- reasoning`: the long-text figures alone.
+    if std::env::args().any(|a| a == "reasoning") {
+        return;
+    }
     let run = ensure_run();
     let before = hwm_mb();
     let t = Instant::now();
@@ -246,5 +251,63 @@ fn live_responsiveness() {
     if let Some(l) = app.jobs.live.as_mut() {
         l.cancel();
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 48: keystroke to frame on a sample with 18 MB of reasoning in the Raw tab:
+/// unfolding it (`z`), scrolling (`j`, `G`, `g`) and folding it again.
+fn long_reasoning() {
+    let dir = std::env::temp_dir().join(format!("autoeval-long-bench-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let run = dir.join("long");
+    std::fs::create_dir_all(&run).expect("dir");
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/pl-small");
+    std::fs::copy(src.join("run.json"), run.join("run.json")).expect("run.json");
+    let first = std::fs::read_to_string(src.join("samples.jsonl")).expect("samples");
+    let mut rec: serde_json::Value =
+        serde_json::from_str(first.lines().next().expect("line")).expect("json");
+    // Paragraphs of prose, as a model writes them: 18 MB in all.
+    let para = "Consider the formula again: if p3 holds then the conjunction needs p8, and the \
+                negation of p5 follows from the second premise, so the disjunction is true. ";
+    let mut text = String::with_capacity(18 << 20);
+    while text.len() < 18_000_000 {
+        text.push_str(&para.repeat(6));
+        text.push('\n');
+    }
+    rec["rounds"][0]["informalize"]["reasoning"] = text.into();
+    std::fs::write(run.join("samples.jsonl"), format!("{rec}\n")).expect("write");
+    let (mut app, theme) = build_app(&ViewOptions {
+        paths: vec![run],
+        theme: None,
+        config: Some(PathBuf::from("/nonexistent")),
+    });
+    let mut term = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
+    let mut key = |app: &mut autoeval::tui::app::App, k: &str| {
+        let t = Instant::now();
+        app.press(k).unwrap();
+        term.draw(|f| {
+            ui::view(f, app, &theme);
+        })
+        .expect("draw");
+        t.elapsed()
+    };
+    for k in ["tab", "]", "]", "]"] {
+        key(&mut app, k);
+    }
+    let unfold = key(&mut app, "z");
+    let mut moves = Vec::new();
+    for _ in 0..50 {
+        moves.push(key(&mut app, "j"));
+    }
+    let end = key(&mut app, "G");
+    let top = key(&mut app, "g");
+    let fold = key(&mut app, "z");
+    let again = key(&mut app, "z");
+    let max = moves.iter().max().copied().unwrap_or_default();
+    println!(
+        "18 MB reasoning (160×48): z unfolds {unfold:.2?} (first wrap), again {again:.2?}; \
+         j median {:.2?} max {max:.2?}; G {end:.2?}; g {top:.2?}; z folds {fold:.2?}",
+        median(moves.clone())
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -146,6 +146,15 @@ pub fn load_folio(path: &Path) -> TaskData {
 /// (`d{1..5}_Data/{logic}/*.json`), files in name order.
 pub fn load_multi_logieval(root: &Path, logic: &str) -> TaskData {
     let mut d = TaskData::default();
+    // A file is read only if it really lies under `root`: a link out of the data
+    // folder (to a private file, say) is left out and named.
+    let home = std::fs::canonicalize(root).ok();
+    let inside = |f: &Path| {
+        std::fs::canonicalize(f)
+            .ok()
+            .zip(home.as_ref())
+            .is_some_and(|(f, h)| f.starts_with(h))
+    };
     for depth in 1..=5u32 {
         let dir = root.join(format!("d{depth}_Data")).join(logic);
         let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
@@ -161,6 +170,14 @@ pub fn load_multi_logieval(root: &Path, logic: &str) -> TaskData {
         };
         files.sort();
         for f in files {
+            if !inside(&f) {
+                d.errors.push(format!(
+                    "{}: a link out of {}; not read",
+                    f.display(),
+                    root.display()
+                ));
+                continue;
+            }
             let text = match text_of(&f, &mut d.notes) {
                 Ok(t) => t,
                 Err(e) => {
@@ -241,6 +258,29 @@ mod tests {
         let labels: std::collections::BTreeSet<&str> =
             d.items.iter().map(|i| i.gold.as_str()).collect();
         assert_eq!(labels, ["False", "True", "Uncertain"].into());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_data_file_linked_from_outside_the_folder_is_not_read() {
+        let d = tempfile::tempdir().unwrap();
+        let secret = d.path().join("secret.json");
+        std::fs::write(
+            &secret,
+            r#"{"samples":[{"context":"c","question":"q","answer":"yes"}]}"#,
+        )
+        .unwrap();
+        let root = d.path().join("mle");
+        let dir = root.join("d1_Data").join("pl");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::os::unix::fs::symlink(&secret, dir.join("HS.json")).unwrap();
+        let got = load_multi_logieval(&root, "pl");
+        assert!(got.items.is_empty(), "{:?}", got.items);
+        assert!(
+            got.errors.iter().any(|e| e.contains("a link out of")),
+            "{:?}",
+            got.errors
+        );
     }
 
     #[test]

@@ -79,12 +79,11 @@ proptest! {
                     continue;
                 };
                 prop_assert!(orig.starts_with(kept.as_str()));
-                match mark {
-                    Some(m) => {
-                        prop_assert_eq!(m.bytes, orig.len() as u64);
-                        prop_assert_eq!(&m.sha256, &sha(orig));
-                    }
-                    None => prop_assert_eq!(kept, orig),
+                if let Some(m) = mark {
+                    prop_assert_eq!(m.bytes, orig.len() as u64);
+                    prop_assert_eq!(&m.sha256, &sha(orig));
+                } else {
+                    prop_assert_eq!(kept, orig);
                 }
             }
         }

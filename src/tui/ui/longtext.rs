@@ -113,6 +113,9 @@ fn wrap(text: &str, w: usize) -> Vec<(usize, usize)> {
 /// text freed and another put at the same place differs in them) and the width.
 type Key = (usize, usize, u64, usize);
 
+/// A text's rows as byte ranges.
+type Rows = Rc<Vec<(usize, usize)>>;
+
 fn key(text: &str, w: usize) -> Key {
     use std::hash::{Hash, Hasher};
     let b = text.as_bytes();
@@ -124,14 +127,14 @@ fn key(text: &str, w: usize) -> Key {
 
 thread_local! {
     /// The texts wrapped lately (a frame draws a few; a new sample brings new ones).
-    static WRAPPED: RefCell<Vec<(Key, Rc<Vec<(usize, usize)>>)>> = const { RefCell::new(Vec::new()) };
+    static WRAPPED: RefCell<Vec<(Key, Rows)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// How many wrapped texts are kept.
 const KEEP: usize = 16;
 
 /// The rows of `text` at `w` columns, wrapped once and then reused.
-fn rows_of(text: &str, w: usize) -> Rc<Vec<(usize, usize)>> {
+fn rows_of(text: &str, w: usize) -> Rows {
     let k = key(text, w);
     if let Some(hit) = WRAPPED.with(|c| {
         c.borrow()
