@@ -208,9 +208,17 @@ fn a_blind_session_reveals_no_outcome_anywhere() {
     let new: BTreeSet<&str> = after.difference(&before).map(String::as_str).collect();
     assert!(new.contains("ranks.jsonl"), "{new:?}");
     assert!(
-        // The row index caches the run's own lines, as any viewer session does.
-        new.iter()
-            .all(|f| ["ranks.jsonl", "labels.jsonl", ".autoeval-index"].contains(f)),
+        // The row index and the kinds cache keep what was read and proved of the run's
+        // own lines, as any viewer session does.
+        new.iter().all(|f| {
+            [
+                "ranks.jsonl",
+                "labels.jsonl",
+                ".autoeval-index",
+                ".autoeval-kinds",
+            ]
+            .contains(f)
+        }),
         "{new:?}"
     );
     let labels = std::fs::read_to_string(dirs[0].join("labels.jsonl")).unwrap_or_default()

@@ -178,11 +178,15 @@ fn an_empty_annotator_name_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let run = tmp.path().join("run");
     offline_run(&run, "1");
+    // `--limit 1` keeps one sample somewhere in the range: label that one.
+    let samples = std::fs::read_to_string(run.join("samples.jsonl")).unwrap();
+    let first: serde_json::Value = serde_json::from_str(samples.lines().next().unwrap()).unwrap();
+    let id = first["id"].as_str().unwrap().to_string();
     for flag in [["--annotator", ""], ["--annotator", "  "]] {
         let o = bin()
             .args(["labels", "add"])
             .arg(&run)
-            .args(["0", "lucky-pass"])
+            .args([id.as_str(), "lucky-pass"])
             .args(flag)
             .output()
             .unwrap();
@@ -195,7 +199,7 @@ fn an_empty_annotator_name_is_refused() {
     let o = bin()
         .args(["labels", "adjudicate"])
         .arg(&run)
-        .args(["0", "lucky-pass", "--by", ""])
+        .args([id.as_str(), "lucky-pass", "--by", ""])
         .output()
         .unwrap();
     refused(&o, "labels adjudicate", "--by");

@@ -152,12 +152,13 @@ fn an_index_of_the_previous_format_is_rebuilt_and_rows_carry_every_metric() {
     };
     let fresh = json(&run);
     let mut bytes = std::fs::read(&index).unwrap();
-    assert_eq!(&bytes[..8], b"AEIDX\x00\x00\x0b");
-    // The same file labelled as version 10 (no task marks): never read as is.
-    bytes[7] = 10;
+    assert_eq!(&bytes[..8], b"AEIDX\x00\x00\x0c");
+    // The same file labelled as version 11 (proved kinds inside the rows): never read
+    // as is.
+    bytes[7] = 11;
     std::fs::write(&index, &bytes).unwrap();
     assert_eq!(json(&run), fresh);
-    assert_eq!(&std::fs::read(&index).unwrap()[..8], b"AEIDX\x00\x00\x0b");
+    assert_eq!(&std::fs::read(&index).unwrap()[..8], b"AEIDX\x00\x00\x0c");
     // The rows the viewer holds carry every stored metric (to 1/10,000).
     let (app, _) = viewer(&run);
     let recs = records(&run);
@@ -179,8 +180,9 @@ fn an_index_of_the_previous_format_is_rebuilt_and_rows_carry_every_metric() {
             }
         }
     }
-    // A row stays small: the viewer holds a million of them.
-    assert_eq!(std::mem::size_of::<autoeval::run::rows::Row>(), 80);
+    // A row stays small: the viewer holds a million of them (88 bytes since issue 45:
+    // 8 for the key that finds its proved kinds in the kinds cache).
+    assert_eq!(std::mem::size_of::<autoeval::run::rows::Row>(), 88);
 }
 
 #[test]
@@ -194,7 +196,8 @@ fn flat_export_has_a_column_per_metric_on_every_line() {
         .arg(&run)
         .output()
         .unwrap());
-    let file = std::fs::read_dir(&out)
+    // The Hub layout: data files under data/, the dataset card at the root.
+    let file = std::fs::read_dir(out.join("data"))
         .unwrap()
         .flatten()
         .find(|e| e.path().extension().is_some_and(|x| x == "jsonl"))

@@ -106,7 +106,8 @@ fn export_says_when_it_builds_an_index_and_where() {
     let again = export();
     assert!(!again.contains("indexing"), "{again}");
     // Every not-equivalent sample's kinds were proved for the export.
-    let flat = std::fs::read_dir(out.path())
+    // The Hub layout: data files under data/.
+    let flat = std::fs::read_dir(out.path().join("data"))
         .unwrap()
         .flatten()
         .find(|e| e.path().extension().is_some_and(|x| x == "jsonl"))

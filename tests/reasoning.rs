@@ -449,7 +449,7 @@ fn exports_carry_the_reasoning_of_the_shipped_reasoning_run() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let rows = std::fs::read_to_string(flat.join("pl-perturb-reasoning.jsonl")).unwrap();
+    let rows = std::fs::read_to_string(flat.join("data/pl-perturb-reasoning.jsonl")).unwrap();
     let total: u64 = rows
         .lines()
         .map(|l| {

@@ -121,8 +121,9 @@ fn export_and_the_heat_map_write_into_fifos_in_place() {
     let home = tempfile::tempdir().unwrap();
     let run = fixture(home.path(), "pl-small");
     let out = home.path().join("flat");
-    std::fs::create_dir_all(&out).unwrap();
-    let fifo = out.join("pl-small.jsonl");
+    // The Hub layout: the data file under data/, the dataset card at the root.
+    std::fs::create_dir_all(out.join("data")).unwrap();
+    let fifo = out.join("data/pl-small.jsonl");
     mkfifo(&fifo);
     let rx = drain(&fifo);
     let o = bin_in(home.path())
@@ -137,9 +138,10 @@ fn export_and_the_heat_map_write_into_fifos_in_place() {
     assert_eq!(String::from_utf8_lossy(&got).lines().count(), 14);
     // The dataset card beside the flat files is a regular file of its own.
     assert_eq!(
-        leftovers(&out, &["pl-small.jsonl", "README.md"]),
+        leftovers(&out.join("data"), &["pl-small.jsonl"]),
         Vec::<String>::new()
     );
+    assert_eq!(leftovers(&out, &["data", "README.md"]), Vec::<String>::new());
 
     let svg = home.path().join("plot.svg");
     mkfifo(&svg);
@@ -172,14 +174,20 @@ fn export_keeps_two_runs_that_share_an_id_apart() {
                 .output()
                 .unwrap(),
         );
-        // The flat export's dataset card is not a run.
-        let names = leftovers(&out, &["README.md"]);
+        // The flat export's data files are under data/ (its dataset card is not a
+        // run); the Inspect logs sit beside their eval set's listing.
+        let dir = if format == "jsonl-flat" {
+            out.join("data")
+        } else {
+            out.clone()
+        };
+        let names = leftovers(&dir, &["eval-set.json"]);
         assert_eq!(names.len(), 2, "{format}: {names:?}\n{err}");
         if format == "jsonl-flat" {
             let lines: usize = names
                 .iter()
                 .map(|n| {
-                    std::fs::read_to_string(out.join(n))
+                    std::fs::read_to_string(dir.join(n))
                         .unwrap()
                         .lines()
                         .count()

@@ -165,7 +165,7 @@ fn a2_is_a_usable_answer_and_leaderboard_report_and_viewer_agree() {
         .output()
         .unwrap());
     let rows = |name: &str| -> Vec<Value> {
-        std::fs::read_to_string(flat.join(format!("{name}.jsonl")))
+        std::fs::read_to_string(flat.join(format!("data/{name}.jsonl")))
             .unwrap()
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())

@@ -207,7 +207,9 @@ pub fn run(args: ExportArgs) -> Result<i32> {
     let mut set_tasks = Vec::new();
     for dir in dirs {
         let m = crate::run::store::read_manifest(&dir).map_err(|e| anyhow!("{e}"))?;
-        say_index(&dir);
+        if !args.quiet {
+            say_index(&dir);
+        }
         let (picks, mut warnings) =
             crate::report::open::picks(&dir, true, |_| true).map_err(|e| anyhow!("{e}"))?;
         let id = crate::sanitize::one_line(&m.id).into_owned();

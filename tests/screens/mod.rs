@@ -12,6 +12,7 @@ pub const SIZES: [(u16, u16); 3] = [(80, 24), (120, 40), (160, 48)];
 /// One frame of the viewer in a test terminal, drawn again when it started the Diff
 /// tab's proof search (the viewer draws again on the tick after the search ends).
 pub fn render(app: &mut App, t: &Theme, w: u16, h: u16) -> ratatui::buffer::Buffer {
+    wait_kinds(app);
     let buf = render_once(app, t, w, h);
     let proved = app.panes.detail.as_ref().is_some_and(|d| {
         d.wait_explained(std::time::Duration::from_secs(60));
@@ -21,6 +22,18 @@ pub fn render(app: &mut App, t: &Theme, w: u16, h: u16) -> ratatui::buffer::Buff
         return render_once(app, t, w, h);
     }
     buf
+}
+
+/// Waits (up to two minutes) until the background worker has proved the failure kinds
+/// of every loaded run: a run with more pending samples than the viewer proves while
+/// opening (`INLINE_KINDS`) fills its kinds in the background, and a snapshot must not
+/// depend on how far it got. `screen_once`/`render_once` draw without waiting.
+pub fn wait_kinds(app: &mut App) {
+    app.settle();
+    let done = app.pump_until(std::time::Duration::from_secs(120), |a| {
+        !a.filter_summary().contains("% proved")
+    });
+    assert!(done, "kinds still being proved after two minutes");
 }
 
 /// Exactly one frame of the viewer in a test terminal.

@@ -545,8 +545,23 @@ fn run_report(run: &RunIndex) -> crate::report::RunReport {
     let mut total = crate::report::Counts::default();
     // A task run counts by its task's rule, as `report` and `leaderboard` do.
     let task = run.manifest.as_ref().and_then(crate::run::task::scoring_of);
+    // Buckets by the dataset kind's default field, as `report` and `leaderboard` count
+    // them, so the breaking point agrees with theirs.
+    let by = crate::report::By::default_for(&run.kind());
+    let mut by_category: std::collections::BTreeMap<usize, crate::report::Counts> =
+        std::collections::BTreeMap::new();
     for r in &run.rows {
         total.add_scored(r.verdict, task);
+        let key = match by {
+            crate::report::By::Operators => r.ops,
+            crate::report::By::Depth => r.depth,
+        };
+        if let Some(k) = key {
+            by_category
+                .entry(usize::from(k))
+                .or_default()
+                .add_scored(r.verdict, task);
+        }
     }
     let by_id: std::collections::HashMap<&str, VerdictKind> =
         run.rows.iter().map(|r| (&*r.id, r.verdict)).collect();
@@ -575,7 +590,7 @@ fn run_report(run: &RunIndex) -> crate::report::RunReport {
         model,
         dataset: run.kind(),
         total,
-        by_category: std::collections::BTreeMap::new(),
+        by_category,
         batch_accuracy: Vec::new(),
         verdicts: std::collections::BTreeMap::new(),
         closeness: None,
@@ -586,7 +601,7 @@ fn run_report(run: &RunIndex) -> crate::report::RunReport {
         truncated: 0,
         cost_usd: None,
         status: String::new(),
-        by: String::new(),
+        by: by.label().to_string(),
         spread: std::collections::BTreeMap::new(),
         failure_kinds: std::collections::BTreeMap::new(),
         reading_notes: 0,
