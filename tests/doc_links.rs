@@ -287,10 +287,16 @@ fn broken_in_rendered_book(root: &Path) -> Vec<String> {
             continue;
         }
         let md = std::fs::read_to_string(&file).unwrap();
-        let name = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+        let name = file
+            .strip_prefix(root)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
         let in_book = pages.contains(&file) || file.ends_with("SUMMARY.md");
         if !in_book {
-            bad.push(format!("{name}: not listed in SUMMARY.md, so not in the rendered book"));
+            bad.push(format!(
+                "{name}: not listed in SUMMARY.md, so not in the rendered book"
+            ));
             continue;
         }
         for (n, line) in prose(&md) {
@@ -307,7 +313,9 @@ fn broken_in_rendered_book(root: &Path) -> Vec<String> {
                     normal(&file.parent().unwrap().join(path))
                 };
                 if !dest.starts_with(&src) {
-                    bad.push(format!("{name}:{n}: {t} (leaves the book: mdBook publishes only docs/src)"));
+                    bad.push(format!(
+                        "{name}:{n}: {t} (leaves the book: mdBook publishes only docs/src)"
+                    ));
                     continue;
                 }
                 let page = dest.extension().is_some_and(|x| x == "md");
@@ -320,7 +328,9 @@ fn broken_in_rendered_book(root: &Path) -> Vec<String> {
                     && let Ok(text) = std::fs::read_to_string(&dest)
                     && !mdbook_anchors(&text).contains(a)
                 {
-                    bad.push(format!("{name}:{n}: {t} (mdBook gives no heading the id #{a})"));
+                    bad.push(format!(
+                        "{name}:{n}: {t} (mdBook gives no heading the id #{a})"
+                    ));
                 }
             }
         }
@@ -332,7 +342,11 @@ fn broken_in_rendered_book(root: &Path) -> Vec<String> {
 fn book_links_resolve_in_the_rendered_book() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let bad = broken_in_rendered_book(root);
-    assert!(bad.is_empty(), "links broken in the rendered book:\n{}", bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "links broken in the rendered book:\n{}",
+        bad.join("\n")
+    );
 }
 
 #[test]
@@ -357,9 +371,18 @@ fn the_book_checker_catches_links_mdbook_cannot_resolve() {
     let bad = broken_in_rendered_book(d.path());
     let text = bad.join("\n");
     assert!(text.contains("git-repository-url \".\""), "{text}");
-    assert!(text.contains("../../../README.md (leaves the book"), "{text}");
-    assert!(text.contains("../lone.md (a page SUMMARY.md does not list)"), "{text}");
-    assert!(text.contains("docs/src/lone.md: not listed in SUMMARY.md"), "{text}");
+    assert!(
+        text.contains("../../../README.md (leaves the book"),
+        "{text}"
+    );
+    assert!(
+        text.contains("../lone.md (a page SUMMARY.md does not list)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("docs/src/lone.md: not listed in SUMMARY.md"),
+        "{text}"
+    );
     // mdBook lowercases ASCII only: `Ω` stays upper case in its id.
     assert!(text.contains("#ω-and-x (mdBook gives no heading"), "{text}");
     assert!(!text.contains("#Ω-and-x"), "{text}");

@@ -141,7 +141,10 @@ fn export_and_the_heat_map_write_into_fifos_in_place() {
         leftovers(&out.join("data"), &["pl-small.jsonl"]),
         Vec::<String>::new()
     );
-    assert_eq!(leftovers(&out, &["data", "README.md"]), Vec::<String>::new());
+    assert_eq!(
+        leftovers(&out, &["data", "README.md"]),
+        Vec::<String>::new()
+    );
 
     let svg = home.path().join("plot.svg");
     mkfifo(&svg);
