@@ -10,11 +10,17 @@ use serde_json::{Value, json};
 use std::path::Path;
 
 /// Runs the request-file / result-file loop to its end the way `vllm run-batch` would,
-/// each answer made by `wrap` from the fake model's answer; returns the rounds taken.
-fn loop_out_and_in(dir: &Path, out: &Path, common_args: &[&str], wrap: &dyn Fn(&str) -> String) {
+/// each answer made by `wrap` from the fake model's answer; returns each pass's stderr.
+fn loop_out_and_in(
+    dir: &Path,
+    out: &Path,
+    common_args: &[&str],
+    wrap: &dyn Fn(&str) -> String,
+) -> Vec<String> {
     let files = dir.join("requests");
     let model = FakeModel::new();
     let mut round = 0;
+    let mut errs = Vec::new();
     let mut extra: Vec<String> = vec!["--batch-file-out".into(), files.display().to_string()];
     loop {
         let o = common::cli::bin()
@@ -28,6 +34,7 @@ fn loop_out_and_in(dir: &Path, out: &Path, common_args: &[&str], wrap: &dyn Fn(&
             .output()
             .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        errs.push(String::from_utf8_lossy(&o.stderr).into_owned());
         let written: Vec<String> = String::from_utf8_lossy(&o.stdout)
             .lines()
             .map(str::to_string)
@@ -57,6 +64,7 @@ fn loop_out_and_in(dir: &Path, out: &Path, common_args: &[&str], wrap: &dyn Fn(&
         ];
     }
     assert_eq!(round, 2, "informalizations, then autoformalizations");
+    errs
 }
 
 #[test]
@@ -70,7 +78,7 @@ fn batch_file_calls_are_priced_from_the_prices_table() {
     )
     .unwrap();
     let p = prices.display().to_string();
-    loop_out_and_in(tmp.path(), &out, &["--prices", &p], &|a| a.to_string());
+    let errs = loop_out_and_in(tmp.path(), &out, &["--prices", &p], &|a| a.to_string());
     let recs = samples(&out);
     assert!(!recs.is_empty());
     // openai_body reports 100 prompt and 20 completion tokens; batch price is half.
@@ -92,6 +100,27 @@ fn batch_file_calls_are_priced_from_the_prices_table() {
     let total = rep["runs"][0]["cost_usd"].as_f64().unwrap_or(0.0);
     let want = each * 2.0 * recs.len() as f64;
     assert!((total - want).abs() < 1e-9, "{total} vs {want}: {rep}");
+    // Each pass that reads a result file says what it billed, though the samples are
+    // written only in the next pass.
+    let stage = format!("${:.4} billed at batch prices", each * recs.len() as f64);
+    assert_eq!(errs.len(), 3);
+    assert!(errs[0].contains("$0.0000 billed"), "{}", errs[0]);
+    for e in &errs[1..] {
+        assert!(e.contains(&stage), "{stage} in {e}");
+    }
+}
+
+#[test]
+fn batch_file_calls_of_an_unpriced_model_are_not_shown_as_free() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let errs = loop_out_and_in(tmp.path(), &out, &[], &|a| a.to_string());
+    let n = samples(&out).len();
+    assert!(
+        errs[1].contains(&format!("{n} calls unpriced")),
+        "{}",
+        errs[1]
+    );
 }
 
 #[test]
