@@ -327,3 +327,64 @@ fn searched_reasoning_is_bounded_per_sample() {
     assert_eq!(count("quokka"), 1);
     assert_eq!(count("wombat"), 0, "past the first 16 KiB");
 }
+
+#[test]
+fn the_forms_reasoning_tags_field_splits_a_servers_own_tag_off() {
+    use common::{FakeModel, Reply, Server, openai_body, prompt_of};
+    let model = FakeModel::new();
+    let server = Server::start(move |_, r| {
+        let a = model.answer(&prompt_of(r));
+        Reply::json(
+            200,
+            openai_body(&format!("<mind>Draft: p & ~p</mind>\n{a}")),
+        )
+    });
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("mind-form");
+    let mut app = screens::view(vec![tmp.path().to_path_buf()]);
+    fill_form(&mut app, &server.base, &out, "openai:my-model", &[]);
+    // To the field by keys, then typed: two names, apart by a comma.
+    let at = autoeval::tui::live::FIELDS
+        .iter()
+        .position(|(_, k)| *k == "reasoning_tags")
+        .unwrap();
+    keys(&mut app, &["home"]);
+    for _ in 0..at {
+        keys(&mut app, &["down"]);
+    }
+    assert_eq!(app.form().unwrap().sel, at);
+    type_text(&mut app, "mind,scratch");
+    assert_eq!(app.form().unwrap().get("reasoning_tags"), "mind,scratch");
+    let cmd = app.form().unwrap().command.clone();
+    assert!(
+        cmd.contains("--reasoning-tag mind --reasoning-tag scratch"),
+        "{cmd}"
+    );
+    keys(&mut app, &["enter"]);
+    assert!(
+        app.jobs.live.is_some(),
+        "{:?}",
+        app.form().map(|f| f.error.clone())
+    );
+    let start = Instant::now();
+    while app.jobs.live.as_ref().unwrap().ended.is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the run did not end"
+        );
+        app.pump_until(Duration::from_millis(30), |_| false);
+    }
+    let recs = common::samples(&out);
+    assert_eq!(recs.len(), 6);
+    for r in &recs {
+        assert_eq!(r["verdict"]["verdict"], "equivalent", "{r}");
+        let c = &r["rounds"][0]["informalize"];
+        assert!(c["reasoning"].as_str().unwrap().contains("Draft"), "{c}");
+    }
+    let m: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(
+        m["request"]["reasoning_tags"],
+        serde_json::json!(["mind", "scratch"])
+    );
+}

@@ -348,8 +348,12 @@ pub(crate) fn run_batch(mut args: RunArgs) -> Result<i32> {
             eprintln!("\nstopping: cancelling open batches at the provider; continue with --resume");
             let _ = cancel_tx.send(true);
         });
+        // What this pass billed comes from the spend ledger: answers read from a result
+        // file are billed when they are read, often a pass before their sample is written.
+        let ledger = || crate::run::spend::read(&out).ok().flatten();
+        let before = ledger();
         let task = tokio::spawn(crate::run::batch::execute(spec, batch, tx, cancel_rx));
-        let (mut done, mut pass, mut cost) = (0usize, 0usize, 0.0f64);
+        let (mut done, mut pass) = (0usize, 0usize);
         while let Some(ev) = rx.recv().await {
             match ev {
                 crate::run::driver::Event::Started { todo, done_before } => {
@@ -360,7 +364,6 @@ pub(crate) fn run_batch(mut args: RunArgs) -> Result<i32> {
                 crate::run::driver::Event::Sample(rec) => {
                     done += 1;
                     pass += usize::from(rec.verdict.is_equivalent());
-                    cost += rec.cost_usd.unwrap_or(0.0);
                 }
                 crate::run::driver::Event::Warning(w) => {
                     let w = crate::sanitize::for_terminal(&w);
@@ -375,7 +378,8 @@ pub(crate) fn run_batch(mut args: RunArgs) -> Result<i32> {
         let outcome = task.await.map_err(|e| anyhow::anyhow!("run task failed: {e}"))??;
         crate::run::index::load_or_build(&out, false);
         eprintln!(
-            "{done} samples written this time ({pass} equivalent, ${cost:.4} at batch prices) → {}",
+            "{done} samples written this time ({pass} equivalent; {} this time) → {}",
+            billed_since(before.as_ref(), ledger().as_ref()),
             out.display()
         );
         Ok(match outcome {
@@ -404,4 +408,21 @@ pub(crate) fn run_batch(mut args: RunArgs) -> Result<i32> {
             }
         })
     })
+}
+
+/// What the ledger gained between two reads: the spend at batch prices, and how many
+/// calls could not be priced (model not in the price table).
+fn billed_since(
+    before: Option<&crate::run::spend::Ledgered>,
+    after: Option<&crate::run::spend::Ledgered>,
+) -> String {
+    let (usd0, un0) = before.map_or((0.0, 0), |l| (l.usd, l.unpriced));
+    let (usd1, un1) = after.map_or((0.0, 0), |l| (l.usd, l.unpriced));
+    let usd = (usd1 - usd0).max(0.0);
+    match un1.saturating_sub(un0) {
+        0 => format!("${usd:.4} billed at batch prices"),
+        n => format!(
+            "${usd:.4} billed at batch prices, {n} calls unpriced (not in the price table; --prices FILE)"
+        ),
+    }
 }

@@ -48,11 +48,6 @@ pub(crate) fn body(model: &str, req: &ChatRequest) -> Value {
     b
 }
 
-/// Reads a message with the default inline tags ([`parse_with`]).
-pub(crate) fn parse(v: &Value) -> Result<Completion, LlmError> {
-    parse_with(v, &super::reasoning::DEFAULT_TAGS)
-}
-
 /// Reads a message ([`super::reply::anthropic`]): text blocks are the answer, thinking
 /// blocks the reasoning, a redacted thinking block is recorded as redacted (never as
 /// text).

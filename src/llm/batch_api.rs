@@ -61,12 +61,12 @@ pub(crate) fn request_line(
 /// A request's outcome in a result file: the answer, or why there is none.
 pub(crate) type LineResult = Result<Completion, String>;
 
-fn openai_completion(body: &Value) -> LineResult {
-    super::openai::parse(body).map_err(|e| e.message)
+fn openai_completion(body: &Value, tags: &[&str]) -> LineResult {
+    super::openai::parse_with(body, tags).map_err(|e| e.message)
 }
 
-fn anthropic_completion(msg: &Value) -> LineResult {
-    super::anthropic::parse(msg).map_err(|e| e.message)
+fn anthropic_completion(msg: &Value, tags: &[&str]) -> LineResult {
+    super::anthropic::parse_with(msg, tags).map_err(|e| e.message)
 }
 
 fn short(v: &Value) -> String {
@@ -80,17 +80,19 @@ fn short(v: &Value) -> String {
 
 /// Parses one line of a result file: OpenAI batch output or error files (also vLLM
 /// `run-batch` output), or Anthropic Message Batch results. Strings are scrubbed of
-/// `key`. `Err` when the line is not a result line at all.
+/// `key`; inline reasoning blocks under `tags` are read apart, as in live calls. `Err`
+/// when the line is not a result line at all.
 pub(crate) fn parse_result_line(
     line: &str,
     key: Option<&str>,
+    tags: &[&str],
 ) -> Result<(String, LineResult), String> {
     let mut v: Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
     scrub_json(&mut v, key);
     let id = v["custom_id"].as_str().ok_or("no custom_id")?.to_string();
     if let Some(result) = v.get("result") {
         let r = match result["type"].as_str() {
-            Some("succeeded") => anthropic_completion(&result["message"]),
+            Some("succeeded") => anthropic_completion(&result["message"], tags),
             Some("errored") => {
                 let e = &result["error"];
                 let m = if e["error"]["message"].is_null() {
@@ -109,7 +111,7 @@ pub(crate) fn parse_result_line(
     if let Some(resp) = v.get("response").filter(|r| !r.is_null()) {
         let status = resp["status_code"].as_u64().unwrap_or(0);
         if (200..300).contains(&status) {
-            return Ok((id, openai_completion(&resp["body"])));
+            return Ok((id, openai_completion(&resp["body"], tags)));
         }
         let msg = short(&resp["body"]["error"]["message"]);
         return Ok((
@@ -487,39 +489,47 @@ fn need_id(info: BatchInfo) -> Result<BatchInfo, LlmError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::llm::reasoning::DEFAULT_TAGS as TAGS;
 
     #[test]
     fn result_lines_of_both_providers_and_vllm() {
         let ok = r#"{"id":"r1","custom_id":"7_r1_i","response":{"status_code":200,"body":{"choices":[{"message":{"content":"psi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":2}}},"error":null}"#;
-        let (id, r) = parse_result_line(ok, None).unwrap();
+        let (id, r) = parse_result_line(ok, None, &TAGS).unwrap();
         assert_eq!(id, "7_r1_i");
         assert_eq!(r.unwrap().output_tokens, 2);
         let expired = r#"{"id":"r2","custom_id":"8_r1_i","response":null,"error":{"code":"batch_expired","message":"This request could not be executed before the completion window expired."}}"#;
         assert!(
-            parse_result_line(expired, None)
+            parse_result_line(expired, None, &TAGS)
                 .unwrap()
                 .1
                 .unwrap_err()
                 .contains("expired")
         );
         let http = r#"{"custom_id":"9_r1_a","response":{"status_code":400,"body":{"error":{"message":"bad sk-secret-key-1234"}}}}"#;
-        let e = parse_result_line(http, Some("sk-secret-key-1234"))
+        let e = parse_result_line(http, Some("sk-secret-key-1234"), &TAGS)
             .unwrap()
             .1
             .unwrap_err();
         assert!(e.contains("HTTP 400") && !e.contains("sk-secret"), "{e}");
         let anth = r#"{"custom_id":"1_r2_a","result":{"type":"succeeded","message":{"content":[{"type":"text","text":"p1"}],"stop_reason":"end_turn","usage":{"input_tokens":3,"output_tokens":1}}}}"#;
-        assert_eq!(parse_result_line(anth, None).unwrap().1.unwrap().text, "p1");
+        assert_eq!(
+            parse_result_line(anth, None, &TAGS)
+                .unwrap()
+                .1
+                .unwrap()
+                .text,
+            "p1"
+        );
         let err = r#"{"custom_id":"2_r1_i","result":{"type":"errored","error":{"type":"error","error":{"type":"invalid_request_error","message":"too long"}}}}"#;
         assert!(
-            parse_result_line(err, None)
+            parse_result_line(err, None, &TAGS)
                 .unwrap()
                 .1
                 .unwrap_err()
                 .contains("too long")
         );
-        assert!(parse_result_line("{}", None).is_err());
-        assert!(parse_result_line("nope", None).is_err());
+        assert!(parse_result_line("{}", None, &TAGS).is_err());
+        assert!(parse_result_line("nope", None, &TAGS).is_err());
     }
 
     #[test]

@@ -41,11 +41,6 @@ pub(crate) fn body(model: &str, req: &ChatRequest) -> Value {
     b
 }
 
-/// Reads a chat-completion body with the default inline tags ([`parse_with`]).
-pub(crate) fn parse(v: &Value) -> Result<Completion, LlmError> {
-    parse_with(v, &super::reasoning::DEFAULT_TAGS)
-}
-
 /// Reads a chat-completion body in any documented shape ([`super::reply::openai`]):
 /// the answer, reasoning apart (inline blocks under `tags` included), usage with
 /// reasoning tokens, and the finish reason.

@@ -8,7 +8,7 @@ pub use super::form_scale::{FormError, FormFields};
 
 /// Form fields, in order: (label, config key). Every setting of `autoeval run` a user
 /// would set; the form becomes that command's arguments, parsed by the same parser.
-pub const FIELDS: [(&str, &str); 28] = [
+pub const FIELDS: [(&str, &str); 29] = [
     ("dataset (kind or file)", "dataset"),
     ("reference task", "task"),
     ("seed (kind)", "seed"),
@@ -26,6 +26,7 @@ pub const FIELDS: [(&str, &str); 28] = [
     ("thinking on/off/auto", "thinking"),
     ("thinking budget", "thinking_budget"),
     ("extra body (JSON)", "extra_body"),
+    ("reasoning tags (names)", "reasoning_tags"),
     ("concurrency", "concurrency"),
     ("endpoint concurrency", "endpoint_concurrency"),
     ("retries per request", "retries"),
@@ -416,6 +417,14 @@ impl Form {
             crate::llm::profile::parse_extra_body(extra)
                 .map_err(|e| FormError::Invalid(format!("extra body: {e}")))?;
             flag("extra-body", extra);
+        }
+        // Names apart by spaces or commas; each is checked by the run's own parser.
+        for t in self
+            .get("reasoning_tags")
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|t| !t.is_empty())
+        {
+            flag("reasoning-tag", t);
         }
         flag("concurrency", &self.number("concurrency", 8)?.to_string());
         flag("retries", &self.number("retries", 5)?.to_string());

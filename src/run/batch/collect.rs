@@ -46,8 +46,14 @@ pub(super) async fn ingest(
     let line_cap = crate::llm::batch_download::line_cap(max_reply);
     let (mut results, warnings, twice) = match api.download(now, &file, cap, line_cap).await {
         Err(e) => return Ok(Err(e)),
-        Ok(Ok(_)) => ingest_file(&file, &now.id, api.ep.key.as_deref(), Some(&expected))
-            .map_err(io_err(&file))?,
+        Ok(Ok(_)) => ingest_file(
+            &file,
+            &now.id,
+            api.ep.key.as_deref(),
+            Some(&expected),
+            &client.params().tags(),
+        )
+        .map_err(io_err(&file))?,
         // Over its cap: its requests become errors, so the file is never fetched
         // again; --retry-errors asks them anew.
         Ok(Err(why)) => {

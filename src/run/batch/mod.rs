@@ -161,6 +161,7 @@ pub(crate) fn ingest_file(
     batch_id: &str,
     key: Option<&str>,
     expected: Option<&HashSet<String>>,
+    tags: &[&str],
 ) -> Result<Ingested, std::io::Error> {
     use std::io::{BufRead, Read};
     // Regular files only: a FIFO would block and /dev/zero never end.
@@ -197,7 +198,7 @@ pub(crate) fn ingest_file(
         if line.trim().is_empty() {
             continue;
         }
-        match batch_api::parse_result_line(&line, key) {
+        match batch_api::parse_result_line(&line, key, tags) {
             Ok((cid, r)) => {
                 if expected.is_some_and(|e| !e.contains(&cid)) || !valid_custom_id(&cid) {
                     unknown += 1;
@@ -318,8 +319,14 @@ pub async fn execute(
             .filter(|c| st.results.get(*c).is_none_or(|r| r.output.is_none()))
             .cloned()
             .collect();
-        let (mut rs, warns, _) = ingest_file(path, &format!("file:{name}"), None, Some(&expected))
-            .map_err(io_err(path))?;
+        let (mut rs, warns, _) = ingest_file(
+            path,
+            &format!("file:{name}"),
+            None,
+            Some(&expected),
+            &client.params().tags(),
+        )
+        .map_err(io_err(path))?;
         cap_outputs(&mut rs, client.limits().max_reply_bytes);
         for w in warns {
             let _ = events.send(Event::Warning(w));
