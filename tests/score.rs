@@ -333,32 +333,43 @@ fn peak_rss_kib(mut child: std::process::Child) -> (std::process::ExitStatus, u6
 #[test]
 fn score_samples_memory_does_not_grow_with_the_input() {
     let home = tempfile::tempdir().unwrap();
-    let input = home.path().join("big.jsonl");
-    // 384 lines of 256 KiB (the reasoning is kept apart, never scored): 96 MiB.
-    let pad = "r".repeat(256 << 10);
-    let mut f = std::io::BufWriter::new(std::fs::File::create(&input).unwrap());
-    for i in 0..384 {
-        let line = serde_json::json!({
-            "syntax": "pl", "phi0": "p ∧ q", "psi": "both p and q",
-            "reply": if i % 2 == 0 { "p ∧ q" } else { "q ∧ p" }, "reasoning": pad,
-        });
-        writeln!(f, "{line}").unwrap();
-    }
-    drop(f);
-    let child = bin(home.path())
-        .args(["score", "--samples"])
-        .arg(&input)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (st, peak) = peak_rss_kib(child);
-    assert!(st.success(), "{st:?}");
-    eprintln!("score --samples of 96 MiB: peak RSS {} MiB", peak >> 10);
-    assert!(peak > 0);
+    // `lines` lines of 256 KiB each (the reasoning is kept apart, never scored).
+    let write = |name: &str, lines: usize| {
+        let input = home.path().join(name);
+        let pad = "r".repeat(256 << 10);
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&input).unwrap());
+        for i in 0..lines {
+            let line = serde_json::json!({
+                "syntax": "pl", "phi0": "p ∧ q", "psi": "both p and q",
+                "reply": if i % 2 == 0 { "p ∧ q" } else { "q ∧ p" }, "reasoning": pad,
+            });
+            writeln!(f, "{line}").unwrap();
+        }
+        input
+    };
+    let peak_of = |input: &std::path::Path| {
+        let child = bin(home.path())
+            .args(["score", "--samples"])
+            .arg(input)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (st, peak) = peak_rss_kib(child);
+        assert!(st.success(), "{st:?}");
+        assert!(peak > 0);
+        peak
+    };
+    // Scoring reads a bounded window of lines at a time (the worker batches): on 288 MiB
+    // of input the peak stays far below the input (about 80 MiB measured, most of it
+    // the window and the binary's own pages; 96 MiB of input peaks at about the same).
+    // A sampled peak moves by ±15 MiB between runs, so the bound is the input's share,
+    // not a tight figure.
+    let big = peak_of(&write("big.jsonl", 1152));
+    eprintln!("score --samples: peak RSS {} MiB on 288 MiB", big >> 10);
     assert!(
-        peak < 72 << 10,
-        "peak RSS {} MiB for a 96 MiB input",
-        peak >> 10
+        big < 120 << 10,
+        "peak RSS {} MiB for a 288 MiB input",
+        big >> 10
     );
 }
