@@ -130,7 +130,7 @@ pub fn tmp_for(dst: &Path) -> PathBuf {
     dst.with_file_name(format!(".{name}.{}.tmp{ext}", std::process::id()))
 }
 
-/// Writes `bytes` as the whole of the output `dst` ([`write`] through [`tmp_for`]).
+/// Writes `bytes` as the whole of the output `dst` ([`write()`] through [`tmp_for`]).
 pub fn save(dst: &Path, bytes: &[u8]) -> Result<(), Error> {
     write(dst, &tmp_for(dst), bytes)
 }

@@ -1,7 +1,7 @@
 //! Pass two of opening a run: the failure kinds of its not-equivalent samples, proved
 //! by the verifier (milliseconds each for a first-order pair), after the rows are listed.
 //! They are kept in their own cache, `.autoeval-kinds` beside the row index, keyed by
-//! what each sample's kinds are computed from ([`row_kinds::key`]) and versioned apart
+//! what each sample's kinds are computed from (`row_kinds::key`) and versioned apart
 //! from the row index: a change to the proof search proves kinds again without
 //! reindexing rows, and a row-index change keeps every proved kind.
 //!

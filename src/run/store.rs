@@ -211,7 +211,7 @@ impl Appender {
     }
 
     /// Appends one sample as a single line that every reader reads back: its longest
-    /// texts are cut first if it would pass the readers' limit ([`super::fit`]).
+    /// texts are cut first if it would pass the readers' limit (`run::fit`).
     pub fn append_sample(&mut self, rec: &SampleRecord) -> Result<(), StoreError> {
         let mut line = super::fit::line(rec).ok_or_else(|| {
             StoreError::Io(
