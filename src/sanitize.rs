@@ -92,6 +92,12 @@ pub(crate) fn json_for_terminal(v: &mut serde_json::Value) {
     }
 }
 
+/// `s` quoted for a POSIX shell: in single quotes, each `'` written `'\''` (commands
+/// the viewer copies and the resume advice a stopped run prints).
+pub fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -179,5 +179,5 @@ pub fn side_by_side(points: &[(String, String, BreakingPoint)]) -> String {
             bp.n.to_string(),
         ]);
     }
-    super::render::grid(&rows, false)
+    super::grid::grid(&rows, false)
 }

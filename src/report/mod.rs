@@ -20,6 +20,7 @@ pub(crate) mod correlate_plot;
 pub mod correlate_render;
 mod correlate_runs;
 pub mod delta;
+mod grid;
 pub mod intervals;
 pub mod kinds;
 pub mod labels;

@@ -3,7 +3,6 @@
 use super::intervals::show;
 use super::{RunReport, across_runs, mean_std};
 use std::collections::BTreeSet;
-use std::fmt::Write;
 
 /// Output formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -26,50 +25,7 @@ fn f3(x: Option<f64>) -> String {
     x.map_or_else(|| "–".into(), |v| format!("{v:.3}"))
 }
 
-pub(crate) fn grid(rows: &[Vec<String>], markdown: bool) -> String {
-    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..cols)
-        .map(|c| {
-            rows.iter()
-                .filter_map(|r| r.get(c))
-                .map(|s| unicode_width::UnicodeWidthStr::width(s.as_str()))
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for (i, r) in rows.iter().enumerate() {
-        let cells: Vec<String> = (0..cols)
-            .map(|c| {
-                let s = r.get(c).cloned().unwrap_or_default();
-                let pad =
-                    widths[c].saturating_sub(unicode_width::UnicodeWidthStr::width(s.as_str()));
-                if c == 0 {
-                    format!("{s}{}", " ".repeat(pad))
-                } else {
-                    format!("{}{s}", " ".repeat(pad))
-                }
-            })
-            .collect();
-        if markdown {
-            let _ = writeln!(out, "| {} |", cells.join(" | "));
-            if i == 0 {
-                let _ = writeln!(
-                    out,
-                    "|{}|",
-                    widths
-                        .iter()
-                        .map(|w| "-".repeat(w + 2))
-                        .collect::<Vec<_>>()
-                        .join("|")
-                );
-            }
-        } else {
-            let _ = writeln!(out, "{}", cells.join("  ").trim_end());
-        }
-    }
-    out
-}
+pub(crate) use super::grid::grid;
 
 fn summary_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
     let mut rows = vec![vec![

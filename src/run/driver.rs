@@ -10,21 +10,7 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 
-/// What a running pipeline reports.
-#[derive(Debug)]
-pub enum Event {
-    /// The run started: samples to do now, and already finished ones skipped.
-    Started {
-        /// Samples this invocation will process.
-        todo: usize,
-        /// Samples already in `samples.jsonl`.
-        done_before: usize,
-    },
-    /// A sample finished and was written.
-    Sample(Box<SampleRecord>),
-    /// Something worth telling the user (torn line skipped, task crash, …).
-    Warning(String),
-}
+pub use super::events::{Event, RunError};
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,17 +56,6 @@ fn refused_request(rec: &SampleRecord) -> Option<(String, String)> {
     let status = call.http_status?;
     ((400..500).contains(&status) && status != 408 && status != 429)
         .then(|| (format!("HTTP {status}"), message))
-}
-
-/// Run errors (before or while writing).
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    /// Store problem.
-    #[error(transparent)]
-    Store(#[from] store::StoreError),
-    /// Refused to start.
-    #[error("{0}")]
-    Refused(String),
 }
 
 /// A run to execute.

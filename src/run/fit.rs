@@ -1,5 +1,5 @@
 //! Keeping a sample's line readable: every reader skips a line over
-//! [`super::store::MAX_RECORD`], so a sample written longer would be lost, reported as
+//! [`MAX_RECORD`], so a sample written longer would be lost, reported as
 //! missing and paid for again by `--resume`. A record that would pass the limit keeps
 //! its verdict, tokens and cost; its longest texts are cut (reasoning first, then the
 //! raw answers) with each cut text's whole length and SHA-256 recorded beside it.
@@ -8,14 +8,18 @@ use crate::record::{CallRecord, Cut, SampleRecord};
 use sha2::{Digest, Sha256};
 
 /// Room kept below the readers' limit for the cut markers and the newline.
-const SLACK: usize = 64 << 10;
+pub(crate) const SLACK: usize = 64 << 10;
 
 /// The longest line written: what every reader reads back, with room to spare.
-pub(crate) const MAX_LINE: usize = super::store::MAX_RECORD as usize - SLACK;
+/// Longest record line read from a run file (every reader's bound; `store` names it
+/// too).
+pub(crate) const MAX_RECORD: u64 = 64 << 20;
+
+pub(crate) const MAX_LINE: usize = MAX_RECORD as usize - SLACK;
 
 /// The most `--max-reply-bytes` may be: the longest line a run file holds. A larger
 /// reply could not be stored whole, and each one costs its size in memory several times.
-pub const MAX_REPLY_CEILING: usize = super::store::MAX_RECORD as usize;
+pub const MAX_REPLY_CEILING: usize = MAX_RECORD as usize;
 
 /// Parses `--max-reply-bytes`: 1 to [`MAX_REPLY_CEILING`] bytes.
 pub fn parse_max_reply_bytes(s: &str) -> Result<usize, String> {
@@ -41,13 +45,13 @@ fn json_len(c: char) -> usize {
 }
 
 /// Bytes `s` takes as a JSON string (quotes included).
-fn json_size(s: &str) -> usize {
+pub(crate) fn json_size(s: &str) -> usize {
     2 + s.chars().map(json_len).sum::<usize>()
 }
 
 /// Cuts `text` to its longest prefix of at most `room` bytes as JSON (quotes
 /// included); returns what the whole text was.
-fn cut(text: &mut String, room: usize) -> Cut {
+pub(crate) fn cut(text: &mut String, room: usize) -> Cut {
     let sha: String = Sha256::digest(text.as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -161,26 +165,6 @@ fn line_within(rec: &SampleRecord, max: usize) -> Option<Vec<u8>> {
     }
     let out = serde_json::to_vec(&rec).ok()?;
     (out.len() <= max).then_some(out)
-}
-
-/// A batch result whose line would pass [`MAX_LINE`] with its reasoning cut to fit,
-/// the cut said at the end of the text (the answer is kept whole); None if it fits.
-pub(crate) fn result_reasoning(
-    r: &super::batch::state::StoredResult,
-) -> Option<super::batch::state::StoredResult> {
-    let len = serde_json::to_vec(r).ok()?.len();
-    if len <= MAX_LINE {
-        return None;
-    }
-    let mut r = r.clone();
-    let text = r.reasoning.as_mut()?;
-    let room = json_size(text).saturating_sub(len - MAX_LINE + SLACK / 2);
-    let whole = cut(text, room);
-    text.push_str(&format!(
-        "\n[reasoning cut for storage: {} bytes in all, SHA-256 {}]",
-        whole.bytes, whole.sha256
-    ));
-    Some(r)
 }
 
 #[cfg(test)]

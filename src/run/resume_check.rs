@@ -2,7 +2,7 @@
 //! the file, so a moved copy is the same dataset and an edited file is not), and the
 //! endpoints a run was sent to over its sessions.
 
-use super::driver::RunError;
+use super::events::{Event, RunError};
 use crate::record::Manifest;
 use sha2::{Digest, Sha256};
 use std::io::Read;
@@ -94,7 +94,7 @@ pub(crate) fn resume_command(argv: &[String], nothing_finished: bool) -> String 
         {
             a.clone()
         } else {
-            crate::tui::clipboard::shell_quote(a)
+            crate::sanitize::shell_quote(a)
         }
     };
     let mut parts: Vec<String> = argv.iter().map(quote).collect();
@@ -135,7 +135,7 @@ pub(crate) fn check_differences(
     diffs: &[(&'static str, String, String)],
     force: bool,
     force_experiment: bool,
-    events: &tokio::sync::mpsc::UnboundedSender<super::driver::Event>,
+    events: &tokio::sync::mpsc::UnboundedSender<Event>,
 ) -> Result<(), RunError> {
     if diffs.is_empty() {
         return Ok(());
@@ -160,7 +160,7 @@ pub(crate) fn check_differences(
         return Ok(());
     }
     if !any_finished(dir)? {
-        let _ = events.send(super::driver::Event::Warning(format!(
+        let _ = events.send(Event::Warning(format!(
             "no sample finished under the old request settings, so the corrected ones are used:\n{}",
             list(&request)
         )));

@@ -46,7 +46,7 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
 }
 
 /// Longest record line read from a run file.
-pub(crate) const MAX_RECORD: u64 = 64 << 20;
+pub(crate) use super::fit::MAX_RECORD;
 
 /// Records read from a JSONL file, with warnings for lines that were skipped.
 #[derive(Debug)]

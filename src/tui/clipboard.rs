@@ -26,10 +26,7 @@ pub fn osc52(text: &str) -> Result<Vec<u8>, String> {
     Ok(seq)
 }
 
-/// `s` quoted for a POSIX shell: in single quotes, each `'` written `'\''`.
-pub fn shell_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
-}
+pub use crate::sanitize::shell_quote;
 
 /// The one-line `autoeval verify --explain` command that checks this pair again.
 pub fn verify_command(phi0: &str, phi1: &str, syntax: crate::syntax::SyntaxKind) -> String {

@@ -3,6 +3,7 @@
 
 use super::super::store::{self, Appender, StoreError};
 use crate::llm::batch_api::{BatchInfo, LineResult, Provider};
+use crate::run::fit;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -207,12 +208,30 @@ pub(crate) fn save_results(dir: &Path, rs: &[StoredResult]) -> Result<(), StoreE
     }
     let mut a = Appender::open(&dir.join(RESULTS))?;
     for r in rs {
-        match crate::run::fit::result_reasoning(r) {
+        match result_reasoning(r) {
             Some(cut) => a.append(&cut)?,
             None => a.append(r)?,
         }
     }
     a.sync()
+}
+
+/// A batch result whose line would pass [`fit::MAX_LINE`](crate::run::fit::MAX_LINE) with its reasoning cut to fit,
+/// the cut said at the end of the text (the answer is kept whole); None if it fits.
+fn result_reasoning(r: &StoredResult) -> Option<StoredResult> {
+    let len = serde_json::to_vec(r).ok()?.len();
+    if len <= fit::MAX_LINE {
+        return None;
+    }
+    let mut r = r.clone();
+    let text = r.reasoning.as_mut()?;
+    let room = fit::json_size(text).saturating_sub(len - fit::MAX_LINE + fit::SLACK / 2);
+    let whole = fit::cut(text, room);
+    text.push_str(&format!(
+        "\n[reasoning cut for storage: {} bytes in all, SHA-256 {}]",
+        whole.bytes, whole.sha256
+    ));
+    Some(r)
 }
 
 pub use crate::run::job::custom_id;

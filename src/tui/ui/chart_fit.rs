@@ -29,11 +29,7 @@ pub(crate) fn row<'a>(
         let in_ci = bp.reached
             && bp.ci[0].is_none_or(|l| hi as f64 + 0.5 > l)
             && bp.ci[1].is_none_or(|h| (lo as f64) - 0.5 < h);
-        let glyph = if on_point {
-            POINT
-        } else {
-            super::panes::bar(p)
-        };
+        let glyph = if on_point { POINT } else { bar(p) };
         let mut style = Style::default().fg(t.muted);
         if in_ci {
             style = style.add_modifier(Modifier::UNDERLINED);
@@ -62,4 +58,14 @@ pub(crate) fn note(fit: &ChartFit, b: usize) -> String {
         s.push_str(" · adaptive design: bucket A3 is not a uniform estimate");
     }
     s
+}
+
+/// Bar heights. The tallest is `▇`, never the full cell: the top eighth of every row
+/// stays empty, so the rows of one run (A3, A2, ±) and of the next never run together
+/// into one block.
+pub(crate) const BARS: [char; 8] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇'];
+
+/// The bar for a share in [0, 1].
+pub(crate) fn bar(v: f64) -> char {
+    BARS[(v * 7.0).round().clamp(0.0, 7.0) as usize]
 }

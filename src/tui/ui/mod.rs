@@ -3,6 +3,7 @@
 pub mod catalogue;
 mod chart_fit;
 pub mod detail;
+mod detail_blind;
 pub mod formula;
 pub mod layers;
 pub(crate) mod longtext;

@@ -1,6 +1,7 @@
 //! Run list, sample list (only the visible window is built) and the chart.
 
 use super::block;
+use super::chart_fit::{BARS, bar};
 use crate::report::By;
 use crate::tui::app::{App, Pane};
 use crate::tui::layer::Mode;
@@ -409,16 +410,6 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
 
 /// A chart row: its tag and how to read a value from a bucket.
 type Series = (&'static str, fn(&crate::tui::model::Bucket) -> Option<f64>);
-
-/// Bar heights. The tallest is `▇`, never the full cell: the top eighth of every row
-/// stays empty, so the rows of one run (A3, A2, ±) and of the next never run together
-/// into one block.
-const BARS: [char; 8] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇'];
-
-/// The bar for a share in [0, 1].
-pub(crate) fn bar(v: f64) -> char {
-    BARS[(v * 7.0).round().clamp(0.0, 7.0) as usize]
-}
 
 /// Accuracy (and compliance when there is room) by bucket: one row of bars per run.
 pub fn chart(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
