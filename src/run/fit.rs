@@ -164,7 +164,32 @@ fn line_within(rec: &SampleRecord, max: usize) -> Option<Vec<u8>> {
         }
     }
     let out = serde_json::to_vec(&rec).ok()?;
+    if out.len() <= max {
+        return Some(out);
+    }
+    // The common-length passes can stall a little over (each cut adds its marker):
+    // the floor is every reasoning and raw answer cut away, which fits or nothing does.
+    let floor = cut_all(rec);
+    let out = serde_json::to_vec(&floor).ok()?;
     (out.len() <= max).then_some(out)
+}
+
+/// `rec` with every reasoning and raw answer cut to nothing, each marked with what it was.
+pub(crate) fn cut_all(mut rec: SampleRecord) -> SampleRecord {
+    for part in [Part::Reasoning, Part::Output] {
+        for c in calls_mut(&mut rec) {
+            let (text, mark) = slot(c, part);
+            if let Some(t) = text
+                && !t.is_empty()
+            {
+                let whole = cut(t, 2);
+                if mark.is_none() {
+                    *mark = Some(whole);
+                }
+            }
+        }
+    }
+    rec
 }
 
 #[cfg(test)]
