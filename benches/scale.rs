@@ -6,7 +6,10 @@
 //! - keystroke written to the terminal → the redrawn frame read back, for search and
 //!   filter keys (median, p99, max);
 //! - in process: jump to a sample by id (`:` RUN/ID Enter), also when a filter hides it
-//!   (`AUTOEVAL_SCALE=jump` measures only that).
+//!   (`AUTOEVAL_SCALE=jump` measures only that);
+//! - `AUTOEVAL_SCALE=fresh`: runs nobody has opened (row index and kinds cache removed):
+//!   process start to the first frame and to every row listed, and keystrokes while
+//!   the kinds are still being proved in the background.
 //!
 //! `cargo bench --bench scale -- DIR` (default `target/bench-data/million/runs`). Needs
 //! `script` (util-linux) and GNU `time` at /usr/bin/time.
@@ -241,6 +244,76 @@ fn grow(
 }
 
 /// `AUTOEVAL_SCALE=search`: only open the runs and time the ranked `p12` search (twice).
+/// Opens `dir`'s runs as nobody has (no row index, no kinds cache), in process as the
+/// viewer does (background loading, a 160×48 frame): the first frame, every row listed,
+/// keystrokes while the kinds are proved (each timed from taking the worker's news to
+/// the redrawn frame, as the event loop does), and the kinds complete.
+fn fresh(dir: &Path, n: usize) {
+    use autoeval::tui::{ViewOptions, build_app_loading, ui};
+    use ratatui::{Terminal, backend::TestBackend};
+    remove_indexes(dir);
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let _ = std::fs::remove_file(e.path().join(".autoeval-kinds"));
+    }
+    let _ = std::fs::remove_file(dir.join(".autoeval-kinds"));
+    let t = Instant::now();
+    let (mut app, theme) = build_app_loading(&ViewOptions {
+        paths: vec![dir.to_path_buf()],
+        theme: None,
+        config: Some(PathBuf::from("/nonexistent")),
+    });
+    let mut term = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
+    term.draw(|f| {
+        ui::view(f, &app, &theme);
+    })
+    .expect("draw");
+    let first = t.elapsed();
+    let rows = |app: &autoeval::tui::app::App| -> usize {
+        app.model.runs.iter().map(|r| r.rows.len()).sum()
+    };
+    while (app.loading().is_some() || rows(&app) < n) && t.elapsed() < Duration::from_secs(900) {
+        app.pump();
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    term.draw(|f| {
+        ui::view(f, &app, &theme);
+    })
+    .expect("draw");
+    let listed = t.elapsed();
+    let pending = |app: &autoeval::tui::app::App| -> usize {
+        app.model.runs.iter().map(|r| r.kinds_pending.1).sum()
+    };
+    println!(
+        "fresh, in process: first frame {first:.2?}, {} of {n} rows listed {listed:.2?}, {} not-equivalent samples' kinds pending",
+        rows(&app),
+        pending(&app)
+    );
+    let mut keys = Vec::new();
+    while pending(&app) > 0 && keys.len() < 500 {
+        for k in ["j", "j", "k", "G", "g"] {
+            let t = Instant::now();
+            app.pump();
+            app.press(k).expect("key");
+            term.draw(|f| {
+                ui::view(f, &app, &theme);
+            })
+            .expect("draw");
+            keys.push(t.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    stats("  keystroke → frame while the kinds are proved", keys);
+    while pending(&app) > 0 && t.elapsed() < Duration::from_secs(3600) {
+        app.pump();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    println!(
+        "  kinds all proved {:.1?} after opening ({} pending)",
+        t.elapsed(),
+        pending(&app)
+    );
+}
+
 fn search_only() -> bool {
     std::env::var("AUTOEVAL_SCALE").is_ok_and(|v| v == "search")
 }
@@ -413,6 +486,10 @@ fn main() {
     }
     let d = dir.to_string_lossy().to_string();
     println!("{}: {} samples", d, samples(&dir));
+    if std::env::var("AUTOEVAL_SCALE").is_ok_and(|v| v == "fresh") {
+        fresh(&dir, samples(&dir));
+        return;
+    }
     if search_only() || std::env::var("AUTOEVAL_SCALE").is_ok_and(|v| v == "jump") {
         in_process(&dir);
         return;
