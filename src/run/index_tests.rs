@@ -237,3 +237,52 @@ fn a_rewritten_file_or_a_damaged_cache_is_never_used() {
         }
     }
 }
+
+/// Rows parsed a batch at a time on every core are the rows of reading the file line by
+/// line: the same rows, texts, warnings and line numbers whether the file is read at once
+/// or followed as it grows in random pieces (lines torn mid-write, blank and bad lines).
+#[test]
+fn batched_parsing_equals_following_the_file_piece_by_piece() {
+    use std::io::Write;
+    let mut body = String::new();
+    for i in 0..3000 {
+        match i % 97 {
+            13 => body.push('\n'),
+            41 => body.push_str("{not json\n"),
+            _ => body.push_str(&line(
+                i,
+                if i % 3 == 0 {
+                    "not-equivalent"
+                } else {
+                    "equivalent"
+                },
+            )),
+        }
+    }
+    let d = tempfile::tempdir().unwrap();
+    let samples = d.path().join(store::SAMPLES);
+    std::fs::write(&samples, &body).unwrap();
+    let whole = fresh(d.path());
+    assert_eq!(whole.lines, 3000);
+    assert_eq!(whole.warnings.len(), 31, "{:?}", whole.warnings.first());
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..4 {
+        // The same path, so warnings name the same file.
+        let path = samples.clone();
+        let mut f = std::fs::File::create(&path).unwrap();
+        let mut grown = Scan::default();
+        let mut at = 0;
+        while at < body.len() {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let step = (seed % 300_000) as usize + 1;
+            let end = (at + step).min(body.len());
+            f.write_all(&body.as_bytes()[at..end]).unwrap();
+            f.flush().unwrap();
+            grown.extend_from(&path, true);
+            at = end;
+        }
+        same(&whole, &grown);
+    }
+}

@@ -101,6 +101,9 @@ impl Scan {
         let mut reader = BufReader::with_capacity(1 << 20, f);
         let mut line = Vec::with_capacity(8192);
         let before = self.rows.len();
+        // Complete lines are parsed a batch at a time on every core, then placed in file
+        // order: parsing is most of a first read, and a line's row depends on it alone.
+        let mut batch = Batch::default();
         'lines: loop {
             line.clear();
             let n = match (&mut reader)
@@ -126,6 +129,7 @@ impl Scan {
                         break;
                     }
                 }
+                self.place(&mut batch, path, keep_extras);
                 self.lines += 1;
                 self.warnings.push(format!(
                     "{}:{}: a line of {skipped} bytes was skipped (limit {MAX_LINE})",
@@ -135,43 +139,116 @@ impl Scan {
                 self.consumed += skipped;
                 continue;
             }
+            batch.push(&line[..n - 1], n as u64);
+            if batch.bytes.len() >= BATCH_BYTES {
+                self.place(&mut batch, path, keep_extras);
+            }
+        }
+        self.place(&mut batch, path, keep_extras);
+        self.rows.len() - before
+    }
+}
+
+/// Bytes of complete lines parsed together (a few MB: enough to keep every core busy,
+/// small next to the rows it yields).
+const BATCH_BYTES: usize = 4 << 20;
+
+/// Complete lines read but not yet parsed: their bytes end to end, and each line's end
+/// and length in the file (with its newline).
+#[derive(Default)]
+struct Batch {
+    bytes: Vec<u8>,
+    lines: Vec<(usize, u64)>,
+}
+
+impl Batch {
+    fn push(&mut self, line: &[u8], consumed: u64) {
+        self.bytes.extend_from_slice(line);
+        self.lines.push((self.bytes.len(), consumed));
+    }
+}
+
+impl Scan {
+    /// Parses the lines of `batch` (on every core when it is large) and adds their rows
+    /// in file order, exactly as one line at a time would; empties `batch`.
+    fn place(&mut self, batch: &mut Batch, path: &Path, keep_extras: bool) {
+        if batch.lines.is_empty() {
+            return;
+        }
+        // Each line's bytes, its offset in the file and its line number.
+        let mut jobs = Vec::with_capacity(batch.lines.len());
+        let (mut start, mut offset, mut lineno) = (0usize, self.consumed, self.lines);
+        for &(end, n) in &batch.lines {
+            lineno += 1;
+            jobs.push((&batch.bytes[start..end], offset, lineno));
+            start = end;
+            offset += n;
+        }
+        let threads = std::thread::available_parallelism()
+            .map_or(1, std::num::NonZero::get)
+            .min(jobs.len().div_ceil(256));
+        let parse = |part: &[(&[u8], u64, usize)]| -> Vec<_> {
+            part.iter()
+                .map(|&(l, off, no)| parse_row(l, off, path, no))
+                .collect()
+        };
+        let parsed: Vec<_> = if threads <= 1 {
+            parse(&jobs)
+        } else {
+            let per = jobs.len().div_ceil(threads);
+            std::thread::scope(|sc| {
+                let handles: Vec<_> = jobs
+                    .chunks(per)
+                    .map(|c| sc.spawn(move || parse(c)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .collect()
+            })
+        };
+        for (result, &(_, n)) in parsed.into_iter().zip(&batch.lines) {
             self.lines += 1;
-            match parse_row(&line[..n - 1], self.consumed, path, self.lines) {
-                Ok(Some((mut row, extra, text))) => {
-                    let spilled = self.spill.as_ref().map_or(0, |s| s.spans.len());
-                    row.text = (self.text_base + self.texts.len() + spilled) as u32;
-                    let mut keep = Some(text);
-                    if let Some(sp) = self.spill.as_mut()
-                        && let Some(t) = keep.as_ref()
-                    {
-                        use std::io::Write;
-                        if sp.file.write_all(t.as_bytes()).is_ok() {
-                            let sum = super::checksum::text_sum(t.as_bytes());
-                            sp.spans.push((sp.len, t.len() as u32, sum));
-                            sp.len += t.len() as u64;
-                            keep = None;
-                        } else {
-                            // The scratch file failed: keep every text in memory instead.
-                            self.spill = None;
-                        }
-                    }
-                    if let Some(t) = keep {
-                        if let Some(mut sp) = self.spill.take() {
-                            self.texts = spill_texts(&mut sp);
-                        }
-                        self.texts.push(t);
-                    }
-                    self.rows.push(row);
-                    if keep_extras {
-                        self.extras.push(extra);
-                    }
-                }
+            match result {
+                Ok(Some((row, extra, text))) => self.add(row, extra, text, keep_extras),
                 Ok(None) => {}
                 Err(w) => self.warnings.push(w.to_string()),
             }
-            self.consumed += n as u64;
+            self.consumed += n;
         }
-        self.rows.len() - before
+        batch.bytes.clear();
+        batch.lines.clear();
+    }
+
+    /// Adds one parsed row, its text spilled (or kept) and its extras when asked.
+    fn add(&mut self, mut row: Row, extra: Extra, text: Box<str>, keep_extras: bool) {
+        let spilled = self.spill.as_ref().map_or(0, |s| s.spans.len());
+        row.text = (self.text_base + self.texts.len() + spilled) as u32;
+        let mut keep = Some(text);
+        if let Some(sp) = self.spill.as_mut()
+            && let Some(t) = keep.as_ref()
+        {
+            use std::io::Write;
+            if sp.file.write_all(t.as_bytes()).is_ok() {
+                let sum = super::checksum::text_sum(t.as_bytes());
+                sp.spans.push((sp.len, t.len() as u32, sum));
+                sp.len += t.len() as u64;
+                keep = None;
+            } else {
+                // The scratch file failed: keep every text in memory instead.
+                self.spill = None;
+            }
+        }
+        if let Some(t) = keep {
+            if let Some(mut sp) = self.spill.take() {
+                self.texts = spill_texts(&mut sp);
+            }
+            self.texts.push(t);
+        }
+        self.rows.push(row);
+        if keep_extras {
+            self.extras.push(extra);
+        }
     }
 }
 
