@@ -9,10 +9,10 @@ use std::path::Path;
 
 use crate::record::RunStatus;
 
-/// The status to show: the manifest's, except `running` with no live lock holder,
-/// which reads `interrupted`.
+/// The status to show: the manifest's, except `running` or `paused` with no live lock
+/// holder, which reads `interrupted`.
 pub fn shown_status(dir: &Path, status: &RunStatus) -> RunStatus {
-    if *status == RunStatus::Running && !lock_held(dir) {
+    if status.is_live() && !lock_held(dir) {
         RunStatus::Interrupted
     } else {
         status.clone()
