@@ -729,7 +729,7 @@ async fn pause_flipped(pause: Option<&mut watch::Receiver<bool>>) {
     {
         return;
     }
-    std::future::pending().await
+    std::future::pending::<()>().await;
 }
 
 fn refused_by_budget(rec: &SampleRecord) -> bool {
