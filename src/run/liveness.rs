@@ -87,11 +87,20 @@ mod tests {
             shown_status(dir.path(), &RunStatus::Running),
             RunStatus::Running
         );
+        assert_eq!(
+            shown_status(dir.path(), &RunStatus::Paused),
+            RunStatus::Paused
+        );
         drop(lock);
         // The file stays behind, as after a killed run.
         assert!(dir.path().join(crate::run::store::LOCK).exists());
         assert_eq!(
             shown_status(dir.path(), &RunStatus::Running),
+            RunStatus::Interrupted
+        );
+        // A paused run whose process died is as dead as a running one.
+        assert_eq!(
+            shown_status(dir.path(), &RunStatus::Paused),
             RunStatus::Interrupted
         );
         assert_eq!(
