@@ -41,7 +41,7 @@ pub struct Manifest {
     pub verifier_timeout_ms: u64,
     /// Concurrency.
     pub concurrency: usize,
-    /// `running`, `finished`, `cancelled` or `failed` (as the strings in run.json).
+    /// `running`, `paused`, `finished`, `cancelled` or `failed` (as the strings in run.json).
     pub status: RunStatus,
     /// When the status last changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -51,14 +51,17 @@ pub struct Manifest {
     pub extra: Map<String, Value>,
 }
 
-/// A run's status. In `run.json` it is one of the strings `running`, `finished`,
-/// `cancelled`, `failed`; readers show a `running` run whose process is gone as
-/// `interrupted` (never written). Any other string (a newer version's, an import's) is
-/// kept as written.
+/// A run's status. In `run.json` it is one of the strings `running`, `paused`,
+/// `finished`, `cancelled`, `failed`; readers show a `running` or `paused` run whose
+/// process is gone as `interrupted` (never written). Any other string (a newer
+/// version's, an import's) is kept as written.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum RunStatus {
     /// A process is writing it (or was, until it died: see `interrupted`).
     Running,
+    /// A process holds it, paused (by the user, or by the run when the server is gone):
+    /// nothing new starts until it resumes.
+    Paused,
     /// Every sample done.
     Finished,
     /// Stopped early (a user's cancel, refused requests, a spend limit); resumable.
@@ -76,6 +79,7 @@ impl RunStatus {
     pub fn as_str(&self) -> &str {
         match self {
             RunStatus::Running => "running",
+            RunStatus::Paused => "paused",
             RunStatus::Finished => "finished",
             RunStatus::Cancelled => "cancelled",
             RunStatus::Failed => "failed",
@@ -84,10 +88,16 @@ impl RunStatus {
         }
     }
 
+    /// Whether a process holds the run (it says `running` or `paused`).
+    pub fn is_live(&self) -> bool {
+        matches!(self, RunStatus::Running | RunStatus::Paused)
+    }
+
     /// The status a run.json string names.
     pub fn parse(s: &str) -> RunStatus {
         match s {
             "running" => RunStatus::Running,
+            "paused" => RunStatus::Paused,
             "finished" => RunStatus::Finished,
             "cancelled" => RunStatus::Cancelled,
             "failed" => RunStatus::Failed,
@@ -654,6 +664,7 @@ mod tests {
         use super::RunStatus;
         for name in [
             "running",
+            "paused",
             "finished",
             "cancelled",
             "failed",
@@ -665,6 +676,8 @@ mod tests {
             assert_eq!(st.to_string(), name);
         }
         assert_eq!(RunStatus::parse("finished"), RunStatus::Finished);
+        assert_eq!(RunStatus::parse("paused"), RunStatus::Paused);
+        assert!(RunStatus::Paused.is_live() && !RunStatus::Cancelled.is_live());
         assert_eq!(
             RunStatus::parse("paused-by-v9"),
             RunStatus::Other("paused-by-v9".into())

@@ -547,3 +547,113 @@ fn a_server_that_is_gone_pauses_the_live_run_and_retry_errors_redoes_the_failure
         .collect();
     assert!(cmd.ends_with(&["--resume", "--retry-errors"]), "{cmd:?}");
 }
+
+/// `run.json`'s status as written.
+fn status_on_disk(dir: &std::path::Path) -> String {
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    m["status"].as_str().unwrap_or_default().to_string()
+}
+
+#[test]
+fn a_paused_run_says_paused_on_disk_an_ended_one_has_no_eta_and_a_resumed_one_counts_the_whole_run()
+{
+    let model = FakeModel::new();
+    let server = Server::start(move |_, r| Reply {
+        delay: Duration::from_millis(60),
+        ..Reply::json(200, openai_body(&model.answer(&prompt_of(r))))
+    });
+    let dir = tempfile::tempdir().unwrap();
+    screens::isolate();
+    unsafe { std::env::set_var("AE_STATE_NO_KEY", "local-unused") };
+    let out = dir.path().join("state");
+    let (mut app, _) = build_app(&screens::options(vec![dir.path().to_path_buf()]));
+    let start = |app: &mut autoeval::tui::app::App| {
+        app.press("R").unwrap();
+        let form = app.form_mut().unwrap();
+        for (k, v) in [
+            ("dataset", "pl"),
+            ("seed", "4"),
+            ("per_category", "1"),
+            ("model", "openai:fake"),
+            ("base_url", &format!("{}/v1", server.base)),
+            ("api_key_env", "AE_STATE_NO_KEY"),
+            ("concurrency", "2"),
+            ("limit", "30"),
+            ("out", &out.display().to_string()),
+        ] {
+            form.set(k, v);
+        }
+        form.refresh();
+        app.press("enter").unwrap();
+        assert!(app.jobs.live.is_some() && app.form().is_none());
+    };
+    start(&mut app);
+    wait_until(&mut app, "four samples", |a| {
+        a.jobs.live.as_ref().unwrap().done >= 4
+    });
+    assert_eq!(status_on_disk(&out), "running");
+    // Paused: run.json says so at once (samples in flight finish meanwhile), and the
+    // run list reads it back.
+    app.press("p").unwrap();
+    wait_until(&mut app, "run.json to say paused", |_| {
+        status_on_disk(&out) == "paused"
+    });
+    wait_until(&mut app, "the run list to read paused", |a| {
+        a.model
+            .runs
+            .iter()
+            .any(|r| r.dir == out && r.status().as_str() == "paused")
+    });
+    app.press("p").unwrap();
+    wait_until(&mut app, "run.json to say running again", |_| {
+        status_on_disk(&out) == "running"
+    });
+    wait_until(&mut app, "progress after resume", |a| {
+        a.jobs.live.as_ref().unwrap().done >= 8
+    });
+    // Cancelled: the status line keeps no estimate of time left nor a request rate.
+    app.press("C").unwrap();
+    app.press("y").unwrap();
+    wait_until(&mut app, "the run to end", |a| {
+        a.jobs.live.as_ref().unwrap().ended.is_some()
+    });
+    let header = app.jobs.live.as_ref().unwrap().header();
+    assert!(header.starts_with("cancelled"), "{header}");
+    assert!(
+        !header.contains("ETA") && !header.contains("req/s"),
+        "a stale estimate after the run ended: {header}"
+    );
+    assert_eq!(status_on_disk(&out), "cancelled");
+    let before = std::fs::read_to_string(out.join("samples.jsonl"))
+        .unwrap()
+        .lines()
+        .count();
+    assert!(before < 30, "cancelled before the end ({before})");
+    // Resumed: the status line counts the whole run (done/total), as the run list does.
+    start(&mut app);
+    wait_until(&mut app, "a sample after resuming", |a| {
+        a.jobs.live.as_ref().unwrap().done >= 1
+    });
+    app.press("p").unwrap();
+    wait_until(&mut app, "the resumed run to hold still", |_| {
+        status_on_disk(&out) == "paused"
+    });
+    std::thread::sleep(Duration::from_millis(600));
+    app.pump();
+    let live = app.jobs.live.as_ref().unwrap();
+    let header = live.header();
+    let whole = format!("{}/30", before + live.done);
+    assert!(header.contains(&format!(" · {whole} · ")), "{header}");
+    let run = app.model.runs.iter().find(|r| r.dir == out).unwrap();
+    assert_eq!(
+        format!("{}/{}", run.rows.len(), run.total().unwrap()),
+        whole,
+        "the run list and the status line agree"
+    );
+    app.press("C").unwrap();
+    app.press("y").unwrap();
+    wait_until(&mut app, "the resumed run to end", |a| {
+        a.jobs.live.as_ref().unwrap().ended.is_some()
+    });
+}

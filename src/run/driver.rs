@@ -499,8 +499,21 @@ pub(crate) async fn execute_on(
     // repeat, the run stops without them, so --resume asks them again.
     let mut held: Vec<SampleRecord> = Vec::new();
     let mut answered = 0usize;
+    // What run.json says: `paused` while the switch holds the run, so a reader (another
+    // viewer, `autoeval runs`) does not take a held run for one making progress.
+    let mut recorded_pause = false;
     loop {
         let paused = pause.as_ref().is_some_and(|p| *p.borrow());
+        if paused != recorded_pause {
+            recorded_pause = paused;
+            manifest.status = if paused {
+                crate::record::RunStatus::Paused
+            } else {
+                crate::record::RunStatus::Running
+            };
+            manifest.updated = Some(now_rfc3339());
+            store::write_manifest(&spec.out, &manifest)?;
+        }
         while !paused && set.len() < spec.concurrency.max(1) && !*cancel.borrow() && !over_budget()
         {
             let Some(job) = parked
@@ -548,6 +561,8 @@ pub(crate) async fn execute_on(
             }
         }
         tokio::select! {
+            // A pause or resume while samples are in flight is recorded at once.
+            () = pause_flipped(pause.as_mut()) => continue,
             joined = set.join_next_with_id() => match joined {
                 Some(Ok((tid, rec))) => {
                     ids.remove(&tid);
@@ -707,6 +722,16 @@ pub(crate) fn budget_stop(b: &crate::llm::budget::Budget) -> String {
 }
 
 /// Whether a call of the sample was refused by the `--max-cost` budget.
+/// Waits until the pause switch flips; never, without a switch (or once it is gone).
+async fn pause_flipped(pause: Option<&mut watch::Receiver<bool>>) {
+    if let Some(p) = pause
+        && p.changed().await.is_ok()
+    {
+        return;
+    }
+    std::future::pending::<()>().await;
+}
+
 fn refused_by_budget(rec: &SampleRecord) -> bool {
     rec.rounds.iter().any(|r| {
         std::iter::once(&r.informalize)

@@ -9,10 +9,10 @@ use std::path::Path;
 
 use crate::record::RunStatus;
 
-/// The status to show: the manifest's, except `running` with no live lock holder,
-/// which reads `interrupted`.
+/// The status to show: the manifest's, except `running` or `paused` with no live lock
+/// holder, which reads `interrupted`.
 pub fn shown_status(dir: &Path, status: &RunStatus) -> RunStatus {
-    if *status == RunStatus::Running && !lock_held(dir) {
+    if status.is_live() && !lock_held(dir) {
         RunStatus::Interrupted
     } else {
         status.clone()
@@ -87,11 +87,20 @@ mod tests {
             shown_status(dir.path(), &RunStatus::Running),
             RunStatus::Running
         );
+        assert_eq!(
+            shown_status(dir.path(), &RunStatus::Paused),
+            RunStatus::Paused
+        );
         drop(lock);
         // The file stays behind, as after a killed run.
         assert!(dir.path().join(crate::run::store::LOCK).exists());
         assert_eq!(
             shown_status(dir.path(), &RunStatus::Running),
+            RunStatus::Interrupted
+        );
+        // A paused run whose process died is as dead as a running one.
+        assert_eq!(
+            shown_status(dir.path(), &RunStatus::Paused),
             RunStatus::Interrupted
         );
         assert_eq!(

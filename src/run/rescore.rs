@@ -379,7 +379,7 @@ pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, RescoreError> {
     // Rewriting a run in place is writing it: take the run's lock like a run does.
     // A manifest that says `running` is believed only while a process holds the lock:
     // a writer killed or stopped by a full disk leaves `running` behind, not the lock.
-    let running = manifest.status == crate::record::RunStatus::Running;
+    let running = manifest.status.is_live();
     let _lock = if opts.in_place || running {
         match store::RunLock::acquire(&opts.run) {
             Ok(l) => Some(l),
@@ -587,7 +587,7 @@ fn finish(
     );
     // A run left `running` by a writer that is gone, or with samples still to ask
     // for, is one `--resume` continues.
-    if !summary.needs_calls.is_empty() || manifest.status == crate::record::RunStatus::Running {
+    if !summary.needs_calls.is_empty() || manifest.status.is_live() {
         manifest.status = crate::record::RunStatus::Cancelled;
     }
     let reading = opts.reading.unwrap_or_else(|| manifest.reading());

@@ -287,7 +287,7 @@ pub(crate) fn check_samples_present(dir: &Path, m: &Manifest) -> Result<(), Stor
         return Ok(());
     }
     let backups = sample_backups(dir);
-    if m.status == crate::record::RunStatus::Running && backups.is_empty() {
+    if m.status.is_live() && backups.is_empty() {
         return Ok(());
     }
     let fix = match backups.last() {

@@ -241,10 +241,7 @@ impl RunIndex {
 
     /// Starts the ETA clock the first time the run is seen running.
     fn note_running(&mut self) {
-        let running = self
-            .manifest
-            .as_ref()
-            .is_some_and(|m| m.status == crate::record::RunStatus::Running);
+        let running = self.manifest.as_ref().is_some_and(|m| m.status.is_live());
         if !running {
             self.seen_running = None;
         } else if self.seen_running.is_none() {
@@ -297,10 +294,7 @@ impl RunIndex {
         let now = manifest_mtime(&self.dir);
         if now == self.manifest_mtime {
             // A killed process leaves `running` unchanged on disk: look at its lock.
-            if let Some(m) = self
-                .manifest
-                .as_mut()
-                .filter(|m| m.status == crate::record::RunStatus::Running)
+            if let Some(m) = self.manifest.as_mut().filter(|m| m.status.is_live())
                 && !crate::run::liveness::lock_held(&self.dir)
             {
                 m.status = crate::record::RunStatus::Interrupted;

@@ -60,6 +60,8 @@ pub struct Live {
     pub dir: PathBuf,
     /// Samples this invocation will do.
     pub todo: usize,
+    /// Samples the run had finished before this invocation (a resumed run).
+    pub before: usize,
     /// Finished so far.
     pub done: usize,
     /// Of those, equivalent.
@@ -194,6 +196,7 @@ impl Live {
         Ok(Live {
             dir: out,
             todo: 0,
+            before: 0,
             done: 0,
             pass: 0,
             errors: 0,
@@ -215,7 +218,10 @@ impl Live {
     /// Takes in one report of the run.
     pub fn take(&mut self, msg: Result<Event, LiveEnd>) {
         match msg {
-            Ok(Event::Started { todo, .. }) => self.todo = todo,
+            Ok(Event::Started { todo, done_before }) => {
+                self.todo = todo;
+                self.before = done_before;
+            }
             Ok(Event::Sample(rec)) => {
                 self.done += 1;
                 self.pass += usize::from(rec.verdict.is_equivalent());
@@ -302,8 +308,10 @@ impl Live {
     pub(crate) fn header_for(&self, width: usize) -> String {
         let secs = self.started.elapsed().as_secs_f64().max(1e-3);
         let rate = self.done as f64 / secs;
-        // Paused, the rate and ETA would be stale (they count the paused time): left out.
-        let eta = if self.paused && self.ended.is_none() {
+        // Paused, the rate and ETA would be stale (they count the paused time); ended,
+        // there is nothing left to estimate: left out.
+        let idle = self.paused || self.ended.is_some();
+        let eta = if idle {
             "–".into()
         } else if rate > 0.0 && self.todo > self.done {
             let s = (self.todo - self.done) as f64 / rate;
@@ -327,7 +335,12 @@ impl Live {
         // and the error count (a batch run learns its errors only when a batch ends).
         let mut parts: Vec<(String, u8)> = vec![
             (state, 18),
-            (format!("{}/{}", self.done, self.todo), 16),
+            // The whole run's samples, as the run list counts them (a resumed run
+            // includes what earlier sessions finished).
+            (
+                format!("{}/{}", self.before + self.done, self.before + self.todo),
+                16,
+            ),
             (format!("pass {pass:.0}%"), 14),
             (format!("{} tok", self.tokens), 4),
             (
@@ -338,7 +351,7 @@ impl Live {
             (format!("{:.1} req/s", self.calls as f64 / secs), 6),
             (format!("ETA {eta}"), 10),
         ];
-        if self.paused && self.ended.is_none() {
+        if idle {
             parts.retain(|(p, _)| !p.ends_with(" req/s") && !p.starts_with("ETA "));
         }
         parts.extend([(format!("{} errors", self.errors), 12)]);
@@ -398,6 +411,7 @@ mod tests {
         Live {
             dir: PathBuf::new(),
             todo: 80,
+            before: 0,
             done: 0,
             pass: 0,
             errors: 0,

@@ -206,6 +206,7 @@ pub(crate) fn header(m: &Manifest, t: &Totals, part: Part) -> Value {
         crate::record::RunStatus::Cancelled => "cancelled",
         crate::record::RunStatus::Failed => "error",
         crate::record::RunStatus::Running
+        | crate::record::RunStatus::Paused
         | crate::record::RunStatus::Interrupted
         | crate::record::RunStatus::Other(_) => "started",
     };

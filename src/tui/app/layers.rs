@@ -537,11 +537,17 @@ impl App {
                 if j.cleared {
                     msg.push_str(" (filters and search cleared to show it)");
                 }
-                if !j.also_in.is_empty() {
-                    msg.push_str(&format!(
+                // The key fact first: a narrow footer cuts the list of runs, not it.
+                match j.also_in.len() {
+                    0 => {}
+                    1 => msg.push_str(&format!(
                         "; also in {} (RUN/ID picks one)",
+                        one(&j.also_in[0])
+                    )),
+                    n => msg.push_str(&format!(
+                        "; also in {n} other runs (RUN/ID picks one): {}",
                         one(&j.also_in.join(", "))
-                    ));
+                    )),
                 }
                 self.status = msg;
                 true

@@ -556,16 +556,22 @@ impl App {
 
     /// A one-line description of the active filters and counts.
     pub fn filter_summary(&self) -> String {
-        let mut s = self.model.filter_summary();
+        let mut parts = vec![self.model.filter_summary()];
+        parts.extend(self.summary_extras());
+        parts.join(" · ")
+    }
+
+    /// What the viewer is busy with, after the filter in the list's title: a search
+    /// running, runs loading, kinds being proved.
+    pub(crate) fn summary_extras(&self) -> Vec<String> {
+        let mut parts = Vec::new();
         if self.search_pending() {
-            s.push_str(" · searching…");
+            parts.push("searching…".to_string());
         }
         if let Some((done, all)) = self.loading() {
-            s.push_str(&format!(" · loading runs {done}/{all}…"));
+            parts.push(format!("loading runs {done}/{all}…"));
         }
-        if let Some(k) = self.kinds_progress() {
-            s.push_str(&format!(" · {k}"));
-        }
-        s
+        parts.extend(self.kinds_progress());
+        parts
     }
 }

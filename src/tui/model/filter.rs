@@ -347,11 +347,49 @@ pub(crate) fn row_passes(
     true
 }
 
+/// A verdict in seven columns: a narrow sample list's verdict column, a long filter.
+pub(crate) fn verdict_short(k: VerdictKind) -> &'static str {
+    use VerdictKind as V;
+    match k {
+        V::Equivalent => "equiv",
+        V::NotEquivalent => "not-eq",
+        V::Unparseable => "unparse",
+        V::Unknown => "unknown",
+        V::Copied => "copied",
+        V::ModelError => "error",
+    }
+}
+
 impl super::Model {
     /// A one-line description of the active filters and counts.
     pub fn filter_summary(&self) -> String {
-        let total = self.derived.total;
-        let mut parts = vec![format!("{}/{}", self.listing.visible.len(), total)];
+        let mut parts = vec![self.listed_count()];
+        parts.extend(self.filter_parts(false));
+        parts.extend(self.search_part());
+        parts.join(" · ")
+    }
+
+    /// Samples listed of all loaded: `86/584`.
+    pub(crate) fn listed_count(&self) -> String {
+        format!("{}/{}", self.listing.visible.len(), self.derived.total)
+    }
+
+    /// The search in force as the title names it: `/p12`, `/p12 +reasoning`.
+    pub(crate) fn search_part(&self) -> Option<String> {
+        let s = &self.listing.search;
+        (!s.field.text.is_empty()).then(|| {
+            format!(
+                "/{}{}",
+                s.field.text,
+                if s.reasoning { " +reasoning" } else { "" }
+            )
+        })
+    }
+
+    /// Each filter in force, in a few words (`ops 2–39`, `not-equivalent`), search
+    /// apart; `compact` names verdicts as a narrow list does (`not-eq`).
+    pub(crate) fn filter_parts(&self, compact: bool) -> Vec<String> {
+        let mut parts = Vec::new();
         if let Some((lo, hi)) = self.listing.filter.range {
             let name = if self.by == crate::report::By::Operators {
                 "ops"
@@ -370,7 +408,7 @@ impl super::Model {
                 .filter
                 .verdicts
                 .iter()
-                .map(|k| k.name())
+                .map(|k| if compact { verdict_short(*k) } else { k.name() })
                 .collect();
             parts.push(v.join("|"));
         }
@@ -444,17 +482,6 @@ impl super::Model {
         if f.correct != super::CorrectFilter::Any {
             parts.push(f.correct.name().to_string());
         }
-        if !self.listing.search.field.text.is_empty() {
-            parts.push(format!(
-                "/{}{}",
-                self.listing.search.field.text,
-                if self.listing.search.reasoning {
-                    " +reasoning"
-                } else {
-                    ""
-                }
-            ));
-        }
-        parts.join(" · ")
+        parts
     }
 }

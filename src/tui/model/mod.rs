@@ -113,7 +113,19 @@ impl Model {
         if !self.runs.iter().any(|r| r.dir == dir) {
             self.runs.push(RunIndex::open(dir));
             self.label_sizes.push(labels_len(dir));
+            self.forget_empty_folders();
             self.refilter();
+        }
+    }
+
+    /// Drops the "no run directories here" warning of a watched folder that holds a
+    /// run now (one found by following, started from the form, or rescored into it).
+    pub(crate) fn forget_empty_folders(&mut self) {
+        for w in &self.watch {
+            if self.runs.iter().any(|r| r.dir.starts_with(w)) {
+                let stale = format!("{}: no run directories here", w.display());
+                self.warnings.retain(|x| !x.starts_with(&stale));
+            }
         }
     }
 
@@ -128,6 +140,7 @@ impl Model {
             self.runs.push(run);
             self.label_sizes.push(size);
         }
+        self.forget_empty_folders();
         self.refilter();
     }
 
@@ -368,11 +381,10 @@ impl Model {
                     self.runs.push(RunIndex::open(&dir));
                     self.label_sizes.push(labels_len(&dir));
                     added += 1;
-                    let stale = format!("{}: no run directories here", w.display());
-                    self.warnings.retain(|x| !x.starts_with(&stale));
                 }
             }
         }
+        self.forget_empty_folders();
         for (k, r) in self.runs.iter_mut().enumerate() {
             if r.refresh_manifest() {
                 added += 1;

@@ -525,6 +525,7 @@ fn grouped(n: u64) -> String {
 fn reasoning_fold<'a>(
     c: &'a crate::run::format::CallRecord,
     open: bool,
+    w: usize,
     t: &Theme,
 ) -> Vec<Piece<'a>> {
     let tokens = c
@@ -534,21 +535,17 @@ fn reasoning_fold<'a>(
     let text = c.reasoning.as_deref().filter(|x| !x.is_empty());
     let Some(text) = text else {
         return if c.reasoning_redacted {
-            vec![
-                muted(
-                    format!("  ▸ reasoning redacted by the provider (not stored){tokens}"),
-                    t,
-                )
-                .into(),
-            ]
+            hung(
+                &format!("▸ reasoning redacted by the provider (not stored){tokens}"),
+                w,
+                Style::default().fg(t.muted),
+            )
         } else if c.reasoning_tokens.is_some_and(|n| n > 0) {
-            vec![
-                muted(
-                    format!("  ▸ reasoning not returned by the provider{tokens}"),
-                    t,
-                )
-                .into(),
-            ]
+            hung(
+                &format!("▸ reasoning not returned by the provider{tokens}"),
+                w,
+                Style::default().fg(t.muted),
+            )
         } else {
             vec![]
         };
@@ -566,21 +563,17 @@ fn reasoning_fold<'a>(
         .map(|x| format!(" · cut from {} bytes", grouped(x.bytes)))
         .unwrap_or_default();
     if !open {
-        return vec![
-            muted(
-                format!("  ▸ reasoning · {chars} chars{tokens}{redacted}{cut} · z unfolds"),
-                t,
-            )
-            .into(),
-        ];
+        return hung(
+            &format!("▸ reasoning · {chars} chars{tokens}{redacted}{cut} · z unfolds"),
+            w,
+            Style::default().fg(t.muted),
+        );
     }
-    let mut out: Vec<Piece<'a>> = vec![
-        Line::from(Span::styled(
-            format!("  ▾ reasoning · {chars} chars{tokens}{redacted}{cut} · z folds"),
-            Style::default().fg(t.title),
-        ))
-        .into(),
-    ];
+    let mut out: Vec<Piece<'a>> = hung(
+        &format!("▾ reasoning · {chars} chars{tokens}{redacted}{cut} · z folds"),
+        w,
+        Style::default().fg(t.title),
+    );
     if text.len() > LONG {
         out.push(Piece::Text {
             text,
@@ -589,11 +582,21 @@ fn reasoning_fold<'a>(
         });
         return out;
     }
+    // Wrapped rows keep the rule and the indent (a hanging indent).
     let safe = crate::sanitize::for_terminal(text);
-    for l in safe.lines() {
-        out.push(muted(format!("    │ {l}"), t).into());
+    for row in text::hanging(&safe, "    │ ", "    │ ", w) {
+        out.push(muted(row, t).into());
     }
     out
+}
+
+/// A fold line at `w` columns: indented two, its wrapped rows four (under the words
+/// after the `▸`).
+fn hung(s: &str, w: usize, style: Style) -> Vec<Piece<'static>> {
+    text::hanging(s, "  ", "    ", w)
+        .into_iter()
+        .map(|row| Line::from(Span::styled(row, style)).into())
+        .collect()
 }
 
 /// Texts longer than this are wrapped and drawn by rows on screen only
@@ -639,7 +642,7 @@ fn reasoning_summary(rec: &crate::run::format::SampleRecord) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join(" · "))
 }
 
-fn raw<'a>(app: &'a App, t: &Theme) -> Vec<Piece<'a>> {
+fn raw<'a>(app: &'a App, w: usize, t: &Theme) -> Vec<Piece<'a>> {
     let Some(d) = &app.panes.detail else {
         return vec![];
     };
@@ -647,48 +650,57 @@ fn raw<'a>(app: &'a App, t: &Theme) -> Vec<Piece<'a>> {
     let mut out: Vec<Piece<'a>> =
         vec![muted(format!("sample {} · finished {}", rec.id, rec.finished), t).into()];
     for r in &rec.rounds {
-        out.push(
-            Line::from(Span::styled(
-                format!("round {}: from {}", r.round, r.input),
-                Style::default().fg(t.title),
-            ))
-            .into(),
-        );
+        let round = format!("round {}: from {}", r.round, r.input);
+        for row in text::hanging(&round, "", "  ", w) {
+            out.push(Line::from(Span::styled(row, Style::default().fg(t.title))).into());
+        }
         for (name, call) in [
             ("informalize", Some(&r.informalize)),
             ("autoformalize", r.autoformalize.as_ref()),
         ] {
             let Some(c) = call else { continue };
-            out.push(Piece::Line(Line::from(Span::styled(
-                format!(
-                    "▸ {name} [{}] {} in / {} out tok{} · {} ms · {} attempt(s){}{}",
-                    c.prompt_id,
-                    c.input_tokens,
-                    c.output_tokens,
-                    c.reasoning_tokens
-                        .map(|n| format!(" ({} reasoning)", grouped(n)))
-                        .unwrap_or_default(),
-                    c.latency_ms,
-                    c.attempts,
-                    c.cost_usd
-                        .map(|x| format!(" · ${x:.5}"))
-                        .unwrap_or_default(),
-                    if c.truncated { " · truncated" } else { "" }
-                ),
-                Style::default().fg(t.muted),
-            ))));
+            let head = format!(
+                "{name} [{}] {} in / {} out tok{} · {} ms · {} attempt(s){}{}",
+                c.prompt_id,
+                c.input_tokens,
+                c.output_tokens,
+                c.reasoning_tokens
+                    .map(|n| format!(" ({} reasoning)", grouped(n)))
+                    .unwrap_or_default(),
+                c.latency_ms,
+                c.attempts,
+                c.cost_usd
+                    .map(|x| format!(" · ${x:.5}"))
+                    .unwrap_or_default(),
+                if c.truncated { " · truncated" } else { "" }
+            );
+            // Wrapped rows hang under the call's name, never from column 0.
+            for row in text::hanging(&head, "▸ ", "  ", w) {
+                out.push(muted(row, t).into());
+            }
             if let Some(e) = &c.error {
-                out.push(Piece::Line(Line::from(Span::styled(
-                    format!("  error: {e}"),
-                    Style::default().fg(t.warning),
-                ))));
+                let e = crate::sanitize::for_terminal(e);
+                for row in text::hanging(&e, "  error: ", "         ", w) {
+                    out.push(Piece::Line(Line::from(Span::styled(
+                        row,
+                        Style::default().fg(t.warning),
+                    ))));
+                }
             }
             // The conversation: what the model was sent, and what it said.
             let call = d
                 .transcript
                 .iter()
                 .find(|x| x.round == r.round && x.name == name);
+            // The reasoning comes before the answer, as the model produced it (and as
+            // Inspect shows it).
+            let mut fold = Some(reasoning_fold(c, app.panes.detail_view.reasoning, w, t));
             for m in call.map_or(&[][..], |c| c.messages.as_slice()) {
+                if m.role == "assistant"
+                    && let Some(f) = fold.take()
+                {
+                    out.extend(f);
+                }
                 out.push(Piece::Line(Line::from(Span::styled(
                     format!("  {}:", m.role),
                     Style::default().fg(t.title).add_modifier(Modifier::BOLD),
@@ -701,11 +713,11 @@ fn raw<'a>(app: &'a App, t: &Theme) -> Vec<Piece<'a>> {
                     });
                     continue;
                 }
-                for l in m.text.lines() {
-                    out.push(Line::from(format!("    {l}")).into());
+                for row in text::hanging(&m.text, "    ", "    ", w) {
+                    out.push(Line::from(row).into());
                 }
             }
-            out.extend(reasoning_fold(c, app.panes.detail_view.reasoning, t));
+            out.extend(fold.into_iter().flatten());
         }
         out.push(Piece::Line(Line::from(vec![
             Span::raw("  verdict "),
@@ -817,7 +829,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         Tab::Overview => overview(app, w, t),
         Tab::Diff => lines(diff_lines(app, w, t)),
         Tab::Countermodel => lines(countermodel_tab(app, w, t)),
-        Tab::Raw => raw(app, t),
+        Tab::Raw => raw(app, w, t),
     };
     // Scrolling stops at the last screenful, rows counted by the same wrap that draws
     // them (a count by characters fell short, and the end was out of reach). Only the

@@ -6,6 +6,7 @@ pub mod detail;
 mod detail_blind;
 pub mod formula;
 pub mod layers;
+mod list_title;
 pub(crate) mod longtext;
 pub mod panes;
 pub(crate) mod task_detail;
@@ -82,6 +83,9 @@ fn footer(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         String::new()
     };
     let w = area.width as usize;
+    // A status wider than the line ends at its last whole word and `…`, never on a
+    // dangling comma (a list of runs cut off mid-name).
+    let right = text::cut_at_word(&right, w);
     let budget = w.saturating_sub(text::width(&right) + usize::from(!right.is_empty()));
     let mut used = 0;
     for (k, d) in hints {
@@ -221,6 +225,10 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
         screen: area,
         above_status: Rect {
             height: rows[2].y - area.y,
+            ..area
+        },
+        above_footer: Rect {
+            height: rows[3].y - area.y,
             ..area
         },
         panel: if mid[1].height < 24 {

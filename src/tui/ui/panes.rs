@@ -39,19 +39,6 @@ pub(crate) fn run_name(app: &App, i: usize) -> String {
     }
 }
 
-/// A verdict in seven columns, for a sample list too narrow for its run column.
-fn verdict_short(k: crate::verify::VerdictKind) -> &'static str {
-    use crate::verify::VerdictKind as V;
-    match k {
-        V::Equivalent => "equiv",
-        V::NotEquivalent => "not-eq",
-        V::Unparseable => "unparse",
-        V::Unknown => "unknown",
-        V::Copied => "copied",
-        V::ModelError => "error",
-    }
-}
-
 /// The run list.
 pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     use crate::tui::keymap::{Action, Context};
@@ -142,47 +129,7 @@ pub fn runs(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
 
 /// The sample list; only rows on screen are formatted.
 pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
-    let sorted = app
-        .model
-        .listing
-        .sort
-        .title()
-        .map(|t| format!(" · {t}"))
-        .unwrap_or_default();
-    let summary = app.filter_summary();
-    let title = if app.mode() == Mode::Search {
-        // Typing a search: what is typed stays in view however narrow the list (its
-        // end, when even that is too long), the rest of the title goes first.
-        let typed = crate::sanitize::one_line(&app.model.listing.search.field.text);
-        let count = summary.split(" · ").next().unwrap_or_default();
-        let room = usize::from(area.width.saturating_sub(4));
-        let tail: String = {
-            let mut tail: Vec<char> = typed.chars().rev().collect();
-            while text::width(&tail.iter().rev().collect::<String>()) + 10 > room
-                && !tail.is_empty()
-            {
-                tail.pop();
-            }
-            tail.iter().rev().collect()
-        };
-        let pending = if app.search_pending() {
-            " · searching…"
-        } else {
-            ""
-        };
-        text::first_fitting(
-            &[
-                format!("Samples {summary}{sorted} · search: {typed}▏"),
-                format!("Samples {count}{pending} · search: {typed}▏"),
-                format!("Samples {count} · search: {typed}▏"),
-                format!("search: {typed}▏"),
-                format!("search: …{tail}▏"),
-            ],
-            room,
-        )
-    } else {
-        format!("Samples {summary}{sorted}")
-    };
+    let title = super::list_title::samples_title(app, usize::from(area.width.saturating_sub(4)));
     // A judge column only when some run has judge decisions; its legend is drawn on
     // the list's bottom border.
     let judged = app.model.runs.iter().any(|r| !r.judge.is_empty());
@@ -373,7 +320,7 @@ pub fn samples(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                     if hidden {
                         "· blind"
                     } else if narrow {
-                        verdict_short(row.verdict)
+                        crate::tui::model::filter::verdict_short(row.verdict)
                     } else {
                         row.verdict_name()
                     }

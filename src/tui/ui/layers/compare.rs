@@ -1,6 +1,6 @@
 //! Same φ₀ across runs, side by side.
 
-use super::super::block;
+use super::super::{block, text};
 use super::{centered, close_key};
 use crate::tui::app::App;
 use crate::tui::keymap::{Action, Context};
@@ -56,31 +56,41 @@ pub fn compare(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         } else {
             std::slice::from_ref(&view.columns[k])
         };
+        // Rows cut here at words (a run or model name is never split mid-word when a
+        // space or `-` is in reach), ψ with its own line breaks, each value's wrapped
+        // rows under the value.
+        let w = usize::from(area.width.saturating_sub(1)).max(1);
         let mut lines = Vec::new();
         for c in cols {
-            lines.push(Line::from(vec![
-                Span::styled(format!("{} · {} · ", c.run, c.model), title),
-                Span::styled(
-                    c.verdict.name(),
-                    Style::default().fg(t.verdict_color(c.verdict)),
-                ),
-            ]));
-            lines.push(Line::from(vec![
-                Span::styled("ψ  ", Style::default().fg(t.title)),
-                Span::raw(c.psi.clone()),
-            ]));
-            lines.push(Line::from(vec![
-                Span::styled("φ₁ ", Style::default().fg(t.title)),
-                Span::raw(if c.phi1.is_empty() {
-                    "—".to_string()
+            let head = format!("{} · {} · ", c.run, c.model);
+            let rows = text::word_wrap(&format!("{head}{}", c.verdict.name()), w);
+            let n = rows.len();
+            for (k, row) in rows.into_iter().enumerate() {
+                // The verdict (the last word) in its colour.
+                let verdict = c.verdict.name();
+                if k + 1 == n
+                    && let Some(before) = row.strip_suffix(verdict)
+                {
+                    lines.push(Line::from(vec![
+                        Span::styled(before.to_string(), title),
+                        Span::styled(verdict, Style::default().fg(t.verdict_color(c.verdict))),
+                    ]));
                 } else {
-                    c.phi1.clone()
-                }),
-            ]));
+                    lines.push(Line::from(Span::styled(row, title)));
+                }
+            }
+            let psi = crate::sanitize::for_terminal(&c.psi);
+            labelled(&mut lines, "ψ  ", &psi, w, t);
+            let phi1 = if c.phi1.is_empty() {
+                "—"
+            } else {
+                c.phi1.as_str()
+            };
+            labelled(&mut lines, "φ₁ ", phi1, w, t);
             lines.push(Line::from(""));
         }
         f.render_widget(
-            Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+            Paragraph::new(lines).block(
                 Block::default()
                     .borders(Borders::LEFT)
                     .border_style(Style::default().fg(t.border)),
@@ -139,4 +149,19 @@ pub fn compare(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         )));
     }
     f.render_widget(Paragraph::new(dl).wrap(Wrap { trim: true }), bottom);
+}
+
+/// `label` then `value` at words in `w` columns, its wrapped rows and further lines
+/// under the value.
+fn labelled(lines: &mut Vec<Line<'static>>, label: &str, value: &str, w: usize, t: &Theme) {
+    let pad = " ".repeat(text::width(label));
+    for (k, row) in text::hanging(value, label, &pad, w).into_iter().enumerate() {
+        match row.strip_prefix(label) {
+            Some(rest) if k == 0 => lines.push(Line::from(vec![
+                Span::styled(label.to_string(), Style::default().fg(t.title)),
+                Span::raw(rest.to_string()),
+            ])),
+            _ => lines.push(Line::from(Span::raw(row))),
+        }
+    }
 }

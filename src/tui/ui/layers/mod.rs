@@ -104,7 +104,7 @@ pub(crate) fn draw(layer: &Layer, f: &mut Frame, c: &Canvas, app: &App, t: &Them
         Layer::LabelCounts(_) => label_counts(f, c.screen, app, t),
         Layer::Filter(_) => filter(f, c.screen, app, t),
         Layer::Label(_) | Layer::Note => labels(f, c.panel, app, t, c.panel_whole),
-        Layer::NewRun(_) => new_run(f, c.screen, app, t),
+        Layer::NewRun(_) => new_run(f, c.above_footer, app, t),
         Layer::Rank(_) => rank(f, c.screen, app, t),
         Layer::Adjudicate(_) => adjudicate(f, c.screen, app, t),
         Layer::Copy => copy(f, c.screen, app, t),
@@ -127,6 +127,8 @@ pub(crate) struct Canvas {
     pub screen: Rect,
     /// Above the live status line and the footer.
     pub above_status: Rect,
+    /// Above the footer's key hints (a form that keeps them in view).
+    pub above_footer: Rect,
     /// Where the label panel goes.
     pub panel: Rect,
     /// The panel covers the left column (a short screen) rather than the detail.

@@ -11,6 +11,9 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
+/// Columns of the field labels; values start after them.
+const LABEL: usize = 24;
+
 /// The new-run form.
 pub fn new_run(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let Some(form) = app.form() else { return };
@@ -28,21 +31,28 @@ pub fn new_run(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         } else {
             v.to_string()
         };
-        // Long values (paths) wrap in full: nothing of what the run gets is hidden.
-        lines.extend(crate::tui::ui::text::hard_wrap(
-            &[
-                Span::styled(format!("{label:<24}"), Style::default().fg(t.title)),
-                Span::styled(
-                    value,
-                    if sel {
-                        Style::default().fg(t.selection_fg).bg(t.selection_bg)
-                    } else {
-                        Style::default().fg(t.fg)
-                    },
-                ),
-            ],
-            inner,
-        ));
+        // Long values (paths) wrap in full, cut anywhere (a path has no good break
+        // points), each row under the value: nothing of what the run gets is hidden,
+        // and the end of a long default path never reads as a value of its own.
+        let style = if sel {
+            Style::default().fg(t.selection_fg).bg(t.selection_bg)
+        } else {
+            Style::default().fg(t.fg)
+        };
+        let rows = crate::tui::ui::text::hard_wrap(
+            &[Span::styled(value, style)],
+            inner.saturating_sub(LABEL).max(2),
+        );
+        for (k, row) in rows.into_iter().enumerate() {
+            let head = if k == 0 {
+                Span::styled(format!("{label:<LABEL$}"), Style::default().fg(t.title))
+            } else {
+                Span::raw(" ".repeat(LABEL))
+            };
+            let mut spans = vec![head];
+            spans.extend(row.spans);
+            lines.push(Line::from(spans));
+        }
         if sel {
             sel_lines = first..lines.len();
         }
@@ -51,10 +61,12 @@ pub fn new_run(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         "dataset: ksat, pl, fol, fol-english, regex or a file · or, with the dataset empty, a reference task: {} · model: perturb, openai:<m>, anthropic:<m> · empty temperature, max tokens, reasoning: the model's profile decides · relative paths: from the shell's directory",
         crate::tui::form_task::names()
     );
-    lines.extend(crate::tui::ui::text::hard_wrap(
-        &[Span::styled(hint, Style::default().fg(t.muted))],
-        inner,
-    ));
+    // The help is prose: wrapped at words (paths and the command below are cut anywhere).
+    lines.extend(
+        crate::tui::ui::text::word_wrap(&hint, inner)
+            .into_iter()
+            .map(|row| Line::from(Span::styled(row, Style::default().fg(t.muted)))),
+    );
     // What starting costs and the command stay at the bottom, below the fields that
     // scroll: a run never starts with its cost or output directory out of sight.
     let mut tail = crate::tui::ui::text::hard_wrap(
