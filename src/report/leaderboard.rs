@@ -97,12 +97,15 @@ pub struct Leaderboard {
     pub cells: Vec<Cell>,
 }
 
+/// A prompt condition: shots (None: no run.json to say) and the prompt set's hash.
+type Condition = (Option<usize>, String);
+
 fn model_name(model: &str) -> &str {
     model.split_once(':').map_or(model, |(_, n)| n)
 }
 
 /// A run's prompt condition: its shots and prompt-set hash (unknown without run.json).
-fn condition_of(r: &RunReport) -> (Option<usize>, String) {
+fn condition_of(r: &RunReport) -> Condition {
     r.prompts
         .as_ref()
         .map_or((None, String::new()), |p| (Some(p.shots), p.hash.clone()))
@@ -134,13 +137,12 @@ fn condition_label(shots: &[Option<usize>], hashes: &[String], show_hash: bool) 
 /// Folds run reports into a leaderboard. Runs of one model under different prompt
 /// conditions stay apart (the model's key gets ` · 2-shot`) unless `pool`.
 pub fn build(reports: &[RunReport], rows: Rows, pool: bool) -> Leaderboard {
-    let conds: BTreeSet<(Option<usize>, String)> = reports.iter().map(condition_of).collect();
+    let conds: BTreeSet<Condition> = reports.iter().map(condition_of).collect();
     let hashes_differ = conds.iter().map(|c| &c.1).collect::<BTreeSet<_>>().len() > 1;
     let split = !pool && conds.len() > 1;
     let mut cells: BTreeMap<(String, String), Cell> = BTreeMap::new();
     // Conditions of each cell's runs, in order.
-    let mut cell_conds: BTreeMap<(String, String), BTreeSet<(Option<usize>, String)>> =
-        BTreeMap::new();
+    let mut cell_conds: BTreeMap<(String, String), BTreeSet<Condition>> = BTreeMap::new();
     // Judges are keyed by their model's name; a row is found by the name part of
     // `provider:name` (a judge that has no runs of its own gets a row by name).
     let mut judges: BTreeMap<(String, String), JudgeStats> = BTreeMap::new();
