@@ -138,7 +138,7 @@ fn grouped(lb: &Leaderboard, width: usize) -> String {
     );
     let _ = writeln!(out, "{}", head.trim_end());
     for r in &lb.row_keys {
-        let _ = writeln!(out, "{}", crate::text_width::clip(r, width).trim_end());
+        let _ = writeln!(out, "{}", cut(r, width));
         for col in &lb.column_keys {
             let Some(c) = lb.cell(r, col) else { continue };
             let [n, a2, a3, copy, f1] = values(Some(c), "–");
@@ -278,6 +278,15 @@ fn csv_text(lb: &Leaderboard) -> Result<String, csv::Error> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
+/// `s` cut with `…` to `width` columns (as it is when it fits; `clip` would pad it).
+fn cut(s: &str, width: usize) -> String {
+    if crate::text_width::width(s) <= width {
+        s.to_string()
+    } else {
+        crate::text_width::clip(s, width).trim_end().to_string()
+    }
+}
+
 /// Whether every line of `text` fits `width` columns.
 fn fits(text: &str, width: usize) -> bool {
     text.lines().all(|l| crate::text_width::width(l) <= width)
@@ -358,13 +367,13 @@ fn breaking_long(lb: &Leaderboard, width: usize) -> String {
         "\nBreaking points (where pooled A3 crosses 50%, by the runs' category; 95% profile-likelihood CI)\n",
     );
     for r in &lb.row_keys {
-        let _ = writeln!(out, "{}", crate::text_width::clip(r, width).trim_end());
+        let _ = writeln!(out, "{}", cut(r, width));
         let rows: Vec<Vec<String>> =
             std::iter::once(vec![format!("  {col_label}"), "breaking point".to_string()])
                 .chain(lb.column_keys.iter().filter_map(|col| {
                     let c = lb.cell(r, col)?;
                     Some(vec![
-                        format!("  {}", crate::text_width::clip(col, width / 2).trim_end()),
+                        format!("  {}", cut(col, width / 2)),
                         c.breaking_point
                             .as_ref()
                             .map_or_else(|| "–".into(), crate::analysis::breaking::describe),
@@ -379,6 +388,12 @@ fn breaking_long(lb: &Leaderboard, width: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_are_cut_only_past_the_width() {
+        assert_eq!(cut("openai:model", usize::MAX), "openai:model");
+        assert_eq!(cut("openai:model", 7), "openai…");
+    }
 
     #[test]
     fn latex_escapes_names() {
