@@ -1,7 +1,8 @@
 //! `autoeval compare --delta A B` through the binary: per-category A − B of A3 with the
 //! shares read back from the runs' samples, intervals around the difference, the figure,
-//! and the refusals (not two runs, different datasets). Newcombe's interval itself is
-//! checked against statsmodels in `report::delta`'s unit tests.
+//! and the refusals (not two runs, different datasets). The samples are paired by id
+//! (the runs share φ₀) and the interval is Tango's score interval for paired shares,
+//! itself checked against a numeric reference (scipy) in `report::delta`'s unit tests.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -44,6 +45,24 @@ fn a3(dir: &Path) -> BTreeMap<u64, (u64, u64)> {
         e.1 += u64::from(v["verdict"]["verdict"] == "equivalent");
     }
     m
+}
+
+/// Sample id → (operator count, equivalent) from samples.jsonl.
+fn passes(dir: &Path) -> BTreeMap<String, (u64, bool)> {
+    std::fs::read_to_string(dir.join("samples.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let v: Value = serde_json::from_str(line).unwrap();
+            (
+                v["id"].as_str().unwrap().to_string(),
+                (
+                    v["num_operators"].as_u64().unwrap(),
+                    v["verdict"]["verdict"] == "equivalent",
+                ),
+            )
+        })
+        .collect()
 }
 
 #[test]
@@ -89,6 +108,27 @@ fn delta_gives_a_minus_b_per_category_with_intervals_and_a_figure() {
     }
     // A perturbs less than B: somewhere A is ahead.
     assert!(moved);
+    // Paired: the discordant pairs are counted sample by sample, by id.
+    assert_eq!(v["interval"], "tango-paired-score");
+    assert_eq!(v["unpaired"], serde_json::json!([0, 0]));
+    let (pa, pb) = (passes(&a), passes(&b));
+    let (mut a_only, mut b_only) = (BTreeMap::<u64, u64>::new(), BTreeMap::<u64, u64>::new());
+    for (id, (ops, x)) in &pa {
+        let y = pb[id].1;
+        *a_only.entry(*ops).or_default() += u64::from(*x && !y);
+        *b_only.entry(*ops).or_default() += u64::from(!*x && y);
+    }
+    for r in rows {
+        let d = &r["a3"];
+        if let Some(k) = r["category"].as_u64() {
+            assert_eq!(d["a_only"].as_u64(), Some(a_only[&k]), "{r}");
+            assert_eq!(d["b_only"].as_u64(), Some(b_only[&k]), "{r}");
+            assert_eq!(d["pairs"], r["n"][0], "{r}");
+        } else {
+            assert_eq!(d["a_only"].as_u64(), Some(a_only.values().sum()), "{r}");
+            assert_eq!(d["pairs"].as_u64(), Some(pa.len() as u64));
+        }
+    }
     let text = ok(&bin(home.path())
         .args(["compare", "--delta", "--plot"])
         .arg(home.path().join("d.svg"))
@@ -97,6 +137,10 @@ fn delta_gives_a_minus_b_per_category_with_intervals_and_a_figure() {
         .unwrap());
     assert!(
         text.contains("A − B per operators") && text.contains("A3 A−B"),
+        "{text}"
+    );
+    assert!(
+        text.contains("95% Tango score interval for paired shares"),
         "{text}"
     );
     let svg = std::fs::read_to_string(home.path().join("d.svg")).unwrap();

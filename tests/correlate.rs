@@ -383,7 +383,7 @@ fn runs_contribute_their_a3_on_the_comparable_subset_and_the_figure_is_drawn() {
     );
     let svg = home.path().join("fig.svg");
     ok(&bin(home.path())
-        .args(["correlate", "--plot"])
+        .args(["correlate", "--x", "autoeval-fol", "--plot"])
         .arg(&svg)
         .arg(&runs)
         .output()
@@ -393,6 +393,46 @@ fn runs_contribute_their_a3_on_the_comparable_subset_and_the_figure_is_drawn() {
     assert!(s.contains("r = ") && s.contains("p = ") && s.contains("Predictive power"));
     assert!(!s.contains("ρ = "), "Pearson's r labelled ρ");
     assert!(s.contains("operators 0–6"));
+    // The runs' models are the offline perturbation model's: marked as synthetic, with
+    // the least-squares line named in the legend.
+    assert!(
+        s.contains("(synthetic)") && s.contains("line: least squares"),
+        "{s}"
+    );
+    assert!(
+        s.contains("<polygon"),
+        "synthetic models are drawn as triangles"
+    );
+    // Every predictor: one figure each beside FILE, none of them taller than the cap.
+    let o = bin(home.path())
+        .args(["correlate", "--plot"])
+        .arg(home.path().join("all.png"))
+        .arg(&runs)
+        .output()
+        .unwrap();
+    let said = common::cli::ok_stderr(&o);
+    assert!(!home.path().join("all.png").exists(), "{said}");
+    for x in ["autoeval-fol", "autoeval-pl"] {
+        let f = home.path().join(format!("all-{x}.png"));
+        assert!(said.contains(&f.display().to_string()), "{said}");
+        let png = std::fs::read(&f).unwrap();
+        assert_eq!(&png[1..4], b"PNG");
+        let be = |i: usize| u32::from_be_bytes(png[i..i + 4].try_into().unwrap());
+        let (w, h) = (be(16), be(20));
+        assert_eq!(w, 1200, "{x}");
+        assert!(h <= 2100, "{x}: {w}×{h} px");
+    }
+    let figures = std::fs::read_dir(home.path())
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with("all")
+        })
+        .count();
+    assert_eq!(figures, 2);
     let o = bin(home.path())
         .args(["correlate", "--plot", "fig.gif"])
         .arg(&runs)

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+mod screens;
 
 use common::cli::{bin_in as bin, ok};
 use serde_json::Value;
@@ -96,8 +97,10 @@ fn leaderboard_folds_runs_per_model_and_dataset_in_every_format() {
     // Rows ranked by pooled A3: the lighter perturbation first.
     assert_eq!(lb["row_keys"][0], "perturb:perturb-0.3");
 
+    // Wide enough for the column groups side by side.
     let text = ok(&bin(home.path())
         .arg("leaderboard")
+        .env("COLUMNS", "1000")
         .arg(&runs)
         .output()
         .unwrap());
@@ -165,4 +168,114 @@ fn leaderboard_folds_runs_per_model_and_dataset_in_every_format() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("no such file or directory"));
+}
+
+fn sample_run(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("sample-runs")
+        .join(name)
+}
+
+#[test]
+fn zero_and_two_shot_runs_are_rows_of_their_own_unless_pooled() {
+    let runs = [sample_run("pl-qwen-0.5b"), sample_run("pl-2shot-qwen-0.5b")];
+    let json = |extra: &[&str]| -> Value {
+        serde_json::from_str(&ok(&common::cli::bin()
+            .args(["leaderboard", "--no-kinds", "--format", "json"])
+            .args(extra)
+            .args(&runs)
+            .output()
+            .unwrap()))
+        .unwrap()
+    };
+    let apart = json(&[]);
+    let m = "openai:qwen2.5-coder-0.5b-instruct";
+    assert_eq!(
+        apart["row_keys"],
+        serde_json::json!([format!("{m} · 0-shot"), format!("{m} · 2-shot")]),
+        "{apart}"
+    );
+    assert_eq!(apart["conditions"], serde_json::json!(["0-shot", "2-shot"]));
+    assert_eq!(apart["pooled"], false);
+    let cells = apart["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 2, "{apart}");
+    for (c, shots) in cells.iter().zip([0, 2]) {
+        assert_eq!(c["counts"]["n"], 105, "{c}");
+        assert_eq!(c["shots"], serde_json::json!([shots]));
+        assert_eq!(c["condition"], format!("{shots}-shot"));
+        assert_eq!(c["runs"].as_array().unwrap().len(), 1);
+    }
+    let pooled = json(&["--pool"]);
+    assert_eq!(pooled["row_keys"], serde_json::json!([m]));
+    assert_eq!(pooled["pooled"], true);
+    let cells = pooled["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 1, "{pooled}");
+    assert_eq!(cells[0]["counts"]["n"], 210);
+    assert_eq!(cells[0]["shots"], serde_json::json!([0, 2]));
+    assert_eq!(cells[0]["condition"], "0+2-shot");
+    // The table says which it did.
+    let text = ok(&common::cli::bin()
+        .args(["leaderboard", "--no-kinds"])
+        .args(&runs)
+        .output()
+        .unwrap());
+    assert!(text.contains(&format!("{m} · 2-shot")), "{text}");
+    assert!(text.contains("--pool merges them"), "{text}");
+    let text = ok(&common::cli::bin()
+        .args(["leaderboard", "--no-kinds", "--pool"])
+        .args(&runs)
+        .output()
+        .unwrap());
+    assert!(
+        text.contains("prompt conditions pooled (--pool): 0-shot, 2-shot"),
+        "{text}"
+    );
+    // The viewer's `i` leaderboard keeps them apart the same way.
+    let (mut app, _) = autoeval::tui::build_app(&screens::options(runs.to_vec()));
+    app.press("i").unwrap();
+    let lb = app.summary().unwrap().leaderboard.clone().unwrap();
+    assert_eq!(
+        serde_json::to_value(&lb.row_keys).unwrap(),
+        apart["row_keys"]
+    );
+}
+
+#[test]
+fn the_table_fits_120_columns_whatever_the_runs() {
+    let all = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
+    for cols in ["120", "100"] {
+        let text = ok(&common::cli::bin()
+            .args(["leaderboard", "--no-kinds"])
+            .env("COLUMNS", cols)
+            .arg(&all)
+            .output()
+            .unwrap());
+        let limit: usize = cols.parse().unwrap();
+        for l in text.lines() {
+            assert!(
+                unicode_width::UnicodeWidthStr::width(l) <= limit,
+                "{} columns at COLUMNS={cols}: {l}\n{text}",
+                unicode_width::UnicodeWidthStr::width(l)
+            );
+        }
+        // Grouped by model: every model and condition named, every dataset under it.
+        assert!(
+            text.contains("openai:qwen2.5-coder-1.5b-instruct · 2-shot\n  pl "),
+            "{text}"
+        );
+        assert!(text.contains("  fol-english "), "{text}");
+        assert!(text.contains("Breaking points"), "{text}");
+    }
+    // Without COLUMNS and not on a terminal, 120.
+    let text = ok(&common::cli::bin()
+        .args(["leaderboard", "--no-kinds"])
+        .env_remove("COLUMNS")
+        .arg(&all)
+        .output()
+        .unwrap());
+    assert!(
+        text.lines()
+            .all(|l| unicode_width::UnicodeWidthStr::width(l) <= 120),
+        "{text}"
+    );
 }

@@ -1695,7 +1695,8 @@ fn the_run_summary_pairs_only_runs_of_the_same_dataset() {
     assert!(paired_any, "some shipped runs share a dataset");
     app.refilter();
     keys(&mut app, &["i"]);
-    assert!(screen(&mut app, &t, 160, 48).contains("of other datasets not paired"));
+    // Tall enough for the leaderboard above it (a row per model and prompt condition).
+    assert!(screen(&mut app, &t, 160, 60).contains("of other datasets not paired"));
 }
 
 #[test]

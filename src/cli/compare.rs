@@ -20,7 +20,7 @@ pub struct CompareArgs {
     #[arg(long, value_name = "FILE")]
     pub rows: Option<PathBuf>,
     /// With exactly two runs A B of one dataset: per category, A's A2 and A3 minus B's with
-    /// 95 % intervals (Fig. 16: few-shot minus zero-shot).
+    /// 95 % intervals for paired shares (Tango's; Fig. 16: few-shot minus zero-shot).
     #[arg(long)]
     pub delta: bool,
     /// With --delta: the category field (default: operators for logic, depth for regexes).

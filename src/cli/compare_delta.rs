@@ -1,7 +1,8 @@
 //! `autoeval compare --delta A B`: A's A2 and A3 minus B's per category, with intervals.
 
-use crate::report::delta::{delta, plot, render};
+use crate::report::delta::{Outcomes, delta, plot, render};
 use crate::report::report_dir;
+use crate::report::{By, Counts};
 use anyhow::{Result, bail};
 
 /// Runs `compare --delta`.
@@ -33,9 +34,12 @@ pub(crate) fn run(args: &DeltaArgs) -> Result<i32> {
     }
     let mut reports = Vec::new();
     let mut keys = Vec::new();
+    let mut outcomes = Vec::new();
     for d in &dirs {
         let m = crate::run::store::read_manifest(d).map_err(|e| anyhow::anyhow!("{e}"))?;
         keys.push(m.dataset.key());
+        let by = args.by.unwrap_or_else(|| By::default_for(&m.dataset.kind));
+        outcomes.push(outcomes_of(d, by, crate::run::task::scoring_of(&m)));
         let (r, warnings) = report_dir(d, args.by).map_err(|e| anyhow::anyhow!("{e}"))?;
         for w in warnings.iter().take(5) {
             eprintln!("warning: {}", crate::sanitize::one_line(w));
@@ -49,7 +53,7 @@ pub(crate) fn run(args: &DeltaArgs) -> Result<i32> {
             dirs[1].display()
         );
     }
-    let d = delta(&reports[0], &reports[1])?;
+    let d = delta(&reports[0], &reports[1], &outcomes[0], &outcomes[1])?;
     if let Some(p) = args.plot {
         plot(&d, p)?;
         eprintln!("wrote {}", p.display());
@@ -62,4 +66,30 @@ pub(crate) fn run(args: &DeltaArgs) -> Result<i32> {
         out!("{}", crate::sanitize::for_terminal(&render(&d)));
     }
     Ok(0)
+}
+
+/// Each sample of a run (the newest line per id) as the run counts it, with its category
+/// under `by`, from the run's row index.
+fn outcomes_of(
+    dir: &std::path::Path,
+    by: By,
+    task: Option<crate::analysis::counts::TaskScoring>,
+) -> Outcomes {
+    let scan = crate::run::index::load_or_build(dir, false);
+    let mut out = Outcomes::new();
+    for i in crate::run::rows::latest_per_id(&scan.rows) {
+        let r = &scan.rows[i];
+        let mut c = Counts::default();
+        c.add_scored(r.verdict, task);
+        // A task sample whose call failed is not counted by its run: not paired either.
+        if c.n == 0 {
+            continue;
+        }
+        let cat = match by {
+            By::Operators => r.ops,
+            By::Depth => r.depth,
+        };
+        out.insert(r.id.to_string(), (cat.map(usize::from), c));
+    }
+    out
 }

@@ -24,7 +24,9 @@ pub struct CorrelateArgs {
     /// Predictor benchmark X (repeatable); default: every `autoeval-…` benchmark.
     #[arg(long = "x", value_name = "NAME")]
     pub x: Vec<String>,
-    /// Draw Fig. 3 (scatter per pair) and Fig. 4 (predictive power) to FILE (.svg or .png).
+    /// Draw Fig. 3 (scatter per pair, least-squares line, synthetic models as triangles) and
+    /// Fig. 4 (predictive power) to FILE (.svg or .png); with several predictors, one
+    /// figure each, FILE-<predictor>.svg.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
     /// Output format.
@@ -108,8 +110,9 @@ pub fn run(args: CorrelateArgs) -> Result<i32> {
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     let pairs = correlate::correlate(&scores, &xs, args.bootstrap, threads);
     if let Some(path) = &args.plot {
-        crate::report::correlate_plot::plot(&pairs, &scores, path)?;
-        eprintln!("wrote {}", path.display());
+        for f in crate::report::correlate_plot::plot(&pairs, &scores, path)? {
+            eprintln!("wrote {}", f.display());
+        }
     }
     let text = render(&pairs, &scores, args.format);
     // Names come from files: never let them drive the terminal.

@@ -28,6 +28,10 @@ pub struct ImportArgs {
     /// No progress bar (it is drawn only when stderr is a terminal).
     #[arg(long)]
     pub quiet: bool,
+    /// `--format json` (or `--json`): the summary as one JSON object on stdout (`file`,
+    /// `out`, `samples`, `judged`, `skipped`; with --reverify `table` and `disagreements`).
+    #[command(flatten)]
+    pub output: super::output::FormatArg,
 }
 
 /// Runs `autoeval import`.
@@ -49,6 +53,41 @@ pub fn run(args: ImportArgs) -> Result<i32> {
     let s = s.map_err(|e| anyhow!(e))?;
     for w in s.skipped.iter().take(10) {
         eprintln!("skipped: {w}");
+    }
+    if args.output.is_json() {
+        let mut v = serde_json::json!({
+            "file": args.file.display().to_string(),
+            "out": args.out.display().to_string(),
+            "samples": s.samples,
+            "judged": s.judged,
+            "skipped": s.skipped,
+        });
+        if args.reverify {
+            v["table"] = s
+                .table
+                .iter()
+                .map(|((stored, ours), n)| {
+                    serde_json::json!({"stored": stored.name(), "ours": ours.name(), "samples": n})
+                })
+                .collect();
+            v["disagreements"] = s
+                .disagreements
+                .iter()
+                .map(|d| {
+                    serde_json::json!({
+                        "id": d.id,
+                        "stored": d.stored,
+                        "ours": d.ours,
+                        "kind": d.kind,
+                        "phi0": d.phi0,
+                        "phi1": d.llm_fs.trim(),
+                    })
+                })
+                .collect();
+        }
+        crate::sanitize::json_for_terminal(&mut v);
+        outln!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(0);
     }
     eprintln!(
         "imported {} samples and {} judge answers into {}{}",

@@ -23,6 +23,10 @@ pub struct JudgeArgs {
     /// Only the first N samples that have a parsed φ₁.
     #[arg(long)]
     pub limit: Option<usize>,
+    /// `--format json` (or `--json`): the summary as one JSON object on stdout (`run`,
+    /// `judge`, `judged`, `yes`, `no`, `unparseable`, `already_judged`, `file`).
+    #[command(flatten)]
+    pub output: super::output::FormatArg,
 }
 
 /// Runs `autoeval judge`.
@@ -58,9 +62,25 @@ pub fn run(args: JudgeArgs) -> Result<i32> {
         },
     ))?;
     bar.finish_and_clear();
+    let file = args.run.join("judge.jsonl");
+    if args.output.is_json() {
+        let mut v = serde_json::json!({
+            "run": args.run.display().to_string(),
+            "judge": args.model.model,
+            "judged": done,
+            "yes": yes,
+            "no": no,
+            "unparseable": bad,
+            "already_judged": skipped,
+            "file": file.display().to_string(),
+        });
+        crate::sanitize::json_for_terminal(&mut v);
+        outln!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(0);
+    }
     eprintln!(
         "judged {done} samples ({yes} yes, {no} no, {bad} unparseable); {skipped} already judged by this model → {}",
-        args.run.join("judge.jsonl").display()
+        file.display()
     );
     Ok(0)
 }

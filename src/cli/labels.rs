@@ -142,6 +142,15 @@ fn check_label(run: &Path, id: &str, categories: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// Who records a label: the name given, else as [`crate::labels::annotator`] finds one;
+/// a label that would go in as `anonymous` because nobody is named says so on stderr.
+fn named_or_warn(given: Option<&str>) -> String {
+    crate::labels::store::named_annotator(given).unwrap_or_else(|| {
+        eprintln!("warning: {}", crate::labels::store::NO_ANNOTATOR);
+        crate::labels::store::ANONYMOUS.to_string()
+    })
+}
+
 fn record(
     id: String,
     categories: Vec<String>,
@@ -180,6 +189,17 @@ fn retract(run: &Path, id: &str, who: &str) -> Result<i32> {
             .filter(|(i, _)| i == id)
             .map(|(_, a)| a.as_str())
             .collect();
+        let known = crate::run::index::load_or_build(run, false)
+            .rows
+            .iter()
+            .any(|r| &*r.id == id);
+        if !known && by.is_empty() {
+            return Err(anyhow!(
+                "{}: no such sample '{}': the run has no sample with that id",
+                run.display(),
+                one(id)
+            ));
+        }
         let fix = if by.is_empty() {
             "it has no label in force (never labelled, or already retracted)".to_string()
         } else {
@@ -368,11 +388,9 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
             blind,
         } => {
             check_label(&run, &id, &categories)?;
-            let who = crate::labels::annotator(
-                crate::labels::store::checked_name("--annotator", annotator)
-                    .map_err(|e| anyhow!(e))?
-                    .as_deref(),
-            );
+            let named = crate::labels::store::checked_name("--annotator", annotator)
+                .map_err(|e| anyhow!(e))?;
+            let who = named_or_warn(named.as_deref());
             if who == ADJUDICATED {
                 return Err(anyhow!(
                     "'{ADJUDICATED}' is reserved for settled labels: use `autoeval labels adjudicate`"
@@ -398,11 +416,8 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
             by,
         } => {
             check_label(&run, &id, &categories)?;
-            let who = crate::labels::annotator(
-                crate::labels::store::checked_name("--by", by)
-                    .map_err(|e| anyhow!(e))?
-                    .as_deref(),
-            );
+            let named = crate::labels::store::checked_name("--by", by).map_err(|e| anyhow!(e))?;
+            let who = named_or_warn(named.as_deref());
             crate::labels::adjudicate(&run, &id, &categories, &note, &who)
                 .map_err(|e| anyhow!(e))?;
             Ok(0)

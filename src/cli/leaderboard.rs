@@ -18,6 +18,10 @@ pub struct LeaderboardArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Pool a model's runs of different prompt conditions (shots, prompt set) into one
+    /// row; by default each condition is a row of its own (`model · 2-shot`).
+    #[arg(long)]
+    pub pool: bool,
     /// Leave failure kinds not yet proved out (they are proved once per run and kept
     /// in its kinds cache; a first report of a large first-order run waits for them).
     #[arg(long)]
@@ -42,7 +46,7 @@ pub fn run(args: LeaderboardArgs) -> Result<i32> {
         }
         reports.push(report);
     }
-    let text = render(&build(&reports, args.rows), args.format);
+    let text = render(&build(&reports, args.rows, args.pool), args.format);
     // Names come from files: never let them drive the terminal.
     let machine = !matches!(args.format, Format::Table);
     if machine && !std::io::IsTerminal::is_terminal(&std::io::stdout()) {

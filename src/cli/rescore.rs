@@ -33,6 +33,10 @@ pub struct RescoreArgs {
     /// No progress bar (it is drawn only when stderr is a terminal).
     #[arg(long)]
     pub quiet: bool,
+    /// `--format json` (or `--json`): the summary as one JSON object (`run`, `out`,
+    /// `samples`, `changed`, `changes`, `before`, `after`, `backup`, `needs_calls`).
+    #[command(flatten)]
+    pub output: super::output::FormatArg,
 }
 
 /// The bertscore-minilm scorer in `dir`, if given; refused in builds without the feature.
@@ -101,6 +105,30 @@ pub fn run(args: RescoreArgs) -> Result<i32> {
     crate::run::index::load_or_build(&out, false);
     for w in s.warnings.iter().take(10) {
         eprintln!("warning: {}", crate::sanitize::one_line(w));
+    }
+    if args.output.is_json() {
+        let mut v = serde_json::json!({
+            "run": args.run.display().to_string(),
+            "out": out.display().to_string(),
+            "samples": s.samples,
+            "changed": s.changed(),
+            "changes": s.changes.iter().map(|((a, b), n)| serde_json::json!({
+                "old": a.name(),
+                "new": b.name(),
+                "samples": n,
+            })).collect::<Vec<_>>(),
+            "before": s.before,
+            "after": s.after,
+            "backup": s.backup.as_ref().map(|b| b.display().to_string()),
+            "needs_calls": s.needs_calls.iter().map(|(id, why)| serde_json::json!({
+                "id": id,
+                "why": why,
+            })).collect::<Vec<_>>(),
+            "warnings": s.warnings.len(),
+        });
+        crate::sanitize::json_for_terminal(&mut v);
+        outln!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(0);
     }
     outln!(
         "rescored {} samples of {} into {}: {} changed",

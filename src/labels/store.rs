@@ -5,14 +5,26 @@ use crate::run::store::LABELS;
 use std::io::Write;
 use std::path::Path;
 
-/// Who is labelling: config, then $AUTOEVAL_ANNOTATOR, then $USER.
-pub fn annotator(config: Option<&str>) -> String {
+/// The name labels go under when no annotator is configured.
+pub const ANONYMOUS: &str = "anonymous";
+
+/// What to say (once) when a label goes in as [`ANONYMOUS`] because nobody was named.
+pub const NO_ANNOTATOR: &str = "no annotator configured: labels go in as 'anonymous'; \
+     name yourself with --annotator NAME or AUTOEVAL_ANNOTATOR=NAME \
+     (the viewer also reads annotator = \"NAME\" in config.toml)";
+
+/// Who is labelling, if anyone is named: config, then $AUTOEVAL_ANNOTATOR, then $USER.
+pub fn named_annotator(config: Option<&str>) -> Option<String> {
     config
         .map(str::to_string)
         .or_else(|| std::env::var("AUTOEVAL_ANNOTATOR").ok())
         .or_else(|| std::env::var("USER").ok())
         .filter(|s| !s.trim().is_empty())
-        .unwrap_or_else(|| "anonymous".into())
+}
+
+/// Who is labelling: config, then $AUTOEVAL_ANNOTATOR, then $USER, else [`ANONYMOUS`].
+pub fn annotator(config: Option<&str>) -> String {
+    named_annotator(config).unwrap_or_else(|| ANONYMOUS.into())
 }
 
 /// A name given on the command line (`--annotator`, `--by`) as it goes into

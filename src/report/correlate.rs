@@ -160,6 +160,8 @@ pub struct Scores {
     pub subsets: BTreeMap<String, String>,
     /// Runs left out (nothing in the subset) and other notes.
     pub warnings: Vec<String>,
+    /// Models whose runs say they are synthetic (`perturb`, as `run.json` records it).
+    pub synthetic: std::collections::BTreeSet<String>,
 }
 
 pub(super) fn clean_name(s: &str) -> String {
@@ -168,6 +170,15 @@ pub(super) fn clean_name(s: &str) -> String {
 }
 
 impl Scores {
+    /// Whether `model` (or, with --by-category, the `model · operators k` point) is a
+    /// synthetic model's.
+    pub fn is_synthetic(&self, model: &str) -> bool {
+        self.synthetic.contains(model)
+            || model
+                .split_once(" · ")
+                .is_some_and(|(m, _)| self.synthetic.contains(m))
+    }
+
     pub(super) fn insert(&mut self, key: (String, String), e: Entry) -> Result<()> {
         if let Some(old) = self.entries.get(&key) {
             bail!(

@@ -37,6 +37,9 @@ impl Scores {
             store::check_samples_present(dir, &m).map_err(|e| anyhow::anyhow!("{e}"))?;
             store::ensure_regular(&dir.join(store::SAMPLES)).map_err(|e| anyhow::anyhow!("{e}"))?;
             let model = clean_name(&format!("{}:{}", m.model.provider, m.model.name));
+            if m.model.synthetic {
+                self.synthetic.insert(model.clone());
+            }
             if let Some(task) = m.task() {
                 self.add_task_run(
                     dir,

@@ -50,3 +50,16 @@ pub(crate) fn grid(rows: &[Vec<String>], markdown: bool) -> String {
     }
     out
 }
+
+/// The width tables should fit: `COLUMNS`, else the terminal's, else 120.
+pub(crate) fn table_width() -> usize {
+    if let Some(w) = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()) {
+        return w;
+    }
+    if std::io::IsTerminal::is_terminal(&std::io::stdout())
+        && let Ok((w, _)) = crossterm::terminal::size()
+    {
+        return usize::from(w);
+    }
+    120
+}

@@ -1,11 +1,15 @@
 //! The leaderboard: many runs folded into one table, one row per model and one column
 //! group per dataset (or swapped), with A2, A3 and their Wilson intervals, the copy
-//! share, the judge's F1 and n. Rendered as text, Markdown, CSV, JSON or LaTeX.
+//! share, the judge's F1 and n. Runs of one model under different prompt conditions
+//! (shots, prompt set as `run.json` records them) are rows of their own unless pooled.
+//! Rendered as text, Markdown, CSV, JSON or LaTeX (`leaderboard_render`).
 
 use super::intervals::wilson95;
 use super::{Counts, JudgeStats, RunReport};
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write;
+
+pub(crate) use super::leaderboard_render::render_grouped;
+pub use super::leaderboard_render::{render, render_width};
 
 /// What the rows are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
@@ -39,6 +43,12 @@ pub struct Cell {
     pub model: String,
     /// Dataset kind.
     pub dataset: String,
+    /// The prompt condition of its runs (`2-shot`; `0+2-shot` when pooled over several).
+    pub condition: String,
+    /// Shots of its runs (one value unless conditions were pooled).
+    pub shots: Vec<usize>,
+    /// SHA-256 of its runs' prompt sets (one unless pooled).
+    pub prompt_hashes: Vec<String>,
     /// Runs pooled into it.
     pub runs: Vec<String>,
     /// Pooled counts.
@@ -60,6 +70,10 @@ pub struct Cell {
     /// Where pooled A3 crosses one half by the runs' category (None when the runs are
     /// grouped by different fields).
     pub breaking_point: Option<crate::analysis::breaking::BreakingPoint>,
+    /// The row or column key of its model side: the model, with its condition when
+    /// conditions are split.
+    #[serde(skip)]
+    pub(super) system: String,
     /// Pooled counts per category value, and the category field (None: runs differ).
     #[serde(skip)]
     by_category: Option<(String, BTreeMap<usize, Counts>)>,
@@ -74,28 +88,83 @@ pub struct Leaderboard {
     pub row_keys: Vec<String>,
     /// Column group keys, in name order.
     pub column_keys: Vec<String>,
+    /// The prompt conditions among the runs (`0-shot`, `2-shot`, …).
+    pub conditions: Vec<String>,
+    /// Whether runs of different prompt conditions were pooled (`--pool`); otherwise
+    /// each condition of a model is a row (a column with `--rows dataset`) of its own.
+    pub pooled: bool,
     /// Every (model, dataset) that has runs or judge decisions.
     pub cells: Vec<Cell>,
 }
+
+/// A prompt condition: shots (None: no run.json to say) and the prompt set's hash.
+type Condition = (Option<usize>, String);
 
 fn model_name(model: &str) -> &str {
     model.split_once(':').map_or(model, |(_, n)| n)
 }
 
-/// Folds run reports into a leaderboard.
-pub fn build(reports: &[RunReport], rows: Rows) -> Leaderboard {
+/// A run's prompt condition: its shots and prompt-set hash (unknown without run.json).
+fn condition_of(r: &RunReport) -> Condition {
+    r.prompts
+        .as_ref()
+        .map_or((None, String::new()), |p| (Some(p.shots), p.hash.clone()))
+}
+
+/// How a condition reads: `2-shot`, with the prompt set's hash when sets differ.
+fn condition_label(shots: &[Option<usize>], hashes: &[String], show_hash: bool) -> String {
+    let s: Vec<String> = shots
+        .iter()
+        .map(|s| s.map_or_else(|| "?".into(), |n| n.to_string()))
+        .collect();
+    let mut label = format!("{}-shot", s.join("+"));
+    if show_hash {
+        let h: Vec<String> = hashes
+            .iter()
+            .map(|h| {
+                if h.is_empty() {
+                    "?".to_string()
+                } else {
+                    h.chars().take(8).collect()
+                }
+            })
+            .collect();
+        label.push_str(&format!(" prompts {}", h.join("+")));
+    }
+    label
+}
+
+/// Folds run reports into a leaderboard. Runs of one model under different prompt
+/// conditions stay apart (the model's key gets ` · 2-shot`) unless `pool`.
+pub fn build(reports: &[RunReport], rows: Rows, pool: bool) -> Leaderboard {
+    let conds: BTreeSet<Condition> = reports.iter().map(condition_of).collect();
+    let hashes_differ = conds.iter().map(|c| &c.1).collect::<BTreeSet<_>>().len() > 1;
+    let split = !pool && conds.len() > 1;
     let mut cells: BTreeMap<(String, String), Cell> = BTreeMap::new();
+    // Conditions of each cell's runs, in order.
+    let mut cell_conds: BTreeMap<(String, String), BTreeSet<Condition>> = BTreeMap::new();
     // Judges are keyed by their model's name; a row is found by the name part of
     // `provider:name` (a judge that has no runs of its own gets a row by name).
     let mut judges: BTreeMap<(String, String), JudgeStats> = BTreeMap::new();
     for r in reports {
-        let c = cells
-            .entry((r.model.clone(), r.dataset.clone()))
-            .or_insert_with(|| Cell {
-                model: r.model.clone(),
-                dataset: r.dataset.clone(),
-                ..Cell::default()
-            });
+        let cond = condition_of(r);
+        let system = if split {
+            format!(
+                "{} · {}",
+                r.model,
+                condition_label(&[cond.0], std::slice::from_ref(&cond.1), hashes_differ)
+            )
+        } else {
+            r.model.clone()
+        };
+        let key = (system.clone(), r.dataset.clone());
+        cell_conds.entry(key.clone()).or_default().insert(cond);
+        let c = cells.entry(key).or_insert_with(|| Cell {
+            model: r.model.clone(),
+            dataset: r.dataset.clone(),
+            system,
+            ..Cell::default()
+        });
         c.by_category = if c.runs.is_empty() {
             Some((r.by.clone(), r.by_category.clone()))
         } else {
@@ -127,20 +196,41 @@ pub fn build(reports: &[RunReport], rows: Rows) -> Leaderboard {
         }
     }
     for ((judge, dataset), js) in judges {
+        // A judge's decisions belong to the model, not to one of its prompt conditions:
+        // they go to its first row of that dataset.
         let key = cells
-            .keys()
-            .find(|(m, d)| *d == dataset && model_name(m) == judge)
-            .cloned()
+            .iter()
+            .find(|((_, d), c)| *d == dataset && model_name(&c.model) == judge)
+            .map(|(k, _)| k.clone())
             .unwrap_or((judge.clone(), dataset.clone()));
         let c = cells.entry(key).or_insert_with(|| Cell {
-            model: judge,
+            model: judge.clone(),
             dataset,
+            system: judge,
             ..Cell::default()
         });
         c.judge_f1 = js.f1();
         c.judge = Some(js);
     }
-    for c in cells.values_mut() {
+    for (key, c) in &mut cells {
+        let cs = cell_conds.remove(key).unwrap_or_default();
+        let shots: Vec<Option<usize>> = cs
+            .iter()
+            .map(|c| c.0)
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let hashes: Vec<String> = cs
+            .iter()
+            .map(|c| c.1.clone())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if !cs.is_empty() {
+            c.condition = condition_label(&shots, &hashes, hashes_differ);
+        }
+        c.shots = shots.into_iter().flatten().collect();
+        c.prompt_hashes = hashes.into_iter().filter(|h| !h.is_empty()).collect();
         let k = &c.counts;
         c.a2 = k.compliance();
         c.a2_ci = wilson95(k.compliant, k.answered);
@@ -157,8 +247,8 @@ pub fn build(reports: &[RunReport], rows: Rows) -> Leaderboard {
         });
     }
     let key = |c: &Cell| match rows {
-        Rows::Model => (c.model.clone(), c.dataset.clone()),
-        Rows::Dataset => (c.dataset.clone(), c.model.clone()),
+        Rows::Model => (c.system.clone(), c.dataset.clone()),
+        Rows::Dataset => (c.dataset.clone(), c.system.clone()),
     };
     // Rows ranked by their pooled A3 across the column groups, then by name.
     let mut pooled: BTreeMap<String, Counts> = BTreeMap::new();
@@ -179,316 +269,32 @@ pub fn build(reports: &[RunReport], rows: Rows) -> Leaderboard {
         rows,
         row_keys: row_keys.into_iter().map(|(k, _)| k).collect(),
         column_keys: columns.into_iter().collect(),
+        conditions: conds
+            .iter()
+            .map(|c| condition_label(&[c.0], std::slice::from_ref(&c.1), hashes_differ))
+            .collect(),
+        pooled: pool && conds.len() > 1,
         cells: cells.into_values().collect(),
     }
 }
 
 impl Leaderboard {
-    fn cell(&self, row: &str, col: &str) -> Option<&Cell> {
+    pub(super) fn cell(&self, row: &str, col: &str) -> Option<&Cell> {
         self.cells.iter().find(|c| match self.rows {
-            Rows::Model => c.model == row && c.dataset == col,
-            Rows::Dataset => c.dataset == row && c.model == col,
+            Rows::Model => c.system == row && c.dataset == col,
+            Rows::Dataset => c.dataset == row && c.system == col,
         })
     }
 
-    fn row_label(&self) -> &'static str {
+    pub(super) fn row_label(&self) -> &'static str {
         match self.rows {
             Rows::Model => "model",
             Rows::Dataset => "dataset",
         }
     }
-}
 
-/// The metric columns of each group.
-const METRICS: [&str; 5] = ["n", "A2 %", "A3 %", "copy %", "judge F1"];
-
-fn pct(x: Option<f64>) -> String {
-    x.map_or_else(|| "–".into(), |v| format!("{:.1}", 100.0 * v))
-}
-
-fn with_ci(x: Option<f64>, ci: Option<[f64; 2]>, sep: &str) -> String {
-    match (x, ci) {
-        (Some(v), Some([l, h])) => {
-            format!("{:.1} [{:.1}{sep}{:.1}]", 100.0 * v, 100.0 * l, 100.0 * h)
-        }
-        _ => "–".into(),
-    }
-}
-
-fn values(c: Option<&Cell>, sep: &str) -> [String; 5] {
-    let Some(c) = c else {
-        return std::array::from_fn(|_| "·".to_string());
-    };
-    [
-        c.counts.n.to_string(),
-        with_ci(c.a2, c.a2_ci, sep),
-        with_ci(c.a3, c.a3_ci, sep),
-        pct(c.copy_share),
-        c.judge_f1.map_or_else(|| "–".into(), |f| format!("{f:.3}")),
-    ]
-}
-
-/// Escapes text for LaTeX.
-fn tex(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '\\' => o.push_str("\\textbackslash{}"),
-            '&' | '%' | '$' | '#' | '_' | '{' | '}' => {
-                o.push('\\');
-                o.push(ch);
-            }
-            '~' => o.push_str("\\textasciitilde{}"),
-            '^' => o.push_str("\\textasciicircum{}"),
-            c if c.is_control() => {}
-            c => o.push(c),
-        }
-    }
-    o
-}
-
-fn text_table(lb: &Leaderboard, markdown: bool) -> String {
-    let mut rows: Vec<Vec<String>> = Vec::new();
-    let mut head = vec![lb.row_label().to_string()];
-    for col in &lb.column_keys {
-        for m in METRICS {
-            head.push(format!("{col} {m}"));
-        }
-    }
-    rows.push(head);
-    for r in &lb.row_keys {
-        let mut row = vec![r.clone()];
-        for col in &lb.column_keys {
-            row.extend(values(lb.cell(r, col), "–"));
-        }
-        rows.push(row);
-    }
-    let cols = rows[0].len();
-    let width = |s: &str| unicode_width::UnicodeWidthStr::width(s);
-    let widths: Vec<usize> = (0..cols)
-        .map(|c| rows.iter().map(|r| width(&r[c])).max().unwrap_or(0))
-        .collect();
-    let mut out = String::new();
-    for (i, r) in rows.iter().enumerate() {
-        let cells: Vec<String> = r
-            .iter()
-            .enumerate()
-            .map(|(c, s)| {
-                let pad = " ".repeat(widths[c].saturating_sub(width(s)));
-                if c == 0 {
-                    format!("{s}{pad}")
-                } else {
-                    format!("{pad}{s}")
-                }
-            })
-            .collect();
-        if markdown {
-            let _ = writeln!(out, "| {} |", cells.join(" | "));
-            if i == 0 {
-                let rule: Vec<String> = widths
-                    .iter()
-                    .enumerate()
-                    .map(|(c, w)| {
-                        if c == 0 {
-                            "-".repeat(w + 2)
-                        } else {
-                            format!("{}:", "-".repeat(w + 1))
-                        }
-                    })
-                    .collect();
-                let _ = writeln!(out, "|{}|", rule.join("|"));
-            }
-        } else {
-            let _ = writeln!(out, "{}", cells.join("  ").trim_end());
-        }
-    }
-    out
-}
-
-/// The same table grouped by row, one line per column group: about 80 columns wide
-/// whatever the number of datasets (the viewer's run summary draws this one).
-pub(crate) fn render_grouped(lb: &Leaderboard) -> String {
-    let col_label = match lb.rows {
-        Rows::Model => "dataset",
-        Rows::Dataset => "model",
-    };
-    let kw = lb
-        .column_keys
-        .iter()
-        .map(|k| unicode_width::UnicodeWidthStr::width(k.as_str()))
-        .chain([col_label.len()])
-        .max()
-        .unwrap_or(0);
-    let mut out = String::new();
-    let head = format!(
-        "  {col_label:<kw$} {:>6}  {:<19}  {:<19}  {:>6}  {:>8}",
-        "n", "A2 % [95% CI]", "A3 % [95% CI]", "copy %", "judge F1"
-    );
-    let _ = writeln!(out, "{}", head.trim_end());
-    for r in &lb.row_keys {
-        let _ = writeln!(out, "{r}");
-        for col in &lb.column_keys {
-            let Some(c) = lb.cell(r, col) else { continue };
-            let [n, a2, a3, copy, f1] = values(Some(c), "–");
-            let pad = kw.saturating_sub(unicode_width::UnicodeWidthStr::width(col.as_str()));
-            let _ = writeln!(
-                out,
-                "  {col}{} {n:>6}  {a2:<19}  {a3:<19}  {copy:>6}  {f1:>8}",
-                " ".repeat(pad)
-            );
-        }
-    }
-    out
-}
-
-fn latex(lb: &Leaderboard) -> String {
-    let groups = lb.column_keys.len();
-    let mut o = String::new();
-    o.push_str(
-        "% autoeval leaderboard: A2/A3 in %, [Wilson 95% CI]; requires \\usepackage{booktabs}\n",
-    );
-    let _ = writeln!(o, "\\begin{{tabular}}{{l{}}}", "rrrrr".repeat(groups));
-    o.push_str("\\toprule\n");
-    let _ = write!(o, "{}", tex(lb.row_label()));
-    for col in &lb.column_keys {
-        let _ = write!(o, " & \\multicolumn{{5}}{{c}}{{{}}}", tex(col));
-    }
-    o.push_str(" \\\\\n");
-    for g in 0..groups {
-        let from = 2 + 5 * g;
-        let _ = write!(o, "\\cmidrule(lr){{{from}-{}}}", from + 4);
-    }
-    o.push('\n');
-    for _ in 0..groups {
-        o.push_str(" & $n$ & A2 (\\%) & A3 (\\%) & copy (\\%) & judge $F_1$");
-    }
-    o.push_str(" \\\\\n\\midrule\n");
-    for r in &lb.row_keys {
-        o.push_str(&tex(r));
-        for col in &lb.column_keys {
-            for v in values(lb.cell(r, col), "--") {
-                let _ = write!(o, " & {}", tex(&v).replace('–', "--").replace('·', ""));
-            }
-        }
-        o.push_str(" \\\\\n");
-    }
-    o.push_str("\\bottomrule\n\\end{tabular}\n");
-    o
-}
-
-fn csv_text(lb: &Leaderboard) -> Result<String, csv::Error> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record([
-        "model",
-        "dataset",
-        "runs",
-        "n",
-        "answered",
-        "compliant",
-        "a2",
-        "a2_low",
-        "a2_high",
-        "accurate",
-        "a3",
-        "a3_low",
-        "a3_high",
-        "copied",
-        "copy_share",
-        "judge_tp",
-        "judge_fp",
-        "judge_tn",
-        "judge_fn",
-        "judge_f1",
-        "breaking_point",
-        "breaking_point_low",
-        "breaking_point_high",
-    ])?;
-    let f = |x: Option<f64>| x.map(|v| format!("{v:.4}")).unwrap_or_default();
-    for c in &lb.cells {
-        let j = c.judge.as_ref();
-        let ju = |g: fn(&JudgeStats) -> usize| j.map(|j| g(j).to_string()).unwrap_or_default();
-        w.write_record(crate::sanitize::csv_record([
-            c.model.clone(),
-            c.dataset.clone(),
-            c.runs.join(";"),
-            c.counts.n.to_string(),
-            c.counts.answered.to_string(),
-            c.counts.compliant.to_string(),
-            f(c.a2),
-            f(c.a2_ci.map(|v| v[0])),
-            f(c.a2_ci.map(|v| v[1])),
-            c.counts.accurate.to_string(),
-            f(c.a3),
-            f(c.a3_ci.map(|v| v[0])),
-            f(c.a3_ci.map(|v| v[1])),
-            c.counts.copied.to_string(),
-            f(c.copy_share),
-            ju(|j| j.tp),
-            ju(|j| j.fp),
-            ju(|j| j.tn),
-            ju(|j| j.fn_),
-            f(c.judge_f1),
-            f(c.breaking_point.and_then(|b| b.value)),
-            f(c.breaking_point.and_then(|b| b.ci[0])),
-            f(c.breaking_point.and_then(|b| b.ci[1])),
-        ]))?;
-    }
-    let bytes = w.into_inner().map_err(csv::IntoInnerError::into_error)?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
-}
-
-/// Renders the leaderboard.
-pub fn render(lb: &Leaderboard, format: Format) -> String {
-    match format {
-        Format::Table => {
-            let mut t = text_table(lb, false);
-            t.push_str("A2/A3 in % with [Wilson 95% CI]; · no runs; rows ranked by pooled A3\n");
-            t.push_str(&breaking_table(lb, false));
-            t
-        }
-        Format::Markdown => text_table(lb, true),
-        Format::Csv => csv_text(lb).unwrap_or_default(),
-        Format::Json => serde_json::to_string_pretty(lb).unwrap_or_default(),
-        Format::Latex => latex(lb),
-    }
-}
-
-/// Breaking points side by side: one row per row key, one column per column key.
-fn breaking_table(lb: &Leaderboard, markdown: bool) -> String {
-    if lb.cells.iter().all(|c| c.breaking_point.is_none()) {
-        return String::new();
-    }
-    let mut rows = vec![
-        std::iter::once(lb.row_label().to_string())
-            .chain(lb.column_keys.iter().cloned())
-            .collect::<Vec<_>>(),
-    ];
-    for r in &lb.row_keys {
-        let mut row = vec![r.clone()];
-        for col in &lb.column_keys {
-            row.push(match lb.cell(r, col) {
-                None => "·".into(),
-                Some(c) => c
-                    .breaking_point
-                    .as_ref()
-                    .map_or_else(|| "–".into(), crate::analysis::breaking::describe),
-            });
-        }
-        rows.push(row);
-    }
-    format!(
-        "\nBreaking points (where pooled A3 crosses 50%, by the runs' category; 95% profile-likelihood CI)\n{}",
-        super::render::grid(&rows, markdown)
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn latex_escapes_names() {
-        assert_eq!(tex("gpt_4o & 50%"), "gpt\\_4o \\& 50\\%");
-        assert_eq!(tex("a\\b~"), "a\\textbackslash{}b\\textasciitilde{}");
+    /// Whether the model side is split by prompt condition.
+    pub(super) fn split(&self) -> bool {
+        !self.pooled && self.conditions.len() > 1
     }
 }

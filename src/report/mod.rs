@@ -25,6 +25,7 @@ pub mod intervals;
 pub mod kinds;
 pub mod labels;
 pub mod leaderboard;
+mod leaderboard_render;
 pub mod open;
 pub mod plot;
 pub mod ranks;
@@ -128,6 +129,8 @@ pub struct RunReport {
     pub model: String,
     /// Dataset kind.
     pub dataset: String,
+    /// The prompt set and shots the run was made with (None: no run.json to say).
+    pub prompts: Option<crate::record::PromptInfo>,
     /// Whole-run counts.
     pub total: Counts,
     /// Counts per category value.
@@ -346,6 +349,7 @@ impl ReportBuilder {
             dir: dir.display().to_string(),
             model: format!("{}:{}", m.model.provider, m.model.name),
             dataset: m.dataset.kind.clone(),
+            prompts: Some(m.prompts.clone()),
             total: self.total,
             by_category: self.by_category,
             batch_accuracy: if several {

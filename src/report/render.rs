@@ -187,25 +187,12 @@ fn category_rows_long(reports: &[RunReport], label: &str) -> Vec<Vec<String>> {
     rows
 }
 
-/// The width tables should fit: `COLUMNS`, else the terminal's, else 120.
-fn table_width() -> usize {
-    if let Some(w) = std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()) {
-        return w;
-    }
-    if std::io::IsTerminal::is_terminal(&std::io::stdout())
-        && let Ok((w, _)) = crossterm::terminal::size()
-    {
-        return usize::from(w);
-    }
-    120
-}
-
 /// The by-category table, wide when it fits [`table_width`], else long.
 fn category_table(reports: &[RunReport], label: &str, md: bool) -> String {
     let wide = grid(&category_rows(reports, label), md);
     let fits = wide
         .lines()
-        .all(|l| unicode_width::UnicodeWidthStr::width(l) <= table_width());
+        .all(|l| unicode_width::UnicodeWidthStr::width(l) <= super::grid::table_width());
     if fits {
         wide
     } else {

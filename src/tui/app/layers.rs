@@ -272,6 +272,16 @@ impl App {
             Err(e) => (false, format!("label not saved: {e}")),
         };
         self.status = status;
+        // Nobody named: the label went in as `anonymous`; say once how to name oneself.
+        if wrote
+            && self.model.annotator == crate::labels::store::ANONYMOUS
+            && !self.model.anonymous_warned
+        {
+            self.model.anonymous_warned = true;
+            let w = crate::labels::store::NO_ANNOTATOR;
+            self.model.warnings.push(w.to_string());
+            self.status = format!("{} · {w}", self.status);
+        }
         wrote
     }
 

@@ -74,6 +74,17 @@ impl Context {
         }
     }
 
+    /// The modes other than browsing, by their config-table names (`search, note, …`),
+    /// as help lists them: generated, so a new mode is never left out.
+    pub fn config_modes() -> String {
+        Context::ALL
+            .into_iter()
+            .filter(|c| *c != Context::Normal)
+            .map(Context::name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// The mode a config table names (`label` for `[keys.label]`; `normal` is `[keys]`).
     pub(crate) fn from_name(name: &str) -> Option<Context> {
         Context::ALL.into_iter().find(|c| c.name() == name)

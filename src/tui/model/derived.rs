@@ -523,19 +523,18 @@ impl Model {
         })
     }
 
-    /// The loaded runs as `autoeval leaderboard` folds them (one row per model), from
-    /// the rows in memory; `None` when they are all one model's.
+    /// The loaded runs as `autoeval leaderboard` folds them (one row per model and prompt
+    /// condition), from the rows in memory; `None` when that makes one row.
     pub fn leaderboard(&self) -> Option<crate::report::leaderboard::Leaderboard> {
-        let models: std::collections::BTreeSet<String> =
-            self.runs.iter().map(RunIndex::model).collect();
-        if models.len() < 2 {
-            return None;
-        }
         let reports: Vec<crate::report::RunReport> = self.runs.iter().map(run_report).collect();
-        Some(crate::report::leaderboard::build(
+        // One row per model and prompt condition, as `autoeval leaderboard` folds them
+        // unless `--pool`: a 0-shot and a 2-shot run of one model are two rows.
+        let lb = crate::report::leaderboard::build(
             &reports,
             crate::report::leaderboard::Rows::Model,
-        ))
+            false,
+        );
+        (lb.row_keys.len() >= 2).then_some(lb)
     }
 }
 
@@ -589,6 +588,7 @@ fn run_report(run: &RunIndex) -> crate::report::RunReport {
         dir: run.dir.display().to_string(),
         model,
         dataset: run.kind(),
+        prompts: run.manifest.as_ref().map(|m| m.prompts.clone()),
         total,
         by_category,
         batch_accuracy: Vec::new(),

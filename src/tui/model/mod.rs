@@ -47,6 +47,8 @@ pub struct Model {
     pub taxonomy: super::labels::Taxonomy,
     /// Who labels.
     pub annotator: String,
+    /// Whether the viewer has said that labels go in as `anonymous` (it says so once).
+    pub anonymous_warned: bool,
     /// Blind labelling (`view --blind`, `blind = true`), with the seed of the order:
     /// what a sample's verdict and automatic analyses say stays hidden until this
     /// annotator has labelled it, and the list is in the annotator's own order.
@@ -78,6 +80,7 @@ impl Model {
             listing: Listing::default(),
             taxonomy: super::labels::Taxonomy::builtin(),
             annotator: super::labels::annotator(None),
+            anonymous_warned: false,
             blind: None,
             labelling: LabelPanel::default(),
             warnings,

@@ -56,7 +56,10 @@ pub fn help(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         Style::default().fg(t.muted),
     )));
     lines.push(Line::from(Span::styled(
-        "change keys in ~/.config/autoeval/config.toml: [keys] for browsing, [keys.<mode>] (search, note, form, label, filter, chart, overlay, rank, adjudicate) for the rest",
+        format!(
+            "change keys in ~/.config/autoeval/config.toml: [keys] for browsing, [keys.<mode>] ({}) for the rest",
+            Context::config_modes()
+        ),
         Style::default().fg(t.muted),
     )));
     let w = area.width.saturating_sub(4).min(90);
