@@ -90,7 +90,14 @@ fn an_adaptive_batch_run_sends_each_round_as_its_own_batches() {
 fn adaptive_runs_still_refuse_batch_files() {
     let tmp = tempfile::tempdir().unwrap();
     let o = bin()
-        .args(["run", "--kind", "pl", "--model", "openai:fake", "--adaptive"])
+        .args([
+            "run",
+            "--kind",
+            "pl",
+            "--model",
+            "openai:fake",
+            "--adaptive",
+        ])
         .args(["--budget", "10", "--batch-file-out"])
         .arg(tmp.path().join("req"))
         .arg("--out")

@@ -60,7 +60,10 @@ fn two_models_get_no_statistic_in_any_format() {
     assert_eq!(&cells[..3], ["X", "Y", "2"], "{csv}");
     // Every statistic's cell is empty; only the counts (n, pairs) are given.
     for (h, c) in header.iter().zip(&cells).skip(3) {
-        assert!(*h == "pairs" || c.is_empty(), "{h} = {c} for two models\n{csv}");
+        assert!(
+            *h == "pairs" || c.is_empty(),
+            "{h} = {c} for two models\n{csv}"
+        );
     }
 
     // Three models: the statistics are there.

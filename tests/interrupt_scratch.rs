@@ -61,7 +61,14 @@ fn interrupt(
     want: &str,
 ) -> (Vec<PathBuf>, std::process::ExitStatus) {
     let mut child = bin()
-        .args(["export", "--format", "jsonl-flat", "--quiet", "--no-kinds", "--out"])
+        .args([
+            "export",
+            "--format",
+            "jsonl-flat",
+            "--quiet",
+            "--no-kinds",
+            "--out",
+        ])
         .arg(out)
         .arg(run)
         .stdout(std::process::Stdio::null())
@@ -102,7 +109,10 @@ fn an_interrupted_export_leaves_no_scratch_file() {
         // Killed by the signal, as before (the handler only cleans up).
         assert_eq!(status.signal(), Some(number), "{status:?}");
         let left = [scratch(&run), scratch(&out)].concat();
-        assert!(left.is_empty(), "{signal}: scratch files left: {left:?} (seen {seen:?})");
+        assert!(
+            left.is_empty(),
+            "{signal}: scratch files left: {left:?} (seen {seen:?})"
+        );
         assert!(
             !out.join("data").join("big.jsonl").exists(),
             "a half output in place"
