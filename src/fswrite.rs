@@ -8,6 +8,7 @@
 //! a FIFO nobody reads is refused with an error that says which.
 
 pub(crate) mod room;
+pub(crate) mod scratch;
 
 use std::fs::File;
 use std::io::{Error, ErrorKind, Write};
@@ -149,8 +150,10 @@ pub fn by_name<E: From<Error>>(
             let tmp = tmp_for(dst);
             // A name left by a killed earlier attempt (never followed if a link).
             room::check(&tmp)?;
+            scratch::register(&tmp);
             let r = draw(&tmp).and_then(|()| commit(&tmp, dst).map_err(E::from));
             let _ = std::fs::remove_file(&tmp);
+            scratch::unregister(&tmp);
             r
         }
         Dest::InPlace => {
@@ -188,8 +191,12 @@ impl Output {
     /// created when the destination is refused.
     pub fn create(dst: &Path, tmp: PathBuf) -> Result<Output, Error> {
         let (file, tmp) = match dest(dst)? {
-            // Never through a link left under the temporary name.
-            Dest::Replace => (room::create(&tmp)?, Some(tmp)),
+            // Never through a link left under the temporary name; removed on Ctrl-C.
+            Dest::Replace => {
+                let f = room::create(&tmp)?;
+                scratch::register(&tmp);
+                (f, Some(tmp))
+            }
             Dest::InPlace => (open_in_place(dst)?, None),
         };
         Ok(Output {
@@ -213,7 +220,11 @@ impl Output {
     pub fn commit(mut self) -> Result<(), Error> {
         self.file.flush()?;
         match self.tmp.take() {
-            Some(tmp) => commit(&tmp, &self.dst),
+            Some(tmp) => {
+                let r = commit(&tmp, &self.dst);
+                scratch::unregister(&tmp);
+                r
+            }
             None => Ok(()),
         }
     }
@@ -221,7 +232,8 @@ impl Output {
     /// Gives up: the temporary file is removed; the destination is untouched.
     pub fn discard(mut self) {
         if let Some(tmp) = self.tmp.take() {
-            let _ = std::fs::remove_file(tmp);
+            let _ = std::fs::remove_file(&tmp);
+            scratch::unregister(&tmp);
         }
     }
 }

@@ -336,3 +336,35 @@ fn a_provider_that_stops_answering_status_checks_exits_75() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(75), "{err}");
 }
+
+#[test]
+fn a_provider_batch_answering_a_request_twice_is_a_named_error_for_that_sample() {
+    let (server, world) = start(Hostile {
+        twice: true,
+        ..Hostile::default()
+    });
+    let tmp = tempfile::tempdir().unwrap();
+    let price = prices(tmp.path());
+    let out = tmp.path().join("run");
+    let o = batch_run(&server.base, &out, &price, &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let recs = samples(&out);
+    assert!(!recs.is_empty(), "{err}");
+    // Neither answer is used: the first informalization would pass, the second (999)
+    // would not; both are refused and the sample names the duplicate.
+    for r in &recs {
+        assert_eq!(r["verdict"]["verdict"], "model-error", "{r}");
+        assert!(
+            r.to_string().contains("more than once"),
+            "the error does not name the duplicate: {r}"
+        );
+    }
+    // One batch (the informalizations): nothing went on to autoformalize a duplicate.
+    assert_eq!(world.lock().unwrap().batches.len(), 1);
+    let written = std::fs::read_to_string(out.join("samples.jsonl")).unwrap();
+    assert!(
+        !written.contains("Statement number 999"),
+        "the second answer was stored"
+    );
+}

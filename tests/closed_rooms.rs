@@ -205,3 +205,106 @@ fn an_empty_annotator_name_is_refused() {
     refused(&o, "labels adjudicate", "--by");
     assert!(!run.join("labels.jsonl").exists());
 }
+
+/// A folder outside the run that a link in the run points to; it must stay empty.
+fn outside_dir(dir: &Path) -> std::path::PathBuf {
+    let p = dir.join("outside");
+    std::fs::create_dir(&p).unwrap();
+    p
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+#[test]
+fn a_linked_batches_folder_is_refused_and_nothing_lands_outside() {
+    let (server, _) = common::hostile_batch::start(common::hostile_batch::Hostile::default());
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    std::fs::create_dir(&out).unwrap();
+    let elsewhere = outside_dir(tmp.path());
+    std::os::unix::fs::symlink(&elsewhere, out.join("batches")).unwrap();
+    let o = within(
+        &mut common::run_cmd(&server.base, &out, &["--batch-api", "--batch-poll", "0.02"]),
+        "run --batch-api",
+    );
+    let err = stderr(&o);
+    assert_ne!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("batches") && err.contains("a symbolic link"),
+        "{err}"
+    );
+    assert!(
+        entries(&elsewhere).is_empty(),
+        "written through the link: {:?}",
+        entries(&elsewhere)
+    );
+}
+
+#[test]
+fn a_linked_spend_ledger_is_refused_and_its_target_untouched() {
+    let model = common::FakeModel::new();
+    let server = common::Server::start(move |_, req| {
+        common::Reply::json(
+            200,
+            common::openai_body(&model.answer(&common::prompt_of(req))),
+        )
+    });
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    std::fs::create_dir(&out).unwrap();
+    let target = outside(tmp.path());
+    std::os::unix::fs::symlink(&target, out.join("spend.jsonl")).unwrap();
+    let prices = tmp.path().join("prices.json");
+    std::fs::write(&prices, r#"{"fake": {"input": 1.0, "output": 10.0}}"#).unwrap();
+    let prices = prices.display().to_string();
+    let o = within(
+        &mut common::run_cmd(
+            &server.base,
+            &out,
+            &["--limit", "4", "--prices", &prices, "--max-cost", "100"],
+        ),
+        "run with a linked ledger",
+    );
+    let err = stderr(&o);
+    assert!(
+        err.contains("spend.jsonl") && err.contains("a symbolic link"),
+        "{err}"
+    );
+    // --max-cost can no longer count what is spent: the run stops.
+    assert!(err.contains("stopping"), "{err}");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious\n");
+}
+
+#[test]
+fn a_linked_row_index_is_never_written_through() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    offline_run(&run, "3");
+    let target = outside(tmp.path());
+    let index = run.join(".autoeval-index");
+    assert!(index.is_file(), "the run made no index");
+    relink(&index, &target);
+    // `report` reads the run (the link is no index) and builds a new one; `run
+    // --resume` builds one at its end. Neither writes through the link.
+    let o = within(bin().arg("report").arg(&run), "report");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious\n");
+    let o = within(
+        bin().args(offline_args("4")).arg(&run).arg("--resume"),
+        "resume",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious\n");
+    assert!(
+        std::fs::symlink_metadata(&index)
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "the link was replaced"
+    );
+}

@@ -117,6 +117,11 @@ pub enum Command {
 /// Runs the CLI and returns the process exit code.
 pub fn main() -> i32 {
     let cli = Cli::parse();
+    // `run` stops on signals itself (finished samples kept) and the viewer owns the
+    // terminal; every other command leaves no scratch file when interrupted.
+    if !matches!(cli.command, None | Some(Command::View(_) | Command::Run(_))) {
+        crate::fswrite::scratch::remove_on_signals();
+    }
     let result = match cli.command {
         None => view::run_bare(cli.view),
         Some(Command::View(args)) => view::run(args),

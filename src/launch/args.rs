@@ -61,8 +61,9 @@ pub struct RunArgs {
     pub limit: Option<usize>,
     /// Adaptive run: a coarse spread over every category, then rounds placed where they
     /// most narrow the breaking point's interval (c-optimal design), until --budget samples
-    /// or --target-width; each round's choice goes to design.jsonl.
-    #[arg(long, requires = "budget", conflicts_with_all = ["task", "limit", "batch_api", "batch_file_out", "batch_file_in", "dry_run"])]
+    /// or --target-width; each round's choice goes to design.jsonl. With --batch-api,
+    /// each round's calls go out as batches of their own.
+    #[arg(long, requires = "budget", conflicts_with_all = ["task", "limit", "batch_file_out", "batch_file_in", "dry_run"])]
     pub adaptive: bool,
     /// With --adaptive: samples at most, over every round.
     #[arg(long, value_name = "N", requires = "adaptive")]

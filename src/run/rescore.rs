@@ -402,6 +402,8 @@ pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, RescoreError> {
     }
     let tmp = opts.out.join(".samples.jsonl.rescore");
     let file = crate::fswrite::room::create(&tmp).map_err(io_at(&tmp))?;
+    // Removed if the rescore is interrupted (Ctrl-C) or fails; renamed into place else.
+    super::scratch::register(&tmp);
     let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
     let prompts = PromptsOwned::of(&manifest, &opts.run);
     let prompts = prompts.borrow();
@@ -572,6 +574,7 @@ fn finish(
     // One rename replaces the old file with the new: at every instant samples.jsonl
     // is one of the two, whole.
     crate::fswrite::room::commit(tmp, &dst).map_err(io_at(&dst))?;
+    super::scratch::unregister(tmp);
     if let Ok(d) = std::fs::File::open(&opts.out) {
         let _ = d.sync_all();
     }

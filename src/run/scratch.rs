@@ -3,52 +3,13 @@
 //! still loading), and swept from a run directory when the process that made them is
 //! gone (a killed `report`).
 
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::path::Path;
 
 /// Name of the row index inside a run directory; its scratch files add `.<pid>.tmp`
 /// or `.<pid>.texts.tmp`.
 pub const INDEX: &str = ".autoeval-index";
 
-/// Scratch files alive in this process; None once the process is quitting.
-static LIVE: Mutex<Option<Vec<PathBuf>>> = Mutex::new(Some(Vec::new()));
-
-/// Registers a scratch file about to be created; false when the process is quitting
-/// (then it must not be created).
-pub(crate) fn register(path: &Path) -> bool {
-    let Ok(mut live) = LIVE.lock() else {
-        return false;
-    };
-    match live.as_mut() {
-        Some(v) => {
-            v.push(path.to_path_buf());
-            true
-        }
-        None => false,
-    }
-}
-
-/// Forgets a scratch file that was removed or renamed into place.
-pub(crate) fn unregister(path: &Path) {
-    if let Ok(mut live) = LIVE.lock()
-        && let Some(v) = live.as_mut()
-    {
-        v.retain(|p| p != path);
-    }
-}
-
-/// Removes every scratch file of this process and refuses new ones: called when the
-/// process quits with work still running on other threads.
-pub(crate) fn remove_all() {
-    let files = LIVE
-        .lock()
-        .ok()
-        .and_then(|mut l| l.take())
-        .unwrap_or_default();
-    for f in files {
-        let _ = std::fs::remove_file(f);
-    }
-}
+pub(crate) use crate::fswrite::scratch::{register, remove_all, unregister};
 
 /// The process id in a scratch file name `.autoeval-index.<pid>.tmp`,
 /// `.autoeval-index.<pid>.texts.tmp` or `.autoeval-index.<pid>.kinds.tmp`.

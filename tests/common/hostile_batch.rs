@@ -16,6 +16,8 @@ pub struct Hostile {
     pub junk: usize,
     /// Each output file is served only after this long (a download that hangs).
     pub stall: std::time::Duration,
+    /// Every request is answered twice in the output file, the second time otherwise.
+    pub twice: bool,
 }
 
 #[derive(Default)]
@@ -95,6 +97,13 @@ pub fn start(how: Hostile) -> (Server, Arc<Mutex<World>>) {
                     }
                     out.push_str(&line.to_string());
                     out.push('\n');
+                    if how.twice {
+                        let body: Value =
+                            serde_json::from_str(&openai_body("Statement number 999.")).unwrap();
+                        line["response"]["body"] = body;
+                        out.push_str(&line.to_string());
+                        out.push('\n');
+                    }
                 }
                 let junk = format!("{{\"junk\": \"{}\"}}\n", "z".repeat(1000));
                 while out.len() < how.junk {

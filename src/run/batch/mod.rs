@@ -3,6 +3,7 @@
 //! informalizations, then its autoformalizations) go out as one batch, split by the
 //! provider's limits; when it ends, its answers are stored and the replay goes on.
 
+mod adaptive;
 mod collect;
 mod replay;
 pub mod state;
@@ -277,14 +278,28 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
     move |e| RunError::Store(store::StoreError::Io(path.display().to_string(), e))
 }
 
-/// Executes a run through batches or batch files.
+/// Executes a run through batches or batch files; an adaptive run goes in rounds, each
+/// round's calls in batches of their own ([`adaptive::rounds`]).
 pub async fn execute(
     spec: RunSpec,
     batch: BatchSpec,
     events: mpsc::UnboundedSender<Event>,
     mut cancel: watch::Receiver<bool>,
 ) -> Result<BatchOutcome, RunError> {
-    let (mut manifest, done, _lock) = prepare(&spec, &events)?;
+    match super::adaptive::Design::of(&spec.extra) {
+        Some(d) => adaptive::rounds(spec, &batch, &d, &events, &mut cancel).await,
+        None => execute_on(&spec, &batch, &events, &mut cancel).await,
+    }
+}
+
+/// [`execute`] on a borrowed spec (an adaptive run executes one per round).
+pub(crate) async fn execute_on(
+    spec: &RunSpec,
+    batch: &BatchSpec,
+    events: &mpsc::UnboundedSender<Event>,
+    cancel: &mut watch::Receiver<bool>,
+) -> Result<BatchOutcome, RunError> {
+    let (mut manifest, done, _lock) = prepare(spec, events)?;
     let dir = spec.out.clone();
     let client = spec.pipeline.client.clone();
     let info = client.info();
@@ -292,7 +307,7 @@ pub async fn execute(
     for w in st.warnings.drain(..) {
         let _ = events.send(Event::Warning(w));
     }
-    let mut todo = jobs(&spec, &done, &events);
+    let mut todo = jobs(spec, &done, events);
     let _ = events.send(Event::Started {
         todo: todo.len(),
         done_before: done.len(),
@@ -360,7 +375,7 @@ pub async fn execute(
     let mut poll_failures = 0usize;
     let outcome = 'run: loop {
         // 1. Replay: write every sample whose answers are all in hand.
-        let (finished, waiting) = replay(&spec, &rp, std::mem::take(&mut todo)).await;
+        let (finished, waiting) = replay(spec, &rp, std::mem::take(&mut todo)).await;
         for rec in finished {
             out.append_sample(&rec)?;
             let _ = events.send(Event::Sample(Box::new(rec)));
@@ -538,7 +553,7 @@ pub async fn execute(
                         if now.terminal {
                             // A download is interrupted at once by a stop (R15).
                             let got = tokio::select! {
-                                got = ingest(&dir, api, &rp, &client, &st.open[i].1, &now, &events) => got?,
+                                got = ingest(&dir, api, &rp, &client, &st.open[i].1, &now, events) => got?,
                                 changed = cancel.changed() => {
                                     if changed.is_err() || *cancel.borrow() {
                                         break 'run BatchOutcome::Cancelled;
@@ -555,7 +570,7 @@ pub async fn execute(
                                     )?;
                                     if client.budget().is_some_and(|b| b.overrun().is_some()) {
                                         // It billed more than it reserved: nothing more goes out.
-                                        cancel_open(api, &st, &dir, provider, &events).await?;
+                                        cancel_open(api, &st, &dir, provider, events).await?;
                                         break 'run BatchOutcome::Cancelled;
                                     }
                                     progressed = true;
@@ -620,7 +635,7 @@ pub async fn execute(
                 () = tokio::time::sleep(batch.poll) => {}
                 changed = cancel.changed() => {
                     if changed.is_err() || *cancel.borrow() {
-                        cancel_open(api, &st, &dir, provider, &events).await?;
+                        cancel_open(api, &st, &dir, provider, events).await?;
                         break 'run BatchOutcome::Cancelled;
                     }
                 }
@@ -644,7 +659,7 @@ pub async fn execute(
     manifest.updated = Some(now_rfc3339());
     manifest.extra.insert(
         "batch".into(),
-        serde_json::Value::String(match batch.mode {
+        serde_json::Value::String(match &batch.mode {
             Mode::Api(_) => "api".into(),
             Mode::Files { .. } => "files".into(),
         }),
