@@ -130,6 +130,17 @@ fn qsym(q: Quantifier) -> &'static str {
     }
 }
 
+/// How much an edit writes: the nodes of an added operand, one for any other edit
+/// (a dropped operand is one slip however large it was). Explanations are ranked by
+/// their summed weight first, so `φ₀ ∨ (a large part of φ₁)` does not beat two
+/// one-node changes.
+pub(crate) fn weight(op: &Op, pool: &Pool) -> usize {
+    match op {
+        Op::Add(_, i) => pool.operands.get(*i).map_or(1, Formula::size),
+        _ => 1,
+    }
+}
+
 /// Every edit of `f`, in pre-order of the nodes. `scope` lists the bound variables.
 pub(crate) fn edits(f: &Formula, pool: &Pool) -> Vec<Edit> {
     let mut out = Vec::new();

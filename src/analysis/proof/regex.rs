@@ -113,6 +113,17 @@ fn repeated(r: &Regex) -> Option<&Regex> {
     }
 }
 
+/// How much an edit writes: the nodes of an inserted operand, one for any other edit
+/// (as [`super::logic::weight`]).
+pub(crate) fn weight(op: &Op, pool: &Pool) -> usize {
+    match op {
+        Op::Insert(_, j) | Op::Concat(_, j) | Op::Alt(j) => {
+            pool.operands.get(*j).map_or(1, Regex::size)
+        }
+        _ => 1,
+    }
+}
+
 /// Every edit of `r`, in pre-order of the nodes.
 pub(crate) fn edits(r: &Regex, pool: &Pool) -> Vec<Edit> {
     let mut out = Vec::new();
