@@ -208,22 +208,44 @@ fn visit(f: &Formula, pool: &Pool, scope: &mut Vec<String>, n: &mut usize, out: 
             if matches!(**a, Formula::Bin(..)) {
                 push(Op::RegroupRight);
             }
-            if matches!(**a, Formula::Quant(..)) {
+            // (Qv.x) ∧ y → Qv.(x ∧ y) with v not in y is miniscoping: no mistake.
+            let keeps = matches!(op, BinOp::And | BinOp::Or);
+            let free_in = |g: &Formula, v: &str| g.free_variables().contains(v);
+            if let Formula::Quant(_, v, _) = &**a
+                && !(keeps && !free_in(b, v))
+            {
                 push(Op::Widen(true));
             }
-            if matches!(**b, Formula::Quant(..)) {
+            if let Formula::Quant(_, v, _) = &**b
+                && !(keeps && !free_in(a, v))
+            {
                 push(Op::Widen(false));
             }
         }
-        Formula::Quant(_, _, body) => {
-            push(Op::FlipQuant);
-            push(Op::DropQuant);
-            if matches!(**body, Formula::Quant(..)) {
+        // Edits that keep the meaning (a quantifier over a variable its body does not
+        // use, two alike quantifiers swapped, miniscoping) are no mistake: left out,
+        // they neither explain nor spend the budget.
+        Formula::Quant(q, v, body) => {
+            let used = |g: &Formula| g.free_variables().contains(v.as_str());
+            if used(body) {
+                push(Op::FlipQuant);
+                push(Op::DropQuant);
+            }
+            if let Formula::Quant(r, w, inner) = &**body
+                && r != q
+                && used(inner)
+                && inner.free_variables().contains(w.as_str())
+            {
                 push(Op::SwapQuants);
             }
-            if matches!(**body, Formula::Bin(..)) {
-                push(Op::Narrow(true));
-                push(Op::Narrow(false));
+            if let Formula::Bin(o, x, y) = &**body {
+                let keeps = matches!(o, BinOp::And | BinOp::Or);
+                if !(keeps && !used(y)) {
+                    push(Op::Narrow(true));
+                }
+                if !(keeps && !used(x)) {
+                    push(Op::Narrow(false));
+                }
             }
         }
     }

@@ -14,10 +14,11 @@ mod operands;
 mod regex;
 mod screen;
 mod screen_fol;
+mod search_regex;
 
 use crate::analysis::failure_kind::{FailureKind, kind_of_change};
 use crate::syntax::diff::{Change, NamedChange, diff, named_changes};
-use crate::syntax::{Expr, Formula, Regex};
+use crate::syntax::{Expr, Formula};
 use crate::verify::{self, Options};
 use std::time::Duration;
 
@@ -92,7 +93,7 @@ pub fn explain_with(
             search_logic(x, y, &structural, countermodel, &opts)
         }
         (Expr::Regex(x), Expr::Regex(y)) if x.size() <= MAX_SIZE => {
-            search_regex(x, y, &structural, &opts)
+            search_regex::search(x, y, &structural, &opts)
         }
         _ => None,
     };
@@ -220,12 +221,25 @@ fn survivors(
         LogicScreen::Pl(s) => s.arena(f).map(Arena::Pl),
         LogicScreen::Fol(s) => Some(Arena::Fol(s.arena(f))),
     };
+    // Counted in the budget all the same, so the search (and its answer) is the one
+    // that screened every edit.
+    let covering = match (scr, &arena) {
+        (LogicScreen::Pl(s), Some(Arena::Pl(ar))) => Some(s.covering(ar)),
+        (LogicScreen::Fol(s), Some(Arena::Fol(ar))) => Some(s.covering(ar)),
+        _ => None,
+    };
     let mut out = Vec::new();
     for e in edits {
         if *budget == 0 {
             break;
         }
         *budget -= 1;
+        if covering
+            .as_ref()
+            .is_some_and(|c| c.get(e.at) == Some(&false))
+        {
+            continue;
+        }
         let pass = match (scr, &arena) {
             (LogicScreen::Pl(s), Some(Arena::Pl(ar))) => s.edit_agrees(ar, &e),
             (LogicScreen::Fol(s), Some(Arena::Fol(ar))) => s.edit_agrees(ar, &e, pool),
@@ -285,7 +299,27 @@ fn search_logic(
         .filter_map(|c| kind_of_change(c.change))
         .collect();
     let target = Expr::Logic(b.clone());
-    let confirm = |g: &Formula| decide(&Expr::Logic(g.clone()), &target, opts).is_equivalent();
+    // The PL screen's complete truth table is the proof itself; otherwise the verifier
+    // is asked, at most MAX_CONFIRM times a level, and the countermodel of a candidate
+    // it refutes refutes later ones without asking again.
+    let exact = matches!(&scr, LogicScreen::Pl(s) if s.exact());
+    let mut learned = screen_fol::Learned::new(a, b, &pool);
+    let mut confirm = |g: &Formula, calls: &mut usize| {
+        if exact {
+            return true;
+        }
+        if *calls == 0 || learned.refutes(g) {
+            return false;
+        }
+        *calls -= 1;
+        match decide(&Expr::Logic(g.clone()), &target, opts) {
+            verify::Verdict::NotEquivalent { countermodel, .. } => {
+                learned.learn(&countermodel, b, &pool);
+                false
+            }
+            v => v.is_equivalent(),
+        }
+    };
     // An added operand that alone says what φ₁ says explains nothing (`φ₀ ∧ φ₁`).
     let degenerate: Vec<bool> = pool.operands.iter().map(|x| scr.agrees(x)).collect();
     let mut unlimited = usize::MAX;
@@ -305,10 +339,10 @@ fn search_logic(
             nearest(rank(d.0, &kinds), near::logic_distance(g, &lits)),
         )
     });
+    let mut calls = MAX_CONFIRM;
     let proved_one = one
         .iter()
-        .take(MAX_CONFIRM)
-        .find(|(_, g, _)| confirm(g))
+        .find(|(_, g, _)| confirm(g, &mut calls))
         .map(|(w, _, d)| (*w, named(d.clone())));
     let Some(limit) = pair_limit(proved_one.as_ref()) else {
         return proved_one.map(|(_, c)| vec![c]);
@@ -356,111 +390,10 @@ fn search_logic(
             ),
         )
     });
+    let mut calls = MAX_CONFIRM;
     pairs
         .into_iter()
-        .take(MAX_CONFIRM)
-        .find(|(_, _, _, g)| confirm(g))
-        .map(|(_, d1, d2, _)| vec![named(d1), named(d2)])
-        .or_else(|| proved_one.map(|(_, c)| vec![c]))
-}
-
-fn search_regex(
-    a: &Regex,
-    b: &Regex,
-    structural: &[NamedChange],
-    opts: &Options,
-) -> Option<Vec<NamedChange>> {
-    let pool = regex::Pool::new(a, b);
-    let scr = regex::RegexScreen::new(a, b, &pool);
-    let kinds: Vec<FailureKind> = structural
-        .iter()
-        .filter_map(|c| kind_of_change(c.change))
-        .collect();
-    let target = Expr::Regex(b.clone());
-    let confirm =
-        |g: &Regex| verify::verify(&Expr::Regex(g.clone()), &target, opts).is_equivalent();
-    let degenerate: Vec<bool> = pool.operands.iter().map(|x| scr.agrees(x)).collect();
-    let pass = |r: &Regex, e: &regex::Edit| {
-        if let regex::Op::Alt(j) = e.op
-            && degenerate.get(j) == Some(&true)
-        {
-            return None;
-        }
-        let g = regex::apply(r, e, &pool)?;
-        scr.agrees(&g).then_some(g)
-    };
-    let mut one: Vec<(usize, (Change, String), Regex)> = regex::edits(a, &pool)
-        .into_iter()
-        .filter_map(|e| {
-            let g = pass(a, &e)?;
-            Some((
-                regex::weight(&e.op, &pool),
-                regex::describe(a, &e, &pool)?,
-                g,
-            ))
-        })
-        .collect();
-    let counts = near::regex_counts(b);
-    one.sort_by_cached_key(|(w, d, g)| {
-        (
-            *w,
-            nearest(rank(d.0, &kinds), near::regex_distance(g, &counts)),
-        )
-    });
-    let proved_one = one
-        .iter()
-        .take(MAX_CONFIRM)
-        .find(|(_, _, g)| confirm(g))
-        .map(|(w, d, _)| (*w, named(d.clone())));
-    let Some(limit) = pair_limit(proved_one.as_ref()) else {
-        return proved_one.map(|(_, c)| vec![c]);
-    };
-    let mut firsts: Vec<(usize, (Change, String), regex::Edit)> = regex::edits(a, &pool)
-        .into_iter()
-        .map(|e| (regex::weight(&e.op, &pool), e))
-        .filter(|(w, _)| *w < limit)
-        .filter_map(|(w, e)| Some((w, regex::describe(a, &e, &pool)?, e)))
-        .collect();
-    firsts.sort_by_key(|(_, d, _)| rank(d.0, &kinds));
-    // Every screened pair within the budget, then the best-ranked confirmed (as for logic).
-    let mut budget = BUDGET_REGEX;
-    let mut pairs = Vec::new();
-    for (w1, d1, e1) in firsts {
-        if budget == 0 || pairs.len() >= PAIR_CAP {
-            break;
-        }
-        let Some(r1) = regex::apply(a, &e1, &pool) else {
-            continue;
-        };
-        for e2 in regex::edits(&r1, &pool) {
-            if budget == 0 {
-                break;
-            }
-            let w = w1 + regex::weight(&e2.op, &pool);
-            if w > limit {
-                continue;
-            }
-            budget -= 1;
-            if let Some(g) = pass(&r1, &e2)
-                && let Some(d2) = regex::describe(&r1, &e2, &pool)
-            {
-                pairs.push((w, d1.clone(), d2, g));
-            }
-        }
-    }
-    pairs.sort_by_cached_key(|(w, d1, d2, g)| {
-        (
-            *w,
-            nearest(
-                pair_rank(d1.0, d2.0, &kinds),
-                near::regex_distance(g, &counts),
-            ),
-        )
-    });
-    pairs
-        .into_iter()
-        .take(MAX_CONFIRM)
-        .find(|(_, _, _, g)| confirm(g))
+        .find(|(_, _, _, g)| confirm(g, &mut calls))
         .map(|(_, d1, d2, _)| vec![named(d1), named(d2)])
         .or_else(|| proved_one.map(|(_, c)| vec![c]))
 }

@@ -185,10 +185,14 @@ pub(crate) fn edits(r: &Regex, pool: &Pool) -> Vec<Edit> {
                 push(Op::Wrap(k));
             }
         }
-        if !matches!(x, Regex::Concat(_) | Regex::Alt(_)) {
-            for j in 0..pool.operands.len() {
+        // Inside a concatenation (alternation) an item is inserted; around it, an
+        // alternative (a concatenated part) is added to the whole, `x y` → `x y | z`.
+        for j in 0..pool.operands.len() {
+            if !matches!(x, Regex::Concat(_)) {
                 push(Op::Concat(true, j));
                 push(Op::Concat(false, j));
+            }
+            if !matches!(x, Regex::Alt(_)) {
                 push(Op::Alt(j));
             }
         }
