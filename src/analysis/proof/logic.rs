@@ -18,6 +18,8 @@ pub(crate) struct Pool {
     pub free: Vec<String>,
     /// Small subformulas of φ₁ an added operand may be.
     pub operands: Vec<Formula>,
+    /// Their sizes (an added operand's weight), computed once.
+    pub sizes: Vec<usize>,
 }
 
 impl Pool {
@@ -38,12 +40,14 @@ impl Pool {
         preds.sort();
         preds.dedup();
         let operands = super::operands::operands(a, b);
+        let sizes = operands.iter().map(Formula::size).collect();
         Pool {
             props,
             preds,
             consts,
             free,
             operands,
+            sizes,
         }
     }
 }
@@ -136,14 +140,15 @@ fn qsym(q: Quantifier) -> &'static str {
 /// one-node changes.
 pub(crate) fn weight(op: &Op, pool: &Pool) -> usize {
     match op {
-        Op::Add(_, i) => pool.operands.get(*i).map_or(1, Formula::size),
+        Op::Add(_, i) => pool.sizes.get(*i).copied().unwrap_or(1),
         _ => 1,
     }
 }
 
 /// Every edit of `f`, in pre-order of the nodes. `scope` lists the bound variables.
 pub(crate) fn edits(f: &Formula, pool: &Pool) -> Vec<Edit> {
-    let mut out = Vec::new();
+    // Two adds per operand at every node, and a dozen other edits at most.
+    let mut out = Vec::with_capacity(f.size() * (2 * pool.operands.len() + 12));
     let mut n = 0;
     visit(f, pool, &mut Vec::new(), &mut n, &mut out);
     out
@@ -212,12 +217,12 @@ fn visit(f: &Formula, pool: &Pool, scope: &mut Vec<String>, n: &mut usize, out: 
             let keeps = matches!(op, BinOp::And | BinOp::Or);
             let free_in = |g: &Formula, v: &str| g.free_variables().contains(v);
             if let Formula::Quant(_, v, _) = &**a
-                && !(keeps && !free_in(b, v))
+                && (!keeps || free_in(b, v))
             {
                 push(Op::Widen(true));
             }
             if let Formula::Quant(_, v, _) = &**b
-                && !(keeps && !free_in(a, v))
+                && (!keeps || free_in(a, v))
             {
                 push(Op::Widen(false));
             }
@@ -240,10 +245,10 @@ fn visit(f: &Formula, pool: &Pool, scope: &mut Vec<String>, n: &mut usize, out: 
             }
             if let Formula::Bin(o, x, y) = &**body {
                 let keeps = matches!(o, BinOp::And | BinOp::Or);
-                if !(keeps && !used(y)) {
+                if !keeps || used(y) {
                     push(Op::Narrow(true));
                 }
-                if !(keeps && !used(x)) {
+                if !keeps || used(x) {
                     push(Op::Narrow(false));
                 }
             }
