@@ -3,7 +3,11 @@
 //! not-equivalent pairs per pair (median, p90, worst); the worst explanation among
 //! the shipped samples (what the Diff tab computes when it first shows one).
 //!
-//! `cargo bench --bench explain` (release). AUTOEVAL_EXPLAIN=pl|fol|regex|shipped runs one part.
+//! Issue 45's ratio: `verify --explain --pairs` against `verify --pairs` (the verdicts
+//! alone) on the same not-equivalent pairs with rewrites (one planted mutation, then one
+//! or two meaning-preserving rewrites): 10,000 PL pairs and 1,000 FOL pairs.
+//!
+//! `cargo bench --bench explain` (release). AUTOEVAL_EXPLAIN=pl|fol|regex|shipped|rewrites runs one part.
 // A benchmark stops at the first thing that goes wrong.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -88,6 +92,104 @@ fn pl() {
         n as f64 / times[1].as_secs_f64(),
         times[1]
     );
+}
+
+/// Not-equivalent pairs of `kind`: φ, then one mutation, then one or two rewrites
+/// (the meaning-preserving perturbations), as a model's reply rewrites its mistake.
+fn rewritten(kind: DatasetKind, want: usize) -> Vec<(Expr, Expr)> {
+    let mutations: Vec<PerturbKind> = PerturbKind::LOGIC
+        .iter()
+        .copied()
+        .filter(|k| !k.preserves_equivalence())
+        .collect();
+    let rewrites: Vec<PerturbKind> = PerturbKind::LOGIC
+        .iter()
+        .copied()
+        .filter(|k| k.preserves_equivalence())
+        .collect();
+    let cfg = kind.grammar().expect("grammar");
+    let params = GenParams {
+        vocab: kind.vocab(),
+        ..Default::default()
+    };
+    let opts = Options::default();
+    let mut rng = Rng::new(45);
+    let mut out = Vec::new();
+    for batch in 0..400u64 {
+        let b = generate_batch(&cfg, &params, 45, batch, &mut |_| {}).expect("batch");
+        for item in &b.items {
+            let m = mutations[rng.below(mutations.len())];
+            let Some(mut p) = perturb(&item.expr, m, &mut rng) else {
+                continue;
+            };
+            for _ in 0..=rng.below(2) {
+                let r = rewrites[rng.below(rewrites.len())];
+                p = perturb(&p, r, &mut rng).unwrap_or(p);
+            }
+            if verify(&item.expr, &p, &opts).name() == "not-equivalent" {
+                out.push((item.expr.clone(), p));
+                if out.len() == want {
+                    return out;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Median of three runs of `autoeval verify [--explain] --pairs file`, and its output.
+fn timed_pairs(file: &Path, explain: bool) -> (Duration, String) {
+    let mut times = Vec::new();
+    let mut out = String::new();
+    for _ in 0..3 {
+        // AUTOEVAL_EXPLAIN_BIN: another build's binary on the same pairs (before/after).
+        let bin = std::env::var("AUTOEVAL_EXPLAIN_BIN")
+            .unwrap_or_else(|_| env!("CARGO_BIN_EXE_autoeval").to_owned());
+        let mut cmd = Command::new(bin);
+        cmd.arg("verify");
+        if explain {
+            cmd.arg("--explain");
+        }
+        let t = Instant::now();
+        let o = cmd.arg("--pairs").arg(file).output().expect("runs");
+        times.push(t.elapsed());
+        out = String::from_utf8_lossy(&o.stdout).into_owned();
+    }
+    times.sort();
+    (times[1], out)
+}
+
+/// Explanation time against verdict-only time on the same pairs with rewrites.
+fn rewrites() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (kind, n) in [(DatasetKind::Pl, 10_000), (DatasetKind::Fol, 1_000)] {
+        let pairs = rewritten(kind, n);
+        let file = dir.path().join("pairs.tsv");
+        let text: String = pairs
+            .iter()
+            .map(|(a, b)| {
+                format!(
+                    "{}\t{}\n",
+                    a.print(Notation::Unicode),
+                    b.print(Notation::Unicode)
+                )
+            })
+            .collect();
+        std::fs::write(&file, text).expect("write");
+        let (verdicts, _) = timed_pairs(&file, false);
+        let (explained, out) = timed_pairs(&file, true);
+        let n = out.lines().count();
+        let proved = out
+            .lines()
+            .filter(|l| l.contains("\"proved\":true"))
+            .count();
+        println!(
+            "{kind:?}, {n} not-equivalent pairs with rewrites: verify --explain --pairs {explained:.2?} ({:.0} pairs/s, {proved} proved), verify --pairs {verdicts:.2?} ({:.0} pairs/s): explanations cost {:.1}x the verdicts (medians of 3, end to end)",
+            n as f64 / explained.as_secs_f64(),
+            n as f64 / verdicts.as_secs_f64(),
+            explained.as_secs_f64() / verdicts.as_secs_f64()
+        );
+    }
 }
 
 /// Median, p90 and worst of `times`, with the worst pair.
@@ -215,5 +317,8 @@ fn main() {
     }
     if only.is_empty() || only == "shipped" {
         shipped();
+    }
+    if only.is_empty() || only == "rewrites" {
+        rewrites();
     }
 }

@@ -18,6 +18,8 @@ pub(crate) struct Pool {
     pub free: Vec<String>,
     /// Small subformulas of φ₁ an added operand may be.
     pub operands: Vec<Formula>,
+    /// Their sizes (an added operand's weight), computed once.
+    pub sizes: Vec<usize>,
 }
 
 impl Pool {
@@ -38,12 +40,14 @@ impl Pool {
         preds.sort();
         preds.dedup();
         let operands = super::operands::operands(a, b);
+        let sizes = operands.iter().map(Formula::size).collect();
         Pool {
             props,
             preds,
             consts,
             free,
             operands,
+            sizes,
         }
     }
 }
@@ -130,9 +134,21 @@ fn qsym(q: Quantifier) -> &'static str {
     }
 }
 
+/// How much an edit writes: the nodes of an added operand, one for any other edit
+/// (a dropped operand is one slip however large it was). Explanations are ranked by
+/// their summed weight first, so `φ₀ ∨ (a large part of φ₁)` does not beat two
+/// one-node changes.
+pub(crate) fn weight(op: &Op, pool: &Pool) -> usize {
+    match op {
+        Op::Add(_, i) => pool.sizes.get(*i).copied().unwrap_or(1),
+        _ => 1,
+    }
+}
+
 /// Every edit of `f`, in pre-order of the nodes. `scope` lists the bound variables.
 pub(crate) fn edits(f: &Formula, pool: &Pool) -> Vec<Edit> {
-    let mut out = Vec::new();
+    // Two adds per operand at every node, and a dozen other edits at most.
+    let mut out = Vec::with_capacity(f.size() * (2 * pool.operands.len() + 12));
     let mut n = 0;
     visit(f, pool, &mut Vec::new(), &mut n, &mut out);
     out
@@ -197,22 +213,44 @@ fn visit(f: &Formula, pool: &Pool, scope: &mut Vec<String>, n: &mut usize, out: 
             if matches!(**a, Formula::Bin(..)) {
                 push(Op::RegroupRight);
             }
-            if matches!(**a, Formula::Quant(..)) {
+            // (Qv.x) ∧ y → Qv.(x ∧ y) with v not in y is miniscoping: no mistake.
+            let keeps = matches!(op, BinOp::And | BinOp::Or);
+            let free_in = |g: &Formula, v: &str| g.free_variables().contains(v);
+            if let Formula::Quant(_, v, _) = &**a
+                && (!keeps || free_in(b, v))
+            {
                 push(Op::Widen(true));
             }
-            if matches!(**b, Formula::Quant(..)) {
+            if let Formula::Quant(_, v, _) = &**b
+                && (!keeps || free_in(a, v))
+            {
                 push(Op::Widen(false));
             }
         }
-        Formula::Quant(_, _, body) => {
-            push(Op::FlipQuant);
-            push(Op::DropQuant);
-            if matches!(**body, Formula::Quant(..)) {
+        // Edits that keep the meaning (a quantifier over a variable its body does not
+        // use, two alike quantifiers swapped, miniscoping) are no mistake: left out,
+        // they neither explain nor spend the budget.
+        Formula::Quant(q, v, body) => {
+            let used = |g: &Formula| g.free_variables().contains(v.as_str());
+            if used(body) {
+                push(Op::FlipQuant);
+                push(Op::DropQuant);
+            }
+            if let Formula::Quant(r, w, inner) = &**body
+                && r != q
+                && used(inner)
+                && inner.free_variables().contains(w.as_str())
+            {
                 push(Op::SwapQuants);
             }
-            if matches!(**body, Formula::Bin(..)) {
-                push(Op::Narrow(true));
-                push(Op::Narrow(false));
+            if let Formula::Bin(o, x, y) = &**body {
+                let keeps = matches!(o, BinOp::And | BinOp::Or);
+                if !keeps || used(y) {
+                    push(Op::Narrow(true));
+                }
+                if !keeps || used(x) {
+                    push(Op::Narrow(false));
+                }
             }
         }
     }

@@ -7,16 +7,18 @@
 //! the structural diff's changes stand, marked unproved. Equivalent pairs list no
 //! change; where their structure differs, the places are named as rewrites.
 
+mod focus;
 mod logic;
 mod near;
 mod operands;
 mod regex;
 mod screen;
 mod screen_fol;
+mod search_regex;
 
 use crate::analysis::failure_kind::{FailureKind, kind_of_change};
 use crate::syntax::diff::{Change, NamedChange, diff, named_changes};
-use crate::syntax::{Expr, Formula, Regex};
+use crate::syntax::{Expr, Formula};
 use crate::verify::{self, Options};
 use std::time::Duration;
 
@@ -91,7 +93,7 @@ pub fn explain_with(
             search_logic(x, y, &structural, countermodel, &opts)
         }
         (Expr::Regex(x), Expr::Regex(y)) if x.size() <= MAX_SIZE => {
-            search_regex(x, y, &structural, &opts)
+            search_regex::search(x, y, &structural, &opts)
         }
         _ => None,
     };
@@ -199,22 +201,32 @@ enum Arena<'a> {
     Fol(screen_fol::FolArena<'a>),
 }
 
-/// The edits of `f` that pass the screen, with the candidates they make (PL edits are
-/// screened on the node tables, without building the candidate first).
+/// The edits of `f` weighing at most `max_weight` that pass the screen, with the
+/// candidates they make (PL edits are screened on the node tables, without building
+/// the candidate first).
 fn survivors(
     f: &Formula,
     pool: &logic::Pool,
     scr: &LogicScreen,
     degenerate: &[bool],
+    max_weight: usize,
     budget: &mut usize,
 ) -> Vec<(logic::Edit, Formula)> {
     let edits: Vec<logic::Edit> = logic::edits(f, pool)
         .into_iter()
         .filter(|e| !matches!(e.op, logic::Op::Add(_, i) if degenerate.get(i) == Some(&true)))
+        .filter(|e| logic::weight(&e.op, pool) <= max_weight)
         .collect();
     let arena = match scr {
         LogicScreen::Pl(s) => s.arena(f).map(Arena::Pl),
         LogicScreen::Fol(s) => Some(Arena::Fol(s.arena(f))),
+    };
+    // Counted in the budget all the same, so the search (and its answer) is the one
+    // that screened every edit.
+    let covering = match (scr, &arena) {
+        (LogicScreen::Pl(s), Some(Arena::Pl(ar))) => Some(s.covering(ar)),
+        (LogicScreen::Fol(s), Some(Arena::Fol(ar))) => Some(s.covering(ar)),
+        _ => None,
     };
     let mut out = Vec::new();
     for e in edits {
@@ -222,6 +234,12 @@ fn survivors(
             break;
         }
         *budget -= 1;
+        if covering
+            .as_ref()
+            .is_some_and(|c| c.get(e.at) == Some(&false))
+        {
+            continue;
+        }
         let pass = match (scr, &arena) {
             (LogicScreen::Pl(s), Some(Arena::Pl(ar))) => s.edit_agrees(ar, &e),
             (LogicScreen::Fol(s), Some(Arena::Fol(ar))) => s.edit_agrees(ar, &e, pool),
@@ -232,6 +250,20 @@ fn survivors(
         }
     }
     out
+}
+
+/// The weight two edits reach at least; a proved single edit weighing this much or
+/// less is not beaten by a pair (of equal weights the fewer edits win).
+const PAIR_FLOOR: usize = 2;
+
+/// The weight a pair must stay within to beat the proved single edit `one` (any
+/// weight when there is none), or None when no pair can.
+fn pair_limit<T>(one: Option<&(usize, T)>) -> Option<usize> {
+    match one {
+        Some((w, _)) if *w <= PAIR_FLOOR => None,
+        Some((w, _)) => Some(w - 1),
+        None => Some(usize::MAX),
+    }
 }
 
 fn search_logic(
@@ -267,138 +299,103 @@ fn search_logic(
         .filter_map(|c| kind_of_change(c.change))
         .collect();
     let target = Expr::Logic(b.clone());
-    let confirm = |g: &Formula| decide(&Expr::Logic(g.clone()), &target, opts).is_equivalent();
+    // The PL screen's complete truth table is the proof itself; otherwise the verifier
+    // is asked, at most MAX_CONFIRM times a level, and the countermodel of a candidate
+    // it refutes refutes later ones without asking again.
+    let exact = matches!(&scr, LogicScreen::Pl(s) if s.exact());
+    let mut learned = screen_fol::Learned::new(a, b, &pool);
+    let mut confirm = |g: &Formula, calls: &mut usize| {
+        if exact {
+            return true;
+        }
+        if *calls == 0 || learned.refutes(g) {
+            return false;
+        }
+        *calls -= 1;
+        match decide(&Expr::Logic(g.clone()), &target, opts) {
+            verify::Verdict::NotEquivalent { countermodel, .. } => {
+                learned.learn(&countermodel, b, &pool);
+                false
+            }
+            v => v.is_equivalent(),
+        }
+    };
     // An added operand that alone says what φ₁ says explains nothing (`φ₀ ∧ φ₁`).
     let degenerate: Vec<bool> = pool.operands.iter().map(|x| scr.agrees(x)).collect();
     let mut unlimited = usize::MAX;
-    let mut one: Vec<(logic::Edit, Formula, (Change, String))> =
-        survivors(a, &pool, &scr, &degenerate, &mut unlimited)
+    let mut one: Vec<(usize, Formula, (Change, String))> =
+        survivors(a, &pool, &scr, &degenerate, usize::MAX, &mut unlimited)
             .into_iter()
-            .filter_map(|(e, g)| Some((logic::describe(a, &e, &pool)?, e, g)))
-            .map(|(d, e, g)| (e, g, d))
+            .filter_map(|(e, g)| {
+                let d = logic::describe(a, &e, &pool)?;
+                Some((logic::weight(&e.op, &pool), g, d))
+            })
             .collect();
     let lits = near::logic_literals(b);
-    one.sort_by_cached_key(|(_, g, d)| nearest(rank(d.0, &kinds), near::logic_distance(g, &lits)));
-    for (_, g, d) in one.iter().take(MAX_CONFIRM) {
-        if confirm(g) {
-            return Some(vec![named(d.clone())]);
-        }
-    }
+    // Lightest edit first, then the rank: an added operand weighs what it writes.
+    one.sort_by_cached_key(|(w, g, d)| {
+        (
+            *w,
+            nearest(rank(d.0, &kinds), near::logic_distance(g, &lits)),
+        )
+    });
+    let mut calls = MAX_CONFIRM;
+    let proved_one = one
+        .iter()
+        .find(|(_, g, _)| confirm(g, &mut calls))
+        .map(|(w, _, d)| (*w, named(d.clone())));
+    let Some(limit) = pair_limit(proved_one.as_ref()) else {
+        return proved_one.map(|(_, c)| vec![c]);
+    };
     // Two edits: every first edit followed by every second edit that passes the screen
-    // (within the budget), then the best-ranked pairs confirmed: the first pair found
-    // is not the best named one.
-    let mut firsts: Vec<(logic::Edit, (Change, String))> = logic::edits(a, &pool)
+    // (within the budget and the weight a pair must stay within to beat a proved single
+    // edit), then the best-ranked pairs confirmed: the first pair found is not the best
+    // named one.
+    let mut firsts: Vec<(usize, logic::Edit, (Change, String))> = logic::edits(a, &pool)
         .into_iter()
-        .filter_map(|e| Some((logic::describe(a, &e, &pool)?, e)))
-        .map(|(d, e)| (e, d))
+        .map(|e| (logic::weight(&e.op, &pool), e))
+        .filter(|(w, _)| *w < limit)
+        .filter_map(|(w, e)| Some((w, logic::describe(a, &e, &pool)?, e)))
+        .map(|(w, d, e)| (w, e, d))
         .collect();
-    firsts.sort_by_key(|(_, d)| rank(d.0, &kinds));
+    // Where the structural diff points first (within the rank's first part, so added
+    // operands still come last): the budget is spent on the nodes φ₁ changed.
+    let focus = focus::logic(a, b);
+    firsts.sort_by_key(|(w, e, d)| {
+        let r = rank(d.0, &kinds);
+        (r.0, focus.get(e.at).copied().unwrap_or(2), *w, r.1, r.2)
+    });
     let mut budget = budget_two;
     let mut pairs = Vec::new();
-    for (e1, d1) in firsts {
+    for (w1, e1, d1) in firsts {
         if budget == 0 || pairs.len() >= PAIR_CAP {
             break;
         }
         let Some(f1) = logic::apply(a, &e1, &pool) else {
             continue;
         };
-        for (e2, g) in survivors(&f1, &pool, &scr, &degenerate, &mut budget) {
+        for (e2, g) in survivors(&f1, &pool, &scr, &degenerate, limit - w1, &mut budget) {
             if let Some(d2) = logic::describe(&f1, &e2, &pool) {
-                pairs.push((d1.clone(), d2, g));
+                pairs.push((w1 + logic::weight(&e2.op, &pool), d1.clone(), d2, g));
             }
         }
     }
     // A stable sort: equal ranks keep the order found, so the answer is deterministic.
-    pairs.sort_by_cached_key(|(d1, d2, g)| {
-        nearest(
-            pair_rank(d1.0, d2.0, &kinds),
-            near::logic_distance(g, &lits),
+    pairs.sort_by_cached_key(|(w, d1, d2, g)| {
+        (
+            *w,
+            nearest(
+                pair_rank(d1.0, d2.0, &kinds),
+                near::logic_distance(g, &lits),
+            ),
         )
     });
+    let mut calls = MAX_CONFIRM;
     pairs
         .into_iter()
-        .take(MAX_CONFIRM)
-        .find(|(_, _, g)| confirm(g))
-        .map(|(d1, d2, _)| vec![named(d1), named(d2)])
-}
-
-fn search_regex(
-    a: &Regex,
-    b: &Regex,
-    structural: &[NamedChange],
-    opts: &Options,
-) -> Option<Vec<NamedChange>> {
-    let pool = regex::Pool::new(a, b);
-    let scr = regex::RegexScreen::new(a, b, &pool);
-    let kinds: Vec<FailureKind> = structural
-        .iter()
-        .filter_map(|c| kind_of_change(c.change))
-        .collect();
-    let target = Expr::Regex(b.clone());
-    let confirm =
-        |g: &Regex| verify::verify(&Expr::Regex(g.clone()), &target, opts).is_equivalent();
-    let degenerate: Vec<bool> = pool.operands.iter().map(|x| scr.agrees(x)).collect();
-    let pass = |r: &Regex, e: &regex::Edit| {
-        if let regex::Op::Alt(j) = e.op
-            && degenerate.get(j) == Some(&true)
-        {
-            return None;
-        }
-        let g = regex::apply(r, e, &pool)?;
-        scr.agrees(&g).then_some(g)
-    };
-    let mut one: Vec<((Change, String), Regex)> = regex::edits(a, &pool)
-        .into_iter()
-        .filter_map(|e| {
-            let g = pass(a, &e)?;
-            Some((regex::describe(a, &e, &pool)?, g))
-        })
-        .collect();
-    let counts = near::regex_counts(b);
-    one.sort_by_cached_key(|(d, g)| nearest(rank(d.0, &kinds), near::regex_distance(g, &counts)));
-    for (d, g) in one.iter().take(MAX_CONFIRM) {
-        if confirm(g) {
-            return Some(vec![named(d.clone())]);
-        }
-    }
-    let mut firsts: Vec<((Change, String), regex::Edit)> = regex::edits(a, &pool)
-        .into_iter()
-        .filter_map(|e| Some((regex::describe(a, &e, &pool)?, e)))
-        .collect();
-    firsts.sort_by_key(|(d, _)| rank(d.0, &kinds));
-    // Every screened pair within the budget, then the best-ranked confirmed (as for logic).
-    let mut budget = BUDGET_REGEX;
-    let mut pairs = Vec::new();
-    for (d1, e1) in firsts {
-        if budget == 0 || pairs.len() >= PAIR_CAP {
-            break;
-        }
-        let Some(r1) = regex::apply(a, &e1, &pool) else {
-            continue;
-        };
-        for e2 in regex::edits(&r1, &pool) {
-            if budget == 0 {
-                break;
-            }
-            budget -= 1;
-            if let Some(g) = pass(&r1, &e2)
-                && let Some(d2) = regex::describe(&r1, &e2, &pool)
-            {
-                pairs.push((d1.clone(), d2, g));
-            }
-        }
-    }
-    pairs.sort_by_cached_key(|(d1, d2, g)| {
-        nearest(
-            pair_rank(d1.0, d2.0, &kinds),
-            near::regex_distance(g, &counts),
-        )
-    });
-    pairs
-        .into_iter()
-        .take(MAX_CONFIRM)
-        .find(|(_, _, g)| confirm(g))
-        .map(|(d1, d2, _)| vec![named(d1), named(d2)])
+        .find(|(_, _, _, g)| confirm(g, &mut calls))
+        .map(|(_, d1, d2, _)| vec![named(d1), named(d2)])
+        .or_else(|| proved_one.map(|(_, c)| vec![c]))
 }
 
 #[cfg(test)]

@@ -113,6 +113,17 @@ fn repeated(r: &Regex) -> Option<&Regex> {
     }
 }
 
+/// How much an edit writes: the nodes of an inserted operand, one for any other edit
+/// (as [`super::logic::weight`]).
+pub(crate) fn weight(op: &Op, pool: &Pool) -> usize {
+    match op {
+        Op::Insert(_, j) | Op::Concat(_, j) | Op::Alt(j) => {
+            pool.operands.get(*j).map_or(1, Regex::size)
+        }
+        _ => 1,
+    }
+}
+
 /// Every edit of `r`, in pre-order of the nodes.
 pub(crate) fn edits(r: &Regex, pool: &Pool) -> Vec<Edit> {
     let mut out = Vec::new();
@@ -174,10 +185,14 @@ pub(crate) fn edits(r: &Regex, pool: &Pool) -> Vec<Edit> {
                 push(Op::Wrap(k));
             }
         }
-        if !matches!(x, Regex::Concat(_) | Regex::Alt(_)) {
-            for j in 0..pool.operands.len() {
+        // Inside a concatenation (alternation) an item is inserted; around it, an
+        // alternative (a concatenated part) is added to the whole, `x y` → `x y | z`.
+        for j in 0..pool.operands.len() {
+            if !matches!(x, Regex::Concat(_)) {
                 push(Op::Concat(true, j));
                 push(Op::Concat(false, j));
+            }
+            if !matches!(x, Regex::Alt(_)) {
                 push(Op::Alt(j));
             }
         }

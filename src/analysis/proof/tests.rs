@@ -61,3 +61,90 @@ fn unexplained_pairs_fall_back_to_the_structural_diff() {
     assert!(!e.proved);
     assert!(!e.changes.is_empty());
 }
+
+/// Issue 47: the lightest explanation wins. A large "operand added" (`φ₀ ∧ (a part
+/// of φ₁)`) proves here too, but two one-node changes weigh less.
+#[test]
+fn two_one_node_changes_beat_a_large_added_operand() {
+    let e = ex(
+        "¬(¬p10 ∨ p12 ∨ p6 ∨ ¬p3)",
+        "¬((¬p10 ∨ ¬p12) ∧ p6) ∧ ¬¬p3",
+        SyntaxKind::Pl,
+    );
+    assert!(e.proved, "{e:?}");
+    let mut got = ids(&e);
+    got.sort_unstable();
+    assert_eq!(got, ["and-or-swapped", "negation-added"], "{e:?}");
+    // A lone added atom weighs one, as a renamed symbol does: it is still found.
+    let e = ex("p1 ∧ p2", "p1 ∧ (p2 ∨ p3)", SyntaxKind::Pl);
+    assert_eq!(ids(&e), ["operand-added"], "{e:?}");
+}
+
+/// The documented ambiguous pair: `10` → `1{2}0` is "repetition added" and "operand
+/// added" alike (both weigh one); the ranking puts an added operand last.
+#[test]
+fn an_ambiguous_pair_keeps_the_documented_explanation() {
+    let e = ex("10", "1{2}0", SyntaxKind::Regex);
+    assert!(e.proved, "{e:?}");
+    assert_eq!(ids(&e), ["star-added"], "{e:?}");
+    assert!(e.changes[0].text.starts_with("repetition added"), "{e:?}");
+}
+
+/// A moved star and an added alternative: three edits, two mistakes, both named.
+#[test]
+fn a_moved_star_with_an_added_operand_is_named() {
+    let e = ex("1*0", "10*|0", SyntaxKind::Regex);
+    assert!(e.proved, "{e:?}");
+    let got = ids(&e);
+    assert!(got.contains(&"operand-added"), "{e:?}");
+    assert!(
+        got.contains(&"star-added") && got.contains(&"star-removed"),
+        "{e:?}"
+    );
+}
+
+/// Edits that keep the meaning are never offered, so they cannot fill a pair.
+#[test]
+fn meaning_preserving_quantifier_edits_are_not_offered() {
+    use crate::syntax::parse_formula;
+    let a = parse_formula("∀x1.∃x2.(P(x2) ∧ ∀x3.Q(c1))").unwrap();
+    let pool = logic::Pool::new(&a, &a);
+    let quantifier_edits: Vec<(usize, logic::Op)> = logic::edits(&a, &pool)
+        .into_iter()
+        .filter(|e| {
+            matches!(
+                e.op,
+                logic::Op::FlipQuant
+                    | logic::Op::DropQuant
+                    | logic::Op::SwapQuants
+                    | logic::Op::Widen(_)
+                    | logic::Op::Narrow(_)
+            )
+        })
+        .map(|e| (e.at, e.op))
+        .collect();
+    // ∀x1 binds nothing, ∀x3 neither; ∃x2 can flip or go, and its ∧ narrows onto
+    // ∀x3.Q(c1) only (narrowing onto P(x2) is miniscoping).
+    assert_eq!(
+        quantifier_edits,
+        [
+            (1, logic::Op::FlipQuant),
+            (1, logic::Op::DropQuant),
+            (1, logic::Op::Narrow(false)),
+        ],
+    );
+}
+
+/// A quantifier flipped and an operand added (issue 47): both named.
+#[test]
+fn a_flipped_quantifier_with_an_added_operand_is_named() {
+    let e = ex(
+        "∀x1.(P(x1) ∨ Q(x1))",
+        "∃x1.((Q(x1) ∨ P(x1)) ∧ R(x1))",
+        SyntaxKind::Fol,
+    );
+    assert!(e.proved, "{e:?}");
+    let mut got = ids(&e);
+    got.sort_unstable();
+    assert_eq!(got, ["operand-added", "quantifier-changed"], "{e:?}");
+}

@@ -1,0 +1,151 @@
+//! Where the structural diff points (issue 47): the nodes of φ₀ whose subformula φ₁
+//! no longer holds, read through the rewrites a model makes, so the two-edit search
+//! spends its budget there first.
+//!
+//! Each subformula gets a key that the planted-kind rewrites keep: negations pushed
+//! to the atoms (De Morgan, duality, double negation), → read as ¬a ∨ b
+//! (contraposition), ∧/∨ chains flattened and sorted (commutation, regrouping), ↔/⊕
+//! unordered, bound variables nameless (renaming). A node of φ₀ whose key is the key
+//! of some subformula of φ₁ is kept; the nodes above every kept
+//! one are where the change is. An order, never a filter: every edit is still tried.
+
+use crate::syntax::{BinOp, Formula, Quantifier, Term};
+use std::collections::HashSet;
+use std::hash::{DefaultHasher, Hash, Hasher};
+
+fn hash(x: impl Hash) -> u64 {
+    let mut h = DefaultHasher::new();
+    x.hash(&mut h);
+    h.finish()
+}
+
+/// The connective `op` is read as under a negation (`neg`), after pushing it inward.
+fn effective(op: BinOp, neg: bool) -> BinOp {
+    match (op, neg) {
+        (BinOp::And, true) => BinOp::Or,
+        (BinOp::Or | BinOp::Implies, true) => BinOp::And,
+        (BinOp::Implies, false) => BinOp::Or,
+        (BinOp::Iff, true) => BinOp::Xor,
+        (BinOp::Xor, true) => BinOp::Iff,
+        (o, false) => o,
+    }
+}
+
+/// The keys of the operands of an ∧/∨ chain whose connective reads as `chain`.
+fn operands(f: &Formula, neg: bool, chain: BinOp, out: &mut Vec<u64>) {
+    match f {
+        Formula::Not(x) => operands(x, !neg, chain, out),
+        Formula::Bin(op @ (BinOp::And | BinOp::Or | BinOp::Implies), a, b)
+            if effective(*op, neg) == chain =>
+        {
+            // a → b is ¬a ∨ b: its left operand flips.
+            let left = if *op == BinOp::Implies { !neg } else { neg };
+            operands(a, left, chain, out);
+            operands(b, neg, chain, out);
+        }
+        _ => out.push(key(f, neg)),
+    }
+}
+
+/// The key of `f` read under `neg` negations.
+fn key(f: &Formula, neg: bool) -> u64 {
+    match f {
+        Formula::Bool(b) => hash(("bool", *b != neg)),
+        Formula::Prop(p) => hash(("lit", neg, p.as_str())),
+        Formula::Pred(p, args) => {
+            let args: Vec<&str> = args
+                .iter()
+                .map(|t| match t {
+                    Term::Const(c) => c.as_str(),
+                    Term::Var(_) => "_",
+                })
+                .collect();
+            hash(("lit", neg, p.as_str(), args))
+        }
+        Formula::Not(x) => key(x, !neg),
+        Formula::Bin(op @ (BinOp::And | BinOp::Or | BinOp::Implies), ..) => {
+            let chain = effective(*op, neg);
+            let mut keys = Vec::new();
+            operands(f, neg, chain, &mut keys);
+            keys.sort_unstable();
+            keys.dedup();
+            hash(("chain", chain == BinOp::And, keys))
+        }
+        Formula::Bin(op, a, b) => {
+            let mut keys = [key(a, false), key(b, false)];
+            keys.sort_unstable();
+            hash(("iff", effective(*op, neg) == BinOp::Iff, keys))
+        }
+        Formula::Quant(q, _, body) => {
+            let all = (*q == Quantifier::Forall) != neg;
+            hash(("quant", all, key(body, neg)))
+        }
+    }
+}
+
+/// Per node of `a` in pre-order: 0 where the change is (φ₁ holds no subformula with
+/// its key, nor does it around it), 1 for a kept child of such a node (a negation or
+/// rename lands on a node φ₁ still has, under a changed parent), 2 elsewhere.
+pub(super) fn logic(a: &Formula, b: &Formula) -> Vec<u8> {
+    let mut kept = HashSet::new();
+    b.walk(&mut |g| {
+        kept.insert(key(g, false));
+    });
+    let mut out = Vec::with_capacity(a.size());
+    mark(a, &kept, true, &mut out);
+    out
+}
+
+/// Marks `f` and below; `changed_above`: every ancestor is where the change is.
+fn mark(f: &Formula, kept: &HashSet<u64>, changed_above: bool, out: &mut Vec<u8>) {
+    let here = changed_above && !kept.contains(&key(f, false));
+    out.push(match (here, changed_above) {
+        (true, _) => 0,
+        (false, true) => 1,
+        (false, false) => 2,
+    });
+    match f {
+        Formula::Not(x) | Formula::Quant(_, _, x) => mark(x, kept, here, out),
+        Formula::Bin(_, x, y) => {
+            mark(x, kept, here, out);
+            mark(y, kept, here, out);
+        }
+        Formula::Bool(_) | Formula::Prop(_) | Formula::Pred(..) => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::{Expr, SyntaxKind, parse};
+
+    fn f(t: &str) -> Formula {
+        match parse(t, SyntaxKind::Fol) {
+            Ok(Expr::Logic(f)) => f,
+            other => panic!("{t}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn rewrites_keep_keys_and_the_change_is_pointed_at() {
+        // De Morgan, → elimination, commutation, renaming keep the key.
+        for (x, y) in [
+            ("¬(p1 ∧ p2)", "¬p2 ∨ ¬p1"),
+            ("p1 → (p2 ∨ p3)", "(p3 ∨ ¬p1) ∨ p2"),
+            ("∀x1.¬P(x1)", "¬∃z1.P(z1)"),
+            ("p1 ↔ p2", "¬(p2 ⊕ p1)"),
+        ] {
+            assert_eq!(key(&f(x), false), key(&f(y), false), "{x} vs {y}");
+        }
+        // p1 ∧ (p2 ∨ ∀x1.P(x1)) with ∀ → ∃, under De Morgan: the root, the ∨ and the
+        // quantifier are where the change is; p1 and p2 are kept under changed parents;
+        // P(x1) under a changed quantifier is kept too.
+        let a = f("p1 ∧ (p2 ∨ ∀x1.P(x1))");
+        let b = f("¬(¬p1 ∨ ¬(p2 ∨ ∃x1.P(x1)))");
+        assert_eq!(logic(&a, &b), [0, 1, 0, 1, 0, 1]);
+        // Unchanged branches are not pointed at below their root.
+        let a = f("(p1 ∧ p2) ∨ ¬p3");
+        let b = f("(p2 ∧ p1) ∨ p3");
+        assert_eq!(logic(&a, &b), [0, 1, 2, 2, 0, 1]);
+    }
+}
