@@ -26,7 +26,7 @@ pub struct CorrelateArgs {
     pub x: Vec<String>,
     /// Draw Fig. 3 (scatter per pair, least-squares line, synthetic models as triangles) and
     /// Fig. 4 (predictive power) to FILE (.svg or .png); with several predictors, one
-    /// figure each, FILE-<predictor>.svg.
+    /// figure each, FILE-PREDICTOR.svg.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
     /// Output format.

@@ -279,7 +279,7 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
 }
 
 /// Executes a run through batches or batch files; an adaptive run goes in rounds, each
-/// round's calls in batches of their own ([`adaptive::rounds`]).
+/// round's calls in batches of their own (`adaptive::rounds`).
 pub async fn execute(
     spec: RunSpec,
     batch: BatchSpec,
