@@ -93,3 +93,73 @@ fn run_prints_its_summary_as_json_and_counts_only_this_time() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", common::cli::stderr(&o));
 }
+
+/// A small offline run in `home`/`name` (`--limit` samples).
+fn small_run(home: &Path, name: &str, limit: &str) -> std::path::PathBuf {
+    let out = home.join(name);
+    ok(&bin_in(home)
+        .args(run_args(limit, &out))
+        .arg("--quiet")
+        .output()
+        .unwrap());
+    out
+}
+
+#[test]
+fn export_says_what_it_wrote_as_json() {
+    let home = tempfile::tempdir().unwrap();
+    let a = small_run(home.path(), "a", "3");
+    let b = small_run(home.path(), "b", "4");
+    let dest = home.path().join("exp");
+    let v = json(&ok(&bin_in(home.path())
+        .args(["export", "--format", "jsonl-flat", "--json", "--out"])
+        .arg(&dest)
+        .args([&a, &b])
+        .output()
+        .unwrap()));
+    assert_eq!(v["format"], "jsonl-flat");
+    assert_eq!(v["samples"], 7);
+    assert_eq!(v["card"], dest.join("README.md").display().to_string());
+    assert!(dest.join("README.md").is_file());
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    for (r, want) in runs.iter().zip([3, 4]) {
+        assert_eq!(r["samples"], want);
+        let files = r["files"].as_array().unwrap();
+        assert_eq!(files.len(), 1);
+        let path = files[0]["path"].as_str().unwrap();
+        let lines = std::fs::read_to_string(path).unwrap().lines().count();
+        assert_eq!(files[0]["samples"], lines);
+        assert_eq!(lines, want);
+    }
+    assert_eq!(v["empty"], serde_json::json!([]));
+
+    // Inspect logs: one file per log, and the eval set beside them.
+    let dest = home.path().join("logs");
+    let v = json(&ok(&bin_in(home.path())
+        .args([
+            "export",
+            "--format",
+            "inspect",
+            "--samples-per-log",
+            "2",
+            "--json",
+            "--out",
+        ])
+        .arg(&dest)
+        .arg(&b)
+        .output()
+        .unwrap()));
+    let files = v["runs"][0]["files"].as_array().unwrap();
+    assert_eq!(files.len(), 2);
+    for f in files {
+        assert!(Path::new(f["path"].as_str().unwrap()).is_file());
+        assert_eq!(f["samples"], 2);
+    }
+    assert_eq!(
+        v["eval_set"],
+        dest.join("eval-set.json").display().to_string()
+    );
+    assert!(dest.join("eval-set.json").is_file());
+    assert!(v["card"].is_null());
+}
