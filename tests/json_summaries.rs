@@ -163,3 +163,38 @@ fn export_says_what_it_wrote_as_json() {
     assert!(dest.join("eval-set.json").is_file());
     assert!(v["card"].is_null());
 }
+
+#[test]
+fn cache_prune_says_what_it_removed_as_json() {
+    let server = common::fake_server(0);
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("a");
+    let cache = tmp.path().join("a.cache");
+    let run = json(&ok(&common::run_cmd(
+        &server.base,
+        &out,
+        &["--temperature", "0", "--limit", "3", "--json"],
+    )
+    .output()
+    .unwrap()));
+    let stored = run["cache"]["stored"].as_u64().unwrap();
+    assert!(stored > 1, "{run}");
+    assert_eq!(run["calls"].as_u64().unwrap(), stored);
+    let cache_cmd = |args: &[&str]| {
+        let mut c = common::cli::bin();
+        c.arg("cache").args(args).env("AUTOEVAL_CACHE_DIR", &cache);
+        json(&ok(&c.output().unwrap()))
+    };
+    let v = cache_cmd(&["prune", "--max-entries", "1", "--format", "json"]);
+    assert_eq!(v["all"], false);
+    assert_eq!(v["removed"], stored - 1);
+    assert_eq!(v["left"], 1);
+    assert_eq!(cache_cmd(&["stats", "--json"])["answers"], 1);
+    let v = cache_cmd(&["prune", "--all", "--json"]);
+    assert_eq!(
+        (v["all"].clone(), v["removed"].clone()),
+        (true.into(), 1.into())
+    );
+    assert!(v["freed_bytes"].is_u64());
+    assert_eq!(cache_cmd(&["stats", "--json"])["answers"], 0);
+}
