@@ -198,3 +198,65 @@ fn cache_prune_says_what_it_removed_as_json() {
     assert!(v["freed_bytes"].is_u64());
     assert_eq!(cache_cmd(&["stats", "--json"])["answers"], 0);
 }
+
+/// The last line of a run's labels.jsonl.
+fn last_label(run: &Path) -> Value {
+    let text = std::fs::read_to_string(run.join("labels.jsonl")).unwrap();
+    serde_json::from_str(text.lines().last().unwrap()).unwrap()
+}
+
+#[test]
+fn labels_add_retract_and_adjudicate_print_the_line_they_recorded() {
+    let home = tempfile::tempdir().unwrap();
+    let run = small_run(home.path(), "r", "2");
+    let id = samples(&run)[0]["id"].as_str().unwrap().to_string();
+    let labels = |args: &[&str]| {
+        json(&ok(&bin_in(home.path())
+            .arg("labels")
+            .arg(args[0])
+            .arg(&run)
+            .arg(&id)
+            .args(&args[1..])
+            .output()
+            .unwrap()))
+    };
+    let v = labels(&[
+        "add",
+        "incomplete",
+        "--annotator",
+        "ann",
+        "--note",
+        "why",
+        "--json",
+    ]);
+    let line = last_label(&run);
+    for k in ["id", "annotator", "categories", "note", "time"] {
+        assert_eq!(v[k], line[k], "{k}");
+    }
+    assert_eq!(v["annotator"], "ann");
+    assert_eq!(v["categories"], serde_json::json!(["incomplete"]));
+    assert_eq!(
+        (v["retract"].clone(), v["blind"].clone()),
+        (false.into(), false.into())
+    );
+    assert_eq!(v["run"], run.display().to_string());
+
+    let v = labels(&["adjudicate", "--by", "judge", "--format", "json"]);
+    let line = last_label(&run);
+    assert_eq!(v["annotator"], "adjudicated");
+    assert_eq!(v["adjudicator"], "judge");
+    assert_eq!(
+        (v["time"].clone(), v["categories"].clone()),
+        (line["time"].clone(), line["categories"].clone())
+    );
+    assert_eq!(v["categories"], serde_json::json!([]));
+
+    let v = labels(&["retract", "--annotator", "ann", "--json"]);
+    let line = last_label(&run);
+    assert_eq!(line["retract"], true);
+    assert_eq!(v["retract"], true);
+    assert_eq!(
+        (v["annotator"].clone(), v["time"].clone()),
+        ("ann".into(), line["time"].clone())
+    );
+}

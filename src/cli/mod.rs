@@ -26,6 +26,7 @@ pub mod generate;
 pub mod import;
 pub mod judge;
 pub mod labels;
+mod labels_edit;
 pub mod labels_export;
 pub mod labels_ranks;
 pub mod leaderboard;
