@@ -260,3 +260,62 @@ fn labels_add_retract_and_adjudicate_print_the_line_they_recorded() {
         ("ann".into(), line["time"].clone())
     );
 }
+
+#[test]
+fn generate_prints_its_summary_as_json() {
+    let home = tempfile::tempdir().unwrap();
+    let generate = |out: &Path, extra: &[&str]| {
+        let v = json(&ok(&bin_in(home.path())
+            .args(["generate", "--kind", "pl", "--seed", "1", "--out"])
+            .arg(out)
+            .args(extra)
+            .output()
+            .unwrap()));
+        let file: Value = serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap();
+        (v, file)
+    };
+    let out = home.path().join("d.json");
+    let (v, file) = generate(
+        &out,
+        &[
+            "--depth",
+            "8",
+            "--branching",
+            "20",
+            "--per-category",
+            "2",
+            "--json",
+        ],
+    );
+    assert_eq!(v["samples"], file["data"].as_array().unwrap().len());
+    assert_eq!(v["batches"], file["info"]["batches"]);
+    assert_eq!(v["out"], out.display().to_string());
+    assert_eq!(
+        (v["name"].clone(), v["batches"].clone()),
+        ("pl".into(), 1.into())
+    );
+    assert!(v["buckets"].as_u64().unwrap() > 0);
+
+    // A grammar too small for the buckets asked for: the unfilled ones are listed.
+    let out = home.path().join("small.json");
+    let (v, file) = generate(
+        &out,
+        &[
+            "--depth",
+            "3",
+            "--branching",
+            "3",
+            "--per-category",
+            "40",
+            "--format",
+            "json",
+        ],
+    );
+    let unfilled = v["unfilled"].as_array().unwrap();
+    assert!(!unfilled.is_empty(), "{v}");
+    assert_eq!(
+        unfilled.len(),
+        file["info"]["unfilled_buckets"].as_array().unwrap().len()
+    );
+    assert_eq!(v["samples"], file["data"].as_array().unwrap().len());
+}
