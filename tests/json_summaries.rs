@@ -319,3 +319,33 @@ fn generate_prints_its_summary_as_json() {
     );
     assert_eq!(v["samples"], file["data"].as_array().unwrap().len());
 }
+
+#[test]
+fn prompts_export_says_what_it_wrote_as_json() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("p");
+    let v = json(&ok(&bin_in(home.path())
+        .args(["prompts", "--json", "--export"])
+        .arg(&dir)
+        .output()
+        .unwrap()));
+    assert_eq!(v["dir"], dir.display().to_string());
+    let files = v["files"].as_array().unwrap();
+    assert!(!files.is_empty());
+    for f in files {
+        assert!(Path::new(f.as_str().unwrap()).is_file(), "{f}");
+    }
+    assert_eq!(v["overwritten"], serde_json::json!([]));
+    // The hash is the one a run using the exported set records.
+    let out = home.path().join("r");
+    let mut args = run_args("1", &out);
+    args.extend([
+        "--quiet".into(),
+        "--prompts".into(),
+        dir.display().to_string(),
+    ]);
+    ok(&bin_in(home.path()).args(args).output().unwrap());
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(v["hash"], manifest["prompts"]["hash"]);
+}
