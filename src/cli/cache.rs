@@ -33,6 +33,10 @@ pub enum CacheAction {
         /// Delete the whole cache (also a corrupt one).
         #[arg(long, conflicts_with_all = ["older_than", "max_entries"])]
         all: bool,
+        /// `--format json` (or `--json`): what was removed as one JSON object (`path`,
+        /// `all`, `removed`, `left`, `freed_bytes`).
+        #[command(flatten)]
+        output: super::output::FormatArg,
     },
 }
 
@@ -40,24 +44,47 @@ fn when(secs: Option<i64>) -> String {
     secs.map_or_else(|| "-".into(), |s| crate::record::rfc3339(s.max(0) as u64))
 }
 
+/// `v` pretty-printed on stdout, made safe for a terminal (paths can hold anything).
+fn print_json(v: &serde_json::Value) -> Result<()> {
+    let mut v = v.clone();
+    crate::sanitize::json_for_terminal(&mut v);
+    outln!("{}", serde_json::to_string_pretty(&v)?);
+    Ok(())
+}
+
 /// Runs `autoeval cache`.
 pub fn run(args: CacheArgs) -> Result<i32> {
     let dir = cache::default_dir()
         .ok_or_else(|| anyhow!("no cache directory: set ${} or HOME", cache::DIR_ENV))?;
     match args.action {
-        CacheAction::Prune { all: true, .. } => {
+        CacheAction::Prune {
+            all: true, output, ..
+        } => {
             // Emptied through SQLite when it opens, so a run using it keeps what it
             // stores next; a database that does not open (corrupt) is removed.
+            let mut removed = None;
             let freed = match ResponseCache::open(&dir) {
-                Ok(c) => c
-                    .clear()
-                    .map_err(|e| anyhow!("emptying {}: {e}", c.path().display()))?,
+                Ok(c) => {
+                    removed = c.stats().ok().map(|s| s.entries);
+                    c.clear()
+                        .map_err(|e| anyhow!("emptying {}: {e}", c.path().display()))?
+                }
                 Err(cache::CacheError::NotRegular(p, what)) => {
                     return Err(anyhow!("{p} is {what}; remove it yourself"));
                 }
                 Err(_) => cache::remove_all(&dir)
                     .map_err(|e| anyhow!("cannot remove the cache in {}: {e}", dir.display()))?,
             };
+            if output.is_json() {
+                print_json(&serde_json::json!({
+                    "path": dir.display().to_string(),
+                    "all": true,
+                    "removed": removed,
+                    "left": 0,
+                    "freed_bytes": freed,
+                }))?;
+                return Ok(0);
+            }
             outln!(
                 "removed the response cache in {} ({freed} bytes)",
                 dir.display()
@@ -66,6 +93,7 @@ pub fn run(args: CacheArgs) -> Result<i32> {
         CacheAction::Prune {
             older_than,
             max_entries,
+            output,
             ..
         } => {
             if older_than.is_none() && max_entries.is_none() {
@@ -79,6 +107,16 @@ pub fn run(args: CacheArgs) -> Result<i32> {
                 .prune(age, max_entries)
                 .map_err(|e| anyhow!("pruning {}: {e}", c.path().display()))?;
             let left = c.stats().map_or(0, |s| s.entries);
+            if output.is_json() {
+                print_json(&serde_json::json!({
+                    "path": c.path().display().to_string(),
+                    "all": false,
+                    "removed": removed,
+                    "left": left,
+                    "freed_bytes": null,
+                }))?;
+                return Ok(0);
+            }
             outln!(
                 "removed {removed} answers; {left} left in {}",
                 c.path().display()

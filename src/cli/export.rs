@@ -39,6 +39,11 @@ pub struct ExportArgs {
     /// No progress bar (it is drawn only when stderr is a terminal).
     #[arg(long)]
     pub quiet: bool,
+    /// What was written as one JSON object on stdout (`out`, `format`, `samples`,
+    /// `runs` with each run's `files`, `card`, `eval_set`, `empty`); `--format` here
+    /// names the file format, so only `--json` says it.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Formats.
@@ -68,8 +73,8 @@ fn safe_name(id: &str) -> String {
 }
 
 /// Writes the dataset card at the root of a flat export, unless a README.md that is
-/// not one of ours is there already.
-fn write_card(out: &Path, data_files: &str, parquet: bool) -> Result<()> {
+/// not one of ours is there already; whether it was written.
+fn write_card(out: &Path, data_files: &str, parquet: bool) -> Result<bool> {
     let path = out.join("README.md");
     if let Ok(old) = std::fs::read_to_string(&path)
         && !old.contains(crate::report::open::flat::CARD_MARK)
@@ -78,13 +83,14 @@ fn write_card(out: &Path, data_files: &str, parquet: bool) -> Result<()> {
             "warning: {} exists and is not an autoeval dataset card: left as it is (HF datasets will infer types)",
             crate::sanitize::one_line(&path.display().to_string())
         );
-        return Ok(());
+        return Ok(false);
     }
     crate::fswrite::save(
         &path,
         crate::report::open::flat::dataset_card(data_files, parquet).as_bytes(),
     )
-    .map_err(|e| anyhow!("{}: {e}", path.display()))
+    .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    Ok(true)
 }
 
 /// Says when a run has no current row index: one is built now (its first read), and
@@ -205,6 +211,7 @@ pub fn run(args: ExportArgs) -> Result<i32> {
     )
     .max(1);
     let mut set_tasks = Vec::new();
+    let mut report = Vec::new();
     for dir in dirs {
         let m = crate::run::store::read_manifest(&dir).map_err(|e| anyhow!("{e}"))?;
         if !args.quiet {
@@ -273,6 +280,16 @@ pub fn run(args: ExportArgs) -> Result<i32> {
             eprintln!("warning: {}", crate::sanitize::one_line(w));
         }
         let total: usize = written.iter().map(|(n, _)| n).sum();
+        report.push(serde_json::json!({
+            "run": dir.display().to_string(),
+            "id": id,
+            "samples": total,
+            "skipped": warnings.len(),
+            "files": written.iter().filter(|(n, _)| *n > 0).map(|(n, name)| serde_json::json!({
+                "path": target.join(name).display().to_string(),
+                "samples": n,
+            })).collect::<Vec<_>>(),
+        }));
         if total == 0 {
             eprintln!(
                 "{id}: no sample kept ({} line(s) skipped): nothing written",
@@ -290,11 +307,20 @@ pub fn run(args: ExportArgs) -> Result<i32> {
             }
         }
     }
+    let mut card = None;
+    let mut eval_set = None;
     match args.format {
-        OpenFormat::JsonlFlat => write_card(&args.out, "data/*.jsonl", false)?,
-        OpenFormat::Parquet => write_card(&args.out, "data/*.parquet", true)?,
+        OpenFormat::JsonlFlat => {
+            card =
+                write_card(&args.out, "data/*.jsonl", false)?.then(|| args.out.join("README.md"));
+        }
+        OpenFormat::Parquet => {
+            card =
+                write_card(&args.out, "data/*.parquet", true)?.then(|| args.out.join("README.md"));
+        }
         OpenFormat::Inspect if !set_tasks.is_empty() => {
             let path = args.out.join("eval-set.json");
+            eval_set = Some(path.clone());
             let body = crate::report::open::inspect::eval_set(set, set_tasks);
             crate::fswrite::write(
                 &path,
@@ -304,6 +330,20 @@ pub fn run(args: ExportArgs) -> Result<i32> {
             .map_err(|e| anyhow!("{}: {e}", path.display()))?;
         }
         OpenFormat::Inspect | OpenFormat::InspectJson => {}
+    }
+    if args.json {
+        let samples: u64 = report.iter().filter_map(|r| r["samples"].as_u64()).sum();
+        let mut v = serde_json::json!({
+            "out": args.out.display().to_string(),
+            "format": args.format.to_possible_value().map(|p| p.get_name().to_string()),
+            "samples": samples,
+            "runs": report,
+            "card": card.map(|p| p.display().to_string()),
+            "eval_set": eval_set.map(|p| p.display().to_string()),
+            "empty": empty,
+        });
+        crate::sanitize::json_for_terminal(&mut v);
+        outln!("{}", serde_json::to_string_pretty(&v)?);
     }
     if empty.is_empty() {
         Ok(0)

@@ -77,6 +77,11 @@ pub struct GenerateArgs {
     /// Suppress the summary and progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+    /// `--format json` (or `--json`): the summary as one JSON object on stdout (`out`,
+    /// `name`, `samples`, `batches`, `buckets`, `leaves`, `oversized`, `unfilled`; from
+    /// FOLIO: `out`, `name`, `samples`, `duplicates`, `left_out`).
+    #[command(flatten)]
+    pub output: super::output::FormatArg,
 }
 
 impl GenerateArgs {
@@ -144,7 +149,15 @@ fn from_folio(path: &std::path::Path, args: &GenerateArgs) -> Result<i32> {
     }
     crate::dataset::write(&args.out, &d.file)
         .with_context(|| format!("cannot write {}", args.out.display()))?;
-    if !args.quiet {
+    if args.output.is_json() {
+        print_json(serde_json::json!({
+            "out": args.out.display().to_string(),
+            "name": "folio",
+            "samples": d.file.data.len(),
+            "duplicates": d.duplicates,
+            "left_out": d.errors.len(),
+        }))?;
+    } else if !args.quiet {
         eprintln!(
             "wrote {} FOLIO formulas to {} ({} repeated formula{} kept once, {} left out above)",
             d.file.data.len(),
@@ -155,6 +168,13 @@ fn from_folio(path: &std::path::Path, args: &GenerateArgs) -> Result<i32> {
         );
     }
     Ok(0)
+}
+
+/// `v` pretty-printed on stdout, made safe for a terminal (a grammar's name is a file name).
+fn print_json(mut v: serde_json::Value) -> Result<()> {
+    crate::sanitize::json_for_terminal(&mut v);
+    outln!("{}", serde_json::to_string_pretty(&v)?);
+    Ok(())
 }
 
 /// Runs `autoeval generate`.
@@ -186,7 +206,24 @@ pub fn run(args: GenerateArgs) -> Result<i32> {
         &bar,
     )?;
     bar.finish_and_clear();
-    if !args.quiet {
+    if args.output.is_json() {
+        print_json(serde_json::json!({
+            "out": args.out.display().to_string(),
+            "name": name,
+            "samples": g.items,
+            "batches": args.batches,
+            "buckets": g.buckets,
+            "leaves": g.leaves,
+            "oversized": g.oversized,
+            "unfilled": g.short.iter().map(|(batch, bucket, got, wanted, leaves)| serde_json::json!({
+                "batch": batch,
+                "bucket": bucket,
+                "samples": got,
+                "wanted": wanted,
+                "leaves": leaves,
+            })).collect::<Vec<_>>(),
+        }))?;
+    } else if !args.quiet {
         eprintln!(
             "wrote {} samples ({} batch{}, {} buckets, {} leaves explored) to {}",
             g.items,

@@ -52,6 +52,11 @@ pub enum LabelsCommand {
         /// labels unseen).
         #[arg(long)]
         blind: bool,
+        /// `--format json` (or `--json`): the line recorded in labels.jsonl as one JSON
+        /// object (`run`, `id`, `annotator`, `categories`, `note`, `time`, `blind`,
+        /// `adjudicator`, `retract`).
+        #[command(flatten)]
+        output: super::output::FormatArg,
     },
     /// Take a label back: appends a retraction to labels.jsonl (the history stays), so the
     /// sample counts as unlabelled by that annotator again.
@@ -64,6 +69,11 @@ pub enum LabelsCommand {
         /// takes back a settled label.
         #[arg(long)]
         annotator: Option<String>,
+        /// `--format json` (or `--json`): the line recorded in labels.jsonl as one JSON
+        /// object (`run`, `id`, `annotator`, `categories`, `note`, `time`, `blind`,
+        /// `adjudicator`, `retract`).
+        #[command(flatten)]
+        output: super::output::FormatArg,
     },
     /// List the samples where annotators named different categories, side by side.
     Disagreements {
@@ -90,6 +100,11 @@ pub enum LabelsCommand {
         /// Who settles it (default: config, $AUTOEVAL_ANNOTATOR, $USER).
         #[arg(long)]
         by: Option<String>,
+        /// `--format json` (or `--json`): the line recorded in labels.jsonl as one JSON
+        /// object (`run`, `id`, `annotator`, `categories`, `note`, `time`, `blind`,
+        /// `adjudicator`, `retract`).
+        #[command(flatten)]
+        output: super::output::FormatArg,
     },
     /// Counts by category and complexity, agreement (α, Fleiss' κ, Cohen's κ), lucky
     /// passes, metric alignment.
@@ -169,59 +184,6 @@ fn record(
         adjudicator,
         retract: false,
     }
-}
-
-/// `labels retract`: only a label in force can be taken back (a typo in the id or the
-/// name must not pass silently).
-fn retract(run: &Path, id: &str, who: &str) -> Result<i32> {
-    let one = crate::sanitize::one_line;
-    crate::run::store::read_manifest(run).map_err(|e| anyhow!("{e}"))?;
-    let labels = read_labels(run).map_err(|e| anyhow!("{e}"))?.records;
-    let current = crate::report::labels::latest(&labels);
-    // The state machine every label edit goes through says whether there is one to take back.
-    let state = crate::labels::state::LabelState::fold(
-        labels.iter().filter(|r| r.id == id && r.annotator == who),
-    );
-    let step = crate::labels::state::edit(&state, "", crate::labels::state::Edit::Retract);
-    if !matches!(step, crate::labels::state::Step::Retract { .. }) {
-        let by: Vec<&str> = current
-            .keys()
-            .filter(|(i, _)| i == id)
-            .map(|(_, a)| a.as_str())
-            .collect();
-        let known = crate::run::index::load_or_build(run, false)
-            .rows
-            .iter()
-            .any(|r| &*r.id == id);
-        if !known && by.is_empty() {
-            return Err(anyhow!(
-                "{}: no such sample '{}': the run has no sample with that id",
-                run.display(),
-                one(id)
-            ));
-        }
-        let fix = if by.is_empty() {
-            "it has no label in force (never labelled, or already retracted)".to_string()
-        } else {
-            format!(
-                "labels in force are by {}: pass --annotator NAME",
-                one(&by.join(", "))
-            )
-        };
-        return Err(anyhow!(
-            "{}: sample '{}' has no label by '{}' to retract: {fix}",
-            run.display(),
-            one(id),
-            one(who)
-        ));
-    }
-    crate::labels::retract(run, id, who).map_err(|e| anyhow!(e))?;
-    outln!(
-        "retracted {}'s label on sample {} (labels.jsonl keeps the history)",
-        one(who),
-        one(id)
-    );
-    Ok(0)
 }
 
 /// A run with only its labelled samples (statistics need no others), read through the
@@ -386,6 +348,7 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
             note,
             annotator,
             blind,
+            output,
         } => {
             check_label(&run, &id, &categories)?;
             let named = crate::labels::store::checked_name("--annotator", annotator)
@@ -396,17 +359,28 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
                     "'{ADJUDICATED}' is reserved for settled labels: use `autoeval labels adjudicate`"
                 ));
             }
-            append_record(&run, record(id, categories, note, who, blind, None))
-                .map_err(|e| anyhow!(e))?;
+            append_record(
+                &run,
+                record(id.clone(), categories, note, who.clone(), blind, None),
+            )
+            .map_err(|e| anyhow!(e))?;
+            if output.is_json() {
+                super::labels_edit::print_recorded(&run, &id, &who)?;
+            }
             Ok(0)
         }
-        LabelsCommand::Retract { run, id, annotator } => {
+        LabelsCommand::Retract {
+            run,
+            id,
+            annotator,
+            output,
+        } => {
             let who = crate::labels::annotator(
                 crate::labels::store::checked_name("--annotator", annotator)
                     .map_err(|e| anyhow!(e))?
                     .as_deref(),
             );
-            retract(&run, &id, &who)
+            super::labels_edit::retract(&run, &id, &who, output.is_json())
         }
         LabelsCommand::Adjudicate {
             run,
@@ -414,12 +388,16 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
             categories,
             note,
             by,
+            output,
         } => {
             check_label(&run, &id, &categories)?;
             let named = crate::labels::store::checked_name("--by", by).map_err(|e| anyhow!(e))?;
             let who = named_or_warn(named.as_deref());
             crate::labels::adjudicate(&run, &id, &categories, &note, &who)
                 .map_err(|e| anyhow!(e))?;
+            if output.is_json() {
+                super::labels_edit::print_recorded(&run, &id, ADJUDICATED)?;
+            }
             Ok(0)
         }
         LabelsCommand::Disagreements { run, all, output } => {

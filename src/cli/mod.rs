@@ -26,6 +26,7 @@ pub mod generate;
 pub mod import;
 pub mod judge;
 pub mod labels;
+mod labels_edit;
 pub mod labels_export;
 pub mod labels_ranks;
 pub mod leaderboard;
@@ -76,7 +77,7 @@ pub enum Command {
     /// Generate a dataset from a built-in or user grammar (Algorithm 1).
     Generate(generate::GenerateArgs),
     /// Run the informalize → autoformalize → verify loop over a dataset.
-    Run(Box<run::RunArgs>),
+    Run(Box<run::RunCommand>),
     /// Ask a model to judge φ₀ ≡ φ₁ for every sample of a run (A4).
     Judge(judge::JudgeArgs),
     /// Tables of compliance, accuracy and judge agreement for runs.

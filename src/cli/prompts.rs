@@ -14,6 +14,10 @@ pub struct PromptsArgs {
     /// Overwrite templates in the directory that differ from the built-in ones.
     #[arg(long)]
     pub force: bool,
+    /// `--format json` (or `--json`): what was written as one JSON object on stdout
+    /// (`dir`, `hash`, `files`, `overwritten`).
+    #[command(flatten)]
+    pub output: super::output::FormatArg,
 }
 
 /// The template files in `dir` whose text differs from the built-in one (files that
@@ -44,6 +48,17 @@ pub fn run(args: PromptsArgs) -> Result<i32> {
     }
     PromptSet::export(&args.export)?;
     let set = PromptSet::load(&args.export, 0)?;
+    if args.output.is_json() {
+        let mut v = serde_json::json!({
+            "dir": args.export.display().to_string(),
+            "hash": set.hash,
+            "files": FILES.iter().map(|(name, _)| args.export.join(name).display().to_string()).collect::<Vec<_>>(),
+            "overwritten": differ,
+        });
+        crate::sanitize::json_for_terminal(&mut v);
+        outln!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(0);
+    }
     if !differ.is_empty() {
         eprintln!("overwrote {} (--force)", differ.join(", "));
     }

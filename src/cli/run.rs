@@ -4,9 +4,24 @@ pub use crate::launch::args::RunArgs;
 pub use crate::launch::model::MAX_CONCURRENCY;
 pub use crate::launch::spec::{PauseSwitch, build_spec};
 use crate::run::driver::{Event, Outcome, RunSpec, execute};
-use anyhow::{Result, anyhow};
+use anyhow::{Result, anyhow, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::time::Instant;
+
+/// `autoeval run`: the run's arguments (shared with the viewer's form) and how the
+/// summary is printed.
+#[derive(clap::Args, Debug)]
+pub struct RunCommand {
+    /// The run.
+    #[command(flatten)]
+    pub args: RunArgs,
+    /// `--format json` (or `--json`): the final summary as one JSON object on stdout
+    /// (`out`, `status`, `samples`, `verdicts`, `equivalent`, `elapsed_s`, `tokens`,
+    /// `calls`, `truncated`, `reasoning_tokens`, `cost_usd`, `unpriced`, `cache`);
+    /// progress and warnings stay on stderr.
+    #[command(flatten)]
+    pub output: super::output::FormatArg,
+}
 
 /// The command line as the manifest records it: `autoeval …`, never the path the
 /// binary was started from (a build machine's directories are no one else's business).
@@ -59,12 +74,17 @@ pub(crate) use crate::run::driver::EXIT_SERVER_GONE;
 
 /// Runs `autoeval run`; exit 0 when finished, 130/143/129 when stopped by a signal,
 /// `EXIT_SERVER_GONE` when the server could not be reached.
-pub fn run(args: RunArgs) -> Result<i32> {
+pub fn run(cmd: RunCommand) -> Result<i32> {
+    let RunCommand { args, output } = cmd;
+    let json = output.is_json();
     if args.scale.dry_run {
+        if json {
+            bail!("--format json prints a run's summary; --dry-run prints its estimate as text");
+        }
         return super::run_scale::dry_run(&args);
     }
     if args.scale.batch() {
-        return super::run_scale::run_batch(args);
+        return super::run_scale::run_batch(args, json);
     }
     let spec = build_spec(&args, recorded_command(std::env::args()), None)?;
     if let Some(note) = &spec.limit_note {
@@ -73,10 +93,10 @@ pub fn run(args: RunArgs) -> Result<i32> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    rt.block_on(drive(spec, args.quiet))
+    rt.block_on(drive(spec, args.quiet, json))
 }
 
-async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
+async fn drive(spec: RunSpec, quiet: bool, json: bool) -> Result<i32> {
     let out = spec.out.clone();
     let labels_task = spec
         .pipeline
@@ -177,6 +197,35 @@ async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
     // A label task's verdicts say whether the answer was right, not whether formulas
     // are equivalent: name them so.
     let labels = labels_task;
+    let status = match outcome {
+        Outcome::Refused => "refused",
+        Outcome::Cancelled => "cancelled",
+        Outcome::Finished => "finished",
+    };
+    let elapsed = started.elapsed().saturating_sub(indexing);
+    if json {
+        let mut v = serde_json::json!({
+            "out": out.display().to_string(),
+            "status": status,
+            "samples": done,
+            "verdicts": counts,
+            "equivalent": pass,
+            "elapsed_s": elapsed.as_secs_f64(),
+            "tokens": tokens,
+            "calls": calls,
+            "truncated": truncated,
+            "reasoning_tokens": reasoning_reported.then_some(reasoning),
+            "cost_usd": cost,
+            "unpriced": unpriced,
+            "cache": cache.as_ref().map(|c| serde_json::json!({
+                "reused": c.hits(),
+                "stored": c.stores(),
+                "path": c.path().display().to_string(),
+            })),
+        });
+        crate::sanitize::json_for_terminal(&mut v);
+        outln!("{}", serde_json::to_string_pretty(&v)?);
+    }
     let summary: Vec<String> = counts
         .iter()
         .map(|(k, v)| format!("{v} {}", if labels { answer_word(k) } else { k }))
@@ -195,7 +244,7 @@ async fn drive(spec: RunSpec, quiet: bool) -> Result<i32> {
         } else {
             summary.join(", ")
         },
-        started.elapsed().saturating_sub(indexing),
+        elapsed,
         out.display()
     );
     if reasoning > 0 || truncated > 0 {

@@ -294,7 +294,7 @@ fn batch_api(args: &RunArgs) -> Result<crate::llm::batch_api::BatchApi> {
 }
 
 /// `run --batch-api`, `--batch-file-out` or `--batch-file-in`.
-pub(crate) fn run_batch(mut args: RunArgs) -> Result<i32> {
+pub(crate) fn run_batch(mut args: RunArgs, json: bool) -> Result<i32> {
     use crate::run::batch::{BatchOutcome, BatchSpec, Mode, STATUS_PREFIX};
     if !args.scale.batch_api && args.model.base_url.is_empty() {
         // Batch files contact no server, so no key is needed; the manifest says so.
@@ -377,6 +377,11 @@ pub(crate) fn run_batch(mut args: RunArgs) -> Result<i32> {
         }
         let outcome = task.await.map_err(|e| anyhow::anyhow!("run task failed: {e}"))??;
         crate::run::index::load_or_build(&out, false);
+        if json {
+            let mut v = batch_json(&out, done, pass, &outcome, before.as_ref(), ledger().as_ref());
+            crate::sanitize::json_for_terminal(&mut v);
+            outln!("{}", serde_json::to_string_pretty(&v)?);
+        }
         eprintln!(
             "{done} samples written this time ({pass} equivalent; {} this time) → {}",
             billed_since(before.as_ref(), ledger().as_ref()),
@@ -395,7 +400,7 @@ pub(crate) fn run_batch(mut args: RunArgs) -> Result<i32> {
                         "{pending} requests still need answers: write them with --batch-file-out DIR"
                     );
                 } else {
-                    for f in &files {
+                    for f in files.iter().filter(|_| !json) {
                         outln!("{}", f.display());
                     }
                     eprintln!(
@@ -407,6 +412,36 @@ pub(crate) fn run_batch(mut args: RunArgs) -> Result<i32> {
                 0
             }
         })
+    })
+}
+
+/// The summary of a batch pass as `--format json` prints it.
+fn batch_json(
+    out: &std::path::Path,
+    done: usize,
+    pass: usize,
+    outcome: &crate::run::batch::BatchOutcome,
+    before: Option<&crate::run::spend::Ledgered>,
+    after: Option<&crate::run::spend::Ledgered>,
+) -> serde_json::Value {
+    use crate::run::batch::BatchOutcome;
+    let (usd0, un0) = before.map_or((0.0, 0), |l| (l.usd, l.unpriced));
+    let (usd1, un1) = after.map_or((0.0, 0), |l| (l.usd, l.unpriced));
+    let (status, pending, files) = match outcome {
+        BatchOutcome::Finished => ("finished", 0, &[][..]),
+        BatchOutcome::Cancelled => ("cancelled", 0, &[][..]),
+        BatchOutcome::Unreachable => ("unreachable", 0, &[][..]),
+        BatchOutcome::Waiting { pending, files } => ("waiting", *pending, files.as_slice()),
+    };
+    serde_json::json!({
+        "out": out.display().to_string(),
+        "status": status,
+        "samples": done,
+        "equivalent": pass,
+        "billed_usd": (usd1 - usd0).max(0.0),
+        "unpriced_calls": un1.saturating_sub(un0),
+        "pending": pending,
+        "request_files": files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
     })
 }
 

@@ -216,12 +216,13 @@ mod tests {
         );
         let form = parse_form(&line).unwrap();
         let Ok(crate::cli::Cli {
-            command: Some(crate::cli::Command::Run(cli)),
+            command: Some(crate::cli::Command::Run(run)),
             ..
         }) = <crate::cli::Cli as clap::Parser>::try_parse_from(&line)
         else {
             panic!("the CLI did not parse a run");
         };
+        let cli = &run.args;
         assert_eq!(format!("{form:?}"), format!("{cli:?}"));
         assert_eq!((form.seed, form.rounds, form.model.concurrency), (3, 2, 4));
         assert!(form.resume && form.retry_errors && form.kind.is_some());
