@@ -4,6 +4,7 @@ pub mod catalogue;
 mod chart_fit;
 pub mod detail;
 mod detail_blind;
+mod detail_raw;
 pub mod formula;
 pub mod layers;
 mod list_title;
