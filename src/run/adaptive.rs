@@ -242,3 +242,43 @@ pub fn plan(
 pub fn read_design(dir: &Path) -> Result<Vec<RoundRecord>, StoreError> {
     Ok(store::read_jsonl::<RoundRecord>(&dir.join(DESIGN))?.records)
 }
+
+/// What both adaptive loops (direct and through batches) keep between rounds: the whole
+/// dataset, its kind, and how many samples the run held when the last round began.
+pub(crate) struct Rounds {
+    /// Every item of the dataset (a round draws from them).
+    pub(crate) items: Vec<Item>,
+    /// The dataset's kind (regex runs are planned by depth).
+    pub(crate) kind: String,
+    before: usize,
+}
+
+impl Rounds {
+    /// Takes the dataset's `items` (of kind `kind`) and makes the run folder `out`.
+    pub(crate) fn start(
+        out: &Path,
+        items: &mut Vec<Item>,
+        kind: &str,
+    ) -> Result<Rounds, StoreError> {
+        std::fs::create_dir_all(out).map_err(|e| StoreError::Io(out.display().to_string(), e))?;
+        Ok(Rounds {
+            items: std::mem::take(items),
+            kind: kind.to_string(),
+            before: usize::MAX,
+        })
+    }
+
+    /// Before a round into `out`: sets `resume` once the run exists; false when the last round added
+    /// nothing (every item it drew unparseable), which would otherwise repeat forever.
+    pub(crate) fn next(&mut self, out: &Path, resume: &mut bool) -> bool {
+        if out.join(store::MANIFEST).exists() {
+            *resume = true;
+        }
+        let now = store::read_samples(out).map_or(0, |l| l.records.len());
+        if now == self.before {
+            return false;
+        }
+        self.before = now;
+        true
+    }
+}

@@ -432,23 +432,14 @@ async fn rounds(
     events: &mpsc::UnboundedSender<Event>,
     cancel: &mut watch::Receiver<bool>,
 ) -> Result<Outcome, RunError> {
-    let items = std::mem::take(&mut spec.dataset.file.data);
-    let kind = spec.dataset_info.kind.clone();
+    let mut rounds = super::adaptive::Rounds::start(
+        &spec.out,
+        &mut spec.dataset.file.data,
+        &spec.dataset_info.kind,
+    )?;
     let mut outcome = Outcome::Finished;
-    let mut before = usize::MAX;
-    std::fs::create_dir_all(&spec.out)
-        .map_err(|e| store::StoreError::Io(spec.out.display().to_string(), e))?;
-    loop {
-        if spec.out.join(store::MANIFEST).exists() {
-            spec.resume = true;
-        }
-        // A round that adds nothing (every item it drew unparseable) would repeat forever.
-        let now = store::read_samples(&spec.out).map_or(0, |l| l.records.len());
-        if now == before {
-            break;
-        }
-        before = now;
-        let Some(round) = super::adaptive::plan(&spec.out, &items, d, &kind)? else {
+    while rounds.next(&spec.out, &mut spec.resume) {
+        let Some(round) = super::adaptive::plan(&spec.out, &rounds.items, d, &rounds.kind)? else {
             break;
         };
         spec.dataset.file.data = round.items;

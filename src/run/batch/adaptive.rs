@@ -39,22 +39,14 @@ pub(super) async fn rounds(
     events: &mpsc::UnboundedSender<Event>,
     cancel: &mut watch::Receiver<bool>,
 ) -> Result<BatchOutcome, RunError> {
-    let items = std::mem::take(&mut spec.dataset.file.data);
-    let kind = spec.dataset_info.kind.clone();
+    let mut rounds = adaptive::Rounds::start(
+        &spec.out,
+        &mut spec.dataset.file.data,
+        &spec.dataset_info.kind,
+    )?;
+    let items = std::mem::take(&mut rounds.items);
     let mut outcome = BatchOutcome::Finished;
-    let mut before = usize::MAX;
-    std::fs::create_dir_all(&spec.out)
-        .map_err(|e| store::StoreError::Io(spec.out.display().to_string(), e))?;
-    loop {
-        if spec.out.join(store::MANIFEST).exists() {
-            spec.resume = true;
-        }
-        // A round that adds nothing (every item it drew unparseable) would repeat forever.
-        let now = store::read_samples(&spec.out).map_or(0, |l| l.records.len());
-        if now == before {
-            break;
-        }
-        before = now;
+    while rounds.next(&spec.out, &mut spec.resume) {
         let unfinished = started(&spec)?;
         let resumed: Vec<_> = items
             .iter()
@@ -62,7 +54,7 @@ pub(super) async fn rounds(
             .cloned()
             .collect();
         spec.dataset.file.data = if resumed.is_empty() {
-            match adaptive::plan(&spec.out, &items, d, &kind)? {
+            match adaptive::plan(&spec.out, &items, d, &rounds.kind)? {
                 Some(round) => round.items,
                 None => break,
             }
