@@ -149,6 +149,28 @@ fn a_tag_named_with_reasoning_tag_is_split_off() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     scored_from_the_answer_alone(&out, &server);
     assert_eq!(manifest(&out)["request"]["reasoning_tags"], json!(["mind"]));
+    // The same tag from the user's own profiles.toml, with no flag.
+    let home = dir.path().join("home");
+    let config = home.join(".config/autoeval");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("profiles.toml"),
+        "[[profile]]\nname = \"my-server\"\nprovider = \"openai\"\nmodels = [\"my-model\"]\n\
+         token_field = \"max_tokens\"\ntemperature = \"send\"\nreasoning = \"compatible\"\n\
+         thinking_default = \"on\"\nefforts = [\"low\"]\ndefault_max_tokens = 4096\n\
+         reasoning_tags = [\"mind\"]\n",
+    )
+    .unwrap();
+    let out2 = dir.path().join("mind-profile");
+    let mut c = run_with(&server.base, &out2, "openai:my-model", &["--limit", "4"]);
+    common::cli::isolate(&mut c, &home);
+    let o = c.output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(manifest(&out2)["request"]["profile"], "my-server");
+    assert_eq!(
+        manifest(&out2)["request"]["reasoning_tags"],
+        json!(["mind"])
+    );
     // A tag that is not a name is refused before any call.
     let before = server.hits.load(std::sync::atomic::Ordering::SeqCst);
     let o = run_with(
@@ -426,4 +448,84 @@ fn the_dry_run_counts_the_profiles_reasoning() {
         "{out}"
     );
     assert!(out.contains("--max-tokens 32768"), "{out}");
+}
+
+/// A server that reports no reasoning tokens (llama.cpp without a parser): the summary
+/// says so instead of printing "reasoning: 0 tokens", and the JSON summary has `null`.
+#[test]
+fn reasoning_tokens_not_reported_are_not_printed_as_zero() {
+    let server = Server::start(|_, r| {
+        let t = providers::thoughts(&prompt_of(r));
+        Reply::json(
+            200,
+            json!({
+                "id": "x", "object": "chat.completion",
+                "choices": [{"index": 0, "finish_reason": "length",
+                    "message": {"role": "assistant", "content": format!("<think>\n{t}\nStill checking")}}],
+                "usage": {"prompt_tokens": 100, "completion_tokens": 700, "total_tokens": 800}
+            })
+            .to_string(),
+        )
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("unreported");
+    let o = run_with(
+        &server.base,
+        &out,
+        "openai:local-model",
+        &["--limit", "3", "--format", "json"],
+    )
+    .output()
+    .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("reasoning: tokens not reported by the provider; truncated: 3 of 3 calls"),
+        "{err}"
+    );
+    assert!(!err.contains("reasoning: 0"), "{err}");
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["reasoning_tokens"].is_null(), "{v}");
+    assert_eq!(v["truncated"], 3);
+    for x in samples(&out) {
+        let call = &x["rounds"][0]["informalize"];
+        assert!(call["reasoning_tokens"].is_null(), "{call}");
+        assert!(call["reasoning"].as_str().unwrap().contains("restating it"));
+    }
+}
+
+/// Bodies with no answer and no usage to bill: a proxy's HTML page served as 200, and a
+/// reply holding only reasoning. Each stops the run with exit 75 and nothing written.
+#[test]
+fn bodies_with_no_answer_stop_the_run() {
+    let only_reasoning = json!({"id": "x", "object": "chat.completion",
+        "choices": [{"index": 0, "finish_reason": "stop",
+            "message": {"role": "assistant", "content": "", "reasoning_content": "thinking, thinking"}}]})
+    .to_string();
+    for (body, cause) in [
+        (
+            "<html><body>502 Bad Gateway</body></html>".to_string(),
+            "malformed JSON",
+        ),
+        (only_reasoning, "only reasoning"),
+    ] {
+        let server = Server::start(move |_, _| Reply::json(200, body.clone()));
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("unreadable");
+        let o = run_with(
+            &server.base,
+            &out,
+            "openai:fake-model",
+            &["--limit", "8", "--concurrency", "1"],
+        )
+        .output()
+        .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(75), "{err}");
+        assert!(err.contains("no answer could be read"), "{err}");
+        assert!(err.contains(cause), "{cause}: {err}");
+        assert!(server.hits.load(std::sync::atomic::Ordering::SeqCst) < 8);
+        assert_eq!(manifest(&out)["status"], "cancelled");
+        assert!(samples(&out).is_empty());
+    }
 }
