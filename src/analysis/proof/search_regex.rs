@@ -6,7 +6,7 @@
 //! changes but competes with single edits, and with one more edit it is a pair. Of
 //! pairs of equal weight, the one nearest φ₁ (symbol counts) wins before an added
 //! operand is put last: the pair that writes φ₁'s symbols is the one made (`00*1*` →
-//! `00**01`: a moved star and an added `0`, not `0*` → `0+` with `1*` → `1`, which
+//! `00**01`: a star removed and an added `0`, not `0*` → `0+` with `1*` → `1`, which
 //! leaves a `0` out).
 
 use super::{BUDGET_REGEX, MAX_CONFIRM, PAIR_CAP, named, near, pair_limit, rank, regex};
