@@ -19,7 +19,7 @@ pub const KINDS: &str = ".autoeval-kinds";
 
 /// The format's name and version: bumped whenever the proof search may answer
 /// differently, so every kind is proved again (and no row is reindexed).
-const MAGIC: &[u8; 8] = b"AEKND\x00\x00\x02";
+const MAGIC: &[u8; 8] = b"AEKND\x00\x00\x03";
 /// Most entries read from a cache (a few runs of millions of samples).
 const MAX_ENTRIES: u64 = 64 << 20;
 /// Bytes of one entry.

@@ -285,7 +285,7 @@ pub(crate) fn apply(r: &Regex, e: &Edit, pool: &Pool) -> Option<Regex> {
     go(r, e, pool, &mut 0)?
 }
 
-fn node(r: &Regex, at: usize) -> Option<&Regex> {
+pub(crate) fn node(r: &Regex, at: usize) -> Option<&Regex> {
     let mut n = 0;
     let mut found = None;
     r.walk(&mut |x| {

@@ -1,13 +1,55 @@
-//! The regex proof search: one edit, then two, then a moved star with one more edit.
+//! The regex proof search: one edit or one moved star, then two (a moved star with
+//! one more edit among them).
+//!
+//! A moved star (a repetition removed in one place and the same put on another) is
+//! one slip and weighs one, as the perturbation that plants it does: it is two named
+//! changes but competes with single edits, and with one more edit it is a pair. Of
+//! pairs of equal weight, the one nearest φ₁ (symbol counts) wins before an added
+//! operand is put last: the pair that writes φ₁'s symbols is the one made (`00*1*` →
+//! `00**01`: a star removed and an added `0`, not `0*` → `0+` with `1*` → `1`, which
+//! leaves a `0` out).
 
-use super::{
-    BUDGET_REGEX, MAX_CONFIRM, PAIR_CAP, named, near, nearest, pair_limit, pair_rank, rank, regex,
-};
+use super::{BUDGET_REGEX, MAX_CONFIRM, PAIR_CAP, named, near, pair_limit, rank, regex};
 use crate::analysis::failure_kind::{FailureKind, kind_of_change};
 use crate::syntax::Expr;
 use crate::syntax::Regex;
 use crate::syntax::diff::{Change, NamedChange};
 use crate::verify::{self, Options};
+use std::collections::BTreeMap;
+
+/// What a moved star weighs: one slip, however many nodes it touches.
+const MOVE_WEIGHT: usize = 1;
+
+/// A screened candidate: its weight, its slips (a moved star is one), the changes it
+/// names and the regex it makes.
+struct Cand {
+    weight: usize,
+    slips: usize,
+    changes: Vec<(Change, String)>,
+    made: Regex,
+}
+
+/// A candidate's rank: lightest, fewest slips, then fewest added operands before
+/// nearest φ₁ for one slip (an added operand is the catch-all, and one that merely
+/// restores symbols a rewrite duplicated, `x*` written `x*x*`, must not win) and
+/// nearest φ₁ first for two (one of two mistakes, bounded by the pair's weight: the
+/// pair that writes φ₁'s symbols is the one made), then fewest kinds the structural
+/// diff does not show and the lower classes ([`rank`]).
+fn order(c: &Cand, kinds: &[FailureKind], counts: &BTreeMap<char, usize>) -> [usize; 6] {
+    let (mut added, mut unseen, mut class) = (0, 0, 0);
+    for (ch, _) in &c.changes {
+        let r = rank(*ch, kinds);
+        added += usize::from(r.0);
+        unseen += usize::from(r.1);
+        class += usize::from(r.2);
+    }
+    let near = near::regex_distance(&c.made, counts);
+    if c.slips == 1 {
+        [c.weight, c.slips, added, near, unseen, class]
+    } else {
+        [c.weight, c.slips, near, added, unseen, class]
+    }
+}
 
 pub(super) fn search(
     a: &Regex,
@@ -34,31 +76,43 @@ pub(super) fn search(
         let g = regex::apply(r, e, &pool)?;
         scr.agrees(&g).then_some(g)
     };
-    let mut one: Vec<(usize, (Change, String), Regex)> = regex::edits(a, &pool)
+    let counts = near::regex_counts(b);
+    let best = |mut cands: Vec<Cand>| {
+        cands.sort_by_cached_key(|c| order(c, &kinds, &counts));
+        cands
+            .into_iter()
+            .take(MAX_CONFIRM)
+            .find(|c| confirm(&c.made))
+            .map(|c| (c.weight, c.changes))
+    };
+    let moved = moves(a, &pool);
+    let mut one: Vec<Cand> = regex::edits(a, &pool)
         .into_iter()
         .filter_map(|e| {
-            let g = pass(a, &e)?;
-            Some((
-                regex::weight(&e.op, &pool),
-                regex::describe(a, &e, &pool)?,
-                g,
-            ))
+            let made = pass(a, &e)?;
+            Some(Cand {
+                weight: regex::weight(&e.op, &pool),
+                slips: 1,
+                changes: vec![regex::describe(a, &e, &pool)?],
+                made,
+            })
         })
         .collect();
-    let counts = near::regex_counts(b);
-    one.sort_by_cached_key(|(w, d, g)| {
-        (
-            *w,
-            nearest(rank(d.0, &kinds), near::regex_distance(g, &counts)),
-        )
-    });
-    let proved_one = one
-        .iter()
-        .take(MAX_CONFIRM)
-        .find(|(_, _, g)| confirm(g))
-        .map(|(w, d, _)| (*w, named(d.clone())));
+    for (r1, du, w) in &moved {
+        if let Some(made) = pass(r1, w)
+            && let Some(dw) = regex::describe(r1, w, &pool)
+        {
+            one.push(Cand {
+                weight: MOVE_WEIGHT,
+                slips: 1,
+                changes: vec![du.clone(), dw],
+                made,
+            });
+        }
+    }
+    let proved_one = best(one);
     let Some(limit) = pair_limit(proved_one.as_ref()) else {
-        return proved_one.map(|(_, c)| vec![c]);
+        return proved_one.map(|(_, c)| c.into_iter().map(named).collect());
     };
     let mut firsts: Vec<(usize, (Change, String), regex::Edit)> = regex::edits(a, &pool)
         .into_iter()
@@ -77,104 +131,98 @@ pub(super) fn search(
         let Some(r1) = regex::apply(a, &e1, &pool) else {
             continue;
         };
+        // The repetition a first edit removed: put back elsewhere, it was moved.
+        let removed = (e1.op == regex::Op::Unwrap)
+            .then(|| repetition(regex::node(a, e1.at)?, &pool))
+            .flatten();
         for e2 in regex::edits(&r1, &pool) {
             if budget == 0 {
                 break;
             }
-            let w = w1 + regex::weight(&e2.op, &pool);
+            let is_move = removed.is_some_and(|k| e2.op == regex::Op::Wrap(k));
+            let w = if is_move {
+                MOVE_WEIGHT
+            } else {
+                w1 + regex::weight(&e2.op, &pool)
+            };
             if w > limit {
                 continue;
             }
             budget -= 1;
-            if let Some(g) = pass(&r1, &e2)
+            if let Some(made) = pass(&r1, &e2)
                 && let Some(d2) = regex::describe(&r1, &e2, &pool)
             {
-                pairs.push((w, d1.clone(), d2, g));
+                pairs.push(Cand {
+                    weight: w,
+                    slips: if is_move { 1 } else { 2 },
+                    changes: vec![d1.clone(), d2],
+                    made,
+                });
             }
         }
     }
-    pairs.sort_by_cached_key(|(w, d1, d2, g)| {
-        (
-            *w,
-            nearest(
-                pair_rank(d1.0, d2.0, &kinds),
-                near::regex_distance(g, &counts),
-            ),
-        )
-    });
-    let proved_two = pairs
-        .into_iter()
-        .take(MAX_CONFIRM)
-        .find(|(_, _, _, g)| confirm(g))
-        .map(|(_, d1, d2, _)| vec![named(d1), named(d2)]);
-    if let Some(found) = proved_two.or_else(|| proved_one.map(|(_, c)| vec![c])) {
-        return Some(found);
-    }
-    // A moved star is two edits that are one slip; with one more edit it explains a
-    // two-mistake regex the two-edit search cannot reach.
+    // A moved star with one more edit: two slips, as any pair.
     let mut budget = BUDGET_REGEX;
-    let mut triples = Vec::new();
-    for (u, w) in moves(a, &pool) {
-        if budget == 0 || triples.len() >= PAIR_CAP {
+    let mut found = 0;
+    for (r1, du, w) in &moved {
+        if budget == 0 || found >= PAIR_CAP {
             break;
         }
-        let Some(r1) = regex::apply(a, &u, &pool) else {
-            continue;
-        };
-        let Some(r2) = regex::apply(&r1, &w, &pool) else {
-            continue;
-        };
-        let (Some(du), Some(dw)) = (
-            regex::describe(a, &u, &pool),
-            regex::describe(&r1, &w, &pool),
-        ) else {
+        let (Some(r2), Some(dw)) = (regex::apply(r1, w, &pool), regex::describe(r1, w, &pool))
+        else {
             continue;
         };
         for e3 in regex::edits(&r2, &pool) {
             if budget == 0 {
                 break;
             }
+            let weight = MOVE_WEIGHT + regex::weight(&e3.op, &pool);
+            if weight > limit {
+                continue;
+            }
             budget -= 1;
-            if let Some(g) = pass(&r2, &e3)
+            if let Some(made) = pass(&r2, &e3)
                 && let Some(d3) = regex::describe(&r2, &e3, &pool)
             {
-                let w3 = 2 + regex::weight(&e3.op, &pool);
-                triples.push((w3, du.clone(), dw.clone(), d3, g));
+                found += 1;
+                pairs.push(Cand {
+                    weight,
+                    slips: 2,
+                    changes: vec![du.clone(), dw.clone(), d3],
+                    made,
+                });
             }
         }
     }
-    triples.sort_by_cached_key(|(w, _, _, d3, g)| {
-        (
-            *w,
-            nearest(rank(d3.0, &kinds), near::regex_distance(g, &counts)),
-        )
-    });
-    triples
-        .into_iter()
-        .take(MAX_CONFIRM)
-        .find(|(.., g)| confirm(g))
-        .map(|(_, du, dw, d3, _)| vec![named(du), named(dw), named(d3)])
+    best(pairs)
+        .or(proved_one)
+        .map(|(_, c)| c.into_iter().map(named).collect())
+}
+
+/// The repetition `x` is, as [`regex::Op::Wrap`] puts it back: 0 `*`, 1 `+`, 2 `?`,
+/// 3 + i the pool's bound i.
+fn repetition(x: &Regex, pool: &regex::Pool) -> Option<usize> {
+    match x {
+        Regex::Star(_) => Some(0),
+        Regex::Plus(_) => Some(1),
+        Regex::Opt(_) => Some(2),
+        Regex::Repeat(_, n, m) => pool
+            .bounds
+            .iter()
+            .position(|b| *b == (*n, *m))
+            .map(|i| 3 + i),
+        _ => None,
+    }
 }
 
 /// Every star (or other repetition) of `r` moved to another place: the repetition
-/// removed, then the same repetition put on a symbol, concatenation or alternation
-/// of the result (as a model moves it), as the two edits that do it.
-fn moves(r: &Regex, pool: &regex::Pool) -> Vec<(regex::Edit, regex::Edit)> {
+/// removed (giving the regex returned, and named), then the same repetition put on a
+/// symbol, concatenation or alternation of the result (as a model moves it).
+fn moves(r: &Regex, pool: &regex::Pool) -> Vec<(Regex, (Change, String), regex::Edit)> {
     let mut sites = Vec::new();
     let mut at = 0;
     r.walk(&mut |x| {
-        let kind = match x {
-            Regex::Star(_) => Some(0),
-            Regex::Plus(_) => Some(1),
-            Regex::Opt(_) => Some(2),
-            Regex::Repeat(_, n, m) => pool
-                .bounds
-                .iter()
-                .position(|b| *b == (*n, *m))
-                .map(|i| 3 + i),
-            _ => None,
-        };
-        if let Some(k) = kind {
+        if let Some(k) = repetition(x, pool) {
             sites.push((at, k));
         }
         at += 1;
@@ -185,22 +233,24 @@ fn moves(r: &Regex, pool: &regex::Pool) -> Vec<(regex::Edit, regex::Edit)> {
             at: i,
             op: regex::Op::Unwrap,
         };
-        let Some(removed) = regex::apply(r, &unwrap, pool) else {
+        let (Some(removed), Some(du)) = (
+            regex::apply(r, &unwrap, pool),
+            regex::describe(r, &unwrap, pool),
+        ) else {
             continue;
         };
         let mut j = 0;
+        let mut wraps = Vec::new();
         removed.walk(&mut |x| {
             if j != i && matches!(x, Regex::Sym(_) | Regex::Concat(_) | Regex::Alt(_)) {
-                out.push((
-                    unwrap.clone(),
-                    regex::Edit {
-                        at: j,
-                        op: regex::Op::Wrap(k),
-                    },
-                ));
+                wraps.push(regex::Edit {
+                    at: j,
+                    op: regex::Op::Wrap(k),
+                });
             }
             j += 1;
         });
+        out.extend(wraps.into_iter().map(|w| (removed.clone(), du.clone(), w)));
     }
     out
 }

@@ -148,3 +148,30 @@ fn a_flipped_quantifier_with_an_added_operand_is_named() {
     got.sort_unstable();
     assert_eq!(got, ["operand-added", "quantifier-changed"], "{e:?}");
 }
+
+/// Issue 47: a moved star is one slip, so with an added operand it is a pair, and of
+/// pairs the one that writes φ₁'s symbols wins: a star added and a `0` added, not the
+/// `0+` and a swap that leave a `0` out.
+#[test]
+fn a_star_and_an_added_operand_are_named_over_a_lighter_reading() {
+    let e = ex("001", "0*010", SyntaxKind::Regex);
+    assert!(e.proved, "{e:?}");
+    assert_eq!(ids(&e), ["star-added", "operand-added"], "{e:?}");
+    let e = ex("00*1*", "00**01", SyntaxKind::Regex);
+    let got = ids(&e);
+    assert!(got.contains(&"operand-added"), "{e:?}");
+    assert!(got.contains(&"star-removed"), "{e:?}");
+}
+
+/// A star moved and another added: three star edits, two slips, named as such rather
+/// than as an operand dropped and a larger one added (`1*0` → `(10*)*`).
+#[test]
+fn a_moved_star_and_an_added_star_are_stars() {
+    let e = ex("1*0", "(10*)*", SyntaxKind::Regex);
+    assert!(e.proved, "{e:?}");
+    assert_eq!(
+        ids(&e),
+        ["star-removed", "star-added", "star-added"],
+        "{e:?}"
+    );
+}
