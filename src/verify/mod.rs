@@ -8,6 +8,8 @@ pub mod normalize;
 pub mod regex_check;
 pub mod render;
 mod small_model;
+#[cfg(test)]
+mod small_model_tests;
 pub mod truth_table;
 pub mod verdict;
 pub mod z3_logic;
