@@ -1,6 +1,6 @@
 //! The least countermodel with exactly k elements, searched by our own evaluator:
 //! symbols are given values one at a time in the order of
-//! [`least_model::canonical`](super::least_model), each preferred value first, and a
+//! `least_model::canonical`, each preferred value first, and a
 //! branch ends as soon as a three-valued evaluation decides both sides. Within its
 //! budget the search answers what the solver would (a model of that size, and then
 //! the least one, or none) at a fraction of the cost; beyond it the caller asks Z3.
@@ -45,27 +45,27 @@ struct Symbols {
     preds: Vec<(String, usize)>,
 }
 
+/// The symbols as sets while they are gathered.
+#[derive(Default)]
+struct Sets {
+    consts: BTreeSet<String>,
+    props: BTreeSet<String>,
+    preds: BTreeSet<(String, usize)>,
+}
+
 /// Names a term takes as the Z3 encoder does: a name bound by an enclosing
 /// quantifier is that variable, whatever its kind; any other name is a constant.
-fn gather(
-    f: &Formula,
-    bound: &mut Vec<String>,
-    s: &mut (
-        BTreeSet<String>,
-        BTreeSet<String>,
-        BTreeSet<(String, usize)>,
-    ),
-) {
+fn gather(f: &Formula, bound: &mut Vec<String>, s: &mut Sets) {
     match f {
         Formula::Bool(_) => {}
         Formula::Prop(p) => {
-            s.1.insert(p.to_string());
+            s.props.insert(p.to_string());
         }
         Formula::Pred(p, args) => {
-            s.2.insert((p.to_string(), args.len()));
+            s.preds.insert((p.to_string(), args.len()));
             for t in args {
                 if !bound.iter().any(|v| v == t.name()) {
-                    s.0.insert(t.name().to_string());
+                    s.consts.insert(t.name().to_string());
                 }
             }
         }
@@ -212,13 +212,13 @@ enum Slot {
 /// The least countermodel of φ and φ′ (both closed) with exactly `k` elements, or that
 /// there is none; `None` when the search ran out of budget.
 pub(super) fn least(a: &Formula, b: &Formula, k: usize) -> Option<Found> {
-    let mut sets = Default::default();
+    let mut sets = Sets::default();
     gather(a, &mut Vec::new(), &mut sets);
     gather(b, &mut Vec::new(), &mut sets);
     let sy = Symbols {
-        consts: sets.0.into_iter().collect(),
-        props: sets.1.into_iter().collect(),
-        preds: sets.2.into_iter().collect(),
+        consts: sets.consts.into_iter().collect(),
+        props: sets.props.into_iter().collect(),
+        preds: sets.preds.into_iter().collect(),
     };
     if k == 0 && !(sy.consts.is_empty() && sy.preds.is_empty()) {
         return None;
