@@ -284,6 +284,58 @@ fn score_line(
     }
 }
 
+/// Scores a chunk's lines on `threads` workers that each take the next unscored line,
+/// so one slow line holds up only its own worker (equal shares left the other core
+/// idle behind a share's slow lines). Results come back in input order; a line whose
+/// scoring panicked becomes an error line.
+fn score_chunk(
+    chunk: &[Line],
+    threads: usize,
+    score: impl Fn(&Line) -> (String, bool) + Sync,
+) -> Vec<(String, bool)> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(line) = chunk.get(i) else {
+                return done;
+            };
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| score(line)))
+                .unwrap_or_else(|_| {
+                    let j = json!({"line": line.0, "error": "internal error: scoring crashed on this line"});
+                    (j.to_string(), true)
+                });
+            done.push((i, r));
+        }
+    };
+    let mut out: Vec<Option<(String, bool)>> = vec![None; chunk.len()];
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads.clamp(1, chunk.len().max(1)))
+            .map(|_| s.spawn(work))
+            .collect();
+        for h in handles {
+            // `work` catches each line's panic, so a join fails only if pushing did.
+            for (i, r) in h.join().unwrap_or_default() {
+                if let Some(slot) = out.get_mut(i) {
+                    *slot = Some(r);
+                }
+            }
+        }
+    });
+    chunk
+        .iter()
+        .zip(out)
+        .map(|((n, _), r)| {
+            r.unwrap_or_else(|| {
+                let j = json!({"line": n, "error": "internal error: scoring crashed on this line"});
+                (j.to_string(), true)
+            })
+        })
+        .collect()
+}
+
 fn run_samples(
     path: &str,
     asked: Option<SyntaxKind>,
@@ -324,33 +376,8 @@ fn run_samples(
         if chunk.is_empty() {
             break;
         }
-        let per = chunk.len().div_ceil(threads).max(1);
-        let results: Vec<(String, bool)> = std::thread::scope(|s| {
-            let handles: Vec<_> = chunk
-                .chunks(per)
-                .map(|part| {
-                    let h = s.spawn(move || {
-                        part.iter()
-                            .map(|(n, l)| score_line(*n, l, asked, reading, opts, kinds))
-                            .collect::<Vec<_>>()
-                    });
-                    (part, h)
-                })
-                .collect();
-            // A crashed worker costs its lines an error line each, never the alignment.
-            handles
-                .into_iter()
-                .flat_map(|(part, h)| {
-                    h.join().unwrap_or_else(|_| {
-                        part.iter()
-                            .map(|(n, _)| {
-                                let j = json!({"line": n, "error": "internal error: scoring crashed on this chunk"});
-                                (j.to_string(), true)
-                            })
-                            .collect()
-                    })
-                })
-                .collect()
+        let results = score_chunk(&chunk, threads, |(n, l)| {
+            score_line(*n, l, asked, reading, opts, kinds)
         });
         for ((n, _), (line, is_bad)) in chunk.iter().zip(results) {
             if is_bad {

@@ -36,7 +36,7 @@ pub fn extract_phi1(
         timeout: std::time::Duration::from_secs(1),
         ..verify::Options::default()
     };
-    let same = |a: &Expr, b: &Expr| a == b || verify::verify(a, b, &quick).is_equivalent();
+    let same = |a: &Expr, b: &Expr| a == b || verify::is_equivalent(a, b, &quick);
     extract_read_among(raw, syntax, &ctx, reading, same).map_err(|e| {
         Box::new(Verdict::Unparseable {
             pos: e.pos,

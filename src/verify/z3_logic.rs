@@ -1,6 +1,8 @@
 //! Logic equivalence with Z3: φ ≡ φ′ iff ¬(φ ↔ φ′) is unsat, plus small countermodels.
 
+use super::least_model::canonical;
 use super::model::{FiniteModel, holds};
+use super::small_model;
 use super::verdict::{Countermodel, Verdict};
 use crate::syntax::{BinOp, Formula, Quantifier, Term};
 use std::collections::{BTreeMap, HashSet};
@@ -10,19 +12,19 @@ use z3::{FuncDecl, Params, SatResult, Solver, Sort, Tactic};
 
 /// Translates formulas to Z3 terms on the current thread's context. Ordered maps: the
 /// order of assertions steers Z3's search, so it must not change from process to process.
-struct Encoder {
-    universe: Sort,
-    bools: BTreeMap<String, Bool>,
-    consts: BTreeMap<String, Dynamic>,
-    funcs: BTreeMap<(String, usize), FuncDecl>,
+pub(super) struct Encoder {
+    pub(super) universe: Sort,
+    pub(super) bools: BTreeMap<String, Bool>,
+    pub(super) consts: BTreeMap<String, Dynamic>,
+    pub(super) funcs: BTreeMap<(String, usize), FuncDecl>,
     env: Vec<(String, Dynamic)>,
     fresh: usize,
     /// When set, quantifiers are expanded over these elements instead of encoded.
-    expand: Option<Vec<Dynamic>>,
+    pub(super) expand: Option<Vec<Dynamic>>,
 }
 
 impl Encoder {
-    fn new() -> Encoder {
+    pub(super) fn new() -> Encoder {
         Encoder {
             universe: Sort::uninterpreted("U".into()),
             bools: BTreeMap::new(),
@@ -46,7 +48,7 @@ impl Encoder {
             .clone()
     }
 
-    fn encode(&mut self, f: &Formula) -> Bool {
+    pub(super) fn encode(&mut self, f: &Formula) -> Bool {
         match f {
             Formula::Bool(b) => Bool::from_bool(*b),
             Formula::Prop(p) => self
@@ -184,7 +186,7 @@ pub(crate) fn interrupt_all() {
 }
 
 /// `solver.check()`, registered for [`interrupt_all`].
-fn checked(solver: &Solver) -> SatResult {
+pub(super) fn checked(solver: &Solver) -> SatResult {
     let _active = Active::enter();
     if STARTED_IN.get() != GENERATION.load(std::sync::atomic::Ordering::SeqCst) {
         return SatResult::Unknown;
@@ -205,7 +207,7 @@ fn solver_params(ms: u64) -> Params {
     p
 }
 
-fn solver_with_timeout(ms: u64) -> Solver {
+pub(super) fn solver_with_timeout(ms: u64) -> Solver {
     // `Solver::new()` builds Z3's combined solver, which costs ~5 ms per instance on
     // Z3 4.8; a solver from the `smt` tactic handles the same (quantified UF) problems
     // and starts in ~0.1 ms.
@@ -215,9 +217,9 @@ fn solver_with_timeout(ms: u64) -> Solver {
 }
 
 /// Largest expanded problem (AST nodes after expanding quantifiers) we hand to Z3.
-const MAX_EXPANDED: usize = 200_000;
+pub(super) const MAX_EXPANDED: usize = 200_000;
 
-fn quantifier_depth(f: &Formula) -> u32 {
+pub(super) fn quantifier_depth(f: &Formula) -> u32 {
     match f {
         Formula::Bool(_) | Formula::Prop(_) | Formula::Pred(..) => 0,
         Formula::Not(a) => quantifier_depth(a),
@@ -235,6 +237,13 @@ fn expanded_model(a: &Formula, b: &Formula, k: usize, deadline: Instant) -> Opti
         return None;
     }
     let ms = remaining(deadline)?;
+    // Our own search settles most small domains exactly as the solver would, then
+    // with the least model at once.
+    match small_model::least(a, b, k) {
+        Some(small_model::Found::Model(fm)) => return Some(rechecked(a, b, fm, false)),
+        Some(small_model::Found::None) => return None,
+        None => {}
+    }
     let mut enc = Encoder::new();
     let elems: Vec<Dynamic> = (0..k)
         .map(|i| Dynamic::new_const(format!("e!{}", i + 1), &enc.universe))
@@ -255,10 +264,10 @@ fn expanded_model(a: &Formula, b: &Formula, k: usize, deadline: Instant) -> Opti
     }
     let model = solver.get_model()?;
     let fm = read_model(&enc, &model, &elems)?;
-    Some(rechecked(a, b, canonical(a, b, fm, deadline), false))
+    Some(rechecked(a, b, canonical(a, b, fm, deadline, false), false))
 }
 
-fn remaining(deadline: Instant) -> Option<u64> {
+pub(super) fn remaining(deadline: Instant) -> Option<u64> {
     let left = deadline
         .saturating_duration_since(Instant::now())
         .as_millis() as u64;
@@ -338,7 +347,7 @@ fn check_here(a: &Formula, b: &Formula, deadline: Instant, max_domain: usize) ->
                         .and_then(|x| x.as_bool());
                     fm.propositions.insert(name.clone(), val.unwrap_or(false));
                 }
-                return rechecked(a, b, canonical(a, b, fm, deadline), true);
+                return rechecked(a, b, canonical(a, b, fm, deadline, true), true);
             }
             for k in early + 1..=max_domain {
                 let Some(ms) = remaining(deadline) else { break };
@@ -347,7 +356,7 @@ fn check_here(a: &Formula, b: &Formula, deadline: Instant, max_domain: usize) ->
                 let found = bounded_model(&enc, &solver, k);
                 solver.pop(1);
                 if let Some(fm) = found {
-                    return rechecked(a, b, canonical(a, b, fm, deadline), false);
+                    return rechecked(a, b, canonical(a, b, fm, deadline, true), false);
                 }
             }
             Verdict::NotEquivalent {
@@ -443,7 +452,11 @@ fn bounded_model(enc: &Encoder, solver: &Solver, k: usize) -> Option<FiniteModel
 }
 
 /// Reads a finite structure over `elems` off a Z3 model.
-fn read_model(enc: &Encoder, model: &z3::Model, elems: &[Dynamic]) -> Option<FiniteModel> {
+pub(super) fn read_model(
+    enc: &Encoder,
+    model: &z3::Model,
+    elems: &[Dynamic],
+) -> Option<FiniteModel> {
     let k = elems.len();
     let truth = |b: &Bool| {
         model
@@ -482,135 +495,6 @@ fn read_model(enc: &Encoder, model: &z3::Model, elems: &[Dynamic]) -> Option<Fin
         fm.predicates.insert((name.clone(), *arity), ext);
     }
     Some(fm)
-}
-
-/// The least countermodel with as many elements as `found`, so the same pair always
-/// shows the same model whatever the solver's state (a thread's context is reused
-/// across pairs, so its models depend on what it solved before).
-///
-/// Least in a fixed order of names: each constant takes the first element it can
-/// (constants by name), then each proposition is false if it can be, then each
-/// predicate tuple (predicates by name and arity, tuples in order) is false if it can
-/// be, each choice kept for the next. Which choices are possible is a fact about φ and
-/// φ′, so the result is too. `found` (which satisfies every choice it agrees with)
-/// saves the checks it answers; a check that cannot finish in time keeps `found`'s
-/// choice.
-fn canonical(a: &Formula, b: &Formula, found: FiniteModel, deadline: Instant) -> FiniteModel {
-    let k = found.size;
-    let qd = quantifier_depth(a).max(quantifier_depth(b));
-    let fits = k
-        .max(1)
-        .checked_pow(qd)
-        .and_then(|blowup| (a.size() + b.size()).checked_mul(blowup))
-        .is_some_and(|n| n <= MAX_EXPANDED);
-    let Some(ms) = remaining(deadline) else {
-        return found;
-    };
-    if !fits || (k == 0 && (a.is_first_order() || b.is_first_order())) {
-        return found;
-    }
-    let mut enc = Encoder::new();
-    let elems: Vec<Dynamic> = (0..k)
-        .map(|i| Dynamic::new_const(format!("e!{}", i + 1), &enc.universe))
-        .collect();
-    enc.expand = Some(elems.clone());
-    let differ = enc.encode(a).iff(enc.encode(b)).not();
-    let solver = solver_with_timeout(ms);
-    solver.assert(&differ);
-    if k > 1 {
-        solver.assert(Dynamic::distinct(&elems));
-    }
-    for c in enc.consts.values() {
-        let options: Vec<Bool> = elems.iter().map(|e| c.eq(e.clone())).collect();
-        solver.assert(Bool::or(&options));
-    }
-    let mut current = found;
-    // One step: `want` is preferred; `have` says whether `current` already makes it.
-    // Returns whether `want` was taken.
-    let choose = |want: &Bool, other: &Bool, have: bool, current: &mut FiniteModel| {
-        if have {
-            solver.assert(want);
-            return true;
-        }
-        // A scope, not assumptions: the `smt` tactic's solver answers unknown to those.
-        solver.push();
-        solver.assert(want);
-        let answer = checked(&solver);
-        let model = (answer == SatResult::Sat)
-            .then(|| {
-                solver
-                    .get_model()
-                    .and_then(|m| read_model(&enc, &m, &elems))
-            })
-            .flatten();
-        solver.pop(1);
-        if let Some(m) = model {
-            solver.assert(want);
-            *current = m;
-            true
-        } else {
-            solver.assert(other);
-            false
-        }
-    };
-    let mut consts: Vec<(String, Dynamic)> = enc
-        .consts
-        .iter()
-        .map(|(n, c)| (n.clone(), c.clone()))
-        .collect();
-    consts.sort_by(|x, y| x.0.cmp(&y.0));
-    for (name, c) in &consts {
-        for (i, e) in elems.iter().enumerate() {
-            let at = current.constants.get(name).copied().unwrap_or(0);
-            if i > at {
-                break;
-            }
-            let want = c.eq(e.clone());
-            if i == at {
-                solver.assert(&want);
-                break;
-            }
-            if choose(&want, &want.not(), false, &mut current) {
-                break;
-            }
-        }
-    }
-    let mut props: Vec<(String, Bool)> = enc
-        .bools
-        .iter()
-        .map(|(n, v)| (n.clone(), v.clone()))
-        .collect();
-    props.sort_by(|x, y| x.0.cmp(&y.0));
-    for (name, v) in &props {
-        let is_true = current.propositions.get(name).copied().unwrap_or(false);
-        choose(&v.not(), v, !is_true, &mut current);
-    }
-    let mut preds: Vec<(&(String, usize), &FuncDecl)> = enc.funcs.iter().collect();
-    preds.sort_by(|x, y| x.0.cmp(y.0));
-    for ((name, arity), decl) in preds {
-        let Some(total) = k.checked_pow(*arity as u32) else {
-            return current;
-        };
-        for code in 0..total {
-            // Tuples in lexicographic order: the first position is the most significant.
-            let mut tuple = vec![0; *arity];
-            let mut c = code;
-            for slot in tuple.iter_mut().rev() {
-                *slot = c % k;
-                c /= k;
-            }
-            let args: Vec<&dyn Ast> = tuple.iter().map(|i| &elems[*i] as &dyn Ast).collect();
-            let Some(atom) = decl.apply(&args).as_bool() else {
-                continue;
-            };
-            let is_true = current
-                .predicates
-                .get(&(name.clone(), *arity))
-                .is_some_and(|ext| ext.contains(&tuple));
-            choose(&atom.not(), &atom, !is_true, &mut current);
-        }
-    }
-    current
 }
 
 /// Shows a countermodel only after our own evaluator confirms it separates φ and φ′.
