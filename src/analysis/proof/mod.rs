@@ -11,10 +11,12 @@ mod focus;
 mod logic;
 mod near;
 mod operands;
+mod order;
 mod regex;
 mod screen;
 mod screen_fol;
 mod search_regex;
+mod tables;
 
 use crate::analysis::failure_kind::{FailureKind, kind_of_change};
 use crate::syntax::diff::{Change, NamedChange, diff, named_changes};
@@ -153,39 +155,6 @@ impl<'a> Structural<'a> {
     }
 }
 
-/// The first item `accept` takes, in the order of a stable sort by `prefix` then
-/// `rest`, where `build` (None: the item is left out) and `rest` run only for the
-/// groups of equal `prefix` reached, and `rest` only where a group holds more than
-/// one item: the expensive part of a rank is paid for the few candidates it orders.
-/// `accept` answers None to stop the search (nothing later can be taken).
-fn first_in_order<U, T, P: Ord, R: Ord>(
-    mut items: Vec<U>,
-    prefix: impl Fn(&U) -> P,
-    mut build: impl FnMut(U) -> Option<T>,
-    mut rest: impl FnMut(&T) -> R,
-    mut accept: impl FnMut(&T) -> Option<bool>,
-) -> Option<T> {
-    items.sort_by_key(&prefix);
-    let mut items = items.into_iter().peekable();
-    while let Some(first) = items.next() {
-        let p = prefix(&first);
-        let mut group = vec![first];
-        while let Some(u) = items.next_if(|u| prefix(u) == p) {
-            group.push(u);
-        }
-        let mut built: Vec<T> = group.into_iter().filter_map(&mut build).collect();
-        if built.len() > 1 {
-            built.sort_by_cached_key(&mut rest);
-        }
-        for t in built {
-            if accept(&t)? {
-                return Some(t);
-            }
-        }
-    }
-    None
-}
-
 /// Where an equivalent φ₁ is written differently: the outermost differing places.
 fn rewrites(a: &Expr, b: &Expr) -> Vec<String> {
     let lines = diff(a, b);
@@ -287,11 +256,6 @@ fn survivors(
     max_weight: usize,
     budget: &mut usize,
 ) -> Vec<logic::Edit> {
-    let edits: Vec<logic::Edit> = logic::edits(f, pool)
-        .into_iter()
-        .filter(|e| !matches!(e.op, logic::Op::Add(_, i) if degenerate.get(i) == Some(&true)))
-        .filter(|e| logic::weight(&e.op, pool) <= max_weight)
-        .collect();
     let arena = match scr {
         LogicScreen::Pl(s) => s.arena(f).map(Arena::Pl),
         LogicScreen::Fol(s) => Some(Arena::Fol(s.arena(f))),
@@ -304,16 +268,21 @@ fn survivors(
         _ => None,
     };
     let mut out = Vec::new();
-    for e in edits {
-        if *budget == 0 {
-            break;
+    // The edits are screened as they are made, in their order; those left out before
+    // the budget (an added operand that says φ₁ alone, one too heavy) do not count.
+    logic::each_edit(f, pool, &mut |e| {
+        if matches!(e.op, logic::Op::Add(_, i) if degenerate.get(i) == Some(&true))
+            || logic::weight(&e.op, pool) > max_weight
+            || *budget == 0
+        {
+            return;
         }
         *budget -= 1;
         if covering
             .as_ref()
             .is_some_and(|c| c.get(e.at) == Some(&false))
         {
-            continue;
+            return;
         }
         let pass = match (scr, &arena) {
             (LogicScreen::Pl(s), Some(Arena::Pl(ar))) => s.edit_agrees(ar, &e),
@@ -323,7 +292,7 @@ fn survivors(
         if pass {
             out.push(e);
         }
-    }
+    });
     out
 }
 
@@ -405,7 +374,7 @@ fn search_logic(
     // Lightest edit first, then the rank: an added operand weighs what it writes (the
     // rank's first part: only an added operand's change is OperatorAdded).
     let mut calls = MAX_CONFIRM;
-    let proved_one = first_in_order(
+    let proved_one = order::first_in_order(
         one,
         |e| (logic::weight(&e.op, &pool), is_add(e)),
         |e| {
@@ -413,9 +382,10 @@ fn search_logic(
             let d = logic::describe(a, &e, &pool)?;
             Some((logic::weight(&e.op, &pool), g, d))
         },
-        |(_, g, d)| {
+        |(_, g, _)| near::logic_distance(g, lits()),
+        |(_, _, d)| {
             let r = rank(d.0, structural.kinds());
-            (near::logic_distance(g, lits()), r.1, r.2)
+            (r.1, r.2)
         },
         |(_, g, _)| confirm(g, &mut calls),
     )
@@ -464,13 +434,14 @@ fn search_logic(
     // so the answer is deterministic.
     let added = |c: Change| u8::from(c == Change::OperatorAdded);
     let mut calls = MAX_CONFIRM;
-    first_in_order(
+    order::first_in_order(
         pairs,
         |(w, d1, d2, _)| (*w, added(d1.0) + added(d2.0)),
         Some,
-        |(_, d1, d2, g)| {
+        |(_, _, _, g)| near::logic_distance(g, lits()),
+        |(_, d1, d2, _)| {
             let r = pair_rank(d1.0, d2.0, kinds);
-            (near::logic_distance(g, lits()), r.1, r.2)
+            (r.1, r.2)
         },
         |(_, _, _, g)| confirm(g, &mut calls),
     )
