@@ -4,10 +4,15 @@
 //! the shipped samples (what the Diff tab computes when it first shows one).
 //!
 //! Issue 45's ratio: `verify --explain --pairs` against `verify --pairs` (the verdicts
-//! alone) on the same not-equivalent pairs with rewrites (one planted mutation, then one
-//! or two meaning-preserving rewrites): 10,000 PL pairs and 1,000 FOL pairs.
+//! alone) on the same not-equivalent pairs, the one-mutation PL pairs above and pairs
+//! with rewrites (one planted mutation, then one or two meaning-preserving rewrites):
+//! 10,000 PL pairs and 1,000 FOL pairs. Wall and CPU time (the children's user +
+//! system time) are both given, with the load average: on a shared machine the CPU
+//! time is the figure to compare.
 //!
-//! `cargo bench --bench explain` (release). AUTOEVAL_EXPLAIN=pl|fol|regex|shipped|rewrites runs one part.
+//! `cargo bench --bench explain` (release). AUTOEVAL_EXPLAIN=pl|fol|regex|shipped|rewrites
+//! runs one part; AUTOEVAL_EXPLAIN_BIN=path times another build's binary on the same
+//! pairs; AUTOEVAL_EXPLAIN_KEEP=dir keeps the pair files there.
 // A benchmark stops at the first thing that goes wrong.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

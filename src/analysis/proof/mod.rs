@@ -147,6 +147,20 @@ impl<'a> Structural<'a> {
         })
     }
 
+    /// The kinds to rank candidates making these changes by: none when every
+    /// candidate's change is of the same kind (whether the diff shows it is then the
+    /// same for all, and so is their order), so the diff is not computed for them.
+    fn kinds_for(&self, mut changes: impl Iterator<Item = Change>) -> &[FailureKind] {
+        let Some(first) = changes.next().map(kind_of_change) else {
+            return &[];
+        };
+        if changes.all(|c| kind_of_change(c) == first) {
+            &[]
+        } else {
+            self.kinds()
+        }
+    }
+
     fn into_changes(self) -> Vec<NamedChange> {
         match self.changes.into_inner() {
             Some(c) => c,
@@ -383,9 +397,14 @@ fn search_logic(
             Some((logic::weight(&e.op, &pool), g, d))
         },
         |(_, g, _)| near::logic_distance(g, lits()),
-        |(_, _, d)| {
-            let r = rank(d.0, structural.kinds());
-            (r.1, r.2)
+        |same| {
+            let ks = structural.kinds_for(same.iter().map(|(_, _, d)| d.0));
+            same.iter()
+                .map(|(_, _, d)| {
+                    let r = rank(d.0, ks);
+                    (r.1, r.2)
+                })
+                .collect()
         },
         |(_, g, _)| confirm(g, &mut calls),
     )
@@ -439,9 +458,13 @@ fn search_logic(
         |(w, d1, d2, _)| (*w, added(d1.0) + added(d2.0)),
         Some,
         |(_, _, _, g)| near::logic_distance(g, lits()),
-        |(_, d1, d2, _)| {
-            let r = pair_rank(d1.0, d2.0, kinds);
-            (r.1, r.2)
+        |same| {
+            same.iter()
+                .map(|(_, d1, d2, _)| {
+                    let r = pair_rank(d1.0, d2.0, kinds);
+                    (r.1, r.2)
+                })
+                .collect()
         },
         |(_, _, _, g)| confirm(g, &mut calls),
     )

@@ -5,15 +5,17 @@
 /// The first item `accept` takes, in the order of a stable sort by `prefix`, then
 /// `rest`, then `tie`, where `build` (None: the item is left out) runs only for the
 /// groups of equal `prefix` reached, `rest` only where such a group holds more than
-/// one item, and `tie` only where several of those have the same `rest`: the
-/// expensive parts of a rank are paid for the few candidates they order. `accept`
-/// answers None to stop the search (nothing later can be taken).
+/// one item, and `tie` (the keys of several items of the same `rest`, given
+/// together so it can see when a costly part of them cannot differ) only where
+/// several have the same `rest`: the expensive parts of a rank are paid for the few
+/// candidates they order. `accept` answers None to stop the search (nothing later
+/// can be taken).
 pub(super) fn first_in_order<U, T, P: Ord, R: Ord, S: Ord>(
     mut items: Vec<U>,
     prefix: impl Fn(&U) -> P,
     mut build: impl FnMut(U) -> Option<T>,
     mut rest: impl FnMut(&T) -> R,
-    mut tie: impl FnMut(&T) -> S,
+    mut tie: impl FnMut(&[T]) -> Vec<S>,
     mut accept: impl FnMut(&T) -> Option<bool>,
 ) -> Option<T> {
     items.sort_by_key(&prefix);
@@ -38,7 +40,10 @@ pub(super) fn first_in_order<U, T, P: Ord, R: Ord, S: Ord>(
                 same.push(t);
             }
             if same.len() > 1 {
-                same.sort_by_cached_key(&mut tie);
+                let keys = tie(&same);
+                let mut tied: Vec<(S, T)> = keys.into_iter().zip(same).collect();
+                tied.sort_by(|x, y| x.0.cmp(&y.0));
+                same = tied.into_iter().map(|(_, t)| t).collect();
             }
             for t in same {
                 if accept(&t)? {
@@ -85,7 +90,7 @@ mod tests {
                 |(_, x)| x.0,
                 |u| (u.1.3 != 7).then_some(u),
                 |(_, x)| x.1,
-                |(_, x)| x.2,
+                |same| same.iter().map(|(_, x)| x.2).collect(),
                 |(_, x)| {
                     if x.3 == stop && stop != taken {
                         None
