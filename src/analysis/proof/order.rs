@@ -60,6 +60,9 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// (prefix, rest, tie, label); label 7 is left out by `build`.
+    type Item = (u8, u8, u8, u8);
+
     proptest! {
         /// The lazy order is a stable sort by (prefix, rest, tie), with the items
         /// `build` leaves out skipped, and stops where `accept` says so.
@@ -69,9 +72,8 @@ mod tests {
             taken in 0u8..8,
             stop in 0u8..8,
         ) {
-            // Item: (prefix, rest, tie, label); label 7 is left out by `build`.
-            let indexed: Vec<(usize, (u8, u8, u8, u8))> = items.iter().copied().enumerate().collect();
-            let mut sorted: Vec<&(usize, (u8, u8, u8, u8))> =
+            let indexed: Vec<(usize, Item)> = items.iter().copied().enumerate().collect();
+            let mut sorted: Vec<&(usize, Item)> =
                 indexed.iter().filter(|(_, x)| x.3 != 7).collect();
             sorted.sort_by_key(|(_, x)| (x.0, x.1, x.2));
             // Accept the first labelled `taken`; stop at the first labelled `stop`.

@@ -471,7 +471,7 @@ impl PlScreen {
                 combine(*o, &mut x, self.operands.get(*i)?.as_ref()?);
                 x
             }
-            Op::RenameProp(i) => self.props.get(*i)?.as_ref()?.to_vec(),
+            Op::RenameProp(i) => self.props.get(*i)?.as_ref()?.clone(),
             _ => return None,
         })
     }
