@@ -4,10 +4,15 @@
 //! the shipped samples (what the Diff tab computes when it first shows one).
 //!
 //! Issue 45's ratio: `verify --explain --pairs` against `verify --pairs` (the verdicts
-//! alone) on the same not-equivalent pairs with rewrites (one planted mutation, then one
-//! or two meaning-preserving rewrites): 10,000 PL pairs and 1,000 FOL pairs.
+//! alone) on the same not-equivalent pairs, the one-mutation PL pairs above and pairs
+//! with rewrites (one planted mutation, then one or two meaning-preserving rewrites):
+//! 10,000 PL pairs and 1,000 FOL pairs. Wall and CPU time (the children's user +
+//! system time) are both given, with the load average: on a shared machine the CPU
+//! time is the figure to compare.
 //!
-//! `cargo bench --bench explain` (release). AUTOEVAL_EXPLAIN=pl|fol|regex|shipped|rewrites runs one part.
+//! `cargo bench --bench explain` (release). AUTOEVAL_EXPLAIN=pl|fol|regex|shipped|rewrites
+//! runs one part; AUTOEVAL_EXPLAIN_BIN=path times another build's binary on the same
+//! pairs; AUTOEVAL_EXPLAIN_KEEP=dir keeps the pair files there.
 // A benchmark stops at the first thing that goes wrong.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -17,7 +22,7 @@ use autoeval::perturb::{PerturbKind, perturb};
 use autoeval::rng::Rng;
 use autoeval::syntax::{Expr, Notation, SyntaxKind, parse};
 use autoeval::verify::{Options, Verdict, verify};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -57,41 +62,8 @@ fn not_equivalent(kind: DatasetKind, want: usize) -> Vec<(Expr, Expr)> {
 fn pl() {
     let pairs = not_equivalent(DatasetKind::Pl, 10_000);
     let dir = tempfile::tempdir().expect("tempdir");
-    let file = dir.path().join("pl.tsv");
-    let text: String = pairs
-        .iter()
-        .map(|(a, b)| {
-            format!(
-                "{}\t{}\n",
-                a.print(Notation::Unicode),
-                b.print(Notation::Unicode)
-            )
-        })
-        .collect();
-    std::fs::write(&file, text).expect("write");
-    let mut times = Vec::new();
-    let mut out = String::new();
-    for _ in 0..3 {
-        let t = Instant::now();
-        let o = Command::new(env!("CARGO_BIN_EXE_autoeval"))
-            .args(["verify", "--explain", "--pairs"])
-            .arg(&file)
-            .output()
-            .expect("runs");
-        times.push(t.elapsed());
-        out = String::from_utf8_lossy(&o.stdout).into_owned();
-    }
-    times.sort();
-    let n = out.lines().count();
-    let proved = out
-        .lines()
-        .filter(|l| l.contains("\"proved\":true"))
-        .count();
-    println!(
-        "verify --explain --pairs, {n} PL not-equivalent pairs: {:.0} pairs/s end to end (median of 3: {:.2?}; runs {times:.2?}), {proved} proved",
-        n as f64 / times[1].as_secs_f64(),
-        times[1]
-    );
+    let file = write_pairs(dir.path(), "pl-one-mutation.tsv", &pairs);
+    report("Pl (one mutation)", &file);
 }
 
 /// Not-equivalent pairs of `kind`: φ, then one mutation, then one or two rewrites
@@ -137,9 +109,48 @@ fn rewritten(kind: DatasetKind, want: usize) -> Vec<(Expr, Expr)> {
     out
 }
 
-/// Median of three runs of `autoeval verify [--explain] --pairs file`, and its output.
-fn timed_pairs(file: &Path, explain: bool) -> (Duration, String) {
+/// Writes `pairs` as `φ<TAB>φ′` lines into `dir` (AUTOEVAL_EXPLAIN_KEEP: a folder the
+/// file is copied to as well, to compare two builds' outputs on the same pairs).
+fn write_pairs(dir: &Path, name: &str, pairs: &[(Expr, Expr)]) -> PathBuf {
+    let file = dir.join(name);
+    let text: String = pairs
+        .iter()
+        .map(|(a, b)| {
+            format!(
+                "{}\t{}\n",
+                a.print(Notation::Unicode),
+                b.print(Notation::Unicode)
+            )
+        })
+        .collect();
+    std::fs::write(&file, &text).expect("write");
+    if let Ok(keep) = std::env::var("AUTOEVAL_EXPLAIN_KEEP") {
+        std::fs::write(Path::new(&keep).join(name), &text).expect("keep");
+    }
+    file
+}
+
+/// CPU time (user + system) of the waited-for children so far, from /proc/self/stat
+/// (cutime, cstime in clock ticks, 100 a second on Linux): on a shared machine the wall
+/// time measures the load as much as the work.
+fn children_cpu() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // The fields after the command name (which may hold spaces) in parentheses.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<u64> = rest
+        .split_whitespace()
+        .map(|x| x.parse().unwrap_or(0))
+        .collect();
+    // cutime and cstime are fields 16 and 17 of the line, 13 and 14 after the name.
+    let ticks = f.get(13).copied().unwrap_or(0) + f.get(14).copied().unwrap_or(0);
+    Duration::from_millis(ticks * 10)
+}
+
+/// Medians of three runs of `autoeval verify [--explain] --pairs file` (wall, CPU), and
+/// its output.
+fn timed_pairs(file: &Path, explain: bool) -> (Duration, Duration, String) {
     let mut times = Vec::new();
+    let mut cpus = Vec::new();
     let mut out = String::new();
     for _ in 0..3 {
         // AUTOEVAL_EXPLAIN_BIN: another build's binary on the same pairs (before/after).
@@ -150,45 +161,63 @@ fn timed_pairs(file: &Path, explain: bool) -> (Duration, String) {
         if explain {
             cmd.arg("--explain");
         }
+        let c = children_cpu();
         let t = Instant::now();
         let o = cmd.arg("--pairs").arg(file).output().expect("runs");
         times.push(t.elapsed());
+        cpus.push(children_cpu().saturating_sub(c));
         out = String::from_utf8_lossy(&o.stdout).into_owned();
     }
     times.sort();
-    (times[1], out)
+    cpus.sort();
+    (times[1], cpus[1], out)
+}
+
+/// Explanation time against verdict-only time on the pairs in `file`, wall and CPU.
+fn report(what: &str, file: &Path) {
+    let (verdicts, vcpu, _) = timed_pairs(file, false);
+    let (explained, ecpu, out) = timed_pairs(file, true);
+    let n = out.lines().count();
+    let proved = out
+        .lines()
+        .filter(|l| l.contains("\"proved\":true"))
+        .count();
+    let rate = |d: Duration| n as f64 / d.as_secs_f64();
+    println!(
+        "{what}, {n} not-equivalent pairs: verify --explain --pairs {explained:.2?} wall, {ecpu:.2?} CPU ({:.0} pairs/s wall, {:.0} pairs/CPU-s, {proved} proved); verify --pairs {verdicts:.2?} wall, {vcpu:.2?} CPU ({:.0} pairs/s wall, {:.0} pairs/CPU-s): explanations cost {:.1}x the verdicts wall, {:.1}x CPU (medians of 3, end to end, {})",
+        rate(explained),
+        rate(ecpu),
+        rate(verdicts),
+        rate(vcpu),
+        explained.as_secs_f64() / verdicts.as_secs_f64(),
+        ecpu.as_secs_f64() / vcpu.as_secs_f64(),
+        load()
+    );
+}
+
+/// The load average when the figure was taken (the machine may be shared).
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg").map_or_else(
+        |_| "load unknown".into(),
+        |l| {
+            format!(
+                "load {}",
+                l.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+            )
+        },
+    )
 }
 
 /// Explanation time against verdict-only time on the same pairs with rewrites.
 fn rewrites() {
     let dir = tempfile::tempdir().expect("tempdir");
-    for (kind, n) in [(DatasetKind::Pl, 10_000), (DatasetKind::Fol, 1_000)] {
+    for (kind, n, name) in [
+        (DatasetKind::Pl, 10_000, "pl-rewrites.tsv"),
+        (DatasetKind::Fol, 1_000, "fol-rewrites.tsv"),
+    ] {
         let pairs = rewritten(kind, n);
-        let file = dir.path().join("pairs.tsv");
-        let text: String = pairs
-            .iter()
-            .map(|(a, b)| {
-                format!(
-                    "{}\t{}\n",
-                    a.print(Notation::Unicode),
-                    b.print(Notation::Unicode)
-                )
-            })
-            .collect();
-        std::fs::write(&file, text).expect("write");
-        let (verdicts, _) = timed_pairs(&file, false);
-        let (explained, out) = timed_pairs(&file, true);
-        let n = out.lines().count();
-        let proved = out
-            .lines()
-            .filter(|l| l.contains("\"proved\":true"))
-            .count();
-        println!(
-            "{kind:?}, {n} not-equivalent pairs with rewrites: verify --explain --pairs {explained:.2?} ({:.0} pairs/s, {proved} proved), verify --pairs {verdicts:.2?} ({:.0} pairs/s): explanations cost {:.1}x the verdicts (medians of 3, end to end)",
-            n as f64 / explained.as_secs_f64(),
-            n as f64 / verdicts.as_secs_f64(),
-            explained.as_secs_f64() / verdicts.as_secs_f64()
-        );
+        let file = write_pairs(dir.path(), name, &pairs);
+        report(&format!("{kind:?} with rewrites"), &file);
     }
 }
 

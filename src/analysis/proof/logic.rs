@@ -145,19 +145,31 @@ pub(crate) fn weight(op: &Op, pool: &Pool) -> usize {
     }
 }
 
-/// Every edit of `f`, in pre-order of the nodes. `scope` lists the bound variables.
+/// Every edit of `f`, in pre-order of the nodes.
 pub(crate) fn edits(f: &Formula, pool: &Pool) -> Vec<Edit> {
     // Two adds per operand at every node, and a dozen other edits at most.
     let mut out = Vec::with_capacity(f.size() * (2 * pool.operands.len() + 12));
-    let mut n = 0;
-    visit(f, pool, &mut Vec::new(), &mut n, &mut out);
+    each_edit(f, pool, &mut |e| out.push(e));
     out
 }
 
-fn visit(f: &Formula, pool: &Pool, scope: &mut Vec<String>, n: &mut usize, out: &mut Vec<Edit>) {
+/// [`edits`] handed to `out` one at a time, in the same order (a screen that rules
+/// most of them out never stores them).
+pub(crate) fn each_edit(f: &Formula, pool: &Pool, out: &mut impl FnMut(Edit)) {
+    visit(f, pool, &mut Vec::new(), &mut 0, out);
+}
+
+/// The edits of `f` and below; `scope` lists the bound variables.
+fn visit(
+    f: &Formula,
+    pool: &Pool,
+    scope: &mut Vec<String>,
+    n: &mut usize,
+    out: &mut impl FnMut(Edit),
+) {
     let at = *n;
     *n += 1;
-    let mut push = |op| out.push(Edit { at, op });
+    let mut push = |op| out(Edit { at, op });
     match f {
         Formula::Not(_) => push(Op::Unnegate),
         _ => push(Op::Negate),

@@ -11,15 +11,18 @@ mod focus;
 mod logic;
 mod near;
 mod operands;
+mod order;
 mod regex;
 mod screen;
 mod screen_fol;
 mod search_regex;
+mod tables;
 
 use crate::analysis::failure_kind::{FailureKind, kind_of_change};
 use crate::syntax::diff::{Change, NamedChange, diff, named_changes};
 use crate::syntax::{Expr, Formula};
 use crate::verify::{self, Options};
+use std::cell::OnceCell;
 use std::time::Duration;
 
 /// What changed from φ₀ to φ₁, and whether the verifier proved it.
@@ -83,7 +86,7 @@ pub fn explain_with(
             rewrites: rewrites(a, b),
         };
     }
-    let structural = named_changes(a, b);
+    let structural = Structural::new(a, b);
     let opts = Options {
         timeout: CONFIRM_TIMEOUT,
         ..opts.clone()
@@ -93,7 +96,7 @@ pub fn explain_with(
             search_logic(x, y, &structural, countermodel, &opts)
         }
         (Expr::Regex(x), Expr::Regex(y)) if x.size() <= MAX_SIZE => {
-            search_regex::search(x, y, &structural, &opts)
+            search_regex::search(x, y, structural.changes(), &opts)
         }
         _ => None,
     };
@@ -104,10 +107,65 @@ pub fn explain_with(
             rewrites: vec![],
         },
         None => Explanation {
-            changes: structural,
+            changes: structural.into_changes(),
             proved: false,
             rewrites: vec![],
         },
+    }
+}
+
+/// The structural diff's changes and their kinds, computed when first asked: a
+/// search whose first candidate is alone in its rank never needs them.
+struct Structural<'a> {
+    a: &'a Expr,
+    b: &'a Expr,
+    changes: OnceCell<Vec<NamedChange>>,
+    kinds: OnceCell<Vec<FailureKind>>,
+}
+
+impl<'a> Structural<'a> {
+    fn new(a: &'a Expr, b: &'a Expr) -> Structural<'a> {
+        Structural {
+            a,
+            b,
+            changes: OnceCell::new(),
+            kinds: OnceCell::new(),
+        }
+    }
+
+    fn changes(&self) -> &[NamedChange] {
+        self.changes.get_or_init(|| named_changes(self.a, self.b))
+    }
+
+    /// The kinds of the changes (what [`rank`] compares a candidate's kind with).
+    fn kinds(&self) -> &[FailureKind] {
+        self.kinds.get_or_init(|| {
+            self.changes()
+                .iter()
+                .filter_map(|c| kind_of_change(c.change))
+                .collect()
+        })
+    }
+
+    /// The kinds to rank candidates making these changes by: none when every
+    /// candidate's change is of the same kind (whether the diff shows it is then the
+    /// same for all, and so is their order), so the diff is not computed for them.
+    fn kinds_for(&self, mut changes: impl Iterator<Item = Change>) -> &[FailureKind] {
+        let Some(first) = changes.next().map(kind_of_change) else {
+            return &[];
+        };
+        if changes.all(|c| kind_of_change(c) == first) {
+            &[]
+        } else {
+            self.kinds()
+        }
+    }
+
+    fn into_changes(self) -> Vec<NamedChange> {
+        match self.changes.into_inner() {
+            Some(c) => c,
+            None => named_changes(self.a, self.b),
+        }
     }
 }
 
@@ -201,9 +259,9 @@ enum Arena<'a> {
     Fol(screen_fol::FolArena<'a>),
 }
 
-/// The edits of `f` weighing at most `max_weight` that pass the screen, with the
-/// candidates they make (PL edits are screened on the node tables, without building
-/// the candidate first).
+/// The edits of `f` weighing at most `max_weight` that pass the screen (PL edits are
+/// screened on the node tables, without building the candidate; the caller builds
+/// the candidates it looks at, and leaves out an edit that does not apply).
 fn survivors(
     f: &Formula,
     pool: &logic::Pool,
@@ -211,12 +269,7 @@ fn survivors(
     degenerate: &[bool],
     max_weight: usize,
     budget: &mut usize,
-) -> Vec<(logic::Edit, Formula)> {
-    let edits: Vec<logic::Edit> = logic::edits(f, pool)
-        .into_iter()
-        .filter(|e| !matches!(e.op, logic::Op::Add(_, i) if degenerate.get(i) == Some(&true)))
-        .filter(|e| logic::weight(&e.op, pool) <= max_weight)
-        .collect();
+) -> Vec<logic::Edit> {
     let arena = match scr {
         LogicScreen::Pl(s) => s.arena(f).map(Arena::Pl),
         LogicScreen::Fol(s) => Some(Arena::Fol(s.arena(f))),
@@ -229,26 +282,31 @@ fn survivors(
         _ => None,
     };
     let mut out = Vec::new();
-    for e in edits {
-        if *budget == 0 {
-            break;
+    // The edits are screened as they are made, in their order; those left out before
+    // the budget (an added operand that says φ₁ alone, one too heavy) do not count.
+    logic::each_edit(f, pool, &mut |e| {
+        if matches!(e.op, logic::Op::Add(_, i) if degenerate.get(i) == Some(&true))
+            || logic::weight(&e.op, pool) > max_weight
+            || *budget == 0
+        {
+            return;
         }
         *budget -= 1;
         if covering
             .as_ref()
             .is_some_and(|c| c.get(e.at) == Some(&false))
         {
-            continue;
+            return;
         }
         let pass = match (scr, &arena) {
             (LogicScreen::Pl(s), Some(Arena::Pl(ar))) => s.edit_agrees(ar, &e),
             (LogicScreen::Fol(s), Some(Arena::Fol(ar))) => s.edit_agrees(ar, &e, pool),
             _ => logic::apply(f, &e, pool).is_some_and(|g| scr.agrees(&g)),
         };
-        if pass && let Some(g) = logic::apply(f, &e, pool) {
-            out.push((e, g));
+        if pass {
+            out.push(e);
         }
-    }
+    });
     out
 }
 
@@ -269,7 +327,7 @@ fn pair_limit<T>(one: Option<&(usize, T)>) -> Option<usize> {
 fn search_logic(
     a: &Formula,
     b: &Formula,
-    structural: &[NamedChange],
+    structural: &Structural,
     known: Option<&verify::Countermodel>,
     opts: &Options,
 ) -> Option<Vec<NamedChange>> {
@@ -294,59 +352,67 @@ fn search_logic(
         LogicScreen::Pl(_) => BUDGET_PL,
         LogicScreen::Fol(_) => BUDGET_FOL,
     };
-    let kinds: Vec<FailureKind> = structural
-        .iter()
-        .filter_map(|c| kind_of_change(c.change))
-        .collect();
     let target = Expr::Logic(b.clone());
     // The PL screen's complete truth table is the proof itself; otherwise the verifier
     // is asked, at most MAX_CONFIRM times a level, and the countermodel of a candidate
     // it refutes refutes later ones without asking again.
     let exact = matches!(&scr, LogicScreen::Pl(s) if s.exact());
     let mut learned = screen_fol::Learned::new(a, b, &pool);
+    // None once the verifier may not be asked again: no later candidate is proved.
     let mut confirm = |g: &Formula, calls: &mut usize| {
         if exact {
-            return true;
+            return Some(true);
         }
-        if *calls == 0 || learned.refutes(g) {
-            return false;
+        if *calls == 0 {
+            return None;
+        }
+        if learned.refutes(g) {
+            return Some(false);
         }
         *calls -= 1;
-        match decide(&Expr::Logic(g.clone()), &target, opts) {
+        Some(match decide(&Expr::Logic(g.clone()), &target, opts) {
             verify::Verdict::NotEquivalent { countermodel, .. } => {
                 learned.learn(&countermodel, b, &pool);
                 false
             }
             v => v.is_equivalent(),
-        }
+        })
     };
     // An added operand that alone says what φ₁ says explains nothing (`φ₀ ∧ φ₁`).
     let degenerate: Vec<bool> = pool.operands.iter().map(|x| scr.agrees(x)).collect();
+    let lits = OnceCell::new();
+    let lits = || lits.get_or_init(|| near::logic_literals(b));
+    let is_add = |e: &logic::Edit| matches!(e.op, logic::Op::Add(..));
     let mut unlimited = usize::MAX;
-    let mut one: Vec<(usize, Formula, (Change, String))> =
-        survivors(a, &pool, &scr, &degenerate, usize::MAX, &mut unlimited)
-            .into_iter()
-            .filter_map(|(e, g)| {
-                let d = logic::describe(a, &e, &pool)?;
-                Some((logic::weight(&e.op, &pool), g, d))
-            })
-            .collect();
-    let lits = near::logic_literals(b);
-    // Lightest edit first, then the rank: an added operand weighs what it writes.
-    one.sort_by_cached_key(|(w, g, d)| {
-        (
-            *w,
-            nearest(rank(d.0, &kinds), near::logic_distance(g, &lits)),
-        )
-    });
+    let one = survivors(a, &pool, &scr, &degenerate, usize::MAX, &mut unlimited);
+    // Lightest edit first, then the rank: an added operand weighs what it writes (the
+    // rank's first part: only an added operand's change is OperatorAdded).
     let mut calls = MAX_CONFIRM;
-    let proved_one = one
-        .iter()
-        .find(|(_, g, _)| confirm(g, &mut calls))
-        .map(|(w, _, d)| (*w, named(d.clone())));
+    let proved_one = order::first_in_order(
+        one,
+        |e| (logic::weight(&e.op, &pool), is_add(e)),
+        |e| {
+            let g = logic::apply(a, &e, &pool)?;
+            let d = logic::describe(a, &e, &pool)?;
+            Some((logic::weight(&e.op, &pool), g, d))
+        },
+        |(_, g, _)| near::logic_distance(g, lits()),
+        |same| {
+            let ks = structural.kinds_for(same.iter().map(|(_, _, d)| d.0));
+            same.iter()
+                .map(|(_, _, d)| {
+                    let r = rank(d.0, ks);
+                    (r.1, r.2)
+                })
+                .collect()
+        },
+        |(_, g, _)| confirm(g, &mut calls),
+    )
+    .map(|(w, _, d)| (w, named(d)));
     let Some(limit) = pair_limit(proved_one.as_ref()) else {
         return proved_one.map(|(_, c)| vec![c]);
     };
+    let kinds = structural.kinds();
     // Two edits: every first edit followed by every second edit that passes the screen
     // (within the budget and the weight a pair must stay within to beat a proved single
     // edit), then the best-ranked pairs confirmed: the first pair found is not the best
@@ -362,7 +428,7 @@ fn search_logic(
     // operands still come last): the budget is spent on the nodes φ₁ changed.
     let focus = focus::logic(a, b);
     firsts.sort_by_key(|(w, e, d)| {
-        let r = rank(d.0, &kinds);
+        let r = rank(d.0, kinds);
         (r.0, focus.get(e.at).copied().unwrap_or(2), *w, r.1, r.2)
     });
     let mut budget = budget_two;
@@ -374,28 +440,36 @@ fn search_logic(
         let Some(f1) = logic::apply(a, &e1, &pool) else {
             continue;
         };
-        for (e2, g) in survivors(&f1, &pool, &scr, &degenerate, limit - w1, &mut budget) {
+        for e2 in survivors(&f1, &pool, &scr, &degenerate, limit - w1, &mut budget) {
+            let Some(g) = logic::apply(&f1, &e2, &pool) else {
+                continue;
+            };
             if let Some(d2) = logic::describe(&f1, &e2, &pool) {
                 pairs.push((w1 + logic::weight(&e2.op, &pool), d1.clone(), d2, g));
             }
         }
     }
-    // A stable sort: equal ranks keep the order found, so the answer is deterministic.
-    pairs.sort_by_cached_key(|(w, d1, d2, g)| {
-        (
-            *w,
-            nearest(
-                pair_rank(d1.0, d2.0, &kinds),
-                near::logic_distance(g, &lits),
-            ),
-        )
-    });
+    // Ordered as a stable sort by weight then rank: equal ranks keep the order found,
+    // so the answer is deterministic.
+    let added = |c: Change| u8::from(c == Change::OperatorAdded);
     let mut calls = MAX_CONFIRM;
-    pairs
-        .into_iter()
-        .find(|(_, _, _, g)| confirm(g, &mut calls))
-        .map(|(_, d1, d2, _)| vec![named(d1), named(d2)])
-        .or_else(|| proved_one.map(|(_, c)| vec![c]))
+    order::first_in_order(
+        pairs,
+        |(w, d1, d2, _)| (*w, added(d1.0) + added(d2.0)),
+        Some,
+        |(_, _, _, g)| near::logic_distance(g, lits()),
+        |same| {
+            same.iter()
+                .map(|(_, d1, d2, _)| {
+                    let r = pair_rank(d1.0, d2.0, kinds);
+                    (r.1, r.2)
+                })
+                .collect()
+        },
+        |(_, _, _, g)| confirm(g, &mut calls),
+    )
+    .map(|(_, d1, d2, _)| vec![named(d1), named(d2)])
+    .or_else(|| proved_one.map(|(_, c)| vec![c]))
 }
 
 #[cfg(test)]

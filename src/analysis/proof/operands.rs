@@ -12,32 +12,66 @@ const OPERAND_SIZE: usize = 4;
 /// Most operands offered (each is tried at every node, twice).
 const MAX_OPERANDS: usize = 16;
 
+/// The subformulas of `f` in pre-order with their sizes, counted in one walk.
+fn sized<'a>(f: &'a Formula, out: &mut Vec<(&'a Formula, usize)>) -> usize {
+    let at = out.len();
+    out.push((f, 1));
+    let size = 1 + match f {
+        Formula::Not(x) | Formula::Quant(_, _, x) => sized(x, out),
+        Formula::Bin(_, x, y) => sized(x, out) + sized(y, out),
+        Formula::Bool(_) | Formula::Prop(_) | Formula::Pred(..) => 0,
+    };
+    if let Some(slot) = out.get_mut(at) {
+        slot.1 = size;
+    }
+    size
+}
+
 /// The operands of φ₁ (`b`) an added edit to φ₀ (`a`) may insert, best first.
 pub(super) fn operands(a: &Formula, b: &Formula) -> Vec<Formula> {
-    let mut in_a = HashSet::new();
-    a.walk(&mut |g| {
-        in_a.insert(g.clone());
-    });
-    let mut new: Vec<Formula> = Vec::new();
-    let mut atoms: Vec<Formula> = Vec::new();
-    let mut small: Vec<Formula> = Vec::new();
-    b.walk(&mut |g| {
+    // Only φ₀'s subformulas as small as a new operand can equal one.
+    let mut nodes = Vec::new();
+    sized(a, &mut nodes);
+    let in_a: HashSet<&Formula> = nodes
+        .iter()
+        .filter(|(_, n)| *n <= NEW_SIZE)
+        .map(|(g, _)| *g)
+        .collect();
+    nodes.clear();
+    let whole = sized(b, &mut nodes);
+    let mut new: Vec<(usize, &Formula)> = Vec::new();
+    let mut atoms: Vec<&Formula> = Vec::new();
+    let mut small: Vec<&Formula> = Vec::new();
+    for &(g, n) in &nodes {
         if g.is_atom() {
-            atoms.push(g.clone());
-            atoms.push(Formula::negate(g.clone()));
-        } else if !in_a.contains(g) && g.size() <= NEW_SIZE && g.size() < b.size() {
-            new.push(g.clone());
-        } else if g.size() <= OPERAND_SIZE && !matches!(g, Formula::Not(x) if x.is_atom()) {
-            small.push(g.clone());
+            atoms.push(g);
+        } else if n <= NEW_SIZE && n < whole && !in_a.contains(g) {
+            new.push((n, g));
+        } else if n <= OPERAND_SIZE && !matches!(g, Formula::Not(x) if x.is_atom()) {
+            small.push(g);
         }
-    });
+    }
     // Smallest new subformulas first: the added part, not a whole rewritten branch.
-    new.sort_by_key(Formula::size);
-    let mut out: Vec<Formula> = new.into_iter().take(MAX_OPERANDS / 2).collect();
-    out.extend(atoms);
-    out.extend(small);
-    let mut seen = HashSet::new();
-    out.retain(|f| seen.insert(f.clone()));
-    out.truncate(MAX_OPERANDS);
+    new.sort_by_key(|(n, _)| *n);
+    let candidates = new
+        .into_iter()
+        .take(MAX_OPERANDS / 2)
+        .map(|(_, g)| g.clone())
+        .chain(
+            atoms
+                .into_iter()
+                .flat_map(|g| [g.clone(), Formula::negate(g.clone())]),
+        )
+        .chain(small.into_iter().cloned());
+    // The first MAX_OPERANDS distinct ones, in order.
+    let mut out: Vec<Formula> = Vec::with_capacity(MAX_OPERANDS);
+    for g in candidates {
+        if out.len() == MAX_OPERANDS {
+            break;
+        }
+        if !out.contains(&g) {
+            out.push(g);
+        }
+    }
     out
 }

@@ -5,6 +5,7 @@
 //! still needs the verifier.
 
 use super::logic::{Edit, Op, Pool};
+use super::tables::Tables;
 use crate::syntax::{BinOp, Formula};
 use std::collections::BTreeMap;
 
@@ -52,7 +53,7 @@ pub(crate) struct PlScreen {
 
 /// Truth tables of every node of one formula, in pre-order.
 pub(crate) struct Arena {
-    tables: Vec<Vec<u64>>,
+    tables: Tables,
     parent: Vec<usize>,
     kids: Vec<[usize; 2]>,
     ops: Vec<Option<BinOp>>,
@@ -60,11 +61,11 @@ pub(crate) struct Arena {
     /// or false on every row (`off`): the formula is a tree, so with the node's
     /// value `v` it is `(v & on) | (!v & off)`, and an edit there is checked without
     /// walking up to the root.
-    on: Vec<Vec<u64>>,
-    off: Vec<Vec<u64>>,
+    on: Tables,
+    off: Tables,
 }
 
-fn combine(op: BinOp, a: &mut [u64], b: &[u64]) {
+pub(super) fn combine(op: BinOp, a: &mut [u64], b: &[u64]) {
     for (x, y) in a.iter_mut().zip(b) {
         *x = match op {
             BinOp::And => *x & y,
@@ -86,7 +87,7 @@ pub(super) fn op1(op: BinOp, x: u64, y: u64) -> u64 {
     }
 }
 
-fn not(a: &mut [u64]) {
+pub(super) fn not(a: &mut [u64]) {
     for x in a {
         *x = !*x;
     }
@@ -200,41 +201,39 @@ impl PlScreen {
     /// The node tables of `f` (None: not propositional).
     pub fn arena(&self, f: &Formula) -> Option<Arena> {
         fn go(s: &PlScreen, f: &Formula, parent: usize, ar: &mut Arena) -> Option<usize> {
-            let at = ar.tables.len();
-            ar.tables.push(Vec::new());
+            let at = ar.parent.len();
             ar.parent.push(parent);
             ar.kids.push([usize::MAX; 2]);
             ar.ops.push(None);
-            let t = match f {
+            match f {
                 Formula::Not(a) => {
                     let k = go(s, a, at, ar)?;
                     ar.kids[at][0] = k;
-                    let mut t = ar.tables[k].clone();
-                    not(&mut t);
-                    t
+                    ar.tables.copy(k, at);
+                    ar.tables.negate(at);
                 }
                 Formula::Bin(op, a, b) => {
                     let k0 = go(s, a, at, ar)?;
                     let k1 = go(s, b, at, ar)?;
                     ar.kids[at] = [k0, k1];
                     ar.ops[at] = Some(*op);
-                    let mut t = ar.tables[k0].clone();
-                    combine(*op, &mut t, &ar.tables[k1]);
-                    t
+                    ar.tables.copy(k0, at);
+                    ar.tables.combine_with(at, *op, k1);
                 }
-                _ => s.table(f)?,
-            };
-            ar.tables[at] = t;
+                _ => ar.tables.set(at, &s.table(f)?),
+            }
             Some(at)
         }
+        let n = f.size();
         let mut ar = Arena {
-            tables: Vec::new(),
-            parent: Vec::new(),
-            kids: Vec::new(),
-            ops: Vec::new(),
-            on: Vec::new(),
-            off: Vec::new(),
+            tables: Tables::new(self.words, n),
+            parent: Vec::with_capacity(n),
+            kids: Vec::with_capacity(n),
+            ops: Vec::with_capacity(n),
+            on: Tables::new(self.words, n),
+            off: Tables::new(self.words, n),
         };
+        ar.tables.data.resize(self.words * n, 0);
         go(self, f, usize::MAX, &mut ar)?;
         self.contexts(&mut ar);
         Some(ar)
@@ -242,40 +241,39 @@ impl PlScreen {
 
     /// Fills `on` and `off` top-down (a parent comes before its children in pre-order).
     fn contexts(&self, ar: &mut Arena) {
-        let n = ar.tables.len();
+        let n = ar.parent.len();
         let ones = vec![u64::MAX; self.words];
-        ar.on = Vec::with_capacity(n);
-        ar.off = Vec::with_capacity(n);
+        let zeros = vec![0; self.words];
         for i in 0..n {
             let p = ar.parent[i];
             if p == usize::MAX {
-                ar.on.push(ones.clone());
-                ar.off.push(vec![0; self.words]);
+                ar.on.push(&ones);
+                ar.off.push(&zeros);
                 continue;
             }
-            let (on, off) = match ar.ops[p] {
+            match ar.ops[p] {
                 // The parent is a negation: its value is the child's, flipped.
-                None => (ar.off[p].clone(), ar.on[p].clone()),
+                None => {
+                    ar.on.push_copy_from(&ar.off, p);
+                    ar.off.push_copy_from(&ar.on, p);
+                }
                 Some(op) => {
                     let [a, b] = ar.kids[p];
                     let left = a == i;
-                    let sib = &ar.tables[if left { b } else { a }];
-                    let through = |v: u64, w: usize| {
+                    let sib = if left { b } else { a };
+                    for w in 0..self.words {
+                        let (sw, pon, poff) =
+                            (ar.tables.word(sib, w), ar.on.word(p, w), ar.off.word(p, w));
                         // The parent's value with this child's at `v` on word `w`.
-                        let pv = if left {
-                            op1(op, v, sib[w])
-                        } else {
-                            op1(op, sib[w], v)
+                        let through = |v: u64| {
+                            let pv = if left { op1(op, v, sw) } else { op1(op, sw, v) };
+                            (pv & pon) | (!pv & poff)
                         };
-                        (pv & ar.on[p][w]) | (!pv & ar.off[p][w])
-                    };
-                    (0..self.words)
-                        .map(|w| (through(u64::MAX, w), through(0, w)))
-                        .unzip()
+                        ar.on.data.push(through(u64::MAX));
+                        ar.off.data.push(through(0));
+                    }
                 }
-            };
-            ar.on.push(on);
-            ar.off.push(off);
+            }
         }
     }
 
@@ -292,7 +290,7 @@ impl PlScreen {
             })
             .collect();
         (0..ar.tables.len())
-            .map(|i| (0..n).all(|w| diff[w] & !(ar.on[i][w] ^ ar.off[i][w]) == 0))
+            .map(|i| (0..n).all(|w| diff[w] & !(ar.on.word(i, w) ^ ar.off.word(i, w)) == 0))
             .collect()
     }
 
@@ -300,7 +298,7 @@ impl PlScreen {
     /// (under `mask`).
     fn fits(&self, ar: &Arena, at: usize, v: u64, w: usize, mask: u64) -> bool {
         let t = self.target[w];
-        let bad = (v & (ar.on[at][w] ^ t)) | (!v & (ar.off[at][w] ^ t));
+        let bad = (v & (ar.on.word(at, w) ^ t)) | (!v & (ar.off.word(at, w) ^ t));
         bad & mask == 0
     }
 
@@ -385,26 +383,26 @@ impl PlScreen {
         let [k0, k1] = *ar.kids.get(at)?;
         Some(match &e.op {
             Op::Negate => {
-                let mut x = t(at)?.clone();
+                let mut x = t(at)?.to_vec();
                 not(&mut x);
                 x
             }
-            Op::Unnegate => t(k0)?.clone(),
+            Op::Unnegate => t(k0)?.to_vec(),
             Op::Connective(o) => {
-                let mut x = t(k0)?.clone();
+                let mut x = t(k0)?.to_vec();
                 combine(*o, &mut x, t(k1)?);
                 x
             }
             Op::SwapOperands => {
-                let mut x = t(k1)?.clone();
+                let mut x = t(k1)?.to_vec();
                 combine(ar.ops[at]?, &mut x, t(k0)?);
                 x
             }
-            Op::Keep(left) => t(if *left { k0 } else { k1 })?.clone(),
+            Op::Keep(left) => t(if *left { k0 } else { k1 })?.to_vec(),
             Op::RegroupLeft => {
                 // a op (b op2 c) → (a op b) op2 c
                 let [b, c] = *ar.kids.get(k1)?;
-                let mut x = t(k0)?.clone();
+                let mut x = t(k0)?.to_vec();
                 combine(ar.ops[at]?, &mut x, t(b)?);
                 combine(ar.ops[k1]?, &mut x, t(c)?);
                 x
@@ -412,14 +410,14 @@ impl PlScreen {
             Op::RegroupRight => {
                 // (a op2 b) op c → a op2 (b op c)
                 let [a, b] = *ar.kids.get(k0)?;
-                let mut inner = t(b)?.clone();
+                let mut inner = t(b)?.to_vec();
                 combine(ar.ops[at]?, &mut inner, t(k1)?);
-                let mut x = t(a)?.clone();
+                let mut x = t(a)?.to_vec();
                 combine(ar.ops[k0]?, &mut x, &inner);
                 x
             }
             Op::FlipBool => {
-                let mut x = t(at)?.clone();
+                let mut x = t(at)?.to_vec();
                 not(&mut x);
                 x
             }
@@ -427,9 +425,9 @@ impl PlScreen {
                 // ¬a op b → ¬(a op b): `a` is the negated child's child.
                 let op = ar.ops[at]?;
                 let (mut x, y) = if *left {
-                    (t(ar.kids.get(k0)?[0])?.clone(), t(k1)?)
+                    (t(ar.kids.get(k0)?[0])?.to_vec(), t(k1)?)
                 } else {
-                    (t(k0)?.clone(), t(ar.kids.get(k1)?[0])?)
+                    (t(k0)?.to_vec(), t(ar.kids.get(k1)?[0])?)
                 };
                 combine(op, &mut x, y);
                 not(&mut x);
@@ -438,12 +436,12 @@ impl PlScreen {
             Op::NarrowNeg(left) => {
                 let [a, b] = *ar.kids.get(k0)?;
                 let op = ar.ops[k0]?;
-                let mut x = t(a)?.clone();
+                let mut x = t(a)?.to_vec();
                 if *left {
                     not(&mut x);
                     combine(op, &mut x, t(b)?);
                 } else {
-                    let mut y = t(b)?.clone();
+                    let mut y = t(b)?.to_vec();
                     not(&mut y);
                     combine(op, &mut x, &y);
                 }
@@ -454,22 +452,22 @@ impl PlScreen {
                 if *left {
                     // (a op b) op c → a op (b o2 c)
                     let [a, b] = *ar.kids.get(k0)?;
-                    let mut inner = t(b)?.clone();
+                    let mut inner = t(b)?.to_vec();
                     combine(*o2, &mut inner, t(k1)?);
-                    let mut x = t(a)?.clone();
+                    let mut x = t(a)?.to_vec();
                     combine(op, &mut x, &inner);
                     x
                 } else {
                     // a op (b op c) → (a o2 b) op c
                     let [b, c] = *ar.kids.get(k1)?;
-                    let mut x = t(k0)?.clone();
+                    let mut x = t(k0)?.to_vec();
                     combine(*o2, &mut x, t(b)?);
                     combine(op, &mut x, t(c)?);
                     x
                 }
             }
             Op::Add(o, i) => {
-                let mut x = t(at)?.clone();
+                let mut x = t(at)?.to_vec();
                 combine(*o, &mut x, self.operands.get(*i)?.as_ref()?);
                 x
             }
