@@ -271,7 +271,7 @@ fn compare_leaderboard_and_correlate_show_breaking_points() {
     let out = ok(&bin().arg("compare").args(&dirs).output().unwrap());
     assert!(out.contains("breaking points"), "{out}");
     assert!(
-        out.contains("8.6 [7.6, 9.6]") && out.contains("7.1 [5.4, 8.9]"),
+        out.contains("8.6 [7.6, 9.6]") && out.contains("8.7 [7.1, 10.6]"),
         "{out}"
     );
     let v: Value = serde_json::from_str(&ok(&bin()
