@@ -15,7 +15,7 @@
 //! `BREAKING_DIAG=1` for the pooled curve, its local crossing and four adaptive variants).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use autoeval::analysis::breaking::{BreakingPoint, Cell, breaking_point};
+use autoeval::analysis::breaking::{BreakingPoint, Cell, Logistic, Scale, breaking_point_on};
 use autoeval::analysis::design;
 use autoeval::grammar::{DatasetKind, GenParams, generate_batch};
 use autoeval::perturb::perturb_per_op;
@@ -24,6 +24,32 @@ use autoeval::syntax::Expr;
 use autoeval::verify::{Options, verify_batch};
 use std::collections::BTreeMap;
 use std::time::Instant;
+
+#[path = "breaking/diag.rs"]
+mod diag;
+
+/// The scale of the fit (`BREAKING_SCALE=linear` for the logistic in operators the
+/// reports used before; the default is the reports' own).
+fn scale() -> Scale {
+    match std::env::var("BREAKING_SCALE").as_deref() {
+        Ok("linear") => Scale::Linear,
+        Ok("log") => Scale::Log,
+        _ => Scale::DEFAULT,
+    }
+}
+
+fn breaking_point(cells: &[Cell], level: f64) -> (BreakingPoint, Option<Logistic>) {
+    breaking_point_on(cells, level, scale())
+}
+
+fn next_round(
+    avail: &BTreeMap<usize, usize>,
+    obs: &[Cell],
+    level: f64,
+    n: usize,
+) -> design::Choice {
+    design::next_round_on(avail, obs, level, n, scale())
+}
 
 fn dataset() -> Vec<(usize, Expr)> {
     let kind = DatasetKind::Pl;
@@ -89,7 +115,7 @@ fn adaptive(
         let choice = if spent == 0 {
             design::spread(&counts, &obs, (budget / 4).max(2 * counts.len()).min(left))
         } else {
-            design::next_round(&counts, &obs, 0.5, (budget / 10).max(5).min(left))
+            next_round(&counts, &obs, 0.5, (budget / 10).max(5).min(left))
         };
         for (k, m) in &choice.per_category {
             let pool = &pools[k];
@@ -102,6 +128,71 @@ fn adaptive(
         }
         round += 1;
     }
+}
+
+/// Standard deviation.
+fn sd(v: &[f64]) -> f64 {
+    let m = v.iter().sum::<f64>() / v.len().max(1) as f64;
+    (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / v.len().max(1) as f64).sqrt()
+}
+
+/// erf by Abramowitz and Stegun 7.1.26 (error below 1.5e-7).
+fn erf(x: f64) -> f64 {
+    let t = 1.0 / (1.0 + 0.327_591_1 * x.abs());
+    let y = 1.0
+        - (((((1.061_405_429 * t - 1.453_152_027) * t) + 1.421_413_741) * t - 0.284_496_736) * t
+            + 0.254_829_592)
+            * t
+            * (-x * x).exp();
+    y.copysign(x)
+}
+
+/// About the most agreement any design of `budget` samples can reach, under the pooled
+/// fit: every sample at the crossing with the slope known gives the crossing a variance
+/// of v / (P′(x*)² · budget), with P′ the fitted curve's slope there and v the variance
+/// of one answer there — the mean p(1 − p) over the items of the two buckets around the
+/// crossing, each item's p taken over the seeds (the items are the same in every seed,
+/// so this is below ¼). The full sweep's estimate is efficient and the adaptive run's
+/// answers are a subset of its answers, so Var(adaptive − full) ≈ Var(adaptive) −
+/// Var(full) (Hausman), the latter taken from the seeds. Approximate: the fit is not the
+/// curve, and the slope is estimated.
+fn ceiling(
+    (f, truth): (&Logistic, f64),
+    (items, answers): (&[(usize, Expr)], &[Vec<bool>]),
+    budget: usize,
+    fulls: &[f64],
+    diffs: &[f64],
+) {
+    let t = f.scale.to(truth);
+    let h = 1e-4;
+    let dtdx = 2.0 * h / (f.scale.from(t + h) - f.scale.from(t - h));
+    let slope = f.b.abs() * 0.25 * dtdx;
+    let near = |x: usize| (x as f64 - truth).abs() < 1.0;
+    let (mut v, mut m) = (0.0, 0.0);
+    for (i, (x, _)) in items.iter().enumerate() {
+        if near(*x) {
+            let p = answers.iter().filter(|a| a[i]).count() as f64 / answers.len() as f64;
+            v += p * (1.0 - p);
+            m += 1.0;
+        }
+    }
+    let v = if m > 0.0 { v / m } else { 0.25 };
+    let se_min = (v / budget as f64).sqrt() / slope;
+    let sd_full = sd(fulls);
+    let floor = (se_min * se_min - sd_full * sd_full).max(0.0).sqrt();
+    let best = if floor > 0.0 {
+        erf(1.5 / (floor * std::f64::consts::SQRT_2))
+    } else {
+        1.0
+    };
+    eprintln!(
+        "       information ceiling: the fitted curve falls {slope:.3} per operator at the crossing and an answer \
+         there varies by {v:.3}, so {budget} samples all at the crossing leave the adaptive point an SD of about \
+         {se_min:.2} (full sweep's SD over seeds {sd_full:.2}): adaptive − full has an SD of about {floor:.2} and \
+         about {:.0}% of seeds can agree within ±1.5; measured SD {:.2}",
+        100.0 * best,
+        sd(diffs)
+    );
 }
 
 fn main() {
@@ -118,6 +209,9 @@ fn main() {
     let budget = n * 15 / 100;
     eprintln!("dataset: PL seed 1, {n} items; adaptive budget {budget} (15%); {seeds} seeds per R");
     let opts = Options::default();
+    let sensitive = std::env::var("BREAKING_DIAG")
+        .is_ok()
+        .then(|| diag::sensitive_operators(&items));
     for r in rates {
         let started = Instant::now();
         let mut answers: Vec<Vec<bool>> = Vec::new();
@@ -149,30 +243,31 @@ fn main() {
             .into_iter()
             .map(|(x, (k, n))| Cell { x: x as f64, k, n })
             .collect();
-        let truth = breaking_point(&pooled, 0.5)
-            .0
-            .value
-            .expect("the pooled curve crosses");
+        let (truth, truth_fit) = breaking_point(&pooled, 0.5);
+        let truth = truth.value.expect("the pooled curve crosses");
+        let truth_fit = truth_fit.expect("the pooled curve has a fit");
         let naive = 0.5f64.ln() / (1.0 - r).ln();
-        if std::env::var("BREAKING_DIAG").is_ok() {
+        if let Some(sens) = &sensitive {
             eprintln!("R {r}:");
-            diag(&items, &answers, &pooled, truth, budget);
+            diag::diag(&items, &answers, &pooled, (truth, r), budget, sens);
             continue;
         }
         let (mut sum, mut covered, mut reached, mut agree, mut ratios) = (0.0, 0, 0, 0, Vec::new());
-        let mut widths = Vec::new();
+        let (mut widths, mut fulls, mut diffs) = (Vec::new(), Vec::new(), Vec::new());
         for (s, ok) in answers.iter().enumerate() {
             let (full, _) = breaking_point(&cells(&items, ok, |_| true), 0.5);
             let Some(v) = full.value else { continue };
             reached += 1;
             sum += v;
+            fulls.push(v);
             let [lo, hi] = full.ci;
             if lo.is_none_or(|l| l <= truth) && hi.is_none_or(|h| truth <= h) {
                 covered += 1;
             }
             let (ad, _) = adaptive(&items, ok, budget, None, s as u64 ^ 0xad);
-            if ad.value.is_some_and(|a| (a - v).abs() <= 1.5) {
-                agree += 1;
+            if let Some(a) = ad.value {
+                diffs.push(a - v);
+                agree += i32::from((a - v).abs() <= 1.5);
             }
             // Cost ratio: samples the adaptive design needs to reach the full sweep's width.
             if let [Some(l), Some(h)] = full.ci {
@@ -199,6 +294,13 @@ fn main() {
             (100.0 * ratios.last().copied().unwrap_or(f64::NAN)).round(),
             started.elapsed()
         );
+        ceiling(
+            (&truth_fit, truth),
+            (&items, &answers),
+            budget,
+            &fulls,
+            &diffs,
+        );
     }
     // Fit plus next-round choice at 2,000 samples.
     let mut rng = Rng::new(9);
@@ -218,218 +320,11 @@ fn main() {
     let t = Instant::now();
     for _ in 0..reps {
         let bp = breaking_point(std::hint::black_box(&obs), 0.5);
-        let c = design::next_round(&avail, &obs, 0.5, 200);
+        let c = next_round(&avail, &obs, 0.5, 200);
         std::hint::black_box((bp, c));
     }
     eprintln!(
         "fit + interval + next-round choice at 2,000 samples: {:.2?} each (target ≤ 50 ms)",
         t.elapsed() / reps
     );
-}
-// `BREAKING_DIAG=1`: which crossing is the estimand. Four adaptive variants against the
-// full sweep, per seed: the run's design (c-optimal, unweighted fit), the same design
-// with a design-weighted fit (each category's share scaled to its size in the dataset,
-// which estimates the full sweep's whole-curve compromise), Neyman allocation for that
-// weighted fit, and spreading the whole budget evenly.
-
-/// Design-weighted cells: each category's observed share scaled to its size in the dataset.
-fn weighted(obs: &[Cell], sizes: &BTreeMap<usize, usize>) -> Vec<Cell> {
-    obs.iter()
-        .filter(|c| c.n > 0.0)
-        .map(|c| {
-            let nn = sizes[&(c.x as usize)] as f64;
-            Cell {
-                x: c.x,
-                k: c.k / c.n * nn,
-                n: nn,
-            }
-        })
-        .collect()
-}
-
-/// Neyman allocation of `n` samples for the weighted estimator's crossing.
-fn neyman(
-    avail: &BTreeMap<usize, usize>,
-    obs: &[Cell],
-    sizes: &BTreeMap<usize, usize>,
-    n: usize,
-) -> BTreeMap<usize, usize> {
-    let w = weighted(obs, sizes);
-    let mut out = BTreeMap::new();
-    let Some(f) = autoeval::analysis::breaking::fit(&w) else {
-        return out;
-    };
-    let Some(xs) = f.crossing(0.5) else {
-        return out;
-    };
-    let theta = xs - f.xbar;
-    let g = [-1.0 / f.b, -theta / f.b];
-    // Influence of category x: c_x = g' H^-1 (1, xc), H = full-population information (cov = H^-1 here).
-    let [vaa, vab, vbb] = f.cov;
-    let mut nx: BTreeMap<usize, f64> = obs.iter().map(|c| (c.x as usize, c.n)).collect();
-    let mut left = avail.clone();
-    for _ in 0..n {
-        let mut best: Option<(usize, f64)> = None;
-        for (&x, &a) in &left {
-            if a == 0 {
-                continue;
-            }
-            let xc = x as f64 - f.xbar;
-            let c = g[0] * (vaa + xc * vab) + g[1] * (vab + xc * vbb);
-            let p = f.predict(x as f64).clamp(0.02, 0.98);
-            let big = sizes[&x] as f64;
-            let have = nx.get(&x).copied().unwrap_or(0.0);
-            let gain = if have == 0.0 {
-                f64::INFINITY
-            } else {
-                big * big * c * c * p * (1.0 - p) * (1.0 / have - 1.0 / (have + 1.0))
-            };
-            if best.is_none_or(|(_, b)| gain > b) {
-                best = Some((x, gain));
-            }
-        }
-        let Some((x, _)) = best else { break };
-        *out.entry(x).or_default() += 1;
-        *nx.entry(x).or_default() += 1.0;
-        if let Some(a) = left.get_mut(&x) {
-            *a -= 1;
-        }
-    }
-    out
-}
-
-#[derive(Clone, Copy, PartialEq)]
-enum Variant {
-    Current,
-    CurrentWeighted,
-    Neyman,
-    Spread,
-}
-
-fn adaptive_v(
-    items: &[(usize, Expr)],
-    ok: &[bool],
-    budget: usize,
-    seed: u64,
-    v: Variant,
-) -> Option<f64> {
-    let mut asked = vec![false; items.len()];
-    let mut sizes: BTreeMap<usize, usize> = BTreeMap::new();
-    for (x, _) in items {
-        *sizes.entry(*x).or_default() += 1;
-    }
-    let mut round = 0u64;
-    loop {
-        let spent = asked.iter().filter(|a| **a).count();
-        let obs = cells(items, ok, |i| asked[i]);
-        let mut pools: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-        for (i, (x, _)) in items.iter().enumerate() {
-            if !asked[i] {
-                pools.entry(*x).or_default().push(i);
-            }
-        }
-        if spent >= budget || pools.is_empty() {
-            return match v {
-                Variant::Current | Variant::Spread => breaking_point(&obs, 0.5).0.value,
-                Variant::CurrentWeighted | Variant::Neyman => {
-                    breaking_point(&weighted(&obs, &sizes), 0.5).0.value
-                }
-            };
-        }
-        let counts: BTreeMap<usize, usize> = pools.iter().map(|(k, v)| (*k, v.len())).collect();
-        let left = budget - spent;
-        let choice = if spent == 0 || v == Variant::Spread {
-            design::spread(
-                &counts,
-                &obs,
-                if spent == 0 {
-                    (budget / 4).max(2 * counts.len()).min(left)
-                } else {
-                    left
-                },
-            )
-            .per_category
-        } else if v == Variant::Neyman {
-            let c = neyman(&counts, &obs, &sizes, (budget / 10).max(5).min(left));
-            if c.is_empty() {
-                design::next_round(&counts, &obs, 0.5, (budget / 10).max(5).min(left)).per_category
-            } else {
-                c
-            }
-        } else {
-            design::next_round(&counts, &obs, 0.5, (budget / 10).max(5).min(left)).per_category
-        };
-        for (k, m) in &choice {
-            let pool = &pools[k];
-            let mut idx: Vec<usize> = (0..pool.len()).collect();
-            Rng::new(seed ^ round.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (*k as u64))
-                .shuffle(&mut idx);
-            for j in idx.into_iter().take(*m) {
-                asked[pool[j]] = true;
-            }
-        }
-        round += 1;
-    }
-}
-
-/// Where pooled per-category means cross 0.5 (linear interpolation; first crossing).
-fn local_truth(pooled: &[Cell]) -> Option<f64> {
-    pooled.windows(2).find_map(|w| {
-        let (p0, p1) = (w[0].k / w[0].n, w[1].k / w[1].n);
-        (p0 >= 0.5 && p1 < 0.5).then(|| w[0].x + (p0 - 0.5) / (p0 - p1) * (w[1].x - w[0].x))
-    })
-}
-
-fn diag(
-    items: &[(usize, Expr)],
-    answers: &[Vec<bool>],
-    pooled: &[Cell],
-    truth: f64,
-    budget: usize,
-) {
-    let curve: Vec<String> = pooled
-        .iter()
-        .map(|c| format!("{}:{:.2}", c.x, c.k / c.n))
-        .collect();
-    eprintln!("  pooled A3 by operators: {}", curve.join(" "));
-    eprintln!(
-        "  local crossing (interpolated pooled means) {:?}; logistic truth {truth:.2}",
-        local_truth(pooled)
-    );
-    for v in [
-        Variant::Current,
-        Variant::CurrentWeighted,
-        Variant::Neyman,
-        Variant::Spread,
-    ] {
-        let (mut agree, mut n, mut errs) = (0, 0, Vec::new());
-        for (s, ok) in answers.iter().enumerate() {
-            let Some(full) = breaking_point(&cells(items, ok, |_| true), 0.5).0.value else {
-                continue;
-            };
-            n += 1;
-            let a = adaptive_v(items, ok, budget, s as u64 ^ 0xad, v);
-            if let Some(a) = a {
-                errs.push(a - full);
-                if (a - full).abs() <= 1.5 {
-                    agree += 1;
-                }
-            }
-        }
-        errs.sort_by(f64::total_cmp);
-        let mean = errs.iter().sum::<f64>() / errs.len().max(1) as f64;
-        let sd = (errs.iter().map(|e| (e - mean).powi(2)).sum::<f64>() / errs.len().max(1) as f64)
-            .sqrt();
-        let name = match v {
-            Variant::Current => "current c-optimal, unweighted",
-            Variant::CurrentWeighted => "current design, design-weighted fit",
-            Variant::Neyman => "Neyman for weighted fit",
-            Variant::Spread => "spread only, unweighted",
-        };
-        eprintln!(
-            "  {name}: within ±1.5 in {agree}/{n}; adaptive − full: mean {mean:+.2}, sd {sd:.2}, range [{:.2}, {:.2}]",
-            errs.first().copied().unwrap_or(f64::NAN),
-            errs.last().copied().unwrap_or(f64::NAN)
-        );
-    }
 }

@@ -93,8 +93,8 @@ fn text_and_csv_carry_the_breaking_point() {
     let text = ok(&bin().arg("report").args(&dirs).output().unwrap());
     assert!(text.contains("Breaking point (A3 by operators)"), "{text}");
     assert!(text.contains("profile likelihood"), "{text}");
-    assert!(text.contains("10.67"), "{text}");
-    assert!(text.contains("[9.01, 12.14]"), "{text}");
+    assert!(text.contains("8.59"), "{text}");
+    assert!(text.contains("[7.59, 9.57]"), "{text}");
     assert!(
         text.contains("adaptive run") && text.contains("not a uniform estimate"),
         "{text}"
@@ -109,7 +109,7 @@ fn text_and_csv_carry_the_breaking_point() {
     let col = |n: &str| head.iter().position(|h| h == n).unwrap();
     let rec = r.records().next().unwrap().unwrap();
     let v: f64 = rec[col("breaking_point")].parse().unwrap();
-    assert!((v - 10.6729).abs() < 1e-3);
+    assert!((v - 8.5905).abs() < 1e-3);
     assert_eq!(&rec[col("breaking_point_reached")], "true");
     assert_eq!(&rec[col("adaptive")], "false");
 }
@@ -271,7 +271,7 @@ fn compare_leaderboard_and_correlate_show_breaking_points() {
     let out = ok(&bin().arg("compare").args(&dirs).output().unwrap());
     assert!(out.contains("breaking points"), "{out}");
     assert!(
-        out.contains("10.7 [9.0, 12.1]") && out.contains("8.7 [6.1, 11.1]"),
+        out.contains("8.6 [7.6, 9.6]") && out.contains("8.7 [7.1, 10.6]"),
         "{out}"
     );
     let v: Value = serde_json::from_str(&ok(&bin()
@@ -301,7 +301,7 @@ fn compare_leaderboard_and_correlate_show_breaking_points() {
         let v: Value = serde_json::from_str(&out).unwrap();
         v[0]["models"][0]["x"].as_f64().unwrap()
     };
-    assert!((x("breaking-point") - 10.6729).abs() < 1e-3);
+    assert!((x("breaking-point") - 8.5905).abs() < 1e-3);
     // The default stays A3 on the subset.
     assert!(x("a3") < 1.0);
 }

@@ -22,7 +22,7 @@ fn the_chart_draws_the_fit_and_marks_the_breaking_point() {
     let s = screens::screen(&mut app, &t, 160, 48);
     assert!(s.contains(" ≈ "), "{s}");
     assert!(s.contains('◆'), "{s}");
-    assert!(s.contains("breaks (A3 50%) at 8.7 [6.1, 11.1]"), "{s}");
+    assert!(s.contains("breaks (A3 50%) at 8.7 [7.1, 10.6]"), "{s}");
     assert!(s.contains("fit "), "{s}");
     assert!(s.contains("adaptive design"), "{s}");
 }

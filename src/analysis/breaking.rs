@@ -1,7 +1,10 @@
 //! Breaking points: where a logistic fit of A3 against a category crosses a level.
 //!
-//! The model is `logit P(equivalent) = a + b·x`, fitted by maximum likelihood on the
-//! samples. With one covariate the per-category counts (successes, trials) are
+//! The model is `logit P(equivalent) = a + b·t(x)`, fitted by maximum likelihood on the
+//! samples, with `t(x) = ln(1 + x)` by default ([`Scale`]: accuracy that falls as
+//! `(1 − R)^x` for most items but not all flattens into a power-law tail, which a
+//! logistic in `x` fits badly and a logistic in `ln(1 + x)` fits; see the book's
+//! "Finding where a model breaks"). With one covariate the per-category counts (successes, trials) are
 //! sufficient statistics, so the sample likelihood is evaluated over them exactly (not
 //! a fit to bucket means). The breaking point is `x* = (logit(level) − a) / b`; its 95 %
 //! interval is the profile-likelihood interval: the `x*` whose profile log-likelihood
@@ -16,6 +19,44 @@ const Z95: f64 = 1.959_963_984_540_054;
 /// The default level: where predicted A3 falls to one half.
 pub const DEFAULT_LEVEL: f64 = 0.5;
 
+/// The scale the category enters the logistic on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    /// `logit P = a + b·x`.
+    Linear,
+    /// `logit P = a + b·ln(1 + x)` (categories are counts, ≥ 0).
+    Log,
+}
+
+impl Scale {
+    /// The scale reports use.
+    pub const DEFAULT: Scale = Scale::Log;
+
+    /// A category value on this scale.
+    pub fn to(self, x: f64) -> f64 {
+        match self {
+            Scale::Linear => x,
+            Scale::Log => x.ln_1p(),
+        }
+    }
+
+    /// A value on this scale back as a category value.
+    pub fn from(self, t: f64) -> f64 {
+        match self {
+            Scale::Linear => t,
+            Scale::Log => t.exp_m1(),
+        }
+    }
+
+    /// The model in words, for reports.
+    pub fn model(self) -> &'static str {
+        match self {
+            Scale::Linear => "logit A3 = a + b·x",
+            Scale::Log => "logit A3 = a + b·ln(1 + x)",
+        }
+    }
+}
+
 /// One category value's samples: `k` equivalent out of `n`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Cell {
@@ -27,15 +68,17 @@ pub struct Cell {
     pub n: f64,
 }
 
-/// A maximum-likelihood logistic fit (x centred on `xbar` for stability).
+/// A maximum-likelihood logistic fit (`t(x)` centred on `xbar` for stability).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Logistic {
-    /// Intercept at `x = xbar`.
+    /// Intercept at `t(x) = xbar`.
     pub a: f64,
-    /// Slope per unit of x.
+    /// Slope per unit of `t(x)`.
     pub b: f64,
-    /// The centre of x.
+    /// The centre of `t(x)`.
     pub xbar: f64,
+    /// The scale `t` the category enters on.
+    pub scale: Scale,
     /// Covariance of (a, b) as (var a, cov ab, var b): the inverse observed information.
     pub cov: [f64; 3],
     /// Maximised log-likelihood.
@@ -101,10 +144,32 @@ fn span(cells: &[Cell]) -> Option<(f64, f64, f64)> {
     Some((lo, hi, mean))
 }
 
-/// Fits the logistic curve by Newton–Raphson with step halving. None when the data
-/// cannot identify it: fewer than two category values, every sample right or every
-/// one wrong, or (quasi-)separated data whose slope runs off to infinity.
+/// Fits the logistic curve on the default scale (see [`fit_on`]).
 pub fn fit(cells: &[Cell]) -> Option<Logistic> {
+    fit_on(cells, Scale::DEFAULT)
+}
+
+/// The cells with their category on `scale` (empty ones dropped).
+fn on_scale(cells: &[Cell], scale: Scale) -> Vec<Cell> {
+    cells
+        .iter()
+        .filter(|c| c.n > 0.0)
+        .map(|c| Cell {
+            x: scale.to(c.x),
+            ..*c
+        })
+        .collect()
+}
+
+/// Fits the logistic curve on `scale` by Newton–Raphson with step halving. None when
+/// the data cannot identify it: fewer than two category values, every sample right or
+/// every one wrong, or (quasi-)separated data whose slope runs off to infinity.
+pub fn fit_on(cells: &[Cell], scale: Scale) -> Option<Logistic> {
+    fit_scaled(&on_scale(cells, scale), scale)
+}
+
+/// [`fit_on`] of cells already on `scale`.
+fn fit_scaled(cells: &[Cell], scale: Scale) -> Option<Logistic> {
     let cells: Vec<Cell> = cells.iter().copied().filter(|c| c.n > 0.0).collect();
     let (lo, hi, xbar) = span(&cells)?;
     let (k, n): (f64, f64) = cells
@@ -170,20 +235,26 @@ pub fn fit(cells: &[Cell]) -> Option<Logistic> {
         a,
         b,
         xbar,
+        scale,
         cov: [hbb / det, -hab / det, haa / det],
         loglik: cur,
     })
 }
 
 impl Logistic {
+    /// The category value `x` on the fitted scale, centred.
+    pub fn centred(&self, x: f64) -> f64 {
+        self.scale.to(x) - self.xbar
+    }
+
     /// Predicted A3 at `x`.
     pub fn predict(&self, x: f64) -> f64 {
-        sigmoid(self.a + self.b * (x - self.xbar))
+        sigmoid(self.a + self.b * self.centred(x))
     }
 
     /// Predicted A3 at `x` with its pointwise 95 % band (Wald, on the logit scale).
     pub fn band(&self, x: f64) -> (f64, f64, f64) {
-        let xc = x - self.xbar;
+        let xc = self.centred(x);
         let [vaa, vab, vbb] = self.cov;
         let se = (vaa + 2.0 * xc * vab + xc * xc * vbb).max(0.0).sqrt();
         let eta = self.a + self.b * xc;
@@ -196,7 +267,10 @@ impl Logistic {
 
     /// Where the curve crosses `level` (None for a flat curve).
     pub fn crossing(&self, level: f64) -> Option<f64> {
-        (self.b != 0.0).then(|| self.xbar + (logit(level) - self.a) / self.b)
+        (self.b != 0.0).then(|| {
+            self.scale
+                .from(self.xbar + (logit(level) - self.a) / self.b)
+        })
     }
 }
 
@@ -274,9 +348,20 @@ fn profile_bound(
     }
 }
 
-/// The breaking point of `cells` at `level` (0 < level < 1), with the fit it came from.
+/// The breaking point of `cells` at `level` (0 < level < 1) on the default scale, with
+/// the fit it came from.
 pub fn breaking_point(cells: &[Cell], level: f64) -> (BreakingPoint, Option<Logistic>) {
-    let cells: Vec<Cell> = cells.iter().copied().filter(|c| c.n > 0.0).collect();
+    breaking_point_on(cells, level, Scale::DEFAULT)
+}
+
+/// The breaking point of `cells` at `level` with the category on `scale`: the fit, the
+/// crossing and the profile interval are found on the scale and mapped back.
+pub fn breaking_point_on(
+    cells: &[Cell],
+    level: f64,
+    scale: Scale,
+) -> (BreakingPoint, Option<Logistic>) {
+    let cells = on_scale(cells, scale);
     let n = cells.iter().map(|c| c.n).sum::<f64>().round() as usize;
     let none = BreakingPoint {
         value: None,
@@ -288,13 +373,17 @@ pub fn breaking_point(cells: &[Cell], level: f64) -> (BreakingPoint, Option<Logi
     if !(level > 0.0 && level < 1.0) {
         return (none, None);
     }
-    let Some(f) = fit(&cells) else {
+    let Some(f) = fit_scaled(&cells, scale) else {
         return (none, None);
     };
     let Some((lo, hi, _)) = span(&cells) else {
         return (none, Some(f));
     };
-    let Some(x) = f.crossing(level).filter(|x| (lo..=hi).contains(x)) else {
+    // The crossing on the fitted scale (where the profile works).
+    let Some(x) = (f.b != 0.0)
+        .then(|| f.xbar + (logit(level) - f.a) / f.b)
+        .filter(|x| (lo..=hi).contains(x))
+    else {
         return (none, Some(f));
     };
     let width = hi - lo;
@@ -305,8 +394,8 @@ pub fn breaking_point(cells: &[Cell], level: f64) -> (BreakingPoint, Option<Logi
     let upper = profile_bound(&cells, c0, (x, f.b), step, hi + width / 2.0, target);
     (
         BreakingPoint {
-            value: Some(x),
-            ci: [lower, upper],
+            value: Some(scale.from(x)),
+            ci: [lower.map(|t| scale.from(t)), upper.map(|t| scale.from(t))],
             level,
             reached: true,
             n,

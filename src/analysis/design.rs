@@ -2,14 +2,15 @@
 //!
 //! Round 0 spreads samples evenly over every category (a coarse sweep). After it, each
 //! round refits the logistic curve and places samples one at a time where they most
-//! reduce the delta-method variance of the breaking point `x* = (logit L − a)/b` (a
-//! c-optimal design for `x*`, evaluated at the current fit): adding a sample at `x`
-//! with weight `w = p(1−p)` lowers `Var(x*) = gᵀI⁻¹g` by `w (gᵀI⁻¹v)² / (1 + w vᵀI⁻¹v)`,
-//! `v = (1, x − x̄)` (Sherman–Morrison). Without a curve to refine (every answer right,
+//! reduce the delta-method variance of the breaking point on the fitted scale,
+//! `t* = (logit L − a)/b` (a c-optimal design for it, evaluated at the current fit; the
+//! breaking point `x*` is a monotone function of `t*`, so the same samples minimise its
+//! variance): adding a sample at `x` with weight `w = p(1−p)` lowers `Var(t*) = gᵀI⁻¹g`
+//! by `w (gᵀI⁻¹v)² / (1 + w vᵀI⁻¹v)`, `v = (1, t(x) − t̄)` (Sherman–Morrison). Without a curve to refine (every answer right,
 //! every answer wrong, a crossing outside the data) the round goes where the crossing
 //! must lie: the hardest categories, the easiest, or evenly where samples are fewest.
 
-use super::breaking::{Cell, Logistic, fit};
+use super::breaking::{Cell, Logistic, Scale, fit_on};
 use std::collections::BTreeMap;
 
 /// z for 95 %.
@@ -101,12 +102,23 @@ fn fill(available: &BTreeMap<usize, usize>, order: &[usize], n: usize) -> BTreeM
     out
 }
 
-/// The next round of `n` samples given what was observed.
+/// The next round of `n` samples given what was observed (the fit on the default scale).
 pub fn next_round(
     available: &BTreeMap<usize, usize>,
     observed: &[Cell],
     level: f64,
     n: usize,
+) -> Choice {
+    next_round_on(available, observed, level, n, Scale::DEFAULT)
+}
+
+/// [`next_round`] with the category on `scale`.
+pub fn next_round_on(
+    available: &BTreeMap<usize, usize>,
+    observed: &[Cell],
+    level: f64,
+    n: usize,
+    scale: Scale,
 ) -> Choice {
     let (k, total): (f64, f64) = observed
         .iter()
@@ -133,7 +145,7 @@ pub fn next_round(
     if total <= 0.0 {
         return spread(available, observed, n);
     }
-    let Some(f) = fit(observed) else {
+    let Some(f) = fit_on(observed, scale) else {
         if k >= total * level {
             return harder(format!(
                 "no curve yet ({k:.0} of {total:.0} right): the model has not broken, so the hardest categories left"
@@ -170,7 +182,7 @@ fn c_optimal(
     // Observed information at the current fit.
     let mut info = [0.0f64; 3];
     for c in observed {
-        let xc = c.x - f.xbar;
+        let xc = f.centred(c.x);
         let p = f.predict(c.x);
         let w = c.n * p * (1.0 - p);
         info[0] += w;
@@ -195,7 +207,7 @@ fn c_optimal(
             if a == 0 {
                 continue;
             }
-            let xc = cx as f64 - f.xbar;
+            let xc = f.centred(cx as f64);
             let p = f.predict(cx as f64);
             let w = p * (1.0 - p);
             let iv = [inv[0] + xc * inv[1], inv[1] + xc * inv[2]];
@@ -211,7 +223,7 @@ fn c_optimal(
         if let Some(a) = left.get_mut(&cx) {
             *a -= 1;
         }
-        let xc = cx as f64 - f.xbar;
+        let xc = f.centred(cx as f64);
         let p = f.predict(cx as f64);
         let w = p * (1.0 - p);
         info[0] += w;
@@ -223,7 +235,12 @@ fn c_optimal(
         }
     }
     let after = var(inv);
-    let width = |v: f64| 2.0 * Z95 * v.max(0.0).sqrt();
+    // The delta-method interval is symmetric on the fitted scale; its width in
+    // categories is that of its image.
+    let width = |v: f64| {
+        let se = Z95 * v.max(0.0).sqrt();
+        f.scale.from(theta_c + f.xbar + se) - f.scale.from(theta_c + f.xbar - se)
+    };
     Choice {
         per_category: out,
         reason: format!(

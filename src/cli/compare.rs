@@ -269,7 +269,7 @@ fn compare_one(data: &[RunData], args: &CompareArgs) -> Result<serde_json::Value
         outln!("  {}", cells.join("  "));
     }
     outln!(
-        "\nbreaking points (logistic fit of A3 by maximum likelihood; 95% profile-likelihood CI):"
+        "\nbreaking points (logistic fit of A3 against ln(1 + category) by maximum likelihood; 95% profile-likelihood CI):"
     );
     for line in crate::report::breaking::side_by_side(&points).lines() {
         outln!("  {line}");

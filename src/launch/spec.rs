@@ -146,6 +146,11 @@ pub fn build_spec(
             args.seed,
         )
         .map_err(|e| anyhow!(e))?;
+        // A generated dataset may be extended with harder items; a given file may not.
+        let d = match (args.kind, &args.dataset, task.is_some()) {
+            (Some(k), None, false) => d.with_generator(k, args.seed, args.per_category),
+            _ => d,
+        };
         extra.insert(crate::record::ADAPTIVE_KEY.into(), d.to_value());
     }
     let bertscore = args

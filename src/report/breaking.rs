@@ -106,8 +106,8 @@ pub(crate) fn rows(reports: &[super::RunReport]) -> Vec<Vec<String>> {
 /// The note under the section (method, and what an adaptive design means).
 pub(crate) fn note(reports: &[super::RunReport]) -> String {
     let mut out = String::from(
-        "Logistic fit of A3 by maximum likelihood on the samples; the breaking point is where \
-         predicted A3 crosses the level; 95% CI: profile likelihood; \"not reached\": the curve \
+        "Logistic fit of A3 against ln(1 + category) by maximum likelihood on the samples; the \
+         breaking point is where predicted A3 crosses the level; 95% CI: profile likelihood; \"not reached\": the curve \
          does not cross inside the data (no extrapolation)\n",
     );
     for r in reports.iter().filter(|r| r.breaking.adaptive) {

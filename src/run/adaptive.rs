@@ -3,6 +3,12 @@
 //! replacement) where they most narrow the breaking point's interval
 //! ([`crate::analysis::design`]). Each round's choice and reason is a line of
 //! `design.jsonl`; the samples are an ordinary run's.
+//!
+//! With a generator kind (`--kind`), a round after which the model has not broken
+//! inside the dataset's range generates harder items: the same generator, seed and
+//! items per category, 20 more levels (operators, or depth for regexes), up to
+//! [`MAX_CATEGORY`]. The round's record says so (`generated`), and a resumed run
+//! regenerates them from it (generation is deterministic).
 
 use super::store::{self, Appender, StoreError};
 use crate::analysis::breaking::{self, BreakingPoint, Cell};
@@ -19,6 +25,38 @@ pub const DESIGN: &str = "design.jsonl";
 /// Most samples an adaptive run may be given (a bound on what a flag asks).
 pub const MAX_BUDGET: usize = 10_000_000;
 
+/// The hardest category harder items are generated up to (operators; depth for regexes).
+pub const MAX_CATEGORY: usize = 100;
+
+/// Categories each generation of harder items adds above the hardest so far.
+const STEP: usize = 20;
+
+/// The generator an adaptive run on a generator kind may ask for harder items.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Generator {
+    /// The built-in kind (`pl`, `fol`, …).
+    pub kind: crate::grammar::DatasetKind,
+    /// The dataset's seed (harder items are drawn from its first batch's stream).
+    pub seed: u64,
+    /// Items per category, as the dataset.
+    pub per_category: usize,
+    /// The hardest category it may generate.
+    pub max_category: usize,
+}
+
+/// Harder items generated before a round, as `design.jsonl` records them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Generated {
+    /// The generator's depth (levels) used.
+    pub depth: usize,
+    /// Its seed.
+    pub seed: u64,
+    /// The new categories, lowest and highest.
+    pub categories: [usize; 2],
+    /// Items added.
+    pub items: usize,
+}
+
 /// An adaptive run's design, as `run.json` records it under `adaptive`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Design {
@@ -33,6 +71,9 @@ pub struct Design {
     pub seed: u64,
     /// The criterion after the first round (for readers of `run.json`).
     pub criterion: String,
+    /// With a generator kind: where harder items come from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generator: Option<Generator>,
 }
 
 impl Design {
@@ -64,7 +105,25 @@ impl Design {
             criterion:
                 "coarse spread, then c-optimal for the breaking point (least delta-method variance)"
                     .into(),
+            generator: None,
         })
+    }
+
+    /// The design, able to generate harder items of `kind` (the dataset's seed and
+    /// items per category).
+    pub fn with_generator(
+        mut self,
+        kind: crate::grammar::DatasetKind,
+        seed: u64,
+        per_category: usize,
+    ) -> Design {
+        self.generator = Some(Generator {
+            kind,
+            seed,
+            per_category,
+            max_category: MAX_CATEGORY,
+        });
+        self
     }
 
     /// The design a manifest's extra fields hold (None: not an adaptive run).
@@ -100,6 +159,10 @@ pub struct RoundRecord {
     /// The expected 95 % width after the round (c-optimal rounds).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_width: Option<f64>,
+    /// Harder items generated before the round (a generator kind whose range the model
+    /// had not broken in).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generated: Option<Generated>,
 }
 
 /// The next round's items, or None when the run is done (the reason is recorded).
@@ -148,12 +211,13 @@ fn rounds_so_far(dir: &Path) -> usize {
     store::read_jsonl::<RoundRecord>(&dir.join(DESIGN)).map_or(0, |l| l.records.len())
 }
 
-/// Plans the next round of an adaptive run over `items` (the whole dataset) into
-/// `dir`, appending its record to `design.jsonl`; None when the budget is spent, the
-/// interval is narrow enough, or no item is left.
+/// Plans the next round of an adaptive run over `items` (the whole dataset, and any
+/// harder items generated so far) into `dir`, appending its record to `design.jsonl`;
+/// None when the budget is spent, the interval is narrow enough, or no item is left.
+/// With a generator, harder items it generates are appended to `items`.
 pub fn plan(
     dir: &Path,
-    items: &[Item],
+    items: &mut Vec<Item>,
     d: &Design,
     kind: &str,
 ) -> Result<Option<Round>, StoreError> {
@@ -161,7 +225,11 @@ pub fn plan(
     let (cells, done) = observed(dir, regex)?;
     let spent = done.len();
     let round = rounds_so_far(dir);
-    let (bp, _) = breaking::breaking_point(&cells, d.level);
+    let (bp, fit) = breaking::breaking_point(&cells, d.level);
+    let generated = match &d.generator {
+        Some(g) if spent > 0 && spent < d.budget => harder(items, g, &cells, fit, d.level, regex)?,
+        _ => None,
+    };
     let mut available: BTreeMap<usize, Vec<&Item>> = BTreeMap::new();
     for it in items {
         if let Some(k) = category(it, regex)
@@ -200,6 +268,7 @@ pub fn plan(
             reason,
             chosen: BTreeMap::new(),
             expected_width: None,
+            generated: None,
         })?;
         return Ok(None);
     }
@@ -210,11 +279,26 @@ pub fn plan(
     } else {
         (d.budget / 10).max(5).min(left)
     };
-    let choice = if spent == 0 {
+    let mut choice = if spent == 0 {
         design::spread(&counts, &cells, n)
     } else {
         design::next_round(&counts, &cells, d.level, n)
     };
+    if let Some(g) = &generated {
+        choice.reason = format!(
+            "the model has not broken inside the range asked (0–{}): generated {} harder items \
+             with {}–{} {} (seed {}, {} levels; at most {}); {}",
+            g.categories[0] - 1,
+            g.items,
+            g.categories[0],
+            g.categories[1],
+            if regex { "depth" } else { "operators" },
+            g.seed,
+            g.depth,
+            MAX_CATEGORY,
+            choice.reason
+        );
+    }
     let mut picked = Vec::new();
     for (k, m) in &choice.per_category {
         let Some(pool) = available.get(k) else {
@@ -234,8 +318,112 @@ pub fn plan(
         reason: choice.reason,
         chosen: choice.per_category,
         expected_width: choice.expected_width,
+        generated,
     })?;
     Ok(Some(Round { items: picked }))
+}
+
+/// The hardest category among `items`.
+fn top(items: &[Item], regex: bool) -> Option<usize> {
+    items.iter().filter_map(|i| category(i, regex)).max()
+}
+
+/// Generates the categories `lo..=hi` of `g`'s kind, numbered after `items`.
+fn generate(
+    items: &[Item],
+    g: &Generator,
+    [lo, hi]: [usize; 2],
+    regex: bool,
+) -> Result<Vec<Item>, StoreError> {
+    let bad = |e: String| StoreError::Io("harder items".into(), std::io::Error::other(e));
+    let params = crate::grammar::GenParams {
+        depth: hi + 1,
+        per_category: g.per_category,
+        vocab: g.kind.vocab(),
+        ..crate::grammar::GenParams::default()
+    };
+    let cfg = g.kind.grammar().map_err(|e| bad(e.to_string()))?;
+    let batch = crate::grammar::generate_batch(&cfg, &params, g.seed, 0, &mut |_| {})
+        .map_err(|e| bad(e.to_string()))?;
+    let next = items.iter().map(|i| i.idx + 1).max().unwrap_or(0);
+    Ok(batch
+        .items
+        .iter()
+        .map(|x| crate::dataset::item_from(x, 0, 0))
+        .filter(|i| category(i, regex).is_some_and(|c| (lo..=hi).contains(&c)))
+        .enumerate()
+        .map(|(j, mut i)| {
+            i.idx = next + j;
+            i
+        })
+        .collect())
+}
+
+/// Harder items when the model has not broken inside the range (the fit crosses the
+/// level above the hardest category, or every answer so far is right): appended to
+/// `items` and recorded; None when it has broken, or the range is at [`MAX_CATEGORY`].
+fn harder(
+    items: &mut Vec<Item>,
+    g: &Generator,
+    cells: &[Cell],
+    fit: Option<breaking::Logistic>,
+    level: f64,
+    regex: bool,
+) -> Result<Option<Generated>, StoreError> {
+    let Some(top) = top(items, regex) else {
+        return Ok(None);
+    };
+    let asked_top = cells.iter().any(|c| c.x as usize == top);
+    let (k, n) = cells
+        .iter()
+        .fold((0.0, 0.0), |(k, n), c| (k + c.k, n + c.n));
+    let unbroken = match fit.and_then(|f| f.crossing(level)) {
+        Some(x) => x > top as f64,
+        None => fit.is_none() && n > 0.0 && k >= level * n,
+    };
+    let lo = top + 1;
+    let hi = (top + STEP).min(g.max_category);
+    if !(asked_top && unbroken) || lo > hi {
+        return Ok(None);
+    }
+    let new = generate(items, g, [lo, hi], regex)?;
+    if new.is_empty() {
+        return Ok(None);
+    }
+    let rec = Generated {
+        depth: hi + 1,
+        seed: g.seed,
+        categories: [lo, hi],
+        items: new.len(),
+    };
+    items.extend(new);
+    Ok(Some(rec))
+}
+
+/// Regenerates the harder items a resumed run's earlier rounds generated, in order (the
+/// items' ids are the same as when they were first generated).
+pub(crate) fn restore(
+    dir: &Path,
+    items: &mut Vec<Item>,
+    d: &Design,
+    kind: &str,
+) -> Result<(), StoreError> {
+    let Some(g) = &d.generator else {
+        return Ok(());
+    };
+    if !dir.join(DESIGN).exists() {
+        return Ok(());
+    }
+    let regex = kind.starts_with("regex");
+    for r in read_design(dir)? {
+        if let Some(x) = r.generated
+            && top(items, regex).is_none_or(|t| t < x.categories[0])
+        {
+            let new = generate(items, g, x.categories, regex)?;
+            items.extend(new);
+        }
+    }
+    Ok(())
 }
 
 /// Reads `design.jsonl` (for `report` and the viewer).
@@ -254,15 +442,19 @@ pub(crate) struct Rounds {
 }
 
 impl Rounds {
-    /// Takes the dataset's `items` (of kind `kind`) and makes the run folder `out`.
+    /// Takes the dataset's `items` (of kind `kind`), with the harder items earlier rounds
+    /// of design `d` generated, and makes the run folder `out`.
     pub(crate) fn start(
         out: &Path,
         items: &mut Vec<Item>,
         kind: &str,
+        d: &Design,
     ) -> Result<Rounds, StoreError> {
         std::fs::create_dir_all(out).map_err(|e| StoreError::Io(out.display().to_string(), e))?;
+        let mut items = std::mem::take(items);
+        restore(out, &mut items, d, kind)?;
         Ok(Rounds {
-            items: std::mem::take(items),
+            items,
             kind: kind.to_string(),
             before: usize::MAX,
         })

@@ -436,10 +436,12 @@ async fn rounds(
         &spec.out,
         &mut spec.dataset.file.data,
         &spec.dataset_info.kind,
+        d,
     )?;
     let mut outcome = Outcome::Finished;
     while rounds.next(&spec.out, &mut spec.resume) {
-        let Some(round) = super::adaptive::plan(&spec.out, &rounds.items, d, &rounds.kind)? else {
+        let Some(round) = super::adaptive::plan(&spec.out, &mut rounds.items, d, &rounds.kind)?
+        else {
             break;
         };
         spec.dataset.file.data = round.items;

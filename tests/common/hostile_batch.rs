@@ -28,6 +28,9 @@ pub struct World {
     pub downloads: HashMap<String, usize>,
     /// While set, every status check of a batch gets this HTTP status (404: deleted).
     pub status_fails: Option<u16>,
+    /// While set, status checks fail with 500 once this many batches were created (a
+    /// provider that goes away in the middle of a run).
+    pub status_fails_from: Option<usize>,
     pub n: usize,
 }
 
@@ -113,10 +116,15 @@ pub fn start(how: Hostile) -> (Server, Arc<Mutex<World>>) {
                 reply.delay = how.stall;
                 reply
             }
-            ("GET", _) if w.status_fails.is_some() => Reply::json(
-                w.status_fails.unwrap_or(500),
-                "{\"error\": {\"message\": \"No batch found\"}}".into(),
-            ),
+            ("GET", _)
+                if w.status_fails.is_some()
+                    || w.status_fails_from.is_some_and(|n| w.batches.len() >= n) =>
+            {
+                Reply::json(
+                    w.status_fails.unwrap_or(500),
+                    "{\"error\": {\"message\": \"No batch found\"}}".into(),
+                )
+            }
             ("GET", p) => ok(done(p.trim_start_matches("/batches/"))),
             ("POST", _) => ok(json!({})),
             _ => Reply::json(404, "{}".into()),

@@ -43,8 +43,9 @@ pub(super) async fn rounds(
         &spec.out,
         &mut spec.dataset.file.data,
         &spec.dataset_info.kind,
+        d,
     )?;
-    let items = std::mem::take(&mut rounds.items);
+    let mut items = std::mem::take(&mut rounds.items);
     let mut outcome = BatchOutcome::Finished;
     while rounds.next(&spec.out, &mut spec.resume) {
         let unfinished = started(&spec)?;
@@ -54,7 +55,7 @@ pub(super) async fn rounds(
             .cloned()
             .collect();
         spec.dataset.file.data = if resumed.is_empty() {
-            match adaptive::plan(&spec.out, &items, d, &rounds.kind)? {
+            match adaptive::plan(&spec.out, &mut items, d, &rounds.kind)? {
                 Some(round) => round.items,
                 None => break,
             }
