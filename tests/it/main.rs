@@ -60,6 +60,7 @@ mod labels;
 mod labels_ranks;
 mod labels_retract;
 mod labels_state;
+mod layers;
 mod leaderboard;
 mod limit_range;
 mod limits;

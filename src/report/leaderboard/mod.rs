@@ -2,14 +2,16 @@
 //! group per dataset (or swapped), with A2, A3 and their Wilson intervals, the copy
 //! share, the judge's F1 and n. Runs of one model under different prompt conditions
 //! (shots, prompt set as `run.json` records them) are rows of their own unless pooled.
-//! Rendered as text, Markdown, CSV, JSON or LaTeX (`leaderboard_render`).
+//! Rendered as text, Markdown, CSV, JSON or LaTeX (`render`).
 
 use super::intervals::wilson95;
 use super::{Counts, JudgeStats, RunReport};
 use std::collections::{BTreeMap, BTreeSet};
 
-pub(crate) use super::leaderboard_render::render_grouped;
-pub use super::leaderboard_render::{render, render_width};
+mod render;
+
+pub(crate) use render::render_grouped;
+pub use render::{render, render_width};
 
 /// What the rows are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]

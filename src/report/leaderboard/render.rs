@@ -2,8 +2,8 @@
 //! the width, else grouped by row (one line per column group, about 80 columns); Markdown,
 //! CSV, JSON and LaTeX.
 
-use super::JudgeStats;
-use super::leaderboard::{Cell, Format, Leaderboard, Rows};
+use super::{Cell, Format, Leaderboard, Rows};
+use crate::report::JudgeStats;
 use std::fmt::Write;
 
 /// The metric columns of each group.
@@ -295,7 +295,7 @@ fn fits(text: &str, width: usize) -> bool {
 /// Renders the leaderboard; the table fits the width tables are printed at (`COLUMNS`,
 /// the terminal's, else 120).
 pub fn render(lb: &Leaderboard, format: Format) -> String {
-    render_width(lb, format, super::grid::table_width())
+    render_width(lb, format, crate::report::grid::table_width())
 }
 
 /// Renders the leaderboard; a table wider than `width` columns is printed grouped by
@@ -352,7 +352,7 @@ fn breaking_table(lb: &Leaderboard, markdown: bool) -> String {
     }
     format!(
         "\nBreaking points (where pooled A3 crosses 50%, by the runs' category; 95% profile-likelihood CI)\n{}",
-        super::grid::grid(&rows, markdown)
+        crate::report::grid::grid(&rows, markdown)
     )
 }
 
@@ -380,7 +380,7 @@ fn breaking_long(lb: &Leaderboard, width: usize) -> String {
                     ])
                 }))
                 .collect();
-        out.push_str(&super::grid::grid(&rows, false));
+        out.push_str(&crate::report::grid::grid(&rows, false));
     }
     out
 }
