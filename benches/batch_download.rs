@@ -8,7 +8,7 @@
 //! `cargo bench --bench batch_download` (release; Linux). Scratch: `target/bench-data/download`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 
 use common::hostile_batch::{Hostile, start};

@@ -4,7 +4,7 @@
 // A benchmark stops at the first thing that goes wrong.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 
 use autoeval::grammar::{DatasetKind, GenParams, generate_batch};

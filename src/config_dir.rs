@@ -15,8 +15,23 @@ pub fn use_config_dir(dir: PathBuf) {
     let _ = CONFIG_DIR.set(dir);
 }
 
+thread_local! {
+    /// A config directory for this thread only, set by [`use_config_dir_on_this_thread`].
+    static THREAD_DIR: std::cell::RefCell<Option<PathBuf>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Makes this thread read and write its autoeval config (the remembered form, themes,
+/// taxonomy, profiles) in `dir`, before the process-wide choice: tests run as threads
+/// of one process, and each must not see what another remembered.
+pub fn use_config_dir_on_this_thread(dir: PathBuf) {
+    THREAD_DIR.with(|d| *d.borrow_mut() = Some(dir));
+}
+
 /// The user's config directory for autoeval.
 pub fn config_dir() -> Option<PathBuf> {
+    if let Some(d) = THREAD_DIR.with(|d| d.borrow().clone()) {
+        return Some(d);
+    }
     if let Some(d) = CONFIG_DIR.get() {
         return Some(d.clone());
     }

@@ -3,19 +3,24 @@
 //! # Code map
 //!
 //! One library crate; the `autoeval` binary is a thin `main` over [`cli`]. Modules, in
-//! layer order (lowest first; an import only ever points down a layer, and no two
-//! files import each other):
+//! layer order (lowest first; an import points down a layer or across its own, never
+//! round in a circle, and no two files import each other):
 //!
 //! | layer | module | its job |
 //! |---|---|---|
-//! | 0 | [`syntax`], [`sanitize`], [`rng`], [`fsread`], [`fswrite`], [`config_dir`], [`clock`] | formula and regex ASTs, every notation's parser and printer, the structural diff; terminal-safe text; seeded randomness; bounded reads of regular files; outputs that never replace a special file; the config directory; RFC 3339 times |
+//! | 0 | [`syntax`], [`sanitize`], [`rng`], [`fsread`], [`fswrite`], [`config_dir`], [`clock`], [`text_width`] | formula and regex ASTs, every notation's parser and printer, the structural diff; terminal-safe text; seeded randomness; bounded reads of regular files; outputs that never replace a special file; the config directory; RFC 3339 times; display widths of text |
 //! | 1 | [`grammar`], [`verify`], [`prompt`], [`perturb`] | CFGs and Algorithm 1; φ ≡ φ′ with Z3 / truth tables / automata and countermodels; prompt templates and the copy rule; the paper's perturbations |
-//! | 2 | [`llm`], [`dataset`], [`dataset_folio`], [`dataset_tasks`], [`record`] | model clients (retries, budgets, batches, cache, prices, request profiles); dataset files and FOLIO's; the run-directory records |
+//! | 2 | [`llm`], [`dataset`], [`dataset_folio`], [`dataset_tasks`], [`dataset_limit`], [`record`] | model clients (retries, budgets, batches, cache, prices, request profiles); dataset files, FOLIO's and the reference tasks'; `--limit` spread over the range; the run-directory records |
 //! | 3 | [`analysis`] | what formulas alone give per sample: closeness metrics, failure kinds, the A2/A3 counts |
 //! | 4 | [`run`] | the pipeline on tokio; the run directory (append-only, resumable, followed while it grows); rescore, import, batch |
 //! | 5 | [`labels`], [`report`] | hand labels, the taxonomy, agreement; tables, intervals, plots, exports |
-//! | 6 | [`tui`] | the viewer: `app` (`App { model, layers, panes, jobs, keymap, status }`, the one inbox, `update(Msg)`), `model` (runs, listing, derived views; no terminal types), `layer` (one enum variant per overlay, carrying its data), `ui` (drawing reads `&App`, one file per pane or layer) |
-//! | 7 | [`cli`], [`launch`] | clap types and subcommand entry points; the arguments of `run` (shared by the CLI and the viewer's form) and the path from them to a run |
+//! | 6 | [`launch`] | the arguments of `run` (shared by the CLI and the viewer's form) and the path from them to a run |
+//! | 7 | [`tui`] | the viewer: `app` (`App { model, layers, panes, jobs, keymap, status }`, the one inbox, `update(Msg)`), `model` (runs, listing, derived views; no terminal types), `layer` (one enum variant per overlay, carrying its data), `ui` (drawing reads `&App`, one file per pane or layer) |
+//! | 8 | [`cli`] | clap types and subcommand entry points |
+//!
+//! `cargo test --test it layers::` checks this table against the code: every module is
+//! in it, no import points up a layer, modules never import each other round in a
+//! circle, and no two sibling files import each other.
 //!
 //! # Invariants
 //!

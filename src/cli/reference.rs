@@ -27,7 +27,7 @@ pub fn markdown() -> String {
     s.push_str("# CLI reference\n\n");
     s.push_str(
         "<!-- Generated from the clap command tree by `cargo run -- cli-reference > docs/src/reference/cli.md`; \
-         do not edit by hand (tests/cli_reference.rs fails when this file is stale). -->\n\n",
+         do not edit by hand (tests/it/cli_reference.rs fails when this file is stale). -->\n\n",
     );
     s.push_str("Every subcommand and flag of `autoeval`, as `--help` prints them.\n\n");
     let mut all = Vec::new();

@@ -25,7 +25,6 @@ pub mod intervals;
 pub mod kinds;
 pub mod labels;
 pub mod leaderboard;
-mod leaderboard_render;
 pub mod open;
 pub mod plot;
 pub mod ranks;

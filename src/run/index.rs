@@ -18,9 +18,10 @@
 //! (search, compare, export); texts are checked and made safe to draw when read.
 
 use super::checksum::{Prefix, text_sum};
-use super::rows::{Extra, MAX_LINE, Row, Scores, TextFile, TextSpan};
+use super::rows::{Extra, MAX_LINE, Row, Scores};
 use super::scan::Scan;
 use super::store;
+use super::texts::{TextFile, TextSpan};
 use crate::record::Metric;
 use crate::verify::VerdictKind;
 use std::io::{BufReader, BufWriter, Read, Seek, Write};

@@ -15,7 +15,7 @@ fn fresh(dir: &Path) -> Scan {
 }
 
 fn texts(s: &Scan) -> Vec<String> {
-    let mut store = crate::run::rows::TextStore::with_file(s.text_file.clone());
+    let mut store = crate::run::texts::TextStore::with_file(s.text_file.clone());
     for t in &s.texts {
         store.push(t.clone());
     }
@@ -56,7 +56,7 @@ fn flipped_bytes_in_the_text_section_are_read_from_the_samples_file() {
     std::fs::write(path(d.path()), &idx).unwrap();
     let loaded = load(d.path(), true).expect("the rows still read");
     assert_eq!(texts(&loaded), want, "a damaged text reached a reader");
-    let store = crate::run::rows::TextStore::with_file(loaded.text_file.clone());
+    let store = crate::run::texts::TextStore::with_file(loaded.text_file.clone());
     let all: Vec<u32> = (0..20).collect();
     let mut seen = Vec::new();
     store.each(&all, &mut |_, t| seen.push(t.to_string()));
@@ -114,7 +114,7 @@ fn the_cache_reads_back_what_a_parse_gives_and_follows_appends() {
     assert!(slim.text_file.is_none() && slim.texts.is_empty());
     assert_eq!(slim.extras, grown.extras);
     // A search reads texts in windows: the same texts as one at a time.
-    let store = crate::run::rows::TextStore::with_file(grown.text_file.clone());
+    let store = crate::run::texts::TextStore::with_file(grown.text_file.clone());
     let idx: Vec<u32> = (0..51).step_by(3).collect();
     let mut seen = Vec::new();
     store.each(&idx, &mut |i, t| seen.push((i, t.to_string())));

@@ -5,7 +5,8 @@
 //! from the row index: a change to the proof search proves kinds again without
 //! reindexing rows, and a row-index change keeps every proved kind.
 //!
-//! Layout: a header, the entry count, the entries (key, mask) and a checksum of all
+//! Layout: a header (the version, a fingerprint of the kinds list, the entry count),
+//! the entries (key, mask) and a checksum of all
 //! that. A cache that does not read back cleanly is ignored (and rewritten).
 
 use super::row_kinds::{self, Pending, is_pending};
@@ -18,8 +19,12 @@ use std::path::{Path, PathBuf};
 pub const KINDS: &str = ".autoeval-kinds";
 
 /// The format's name and version: bumped whenever the proof search may answer
-/// differently, so every kind is proved again (and no row is reindexed).
-const MAGIC: &[u8; 8] = b"AEKND\x00\x00\x03";
+/// differently, so every kind is proved again (and no row is reindexed). The header
+/// also carries [`kinds_fingerprint`], so a kind added, removed or moved in
+/// `FailureKind::ALL` (a mask's bit positions) makes old caches unreadable by itself.
+const MAGIC: &[u8; 8] = b"AEKND\x00\x00\x04";
+/// Bytes of the header: the magic, the kinds' fingerprint and the entry count.
+const HEAD: usize = 24;
 /// Most entries read from a cache (a few runs of millions of samples).
 const MAX_ENTRIES: u64 = 64 << 20;
 /// Bytes of one entry.
@@ -41,6 +46,23 @@ fn fnv(h: u64, bytes: &[u8]) -> u64 {
 
 const FNV0: u64 = 0xcbf2_9ce4_8422_2325;
 
+/// A fingerprint of the kind names in bit order: a mask read under another list
+/// would name other kinds.
+fn fingerprint<'a>(ids: impl IntoIterator<Item = &'a str>) -> u64 {
+    ids.into_iter()
+        .fold(FNV0, |h, id| fnv(fnv(h, id.as_bytes()), b"\n"))
+}
+
+/// The fingerprint of this build's kinds (`FailureKind::ALL`, whose positions are the
+/// masks' bits).
+fn kinds_fingerprint() -> u64 {
+    fingerprint(
+        crate::analysis::failure_kind::FailureKind::ALL
+            .iter()
+            .map(|k| k.id()),
+    )
+}
+
 /// Where run `dir`'s kinds cache may be: beside it, then (a folder that cannot be
 /// written) in its cache-directory home.
 fn places(dir: &Path) -> Vec<PathBuf> {
@@ -53,14 +75,16 @@ fn places(dir: &Path) -> Vec<PathBuf> {
 
 /// Reads one cache file; None when it is missing, of another version or damaged.
 fn read(path: &Path) -> Option<HashMap<u64, u32>> {
-    let mut f = crate::fsread::open(path, 16 + MAX_ENTRIES * ENTRY + 8).ok()?;
+    let mut f = crate::fsread::open(path, HEAD as u64 + MAX_ENTRIES * ENTRY + 8).ok()?;
     let mut bytes = Vec::new();
     f.read_to_end(&mut bytes).ok()?;
-    let (head, rest) = bytes.split_at_checked(16)?;
-    if head.get(..8)? != MAGIC {
+    let (head, rest) = bytes.split_at_checked(HEAD)?;
+    if head.get(..8)? != MAGIC
+        || u64::from_le_bytes(head.get(8..16)?.try_into().ok()?) != kinds_fingerprint()
+    {
         return None;
     }
-    let n = u64::from_le_bytes(head.get(8..16)?.try_into().ok()?);
+    let n = u64::from_le_bytes(head.get(16..24)?.try_into().ok()?);
     if n > MAX_ENTRIES || rest.len() as u64 != n * ENTRY + 8 {
         return None;
     }
@@ -138,8 +162,9 @@ impl KindsCache {
         let mut entries: Vec<(u64, u32)> = self.map.iter().map(|(k, v)| (*k, *v)).collect();
         entries.sort_unstable();
         let result = (|| {
-            let mut head = Vec::with_capacity(16);
+            let mut head = Vec::with_capacity(HEAD);
             head.extend_from_slice(MAGIC);
+            head.extend_from_slice(&kinds_fingerprint().to_le_bytes());
             head.extend_from_slice(&(entries.len() as u64).to_le_bytes());
             let mut body = Vec::with_capacity(entries.len() * ENTRY as usize);
             for (k, m) in &entries {

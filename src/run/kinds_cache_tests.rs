@@ -36,7 +36,8 @@ fn the_kinds_cache_reads_back_and_ignores_damage_and_other_versions() {
     );
     let bytes = std::fs::read(d.path().join(KINDS)).unwrap();
     for (at, what) in [
-        (20, "an entry"),
+        (30, "an entry"),
+        (20, "the count"),
         (bytes.len() - 1, "the checksum"),
         (7, "the version"),
     ] {
@@ -48,6 +49,24 @@ fn the_kinds_cache_reads_back_and_ignores_damage_and_other_versions() {
             "damaged {what} was read"
         );
     }
+    // Written under another kinds list (two kinds swapped: each mask bit would name
+    // the other), with a checksum that is right for it: never read.
+    let mut ids: Vec<&str> = crate::analysis::failure_kind::FailureKind::ALL
+        .iter()
+        .map(|k| k.id())
+        .collect();
+    ids.swap(7, 8);
+    assert_ne!(fingerprint(ids.iter().copied()), kinds_fingerprint());
+    let mut other = bytes.clone();
+    other[8..16].copy_from_slice(&fingerprint(ids.iter().copied()).to_le_bytes());
+    let body_end = other.len() - 8;
+    let sum = fnv(fnv(FNV0, &other[..HEAD]), &other[HEAD..body_end]);
+    other[body_end..].copy_from_slice(&sum.to_le_bytes());
+    std::fs::write(d.path().join(KINDS), &other).unwrap();
+    assert!(
+        KindsCache::load(d.path()).is_empty(),
+        "a cache of another kinds list was read"
+    );
     std::fs::write(d.path().join(KINDS), &bytes[..bytes.len() - 5]).unwrap();
     assert!(
         KindsCache::load(d.path()).is_empty(),

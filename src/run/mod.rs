@@ -29,4 +29,4 @@ pub mod task;
 pub mod task_estimate;
 pub mod task_mark;
 pub(crate) mod task_sample;
-pub(crate) mod texts;
+pub mod texts;

@@ -50,7 +50,7 @@ pub struct Row {
     pub task: super::task_mark::TaskMark,
     /// Where the row's text (φ₀, ψ, φ₁ and the calls' reasoning joined by [`SEP`],
     /// what search looks at)
-    /// is in its run's [`TextStore`] (or [`super::scan::Scan::texts`]).
+    /// is in its run's [`super::texts::TextStore`] (or [`super::scan::Scan::texts`]).
     pub text: u32,
 }
 
@@ -111,8 +111,6 @@ pub(crate) fn phi0_hash(phi0: &str) -> u64 {
         (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
     })
 }
-
-pub use super::texts::{TextFile, TextSpan, TextStore};
 
 impl Row {
     /// The verdict's name.

@@ -2,7 +2,8 @@
 //! their texts (in memory, or spilled to a file while a row index is built) and,
 //! when asked, the per-sample extras the row index keeps.
 
-use super::rows::{Extra, MAX_LINE, Row, TextFile, parse_row};
+use super::rows::{Extra, MAX_LINE, Row, parse_row};
+use super::texts::TextFile;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 

@@ -3,9 +3,10 @@
 //! from disk only for the sample on screen, so a 100,000-sample run stays small.
 
 use crate::run::format::{LabelRecord, Manifest, SampleRecord};
-pub use crate::run::rows::{MAX_LINE, Row, SEP, TextStore};
+pub use crate::run::rows::{MAX_LINE, Row, SEP};
 use crate::run::scan::Scan;
 use crate::run::store;
+pub use crate::run::texts::TextStore;
 use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};

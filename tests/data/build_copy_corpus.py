@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Collects every real informalization ψ in sample-runs/ with its φ₀ into the copy corpus
 (tests/data/copy-corpus.jsonl). Existing entries keep their reviewed expectations; new
-ones get none until `AUTOEVAL_BLESS=1 cargo test --test copy_corpus` fills them in for
+ones get none until `AUTOEVAL_BLESS=1 cargo test --test it copy_corpus::` fills them in for
 review (`{"copied": [start, end, detail]}` or `{"copied": null}`).
 """
 import glob, json, os

@@ -5,7 +5,7 @@ Sources: the shipped real-model runs in sample-runs/ (every stored model reply: 
 informalization continuations of the Gemma base model, the autoformalization replies of
 the Qwen runs) and hand-written hostile cases (tests/data/hostile-replies.jsonl).
 Existing entries keep their reviewed expectations; new entries get none until
-`AUTOEVAL_BLESS=1 cargo test --test extraction_corpus` fills them in for review.
+`AUTOEVAL_BLESS=1 cargo test --test it extraction_corpus::` fills them in for review.
 """
 import glob, json, os, sys
 

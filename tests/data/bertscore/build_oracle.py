@@ -91,7 +91,7 @@ def write(name, values):
 write("minilm-oracle.jsonl", f1(MODEL, 6))
 print(len(pairs), "pairs", file=sys.stderr)
 
-# 3. The tiny deterministic model (tests/bertscore.rs builds the same one).
+# 3. The tiny deterministic model (tests/bertscore/minilm.rs builds the same one).
 H, HEADS, LAYERS, INTER, POS, V = 8, 2, 2, 16, 512, len(vocab)
 
 

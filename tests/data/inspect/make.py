@@ -1,7 +1,7 @@
 """Stores the JSON schemas of Inspect's eval log (inspect_ai.log.EvalLog, the pydantic
 model the package reads logs with; its $defs hold EvalSample, the shape of a `.eval`
 file's samples/*.json) and of EvalSampleSummary (summaries.json, _journal/summaries/*)
-for tests/export.rs; tests never call Python.
+for tests/it/export.rs; tests never call Python.
 Run in a scratch venv: pip install inspect-ai; python make.py"""
 import json, os
 import inspect_ai

@@ -1,0 +1,403 @@
+//! Rendering the leaderboard: the wide table (a column group per dataset) when it fits
+//! the width, else grouped by row (one line per column group, about 80 columns); Markdown,
+//! CSV, JSON and LaTeX.
+
+use super::{Cell, Format, Leaderboard, Rows};
+use crate::report::JudgeStats;
+use std::fmt::Write;
+
+/// The metric columns of each group.
+const METRICS: [&str; 5] = ["n", "A2 %", "A3 %", "copy %", "judge F1"];
+
+fn pct(x: Option<f64>) -> String {
+    x.map_or_else(|| "–".into(), |v| format!("{:.1}", 100.0 * v))
+}
+
+fn with_ci(x: Option<f64>, ci: Option<[f64; 2]>, sep: &str) -> String {
+    match (x, ci) {
+        (Some(v), Some([l, h])) => {
+            format!("{:.1} [{:.1}{sep}{:.1}]", 100.0 * v, 100.0 * l, 100.0 * h)
+        }
+        _ => "–".into(),
+    }
+}
+
+fn values(c: Option<&Cell>, sep: &str) -> [String; 5] {
+    let Some(c) = c else {
+        return std::array::from_fn(|_| "·".to_string());
+    };
+    [
+        c.counts.n.to_string(),
+        with_ci(c.a2, c.a2_ci, sep),
+        with_ci(c.a3, c.a3_ci, sep),
+        pct(c.copy_share),
+        c.judge_f1.map_or_else(|| "–".into(), |f| format!("{f:.3}")),
+    ]
+}
+
+/// Escapes text for LaTeX.
+fn tex(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '\\' => o.push_str("\\textbackslash{}"),
+            '&' | '%' | '$' | '#' | '_' | '{' | '}' => {
+                o.push('\\');
+                o.push(ch);
+            }
+            '~' => o.push_str("\\textasciitilde{}"),
+            '^' => o.push_str("\\textasciicircum{}"),
+            c if c.is_control() => {}
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+fn text_table(lb: &Leaderboard, markdown: bool) -> String {
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut head = vec![lb.row_label().to_string()];
+    for col in &lb.column_keys {
+        for m in METRICS {
+            head.push(format!("{col} {m}"));
+        }
+    }
+    rows.push(head);
+    for r in &lb.row_keys {
+        let mut row = vec![r.clone()];
+        for col in &lb.column_keys {
+            row.extend(values(lb.cell(r, col), "–"));
+        }
+        rows.push(row);
+    }
+    let cols = rows[0].len();
+    let width = |s: &str| unicode_width::UnicodeWidthStr::width(s);
+    let widths: Vec<usize> = (0..cols)
+        .map(|c| rows.iter().map(|r| width(&r[c])).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for (i, r) in rows.iter().enumerate() {
+        let cells: Vec<String> = r
+            .iter()
+            .enumerate()
+            .map(|(c, s)| {
+                let pad = " ".repeat(widths[c].saturating_sub(width(s)));
+                if c == 0 {
+                    format!("{s}{pad}")
+                } else {
+                    format!("{pad}{s}")
+                }
+            })
+            .collect();
+        if markdown {
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
+            if i == 0 {
+                let rule: Vec<String> = widths
+                    .iter()
+                    .enumerate()
+                    .map(|(c, w)| {
+                        if c == 0 {
+                            "-".repeat(w + 2)
+                        } else {
+                            format!("{}:", "-".repeat(w + 1))
+                        }
+                    })
+                    .collect();
+                let _ = writeln!(out, "|{}|", rule.join("|"));
+            }
+        } else {
+            let _ = writeln!(out, "{}", cells.join("  ").trim_end());
+        }
+    }
+    out
+}
+
+/// The same table grouped by row, one line per column group: about 80 columns wide
+/// whatever the number of datasets (the viewer's run summary draws this one).
+pub(crate) fn render_grouped(lb: &Leaderboard) -> String {
+    grouped(lb, usize::MAX)
+}
+
+/// [`render_grouped`] with row names cut to `width` columns.
+fn grouped(lb: &Leaderboard, width: usize) -> String {
+    let col_label = match lb.rows {
+        Rows::Model => "dataset",
+        Rows::Dataset => "model",
+    };
+    let kw = lb
+        .column_keys
+        .iter()
+        .map(|k| unicode_width::UnicodeWidthStr::width(k.as_str()))
+        .chain([col_label.len()])
+        .max()
+        .unwrap_or(0);
+    let mut out = String::new();
+    let head = format!(
+        "  {col_label:<kw$} {:>6}  {:<19}  {:<19}  {:>6}  {:>8}",
+        "n", "A2 % [95% CI]", "A3 % [95% CI]", "copy %", "judge F1"
+    );
+    let _ = writeln!(out, "{}", head.trim_end());
+    for r in &lb.row_keys {
+        let _ = writeln!(out, "{}", cut(r, width));
+        for col in &lb.column_keys {
+            let Some(c) = lb.cell(r, col) else { continue };
+            let [n, a2, a3, copy, f1] = values(Some(c), "–");
+            let pad = kw.saturating_sub(unicode_width::UnicodeWidthStr::width(col.as_str()));
+            let _ = writeln!(
+                out,
+                "  {col}{} {n:>6}  {a2:<19}  {a3:<19}  {copy:>6}  {f1:>8}",
+                " ".repeat(pad)
+            );
+        }
+    }
+    out.push_str(&condition_note(lb));
+    out
+}
+
+/// What the rows' `· 2-shot` means, or that conditions were pooled ("" when the runs
+/// share one condition).
+fn condition_note(lb: &Leaderboard) -> String {
+    if lb.split() {
+        format!(
+            "prompt conditions ({}) kept apart; autoeval leaderboard --pool merges them\n",
+            lb.conditions.join(", ")
+        )
+    } else if lb.pooled {
+        format!(
+            "prompt conditions pooled (--pool): {} counted together\n",
+            lb.conditions.join(", ")
+        )
+    } else {
+        String::new()
+    }
+}
+
+fn latex(lb: &Leaderboard) -> String {
+    let groups = lb.column_keys.len();
+    let mut o = String::new();
+    o.push_str(
+        "% autoeval leaderboard: A2/A3 in %, [Wilson 95% CI]; requires \\usepackage{booktabs}\n",
+    );
+    let _ = writeln!(o, "\\begin{{tabular}}{{l{}}}", "rrrrr".repeat(groups));
+    o.push_str("\\toprule\n");
+    let _ = write!(o, "{}", tex(lb.row_label()));
+    for col in &lb.column_keys {
+        let _ = write!(o, " & \\multicolumn{{5}}{{c}}{{{}}}", tex(col));
+    }
+    o.push_str(" \\\\\n");
+    for g in 0..groups {
+        let from = 2 + 5 * g;
+        let _ = write!(o, "\\cmidrule(lr){{{from}-{}}}", from + 4);
+    }
+    o.push('\n');
+    for _ in 0..groups {
+        o.push_str(" & $n$ & A2 (\\%) & A3 (\\%) & copy (\\%) & judge $F_1$");
+    }
+    o.push_str(" \\\\\n\\midrule\n");
+    for r in &lb.row_keys {
+        o.push_str(&tex(r));
+        for col in &lb.column_keys {
+            for v in values(lb.cell(r, col), "--") {
+                let _ = write!(o, " & {}", tex(&v).replace('–', "--").replace('·', ""));
+            }
+        }
+        o.push_str(" \\\\\n");
+    }
+    o.push_str("\\bottomrule\n\\end{tabular}\n");
+    o
+}
+
+fn csv_text(lb: &Leaderboard) -> Result<String, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "model",
+        "dataset",
+        "runs",
+        "n",
+        "answered",
+        "compliant",
+        "a2",
+        "a2_low",
+        "a2_high",
+        "accurate",
+        "a3",
+        "a3_low",
+        "a3_high",
+        "copied",
+        "copy_share",
+        "judge_tp",
+        "judge_fp",
+        "judge_tn",
+        "judge_fn",
+        "judge_f1",
+        "breaking_point",
+        "breaking_point_low",
+        "breaking_point_high",
+        "condition",
+        "shots",
+        "prompt_hashes",
+    ])?;
+    let f = |x: Option<f64>| x.map(|v| format!("{v:.4}")).unwrap_or_default();
+    for c in &lb.cells {
+        let j = c.judge.as_ref();
+        let ju = |g: fn(&JudgeStats) -> usize| j.map(|j| g(j).to_string()).unwrap_or_default();
+        w.write_record(crate::sanitize::csv_record([
+            c.model.clone(),
+            c.dataset.clone(),
+            c.runs.join(";"),
+            c.counts.n.to_string(),
+            c.counts.answered.to_string(),
+            c.counts.compliant.to_string(),
+            f(c.a2),
+            f(c.a2_ci.map(|v| v[0])),
+            f(c.a2_ci.map(|v| v[1])),
+            c.counts.accurate.to_string(),
+            f(c.a3),
+            f(c.a3_ci.map(|v| v[0])),
+            f(c.a3_ci.map(|v| v[1])),
+            c.counts.copied.to_string(),
+            f(c.copy_share),
+            ju(|j| j.tp),
+            ju(|j| j.fp),
+            ju(|j| j.tn),
+            ju(|j| j.fn_),
+            f(c.judge_f1),
+            f(c.breaking_point.and_then(|b| b.value)),
+            f(c.breaking_point.and_then(|b| b.ci[0])),
+            f(c.breaking_point.and_then(|b| b.ci[1])),
+            c.condition.clone(),
+            c.shots
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(";"),
+            c.prompt_hashes.join(";"),
+        ]))?;
+    }
+    let bytes = w.into_inner().map_err(csv::IntoInnerError::into_error)?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// `s` cut with `…` to `width` columns (as it is when it fits; `clip` would pad it).
+fn cut(s: &str, width: usize) -> String {
+    if crate::text_width::width(s) <= width {
+        s.to_string()
+    } else {
+        crate::text_width::clip(s, width).trim_end().to_string()
+    }
+}
+
+/// Whether every line of `text` fits `width` columns.
+fn fits(text: &str, width: usize) -> bool {
+    text.lines().all(|l| crate::text_width::width(l) <= width)
+}
+
+/// Renders the leaderboard; the table fits the width tables are printed at (`COLUMNS`,
+/// the terminal's, else 120).
+pub fn render(lb: &Leaderboard, format: Format) -> String {
+    render_width(lb, format, crate::report::grid::table_width())
+}
+
+/// Renders the leaderboard; a table wider than `width` columns is printed grouped by
+/// row instead (one line per column group), and the breaking points one per line.
+pub fn render_width(lb: &Leaderboard, format: Format, width: usize) -> String {
+    match format {
+        Format::Table => {
+            let wide = text_table(lb, false);
+            let mut t = if fits(&wide, width) {
+                let mut t = wide;
+                t.push_str(&condition_note(lb));
+                t
+            } else {
+                grouped(lb, width)
+            };
+            t.push_str("A2/A3 in % with [Wilson 95% CI]; · no runs; rows ranked by pooled A3\n");
+            let breaking = breaking_table(lb, false);
+            if fits(&breaking, width) {
+                t.push_str(&breaking);
+            } else {
+                t.push_str(&breaking_long(lb, width));
+            }
+            t
+        }
+        Format::Markdown => text_table(lb, true),
+        Format::Csv => csv_text(lb).unwrap_or_default(),
+        Format::Json => serde_json::to_string_pretty(lb).unwrap_or_default(),
+        Format::Latex => latex(lb),
+    }
+}
+
+/// Breaking points side by side: one row per row key, one column per column key.
+fn breaking_table(lb: &Leaderboard, markdown: bool) -> String {
+    if lb.cells.iter().all(|c| c.breaking_point.is_none()) {
+        return String::new();
+    }
+    let mut rows = vec![
+        std::iter::once(lb.row_label().to_string())
+            .chain(lb.column_keys.iter().cloned())
+            .collect::<Vec<_>>(),
+    ];
+    for r in &lb.row_keys {
+        let mut row = vec![r.clone()];
+        for col in &lb.column_keys {
+            row.push(match lb.cell(r, col) {
+                None => "·".into(),
+                Some(c) => c
+                    .breaking_point
+                    .as_ref()
+                    .map_or_else(|| "–".into(), crate::analysis::breaking::describe),
+            });
+        }
+        rows.push(row);
+    }
+    format!(
+        "\nBreaking points (where pooled A3 crosses 50%, by the runs' category; 95% profile-likelihood CI)\n{}",
+        crate::report::grid::grid(&rows, markdown)
+    )
+}
+
+/// Breaking points one per line (row, column group, point), for widths the side-by-side
+/// table does not fit.
+fn breaking_long(lb: &Leaderboard, width: usize) -> String {
+    let col_label = match lb.rows {
+        Rows::Model => "dataset",
+        Rows::Dataset => "model",
+    };
+    let mut out = String::from(
+        "\nBreaking points (where pooled A3 crosses 50%, by the runs' category; 95% profile-likelihood CI)\n",
+    );
+    for r in &lb.row_keys {
+        let _ = writeln!(out, "{}", cut(r, width));
+        let rows: Vec<Vec<String>> =
+            std::iter::once(vec![format!("  {col_label}"), "breaking point".to_string()])
+                .chain(lb.column_keys.iter().filter_map(|col| {
+                    let c = lb.cell(r, col)?;
+                    Some(vec![
+                        format!("  {}", cut(col, width / 2)),
+                        c.breaking_point
+                            .as_ref()
+                            .map_or_else(|| "–".into(), crate::analysis::breaking::describe),
+                    ])
+                }))
+                .collect();
+        out.push_str(&crate::report::grid::grid(&rows, false));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_cut_only_past_the_width() {
+        assert_eq!(cut("openai:model", usize::MAX), "openai:model");
+        assert_eq!(cut("openai:model", 7), "openai…");
+    }
+
+    #[test]
+    fn latex_escapes_names() {
+        assert_eq!(tex("gpt_4o & 50%"), "gpt\\_4o \\& 50\\%");
+        assert_eq!(tex("a\\b~"), "a\\textbackslash{}b\\textasciitilde{}");
+    }
+}
