@@ -80,13 +80,13 @@ impl DetailView {
     }
 
     /// To the top (`g`).
-    pub(crate) fn to_top(&mut self) {
+    pub(crate) fn go_top(&mut self) {
         self.scroll = 0;
         self.from_end = false;
     }
 
     /// To the last screenful (`G`), counted from there: nothing before it is measured.
-    pub(crate) fn to_end(&mut self) {
+    pub(crate) fn go_end(&mut self) {
         self.scroll = 0;
         self.from_end = true;
     }
@@ -146,16 +146,16 @@ mod tests {
     fn from_the_end_keys_scroll_the_same_way_and_stay_in_bounds() {
         let mut d = DetailView::default();
         d.max_scroll.set(10);
-        d.to_end();
+        d.go_end();
         d.scroll_by(-3);
         assert_eq!((d.from_end, d.scroll), (true, 3));
         d.scroll_by(1);
         assert_eq!(d.scroll, 2);
         d.scroll_by(-100);
         assert_eq!(d.scroll, 10);
-        d.to_top();
+        d.go_top();
         assert_eq!((d.from_end, d.scroll), (false, 0));
-        d.to_end();
+        d.go_end();
         d.reset_scroll();
         assert_eq!((d.from_end, d.scroll), (false, 0));
     }

@@ -89,6 +89,32 @@ fn rows_of(text: &str, w: usize) -> Rows {
     rows
 }
 
+thread_local! {
+    /// Characters in the texts counted lately.
+    static COUNTED: RefCell<Vec<(Key, usize)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Characters in `text`, counted once per text: a fold line names a reasoning's
+/// length every frame, and counting 64 MiB took 10 ms a key.
+pub(crate) fn chars(text: &str) -> usize {
+    if text.len() <= super::detail_raw::LONG {
+        return text.chars().count();
+    }
+    let k = key(text, 0);
+    if let Some(n) = COUNTED.with(|c| c.borrow().iter().find(|(x, _)| *x == k).map(|x| x.1)) {
+        return n;
+    }
+    let n = text.chars().count();
+    COUNTED.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= KEEP {
+            c.remove(0);
+        }
+        c.push((k, n));
+    });
+    n
+}
+
 /// Bytes the kept texts' passes have wrapped in all (what keys have cost).
 #[cfg(test)]
 pub(crate) fn wrapped_bytes() -> usize {
@@ -275,13 +301,14 @@ pub(crate) fn draw(f: &mut Frame, area: Rect, pieces: &[Piece<'_>], at: At) -> O
         At::Top(s) => top(s),
         At::End(t) => match known_total(pieces, w) {
             Some(n) => top(n.saturating_sub(h).saturating_sub(t)),
-            None => match layout_end(pieces, w, h, t) {
-                Some(parts) => parts,
-                None => {
+            None => {
+                if let Some(parts) = layout_end(pieces, w, h, t) {
+                    parts
+                } else {
                     let n = known_total(pieces, w).unwrap_or(0);
                     top(n.saturating_sub(h).saturating_sub(t))
                 }
-            },
+            }
         },
     };
     for (y, shown, part) in parts {

@@ -80,8 +80,8 @@ proptest! {
                 Step::Top(n) => lazy.ensure_top(&t, n),
                 Step::End(n) => lazy.ensure_end(&t, n),
             }
-            for i in 0..lazy.known_top() {
-                prop_assert_eq!(lazy.top(i), Some(all[i]), "top {} after {:?}", i, steps);
+            for (i, &row) in all.iter().enumerate().take(lazy.known_top()) {
+                prop_assert_eq!(lazy.top(i), Some(row), "top {} after {:?}", i, steps);
             }
             for i in 0..lazy.known_end() {
                 prop_assert_eq!(lazy.end(i), Some(all[all.len() - 1 - i]), "end {} after {:?}", i, steps);
