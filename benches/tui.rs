@@ -254,9 +254,17 @@ fn live_responsiveness() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Issue 48: keystroke to frame on a sample with 18 MB of reasoning in the Raw tab:
-/// unfolding it (`z`), scrolling (`j`, `G`, `g`) and folding it again.
+/// Issue 48: keystroke to frame on a sample with 18 MB, then just under 64 MiB (what a
+/// run file's line holds), of reasoning in the Raw tab: unfolding it (`z`), scrolling
+/// (`j`), jumping to its end (`G`) and up from there (`k`), back to the top (`g`),
+/// and folding it again.
 fn long_reasoning() {
+    for (name, size) in [("18 MB", 18_000_000), ("63.9 MiB", (64 << 20) - (96 << 10))] {
+        long_reasoning_of(name, size);
+    }
+}
+
+fn long_reasoning_of(name: &str, size: usize) {
     let dir = std::env::temp_dir().join(format!("autoeval-long-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let run = dir.join("long");
@@ -266,11 +274,11 @@ fn long_reasoning() {
     let first = std::fs::read_to_string(src.join("samples.jsonl")).expect("samples");
     let mut rec: serde_json::Value =
         serde_json::from_str(first.lines().next().expect("line")).expect("json");
-    // Paragraphs of prose, as a model writes them: 18 MB in all.
+    // Paragraphs of prose, as a model writes them.
     let para = "Consider the formula again: if p3 holds then the conjunction needs p8, and the \
                 negation of p5 follows from the second premise, so the disjunction is true. ";
-    let mut text = String::with_capacity(18 << 20);
-    while text.len() < 18_000_000 {
+    let mut text = String::with_capacity(size);
+    while text.len() + 6 * para.len() < size {
         text.push_str(&para.repeat(6));
         text.push('\n');
     }
@@ -300,14 +308,21 @@ fn long_reasoning() {
         moves.push(key(&mut app, "j"));
     }
     let end = key(&mut app, "G");
+    let mut ups = Vec::new();
+    for _ in 0..50 {
+        ups.push(key(&mut app, "k"));
+    }
     let top = key(&mut app, "g");
     let fold = key(&mut app, "z");
     let again = key(&mut app, "z");
     let max = moves.iter().max().copied().unwrap_or_default();
+    let up_max = ups.iter().max().copied().unwrap_or_default();
     println!(
-        "18 MB reasoning (160×48): z unfolds {unfold:.2?} (first wrap), again {again:.2?}; \
-         j median {:.2?} max {max:.2?}; G {end:.2?}; g {top:.2?}; z folds {fold:.2?}",
-        median(moves.clone())
+        "{name} reasoning (160×48): z unfolds {unfold:.2?} (first), again {again:.2?}; \
+         j median {:.2?} max {max:.2?}; G {end:.2?}; k after G median {:.2?} max {up_max:.2?}; \
+         g {top:.2?}; z folds {fold:.2?}",
+        median(moves.clone()),
+        median(ups.clone())
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

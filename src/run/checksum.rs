@@ -137,6 +137,58 @@ impl Prefix {
     }
 }
 
+/// A [`Prefix`] advanced over a file's bytes as a reader passes them (its last
+/// partial word held until the next bytes complete it), so a first read hashes the
+/// file as it parses it instead of reading it again.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Running {
+    /// The whole words folded in.
+    pub st: Prefix,
+    carry: [u8; 8],
+    n: usize,
+}
+
+impl Running {
+    /// Continues `st` from byte `at` of `path` (the words up to there folded in now).
+    pub(crate) fn at(st: Prefix, path: &Path, at: u64) -> Option<Running> {
+        use std::os::unix::fs::FileExt;
+        let (st, _) = st.extend(path, at)?;
+        let mut carry = [0u8; 8];
+        let n = (at - st.end) as usize;
+        if n > 0 {
+            let f = crate::fsread::open(path, crate::fsread::STREAM).ok()?;
+            f.read_exact_at(&mut carry[..n], st.end).ok()?;
+        }
+        Some(Running { st, carry, n })
+    }
+
+    /// Folds in the next bytes of the file.
+    pub(crate) fn feed(&mut self, mut b: &[u8]) {
+        if self.n > 0 {
+            let k = (8 - self.n).min(b.len());
+            self.carry[self.n..self.n + k].copy_from_slice(&b[..k]);
+            self.n += k;
+            b = &b[k..];
+            if self.n < 8 {
+                return;
+            }
+            self.st.h = mix(self.st.h, u64::from_le_bytes(self.carry));
+            self.st.end += 8;
+            self.n = 0;
+        }
+        let mut it = b.chunks_exact(8);
+        let mut h = self.st.h;
+        for c in &mut it {
+            h = mix(h, word(c));
+        }
+        self.st.h = h;
+        self.st.end += (b.len() - it.remainder().len()) as u64;
+        let r = it.remainder();
+        self.carry[..r.len()].copy_from_slice(r);
+        self.n = r.len();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -172,5 +224,25 @@ mod tests {
         assert_ne!(Prefix::default().extend(&f, 2_999_995).unwrap().1, whole);
         assert_ne!(text_sum(b"abc"), text_sum(b"abd"));
         assert_ne!(text_sum(b""), text_sum(b"\0"));
+    }
+
+    /// Fed in pieces of any size from any start, the running hash is the one read at
+    /// once from the file.
+    #[test]
+    fn a_running_hash_equals_the_prefix_read_from_the_file() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("x");
+        let data: Vec<u8> = (0..100_000u32).map(|i| (i * 13 % 251) as u8).collect();
+        std::fs::write(&f, &data).unwrap();
+        for (start, piece) in [(0, 1), (0, 7), (3, 5), (13, 8), (800, 13), (9_999, 4096)] {
+            let (st, _) = Prefix::default().extend(&f, start as u64).unwrap();
+            let mut run = Running::at(st, &f, start as u64).unwrap();
+            for c in data[start..].chunks(piece) {
+                run.feed(c);
+            }
+            let (want, sum) = Prefix::default().extend(&f, data.len() as u64).unwrap();
+            assert_eq!(run.st, want, "from {start} by {piece}");
+            assert_eq!(run.st.extend(&f, data.len() as u64).unwrap().1, sum);
+        }
     }
 }

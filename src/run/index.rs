@@ -12,8 +12,11 @@
 //! like any other file: every length is checked against bounds before anything is
 //! allocated, and a cache that does not read back cleanly is ignored and rebuilt.
 //!
-//! Layout: a header, the rows (fixed fields, id, and where the row's text is), a
-//! checksum of all that, then the texts (φ₀, ψ, φ₁) one after another. The viewer
+//! Layout: a header (with the text section's length), the texts (φ₀, ψ, φ₁) one after
+//! another, then the rows (fixed fields, id, and where the row's text is) and a
+//! checksum of all but the texts (each has its own). Texts come first so that a first
+//! build writes them straight into the index as it parses, and the rows once every
+//! line is read: nothing is written twice. The viewer
 //! keeps only the rows in memory and reads texts from the file when it needs them
 //! (search, compare, export); texts are checked and made safe to draw when read.
 
@@ -36,8 +39,12 @@ pub use super::scratch::INDEX;
 /// version 8 the texts search reads in reasoning; version 9 the truncated kind; version 10
 /// failure kinds from proved edits (the `UNPROVED` bit); version 11 a task sample's gold
 /// label, answer and correctness; version 12 no proved kinds (a not-equivalent row is
-/// `PENDING` with its key in the kinds cache, [`super::kinds_cache`], versioned apart).
-const MAGIC: &[u8; 8] = b"AEIDX\x00\x00\x0c";
+/// `PENDING` with its key in the kinds cache, [`super::kinds_cache`], versioned apart);
+/// version 13 the texts before the rows (written once, as they are parsed).
+const MAGIC: &[u8; 8] = b"AEIDX\x00\x00\x0d";
+/// Bytes before the text section: the magic, the indexed file's identity and
+/// prefix hash, and the section's length.
+const HEAD: usize = 112;
 /// Most warnings kept in a cache.
 const MAX_WARNINGS: usize = 10_000;
 
@@ -140,19 +147,9 @@ pub(crate) fn load_or_build(dir: &Path, texts: bool) -> Scan {
     let from_cache = cached.is_some();
     let mut scan = cached.unwrap_or_default();
     if !from_cache {
-        // A first build writes texts to a scratch file as it parses (it becomes the
-        // index's text section), so memory holds only the compact rows.
-        let spill = dir.join(format!("{INDEX}.{}.texts.tmp", std::process::id()));
-        if super::scratch::register(&spill)
-            && let Ok(f) = crate::fswrite::room::create(&spill)
-        {
-            scan.spill = Some(super::scan::Spill {
-                file: BufWriter::with_capacity(1 << 20, f),
-                path: spill,
-                spans: Vec::new(),
-                len: 0,
-            });
-        }
+        // A first build writes texts into the index-to-be as it parses, so memory
+        // holds only the compact rows and no text is written twice.
+        scan.spill = first_build(dir);
     }
     let before = (scan.consumed, scan.lines);
     let added = scan.extend_from(&samples, true);
@@ -180,8 +177,56 @@ pub(crate) fn load_or_build(dir: &Path, texts: bool) -> Scan {
     scan
 }
 
+/// The index file a first build writes its texts into as it parses: made where
+/// [`save`] would make its scratch file, its header left blank until the rows are in.
+fn first_build(dir: &Path) -> Option<super::scan::Spill> {
+    let name = format!("{INDEX}.{}.tmp", std::process::id());
+    if !super::scratch::register(&dir.join(&name)) {
+        return None;
+    }
+    let made = super::index_home::create(dir, &name);
+    super::scratch::unregister(&dir.join(&name));
+    let (home, file) = made.ok()?;
+    let path = home.join(&name);
+    super::scratch::register(&path);
+    let mut sp = super::scan::Spill {
+        file: BufWriter::with_capacity(1 << 20, file),
+        path,
+        spans: Vec::new(),
+        len: 0,
+        base: HEAD as u64,
+    };
+    // Dropped on failure: the file is removed.
+    sp.file.write_all(&[0u8; HEAD]).ok()?;
+    Some(sp)
+}
+
+/// The header of an index of `scan` whose text section holds `section` bytes.
+fn header(id: &Ident, scan: &Scan, prefix: Prefix, prefix_sum: u64, section: u64) -> Vec<u8> {
+    let mut h = Vec::with_capacity(HEAD);
+    h.extend_from_slice(MAGIC);
+    for v in [
+        id.dev,
+        id.ino,
+        id.len,
+        scan.consumed,
+        scan.lines as u64,
+        prefix.h,
+        prefix.end,
+        prefix_sum,
+    ] {
+        h.extend_from_slice(&v.to_le_bytes());
+    }
+    h.extend_from_slice(&id.mtime_ns.to_le_bytes());
+    h.extend_from_slice(&id.ctime_ns.to_le_bytes());
+    h.extend_from_slice(&section.to_le_bytes());
+    h
+}
+
 /// Writes the cache for `scan` (rows in file order, with extras and texts) atomically;
-/// returns where its texts now are.
+/// returns where its texts now are. A first build's texts are already in the file
+/// being written ([`first_build`]); otherwise a new file takes the old text section,
+/// copied, and the texts parsed since.
 pub fn save(dir: &Path, scan: &mut Scan) -> std::io::Result<TextFile> {
     let samples = dir.join(store::SAMPLES);
     let Some(id) = ident(&samples) else {
@@ -190,11 +235,13 @@ pub fn save(dir: &Path, scan: &mut Scan) -> std::io::Result<TextFile> {
     let old_texts = scan.text_file.as_ref().map_or(0, |f| f.spans.len());
     let spilled = scan.spill.as_ref().map_or(0, |s| s.spans.len());
     // Spilled texts come first after the old ones, then those in memory; both cannot
-    // be there at once (a spill that failed was read back into memory).
+    // be there at once (a spill that failed was read back into memory), and a spill is
+    // a first build's (no old texts).
     if scan.extras.len() != scan.rows.len()
         || id.len < scan.consumed
         || old_texts != scan.text_base
         || (spilled > 0 && !scan.texts.is_empty())
+        || (scan.spill.is_some() && scan.text_file.is_some())
         || scan.text_base + spilled + scan.texts.len() < scan.rows.len()
     {
         return Err(std::io::Error::other("scan does not match the file"));
@@ -205,29 +252,15 @@ pub fn save(dir: &Path, scan: &mut Scan) -> std::io::Result<TextFile> {
         .prefix
         .extend(&samples, scan.consumed)
         .ok_or_else(|| std::io::Error::other("samples.jsonl could not be read back"))?;
-    let name = format!("{INDEX}.{}.tmp", std::process::id());
-    if !super::scratch::register(&dir.join(&name)) {
-        return Err(std::io::Error::other("quitting"));
-    }
-    // Beside the run, else (a read-only or shared folder) in its cache-directory home.
-    let made = super::index_home::create(dir, &name);
-    super::scratch::unregister(&dir.join(&name));
-    let (home, tmp_file) = made?;
-    let tmp = home.join(&name);
-    let dst = home.join(INDEX);
-    super::scratch::register(&tmp);
-    // Forgotten on every way out: renamed into place or removed.
-    let _forget = Forget(&tmp);
-    // Where each text will be in the new text section: the old section is copied
-    // first, unchanged, then the texts parsed since.
+    // Where each text is in the text section: the old section first, unchanged, then
+    // the texts parsed since.
     let old_len = scan.text_file.as_ref().map_or(0, TextFile::section_len);
     let mut spans: Vec<TextSpan> = scan
         .text_file
         .as_ref()
         .map_or_else(Vec::new, |f| f.spans.clone());
     let mut pos = old_len;
-    if let Some(sp) = scan.spill.as_mut() {
-        sp.file.flush()?;
+    if let Some(sp) = scan.spill.as_ref() {
         for &(p, l, sum) in &sp.spans {
             spans.push(TextSpan {
                 pos: old_len + p,
@@ -254,42 +287,75 @@ pub fn save(dir: &Path, scan: &mut Scan) -> std::io::Result<TextFile> {
             s.line_len = r.len;
         }
     }
+    let head = header(&id, scan, prefix, prefix_sum, pos);
+    let tmp = match scan.spill.take() {
+        Some(mut sp) => {
+            let done = scan
+                .texts
+                .iter()
+                .try_for_each(|t| sp.file.write_all(t.as_bytes()));
+            if let Err(e) = done.and_then(|()| finish(&mut sp.file, &head, scan, &spans)) {
+                // Left as it was: its texts are read back into memory.
+                scan.spill = Some(sp);
+                return Err(e);
+            }
+            let tmp = sp.path.clone();
+            scan.spill = Some(sp);
+            tmp
+        }
+        None => fresh(dir, scan, &head, &spans, old_len)?,
+    };
+    let dst = tmp.with_file_name(INDEX);
+    // The run folder is a closed room: a link at the index's place is refused (and a
+    // first build's file kept: it holds the texts, read back into memory by the caller).
+    if scan.spill.is_some() {
+        crate::fswrite::room::check(&dst)?;
+    }
+    if let Err(e) = crate::fswrite::room::commit(&tmp, &dst) {
+        // A first build's file holds the texts, read back into memory (and removed)
+        // by the caller.
+        if scan.spill.is_none() {
+            let _ = std::fs::remove_file(&tmp);
+            super::scratch::unregister(&tmp);
+        }
+        return Err(e);
+    }
+    super::scratch::unregister(&tmp);
+    if let Some(mut sp) = scan.spill.take() {
+        // Renamed into place: nothing left to remove.
+        sp.path = PathBuf::new();
+    }
+    scan.prefix = prefix;
+    scan.index_path = Some(dst.clone());
+    Ok(TextFile {
+        file: std::sync::Arc::new(std::fs::File::open(&dst)?),
+        base: HEAD as u64,
+        spans,
+        samples,
+    })
+}
+/// Writes `head`'s text section into a new scratch index (the old section copied,
+/// then the texts in memory) and the rest after it; returns its path.
+fn fresh(
+    dir: &Path,
+    scan: &Scan,
+    head: &[u8],
+    spans: &[TextSpan],
+    old_len: u64,
+) -> std::io::Result<PathBuf> {
+    let name = format!("{INDEX}.{}.tmp", std::process::id());
+    if !super::scratch::register(&dir.join(&name)) {
+        return Err(std::io::Error::other("quitting"));
+    }
+    // Beside the run, else (a read-only or shared folder) in its cache-directory home.
+    let made = super::index_home::create(dir, &name);
+    super::scratch::unregister(&dir.join(&name));
+    let (home, tmp_file) = made?;
+    let tmp = home.join(&name);
+    super::scratch::register(&tmp);
     let result = (|| {
-        let mut w = Hashing {
-            inner: BufWriter::with_capacity(1 << 20, tmp_file),
-            h: FNV0,
-        };
-        w.write_all(MAGIC)?;
-        for v in [
-            id.dev,
-            id.ino,
-            id.len,
-            scan.consumed,
-            scan.lines as u64,
-            prefix.h,
-            prefix.end,
-            prefix_sum,
-        ] {
-            w.write_all(&v.to_le_bytes())?;
-        }
-        w.write_all(&id.mtime_ns.to_le_bytes())?;
-        w.write_all(&id.ctime_ns.to_le_bytes())?;
-        let warnings = &scan.warnings[..scan.warnings.len().min(MAX_WARNINGS)];
-        w.write_all(&(warnings.len() as u64).to_le_bytes())?;
-        for s in warnings {
-            put_str(&mut w, s)?;
-        }
-        w.write_all(&(scan.rows.len() as u64).to_le_bytes())?;
-        for (r, e) in scan.rows.iter().zip(&scan.extras) {
-            let span = spans.get(r.text as usize).copied().unwrap_or_default();
-            put_row(&mut w, r, e, span)?;
-        }
-        w.write_all(&(spans.len() as u64).to_le_bytes())?;
-        w.write_all(&pos.to_le_bytes())?;
-        let sum = w.h;
-        let mut w = w.inner;
-        w.write_all(&sum.to_le_bytes())?;
-        let base = w.stream_position()?;
+        let mut w = BufWriter::with_capacity(1 << 20, tmp_file);
+        w.write_all(&[0u8; HEAD])?;
         if let Some(f) = &scan.text_file {
             // Positional reads: a search worker may be reading the same handle.
             use std::os::unix::fs::FileExt;
@@ -302,54 +368,53 @@ pub fn save(dir: &Path, scan: &mut Scan) -> std::io::Result<TextFile> {
                 done += n as u64;
             }
         }
-        if let Some(sp) = &scan.spill {
-            let mut f = std::fs::File::open(&sp.path)?;
-            if std::io::copy(&mut (&mut f).take(sp.len), &mut w)? != sp.len {
-                return Err(std::io::Error::other("the scratch text file is short"));
-            }
-        }
         for t in &scan.texts {
             w.write_all(t.as_bytes())?;
         }
-        let file = w
-            .into_inner()
-            .map_err(std::io::IntoInnerError::into_error)?;
-        // No fsync: the index is a cache. Forcing its 1.7 GB to disk made a million-sample
-        // first read 36 s instead of 15 s; a file torn by a crash fails its checksums and
-        // is rebuilt.
-        drop(file);
-        Ok(base)
+        finish(&mut w, head, scan, spans)
     })();
-    match result {
-        Ok(base) => {
-            // The run folder is a closed room: a link at the index's place is refused.
-            if let Err(e) = crate::fswrite::room::commit(&tmp, &dst) {
-                let _ = std::fs::remove_file(&tmp);
-                return Err(e);
-            }
-            scan.prefix = prefix;
-            scan.index_path = Some(dst.clone());
-            Ok(TextFile {
-                file: std::sync::Arc::new(std::fs::File::open(&dst)?),
-                base,
-                spans,
-                samples,
-            })
-        }
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(e)
-        }
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        super::scratch::unregister(&tmp);
+        return Err(e);
     }
+    Ok(tmp)
 }
 
-/// Unregisters a scratch file when dropped.
-struct Forget<'a>(&'a Path);
-
-impl Drop for Forget<'_> {
-    fn drop(&mut self) {
-        super::scratch::unregister(self.0);
+/// Appends the warnings, rows and checksum after the text section `w` has written,
+/// then the header at the start.
+fn finish(
+    w: &mut BufWriter<std::fs::File>,
+    head: &[u8],
+    scan: &Scan,
+    spans: &[TextSpan],
+) -> std::io::Result<()> {
+    let mut w = Hashing {
+        inner: w,
+        h: fnv(FNV0, head),
+    };
+    let warnings = &scan.warnings[..scan.warnings.len().min(MAX_WARNINGS)];
+    w.write_all(&(warnings.len() as u64).to_le_bytes())?;
+    for s in warnings {
+        put_str(&mut w, s)?;
     }
+    w.write_all(&(scan.rows.len() as u64).to_le_bytes())?;
+    for (r, e) in scan.rows.iter().zip(&scan.extras) {
+        let span = spans.get(r.text as usize).copied().unwrap_or_default();
+        put_row(&mut w, r, e, span)?;
+    }
+    w.write_all(&(spans.len() as u64).to_le_bytes())?;
+    let sum = w.h;
+    let w = w.inner;
+    w.write_all(&sum.to_le_bytes())?;
+    w.flush()?;
+    // Positional: the buffer is empty and the file's end stays where it is.
+    use std::os::unix::fs::FileExt;
+    w.get_ref().write_all_at(head, 0)?;
+    // No fsync: the index is a cache. Forcing its 1.7 GB to disk made a million-sample
+    // first read 36 s instead of 15 s; a file torn by a crash fails its checksums and
+    // is rebuilt.
+    Ok(())
 }
 
 fn put_str(w: &mut impl Write, s: &str) -> std::io::Result<()> {
@@ -503,6 +568,14 @@ fn load_from(dir: &Path, index: &Path, texts: bool, extras_too: bool) -> Option<
     let prefix_sum = r.u64()?;
     let mtime_ns = i128::from_le_bytes(r.bytes::<16>()?);
     let ctime_ns = i128::from_le_bytes(r.bytes::<16>()?);
+    // The text section, skipped: texts are read on demand.
+    let section = r.u64()?;
+    r.left = r.left.checked_sub(section)?;
+    r.r.inner
+        .seek(std::io::SeekFrom::Start(
+            (HEAD as u64).checked_add(section)?,
+        ))
+        .ok()?;
     let same_file = dev == now.dev && ino == now.ino && now.len >= consumed && len >= consumed;
     if !same_file || prefix.end > consumed || !prefix.end.is_multiple_of(8) {
         return None;
@@ -600,13 +673,11 @@ fn load_from(dir: &Path, index: &Path, texts: bool, extras_too: bool) -> Option<
         }
     }
     let ntexts = r.u64()?;
-    let section = r.u64()?;
     let sum = r.r.h;
     let mut last = [0u8; 8];
     r.r.inner.read_exact(&mut last).ok()?;
-    // What follows the checksum is exactly the text section.
-    let base = size.checked_sub(r.left)?.checked_add(8)?;
-    if ntexts != nrows || r.left.checked_sub(8)? != section || u64::from_le_bytes(last) != sum {
+    // The checksum ends the file.
+    if ntexts != nrows || r.left != 8 || u64::from_le_bytes(last) != sum {
         return None;
     }
     if text_end > section {
@@ -615,7 +686,7 @@ fn load_from(dir: &Path, index: &Path, texts: bool, extras_too: bool) -> Option<
     let text_file = if texts {
         Some(TextFile {
             file: std::sync::Arc::new(r.r.inner.into_inner()),
-            base,
+            base: HEAD as u64,
             spans: row_spans,
             samples: samples.clone(),
         })

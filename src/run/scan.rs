@@ -1,5 +1,5 @@
 //! The row scanner: reads `samples.jsonl` from where it stopped into compact rows,
-//! their texts (in memory, or spilled to a file while a row index is built) and,
+//! their texts (in memory, or written straight into the row index being built) and,
 //! when asked, the per-sample extras the row index keeps.
 
 use super::rows::{Extra, MAX_LINE, Row, parse_row};
@@ -8,17 +8,20 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 /// Where texts of parsed lines go instead of memory while a row index is first built:
-/// a scratch file that becomes the index's text section.
+/// the index file itself, its text section written as the lines are parsed (the rows
+/// follow it once every line is read), renamed into place when complete.
 #[derive(Debug)]
 pub struct Spill {
-    /// The scratch file.
+    /// The index file being written.
     pub file: std::io::BufWriter<std::fs::File>,
-    /// Its path (removed when the index is written or abandoned).
+    /// Its path (removed if the index is abandoned).
     pub path: std::path::PathBuf,
-    /// Position, length and checksum of each text written.
+    /// Position (in the text section), length and checksum of each text written.
     pub spans: Vec<(u64, u32, u32)>,
-    /// Bytes written.
+    /// Bytes written to the text section.
     pub len: u64,
+    /// Where the text section starts in the file.
+    pub base: u64,
 }
 
 impl Drop for Spill {
@@ -104,7 +107,12 @@ impl Scan {
         let before = self.rows.len();
         // Complete lines are parsed a batch at a time on every core, then placed in file
         // order: parsing is most of a first read, and a line's row depends on it alone.
-        let mut batch = Batch::default();
+        // The indexed prefix's hash advances over the same bytes (not a second read of
+        // the file when the index is written).
+        let mut batch = Batch {
+            feed: super::checksum::Running::at(self.prefix, path, self.consumed),
+            ..Batch::default()
+        };
         'lines: loop {
             line.clear();
             let n = match (&mut reader)
@@ -131,6 +139,8 @@ impl Scan {
                     }
                 }
                 self.place(&mut batch, path, keep_extras);
+                // Its bytes were not kept: the hash is caught up when the index is written.
+                batch.feed = None;
                 self.lines += 1;
                 self.warnings.push(format!(
                     "{}:{}: a line of {skipped} bytes was skipped (limit {MAX_LINE})",
@@ -140,12 +150,15 @@ impl Scan {
                 self.consumed += skipped;
                 continue;
             }
-            batch.push(&line[..n - 1], n as u64);
+            batch.push(&line[..n]);
             if batch.bytes.len() >= BATCH_BYTES {
                 self.place(&mut batch, path, keep_extras);
             }
         }
         self.place(&mut batch, path, keep_extras);
+        if let Some(f) = batch.feed {
+            self.prefix = f.st;
+        }
         self.rows.len() - before
     }
 }
@@ -154,18 +167,21 @@ impl Scan {
 /// small next to the rows it yields).
 const BATCH_BYTES: usize = 4 << 20;
 
-/// Complete lines read but not yet parsed: their bytes end to end, and each line's end
-/// and length in the file (with its newline).
+/// Complete lines read but not yet parsed: their bytes end to end (newlines too), each
+/// line's end, and the prefix hash of every byte before them (None once a line was
+/// skipped unread).
 #[derive(Default)]
 struct Batch {
     bytes: Vec<u8>,
-    lines: Vec<(usize, u64)>,
+    lines: Vec<usize>,
+    feed: Option<super::checksum::Running>,
 }
 
 impl Batch {
-    fn push(&mut self, line: &[u8], consumed: u64) {
+    /// Adds a line, its newline included.
+    fn push(&mut self, line: &[u8]) {
         self.bytes.extend_from_slice(line);
-        self.lines.push((self.bytes.len(), consumed));
+        self.lines.push(self.bytes.len());
     }
 }
 
@@ -179,12 +195,19 @@ impl Scan {
         // Each line's bytes, its offset in the file and its line number.
         let mut jobs = Vec::with_capacity(batch.lines.len());
         let (mut start, mut offset, mut lineno) = (0usize, self.consumed, self.lines);
-        for &(end, n) in &batch.lines {
+        for &end in &batch.lines {
             lineno += 1;
-            jobs.push((&batch.bytes[start..end], offset, lineno));
+            // Without its newline.
+            jobs.push((&batch.bytes[start..end - 1], offset, lineno));
+            offset += (end - start) as u64;
             start = end;
-            offset += n;
         }
+        let (bytes, feed) = (&batch.bytes, &mut batch.feed);
+        let mut hash = move || {
+            if let Some(f) = feed {
+                f.feed(bytes);
+            }
+        };
         let threads = std::thread::available_parallelism()
             .map_or(1, std::num::NonZero::get)
             .min(jobs.len().div_ceil(256));
@@ -194,6 +217,7 @@ impl Scan {
                 .collect()
         };
         let parsed: Vec<_> = if threads <= 1 {
+            hash();
             parse(&jobs)
         } else {
             let per = jobs.len().div_ceil(threads);
@@ -202,13 +226,18 @@ impl Scan {
                     .chunks(per)
                     .map(|c| sc.spawn(move || parse(c)))
                     .collect();
+                // Hashed while the lines are parsed.
+                hash();
                 handles
                     .into_iter()
                     .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
                     .collect()
             })
         };
-        for (result, &(_, n)) in parsed.into_iter().zip(&batch.lines) {
+        let mut start = 0usize;
+        for (result, &end) in parsed.into_iter().zip(&batch.lines) {
+            let n = (end - start) as u64;
+            start = end;
             self.lines += 1;
             match result {
                 Ok(Some((row, extra, text))) => self.add(row, extra, text, keep_extras),
@@ -235,10 +264,9 @@ impl Scan {
                 sp.spans.push((sp.len, t.len() as u32, sum));
                 sp.len += t.len() as u64;
                 keep = None;
-            } else {
-                // The scratch file failed: keep every text in memory instead.
-                self.spill = None;
             }
+            // Else the file failed: every text is kept in memory instead (below, those
+            // written so far read back first).
         }
         if let Some(t) = keep {
             if let Some(mut sp) = self.spill.take() {
@@ -259,10 +287,11 @@ pub(crate) fn spill_texts(sp: &mut Spill) -> Vec<Box<str>> {
     use std::io::Write;
     let _ = sp.file.flush();
     let all = std::fs::read(&sp.path).unwrap_or_default();
+    let base = sp.base as usize;
     sp.spans
         .iter()
         .map(|&(p, l, _)| {
-            all.get(p as usize..p as usize + l as usize)
+            all.get(base + p as usize..base + p as usize + l as usize)
                 .map_or_else(|| Box::from(""), |b| String::from_utf8_lossy(b).into())
         })
         .collect()

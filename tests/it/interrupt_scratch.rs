@@ -99,7 +99,7 @@ fn an_interrupted_export_leaves_no_scratch_file() {
     let tmp = tempfile::tempdir().unwrap();
     let run = big_run(tmp.path(), 60_000);
     // Ctrl-C while the row index is built; SIGTERM while the output is written.
-    for (signal, number, want) in [("-INT", 2, ".texts.tmp"), ("-TERM", 15, ".partial")] {
+    for (signal, number, want) in [("-INT", 2, ".autoeval-index."), ("-TERM", 15, ".partial")] {
         let out = tmp.path().join(format!("out{number}"));
         let (seen, status) = interrupt(&run, &out, signal, want);
         assert!(

@@ -23,6 +23,10 @@ impl App {
             Action::Down => self.move_sel(1),
             Action::PageUp => self.move_sel(-page),
             Action::PageDown => self.move_sel(page),
+            Action::Top if self.panes.focus == Pane::Detail => self.panes.detail_view.go_top(),
+            Action::Bottom if self.panes.focus == Pane::Detail => {
+                self.panes.detail_view.go_end();
+            }
             Action::Top => self.move_sel(isize::MIN / 2),
             Action::Bottom => self.move_sel(isize::MAX / 2),
             Action::Open => match self.panes.focus {

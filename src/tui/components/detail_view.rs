@@ -40,8 +40,11 @@ pub struct DetailView {
     pub tree: bool,
     /// The Raw tab shows each call's reasoning (else one fold line per call).
     pub reasoning: bool,
-    /// Rows scrolled.
+    /// Rows scrolled: below the top, or above the last screenful when `from_end`.
     pub scroll: usize,
+    /// The scroll counts from the end (`G`): the end of a long text is shown without
+    /// wrapping what lies before it.
+    pub from_end: bool,
     /// The furthest it can scroll, as the last frame wrapped the text.
     pub max_scroll: Cell<usize>,
 }
@@ -53,6 +56,7 @@ impl Default for DetailView {
             tree: false,
             reasoning: false,
             scroll: 0,
+            from_end: false,
             max_scroll: Cell::new(usize::MAX),
         }
     }
@@ -62,15 +66,29 @@ impl DetailView {
     /// A new sample: back to the top (its length is not known until drawn).
     pub(crate) fn reset_scroll(&mut self) {
         self.scroll = 0;
+        self.from_end = false;
         self.max_scroll.set(usize::MAX);
     }
 
     /// Scrolls by `delta` rows within what the last frame showed.
     pub(crate) fn scroll_by(&mut self, delta: isize) {
+        let delta = if self.from_end { -delta } else { delta };
         self.scroll = self
             .scroll
             .saturating_add_signed(delta)
             .min(self.max_scroll.get());
+    }
+
+    /// To the top (`g`).
+    pub(crate) fn go_top(&mut self) {
+        self.scroll = 0;
+        self.from_end = false;
+    }
+
+    /// To the last screenful (`G`), counted from there: nothing before it is measured.
+    pub(crate) fn go_end(&mut self) {
+        self.scroll = 0;
+        self.from_end = true;
     }
 
     /// Handles the tab and tree actions; returns whether it took the action.
@@ -122,5 +140,23 @@ mod tests {
         d.scroll = 4;
         d.reset_scroll();
         assert_eq!((d.scroll, d.max_scroll.get()), (0, usize::MAX));
+    }
+
+    #[test]
+    fn from_the_end_keys_scroll_the_same_way_and_stay_in_bounds() {
+        let mut d = DetailView::default();
+        d.max_scroll.set(10);
+        d.go_end();
+        d.scroll_by(-3);
+        assert_eq!((d.from_end, d.scroll), (true, 3));
+        d.scroll_by(1);
+        assert_eq!(d.scroll, 2);
+        d.scroll_by(-100);
+        assert_eq!(d.scroll, 10);
+        d.go_top();
+        assert_eq!((d.from_end, d.scroll), (false, 0));
+        d.go_end();
+        d.reset_scroll();
+        assert_eq!((d.from_end, d.scroll), (false, 0));
     }
 }

@@ -611,10 +611,16 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     };
     // Scrolling stops at the last screenful, rows counted by the same wrap that draws
     // them (a count by characters fell short, and the end was out of reach). Only the
-    // rows on screen are drawn: a long reasoning costs its visible part a frame.
-    let rows = longtext::total_rows(&pieces, w);
-    let max = rows.saturating_sub(inner.height as usize);
-    app.panes.detail_view.max_scroll.set(max);
+    // rows on screen are wrapped and drawn: a long reasoning costs its visible part a
+    // frame, and its length stays unknown (no bound) until both ends were read.
     f.render_widget(b, area);
-    longtext::draw(f, inner, &pieces, app.panes.detail_view.scroll.min(max));
+    let v = &app.panes.detail_view;
+    let at = if v.from_end {
+        longtext::At::End(v.scroll)
+    } else {
+        longtext::At::Top(v.scroll)
+    };
+    let rows = longtext::draw(f, inner, &pieces, at);
+    let max = rows.map_or(usize::MAX, |n| n.saturating_sub(inner.height as usize));
+    v.max_scroll.set(max);
 }

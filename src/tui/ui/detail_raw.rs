@@ -52,7 +52,7 @@ fn reasoning_fold<'a>(
             vec![]
         };
     };
-    let chars = grouped(text.chars().count() as u64);
+    let chars = grouped(super::longtext::chars(text) as u64);
     let redacted = if c.reasoning_redacted {
         " · part redacted"
     } else {
@@ -120,7 +120,7 @@ pub(super) fn reasoning_summary(rec: &crate::run::format::SampleRecord) -> Optio
     let chars: usize = calls
         .iter()
         .filter_map(|c| c.reasoning.as_deref())
-        .map(|x| x.chars().count())
+        .map(super::longtext::chars)
         .sum();
     let truncated = calls.iter().filter(|c| c.truncated).count();
     let redacted = calls.iter().any(|c| c.reasoning_redacted);

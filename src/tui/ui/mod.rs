@@ -9,6 +9,7 @@ pub mod formula;
 pub mod layers;
 mod list_title;
 pub(crate) mod longtext;
+mod longtext_wrap;
 pub mod panes;
 pub(crate) mod task_detail;
 pub mod text;
