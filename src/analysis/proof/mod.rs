@@ -224,12 +224,6 @@ fn pair_rank(a: Change, b: Change, structural: &[FailureKind]) -> (u8, u8, u8) {
     )
 }
 
-/// A candidate's rank with its distance to φ₁ ([`near`]) after added operands: of two
-/// proved edits the one that leaves φ₁'s literals (or symbol counts) is the one made.
-fn nearest<A: Into<u8>, B: Into<u8>>(r: (A, B, u8), distance: usize) -> (u8, usize, u8, u8) {
-    (r.0.into(), distance, r.1.into(), r.2)
-}
-
 fn named(c: (Change, String)) -> NamedChange {
     NamedChange {
         change: c.0,
