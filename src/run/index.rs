@@ -225,7 +225,7 @@ fn header(id: &Ident, scan: &Scan, prefix: Prefix, prefix_sum: u64, section: u64
 
 /// Writes the cache for `scan` (rows in file order, with extras and texts) atomically;
 /// returns where its texts now are. A first build's texts are already in the file
-/// being written ([`first_build`]); otherwise a new file takes the old text section,
+/// being written (`first_build`); otherwise a new file takes the old text section,
 /// copied, and the texts parsed since.
 pub fn save(dir: &Path, scan: &mut Scan) -> std::io::Result<TextFile> {
     let samples = dir.join(store::SAMPLES);
