@@ -2,7 +2,6 @@
 
 pub mod automata;
 pub mod explain;
-mod least_model;
 pub mod model;
 pub mod normalize;
 pub mod regex_check;
@@ -79,7 +78,7 @@ pub fn verify_text(
 /// Whether φ and φ′ are equivalent, as [`verify`] says, without the work that only
 /// shapes a not-equivalent verdict's countermodel.
 pub(crate) fn is_equivalent(a: &Expr, b: &Expr, opts: &Options) -> bool {
-    least_model::equivalence_only(|| verify(a, b, opts)).is_equivalent()
+    z3_logic::least_model::equivalence_only(|| verify(a, b, opts)).is_equivalent()
 }
 
 /// Verifies many pairs on all cores (each worker thread has its own Z3 context).
@@ -368,7 +367,7 @@ fn equivalent_by_congruence(a: &Formula, b: &Formula, opts: &Options) -> bool {
         );
         // Only whether the sub-pair is equivalent counts: no least countermodel.
         if normalize::normalize(&pa) == normalize::normalize(&pb)
-            || least_model::equivalence_only(|| decide(&pa, &pb, &sub)).is_equivalent()
+            || z3_logic::least_model::equivalence_only(|| decide(&pa, &pb, &sub)).is_equivalent()
         {
             return true;
         }

@@ -1,6 +1,6 @@
 //! The least countermodel with exactly k elements, searched by our own evaluator:
 //! symbols are given values one at a time in the order of
-//! `least_model::canonical`, each preferred value first, and a
+//! `z3_logic::least_model::canonical`, each preferred value first, and a
 //! branch ends as soon as a three-valued evaluation decides both sides. Within its
 //! budget the search answers what the solver would (a model of that size, and then
 //! the least one, or none) at a fraction of the cost; beyond it the caller asks Z3.

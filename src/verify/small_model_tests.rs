@@ -2,9 +2,9 @@
 //! solver's choices (with flipped values checked by our evaluator), and a brute-force
 //! enumeration of every structure in the order the least model is defined by.
 
-use super::least_model::canonical;
 use super::model::{FiniteModel, holds};
 use super::small_model::{Found, least};
+use super::z3_logic::least_model::canonical;
 use crate::syntax::{BinOp, Formula, Quantifier, Term};
 use proptest::prelude::*;
 use std::collections::HashSet;

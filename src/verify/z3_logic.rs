@@ -1,10 +1,12 @@
 //! Logic equivalence with Z3: φ ≡ φ′ iff ¬(φ ↔ φ′) is unsat, plus small countermodels.
 
-use super::least_model::canonical;
+pub(super) mod least_model;
+
 use super::model::{FiniteModel, holds};
 use super::small_model;
 use super::verdict::{Countermodel, Verdict};
 use crate::syntax::{BinOp, Formula, Quantifier, Term};
+use least_model::canonical;
 use std::collections::{BTreeMap, HashSet};
 use std::time::Instant;
 use z3::ast::{Ast, Bool, Dynamic};

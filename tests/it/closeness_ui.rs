@@ -153,10 +153,9 @@ fn an_index_of_the_previous_format_is_rebuilt_and_rows_carry_every_metric() {
     };
     let fresh = json(&run);
     let mut bytes = std::fs::read(&index).unwrap();
-    assert_eq!(&bytes[..8], b"AEIDX\x00\x00\x0c");
-    // The same file labelled as version 11 (proved kinds inside the rows): never read
-    // as is.
-    bytes[7] = 11;
+    assert_eq!(&bytes[..8], b"AEIDX\x00\x00\x0d");
+    // The same file labelled as version 12 (texts after the rows): never read as is.
+    bytes[7] = 12;
     std::fs::write(&index, &bytes).unwrap();
     assert_eq!(json(&run), fresh);
     assert_eq!(&std::fs::read(&index).unwrap()[..8], b"AEIDX\x00\x00\x0c");

@@ -5,7 +5,7 @@
 //! still needs the verifier.
 
 use super::logic::{Edit, Op, Pool};
-use super::tables::Tables;
+use super::tables::{Tables, combine, not};
 use crate::syntax::{BinOp, Formula};
 use std::collections::BTreeMap;
 
@@ -65,18 +65,6 @@ pub(crate) struct Arena {
     off: Tables,
 }
 
-pub(super) fn combine(op: BinOp, a: &mut [u64], b: &[u64]) {
-    for (x, y) in a.iter_mut().zip(b) {
-        *x = match op {
-            BinOp::And => *x & y,
-            BinOp::Or => *x | y,
-            BinOp::Implies => !*x | y,
-            BinOp::Iff => !(*x ^ y),
-            BinOp::Xor => *x ^ y,
-        };
-    }
-}
-
 pub(super) fn op1(op: BinOp, x: u64, y: u64) -> u64 {
     match op {
         BinOp::And => x & y,
@@ -84,12 +72,6 @@ pub(super) fn op1(op: BinOp, x: u64, y: u64) -> u64 {
         BinOp::Implies => !x | y,
         BinOp::Iff => !(x ^ y),
         BinOp::Xor => x ^ y,
-    }
-}
-
-pub(super) fn not(a: &mut [u64]) {
-    for x in a {
-        *x = !*x;
     }
 }
 

@@ -1,6 +1,5 @@
 //! Truth tables of many nodes in one allocation, for the PL screen's arenas.
 
-use super::screen::{combine, not};
 use crate::syntax::BinOp;
 
 /// One table of `words` words per node, all in one allocation (an arena is built for
@@ -73,5 +72,25 @@ impl std::ops::Index<usize> for Tables {
     type Output = [u64];
     fn index(&self, i: usize) -> &[u64] {
         &self.data[i * self.words..(i + 1) * self.words]
+    }
+}
+
+/// `a` op= `b`, word by word (64 truth-table rows a word).
+pub(super) fn combine(op: BinOp, a: &mut [u64], b: &[u64]) {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x = match op {
+            BinOp::And => *x & y,
+            BinOp::Or => *x | y,
+            BinOp::Implies => !*x | y,
+            BinOp::Iff => !(*x ^ y),
+            BinOp::Xor => *x ^ y,
+        };
+    }
+}
+
+/// Negates a table in place.
+pub(super) fn not(a: &mut [u64]) {
+    for x in a {
+        *x = !*x;
     }
 }

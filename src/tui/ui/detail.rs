@@ -1,7 +1,8 @@
 //! The detail view: overview, structural diff, countermodel, raw exchange.
 
 use super::detail_blind::{BLIND_NOTE, blind_overview, muted, psi_lines};
-use super::detail_raw::{LONG, raw, reasoning_summary};
+use super::detail_raw::{raw, reasoning_summary};
+use super::longtext::LONG;
 use super::longtext::{self, Piece};
 use super::{block, formula, text};
 use crate::tui::app::{App, Pane, Tab};

@@ -2,7 +2,7 @@
 //! and answer, and the one-line reasoning summary the Overview shows.
 
 use super::detail_blind::muted;
-use super::longtext::Piece;
+use super::longtext::{LONG, Piece};
 use super::text;
 use crate::tui::app::App;
 use crate::tui::theme::Theme;
@@ -100,10 +100,6 @@ fn hung(s: &str, w: usize, style: Style) -> Vec<Piece<'static>> {
         .map(|row| Line::from(Span::styled(row, style)).into())
         .collect()
 }
-
-/// Texts longer than this are wrapped and drawn by rows on screen only
-/// ([`longtext`]); shorter ones as any paragraph.
-pub(super) const LONG: usize = 64 << 10;
 
 /// The Overview's reasoning line: tokens over the sample's calls, and whether a call
 /// stopped at the token limit; None when neither applies.

@@ -12,6 +12,10 @@ use ratatui::widgets::{Paragraph, Wrap};
 use std::cell::RefCell;
 use std::rc::Rc;
 
+/// Texts longer than this are wrapped and drawn by rows on screen only
+/// (this module); shorter ones as any paragraph.
+pub(super) const LONG: usize = 64 << 10;
+
 /// One piece of a pane's content.
 pub(crate) enum Piece<'a> {
     /// A line wrapped by ratatui, as any paragraph is.
@@ -97,7 +101,7 @@ thread_local! {
 /// Characters in `text`, counted once per text: a fold line names a reasoning's
 /// length every frame, and counting 64 MiB took 10 ms a key.
 pub(crate) fn chars(text: &str) -> usize {
-    if text.len() <= super::detail_raw::LONG {
+    if text.len() <= LONG {
         return text.chars().count();
     }
     let k = key(text, 0);

@@ -2,12 +2,12 @@
 //! the same whatever the solver's state. Most of its choices are settled by our own
 //! evaluator; Z3 is asked only for the rest.
 
-use super::model::{FiniteModel, holds};
-use super::small_model::{Found, least};
-use super::z3_logic::{
+use super::{
     Encoder, MAX_EXPANDED, checked, quantifier_depth, read_model, remaining, solver_with_timeout,
 };
 use crate::syntax::Formula;
+use crate::verify::model::{FiniteModel, holds};
+use crate::verify::small_model::{Found, least};
 use std::time::Instant;
 use z3::ast::{Ast, Bool, Dynamic};
 use z3::{FuncDecl, SatResult, Solver};
@@ -134,7 +134,7 @@ impl Choices<'_> {
 /// satisfies every choice it agrees with) saves the checks it answers; a check that
 /// cannot finish in time keeps `found`'s choice. `search` is false when our own
 /// search for it (see [`least`]) already ran out of budget on this pair and size.
-pub(super) fn canonical(
+pub(in crate::verify) fn canonical(
     a: &Formula,
     b: &Formula,
     found: FiniteModel,
