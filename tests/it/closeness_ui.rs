@@ -158,7 +158,7 @@ fn an_index_of_the_previous_format_is_rebuilt_and_rows_carry_every_metric() {
     bytes[7] = 12;
     std::fs::write(&index, &bytes).unwrap();
     assert_eq!(json(&run), fresh);
-    assert_eq!(&std::fs::read(&index).unwrap()[..8], b"AEIDX\x00\x00\x0c");
+    assert_eq!(&std::fs::read(&index).unwrap()[..8], b"AEIDX\x00\x00\x0d");
     // The rows the viewer holds carry every stored metric (to 1/10,000).
     let (app, _) = viewer(&run);
     let recs = records(&run);
