@@ -166,6 +166,7 @@ fn a_tag_named_with_reasoning_tag_is_split_off() {
     common::cli::isolate(&mut c, &home);
     let o = c.output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    scored_from_the_answer_alone(&out2, &server);
     assert_eq!(manifest(&out2)["request"]["profile"], "my-server");
     assert_eq!(
         manifest(&out2)["request"]["reasoning_tags"],
