@@ -543,10 +543,26 @@ fn load_with(dir: &Path, texts: bool, extras_too: bool) -> Option<Scan> {
     })
 }
 
-/// [`load_with`] from the index file at `index`.
-fn load_from(dir: &Path, index: &Path, texts: bool, extras_too: bool) -> Option<Scan> {
-    let samples = dir.join(store::SAMPLES);
-    let now = ident(&samples)?;
+/// An index file's header, once checked against `samples.jsonl` as it is now.
+struct Header {
+    /// Bytes of `samples.jsonl` the rows cover.
+    consumed: u64,
+    /// Lines those bytes hold.
+    lines: u64,
+    /// The running hash of the indexed prefix.
+    prefix: Prefix,
+    /// Bytes of the text section (before the rows).
+    section: u64,
+}
+
+/// Opens the index at `index` and reads its header, positioned at the rows; None when
+/// it is of another version or no longer describes `samples` (another file, or its
+/// indexed part changed).
+fn open_header(
+    samples: &Path,
+    index: &Path,
+) -> Option<(In<Hashing<BufReader<std::fs::File>>>, Header)> {
+    let now = ident(samples)?;
     // A FIFO or device under the index's name is ignored (and replaced), never read.
     let file = crate::fsread::open(index, crate::fsread::STREAM).ok()?;
     let size = file.metadata().ok()?.len();
@@ -585,10 +601,31 @@ fn load_from(dir: &Path, index: &Path, texts: bool, extras_too: bool) -> Option<
     // was: one sequential hash of the prefix, far cheaper than parsing it (and only
     // after the file changed, e.g. a resume appended to it).
     if !unchanged
-        && (now.len <= len || Prefix::default().extend(&samples, consumed)?.1 != prefix_sum)
+        && (now.len <= len || Prefix::default().extend(samples, consumed)?.1 != prefix_sum)
     {
         return None;
     }
+    Some((
+        r,
+        Header {
+            consumed,
+            lines,
+            prefix,
+            section,
+        },
+    ))
+}
+
+/// [`load_with`] from the index file at `index`.
+fn load_from(dir: &Path, index: &Path, texts: bool, extras_too: bool) -> Option<Scan> {
+    let samples = dir.join(store::SAMPLES);
+    let (mut r, h) = open_header(&samples, index)?;
+    let Header {
+        consumed,
+        lines,
+        prefix,
+        section,
+    } = h;
     let nwarn = r.u64()?;
     if nwarn > MAX_WARNINGS as u64 {
         return None;
