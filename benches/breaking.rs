@@ -17,9 +17,9 @@
 
 use autoeval::analysis::breaking::{BreakingPoint, Cell, Logistic, Scale, breaking_point_on};
 use autoeval::analysis::design;
+use autoeval::base::rng::Rng;
 use autoeval::grammar::{DatasetKind, GenParams, generate_batch};
 use autoeval::perturb::perturb_per_op;
-use autoeval::rng::Rng;
 use autoeval::syntax::Expr;
 use autoeval::verify::{Options, verify_batch};
 use std::collections::BTreeMap;

@@ -7,8 +7,8 @@
 // A benchmark stops at the first thing that goes wrong.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use autoeval::base::rng::Rng;
 use autoeval::report::correlate::{Scores, correlate, predictors};
-use autoeval::rng::Rng;
 use std::fmt::Write as _;
 use std::process::Command;
 use std::time::{Duration, Instant};

@@ -17,9 +17,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use autoeval::analysis::proof::{explain, explain_with};
+use autoeval::base::rng::Rng;
 use autoeval::grammar::{DatasetKind, GenParams, generate_batch};
 use autoeval::perturb::{PerturbKind, perturb};
-use autoeval::rng::Rng;
 use autoeval::syntax::{Expr, Notation, SyntaxKind, parse};
 use autoeval::verify::{Options, Verdict, verify};
 use std::path::{Path, PathBuf};

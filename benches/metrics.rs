@@ -17,9 +17,9 @@ use autoeval::analysis::le::le;
 use autoeval::analysis::paper_notation::paper_notation;
 use autoeval::analysis::smatch::smatch;
 use autoeval::analysis::smatch_paper::smatch_paper;
+use autoeval::base::rng::Rng;
 use autoeval::grammar::{DatasetKind, GenParams, generate_batch};
 use autoeval::perturb::{PerturbKind, perturb};
-use autoeval::rng::Rng;
 use autoeval::syntax::{Expr, Formula};
 use std::time::{Duration, Instant};
 

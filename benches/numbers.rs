@@ -7,9 +7,9 @@
 // A benchmark stops at the first thing that goes wrong.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use autoeval::base::rng::Rng;
 use autoeval::grammar::{DatasetKind, GenParams, generate_batch};
 use autoeval::perturb::{PerturbKind, perturb};
-use autoeval::rng::Rng;
 use autoeval::syntax::{Expr, Formula, Notation};
 use std::path::Path;
 use std::process::Command;

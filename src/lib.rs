@@ -8,9 +8,9 @@
 //!
 //! | layer | module | its job |
 //! |---|---|---|
-//! | 0 | [`syntax`], [`sanitize`], [`rng`], [`fsread`], [`fswrite`], [`config_dir`], [`clock`], [`text_width`] | formula and regex ASTs, every notation's parser and printer, the structural diff; terminal-safe text; seeded randomness; bounded reads of regular files; outputs that never replace a special file; the config directory; RFC 3339 times; display widths of text |
+//! | 0 | [`syntax`], [`base`] | formula and regex ASTs, every notation's parser and printer, the structural diff; in `base`: terminal-safe text (`sanitize`), seeded randomness (`rng`), bounded reads of regular files (`fsread`), outputs that never replace a special file (`fswrite`), the config directory (`config_dir`), RFC 3339 times (`clock`), display widths of text (`text_width`) |
 //! | 1 | [`grammar`], [`verify`], [`prompt`], [`perturb`] | CFGs and Algorithm 1; φ ≡ φ′ with Z3 / truth tables / automata and countermodels; prompt templates and the copy rule; the paper's perturbations |
-//! | 2 | [`llm`], [`dataset`], [`dataset_folio`], [`dataset_tasks`], [`dataset_limit`], [`record`] | model clients (retries, budgets, batches, cache, prices, request profiles); dataset files, FOLIO's and the reference tasks'; `--limit` spread over the range; the run-directory records |
+//! | 2 | [`llm`], [`dataset`], [`record`] | model clients (retries, budgets, batches, cache, prices, request profiles); dataset files, FOLIO's and the reference tasks'; `--limit` spread over the range; the run-directory records |
 //! | 3 | [`analysis`] | what formulas alone give per sample: closeness metrics, failure kinds, the A2/A3 counts |
 //! | 4 | [`run`] | the pipeline on tokio; the run directory (append-only, resumable, followed while it grows); rescore, import, batch |
 //! | 5 | [`labels`], [`report`] | hand labels, the taxonomy, agreement; tables, intervals, plots, exports |
@@ -33,15 +33,9 @@
 //! - The viewer changes only in `App::update`; drawing never loads data or blocks.
 
 pub mod analysis;
+pub mod base;
 pub mod cli;
-pub mod clock;
-pub mod config_dir;
 pub mod dataset;
-pub mod dataset_folio;
-pub mod dataset_limit;
-pub mod dataset_tasks;
-pub mod fsread;
-pub mod fswrite;
 pub mod grammar;
 pub mod labels;
 pub mod launch;
@@ -50,11 +44,8 @@ pub mod perturb;
 pub mod prompt;
 pub mod record;
 pub mod report;
-pub mod rng;
 pub mod run;
-pub mod sanitize;
 pub mod syntax;
-pub mod text_width;
 pub mod tui;
 pub mod verify;
 

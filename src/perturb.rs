@@ -3,7 +3,7 @@
 //! Breaking kinds usually change the meaning (the verifier decides whether a
 //! particular instance really does); equivalence-preserving kinds never do.
 
-use crate::rng::Rng;
+use crate::base::rng::Rng;
 use crate::syntax::logic::Name;
 use crate::syntax::{BinOp, Expr, Formula, Quantifier, Regex, Term};
 

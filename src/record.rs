@@ -647,16 +647,22 @@ pub struct LabelRecord {
     pub retract: bool,
 }
 
-pub use crate::clock::now_rfc3339;
-pub(crate) use crate::clock::rfc3339;
+pub use crate::base::clock::now_rfc3339;
+pub(crate) use crate::base::clock::rfc3339;
 
 #[cfg(test)]
 mod tests {
     #[test]
     fn rfc3339_known_dates() {
-        assert_eq!(crate::clock::rfc3339(0), "1970-01-01T00:00:00Z");
-        assert_eq!(crate::clock::rfc3339(1_795_000_000), "2026-11-18T11:06:40Z");
-        assert_eq!(crate::clock::rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(crate::base::clock::rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(
+            crate::base::clock::rfc3339(1_795_000_000),
+            "2026-11-18T11:06:40Z"
+        );
+        assert_eq!(
+            crate::base::clock::rfc3339(951_782_400),
+            "2000-02-29T00:00:00Z"
+        );
     }
 
     #[test]

@@ -1,5 +1,5 @@
 use super::*;
-use crate::rng::Rng;
+use crate::base::rng::Rng;
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol

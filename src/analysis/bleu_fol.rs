@@ -246,10 +246,11 @@ mod tests {
 
     #[test]
     fn fast_paths_equal_the_plain_definitions_on_random_token_lists() {
-        let mut rng = crate::rng::Rng::new(77);
+        let mut rng = crate::base::rng::Rng::new(77);
         for case in 0..3000 {
-            let len =
-                |rng: &mut crate::rng::Rng| rng.range(0, if case % 10 == 0 { 200 } else { 20 });
+            let len = |rng: &mut crate::base::rng::Rng| {
+                rng.range(0, if case % 10 == 0 { 200 } else { 20 })
+            };
             let alphabet = 1 + rng.below(6) as u32;
             let (n, m) = (len(&mut rng), len(&mut rng));
             let a: Vec<u32> = (0..n)

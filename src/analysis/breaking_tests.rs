@@ -1,5 +1,5 @@
 use super::*;
-use crate::rng::Rng;
+use crate::base::rng::Rng;
 use proptest::prelude::*;
 
 /// Samples of a known curve `logit p = a + b·x`: `per` trials at each x in `xs`, seeded.

@@ -387,7 +387,7 @@ mod tests {
         Bin(char, Box<T>, Box<T>),
     }
 
-    fn random_tree(rng: &mut crate::rng::Rng, n: usize, depth: usize) -> T {
+    fn random_tree(rng: &mut crate::base::rng::Rng, n: usize, depth: usize) -> T {
         match if depth == 0 { 0 } else { rng.below(4) } {
             0 => T::Atom(rng.below(n), rng.chance(0.3)),
             1 => T::Not(Box::new(random_tree(rng, n, depth - 1))),
@@ -434,7 +434,7 @@ mod tests {
 
     #[test]
     fn compiled_programs_give_every_rows_value() {
-        let mut rng = crate::rng::Rng::new(77);
+        let mut rng = crate::base::rng::Rng::new(77);
         for case in 0..600 {
             let n = rng.range(1, 11);
             let rows = 1usize << n;

@@ -389,7 +389,7 @@ mod tests {
             "A", "b1", "x", "_", " ", "  ", "(", ")", ",", ",,", "1", "∀", "∃x", "¬", "∧", "∨",
             "→", "↔", "⊕", "=", "Cannot", "gonna", "canNOT", "P(x,2)", "Q(a, b)", "99",
         ];
-        let mut rng = crate::rng::Rng::new(5);
+        let mut rng = crate::base::rng::Rng::new(5);
         let mut checked = 0;
         for case in 0..4000 {
             let n = rng.range(0, 12);

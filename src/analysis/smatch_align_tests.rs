@@ -83,9 +83,9 @@ fn brute(g1: &Graph, g2: &Graph) -> usize {
 
 /// A small random graph over few relations and constants, so that twins,
 /// duplicates, self-loops and constant-only triples all occur.
-fn random_graph(rng: &mut crate::rng::Rng) -> Graph {
+fn random_graph(rng: &mut crate::base::rng::Rng) -> Graph {
     let vars = rng.range(0, 6) as u32;
-    let end = |rng: &mut crate::rng::Rng| {
+    let end = |rng: &mut crate::base::rng::Rng| {
         if vars > 0 && rng.below(3) > 0 {
             End::Var(rng.below(vars as usize) as u32)
         } else {
@@ -105,7 +105,7 @@ fn random_graph(rng: &mut crate::rng::Rng) -> Graph {
 
 #[test]
 fn search_equals_brute_force_on_random_small_graphs() {
-    let mut rng = crate::rng::Rng::new(2323);
+    let mut rng = crate::base::rng::Rng::new(2323);
     for case in 0..3000 {
         let g1 = random_graph(&mut rng);
         // Half the cases pair a graph with a relabelled, slightly edited copy,

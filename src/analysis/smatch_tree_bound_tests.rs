@@ -75,8 +75,8 @@ fn reference(t: &TreeBound, map: &[u32], used: &[bool], out2: &[Adj]) -> u32 {
 
 /// Distinct triples with at least one variable, counted, over few relations so that
 /// shared leaves, cycles, self-loops and parallel edges all occur.
-fn random_triples(rng: &mut crate::rng::Rng, vars: u32) -> Vec<Counted> {
-    let end = |rng: &mut crate::rng::Rng| {
+fn random_triples(rng: &mut crate::base::rng::Rng, vars: u32) -> Vec<Counted> {
+    let end = |rng: &mut crate::base::rng::Rng| {
         if rng.below(4) > 0 {
             End::Var(rng.below(vars as usize) as u32)
         } else {
@@ -100,7 +100,7 @@ fn random_triples(rng: &mut crate::rng::Rng, vars: u32) -> Vec<Counted> {
 
 #[test]
 fn listed_edge_pairs_give_the_plain_programs_bound_on_random_partial_maps() {
-    let mut rng = crate::rng::Rng::new(4242);
+    let mut rng = crate::base::rng::Rng::new(4242);
     let mut decided_cases = 0;
     for case in 0..4000 {
         let (n1, n2) = (rng.range(1, 8) as u32, rng.range(1, 8) as u32);

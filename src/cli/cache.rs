@@ -47,7 +47,7 @@ fn when(secs: Option<i64>) -> String {
 /// `v` pretty-printed on stdout, made safe for a terminal (paths can hold anything).
 fn print_json(v: &serde_json::Value) -> Result<()> {
     let mut v = v.clone();
-    crate::sanitize::json_for_terminal(&mut v);
+    crate::base::sanitize::json_for_terminal(&mut v);
     outln!("{}", serde_json::to_string_pretty(&v)?);
     Ok(())
 }
@@ -153,7 +153,7 @@ pub fn run(args: CacheArgs) -> Result<i32> {
             );
             outln!("oldest: {}  newest: {}", when(s.oldest), when(s.newest));
             for (model, n) in &s.by_model {
-                outln!("  {}: {n}", crate::sanitize::one_line(model));
+                outln!("  {}: {n}", crate::base::sanitize::one_line(model));
             }
         }
     }

@@ -36,7 +36,7 @@ fn write_rows(m: &PassFail<&str>, path: &PathBuf) -> Result<()> {
         csv::Writer::from_path(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     let mut head = vec!["phi0".to_string()];
     head.extend(m.runs.iter().cloned());
-    w.write_record(crate::sanitize::csv_record(&head))?;
+    w.write_record(crate::base::sanitize::csv_record(&head))?;
     for (r, k) in m.keys.iter().enumerate() {
         let mut rec = vec![crate::report::compare::key_text(*k)];
         rec.extend((0..m.runs.len()).map(|c| match m.cell(r, c) {
@@ -44,7 +44,7 @@ fn write_rows(m: &PassFail<&str>, path: &PathBuf) -> Result<()> {
             Some(false) => "fail".to_string(),
             None => String::new(),
         }));
-        w.write_record(crate::sanitize::csv_record(&rec))?;
+        w.write_record(crate::base::sanitize::csv_record(&rec))?;
     }
     w.flush()?;
     Ok(())
@@ -83,7 +83,7 @@ pub fn run(args: CompareArgs) -> Result<i32> {
     for r in loaded {
         let r = r?;
         for w in r.warnings.iter().take(5) {
-            eprintln!("warning: {}", crate::sanitize::one_line(w));
+            eprintln!("warning: {}", crate::base::sanitize::one_line(w));
         }
         data.push(r);
     }
@@ -123,7 +123,7 @@ pub fn run(args: CompareArgs) -> Result<i32> {
             }
             outln!(
                 "dataset {} ({} items, seed {}): {} runs",
-                crate::sanitize::one_line(&d.kind),
+                crate::base::sanitize::one_line(&d.kind),
                 d.items,
                 d.seed.map_or_else(|| "–".to_string(), |s| s.to_string()),
                 g.len()
@@ -134,7 +134,7 @@ pub fn run(args: CompareArgs) -> Result<i32> {
     if !left_out.is_empty() {
         let names: Vec<String> = left_out
             .iter()
-            .map(|n| crate::sanitize::one_line(n).into_owned())
+            .map(|n| crate::base::sanitize::one_line(n).into_owned())
             .collect();
         eprintln!(
             "note: left out, no other run answered the same dataset: {}",
@@ -204,7 +204,7 @@ fn compare_one(data: &[RunData], args: &CompareArgs) -> Result<serde_json::Value
             "warning: no φ₀ occurs in every run: were these runs made from the same dataset and seed?"
         );
     }
-    let name = |i: usize| crate::sanitize::one_line(&m.runs[i]).into_owned();
+    let name = |i: usize| crate::base::sanitize::one_line(&m.runs[i]).into_owned();
     outln!(
         "{} distinct φ₀; {} in every run ({} only in some)\n",
         m.keys.len(),

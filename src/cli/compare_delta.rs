@@ -42,7 +42,7 @@ pub(crate) fn run(args: &DeltaArgs) -> Result<i32> {
         outcomes.push(outcomes_of(d, by, crate::run::task::scoring_of(&m)));
         let (r, warnings) = report_dir(d, args.by).map_err(|e| anyhow::anyhow!("{e}"))?;
         for w in warnings.iter().take(5) {
-            eprintln!("warning: {}", crate::sanitize::one_line(w));
+            eprintln!("warning: {}", crate::base::sanitize::one_line(w));
         }
         reports.push(r);
     }
@@ -60,10 +60,10 @@ pub(crate) fn run(args: &DeltaArgs) -> Result<i32> {
     }
     if args.json {
         let mut v = serde_json::to_value(&d)?;
-        crate::sanitize::json_for_terminal(&mut v);
+        crate::base::sanitize::json_for_terminal(&mut v);
         outln!("{}", serde_json::to_string_pretty(&v)?);
     } else {
-        out!("{}", crate::sanitize::for_terminal(&render(&d)));
+        out!("{}", crate::base::sanitize::for_terminal(&render(&d)));
     }
     Ok(0)
 }

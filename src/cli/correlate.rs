@@ -72,7 +72,7 @@ fn parse_batches(s: &str) -> Result<Option<Vec<usize>>> {
             Ok(b) => v.push(b),
             Err(_) => bail!(
                 "--batches {}: expected `all` or batch numbers separated by commas",
-                crate::sanitize::one_line(s)
+                crate::base::sanitize::one_line(s)
             ),
         }
     }
@@ -103,7 +103,7 @@ pub fn run(args: CorrelateArgs) -> Result<i32> {
         scores.add_file(f)?;
     }
     for w in &scores.warnings {
-        eprintln!("warning: {}", crate::sanitize::one_line(w));
+        eprintln!("warning: {}", crate::base::sanitize::one_line(w));
     }
     let xs = correlate::predictors(&scores, &args.x)?;
     correlate::check_limits(&scores, &xs)?;
@@ -120,7 +120,7 @@ pub fn run(args: CorrelateArgs) -> Result<i32> {
     if machine && !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
         out!("{text}");
     } else {
-        out!("{}", crate::sanitize::for_terminal(&text));
+        out!("{}", crate::base::sanitize::for_terminal(&text));
     }
     Ok(0)
 }

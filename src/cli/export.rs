@@ -81,11 +81,11 @@ fn write_card(out: &Path, data_files: &str, parquet: bool) -> Result<bool> {
     {
         eprintln!(
             "warning: {} exists and is not an autoeval dataset card: left as it is (HF datasets will infer types)",
-            crate::sanitize::one_line(&path.display().to_string())
+            crate::base::sanitize::one_line(&path.display().to_string())
         );
         return Ok(false);
     }
-    crate::fswrite::save(
+    crate::base::fswrite::save(
         &path,
         crate::report::open::flat::dataset_card(data_files, parquet).as_bytes(),
     )
@@ -100,8 +100,9 @@ fn say_index(dir: &std::path::Path) {
     if crate::run::index::current(dir).is_some() {
         return;
     }
-    let shown =
-        |p: &std::path::Path| crate::sanitize::one_line(&p.display().to_string()).into_owned();
+    let shown = |p: &std::path::Path| {
+        crate::base::sanitize::one_line(&p.display().to_string()).into_owned()
+    };
     eprintln!("indexing {} (first read of this run)…", shown(dir));
     match crate::run::index::build(dir) {
         Some(p) => eprintln!("row index written to {}", shown(&p)),
@@ -117,11 +118,11 @@ fn say_index(dir: &std::path::Path) {
 fn write_one(
     dir: &Path,
     name: &str,
-    write: impl FnOnce(&mut BufWriter<crate::fswrite::Output>) -> Result<(usize, Vec<String>)>,
+    write: impl FnOnce(&mut BufWriter<crate::base::fswrite::Output>) -> Result<(usize, Vec<String>)>,
 ) -> Result<(usize, Vec<String>)> {
     let path = dir.join(name);
     let tmp = dir.join(format!(".{name}.partial"));
-    let file = crate::fswrite::Output::create(&path, tmp)
+    let file = crate::base::fswrite::Output::create(&path, tmp)
         .map_err(|e| anyhow!("{}: {e}", path.display()))?;
     let mut w = BufWriter::with_capacity(1 << 20, file);
     let (n, warnings) = match write(&mut w).and_then(|r| {
@@ -219,7 +220,7 @@ pub fn run(args: ExportArgs) -> Result<i32> {
         }
         let (picks, mut warnings) =
             crate::report::open::picks(&dir, true, |_| true).map_err(|e| anyhow!("{e}"))?;
-        let id = crate::sanitize::one_line(&m.id).into_owned();
+        let id = crate::base::sanitize::one_line(&m.id).into_owned();
         let bar = super::output::bar(picks.len() as u64, &id, args.quiet);
         let fail = |e: anyhow::Error| anyhow!("{}: {e:#}", dir.display());
         let mut written: Vec<(usize, String)> = Vec::new();
@@ -277,7 +278,7 @@ pub fn run(args: ExportArgs) -> Result<i32> {
         }
         bar.finish_and_clear();
         for w in warnings.iter().take(5) {
-            eprintln!("warning: {}", crate::sanitize::one_line(w));
+            eprintln!("warning: {}", crate::base::sanitize::one_line(w));
         }
         let total: usize = written.iter().map(|(n, _)| n).sum();
         report.push(serde_json::json!({
@@ -302,7 +303,7 @@ pub fn run(args: ExportArgs) -> Result<i32> {
             for (n, name) in &written {
                 eprintln!(
                     "{id}: {n} samples → {}",
-                    crate::sanitize::one_line(&target.join(name).display().to_string())
+                    crate::base::sanitize::one_line(&target.join(name).display().to_string())
                 );
             }
         }
@@ -322,7 +323,7 @@ pub fn run(args: ExportArgs) -> Result<i32> {
             let path = args.out.join("eval-set.json");
             eval_set = Some(path.clone());
             let body = crate::report::open::inspect::eval_set(set, set_tasks);
-            crate::fswrite::write(
+            crate::base::fswrite::write(
                 &path,
                 &args.out.join(".eval-set.json.partial"),
                 &serde_json::to_vec_pretty(&body)?,
@@ -342,7 +343,7 @@ pub fn run(args: ExportArgs) -> Result<i32> {
             "eval_set": eval_set.map(|p| p.display().to_string()),
             "empty": empty,
         });
-        crate::sanitize::json_for_terminal(&mut v);
+        crate::base::sanitize::json_for_terminal(&mut v);
         outln!("{}", serde_json::to_string_pretty(&v)?);
     }
     if empty.is_empty() {

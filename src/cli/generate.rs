@@ -114,8 +114,9 @@ impl GenerateArgs {
                 k.name().to_string(),
             )),
             (None, Some(path)) => {
-                let text = crate::fsread::read_to_string(path, crate::fsread::MAX_SMALL)
-                    .with_context(|| format!("cannot read grammar file {}", path.display()))?;
+                let text =
+                    crate::base::fsread::read_to_string(path, crate::base::fsread::MAX_SMALL)
+                        .with_context(|| format!("cannot read grammar file {}", path.display()))?;
                 let cfg =
                     Cfg::parse(&text).map_err(|e| anyhow::anyhow!("{}:{e}", path.display()))?;
                 let name = path
@@ -131,9 +132,9 @@ impl GenerateArgs {
 /// `generate --from-folio`: FOLIO's formulas as a dataset file.
 fn from_folio(path: &std::path::Path, args: &GenerateArgs) -> Result<i32> {
     // Streamed line by line: memory follows the formulas kept, not the file.
-    let f = crate::fsread::open(path, crate::fsread::MAX_DATASET)
+    let f = crate::base::fsread::open(path, crate::base::fsread::MAX_DATASET)
         .with_context(|| format!("cannot read FOLIO file {}", path.display()))?;
-    let d = crate::dataset_folio::folio_dataset_from(
+    let d = crate::dataset::folio::folio_dataset_from(
         std::io::BufReader::with_capacity(1 << 20, f),
         &path.display().to_string(),
     )
@@ -144,7 +145,7 @@ fn from_folio(path: &std::path::Path, args: &GenerateArgs) -> Result<i32> {
     if d.file.data.is_empty() {
         bail!(
             "{}: no FOLIO formula could be read (expected JSON lines with `premises-FOL`)",
-            crate::sanitize::one_line(&path.display().to_string())
+            crate::base::sanitize::one_line(&path.display().to_string())
         );
     }
     crate::dataset::write(&args.out, &d.file)
@@ -172,7 +173,7 @@ fn from_folio(path: &std::path::Path, args: &GenerateArgs) -> Result<i32> {
 
 /// `v` pretty-printed on stdout, made safe for a terminal (a grammar's name is a file name).
 fn print_json(mut v: serde_json::Value) -> Result<()> {
-    crate::sanitize::json_for_terminal(&mut v);
+    crate::base::sanitize::json_for_terminal(&mut v);
     outln!("{}", serde_json::to_string_pretty(&v)?);
     Ok(())
 }
@@ -238,7 +239,9 @@ pub fn run(args: GenerateArgs) -> Result<i32> {
                 "note: {} draw(s) skipped for being over {} symbols or {} of text",
                 g.oversized,
                 crate::grammar::generator::MAX_FORM,
-                crate::fsread::human_bytes(crate::grammar::generator::MAX_SAMPLE_BYTES as u64)
+                crate::base::fsread::human_bytes(
+                    crate::grammar::generator::MAX_SAMPLE_BYTES as u64
+                )
             );
         }
         if !g.short.is_empty() {

@@ -85,7 +85,7 @@ pub fn run(args: ImportArgs) -> Result<i32> {
                 })
                 .collect();
         }
-        crate::sanitize::json_for_terminal(&mut v);
+        crate::base::sanitize::json_for_terminal(&mut v);
         outln!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(0);
     }
@@ -101,7 +101,7 @@ pub fn run(args: ImportArgs) -> Result<i32> {
         }
     );
     if args.reverify {
-        let safe = crate::sanitize::one_line;
+        let safe = crate::base::sanitize::one_line;
         outln!(
             "{} disagreement(s) between the stored verdicts and ours",
             s.disagreements.len()

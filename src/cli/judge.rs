@@ -74,7 +74,7 @@ pub fn run(args: JudgeArgs) -> Result<i32> {
             "already_judged": skipped,
             "file": file.display().to_string(),
         });
-        crate::sanitize::json_for_terminal(&mut v);
+        crate::base::sanitize::json_for_terminal(&mut v);
         outln!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(0);
     }

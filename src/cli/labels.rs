@@ -140,7 +140,7 @@ fn check_label(run: &Path, id: &str, categories: &[String]) -> Result<()> {
         return Err(anyhow!(
             "{} has no sample with id '{}': labels must name a sample of the run",
             run.display(),
-            crate::sanitize::one_line(id)
+            crate::base::sanitize::one_line(id)
         ));
     }
     let tax = crate::labels::Taxonomy::builtin();
@@ -149,7 +149,7 @@ fn check_label(run: &Path, id: &str, categories: &[String]) -> Result<()> {
             let ids: Vec<&str> = tax.categories.iter().map(|x| x.id.as_str()).collect();
             return Err(anyhow!(
                 "unknown category '{}': use one of {}",
-                crate::sanitize::one_line(c),
+                crate::base::sanitize::one_line(c),
                 ids.join(", ")
             ));
         }
@@ -202,7 +202,7 @@ fn load_labelled(dir: &Path, labels: &[LabelRecord]) -> Result<crate::report::Ru
     )
     .map_err(|e| anyhow!("{e}"))?;
     for w in warnings.iter().take(5) {
-        eprintln!("warning: {}", crate::sanitize::one_line(w));
+        eprintln!("warning: {}", crate::base::sanitize::one_line(w));
     }
     Ok(crate::report::RunData {
         dir: dir.to_path_buf(),
@@ -220,7 +220,7 @@ fn parse_pair(pair: Option<&str>, records: &[LabelRecord]) -> Result<Option<(Str
     let [a, b] = names[..] else {
         return Err(anyhow!(
             "--pair takes two annotators separated by a comma (--pair alice,bob), not '{}'",
-            crate::sanitize::one_line(p)
+            crate::base::sanitize::one_line(p)
         ));
     };
     if a == b {
@@ -237,8 +237,8 @@ fn parse_pair(pair: Option<&str>, records: &[LabelRecord]) -> Result<Option<(Str
         if !known.contains(n) {
             return Err(anyhow!(
                 "--pair: '{}' has no labels here; annotators: {}",
-                crate::sanitize::one_line(n),
-                crate::sanitize::one_line(&known.into_iter().collect::<Vec<_>>().join(", "))
+                crate::base::sanitize::one_line(n),
+                crate::base::sanitize::one_line(&known.into_iter().collect::<Vec<_>>().join(", "))
             ));
         }
     }
@@ -246,7 +246,7 @@ fn parse_pair(pair: Option<&str>, records: &[LabelRecord]) -> Result<Option<(Str
 }
 
 fn print_agreement(st: &LabelStats) -> Result<()> {
-    let one = crate::sanitize::one_line;
+    let one = crate::base::sanitize::one_line;
     let ag = &st.agreement;
     if st.annotators.len() < 2 {
         outln!(
@@ -326,7 +326,7 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
             if let Some(p) = out {
                 // The check every output takes: a FIFO nobody reads or a directory is
                 // refused at once, a link to a file is replaced, never written through.
-                crate::fswrite::save(&p, text.as_bytes())
+                crate::base::fswrite::save(&p, text.as_bytes())
                     .map_err(|e| anyhow!("{}: {e}", p.display()))?;
             } else {
                 // CSV/JSONL into a pipe stays exact; on a terminal it is made safe.
@@ -334,7 +334,7 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
                 if std::io::IsTerminal::is_terminal(&stdout) {
                     stdout
                         .lock()
-                        .write_all(crate::sanitize::for_terminal(&text).as_bytes())?;
+                        .write_all(crate::base::sanitize::for_terminal(&text).as_bytes())?;
                 } else {
                     stdout.lock().write_all(text.as_bytes())?;
                 }
@@ -455,7 +455,7 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
                 "{} labelled samples by {} annotator(s): {}{}",
                 st.labelled,
                 st.annotators.len(),
-                crate::sanitize::one_line(&st.annotators.join(", ")),
+                crate::base::sanitize::one_line(&st.annotators.join(", ")),
                 if st.blind > 0 {
                     format!(" ({} label(s) made blind)", st.blind)
                 } else {
@@ -485,7 +485,7 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
                 }
                 outln!("  total");
                 for (c, m) in &st.counts {
-                    out!("{:w$}", crate::sanitize::one_line(c));
+                    out!("{:w$}", crate::base::sanitize::one_line(c));
                     for b in &buckets {
                         out!(" {:>3}", m.get(b).copied().unwrap_or(0));
                     }
@@ -537,7 +537,7 @@ pub fn run(args: LabelsArgs) -> Result<i32> {
                     let f = |x: Option<f64>| x.map_or_else(|| "–".into(), |v| format!("{v:.3}"));
                     outln!(
                         "  {:<24} {:>4} {:>4} {:>4} {:>9} {:>7}",
-                        crate::sanitize::one_line(c),
+                        crate::base::sanitize::one_line(c),
                         a.tp,
                         a.fp,
                         a.fn_,

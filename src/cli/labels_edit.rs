@@ -30,7 +30,7 @@ pub(crate) fn print_recorded(run: &Path, id: &str, annotator: &str) -> Result<()
         "adjudicator": r.adjudicator,
         "retract": r.retract,
     });
-    crate::sanitize::json_for_terminal(&mut v);
+    crate::base::sanitize::json_for_terminal(&mut v);
     outln!("{}", serde_json::to_string_pretty(&v)?);
     Ok(())
 }
@@ -38,7 +38,7 @@ pub(crate) fn print_recorded(run: &Path, id: &str, annotator: &str) -> Result<()
 /// `labels retract`: only a label in force can be taken back (a typo in the id or the
 /// name must not pass silently).
 pub(crate) fn retract(run: &Path, id: &str, who: &str, json: bool) -> Result<i32> {
-    let one = crate::sanitize::one_line;
+    let one = crate::base::sanitize::one_line;
     crate::run::store::read_manifest(run).map_err(|e| anyhow!("{e}"))?;
     let labels = read_labels(run).map_err(|e| anyhow!("{e}"))?.records;
     let current = crate::report::labels::latest(&labels);

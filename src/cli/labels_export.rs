@@ -49,7 +49,7 @@ pub use crate::report::open::dataset_name;
 fn row(l: &LabelRecord, s: Option<&SampleRecord>, m: &Manifest) -> Vec<String> {
     let first = s.and_then(|s| s.rounds.first());
     let kinds = s.map(|s| {
-        crate::report::kinds::classify(s)
+        crate::analysis::kinds::classify(s)
             .iter()
             .map(|k| k.id())
             .collect::<Vec<_>>()
@@ -103,7 +103,7 @@ pub fn export(run: &Path, format: ExportFormat) -> Result<String> {
             let mut w = csv::Writer::from_writer(Vec::new());
             w.write_record(HEADER)?;
             for l in current.values() {
-                w.write_record(crate::sanitize::csv_record(row(
+                w.write_record(crate::base::sanitize::csv_record(row(
                     l,
                     samples.get(l.id.as_str()).copied(),
                     &data.manifest,
@@ -194,7 +194,7 @@ pub fn disagreements(run: &Path, all: bool, json: bool) -> Result<i32> {
         }
         return Ok(0);
     }
-    let one = crate::sanitize::one_line;
+    let one = crate::base::sanitize::one_line;
     if list.is_empty() {
         outln!("no {}disagreements", if all { "" } else { "unsettled " });
         return Ok(0);

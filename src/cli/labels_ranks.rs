@@ -88,7 +88,7 @@ fn scores(
         )
         .map_err(|e| anyhow!("{e}"))?;
         for w in warnings.iter().take(5) {
-            eprintln!("warning: {}", crate::sanitize::one_line(w));
+            eprintln!("warning: {}", crate::base::sanitize::one_line(w));
         }
     }
     Ok(out)
@@ -103,7 +103,7 @@ pub fn load(dirs: &[PathBuf]) -> Result<Option<RankStats>> {
     for d in dirs {
         let loaded = ranks::read(d).map_err(|e| anyhow!("{e}"))?;
         for w in loaded.warnings.iter().take(5) {
-            eprintln!("warning: {}", crate::sanitize::one_line(w));
+            eprintln!("warning: {}", crate::base::sanitize::one_line(w));
         }
         if loaded.warnings.len() > 5 {
             eprintln!(
@@ -126,7 +126,7 @@ fn show(x: Option<f64>) -> String {
 
 /// Prints the rankings section of `labels stats`.
 pub fn print(st: &RankStats) -> Result<()> {
-    let one = crate::sanitize::one_line;
+    let one = crate::base::sanitize::one_line;
     outln!(
         "\nrankings (ranks.jsonl): {} ranking(s) of {} φ₀ by {} annotator(s): {}",
         st.rankings,
@@ -163,8 +163,8 @@ pub fn print(st: &RankStats) -> Result<()> {
             .collect();
         outln!(
             "    {}: {} ({} annotator(s))",
-            one(&if crate::text_width::width(&c.phi0) > 60 {
-                crate::text_width::clip(&c.phi0, 60)
+            one(&if crate::base::text_width::width(&c.phi0) > 60 {
+                crate::base::text_width::clip(&c.phi0, 60)
             } else {
                 c.phi0.clone()
             }),

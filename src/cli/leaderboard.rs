@@ -42,7 +42,7 @@ pub fn run(args: LeaderboardArgs) -> Result<i32> {
             Err(e) => bail!("{e}"),
         };
         for w in warnings.iter().take(5) {
-            eprintln!("warning: {}", crate::sanitize::one_line(w));
+            eprintln!("warning: {}", crate::base::sanitize::one_line(w));
         }
         reports.push(report);
     }
@@ -52,7 +52,7 @@ pub fn run(args: LeaderboardArgs) -> Result<i32> {
     if machine && !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
         out!("{text}");
     } else {
-        out!("{}", crate::sanitize::for_terminal(&text));
+        out!("{}", crate::base::sanitize::for_terminal(&text));
     }
     Ok(0)
 }

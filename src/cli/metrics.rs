@@ -107,7 +107,7 @@ fn pairs(args: PairsArgs) -> Result<i32> {
     } else {
         Box::new(
             // Regular files only: a FIFO would block and a device never end.
-            crate::fsread::open(&args.file, crate::fsread::STREAM)
+            crate::base::fsread::open(&args.file, crate::base::fsread::STREAM)
                 .with_context(|| format!("cannot open {}", args.file.display()))?,
         )
     };
@@ -134,7 +134,7 @@ fn pairs(args: PairsArgs) -> Result<i32> {
                 ),
                 Err(e) => {
                     *failed += 1;
-                    eprintln!("{name}:{line}: {}", crate::sanitize::one_line(&e));
+                    eprintln!("{name}:{line}: {}", crate::base::sanitize::one_line(&e));
                     let error = format!("line {line}: {e}");
                     outln!(
                         "{}",
@@ -163,7 +163,7 @@ fn pairs(args: PairsArgs) -> Result<i32> {
         let too_long = !buf.ends_with(b"\n") && got > MAX_LINE;
         if too_long {
             // Skip the rest of this line, in bounded memory.
-            crate::fsread::skip_line(&mut reader)?;
+            crate::base::fsread::skip_line(&mut reader)?;
         }
         let text = String::from_utf8_lossy(&buf);
         let text = text.trim_end_matches(['\n', '\r']);

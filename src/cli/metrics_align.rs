@@ -4,8 +4,8 @@
 
 use crate::analysis::align::{AlignStats, align_stats_clustered};
 use crate::analysis::align_interval::{dense, paired_test, placements};
+use crate::record::SampleRecord;
 use crate::report::load_run;
-use crate::run::format::SampleRecord;
 use crate::verify::Verdict;
 use anyhow::{Context, Result, bail};
 use clap::Args;
@@ -295,7 +295,7 @@ fn print_human(r: &Report) -> Result<()> {
     let names: Vec<String> = r
         .runs
         .iter()
-        .map(|x| crate::sanitize::one_line(&x.dir).into_owned())
+        .map(|x| crate::base::sanitize::one_line(&x.dir).into_owned())
         .collect();
     outln!("metrics align: {}", names.join(", "));
     let excluded: Vec<String> = r.excluded.iter().map(|(k, v)| format!("{k} {v}")).collect();
@@ -438,7 +438,7 @@ pub fn run(args: AlignArgs) -> Result<i32> {
             eprintln!(
                 "{}: warning: {}",
                 dir.display(),
-                crate::sanitize::one_line(w)
+                crate::base::sanitize::one_line(w)
             );
         }
         let before = counted.len();

@@ -50,7 +50,7 @@ pub fn run(args: PerturbArgs) -> Result<i32> {
         // The one bounded open: a FIFO or device is refused before anything is read.
         Some(p) => (
             p.display().to_string(),
-            crate::fsread::read_to_string(p, 256 << 20)
+            crate::base::fsread::read_to_string(p, 256 << 20)
                 .with_context(|| format!("cannot read {}", p.display()))?,
         ),
         None => (
@@ -62,8 +62,8 @@ pub fn run(args: PerturbArgs) -> Result<i32> {
     for (line, e) in &errors {
         eprintln!(
             "{}:{line}: {}",
-            crate::sanitize::one_line(&name),
-            crate::sanitize::one_line(e)
+            crate::base::sanitize::one_line(&name),
+            crate::base::sanitize::one_line(e)
         );
     }
     if records.is_empty() {
@@ -136,7 +136,7 @@ pub fn run(args: PerturbArgs) -> Result<i32> {
 fn print_tables(name: &str, n: usize, rows: &[Row]) -> Result<()> {
     outln!(
         "{} — {n} premise sentences selected as the paper does",
-        crate::sanitize::one_line(name)
+        crate::base::sanitize::one_line(name)
     );
     outln!("Mean score of perturbed against original over all records (unchanged ones count);");
     outln!(

@@ -134,7 +134,7 @@ fn metric_name(i: usize) -> &'static str {
 /// Writes the heat map to `path` (through a temporary file, so a failed write leaves
 /// no half file).
 pub(crate) fn write_svg(path: &Path, title: &str, rows: &[Row]) -> std::io::Result<()> {
-    crate::fswrite::write(
+    crate::base::fswrite::write(
         path,
         &path.with_extension("svg.tmp"),
         svg(title, rows).as_bytes(),

@@ -121,7 +121,7 @@ pub fn main() -> i32 {
     // `run` stops on signals itself (finished samples kept) and the viewer owns the
     // terminal; every other command leaves no scratch file when interrupted.
     if !matches!(cli.command, None | Some(Command::View(_) | Command::Run(_))) {
-        crate::fswrite::scratch::remove_on_signals();
+        crate::base::fswrite::scratch::remove_on_signals();
     }
     let result = match cli.command {
         None => view::run_bare(cli.view),
@@ -157,7 +157,7 @@ pub fn main() -> i32 {
             // safe for the terminal here, whatever path it came by.
             eprintln!(
                 "error: {}",
-                crate::sanitize::for_terminal(&format!("{e:#}"))
+                crate::base::sanitize::for_terminal(&format!("{e:#}"))
             );
             2
         }

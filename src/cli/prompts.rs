@@ -55,7 +55,7 @@ pub fn run(args: PromptsArgs) -> Result<i32> {
             "files": FILES.iter().map(|(name, _)| args.export.join(name).display().to_string()).collect::<Vec<_>>(),
             "overwritten": differ,
         });
-        crate::sanitize::json_for_terminal(&mut v);
+        crate::base::sanitize::json_for_terminal(&mut v);
         outln!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(0);
     }

@@ -78,14 +78,14 @@ pub(crate) fn expand_runs(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
                 .collect();
             eprintln!(
                 "warning: {}: {} {}, skipped ({}{})",
-                crate::sanitize::one_line(&p.display().to_string()),
+                crate::base::sanitize::one_line(&p.display().to_string()),
                 skipped.len(),
                 if skipped.len() == 1 {
                     "entry is not a run directory"
                 } else {
                     "entries are not run directories"
                 },
-                crate::sanitize::one_line(&names.join(", ")),
+                crate::base::sanitize::one_line(&names.join(", ")),
                 if skipped.len() > 5 { ", …" } else { "" }
             );
         }
@@ -126,7 +126,7 @@ pub fn run(args: ReportArgs) -> Result<i32> {
             let (r, warnings) = crate::report::task_run::task_report(&dir, &m, by)
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             for w in warnings.iter().take(5) {
-                eprintln!("warning: {}", crate::sanitize::one_line(w));
+                eprintln!("warning: {}", crate::base::sanitize::one_line(w));
             }
             tasks.push(r);
             continue;
@@ -145,7 +145,7 @@ pub fn run(args: ReportArgs) -> Result<i32> {
             },
         };
         for w in warnings.iter().take(5) {
-            eprintln!("warning: {}", crate::sanitize::one_line(w));
+            eprintln!("warning: {}", crate::base::sanitize::one_line(w));
         }
         let mut report = report;
         if args.level != crate::analysis::breaking::DEFAULT_LEVEL {
@@ -160,7 +160,7 @@ pub fn run(args: ReportArgs) -> Result<i32> {
         crate::report::plot::plot(&reports, path)?;
         eprintln!(
             "wrote {}",
-            crate::sanitize::one_line(&path.display().to_string())
+            crate::base::sanitize::one_line(&path.display().to_string())
         );
     }
     let text = if args.raw && args.format == Format::Csv {
@@ -179,7 +179,7 @@ pub fn run(args: ReportArgs) -> Result<i32> {
     if exact {
         out!("{text}");
     } else {
-        out!("{}", crate::sanitize::for_terminal(&text));
+        out!("{}", crate::base::sanitize::for_terminal(&text));
     }
     Ok(0)
 }
@@ -227,7 +227,7 @@ fn task_output(
     if exact {
         out!("{text}");
     } else {
-        out!("{}", crate::sanitize::for_terminal(&text));
+        out!("{}", crate::base::sanitize::for_terminal(&text));
     }
     Ok(0)
 }

@@ -65,7 +65,7 @@ pub fn run(args: RescoreArgs) -> Result<i32> {
             "{}: a reference-task run ({}) has no formulas to rescore: its answers are read \
              when it runs, and `report` reads them from the samples",
             args.run.display(),
-            crate::sanitize::one_line(task)
+            crate::base::sanitize::one_line(task)
         );
     }
     // A bad model directory is refused before anything is written.
@@ -104,7 +104,7 @@ pub fn run(args: RescoreArgs) -> Result<i32> {
     // Index the new samples now, so the next `view` or `report` reads rather than parses.
     crate::run::index::load_or_build(&out, false);
     for w in s.warnings.iter().take(10) {
-        eprintln!("warning: {}", crate::sanitize::one_line(w));
+        eprintln!("warning: {}", crate::base::sanitize::one_line(w));
     }
     if args.output.is_json() {
         let mut v = serde_json::json!({
@@ -126,7 +126,7 @@ pub fn run(args: RescoreArgs) -> Result<i32> {
             })).collect::<Vec<_>>(),
             "warnings": s.warnings.len(),
         });
-        crate::sanitize::json_for_terminal(&mut v);
+        crate::base::sanitize::json_for_terminal(&mut v);
         outln!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(0);
     }
@@ -157,8 +157,8 @@ pub fn run(args: RescoreArgs) -> Result<i32> {
         for (id, why) in s.needs_calls.iter().take(10) {
             outln!(
                 "  {}: {}",
-                crate::sanitize::one_line(id),
-                crate::sanitize::one_line(why)
+                crate::base::sanitize::one_line(id),
+                crate::base::sanitize::one_line(why)
             );
         }
     }

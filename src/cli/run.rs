@@ -183,7 +183,7 @@ async fn drive(spec: RunSpec, quiet: bool, json: bool) -> Result<i32> {
             }
             // Warnings quote datasets and server errors: never let them drive the terminal.
             Event::Warning(w) => {
-                bar.suspend(|| eprintln!("warning: {}", crate::sanitize::for_terminal(&w)));
+                bar.suspend(|| eprintln!("warning: {}", crate::base::sanitize::for_terminal(&w)));
             }
         }
     }
@@ -223,7 +223,7 @@ async fn drive(spec: RunSpec, quiet: bool, json: bool) -> Result<i32> {
                 "path": c.path().display().to_string(),
             })),
         });
-        crate::sanitize::json_for_terminal(&mut v);
+        crate::base::sanitize::json_for_terminal(&mut v);
         outln!("{}", serde_json::to_string_pretty(&v)?);
     }
     let summary: Vec<String> = counts

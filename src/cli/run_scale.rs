@@ -150,7 +150,7 @@ pub(crate) fn dry_run(args: &RunArgs) -> Result<i32> {
         }
         None => (dataset(args)?, None),
     };
-    let limit_note = crate::dataset_limit::apply(&mut ds, args.limit, args.seed);
+    let limit_note = crate::dataset::limit::apply(&mut ds, args.limit, args.seed);
     if let Some(n) = &limit_note {
         outln!("{}", n.line());
     }
@@ -366,7 +366,7 @@ pub(crate) fn run_batch(mut args: RunArgs, json: bool) -> Result<i32> {
                     pass += usize::from(rec.verdict.is_equivalent());
                 }
                 crate::run::driver::Event::Warning(w) => {
-                    let w = crate::sanitize::for_terminal(&w);
+                    let w = crate::base::sanitize::for_terminal(&w);
                     match w.strip_prefix(STATUS_PREFIX) {
                         Some(status) if !quiet => eprintln!("batch: {status}"),
                         Some(_) => {}
@@ -379,7 +379,7 @@ pub(crate) fn run_batch(mut args: RunArgs, json: bool) -> Result<i32> {
         crate::run::index::load_or_build(&out, false);
         if json {
             let mut v = batch_json(&out, done, pass, &outcome, before.as_ref(), ledger().as_ref());
-            crate::sanitize::json_for_terminal(&mut v);
+            crate::base::sanitize::json_for_terminal(&mut v);
             outln!("{}", serde_json::to_string_pretty(&v)?);
         }
         eprintln!(

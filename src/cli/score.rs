@@ -1,7 +1,7 @@
 //! `autoeval score`: one sample (or JSON lines of samples) scored from text through the
 //! scoring path `run`, `rescore` and `import --reverify` share.
 
-use crate::report::kinds::classify_parts_proved;
+use crate::analysis::kinds::classify_parts_proved;
 use crate::run::score::{RoundText, Scored, score_round};
 use crate::syntax::{Reading, SyntaxKind, parse_as};
 use crate::verify::{Options, Verdict, render};
@@ -105,7 +105,7 @@ fn scored_json(syntax: SyntaxKind, phi0: &crate::syntax::Expr, s: &Scored, kinds
     };
     let kinds: Vec<&str> = kinds
         .into_iter()
-        .map(crate::report::kinds::FailureKind::id)
+        .map(crate::analysis::kinds::FailureKind::id)
         .collect();
     let mut out = json!({
         "verdict": v.name(),
@@ -346,7 +346,7 @@ fn run_samples(
     let reader: Box<dyn BufRead> = if path == "-" {
         Box::new(std::io::stdin().lock())
     } else {
-        let f = crate::fsread::open(std::path::Path::new(path), crate::fsread::STREAM)
+        let f = crate::base::fsread::open(std::path::Path::new(path), crate::base::fsread::STREAM)
             .with_context(|| format!("opening {path}"))?;
         Box::new(std::io::BufReader::with_capacity(1 << 20, f))
     };
@@ -386,7 +386,7 @@ fn run_samples(
                     .ok()
                     .and_then(|v| v["error"].as_str().map(str::to_string))
                     .unwrap_or_default();
-                eprintln!("{path}:{n}: {}", crate::sanitize::one_line(&why));
+                eprintln!("{path}:{n}: {}", crate::base::sanitize::one_line(&why));
             }
             out.write_all(line.as_bytes())?;
             out.write_all(b"\n")?;

@@ -51,7 +51,8 @@ pub fn man(args: ManArgs) -> Result<i32> {
         clap_mangen::Man::new(page.clone()).render(&mut buf)?;
         // Never replaces a device, FIFO or symbolic link of that name (`fswrite`).
         let tmp = dir.join(format!(".{name}.1.partial"));
-        crate::fswrite::write(&path, &tmp, &buf).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        crate::base::fswrite::write(&path, &tmp, &buf)
+            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
     }
     eprintln!("{} manual pages → {}", pages.len(), dir.display());
     Ok(0)

@@ -204,7 +204,7 @@ pub fn run(args: VerifyArgs) -> Result<i32> {
         }
         writeln!(out, "{v}")?;
     } else {
-        let safe = crate::sanitize::for_terminal;
+        let safe = crate::base::sanitize::for_terminal;
         writeln!(out, "syntax: {}", syntax_name(shown))?;
         writeln!(out, "φ  = {}", safe(&a.to_unicode()))?;
         if let Some(b) = &b {
@@ -331,7 +331,7 @@ fn run_pairs(
     let reader: Box<dyn BufRead> = if path == "-" {
         Box::new(std::io::stdin().lock())
     } else {
-        let f = crate::fsread::open(std::path::Path::new(path), crate::fsread::STREAM)
+        let f = crate::base::fsread::open(std::path::Path::new(path), crate::base::fsread::STREAM)
             .with_context(|| format!("opening {path}"))?;
         Box::new(std::io::BufReader::with_capacity(1 << 16, f))
     };
@@ -488,7 +488,7 @@ fn write_chunk(
                 .ok()
                 .and_then(|v| v["error"].as_str().map(str::to_string))
                 .unwrap_or_default();
-            eprintln!("{path}:{n}: {}", crate::sanitize::one_line(&why));
+            eprintln!("{path}:{n}: {}", crate::base::sanitize::one_line(&why));
         }
         out.write_all(line.as_bytes())?;
         out.write_all(b"\n")?;

@@ -15,7 +15,7 @@
 
 use super::cfg::{Cfg, Metric, Symbol, TermClass};
 use super::vocab::{VocabParams, Vocabulary};
-use crate::rng::Rng;
+use crate::base::rng::Rng;
 use crate::syntax::lexer::{Tok, lex};
 use crate::syntax::{Expr, Formula, SyntaxKind, Term, parse_formula, parse_regex};
 use std::collections::{BTreeMap, HashSet};
@@ -552,7 +552,7 @@ pub fn generate_batch(
                 if bytes > MAX_BATCH_BYTES {
                     return Err(GenError::TooLarge(format!(
                         "one batch's samples passed {} of formula text; lower --per-category or --depth, or use more --batches",
-                        crate::fsread::human_bytes(MAX_BATCH_BYTES as u64)
+                        crate::base::fsread::human_bytes(MAX_BATCH_BYTES as u64)
                     )));
                 }
                 let fresh = match &item.expr {
@@ -578,7 +578,7 @@ pub fn generate_batch(
         return Err(GenError::TooLarge(format!(
             "every draw was over the limits ({MAX_FORM} symbols per sentential form, {} per sample); \
              the grammar's recursion or literals make formulas too long: lower --depth or shorten the literals",
-            crate::fsread::human_bytes(MAX_SAMPLE_BYTES as u64)
+            crate::base::fsread::human_bytes(MAX_SAMPLE_BYTES as u64)
         )));
     }
     Ok(Batch {
@@ -638,8 +638,9 @@ fn build_expression(
         }
     }
     let len = text.len();
-    let shown =
-        || crate::sanitize::one_line(&text.chars().take(200).collect::<String>()).into_owned();
+    let shown = || {
+        crate::base::sanitize::one_line(&text.chars().take(200).collect::<String>()).into_owned()
+    };
     let expr = if regex {
         Expr::Regex(parse_regex(&text).map_err(|e| GenError::Unparseable {
             syntax: "regex",

@@ -1,6 +1,6 @@
 //! Vocabularies: propositions, objects, predicates with arities, alphabets.
 
-use crate::rng::Rng;
+use crate::base::rng::Rng;
 
 const VERBS: &str = include_str!("data/verbs.txt");
 const NAMES: &str = include_str!("data/names.txt");

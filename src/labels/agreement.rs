@@ -4,7 +4,7 @@
 //! samples, Fleiss' κ (generalised to a varying number of annotators per sample) and
 //! Cohen's κ for one pair. An undefined value always carries the reason.
 
-use crate::rng::Rng;
+use crate::base::rng::Rng;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One sample's labels: annotator → the categories they named.
@@ -321,9 +321,7 @@ fn kappa2(x: &[bool], y: &[bool], shared: usize) -> Estimate {
 }
 
 /// One sample's latest labels split into the annotators' unit and the adjudicated label.
-pub fn split(
-    labels: &[crate::run::format::LabelRecord],
-) -> (Unit, Option<&crate::run::format::LabelRecord>) {
+pub fn split(labels: &[crate::record::LabelRecord]) -> (Unit, Option<&crate::record::LabelRecord>) {
     let mut unit = Unit::new();
     let mut settled = None;
     for l in labels {

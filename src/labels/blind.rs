@@ -1,7 +1,7 @@
 //! Blind labelling: each annotator sees the samples in their own seeded order, so two
 //! people do not work through the same sequence (and its priming) side by side.
 
-use crate::rng::Rng;
+use crate::base::rng::Rng;
 
 /// FNV-1a: a hash that stays the same across Rust releases, unlike `DefaultHasher`.
 fn fnv1a(s: &str) -> u64 {

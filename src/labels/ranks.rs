@@ -3,7 +3,7 @@
 //! submitted ranking; the newest record per (φ₀, annotator) counts.
 
 use super::store::{LabelError, append_line};
-use crate::run::format::now_rfc3339;
+use crate::record::now_rfc3339;
 use crate::run::store::{Loaded, StoreError, read_jsonl};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -118,8 +118,8 @@ impl RankRecord {
             if !seen.insert(c) {
                 return Err(format!(
                     "candidate {}/{} is listed twice",
-                    crate::sanitize::one_line(&c.run),
-                    crate::sanitize::one_line(&c.id)
+                    crate::base::sanitize::one_line(&c.run),
+                    crate::base::sanitize::one_line(&c.id)
                 ));
             }
         }
@@ -132,7 +132,7 @@ impl RankRecord {
         if self.phi0_hash.len() != 16 || !self.phi0_hash.chars().all(|c| c.is_ascii_hexdigit()) {
             return Err(format!(
                 "phi0_hash '{}' is not 16 hex digits",
-                crate::sanitize::one_line(&self.phi0_hash)
+                crate::base::sanitize::one_line(&self.phi0_hash)
             ));
         }
         Ok(())

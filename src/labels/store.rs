@@ -36,7 +36,7 @@ pub fn checked_name(flag: &str, name: Option<String>) -> Result<Option<String>, 
     if n.is_empty() || n.chars().count() > 100 || n.chars().any(char::is_control) {
         return Err(format!(
             "{flag} {:?}: give a name of 1 to 100 printable characters",
-            crate::sanitize::one_line(&n)
+            crate::base::sanitize::one_line(&n)
         ));
     }
     Ok(Some(n))
@@ -122,7 +122,7 @@ pub fn append_record(dir: &Path, mut rec: LabelRecord) -> Result<LabelRecord, La
 pub(crate) fn append_line(path: &Path, mut line: Vec<u8>) -> Result<(), LabelError> {
     let io = |e| LabelError::Io(path.display().to_string(), e);
     line.push(b'\n');
-    let mut f = crate::fswrite::room::append(path).map_err(io)?;
+    let mut f = crate::base::fswrite::room::append(path).map_err(io)?;
     f.lock()
         .map_err(|e| LabelError::Lock(path.display().to_string(), e))?;
     // A half-written last line (a crash mid-append) must not swallow this label:

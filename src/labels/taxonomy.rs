@@ -29,7 +29,7 @@ pub struct Taxonomy {
     pub categories: Vec<Category>,
 }
 
-use crate::config_dir::config_dir;
+use crate::base::config_dir::config_dir;
 
 impl Taxonomy {
     /// The shipped taxonomy.
@@ -47,7 +47,8 @@ impl Taxonomy {
                 _ => return (Taxonomy::builtin(), vec![]),
             },
         };
-        let text = match crate::fsread::read_to_string(&path, crate::fsread::MAX_SMALL) {
+        let text = match crate::base::fsread::read_to_string(&path, crate::base::fsread::MAX_SMALL)
+        {
             Ok(t) => t,
             Err(e) => {
                 return (

@@ -84,7 +84,7 @@ pub(crate) fn load_task(
     let loaded = crate::run::task::load(t, &source, args.shots)
         .map_err(|e| anyhow!("{e}; give the task's data with --task-data PATH"))?;
     for w in loaded.warnings.iter().take(5) {
-        eprintln!("warning: {}", crate::sanitize::one_line(w));
+        eprintln!("warning: {}", crate::base::sanitize::one_line(w));
     }
     if loaded.warnings.len() > 5 {
         eprintln!("warning: … and {} more", loaded.warnings.len() - 5);
@@ -135,7 +135,7 @@ pub fn build_spec(
     {
         info.path = Some(format!("data/{}", rel.display()));
     }
-    let limit_note = crate::dataset_limit::apply(&mut ds, args.limit, args.seed).map(|n| n.line());
+    let limit_note = crate::dataset::limit::apply(&mut ds, args.limit, args.seed).map(|n| n.line());
     let mut extra = serde_json::Map::new();
     if args.adaptive {
         let d = crate::run::adaptive::Design::new(

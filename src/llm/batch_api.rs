@@ -366,7 +366,7 @@ impl BatchApi {
         cap: u64,
         line_cap: u64,
     ) -> Result<Result<u64, String>, LlmError> {
-        let file = crate::fswrite::room::create(dest)
+        let file = crate::base::fswrite::room::create(dest)
             .map_err(|e| LlmError::fatal(format!("{}: {e}", dest.display())))?;
         let urls: Vec<String> = match self.provider {
             Provider::Openai => [&info.output_file, &info.error_file]

@@ -40,7 +40,7 @@ impl std::fmt::Display for SaveError {
                 f,
                 "the result file is over its cap of {} (6 × --max-reply-bytes + 64 KiB a request); \
                  it is not downloaded again and its requests are errors (resubmit with --resume --retry-errors)",
-                crate::fsread::human_bytes(*cap)
+                crate::base::fsread::human_bytes(*cap)
             ),
             SaveError::Io(e) => write!(f, "writing results: {e}"),
         }

@@ -7,7 +7,7 @@ use super::ledger::{Ledger, Spend, SpendKind};
 use super::prices::PriceTable;
 use super::profile::RequestParams;
 use super::{ChatModel, ChatRequest, Completion, LlmError, ModelInfo};
-use crate::rng::Rng;
+use crate::base::rng::Rng;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -217,7 +217,12 @@ impl Client {
             .map(|c| {
                 c["type"].as_str().map_or_else(
                     || "(untyped)".to_string(),
-                    |t| crate::sanitize::one_line(t).chars().take(60).collect(),
+                    |t| {
+                        crate::base::sanitize::one_line(t)
+                            .chars()
+                            .take(60)
+                            .collect()
+                    },
                 )
             })
             .collect();

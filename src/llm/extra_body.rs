@@ -107,7 +107,7 @@ pub fn check(extra: &Map<String, Value>) -> Result<(), String> {
         None => Ok(()),
         Some((path, why)) => Err(format!(
             "--extra-body may add fields, not replace what the run sets: `{}` is refused ({why})",
-            crate::sanitize::one_line(&path)
+            crate::base::sanitize::one_line(&path)
                 .chars()
                 .take(200)
                 .collect::<String>()

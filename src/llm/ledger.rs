@@ -61,7 +61,7 @@ impl Spend {
     /// A line of `kind` for `call`, stamped now.
     pub fn new(kind: SpendKind, call: &str, cost_usd: Option<f64>) -> Spend {
         Spend {
-            time: crate::clock::now_rfc3339(),
+            time: crate::base::clock::now_rfc3339(),
             call: safe_id(call),
             kind,
             batch_id: None,
@@ -144,7 +144,7 @@ impl Ledger {
 /// Anything but a regular file (or nothing) under its name is refused, a link too.
 fn open_for_append(path: &Path) -> std::io::Result<File> {
     use std::io::{Read, Seek, SeekFrom};
-    let mut f = crate::fswrite::room::append(path)
+    let mut f = crate::base::fswrite::room::append(path)
         .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
     let len = f.metadata()?.len();
     if len > 0 {

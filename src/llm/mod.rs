@@ -370,14 +370,14 @@ pub(crate) fn finish<S: AsRef<str>>(r: reply::Reply, tags: &[S]) -> Result<Compl
         let why = match &r.refusal {
             Some(why) => format!(
                 "the model refused: {}",
-                crate::sanitize::one_line(why)
+                crate::base::sanitize::one_line(why)
                     .chars()
                     .take(300)
                     .collect::<String>()
             ),
             None => format!(
                 "empty answer (finish reason: {}{})",
-                crate::sanitize::one_line(r.finish_reason.as_deref().unwrap_or("none")),
+                crate::base::sanitize::one_line(r.finish_reason.as_deref().unwrap_or("none")),
                 if split.reasoning.is_some() || !r.parts.is_empty() {
                     "; the reply held only reasoning"
                 } else {

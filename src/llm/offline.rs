@@ -12,8 +12,8 @@
 
 use super::verbalize::verbalize;
 use super::{BoxFut, ChatModel, ChatRequest, Completion, LlmError, ModelInfo};
+use crate::base::rng::Rng;
 use crate::perturb::{PerturbKind, perturb};
-use crate::rng::Rng;
 use crate::syntax::{Expr, SyntaxKind, parse};
 use std::collections::HashMap;
 use std::sync::Mutex;

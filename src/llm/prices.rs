@@ -70,7 +70,7 @@ impl PriceTable {
     /// Adds or replaces entries from a JSON file `{"model": {"input": x, "output": y}}`
     /// (optionally `"batch": 0.5`, the share of the price a batch job costs).
     pub(crate) fn merge_file(&mut self, path: &std::path::Path) -> Result<(), PriceError> {
-        let text = crate::fsread::read_to_string(path, crate::fsread::MAX_SMALL)
+        let text = crate::base::fsread::read_to_string(path, crate::base::fsread::MAX_SMALL)
             .map_err(|e| PriceError::Io(path.display().to_string(), e))?;
         let extra: BTreeMap<String, Price> = serde_json::from_str(&text)
             .map_err(|e| PriceError::Json(path.display().to_string(), e))?;

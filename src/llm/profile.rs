@@ -282,7 +282,7 @@ impl Profiles {
     /// if there is one.
     pub fn load() -> Result<Profiles, ProfileError> {
         let mut all = Profiles::builtin();
-        let Some(path) = crate::config_dir::config_dir().map(|d| d.join(USER_FILE)) else {
+        let Some(path) = crate::base::config_dir::config_dir().map(|d| d.join(USER_FILE)) else {
             return Ok(all);
         };
         if !path.exists() {
@@ -290,9 +290,9 @@ impl Profiles {
         }
         let err = |message: String| ProfileError::File {
             path: path.display().to_string(),
-            message: crate::sanitize::one_line(&message).into_owned(),
+            message: crate::base::sanitize::one_line(&message).into_owned(),
         };
-        let text = crate::fsread::read_to_string(&path, crate::fsread::MAX_SMALL)
+        let text = crate::base::fsread::read_to_string(&path, crate::base::fsread::MAX_SMALL)
             .map_err(|e| err(e.to_string()))?;
         let mine = toml::from_str::<Table>(&text).map_err(|e| err(e.to_string()))?;
         all.0.splice(0..0, mine.profile);

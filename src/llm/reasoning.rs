@@ -37,7 +37,7 @@ pub fn check_tag(name: &str) -> Result<(), String> {
         Err(format!(
             "reasoning tag {:?} is not a tag name: give the name alone (like thought for \
              <thought>…</thought>), letters, digits, '_', '-', ':' or '.', at most {MAX_TAG_LEN}",
-            crate::sanitize::one_line(name)
+            crate::base::sanitize::one_line(name)
         ))
     }
 }

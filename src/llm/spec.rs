@@ -164,7 +164,7 @@ fn check_base_url(url: &str) -> Result<(), SpecError> {
         Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => Ok(()),
         // Shown without what could be a secret: no user info or query.
         _ => Err(SpecError::BadBaseUrl(
-            crate::sanitize::one_line(&super::cache::public_base(url)).into_owned(),
+            crate::base::sanitize::one_line(&super::cache::public_base(url)).into_owned(),
         )),
     }
 }
@@ -281,7 +281,7 @@ fn resolve(
     };
     let Some(profile) = table.find(provider, model) else {
         return Err(SpecError::Unknown(
-            crate::sanitize::one_line(&format!("{provider}:{model}")).into_owned(),
+            crate::base::sanitize::one_line(&format!("{provider}:{model}")).into_owned(),
         ));
     };
     Ok(profile.resolve(model, &o.asked)?)

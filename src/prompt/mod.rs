@@ -227,11 +227,11 @@ impl PromptSet {
             let path = dir.join(name);
             // Templates go out with every request: a stated bound, and only files.
             let max = if name == "examples.json" {
-                crate::fsread::MAX_EXAMPLES
+                crate::base::fsread::MAX_EXAMPLES
             } else {
-                crate::fsread::MAX_TEMPLATE
+                crate::base::fsread::MAX_TEMPLATE
             };
-            let text = match crate::fsread::read_to_string(&path, max) {
+            let text = match crate::base::fsread::read_to_string(&path, max) {
                 Ok(t) => t,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => builtin.to_string(),
                 Err(e) => return Err(PromptError::Io(path.display().to_string(), e)),
@@ -291,7 +291,7 @@ impl PromptSet {
         std::fs::create_dir_all(dir).map_err(|e| PromptError::Io(dir.display().to_string(), e))?;
         for (name, text) in FILES {
             let p = dir.join(name);
-            crate::fswrite::save(&p, text.as_bytes())
+            crate::base::fswrite::save(&p, text.as_bytes())
                 .map_err(|e| PromptError::Io(p.display().to_string(), e))?;
         }
         Ok(())

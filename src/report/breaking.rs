@@ -173,7 +173,7 @@ pub fn side_by_side(points: &[(String, String, BreakingPoint)]) -> String {
     ];
     for (run, by, bp) in points {
         rows.push(vec![
-            crate::sanitize::one_line(run).into_owned(),
+            crate::base::sanitize::one_line(run).into_owned(),
             by.clone(),
             fit::describe(bp),
             bp.n.to_string(),

@@ -11,7 +11,7 @@
 //! 1.5e-12, 1.6e-13 and 1.0e-10; the normal tail is where p-values live, and statrs'
 //! erfc loses four digits there. Speed is the same (I_x: 218 vs 208 ms for 200k calls).
 
-use crate::rng::Rng;
+use crate::base::rng::Rng;
 
 /// z for a two-sided 95 % interval (`scipy.special.ndtri(0.975)`).
 const Z975: f64 = 1.959_963_984_540_054;

@@ -234,7 +234,7 @@ impl Scores {
         let (Some(cm), Some(cb), Some(cs)) = (col("model"), col("benchmark"), col("score")) else {
             bail!(
                 "{name}: the header must name the columns model,benchmark,score (it reads `{}`)",
-                crate::sanitize::one_line(&header.iter().collect::<Vec<_>>().join(","))
+                crate::base::sanitize::one_line(&header.iter().collect::<Vec<_>>().join(","))
             );
         };
         for rec in rd.records() {
@@ -256,7 +256,7 @@ impl Scores {
                 .with_context(|| {
                     format!(
                         "{name} line {line}: score `{}` is not a number",
-                        crate::sanitize::one_line(&raw.chars().take(40).collect::<String>())
+                        crate::base::sanitize::one_line(&raw.chars().take(40).collect::<String>())
                     )
                 })?;
             let source = format!("{name} line {line}");
@@ -376,7 +376,7 @@ pub fn predictors(scores: &Scores, wanted: &[String]) -> Result<Vec<String>> {
         if !all.contains(w) {
             bail!(
                 "--x {}: no such benchmark (benchmarks: {})",
-                crate::sanitize::one_line(w),
+                crate::base::sanitize::one_line(w),
                 all.join(", ")
             );
         }

@@ -121,7 +121,7 @@ fn figure(shown: &[&Pair], scores: &Scores, path: &Path, svg: bool) -> Result<()
     let height = (legend_h + rows * PANEL + bars_h).min(MAX_HEIGHT);
     // Drawn into a temporary file: a FIFO nobody reads is refused at once, a link is
     // never written through.
-    crate::fswrite::by_name(path, |tmp| {
+    crate::base::fswrite::by_name(path, |tmp| {
         if svg {
             let root = SVGBackend::new(tmp, (WIDTH, height)).into_drawing_area();
             draw(&root, shown, &models, scores, legend_h)?;

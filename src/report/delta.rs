@@ -327,7 +327,7 @@ pub fn plot(d: &Delta, path: &Path) -> Result<()> {
         ),
     };
     super::plot::ensure_font()?;
-    crate::fswrite::by_name(path, |tmp| {
+    crate::base::fswrite::by_name(path, |tmp| {
         if svg {
             let root = SVGBackend::new(tmp, size).into_drawing_area();
             draw(&root, d)?;

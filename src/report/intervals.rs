@@ -4,8 +4,8 @@
 //! so resampling them shows how much the figure moves from one draw of formulas to the next).
 
 use super::{Counts, JudgeStats};
+use crate::base::rng::Rng;
 use crate::report::labels::wilson;
-use crate::rng::Rng;
 use std::collections::BTreeMap;
 
 /// z for a two-sided 95 % interval.

@@ -177,9 +177,10 @@ fn automatic_agreement(
         let Some(s) = samples.get(id.as_str()) else {
             continue;
         };
-        let auto: BTreeSet<&str> = super::kinds::categories(&super::kinds::classify(s))
-            .into_iter()
-            .collect();
+        let auto: BTreeSet<&str> =
+            crate::analysis::kinds::categories(&crate::analysis::kinds::classify(s))
+                .into_iter()
+                .collect();
         let human: BTreeSet<&str> = ls
             .iter()
             .flat_map(|l| l.categories.iter().map(String::as_str))

@@ -22,7 +22,6 @@ mod correlate_runs;
 pub mod delta;
 mod grid;
 pub mod intervals;
-pub mod kinds;
 pub mod labels;
 pub mod leaderboard;
 pub mod open;
@@ -35,6 +34,7 @@ pub mod task_run;
 /// Moved to [`crate::analysis::counts`]; re-exported so existing paths keep working.
 pub use crate::analysis::counts::{Counts, JudgeStats};
 
+use crate::analysis::kinds;
 use crate::record::{JudgeRecord, Manifest, Metric, SampleRecord};
 use crate::run::store::{self, JUDGE};
 use crate::verify::VerdictKind;

@@ -2,7 +2,7 @@
 //! a band for the spread across batches) and a failure-kind chart per run, as SVG or PNG.
 
 use super::RunReport;
-use super::kinds::FailureKind;
+use crate::analysis::kinds::FailureKind;
 use anyhow::{Result, anyhow, bail};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -98,7 +98,7 @@ pub fn plot(reports: &[RunReport], path: &Path) -> Result<()> {
     ensure_font()?;
     // Drawn into a temporary file: a FIFO nobody reads is refused at once, a link is
     // never written through.
-    crate::fswrite::by_name(path, |tmp| {
+    crate::base::fswrite::by_name(path, |tmp| {
         if svg {
             let root = SVGBackend::new(tmp, (WIDTH, height)).into_drawing_area();
             draw(&root, reports)?;

@@ -309,7 +309,7 @@ pub(crate) fn rank_stats(
 
 /// Every finite numeric field of a closeness record by name, in the order the metrics
 /// are documented (the unknown ones after, by name): what a ranking is compared with.
-pub(crate) fn named_metrics(c: &crate::run::format::Closeness) -> Vec<(String, f64)> {
+pub(crate) fn named_metrics(c: &crate::record::Closeness) -> Vec<(String, f64)> {
     let mut out: Vec<(String, f64)> = match serde_json::to_value(c) {
         Ok(serde_json::Value::Object(m)) => m
             .into_iter()

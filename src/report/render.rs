@@ -276,13 +276,13 @@ fn category_label(reports: &[RunReport]) -> String {
 
 /// CSV through the `csv` crate, so run and model names with commas or quotes stay one field.
 /// With `raw`, cells are exact; else a cell a spreadsheet would run as a formula gets
-/// a leading `'` ([`crate::sanitize::csv_cell`]).
+/// a leading `'` ([`crate::base::sanitize::csv_cell`]).
 fn csv_text(reports: &[RunReport], raw: bool) -> Result<String, csv::Error> {
     let cells = |r: &[String]| {
         if raw {
             r.to_vec()
         } else {
-            crate::sanitize::csv_record(r)
+            crate::base::sanitize::csv_record(r)
         }
     };
     let mut w = csv::Writer::from_writer(Vec::new());
@@ -398,7 +398,7 @@ fn kind_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
     let mut head = vec!["failure kind".to_string()];
     head.extend(reports.iter().map(|r| r.run.clone()));
     let mut rows = vec![head];
-    for kind in super::kinds::FailureKind::ALL {
+    for kind in crate::analysis::kinds::FailureKind::ALL {
         let counts: Vec<usize> = reports
             .iter()
             .map(|r| {
@@ -430,7 +430,7 @@ fn kind_by_category_rows(r: &RunReport) -> Vec<Vec<String>> {
     let mut head = vec![format!("kind \\ {}", r.by)];
     head.extend(keys.iter().map(std::string::ToString::to_string));
     let mut rows = vec![head];
-    for kind in super::kinds::FailureKind::ALL {
+    for kind in crate::analysis::kinds::FailureKind::ALL {
         let Some(m) = r.failure_kinds.get(kind.id()) else {
             continue;
         };

@@ -13,8 +13,8 @@
 use super::store::{self, Appender, StoreError};
 use crate::analysis::breaking::{self, BreakingPoint, Cell};
 use crate::analysis::design;
+use crate::base::rng::Rng;
 use crate::dataset::Item;
-use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;

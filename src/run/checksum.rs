@@ -115,7 +115,7 @@ impl Prefix {
         if upto < self.end {
             return None;
         }
-        let f = crate::fsread::open(path, crate::fsread::STREAM).ok()?;
+        let f = crate::base::fsread::open(path, crate::base::fsread::STREAM).ok()?;
         let mut st = self;
         let mut buf = vec![0u8; 1 << 20];
         let mut tail = 0u64;
@@ -156,7 +156,7 @@ impl Running {
         let mut carry = [0u8; 8];
         let n = (at - st.end) as usize;
         if n > 0 {
-            let f = crate::fsread::open(path, crate::fsread::STREAM).ok()?;
+            let f = crate::base::fsread::open(path, crate::base::fsread::STREAM).ok()?;
             f.read_exact_at(&mut carry[..n], st.end).ok()?;
         }
         Some(Running { st, carry, n })

@@ -75,7 +75,7 @@ pub struct RunSpec {
     /// The command line.
     pub command: Vec<String>,
     /// At most N dataset items (the dataset is already cut to them, spread over its
-    /// buckets: see [`crate::dataset_limit`]).
+    /// buckets: see [`crate::dataset::limit`]).
     pub limit: Option<usize>,
     /// What `--limit` kept, as one line for the user (None: no limit or not needed).
     pub limit_note: Option<String>,
@@ -592,7 +592,7 @@ pub(crate) async fn execute_on(
                                 "stopping: {what}: {}\n\
                                  nothing more is sent; these samples are not written, so once the \
                                  settings are fixed (see docs/src/guide/reasoning-models.md), continue with:\n  {}",
-                                crate::sanitize::one_line(&message),
+                                crate::base::sanitize::one_line(&message),
                                 super::resume_check::resume_command(&spec.command, answered == 0 && done.is_empty())
                             )));
                             held.clear();
@@ -700,7 +700,7 @@ pub(crate) fn budget_stop(b: &crate::llm::budget::Budget) -> String {
             "stopped: {} (spent ${:.4} of --max-cost ${:.4}); the server reports more usage than a \
              request can use, so no further request was sent; every bill is in {} — check the server \
              and the price table, then continue with --resume",
-            crate::sanitize::one_line(&why),
+            crate::base::sanitize::one_line(&why),
             b.spent(),
             b.limit(),
             crate::llm::ledger::LEDGER

@@ -309,9 +309,9 @@ pub fn save(dir: &Path, scan: &mut Scan) -> std::io::Result<TextFile> {
     // The run folder is a closed room: a link at the index's place is refused (and a
     // first build's file kept: it holds the texts, read back into memory by the caller).
     if scan.spill.is_some() {
-        crate::fswrite::room::check(&dst)?;
+        crate::base::fswrite::room::check(&dst)?;
     }
-    if let Err(e) = crate::fswrite::room::commit(&tmp, &dst) {
+    if let Err(e) = crate::base::fswrite::room::commit(&tmp, &dst) {
         // A first build's file holds the texts, read back into memory (and removed)
         // by the caller.
         if scan.spill.is_none() {
@@ -564,7 +564,7 @@ fn open_header(
 ) -> Option<(In<Hashing<BufReader<std::fs::File>>>, Header)> {
     let now = ident(samples)?;
     // A FIFO or device under the index's name is ignored (and replaced), never read.
-    let file = crate::fsread::open(index, crate::fsread::STREAM).ok()?;
+    let file = crate::base::fsread::open(index, crate::base::fsread::STREAM).ok()?;
     let size = file.metadata().ok()?.len();
     let mut r = In {
         r: Hashing {
@@ -634,7 +634,7 @@ fn load_from(dir: &Path, index: &Path, texts: bool, extras_too: bool) -> Option<
     for _ in 0..nwarn {
         // Warnings reach the screen: a cache is input too.
         let w: Box<str> = r.str(1 << 16, true)?;
-        warnings.push(crate::sanitize::one_line(&w).into_owned());
+        warnings.push(crate::base::sanitize::one_line(&w).into_owned());
     }
     let nrows = r.u64()?;
     // Every row stands for at least one byte of samples.jsonl and ~88 of cache.

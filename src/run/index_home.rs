@@ -14,7 +14,7 @@ const MAX_MANIFEST: u64 = 4 << 20;
 /// no readable manifest to key it by).
 pub(crate) fn fallback(dir: &Path) -> Option<PathBuf> {
     let base = crate::llm::cache::default_dir()?;
-    let mut f = crate::fsread::open(&dir.join(super::store::MANIFEST), MAX_MANIFEST).ok()?;
+    let mut f = crate::base::fsread::open(&dir.join(super::store::MANIFEST), MAX_MANIFEST).ok()?;
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(&mut f, &mut bytes).ok()?;
     let digest = Sha256::digest(&bytes);
@@ -48,7 +48,7 @@ pub(crate) fn read_only(dir: &Path) -> bool {
 /// cache-directory home; returns the folder it was made in and the file.
 pub(crate) fn create(dir: &Path, name: &str) -> std::io::Result<(PathBuf, std::fs::File)> {
     // No-follow: a link planted at the scratch name is refused, never written through.
-    match crate::fswrite::room::create(&dir.join(name)) {
+    match crate::base::fswrite::room::create(&dir.join(name)) {
         Ok(f) => Ok((dir.to_path_buf(), f)),
         Err(first) => {
             let Some(home) = fallback(dir) else {

@@ -75,7 +75,7 @@ fn places(dir: &Path) -> Vec<PathBuf> {
 
 /// Reads one cache file; None when it is missing, of another version or damaged.
 fn read(path: &Path) -> Option<HashMap<u64, u32>> {
-    let mut f = crate::fsread::open(path, HEAD as u64 + MAX_ENTRIES * ENTRY + 8).ok()?;
+    let mut f = crate::base::fsread::open(path, HEAD as u64 + MAX_ENTRIES * ENTRY + 8).ok()?;
     let mut bytes = Vec::new();
     f.read_to_end(&mut bytes).ok()?;
     let (head, rest) = bytes.split_at_checked(HEAD)?;
@@ -181,7 +181,7 @@ impl KindsCache {
                 .sync_all()
         })();
         let dst = home.join(KINDS);
-        match result.and_then(|()| crate::fswrite::commit(&tmp, &dst)) {
+        match result.and_then(|()| crate::base::fswrite::commit(&tmp, &dst)) {
             Ok(()) => {
                 self.added = 0;
                 Ok(Some(dst))
@@ -262,7 +262,10 @@ pub fn prove_batch(samples: &std::fs::File, batch: &[Todo]) -> Vec<(u64, u32)> {
 
 /// Opens run `dir`'s samples file for [`prove_batch`].
 pub fn open_samples(dir: &Path) -> std::io::Result<std::fs::File> {
-    crate::fsread::open(&dir.join(super::store::SAMPLES), crate::fsread::STREAM)
+    crate::base::fsread::open(
+        &dir.join(super::store::SAMPLES),
+        crate::base::fsread::STREAM,
+    )
 }
 
 /// Samples proved per batch by [`complete`]: enough to keep every core busy.
@@ -338,7 +341,7 @@ pub(crate) fn complete_as_asked(dir: &Path, rows: &mut [Row]) {
         );
         b.set_message(format!(
             "proving failure kinds of {} (--no-kinds skips)",
-            crate::sanitize::one_line(&name)
+            crate::base::sanitize::one_line(&name)
         ));
         b
     });

@@ -36,7 +36,7 @@ pub fn lock_held(dir: &Path) -> bool {
 #[cfg(target_os = "linux")]
 fn held_per_proc_locks(meta: &std::fs::Metadata) -> Option<bool> {
     use std::os::unix::fs::MetadataExt;
-    let table = crate::fsread::read_to_string(Path::new("/proc/locks"), 4 << 20).ok()?;
+    let table = crate::base::fsread::read_to_string(Path::new("/proc/locks"), 4 << 20).ok()?;
     let (ino, dev) = (meta.ino(), meta.dev());
     // The device as the kernel prints it: major:minor in hex (its own encoding).
     let want_dev = format!("{:02x}:{:02x}", libc::major(dev), libc::minor(dev));

@@ -7,7 +7,6 @@ pub mod checksum;
 pub mod driver;
 pub mod events;
 pub(crate) mod fit;
-pub mod format;
 pub mod import;
 pub mod index;
 pub(crate) mod index_home;

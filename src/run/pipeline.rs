@@ -145,7 +145,7 @@ impl Pipeline {
                 input_tokens: 0,
                 output_tokens: 0,
                 cost_usd: None,
-                finished: crate::clock::now_rfc3339_ms(),
+                finished: crate::base::clock::now_rfc3339_ms(),
                 task: None,
             },
         }
@@ -288,7 +288,7 @@ impl Pipeline {
             input_tokens: tin,
             output_tokens: tout,
             cost_usd: cost,
-            finished: crate::clock::now_rfc3339_ms(),
+            finished: crate::base::clock::now_rfc3339_ms(),
             task: None,
         };
         if let Some(b) = &self.bertscore

@@ -275,7 +275,7 @@ fn line_id(line: &str) -> Option<String> {
 
 /// Line numbers holding the latest record of each id (latest wins).
 fn latest_lines(path: &Path) -> std::io::Result<HashMap<String, usize>> {
-    let f = crate::fsread::open(path, crate::fsread::STREAM)?;
+    let f = crate::base::fsread::open(path, crate::base::fsread::STREAM)?;
     let mut lines = BoundedLines::new(BufReader::with_capacity(1 << 20, f), MAX_LINE);
     let mut out = HashMap::new();
     let mut n = 0usize;
@@ -401,14 +401,14 @@ pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, RescoreError> {
         std::fs::create_dir_all(&opts.out).map_err(io_at(&opts.out))?;
     }
     let tmp = opts.out.join(".samples.jsonl.rescore");
-    let file = crate::fswrite::room::create(&tmp).map_err(io_at(&tmp))?;
+    let file = crate::base::fswrite::room::create(&tmp).map_err(io_at(&tmp))?;
     // Removed if the rescore is interrupted (Ctrl-C) or fails; renamed into place else.
     super::scratch::register(&tmp);
     let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
     let prompts = PromptsOwned::of(&manifest, &opts.run);
     let prompts = prompts.borrow();
     let mut summary = RescoreSummary::default();
-    let f = crate::fsread::open(&src, crate::fsread::STREAM).map_err(io_at(&src))?;
+    let f = crate::base::fsread::open(&src, crate::base::fsread::STREAM).map_err(io_at(&src))?;
     let mut lines = BoundedLines::new(BufReader::with_capacity(1 << 20, f), MAX_LINE);
     let mut n = 0usize;
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
@@ -519,7 +519,7 @@ fn keep_backup(dst: &Path, backup: &Path) -> Result<(), RescoreError> {
     if std::fs::hard_link(dst, backup).is_ok() {
         return Ok(());
     }
-    let copied = crate::fswrite::room::copy(dst, backup)
+    let copied = crate::base::fswrite::room::copy(dst, backup)
         .and_then(|_| std::fs::File::open(backup))
         .and_then(|f| f.sync_all());
     copied.map_err(|e| {
@@ -553,7 +553,7 @@ fn finish(
             let from = opts.run.join(name);
             if from.exists() {
                 let to = opts.out.join(name);
-                crate::fswrite::room::copy(&from, &to).map_err(io_at(&to))?;
+                crate::base::fswrite::room::copy(&from, &to).map_err(io_at(&to))?;
             }
         }
         manifest.id = opts
@@ -573,7 +573,7 @@ fn finish(
     }
     // One rename replaces the old file with the new: at every instant samples.jsonl
     // is one of the two, whole.
-    crate::fswrite::room::commit(tmp, &dst).map_err(io_at(&dst))?;
+    crate::base::fswrite::room::commit(tmp, &dst).map_err(io_at(&dst))?;
     super::scratch::unregister(tmp);
     if let Ok(d) = std::fs::File::open(&opts.out) {
         let _ = d.sync_all();

@@ -15,7 +15,7 @@ pub(crate) const ENDPOINTS_KEY: &str = "endpoints";
 /// The SHA-256 (hex) of a dataset file, streamed; `None` when it cannot be read (the
 /// dataset was already loaded from it, so that is a race, not a user error).
 pub(crate) fn dataset_sha256(path: &Path) -> Option<String> {
-    let mut f = crate::fsread::open(path, crate::fsread::STREAM).ok()?;
+    let mut f = crate::base::fsread::open(path, crate::base::fsread::STREAM).ok()?;
     let mut h = Sha256::new();
     let mut buf = vec![0u8; 1 << 16];
     loop {
@@ -77,8 +77,8 @@ pub(crate) fn record_endpoints(old: &Manifest, new: &mut Manifest) -> Option<Str
     changed.then(|| {
         format!(
             "resumed against another --base-url: was {}, now {}; both are recorded in run.json's \"{ENDPOINTS_KEY}\"",
-            crate::sanitize::one_line(&was),
-            crate::sanitize::one_line(&now)
+            crate::base::sanitize::one_line(&was),
+            crate::base::sanitize::one_line(&now)
         )
     })
 }
@@ -94,7 +94,7 @@ pub(crate) fn resume_command(argv: &[String], nothing_finished: bool) -> String 
         {
             a.clone()
         } else {
-            crate::sanitize::shell_quote(a)
+            crate::base::sanitize::shell_quote(a)
         }
     };
     let mut parts: Vec<String> = argv.iter().map(quote).collect();
@@ -106,7 +106,7 @@ pub(crate) fn resume_command(argv: &[String], nothing_finished: bool) -> String 
     }
     format!(
         "{}   (with the refused setting corrected)",
-        crate::sanitize::one_line(&parts.join(" "))
+        crate::base::sanitize::one_line(&parts.join(" "))
     )
 }
 

@@ -327,7 +327,7 @@ pub(crate) fn parse_row(
     let r1 = s.rounds.first();
     // Text from files reaches the screen: bidi overrides, zero-width and control
     // characters are shown as `\u{…}`, never obeyed.
-    let safe = crate::sanitize::for_terminal;
+    let safe = crate::base::sanitize::for_terminal;
     let mut psi = safe(r1.and_then(|r| r.psi.as_deref()).unwrap_or(""));
     let mut phi1 = safe(r1.and_then(|r| r.phi1.as_deref()).unwrap_or(""));
     // A reasoning task's sample has no formula: its row shows the question asked and
@@ -401,7 +401,7 @@ pub(crate) fn parse_row(
         Row {
             offset,
             len: line.len() as u32,
-            id: crate::sanitize::one_line(&s.id).as_ref().into(),
+            id: crate::base::sanitize::one_line(&s.id).as_ref().into(),
             verdict,
             fails,
             kinds_key,
@@ -473,7 +473,7 @@ fn text(phi0: &str, psi: &str, phi1: &str, rounds: &[LightRound<'_>]) -> Box<str
         while !reasoning.is_char_boundary(cut) {
             cut -= 1;
         }
-        let piece = crate::sanitize::for_terminal(&reasoning[..cut]);
+        let piece = crate::base::sanitize::for_terminal(&reasoning[..cut]);
         left -= cut;
         t.push_str(&piece);
     }

@@ -81,7 +81,7 @@ impl Scan {
             }
             Err(_) => return 0,
         }
-        let Ok(mut f) = crate::fsread::open(path, crate::fsread::STREAM) else {
+        let Ok(mut f) = crate::base::fsread::open(path, crate::base::fsread::STREAM) else {
             return 0;
         };
         let len = f.metadata().map_or(0, |m| m.len());

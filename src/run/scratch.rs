@@ -9,7 +9,7 @@ use std::path::Path;
 /// or `.<pid>.texts.tmp`.
 pub const INDEX: &str = ".autoeval-index";
 
-pub(crate) use crate::fswrite::scratch::{register, remove_all, unregister};
+pub(crate) use crate::base::fswrite::scratch::{register, remove_all, unregister};
 
 /// The process id in a scratch file name `.autoeval-index.<pid>.tmp`,
 /// `.autoeval-index.<pid>.texts.tmp` or `.autoeval-index.<pid>.kinds.tmp`.

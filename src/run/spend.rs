@@ -32,7 +32,7 @@ const MAX_LINE: usize = 64 * 1024;
 /// the run has no ledger (runs from before it).
 pub(crate) fn read(dir: &Path) -> Result<Option<Ledgered>, StoreError> {
     let path = dir.join(LEDGER);
-    let file = match crate::fsread::open(&path, crate::fsread::STREAM) {
+    let file = match crate::base::fsread::open(&path, crate::base::fsread::STREAM) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(StoreError::Io(path.display().to_string(), e)),

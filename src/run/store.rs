@@ -62,7 +62,7 @@ pub struct Loaded<T> {
 /// Refuses a FIFO or a device (`/dev/zero`) under a run file's name: reading it
 /// would block or never end. A missing file is fine.
 pub(crate) fn ensure_regular(path: &Path) -> Result<(), StoreError> {
-    match crate::fsread::open(path, crate::fsread::STREAM) {
+    match crate::base::fsread::open(path, crate::base::fsread::STREAM) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io(path)(e)),
         _ => Ok(()),
     }
@@ -72,7 +72,7 @@ pub(crate) fn ensure_regular(path: &Path) -> Result<(), StoreError> {
 /// write in progress: skipped with a warning, never fatal. Bad lines elsewhere are
 /// skipped with their line number. A missing file reads as empty.
 pub fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Result<Loaded<T>, StoreError> {
-    let file = match crate::fsread::open(path, crate::fsread::STREAM) {
+    let file = match crate::base::fsread::open(path, crate::base::fsread::STREAM) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Ok(Loaded {
@@ -171,7 +171,7 @@ impl Appender {
     /// newline is written first so the next record starts cleanly.
     pub fn open(path: &Path) -> Result<Appender, StoreError> {
         // Never through a link or into a FIFO: the run folder is a closed room.
-        let mut file = crate::fswrite::room::append(path).map_err(io(path))?;
+        let mut file = crate::base::fswrite::room::append(path).map_err(io(path))?;
         let len = file.metadata().map_err(io(path))?.len();
         if len > 0 {
             use std::io::{Read, Seek, SeekFrom};
@@ -199,8 +199,8 @@ impl Appender {
                 self.path.display().to_string(),
                 std::io::Error::other(format!(
                     "a record of {} is over the {} a line may hold; not written",
-                    crate::fsread::human_bytes(line.len() as u64),
-                    crate::fsread::human_bytes(MAX_RECORD)
+                    crate::base::fsread::human_bytes(line.len() as u64),
+                    crate::base::fsread::human_bytes(MAX_RECORD)
                 )),
             ));
         }
@@ -218,8 +218,8 @@ impl Appender {
                 self.path.display().to_string(),
                 std::io::Error::other(format!(
                     "sample {}: longer than the {} a line may hold even with its reasoning and raw answers cut; not written",
-                    crate::sanitize::one_line(&rec.id),
-                    crate::fsread::human_bytes(MAX_RECORD)
+                    crate::base::sanitize::one_line(&rec.id),
+                    crate::base::fsread::human_bytes(MAX_RECORD)
                 )),
             )
         })?;
@@ -240,15 +240,15 @@ pub fn write_manifest(dir: &Path, m: &Manifest) -> Result<(), StoreError> {
     let tmp = dir.join(".run.json.tmp");
     let text = serde_json::to_string_pretty(m)
         .map_err(|e| StoreError::Manifest(path.display().to_string(), e.to_string()))?;
-    crate::fswrite::room::write(&tmp, (text + "\n").as_bytes()).map_err(io(&tmp))?;
-    crate::fswrite::room::commit(&tmp, &path).map_err(io(&path))
+    crate::base::fswrite::room::write(&tmp, (text + "\n").as_bytes()).map_err(io(&tmp))?;
+    crate::base::fswrite::room::commit(&tmp, &path).map_err(io(&path))
 }
 
 /// Reads the manifest.
 pub(crate) fn read_manifest(dir: &Path) -> Result<Manifest, StoreError> {
     let path = dir.join(MANIFEST);
-    let text =
-        crate::fsread::read_to_string(&path, crate::fsread::MAX_MANIFEST).map_err(io(&path))?;
+    let text = crate::base::fsread::read_to_string(&path, crate::base::fsread::MAX_MANIFEST)
+        .map_err(io(&path))?;
     serde_json::from_str(&text).map_err(|e| {
         StoreError::Manifest(
             path.display().to_string(),
@@ -316,7 +316,7 @@ pub fn read_labels(dir: &Path) -> Result<Loaded<LabelRecord>, StoreError> {
     read_jsonl(&dir.join(LABELS))
 }
 
-pub(crate) use crate::fsread::BoundedLines;
+pub(crate) use crate::base::fsread::BoundedLines;
 
 /// Lock file name inside a run directory.
 pub(crate) const LOCK: &str = "run.lock";
@@ -361,7 +361,7 @@ impl RunLock {
     /// One attempt at the lock.
     fn try_acquire(dir: &Path, path: &Path, key: PathBuf) -> Result<RunLock, StoreError> {
         // A link here would have its target truncated and our PID written into it.
-        let mut file = crate::fswrite::room::update(path).map_err(io(path))?;
+        let mut file = crate::base::fswrite::room::update(path).map_err(io(path))?;
         match file.try_lock() {
             Ok(()) => {
                 use std::io::{Seek, SeekFrom};
@@ -441,9 +441,11 @@ pub fn stored_prompts(run: &Path) -> Option<std::collections::HashMap<String, St
         prompt: String,
     }
     // Bounded like every file the tool reads: one prompt per sample of a dataset.
-    let text =
-        crate::fsread::read_to_string(&run.join(ORIGINAL_PROMPTS), crate::fsread::MAX_DATASET)
-            .ok()?;
+    let text = crate::base::fsread::read_to_string(
+        &run.join(ORIGINAL_PROMPTS),
+        crate::base::fsread::MAX_DATASET,
+    )
+    .ok()?;
     Some(
         text.lines()
             .filter_map(|l| serde_json::from_str::<Line>(l).ok())

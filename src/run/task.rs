@@ -7,8 +7,8 @@
 //! FOLIO premise whose FOL reads (the paper screened premises the same way).
 
 use crate::analysis::task_answer::LabelSet;
+use crate::dataset::tasks::{TaskItem, load_folio, load_multi_logieval};
 use crate::dataset::{Dataset, DatasetFile, Item};
-use crate::dataset_tasks::{TaskItem, load_folio, load_multi_logieval};
 use crate::prompt::{PromptSet, Rendered};
 use crate::syntax::folio::{FolioNames, parse_folio};
 use crate::syntax::{Expr, SyntaxKind, logic_metrics};

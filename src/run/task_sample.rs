@@ -237,7 +237,7 @@ fn record<P: Runs + ?Sized>(
         input_tokens: tin,
         output_tokens: tout,
         cost_usd: cost,
-        finished: crate::clock::now_rfc3339_ms(),
+        finished: crate::base::clock::now_rfc3339_ms(),
         task: Some(task),
     }
 }

@@ -39,7 +39,7 @@ fn safe_text(text: &str) -> String {
     // Each field on its own: the separator is a control character too.
     let fields: Vec<String> = text
         .split(SEP)
-        .map(|f| crate::sanitize::for_terminal(f).into_owned())
+        .map(|f| crate::base::sanitize::for_terminal(f).into_owned())
         .collect();
     fields.join(&SEP.to_string())
 }
@@ -75,7 +75,7 @@ impl TextFile {
     /// Parses the text again from its line (made safe to draw by the parse).
     fn reparse(&self, s: &TextSpan) -> Option<String> {
         use std::os::unix::fs::FileExt;
-        let f = crate::fsread::open(&self.samples, crate::fsread::STREAM).ok()?;
+        let f = crate::base::fsread::open(&self.samples, crate::base::fsread::STREAM).ok()?;
         let mut line = vec![0u8; s.line_len as usize];
         f.read_exact_at(&mut line, s.line).ok()?;
         let (_, _, text) = parse_row(&line, s.line, &self.samples, 0).ok()??;

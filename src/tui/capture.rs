@@ -54,8 +54,9 @@ impl Capture {
                         let mut skip = Vec::new();
                         let _ = r.read_until(b'\n', &mut skip);
                     }
-                    let line = crate::sanitize::one_line(String::from_utf8_lossy(&buf).trim_end())
-                        .into_owned();
+                    let line =
+                        crate::base::sanitize::one_line(String::from_utf8_lossy(&buf).trim_end())
+                            .into_owned();
                     if !line.trim().is_empty() && !send(line) {
                         break;
                     }

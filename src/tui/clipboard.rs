@@ -26,7 +26,7 @@ pub fn osc52(text: &str) -> Result<Vec<u8>, String> {
     Ok(seq)
 }
 
-pub use crate::sanitize::shell_quote;
+pub use crate::base::sanitize::shell_quote;
 
 /// The one-line `autoeval verify --explain` command that checks this pair again.
 pub fn verify_command(phi0: &str, phi1: &str, syntax: crate::syntax::SyntaxKind) -> String {

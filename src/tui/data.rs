@@ -2,7 +2,7 @@
 //! `samples.jsonl`, verdict, category, searchable text). Full records are read
 //! from disk only for the sample on screen, so a 100,000-sample run stays small.
 
-use crate::run::format::{LabelRecord, Manifest, SampleRecord};
+use crate::record::{LabelRecord, Manifest, SampleRecord};
 pub use crate::run::rows::{MAX_LINE, Row, SEP};
 use crate::run::scan::Scan;
 use crate::run::store;
@@ -16,7 +16,7 @@ fn safe_manifest(m: Manifest) -> Manifest {
     let Ok(mut v) = serde_json::to_value(&m) else {
         return m;
     };
-    crate::sanitize::json_for_terminal(&mut v);
+    crate::base::sanitize::json_for_terminal(&mut v);
     serde_json::from_value(v).unwrap_or(m)
 }
 
@@ -49,7 +49,7 @@ pub struct RunIndex {
     /// When `run.json` was last read (its modification time), to notice status changes.
     pub manifest_mtime: Option<std::time::SystemTime>,
     /// The newest judge decision per sample id (`judge.jsonl`).
-    pub judge: HashMap<String, crate::run::format::JudgeRecord>,
+    pub judge: HashMap<String, crate::record::JudgeRecord>,
     /// The newest answer per (judge model, sample id), as `report` counts judges.
     pub judge_by_model: HashMap<(String, String), crate::llm::judge::JudgeAnswer>,
     /// Problems found while loading.
@@ -318,7 +318,7 @@ impl RunIndex {
 
     /// Reads `judge.jsonl` (newest decision per sample wins).
     pub(crate) fn reload_judge(&mut self) {
-        match store::read_jsonl::<crate::run::format::JudgeRecord>(&self.dir.join(store::JUDGE)) {
+        match store::read_jsonl::<crate::record::JudgeRecord>(&self.dir.join(store::JUDGE)) {
             Ok(j) => {
                 let mut map = HashMap::new();
                 let mut by_model = HashMap::new();
@@ -326,9 +326,9 @@ impl RunIndex {
                     by_model.insert((rec.model.name.clone(), rec.id.clone()), rec.answer);
                     // Judge explanations come from a model: make them safe to draw once.
                     if let Some(t) = rec.call.output.as_mut() {
-                        *t = crate::sanitize::for_terminal(t).into_owned();
+                        *t = crate::base::sanitize::for_terminal(t).into_owned();
                     }
-                    rec.model.name = crate::sanitize::one_line(&rec.model.name).into_owned();
+                    rec.model.name = crate::base::sanitize::one_line(&rec.model.name).into_owned();
                     map.insert(rec.id.clone(), rec);
                 }
                 self.judge = map;
@@ -495,7 +495,7 @@ impl RunIndex {
             source: e,
         };
         let mut v: serde_json::Value = serde_json::from_slice(&buf).map_err(bad)?;
-        crate::sanitize::json_for_terminal(&mut v);
+        crate::base::sanitize::json_for_terminal(&mut v);
         serde_json::from_value(v).map_err(bad)
     }
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 /// Writes `samples.jsonl`, `samples.csv` and `chart.csv` for what the viewer shows now
 /// into a new folder under `base`; returns the folder.
 pub fn export(app: &App, base: &Path) -> Result<PathBuf, ExportError> {
-    let stamp = crate::run::format::now_rfc3339().replace(':', "");
+    let stamp = crate::record::now_rfc3339().replace(':', "");
     let mut dir = base.join(format!("autoeval-export-{stamp}"));
     let mut k = 1;
     while dir.exists() {
@@ -49,7 +49,7 @@ pub fn export(app: &App, base: &Path) -> Result<PathBuf, ExportError> {
             parts.next().unwrap_or(""),
             parts.next().unwrap_or(""),
         );
-        let kinds: Vec<&str> = crate::report::kinds::unmask(row.fails)
+        let kinds: Vec<&str> = crate::analysis::kinds::unmask(row.fails)
             .iter()
             .map(|k| k.id())
             .collect();
@@ -88,7 +88,7 @@ pub fn export(app: &App, base: &Path) -> Result<PathBuf, ExportError> {
                 .map(|v| v.to_string())
                 .unwrap_or_default()
         }));
-        c.write_record(crate::sanitize::csv_record(&record))
+        c.write_record(crate::base::sanitize::csv_record(&record))
             .map_err(at(&csv_path))?;
     }
     j.flush().map_err(at(&jsonl))?;
@@ -113,7 +113,7 @@ pub fn export(app: &App, base: &Path) -> Result<PathBuf, ExportError> {
     let f4 = |x: Option<f64>| x.map(|v| format!("{v:.4}")).unwrap_or_default();
     for (name, m) in &app.model.derived.chart {
         for (b, n) in m {
-            w.write_record(crate::sanitize::csv_record([
+            w.write_record(crate::base::sanitize::csv_record([
                 name.clone(),
                 b.to_string(),
                 n.n.to_string(),

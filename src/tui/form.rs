@@ -175,7 +175,9 @@ impl Form {
             })
             .collect();
         if let Some(t) = last_path()
-            .and_then(|p| crate::fsread::read_to_string(&p, crate::fsread::MAX_SMALL).ok())
+            .and_then(|p| {
+                crate::base::fsread::read_to_string(&p, crate::base::fsread::MAX_SMALL).ok()
+            })
             .and_then(|t| t.parse::<toml::Table>().ok())
         {
             for (i, (_, key)) in FIELDS.iter().enumerate() {
@@ -277,7 +279,7 @@ impl Form {
         let resumed = self.resumed();
         self.estimate = self.estimate_with(resumed);
         self.command = match self.argv() {
-            Ok(a) => crate::sanitize::one_line(&shell_words(&a)).into_owned(),
+            Ok(a) => crate::base::sanitize::one_line(&shell_words(&a)).into_owned(),
             Err(e) => e.to_string(),
         };
     }
@@ -479,7 +481,7 @@ impl Form {
                 let seed = self.number("seed", 0).unwrap_or(0) as u64;
                 match p.tokens(limit, seed) {
                     Ok(t) => Some(t),
-                    Err(e) => return crate::sanitize::one_line(&e).into_owned(),
+                    Err(e) => return crate::base::sanitize::one_line(&e).into_owned(),
                 }
             }
             _ => None,

@@ -66,7 +66,7 @@ pub(crate) fn base_urls(v: &str) -> Result<Vec<String>, FormError> {
         if rest.is_none_or(str::is_empty) {
             return Err(FormError::Invalid(format!(
                 "base URLs: '{}' is not an http:// or https:// URL",
-                crate::sanitize::one_line(u)
+                crate::base::sanitize::one_line(u)
             )));
         }
     }
@@ -95,7 +95,7 @@ fn positive(field: &str, what: &str, v: &str, max: f64) -> Result<Option<f64>, F
         Ok(x) if x.is_finite() && x > 0.0 && x <= max => Ok(Some(x)),
         _ => Err(FormError::Invalid(format!(
             "{field}: '{}' is not {what}",
-            crate::sanitize::one_line(v)
+            crate::base::sanitize::one_line(v)
         ))),
     }
 }
@@ -174,7 +174,7 @@ mod tests {
 
     /// A form with the defaults (never the developer's remembered values) and `set`.
     fn form(set: &[(&str, &str)]) -> Form {
-        crate::config_dir::use_config_dir(
+        crate::base::config_dir::use_config_dir(
             std::env::temp_dir().join(format!("autoeval-unit-nonexistent-{}", std::process::id())),
         );
         let mut f = Form::remembered(None);

@@ -16,7 +16,7 @@ pub(crate) fn parse_task(v: &str) -> Result<Option<TaskKind>, FormError> {
     TaskKind::from_name(v).map(Some).ok_or_else(|| {
         FormError::Invalid(format!(
             "reference task: '{}' is not one of {}",
-            crate::sanitize::one_line(v),
+            crate::base::sanitize::one_line(v),
             names()
         ))
     })
@@ -87,7 +87,7 @@ impl TaskPlan {
     ) -> Result<(u64, u64, u64), String> {
         let (ds, tokens) = self.loaded.as_ref().map_err(Clone::clone)?;
         let mut ds = ds.clone();
-        crate::dataset_limit::apply(&mut ds, limit, seed);
+        crate::dataset::limit::apply(&mut ds, limit, seed);
         let (mut n, mut tin, mut tout) = (0, 0, 0);
         for (i, o) in ds.file.data.iter().filter_map(|i| tokens.get(&i.idx)) {
             n += 1;

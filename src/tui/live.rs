@@ -116,7 +116,7 @@ impl Live {
     ) -> Result<Live, FormError> {
         let argv = form.argv()?;
         let args: RunArgs = parse_form(&argv)
-            .map_err(|e| FormError::Invalid(crate::sanitize::one_line(&e).into_owned()))?;
+            .map_err(|e| FormError::Invalid(crate::base::sanitize::one_line(&e).into_owned()))?;
         // Checked before anything is written: a batch run's endpoint and settings.
         let batch = if args.scale.batch_api {
             let m = &args.model;
@@ -126,7 +126,7 @@ impl Live {
                 m.api_key_env.as_deref(),
                 m.request_timeout,
             )
-            .map_err(|e| FormError::Setup(crate::sanitize::one_line(&e).into_owned()))?;
+            .map_err(|e| FormError::Setup(crate::base::sanitize::one_line(&e).into_owned()))?;
             let s = &args.scale;
             let spec = crate::run::batch::BatchSpec::new(
                 crate::run::batch::Mode::Api(api),
@@ -145,7 +145,7 @@ impl Live {
         let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
         // The recorded command is the one a shell can run again (quoted where needed).
         let spec = build_spec(&args, argv, Some(&pause_tx)).map_err(|e| {
-            FormError::Setup(crate::sanitize::one_line(&chain_once(&e)).into_owned())
+            FormError::Setup(crate::base::sanitize::one_line(&chain_once(&e)).into_owned())
         })?;
         form.remember();
         let tx = std::sync::Arc::new(deliver);
@@ -238,7 +238,7 @@ impl Live {
             Ok(Event::Warning(w)) => {
                 // Batch progress is the run's state, not a problem: kept on its own.
                 if let Some(status) = w.strip_prefix(crate::run::batch::STATUS_PREFIX) {
-                    let status = compact_batch_status(&crate::sanitize::one_line(status));
+                    let status = compact_batch_status(&crate::base::sanitize::one_line(status));
                     self.batch = Some(
                         super::ui::text::clip(&status, MAX_BATCH_STATUS)
                             .trim_end()
@@ -246,7 +246,7 @@ impl Live {
                     );
                 } else {
                     self.errors += usize::from(w.contains("internal error"));
-                    self.last_warning = Some(crate::sanitize::one_line(&w).into_owned());
+                    self.last_warning = Some(crate::base::sanitize::one_line(&w).into_owned());
                 }
             }
             Err(end) => {

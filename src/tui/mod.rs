@@ -69,7 +69,8 @@ pub(crate) fn load_config(path: Option<&Path>) -> (Config, Vec<String>) {
             None => return (Config::default(), vec![]),
         },
     };
-    let Ok(text) = crate::fsread::read_to_string(&path, crate::fsread::MAX_SMALL) else {
+    let Ok(text) = crate::base::fsread::read_to_string(&path, crate::base::fsread::MAX_SMALL)
+    else {
         return (Config::default(), vec![]);
     };
     let table = match text.parse::<toml::Table>() {
@@ -95,7 +96,7 @@ pub(crate) fn load_config(path: Option<&Path>) -> (Config, Vec<String>) {
                 Err(e) => warnings.push(format!(
                     "{}: setting '{k}' ignored: {}",
                     path.display(),
-                    crate::sanitize::one_line(&e.to_string())
+                    crate::base::sanitize::one_line(&e.to_string())
                 )),
             }
         } else {
@@ -228,8 +229,8 @@ fn build(opts: &ViewOptions, background: bool, blind: bool) -> (App, Theme) {
         {
             warnings.push(format!(
                 "label mode: key '{}' is both the category '{}' and {}; the category wins (rebind it in [keys.label])",
-                crate::sanitize::one_line(&c.key),
-                crate::sanitize::one_line(&c.id),
+                crate::base::sanitize::one_line(&c.key),
+                crate::base::sanitize::one_line(&c.id),
                 a.name()
             ));
         }

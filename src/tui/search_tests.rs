@@ -37,7 +37,7 @@ fn scores_rank_tight_matches_first_and_respect_char_boundaries() {
 /// A row that matches a query matches every prefix of it (narrowing is sound).
 #[test]
 fn matches_are_closed_under_prefixes() {
-    let mut rng = crate::rng::Rng::new(5);
+    let mut rng = crate::base::rng::Rng::new(5);
     let alphabet = b"p12 x";
     for _ in 0..20_000 {
         let len = 1 + rng.below(40);
@@ -63,12 +63,12 @@ fn matches_are_closed_under_prefixes() {
 #[test]
 fn a_job_in_pieces_equals_row_by_row_scoring() {
     use std::sync::Arc;
-    let mut rng = crate::rng::Rng::new(7);
+    let mut rng = crate::base::rng::Rng::new(7);
     let atoms = ["p", "1", "2", " ", "∧", "P", "x"];
     let n = 2 * PIECE as u32 + 123;
     let texts: Vec<String> = (0..n)
         .map(|_| {
-            let field = |rng: &mut crate::rng::Rng| -> String {
+            let field = |rng: &mut crate::base::rng::Rng| -> String {
                 (0..rng.below(14))
                     .map(|_| atoms[rng.below(atoms.len())])
                     .collect()

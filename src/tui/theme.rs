@@ -231,13 +231,16 @@ impl Theme {
                 .extension()
                 .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
             let text = if is_file || name_or_path.contains('/') {
-                crate::fsread::read_to_string(Path::new(name_or_path), crate::fsread::MAX_SMALL)
-                    .map_err(|e| {
-                        warnings.push(format!(
-                            "theme {name_or_path}: {e}; using the default theme"
-                        ));
-                    })
-                    .ok()
+                crate::base::fsread::read_to_string(
+                    Path::new(name_or_path),
+                    crate::base::fsread::MAX_SMALL,
+                )
+                .map_err(|e| {
+                    warnings.push(format!(
+                        "theme {name_or_path}: {e}; using the default theme"
+                    ));
+                })
+                .ok()
             } else {
                 find_theme_text(name_or_path, &mut warnings)
             };
@@ -287,7 +290,7 @@ impl Theme {
     }
 }
 
-pub use crate::config_dir::{config_dir, use_config_dir};
+pub use crate::base::config_dir::{config_dir, use_config_dir};
 
 /// Reads a theme file and its `inherits` chain: the palette (children override) and
 /// every `[colors]` entry in order, parents first, still unresolved.
@@ -351,7 +354,7 @@ fn find_theme_text(name: &str, warnings: &mut Vec<String>) -> Option<String> {
     if let Some(dir) = config_dir() {
         let p = dir.join("themes").join(format!("{name}.toml"));
         if p.exists() {
-            return crate::fsread::read_to_string(&p, crate::fsread::MAX_SMALL)
+            return crate::base::fsread::read_to_string(&p, crate::base::fsread::MAX_SMALL)
                 .map_err(|e| warnings.push(format!("{}: {e}", p.display())))
                 .ok();
         }

@@ -2,7 +2,7 @@
 //! (the prompt the model got, its answer), rebuilt from the run's prompt set.
 
 use crate::prompt::PromptSet;
-use crate::run::format::{CallRecord, Manifest, SampleRecord};
+use crate::record::{CallRecord, Manifest, SampleRecord};
 use crate::syntax::parse;
 
 /// One message of a call.
@@ -36,7 +36,7 @@ pub(crate) fn prompts_of(m: &Manifest) -> Option<PromptSet> {
 }
 
 fn safe(s: &str) -> String {
-    crate::sanitize::for_terminal(s).into_owned()
+    crate::base::sanitize::for_terminal(s).into_owned()
 }
 
 /// The prompt of a call, when the set renders exactly the template the call recorded

@@ -238,8 +238,8 @@ mod tests {
     }
 
     /// A random formula over x, y (bound or free), constant c, P/1, R/2 and q.
-    fn random_formula(rng: &mut crate::rng::Rng, depth: usize) -> Formula {
-        let var = |rng: &mut crate::rng::Rng| match rng.below(3) {
+    fn random_formula(rng: &mut crate::base::rng::Rng, depth: usize) -> Formula {
+        let var = |rng: &mut crate::base::rng::Rng| match rng.below(3) {
             0 => Term::Var("x".into()),
             1 => Term::Var("y".into()),
             _ => Term::Const("c".into()),
@@ -282,7 +282,7 @@ mod tests {
     #[test]
     fn miniscoping_keeps_the_meaning_in_random_finite_models() {
         use crate::verify::model::FiniteModel;
-        let mut rng = crate::rng::Rng::new(21);
+        let mut rng = crate::base::rng::Rng::new(21);
         let mut changed = 0;
         for _ in 0..3000 {
             let f = random_formula(&mut rng, 6);

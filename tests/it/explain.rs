@@ -5,8 +5,8 @@
 
 use crate::common;
 
+use autoeval::base::rng::Rng;
 use autoeval::grammar::{DatasetKind, GenParams, generate_batch};
-use autoeval::rng::Rng;
 use autoeval::syntax::{BinOp, Expr, Formula, Notation, Term, print_formula};
 use common::cli::bin;
 use std::io::Write;

@@ -10,9 +10,9 @@
 
 use autoeval::analysis::failure_kind::{FailureKind, kind_of_change};
 use autoeval::analysis::proof::explain;
+use autoeval::base::rng::Rng;
 use autoeval::grammar::{DatasetKind, GenParams, generate_batch};
 use autoeval::perturb::{PerturbKind, perturb};
-use autoeval::rng::Rng;
 use autoeval::syntax::{BinOp, Expr, Formula, Regex};
 use autoeval::verify::{Options, verify};
 

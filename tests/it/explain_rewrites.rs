@@ -8,8 +8,8 @@
 
 use crate::common;
 
+use autoeval::base::rng::Rng;
 use autoeval::grammar::{DatasetKind, GenParams, generate_batch};
-use autoeval::rng::Rng;
 use autoeval::syntax::{
     BinOp, Expr, Formula, Notation, Quantifier, Regex, Term, print_formula, print_regex,
 };

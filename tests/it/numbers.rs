@@ -5,8 +5,8 @@
 use crate::common;
 use crate::screens;
 
+use autoeval::record::SampleRecord;
 use autoeval::report::{By, Counts, load_run, report_run};
-use autoeval::run::format::SampleRecord;
 use autoeval::tui::build_app;
 use common::cli::bin;
 use std::io::Write;

@@ -5,8 +5,8 @@ use crate::common;
 
 use autoeval::llm::ModelInfo;
 use autoeval::llm::judge::JudgeAnswer;
+use autoeval::record::*;
 use autoeval::report::{By, load_run, report_run};
-use autoeval::run::format::*;
 use autoeval::run::store::{Appender, write_manifest};
 use autoeval::syntax::SyntaxKind;
 use autoeval::verify::{Countermodel, Verdict};

@@ -318,7 +318,7 @@ fn viewer_filters_by_failure_kind_judge_cross_run_and_typed_range() {
     set_field(&mut app, 10, "right", 7);
     assert_eq!(
         app.model.listing.filter.failure,
-        Some(autoeval::report::kinds::FailureKind::NegationMisplaced)
+        Some(autoeval::analysis::kinds::FailureKind::NegationMisplaced)
     );
     assert_eq!(
         app.model.listing.visible.len() as u64,

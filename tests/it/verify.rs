@@ -3,9 +3,9 @@
 
 use crate::common;
 
+use autoeval::base::rng::Rng;
 use autoeval::grammar::{DatasetKind, GenParams, generate_batch};
 use autoeval::perturb::{PerturbKind, perturb};
-use autoeval::rng::Rng;
 use autoeval::syntax::{Expr, Formula, SyntaxKind, parse, parse_formula};
 use autoeval::verify::model::{FiniteModel, holds};
 use autoeval::verify::{

@@ -48,7 +48,7 @@ pub struct BertScoreMiniLm {
 
 fn read_in(dir: &Path, name: &str, max: u64) -> Result<Vec<u8>> {
     let path = dir.join(name);
-    crate::fsread::read(&path, max).with_context(|| {
+    crate::base::fsread::read(&path, max).with_context(|| {
         format!(
             "cannot read {} (a bertscore-minilm model directory holds {}, or tokenizer.json \
              instead of vocab.txt)",
@@ -74,8 +74,12 @@ impl BertScoreMiniLm {
             );
         }
         let file = |n: &str| -> PathBuf { dir.join(n) };
-        let config = Config::parse(&text_in(dir, "config.json", crate::fsread::MAX_SMALL)?)
-            .map_err(|e| anyhow!("{}: {e}", file("config.json").display()))?;
+        let config = Config::parse(&text_in(
+            dir,
+            "config.json",
+            crate::base::fsread::MAX_SMALL,
+        )?)
+        .map_err(|e| anyhow!("{}: {e}", file("config.json").display()))?;
         // vocab.txt is what the Python BertTokenizer reads; the pip package ships only
         // tokenizer.json, which holds the same vocabulary.
         let (vocab_name, vocab) = if file("vocab.txt").exists() || !file("tokenizer.json").exists()
@@ -98,7 +102,7 @@ impl BertScoreMiniLm {
         let mut max_len = config.max_position_embeddings;
         let tc = file("tokenizer_config.json");
         if tc.exists() {
-            let text = text_in(dir, "tokenizer_config.json", crate::fsread::MAX_SMALL)?;
+            let text = text_in(dir, "tokenizer_config.json", crate::base::fsread::MAX_SMALL)?;
             let v: serde_json::Value = serde_json::from_str(&text)
                 .map_err(|e| anyhow!("{}: not JSON: {e}", tc.display()))?;
             if v.get("do_lower_case").and_then(serde_json::Value::as_bool) == Some(false) {

@@ -38,7 +38,7 @@ impl Config {
         {
             return Err(format!(
                 "model_type is {:?}, expected \"bert\"",
-                crate::sanitize::one_line(t)
+                crate::base::sanitize::one_line(t)
             ));
         }
         let num = |k: &str, max: usize| -> Result<usize, String> {
@@ -58,7 +58,7 @@ impl Config {
             Some(other) => {
                 return Err(format!(
                     "hidden_act {:?} is not supported (gelu, gelu_new, relu)",
-                    crate::sanitize::one_line(other)
+                    crate::base::sanitize::one_line(other)
                 ));
             }
         };

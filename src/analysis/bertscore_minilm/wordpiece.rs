@@ -62,7 +62,7 @@ impl WordPiece {
         {
             return Err(format!(
                 "model type is {:?}, expected \"WordPiece\"",
-                crate::sanitize::one_line(k)
+                crate::base::sanitize::one_line(k)
             ));
         }
         if let Some(p) = f.model.continuing_subword_prefix.as_deref()
@@ -70,7 +70,7 @@ impl WordPiece {
         {
             return Err(format!(
                 "continuing_subword_prefix is {:?}, expected \"##\"",
-                crate::sanitize::one_line(p)
+                crate::base::sanitize::one_line(p)
             ));
         }
         if f.model.vocab.len() > MAX_VOCAB {

@@ -241,7 +241,7 @@ fn csv_text(lb: &Leaderboard) -> Result<String, csv::Error> {
     for c in &lb.cells {
         let j = c.judge.as_ref();
         let ju = |g: fn(&JudgeStats) -> usize| j.map(|j| g(j).to_string()).unwrap_or_default();
-        w.write_record(crate::sanitize::csv_record([
+        w.write_record(crate::base::sanitize::csv_record([
             c.model.clone(),
             c.dataset.clone(),
             c.runs.join(";"),
@@ -280,16 +280,19 @@ fn csv_text(lb: &Leaderboard) -> Result<String, csv::Error> {
 
 /// `s` cut with `…` to `width` columns (as it is when it fits; `clip` would pad it).
 fn cut(s: &str, width: usize) -> String {
-    if crate::text_width::width(s) <= width {
+    if crate::base::text_width::width(s) <= width {
         s.to_string()
     } else {
-        crate::text_width::clip(s, width).trim_end().to_string()
+        crate::base::text_width::clip(s, width)
+            .trim_end()
+            .to_string()
     }
 }
 
 /// Whether every line of `text` fits `width` columns.
 fn fits(text: &str, width: usize) -> bool {
-    text.lines().all(|l| crate::text_width::width(l) <= width)
+    text.lines()
+        .all(|l| crate::base::text_width::width(l) <= width)
 }
 
 /// Renders the leaderboard; the table fits the width tables are printed at (`COLUMNS`,

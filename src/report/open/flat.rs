@@ -298,7 +298,7 @@ pub fn write_line(
 
 /// The failure kinds of a row index mask, as ids.
 pub(crate) fn kind_ids(mask: u32) -> Vec<&'static str> {
-    crate::report::kinds::unmask(mask)
+    crate::analysis::kinds::unmask(mask)
         .iter()
         .map(|k| k.id())
         .collect()

@@ -96,7 +96,7 @@ fn write_with<W: Write + Seek + Send>(
             Ok(zip)
         });
         let read = read_picks(dir, log.picks, |s, mask| {
-            let kinds = crate::report::kinds::unmask(mask)
+            let kinds = crate::analysis::kinds::unmask(mask)
                 .iter()
                 .map(|k| k.id())
                 .collect();

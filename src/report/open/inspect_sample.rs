@@ -58,7 +58,7 @@ pub(crate) fn sample_id(id: &str) -> SampleId<'_> {
     }
 }
 
-pub(crate) use crate::clock::{iso_ms, unix_ms};
+pub(crate) use crate::base::clock::{iso_ms, unix_ms};
 
 fn stop_reason(finish: Option<&str>) -> &'static str {
     match finish {

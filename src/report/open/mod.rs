@@ -51,7 +51,10 @@ pub(crate) fn for_each_sample_kinds(
         true,
         |_| true,
         |s, mask| {
-            let kinds = super::kinds::unmask(mask).iter().map(|k| k.id()).collect();
+            let kinds = crate::analysis::kinds::unmask(mask)
+                .iter()
+                .map(|k| k.id())
+                .collect();
             f(s, kinds)
         },
     )

@@ -98,7 +98,7 @@ impl Col {
             (Col::List(b), Cell::Null) => b.append_null(),
             (Col::Time(b), Cell::Null) => b.append_null(),
             // A time that is not RFC 3339 UTC (hand-edited files) is missing, not wrong.
-            (Col::Time(b), Cell::Str(s)) => b.append_option(crate::clock::unix_ms(&s)),
+            (Col::Time(b), Cell::Str(s)) => b.append_option(crate::base::clock::unix_ms(&s)),
             (Col::Str(b), Cell::Str(s)) => b.append_value(s),
             (Col::Int(b), Cell::Int(i)) => b.append_value(i),
             (Col::Float(b), Cell::Float(f)) => b.append_value(f),

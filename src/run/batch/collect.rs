@@ -38,7 +38,7 @@ pub(super) async fn ingest(
     events: &mpsc::UnboundedSender<Event>,
 ) -> Result<Result<(), LlmError>, RunError> {
     let downloads = dir.join(state::DOWNLOADS);
-    crate::fswrite::room::dir(&downloads).map_err(io_err(&downloads))?;
+    crate::base::fswrite::room::dir(&downloads).map_err(io_err(&downloads))?;
     let file = downloads.join(format!("{}.jsonl", sanitize_id(&now.id)));
     let expected: HashSet<String> = open.custom_ids.iter().cloned().collect();
     let max_reply = client.limits().max_reply_bytes;
@@ -70,7 +70,7 @@ pub(super) async fn ingest(
         format!(
             "batch {}: result file over its cap of {}",
             now.id,
-            crate::fsread::human_bytes(cap)
+            crate::base::fsread::human_bytes(cap)
         )
     };
     cap_outputs(&mut results, client.limits().max_reply_bytes);

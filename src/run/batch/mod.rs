@@ -166,7 +166,7 @@ pub(crate) fn ingest_file(
 ) -> Result<Ingested, std::io::Error> {
     use std::io::{BufRead, Read};
     // Regular files only: a FIFO would block and /dev/zero never end.
-    let file = crate::fsread::open(path, crate::fsread::STREAM)?;
+    let file = crate::base::fsread::open(path, crate::base::fsread::STREAM)?;
     let mut reader = std::io::BufReader::new(file);
     let mut out = Vec::new();
     let (mut bad, mut unknown, mut first_bad) = (0usize, 0usize, None);
@@ -191,7 +191,7 @@ pub(crate) fn ingest_file(
             ));
             // Read through the rest of the line without keeping it.
             if buf.last() != Some(&b'\n') {
-                crate::fsread::skip_line(&mut reader)?;
+                crate::base::fsread::skip_line(&mut reader)?;
             }
             continue;
         }
@@ -255,7 +255,7 @@ fn write_request_files(
     run_id: &str,
     parts: &[Vec<(String, String)>],
 ) -> Result<Vec<PathBuf>, RunError> {
-    crate::fswrite::room::dir(dir)
+    crate::base::fswrite::room::dir(dir)
         .map_err(|e| store::StoreError::Io(dir.display().to_string(), e))?;
     let stamp = now_rfc3339().replace([':', '-'], "");
     let mut paths = Vec::new();
@@ -267,7 +267,7 @@ fn write_request_files(
             text.push_str(l);
             text.push('\n');
         }
-        crate::fswrite::room::write(&path, text.as_bytes())
+        crate::base::fswrite::room::write(&path, text.as_bytes())
             .map_err(|e| store::StoreError::Io(path.display().to_string(), e))?;
         paths.push(path);
     }

@@ -45,7 +45,7 @@ impl App {
                         self.panes.focus = Pane::Samples;
                         self.status = format!(
                             "only {} shown ({enter} on it again in the run list: every run)",
-                            crate::sanitize::one_line(&name)
+                            crate::base::sanitize::one_line(&name)
                         );
                     }
                     self.model.refilter();
@@ -289,11 +289,11 @@ impl App {
             Ok(dir) => format!(
                 "exported {} samples and the chart to {}",
                 self.model.listing.visible.len(),
-                crate::sanitize::one_line(&dir.display().to_string())
+                crate::base::sanitize::one_line(&dir.display().to_string())
             ),
             Err(e) => format!(
                 "export failed: {}",
-                crate::sanitize::one_line(&e.to_string())
+                crate::base::sanitize::one_line(&e.to_string())
             ),
         };
     }
@@ -317,7 +317,7 @@ impl App {
         self.push(Layer::ConfirmRescore(i));
         self.status = format!(
             "rescore {} in place (no model calls; the old samples.jsonl is kept as a .bak)? y rescores, any other key keeps it",
-            crate::sanitize::one_line(&self.model.runs[i].name())
+            crate::base::sanitize::one_line(&self.model.runs[i].name())
         );
     }
 
@@ -391,7 +391,7 @@ impl App {
                         }
                     )
                 })
-                .map_err(|e| crate::sanitize::one_line(&e.to_string()).into_owned());
+                .map_err(|e| crate::base::sanitize::one_line(&e.to_string()).into_owned());
             let _ = tx.send(super::Msg::Rescored(out, result));
         });
     }

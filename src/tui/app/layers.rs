@@ -264,7 +264,7 @@ impl App {
                     false,
                     format!(
                         "{zero} again replaces {} with \"reviewed, nothing wrong\"; any other key keeps them",
-                        crate::sanitize::one_line(&names.join(", "))
+                        crate::base::sanitize::one_line(&names.join(", "))
                     ),
                 )
             }
@@ -455,7 +455,7 @@ impl App {
         if unit.len() < 2 {
             self.status = format!(
                 "nothing to settle: sample {} has labels by {} annotator(s), adjudication needs two",
-                crate::sanitize::one_line(&id),
+                crate::base::sanitize::one_line(&id),
                 unit.len()
             );
             return;
@@ -524,9 +524,9 @@ impl App {
                         self.pop();
                         format!(
                             "sample {} settled by {}: {}",
-                            crate::sanitize::one_line(&id),
-                            crate::sanitize::one_line(&self.model.annotator),
-                            crate::sanitize::one_line(&shown)
+                            crate::base::sanitize::one_line(&id),
+                            crate::base::sanitize::one_line(&self.model.annotator),
+                            crate::base::sanitize::one_line(&shown)
                         )
                     }
                     Err(e) => format!("not settled: {e}"),
@@ -539,7 +539,7 @@ impl App {
 
     /// Selects the sample `spec` names (`ID` or `RUN/ID`) and says what it did.
     pub fn jump_to(&mut self, spec: &str) -> bool {
-        let one = crate::sanitize::one_line;
+        let one = crate::base::sanitize::one_line;
         match self.model.jump(spec) {
             Ok(j) => {
                 self.touched = true;

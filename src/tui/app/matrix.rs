@@ -70,7 +70,7 @@ impl App {
                     self.panes.focus = Pane::Detail;
                     self.status = format!(
                         "sample {} of {}{}",
-                        crate::sanitize::one_line(self.model.id_of(at)),
+                        crate::base::sanitize::one_line(self.model.id_of(at)),
                         crate::tui::ui::panes::run_name(self, at.0 as usize),
                         if cleared {
                             " (filters and search cleared to show it)"

@@ -88,7 +88,7 @@ impl App {
                         self.status = if v.reveal {
                             format!(
                                 "ranking saved to {}/{}",
-                                crate::sanitize::one_line(&folder),
+                                crate::base::sanitize::one_line(&folder),
                                 crate::labels::ranks::RANKS
                             )
                         } else {
@@ -101,7 +101,7 @@ impl App {
                     Err(e) => {
                         self.status = format!(
                             "ranking not saved: {}",
-                            crate::sanitize::one_line(&e.to_string())
+                            crate::base::sanitize::one_line(&e.to_string())
                         );
                     }
                 }

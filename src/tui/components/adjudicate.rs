@@ -4,7 +4,7 @@
 
 use super::super::keymap::{Action, Context};
 use super::Effect;
-use crate::run::format::LabelRecord;
+use crate::record::LabelRecord;
 use std::collections::BTreeSet;
 
 /// One annotator's label as the layer shows it.

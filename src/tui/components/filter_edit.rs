@@ -10,9 +10,9 @@ use super::super::model::{
     LabelFilter, TruncatedFilter,
 };
 use super::Effect;
+use crate::analysis::kinds::FailureKind;
 use crate::analysis::task_answer::Label;
 use crate::record::Metric;
-use crate::report::kinds::FailureKind;
 use crate::run::rows::Scores;
 use crate::verify::VerdictKind;
 use std::collections::BTreeSet;

@@ -2,8 +2,8 @@
 //! summary, the comparison), computed in `update` after a change and read by drawing.
 
 use super::Model;
+use crate::analysis::kinds::FailureKind;
 use crate::report::By;
-use crate::report::kinds::FailureKind;
 use crate::syntax::diff::{DiffLine, diff};
 use crate::syntax::parse;
 use crate::tui::components::chart_pick::ChartPick;

@@ -2,7 +2,7 @@
 //! structural diff, the countermodel's evaluations, the transcript.
 
 use super::Model;
-use crate::run::format::SampleRecord;
+use crate::record::SampleRecord;
 use crate::syntax::diff::{DiffLine, diff, summary};
 use crate::syntax::{Expr, parse};
 use crate::verify::Verdict;
@@ -173,7 +173,7 @@ impl Detail {
     /// Whether the sample's changes are the structural diff's guess (no explanation of
     /// ≤ 2 edits proved).
     pub fn unproved(&self) -> bool {
-        self.fails & crate::report::kinds::UNPROVED != 0
+        self.fails & crate::analysis::kinds::UNPROVED != 0
     }
 
     /// What the structural diff suggests for the sample's first automatic failure kind
@@ -181,8 +181,8 @@ impl Detail {
     /// tell whether ψ or φ₁ went wrong).
     pub fn suggestion(&self) -> Option<crate::labels::suggest::Suggestion> {
         let kinds = match &self.record {
-            Ok(_) => crate::report::kinds::unmask(self.fails),
-            Err(_) => crate::report::kinds::kinds_of_diff(&self.diff),
+            Ok(_) => crate::analysis::kinds::unmask(self.fails),
+            Err(_) => crate::analysis::kinds::kinds_of_diff(&self.diff),
         };
         crate::labels::suggest::suggest(&kinds, &self.diff)
             .into_iter()

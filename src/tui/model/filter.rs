@@ -1,9 +1,9 @@
 //! The filters over the sample list: what each admits, as free functions of what they
 //! read so rows can be filtered on several threads.
 
+use crate::analysis::kinds::FailureKind;
 use crate::record::Metric;
 use crate::report::By;
-use crate::report::kinds::FailureKind;
 use crate::run::rows::Scores;
 use crate::tui::data::RunIndex;
 use crate::verify::VerdictKind;
@@ -125,7 +125,7 @@ impl DisagreeFilter {
     }
 
     /// Whether a sample with these (latest) labels passes.
-    pub fn admits(self, labels: Option<&Vec<crate::run::format::LabelRecord>>) -> bool {
+    pub fn admits(self, labels: Option<&Vec<crate::record::LabelRecord>>) -> bool {
         if self == DisagreeFilter::Any {
             return true;
         }
@@ -292,7 +292,7 @@ pub(crate) fn row_passes(
         return false;
     }
     if let Some(k) = f.failure
-        && r.fails & crate::report::kinds::mask(&[k]) == 0
+        && r.fails & crate::analysis::kinds::mask(&[k]) == 0
     {
         return false;
     }

@@ -72,7 +72,7 @@ impl Model {
             if runs.is_empty() {
                 return Err(format!(
                     "no run named '{}': RUN is a run's name, its folder or its place in the run list",
-                    crate::sanitize::one_line(run)
+                    crate::base::sanitize::one_line(run)
                 ));
             }
             found = holding(id.trim(), &mut runs.into_iter());
@@ -80,7 +80,7 @@ impl Model {
         let Some(&first) = found.first() else {
             return Err(format!(
                 "no sample with id '{}' in the {} run(s) loaded",
-                crate::sanitize::one_line(spec),
+                crate::base::sanitize::one_line(spec),
                 self.runs.len()
             ));
         };

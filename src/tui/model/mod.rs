@@ -251,7 +251,7 @@ impl Model {
         let run = &mut self.runs[r as usize];
         let rec = crate::labels::append_record(
             &run.dir,
-            crate::run::format::LabelRecord {
+            crate::record::LabelRecord {
                 id: id.clone(),
                 categories,
                 note,

@@ -144,7 +144,7 @@ impl Model {
                 let phi1 = if self.blind.is_some() {
                     rec.as_ref()
                         .and_then(|r| crate::tui::model::blind::BlindSample::of(r, 0).reply)
-                        .map(|r| crate::sanitize::for_terminal(&r).into_owned())
+                        .map(|r| crate::base::sanitize::for_terminal(&r).into_owned())
                         .unwrap_or_default()
                 } else {
                     parts.next().unwrap_or("").to_string()
@@ -240,7 +240,7 @@ mod tests {
     #[test]
     fn metric_values_follow_the_tables_order() {
         // Built from JSON: fields added to the record later need no change here.
-        let c: crate::run::format::Closeness = serde_json::from_value(serde_json::json!(
+        let c: crate::record::Closeness = serde_json::from_value(serde_json::json!(
             {"rouge_l": 0.25, "le": 1.0, "bleu": 0.5, "tree": 1.0, "rouge_l_fol": 0.75}
         ))
         .unwrap();

@@ -119,7 +119,7 @@ fn overview_lines(app: &App, width: usize, t: &Theme) -> (Vec<Line<'static>>, Op
         Err(e) => {
             return (
                 vec![Line::from(Span::styled(
-                    crate::sanitize::one_line(&e.to_string()).into_owned(),
+                    crate::base::sanitize::one_line(&e.to_string()).into_owned(),
                     Style::default().fg(t.warning),
                 ))],
                 None,
@@ -251,14 +251,14 @@ fn overview_lines(app: &App, width: usize, t: &Theme) -> (Vec<Line<'static>>, Op
     if let Some(run) = app.model.runs.get(ri as usize)
         && let Some(r) = run.rows.get(row as usize)
     {
-        let kinds = crate::report::kinds::unmask(r.fails);
+        let kinds = crate::analysis::kinds::unmask(r.fails);
         if !kinds.is_empty() {
             let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
             let mut line = vec![
                 Span::styled("kinds ", Style::default().fg(t.title)),
                 Span::styled(names.join(", "), Style::default().fg(t.diff_changed)),
             ];
-            if r.fails & crate::report::kinds::UNPROVED != 0 {
+            if r.fails & crate::analysis::kinds::UNPROVED != 0 {
                 line.push(Span::styled(
                     " (unproved: structural guess)",
                     Style::default().fg(t.muted),
@@ -291,10 +291,10 @@ fn overview_lines(app: &App, width: usize, t: &Theme) -> (Vec<Line<'static>>, Op
                 .collect();
             let mut line = vec![
                 Span::styled("labels ", Style::default().fg(t.title)),
-                Span::raw(crate::sanitize::one_line(&l.annotator).into_owned()),
+                Span::raw(crate::base::sanitize::one_line(&l.annotator).into_owned()),
                 Span::styled(": ", Style::default().fg(t.muted)),
                 Span::styled(
-                    crate::sanitize::one_line(&if names.is_empty() {
+                    crate::base::sanitize::one_line(&if names.is_empty() {
                         "fine (no category)".to_string()
                     } else {
                         names.join(", ")
@@ -305,7 +305,7 @@ fn overview_lines(app: &App, width: usize, t: &Theme) -> (Vec<Line<'static>>, Op
             ];
             if !l.note.is_empty() {
                 line.push(Span::styled(
-                    format!(" · {}", crate::sanitize::one_line(&l.note)),
+                    format!(" · {}", crate::base::sanitize::one_line(&l.note)),
                     Style::default().fg(t.fg),
                 ));
             }
@@ -434,13 +434,13 @@ fn diff_lines(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
     out.push(muted(head, t));
     for c in &ex.changes {
         out.push(Line::from(Span::styled(
-            format!("  {}", crate::sanitize::one_line(&c.text)),
+            format!("  {}", crate::base::sanitize::one_line(&c.text)),
             Style::default().fg(t.diff_changed),
         )));
     }
     for r in &ex.rewrites {
         out.push(muted(
-            format!("  rewrite: {}", crate::sanitize::one_line(r)),
+            format!("  rewrite: {}", crate::base::sanitize::one_line(r)),
             t,
         ));
     }
@@ -545,7 +545,7 @@ fn detail_title(
             .cloned()
             .unwrap_or_else(|| text::fit_title(&bars[2], w));
     };
-    let id = crate::sanitize::one_line(id);
+    let id = crate::base::sanitize::one_line(id);
     let with_run = bars.iter().map(|b| format!("Sample {id} · {run} · {b}"));
     // The run's label in what the shortest tab bar leaves.
     let room = w.saturating_sub(text::width(&format!("Sample {id} ·  · {}", bars[2])));

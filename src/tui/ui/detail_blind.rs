@@ -77,7 +77,10 @@ pub(super) fn blind_overview(
             Style::default().fg(t.title),
         )));
         for l in b.vocabulary.lines() {
-            out.push(muted(format!("  {}", crate::sanitize::one_line(l)), t));
+            out.push(muted(
+                format!("  {}", crate::base::sanitize::one_line(l)),
+                t,
+            ));
         }
     }
     out.push(muted(BLIND_NOTE, t));

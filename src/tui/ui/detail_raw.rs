@@ -25,7 +25,7 @@ fn grouped(n: u64) -> String {
 /// A call's reasoning under its answer: one fold line (its length and tokens), and
 /// the text itself when unfolded (`z`). Redacted reasoning says so and shows nothing.
 fn reasoning_fold<'a>(
-    c: &'a crate::run::format::CallRecord,
+    c: &'a crate::record::CallRecord,
     open: bool,
     w: usize,
     t: &Theme,
@@ -85,7 +85,7 @@ fn reasoning_fold<'a>(
         return out;
     }
     // Wrapped rows keep the rule and the indent (a hanging indent).
-    let safe = crate::sanitize::for_terminal(text);
+    let safe = crate::base::sanitize::for_terminal(text);
     for row in text::hanging(&safe, "    │ ", "    │ ", w) {
         out.push(muted(row, t).into());
     }
@@ -103,8 +103,8 @@ fn hung(s: &str, w: usize, style: Style) -> Vec<Piece<'static>> {
 
 /// The Overview's reasoning line: tokens over the sample's calls, and whether a call
 /// stopped at the token limit; None when neither applies.
-pub(super) fn reasoning_summary(rec: &crate::run::format::SampleRecord) -> Option<String> {
-    let calls: Vec<&crate::run::format::CallRecord> = rec
+pub(super) fn reasoning_summary(rec: &crate::record::SampleRecord) -> Option<String> {
+    let calls: Vec<&crate::record::CallRecord> = rec
         .rounds
         .iter()
         .flat_map(|r| std::iter::once(&r.informalize).chain(r.autoformalize.as_ref()))
@@ -177,7 +177,7 @@ pub(super) fn raw<'a>(app: &'a App, w: usize, t: &Theme) -> Vec<Piece<'a>> {
                 out.push(muted(row, t).into());
             }
             if let Some(e) = &c.error {
-                let e = crate::sanitize::for_terminal(e);
+                let e = crate::base::sanitize::for_terminal(e);
                 for row in text::hanging(&e, "  error: ", "         ", w) {
                     out.push(Piece::Line(Line::from(Span::styled(
                         row,

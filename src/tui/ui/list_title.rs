@@ -15,7 +15,7 @@ pub(crate) fn samples_title(app: &App, room: usize) -> String {
     if app.mode() == Mode::Search {
         // Typing a search: what is typed stays in view however narrow the list (its
         // end, when even that is too long); the counts and `+reasoning` stay with it.
-        let typed = crate::sanitize::one_line(&m.listing.search.field.text);
+        let typed = crate::base::sanitize::one_line(&m.listing.search.field.text);
         let marker = if m.listing.search.reasoning {
             " +reasoning"
         } else {

@@ -342,7 +342,7 @@ fn row_line(row: &str, prefix: &str, style: Style) -> Line<'static> {
     let mut s = String::with_capacity(prefix.len() + row.len());
     s.push_str(prefix);
     for c in row.chars() {
-        if crate::sanitize::is_unsafe(c) {
+        if crate::base::sanitize::is_unsafe(c) {
             s.push_str(&escape(c));
         } else if c == '\t' {
             s.push(' ');

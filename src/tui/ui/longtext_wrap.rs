@@ -16,7 +16,7 @@ pub(crate) const SEG: usize = 256 << 10;
 /// Columns `c` takes as drawn: an unsafe character as its `\u{…}` escape, a tab as
 /// one space.
 pub(crate) fn columns(c: char) -> usize {
-    if crate::sanitize::is_unsafe(c) {
+    if crate::base::sanitize::is_unsafe(c) {
         escape(c).len()
     } else if c == '\t' {
         1

@@ -54,7 +54,7 @@ fn footer(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         );
         let text = format!(
             "jump to sample (ID, or RUN/ID): {}▏ · {keys}",
-            crate::sanitize::one_line(&field.text)
+            crate::base::sanitize::one_line(&field.text)
         );
         f.render_widget(
             Paragraph::new(Line::from(Span::styled(
@@ -74,7 +74,7 @@ fn footer(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let redundant = help_shown && app.status == crate::tui::app::help_hint(&app.keymap);
     // Statuses quote paths and errors; they are drawn safe, whoever wrote them.
     let right = if !(app.status.is_empty() || redundant) {
-        crate::sanitize::one_line(&app.status).into_owned()
+        crate::base::sanitize::one_line(&app.status).into_owned()
     } else if !app.model.warnings.is_empty() {
         format!(
             "⚠ {} warning(s): {}",
@@ -211,7 +211,7 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
         f.render_widget(
             Paragraph::new(Line::from(Span::styled(
                 text::clip(
-                    &crate::sanitize::one_line(&text),
+                    &crate::base::sanitize::one_line(&text),
                     usize::from(rows[2].width),
                 ),
                 Style::default().fg(t.selection_fg).bg(t.selection_bg),

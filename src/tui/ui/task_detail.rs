@@ -11,7 +11,7 @@ use ratatui::text::{Line, Span};
 const MAX_REPLY: usize = 4000;
 
 fn safe(s: &str) -> String {
-    crate::sanitize::for_terminal(s).into_owned()
+    crate::base::sanitize::for_terminal(s).into_owned()
 }
 
 fn head(name: &str, t: &Theme) -> Span<'static> {

@@ -1,8 +1,8 @@
 //! Text in the viewer's cells: the column measures (layer 0, shared with the CLI's
 //! tables) and wrapping styled spans.
 
-pub use crate::text_width::width;
-pub(crate) use crate::text_width::{clip, prefix_fitting};
+pub use crate::base::text_width::width;
+pub(crate) use crate::base::text_width::{clip, prefix_fitting};
 use unicode_width::UnicodeWidthChar;
 
 /// Splits a line of styled spans into lines of at most `w` columns, cutting anywhere

@@ -3,7 +3,7 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(rec) = serde_json::from_slice::<autoeval::run::format::SampleRecord>(data) {
+    if let Ok(rec) = serde_json::from_slice::<autoeval::record::SampleRecord>(data) {
         let opts = autoeval::verify::Options {
             timeout: std::time::Duration::from_millis(50),
             ..Default::default()

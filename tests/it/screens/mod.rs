@@ -129,7 +129,7 @@ pub fn options(paths: Vec<std::path::PathBuf>) -> autoeval::tui::ViewOptions {
     // And one of its own for this test's thread: the tests share a process, and a form
     // remembered by one must not fill another's.
     let own = tempfile::tempdir().unwrap().keep();
-    autoeval::config_dir::use_config_dir_on_this_thread(own.join(".config/autoeval"));
+    autoeval::base::config_dir::use_config_dir_on_this_thread(own.join(".config/autoeval"));
     autoeval::tui::ViewOptions {
         paths,
         theme: None,

@@ -3,7 +3,7 @@
 
 use super::super::block;
 use super::centered;
-use crate::sanitize::one_line;
+use crate::base::sanitize::one_line;
 use crate::tui::app::App;
 use crate::tui::keymap::{Action, Context};
 use crate::tui::layer::Layer;

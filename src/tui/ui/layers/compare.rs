@@ -79,7 +79,7 @@ pub fn compare(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
                     lines.push(Line::from(Span::styled(row, title)));
                 }
             }
-            let psi = crate::sanitize::for_terminal(&c.psi);
+            let psi = crate::base::sanitize::for_terminal(&c.psi);
             labelled(&mut lines, "ψ  ", &psi, w, t);
             let phi1 = if c.phi1.is_empty() {
                 "—"

@@ -2,7 +2,7 @@
 //! `verify --explain` command in full (wrapped) so it can also be selected by hand.
 
 use super::{centered, close_key};
-use crate::sanitize::one_line;
+use crate::base::sanitize::one_line;
 use crate::tui::app::App;
 use crate::tui::theme::Theme;
 use crate::tui::ui::text::clip;

@@ -240,7 +240,7 @@ fn history(app: &App, t: &Theme, width: usize) -> Vec<Line<'static>> {
         return vec![];
     };
     let blind = app.model.blind.is_some();
-    let mine: Vec<&crate::run::format::LabelRecord> = all
+    let mine: Vec<&crate::record::LabelRecord> = all
         .iter()
         .filter(|l| !blind || l.annotator == app.model.annotator)
         .collect();
@@ -268,13 +268,13 @@ fn history(app: &App, t: &Theme, width: usize) -> Vec<Line<'static>> {
         let note = if l.note.is_empty() {
             String::new()
         } else {
-            format!(" · “{}”", crate::sanitize::one_line(&l.note))
+            format!(" · “{}”", crate::base::sanitize::one_line(&l.note))
         };
         // Hour and minute (UTC): what tells a session's edits apart.
         let time = l.time.get(11..16).unwrap_or(&l.time);
         let text = format!(
             "  {time} {}: {what}{note}",
-            crate::sanitize::one_line(&l.annotator)
+            crate::base::sanitize::one_line(&l.annotator)
         );
         out.push(Line::from(Span::styled(clip(&text, width), muted)));
     }

@@ -115,7 +115,7 @@ pub fn matrix(f: &mut Frame, area: Rect, app: &App, m: &MatrixView, t: &Theme) {
             Style::default().fg(t.fg)
         };
         let mut spans = vec![Span::styled(
-            format!("{} ", clip(&crate::sanitize::one_line(&text), phi0_w)),
+            format!("{} ", clip(&crate::base::sanitize::one_line(&text), phi0_w)),
             base,
         )];
         for &c in &shown {
@@ -170,15 +170,15 @@ fn cell_line(app: &App, m: &MatrixView) -> String {
             let kind = app.model.runs[run].rows[at.1 as usize].verdict;
             format!(
                 "{} · sample {} · {} · {keys}",
-                crate::sanitize::one_line(&name),
-                crate::sanitize::one_line(app.model.id_of(at)),
+                crate::base::sanitize::one_line(&name),
+                crate::base::sanitize::one_line(app.model.id_of(at)),
                 kind.name()
             )
         }
         None if m.rows.is_empty() => keys,
         None => format!(
             "{} · no sample with this φ₀ · {keys}",
-            crate::sanitize::one_line(&name)
+            crate::base::sanitize::one_line(&name)
         ),
     }
 }

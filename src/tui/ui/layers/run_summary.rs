@@ -58,7 +58,10 @@ pub fn run_summary(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         // Grouped by model, one line per dataset: the wide table wraps at 100 columns.
         let text = crate::report::leaderboard::render_grouped(lb);
         for l in text.lines() {
-            lines.push(Line::from(format!("  {}", crate::sanitize::one_line(l))));
+            lines.push(Line::from(format!(
+                "  {}",
+                crate::base::sanitize::one_line(l)
+            )));
         }
     }
     lines.push(Line::from(""));

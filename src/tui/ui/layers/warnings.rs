@@ -20,7 +20,7 @@ pub fn warnings(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             .iter()
             .map(|w| {
                 Line::from(Span::styled(
-                    crate::sanitize::one_line(w).into_owned(),
+                    crate::base::sanitize::one_line(w).into_owned(),
                     Style::default().fg(t.warning),
                 ))
             })

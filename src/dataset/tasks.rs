@@ -48,8 +48,8 @@ pub struct TaskData {
 
 /// Text of a file: UTF-8, else ISO-8859-1 (every byte one character) with a note.
 fn text_of(path: &Path, notes: &mut Vec<String>) -> Result<String, String> {
-    let bytes =
-        crate::fsread::read(path, MAX_FILE).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = crate::base::fsread::read(path, MAX_FILE)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(match String::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => {
@@ -99,8 +99,9 @@ pub fn load_folio(path: &Path) -> TaskData {
             return d;
         }
     };
-    let quote =
-        |s: &str| crate::sanitize::one_line(&s.chars().take(80).collect::<String>()).into_owned();
+    let quote = |s: &str| {
+        crate::base::sanitize::one_line(&s.chars().take(80).collect::<String>()).into_owned()
+    };
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;

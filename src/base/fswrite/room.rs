@@ -137,7 +137,7 @@ pub(crate) fn dir(path: &Path) -> Result<(), Error> {
 
 /// Copies the regular file `from` into the run file `to` (created or truncated).
 pub(crate) fn copy(from: &Path, to: &Path) -> Result<u64, Error> {
-    let mut src = crate::fsread::open(from, crate::fsread::STREAM)?;
+    let mut src = crate::base::fsread::open(from, crate::base::fsread::STREAM)?;
     let mut dst = create(to)?;
     std::io::copy(&mut src, &mut dst)
 }

@@ -94,7 +94,7 @@ fn bucket(item: &Item, regex: bool) -> Option<usize> {
 /// are spread over the whole range (the second is an end, the gaps halve), and a
 /// larger limit keeps every pick of a smaller one, so a pilot grown with `--resume`
 /// keeps its samples.
-fn spread_order(k: usize, rng: &mut crate::rng::Rng) -> Vec<usize> {
+fn spread_order(k: usize, rng: &mut crate::base::rng::Rng) -> Vec<usize> {
     if k == 0 {
         return Vec::new();
     }
@@ -118,7 +118,7 @@ fn spread_order(k: usize, rng: &mut crate::rng::Rng) -> Vec<usize> {
 /// each to buckets spread over the whole range, never to the lowest ones; above it
 /// every bucket gets its even share (a bucket with fewer items gives its share to the
 /// others); a larger N only adds to a smaller one's quotas.
-fn quotas(sizes: &[usize], n: usize, rng: &mut crate::rng::Rng) -> Vec<usize> {
+fn quotas(sizes: &[usize], n: usize, rng: &mut crate::base::rng::Rng) -> Vec<usize> {
     let order = spread_order(sizes.len(), rng);
     let mut q = vec![0; sizes.len()];
     let mut left = n.min(sizes.iter().sum());
@@ -152,13 +152,13 @@ pub fn pick(ds: &Dataset, n: usize, seed: u64) -> Vec<usize> {
     let q = quotas(
         &sizes,
         n,
-        &mut crate::rng::Rng::stream(seed, SPACING_STREAM),
+        &mut crate::base::rng::Rng::stream(seed, SPACING_STREAM),
     );
     let mut keep = Vec::with_capacity(n.min(ds.file.data.len()));
     for ((b, mut items), want) in by.into_iter().zip(q) {
         // One stream per bucket: its pick does not depend on the other buckets.
         let key = b.map_or(u64::MAX, |b| b as u64);
-        let mut rng = crate::rng::Rng::stream(seed, key);
+        let mut rng = crate::base::rng::Rng::stream(seed, key);
         rng.shuffle(&mut items);
         keep.extend(items.into_iter().take(want));
     }
@@ -219,5 +219,5 @@ pub fn apply(ds: &mut Dataset, n: Option<usize>, seed: u64) -> Option<LimitNote>
 }
 
 #[cfg(test)]
-#[path = "dataset_limit_tests.rs"]
+#[path = "limit_tests.rs"]
 mod tests;

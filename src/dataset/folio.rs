@@ -47,7 +47,7 @@ const QUOTED: usize = 200;
 fn clipped(s: &str) -> String {
     let n = s.chars().count();
     let head: String = s.chars().take(QUOTED).collect();
-    let head = crate::sanitize::one_line(&head).into_owned();
+    let head = crate::base::sanitize::one_line(&head).into_owned();
     if n > QUOTED {
         format!("{head}… ({n} characters)")
     } else {
@@ -62,13 +62,13 @@ pub fn folio_dataset_from(
     reader: impl std::io::BufRead,
     name: &str,
 ) -> std::io::Result<FolioDataset> {
-    let shown = crate::sanitize::one_line(name);
+    let shown = crate::base::sanitize::one_line(name);
     let mut names = FolioNames::default();
     let mut seen = HashSet::new();
     let mut data = Vec::new();
     let mut errors = Vec::new();
     let mut duplicates = 0;
-    let mut lines = crate::fsread::BoundedLines::new(reader, MAX_FOLIO_LINE);
+    let mut lines = crate::base::fsread::BoundedLines::new(reader, MAX_FOLIO_LINE);
     let mut i = 0usize;
     while let Some(line) = lines.next_line()? {
         i += 1;

@@ -5,7 +5,7 @@ use proptest::prelude::*;
 
 #[test]
 fn quotas_share_evenly_and_pass_on_what_small_buckets_cannot_take() {
-    let mut rng = crate::rng::Rng::new(0);
+    let mut rng = crate::base::rng::Rng::new(0);
     assert_eq!(quotas(&[10, 10, 10], 6, &mut rng), [2, 2, 2]);
     assert_eq!(quotas(&[1, 10, 10], 9, &mut rng), [1, 4, 4]);
     assert_eq!(quotas(&[2, 2], 10, &mut rng), [2, 2]);
@@ -17,12 +17,12 @@ fn quotas_share_evenly_and_pass_on_what_small_buckets_cannot_take() {
 
 #[test]
 fn fewer_than_the_buckets_spans_the_range_not_the_lowest() {
-    let q = quotas(&[5; 40], 20, &mut crate::rng::Rng::new(3));
+    let q = quotas(&[5; 40], 20, &mut crate::base::rng::Rng::new(3));
     let kept: Vec<usize> = (0..40).filter(|&b| q[b] > 0).collect();
     assert_eq!(kept.len(), 20);
     assert!(kept[0] <= 1 && kept[19] >= 38, "{kept:?}");
     // Every bucket comes once in the order.
-    let mut o = spread_order(40, &mut crate::rng::Rng::new(3));
+    let mut o = spread_order(40, &mut crate::base::rng::Rng::new(3));
     o.sort_unstable();
     assert_eq!(o, (0..40).collect::<Vec<_>>());
 }

@@ -4,6 +4,10 @@
 //! "data": [{"idx", "fs", "depth", "num_operators", …}], "<field>": {"<value>": [idx…]}}`
 //! exactly as the original's tooling expects, with extra keys that old readers ignore.
 
+pub mod folio;
+pub mod limit;
+pub mod tasks;
+
 use crate::grammar::generator::{Batch, BucketReport, GenItem, GenParams};
 use crate::grammar::{Cfg, DatasetKind, Metric};
 use crate::syntax::{Expr, Notation, SyntaxKind, logic_metrics, parse, regex_metrics};
@@ -376,7 +380,7 @@ pub struct StreamWriter {
     spool: std::io::BufWriter<std::fs::File>,
     /// The output itself, opened at once when it is a device or FIFO (written in
     /// place; never replaced by a rename).
-    in_place: Option<crate::fswrite::Output>,
+    in_place: Option<crate::base::fswrite::Output>,
     fields: &'static [&'static str],
     stats: FieldStats,
     summaries: Vec<BatchSummary>,
@@ -392,15 +396,15 @@ impl StreamWriter {
         }
         // A device or FIFO is opened now (a FIFO nobody reads is refused before any
         // work), and the spool goes to the temporary directory, not beside it.
-        let (in_place, spool_path) = match crate::fswrite::dest(path)? {
-            crate::fswrite::Dest::Replace => (None, path.with_extension("json.items.tmp")),
-            crate::fswrite::Dest::InPlace => (
-                Some(crate::fswrite::Output::create(path, path.into())?),
+        let (in_place, spool_path) = match crate::base::fswrite::dest(path)? {
+            crate::base::fswrite::Dest::Replace => (None, path.with_extension("json.items.tmp")),
+            crate::base::fswrite::Dest::InPlace => (
+                Some(crate::base::fswrite::Output::create(path, path.into())?),
                 std::env::temp_dir()
                     .join(format!("autoeval-{}.json.items.tmp", std::process::id())),
             ),
         };
-        let spool = std::io::BufWriter::new(crate::fswrite::room::create(&spool_path)?);
+        let spool = std::io::BufWriter::new(crate::base::fswrite::room::create(&spool_path)?);
         Ok(StreamWriter {
             path: path.to_path_buf(),
             spool_path,
@@ -426,11 +430,11 @@ impl StreamWriter {
             }
             // Never write a dataset `run` would refuse to read.
             self.written += text.len() as u64 + 8;
-            if self.written > crate::fsread::MAX_DATASET {
+            if self.written > crate::base::fsread::MAX_DATASET {
                 let _ = std::fs::remove_file(&self.spool_path);
                 return Err(std::io::Error::other(format!(
                     "the dataset would pass {}, the most a dataset file may hold; lower --per-category or --batches",
-                    crate::fsread::human_bytes(crate::fsread::MAX_DATASET)
+                    crate::base::fsread::human_bytes(crate::base::fsread::MAX_DATASET)
                 )));
             }
             // Items sit two levels deep in the file: indent every line by four spaces.
@@ -469,9 +473,10 @@ impl StreamWriter {
         };
         let out = match self.in_place.take() {
             Some(o) => o,
-            None => {
-                crate::fswrite::Output::create(&self.path, self.path.with_extension("json.tmp"))?
-            }
+            None => crate::base::fswrite::Output::create(
+                &self.path,
+                self.path.with_extension("json.tmp"),
+            )?,
         };
         let mut out = std::io::BufWriter::new(out);
         write!(out, "{{\n  \"info\": {},\n", indent(&Value::Object(info))?)?;
@@ -519,7 +524,7 @@ pub fn write(path: &Path, file: &DatasetFile) -> std::io::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
-    crate::fswrite::write(
+    crate::base::fswrite::write(
         path,
         &path.with_extension("json.tmp"),
         (text + "\n").as_bytes(),
@@ -556,12 +561,10 @@ impl Dataset {
     /// each φ₀ when its sample starts, so memory does not grow with the dataset's ASTs.
     pub fn open(path: &Path) -> Result<Dataset, DatasetError> {
         let p = path.display().to_string();
-        let text =
-            crate::fsread::read_to_string(path, crate::fsread::MAX_DATASET).map_err(|source| {
-                DatasetError::Io {
-                    path: p.clone(),
-                    source,
-                }
+        let text = crate::base::fsread::read_to_string(path, crate::base::fsread::MAX_DATASET)
+            .map_err(|source| DatasetError::Io {
+                path: p.clone(),
+                source,
             })?;
         // Editors on some systems start UTF-8 files with a byte-order mark.
         let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
