@@ -56,6 +56,7 @@ mod intervals;
 mod json_summaries;
 mod jump;
 mod keymap;
+mod kinds_glossary;
 mod kinds_pass;
 mod labels;
 mod labels_ranks;
