@@ -215,24 +215,17 @@ impl BatchApi {
         api_key_env: Option<&str>,
         timeout_secs: u64,
     ) -> Result<BatchApi, String> {
-        let (provider, name) = model.split_once(':').unwrap_or((model, ""));
-        let (provider, env, default) = match provider {
-            "openai" => (
-                Provider::Openai,
-                "OPENAI_API_KEY",
-                super::openai::DEFAULT_BASE,
-            ),
-            "anthropic" => (
-                Provider::Anthropic,
-                "ANTHROPIC_API_KEY",
-                super::anthropic::DEFAULT_BASE,
-            ),
-            _ => {
-                return Err(format!(
-                    "batch jobs need an openai:<model> or anthropic:<model>, not {model}"
-                ));
-            }
+        let spec = super::spec::ModelSpec::parse(model).ok();
+        let Some((spec, hosted, provider)) = spec.and_then(|spec| {
+            let hosted = spec.provider.hosted()?;
+            Some((spec, hosted, hosted.batch?))
+        }) else {
+            return Err(format!(
+                "batch jobs need an {}, not {model}",
+                super::provider::Provider::batch_usages()
+            ));
         };
+        let (env, default, name) = (hosted.key_env, hosted.default_base, spec.model.as_str());
         let env = api_key_env.unwrap_or(env);
         let key = std::env::var(env).ok().filter(|k| !k.trim().is_empty());
         if base_urls.len() > 1 {

@@ -54,9 +54,9 @@ impl Endpoint {
 
     /// Manifest description for `provider`: the base URL without its query (which
     /// can hold a token).
-    pub fn info(&self, provider: &str) -> ModelInfo {
+    pub fn info(&self, provider: super::provider::Provider) -> ModelInfo {
         ModelInfo {
-            provider: provider.into(),
+            provider: provider.name().into(),
             name: self.model.clone(),
             base_url: Some(super::cache::public_base(&self.base)),
             api_key_env: Some(self.key_env.clone()),

@@ -237,7 +237,7 @@ impl Perturb {
 impl ChatModel for Perturb {
     fn info(&self) -> ModelInfo {
         ModelInfo {
-            provider: "perturb".into(),
+            provider: super::provider::Provider::Perturb.name().into(),
             name: match (self.reasoning, self.per_op) {
                 (true, Some(r)) => format!("perturb-{REASONING}-per-op-{r}"),
                 (false, Some(r)) => format!("perturb-per-op-{r}"),
