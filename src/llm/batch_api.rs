@@ -207,46 +207,6 @@ pub struct BatchApi {
 }
 
 impl BatchApi {
-    /// The batch endpoint for a `provider:model` spec, with the base URL and key rules
-    /// of live calls: the one setup `run --batch-api` and the viewer's form share.
-    pub fn for_model(
-        model: &str,
-        base_urls: &[String],
-        api_key_env: Option<&str>,
-        timeout_secs: u64,
-    ) -> Result<BatchApi, String> {
-        let spec = super::spec::ModelSpec::parse(model).ok();
-        let Some((spec, hosted, provider)) = spec.and_then(|spec| {
-            let hosted = spec.provider.hosted()?;
-            Some((spec, hosted, hosted.batch?))
-        }) else {
-            return Err(format!(
-                "batch jobs need an {}, not {model}",
-                super::provider::Provider::batch_usages()
-            ));
-        };
-        let (env, default, name) = (hosted.key_env, hosted.default_base, spec.model.as_str());
-        let env = api_key_env.unwrap_or(env);
-        let key = std::env::var(env).ok().filter(|k| !k.trim().is_empty());
-        if base_urls.len() > 1 {
-            return Err(
-                "batch jobs go to one endpoint: give a single --base-url with --batch-api".into(),
-            );
-        }
-        let base = base_urls.first().map_or(default, String::as_str);
-        if key.is_none() && base == default {
-            return Err(format!("no API key: set ${env} (or --api-key-env NAME)"));
-        }
-        let http = reqwest::Client::builder()
-            .timeout(std::time::Duration::from_secs(timeout_secs.max(1)))
-            .build()
-            .map_err(|e| format!("cannot set up HTTP: {e}"))?;
-        Ok(BatchApi {
-            provider,
-            ep: Endpoint::new(http, base, name, key, env),
-        })
-    }
-
     fn auth(&self, rb: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
         match (self.provider, &self.ep.key) {
             (Provider::Openai, Some(k)) => rb.bearer_auth(k),

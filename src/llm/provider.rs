@@ -10,6 +10,9 @@ use super::endpoint::Endpoint;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
+/// The model name of the offline model's reasoning mode (`perturb:reasoning`).
+pub const REASONING: &str = "reasoning";
+
 /// A model provider.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -69,7 +72,7 @@ impl Provider {
     pub fn takes(self, model: &str) -> bool {
         match self {
             Provider::Openai | Provider::Anthropic => !model.is_empty(),
-            Provider::Perturb => model.is_empty() || model == super::offline::REASONING,
+            Provider::Perturb => model.is_empty() || model == REASONING,
         }
     }
 
@@ -148,5 +151,31 @@ mod tests {
             Provider::batch_usages(),
             "openai:<model> or anthropic:<model>"
         );
+    }
+
+    #[test]
+    fn a_spec_is_read_once_into_its_provider_and_model() {
+        use super::super::spec::ModelSpec;
+        let ok = |s: &str| ModelSpec::parse(s).map(|m| (m.provider, m.model)).ok();
+        assert_eq!(ok("openai:gpt-4o"), Some((Provider::Openai, "gpt-4o".into())));
+        assert_eq!(ok("openai:a:b"), Some((Provider::Openai, "a:b".into())));
+        assert_eq!(
+            ok("anthropic:claude-3-5-haiku"),
+            Some((Provider::Anthropic, "claude-3-5-haiku".into()))
+        );
+        assert_eq!(ok("perturb"), Some((Provider::Perturb, String::new())));
+        assert_eq!(
+            ok("perturb:reasoning"),
+            Some((Provider::Perturb, REASONING.into()))
+        );
+        for bad in ["openai:", "openai", "anthropic:", "perturb:x", "bogus:m", "", "OPENAI:m"] {
+            let e = ModelSpec::parse(bad).unwrap_err().to_string();
+            assert_eq!(
+                e,
+                format!(
+                    "unknown model spec '{bad}': use openai:<model>, anthropic:<model>, perturb or perturb:reasoning"
+                )
+            );
+        }
     }
 }

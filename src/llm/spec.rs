@@ -217,7 +217,7 @@ pub fn build(spec: &str, o: &ModelOptions) -> Result<Client, SpecError> {
     // Settings the model cannot take are refused here, before any call.
     let params = resolve(&spec, o)?;
     let chat = match spec.provider.hosted() {
-        Some(h) => hosted(h, &spec.model, o)?,
+        Some(h) => hosted(&spec, h, o)?,
         None => offline(&spec.model, o)?,
     };
     Ok(Client::new(chat, o.limits.clone(), o.prices.clone()).with_params(params))
@@ -240,10 +240,11 @@ fn offline(model: &str, o: &ModelOptions) -> Result<Arc<dyn super::ChatModel>, S
 /// A hosted model's client: its key (refused missing only for the provider's own
 /// server), one endpoint per base URL, several behind a pool.
 fn hosted(
+    spec: &ModelSpec,
     h: Hosted,
-    model: &str,
     o: &ModelOptions,
 ) -> Result<Arc<dyn super::ChatModel>, SpecError> {
+    let model = spec.model.as_str();
     let env = o.api_key_env.clone().unwrap_or_else(|| h.key_env.into());
     let base = o.base_url.clone().unwrap_or_else(|| h.default_base.into());
     let k = std::env::var(&env).ok().filter(|k| !k.trim().is_empty());
@@ -261,7 +262,7 @@ fn hosted(
             .build()?;
         all.push((h.client)(Endpoint {
             max_reply_bytes: o.limits.max_reply_bytes,
-            ..Endpoint::new(http, b, model, k.clone(), &env)
+            ..Endpoint::new(spec.provider.name(), http, b, model, k.clone(), &env)
         }));
     }
     Ok(pooled(all, o))
@@ -283,4 +284,48 @@ fn resolve(spec: &ModelSpec, o: &ModelOptions) -> Result<super::profile::Request
         ));
     };
     Ok(profile.resolve(model, &o.asked)?)
+}
+
+/// The batch API's setup from a model spec, beside the live clients' (same key and base
+/// URL rules).
+impl super::batch_api::BatchApi {
+    /// The batch endpoint for a `provider:model` spec, with the base URL and key rules
+    /// of live calls: the one setup `run --batch-api` and the viewer's form share.
+    pub fn for_model(
+        model: &str,
+        base_urls: &[String],
+        api_key_env: Option<&str>,
+        timeout_secs: u64,
+    ) -> Result<Self, String> {
+        let spec = ModelSpec::parse(model).ok();
+        let Some((spec, hosted, provider)) = spec.and_then(|spec| {
+            let hosted = spec.provider.hosted()?;
+            Some((spec, hosted, hosted.batch?))
+        }) else {
+            return Err(format!(
+                "batch jobs need an {}, not {model}",
+                Provider::batch_usages()
+            ));
+        };
+        let (env, default, name) = (hosted.key_env, hosted.default_base, spec.model.as_str());
+        let env = api_key_env.unwrap_or(env);
+        let key = std::env::var(env).ok().filter(|k| !k.trim().is_empty());
+        if base_urls.len() > 1 {
+            return Err(
+                "batch jobs go to one endpoint: give a single --base-url with --batch-api".into(),
+            );
+        }
+        let base = base_urls.first().map_or(default, String::as_str);
+        if key.is_none() && base == default {
+            return Err(format!("no API key: set ${env} (or --api-key-env NAME)"));
+        }
+        let http = reqwest::Client::builder()
+            .timeout(std::time::Duration::from_secs(timeout_secs.max(1)))
+            .build()
+            .map_err(|e| format!("cannot set up HTTP: {e}"))?;
+        Ok(Self {
+            provider,
+            ep: Endpoint::new(spec.provider.name(), http, base, name, key, env),
+        })
+    }
 }
