@@ -157,7 +157,10 @@ mod tests {
     fn a_spec_is_read_once_into_its_provider_and_model() {
         use super::super::spec::ModelSpec;
         let ok = |s: &str| ModelSpec::parse(s).map(|m| (m.provider, m.model)).ok();
-        assert_eq!(ok("openai:gpt-4o"), Some((Provider::Openai, "gpt-4o".into())));
+        assert_eq!(
+            ok("openai:gpt-4o"),
+            Some((Provider::Openai, "gpt-4o".into()))
+        );
         assert_eq!(ok("openai:a:b"), Some((Provider::Openai, "a:b".into())));
         assert_eq!(
             ok("anthropic:claude-3-5-haiku"),
@@ -168,7 +171,15 @@ mod tests {
             ok("perturb:reasoning"),
             Some((Provider::Perturb, REASONING.into()))
         );
-        for bad in ["openai:", "openai", "anthropic:", "perturb:x", "bogus:m", "", "OPENAI:m"] {
+        for bad in [
+            "openai:",
+            "openai",
+            "anthropic:",
+            "perturb:x",
+            "bogus:m",
+            "",
+            "OPENAI:m",
+        ] {
             let e = ModelSpec::parse(bad).unwrap_err().to_string();
             assert_eq!(
                 e,
