@@ -1,6 +1,7 @@
 //! The run record: the run-directory format `autoeval-run/1` (manifest, sample, judge
 //! and label records). It sits below `analysis` and `run`, which both read it.
 
+use crate::dataset::task_kind::TaskKind;
 use crate::llm::{ModelInfo, judge::JudgeAnswer};
 use crate::syntax::SyntaxKind;
 use crate::verify::Verdict;
@@ -46,6 +47,11 @@ pub struct Manifest {
     /// When the status last changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub updated: Option<String>,
+    /// The reference task of a task run (`run --task`), None for a ∀uto∃∨∧L run. Read
+    /// once here: a name this version does not know refuses the file, naming the tasks
+    /// it knows (its scores would be read by the wrong rules).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskKind>,
     /// Fields from newer versions or imports, kept as they are.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -134,9 +140,6 @@ impl<'de> Deserialize<'de> for RunStatus {
 /// `run.json`'s key for the reading convention the run's replies were read under.
 pub(crate) const READING_KEY: &str = "reading";
 
-/// `run.json`'s key for the reference task of a task run (`folio-r-nl`, …).
-pub(crate) const TASK_KEY: &str = "task";
-
 /// `run.json`'s key for an adaptive run's design (`run --adaptive`: budget, level, …).
 pub(crate) const ADAPTIVE_KEY: &str = "adaptive";
 
@@ -166,8 +169,8 @@ impl Manifest {
     }
 
     /// The reference task of a task run (`run --task`), None for a ∀uto∃∨∧L run.
-    pub fn task(&self) -> Option<&str> {
-        self.extra.get(TASK_KEY).and_then(Value::as_str)
+    pub fn task(&self) -> Option<TaskKind> {
+        self.task
     }
 
     /// Records the reading convention (`"reading": "nltk"`).
@@ -551,58 +554,6 @@ pub struct SampleRecord {
     pub task: Option<TaskRecord>,
 }
 
-/// What a reference-task sample (`run --task`) asked and answered, beside its call.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-pub struct TaskRecord {
-    /// The task (`folio-r-nl`, `multi-logieval-pl`, …).
-    pub name: String,
-    /// The item's id in the task's data (`3-7`, `d3/pl/HS_MP_MP/7`, `3-7/p2`).
-    pub item: String,
-    /// Premises (FOLIO, in English or FOL) or the context (Multi-LogiEval).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub premises: Vec<String>,
-    /// The conclusion (FOLIO) or question (Multi-LogiEval); for `folio-a` and `folio-i`
-    /// the premise asked about.
-    pub conclusion: String,
-    /// The gold label, normalised (`True`/`False`/`Uncertain`, `yes`/`no`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gold: Option<String>,
-    /// The answer read from the reply; None for a reply without one (`unknown`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub answer: Option<String>,
-    /// How the answer was read: `marked`, `closing`, `folio`, or `none`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub read: Option<String>,
-    /// Whether the answer equals the gold label (None when nothing was asked).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub correct: Option<bool>,
-    /// `folio-a`/`folio-i`: the reference the reply is scored against (FOLIO's
-    /// premise-FOL, or its English premise).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reference: Option<String>,
-    /// `folio-i`: the informalization's text scores against the English premise.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text_scores: Option<TextScores>,
-    /// Multi-LogiEval's rule combination (`HS_MP_MP`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rule: Option<String>,
-}
-
-/// `folio-i`'s scores of a text against FOLIO's English premise.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
-pub struct TextScores {
-    /// BLEU (nmt `compute_bleu`, as the paper's `evaluate` computes it).
-    pub bleu: f64,
-    /// ROUGE-L F-measure (`rouge_score`).
-    pub rouge_l: f64,
-    /// METEOR (nltk: exact and Porter-stem stages, no WordNet).
-    pub meteor: f64,
-    /// BERTScore-MiniLM F1 (`run --bertscore-model`, builds with `--features bertscore`);
-    /// absent when not computed, never 0 in its place.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bertscore_minilm: Option<f64>,
-}
-
 /// One line of `judge.jsonl`: an LLM-as-judge decision on a sample.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct JudgeRecord {
@@ -647,6 +598,9 @@ pub struct LabelRecord {
     pub retract: bool,
 }
 
+mod task_record;
+pub use task_record::{TaskRecord, TextScores};
+
 pub use crate::base::clock::now_rfc3339;
 pub(crate) use crate::base::clock::rfc3339;
 
@@ -687,6 +641,40 @@ mod tests {
         assert_eq!(
             RunStatus::parse("paused-by-v9"),
             RunStatus::Other("paused-by-v9".into())
+        );
+    }
+
+    #[test]
+    fn a_task_run_manifest_reads_and_writes_as_before_and_refuses_an_unknown_task() {
+        let old = serde_json::json!({
+            "format": "autoeval-run/1", "id": "r", "created": "2026-01-01T00:00:00Z",
+            "tool_version": "autoeval 0.1.0", "command": ["autoeval"],
+            "dataset": {"kind": "folio-a", "syntax": "fol", "items": 3,
+                        "filter_field": "num_operators", "params": {}},
+            "model": {"provider": "perturb", "name": "perturb-0.3", "synthetic": true},
+            "temperature": 0.1, "max_tokens": 10,
+            "prompts": {"source": "built-in", "shots": 0, "hash": "h"},
+            "rounds": 1, "verifier_timeout_ms": 5000, "concurrency": 1,
+            "status": "finished", "reading": "standard", "task": "folio-a",
+            "from-a-newer-version": [1, 2]
+        });
+        let m: super::Manifest = serde_json::from_value(old.clone()).unwrap();
+        assert_eq!(m.task(), Some(super::TaskKind::FolioA));
+        assert!(!m.extra.contains_key("task"));
+        assert_eq!(serde_json::to_value(&m).unwrap(), old);
+        let mut plain = old.clone();
+        plain.as_object_mut().unwrap().remove("task");
+        let m: super::Manifest = serde_json::from_value(plain.clone()).unwrap();
+        assert_eq!(m.task(), None);
+        assert_eq!(serde_json::to_value(&m).unwrap(), plain);
+        let mut bad = old;
+        bad["task"] = serde_json::Value::from("folio-z");
+        let e = serde_json::from_value::<super::Manifest>(bad)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("folio-z") && e.contains("multi-logieval-fol"),
+            "{e}"
         );
     }
 }

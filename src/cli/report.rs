@@ -121,9 +121,9 @@ pub fn run(args: ReportArgs) -> Result<i32> {
     for dir in expand_runs(&args.runs)? {
         // A reference-task run (`run --task`) has its own scores.
         if let Ok(m) = store::read_manifest(&dir)
-            && m.task().is_some()
+            && let Some(kind) = m.task()
         {
-            let (r, warnings) = crate::report::task_run::task_report(&dir, &m, by)
+            let (r, warnings) = crate::report::task_run::task_report(&dir, &m, kind, by)
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             for w in warnings.iter().take(5) {
                 eprintln!("warning: {}", crate::base::sanitize::one_line(w));

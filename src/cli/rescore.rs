@@ -65,7 +65,7 @@ pub fn run(args: RescoreArgs) -> Result<i32> {
             "{}: a reference-task run ({}) has no formulas to rescore: its answers are read \
              when it runs, and `report` reads them from the samples",
             args.run.display(),
-            crate::base::sanitize::one_line(task)
+            task.name()
         );
     }
     // A bad model directory is refused before anything is written.

@@ -167,6 +167,13 @@ pub(crate) fn dry_run(args: &RunArgs) -> Result<i32> {
         Some(t) => plan_task(&todo, t, &prompts, &client),
         None => plan(&todo, ds.syntax, &prompts, &client),
     };
+    print_dry_run(args, &client, p, done.len(), task.is_some())?;
+    Ok(0)
+}
+
+/// The dry run's report of plan `p` (`done` samples finished before; `task`: a
+/// reference-task run).
+fn print_dry_run(args: &RunArgs, client: &Client, p: Plan, done: usize, task: bool) -> Result<()> {
     let m = client.params().max_tokens;
     // The profile's reasoning estimate per call is billed as output too.
     let reasoning_per_call = u64::from(client.params().reasoning_estimate.unwrap_or(0));
@@ -193,7 +200,7 @@ pub(crate) fn dry_run(args: &RunArgs) -> Result<i32> {
     outln!(
         "dry run: {} samples to do ({} finished before), {} round{}, {}:{}",
         p.samples,
-        done.len(),
+        done,
         rounds,
         if rounds == 1 { "" } else { "s" },
         info.provider,
@@ -212,7 +219,7 @@ pub(crate) fn dry_run(args: &RunArgs) -> Result<i32> {
             c.path().display(),
             p.cached,
             p.samples,
-            if task.is_some() {
+            if task {
                 "task prompts"
             } else {
                 "round-1 informalizations"
@@ -250,7 +257,23 @@ pub(crate) fn dry_run(args: &RunArgs) -> Result<i32> {
         usd(live_w),
         usd(batch_w)
     );
+    print_reasoning(client, reasoning_out, reasoning_per_call)?;
+    if let Some(limit) = args.scale.max_cost {
+        outln!("--max-cost ${limit:.4}: the run stops before its spend would pass it");
+    }
+    if live1.is_none() && !info.synthetic {
+        outln!(
+            "note: {} is not in the price table; add it with --prices FILE",
+            info.name
+        );
+    }
+    Ok(())
+}
+
+/// The dry run's line on reasoning tokens: in the estimate, or only in the worst case.
+fn print_reasoning(client: &Client, reasoning_out: u64, reasoning_per_call: u64) -> Result<()> {
     let params = client.params();
+    let m = params.max_tokens;
     let reasons = params.thinking == Some(crate::llm::profile::OnOff::On)
         || params.reasoning == crate::llm::profile::ReasoningStyle::Openai;
     if reasoning_out > 0 {
@@ -267,16 +290,7 @@ pub(crate) fn dry_run(args: &RunArgs) -> Result<i32> {
             params.profile
         );
     }
-    if let Some(limit) = args.scale.max_cost {
-        outln!("--max-cost ${limit:.4}: the run stops before its spend would pass it");
-    }
-    if live1.is_none() && !info.synthetic {
-        outln!(
-            "note: {} is not in the price table; add it with --prices FILE",
-            info.name
-        );
-    }
-    Ok(0)
+    Ok(())
 }
 
 pub use crate::llm::spec::FILES_BASE;
@@ -295,7 +309,7 @@ fn batch_api(args: &RunArgs) -> Result<crate::llm::batch_api::BatchApi> {
 
 /// `run --batch-api`, `--batch-file-out` or `--batch-file-in`.
 pub(crate) fn run_batch(mut args: RunArgs, json: bool) -> Result<i32> {
-    use crate::run::batch::{BatchOutcome, BatchSpec, Mode, STATUS_PREFIX};
+    use crate::run::batch::{BatchSpec, Mode};
     if !args.scale.batch_api && args.model.base_url.is_empty() {
         // Batch files contact no server, so no key is needed; the manifest says so.
         args.model.base_url = vec![FILES_BASE.into()];
@@ -307,7 +321,8 @@ pub(crate) fn run_batch(mut args: RunArgs, json: bool) -> Result<i32> {
     let mode = if s.batch_api {
         Mode::Api(batch_api(&args)?)
     } else {
-        if args.model.model == "perturb" {
+        let model = crate::llm::spec::ModelSpec::parse(&args.model.model);
+        if model.is_ok_and(|m| m.provider.is_offline()) {
             bail!("batch files are for a model served elsewhere (openai:<name>), not perturb");
         }
         Mode::Files {
@@ -345,7 +360,9 @@ pub(crate) fn run_batch(mut args: RunArgs, json: bool) -> Result<i32> {
                 _ = hup.recv() => 129,
             };
             code.store(exit, std::sync::atomic::Ordering::SeqCst);
-            eprintln!("\nstopping: cancelling open batches at the provider; continue with --resume");
+            eprintln!(
+                "\nstopping: cancelling open batches at the provider; continue with --resume"
+            );
             let _ = cancel_tx.send(true);
         });
         // What this pass billed comes from the spend ledger: answers read from a result
@@ -353,32 +370,20 @@ pub(crate) fn run_batch(mut args: RunArgs, json: bool) -> Result<i32> {
         let ledger = || crate::run::spend::read(&out).ok().flatten();
         let before = ledger();
         let task = tokio::spawn(crate::run::batch::execute(spec, batch, tx, cancel_rx));
-        let (mut done, mut pass) = (0usize, 0usize);
-        while let Some(ev) = rx.recv().await {
-            match ev {
-                crate::run::driver::Event::Started { todo, done_before } => {
-                    if !quiet {
-                        eprintln!("{todo} samples to do ({done_before} finished before)");
-                    }
-                }
-                crate::run::driver::Event::Sample(rec) => {
-                    done += 1;
-                    pass += usize::from(rec.verdict.is_equivalent());
-                }
-                crate::run::driver::Event::Warning(w) => {
-                    let w = crate::base::sanitize::for_terminal(&w);
-                    match w.strip_prefix(STATUS_PREFIX) {
-                        Some(status) if !quiet => eprintln!("batch: {status}"),
-                        Some(_) => {}
-                        None => eprintln!("warning: {w}"),
-                    }
-                }
-            }
-        }
-        let outcome = task.await.map_err(|e| anyhow::anyhow!("run task failed: {e}"))??;
+        let (done, pass) = follow(&mut rx, quiet).await;
+        let outcome = task
+            .await
+            .map_err(|e| anyhow::anyhow!("run task failed: {e}"))??;
         crate::run::index::load_or_build(&out, false);
         if json {
-            let mut v = batch_json(&out, done, pass, &outcome, before.as_ref(), ledger().as_ref());
+            let mut v = batch_json(
+                &out,
+                done,
+                pass,
+                &outcome,
+                before.as_ref(),
+                ledger().as_ref(),
+            );
             crate::base::sanitize::json_for_terminal(&mut v);
             outln!("{}", serde_json::to_string_pretty(&v)?);
         }
@@ -387,31 +392,71 @@ pub(crate) fn run_batch(mut args: RunArgs, json: bool) -> Result<i32> {
             billed_since(before.as_ref(), ledger().as_ref()),
             out.display()
         );
-        Ok(match outcome {
-            BatchOutcome::Finished => 0,
-            BatchOutcome::Cancelled => match signal_code.load(std::sync::atomic::Ordering::SeqCst) {
-                0 => 130,
-                c => c,
-            },
-            BatchOutcome::Unreachable => crate::run::driver::EXIT_SERVER_GONE,
-            BatchOutcome::Waiting { pending, files } => {
-                if files.is_empty() {
-                    eprintln!(
-                        "{pending} requests still need answers: write them with --batch-file-out DIR"
-                    );
-                } else {
-                    for f in files.iter().filter(|_| !json) {
-                        outln!("{}", f.display());
-                    }
-                    eprintln!(
-                        "{pending} requests written to {} file(s); answer them (e.g. `vllm run-batch -i FILE -o RESULTS --model …`) \
-                         and continue with --resume --batch-file-in RESULTS",
-                        files.len()
-                    );
+        let signal = signal_code.load(std::sync::atomic::Ordering::SeqCst);
+        exit_code(outcome, signal, json)
+    })
+}
+
+/// Follows a batch pass's events until it ends: samples written and how many were
+/// equivalent; statuses and warnings go to standard error.
+async fn follow(
+    rx: &mut tokio::sync::mpsc::UnboundedReceiver<crate::run::driver::Event>,
+    quiet: bool,
+) -> (usize, usize) {
+    use crate::run::batch::STATUS_PREFIX;
+    let (mut done, mut pass) = (0usize, 0usize);
+    while let Some(ev) = rx.recv().await {
+        match ev {
+            crate::run::driver::Event::Started { todo, done_before } => {
+                if !quiet {
+                    eprintln!("{todo} samples to do ({done_before} finished before)");
                 }
-                0
             }
-        })
+            crate::run::driver::Event::Sample(rec) => {
+                done += 1;
+                pass += usize::from(rec.verdict.is_equivalent());
+            }
+            crate::run::driver::Event::Warning(w) => {
+                let w = crate::base::sanitize::for_terminal(&w);
+                match w.strip_prefix(STATUS_PREFIX) {
+                    Some(status) if !quiet => eprintln!("batch: {status}"),
+                    Some(_) => {}
+                    None => eprintln!("warning: {w}"),
+                }
+            }
+        }
+    }
+    (done, pass)
+}
+
+/// The exit code of a batch pass that ended with `outcome` (`signal`: the exit code of
+/// the signal that stopped it, 0 for none); a pass waiting for answers says what to do.
+fn exit_code(outcome: crate::run::batch::BatchOutcome, signal: i32, json: bool) -> Result<i32> {
+    use crate::run::batch::BatchOutcome;
+    Ok(match outcome {
+        BatchOutcome::Finished => 0,
+        BatchOutcome::Cancelled => match signal {
+            0 => 130,
+            c => c,
+        },
+        BatchOutcome::Unreachable => crate::run::driver::EXIT_SERVER_GONE,
+        BatchOutcome::Waiting { pending, files } => {
+            if files.is_empty() {
+                eprintln!(
+                    "{pending} requests still need answers: write them with --batch-file-out DIR"
+                );
+            } else {
+                for f in files.iter().filter(|_| !json) {
+                    outln!("{}", f.display());
+                }
+                eprintln!(
+                    "{pending} requests written to {} file(s); answer them (e.g. `vllm run-batch -i FILE -o RESULTS --model …`) \
+                     and continue with --resume --batch-file-in RESULTS",
+                    files.len()
+                );
+            }
+            0
+        }
     })
 }
 

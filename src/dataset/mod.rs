@@ -6,6 +6,7 @@
 
 pub mod folio;
 pub mod limit;
+pub mod task_kind;
 pub mod tasks;
 
 use crate::grammar::generator::{Batch, BucketReport, GenItem, GenParams};

@@ -70,7 +70,12 @@ pub(crate) fn load_task(
     }
     // Said plainly rather than loading a model that scores nothing: only folio-i's
     // texts are scored by BERTScore-MiniLM.
-    if t != crate::run::task::TaskKind::FolioI && args.bertscore_model.is_some() {
+    let by_text = match t.scoring() {
+        crate::analysis::counts::TaskScoring::Text => true,
+        crate::analysis::counts::TaskScoring::Answer
+        | crate::analysis::counts::TaskScoring::Formula => false,
+    };
+    if !by_text && args.bertscore_model.is_some() {
         bail!(
             "--bertscore-model: {} is scored by its answers, not by text metrics; BERTScore-MiniLM \
              scores folio-i's texts and dataset runs' closeness records (drop --bertscore-model)",

@@ -73,7 +73,7 @@ impl Anthropic {
 
 impl ChatModel for Anthropic {
     fn info(&self) -> ModelInfo {
-        self.0.info("anthropic")
+        self.0.info()
     }
 
     fn send<'a>(&'a self, req: &'a ChatRequest) -> BoxFut<'a, Result<Completion, LlmError>> {

@@ -207,53 +207,6 @@ pub struct BatchApi {
 }
 
 impl BatchApi {
-    /// The batch endpoint for a `provider:model` spec, with the base URL and key rules
-    /// of live calls: the one setup `run --batch-api` and the viewer's form share.
-    pub fn for_model(
-        model: &str,
-        base_urls: &[String],
-        api_key_env: Option<&str>,
-        timeout_secs: u64,
-    ) -> Result<BatchApi, String> {
-        let (provider, name) = model.split_once(':').unwrap_or((model, ""));
-        let (provider, env, default) = match provider {
-            "openai" => (
-                Provider::Openai,
-                "OPENAI_API_KEY",
-                super::openai::DEFAULT_BASE,
-            ),
-            "anthropic" => (
-                Provider::Anthropic,
-                "ANTHROPIC_API_KEY",
-                super::anthropic::DEFAULT_BASE,
-            ),
-            _ => {
-                return Err(format!(
-                    "batch jobs need an openai:<model> or anthropic:<model>, not {model}"
-                ));
-            }
-        };
-        let env = api_key_env.unwrap_or(env);
-        let key = std::env::var(env).ok().filter(|k| !k.trim().is_empty());
-        if base_urls.len() > 1 {
-            return Err(
-                "batch jobs go to one endpoint: give a single --base-url with --batch-api".into(),
-            );
-        }
-        let base = base_urls.first().map_or(default, String::as_str);
-        if key.is_none() && base == default {
-            return Err(format!("no API key: set ${env} (or --api-key-env NAME)"));
-        }
-        let http = reqwest::Client::builder()
-            .timeout(std::time::Duration::from_secs(timeout_secs.max(1)))
-            .build()
-            .map_err(|e| format!("cannot set up HTTP: {e}"))?;
-        Ok(BatchApi {
-            provider,
-            ep: Endpoint::new(http, base, name, key, env),
-        })
-    }
-
     fn auth(&self, rb: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
         match (self.provider, &self.ep.key) {
             (Provider::Openai, Some(k)) => rb.bearer_auth(k),

@@ -4,6 +4,8 @@ use super::ModelInfo;
 
 /// An HTTP endpoint for one model. `Debug` never shows the key.
 pub struct Endpoint {
+    /// The provider's name, as the run's manifest records it (`openai`).
+    pub provider: &'static str,
     /// Shared HTTP client.
     pub http: reqwest::Client,
     /// Base URL without a trailing slash.
@@ -28,8 +30,9 @@ impl std::fmt::Debug for Endpoint {
 }
 
 impl Endpoint {
-    /// An endpoint; `key` may be absent for local servers.
+    /// An endpoint of `provider` (its name); `key` may be absent for local servers.
     pub fn new(
+        provider: &'static str,
         http: reqwest::Client,
         base: &str,
         model: &str,
@@ -37,6 +40,7 @@ impl Endpoint {
         key_env: &str,
     ) -> Self {
         Endpoint {
+            provider,
             http,
             base: base.trim_end_matches('/').to_string(),
             model: model.to_string(),
@@ -52,11 +56,10 @@ impl Endpoint {
         join_url(&self.base, path)
     }
 
-    /// Manifest description for `provider`: the base URL without its query (which
-    /// can hold a token).
-    pub fn info(&self, provider: &str) -> ModelInfo {
+    /// Manifest description: the base URL without its query (which can hold a token).
+    pub fn info(&self) -> ModelInfo {
         ModelInfo {
-            provider: provider.into(),
+            provider: self.provider.into(),
             name: self.model.clone(),
             base_url: Some(super::cache::public_base(&self.base)),
             api_key_env: Some(self.key_env.clone()),

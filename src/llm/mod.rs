@@ -16,6 +16,7 @@ pub mod openai;
 pub mod pool;
 pub mod prices;
 pub mod profile;
+pub mod provider;
 pub mod reasoning;
 pub mod reply;
 pub mod spec;

@@ -18,8 +18,7 @@ use crate::syntax::{Expr, SyntaxKind, parse};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-/// The model name of the offline model's reasoning mode (`perturb:reasoning`).
-pub const REASONING: &str = "reasoning";
+pub use super::provider::REASONING;
 
 /// In reasoning mode, one autoformalization in this many runs out of tokens while
 /// reasoning (seeded by the description), so truncated samples can be seen too.
@@ -237,7 +236,7 @@ impl Perturb {
 impl ChatModel for Perturb {
     fn info(&self) -> ModelInfo {
         ModelInfo {
-            provider: "perturb".into(),
+            provider: super::provider::Provider::Perturb.name().into(),
             name: match (self.reasoning, self.per_op) {
                 (true, Some(r)) => format!("perturb-{REASONING}-per-op-{r}"),
                 (false, Some(r)) => format!("perturb-per-op-{r}"),

@@ -63,7 +63,7 @@ impl OpenAi {
 
 impl ChatModel for OpenAi {
     fn info(&self) -> ModelInfo {
-        self.0.info("openai")
+        self.0.info()
     }
 
     fn send<'a>(&'a self, req: &'a ChatRequest) -> BoxFut<'a, Result<Completion, LlmError>> {

@@ -76,8 +76,8 @@ pub enum OnOff {
 pub struct Profile {
     /// Name recorded in `run.json`.
     pub name: String,
-    /// `openai`, `anthropic` or `perturb`.
-    pub provider: String,
+    /// `openai`, `anthropic` or `perturb` (another name refuses the table, listing these).
+    pub provider: super::provider::Provider,
     /// Model-name patterns (`*` matches any run of characters; case ignored).
     pub models: Vec<String>,
     /// Which field carries the output limit.
@@ -300,7 +300,7 @@ impl Profiles {
     }
 
     /// The profile of `provider:model`: the first whose provider and a pattern match.
-    pub fn find(&self, provider: &str, model: &str) -> Option<&Profile> {
+    pub fn find(&self, provider: super::provider::Provider, model: &str) -> Option<&Profile> {
         self.0
             .iter()
             .find(|p| p.provider == provider && p.models.iter().any(|m| glob(m, model)))
@@ -312,12 +312,55 @@ impl Profiles {
     }
 }
 
+/// A refusal of what was asked.
+fn refuse<T>(m: String) -> Result<T, ProfileError> {
+    Err(ProfileError::Refused(m))
+}
+
 impl Profile {
     /// Applies the profile to what was asked: refuses what the model cannot take (before
     /// any call), fills in defaults, and says what is omitted.
     pub fn resolve(&self, model: &str, asked: &Asked) -> Result<RequestParams, ProfileError> {
-        let refuse = |m: String| Err(ProfileError::Refused(m));
         let who = format!("{model} (profile {})", self.name);
+        self.check_reasoning(&who, asked)?;
+        let thinking = self.thinking(&who, asked)?;
+        let thinking_now = thinking == Some(OnOff::On);
+        let mut omitted = Vec::new();
+        let temperature = self.temperature(&who, asked, thinking_now, &mut omitted)?;
+        let mut max_tokens = asked.max_tokens.unwrap_or(self.default_max_tokens);
+        if max_tokens == 0 {
+            return refuse("--max-tokens must be at least 1".into());
+        }
+        let thinking_budget = self.budget(asked, thinking_now, &mut max_tokens)?;
+        let effort = asked.effort.clone();
+        if let Some(extra) = &asked.extra_body {
+            super::extra_body::check(extra).map_err(ProfileError::Refused)?;
+        }
+        let reasoning_tags = self.tags(asked)?;
+        Ok(RequestParams {
+            profile: self.name.clone(),
+            token_field: self.token_field,
+            max_tokens,
+            temperature,
+            omitted,
+            reasoning: self.reasoning,
+            effort,
+            thinking,
+            thinking_budget,
+            extra_body: asked.extra_body.clone(),
+            reasoning_tags,
+            reasoning_estimate: if thinking == Some(OnOff::Off) {
+                None
+            } else {
+                thinking_budget
+                    .or(self.reasoning_estimate)
+                    .map(|r| r.min(max_tokens))
+            },
+        })
+    }
+
+    /// Refuses reasoning settings the profile cannot send (`who` names the model).
+    fn check_reasoning(&self, who: &str, asked: &Asked) -> Result<(), ProfileError> {
         let reasoning_controls = self.reasoning != ReasoningStyle::None;
         if !reasoning_controls
             && (asked.effort.is_some()
@@ -354,13 +397,17 @@ impl Profile {
         if asked.thinking == Thinking::Off && asked.thinking_budget.is_some() {
             return refuse("--thinking off and --thinking-budget contradict each other".into());
         }
+        Ok(())
+    }
+
+    /// What is sent about thinking: nothing unless the style has a switch and the user
+    /// or the profile's default says something.
+    fn thinking(&self, who: &str, asked: &Asked) -> Result<Option<OnOff>, ProfileError> {
         let thinking_on = match asked.thinking {
             Thinking::On => true,
             Thinking::Off => false,
             Thinking::Auto => asked.thinking_budget.is_some() || self.thinking_default == OnOff::On,
         };
-        // What is sent about thinking: nothing unless the style has a switch and the
-        // user or the profile's default says something.
         let thinking = match self.reasoning {
             ReasoningStyle::None | ReasoningStyle::Openai => None,
             ReasoningStyle::Compatible => match asked.thinking {
@@ -382,8 +429,17 @@ impl Profile {
                 }
             ));
         }
-        let thinking_now = thinking == Some(OnOff::On);
-        let mut omitted = Vec::new();
+        Ok(thinking)
+    }
+
+    /// The temperature sent (None: omitted, and why in `omitted`), in range.
+    fn temperature(
+        &self,
+        who: &str,
+        asked: &Asked,
+        thinking_now: bool,
+        omitted: &mut Vec<String>,
+    ) -> Result<Option<f64>, ProfileError> {
         let temperature = match self.temperature {
             TemperatureRule::Send => Some(asked.temperature.unwrap_or(DEFAULT_TEMPERATURE)),
             TemperatureRule::Omit => {
@@ -415,32 +471,39 @@ impl Profile {
         {
             return refuse(format!("--temperature {t} must be between 0 and 2"));
         }
-        let mut max_tokens = asked.max_tokens.unwrap_or(self.default_max_tokens);
-        if max_tokens == 0 {
-            return refuse("--max-tokens must be at least 1".into());
+        Ok(temperature)
+    }
+
+    /// The thinking budget sent (budget style, thinking on), `max_tokens` raised to keep
+    /// room for the answer above it.
+    fn budget(
+        &self,
+        asked: &Asked,
+        thinking_now: bool,
+        max_tokens: &mut u32,
+    ) -> Result<Option<u32>, ProfileError> {
+        if self.reasoning != ReasoningStyle::AnthropicBudget || !thinking_now {
+            return Ok(None);
         }
-        let thinking_budget = if budgeted && thinking_now {
-            let b = asked
-                .thinking_budget
-                .or(self.default_budget)
-                .unwrap_or(MIN_BUDGET);
-            if b < MIN_BUDGET {
-                return refuse(format!(
-                    "--thinking-budget {b} is below the provider's minimum of {MIN_BUDGET} tokens"
-                ));
-            }
-            if max_tokens <= b {
-                // The budget is part of max_tokens: keep room for the answer.
-                max_tokens = b.saturating_add(max_tokens.max(ANSWER_ROOM));
-            }
-            Some(b)
-        } else {
-            None
-        };
-        let effort = asked.effort.clone();
-        if let Some(extra) = &asked.extra_body {
-            super::extra_body::check(extra).map_err(ProfileError::Refused)?;
+        let b = asked
+            .thinking_budget
+            .or(self.default_budget)
+            .unwrap_or(MIN_BUDGET);
+        if b < MIN_BUDGET {
+            return refuse(format!(
+                "--thinking-budget {b} is below the provider's minimum of {MIN_BUDGET} tokens"
+            ));
         }
+        if *max_tokens <= b {
+            // The budget is part of max_tokens: keep room for the answer.
+            *max_tokens = b.saturating_add((*max_tokens).max(ANSWER_ROOM));
+        }
+        Ok(Some(b))
+    }
+
+    /// The inline reasoning tags read besides the defaults (the profile's, then the
+    /// user's), each checked.
+    fn tags(&self, asked: &Asked) -> Result<Vec<String>, ProfileError> {
         let mut reasoning_tags: Vec<String> = Vec::new();
         for t in self.reasoning_tags.iter().chain(&asked.reasoning_tags) {
             super::reasoning::check_tag(t).map_err(ProfileError::Refused)?;
@@ -449,184 +512,12 @@ impl Profile {
                 reasoning_tags.push(t.clone());
             }
         }
-        Ok(RequestParams {
-            profile: self.name.clone(),
-            token_field: self.token_field,
-            max_tokens,
-            temperature,
-            omitted,
-            reasoning: self.reasoning,
-            effort,
-            thinking,
-            thinking_budget,
-            extra_body: asked.extra_body.clone(),
-            reasoning_tags,
-            reasoning_estimate: if thinking == Some(OnOff::Off) {
-                None
-            } else {
-                thinking_budget
-                    .or(self.reasoning_estimate)
-                    .map(|r| r.min(max_tokens))
-            },
-        })
+        Ok(reasoning_tags)
     }
 }
 
 pub use super::extra_body::{merge_into, parse as parse_extra_body};
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn find(provider: &str, model: &str) -> Profile {
-        Profiles::builtin().find(provider, model).unwrap().clone()
-    }
-
-    #[test]
-    fn shipped_table_parses_and_every_provider_has_a_catch_all() {
-        let t = Profiles::builtin();
-        assert!(t.all().len() >= 6);
-        for p in ["openai", "anthropic", "perturb"] {
-            assert!(t.find(p, "some-unknown-model").is_some(), "{p}");
-        }
-    }
-
-    #[test]
-    fn models_map_to_their_profiles() {
-        for (prov, m, want) in [
-            ("openai", "o3", "openai-reasoning"),
-            ("openai", "o3-mini-2025-01-31", "openai-reasoning"),
-            ("openai", "o4-mini", "openai-reasoning"),
-            ("openai", "gpt-5.1", "openai-reasoning"),
-            ("openai", "gpt-5-mini", "openai-reasoning"),
-            ("openai", "gpt-4.1-nano", "openai-compatible"),
-            ("openai", "qwen3-8b", "compatible-reasoning"),
-            ("openai", "qwen/qwen3-235b-a22b", "compatible-reasoning"),
-            ("openai", "openai/o3-mini", "openai-reasoning-routed"),
-            ("openai", "deepseek/deepseek-r1", "deepseek-reasoner"),
-            ("openai", "deepseek-reasoner", "deepseek-reasoner"),
-            ("openai", "magistral-medium-latest", "compatible-reasoning"),
-            ("openai", "grok-3-mini", "compatible-reasoning"),
-            ("openai", "gemini-2.5-flash", "compatible-reasoning"),
-            ("openai", "gpt-oss-20b", "compatible-reasoning"),
-            ("openai", "qwq-32b", "compatible-reasoning"),
-            ("openai", "deepseek-chat", "openai-compatible"),
-            ("openai", "omni-model", "openai-compatible"),
-            ("anthropic", "claude-opus-4-7", "anthropic-adaptive"),
-            ("anthropic", "claude-sonnet-5", "anthropic-adaptive"),
-            ("anthropic", "claude-sonnet-4-5", "anthropic-budget"),
-            (
-                "anthropic",
-                "claude-sonnet-4-5-20250929",
-                "anthropic-budget",
-            ),
-            ("anthropic", "claude-3-7-sonnet-latest", "anthropic-budget"),
-            ("anthropic", "claude-3-5-haiku", "anthropic"),
-        ] {
-            assert_eq!(find(prov, m).name, want, "{prov}:{m}");
-            if want != "openai-compatible" && !want.starts_with("anthropic") {
-                // Reasoning counts against the limit: a reasoning-sized default.
-                assert!(find(prov, m).default_max_tokens >= 16384, "{m}");
-                assert!(find(prov, m).reasoning_estimate.is_some(), "{m}");
-            }
-        }
-    }
-
-    #[test]
-    fn openai_reasoning_omits_temperature_and_refuses_an_explicit_one() {
-        let p = find("openai", "o3");
-        let r = p.resolve("o3", &Asked::default()).unwrap();
-        assert_eq!(r.temperature, None);
-        assert_eq!(r.token_field, TokenField::MaxCompletionTokens);
-        assert_eq!(r.max_tokens, 16384);
-        assert!(r.omitted[0].starts_with("temperature"));
-        let e = p
-            .resolve(
-                "o3",
-                &Asked {
-                    temperature: Some(0.2),
-                    ..Asked::default()
-                },
-            )
-            .unwrap_err();
-        assert!(e.to_string().contains("o3") && e.to_string().contains("temperature"));
-    }
-
-    #[test]
-    fn legacy_claude_budget_rules() {
-        let p = find("anthropic", "claude-sonnet-4-5");
-        let plain = p.resolve("m", &Asked::default()).unwrap();
-        assert_eq!(
-            (plain.temperature, plain.thinking),
-            (Some(0.1), Some(OnOff::Off))
-        );
-        let asked = Asked {
-            thinking_budget: Some(2048),
-            ..Asked::default()
-        };
-        let r = p.resolve("m", &asked).unwrap();
-        assert_eq!(r.thinking, Some(OnOff::On));
-        assert_eq!(r.thinking_budget, Some(2048));
-        assert!(r.max_tokens > 2048);
-        assert_eq!(r.temperature, None);
-        let low = Asked {
-            thinking_budget: Some(500),
-            ..Asked::default()
-        };
-        assert!(p.resolve("m", &low).is_err());
-        let hot = Asked {
-            thinking_budget: Some(2048),
-            temperature: Some(0.5),
-            ..Asked::default()
-        };
-        assert!(p.resolve("m", &hot).is_err());
-    }
-
-    #[test]
-    fn adaptive_claude_thinks_by_default_and_refuses_a_budget() {
-        let p = find("anthropic", "claude-opus-4-7");
-        let r = p.resolve("m", &Asked::default()).unwrap();
-        assert_eq!(r.thinking, Some(OnOff::On));
-        assert!(r.max_tokens >= 8000);
-        assert_eq!(r.temperature, None);
-        let b = Asked {
-            thinking_budget: Some(2048),
-            ..Asked::default()
-        };
-        assert!(p.resolve("m", &b).is_err());
-        let e = Asked {
-            effort: Some("bogus".into()),
-            ..Asked::default()
-        };
-        assert!(p.resolve("m", &e).unwrap_err().to_string().contains("low"));
-    }
-
-    #[test]
-    fn temperatures_stay_as_typed() {
-        let p = find("openai", "gpt-4o");
-        let r = p
-            .resolve(
-                "gpt-4o",
-                &Asked {
-                    temperature: Some(0.1),
-                    ..Asked::default()
-                },
-            )
-            .unwrap();
-        let mut body = serde_json::json!({});
-        body["temperature"] = serde_json::json!(r.temperature);
-        assert_eq!(body.to_string(), r#"{"temperature":0.1}"#);
-    }
-
-    #[test]
-    fn glob_matches() {
-        assert!(glob("o3", "O3"));
-        assert!(!glob("o3", "o3-mini"));
-        assert!(glob("o3-*", "o3-mini"));
-        assert!(glob("claude-sonnet-5*", "claude-sonnet-5-20261101"));
-        assert!(!glob("claude-sonnet-5*", "claude-sonnet-4-5"));
-        assert!(glob("*", ""));
-        assert!(glob("a*b*c", "aXbYc"));
-        assert!(!glob("a*b*c", "ac"));
-    }
-}
+#[path = "profile_tests.rs"]
+mod tests;

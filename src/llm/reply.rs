@@ -5,6 +5,8 @@
 //! finish state and usage. Chunk types it does not know are kept raw and named.
 
 use super::LlmError;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 /// What a reasoning part holds.
@@ -144,21 +146,82 @@ impl Reply {
     }
 }
 
+/// A token count as a provider reported it: a whole number from 0 up, else absent
+/// (a negative, fractional, string or other value reads as no count, never an error).
+fn count<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    Ok(Value::deserialize(d)?.as_u64())
+}
+
+/// A nested object of a usage block; anything but an object reads as empty (an array
+/// is not taken field by field).
+fn object<'de, D: serde::Deserializer<'de>, T: DeserializeOwned + Default>(
+    d: D,
+) -> Result<T, D::Error> {
+    Ok(read_object(&Value::deserialize(d)?))
+}
+
+/// `v` read as `T` when it is an object, else `T::default()` (so a usage block that is
+/// missing, `null`, a string or an array reads as no counts).
+fn read_object<T: DeserializeOwned + Default>(v: &Value) -> T {
+    if v.is_object() {
+        T::deserialize(v).unwrap_or_default()
+    } else {
+        T::default()
+    }
+}
+
+/// A chat completion's `usage` (OpenAI, vLLM, xAI, OpenRouter, …); fields it does not
+/// name are ignored.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct OpenAiUsage {
+    #[serde(deserialize_with = "count")]
+    prompt_tokens: Option<u64>,
+    #[serde(deserialize_with = "count")]
+    completion_tokens: Option<u64>,
+    #[serde(deserialize_with = "count")]
+    total_tokens: Option<u64>,
+    /// Some servers report reasoning tokens at the top of the block.
+    #[serde(deserialize_with = "count")]
+    reasoning_tokens: Option<u64>,
+    #[serde(deserialize_with = "object")]
+    completion_tokens_details: CompletionDetails,
+}
+
+/// `usage.completion_tokens_details`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct CompletionDetails {
+    #[serde(deserialize_with = "count")]
+    reasoning_tokens: Option<u64>,
+}
+
+/// An Anthropic message's `usage`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct AnthropicUsage {
+    #[serde(deserialize_with = "count")]
+    input_tokens: Option<u64>,
+    #[serde(deserialize_with = "count")]
+    output_tokens: Option<u64>,
+}
+
 /// Usage of a chat completion. Reasoning tokens are inside `completion_tokens` (OpenAI,
 /// vLLM) unless the server counts them apart (xAI: `total_tokens` = prompt + completion
 /// + reasoning), or reports more reasoning than output (then it cannot have counted
 ///   them inside); apart, both were generated and both are billed.
 pub fn usage_openai(u: &Value) -> Usage {
-    let input = u["prompt_tokens"].as_u64().unwrap_or(0);
-    let completion = u["completion_tokens"].as_u64().unwrap_or(0);
-    let reasoning = u["completion_tokens_details"]["reasoning_tokens"]
-        .as_u64()
-        .or_else(|| u["reasoning_tokens"].as_u64());
+    let u: OpenAiUsage = read_object(u);
+    let input = u.prompt_tokens.unwrap_or(0);
+    let completion = u.completion_tokens.unwrap_or(0);
+    let reasoning = u
+        .completion_tokens_details
+        .reasoning_tokens
+        .or(u.reasoning_tokens);
     let apart = reasoning.is_some_and(|r| {
         r > 0
             && (r > completion
-                || u["total_tokens"].as_u64()
-                    == Some(input.saturating_add(completion).saturating_add(r)))
+                || u.total_tokens == Some(input.saturating_add(completion).saturating_add(r)))
     });
     Usage {
         input,
@@ -168,6 +231,16 @@ pub fn usage_openai(u: &Value) -> Usage {
             completion
         },
         reasoning,
+    }
+}
+
+/// Usage of an Anthropic message (thinking is inside `output_tokens`).
+pub fn usage_anthropic(u: &Value) -> Usage {
+    let u: AnthropicUsage = read_object(u);
+    Usage {
+        input: u.input_tokens.unwrap_or(0),
+        output: u.output_tokens.unwrap_or(0),
+        reasoning: None,
     }
 }
 
@@ -230,12 +303,7 @@ pub fn openai(v: &Value) -> Result<Reply, LlmError> {
 /// Reads an Anthropic message: text blocks are the answer, thinking blocks the
 /// reasoning, redacted thinking is recorded as redacted (never as text).
 pub fn anthropic(v: &Value) -> Result<Reply, LlmError> {
-    let u = &v["usage"];
-    let usage = Usage {
-        input: u["input_tokens"].as_u64().unwrap_or(0),
-        output: u["output_tokens"].as_u64().unwrap_or(0),
-        reasoning: None,
-    };
+    let usage = usage_anthropic(&v["usage"]);
     let Some(blocks) = v["content"].as_array() else {
         return Err(unreadable(
             "the reply has no `content` blocks: not a message".into(),

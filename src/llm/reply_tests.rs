@@ -219,3 +219,87 @@ fn lone_surrogates_become_replacement_characters() {
     assert_eq!(v["d"], "\u{fffd}");
     assert_eq!(replace_lone_surrogates(r#"{"a": "\u00e9"}"#), None);
 }
+
+/// The usage readers as they were, indexing raw JSON: the typed readers must agree
+/// with them on every value, hostile ones included.
+fn usage_by_index(u: &Value, anthropic: bool) -> Usage {
+    if anthropic {
+        return Usage {
+            input: u["input_tokens"].as_u64().unwrap_or(0),
+            output: u["output_tokens"].as_u64().unwrap_or(0),
+            reasoning: None,
+        };
+    }
+    let input = u["prompt_tokens"].as_u64().unwrap_or(0);
+    let completion = u["completion_tokens"].as_u64().unwrap_or(0);
+    let reasoning = u["completion_tokens_details"]["reasoning_tokens"]
+        .as_u64()
+        .or_else(|| u["reasoning_tokens"].as_u64());
+    let apart = reasoning.is_some_and(|r| {
+        r > 0
+            && (r > completion
+                || u["total_tokens"].as_u64()
+                    == Some(input.saturating_add(completion).saturating_add(r)))
+    });
+    Usage {
+        input,
+        output: if apart {
+            completion.saturating_add(reasoning.unwrap_or(0))
+        } else {
+            completion
+        },
+        reasoning,
+    }
+}
+
+/// A token count as a hostile server might send it.
+fn any_count() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        (0u64..2000).prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>().prop_map(|f| json!(f)),
+        (0u64..100).prop_map(|n| Value::from(n.to_string())),
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        (0u64..100).prop_map(|n| json!([n])),
+        (0u64..100).prop_map(|n| json!({"reasoning_tokens": n})),
+    ]
+}
+
+/// A usage block: some of the fields either shape names (and one it does not), each
+/// with any count; or no object at all.
+fn any_usage() -> impl Strategy<Value = Value> {
+    let fields = [
+        "prompt_tokens",
+        "completion_tokens",
+        "total_tokens",
+        "reasoning_tokens",
+        "completion_tokens_details",
+        "input_tokens",
+        "output_tokens",
+        "cache_read_input_tokens",
+    ];
+    let block =
+        proptest::collection::vec((0..fields.len(), any_count()), 0..10).prop_map(move |kv| {
+            let mut m = serde_json::Map::new();
+            for (k, v) in kv {
+                m.insert(fields[k].to_string(), v);
+            }
+            Value::Object(m)
+        });
+    prop_oneof![
+        4 => block,
+        1 => any_count(),
+        1 => (0u64..100).prop_map(|n| json!([n, n, n, n])),
+    ]
+}
+
+proptest! {
+    #[test]
+    fn typed_usage_reads_every_block_as_indexing_did(u in any_usage()) {
+        prop_assert_eq!(usage_openai(&u), usage_by_index(&u, false));
+        let anthropic = anthropic(&json!({"content": [], "usage": u.clone()})).unwrap();
+        prop_assert_eq!(anthropic.usage, usage_by_index(&u, true));
+    }
+}

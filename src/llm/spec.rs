@@ -1,11 +1,10 @@
 //! Building a client from a model spec on the command line.
 
-use super::anthropic::{self, Anthropic};
 use super::client::{Client, Limits};
 use super::endpoint::Endpoint;
 use super::offline::Perturb;
-use super::openai::{self, OpenAi};
 use super::prices::PriceTable;
+use super::provider::{Hosted, Provider};
 use std::sync::Arc;
 
 /// Options that go with a model spec.
@@ -65,9 +64,7 @@ impl Default for ModelOptions {
 #[derive(Debug, thiserror::Error)]
 pub enum SpecError {
     /// The spec names no known provider.
-    #[error(
-        "unknown model spec '{0}': use openai:<model>, anthropic:<model>, perturb or perturb:reasoning"
-    )]
+    #[error("unknown model spec '{0}': use {forms}", forms = Provider::usages())]
     Unknown(String),
     /// A hosted API without a key.
     #[error("no API key: set ${env} (or --api-key-env NAME){hint}")]
@@ -180,6 +177,33 @@ fn pooled(mut all: Vec<Arc<dyn super::ChatModel>>, o: &ModelOptions) -> Arc<dyn 
     Arc::new(super::pool::Pool::new(all, per, o.rest))
 }
 
+/// A model spec read: `provider:model` (`perturb` and `perturb:reasoning` for the
+/// offline model).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelSpec {
+    /// The provider.
+    pub provider: Provider,
+    /// The model's name at the provider (empty for plain `perturb`).
+    pub model: String,
+}
+
+impl ModelSpec {
+    /// Reads a spec; refuses a provider this version does not know or a model name its
+    /// provider does not take (`openai:` with none).
+    pub fn parse(spec: &str) -> Result<ModelSpec, SpecError> {
+        let (provider, model) = spec.split_once(':').unwrap_or((spec, ""));
+        match Provider::from_name(provider) {
+            Some(provider) if provider.takes(model) => Ok(ModelSpec {
+                provider,
+                model: model.to_string(),
+            }),
+            _ => Err(SpecError::Unknown(
+                crate::base::sanitize::one_line(spec).into_owned(),
+            )),
+        }
+    }
+}
+
 /// Builds a client for `openai:<model>`, `anthropic:<model>` or `perturb`.
 pub fn build(spec: &str, o: &ModelOptions) -> Result<Client, SpecError> {
     // Whatever is named here is recorded in run.json: a key must never pass as a name.
@@ -189,89 +213,64 @@ pub fn build(spec: &str, o: &ModelOptions) -> Result<Client, SpecError> {
     for url in o.base_url.iter().chain(&o.more_base_urls) {
         check_base_url(url)?;
     }
-    let http = || {
-        reqwest::Client::builder()
-            .timeout(o.limits.timeout)
-            .pool_max_idle_per_host(o.limits.max_in_flight.max(1))
-            .build()
-    };
-    let key = |env: &str| std::env::var(env).ok().filter(|k| !k.trim().is_empty());
-    let (provider, model) = spec.split_once(':').unwrap_or((spec, ""));
+    let spec = ModelSpec::parse(spec)?;
     // Settings the model cannot take are refused here, before any call.
-    let params = resolve(provider, model, o)?;
-    let chat: Arc<dyn super::ChatModel> = match provider {
-        "perturb" if model.is_empty() || model == super::offline::REASONING => {
-            if !(0.0..=1.0).contains(&o.perturb_rate) {
-                return Err(SpecError::PerturbRate(o.perturb_rate));
-            }
-            if let Some(r) = o.perturb_per_op.filter(|r| !(0.0..=1.0).contains(r)) {
-                return Err(SpecError::PerturbPerOp(r));
-            }
-            Arc::new(
-                Perturb::new(o.perturb_rate, o.seed, model == super::offline::REASONING)
-                    .per_op(o.perturb_per_op),
-            )
-        }
-        "openai" if !model.is_empty() => {
-            let env = o
-                .api_key_env
-                .clone()
-                .unwrap_or_else(|| "OPENAI_API_KEY".into());
-            let base = o
-                .base_url
-                .clone()
-                .unwrap_or_else(|| openai::DEFAULT_BASE.into());
-            let k = key(&env);
-            if k.is_none() && base == openai::DEFAULT_BASE && !o.keyless {
-                return Err(SpecError::NoKey {
-                    env,
-                    hint: ", or point --base-url at a local server",
-                });
-            }
-            let mut all: Vec<Arc<dyn super::ChatModel>> = Vec::new();
-            for b in std::iter::once(&base).chain(&o.more_base_urls) {
-                all.push(Arc::new(OpenAi(Endpoint {
-                    max_reply_bytes: o.limits.max_reply_bytes,
-                    ..Endpoint::new(http()?, b, model, k.clone(), &env)
-                })));
-            }
-            pooled(all, o)
-        }
-        "anthropic" if !model.is_empty() => {
-            let env = o
-                .api_key_env
-                .clone()
-                .unwrap_or_else(|| "ANTHROPIC_API_KEY".into());
-            let base = o
-                .base_url
-                .clone()
-                .unwrap_or_else(|| anthropic::DEFAULT_BASE.into());
-            let k = key(&env);
-            if k.is_none() && base == anthropic::DEFAULT_BASE && !o.keyless {
-                return Err(SpecError::NoKey { env, hint: "" });
-            }
-            let mut all: Vec<Arc<dyn super::ChatModel>> = Vec::new();
-            for b in std::iter::once(&base).chain(&o.more_base_urls) {
-                all.push(Arc::new(Anthropic(Endpoint {
-                    max_reply_bytes: o.limits.max_reply_bytes,
-                    ..Endpoint::new(http()?, b, model, k.clone(), &env)
-                })));
-            }
-            pooled(all, o)
-        }
-        _ => {
-            return Err(SpecError::Unknown(spec.to_string()));
-        }
+    let params = resolve(&spec, o)?;
+    let chat = match spec.provider.hosted() {
+        Some(h) => hosted(&spec, h, o)?,
+        None => offline(&spec.model, o)?,
     };
     Ok(Client::new(chat, o.limits.clone(), o.prices.clone()).with_params(params))
 }
 
-/// The request settings for `provider:model` under its profile.
-fn resolve(
-    provider: &str,
-    model: &str,
+/// The offline model (`perturb`, `perturb:reasoning`) with its rate checked.
+fn offline(model: &str, o: &ModelOptions) -> Result<Arc<dyn super::ChatModel>, SpecError> {
+    if !(0.0..=1.0).contains(&o.perturb_rate) {
+        return Err(SpecError::PerturbRate(o.perturb_rate));
+    }
+    if let Some(r) = o.perturb_per_op.filter(|r| !(0.0..=1.0).contains(r)) {
+        return Err(SpecError::PerturbPerOp(r));
+    }
+    Ok(Arc::new(
+        Perturb::new(o.perturb_rate, o.seed, model == super::offline::REASONING)
+            .per_op(o.perturb_per_op),
+    ))
+}
+
+/// A hosted model's client: its key (refused missing only for the provider's own
+/// server), one endpoint per base URL, several behind a pool.
+fn hosted(
+    spec: &ModelSpec,
+    h: Hosted,
     o: &ModelOptions,
-) -> Result<super::profile::RequestParams, SpecError> {
+) -> Result<Arc<dyn super::ChatModel>, SpecError> {
+    let model = spec.model.as_str();
+    let env = o.api_key_env.clone().unwrap_or_else(|| h.key_env.into());
+    let base = o.base_url.clone().unwrap_or_else(|| h.default_base.into());
+    let k = std::env::var(&env).ok().filter(|k| !k.trim().is_empty());
+    if k.is_none() && base == h.default_base && !o.keyless {
+        return Err(SpecError::NoKey {
+            env,
+            hint: h.no_key_hint,
+        });
+    }
+    let mut all: Vec<Arc<dyn super::ChatModel>> = Vec::new();
+    for b in std::iter::once(&base).chain(&o.more_base_urls) {
+        let http = reqwest::Client::builder()
+            .timeout(o.limits.timeout)
+            .pool_max_idle_per_host(o.limits.max_in_flight.max(1))
+            .build()?;
+        all.push((h.client)(Endpoint {
+            max_reply_bytes: o.limits.max_reply_bytes,
+            ..Endpoint::new(spec.provider.name(), http, b, model, k.clone(), &env)
+        }));
+    }
+    Ok(pooled(all, o))
+}
+
+/// The request settings for `provider:model` under its profile.
+fn resolve(spec: &ModelSpec, o: &ModelOptions) -> Result<super::profile::RequestParams, SpecError> {
+    let (provider, model) = (spec.provider, spec.model.as_str());
     let loaded;
     let table = if let Some(t) = &o.profiles {
         t
@@ -281,8 +280,52 @@ fn resolve(
     };
     let Some(profile) = table.find(provider, model) else {
         return Err(SpecError::Unknown(
-            crate::base::sanitize::one_line(&format!("{provider}:{model}")).into_owned(),
+            crate::base::sanitize::one_line(&format!("{}:{model}", provider.name())).into_owned(),
         ));
     };
     Ok(profile.resolve(model, &o.asked)?)
+}
+
+/// The batch API's setup from a model spec, beside the live clients' (same key and base
+/// URL rules).
+impl super::batch_api::BatchApi {
+    /// The batch endpoint for a `provider:model` spec, with the base URL and key rules
+    /// of live calls: the one setup `run --batch-api` and the viewer's form share.
+    pub fn for_model(
+        model: &str,
+        base_urls: &[String],
+        api_key_env: Option<&str>,
+        timeout_secs: u64,
+    ) -> Result<Self, String> {
+        let spec = ModelSpec::parse(model).ok();
+        let Some((spec, hosted, provider)) = spec.and_then(|spec| {
+            let hosted = spec.provider.hosted()?;
+            Some((spec, hosted, hosted.batch?))
+        }) else {
+            return Err(format!(
+                "batch jobs need an {}, not {model}",
+                Provider::batch_usages()
+            ));
+        };
+        let (env, default, name) = (hosted.key_env, hosted.default_base, spec.model.as_str());
+        let env = api_key_env.unwrap_or(env);
+        let key = std::env::var(env).ok().filter(|k| !k.trim().is_empty());
+        if base_urls.len() > 1 {
+            return Err(
+                "batch jobs go to one endpoint: give a single --base-url with --batch-api".into(),
+            );
+        }
+        let base = base_urls.first().map_or(default, String::as_str);
+        if key.is_none() && base == default {
+            return Err(format!("no API key: set ${env} (or --api-key-env NAME)"));
+        }
+        let http = reqwest::Client::builder()
+            .timeout(std::time::Duration::from_secs(timeout_secs.max(1)))
+            .build()
+            .map_err(|e| format!("cannot set up HTTP: {e}"))?;
+        Ok(Self {
+            provider,
+            ep: Endpoint::new(spec.provider.name(), http, base, name, key, env),
+        })
+    }
 }

@@ -8,9 +8,11 @@
 
 use super::By;
 use super::task::{Scored, score};
+use crate::analysis::counts::TaskScoring;
 use crate::analysis::task_answer::{self, LabelSet};
 use crate::record::{Manifest, SampleRecord};
 use crate::run::store;
+use crate::run::task::TaskKind;
 use crate::verify::VerdictKind;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -133,7 +135,7 @@ pub struct TaskRunReport {
     /// `provider:model`.
     pub model: String,
     /// The task (`folio-r-nl`, …).
-    pub task: String,
+    pub task: TaskKind,
     /// Run status.
     pub status: String,
     /// Samples scored (model errors left out).
@@ -205,14 +207,92 @@ fn latest(records: Vec<SampleRecord>) -> Vec<SampleRecord> {
     out
 }
 
-/// The report of the task run in `dir` (whose manifest is `m`), grouped by `by` (None:
-/// the task's own category).
+/// What a task run's samples add up to, before the scores are taken.
+#[derive(Default)]
+struct Tally {
+    counts: super::Counts,
+    verdicts: BTreeMap<String, usize>,
+    /// Reasoning tasks: gold label against answer, per sample.
+    scored: Vec<Scored>,
+    /// `folio-a`/`folio-i`: whether the sample verified, and its category.
+    passes: Vec<(bool, Option<usize>)>,
+    model_errors: usize,
+    unknown_items: Vec<String>,
+    sums: TextSum,
+    text_cats: BTreeMap<usize, TextSum>,
+}
+
+impl Tally {
+    /// Counts the samples of task `kind`, grouped by `by`.
+    fn of(samples: &[SampleRecord], kind: TaskKind, by: By) -> Tally {
+        let set = kind.labels();
+        let mut t = Tally::default();
+        for s in samples {
+            *t.verdicts.entry(s.verdict.name().to_string()).or_insert(0) += 1;
+            t.counts.add_task_kind(s.verdict.kind(), kind.scoring());
+            if s.verdict.kind() == VerdictKind::ModelError {
+                t.model_errors += 1;
+                continue;
+            }
+            t.add(s, set, by);
+        }
+        t
+    }
+
+    /// Adds one answered sample.
+    fn add(&mut self, s: &SampleRecord, set: Option<LabelSet>, by: By) {
+        let task = s.task.as_ref();
+        if let Some(ts) = task.and_then(|t| t.text_scores.as_ref()) {
+            self.sums.add(ts);
+            if let Some(c) = by.key(s) {
+                self.text_cats.entry(c).or_default().add(ts);
+            }
+        }
+        let answer = task.and_then(|t| t.answer.as_deref());
+        if answer.is_none() && set.is_some() {
+            let item = task.map_or("", |t| t.item.as_str());
+            self.unknown_items.push(format!("{}: {item}", s.id));
+        }
+        let category = by.key(s);
+        match set {
+            Some(set) => {
+                let gold = task.and_then(|t| t.gold.as_deref());
+                let Some(gold) = gold.and_then(|g| task_answer::gold(g, set)) else {
+                    return;
+                };
+                let answer = answer.and_then(|a| set.word(a));
+                self.scored.push(Scored {
+                    gold,
+                    answer,
+                    category,
+                });
+            }
+            None => self.passes.push((s.verdict.is_equivalent(), category)),
+        }
+    }
+}
+
+/// Accuracy and interval per category value.
+fn per_category(cats: BTreeMap<usize, (usize, usize)>) -> Vec<CategoryScore> {
+    cats.into_iter()
+        .map(|(value, (n, correct))| CategoryScore {
+            value,
+            n,
+            correct,
+            accuracy: correct as f64 / n.max(1) as f64,
+            ci: super::intervals::wilson95(correct, n).unwrap_or([0.0, 1.0]),
+        })
+        .collect()
+}
+
+/// The report of task run `kind` in `dir` (whose manifest is `m`), grouped by `by`
+/// (None: the task's own category).
 pub fn task_report(
     dir: &Path,
     m: &Manifest,
+    kind: TaskKind,
     by: Option<By>,
 ) -> Result<(TaskRunReport, Vec<String>), store::StoreError> {
-    let task = m.task().unwrap_or_default().to_string();
     let loaded = store::read_samples(dir)?;
     let by = by.unwrap_or(if m.dataset.filter_field == "depth" {
         By::Depth
@@ -223,73 +303,31 @@ pub fn task_report(
     // Dataset order, not finishing order: sums (and so means) are then the same bits
     // for two runs of the same items, however their samples finished.
     samples.sort_by_key(|s| s.idx);
-    let kind = crate::run::task::TaskKind::from_name(&task);
-    let set = kind.and_then(crate::run::task::TaskKind::labels);
-    let mut counts = super::Counts::default();
-    let mut verdicts = BTreeMap::new();
-    let mut scored = Vec::new();
-    let (mut model_errors, mut unknown_items) = (0, Vec::new());
-    let mut sums = TextSum::default();
-    let mut text_cats: BTreeMap<usize, TextSum> = BTreeMap::new();
-    let mut passes = Vec::new();
-    for s in &samples {
-        *verdicts.entry(s.verdict.name().to_string()).or_insert(0) += 1;
-        if let Some(k) = kind {
-            counts.add_task_kind(s.verdict.kind(), k.scoring());
-        }
-        if s.verdict.kind() == VerdictKind::ModelError {
-            model_errors += 1;
-            continue;
-        }
-        let t = s.task.clone().unwrap_or_default();
-        if let Some(ts) = &t.text_scores {
-            sums.add(ts);
-            if let Some(c) = by.key(s) {
-                text_cats.entry(c).or_default().add(ts);
-            }
-        }
-        if t.answer.is_none() && set.is_some() {
-            unknown_items.push(format!("{}: {}", s.id, t.item));
-        }
-        let category = by.key(s);
-        match set {
-            Some(set) => {
-                let Some(gold) = t.gold.as_deref().and_then(|g| task_answer::gold(g, set)) else {
-                    continue;
-                };
-                let answer = t.answer.as_deref().and_then(|a| set.word(a));
-                scored.push(Scored {
-                    gold,
-                    answer,
-                    category,
-                });
-            }
-            None => passes.push((s.verdict.is_equivalent(), category)),
-        }
-    }
+    let t = Tally::of(&samples, kind, by);
     let mut r = TaskRunReport {
         run: m.id.clone(),
         dir: dir.display().to_string(),
         model: format!("{}:{}", m.model.provider, m.model.name),
-        task: task.clone(),
+        task: kind,
         status: crate::run::liveness::shown_status(dir, &m.status).to_string(),
         n: 0,
         correct: 0,
         unknown: 0,
-        model_errors,
+        model_errors: t.model_errors,
         accuracy: None,
         ci: None,
         balanced_accuracy: None,
         confusion: None,
-        a2: counts.compliance(),
-        a2_ci: super::intervals::wilson95(counts.compliant, counts.answered),
-        compliant: counts.compliant,
-        answered: counts.answered,
-        verdicts,
+        a2: t.counts.compliance(),
+        a2_ci: super::intervals::wilson95(t.counts.compliant, t.counts.answered),
+        compliant: t.counts.compliant,
+        answered: t.counts.answered,
+        verdicts: t.verdicts,
         by: by.label().to_string(),
         by_category: Vec::new(),
-        unknown_items,
-        text_by_category: text_cats
+        unknown_items: t.unknown_items,
+        text_by_category: t
+            .text_cats
             .into_iter()
             .map(|(value, sum)| {
                 let scores = sum.means();
@@ -301,45 +339,37 @@ pub fn task_report(
                 }
             })
             .collect(),
-        text_scores: (sums.n > 0).then(|| sums.means()),
+        text_scores: (t.sums.n > 0).then(|| t.sums.means()),
     };
-    let per_category = |cats: BTreeMap<usize, (usize, usize)>| {
-        cats.into_iter()
-            .map(|(value, (n, correct))| CategoryScore {
-                value,
-                n,
-                correct,
-                accuracy: correct as f64 / n.max(1) as f64,
-                ci: super::intervals::wilson95(correct, n).unwrap_or([0.0, 1.0]),
-            })
-            .collect()
-    };
-    if let Some(set) = set {
-        let t = score(&scored, set);
-        r.n = t.n;
-        r.correct = t.correct;
-        r.unknown = t.unknown;
-        r.accuracy = Some(t.accuracy);
-        r.ci = Some([t.interval.0, t.interval.1]);
-        r.balanced_accuracy = Some(t.balanced_accuracy);
-        r.confusion = Some(confusion(&t.confusion, set));
-        r.by_category = per_category(t.by_category);
-    } else if task == "folio-a" {
-        let mut cats: BTreeMap<usize, (usize, usize)> = BTreeMap::new();
-        for &(ok, c) in &passes {
-            if let Some(c) = c {
-                let e = cats.entry(c).or_default();
-                e.0 += 1;
-                e.1 += usize::from(ok);
-            }
+    match (kind.scoring(), kind.labels()) {
+        (TaskScoring::Answer, Some(set)) => {
+            let t = score(&t.scored, set);
+            r.n = t.n;
+            r.correct = t.correct;
+            r.unknown = t.unknown;
+            r.accuracy = Some(t.accuracy);
+            r.ci = Some([t.interval.0, t.interval.1]);
+            r.balanced_accuracy = Some(t.balanced_accuracy);
+            r.confusion = Some(confusion(&t.confusion, set));
+            r.by_category = per_category(t.by_category);
         }
-        r.n = passes.len();
-        r.correct = passes.iter().filter(|p| p.0).count();
-        r.accuracy = Some(r.correct as f64 / r.n.max(1) as f64);
-        r.ci = super::intervals::wilson95(r.correct, r.n);
-        r.by_category = per_category(cats);
-    } else {
-        r.n = passes.len();
+        (TaskScoring::Formula, _) => {
+            let mut cats: BTreeMap<usize, (usize, usize)> = BTreeMap::new();
+            for &(ok, c) in &t.passes {
+                if let Some(c) = c {
+                    let e = cats.entry(c).or_default();
+                    e.0 += 1;
+                    e.1 += usize::from(ok);
+                }
+            }
+            r.n = t.passes.len();
+            r.correct = t.passes.iter().filter(|p| p.0).count();
+            r.accuracy = Some(r.correct as f64 / r.n.max(1) as f64);
+            r.ci = super::intervals::wilson95(r.correct, r.n);
+            r.by_category = per_category(cats);
+        }
+        // A reasoning task answers with labels (the table says so for each).
+        (TaskScoring::Text, _) | (TaskScoring::Answer, None) => r.n = t.passes.len(),
     }
     Ok((r, loaded.warnings))
 }
@@ -368,97 +398,26 @@ fn confusion(
     out
 }
 
+/// A share as a percentage with one decimal.
+fn pct(x: f64) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
 /// The reports as text (a table per run), or Markdown.
 pub fn render_text(reports: &[TaskRunReport], md: bool) -> String {
     let mut out = String::new();
-    let pct = |x: f64| format!("{:.1}%", 100.0 * x);
     for r in reports {
         out += &if md {
             format!("\n### {} — {} ({})\n\n", r.task, r.model, r.run)
         } else {
             format!("\n{} — {} ({})\n", r.task, r.model, r.run)
         };
-        match (r.accuracy, r.ci) {
-            (Some(a), Some([lo, hi])) => {
-                out += &format!(
-                    "accuracy {} ({}/{}, 95% CI {}–{})",
-                    pct(a),
-                    r.correct,
-                    r.n,
-                    pct(lo),
-                    pct(hi)
-                );
-                if let Some(b) = r.balanced_accuracy {
-                    out += &format!(" · balanced accuracy {}", pct(b));
-                }
-                out += &format!(
-                    " · unknown {} · model errors {}\n",
-                    r.unknown, r.model_errors
-                );
-            }
-            _ => out += &format!("{} samples · model errors {}\n", r.n, r.model_errors),
-        }
-        if let (Some(a2), Some([lo, hi])) = (r.a2, r.a2_ci) {
-            let what = match r.task.as_str() {
-                "folio-a" => "a formula that parses",
-                "folio-i" => "an informalization (not blank, not a copy)",
-                _ => "a marked answer",
-            };
-            out += &format!(
-                "A2 {} ({}/{} gave {what}, 95% CI {}–{})\n",
-                pct(a2),
-                r.compliant,
-                r.answered,
-                pct(lo),
-                pct(hi)
-            );
-        }
-        if let Some(t) = &r.text_scores {
-            out += &format!(
-                "text scores against FOLIO's premises (mean of {}): BLEU {:.3} · ROUGE-L {:.3} · METEOR {:.3} · {}\n",
-                t.n,
-                t.bleu,
-                t.rouge_l,
-                t.meteor,
-                bertscore_text(t)
-            );
-        }
+        out += &score_lines(r);
         if let Some(c) = &r.confusion {
-            let cols: Vec<&String> = c
-                .values()
-                .next()
-                .map(|r| r.keys().collect())
-                .unwrap_or_default();
-            let mut rows = vec![
-                std::iter::once("gold \\ answer".to_string())
-                    .chain(cols.iter().map(|s| (*s).clone()))
-                    .collect::<Vec<_>>(),
-            ];
-            for (g, row) in c {
-                rows.push(
-                    std::iter::once(g.clone())
-                        .chain(row.values().map(usize::to_string))
-                        .collect(),
-                );
-            }
-            out += &super::render::grid(&rows, md);
+            out += &confusion_grid(c, md);
         }
         if !r.by_category.is_empty() {
-            let mut rows = vec![vec![
-                r.by.clone(),
-                "n".into(),
-                "accuracy".into(),
-                "95% CI".into(),
-            ]];
-            for c in &r.by_category {
-                rows.push(vec![
-                    c.value.to_string(),
-                    c.n.to_string(),
-                    pct(c.accuracy),
-                    format!("{}–{}", pct(c.ci[0]), pct(c.ci[1])),
-                ]);
-            }
-            out += &super::render::grid(&rows, md);
+            out += &category_grid(r, md);
         }
         if !r.unknown_items.is_empty() {
             out += &format!(
@@ -478,6 +437,98 @@ pub fn render_text(reports: &[TaskRunReport], md: bool) -> String {
         }
     }
     out
+}
+
+/// A run's accuracy (or sample count), A2 and text-score lines.
+fn score_lines(r: &TaskRunReport) -> String {
+    let mut out = String::new();
+    match (r.accuracy, r.ci) {
+        (Some(a), Some([lo, hi])) => {
+            out += &format!(
+                "accuracy {} ({}/{}, 95% CI {}–{})",
+                pct(a),
+                r.correct,
+                r.n,
+                pct(lo),
+                pct(hi)
+            );
+            if let Some(b) = r.balanced_accuracy {
+                out += &format!(" · balanced accuracy {}", pct(b));
+            }
+            out += &format!(
+                " · unknown {} · model errors {}\n",
+                r.unknown, r.model_errors
+            );
+        }
+        _ => out += &format!("{} samples · model errors {}\n", r.n, r.model_errors),
+    }
+    if let (Some(a2), Some([lo, hi])) = (r.a2, r.a2_ci) {
+        let what = match r.task.scoring() {
+            TaskScoring::Formula => "a formula that parses",
+            TaskScoring::Text => "an informalization (not blank, not a copy)",
+            TaskScoring::Answer => "a marked answer",
+        };
+        out += &format!(
+            "A2 {} ({}/{} gave {what}, 95% CI {}–{})\n",
+            pct(a2),
+            r.compliant,
+            r.answered,
+            pct(lo),
+            pct(hi)
+        );
+    }
+    if let Some(t) = &r.text_scores {
+        out += &format!(
+            "text scores against FOLIO's premises (mean of {}): BLEU {:.3} · ROUGE-L {:.3} · METEOR {:.3} · {}\n",
+            t.n,
+            t.bleu,
+            t.rouge_l,
+            t.meteor,
+            bertscore_text(t)
+        );
+    }
+    out
+}
+
+/// The confusion matrix as a grid (gold label rows, answer columns).
+fn confusion_grid(c: &BTreeMap<String, BTreeMap<String, usize>>, md: bool) -> String {
+    let cols: Vec<&String> = c
+        .values()
+        .next()
+        .map(|r| r.keys().collect())
+        .unwrap_or_default();
+    let mut rows = vec![
+        std::iter::once("gold \\ answer".to_string())
+            .chain(cols.iter().map(|s| (*s).clone()))
+            .collect::<Vec<_>>(),
+    ];
+    for (g, row) in c {
+        rows.push(
+            std::iter::once(g.clone())
+                .chain(row.values().map(usize::to_string))
+                .collect(),
+        );
+    }
+    super::render::grid(&rows, md)
+}
+
+/// Accuracy per category value as a grid.
+fn category_grid(r: &TaskRunReport, md: bool) -> String {
+    let mut rows = vec![vec![
+        r.by.clone(),
+        "n".into(),
+        "accuracy".into(),
+        "95% CI".into(),
+    ]];
+    for c in &r.by_category {
+        rows.push(vec![
+            c.value.to_string(),
+            c.n.to_string(),
+            pct(c.accuracy),
+            format!("{}–{}", pct(c.ci[0]), pct(c.ci[1])),
+        ]);
+    }
+    super::render::grid(&rows, md)
 }
 
 /// The BERTScore-MiniLM part of a text-score line: its mean, or why there is none.
@@ -507,7 +558,7 @@ pub fn render_csv(reports: &[TaskRunReport]) -> String {
             "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             q(&r.run),
             q(&r.model),
-            q(&r.task),
+            q(r.task.name()),
             r.n,
             r.correct,
             r.unknown,

@@ -154,6 +154,7 @@ fn manifest(spec: &RunSpec, id: &str) -> Manifest {
         concurrency: spec.concurrency,
         status: crate::record::RunStatus::Running,
         updated: None,
+        task: p.task.as_ref().map(|t| t.kind),
         extra: [
             (
                 crate::record::READING_KEY.to_string(),
@@ -169,12 +170,6 @@ fn manifest(spec: &RunSpec, id: &str) -> Manifest {
     };
     m.extra
         .extend(spec.extra.iter().map(|(k, v)| (k.clone(), v.clone())));
-    if let Some(t) = &p.task {
-        m.extra.insert(
-            crate::record::TASK_KEY.into(),
-            serde_json::Value::String(t.kind.name().into()),
-        );
-    }
     m
 }
 

@@ -392,6 +392,7 @@ pub(crate) fn import_as(
         concurrency: 1,
         status: crate::record::RunStatus::Finished,
         updated: Some(now_rfc3339()),
+        task: None,
         extra: [
             (
                 "imported_from".to_string(),

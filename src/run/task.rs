@@ -7,7 +7,7 @@
 //! FOLIO premise whose FOL reads (the paper screened premises the same way).
 
 use crate::analysis::task_answer::LabelSet;
-use crate::dataset::tasks::{TaskItem, load_folio, load_multi_logieval};
+use crate::dataset::tasks::{TaskData, TaskItem, load_folio, load_multi_logieval};
 use crate::dataset::{Dataset, DatasetFile, Item};
 use crate::prompt::{PromptSet, Rendered};
 use crate::syntax::folio::{FolioNames, parse_folio};
@@ -16,57 +16,11 @@ use serde_json::{Map, Value};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-/// A reference task.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
-pub enum TaskKind {
-    /// FOLIO: English premises and conclusion → True/False/Uncertain (Prompt 11).
-    #[value(name = "folio-r-nl")]
-    FolioRNl,
-    /// FOLIO: premises-FOL and conclusion-FOL → True/False/Uncertain (Prompt 12).
-    #[value(name = "folio-r-fol")]
-    FolioRFol,
-    /// FOLIO: autoformalize each English premise, verified against its premise-FOL (Prompt 10).
-    #[value(name = "folio-a")]
-    FolioA,
-    /// FOLIO: informalize each premise-FOL, scored against the English premise (Prompt 9).
-    #[value(name = "folio-i")]
-    FolioI,
-    /// Multi-LogiEval propositional logic, depths 1–5: context + question → yes/no (Prompt 13).
-    #[value(name = "multi-logieval-pl")]
-    MultiLogievalPl,
-    /// Multi-LogiEval first-order logic, depths 1–5 (Prompt 13).
-    #[value(name = "multi-logieval-fol")]
-    MultiLogievalFol,
-}
+pub use crate::dataset::task_kind::{TaskFiles, TaskKind, TaskShape};
 
+/// The facts of a task that need the analysis layer (its answer labels and how it
+/// counts); the rest of its table is [`crate::dataset::task_kind`].
 impl TaskKind {
-    /// Every task.
-    pub const ALL: [TaskKind; 6] = [
-        TaskKind::FolioRNl,
-        TaskKind::FolioRFol,
-        TaskKind::FolioA,
-        TaskKind::FolioI,
-        TaskKind::MultiLogievalPl,
-        TaskKind::MultiLogievalFol,
-    ];
-
-    /// The task's name (`folio-r-nl`).
-    pub fn name(self) -> &'static str {
-        match self {
-            TaskKind::FolioRNl => "folio-r-nl",
-            TaskKind::FolioRFol => "folio-r-fol",
-            TaskKind::FolioA => "folio-a",
-            TaskKind::FolioI => "folio-i",
-            TaskKind::MultiLogievalPl => "multi-logieval-pl",
-            TaskKind::MultiLogievalFol => "multi-logieval-fol",
-        }
-    }
-
-    /// The task a name names.
-    pub fn from_name(s: &str) -> Option<TaskKind> {
-        TaskKind::ALL.into_iter().find(|t| t.name() == s)
-    }
-
     /// The labels a reasoning task answers with (None: `folio-a`, `folio-i`).
     pub fn labels(self) -> Option<LabelSet> {
         match self {
@@ -79,43 +33,10 @@ impl TaskKind {
     /// How its samples count toward A2 and A3.
     pub fn scoring(self) -> crate::analysis::counts::TaskScoring {
         use crate::analysis::counts::TaskScoring;
-        match self {
-            TaskKind::FolioA => TaskScoring::Formula,
-            TaskKind::FolioI => TaskScoring::Text,
-            _ => TaskScoring::Answer,
-        }
-    }
-
-    /// Whether the task is Multi-LogiEval's (its category is the depth).
-    pub fn multi_logieval(self) -> bool {
-        matches!(self, TaskKind::MultiLogievalPl | TaskKind::MultiLogievalFol)
-    }
-
-    /// The category field of its samples: depth (Multi-LogiEval), operator count (FOLIO).
-    pub fn filter_field(self) -> &'static str {
-        if self.multi_logieval() {
-            "depth"
-        } else {
-            "num_operators"
-        }
-    }
-
-    /// The template file its prompt comes from.
-    pub fn template(self) -> &'static str {
-        match self {
-            TaskKind::FolioRNl | TaskKind::FolioRFol => "task-folio-reasoning.txt",
-            TaskKind::FolioA => "task-folio-autoformalize.txt",
-            TaskKind::FolioI => "task-folio-informalize.txt",
-            TaskKind::MultiLogievalPl | TaskKind::MultiLogievalFol => "task-multi-logieval.txt",
-        }
-    }
-
-    /// The shipped data it reads by default under `root` (the project's `data/`).
-    pub fn default_source(self, root: &Path) -> PathBuf {
-        if self.multi_logieval() {
-            root.join("multi-logieval")
-        } else {
-            root.join("folio").join("folio-v0.0-validation.jsonl")
+        match self.shape() {
+            TaskShape::Reasoning => TaskScoring::Answer,
+            TaskShape::Autoformalize => TaskScoring::Formula,
+            TaskShape::Informalize => TaskScoring::Text,
         }
     }
 }
@@ -132,9 +53,7 @@ pub fn data_root() -> PathBuf {
 /// How a run's samples count toward A2 and A3: by its task's rule, or (None) a
 /// dataset's.
 pub fn scoring_of(m: &crate::record::Manifest) -> Option<crate::analysis::counts::TaskScoring> {
-    m.task()
-        .and_then(TaskKind::from_name)
-        .map(TaskKind::scoring)
+    m.task().map(TaskKind::scoring)
 }
 
 /// One sample of a task run.
@@ -194,91 +113,15 @@ fn operators(e: &Expr) -> Option<usize> {
 /// Reads `kind`'s items from `source` (a FOLIO JSON-lines file, or Multi-LogiEval's
 /// folder with `d1_Data` … `d5_Data`); refuses a source with no usable item.
 pub fn load(kind: TaskKind, source: &Path, shots: usize) -> Result<LoadedTask, String> {
-    let data = match kind {
-        TaskKind::MultiLogievalPl => load_multi_logieval(source, "pl"),
-        TaskKind::MultiLogievalFol => load_multi_logieval(source, "fol"),
-        _ => load_folio(source),
-    };
-    let mut warnings: Vec<String> = data.errors.iter().chain(&data.notes).cloned().collect();
-    let mut data = data;
-    // FOLIO marks background premises `[BG] …`: an annotation, not part of the
-    // sentence (and a `[` opening a line reads as a prompt block).
-    for item in &mut data.items {
-        for p in &mut item.premises {
-            if let Some(rest) = p.strip_prefix("[BG]") {
-                *p = rest.trim_start().to_string();
-            }
-        }
-    }
+    let (data, mut warnings) = read_items(kind, source);
     let mut names = FolioNames::default();
-    let mut read = |s: &str| parse_folio(s, &mut names).map(Expr::Logic);
-    let mut units = Vec::new();
-    match kind {
-        TaskKind::FolioA | TaskKind::FolioI => {
-            let mut seen = HashSet::new();
-            let mut unread = 0usize;
-            let mut uneven = Vec::new();
-            for item in &data.items {
-                if item.premises.len() != item.premises_fol.len() {
-                    uneven.push(item.id.clone());
-                    continue;
-                }
-                let parsed: Vec<Option<Expr>> =
-                    item.premises_fol.iter().map(|f| read(f).ok()).collect();
-                for (k, phi0) in parsed.iter().enumerate() {
-                    let Some(phi0) = phi0 else {
-                        unread += 1;
-                        continue;
-                    };
-                    if !seen.insert((item.premises[k].clone(), item.premises_fol[k].clone())) {
-                        continue;
-                    }
-                    let examples = parsed
-                        .iter()
-                        .enumerate()
-                        .filter(|(j, e)| *j != k && e.is_some())
-                        .filter_map(|(j, e)| {
-                            Some((e.as_ref()?.to_unicode(), item.premises[j].clone()))
-                        })
-                        .take(if shots >= 2 { 2 } else { 1 })
-                        .collect();
-                    units.push(TaskUnit {
-                        item: item.clone(),
-                        premise: Some(k),
-                        operators: operators(phi0),
-                        phi0: Some(phi0.clone()),
-                        examples,
-                    });
-                }
-            }
-            if !uneven.is_empty() {
-                warnings.push(format!(
-                    "{} FOLIO records have not one premise-FOL per premise, so which formula \
-                     is which premise's is unknown; their premises are left out ({})",
-                    uneven.len(),
-                    uneven.join(", ")
-                ));
-            }
-            if unread > 0 {
-                warnings.push(format!(
-                    "{unread} premise-FOL formulas do not read as FOLIO notation and are left out \
-                     (the paper screened premises the same way)"
-                ));
-            }
+    let mut read = |s: &str| parse_folio(s, &mut names).ok().map(Expr::Logic);
+    let units = match kind.shape() {
+        TaskShape::Autoformalize | TaskShape::Informalize => {
+            premise_units(&data.items, shots, &mut read, &mut warnings)
         }
-        _ => {
-            for item in &data.items {
-                let conclusion = item.conclusion_fol.as_deref().and_then(|c| read(c).ok());
-                units.push(TaskUnit {
-                    item: item.clone(),
-                    premise: None,
-                    operators: conclusion.as_ref().and_then(operators),
-                    phi0: None,
-                    examples: Vec::new(),
-                });
-            }
-        }
-    }
+        TaskShape::Reasoning => question_units(&data.items, &mut read),
+    };
     if units.is_empty() {
         return Err(format!(
             "{}: no usable {} item{}",
@@ -305,6 +148,106 @@ pub fn load(kind: TaskKind, source: &Path, shots: usize) -> Result<LoadedTask, S
         dataset,
         warnings,
     })
+}
+
+/// The task's items as its files hold them (FOLIO's `[BG]` marks taken off), and what
+/// was read with a caveat.
+fn read_items(kind: TaskKind, source: &Path) -> (TaskData, Vec<String>) {
+    let mut data = match kind.files() {
+        TaskFiles::Folio => load_folio(source),
+        TaskFiles::MultiLogieval(logic) => load_multi_logieval(source, logic),
+    };
+    let warnings: Vec<String> = data.errors.iter().chain(&data.notes).cloned().collect();
+    // FOLIO marks background premises `[BG] …`: an annotation, not part of the
+    // sentence (and a `[` opening a line reads as a prompt block).
+    for item in &mut data.items {
+        for p in &mut item.premises {
+            if let Some(rest) = p.strip_prefix("[BG]") {
+                *p = rest.trim_start().to_string();
+            }
+        }
+    }
+    (data, warnings)
+}
+
+/// `folio-a`/`folio-i`: one sample per distinct premise whose FOL reads, with other
+/// premises of its story as examples; records whose premises cannot be paired with
+/// their FOL, and FOL that does not read, are left out and said in `warnings`.
+fn premise_units(
+    items: &[TaskItem],
+    shots: usize,
+    read: &mut impl FnMut(&str) -> Option<Expr>,
+    warnings: &mut Vec<String>,
+) -> Vec<TaskUnit> {
+    let mut units = Vec::new();
+    let mut seen = HashSet::new();
+    let mut unread = 0usize;
+    let mut uneven = Vec::new();
+    for item in items {
+        if item.premises.len() != item.premises_fol.len() {
+            uneven.push(item.id.clone());
+            continue;
+        }
+        let parsed: Vec<Option<Expr>> = item.premises_fol.iter().map(|f| read(f)).collect();
+        for (k, phi0) in parsed.iter().enumerate() {
+            let Some(phi0) = phi0 else {
+                unread += 1;
+                continue;
+            };
+            if !seen.insert((item.premises[k].clone(), item.premises_fol[k].clone())) {
+                continue;
+            }
+            let examples = parsed
+                .iter()
+                .enumerate()
+                .filter(|(j, e)| *j != k && e.is_some())
+                .filter_map(|(j, e)| Some((e.as_ref()?.to_unicode(), item.premises[j].clone())))
+                .take(if shots >= 2 { 2 } else { 1 })
+                .collect();
+            units.push(TaskUnit {
+                item: item.clone(),
+                premise: Some(k),
+                operators: operators(phi0),
+                phi0: Some(phi0.clone()),
+                examples,
+            });
+        }
+    }
+    if !uneven.is_empty() {
+        warnings.push(format!(
+            "{} FOLIO records have not one premise-FOL per premise, so which formula \
+             is which premise's is unknown; their premises are left out ({})",
+            uneven.len(),
+            uneven.join(", ")
+        ));
+    }
+    if unread > 0 {
+        warnings.push(format!(
+            "{unread} premise-FOL formulas do not read as FOLIO notation and are left out \
+             (the paper screened premises the same way)"
+        ));
+    }
+    units
+}
+
+/// Reasoning tasks: one sample per item, its operator count the conclusion-FOL's.
+fn question_units(
+    items: &[TaskItem],
+    read: &mut impl FnMut(&str) -> Option<Expr>,
+) -> Vec<TaskUnit> {
+    items
+        .iter()
+        .map(|item| {
+            let conclusion = item.conclusion_fol.as_deref().and_then(&mut *read);
+            TaskUnit {
+                item: item.clone(),
+                premise: None,
+                operators: conclusion.as_ref().and_then(operators),
+                phi0: None,
+                examples: Vec::new(),
+            }
+        })
+        .collect()
 }
 
 /// Two solved items for `--shots 2`: the first items with different gold labels.
@@ -367,11 +310,7 @@ fn dataset_of(set: &TaskSet) -> Dataset {
             data,
             extra: Map::new(),
         },
-        syntax: if kind == TaskKind::MultiLogievalPl {
-            SyntaxKind::Pl
-        } else {
-            SyntaxKind::Fol
-        },
+        syntax: kind.syntax(),
         exprs: Vec::new(),
         skipped: Vec::new(),
     }
@@ -381,62 +320,71 @@ impl TaskSet {
     /// The prompt of sample `idx`.
     pub fn prompt(&self, prompts: &PromptSet, idx: usize) -> Option<Rendered> {
         let u = self.units.get(idx)?;
-        let file = self.kind.template();
-        Some(match self.kind {
-            TaskKind::FolioA | TaskKind::FolioI => {
-                let phi0 = u.phi0.as_ref()?;
-                let k = u.premise?;
-                let vocabulary = crate::prompt::vocabulary::describe(phi0, SyntaxKind::Fol);
-                let mut examples = String::new();
-                for (i, (fol, nl)) in u.examples.iter().enumerate() {
-                    let (a, b) = if self.kind == TaskKind::FolioI {
-                        (fol, nl)
-                    } else {
-                        (nl, fol)
-                    };
-                    examples.push_str(&format!("\n[EXAMPLE {}]\n{a}\n{b}\n", i + 1));
-                }
-                let target = if self.kind == TaskKind::FolioI {
-                    ("{formula}", phi0.to_unicode())
-                } else {
-                    ("{description}", u.item.premises.get(k)?.clone())
-                };
-                prompts.task(
-                    file,
-                    &[
-                        ("{vocabulary}", vocabulary.as_str()),
-                        ("{examples}", examples.as_str()),
-                        (target.0, target.1.as_str()),
-                    ],
-                )
-            }
-            _ => {
-                let (premises, conclusion) = self.question(u);
-                let mut examples = String::new();
-                for (i, &j) in self.shots.iter().enumerate().filter(|&(_, &j)| j != idx) {
-                    let Some(s) = self.units.get(j) else { continue };
-                    let (p, c) = self.question(s);
-                    examples.push_str(&format!(
-                        "\n[EXAMPLE {}]\n[PREMISES]:\n{p}\n[CONCLUSION]:\n{c}\nAnswer: {}\n",
-                        i + 1,
-                        s.item.gold
-                    ));
-                }
-                prompts.task(
-                    file,
-                    &[
-                        ("{examples}", examples.as_str()),
-                        ("{premises}", premises.as_str()),
-                        ("{conclusion}", conclusion.as_str()),
-                    ],
-                )
-            }
-        })
+        match self.kind.shape() {
+            TaskShape::Autoformalize => self.premise_prompt(prompts, u, false),
+            TaskShape::Informalize => self.premise_prompt(prompts, u, true),
+            TaskShape::Reasoning => Some(self.question_prompt(prompts, u, idx)),
+        }
+    }
+
+    /// `folio-a` (English premise → formula) or, with `informalize`, `folio-i`
+    /// (formula → English): the premise with other premises of its story as examples.
+    fn premise_prompt(
+        &self,
+        prompts: &PromptSet,
+        u: &TaskUnit,
+        informalize: bool,
+    ) -> Option<Rendered> {
+        let phi0 = u.phi0.as_ref()?;
+        let k = u.premise?;
+        let vocabulary = crate::prompt::vocabulary::describe(phi0, SyntaxKind::Fol);
+        let mut examples = String::new();
+        for (i, (fol, nl)) in u.examples.iter().enumerate() {
+            let (a, b) = if informalize { (fol, nl) } else { (nl, fol) };
+            examples.push_str(&format!("\n[EXAMPLE {}]\n{a}\n{b}\n", i + 1));
+        }
+        let target = if informalize {
+            ("{formula}", phi0.to_unicode())
+        } else {
+            ("{description}", u.item.premises.get(k)?.clone())
+        };
+        Some(prompts.task(
+            self.kind.template(),
+            &[
+                ("{vocabulary}", vocabulary.as_str()),
+                ("{examples}", examples.as_str()),
+                (target.0, target.1.as_str()),
+            ],
+        ))
+    }
+
+    /// A reasoning task's question, with the solved items of `--shots 2` (other than
+    /// sample `idx` itself) as examples.
+    fn question_prompt(&self, prompts: &PromptSet, u: &TaskUnit, idx: usize) -> Rendered {
+        let (premises, conclusion) = self.question(u);
+        let mut examples = String::new();
+        for (i, &j) in self.shots.iter().enumerate().filter(|&(_, &j)| j != idx) {
+            let Some(s) = self.units.get(j) else { continue };
+            let (p, c) = self.question(s);
+            examples.push_str(&format!(
+                "\n[EXAMPLE {}]\n[PREMISES]:\n{p}\n[CONCLUSION]:\n{c}\nAnswer: {}\n",
+                i + 1,
+                s.item.gold
+            ));
+        }
+        prompts.task(
+            self.kind.template(),
+            &[
+                ("{examples}", examples.as_str()),
+                ("{premises}", premises.as_str()),
+                ("{conclusion}", conclusion.as_str()),
+            ],
+        )
     }
 
     /// The premises (one a line) and the conclusion a reasoning task shows for a unit.
     pub fn question(&self, u: &TaskUnit) -> (String, String) {
-        if self.kind == TaskKind::FolioRFol {
+        if self.kind.shows_fol() {
             (
                 u.item.premises_fol.join("\n"),
                 u.item.conclusion_fol.clone().unwrap_or_default(),

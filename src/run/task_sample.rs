@@ -11,7 +11,7 @@
 //! countermodel work on it unchanged).
 
 use super::job::{Caller, Job, Runs, Stage, call_record};
-use super::task::{TaskKind, TaskSet};
+use super::task::{TaskSet, TaskShape, TaskUnit};
 use crate::analysis::task_answer;
 use crate::record::{CallRecord, RoundRecord, SampleRecord, TaskRecord, TextScores};
 use crate::verify::{Countermodel, Verdict};
@@ -56,10 +56,6 @@ pub(crate) async fn process<P: Runs + ?Sized, C: Caller + ?Sized>(
     let kind = t.kind;
     let unit = t.units.get(job.idx);
     let prompt = t.prompt(p.prompts(), job.idx);
-    let mut task = TaskRecord {
-        name: kind.name().into(),
-        ..TaskRecord::default()
-    };
     let (Some(unit), Some(prompt)) = (unit, prompt) else {
         let idx = job.idx;
         return Some(record(
@@ -69,30 +65,13 @@ pub(crate) async fn process<P: Runs + ?Sized, C: Caller + ?Sized>(
             Verdict::ModelError {
                 message: format!("internal: {} has no item {idx}", kind.name()),
             },
-            task,
+            TaskRecord::new(kind),
         ));
     };
-    task.item = unit.item_id();
-    task.rule.clone_from(&unit.item.rule);
-    let set = kind.labels();
-    if let Some(set) = set {
-        let (premises, conclusion) = t.question(unit);
-        task.premises = premises.lines().map(str::to_string).collect();
-        task.conclusion = conclusion;
-        task.gold = task_answer::gold(&unit.item.gold, set).map(|l| l.name().to_string());
-    } else if let Some(k) = unit.premise {
-        task.premises = unit.item.premises.clone();
-        task.conclusion = unit.item.premises.get(k).cloned().unwrap_or_default();
-        task.reference = Some(if kind == TaskKind::FolioA {
-            unit.item.premises_fol.get(k).cloned().unwrap_or_default()
-        } else {
-            task.conclusion.clone()
-        });
-    }
-    let stage = if kind == TaskKind::FolioA {
-        Stage::Autoformalize
-    } else {
-        Stage::Informalize
+    let mut task = asked(t, unit);
+    let stage = match kind.shape() {
+        TaskShape::Autoformalize => Stage::Autoformalize,
+        TaskShape::Reasoning | TaskShape::Informalize => Stage::Informalize,
     };
     let reply = caller.call(&job.id, 1, stage, p.request(&prompt)).await?;
     let call = call_record(&prompt, &reply);
@@ -121,65 +100,20 @@ pub(crate) async fn process<P: Runs + ?Sized, C: Caller + ?Sized>(
             message: format!("{} failed: {}", kind.name(), e.error.message),
         }),
     };
-    if kind == TaskKind::FolioA {
-        // FOLIO's English premise is ψ; no model call made it.
-        let psi = task.conclusion.clone();
-        round.informalize = CallRecord {
-            prompt_id: "folio-premise".into(),
-            output: Some(psi.clone()),
-            ..CallRecord::default()
-        };
-        round.psi = Some(psi.clone());
-        round.autoformalize = Some(call);
-        match text {
-            Err(v) => round.verdict = v,
-            Ok(raw) => {
-                let scored = if let Some(s) = caller.known_score(&job.id, 1) {
-                    s
-                } else {
-                    let s = p
-                        .score(&job.phi0, &job.phi0, &psi, raw, prompt.text.clone())
-                        .await;
-                    caller.keep_score(&job.id, 1, &s);
-                    s
-                };
-                scored.apply(&mut round);
-            }
+    match (kind.shape(), text) {
+        (TaskShape::Autoformalize, text) => {
+            let said = Said {
+                job: &job,
+                prompt: &prompt.text,
+                call,
+                text,
+            };
+            autoformalized(p, caller, said, &mut task, &mut round).await;
         }
-        task.correct = Some(round.verdict.is_equivalent());
-    } else {
-        match text {
-            Err(v) => round.verdict = v,
-            Ok(raw) => {
-                if let Some(set) = set {
-                    let read = task_answer::read(&raw, set);
-                    task.answer = read.label.map(|l| l.name().to_string());
-                    task.read = Some(read.rule.to_string());
-                    task.correct = Some(task.answer.is_some() && task.answer == task.gold);
-                    round.verdict = answer_verdict(task.answer.as_deref(), task.gold.as_deref());
-                } else {
-                    // folio-i: ψ is the reply; it must not copy the formula.
-                    let psi = raw.trim().to_string();
-                    round.psi = Some(psi.clone());
-                    round.verdict = if psi.is_empty() {
-                        // No text: A2 counts it as no usable reply, like a truncated one.
-                        Verdict::Unparseable {
-                            pos: 0,
-                            reason: "empty informalization: no text to score".into(),
-                        }
-                    } else {
-                        super::score::copied(&psi, &job.phi0).unwrap_or_else(|| Verdict::Unknown {
-                            reason: "folio-i is scored by BLEU, ROUGE-L and METEOR against \
-                                     FOLIO's premise, not verified"
-                                .into(),
-                        })
-                    };
-                    let reference = task.reference.clone().unwrap_or_default();
-                    let mut scores = text_scores(&psi, &reference);
-                    scores.bertscore_minilm = p.text_bertscore(&job.id, reference, psi).await;
-                    task.text_scores = Some(scores);
-                }
-            }
+        (TaskShape::Reasoning | TaskShape::Informalize, Err(v)) => round.verdict = v,
+        (TaskShape::Reasoning, Ok(raw)) => answered(&raw, &mut task, &mut round),
+        (TaskShape::Informalize, Ok(raw)) => {
+            informalized(p, &job, raw, &mut task, &mut round).await;
         }
     }
     Some(record(
@@ -191,6 +125,122 @@ pub(crate) async fn process<P: Runs + ?Sized, C: Caller + ?Sized>(
         },
         task,
     ))
+}
+
+/// What sample `unit` of task `t` asks: its item, premises, question or premise, gold
+/// label and the reference a `folio-a`/`folio-i` reply is scored against.
+fn asked(t: &TaskSet, unit: &TaskUnit) -> TaskRecord {
+    let kind = t.kind;
+    let mut task = TaskRecord::new(kind);
+    task.item = unit.item_id();
+    task.rule.clone_from(&unit.item.rule);
+    if let Some(set) = kind.labels() {
+        let (premises, conclusion) = t.question(unit);
+        task.premises = premises.lines().map(str::to_string).collect();
+        task.conclusion = conclusion;
+        task.gold = task_answer::gold(&unit.item.gold, set).map(|l| l.name().to_string());
+    } else if let Some(k) = unit.premise {
+        task.premises = unit.item.premises.clone();
+        task.conclusion = unit.item.premises.get(k).cloned().unwrap_or_default();
+        task.reference = Some(match kind.shape() {
+            TaskShape::Autoformalize => unit.item.premises_fol.get(k).cloned().unwrap_or_default(),
+            TaskShape::Reasoning | TaskShape::Informalize => task.conclusion.clone(),
+        });
+    }
+    task
+}
+
+/// A `folio-a` sample's call: the job, its prompt, the call's record and its text (or
+/// the verdict of a call that gave none).
+struct Said<'a> {
+    job: &'a Job,
+    prompt: &'a str,
+    call: CallRecord,
+    text: Result<String, Verdict>,
+}
+
+/// `folio-a`: FOLIO's English premise is ψ, the reply the autoformalization, verified
+/// against the premise-FOL as a dataset's round is.
+async fn autoformalized<P: Runs + ?Sized, C: Caller + ?Sized>(
+    p: &P,
+    caller: &C,
+    said: Said<'_>,
+    task: &mut TaskRecord,
+    round: &mut RoundRecord,
+) {
+    let Said {
+        job,
+        prompt,
+        call,
+        text,
+    } = said;
+    // FOLIO's English premise is ψ; no model call made it.
+    let psi = task.conclusion.clone();
+    round.informalize = CallRecord {
+        prompt_id: "folio-premise".into(),
+        output: Some(psi.clone()),
+        ..CallRecord::default()
+    };
+    round.psi = Some(psi.clone());
+    round.autoformalize = Some(call);
+    match text {
+        Err(v) => round.verdict = v,
+        Ok(raw) => {
+            let scored = if let Some(s) = caller.known_score(&job.id, 1) {
+                s
+            } else {
+                let s = p
+                    .score(&job.phi0, &job.phi0, &psi, raw, prompt.to_string())
+                    .await;
+                caller.keep_score(&job.id, 1, &s);
+                s
+            };
+            scored.apply(round);
+        }
+    }
+    task.correct = Some(round.verdict.is_equivalent());
+}
+
+/// A reasoning task: the answer read from the reply, against the gold label.
+fn answered(raw: &str, task: &mut TaskRecord, round: &mut RoundRecord) {
+    let Some(set) = task.kind.labels() else {
+        return;
+    };
+    let read = task_answer::read(raw, set);
+    task.answer = read.label.map(|l| l.name().to_string());
+    task.read = Some(read.rule.to_string());
+    task.correct = Some(task.answer.is_some() && task.answer == task.gold);
+    round.verdict = answer_verdict(task.answer.as_deref(), task.gold.as_deref());
+}
+
+/// `folio-i`: the reply is ψ, which must not copy the formula; its text is scored
+/// against FOLIO's English premise.
+async fn informalized<P: Runs + ?Sized>(
+    p: &P,
+    job: &Job,
+    raw: String,
+    task: &mut TaskRecord,
+    round: &mut RoundRecord,
+) {
+    let psi = raw.trim().to_string();
+    round.psi = Some(psi.clone());
+    round.verdict = if psi.is_empty() {
+        // No text: A2 counts it as no usable reply, like a truncated one.
+        Verdict::Unparseable {
+            pos: 0,
+            reason: "empty informalization: no text to score".into(),
+        }
+    } else {
+        super::score::copied(&psi, &job.phi0).unwrap_or_else(|| Verdict::Unknown {
+            reason: "folio-i is scored by BLEU, ROUGE-L and METEOR against \
+                     FOLIO's premise, not verified"
+                .into(),
+        })
+    };
+    let reference = task.reference.clone().unwrap_or_default();
+    let mut scores = text_scores(&psi, &reference);
+    scores.bertscore_minilm = p.text_bertscore(&job.id, reference, psi).await;
+    task.text_scores = Some(scores);
 }
 
 /// The sample record of a task sample (`verdict` is used when there is no round).

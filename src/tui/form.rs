@@ -137,9 +137,11 @@ const ONE_RUN_ONLY: [&str; 2] = ["retry_errors", "batch_api"];
 /// The request profile's default answer limit for a `provider:model` string (1024
 /// when no profile matches).
 fn profile_max_tokens(model: &str) -> u64 {
-    let (provider, name) = model.split_once(':').unwrap_or((model, model));
+    let Ok(spec) = crate::llm::spec::ModelSpec::parse(model) else {
+        return 1024;
+    };
     crate::llm::profile::Profiles::builtin()
-        .find(provider, name)
+        .find(spec.provider, &spec.model)
         .map_or(1024, |p| u64::from(p.default_max_tokens))
 }
 
@@ -160,7 +162,7 @@ impl Form {
                     "seed" => "0",
                     "per_category" => "50",
                     "batches" => "1",
-                    "model" => "perturb",
+                    "model" => crate::llm::provider::Provider::Perturb.name(),
                     "shots" => "0",
                     "rounds" => "1",
                     "concurrency" => "8",
@@ -559,7 +561,11 @@ impl Form {
             }
         };
         let cost = match (price(tin, tout), price(tin, calls * max_out)) {
-            _ if model == "perturb" => "offline, free".to_string(),
+            _ if crate::llm::spec::ModelSpec::parse(model)
+                .is_ok_and(|s| s.provider.is_offline()) =>
+            {
+                "offline, free".to_string()
+            }
             (Some(c), Some(hi)) if batch => {
                 format!("≈ ${c:.2} at batch price (at most ${hi:.2})")
             }

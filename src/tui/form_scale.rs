@@ -135,11 +135,12 @@ pub(crate) fn flags(form: &impl FormFields, urls: &[String]) -> Result<Vec<Strin
         MAX_POLL_SECS,
     )?;
     if batch {
-        let model = form.field("model");
-        if !(model.starts_with("openai:") || model.starts_with("anthropic:")) {
-            return Err(FormError::Invalid(
-                "batch API: needs an openai:<model> or anthropic:<model>".into(),
-            ));
+        let spec = crate::llm::spec::ModelSpec::parse(form.field("model"));
+        if spec.ok().and_then(|s| s.provider.batch_api()).is_none() {
+            return Err(FormError::Invalid(format!(
+                "batch API: needs an {}",
+                crate::llm::provider::Provider::batch_usages()
+            )));
         }
         if urls.len() > 1 {
             return Err(FormError::Invalid(

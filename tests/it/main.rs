@@ -101,6 +101,7 @@ mod syntax;
 mod task_answer_corpus;
 mod task_counts;
 mod task_form;
+mod task_kinds;
 mod task_runs;
 mod task_viewer;
 mod terminal_clean;

@@ -53,6 +53,7 @@ fn manifest(id: &str) -> Manifest {
         concurrency: 1,
         status: "finished".into(),
         updated: None,
+        task: None,
         extra: Default::default(),
     }
 }

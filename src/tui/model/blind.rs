@@ -130,12 +130,7 @@ impl BlindSample {
             .unwrap_or_default();
         let task = rec.task.as_ref().map(|t| {
             let reply = r1
-                .and_then(|r| {
-                    r.autoformalize
-                        .as_ref()
-                        .filter(|_| t.name == "folio-a")
-                        .or(Some(&r.informalize))
-                })
+                .and_then(|r| t.reply_call(r))
                 .and_then(|c| c.output.clone());
             (
                 TaskRecord {

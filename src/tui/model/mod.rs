@@ -346,7 +346,7 @@ impl Model {
         let sets: Vec<_> = self
             .runs
             .iter()
-            .filter_map(|r| crate::run::task::TaskKind::from_name(&r.kind()))
+            .filter_map(|r| r.manifest.as_ref().and_then(|m| m.task()))
             .filter_map(crate::run::task::TaskKind::labels)
             .collect();
         Label::ALL

@@ -28,12 +28,7 @@ pub(crate) fn lines(
 ) -> Vec<Line<'static>> {
     let mut out = item_lines(task, blind, t);
     // The call: its reply (reasoning steps and answer) and any reasoning kept apart.
-    let call = rec.rounds.first().and_then(|r| {
-        r.autoformalize
-            .as_ref()
-            .filter(|_| task.name == "folio-a")
-            .or(Some(&r.informalize))
-    });
+    let call = rec.rounds.first().and_then(|r| task.reply_call(r));
     if let Some(c) = call {
         if let Some(r) = c.reasoning.as_deref().filter(|r| !r.is_empty()) {
             out.push(Line::from(head("model reasoning", t)));
@@ -61,23 +56,14 @@ pub(crate) fn blind_lines(task: &TaskRecord, reply: Option<&str>, t: &Theme) -> 
 fn item_lines(task: &TaskRecord, blind: bool, t: &Theme) -> Vec<Line<'static>> {
     let mut out = vec![Line::from(vec![
         head("task", t),
-        Span::raw(format!("{} · item {}", safe(&task.name), safe(&task.item))),
+        Span::raw(format!("{} · item {}", task.kind.name(), safe(&task.item))),
     ])];
     let reasoning_task = task.gold.is_some();
-    let premises = if task.name.starts_with("multi-logieval") {
-        "context"
-    } else {
-        "premises"
-    };
+    let (premises, asked) = task.kind.item_words();
     out.push(Line::from(head(premises, t)));
     for p in &task.premises {
         out.push(Line::from(format!("  {}", safe(p))));
     }
-    let asked = match (task.name.starts_with("multi-logieval"), reasoning_task) {
-        (true, _) => "question",
-        (false, true) => "conclusion",
-        (false, false) => "premise",
-    };
     out.push(Line::from(vec![
         head(asked, t),
         Span::raw(safe(&task.conclusion)),
