@@ -61,13 +61,7 @@ pub(crate) async fn execute_on(
         let paused = pause.as_ref().is_some_and(|p| *p.borrow());
         if paused != recorded_pause {
             recorded_pause = paused;
-            manifest.status = if paused {
-                crate::record::RunStatus::Paused
-            } else {
-                crate::record::RunStatus::Running
-            };
-            manifest.updated = Some(now_rfc3339());
-            store::write_manifest(&spec.out, &manifest)?;
+            record_pause(spec, &mut manifest, paused)?;
         }
         if !paused {
             run.start_samples(cancel);
@@ -103,14 +97,7 @@ pub(crate) async fn execute_on(
                         break;
                     }
                 }
-                Some(Err(e)) => {
-                    let id = run.ids.remove(&e.id()).unwrap_or_default();
-                    if !e.is_cancelled() {
-                        let _ = events.send(Event::Warning(format!(
-                            "sample {id}: internal error ({e}); not written — run again with --resume to retry it"
-                        )));
-                    }
-                }
+                Some(Err(e)) => run.lost(&e),
                 None => break,
             },
             changed = cancel.changed() => {
@@ -126,6 +113,18 @@ pub(crate) async fn execute_on(
         }
     }
     run.close(outcome, cancel, &mut manifest)
+}
+
+/// Records in run.json that the run is paused or running again.
+fn record_pause(spec: &RunSpec, manifest: &mut Manifest, paused: bool) -> Result<(), RunError> {
+    manifest.status = if paused {
+        crate::record::RunStatus::Paused
+    } else {
+        crate::record::RunStatus::Running
+    };
+    manifest.updated = Some(now_rfc3339());
+    store::write_manifest(&spec.out, manifest)?;
+    Ok(())
 }
 
 /// A live run's state between its steps.
@@ -190,6 +189,16 @@ impl LiveRun<'_> {
             let id = job.id.clone();
             let handle = self.set.spawn(async move { p.process(job).await });
             self.ids.insert(handle.id(), id);
+        }
+    }
+
+    /// A sample's task ended without a record (aborted, or panicked: then warned about).
+    fn lost(&mut self, e: &tokio::task::JoinError) {
+        let id = self.ids.remove(&e.id()).unwrap_or_default();
+        if !e.is_cancelled() {
+            let _ = self.events.send(Event::Warning(format!(
+                "sample {id}: internal error ({e}); not written — run again with --resume to retry it"
+            )));
         }
     }
 
