@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
 
-pub(crate) use super::driver_loop::execute_on;
+pub(crate) use live::execute_on;
+
+mod live;
 pub use super::events::{Event, RunError};
 
 /// How a run ended.

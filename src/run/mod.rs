@@ -5,7 +5,6 @@ pub mod batch;
 pub mod bertscore;
 pub mod checksum;
 pub mod driver;
-mod driver_loop;
 pub mod events;
 pub(crate) mod fit;
 pub mod import;

@@ -1,13 +1,13 @@
 //! A live run's loop: samples started up to the concurrency limit, written as they
 //! finish, refusals and unreachable servers counted, pause and cancel obeyed.
 
-use super::driver::{
+use super::{
     Event, Outcome, REFUSED_AT_START, REFUSED_IN_A_ROW, RunError, RunSpec, budget_stop, prepare,
 };
-use super::pipeline::Job;
-use super::store::{self, Appender, SAMPLES};
 use crate::llm::Client;
 use crate::record::{Manifest, SampleRecord, now_rfc3339};
+use crate::run::pipeline::Job;
+use crate::run::store::{self, Appender, SAMPLES};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
@@ -16,7 +16,7 @@ use tokio::task::JoinSet;
 /// Dataset items still to start.
 type Queue<'a> = std::iter::Take<std::slice::Iter<'a, crate::dataset::Item>>;
 
-/// [`super::driver::execute`] on a borrowed spec (an adaptive run executes one spec per
+/// [`super::execute`] on a borrowed spec (an adaptive run executes one spec per
 /// round).
 pub(crate) async fn execute_on(
     spec: &RunSpec,
@@ -275,7 +275,7 @@ impl LiveRun<'_> {
              nothing more is sent; these samples are not written, so once the \
              settings are fixed (see docs/src/guide/reasoning-models.md), continue with:\n  {}",
             crate::base::sanitize::one_line(message),
-            super::resume_check::resume_command(&self.spec.command, at_start)
+            crate::run::resume_check::resume_command(&self.spec.command, at_start)
         )));
         self.held.clear();
         self.abort().await;
