@@ -160,9 +160,34 @@ fn pick<T: Clone>(rng: &mut Rng, xs: &[T]) -> Option<T> {
 }
 
 fn perturb_formula(f: &Formula, kind: PerturbKind, rng: &mut Rng) -> Option<Formula> {
+    let (site, scope) = pick_site(f, kind, rng)?;
+    let names: Vec<String> = f
+        .predicates()
+        .into_iter()
+        .map(|p| p.0)
+        .chain(f.propositions())
+        .collect();
+    let constants: Vec<String> = f.constants().into_iter().collect();
+    let coin = rng.chance(0.5);
+    let choice = rng.next_u64();
+    let rw = Rewrite {
+        kind,
+        names,
+        constants,
+        coin,
+        choice,
+        scope: &scope,
+    };
+    let out = replace_at(f, site, &mut |g| rw.apply(g));
+    (out != *f || kind == PerturbKind::Commutation).then_some(out)
+}
+
+/// A random site `kind` can rewrite (pre-order index, with the variables bound
+/// there); None when `f` has none, or `kind` is a regex perturbation.
+fn pick_site(f: &Formula, kind: PerturbKind, rng: &mut Rng) -> Option<(usize, Vec<Name>)> {
     use PerturbKind as K;
     let any = |_: &Formula, _: &[Name]| true;
-    let (site, scope) = match kind {
+    Some(match kind {
         K::QuantifierSwap => {
             // A vacuous quantifier's swap changes nothing, so prefer ones that bind something.
             let binding = sites(
@@ -228,18 +253,38 @@ fn perturb_formula(f: &Formula, kind: PerturbKind, rng: &mut Rng) -> Option<Form
             }),
         )?,
         K::StarMoved | K::StarAdded => return None,
-    };
-    let names: Vec<String> = f
-        .predicates()
-        .into_iter()
-        .map(|p| p.0)
-        .chain(f.propositions())
-        .collect();
-    let constants: Vec<String> = f.constants().into_iter().collect();
-    let coin = rng.chance(0.5);
-    let choice = rng.next_u64();
-    let mut rewrite = |g: &Formula| -> Formula {
-        match (kind, g) {
+    })
+}
+
+/// One perturbation's rewrite of its site, with the random choices drawn for it.
+struct Rewrite<'a> {
+    kind: PerturbKind,
+    /// Predicate and proposition names of the formula (a new name avoids them).
+    names: Vec<String>,
+    /// Its constants.
+    constants: Vec<String>,
+    /// Which operand an operator drop keeps.
+    coin: bool,
+    /// Which argument (low bits) and bound variable (higher bits) a constant swap takes.
+    choice: u64,
+    /// The variables bound at the site.
+    scope: &'a [Name],
+}
+
+/// ∧ ↔ ∨.
+fn and_or_dual(op: BinOp) -> BinOp {
+    if op == BinOp::And {
+        BinOp::Or
+    } else {
+        BinOp::And
+    }
+}
+
+impl Rewrite<'_> {
+    /// The site `g` rewritten (unchanged where the kind does not apply).
+    fn apply(&self, g: &Formula) -> Formula {
+        use PerturbKind as K;
+        match (self.kind, g) {
             (K::QuantifierSwap, Formula::Quant(q, v, b)) => {
                 Formula::Quant(q.dual(), v.clone(), b.clone())
             }
@@ -252,12 +297,7 @@ fn perturb_formula(f: &Formula, kind: PerturbKind, rng: &mut Rng) -> Option<Form
             (K::DoubleNegation, g) => Formula::negate(Formula::negate(g.clone())),
             (K::NegationRemoved, Formula::Not(a)) => (**a).clone(),
             (K::AndOrSwap, Formula::Bin(op, a, b)) => {
-                let op = if *op == BinOp::And {
-                    BinOp::Or
-                } else {
-                    BinOp::And
-                };
-                Formula::Bin(op, a.clone(), b.clone())
+                Formula::Bin(and_or_dual(*op), a.clone(), b.clone())
             }
             (K::OrXorSwap, Formula::Bin(op, a, b)) => {
                 let op = if *op == BinOp::Or {
@@ -268,61 +308,31 @@ fn perturb_formula(f: &Formula, kind: PerturbKind, rng: &mut Rng) -> Option<Form
                 Formula::Bin(op, a.clone(), b.clone())
             }
             (K::OperatorDropped, Formula::Bin(_, a, b)) => {
-                if coin {
+                if self.coin {
                     (**a).clone()
                 } else {
                     (**b).clone()
                 }
             }
-            (K::PredicateRenamed, Formula::Pred(p, args)) => {
-                Formula::Pred(fresh_name(&format!("Not{p}"), &names).into(), args.clone())
-            }
+            (K::PredicateRenamed, Formula::Pred(p, args)) => Formula::Pred(
+                fresh_name(&format!("Not{p}"), &self.names).into(),
+                args.clone(),
+            ),
             (K::PredicateRenamed, Formula::Prop(p)) => {
-                Formula::Prop(fresh_name(&format!("Not{p}"), &names).into())
+                Formula::Prop(fresh_name(&format!("Not{p}"), &self.names).into())
             }
-            (K::ConstantVariable, Formula::Pred(p, args)) => {
-                let mut args = args.clone();
-                let idx = (choice as usize) % args.len().max(1);
-                args[idx] = match &args[idx] {
-                    Term::Var(_) => Term::Const(
-                        constants
-                            .first()
-                            .cloned()
-                            .unwrap_or_else(|| fresh_name("c", &names))
-                            .into(),
-                    ),
-                    Term::Const(_) if !scope.is_empty() => {
-                        Term::Var(scope[(choice as usize >> 8) % scope.len()].clone())
-                    }
-                    t => t.clone(),
-                };
-                Formula::Pred(p.clone(), args)
-            }
-            (K::DeMorgan, Formula::Bin(op, a, b)) => {
-                let dual = if *op == BinOp::And {
-                    BinOp::Or
-                } else {
-                    BinOp::And
-                };
-                Formula::negate(Formula::bin(
-                    dual,
+            (K::ConstantVariable, Formula::Pred(p, args)) => self.constant_variable(p, args),
+            (K::DeMorgan, Formula::Bin(op, a, b)) => Formula::negate(Formula::bin(
+                and_or_dual(*op),
+                Formula::negate((**a).clone()),
+                Formula::negate((**b).clone()),
+            )),
+            (K::DeMorgan, Formula::Not(inner)) => match &**inner {
+                Formula::Bin(op, a, b) => Formula::bin(
+                    and_or_dual(*op),
                     Formula::negate((**a).clone()),
                     Formula::negate((**b).clone()),
-                ))
-            }
-            (K::DeMorgan, Formula::Not(inner)) => match &**inner {
-                Formula::Bin(op, a, b) => {
-                    let dual = if *op == BinOp::And {
-                        BinOp::Or
-                    } else {
-                        BinOp::And
-                    };
-                    Formula::bin(
-                        dual,
-                        Formula::negate((**a).clone()),
-                        Formula::negate((**b).clone()),
-                    )
-                }
+                ),
                 other => Formula::negate(other.clone()),
             },
             (K::Commutation, Formula::Bin(op, a, b)) => Formula::Bin(*op, b.clone(), a.clone()),
@@ -336,9 +346,28 @@ fn perturb_formula(f: &Formula, kind: PerturbKind, rng: &mut Rng) -> Option<Form
             },
             (_, g) => g.clone(),
         }
-    };
-    let out = replace_at(f, site, &mut rewrite);
-    (out != *f || kind == K::Commutation).then_some(out)
+    }
+
+    /// An atom with one argument swapped: a variable for a constant, or a constant for
+    /// a variable bound at the site.
+    fn constant_variable(&self, p: &Name, args: &[Term]) -> Formula {
+        let mut args = args.to_vec();
+        let idx = (self.choice as usize) % args.len().max(1);
+        args[idx] = match &args[idx] {
+            Term::Var(_) => Term::Const(
+                self.constants
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| fresh_name("c", &self.names))
+                    .into(),
+            ),
+            Term::Const(_) if !self.scope.is_empty() => {
+                Term::Var(self.scope[(self.choice as usize >> 8) % self.scope.len()].clone())
+            }
+            t => t.clone(),
+        };
+        Formula::Pred(p.clone(), args)
+    }
 }
 
 fn fresh_name(base: &str, taken: &[String]) -> String {

@@ -161,16 +161,17 @@ pub fn score(original: &str, perturbed: &str) -> [Option<f64>; NM] {
     ]
 }
 
-/// A bertscore_minilm scorer: F1 of each (reference, candidate) pair, in order.
-pub type PairScorer<'a> = &'a dyn Fn(&[(&str, &str)]) -> anyhow::Result<Vec<f64>>;
+/// A bertscore_minilm scorer: F1 of each (reference, candidate) pair, in order, or
+/// its error `E` (the table passes it on).
+pub type PairScorer<'a, E> = &'a dyn Fn(&[(&str, &str)]) -> Result<Vec<f64>, E>;
 
 /// Builds every row of the table (records scored on 2+ threads), without bertscore_minilm.
 pub fn table(records: &[String]) -> Vec<Row> {
-    table_with(records, None).unwrap_or_default()
+    table_with::<std::convert::Infallible>(records, None).unwrap_or_default()
 }
 
 /// Builds every row of the table, with bertscore_minilm from `bert` when given.
-pub fn table_with(records: &[String], bert: Option<PairScorer>) -> anyhow::Result<Vec<Row>> {
+pub fn table_with<E>(records: &[String], bert: Option<PairScorer<'_, E>>) -> Result<Vec<Row>, E> {
     PaperPerturbation::ALL
         .iter()
         .map(|&p| {

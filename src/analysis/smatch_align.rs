@@ -486,57 +486,14 @@ pub(crate) fn best_matches(g1: &Graph, g2: &Graph) -> Alignment {
         };
     }
     let (c1, c2) = (counted(&g1.triples), counted(&g2.triples));
-    let mut out2: Vec<Adj> = vec![Vec::new(); g2.vars as usize];
-    let mut in2: Vec<Adj> = vec![Vec::new(); g2.vars as usize];
-    let mut const2: HashMap<(End, u32, End), u32> = HashMap::default();
-    for &((s, r, o), n) in &c2 {
-        if let (End::Const(_), End::Const(_)) = (s, o) {
-            const2.insert((s, r, o), n);
-            continue;
-        }
-        if let End::Var(v) = s {
-            out2[v as usize].push((r, o, n));
-        }
-        if let End::Var(v) = o {
-            in2[v as usize].push((r, s, n));
-        }
-    }
-    // Triples without variables are decided from the start.
-    let (mut fixed, mut fixed_n) = (0, 0);
-    let mut t1 = Vec::with_capacity(c1.len());
-    let mut inc = vec![Vec::new(); g1.vars as usize];
-    for &((s, r, o), n) in &c1 {
-        if let (End::Const(_), End::Const(_)) = (s, o) {
-            fixed_n += n;
-            fixed += n.min(const2.get(&(s, r, o)).copied().unwrap_or(0));
-            continue;
-        }
-        let i = t1.len() as u32;
-        t1.push(Triple1 { s, r, o, n });
-        if let End::Var(v) = s {
-            inc[v as usize].push(i);
-        }
-        if let End::Var(v) = o
-            && o != s
-        {
-            inc[v as usize].push(i);
-        }
-    }
-    // Any matched triple pairs with a triple of the same shape once variables are
-    // forgotten, so the shape counts' overlap bounds every alignment.
-    let shape = |e: End| match e {
-        End::Var(_) => None,
-        End::Const(c) => Some(c),
-    };
-    type Shape = (Option<u32>, u32, Option<u32>);
-    let mut shapes: HashMap<Shape, (u32, u32)> = HashMap::default();
-    for &(a, r, b) in &g1.triples {
-        shapes.entry((shape(a), r, shape(b))).or_default().0 += 1;
-    }
-    for &(a, r, b) in &g2.triples {
-        shapes.entry((shape(a), r, shape(b))).or_default().1 += 1;
-    }
-    let ceiling = shapes.values().map(|&(x, y)| x.min(y)).sum();
+    let (out2, in2, const2) = adjacency(&c2, g2.vars as usize);
+    let Own {
+        t1,
+        inc,
+        fixed,
+        fixed_n,
+    } = own_triples(&c1, g1.vars as usize, &const2);
+    let ceiling = shape_ceiling(g1, g2);
     let twin_below = twins_below(&out2, &in2);
     let rels = c1
         .iter()
@@ -544,33 +501,8 @@ pub(crate) fn best_matches(g1: &Graph, g2: &Graph) -> Alignment {
         .map(|&((_, r, _), _)| r as usize + 1)
         .max()
         .unwrap_or(0);
-    let (mut src_has, mut dst_has) = (vec![Vec::new(); rels], vec![Vec::new(); rels]);
-    for (w, (o, i)) in out2.iter().zip(&in2).enumerate() {
-        for (list, has) in [(o, &mut src_has), (i, &mut dst_has)] {
-            for &(r, e, _) in list {
-                if let (End::Var(_), Some(h)) = (e, has.get_mut(r as usize))
-                    && h.last() != Some(&(w as u32))
-                {
-                    h.push(w as u32);
-                }
-            }
-        }
-    }
-    let nb1: Vec<Vec<u32>> = (0..g1.vars as usize)
-        .map(|u| {
-            let mut v: Vec<u32> = inc[u]
-                .iter()
-                .flat_map(|&t| [t1[t as usize].s, t1[t as usize].o])
-                .filter_map(|e| match e {
-                    End::Var(v) if v as usize != u => Some(v),
-                    _ => None,
-                })
-                .collect();
-            v.sort_unstable();
-            v.dedup();
-            v
-        })
-        .collect();
+    let (src_has, dst_has) = holders(rels, &out2, &in2);
+    let nb1 = neighbours(&inc, &t1);
     // Most connected first (breadth first from the root proved fewer pairs).
     let mut order: Vec<u32> = (0..g1.vars).collect();
     order.sort_by_key(|&v| std::cmp::Reverse(inc[v as usize].len()));
@@ -614,6 +546,128 @@ pub(crate) fn best_matches(g1: &Graph, g2: &Graph) -> Alignment {
         matches: s.best as usize,
         optimal,
     }
+}
+
+/// Counts of the triples between two constants.
+type ConstCounts = HashMap<(End, u32, End), u32>;
+
+/// Counted triples of the second graph: those with a variable as adjacency lists per
+/// variable (as source, as target), the rest by triple.
+fn adjacency(c2: &[((End, u32, End), u32)], vars: usize) -> (Vec<Adj>, Vec<Adj>, ConstCounts) {
+    let mut out2: Vec<Adj> = vec![Vec::new(); vars];
+    let mut in2: Vec<Adj> = vec![Vec::new(); vars];
+    let mut const2: ConstCounts = HashMap::default();
+    for &((s, r, o), n) in c2 {
+        if let (End::Const(_), End::Const(_)) = (s, o) {
+            const2.insert((s, r, o), n);
+            continue;
+        }
+        if let End::Var(v) = s {
+            out2[v as usize].push((r, o, n));
+        }
+        if let End::Var(v) = o {
+            in2[v as usize].push((r, s, n));
+        }
+    }
+    (out2, in2, const2)
+}
+
+/// The first graph's triples as the search reads them.
+struct Own {
+    /// Triples with a variable.
+    t1: Vec<Triple1>,
+    /// Per variable, the indices of its triples in `t1`.
+    inc: Vec<Vec<u32>>,
+    /// Matches of the triples without variables.
+    fixed: u32,
+    /// Triples without variables.
+    fixed_n: u32,
+}
+
+/// Splits the first graph's counted triples: those without variables are decided from
+/// the start against `const2`.
+fn own_triples(c1: &[((End, u32, End), u32)], vars: usize, const2: &ConstCounts) -> Own {
+    let (mut fixed, mut fixed_n) = (0, 0);
+    let mut t1 = Vec::with_capacity(c1.len());
+    let mut inc = vec![Vec::new(); vars];
+    for &((s, r, o), n) in c1 {
+        if let (End::Const(_), End::Const(_)) = (s, o) {
+            fixed_n += n;
+            fixed += n.min(const2.get(&(s, r, o)).copied().unwrap_or(0));
+            continue;
+        }
+        let i = t1.len() as u32;
+        t1.push(Triple1 { s, r, o, n });
+        if let End::Var(v) = s {
+            inc[v as usize].push(i);
+        }
+        if let End::Var(v) = o
+            && o != s
+        {
+            inc[v as usize].push(i);
+        }
+    }
+    Own {
+        t1,
+        inc,
+        fixed,
+        fixed_n,
+    }
+}
+
+/// Any matched triple pairs with a triple of the same shape once variables are
+/// forgotten, so the shape counts' overlap bounds every alignment.
+fn shape_ceiling(g1: &Graph, g2: &Graph) -> u32 {
+    type Shape = (Option<u32>, u32, Option<u32>);
+    let shape = |e: End| match e {
+        End::Var(_) => None,
+        End::Const(c) => Some(c),
+    };
+    let mut shapes: HashMap<Shape, (u32, u32)> = HashMap::default();
+    for &(a, r, b) in &g1.triples {
+        shapes.entry((shape(a), r, shape(b))).or_default().0 += 1;
+    }
+    for &(a, r, b) in &g2.triples {
+        shapes.entry((shape(a), r, shape(b))).or_default().1 += 1;
+    }
+    shapes.values().map(|&(x, y)| x.min(y)).sum()
+}
+
+/// Per relation (of `rels`), the second graph's variables with an edge of it to a
+/// variable, as source and as target.
+fn holders(rels: usize, out2: &[Adj], in2: &[Adj]) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
+    let (mut src_has, mut dst_has) = (vec![Vec::new(); rels], vec![Vec::new(); rels]);
+    for (w, (o, i)) in out2.iter().zip(in2).enumerate() {
+        for (list, has) in [(o, &mut src_has), (i, &mut dst_has)] {
+            for &(r, e, _) in list {
+                if let (End::Var(_), Some(h)) = (e, has.get_mut(r as usize))
+                    && h.last() != Some(&(w as u32))
+                {
+                    h.push(w as u32);
+                }
+            }
+        }
+    }
+    (src_has, dst_has)
+}
+
+/// Per variable of the first graph, the other variables it shares a triple with.
+fn neighbours(inc: &[Vec<u32>], t1: &[Triple1]) -> Vec<Vec<u32>> {
+    (0..inc.len())
+        .map(|u| {
+            let mut v: Vec<u32> = inc[u]
+                .iter()
+                .flat_map(|&t| [t1[t as usize].s, t1[t as usize].o])
+                .filter_map(|e| match e {
+                    End::Var(v) if v as usize != u => Some(v),
+                    _ => None,
+                })
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        })
+        .collect()
 }
 
 /// Smatch F1 of two graphs (0 when both are empty).

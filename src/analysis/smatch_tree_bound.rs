@@ -77,118 +77,13 @@ impl TreeBound {
     /// triples at each variable are `out2` (as source) and `in2` (as target).
     pub(crate) fn new(n1: usize, triples: &[Counted], out2: &[Adj], in2: &[Adj]) -> TreeBound {
         let n2 = out2.len();
-        // Where each own triple of a variable can match: the partners holding the same
-        // relation to the same constant (or a self-loop), listed once, so a triple
-        // meets only those instead of scanning every partner's edges.
-        const SELF: End = End::Var(u32::MAX);
-        let mut at: rustc_hash::FxHashMap<(u32, End, bool), Vec<(u32, u32)>> =
-            rustc_hash::FxHashMap::default();
-        for (w, (o, i)) in out2.iter().zip(in2).enumerate() {
-            let w = w as u32;
-            for &(r, e, cnt) in o {
-                match e {
-                    End::Const(_) => at.entry((r, e, true)).or_default().push((w, cnt)),
-                    End::Var(x) if x == w => at.entry((r, SELF, true)).or_default().push((w, cnt)),
-                    End::Var(_) => {}
-                }
-            }
-            for &(r, e, cnt) in i {
-                if let End::Const(_) = e {
-                    at.entry((r, e, false)).or_default().push((w, cnt));
-                }
-            }
-        }
-        let mut kids: Vec<Vec<Edge>> = vec![Vec::new(); n1];
-        let mut parents = vec![0u32; n1];
-        let mut unary = vec![0u32; n1 * n2];
-        for &(s, r, o, n) in triples {
-            let (a, key) = match (s, o) {
-                (End::Var(a), End::Var(b)) if a == b => (a, (r, SELF, true)),
-                (End::Var(a), End::Var(b)) => {
-                    kids[a as usize].push(Edge { child: b, r, n });
-                    parents[b as usize] += 1;
-                    continue;
-                }
-                (End::Var(a), c) => (a, (r, c, true)),
-                (c, End::Var(a)) => (a, (r, c, false)),
-                _ => continue,
-            };
-            for &(w, cnt) in at.get(&key).map_or(&[][..], Vec::as_slice) {
-                unary[a as usize * n2 + w as usize] += n.min(cnt);
-            }
-        }
-        // Children first by depth-first search; an edge back to a variable on the
-        // current path closes a cycle and leaves the tree.
-        let mut order = Vec::with_capacity(n1);
-        let mut state = vec![0u8; n1]; // 0 new, 1 on the path, 2 done
-        let mut loose = 0;
-        let roots: Vec<u32> = (0..n1 as u32)
-            .filter(|&v| parents[v as usize] == 0)
-            .collect();
-        let starts: Vec<u32> = roots.iter().copied().chain(0..n1 as u32).collect();
-        let mut extra_roots = Vec::new();
-        for &start in &starts {
-            if state[start as usize] != 0 {
-                continue;
-            }
-            if parents[start as usize] > 0 {
-                // Only reachable through a cycle: it heads its own tree.
-                extra_roots.push(start);
-            }
-            let mut stack = vec![(start, 0usize)];
-            state[start as usize] = 1;
-            while let Some(&mut (v, ref mut i)) = stack.last_mut() {
-                if let Some(&e) = kids[v as usize].get(*i) {
-                    *i += 1;
-                    match state[e.child as usize] {
-                        0 => {
-                            state[e.child as usize] = 1;
-                            stack.push((e.child, 0));
-                        }
-                        1 => {
-                            loose += e.n;
-                            let k = *i - 1;
-                            kids[v as usize][k].n = 0;
-                        }
-                        _ => {}
-                    }
-                } else {
-                    state[v as usize] = 2;
-                    order.push(v);
-                    stack.pop();
-                }
-            }
-        }
-        for k in &mut kids {
-            k.retain(|e| e.n > 0);
-        }
+        let at = partners_at(out2, in2);
+        let (mut kids, parents, unary) = edges(n1, n2, triples, &at);
+        let (order, roots, loose) = tree_order(&mut kids, &parents);
         let shared_leaf = (0..n1)
             .map(|v| parents[v] > 1 && kids[v].is_empty())
             .collect();
-        let mut roots = roots;
-        roots.extend(extra_roots);
-        // Only a child edge and a partner's edge of the same relation can match: listing
-        // those pairs once spares the bound a scan of every partner's edges per edge.
-        let mut spans = Vec::with_capacity(n1 * (n2 + 1));
-        let mut along = Vec::new();
-        for kid_list in &kids {
-            for w_out in out2 {
-                spans.push(along.len() as u32);
-                for (k, e) in kid_list.iter().enumerate() {
-                    for &(r, x, cnt) in w_out {
-                        if let (true, End::Var(x)) = (r == e.r, x) {
-                            along.push(Along {
-                                kid: k as u32,
-                                child: e.child,
-                                x,
-                                m: e.n.min(cnt),
-                            });
-                        }
-                    }
-                }
-            }
-            spans.push(along.len() as u32);
-        }
+        let (spans, along) = along_partners(&kids, out2);
         let mut is_special = vec![false; n1 * n2];
         let special = (0..n1)
             .map(|u| {
@@ -403,6 +298,149 @@ impl TreeBound {
             self.best[c as usize]
         }
     }
+}
+
+/// Partners (with their counts) by (relation, other end, as source).
+type PartnersAt = rustc_hash::FxHashMap<(u32, End, bool), Vec<(u32, u32)>>;
+
+/// The key of a self-loop in [`partners_at`].
+const SELF: End = End::Var(u32::MAX);
+
+/// Partners by (relation, constant or self-loop, as source): where each own triple of
+/// a variable can match, with the partner's count. Listed once, so a triple meets only
+/// those instead of scanning every partner's edges.
+fn partners_at(
+    out2: &[Adj],
+    in2: &[Adj],
+) -> rustc_hash::FxHashMap<(u32, End, bool), Vec<(u32, u32)>> {
+    let mut at: rustc_hash::FxHashMap<(u32, End, bool), Vec<(u32, u32)>> =
+        rustc_hash::FxHashMap::default();
+    for (w, (o, i)) in out2.iter().zip(in2).enumerate() {
+        let w = w as u32;
+        for &(r, e, cnt) in o {
+            match e {
+                End::Const(_) => at.entry((r, e, true)).or_default().push((w, cnt)),
+                End::Var(x) if x == w => at.entry((r, SELF, true)).or_default().push((w, cnt)),
+                End::Var(_) => {}
+            }
+        }
+        for &(r, e, cnt) in i {
+            if let End::Const(_) = e {
+                at.entry((r, e, false)).or_default().push((w, cnt));
+            }
+        }
+    }
+    at
+}
+
+/// The edges between variables (children per variable, parents counted) and the
+/// matches of each variable's own triples with each partner (`unary`, n1 × n2).
+fn edges(
+    n1: usize,
+    n2: usize,
+    triples: &[Counted],
+    at: &PartnersAt,
+) -> (Vec<Vec<Edge>>, Vec<u32>, Vec<u32>) {
+    let mut kids: Vec<Vec<Edge>> = vec![Vec::new(); n1];
+    let mut parents = vec![0u32; n1];
+    let mut unary = vec![0u32; n1 * n2];
+    for &(s, r, o, n) in triples {
+        let (a, key) = match (s, o) {
+            (End::Var(a), End::Var(b)) if a == b => (a, (r, SELF, true)),
+            (End::Var(a), End::Var(b)) => {
+                kids[a as usize].push(Edge { child: b, r, n });
+                parents[b as usize] += 1;
+                continue;
+            }
+            (End::Var(a), c) => (a, (r, c, true)),
+            (c, End::Var(a)) => (a, (r, c, false)),
+            _ => continue,
+        };
+        for &(w, cnt) in at.get(&key).map_or(&[][..], Vec::as_slice) {
+            unary[a as usize * n2 + w as usize] += n.min(cnt);
+        }
+    }
+    (kids, parents, unary)
+}
+
+/// Children first by depth-first search; an edge back to a variable on the current
+/// path closes a cycle and leaves the tree (its count is returned as loose). Gives the
+/// order, the roots (parentless, then heads of cycles) and the loose count.
+fn tree_order(kids: &mut [Vec<Edge>], parents: &[u32]) -> (Vec<u32>, Vec<u32>, u32) {
+    let n1 = kids.len();
+    let mut order = Vec::with_capacity(n1);
+    let mut state = vec![0u8; n1]; // 0 new, 1 on the path, 2 done
+    let mut loose = 0;
+    let roots: Vec<u32> = (0..n1 as u32)
+        .filter(|&v| parents[v as usize] == 0)
+        .collect();
+    let starts: Vec<u32> = roots.iter().copied().chain(0..n1 as u32).collect();
+    let mut extra_roots = Vec::new();
+    for &start in &starts {
+        if state[start as usize] != 0 {
+            continue;
+        }
+        if parents[start as usize] > 0 {
+            // Only reachable through a cycle: it heads its own tree.
+            extra_roots.push(start);
+        }
+        let mut stack = vec![(start, 0usize)];
+        state[start as usize] = 1;
+        while let Some(&mut (v, ref mut i)) = stack.last_mut() {
+            if let Some(&e) = kids[v as usize].get(*i) {
+                *i += 1;
+                match state[e.child as usize] {
+                    0 => {
+                        state[e.child as usize] = 1;
+                        stack.push((e.child, 0));
+                    }
+                    1 => {
+                        loose += e.n;
+                        let k = *i - 1;
+                        kids[v as usize][k].n = 0;
+                    }
+                    _ => {}
+                }
+            } else {
+                state[v as usize] = 2;
+                order.push(v);
+                stack.pop();
+            }
+        }
+    }
+    for k in kids.iter_mut() {
+        k.retain(|e| e.n > 0);
+    }
+    let mut roots = roots;
+    roots.extend(extra_roots);
+    (order, roots, loose)
+}
+
+/// Only a child edge and a partner's edge of the same relation can match: those pairs
+/// listed once (`along`, spanned per variable and partner by `spans`) spare the bound
+/// a scan of every partner's edges per edge.
+fn along_partners(kids: &[Vec<Edge>], out2: &[Adj]) -> (Vec<u32>, Vec<Along>) {
+    let mut spans = Vec::with_capacity(kids.len() * (out2.len() + 1));
+    let mut along = Vec::new();
+    for kid_list in kids {
+        for w_out in out2 {
+            spans.push(along.len() as u32);
+            for (k, e) in kid_list.iter().enumerate() {
+                for &(r, x, cnt) in w_out {
+                    if let (true, End::Var(x)) = (r == e.r, x) {
+                        along.push(Along {
+                            kid: k as u32,
+                            child: e.child,
+                            x,
+                            m: e.n.min(cnt),
+                        });
+                    }
+                }
+            }
+        }
+        spans.push(along.len() as u32);
+    }
+    (spans, along)
 }
 
 #[cfg(test)]

@@ -52,7 +52,7 @@ impl BertColumn {
     pub(crate) fn f1_pairs(&self, pairs: &[(&str, &str)]) -> Result<Vec<f64>> {
         #[cfg(feature = "bertscore")]
         if let Some(model) = &self.model {
-            return model.f1(pairs);
+            return Ok(model.f1(pairs)?);
         }
         let _ = pairs;
         anyhow::bail!("internal: bertscore_minilm asked for without a model")

@@ -74,7 +74,7 @@ pub fn run(args: PerturbArgs) -> Result<i32> {
     let rows = table_with(
         &records,
         bert.loaded()
-            .then_some(&scorer as crate::analysis::sensitivity::PairScorer),
+            .then_some(&scorer as crate::analysis::sensitivity::PairScorer<anyhow::Error>),
     )?;
     if let Some(path) = &args.plot {
         super::metrics_plot::write_svg(path, &name, &rows)

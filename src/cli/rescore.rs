@@ -41,7 +41,9 @@ pub struct RescoreArgs {
 
 /// The bertscore-minilm scorer in `dir`, if given; refused in builds without the feature.
 fn bertscore(dir: Option<&std::path::Path>) -> Result<Option<crate::run::bertscore::Bertscore>> {
-    dir.map(crate::run::bertscore::Bertscore::load).transpose()
+    Ok(dir
+        .map(crate::run::bertscore::Bertscore::load)
+        .transpose()?)
 }
 
 fn pct(x: Option<f64>) -> String {

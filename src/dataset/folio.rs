@@ -4,7 +4,7 @@
 
 use crate::dataset::{DatasetFile, Item, assemble_logic};
 use crate::syntax::folio::{FolioNames, parse_folio};
-use crate::syntax::{Expr, Notation, logic_metrics};
+use crate::syntax::{Expr, Formula, Notation, logic_metrics};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 
@@ -120,36 +120,7 @@ pub fn folio_dataset_from(
                         continue;
                     }
                 };
-                let m = logic_metrics(&f);
-                let e = Expr::Logic(f);
-                let mut extra = Map::new();
-                extra.insert("folio".into(), Value::from(src.as_str()));
-                extra.insert("folio_field".into(), Value::from(key));
-                extra.insert("folio_line".into(), Value::from(i + 1));
-                for id in ["story_id", "example_id"] {
-                    if let Some(x) = v.get(id) {
-                        extra.insert(format!("folio_{id}"), x.clone());
-                    }
-                }
-                data.push(Item {
-                    idx: data.len(),
-                    fs: e.print(Notation::Original),
-                    depth: None,
-                    num_operators: Some(m.operators),
-                    num_propositions: None,
-                    num_quantifiers: Some(m.quantifiers),
-                    num_predicates: Some(m.predicates),
-                    num_nodes: None,
-                    num_edges: None,
-                    density: None,
-                    batch: None,
-                    fs_unicode: Some(e.to_unicode()),
-                    fs_ascii: Some(e.print(Notation::Ascii)),
-                    tree_depth: Some(m.tree_depth),
-                    num_terminals: Some(m.terminals),
-                    distinct_symbols: Some(m.distinct_symbols),
-                    extra,
-                });
+                data.push(folio_item(f, src, key, i + 1, &v, data.len()));
             }
         }
         if !any {
@@ -158,6 +129,52 @@ pub fn folio_dataset_from(
             ));
         }
     }
+    let info = folio_info(name, &names, errors.len());
+    Ok(FolioDataset {
+        file: assemble_logic(info, data),
+        errors,
+        duplicates,
+    })
+}
+
+/// One FOLIO formula as a dataset item: its metrics and printings, with where it came
+/// from (`src` at `key` of line `line`, the record's story and example ids).
+fn folio_item(f: Formula, src: &str, key: &str, line: usize, v: &Value, idx: usize) -> Item {
+    let m = logic_metrics(&f);
+    let e = Expr::Logic(f);
+    let mut extra = Map::new();
+    extra.insert("folio".into(), Value::from(src));
+    extra.insert("folio_field".into(), Value::from(key));
+    extra.insert("folio_line".into(), Value::from(line));
+    for id in ["story_id", "example_id"] {
+        if let Some(x) = v.get(id) {
+            extra.insert(format!("folio_{id}"), x.clone());
+        }
+    }
+    Item {
+        idx,
+        fs: e.print(Notation::Original),
+        depth: None,
+        num_operators: Some(m.operators),
+        num_propositions: None,
+        num_quantifiers: Some(m.quantifiers),
+        num_predicates: Some(m.predicates),
+        num_nodes: None,
+        num_edges: None,
+        density: None,
+        batch: None,
+        fs_unicode: Some(e.to_unicode()),
+        fs_ascii: Some(e.print(Notation::Ascii)),
+        tree_depth: Some(m.tree_depth),
+        num_terminals: Some(m.terminals),
+        distinct_symbols: Some(m.distinct_symbols),
+        extra,
+    }
+}
+
+/// The dataset's `info`: what it is, where it came from, the names renamed and the
+/// lines skipped.
+fn folio_info(name: &str, names: &FolioNames, skipped: usize) -> Map<String, Value> {
     let mut info = Map::new();
     info.insert("type".into(), Value::from("folio"));
     info.insert("syntax".into(), Value::from("fol"));
@@ -180,10 +197,6 @@ pub fn folio_dataset_from(
                 .collect(),
         ),
     );
-    info.insert("skipped".into(), Value::from(errors.len()));
-    Ok(FolioDataset {
-        file: assemble_logic(info, data),
-        errors,
-        duplicates,
-    })
+    info.insert("skipped".into(), Value::from(skipped));
+    info
 }

@@ -202,12 +202,269 @@ struct RawRule {
     alts: Vec<Vec<(usize, usize, RawTok)>>, // (line, col, tok)
 }
 
+/// The `@` directives of a grammar file.
+struct Directives {
+    syntax: SyntaxKind,
+    metric: Option<Metric>,
+    /// The `@start` name with its line and column.
+    start: Option<(String, usize, usize)>,
+}
+
+impl Directives {
+    /// Reads one directive line (`dir` is the text after `@`).
+    fn read(&mut self, dir: &str, indent: usize, lno: usize) -> Result<(), GrammarError> {
+        let body = dir.split('#').next().unwrap_or("").trim();
+        let mut parts = body.split_whitespace();
+        let key = parts.next().unwrap_or("");
+        let val = parts.next().unwrap_or("");
+        let vcol = indent + 1 + dir.find(val).unwrap_or(0) + 1;
+        match key {
+            "syntax" => {
+                self.syntax = match val {
+                    "logic" | "pl" | "fol" => SyntaxKind::Pl,
+                    "regex" => SyntaxKind::Regex,
+                    _ => {
+                        return Err(gerr(
+                            lno,
+                            vcol,
+                            format!("unknown @syntax '{val}': use logic or regex"),
+                        ));
+                    }
+                }
+            }
+            "metric" => {
+                self.metric = Some(match val {
+                    "operators" | "num_operators" => Metric::Operators,
+                    "depth" => Metric::Depth,
+                    _ => {
+                        return Err(gerr(
+                            lno,
+                            vcol,
+                            format!("unknown @metric '{val}': use operators or depth"),
+                        ));
+                    }
+                });
+            }
+            "start" => {
+                if val.is_empty() {
+                    return Err(gerr(lno, indent + 1, "@start needs a nonterminal name"));
+                }
+                self.start = Some((val.to_string(), lno, vcol));
+            }
+            _ => {
+                return Err(gerr(
+                    lno,
+                    indent + 2,
+                    format!("unknown directive '@{key}': use @syntax, @metric or @start"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reads a rule line (`Name -> …`) or a continuation line (`| …`) into `rules`.
+fn read_rule_line(
+    rules: &mut Vec<RawRule>,
+    line: &str,
+    lno: usize,
+    indent: usize,
+) -> Result<(), GrammarError> {
+    let toks = tokenize(line, lno)?;
+    let mut iter = toks.into_iter().peekable();
+    let first = iter.peek().map(|(c, t)| (*c, matches!(t, RawTok::Bar)));
+    match first {
+        Some((_, true)) => {
+            let Some(rule) = rules.last_mut() else {
+                return Err(gerr(
+                    lno,
+                    indent + 1,
+                    "a continuation line '|' needs a rule above it",
+                ));
+            };
+            iter.next();
+            rule.alts.push(Vec::new());
+        }
+        Some((col, false)) => {
+            let lhs = match iter.next() {
+                Some((_, RawTok::Bare(s))) if !s.starts_with('$') => s,
+                _ => return Err(gerr(lno, col, "expected a rule 'Name -> …'")),
+            };
+            match iter.next() {
+                Some((_, RawTok::Arrow)) => {}
+                Some((c, _)) => {
+                    return Err(gerr(lno, c, "expected '->' after the rule name"));
+                }
+                None => {
+                    return Err(gerr(
+                        lno,
+                        line.chars().count() + 1,
+                        "expected '->' after the rule name",
+                    ));
+                }
+            }
+            rules.push(RawRule {
+                lhs,
+                line: lno,
+                alts: vec![Vec::new()],
+            });
+        }
+        None => return Ok(()),
+    }
+    let Some(rule) = rules.last_mut() else {
+        return Ok(());
+    };
+    for (col, tok) in iter {
+        match tok {
+            RawTok::Bar => rule.alts.push(Vec::new()),
+            RawTok::Arrow => {
+                return Err(gerr(
+                    lno,
+                    col,
+                    "unexpected '->': quote it as '->' to use it as text",
+                ));
+            }
+            t => push_symbol(rule, lno, col, t)?,
+        }
+    }
+    Ok(())
+}
+
+/// Adds a symbol token to the rule's last alternative, within the size limits.
+fn push_symbol(rule: &mut RawRule, lno: usize, col: usize, t: RawTok) -> Result<(), GrammarError> {
+    if let RawTok::Bare(s) | RawTok::Quoted(s) = &t
+        && s.len() > MAX_LITERAL
+    {
+        return Err(gerr(
+            lno,
+            col,
+            format!(
+                "a token of {} bytes; the limit is {MAX_LITERAL} (every sample that uses a literal copies it)",
+                s.len()
+            ),
+        ));
+    }
+    if let Some(alt) = rule.alts.last_mut() {
+        if alt.len() >= MAX_RHS {
+            return Err(gerr(
+                lno,
+                col,
+                format!(
+                    "an alternative of more than {MAX_RHS} symbols, the limit; split it into rules"
+                ),
+            ));
+        }
+        alt.push((lno, col, t));
+    }
+    Ok(())
+}
+
+/// The nonterminals in order of first definition, with their indices.
+fn index_nonterminals(
+    rules: &[RawRule],
+) -> Result<(Vec<String>, HashMap<String, u16>), GrammarError> {
+    let mut nonterminals: Vec<String> = Vec::new();
+    let mut nt_index: HashMap<String, u16> = HashMap::new();
+    for r in rules {
+        if !nt_index.contains_key(&r.lhs) {
+            if nonterminals.len() >= u16::MAX as usize {
+                return Err(gerr(r.line, 1, "too many nonterminals"));
+            }
+            nt_index.insert(r.lhs.clone(), nonterminals.len() as u16);
+            nonterminals.push(r.lhs.clone());
+        }
+    }
+    Ok((nonterminals, nt_index))
+}
+
+/// Interns literals in order of first use.
+#[derive(Default)]
+struct Literals {
+    list: Vec<String>,
+    index: HashMap<String, u16>,
+}
+
+impl Literals {
+    fn id(&mut self, s: &str) -> u16 {
+        if let Some(id) = self.index.get(s) {
+            return *id;
+        }
+        let id = self.list.len() as u16;
+        self.index.insert(s.to_string(), id);
+        self.list.push(s.to_string());
+        id
+    }
+}
+
+/// The symbol a token of an alternative of `alt_len` tokens stands for (None: ε or
+/// an empty literal, which add nothing).
+fn symbol(
+    (lno, col, t): &(usize, usize, RawTok),
+    alt_len: usize,
+    nt_index: &HashMap<String, u16>,
+    literals: &mut Literals,
+) -> Result<Option<Symbol>, GrammarError> {
+    Ok(Some(match t {
+        RawTok::Bare(s) if s == "ε" => {
+            if alt_len > 1 {
+                return Err(gerr(*lno, *col, "ε must stand alone in its alternative"));
+            }
+            return Ok(None);
+        }
+        RawTok::Bare(s) if s.starts_with('$') => Symbol::Class(match s.as_str() {
+            "$prop" => TermClass::Prop,
+            "$atom" => TermClass::Atom,
+            "$var" => TermClass::Var,
+            "$sym" => TermClass::Sym,
+            _ => {
+                return Err(gerr(
+                    *lno,
+                    *col,
+                    format!("unknown terminal class '{s}': use $prop, $atom, $var or $sym"),
+                ));
+            }
+        }),
+        RawTok::Bare(s) if nt_index.contains_key(s) => Symbol::Nt(nt_index[s]),
+        RawTok::Bare(s) | RawTok::Quoted(s) => {
+            if s.is_empty() {
+                return Ok(None);
+            }
+            Symbol::Lit(literals.id(s))
+        }
+        _ => return Ok(None),
+    }))
+}
+
+/// Every alternative of every rule as a production, with the literals they use.
+fn productions(
+    rules: &[RawRule],
+    nt_index: &HashMap<String, u16>,
+) -> Result<(Vec<String>, Vec<Production>), GrammarError> {
+    let mut literals = Literals::default();
+    let mut productions = Vec::new();
+    for r in rules {
+        let lhs = nt_index[&r.lhs];
+        for alt in &r.alts {
+            let mut rhs = Vec::new();
+            for tok in alt {
+                if let Some(sym) = symbol(tok, alt.len(), nt_index, &mut literals)? {
+                    rhs.push(sym);
+                }
+            }
+            productions.push(Production { lhs, rhs });
+        }
+    }
+    Ok((literals.list, productions))
+}
+
 impl Cfg {
     /// Parses a grammar file's text.
     pub fn parse(text: &str) -> Result<Cfg, GrammarError> {
-        let mut syntax = SyntaxKind::Pl;
-        let mut metric = None;
-        let mut start_name: Option<(String, usize, usize)> = None;
+        let mut dirs = Directives {
+            syntax: SyntaxKind::Pl,
+            metric: None,
+            start: None,
+        };
         let mut rules: Vec<RawRule> = Vec::new();
         for (idx, line) in text.lines().enumerate() {
             let lno = idx + 1;
@@ -217,135 +474,9 @@ impl Cfg {
                 continue;
             }
             if let Some(dir) = trimmed.strip_prefix('@') {
-                let body = dir.split('#').next().unwrap_or("").trim();
-                let mut parts = body.split_whitespace();
-                let key = parts.next().unwrap_or("");
-                let val = parts.next().unwrap_or("");
-                let vcol = indent + 1 + dir.find(val).unwrap_or(0) + 1;
-                match key {
-                    "syntax" => {
-                        syntax = match val {
-                            "logic" | "pl" | "fol" => SyntaxKind::Pl,
-                            "regex" => SyntaxKind::Regex,
-                            _ => {
-                                return Err(gerr(
-                                    lno,
-                                    vcol,
-                                    format!("unknown @syntax '{val}': use logic or regex"),
-                                ));
-                            }
-                        }
-                    }
-                    "metric" => {
-                        metric = Some(match val {
-                            "operators" | "num_operators" => Metric::Operators,
-                            "depth" => Metric::Depth,
-                            _ => {
-                                return Err(gerr(
-                                    lno,
-                                    vcol,
-                                    format!("unknown @metric '{val}': use operators or depth"),
-                                ));
-                            }
-                        });
-                    }
-                    "start" => {
-                        if val.is_empty() {
-                            return Err(gerr(lno, indent + 1, "@start needs a nonterminal name"));
-                        }
-                        start_name = Some((val.to_string(), lno, vcol));
-                    }
-                    _ => {
-                        return Err(gerr(
-                            lno,
-                            indent + 2,
-                            format!("unknown directive '@{key}': use @syntax, @metric or @start"),
-                        ));
-                    }
-                }
-                continue;
-            }
-            let toks = tokenize(line, lno)?;
-            let mut iter = toks.into_iter().peekable();
-            let first = iter.peek().map(|(c, t)| (*c, matches!(t, RawTok::Bar)));
-            match first {
-                Some((_, true)) => {
-                    let Some(rule) = rules.last_mut() else {
-                        return Err(gerr(
-                            lno,
-                            indent + 1,
-                            "a continuation line '|' needs a rule above it",
-                        ));
-                    };
-                    iter.next();
-                    rule.alts.push(Vec::new());
-                }
-                Some((col, false)) => {
-                    let lhs = match iter.next() {
-                        Some((_, RawTok::Bare(s))) if !s.starts_with('$') => s,
-                        _ => return Err(gerr(lno, col, "expected a rule 'Name -> …'")),
-                    };
-                    match iter.next() {
-                        Some((_, RawTok::Arrow)) => {}
-                        Some((c, _)) => {
-                            return Err(gerr(lno, c, "expected '->' after the rule name"));
-                        }
-                        None => {
-                            return Err(gerr(
-                                lno,
-                                line.chars().count() + 1,
-                                "expected '->' after the rule name",
-                            ));
-                        }
-                    }
-                    rules.push(RawRule {
-                        lhs,
-                        line: lno,
-                        alts: vec![Vec::new()],
-                    });
-                }
-                None => continue,
-            }
-            let Some(rule) = rules.last_mut() else {
-                continue;
-            };
-            for (col, tok) in iter {
-                match tok {
-                    RawTok::Bar => rule.alts.push(Vec::new()),
-                    RawTok::Arrow => {
-                        return Err(gerr(
-                            lno,
-                            col,
-                            "unexpected '->': quote it as '->' to use it as text",
-                        ));
-                    }
-                    t => {
-                        if let RawTok::Bare(s) | RawTok::Quoted(s) = &t
-                            && s.len() > MAX_LITERAL
-                        {
-                            return Err(gerr(
-                                lno,
-                                col,
-                                format!(
-                                    "a token of {} bytes; the limit is {MAX_LITERAL} (every sample that uses a literal copies it)",
-                                    s.len()
-                                ),
-                            ));
-                        }
-                        if let Some(alt) = rule.alts.last_mut() {
-                            if alt.len() >= MAX_RHS {
-                                return Err(gerr(
-                                    lno,
-                                    col,
-                                    format!(
-                                        "an alternative of more than {MAX_RHS} symbols, the limit; split it into rules"
-                                    ),
-                                ));
-                            }
-                            alt.push((lno, col, t));
-                        }
-                    }
-                }
+                dirs.read(dir, indent, lno)?;
+            } else {
+                read_rule_line(&mut rules, line, lno, indent)?;
             }
         }
         if rules.is_empty() {
@@ -355,74 +486,9 @@ impl Cfg {
                 "the grammar has no rules: add one like 'S -> ( S and S ) | $prop'",
             ));
         }
-        let mut nonterminals: Vec<String> = Vec::new();
-        let mut nt_index: HashMap<String, u16> = HashMap::new();
-        for r in &rules {
-            if !nt_index.contains_key(&r.lhs) {
-                if nonterminals.len() >= u16::MAX as usize {
-                    return Err(gerr(r.line, 1, "too many nonterminals"));
-                }
-                nt_index.insert(r.lhs.clone(), nonterminals.len() as u16);
-                nonterminals.push(r.lhs.clone());
-            }
-        }
-        let mut literals: Vec<String> = Vec::new();
-        let mut lit_index: HashMap<String, u16> = HashMap::new();
-        let mut productions = Vec::new();
-        for r in &rules {
-            let lhs = nt_index[&r.lhs];
-            for alt in &r.alts {
-                let mut rhs = Vec::new();
-                for (lno, col, t) in alt {
-                    let sym = match t {
-                        RawTok::Bare(s) if s == "ε" => {
-                            if alt.len() > 1 {
-                                return Err(gerr(
-                                    *lno,
-                                    *col,
-                                    "ε must stand alone in its alternative",
-                                ));
-                            }
-                            continue;
-                        }
-                        RawTok::Bare(s) if s.starts_with('$') => Symbol::Class(match s.as_str() {
-                            "$prop" => TermClass::Prop,
-                            "$atom" => TermClass::Atom,
-                            "$var" => TermClass::Var,
-                            "$sym" => TermClass::Sym,
-                            _ => {
-                                return Err(gerr(
-                                    *lno,
-                                    *col,
-                                    format!(
-                                        "unknown terminal class '{s}': use $prop, $atom, $var or $sym"
-                                    ),
-                                ));
-                            }
-                        }),
-                        RawTok::Bare(s) if nt_index.contains_key(s) => Symbol::Nt(nt_index[s]),
-                        RawTok::Bare(s) | RawTok::Quoted(s) => {
-                            if s.is_empty() {
-                                continue;
-                            }
-                            let id = if let Some(id) = lit_index.get(s) {
-                                *id
-                            } else {
-                                let id = literals.len() as u16;
-                                lit_index.insert(s.clone(), id);
-                                literals.push(s.clone());
-                                id
-                            };
-                            Symbol::Lit(id)
-                        }
-                        _ => continue,
-                    };
-                    rhs.push(sym);
-                }
-                productions.push(Production { lhs, rhs });
-            }
-        }
-        let start = match start_name {
+        let (nonterminals, nt_index) = index_nonterminals(&rules)?;
+        let (literals, productions) = productions(&rules, &nt_index)?;
+        let start = match dirs.start {
             Some((name, lno, col)) => *nt_index.get(&name).ok_or_else(|| {
                 gerr(
                     lno,
@@ -436,7 +502,8 @@ impl Cfg {
         for (i, p) in productions.iter().enumerate() {
             by_lhs[p.lhs as usize].push(i);
         }
-        let metric = metric.unwrap_or(if syntax == SyntaxKind::Regex {
+        let syntax = dirs.syntax;
+        let metric = dirs.metric.unwrap_or(if syntax == SyntaxKind::Regex {
             Metric::Depth
         } else {
             Metric::Operators

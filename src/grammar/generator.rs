@@ -15,10 +15,11 @@
 
 use super::cfg::{Cfg, Metric, Symbol, TermClass};
 use super::vocab::{VocabParams, Vocabulary};
+
+mod tree;
 use crate::base::rng::Rng;
 use crate::syntax::lexer::{Tok, lex};
 use crate::syntax::{Expr, Formula, SyntaxKind, Term, parse_formula, parse_regex};
-use std::collections::{BTreeMap, HashSet};
 
 /// Generator parameters (defaults: the paper's Table 1).
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -417,164 +418,15 @@ pub fn generate_batch(
         budget: 64 * n + 4096,
     };
 
-    let mut expanded: Vec<Vec<Vec<Symbol>>> = vec![vec![vec![Symbol::Nt(cfg.start)]]];
-    let mut leaf_arena: Vec<u16> = Vec::new();
-    let mut leaves: Vec<Leaf> = Vec::new();
-    let mut buckets: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-    // Level 0 holds only the start symbol; it is "expanded" at step 1.
-    let mut pool: Vec<Child> = vec![Child {
-        node: 0,
-        off: 0,
-        len: 0,
-    }];
-    let mut pool_arena: Vec<u16> = Vec::new();
-    let mut pool_step = 0usize;
-    for step in 1..=params.depth {
-        if pool.is_empty() {
-            break;
-        }
-        let picked = rng.sample_indices(pool.len(), n);
-        let mut nodes: Vec<Vec<Symbol>> = Vec::with_capacity(picked.len());
-        for &ci in &picked {
-            let c = pool[ci];
-            let parent = &expanded[pool_step][c.node as usize];
-            let choices = &pool_arena[c.off as usize..(c.off + c.len) as usize];
-            // An over-long form stays as an empty node: never expanded, never drawn.
-            nodes.push(apply_choices(cfg, parent, choices).unwrap_or_default());
-        }
-        let mut next_pool: Vec<Child> = Vec::new();
-        let mut next_arena: Vec<u16> = Vec::new();
-        let mut scratch: Vec<Vec<u16>> = Vec::new();
-        for (ni, form) in nodes.iter().enumerate() {
-            if form.is_empty() {
-                continue;
-            }
-            let mut nts = Vec::new();
-            let mut segs = Vec::new();
-            let mut seg_start = 0;
-            for (i, s) in form.iter().enumerate() {
-                if let Symbol::Nt(x) = s {
-                    segs.push(roles.summarize(&form[seg_start..i]));
-                    nts.push(*x);
-                    seg_start = i + 1;
-                }
-            }
-            segs.push(roles.summarize(&form[seg_start..]));
-            if scratch.len() < nts.len() {
-                scratch.resize(nts.len(), Vec::new());
-            }
-            let mut child_arena = Vec::new();
-            let mut w = NodeWalk {
-                nts,
-                segs,
-                path: Vec::new(),
-                leaves_found: 0,
-                steps: 0,
-                arena: &mut leaf_arena,
-                leaves: Vec::new(),
-                children: Vec::new(),
-                child_arena: &mut child_arena,
-                scratch: std::mem::take(&mut scratch),
-            };
-            let st0 = CountState::default().apply(&w.segs[0]);
-            ex.walk(&mut w, 0, st0, &mut rng);
-            scratch = std::mem::take(&mut w.scratch);
-            let node_leaves = std::mem::take(&mut w.leaves);
-            let node_children = std::mem::take(&mut w.children);
-            drop(w);
-            for (off, len, count) in node_leaves {
-                let key = match metric {
-                    Metric::Operators => count,
-                    Metric::Depth => step as u32,
-                };
-                buckets.entry(key).or_default().push(leaves.len() as u32);
-                leaves.push(Leaf {
-                    step: step as u32,
-                    node: ni as u32,
-                    off,
-                    len,
-                });
-            }
-            // Keep n of this node's children, as the original samples its nt_list.
-            let kept = rng.sample_indices(node_children.len(), n);
-            for k in kept {
-                let (off, len) = node_children[k];
-                let new_off = next_arena.len() as u32;
-                next_arena.extend_from_slice(&child_arena[off as usize..(off + len) as usize]);
-                next_pool.push(Child {
-                    node: ni as u32,
-                    off: new_off,
-                    len,
-                });
-            }
-        }
-        expanded.push(nodes);
-        pool = next_pool;
-        pool_arena = next_arena;
-        pool_step = step;
-        progress(Progress::Level(step));
-    }
-
-    let mut items = Vec::new();
-    let mut reports = Vec::new();
-    let mut seen: HashSet<Expr> = HashSet::new();
-    let mut seen_text: HashSet<String> = HashSet::new();
-    let total_leaves = leaves.len();
-    let (mut oversized, mut bytes) = (0usize, 0usize);
-    for (&key, members) in &buckets {
-        let mut got = 0;
-        for _ in 0..params.per_category {
-            for _ in 0..params.max_tries.max(1) {
-                let Some(&li) = rng.choose(members) else {
-                    break;
-                };
-                let leaf = leaves[li as usize];
-                let node = &expanded[leaf.step as usize][leaf.node as usize];
-                let choices = &leaf_arena[leaf.off as usize..(leaf.off + leaf.len) as usize];
-                let Some(form) = apply_choices(cfg, node, choices) else {
-                    oversized += 1;
-                    continue;
-                };
-                let Some((item, len)) = build_expression(
-                    cfg,
-                    &form,
-                    &vocab,
-                    &params.vocab,
-                    &mut rng,
-                    leaf.step as usize,
-                    key as usize,
-                )?
-                else {
-                    oversized += 1;
-                    continue;
-                };
-                bytes += len;
-                if bytes > MAX_BATCH_BYTES {
-                    return Err(GenError::TooLarge(format!(
-                        "one batch's samples passed {} of formula text; lower --per-category or --depth, or use more --batches",
-                        crate::base::fsread::human_bytes(MAX_BATCH_BYTES as u64)
-                    )));
-                }
-                let fresh = match &item.expr {
-                    Expr::Regex(_) => seen_text.insert(item.text.clone()),
-                    e => seen.insert(e.clone()),
-                };
-                if fresh {
-                    items.push(item);
-                    got += 1;
-                    break;
-                }
-            }
-        }
-        reports.push(BucketReport {
-            bucket: key as usize,
-            leaves: members.len(),
-            wanted: params.per_category,
-            got,
-        });
-        progress(Progress::Bucket(key as usize));
-    }
-    if items.is_empty() && oversized > 0 {
+    let tree = tree::Tree::grow(&ex, &roles, metric, params.depth, &mut rng, progress);
+    let src = tree::Source {
+        ex: &ex,
+        params,
+        tree: &tree,
+        vocab: &vocab,
+    };
+    let drawn = tree::draw(&src, &mut rng, progress)?;
+    if drawn.items.is_empty() && drawn.oversized > 0 {
         return Err(GenError::TooLarge(format!(
             "every draw was over the limits ({MAX_FORM} symbols per sentential form, {} per sample); \
              the grammar's recursion or literals make formulas too long: lower --depth or shorten the literals",
@@ -582,12 +434,12 @@ pub fn generate_batch(
         )));
     }
     Ok(Batch {
-        items,
-        buckets: reports,
+        items: drawn.items,
+        buckets: drawn.reports,
         vocab,
         metric,
-        total_leaves,
-        oversized,
+        total_leaves: tree.leaf_count(),
+        oversized: drawn.oversized,
     })
 }
 

@@ -23,6 +23,21 @@ impl PairScorer for crate::analysis::bertscore_minilm::BertScoreMiniLm {
     }
 }
 
+/// Why `--bertscore-model` could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The model files (builds with the feature).
+    #[error(transparent)]
+    Model(Box<dyn std::error::Error + Send + Sync>),
+    /// This build has no bertscore-minilm.
+    #[error(
+        "--bertscore-model {0}: this autoeval was built without the cargo feature \
+         `bertscore` (bertscore-minilm); rebuild with \
+         `cargo install --path . --features bertscore`"
+    )]
+    NotBuilt(String),
+}
+
 /// A loaded bertscore-minilm scorer, shared by the threads of a rescore and the tasks
 /// of a run.
 #[derive(Clone)]
@@ -40,19 +55,15 @@ impl Bertscore {
 
     /// Loads the all-MiniLM-L6-v2 files in `dir`; refused, naming the flag, in builds
     /// without the cargo feature `bertscore`.
-    pub fn load(dir: &std::path::Path) -> anyhow::Result<Self> {
+    pub fn load(dir: &std::path::Path) -> Result<Self, LoadError> {
         #[cfg(feature = "bertscore")]
         {
-            let model = crate::analysis::bertscore_minilm::BertScoreMiniLm::load(dir)?;
+            let model = crate::analysis::bertscore_minilm::BertScoreMiniLm::load(dir)
+                .map_err(|e| LoadError::Model(Box::new(e)))?;
             Ok(Self::new(Arc::new(model)))
         }
         #[cfg(not(feature = "bertscore"))]
-        anyhow::bail!(
-            "--bertscore-model {}: this autoeval was built without the cargo feature \
-             `bertscore` (bertscore-minilm); rebuild with \
-             `cargo install --path . --features bertscore`",
-            dir.display()
-        )
+        Err(LoadError::NotBuilt(dir.display().to_string()))
     }
 
     /// Sets `bertscore_minilm` on one finished record, off the async executor (the

@@ -1,15 +1,17 @@
 //! Driving a whole run: resume, bounded concurrency, append-as-you-go, clean cancel.
 
-use super::pipeline::{Job, Pipeline};
-use super::store::{self, Appender, SAMPLES};
+use super::pipeline::Pipeline;
+use super::store::{self, SAMPLES};
 use crate::dataset::Dataset;
-use crate::record::{DatasetInfo, FORMAT, Manifest, PromptInfo, SampleRecord, now_rfc3339};
+use crate::record::{DatasetInfo, FORMAT, Manifest, PromptInfo, now_rfc3339};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
-use tokio::task::JoinSet;
 
+pub(crate) use live::execute_on;
+
+mod live;
 pub use super::events::{Event, RunError};
 
 /// How a run ended.
@@ -34,29 +36,6 @@ pub const REFUSED_IN_A_ROW: usize = 5;
 /// Samples refused with the same status at the start of a new run (before any answer)
 /// that stop it.
 pub const REFUSED_AT_START: usize = 3;
-
-/// Why a sample failed when the server refused its request (a non-retryable 4xx: bad
-/// parameter, bad key, unknown model) or answered with nothing that can be read (empty
-/// choices, an unreadable body, a refusal): the cause (`HTTP 400`, `unreadable`) and
-/// the message. Repeated, either stops the run.
-fn refused_request(rec: &SampleRecord) -> Option<(String, String)> {
-    if rec.verdict.kind() != crate::verify::VerdictKind::ModelError {
-        return None;
-    }
-    let last = rec.rounds.last()?;
-    let call = last
-        .autoformalize
-        .as_ref()
-        .filter(|c| c.error.is_some())
-        .unwrap_or(&last.informalize);
-    let message = call.error.clone().unwrap_or_default();
-    if call.unreadable {
-        return Some(("unreadable".into(), message));
-    }
-    let status = call.http_status?;
-    ((400..500).contains(&status) && status != 408 && status != 429)
-        .then(|| (format!("HTTP {status}"), message))
-}
 
 /// A run to execute.
 pub struct RunSpec {
@@ -99,32 +78,6 @@ pub struct RunSpec {
     pub max_consecutive_failures: usize,
     /// More fields for `run.json` (an adaptive run's design), kept on resume.
     pub extra: serde_json::Map<String, serde_json::Value>,
-}
-
-/// Jobs are made one at a time as tasks start: φ₀ is parsed then, and an item whose
-/// φ₀ does not parse becomes a warning instead of a job.
-fn next_job(
-    items: &mut std::iter::Take<std::slice::Iter<'_, crate::dataset::Item>>,
-    syntax: crate::syntax::SyntaxKind,
-    task: bool,
-    done: &HashSet<String>,
-    events: &mpsc::UnboundedSender<Event>,
-) -> Option<Job> {
-    for item in items.by_ref() {
-        let id = item.idx.to_string();
-        if done.contains(&id) {
-            continue;
-        }
-        match Job::of(item, syntax, task) {
-            Ok(job) => return Some(job),
-            Err(e) => {
-                let _ = events.send(Event::Warning(format!(
-                    "sample {id}: φ₀ does not parse ({e}); skipped"
-                )));
-            }
-        }
-    }
-    None
 }
 
 fn manifest(spec: &RunSpec, id: &str) -> Manifest {
@@ -448,245 +401,6 @@ async fn rounds(
     Ok(outcome)
 }
 
-/// [`execute`] on a borrowed spec (an adaptive run executes one spec per round).
-pub(crate) async fn execute_on(
-    spec: &RunSpec,
-    events: &mpsc::UnboundedSender<Event>,
-    cancel: &mut watch::Receiver<bool>,
-) -> Result<Outcome, RunError> {
-    let (mut manifest, done, _lock) = prepare(spec, events)?;
-    let limit = spec.limit.unwrap_or(usize::MAX);
-    let in_scope = spec.dataset.file.data.iter().take(limit);
-    let todo = in_scope
-        .filter(|i| !done.contains(&i.idx.to_string()))
-        .count();
-    let _ = events.send(Event::Started {
-        todo,
-        done_before: done.len(),
-    });
-    let client = spec.pipeline.client.clone();
-    let warn_all = |events: &mpsc::UnboundedSender<Event>| {
-        for w in client.take_warnings() {
-            let _ = events.send(Event::Warning(w));
-        }
-    };
-    warn_all(events);
-    let over_budget = || client.budget().is_some_and(|b| b.exhausted());
-    let mut out = Appender::open(&spec.out.join(SAMPLES))?;
-    let mut queue = spec.dataset.file.data.iter().take(limit);
-    let syntax = spec.dataset.syntax;
-    let task = spec.pipeline.task.is_some();
-    let mut set: JoinSet<SampleRecord> = JoinSet::new();
-    let mut ids: HashMap<tokio::task::Id, String> = HashMap::new();
-    let mut outcome = Outcome::Finished;
-    let mut pause = spec.pause.clone();
-    let mut exhausted = false;
-    let mut failures_in_a_row = 0usize;
-    let mut parked: Option<Job> = None;
-    // Refused samples are held back until a sample gets an answer: when the refusals
-    // repeat, the run stops without them, so --resume asks them again.
-    let mut held: Vec<SampleRecord> = Vec::new();
-    let mut answered = 0usize;
-    // What run.json says: `paused` while the switch holds the run, so a reader (another
-    // viewer, `autoeval runs`) does not take a held run for one making progress.
-    let mut recorded_pause = false;
-    loop {
-        let paused = pause.as_ref().is_some_and(|p| *p.borrow());
-        if paused != recorded_pause {
-            recorded_pause = paused;
-            manifest.status = if paused {
-                crate::record::RunStatus::Paused
-            } else {
-                crate::record::RunStatus::Running
-            };
-            manifest.updated = Some(now_rfc3339());
-            store::write_manifest(&spec.out, &manifest)?;
-        }
-        while !paused && set.len() < spec.concurrency.max(1) && !*cancel.borrow() && !over_budget()
-        {
-            let Some(job) = parked
-                .take()
-                .or_else(|| next_job(&mut queue, syntax, task, &done, events))
-            else {
-                exhausted = true;
-                break;
-            };
-            if !spec.pipeline.affordable(&job, set.len()) {
-                // Leave room for the samples in flight to finish; stop once none are.
-                if set.is_empty() {
-                    if let Some(b) = client.budget() {
-                        b.stop();
-                    }
-                } else {
-                    parked = Some(job);
-                }
-                break;
-            }
-            let p = spec.pipeline.clone();
-            let id = job.id.clone();
-            let handle = set.spawn(async move { p.process(job).await });
-            ids.insert(handle.id(), id);
-        }
-        if set.is_empty() {
-            let Some(p) = pause.as_mut().filter(|p| *p.borrow()) else {
-                break;
-            };
-            // Paused with nothing in flight: wait for resume or cancel.
-            tokio::select! {
-                r = p.changed() => {
-                    if r.is_err() {
-                        pause = None;
-                    }
-                    continue;
-                }
-                changed = cancel.changed() => {
-                    if changed.is_err() || *cancel.borrow() {
-                        outcome = Outcome::Cancelled;
-                        break;
-                    }
-                    continue;
-                }
-            }
-        }
-        tokio::select! {
-            // A pause or resume while samples are in flight is recorded at once.
-            () = pause_flipped(pause.as_mut()) => continue,
-            joined = set.join_next_with_id() => match joined {
-                Some(Ok((tid, rec))) => {
-                    ids.remove(&tid);
-                    warn_all(events);
-                    if refused_by_budget(&rec) {
-                        // Not a model error: the sample was never asked; --resume does it.
-                        continue;
-                    }
-                    if let Some((cause, message)) = refused_request(&rec) {
-                        let same = held.last().and_then(refused_request).is_none_or(|(s, _)| s == cause);
-                        if !same {
-                            for r in held.drain(..) {
-                                out.append_sample(&r)?;
-                                let _ = events.send(Event::Sample(Box::new(r)));
-                            }
-                        }
-                        held.push(rec);
-                        let at_start = answered == 0 && done.is_empty();
-                        if held.len() >= REFUSED_IN_A_ROW || (at_start && held.len() >= REFUSED_AT_START) {
-                            let what = if cause == "unreadable" {
-                                format!(
-                                    "no answer could be read from {} replies in a row{}",
-                                    held.len(),
-                                    if at_start { " at the start of the run" } else { "" },
-                                )
-                            } else {
-                                format!(
-                                    "the server refused {} requests in a row{} with {cause}",
-                                    held.len(),
-                                    if at_start { " at the start of the run" } else { "" },
-                                )
-                            };
-                            let _ = events.send(Event::Warning(format!(
-                                "stopping: {what}: {}\n\
-                                 nothing more is sent; these samples are not written, so once the \
-                                 settings are fixed (see docs/src/guide/reasoning-models.md), continue with:\n  {}",
-                                crate::base::sanitize::one_line(&message),
-                                super::resume_check::resume_command(&spec.command, answered == 0 && done.is_empty())
-                            )));
-                            held.clear();
-                            set.abort_all();
-                            while set.join_next().await.is_some() {}
-                            outcome = Outcome::Refused;
-                            break;
-                        }
-                        continue;
-                    }
-                    answered += 1;
-                    for r in held.drain(..) {
-                        out.append_sample(&r)?;
-                        let _ = events.send(Event::Sample(Box::new(r)));
-                    }
-                    out.append_sample(&rec)?;
-                    failures_in_a_row = if rec.transport_failure() { failures_in_a_row + 1 } else { 0 };
-                    let last_error = rec
-                        .rounds
-                        .last()
-                        .and_then(|r| r.autoformalize.as_ref().and_then(|c| c.error.clone()).or(r.informalize.error.clone()))
-                        .unwrap_or_default();
-                    let _ = events.send(Event::Sample(Box::new(rec)));
-                    let k = spec.max_consecutive_failures;
-                    if k > 0 && failures_in_a_row >= k {
-                        if let Some(switch) = &spec.pause_switch {
-                            // Someone is watching (the viewer): hold the run until they resume it.
-                            switch.send_replace(true);
-                            failures_in_a_row = 0;
-                            let _ = events.send(Event::Warning(format!(
-                                "paused: {k} samples in a row could not reach the server (last: {last_error}); \
-                                 resume once it answers (the failed samples can be redone with retry errors)"
-                            )));
-                            continue;
-                        }
-                        let _ = events.send(Event::Warning(format!(
-                            "stopping: {k} samples in a row could not reach the server (last: {last_error}); \
-                             the run is cancelled and resumable: once the server answers, continue with \
-                             --resume --retry-errors"
-                        )));
-                        set.abort_all();
-                        while set.join_next().await.is_some() {}
-                        outcome = Outcome::Cancelled;
-                        break;
-                    }
-                }
-                Some(Err(e)) => {
-                    let id = ids.remove(&e.id()).unwrap_or_default();
-                    if !e.is_cancelled() {
-                        let _ = events.send(Event::Warning(format!(
-                            "sample {id}: internal error ({e}); not written — run again with --resume to retry it"
-                        )));
-                    }
-                }
-                None => break,
-            },
-            changed = cancel.changed() => {
-                if changed.is_err() || *cancel.borrow() {
-                    // In-flight samples are dropped unwritten; --resume redoes them.
-                    // Their verifier checks are interrupted, not waited for.
-                    crate::verify::z3_logic::interrupt_all();
-                    set.abort_all();
-                    while set.join_next().await.is_some() {}
-                    outcome = Outcome::Cancelled;
-                    break;
-                }
-            }
-        }
-    }
-    // A cancel seen while nothing was in flight must not read as a finished run.
-    if outcome == Outcome::Finished && *cancel.borrow() && !exhausted {
-        outcome = Outcome::Cancelled;
-    }
-    if let Some(b) = client.budget().filter(|b| b.exhausted()) {
-        // A refused call means an unfinished sample: the run stops short of the limit.
-        outcome = Outcome::Cancelled;
-        let _ = events.send(Event::Warning(budget_stop(b)));
-    }
-    // Refusals that did not repeat are ordinary model errors of their samples.
-    if outcome != Outcome::Refused {
-        for r in held.drain(..) {
-            out.append_sample(&r)?;
-            let _ = events.send(Event::Sample(Box::new(r)));
-        }
-    }
-    if let Some(l) = client.ledger() {
-        let _ = l.sync();
-    }
-    warn_all(events);
-    out.sync()?;
-    manifest.status = match outcome {
-        Outcome::Finished => crate::record::RunStatus::Finished,
-        Outcome::Cancelled | Outcome::Refused => crate::record::RunStatus::Cancelled,
-    };
-    manifest.updated = Some(now_rfc3339());
-    store::write_manifest(&spec.out, &manifest)?;
-    Ok(outcome)
-}
-
 /// Why a budgeted run stopped: the limit reached, or a call that billed more than it
 /// reserved (then the reservations cannot be trusted and nothing more is sent).
 pub(crate) fn budget_stop(b: &crate::llm::budget::Budget) -> String {
@@ -707,29 +421,6 @@ pub(crate) fn budget_stop(b: &crate::llm::budget::Budget) -> String {
             b.spent()
         ),
     }
-}
-
-/// Whether a call of the sample was refused by the `--max-cost` budget.
-/// Waits until the pause switch flips; never, without a switch (or once it is gone).
-async fn pause_flipped(pause: Option<&mut watch::Receiver<bool>>) {
-    if let Some(p) = pause
-        && p.changed().await.is_ok()
-    {
-        return;
-    }
-    std::future::pending::<()>().await;
-}
-
-fn refused_by_budget(rec: &SampleRecord) -> bool {
-    rec.rounds.iter().any(|r| {
-        std::iter::once(&r.informalize)
-            .chain(r.autoformalize.as_ref())
-            .any(|c| {
-                c.error
-                    .as_deref()
-                    .is_some_and(crate::llm::budget::is_refusal)
-            })
-    })
 }
 
 /// Describes a dataset for the manifest.

@@ -3,14 +3,14 @@
 use super::rescore::{Prompts, Rescored, rescore_with};
 use super::store::{self, Appender, JUDGE, SAMPLES};
 use crate::analysis::closeness::closeness_within;
-use crate::dataset::Dataset;
+use crate::dataset::{Dataset, Item};
 use crate::llm::ModelInfo;
 use crate::llm::judge::JudgeAnswer;
 use crate::record::{
     CallRecord, DatasetInfo, FORMAT, JudgeRecord, Manifest, PromptInfo, RoundRecord, SampleRecord,
     now_rfc3339,
 };
-use crate::syntax::Reading;
+use crate::syntax::{Expr, Reading, SyntaxKind};
 use crate::verify::{self, Countermodel, Verdict, VerdictKind};
 use serde_json::Value;
 use std::path::Path;
@@ -180,14 +180,6 @@ pub(crate) fn import_as(
     let ds = Dataset::load(file)?;
     std::fs::create_dir_all(out)
         .map_err(|e| store::StoreError::Io(out.display().to_string(), e))?;
-    let model_name = model_from_filename(file);
-    let model = ModelInfo {
-        provider: "imported".into(),
-        name: model_name,
-        base_url: None,
-        api_key_env: None,
-        synthetic: false,
-    };
     let mut summary = ImportSummary {
         skipped: ds.skipped.clone(),
         ..Default::default()
@@ -199,84 +191,11 @@ pub(crate) fn import_as(
     bar.set_length(ds.exprs.len() as u64);
     for (item, phi0) in ds.file.data.iter().zip(&ds.exprs) {
         bar.inc(1);
-        let id = item.idx.to_string();
-        let llm_fs = item
-            .extra
-            .get("llm_fs")
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        let error = item
-            .extra
-            .get("error")
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        let cost = item.extra.get("cost").and_then(Value::as_f64);
-        let psi = psi_of(&item.extra);
-        let prompt = autoformalize_prompt(&item.extra).unwrap_or_default();
-        let parsed = llm_fs.as_deref().map(|t| {
-            super::score::extract_phi1(
-                t,
-                phi0,
-                &prompt,
-                psi.as_deref().unwrap_or(""),
-                ds.syntax,
-                reading,
-            )
-        });
-        let phi1 = parsed.as_ref().and_then(|r| r.as_ref().ok());
-        // No reply and no error: the original failed the call without saying why.
-        let error = error.or_else(|| llm_fs.is_none().then(|| "no answer recorded".to_string()));
-        let stored = match (&error, &parsed) {
-            (Some(e), _) => Verdict::ModelError { message: e.clone() },
-            (None, Some(Err(v))) => (**v).clone(),
-            (None, _) => stored_verdict(&item.extra).unwrap_or(Verdict::Unknown {
-                reason: "no stored verdict".into(),
-            }),
-        };
+        let (mut rec, prompt) = imported_sample(item, phi0, ds.syntax, reading);
         if !prompt.is_empty() {
-            prompts.append(&serde_json::json!({"id": id, "prompt": prompt}))?;
-            kept_prompts.insert(id.clone(), prompt.clone());
+            prompts.append(&serde_json::json!({"id": rec.id, "prompt": prompt}))?;
+            kept_prompts.insert(rec.id.clone(), prompt);
         }
-        let round = RoundRecord {
-            round: 1,
-            input: phi0.to_unicode(),
-            informalize: CallRecord {
-                prompt_id: "original".into(),
-                output: psi.clone(),
-                ..Default::default()
-            },
-            psi: psi.clone(),
-            autoformalize: Some(CallRecord {
-                prompt_id: "original".into(),
-                output: llm_fs.clone(),
-                error: error.clone(),
-                cost_usd: cost,
-                ..Default::default()
-            }),
-            phi1: phi1.map(|x| x.value.expr.to_unicode()),
-            phi1_span: phi1.map(|x| (x.start, x.end)),
-            verdict: stored.clone(),
-            verify_ms: 0.0,
-        };
-        let mut rec = SampleRecord {
-            id: id.clone(),
-            idx: item.idx,
-            batch: item.batch,
-            syntax: ds.syntax,
-            phi0: phi0.to_unicode(),
-            phi0_original: item.fs.clone(),
-            num_operators: item.num_operators,
-            depth: item.depth,
-            closeness: phi1.and_then(|x| closeness_within(phi0, &x.value.expr)),
-            rounds_passed: usize::from(stored.is_equivalent()),
-            verdict: stored,
-            rounds: vec![round],
-            input_tokens: 0,
-            output_tokens: 0,
-            cost_usd: cost,
-            finished: now_rfc3339(),
-            task: None,
-        };
         if reverify {
             // The very path `rescore` takes, so a rescore of the import changes nothing.
             match rescore_with(&rec, &Prompts::Stored(&kept_prompts), 1, opts, reading) {
@@ -285,75 +204,204 @@ pub(crate) fn import_as(
                     rec.verdict = Verdict::Unknown { reason: why };
                 }
             }
-            // No stored verification but a stored error: the original failed the sample.
-            let stored = stored_verdict(&item.extra).or_else(|| {
-                item.extra
-                    .get("error")
-                    .and_then(Value::as_str)
-                    .map(|e| Verdict::ModelError { message: e.into() })
-            });
-            if let Some(stored) = stored {
-                let pair = (stored.kind(), rec.verdict.kind());
-                *summary.table.entry(pair).or_default() += 1;
-                if pair.0 != pair.1 {
-                    summary.disagreements.push(Disagreement {
-                        id: id.clone(),
-                        phi0: phi0.to_unicode(),
-                        llm_fs: llm_fs.clone().unwrap_or_default(),
-                        stored: stored.name().into(),
-                        ours: rec.verdict.name().into(),
-                        kind: format!("{} → {}", pair.0.name(), pair.1.name()),
-                    });
-                }
-            }
+            compare_with_stored(item, phi0, &rec, &mut summary);
         }
         samples.append_sample(&rec)?;
         summary.samples += 1;
-        if let Some(judges) = item
-            .extra
-            .get("llm_verification")
-            .and_then(Value::as_object)
-        {
-            for (jm, v) in judges {
-                let answer = match v.get("is_equivalent").and_then(Value::as_bool) {
-                    Some(true) => JudgeAnswer::Yes,
-                    Some(false) => JudgeAnswer::No,
-                    None => JudgeAnswer::Unparseable,
-                };
-                let raw = v
-                    .get("conversations")
-                    .and_then(Value::as_array)
-                    .and_then(|c| {
-                        c.iter()
-                            .rev()
-                            .find_map(|t| t.get("content").and_then(Value::as_str))
-                    })
-                    .map(str::to_string);
-                let j = JudgeRecord {
-                    id: id.clone(),
-                    model: ModelInfo {
-                        provider: "imported".into(),
-                        name: jm.clone(),
-                        base_url: None,
-                        api_key_env: None,
-                        synthetic: false,
-                    },
-                    answer,
-                    call: CallRecord {
-                        prompt_id: "original".into(),
-                        output: raw,
-                        ..Default::default()
-                    },
-                    verifier: rec.verdict.name().into(),
-                    time: now_rfc3339(),
-                };
-                judge.append(&j)?;
-                summary.judged += 1;
-            }
+        for j in judge_records(item, &rec) {
+            judge.append(&j)?;
+            summary.judged += 1;
         }
     }
+    let manifest = manifest_of(file, out, &ds, opts, reverify, reading);
+    store::write_manifest(out, &manifest)?;
+    if reverify {
+        let mut d = Appender::open(&out.join("disagreements.jsonl"))?;
+        for x in &summary.disagreements {
+            d.append(x)?;
+        }
+    }
+    Ok(summary)
+}
+
+/// The model of an imported run or judge (`provider` "imported").
+fn imported_model(name: String) -> ModelInfo {
+    ModelInfo {
+        provider: "imported".into(),
+        name,
+        base_url: None,
+        api_key_env: None,
+        synthetic: false,
+    }
+}
+
+/// One original item as a one-round sample with the original's verdict, and its
+/// autoformalization prompt (empty when the original kept none).
+fn imported_sample(
+    item: &Item,
+    phi0: &Expr,
+    syntax: SyntaxKind,
+    reading: Reading,
+) -> (SampleRecord, String) {
+    let id = item.idx.to_string();
+    let llm_fs = item
+        .extra
+        .get("llm_fs")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let error = item
+        .extra
+        .get("error")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let cost = item.extra.get("cost").and_then(Value::as_f64);
+    let psi = psi_of(&item.extra);
+    let prompt = autoformalize_prompt(&item.extra).unwrap_or_default();
+    let parsed = llm_fs.as_deref().map(|t| {
+        super::score::extract_phi1(
+            t,
+            phi0,
+            &prompt,
+            psi.as_deref().unwrap_or(""),
+            syntax,
+            reading,
+        )
+    });
+    let phi1 = parsed.as_ref().and_then(|r| r.as_ref().ok());
+    // No reply and no error: the original failed the call without saying why.
+    let error = error.or_else(|| llm_fs.is_none().then(|| "no answer recorded".to_string()));
+    let stored = match (&error, &parsed) {
+        (Some(e), _) => Verdict::ModelError { message: e.clone() },
+        (None, Some(Err(v))) => (**v).clone(),
+        (None, _) => stored_verdict(&item.extra).unwrap_or(Verdict::Unknown {
+            reason: "no stored verdict".into(),
+        }),
+    };
+    let round = RoundRecord {
+        round: 1,
+        input: phi0.to_unicode(),
+        informalize: CallRecord {
+            prompt_id: "original".into(),
+            output: psi.clone(),
+            ..Default::default()
+        },
+        psi,
+        autoformalize: Some(CallRecord {
+            prompt_id: "original".into(),
+            output: llm_fs,
+            error,
+            cost_usd: cost,
+            ..Default::default()
+        }),
+        phi1: phi1.map(|x| x.value.expr.to_unicode()),
+        phi1_span: phi1.map(|x| (x.start, x.end)),
+        verdict: stored.clone(),
+        verify_ms: 0.0,
+    };
+    let rec = SampleRecord {
+        id,
+        idx: item.idx,
+        batch: item.batch,
+        syntax,
+        phi0: phi0.to_unicode(),
+        phi0_original: item.fs.clone(),
+        num_operators: item.num_operators,
+        depth: item.depth,
+        closeness: phi1.and_then(|x| closeness_within(phi0, &x.value.expr)),
+        rounds_passed: usize::from(stored.is_equivalent()),
+        verdict: stored,
+        rounds: vec![round],
+        input_tokens: 0,
+        output_tokens: 0,
+        cost_usd: cost,
+        finished: now_rfc3339(),
+        task: None,
+    };
+    (rec, prompt)
+}
+
+/// Counts the reverified verdict of `rec` against the original's (kept in the
+/// summary's table, a disagreement listed).
+fn compare_with_stored(item: &Item, phi0: &Expr, rec: &SampleRecord, summary: &mut ImportSummary) {
+    // No stored verification but a stored error: the original failed the sample.
+    let stored = stored_verdict(&item.extra).or_else(|| {
+        item.extra
+            .get("error")
+            .and_then(Value::as_str)
+            .map(|e| Verdict::ModelError { message: e.into() })
+    });
+    let Some(stored) = stored else {
+        return;
+    };
+    let pair = (stored.kind(), rec.verdict.kind());
+    *summary.table.entry(pair).or_default() += 1;
+    if pair.0 != pair.1 {
+        let llm_fs = item.extra.get("llm_fs").and_then(Value::as_str);
+        summary.disagreements.push(Disagreement {
+            id: rec.id.clone(),
+            phi0: phi0.to_unicode(),
+            llm_fs: llm_fs.unwrap_or_default().to_string(),
+            stored: stored.name().into(),
+            ours: rec.verdict.name().into(),
+            kind: format!("{} → {}", pair.0.name(), pair.1.name()),
+        });
+    }
+}
+
+/// The original's judge verdicts of an item (`llm_verification`), beside the verdict
+/// of `rec`.
+fn judge_records(item: &Item, rec: &SampleRecord) -> Vec<JudgeRecord> {
+    let Some(judges) = item
+        .extra
+        .get("llm_verification")
+        .and_then(Value::as_object)
+    else {
+        return Vec::new();
+    };
+    judges
+        .iter()
+        .map(|(jm, v)| {
+            let answer = match v.get("is_equivalent").and_then(Value::as_bool) {
+                Some(true) => JudgeAnswer::Yes,
+                Some(false) => JudgeAnswer::No,
+                None => JudgeAnswer::Unparseable,
+            };
+            let raw = v
+                .get("conversations")
+                .and_then(Value::as_array)
+                .and_then(|c| {
+                    c.iter()
+                        .rev()
+                        .find_map(|t| t.get("content").and_then(Value::as_str))
+                })
+                .map(str::to_string);
+            JudgeRecord {
+                id: rec.id.clone(),
+                model: imported_model(jm.clone()),
+                answer,
+                call: CallRecord {
+                    prompt_id: "original".into(),
+                    output: raw,
+                    ..Default::default()
+                },
+                verifier: rec.verdict.name().into(),
+                time: now_rfc3339(),
+            }
+        })
+        .collect()
+}
+
+/// The imported run's manifest: the original file's dataset info, model and reading.
+fn manifest_of(
+    file: &Path,
+    out: &Path,
+    ds: &Dataset,
+    opts: &verify::Options,
+    reverify: bool,
+    reading: Reading,
+) -> Manifest {
     let info = &ds.file.info;
-    let manifest = Manifest {
+    Manifest {
         format: FORMAT.into(),
         id: out
             .file_name()
@@ -379,7 +427,7 @@ pub(crate) fn import_as(
             items: ds.file.data.len(),
             filter_field: ds.filter_field(),
         },
-        model,
+        model: imported_model(model_from_filename(file)),
         temperature: Some(0.0),
         max_tokens: 0,
         prompts: PromptInfo {
@@ -406,13 +454,5 @@ pub(crate) fn import_as(
         ]
         .into_iter()
         .collect(),
-    };
-    store::write_manifest(out, &manifest)?;
-    if reverify {
-        let mut d = Appender::open(&out.join("disagreements.jsonl"))?;
-        for x in &summary.disagreements {
-            d.append(x)?;
-        }
     }
-    Ok(summary)
 }

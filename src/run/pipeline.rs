@@ -2,8 +2,8 @@
 
 use super::job::{Caller, Runs, call_record, truncated_verdict};
 pub use super::job::{Job, Stage, custom_id};
+use super::round_loop::{Ending, RoundLoop};
 use super::score;
-use crate::analysis::closeness::closeness_within;
 use crate::llm::client::{CallError, CallResult};
 use crate::llm::{BoxFut, ChatRequest, Client};
 use crate::prompt::{PromptSet, Rendered};
@@ -160,118 +160,19 @@ impl Pipeline {
         if let Some(t) = &self.task {
             return super::task_sample::process(self, t, job, caller).await;
         }
-        let mut rounds = Vec::new();
-        let mut current = job.phi0.clone();
-        let mut passed = 0;
-        let mut first_phi1: Option<Expr> = None;
+        let mut lp = RoundLoop::new(&job.phi0, self.rounds.max(1));
         for round in 1..=self.rounds.max(1) {
-            let inf_prompt = self.prompts.informalize(&current, self.syntax);
-            let inf = caller
-                .call(
-                    &job.id,
-                    round,
-                    Stage::Informalize,
-                    self.request(&inf_prompt),
-                )
-                .await?;
-            let mut rec = RoundRecord {
-                round,
-                input: current.to_unicode(),
-                informalize: call_record(&inf_prompt, &inf),
-                psi: None,
-                autoformalize: None,
-                phi1: None,
-                phi1_span: None,
-                verdict: Verdict::Unknown {
-                    reason: String::new(),
-                },
-                verify_ms: 0.0,
-            };
-            let psi = match inf {
-                Ok(c) if c.completion.truncated => {
-                    rec.verdict = self.truncated_verdict("informalization");
-                    rounds.push(rec);
-                    break;
-                }
-                // Only the answer: the reasoning never becomes ψ.
-                Ok(c) => c.completion.text.trim().to_string(),
-                Err(e) => {
-                    rec.verdict = Verdict::ModelError {
-                        message: format!("informalization failed: {}", e.error.message),
-                    };
-                    rounds.push(rec);
-                    break;
-                }
-            };
-            rec.psi = Some(psi.clone());
-            if let Some(v) = score::copied(&psi, &current) {
-                rec.verdict = v;
-                rounds.push(rec);
+            if !self.round(&job, caller, round, &mut lp).await? {
                 break;
             }
-            let auto_prompt = self.prompts.autoformalize(&psi, &current, self.syntax);
-            let auto = caller
-                .call(
-                    &job.id,
-                    round,
-                    Stage::Autoformalize,
-                    self.request(&auto_prompt),
-                )
-                .await?;
-            rec.autoformalize = Some(call_record(&auto_prompt, &auto));
-            let raw = match auto {
-                Ok(c) if c.completion.truncated => {
-                    rec.verdict = self.truncated_verdict("autoformalization");
-                    rounds.push(rec);
-                    break;
-                }
-                Ok(c) => c.completion.text,
-                Err(e) => {
-                    rec.verdict = Verdict::ModelError {
-                        message: format!("autoformalization failed: {}", e.error.message),
-                    };
-                    rounds.push(rec);
-                    break;
-                }
-            };
-            let scored = if let Some(s) = caller.known_score(&job.id, round) {
-                s
-            } else {
-                let s = self
-                    .score(&job.phi0, &current, &psi, raw, auto_prompt.text.clone())
-                    .await;
-                caller.keep_score(&job.id, round, &s);
-                s
-            };
-            scored.apply(&mut rec);
-            let ok = rec.verdict.is_equivalent();
-            rounds.push(rec);
-            let Some(phi1) = scored.phi1.map(|x| x.value) else {
-                break;
-            };
-            if first_phi1.is_none() {
-                first_phi1 = Some(phi1.clone());
-            }
-            if !ok {
-                break;
-            }
-            passed += 1;
-            current = phi1;
         }
-        let verdict = score::final_verdict(&rounds);
-        let calls = rounds
-            .iter()
-            .flat_map(|r| std::iter::once(&r.informalize).chain(r.autoformalize.as_ref()));
-        let (mut tin, mut tout, mut cost) = (0, 0, Some(0.0));
-        for c in calls {
-            tin = u64::saturating_add(tin, c.input_tokens);
-            tout = u64::saturating_add(tout, c.output_tokens);
-            cost = match (cost, c.cost_usd, c.error.is_some()) {
-                (Some(a), Some(b), _) => Some(a + b),
-                (Some(a), None, true) => Some(a),
-                _ => None,
-            };
-        }
+        let Ending {
+            rounds,
+            verdict,
+            rounds_passed,
+            closeness,
+        } = lp.finish(&job.phi0);
+        let (tin, tout, cost) = call_totals(&rounds);
         let mut rec = SampleRecord {
             id: job.id,
             idx: job.idx,
@@ -281,10 +182,10 @@ impl Pipeline {
             phi0_original: job.original,
             num_operators: job.num_operators,
             depth: job.depth,
-            closeness: first_phi1.and_then(|p| closeness_within(&job.phi0, &p)),
+            closeness,
             rounds,
             verdict,
-            rounds_passed: passed,
+            rounds_passed,
             input_tokens: tin,
             output_tokens: tout,
             cost_usd: cost,
@@ -298,6 +199,116 @@ impl Pipeline {
         }
         Some(rec)
     }
+
+    /// Runs round `round` of `job` into `lp`: true when the sample goes on to another
+    /// round; `None` while an answer is pending.
+    async fn round<C: Caller + ?Sized>(
+        &self,
+        job: &Job,
+        caller: &C,
+        round: usize,
+        lp: &mut RoundLoop,
+    ) -> Option<bool> {
+        let current = lp.current().clone();
+        let inf_prompt = self.prompts.informalize(&current, self.syntax);
+        let inf = caller
+            .call(
+                &job.id,
+                round,
+                Stage::Informalize,
+                self.request(&inf_prompt),
+            )
+            .await?;
+        let mut rec = RoundRecord {
+            round,
+            input: current.to_unicode(),
+            informalize: call_record(&inf_prompt, &inf),
+            psi: None,
+            autoformalize: None,
+            phi1: None,
+            phi1_span: None,
+            verdict: Verdict::Unknown {
+                reason: String::new(),
+            },
+            verify_ms: 0.0,
+        };
+        let psi = match inf {
+            Ok(c) if c.completion.truncated => {
+                rec.verdict = self.truncated_verdict("informalization");
+                lp.stop(rec);
+                return Some(false);
+            }
+            // Only the answer: the reasoning never becomes ψ.
+            Ok(c) => c.completion.text.trim().to_string(),
+            Err(e) => {
+                rec.verdict = Verdict::ModelError {
+                    message: format!("informalization failed: {}", e.error.message),
+                };
+                lp.stop(rec);
+                return Some(false);
+            }
+        };
+        rec.psi = Some(psi.clone());
+        if let Some(v) = score::copied(&psi, &current) {
+            rec.verdict = v;
+            lp.stop(rec);
+            return Some(false);
+        }
+        let auto_prompt = self.prompts.autoformalize(&psi, &current, self.syntax);
+        let auto = caller
+            .call(
+                &job.id,
+                round,
+                Stage::Autoformalize,
+                self.request(&auto_prompt),
+            )
+            .await?;
+        rec.autoformalize = Some(call_record(&auto_prompt, &auto));
+        let raw = match auto {
+            Ok(c) if c.completion.truncated => {
+                rec.verdict = self.truncated_verdict("autoformalization");
+                lp.stop(rec);
+                return Some(false);
+            }
+            Ok(c) => c.completion.text,
+            Err(e) => {
+                rec.verdict = Verdict::ModelError {
+                    message: format!("autoformalization failed: {}", e.error.message),
+                };
+                lp.stop(rec);
+                return Some(false);
+            }
+        };
+        let scored = if let Some(s) = caller.known_score(&job.id, round) {
+            s
+        } else {
+            let s = self
+                .score(&job.phi0, &current, &psi, raw, auto_prompt.text.clone())
+                .await;
+            caller.keep_score(&job.id, round, &s);
+            s
+        };
+        Some(lp.scored(rec, scored))
+    }
+}
+
+/// Input and output tokens and cost of a sample's calls (cost unknown once a call
+/// that answered has none).
+fn call_totals(rounds: &[RoundRecord]) -> (u64, u64, Option<f64>) {
+    let calls = rounds
+        .iter()
+        .flat_map(|r| std::iter::once(&r.informalize).chain(r.autoformalize.as_ref()));
+    let (mut tin, mut tout, mut cost) = (0, 0, Some(0.0));
+    for c in calls {
+        tin = u64::saturating_add(tin, c.input_tokens);
+        tout = u64::saturating_add(tout, c.output_tokens);
+        cost = match (cost, c.cost_usd, c.error.is_some()) {
+            (Some(a), Some(b), _) => Some(a + b),
+            (Some(a), None, true) => Some(a),
+            _ => None,
+        };
+    }
+    (tin, tout, cost)
 }
 
 impl Runs for Pipeline {

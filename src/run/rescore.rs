@@ -8,14 +8,12 @@
 //! another) is left out of the new `samples.jsonl` and counted, so that
 //! `autoeval run --resume` on the new directory asks the model for exactly those.
 
-use super::score;
 use super::store::{self, BoundedLines, SAMPLES};
-use crate::analysis::closeness::closeness_within;
 use crate::analysis::counts::Counts;
 use crate::prompt::PromptSet;
-use crate::record::{Manifest, RoundRecord, SampleRecord, now_rfc3339};
-use crate::syntax::{Expr, Reading, parse};
-use crate::verify::{self, Verdict, VerdictKind};
+use crate::record::{Manifest, SampleRecord, now_rfc3339};
+use crate::syntax::Reading;
+use crate::verify::{self, VerdictKind};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -24,157 +22,8 @@ use std::path::{Path, PathBuf};
 /// limit of every reader of run files.
 pub const MAX_LINE: usize = store::MAX_RECORD as usize;
 
-/// What rescoring one sample gave.
-pub enum Rescored {
-    /// The sample with its new verdicts.
-    Scored(Box<SampleRecord>),
-    /// The new score needs a model reply the run never asked for.
-    NeedsCalls(String),
-}
-
-fn round_start(old: &RoundRecord, input: &Expr) -> RoundRecord {
-    RoundRecord {
-        input: input.to_unicode(),
-        phi1: None,
-        phi1_span: None,
-        verify_ms: 0.0,
-        ..old.clone()
-    }
-}
-
-/// Rescores one stored sample; `prompts` re-renders the autoformalization prompt for
-/// the echo check (None: headers and vocabulary are still checked). Replies are read
-/// under the standard convention; `rescore_with` takes another.
-pub fn rescore_sample(
-    rec: &SampleRecord,
-    prompts: Option<&PromptSet>,
-    rounds_wanted: usize,
-    opts: &verify::Options,
-) -> Rescored {
-    let source = prompts.map_or(Prompts::Unknown, Prompts::Set);
-    rescore_with(rec, &source, rounds_wanted, opts, Reading::Standard)
-}
-
-/// Where the autoformalization prompt of a stored round comes from.
-pub(crate) enum Prompts<'a> {
-    /// Re-rendered from the run's prompt set.
-    Set(&'a PromptSet),
-    /// Kept verbatim by `import` (sample id → prompt text), for the original's runs.
-    Stored(&'a HashMap<String, String>),
-    /// Not known: the echo check has no prompt lines to compare with.
-    Unknown,
-}
-
-impl Prompts<'_> {
-    fn text(&self, rec: &SampleRecord, psi: &str, input: &Expr) -> String {
-        match self {
-            Prompts::Set(p) => p.autoformalize(psi, input, rec.syntax).text,
-            Prompts::Stored(m) => m.get(&rec.id).cloned().unwrap_or_default(),
-            Prompts::Unknown => String::new(),
-        }
-    }
-}
-
-/// [`rescore_sample`] with the prompts from any [`Prompts`] source and replies read
-/// under `reading`.
-pub(crate) fn rescore_with(
-    rec: &SampleRecord,
-    prompts: &Prompts<'_>,
-    rounds_wanted: usize,
-    opts: &verify::Options,
-    reading: Reading,
-) -> Rescored {
-    let phi0 = match parse(&rec.phi0, rec.syntax) {
-        Ok(p) => p,
-        Err(e) => return Rescored::NeedsCalls(format!("φ₀ does not parse ({e})")),
-    };
-    let mut rounds = Vec::with_capacity(rec.rounds.len());
-    let mut current = phi0.clone();
-    let mut passed = 0;
-    let mut first_phi1: Option<Expr> = None;
-    for old in &rec.rounds {
-        let mut r = round_start(old, &current);
-        if old.informalize.error.is_some() {
-            r.verdict = match &old.verdict {
-                v @ Verdict::ModelError { .. } => v.clone(),
-                _ => Verdict::ModelError {
-                    message: "informalization failed".into(),
-                },
-            };
-            rounds.push(r);
-            break;
-        }
-        let psi = old.psi.clone().unwrap_or_default();
-        // A copy needs no reply; a stored one is kept (an imported run has one), so a
-        // later rule that no longer calls ψ a copy can score it without a model call.
-        if let Some(v) = score::copied(&psi, &current) {
-            r.verdict = v;
-            rounds.push(r);
-            break;
-        }
-        let Some(call) = &old.autoformalize else {
-            return Rescored::NeedsCalls(format!(
-                "round {}: ψ is no longer a copy, and the autoformalization was never asked",
-                old.round
-            ));
-        };
-        if let Some(err) = &call.error {
-            r.verdict = match &old.verdict {
-                v @ Verdict::ModelError { .. } => v.clone(),
-                _ => Verdict::ModelError {
-                    message: format!("autoformalization failed: {err}"),
-                },
-            };
-            rounds.push(r);
-            break;
-        }
-        let raw = call.output.clone().unwrap_or_default();
-        let prompt = prompts.text(rec, &psi, &current);
-        let scored = score::score_round(
-            &score::RoundText {
-                phi0: &phi0,
-                input: &current,
-                psi: Some(&psi),
-                reply: &raw,
-                prompt: &prompt,
-                syntax: rec.syntax,
-                reading,
-            },
-            opts,
-        );
-        scored.apply(&mut r);
-        let ok = r.verdict.is_equivalent();
-        rounds.push(r);
-        let Some(phi1) = scored.phi1.map(|x| x.value) else {
-            break;
-        };
-        if first_phi1.is_none() {
-            first_phi1 = Some(phi1.clone());
-        }
-        if !ok {
-            break;
-        }
-        passed += 1;
-        current = phi1;
-    }
-    if rounds.is_empty() {
-        return Rescored::NeedsCalls("no round was recorded".into());
-    }
-    if passed == rounds.len() && passed < rounds_wanted.max(1) {
-        return Rescored::NeedsCalls(format!(
-            "round {passed} now passes; round {} was never asked",
-            passed + 1
-        ));
-    }
-    let verdict = score::final_verdict(&rounds);
-    Rescored::Scored(Box::new(SampleRecord {
-        rounds,
-        verdict,
-        rounds_passed: passed,
-        closeness: first_phi1.and_then(|p| closeness_within(&phi0, &p)),
-        ..rec.clone()
-    }))
-}
+pub(crate) use super::rescore_sample::{Prompts, rescore_with};
+pub use super::rescore_sample::{Rescored, rescore_sample};
 
 /// Where and how to rescore.
 #[derive(Clone, Debug)]
@@ -376,21 +225,7 @@ fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> RescoreError + '_ {
 pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, RescoreError> {
     let manifest = store::read_manifest(&opts.run)?;
     store::check_samples_present(&opts.run, &manifest)?;
-    // Rewriting a run in place is writing it: take the run's lock like a run does.
-    // A manifest that says `running` is believed only while a process holds the lock:
-    // a writer killed or stopped by a full disk leaves `running` behind, not the lock.
-    let running = manifest.status.is_live();
-    let _lock = if opts.in_place || running {
-        match store::RunLock::acquire(&opts.run) {
-            Ok(l) => Some(l),
-            Err(_) if running => {
-                return Err(RescoreError::Running(opts.run.display().to_string()));
-            }
-            Err(e) => return Err(e.into()),
-        }
-    } else {
-        None
-    };
+    let _lock = lock_for(opts, &manifest)?;
     let src = opts.run.join(SAMPLES);
     let latest = latest_lines(&src).map_err(io_at(&src))?;
     opts.progress.set_length(latest.len() as u64);
@@ -406,42 +241,121 @@ pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, RescoreError> {
     super::scratch::register(&tmp);
     let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
     let prompts = PromptsOwned::of(&manifest, &opts.run);
-    let prompts = prompts.borrow();
+    let work = Work {
+        latest: &latest,
+        prompts: &prompts.borrow(),
+        rounds: manifest.rounds,
+        verify: &opts.verify,
+        reading: opts.reading.unwrap_or_else(|| manifest.reading()),
+    };
     let mut summary = RescoreSummary::default();
     let f = crate::base::fsread::open(&src, crate::base::fsread::STREAM).map_err(io_at(&src))?;
     let mut lines = BoundedLines::new(BufReader::with_capacity(1 << 20, f), MAX_LINE);
     let mut n = 0usize;
-    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     loop {
-        let mut chunk: Vec<(usize, String)> = Vec::with_capacity(CHUNK);
-        while chunk.len() < CHUNK {
-            let Some(line) = lines.next_line().map_err(io_at(&src))? else {
-                break;
-            };
-            n += 1;
-            match line {
-                Ok(t) => chunk.push((n, t)),
-                Err(len) => summary.warnings.push(format!(
-                    "{}:{n}: line of {len} bytes skipped (limit {MAX_LINE})",
-                    src.display()
-                )),
-            }
-        }
+        let chunk = read_chunk(&mut lines, &mut n, &src, &mut summary)?;
         if chunk.is_empty() {
             break;
         }
+        let mut results = work.score_chunk(&chunk);
+        if let Some(b) = &opts.bertscore {
+            let mut recs: Vec<&mut SampleRecord> = results
+                .iter_mut()
+                .filter_map(|r| match r {
+                    LineResult::Done(_, _, Ok(rec)) => Some(&mut **rec),
+                    _ => None,
+                })
+                .collect();
+            super::bertscore::fill(b.0.as_ref(), &mut recs).map_err(|e| {
+                // Nothing replaced yet: the partial new file goes.
+                let _ = std::fs::remove_file(&tmp);
+                RescoreError::Bertscore(e)
+            })?;
+        }
+        opts.progress.inc(chunk.len() as u64);
+        write_results(&chunk, results, &src, &tmp, &mut w, &mut summary)?;
+    }
+    w.flush().map_err(io_at(&tmp))?;
+    // On disk before it replaces anything: a crash after the rename finds it whole.
+    w.get_ref().sync_all().map_err(io_at(&tmp))?;
+    drop(w);
+    finish(opts, manifest, &tmp, &mut summary)?;
+    Ok(summary)
+}
+
+/// The run's lock when rescoring writes the run or the run says it is running.
+/// Rewriting a run in place is writing it: take the run's lock like a run does. A
+/// manifest that says `running` is believed only while a process holds the lock: a
+/// writer killed or stopped by a full disk leaves `running` behind, not the lock.
+fn lock_for(
+    opts: &RescoreOptions,
+    manifest: &Manifest,
+) -> Result<Option<store::RunLock>, RescoreError> {
+    let running = manifest.status.is_live();
+    if !(opts.in_place || running) {
+        return Ok(None);
+    }
+    match store::RunLock::acquire(&opts.run) {
+        Ok(l) => Ok(Some(l)),
+        Err(_) if running => Err(RescoreError::Running(opts.run.display().to_string())),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The next [`CHUNK`] lines (numbered from `n`); over-long ones become warnings.
+fn read_chunk<R: std::io::BufRead>(
+    lines: &mut BoundedLines<R>,
+    n: &mut usize,
+    src: &Path,
+    summary: &mut RescoreSummary,
+) -> Result<Vec<(usize, String)>, RescoreError> {
+    let mut chunk: Vec<(usize, String)> = Vec::with_capacity(CHUNK);
+    while chunk.len() < CHUNK {
+        let Some(line) = lines.next_line().map_err(io_at(src))? else {
+            break;
+        };
+        *n += 1;
+        match line {
+            Ok(t) => chunk.push((*n, t)),
+            Err(len) => summary.warnings.push(format!(
+                "{}:{n}: line of {len} bytes skipped (limit {MAX_LINE})",
+                src.display()
+            )),
+        }
+    }
+    Ok(chunk)
+}
+
+/// What every line is rescored with.
+struct Work<'a> {
+    latest: &'a HashMap<String, usize>,
+    prompts: &'a Prompts<'a>,
+    rounds: usize,
+    verify: &'a verify::Options,
+    reading: Reading,
+}
+
+impl Work<'_> {
+    /// Rescores a chunk of lines on all cores, results in line order.
+    fn score_chunk(&self, chunk: &[(usize, String)]) -> Vec<LineResult> {
+        let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
         let per = chunk.len().div_ceil(threads).max(1);
-        let (latest, prompts, verify_opts) = (&latest, &prompts, &opts.verify);
-        let rounds = manifest.rounds;
-        let reading = opts.reading.unwrap_or_else(|| manifest.reading());
-        let results: Vec<LineResult> = std::thread::scope(|s| {
+        std::thread::scope(|s| {
             let handles: Vec<_> = chunk
                 .chunks(per)
                 .map(|part| {
                     let h = s.spawn(move || {
                         part.iter()
                             .map(|(n, t)| {
-                                rescore_line(*n, t, latest, prompts, rounds, verify_opts, reading)
+                                rescore_line(
+                                    *n,
+                                    t,
+                                    self.latest,
+                                    self.prompts,
+                                    self.rounds,
+                                    self.verify,
+                                    self.reading,
+                                )
                             })
                             .collect::<Vec<_>>()
                     });
@@ -459,57 +373,48 @@ pub fn rescore(opts: &RescoreOptions) -> Result<RescoreSummary, RescoreError> {
                     })
                 })
                 .collect()
-        });
-        let mut results = results;
-        if let Some(b) = &opts.bertscore {
-            let mut recs: Vec<&mut SampleRecord> = results
-                .iter_mut()
-                .filter_map(|r| match r {
-                    LineResult::Done(_, _, Ok(rec)) => Some(&mut **rec),
-                    _ => None,
-                })
-                .collect();
-            super::bertscore::fill(b.0.as_ref(), &mut recs).map_err(|e| {
-                // Nothing replaced yet: the partial new file goes.
-                let _ = std::fs::remove_file(&tmp);
-                RescoreError::Bertscore(e)
-            })?;
-        }
-        opts.progress.inc(chunk.len() as u64);
-        for ((n, _), r) in chunk.iter().zip(results) {
-            match r {
-                LineResult::Skip => {}
-                LineResult::Bad(why) => summary
-                    .warnings
-                    .push(format!("{}:{n}: {why}", src.display())),
-                LineResult::Done(id, old, new) => {
-                    summary.samples += 1;
-                    summary.before.add_kind(old);
-                    let new = new.and_then(|r| {
-                        serde_json::to_string(&r)
-                            .map(|line| (r.verdict.kind(), line))
-                            .map_err(|e| e.to_string())
-                    });
-                    match new {
-                        Ok((kind, line)) => {
-                            summary.after.add_kind(kind);
-                            *summary.changes.entry((old, kind)).or_default() += 1;
-                            w.write_all(line.as_bytes())
-                                .and_then(|()| w.write_all(b"\n"))
-                                .map_err(io_at(&tmp))?;
-                        }
-                        Err(why) => summary.needs_calls.push((id, why)),
+        })
+    }
+}
+
+/// Writes a chunk's new records to `w` and counts them (before, after, changes, left
+/// for resume, warnings) in `summary`.
+fn write_results(
+    chunk: &[(usize, String)],
+    results: Vec<LineResult>,
+    src: &Path,
+    tmp: &Path,
+    w: &mut impl Write,
+    summary: &mut RescoreSummary,
+) -> Result<(), RescoreError> {
+    for ((n, _), r) in chunk.iter().zip(results) {
+        match r {
+            LineResult::Skip => {}
+            LineResult::Bad(why) => summary
+                .warnings
+                .push(format!("{}:{n}: {why}", src.display())),
+            LineResult::Done(id, old, new) => {
+                summary.samples += 1;
+                summary.before.add_kind(old);
+                let new = new.and_then(|r| {
+                    serde_json::to_string(&r)
+                        .map(|line| (r.verdict.kind(), line))
+                        .map_err(|e| e.to_string())
+                });
+                match new {
+                    Ok((kind, line)) => {
+                        summary.after.add_kind(kind);
+                        *summary.changes.entry((old, kind)).or_default() += 1;
+                        w.write_all(line.as_bytes())
+                            .and_then(|()| w.write_all(b"\n"))
+                            .map_err(io_at(tmp))?;
                     }
+                    Err(why) => summary.needs_calls.push((id, why)),
                 }
             }
         }
     }
-    w.flush().map_err(io_at(&tmp))?;
-    // On disk before it replaces anything: a crash after the rename finds it whole.
-    w.get_ref().sync_all().map_err(io_at(&tmp))?;
-    drop(w);
-    finish(opts, manifest, &tmp, &mut summary)?;
-    Ok(summary)
+    Ok(())
 }
 
 /// Keeps the old samples file under `backup` while it stays in place: a second name

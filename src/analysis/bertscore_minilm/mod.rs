@@ -14,7 +14,6 @@ mod dense;
 mod model;
 mod wordpiece;
 
-use anyhow::{Context, Result, anyhow, bail};
 use candle_core::Device;
 use model::{Bert, Config};
 use std::collections::HashMap;
@@ -39,6 +38,62 @@ const MAX_WORKERS: usize = 8;
 /// The files a model directory must hold (`vocab.txt` may be replaced by `tokenizer.json`).
 pub(crate) const MODEL_FILES: [&str; 3] = ["config.json", "model.safetensors", "vocab.txt"];
 
+/// Why a model could not be loaded or run.
+#[derive(Debug, thiserror::Error)]
+pub enum BertScoreError {
+    /// The model directory is missing.
+    #[error("bertscore-minilm model directory {0} does not exist or is not a directory")]
+    NotDir(String),
+    /// A model file could not be read.
+    #[error(
+        "cannot read {path} (a bertscore-minilm model directory holds {files}, or tokenizer.json \
+         instead of vocab.txt)",
+        files = MODEL_FILES.join(", ")
+    )]
+    Read {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A model file does not hold what it must.
+    #[error("{path}: {why}")]
+    Invalid {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// The vocabulary has more ids than the model.
+    #[error(
+        "{path} has ids up to {top} but config.json's vocab_size is {size}: they belong to different models"
+    )]
+    VocabMismatch {
+        /// The vocabulary file.
+        path: String,
+        /// Its largest id.
+        top: usize,
+        /// The config's vocabulary size.
+        size: usize,
+    },
+    /// The encoder failed.
+    #[error("bertscore-minilm inference failed: {0}")]
+    Inference(String),
+    /// A worker thread panicked.
+    #[error("bertscore-minilm worker panicked")]
+    WorkerPanicked,
+}
+
+type Result<T, E = BertScoreError> = std::result::Result<T, E>;
+
+/// An [`BertScoreError::Invalid`] for `path`.
+fn invalid(path: &Path, why: impl std::fmt::Display) -> BertScoreError {
+    BertScoreError::Invalid {
+        path: path.display().to_string(),
+        why: why.to_string(),
+    }
+}
+
 /// A loaded tokenizer and encoder.
 pub struct BertScoreMiniLm {
     vocab: WordPiece,
@@ -48,19 +103,15 @@ pub struct BertScoreMiniLm {
 
 fn read_in(dir: &Path, name: &str, max: u64) -> Result<Vec<u8>> {
     let path = dir.join(name);
-    crate::base::fsread::read(&path, max).with_context(|| {
-        format!(
-            "cannot read {} (a bertscore-minilm model directory holds {}, or tokenizer.json \
-             instead of vocab.txt)",
-            path.display(),
-            MODEL_FILES.join(", ")
-        )
+    crate::base::fsread::read(&path, max).map_err(|source| BertScoreError::Read {
+        path: path.display().to_string(),
+        source,
     })
 }
 
 fn text_in(dir: &Path, name: &str, max: u64) -> Result<String> {
     String::from_utf8(read_in(dir, name, max)?)
-        .map_err(|_| anyhow!("{}: not UTF-8 text", dir.join(name).display()))
+        .map_err(|_| invalid(&dir.join(name), "not UTF-8 text"))
 }
 
 impl BertScoreMiniLm {
@@ -68,10 +119,7 @@ impl BertScoreMiniLm {
     /// `tokenizer_config.json` from `dir`, checking every shape against the config.
     pub fn load(dir: &Path) -> Result<Self> {
         if !dir.is_dir() {
-            bail!(
-                "bertscore-minilm model directory {} does not exist or is not a directory",
-                dir.display()
-            );
+            return Err(BertScoreError::NotDir(dir.display().to_string()));
         }
         let file = |n: &str| -> PathBuf { dir.join(n) };
         let config = Config::parse(&text_in(
@@ -79,7 +127,7 @@ impl BertScoreMiniLm {
             "config.json",
             crate::base::fsread::MAX_SMALL,
         )?)
-        .map_err(|e| anyhow!("{}: {e}", file("config.json").display()))?;
+        .map_err(|e| invalid(&file("config.json"), e))?;
         // vocab.txt is what the Python BertTokenizer reads; the pip package ships only
         // tokenizer.json, which holds the same vocabulary.
         let (vocab_name, vocab) = if file("vocab.txt").exists() || !file("tokenizer.json").exists()
@@ -90,26 +138,25 @@ impl BertScoreMiniLm {
             let text = text_in(dir, "tokenizer.json", MAX_VOCAB_FILE)?;
             ("tokenizer.json", WordPiece::from_tokenizer_json(&text))
         };
-        let vocab = vocab.map_err(|e| anyhow!("{}: {e}", file(vocab_name).display()))?;
+        let vocab = vocab.map_err(|e| invalid(&file(vocab_name), e))?;
         if vocab.id_bound() > config.vocab_size {
-            bail!(
-                "{} has ids up to {} but config.json's vocab_size is {}: they belong to different models",
-                file(vocab_name).display(),
-                vocab.id_bound() - 1,
-                config.vocab_size
-            );
+            return Err(BertScoreError::VocabMismatch {
+                path: file(vocab_name).display().to_string(),
+                top: vocab.id_bound() - 1,
+                size: config.vocab_size,
+            });
         }
         let mut max_len = config.max_position_embeddings;
         let tc = file("tokenizer_config.json");
         if tc.exists() {
             let text = text_in(dir, "tokenizer_config.json", crate::base::fsread::MAX_SMALL)?;
-            let v: serde_json::Value = serde_json::from_str(&text)
-                .map_err(|e| anyhow!("{}: not JSON: {e}", tc.display()))?;
+            let v: serde_json::Value =
+                serde_json::from_str(&text).map_err(|e| invalid(&tc, format!("not JSON: {e}")))?;
             if v.get("do_lower_case").and_then(serde_json::Value::as_bool) == Some(false) {
-                bail!(
-                    "{}: do_lower_case is false; bertscore-minilm implements the uncased tokenizer only",
-                    tc.display()
-                );
+                return Err(invalid(
+                    &tc,
+                    "do_lower_case is false; bertscore-minilm implements the uncased tokenizer only",
+                ));
             }
             if let Some(m) = v
                 .get("model_max_length")
@@ -119,21 +166,21 @@ impl BertScoreMiniLm {
             }
         }
         if max_len < 2 {
-            bail!(
-                "{}: max_position_embeddings below 2 leaves no room for [CLS] and [SEP]",
-                file("config.json").display()
-            );
+            return Err(invalid(
+                &file("config.json"),
+                "max_position_embeddings below 2 leaves no room for [CLS] and [SEP]",
+            ));
         }
         let bytes = read_in(dir, "model.safetensors", MAX_WEIGHTS)?;
         let tensors = candle_core::safetensors::load_buffer(&bytes, &Device::Cpu).map_err(|e| {
-            anyhow!(
-                "{}: not a readable safetensors file: {e}",
-                file("model.safetensors").display()
+            invalid(
+                &file("model.safetensors"),
+                format!("not a readable safetensors file: {e}"),
             )
         })?;
         drop(bytes);
-        let model = Bert::new(config, tensors)
-            .map_err(|e| anyhow!("{}: {e}", file("model.safetensors").display()))?;
+        let model =
+            Bert::new(config, tensors).map_err(|e| invalid(&file("model.safetensors"), e))?;
         Ok(Self {
             vocab,
             model,
@@ -192,7 +239,7 @@ impl BertScoreMiniLm {
             let mut embs = self
                 .model
                 .embed(&seqs)
-                .map_err(|e| anyhow!("bertscore-minilm inference failed: {e}"))?;
+                .map_err(|e| BertScoreError::Inference(e.to_string()))?;
             for row in embs.iter_mut().flatten() {
                 let norm = row.iter().map(|v| v * v).sum::<f32>().sqrt();
                 for v in row.iter_mut() {
@@ -231,7 +278,7 @@ impl BertScoreMiniLm {
                     .into_iter()
                     .map(|h| {
                         h.join()
-                            .unwrap_or_else(|_| Err(anyhow!("bertscore-minilm worker panicked")))
+                            .unwrap_or_else(|_| Err(BertScoreError::WorkerPanicked))
                     })
                     .collect()
             })

@@ -218,65 +218,7 @@ impl<'a> Ctx<'a> {
                 self.align(a, y, depth + 1, out);
             }
             Plan::DroppedUnderNegation | Plan::AddedUnderNegation => {
-                let left = plan == Plan::DroppedUnderNegation;
-                let (neg, other) = if left { (a, b) } else { (b, a) };
-                let Node::Not(_, inner) = neg else { return };
-                let Some((op, parts, first)) = negated_operand(inner) else {
-                    return;
-                };
-                // The negated operand most like the other side keeps its place.
-                let (neg_side, other_side) = if left {
-                    (Side::Left, Side::Right)
-                } else {
-                    (Side::Right, Side::Left)
-                };
-                let target = self.key(other, other_side);
-                let bag = self.feature_bag(other, other_side);
-                let k = parts
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, p)| match p {
-                        Node::Not(_, z) => {
-                            let score = if self.key(z, neg_side) == target {
-                                u64::MAX
-                            } else {
-                                dice(&self.feature_bag(z, neg_side), &bag)
-                            };
-                            Some((score, std::cmp::Reverse(i)))
-                        }
-                        _ => None,
-                    })
-                    .max()
-                    .map_or(first, |(_, std::cmp::Reverse(i))| i);
-                let label = self.texts.then(|| format!("¬{}", op_label(op)));
-                let (l, r) = if left { (label, None) } else { (None, label) };
-                out.push(DiffLine::new(depth, l, r, Change::Kept));
-                for (i, part) in parts.iter().enumerate() {
-                    let t = part.text();
-                    if i == k {
-                        let Node::Not(_, z) = part else { continue };
-                        if left {
-                            self.align(z, other, depth + 1, out);
-                        } else {
-                            self.align(other, z, depth + 1, out);
-                        }
-                    } else if left {
-                        out.push(
-                            DiffLine::new(
-                                depth + 1,
-                                Some(t.clone()),
-                                None,
-                                Change::OperatorDropped,
-                            )
-                            .named(format!("operand dropped: {t}"), t),
-                        );
-                    } else {
-                        out.push(
-                            DiffLine::new(depth + 1, None, Some(t.clone()), Change::OperatorAdded)
-                                .named(format!("operand added: {t}"), t),
-                        );
-                    }
-                }
+                self.under_negation(plan == Plan::DroppedUnderNegation, a, b, depth, out);
             }
             Plan::WithinLeft => {
                 let Some((op, xs)) = a.operands() else { return };
@@ -289,34 +231,7 @@ impl<'a> Ctx<'a> {
                 self.match_operands(&[a], &ys, op, depth + 1, out);
             }
             Plan::SwapMergeLeft | Plan::SwapMergeRight => {
-                let (Some((o1, xs)), Some((o2, ys))) = (a.operands(), b.operands()) else {
-                    return;
-                };
-                let note = format!("{} → {} on {}", op_label(o1), op_label(o2), a.text());
-                out.push(
-                    DiffLine::new(
-                        depth,
-                        Some(op_label(o1).into()),
-                        Some(op_label(o2).into()),
-                        swap_change(o1, o2),
-                    )
-                    .named(note, a.text()),
-                );
-                if plan == Plan::SwapMergeLeft {
-                    let xs = if o2 == BinOp::Implies {
-                        xs
-                    } else {
-                        flatten(&xs, o2)
-                    };
-                    self.match_operands(&xs, &ys, o2, depth + 1, out);
-                } else {
-                    let ys = if o1 == BinOp::Implies {
-                        ys
-                    } else {
-                        flatten(&ys, o1)
-                    };
-                    self.match_operands(&xs, &ys, o1, depth + 1, out);
-                }
+                self.swap_merge(plan == Plan::SwapMergeLeft, a, b, depth, out);
             }
             Plan::Paired => self.paired(a, b, depth, out),
             Plan::QuantifierDropped => {
@@ -350,6 +265,111 @@ impl<'a> Ctx<'a> {
                         .weighing(a.size() + b.size()),
                 );
             }
+        }
+    }
+
+    /// One side is a negated ∧/∨ the other side matches one operand of: that operand
+    /// is aligned, the rest dropped (`left`: the negation is on the left) or added.
+    fn under_negation(
+        &mut self,
+        left: bool,
+        a: &Node<'a>,
+        b: &Node<'a>,
+        depth: usize,
+        out: &mut Vec<DiffLine>,
+    ) {
+        let (neg, other) = if left { (a, b) } else { (b, a) };
+        let Node::Not(_, inner) = neg else { return };
+        let Some((op, parts, first)) = negated_operand(inner) else {
+            return;
+        };
+        // The negated operand most like the other side keeps its place.
+        let (neg_side, other_side) = if left {
+            (Side::Left, Side::Right)
+        } else {
+            (Side::Right, Side::Left)
+        };
+        let target = self.key(other, other_side);
+        let bag = self.feature_bag(other, other_side);
+        let k = parts
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| match p {
+                Node::Not(_, z) => {
+                    let score = if self.key(z, neg_side) == target {
+                        u64::MAX
+                    } else {
+                        dice(&self.feature_bag(z, neg_side), &bag)
+                    };
+                    Some((score, std::cmp::Reverse(i)))
+                }
+                _ => None,
+            })
+            .max()
+            .map_or(first, |(_, std::cmp::Reverse(i))| i);
+        let label = self.texts.then(|| format!("¬{}", op_label(op)));
+        let (l, r) = if left { (label, None) } else { (None, label) };
+        out.push(DiffLine::new(depth, l, r, Change::Kept));
+        for (i, part) in parts.iter().enumerate() {
+            let t = part.text();
+            if i == k {
+                let Node::Not(_, z) = part else { continue };
+                if left {
+                    self.align(z, other, depth + 1, out);
+                } else {
+                    self.align(other, z, depth + 1, out);
+                }
+            } else if left {
+                out.push(
+                    DiffLine::new(depth + 1, Some(t.clone()), None, Change::OperatorDropped)
+                        .named(format!("operand dropped: {t}"), t),
+                );
+            } else {
+                out.push(
+                    DiffLine::new(depth + 1, None, Some(t.clone()), Change::OperatorAdded)
+                        .named(format!("operand added: {t}"), t),
+                );
+            }
+        }
+    }
+
+    /// The operator swapped, the operands matched under the new operator flattened into
+    /// the left side's (`merge_left`) or the right side's.
+    fn swap_merge(
+        &mut self,
+        merge_left: bool,
+        a: &Node<'a>,
+        b: &Node<'a>,
+        depth: usize,
+        out: &mut Vec<DiffLine>,
+    ) {
+        let (Some((o1, xs)), Some((o2, ys))) = (a.operands(), b.operands()) else {
+            return;
+        };
+        let note = format!("{} → {} on {}", op_label(o1), op_label(o2), a.text());
+        out.push(
+            DiffLine::new(
+                depth,
+                Some(op_label(o1).into()),
+                Some(op_label(o2).into()),
+                swap_change(o1, o2),
+            )
+            .named(note, a.text()),
+        );
+        if merge_left {
+            let xs = if o2 == BinOp::Implies {
+                xs
+            } else {
+                flatten(&xs, o2)
+            };
+            self.match_operands(&xs, &ys, o2, depth + 1, out);
+        } else {
+            let ys = if o1 == BinOp::Implies {
+                ys
+            } else {
+                flatten(&ys, o1)
+            };
+            self.match_operands(&xs, &ys, o1, depth + 1, out);
         }
     }
 
