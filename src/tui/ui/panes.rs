@@ -294,6 +294,21 @@ impl Columns {
         ))
     }
 
+    /// The sorted-by metric, to four decimals (`–` where the sample has none); blank
+    /// while `hidden`, nothing while no metric is sorted by.
+    fn metric_cell(&self, row: &crate::tui::data::Row, hidden: bool) -> String {
+        self.metric.map_or_else(String::new, |m| {
+            let v = if hidden {
+                String::new()
+            } else {
+                row.scores
+                    .value(m)
+                    .map_or_else(|| "–".into(), |v| format!("{v:.4}"))
+            };
+            format!("{v:<w$}", w = self.metric_w)
+        })
+    }
+
     /// Sample `i` of run `r`, the `k`th in the list.
     fn row(&self, app: &App, t: &Theme, k: usize, r: u32, i: u32) -> Line<'static> {
         let run = &app.model.runs[r as usize];
@@ -337,17 +352,7 @@ impl Columns {
         } else {
             Style::default().fg(t.verdict_color(row.verdict))
         };
-        // The sorted-by metric, to four decimals (`–` where the sample has none).
-        let metric_cell = self.metric.map_or_else(String::new, |m| {
-            let v = if hidden {
-                String::new()
-            } else {
-                row.scores
-                    .value(m)
-                    .map_or_else(|| "–".into(), |v| format!("{v:.4}"))
-            };
-            format!("{v:<w$}", w = self.metric_w)
-        });
+        let metric_cell = self.metric_cell(row, hidden);
         let judge = if self.judged && hidden {
             "  "
         } else if self.judged {
