@@ -51,7 +51,7 @@ fn write_samples(app: &App, dir: &Path) -> Result<(), ExportError> {
         let line = run.raw_line(row)?;
         j.write_all(&line).map_err(at(&jsonl))?;
         j.write_all(b"\n").map_err(at(&jsonl))?;
-        c.write_record(crate::base::sanitize::csv_record(&csv_row(run, row, &line)))
+        c.write_record(crate::base::sanitize::csv_record(csv_row(run, row, &line)))
             .map_err(at(&csv_path))?;
     }
     j.flush().map_err(at(&jsonl))?;

@@ -1,12 +1,13 @@
 //! The detail view: overview, structural diff, countermodel, raw exchange.
 
 use super::detail_blind::{BLIND_NOTE, muted};
+use super::detail_overview::countermodel_lines;
 use super::detail_raw::raw;
 use super::longtext::{self, Piece};
 use super::{block, text};
 use crate::tui::app::{App, Pane, Tab};
 use crate::tui::theme::Theme;
-use crate::verify::{Countermodel, Verdict};
+use crate::verify::Verdict;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -14,27 +15,6 @@ use ratatui::text::{Line, Span};
 
 fn tv(b: bool) -> &'static str {
     if b { "T" } else { "F" }
-}
-
-/// The core's one countermodel rendering, styled for the terminal.
-pub(super) fn countermodel_lines(
-    c: &Countermodel,
-    tables: bool,
-    t: &Theme,
-    out: &mut Vec<Line<'static>>,
-) {
-    use crate::verify::render::Role;
-    for l in crate::verify::render::countermodel_lines(c, ["φ₀", "φ₁"], tables) {
-        let style = match l.role {
-            Role::Head => Style::default().fg(t.title),
-            Role::Text => Style::default(),
-            Role::Muted => Style::default().fg(t.muted),
-            Role::Strong => Style::default()
-                .fg(t.highlight)
-                .add_modifier(Modifier::BOLD),
-        };
-        out.push(Line::from(Span::styled(l.text, style)));
-    }
 }
 
 fn diff_lines(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {

@@ -2,7 +2,6 @@
 //! was found about it (closeness, failure kinds, hand labels, the judge, the
 //! countermodel). Split from `detail`, which draws the pane and the other tabs.
 
-use super::detail::countermodel_lines;
 use super::detail_blind::{BLIND_NOTE, blind_overview, muted, psi_lines};
 use super::detail_raw::reasoning_summary;
 use super::formula;
@@ -12,7 +11,7 @@ use crate::tui::app::App;
 use crate::tui::data::{Row, RunIndex};
 use crate::tui::model::Detail;
 use crate::tui::theme::Theme;
-use crate::verify::Verdict;
+use crate::verify::{Countermodel, Verdict};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
@@ -56,6 +55,27 @@ fn closeness_lines(c: &crate::record::Closeness, syntax: crate::syntax::SyntaxKi
         lines.push(format!("  {}", show(&[Metric::BertscoreMinilm])));
     }
     lines
+}
+
+/// The core's one countermodel rendering, styled for the terminal.
+pub(super) fn countermodel_lines(
+    c: &Countermodel,
+    tables: bool,
+    t: &Theme,
+    out: &mut Vec<Line<'static>>,
+) {
+    use crate::verify::render::Role;
+    for l in crate::verify::render::countermodel_lines(c, ["φ₀", "φ₁"], tables) {
+        let style = match l.role {
+            Role::Head => Style::default().fg(t.title),
+            Role::Text => Style::default(),
+            Role::Muted => Style::default().fg(t.muted),
+            Role::Strong => Style::default()
+                .fg(t.highlight)
+                .add_modifier(Modifier::BOLD),
+        };
+        out.push(Line::from(Span::styled(l.text, style)));
+    }
 }
 
 /// The Overview tab; a ψ longer than [`LONG`] is drawn by its rows on screen (without
