@@ -27,6 +27,7 @@ fn dataset(args: &RunArgs) -> Result<Dataset> {
     };
     let tmp = std::env::temp_dir().join(format!("autoeval-dry-run-{}.json", std::process::id()));
     let made = crate::launch::spec::generate_kind(args, kind, &tmp)
+        .map_err(anyhow::Error::from)
         .and_then(|()| Ok(Dataset::open(&tmp)?));
     let _ = std::fs::remove_file(&tmp);
     made

@@ -91,7 +91,7 @@ pub fn run(args: ViewArgs) -> Result<i32> {
     } else {
         args.paths
     };
-    run_tui(
+    Ok(run_tui(
         ViewOptions {
             paths,
             theme: args.theme,
@@ -101,5 +101,5 @@ pub fn run(args: ViewArgs) -> Result<i32> {
         args.sample,
         crate::labels::store::checked_name("--annotator", args.annotator)
             .map_err(|e| anyhow::anyhow!(e))?,
-    )
+    )?)
 }

@@ -1,10 +1,10 @@
 //! Dataset generation into a file, streamed batch by batch: `autoeval generate` and a
 //! run's `--kind` both write datasets this way.
 
+use super::LaunchError;
 use crate::dataset;
 use crate::grammar::generator::{Batch, GenParams, Progress, generate_batch};
 use crate::grammar::{Cfg, DatasetKind};
-use anyhow::{Context, Result, bail};
 use indicatif::ProgressBar;
 
 /// What a streamed generation reports once written.
@@ -34,19 +34,20 @@ pub fn generate_to_file(
     kind_name: &str,
     builtin: Option<DatasetKind>,
     bar: &ProgressBar,
-) -> Result<Generated> {
+) -> Result<Generated, LaunchError> {
     if batches == 0 {
-        bail!("--batches must be at least 1");
+        return Err(LaunchError::other("--batches must be at least 1"));
     }
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .min(batches);
-    let mut writer = dataset::StreamWriter::create(path, cfg)
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    let cannot_write =
+        |e: std::io::Error| LaunchError::context(format!("cannot write {}", path.display()), e);
+    let mut writer = dataset::StreamWriter::create(path, cfg).map_err(cannot_write)?;
     let next = std::sync::atomic::AtomicUsize::new(0);
     let stop = std::sync::atomic::AtomicBool::new(false);
     // A bounded channel: workers wait rather than pile up finished batches.
-    let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Result<Batch>)>(threads);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Result<Batch, LaunchError>)>(threads);
     let mut summary = Generated {
         items: 0,
         buckets: 0,
@@ -54,7 +55,7 @@ pub fn generate_to_file(
         short: Vec::new(),
         oversized: 0,
     };
-    let result: Result<()> = std::thread::scope(|s| {
+    std::thread::scope(|s| {
         for _ in 0..threads {
             let tx = tx.clone();
             let (next, stop, bar) = (&next, &stop, bar.clone());
@@ -73,7 +74,7 @@ pub fn generate_to_file(
                         }
                     };
                     let r = generate_batch(cfg, params, seed, b as u64, &mut cb)
-                        .map_err(anyhow::Error::from);
+                        .map_err(LaunchError::other);
                     if tx.send((b, r)).is_err() {
                         break;
                     }
@@ -81,32 +82,7 @@ pub fn generate_to_file(
             });
         }
         drop(tx);
-        let mut pending: std::collections::BTreeMap<usize, Batch> = Default::default();
-        let mut want = 0;
-        let outcome = (|| -> Result<()> {
-            for (b, r) in &rx {
-                pending.insert(b, r?);
-                while let Some(batch) = pending.remove(&want) {
-                    writer
-                        .add_batch(&batch)
-                        .with_context(|| format!("cannot write {}", path.display()))?;
-                    summary.items += batch.items.len();
-                    summary.buckets = batch.buckets.len();
-                    summary.leaves += batch.total_leaves;
-                    summary.oversized += batch.oversized;
-                    for r in batch.buckets.iter().filter(|r| r.got < r.wanted) {
-                        summary
-                            .short
-                            .push((want, r.bucket, r.got, r.wanted, r.leaves));
-                    }
-                    want += 1;
-                }
-            }
-            if want < batches {
-                bail!("a generator thread stopped early");
-            }
-            Ok(())
-        })();
+        let outcome = write_in_order(&rx, &mut writer, &mut summary, batches, &cannot_write);
         if outcome.is_err() {
             stop.store(true, std::sync::atomic::Ordering::SeqCst);
             // Unblock workers waiting to send.
@@ -114,10 +90,42 @@ pub fn generate_to_file(
         }
         drop(rx);
         outcome
-    });
-    result?;
+    })?;
     writer
         .finish(kind_name, builtin, cfg, params, seed)
-        .with_context(|| format!("cannot write {}", path.display()))?;
+        .map_err(cannot_write)?;
     Ok(summary)
+}
+
+/// Writes the batches arriving on `rx` (in any order) to `writer` in their order,
+/// each as soon as the ones before it are, counting them into `summary`.
+fn write_in_order(
+    rx: &std::sync::mpsc::Receiver<(usize, Result<Batch, LaunchError>)>,
+    writer: &mut dataset::StreamWriter,
+    summary: &mut Generated,
+    batches: usize,
+    cannot_write: &dyn Fn(std::io::Error) -> LaunchError,
+) -> Result<(), LaunchError> {
+    let mut pending: std::collections::BTreeMap<usize, Batch> = Default::default();
+    let mut want = 0;
+    for (b, r) in rx {
+        pending.insert(b, r?);
+        while let Some(batch) = pending.remove(&want) {
+            writer.add_batch(&batch).map_err(cannot_write)?;
+            summary.items += batch.items.len();
+            summary.buckets = batch.buckets.len();
+            summary.leaves += batch.total_leaves;
+            summary.oversized += batch.oversized;
+            for r in batch.buckets.iter().filter(|r| r.got < r.wanted) {
+                summary
+                    .short
+                    .push((want, r.bucket, r.got, r.wanted, r.leaves));
+            }
+            want += 1;
+        }
+    }
+    if want < batches {
+        return Err(LaunchError::other("a generator thread stopped early"));
+    }
+    Ok(())
 }

@@ -1,10 +1,10 @@
 //! Model flags shared by `run`, `judge` and the viewer's run form.
 
+use super::LaunchError;
 use crate::llm::Client;
 use crate::llm::client::Limits;
 use crate::llm::prices::PriceTable;
 use crate::llm::spec::{ModelOptions, build};
-use anyhow::{Result, anyhow};
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -100,34 +100,33 @@ pub struct ModelArgs {
 
 impl ModelArgs {
     /// Builds the client.
-    pub fn client(&self) -> Result<Client> {
+    pub fn client(&self) -> Result<Client, LaunchError> {
         self.client_with(false)
     }
 
     /// [`Self::client`], or with `keyless` one that needs no key (a dry run sends
     /// nothing, so a missing key is no reason to refuse it).
-    pub fn client_with(&self, keyless: bool) -> Result<Client> {
+    pub fn client_with(&self, keyless: bool) -> Result<Client, LaunchError> {
         // A variable the user names must hold the key (`run` and the viewer's form).
         if let Some(name) = self.api_key_env.as_ref().filter(|_| !keyless) {
-            crate::llm::spec::check_key_env(name).map_err(|e| anyhow!(e))?;
+            crate::llm::spec::check_key_env(name).map_err(LaunchError::other)?;
         }
         let mut prices = PriceTable::builtin();
         if let Some(p) = &self.prices {
-            prices.merge_file(p).map_err(|e| anyhow!(e))?;
+            prices.merge_file(p).map_err(LaunchError::other)?;
         }
         if self.concurrency == 0 || self.concurrency > MAX_CONCURRENCY {
-            return Err(anyhow!(
+            return Err(LaunchError::other(format!(
                 "--concurrency must be between 1 and {}, not {}",
-                MAX_CONCURRENCY,
-                self.concurrency
-            ));
+                MAX_CONCURRENCY, self.concurrency
+            )));
         }
         let extra_body = self
             .extra_body
             .as_deref()
             .map(crate::llm::profile::parse_extra_body)
             .transpose()
-            .map_err(|e| anyhow!(e))?;
+            .map_err(LaunchError::other)?;
         let opts = ModelOptions {
             asked: crate::llm::profile::Asked {
                 temperature: self.temperature,
@@ -161,6 +160,6 @@ impl ModelArgs {
             seed: self.model_seed,
             keyless,
         };
-        build(&self.model, &opts).map_err(|e| anyhow!(e))
+        build(&self.model, &opts).map_err(LaunchError::other)
     }
 }

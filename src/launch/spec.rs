@@ -1,6 +1,7 @@
 //! From run arguments to a [`RunSpec`]: the one path `autoeval run` and the viewer's
 //! form share.
 
+use super::LaunchError;
 use super::args::RunArgs;
 use crate::dataset::Dataset;
 use crate::grammar::{DatasetKind, GenParams};
@@ -11,7 +12,6 @@ use crate::prompt::PromptSet;
 use crate::run::driver::{RunSpec, dataset_info};
 use crate::run::pipeline::Pipeline;
 use crate::verify;
-use anyhow::{Context, Result, anyhow, bail};
 use indicatif::ProgressBar;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -19,35 +19,41 @@ use std::time::Duration;
 
 /// The run's dataset, its kind name and its path: the file given, or for `--kind` the
 /// one generated into the run directory (reused on `--resume`).
-fn load_dataset(args: &RunArgs) -> Result<(Dataset, String, PathBuf)> {
+fn load_dataset(args: &RunArgs) -> Result<(Dataset, String, PathBuf), LaunchError> {
     if let Some(path) = &args.dataset {
-        let ds = Dataset::open(path)?;
+        let ds = Dataset::open(path).map_err(LaunchError::other)?;
         let kind = ds.kind_name();
         return Ok((ds, kind, path.clone()));
     }
     let kind = args
         .kind
-        .ok_or_else(|| anyhow!("give --dataset FILE or --kind"))?;
+        .ok_or_else(|| LaunchError::other("give --dataset FILE or --kind"))?;
     let path = args.out.join("dataset.json");
     if args.resume && path.exists() {
-        return Ok((Dataset::open(&path)?, kind.name().to_string(), path));
+        let ds = Dataset::open(&path).map_err(LaunchError::other)?;
+        return Ok((ds, kind.name().to_string(), path));
     }
     std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("cannot create {}", args.out.display()))?;
+        .map_err(|e| LaunchError::context(format!("cannot create {}", args.out.display()), e))?;
     generate_kind(args, kind, &path)?;
-    Ok((Dataset::open(&path)?, kind.name().to_string(), path))
+    let ds = Dataset::open(&path).map_err(LaunchError::other)?;
+    Ok((ds, kind.name().to_string(), path))
 }
 
 /// Writes the dataset that `--kind`, `--seed`, `--per-category` and `--batches` ask for
 /// to `path` (a run's `dataset.json`, or a dry run's scratch file).
-pub(crate) fn generate_kind(args: &RunArgs, kind: DatasetKind, path: &Path) -> Result<()> {
+pub(crate) fn generate_kind(
+    args: &RunArgs,
+    kind: DatasetKind,
+    path: &Path,
+) -> Result<(), LaunchError> {
     let params = GenParams {
         per_category: args.per_category,
         vocab: kind.vocab(),
         ..GenParams::default()
     };
     super::generate::generate_to_file(
-        &kind.grammar()?,
+        &kind.grammar().map_err(LaunchError::other)?,
         &params,
         args.seed,
         args.batches,
@@ -64,9 +70,11 @@ pub(crate) fn generate_kind(args: &RunArgs, kind: DatasetKind, path: &Path) -> R
 pub(crate) fn load_task(
     args: &RunArgs,
     t: crate::run::task::TaskKind,
-) -> Result<(Dataset, PathBuf, Arc<crate::run::task::TaskSet>)> {
+) -> Result<(Dataset, PathBuf, Arc<crate::run::task::TaskSet>), LaunchError> {
     if args.rounds != 1 {
-        bail!("--rounds is for datasets: a reference task's sample is one call (drop --rounds)");
+        return Err(LaunchError::other(
+            "--rounds is for datasets: a reference task's sample is one call (drop --rounds)",
+        ));
     }
     // Said plainly rather than loading a model that scores nothing: only folio-i's
     // texts are scored by BERTScore-MiniLM.
@@ -76,18 +84,19 @@ pub(crate) fn load_task(
         | crate::analysis::counts::TaskScoring::Formula => false,
     };
     if !by_text && args.bertscore_model.is_some() {
-        bail!(
+        return Err(LaunchError::other(format!(
             "--bertscore-model: {} is scored by its answers, not by text metrics; BERTScore-MiniLM \
              scores folio-i's texts and dataset runs' closeness records (drop --bertscore-model)",
             t.name()
-        );
+        )));
     }
     let source = args
         .task_data
         .clone()
         .unwrap_or_else(|| t.default_source(&crate::run::task::data_root()));
-    let loaded = crate::run::task::load(t, &source, args.shots)
-        .map_err(|e| anyhow!("{e}; give the task's data with --task-data PATH"))?;
+    let loaded = crate::run::task::load(t, &source, args.shots).map_err(|e| {
+        LaunchError::other(format!("{e}; give the task's data with --task-data PATH"))
+    })?;
     for w in loaded.warnings.iter().take(5) {
         eprintln!("warning: {}", crate::base::sanitize::one_line(w));
     }
@@ -109,20 +118,21 @@ pub fn build_spec(
     args: &RunArgs,
     command: Vec<String>,
     pause: Option<&PauseSwitch>,
-) -> Result<RunSpec> {
+) -> Result<RunSpec, LaunchError> {
     if args.rounds == 0 {
-        bail!("--rounds must be at least 1");
+        return Err(LaunchError::other("--rounds must be at least 1"));
     }
     let prompts = match &args.prompts {
-        Some(dir) => PromptSet::load(dir, args.shots)?,
-        None => PromptSet::builtin(args.shots)?,
-    };
+        Some(dir) => PromptSet::load(dir, args.shots),
+        None => PromptSet::builtin(args.shots),
+    }
+    .map_err(LaunchError::other)?;
     let client = equip(args, args.model.client()?)?;
     if args.out.join("run.json").exists() && !args.resume {
-        bail!(
+        return Err(LaunchError::other(format!(
             "{} already holds a run: add --resume to continue it, or choose another --out",
             args.out.display()
-        );
+        )));
     }
     let (mut ds, kind, path, task) = if let Some(t) = args.task {
         let (ds, source, set) = load_task(args, t)?;
@@ -141,28 +151,13 @@ pub fn build_spec(
         info.path = Some(format!("data/{}", rel.display()));
     }
     let limit_note = crate::dataset::limit::apply(&mut ds, args.limit, args.seed).map(|n| n.line());
-    let mut extra = serde_json::Map::new();
-    if args.adaptive {
-        let d = crate::run::adaptive::Design::new(
-            args.budget.unwrap_or(0),
-            args.level
-                .unwrap_or(crate::analysis::breaking::DEFAULT_LEVEL),
-            args.target_width,
-            args.seed,
-        )
-        .map_err(|e| anyhow!(e))?;
-        // A generated dataset may be extended with harder items; a given file may not.
-        let d = match (args.kind, &args.dataset, task.is_some()) {
-            (Some(k), None, false) => d.with_generator(k, args.seed, args.per_category),
-            _ => d,
-        };
-        extra.insert(crate::record::ADAPTIVE_KEY.into(), d.to_value());
-    }
+    let extra = adaptive(args, task.is_some())?;
     let bertscore = args
         .bertscore_model
         .as_deref()
         .map(crate::run::bertscore::Bertscore::load)
-        .transpose()?;
+        .transpose()
+        .map_err(LaunchError::other)?;
     let pipeline = Arc::new(Pipeline {
         client: Arc::new(client),
         prompts: Arc::new(prompts),
@@ -197,20 +192,48 @@ pub fn build_spec(
     })
 }
 
+/// The manifest's extra fields: the adaptive design (`--adaptive`), if any; `task` when
+/// the run is a reference task's.
+fn adaptive(
+    args: &RunArgs,
+    task: bool,
+) -> Result<serde_json::Map<String, serde_json::Value>, LaunchError> {
+    let mut extra = serde_json::Map::new();
+    if args.adaptive {
+        let d = crate::run::adaptive::Design::new(
+            args.budget.unwrap_or(0),
+            args.level
+                .unwrap_or(crate::analysis::breaking::DEFAULT_LEVEL),
+            args.target_width,
+            args.seed,
+        )
+        .map_err(LaunchError::other)?;
+        // A generated dataset may be extended with harder items; a given file may not.
+        let d = match (args.kind, &args.dataset, task) {
+            (Some(k), None, false) => d.with_generator(k, args.seed, args.per_category),
+            _ => d,
+        };
+        extra.insert(crate::record::ADAPTIVE_KEY.into(), d.to_value());
+    }
+    Ok(extra)
+}
+
 /// Adds the response cache and the budget to a run's client. A cache that cannot be
 /// opened becomes a warning the run shows; a budget on an unpriced model is refused.
-pub fn equip(args: &RunArgs, mut client: Client) -> Result<Client> {
+pub fn equip(args: &RunArgs, mut client: Client) -> Result<Client, LaunchError> {
     let s = &args.scale;
     if let Some(limit) = s.max_cost {
         if !limit.is_finite() || limit <= 0.0 {
-            bail!("--max-cost must be a positive number of USD, not {limit}");
+            return Err(LaunchError::other(format!(
+                "--max-cost must be a positive number of USD, not {limit}"
+            )));
         }
         let info = client.info();
         if !info.synthetic && client.prices().get(&info.name).is_none() {
-            bail!(
+            return Err(LaunchError::other(format!(
                 "--max-cost needs the price of {}: it is not in the price table; add it with --prices FILE",
                 info.name
-            );
+            )));
         }
         client = client.with_budget(Arc::new(Budget::new(limit, 0.0)));
     }

@@ -2,6 +2,7 @@
 //! summary) and the chart's numbers, written to a new folder.
 
 use super::app::App;
+use super::data::{Row, RunIndex};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -16,6 +17,14 @@ pub fn export(app: &App, base: &Path) -> Result<PathBuf, ExportError> {
         dir = base.join(format!("autoeval-export-{stamp}-{k}"));
     }
     std::fs::create_dir_all(&dir).map_err(at(&dir))?;
+    write_samples(app, &dir)?;
+    write_chart(app, &dir)?;
+    Ok(dir)
+}
+
+/// `samples.jsonl` (the listed samples' full records) and `samples.csv` (a row each)
+/// in `dir`.
+fn write_samples(app: &App, dir: &Path) -> Result<(), ExportError> {
     let jsonl = dir.join("samples.jsonl");
     let mut j = std::io::BufWriter::new(std::fs::File::create(&jsonl).map_err(at(&jsonl))?);
     let csv_path = dir.join("samples.csv");
@@ -42,57 +51,66 @@ pub fn export(app: &App, base: &Path) -> Result<PathBuf, ExportError> {
         let line = run.raw_line(row)?;
         j.write_all(&line).map_err(at(&jsonl))?;
         j.write_all(b"\n").map_err(at(&jsonl))?;
-        let text = run.text(row);
-        let mut parts = text.split(super::data::SEP);
-        let (phi0, psi, phi1) = (
-            parts.next().unwrap_or(""),
-            parts.next().unwrap_or(""),
-            parts.next().unwrap_or(""),
-        );
-        let kinds: Vec<&str> = crate::analysis::kinds::unmask(row.fails)
-            .iter()
-            .map(|k| k.id())
-            .collect();
-        let judge = run
-            .judge
-            .get(&*row.id)
-            .map(|j| format!("{:?}", j.answer).to_lowercase())
-            .unwrap_or_default();
-        let labels: Vec<String> = run
-            .labels
-            .get(&*row.id)
-            .map(|ls| {
-                ls.iter()
-                    .map(|l| format!("{}:{}", l.annotator, l.categories.join("+")))
-                    .collect()
-            })
-            .unwrap_or_default();
-        let mut record: Vec<String> = vec![
-            run.name(),
-            row.id.to_string(),
-            row.ops.map(|v| v.to_string()).unwrap_or_default(),
-            row.depth.map(|v| v.to_string()).unwrap_or_default(),
-            row.verdict_name().to_string(),
-            kinds.join(" "),
-            judge,
-            labels.join(" "),
-            phi0.to_string(),
-            psi.to_string(),
-            phi1.to_string(),
-        ];
-        // Full precision from the record just read (the row keeps four decimals).
-        let close = closeness_of(&line);
-        record.extend(crate::record::Metric::ALL.map(|m| {
-            close
-                .and_then(|c| c.get(m))
-                .map(|v| v.to_string())
-                .unwrap_or_default()
-        }));
-        c.write_record(crate::base::sanitize::csv_record(&record))
+        c.write_record(crate::base::sanitize::csv_record(csv_row(run, row, &line)))
             .map_err(at(&csv_path))?;
     }
     j.flush().map_err(at(&jsonl))?;
-    c.flush().map_err(at(&csv_path))?;
+    c.flush().map_err(at(&csv_path))
+}
+
+/// A sample's `samples.csv` row, `line` its record as stored.
+fn csv_row(run: &RunIndex, row: &Row, line: &[u8]) -> Vec<String> {
+    let text = run.text(row);
+    let mut parts = text.split(super::data::SEP);
+    let (phi0, psi, phi1) = (
+        parts.next().unwrap_or(""),
+        parts.next().unwrap_or(""),
+        parts.next().unwrap_or(""),
+    );
+    let kinds: Vec<&str> = crate::analysis::kinds::unmask(row.fails)
+        .iter()
+        .map(|k| k.id())
+        .collect();
+    let judge = run
+        .judge
+        .get(&*row.id)
+        .map(|j| format!("{:?}", j.answer).to_lowercase())
+        .unwrap_or_default();
+    let labels: Vec<String> = run
+        .labels
+        .get(&*row.id)
+        .map(|ls| {
+            ls.iter()
+                .map(|l| format!("{}:{}", l.annotator, l.categories.join("+")))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut record: Vec<String> = vec![
+        run.name(),
+        row.id.to_string(),
+        row.ops.map(|v| v.to_string()).unwrap_or_default(),
+        row.depth.map(|v| v.to_string()).unwrap_or_default(),
+        row.verdict_name().to_string(),
+        kinds.join(" "),
+        judge,
+        labels.join(" "),
+        phi0.to_string(),
+        psi.to_string(),
+        phi1.to_string(),
+    ];
+    // Full precision from the record just read (the row keeps four decimals).
+    let close = closeness_of(line);
+    record.extend(crate::record::Metric::ALL.map(|m| {
+        close
+            .and_then(|c| c.get(m))
+            .map(|v| v.to_string())
+            .unwrap_or_default()
+    }));
+    record
+}
+
+/// `chart.csv` in `dir`: the chart's counts and shares per run and bucket.
+fn write_chart(app: &App, dir: &Path) -> Result<(), ExportError> {
     let chart_path = dir.join("chart.csv");
     let mut w = csv::Writer::from_path(&chart_path).map_err(at(&chart_path))?;
     let by = match app.model.by {
@@ -126,8 +144,7 @@ pub fn export(app: &App, base: &Path) -> Result<PathBuf, ExportError> {
             .map_err(at(&chart_path))?;
         }
     }
-    w.flush().map_err(at(&chart_path))?;
-    Ok(dir)
+    w.flush().map_err(at(&chart_path))
 }
 
 /// The `closeness` record of a sample line, if it has one that reads.

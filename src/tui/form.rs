@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 pub use super::form_scale::{FormError, FormFields};
 
+mod argv;
+
 /// Form fields, in order: (label, config key). Every setting of `autoeval run` a user
 /// would set; the form becomes that command's arguments, parsed by the same parser.
 pub const FIELDS: [(&str, &str); 29] = [
@@ -336,130 +338,6 @@ impl Form {
         DatasetKind::ALL.into_iter().find(|k| k.name() == d)
     }
 
-    /// The `autoeval run …` command this form stands for: what starts the run, and what
-    /// the manifest records so the run can be repeated from a shell.
-    pub fn argv(&self) -> Result<Vec<String>, FormError> {
-        let mut a: Vec<String> = vec!["autoeval".into(), "run".into()];
-        let mut flag = |name: &str, v: &str| {
-            a.push(format!("--{name}"));
-            a.push(v.to_string());
-        };
-        let task = super::form_task::parse_task(self.get("task"))?;
-        match (self.kind(), task) {
-            (_, Some(_)) if !self.get("dataset").is_empty() => {
-                return Err(FormError::DatasetAndTask);
-            }
-            (_, Some(t)) => {
-                flag("task", t.name());
-                // The seed picks --limit's items, as for a dataset.
-                flag("seed", &self.number("seed", 0)?.to_string());
-                if self.number("rounds", 1)? != 1 {
-                    return Err(FormError::Invalid(
-                        "rounds: a reference task's sample is one call (set rounds to 1)".into(),
-                    ));
-                }
-            }
-            (Some(k), None) => {
-                flag("kind", k.name());
-                flag("seed", &self.number("seed", 0)?.to_string());
-                flag(
-                    "per-category",
-                    &self.number("per_category", 50)?.max(1).to_string(),
-                );
-                flag("batches", &self.number("batches", 1)?.max(1).to_string());
-            }
-            (None, None) if self.get("dataset").is_empty() => {
-                return Err(FormError::NoDataset);
-            }
-            (None, None) => flag("dataset", self.get("dataset")),
-        }
-        flag("model", self.get("model"));
-        let urls = super::form_scale::base_urls(self.get("base_url"))?;
-        for u in &urls {
-            flag("base-url", u);
-        }
-        for (key, name) in [("api_key_env", "api-key-env"), ("prompts", "prompts")] {
-            if !self.get(key).is_empty() {
-                flag(name, self.get(key));
-            }
-        }
-        flag("shots", &self.number("shots", 0)?.to_string());
-        if task.is_none() {
-            flag("rounds", &self.number("rounds", 1)?.to_string());
-        }
-        let t = self.get("temperature");
-        if !t.is_empty() {
-            // Checked as a number, passed on as typed: `0.1` stays `0.1`.
-            t.parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite())
-                .ok_or_else(|| FormError::NotANumber {
-                    field: "temperature".into(),
-                    value: t.to_string(),
-                })?;
-            flag("temperature", t);
-        }
-        // Empty limits and reasoning settings are the model's profile's defaults.
-        for (key, name) in [
-            ("max_tokens", "max-tokens"),
-            ("thinking_budget", "thinking-budget"),
-        ] {
-            if !self.get(key).is_empty() {
-                flag(name, &self.number(key, 0)?.to_string());
-            }
-        }
-        for (key, name) in [
-            ("reasoning_effort", "reasoning-effort"),
-            ("thinking", "thinking"),
-        ] {
-            if !self.get(key).is_empty() {
-                flag(name, self.get(key));
-            }
-        }
-        let extra = self.get("extra_body");
-        if !extra.is_empty() {
-            crate::llm::profile::parse_extra_body(extra)
-                .map_err(|e| FormError::Invalid(format!("extra body: {e}")))?;
-            flag("extra-body", extra);
-        }
-        // Names apart by spaces or commas; each is checked by the run's own parser.
-        for t in self
-            .get("reasoning_tags")
-            .split(|c: char| c == ',' || c.is_whitespace())
-            .filter(|t| !t.is_empty())
-        {
-            flag("reasoning-tag", t);
-        }
-        flag("concurrency", &self.number("concurrency", 8)?.to_string());
-        flag("retries", &self.number("retries", 5)?.to_string());
-        flag(
-            "request-timeout",
-            &self.number("request_timeout", 120)?.to_string(),
-        );
-        if !self.get("limit").is_empty() {
-            flag("limit", &self.number("limit", 0)?.to_string());
-        }
-        let scale = super::form_scale::flags(self, &urls)?;
-        let Some(out) = self.out_dir() else {
-            return Err(FormError::NoOutput);
-        };
-        flag("out", &out.display().to_string());
-        a.extend(scale);
-        let resume = out.join("run.json").exists();
-        if resume {
-            a.push("--resume".into());
-        }
-        let retry =
-            super::form_scale::yes_no("retry errors", self.get("retry_errors"))?.unwrap_or(false);
-        if retry {
-            if !resume {
-                return Err(FormError::RetryWithoutRun);
-            }
-            a.push("--retry-errors".into());
-        }
-        Ok(a)
-    }
-
     /// What starting this form will cost: samples, model calls and an estimate in USD
     /// (typical prompt and answer sizes; at most, every answer at max tokens).
     pub fn estimate(&self) -> String {
@@ -474,66 +352,13 @@ impl Form {
             Ok(t) => t,
             Err(e) => return e.to_string(),
         };
-        let counted = match (task, &self.task_plan) {
-            (Some(_), Some(p)) => {
-                let limit = self
-                    .number("limit", 0)
-                    .ok()
-                    .filter(|_| !self.get("limit").is_empty());
-                let seed = self.number("seed", 0).unwrap_or(0) as u64;
-                match p.tokens(limit, seed) {
-                    Ok(t) => Some(t),
-                    Err(e) => return crate::base::sanitize::one_line(&e).into_owned(),
-                }
-            }
-            _ => None,
+        let counted = match self.counted(task.is_some()) {
+            Ok(c) => c,
+            Err(e) => return e,
         };
-        let samples = match self.kind() {
-            _ if counted.is_some() => counted.map(|c| c.0 as usize),
-            Some(_) => {
-                let per = self.number("per_category", 50).unwrap_or(50).max(1);
-                let batches = self.number("batches", 1).unwrap_or(1).max(1);
-                Some(per * crate::grammar::GenParams::default().depth * batches)
-            }
-            None => None,
-        };
-        let limit = self
-            .number("limit", 0)
-            .ok()
-            .filter(|_| !self.get("limit").is_empty());
-        let samples = match (samples, limit) {
-            (Some(s), Some(l)) => Some(s.min(l)),
-            (s, l) => s.or(l),
-        };
-        let retry = matches!(
-            self.get("retry_errors").to_ascii_lowercase().as_str(),
-            "y" | "yes"
-        );
-        // Resuming: only what is left (and the model errors, when they are retried).
-        let again = |errors: usize| {
-            if retry {
-                (errors, format!(" and {errors} model errors again"))
-            } else {
-                (0, String::new())
-            }
-        };
-        let (n, head) = match (samples, resumed) {
-            (None, None) => return "samples: as many as the dataset file holds".into(),
-            (None, Some((done, errors))) => {
-                return format!(
-                    "resumes the run: {done} samples done; the rest of the dataset file{}",
-                    again(errors).1
-                );
-            }
-            (Some(n), None) => (n, format!("up to {n} samples")),
-            (Some(n), Some((done, errors))) => {
-                let (redo, what) = again(errors);
-                let left = n.saturating_sub(done) + redo;
-                (
-                    left,
-                    format!("resumes the run: {done} of {n} done, {left} to do{what}"),
-                )
-            }
+        let (n, head) = match self.to_do(counted, resumed) {
+            Ok(x) => x,
+            Err(said) => return said,
         };
         let rounds = self.number("rounds", 1).unwrap_or(1).max(1) as u64;
         let per_sample = if counted.is_some() { 1 } else { 2 * rounds };
@@ -578,6 +403,80 @@ impl Form {
                 t.name()
             ),
             _ => format!("{head} × {per_sample} calls = {calls} calls · {cost}"),
+        }
+    }
+}
+
+impl Form {
+    /// A reference task's (samples, input tokens, output tokens) counted from its real
+    /// prompts (`task`: the form names one), or why they cannot be counted.
+    fn counted(&self, task: bool) -> Result<Option<(u64, u64, u64)>, String> {
+        let Some(p) = self.task_plan.as_ref().filter(|_| task) else {
+            return Ok(None);
+        };
+        let limit = self
+            .number("limit", 0)
+            .ok()
+            .filter(|_| !self.get("limit").is_empty());
+        let seed = self.number("seed", 0).unwrap_or(0) as u64;
+        match p.tokens(limit, seed) {
+            Ok(t) => Ok(Some(t)),
+            Err(e) => Err(crate::base::sanitize::one_line(&e).into_owned()),
+        }
+    }
+
+    /// The samples to do and the estimate's head saying so (`resumed`: done and model
+    /// errors of the run it resumes); `Err` with the whole estimate when the count is
+    /// the dataset file's.
+    fn to_do(
+        &self,
+        counted: Option<(u64, u64, u64)>,
+        resumed: Option<(usize, usize)>,
+    ) -> Result<(usize, String), String> {
+        let samples = match self.kind() {
+            _ if counted.is_some() => counted.map(|c| c.0 as usize),
+            Some(_) => {
+                let per = self.number("per_category", 50).unwrap_or(50).max(1);
+                let batches = self.number("batches", 1).unwrap_or(1).max(1);
+                Some(per * crate::grammar::GenParams::default().depth * batches)
+            }
+            None => None,
+        };
+        let limit = self
+            .number("limit", 0)
+            .ok()
+            .filter(|_| !self.get("limit").is_empty());
+        let samples = match (samples, limit) {
+            (Some(s), Some(l)) => Some(s.min(l)),
+            (s, l) => s.or(l),
+        };
+        let retry = matches!(
+            self.get("retry_errors").to_ascii_lowercase().as_str(),
+            "y" | "yes"
+        );
+        // Resuming: only what is left (and the model errors, when they are retried).
+        let again = |errors: usize| {
+            if retry {
+                (errors, format!(" and {errors} model errors again"))
+            } else {
+                (0, String::new())
+            }
+        };
+        match (samples, resumed) {
+            (None, None) => Err("samples: as many as the dataset file holds".into()),
+            (None, Some((done, errors))) => Err(format!(
+                "resumes the run: {done} samples done; the rest of the dataset file{}",
+                again(errors).1
+            )),
+            (Some(n), None) => Ok((n, format!("up to {n} samples"))),
+            (Some(n), Some((done, errors))) => {
+                let (redo, what) = again(errors);
+                let left = n.saturating_sub(done) + redo;
+                Ok((
+                    left,
+                    format!("resumes the run: {done} of {n} done, {left} to do{what}"),
+                ))
+            }
         }
     }
 }

@@ -93,9 +93,11 @@ pub struct Live {
 
 /// An error and its causes on one line, each cause said once: a context that already
 /// quotes the OS error is not followed by the same OS error again.
-fn chain_once(e: &anyhow::Error) -> String {
+fn chain_once(e: &(dyn std::error::Error + 'static)) -> String {
     let mut out = String::new();
-    for cause in e.chain() {
+    let mut next = Some(e);
+    while let Some(cause) = next {
+        next = cause.source();
         let m = cause.to_string();
         if out.contains(&m) {
             continue;
@@ -108,6 +110,84 @@ fn chain_once(e: &anyhow::Error) -> String {
     out
 }
 
+/// A batch run's endpoint and settings (`--batch-api`), checked before anything is
+/// written; None for a run of live calls.
+fn batch_spec(args: &RunArgs) -> Result<Option<crate::run::batch::BatchSpec>, FormError> {
+    if !args.scale.batch_api {
+        return Ok(None);
+    }
+    let m = &args.model;
+    let api = crate::llm::batch_api::BatchApi::for_model(
+        &m.model,
+        &m.base_url,
+        m.api_key_env.as_deref(),
+        m.request_timeout,
+    )
+    .map_err(|e| FormError::Setup(crate::base::sanitize::one_line(&e).into_owned()))?;
+    let s = &args.scale;
+    let spec = crate::run::batch::BatchSpec::new(
+        crate::run::batch::Mode::Api(api),
+        s.batch_max_requests,
+        s.batch_max_bytes,
+        s.batch_poll,
+    )
+    .map_err(FormError::Setup)?;
+    Ok(Some(spec))
+}
+
+/// Runs `spec` on a thread of its own (live calls, or provider batches with `batch`),
+/// handing its events and then how it ended to `deliver`.
+fn spawn_run(
+    spec: crate::run::driver::RunSpec,
+    batch: Option<crate::run::batch::BatchSpec>,
+    cancel_rx: tokio::sync::watch::Receiver<bool>,
+    deliver: impl Fn(Result<Event, LiveEnd>) -> bool + Send + Sync + 'static,
+) {
+    let tx = std::sync::Arc::new(deliver);
+    std::thread::spawn(move || {
+        let rt = match tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(rt) => rt,
+            Err(e) => {
+                (*tx)(Err(LiveEnd::Failed(e.to_string())));
+                return;
+            }
+        };
+        rt.block_on(async move {
+            let (etx, mut erx) = tokio::sync::mpsc::unbounded_channel();
+            let fwd = tx.clone();
+            let forward = tokio::spawn(async move {
+                while let Some(e) = erx.recv().await {
+                    if !(*fwd)(Ok(e)) {
+                        break;
+                    }
+                }
+            });
+            // The same runs `autoeval run` makes: live calls, or provider batches
+            // (which re-attach on resume and are cancelled at the provider).
+            let end = match batch {
+                None => match execute(spec, etx, cancel_rx).await {
+                    Ok(Outcome::Finished) => LiveEnd::Finished,
+                    Ok(Outcome::Cancelled | Outcome::Refused) => LiveEnd::Cancelled,
+                    Err(e) => LiveEnd::Failed(e.to_string()),
+                },
+                Some(b) => match crate::run::batch::execute(spec, b, etx, cancel_rx).await {
+                    Ok(BatchOutcome::Finished) => LiveEnd::Finished,
+                    Ok(BatchOutcome::Cancelled | BatchOutcome::Unreachable) => LiveEnd::Cancelled,
+                    Ok(BatchOutcome::Waiting { pending, .. }) => {
+                        LiveEnd::Failed(format!("{pending} requests still need answers"))
+                    }
+                    Err(e) => LiveEnd::Failed(e.to_string()),
+                },
+            };
+            let _ = forward.await;
+            (*tx)(Err(end));
+        });
+    });
+}
+
 impl Live {
     /// Starts a run from the form; the pipeline runs on its own threads.
     pub fn start(
@@ -118,27 +198,7 @@ impl Live {
         let args: RunArgs = parse_form(&argv)
             .map_err(|e| FormError::Invalid(crate::base::sanitize::one_line(&e).into_owned()))?;
         // Checked before anything is written: a batch run's endpoint and settings.
-        let batch = if args.scale.batch_api {
-            let m = &args.model;
-            let api = crate::llm::batch_api::BatchApi::for_model(
-                &m.model,
-                &m.base_url,
-                m.api_key_env.as_deref(),
-                m.request_timeout,
-            )
-            .map_err(|e| FormError::Setup(crate::base::sanitize::one_line(&e).into_owned()))?;
-            let s = &args.scale;
-            let spec = crate::run::batch::BatchSpec::new(
-                crate::run::batch::Mode::Api(api),
-                s.batch_max_requests,
-                s.batch_max_bytes,
-                s.batch_poll,
-            )
-            .map_err(FormError::Setup)?;
-            Some(spec)
-        } else {
-            None
-        };
+        let batch = batch_spec(&args)?;
         let batch_run = batch.is_some();
         let out = args.out.clone();
         let (pause_tx, _) = tokio::sync::watch::channel(false);
@@ -148,51 +208,7 @@ impl Live {
             FormError::Setup(crate::base::sanitize::one_line(&chain_once(&e)).into_owned())
         })?;
         form.remember();
-        let tx = std::sync::Arc::new(deliver);
-        std::thread::spawn(move || {
-            let rt = match tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()
-            {
-                Ok(rt) => rt,
-                Err(e) => {
-                    (*tx)(Err(LiveEnd::Failed(e.to_string())));
-                    return;
-                }
-            };
-            rt.block_on(async move {
-                let (etx, mut erx) = tokio::sync::mpsc::unbounded_channel();
-                let fwd = tx.clone();
-                let forward = tokio::spawn(async move {
-                    while let Some(e) = erx.recv().await {
-                        if !(*fwd)(Ok(e)) {
-                            break;
-                        }
-                    }
-                });
-                // The same runs `autoeval run` makes: live calls, or provider batches
-                // (which re-attach on resume and are cancelled at the provider).
-                let end = match batch {
-                    None => match execute(spec, etx, cancel_rx).await {
-                        Ok(Outcome::Finished) => LiveEnd::Finished,
-                        Ok(Outcome::Cancelled | Outcome::Refused) => LiveEnd::Cancelled,
-                        Err(e) => LiveEnd::Failed(e.to_string()),
-                    },
-                    Some(b) => match crate::run::batch::execute(spec, b, etx, cancel_rx).await {
-                        Ok(BatchOutcome::Finished) => LiveEnd::Finished,
-                        Ok(BatchOutcome::Cancelled | BatchOutcome::Unreachable) => {
-                            LiveEnd::Cancelled
-                        }
-                        Ok(BatchOutcome::Waiting { pending, .. }) => {
-                            LiveEnd::Failed(format!("{pending} requests still need answers"))
-                        }
-                        Err(e) => LiveEnd::Failed(e.to_string()),
-                    },
-                };
-                let _ = forward.await;
-                (*tx)(Err(end));
-            });
-        });
+        spawn_run(spec, batch, cancel_rx, deliver);
         Ok(Live {
             dir: out,
             todo: 0,
@@ -397,9 +413,13 @@ mod tests {
     #[test]
     fn an_error_chain_says_each_cause_once() {
         let os = std::io::Error::from_raw_os_error(2);
-        let e = anyhow::Error::new(std::io::Error::from_raw_os_error(2))
-            .context(format!("cannot read /x ({os})"))
-            .context("dataset");
+        let e = crate::launch::LaunchError::context(
+            "dataset".into(),
+            crate::launch::LaunchError::context(
+                format!("cannot read /x ({os})"),
+                std::io::Error::from_raw_os_error(2),
+            ),
+        );
         assert_eq!(
             chain_once(&e),
             format!("dataset: cannot read /x ({os})"),

@@ -255,13 +255,21 @@ fn build(opts: &ViewOptions, background: bool, blind: bool) -> (App, Theme) {
     (app, theme)
 }
 
+/// Why the viewer stopped early: the terminal failed (drawing, clearing, writing).
+#[derive(Debug, thiserror::Error)]
+pub enum ViewError {
+    /// A terminal write failed.
+    #[error(transparent)]
+    Terminal(#[from] std::io::Error),
+}
+
 /// Runs the viewer until the user quits. Returns the exit code.
-pub fn run(opts: ViewOptions) -> anyhow::Result<i32> {
+pub fn run(opts: ViewOptions) -> Result<i32, ViewError> {
     run_with(opts, false)
 }
 
 /// Runs the viewer, blind when `blind` (or the config) says so.
-pub fn run_with(opts: ViewOptions, blind: bool) -> anyhow::Result<i32> {
+pub fn run_with(opts: ViewOptions, blind: bool) -> Result<i32, ViewError> {
     run_on(opts, blind, None, None)
 }
 
@@ -272,7 +280,7 @@ pub fn run_on(
     blind: bool,
     sample: Option<String>,
     annotator: Option<String>,
-) -> anyhow::Result<i32> {
+) -> Result<i32, ViewError> {
     if !std::io::stdout().is_terminal() {
         eprintln!("autoeval: the viewer needs a terminal; see `autoeval --help` for the commands");
         return Ok(2);
@@ -299,10 +307,32 @@ pub fn run_on(
                 .push(format!("{}: not captured ({e})", capture::SOURCE));
         })
         .ok();
-    let terminal_stderr = capture.as_ref().and_then(|c| c.terminal().ok());
-    // ratatui's hook leaves raw mode and the alternate screen on a panic; mouse
-    // capture must be switched off too, or the user's shell receives mouse codes, and
-    // stderr must be the terminal's again for the panic message to be seen.
+    restore_on_panic(capture.as_ref().and_then(|c| c.terminal().ok()));
+    // For the terminal-restoring test only: a named key that panics on purpose.
+    let panic_key = std::env::var("AUTOEVAL_TEST_PANIC_KEY").ok();
+    read_input(app.jobs.sender());
+    app::jobs::tick(app.jobs.sender(), Duration::from_millis(500));
+    let result = event_loop(
+        &mut app,
+        &mut terminal,
+        &theme,
+        started,
+        panic_key.as_deref(),
+    );
+    let _ = ratatui::crossterm::execute!(
+        std::io::stdout(),
+        ratatui::crossterm::event::DisableMouseCapture
+    );
+    ratatui::restore();
+    close(&mut app, capture);
+    result.map(|()| 0).map_err(ViewError::from)
+}
+
+/// Sets the panic hook: ratatui's leaves raw mode and the alternate screen on a panic;
+/// mouse capture must be switched off too, or the user's shell receives mouse codes,
+/// and stderr must be the terminal's again (`terminal_stderr`) for the panic message
+/// to be seen.
+fn restore_on_panic(terminal_stderr: Option<std::os::fd::OwnedFd>) {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         if let Some(fd) = &terminal_stderr {
@@ -314,10 +344,11 @@ pub fn run_on(
         );
         previous(info);
     }));
-    // For the terminal-restoring test only: a named key that panics on purpose.
-    let panic_key = std::env::var("AUTOEVAL_TEST_PANIC_KEY").ok();
-    // Terminal input arrives in the inbox like everything else.
-    let input = app.jobs.sender();
+}
+
+/// Terminal input arrives in the inbox like everything else: a thread reads it into
+/// `input`.
+fn read_input(input: std::sync::mpsc::Sender<Msg>) {
     std::thread::spawn(move || {
         while let Ok(ev) = event::read() {
             let msg = match ev {
@@ -336,60 +367,66 @@ pub fn run_on(
             }
         }
     });
-    app::jobs::tick(app.jobs.sender(), Duration::from_millis(500));
-    let result = (|| -> anyhow::Result<()> {
-        let mut dirty = true;
-        let mut first = true;
-        while !app.quit {
-            // OSC 52 copies go to the terminal itself, between frames.
-            send_clipboard(&mut app, &mut terminal)?;
-            // Ctrl-L: draw every cell again, whatever the terminal shows now.
-            if std::mem::take(&mut app.repaint) {
-                terminal.clear()?;
-                dirty = true;
-            }
-            if dirty {
-                terminal.draw(|f| app.panes.areas = ui::view(f, &app, &theme))?;
-                dirty = false;
-                if first {
-                    first = false;
-                    if std::env::var_os("AUTOEVAL_TIMING").is_some() {
-                        app.status = format!("first frame after {:.0?}", started.elapsed());
-                        dirty = true;
-                        continue;
-                    }
-                }
-            }
-            let Some(mut msg) = app.jobs.next(Duration::from_secs(1)) else {
-                continue;
-            };
-            // Take everything waiting before drawing again: a burst of keys or of
-            // loaded runs costs one frame.
-            loop {
-                if let Msg::Key(key) = &msg {
-                    assert!(
-                        panic_key.as_deref() != Some(key.to_string().as_str()),
-                        "AUTOEVAL_TEST_PANIC_KEY pressed"
-                    );
-                }
-                dirty |= app.update(msg);
-                if app.quit {
-                    break;
-                }
-                match app.jobs.ready() {
-                    Some(m) => msg = m,
-                    None => break,
+}
+
+/// Draws and updates until the user quits: a frame after each burst of messages.
+fn event_loop(
+    app: &mut App,
+    terminal: &mut ratatui::DefaultTerminal,
+    theme: &Theme,
+    started: Instant,
+    panic_key: Option<&str>,
+) -> std::io::Result<()> {
+    let mut dirty = true;
+    let mut first = true;
+    while !app.quit {
+        // OSC 52 copies go to the terminal itself, between frames.
+        send_clipboard(app, terminal)?;
+        // Ctrl-L: draw every cell again, whatever the terminal shows now.
+        if std::mem::take(&mut app.repaint) {
+            terminal.clear()?;
+            dirty = true;
+        }
+        if dirty {
+            terminal.draw(|f| app.panes.areas = ui::view(f, app, theme))?;
+            dirty = false;
+            if first {
+                first = false;
+                if std::env::var_os("AUTOEVAL_TIMING").is_some() {
+                    app.status = format!("first frame after {:.0?}", started.elapsed());
+                    dirty = true;
+                    continue;
                 }
             }
         }
-        send_clipboard(&mut app, &mut terminal)?;
-        Ok(())
-    })();
-    let _ = ratatui::crossterm::execute!(
-        std::io::stdout(),
-        ratatui::crossterm::event::DisableMouseCapture
-    );
-    ratatui::restore();
+        let Some(mut msg) = app.jobs.next(Duration::from_secs(1)) else {
+            continue;
+        };
+        // Take everything waiting before drawing again: a burst of keys or of
+        // loaded runs costs one frame.
+        loop {
+            if let Msg::Key(key) = &msg {
+                assert!(
+                    panic_key != Some(key.to_string().as_str()),
+                    "AUTOEVAL_TEST_PANIC_KEY pressed"
+                );
+            }
+            dirty |= app.update(msg);
+            if app.quit {
+                break;
+            }
+            match app.jobs.ready() {
+                Some(m) => msg = m,
+                None => break,
+            }
+        }
+    }
+    send_clipboard(app, terminal)
+}
+
+/// After the terminal is restored: prints the lines written while the viewer closed
+/// (and any it did not take), and stops a live run so run.json does not stay `running`.
+fn close(app: &mut App, capture: Option<capture::Capture>) {
     // Lines written while the viewer closed, and any the viewer did not take, are
     // printed now that the terminal is the shell's again.
     if let Some(c) = capture {
@@ -410,7 +447,6 @@ pub fn run_on(
             );
         }
     }
-    result.map(|()| 0)
 }
 
 /// Writes pending OSC 52 copies (a quit right after a copy still sends it).

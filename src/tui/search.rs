@@ -481,37 +481,7 @@ fn run_job_until(job: &Job, stop: &(dyn Fn() -> bool + Sync)) -> Option<Found> {
         let handles: Vec<_> = (0..threads.min(work.len()))
             .map(|_| {
                 let (work, next, q) = (&work, &next, &q);
-                s.spawn(move || {
-                    let mut out = Vec::new();
-                    let mut memo = Memo::default();
-                    let mut buf = Vec::new();
-                    loop {
-                        let w = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(&(r, items)) = work.get(w) else {
-                            break;
-                        };
-                        let idx: Vec<u32> = items.iter().map(|x| x.0).collect();
-                        let mut pos = 0;
-                        job.stores[r].each_until(&idx, stop, &mut buf, &mut |t, text| {
-                            while pos < items.len() && items[pos].0 < t {
-                                pos += 1;
-                            }
-                            if pos < items.len() && items[pos].0 == t {
-                                let score = if job.ranked {
-                                    q.score_with(text, &mut memo)
-                                } else {
-                                    q.matches(text).then_some(0)
-                                };
-                                if let Some(score) = score {
-                                    out.push((items[pos].1, score));
-                                }
-                                // Two rows sharing a text get a call each.
-                                pos += 1;
-                            }
-                        });
-                    }
-                    out
-                })
+                s.spawn(move || search_pieces(job, q, work, next, stop))
             })
             .collect();
         handles
@@ -522,7 +492,52 @@ fn run_job_until(job: &Job, stop: &(dyn Fn() -> bool + Sync)) -> Option<Found> {
     if stop() {
         return None;
     }
-    let mut found = found;
+    Some(in_order(job, found))
+}
+
+/// One thread's share of a search: pieces of `work` taken in turn (`next`, shared by
+/// the threads) until none is left; each matching text's (place in the pool, score).
+fn search_pieces(
+    job: &Job,
+    q: &Query,
+    work: &[(usize, &[(u32, usize)])],
+    next: &std::sync::atomic::AtomicUsize,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Vec<(usize, i64)> {
+    let mut out = Vec::new();
+    let mut memo = Memo::default();
+    let mut buf = Vec::new();
+    loop {
+        let w = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let Some(&(r, items)) = work.get(w) else {
+            break;
+        };
+        let idx: Vec<u32> = items.iter().map(|x| x.0).collect();
+        let mut pos = 0;
+        job.stores[r].each_until(&idx, stop, &mut buf, &mut |t, text| {
+            while pos < items.len() && items[pos].0 < t {
+                pos += 1;
+            }
+            if pos < items.len() && items[pos].0 == t {
+                let score = if job.ranked {
+                    q.score_with(text, &mut memo)
+                } else {
+                    q.matches(text).then_some(0)
+                };
+                if let Some(score) = score {
+                    out.push((items[pos].1, score));
+                }
+                // Two rows sharing a text get a call each.
+                pos += 1;
+            }
+        });
+    }
+    out
+}
+
+/// The rows `found` (places in the pool, with scores) and the rows matched by label
+/// alone: best first when ranked, else in pool order.
+fn in_order(job: &Job, mut found: Vec<(usize, i64)>) -> Found {
     if !job.by_label.is_empty() {
         let mut seen = vec![false; job.pool.len()];
         for &(k, _) in &found {
@@ -536,16 +551,16 @@ fn run_job_until(job: &Job, stop: &(dyn Fn() -> bool + Sync)) -> Option<Found> {
     }
     if !job.ranked {
         found.sort_unstable_by_key(|&(k, _)| k);
-        return Some(Found {
+        return Found {
             rows: found.into_iter().map(|(k, _)| job.pool[k]).collect(),
             scores: Vec::new(),
-        });
+        };
     }
     let mut matched: Vec<((u32, u32), i64)> =
         found.into_iter().map(|(k, s)| (job.pool[k], s)).collect();
     matched.sort_unstable_by(rank_order);
     let (rows, scores) = matched.into_iter().unzip();
-    Some(Found { rows, scores })
+    Found { rows, scores }
 }
 
 /// A background thread that runs the newest search and drops stale ones; each result

@@ -30,76 +30,25 @@ impl App {
             Action::Top => self.move_sel(isize::MIN / 2),
             Action::Bottom => self.move_sel(isize::MAX / 2),
             Action::Open => match self.panes.focus {
-                Pane::Runs => {
-                    let Some(r) = self.cursor_run() else {
-                        return;
-                    };
-                    let name = crate::tui::ui::panes::run_name(self, r);
-                    let enter = self.key_name(Context::Normal, Action::Open);
-                    // Enter on the run already shown alone undoes it: every run again.
-                    if self.model.listing.filter.runs == [r].into() {
-                        self.model.listing.filter.runs.clear();
-                        self.status = format!("every run shown again ({enter} on a run: only it)");
-                    } else {
-                        self.model.listing.filter.runs = [r].into();
-                        self.panes.focus = Pane::Samples;
-                        self.status = format!(
-                            "only {} shown ({enter} on it again in the run list: every run)",
-                            crate::base::sanitize::one_line(&name)
-                        );
-                    }
-                    self.model.refilter();
-                }
+                Pane::Runs => self.show_only_run(),
                 Pane::Samples => self.panes.focus = Pane::Detail,
                 Pane::Detail => {}
             },
-            Action::Back => {
-                if self.panes.focus == Pane::Detail {
-                    self.panes.focus = Pane::Samples;
-                } else if !self.model.listing.search.field.text.is_empty() {
-                    self.model.listing.search.field.text.clear();
-                    self.model.research();
-                }
-            }
+            Action::Back => self.back(),
             Action::Search => {
                 self.push(Layer::Search);
                 self.panes.focus = Pane::Samples;
             }
-            Action::Filter => {
-                // The editor opens where it was left.
-                let mut ed = self.panes.filter_edit.clone();
-                ed.typed = None;
-                self.push(Layer::Filter(ed));
-            }
-            Action::ClearFilters => {
-                self.model.listing.filter = Filter::default();
-                self.model.listing.search.field.text.clear();
-                self.model.refilter();
-            }
-            Action::NextPane | Action::PrevPane => {
-                let order = [Pane::Runs, Pane::Samples, Pane::Detail];
-                let i = order
-                    .iter()
-                    .position(|p| *p == self.panes.focus)
-                    .unwrap_or(1);
-                let d = if a == Action::NextPane { 1 } else { 2 };
-                self.panes.focus = order[(i + d) % 3];
-            }
+            Action::Filter => self.open_filter(),
+            Action::ClearFilters => self.clear_filters(),
+            Action::NextPane | Action::PrevPane => self.next_pane(a == Action::NextPane),
             Action::NextTab | Action::PrevTab | Action::ToggleTree | Action::ToggleReasoning => {
                 self.panes.detail_view.handle(a);
             }
             Action::Compare if self.model.selected().is_some() => {
                 self.push(Layer::Compare(Box::new(self.model.compare_view())));
             }
-            Action::ToggleBy => {
-                self.model.by = if self.model.by == By::Operators {
-                    By::Depth
-                } else {
-                    By::Operators
-                };
-                self.model.listing.filter.range = None;
-                self.model.refilter();
-            }
+            Action::ToggleBy => self.toggle_by(),
             Action::Chart => self.open_chart(),
             Action::Warnings => self.push(Layer::Warnings(Default::default())),
             Action::Label if self.model.selected().is_some() => {
@@ -111,66 +60,21 @@ impl App {
             Action::Jump => self.push(Layer::Jump(Default::default())),
             Action::Copy => self.open_copy(),
             Action::Matrix => self.open_matrix(),
-            Action::NewRun => {
-                if self.jobs.live_running() {
-                    self.status = format!(
-                        "a run is already going: {} cancels it",
-                        self.key_name(Context::Normal, Action::CancelRun)
-                    );
-                } else {
-                    let form = crate::tui::live::Form::remembered(self.model.viewed_folder());
-                    self.push(Layer::NewRun(Box::new(form)));
-                }
-            }
+            Action::NewRun => self.open_new_run(),
             Action::LabelCounts => self.push(Layer::LabelCounts(Default::default())),
-            Action::RunSummary => {
-                let ri = self
-                    .model
-                    .selected()
-                    .map(|(r, _)| r as usize)
-                    .or_else(|| self.cursor_run());
-                let summary = ri.and_then(|ri| self.model.run_summary(ri)).map(Box::new);
-                self.push(Layer::RunSummary(Default::default(), summary));
-            }
+            Action::RunSummary => self.open_run_summary(),
             Action::Adjudicate => self.open_adjudication(),
             Action::Rescore => self.ask_rescore(),
             Action::Export => self.export(),
-            Action::PauseRun => match self.jobs.live.as_mut() {
-                Some(l) if l.ended.is_none() => l.toggle_pause(),
-                _ => {
-                    self.status = format!(
-                        "no live run: {} starts one",
-                        self.key_name(Context::Normal, Action::NewRun)
-                    );
-                }
-            },
-            Action::CancelRun => {
-                if self.jobs.live_running() {
-                    self.push(Layer::ConfirmCancel);
-                    self.status = "cancel the live run? y cancels (finished samples stay; resumable), any other key keeps it".into();
-                } else {
-                    self.status = "no live run".into();
-                }
-            }
+            Action::PauseRun => self.pause_run(),
+            Action::CancelRun => self.ask_cancel_run(),
             Action::Help => self.push(Layer::Help(Default::default())),
             Action::ToggleRun if self.panes.focus == Pane::Runs => self.toggle_run(),
             Action::ToggleOrder => self.toggle_order(),
             Action::Sort | Action::SortReverse if self.panes.focus == Pane::Runs => {
                 self.sort_runs(a == Action::Sort);
             }
-            Action::Sort => {
-                let blind = self.model.blind.is_some();
-                self.model.sort_by(|s| {
-                    s.cycle();
-                    // Blind: the columns that would tell are passed over.
-                    while blind
-                        && s.key
-                            .is_some_and(crate::tui::components::sort::SortKey::tells_outcome)
-                    {
-                        s.cycle();
-                    }
-                });
-            }
+            Action::Sort => self.sort_samples(),
             Action::SortReverse => self.model.sort_by(Sort::reverse),
             Action::SortMetric => self.model.sort_by(Sort::cycle_metric),
             Action::Quit => self.quit = true,
@@ -198,6 +102,137 @@ impl App {
             | Action::ChartKinds
             | Action::SearchReasoning => {}
         }
+    }
+
+    /// Enter on the run list: only the run under the cursor shown; on the run already
+    /// shown alone, every run again.
+    fn show_only_run(&mut self) {
+        let Some(r) = self.cursor_run() else {
+            return;
+        };
+        let name = crate::tui::ui::panes::run_name(self, r);
+        let enter = self.key_name(Context::Normal, Action::Open);
+        if self.model.listing.filter.runs == [r].into() {
+            self.model.listing.filter.runs.clear();
+            self.status = format!("every run shown again ({enter} on a run: only it)");
+        } else {
+            self.model.listing.filter.runs = [r].into();
+            self.panes.focus = Pane::Samples;
+            self.status = format!(
+                "only {} shown ({enter} on it again in the run list: every run)",
+                crate::base::sanitize::one_line(&name)
+            );
+        }
+        self.model.refilter();
+    }
+
+    /// Back: from the detail to the sample list, else the search cleared.
+    fn back(&mut self) {
+        if self.panes.focus == Pane::Detail {
+            self.panes.focus = Pane::Samples;
+        } else if !self.model.listing.search.field.text.is_empty() {
+            self.model.listing.search.field.text.clear();
+            self.model.research();
+        }
+    }
+
+    /// Opens the filter editor where it was left.
+    fn open_filter(&mut self) {
+        let mut ed = self.panes.filter_edit.clone();
+        ed.typed = None;
+        self.push(Layer::Filter(ed));
+    }
+
+    /// Drops every filter and the search.
+    fn clear_filters(&mut self) {
+        self.model.listing.filter = Filter::default();
+        self.model.listing.search.field.text.clear();
+        self.model.refilter();
+    }
+
+    /// Pauses or resumes the live run, if one is going.
+    fn pause_run(&mut self) {
+        match self.jobs.live.as_mut() {
+            Some(l) if l.ended.is_none() => l.toggle_pause(),
+            _ => {
+                self.status = format!(
+                    "no live run: {} starts one",
+                    self.key_name(Context::Normal, Action::NewRun)
+                );
+            }
+        }
+    }
+
+    /// Focus to the next pane (`forward`) or the previous one.
+    fn next_pane(&mut self, forward: bool) {
+        let order = [Pane::Runs, Pane::Samples, Pane::Detail];
+        let i = order
+            .iter()
+            .position(|p| *p == self.panes.focus)
+            .unwrap_or(1);
+        let d = if forward { 1 } else { 2 };
+        self.panes.focus = order[(i + d) % 3];
+    }
+
+    /// Buckets by depth instead of operators or back; the range filter is dropped.
+    fn toggle_by(&mut self) {
+        self.model.by = if self.model.by == By::Operators {
+            By::Depth
+        } else {
+            By::Operators
+        };
+        self.model.listing.filter.range = None;
+        self.model.refilter();
+    }
+
+    /// Opens the new-run form (remembering the last run's settings), unless a run is
+    /// going.
+    fn open_new_run(&mut self) {
+        if self.jobs.live_running() {
+            self.status = format!(
+                "a run is already going: {} cancels it",
+                self.key_name(Context::Normal, Action::CancelRun)
+            );
+        } else {
+            let form = crate::tui::live::Form::remembered(self.model.viewed_folder());
+            self.push(Layer::NewRun(Box::new(form)));
+        }
+    }
+
+    /// Opens the summary of the selected sample's run, else the run under the cursor.
+    fn open_run_summary(&mut self) {
+        let ri = self
+            .model
+            .selected()
+            .map(|(r, _)| r as usize)
+            .or_else(|| self.cursor_run());
+        let summary = ri.and_then(|ri| self.model.run_summary(ri)).map(Box::new);
+        self.push(Layer::RunSummary(Default::default(), summary));
+    }
+
+    /// Asks before cancelling the live run, if there is one.
+    fn ask_cancel_run(&mut self) {
+        if self.jobs.live_running() {
+            self.push(Layer::ConfirmCancel);
+            self.status = "cancel the live run? y cancels (finished samples stay; resumable), any other key keeps it".into();
+        } else {
+            self.status = "no live run".into();
+        }
+    }
+
+    /// Sorts the sample list by its next column; blind, the columns that would tell
+    /// are passed over.
+    fn sort_samples(&mut self) {
+        let blind = self.model.blind.is_some();
+        self.model.sort_by(|s| {
+            s.cycle();
+            while blind
+                && s.key
+                    .is_some_and(crate::tui::components::sort::SortKey::tells_outcome)
+            {
+                s.cycle();
+            }
+        });
     }
 
     /// Opens the chart picker on the run in view and the selected sample's bucket.

@@ -316,18 +316,7 @@ impl FilterEditor {
     fn change(&mut self, d: isize, filter: &mut Filter, env: &FilterEnv) -> Effect {
         let max = env.max;
         match self.field {
-            Field::From | Field::To => {
-                let (lo, hi) = filter.range.unwrap_or((0, max));
-                let (lo, hi) = if self.field == Field::From {
-                    ((lo as isize + d).clamp(0, hi as isize) as usize, hi)
-                } else {
-                    (
-                        lo,
-                        (hi as isize + d).clamp(lo as isize, max.max(lo) as isize) as usize,
-                    )
-                };
-                set_range(filter, lo, hi, max);
-            }
+            Field::From | Field::To => move_range(filter, self.field == Field::From, d, max),
             Field::Labels => {
                 filter.labels = match (filter.labels, d > 0) {
                     (LabelFilter::Any, true) | (LabelFilter::Unlabelled, false) => {
@@ -373,22 +362,7 @@ impl FilterEditor {
                 filter.closeness.metric = step(&Metric::ALL, &filter.closeness.metric, d);
             }
             Field::CloseFrom | Field::CloseTo => {
-                let c = &mut filter.closeness;
-                let (lo, hi) = c.range.unwrap_or((0, Scores::SCALE));
-                let by = |v: u16, lim_lo: u16, lim_hi: u16| {
-                    let moved = if d > 0 {
-                        v.saturating_add(CLOSENESS_STEP)
-                    } else {
-                        v.saturating_sub(CLOSENESS_STEP)
-                    };
-                    moved.clamp(lim_lo, lim_hi.max(lim_lo))
-                };
-                let (lo, hi) = if self.field == Field::CloseFrom {
-                    (by(lo, 0, hi), hi)
-                } else {
-                    (lo, by(hi, lo, Scores::SCALE))
-                };
-                set_closeness(c, lo, hi);
+                move_closeness(filter, self.field == Field::CloseFrom, d);
             }
             Field::Disagree => filter.disagree = step(&DisagreeFilter::ALL, &filter.disagree, d),
             Field::Truncated => {
@@ -406,6 +380,42 @@ impl FilterEditor {
         }
         Effect::Refilter
     }
+}
+
+/// ←/→ (`d`) on the range's lower bound (`from`) or upper one, kept within 0 and `max`
+/// and the other bound.
+fn move_range(filter: &mut Filter, from: bool, d: isize, max: usize) {
+    let (lo, hi) = filter.range.unwrap_or((0, max));
+    let (lo, hi) = if from {
+        ((lo as isize + d).clamp(0, hi as isize) as usize, hi)
+    } else {
+        (
+            lo,
+            (hi as isize + d).clamp(lo as isize, max.max(lo) as isize) as usize,
+        )
+    };
+    set_range(filter, lo, hi, max);
+}
+
+/// ←/→ (`d`) on the closeness bound `from` (else the upper one), a step at a time,
+/// kept within the scale and the other bound.
+fn move_closeness(filter: &mut Filter, from: bool, d: isize) {
+    let c = &mut filter.closeness;
+    let (lo, hi) = c.range.unwrap_or((0, Scores::SCALE));
+    let by = |v: u16, lim_lo: u16, lim_hi: u16| {
+        let moved = if d > 0 {
+            v.saturating_add(CLOSENESS_STEP)
+        } else {
+            v.saturating_sub(CLOSENESS_STEP)
+        };
+        moved.clamp(lim_lo, lim_hi.max(lim_lo))
+    };
+    let (lo, hi) = if from {
+        (by(lo, 0, hi), hi)
+    } else {
+        (lo, by(hi, lo, Scores::SCALE))
+    };
+    set_closeness(c, lo, hi);
 }
 
 #[cfg(test)]

@@ -307,25 +307,8 @@ pub(crate) fn row_passes(
     if f.label_none.iter().any(|c| has(c)) {
         return false;
     }
-    if f.judge != JudgeFilter::Any {
-        use crate::llm::judge::JudgeAnswer;
-        let answer = ri.judge.get(&*r.id).map(|j| j.answer);
-        let ok = match (f.judge, answer) {
-            (JudgeFilter::Unjudged, a) => a.is_none(),
-            (_, None) => false,
-            (JudgeFilter::Yes, Some(a)) => a == JudgeAnswer::Yes,
-            (JudgeFilter::No, Some(a)) => a == JudgeAnswer::No,
-            (JudgeFilter::Unparseable, Some(a)) => a == JudgeAnswer::Unparseable,
-            (JudgeFilter::Disagrees, Some(a)) => match a {
-                JudgeAnswer::Yes => !r.verdict.is_pass(),
-                JudgeAnswer::No => r.verdict.is_pass(),
-                JudgeAnswer::Unparseable => false,
-            },
-            (JudgeFilter::Any, _) => true,
-        };
-        if !ok {
-            return false;
-        }
+    if !judge_admits(f.judge, ri, r) {
+        return false;
     }
     if !f.closeness.admits(r.scores) {
         return false;
@@ -345,6 +328,28 @@ pub(crate) fn row_passes(
         return false;
     }
     true
+}
+
+/// Whether row `r`'s judge decision (in `ri`) is one `judge` lets through.
+fn judge_admits(judge: JudgeFilter, ri: &RunIndex, r: &crate::tui::data::Row) -> bool {
+    use crate::llm::judge::JudgeAnswer;
+    if judge == JudgeFilter::Any {
+        return true;
+    }
+    let answer = ri.judge.get(&*r.id).map(|j| j.answer);
+    match (judge, answer) {
+        (JudgeFilter::Unjudged, a) => a.is_none(),
+        (_, None) => false,
+        (JudgeFilter::Yes, Some(a)) => a == JudgeAnswer::Yes,
+        (JudgeFilter::No, Some(a)) => a == JudgeAnswer::No,
+        (JudgeFilter::Unparseable, Some(a)) => a == JudgeAnswer::Unparseable,
+        (JudgeFilter::Disagrees, Some(a)) => match a {
+            JudgeAnswer::Yes => !r.verdict.is_pass(),
+            JudgeAnswer::No => r.verdict.is_pass(),
+            JudgeAnswer::Unparseable => false,
+        },
+        (JudgeFilter::Any, _) => true,
+    }
 }
 
 /// A verdict in seven columns: a narrow sample list's verdict column, a long filter.
@@ -389,8 +394,9 @@ impl super::Model {
     /// Each filter in force, in a few words (`ops 2–39`, `not-equivalent`), search
     /// apart; `compact` names verdicts as a narrow list does (`not-eq`).
     pub(crate) fn filter_parts(&self, compact: bool) -> Vec<String> {
+        let f = &self.listing.filter;
         let mut parts = Vec::new();
-        if let Some((lo, hi)) = self.listing.filter.range {
+        if let Some((lo, hi)) = f.range {
             let name = if self.by == crate::report::By::Operators {
                 "ops"
             } else {
@@ -402,77 +408,51 @@ impl super::Model {
                 std::cmp::Ordering::Less => format!("{name} {lo}–{hi}"),
             });
         }
-        if !self.listing.filter.verdicts.is_empty() {
-            let v: Vec<&str> = self
-                .listing
-                .filter
-                .verdicts
-                .iter()
+        if !f.verdicts.is_empty() {
+            let v: Vec<&str> = (f.verdicts.iter())
                 .map(|k| if compact { verdict_short(*k) } else { k.name() })
                 .collect();
             parts.push(v.join("|"));
         }
-        if !self.listing.filter.kinds.is_empty() {
-            parts.push(
-                self.listing
-                    .filter
-                    .kinds
-                    .iter()
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join("|"),
-            );
+        // A set of names as one part: `a|b`.
+        let joined = |set: &std::collections::BTreeSet<String>| {
+            set.iter().map(String::as_str).collect::<Vec<_>>().join("|")
+        };
+        if !f.kinds.is_empty() {
+            parts.push(joined(&f.kinds));
         }
-        if !self.listing.filter.runs.is_empty() {
-            parts.push(format!("{} run(s)", self.listing.filter.runs.len()));
+        if !f.runs.is_empty() {
+            parts.push(format!("{} run(s)", f.runs.len()));
         }
-        match self.listing.filter.labels {
+        match f.labels {
             LabelFilter::Any => {}
             LabelFilter::Labelled => parts.push("labelled".into()),
             LabelFilter::Unlabelled => parts.push("unlabelled".into()),
         }
-        if let Some(k) = self.listing.filter.failure {
+        if let Some(k) = f.failure {
             parts.push(k.name().to_string());
         }
-        if !self.listing.filter.label_any.is_empty() {
-            let v: Vec<&str> = self
-                .listing
-                .filter
-                .label_any
-                .iter()
-                .map(String::as_str)
-                .collect();
-            parts.push(format!("label {}", v.join("|")));
+        if !f.label_any.is_empty() {
+            parts.push(format!("label {}", joined(&f.label_any)));
         }
-        if !self.listing.filter.label_none.is_empty() {
-            let v: Vec<&str> = self
-                .listing
-                .filter
-                .label_none
-                .iter()
-                .map(String::as_str)
-                .collect();
-            parts.push(format!("no label {}", v.join("|")));
+        if !f.label_none.is_empty() {
+            parts.push(format!("no label {}", joined(&f.label_none)));
         }
-        if self.listing.filter.judge != JudgeFilter::Any {
-            parts.push(format!("judge {}", self.listing.filter.judge.name()));
+        if f.judge != JudgeFilter::Any {
+            parts.push(format!("judge {}", f.judge.name()));
         }
-        if let Some(r) = self.listing.filter.passes_in.and_then(|i| self.runs.get(i)) {
+        if let Some(r) = f.passes_in.and_then(|i| self.runs.get(i)) {
             parts.push(format!("passes in {}", r.name()));
         }
-        if let Some(c) = self.listing.filter.closeness.describe() {
+        if let Some(c) = f.closeness.describe() {
             parts.push(c);
         }
-        if self.listing.filter.disagree != DisagreeFilter::Any {
-            parts.push(format!(
-                "annotators {}",
-                self.listing.filter.disagree.name()
-            ));
+        if f.disagree != DisagreeFilter::Any {
+            parts.push(format!("annotators {}", f.disagree.name()));
         }
-        if self.listing.filter.truncated != TruncatedFilter::Any {
-            parts.push(self.listing.filter.truncated.name().to_string());
+        if f.truncated != TruncatedFilter::Any {
+            parts.push(f.truncated.name().to_string());
         }
-        let f = &self.listing.filter;
         if f.gold != super::GoldFilter::Any {
             parts.push(format!("gold {}", f.gold.name()));
         }

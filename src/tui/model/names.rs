@@ -76,24 +76,7 @@ pub(crate) fn apart_by_text(names: &[String], w: usize) -> bool {
 /// [`distinct`]'s labels, and whether some needed their place (`#N`) to stay apart.
 fn labelled(names: &[String], w: usize) -> (Vec<String>, bool) {
     use unicode_width::UnicodeWidthStr;
-    let mut seen = std::collections::HashMap::new();
-    let dup: Vec<usize> = names
-        .iter()
-        .map(|n| {
-            let k = seen.entry(n.as_str()).or_insert(0usize);
-            *k += 1;
-            *k
-        })
-        .collect();
-    let tags: Vec<String> = (0..names.len())
-        .map(|i| {
-            if names.iter().filter(|n| **n == names[i]).count() > 1 {
-                format!("#{}", dup[i])
-            } else {
-                String::new()
-            }
-        })
-        .collect();
+    let tags = place_tags(names);
     let uniq: Vec<&str> = {
         let mut u: Vec<&str> = names.iter().map(String::as_str).collect();
         u.sort_unstable();
@@ -106,7 +89,7 @@ fn labelled(names: &[String], w: usize) -> (Vec<String>, bool) {
         0
     };
     // The start shared with the closest other name; the end shared by all.
-    let mut starts: Vec<usize> = names
+    let starts: Vec<usize> = names
         .iter()
         .map(|n| {
             uniq.iter()
@@ -116,58 +99,7 @@ fn labelled(names: &[String], w: usize) -> (Vec<String>, bool) {
                 .unwrap_or(0)
         })
         .collect();
-    // Cut at `start`, or less when that already fits: as much context as room allows.
-    let label = |i: usize, most: usize| {
-        let n = &names[i];
-        let whole = format!("{n}{}", tags[i]);
-        if whole.width() <= w {
-            return whole;
-        }
-        let at = |start: usize| {
-            let end = if n.len() > start + end { end } else { 0 };
-            cut(n, start, end, &tags[i])
-        };
-        cuts(n)
-            .into_iter()
-            .filter(|&c| c <= most && c < n.len())
-            .map(at)
-            .find(|l| l.width() <= w)
-            .unwrap_or_else(|| at(most))
-    };
-    fn cut(n: &str, start: usize, end: usize, tag: &str) -> String {
-        let raw = &n[start..n.len() - end];
-        let mid = match raw.trim_matches(is_sep) {
-            "" => raw,
-            m => m,
-        };
-        format!(
-            "{}{mid}{}{tag}",
-            if start > 0 { "…" } else { "" },
-            if end > 0 { "…" } else { "" },
-        )
-    }
-    // Two names may differ from their closest neighbours in the same way
-    // (`fol-qwen-0.5b` and `pl-qwen-0.5b` both read `…0.5b`): those keep more of
-    // their start, a word at a time, until every label is its own.
-    let mut labels: Vec<String> = (0..names.len()).map(|i| label(i, starts[i])).collect();
-    loop {
-        let mut changed = false;
-        for i in 0..names.len() {
-            let clash = (0..names.len()).any(|j| j != i && labels[j] == labels[i]);
-            if clash && starts[i] > 0 {
-                starts[i] = cuts(&names[i])
-                    .into_iter()
-                    .filter(|&c| c < starts[i])
-                    .max()
-                    .unwrap_or(0);
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
-        }
-        labels = (0..names.len()).map(|i| label(i, starts[i])).collect();
-    }
+    let labels = own_labels(names, &tags, end, w, starts);
     // Still too wide: the widest part of the name no other name has (its model, its
     // prompt condition) when one fits, else the end, where names usually differ.
     let wide = w >= 2 && uniq.len() > 1 && labels.iter().any(|l| l.width() > w);
@@ -189,6 +121,96 @@ fn labelled(names: &[String], w: usize) -> (Vec<String>, bool) {
         return (labels, false);
     }
     apart(labels, w)
+}
+
+/// Each name's place among equal names (`#2`), empty for a name no other has.
+fn place_tags(names: &[String]) -> Vec<String> {
+    let mut seen = std::collections::HashMap::new();
+    let dup: Vec<usize> = names
+        .iter()
+        .map(|n| {
+            let k = seen.entry(n.as_str()).or_insert(0usize);
+            *k += 1;
+            *k
+        })
+        .collect();
+    (0..names.len())
+        .map(|i| {
+            if names.iter().filter(|n| **n == names[i]).count() > 1 {
+                format!("#{}", dup[i])
+            } else {
+                String::new()
+            }
+        })
+        .collect()
+}
+
+/// The labels cut after each name's shared start (`starts`) and before the `end` all
+/// share. Two names may differ from their closest neighbours in the same way
+/// (`fol-qwen-0.5b` and `pl-qwen-0.5b` both read `…0.5b`): those keep more of their
+/// start, a word at a time, until every label is its own.
+fn own_labels(
+    names: &[String],
+    tags: &[String],
+    end: usize,
+    w: usize,
+    mut starts: Vec<usize>,
+) -> Vec<String> {
+    let of = |i: usize, most: usize| label(&names[i], &tags[i], end, w, most);
+    let mut labels: Vec<String> = (0..names.len()).map(|i| of(i, starts[i])).collect();
+    loop {
+        let mut changed = false;
+        for i in 0..names.len() {
+            let clash = (0..names.len()).any(|j| j != i && labels[j] == labels[i]);
+            if clash && starts[i] > 0 {
+                starts[i] = cuts(&names[i])
+                    .into_iter()
+                    .filter(|&c| c < starts[i])
+                    .max()
+                    .unwrap_or(0);
+                changed = true;
+            }
+        }
+        if !changed {
+            return labels;
+        }
+        labels = (0..names.len()).map(|i| of(i, starts[i])).collect();
+    }
+}
+
+/// Name `n` (with its place `tag`) in `w` columns: whole when it fits, else cut at
+/// `most` bytes from its start, or less when that already fits (as much context as
+/// room allows), and `end` bytes before its end.
+fn label(n: &str, tag: &str, end: usize, w: usize, most: usize) -> String {
+    use unicode_width::UnicodeWidthStr;
+    let whole = format!("{n}{tag}");
+    if whole.width() <= w {
+        return whole;
+    }
+    let at = |start: usize| {
+        let end = if n.len() > start + end { end } else { 0 };
+        cut(n, start, end, tag)
+    };
+    cuts(n)
+        .into_iter()
+        .filter(|&c| c <= most && c < n.len())
+        .map(at)
+        .find(|l| l.width() <= w)
+        .unwrap_or_else(|| at(most))
+}
+
+/// `n` without its first `start` and last `end` bytes, `…` where a part was dropped.
+fn cut(n: &str, start: usize, end: usize, tag: &str) -> String {
+    let raw = &n[start..n.len() - end];
+    let mid = match raw.trim_matches(is_sep) {
+        "" => raw,
+        m => m,
+    };
+    format!(
+        "{}{mid}{}{tag}",
+        if start > 0 { "…" } else { "" },
+        if end > 0 { "…" } else { "" },
+    )
 }
 
 /// A part of a name, cut at separators, as a label shows it: `…` where something was

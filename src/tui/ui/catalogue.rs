@@ -128,70 +128,9 @@ pub fn catalogue(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let inner = b.inner(area);
     f.render_widget(b, area);
     let w = usize::from(inner.width);
-    // As many columns as leave the name its least width.
-    let mut used = 2 + NAME_MIN;
-    let cols: Vec<usize> = (0..COLS.len())
-        .take_while(|&c| {
-            used += COLS[c].w + 1;
-            used <= w
-        })
-        .collect();
-    let mut name_w = w
-        .saturating_sub(2 + cols.iter().map(|&c| COLS[c].w + 1).sum::<usize>())
-        .max(NAME_MIN);
     let order = app.model.run_order(sort);
-    let names: Vec<String> = order
-        .iter()
-        .map(|&i| crate::tui::ui::panes::run_name(app, i))
-        .collect();
-    // Room the names do not need goes to the model column, up to its longest model
-    // (16 columns cut `openrouter:google/gemma-3-27b-it` on any screen).
-    let mut ws: Vec<usize> = COLS.iter().map(|c| c.w).collect();
-    if let Some(&model) = cols.iter().find(|&&c| c == COLS.len() - 1) {
-        let need = |v: &mut dyn Iterator<Item = String>| {
-            v.map(|s| super::text::width(&s)).max().unwrap_or(0)
-        };
-        let name_need = need(&mut names.iter().cloned()).max(NAME_MIN);
-        let model_need = need(&mut order.iter().map(|&i| cell(app, &app.model.runs[i], model)));
-        let extra = model_need
-            .saturating_sub(ws[model])
-            .min(name_w.saturating_sub(name_need));
-        ws[model] += extra;
-        name_w -= extra;
-    }
-    let names = crate::tui::model::names::distinct(&names, name_w);
-    let head_style = |key: Option<RunSortKey>| {
-        let s = Style::default().fg(t.title).add_modifier(Modifier::BOLD);
-        if key.is_some() && key == sort.key {
-            s.fg(t.highlight)
-        } else {
-            s
-        }
-    };
-    let mark = |key: Option<RunSortKey>, head: &str| {
-        if key.is_some() && key == sort.key {
-            format!("{head}{}", if sort.desc { "▼" } else { "▲" })
-        } else {
-            head.to_string()
-        }
-    };
-    let mut head = vec![Span::styled(
-        pad(
-            &format!("  {}", mark(Some(RunSortKey::Name), "name")),
-            name_w + 2,
-            false,
-        ),
-        head_style(Some(RunSortKey::Name)),
-    )];
-    for &c in &cols {
-        let col = &COLS[c];
-        head.push(Span::raw(" "));
-        head.push(Span::styled(
-            pad(&mark(col.key, col.head), ws[c], col.right),
-            head_style(col.key),
-        ));
-    }
-    let mut lines = vec![Line::from(head)];
+    let l = Columns::new(app, &order, w);
+    let mut lines = vec![l.header(app, t)];
     let h = usize::from(inner.height).saturating_sub(1);
     let off = app
         .panes
@@ -205,11 +144,11 @@ pub fn catalogue(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         let mut text = format!(
             "{} {}",
             if shown { "●" } else { "○" },
-            pad(&names[pos], name_w, false)
+            pad(&l.names[pos], l.name_w, false)
         );
-        for &c in &cols {
+        for &c in &l.cols {
             text.push(' ');
-            text.push_str(&pad(&cell(app, r, c), ws[c], COLS[c].right));
+            text.push_str(&pad(&cell(app, r, c), l.ws[c], COLS[c].right));
         }
         let mut style = Style::default().fg(if shown { t.fg } else { t.muted });
         if pos == app.panes.run_list.sel {
@@ -224,4 +163,96 @@ pub fn catalogue(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         )));
     }
     f.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The catalogue's columns in a pane `w` wide: which show, their widths, and the run
+/// names told apart in the name column.
+struct Columns {
+    /// The columns shown, as indices into [`COLS`].
+    cols: Vec<usize>,
+    /// Every column's width.
+    ws: Vec<usize>,
+    name_w: usize,
+    /// The runs' names in `order`.
+    names: Vec<String>,
+}
+
+impl Columns {
+    /// As many columns as leave the name its least width; room the names do not need
+    /// goes to the model column.
+    fn new(app: &App, order: &[usize], w: usize) -> Self {
+        let mut used = 2 + NAME_MIN;
+        let cols: Vec<usize> = (0..COLS.len())
+            .take_while(|&c| {
+                used += COLS[c].w + 1;
+                used <= w
+            })
+            .collect();
+        let mut name_w = w
+            .saturating_sub(2 + cols.iter().map(|&c| COLS[c].w + 1).sum::<usize>())
+            .max(NAME_MIN);
+        let names: Vec<String> = order
+            .iter()
+            .map(|&i| crate::tui::ui::panes::run_name(app, i))
+            .collect();
+        // Room the names do not need goes to the model column, up to its longest model
+        // (16 columns cut `openrouter:google/gemma-3-27b-it` on any screen).
+        let mut ws: Vec<usize> = COLS.iter().map(|c| c.w).collect();
+        if let Some(&model) = cols.iter().find(|&&c| c == COLS.len() - 1) {
+            let need = |v: &mut dyn Iterator<Item = String>| {
+                v.map(|s| super::text::width(&s)).max().unwrap_or(0)
+            };
+            let name_need = need(&mut names.iter().cloned()).max(NAME_MIN);
+            let model_need = need(&mut order.iter().map(|&i| cell(app, &app.model.runs[i], model)));
+            let extra = model_need
+                .saturating_sub(ws[model])
+                .min(name_w.saturating_sub(name_need));
+            ws[model] += extra;
+            name_w -= extra;
+        }
+        let names = crate::tui::model::names::distinct(&names, name_w);
+        Self {
+            cols,
+            ws,
+            name_w,
+            names,
+        }
+    }
+
+    /// The header line; the sorted column's head highlighted with its direction.
+    fn header(&self, app: &App, t: &Theme) -> Line<'static> {
+        let sort = app.panes.run_sort;
+        let head_style = |key: Option<RunSortKey>| {
+            let s = Style::default().fg(t.title).add_modifier(Modifier::BOLD);
+            if key.is_some() && key == sort.key {
+                s.fg(t.highlight)
+            } else {
+                s
+            }
+        };
+        let mark = |key: Option<RunSortKey>, head: &str| {
+            if key.is_some() && key == sort.key {
+                format!("{head}{}", if sort.desc { "▼" } else { "▲" })
+            } else {
+                head.to_string()
+            }
+        };
+        let mut head = vec![Span::styled(
+            pad(
+                &format!("  {}", mark(Some(RunSortKey::Name), "name")),
+                self.name_w + 2,
+                false,
+            ),
+            head_style(Some(RunSortKey::Name)),
+        )];
+        for &c in &self.cols {
+            let col = &COLS[c];
+            head.push(Span::raw(" "));
+            head.push(Span::styled(
+                pad(&mark(col.key, col.head), self.ws[c], col.right),
+                head_style(col.key),
+            ));
+        }
+        Line::from(head)
+    }
 }

@@ -1,350 +1,20 @@
 //! The detail view: overview, structural diff, countermodel, raw exchange.
 
-use super::detail_blind::{BLIND_NOTE, blind_overview, muted, psi_lines};
-use super::detail_raw::{raw, reasoning_summary};
-use super::longtext::LONG;
+use super::detail_blind::{BLIND_NOTE, muted};
+use super::detail_overview::countermodel_lines;
+use super::detail_raw::raw;
 use super::longtext::{self, Piece};
-use super::{block, formula, text};
+use super::{block, text};
 use crate::tui::app::{App, Pane, Tab};
 use crate::tui::theme::Theme;
-use crate::verify::{Countermodel, Verdict};
+use crate::verify::Verdict;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
-fn verdict_index(v: &Verdict) -> crate::verify::VerdictKind {
-    v.kind()
-}
-
 fn tv(b: bool) -> &'static str {
     if b { "T" } else { "F" }
-}
-
-/// Every stored closeness metric by its field name, `–` where the record has none:
-/// autoeval's own metrics on one line, the paper's (on the FOLIO printing) on the next.
-fn closeness_lines(c: &crate::record::Closeness, syntax: crate::syntax::SyntaxKind) -> Vec<String> {
-    use crate::record::Metric;
-    let show = |ms: &[Metric]| {
-        ms.iter()
-            .map(|&m| {
-                let v = c.get(m).map_or_else(|| "–".into(), |v| format!("{v:.2}"));
-                format!("{} {v}", m.label())
-            })
-            .collect::<Vec<_>>()
-            .join(" · ")
-    };
-    let paper = [
-        Metric::BleuFol,
-        Metric::RougeLFol,
-        Metric::Meteor,
-        Metric::Le,
-        Metric::SmatchPaper,
-    ];
-    // The one absence the record itself explains: regexes get none of these (nor `smatch`).
-    let why = if syntax == crate::syntax::SyntaxKind::Regex
-        && paper.iter().all(|&m| c.get(m).is_none())
-    {
-        " (not defined for regexes)"
-    } else {
-        ""
-    };
-    let mut lines = vec![
-        format!(
-            "closeness {}",
-            show(&[Metric::Bleu, Metric::RougeL, Metric::Tree, Metric::Smatch])
-        ),
-        format!("  paper's {}{why}", show(&paper)),
-    ];
-    // Stored only when the run was scored with a model (`--bertscore-model`).
-    if c.get(Metric::BertscoreMinilm).is_some() {
-        lines.push(format!("  {}", show(&[Metric::BertscoreMinilm])));
-    }
-    lines
-}
-
-/// The core's one countermodel rendering, styled for the terminal.
-fn countermodel_lines(c: &Countermodel, tables: bool, t: &Theme, out: &mut Vec<Line<'static>>) {
-    use crate::verify::render::Role;
-    for l in crate::verify::render::countermodel_lines(c, ["φ₀", "φ₁"], tables) {
-        let style = match l.role {
-            Role::Head => Style::default().fg(t.title),
-            Role::Text => Style::default(),
-            Role::Muted => Style::default().fg(t.muted),
-            Role::Strong => Style::default()
-                .fg(t.highlight)
-                .add_modifier(Modifier::BOLD),
-        };
-        out.push(Line::from(Span::styled(l.text, style)));
-    }
-}
-
-/// The Overview tab; a ψ longer than [`LONG`] is drawn by its rows on screen (without
-/// the search and copy highlights, which cost a span a character).
-fn overview<'a>(app: &'a App, width: usize, t: &Theme) -> Vec<Piece<'a>> {
-    let (lines, at) = overview_lines(app, width, t);
-    let psi = app
-        .panes
-        .detail
-        .as_ref()
-        .and_then(|d| d.record.as_ref().ok())
-        .and_then(|r| r.rounds.first())
-        .and_then(|r| r.psi.as_deref());
-    let mut out: Vec<Piece<'a>> = Vec::with_capacity(lines.len() + 1);
-    for (k, l) in lines.into_iter().enumerate() {
-        if Some(k) == at
-            && let Some(text) = psi
-        {
-            out.push(Piece::Text {
-                text,
-                prefix: "ψ  ",
-                style: Style::default(),
-            });
-        }
-        out.push(Piece::Line(l));
-    }
-    out
-}
-
-/// The Overview's lines, and where a long ψ goes among them.
-fn overview_lines(app: &App, width: usize, t: &Theme) -> (Vec<Line<'static>>, Option<usize>) {
-    let Some(d) = &app.panes.detail else {
-        return (vec![muted("no sample selected", t)], None);
-    };
-    if let Some(b) = &d.blind {
-        return (blind_overview(app, b, width.saturating_sub(1), t), None);
-    }
-    let rec = match &d.record {
-        Ok(r) => r,
-        Err(e) => {
-            return (
-                vec![Line::from(Span::styled(
-                    crate::base::sanitize::one_line(&e.to_string()).into_owned(),
-                    Style::default().fg(t.warning),
-                ))],
-                None,
-            );
-        }
-    };
-    let mut out = Vec::new();
-    let mut long_psi = None;
-    let w = width.saturating_sub(1);
-    // A reference-task sample: its question, gold label and answer; a reasoning task
-    // has no formulas to show.
-    if let Some(task) = &rec.task {
-        out.extend(super::task_detail::lines(
-            rec,
-            task,
-            app.model.hidden(d.key),
-            t,
-        ));
-    }
-    if rec.task.as_ref().is_none_or(|x| x.gold.is_none()) {
-        // The smallest subformula holding every difference is highlighted in φ₀ and φ₁.
-        let hl = d.highlight.as_ref();
-        match (&d.phi0, app.panes.detail_view.tree, hl) {
-            (Some(e), true, _) => out.extend(formula::tree("φ₀", e, t)),
-            (_, false, Some([(text, span), _])) => {
-                out.extend(formula::lines_highlighted("φ₀ ", text, *span, w, t));
-            }
-            _ => out.extend(formula::lines("φ₀ ", &rec.phi0, w, t)),
-        }
-        let r1 = rec.rounds.first();
-        let psi = match r1.and_then(|r| r.psi.as_deref()) {
-            Some(p) if p.len() > LONG => {
-                long_psi = Some(out.len());
-                None
-            }
-            Some(p) => Some(p),
-            None => Some("—"),
-        };
-        // A copied ψ shows the copied part (the copy check's byte span) struck through in
-        // the warning colour: the reason for the verdict, in place.
-        let copied = match &rec.verdict {
-            Verdict::Copied { span, .. } if rec.rounds.len() == 1 => Some(*span),
-            _ => None,
-        };
-        if let Some(psi) = psi {
-            psi_lines(app, psi, copied, t, &mut out);
-        }
-        match (&d.phi1, app.panes.detail_view.tree) {
-            (Some(e), true) => out.extend(formula::tree("φ₁", e, t)),
-            (Some(e), false) => match hl {
-                Some([_, (text, span)]) => {
-                    out.extend(formula::lines_highlighted("φ₁ ", text, *span, w, t));
-                }
-                None => out.extend(formula::lines("φ₁ ", &e.to_unicode(), w, t)),
-            },
-            (None, _) => {
-                let raw = r1
-                    .and_then(|r| r.autoformalize.as_ref())
-                    .and_then(|c| c.output.clone())
-                    .unwrap_or_else(|| "—".into());
-                out.push(Line::from(vec![
-                    Span::styled("φ₁ ", Style::default().fg(t.title)),
-                    Span::styled(raw, Style::default().fg(t.muted)),
-                ]));
-            }
-        }
-    }
-    if app.model.hidden(d.key) {
-        out.push(muted(BLIND_NOTE, t));
-        return (out, long_psi);
-    }
-    let vi = verdict_index(&rec.verdict);
-    let mut vline = vec![
-        Span::styled("verdict ", Style::default().fg(t.title)),
-        Span::styled(
-            rec.verdict.name().to_string(),
-            Style::default()
-                .fg(t.verdict_color(vi))
-                .add_modifier(Modifier::BOLD),
-        ),
-    ];
-    if rec.rounds.len() > 1 {
-        vline.push(Span::raw(format!(
-            "  rounds passed {}/{}",
-            rec.rounds_passed,
-            rec.rounds.len()
-        )));
-    }
-    out.push(Line::from(vline));
-    match &rec.verdict {
-        Verdict::Unparseable { pos, reason } => {
-            out.push(Line::from(format!("  {reason} at {pos}")));
-        }
-        Verdict::Unknown { reason } => out.push(Line::from(format!("  {reason}"))),
-        Verdict::Copied { detail, .. } => {
-            out.push(Line::from(format!("  ψ copies the formula: {detail}")));
-        }
-        Verdict::ModelError { message } => out.push(Line::from(format!("  {message}"))),
-        _ => {}
-    }
-    for n in rec.verdict.notes() {
-        out.push(muted(format!("  note: {n}"), t));
-    }
-    if let Some(r) = reasoning_summary(rec) {
-        out.push(Line::from(vec![
-            Span::styled("reasoning ", Style::default().fg(t.title)),
-            Span::styled(r, Style::default().fg(t.muted)),
-        ]));
-    }
-    if let Some(c) = rec.closeness {
-        out.extend(
-            closeness_lines(&c, rec.syntax)
-                .into_iter()
-                .map(|l| muted(l, t)),
-        );
-    }
-    // A failing sample shows its failure kinds below; an equivalent one written
-    // differently lists no change (a rewrite is not a mistake).
-    if !d.changes.is_empty() && rec.verdict.is_equivalent() {
-        out.push(Line::from(vec![
-            Span::styled("changes ", Style::default().fg(t.title)),
-            Span::styled(
-                "none · equivalent (rewritten)",
-                Style::default().fg(t.muted),
-            ),
-        ]));
-    }
-    let (ri, row) = d.key;
-    if let Some(run) = app.model.runs.get(ri as usize)
-        && let Some(r) = run.rows.get(row as usize)
-    {
-        let kinds = crate::analysis::kinds::unmask(r.fails);
-        if !kinds.is_empty() {
-            let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
-            let mut line = vec![
-                Span::styled("kinds ", Style::default().fg(t.title)),
-                Span::styled(names.join(", "), Style::default().fg(t.diff_changed)),
-            ];
-            if r.fails & crate::analysis::kinds::UNPROVED != 0 {
-                line.push(Span::styled(
-                    " (unproved: structural guess)",
-                    Style::default().fg(t.muted),
-                ));
-            }
-            out.push(Line::from(line));
-        } else if crate::run::row_kinds::is_pending(r.fails) {
-            out.push(Line::from(vec![
-                Span::styled("kinds ", Style::default().fg(t.title)),
-                Span::styled(
-                    "not proved yet (the Diff tab proves this sample now)",
-                    Style::default().fg(t.muted),
-                ),
-            ]));
-        }
-        // Hand labels, each annotator's: categories by name, the note (in a blind
-        // session only this annotator's: the others' would sway a later change).
-        let blind = app.model.blind.is_some();
-        for l in run
-            .labels
-            .get(&*r.id)
-            .map_or(&[][..], Vec::as_slice)
-            .iter()
-            .filter(|l| !blind || l.annotator == app.model.annotator)
-        {
-            let names: Vec<&str> = l
-                .categories
-                .iter()
-                .map(|c| app.model.taxonomy.name(c))
-                .collect();
-            let mut line = vec![
-                Span::styled("labels ", Style::default().fg(t.title)),
-                Span::raw(crate::base::sanitize::one_line(&l.annotator).into_owned()),
-                Span::styled(": ", Style::default().fg(t.muted)),
-                Span::styled(
-                    crate::base::sanitize::one_line(&if names.is_empty() {
-                        "fine (no category)".to_string()
-                    } else {
-                        names.join(", ")
-                    })
-                    .into_owned(),
-                    Style::default().fg(t.diff_changed),
-                ),
-            ];
-            if !l.note.is_empty() {
-                line.push(Span::styled(
-                    format!(" · {}", crate::base::sanitize::one_line(&l.note)),
-                    Style::default().fg(t.fg),
-                ));
-            }
-            out.push(Line::from(line));
-        }
-        if let Some(j) = run.judge.get(&*r.id) {
-            use crate::llm::judge::JudgeAnswer;
-            let (word, agrees) = match j.answer {
-                JudgeAnswer::Yes => ("yes (equivalent)", Some(r.verdict.is_pass())),
-                JudgeAnswer::No => ("no (not equivalent)", Some(!r.verdict.is_pass())),
-                JudgeAnswer::Unparseable => ("no readable answer", None),
-            };
-            let mut line = vec![
-                Span::styled("judge ", Style::default().fg(t.title)),
-                Span::raw(format!("{} says {word}", j.model.name)),
-            ];
-            match agrees {
-                Some(true) => line.push(Span::styled(
-                    " · agrees with the verifier",
-                    Style::default().fg(t.muted),
-                )),
-                Some(false) => line.push(Span::styled(
-                    " · disagrees with the verifier",
-                    Style::default().fg(t.warning).add_modifier(Modifier::BOLD),
-                )),
-                None => {}
-            }
-            out.push(Line::from(line));
-            if let Some(text) = &j.call.output {
-                for l in text.lines().filter(|l| !l.trim().is_empty()).take(6) {
-                    out.push(muted(format!("  {l}"), t));
-                }
-            }
-        }
-    }
-    if let Verdict::NotEquivalent { countermodel, .. } = &rec.verdict {
-        countermodel_lines(countermodel, false, t, &mut out);
-    }
-    (out, long_psi)
 }
 
 fn diff_lines(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
@@ -413,12 +83,19 @@ fn diff_lines(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
     }
     // The changes and kinds in `verify --explain`'s own words and layout.
     out.push(Line::from(""));
+    explained_lines(d, t, &mut out);
+    out
+}
+
+/// Below the diff: the changes, rewrites and kinds as `verify --explain` gives them, or
+/// that the proof search is still running.
+fn explained_lines(d: &crate::tui::model::Detail, t: &Theme, out: &mut Vec<Line<'static>>) {
     let Some((ex, kinds)) = d.explained() else {
         out.push(muted(
             "changes: proving… (the proof search runs in the background)",
             t,
         ));
-        return out;
+        return;
     };
     let head = if ex.changes.is_empty() {
         if ex.rewrites.is_empty() {
@@ -456,7 +133,6 @@ fn diff_lines(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
         ),
         t,
     ));
-    out
 }
 
 fn countermodel_tab(app: &App, width: usize, t: &Theme) -> Vec<Line<'static>> {
@@ -605,7 +281,7 @@ pub fn draw(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let lines = |v: Vec<Line<'static>>| v.into_iter().map(Piece::Line).collect::<Vec<_>>();
     let pieces = match app.panes.detail_view.tab {
         Tab::Diff | Tab::Countermodel | Tab::Raw if blind => lines(vec![muted(BLIND_NOTE, t)]),
-        Tab::Overview => overview(app, w, t),
+        Tab::Overview => super::detail_overview::overview(app, w, t),
         Tab::Diff => lines(diff_lines(app, w, t)),
         Tab::Countermodel => lines(countermodel_tab(app, w, t)),
         Tab::Raw => raw(app, w, t),

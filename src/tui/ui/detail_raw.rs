@@ -140,6 +140,25 @@ pub(super) fn reasoning_summary(rec: &crate::record::SampleRecord) -> Option<Str
     (!parts.is_empty()).then(|| parts.join(" · "))
 }
 
+/// A model call's line: its prompt, tokens, latency, attempts, cost and truncation.
+fn call_head(name: &str, c: &crate::record::CallRecord) -> String {
+    format!(
+        "{name} [{}] {} in / {} out tok{} · {} ms · {} attempt(s){}{}",
+        c.prompt_id,
+        c.input_tokens,
+        c.output_tokens,
+        c.reasoning_tokens
+            .map(|n| format!(" ({} reasoning)", grouped(n)))
+            .unwrap_or_default(),
+        c.latency_ms,
+        c.attempts,
+        c.cost_usd
+            .map(|x| format!(" · ${x:.5}"))
+            .unwrap_or_default(),
+        if c.truncated { " · truncated" } else { "" }
+    )
+}
+
 pub(super) fn raw<'a>(app: &'a App, w: usize, t: &Theme) -> Vec<Piece<'a>> {
     let Some(d) = &app.panes.detail else {
         return vec![];
@@ -157,21 +176,7 @@ pub(super) fn raw<'a>(app: &'a App, w: usize, t: &Theme) -> Vec<Piece<'a>> {
             ("autoformalize", r.autoformalize.as_ref()),
         ] {
             let Some(c) = call else { continue };
-            let head = format!(
-                "{name} [{}] {} in / {} out tok{} · {} ms · {} attempt(s){}{}",
-                c.prompt_id,
-                c.input_tokens,
-                c.output_tokens,
-                c.reasoning_tokens
-                    .map(|n| format!(" ({} reasoning)", grouped(n)))
-                    .unwrap_or_default(),
-                c.latency_ms,
-                c.attempts,
-                c.cost_usd
-                    .map(|x| format!(" · ${x:.5}"))
-                    .unwrap_or_default(),
-                if c.truncated { " · truncated" } else { "" }
-            );
+            let head = call_head(name, c);
             // Wrapped rows hang under the call's name, never from column 0.
             for row in text::hanging(&head, "▸ ", "  ", w) {
                 out.push(muted(row, t).into());

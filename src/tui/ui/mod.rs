@@ -1,9 +1,11 @@
 //! Drawing: pure functions of the state and the theme.
 
 pub mod catalogue;
+pub(crate) mod chart;
 mod chart_fit;
 pub mod detail;
 mod detail_blind;
+mod detail_overview;
 mod detail_raw;
 pub mod formula;
 pub mod layers;
@@ -163,49 +165,15 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
     let catalogue = app.panes.focus == crate::tui::app::Pane::Runs;
     if catalogue {
         catalogue::catalogue(f, rows[0], app, t);
-        panes::chart(f, mid[1], app, t);
+        chart::chart(f, mid[1], app, t);
     } else {
         panes::runs(f, top[0], app, t);
-        panes::chart(f, top[1], app, t);
+        chart::chart(f, top[1], app, t);
         detail::draw(f, mid[1], app, t);
     }
     panes::samples(f, mid[0], app, t);
     if let Some(l) = &app.jobs.live {
-        let width = usize::from(rows[2].width);
-        let text = match &l.last_warning {
-            None => l.header_for(width),
-            Some(w) => {
-                // The reason (why it paused) gets room first: the header drops its least
-                // telling parts; what still does not fit is in the warnings list whole.
-                // The header keeps at least three fifths: state, progress, pass rate
-                // and a batch's state are never given up for the reason.
-                let head =
-                    l.header_for(width.saturating_sub(text::width(w) + 3).max(width * 3 / 5));
-                let full = format!("{head} · {w}");
-                if text::width(&full) <= width {
-                    full
-                } else {
-                    use crate::tui::keymap::{Action, Context};
-                    let more = format!(
-                        " ({} shows it whole)",
-                        app.key_name(Context::Normal, Action::Warnings)
-                    );
-                    let room = width.saturating_sub(text::width(&head) + 3 + text::width(&more));
-                    format!("{head} · {}{more}", text::clip(w, room))
-                }
-            }
-        };
-        f.render_widget(
-            Paragraph::new(Line::from(Span::styled(
-                text,
-                Style::default().fg(t.selection_fg).bg(if l.paused {
-                    t.warning
-                } else {
-                    t.selection_bg
-                }),
-            ))),
-            rows[2],
-        );
+        live_status(f, rows[2], app, l, t);
     }
     if let Some(text) = followed {
         f.render_widget(
@@ -220,10 +188,60 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
         );
     }
     footer(f, rows[3], app, t);
+    draw_layers(f, &canvas(area, &rows, &mid), app, t);
+    Areas {
+        runs: if catalogue { rows[0] } else { top[0] },
+        samples: mid[0],
+        detail: if catalogue { Rect::default() } else { mid[1] },
+        chart: if catalogue { mid[1] } else { top[1] },
+    }
+}
+
+/// The live run's status line in `area`: its header, and the reason it paused or last
+/// warned as far as the line has room.
+fn live_status(f: &mut Frame, area: Rect, app: &App, l: &crate::tui::live::Live, t: &Theme) {
+    let width = usize::from(area.width);
+    let text = match &l.last_warning {
+        None => l.header_for(width),
+        Some(w) => {
+            // The reason (why it paused) gets room first: the header drops its least
+            // telling parts; what still does not fit is in the warnings list whole.
+            // The header keeps at least three fifths: state, progress, pass rate
+            // and a batch's state are never given up for the reason.
+            let head = l.header_for(width.saturating_sub(text::width(w) + 3).max(width * 3 / 5));
+            let full = format!("{head} · {w}");
+            if text::width(&full) <= width {
+                full
+            } else {
+                let more = format!(
+                    " ({} shows it whole)",
+                    app.key_name(Context::Normal, Action::Warnings)
+                );
+                let room = width.saturating_sub(text::width(&head) + 3 + text::width(&more));
+                format!("{head} · {}{more}", text::clip(w, room))
+            }
+        }
+    };
+    f.render_widget(
+        Paragraph::new(Line::from(Span::styled(
+            text,
+            Style::default().fg(t.selection_fg).bg(if l.paused {
+                t.warning
+            } else {
+                t.selection_bg
+            }),
+        ))),
+        area,
+    );
+}
+
+/// Where the layers draw, from the screen's `rows` (top, middle, status, footer) and
+/// the middle row's columns `mid`.
+fn canvas(area: Rect, rows: &[Rect], mid: &[Rect]) -> layers::Canvas {
     // On a short screen the label panel covers the left column (run list and sample
     // list), not the detail, so φ₀, ψ and φ₁ stay readable while labelling and the
     // category names fit in full (the detail's title names the sample and run).
-    let canvas = layers::Canvas {
+    layers::Canvas {
         screen: area,
         above_status: Rect {
             height: rows[2].y - area.y,
@@ -243,8 +261,12 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
             mid[1]
         },
         panel_whole: mid[1].height < 24,
-    };
-    // The matrix stays under the layers opened from it (filter, help): they draw over it.
+    }
+}
+
+/// The open layers over the panes: the top one, and a matrix under the layers opened
+/// from it (filter, help), which draw over it.
+fn draw_layers(f: &mut Frame, canvas: &layers::Canvas, app: &App, t: &Theme) {
     if let Some(m) = app
         .layers
         .iter()
@@ -252,15 +274,9 @@ pub fn view(f: &mut Frame, app: &App, t: &Theme) -> Areas {
         .find(|l| matches!(l, crate::tui::layer::Layer::Matrix(_)))
         && !matches!(app.layers.last(), Some(crate::tui::layer::Layer::Matrix(_)))
     {
-        layers::draw(m, f, &canvas, app, t);
+        layers::draw(m, f, canvas, app, t);
     }
     if let Some(top) = app.layers.last() {
-        layers::draw(top, f, &canvas, app, t);
-    }
-    Areas {
-        runs: if catalogue { rows[0] } else { top[0] },
-        samples: mid[0],
-        detail: if catalogue { Rect::default() } else { mid[1] },
-        chart: if catalogue { mid[1] } else { top[1] },
+        layers::draw(top, f, canvas, app, t);
     }
 }

@@ -5,6 +5,7 @@ use super::super::block;
 use super::centered;
 use crate::base::sanitize::one_line;
 use crate::tui::app::App;
+use crate::tui::components::adjudicate::Adjudication;
 use crate::tui::keymap::{Action, Context};
 use crate::tui::layer::Layer;
 use crate::tui::theme::Theme;
@@ -19,84 +20,13 @@ pub fn adjudicate(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let Some(Layer::Adjudicate(adj)) = app.layers.last() else {
         return;
     };
-    let tax = &app.model.taxonomy;
-    let names = |cats: &[String]| {
-        if cats.is_empty() {
-            "(nothing wrong)".to_string()
-        } else {
-            cats.iter()
-                .map(|c| tax.name(c))
-                .collect::<Vec<_>>()
-                .join(", ")
-        }
-    };
-    let title = Style::default().fg(t.title);
     let muted = Style::default().fg(t.muted);
     let w = area.width.saturating_sub(4).min(90);
     let inner = usize::from(w.saturating_sub(2)).max(1);
     // The pair being judged comes first: the overlay covers the detail pane.
     let mut lines = formulas(app, &adj.id, inner, t);
-    for o in &adj.opinions {
-        let mut l = vec![
-            Span::styled(
-                format!(
-                    "{}{}: ",
-                    one_line(&o.annotator),
-                    if o.blind { " (blind)" } else { "" }
-                ),
-                title,
-            ),
-            Span::styled(
-                one_line(&names(&o.categories)).into_owned(),
-                Style::default().fg(t.diff_changed),
-            ),
-        ];
-        if !o.note.is_empty() {
-            l.push(Span::styled(format!(" · {}", one_line(&o.note)), muted));
-        }
-        lines.push(Line::from(l));
-    }
-    if let Some((cats, by)) = &adj.settled {
-        lines.push(Line::from(Span::styled(
-            format!(
-                "settled before by {}: {}",
-                one_line(by),
-                one_line(&names(cats))
-            ),
-            muted,
-        )));
-    }
-    lines.push(Line::from(Span::styled("settle as:", title)));
-    if adj.options.is_empty() {
-        lines.push(Line::from(Span::styled(
-            "  nobody named a category: recording says nothing is wrong",
-            muted,
-        )));
-    }
-    for (k, id) in adj.options.iter().enumerate() {
-        let tick = if adj.chosen.contains(id) { "x" } else { " " };
-        let key = tax.by_id(id).map_or("?", |c| c.key.as_str());
-        let by = adj.named_by(id);
-        let text = format!(
-            "[{tick}] {} {}  ← {}",
-            one_line(key),
-            one_line(tax.name(id)),
-            if by.is_empty() {
-                "nobody".to_string()
-            } else {
-                one_line(&by.join(", ")).into_owned()
-            }
-        );
-        let style = if k == adj.cursor {
-            Style::default()
-                .fg(t.selection_fg)
-                .bg(t.selection_bg)
-                .add_modifier(Modifier::BOLD)
-        } else {
-            Style::default().fg(t.fg)
-        };
-        lines.push(Line::from(Span::styled(text, style)));
-    }
+    opinion_lines(app, adj, t, &mut lines);
+    option_lines(app, adj, t, &mut lines);
     let key = |a| app.keymap.hint(Context::Adjudicate, a);
     lines.push(Line::from(Span::styled(
         format!(
@@ -123,6 +53,92 @@ pub fn adjudicate(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             )),
         r,
     );
+}
+
+/// Categories by name, or that nothing is wrong.
+fn names(app: &App, cats: &[String]) -> String {
+    if cats.is_empty() {
+        "(nothing wrong)".to_string()
+    } else {
+        cats.iter()
+            .map(|c| app.model.taxonomy.name(c))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// Each annotator's categories and note, and the set settled before, if any.
+fn opinion_lines(app: &App, adj: &Adjudication, t: &Theme, lines: &mut Vec<Line<'static>>) {
+    let muted = Style::default().fg(t.muted);
+    for o in &adj.opinions {
+        let mut l = vec![
+            Span::styled(
+                format!(
+                    "{}{}: ",
+                    one_line(&o.annotator),
+                    if o.blind { " (blind)" } else { "" }
+                ),
+                Style::default().fg(t.title),
+            ),
+            Span::styled(
+                one_line(&names(app, &o.categories)).into_owned(),
+                Style::default().fg(t.diff_changed),
+            ),
+        ];
+        if !o.note.is_empty() {
+            l.push(Span::styled(format!(" · {}", one_line(&o.note)), muted));
+        }
+        lines.push(Line::from(l));
+    }
+    if let Some((cats, by)) = &adj.settled {
+        lines.push(Line::from(Span::styled(
+            format!(
+                "settled before by {}: {}",
+                one_line(by),
+                one_line(&names(app, cats))
+            ),
+            muted,
+        )));
+    }
+}
+
+/// The categories to settle on, ticked where chosen, each with who named it.
+fn option_lines(app: &App, adj: &Adjudication, t: &Theme, lines: &mut Vec<Line<'static>>) {
+    let tax = &app.model.taxonomy;
+    lines.push(Line::from(Span::styled(
+        "settle as:",
+        Style::default().fg(t.title),
+    )));
+    if adj.options.is_empty() {
+        lines.push(Line::from(Span::styled(
+            "  nobody named a category: recording says nothing is wrong",
+            Style::default().fg(t.muted),
+        )));
+    }
+    for (k, id) in adj.options.iter().enumerate() {
+        let tick = if adj.chosen.contains(id) { "x" } else { " " };
+        let key = tax.by_id(id).map_or("?", |c| c.key.as_str());
+        let by = adj.named_by(id);
+        let text = format!(
+            "[{tick}] {} {}  ← {}",
+            one_line(key),
+            one_line(tax.name(id)),
+            if by.is_empty() {
+                "nobody".to_string()
+            } else {
+                one_line(&by.join(", ")).into_owned()
+            }
+        );
+        let style = if k == adj.cursor {
+            Style::default()
+                .fg(t.selection_fg)
+                .bg(t.selection_bg)
+                .add_modifier(Modifier::BOLD)
+        } else {
+            Style::default().fg(t.fg)
+        };
+        lines.push(Line::from(Span::styled(text, style)));
+    }
 }
 
 /// φ₀, ψ and φ₁ of the sample being settled: φ₀ and φ₁ on a line each, ψ on at most

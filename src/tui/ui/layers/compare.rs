@@ -4,6 +4,7 @@ use super::super::{block, text};
 use super::{centered, close_key};
 use crate::tui::app::App;
 use crate::tui::keymap::{Action, Context};
+use crate::tui::model::{CompareColumn, CompareView};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -28,7 +29,6 @@ pub fn compare(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let inner = outer.inner(r);
     f.render_widget(outer, r);
     let Some(view) = app.compare() else { return };
-    let title = Style::default().fg(t.title).add_modifier(Modifier::BOLD);
     let head = Paragraph::new(Line::from(vec![
         Span::styled("φ₀ ", Style::default().fg(t.title)),
         Span::raw(view.phi0.clone()),
@@ -51,52 +51,12 @@ pub fn compare(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     let areas =
         Layout::horizontal(vec![Constraint::Ratio(1, shown as u32); shown]).split(cols_area);
     for (k, area) in areas.iter().enumerate() {
-        let cols: &[crate::tui::model::CompareColumn] = if k + 1 == shown {
+        let cols: &[CompareColumn] = if k + 1 == shown {
             &view.columns[k..]
         } else {
             std::slice::from_ref(&view.columns[k])
         };
-        // Rows cut here at words (a run or model name is never split mid-word when a
-        // space or `-` is in reach), ψ with its own line breaks, each value's wrapped
-        // rows under the value.
-        let w = usize::from(area.width.saturating_sub(1)).max(1);
-        let mut lines = Vec::new();
-        for c in cols {
-            let head = format!("{} · {} · ", c.run, c.model);
-            let rows = text::word_wrap(&format!("{head}{}", c.verdict.name()), w);
-            let n = rows.len();
-            for (k, row) in rows.into_iter().enumerate() {
-                // The verdict (the last word) in its colour.
-                let verdict = c.verdict.name();
-                if k + 1 == n
-                    && let Some(before) = row.strip_suffix(verdict)
-                {
-                    lines.push(Line::from(vec![
-                        Span::styled(before.to_string(), title),
-                        Span::styled(verdict, Style::default().fg(t.verdict_color(c.verdict))),
-                    ]));
-                } else {
-                    lines.push(Line::from(Span::styled(row, title)));
-                }
-            }
-            let psi = crate::base::sanitize::for_terminal(&c.psi);
-            labelled(&mut lines, "ψ  ", &psi, w, t);
-            let phi1 = if c.phi1.is_empty() {
-                "—"
-            } else {
-                c.phi1.as_str()
-            };
-            labelled(&mut lines, "φ₁ ", phi1, w, t);
-            lines.push(Line::from(""));
-        }
-        f.render_widget(
-            Paragraph::new(lines).block(
-                Block::default()
-                    .borders(Borders::LEFT)
-                    .border_style(Style::default().fg(t.border)),
-            ),
-            *area,
-        );
+        column(f, *area, cols, t);
     }
     if view.columns.len() < 2 {
         f.render_widget(
@@ -108,6 +68,61 @@ pub fn compare(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         );
         return;
     }
+    f.render_widget(
+        Paragraph::new(diff_lines(app, view, t)).wrap(Wrap { trim: true }),
+        bottom,
+    );
+}
+
+/// One column of runs' answers in `area`: each run's name, model and verdict, its ψ and
+/// its φ₁.
+fn column(f: &mut Frame, area: Rect, cols: &[CompareColumn], t: &Theme) {
+    let title = Style::default().fg(t.title).add_modifier(Modifier::BOLD);
+    // Rows cut here at words (a run or model name is never split mid-word when a
+    // space or `-` is in reach), ψ with its own line breaks, each value's wrapped
+    // rows under the value.
+    let w = usize::from(area.width.saturating_sub(1)).max(1);
+    let mut lines = Vec::new();
+    for c in cols {
+        let head = format!("{} · {} · ", c.run, c.model);
+        let rows = text::word_wrap(&format!("{head}{}", c.verdict.name()), w);
+        let n = rows.len();
+        for (k, row) in rows.into_iter().enumerate() {
+            // The verdict (the last word) in its colour.
+            let verdict = c.verdict.name();
+            if k + 1 == n
+                && let Some(before) = row.strip_suffix(verdict)
+            {
+                lines.push(Line::from(vec![
+                    Span::styled(before.to_string(), title),
+                    Span::styled(verdict, Style::default().fg(t.verdict_color(c.verdict))),
+                ]));
+            } else {
+                lines.push(Line::from(Span::styled(row, title)));
+            }
+        }
+        let psi = crate::base::sanitize::for_terminal(&c.psi);
+        labelled(&mut lines, "ψ  ", &psi, w, t);
+        let phi1 = if c.phi1.is_empty() {
+            "—"
+        } else {
+            c.phi1.as_str()
+        };
+        labelled(&mut lines, "φ₁ ", phi1, w, t);
+        lines.push(Line::from(""));
+    }
+    f.render_widget(
+        Paragraph::new(lines).block(
+            Block::default()
+                .borders(Borders::LEFT)
+                .border_style(Style::default().fg(t.border)),
+        ),
+        area,
+    );
+}
+
+/// The picked pair's φ₁ diffed: the changed subformulas with what changed.
+fn diff_lines(app: &App, view: &CompareView, t: &Theme) -> Vec<Line<'static>> {
     let (a, b) = view.pair;
     let pick = if view.columns.len() > 2 {
         format!(
@@ -148,7 +163,7 @@ pub fn compare(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             Style::default().fg(t.muted),
         )));
     }
-    f.render_widget(Paragraph::new(dl).wrap(Wrap { trim: true }), bottom);
+    dl
 }
 
 /// `label` then `value` at words in `w` columns, its wrapped rows and further lines

@@ -47,20 +47,7 @@ pub fn label_counts(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             Style::default().fg(t.title),
         )];
         for b in &buckets {
-            let n = m.get(b).copied().unwrap_or(0);
-            let text = if n == 0 {
-                "  ·".to_string()
-            } else {
-                format!("{n:>3}")
-            };
-            let color = if n == 0 {
-                t.muted
-            } else if n * 2 > max {
-                t.highlight
-            } else {
-                t.fg
-            };
-            spans.push(Span::styled(text, Style::default().fg(color)));
+            spans.push(cell(m.get(b).copied().unwrap_or(0), max, t));
         }
         spans.push(Span::raw(format!("  {:>5}", m.values().sum::<usize>())));
         lines.push(Line::from(spans));
@@ -93,4 +80,22 @@ pub fn label_counts(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
         )),
         r,
     );
+}
+
+/// A count of labels in a bucket (of at most `max` in any): `·` for none, highlighted
+/// above half the most.
+fn cell(n: usize, max: usize, t: &Theme) -> Span<'static> {
+    let text = if n == 0 {
+        "  ·".to_string()
+    } else {
+        format!("{n:>3}")
+    };
+    let color = if n == 0 {
+        t.muted
+    } else if n * 2 > max {
+        t.highlight
+    } else {
+        t.fg
+    };
+    Span::styled(text, Style::default().fg(color))
 }

@@ -12,7 +12,6 @@ use ratatui::widgets::{Clear, Paragraph};
 /// The label panel: one key per category, ticks for this annotator. Over the detail
 /// pane it takes at most half of it; over the sample list (`whole`) all of it.
 pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
-    use crate::tui::keymap::{Action, Context};
     let (mine, note) = app.model.my_labels();
     // Blind mode: the diff's suggestion would say what went wrong.
     let suggestion = app
@@ -23,140 +22,19 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
         .and_then(crate::tui::model::Detail::suggestion);
     // Over the detail, φ₀, ψ and φ₁ stay visible above the panel: more, narrower
     // columns when the pane is short.
-    let cats = &app.model.taxonomy.categories;
     let max_rows = if whole {
         (area.height as usize).saturating_sub(2).max(6)
     } else {
         (area.height as usize / 2).max(6)
     };
-    let key_of = |a| app.keymap.hint(Context::Label, a);
     let inner_w = (area.width as usize).saturating_sub(2);
     // The suggestion's lines, wrapped to the panel (they stay in view below the
     // categories).
-    let mut sugg: Vec<Line> = Vec::new();
-    if let Some(s) = &suggestion {
-        // Both readings, each with its key: the diff cannot tell which side went wrong.
-        let tax = &app.model.taxonomy;
-        let muted = Style::default().fg(t.muted);
-        let hot = Style::default().fg(t.diff_changed);
-        sugg.extend(crate::tui::ui::text::hard_wrap(
-            &[Span::styled(
-                format!("from the φ₀/φ₁ diff ({}), read ψ to choose:", s.kind),
-                muted,
-            )],
-            inner_w,
-        ));
-        for (c, when) in suggestion_sides(s) {
-            let key = tax
-                .categories
-                .iter()
-                .find(|x| x.id == c)
-                .map(|x| x.key.clone())
-                .unwrap_or_default();
-            let takes = if s.accepted() == Some(c) {
-                format!(" ({} takes it)", key_of(Action::AcceptSuggestion))
-            } else {
-                String::new()
-            };
-            sugg.extend(crate::tui::ui::text::hard_wrap(
-                &[
-                    Span::styled(format!("  {key} {}", tax.name(c)), hot),
-                    Span::styled(format!(" if {when}{takes}"), muted),
-                ],
-                inner_w,
-            ));
-        }
-    }
-    let fixed = 2 + 1 + sugg.len();
-    // The widest cell, "k [x] name".
-    let full = cats
-        .iter()
-        .map(|c| crate::tui::ui::text::width(&format!("{} [x] {}", c.key, c.name)) + 1)
-        .max()
-        .unwrap_or(0);
-    // As many columns as hold every name in full (rows that do not fit scroll).
-    let cols = (1..=4usize)
-        .rev()
-        .find(|n| inner_w / n >= full)
-        .unwrap_or(1);
-    let cell = |c: &crate::tui::labels::Category, w: usize| {
-        let on = mine.contains(&c.id);
-        let style = if on {
-            Style::default().fg(t.selection_fg).bg(t.selection_bg)
-        } else {
-            Style::default().fg(t.fg)
-        };
-        let text = format!("{} [{}] {}", c.key, if on { "x" } else { " " }, c.name);
-        Span::styled(
-            crate::tui::ui::text::clip(&text, w.saturating_sub(1)) + " ",
-            style,
-        )
-    };
-    let mut lines = vec![];
-    let mut side = String::new();
-    // Group headers only when everything fits with them.
-    let sides = cats
-        .iter()
-        .map(|c| c.side.as_str())
-        .collect::<std::collections::BTreeSet<_>>()
-        .len();
-    let rows_needed = cats.len().div_ceil(cols) + sides + fixed;
-    let headers = rows_needed <= max_rows;
-    let w = (area.width as usize).saturating_sub(2) / cols;
-    let mut row: Vec<Span> = vec![];
-    for c in cats {
-        if headers && c.side != side {
-            if !row.is_empty() {
-                lines.push(Line::from(std::mem::take(&mut row)));
-            }
-            side = c.side.clone();
-            lines.push(Line::from(Span::styled(
-                side.clone(),
-                Style::default().fg(t.title).add_modifier(Modifier::BOLD),
-            )));
-        }
-        if cols == 1 && crate::tui::ui::text::width(&c.name) + 6 >= w {
-            // One column and still too narrow: the name goes on under its key in full.
-            let on = mine.contains(&c.id);
-            let style = if on {
-                Style::default().fg(t.selection_fg).bg(t.selection_bg)
-            } else {
-                Style::default().fg(t.fg)
-            };
-            let mut rest = format!("{} [{}] {}", c.key, if on { "x" } else { " " }, c.name);
-            let mut first = true;
-            while !rest.is_empty() {
-                let room = if first { w } else { w.saturating_sub(6) }.max(8);
-                let cut = crate::tui::ui::text::prefix_fitting(&rest, room);
-                let (head, tail) = rest.split_at(cut);
-                let pad = if first { "" } else { "      " };
-                lines.push(Line::from(Span::styled(format!("{pad}{head}"), style)));
-                rest = tail.trim_start().to_string();
-                first = false;
-            }
-            continue;
-        }
-        row.push(cell(c, w));
-        if row.len() == cols {
-            lines.push(Line::from(std::mem::take(&mut row)));
-        }
-    }
-    if !row.is_empty() {
-        lines.push(Line::from(row));
-    }
+    let sugg = suggestion.map_or_else(Vec::new, |s| suggestion_lines(app, &s, t, inner_w));
+    let mut lines = category_lines(app, t, &mine, inner_w, max_rows, 2 + 1 + sugg.len());
     let cat_rows = lines.len();
     lines.extend(sugg);
-    let note_line = if app.mode() == crate::tui::layer::Mode::Note {
-        format!("note: {}▏", app.model.labelling.note.text)
-    } else if note.is_empty() {
-        format!("note: — ({} to write one)", key_of(Action::EditNote))
-    } else {
-        format!("note: {note}")
-    };
-    lines.push(Line::from(Span::styled(
-        note_line,
-        Style::default().fg(t.highlight),
-    )));
+    lines.push(note_line(app, &note, t));
     lines.extend(history(app, t, inner_w));
     // Category rows that do not fit scroll (page keys); the suggestion and the note
     // stay in view below them.
@@ -183,26 +61,7 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
         lines = shown;
         lines.extend(rest);
     }
-    let title = if scrolled {
-        // The rows and the scroll keys first: a narrow panel cuts the title's end.
-        let (more, key) = if top + room < cat_rows {
-            ("more", key_of(Action::PageDown))
-        } else {
-            ("back", key_of(Action::PageUp))
-        };
-        // The rows and how to reach the others outlast the annotator's name.
-        let rows = format!(
-            "Labels {}–{}/{cat_rows} · {key} {more}",
-            top + 1,
-            top + room
-        );
-        super::super::text::first_fitting(
-            &[format!("{rows} · {}", app.model.annotator), rows],
-            usize::from(area.width.saturating_sub(4)),
-        )
-    } else {
-        format!("Labels · {}", app.model.annotator)
-    };
+    let title = title(app, area, scrolled.then_some((top, room, cat_rows)));
     let h = (lines.len() as u16 + 2).min(area.height);
     let r = Rect {
         x: area.x,
@@ -212,6 +71,181 @@ pub fn labels(f: &mut Frame, area: Rect, app: &App, t: &Theme, whole: bool) {
     };
     f.render_widget(Clear, r);
     f.render_widget(Paragraph::new(lines).block(block(&title, r, true, t)), r);
+}
+
+/// The panel's title; while the category rows scroll (`rows`: the first shown, how
+/// many show, how many there are), which rows show and the key to the others.
+fn title(app: &App, area: Rect, rows: Option<(usize, usize, usize)>) -> String {
+    use crate::tui::keymap::{Action, Context};
+    let Some((top, room, cat_rows)) = rows else {
+        return format!("Labels · {}", app.model.annotator);
+    };
+    let key_of = |a| app.keymap.hint(Context::Label, a);
+    // The rows and the scroll keys first: a narrow panel cuts the title's end.
+    let (more, key) = if top + room < cat_rows {
+        ("more", key_of(Action::PageDown))
+    } else {
+        ("back", key_of(Action::PageUp))
+    };
+    // The rows and how to reach the others outlast the annotator's name.
+    let rows = format!(
+        "Labels {}–{}/{cat_rows} · {key} {more}",
+        top + 1,
+        top + room
+    );
+    super::super::text::first_fitting(
+        &[format!("{rows} · {}", app.model.annotator), rows],
+        usize::from(area.width.saturating_sub(4)),
+    )
+}
+
+/// The diff's suggestion wrapped to `inner_w`: both readings, each with its key (the
+/// diff cannot tell which side went wrong).
+fn suggestion_lines(
+    app: &App,
+    s: &crate::labels::suggest::Suggestion,
+    t: &Theme,
+    inner_w: usize,
+) -> Vec<Line<'static>> {
+    use crate::tui::keymap::{Action, Context};
+    let tax = &app.model.taxonomy;
+    let muted = Style::default().fg(t.muted);
+    let hot = Style::default().fg(t.diff_changed);
+    let mut sugg = crate::tui::ui::text::hard_wrap(
+        &[Span::styled(
+            format!("from the φ₀/φ₁ diff ({}), read ψ to choose:", s.kind),
+            muted,
+        )],
+        inner_w,
+    );
+    for (c, when) in suggestion_sides(s) {
+        let key = tax
+            .categories
+            .iter()
+            .find(|x| x.id == c)
+            .map(|x| x.key.clone())
+            .unwrap_or_default();
+        let takes = if s.accepted() == Some(c) {
+            format!(
+                " ({} takes it)",
+                app.keymap.hint(Context::Label, Action::AcceptSuggestion)
+            )
+        } else {
+            String::new()
+        };
+        sugg.extend(crate::tui::ui::text::hard_wrap(
+            &[
+                Span::styled(format!("  {key} {}", tax.name(c)), hot),
+                Span::styled(format!(" if {when}{takes}"), muted),
+            ],
+            inner_w,
+        ));
+    }
+    sugg
+}
+
+/// The categories in as many columns as hold every name in full (ticked where `mine`
+/// has them), under their side's header when everything fits with the headers in
+/// `max_rows` besides the `fixed` rows.
+fn category_lines(
+    app: &App,
+    t: &Theme,
+    mine: &[String],
+    inner_w: usize,
+    max_rows: usize,
+    fixed: usize,
+) -> Vec<Line<'static>> {
+    let cats = &app.model.taxonomy.categories;
+    // The widest cell, "k [x] name".
+    let full = cats
+        .iter()
+        .map(|c| crate::tui::ui::text::width(&format!("{} [x] {}", c.key, c.name)) + 1)
+        .max()
+        .unwrap_or(0);
+    // As many columns as hold every name in full (rows that do not fit scroll).
+    let cols = (1..=4usize)
+        .rev()
+        .find(|n| inner_w / n >= full)
+        .unwrap_or(1);
+    let mut lines = vec![];
+    let mut side = String::new();
+    // Group headers only when everything fits with them.
+    let sides = cats
+        .iter()
+        .map(|c| c.side.as_str())
+        .collect::<std::collections::BTreeSet<_>>()
+        .len();
+    let rows_needed = cats.len().div_ceil(cols) + sides + fixed;
+    let headers = rows_needed <= max_rows;
+    let w = inner_w / cols;
+    let mut row: Vec<Span> = vec![];
+    for c in cats {
+        if headers && c.side != side {
+            if !row.is_empty() {
+                lines.push(Line::from(std::mem::take(&mut row)));
+            }
+            side = c.side.clone();
+            lines.push(Line::from(Span::styled(
+                side.clone(),
+                Style::default().fg(t.title).add_modifier(Modifier::BOLD),
+            )));
+        }
+        let on = mine.contains(&c.id);
+        let style = if on {
+            Style::default().fg(t.selection_fg).bg(t.selection_bg)
+        } else {
+            Style::default().fg(t.fg)
+        };
+        let text = format!("{} [{}] {}", c.key, if on { "x" } else { " " }, c.name);
+        if cols == 1 && crate::tui::ui::text::width(&c.name) + 6 >= w {
+            // One column and still too narrow: the name goes on under its key in full.
+            wrap_cell(text, w, style, &mut lines);
+            continue;
+        }
+        row.push(Span::styled(
+            crate::tui::ui::text::clip(&text, w.saturating_sub(1)) + " ",
+            style,
+        ));
+        if row.len() == cols {
+            lines.push(Line::from(std::mem::take(&mut row)));
+        }
+    }
+    if !row.is_empty() {
+        lines.push(Line::from(row));
+    }
+    lines
+}
+
+/// A category cell too wide for its one column, `w` wide: its first line, then the
+/// rest indented under the key.
+fn wrap_cell(mut rest: String, w: usize, style: Style, lines: &mut Vec<Line<'static>>) {
+    let mut first = true;
+    while !rest.is_empty() {
+        let room = if first { w } else { w.saturating_sub(6) }.max(8);
+        let cut = crate::tui::ui::text::prefix_fitting(&rest, room);
+        let (head, tail) = rest.split_at(cut);
+        let pad = if first { "" } else { "      " };
+        lines.push(Line::from(Span::styled(format!("{pad}{head}"), style)));
+        rest = tail.trim_start().to_string();
+        first = false;
+    }
+}
+
+/// The note line: being written, absent (with the key that writes one), or this
+/// annotator's `note`.
+fn note_line(app: &App, note: &str, t: &Theme) -> Line<'static> {
+    use crate::tui::keymap::{Action, Context};
+    let note_line = if app.mode() == crate::tui::layer::Mode::Note {
+        format!("note: {}▏", app.model.labelling.note.text)
+    } else if note.is_empty() {
+        format!(
+            "note: — ({} to write one)",
+            app.keymap.hint(Context::Label, Action::EditNote)
+        )
+    } else {
+        format!("note: {note}")
+    };
+    Line::from(Span::styled(note_line, Style::default().fg(t.highlight)))
 }
 
 /// The suggestion's categories with the reading each stands for.

@@ -3,7 +3,7 @@
 
 use crate::tui::app::App;
 use crate::tui::keymap::{Action, Context};
-use crate::tui::model::matrix::{MatrixView, glyph};
+use crate::tui::model::matrix::{MatrixRow, MatrixView, glyph};
 use crate::tui::theme::Theme;
 use crate::tui::ui::text::{clip, width};
 use ratatui::Frame;
@@ -34,7 +34,6 @@ fn col_window(off: usize, sel: usize, fit: usize, n: usize) -> usize {
 
 /// Draws the matrix over `area` (the screen above the status lines).
 pub fn matrix(f: &mut Frame, area: Rect, app: &App, m: &MatrixView, t: &Theme) {
-    let model = &app.model;
     let title = format!(
         "Matrix · {} · {} φ₀ × {} runs · {}",
         m.dataset,
@@ -51,56 +50,114 @@ pub fn matrix(f: &mut Frame, area: Rect, app: &App, m: &MatrixView, t: &Theme) {
     if w == 0 || h < 3 {
         return;
     }
-    // Columns that fit beside the φ₀ column; the rest scroll with the column cursor.
-    let names: Vec<String> = m
-        .columns
-        .iter()
-        .map(|&r| crate::tui::ui::panes::run_name(app, r))
-        .collect();
-    // Columns widen (fewer fit) until every run's head is told apart by its own text:
-    // 0-shot and 2-shot twins read `…qwen-0…` twice at nine columns.
-    let col_w = (COL_W..=MAX_COL_W)
-        .find(|&cw| crate::tui::model::names::apart_by_text(&names, cw - 1))
-        .unwrap_or(MAX_COL_W);
-    let fit = (w.saturating_sub(PHI0_MIN + 1) / col_w).clamp(1, m.columns.len().max(1));
-    let off = col_window(m.col_offset.get(), m.col, fit, m.columns.len());
-    m.col_offset.set(off);
-    let shown: Vec<usize> = (off..m.columns.len()).take(fit).collect();
-    let phi0_w = w.saturating_sub(shown.len() * col_w + 1).max(1);
-    let names = crate::tui::model::names::distinct(&names, col_w - 1);
+    let grid = Grid::new(app, m, w);
     let mut lines = Vec::with_capacity(h);
-    // Header: the run names, the selected one highlighted; arrows when columns scroll.
-    let left_more = if off > 0 { "◀ " } else { "" };
-    let right_more = if off + shown.len() < m.columns.len() {
-        " ▶"
-    } else {
-        ""
-    };
-    let head = format!("{left_more}φ₀{right_more}");
-    let mut spans = vec![Span::styled(
-        format!("{} ", clip(&head, phi0_w)),
-        Style::default().fg(t.muted),
-    )];
-    for &c in &shown {
-        let style = if c == m.col {
-            Style::default()
-                .fg(t.highlight)
-                .add_modifier(Modifier::BOLD)
-        } else {
-            Style::default().fg(t.title)
-        };
-        spans.push(Span::styled(
-            format!("{} ", clip(&names[c], col_w - 1)),
-            style,
-        ));
-    }
-    lines.push(Line::from(spans));
+    lines.push(grid.header(m, t));
     // Rows, leaving the last line for the selected cell.
     let rows_h = h - 2;
     app.panes.matrix_rows.set(rows_h);
     let top = m.cursor.offset.place(m.cursor.sel, m.rows.len(), rows_h);
     for (k, row) in m.rows.iter().enumerate().skip(top).take(rows_h) {
-        let selected = k == m.cursor.sel;
+        lines.push(grid.row(app, m, row, k == m.cursor.sel, t));
+    }
+    if m.rows.is_empty() {
+        lines.push(Line::from(Span::styled(
+            "no φ₀ of this dataset in the list (the filter or search hides them)",
+            Style::default().fg(t.warning),
+        )));
+    }
+    while lines.len() < h - 1 {
+        lines.push(Line::default());
+    }
+    lines.push(Line::from(Span::styled(
+        clip(&cell_line(app, m), w),
+        Style::default().fg(t.highlight),
+    )));
+    f.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The columns drawn: which runs, how wide, and the φ₀ column's width.
+struct Grid {
+    /// The first run column shown.
+    off: usize,
+    /// The run columns shown.
+    shown: Vec<usize>,
+    col_w: usize,
+    phi0_w: usize,
+    /// The runs' names told apart in `col_w - 1` columns.
+    names: Vec<String>,
+}
+
+impl Grid {
+    /// Columns that fit beside the φ₀ column in `w`; the rest scroll with the column
+    /// cursor (its offset kept in `m`).
+    fn new(app: &App, m: &MatrixView, w: usize) -> Self {
+        let names: Vec<String> = m
+            .columns
+            .iter()
+            .map(|&r| crate::tui::ui::panes::run_name(app, r))
+            .collect();
+        // Columns widen (fewer fit) until every run's head is told apart by its own text:
+        // 0-shot and 2-shot twins read `…qwen-0…` twice at nine columns.
+        let col_w = (COL_W..=MAX_COL_W)
+            .find(|&cw| crate::tui::model::names::apart_by_text(&names, cw - 1))
+            .unwrap_or(MAX_COL_W);
+        let fit = (w.saturating_sub(PHI0_MIN + 1) / col_w).clamp(1, m.columns.len().max(1));
+        let off = col_window(m.col_offset.get(), m.col, fit, m.columns.len());
+        m.col_offset.set(off);
+        let shown: Vec<usize> = (off..m.columns.len()).take(fit).collect();
+        let phi0_w = w.saturating_sub(shown.len() * col_w + 1).max(1);
+        let names = crate::tui::model::names::distinct(&names, col_w - 1);
+        Self {
+            off,
+            shown,
+            col_w,
+            phi0_w,
+            names,
+        }
+    }
+
+    /// The header: the run names, the selected one highlighted; arrows when columns
+    /// scroll.
+    fn header(&self, m: &MatrixView, t: &Theme) -> Line<'static> {
+        let left_more = if self.off > 0 { "◀ " } else { "" };
+        let right_more = if self.off + self.shown.len() < m.columns.len() {
+            " ▶"
+        } else {
+            ""
+        };
+        let head = format!("{left_more}φ₀{right_more}");
+        let mut spans = vec![Span::styled(
+            format!("{} ", clip(&head, self.phi0_w)),
+            Style::default().fg(t.muted),
+        )];
+        for &c in &self.shown {
+            let style = if c == m.col {
+                Style::default()
+                    .fg(t.highlight)
+                    .add_modifier(Modifier::BOLD)
+            } else {
+                Style::default().fg(t.title)
+            };
+            spans.push(Span::styled(
+                format!("{} ", clip(&self.names[c], self.col_w - 1)),
+                style,
+            ));
+        }
+        Line::from(spans)
+    }
+
+    /// A φ₀'s row: the formula, then each shown run's verdict glyph.
+    fn row(
+        &self,
+        app: &App,
+        m: &MatrixView,
+        row: &MatrixRow,
+        selected: bool,
+        t: &Theme,
+    ) -> Line<'static> {
+        let model = &app.model;
+        let col_w = self.col_w;
         let text = row
             .cells
             .iter()
@@ -115,10 +172,13 @@ pub fn matrix(f: &mut Frame, area: Rect, app: &App, m: &MatrixView, t: &Theme) {
             Style::default().fg(t.fg)
         };
         let mut spans = vec![Span::styled(
-            format!("{} ", clip(&crate::base::sanitize::one_line(&text), phi0_w)),
+            format!(
+                "{} ",
+                clip(&crate::base::sanitize::one_line(&text), self.phi0_w)
+            ),
             base,
         )];
-        for &c in &shown {
+        for &c in &self.shown {
             let kind = model.cell_verdict(m.columns[c], row.cells[c]);
             let g = glyph(kind);
             let pad = (col_w - 1 - width(g)) / 2;
@@ -137,22 +197,8 @@ pub fn matrix(f: &mut Frame, area: Rect, app: &App, m: &MatrixView, t: &Theme) {
                 style,
             ));
         }
-        lines.push(Line::from(spans));
+        Line::from(spans)
     }
-    if m.rows.is_empty() {
-        lines.push(Line::from(Span::styled(
-            "no φ₀ of this dataset in the list (the filter or search hides them)",
-            Style::default().fg(t.warning),
-        )));
-    }
-    while lines.len() < h - 1 {
-        lines.push(Line::default());
-    }
-    lines.push(Line::from(Span::styled(
-        clip(&cell_line(app, m), w),
-        Style::default().fg(t.highlight),
-    )));
-    f.render_widget(Paragraph::new(lines), inner);
 }
 
 /// The selected cell in words, with the keys that act on it.

@@ -2,6 +2,7 @@
 
 use super::{close_key, draw_overlay, scroll_keys};
 use crate::tui::app::App;
+use crate::tui::model::RunSummary;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -11,19 +12,46 @@ use ratatui::text::{Line, Span};
 /// One run at a glance: A2/A3, failure kinds, the judge against the verifier, pass/fail
 /// against the other runs that answered the same φ₀.
 pub fn run_summary(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
-    let title = Style::default().fg(t.title).add_modifier(Modifier::BOLD);
-    let mut lines: Vec<Line> = Vec::new();
     let Some(s) = app.summary() else {
-        lines.push(Line::from("no run loaded"));
         return draw_overlay(
             f,
             area,
-            lines,
+            vec![Line::from("no run loaded")],
             &format!("Run summary · {} closes", close_key(app)),
             None,
             t,
         );
     };
+    let mut lines = head_lines(s, t);
+    kind_lines(s, t, &mut lines);
+    judge_lines(s, t, &mut lines);
+    versus_lines(s, t, &mut lines);
+    draw_overlay(
+        f,
+        area,
+        lines,
+        &format!(
+            "Run summary · {} scroll · {} closes",
+            scroll_keys(app),
+            close_key(app)
+        ),
+        app.layers
+            .last()
+            .and_then(crate::tui::layer::Layer::overlay),
+        t,
+    );
+}
+
+/// A section's heading style.
+fn heading(t: &Theme) -> Style {
+    Style::default().fg(t.title).add_modifier(Modifier::BOLD)
+}
+
+/// The run's name and model, A2/A3 with their intervals, and the leaderboard of the
+/// loaded runs when there is one.
+fn head_lines(s: &RunSummary, t: &Theme) -> Vec<Line<'static>> {
+    let title = heading(t);
+    let mut lines: Vec<Line> = Vec::new();
     let pct = |x: Option<f64>| x.map_or_else(|| "–".into(), |v| format!("{:.1}%", 100.0 * v));
     lines.push(Line::from(Span::styled(
         format!("{} · {}", s.name, s.model),
@@ -64,10 +92,15 @@ pub fn run_summary(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             )));
         }
     }
+    lines
+}
+
+/// The failure kinds section.
+fn kind_lines(s: &RunSummary, t: &Theme, lines: &mut Vec<Line<'static>>) {
     lines.push(Line::from(""));
     lines.push(Line::from(Span::styled(
         "failure kinds (automatic, from the diff)",
-        title,
+        heading(t),
     )));
     if s.kinds.is_empty() {
         lines.push(Line::from(Span::styled(
@@ -78,10 +111,14 @@ pub fn run_summary(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
     for (k, n) in &s.kinds {
         lines.push(Line::from(format!("  {:<22} {n:>6}", k.name())));
     }
+}
+
+/// The judge section: its confusion matrix against the verifier and the scores.
+fn judge_lines(s: &RunSummary, t: &Theme, lines: &mut Vec<Line<'static>>) {
     lines.push(Line::from(""));
     lines.push(Line::from(Span::styled(
         "judge (A4) against the verifier",
-        title,
+        heading(t),
     )));
     match &s.judge {
         None => lines.push(Line::from(Span::styled(
@@ -109,10 +146,14 @@ pub fn run_summary(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             )));
         }
     }
+}
+
+/// Pass/fail against the other runs of the same dataset, paired by φ₀.
+fn versus_lines(s: &RunSummary, t: &Theme, lines: &mut Vec<Line<'static>>) {
     lines.push(Line::from(""));
     lines.push(Line::from(Span::styled(
         "pass/fail against runs of the same dataset, paired by φ₀ (this run = A)",
-        title,
+        heading(t),
     )));
     if s.versus.is_empty() {
         lines.push(Line::from(Span::styled(
@@ -140,18 +181,4 @@ pub fn run_summary(f: &mut Frame, area: Rect, app: &App, t: &Theme) {
             p.neither
         )));
     }
-    draw_overlay(
-        f,
-        area,
-        lines,
-        &format!(
-            "Run summary · {} scroll · {} closes",
-            scroll_keys(app),
-            close_key(app)
-        ),
-        app.layers
-            .last()
-            .and_then(crate::tui::layer::Layer::overlay),
-        t,
-    );
 }
