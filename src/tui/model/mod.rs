@@ -346,7 +346,7 @@ impl Model {
         let sets: Vec<_> = self
             .runs
             .iter()
-            .filter_map(|r| r.manifest.as_ref().and_then(|m| m.task()))
+            .filter_map(|r| r.manifest.as_ref().and_then(crate::record::Manifest::task))
             .filter_map(crate::run::task::TaskKind::labels)
             .collect();
         Label::ALL
