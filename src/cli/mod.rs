@@ -29,6 +29,7 @@ pub mod labels;
 mod labels_edit;
 pub mod labels_export;
 pub mod labels_ranks;
+mod labels_stats;
 pub mod leaderboard;
 pub mod metrics;
 pub mod metrics_align;
@@ -45,6 +46,7 @@ pub mod run;
 pub mod run_scale;
 pub mod score;
 pub mod shell;
+mod signals;
 pub mod verify;
 pub mod view;
 
