@@ -345,7 +345,9 @@ impl Exporter<'_> {
                         bar,
                     };
                     let (n, w) = write_one(target, &name, |w| {
-                        crate::report::open::inspect_eval::write_eval(dir, &log, w, &scratch)
+                        Ok(crate::report::open::inspect_eval::write_eval(
+                            dir, &log, w, &scratch,
+                        )?)
                     })
                     .map_err(fail)?;
                     warnings.extend(w);
@@ -361,7 +363,7 @@ impl Exporter<'_> {
                 let name = crate::report::open::inspect::file_name(m, "json");
                 let name = unique_name(&name, dir, &mut self.taken);
                 let (n, w) = write_one(target, &name, |w| {
-                    crate::report::open::inspect::write_json(dir, w)
+                    Ok(crate::report::open::inspect::write_json(dir, w)?)
                 })
                 .map_err(fail)?;
                 bar.inc(n as u64);
@@ -374,11 +376,11 @@ impl Exporter<'_> {
                 let name =
                     unique_name(&format!("{}.{ext}", safe_name(&m.id)), dir, &mut self.taken);
                 let (n, w) = write_one(target, &name, |w| {
-                    if parquet {
-                        crate::report::open::parquet_out::write(dir, picks, w, bar)
+                    Ok(if parquet {
+                        crate::report::open::parquet_out::write(dir, picks, w, bar)?
                     } else {
-                        crate::report::open::flat::write(dir, picks, w, bar)
-                    }
+                        crate::report::open::flat::write(dir, picks, w, bar)?
+                    })
                 })
                 .map_err(fail)?;
                 warnings.extend(w);

@@ -167,8 +167,13 @@ pub fn main() -> i32 {
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    let pipe = |io: &std::io::Error| io.kind() == std::io::ErrorKind::BrokenPipe;
     e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        c.downcast_ref::<std::io::Error>().is_some_and(pipe)
+            // A plot's write error is transparent: its io error is not in the chain.
+            || matches!(
+                c.downcast_ref::<crate::report::plot::PlotError>(),
+                Some(crate::report::plot::PlotError::Io(io)) if pipe(io)
+            )
     })
 }

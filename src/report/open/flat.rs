@@ -146,10 +146,10 @@ pub(crate) struct RunRows {
 
 impl RunRows {
     /// Reads a run's manifest, labels and judge answers.
-    pub fn load(dir: &Path) -> anyhow::Result<RunRows> {
-        let m = crate::run::store::read_manifest(dir).map_err(|e| anyhow::anyhow!("{e}"))?;
+    pub fn load(dir: &Path) -> Result<RunRows, super::ExportError> {
+        let m = crate::run::store::read_manifest(dir).map_err(super::ExportError::failed)?;
         let j = crate::run::store::read_jsonl::<JudgeRecord>(&dir.join(crate::run::store::JUDGE))
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+            .map_err(super::ExportError::failed)?;
         let mut judge = HashMap::new();
         for r in j.records {
             // Later lines are newer decisions.
@@ -311,7 +311,7 @@ pub(crate) fn write(
     picks: &[Pick],
     out: &mut impl Write,
     bar: &indicatif::ProgressBar,
-) -> anyhow::Result<(usize, Vec<String>)> {
+) -> Result<(usize, Vec<String>), super::ExportError> {
     let rows = RunRows::load(dir)?;
     let cols = columns();
     let mut n = 0;
@@ -323,7 +323,7 @@ pub(crate) fn write(
             bar.inc(1);
             Ok(())
         })
-        .map_err(|e| anyhow::anyhow!("{e}"))?,
+        .map_err(super::ExportError::failed)?,
     );
     Ok((n, warnings))
 }

@@ -374,8 +374,11 @@ fn usage_json(tin: u64, tout: u64, reasoning: Option<u64>, cost: Option<f64>) ->
 /// Writes one run as a JSON eval log (`--format inspect-json`); returns the samples
 /// written and warnings. The header comes first (Inspect's viewer streams a JSON log's
 /// keys up to `samples`), so the samples are read twice: once for the totals.
-pub fn write_json(dir: &Path, out: &mut impl Write) -> anyhow::Result<(usize, Vec<String>)> {
-    let m = crate::run::store::read_manifest(dir).map_err(|e| anyhow::anyhow!("{e}"))?;
+pub fn write_json(
+    dir: &Path,
+    out: &mut impl Write,
+) -> Result<(usize, Vec<String>), super::ExportError> {
+    let m = crate::run::store::read_manifest(dir).map_err(super::ExportError::failed)?;
     let labels = labels_by_sample(dir);
     let ctx = Ctx::new(&m);
     let mut totals = Totals::default();
@@ -384,7 +387,7 @@ pub fn write_json(dir: &Path, out: &mut impl Write) -> anyhow::Result<(usize, Ve
         totals.add(&s, span);
         Ok(())
     })
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    .map_err(super::ExportError::failed)?;
     let head = header(&m, &totals, Part::default());
     let head_text = serde_json::to_string(&head)?;
     out.write_all(&head_text.as_bytes()[..head_text.len() - 1])?;
@@ -401,7 +404,7 @@ pub fn write_json(dir: &Path, out: &mut impl Write) -> anyhow::Result<(usize, Ve
         n += 1;
         Ok(())
     })
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    .map_err(super::ExportError::failed)?;
     out.write_all(b"]}")?;
     out.flush()?;
     Ok((n, warnings))
