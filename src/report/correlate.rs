@@ -436,6 +436,46 @@ pub fn predictors(scores: &Scores, wanted: &[String]) -> Result<Vec<String>> {
 /// Fewest models in common for any statistic of a pair (the legend's "fewer than 3").
 pub const MIN_MODELS: usize = 3;
 
+/// The statistics of X against Y over `points` (each model's X and Y scores, also as
+/// the sides `xv` and `yv`), with the predictive power already drawn.
+fn pair_stats(
+    x: &str,
+    y: &str,
+    points: &[(String, f64, f64)],
+    xv: &[f64],
+    yv: &[f64],
+    power: corr_stats::Power,
+) -> Pair {
+    // Two models make one line and one ordered pair: r = ±1 and a power
+    // of 0 or 1 say nothing, so below three (as the legend says) none is given.
+    let enough = xv.len() >= MIN_MODELS;
+    Pair {
+        x: x.to_string(),
+        y: y.to_string(),
+        n: xv.len(),
+        pearson: corr_stats::pearson(xv, yv).filter(|_| enough),
+        spearman: corr_stats::spearman(xv, yv).filter(|_| enough),
+        kendall: corr_stats::kendall(xv, yv).filter(|_| enough),
+        predictive_power: if enough {
+            power
+        } else {
+            corr_stats::Power {
+                value: None,
+                ci: None,
+                ..power
+            }
+        },
+        models: points
+            .iter()
+            .map(|(model, x, y)| Point {
+                model: model.clone(),
+                x: *x,
+                y: *y,
+            })
+            .collect(),
+    }
+}
+
 /// Every (X, Y) pair's statistics, computed on up to `threads` threads. Pairs over the
 /// same models share one sequence of bootstrap draws, seeded by those models' names: a
 /// pair's interval is the same every time and does not move when other benchmarks come
@@ -490,35 +530,7 @@ pub fn correlate(scores: &Scores, xs: &[String], resamples: usize, threads: usiz
             .zip(sides.iter().zip(powers))
             .map(|(&k, ((xv, yv), power))| {
                 let (x, y) = &jobs[k];
-                // Two models make one line and one ordered pair: r = ±1 and a power
-                // of 0 or 1 say nothing, so below three (as the legend says) none is given.
-                let enough = xv.len() >= MIN_MODELS;
-                let pair = Pair {
-                    x: x.clone(),
-                    y: y.clone(),
-                    n: xv.len(),
-                    pearson: corr_stats::pearson(xv, yv).filter(|_| enough),
-                    spearman: corr_stats::spearman(xv, yv).filter(|_| enough),
-                    kendall: corr_stats::kendall(xv, yv).filter(|_| enough),
-                    predictive_power: if enough {
-                        power
-                    } else {
-                        corr_stats::Power {
-                            value: None,
-                            ci: None,
-                            ..power
-                        }
-                    },
-                    models: points[k]
-                        .iter()
-                        .map(|(model, x, y)| Point {
-                            model: model.clone(),
-                            x: *x,
-                            y: *y,
-                        })
-                        .collect(),
-                };
-                (k, pair)
+                (k, pair_stats(x, y, &points[k], xv, yv, power))
             })
             .collect()
     };
