@@ -3,6 +3,7 @@
 use crate::llm::cache::{self, ResponseCache};
 use anyhow::{Result, anyhow};
 use clap::{Args, Subcommand};
+use std::path::Path;
 use std::time::Duration;
 
 /// Arguments of `autoeval cache`.
@@ -59,103 +60,112 @@ pub fn run(args: CacheArgs) -> Result<i32> {
     match args.action {
         CacheAction::Prune {
             all: true, output, ..
-        } => {
-            // Emptied through SQLite when it opens, so a run using it keeps what it
-            // stores next; a database that does not open (corrupt) is removed.
-            let mut removed = None;
-            let freed = match ResponseCache::open(&dir) {
-                Ok(c) => {
-                    removed = c.stats().ok().map(|s| s.entries);
-                    c.clear()
-                        .map_err(|e| anyhow!("emptying {}: {e}", c.path().display()))?
-                }
-                Err(cache::CacheError::NotRegular(p, what)) => {
-                    return Err(anyhow!("{p} is {what}; remove it yourself"));
-                }
-                Err(_) => cache::remove_all(&dir)
-                    .map_err(|e| anyhow!("cannot remove the cache in {}: {e}", dir.display()))?,
-            };
-            if output.is_json() {
-                print_json(&serde_json::json!({
-                    "path": dir.display().to_string(),
-                    "all": true,
-                    "removed": removed,
-                    "left": 0,
-                    "freed_bytes": freed,
-                }))?;
-                return Ok(0);
-            }
-            outln!(
-                "removed the response cache in {} ({freed} bytes)",
-                dir.display()
-            );
-        }
+        } => prune_all(&dir, output.is_json())?,
         CacheAction::Prune {
             older_than,
             max_entries,
             output,
             ..
-        } => {
-            if older_than.is_none() && max_entries.is_none() {
-                return Err(anyhow!(
-                    "say what to prune: --older-than DAYS, --max-entries N, or --all"
-                ));
-            }
-            let c = ResponseCache::open(&dir)?;
-            let age = older_than.map(|d| Duration::from_secs(d.saturating_mul(86_400)));
-            let removed = c
-                .prune(age, max_entries)
-                .map_err(|e| anyhow!("pruning {}: {e}", c.path().display()))?;
-            let left = c.stats().map_or(0, |s| s.entries);
-            if output.is_json() {
-                print_json(&serde_json::json!({
-                    "path": c.path().display().to_string(),
-                    "all": false,
-                    "removed": removed,
-                    "left": left,
-                    "freed_bytes": null,
-                }))?;
-                return Ok(0);
-            }
-            outln!(
-                "removed {removed} answers; {left} left in {}",
-                c.path().display()
-            );
-        }
-        CacheAction::Stats { output } => {
-            let c = ResponseCache::open(&dir)?;
-            let s = c
-                .stats()
-                .map_err(|e| anyhow!("reading {}: {e}", c.path().display()))?;
-            if output.is_json() {
-                let by_model: serde_json::Map<String, serde_json::Value> = s
-                    .by_model
-                    .iter()
-                    .map(|(m, n)| (m.clone(), serde_json::Value::from(*n)))
-                    .collect();
-                let v = serde_json::json!({
-                    "path": c.path().display().to_string(),
-                    "answers": s.entries,
-                    "bytes": s.bytes,
-                    "oldest": s.oldest.map(|t| crate::record::rfc3339(t.max(0) as u64)),
-                    "newest": s.newest.map(|t| crate::record::rfc3339(t.max(0) as u64)),
-                    "by_model": by_model,
-                });
-                outln!("{}", serde_json::to_string_pretty(&v)?);
-                return Ok(0);
-            }
-            outln!("cache: {}", c.path().display());
-            outln!("answers: {}", s.entries);
-            outln!(
-                "size: {:.1} MiB ({} bytes)",
-                s.bytes as f64 / 1048576.0,
-                s.bytes
-            );
-            outln!("oldest: {}  newest: {}", when(s.oldest), when(s.newest));
-            for (model, n) in &s.by_model {
-                outln!("  {}: {n}", crate::base::sanitize::one_line(model));
-            }
-        }
+        } => prune(&dir, older_than, max_entries, output.is_json())?,
+        CacheAction::Stats { output } => stats(&dir, output.is_json())?,
     }
     Ok(0)
+}
+
+/// `cache prune --all`: emptied through SQLite when it opens, so a run using it keeps
+/// what it stores next; a database that does not open (corrupt) is removed.
+fn prune_all(dir: &Path, json: bool) -> Result<()> {
+    let mut removed = None;
+    let freed = match ResponseCache::open(dir) {
+        Ok(c) => {
+            removed = c.stats().ok().map(|s| s.entries);
+            c.clear()
+                .map_err(|e| anyhow!("emptying {}: {e}", c.path().display()))?
+        }
+        Err(cache::CacheError::NotRegular(p, what)) => {
+            return Err(anyhow!("{p} is {what}; remove it yourself"));
+        }
+        Err(_) => cache::remove_all(dir)
+            .map_err(|e| anyhow!("cannot remove the cache in {}: {e}", dir.display()))?,
+    };
+    if json {
+        return print_json(&serde_json::json!({
+            "path": dir.display().to_string(),
+            "all": true,
+            "removed": removed,
+            "left": 0,
+            "freed_bytes": freed,
+        }));
+    }
+    outln!(
+        "removed the response cache in {} ({freed} bytes)",
+        dir.display()
+    );
+    Ok(())
+}
+
+/// `cache prune --older-than DAYS --max-entries N`.
+fn prune(dir: &Path, older_than: Option<u64>, max_entries: Option<u64>, json: bool) -> Result<()> {
+    if older_than.is_none() && max_entries.is_none() {
+        return Err(anyhow!(
+            "say what to prune: --older-than DAYS, --max-entries N, or --all"
+        ));
+    }
+    let c = ResponseCache::open(dir)?;
+    let age = older_than.map(|d| Duration::from_secs(d.saturating_mul(86_400)));
+    let removed = c
+        .prune(age, max_entries)
+        .map_err(|e| anyhow!("pruning {}: {e}", c.path().display()))?;
+    let left = c.stats().map_or(0, |s| s.entries);
+    if json {
+        return print_json(&serde_json::json!({
+            "path": c.path().display().to_string(),
+            "all": false,
+            "removed": removed,
+            "left": left,
+            "freed_bytes": null,
+        }));
+    }
+    outln!(
+        "removed {removed} answers; {left} left in {}",
+        c.path().display()
+    );
+    Ok(())
+}
+
+/// `cache stats`.
+fn stats(dir: &Path, json: bool) -> Result<()> {
+    let c = ResponseCache::open(dir)?;
+    let s = c
+        .stats()
+        .map_err(|e| anyhow!("reading {}: {e}", c.path().display()))?;
+    if json {
+        let by_model: serde_json::Map<String, serde_json::Value> = s
+            .by_model
+            .iter()
+            .map(|(m, n)| (m.clone(), serde_json::Value::from(*n)))
+            .collect();
+        let v = serde_json::json!({
+            "path": c.path().display().to_string(),
+            "answers": s.entries,
+            "bytes": s.bytes,
+            "oldest": s.oldest.map(|t| crate::record::rfc3339(t.max(0) as u64)),
+            "newest": s.newest.map(|t| crate::record::rfc3339(t.max(0) as u64)),
+            "by_model": by_model,
+        });
+        outln!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(());
+    }
+    outln!("cache: {}", c.path().display());
+    outln!("answers: {}", s.entries);
+    outln!(
+        "size: {:.1} MiB ({} bytes)",
+        s.bytes as f64 / 1048576.0,
+        s.bytes
+    );
+    outln!("oldest: {}  newest: {}", when(s.oldest), when(s.newest));
+    for (model, n) in &s.by_model {
+        outln!("  {}: {n}", crate::base::sanitize::one_line(model));
+    }
+    Ok(())
 }

@@ -1,7 +1,7 @@
 //! `autoeval compare`: the pass/fail matrix of runs that answered the same φ₀.
 
 use crate::report::RunData;
-use crate::report::compare::{PassFail, build};
+use crate::report::compare::{PairCounts, PassFail, build};
 use crate::report::load_run;
 use anyhow::{Result, bail};
 use clap::Args;
@@ -50,22 +50,9 @@ fn write_rows(m: &PassFail<&str>, path: &PathBuf) -> Result<()> {
     Ok(())
 }
 
-/// Runs `autoeval compare`.
-pub fn run(args: CompareArgs) -> Result<i32> {
-    if args.delta {
-        return super::compare_delta::run(&super::compare_delta::DeltaArgs {
-            runs: &args.runs,
-            rows: args.rows.as_deref(),
-            by: args.by,
-            plot: args.plot.as_deref(),
-            json: args.output.is_json(),
-        });
-    }
-    let dirs = super::report::expand_runs(&args.runs)?;
-    if dirs.len() < 2 {
-        bail!("compare needs at least two runs (found {})", dirs.len());
-    }
-    // Runs load in parallel: parsing is the cost, and each run is independent.
+/// Loads the runs in parallel (parsing is the cost, and each run is independent),
+/// printing each one's first warnings.
+fn load_all(dirs: &[PathBuf]) -> Result<Vec<RunData>> {
     let loaded: Vec<Result<RunData>> = std::thread::scope(|s| {
         let handles: Vec<_> = dirs
             .iter()
@@ -87,8 +74,12 @@ pub fn run(args: CompareArgs) -> Result<i32> {
         }
         data.push(r);
     }
-    // Samples pair up by φ₀ text, which only means something within one dataset: runs
-    // are grouped by the dataset they answered and compared within each group.
+    Ok(data)
+}
+
+/// Runs grouped by the dataset they answered, in first-seen order: samples pair up by
+/// φ₀ text, which only means something within one dataset.
+fn by_dataset(data: Vec<RunData>) -> Vec<(String, Vec<RunData>)> {
     let mut groups: Vec<(String, Vec<RunData>)> = Vec::new();
     for r in data {
         let key = r.manifest.dataset.key();
@@ -97,6 +88,25 @@ pub fn run(args: CompareArgs) -> Result<i32> {
             None => groups.push((key, vec![r])),
         }
     }
+    groups
+}
+
+/// Runs `autoeval compare`.
+pub fn run(args: CompareArgs) -> Result<i32> {
+    if args.delta {
+        return super::compare_delta::run(&super::compare_delta::DeltaArgs {
+            runs: &args.runs,
+            rows: args.rows.as_deref(),
+            by: args.by,
+            plot: args.plot.as_deref(),
+            json: args.output.is_json(),
+        });
+    }
+    let dirs = super::report::expand_runs(&args.runs)?;
+    if dirs.len() < 2 {
+        bail!("compare needs at least two runs (found {})", dirs.len());
+    }
+    let groups = by_dataset(load_all(&dirs)?);
     let (groups, alone): (Vec<_>, Vec<_>) = groups.into_iter().partition(|(_, g)| g.len() > 1);
     let left_out: Vec<String> = alone
         .iter()
@@ -219,6 +229,19 @@ fn compare_one(data: &[RunData], args: &CompareArgs) -> Result<serde_json::Value
         outln!("  {p:<10} {n:>6}");
     }
     outln!("\npairwise, on the φ₀ both runs have (McNemar's test on the discordant samples):");
+    print_pairs(&pairs, &name)?;
+    outln!(
+        "\nbreaking points (logistic fit of A3 against ln(1 + category) by maximum likelihood; 95% profile-likelihood CI):"
+    );
+    for line in crate::report::breaking::side_by_side(&points).lines() {
+        outln!("  {line}");
+    }
+    Ok(v)
+}
+
+/// The pairwise table: per pair of runs, the φ₀ both have, how each pattern splits, and
+/// McNemar's p; `name` gives a run's shown name.
+fn print_pairs(pairs: &[(usize, usize, PairCounts)], name: &dyn Fn(usize) -> String) -> Result<()> {
     let rows: Vec<[String; 8]> = pairs
         .iter()
         .map(|(a, b, p)| {
@@ -268,11 +291,5 @@ fn compare_one(data: &[RunData], args: &CompareArgs) -> Result<serde_json::Value
             .collect();
         outln!("  {}", cells.join("  "));
     }
-    outln!(
-        "\nbreaking points (logistic fit of A3 against ln(1 + category) by maximum likelihood; 95% profile-likelihood CI):"
-    );
-    for line in crate::report::breaking::side_by_side(&points).lines() {
-        outln!("  {line}");
-    }
-    Ok(v)
+    Ok(())
 }

@@ -197,10 +197,6 @@ pub fn run(args: ExportArgs) -> Result<i32> {
     };
     std::fs::create_dir_all(&target)
         .map_err(|e| anyhow!("{}: cannot create: {e}", target.display()))?;
-    // Two runs may share an id (the same folder name under two parents): each still
-    // gets a file of its own.
-    let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
-    let mut empty = Vec::new();
     // Every log of one export is one eval set (Inspect lists a log folder's set
     // together): its id comes from the runs exported.
     let set = crate::report::open::inspect_sample::hash(
@@ -211,127 +207,25 @@ pub fn run(args: ExportArgs) -> Result<i32> {
             .join("\n"),
     )
     .max(1);
-    let mut set_tasks = Vec::new();
-    let mut report = Vec::new();
+    let mut ex = Exporter {
+        args: &args,
+        target,
+        taken: std::collections::HashSet::new(),
+        set,
+        set_tasks: Vec::new(),
+        report: Vec::new(),
+        empty: Vec::new(),
+    };
     for dir in dirs {
-        let m = crate::run::store::read_manifest(&dir).map_err(|e| anyhow!("{e}"))?;
-        if !args.quiet {
-            say_index(&dir);
-        }
-        let (picks, mut warnings) =
-            crate::report::open::picks(&dir, true, |_| true).map_err(|e| anyhow!("{e}"))?;
-        let id = crate::base::sanitize::one_line(&m.id).into_owned();
-        let bar = super::output::bar(picks.len() as u64, &id, args.quiet);
-        let fail = |e: anyhow::Error| anyhow!("{}: {e:#}", dir.display());
-        let mut written: Vec<(usize, String)> = Vec::new();
-        match args.format {
-            OpenFormat::Inspect => {
-                let per = usize::try_from(args.samples_per_log).unwrap_or(usize::MAX);
-                for (mut part, list) in split(&picks, per) {
-                    part.set = set;
-                    let name = crate::report::open::inspect::part_file_name(&m, part, "eval");
-                    let name = unique_name(&name, &dir, &mut taken);
-                    let scratch = target.join(format!(".{name}.summaries.partial"));
-                    let log = Log {
-                        picks: &list,
-                        part,
-                        bar: &bar,
-                    };
-                    let (n, w) = write_one(&target, &name, |w| {
-                        crate::report::open::inspect_eval::write_eval(&dir, &log, w, &scratch)
-                    })
-                    .map_err(fail)?;
-                    warnings.extend(w);
-                    if n > 0 {
-                        let k = set_tasks.len();
-                        set_tasks.push(crate::report::open::inspect::eval_set_task(&m, part, k));
-                    }
-                    written.push((n, name));
-                }
-            }
-            OpenFormat::InspectJson => {
-                let name = crate::report::open::inspect::file_name(&m, "json");
-                let name = unique_name(&name, &dir, &mut taken);
-                let (n, w) = write_one(&target, &name, |w| {
-                    crate::report::open::inspect::write_json(&dir, w)
-                })
-                .map_err(fail)?;
-                bar.inc(n as u64);
-                warnings.extend(w);
-                written.push((n, name));
-            }
-            OpenFormat::JsonlFlat | OpenFormat::Parquet => {
-                let parquet = args.format == OpenFormat::Parquet;
-                let ext = if parquet { "parquet" } else { "jsonl" };
-                let name = unique_name(&format!("{}.{ext}", safe_name(&m.id)), &dir, &mut taken);
-                let (n, w) = write_one(&target, &name, |w| {
-                    if parquet {
-                        crate::report::open::parquet_out::write(&dir, &picks, w, &bar)
-                    } else {
-                        crate::report::open::flat::write(&dir, &picks, w, &bar)
-                    }
-                })
-                .map_err(fail)?;
-                warnings.extend(w);
-                written.push((n, name));
-            }
-        }
-        bar.finish_and_clear();
-        for w in warnings.iter().take(5) {
-            eprintln!("warning: {}", crate::base::sanitize::one_line(w));
-        }
-        let total: usize = written.iter().map(|(n, _)| n).sum();
-        report.push(serde_json::json!({
-            "run": dir.display().to_string(),
-            "id": id,
-            "samples": total,
-            "skipped": warnings.len(),
-            "files": written.iter().filter(|(n, _)| *n > 0).map(|(n, name)| serde_json::json!({
-                "path": target.join(name).display().to_string(),
-                "samples": n,
-            })).collect::<Vec<_>>(),
-        }));
-        if total == 0 {
-            eprintln!(
-                "{id}: no sample kept ({} line(s) skipped): nothing written",
-                warnings.len()
-            );
-            empty.push(id);
-            continue;
-        }
-        if !args.quiet {
-            for (n, name) in &written {
-                eprintln!(
-                    "{id}: {n} samples → {}",
-                    crate::base::sanitize::one_line(&target.join(name).display().to_string())
-                );
-            }
-        }
+        ex.export_run(dir)?;
     }
-    let mut card = None;
-    let mut eval_set = None;
-    match args.format {
-        OpenFormat::JsonlFlat => {
-            card =
-                write_card(&args.out, "data/*.jsonl", false)?.then(|| args.out.join("README.md"));
-        }
-        OpenFormat::Parquet => {
-            card =
-                write_card(&args.out, "data/*.parquet", true)?.then(|| args.out.join("README.md"));
-        }
-        OpenFormat::Inspect if !set_tasks.is_empty() => {
-            let path = args.out.join("eval-set.json");
-            eval_set = Some(path.clone());
-            let body = crate::report::open::inspect::eval_set(set, set_tasks);
-            crate::base::fswrite::write(
-                &path,
-                &args.out.join(".eval-set.json.partial"),
-                &serde_json::to_vec_pretty(&body)?,
-            )
-            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
-        }
-        OpenFormat::Inspect | OpenFormat::InspectJson => {}
-    }
+    let Exporter {
+        set_tasks,
+        report,
+        empty,
+        ..
+    } = ex;
+    let (card, eval_set) = write_extras(&args, set, set_tasks)?;
     if args.json {
         let samples: u64 = report.iter().filter_map(|r| r["samples"].as_u64()).sum();
         let mut v = serde_json::json!({
@@ -356,6 +250,179 @@ pub fn run(args: ExportArgs) -> Result<i32> {
         );
         Ok(1)
     }
+}
+
+/// One export across its runs: where files go and what it has written so far.
+struct Exporter<'a> {
+    /// The command's arguments.
+    args: &'a ExportArgs,
+    /// The folder the data files go to (`out/data` for flat rows).
+    target: PathBuf,
+    /// File names taken: two runs may share an id (the same folder name under two
+    /// parents), each still gets a file of its own.
+    taken: std::collections::HashSet<String>,
+    /// The eval set id shared by every Inspect log of this export.
+    set: u64,
+    /// The eval set's tasks, one per Inspect log written.
+    set_tasks: Vec<serde_json::Value>,
+    /// Per run, what was written (the `--json` summary's `runs`).
+    report: Vec<serde_json::Value>,
+    /// Runs that kept no sample.
+    empty: Vec<String>,
+}
+
+impl Exporter<'_> {
+    /// Exports one run and records what was written.
+    fn export_run(&mut self, dir: PathBuf) -> Result<()> {
+        let quiet = self.args.quiet;
+        let m = crate::run::store::read_manifest(&dir).map_err(|e| anyhow!("{e}"))?;
+        if !quiet {
+            say_index(&dir);
+        }
+        let (picks, mut warnings) =
+            crate::report::open::picks(&dir, true, |_| true).map_err(|e| anyhow!("{e}"))?;
+        let id = crate::base::sanitize::one_line(&m.id).into_owned();
+        let bar = super::output::bar(picks.len() as u64, &id, quiet);
+        let written = self.write_files(&dir, &m, &picks, &bar, &mut warnings)?;
+        bar.finish_and_clear();
+        for w in warnings.iter().take(5) {
+            eprintln!("warning: {}", crate::base::sanitize::one_line(w));
+        }
+        let target = &self.target;
+        let total: usize = written.iter().map(|(n, _)| n).sum();
+        self.report.push(serde_json::json!({
+            "run": dir.display().to_string(),
+            "id": id,
+            "samples": total,
+            "skipped": warnings.len(),
+            "files": written.iter().filter(|(n, _)| *n > 0).map(|(n, name)| serde_json::json!({
+                "path": target.join(name).display().to_string(),
+                "samples": n,
+            })).collect::<Vec<_>>(),
+        }));
+        if total == 0 {
+            eprintln!(
+                "{id}: no sample kept ({} line(s) skipped): nothing written",
+                warnings.len()
+            );
+            self.empty.push(id);
+            return Ok(());
+        }
+        if !quiet {
+            for (n, name) in &written {
+                eprintln!(
+                    "{id}: {n} samples → {}",
+                    crate::base::sanitize::one_line(&target.join(name).display().to_string())
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes one run's file(s) in the format asked for: (samples, file name) each.
+    fn write_files(
+        &mut self,
+        dir: &Path,
+        m: &crate::record::Manifest,
+        picks: &[Pick],
+        bar: &indicatif::ProgressBar,
+        warnings: &mut Vec<String>,
+    ) -> Result<Vec<(usize, String)>> {
+        let target = &self.target;
+        let fail = |e: anyhow::Error| anyhow!("{}: {e:#}", dir.display());
+        let mut written: Vec<(usize, String)> = Vec::new();
+        match self.args.format {
+            OpenFormat::Inspect => {
+                let per = usize::try_from(self.args.samples_per_log).unwrap_or(usize::MAX);
+                for (mut part, list) in split(picks, per) {
+                    part.set = self.set;
+                    let name = crate::report::open::inspect::part_file_name(m, part, "eval");
+                    let name = unique_name(&name, dir, &mut self.taken);
+                    let scratch = target.join(format!(".{name}.summaries.partial"));
+                    let log = Log {
+                        picks: &list,
+                        part,
+                        bar,
+                    };
+                    let (n, w) = write_one(target, &name, |w| {
+                        Ok(crate::report::open::inspect_eval::write_eval(
+                            dir, &log, w, &scratch,
+                        )?)
+                    })
+                    .map_err(fail)?;
+                    warnings.extend(w);
+                    if n > 0 {
+                        let k = self.set_tasks.len();
+                        self.set_tasks
+                            .push(crate::report::open::inspect::eval_set_task(m, part, k));
+                    }
+                    written.push((n, name));
+                }
+            }
+            OpenFormat::InspectJson => {
+                let name = crate::report::open::inspect::file_name(m, "json");
+                let name = unique_name(&name, dir, &mut self.taken);
+                let (n, w) = write_one(target, &name, |w| {
+                    Ok(crate::report::open::inspect::write_json(dir, w)?)
+                })
+                .map_err(fail)?;
+                bar.inc(n as u64);
+                warnings.extend(w);
+                written.push((n, name));
+            }
+            OpenFormat::JsonlFlat | OpenFormat::Parquet => {
+                let parquet = self.args.format == OpenFormat::Parquet;
+                let ext = if parquet { "parquet" } else { "jsonl" };
+                let name =
+                    unique_name(&format!("{}.{ext}", safe_name(&m.id)), dir, &mut self.taken);
+                let (n, w) = write_one(target, &name, |w| {
+                    Ok(if parquet {
+                        crate::report::open::parquet_out::write(dir, picks, w, bar)?
+                    } else {
+                        crate::report::open::flat::write(dir, picks, w, bar)?
+                    })
+                })
+                .map_err(fail)?;
+                warnings.extend(w);
+                written.push((n, name));
+            }
+        }
+        Ok(written)
+    }
+}
+
+/// The files beside the data: the dataset card (flat rows) or `eval-set.json` (Inspect
+/// logs). Returns their paths when written.
+fn write_extras(
+    args: &ExportArgs,
+    set: u64,
+    set_tasks: Vec<serde_json::Value>,
+) -> Result<(Option<PathBuf>, Option<PathBuf>)> {
+    let mut card = None;
+    let mut eval_set = None;
+    match args.format {
+        OpenFormat::JsonlFlat => {
+            card =
+                write_card(&args.out, "data/*.jsonl", false)?.then(|| args.out.join("README.md"));
+        }
+        OpenFormat::Parquet => {
+            card =
+                write_card(&args.out, "data/*.parquet", true)?.then(|| args.out.join("README.md"));
+        }
+        OpenFormat::Inspect if !set_tasks.is_empty() => {
+            let path = args.out.join("eval-set.json");
+            eval_set = Some(path.clone());
+            let body = crate::report::open::inspect::eval_set(set, set_tasks);
+            crate::base::fswrite::write(
+                &path,
+                &args.out.join(".eval-set.json.partial"),
+                &serde_json::to_vec_pretty(&body)?,
+            )
+            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        }
+        OpenFormat::Inspect | OpenFormat::InspectJson => {}
+    }
+    Ok((card, eval_set))
 }
 
 /// `name`, or when an earlier run of this export took it, `name` with the run's parent

@@ -424,6 +424,42 @@ fn print_csv(r: &Report) -> Result<()> {
     Ok(())
 }
 
+/// The rows of each operator band (`bands`: label, lowest, highest), then of the samples
+/// with no operator count; bands with no sample are left out.
+fn band_rows(
+    counted: &[Counted],
+    bands: &[(String, usize, Option<usize>)],
+    names: &[String],
+) -> Vec<BandRows> {
+    let mut by_band = Vec::new();
+    for (label, lo, hi) in bands {
+        let members: Vec<&Counted> = counted
+            .iter()
+            .filter(|c| c.ops.is_some_and(|o| o >= *lo && hi.is_none_or(|h| o <= h)))
+            .collect();
+        if !members.is_empty() {
+            by_band.push(BandRows {
+                band: label.clone(),
+                min_operators: Some(*lo),
+                max_operators: *hi,
+                n: members.len(),
+                rows: rows(&members, names),
+            });
+        }
+    }
+    let unbanded: Vec<&Counted> = counted.iter().filter(|c| c.ops.is_none()).collect();
+    if !unbanded.is_empty() {
+        by_band.push(BandRows {
+            band: "no operator count".into(),
+            min_operators: None,
+            max_operators: None,
+            n: unbanded.len(),
+            rows: rows(&unbanded, names),
+        });
+    }
+    by_band
+}
+
 /// Runs `autoeval metrics align`.
 pub fn run(args: AlignArgs) -> Result<i32> {
     let bands = bands(&args.bands)?;
@@ -462,32 +498,7 @@ pub fn run(args: AlignArgs) -> Result<i32> {
     let all = rows(&refs, &names);
     let singles: Vec<String> = names.clone();
     let paired = paired(&refs, &singles);
-    let mut by_band = Vec::new();
-    for (label, lo, hi) in &bands {
-        let members: Vec<&Counted> = counted
-            .iter()
-            .filter(|c| c.ops.is_some_and(|o| o >= *lo && hi.is_none_or(|h| o <= h)))
-            .collect();
-        if !members.is_empty() {
-            by_band.push(BandRows {
-                band: label.clone(),
-                min_operators: Some(*lo),
-                max_operators: *hi,
-                n: members.len(),
-                rows: rows(&members, &names),
-            });
-        }
-    }
-    let unbanded: Vec<&Counted> = counted.iter().filter(|c| c.ops.is_none()).collect();
-    if !unbanded.is_empty() {
-        by_band.push(BandRows {
-            band: "no operator count".into(),
-            min_operators: None,
-            max_operators: None,
-            n: unbanded.len(),
-            rows: rows(&unbanded, &names),
-        });
-    }
+    let by_band = band_rows(&counted, &bands, &names);
     let report = Report {
         runs,
         samples: total,

@@ -29,6 +29,7 @@ pub mod labels;
 mod labels_edit;
 pub mod labels_export;
 pub mod labels_ranks;
+mod labels_stats;
 pub mod leaderboard;
 pub mod metrics;
 pub mod metrics_align;
@@ -45,6 +46,7 @@ pub mod run;
 pub mod run_scale;
 pub mod score;
 pub mod shell;
+mod signals;
 pub mod verify;
 pub mod view;
 
@@ -165,8 +167,13 @@ pub fn main() -> i32 {
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    let pipe = |io: &std::io::Error| io.kind() == std::io::ErrorKind::BrokenPipe;
     e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        c.downcast_ref::<std::io::Error>().is_some_and(pipe)
+            // A plot's write error is transparent: its io error is not in the chain.
+            || matches!(
+                c.downcast_ref::<crate::report::plot::PlotError>(),
+                Some(crate::report::plot::PlotError::Io(io)) if pipe(io)
+            )
     })
 }

@@ -1,12 +1,12 @@
 //! `autoeval rescore`: re-apply extraction, the copy check and verification to a run.
 
 use crate::report::Counts;
-use crate::run::rescore::{RescoreOptions, rescore};
+use crate::run::rescore::{RescoreOptions, RescoreSummary, rescore};
 use crate::run::store;
 use crate::verify;
 use anyhow::{Result, anyhow, bail};
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Arguments of `autoeval rescore`.
 #[derive(Args, Debug)]
@@ -72,18 +72,7 @@ pub fn run(args: RescoreArgs) -> Result<i32> {
     }
     // A bad model directory is refused before anything is written.
     let bertscore = bertscore(args.bertscore_model.as_deref())?;
-    let out = match (&args.out, args.in_place) {
-        (_, true) => args.run.clone(),
-        (Some(o), false) => o.clone(),
-        (None, false) => {
-            let name = args
-                .run
-                .file_name()
-                .ok_or_else(|| anyhow!("{} has no directory name", args.run.display()))?;
-            args.run
-                .with_file_name(format!("{}-rescored", name.to_string_lossy()))
-        }
-    };
+    let out = out_dir(&args)?;
     if !args.in_place && out == args.run {
         bail!("--out is the run itself: use --in-place to rewrite it");
     }
@@ -109,29 +98,58 @@ pub fn run(args: RescoreArgs) -> Result<i32> {
         eprintln!("warning: {}", crate::base::sanitize::one_line(w));
     }
     if args.output.is_json() {
-        let mut v = serde_json::json!({
-            "run": args.run.display().to_string(),
-            "out": out.display().to_string(),
-            "samples": s.samples,
-            "changed": s.changed(),
-            "changes": s.changes.iter().map(|((a, b), n)| serde_json::json!({
-                "old": a.name(),
-                "new": b.name(),
-                "samples": n,
-            })).collect::<Vec<_>>(),
-            "before": s.before,
-            "after": s.after,
-            "backup": s.backup.as_ref().map(|b| b.display().to_string()),
-            "needs_calls": s.needs_calls.iter().map(|(id, why)| serde_json::json!({
-                "id": id,
-                "why": why,
-            })).collect::<Vec<_>>(),
-            "warnings": s.warnings.len(),
-        });
-        crate::base::sanitize::json_for_terminal(&mut v);
-        outln!("{}", serde_json::to_string_pretty(&v)?);
+        print_json(&args, &out, &s)?;
         return Ok(0);
     }
+    print_text(&args, &out, &s)?;
+    Ok(0)
+}
+
+/// Where the rescored run goes: the run itself (`--in-place`), `--out`, else
+/// RUN-rescored beside it.
+fn out_dir(args: &RescoreArgs) -> Result<PathBuf> {
+    Ok(match (&args.out, args.in_place) {
+        (_, true) => args.run.clone(),
+        (Some(o), false) => o.clone(),
+        (None, false) => {
+            let name = args
+                .run
+                .file_name()
+                .ok_or_else(|| anyhow!("{} has no directory name", args.run.display()))?;
+            args.run
+                .with_file_name(format!("{}-rescored", name.to_string_lossy()))
+        }
+    })
+}
+
+/// The `--format json` summary.
+fn print_json(args: &RescoreArgs, out: &Path, s: &RescoreSummary) -> Result<()> {
+    let mut v = serde_json::json!({
+        "run": args.run.display().to_string(),
+        "out": out.display().to_string(),
+        "samples": s.samples,
+        "changed": s.changed(),
+        "changes": s.changes.iter().map(|((a, b), n)| serde_json::json!({
+            "old": a.name(),
+            "new": b.name(),
+            "samples": n,
+        })).collect::<Vec<_>>(),
+        "before": s.before,
+        "after": s.after,
+        "backup": s.backup.as_ref().map(|b| b.display().to_string()),
+        "needs_calls": s.needs_calls.iter().map(|(id, why)| serde_json::json!({
+            "id": id,
+            "why": why,
+        })).collect::<Vec<_>>(),
+        "warnings": s.warnings.len(),
+    });
+    crate::base::sanitize::json_for_terminal(&mut v);
+    outln!("{}", serde_json::to_string_pretty(&v)?);
+    Ok(())
+}
+
+/// The text summary: the verdict changes, the metrics before and after, what needs calls.
+fn print_text(args: &RescoreArgs, out: &Path, s: &RescoreSummary) -> Result<()> {
     outln!(
         "rescored {} samples of {} into {}: {} changed",
         s.samples,
@@ -164,5 +182,5 @@ pub fn run(args: RescoreArgs) -> Result<i32> {
             );
         }
     }
-    Ok(0)
+    Ok(())
 }

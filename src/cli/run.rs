@@ -3,6 +3,8 @@
 pub use crate::launch::args::RunArgs;
 pub use crate::launch::model::MAX_CONCURRENCY;
 pub use crate::launch::spec::{PauseSwitch, build_spec};
+use crate::llm::cache::ResponseCache;
+use crate::record::SampleRecord;
 use crate::run::driver::{Event, Outcome, RunSpec, execute};
 use anyhow::{Result, anyhow, bail};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -96,6 +98,8 @@ pub fn run(cmd: RunCommand) -> Result<i32> {
     rt.block_on(drive(spec, args.quiet, json))
 }
 
+/// Runs the spec on this runtime with a progress bar, prints the summary and returns
+/// the exit code.
 async fn drive(spec: RunSpec, quiet: bool, json: bool) -> Result<i32> {
     let out = spec.out.clone();
     let labels_task = spec
@@ -105,51 +109,14 @@ async fn drive(spec: RunSpec, quiet: bool, json: bool) -> Result<i32> {
         .is_some_and(|t| t.kind.labels().is_some());
     let cache = spec.pipeline.client.cache().cloned();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
-    // Ctrl-C, SIGTERM and SIGHUP all stop the run the same way; the exit code says which.
-    let signal_code = std::sync::Arc::new(std::sync::atomic::AtomicI32::new(0));
-    let code = signal_code.clone();
-    tokio::spawn(async move {
-        use tokio::signal::unix::{SignalKind, signal};
-        let (Ok(mut term), Ok(mut hup)) = (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::hangup()),
-        ) else {
-            // Without SIGTERM/SIGHUP handlers, Ctrl-C still works.
-            if tokio::signal::ctrl_c().await.is_ok() {
-                code.store(130, std::sync::atomic::Ordering::SeqCst);
-                let _ = cancel_tx.send(true);
-            }
-            return;
-        };
-        let exit = tokio::select! {
-            r = tokio::signal::ctrl_c() => if r.is_ok() { 130 } else { return },
-            _ = term.recv() => 143,
-            _ = hup.recv() => 129,
-        };
-        code.store(exit, std::sync::atomic::Ordering::SeqCst);
-        eprintln!("\nstopping: finished samples are kept; continue with --resume");
-        let _ = cancel_tx.send(true);
-    });
+    let (cancel_rx, signal_code) = super::signals::stop_on_signal(
+        "stopping: finished samples are kept; continue with --resume",
+    );
     // Kept to tell a budget stop from a server that is gone once the run ends.
     let budget = spec.pipeline.client.budget().cloned();
     let task = tokio::spawn(execute(spec, tx, cancel_rx));
-    let bar = if quiet {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(0)
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{pos}/{len} [{bar:25}] {msg} · ETA {eta}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
-    let (mut done, mut pass, mut tokens, mut cost, mut unpriced) =
-        (0usize, 0usize, 0u64, 0.0f64, false);
-    let (mut calls, mut truncated, mut reasoning) = (0usize, 0usize, 0u64);
-    // Whether any call reported reasoning tokens: "0" only when a provider said so.
-    let mut reasoning_reported = false;
-    let mut counts: std::collections::BTreeMap<&'static str, usize> = Default::default();
+    let bar = progress_bar(quiet);
+    let mut tally = Tally::default();
     let started = Instant::now();
     while let Some(ev) = rx.recv().await {
         match ev {
@@ -160,26 +127,10 @@ async fn drive(spec: RunSpec, quiet: bool, json: bool) -> Result<i32> {
                 }
             }
             Event::Sample(rec) => {
-                done += 1;
-                pass += usize::from(rec.verdict.is_equivalent());
-                *counts.entry(rec.verdict.name()).or_default() += 1;
-                tokens += rec.input_tokens + rec.output_tokens;
-                calls += rec.calls().count();
-                truncated += rec.calls().filter(|c| c.truncated).count();
-                reasoning += rec.reasoning_tokens();
-                reasoning_reported |= rec.calls().any(|c| c.reasoning_tokens.is_some());
-                match rec.cost_usd {
-                    Some(c) => cost += c,
-                    None => unpriced = true,
-                }
-                let rate = done as f64 / started.elapsed().as_secs_f64().max(1e-3);
+                tally.add(&rec);
+                let rate = tally.done as f64 / started.elapsed().as_secs_f64().max(1e-3);
                 bar.inc(1);
-                bar.set_message(format!(
-                    "pass {:.1}% · {} tok · ${cost:.4}{} · {rate:.1}/s",
-                    100.0 * pass as f64 / done as f64,
-                    tokens,
-                    if unpriced { "+" } else { "" }
-                ));
+                bar.set_message(tally.progress(rate));
             }
             // Warnings quote datasets and server errors: never let them drive the terminal.
             Event::Warning(w) => {
@@ -194,62 +145,176 @@ async fn drive(spec: RunSpec, quiet: bool, json: bool) -> Result<i32> {
     let indexing = Instant::now();
     crate::run::index::load_or_build(&out, false);
     let indexing = indexing.elapsed();
-    // A label task's verdicts say whether the answer was right, not whether formulas
-    // are equivalent: name them so.
-    let labels = labels_task;
-    let status = match outcome {
-        Outcome::Refused => "refused",
-        Outcome::Cancelled => "cancelled",
-        Outcome::Finished => "finished",
-    };
     let elapsed = started.elapsed().saturating_sub(indexing);
     if json {
-        let mut v = serde_json::json!({
+        let mut v = tally.json(&out, outcome, elapsed, cache.as_deref());
+        crate::base::sanitize::json_for_terminal(&mut v);
+        outln!("{}", serde_json::to_string_pretty(&v)?);
+    }
+    // A label task's verdicts say whether the answer was right, not whether formulas
+    // are equivalent: name them so.
+    tally.print(&out, outcome, elapsed, labels_task);
+    print_notes(&tally, cache.as_deref());
+    Ok(match outcome {
+        Outcome::Finished => 0,
+        // The server refused the requests: nothing will change by asking again.
+        Outcome::Refused => EXIT_SERVER_GONE,
+        // Without a signal, a CLI run is cancelled by the budget (130, as the README's
+        // `--max-cost` says: stopped cleanly, resumable) or by the consecutive-failure stop.
+        Outcome::Cancelled => match signal_code.get() {
+            0 if budget.as_ref().is_some_and(|b| b.exhausted()) => 130,
+            0 => EXIT_SERVER_GONE,
+            c => c,
+        },
+    })
+}
+
+/// The progress bar on stderr (hidden with `--quiet`).
+fn progress_bar(quiet: bool) -> ProgressBar {
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(0)
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{pos}/{len} [{bar:25}] {msg} · ETA {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar
+}
+
+/// What the samples written this time add up to.
+#[derive(Default)]
+struct Tally {
+    /// Samples written.
+    done: usize,
+    /// Of them, equivalent.
+    pass: usize,
+    /// Input plus output tokens.
+    tokens: u64,
+    /// Cost of the priced calls.
+    cost: f64,
+    /// Whether any sample was unpriced.
+    unpriced: bool,
+    /// Model calls.
+    calls: usize,
+    /// Calls stopped at `--max-tokens`.
+    truncated: usize,
+    /// Reasoning tokens reported.
+    reasoning: u64,
+    /// Whether any call reported reasoning tokens: "0" only when a provider said so.
+    reasoning_reported: bool,
+    /// Samples per verdict name.
+    counts: std::collections::BTreeMap<&'static str, usize>,
+}
+
+impl Tally {
+    /// Counts one finished sample.
+    fn add(&mut self, rec: &SampleRecord) {
+        self.done += 1;
+        self.pass += usize::from(rec.verdict.is_equivalent());
+        *self.counts.entry(rec.verdict.name()).or_default() += 1;
+        self.tokens += rec.input_tokens + rec.output_tokens;
+        self.calls += rec.calls().count();
+        self.truncated += rec.calls().filter(|c| c.truncated).count();
+        self.reasoning += rec.reasoning_tokens();
+        self.reasoning_reported |= rec.calls().any(|c| c.reasoning_tokens.is_some());
+        match rec.cost_usd {
+            Some(c) => self.cost += c,
+            None => self.unpriced = true,
+        }
+    }
+
+    /// The progress bar's message at `rate` samples a second.
+    fn progress(&self, rate: f64) -> String {
+        format!(
+            "pass {:.1}% · {} tok · ${:.4}{} · {rate:.1}/s",
+            100.0 * self.pass as f64 / self.done as f64,
+            self.tokens,
+            self.cost,
+            if self.unpriced { "+" } else { "" }
+        )
+    }
+
+    /// The `--format json` summary.
+    fn json(
+        &self,
+        out: &std::path::Path,
+        outcome: Outcome,
+        elapsed: std::time::Duration,
+        cache: Option<&ResponseCache>,
+    ) -> serde_json::Value {
+        serde_json::json!({
             "out": out.display().to_string(),
-            "status": status,
-            "samples": done,
-            "verdicts": counts,
-            "equivalent": pass,
+            "status": status_name(outcome),
+            "samples": self.done,
+            "verdicts": self.counts,
+            "equivalent": self.pass,
             "elapsed_s": elapsed.as_secs_f64(),
-            "tokens": tokens,
-            "calls": calls,
-            "truncated": truncated,
-            "reasoning_tokens": reasoning_reported.then_some(reasoning),
-            "cost_usd": cost,
-            "unpriced": unpriced,
-            "cache": cache.as_ref().map(|c| serde_json::json!({
+            "tokens": self.tokens,
+            "calls": self.calls,
+            "truncated": self.truncated,
+            "reasoning_tokens": self.reasoning_reported.then_some(self.reasoning),
+            "cost_usd": self.cost,
+            "unpriced": self.unpriced,
+            "cache": cache.map(|c| serde_json::json!({
                 "reused": c.hits(),
                 "stored": c.stores(),
                 "path": c.path().display().to_string(),
             })),
-        });
-        crate::base::sanitize::json_for_terminal(&mut v);
-        outln!("{}", serde_json::to_string_pretty(&v)?);
+        })
     }
-    let summary: Vec<String> = counts
-        .iter()
-        .map(|(k, v)| format!("{v} {}", if labels { answer_word(k) } else { k }))
-        .collect();
-    eprintln!(
-        "{} {done} samples this time ({}) in {:.1?} → {}",
-        if outcome == Outcome::Refused {
-            "stopped (requests refused) after"
-        } else if outcome == Outcome::Cancelled {
-            "cancelled after"
-        } else {
-            "finished"
-        },
-        if summary.is_empty() {
-            "none".into()
-        } else {
-            summary.join(", ")
-        },
-        elapsed,
-        out.display()
-    );
+
+    /// The one-line summary on stderr; `labels` names verdicts as right/wrong answers.
+    fn print(
+        &self,
+        out: &std::path::Path,
+        outcome: Outcome,
+        elapsed: std::time::Duration,
+        labels: bool,
+    ) {
+        let summary: Vec<String> = self
+            .counts
+            .iter()
+            .map(|(k, v)| format!("{v} {}", if labels { answer_word(k) } else { k }))
+            .collect();
+        eprintln!(
+            "{} {} samples this time ({}) in {:.1?} → {}",
+            if outcome == Outcome::Refused {
+                "stopped (requests refused) after"
+            } else if outcome == Outcome::Cancelled {
+                "cancelled after"
+            } else {
+                "finished"
+            },
+            self.done,
+            if summary.is_empty() {
+                "none".into()
+            } else {
+                summary.join(", ")
+            },
+            elapsed,
+            out.display()
+        );
+    }
+}
+
+/// The run's status as the JSON summary names it.
+fn status_name(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Refused => "refused",
+        Outcome::Cancelled => "cancelled",
+        Outcome::Finished => "finished",
+    }
+}
+
+/// The lines after the summary: reasoning and truncation, the response cache, unpriced calls.
+fn print_notes(t: &Tally, cache: Option<&ResponseCache>) {
+    let (reasoning, truncated, calls) = (t.reasoning, t.truncated, t.calls);
     if reasoning > 0 || truncated > 0 {
-        let shown = if reasoning_reported {
-            format!("{reasoning} tokens (part of the {tokens} tokens above)")
+        let shown = if t.reasoning_reported {
+            format!("{reasoning} tokens (part of the {} tokens above)", t.tokens)
         } else {
             "tokens not reported by the provider".to_string()
         };
@@ -271,23 +336,11 @@ async fn drive(spec: RunSpec, quiet: bool, json: bool) -> Result<i32> {
             c.path().display()
         );
     }
-    if unpriced {
+    if t.unpriced {
         eprintln!(
             "note: the model is not in the price table; cost excludes it (use --prices FILE)"
         );
     }
-    Ok(match outcome {
-        Outcome::Finished => 0,
-        // The server refused the requests: nothing will change by asking again.
-        Outcome::Refused => EXIT_SERVER_GONE,
-        // Without a signal, a CLI run is cancelled by the budget (130, as the README's
-        // `--max-cost` says: stopped cleanly, resumable) or by the consecutive-failure stop.
-        Outcome::Cancelled => match signal_code.load(std::sync::atomic::Ordering::SeqCst) {
-            0 if budget.as_ref().is_some_and(|b| b.exhausted()) => 130,
-            0 => EXIT_SERVER_GONE,
-            c => c,
-        },
-    })
 }
 
 /// A verdict of a label task (FOLIO, Multi-LogiEval reasoning) as what it says of the answer.

@@ -11,7 +11,6 @@ use crate::llm::cache;
 use crate::prompt::PromptSet;
 use anyhow::{Result, bail};
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
 
 /// The dataset a dry run looks at, without creating the run directory.
 fn dataset(args: &RunArgs) -> Result<Dataset> {
@@ -341,31 +340,9 @@ pub(crate) fn run_batch(mut args: RunArgs, json: bool) -> Result<i32> {
         .build()?;
     rt.block_on(async move {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let (cancel_tx, cancel_rx) = tokio::sync::watch::channel(false);
-        let signal_code = Arc::new(std::sync::atomic::AtomicI32::new(0));
-        let code = signal_code.clone();
-        tokio::spawn(async move {
-            use tokio::signal::unix::{SignalKind, signal};
-            let (Ok(mut term), Ok(mut hup)) = (
-                signal(SignalKind::terminate()),
-                signal(SignalKind::hangup()),
-            ) else {
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    let _ = cancel_tx.send(true);
-                }
-                return;
-            };
-            let exit = tokio::select! {
-                r = tokio::signal::ctrl_c() => if r.is_ok() { 130 } else { return },
-                _ = term.recv() => 143,
-                _ = hup.recv() => 129,
-            };
-            code.store(exit, std::sync::atomic::Ordering::SeqCst);
-            eprintln!(
-                "\nstopping: cancelling open batches at the provider; continue with --resume"
-            );
-            let _ = cancel_tx.send(true);
-        });
+        let (cancel_rx, signal_code) = super::signals::stop_on_signal(
+            "stopping: cancelling open batches at the provider; continue with --resume",
+        );
         // What this pass billed comes from the spend ledger: answers read from a result
         // file are billed when they are read, often a pass before their sample is written.
         let ledger = || crate::run::spend::read(&out).ok().flatten();
@@ -393,7 +370,7 @@ pub(crate) fn run_batch(mut args: RunArgs, json: bool) -> Result<i32> {
             billed_since(before.as_ref(), ledger().as_ref()),
             out.display()
         );
-        let signal = signal_code.load(std::sync::atomic::Ordering::SeqCst);
+        let signal = signal_code.get();
         exit_code(outcome, signal, json)
     })
 }

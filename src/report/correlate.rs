@@ -3,9 +3,44 @@
 //! both have, Pearson, Spearman, Kendall and the predictive power (the paper's §A1).
 
 use super::corr_stats::{self, Kendall, Pearson, Power, Spearman};
-use anyhow::{Context, Result, bail};
 use std::collections::BTreeMap;
 use std::path::Path;
+
+/// Why score files or predictors were refused.
+#[derive(Debug, thiserror::Error)]
+pub enum CorrelateError {
+    /// The input says something the statistics cannot take; the message says what.
+    #[error("{0}")]
+    Invalid(String),
+    /// A score file could not be read (`context` names it).
+    #[error("{context}")]
+    Read {
+        /// Which file.
+        context: String,
+        /// The read error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A score file is not CSV (`context` says where).
+    #[error("{context}")]
+    Csv {
+        /// Which file and what was read.
+        context: String,
+        /// The CSV error.
+        #[source]
+        source: csv::Error,
+    },
+}
+
+/// Results of reading scores.
+type Result<T, E = CorrelateError> = std::result::Result<T, E>;
+
+/// Returns a [`CorrelateError::Invalid`] with a formatted message.
+macro_rules! refuse {
+    ($($t:tt)*) => {
+        return Err(CorrelateError::Invalid(format!($($t)*)))
+    };
+}
 
 /// The paper's Table 6 (HumanEval and BBH scores from the literature, with sources).
 pub const PAPER_TABLE6: &str = include_str!("../../data/correlate/paper-table6.csv");
@@ -181,7 +216,7 @@ impl Scores {
 
     pub(super) fn insert(&mut self, key: (String, String), e: Entry) -> Result<()> {
         if let Some(old) = self.entries.get(&key) {
-            bail!(
+            refuse!(
                 "two scores for model `{}` on `{}`: {} and {}; keep one (runs of one model on one dataset are pooled, score files may not repeat them)",
                 key.0,
                 key.1,
@@ -200,20 +235,28 @@ impl Scores {
         let text = if name == PAPER_TABLE6_NAME {
             PAPER_TABLE6.to_string()
         } else {
-            let meta = std::fs::metadata(path).with_context(|| format!("--scores {name}"))?;
+            let meta = std::fs::metadata(path).map_err(|source| CorrelateError::Read {
+                context: format!("--scores {name}"),
+                source,
+            })?;
             if !meta.is_file() {
-                bail!("--scores {name}: not a regular file");
+                refuse!("--scores {name}: not a regular file");
             }
             if meta.len() > MAX_SCORES_BYTES {
-                bail!(
+                refuse!(
                     "--scores {name}: {} bytes, more than the {} MiB a score file may have",
                     meta.len(),
                     MAX_SCORES_BYTES >> 20
                 );
             }
-            let bytes = std::fs::read(path).with_context(|| format!("--scores {name}"))?;
+            let bytes = std::fs::read(path).map_err(|source| CorrelateError::Read {
+                context: format!("--scores {name}"),
+                source,
+            })?;
             String::from_utf8(bytes).map_err(|e| {
-                anyhow::anyhow!("--scores {name}: not UTF-8 text ({e}); save it as UTF-8")
+                CorrelateError::Invalid(format!(
+                    "--scores {name}: not UTF-8 text ({e}); save it as UTF-8"
+                ))
             })?
         };
         self.add_csv(&name, &text)
@@ -228,22 +271,28 @@ impl Scores {
             .from_reader(text.as_bytes());
         let header = rd
             .headers()
-            .with_context(|| format!("{name}: reading the header"))?
+            .map_err(|source| CorrelateError::Csv {
+                context: format!("{name}: reading the header"),
+                source,
+            })?
             .clone();
         let col = |want: &str| header.iter().position(|h| h.eq_ignore_ascii_case(want));
         let (Some(cm), Some(cb), Some(cs)) = (col("model"), col("benchmark"), col("score")) else {
-            bail!(
+            refuse!(
                 "{name}: the header must name the columns model,benchmark,score (it reads `{}`)",
                 crate::base::sanitize::one_line(&header.iter().collect::<Vec<_>>().join(","))
             );
         };
         for rec in rd.records() {
-            let rec = rec.with_context(|| format!("{name}: not valid CSV"))?;
+            let rec = rec.map_err(|source| CorrelateError::Csv {
+                context: format!("{name}: not valid CSV"),
+                source,
+            })?;
             let line = rec.position().map_or(0, csv::Position::line);
             let field = |i: usize| rec.get(i).unwrap_or("");
             let (model, bench, raw) = (clean_name(field(cm)), clean_name(field(cb)), field(cs));
             if model.is_empty() || bench.is_empty() {
-                bail!("{name} line {line}: the model and benchmark must not be empty");
+                refuse!("{name} line {line}: the model and benchmark must not be empty");
             }
             // A missing score (the paper's `-`) is no score, not zero.
             if raw.is_empty() || raw == "-" || raw == "–" {
@@ -253,11 +302,11 @@ impl Scores {
                 .parse()
                 .ok()
                 .filter(|v: &f64| v.is_finite())
-                .with_context(|| {
-                    format!(
+                .ok_or_else(|| {
+                    CorrelateError::Invalid(format!(
                         "{name} line {line}: score `{}` is not a number",
                         crate::base::sanitize::one_line(&raw.chars().take(40).collect::<String>())
-                    )
+                    ))
                 })?;
             let source = format!("{name} line {line}");
             self.insert((model, bench), Entry { score, source })?;
@@ -341,14 +390,14 @@ pub fn check_limits(scores: &Scores, xs: &[String]) -> Result<()> {
     models.sort_unstable();
     models.dedup();
     if models.len() > MAX_MODELS {
-        bail!(
+        refuse!(
             "{} models: correlate handles at most {MAX_MODELS}; split the score files",
             models.len()
         );
     }
     let pairs = xs.len() * scores.benchmarks().len().saturating_sub(1);
     if pairs > MAX_PAIRS {
-        bail!(
+        refuse!(
             "{pairs} benchmark pairs: correlate computes at most {MAX_PAIRS}; name fewer predictors with --x"
         );
     }
@@ -365,7 +414,7 @@ pub fn predictors(scores: &Scores, wanted: &[String]) -> Result<Vec<String>> {
             .cloned()
             .collect();
         if v.is_empty() {
-            bail!(
+            refuse!(
                 "no predictor: give a ∀uto∃∨∧L run (it contributes `autoeval-<dataset>`) or --x NAME (benchmarks: {})",
                 all.join(", ")
             );
@@ -374,7 +423,7 @@ pub fn predictors(scores: &Scores, wanted: &[String]) -> Result<Vec<String>> {
     }
     for w in wanted {
         if !all.contains(w) {
-            bail!(
+            refuse!(
                 "--x {}: no such benchmark (benchmarks: {})",
                 crate::base::sanitize::one_line(w),
                 all.join(", ")
@@ -386,6 +435,46 @@ pub fn predictors(scores: &Scores, wanted: &[String]) -> Result<Vec<String>> {
 
 /// Fewest models in common for any statistic of a pair (the legend's "fewer than 3").
 pub const MIN_MODELS: usize = 3;
+
+/// The statistics of X against Y over `points` (each model's X and Y scores, also as
+/// the sides `xv` and `yv`), with the predictive power already drawn.
+fn pair_stats(
+    x: &str,
+    y: &str,
+    points: &[(String, f64, f64)],
+    xv: &[f64],
+    yv: &[f64],
+    power: corr_stats::Power,
+) -> Pair {
+    // Two models make one line and one ordered pair: r = ±1 and a power
+    // of 0 or 1 say nothing, so below three (as the legend says) none is given.
+    let enough = xv.len() >= MIN_MODELS;
+    Pair {
+        x: x.to_string(),
+        y: y.to_string(),
+        n: xv.len(),
+        pearson: corr_stats::pearson(xv, yv).filter(|_| enough),
+        spearman: corr_stats::spearman(xv, yv).filter(|_| enough),
+        kendall: corr_stats::kendall(xv, yv).filter(|_| enough),
+        predictive_power: if enough {
+            power
+        } else {
+            corr_stats::Power {
+                value: None,
+                ci: None,
+                ..power
+            }
+        },
+        models: points
+            .iter()
+            .map(|(model, x, y)| Point {
+                model: model.clone(),
+                x: *x,
+                y: *y,
+            })
+            .collect(),
+    }
+}
 
 /// Every (X, Y) pair's statistics, computed on up to `threads` threads. Pairs over the
 /// same models share one sequence of bootstrap draws, seeded by those models' names: a
@@ -441,35 +530,7 @@ pub fn correlate(scores: &Scores, xs: &[String], resamples: usize, threads: usiz
             .zip(sides.iter().zip(powers))
             .map(|(&k, ((xv, yv), power))| {
                 let (x, y) = &jobs[k];
-                // Two models make one line and one ordered pair: r = ±1 and a power
-                // of 0 or 1 say nothing, so below three (as the legend says) none is given.
-                let enough = xv.len() >= MIN_MODELS;
-                let pair = Pair {
-                    x: x.clone(),
-                    y: y.clone(),
-                    n: xv.len(),
-                    pearson: corr_stats::pearson(xv, yv).filter(|_| enough),
-                    spearman: corr_stats::spearman(xv, yv).filter(|_| enough),
-                    kendall: corr_stats::kendall(xv, yv).filter(|_| enough),
-                    predictive_power: if enough {
-                        power
-                    } else {
-                        corr_stats::Power {
-                            value: None,
-                            ci: None,
-                            ..power
-                        }
-                    },
-                    models: points[k]
-                        .iter()
-                        .map(|(model, x, y)| Point {
-                            model: model.clone(),
-                            x: *x,
-                            y: *y,
-                        })
-                        .collect(),
-                };
-                (k, pair)
+                (k, pair_stats(x, y, &points[k], xv, yv, power))
             })
             .collect()
     };

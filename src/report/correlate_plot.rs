@@ -6,8 +6,7 @@
 
 use super::compare::format_p;
 use super::correlate::{Pair, Scores};
-use super::plot::{ensure_font, run_color};
-use anyhow::{Result, anyhow, bail};
+use super::plot::{PlotError, ensure_font, err, run_color};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
@@ -27,9 +26,8 @@ const COLS: usize = 3;
 pub(crate) const MAX_HEIGHT: u32 =
     (MAX_LEGEND as u32).div_ceil(3) * LEGEND_ROW + 40 + 4 * PANEL + 120 + 12 * BAR_ROW;
 
-fn err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
-    anyhow!("drawing the plot: {e:?}")
-}
+/// Results of drawing.
+type Result<T, E = PlotError> = std::result::Result<T, E>;
 
 fn short(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
@@ -70,18 +68,7 @@ fn figure_path(path: &Path, x: &str, several: bool) -> PathBuf {
 /// Draws one figure per predictor of `pairs` (`path` itself when there is one predictor,
 /// else `STEM-<predictor>.EXT` beside it); returns the files written.
 pub fn plot(pairs: &[Pair], scores: &Scores, path: &Path) -> Result<Vec<PathBuf>> {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    let svg = match ext.as_deref() {
-        Some("svg") => true,
-        Some("png") => false,
-        _ => bail!(
-            "--plot {}: the file name must end in .svg or .png",
-            path.display()
-        ),
-    };
+    let svg = super::plot::svg_or_png(path)?;
     let mut xs: Vec<&str> = Vec::new();
     for p in pairs.iter().filter(|p| p.n > 0) {
         if !xs.contains(&p.x.as_str()) {
@@ -89,7 +76,9 @@ pub fn plot(pairs: &[Pair], scores: &Scores, path: &Path) -> Result<Vec<PathBuf>
         }
     }
     if xs.is_empty() {
-        bail!("--plot: no pair of benchmarks shares a model; nothing to draw");
+        return Err(PlotError::Refused(
+            "--plot: no pair of benchmarks shares a model; nothing to draw".into(),
+        ));
     }
     ensure_font()?;
     let several = xs.len() > 1;

@@ -3,8 +3,8 @@
 //! each sample of A is paired with B's of the same id; the paper's Fig. 16: few-shot
 //! minus zero-shot), as a table, JSON and a figure.
 
+use super::plot::{PlotError, err};
 use super::{Counts, RunReport};
-use anyhow::{Result, anyhow, bail};
 use plotters::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -181,15 +181,22 @@ impl Tables {
     }
 }
 
+/// Two runs grouped by different category fields: their differences per category mean
+/// nothing.
+#[derive(Debug, thiserror::Error)]
+#[error("the runs are grouped by different fields ({0} and {1}); give --by")]
+pub struct GroupedDifferently(String, String);
+
 /// A − B per category of two reports grouped the same way, the samples paired by id
 /// (`oa`, `ob`: each run's samples as it counts them, by the same category field).
-pub fn delta(a: &RunReport, b: &RunReport, oa: &Outcomes, ob: &Outcomes) -> Result<Delta> {
+pub fn delta(
+    a: &RunReport,
+    b: &RunReport,
+    oa: &Outcomes,
+    ob: &Outcomes,
+) -> Result<Delta, GroupedDifferently> {
     if a.by != b.by {
-        bail!(
-            "the runs are grouped by different fields ({} and {}); give --by",
-            a.by,
-            b.by
-        );
+        return Err(GroupedDifferently(a.by.clone(), b.by.clone()));
     }
     let mut per: BTreeMap<usize, Tables> = BTreeMap::new();
     let mut all = Tables::default();
@@ -307,25 +314,10 @@ pub fn render(d: &Delta) -> String {
     out
 }
 
-fn err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
-    anyhow!("drawing the plot: {e:?}")
-}
-
 /// Fig. 16: A − B of A3 and A2 per category, a band for the interval, zero marked.
-pub fn plot(d: &Delta, path: &Path) -> Result<()> {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
+pub fn plot(d: &Delta, path: &Path) -> Result<(), PlotError> {
     let size = (1200, 480);
-    let svg = match ext.as_deref() {
-        Some("svg") => true,
-        Some("png") => false,
-        _ => bail!(
-            "--plot {}: the file name must end in .svg or .png",
-            path.display()
-        ),
-    };
+    let svg = super::plot::svg_or_png(path)?;
     super::plot::ensure_font()?;
     crate::base::fswrite::by_name(path, |tmp| {
         if svg {
@@ -343,7 +335,7 @@ pub fn plot(d: &Delta, path: &Path) -> Result<()> {
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, plotters::coord::Shift>,
     d: &Delta,
-) -> Result<()> {
+) -> Result<(), PlotError> {
     root.fill(&WHITE).map_err(err)?;
     let cats: Vec<&DeltaRow> = d.rows.iter().filter(|r| r.category.is_some()).collect();
     let lo = cats.first().and_then(|r| r.category).unwrap_or(0) as f64 - 0.5;

@@ -168,10 +168,7 @@ impl AutoAgreement {
 }
 
 /// Compares automatic categories with human ones, per category.
-fn automatic_agreement(
-    by_sample: &BTreeMap<String, Vec<&LabelRecord>>,
-    samples: &HashMap<&str, &crate::record::SampleRecord>,
-) -> BTreeMap<String, AutoAgreement> {
+fn automatic_agreement(by_sample: &BySample, samples: &Samples) -> BTreeMap<String, AutoAgreement> {
     let mut out: BTreeMap<String, AutoAgreement> = BTreeMap::new();
     for (id, ls) in by_sample {
         let Some(s) = samples.get(id.as_str()) else {
@@ -224,6 +221,13 @@ fn spearman_why(x: &[f64], y: &[f64]) -> Result<f64, String> {
     })
 }
 
+/// Per sample: the annotators' labels by annotator.
+type Units = BTreeMap<String, crate::labels::agreement::Unit>;
+/// Sample id → the sample.
+type Samples<'a> = HashMap<&'a str, &'a crate::record::SampleRecord>;
+/// Sample id → the labels it finally has.
+type BySample<'a> = BTreeMap<String, Vec<&'a LabelRecord>>;
+
 /// Computes label statistics; `by_depth` picks the category axis.
 pub(crate) fn stats_with(
     run: &RunData,
@@ -234,8 +238,7 @@ pub(crate) fn stats_with(
     use crate::labels::ADJUDICATED;
     use crate::labels::agreement::{Unit, agreement, cohen};
     let latest = latest(labels);
-    let samples: HashMap<&str, &crate::record::SampleRecord> =
-        run.samples.iter().map(|s| (s.id.as_str(), s)).collect();
+    let samples: Samples = run.samples.iter().map(|s| (s.id.as_str(), s)).collect();
     let annotators: Vec<String> = latest
         .keys()
         .map(|(_, a)| a.clone())
@@ -244,11 +247,67 @@ pub(crate) fn stats_with(
         .into_iter()
         .collect();
     let blind = latest.values().filter(|l| l.blind).count();
-    // Per sample: the annotators' labels, and the adjudicated one apart.
-    let mut units: BTreeMap<String, Unit> = BTreeMap::new();
+    let (units, settled) = split_settled(&latest);
+    let by_sample = final_labels(&latest, &settled);
+    let counts = category_counts(&by_sample, &samples, by_depth);
+    let all_cats: Vec<String> = latest
+        .values()
+        .flat_map(|l| l.categories.iter().cloned())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let unit_refs: Vec<&Unit> = units.values().collect();
+    let pair = opts
+        .pair
+        .clone()
+        .or_else(|| busiest_pair(&annotators, &unit_refs));
+    let pair_agreement = pair
+        .as_ref()
+        .map(|(a, b)| cohen(&unit_refs, &all_cats, a, b));
+    let kappa = pair_agreement.as_ref().map_or_else(BTreeMap::new, |c| {
+        c.kappa.iter().map(|(k, e)| (k.clone(), e.value)).collect()
+    });
+    let overlap = pair_agreement.as_ref().map_or(0, |c| c.shared);
+    let before = agreement(&unit_refs, &all_cats, opts.bootstrap);
+    let adjudication = (!settled.is_empty()).then(|| {
+        adjudicated(
+            &units,
+            &settled,
+            &annotators,
+            &all_cats,
+            &before,
+            opts.bootstrap,
+        )
+    });
+    let lucky = lucky_passes(&by_sample, &samples);
+    let (rank_correlation, rank_correlation_reason) = rank_correlations(&by_sample, &samples);
+    let automatic = automatic_agreement(&by_sample, &samples);
+    LabelStats {
+        automatic,
+        labelled: by_sample.len(),
+        annotators,
+        blind,
+        counts,
+        kappa,
+        pair,
+        overlap,
+        cohen: pair_agreement,
+        agreement: before,
+        adjudication,
+        lucky,
+        rank_correlation,
+        rank_correlation_reason,
+    }
+}
+
+/// Per sample: the annotators' labels, and the adjudicated one apart.
+fn split_settled(
+    latest: &BTreeMap<(String, String), LabelRecord>,
+) -> (Units, BTreeMap<String, &LabelRecord>) {
+    let mut units: Units = BTreeMap::new();
     let mut settled: BTreeMap<String, &LabelRecord> = BTreeMap::new();
-    for ((id, who), l) in &latest {
-        if who == ADJUDICATED {
+    for ((id, who), l) in latest {
+        if who == crate::labels::ADJUDICATED {
             settled.insert(id.clone(), l);
         } else {
             units
@@ -257,16 +316,32 @@ pub(crate) fn stats_with(
                 .insert(who.clone(), l.categories.iter().cloned().collect());
         }
     }
-    // The labels a sample finally has: the adjudicated one settles it.
-    let mut by_sample: BTreeMap<String, Vec<&LabelRecord>> = BTreeMap::new();
-    for ((id, who), l) in &latest {
-        if settled.contains_key(id) && who != ADJUDICATED {
+    (units, settled)
+}
+
+/// The labels a sample finally has: the adjudicated one settles it.
+fn final_labels<'a>(
+    latest: &'a BTreeMap<(String, String), LabelRecord>,
+    settled: &BTreeMap<String, &LabelRecord>,
+) -> BySample<'a> {
+    let mut by_sample: BySample = BTreeMap::new();
+    for ((id, who), l) in latest {
+        if settled.contains_key(id) && who != crate::labels::ADJUDICATED {
             continue;
         }
         by_sample.entry(id.clone()).or_default().push(l);
     }
+    by_sample
+}
+
+/// category → bucket (depth or operators) → samples with that category.
+fn category_counts(
+    by_sample: &BySample,
+    samples: &Samples,
+    by_depth: bool,
+) -> BTreeMap<String, BTreeMap<usize, usize>> {
     let mut counts: BTreeMap<String, BTreeMap<usize, usize>> = BTreeMap::new();
-    for (id, ls) in &by_sample {
+    for (id, ls) in by_sample {
         let Some(s) = samples.get(id.as_str()) else {
             continue;
         };
@@ -280,84 +355,90 @@ pub(crate) fn stats_with(
                 .or_default() += 1;
         }
     }
-    let all_cats: Vec<String> = latest
-        .values()
-        .flat_map(|l| l.categories.iter().cloned())
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let unit_refs: Vec<&Unit> = units.values().collect();
+    counts
+}
+
+/// The pair of annotators that shares the most samples (first in name order).
+fn busiest_pair(
+    annotators: &[String],
+    unit_refs: &[&crate::labels::agreement::Unit],
+) -> Option<(String, String)> {
     let shared_by = |a1: &String, a2: &String| {
         unit_refs
             .iter()
             .filter(|u| u.contains_key(a1) && u.contains_key(a2))
             .count()
     };
-    // The pair asked for, else the one that shares the most samples (first in name order).
-    let pair = opts.pair.clone().or_else(|| {
-        let mut best: Option<((String, String), usize)> = None;
-        for (i, a1) in annotators.iter().enumerate() {
-            for a2 in &annotators[i + 1..] {
-                let n = shared_by(a1, a2);
-                if best.as_ref().is_none_or(|(_, b)| n > *b) {
-                    best = Some(((a1.clone(), a2.clone()), n));
-                }
+    let mut best: Option<((String, String), usize)> = None;
+    for (i, a1) in annotators.iter().enumerate() {
+        for a2 in &annotators[i + 1..] {
+            let n = shared_by(a1, a2);
+            if best.as_ref().is_none_or(|(_, b)| n > *b) {
+                best = Some(((a1.clone(), a2.clone()), n));
             }
         }
-        best.map(|(p, _)| p)
-    });
-    let pair_agreement = pair
-        .as_ref()
-        .map(|(a, b)| cohen(&unit_refs, &all_cats, a, b));
-    let kappa = pair_agreement.as_ref().map_or_else(BTreeMap::new, |c| {
-        c.kappa.iter().map(|(k, e)| (k.clone(), e.value)).collect()
-    });
-    let overlap = pair_agreement.as_ref().map_or(0, |c| c.shared);
-    let before = agreement(&unit_refs, &all_cats, opts.bootstrap);
-    let adjudication = (!settled.is_empty()).then(|| {
-        let mut adjudicators: BTreeMap<String, usize> = BTreeMap::new();
-        for l in settled.values() {
-            let who = l.adjudicator.clone().unwrap_or_else(|| "unknown".into());
-            *adjudicators.entry(who).or_default() += 1;
-        }
-        let mut after_units = units.clone();
-        for (id, l) in &settled {
-            let set: BTreeSet<String> = l.categories.iter().cloned().collect();
-            if let Some(u) = after_units.get_mut(id) {
-                for v in u.values_mut() {
-                    v.clone_from(&set);
-                }
+    }
+    best.map(|(p, _)| p)
+}
+
+/// What adjudication settled: agreement once the settled labels stand for everyone, and
+/// each annotator against them.
+fn adjudicated(
+    units: &Units,
+    settled: &BTreeMap<String, &LabelRecord>,
+    annotators: &[String],
+    all_cats: &[String],
+    before: &Agreement,
+    bootstrap: usize,
+) -> Adjudication {
+    use crate::labels::ADJUDICATED;
+    use crate::labels::agreement::{Unit, agreement, cohen};
+    let mut adjudicators: BTreeMap<String, usize> = BTreeMap::new();
+    for l in settled.values() {
+        let who = l.adjudicator.clone().unwrap_or_else(|| "unknown".into());
+        *adjudicators.entry(who).or_default() += 1;
+    }
+    let mut after_units = units.clone();
+    for (id, l) in settled {
+        let set: BTreeSet<String> = l.categories.iter().cloned().collect();
+        if let Some(u) = after_units.get_mut(id) {
+            for v in u.values_mut() {
+                v.clone_from(&set);
             }
         }
-        let after_refs: Vec<&Unit> = after_units.values().collect();
-        let after = agreement(&after_refs, &all_cats, opts.bootstrap);
-        // Each annotator against the settled label, as a pair with "adjudicated".
-        let mut with_gold: Vec<Unit> = Vec::new();
-        for (id, l) in &settled {
-            let mut u = units.get(id).cloned().unwrap_or_default();
-            u.insert(ADJUDICATED.into(), l.categories.iter().cloned().collect());
-            with_gold.push(u);
-        }
-        let gold_refs: Vec<&Unit> = with_gold.iter().collect();
-        let annotator_vs_adjudicated = annotators
-            .iter()
-            .map(|a| {
-                (
-                    a.clone(),
-                    cohen(&gold_refs, &all_cats, a, ADJUDICATED).overall,
-                )
-            })
-            .collect();
-        Adjudication {
-            samples: settled.len(),
-            adjudicators,
-            disagreements_before: before.disagreements,
-            disagreements_after: after.disagreements,
-            after,
-            annotator_vs_adjudicated,
-        }
-    });
-    // A sample counts as a lucky pass if any annotator says so.
+    }
+    let after_refs: Vec<&Unit> = after_units.values().collect();
+    let after = agreement(&after_refs, all_cats, bootstrap);
+    // Each annotator against the settled label, as a pair with "adjudicated".
+    let mut with_gold: Vec<Unit> = Vec::new();
+    for (id, l) in settled {
+        let mut u = units.get(id).cloned().unwrap_or_default();
+        u.insert(ADJUDICATED.into(), l.categories.iter().cloned().collect());
+        with_gold.push(u);
+    }
+    let gold_refs: Vec<&Unit> = with_gold.iter().collect();
+    let annotator_vs_adjudicated = annotators
+        .iter()
+        .map(|a| {
+            (
+                a.clone(),
+                cohen(&gold_refs, all_cats, a, ADJUDICATED).overall,
+            )
+        })
+        .collect();
+    Adjudication {
+        samples: settled.len(),
+        adjudicators,
+        disagreements_before: before.disagreements,
+        disagreements_after: after.disagreements,
+        after,
+        annotator_vs_adjudicated,
+    }
+}
+
+/// Lucky passes among labelled passing samples: (k, n, share, low, high); a sample
+/// counts if any annotator says so.
+fn lucky_passes(by_sample: &BySample, samples: &Samples) -> Option<(usize, usize, f64, f64, f64)> {
     let passing: Vec<&String> = by_sample
         .keys()
         .filter(|id| {
@@ -374,11 +455,17 @@ pub(crate) fn stats_with(
                 .any(|l| l.categories.iter().any(|c| c == "lucky-pass"))
         })
         .count();
-    let lucky =
-        wilson(lucky_k, passing.len(), 1.96).map(|(p, lo, hi)| (lucky_k, passing.len(), p, lo, hi));
+    wilson(lucky_k, passing.len(), 1.96).map(|(p, lo, hi)| (lucky_k, passing.len(), p, lo, hi))
+}
+
+/// Spearman ρ of each metric with the human judgement, and why where undefined.
+fn rank_correlations(
+    by_sample: &BySample,
+    samples: &Samples,
+) -> (BTreeMap<String, Option<f64>>, BTreeMap<String, String>) {
     let (mut human, mut bleu, mut rouge, mut tree, mut le) =
         (vec![], vec![], vec![], vec![], vec![]);
-    for (id, ls) in &by_sample {
+    for (id, ls) in by_sample {
         let Some(s) = samples.get(id.as_str()) else {
             continue;
         };
@@ -407,23 +494,7 @@ pub(crate) fn stats_with(
         }
         rank_correlation.insert(k.to_string(), r.ok());
     }
-    let automatic = automatic_agreement(&by_sample, &samples);
-    LabelStats {
-        automatic,
-        labelled: by_sample.len(),
-        annotators,
-        blind,
-        counts,
-        kappa,
-        pair,
-        overlap,
-        cohen: pair_agreement,
-        agreement: before,
-        adjudication,
-        lucky,
-        rank_correlation,
-        rank_correlation_reason,
-    }
+    (rank_correlation, rank_correlation_reason)
 }
 
 #[cfg(test)]

@@ -28,6 +28,7 @@ pub mod open;
 pub mod plot;
 pub mod ranks;
 pub mod render;
+mod render_csv;
 pub mod task;
 pub mod task_run;
 

@@ -3,7 +3,6 @@
 
 use super::RunReport;
 use crate::analysis::kinds::FailureKind;
-use anyhow::{Result, anyhow, bail};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::collections::BTreeSet;
@@ -16,8 +15,45 @@ const TOP: u32 = 440;
 const PANEL: u32 = 320;
 const WIDTH: u32 = 1200;
 
-fn err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
-    anyhow!("drawing the plot: {e:?}")
+/// Why a figure was not drawn.
+#[derive(Debug, thiserror::Error)]
+pub enum PlotError {
+    /// Nothing to draw, or a file name that is not `.svg` or `.png`.
+    #[error("{0}")]
+    Refused(String),
+    /// The font could not be registered.
+    #[error("{0}")]
+    Font(String),
+    /// The drawing library failed.
+    #[error("drawing the plot: {0}")]
+    Draw(String),
+    /// Writing the file.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// Results of drawing.
+type Result<T, E = PlotError> = std::result::Result<T, E>;
+
+/// A drawing library error as a [`PlotError`].
+pub(crate) fn err<E: std::fmt::Debug>(e: E) -> PlotError {
+    PlotError::Draw(format!("{e:?}"))
+}
+
+/// Whether `path` names an SVG (else a PNG); any other extension is refused.
+pub(crate) fn svg_or_png(path: &Path) -> Result<bool> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("svg") => Ok(true),
+        Some("png") => Ok(false),
+        _ => Err(PlotError::Refused(format!(
+            "--plot {}: the file name must end in .svg or .png",
+            path.display()
+        ))),
+    }
 }
 
 /// Colour of the i-th run (a qualitative palette readable on white).
@@ -68,7 +104,7 @@ fn kind_color(k: FailureKind) -> RGBColor {
 /// Draws the figures for `reports` to `path` (`.svg` or `.png`).
 pub fn plot(reports: &[RunReport], path: &Path) -> Result<()> {
     if reports.is_empty() {
-        bail!("--plot: no runs to draw");
+        return Err(PlotError::Refused("--plot: no runs to draw".into()));
     }
     let panels = reports
         .iter()
@@ -83,18 +119,7 @@ pub fn plot(reports: &[RunReport], path: &Path) -> Result<()> {
             0
         }
         + (panels.div_ceil(2) as u32) * PANEL;
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    let svg = match ext.as_deref() {
-        Some("svg") => true,
-        Some("png") => false,
-        _ => bail!(
-            "--plot {}: the file name must end in .svg or .png",
-            path.display()
-        ),
-    };
+    let svg = svg_or_png(path)?;
     ensure_font()?;
     // Drawn into a temporary file: a FIFO nobody reads is refused at once, a link is
     // never written through.
@@ -138,7 +163,7 @@ pub(crate) fn ensure_font() -> Result<()> {
         plotters::style::register_font("sans-serif", FontStyle::Normal, BUNDLED_FONT)
             .map_err(|_| "the bundled font did not load".to_string())
     });
-    r.clone().map_err(|e| anyhow!(e))
+    r.clone().map_err(PlotError::Font)
 }
 
 fn x_range(reports: &[RunReport]) -> (f64, f64) {
@@ -210,6 +235,7 @@ fn legend<DB: DrawingBackend>(
     Ok(())
 }
 
+/// Draws the figure: the runs' legend, the A3 and A2 charts, the failure-kind panels.
 fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, reports: &[RunReport]) -> Result<()> {
     root.fill(&WHITE).map_err(err)?;
     let (strip, rest) = root.split_vertically(legend_height(reports.len(), 2));
@@ -229,71 +255,93 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, reports: &[RunReport]
     let (x0, x1) = x_range(reports);
     let xlab = axis_label(reports);
     for (area, a3) in halves.iter().zip([true, false]) {
-        let title = if a3 {
-            "A3 accuracy (%), bars: Wilson 95% CI"
-        } else {
-            "A2 syntactic compliance (%), bars: Wilson 95% CI"
-        };
-        let mut chart = ChartBuilder::on(area)
-            .caption(title, ("sans-serif", 20))
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(48)
-            .build_cartesian_2d(x0..x1, 0f64..105f64)
+        metric_chart(area, reports, a3, (x0, x1), &xlab)?;
+    }
+    kind_panels(&bottom, reports)
+}
+
+/// One of the top charts: A3 (`a3`) or A2 against the category, a line per run with
+/// each bucket's interval bars (and the batches' spread for A3).
+fn metric_chart<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    reports: &[RunReport],
+    a3: bool,
+    (x0, x1): (f64, f64),
+    xlab: &str,
+) -> Result<()> {
+    let title = if a3 {
+        "A3 accuracy (%), bars: Wilson 95% CI"
+    } else {
+        "A2 syntactic compliance (%), bars: Wilson 95% CI"
+    };
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(48)
+        .build_cartesian_2d(x0..x1, 0f64..105f64)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc(xlab)
+        .y_desc("%")
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{y:.0}"))
+        .light_line_style(WHITE.mix(0.0))
+        .draw()
+        .map_err(err)?;
+    for (i, r) in reports.iter().enumerate() {
+        let color = run_color(i);
+        // Each bucket's Wilson 95 % interval (buckets hold few samples) as a bar
+        // beside the other runs' at that bucket: filled bands of several runs piled
+        // up into one grey block.
+        let dx = dodge(i, reports.len());
+        let bars = r.intervals.by_category.iter().filter_map(|(k, c)| {
+            let [lo, hi] = if a3 { c.a3 } else { c.a2 }?;
+            let x = *k as f64 + dx;
+            Some(PathElement::new(
+                vec![(x, 100.0 * lo), (x, 100.0 * hi)],
+                color.mix(0.6).stroke_width(2),
+            ))
+        });
+        chart.draw_series(bars).map_err(err)?;
+        // Several batches: their lowest and highest A3 per bucket as thin lines.
+        if a3 && !r.spread.is_empty() {
+            for pick in [0, 1] {
+                let line: Vec<(f64, f64)> = r
+                    .spread
+                    .iter()
+                    .map(|(k, (lo, hi))| (*k as f64, 100.0 * if pick == 0 { *lo } else { *hi }))
+                    .collect();
+                chart
+                    .draw_series(LineSeries::new(line, color.mix(0.5).stroke_width(1)))
+                    .map_err(err)?;
+            }
+        }
+        let pts: Vec<(f64, f64)> = r
+            .by_category
+            .iter()
+            .filter_map(|(k, c)| {
+                let v = if a3 { c.accuracy() } else { c.compliance() };
+                v.map(|v| (*k as f64, 100.0 * v))
+            })
+            .collect();
+        chart
+            .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
             .map_err(err)?;
         chart
-            .configure_mesh()
-            .x_desc(xlab.as_str())
-            .y_desc("%")
-            .x_label_formatter(&|x| format!("{x:.0}"))
-            .y_label_formatter(&|y| format!("{y:.0}"))
-            .light_line_style(WHITE.mix(0.0))
-            .draw()
+            .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
             .map_err(err)?;
-        for (i, r) in reports.iter().enumerate() {
-            let color = run_color(i);
-            // Each bucket's Wilson 95 % interval (buckets hold few samples) as a bar
-            // beside the other runs' at that bucket: filled bands of several runs piled
-            // up into one grey block.
-            let dx = dodge(i, reports.len());
-            let bars = r.intervals.by_category.iter().filter_map(|(k, c)| {
-                let [lo, hi] = if a3 { c.a3 } else { c.a2 }?;
-                let x = *k as f64 + dx;
-                Some(PathElement::new(
-                    vec![(x, 100.0 * lo), (x, 100.0 * hi)],
-                    color.mix(0.6).stroke_width(2),
-                ))
-            });
-            chart.draw_series(bars).map_err(err)?;
-            // Several batches: their lowest and highest A3 per bucket as thin lines.
-            if a3 && !r.spread.is_empty() {
-                for pick in [0, 1] {
-                    let line: Vec<(f64, f64)> = r
-                        .spread
-                        .iter()
-                        .map(|(k, (lo, hi))| (*k as f64, 100.0 * if pick == 0 { *lo } else { *hi }))
-                        .collect();
-                    chart
-                        .draw_series(LineSeries::new(line, color.mix(0.5).stroke_width(1)))
-                        .map_err(err)?;
-                }
-            }
-            let pts: Vec<(f64, f64)> = r
-                .by_category
-                .iter()
-                .filter_map(|(k, c)| {
-                    let v = if a3 { c.accuracy() } else { c.compliance() };
-                    v.map(|v| (*k as f64, 100.0 * v))
-                })
-                .collect();
-            chart
-                .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))
-                .map_err(err)?;
-            chart
-                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
-                .map_err(err)?;
-        }
     }
+    Ok(())
+}
+
+/// The failure-kind legend and one panel per run that has failure kinds (at most
+/// [`MAX_KIND_PANELS`]).
+fn kind_panels<DB: DrawingBackend>(
+    bottom: &DrawingArea<DB, Shift>,
+    reports: &[RunReport],
+) -> Result<()> {
     let with_kinds: Vec<&RunReport> = reports
         .iter()
         .filter(|r| !r.failure_kinds.is_empty())

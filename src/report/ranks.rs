@@ -208,22 +208,9 @@ fn rmse_of(
     }
 }
 
-/// The statistics of the newest rankings (`latest`), with each candidate's metric
-/// scores (`scores`; a candidate missing there is unresolved).
-pub(crate) fn rank_stats(
-    latest: &BTreeMap<(String, String), RankRecord>,
-    scores: &BTreeMap<Candidate, BTreeMap<String, f64>>,
-) -> RankStats {
-    let annotators: Vec<String> = latest
-        .keys()
-        .map(|(_, a)| a.clone())
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let mut by_phi0: BTreeMap<&str, Vec<&RankRecord>> = BTreeMap::new();
-    for ((h, _), r) in latest {
-        by_phi0.entry(h.as_str()).or_default().push(r);
-    }
+/// Kendall's τ-b of every pair of annotators over the φ₀ both ranked (`by_phi0`: each
+/// φ₀'s rankings).
+fn pair_taus(annotators: &[String], by_phi0: &BTreeMap<&str, Vec<&RankRecord>>) -> Vec<PairTau> {
     let mut kendall = Vec::new();
     for (i, a) in annotators.iter().enumerate() {
         for b in &annotators[i + 1..] {
@@ -255,6 +242,26 @@ pub(crate) fn rank_stats(
             });
         }
     }
+    kendall
+}
+
+/// The statistics of the newest rankings (`latest`), with each candidate's metric
+/// scores (`scores`; a candidate missing there is unresolved).
+pub(crate) fn rank_stats(
+    latest: &BTreeMap<(String, String), RankRecord>,
+    scores: &BTreeMap<Candidate, BTreeMap<String, f64>>,
+) -> RankStats {
+    let annotators: Vec<String> = latest
+        .keys()
+        .map(|(_, a)| a.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mut by_phi0: BTreeMap<&str, Vec<&RankRecord>> = BTreeMap::new();
+    for ((h, _), r) in latest {
+        by_phi0.entry(h.as_str()).or_default().push(r);
+    }
+    let kendall = pair_taus(&annotators, &by_phi0);
     let defined: Vec<f64> = kendall.iter().filter_map(|p| p.tau).collect();
     let kendall_mean =
         (!defined.is_empty()).then(|| defined.iter().sum::<f64>() / defined.len() as f64);

@@ -274,125 +274,6 @@ fn category_label(reports: &[RunReport]) -> String {
     }
 }
 
-/// CSV through the `csv` crate, so run and model names with commas or quotes stay one field.
-/// With `raw`, cells are exact; else a cell a spreadsheet would run as a formula gets
-/// a leading `'` ([`crate::base::sanitize::csv_cell`]).
-fn csv_text(reports: &[RunReport], raw: bool) -> Result<String, csv::Error> {
-    let cells = |r: &[String]| {
-        if raw {
-            r.to_vec()
-        } else {
-            crate::base::sanitize::csv_record(r)
-        }
-    };
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record([
-        "run",
-        "model",
-        "dataset",
-        "by",
-        "category",
-        "n",
-        "answered",
-        "compliant",
-        "compliance",
-        "accurate",
-        "accuracy",
-        "copied",
-        "compliance_low",
-        "compliance_high",
-        "accuracy_low",
-        "accuracy_high",
-        "accuracy_batch_low",
-        "accuracy_batch_high",
-        "judge",
-        "judge_precision",
-        "judge_precision_low",
-        "judge_precision_high",
-        "judge_recall",
-        "judge_recall_low",
-        "judge_recall_high",
-        super::breaking::CSV_HEADER[0],
-        super::breaking::CSV_HEADER[1],
-        super::breaking::CSV_HEADER[2],
-        super::breaking::CSV_HEADER[3],
-        super::breaking::CSV_HEADER[4],
-        super::breaking::CSV_HEADER[5],
-        super::breaking::CSV_HEADER[6],
-    ])?;
-    let f4 = |x: Option<f64>| x.map(|x| format!("{x:.4}")).unwrap_or_default();
-    let lo = |x: Option<[f64; 2]>| f4(x.map(|v| v[0]));
-    let hi = |x: Option<[f64; 2]>| f4(x.map(|v| v[1]));
-    for r in reports {
-        let rows = r
-            .by_category
-            .iter()
-            .map(|(k, c)| (k.to_string(), c))
-            .chain(std::iter::once(("all".to_string(), &r.total)));
-        for (cat, c) in rows {
-            let all = cat == "all";
-            let (ci, batch) = if all {
-                (
-                    Some(&r.intervals.total),
-                    r.intervals.batch_bootstrap.as_ref().map(|b| &b.total),
-                )
-            } else {
-                let k = cat.parse::<usize>().unwrap_or(0);
-                (
-                    r.intervals.by_category.get(&k),
-                    r.intervals
-                        .batch_bootstrap
-                        .as_ref()
-                        .and_then(|b| b.by_category.get(&k)),
-                )
-            };
-            let mut base = vec![
-                r.run.clone(),
-                r.model.clone(),
-                r.dataset.clone(),
-                r.by.clone(),
-                cat.clone(),
-                c.n.to_string(),
-                c.answered.to_string(),
-                c.compliant.to_string(),
-                f4(c.compliance()),
-                c.accurate.to_string(),
-                f4(c.accuracy()),
-                c.copied.to_string(),
-                lo(ci.and_then(|x| x.a2)),
-                hi(ci.and_then(|x| x.a2)),
-                lo(ci.and_then(|x| x.a3)),
-                hi(ci.and_then(|x| x.a3)),
-                lo(batch.and_then(|x| x.a3)),
-                hi(batch.and_then(|x| x.a3)),
-            ];
-            // The whole-run row repeats once per judge, with its precision and recall.
-            if all && !r.judges.is_empty() {
-                for (j, jc) in r.judges.iter().zip(&r.intervals.judges) {
-                    let mut row = base.clone();
-                    row.extend([
-                        j.model.clone(),
-                        f4(j.precision()),
-                        lo(jc.precision),
-                        hi(jc.precision),
-                        f4(j.recall()),
-                        lo(jc.recall),
-                        hi(jc.recall),
-                    ]);
-                    row.extend(super::breaking::csv_cells(r));
-                    w.write_record(cells(&row))?;
-                }
-            } else {
-                base.extend(std::iter::repeat_n(String::new(), 7));
-                base.extend(super::breaking::csv_cells(r));
-                w.write_record(cells(&base))?;
-            }
-        }
-    }
-    let bytes = w.into_inner().map_err(csv::IntoInnerError::into_error)?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
-}
-
 /// Failure kinds: one row per kind found, one column per run (count and share of its failures).
 fn kind_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
     let mut head = vec!["failure kind".to_string()];
@@ -450,7 +331,7 @@ fn ratio(a: usize, b: usize) -> Option<f64> {
 
 /// CSV with every cell exact, formulas too (`report --format csv --raw`).
 pub fn render_csv_raw(reports: &[RunReport]) -> String {
-    csv_text(reports, true).unwrap_or_default()
+    super::render_csv::csv_text(reports, true).unwrap_or_default()
 }
 
 /// Renders reports in a format.
@@ -468,96 +349,105 @@ pub fn render(reports: &[RunReport], format: Format) -> String {
             )
             .unwrap_or_default()
         }
-        Format::Csv => csv_text(reports, false).unwrap_or_default(),
-        Format::Table | Format::Markdown => {
-            let md = format == Format::Markdown;
-            let h = |t: &str| {
-                if md {
-                    format!("\n### {t}\n\n")
-                } else {
-                    format!("\n{t}\n")
-                }
-            };
-            let mut out = h("Summary (A2 compliance, A3 accuracy, closeness of φ₁ to φ₀)");
-            out += &grid(&summary_rows(reports), md);
-            out += &format!(
-                "{}95% CI: Wilson score interval; batch bootstrap: {} resamples of the dataset's batches (runs with two or more)\n",
-                if md { "\n" } else { "" },
-                super::intervals::BATCH_BOOTSTRAP
-            );
-            if reports.iter().any(|r| !r.closeness_metrics.is_empty()) {
-                out += &h(
-                    "Closeness metrics (mean over the samples whose record holds each, n in brackets)",
-                );
-                out += &grid(&metric_rows(reports), md);
-            }
-            out += &h(&format!("By {label}"));
-            out += &category_table(reports, label, md);
-            out += &h(&format!("Breaking point (A3 by {label})"));
-            out += &grid(&super::breaking::rows(reports), md);
-            out += &super::breaking::note(reports);
-            out += &h("Verdicts");
-            out += &grid(&verdict_rows(reports), md);
-            for r in reports.iter().filter(|r| r.truncated > 0) {
-                out += &format!(
-                    "{}: truncated: {} (counted as unparseable: a call stopped at the token limit before answering; \
-                     rerun them with --resume --retry-truncated and a larger --max-tokens)\n",
-                    r.run, r.truncated
-                );
-            }
-            if reports.iter().any(|r| !r.failure_kinds.is_empty()) {
-                out += &h(
-                    "Failure kinds (automatic, from the verdict and the φ₀/φ₁ diff; a sample can show several)",
-                );
-                out += &grid(&kind_rows(reports), md);
-                for r in reports.iter().filter(|r| !r.failure_kinds.is_empty()) {
-                    out += &h(&format!("Failure kinds of {} by {}", r.run, r.by));
-                    out += &grid(&kind_by_category_rows(r), md);
-                }
-            }
-            if reports
-                .iter()
-                .any(|r| r.reading_notes > 0 || r.reading != "standard")
-            {
-                out += &h(
-                    "Reading conventions (samples whose φ₁ reads differently under the other convention, or writes ^)",
-                );
-                let mut rows = vec![vec![
-                    "run".to_string(),
-                    "reading".into(),
-                    "samples with a reading note".into(),
-                ]];
-                for r in reports {
-                    rows.push(vec![
-                        r.run.clone(),
-                        r.reading.clone(),
-                        r.reading_notes.to_string(),
-                    ]);
-                }
-                out += &grid(&rows, md);
-            }
-            if reports.iter().any(|r| !r.judges.is_empty()) {
-                out += &h("A4: LLM as judge vs the verifier (equivalent = positive)");
-                out += &grid(&judge_rows(reports), md);
-            }
-            let across = across_runs(reports);
-            if !across.is_empty() {
-                out += &h("Across runs (A3 mean ± std)");
-                let mut rows = vec![vec![
-                    "model on dataset".to_string(),
-                    "runs".into(),
-                    "A3 %".into(),
-                ]];
-                for (k, (n, m, s)) in across {
-                    rows.push(vec![
-                        k,
-                        n.to_string(),
-                        format!("{:.1} ± {:.1}", 100.0 * m, 100.0 * s),
-                    ]);
-                }
-                out += &grid(&rows, md);
-            }
-            out
+        Format::Csv => super::render_csv::csv_text(reports, false).unwrap_or_default(),
+        Format::Table | Format::Markdown => text(reports, label, format == Format::Markdown),
+    }
+}
+
+/// A section heading, as Markdown with `md`.
+fn heading(t: &str, md: bool) -> String {
+    if md {
+        format!("\n### {t}\n\n")
+    } else {
+        format!("\n{t}\n")
+    }
+}
+
+/// The report as aligned text or (`md`) Markdown, `label` naming the category axis.
+fn text(reports: &[RunReport], label: &str, md: bool) -> String {
+    let h = |t: &str| heading(t, md);
+    let mut out = h("Summary (A2 compliance, A3 accuracy, closeness of φ₁ to φ₀)");
+    out += &grid(&summary_rows(reports), md);
+    out += &format!(
+        "{}95% CI: Wilson score interval; batch bootstrap: {} resamples of the dataset's batches (runs with two or more)\n",
+        if md { "\n" } else { "" },
+        super::intervals::BATCH_BOOTSTRAP
+    );
+    if reports.iter().any(|r| !r.closeness_metrics.is_empty()) {
+        out +=
+            &h("Closeness metrics (mean over the samples whose record holds each, n in brackets)");
+        out += &grid(&metric_rows(reports), md);
+    }
+    out += &h(&format!("By {label}"));
+    out += &category_table(reports, label, md);
+    out += &h(&format!("Breaking point (A3 by {label})"));
+    out += &grid(&super::breaking::rows(reports), md);
+    out += &super::breaking::note(reports);
+    out += &h("Verdicts");
+    out += &grid(&verdict_rows(reports), md);
+    for r in reports.iter().filter(|r| r.truncated > 0) {
+        out += &format!(
+            "{}: truncated: {} (counted as unparseable: a call stopped at the token limit before answering; \
+             rerun them with --resume --retry-truncated and a larger --max-tokens)\n",
+            r.run, r.truncated
+        );
+    }
+    if reports.iter().any(|r| !r.failure_kinds.is_empty()) {
+        out += &h(
+            "Failure kinds (automatic, from the verdict and the φ₀/φ₁ diff; a sample can show several)",
+        );
+        out += &grid(&kind_rows(reports), md);
+        for r in reports.iter().filter(|r| !r.failure_kinds.is_empty()) {
+            out += &h(&format!("Failure kinds of {} by {}", r.run, r.by));
+            out += &grid(&kind_by_category_rows(r), md);
         }
     }
+    if reports
+        .iter()
+        .any(|r| r.reading_notes > 0 || r.reading != "standard")
+    {
+        out += &h(
+            "Reading conventions (samples whose φ₁ reads differently under the other convention, or writes ^)",
+        );
+        out += &grid(&reading_rows(reports), md);
+    }
+    if reports.iter().any(|r| !r.judges.is_empty()) {
+        out += &h("A4: LLM as judge vs the verifier (equivalent = positive)");
+        out += &grid(&judge_rows(reports), md);
+    }
+    let across = across_runs(reports);
+    if !across.is_empty() {
+        out += &h("Across runs (A3 mean ± std)");
+        let mut rows = vec![vec![
+            "model on dataset".to_string(),
+            "runs".into(),
+            "A3 %".into(),
+        ]];
+        for (k, (n, m, s)) in across {
+            rows.push(vec![
+                k,
+                n.to_string(),
+                format!("{:.1} ± {:.1}", 100.0 * m, 100.0 * s),
+            ]);
+        }
+        out += &grid(&rows, md);
+    }
+    out
+}
+
+/// Each run's reading convention and how many samples carry a reading note.
+fn reading_rows(reports: &[RunReport]) -> Vec<Vec<String>> {
+    let mut rows = vec![vec![
+        "run".to_string(),
+        "reading".into(),
+        "samples with a reading note".into(),
+    ]];
+    for r in reports {
+        rows.push(vec![
+            r.run.clone(),
+            r.reading.clone(),
+            r.reading_notes.to_string(),
+        ]);
+    }
+    rows
 }

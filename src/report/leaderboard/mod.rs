@@ -136,13 +136,16 @@ fn condition_label(shots: &[Option<usize>], hashes: &[String], show_hash: bool) 
     label
 }
 
+/// Cells keyed by (system, dataset).
+type Cells = BTreeMap<(String, String), Cell>;
+
 /// Folds run reports into a leaderboard. Runs of one model under different prompt
 /// conditions stay apart (the model's key gets ` · 2-shot`) unless `pool`.
 pub fn build(reports: &[RunReport], rows: Rows, pool: bool) -> Leaderboard {
     let conds: BTreeSet<Condition> = reports.iter().map(condition_of).collect();
     let hashes_differ = conds.iter().map(|c| &c.1).collect::<BTreeSet<_>>().len() > 1;
     let split = !pool && conds.len() > 1;
-    let mut cells: BTreeMap<(String, String), Cell> = BTreeMap::new();
+    let mut cells: Cells = BTreeMap::new();
     // Conditions of each cell's runs, in order.
     let mut cell_conds: BTreeMap<(String, String), BTreeSet<Condition>> = BTreeMap::new();
     // Judges are keyed by their model's name; a row is found by the name part of
@@ -167,36 +170,68 @@ pub fn build(reports: &[RunReport], rows: Rows, pool: bool) -> Leaderboard {
             system,
             ..Cell::default()
         });
-        c.by_category = if c.runs.is_empty() {
-            Some((r.by.clone(), r.by_category.clone()))
-        } else {
-            // Buckets pool only when every run counts them by the same field.
-            c.by_category
-                .take()
-                .filter(|(by, _)| *by == r.by)
-                .map(|(by, mut m)| {
-                    for (k, v) in &r.by_category {
-                        m.entry(*k).or_default().merge(v);
-                    }
-                    (by, m)
-                })
-        };
-        c.runs.push(r.run.clone());
-        c.counts.merge(&r.total);
-        for j in &r.judges {
-            let e = judges
-                .entry((j.model.clone(), r.dataset.clone()))
-                .or_insert_with(|| JudgeStats {
-                    model: j.model.clone(),
-                    ..JudgeStats::default()
-                });
-            e.tp += j.tp;
-            e.fp += j.fp;
-            e.tn += j.tn;
-            e.fn_ += j.fn_;
-            e.unparseable += j.unparseable;
-        }
+        add_run(c, r);
+        add_judges(&mut judges, r);
     }
+    place_judges(&mut cells, judges);
+    for (key, c) in &mut cells {
+        let cs = cell_conds.remove(key).unwrap_or_default();
+        finish_cell(c, &cs, hashes_differ);
+    }
+    let (row_keys, columns) = ranked_keys(&cells, rows);
+    Leaderboard {
+        rows,
+        row_keys,
+        column_keys: columns,
+        conditions: conds
+            .iter()
+            .map(|c| condition_label(&[c.0], std::slice::from_ref(&c.1), hashes_differ))
+            .collect(),
+        pooled: pool && conds.len() > 1,
+        cells: cells.into_values().collect(),
+    }
+}
+
+/// Pools run `r` into cell `c`: its counts, and its category buckets while every run
+/// counts them by the same field.
+fn add_run(c: &mut Cell, r: &RunReport) {
+    c.by_category = if c.runs.is_empty() {
+        Some((r.by.clone(), r.by_category.clone()))
+    } else {
+        // Buckets pool only when every run counts them by the same field.
+        c.by_category
+            .take()
+            .filter(|(by, _)| *by == r.by)
+            .map(|(by, mut m)| {
+                for (k, v) in &r.by_category {
+                    m.entry(*k).or_default().merge(v);
+                }
+                (by, m)
+            })
+    };
+    c.runs.push(r.run.clone());
+    c.counts.merge(&r.total);
+}
+
+/// Adds run `r`'s judge decisions to the judges' totals, keyed by (judge, dataset).
+fn add_judges(judges: &mut BTreeMap<(String, String), JudgeStats>, r: &RunReport) {
+    for j in &r.judges {
+        let e = judges
+            .entry((j.model.clone(), r.dataset.clone()))
+            .or_insert_with(|| JudgeStats {
+                model: j.model.clone(),
+                ..JudgeStats::default()
+            });
+        e.tp += j.tp;
+        e.fp += j.fp;
+        e.tn += j.tn;
+        e.fn_ += j.fn_;
+        e.unparseable += j.unparseable;
+    }
+}
+
+/// Puts each judge's totals on its model's row.
+fn place_judges(cells: &mut Cells, judges: BTreeMap<(String, String), JudgeStats>) {
     for ((judge, dataset), js) in judges {
         // A judge's decisions belong to the model, not to one of its prompt conditions:
         // they go to its first row of that dataset.
@@ -214,45 +249,48 @@ pub fn build(reports: &[RunReport], rows: Rows, pool: bool) -> Leaderboard {
         c.judge_f1 = js.f1();
         c.judge = Some(js);
     }
-    for (key, c) in &mut cells {
-        let cs = cell_conds.remove(key).unwrap_or_default();
-        let shots: Vec<Option<usize>> = cs
-            .iter()
-            .map(|c| c.0)
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        let hashes: Vec<String> = cs
-            .iter()
-            .map(|c| c.1.clone())
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        if !cs.is_empty() {
-            c.condition = condition_label(&shots, &hashes, hashes_differ);
-        }
-        c.shots = shots.into_iter().flatten().collect();
-        c.prompt_hashes = hashes.into_iter().filter(|h| !h.is_empty()).collect();
-        let k = &c.counts;
-        c.a2 = k.compliance();
-        c.a2_ci = wilson95(k.compliant, k.answered);
-        c.a3 = k.accuracy();
-        c.a3_ci = wilson95(k.accurate, k.scored());
-        c.copy_share = k.copy_share();
-        c.breaking_point = c.by_category.as_ref().map(|(_, m)| {
-            let cells = crate::analysis::breaking::cells_of(m);
-            crate::analysis::breaking::breaking_point(
-                &cells,
-                crate::analysis::breaking::DEFAULT_LEVEL,
-            )
-            .0
-        });
+}
+
+/// Fills a cell's derived fields: its prompt condition (from its runs' conditions
+/// `cs`), the metrics with their intervals and the breaking point.
+fn finish_cell(c: &mut Cell, cs: &BTreeSet<Condition>, hashes_differ: bool) {
+    let shots: Vec<Option<usize>> = cs
+        .iter()
+        .map(|c| c.0)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let hashes: Vec<String> = cs
+        .iter()
+        .map(|c| c.1.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if !cs.is_empty() {
+        c.condition = condition_label(&shots, &hashes, hashes_differ);
     }
+    c.shots = shots.into_iter().flatten().collect();
+    c.prompt_hashes = hashes.into_iter().filter(|h| !h.is_empty()).collect();
+    let k = &c.counts;
+    c.a2 = k.compliance();
+    c.a2_ci = wilson95(k.compliant, k.answered);
+    c.a3 = k.accuracy();
+    c.a3_ci = wilson95(k.accurate, k.scored());
+    c.copy_share = k.copy_share();
+    c.breaking_point = c.by_category.as_ref().map(|(_, m)| {
+        let cells = crate::analysis::breaking::cells_of(m);
+        crate::analysis::breaking::breaking_point(&cells, crate::analysis::breaking::DEFAULT_LEVEL)
+            .0
+    });
+}
+
+/// The row keys, ranked by their pooled A3 across the column groups then by name, and
+/// the column keys.
+fn ranked_keys(cells: &Cells, rows: Rows) -> (Vec<String>, Vec<String>) {
     let key = |c: &Cell| match rows {
         Rows::Model => (c.system.clone(), c.dataset.clone()),
         Rows::Dataset => (c.dataset.clone(), c.system.clone()),
     };
-    // Rows ranked by their pooled A3 across the column groups, then by name.
     let mut pooled: BTreeMap<String, Counts> = BTreeMap::new();
     let mut columns = BTreeSet::new();
     for c in cells.values() {
@@ -267,17 +305,10 @@ pub fn build(reports: &[RunReport], rows: Rows, pool: bool) -> Leaderboard {
             .total_cmp(&a.1.unwrap_or(-1.0))
             .then_with(|| a.0.cmp(&b.0))
     });
-    Leaderboard {
-        rows,
-        row_keys: row_keys.into_iter().map(|(k, _)| k).collect(),
-        column_keys: columns.into_iter().collect(),
-        conditions: conds
-            .iter()
-            .map(|c| condition_label(&[c.0], std::slice::from_ref(&c.1), hashes_differ))
-            .collect(),
-        pooled: pool && conds.len() > 1,
-        cells: cells.into_values().collect(),
-    }
+    (
+        row_keys.into_iter().map(|(k, _)| k).collect(),
+        columns.into_iter().collect(),
+    )
 }
 
 impl Leaderboard {

@@ -146,10 +146,10 @@ pub(crate) struct RunRows {
 
 impl RunRows {
     /// Reads a run's manifest, labels and judge answers.
-    pub fn load(dir: &Path) -> anyhow::Result<RunRows> {
-        let m = crate::run::store::read_manifest(dir).map_err(|e| anyhow::anyhow!("{e}"))?;
+    pub fn load(dir: &Path) -> Result<RunRows, super::ExportError> {
+        let m = crate::run::store::read_manifest(dir).map_err(super::ExportError::failed)?;
         let j = crate::run::store::read_jsonl::<JudgeRecord>(&dir.join(crate::run::store::JUDGE))
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+            .map_err(super::ExportError::failed)?;
         let mut judge = HashMap::new();
         for r in j.records {
             // Later lines are newer decisions.
@@ -165,6 +165,33 @@ impl RunRows {
             judge,
             warnings: j.warnings,
         })
+    }
+
+    /// The judge's cells of sample `id` (verdict `kind`): the judge model, its answer, and
+    /// whether it agrees with the verifier.
+    fn judge_cells(&self, id: &str, kind: crate::verify::VerdictKind) -> [Cell; 3] {
+        let judge = self.judge.get(id);
+        let answer = judge.map(|(_, a)| *a);
+        let agrees = match answer {
+            Some(JudgeAnswer::Yes) => Cell::Bool(kind.is_pass()),
+            Some(JudgeAnswer::No) => Cell::Bool(!kind.is_pass()),
+            _ => Cell::Null,
+        };
+        let answer_name = answer.map_or(Cell::Null, |a| {
+            Cell::Str(
+                match a {
+                    JudgeAnswer::Yes => "yes",
+                    JudgeAnswer::No => "no",
+                    JudgeAnswer::Unparseable => "unparseable",
+                }
+                .to_string(),
+            )
+        });
+        [
+            judge.map_or(Cell::Null, |(m, _)| Cell::Str(m.clone())),
+            answer_name,
+            agrees,
+        ]
     }
 
     /// One sample's row, in [`columns`] order (`kinds`: its failure kinds' ids).
@@ -185,29 +212,7 @@ impl RunRows {
             _ => Cell::Null,
         };
         let labels = self.labels.get(&s.id);
-        let mut cats: Vec<String> = labels
-            .map(|ls| {
-                ls.iter()
-                    .flat_map(|l| l.categories.iter().cloned())
-                    .collect()
-            })
-            .unwrap_or_default();
-        cats.sort();
-        cats.dedup();
-        let judge = self.judge.get(&s.id);
-        let answer = judge.map(|(_, a)| *a);
-        let agrees = match answer {
-            Some(JudgeAnswer::Yes) => Cell::Bool(kind.is_pass()),
-            Some(JudgeAnswer::No) => Cell::Bool(!kind.is_pass()),
-            _ => Cell::Null,
-        };
-        let answer_name = answer.map_or(Cell::Null, |a| {
-            str(match a {
-                JudgeAnswer::Yes => "yes",
-                JudgeAnswer::No => "no",
-                JudgeAnswer::Unparseable => "unparseable",
-            })
-        });
+        let [judge_model, answer_name, agrees] = self.judge_cells(&s.id, kind);
         let mut row = vec![
             str(&m.id),
             str(&m.model.provider),
@@ -253,10 +258,10 @@ impl RunRows {
             reasoning_tokens(s).map_or(Cell::Null, int),
             s.cost_usd.map_or(Cell::Null, Cell::Float),
             str(&s.finished),
-            judge.map_or(Cell::Null, |(m, _)| Cell::Str(m.clone())),
+            judge_model,
             answer_name,
             agrees,
-            Cell::List(cats),
+            Cell::List(label_categories(labels)),
             int(labels.map_or(0, Vec::len) as u64),
         ];
         for metric in Metric::ALL {
@@ -268,6 +273,20 @@ impl RunRows {
         }
         row
     }
+}
+
+/// The categories of a sample's labels, sorted, each once.
+fn label_categories(labels: Option<&Vec<LabelRecord>>) -> Vec<String> {
+    let mut cats: Vec<String> = labels
+        .map(|ls| {
+            ls.iter()
+                .flat_map(|l| l.categories.iter().cloned())
+                .collect()
+        })
+        .unwrap_or_default();
+    cats.sort();
+    cats.dedup();
+    cats
 }
 
 /// `pl`, `fol` or `regex`: the syntax as run files spell it.
@@ -311,7 +330,7 @@ pub(crate) fn write(
     picks: &[Pick],
     out: &mut impl Write,
     bar: &indicatif::ProgressBar,
-) -> anyhow::Result<(usize, Vec<String>)> {
+) -> Result<(usize, Vec<String>), super::ExportError> {
     let rows = RunRows::load(dir)?;
     let cols = columns();
     let mut n = 0;
@@ -323,7 +342,7 @@ pub(crate) fn write(
             bar.inc(1);
             Ok(())
         })
-        .map_err(|e| anyhow::anyhow!("{e}"))?,
+        .map_err(super::ExportError::failed)?,
     );
     Ok((n, warnings))
 }

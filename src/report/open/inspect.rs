@@ -210,6 +210,48 @@ pub(crate) fn header(m: &Manifest, t: &Totals, part: Part) -> Value {
         | crate::record::RunStatus::Interrupted
         | crate::record::RunStatus::Other(_) => "started",
     };
+    let created = ts(&m.created);
+    let mut head = json!({
+        "version": 2,
+        "status": status,
+        "eval": eval_json(m, part, n, &model, &created),
+        "plan": {
+            "name": "plan",
+            "steps": [
+                {"solver": "informalize", "params": {}},
+                {"solver": "autoformalize", "params": {}},
+                {"solver": "verify-equivalence", "params": {}},
+            ],
+            "config": {"temperature": super::temperature(m), "max_tokens": m.max_tokens},
+        },
+    });
+    head["results"] = results_json(t);
+    let (tin, tout) = t.tokens;
+    // The samples' own times, not the manifest's `updated` (a rescore moves that).
+    let (started, completed) = t.span_ms.map_or_else(
+        || (created.clone(), created.clone()),
+        |(a, b)| (iso_ms(a), iso_ms(b)),
+    );
+    head["stats"] = json!({
+        "started_at": started,
+        "completed_at": completed,
+        "model_usage": {
+            model: usage_json(tin, tout, t.reasoning, t.cost)
+        },
+    });
+    if all_failed {
+        let msg = format!(
+            "all {n} samples failed at the model: {}",
+            t.first_error.as_deref().unwrap_or("")
+        );
+        head["error"] = json!({"message": msg, "traceback": msg, "traceback_ansi": msg});
+    }
+    head
+}
+
+/// The header's `eval`: the task, its arguments, the dataset, the model and the scorer
+/// (`n` samples, `created` the run's start).
+fn eval_json(m: &Manifest, part: Part, n: usize, model: &str, created: &str) -> Value {
     let mut args = task_args(m);
     if part.count > 1 {
         args["part"] = json!(part.index + 1);
@@ -218,7 +260,6 @@ pub(crate) fn header(m: &Manifest, t: &Totals, part: Part) -> Value {
     if let Some(b) = part.batch {
         args["batch"] = json!(b);
     }
-    let created = ts(&m.created);
     let task_id = part.task_id(m);
     let display = if part.count > 1 {
         format!(
@@ -231,56 +272,48 @@ pub(crate) fn header(m: &Manifest, t: &Totals, part: Part) -> Value {
     } else {
         format!("autoeval {} ({})", m.dataset.kind, m.id)
     };
-    let mut head = json!({
-        "version": 2,
-        "status": status,
-        "eval": {
-            "eval_id": format!("{:016x}", hash(&format!("eval/{task_id}"))),
-            "eval_set_id": eval_set_id(m, part),
-            "run_id": m.id,
-            "created": created,
-            "task": task_name(m),
-            "task_id": task_id,
-            "task_version": 0,
-            "task_display_name": display,
-            "tags": tags(m, part),
-            "task_args": args,
-            "task_args_passed": args,
-            "dataset": {"name": super::dataset_name(m), "location": m.dataset.path, "samples": n},
-            "model": model,
-            "model_generate_config": {"temperature": super::temperature(m), "max_tokens": m.max_tokens},
-            "model_args": {"synthetic": m.model.synthetic, "base_url": m.model.base_url},
-            "config": {"epochs": 1, "fail_on_error": false},
-            "packages": {"autoeval": m.tool_version.trim_start_matches("autoeval ")},
-            "metadata": {
-                "autoeval_command": m.command,
-                "rounds": m.rounds,
-                "prompts": m.prompts,
-                "syntax": m.dataset.syntax,
-                "synthetic": m.model.synthetic,
-            },
-            "scorers": [{
-                "name": "equivalence",
-                "options": {},
-                "metrics": [
-                    {"name": "accuracy", "options": {}},
-                    {"name": "stderr", "options": {}},
-                    {"name": "a3", "options": {}},
-                    {"name": "compliance", "options": {}},
-                ],
-                "metadata": {},
-            }],
+    json!({
+        "eval_id": format!("{:016x}", hash(&format!("eval/{task_id}"))),
+        "eval_set_id": eval_set_id(m, part),
+        "run_id": m.id,
+        "created": created,
+        "task": task_name(m),
+        "task_id": task_id,
+        "task_version": 0,
+        "task_display_name": display,
+        "tags": tags(m, part),
+        "task_args": args,
+        "task_args_passed": args,
+        "dataset": {"name": super::dataset_name(m), "location": m.dataset.path, "samples": n},
+        "model": model,
+        "model_generate_config": {"temperature": super::temperature(m), "max_tokens": m.max_tokens},
+        "model_args": {"synthetic": m.model.synthetic, "base_url": m.model.base_url},
+        "config": {"epochs": 1, "fail_on_error": false},
+        "packages": {"autoeval": m.tool_version.trim_start_matches("autoeval ")},
+        "metadata": {
+            "autoeval_command": m.command,
+            "rounds": m.rounds,
+            "prompts": m.prompts,
+            "syntax": m.dataset.syntax,
+            "synthetic": m.model.synthetic,
         },
-        "plan": {
-            "name": "plan",
-            "steps": [
-                {"solver": "informalize", "params": {}},
-                {"solver": "autoformalize", "params": {}},
-                {"solver": "verify-equivalence", "params": {}},
+        "scorers": [{
+            "name": "equivalence",
+            "options": {},
+            "metrics": [
+                {"name": "accuracy", "options": {}},
+                {"name": "stderr", "options": {}},
+                {"name": "a3", "options": {}},
+                {"name": "compliance", "options": {}},
             ],
-            "config": {"temperature": super::temperature(m), "max_tokens": m.max_tokens},
-        },
-    });
+            "metadata": {},
+        }],
+    })
+}
+
+/// The header's `results`: the equivalence scorer's metrics.
+fn results_json(t: &Totals) -> Value {
+    let n = t.counts.n;
     let c = &t.counts;
     // Inspect's `accuracy()` is the mean over the samples that have a score: a model
     // error is a sample error there, not a failure. A3 (the paper's) counts it as a
@@ -312,7 +345,7 @@ pub(crate) fn header(m: &Manifest, t: &Totals, part: Part) -> Value {
             json!({"name": "compliance", "value": a2}),
         );
     }
-    head["results"] = json!({
+    json!({
         "total_samples": n,
         "completed_samples": n - t.errors,
         "scores": [{
@@ -323,28 +356,7 @@ pub(crate) fn header(m: &Manifest, t: &Totals, part: Part) -> Value {
             "params": {},
             "metrics": metrics,
         }],
-    });
-    let (tin, tout) = t.tokens;
-    // The samples' own times, not the manifest's `updated` (a rescore moves that).
-    let (started, completed) = t.span_ms.map_or_else(
-        || (created.clone(), created.clone()),
-        |(a, b)| (iso_ms(a), iso_ms(b)),
-    );
-    head["stats"] = json!({
-        "started_at": started,
-        "completed_at": completed,
-        "model_usage": {
-            model: usage_json(tin, tout, t.reasoning, t.cost)
-        },
-    });
-    if all_failed {
-        let msg = format!(
-            "all {n} samples failed at the model: {}",
-            t.first_error.as_deref().unwrap_or("")
-        );
-        head["error"] = json!({"message": msg, "traceback": msg, "traceback_ansi": msg});
-    }
-    head
+    })
 }
 
 /// A model's usage totals (reasoning tokens and cost only when recorded).
@@ -362,8 +374,11 @@ fn usage_json(tin: u64, tout: u64, reasoning: Option<u64>, cost: Option<f64>) ->
 /// Writes one run as a JSON eval log (`--format inspect-json`); returns the samples
 /// written and warnings. The header comes first (Inspect's viewer streams a JSON log's
 /// keys up to `samples`), so the samples are read twice: once for the totals.
-pub fn write_json(dir: &Path, out: &mut impl Write) -> anyhow::Result<(usize, Vec<String>)> {
-    let m = crate::run::store::read_manifest(dir).map_err(|e| anyhow::anyhow!("{e}"))?;
+pub fn write_json(
+    dir: &Path,
+    out: &mut impl Write,
+) -> Result<(usize, Vec<String>), super::ExportError> {
+    let m = crate::run::store::read_manifest(dir).map_err(super::ExportError::failed)?;
     let labels = labels_by_sample(dir);
     let ctx = Ctx::new(&m);
     let mut totals = Totals::default();
@@ -372,7 +387,7 @@ pub fn write_json(dir: &Path, out: &mut impl Write) -> anyhow::Result<(usize, Ve
         totals.add(&s, span);
         Ok(())
     })
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    .map_err(super::ExportError::failed)?;
     let head = header(&m, &totals, Part::default());
     let head_text = serde_json::to_string(&head)?;
     out.write_all(&head_text.as_bytes()[..head_text.len() - 1])?;
@@ -389,7 +404,7 @@ pub fn write_json(dir: &Path, out: &mut impl Write) -> anyhow::Result<(usize, Ve
         n += 1;
         Ok(())
     })
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    .map_err(super::ExportError::failed)?;
     out.write_all(b"]}")?;
     out.flush()?;
     Ok((n, warnings))

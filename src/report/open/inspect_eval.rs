@@ -9,7 +9,7 @@
 use super::inspect::{Part, Totals, header};
 use super::inspect_sample::{Ctx, build};
 use super::zip_spool::SpoolZip;
-use super::{Pick, labels_by_sample, read_picks};
+use super::{ExportError, Pick, labels_by_sample, read_picks};
 use std::fs::File;
 use std::io::{BufWriter, Seek, Write};
 use std::path::{Path, PathBuf};
@@ -47,7 +47,7 @@ pub(crate) fn write_eval<W: Write + Seek + Send>(
     log: &Log,
     out: W,
     scratch: &Path,
-) -> anyhow::Result<(usize, Vec<String>)> {
+) -> Result<(usize, Vec<String>), ExportError> {
     let result = write_with(dir, log, out, scratch);
     let _ = std::fs::remove_file(scratch);
     let _ = std::fs::remove_file(cd_path(scratch));
@@ -59,8 +59,8 @@ fn write_with<W: Write + Seek + Send>(
     log: &Log,
     out: W,
     scratch: &Path,
-) -> anyhow::Result<(usize, Vec<String>)> {
-    let m = crate::run::store::read_manifest(dir).map_err(|e| anyhow::anyhow!("{e}"))?;
+) -> Result<(usize, Vec<String>), ExportError> {
+    let m = crate::run::store::read_manifest(dir).map_err(ExportError::failed)?;
     let labels = labels_by_sample(dir);
     let ctx = Ctx::new(&m);
     let mut zip = SpoolZip::new(out, &cd_path(scratch), LEVEL)?;
@@ -79,7 +79,7 @@ fn write_with<W: Write + Seek + Send>(
             .create(true)
             .truncate(true)
             .open(scratch)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", scratch.display()))?,
+            .map_err(|e| ExportError::Failed(format!("{}: {e}", scratch.display())))?,
     );
     summaries.write_all(b"[")?;
     let mut totals = Totals::default();
@@ -118,16 +118,16 @@ fn write_with<W: Write + Seek + Send>(
         drop(tx);
         let zip = writer
             .join()
-            .map_err(|_| anyhow::anyhow!("the zip writer panicked"))?;
-        let warnings = read.map_err(|e| anyhow::anyhow!("{e}"));
+            .map_err(|_| ExportError::Failed("the zip writer panicked".into()))?;
+        let warnings = read.map_err(ExportError::failed);
         // The writer's own error explains a read that stopped on a closed queue.
         let zip = zip?;
-        anyhow::Ok((zip, warnings?))
+        Ok::<_, ExportError>((zip, warnings?))
     })?;
     summaries.write_all(b"]")?;
     let mut file = summaries
         .into_inner()
-        .map_err(|e| anyhow::anyhow!("{}: {}", scratch.display(), e.error()))?;
+        .map_err(|e| ExportError::Failed(format!("{}: {}", scratch.display(), e.error())))?;
     file.rewind()?;
     zip.add_stream("summaries.json", &mut file)?;
     zip.add(

@@ -5,14 +5,13 @@
 //! and a model error as the sample's error (never a score).
 
 use super::inspect_shape::{
-    Assistant, Choice, Content, Empty, ErrorEvent, Event, Events, GenConfig, InfoData, InfoEvent,
-    InitEvent, InitSample, Label, MessageMeta, Messages, ModelEvent, ModelMeta, ModelUsage, Output,
-    ReasoningPart, Sample, SampleError, SampleId, SampleMeta, Score, ScoreEvent, ScoreMeta, Scores,
-    SpanBegin, SpanEnd, Summary, SummaryMeta, TextPart, Usage, User,
+    Assistant, Choice, Content, Empty, ErrorEvent, Event, Events, Label, Messages, ModelUsage,
+    Output, ReasoningPart, Sample, SampleError, SampleId, SampleMeta, Score, ScoreEvent, ScoreMeta,
+    Scores, Summary, SummaryMeta, TextPart, Usage,
 };
 use super::verdict_detail;
-use crate::prompt::{PromptSet, Rendered};
-use crate::record::{CallRecord, LabelRecord, Manifest, RoundRecord, SampleRecord};
+use crate::prompt::PromptSet;
+use crate::record::{CallRecord, LabelRecord, Manifest, SampleRecord};
 use crate::verify::{Verdict, VerdictKind};
 use serde_json::Value;
 
@@ -70,7 +69,7 @@ fn stop_reason(finish: Option<&str>) -> &'static str {
 }
 
 /// The call's answer as Inspect's `ModelOutput` (`id`: the answer message's id).
-fn output<'a>(model: &'a str, call: &'a CallRecord, id: String) -> Output<'a> {
+pub(super) fn output<'a>(model: &'a str, call: &'a CallRecord, id: String) -> Output<'a> {
     let text = call.output.as_deref().unwrap_or_default();
     // Reasoning goes in as Inspect's reasoning content, before the answer's text.
     let content = if let (Some(r), true) = (call.reasoning.as_deref(), call.reasoning_redacted) {
@@ -122,119 +121,6 @@ fn output<'a>(model: &'a str, call: &'a CallRecord, id: String) -> Output<'a> {
             total_tokens: call.input_tokens + call.output_tokens,
         }),
     }
-}
-
-/// The prompt text the call was sent, when the run's prompt set renders exactly the
-/// template the call recorded; else a note saying why it is not there.
-fn prompt_text(call: &CallRecord, rendered: Option<Rendered>) -> String {
-    match rendered {
-        Some(r) if r.id == call.prompt_id => r.text,
-        Some(r) => format!(
-            "(prompt not available: the run used template {}, the prompt set here renders {}; it changed since the run)",
-            call.prompt_id, r.id
-        ),
-        None => format!(
-            "(prompt not available: the run's prompt set cannot be loaded here; template {})",
-            call.prompt_id
-        ),
-    }
-}
-
-/// Where an event sits on the sample's timeline (ms since 1970, and since the sample
-/// began), and the ids it takes: the sample's uuid and the event's place make ids that
-/// are unique in the log and the same on every export.
-#[derive(Clone, Copy)]
-struct Slot<'u> {
-    /// Start, ms since 1970.
-    start_ms: i64,
-    /// Start, seconds since the sample began.
-    offset_s: f64,
-    /// The sample's uuid.
-    sample: &'u str,
-    /// The event's index in the transcript.
-    k: usize,
-}
-
-impl Slot<'_> {
-    /// The event's uuid (`<sample uuid>-e<k>`), or an id derived from it.
-    fn id(&self, what: &str) -> String {
-        format!("{}-{what}{}", self.sample, self.k)
-    }
-}
-
-/// The span a round's events sit in.
-fn span_id(sample: &str, round: usize) -> String {
-    format!("{sample}-round{round}")
-}
-
-/// One call as a model event: the user message it was sent, its answer, usage, timing
-/// and error. Everything a call shows goes through here (reasoning content joins the
-/// output's message when recorded).
-fn model_event<'a>(
-    ctx: &'a Ctx,
-    stage: &'static str,
-    round: usize,
-    call: &'a CallRecord,
-    prompt: Option<Rendered>,
-    at: Slot,
-) -> Event<'a> {
-    let span = span_id(at.sample, round);
-    Event::Model(Box::new(ModelEvent {
-        cache: call.cached.then_some("read"),
-        completed: iso_ms(at.start_ms + call.latency_ms as i64),
-        config: GenConfig {
-            max_tokens: ctx.m.max_tokens,
-            temperature: super::temperature(ctx.m),
-        },
-        error: call.error.as_deref(),
-        event: "model",
-        input: [User {
-            content: prompt_text(call, prompt),
-            id: at.id("m"),
-            metadata: MessageMeta {
-                prompt_id: &call.prompt_id,
-                round,
-                stage,
-            },
-            role: "user",
-            source: "input",
-        }],
-        metadata: ModelMeta {
-            attempts: call.attempts,
-            batch_id: call.batch_id.as_deref(),
-            round,
-            stage,
-            transport_error: call.transport_error,
-        },
-        model: &ctx.model,
-        output: output(&ctx.model, call, at.id("a")),
-        retries: call.attempts.saturating_sub(1),
-        span_id: span,
-        timestamp: iso_ms(at.start_ms),
-        tool_choice: "none",
-        tools: [],
-        uuid: at.id("e"),
-        working_start: at.offset_s,
-        working_time: call.latency_ms as f64 / 1000.0,
-    }))
-}
-
-fn info_event<'a>(round: &'a RoundRecord, at: Slot) -> Event<'a> {
-    Event::Info(InfoEvent {
-        data: InfoData {
-            detail: verdict_detail(&round.verdict),
-            phi1: round.phi1.as_deref(),
-            round: round.round,
-            verdict: round.verdict.name(),
-            verify_ms: round.verify_ms,
-        },
-        event: "info",
-        source: "verifier",
-        span_id: span_id(at.sample, round.round),
-        timestamp: iso_ms(at.start_ms),
-        uuid: at.id("e"),
-        working_start: at.offset_s,
-    })
 }
 
 /// The countermodel of a not-equivalent verdict as JSON.
@@ -311,107 +197,14 @@ pub(crate) fn build<'a>(
     let end_ms = finished.unwrap_or(0);
     let start_ms = end_ms - calls_ms as i64;
     let uuid = format!("{:016x}-{}", ctx.run_hash, s.id);
-    let mut t = start_ms;
-    let mut k = 0usize;
-    let mut slot = |t: i64| {
-        k += 1;
-        Slot {
-            start_ms: t,
-            offset_s: (t - start_ms) as f64 / 1000.0,
-            sample: &uuid,
-            k,
-        }
-    };
-    let mut events = Vec::with_capacity(1 + 5 * s.rounds.len());
-    let init = slot(start_ms);
-    events.push(Event::Init(InitEvent {
-        event: "sample_init",
-        sample: InitSample {
-            id: sample_id(&s.id),
-            input: &s.phi0,
-            target: &s.phi0,
-        },
-        state: Empty {},
-        timestamp: iso_ms(start_ms),
-        uuid: init.id("e"),
-        working_start: 0.0,
-    }));
-    let syntax = s.syntax;
-    for r in &s.rounds {
-        // Each round (its calls and its check) is a span, as Inspect's solvers make one.
-        let at = slot(t);
-        events.push(Event::SpanBegin(SpanBegin {
-            event: "span_begin",
-            id: span_id(&uuid, r.round),
-            name: format!("round {}", r.round),
-            timestamp: iso_ms(t),
-            kind: "round",
-            uuid: at.id("e"),
-            working_start: at.offset_s,
-        }));
-        let input = crate::syntax::parse(&r.input, syntax).ok();
-        let inf = ctx
-            .prompts
-            .as_ref()
-            .zip(input.as_ref())
-            .map(|(p, phi)| p.informalize(phi, syntax));
-        events.push(model_event(
-            ctx,
-            "informalize",
-            r.round,
-            &r.informalize,
-            inf,
-            slot(t),
-        ));
-        t += r.informalize.latency_ms as i64;
-        if let Some(c) = &r.autoformalize {
-            let auto = ctx
-                .prompts
-                .as_ref()
-                .zip(input.as_ref())
-                .zip(r.psi.as_deref())
-                .map(|((p, phi), psi)| p.autoformalize(psi, phi, syntax));
-            events.push(model_event(ctx, "autoformalize", r.round, c, auto, slot(t)));
-            t += c.latency_ms as i64;
-        }
-        if r.verdict.kind() != VerdictKind::ModelError {
-            events.push(info_event(r, slot(t)));
-        }
-        t += r.verify_ms.max(0.0).round() as i64;
-        let at = slot(t);
-        events.push(Event::SpanEnd(SpanEnd {
-            event: "span_end",
-            id: span_id(&uuid, r.round),
-            timestamp: iso_ms(t),
-            uuid: at.id("e"),
-            working_start: at.offset_s,
-        }));
-    }
+    let (events, end_k) = super::inspect_events::transcript(ctx, s, &uuid, start_ms);
     let phi1 = s
         .rounds
         .iter()
         .rev()
         .find_map(|r| r.phi1.as_deref())
         .unwrap_or_default();
-    let last_call = s
-        .rounds
-        .last()
-        .map(|r| r.autoformalize.as_ref().unwrap_or(&r.informalize));
-    let output = last_call.map_or_else(
-        || Output {
-            choices: None,
-            completion: phi1,
-            error: None,
-            model: &ctx.model,
-            time: None,
-            usage: None,
-        },
-        |c| Output {
-            // The completion is the extracted φ₁ the verifier judged.
-            completion: phi1,
-            ..output(&ctx.model, c, format!("{uuid}-output"))
-        },
-    );
+    let output = final_output(ctx, s, phi1, &uuid);
     let labels = labels
         .map(|ls| {
             ls.iter()
@@ -445,10 +238,34 @@ pub(crate) fn build<'a>(
         started: iso_ms(start_ms),
         completed: iso_ms(end_ms),
         total: calls_ms as f64 / 1000.0,
-        end_k: k,
+        end_k,
         uuid,
         span_ms: finished.map(|_| (start_ms, end_ms)),
     }
+}
+
+/// The sample's output: the last call's answer with the extracted φ₁ the verifier
+/// judged as its completion.
+fn final_output<'a>(ctx: &'a Ctx, s: &'a SampleRecord, phi1: &'a str, uuid: &str) -> Output<'a> {
+    let last_call = s
+        .rounds
+        .last()
+        .map(|r| r.autoformalize.as_ref().unwrap_or(&r.informalize));
+    last_call.map_or_else(
+        || Output {
+            choices: None,
+            completion: phi1,
+            error: None,
+            model: &ctx.model,
+            time: None,
+            usage: None,
+        },
+        |c| Output {
+            // The completion is the extracted φ₁ the verifier judged.
+            completion: phi1,
+            ..output(&ctx.model, c, format!("{uuid}-output"))
+        },
+    )
 }
 
 /// The reasoning tokens of a sample's calls, when any call recorded them (Inspect's

@@ -5,6 +5,7 @@
 pub mod flat;
 pub mod inspect;
 pub mod inspect_eval;
+mod inspect_events;
 pub(crate) mod inspect_sample;
 pub(crate) mod inspect_shape;
 pub mod parquet_out;
@@ -15,6 +16,33 @@ use crate::run::store::{MAX_RECORD, SAMPLES, StoreError};
 use std::collections::BTreeMap;
 use std::io::BufReader;
 use std::path::Path;
+
+/// Why an export of a run stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// The run could not be read, or a step failed with this message.
+    #[error("{0}")]
+    Failed(String),
+    /// Writing the output.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// Serialising a record.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// Building a Parquet row group.
+    #[error(transparent)]
+    Arrow(#[from] arrow_schema::ArrowError),
+    /// Writing the Parquet file.
+    #[error(transparent)]
+    Parquet(#[from] parquet::errors::ParquetError),
+}
+
+impl ExportError {
+    /// A failure known by its message only (as the run's readers report theirs).
+    pub(crate) fn failed(e: impl std::fmt::Display) -> ExportError {
+        ExportError::Failed(e.to_string())
+    }
+}
 
 /// Calls `f` with every current sample of a run (the newest line of each id), in file
 /// order; returns the warnings met (skipped lines).

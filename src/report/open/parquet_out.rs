@@ -3,6 +3,7 @@
 //! Builders are sized for a group up front and text that is new in every row (ids,
 //! formulas, times) skips dictionary encoding: both were CPU the 1M benchmark paid for.
 
+use super::ExportError;
 use super::flat::{Cell, RunRows, Ty, columns};
 use arrow_array::builder::{
     ArrayBuilder, BooleanBuilder, Float64Builder, Int64Builder, ListBuilder, StringBuilder,
@@ -89,7 +90,7 @@ impl Col {
     }
 
     /// Appends a cell; a cell of another type than the column's is a bug, reported.
-    fn push(&mut self, name: &str, c: Cell) -> anyhow::Result<()> {
+    fn push(&mut self, name: &str, c: Cell) -> Result<(), ExportError> {
         match (self, c) {
             (Col::Str(b), Cell::Null) => b.append_null(),
             (Col::Int(b), Cell::Null) => b.append_null(),
@@ -109,7 +110,11 @@ impl Col {
                 }
                 b.append(true);
             }
-            (_, c) => anyhow::bail!("internal: column {name} got {c:?}"),
+            (_, c) => {
+                return Err(ExportError::Failed(format!(
+                    "internal: column {name} got {c:?}"
+                )));
+            }
         }
         Ok(())
     }
@@ -145,7 +150,7 @@ pub(crate) fn write<W: Write + Send>(
     picks: &[super::Pick],
     out: W,
     bar: &indicatif::ProgressBar,
-) -> anyhow::Result<(usize, Vec<String>)> {
+) -> Result<(usize, Vec<String>), ExportError> {
     let rows = RunRows::load(dir)?;
     let manifest = crate::run::store::read_manifest(dir)
         .ok()
@@ -174,7 +179,7 @@ pub(crate) fn write<W: Write + Send>(
     let props = props.build();
     let mut w = ArrowWriter::try_new(out, schema.clone(), Some(props))?;
     let mut builders: Vec<Col> = cols.iter().map(|(_, t)| Col::new(*t)).collect();
-    let flush = |builders: &mut Vec<Col>, w: &mut ArrowWriter<W>| -> anyhow::Result<()> {
+    let flush = |builders: &mut Vec<Col>, w: &mut ArrowWriter<W>| -> Result<(), ExportError> {
         if builders.first().is_some_and(|b| b.len() > 0) {
             let arrays: Vec<ArrayRef> = builders.iter_mut().map(Col::finish).collect();
             w.write(&RecordBatch::try_new(schema.clone(), arrays)?)?;
@@ -182,11 +187,11 @@ pub(crate) fn write<W: Write + Send>(
         Ok(())
     };
     let mut n = 0usize;
-    let mut failure: Option<anyhow::Error> = None;
+    let mut failure: Option<ExportError> = None;
     let mut warnings = rows.warnings.clone();
     warnings.extend(
         super::read_picks(dir, picks, |s, mask| {
-            let mut step = || -> anyhow::Result<()> {
+            let mut step = || -> Result<(), ExportError> {
                 let kinds = super::flat::kind_ids(mask);
                 for ((b, (name, _)), cell) in
                     builders.iter_mut().zip(&cols).zip(rows.row(&s, &kinds))
@@ -206,7 +211,7 @@ pub(crate) fn write<W: Write + Send>(
                 std::io::Error::other(msg)
             })
         })
-        .map_err(|e| failure.take().unwrap_or_else(|| anyhow::anyhow!("{e}")))?,
+        .map_err(|e| failure.take().unwrap_or_else(|| ExportError::failed(e)))?,
     );
     flush(&mut builders, &mut w)?;
     w.close()?;
