@@ -276,10 +276,7 @@ impl BertScoreMiniLm {
                     .collect();
                 handles
                     .into_iter()
-                    .map(|h| {
-                        h.join()
-                            .unwrap_or_else(|_| Err(BertScoreError::WorkerPanicked))
-                    })
+                    .map(|h| h.join().unwrap_or(Err(BertScoreError::WorkerPanicked)))
                     .collect()
             })
         };
