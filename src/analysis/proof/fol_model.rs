@@ -6,7 +6,8 @@
 use super::logic::Pool;
 use super::screen::Rand;
 use crate::syntax::{BinOp, Formula, Quantifier, Term};
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeMap;
 
 /// One random finite structure, keyed by symbol name.
 #[derive(Clone)]
@@ -208,6 +209,21 @@ fn number(map: &mut HashMap<String, usize>, name: &str) {
 }
 
 impl Symbols {
+    /// The symbols every random model draws: the pool's and `names`.
+    pub fn from_pool(pool: &Pool, names: &[String]) -> Symbols {
+        let mut s = Symbols::default();
+        for p in &pool.props {
+            number(&mut s.props, p);
+        }
+        for (p, _) in &pool.preds {
+            number(&mut s.preds, p);
+        }
+        for c in names {
+            number(&mut s.names, c);
+        }
+        s
+    }
+
     /// Numbers the symbols of `m` not numbered yet (earlier numbers stay).
     pub fn add(&mut self, m: &Model) {
         for p in m.props.keys() {

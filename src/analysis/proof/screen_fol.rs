@@ -50,13 +50,13 @@ impl FolScreen {
         let mut free: Vec<String> = a.free_variables().into_iter().collect();
         free.extend(b.free_variables());
         let names: Vec<String> = pool.consts.iter().chain(&free).cloned().collect();
-        let mut models: Vec<Model> = (0..MODELS)
-            .map(|i| random_model(i, pool, &names, &mut rng))
+        // Every random model draws these symbols; a countermodel may add some.
+        let mut syms = Symbols::from_pool(pool, &names);
+        #[cfg(test)]
+        let start = rng.clone();
+        let models: Vec<Dense> = (0..MODELS)
+            .map(|i| syms.random(i, pool, &names, &mut rng))
             .collect();
-        let mut syms = Symbols::default();
-        for m in &models {
-            syms.add(m);
-        }
         // φ₀'s and φ₁'s symbols are all numbered: a countermodel's extra ones, numbered
         // later, do not change how they compile.
         let (pa, pb) = (syms.compile(a, &[]), syms.compile(b, &[]));
@@ -93,11 +93,18 @@ impl FolScreen {
             }
             first.insert(0, base);
         }
-        first.append(&mut models);
         for m in &first {
             syms.add(m);
         }
-        let dense: Vec<Dense> = first.iter().map(|m| syms.dense(m)).collect();
+        let mut dense: Vec<Dense> = first.iter().map(|m| syms.dense(m)).collect();
+        dense.extend(models);
+        #[cfg(test)]
+        let first = {
+            let mut rng = start;
+            let mut first = first;
+            first.extend((0..MODELS).map(|i| random_model(i, pool, &names, &mut rng)));
+            first
+        };
         let target = dense.iter().map(|m| pb.eval(m, &mut Vec::new())).collect();
         FolScreen {
             syms,
@@ -106,6 +113,16 @@ impl FolScreen {
             #[cfg(test)]
             maps: first,
         }
+    }
+
+    /// [`FolScreen::agrees`] by the reference semantics: `f` evaluated by name on the
+    /// models as drawn.
+    #[cfg(test)]
+    fn agrees_by_name(&self, f: &Formula) -> bool {
+        self.maps
+            .iter()
+            .zip(&self.target)
+            .all(|(m, t)| m.eval(f, &mut Vec::new()) == *t)
     }
 
     /// Whether `f` takes φ₁'s value on every model.
@@ -518,9 +535,37 @@ mod tests {
     }
 
     /// Every edit of φ₀ (and of one edited φ₀, as the two-edit search sees) is
-    /// screened exactly as evaluating the built candidate on every model would.
+    /// screened exactly as evaluating the built candidate by name on every model
+    /// would (the reference semantics), and so is every candidate compiled whole.
+    fn edits_agree_with_the_reference(
+        s: &FolScreen,
+        a: &Formula,
+        pool: &Pool,
+        counts: &mut (usize, usize, usize),
+    ) {
+        let mut formulas = vec![a.clone()];
+        for e in edits(a, pool).iter().step_by(7) {
+            formulas.extend(apply(a, e, pool));
+        }
+        for f in &formulas {
+            let ar = s.arena(f);
+            let covering = s.covering(&ar);
+            for e in edits(f, pool) {
+                let built = apply(f, &e, pool);
+                let slow = built.as_ref().is_some_and(|g| s.agrees_by_name(g));
+                assert_eq!(s.edit_agrees(&ar, &e, pool), slow, "{f:?} {e:?}");
+                assert_eq!(built.is_some_and(|g| s.agrees(&g)), slow, "{f:?} {e:?}");
+                // An edit the distinguishing models prune never agrees.
+                assert!(covering[e.at] || !slow, "pruned {f:?} {e:?}");
+                counts.2 += usize::from(!covering[e.at]);
+                counts.0 += 1;
+                counts.1 += usize::from(slow);
+            }
+        }
+    }
+
     #[test]
-    fn edit_bits_agree_with_the_built_candidate() {
+    fn edit_values_agree_with_the_built_candidate() {
         let pairs = [
             (
                 "∀x1.(P(x1) → ∃x2.R(x1,x2)) ∧ ¬Q(c1)",
@@ -535,33 +580,60 @@ mod tests {
                 "¬∀x2.∃x1.(P(x1) ↔ R(x2,c1))",
             ),
             ("P(x1) → (Q(c1) ∧ ∀x2.R(x1,x2))", "Q(c1) ∨ ¬P(x1)"),
+            // Shadowed and reused variables, a constant named like a bound variable's
+            // scope, and a quantifier prefix (every edit inside a scope).
+            (
+                "∀x1.∃x2.∀x3.(pred2(x1,x3) ∨ ∃x1.pred3(x1,x2,p1))",
+                "∀x1.∃x2.∀x3.(pred2(x3,x1) ∨ ∀x1.pred3(x2,x1,p1))",
+            ),
+            (
+                "∃x1.∀x2.∀x3.∃x4.((pred1(x1) ∧ pred5(x2,x4)) → ¬pred1(x3))",
+                "∃x1.∀x2.∀x3.∃x4.((pred1(x1) ∨ pred5(x4,x2)) → pred1(x3))",
+            ),
         ];
-        let (mut checked, mut passed, mut pruned) = (0, 0, 0);
+        let mut counts = (0, 0, 0);
         for (a, b) in pairs {
             let (a, b) = (fol(a), fol(b));
             let pool = Pool::new(&a, &b);
             let s = FolScreen::new(&a, &b, &pool, || None);
-            let mut formulas = vec![a.clone()];
-            for e in edits(&a, &pool).iter().step_by(7) {
-                formulas.extend(apply(&a, e, &pool));
-            }
-            for f in &formulas {
-                let ar = s.arena(f);
-                let covering = s.covering(&ar);
-                for e in edits(f, &pool) {
-                    let slow = apply(f, &e, &pool).is_some_and(|g| s.agrees(&g));
-                    assert_eq!(s.edit_agrees(&ar, &e, &pool), slow, "{f:?} {e:?}");
-                    // An edit the distinguishing models prune never agrees.
-                    assert!(covering[e.at] || !slow, "pruned {f:?} {e:?}");
-                    pruned += usize::from(!covering[e.at]);
-                    checked += 1;
-                    passed += usize::from(slow);
-                }
-            }
+            edits_agree_with_the_reference(&s, &a, &pool, &mut counts);
         }
+        let (checked, passed, pruned) = counts;
         assert!(
             checked > 2_000 && passed > 0 && pruned > checked / 10,
             "{checked} edits, {passed} passed, {pruned} pruned"
         );
+    }
+
+    /// The screen on models from a countermodel (no random model tells the sides
+    /// apart): names and arities only the countermodel has are evaluated by name too.
+    #[test]
+    fn countermodel_models_agree_with_the_reference() {
+        use crate::verify::model::FiniteModel;
+        use std::collections::{HashMap, HashSet};
+        // Equivalent sides: no probe differs, so the countermodel is asked for.
+        let (a, b) = (
+            fol("∀x1.(P(x1) → Q(x1,c1))"),
+            fol("∀x1.(¬Q(x1,c1) → ¬P(x1))"),
+        );
+        let pool = Pool::new(&a, &b);
+        let mut asked = false;
+        let s = FolScreen::new(&a, &b, &pool, || {
+            asked = true;
+            Some(FiniteModel {
+                size: 3,
+                constants: HashMap::from([("c1".into(), 2), ("x1".into(), 1)]),
+                predicates: HashMap::from([
+                    (("P".into(), 1), HashSet::from([vec![0], vec![2]])),
+                    (("Q".into(), 2), HashSet::from([vec![0, 2], vec![1, 1]])),
+                    (("Q".into(), 0), HashSet::from([vec![]])),
+                ]),
+                propositions: HashMap::new(),
+            })
+        });
+        assert!(asked);
+        let mut counts = (0, 0, 0);
+        edits_agree_with_the_reference(&s, &a, &pool, &mut counts);
+        assert!(counts.0 > 100, "{counts:?}");
     }
 }
