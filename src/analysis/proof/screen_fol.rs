@@ -193,7 +193,7 @@ pub(crate) struct FolArena<'a> {
     vals: Vec<Vec<bool>>,
     off: Vec<Vec<usize>>,
     /// Pool operands' values in a scope (operand, scope), computed when first asked.
-    operands: RefCell<HashMap<(usize, usize), Rc<Vec<bool>>>>,
+    operands: RefCell<OperandValues>,
 }
 
 impl FolArena<'_> {
@@ -227,6 +227,9 @@ impl FolArena<'_> {
         !self.vals.is_empty()
     }
 }
+
+/// Pool operands' values by (operand, scope).
+type OperandValues = HashMap<(usize, usize), Rc<Vec<bool>>>;
 
 /// How an edited node's new values are had.
 enum New {
@@ -416,8 +419,8 @@ impl FolScreen {
                 }
                 (New::Built(p), ..) => p.table(model, d, &mut cur),
                 (_, Op::Negate, _) => cur.extend(ar.of(e.at, m).iter().map(|x| !x)),
-                (_, Op::Unnegate, _) | (_, Op::Keep(true), _) => {
-                    cur.extend_from_slice(ar.of(k0, m))
+                (_, Op::Unnegate | Op::Keep(true), _) => {
+                    cur.extend_from_slice(ar.of(k0, m));
                 }
                 (_, Op::Keep(false), _) => cur.extend_from_slice(ar.of(k1, m)),
                 (_, Op::Connective(o), _) => cur.extend(
@@ -433,7 +436,7 @@ impl FolScreen {
                         .map(|(x, y)| o.apply(*x, || *y)),
                 ),
                 (_, Op::FlipQuant, Formula::Quant(q, ..)) => {
-                    quantify(q.dual(), ar.of(k0, m), model.size, &mut cur)
+                    quantify(q.dual(), ar.of(k0, m), model.size, &mut cur);
                 }
                 _ => return false,
             }
