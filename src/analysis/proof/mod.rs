@@ -8,6 +8,7 @@
 //! change; where their structure differs, the places are named as rewrites.
 
 mod focus;
+mod fol_model;
 mod logic;
 mod near;
 mod operands;

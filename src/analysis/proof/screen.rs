@@ -15,6 +15,7 @@ const MAX_EXACT_VARS: usize = 12;
 const SAMPLED_WORDS: usize = 64;
 
 /// A small deterministic generator (xorshift64*), so screening never depends on time.
+#[derive(Clone)]
 pub(crate) struct Rand(u64);
 
 impl Rand {

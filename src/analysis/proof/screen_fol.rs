@@ -1,95 +1,39 @@
 //! The first-order screen: a candidate's values on a few small random models (and
 //! models where φ₀ and φ₁ differ, checked first). An edit is screened without
-//! building the candidate: the values of every node outside any quantifier's scope
-//! are kept as bits (one per model), the edited region is evaluated alone, and its
-//! new bits are combined up the path to the root, as the PL screen does with rows.
+//! building the candidate: every node of the formula edited keeps its values on
+//! every model at every assignment of the variables bound around it, the edited
+//! node's new values are had from its children's (or the edited node alone,
+//! evaluated), and they are combined up the path to the root, through quantifiers
+//! too; a model where the root's new value differs from φ₁'s ends the check.
 
-use super::logic::{Edit, Op, Pool, apply};
-use super::screen::{Rand, op1};
-use crate::syntax::{BinOp, Formula, Quantifier, Term};
-use std::collections::BTreeMap;
+use super::fol_model::{Dense, Model, Prog, Symbols, from_finite, random_model};
+use super::logic::{Edit, Op, Pool, apply, local};
+use super::screen::Rand;
+use crate::syntax::{Formula, Quantifier};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
 
 /// Random models a first-order candidate is evaluated on.
 const MODELS: usize = 64;
-/// The models an edit is checked on first (bits of the first word): most candidates
-/// already fail on the first models where φ₀ and φ₁ differ.
-const FIRST: u64 = 0xF;
-
-/// One random finite structure.
-#[derive(Clone)]
-struct Model {
-    size: usize,
-    props: BTreeMap<String, bool>,
-    preds: BTreeMap<String, Vec<(usize, Vec<bool>)>>,
-    names: BTreeMap<String, usize>,
-}
-
-impl Model {
-    fn term<'a>(&self, t: &'a Term, env: &[(&'a str, usize)]) -> usize {
-        let n = t.name();
-        env.iter()
-            .rev()
-            .find(|(v, _)| *v == n)
-            .map(|(_, e)| *e)
-            .or_else(|| self.names.get(n).copied())
-            .unwrap_or(0)
-    }
-
-    fn eval<'a>(&self, f: &'a Formula, env: &mut Vec<(&'a str, usize)>) -> bool {
-        match f {
-            Formula::Bool(b) => *b,
-            Formula::Prop(p) => self.props.get(p.as_str()).copied().unwrap_or(false),
-            Formula::Pred(p, args) => {
-                let Some(ext) = self
-                    .preds
-                    .get(p.as_str())
-                    .and_then(|v| v.iter().find(|(k, _)| *k == args.len()))
-                else {
-                    return false;
-                };
-                let idx = args
-                    .iter()
-                    .fold(0, |i, t| i * self.size + self.term(t, env));
-                ext.1.get(idx).copied().unwrap_or(false)
-            }
-            Formula::Not(a) => !self.eval(a, env),
-            Formula::Bin(op, a, b) => {
-                let x = self.eval(a, env);
-                op.apply(x, || self.eval(b, env))
-            }
-            Formula::Quant(q, v, body) => {
-                let all = *q == Quantifier::Forall;
-                for e in 0..self.size {
-                    env.push((v.as_str(), e));
-                    let val = self.eval(body, env);
-                    env.pop();
-                    if val != all {
-                        return !all;
-                    }
-                }
-                all
-            }
-        }
-    }
-}
-
-/// First-order screen: φ₁'s value on each of a few small random models.
-pub(crate) struct FolScreen {
-    models: Vec<Model>,
-    target: Vec<bool>,
-    /// φ₁'s values as bits (bit i of word i / 64: model i).
-    bits: Vec<u64>,
-    /// Each pool operand's values (at no bound variable) as bits.
-    operands: Vec<Vec<u64>>,
-}
-
-/// Largest tuple table drawn for one predicate (domain^arity entries).
-const MAX_TUPLES: usize = 1 << 12;
-
 /// Random models searched for ones where φ₀ and φ₁ differ.
 const PROBES: usize = 512;
 /// Distinguishing models kept (checked first: a candidate must flip φ₀ there).
 const DISTINGUISHING: usize = 16;
+/// Most values an arena keeps (over its nodes, models and assignments); a formula
+/// nested deeper is screened by building each candidate, as the values would cost
+/// more than they save.
+const MAX_VALUES: usize = 1 << 20;
+
+/// First-order screen: φ₁'s value on each of a few small random models.
+pub(crate) struct FolScreen {
+    syms: Symbols,
+    models: Vec<Dense>,
+    target: Vec<bool>,
+    /// The models as drawn, for checking the compiled evaluation against them.
+    #[cfg(test)]
+    maps: Vec<Model>,
+}
 
 impl FolScreen {
     /// Models over the symbols of both sides (and of the arities an edit may give a
@@ -106,18 +50,28 @@ impl FolScreen {
         let mut free: Vec<String> = a.free_variables().into_iter().collect();
         free.extend(b.free_variables());
         let names: Vec<String> = pool.consts.iter().chain(&free).cloned().collect();
-        let mut models: Vec<Model> = (0..MODELS)
-            .map(|i| random_model(i, pool, &names, &mut rng))
+        // Every random model draws these symbols; a countermodel may add some.
+        let mut syms = Symbols::from_pool(pool, &names);
+        #[cfg(test)]
+        let start = rng.clone();
+        let models: Vec<Dense> = (0..MODELS)
+            .map(|i| syms.random(i, pool, &names, &mut rng))
             .collect();
-        let differs = |m: &Model| m.eval(a, &mut Vec::new()) != m.eval(b, &mut Vec::new());
+        // φ₀'s and φ₁'s symbols are all numbered: a countermodel's extra ones, numbered
+        // later, do not change how they compile.
+        let (pa, pb) = (syms.compile(a, &[]), syms.compile(b, &[]));
+        let differs = |d: &Dense| pa.eval(d, &mut Vec::new()) != pb.eval(d, &mut Vec::new());
         let mut first: Vec<Model> = Vec::new();
         for i in 0..PROBES {
             if first.len() >= DISTINGUISHING {
                 break;
             }
-            let m = random_model(i + 7, pool, &names, &mut rng);
-            if differs(&m) {
-                first.push(m);
+            // Drawn straight into arrays (most probes are thrown away), and drawn
+            // again as maps when kept.
+            let before = rng.clone();
+            let d = syms.random(i + 7, pool, &names, &mut rng);
+            if differs(&d) {
+                first.push(random_model(i + 7, pool, &names, &mut before.clone()));
             }
         }
         if first.is_empty()
@@ -133,32 +87,52 @@ impl FolScreen {
                         ext.1[k] = !ext.1[k];
                     }
                 }
-                if differs(&m) {
+                if differs(&syms.dense(&m)) {
                     first.push(m);
                 }
             }
             first.insert(0, base);
         }
-        first.append(&mut models);
-        let target = first.iter().map(|m| m.eval(b, &mut Vec::new())).collect();
-        let mut s = FolScreen {
-            models: first,
-            target,
-            bits: Vec::new(),
-            operands: Vec::new(),
+        for m in &first {
+            syms.add(m);
+        }
+        let mut dense: Vec<Dense> = first.iter().map(|m| syms.dense(m)).collect();
+        dense.extend(models);
+        #[cfg(test)]
+        let first = {
+            let mut rng = start;
+            let mut first = first;
+            first.extend((0..MODELS).map(|i| random_model(i, pool, &names, &mut rng)));
+            first
         };
-        s.bits = s.values(b);
-        s.operands = pool.operands.iter().map(|f| s.values(f)).collect();
-        s
+        let target = dense.iter().map(|m| pb.eval(m, &mut Vec::new())).collect();
+        FolScreen {
+            syms,
+            models: dense,
+            target,
+            #[cfg(test)]
+            maps: first,
+        }
+    }
+
+    /// [`FolScreen::agrees`] by the reference semantics: `f` evaluated by name on the
+    /// models as drawn.
+    #[cfg(test)]
+    fn agrees_by_name(&self, f: &Formula) -> bool {
+        self.maps
+            .iter()
+            .zip(&self.target)
+            .all(|(m, t)| m.eval(f, &mut Vec::new()) == *t)
     }
 
     /// Whether `f` takes φ₁'s value on every model.
     pub fn agrees(&self, f: &Formula) -> bool {
+        let p = self.syms.compile(f, &[]);
         let mut env = Vec::new();
         self.models
             .iter()
             .zip(&self.target)
-            .all(|(m, t)| m.eval(f, &mut env) == *t)
+            .all(|(m, t)| p.eval(m, &mut env) == *t)
     }
 }
 
@@ -201,172 +175,297 @@ impl Learned {
     }
 }
 
-/// What a node outside every quantifier's scope is, for combining its bits.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Shape {
-    Not,
-    Bin(BinOp),
-    /// An atom, a constant or a quantified formula: evaluated whole.
-    Leaf,
-}
-
-/// The bits of every node of one formula outside any quantifier's scope, in
-/// pre-order; a node inside a scope refers to its region (the outermost quantified
-/// formula around it), which an edit there re-evaluates.
+/// The values of every node of one formula on every model, at every assignment of
+/// the variables bound around the node (the outermost variable the most significant
+/// digit), nodes in pre-order.
 pub(crate) struct FolArena<'a> {
     nodes: Vec<&'a Formula>,
-    bits: Vec<Vec<u64>>,
     parent: Vec<usize>,
     kids: Vec<[usize; 2]>,
-    shape: Vec<Shape>,
+    /// Quantifiers around the node.
+    depth: Vec<usize>,
+    /// The innermost quantifier around the node (`usize::MAX`: none).
+    scope: Vec<usize>,
+    /// The outermost quantified formula around the node, else the node itself.
     region: Vec<usize>,
+    /// Per node, model `m`'s values at `off[depth][m]..off[depth][m + 1]`; empty when
+    /// they would exceed [`MAX_VALUES`] (each candidate is then built).
+    vals: Vec<Vec<bool>>,
+    off: Vec<Vec<usize>>,
+    /// Pool operands' values in a scope (operand, scope), computed when first asked.
+    operands: RefCell<OperandValues>,
+}
+
+impl FolArena<'_> {
+    /// Node `i`'s values on model `m`.
+    fn of(&self, i: usize, m: usize) -> &[bool] {
+        let (Some(v), Some(o)) = (
+            self.vals.get(i),
+            self.depth.get(i).and_then(|d| self.off.get(*d)),
+        ) else {
+            return &[];
+        };
+        match (o.get(m), o.get(m + 1)) {
+            (Some(&s), Some(&e)) => v.get(s..e).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+
+    /// The variables bound around node `i`, outermost first.
+    fn bound(&self, i: usize) -> Vec<&str> {
+        let mut out = Vec::new();
+        let mut q = self.scope.get(i).copied().unwrap_or(usize::MAX);
+        while let Some(Formula::Quant(_, v, _)) = self.nodes.get(q) {
+            out.push(v.as_str());
+            q = self.scope.get(q).copied().unwrap_or(usize::MAX);
+        }
+        out.reverse();
+        out
+    }
+
+    fn tables(&self) -> bool {
+        !self.vals.is_empty()
+    }
+}
+
+/// Pool operands' values by (operand, scope).
+type OperandValues = HashMap<(usize, usize), Rc<Vec<bool>>>;
+
+/// How an edited node's new values are had.
+enum New {
+    /// From the arena's tables alone.
+    Tables,
+    /// The node combined with a pool operand's values in its scope.
+    Operand(Rc<Vec<bool>>),
+    /// The edited node alone, compiled and evaluated at every assignment.
+    Built(Prog),
 }
 
 impl FolScreen {
-    /// Words of bits: one bit per model.
-    fn words(&self) -> usize {
-        self.models.len().div_ceil(64)
-    }
-
-    /// `f`'s values on every model (no bound variable), as bits.
-    fn values(&self, f: &Formula) -> Vec<u64> {
-        (0..self.words()).map(|w| self.word(f, w)).collect()
-    }
-
-    /// `f`'s values on models 64w..64w+63 as one word.
-    fn word(&self, f: &Formula, w: usize) -> u64 {
-        self.bits_in(f, w, u64::MAX)
-    }
-
-    /// `f`'s values on the models of word `w` that `mask` selects (other bits 0).
-    fn bits_in(&self, f: &Formula, w: usize, mask: u64) -> u64 {
-        let mut env = Vec::new();
-        self.models
-            .iter()
-            .skip(w * 64)
-            .take(64)
-            .enumerate()
-            .filter(|(i, _)| mask >> i & 1 == 1)
-            .fold(0, |acc, (i, m)| acc | (u64::from(m.eval(f, &mut env)) << i))
-    }
-
-    /// The parts of the bits an edit is checked on, in order: the first models (where
-    /// φ₀ and φ₁ differ, when found) alone, then the rest of each word.
-    fn chunks(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
-        let n = self.models.len();
-        (0..self.words()).flat_map(move |w| {
-            let all = if (w + 1) * 64 <= n {
-                u64::MAX
-            } else {
-                (1u64 << (n % 64)) - 1
-            };
-            let first = if w == 0 { all & FIRST } else { 0 };
-            [(w, first), (w, all & !first)]
-                .into_iter()
-                .filter(|(_, m)| *m != 0)
-        })
-    }
-
-    /// The node bits of `f`.
+    /// The node values of `f`.
     pub fn arena<'a>(&self, f: &'a Formula) -> FolArena<'a> {
         fn go<'a>(
-            s: &FolScreen,
             f: &'a Formula,
             parent: usize,
-            inside: Option<usize>,
+            scope: usize,
+            depth: usize,
+            region: Option<usize>,
             ar: &mut FolArena<'a>,
-        ) -> usize {
+        ) {
             let at = ar.nodes.len();
             ar.nodes.push(f);
-            ar.bits.push(Vec::new());
             ar.parent.push(parent);
             ar.kids.push([usize::MAX; 2]);
-            ar.shape.push(Shape::Leaf);
-            ar.region.push(inside.unwrap_or(at));
-            if let Some(r) = inside {
-                match f {
-                    Formula::Not(a) | Formula::Quant(_, _, a) => {
-                        go(s, a, at, Some(r), ar);
-                    }
-                    Formula::Bin(_, a, b) => {
-                        go(s, a, at, Some(r), ar);
-                        go(s, b, at, Some(r), ar);
-                    }
-                    _ => {}
-                }
-                return at;
-            }
-            let bits = match f {
+            ar.depth.push(depth);
+            ar.scope.push(scope);
+            ar.region.push(region.unwrap_or(at));
+            match f {
                 Formula::Not(a) => {
-                    let k = go(s, a, at, None, ar);
-                    ar.kids[at][0] = k;
-                    ar.shape[at] = Shape::Not;
-                    ar.bits[k].iter().map(|x| !x).collect()
+                    ar.kids[at][0] = ar.nodes.len();
+                    go(a, at, scope, depth, region, ar);
                 }
-                Formula::Bin(op, a, b) => {
-                    let k0 = go(s, a, at, None, ar);
-                    let k1 = go(s, b, at, None, ar);
-                    ar.kids[at] = [k0, k1];
-                    ar.shape[at] = Shape::Bin(*op);
-                    ar.bits[k0]
-                        .iter()
-                        .zip(&ar.bits[k1])
-                        .map(|(x, y)| op1(*op, *x, *y))
-                        .collect()
+                Formula::Bin(_, a, b) => {
+                    ar.kids[at][0] = ar.nodes.len();
+                    go(a, at, scope, depth, region, ar);
+                    ar.kids[at][1] = ar.nodes.len();
+                    go(b, at, scope, depth, region, ar);
                 }
-                Formula::Quant(_, _, body) => {
-                    go(s, body, at, Some(at), ar);
-                    s.values(f)
+                Formula::Quant(_, _, a) => {
+                    ar.kids[at][0] = ar.nodes.len();
+                    go(a, at, at, depth + 1, Some(region.unwrap_or(at)), ar);
                 }
-                _ => s.values(f),
-            };
-            ar.bits[at] = bits;
-            at
+                Formula::Bool(_) | Formula::Prop(_) | Formula::Pred(..) => {}
+            }
         }
         let mut ar = FolArena {
             nodes: Vec::new(),
-            bits: Vec::new(),
             parent: Vec::new(),
             kids: Vec::new(),
-            shape: Vec::new(),
+            depth: Vec::new(),
+            scope: Vec::new(),
             region: Vec::new(),
+            vals: Vec::new(),
+            off: Vec::new(),
+            operands: RefCell::new(HashMap::new()),
         };
-        go(self, f, usize::MAX, None, &mut ar);
+        go(f, usize::MAX, usize::MAX, 0, None, &mut ar);
+        let deepest = ar.depth.iter().copied().max().unwrap_or(0);
+        let mut total = Some(0usize);
+        for d in 0..=deepest + 1 {
+            let mut o = vec![0];
+            let mut at = Some(0usize);
+            for m in &self.models {
+                at = at
+                    .zip(m.size.checked_pow(u32::try_from(d).unwrap_or(u32::MAX)))
+                    .and_then(|(a, n)| a.checked_add(n));
+                o.push(at.unwrap_or(usize::MAX));
+            }
+            let per = at.unwrap_or(usize::MAX);
+            let nodes = ar.depth.iter().filter(|x| **x == d).count();
+            total = total
+                .zip(per.checked_mul(nodes))
+                .and_then(|(t, n)| t.checked_add(n));
+            ar.off.push(o);
+        }
+        if total.is_some_and(|t| t <= MAX_VALUES) {
+            ar.vals = self.node_values(&ar);
+        }
         ar
     }
 
+    /// Every node's values, children before parents.
+    fn node_values(&self, ar: &FolArena<'_>) -> Vec<Vec<bool>> {
+        let mut vals: Vec<Vec<bool>> = vec![Vec::new(); ar.nodes.len()];
+        for i in (0..ar.nodes.len()).rev() {
+            let [k0, k1] = ar.kids[i];
+            let (d, o) = (ar.depth[i], &ar.off[ar.depth[i]]);
+            let v = match ar.nodes[i] {
+                Formula::Not(_) => vals[k0].iter().map(|x| !x).collect(),
+                Formula::Bin(op, ..) => vals[k0]
+                    .iter()
+                    .zip(&vals[k1])
+                    .map(|(x, y)| op.apply(*x, || *y))
+                    .collect(),
+                Formula::Quant(q, ..) => {
+                    let body = &vals[k0];
+                    let inner = &ar.off[d + 1];
+                    let mut v = Vec::with_capacity(o.last().copied().unwrap_or(0));
+                    for (m, model) in self.models.iter().enumerate() {
+                        let s = body.get(inner[m]..inner[m + 1]).unwrap_or(&[]);
+                        quantify(*q, s, model.size, &mut v);
+                    }
+                    v
+                }
+                atom => {
+                    let p = self.syms.compile(atom, &ar.bound(i));
+                    let mut v = Vec::with_capacity(o.last().copied().unwrap_or(0));
+                    for m in &self.models {
+                        p.table(m, d, &mut v);
+                    }
+                    v
+                }
+            };
+            vals[i] = v;
+        }
+        vals
+    }
+
+    /// Pool operand `i`'s values in node `at`'s scope (None: no such operand).
+    fn operand(
+        &self,
+        ar: &FolArena<'_>,
+        i: usize,
+        at: usize,
+        pool: &Pool,
+    ) -> Option<Rc<Vec<bool>>> {
+        let scope = *ar.scope.get(at)?;
+        if let Some(v) = ar.operands.borrow().get(&(i, scope)) {
+            return Some(Rc::clone(v));
+        }
+        let p = self.syms.compile(pool.operands.get(i)?, &ar.bound(at));
+        let d = *ar.depth.get(at)?;
+        let mut v = Vec::new();
+        for m in &self.models {
+            p.table(m, d, &mut v);
+        }
+        let v = Rc::new(v);
+        ar.operands.borrow_mut().insert((i, scope), Rc::clone(&v));
+        Some(v)
+    }
+
     /// Whether the edit of the arena's formula takes φ₁'s value on every model: the
-    /// same answer as evaluating the edited formula, one word of models at a time
-    /// (the models where φ₀ and φ₁ differ come first: most candidates fail there).
+    /// same answer as evaluating the edited formula, one model at a time (the models
+    /// where φ₀ and φ₁ differ come first: most candidates fail there).
     pub fn edit_agrees(&self, ar: &FolArena<'_>, e: &Edit, pool: &Pool) -> bool {
-        let Some(&root) = ar.region.get(e.at) else {
+        let Some(&node) = ar.nodes.get(e.at) else {
             return false;
         };
-        let fast = root == e.at && self.local_word(ar, e, 0).is_some();
-        // Edits the bits cannot express rebuild the region alone (never the whole
-        // formula unless the region is the root).
-        let region = if fast {
-            None
-        } else {
-            let sub = ar.nodes[root];
-            let local = Edit {
-                at: e.at - root,
-                op: e.op.clone(),
-            };
-            match apply(sub, &local, pool) {
-                Some(g) => Some(g),
+        if !ar.tables() {
+            return ar
+                .nodes
+                .first()
+                .and_then(|f| apply(f, e, pool))
+                .is_some_and(|g| self.agrees(&g));
+        }
+        let new = match (&e.op, node) {
+            (Op::Negate, _)
+            | (Op::Unnegate, Formula::Not(_))
+            | (Op::Connective(_) | Op::SwapOperands | Op::Keep(_), Formula::Bin(..))
+            | (Op::FlipQuant, Formula::Quant(..)) => New::Tables,
+            (Op::Add(_, i), _) => match self.operand(ar, *i, e.at, pool) {
+                Some(v) => New::Operand(v),
                 None => return false,
-            }
+            },
+            _ => match local(node, &e.op, pool) {
+                Some(g) => New::Built(self.syms.compile(&g, &ar.bound(e.at))),
+                None => return false,
+            },
         };
-        for (w, mask) in self.chunks() {
-            let cur = match &region {
-                Some(g) => self.bits_in(g, w, mask),
-                None => match self.local_word(ar, e, w) {
-                    Some(x) => x,
-                    None => return false,
-                },
-            };
-            if (up(ar, root, cur, w) ^ self.bits[w]) & mask != 0 {
+        let d = ar.depth[e.at];
+        let [k0, k1] = ar.kids[e.at];
+        let (mut cur, mut next) = (Vec::new(), Vec::new());
+        for (m, model) in self.models.iter().enumerate() {
+            cur.clear();
+            match (&new, &e.op, node) {
+                (New::Operand(v), Op::Add(o, _), _) => {
+                    let o2 = &ar.off[d];
+                    let xs = v.get(o2[m]..o2[m + 1]).unwrap_or(&[]);
+                    cur.extend(
+                        ar.of(e.at, m)
+                            .iter()
+                            .zip(xs)
+                            .map(|(x, y)| o.apply(*x, || *y)),
+                    );
+                }
+                (New::Built(p), ..) => p.table(model, d, &mut cur),
+                (_, Op::Negate, _) => cur.extend(ar.of(e.at, m).iter().map(|x| !x)),
+                (_, Op::Unnegate | Op::Keep(true), _) => {
+                    cur.extend_from_slice(ar.of(k0, m));
+                }
+                (_, Op::Keep(false), _) => cur.extend_from_slice(ar.of(k1, m)),
+                (_, Op::Connective(o), _) => cur.extend(
+                    ar.of(k0, m)
+                        .iter()
+                        .zip(ar.of(k1, m))
+                        .map(|(x, y)| o.apply(*x, || *y)),
+                ),
+                (_, Op::SwapOperands, Formula::Bin(o, ..)) => cur.extend(
+                    ar.of(k1, m)
+                        .iter()
+                        .zip(ar.of(k0, m))
+                        .map(|(x, y)| o.apply(*x, || *y)),
+                ),
+                (_, Op::FlipQuant, Formula::Quant(q, ..)) => {
+                    quantify(q.dual(), ar.of(k0, m), model.size, &mut cur);
+                }
+                _ => return false,
+            }
+            let mut at = e.at;
+            while let Some(&p) = ar.parent.get(at) {
+                match ar.nodes.get(p) {
+                    Some(Formula::Not(_)) => cur.iter_mut().for_each(|x| *x = !*x),
+                    Some(Formula::Bin(op, ..)) => {
+                        let [a, b] = ar.kids[p];
+                        if a == at {
+                            for (x, y) in cur.iter_mut().zip(ar.of(b, m)) {
+                                *x = op.apply(*x, || *y);
+                            }
+                        } else {
+                            for (x, y) in cur.iter_mut().zip(ar.of(a, m)) {
+                                *x = op.apply(*y, || *x);
+                            }
+                        }
+                    }
+                    Some(Formula::Quant(q, ..)) => {
+                        next.clear();
+                        quantify(*q, &cur, model.size, &mut next);
+                        std::mem::swap(&mut cur, &mut next);
+                    }
+                    _ => break,
+                }
+                at = p;
+            }
+            if cur.first() != self.target.get(m) {
                 return false;
             }
         }
@@ -378,146 +477,52 @@ impl FolScreen {
     /// a node inside a quantifier's scope changes only its region, so the region's
     /// sensitivity decides.
     pub fn covering(&self, ar: &FolArena<'_>) -> Vec<bool> {
-        let n = self.models.len();
-        let words = self.words();
+        if !ar.tables() {
+            return vec![true; ar.nodes.len()];
+        }
+        // A node in no quantifier's scope has one value per model.
+        let up = |mut at: usize, mut cur: bool, m: usize| {
+            while let Some(&p) = ar.parent.get(at) {
+                cur = match ar.nodes.get(p) {
+                    Some(Formula::Not(_)) => !cur,
+                    Some(Formula::Bin(op, ..)) => {
+                        let [a, b] = ar.kids[p];
+                        if a == at {
+                            op.apply(cur, || ar.of(b, m).first() == Some(&true))
+                        } else {
+                            op.apply(ar.of(a, m).first() == Some(&true), || cur)
+                        }
+                    }
+                    _ => break,
+                };
+                at = p;
+            }
+            cur
+        };
         let regions: Vec<bool> = (0..ar.nodes.len())
             .map(|i| {
                 ar.region[i] != i
-                    || (0..words).all(|w| {
-                        let all = if (w + 1) * 64 <= n {
-                            u64::MAX
-                        } else {
-                            (1u64 << (n % 64)) - 1
-                        };
-                        let diff = (ar.bits[0][w] ^ self.bits[w]) & all;
-                        let sensitive = up(ar, i, u64::MAX, w) ^ up(ar, i, 0, w);
-                        diff & !sensitive == 0
+                    || (0..self.models.len()).all(|m| {
+                        ar.of(0, m).first() == self.target.get(m)
+                            || up(i, true, m) != up(i, false, m)
                     })
             })
             .collect();
         ar.region.iter().map(|r| regions[*r]).collect()
     }
-
-    /// Word `w` of the edited node's bits for the edits a node outside every scope
-    /// takes from its children's bits (None: not one of them, or it does not apply).
-    fn local_word(&self, ar: &FolArena<'_>, e: &Edit, w: usize) -> Option<u64> {
-        let at = e.at;
-        let t = |i: usize| ar.bits.get(i).and_then(|v| v.get(w)).copied();
-        let [k0, k1] = *ar.kids.get(at)?;
-        Some(match (&e.op, ar.shape[at]) {
-            (Op::Negate, _) => !t(at)?,
-            (Op::Unnegate, Shape::Not) => t(k0)?,
-            (Op::Connective(o), Shape::Bin(_)) => op1(*o, t(k0)?, t(k1)?),
-            (Op::SwapOperands, Shape::Bin(op)) => op1(op, t(k1)?, t(k0)?),
-            (Op::Keep(left), Shape::Bin(_)) => t(if *left { k0 } else { k1 })?,
-            (Op::Add(o, i), _) => op1(*o, t(at)?, *self.operands.get(*i)?.get(w)?),
-            _ => return None,
-        })
-    }
 }
 
-/// `cur` (word `w` of node `at`'s new bits) combined up the path to the root.
-fn up(ar: &FolArena<'_>, mut at: usize, mut cur: u64, w: usize) -> u64 {
-    while let Some(&p) = ar.parent.get(at) {
-        if p == usize::MAX {
-            break;
+/// Each group of `n` values (one per element of the quantified variable) folded by
+/// the quantifier, appended to `out`.
+fn quantify(q: Quantifier, vals: &[bool], n: usize, out: &mut Vec<bool>) {
+    let all = q == Quantifier::Forall;
+    out.extend(vals.chunks(n.max(1)).map(|c| {
+        if all {
+            c.iter().all(|x| *x)
+        } else {
+            c.iter().any(|x| *x)
         }
-        cur = match ar.shape[p] {
-            Shape::Bin(op) => {
-                let [a, b] = ar.kids[p];
-                if a == at {
-                    op1(op, cur, ar.bits[b][w])
-                } else {
-                    op1(op, ar.bits[a][w], cur)
-                }
-            }
-            Shape::Not => !cur,
-            // A quantified formula's body is inside its scope: never a parent here.
-            Shape::Leaf => break,
-        };
-        at = p;
-    }
-    cur
-}
-
-/// Random model `i`: sizes and densities vary with `i`.
-fn random_model(i: usize, pool: &Pool, names: &[String], rng: &mut Rand) -> Model {
-    let size: usize = [1, 2, 3, 2, 3, 4][i % 6];
-    // Varying densities make rare and common predicates both show up, so a formula
-    // under ∀∀∃ is not false (or true) on every model.
-    let density = [1u64, 3, 4, 5, 7][i % 5];
-    let coin = |r: &mut Rand| r.next() % 8 < density;
-    let props = pool.props.iter().map(|p| (p.clone(), coin(rng))).collect();
-    let mut preds: BTreeMap<String, Vec<(usize, Vec<bool>)>> = BTreeMap::new();
-    for (p, k) in &pool.preds {
-        for arity in k.saturating_sub(1)..=k + 1 {
-            let n = size
-                .checked_pow(arity as u32)
-                .unwrap_or(usize::MAX)
-                .min(MAX_TUPLES);
-            let ext = (0..n).map(|_| coin(rng)).collect();
-            let e = preds.entry(p.clone()).or_default();
-            if !e.iter().any(|(a, _)| *a == arity) {
-                e.push((arity, ext));
-            }
-        }
-    }
-    let names = names.iter().map(|c| (c.clone(), rng.below(size))).collect();
-    Model {
-        size,
-        props,
-        preds,
-        names,
-    }
-}
-
-/// The verifier's countermodel as a screening model (symbols it leaves out random).
-fn from_finite(
-    fm: &crate::verify::model::FiniteModel,
-    pool: &Pool,
-    names: &[String],
-    rng: &mut Rand,
-) -> Model {
-    let size = fm.size.max(1);
-    let mut m = random_model(0, pool, names, rng);
-    m.size = size;
-    for (p, v) in &fm.propositions {
-        m.props.insert(p.clone(), *v);
-    }
-    for exts in m.preds.values_mut() {
-        for (arity, ext) in exts.iter_mut() {
-            let n = size
-                .checked_pow(*arity as u32)
-                .unwrap_or(usize::MAX)
-                .min(MAX_TUPLES);
-            *ext = (0..n).map(|_| rng.next().is_multiple_of(2)).collect();
-        }
-    }
-    for ((p, arity), tuples) in &fm.predicates {
-        let n = size
-            .checked_pow(*arity as u32)
-            .unwrap_or(usize::MAX)
-            .min(MAX_TUPLES);
-        let mut ext = vec![false; n];
-        for t in tuples {
-            let idx = t.iter().fold(0, |i, e| i * size + e);
-            if let Some(x) = ext.get_mut(idx) {
-                *x = true;
-            }
-        }
-        let e = m.preds.entry(p.clone()).or_default();
-        match e.iter_mut().find(|(a, _)| a == arity) {
-            Some(slot) => slot.1 = ext,
-            None => e.push((*arity, ext)),
-        }
-    }
-    for v in m.names.values_mut() {
-        *v = rng.below(size);
-    }
-    for (c, e) in &fm.constants {
-        m.names.insert(c.clone(), *e);
-    }
-    m
+    }));
 }
 #[cfg(test)]
 mod tests {
@@ -533,9 +538,37 @@ mod tests {
     }
 
     /// Every edit of φ₀ (and of one edited φ₀, as the two-edit search sees) is
-    /// screened exactly as evaluating the built candidate on every model would.
+    /// screened exactly as evaluating the built candidate by name on every model
+    /// would (the reference semantics), and so is every candidate compiled whole.
+    fn edits_agree_with_the_reference(
+        s: &FolScreen,
+        a: &Formula,
+        pool: &Pool,
+        counts: &mut (usize, usize, usize),
+    ) {
+        let mut formulas = vec![a.clone()];
+        for e in edits(a, pool).iter().step_by(7) {
+            formulas.extend(apply(a, e, pool));
+        }
+        for f in &formulas {
+            let ar = s.arena(f);
+            let covering = s.covering(&ar);
+            for e in edits(f, pool) {
+                let built = apply(f, &e, pool);
+                let slow = built.as_ref().is_some_and(|g| s.agrees_by_name(g));
+                assert_eq!(s.edit_agrees(&ar, &e, pool), slow, "{f:?} {e:?}");
+                assert_eq!(built.is_some_and(|g| s.agrees(&g)), slow, "{f:?} {e:?}");
+                // An edit the distinguishing models prune never agrees.
+                assert!(covering[e.at] || !slow, "pruned {f:?} {e:?}");
+                counts.2 += usize::from(!covering[e.at]);
+                counts.0 += 1;
+                counts.1 += usize::from(slow);
+            }
+        }
+    }
+
     #[test]
-    fn edit_bits_agree_with_the_built_candidate() {
+    fn edit_values_agree_with_the_built_candidate() {
         let pairs = [
             (
                 "∀x1.(P(x1) → ∃x2.R(x1,x2)) ∧ ¬Q(c1)",
@@ -550,33 +583,60 @@ mod tests {
                 "¬∀x2.∃x1.(P(x1) ↔ R(x2,c1))",
             ),
             ("P(x1) → (Q(c1) ∧ ∀x2.R(x1,x2))", "Q(c1) ∨ ¬P(x1)"),
+            // Shadowed and reused variables, a constant named like a bound variable's
+            // scope, and a quantifier prefix (every edit inside a scope).
+            (
+                "∀x1.∃x2.∀x3.(pred2(x1,x3) ∨ ∃x1.pred3(x1,x2,p1))",
+                "∀x1.∃x2.∀x3.(pred2(x3,x1) ∨ ∀x1.pred3(x2,x1,p1))",
+            ),
+            (
+                "∃x1.∀x2.∀x3.∃x4.((pred1(x1) ∧ pred5(x2,x4)) → ¬pred1(x3))",
+                "∃x1.∀x2.∀x3.∃x4.((pred1(x1) ∨ pred5(x4,x2)) → pred1(x3))",
+            ),
         ];
-        let (mut checked, mut passed, mut pruned) = (0, 0, 0);
+        let mut counts = (0, 0, 0);
         for (a, b) in pairs {
             let (a, b) = (fol(a), fol(b));
             let pool = Pool::new(&a, &b);
             let s = FolScreen::new(&a, &b, &pool, || None);
-            let mut formulas = vec![a.clone()];
-            for e in edits(&a, &pool).iter().step_by(7) {
-                formulas.extend(apply(&a, e, &pool));
-            }
-            for f in &formulas {
-                let ar = s.arena(f);
-                let covering = s.covering(&ar);
-                for e in edits(f, &pool) {
-                    let slow = apply(f, &e, &pool).is_some_and(|g| s.agrees(&g));
-                    assert_eq!(s.edit_agrees(&ar, &e, &pool), slow, "{f:?} {e:?}");
-                    // An edit the distinguishing models prune never agrees.
-                    assert!(covering[e.at] || !slow, "pruned {f:?} {e:?}");
-                    pruned += usize::from(!covering[e.at]);
-                    checked += 1;
-                    passed += usize::from(slow);
-                }
-            }
+            edits_agree_with_the_reference(&s, &a, &pool, &mut counts);
         }
+        let (checked, passed, pruned) = counts;
         assert!(
             checked > 2_000 && passed > 0 && pruned > checked / 10,
             "{checked} edits, {passed} passed, {pruned} pruned"
         );
+    }
+
+    /// The screen on models from a countermodel (no random model tells the sides
+    /// apart): names and arities only the countermodel has are evaluated by name too.
+    #[test]
+    fn countermodel_models_agree_with_the_reference() {
+        use crate::verify::model::FiniteModel;
+        use std::collections::{HashMap, HashSet};
+        // Equivalent sides: no probe differs, so the countermodel is asked for.
+        let (a, b) = (
+            fol("∀x1.(P(x1) → Q(x1,c1))"),
+            fol("∀x1.(¬Q(x1,c1) → ¬P(x1))"),
+        );
+        let pool = Pool::new(&a, &b);
+        let mut asked = false;
+        let s = FolScreen::new(&a, &b, &pool, || {
+            asked = true;
+            Some(FiniteModel {
+                size: 3,
+                constants: HashMap::from([("c1".into(), 2), ("x1".into(), 1)]),
+                predicates: HashMap::from([
+                    (("P".into(), 1), HashSet::from([vec![0], vec![2]])),
+                    (("Q".into(), 2), HashSet::from([vec![0, 2], vec![1, 1]])),
+                    (("Q".into(), 0), HashSet::from([vec![]])),
+                ]),
+                propositions: HashMap::new(),
+            })
+        });
+        assert!(asked);
+        let mut counts = (0, 0, 0);
+        edits_agree_with_the_reference(&s, &a, &pool, &mut counts);
+        assert!(counts.0 > 100, "{counts:?}");
     }
 }
