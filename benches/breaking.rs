@@ -14,6 +14,8 @@
 //! `cargo bench --bench breaking` (SEEDS=50 by default; `BREAKING_RATES=0.05,0.1,0.2`;
 //! `BREAKING_DIAG=1` for the pooled curve, its local crossing and four adaptive variants).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// A bench's `main` is its list of figures, in the order they print.
+#![allow(clippy::too_many_lines)]
 
 use autoeval::analysis::breaking::{BreakingPoint, Cell, Logistic, Scale, breaking_point_on};
 use autoeval::analysis::design;

@@ -433,6 +433,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::too_many_lines)] // one editing session, keystroke by keystroke
     fn bounds_by_arrow_and_digits_and_the_other_fields() {
         let (mut e, mut f, env) = (FilterEditor::default(), Filter::default(), env());
         assert_eq!(e.handle(Action::Increase, &mut f, &env), Effect::Refilter);
