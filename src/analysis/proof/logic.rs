@@ -53,7 +53,7 @@ impl Pool {
 }
 
 /// A local operation at one node.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Op {
     /// `n` → `¬n`.
     Negate,
@@ -105,7 +105,7 @@ pub(crate) enum Op {
 }
 
 /// One edit: the node's pre-order index and the operation.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Edit {
     /// Pre-order index of the node in the formula edited.
     pub at: usize,
