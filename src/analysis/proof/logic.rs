@@ -219,10 +219,13 @@ fn visit(
             }
             push(Op::Keep(true));
             push(Op::Keep(false));
-            if matches!(**b, Formula::Bin(..)) {
+            // Regrouping a chain of one associative connective keeps the meaning: no
+            // mistake (left out, it cannot pad a pair as a second change).
+            let assoc = |o: &BinOp| o == op && *op != BinOp::Implies;
+            if matches!(&**b, Formula::Bin(o, ..) if !assoc(o)) {
                 push(Op::RegroupLeft);
             }
-            if matches!(**a, Formula::Bin(..)) {
+            if matches!(&**a, Formula::Bin(o, ..) if !assoc(o)) {
                 push(Op::RegroupRight);
             }
             // (Qv.x) ∧ y → Qv.(x ∧ y) with v not in y is miniscoping: no mistake.

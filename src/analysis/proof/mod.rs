@@ -488,9 +488,11 @@ fn search_logic(
         }
         *slot = Some(second);
     }
-    // Then every pair, in the order of the first edits (the pointed pairs left out).
+    // Then every pair, in the order of the first edits (the pointed pairs left out,
+    // and not counted: the pairs gathered are those the search found without them).
+    let cap = pairs.len() + PAIR_CAP;
     for ((w1, e1, d1), tried) in firsts.iter().zip(&tried) {
-        if budget == 0 || pairs.len() >= PAIR_CAP {
+        if budget == 0 || pairs.len() >= cap {
             break;
         }
         let Some(f1) = logic::apply(a, e1, &pool) else {

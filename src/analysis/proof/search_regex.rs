@@ -198,8 +198,9 @@ pub(super) fn search(
         );
         *slot = Some(second);
     }
+    let cap = pairs.len() + PAIR_CAP;
     for ((w1, d1, e1), tried) in firsts.iter().zip(&tried) {
-        if budget == 0 || pairs.len() >= PAIR_CAP {
+        if budget == 0 || pairs.len() >= cap {
             break;
         }
         let Some(r1) = regex::apply(a, e1, &pool) else {
