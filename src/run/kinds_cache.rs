@@ -22,7 +22,7 @@ pub const KINDS: &str = ".autoeval-kinds";
 /// differently, so every kind is proved again (and no row is reindexed). The header
 /// also carries [`kinds_fingerprint`], so a kind added, removed or moved in
 /// `FailureKind::ALL` (a mask's bit positions) makes old caches unreadable by itself.
-const MAGIC: &[u8; 8] = b"AEKND\x00\x00\x04";
+const MAGIC: &[u8; 8] = b"AEKND\x00\x00\x05";
 /// Bytes of the header: the magic, the kinds' fingerprint and the entry count.
 const HEAD: usize = 24;
 /// Most entries read from a cache (a few runs of millions of samples).

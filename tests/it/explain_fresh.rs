@@ -5,7 +5,13 @@
 //! the share of two-mutation pairs whose explanation names both planted kinds (the
 //! issue's targets: at most 1 %, at least 85 %). Figures, not a gate: it prints them.
 //!
-//! `cargo test --release --test it explain_fresh:: -- --ignored --nocapture` (AUTOEVAL_FRESH_N sets φ₀ per syntax, 120).
+//! φ₀ are drawn evenly over sizes up to 40 nodes (a batch lists its formulas smallest
+//! first, so taking a batch's first items would leave the large ones out), and the
+//! figures are also given per size band.
+//!
+//! `cargo test --release --test it explain_fresh:: -- --ignored --nocapture` (AUTOEVAL_FRESH_N sets φ₀ per syntax, 120;
+//! AUTOEVAL_FRESH_ONLY=pl|fol|regex runs one syntax; AUTOEVAL_FRESH_MISSES=1 prints the misses,
+//! AUTOEVAL_FRESH_DIAG=1 with them where the search lost the planted pair).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use autoeval::analysis::failure_kind::{FailureKind, kind_of_change};
@@ -156,6 +162,9 @@ fn mutate(e: &Expr, m: Mutation, rng: &mut Rng) -> Option<Expr> {
     }
 }
 
+/// `want` φ₀ of at most 40 nodes, drawn evenly from whole batches: a batch lists its
+/// formulas by size (one bucket of operator counts after another), so its first items
+/// are its smallest and cutting the list short would leave the large φ₀ out.
 fn phis(kind: DatasetKind, want: usize) -> Vec<Expr> {
     let cfg = kind.grammar().expect("grammar");
     let params = GenParams {
@@ -165,16 +174,67 @@ fn phis(kind: DatasetKind, want: usize) -> Vec<Expr> {
     let mut out = Vec::new();
     for batch in 0..100u64 {
         let b = generate_batch(&cfg, &params, 4747, batch, &mut |_| {}).expect("batch");
-        out.extend(b.items.into_iter().map(|i| i.expr).filter(|e| match e {
-            Expr::Logic(f) => f.size() <= 40,
-            Expr::Regex(r) => r.size() <= 40,
-        }));
+        out.extend(
+            b.items
+                .into_iter()
+                .map(|i| i.expr)
+                .filter(|e| size(e) <= 40),
+        );
         if out.len() >= want {
-            out.truncate(want);
             break;
         }
     }
+    Rng::new(4747).shuffle(&mut out);
+    out.truncate(want);
     out
+}
+
+fn size(e: &Expr) -> usize {
+    match e {
+        Expr::Logic(f) => f.size(),
+        Expr::Regex(r) => r.size(),
+    }
+}
+
+/// The size bands figures are given for (φ₀ nodes).
+const BANDS: [(usize, usize); 4] = [(1, 10), (11, 20), (21, 30), (31, 40)];
+
+fn band(e: &Expr) -> usize {
+    let n = size(e);
+    BANDS
+        .iter()
+        .position(|(lo, hi)| (*lo..=*hi).contains(&n))
+        .unwrap_or(BANDS.len() - 1)
+}
+
+/// Counts per size band: (pairs, hits).
+#[derive(Default)]
+struct Banded([(usize, usize); BANDS.len()]);
+
+impl Banded {
+    fn add(&mut self, e: &Expr, hit: bool) {
+        let slot = &mut self.0[band(e)];
+        slot.0 += 1;
+        slot.1 += usize::from(hit);
+    }
+
+    fn total(&self) -> (usize, usize) {
+        self.0.iter().fold((0, 0), |(n, h), (m, k)| (n + m, h + k))
+    }
+
+    fn show(&self) -> String {
+        BANDS
+            .iter()
+            .zip(&self.0)
+            .map(|((lo, hi), (n, h))| {
+                format!(
+                    "{lo}-{hi}: {h}/{n} ({:.1} %)",
+                    100.0 * *h as f64 / (*n).max(1) as f64
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 #[test]
@@ -185,10 +245,13 @@ fn fresh_mutations_are_explained() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(120);
-    let mut one_total = 0;
-    let mut one_unproved = 0;
+    let only = std::env::var("AUTOEVAL_FRESH_ONLY").unwrap_or_default();
+    let mut one = Banded::default();
     let mut lines = Vec::new();
     for kind in [DatasetKind::Pl, DatasetKind::Fol, DatasetKind::Regex] {
+        if !only.is_empty() && !format!("{kind:?}").eq_ignore_ascii_case(&only) {
+            continue;
+        }
         let all: &[PerturbKind] = if kind == DatasetKind::Regex {
             &PerturbKind::REGEX
         } else {
@@ -206,7 +269,7 @@ fn fresh_mutations_are_explained() {
             .filter(|k| k.preserves_equivalence())
             .collect();
         let mut rng = Rng::new(47);
-        let (mut two_total, mut two_named, mut two_unproved, mut two_collapsed) = (0, 0, 0, 0);
+        let (mut two, mut two_unproved, mut two_collapsed) = (Banded::default(), 0, 0);
         for (i, phi) in phis(kind, n).into_iter().enumerate() {
             let rewrite = |e: Expr, rng: &mut Rng| -> Expr {
                 if rewrites.is_empty() {
@@ -223,9 +286,9 @@ fn fresh_mutations_are_explained() {
                     b = rewrite(b, &mut rng);
                 }
                 if verify(&phi, &b, &opts).name() == "not-equivalent" {
-                    one_total += 1;
-                    if !explain(&phi, &b, false, &opts).proved {
-                        one_unproved += 1;
+                    let proved = explain(&phi, &b, false, &opts).proved;
+                    one.add(&phi, !proved);
+                    if !proved {
                         eprintln!(
                             "unproved one ({m:?}): {} vs {}",
                             phi.print(autoeval::syntax::Notation::Unicode),
@@ -239,6 +302,7 @@ fn fresh_mutations_are_explained() {
             let Some(b) = mutate(&phi, m1, &mut rng).and_then(|b| mutate(&b, m2, &mut rng)) else {
                 continue;
             };
+            let planted = b.clone();
             let b = rewrite(b, &mut rng);
             if verify(&phi, &b, &opts).name() != "not-equivalent" {
                 continue;
@@ -255,30 +319,40 @@ fn fresh_mutations_are_explained() {
                 two_collapsed += 1;
                 continue;
             }
-            two_total += 1;
             if !x.proved {
                 two_unproved += 1;
             }
-            if x.proved && kinds.contains(&m1.kind()) && kinds.contains(&m2.kind()) {
-                two_named += 1;
-            } else if std::env::var_os("AUTOEVAL_FRESH_MISSES").is_some() {
+            let named = x.proved && kinds.contains(&m1.kind()) && kinds.contains(&m2.kind());
+            two.add(&phi, named);
+            if !named && std::env::var_os("AUTOEVAL_FRESH_MISSES").is_some() {
                 let named: Vec<String> = x.changes.iter().map(|c| c.text.clone()).collect();
                 eprintln!(
-                    "miss ({m1:?} + {m2:?}, proved {}): {} vs {}: {named:?}",
+                    "miss ({m1:?} + {m2:?}, proved {}, φ₀ {} nodes): {} vs {}: {named:?}",
                     x.proved,
+                    size(&phi),
                     phi.print(autoeval::syntax::Notation::Unicode),
                     b.print(autoeval::syntax::Notation::Unicode)
                 );
+                if std::env::var_os("AUTOEVAL_FRESH_DIAG").is_some() {
+                    eprintln!(
+                        "  diag: {}",
+                        autoeval::analysis::proof::diagnose(&phi, &planted, &b)
+                    );
+                }
             }
         }
+        let (total, hit) = two.total();
         lines.push(format!(
-            "{kind:?}: two mutations + a rewrite: both kinds named {two_named}/{two_total} ({:.1} %), unproved {two_unproved}; one edit explains both in {two_collapsed} more",
-            100.0 * two_named as f64 / two_total.max(1) as f64
+            "{kind:?}: two mutations + a rewrite: both kinds named {hit}/{total} ({:.1} %), unproved {two_unproved}; one edit explains both in {two_collapsed} more\n  by φ₀ size: {}",
+            100.0 * hit as f64 / total.max(1) as f64,
+            two.show()
         ));
     }
+    let (total, unproved) = one.total();
     eprintln!(
-        "one mutation + rewrites: unproved {one_unproved}/{one_total} ({:.2} %)",
-        100.0 * one_unproved as f64 / one_total.max(1) as f64
+        "one mutation + rewrites: unproved {unproved}/{total} ({:.2} %)\n  by φ₀ size: {}",
+        100.0 * unproved as f64 / total.max(1) as f64,
+        one.show()
     );
     for l in &lines {
         eprintln!("{l}");

@@ -120,13 +120,12 @@ fn stops_and_resumes_never_lose_a_billed_call() {
             }
             std::thread::sleep(Duration::from_millis(10));
         }
-        let st = match exited {
-            Some(st) => st,
-            None => {
-                std::thread::sleep(Duration::from_millis(70 * i as u64));
-                signal(&child, sig);
-                child.wait().unwrap()
-            }
+        let st = if let Some(st) = exited {
+            st
+        } else {
+            std::thread::sleep(Duration::from_millis(70 * i as u64));
+            signal(&child, sig);
+            child.wait().unwrap()
         };
         // 130 also when the budget ran out before the signal landed.
         assert!(

@@ -8,7 +8,12 @@
 //! unordered, bound variables nameless (renaming). A node of φ₀ whose key is the key
 //! of some subformula of φ₁ is kept; the nodes above every kept
 //! one are where the change is. An order, never a filter: every edit is still tried.
+//!
+//! An edit there whose result φ₁ holds (by key) is *pointed at*: the two-edit search
+//! tries pairs of pointed edits first (the second pointed at after the first is
+//! made), which finds two mistakes in a large φ₀ without screening every pair.
 
+use super::logic::{Edit, Pool, each_edit, local};
 use crate::syntax::{BinOp, Formula, Quantifier, Term};
 use std::collections::HashSet;
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -48,7 +53,7 @@ fn operands(f: &Formula, neg: bool, chain: BinOp, out: &mut Vec<u64>) {
 }
 
 /// The key of `f` read under `neg` negations.
-fn key(f: &Formula, neg: bool) -> u64 {
+pub(super) fn key(f: &Formula, neg: bool) -> u64 {
     match f {
         Formula::Bool(b) => hash(("bool", *b != neg)),
         Formula::Prop(p) => hash(("lit", neg, p.as_str())),
@@ -83,17 +88,51 @@ fn key(f: &Formula, neg: bool) -> u64 {
     }
 }
 
-/// Per node of `a` in pre-order: 0 where the change is (φ₁ holds no subformula with
-/// its key, nor does it around it), 1 for a kept child of such a node (a negation or
-/// rename lands on a node φ₁ still has, under a changed parent), 2 elsewhere.
-pub(super) fn logic(a: &Formula, b: &Formula) -> Vec<u8> {
-    let mut kept = HashSet::new();
-    b.walk(&mut |g| {
-        kept.insert(key(g, false));
-    });
-    let mut out = Vec::with_capacity(a.size());
-    mark(a, &kept, true, &mut out);
-    out
+/// The keys of φ₁'s subformulas.
+pub(super) struct Kept(HashSet<u64>);
+
+impl Kept {
+    pub(super) fn new(b: &Formula) -> Kept {
+        let mut kept = HashSet::new();
+        b.walk(&mut |g| {
+            kept.insert(key(g, false));
+        });
+        Kept(kept)
+    }
+
+    /// Per node of `a` in pre-order: 0 where the change is (φ₁ holds no subformula
+    /// with its key, nor does it around it), 1 for a kept child of such a node (a
+    /// negation or rename lands on a node φ₁ still has, under a changed parent), 2
+    /// elsewhere.
+    pub(super) fn levels(&self, a: &Formula) -> Vec<u8> {
+        let mut out = Vec::with_capacity(a.size());
+        mark(a, &self.0, true, &mut out);
+        out
+    }
+
+    /// The edits of `f` the diff points at, in [`each_edit`]'s order: at a node where
+    /// the change is (or a kept child of one), making a subformula φ₁ holds.
+    pub(super) fn pointed(&self, f: &Formula, pool: &Pool) -> Vec<Edit> {
+        let levels = self.levels(f);
+        let mut nodes = Vec::with_capacity(levels.len());
+        f.walk(&mut |g| nodes.push(g));
+        let mut out = Vec::new();
+        each_edit(f, pool, &mut |e| {
+            if levels.get(e.at).is_some_and(|l| *l <= 1)
+                && let Some(g) = nodes.get(e.at).and_then(|n| local(n, &e.op, pool))
+                && self.0.contains(&key(&g, false))
+            {
+                out.push(e);
+            }
+        });
+        out
+    }
+}
+
+/// [`Kept::levels`] of `a` against φ₁ = `b`.
+#[cfg(test)]
+fn logic(a: &Formula, b: &Formula) -> Vec<u8> {
+    Kept::new(b).levels(a)
 }
 
 /// Marks `f` and below; `changed_above`: every ancestor is where the change is.

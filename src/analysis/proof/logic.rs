@@ -53,7 +53,7 @@ impl Pool {
 }
 
 /// A local operation at one node.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Op {
     /// `n` → `¬n`.
     Negate,
@@ -105,7 +105,7 @@ pub(crate) enum Op {
 }
 
 /// One edit: the node's pre-order index and the operation.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Edit {
     /// Pre-order index of the node in the formula edited.
     pub at: usize,
@@ -219,10 +219,13 @@ fn visit(
             }
             push(Op::Keep(true));
             push(Op::Keep(false));
-            if matches!(**b, Formula::Bin(..)) {
+            // Regrouping a chain of one associative connective keeps the meaning: no
+            // mistake (left out, it cannot pad a pair as a second change).
+            let assoc = |o: &BinOp| o == op && *op != BinOp::Implies;
+            if matches!(&**b, Formula::Bin(o, ..) if !assoc(o)) {
                 push(Op::RegroupLeft);
             }
-            if matches!(**a, Formula::Bin(..)) {
+            if matches!(&**a, Formula::Bin(o, ..) if !assoc(o)) {
                 push(Op::RegroupRight);
             }
             // (Qv.x) ∧ y → Qv.(x ∧ y) with v not in y is miniscoping: no mistake.

@@ -7,7 +7,11 @@
 //! the structural diff's changes stand, marked unproved. Equivalent pairs list no
 //! change; where their structure differs, the places are named as rewrites.
 
+mod diag;
+#[doc(hidden)]
+pub use diag::diagnose;
 mod focus;
+mod focus_regex;
 mod fol_model;
 mod logic;
 mod near;
@@ -24,6 +28,7 @@ use crate::syntax::diff::{Change, NamedChange, diff, named_changes};
 use crate::syntax::{Expr, Formula};
 use crate::verify::{self, Options};
 use std::cell::OnceCell;
+use std::collections::HashSet;
 use std::time::Duration;
 
 /// What changed from φ₀ to φ₁, and whether the verifier proved it.
@@ -264,6 +269,7 @@ fn survivors(
     degenerate: &[bool],
     max_weight: usize,
     budget: &mut usize,
+    wanted: &dyn Fn(&logic::Edit) -> bool,
 ) -> Vec<logic::Edit> {
     let arena = match scr {
         LogicScreen::Pl(s) => s.arena(f).map(Arena::Pl),
@@ -283,6 +289,7 @@ fn survivors(
         if matches!(e.op, logic::Op::Add(_, i) if degenerate.get(i) == Some(&true))
             || logic::weight(&e.op, pool) > max_weight
             || *budget == 0
+            || !wanted(&e)
         {
             return;
         }
@@ -316,6 +323,22 @@ fn pair_limit<T>(one: Option<&(usize, T)>) -> Option<usize> {
         Some((w, _)) if *w <= PAIR_FLOOR => None,
         Some((w, _)) => Some(w - 1),
         None => Some(usize::MAX),
+    }
+}
+
+/// A screened pair of edits: its weight, the changes it names and the formula made.
+type Pair = (usize, (Change, String), (Change, String), Formula);
+
+/// The pair of the first edit (its weight and change) that made `f1` and `e2`.
+fn push_pair(
+    pairs: &mut Vec<Pair>,
+    pool: &logic::Pool,
+    (w1, d1): (usize, &(Change, String)),
+    f1: &Formula,
+    e2: &logic::Edit,
+) {
+    if let (Some(g), Some(d2)) = (logic::apply(f1, e2, pool), logic::describe(f1, e2, pool)) {
+        pairs.push((w1 + logic::weight(&e2.op, pool), d1.clone(), d2, g));
     }
 }
 
@@ -379,7 +402,15 @@ fn search_logic(
     let lits = || lits.get_or_init(|| near::logic_literals(b));
     let is_add = |e: &logic::Edit| matches!(e.op, logic::Op::Add(..));
     let mut unlimited = usize::MAX;
-    let one = survivors(a, &pool, &scr, &degenerate, usize::MAX, &mut unlimited);
+    let one = survivors(
+        a,
+        &pool,
+        &scr,
+        &degenerate,
+        usize::MAX,
+        &mut unlimited,
+        &|_| true,
+    );
     // Lightest edit first, then the rank: an added operand weighs what it writes (the
     // rank's first part: only an added operand's change is OperatorAdded).
     let mut calls = MAX_CONFIRM;
@@ -421,27 +452,64 @@ fn search_logic(
         .collect();
     // Where the structural diff points first (within the rank's first part, so added
     // operands still come last): the budget is spent on the nodes φ₁ changed.
-    let focus = focus::logic(a, b);
+    let kept = focus::Kept::new(b);
+    let focus = kept.levels(a);
     firsts.sort_by_key(|(w, e, d)| {
         let r = rank(d.0, kinds);
         (r.0, focus.get(e.at).copied().unwrap_or(2), *w, r.1, r.2)
     });
     let mut budget = budget_two;
     let mut pairs = Vec::new();
-    for (w1, e1, d1) in firsts {
+    // Pairs of pointed edits first (the second pointed at once the first is made):
+    // where two mistakes lie in a large φ₀, found without screening every pair.
+    let pointed: HashSet<logic::Edit> = kept.pointed(a, &pool).into_iter().collect();
+    let mut tried: Vec<Option<HashSet<logic::Edit>>> = vec![None; firsts.len()];
+    for ((w1, e1, d1), slot) in firsts.iter().zip(tried.iter_mut()) {
         if budget == 0 || pairs.len() >= PAIR_CAP {
             break;
         }
-        let Some(f1) = logic::apply(a, &e1, &pool) else {
+        if !pointed.contains(e1) {
+            continue;
+        }
+        let Some(f1) = logic::apply(a, e1, &pool) else {
             continue;
         };
-        for e2 in survivors(&f1, &pool, &scr, &degenerate, limit - w1, &mut budget) {
-            let Some(g) = logic::apply(&f1, &e2, &pool) else {
-                continue;
-            };
-            if let Some(d2) = logic::describe(&f1, &e2, &pool) {
-                pairs.push((w1 + logic::weight(&e2.op, &pool), d1.clone(), d2, g));
-            }
+        let second: HashSet<logic::Edit> = kept.pointed(&f1, &pool).into_iter().collect();
+        let wanted = |e: &logic::Edit| second.contains(e);
+        for e2 in survivors(
+            &f1,
+            &pool,
+            &scr,
+            &degenerate,
+            limit - w1,
+            &mut budget,
+            &wanted,
+        ) {
+            push_pair(&mut pairs, &pool, (*w1, d1), &f1, &e2);
+        }
+        *slot = Some(second);
+    }
+    // Then every pair, in the order of the first edits (the pointed pairs left out,
+    // and not counted: the pairs gathered are those the search found without them).
+    let cap = pairs.len() + PAIR_CAP;
+    for ((w1, e1, d1), tried) in firsts.iter().zip(&tried) {
+        if budget == 0 || pairs.len() >= cap {
+            break;
+        }
+        let Some(f1) = logic::apply(a, e1, &pool) else {
+            continue;
+        };
+        let wanted = |e: &logic::Edit| !tried.as_ref().is_some_and(|t| t.contains(e));
+        for e2 in survivors(
+            &f1,
+            &pool,
+            &scr,
+            &degenerate,
+            limit - w1,
+            &mut budget,
+            &wanted,
+        ) {
+            push_pair(&mut pairs, &pool, (*w1, d1), &f1, &e2);
         }
     }
     // Ordered as a stable sort by weight then rank: equal ranks keep the order found,

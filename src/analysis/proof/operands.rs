@@ -1,7 +1,10 @@
-//! Operands an "added" edit may insert (issue 47): φ₁'s own subformulas, those φ₀
-//! does not hold first (what the model added is there, whatever else it rewrote),
-//! then φ₁'s atoms and their negations, then its other small subformulas.
+//! Operands an "added" edit may insert (issue 47): φ₁'s own subformulas, first those
+//! φ₁ joins to a subformula φ₀ holds (`n` → `n ∧ X`: φ₁ holds `n ∧ X`, so `X`), then
+//! those φ₀ does not hold (what the model added is there, whatever else it
+//! rewrote), then φ₁'s atoms (those φ₀ lacks first) and their negations, then its
+//! other small subformulas.
 
+use super::focus::key;
 use crate::syntax::Formula;
 use std::collections::HashSet;
 
@@ -39,6 +42,27 @@ pub(super) fn operands(a: &Formula, b: &Formula) -> Vec<Formula> {
         .collect();
     nodes.clear();
     let whole = sized(b, &mut nodes);
+    // Keys (read through the rewrites) of φ₀'s subformulas, and the operands φ₁
+    // joins to one of them.
+    let mut keys = HashSet::new();
+    a.walk(&mut |g| {
+        keys.insert(key(g, false));
+    });
+    let mut joined: Vec<(usize, &Formula)> = Vec::new();
+    for &(g, _) in &nodes {
+        if let Formula::Bin(_, x, y) = g {
+            for (kept, added) in [(x, y), (y, x)] {
+                let n = added.size();
+                if n <= NEW_SIZE
+                    && keys.contains(&key(kept, false))
+                    && !keys.contains(&key(added, false))
+                {
+                    joined.push((n, added));
+                }
+            }
+        }
+    }
+    joined.sort_by_key(|(n, _)| *n);
     let mut new: Vec<(usize, &Formula)> = Vec::new();
     let mut atoms: Vec<&Formula> = Vec::new();
     let mut small: Vec<&Formula> = Vec::new();
@@ -53,9 +77,12 @@ pub(super) fn operands(a: &Formula, b: &Formula) -> Vec<Formula> {
     }
     // Smallest new subformulas first: the added part, not a whole rewritten branch.
     new.sort_by_key(|(n, _)| *n);
-    let candidates = new
+    // Atoms φ₀ lacks first (a stable sort keeps φ₁'s order otherwise).
+    atoms.sort_by_key(|g| keys.contains(&key(g, false)));
+    let candidates = joined
         .into_iter()
-        .take(MAX_OPERANDS / 2)
+        .take(MAX_OPERANDS / 4)
+        .chain(new.into_iter().take(MAX_OPERANDS / 2))
         .map(|(_, g)| g.clone())
         .chain(
             atoms

@@ -54,7 +54,7 @@ impl Pool {
 }
 
 /// A local operation at one node.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Op {
     /// `x` → `x*`, `x+`, `x?` (0, 1, 2), or `x{n,m}` (3 + bound index).
     Wrap(usize),
@@ -81,7 +81,7 @@ pub(crate) enum Op {
 }
 
 /// One edit: the node's pre-order index and the operation.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Edit {
     /// Pre-order index of the node.
     pub at: usize,
@@ -438,6 +438,12 @@ impl RegexScreen {
         }
     }
 
+    /// A new allowance of [`WORK`] (the two-edit search gets its own: the single
+    /// edits of a large φ₀ can spend all of the first).
+    pub fn renew(&self) {
+        self.work.set(0);
+    }
+
     /// Whether `r` accepts exactly the probes φ₁ accepts.
     /// Always false once the search has spent its [`WORK`].
     pub fn agrees(&self, r: &Regex) -> bool {
@@ -452,6 +458,27 @@ impl RegexScreen {
             .all(|(p, t)| accepts(r, p, &mut work) == *t);
         self.work.set(self.work.get() + work);
         ok
+    }
+}
+
+/// Strings the verifier told a refuted candidate from φ₁ by: a later candidate
+/// that answers one of them wrongly is refuted without asking again.
+#[derive(Default)]
+pub(crate) struct Learned(Vec<(Probe, bool)>);
+
+impl Learned {
+    /// Learns `word`, which φ₁ accepts (`accepted`) or not; words that do not fit a
+    /// probe (too long, another alphabet) are left out.
+    pub fn learn(&mut self, word: &str, accepted: bool, syms: &[char]) {
+        let w: Vec<char> = word.chars().collect();
+        if w.len() <= MAX_LEN && w.iter().all(|c| syms.contains(c)) {
+            self.0.push((Probe::new(&w, syms), accepted));
+        }
+    }
+
+    /// Whether a learned string tells `r` from φ₁.
+    pub fn refutes(&self, r: &Regex) -> bool {
+        self.0.iter().any(|(p, t)| accepts(r, p, &mut 0) != *t)
     }
 }
 

@@ -9,13 +9,15 @@
 //! `00**01`: a star removed and an added `0`, not `0*` → `0+` with `1*` → `1`, which
 //! leaves a `0` out).
 
-use super::{BUDGET_REGEX, MAX_CONFIRM, PAIR_CAP, named, near, pair_limit, rank, regex};
+use super::{
+    BUDGET_REGEX, MAX_CONFIRM, PAIR_CAP, focus_regex, named, near, pair_limit, rank, regex,
+};
 use crate::analysis::failure_kind::{FailureKind, kind_of_change};
 use crate::syntax::Expr;
 use crate::syntax::Regex;
 use crate::syntax::diff::{Change, NamedChange};
 use crate::verify::{self, Options};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// What a moved star weighs: one slip, however many nodes it touches.
 const MOVE_WEIGHT: usize = 1;
@@ -64,8 +66,34 @@ pub(super) fn search(
         .filter_map(|c| kind_of_change(c.change))
         .collect();
     let target = Expr::Regex(b.clone());
-    let confirm =
-        |g: &Regex| verify::verify(&Expr::Regex(g.clone()), &target, opts).is_equivalent();
+    // At most MAX_CONFIRM a level are asked; the witness of one refuted refutes later
+    // candidates without asking again (as for logic).
+    let learned = std::cell::RefCell::new(regex::Learned::default());
+    let confirm = |g: &Regex, calls: &mut usize| -> Option<bool> {
+        if learned.borrow().refutes(g) {
+            return Some(false);
+        }
+        if *calls == 0 {
+            return None;
+        }
+        *calls -= 1;
+        Some(
+            match verify::verify(&Expr::Regex(g.clone()), &target, opts) {
+                verify::Verdict::NotEquivalent { countermodel, .. } => {
+                    if let verify::Countermodel::Witness {
+                        string,
+                        accepted_by,
+                    } = countermodel
+                    {
+                        let accepted = accepted_by == verify::Side::Right;
+                        learned.borrow_mut().learn(&string, accepted, &pool.syms);
+                    }
+                    false
+                }
+                v => v.is_equivalent(),
+            },
+        )
+    };
     let degenerate: Vec<bool> = pool.operands.iter().map(|x| scr.agrees(x)).collect();
     let pass = |r: &Regex, e: &regex::Edit| {
         if let regex::Op::Alt(j) = e.op
@@ -79,14 +107,27 @@ pub(super) fn search(
     let counts = near::regex_counts(b);
     let best = |mut cands: Vec<Cand>| {
         cands.sort_by_cached_key(|c| order(c, &kinds, &counts));
-        cands
-            .into_iter()
-            .take(MAX_CONFIRM)
-            .find(|c| confirm(&c.made))
-            .map(|c| (c.weight, c.changes))
+        let mut calls = MAX_CONFIRM;
+        for c in cands {
+            match confirm(&c.made, &mut calls) {
+                Some(true) => return Some((c.weight, c.changes)),
+                Some(false) => {}
+                None => return None,
+            }
+        }
+        None
     };
     let moved = moves(a, &pool);
-    let mut one: Vec<Cand> = regex::edits(a, &pool)
+    // The edits where the diff points are screened first: past the screen's work
+    // limit no candidate passes, and on a large φ₀ the limit is reached.
+    let kept = focus_regex::Kept::new(b);
+    let by_focus = |r: &Regex| {
+        let levels = kept.levels(r);
+        let mut es = regex::edits(r, &pool);
+        es.sort_by_key(|e| levels.get(e.at).copied().unwrap_or(2));
+        es
+    };
+    let mut one: Vec<Cand> = by_focus(a)
         .into_iter()
         .filter_map(|e| {
             let made = pass(a, &e)?;
@@ -114,52 +155,72 @@ pub(super) fn search(
     let Some(limit) = pair_limit(proved_one.as_ref()) else {
         return proved_one.map(|(_, c)| c.into_iter().map(named).collect());
     };
+    scr.renew();
+    let levels = kept.levels(a);
     let mut firsts: Vec<(usize, (Change, String), regex::Edit)> = regex::edits(a, &pool)
         .into_iter()
         .map(|e| (regex::weight(&e.op, &pool), e))
         .filter(|(w, _)| *w < limit)
         .filter_map(|(w, e)| Some((w, regex::describe(a, &e, &pool)?, e)))
         .collect();
-    firsts.sort_by_key(|(_, d, _)| rank(d.0, &kinds));
-    // Every screened pair within the budget, then the best-ranked confirmed (as for logic).
+    firsts.sort_by_key(|(_, d, e)| (rank(d.0, &kinds), levels.get(e.at).copied().unwrap_or(2)));
+    // Every screened pair within the budget, then the best-ranked confirmed (as for
+    // logic): pairs of pointed edits first, then every pair.
     let mut budget = BUDGET_REGEX;
     let mut pairs = Vec::new();
-    for (w1, d1, e1) in firsts {
+    let pointed: HashSet<regex::Edit> = kept.pointed(a, &pool).into_iter().collect();
+    let mut tried: Vec<Option<HashSet<regex::Edit>>> = vec![None; firsts.len()];
+    for ((w1, d1, e1), slot) in firsts.iter().zip(tried.iter_mut()) {
         if budget == 0 || pairs.len() >= PAIR_CAP {
             break;
         }
-        let Some(r1) = regex::apply(a, &e1, &pool) else {
+        if !pointed.contains(e1) {
+            continue;
+        }
+        let Some(r1) = regex::apply(a, e1, &pool) else {
             continue;
         };
-        // The repetition a first edit removed: put back elsewhere, it was moved.
-        let removed = (e1.op == regex::Op::Unwrap)
-            .then(|| repetition(regex::node(a, e1.at)?, &pool))
-            .flatten();
-        for e2 in regex::edits(&r1, &pool) {
-            if budget == 0 {
-                break;
-            }
-            let is_move = removed.is_some_and(|k| e2.op == regex::Op::Wrap(k));
-            let w = if is_move {
-                MOVE_WEIGHT
-            } else {
-                w1 + regex::weight(&e2.op, &pool)
-            };
-            if w > limit {
-                continue;
-            }
-            budget -= 1;
-            if let Some(made) = pass(&r1, &e2)
-                && let Some(d2) = regex::describe(&r1, &e2, &pool)
-            {
-                pairs.push(Cand {
-                    weight: w,
-                    slips: if is_move { 1 } else { 2 },
-                    changes: vec![d1.clone(), d2],
-                    made,
-                });
-            }
+        let second: HashSet<regex::Edit> = kept.pointed(&r1, &pool).into_iter().collect();
+        let seconds: Vec<regex::Edit> = regex::edits(&r1, &pool)
+            .into_iter()
+            .filter(|e| second.contains(e))
+            .collect();
+        pair_up(
+            a,
+            &r1,
+            (*w1, d1, e1),
+            seconds,
+            limit,
+            &mut budget,
+            &mut pairs,
+            &pass,
+            &pool,
+        );
+        *slot = Some(second);
+    }
+    let cap = pairs.len() + PAIR_CAP;
+    for ((w1, d1, e1), tried) in firsts.iter().zip(&tried) {
+        if budget == 0 || pairs.len() >= cap {
+            break;
         }
+        let Some(r1) = regex::apply(a, e1, &pool) else {
+            continue;
+        };
+        let seconds: Vec<regex::Edit> = by_focus(&r1)
+            .into_iter()
+            .filter(|e| !tried.as_ref().is_some_and(|t| t.contains(e)))
+            .collect();
+        pair_up(
+            a,
+            &r1,
+            (*w1, d1, e1),
+            seconds,
+            limit,
+            &mut budget,
+            &mut pairs,
+            &pass,
+            &pool,
+        );
     }
     // A moved star with one more edit: two slips, as any pair.
     let mut budget = BUDGET_REGEX;
@@ -197,6 +258,51 @@ pub(super) fn search(
     best(pairs)
         .or(proved_one)
         .map(|(_, c)| c.into_iter().map(named).collect())
+}
+
+/// The screened pairs of the first edit `e1` (which made `r1` from `a`) with each of
+/// `seconds`, within the weight `limit` and the budget.
+#[allow(clippy::too_many_arguments)]
+fn pair_up(
+    a: &Regex,
+    r1: &Regex,
+    (w1, d1, e1): (usize, &(Change, String), &regex::Edit),
+    seconds: Vec<regex::Edit>,
+    limit: usize,
+    budget: &mut usize,
+    pairs: &mut Vec<Cand>,
+    pass: &impl Fn(&Regex, &regex::Edit) -> Option<Regex>,
+    pool: &regex::Pool,
+) {
+    // The repetition a first edit removed: put back elsewhere, it was moved.
+    let removed = (e1.op == regex::Op::Unwrap)
+        .then(|| repetition(regex::node(a, e1.at)?, pool))
+        .flatten();
+    for e2 in seconds {
+        if *budget == 0 {
+            break;
+        }
+        let is_move = removed.is_some_and(|k| e2.op == regex::Op::Wrap(k));
+        let w = if is_move {
+            MOVE_WEIGHT
+        } else {
+            w1 + regex::weight(&e2.op, pool)
+        };
+        if w > limit {
+            continue;
+        }
+        *budget -= 1;
+        if let Some(made) = pass(r1, &e2)
+            && let Some(d2) = regex::describe(r1, &e2, pool)
+        {
+            pairs.push(Cand {
+                weight: w,
+                slips: if is_move { 1 } else { 2 },
+                changes: vec![d1.clone(), d2],
+                made,
+            });
+        }
+    }
 }
 
 /// The repetition `x` is, as [`regex::Op::Wrap`] puts it back: 0 `*`, 1 `+`, 2 `?`,
