@@ -239,23 +239,7 @@ pub fn plan(
         }
     }
     let counts: BTreeMap<usize, usize> = available.iter().map(|(k, v)| (*k, v.len())).collect();
-    let width = match bp.ci {
-        [Some(lo), Some(hi)] if bp.reached => Some(hi - lo),
-        _ => None,
-    };
-    let stop = if spent >= d.budget {
-        Some(format!("budget spent: {spent} of {} samples", d.budget))
-    } else if let (Some(w), Some(t)) = (width, d.target_width)
-        && w <= t
-    {
-        Some(format!(
-            "the 95% interval is {w:.2} wide, within --target-width {t}"
-        ))
-    } else if counts.values().all(|n| *n == 0) {
-        Some("no item left in the dataset".into())
-    } else {
-        None
-    };
+    let stop = stop_reason(spent, d, &bp, &counts);
     let mut out = Appender::open(&dir.join(DESIGN))?;
     let now = crate::record::now_rfc3339();
     if let Some(reason) = stop {
@@ -299,16 +283,7 @@ pub fn plan(
             choice.reason
         );
     }
-    let mut picked = Vec::new();
-    for (k, m) in &choice.per_category {
-        let Some(pool) = available.get(k) else {
-            continue;
-        };
-        let mut idx: Vec<usize> = (0..pool.len()).collect();
-        Rng::new(d.seed ^ (round as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (*k as u64))
-            .shuffle(&mut idx);
-        picked.extend(idx.into_iter().take(*m).map(|i| pool[i].clone()));
-    }
+    let picked = pick(&available, &choice.per_category, d.seed, round);
     out.append(&RoundRecord {
         round,
         time: now,
@@ -321,6 +296,52 @@ pub fn plan(
         generated,
     })?;
     Ok(Some(Round { items: picked }))
+}
+
+/// Why the run stops before this round (budget spent, interval narrow enough, no item left), if it does.
+fn stop_reason(
+    spent: usize,
+    d: &Design,
+    bp: &BreakingPoint,
+    counts: &BTreeMap<usize, usize>,
+) -> Option<String> {
+    let width = match bp.ci {
+        [Some(lo), Some(hi)] if bp.reached => Some(hi - lo),
+        _ => None,
+    };
+    if spent >= d.budget {
+        Some(format!("budget spent: {spent} of {} samples", d.budget))
+    } else if let (Some(w), Some(t)) = (width, d.target_width)
+        && w <= t
+    {
+        Some(format!(
+            "the 95% interval is {w:.2} wide, within --target-width {t}"
+        ))
+    } else if counts.values().all(|n| *n == 0) {
+        Some("no item left in the dataset".into())
+    } else {
+        None
+    }
+}
+
+/// Draws each category's chosen number of items from what is left, shuffled by seed, round and category.
+fn pick(
+    available: &BTreeMap<usize, Vec<&Item>>,
+    per_category: &BTreeMap<usize, usize>,
+    seed: u64,
+    round: usize,
+) -> Vec<Item> {
+    let mut picked = Vec::new();
+    for (k, m) in per_category {
+        let Some(pool) = available.get(k) else {
+            continue;
+        };
+        let mut idx: Vec<usize> = (0..pool.len()).collect();
+        Rng::new(seed ^ (round as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (*k as u64))
+            .shuffle(&mut idx);
+        picked.extend(idx.into_iter().take(*m).map(|i| pool[i].clone()));
+    }
+    picked
 }
 
 /// The hardest category among `items`.

@@ -21,7 +21,7 @@
 //! (search, compare, export); texts are checked and made safe to draw when read.
 
 use super::checksum::{Prefix, text_sum};
-use super::rows::{Extra, MAX_LINE, Row, Scores};
+use super::rows::{Extra, Row};
 use super::scan::Scan;
 use super::store;
 use super::texts::{TextFile, TextSpan};
@@ -626,16 +626,7 @@ fn load_from(dir: &Path, index: &Path, texts: bool, extras_too: bool) -> Option<
         prefix,
         section,
     } = h;
-    let nwarn = r.u64()?;
-    if nwarn > MAX_WARNINGS as u64 {
-        return None;
-    }
-    let mut warnings = Vec::with_capacity(nwarn as usize);
-    for _ in 0..nwarn {
-        // Warnings reach the screen: a cache is input too.
-        let w: Box<str> = r.str(1 << 16, true)?;
-        warnings.push(crate::base::sanitize::one_line(&w).into_owned());
-    }
+    let warnings = r.warnings()?;
     let nrows = r.u64()?;
     // Every row stands for at least one byte of samples.jsonl and ~88 of cache.
     if nrows > consumed || nrows > r.left / 88 {
@@ -647,66 +638,14 @@ fn load_from(dir: &Path, index: &Path, texts: bool, extras_too: bool) -> Option<
     // The furthest text end, checked against the section once its size is read.
     let mut text_end = 0u64;
     for k in 0..nrows {
-        let offset = r.u64()?;
-        let len = r.u32()?;
-        let [verdict, flags, task] = r.bytes::<3>()?;
-        let fails = r.u32()?;
-        let (batch, ops, depth) = (r.u16()?, r.u16()?, r.u16()?);
-        let mut c = [f64::NAN; Metric::COUNT];
-        for x in &mut c {
-            *x = r.f64()?;
-        }
-        let closeness = (flags & (1 << 3) != 0).then_some(c);
-        let (tokens_in, tokens_out, cost) = (r.u64()?, r.u64()?, r.f64()?);
-        let reasoning_tokens = r.u64()?;
-        let phi0_hash = r.u64()?;
-        let kinds_key = r.u64()?;
-        let span = TextSpan {
-            pos: r.u64()?,
-            len: r.u32()?,
-            sum: r.u32()?,
-            line: offset,
-            line_len: len,
-        };
-        let id = r.str(MAX_LINE, true)?;
-        if offset.checked_add(u64::from(len))? > consumed || u64::from(span.len) > MAX_LINE {
-            return None;
-        }
-        let has = |bit: u8| flags & (1 << bit) != 0;
-        rows.push(Row {
-            offset,
-            len,
-            id,
-            verdict: *VerdictKind::ALL.get(usize::from(verdict))?,
-            fails,
-            kinds_key,
-            batch,
-            scores: closeness
-                .as_ref()
-                .map(Scores::from_values)
-                .unwrap_or_default(),
-            ops: has(0).then_some(ops),
-            depth: has(1).then_some(depth),
-            phi0_hash,
-            truncated: has(6),
-            task: super::task_mark::TaskMark::from_byte(task),
-            // Row k's text is span k (a cache lists one text per row).
-            text: u32::try_from(k).ok()?,
-        });
+        let (row, span, extra) = r.row(k, consumed)?;
+        rows.push(row);
         text_end = text_end.max(span.pos.checked_add(u64::from(span.len))?);
         if texts {
             row_spans.push(span);
         }
         if extras_too {
-            extras.push(Extra {
-                closeness,
-                tokens_in,
-                tokens_out,
-                cost: has(4).then_some(cost),
-                reading_note: has(5),
-                truncated: has(6),
-                reasoning_tokens,
-            });
+            extras.push(extra);
         }
     }
     let ntexts = r.u64()?;
@@ -745,6 +684,8 @@ fn load_from(dir: &Path, index: &Path, texts: bool, extras_too: bool) -> Option<
         index_path: Some(index.to_path_buf()),
     })
 }
+
+mod load;
 
 #[cfg(test)]
 #[path = "index_tests.rs"]

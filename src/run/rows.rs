@@ -346,8 +346,39 @@ pub(crate) fn parse_row(
         super::task_mark::TaskMark::new(t.gold.as_deref(), t.answer.as_deref(), t.correct)
     });
     let verdict = verdict_kind(&s.verdict.verdict);
+    let (fails, kinds_key) = fails_and_key(&s, verdict);
+    let closeness = s.closeness.as_ref().map(LightCloseness::values);
+    let extra = extra_of(&s, closeness);
+    Ok(Some((
+        Row {
+            offset,
+            len: line.len() as u32,
+            id: crate::base::sanitize::one_line(&s.id).as_ref().into(),
+            verdict,
+            fails,
+            kinds_key,
+            batch: s.batch.unwrap_or(0).min(u16::MAX as usize) as u16,
+            scores: closeness
+                .as_ref()
+                .map(Scores::from_values)
+                .unwrap_or_default(),
+            ops: s.num_operators.map(|v| v.min(u16::MAX as usize) as u16),
+            depth: s.depth.map(|v| v.min(u16::MAX as usize) as u16),
+            phi0_hash: phi0_hash(&safe(phi0_text)),
+            truncated: extra.truncated,
+            task,
+            text: 0,
+        },
+        extra,
+        text(&safe(phi0_text), &psi, &phi1, &s.rounds),
+    )))
+}
+
+/// A sample's failure kinds and kinds-pass key: a not-equivalent sample's kinds are left
+/// pending for the kinds pass, any other's are classified here from its verdict.
+fn fails_and_key(s: &LightSample<'_>, verdict: VerdictKind) -> (u32, u64) {
     let deciding = s.rounds.iter().rev().find(|r| r.phi1.is_some());
-    let (fails, kinds_key) = match (s.syntax, verdict) {
+    match (s.syntax, verdict) {
         (Some(syntax), VerdictKind::NotEquivalent) => (
             super::row_kinds::PENDING,
             super::row_kinds::key(
@@ -372,9 +403,12 @@ pub(crate) fn parse_row(
             0,
         ),
         (None, _) => (0, 0),
-    };
-    let closeness = s.closeness.as_ref().map(LightCloseness::values);
-    let extra = Extra {
+    }
+}
+
+/// A sample's report-only fields: closeness, tokens, cost, reading notes, truncation.
+fn extra_of(s: &LightSample<'_>, closeness: Option<[f64; Metric::COUNT]>) -> Extra {
+    Extra {
         closeness,
         tokens_in: s.input_tokens,
         tokens_out: s.output_tokens,
@@ -396,30 +430,7 @@ pub(crate) fn parse_row(
             .flat_map(LightRound::calls)
             .filter_map(|c| c.reasoning_tokens)
             .fold(0, u64::saturating_add),
-    };
-    Ok(Some((
-        Row {
-            offset,
-            len: line.len() as u32,
-            id: crate::base::sanitize::one_line(&s.id).as_ref().into(),
-            verdict,
-            fails,
-            kinds_key,
-            batch: s.batch.unwrap_or(0).min(u16::MAX as usize) as u16,
-            scores: closeness
-                .as_ref()
-                .map(Scores::from_values)
-                .unwrap_or_default(),
-            ops: s.num_operators.map(|v| v.min(u16::MAX as usize) as u16),
-            depth: s.depth.map(|v| v.min(u16::MAX as usize) as u16),
-            phi0_hash: phi0_hash(&safe(phi0_text)),
-            truncated: extra.truncated,
-            task,
-            text: 0,
-        },
-        extra,
-        text(&safe(phi0_text), &psi, &phi1, &s.rounds),
-    )))
+    }
 }
 
 /// What a not-equivalent sample's kinds are computed from, read again from its line

@@ -1,6 +1,7 @@
 //! Plain-text rendering of verdicts and countermodels (used by the CLI and exports).
 
 use super::verdict::{Countermodel, PredicateTable, Side, Verdict};
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 fn tv(b: bool) -> &'static str {
@@ -86,21 +87,7 @@ pub(crate) fn countermodel_lines(c: &Countermodel, names: [&str; 2], tables: boo
             values,
             left,
             right,
-        } => {
-            let mut keys: Vec<(&String, &bool)> = values.iter().collect();
-            keys.sort_by(|a, b| natural_cmp(a.0, b.0));
-            let pick = |want: bool| -> Vec<String> {
-                keys.iter()
-                    .filter(|(_, v)| **v == want)
-                    .map(|(k, _)| (*k).clone())
-                    .collect()
-            };
-            out.push(line(Role::Head, "assignment"));
-            let (t, f) = (pick(true), pick(false));
-            out.push(line(Role::Text, format!("  true:  {}", if t.is_empty() { "—".into() } else { t.join(", ") })));
-            out.push(line(Role::Text, format!("  false: {}", if f.is_empty() { "—".into() } else { f.join(", ") })));
-            out.push(line(Role::Text, format!("  {l} is {}, {r} is {}", tv(*left), tv(*right))));
-        }
+        } => assignment_lines(values, [*left, *right], names, &mut out),
         Countermodel::FiniteModel {
             domain,
             constants,
@@ -109,52 +96,7 @@ pub(crate) fn countermodel_lines(c: &Countermodel, names: [&str; 2], tables: boo
             left,
             right,
         } => {
-            // Each element is called by its constants (natural order), else by its own name.
-            let mut by_elem: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
-            for (c, e) in constants {
-                by_elem.entry(e.as_str()).or_default().push(c.as_str());
-            }
-            for v in by_elem.values_mut() {
-                v.sort_by(|a, b| natural_cmp(a, b));
-            }
-            let call = |e: &str| -> String {
-                by_elem
-                    .get(e)
-                    .and_then(|v| v.first()).map_or_else(|| e.to_string(), |c| (*c).to_string())
-            };
-            let elems: Vec<String> = domain
-                .iter()
-                .map(|e| match by_elem.get(e.as_str()) {
-                    Some(cs) => format!("{e} = {}", cs.join(" = ")),
-                    None => e.clone(),
-                })
-                .collect();
-            out.push(line(
-                Role::Head,
-                format!("finite model with {} element{}", domain.len(), if domain.len() == 1 { "" } else { "s" }),
-            ));
-            chunked(&elems, 4, "  ", &mut out);
-            let mut atoms: Vec<String> = propositions
-                .iter()
-                .filter(|(_, v)| **v)
-                .map(|(p, _)| p.clone())
-                .collect();
-            for p in predicates {
-                for tu in &p.true_tuples {
-                    let args: Vec<String> = tu.iter().map(|e| call(e)).collect();
-                    atoms.push(format!("{}({})", p.name, args.join(",")));
-                }
-            }
-            atoms.sort_by(|a, b| natural_cmp(a, b));
-            if atoms.is_empty() {
-                out.push(line(Role::Text, "  every atom is false"));
-            } else {
-                out.push(line(Role::Head, "true atoms (every other atom is false)"));
-                chunked(&atoms, 4, "  ", &mut out);
-            }
-            if tables {
-                table_lines(domain, predicates, &mut out);
-            }
+            finite_model_lines(domain, constants, predicates, propositions, tables, &mut out);
             out.push(line(Role::Text, format!("  {l} is {}, {r} is {}", tv(*left), tv(*right))));
         }
         Countermodel::Imported { note } => out.push(line(Role::Muted, format!("  {note}"))),
@@ -181,6 +123,115 @@ pub(crate) fn countermodel_lines(c: &Countermodel, names: [&str; 2], tables: boo
         }
     }
     out
+}
+
+/// The assignment branch of [`countermodel_lines`]: true and false atoms, then both sides' values.
+fn assignment_lines(
+    values: &BTreeMap<String, bool>,
+    sides: [bool; 2],
+    names: [&str; 2],
+    out: &mut Vec<CmLine>,
+) {
+    let [l, r] = names;
+    let [left, right] = sides;
+    let mut keys: Vec<(&String, &bool)> = values.iter().collect();
+    keys.sort_by(|a, b| natural_cmp(a.0, b.0));
+    let pick = |want: bool| -> Vec<String> {
+        keys.iter()
+            .filter(|(_, v)| **v == want)
+            .map(|(k, _)| (*k).clone())
+            .collect()
+    };
+    out.push(line(Role::Head, "assignment"));
+    let (t, f) = (pick(true), pick(false));
+    out.push(line(
+        Role::Text,
+        format!(
+            "  true:  {}",
+            if t.is_empty() {
+                "—".into()
+            } else {
+                t.join(", ")
+            }
+        ),
+    ));
+    out.push(line(
+        Role::Text,
+        format!(
+            "  false: {}",
+            if f.is_empty() {
+                "—".into()
+            } else {
+                f.join(", ")
+            }
+        ),
+    ));
+    out.push(line(
+        Role::Text,
+        format!("  {l} is {}, {r} is {}", tv(left), tv(right)),
+    ));
+}
+
+/// The finite-model branch of [`countermodel_lines`]: elements, true atoms, and tables if asked.
+fn finite_model_lines(
+    domain: &[String],
+    constants: &BTreeMap<String, String>,
+    predicates: &[PredicateTable],
+    propositions: &BTreeMap<String, bool>,
+    tables: bool,
+    out: &mut Vec<CmLine>,
+) {
+    // Each element is called by its constants (natural order), else by its own name.
+    let mut by_elem: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+    for (c, e) in constants {
+        by_elem.entry(e.as_str()).or_default().push(c.as_str());
+    }
+    for v in by_elem.values_mut() {
+        v.sort_by(|a, b| natural_cmp(a, b));
+    }
+    let call = |e: &str| -> String {
+        by_elem
+            .get(e)
+            .and_then(|v| v.first())
+            .map_or_else(|| e.to_string(), |c| (*c).to_string())
+    };
+    let elems: Vec<String> = domain
+        .iter()
+        .map(|e| match by_elem.get(e.as_str()) {
+            Some(cs) => format!("{e} = {}", cs.join(" = ")),
+            None => e.clone(),
+        })
+        .collect();
+    out.push(line(
+        Role::Head,
+        format!(
+            "finite model with {} element{}",
+            domain.len(),
+            if domain.len() == 1 { "" } else { "s" }
+        ),
+    ));
+    chunked(&elems, 4, "  ", out);
+    let mut atoms: Vec<String> = propositions
+        .iter()
+        .filter(|(_, v)| **v)
+        .map(|(p, _)| p.clone())
+        .collect();
+    for p in predicates {
+        for tu in &p.true_tuples {
+            let args: Vec<String> = tu.iter().map(|e| call(e)).collect();
+            atoms.push(format!("{}({})", p.name, args.join(",")));
+        }
+    }
+    atoms.sort_by(|a, b| natural_cmp(a, b));
+    if atoms.is_empty() {
+        out.push(line(Role::Text, "  every atom is false"));
+    } else {
+        out.push(line(Role::Head, "true atoms (every other atom is false)"));
+        chunked(&atoms, 4, "  ", out);
+    }
+    if tables {
+        table_lines(domain, predicates, out);
+    }
 }
 
 /// Every predicate as a table: unary as one row, binary as a matrix, others as tuples.

@@ -177,71 +177,93 @@ pub(in crate::verify) fn canonical(
     };
     let pair = (a, b);
     let mut current = found;
-    let mut consts: Vec<(&String, &Dynamic)> = enc.consts.iter().collect();
-    consts.sort_by(|x, y| x.0.cmp(y.0));
-    for (name, c) in consts {
-        for (i, e) in elems.iter().enumerate() {
-            let at = current.constants.get(name).copied().unwrap_or(0);
-            if i > at {
-                break;
-            }
-            let want = c.eq(e.clone());
-            if i == at {
-                ch.fix(&want);
-                break;
-            }
-            let set = |m: &mut FiniteModel, on: bool| {
-                m.constants.insert(name.clone(), if on { i } else { at });
-            };
-            if ch.choose(pair, (&want, &want.not()), false, set, &mut current) {
-                break;
-            }
-        }
-    }
-    let mut props: Vec<(&String, &Bool)> = enc.bools.iter().collect();
-    props.sort_by(|x, y| x.0.cmp(y.0));
-    for (name, v) in props {
-        let is_true = current.propositions.get(name).copied().unwrap_or(false);
-        let set = |m: &mut FiniteModel, on: bool| {
-            m.propositions.insert(name.clone(), !on);
-        };
-        ch.choose(pair, (&v.not(), v), !is_true, set, &mut current);
-    }
-    let mut preds: Vec<(&(String, usize), &FuncDecl)> = enc.funcs.iter().collect();
-    preds.sort_by(|x, y| x.0.cmp(y.0));
-    for (key, decl) in preds {
-        let arity = key.1;
-        let Some(total) = k.checked_pow(arity as u32) else {
-            return current;
-        };
-        for code in 0..total {
-            // Tuples in lexicographic order: the first position is the most significant.
-            let mut tuple = vec![0; arity];
-            let mut c = code;
-            for slot in tuple.iter_mut().rev() {
-                *slot = c % k;
-                c /= k;
-            }
-            let args: Vec<&dyn Ast> = tuple.iter().map(|i| &elems[*i] as &dyn Ast).collect();
-            let Some(atom) = decl.apply(&args).as_bool() else {
-                continue;
-            };
-            let is_true = current
-                .predicates
-                .get(key)
-                .is_some_and(|ext| ext.contains(&tuple));
-            let set = |m: &mut FiniteModel, on: bool| {
-                // Only called for a tuple `current` holds, so its table is there.
-                if let Some(ext) = m.predicates.get_mut(key) {
-                    if on {
-                        ext.remove(&tuple);
-                    } else {
-                        ext.insert(tuple.clone());
-                    }
-                }
-            };
-            ch.choose(pair, (&atom.not(), &atom), !is_true, set, &mut current);
-        }
-    }
+    ch.least_constants(pair, &mut current);
+    ch.least_propositions(pair, &mut current);
+    ch.least_predicates(pair, &mut current);
     current
+}
+
+/// The steps of [`canonical`], each fixing its choices for the next.
+impl Choices<'_> {
+    /// Each constant (by name) takes the first element it can.
+    fn least_constants(&mut self, pair: (&Formula, &Formula), current: &mut FiniteModel) {
+        let (enc, elems) = (self.enc, self.elems);
+        let mut consts: Vec<(&String, &Dynamic)> = enc.consts.iter().collect();
+        consts.sort_by(|x, y| x.0.cmp(y.0));
+        for (name, c) in consts {
+            for (i, e) in elems.iter().enumerate() {
+                let at = current.constants.get(name).copied().unwrap_or(0);
+                if i > at {
+                    break;
+                }
+                let want = c.eq(e.clone());
+                if i == at {
+                    self.fix(&want);
+                    break;
+                }
+                let set = |m: &mut FiniteModel, on: bool| {
+                    m.constants.insert(name.clone(), if on { i } else { at });
+                };
+                if self.choose(pair, (&want, &want.not()), false, set, current) {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Each proposition (by name) is false if it can be.
+    fn least_propositions(&mut self, pair: (&Formula, &Formula), current: &mut FiniteModel) {
+        let enc = self.enc;
+        let mut props: Vec<(&String, &Bool)> = enc.bools.iter().collect();
+        props.sort_by(|x, y| x.0.cmp(y.0));
+        for (name, v) in props {
+            let is_true = current.propositions.get(name).copied().unwrap_or(false);
+            let set = |m: &mut FiniteModel, on: bool| {
+                m.propositions.insert(name.clone(), !on);
+            };
+            self.choose(pair, (&v.not(), v), !is_true, set, current);
+        }
+    }
+
+    /// Each predicate tuple (predicates by name and arity, tuples in order) is false if it can be.
+    fn least_predicates(&mut self, pair: (&Formula, &Formula), current: &mut FiniteModel) {
+        let (enc, elems) = (self.enc, self.elems);
+        let k = elems.len();
+        let mut preds: Vec<(&(String, usize), &FuncDecl)> = enc.funcs.iter().collect();
+        preds.sort_by(|x, y| x.0.cmp(y.0));
+        for (key, decl) in preds {
+            let arity = key.1;
+            let Some(total) = k.checked_pow(arity as u32) else {
+                return;
+            };
+            for code in 0..total {
+                // Tuples in lexicographic order: the first position is the most significant.
+                let mut tuple = vec![0; arity];
+                let mut c = code;
+                for slot in tuple.iter_mut().rev() {
+                    *slot = c % k;
+                    c /= k;
+                }
+                let args: Vec<&dyn Ast> = tuple.iter().map(|i| &elems[*i] as &dyn Ast).collect();
+                let Some(atom) = decl.apply(&args).as_bool() else {
+                    continue;
+                };
+                let is_true = current
+                    .predicates
+                    .get(key)
+                    .is_some_and(|ext| ext.contains(&tuple));
+                let set = |m: &mut FiniteModel, on: bool| {
+                    // Only called for a tuple `current` holds, so its table is there.
+                    if let Some(ext) = m.predicates.get_mut(key) {
+                        if on {
+                            ext.remove(&tuple);
+                        } else {
+                            ext.insert(tuple.clone());
+                        }
+                    }
+                };
+                self.choose(pair, (&atom.not(), &atom), !is_true, set, current);
+            }
+        }
+    }
 }

@@ -37,6 +37,45 @@ impl<'a> Ctx<'a> {
                 used_y[j] = true;
             }
         }
+        let (merged_x, merged_y) = self.merges(xs, ys, op, &for_x, &mut used_y);
+        self.pair_rest(xs, ys, &merged_x, &mut for_x, &mut used_y);
+        for i in 0..xs.len() {
+            match (&merged_x[i], for_x[i]) {
+                (Some(Merge::Taken), _) => {}
+                (Some(m), _) => emit_merge(xs[i], Side::Left, m, ys, depth, self.texts, out),
+                (None, Some(j)) => self.align(xs[i], ys[j], depth, out),
+                (None, None) => {
+                    let t = xs[i].text();
+                    out.push(
+                        DiffLine::new(depth, Some(t.clone()), None, Change::OperatorDropped)
+                            .named(format!("operand dropped: {t}"), t),
+                    );
+                }
+            }
+        }
+        for j in 0..ys.len() {
+            if let Some(m) = &merged_y[j] {
+                emit_merge(ys[j], Side::Right, m, xs, depth, self.texts, out);
+            } else if !used_y[j] {
+                let t = ys[j].text();
+                out.push(
+                    DiffLine::new(depth, None, Some(t.clone()), Change::OperatorAdded)
+                        .named(format!("operand added: {t}"), t),
+                );
+            }
+        }
+    }
+
+    /// Operands with no exact partner that merge into the chain (a swapped or dropped
+    /// connective), tried from the side with fewer of them left.
+    fn merges(
+        &self,
+        xs: &[&Node<'a>],
+        ys: &[&Node<'a>],
+        op: BinOp,
+        for_x: &[Option<usize>],
+        used_y: &mut [bool],
+    ) -> (Vec<Option<Merge>>, Vec<Option<Merge>>) {
         let mut merged_x: Vec<Option<Merge>> = (0..xs.len()).map(|_| None).collect();
         let mut merged_y: Vec<Option<Merge>> = (0..ys.len()).map(|_| None).collect();
         if op != BinOp::Implies {
@@ -46,7 +85,7 @@ impl<'a> Ctx<'a> {
                 let mut used_x: Vec<bool> = for_x.iter().map(Option::is_some).collect();
                 for i in 0..xs.len() {
                     if !used_x[i] {
-                        merged_x[i] = self.merge(xs[i], Side::Left, op, ys, &mut used_y);
+                        merged_x[i] = self.merge(xs[i], Side::Left, op, ys, used_y);
                         used_x[i] |= merged_x[i].is_some();
                     }
                 }
@@ -68,7 +107,19 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        // Pairs by similarity among what is left.
+        (merged_x, merged_y)
+    }
+
+    /// Pairs what is left by similarity, then leftover atoms as renamings, then
+    /// anything with anything.
+    fn pair_rest(
+        &self,
+        xs: &[&Node<'a>],
+        ys: &[&Node<'a>],
+        merged_x: &[Option<Merge>],
+        for_x: &mut [Option<usize>],
+        used_y: &mut [bool],
+    ) {
         let free_x: Vec<usize> = (0..xs.len())
             .filter(|&i| for_x[i].is_none() && merged_x[i].is_none())
             .collect();
@@ -115,31 +166,6 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        for i in 0..xs.len() {
-            match (&merged_x[i], for_x[i]) {
-                (Some(Merge::Taken), _) => {}
-                (Some(m), _) => emit_merge(xs[i], Side::Left, m, ys, depth, self.texts, out),
-                (None, Some(j)) => self.align(xs[i], ys[j], depth, out),
-                (None, None) => {
-                    let t = xs[i].text();
-                    out.push(
-                        DiffLine::new(depth, Some(t.clone()), None, Change::OperatorDropped)
-                            .named(format!("operand dropped: {t}"), t),
-                    );
-                }
-            }
-        }
-        for j in 0..ys.len() {
-            if let Some(m) = &merged_y[j] {
-                emit_merge(ys[j], Side::Right, m, xs, depth, self.texts, out);
-            } else if !used_y[j] {
-                let t = ys[j].text();
-                out.push(
-                    DiffLine::new(depth, None, Some(t.clone()), Change::OperatorAdded)
-                        .named(format!("operand added: {t}"), t),
-                );
-            }
-        }
     }
 
     /// Whether `n` (an operand on `side` with no exact partner) explains several
@@ -162,19 +188,6 @@ impl<'a> Ctx<'a> {
             Side::Left
         };
         let okeys: Vec<u64> = others.iter().map(|o| self.key(o, other_side)).collect();
-        // One exact partner for each item, or none.
-        let claim = |items: &[&Node<'a>], used: &mut Vec<bool>| -> Option<Vec<(String, usize)>> {
-            let mut got: Vec<(String, usize)> = Vec::new();
-            let mut trial = used.clone();
-            for it in items {
-                let k = self.key(it, side);
-                let j = (0..okeys.len()).find(|&j| !trial[j] && okeys[j] == k)?;
-                trial[j] = true;
-                got.push((it.text(), j));
-            }
-            *used = trial;
-            Some(got)
-        };
         // A negation around a group of the chain's operands: ¬(a ∘ b) where the other
         // side has a and b among the chain's operands.
         if let Node::Not(_, inner) = n
@@ -183,7 +196,7 @@ impl<'a> Ctx<'a> {
         {
             let items: Vec<&Node<'a>> = items.iter().collect();
             let mut used = taken.to_vec();
-            if let Some(pairs) = claim(&items, &mut used) {
+            if let Some(pairs) = self.claim(&items, side, &okeys, &mut used) {
                 taken.copy_from_slice(&used);
                 return Some(Merge::Negated {
                     inner: inner.text(),
@@ -195,8 +208,53 @@ impl<'a> Ctx<'a> {
         if own == op {
             return None;
         }
-        let pkeys: Vec<u64> = parts.iter().map(|p| self.key(p, side)).collect();
         let mut used = taken.to_vec();
+        if let Some(pairs) = self.swap_pairs(&parts, (own, op), side, others, &okeys, &mut used) {
+            taken.copy_from_slice(&used);
+            return Some(Merge::Swapped { own, op, pairs });
+        }
+        // The drop: one operand, a chain of `op`, is all that is left of `n`.
+        for (k, part) in parts.iter().enumerate() {
+            if let Node::Chain(_, o, cs) = part
+                && *o == op
+            {
+                let cs: Vec<&Node<'a>> = cs.iter().collect();
+                let mut used = taken.to_vec();
+                if let Some(pairs) = self.claim(&cs, side, &okeys, &mut used) {
+                    taken.copy_from_slice(&used);
+                    let dropped = (0..parts.len())
+                        .filter(|&i| i != k)
+                        .map(|i| parts[i].text())
+                        .collect();
+                    return Some(Merge::Dropped {
+                        own,
+                        pairs,
+                        dropped,
+                    });
+                }
+            }
+        }
+        None
+    }
+
+    /// The swap for [`Self::merge`]: `n`'s connective `own` became `op`, so its operands
+    /// `parts` (or groups of them, a chain of `own` on the other side) each find their
+    /// partners among `others`; the pairs when there are at least two groups.
+    fn swap_pairs(
+        &self,
+        parts: &[&Node<'a>],
+        (own, op): (BinOp, BinOp),
+        side: Side,
+        others: &[&Node<'a>],
+        okeys: &[u64],
+        used: &mut Vec<bool>,
+    ) -> Option<Vec<(String, usize)>> {
+        let other_side = if side == Side::Left {
+            Side::Right
+        } else {
+            Side::Left
+        };
+        let pkeys: Vec<u64> = parts.iter().map(|p| self.key(p, side)).collect();
         // The swap: groups of this side's operands that are a chain of `own` there.
         let mut assigned = vec![false; parts.len()];
         let mut pairs: Vec<(String, usize)> = Vec::new();
@@ -231,7 +289,6 @@ impl<'a> Ctx<'a> {
                 groups += 1;
             }
         }
-        let mut swapped = true;
         for (i, part) in parts.iter().enumerate() {
             if assigned[i] {
                 continue;
@@ -240,39 +297,31 @@ impl<'a> Ctx<'a> {
                 Node::Chain(_, o, cs) if *o == op => cs.iter().collect(),
                 other => vec![*other],
             };
-            let Some(got) = claim(&spliced, &mut used) else {
-                swapped = false;
-                break;
-            };
-            pairs.extend(got);
+            pairs.extend(self.claim(&spliced, side, okeys, used)?);
             groups += 1;
         }
-        if swapped && groups >= 2 {
-            taken.copy_from_slice(&used);
-            return Some(Merge::Swapped { own, op, pairs });
+        (groups >= 2).then_some(pairs)
+    }
+
+    /// One exact partner among the other side's operands (keyed `okeys`) for each of
+    /// `items`, or None; marks them in `used` only when every item has one.
+    fn claim(
+        &self,
+        items: &[&Node<'a>],
+        side: Side,
+        okeys: &[u64],
+        used: &mut Vec<bool>,
+    ) -> Option<Vec<(String, usize)>> {
+        let mut got: Vec<(String, usize)> = Vec::new();
+        let mut trial = used.clone();
+        for it in items {
+            let k = self.key(it, side);
+            let j = (0..okeys.len()).find(|&j| !trial[j] && okeys[j] == k)?;
+            trial[j] = true;
+            got.push((it.text(), j));
         }
-        // The drop: one operand, a chain of `op`, is all that is left of `n`.
-        for (k, part) in parts.iter().enumerate() {
-            if let Node::Chain(_, o, cs) = part
-                && *o == op
-            {
-                let cs: Vec<&Node<'a>> = cs.iter().collect();
-                let mut used = taken.to_vec();
-                if let Some(pairs) = claim(&cs, &mut used) {
-                    taken.copy_from_slice(&used);
-                    let dropped = (0..parts.len())
-                        .filter(|&i| i != k)
-                        .map(|i| parts[i].text())
-                        .collect();
-                    return Some(Merge::Dropped {
-                        own,
-                        pairs,
-                        dropped,
-                    });
-                }
-            }
-        }
-        None
+        *used = trial;
+        Some(got)
     }
 }
 
