@@ -4,6 +4,8 @@
 //! the verifier's check of each round as an info event, the score as a score event,
 //! and a model error as the sample's error (never a score).
 
+mod events;
+
 use super::inspect_shape::{
     Assistant, Choice, Content, Empty, ErrorEvent, Event, Events, Label, Messages, ModelUsage,
     Output, ReasoningPart, Sample, SampleError, SampleId, SampleMeta, Score, ScoreEvent, ScoreMeta,
@@ -197,7 +199,7 @@ pub(crate) fn build<'a>(
     let end_ms = finished.unwrap_or(0);
     let start_ms = end_ms - calls_ms as i64;
     let uuid = format!("{:016x}-{}", ctx.run_hash, s.id);
-    let (events, end_k) = super::inspect_events::transcript(ctx, s, &uuid, start_ms);
+    let (events, end_k) = events::transcript(ctx, s, &uuid, start_ms);
     let phi1 = s
         .rounds
         .iter()

@@ -5,7 +5,6 @@
 pub mod flat;
 pub mod inspect;
 pub mod inspect_eval;
-mod inspect_events;
 pub(crate) mod inspect_sample;
 pub(crate) mod inspect_shape;
 pub mod parquet_out;

@@ -1,14 +1,14 @@
 //! A sample's transcript as Inspect events: `sample_init`, then per round a span holding
 //! its model calls and the verifier's check, laid end to end on the sample's timeline.
 
-use super::inspect_sample::{Ctx, iso_ms, output, sample_id};
-use super::inspect_shape::{
+use super::{Ctx, iso_ms, output, sample_id};
+use crate::prompt::Rendered;
+use crate::record::{CallRecord, RoundRecord, SampleRecord};
+use crate::report::open::inspect_shape::{
     Empty, Event, GenConfig, InfoData, InfoEvent, InitEvent, InitSample, MessageMeta, ModelEvent,
     ModelMeta, SpanBegin, SpanEnd, User,
 };
-use super::verdict_detail;
-use crate::prompt::Rendered;
-use crate::record::{CallRecord, RoundRecord, SampleRecord};
+use crate::report::open::verdict_detail;
 use crate::syntax::SyntaxKind;
 use crate::verify::VerdictKind;
 
@@ -196,7 +196,7 @@ fn model_event<'a>(
         completed: iso_ms(at.start_ms + call.latency_ms as i64),
         config: GenConfig {
             max_tokens: ctx.m.max_tokens,
-            temperature: super::temperature(ctx.m),
+            temperature: crate::report::open::temperature(ctx.m),
         },
         error: call.error.as_deref(),
         event: "model",
