@@ -6,7 +6,7 @@
 
 use super::{
     BUDGET_FOL, BUDGET_PL, CONFIRM_TIMEOUT, Change, Expr, Formula, LogicScreen, Options,
-    Structural, decide, focus, logic, rank, screen, screen_fol, survivors, verify,
+    Structural, decide, focus, logic, logic_screen, rank, survivors,
 };
 
 /// Index path of the lowest node containing every difference between `x` and `y`
@@ -59,6 +59,29 @@ fn single(f: &Formula, target: &Formula, pool: &logic::Pool) -> Vec<logic::Edit>
     out
 }
 
+/// The pairs of edits that make `p` from `a` (noting in `s` when one edit does).
+fn right_pairs(
+    a: &Formula,
+    p: &Formula,
+    pool: &logic::Pool,
+    s: &mut String,
+) -> Vec<(logic::Edit, logic::Edit)> {
+    // The right pairs.
+    let mut right = vec![];
+    for e1 in logic::edits(a, pool) {
+        let Some(f1) = logic::apply(a, &e1, pool) else {
+            continue;
+        };
+        if &f1 == p {
+            *s += " | planted is ONE edit";
+        }
+        for e2 in single(&f1, p, pool) {
+            right.push((e1.clone(), e2));
+        }
+    }
+    right
+}
+
 /// The diagnosis of φ₀ = `a` against φ₁ = `b`, which is `planted` rewritten (logic
 /// pairs only), on one line.
 #[doc(hidden)]
@@ -72,35 +95,13 @@ pub fn diagnose(a: &Expr, planted: &Expr, b: &Expr) -> String {
     };
     let pool = logic::Pool::new(a, b);
     let mut s = format!("size {} pool_ops {}", a.size(), pool.operands.len());
-    let scr = match screen::PlScreen::new(a, b, &pool) {
-        Some(s) => LogicScreen::Pl(s),
-        None => LogicScreen::Fol(screen_fol::FolScreen::new(a, b, &pool, || {
-            match decide(&Expr::Logic(a.clone()), &Expr::Logic(b.clone()), &opts) {
-                verify::Verdict::NotEquivalent { countermodel, .. } => {
-                    verify::model::FiniteModel::from_countermodel(&countermodel)
-                }
-                _ => None,
-            }
-        })),
-    };
+    let scr = logic_screen(a, b, &pool, None, &opts);
     let budget_two = match scr {
         LogicScreen::Pl(_) => BUDGET_PL,
         LogicScreen::Fol(_) => BUDGET_FOL,
     };
     let degenerate: Vec<bool> = pool.operands.iter().map(|x| scr.agrees(x)).collect();
-    // The right pairs.
-    let mut right = vec![];
-    for e1 in logic::edits(a, &pool) {
-        let Some(f1) = logic::apply(a, &e1, &pool) else {
-            continue;
-        };
-        if &f1 == p {
-            s += " | planted is ONE edit";
-        }
-        for e2 in single(&f1, p, &pool) {
-            right.push((e1.clone(), e2));
-        }
-    }
+    let right = right_pairs(a, p, &pool, &mut s);
     if right.is_empty() {
         s += " | right pair NOT representable";
         return s;

@@ -4,6 +4,8 @@
 use crate::syntax::diff::Change;
 use crate::syntax::{BinOp, Formula, Notation, Quantifier, Term, print_formula};
 
+mod fol;
+
 /// Names an edit may use: symbols of both sides and small operands of φ₁.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Pool {
@@ -159,6 +161,60 @@ pub(crate) fn each_edit(f: &Formula, pool: &Pool, out: &mut impl FnMut(Edit)) {
     visit(f, pool, &mut Vec::new(), &mut 0, out);
 }
 
+/// The edits of the binary node `a op b` itself.
+fn bin_edits(op: &BinOp, a: &Formula, b: &Formula, push: &mut impl FnMut(Op)) {
+    for o in [
+        BinOp::And,
+        BinOp::Or,
+        BinOp::Implies,
+        BinOp::Iff,
+        BinOp::Xor,
+    ] {
+        if o != *op {
+            push(Op::Connective(o));
+            if matches!(a, Formula::Bin(o1, ..) if o1 == op) {
+                push(Op::ChainSwap(o, true));
+            }
+            if matches!(b, Formula::Bin(o1, ..) if o1 == op) {
+                push(Op::ChainSwap(o, false));
+            }
+        }
+    }
+    if matches!(*a, Formula::Not(_)) {
+        push(Op::WidenNeg(true));
+    }
+    if matches!(*b, Formula::Not(_)) {
+        push(Op::WidenNeg(false));
+    }
+    if *op == BinOp::Implies {
+        push(Op::SwapOperands);
+    }
+    push(Op::Keep(true));
+    push(Op::Keep(false));
+    // Regrouping a chain of one associative connective keeps the meaning: no
+    // mistake (left out, it cannot pad a pair as a second change).
+    let assoc = |o: &BinOp| o == op && *op != BinOp::Implies;
+    if matches!(b, Formula::Bin(o, ..) if !assoc(o)) {
+        push(Op::RegroupLeft);
+    }
+    if matches!(a, Formula::Bin(o, ..) if !assoc(o)) {
+        push(Op::RegroupRight);
+    }
+    // (Qv.x) ∧ y → Qv.(x ∧ y) with v not in y is miniscoping: no mistake.
+    let keeps = matches!(op, BinOp::And | BinOp::Or);
+    let free_in = |g: &Formula, v: &str| g.free_variables().contains(v);
+    if let Formula::Quant(_, v, _) = a
+        && (!keeps || free_in(b, v))
+    {
+        push(Op::Widen(true));
+    }
+    if let Formula::Quant(_, v, _) = b
+        && (!keeps || free_in(a, v))
+    {
+        push(Op::Widen(false));
+    }
+}
+
 /// The edits of `f` and below; `scope` lists the bound variables.
 fn visit(
     f: &Formula,
@@ -190,58 +246,7 @@ fn visit(
                 push(Op::NarrowNeg(false));
             }
         }
-        Formula::Bin(op, a, b) => {
-            for o in [
-                BinOp::And,
-                BinOp::Or,
-                BinOp::Implies,
-                BinOp::Iff,
-                BinOp::Xor,
-            ] {
-                if o != *op {
-                    push(Op::Connective(o));
-                    if matches!(&**a, Formula::Bin(o1, ..) if o1 == op) {
-                        push(Op::ChainSwap(o, true));
-                    }
-                    if matches!(&**b, Formula::Bin(o1, ..) if o1 == op) {
-                        push(Op::ChainSwap(o, false));
-                    }
-                }
-            }
-            if matches!(**a, Formula::Not(_)) {
-                push(Op::WidenNeg(true));
-            }
-            if matches!(**b, Formula::Not(_)) {
-                push(Op::WidenNeg(false));
-            }
-            if *op == BinOp::Implies {
-                push(Op::SwapOperands);
-            }
-            push(Op::Keep(true));
-            push(Op::Keep(false));
-            // Regrouping a chain of one associative connective keeps the meaning: no
-            // mistake (left out, it cannot pad a pair as a second change).
-            let assoc = |o: &BinOp| o == op && *op != BinOp::Implies;
-            if matches!(&**b, Formula::Bin(o, ..) if !assoc(o)) {
-                push(Op::RegroupLeft);
-            }
-            if matches!(&**a, Formula::Bin(o, ..) if !assoc(o)) {
-                push(Op::RegroupRight);
-            }
-            // (Qv.x) ∧ y → Qv.(x ∧ y) with v not in y is miniscoping: no mistake.
-            let keeps = matches!(op, BinOp::And | BinOp::Or);
-            let free_in = |g: &Formula, v: &str| g.free_variables().contains(v);
-            if let Formula::Quant(_, v, _) = &**a
-                && (!keeps || free_in(b, v))
-            {
-                push(Op::Widen(true));
-            }
-            if let Formula::Quant(_, v, _) = &**b
-                && (!keeps || free_in(a, v))
-            {
-                push(Op::Widen(false));
-            }
-        }
+        Formula::Bin(op, a, b) => bin_edits(op, a, b, &mut push),
         // Edits that keep the meaning (a quantifier over a variable its body does not
         // use, two alike quantifiers swapped, miniscoping) are no mistake: left out,
         // they neither explain nor spend the budget.
@@ -382,62 +387,7 @@ pub(crate) fn local(f: &Formula, op: &Op, pool: &Pool) -> Option<Formula> {
         },
         (Op::Add(o, i), _) => Formula::bin(*o, f.clone(), pool.operands.get(*i)?.clone()),
         (Op::RenameProp(i), Formula::Prop(_)) => Formula::Prop(pool.props.get(*i)?.as_str().into()),
-        (Op::RenamePred(i), Formula::Pred(_, args)) => {
-            Formula::Pred(pool.preds.get(*i)?.0.as_str().into(), args.clone())
-        }
-        (Op::SetArg(i, t), Formula::Pred(p, args)) => {
-            let mut args = args.clone();
-            *args.get_mut(*i)? = t.clone();
-            Formula::Pred(p.clone(), args)
-        }
-        (Op::DropArg(i), Formula::Pred(p, args)) if *i < args.len() => {
-            let mut args = args.clone();
-            args.remove(*i);
-            Formula::Pred(p.clone(), args)
-        }
-        (Op::InsertArg(i, t), Formula::Pred(p, args)) if *i <= args.len() => {
-            let mut args = args.clone();
-            args.insert(*i, t.clone());
-            Formula::Pred(p.clone(), args)
-        }
-        (Op::SwapArgs(i), Formula::Pred(p, args)) if i + 1 < args.len() => {
-            let mut args = args.clone();
-            args.swap(*i, i + 1);
-            Formula::Pred(p.clone(), args)
-        }
-        (Op::FlipQuant, Formula::Quant(q, v, body)) => {
-            Formula::Quant(q.dual(), v.clone(), body.clone())
-        }
-        (Op::DropQuant, Formula::Quant(_, _, body)) => (**body).clone(),
-        (Op::SwapQuants, Formula::Quant(q, v, body)) => match &**body {
-            Formula::Quant(r, w, inner) => {
-                Formula::quant(*r, w.clone(), Formula::Quant(*q, v.clone(), inner.clone()))
-            }
-            _ => return None,
-        },
-        (Op::Widen(left), Formula::Bin(o, a, b)) => {
-            let (quant, other) = if *left { (a, b) } else { (b, a) };
-            let Formula::Quant(q, v, body) = &**quant else {
-                return None;
-            };
-            let inner = if *left {
-                Formula::Bin(*o, body.clone(), other.clone())
-            } else {
-                Formula::Bin(*o, other.clone(), body.clone())
-            };
-            Formula::quant(*q, v.clone(), inner)
-        }
-        (Op::Narrow(left), Formula::Quant(q, v, body)) => {
-            let Formula::Bin(o, a, b) = &**body else {
-                return None;
-            };
-            if *left {
-                Formula::bin(*o, Formula::Quant(*q, v.clone(), a.clone()), (**b).clone())
-            } else {
-                Formula::bin(*o, (**a).clone(), Formula::Quant(*q, v.clone(), b.clone()))
-            }
-        }
-        _ => return None,
+        _ => return fol::local(f, op, pool),
     })
 }
 
@@ -558,67 +508,6 @@ pub(crate) fn describe(f: &Formula, e: &Edit, pool: &Pool) -> Option<(Change, St
             Change::AtomChanged,
             format!("symbol renamed {t} → {}", pool.props.get(*i)?),
         ),
-        (Op::RenamePred(_) | Op::SetArg(..), Formula::Pred(_, args)) => {
-            let after = local(g, &e.op, pool)?;
-            let change = match &e.op {
-                Op::SetArg(i, t2)
-                    if matches!(
-                        (args.get(*i), t2),
-                        (Some(Term::Const(_)), Term::Var(_)) | (Some(Term::Var(_)), Term::Const(_))
-                    ) =>
-                {
-                    Change::ConstantVariable
-                }
-                _ => Change::AtomChanged,
-            };
-            let what = if change == Change::ConstantVariable {
-                "constant ↔ variable"
-            } else {
-                "symbol renamed"
-            };
-            (change, format!("{what}: {t} → {}", text(&after)))
-        }
-        (Op::DropArg(_) | Op::InsertArg(..) | Op::SwapArgs(_), _) => {
-            let after = local(g, &e.op, pool)?;
-            (
-                Change::ArityChanged,
-                format!("arguments changed: {t} → {}", text(&after)),
-            )
-        }
-        (Op::FlipQuant, Formula::Quant(q, v, _)) => (
-            Change::QuantifierChanged,
-            format!(
-                "quantifier changed: {}{v} → {}{v}",
-                qsym(*q),
-                qsym(q.dual())
-            ),
-        ),
-        (Op::DropQuant, Formula::Quant(q, v, _)) => (
-            Change::QuantifierDropped,
-            format!("quantifier dropped: {}{v}", qsym(*q)),
-        ),
-        (Op::SwapQuants, Formula::Quant(q, v, body)) => {
-            let Formula::Quant(r, w, _) = &**body else {
-                return None;
-            };
-            (
-                Change::ScopeChanged,
-                format!(
-                    "quantifiers reordered: {}{v}.{}{w} → {}{w}.{}{v}",
-                    qsym(*q),
-                    qsym(*r),
-                    qsym(*r),
-                    qsym(*q)
-                ),
-            )
-        }
-        (Op::Widen(_) | Op::Narrow(_), _) => {
-            let after = local(g, &e.op, pool)?;
-            (
-                Change::ScopeChanged,
-                format!("quantifier scope changed: {t} → {}", text(&after)),
-            )
-        }
-        _ => return None,
+        _ => return fol::describe(g, &t, &e.op, pool),
     })
 }

@@ -342,17 +342,17 @@ fn push_pair(
     }
 }
 
-fn search_logic(
+/// The screen for `a` against `b`: the PL truth table, else FOL models.
+fn logic_screen(
     a: &Formula,
     b: &Formula,
-    structural: &Structural,
+    pool: &logic::Pool,
     known: Option<&verify::Countermodel>,
     opts: &Options,
-) -> Option<Vec<NamedChange>> {
-    let pool = logic::Pool::new(a, b);
-    let scr = match screen::PlScreen::new(a, b, &pool) {
+) -> LogicScreen {
+    match screen::PlScreen::new(a, b, pool) {
         Some(s) => LogicScreen::Pl(s),
-        None => LogicScreen::Fol(screen_fol::FolScreen::new(a, b, &pool, || {
+        None => LogicScreen::Fol(screen_fol::FolScreen::new(a, b, pool, || {
             // No random model tells φ₀ from φ₁: the verifier's countermodel does (the
             // one it found for the verdict, else asked for now).
             if let Some(c) = known.and_then(verify::model::FiniteModel::from_countermodel) {
@@ -365,11 +365,92 @@ fn search_logic(
                 _ => None,
             }
         })),
-    };
-    let budget_two = match scr {
+    }
+}
+
+/// The screened pairs of two edits of `a` lighter than `limit`: pointed pairs first,
+/// then every pair, within the screen's budget.
+fn logic_pairs(
+    a: &Formula,
+    b: &Formula,
+    pool: &logic::Pool,
+    scr: &LogicScreen,
+    degenerate: &[bool],
+    kinds: &[FailureKind],
+    limit: usize,
+) -> Vec<Pair> {
+    // Two edits: every first edit followed by every second edit that passes the screen
+    // (within the budget and the weight a pair must stay within to beat a proved single
+    // edit), then the best-ranked pairs confirmed: the first pair found is not the best
+    // named one.
+    let mut firsts: Vec<(usize, logic::Edit, (Change, String))> = logic::edits(a, pool)
+        .into_iter()
+        .map(|e| (logic::weight(&e.op, pool), e))
+        .filter(|(w, _)| *w < limit)
+        .filter_map(|(w, e)| Some((w, logic::describe(a, &e, pool)?, e)))
+        .map(|(w, d, e)| (w, e, d))
+        .collect();
+    // Where the structural diff points first (within the rank's first part, so added
+    // operands still come last): the budget is spent on the nodes φ₁ changed.
+    let kept = focus::Kept::new(b);
+    let focus = kept.levels(a);
+    firsts.sort_by_key(|(w, e, d)| {
+        let r = rank(d.0, kinds);
+        (r.0, focus.get(e.at).copied().unwrap_or(2), *w, r.1, r.2)
+    });
+    let mut budget = match scr {
         LogicScreen::Pl(_) => BUDGET_PL,
         LogicScreen::Fol(_) => BUDGET_FOL,
     };
+    let mut pairs = Vec::new();
+    // Pairs of pointed edits first (the second pointed at once the first is made):
+    // where two mistakes lie in a large φ₀, found without screening every pair.
+    let pointed: HashSet<logic::Edit> = kept.pointed(a, pool).into_iter().collect();
+    let mut tried: Vec<Option<HashSet<logic::Edit>>> = vec![None; firsts.len()];
+    for ((w1, e1, d1), slot) in firsts.iter().zip(tried.iter_mut()) {
+        if budget == 0 || pairs.len() >= PAIR_CAP {
+            break;
+        }
+        if !pointed.contains(e1) {
+            continue;
+        }
+        let Some(f1) = logic::apply(a, e1, pool) else {
+            continue;
+        };
+        let second: HashSet<logic::Edit> = kept.pointed(&f1, pool).into_iter().collect();
+        let wanted = |e: &logic::Edit| second.contains(e);
+        for e2 in survivors(&f1, pool, scr, degenerate, limit - w1, &mut budget, &wanted) {
+            push_pair(&mut pairs, pool, (*w1, d1), &f1, &e2);
+        }
+        *slot = Some(second);
+    }
+    // Then every pair, in the order of the first edits (the pointed pairs left out,
+    // and not counted: the pairs gathered are those the search found without them).
+    let cap = pairs.len() + PAIR_CAP;
+    for ((w1, e1, d1), tried) in firsts.iter().zip(&tried) {
+        if budget == 0 || pairs.len() >= cap {
+            break;
+        }
+        let Some(f1) = logic::apply(a, e1, pool) else {
+            continue;
+        };
+        let wanted = |e: &logic::Edit| !tried.as_ref().is_some_and(|t| t.contains(e));
+        for e2 in survivors(&f1, pool, scr, degenerate, limit - w1, &mut budget, &wanted) {
+            push_pair(&mut pairs, pool, (*w1, d1), &f1, &e2);
+        }
+    }
+    pairs
+}
+
+fn search_logic(
+    a: &Formula,
+    b: &Formula,
+    structural: &Structural,
+    known: Option<&verify::Countermodel>,
+    opts: &Options,
+) -> Option<Vec<NamedChange>> {
+    let pool = logic::Pool::new(a, b);
+    let scr = logic_screen(a, b, &pool, known, opts);
     let target = Expr::Logic(b.clone());
     // The PL screen's complete truth table is the proof itself; otherwise the verifier
     // is asked, at most MAX_CONFIRM times a level, and the countermodel of a candidate
@@ -439,79 +520,7 @@ fn search_logic(
         return proved_one.map(|(_, c)| vec![c]);
     };
     let kinds = structural.kinds();
-    // Two edits: every first edit followed by every second edit that passes the screen
-    // (within the budget and the weight a pair must stay within to beat a proved single
-    // edit), then the best-ranked pairs confirmed: the first pair found is not the best
-    // named one.
-    let mut firsts: Vec<(usize, logic::Edit, (Change, String))> = logic::edits(a, &pool)
-        .into_iter()
-        .map(|e| (logic::weight(&e.op, &pool), e))
-        .filter(|(w, _)| *w < limit)
-        .filter_map(|(w, e)| Some((w, logic::describe(a, &e, &pool)?, e)))
-        .map(|(w, d, e)| (w, e, d))
-        .collect();
-    // Where the structural diff points first (within the rank's first part, so added
-    // operands still come last): the budget is spent on the nodes φ₁ changed.
-    let kept = focus::Kept::new(b);
-    let focus = kept.levels(a);
-    firsts.sort_by_key(|(w, e, d)| {
-        let r = rank(d.0, kinds);
-        (r.0, focus.get(e.at).copied().unwrap_or(2), *w, r.1, r.2)
-    });
-    let mut budget = budget_two;
-    let mut pairs = Vec::new();
-    // Pairs of pointed edits first (the second pointed at once the first is made):
-    // where two mistakes lie in a large φ₀, found without screening every pair.
-    let pointed: HashSet<logic::Edit> = kept.pointed(a, &pool).into_iter().collect();
-    let mut tried: Vec<Option<HashSet<logic::Edit>>> = vec![None; firsts.len()];
-    for ((w1, e1, d1), slot) in firsts.iter().zip(tried.iter_mut()) {
-        if budget == 0 || pairs.len() >= PAIR_CAP {
-            break;
-        }
-        if !pointed.contains(e1) {
-            continue;
-        }
-        let Some(f1) = logic::apply(a, e1, &pool) else {
-            continue;
-        };
-        let second: HashSet<logic::Edit> = kept.pointed(&f1, &pool).into_iter().collect();
-        let wanted = |e: &logic::Edit| second.contains(e);
-        for e2 in survivors(
-            &f1,
-            &pool,
-            &scr,
-            &degenerate,
-            limit - w1,
-            &mut budget,
-            &wanted,
-        ) {
-            push_pair(&mut pairs, &pool, (*w1, d1), &f1, &e2);
-        }
-        *slot = Some(second);
-    }
-    // Then every pair, in the order of the first edits (the pointed pairs left out,
-    // and not counted: the pairs gathered are those the search found without them).
-    let cap = pairs.len() + PAIR_CAP;
-    for ((w1, e1, d1), tried) in firsts.iter().zip(&tried) {
-        if budget == 0 || pairs.len() >= cap {
-            break;
-        }
-        let Some(f1) = logic::apply(a, e1, &pool) else {
-            continue;
-        };
-        let wanted = |e: &logic::Edit| !tried.as_ref().is_some_and(|t| t.contains(e));
-        for e2 in survivors(
-            &f1,
-            &pool,
-            &scr,
-            &degenerate,
-            limit - w1,
-            &mut budget,
-            &wanted,
-        ) {
-            push_pair(&mut pairs, &pool, (*w1, d1), &f1, &e2);
-        }
-    }
+    let pairs = logic_pairs(a, b, &pool, &scr, &degenerate, kinds, limit);
     // Ordered as a stable sort by weight then rank: equal ranks keep the order found,
     // so the answer is deterministic.
     let added = |c: Change| u8::from(c == Change::OperatorAdded);

@@ -127,21 +127,42 @@ pub(super) fn search(
         es.sort_by_key(|e| levels.get(e.at).copied().unwrap_or(2));
         es
     };
+    let proved_one = best(singles(a, &moved, &pool, &by_focus, &pass));
+    let Some(limit) = pair_limit(proved_one.as_ref()) else {
+        return proved_one.map(|(_, c)| c.into_iter().map(named).collect());
+    };
+    scr.renew();
+    let mut pairs = edit_pairs(a, &pool, &kept, &kinds, limit, &pass, &by_focus);
+    moved_pairs(&moved, limit, &pool, &pass, &mut pairs);
+    best(pairs)
+        .or(proved_one)
+        .map(|(_, c)| c.into_iter().map(named).collect())
+}
+
+/// The one-slip candidates: each single edit of `a` (pointed first) that passes the
+/// screen, then each moved star that does.
+fn singles(
+    a: &Regex,
+    moved: &[(Regex, (Change, String), regex::Edit)],
+    pool: &regex::Pool,
+    by_focus: &impl Fn(&Regex) -> Vec<regex::Edit>,
+    pass: &impl Fn(&Regex, &regex::Edit) -> Option<Regex>,
+) -> Vec<Cand> {
     let mut one: Vec<Cand> = by_focus(a)
         .into_iter()
         .filter_map(|e| {
             let made = pass(a, &e)?;
             Some(Cand {
-                weight: regex::weight(&e.op, &pool),
+                weight: regex::weight(&e.op, pool),
                 slips: 1,
-                changes: vec![regex::describe(a, &e, &pool)?],
+                changes: vec![regex::describe(a, &e, pool)?],
                 made,
             })
         })
         .collect();
-    for (r1, du, w) in &moved {
+    for (r1, du, w) in moved {
         if let Some(made) = pass(r1, w)
-            && let Some(dw) = regex::describe(r1, w, &pool)
+            && let Some(dw) = regex::describe(r1, w, pool)
         {
             one.push(Cand {
                 weight: MOVE_WEIGHT,
@@ -151,24 +172,33 @@ pub(super) fn search(
             });
         }
     }
-    let proved_one = best(one);
-    let Some(limit) = pair_limit(proved_one.as_ref()) else {
-        return proved_one.map(|(_, c)| c.into_iter().map(named).collect());
-    };
-    scr.renew();
+    one
+}
+
+/// The screened pairs of two edits lighter than `limit`: pairs of pointed edits
+/// first, then every pair not tried yet, within the budget.
+fn edit_pairs(
+    a: &Regex,
+    pool: &regex::Pool,
+    kept: &focus_regex::Kept,
+    kinds: &[FailureKind],
+    limit: usize,
+    pass: &impl Fn(&Regex, &regex::Edit) -> Option<Regex>,
+    by_focus: &impl Fn(&Regex) -> Vec<regex::Edit>,
+) -> Vec<Cand> {
     let levels = kept.levels(a);
-    let mut firsts: Vec<(usize, (Change, String), regex::Edit)> = regex::edits(a, &pool)
+    let mut firsts: Vec<(usize, (Change, String), regex::Edit)> = regex::edits(a, pool)
         .into_iter()
-        .map(|e| (regex::weight(&e.op, &pool), e))
+        .map(|e| (regex::weight(&e.op, pool), e))
         .filter(|(w, _)| *w < limit)
-        .filter_map(|(w, e)| Some((w, regex::describe(a, &e, &pool)?, e)))
+        .filter_map(|(w, e)| Some((w, regex::describe(a, &e, pool)?, e)))
         .collect();
-    firsts.sort_by_key(|(_, d, e)| (rank(d.0, &kinds), levels.get(e.at).copied().unwrap_or(2)));
+    firsts.sort_by_key(|(_, d, e)| (rank(d.0, kinds), levels.get(e.at).copied().unwrap_or(2)));
     // Every screened pair within the budget, then the best-ranked confirmed (as for
     // logic): pairs of pointed edits first, then every pair.
     let mut budget = BUDGET_REGEX;
     let mut pairs = Vec::new();
-    let pointed: HashSet<regex::Edit> = kept.pointed(a, &pool).into_iter().collect();
+    let pointed: HashSet<regex::Edit> = kept.pointed(a, pool).into_iter().collect();
     let mut tried: Vec<Option<HashSet<regex::Edit>>> = vec![None; firsts.len()];
     for ((w1, d1, e1), slot) in firsts.iter().zip(tried.iter_mut()) {
         if budget == 0 || pairs.len() >= PAIR_CAP {
@@ -177,11 +207,11 @@ pub(super) fn search(
         if !pointed.contains(e1) {
             continue;
         }
-        let Some(r1) = regex::apply(a, e1, &pool) else {
+        let Some(r1) = regex::apply(a, e1, pool) else {
             continue;
         };
-        let second: HashSet<regex::Edit> = kept.pointed(&r1, &pool).into_iter().collect();
-        let seconds: Vec<regex::Edit> = regex::edits(&r1, &pool)
+        let second: HashSet<regex::Edit> = kept.pointed(&r1, pool).into_iter().collect();
+        let seconds: Vec<regex::Edit> = regex::edits(&r1, pool)
             .into_iter()
             .filter(|e| second.contains(e))
             .collect();
@@ -193,8 +223,8 @@ pub(super) fn search(
             limit,
             &mut budget,
             &mut pairs,
-            &pass,
-            &pool,
+            pass,
+            pool,
         );
         *slot = Some(second);
     }
@@ -203,7 +233,7 @@ pub(super) fn search(
         if budget == 0 || pairs.len() >= cap {
             break;
         }
-        let Some(r1) = regex::apply(a, e1, &pool) else {
+        let Some(r1) = regex::apply(a, e1, pool) else {
             continue;
         };
         let seconds: Vec<regex::Edit> = by_focus(&r1)
@@ -218,32 +248,43 @@ pub(super) fn search(
             limit,
             &mut budget,
             &mut pairs,
-            &pass,
-            &pool,
+            pass,
+            pool,
         );
     }
+    pairs
+}
+
+/// The screened moved stars with one more edit (two slips), within `limit` and a
+/// budget of their own, appended to `pairs`.
+fn moved_pairs(
+    moved: &[(Regex, (Change, String), regex::Edit)],
+    limit: usize,
+    pool: &regex::Pool,
+    pass: &impl Fn(&Regex, &regex::Edit) -> Option<Regex>,
+    pairs: &mut Vec<Cand>,
+) {
     // A moved star with one more edit: two slips, as any pair.
     let mut budget = BUDGET_REGEX;
     let mut found = 0;
-    for (r1, du, w) in &moved {
+    for (r1, du, w) in moved {
         if budget == 0 || found >= PAIR_CAP {
             break;
         }
-        let (Some(r2), Some(dw)) = (regex::apply(r1, w, &pool), regex::describe(r1, w, &pool))
-        else {
+        let (Some(r2), Some(dw)) = (regex::apply(r1, w, pool), regex::describe(r1, w, pool)) else {
             continue;
         };
-        for e3 in regex::edits(&r2, &pool) {
+        for e3 in regex::edits(&r2, pool) {
             if budget == 0 {
                 break;
             }
-            let weight = MOVE_WEIGHT + regex::weight(&e3.op, &pool);
+            let weight = MOVE_WEIGHT + regex::weight(&e3.op, pool);
             if weight > limit {
                 continue;
             }
             budget -= 1;
             if let Some(made) = pass(&r2, &e3)
-                && let Some(d3) = regex::describe(&r2, &e3, &pool)
+                && let Some(d3) = regex::describe(&r2, &e3, pool)
             {
                 found += 1;
                 pairs.push(Cand {
@@ -255,9 +296,6 @@ pub(super) fn search(
             }
         }
     }
-    best(pairs)
-        .or(proved_one)
-        .map(|(_, c)| c.into_iter().map(named).collect())
 }
 
 /// The screened pairs of the first edit `e1` (which made `r1` from `a`) with each of
