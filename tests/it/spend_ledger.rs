@@ -120,13 +120,12 @@ fn stops_and_resumes_never_lose_a_billed_call() {
             }
             std::thread::sleep(Duration::from_millis(10));
         }
-        let st = if let Some(st) = exited {
-            st
-        } else {
+        if exited.is_none() {
             std::thread::sleep(Duration::from_millis(70 * i as u64));
             signal(&child, sig);
-            child.wait().unwrap()
-        };
+        }
+        // After `try_wait` reaped it, `wait` gives the same status again.
+        let st = child.wait().unwrap();
         // 130 also when the budget ran out before the signal landed.
         assert!(
             matches!(st.code(), Some(130 | 143)),
