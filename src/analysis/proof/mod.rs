@@ -456,26 +456,18 @@ fn search_logic(
     // is asked, at most MAX_CONFIRM times a level, and the countermodel of a candidate
     // it refutes refutes later ones without asking again.
     let exact = matches!(&scr, LogicScreen::Pl(s) if s.exact());
-    let mut learned = screen_fol::Learned::new(a, b, &pool);
     // None once the verifier may not be asked again: no later candidate is proved.
-    let mut confirm = |g: &Formula, calls: &mut usize| {
+    // Candidates refuted by an earlier countermodel are not skipped: the merged first-order
+    // screen refuted a right single edit that way (issue 47's note), so each is asked.
+    let confirm = |g: &Formula, calls: &mut usize| {
         if exact {
             return Some(true);
         }
         if *calls == 0 {
             return None;
         }
-        if learned.refutes(g) {
-            return Some(false);
-        }
         *calls -= 1;
-        Some(match decide(&Expr::Logic(g.clone()), &target, opts) {
-            verify::Verdict::NotEquivalent { countermodel, .. } => {
-                learned.learn(&countermodel, b, &pool);
-                false
-            }
-            v => v.is_equivalent(),
-        })
+        Some(decide(&Expr::Logic(g.clone()), &target, opts).is_equivalent())
     };
     // An added operand that alone says what φ₁ says explains nothing (`φ₀ ∧ φ₁`).
     let degenerate: Vec<bool> = pool.operands.iter().map(|x| scr.agrees(x)).collect();
