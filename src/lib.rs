@@ -4,7 +4,7 @@
 //!
 //! One library crate; the `autoeval` binary is a thin `main` over [`cli`]. Modules, in
 //! layer order (lowest first; an import points down a layer or across its own, never
-//! round in a circle, and no two files import each other):
+//! round in a circle, and files in one folder never import each other round a circle):
 //!
 //! | layer | module | its job |
 //! |---|---|---|
@@ -20,7 +20,7 @@
 //!
 //! `cargo test --test it layers::` checks this table against the code: every module is
 //! in it, no import points up a layer, modules never import each other round in a
-//! circle, and no two sibling files import each other.
+//! circle, and sibling files never import each other round a circle (of any length).
 //!
 //! # Invariants
 //!

@@ -162,7 +162,7 @@ impl Manifest {
 
     /// The request settings the run sent (profile, token field, omitted parameters,
     /// effort, thinking, extra body), for runs that record them.
-    pub fn request(&self) -> Option<crate::llm::profile::RequestParams> {
+    pub fn request(&self) -> Option<crate::llm::request::RequestParams> {
         self.extra
             .get(REQUEST_KEY)
             .and_then(|v| serde_json::from_value(v.clone()).ok())

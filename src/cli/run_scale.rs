@@ -274,8 +274,8 @@ fn print_dry_run(args: &RunArgs, client: &Client, p: Plan, done: usize, task: bo
 fn print_reasoning(client: &Client, reasoning_out: u64, reasoning_per_call: u64) -> Result<()> {
     let params = client.params();
     let m = params.max_tokens;
-    let reasons = params.thinking == Some(crate::llm::profile::OnOff::On)
-        || params.reasoning == crate::llm::profile::ReasoningStyle::Openai;
+    let reasons = params.thinking == Some(crate::llm::request::OnOff::On)
+        || params.reasoning == crate::llm::request::ReasoningStyle::Openai;
     if reasoning_out > 0 {
         outln!(
             "reasoning: {} reasons; its tokens are billed as output and are in the estimate above \

@@ -124,7 +124,7 @@ impl ModelArgs {
         let extra_body = self
             .extra_body
             .as_deref()
-            .map(crate::llm::profile::parse_extra_body)
+            .map(crate::llm::extra_body::parse)
             .transpose()
             .map_err(LaunchError::other)?;
         let opts = ModelOptions {

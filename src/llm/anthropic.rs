@@ -1,7 +1,8 @@
 //! Anthropic messages API.
 
 use super::endpoint::Endpoint;
-use super::profile::{OnOff, ReasoningStyle, merge_into};
+use super::extra_body::merge_into;
+use super::request::{OnOff, ReasoningStyle};
 use super::{BoxFut, ChatModel, ChatRequest, Completion, LlmError, ModelInfo, post_json};
 use serde_json::{Value, json};
 

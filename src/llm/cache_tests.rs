@@ -36,16 +36,16 @@ fn key_depends_on_everything_that_shapes_the_answer_and_nothing_secret() {
         a,
         key(&info("http://h/v1"), &ChatRequest::plain("p", 0.0, 65))
     );
-    let mut p = crate::llm::profile::RequestParams::plain(0.0, 64);
+    let mut p = crate::llm::request::RequestParams::plain(0.0, 64);
     p.effort = Some("low".into());
     let effort = ChatRequest::new("p".into(), std::sync::Arc::new(p.clone()));
     assert_ne!(a, key(&info("http://h/v1"), &effort));
     p.effort = None;
-    p.thinking = Some(crate::llm::profile::OnOff::On);
+    p.thinking = Some(crate::llm::request::OnOff::On);
     let thinking = ChatRequest::new("p".into(), std::sync::Arc::new(p.clone()));
     assert_ne!(a, key(&info("http://h/v1"), &thinking));
     p.thinking = None;
-    p.extra_body = crate::llm::profile::parse_extra_body(r#"{"top_k": 2}"#).ok();
+    p.extra_body = crate::llm::extra_body::parse(r#"{"top_k": 2}"#).ok();
     let extra = ChatRequest::new("p".into(), std::sync::Arc::new(p));
     assert_ne!(a, key(&info("http://h/v1"), &extra));
     let mut i = info("http://h/v1");

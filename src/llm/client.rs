@@ -5,7 +5,7 @@ use super::budget::{self, Budget};
 use super::cache::{self, ResponseCache};
 use super::ledger::{Ledger, Spend, SpendKind};
 use super::prices::PriceTable;
-use super::profile::RequestParams;
+use super::request::RequestParams;
 use super::{ChatModel, ChatRequest, Completion, LlmError, ModelInfo};
 use crate::base::rng::Rng;
 use std::sync::Arc;
@@ -118,7 +118,7 @@ impl Client {
             notes: std::sync::Mutex::new(Vec::new()),
             unread_seen: std::sync::Mutex::new(std::collections::HashSet::new()),
             params: Arc::new(RequestParams::plain(
-                super::profile::DEFAULT_TEMPERATURE,
+                super::request::DEFAULT_TEMPERATURE,
                 1024,
             )),
         }

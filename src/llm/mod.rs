@@ -19,6 +19,7 @@ pub mod profile;
 pub mod provider;
 pub mod reasoning;
 pub mod reply;
+pub mod request;
 pub mod spec;
 pub mod verbalize;
 
@@ -37,12 +38,12 @@ pub struct ChatRequest {
     /// The prompt.
     pub prompt: String,
     /// Token limit, temperature, reasoning settings and extra body, as the profile allows.
-    pub params: std::sync::Arc<profile::RequestParams>,
+    pub params: std::sync::Arc<request::RequestParams>,
 }
 
 impl ChatRequest {
     /// A request with the given settings.
-    pub fn new(prompt: String, params: std::sync::Arc<profile::RequestParams>) -> ChatRequest {
+    pub fn new(prompt: String, params: std::sync::Arc<request::RequestParams>) -> ChatRequest {
         ChatRequest { prompt, params }
     }
 
@@ -50,7 +51,7 @@ impl ChatRequest {
     pub fn plain(prompt: impl Into<String>, temperature: f64, max_tokens: u32) -> ChatRequest {
         ChatRequest {
             prompt: prompt.into(),
-            params: std::sync::Arc::new(profile::RequestParams::plain(temperature, max_tokens)),
+            params: std::sync::Arc::new(request::RequestParams::plain(temperature, max_tokens)),
         }
     }
 

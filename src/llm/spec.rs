@@ -269,7 +269,7 @@ fn hosted(
 }
 
 /// The request settings for `provider:model` under its profile.
-fn resolve(spec: &ModelSpec, o: &ModelOptions) -> Result<super::profile::RequestParams, SpecError> {
+fn resolve(spec: &ModelSpec, o: &ModelOptions) -> Result<super::request::RequestParams, SpecError> {
     let (provider, model) = (spec.provider, spec.model.as_str());
     let loaded;
     let table = if let Some(t) = &o.profiles {

@@ -128,7 +128,7 @@ fn manifest(spec: &RunSpec, id: &str) -> Manifest {
 
 /// The request settings as `run.json` stores them: credentials in the extra body
 /// redacted.
-fn stored_request(p: &crate::llm::profile::RequestParams) -> crate::llm::profile::RequestParams {
+fn stored_request(p: &crate::llm::request::RequestParams) -> crate::llm::request::RequestParams {
     let mut p = p.clone();
     p.extra_body = p.extra_body.as_ref().map(crate::llm::extra_body::redacted);
     p
@@ -140,7 +140,7 @@ fn shown_temperature(t: Option<f64>) -> String {
 }
 
 /// The reasoning settings of a request, as compared on resume.
-fn reasoning_settings(p: &crate::llm::profile::RequestParams) -> String {
+fn reasoning_settings(p: &crate::llm::request::RequestParams) -> String {
     serde_json::json!({
         "effort": p.effort,
         "thinking": p.thinking,

@@ -13,6 +13,7 @@ pub use diag::diagnose;
 mod focus;
 mod focus_regex;
 mod fol_model;
+mod keys;
 mod logic;
 mod near;
 mod operands;

@@ -4,7 +4,7 @@
 //! rewrote), then φ₁'s atoms (those φ₀ lacks first) and their negations, then its
 //! other small subformulas.
 
-use super::focus::key;
+use super::keys::key;
 use crate::syntax::Formula;
 use std::collections::HashSet;
 

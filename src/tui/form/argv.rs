@@ -134,7 +134,7 @@ impl Form {
         }
         let extra = self.get("extra_body");
         if !extra.is_empty() {
-            crate::llm::profile::parse_extra_body(extra)
+            crate::llm::extra_body::parse(extra)
                 .map_err(|e| FormError::Invalid(format!("extra body: {e}")))?;
             flag(a, "extra-body", extra);
         }
