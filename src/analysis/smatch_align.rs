@@ -75,20 +75,6 @@ struct Triple1 {
     n: u32,
 }
 
-/// A graph's distinct triples with their counts, sorted.
-fn counted(triples: &[(End, u32, End)]) -> Vec<((End, u32, End), u32)> {
-    let mut v = triples.to_vec();
-    v.sort_unstable();
-    let mut out: Vec<((End, u32, End), u32)> = Vec::with_capacity(v.len());
-    for t in v {
-        match out.last_mut() {
-            Some((k, n)) if *k == t => *n += 1,
-            _ => out.push((t, 1)),
-        }
-    }
-    out
-}
-
 /// Buffers the bound of every search node reuses.
 #[derive(Default)]
 struct Scratch {
@@ -453,24 +439,6 @@ impl Search {
     }
 }
 
-/// For each variable, the next lower variable with the same triples (neither touching
-/// the other), or [`OPEN`]: swapping two such variables maps the graph onto itself.
-fn twins_below(out: &[Adj], inn: &[Adj]) -> Vec<u32> {
-    let mut below = vec![OPEN; out.len()];
-    let mut last: HashMap<(&Adj, &Adj), u32> = HashMap::default();
-    for w in 0..out.len() {
-        let me = End::Var(w as u32);
-        if out[w].iter().chain(&inn[w]).any(|t| t.1 == me) {
-            continue;
-        }
-        if let Some(prev) = last.insert((&out[w], &inn[w]), w as u32) {
-            // Equal lists cannot name each other: `prev`'s would then name itself.
-            below[w] = prev;
-        }
-    }
-    below
-}
-
 /// The maximum number of matching triples over all one-to-one variable alignments.
 pub(crate) fn best_matches(g1: &Graph, g2: &Graph) -> Alignment {
     // The best match count is symmetric: search over the graph with fewer variables
@@ -548,128 +516,6 @@ pub(crate) fn best_matches(g1: &Graph, g2: &Graph) -> Alignment {
     }
 }
 
-/// Counts of the triples between two constants.
-type ConstCounts = HashMap<(End, u32, End), u32>;
-
-/// Counted triples of the second graph: those with a variable as adjacency lists per
-/// variable (as source, as target), the rest by triple.
-fn adjacency(c2: &[((End, u32, End), u32)], vars: usize) -> (Vec<Adj>, Vec<Adj>, ConstCounts) {
-    let mut out2: Vec<Adj> = vec![Vec::new(); vars];
-    let mut in2: Vec<Adj> = vec![Vec::new(); vars];
-    let mut const2: ConstCounts = HashMap::default();
-    for &((s, r, o), n) in c2 {
-        if let (End::Const(_), End::Const(_)) = (s, o) {
-            const2.insert((s, r, o), n);
-            continue;
-        }
-        if let End::Var(v) = s {
-            out2[v as usize].push((r, o, n));
-        }
-        if let End::Var(v) = o {
-            in2[v as usize].push((r, s, n));
-        }
-    }
-    (out2, in2, const2)
-}
-
-/// The first graph's triples as the search reads them.
-struct Own {
-    /// Triples with a variable.
-    t1: Vec<Triple1>,
-    /// Per variable, the indices of its triples in `t1`.
-    inc: Vec<Vec<u32>>,
-    /// Matches of the triples without variables.
-    fixed: u32,
-    /// Triples without variables.
-    fixed_n: u32,
-}
-
-/// Splits the first graph's counted triples: those without variables are decided from
-/// the start against `const2`.
-fn own_triples(c1: &[((End, u32, End), u32)], vars: usize, const2: &ConstCounts) -> Own {
-    let (mut fixed, mut fixed_n) = (0, 0);
-    let mut t1 = Vec::with_capacity(c1.len());
-    let mut inc = vec![Vec::new(); vars];
-    for &((s, r, o), n) in c1 {
-        if let (End::Const(_), End::Const(_)) = (s, o) {
-            fixed_n += n;
-            fixed += n.min(const2.get(&(s, r, o)).copied().unwrap_or(0));
-            continue;
-        }
-        let i = t1.len() as u32;
-        t1.push(Triple1 { s, r, o, n });
-        if let End::Var(v) = s {
-            inc[v as usize].push(i);
-        }
-        if let End::Var(v) = o
-            && o != s
-        {
-            inc[v as usize].push(i);
-        }
-    }
-    Own {
-        t1,
-        inc,
-        fixed,
-        fixed_n,
-    }
-}
-
-/// Any matched triple pairs with a triple of the same shape once variables are
-/// forgotten, so the shape counts' overlap bounds every alignment.
-fn shape_ceiling(g1: &Graph, g2: &Graph) -> u32 {
-    type Shape = (Option<u32>, u32, Option<u32>);
-    let shape = |e: End| match e {
-        End::Var(_) => None,
-        End::Const(c) => Some(c),
-    };
-    let mut shapes: HashMap<Shape, (u32, u32)> = HashMap::default();
-    for &(a, r, b) in &g1.triples {
-        shapes.entry((shape(a), r, shape(b))).or_default().0 += 1;
-    }
-    for &(a, r, b) in &g2.triples {
-        shapes.entry((shape(a), r, shape(b))).or_default().1 += 1;
-    }
-    shapes.values().map(|&(x, y)| x.min(y)).sum()
-}
-
-/// Per relation (of `rels`), the second graph's variables with an edge of it to a
-/// variable, as source and as target.
-fn holders(rels: usize, out2: &[Adj], in2: &[Adj]) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
-    let (mut src_has, mut dst_has) = (vec![Vec::new(); rels], vec![Vec::new(); rels]);
-    for (w, (o, i)) in out2.iter().zip(in2).enumerate() {
-        for (list, has) in [(o, &mut src_has), (i, &mut dst_has)] {
-            for &(r, e, _) in list {
-                if let (End::Var(_), Some(h)) = (e, has.get_mut(r as usize))
-                    && h.last() != Some(&(w as u32))
-                {
-                    h.push(w as u32);
-                }
-            }
-        }
-    }
-    (src_has, dst_has)
-}
-
-/// Per variable of the first graph, the other variables it shares a triple with.
-fn neighbours(inc: &[Vec<u32>], t1: &[Triple1]) -> Vec<Vec<u32>> {
-    (0..inc.len())
-        .map(|u| {
-            let mut v: Vec<u32> = inc[u]
-                .iter()
-                .flat_map(|&t| [t1[t as usize].s, t1[t as usize].o])
-                .filter_map(|e| match e {
-                    End::Var(v) if v as usize != u => Some(v),
-                    _ => None,
-                })
-                .collect();
-            v.sort_unstable();
-            v.dedup();
-            v
-        })
-        .collect()
-}
-
 /// Smatch F1 of two graphs (0 when both are empty).
 pub(crate) fn f1(g1: &Graph, g2: &Graph) -> (f64, bool) {
     let a = best_matches(g1, g2);
@@ -679,6 +525,10 @@ pub(crate) fn f1(g1: &Graph, g2: &Graph) -> (f64, bool) {
     }
     (2.0 * a.matches as f64 / total as f64, a.optimal)
 }
+
+#[path = "smatch_prep.rs"]
+mod prep;
+use prep::{Own, adjacency, counted, holders, neighbours, own_triples, shape_ceiling, twins_below};
 
 #[path = "smatch_seed.rs"]
 mod seed;

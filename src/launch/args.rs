@@ -18,7 +18,7 @@ pub struct RunArgs {
     /// English or FOL premises, FOLIO premise autoformalization or informalization, or
     /// Multi-LogiEval yes/no questions (depths 1–5).
     #[arg(long, value_enum)]
-    pub task: Option<crate::run::task::TaskKind>,
+    pub task: Option<crate::dataset::task_kind::TaskKind>,
     /// The task's data: a FOLIO JSON-lines file, or Multi-LogiEval's folder with
     /// d1_Data … d5_Data [default: the shipped copy, FOLIO validation].
     #[arg(long, value_name = "PATH", requires = "task")]

@@ -43,7 +43,7 @@ pub fn generate_to_file(
         .min(batches);
     let cannot_write =
         |e: std::io::Error| LaunchError::context(format!("cannot write {}", path.display()), e);
-    let mut writer = dataset::StreamWriter::create(path, cfg).map_err(cannot_write)?;
+    let mut writer = dataset::stream::StreamWriter::create(path, cfg).map_err(cannot_write)?;
     let next = std::sync::atomic::AtomicUsize::new(0);
     let stop = std::sync::atomic::AtomicBool::new(false);
     // A bounded channel: workers wait rather than pile up finished batches.
@@ -101,7 +101,7 @@ pub fn generate_to_file(
 /// each as soon as the ones before it are, counting them into `summary`.
 fn write_in_order(
     rx: &std::sync::mpsc::Receiver<(usize, Result<Batch, LaunchError>)>,
-    writer: &mut dataset::StreamWriter,
+    writer: &mut dataset::stream::StreamWriter,
     summary: &mut Generated,
     batches: usize,
     cannot_write: &dyn Fn(std::io::Error) -> LaunchError,

@@ -69,7 +69,7 @@ pub(crate) fn generate_kind(
 /// themselves (`--task`); warnings about the data go to standard error.
 pub(crate) fn load_task(
     args: &RunArgs,
-    t: crate::run::task::TaskKind,
+    t: crate::dataset::task_kind::TaskKind,
 ) -> Result<(Dataset, PathBuf, Arc<crate::run::task::TaskSet>), LaunchError> {
     if args.rounds != 1 {
         return Err(LaunchError::other(

@@ -6,8 +6,8 @@ use super::Counts;
 use super::correlate::{AUTOEVAL_PREFIX, Entry, Scores, Subset, clean_name, is_regex};
 use super::task_run::{TaskRunReport, TextMetric};
 use crate::analysis::counts::TaskScoring;
+use crate::dataset::task_kind::TaskKind;
 use crate::run::store;
-use crate::run::task::TaskKind;
 use std::collections::BTreeMap;
 use std::path::Path;
 

@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-pub use crate::dataset::task_kind::{TaskFiles, TaskKind, TaskShape};
+use crate::dataset::task_kind::{TaskFiles, TaskKind, TaskShape};
 
 /// The facts of a task that need the analysis layer (its answer labels and how it
 /// counts); the rest of its table is [`crate::dataset::task_kind`].

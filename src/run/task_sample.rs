@@ -11,8 +11,9 @@
 //! countermodel work on it unchanged).
 
 use super::job::{Caller, Job, Runs, Stage, call_record};
-use super::task::{TaskSet, TaskShape, TaskUnit};
+use super::task::{TaskSet, TaskUnit};
 use crate::analysis::task_answer;
+use crate::dataset::task_kind::TaskShape;
 use crate::record::{CallRecord, RoundRecord, SampleRecord, TaskRecord, TextScores};
 use crate::verify::{Countermodel, Verdict};
 

@@ -5,7 +5,7 @@
 
 use super::form_scale::FormError;
 use crate::dataset::Dataset;
-use crate::run::task::TaskKind;
+use crate::dataset::task_kind::TaskKind;
 use std::collections::HashMap;
 
 /// The task a field names (`None`: empty), or why it names none.

@@ -1,5 +1,9 @@
 //! Tests of the search: the fast matcher and scorer against the plain scan, jobs in pieces, the worker.
+use super::job::{LABEL_ONLY, PIECE, rank_order, run_job_until};
 use super::*;
+use crate::tui::data::TextStore;
+use std::collections::HashSet;
+use std::sync::mpsc;
 
 #[test]
 fn compact_fuzzy_matches() {

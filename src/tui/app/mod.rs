@@ -10,6 +10,7 @@ mod browse;
 pub mod copy;
 pub mod jobs;
 mod kinds;
+mod labelling;
 mod layers;
 mod matrix;
 mod mouse;

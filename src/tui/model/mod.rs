@@ -12,6 +12,7 @@ pub mod listing;
 pub mod matrix;
 pub mod names;
 pub mod rank;
+pub mod summary;
 pub mod task_filter;
 
 use super::components::label_panel::LabelPanel;
@@ -23,14 +24,14 @@ use std::sync::Arc;
 
 pub use derived::ChartFit;
 pub use derived::{
-    Bucket, CompareColumn, CompareView, Derived, KindCounts, PickedBucket, RunSummary, axis,
-    outcomes,
+    Bucket, CompareColumn, CompareView, Derived, KindCounts, PickedBucket, axis, outcomes,
 };
 pub use detail::{Detail, Highlighted};
 pub use filter::{
     ClosenessFilter, DisagreeFilter, Filter, JudgeFilter, LabelFilter, TruncatedFilter,
 };
 pub use listing::Listing;
+pub use summary::RunSummary;
 pub use task_filter::{AnswerFilter, CorrectFilter, GoldFilter};
 
 /// The runs and everything the viewer knows about them.
@@ -347,7 +348,7 @@ impl Model {
             .runs
             .iter()
             .filter_map(|r| r.manifest.as_ref().and_then(crate::record::Manifest::task))
-            .filter_map(crate::run::task::TaskKind::labels)
+            .filter_map(crate::dataset::task_kind::TaskKind::labels)
             .collect();
         Label::ALL
             .into_iter()
