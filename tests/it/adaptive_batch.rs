@@ -89,8 +89,7 @@ fn an_adaptive_batch_run_sends_each_round_as_its_own_batches() {
             assert!(asked.insert(c.clone()), "{c} submitted twice");
         }
     }
-    let m: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let m: Value = common::manifest(&out);
     assert_eq!(m["adaptive"]["budget"], 100);
     assert_eq!(m["batch"], "api");
     assert_eq!(m["status"], "finished");
@@ -174,8 +173,7 @@ fn a_resumed_adaptive_batch_run_finishes_its_open_round_before_planning() {
     assert_eq!(samples.len(), 100);
     let unique: HashSet<&str> = samples.iter().map(|s| s["id"].as_str().unwrap()).collect();
     assert_eq!(unique.len(), 100);
-    let m: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let m: Value = common::manifest(&out);
     assert_eq!(m["status"], "finished");
 }
 

@@ -70,8 +70,7 @@ fn a_generator_kind_generates_harder_items_when_the_model_has_not_broken() {
     let t = tempfile::tempdir().unwrap();
     let dir = t.path().join("gen");
     ok(&run(&dir, &["--kind", "pl"], "200", &[]));
-    let m: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    let m: Value = common::manifest(&dir);
     let g = &m["adaptive"]["generator"];
     assert_eq!(g["kind"], "pl", "{m}");
     assert_eq!(g["max_category"], 100);
@@ -138,8 +137,7 @@ fn a_generator_kind_generates_harder_items_when_the_model_has_not_broken() {
         "120",
         &[],
     ));
-    let m: Value =
-        serde_json::from_str(&std::fs::read_to_string(file.join("run.json")).unwrap()).unwrap();
+    let m: Value = common::manifest(&file);
     assert!(m["adaptive"].get("generator").is_none(), "{m}");
     assert!(generated(&file).is_empty());
     assert!(

@@ -245,6 +245,42 @@ impl BatchServer {
     fn submitted(&self) -> Vec<String> {
         self.world.lock().unwrap().submitted.clone()
     }
+
+    /// Whether every batch at the provider was cancelled.
+    fn all_cancelled(&self) -> bool {
+        self.world
+            .lock()
+            .unwrap()
+            .batches
+            .values()
+            .all(|b| b.cancelled)
+    }
+
+    /// `autoeval run --batch-api` (OpenAI) against this server into `out`, at `price`.
+    fn run(&self, out: &Path, price: &str, extra: &[&str]) -> std::process::Command {
+        run_cmd(&self.server.base, out, &batch_args(price, extra))
+    }
+}
+
+/// A fresh folder with a prices file in it, and where a run goes there.
+fn scratch() -> (tempfile::TempDir, String, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let price = prices(tmp.path());
+    let out = tmp.path().join("run");
+    (tmp, price, out)
+}
+
+/// Waits until the run in `out` has logged a submitted batch.
+fn wait_submitted(out: &Path) {
+    let log = out.join("batches.jsonl");
+    let t0 = std::time::Instant::now();
+    while !std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .contains("\"submitted\"")
+    {
+        assert!(t0.elapsed().as_secs() < 30, "no batch submitted");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
 
 fn prices(dir: &Path) -> String {
@@ -301,16 +337,11 @@ fn openai_batches_run_stage_by_stage_at_batch_price() {
         reverse: true,
         ..Behaviour::default()
     });
-    let tmp = tempfile::tempdir().unwrap();
-    let price = prices(tmp.path());
-    let out = tmp.path().join("run");
-    let o = run_cmd(
-        &bs.server.base,
-        &out,
-        &batch_args(&price, &["--batch-max-requests", "7"]),
-    )
-    .output()
-    .unwrap();
+    let (_tmp, price, out) = scratch();
+    let o = bs
+        .run(&out, &price, &["--batch-max-requests", "7"])
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
     let recs = samples(&out);
@@ -340,8 +371,7 @@ fn openai_batches_run_stage_by_stage_at_batch_price() {
     assert!(log.contains("\"completed\""), "states are logged: {log}");
     assert!(log.contains("\"submitted\"") && log.contains("\"ingested\""));
     assert!(!log.contains("sk-never-written"));
-    let m: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let m: Value = common::manifest(&out);
     assert_eq!(m["status"], "finished");
 }
 
@@ -353,9 +383,7 @@ fn anthropic_message_batches_with_errored_lines_then_retry_errors() {
         reverse: true,
         ..Behaviour::default()
     });
-    let tmp = tempfile::tempdir().unwrap();
-    let price = prices(tmp.path());
-    let out = tmp.path().join("run");
+    let (_tmp, price, out) = scratch();
     let o = anthropic_cmd(&bs.server.base, &out, &batch_args(&price, &[]))
         .output()
         .unwrap();
@@ -415,12 +443,8 @@ fn an_expired_batch_becomes_model_errors_redone_with_retry_errors() {
         expire_first: true,
         ..Behaviour::default()
     });
-    let tmp = tempfile::tempdir().unwrap();
-    let price = prices(tmp.path());
-    let out = tmp.path().join("run");
-    let o = run_cmd(&bs.server.base, &out, &batch_args(&price, &[]))
-        .output()
-        .unwrap();
+    let (_tmp, price, out) = scratch();
+    let o = bs.run(&out, &price, &[]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let recs = samples(&out);
     assert!(
@@ -435,13 +459,10 @@ fn an_expired_batch_becomes_model_errors_redone_with_retry_errors() {
         "{}",
         recs[0]
     );
-    let again = run_cmd(
-        &bs.server.base,
-        &out,
-        &batch_args(&price, &["--resume", "--retry-errors"]),
-    )
-    .output()
-    .unwrap();
+    let again = bs
+        .run(&out, &price, &["--resume", "--retry-errors"])
+        .output()
+        .unwrap();
     assert!(
         again.status.success(),
         "{}",
@@ -460,30 +481,16 @@ fn an_expired_batch_becomes_model_errors_redone_with_retry_errors() {
 fn killed_after_submitting_resumes_and_never_submits_twice() {
     let bs = BatchServer::start(Behaviour::default());
     bs.hold.store(true, Ordering::SeqCst);
-    let tmp = tempfile::tempdir().unwrap();
-    let price = prices(tmp.path());
-    let out = tmp.path().join("run");
-    let mut child = run_cmd(&bs.server.base, &out, &batch_args(&price, &[]))
-        .spawn()
-        .unwrap();
-    let log = out.join("batches.jsonl");
-    let t0 = std::time::Instant::now();
-    while !std::fs::read_to_string(&log)
-        .unwrap_or_default()
-        .contains("\"submitted\"")
-    {
-        assert!(t0.elapsed().as_secs() < 30, "no batch submitted");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    let (_tmp, price, out) = scratch();
+    let mut child = bs.run(&out, &price, &[]).spawn().unwrap();
+    wait_submitted(&out);
     child.kill().unwrap();
     child.wait().unwrap();
     let first = bs.submitted();
     assert!(!first.is_empty());
     // Hours later: the batch has finished at the provider.
     bs.hold.store(false, Ordering::SeqCst);
-    let o = run_cmd(&bs.server.base, &out, &batch_args(&price, &["--resume"]))
-        .output()
-        .unwrap();
+    let o = bs.run(&out, &price, &["--resume"]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let ids = bs.submitted();
     assert_each_submitted_once(&ids);
@@ -498,22 +505,13 @@ fn killed_after_submitting_resumes_and_never_submits_twice() {
 fn ctrl_c_cancels_the_batches_at_the_provider() {
     let bs = BatchServer::start(Behaviour::default());
     bs.hold.store(true, Ordering::SeqCst);
-    let tmp = tempfile::tempdir().unwrap();
-    let price = prices(tmp.path());
-    let out = tmp.path().join("run");
-    let child = run_cmd(&bs.server.base, &out, &batch_args(&price, &[]))
+    let (_tmp, price, out) = scratch();
+    let child = bs
+        .run(&out, &price, &[])
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let log = out.join("batches.jsonl");
-    let t0 = std::time::Instant::now();
-    while !std::fs::read_to_string(&log)
-        .unwrap_or_default()
-        .contains("\"submitted\"")
-    {
-        assert!(t0.elapsed().as_secs() < 30);
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    wait_submitted(&out);
     std::thread::sleep(std::time::Duration::from_millis(100));
     let pid = child.id() as i32;
     std::process::Command::new("kill")
@@ -527,16 +525,8 @@ fn ctrl_c_cancels_the_batches_at_the_provider() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    assert!(
-        bs.world
-            .lock()
-            .unwrap()
-            .batches
-            .values()
-            .all(|b| b.cancelled)
-    );
-    let m: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert!(bs.all_cancelled());
+    let m: Value = common::manifest(&out);
     assert_eq!(m["status"], "cancelled");
 }
 
@@ -594,8 +584,7 @@ fn vllm_batch_files_loop_out_and_in() {
         ];
     }
     assert_eq!(round, 2, "informalizations, then autoformalizations");
-    let m: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let m: Value = common::manifest(&out);
     assert_eq!(m["model"]["base_url"], "file://batch-files");
     assert_eq!(m["status"], "finished");
     let recs = samples(&out);
@@ -607,25 +596,9 @@ fn vllm_batch_files_loop_out_and_in() {
 fn a_live_resume_warns_about_batches_still_open() {
     let bs = BatchServer::start(Behaviour::default());
     bs.hold.store(true, Ordering::SeqCst);
-    let tmp = tempfile::tempdir().unwrap();
-    let price = prices(tmp.path());
-    let out = tmp.path().join("run");
-    let mut child = run_cmd(
-        &bs.server.base,
-        &out,
-        &batch_args(&price, &["--limit", "2"]),
-    )
-    .spawn()
-    .unwrap();
-    let log = out.join("batches.jsonl");
-    let t0 = std::time::Instant::now();
-    while !std::fs::read_to_string(&log)
-        .unwrap_or_default()
-        .contains("\"submitted\"")
-    {
-        assert!(t0.elapsed().as_secs() < 30);
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    let (_tmp, price, out) = scratch();
+    let mut child = bs.run(&out, &price, &["--limit", "2"]).spawn().unwrap();
+    wait_submitted(&out);
     child.kill().unwrap();
     child.wait().unwrap();
     let o = run_cmd(
@@ -645,18 +618,13 @@ fn a_live_resume_warns_about_batches_still_open() {
 #[test]
 fn max_cost_keeps_a_batch_that_would_pass_it_from_being_submitted() {
     let bs = BatchServer::start(Behaviour::default());
-    let tmp = tempfile::tempdir().unwrap();
-    let price = prices(tmp.path());
-    let out = tmp.path().join("run");
+    let (_tmp, price, out) = scratch();
     // Worst case of one request at half of $10/Mtok × 1024 answer tokens ≈ $0.005:
     // a stage of many samples cannot fit in a cent.
-    let o = run_cmd(
-        &bs.server.base,
-        &out,
-        &batch_args(&price, &["--max-cost", "0.01"]),
-    )
-    .output()
-    .unwrap();
+    let o = bs
+        .run(&out, &price, &["--max-cost", "0.01"])
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(130), "{err}");
     assert!(err.contains("would pass --max-cost"), "{err}");
@@ -861,8 +829,7 @@ fn a_viewer_form_run_with_the_batch_api_shows_the_batch_state_and_finishes() {
         "one informalization and one autoformalization each"
     );
     assert_each_submitted_once(&ids);
-    let m: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let m: Value = common::manifest(&out);
     assert_eq!(m["status"], "finished");
     assert_eq!(m["batch"], "api");
     let cmd: Vec<&str> = m["command"]
@@ -899,16 +866,10 @@ fn a_viewer_batch_run_cancels_its_batches_and_resumes_without_submitting_twice()
     assert_eq!(live.ended, Some(autoeval::tui::live::LiveEnd::Cancelled));
     assert_eq!(live.batch, None, "no batch state after the end");
     assert!(
-        bs.world
-            .lock()
-            .unwrap()
-            .batches
-            .values()
-            .all(|b| b.cancelled),
+        bs.all_cancelled(),
         "the open batch was cancelled at the provider"
     );
-    let m: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let m: Value = common::manifest(&out);
     assert_eq!(m["status"], "cancelled");
     let before = bs.submitted();
     assert_eq!(before.len(), 6);
@@ -944,16 +905,11 @@ fn a_batch_billing_more_than_it_reserved_stops_the_run_and_is_recorded() {
         prompt_tokens: Some(10_000_000),
         ..Behaviour::default()
     });
-    let tmp = tempfile::tempdir().unwrap();
-    let price = prices(tmp.path());
-    let out = tmp.path().join("run");
-    let o = run_cmd(
-        &bs.server.base,
-        &out,
-        &batch_args(&price, &["--max-cost", "1000"]),
-    )
-    .output()
-    .unwrap();
+    let (_tmp, price, out) = scratch();
+    let o = bs
+        .run(&out, &price, &["--max-cost", "1000"])
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(130), "{err}");
     assert!(err.contains("more than the $"), "{err}");

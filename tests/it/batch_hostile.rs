@@ -144,8 +144,7 @@ fn ctrl_c_interrupts_a_download_at_once() {
     assert_eq!(o.status.code(), Some(130), "{err}");
     // The file is served after 60 s: an exit well before it was not waiting for it.
     assert!(waited.as_secs() < 20, "took {waited:?}\n{err}");
-    let m: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let m: Value = common::manifest(&out);
     assert_eq!(m["status"], "cancelled");
 }
 

@@ -147,8 +147,7 @@ fn perturb_per_op_is_exclusive_recorded_and_makes_accuracy_fall() {
     assert!(!o.status.success());
     let dir = t.path().join("run");
     ok(&per_op_run(&dir, &[]));
-    let m: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    let m: Value = common::manifest(&dir);
     assert_eq!(m["model"]["name"], "perturb-per-op-0.15");
     assert!(
         m["command"]
@@ -222,8 +221,7 @@ fn an_adaptive_run_spends_its_budget_in_rounds_and_resumes() {
             .iter()
             .all(|r| r["reason"].as_str().is_some_and(|s| !s.is_empty()))
     );
-    let m: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    let m: Value = common::manifest(&dir);
     assert_eq!(m["adaptive"]["budget"], 90);
     assert_eq!(m["status"], "finished");
     assert_eq!(report_json(&[&dir], &[])["runs"][0]["adaptive"], true);

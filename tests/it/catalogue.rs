@@ -2,6 +2,7 @@
 //! cost, prompt set and shots, and `s` / `d` sort it. Driven through keys.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::common;
 use crate::screens;
 
 use crate::screens::keys;
@@ -13,8 +14,7 @@ use std::path::Path;
 fn runs() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/pl-small");
-    let manifest: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(src.join("run.json")).unwrap()).unwrap();
+    let manifest: serde_json::Value = common::manifest(&src);
     let samples = std::fs::read_to_string(src.join("samples.jsonl")).unwrap();
     // name, created, status, shots, prompts, samples kept, USD per sample
     let specs = [

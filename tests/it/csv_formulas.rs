@@ -16,8 +16,7 @@ fn hostile_run(home: &Path) -> PathBuf {
     std::fs::create_dir_all(&d).unwrap();
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/pl-small");
     std::fs::copy(src.join("samples.jsonl"), d.join("samples.jsonl")).unwrap();
-    let mut m: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(src.join("run.json")).unwrap()).unwrap();
+    let mut m: serde_json::Value = common::manifest(&src);
     m["id"] = serde_json::json!(EVIL);
     std::fs::write(d.join("run.json"), m.to_string()).unwrap();
     d

@@ -131,9 +131,7 @@ fn eval_logs_hold_each_call_with_the_prompt_it_was_sent_and_real_times() {
         assert_eq!(args["reading"], "standard");
         assert_eq!(m["_journal/start.json"]["eval"]["task_args"], *args);
         let run_dir = if args["shots"] == 0 { &zero } else { &two };
-        let manifest: Value =
-            serde_json::from_str(&std::fs::read_to_string(run_dir.join("run.json")).unwrap())
-                .unwrap();
+        let manifest: Value = common::manifest(run_dir);
         // The temperature as the run wrote it (not its f32 widened: 0.1, not 0.10000000149…).
         assert_eq!(args["temperature"], manifest["temperature"]);
         let records = samples(run_dir);

@@ -98,8 +98,7 @@ fn added_fields_are_sent_and_credentials_stored_redacted() {
             }
         }
     }
-    let m: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let m: serde_json::Value = common::manifest(&out);
     let e = &m["request"]["extra_body"];
     assert_eq!(e["api_key"], "[redacted]");
     assert_eq!(e["metadata"]["authorization"], "[redacted]");

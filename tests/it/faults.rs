@@ -9,7 +9,9 @@ use crate::common;
 use crate::screens;
 
 use common::cli::{bin, offline_run};
-use common::{FakeModel, Reply, Server, fake_server, openai_body, prompt_of, run_cmd, samples};
+use common::{
+    FakeModel, Reply, Server, fake_server, manifest, openai_body, prompt_of, run_cmd, samples,
+};
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
@@ -30,10 +32,6 @@ fn wait_for_samples(out: &std::path::Path, n: usize) {
     while samples(out).len() < n && start.elapsed() < Duration::from_secs(30) {
         std::thread::sleep(Duration::from_millis(20));
     }
-}
-
-fn manifest(out: &std::path::Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap()
 }
 
 #[test]
@@ -67,20 +65,7 @@ fn a_cancel_with_nothing_in_flight_is_cancelled_not_finished() {
     use autoeval::run::driver::{Outcome, RunSpec, dataset_info, execute};
     let dir = tempfile::tempdir().unwrap();
     let ds_path = dir.path().join("pl.json");
-    let o = bin()
-        .args([
-            "generate",
-            "--kind",
-            "pl",
-            "--per-category",
-            "1",
-            "-q",
-            "--out",
-        ])
-        .arg(&ds_path)
-        .output()
-        .unwrap();
-    assert!(o.status.success());
+    common::cli::generate("pl", "1", &ds_path);
     let ds = autoeval::dataset::Dataset::open(&ds_path).unwrap();
     let client = autoeval::llm::spec::build("perturb", &Default::default()).unwrap();
     let pipeline = Arc::new(autoeval::run::pipeline::Pipeline {
@@ -153,28 +138,11 @@ fn a_second_writer_is_refused_with_the_holders_pid_and_a_dead_holder_never_block
 fn resume_with_other_settings_is_refused_and_lists_the_differences() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
-    let base = [
-        "run",
-        "--kind",
-        "pl",
-        "--per-category",
-        "1",
-        "--model",
-        "perturb",
-        "--quiet",
-    ];
-    let o = bin()
-        .args(base)
-        .arg("--out")
-        .arg(&out)
-        .args(["--limit", "5"])
-        .output()
-        .unwrap();
-    assert!(o.status.success());
+    let base = common::cli::perturb_args("1");
+    common::cli::perturb_run(&out, "1", &["--limit", "5"]);
     let before = std::fs::read_to_string(out.join("run.json")).unwrap();
     let o = bin()
         .args(base)
-        .arg("--out")
         .arg(&out)
         .args(["--resume", "--rounds", "2", "--shots", "2"])
         .output()
@@ -189,21 +157,18 @@ fn resume_with_other_settings_is_refused_and_lists_the_differences() {
         before,
         "the manifest is untouched"
     );
-    let o = bin()
-        .args(base)
-        .arg("--out")
-        .arg(&out)
-        .args([
+    common::cli::perturb_run(
+        &out,
+        "1",
+        &[
             "--resume",
             "--rounds",
             "2",
             "--force-experiment",
             "--limit",
             "6",
-        ])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        ],
+    );
 }
 
 #[test]
@@ -243,11 +208,7 @@ fn orphan_samples_and_duplicate_ids_are_refused() {
             {"idx": 0, "fs": "p1 ∨ p2", "num_operators": 1}]}"#,
     )
     .unwrap();
-    let o = bin()
-        .args(["run", "--model", "perturb", "--quiet", "--dataset"])
-        .arg(&ds)
-        .arg("--out")
-        .arg(dir.path().join("dup-run"))
+    let o = common::cli::perturb_dataset(&ds, &dir.path().join("dup-run"), &[])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
@@ -411,22 +372,7 @@ fn absurd_concurrency_is_refused_not_a_panic() {
 fn report_and_labels_sanitise_terminal_output_and_exit_quietly_on_a_closed_pipe() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
-    let o = bin()
-        .args([
-            "run",
-            "--kind",
-            "pl",
-            "--per-category",
-            "3",
-            "--model",
-            "perturb",
-            "--quiet",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success());
+    common::cli::perturb_run(&out, "3", &[]);
     // A crafted run name: OSC 52 clipboard write, title change, bidi override.
     let mut m = manifest(&out);
     m["id"] = "evil\u{1b}]52;c;aGk=\u{7}\u{1b}]0;pwned\u{7}\u{202e}".into();
@@ -682,22 +628,15 @@ fn a_20000_term_reply_is_unparseable_too_large_and_the_run_goes_on() {
         .map(|i| format!("p{i}"))
         .collect::<Vec<_>>()
         .join(" & ");
-    std::fs::write(
+    common::write_dataset(
         &ds,
-        serde_json::json!({"info": {"type": "dataset", "filter_field": "num_operators"},
-            "data": [{"idx": 0, "fs": long, "num_operators": 19999}, {"idx": 1, "fs": "p1 & p2", "num_operators": 1}]})
-        .to_string(),
-    )
-    .unwrap();
-    let o = bin()
-        .args(["run", "--model", "perturb", "--quiet", "--dataset"])
-        .arg(&ds)
-        .arg("--out")
-        .arg(dir.path().join("deep-run"))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
+        serde_json::json!([{"idx": 0, "fs": long, "num_operators": 19999}, {"idx": 1, "fs": "p1 & p2", "num_operators": 1}]),
+    );
+    let err = common::cli::ok_stderr(
+        &common::cli::perturb_dataset(&ds, &dir.path().join("deep-run"), &[])
+            .output()
+            .unwrap(),
+    );
     assert!(err.contains("too large"), "{err}");
     assert_eq!(samples(&dir.path().join("deep-run")).len(), 1);
 }
@@ -879,13 +818,10 @@ fn ctrl_c_interrupts_a_long_z3_check_instead_of_waiting_for_it() {
     let phi0 = "(∀x.∃y.R(x,y)) ∧ (∀x.¬R(x,x)) ∧ (∀x.∀y.∀z.((R(x,y) ∧ R(y,z)) → R(x,z)))";
     let dir = tempfile::tempdir().unwrap();
     let ds = dir.path().join("hard.json");
-    std::fs::write(
+    common::write_dataset(
         &ds,
-        serde_json::json!({"info": {"type": "dataset", "filter_field": "num_operators"},
-            "data": [{"idx": 0, "fs": phi0, "num_operators": 12}]})
-        .to_string(),
-    )
-    .unwrap();
+        serde_json::json!([{"idx": 0, "fs": phi0, "num_operators": 12}]),
+    );
     let server = Server::start(|_, r| {
         let answer = if prompt_of(r).contains("[NL DESCRIPTION]") {
             "R(c,c) ∧ ¬R(c,c)"
@@ -939,23 +875,16 @@ fn ctrl_c_interrupts_a_long_z3_check_instead_of_waiting_for_it() {
 fn run_warnings_quoting_a_dataset_never_drive_the_terminal() {
     let dir = tempfile::tempdir().unwrap();
     let ds = dir.path().join("evil.json");
-    std::fs::write(
+    common::write_dataset(
         &ds,
-        serde_json::json!({"info": {"type": "dataset", "filter_field": "num_operators"},
-            "data": [{"idx": 0, "fs": "p1 \u{1b}]0;pwned\u{7} ∧", "num_operators": 1},
-                     {"idx": 1, "fs": "p1 ∧ p2", "num_operators": 1}]})
-        .to_string(),
-    )
-    .unwrap();
-    let o = bin()
-        .args(["run", "--model", "perturb", "--quiet", "--dataset"])
-        .arg(&ds)
-        .arg("--out")
-        .arg(dir.path().join("r"))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
+        serde_json::json!([{"idx": 0, "fs": "p1 \u{1b}]0;pwned\u{7} ∧", "num_operators": 1},
+                     {"idx": 1, "fs": "p1 ∧ p2", "num_operators": 1}]),
+    );
+    let err = common::cli::ok_stderr(
+        &common::cli::perturb_dataset(&ds, &dir.path().join("r"), &[])
+            .output()
+            .unwrap(),
+    );
     assert!(err.contains("does not parse"), "{err}");
     assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
 }

@@ -345,7 +345,6 @@ fn prompts_export_says_what_it_wrote_as_json() {
         dir.display().to_string(),
     ]);
     ok(&bin_in(home.path()).args(args).output().unwrap());
-    let manifest: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let manifest: Value = common::manifest(&out);
     assert_eq!(v["hash"], manifest["prompts"]["hash"]);
 }

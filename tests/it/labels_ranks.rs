@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[allow(dead_code)]
+use crate::common;
 use crate::common::cli;
 
 use autoeval::labels::ranks::{Candidate, RankRecord};
@@ -31,8 +32,7 @@ fn runs(dir: &Path) {
     for k in ["a", "b", "c"] {
         let d = dir.join(format!("run-{k}"));
         std::fs::create_dir_all(&d).unwrap();
-        let mut m: Value =
-            serde_json::from_str(&std::fs::read_to_string(src.join("run.json")).unwrap()).unwrap();
+        let mut m: Value = common::manifest(&src);
         m["id"] = json!(format!("run-{k}"));
         std::fs::write(d.join("run.json"), m.to_string()).unwrap();
         let lines: Vec<String> = text

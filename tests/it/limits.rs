@@ -337,8 +337,7 @@ fn the_command_is_recorded_as_autoeval_not_the_binary_path() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     offline_run(&out, "1");
-    let m: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let m: serde_json::Value = common::manifest(&out);
     assert_eq!(m["command"][0], "autoeval", "{}", m["command"]);
     assert_eq!(m["command"][1], "run");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
@@ -552,8 +551,7 @@ fn resume_refuses_another_temperature_max_tokens_or_verifier_timeout() {
             "{flag}: {err}"
         );
     }
-    let m: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(run.join("run.json")).unwrap()).unwrap();
+    let m: serde_json::Value = common::manifest(&run);
     assert_eq!(m["max_tokens"], 1024, "the manifest was not rewritten");
 }
 
@@ -635,20 +633,7 @@ fn csv_into_a_pipe_is_escaped_unless_raw_and_exact_into_a_file() {
 fn a_dataset_starting_with_a_byte_order_mark_is_read() {
     let dir = tempfile::tempdir().unwrap();
     let ds = dir.path().join("ds.json");
-    let o = bin()
-        .args([
-            "generate",
-            "--kind",
-            "pl",
-            "--per-category",
-            "1",
-            "--quiet",
-            "--out",
-        ])
-        .arg(&ds)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    common::cli::generate("pl", "1", &ds);
     let mut bytes = b"\xef\xbb\xbf".to_vec();
     bytes.extend(std::fs::read(&ds).unwrap());
     std::fs::write(&ds, bytes).unwrap();
@@ -675,20 +660,7 @@ fn a_dataset_starting_with_a_byte_order_mark_is_read() {
 fn a_regex_of_30000_alternatives_is_scored_in_linear_time() {
     let dir = tempfile::tempdir().unwrap();
     let ds = dir.path().join("rx.json");
-    let o = bin()
-        .args([
-            "generate",
-            "--kind",
-            "regex",
-            "--per-category",
-            "1",
-            "--quiet",
-            "--out",
-        ])
-        .arg(&ds)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    common::cli::generate("regex", "1", &ds);
     let mut d: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&ds).unwrap()).unwrap();
     let mut item = d["data"][0].clone();

@@ -192,8 +192,7 @@ fn live_run_pause_resume_cancel_and_errors() {
     });
     // The manifest records the exact `autoeval run …` the form stood for, and the form's
     // temperature and max tokens reached the model calls.
-    let m: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let m: serde_json::Value = common::manifest(&out);
     let cmd: Vec<&str> = m["command"]
         .as_array()
         .unwrap()
@@ -537,8 +536,7 @@ fn a_server_that_is_gone_pauses_the_live_run_and_retry_errors_redoes_the_failure
             .collect();
     assert_eq!(latest.len(), 12);
     assert!(latest.values().all(|v| v != "model-error"), "{latest:?}");
-    let m: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let m: serde_json::Value = common::manifest(&out);
     let cmd: Vec<&str> = m["command"]
         .as_array()
         .unwrap()
@@ -550,8 +548,7 @@ fn a_server_that_is_gone_pauses_the_live_run_and_retry_errors_redoes_the_failure
 
 /// `run.json`'s status as written.
 fn status_on_disk(dir: &std::path::Path) -> String {
-    let m: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    let m: serde_json::Value = common::manifest(dir);
     m["status"].as_str().unwrap_or_default().to_string()
 }
 

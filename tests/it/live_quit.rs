@@ -62,8 +62,7 @@ fn slow_server() -> Server {
 }
 
 fn status_of(out: &Path) -> String {
-    let m: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let m: serde_json::Value = common::manifest(out);
     m["status"].as_str().unwrap().to_string()
 }
 

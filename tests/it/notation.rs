@@ -328,9 +328,7 @@ fn rescore_and_report_on_the_shipped_runs() {
             "{id}"
         );
     }
-    let manifest = |d: &Path| -> serde_json::Value {
-        serde_json::from_str(&std::fs::read_to_string(d.join("run.json")).unwrap()).unwrap()
-    };
+    let manifest = |d: &Path| -> serde_json::Value { common::manifest(d) };
     assert_eq!(manifest(&std15)["reading"], "standard");
     assert_eq!(manifest(&nltk15)["reading"], "nltk");
     // A rescore of the nltk run keeps its reading unless told otherwise.
@@ -368,13 +366,10 @@ fn rescore_and_report_on_the_shipped_runs() {
 fn run_reads_replies_under_the_reading_it_records() {
     let dir = tempfile::tempdir().unwrap();
     let ds = dir.path().join("ds.json");
-    std::fs::write(
+    common::write_dataset(
         &ds,
-        serde_json::json!({"info": {"type": "dataset", "filter_field": "num_operators"},
-            "data": [{"idx": 0, "fs": "(p1 → p2) → p3", "num_operators": 2}]})
-        .to_string(),
-    )
-    .unwrap();
+        serde_json::json!([{"idx": 0, "fs": "(p1 → p2) → p3", "num_operators": 2}]),
+    );
     let server = Server::start(|_, r| {
         let answer = if prompt_of(r).contains("[NL DESCRIPTION]") {
             "Formula: p1 → p2 → p3"
@@ -418,8 +413,7 @@ fn run_reads_replies_under_the_reading_it_records() {
     );
     let nltk_run = run("nltk");
     assert_eq!(sample(&nltk_run, 0)["verdict"]["verdict"], "equivalent");
-    let m: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(nltk_run.join("run.json")).unwrap()).unwrap();
+    let m: serde_json::Value = common::manifest(&nltk_run);
     assert_eq!(m["reading"], "nltk");
     // Resuming under another reading would mix conventions in one run.
     let o = bin(dir.path())
@@ -494,8 +488,7 @@ fn import_reverify_takes_the_reading() {
             "{s}"
         );
     }
-    let m: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(nltk.join("run.json")).unwrap()).unwrap();
+    let m: serde_json::Value = common::manifest(&nltk);
     assert_eq!(m["reading"], "nltk");
     let standard = import("standard");
     assert_eq!(sample(&standard, 0)["verdict"]["verdict"], "not-equivalent");

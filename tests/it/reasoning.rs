@@ -5,36 +5,9 @@
 use crate::common;
 
 use common::providers::{self, Claude, Style, bodies};
-use common::samples;
+use common::{manifest, model_run, model_run_ok, samples};
 use serde_json::Value;
 use std::path::Path;
-
-/// `autoeval run` of a small PL dataset with `model` against `base`.
-fn run_with(base: &str, out: &Path, model: &str, extra: &[&str]) -> std::process::Command {
-    let mut c = common::cli::bin();
-    c.args([
-        "run",
-        "--kind",
-        "pl",
-        "--per-category",
-        "1",
-        "--seed",
-        "3",
-        "--quiet",
-    ])
-    .args(["--model", model, "--base-url", &format!("{base}/v1")])
-    .arg("--out")
-    .arg(out)
-    .args(extra)
-    .env("OPENAI_API_KEY", "sk-never-written-4")
-    .env("ANTHROPIC_API_KEY", "sk-ant-never-written")
-    .env("AUTOEVAL_CACHE_DIR", format!("{}.cache", out.display()));
-    c
-}
-
-fn manifest(out: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap()
-}
 
 /// Every sample of the run is `equivalent` (the fake model answers correctly, so any
 /// other verdict means reasoning leaked into ψ, the second prompt or the extraction).
@@ -62,10 +35,7 @@ fn openai_o3_sends_max_completion_tokens_and_no_temperature() {
     let server = providers::openai_server(Style::Hidden, providers::openai_reasoning_rules);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("o3");
-    let o = run_with(&server.base, &out, "openai:o3", &["--limit", "6"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    model_run_ok(&server.base, &out, "openai:o3", &["--limit", "6"]);
     let s = all_equivalent(&out);
     for b in bodies(&server) {
         assert_eq!(b["max_completion_tokens"], 16384, "{b}");
@@ -104,7 +74,7 @@ fn an_explicit_temperature_for_o3_is_refused_before_any_call() {
     let server = providers::openai_server(Style::Hidden, providers::openai_reasoning_rules);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("o3t");
-    let c = &mut run_with(&server.base, &out, "openai:o3", &["--temperature", "0.1"]);
+    let c = &mut model_run(&server.base, &out, "openai:o3", &["--temperature", "0.1"]);
     let o = c.output().unwrap();
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
@@ -123,7 +93,7 @@ fn a_refused_request_stops_the_run_with_exit_75_and_stays_resumable() {
     });
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("refused");
-    let o = run_with(
+    let o = model_run(
         &server.base,
         &out,
         "openai:fake",
@@ -156,11 +126,19 @@ fn gpt_5_1_with_low_effort_and_extra_body() {
     let server = providers::openai_server(Style::Hidden, providers::openai_reasoning_rules);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("g51");
-    let mut c = run_with(&server.base, &out, "openai:gpt-5.1", &["--limit", "3"]);
-    c.args(["--reasoning-effort", "low"])
-        .args(["--extra-body", r#"{"verbosity": "low"}"#]);
-    let o = c.output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    model_run_ok(
+        &server.base,
+        &out,
+        "openai:gpt-5.1",
+        &[
+            "--limit",
+            "3",
+            "--reasoning-effort",
+            "low",
+            "--extra-body",
+            r#"{"verbosity": "low"}"#,
+        ],
+    );
     all_equivalent(&out);
     for b in bodies(&server) {
         assert_eq!(b["reasoning_effort"], "low");
@@ -182,7 +160,7 @@ fn open_weight_reasoning_in_every_shape_never_reaches_scoring() {
         let server = providers::openai_server(style, providers::no_rules);
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("qwen3");
-        let mut c = run_with(&server.base, &out, "openai:qwen3-8b", &["--limit", "5"]);
+        let mut c = model_run(&server.base, &out, "openai:qwen3-8b", &["--limit", "5"]);
         c.args(["--thinking", "on"]);
         let o = c.output().unwrap();
         assert!(
@@ -218,7 +196,7 @@ fn reasoning_that_runs_out_of_tokens_is_truncated_not_a_model_error() {
     let server = providers::openai_server(Style::Truncated, providers::no_rules);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("trunc");
-    let mut c = run_with(
+    let mut c = model_run(
         &server.base,
         &out,
         "openai:qwen3-8b",
@@ -240,23 +218,7 @@ fn reasoning_that_runs_out_of_tokens_is_truncated_not_a_model_error() {
     let r = common::cli::bin().arg("report").arg(&out).output().unwrap();
     assert!(String::from_utf8_lossy(&r.stdout).contains("truncated: 4"));
     // Redo them with a larger limit: allowed with --retry-truncated, one new line each.
-    let server2 = providers::openai_server(Style::Inline, providers::no_rules);
-    let mut c = run_with(
-        &server2.base,
-        &out,
-        "openai:qwen3-8b",
-        &["--limit", "4", "--max-tokens", "4000"],
-    );
-    c.args(["--resume", "--retry-truncated"]);
-    let o = c.output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let s = samples(&out);
-    assert_eq!(s.len(), 8);
-    assert!(
-        s[4..]
-            .iter()
-            .all(|x| x["verdict"]["verdict"] == "equivalent")
-    );
+    providers::redo_truncated(&out);
 }
 
 #[test]
@@ -264,16 +226,12 @@ fn claude_opus_4_7_thinks_adaptively_without_temperature() {
     let server = providers::anthropic_server(Claude::Current);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("opus");
-    let mut c = run_with(
+    model_run_ok(
         &server.base,
         &out,
         "anthropic:claude-opus-4-7",
-        &["--limit", "3"],
+        &["--limit", "3", "--reasoning-effort", "medium"],
     );
-    c.args(["--reasoning-effort", "medium"])
-        .env("ANTHROPIC_API_KEY", "sk-ant-never-written");
-    let o = c.output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let s = all_equivalent(&out);
     fresh_second_calls(&server);
     for b in bodies(&server) {
@@ -293,15 +251,12 @@ fn claude_opus_4_7_with_a_small_limit_is_truncated_and_billed() {
     let server = providers::anthropic_server(Claude::Current);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("opus-small");
-    let mut c = run_with(
+    model_run_ok(
         &server.base,
         &out,
         "anthropic:claude-opus-4-7",
         &["--limit", "2", "--max-tokens", "1024"],
     );
-    c.env("ANTHROPIC_API_KEY", "sk-ant-never-written");
-    let o = c.output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     for x in samples(&out) {
         assert_eq!(x["verdict"]["verdict"], "unparseable", "{x}");
         assert_eq!(x["rounds"][0]["informalize"]["output_tokens"], 1024);
@@ -314,16 +269,12 @@ fn claude_sonnet_4_5_with_a_thinking_budget() {
     let server = providers::anthropic_server(Claude::Legacy);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("sonnet");
-    let mut c = run_with(
+    model_run_ok(
         &server.base,
         &out,
         "anthropic:claude-sonnet-4-5",
-        &["--limit", "3"],
+        &["--limit", "3", "--thinking-budget", "2048"],
     );
-    c.args(["--thinking-budget", "2048"])
-        .env("ANTHROPIC_API_KEY", "sk-ant-never-written");
-    let o = c.output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     all_equivalent(&out);
     for b in bodies(&server) {
         assert_eq!(b["thinking"]["type"], "enabled");
@@ -333,7 +284,7 @@ fn claude_sonnet_4_5_with_a_thinking_budget() {
     }
     // A budget under the provider's minimum is refused before any call.
     let out2 = dir.path().join("sonnet-low");
-    let mut c = run_with(
+    let mut c = model_run(
         &server.base,
         &out2,
         "anthropic:claude-sonnet-4-5",
@@ -469,7 +420,7 @@ fn a_cached_answer_keeps_its_reasoning() {
     let second = dir.path().join("second");
     let cache = dir.path().join("cache");
     for out in [&first, &second] {
-        let o = run_with(&server.base, out, "openai:qwen3-8b", &["--limit", "4"])
+        let o = model_run(&server.base, out, "openai:qwen3-8b", &["--limit", "4"])
             .args(["--temperature", "0", "--cache"])
             .env("AUTOEVAL_CACHE_DIR", &cache)
             .output()
@@ -527,7 +478,7 @@ fn an_older_claude_gets_its_temperature_as_typed_and_refuses_reasoning_flags() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("haiku");
     let model = "anthropic:claude-3-5-haiku-latest";
-    let o = run_with(&server.base, &out, model, &["--limit", "2"])
+    let o = model_run(&server.base, &out, model, &["--limit", "2"])
         .args(["--temperature", "0.1"])
         .output()
         .unwrap();
@@ -544,7 +495,7 @@ fn an_older_claude_gets_its_temperature_as_typed_and_refuses_reasoning_flags() {
     assert_eq!(manifest(&out)["request"]["profile"], "anthropic");
     let before = raw.len();
     let refused = dir.path().join("haiku-effort");
-    let o = run_with(
+    let o = model_run(
         &server.base,
         &refused,
         model,

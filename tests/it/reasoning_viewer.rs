@@ -126,8 +126,7 @@ fn the_form_runs_o3_with_an_effort_and_refuses_a_temperature_it_cannot_send() {
         assert_eq!(b["service_tier"], "flex", "{b}");
         assert!(b.get("temperature").is_none() && b.get("max_tokens").is_none());
     }
-    let m: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let m: Value = common::manifest(&out);
     assert_eq!(m["request"]["effort"], "low", "{m}");
     assert!(m["temperature"].is_null());
     let recs = common::samples(&out);
@@ -376,8 +375,7 @@ fn the_forms_reasoning_tags_field_splits_a_servers_own_tag_off() {
         let c = &r["rounds"][0]["informalize"];
         assert!(c["reasoning"].as_str().unwrap().contains("Draft"), "{c}");
     }
-    let m: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let m: Value = common::manifest(&out);
     assert_eq!(
         m["request"]["reasoning_tags"],
         serde_json::json!(["mind", "scratch"])

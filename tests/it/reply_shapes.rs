@@ -6,35 +6,9 @@
 use crate::common;
 
 use common::providers::{self, Style, bodies};
-use common::{FakeModel, Reply, Server, prompt_of, samples};
+use common::{FakeModel, Reply, Server, manifest, model_run, model_run_ok, prompt_of, samples};
 use serde_json::{Value, json};
 use std::path::Path;
-
-/// `autoeval run` of a small PL dataset with `model` against `base`.
-fn run_with(base: &str, out: &Path, model: &str, extra: &[&str]) -> std::process::Command {
-    let mut c = common::cli::bin();
-    c.args([
-        "run",
-        "--kind",
-        "pl",
-        "--per-category",
-        "1",
-        "--seed",
-        "3",
-        "--quiet",
-    ])
-    .args(["--model", model, "--base-url", &format!("{base}/v1")])
-    .arg("--out")
-    .arg(out)
-    .args(extra)
-    .env("OPENAI_API_KEY", "sk-never-written-5")
-    .env("AUTOEVAL_CACHE_DIR", format!("{}.cache", out.display()));
-    c
-}
-
-fn manifest(out: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap()
-}
 
 /// Every sample `equivalent` (the fake model answers correctly: any other verdict means
 /// reasoning leaked into ψ or φ₁), its reasoning recorded apart with its tokens, and no
@@ -85,15 +59,12 @@ fn magistral_content_arrays_are_read() {
     let server = providers::openai_server(Style::Magistral, mistral_rules);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("magistral");
-    let o = run_with(
+    model_run_ok(
         &server.base,
         &out,
         "openai:magistral-medium-latest",
         &["--limit", "5"],
-    )
-    .output()
-    .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    );
     scored_from_the_answer_alone(&out, &server);
     let m = manifest(&out);
     assert_eq!(m["request"]["profile"], "compatible-reasoning");
@@ -105,15 +76,12 @@ fn gemini_thought_tags_are_split_off() {
     let server = providers::openai_server(Style::GeminiThought, providers::no_rules);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("gemini");
-    let o = run_with(
+    model_run_ok(
         &server.base,
         &out,
         "openai:gemini-2.5-flash",
         &["--limit", "5"],
-    )
-    .output()
-    .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    );
     scored_from_the_answer_alone(&out, &server);
 }
 
@@ -138,15 +106,12 @@ fn a_tag_named_with_reasoning_tag_is_split_off() {
     });
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("mind");
-    let o = run_with(
+    model_run_ok(
         &server.base,
         &out,
         "openai:my-model",
         &["--limit", "4", "--reasoning-tag", "mind"],
-    )
-    .output()
-    .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    );
     scored_from_the_answer_alone(&out, &server);
     assert_eq!(manifest(&out)["request"]["reasoning_tags"], json!(["mind"]));
     // The same tag from the user's own profiles.toml, with no flag.
@@ -162,7 +127,7 @@ fn a_tag_named_with_reasoning_tag_is_split_off() {
     )
     .unwrap();
     let out2 = dir.path().join("mind-profile");
-    let mut c = run_with(&server.base, &out2, "openai:my-model", &["--limit", "4"]);
+    let mut c = model_run(&server.base, &out2, "openai:my-model", &["--limit", "4"]);
     common::cli::isolate(&mut c, &home);
     let o = c.output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -174,7 +139,7 @@ fn a_tag_named_with_reasoning_tag_is_split_off() {
     );
     // A tag that is not a name is refused before any call.
     let before = server.hits.load(std::sync::atomic::Ordering::SeqCst);
-    let o = run_with(
+    let o = model_run(
         &server.base,
         &dir.path().join("bad"),
         "openai:my-model",
@@ -194,15 +159,12 @@ fn openrouter_reasoning_details_are_read_and_encrypted_parts_marked() {
     let server = providers::openai_server(Style::OpenRouter, providers::no_rules);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("openrouter");
-    let o = run_with(
+    model_run_ok(
         &server.base,
         &out,
         "openai:openai/o3-mini",
         &["--limit", "4"],
-    )
-    .output()
-    .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    );
     let s = scored_from_the_answer_alone(&out, &server);
     for x in &s {
         assert_eq!(x["rounds"][0]["informalize"]["reasoning_redacted"], true);
@@ -219,16 +181,12 @@ fn an_answer_cut_at_the_limit_is_truncated_and_retried() {
     let server = providers::openai_server(Style::CutMidAnswer, providers::no_rules);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("cut");
-    let o = run_with(
+    let err = model_run_ok(
         &server.base,
         &out,
         "openai:qwen3-8b",
         &["--limit", "4", "--max-tokens", "700"],
-    )
-    .output()
-    .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
+    );
     assert!(err.contains("truncated: 4 of 4 calls"), "{err}");
     for x in samples(&out) {
         let reason = x["verdict"]["reason"].as_str().unwrap();
@@ -242,30 +200,7 @@ fn an_answer_cut_at_the_limit_is_truncated_and_retried() {
     }
     // The partial ψ never went to a fresh second call.
     assert_eq!(server.hits.load(std::sync::atomic::Ordering::SeqCst), 4);
-    let server2 = providers::openai_server(Style::Inline, providers::no_rules);
-    let o = run_with(
-        &server2.base,
-        &out,
-        "openai:qwen3-8b",
-        &[
-            "--limit",
-            "4",
-            "--max-tokens",
-            "4000",
-            "--resume",
-            "--retry-truncated",
-        ],
-    )
-    .output()
-    .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let s = samples(&out);
-    assert_eq!(s.len(), 8);
-    assert!(
-        s[4..]
-            .iter()
-            .all(|x| x["verdict"]["verdict"] == "equivalent")
-    );
+    providers::redo_truncated(&out);
 }
 
 /// Prices for `model`, in a file for --prices.
@@ -287,7 +222,7 @@ fn stops_when_unreadable(body: Value, cause: &str) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("unreadable");
     let p = prices(dir.path(), "fake-model");
-    let o = run_with(
+    let o = model_run(
         &server.base,
         &out,
         "openai:fake-model",
@@ -361,7 +296,7 @@ fn a_refused_setting_is_corrected_on_resume_without_force() {
     });
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("effort");
-    let o = run_with(
+    let o = model_run(
         &server.base,
         &out,
         "openai:o3",
@@ -387,7 +322,7 @@ fn a_refused_setting_is_corrected_on_resume_without_force() {
         line.contains("--resume") && !line.contains("--force"),
         "{line}"
     );
-    let o = run_with(
+    let err = model_run_ok(
         &server.base,
         &out,
         "openai:o3",
@@ -400,18 +335,14 @@ fn a_refused_setting_is_corrected_on_resume_without_force() {
             "low",
             "--resume",
         ],
-    )
-    .output()
-    .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
+    );
     assert!(err.contains("corrected"), "{err}");
     assert_eq!(samples(&out).len(), 4);
     assert_eq!(manifest(&out)["request"]["effort"], "low");
     // Once samples finished, another effort needs --force, which never lets another
     // prompt set or rounds through.
     let again = |extra: &[&str]| {
-        run_with(
+        model_run(
             &server.base,
             &out,
             "openai:o3",
@@ -434,7 +365,7 @@ fn a_refused_setting_is_corrected_on_resume_without_force() {
 #[test]
 fn the_dry_run_counts_the_profiles_reasoning() {
     let dir = tempfile::tempdir().unwrap();
-    let o = run_with(
+    let o = model_run(
         "http://127.0.0.1:9",
         &dir.path().join("dry"),
         "openai:deepseek/deepseek-r1",
@@ -470,7 +401,7 @@ fn reasoning_tokens_not_reported_are_not_printed_as_zero() {
     });
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("unreported");
-    let o = run_with(
+    let o = model_run(
         &server.base,
         &out,
         "openai:local-model",
@@ -513,7 +444,7 @@ fn bodies_with_no_answer_stop_the_run() {
         let server = Server::start(move |_, _| Reply::json(200, body.clone()));
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("unreadable");
-        let o = run_with(
+        let o = model_run(
             &server.base,
             &out,
             "openai:fake-model",

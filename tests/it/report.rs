@@ -271,24 +271,7 @@ fn mean_and_std_across_runs() {
 fn judge_cli_appends_and_resumes() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
-    let o = bin()
-        .args([
-            "run",
-            "--kind",
-            "pl",
-            "--per-category",
-            "1",
-            "--limit",
-            "12",
-            "--model",
-            "perturb",
-            "--quiet",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success());
+    common::cli::offline_run(&out, "12");
     for _ in 0..2 {
         let o = bin()
             .arg("judge")
@@ -389,22 +372,7 @@ fn import_keeps_stored_verdicts_and_reverify_lists_disagreements() {
 fn report_through_the_row_index_matches_full_records_cold_warm_and_after_changes() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
-    let o = bin()
-        .args([
-            "run",
-            "--kind",
-            "pl",
-            "--per-category",
-            "3",
-            "--model",
-            "perturb",
-            "--quiet",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::perturb_run(&out, "3", &[]);
     let o = bin()
         .args(["judge", "--model", "perturb"])
         .arg(&out)

@@ -32,21 +32,7 @@ fn counts(r: &Value) -> BTreeMap<usize, u64> {
 fn connective_counts_and_dfa_states_make_the_categories() {
     let tmp = tempfile::tempdir().unwrap();
     let pl = tmp.path().join("pl");
-    ok(&bin()
-        .args([
-            "run",
-            "--kind",
-            "pl",
-            "--per-category",
-            "2",
-            "--model",
-            "perturb",
-            "--quiet",
-            "--out",
-        ])
-        .arg(&pl)
-        .output()
-        .unwrap());
+    common::cli::perturb_run(&pl, "2", &[]);
     let recs = common::samples(&pl);
     for (field, sym) in [("and", '∧'), ("or", '∨'), ("not", '¬')] {
         let r = by(&pl, field);

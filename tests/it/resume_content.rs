@@ -4,39 +4,18 @@
 
 use crate::common;
 
-use common::cli::{bin, ok, ok_stderr, stderr};
-use common::{fake_server, run_cmd, samples};
+use common::cli::{ok, ok_stderr, stderr};
+use common::{fake_server, manifest, run_cmd, samples};
 use std::path::Path;
 
 fn generate(path: &Path) {
-    ok(&bin()
-        .args([
-            "generate",
-            "--kind",
-            "pl",
-            "--per-category",
-            "1",
-            "-q",
-            "--out",
-        ])
-        .arg(path)
-        .output()
-        .unwrap());
+    common::cli::generate("pl", "1", path);
 }
 
 fn offline(dataset: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
-    bin()
-        .args(["run", "--model", "perturb", "--quiet", "--dataset"])
-        .arg(dataset)
-        .arg("--out")
-        .arg(out)
-        .args(extra)
+    common::cli::perturb_dataset(dataset, out, extra)
         .output()
         .unwrap()
-}
-
-fn manifest(out: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap()
 }
 
 #[test]

@@ -392,24 +392,8 @@ fn ctrl_c_stops_cleanly_and_the_run_resumes() {
 fn torn_last_line_is_skipped_with_a_warning_and_resume_completes() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
-    let base = [
-        "run",
-        "--kind",
-        "pl",
-        "--per-category",
-        "1",
-        "--model",
-        "perturb",
-        "--quiet",
-        "--out",
-    ];
-    let o = bin()
-        .args(base)
-        .arg(&out)
-        .args(["--limit", "10"])
-        .output()
-        .unwrap();
-    assert!(o.status.success());
+    let base = common::cli::perturb_args("1");
+    common::cli::perturb_run(&out, "1", &["--limit", "10"]);
     let full = samples(&out);
     assert_eq!(full.len(), 10);
     // Drop the last record and leave half of its bytes, as a crash mid-write

@@ -242,8 +242,7 @@ fn max_cost_stops_before_the_limit_and_resumes() {
     );
     let spent: f64 = first.iter().map(|r| r["cost_usd"].as_f64().unwrap()).sum();
     assert!(spent <= 1.0);
-    let m: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out_dir.join("run.json")).unwrap()).unwrap();
+    let m: serde_json::Value = common::manifest(&out_dir);
     assert_eq!(m["status"], "cancelled");
     // The limit counts the run's earlier spend: resuming with the same one stops at once.
     let again = run_cmd(
@@ -420,8 +419,7 @@ fn repeated_base_urls_share_the_work_within_per_endpoint_limits() {
         "the bound was reached, so it was tested"
     );
     assert!(recs.iter().all(|r| r["verdict"]["verdict"] == "equivalent"));
-    let m: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out_dir.join("run.json")).unwrap()).unwrap();
+    let m: serde_json::Value = common::manifest(&out_dir);
     assert!(m["model"]["base_url"].as_str().unwrap().contains(','));
 }
 

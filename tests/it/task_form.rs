@@ -196,8 +196,7 @@ fn the_form_starts_a_task_run_and_refuses_a_dataset_and_a_task_together() {
         app.pump_until(Duration::from_millis(30), |_| false);
     }
     assert_eq!(server.hits.load(Ordering::SeqCst), 6);
-    let m: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let m: serde_json::Value = common::manifest(&out);
     assert_eq!(m["task"], "folio-r-nl");
     assert_eq!(m["status"], "finished");
     let recs = samples(&out);

@@ -83,8 +83,7 @@ fn task_run_files_read_and_write_the_task_as_its_name() {
         .arg(&out)
         .output()
         .unwrap());
-    let after: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let after: Value = common::manifest(&out);
     let before: Value = serde_json::from_str(&before).unwrap();
     assert_eq!(after["task"], before["task"]);
     assert_eq!(after["task"], "folio-r-nl");

@@ -55,8 +55,7 @@ fn every_task_runs_with_the_offline_model_and_reports_its_scores() {
         let recs = samples(&out);
         assert_eq!(recs.len(), 10, "{task}");
         assert!(recs.iter().all(|r| r["task"]["name"] == task), "{task}");
-        let m: Value =
-            serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+        let m: Value = common::manifest(&out);
         assert_eq!(m["task"], task);
         assert_eq!(m["status"], "finished");
         let rep = report_json(&out);

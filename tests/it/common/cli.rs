@@ -110,3 +110,63 @@ pub fn fed(c: &mut Command, input: &str) -> Output {
     }
     out
 }
+
+/// `autoeval run` of an offline PL run (`--per-category n`, the synthetic model) up to
+/// `--out`, for the caller to add the directory.
+pub fn perturb_args(per_category: &str) -> [&str; 9] {
+    [
+        "run",
+        "--kind",
+        "pl",
+        "--per-category",
+        per_category,
+        "--model",
+        "perturb",
+        "--quiet",
+        "--out",
+    ]
+}
+
+/// An offline PL run of `per_category` samples a category into `out` (see
+/// [`perturb_args`]) with `extra` flags, which must succeed.
+pub fn perturb_run(out: &Path, per_category: &str, extra: &[&str]) {
+    ok(&bin()
+        .args(perturb_args(per_category))
+        .arg(out)
+        .args(extra)
+        .output()
+        .unwrap());
+}
+
+/// `autoeval run` of the synthetic model over the dataset file `dataset` into `out`,
+/// then `extra` flags.
+pub fn perturb_dataset(dataset: &Path, out: &Path, extra: &[&str]) -> Command {
+    let mut c = bin();
+    c.args(["run", "--model", "perturb", "--quiet", "--dataset"])
+        .arg(dataset)
+        .arg("--out")
+        .arg(out)
+        .args(extra);
+    c
+}
+
+/// `autoeval generate` of `per_category` formulas a category of `kind` into `out`,
+/// which must succeed.
+pub fn generate(kind: &str, per_category: &str, out: &Path) {
+    ok(&bin()
+        .args(["generate", "--kind", kind, "--per-category", per_category])
+        .args(["--quiet", "--out"])
+        .arg(out)
+        .output()
+        .unwrap());
+}
+
+/// `autoeval report --format json` of `runs`, which must succeed, parsed.
+pub fn report_json(runs: &[&Path]) -> serde_json::Value {
+    let text = ok(&bin()
+        .args(["report", "--format", "json"])
+        .args(runs)
+        .output()
+        .unwrap());
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}

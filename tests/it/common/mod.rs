@@ -281,3 +281,40 @@ pub fn run_cmd(base: &str, out: &Path, extra: &[&str]) -> std::process::Command 
     .env("AUTOEVAL_CACHE_DIR", format!("{}.cache", out.display()));
     c
 }
+
+/// A run's `run.json`, parsed.
+pub fn manifest(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap()
+}
+
+/// Writes a dataset file at `path` with `data` as its items (filtered by operator
+/// count, as generated PL and FOL files are).
+pub fn write_dataset(path: &Path, data: serde_json::Value) {
+    let file = serde_json::json!({
+        "info": {"type": "dataset", "filter_field": "num_operators"},
+        "data": data,
+    });
+    std::fs::write(path, file.to_string()).unwrap();
+}
+
+/// `autoeval run` of a small PL dataset (seed 3) with `model` against `base` (its
+/// OpenAI-compatible API at `/v1`) into `out`; provider keys are placeholders and the
+/// response cache is the run's own.
+pub fn model_run(base: &str, out: &Path, model: &str, extra: &[&str]) -> std::process::Command {
+    let mut c = cli::bin();
+    c.args(["run", "--kind", "pl", "--per-category", "1", "--seed", "3"])
+        .arg("--quiet")
+        .args(["--model", model, "--base-url", &format!("{base}/v1")])
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .env("OPENAI_API_KEY", "sk-never-written-4")
+        .env("ANTHROPIC_API_KEY", "sk-ant-never-written")
+        .env("AUTOEVAL_CACHE_DIR", format!("{}.cache", out.display()));
+    c
+}
+
+/// [`model_run`], which must succeed: its standard error.
+pub fn model_run_ok(base: &str, out: &Path, model: &str, extra: &[&str]) -> String {
+    cli::ok_stderr(&model_run(base, out, model, extra).output().unwrap())
+}

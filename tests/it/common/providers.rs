@@ -4,8 +4,9 @@
 //! draft formula, so a test fails whenever reasoning leaks into ψ, the second call or
 //! the extraction of φ₁.
 
-use super::{FakeModel, Reply, Request, Server, prompt_of};
+use super::{FakeModel, Reply, Request, Server, model_run_ok, prompt_of, samples};
 use serde_json::{Value, json};
+use std::path::Path;
 
 /// How an OpenAI-compatible server returns reasoning.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -294,4 +295,31 @@ pub fn openai_chat_rules(r: &Request) -> Option<Reply> {
         ));
     }
     None
+}
+
+/// Redoes the 4 truncated samples of the `qwen3-8b` run in `out` with a larger limit
+/// against a server that answers in full (`--resume --retry-truncated`): one new line
+/// each, all of them equivalent.
+pub fn redo_truncated(out: &Path) {
+    let server = openai_server(Style::Inline, no_rules);
+    model_run_ok(
+        &server.base,
+        out,
+        "openai:qwen3-8b",
+        &[
+            "--limit",
+            "4",
+            "--max-tokens",
+            "4000",
+            "--resume",
+            "--retry-truncated",
+        ],
+    );
+    let s = samples(out);
+    assert_eq!(s.len(), 8);
+    assert!(
+        s[4..]
+            .iter()
+            .all(|x| x["verdict"]["verdict"] == "equivalent")
+    );
 }
