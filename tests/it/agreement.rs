@@ -19,11 +19,7 @@ fn data(name: &str) -> PathBuf {
 /// A copy of the pl-small fixture run with `labels` as its labels.jsonl.
 fn run_with(dir: &Path, labels: Option<&str>) -> PathBuf {
     let d = dir.join("pl-small");
-    std::fs::create_dir_all(&d).unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/pl-small");
-    for f in ["run.json", "samples.jsonl"] {
-        std::fs::copy(src.join(f), d.join(f)).unwrap();
-    }
+    common::fixtures::copy_to("pl-small", &d);
     if let Some(l) = labels {
         std::fs::copy(data(l), d.join("labels.jsonl")).unwrap();
     }
@@ -31,18 +27,14 @@ fn run_with(dir: &Path, labels: Option<&str>) -> PathBuf {
 }
 
 fn stats(home: &Path, d: &Path, extra: &[&str]) -> Value {
-    let out = bin(home)
-        .args(["labels", "stats", "--json"])
-        .arg(d)
-        .args(extra)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    common::cli::ok_json(
+        &bin(home)
+            .args(["labels", "stats", "--json"])
+            .arg(d)
+            .args(extra)
+            .output()
+            .unwrap(),
+    )
 }
 
 fn text(home: &Path, d: &Path, extra: &[&str]) -> String {

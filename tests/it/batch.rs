@@ -680,26 +680,25 @@ fn max_cost_keeps_a_batch_that_would_pass_it_from_being_submitted() {
 /// last values submitted in this process (another test's run, possibly still going), so
 /// every field a test relies on is set.
 fn fill_form(app: &mut autoeval::tui::app::App, base: &str, out: &Path) {
-    let form = app.form_mut().unwrap();
-    for (k, v) in [
-        ("dataset", "pl"),
-        ("seed", "3"),
-        ("per_category", "1"),
-        ("model", "openai:fake"),
-        ("base_url", &format!("{base}/v1")),
-        ("api_key_env", ""),
-        ("limit", "6"),
-        ("retry_errors", "n"),
-        ("endpoint_concurrency", ""),
-        ("batch_api", "y"),
-        ("batch_poll", "0.05"),
-        ("cache", "n"),
-        ("max_cost", ""),
-        ("out", &out.display().to_string()),
-    ] {
-        form.set(k, v);
-    }
-    form.refresh();
+    screens::set_form(
+        app,
+        &[
+            ("dataset", "pl"),
+            ("seed", "3"),
+            ("per_category", "1"),
+            ("model", "openai:fake"),
+            ("base_url", &format!("{base}/v1")),
+            ("api_key_env", ""),
+            ("limit", "6"),
+            ("retry_errors", "n"),
+            ("endpoint_concurrency", ""),
+            ("batch_api", "y"),
+            ("batch_poll", "0.05"),
+            ("cache", "n"),
+            ("max_cost", ""),
+            ("out", &out.display().to_string()),
+        ],
+    );
 }
 
 fn viewer_batch_run(base: &str, folder: &Path, out: &Path) -> autoeval::tui::app::App {

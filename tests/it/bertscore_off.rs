@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[allow(dead_code)]
+use crate::common;
 use crate::common::cli;
 
 #[test]
@@ -32,8 +33,7 @@ fn bertscore_model_without_the_feature_names_the_rebuild() {
 fn run_and_rescore_refuse_bertscore_model_without_the_feature_before_writing() {
     let home = tempfile::tempdir().unwrap();
     let out_dir = home.path().join("run");
-    let src =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/fol-small");
+    let src = common::fixtures::run("fol-small");
     for args in [
         vec!["run", "--kind", "fol", "--model", "perturb", "--quiet"],
         vec!["run", "--task", "folio-i", "--model", "perturb", "--quiet"],

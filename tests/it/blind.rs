@@ -4,6 +4,7 @@
 //! view after submitting, and the files the session leaves behind.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::common;
 use crate::screens;
 
 use autoeval::tui::layer::Mode;
@@ -24,7 +25,7 @@ const SECRETS: [&str; 6] = [
 /// Two runs of the same dataset by two "models" (copies of `pl-small`), another
 /// annotator's labels on every sample of the first.
 fn two_runs(tmp: &Path) -> Vec<PathBuf> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/pl-small");
+    let src = common::fixtures::run("pl-small");
     let mut out = vec![];
     for (folder, id, model) in [
         ("folder-alpha", "alpha-run", "secret-model-a"),

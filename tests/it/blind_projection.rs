@@ -8,6 +8,7 @@
 //! with canaries) and asserts every frame, status line and clipboard is the same.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::common;
 use crate::screens;
 
 use autoeval::tui::app::App;
@@ -65,7 +66,7 @@ fn set_outcome(v: &mut serde_json::Value, o: Outcome) {
 /// names carry the canary. Without it every sample is equivalent, nobody else labelled
 /// anything, and the models are plain: the same φ₀, ψ, replies, ids and sizes.
 fn world(tmp: &Path, secret: Option<&[(Outcome, bool)]>) -> Vec<PathBuf> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/pl-small");
+    let src = common::fixtures::run("pl-small");
     let lines: Vec<serde_json::Value> = std::fs::read_to_string(src.join("samples.jsonl"))
         .unwrap()
         .lines()

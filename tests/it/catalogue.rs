@@ -13,7 +13,7 @@ use std::path::Path;
 /// Three runs of pl-small differing in everything the catalogue shows.
 fn runs() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/pl-small");
+    let src = common::fixtures::run("pl-small");
     let manifest: serde_json::Value = common::manifest(&src);
     let samples = std::fs::read_to_string(src.join("samples.jsonl")).unwrap();
     // name, created, status, shots, prompts, samples kept, USD per sample

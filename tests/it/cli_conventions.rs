@@ -92,7 +92,7 @@ fn format_json_and_json_say_the_same_and_refuse_to_disagree() {
     let v: Value = serde_json::from_str(&s).unwrap();
     assert_eq!(v["answers"], 0);
     assert!(v["path"].is_string() && v["by_model"].is_object(), "{v}");
-    let runs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs");
+    let runs = common::fixtures::runs();
     let c = ok(&bin(home.path())
         .args(["compare", "--format", "json"])
         .arg(runs.join("pl-small"))
@@ -105,7 +105,7 @@ fn format_json_and_json_say_the_same_and_refuse_to_disagree() {
 #[test]
 fn quiet_silences_the_commands_that_print_progress() {
     let home = tempfile::tempdir().unwrap();
-    let runs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs");
+    let runs = common::fixtures::runs();
     let run = home.path().join("pl-small");
     std::fs::create_dir_all(&run).unwrap();
     for f in ["run.json", "samples.jsonl"] {

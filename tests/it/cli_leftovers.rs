@@ -10,22 +10,11 @@ use crate::screens;
 use autoeval::run::store::read_labels;
 use autoeval::tui::build_app;
 use common::cli::{bin, stderr};
-use std::path::{Path, PathBuf};
-
-fn run_copy(dir: &Path) -> PathBuf {
-    let d = dir.join("pl-small");
-    std::fs::create_dir_all(&d).unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/pl-small");
-    for f in ["run.json", "samples.jsonl"] {
-        std::fs::copy(src.join(f), d.join(f)).unwrap();
-    }
-    d
-}
 
 #[test]
 fn retracting_on_an_id_the_run_does_not_have_says_no_such_sample() {
     let dir = tempfile::tempdir().unwrap();
-    let d = run_copy(dir.path());
+    let d = common::fixtures::copy(dir.path(), "pl-small");
     let o = bin()
         .args(["labels", "retract"])
         .arg(&d)
@@ -50,7 +39,7 @@ fn retracting_on_an_id_the_run_does_not_have_says_no_such_sample() {
 #[test]
 fn a_label_with_nobody_named_goes_in_as_anonymous_with_one_warning() {
     let dir = tempfile::tempdir().unwrap();
-    let d = run_copy(dir.path());
+    let d = common::fixtures::copy(dir.path(), "pl-small");
     let o = bin()
         .env_remove("USER")
         .args(["labels", "add"])
@@ -105,7 +94,7 @@ fn a_label_with_nobody_named_goes_in_as_anonymous_with_one_warning() {
 #[test]
 fn the_viewer_says_once_that_labels_go_in_as_anonymous() {
     let dir = tempfile::tempdir().unwrap();
-    let d = run_copy(dir.path());
+    let d = common::fixtures::copy(dir.path(), "pl-small");
     let (mut app, _) = build_app(&screens::options(vec![d.clone()]));
     app.model.annotator = "anonymous".into();
     for k in ["a", "0", "j", "0", "j", "0"] {
@@ -142,9 +131,7 @@ fn the_viewer_says_once_that_labels_go_in_as_anonymous() {
 
 #[test]
 fn help_lists_every_modes_key_table_matrix_too() {
-    let (mut app, t) = build_app(&screens::options(vec![
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/pl-small"),
-    ]));
+    let (mut app, t) = build_app(&screens::options(vec![common::fixtures::run("pl-small")]));
     app.press("?").unwrap();
     // Drawn once (the overlay learns its height), then scrolled to the end, where the
     // config line is.

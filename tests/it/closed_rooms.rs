@@ -6,36 +6,9 @@
 
 use crate::common;
 
-use common::cli::{bin, offline_args, offline_run, stderr};
+use common::cli::{bin, mkfifo, offline_args, offline_run, stderr, within};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
-
-/// Runs `c` for at most 30 s: a command still running then (blocked on a FIFO) is
-/// killed and fails the test instead of hanging the suite.
-fn within(c: &mut Command, what: &str) -> Output {
-    let mut child = c
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let t = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if t.elapsed() > Duration::from_secs(30) {
-            child.kill().unwrap();
-            let _ = child.wait();
-            panic!("{what}: still running after 30 s (blocked on a FIFO?)");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child.wait_with_output().unwrap()
-}
-
-fn mkfifo(p: &Path) {
-    let st = Command::new("mkfifo").arg(p).status().unwrap();
-    assert!(st.success());
-}
+use std::process::Output;
 
 /// A file outside the run that a link in the run points to; it must stay as it is.
 fn outside(dir: &Path) -> std::path::PathBuf {
@@ -66,6 +39,7 @@ fn a_linked_lock_samples_or_labels_file_is_refused_and_its_target_untouched() {
     relink(&run.join("run.lock"), &target);
     let o = within(
         bin().args(offline_args("4")).arg(&run).arg("--resume"),
+        30,
         "resume",
     );
     refused(&o, "resume with a linked lock", "run.lock");
@@ -80,6 +54,7 @@ fn a_linked_lock_samples_or_labels_file_is_refused_and_its_target_untouched() {
     relink(&samples, &target);
     let o = within(
         bin().args(offline_args("4")).arg(&run).arg("--resume"),
+        30,
         "resume",
     );
     assert_ne!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -99,6 +74,7 @@ fn a_linked_lock_samples_or_labels_file_is_refused_and_its_target_untouched() {
             .args(["labels", "add"])
             .arg(&run)
             .args(["0", "lucky-pass", "--annotator", "alice"]),
+        30,
         "labels add",
     );
     refused(&o, "labels add", "labels.jsonl");
@@ -110,6 +86,7 @@ fn a_linked_lock_samples_or_labels_file_is_refused_and_its_target_untouched() {
     mkfifo(&run.join("run.lock"));
     let o = within(
         bin().args(offline_args("4")).arg(&run).arg("--resume"),
+        30,
         "resume",
     );
     refused(&o, "resume with a FIFO lock", "a FIFO");
@@ -136,6 +113,7 @@ fn outputs_refuse_a_fifo_nobody_reads_and_never_write_through_a_link() {
             .arg(&run)
             .arg("--out")
             .arg(&fifo),
+        30,
         "labels export --out FIFO",
     );
     refused(&o, "labels export", "a FIFO that nothing reads");
@@ -143,6 +121,7 @@ fn outputs_refuse_a_fifo_nobody_reads_and_never_write_through_a_link() {
     mkfifo(&svg);
     let o = within(
         bin().arg("report").arg(&run).arg("--plot").arg(&svg),
+        30,
         "report --plot FIFO",
     );
     refused(&o, "report --plot", "a FIFO that nothing reads");
@@ -157,6 +136,7 @@ fn outputs_refuse_a_fifo_nobody_reads_and_never_write_through_a_link() {
             .arg(&run)
             .arg("--out")
             .arg(&link),
+        30,
         "labels export --out link",
     );
     assert!(o.status.success(), "{}", stderr(&o));
@@ -166,6 +146,7 @@ fn outputs_refuse_a_fifo_nobody_reads_and_never_write_through_a_link() {
     relink(&plot, &target);
     let o = within(
         bin().arg("report").arg(&run).arg("--plot").arg(&plot),
+        30,
         "report --plot link",
     );
     assert!(o.status.success(), "{}", stderr(&o));
@@ -230,6 +211,7 @@ fn a_linked_batches_folder_is_refused_and_nothing_lands_outside() {
     std::os::unix::fs::symlink(&elsewhere, out.join("batches")).unwrap();
     let o = within(
         &mut common::run_cmd(&server.base, &out, &["--batch-api", "--batch-poll", "0.02"]),
+        30,
         "run --batch-api",
     );
     let err = stderr(&o);
@@ -268,6 +250,7 @@ fn a_linked_spend_ledger_is_refused_and_its_target_untouched() {
             &out,
             &["--limit", "4", "--prices", &prices, "--max-cost", "100"],
         ),
+        30,
         "run with a linked ledger",
     );
     let err = stderr(&o);
@@ -291,11 +274,12 @@ fn a_linked_row_index_is_never_written_through() {
     relink(&index, &target);
     // `report` reads the run (the link is no index) and builds a new one; `run
     // --resume` builds one at its end. Neither writes through the link.
-    let o = within(bin().arg("report").arg(&run), "report");
+    let o = within(bin().arg("report").arg(&run), 30, "report");
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious\n");
     let o = within(
         bin().args(offline_args("4")).arg(&run).arg("--resume"),
+        30,
         "resume",
     );
     assert!(o.status.success(), "{}", stderr(&o));

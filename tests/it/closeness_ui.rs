@@ -17,12 +17,8 @@ use std::path::{Path, PathBuf};
 /// today), with `le` taken out of the first scored record, as when LE refuses a
 /// formula with too many atoms.
 fn scored_run(dir: &Path) -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/fol-small");
     let copy = dir.join("fixture");
-    std::fs::create_dir_all(&copy).unwrap();
-    for f in ["run.json", "samples.jsonl"] {
-        std::fs::copy(src.join(f), copy.join(f)).unwrap();
-    }
+    common::fixtures::copy_to("fol-small", &copy);
     let run = dir.join("run");
     ok(&bin()
         .arg("rescore")
@@ -490,7 +486,7 @@ fn overview_names_every_metric_with_a_dash_for_a_missing_one() {
 #[test]
 fn rescore_refuses_a_bertscore_model_in_a_build_without_the_feature() {
     let dir = tempfile::tempdir().unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/fol-small");
+    let src = common::fixtures::run("fol-small");
     let out = dir.path().join("run");
     let o = bin()
         .arg("rescore")

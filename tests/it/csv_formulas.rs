@@ -14,7 +14,7 @@ const EVIL: &str = "=HYPERLINK(\"http://x\",\"y\")";
 fn hostile_run(home: &Path) -> PathBuf {
     let d = home.join("pl-small");
     std::fs::create_dir_all(&d).unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/pl-small");
+    let src = common::fixtures::run("pl-small");
     std::fs::copy(src.join("samples.jsonl"), d.join("samples.jsonl")).unwrap();
     let mut m: serde_json::Value = common::manifest(&src);
     m["id"] = serde_json::json!(EVIL);

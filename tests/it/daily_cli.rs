@@ -170,14 +170,10 @@ fn in_pty_keys(dir: &Path, args: &str, keys: &[u8]) -> (Option<i32>, String) {
     (code, String::from_utf8_lossy(&out).into_owned())
 }
 
-fn fixtures() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs")
-}
-
 #[test]
 fn a_path_without_a_subcommand_opens_the_viewer_and_so_does_a_theme() {
     let d = tempfile::tempdir().unwrap();
-    let run = fixtures().join("pl-small");
+    let run = common::fixtures::runs().join("pl-small");
     let (code, out) = bare_in_pty(d.path(), &run.display().to_string());
     assert_eq!(code, Some(0), "{out:.2000}");
     assert!(
@@ -291,7 +287,7 @@ fn the_by_operators_table_goes_long_when_it_does_not_fit() {
 #[test]
 fn y_then_a_digit_sends_osc_52_to_the_terminal() {
     let d = tempfile::tempdir().unwrap();
-    let run = fixtures().join("pl-small");
+    let run = common::fixtures::runs().join("pl-small");
     let (code, out) = in_pty_keys(d.path(), &format!("view {}", run.display()), b"y1q");
     assert_eq!(code, Some(0), "{out:.2000}");
     assert!(out.contains("\x1b]52;c;"), "no OSC 52 in the output");

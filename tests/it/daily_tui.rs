@@ -15,12 +15,6 @@ fn sample_runs() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs")
 }
 
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/runs")
-        .join(name)
-}
-
 /// Copies a fixture run into `to` under `name`, its manifest's id set to `name`.
 fn copy_run(from: &Path, to: &Path, name: &str) -> PathBuf {
     let dir = to.join(name);
@@ -47,10 +41,10 @@ fn set_status(dir: &Path, status: &str) {
 #[test]
 fn a_dead_running_run_reads_interrupted_in_the_run_list_and_turns_so_when_its_process_dies() {
     let d = tempfile::tempdir().unwrap();
-    let dead = copy_run(&fixture("pl-small"), d.path(), "dead-run");
+    let dead = copy_run(&common::fixtures::run("pl-small"), d.path(), "dead-run");
     set_status(&dead, "running");
     std::fs::write(dead.join("run.lock"), "999999\n").unwrap();
-    let live = copy_run(&fixture("fol-small"), d.path(), "live-run");
+    let live = copy_run(&common::fixtures::run("fol-small"), d.path(), "live-run");
     set_status(&live, "running");
     let lock = autoeval::run::store::RunLock::acquire(&live).unwrap();
     let (mut app, t) = build_app(&screens::options(vec![d.path().to_path_buf()]));
@@ -112,7 +106,7 @@ fn runs_sharing_a_long_start_are_told_apart_in_the_sample_list_and_the_chart() {
     let d = tempfile::tempdir().unwrap();
     for m in ["gpt-4o", "qwen-7b", "llama-3"] {
         copy_run(
-            &fixture("pl-small"),
+            &common::fixtures::run("pl-small"),
             d.path(),
             &format!("fol-english-long-study-{m}"),
         );
@@ -201,7 +195,7 @@ fn label(dir: &Path, rows: &[(&str, &str, &[&str])]) {
 #[test]
 fn the_adjudication_layer_shows_the_pair_even_at_80x24() {
     let d = tempfile::tempdir().unwrap();
-    let run = copy_run(&fixture("pl-small"), d.path(), "pl");
+    let run = copy_run(&common::fixtures::run("pl-small"), d.path(), "pl");
     let (mut app, t) = build_app(&screens::options(vec![run.clone()]));
     let (r, i) = app.model.selected().unwrap();
     let id = app.model.id_of((r, i)).to_string();
@@ -260,23 +254,22 @@ fn a_pause_reason_is_not_lost_and_a_paused_run_shows_no_stale_rate() {
     let out = dir.path().join("gone");
     let (mut app, t) = build_app(&screens::options(vec![dir.path().to_path_buf()]));
     app.press("R").unwrap();
-    let form = app.form_mut().unwrap();
-    for (k, v) in [
-        ("dataset", "pl"),
-        ("seed", "5"),
-        ("per_category", "1"),
-        ("model", "openai:fake"),
-        ("base_url", dead_url.as_str()),
-        ("api_key_env", "AE_DAILY_NO_KEY"),
-        ("concurrency", "1"),
-        ("retries", "0"),
-        ("limit", "12"),
-        ("retry_errors", "n"),
-        ("out", &out.display().to_string()),
-    ] {
-        form.set(k, v);
-    }
-    form.refresh();
+    screens::set_form(
+        &mut app,
+        &[
+            ("dataset", "pl"),
+            ("seed", "5"),
+            ("per_category", "1"),
+            ("model", "openai:fake"),
+            ("base_url", dead_url.as_str()),
+            ("api_key_env", "AE_DAILY_NO_KEY"),
+            ("concurrency", "1"),
+            ("retries", "0"),
+            ("limit", "12"),
+            ("retry_errors", "n"),
+            ("out", &out.display().to_string()),
+        ],
+    );
     app.press("enter").unwrap();
     let start = std::time::Instant::now();
     while !app.jobs.live.as_ref().is_some_and(|l| l.paused) {
@@ -362,7 +355,7 @@ fn jump_to(app: &mut autoeval::tui::app::App, id: &str) {
 #[test]
 fn y_copies_through_osc_52_and_shows_the_verify_command() {
     let d = tempfile::tempdir().unwrap();
-    let run = copy_run(&fixture("pl-small"), d.path(), "pl");
+    let run = copy_run(&common::fixtures::run("pl-small"), d.path(), "pl");
     let (mut app, t) = build_app(&screens::options(vec![run]));
     jump_to(&mut app, "3");
     app.press("y").unwrap();
@@ -420,7 +413,7 @@ fn y_copies_through_osc_52_and_shows_the_verify_command() {
 #[test]
 fn blind_copy_withholds_the_json_until_labelled() {
     let d = tempfile::tempdir().unwrap();
-    let run = copy_run(&fixture("pl-small"), d.path(), "pl");
+    let run = copy_run(&common::fixtures::run("pl-small"), d.path(), "pl");
     let (mut app, _) = autoeval::tui::build_app_blind(&screens::options(vec![run]));
     app.press("y").unwrap();
     app.press("4").unwrap();
@@ -468,7 +461,7 @@ fn overlay_rows(s: &str, title: &str) -> Vec<String> {
 
 #[test]
 fn help_pages_by_a_screenful_and_stops_at_its_end() {
-    let (mut app, t) = build_app(&screens::options(vec![fixture("pl-small")]));
+    let (mut app, t) = build_app(&screens::options(vec![common::fixtures::run("pl-small")]));
     app.press("?").unwrap();
     let before = overlay_rows(&screen(&mut app, &t, 80, 24), "Help");
     app.press("pagedown").unwrap();

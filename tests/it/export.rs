@@ -9,18 +9,6 @@ use common::cli::{bin_in as bin, ok_stderr as ok};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-fn fixture(home: &Path, name: &str) -> PathBuf {
-    let d = home.join(name);
-    std::fs::create_dir_all(&d).unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/runs")
-        .join(name);
-    for f in ["run.json", "samples.jsonl"] {
-        std::fs::copy(src.join(f), d.join(f)).unwrap();
-    }
-    d
-}
-
 use crate::inspect_schema as schema;
 
 fn inspect_schema() -> Value {
@@ -40,7 +28,7 @@ fn inspect_logs_follow_inspects_schema_and_carry_every_field() {
     let home = tempfile::tempdir().unwrap();
     let runs: Vec<PathBuf> = ["pl-small", "fol-small", "regex-small"]
         .iter()
-        .map(|r| fixture(home.path(), r))
+        .map(|r| common::fixtures::copy(home.path(), r))
         .collect();
     // A label shows in the sample's metadata.
     ok(&bin(home.path())
@@ -169,7 +157,7 @@ fn flat_jsonl_lines_follow_the_dataset_cards_fixed_schema() {
     let home = tempfile::tempdir().unwrap();
     let runs: Vec<PathBuf> = ["pl-small", "fol-small", "regex-small"]
         .iter()
-        .map(|r| fixture(home.path(), r))
+        .map(|r| common::fixtures::copy(home.path(), r))
         .collect();
     let out = home.path().join("flat");
     ok(&bin(home.path())
@@ -273,7 +261,7 @@ fn parquet_holds_the_flat_rows_typed_with_judge_answers_and_lists() {
     use arrow_array::types::{Float64Type, Int64Type};
     use arrow_schema::DataType;
     let home = tempfile::tempdir().unwrap();
-    let run = fixture(home.path(), "pl-small");
+    let run = common::fixtures::copy(home.path(), "pl-small");
     // A judge decision on sample 1 (the run-file format `autoeval judge` writes).
     std::fs::write(
         run.join("judge.jsonl"),
@@ -379,7 +367,7 @@ fn parquet_holds_the_flat_rows_typed_with_judge_answers_and_lists() {
 #[test]
 fn eval_export_to_a_full_device_fails_with_its_error() {
     let home = tempfile::tempdir().unwrap();
-    let run = fixture(home.path(), "pl-small");
+    let run = common::fixtures::copy(home.path(), "pl-small");
     let first = home.path().join("first");
     ok(&bin(home.path())
         .args(["export", "--format", "inspect", "--out"])

@@ -13,18 +13,6 @@ use std::collections::{BTreeMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-fn fixture(home: &Path, name: &str) -> PathBuf {
-    let d = home.join(name);
-    std::fs::create_dir_all(&d).unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/runs")
-        .join(name);
-    for f in ["run.json", "samples.jsonl"] {
-        std::fs::copy(src.join(f), d.join(f)).unwrap();
-    }
-    d
-}
-
 /// Every member of a `.eval` zip, parsed.
 fn members(path: &Path) -> BTreeMap<String, Value> {
     let mut z = zip::ZipArchive::new(std::fs::File::open(path).unwrap()).unwrap();
@@ -67,7 +55,7 @@ fn fail_sample(run: &Path, id: &str) {
 #[test]
 fn a_run_over_samples_per_log_becomes_an_eval_set_scored_as_inspect_scores() {
     let home = tempfile::tempdir().unwrap();
-    let run = fixture(home.path(), "pl-small");
+    let run = common::fixtures::copy(home.path(), "pl-small");
     fail_sample(&run, "1");
     fail_sample(&run, "2");
     let out = home.path().join("logs");
@@ -239,7 +227,7 @@ fn flat_exports_follow_the_hub_layout_with_a_typed_time_and_the_run_in_metadata(
     let home = tempfile::tempdir().unwrap();
     let runs: Vec<PathBuf> = ["pl-small", "fol-small"]
         .iter()
-        .map(|r| fixture(home.path(), r))
+        .map(|r| common::fixtures::copy(home.path(), r))
         .collect();
     let out = home.path().join("flat");
     for format in ["parquet", "jsonl-flat"] {
@@ -317,8 +305,8 @@ fn flat_exports_follow_the_hub_layout_with_a_typed_time_and_the_run_in_metadata(
 #[test]
 fn an_export_that_keeps_nothing_exits_1_and_writes_no_file_for_that_run() {
     let home = tempfile::tempdir().unwrap();
-    let good = fixture(home.path(), "pl-small");
-    let bad = fixture(home.path(), "fol-small");
+    let good = common::fixtures::copy(home.path(), "pl-small");
+    let bad = common::fixtures::copy(home.path(), "fol-small");
     std::fs::write(bad.join("samples.jsonl"), "not a sample\n{\"id\": 1}\n").unwrap();
     for format in ["inspect", "parquet", "jsonl-flat"] {
         let out = home.path().join(format);

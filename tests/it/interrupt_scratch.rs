@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 /// A run of `n` samples made of the small PL fixture's lines under new ids.
 fn big_run(dir: &Path, n: usize) -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/pl-small");
+    let src = common::fixtures::run("pl-small");
     let run = dir.join("big");
     std::fs::create_dir_all(&run).unwrap();
     std::fs::copy(src.join("run.json"), run.join("run.json")).unwrap();

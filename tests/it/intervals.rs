@@ -32,11 +32,7 @@ fn wilson_is(ci: &Value, k: u64, n: u64, what: &str) {
 
 fn judged_copy(dir: &Path) -> PathBuf {
     let d = dir.join("pl-small");
-    std::fs::create_dir_all(&d).unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/pl-small");
-    for f in ["run.json", "samples.jsonl"] {
-        std::fs::copy(src.join(f), d.join(f)).unwrap();
-    }
+    common::fixtures::copy_to("pl-small", &d);
     ok(&bin(dir)
         .args(["judge", "--model", "perturb"])
         .arg(&d)

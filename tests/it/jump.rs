@@ -2,19 +2,15 @@
 //! deep link `autoeval view DIR --sample ID`, in a real pty.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::common;
 use crate::screens;
 
 use crate::screens::{keys, type_text};
 use autoeval::tui::layer::Mode;
 use autoeval::tui::{ViewOptions, build_app, build_app_blind};
-use std::path::{Path, PathBuf};
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs")
-}
 
 fn opts() -> ViewOptions {
-    screens::options(vec![fixtures()])
+    screens::options(vec![common::fixtures::runs()])
 }
 
 fn selected(app: &autoeval::tui::app::App) -> (String, String) {
@@ -127,7 +123,7 @@ fn view_sample_opens_on_it_in_a_real_pty() {
         // One run: with three, another run's sample 0 may be drawn first while
         // pl-small loads, and the terminal then rewrites only the cells that differ,
         // so "Sample 0 · pl-small" never appears whole in the output stream.
-        fixtures().join("pl-small").display()
+        common::fixtures::runs().join("pl-small").display()
     );
     let mut child = screens::spawn_group(
         std::process::Command::new("script")
@@ -194,7 +190,7 @@ fn a_cancelled_run_shows_its_status_in_a_narrow_run_list() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path().join("pl-cut");
     std::fs::create_dir_all(&d).unwrap();
-    let src = fixtures().join("pl-small");
+    let src = common::fixtures::runs().join("pl-small");
     let manifest = std::fs::read_to_string(src.join("run.json"))
         .unwrap()
         .replace("\"status\": \"finished\"", "\"status\": \"cancelled\"");
@@ -221,7 +217,11 @@ fn view_annotator_labels_as_that_name_in_a_real_pty() {
     let run = home.path().join("pl-small");
     std::fs::create_dir_all(&run).unwrap();
     for f in ["run.json", "samples.jsonl"] {
-        std::fs::copy(fixtures().join("pl-small").join(f), run.join(f)).unwrap();
+        std::fs::copy(
+            common::fixtures::runs().join("pl-small").join(f),
+            run.join(f),
+        )
+        .unwrap();
     }
     let exe = env!("CARGO_BIN_EXE_autoeval");
     let cmd = format!(

@@ -2,12 +2,12 @@
 //! obeys and every hint that names them.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::common;
 use crate::screens;
 
 use autoeval::tui::keymap::{Action, Context, UNBOUND};
 use autoeval::tui::layer::Mode;
 use autoeval::tui::{ViewOptions, build_app};
-use std::path::Path;
 
 #[test]
 fn a_rebinding_in_config_toml_moves_the_hints_with_the_keys() {
@@ -20,9 +20,7 @@ fn a_rebinding_in_config_toml_moves_the_hints_with_the_keys() {
     .unwrap();
     let (mut app, _) = build_app(&ViewOptions {
         config: Some(cfg),
-        ..screens::options(vec![
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs"),
-        ])
+        ..screens::options(vec![common::fixtures::runs()])
     });
     let km = &app.keymap;
     assert_eq!(km.hint(Context::Normal, Action::NewRun), "N");

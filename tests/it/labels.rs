@@ -9,17 +9,7 @@ use autoeval::run::store::read_labels;
 use autoeval::tui::build_app;
 use autoeval::tui::layer::Mode;
 use common::cli::bin;
-use std::path::{Path, PathBuf};
-
-fn run_copy(dir: &Path) -> PathBuf {
-    let d = dir.join("pl-small");
-    std::fs::create_dir_all(&d).unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/pl-small");
-    for f in ["run.json", "samples.jsonl"] {
-        std::fs::copy(src.join(f), d.join(f)).unwrap();
-    }
-    d
-}
+use std::path::Path;
 
 fn app(d: &Path) -> autoeval::tui::app::App {
     let (mut app, _) = build_app(&screens::options(vec![d.to_path_buf()]));
@@ -30,7 +20,7 @@ fn app(d: &Path) -> autoeval::tui::app::App {
 #[test]
 fn label_keys_toggle_note_undo_and_next_unlabelled() {
     let dir = tempfile::tempdir().unwrap();
-    let d = run_copy(dir.path());
+    let d = common::fixtures::copy(dir.path(), "pl-small");
     let mut app = app(&d);
     let first = app.model.selected().unwrap();
     keys(&mut app, &["a"]);
@@ -114,7 +104,7 @@ fn label_keys_toggle_note_undo_and_next_unlabelled() {
 #[test]
 fn two_processes_appending_at_once_do_not_corrupt_the_file() {
     let dir = tempfile::tempdir().unwrap();
-    let d = run_copy(dir.path());
+    let d = common::fixtures::copy(dir.path(), "pl-small");
     let spawn = |who: &'static str| {
         let d = d.clone();
         std::thread::spawn(move || {
@@ -146,7 +136,7 @@ fn two_processes_appending_at_once_do_not_corrupt_the_file() {
 #[test]
 fn export_and_stats_from_the_cli() {
     let dir = tempfile::tempdir().unwrap();
-    let d = run_copy(dir.path());
+    let d = common::fixtures::copy(dir.path(), "pl-small");
     let add = |id: &str, cats: &[&str], who: &str| {
         let st = bin()
             .args(["labels", "add"])
@@ -272,7 +262,7 @@ fn export_and_stats_from_the_cli() {
 #[test]
 fn suggestion_key_says_when_there_is_nothing_to_suggest() {
     let dir = tempfile::tempdir().unwrap();
-    let d = run_copy(dir.path());
+    let d = common::fixtures::copy(dir.path(), "pl-small");
     let mut app = app(&d);
     let pick = |app: &mut autoeval::tui::app::App, id: &str| {
         let k = app

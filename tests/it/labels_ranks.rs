@@ -27,7 +27,7 @@ fn metrics(run: &str, id: &str) -> ([f64; 3], bool) {
 }
 
 fn runs(dir: &Path) {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/pl-small");
+    let src = common::fixtures::run("pl-small");
     let text = std::fs::read_to_string(src.join("samples.jsonl")).unwrap();
     for k in ["a", "b", "c"] {
         let d = dir.join(format!("run-{k}"));

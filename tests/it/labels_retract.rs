@@ -9,18 +9,8 @@ use crate::screens;
 use crate::screens::keys;
 use autoeval::run::store::read_labels;
 use autoeval::tui::build_app;
-use common::cli::bin;
-use std::path::{Path, PathBuf};
-
-fn run_copy(dir: &Path) -> PathBuf {
-    let d = dir.join("pl-small");
-    std::fs::create_dir_all(&d).unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/pl-small");
-    for f in ["run.json", "samples.jsonl"] {
-        std::fs::copy(src.join(f), d.join(f)).unwrap();
-    }
-    d
-}
+use common::cli::{bin, labels_stats};
+use std::path::Path;
 
 fn app(d: &Path) -> (autoeval::tui::app::App, autoeval::tui::theme::Theme) {
     let (mut app, t) = build_app(&screens::options(vec![d.to_path_buf()]));
@@ -40,29 +30,15 @@ fn pick(app: &mut autoeval::tui::app::App, id: &str) {
     app.panes.detail = None;
 }
 
-fn stats(d: &Path) -> serde_json::Value {
-    let out = bin()
-        .args(["labels", "stats", "--json"])
-        .arg(d)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
 #[test]
 fn undo_after_reviewed_on_an_unlabelled_passing_sample_retracts() {
     let dir = tempfile::tempdir().unwrap();
-    let d = run_copy(dir.path());
+    let d = common::fixtures::copy(dir.path(), "pl-small");
     let (mut app, _) = app(&d);
     // Sample 0 passed: `0` marks it reviewed, nothing wrong; `u` takes that back.
     pick(&mut app, "0");
     keys(&mut app, &["a", "0"]);
-    assert_eq!(stats(&d)["labelled"], 1);
+    assert_eq!(labels_stats(&d)["labelled"], 1);
     keys(&mut app, &["u"]);
     let recs = read_labels(&d).unwrap().records;
     let last = recs.last().unwrap();
@@ -71,7 +47,7 @@ fn undo_after_reviewed_on_an_unlabelled_passing_sample_retracts() {
         "undo to no label appends a retraction: {last:?}"
     );
     assert!(!app.model.runs[0].labels.contains_key("0"), "no ✎ left");
-    let v = stats(&d);
+    let v = labels_stats(&d);
     assert_eq!(v["labelled"], 0, "{v}");
     assert!(v["lucky"].is_null(), "no lucky-pass denominator: {v}");
     // A viewer opened afterwards sees the sample unlabelled too.
@@ -82,14 +58,14 @@ fn undo_after_reviewed_on_an_unlabelled_passing_sample_retracts() {
 #[test]
 fn ticking_then_unticking_a_category_leaves_no_label() {
     let dir = tempfile::tempdir().unwrap();
-    let d = run_copy(dir.path());
+    let d = common::fixtures::copy(dir.path(), "pl-small");
     let (mut app, t) = app(&d);
     // Sample 1 failed; `b` ticks and unticks negation-misplaced.
     pick(&mut app, "1");
     keys(&mut app, &["a", "b", "b"]);
     assert!(app.status.contains("label removed"), "{}", app.status);
     assert!(!app.model.runs[0].labels.contains_key("1"));
-    let v = stats(&d);
+    let v = labels_stats(&d);
     assert_eq!(v["labelled"], 0, "{v}");
     assert!(
         v["automatic"]
@@ -112,7 +88,7 @@ fn ticking_then_unticking_a_category_leaves_no_label() {
 #[test]
 fn next_unlabelled_lands_on_a_retracted_sample() {
     let dir = tempfile::tempdir().unwrap();
-    let d = run_copy(dir.path());
+    let d = common::fixtures::copy(dir.path(), "pl-small");
     // Every sample but 1 already reviewed by ann.
     let (probe, _) = app(&d);
     let ids: Vec<String> = probe.model.runs[0]
@@ -136,7 +112,7 @@ fn next_unlabelled_lands_on_a_retracted_sample() {
 #[test]
 fn labels_retract_from_the_cli() {
     let dir = tempfile::tempdir().unwrap();
-    let d = run_copy(dir.path());
+    let d = common::fixtures::copy(dir.path(), "pl-small");
     let add = |id: &str, cats: &[&str], who: &str| {
         let st = bin()
             .args(["labels", "add"])
@@ -167,7 +143,7 @@ fn labels_retract_from_the_cli() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("retracted"));
-    let v = stats(&d);
+    let v = labels_stats(&d);
     assert_eq!(v["labelled"], 2, "{v}");
     assert_eq!(v["annotators"], serde_json::json!(["alice", "bob"]), "{v}");
     // Sample 1 is bob's alone now: no overlap left between the two.
@@ -186,7 +162,7 @@ fn labels_retract_from_the_cli() {
     assert_eq!(read_labels(&d).unwrap().records.len(), lines);
     // A new label after the retraction counts again.
     add("1", &["and-or-swap"], "alice");
-    assert_eq!(stats(&d)["overlap"], 1);
+    assert_eq!(labels_stats(&d)["overlap"], 1);
     // The file stays append-only: the retraction is a line of its own.
     let raw = std::fs::read_to_string(d.join("labels.jsonl")).unwrap();
     assert_eq!(
@@ -200,7 +176,7 @@ fn labels_retract_from_the_cli() {
 #[test]
 fn history_panel_at_80x24() {
     let dir = tempfile::tempdir().unwrap();
-    let d = run_copy(dir.path());
+    let d = common::fixtures::copy(dir.path(), "pl-small");
     let (mut app, t) = app(&d);
     pick(&mut app, "1");
     keys(&mut app, &["a", "b", "c", "c", "b"]);

@@ -12,20 +12,10 @@ use crate::screens::{keys, type_text as typed};
 use autoeval::run::store::read_labels;
 use autoeval::tui::app::App;
 use autoeval::tui::theme::Theme;
-use common::cli::bin;
+use common::cli::{bin, labels_stats};
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
-
-fn run_copy(dir: &Path) -> PathBuf {
-    let d = dir.join("pl-small");
-    std::fs::create_dir_all(&d).unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/pl-small");
-    for f in ["run.json", "samples.jsonl"] {
-        std::fs::copy(src.join(f), d.join(f)).unwrap();
-    }
-    d
-}
+use std::path::Path;
 
 fn app(d: &Path, blind: bool) -> (App, Theme) {
     let opts = screens::options(vec![d.to_path_buf()]);
@@ -55,20 +45,6 @@ fn failing(app: &mut App) -> String {
     app.model.listing.sample_list.sel = k;
     app.pump();
     app.model.id_of(app.model.selected().unwrap()).to_string()
-}
-
-fn stats(d: &Path) -> serde_json::Value {
-    let out = bin()
-        .args(["labels", "stats", "--json"])
-        .arg(d)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 /// `labels export --format jsonl`: (id, annotator) → categories.
@@ -107,7 +83,7 @@ fn export(d: &Path) -> BTreeMap<String, Vec<String>> {
 #[test]
 fn unticking_the_last_category_with_a_note_retracts_and_keeps_the_note() {
     let dir = tempfile::tempdir().unwrap();
-    let d = run_copy(dir.path());
+    let d = common::fixtures::copy(dir.path(), "pl-small");
     let (mut app, _) = app(&d, false);
     let id = failing(&mut app);
     keys(&mut app, &["a", "9", "m"]);
@@ -128,7 +104,7 @@ fn unticking_the_last_category_with_a_note_retracts_and_keeps_the_note() {
         "the retraction keeps the note"
     );
     assert_eq!(last.id, id);
-    assert_eq!(stats(&d)["labelled"], 0, "nothing counts");
+    assert_eq!(labels_stats(&d)["labelled"], 0, "nothing counts");
     assert!(export(&d).is_empty(), "nothing exported");
     assert!(app.model.my_state().in_force().is_none());
     // The note stays in the form as a draft: the next category takes it.
@@ -147,7 +123,7 @@ fn unticking_the_last_category_with_a_note_retracts_and_keeps_the_note() {
 #[test]
 fn nothing_wrong_asks_before_replacing_ticked_categories() {
     let dir = tempfile::tempdir().unwrap();
-    let d = run_copy(dir.path());
+    let d = common::fixtures::copy(dir.path(), "pl-small");
     let (mut app, _) = app(&d, false);
     failing(&mut app);
     keys(&mut app, &["a", "9", "0"]);
@@ -269,7 +245,7 @@ fn check(app: &mut App, theme: &Theme, d: &Path, m: &Model, ids: &[String], step
         .map(|((id, _), r)| (id.clone(), (r.categories.clone(), r.note.clone())))
         .collect();
     assert_eq!(got, want, "fold after {step}");
-    let st = stats(d);
+    let st = labels_stats(d);
     assert_eq!(st["labelled"], want.len(), "labels stats after {step}");
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     for (c, _) in want.values() {
@@ -347,7 +323,7 @@ fn list_marks(app: &mut App, theme: &Theme) -> BTreeMap<String, bool> {
 
 fn drive(ops: &[Op], blind: bool) {
     let dir = tempfile::tempdir().unwrap();
-    let d = run_copy(dir.path());
+    let d = common::fixtures::copy(dir.path(), "pl-small");
     let (mut app, theme) = app(&d, blind);
     let ids: Vec<String> = app
         .model

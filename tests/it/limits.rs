@@ -6,7 +6,7 @@
 use crate::common;
 use crate::screens;
 
-use common::cli::{bin, offline_args, offline_run, stderr};
+use common::cli::{bin, mkfifo, offline_args, offline_run, stderr, within};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -136,29 +136,6 @@ fn report_view_and_resume_refuse_a_run_whose_samples_file_is_missing() {
     assert!(err.contains("no backup"), "{err}");
 }
 
-/// Runs `cmd`, failing the test (and killing the child) if it takes over `secs`.
-fn output_within(cmd: &mut Command, secs: u64, what: &str) -> std::process::Output {
-    let mut child = cmd
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let t = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if t.elapsed() > Duration::from_secs(secs) {
-            child.kill().unwrap();
-            let _ = child.wait();
-            panic!("{what}: still running after {secs} s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
-}
-
-fn mkfifo(path: &Path) {
-    assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
-}
-
 /// A `run` of one offline sample with `extra` flags.
 fn run_with(out: &Path, extra: &[&str]) -> Command {
     let mut c = bin();
@@ -240,12 +217,12 @@ fn special_and_oversized_input_files_are_refused_at_once_with_what_they_are() {
     ];
     for (i, (what, flags, expect)) in cases.iter().enumerate() {
         let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
-        let o = output_within(&mut run_with(&d.join(format!("run{i}")), &flags), 20, what);
+        let o = within(&mut run_with(&d.join(format!("run{i}")), &flags), 20, what);
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{what}: {err}");
         assert!(err.contains(expect), "{what}: {err}");
     }
-    let o = output_within(
+    let o = within(
         bin()
             .args(["generate", "--grammar"])
             .arg(&fifo)
@@ -267,7 +244,7 @@ fn a_fifo_named_as_the_row_index_never_hangs_report_or_the_viewer() {
     let index = out.join(".autoeval-index");
     let _ = std::fs::remove_file(&index);
     mkfifo(&index);
-    let o = output_within(bin().arg("report").arg(&out), 20, "report");
+    let o = within(bin().arg("report").arg(&out), 20, "report");
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains('3'));
     // The viewer loads the run (on another thread: a hang fails the test, not the suite).
@@ -420,7 +397,7 @@ fn a_grammar_literal_over_the_limit_is_refused_with_its_line_and_column() {
         )
         .unwrap();
         let out = dir.path().join(format!("g{size}.json"));
-        let o = output_within(
+        let o = within(
             bin()
                 .args(["generate", "--quiet", "--grammar"])
                 .arg(&g)
@@ -668,7 +645,7 @@ fn a_regex_of_30000_alternatives_is_scored_in_linear_time() {
     d["data"] = serde_json::json!([item]);
     std::fs::write(&ds, d.to_string()).unwrap();
     let out = dir.path().join("run");
-    let o = output_within(
+    let o = within(
         bin()
             .args(["run", "--model", "perturb", "--quiet", "--dataset"])
             .arg(&ds)

@@ -130,30 +130,30 @@ fn live_run_pause_resume_cancel_and_errors() {
     let (mut app, _) = build_app(&screens::options(vec![dir.path().to_path_buf()]));
     app.press("R").unwrap();
     assert_eq!(app.mode(), Mode::NewRun);
+    screens::set_form(
+        &mut app,
+        &[
+            ("dataset", "pl"),
+            ("seed", "3"),
+            ("per_category", "2"),
+            ("batches", "1"),
+            ("model", "openai:fake"),
+            ("base_url", &format!("{}/v1", server.base)),
+            ("api_key_env", "AE_LIVE_NO_KEY"),
+            ("shots", "0"),
+            ("prompts", ""),
+            ("rounds", "1"),
+            ("temperature", "0.2"),
+            ("max_tokens", "300"),
+            ("concurrency", "2"),
+            ("retries", "5"),
+            ("request_timeout", "120"),
+            ("limit", "60"),
+            ("retry_errors", "n"),
+            ("out", &out.display().to_string()),
+        ],
+    );
     let form = app.form_mut().unwrap();
-    for (k, v) in [
-        ("dataset", "pl"),
-        ("seed", "3"),
-        ("per_category", "2"),
-        ("batches", "1"),
-        ("model", "openai:fake"),
-        ("base_url", &format!("{}/v1", server.base)),
-        ("api_key_env", "AE_LIVE_NO_KEY"),
-        ("shots", "0"),
-        ("prompts", ""),
-        ("rounds", "1"),
-        ("temperature", "0.2"),
-        ("max_tokens", "300"),
-        ("concurrency", "2"),
-        ("retries", "5"),
-        ("request_timeout", "120"),
-        ("limit", "60"),
-        ("retry_errors", "n"),
-        ("out", &out.display().to_string()),
-    ] {
-        form.set(k, v);
-    }
-    form.refresh();
     assert!(
         form.estimate
             .starts_with("up to 60 samples × 2 calls = 120 calls"),
@@ -436,23 +436,23 @@ fn a_server_that_is_gone_pauses_the_live_run_and_retry_errors_redoes_the_failure
     let (mut app, _) = build_app(&screens::options(vec![dir.path().to_path_buf()]));
     let fill = |app: &mut autoeval::tui::app::App, base: &str, retry: &str| {
         app.press("R").unwrap();
+        screens::set_form(
+            app,
+            &[
+                ("dataset", "pl"),
+                ("seed", "5"),
+                ("per_category", "1"),
+                ("model", "openai:fake"),
+                ("base_url", base),
+                ("api_key_env", "AE_GONE_NO_KEY"),
+                ("concurrency", "1"),
+                ("retries", "0"),
+                ("limit", "12"),
+                ("retry_errors", retry),
+                ("out", &out.display().to_string()),
+            ],
+        );
         let form = app.form_mut().unwrap();
-        for (k, v) in [
-            ("dataset", "pl"),
-            ("seed", "5"),
-            ("per_category", "1"),
-            ("model", "openai:fake"),
-            ("base_url", base),
-            ("api_key_env", "AE_GONE_NO_KEY"),
-            ("concurrency", "1"),
-            ("retries", "0"),
-            ("limit", "12"),
-            ("retry_errors", retry),
-            ("out", &out.display().to_string()),
-        ] {
-            form.set(k, v);
-        }
-        form.refresh();
         if retry == "y" {
             // Resuming says so, and how many remain: the 2 never tried and the 10 errors.
             assert!(
@@ -567,21 +567,20 @@ fn a_paused_run_says_paused_on_disk_an_ended_one_has_no_eta_and_a_resumed_one_co
     let (mut app, _) = build_app(&screens::options(vec![dir.path().to_path_buf()]));
     let start = |app: &mut autoeval::tui::app::App| {
         app.press("R").unwrap();
-        let form = app.form_mut().unwrap();
-        for (k, v) in [
-            ("dataset", "pl"),
-            ("seed", "4"),
-            ("per_category", "1"),
-            ("model", "openai:fake"),
-            ("base_url", &format!("{}/v1", server.base)),
-            ("api_key_env", "AE_STATE_NO_KEY"),
-            ("concurrency", "2"),
-            ("limit", "30"),
-            ("out", &out.display().to_string()),
-        ] {
-            form.set(k, v);
-        }
-        form.refresh();
+        screens::set_form(
+            app,
+            &[
+                ("dataset", "pl"),
+                ("seed", "4"),
+                ("per_category", "1"),
+                ("model", "openai:fake"),
+                ("base_url", &format!("{}/v1", server.base)),
+                ("api_key_env", "AE_STATE_NO_KEY"),
+                ("concurrency", "2"),
+                ("limit", "30"),
+                ("out", &out.display().to_string()),
+            ],
+        );
         app.press("enter").unwrap();
         assert!(app.jobs.live.is_some() && app.form().is_none());
     };

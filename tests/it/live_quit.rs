@@ -21,26 +21,25 @@ fn start(server: &Server, out: &Path, dir: &Path) -> autoeval::tui::app::App {
     }
     let (mut app, _) = build_app(&screens::options(vec![dir.to_path_buf()]));
     app.press("R").unwrap();
-    let form = app.form_mut().unwrap();
-    for (k, v) in [
-        ("dataset", "pl"),
-        ("seed", "3"),
-        ("per_category", "2"),
-        ("batches", "1"),
-        ("model", "openai:fake"),
-        ("base_url", &format!("{}/v1", server.base)),
-        ("api_key_env", "AE_QUIT_NO_KEY"),
-        ("shots", "0"),
-        ("prompts", ""),
-        ("rounds", "1"),
-        ("concurrency", "1"),
-        ("limit", "40"),
-        ("retry_errors", "n"),
-        ("out", &out.display().to_string()),
-    ] {
-        form.set(k, v);
-    }
-    form.refresh();
+    screens::set_form(
+        &mut app,
+        &[
+            ("dataset", "pl"),
+            ("seed", "3"),
+            ("per_category", "2"),
+            ("batches", "1"),
+            ("model", "openai:fake"),
+            ("base_url", &format!("{}/v1", server.base)),
+            ("api_key_env", "AE_QUIT_NO_KEY"),
+            ("shots", "0"),
+            ("prompts", ""),
+            ("rounds", "1"),
+            ("concurrency", "1"),
+            ("limit", "40"),
+            ("retry_errors", "n"),
+            ("out", &out.display().to_string()),
+        ],
+    );
     app.press("enter").unwrap();
     assert!(
         app.jobs.live.is_some(),

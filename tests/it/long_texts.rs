@@ -2,6 +2,7 @@
 //! and every row of it can be reached (the end of a long reasoning too).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::common;
 use crate::screens;
 
 use autoeval::tui::app::App;
@@ -14,7 +15,7 @@ fn screen(app: &mut App, w: u16, h: u16) -> String {
 
 /// A one-sample run whose informalization carries `reasoning`.
 fn run_with_reasoning(home: &Path, reasoning: &str) -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/pl-small");
+    let src = common::fixtures::run("pl-small");
     let run = home.join("long");
     std::fs::create_dir_all(&run).unwrap();
     std::fs::copy(src.join("run.json"), run.join("run.json")).unwrap();

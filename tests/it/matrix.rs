@@ -2,6 +2,7 @@
 //! cell's sample; the list's filter and sort reshape it. Driven through keys.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::common;
 use crate::screens;
 
 use crate::screens::keys;
@@ -11,7 +12,7 @@ use autoeval::tui::layer::Mode;
 use std::path::{Path, PathBuf};
 
 fn pl_small() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/pl-small")
+    common::fixtures::run("pl-small")
 }
 
 /// Three runs of pl-small's dataset: `a` as recorded, `b` failing every even sample,
@@ -46,11 +47,7 @@ fn runs() -> tempfile::TempDir {
         std::fs::write(d.join("samples.jsonl"), lines.join("\n") + "\n").unwrap();
     }
     let fol = dir.path().join("fol-small");
-    std::fs::create_dir_all(&fol).unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/fol-small");
-    for f in ["run.json", "samples.jsonl"] {
-        std::fs::copy(src.join(f), fol.join(f)).unwrap();
-    }
+    common::fixtures::copy_to("fol-small", &fol);
     dir
 }
 

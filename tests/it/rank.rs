@@ -3,6 +3,7 @@
 //! after submitting. Driven through keys, drawn into a test terminal.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::common;
 use autoeval::tui::app::App;
 use autoeval::tui::build_app;
 use autoeval::tui::layer::Mode;
@@ -14,9 +15,7 @@ use crate::screens::keys;
 use screens::screen;
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/runs/pl-small")
-        .join(name)
+    common::fixtures::run("pl-small").join(name)
 }
 
 /// Two runs of the shipped PL fixture: sample 7 answered differently by each, plus a

@@ -3,22 +3,18 @@
 //! rows arrive later through the inbox.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::common;
 use crate::screens;
 
 use autoeval::tui::app::Msg;
 use autoeval::tui::build_app;
-use std::path::Path;
 use std::time::Duration;
 
 #[test]
 fn a_rescored_run_is_read_again_in_the_background() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("pl-run");
-    std::fs::create_dir_all(&run).unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/pl-small");
-    for f in ["run.json", "samples.jsonl"] {
-        std::fs::copy(src.join(f), run.join(f)).unwrap();
-    }
+    common::fixtures::copy_to("pl-small", &run);
     let (mut app, _t) = build_app(&screens::options(vec![dir.path().to_path_buf()]));
     let before = app.model.runs[0].base_generation;
     app.update(Msg::Rescored(run.clone(), Ok("0 changed of 14".into())));

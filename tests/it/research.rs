@@ -475,7 +475,7 @@ fn viewer_search_finds_label_notes() {
 
 #[test]
 fn overview_highlights_the_changed_subformula_and_lists_true_atoms() {
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs");
+    let fixtures = common::fixtures::runs();
     let mut app = viewer(&fixtures);
     // Find a not-equivalent FOL sample (the fixture's pred7 slip).
     let k = app

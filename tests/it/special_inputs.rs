@@ -4,35 +4,8 @@
 
 use crate::common;
 
-use common::cli::bin;
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
-
-/// Runs `c` for at most 30 s; a command still running then is killed and fails the test.
-fn within(mut c: Command, what: &str) -> Output {
-    let mut child = c
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let t = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if t.elapsed() > Duration::from_secs(30) {
-            child.kill().unwrap();
-            let _ = child.wait();
-            panic!("{what}: still running after 30 s");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child.wait_with_output().unwrap()
-}
-
-fn mkfifo(p: &Path) {
-    let st = Command::new("mkfifo").arg(p).status().unwrap();
-    assert!(st.success());
-}
+use common::cli::{bin, mkfifo, within};
+use std::process::Output;
 
 fn refused(o: &Output, what: &str, kind: &str) {
     let err = String::from_utf8_lossy(&o.stderr);
@@ -56,7 +29,8 @@ fn batch_file_in_refuses_a_fifo_and_a_device() {
         c
     };
     let o = within(
-        run(&["--batch-file-out", &files.display().to_string()]),
+        &mut run(&["--batch-file-out", &files.display().to_string()]),
+        30,
         "first run",
     );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -67,7 +41,8 @@ fn batch_file_in_refuses_a_fifo_and_a_device() {
         ("/dev/zero".to_string(), "a device"),
     ] {
         let o = within(
-            run(&["--resume", "--batch-file-in", &input]),
+            &mut run(&["--resume", "--batch-file-in", &input]),
+            30,
             &format!("--batch-file-in {input}"),
         );
         refused(&o, &input, kind);
@@ -85,10 +60,10 @@ fn metrics_pairs_and_perturb_refuse_a_fifo_and_a_device() {
     ] {
         let mut c = bin();
         c.args(["metrics", "pairs", &input]);
-        refused(&within(c, "metrics pairs"), &input, kind);
+        refused(&within(&mut c, 30, "metrics pairs"), &input, kind);
         let mut c = bin();
         c.args(["metrics", "perturb", &input]);
-        refused(&within(c, "metrics perturb"), &input, kind);
+        refused(&within(&mut c, 30, "metrics perturb"), &input, kind);
     }
 }
 
@@ -102,7 +77,7 @@ fn grammar_and_template_errors_show_no_raw_escapes() {
         .arg(&g)
         .arg("--out")
         .arg(tmp.path().join("x.json"));
-    let o = within(c, "generate");
+    let o = within(&mut c, 30, "generate");
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
@@ -121,7 +96,7 @@ fn grammar_and_template_errors_show_no_raw_escapes() {
         .arg(&prompts)
         .arg("--out")
         .arg(tmp.path().join("run"));
-    let o = within(c, "run --prompts");
+    let o = within(&mut c, 30, "run --prompts");
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(!err.contains('\u{1b}'), "{err:?}");

@@ -4,19 +4,11 @@
 
 use crate::common;
 
-use common::cli::{bin, bin_in, ok, stderr};
+use common::cli::{bin, bin_in, mkfifo, ok, stderr};
 use std::os::unix::fs::FileTypeExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
-
-fn mkfifo(p: &Path) {
-    let st = std::process::Command::new("mkfifo")
-        .arg(p)
-        .status()
-        .unwrap();
-    assert!(st.success());
-}
 
 /// Reads the FIFO `p` to its end on a thread; the bytes arrive on the channel.
 fn drain(p: &Path) -> mpsc::Receiver<Vec<u8>> {
@@ -104,22 +96,10 @@ fn a_fifo_nobody_reads_is_refused_at_once() {
     );
 }
 
-fn fixture(home: &Path, name: &str) -> PathBuf {
-    let d = home.join(name);
-    std::fs::create_dir_all(&d).unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/runs")
-        .join(name);
-    for f in ["run.json", "samples.jsonl"] {
-        std::fs::copy(src.join(f), d.join(f)).unwrap();
-    }
-    d
-}
-
 #[test]
 fn export_and_the_heat_map_write_into_fifos_in_place() {
     let home = tempfile::tempdir().unwrap();
-    let run = fixture(home.path(), "pl-small");
+    let run = common::fixtures::copy(home.path(), "pl-small");
     let out = home.path().join("flat");
     // The Hub layout: the data file under data/, the dataset card at the root.
     std::fs::create_dir_all(out.join("data")).unwrap();
@@ -164,8 +144,8 @@ fn export_and_the_heat_map_write_into_fifos_in_place() {
 #[test]
 fn export_keeps_two_runs_that_share_an_id_apart() {
     let home = tempfile::tempdir().unwrap();
-    let a = fixture(&home.path().join("a"), "pl-small");
-    let b = fixture(&home.path().join("b"), "pl-small");
+    let a = common::fixtures::copy(&home.path().join("a"), "pl-small");
+    let b = common::fixtures::copy(&home.path().join("b"), "pl-small");
     for format in ["jsonl-flat", "inspect"] {
         let out = home.path().join(format!("out-{format}"));
         let err = common::cli::ok_stderr(

@@ -56,9 +56,9 @@ fn the_form_starts_a_task_run_and_refuses_a_dataset_and_a_task_together() {
     let out = tmp.path().join("folio-form");
     let mut app = screens::view(vec![tmp.path().to_path_buf()]);
     app.press("R").unwrap();
-    {
-        let form = app.form_mut().unwrap();
-        for (k, v) in [
+    screens::set_form(
+        &mut app,
+        &[
             ("seed", "3"),
             ("model", "openai:fake"),
             ("base_url", &format!("{}/v1", server.base)),
@@ -73,11 +73,8 @@ fn the_form_starts_a_task_run_and_refuses_a_dataset_and_a_task_together() {
             ("cache", "n"),
             ("max_cost", ""),
             ("out", &out.display().to_string()),
-        ] {
-            form.set(k, v);
-        }
-        form.refresh();
-    }
+        ],
+    );
     // The dataset is the first field, the task the next: typed with keys.
     keys(&mut app, &["home", "tab"]);
     clear_field(&mut app);

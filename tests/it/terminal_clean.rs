@@ -59,7 +59,7 @@ fn a_task_run_from_the_form_and_a_damaged_run_leave_stderr_untouched() {
     let d = tempfile::tempdir().unwrap();
     let good = d.path().join("pl-small");
     std::fs::create_dir(&good).unwrap();
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/pl-small");
+    let fixture = common::fixtures::run("pl-small");
     for f in std::fs::read_dir(&fixture).unwrap() {
         let f = f.unwrap();
         if f.file_type().unwrap().is_file() {
@@ -107,7 +107,7 @@ fn a_task_run_from_the_form_and_a_damaged_run_leave_stderr_untouched() {
 
 #[test]
 fn ctrl_l_repaints_in_any_mode_and_a_captured_line_is_listed_with_its_source() {
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs/pl-small");
+    let fixture = common::fixtures::run("pl-small");
     let mut app = screens::view(vec![fixture]);
     app.press("R").unwrap();
     let before = app.form().unwrap().values.clone();

@@ -3,6 +3,7 @@
 //! never cut off by the pane's border in the middle of a word.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::common;
 use crate::screens;
 
 use autoeval::tui::build_app;
@@ -138,7 +139,7 @@ fn titles_fit_80_columns_on_every_screen_of_the_shipped_runs() {
 
 #[test]
 fn the_detail_tab_bar_keeps_the_tab_shown_at_any_width() {
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs");
+    let fixtures = common::fixtures::runs();
     let (mut app, t) = build_app(&screens::options(vec![fixtures]));
     for (k, tab) in [
         ("", "[Overview]"),

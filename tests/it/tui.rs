@@ -1,6 +1,7 @@
 //! The viewer: state transitions without a terminal, snapshots, robustness, and a real pty.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::common;
 use autoeval::tui::app::{Pane, Tab};
 use autoeval::tui::layer::Mode;
 use autoeval::tui::{ViewOptions, build_app, ui};
@@ -8,12 +9,8 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use std::path::{Path, PathBuf};
 
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs")
-}
-
 fn app() -> (autoeval::tui::app::App, autoeval::tui::theme::Theme) {
-    build_app(&screens::options(vec![fixtures()]))
+    build_app(&screens::options(vec![common::fixtures::runs()]))
 }
 
 use crate::screens;
@@ -158,7 +155,9 @@ fn chart_bucket_filters_the_list_and_by_toggles() {
 /// proved changes.
 #[test]
 fn diff_tab_proof_search_runs_in_the_background() {
-    let (mut app, t) = build_app(&screens::options(vec![fixtures().join("pl-small")]));
+    let (mut app, t) = build_app(&screens::options(vec![
+        common::fixtures::runs().join("pl-small"),
+    ]));
     app.pump();
     keys(&mut app, &["]"]);
     assert_eq!(app.panes.detail_view.tab, Tab::Diff);
@@ -186,7 +185,7 @@ fn tabs_tree_detail_and_compare() {
         let d = dir.path().join(name);
         std::fs::create_dir_all(&d).unwrap();
         for f in ["run.json", "samples.jsonl"] {
-            std::fs::copy(fixtures().join("pl-small").join(f), d.join(f)).unwrap();
+            std::fs::copy(common::fixtures::runs().join("pl-small").join(f), d.join(f)).unwrap();
         }
     }
     let (mut app, _) = build_app(&screens::options(vec![dir.path().to_path_buf()]));
@@ -223,7 +222,11 @@ fn broken_inputs_become_warnings_and_the_rest_loads() {
     for d in [&good, &bad] {
         std::fs::create_dir_all(d).unwrap();
         for f in ["run.json", "samples.jsonl"] {
-            std::fs::copy(fixtures().join("fol-small").join(f), d.join(f)).unwrap();
+            std::fs::copy(
+                common::fixtures::runs().join("fol-small").join(f),
+                d.join(f),
+            )
+            .unwrap();
         }
     }
     // Corrupt manifest, a garbage line in the middle, a torn last line, unknown fields.
@@ -278,8 +281,13 @@ fn broken_inputs_become_warnings_and_the_rest_loads() {
 fn live_copy(root: &Path) -> (PathBuf, String) {
     let d = root.join("live");
     std::fs::create_dir_all(&d).unwrap();
-    std::fs::copy(fixtures().join("pl-small/run.json"), d.join("run.json")).unwrap();
-    let text = std::fs::read_to_string(fixtures().join("pl-small/samples.jsonl")).unwrap();
+    std::fs::copy(
+        common::fixtures::runs().join("pl-small/run.json"),
+        d.join("run.json"),
+    )
+    .unwrap();
+    let text =
+        std::fs::read_to_string(common::fixtures::runs().join("pl-small/samples.jsonl")).unwrap();
     (d, text)
 }
 
@@ -314,7 +322,7 @@ fn following_appends_matches_a_fresh_open_with_filters_search_and_chart() {
     let lines: Vec<&str> = text.lines().collect();
     let half = lines.len() / 2;
     std::fs::write(d.join("samples.jsonl"), lines[..half].join("\n") + "\n").unwrap();
-    let other = fixtures().join("fol-small");
+    let other = common::fixtures::runs().join("fol-small");
     let paths = vec![d.clone(), other];
     let setup = |app: &mut autoeval::tui::app::App| {
         app.model.listing.filter.verdicts = [
@@ -435,7 +443,10 @@ fn in_pty_with(input: &[u8], env: &[(&str, &str)], config: Option<&str>) -> (Opt
         std::fs::write(cfg.join("autoeval/config.toml"), text).unwrap();
     }
     let exe = env!("CARGO_BIN_EXE_autoeval");
-    let cmd = format!("stty cols 100 rows 30; {exe} view {}", fixtures().display());
+    let cmd = format!(
+        "stty cols 100 rows 30; {exe} view {}",
+        common::fixtures::runs().display()
+    );
     // util-linux `script` gives the binary a pseudo-terminal; `input` arrives on its stdin.
     let mut child = screens::spawn_group(
         std::process::Command::new("script")
@@ -540,7 +551,7 @@ fn ctrl_c_quits_in_every_mode() {
     for way in ways {
         let (mut app, _) = build_app(&ViewOptions {
             config: Some(config.clone()),
-            ..screens::options(vec![fixtures()])
+            ..screens::options(vec![common::fixtures::runs()])
         });
         keys(&mut app, way);
         assert!(!app.quit, "{way:?} quit early");
@@ -638,8 +649,13 @@ fn typing_a_query_finds_what_pasting_it_finds() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().join("run");
     std::fs::create_dir_all(&d).unwrap();
-    std::fs::copy(fixtures().join("pl-small/run.json"), d.join("run.json")).unwrap();
-    let text = std::fs::read_to_string(fixtures().join("pl-small/samples.jsonl")).unwrap();
+    std::fs::copy(
+        common::fixtures::runs().join("pl-small/run.json"),
+        d.join("run.json"),
+    )
+    .unwrap();
+    let text =
+        std::fs::read_to_string(common::fixtures::runs().join("pl-small/samples.jsonl")).unwrap();
     let mut v: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     v["id"] = serde_json::json!("99");
     v["idx"] = serde_json::json!(99);
@@ -684,13 +700,13 @@ fn run_status_and_new_run_directories_are_picked_up_while_open() {
     let a = dir.path().join("a");
     std::fs::create_dir_all(&a).unwrap();
     let mut m: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(fixtures().join("pl-small/run.json")).unwrap(),
+        &std::fs::read_to_string(common::fixtures::runs().join("pl-small/run.json")).unwrap(),
     )
     .unwrap();
     m["status"] = serde_json::json!("running");
     std::fs::write(a.join("run.json"), m.to_string()).unwrap();
     std::fs::copy(
-        fixtures().join("pl-small/samples.jsonl"),
+        common::fixtures::runs().join("pl-small/samples.jsonl"),
         a.join("samples.jsonl"),
     )
     .unwrap();
@@ -719,9 +735,13 @@ fn run_status_and_new_run_directories_are_picked_up_while_open() {
     // A run directory made after start joins the list.
     let b = dir.path().join("b");
     std::fs::create_dir_all(&b).unwrap();
-    std::fs::copy(fixtures().join("fol-small/run.json"), b.join("run.json")).unwrap();
     std::fs::copy(
-        fixtures().join("fol-small/samples.jsonl"),
+        common::fixtures::runs().join("fol-small/run.json"),
+        b.join("run.json"),
+    )
+    .unwrap();
+    std::fs::copy(
+        common::fixtures::runs().join("fol-small/samples.jsonl"),
         b.join("samples.jsonl"),
     )
     .unwrap();
@@ -742,9 +762,13 @@ fn an_empty_folder_warns_until_a_run_appears() {
     );
     let b = dir.path().join("b");
     std::fs::create_dir_all(&b).unwrap();
-    std::fs::copy(fixtures().join("fol-small/run.json"), b.join("run.json")).unwrap();
     std::fs::copy(
-        fixtures().join("fol-small/samples.jsonl"),
+        common::fixtures::runs().join("fol-small/run.json"),
+        b.join("run.json"),
+    )
+    .unwrap();
+    std::fs::copy(
+        common::fixtures::runs().join("fol-small/samples.jsonl"),
         b.join("samples.jsonl"),
     )
     .unwrap();
@@ -765,13 +789,13 @@ fn wide_characters_keep_the_run_list_columns_aligned() {
         let d = dir.path().join(name);
         std::fs::create_dir_all(&d).unwrap();
         let mut m: serde_json::Value = serde_json::from_str(
-            &std::fs::read_to_string(fixtures().join("pl-small/run.json")).unwrap(),
+            &std::fs::read_to_string(common::fixtures::runs().join("pl-small/run.json")).unwrap(),
         )
         .unwrap();
         m["id"] = serde_json::json!(id);
         std::fs::write(d.join("run.json"), m.to_string()).unwrap();
         std::fs::copy(
-            fixtures().join("pl-small/samples.jsonl"),
+            common::fixtures::runs().join("pl-small/samples.jsonl"),
             d.join("samples.jsonl"),
         )
         .unwrap();
@@ -883,7 +907,7 @@ fn background_search_never_blocks_and_keeps_only_the_newest_result() {
 /// the order named, and the end state is the one a blocking open gives.
 #[test]
 fn runs_load_in_the_background_and_join_in_order() {
-    let paths = vec![fixtures()];
+    let paths = vec![common::fixtures::runs()];
     let (mut app, t) = autoeval::tui::build_app_loading(&screens::options(paths.clone()));
     assert!(app.loading().is_some());
     let first = screen(&mut app, &t, 120, 30);
@@ -1014,7 +1038,7 @@ fn clicks_select_the_row_drawn_under_the_pointer_after_scrolling() {
         let d = dir.path().join(format!("run-{k}"));
         std::fs::create_dir_all(&d).unwrap();
         for f in ["run.json", "samples.jsonl"] {
-            std::fs::copy(fixtures().join("pl-small").join(f), d.join(f)).unwrap();
+            std::fs::copy(common::fixtures::runs().join("pl-small").join(f), d.join(f)).unwrap();
         }
     }
     let (mut app, t) = build_app(&screens::options(vec![dir.path().to_path_buf()]));
@@ -1150,7 +1174,7 @@ fn a_key_rebound_in_a_mode_table_is_what_the_mode_obeys() {
     .unwrap();
     let (mut app, t) = build_app(&ViewOptions {
         config: Some(cfg),
-        ..screens::options(vec![fixtures()])
+        ..screens::options(vec![common::fixtures::runs()])
     });
     assert!(app.model.warnings.is_empty(), "{:?}", app.model.warnings);
     keys(&mut app, &["/", "p", "1", "ctrl-o"]);
@@ -1661,7 +1685,7 @@ fn titles_name_the_keys_the_user_bound() {
     .unwrap();
     let (mut app, t) = build_app(&ViewOptions {
         config: Some(config),
-        ..screens::options(vec![fixtures()])
+        ..screens::options(vec![common::fixtures::runs()])
     });
     let s = screen(&mut app, &t, 160, 48);
     assert!(s.contains("Runs · T shows/hides · N starts a run"), "{s}");
@@ -1697,12 +1721,13 @@ fn the_run_summary_pairs_only_runs_of_the_same_dataset() {
 #[test]
 fn compare_diffs_a_passing_run_against_a_failing_one_and_the_pair_can_be_picked() {
     let dir = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string(fixtures().join("pl-small/samples.jsonl")).unwrap();
+    let text =
+        std::fs::read_to_string(common::fixtures::runs().join("pl-small/samples.jsonl")).unwrap();
     for (k, pass) in [("a", false), ("b", false), ("c", true)] {
         let d = dir.path().join(k);
         std::fs::create_dir_all(&d).unwrap();
         let mut m: serde_json::Value = serde_json::from_str(
-            &std::fs::read_to_string(fixtures().join("pl-small/run.json")).unwrap(),
+            &std::fs::read_to_string(common::fixtures::runs().join("pl-small/run.json")).unwrap(),
         )
         .unwrap();
         m["id"] = serde_json::Value::String(format!("run-{k}"));

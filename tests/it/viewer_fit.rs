@@ -7,6 +7,7 @@
 //! long for the footer ends at a whole word.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::common;
 use crate::screens;
 
 use crate::screens::keys;
@@ -14,10 +15,6 @@ use autoeval::tui::app::App;
 use autoeval::tui::build_app;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs")
-}
 
 fn shipped(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -56,7 +53,7 @@ fn list_title(s: &str) -> String {
 
 #[test]
 fn the_list_title_keeps_the_filter_at_120x40_and_the_counts_while_a_search_is_typed() {
-    let (mut app, _) = build_app(&screens::options(vec![fixtures()]));
+    let (mut app, _) = build_app(&screens::options(vec![common::fixtures::runs()]));
     // Not-equivalent and unparseable (the editor's fourth and fifth checkboxes), operator
     // count from 2, sorted by verdict, and a search: a long filter.
     keys(
@@ -296,11 +293,10 @@ fn the_empty_folder_warning_goes_when_a_run_started_from_the_form_appears() {
     assert!(stale(&app));
     // A synthetic run (no server) into the default output directory, `DIR/live`.
     keys(&mut app, &["R"]);
-    let form = app.form_mut().unwrap();
-    for (k, v) in [("dataset", "pl"), ("per_category", "1"), ("limit", "4")] {
-        form.set(k, v);
-    }
-    form.refresh();
+    screens::set_form(
+        &mut app,
+        &[("dataset", "pl"), ("per_category", "1"), ("limit", "4")],
+    );
     keys(&mut app, &["enter"]);
     assert!(
         app.jobs.live.is_some(),
@@ -332,7 +328,7 @@ fn the_empty_folder_warning_goes_when_a_run_started_from_the_form_appears() {
 fn a_status_too_long_for_the_footer_ends_at_a_whole_word() {
     // Six runs hold sample 3: the jump names the others, more than 80 columns.
     let tmp = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string(fixtures().join("pl-small/run.json")).unwrap();
+    let text = std::fs::read_to_string(common::fixtures::runs().join("pl-small/run.json")).unwrap();
     for k in 1..=6 {
         let name = format!("study-run-number-{k}");
         let to = tmp.path().join(&name);
@@ -343,7 +339,7 @@ fn a_status_too_long_for_the_footer_ends_at_a_whole_word() {
         )
         .unwrap();
         std::fs::copy(
-            fixtures().join("pl-small/samples.jsonl"),
+            common::fixtures::runs().join("pl-small/samples.jsonl"),
             to.join("samples.jsonl"),
         )
         .unwrap();

@@ -4,6 +4,7 @@
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 /// The binary under test.
 pub const EXE: &str = env!("CARGO_BIN_EXE_autoeval");
@@ -58,6 +59,23 @@ pub fn ok(o: &Output) -> String {
         stderr(o)
     );
     String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Standard output of a command that must have succeeded, parsed as JSON.
+pub fn ok_json(o: &Output) -> serde_json::Value {
+    let text = ok(o);
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+/// `autoeval labels stats --json` of run `d`, which must succeed, parsed.
+pub fn labels_stats(d: &Path) -> serde_json::Value {
+    ok_json(
+        &bin()
+            .args(["labels", "stats", "--json"])
+            .arg(d)
+            .output()
+            .unwrap(),
+    )
 }
 
 /// Standard error of a command that must have succeeded.
@@ -163,10 +181,38 @@ pub fn generate(kind: &str, per_category: &str, out: &Path) {
 
 /// `autoeval report --format json` of `runs`, which must succeed, parsed.
 pub fn report_json(runs: &[&Path]) -> serde_json::Value {
-    let text = ok(&bin()
-        .args(["report", "--format", "json"])
-        .args(runs)
-        .output()
-        .unwrap());
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+    ok_json(
+        &bin()
+            .args(["report", "--format", "json"])
+            .args(runs)
+            .output()
+            .unwrap(),
+    )
+}
+
+/// Runs `c` (its standard input closed) for at most `secs` seconds: a command still
+/// running then (blocked on a FIFO) is killed and fails the test instead of hanging
+/// the suite.
+pub fn within(c: &mut Command, secs: u64, what: &str) -> Output {
+    let mut child = c
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t.elapsed() > Duration::from_secs(secs) {
+            child.kill().unwrap();
+            let _ = child.wait();
+            panic!("{what}: still running after {secs} s (blocked on a FIFO?)");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Makes a FIFO at `p`.
+pub fn mkfifo(p: &Path) {
+    assert!(Command::new("mkfifo").arg(p).status().unwrap().success());
 }

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod cli;
+pub mod fixtures;
 pub mod hostile_batch;
 pub mod providers;
 #[cfg(feature = "bertscore")]

@@ -167,6 +167,15 @@ pub fn spawn_group(cmd: &mut std::process::Command) -> std::io::Result<Reaped> {
     cmd.process_group(0).spawn().map(Reaped)
 }
 
+/// Sets `fields` (name, value) in the open new-run form and refreshes its command.
+pub fn set_form(app: &mut App, fields: &[(&str, &str)]) {
+    let form = app.form_mut().unwrap();
+    for (k, v) in fields {
+        form.set(k, v);
+    }
+    form.refresh();
+}
+
 /// Presses each key in turn (key names as in the keymap: `"j"`, `"enter"`, `"ctrl-c"`).
 pub fn keys(app: &mut App, ks: &[&str]) {
     for k in ks {

@@ -2,17 +2,15 @@
 //! the adjudication layer and the run summary's intervals and leaderboard.
 
 use super::screens;
-use super::{build_app, fixtures, keys};
+use super::{build_app, keys};
+use crate::common::fixtures;
 use autoeval::tui::layer::Mode;
 use std::path::Path;
 
 /// A copy of `pl-small` in `dir/pl`, and the ids of its first samples.
 fn run_copy(dir: &Path) -> (std::path::PathBuf, Vec<String>) {
     let d = dir.join("pl");
-    std::fs::create_dir_all(&d).unwrap();
-    for f in ["run.json", "samples.jsonl"] {
-        std::fs::copy(fixtures().join("pl-small").join(f), d.join(f)).unwrap();
-    }
+    fixtures::copy_to("pl-small", &d);
     let ids = std::fs::read_to_string(d.join("samples.jsonl"))
         .unwrap()
         .lines()
@@ -335,7 +333,7 @@ fn run_summary_has_wilson_intervals_and_a_leaderboard_across_models() {
     assert!(screen.contains("perturb-0.3"), "{screen}");
     // Three datasets: at 100 columns each dataset's figures stay on one line (n, A2 and
     // A3 with their intervals) under its model; the wide table wrapped there.
-    let fixtures = fixtures();
+    let fixtures = fixtures::runs();
     let (mut app, t) = build_app(&screens::options(vec![
         d.clone(),
         other.clone(),
