@@ -38,9 +38,7 @@ fn a_user_and_password_in_the_base_url_are_refused_unechoed() {
         .arg(&out)
         .env("OPENAI_API_KEY", "sk-x-123456789");
     let o = c.output().unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("user name or password"), "{err}");
+    let err = common::cli::refused(&o, "user name or password");
     assert!(!err.contains("hunter2"), "{err}");
     assert!(!everything_under(&out).contains("hunter2"));
     assert_eq!(server.hits.load(std::sync::atomic::Ordering::SeqCst), 0);

@@ -147,9 +147,7 @@ fn resume_with_other_settings_is_refused_and_lists_the_differences() {
         .args(["--resume", "--rounds", "2", "--shots", "2"])
         .output()
         .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("rounds: was 1, now 2"), "{err}");
+    let err = common::cli::refused(&o, "rounds: was 1, now 2");
     assert!(err.contains("shots: was 0, now 2"), "{err}");
     assert!(err.contains("--force"), "{err}");
     assert_eq!(
@@ -363,9 +361,7 @@ fn absurd_concurrency_is_refused_not_a_panic() {
         .arg(tempfile::tempdir().unwrap().path().join("r"))
         .output()
         .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("--concurrency must be between 1 and"), "{err}");
+    common::cli::refused(&o, "--concurrency must be between 1 and");
 }
 
 #[test]
@@ -726,9 +722,7 @@ fn a_label_after_a_torn_line_is_kept_and_unknown_ids_are_refused() {
         .args(["no-such-sample", "negation-misplaced"])
         .output()
         .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("no sample with id 'no-such-sample'"), "{err}");
+    common::cli::refused(&o, "no sample with id 'no-such-sample'");
 }
 
 #[test]

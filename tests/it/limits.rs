@@ -98,9 +98,7 @@ fn report_view_and_resume_refuse_a_run_whose_samples_file_is_missing() {
     std::fs::rename(out.join("samples.jsonl"), &backup).unwrap();
 
     let o = bin().arg("report").arg(&out).output().unwrap();
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("samples.jsonl is missing"), "{err}");
+    let err = common::cli::refused(&o, "samples.jsonl is missing");
     assert!(
         err.contains("samples.jsonl.bak-2026-01-01T000000Z"),
         "{err}"
@@ -131,9 +129,7 @@ fn report_view_and_resume_refuse_a_run_whose_samples_file_is_missing() {
     // Without a backup the error says so.
     std::fs::remove_file(&backup).unwrap();
     let o = bin().arg("report").arg(&out).output().unwrap();
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("no backup"), "{err}");
+    common::cli::refused(&o, "no backup");
 }
 
 /// A `run` of one offline sample with `extra` flags.
@@ -231,9 +227,7 @@ fn special_and_oversized_input_files_are_refused_at_once_with_what_they_are() {
         20,
         "fifo grammar",
     );
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("a FIFO, not a regular file"), "{err}");
+    common::cli::refused(&o, "a FIFO, not a regular file");
 }
 
 #[test]
@@ -282,9 +276,7 @@ fn a_key_given_as_the_variable_name_is_refused_without_echoing_it() {
             .arg(&out)
             .output()
             .unwrap();
-        let err = stderr(&o);
-        assert_eq!(o.status.code(), Some(2), "{err}");
-        assert!(err.contains(expect), "{err}");
+        let err = common::cli::refused(&o, expect);
         if expect.contains("not a variable") {
             assert!(!err.contains(given), "the key was echoed: {err}");
             assert!(!err.contains("SECRET"), "{err}");
@@ -304,9 +296,7 @@ fn a_key_given_as_the_variable_name_is_refused_without_echoing_it() {
         .arg(dir.path().join("bad-url"))
         .output()
         .unwrap();
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("not an http:// or https:// URL"), "{err}");
+    common::cli::refused(&o, "not an http:// or https:// URL");
 }
 
 #[test]

@@ -78,6 +78,15 @@ pub fn labels_stats(d: &Path) -> serde_json::Value {
     )
 }
 
+/// Standard error of a command that must have been refused as a usage error (exit 2)
+/// saying `needle`.
+pub fn refused(o: &Output, needle: &str) -> String {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains(needle), "{err}");
+    err
+}
+
 /// Standard error of a command that must have succeeded.
 pub fn ok_stderr(o: &Output) -> String {
     ok(o);
