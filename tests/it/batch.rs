@@ -262,14 +262,6 @@ impl BatchServer {
     }
 }
 
-/// A fresh folder with a prices file in it, and where a run goes there.
-fn scratch() -> (tempfile::TempDir, String, std::path::PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let price = prices(tmp.path());
-    let out = tmp.path().join("run");
-    (tmp, price, out)
-}
-
 /// Waits until the run in `out` has logged a submitted batch.
 fn wait_submitted(out: &Path) {
     let log = out.join("batches.jsonl");
@@ -281,16 +273,6 @@ fn wait_submitted(out: &Path) {
         assert!(t0.elapsed().as_secs() < 30, "no batch submitted");
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-}
-
-fn prices(dir: &Path) -> String {
-    let p = dir.join("prices.json");
-    std::fs::write(
-        &p,
-        r#"{"fake": {"input": 1.0, "output": 10.0, "batch": 0.5}}"#,
-    )
-    .unwrap();
-    p.display().to_string()
 }
 
 fn batch_args<'a>(price: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
@@ -337,7 +319,7 @@ fn openai_batches_run_stage_by_stage_at_batch_price() {
         reverse: true,
         ..Behaviour::default()
     });
-    let (_tmp, price, out) = scratch();
+    let (_tmp, price, out) = common::batch_scratch();
     let o = bs
         .run(&out, &price, &["--batch-max-requests", "7"])
         .output()
@@ -383,7 +365,7 @@ fn anthropic_message_batches_with_errored_lines_then_retry_errors() {
         reverse: true,
         ..Behaviour::default()
     });
-    let (_tmp, price, out) = scratch();
+    let (_tmp, price, out) = common::batch_scratch();
     let o = anthropic_cmd(&bs.server.base, &out, &batch_args(&price, &[]))
         .output()
         .unwrap();
@@ -443,7 +425,7 @@ fn an_expired_batch_becomes_model_errors_redone_with_retry_errors() {
         expire_first: true,
         ..Behaviour::default()
     });
-    let (_tmp, price, out) = scratch();
+    let (_tmp, price, out) = common::batch_scratch();
     let o = bs.run(&out, &price, &[]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let recs = samples(&out);
@@ -481,7 +463,7 @@ fn an_expired_batch_becomes_model_errors_redone_with_retry_errors() {
 fn killed_after_submitting_resumes_and_never_submits_twice() {
     let bs = BatchServer::start(Behaviour::default());
     bs.hold.store(true, Ordering::SeqCst);
-    let (_tmp, price, out) = scratch();
+    let (_tmp, price, out) = common::batch_scratch();
     let mut child = bs.run(&out, &price, &[]).spawn().unwrap();
     wait_submitted(&out);
     child.kill().unwrap();
@@ -505,7 +487,7 @@ fn killed_after_submitting_resumes_and_never_submits_twice() {
 fn ctrl_c_cancels_the_batches_at_the_provider() {
     let bs = BatchServer::start(Behaviour::default());
     bs.hold.store(true, Ordering::SeqCst);
-    let (_tmp, price, out) = scratch();
+    let (_tmp, price, out) = common::batch_scratch();
     let child = bs
         .run(&out, &price, &[])
         .stderr(std::process::Stdio::piped())
@@ -596,7 +578,7 @@ fn vllm_batch_files_loop_out_and_in() {
 fn a_live_resume_warns_about_batches_still_open() {
     let bs = BatchServer::start(Behaviour::default());
     bs.hold.store(true, Ordering::SeqCst);
-    let (_tmp, price, out) = scratch();
+    let (_tmp, price, out) = common::batch_scratch();
     let mut child = bs.run(&out, &price, &["--limit", "2"]).spawn().unwrap();
     wait_submitted(&out);
     child.kill().unwrap();
@@ -618,7 +600,7 @@ fn a_live_resume_warns_about_batches_still_open() {
 #[test]
 fn max_cost_keeps_a_batch_that_would_pass_it_from_being_submitted() {
     let bs = BatchServer::start(Behaviour::default());
-    let (_tmp, price, out) = scratch();
+    let (_tmp, price, out) = common::batch_scratch();
     // Worst case of one request at half of $10/Mtok × 1024 answer tokens ≈ $0.005:
     // a stage of many samples cannot fit in a cent.
     let o = bs
@@ -904,7 +886,7 @@ fn a_batch_billing_more_than_it_reserved_stops_the_run_and_is_recorded() {
         prompt_tokens: Some(10_000_000),
         ..Behaviour::default()
     });
-    let (_tmp, price, out) = scratch();
+    let (_tmp, price, out) = common::batch_scratch();
     let o = bs
         .run(&out, &price, &["--max-cost", "1000"])
         .output()

@@ -12,16 +12,6 @@ use std::path::Path;
 
 use common::hostile_batch::{Hostile, KEY, start};
 
-fn prices(dir: &Path) -> String {
-    let p = dir.join("prices.json");
-    std::fs::write(
-        &p,
-        r#"{"fake": {"input": 1.0, "output": 10.0, "batch": 0.5}}"#,
-    )
-    .unwrap();
-    p.display().to_string()
-}
-
 /// Every file under `dir`, recursively, as (path, bytes).
 fn all_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
@@ -42,9 +32,7 @@ fn a_server_that_echoes_the_key_leaves_no_trace_of_it_in_the_run() {
         echo_key: true,
         ..Hostile::default()
     });
-    let tmp = tempfile::tempdir().unwrap();
-    let price = prices(tmp.path());
-    let out = tmp.path().join("run");
+    let (_tmp, price, out) = common::batch_scratch();
     let o = run_cmd(
         &server.base,
         &out,
@@ -75,9 +63,7 @@ fn an_endless_result_file_stops_at_its_cap_and_is_not_downloaded_again() {
         junk: 40 << 20,
         ..Hostile::default()
     });
-    let tmp = tempfile::tempdir().unwrap();
-    let price = prices(tmp.path());
-    let out = tmp.path().join("run");
+    let (_tmp, price, out) = common::batch_scratch();
     let o = run_cmd(
         &server.base,
         &out,
@@ -117,9 +103,7 @@ fn ctrl_c_interrupts_a_download_at_once() {
         stall: std::time::Duration::from_secs(60),
         ..Hostile::default()
     });
-    let tmp = tempfile::tempdir().unwrap();
-    let price = prices(tmp.path());
-    let out = tmp.path().join("run");
+    let (_tmp, price, out) = common::batch_scratch();
     let child = run_cmd(
         &server.base,
         &out,
@@ -289,9 +273,7 @@ fn batch_run(base: &str, out: &Path, price: &str, extra: &[&str]) -> std::proces
 fn a_batch_the_provider_deleted_becomes_errors_that_retry_errors_resubmits() {
     let (server, world) = start(Hostile::default());
     world.lock().unwrap().status_fails = Some(404);
-    let tmp = tempfile::tempdir().unwrap();
-    let price = prices(tmp.path());
-    let out = tmp.path().join("run");
+    let (_tmp, price, out) = common::batch_scratch();
     let o = batch_run(&server.base, &out, &price, &[]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{err}");
@@ -323,9 +305,7 @@ fn a_batch_the_provider_deleted_becomes_errors_that_retry_errors_resubmits() {
 fn a_provider_that_stops_answering_status_checks_exits_75() {
     let (server, world) = start(Hostile::default());
     world.lock().unwrap().status_fails = Some(500);
-    let tmp = tempfile::tempdir().unwrap();
-    let price = prices(tmp.path());
-    let out = tmp.path().join("run");
+    let (_tmp, price, out) = common::batch_scratch();
     let o = batch_run(
         &server.base,
         &out,
@@ -342,9 +322,7 @@ fn a_provider_batch_answering_a_request_twice_is_a_named_error_for_that_sample()
         twice: true,
         ..Hostile::default()
     });
-    let tmp = tempfile::tempdir().unwrap();
-    let price = prices(tmp.path());
-    let out = tmp.path().join("run");
+    let (_tmp, price, out) = common::batch_scratch();
     let o = batch_run(&server.base, &out, &price, &[]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{err}");

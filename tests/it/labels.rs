@@ -137,17 +137,7 @@ fn two_processes_appending_at_once_do_not_corrupt_the_file() {
 fn export_and_stats_from_the_cli() {
     let dir = tempfile::tempdir().unwrap();
     let d = common::fixtures::copy(dir.path(), "pl-small");
-    let add = |id: &str, cats: &[&str], who: &str| {
-        let st = bin()
-            .args(["labels", "add"])
-            .arg(&d)
-            .arg(id)
-            .args(cats)
-            .args(["--annotator", who])
-            .status()
-            .unwrap();
-        assert!(st.success());
-    };
+    let add = |id: &str, cats: &[&str], who: &str| common::cli::label_add(&d, id, cats, who);
     // Two annotators on four samples; one passing sample is a lucky pass.
     add("1", &["negation-misplaced"], "alice");
     add("1", &["negation-misplaced"], "bob");

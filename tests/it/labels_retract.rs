@@ -113,17 +113,7 @@ fn next_unlabelled_lands_on_a_retracted_sample() {
 fn labels_retract_from_the_cli() {
     let dir = tempfile::tempdir().unwrap();
     let d = common::fixtures::copy(dir.path(), "pl-small");
-    let add = |id: &str, cats: &[&str], who: &str| {
-        let st = bin()
-            .args(["labels", "add"])
-            .arg(&d)
-            .arg(id)
-            .args(cats)
-            .args(["--annotator", who])
-            .status()
-            .unwrap();
-        assert!(st.success());
-    };
+    let add = |id: &str, cats: &[&str], who: &str| common::cli::label_add(&d, id, cats, who);
     let retract = |id: &str, who: &str| {
         bin()
             .args(["labels", "retract"])

@@ -205,13 +205,10 @@ fn an_answer_cut_at_the_limit_is_truncated_and_retried() {
 
 /// Prices for `model`, in a file for --prices.
 fn prices(dir: &Path, model: &str) -> std::path::PathBuf {
-    let p = dir.join("prices.json");
-    std::fs::write(
-        &p,
-        json!({model: {"input": 1.0, "output": 2.0}}).to_string(),
+    common::write_prices(
+        dir,
+        &json!({model: {"input": 1.0, "output": 2.0}}).to_string(),
     )
-    .unwrap();
-    p
 }
 
 /// A run against a server whose every reply is `body`: stopped at once with exit 75,

@@ -10,13 +10,10 @@ use std::sync::atomic::Ordering;
 /// Prices for the fake model: a cheap prompt, a dear answer (the test server reports
 /// 100 prompt and 20 answer tokens a call: $0.2001 a call).
 fn prices(dir: &Path) -> std::path::PathBuf {
-    let p = dir.join("prices.json");
-    std::fs::write(
-        &p,
+    common::write_prices(
+        dir,
         r#"{"fake": {"input": 1.0, "output": 10000.0, "batch": 0.5}}"#,
     )
-    .unwrap();
-    p
 }
 
 fn with_cache(mut c: std::process::Command, cache: &Path) -> std::process::Command {

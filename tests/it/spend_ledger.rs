@@ -23,9 +23,9 @@ fn signal(child: &std::process::Child, sig: i32) {
 
 /// A cheap prompt, a dear answer: 100 prompt and 20 answer tokens bill $0.2001.
 fn prices(dir: &Path) -> String {
-    let p = dir.join("prices.json");
-    std::fs::write(&p, r#"{"fake": {"input": 1.0, "output": 10000.0}}"#).unwrap();
-    p.display().to_string()
+    common::write_prices(dir, r#"{"fake": {"input": 1.0, "output": 10000.0}}"#)
+        .display()
+        .to_string()
 }
 
 /// A model server that bills each reply as it produces it (`delay` after the request,

@@ -61,6 +61,20 @@ pub fn ok(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+/// `autoeval labels add` of `categories` on sample `id` of run `d` as annotator `who`,
+/// which must succeed.
+pub fn label_add(d: &Path, id: &str, categories: &[&str], who: &str) {
+    let st = bin()
+        .args(["labels", "add"])
+        .arg(d)
+        .arg(id)
+        .args(categories)
+        .args(["--annotator", who])
+        .status()
+        .unwrap();
+    assert!(st.success());
+}
+
 /// Standard output of a command that must have succeeded, parsed as JSON.
 pub fn ok_json(o: &Output) -> serde_json::Value {
     let text = ok(o);

@@ -13,7 +13,7 @@ pub mod tiny_bert;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -318,4 +318,23 @@ pub fn model_run(base: &str, out: &Path, model: &str, extra: &[&str]) -> std::pr
 /// [`model_run`], which must succeed: its standard error.
 pub fn model_run_ok(base: &str, out: &Path, model: &str, extra: &[&str]) -> String {
     cli::ok_stderr(&model_run(base, out, model, extra).output().unwrap())
+}
+
+/// Writes `prices` (a prices file's JSON) to `dir/prices.json`; its path.
+pub fn write_prices(dir: &Path, prices: &str) -> PathBuf {
+    let p = dir.join("prices.json");
+    std::fs::write(&p, prices).unwrap();
+    p
+}
+
+/// Prices of model `fake` with batches at half price, as the batch tests bill them.
+pub const BATCH_PRICES: &str = r#"{"fake": {"input": 1.0, "output": 10.0, "batch": 0.5}}"#;
+
+/// A fresh folder with [`BATCH_PRICES`] in it (the file's path as a flag value), and
+/// where a run goes there.
+pub fn batch_scratch() -> (tempfile::TempDir, String, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let price = write_prices(tmp.path(), BATCH_PRICES).display().to_string();
+    let out = tmp.path().join("run");
+    (tmp, price, out)
 }
