@@ -282,27 +282,8 @@ fn batch_args<'a>(price: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
 }
 
 fn anthropic_cmd(base: &str, out: &Path, extra: &[&str]) -> std::process::Command {
-    let mut c = common::cli::bin();
-    c.args([
-        "run",
-        "--kind",
-        "pl",
-        "--per-category",
-        "1",
-        "--seed",
-        "3",
-        "--model",
-        "anthropic:fake",
-        "--quiet",
-    ])
-    .arg("--base-url")
-    .arg(base)
-    .arg("--out")
-    .arg(out)
-    .args(extra)
-    .env("ANTHROPIC_API_KEY", "sk-ant-never-written-5")
-    .env("AUTOEVAL_CACHE_DIR", format!("{}.cache", out.display()));
-    c
+    let key = ("ANTHROPIC_API_KEY", "sk-ant-never-written-5");
+    common::pl_run(base, out, "anthropic:fake", key, extra)
 }
 
 fn assert_each_submitted_once(ids: &[String]) {

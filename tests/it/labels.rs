@@ -4,7 +4,7 @@
 use crate::common;
 use crate::screens;
 
-use crate::screens::keys;
+use crate::screens::{keys, pick};
 use autoeval::run::store::read_labels;
 use autoeval::tui::build_app;
 use autoeval::tui::layer::Mode;
@@ -254,17 +254,6 @@ fn suggestion_key_says_when_there_is_nothing_to_suggest() {
     let dir = tempfile::tempdir().unwrap();
     let d = common::fixtures::copy(dir.path(), "pl-small");
     let mut app = app(&d);
-    let pick = |app: &mut autoeval::tui::app::App, id: &str| {
-        let k = app
-            .model
-            .listing
-            .visible
-            .iter()
-            .position(|(r, i)| &*app.model.runs[*r as usize].rows[*i as usize].id == id)
-            .unwrap();
-        app.model.listing.sample_list.sel = k;
-        app.panes.detail = None;
-    };
     // Sample 0 passed: φ₁ = φ₀, the diff has nothing to map to a category.
     pick(&mut app, "0");
     keys(&mut app, &["a", "y"]);

@@ -6,7 +6,7 @@
 use crate::common;
 use crate::screens;
 
-use crate::screens::keys;
+use crate::screens::{keys, pick};
 use autoeval::run::store::read_labels;
 use autoeval::tui::build_app;
 use common::cli::{bin, labels_stats};
@@ -16,18 +16,6 @@ fn app(d: &Path) -> (autoeval::tui::app::App, autoeval::tui::theme::Theme) {
     let (mut app, t) = build_app(&screens::options(vec![d.to_path_buf()]));
     app.model.annotator = "ann".into();
     (app, t)
-}
-
-fn pick(app: &mut autoeval::tui::app::App, id: &str) {
-    let k = app
-        .model
-        .listing
-        .visible
-        .iter()
-        .position(|(r, i)| &*app.model.runs[*r as usize].rows[*i as usize].id == id)
-        .unwrap();
-    app.model.listing.sample_list.sel = k;
-    app.panes.detail = None;
 }
 
 #[test]

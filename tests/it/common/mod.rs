@@ -257,30 +257,30 @@ pub fn samples(dir: &Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// `autoeval run` of a small PL dataset (seed 3) with `model` at `base_url` into `out`,
+/// the provider's key (`key`: variable, placeholder value) set.
+pub fn pl_run(
+    base_url: &str,
+    out: &Path,
+    model: &str,
+    key: (&str, &str),
+    extra: &[&str],
+) -> std::process::Command {
+    let mut c = cli::bin();
+    c.args(["run", "--kind", "pl", "--per-category", "1", "--seed", "3"])
+        .args(["--model", model, "--quiet", "--base-url", base_url])
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .env(key.0, key.1)
+        // Each run's own response cache: tests never share answers or touch the user's cache.
+        .env("AUTOEVAL_CACHE_DIR", format!("{}.cache", out.display()));
+    c
+}
+
 /// `autoeval run` on a small PL dataset against `base`.
 pub fn run_cmd(base: &str, out: &Path, extra: &[&str]) -> std::process::Command {
-    let mut c = cli::bin();
-    c.args([
-        "run",
-        "--kind",
-        "pl",
-        "--per-category",
-        "1",
-        "--seed",
-        "3",
-        "--model",
-        "openai:fake",
-        "--quiet",
-    ])
-    .arg("--base-url")
-    .arg(format!("{base}/v1"))
-    .arg("--out")
-    .arg(out)
-    .args(extra)
-    .env("OPENAI_API_KEY", "sk-never-written-4")
-    // Each run's own response cache: tests never share answers or touch the user's cache.
-    .env("AUTOEVAL_CACHE_DIR", format!("{}.cache", out.display()));
-    c
+    model_run(base, out, "openai:fake", extra)
 }
 
 /// A run's `run.json`, parsed.
@@ -298,21 +298,15 @@ pub fn write_dataset(path: &Path, data: serde_json::Value) {
     std::fs::write(path, file.to_string()).unwrap();
 }
 
-/// `autoeval run` of a small PL dataset (seed 3) with `model` against `base` (its
-/// OpenAI-compatible API at `/v1`) into `out`; provider keys are placeholders and the
-/// response cache is the run's own.
+/// `autoeval run` of a small PL dataset (seed 3) with `model` against `base` (its API
+/// at `/v1`) into `out`; the provider's key is a placeholder.
 pub fn model_run(base: &str, out: &Path, model: &str, extra: &[&str]) -> std::process::Command {
-    let mut c = cli::bin();
-    c.args(["run", "--kind", "pl", "--per-category", "1", "--seed", "3"])
-        .arg("--quiet")
-        .args(["--model", model, "--base-url", &format!("{base}/v1")])
-        .arg("--out")
-        .arg(out)
-        .args(extra)
-        .env("OPENAI_API_KEY", "sk-never-written-4")
-        .env("ANTHROPIC_API_KEY", "sk-ant-never-written")
-        .env("AUTOEVAL_CACHE_DIR", format!("{}.cache", out.display()));
-    c
+    let key = if model.starts_with("anthropic:") {
+        ("ANTHROPIC_API_KEY", "sk-ant-never-written")
+    } else {
+        ("OPENAI_API_KEY", "sk-never-written-4")
+    };
+    pl_run(&format!("{base}/v1"), out, model, key, extra)
 }
 
 /// [`model_run`], which must succeed: its standard error.

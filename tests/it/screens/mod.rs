@@ -176,6 +176,20 @@ pub fn set_form(app: &mut App, fields: &[(&str, &str)]) {
     form.refresh();
 }
 
+/// Selects the sample `id` in the list (the first run that has it) and drops the
+/// open detail, as moving the cursor does.
+pub fn pick(app: &mut App, id: &str) {
+    let k = app
+        .model
+        .listing
+        .visible
+        .iter()
+        .position(|(r, i)| &*app.model.runs[*r as usize].rows[*i as usize].id == id)
+        .unwrap();
+    app.model.listing.sample_list.sel = k;
+    app.panes.detail = None;
+}
+
 /// Presses each key in turn (key names as in the keymap: `"j"`, `"enter"`, `"ctrl-c"`).
 pub fn keys(app: &mut App, ks: &[&str]) {
     for k in ks {
