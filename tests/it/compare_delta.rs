@@ -13,21 +13,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 fn offline(home: &Path, out: &Path, kind: &str, rate: &str, seed: &str) {
-    ok(&bin(home)
-        .args([
-            "run",
-            "--kind",
-            kind,
-            "--per-category",
-            "3",
-            "--limit",
-            "40",
-        ])
-        .args(["--model", "perturb", "--perturb-rate", rate, "--seed", seed])
-        .args(["--quiet", "--out"])
-        .arg(out)
-        .output()
-        .unwrap());
+    common::cli::perturbed_run(home, out, kind, ("3", "40"), rate, seed);
 }
 
 /// Operator count → (samples, equivalent) from samples.jsonl.

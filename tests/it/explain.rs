@@ -14,21 +14,7 @@ use std::process::Stdio;
 
 /// Runs `verify` with `args`, feeding `stdin`; returns (exit code, stdout, stderr).
 fn verify(args: &[&str], stdin: &str) -> (Option<i32>, String, String) {
-    let mut child = bin()
-        .arg("verify")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
+    let o = common::cli::fed(bin().arg("verify").args(args), stdin);
     (
         o.status.code(),
         String::from_utf8(o.stdout).unwrap(),

@@ -176,17 +176,7 @@ fn orphan_samples_and_duplicate_ids_are_refused() {
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(out.join("samples.jsonl"), "{\"id\":\"0\"}\n").unwrap();
     let o = bin()
-        .args([
-            "run",
-            "--kind",
-            "pl",
-            "--per-category",
-            "1",
-            "--model",
-            "perturb",
-            "--quiet",
-            "--out",
-        ])
+        .args(common::cli::perturb_args("1"))
         .arg(&out)
         .output()
         .unwrap();

@@ -11,21 +11,7 @@ use serde_json::Value;
 use std::path::Path;
 
 fn offline(home: &Path, out: &Path, kind: &str, rate: &str, seed: &str) {
-    ok(&bin(home)
-        .args([
-            "run",
-            "--kind",
-            kind,
-            "--per-category",
-            "1",
-            "--limit",
-            "12",
-        ])
-        .args(["--model", "perturb", "--perturb-rate", rate, "--seed", seed])
-        .args(["--quiet", "--out"])
-        .arg(out)
-        .output()
-        .unwrap());
+    common::cli::perturbed_run(home, out, kind, ("1", "12"), rate, seed);
 }
 
 fn wilson(k: u64, n: u64) -> [f64; 2] {

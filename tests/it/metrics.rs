@@ -34,13 +34,10 @@ fn pairs(home: &Path, input: &str, extra: &[&str]) -> (Vec<Value>, i32, String) 
     )
 }
 
-#[test]
-fn paper_metrics_agree_with_the_reference_implementations() {
-    let home = tempfile::tempdir().unwrap();
-    let rows = oracle();
-    assert!(rows.len() >= 300, "{} oracle pairs", rows.len());
-    // Each line carries fields of its own besides a and b (an id, the oracle's values):
-    // they are read past.
+/// `metrics pairs` of each row's `a` and `b`, every line carrying fields of its own
+/// (an id, the oracle's values) that are read past: a result for each row, none of
+/// them an error.
+fn pairs_of_rows(home: &Path, rows: &[Value]) -> Vec<Value> {
     let input: String = rows
         .iter()
         .enumerate()
@@ -50,13 +47,22 @@ fn paper_metrics_agree_with_the_reference_implementations() {
                 + "\n"
         })
         .collect();
-    let (got, _, _) = pairs(home.path(), &input, &[]);
+    let (got, _, _) = pairs(home, &input, &[]);
     assert_eq!(got.len(), rows.len());
     assert!(
         got.iter().all(|g| g.get("error").is_none()),
         "{:?}",
         got.iter().find(|g| g.get("error").is_some())
     );
+    got
+}
+
+#[test]
+fn paper_metrics_agree_with_the_reference_implementations() {
+    let home = tempfile::tempdir().unwrap();
+    let rows = oracle();
+    assert!(rows.len() >= 300, "{} oracle pairs", rows.len());
+    let got = pairs_of_rows(home.path(), &rows);
     let mut checked = 0;
     for (i, (want, have)) in rows.iter().zip(&got).enumerate() {
         assert_eq!(have["line"], i + 1);
@@ -113,24 +119,7 @@ fn meteor_agrees_with_nltk_on_english_inflected_and_crafted_pairs() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert!(rows.len() >= 300, "{} pairs", rows.len());
-    // Each line carries fields of its own besides a and b (an id, the oracle's values):
-    // they are read past.
-    let input: String = rows
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            serde_json::json!({"id": i, "a": r["a"], "b": r["b"], "gold": r, "note": null})
-                .to_string()
-                + "\n"
-        })
-        .collect();
-    let (got, _, _) = pairs(home.path(), &input, &[]);
-    assert_eq!(got.len(), rows.len());
-    assert!(
-        got.iter().all(|g| g.get("error").is_none()),
-        "{:?}",
-        got.iter().find(|g| g.get("error").is_some())
-    );
+    let got = pairs_of_rows(home.path(), &rows);
     let mut worst = 0.0f64;
     for (i, (want, have)) in rows.iter().zip(&got).enumerate() {
         let (w, h) = (want["meteor"].as_f64().unwrap(), have["meteor"].as_f64());

@@ -9,9 +9,7 @@ use autoeval::record::SampleRecord;
 use autoeval::report::{By, Counts, load_run, report_run};
 use autoeval::tui::build_app;
 use common::cli::bin;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 
 fn perturb_run(dir: &Path, kind: &str, extra: &[&str]) -> PathBuf {
     let out = dir.join(format!("{kind}-run"));
@@ -200,20 +198,7 @@ fn verify_pairs_reads_tsv_and_jsonl_and_keeps_input_order() {
                  p1\tp1 ∧ (p2\n\
                  no tab here\n\
                  ∀x.P(x)\tP(x)\n";
-    let mut child = bin()
-        .args(["verify", "--pairs", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
+    let o = common::cli::fed(bin().args(["verify", "--pairs", "-"]), input);
     assert_eq!(o.status.code(), Some(2), "one bad line → exit 2");
     let lines: Vec<serde_json::Value> = String::from_utf8(o.stdout)
         .unwrap()

@@ -136,20 +136,7 @@ fn score_samples_answers_every_line_in_order() {
         r#"{"syntax": "regex", "phi0": "10", "psi": "Exactly the string 10.", "reply": "{\"regex\": \"10\"}"}"#,
     ]
     .join("\n");
-    let mut child = bin(home.path())
-        .args(["score", "--samples", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
+    let o = common::cli::fed(bin(home.path()).args(["score", "--samples", "-"]), &input);
     assert_eq!(o.status.code(), Some(2), "bad lines make exit 2");
     let lines: Vec<Value> = String::from_utf8_lossy(&o.stdout)
         .lines()

@@ -734,17 +734,7 @@ fn run_status_and_new_run_directories_are_picked_up_while_open() {
     assert_eq!(app.model.runs[0].status().as_str(), "finished");
     // A run directory made after start joins the list.
     let b = dir.path().join("b");
-    std::fs::create_dir_all(&b).unwrap();
-    std::fs::copy(
-        common::fixtures::runs().join("fol-small/run.json"),
-        b.join("run.json"),
-    )
-    .unwrap();
-    std::fs::copy(
-        common::fixtures::runs().join("fol-small/samples.jsonl"),
-        b.join("samples.jsonl"),
-    )
-    .unwrap();
+    common::fixtures::copy_to("fol-small", &b);
     assert!(app.follow());
     assert_eq!(app.model.runs.len(), 2);
     assert!(app.model.listing.visible.iter().any(|(r, _)| *r == 1));
@@ -761,17 +751,7 @@ fn an_empty_folder_warns_until_a_run_appears() {
             .any(|w| w.contains("no run directories here"))
     );
     let b = dir.path().join("b");
-    std::fs::create_dir_all(&b).unwrap();
-    std::fs::copy(
-        common::fixtures::runs().join("fol-small/run.json"),
-        b.join("run.json"),
-    )
-    .unwrap();
-    std::fs::copy(
-        common::fixtures::runs().join("fol-small/samples.jsonl"),
-        b.join("samples.jsonl"),
-    )
-    .unwrap();
+    common::fixtures::copy_to("fol-small", &b);
     assert!(app.follow());
     assert_eq!(app.model.runs.len(), 1);
     assert!(

@@ -239,3 +239,23 @@ pub fn within(c: &mut Command, secs: u64, what: &str) -> Output {
 pub fn mkfifo(p: &Path) {
     assert!(Command::new("mkfifo").arg(p).status().unwrap().success());
 }
+
+/// An offline run of `kind` (`size`: per category, limit) by the synthetic model at
+/// perturbation rate `rate` and `seed`, HOME in `home`, which must succeed.
+pub fn perturbed_run(
+    home: &Path,
+    out: &Path,
+    kind: &str,
+    size: (&str, &str),
+    rate: &str,
+    seed: &str,
+) {
+    ok(&bin_in(home)
+        .args(["run", "--kind", kind, "--per-category", size.0])
+        .args(["--limit", size.1])
+        .args(["--model", "perturb", "--perturb-rate", rate, "--seed", seed])
+        .args(["--quiet", "--out"])
+        .arg(out)
+        .output()
+        .unwrap());
+}
