@@ -575,11 +575,6 @@ fn explain_pairs_output_is_pinned_byte_for_byte() {
         .arg(dir.join("explain-pairs.tsv"))
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(0));
-    let got = String::from_utf8(o.stdout).unwrap();
-    assert_eq!(got.lines().count(), expected.lines().count());
-    for (i, (g, e)) in got.lines().zip(expected.lines()).enumerate() {
-        assert_eq!(g, e, "line {} differs", i + 1);
-    }
+    let got = common::cli::same_lines(o, &expected, "line");
     assert_eq!(got, expected);
 }

@@ -6,6 +6,7 @@ use crate::common::cli;
 
 use autoeval::syntax::{SyntaxKind, parse};
 use serde_json::Value;
+use std::path::Path;
 
 const FOLIO: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -52,6 +53,23 @@ fn folio_becomes_a_dataset_with_per_line_errors() {
     assert_eq!(total as usize, data.len());
 }
 
+/// `generate --from-folio` of `src` into `home/d.json`, which must exit 0: its
+/// standard error and the dataset written.
+fn from_folio(home: &Path, src: &Path) -> (String, Value) {
+    let out = home.join("d.json");
+    let o = cli::bin_in(home)
+        .args(["generate", "--from-folio"])
+        .arg(src)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = cli::stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let file = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    (err, file)
+}
+
 #[test]
 fn hostile_folio_lines_are_reported_and_nothing_readable_is_an_error() {
     let home = tempfile::tempdir().unwrap();
@@ -61,20 +79,10 @@ fn hostile_folio_lines_are_reported_and_nothing_readable_is_an_error() {
         "{\"story_id\": 1, \"premises-FOL\": [\"∀x (Likes(x, dc-universe) → Fan(x))\", \"A(x) ∧ (B(x)\"]}\nnot json\n{\"story_id\": 2}\n{\"conclusion-FOL\": \"x = y ∨ P(x)\"}\n",
     )
     .unwrap();
-    let out = home.path().join("d.json");
-    let o = cli::bin_in(home.path())
-        .args(["generate", "--from-folio"])
-        .arg(&src)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(0), "{err}");
+    let (err, file) = from_folio(home.path(), &src);
     assert!(err.contains("f.jsonl:1: premises-FOL[1]"), "{err}");
     assert!(err.contains("f.jsonl:2: not a JSON object"), "{err}");
     assert!(err.contains("f.jsonl:3: no `premises-FOL`"), "{err}");
-    let file: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let data = file["data"].as_array().unwrap();
     assert_eq!(data.len(), 2);
     assert!(
@@ -116,20 +124,10 @@ fn a_bad_byte_costs_its_line_and_errors_quote_a_bounded_snippet() {
     );
     bytes.extend_from_slice("\n{\"conclusion-FOL\": \"S(b)\"}\n".as_bytes());
     std::fs::write(&src, bytes).unwrap();
-    let out = home.path().join("d.json");
-    let o = cli::bin_in(home.path())
-        .args(["generate", "--from-folio"])
-        .arg(&src)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(0), "{err}");
+    let (err, file) = from_folio(home.path(), &src);
     assert!(err.contains("f.jsonl:2: not valid UTF-8"), "{err}");
     assert!(err.contains("f.jsonl:3: premises-FOL[0]"), "{err}");
     assert!(err.len() < 4096, "stderr of {} bytes", err.len());
-    let file: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let lines: Vec<u64> = file["data"]
         .as_array()
         .unwrap()

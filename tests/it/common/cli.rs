@@ -259,3 +259,15 @@ pub fn perturbed_run(
         .output()
         .unwrap());
 }
+
+/// Standard output of a command that must have exited 0, checked against `expected`
+/// line by line (`what` names a line in the message).
+pub fn same_lines(o: Output, expected: &str, what: &str) -> String {
+    assert_eq!(o.status.code(), Some(0));
+    let got = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(got.lines().count(), expected.lines().count());
+    for (i, (g, e)) in got.lines().zip(expected.lines()).enumerate() {
+        assert_eq!(g, e, "{what} {} differs", i + 1);
+    }
+    got
+}
