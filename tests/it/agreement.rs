@@ -44,11 +44,7 @@ fn text(home: &Path, d: &Path, extra: &[&str]) -> String {
         .args(extra)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::cli::ok(&out);
     String::from_utf8(out.stdout).unwrap()
 }
 

@@ -58,7 +58,7 @@ fn a_query_in_the_base_url_goes_after_the_path_and_is_not_recorded() {
         .env("OPENAI_API_KEY", "sk-x-123456789")
         .env("AUTOEVAL_CACHE_DIR", tmp.path().join("cache"));
     let o = c.output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     let paths: Vec<String> = server
         .requests
         .lock()

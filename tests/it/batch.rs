@@ -305,8 +305,7 @@ fn openai_batches_run_stage_by_stage_at_batch_price() {
         .run(&out, &price, &["--batch-max-requests", "7"])
         .output()
         .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
+    let err = common::cli::ok_stderr(&o);
     let recs = samples(&out);
     assert!(!recs.is_empty());
     assert!(
@@ -350,8 +349,7 @@ fn anthropic_message_batches_with_errored_lines_then_retry_errors() {
     let o = anthropic_cmd(&bs.server.base, &out, &batch_args(&price, &[]))
         .output()
         .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
+    common::cli::ok(&o);
     let recs = samples(&out);
     let failed: Vec<&Value> = recs
         .iter()
@@ -382,11 +380,7 @@ fn anthropic_message_batches_with_errored_lines_then_retry_errors() {
     )
     .output()
     .unwrap();
-    assert!(
-        again.status.success(),
-        "{}",
-        String::from_utf8_lossy(&again.stderr)
-    );
+    common::cli::ok(&again);
     assert_eq!(
         bs2.submitted().len(),
         2 * failed.len(),
@@ -408,7 +402,7 @@ fn an_expired_batch_becomes_model_errors_redone_with_retry_errors() {
     });
     let (_tmp, price, out) = common::batch_scratch();
     let o = bs.run(&out, &price, &[]).output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     let recs = samples(&out);
     assert!(
         recs.iter()
@@ -426,11 +420,7 @@ fn an_expired_batch_becomes_model_errors_redone_with_retry_errors() {
         .run(&out, &price, &["--resume", "--retry-errors"])
         .output()
         .unwrap();
-    assert!(
-        again.status.success(),
-        "{}",
-        String::from_utf8_lossy(&again.stderr)
-    );
+    common::cli::ok(&again);
     let after = samples(&out);
     assert_eq!(after.len(), 2 * recs.len());
     assert!(
@@ -454,7 +444,7 @@ fn killed_after_submitting_resumes_and_never_submits_twice() {
     // Hours later: the batch has finished at the provider.
     bs.hold.store(false, Ordering::SeqCst);
     let o = bs.run(&out, &price, &["--resume"]).output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     let ids = bs.submitted();
     assert_each_submitted_once(&ids);
     let recs = samples(&out);
@@ -513,7 +503,7 @@ fn vllm_batch_files_loop_out_and_in() {
             .env("AUTOEVAL_CACHE_DIR", tmp.path().join("cache"))
             .output()
             .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        common::cli::ok(&o);
         let written: Vec<String> = String::from_utf8_lossy(&o.stdout)
             .lines()
             .map(str::to_string)

@@ -33,7 +33,7 @@ fn loop_out_and_in(
             .env("AUTOEVAL_CACHE_DIR", dir.join("cache"))
             .output()
             .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        common::cli::ok(&o);
         errs.push(String::from_utf8_lossy(&o.stderr).into_owned());
         let written: Vec<String> = String::from_utf8_lossy(&o.stdout)
             .lines()

@@ -40,7 +40,7 @@ fn a_server_that_echoes_the_key_leaves_no_trace_of_it_in_the_run() {
     )
     .output()
     .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     assert!(!samples(&out).is_empty());
     let files = all_files(&out);
     assert!(
@@ -140,7 +140,7 @@ fn first_files_run(tmp: &Path, out: &Path, files: &Path) -> Vec<Value> {
         out,
         &["--batch-file-out", &files.display().to_string()],
     );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     String::from_utf8_lossy(&o.stdout)
         .lines()
         .flat_map(|f| {
@@ -203,8 +203,7 @@ fn a_result_file_cannot_answer_requests_the_run_never_made() {
             &files.display().to_string(),
         ],
     );
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
+    let err = common::cli::ok_stderr(&o);
     let n = reqs.len();
     assert!(
         samples(&out).is_empty(),
@@ -247,7 +246,7 @@ fn a_hostile_run_id_cannot_move_request_files_out_of_their_folder() {
         &out,
         &["--resume", "--batch-file-out", &files.display().to_string()],
     );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     let written: Vec<String> = String::from_utf8_lossy(&o.stdout)
         .lines()
         .map(str::to_string)
@@ -287,7 +286,7 @@ fn a_batch_the_provider_deleted_becomes_errors_that_retry_errors_resubmits() {
     let first = world.lock().unwrap().batches.len();
     world.lock().unwrap().status_fails = None;
     let o = batch_run(&server.base, &out, &price, &["--resume", "--retry-errors"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     assert!(
         world.lock().unwrap().batches.len() > first,
         "nothing resubmitted"

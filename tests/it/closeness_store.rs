@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[allow(dead_code)]
+use crate::common;
 use crate::common::cli;
 
 use serde_json::Value;
@@ -28,7 +29,7 @@ fn rescore_stores_the_paper_metrics_per_sample() {
         .arg(&out)
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     let recs = samples(&out);
     let scored: Vec<&Value> = recs.iter().filter(|r| r["closeness"].is_object()).collect();
     // Samples with a φ₁ (the others have no closeness record).

@@ -31,7 +31,7 @@ fn csv_of(home: &Path, args: &[&str], run: &Path) -> String {
         .stdout(Stdio::from(std::fs::File::create(&out).unwrap()))
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     std::fs::read_to_string(&out).unwrap()
 }
 

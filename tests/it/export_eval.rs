@@ -66,7 +66,7 @@ fn export(runs: &[&Path], out: &Path) -> Vec<PathBuf> {
         .args(runs)
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     // The logs; `eval-set.json` beside them lists them as one eval set.
     assert!(out.join("eval-set.json").is_file());
     let mut files: Vec<PathBuf> = std::fs::read_dir(out)
@@ -110,7 +110,7 @@ fn eval_logs_hold_each_call_with_the_prompt_it_was_sent_and_real_times() {
         )
         .output()
         .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        common::cli::ok(&o);
     }
     let files = export(&[&zero, &two], &dir.path().join("logs"));
     assert_eq!(files.len(), 2, "{files:?}");

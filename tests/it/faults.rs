@@ -54,7 +54,7 @@ fn sigterm_and_sighup_stop_like_ctrl_c() {
             serde_json::from_str::<serde_json::Value>(l).expect("whole lines");
         }
         let o = run_cmd(&server.base, &out, &["--resume"]).output().unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        common::cli::ok(&o);
         assert_eq!(manifest(&out)["status"], "finished");
     }
 }
@@ -125,7 +125,7 @@ fn a_second_writer_is_refused_with_the_holders_pid_and_a_dead_holder_never_block
     signal(&first, 9);
     let _ = first.wait();
     let o = run_cmd(&server.base, &out, &["--resume"]).output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     let recs = samples(&out);
     let mut ids: Vec<&str> = recs.iter().map(|r| r["id"].as_str().unwrap()).collect();
     let n = ids.len();
@@ -244,7 +244,7 @@ fn retry_errors_reruns_exactly_the_failed_samples_and_the_latest_line_wins() {
     )
     .output()
     .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     let all = samples(&out);
     assert_eq!(
         all.len(),
@@ -328,7 +328,7 @@ fn hostile_token_counts_are_capped_flagged_and_charged() {
         .arg(&prices)
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     for r in samples(&out) {
         let call = &r["rounds"][0]["informalize"];
         assert_eq!(call["implausible_usage"], true);
@@ -473,7 +473,7 @@ fn an_overlong_reply_is_a_model_error_naming_the_cap() {
     )
     .output()
     .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     let recs = samples(&out);
     let first = &recs[0];
     assert_eq!(first["verdict"]["verdict"], "model-error");
@@ -515,7 +515,7 @@ fn a_reply_cut_off_mid_body_is_retried() {
     let o = run_cmd(&server.base, &out, &["--concurrency", "1", "--limit", "2"])
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     let recs = samples(&out);
     assert_ne!(recs[0]["verdict"]["verdict"], "model-error", "{}", recs[0]);
     assert_eq!(
@@ -593,7 +593,7 @@ fn a_20000_term_reply_is_unparseable_too_large_and_the_run_goes_on() {
     )
     .output()
     .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     let recs = samples(&out);
     assert_eq!(recs.len(), 4);
     for r in &recs {
@@ -698,7 +698,7 @@ fn a_label_after_a_torn_line_is_kept_and_unknown_ids_are_refused() {
         .args([id.as_str(), "negation-misplaced", "--annotator", "ann"])
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     let labels = autoeval::run::store::read_labels(&out).unwrap();
     assert_eq!(
         labels.records.len(),
@@ -897,5 +897,5 @@ fn rescore_in_place_takes_the_run_lock() {
         .arg(&out)
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
 }

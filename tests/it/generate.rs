@@ -38,7 +38,7 @@ fn same_seed_same_bytes_other_seed_other_bytes() {
             "5",
         ];
         let (a, pa) = gen_file(dir.path(), &format!("{kind}-a.json"), &args);
-        assert!(a.status.success(), "{}", String::from_utf8_lossy(&a.stderr));
+        common::cli::ok(&a);
         let (_, pb) = gen_file(dir.path(), &format!("{kind}-b.json"), &args);
         let mut other = args;
         other[3] = "8";
@@ -204,7 +204,7 @@ fn user_grammar_files_work_and_bad_ones_say_where() {
             "3",
         ],
     );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     let ds = Dataset::load(&path).unwrap();
     assert!(ds.file.data.iter().any(|i| i.fs.contains("->")));
     assert!(ds.skipped.is_empty());

@@ -221,11 +221,7 @@ fn export_and_stats_from_the_cli() {
         .arg(&copy)
         .output()
         .unwrap();
-    assert!(
-        pooled.status.success(),
-        "{}",
-        String::from_utf8_lossy(&pooled.stderr)
-    );
+    common::cli::ok(&pooled);
     let p: serde_json::Value = serde_json::from_slice(&pooled.stdout).unwrap();
     assert_eq!(p["labelled"], 8);
     assert_eq!(p["overlap"], 8);

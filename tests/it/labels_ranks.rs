@@ -120,8 +120,7 @@ fn labels_stats_reports_kendall_consensus_and_metric_rmse_against_hand_values() 
         .arg(&a)
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    let stderr = common::cli::ok_stderr(&out);
     assert!(stderr.contains("ranks.jsonl:8"), "bad line named: {stderr}");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let r = &v["ranking"];

@@ -115,11 +115,7 @@ fn labels_retract_from_the_cli() {
     add("1", &["negation-misplaced"], "bob");
     add("0", &[], "alice");
     let out = retract("1", "alice");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::cli::ok(&out);
     assert!(String::from_utf8_lossy(&out.stdout).contains("retracted"));
     let v = labels_stats(&d);
     assert_eq!(v["labelled"], 2, "{v}");

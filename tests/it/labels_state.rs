@@ -54,11 +54,7 @@ fn export(d: &Path) -> BTreeMap<String, Vec<String>> {
         .arg(d)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::cli::ok(&out);
     String::from_utf8(out.stdout)
         .unwrap()
         .lines()

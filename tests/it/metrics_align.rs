@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[allow(dead_code)]
+use crate::common;
 use crate::common::cli;
 
 use serde_json::{Value, json};
@@ -308,11 +309,7 @@ fn sample_runs_agree_with_a_brute_force_auc() {
     .collect();
     let refs: Vec<&Path> = runs.iter().map(PathBuf::as_path).collect();
     let out = align(home.path(), &refs, &["--json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::cli::ok(&out);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let excluded: u64 = v["excluded"]
         .as_object()

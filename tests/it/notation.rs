@@ -298,7 +298,7 @@ fn rescore_and_report_on_the_shipped_runs() {
             .args(extra)
             .output()
             .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        common::cli::ok(&o);
         dir.join(out)
     };
     // Default reading: the subscripted and recased answers now pass.
@@ -343,7 +343,7 @@ fn rescore_and_report_on_the_shipped_runs() {
         .args(["--format", "json"])
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let counted = |i: usize| v["runs"][i]["reading_notes"].as_u64().unwrap();
     let by_hand = std::fs::read_to_string(std15.join("samples.jsonl"))
@@ -398,7 +398,7 @@ fn run_reads_replies_under_the_reading_it_records() {
             .env("OPENAI_API_KEY", "sk-unused")
             .output()
             .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        common::cli::ok(&o);
         out
     };
     let std_run = run("standard");
@@ -473,7 +473,7 @@ fn import_reverify_takes_the_reading() {
             .arg(&out)
             .output()
             .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        common::cli::ok(&o);
         out
     };
     let nltk = import("nltk");

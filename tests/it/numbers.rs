@@ -27,7 +27,7 @@ fn perturb_run(dir: &Path, kind: &str, extra: &[&str]) -> PathBuf {
         .args(extra)
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     out
 }
 

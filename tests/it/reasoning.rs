@@ -203,7 +203,7 @@ fn reasoning_that_runs_out_of_tokens_is_truncated_not_a_model_error() {
         &["--limit", "4", "--max-tokens", "700"],
     );
     let o = c.output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("truncated: 4 of 4 calls"), "{err}");
     assert!(err.contains("--retry-truncated"), "{err}");
@@ -332,7 +332,7 @@ fn batch_request_lines_follow_the_profile() {
         .env("AUTOEVAL_CACHE_DIR", dir.path().join("cache"))
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     let written = String::from_utf8_lossy(&o.stdout);
     let first = written.lines().next().expect("a request file");
     for line in std::fs::read_to_string(first).unwrap().lines() {
@@ -379,7 +379,7 @@ fn exports_carry_the_reasoning_of_the_shipped_reasoning_run() {
         .arg(&run)
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     let file = std::fs::read_dir(&out)
         .unwrap()
         .next()
@@ -399,7 +399,7 @@ fn exports_carry_the_reasoning_of_the_shipped_reasoning_run() {
         .arg(&run)
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     let rows = std::fs::read_to_string(flat.join("data/pl-perturb-reasoning.jsonl")).unwrap();
     let total: u64 = rows
         .lines()
@@ -425,7 +425,7 @@ fn a_cached_answer_keeps_its_reasoning() {
             .env("AUTOEVAL_CACHE_DIR", &cache)
             .output()
             .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        common::cli::ok(&o);
     }
     let calls = server.hits.load(std::sync::atomic::Ordering::SeqCst);
     assert_eq!(calls, 8, "the second run is answered from the cache");
@@ -482,7 +482,7 @@ fn an_older_claude_gets_its_temperature_as_typed_and_refuses_reasoning_flags() {
         .args(["--temperature", "0.1"])
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     all_equivalent(&out);
     let raw = server.requests.lock().unwrap().clone();
     assert!(!raw.is_empty());
@@ -536,7 +536,7 @@ fn the_offline_reasoning_model_runs_under_the_offline_profile() {
         .env("AUTOEVAL_CACHE_DIR", dir.path().join("cache"))
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     assert_eq!(manifest(&out)["request"]["profile"], "offline");
     let s = samples(&out);
     assert!(!s.is_empty());

@@ -158,7 +158,7 @@ fn the_raw_tab_folds_reasoning_and_the_overview_counts_it() {
         .env("AUTOEVAL_CACHE_DIR", tmp.path().join("cache"))
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     let mut app = screens::view(vec![out.clone()]);
     let s = screen(&mut app, 120, 40);
     // Two calls of 600 reasoning tokens each.

@@ -29,7 +29,7 @@ fn report(out: &Path) -> Value {
         .arg(out)
         .output()
         .unwrap();
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    common::cli::ok(&r);
     serde_json::from_slice(&r.stdout).unwrap()
 }
 
@@ -51,8 +51,7 @@ fn an_unknown_content_chunk_is_kept_raw_and_named_in_a_warning() {
     let o = run_with(&server.base, &out, &["--limit", "3"])
         .output()
         .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
+    let err = common::cli::ok_stderr(&o);
     assert!(
         err.contains("audio_transcript"),
         "the warning names it: {err}"
@@ -102,7 +101,7 @@ fn a_failed_calls_billed_usage_reaches_the_sample_and_the_report() {
         .arg(&p)
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     assert!(server.hits.load(Ordering::SeqCst) >= 7);
     let s = samples(&out);
     assert_eq!(s.len(), 4);

@@ -130,7 +130,7 @@ fn a_tag_named_with_reasoning_tag_is_split_off() {
     let mut c = model_run(&server.base, &out2, "openai:my-model", &["--limit", "4"]);
     common::cli::isolate(&mut c, &home);
     let o = c.output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     scored_from_the_answer_alone(&out2, &server);
     assert_eq!(manifest(&out2)["request"]["profile"], "my-server");
     assert_eq!(
@@ -354,7 +354,7 @@ fn a_refused_setting_is_corrected_on_resume_without_force() {
     let o = again(&["--reasoning-effort", "low", "--rounds", "2", "--force"]);
     common::cli::refused(&o, "--force-experiment");
     let o = again(&["--reasoning-effort", "high", "--force"]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
 }
 
 #[test]
@@ -369,7 +369,7 @@ fn the_dry_run_counts_the_profiles_reasoning() {
     .output()
     .unwrap();
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     assert!(
         out.contains("of which 48000 reasoning: the profile's estimate of 6000 per call"),
         "{out}"
@@ -404,8 +404,7 @@ fn reasoning_tokens_not_reported_are_not_printed_as_zero() {
     )
     .output()
     .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
+    let err = common::cli::ok_stderr(&o);
     assert!(
         err.contains("reasoning: tokens not reported by the provider; truncated: 3 of 3 calls"),
         "{err}"

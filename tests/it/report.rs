@@ -279,7 +279,7 @@ fn judge_cli_appends_and_resumes() {
             .args(["--model", "perturb"])
             .output()
             .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        common::cli::ok(&o);
     }
     let judged = autoeval::run::store::read_jsonl::<JudgeRecord>(&out.join("judge.jsonl")).unwrap();
     assert_eq!(
@@ -323,7 +323,7 @@ fn import_keeps_stored_verdicts_and_reverify_lists_disagreements() {
         .arg(&out)
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     let run = load_run(&out).unwrap();
     assert_eq!(run.manifest.model.name, "gpt-4o");
     let v: Vec<&str> = run.samples.iter().map(|s| s.verdict.name()).collect();
@@ -378,14 +378,14 @@ fn report_through_the_row_index_matches_full_records_cold_warm_and_after_changes
         .arg(&out)
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     let json = |dir: &Path| {
         let o = bin()
             .args(["report", "--format", "json"])
             .arg(dir)
             .output()
             .unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        common::cli::ok(&o);
         serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
     };
     let index = out.join(autoeval::run::index::INDEX);

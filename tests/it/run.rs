@@ -216,7 +216,7 @@ fn run_end_to_end_against_a_local_server_never_writes_the_key() {
     let o = run_cmd(&server.base, &out, &["--concurrency", "4"])
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     let recs = samples(&out);
     let ds: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("dataset.json")).unwrap()).unwrap();
@@ -284,7 +284,7 @@ fn copies_model_errors_and_unparseable_answers_become_verdicts() {
     let o = run_cmd(&server.base, &out, &["--concurrency", "1", "--limit", "9"])
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     let recs = samples(&out);
     assert_eq!(recs.len(), 9);
     let names: std::collections::BTreeSet<String> = recs
@@ -333,7 +333,7 @@ fn killed_run_resumes_with_every_sample_exactly_once() {
     let o = run_cmd(&server.base, &out, &["--concurrency", "4", "--resume"])
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     let recs = samples(&out);
     let mut ids: Vec<String> = recs
         .iter()
@@ -410,7 +410,7 @@ fn torn_last_line_is_skipped_with_a_warning_and_resume_completes() {
         .args(["--limit", "10", "--resume"])
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     assert!(
         String::from_utf8_lossy(&o.stderr).contains("incomplete last line"),
         "{}",
@@ -451,7 +451,7 @@ fn rounds_continue_while_equivalent() {
         .arg(&out)
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     for r in samples(&out) {
         assert_eq!(r["rounds"].as_array().unwrap().len(), 3);
         assert_eq!(r["rounds_passed"], 3);

@@ -45,11 +45,7 @@ fn second_run_of_the_same_dataset_is_answered_from_the_cache() {
     let first = with_cache(run_cmd(&server.base, &tmp.path().join("a"), &args), &cache)
         .output()
         .unwrap();
-    assert!(
-        first.status.success(),
-        "{}",
-        String::from_utf8_lossy(&first.stderr)
-    );
+    common::cli::ok(&first);
     let hits_first = server.hits.load(Ordering::SeqCst);
     assert!(hits_first > 0);
     let a = samples(&tmp.path().join("a"));
@@ -57,8 +53,7 @@ fn second_run_of_the_same_dataset_is_answered_from_the_cache() {
     let second = with_cache(run_cmd(&server.base, &tmp.path().join("b"), &args), &cache)
         .output()
         .unwrap();
-    let err = String::from_utf8_lossy(&second.stderr);
-    assert!(second.status.success(), "{err}");
+    let err = common::cli::ok_stderr(&second);
     assert_eq!(
         server.hits.load(Ordering::SeqCst),
         hits_first,
@@ -135,8 +130,7 @@ fn two_processes_share_the_cache_at_once() {
         .collect();
     for k in kids.drain(..) {
         let out = k.wait_with_output().unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "{err}");
+        let err = common::cli::ok_stderr(&out);
         assert!(!err.contains("warning"), "{err}");
     }
     let before = server.hits.load(Ordering::SeqCst);
@@ -177,8 +171,7 @@ fn a_truncated_cache_database_degrades_to_no_cache_with_a_warning() {
     let out = with_cache(run_cmd(&server.base, &tmp.path().join("b"), &args), &cache)
         .output()
         .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
+    let err = common::cli::ok_stderr(&out);
     assert!(err.contains("running without the response cache"), "{err}");
     assert_eq!(
         server.hits.load(Ordering::SeqCst) - before,
@@ -274,11 +267,7 @@ fn max_cost_stops_before_the_limit_and_resumes() {
     )
     .output()
     .unwrap();
-    assert!(
-        done.status.success(),
-        "{}",
-        String::from_utf8_lossy(&done.stderr)
-    );
+    common::cli::ok(&done);
     let all = samples(&out_dir);
     let ids: std::collections::HashSet<_> = all.iter().map(|r| r["id"].to_string()).collect();
     assert_eq!(ids.len(), all.len(), "no sample twice");
@@ -401,11 +390,7 @@ fn repeated_base_urls_share_the_work_within_per_endpoint_limits() {
     )
     .output()
     .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::cli::ok(&out);
     let (ha, hb) = (a.hits.load(Ordering::SeqCst), b.hits.load(Ordering::SeqCst));
     let recs = samples(&out_dir);
     assert_eq!(ha + hb, 2 * recs.len());
@@ -443,11 +428,7 @@ fn a_dead_endpoint_is_rested_and_the_run_goes_on() {
     )
     .output()
     .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::cli::ok(&out);
     let recs = samples(&out_dir);
     assert!(recs.len() > 4);
     assert!(

@@ -261,7 +261,7 @@ fn import_reverify_equals_rescore_of_the_import() {
         .arg("--reverify")
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     let ours = verdicts(&imported);
     let by_id = |id: &str| ours.iter().find(|x| x.0 == id).unwrap().1.clone();
     // The copy check, the several-answers rule and the echo check apply on import too.

@@ -33,7 +33,7 @@ fn batch_file_in_refuses_a_fifo_and_a_device() {
         30,
         "first run",
     );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    common::cli::ok(&o);
     let fifo = tmp.path().join("results.jsonl");
     mkfifo(&fifo);
     for (input, kind) in [
