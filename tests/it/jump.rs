@@ -125,17 +125,7 @@ fn view_sample_opens_on_it_in_a_real_pty() {
         // so "Sample 0 · pl-small" never appears whole in the output stream.
         common::fixtures::runs().join("pl-small").display()
     );
-    let mut child = screens::spawn_group(
-        std::process::Command::new("script")
-            .args(["-qfec", &cmd, "/dev/null"])
-            .env("HOME", home.path())
-            .env("XDG_CONFIG_HOME", &cfg)
-            .env("AUTOEVAL_CACHE_DIR", home.path().join(".cache/autoeval"))
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped()),
-    )
-    .expect("the `script` command (util-linux) is needed for this test");
+    let mut child = screens::script(&cmd, home.path(), &cfg, &[]);
     std::thread::sleep(std::time::Duration::from_secs(3));
     {
         use std::io::Write;
@@ -228,18 +218,12 @@ fn view_annotator_labels_as_that_name_in_a_real_pty() {
         "stty cols 120 rows 40; {exe} view {} --sample 0 --annotator alice",
         run.display()
     );
-    let mut child = screens::spawn_group(
-        std::process::Command::new("script")
-            .args(["-qfec", &cmd, "/dev/null"])
-            .env("HOME", home.path())
-            .env("XDG_CONFIG_HOME", &cfg)
-            .env("AUTOEVAL_ANNOTATOR", "from-env")
-            .env("AUTOEVAL_CACHE_DIR", home.path().join(".cache/autoeval"))
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped()),
-    )
-    .expect("the `script` command (util-linux) is needed for this test");
+    let mut child = screens::script(
+        &cmd,
+        home.path(),
+        &cfg,
+        &[("AUTOEVAL_ANNOTATOR", "from-env")],
+    );
     std::thread::sleep(std::time::Duration::from_secs(3));
     let labels = run.join("labels.jsonl");
     {

@@ -12,7 +12,7 @@ use autoeval::tui::app::App;
 use common::providers::{self, Style, bodies};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn screen(app: &mut App, w: u16, h: u16) -> String {
     let (t, _) = autoeval::tui::theme::Theme::load("default");
@@ -107,20 +107,7 @@ fn the_form_runs_o3_with_an_effort_and_refuses_a_temperature_it_cannot_send() {
         s.contains("cost      up to 6 samples") && s.contains("--out"),
         "{s}"
     );
-    keys(&mut app, &["enter"]);
-    assert!(
-        app.jobs.live.is_some(),
-        "{:?}",
-        app.form().map(|f| f.error.clone())
-    );
-    let start = Instant::now();
-    while app.jobs.live.as_ref().unwrap().ended.is_none() {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "the run did not end"
-        );
-        app.pump_until(Duration::from_millis(30), |_| false);
-    }
+    screens::run_form_to_end(&mut app);
     for b in bodies(&server) {
         assert_eq!(b["reasoning_effort"], "low", "{b}");
         assert_eq!(b["service_tier"], "flex", "{b}");
@@ -354,20 +341,7 @@ fn the_forms_reasoning_tags_field_splits_a_servers_own_tag_off() {
         cmd.contains("--reasoning-tag mind --reasoning-tag scratch"),
         "{cmd}"
     );
-    keys(&mut app, &["enter"]);
-    assert!(
-        app.jobs.live.is_some(),
-        "{:?}",
-        app.form().map(|f| f.error.clone())
-    );
-    let start = Instant::now();
-    while app.jobs.live.as_ref().unwrap().ended.is_none() {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "the run did not end"
-        );
-        app.pump_until(Duration::from_millis(30), |_| false);
-    }
+    screens::run_form_to_end(&mut app);
     let recs = common::samples(&out);
     assert_eq!(recs.len(), 6);
     for r in &recs {

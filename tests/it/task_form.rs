@@ -13,7 +13,6 @@ use autoeval::tui::app::App;
 use common::cli::{bin, ok};
 use common::{Reply, Server, openai_body, prompt_of, samples};
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
 
 fn type_text(app: &mut App, text: &str) {
     for c in text.chars() {
@@ -178,20 +177,7 @@ fn the_form_starts_a_task_run_and_refuses_a_dataset_and_a_task_together() {
     );
 
     // Started with its key: a task run like `run --task`'s.
-    keys(&mut app, &["enter"]);
-    assert!(
-        app.jobs.live.is_some(),
-        "{:?}",
-        app.form().map(|f| f.error.clone())
-    );
-    let start = Instant::now();
-    while app.jobs.live.as_ref().unwrap().ended.is_none() {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "the run did not end"
-        );
-        app.pump_until(Duration::from_millis(30), |_| false);
-    }
+    screens::run_form_to_end(&mut app);
     assert_eq!(server.hits.load(Ordering::SeqCst), 6);
     let m: serde_json::Value = common::manifest(&out);
     assert_eq!(m["task"], "folio-r-nl");

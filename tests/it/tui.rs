@@ -448,18 +448,7 @@ fn in_pty_with(input: &[u8], env: &[(&str, &str)], config: Option<&str>) -> (Opt
         common::fixtures::runs().display()
     );
     // util-linux `script` gives the binary a pseudo-terminal; `input` arrives on its stdin.
-    let mut child = screens::spawn_group(
-        std::process::Command::new("script")
-            .args(["-qfec", &cmd, "/dev/null"])
-            .env("HOME", home.path())
-            .env("XDG_CONFIG_HOME", &cfg)
-            .env("AUTOEVAL_CACHE_DIR", home.path().join(".cache/autoeval"))
-            .envs(env.iter().copied())
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped()),
-    )
-    .expect("the `script` command (util-linux) is needed for this test");
+    let mut child = screens::script(&cmd, home.path(), &cfg, env);
     std::thread::sleep(std::time::Duration::from_millis(1500));
     {
         use std::io::Write;

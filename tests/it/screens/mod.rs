@@ -190,6 +190,47 @@ pub fn pick(app: &mut App, id: &str) {
     app.panes.detail = None;
 }
 
+/// Starts the filled new-run form (`enter`) and waits up to 60 s for its run to end.
+pub fn run_form_to_end(app: &mut App) {
+    keys(app, &["enter"]);
+    assert!(
+        app.jobs.live.is_some(),
+        "{:?}",
+        app.form().map(|f| f.error.clone())
+    );
+    let start = std::time::Instant::now();
+    while app.jobs.live.as_ref().unwrap().ended.is_none() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "the run did not end"
+        );
+        app.pump_until(std::time::Duration::from_millis(30), |_| false);
+    }
+}
+
+/// `script` running `cmd` in a pseudo-terminal in its own process group: HOME and the
+/// response cache in `home`, the config directory at `cfg`, `env` set, its standard
+/// streams piped.
+pub fn script(
+    cmd: &str,
+    home: &std::path::Path,
+    cfg: &std::path::Path,
+    env: &[(&str, &str)],
+) -> Reaped {
+    spawn_group(
+        std::process::Command::new("script")
+            .args(["-qfec", cmd, "/dev/null"])
+            .env("HOME", home)
+            .env("XDG_CONFIG_HOME", cfg)
+            .env("AUTOEVAL_CACHE_DIR", home.join(".cache/autoeval"))
+            .envs(env.iter().copied())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped()),
+    )
+    .expect("the `script` command (util-linux) is needed for this test")
+}
+
 /// Presses each key in turn (key names as in the keymap: `"j"`, `"enter"`, `"ctrl-c"`).
 pub fn keys(app: &mut App, ks: &[&str]) {
     for k in ks {
