@@ -169,20 +169,17 @@ fn user_grammar_files_work_and_bad_ones_say_where() {
         "# implications\nS -> ( S -> S ) | ( S '<->' S ) | $prop\n",
     )
     .unwrap();
-    let (o, path) = gen_file(
-        dir.path(),
-        "imp.json",
-        &[
-            "--grammar",
-            g.to_str().unwrap(),
-            "--depth",
-            "8",
-            "--branching",
-            "20",
-            "--per-category",
-            "3",
-        ],
-    );
+    let flags = [
+        "--grammar",
+        g.to_str().unwrap(),
+        "--depth",
+        "8",
+        "--branching",
+        "20",
+        "--per-category",
+        "3",
+    ];
+    let (o, path) = gen_file(dir.path(), "imp.json", &flags);
     // '->' bare is the rule arrow, so the first alternative is malformed at column 10.
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
@@ -190,20 +187,7 @@ fn user_grammar_files_work_and_bad_ones_say_where() {
     assert!(!path.exists());
 
     std::fs::write(&g, "S -> ( S '->' S ) | ( S '<->' S ) | $prop\n").unwrap();
-    let (o, path) = gen_file(
-        dir.path(),
-        "imp.json",
-        &[
-            "--grammar",
-            g.to_str().unwrap(),
-            "--depth",
-            "8",
-            "--branching",
-            "20",
-            "--per-category",
-            "3",
-        ],
-    );
+    let (o, path) = gen_file(dir.path(), "imp.json", &flags);
     common::cli::ok(&o);
     let ds = Dataset::load(&path).unwrap();
     assert!(ds.file.data.iter().any(|i| i.fs.contains("->")));

@@ -9,20 +9,13 @@ use common::cli::{bin, ok};
 use serde_json::Value;
 use std::path::Path;
 
-/// A finished `folio-r-nl` run of the offline model in `out`.
-fn task_run(out: &Path) {
+/// A finished `folio-r-nl` run of the offline model in `out`, with `extra` flags.
+fn task_run(out: &Path, extra: &[&str]) {
     ok(&bin()
-        .args([
-            "run",
-            "--task",
-            "folio-r-nl",
-            "--model",
-            "perturb",
-            "--limit",
-            "3",
-            "--quiet",
-            "--out",
-        ])
+        .args(["run", "--task", "folio-r-nl", "--model", "perturb"])
+        .args(["--limit", "3", "--quiet"])
+        .args(extra)
+        .arg("--out")
         .arg(out)
         .output()
         .unwrap());
@@ -41,7 +34,7 @@ const TASKS: [&str; 6] = [
 fn an_unknown_task_in_run_json_is_refused_naming_the_file_and_the_known_tasks() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("run");
-    task_run(&out);
+    task_run(&out, &[]);
     let path = out.join("run.json");
     let text = std::fs::read_to_string(&path).unwrap();
     let mut m: Value = serde_json::from_str(&text).unwrap();
@@ -64,25 +57,10 @@ fn an_unknown_task_in_run_json_is_refused_naming_the_file_and_the_known_tasks() 
 fn task_run_files_read_and_write_the_task_as_its_name() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("run");
-    task_run(&out);
+    task_run(&out, &[]);
     let before = std::fs::read_to_string(out.join("run.json")).unwrap();
     // Resumed (nothing left to do), the manifest is read and written back.
-    ok(&bin()
-        .args([
-            "run",
-            "--task",
-            "folio-r-nl",
-            "--model",
-            "perturb",
-            "--limit",
-            "3",
-            "--quiet",
-            "--resume",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap());
+    task_run(&out, &["--resume"]);
     let after: Value = common::manifest(&out);
     let before: Value = serde_json::from_str(&before).unwrap();
     assert_eq!(after["task"], before["task"]);
