@@ -202,17 +202,6 @@ pub fn generate(kind: &str, per_category: &str, out: &Path) {
         .unwrap());
 }
 
-/// `autoeval report --format json` of `runs`, which must succeed, parsed.
-pub fn report_json(runs: &[&Path]) -> serde_json::Value {
-    ok_json(
-        &bin()
-            .args(["report", "--format", "json"])
-            .args(runs)
-            .output()
-            .unwrap(),
-    )
-}
-
 /// Runs `c` (its standard input closed) for at most `secs` seconds: a command still
 /// running then (blocked on a FIFO) is killed and fails the test instead of hanging
 /// the suite.
