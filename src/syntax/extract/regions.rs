@@ -262,7 +262,11 @@ pub(super) fn word_at(lower: &str, m: &str) -> Vec<usize> {
         before.is_none_or(|c| !c.is_alphanumeric()) && after.is_none_or(|c| !c.is_alphanumeric())
     };
     if m.is_empty() {
-        return lower.match_indices(m).map(|(i, _)| i).filter(whole).collect();
+        return lower
+            .match_indices(m)
+            .map(|(i, _)| i)
+            .filter(whole)
+            .collect();
     }
     // The same non-overlapping matches as `match_indices`, found without building a
     // two-way searcher per call (every reply line is searched for dozens of markers).
