@@ -246,6 +246,44 @@ fn expanded_model(a: &Formula, b: &Formula, k: usize, deadline: Instant) -> Opti
         Some(small_model::Found::None) => return None,
         None => {}
     }
+    expanded_model_z3(a, b, k, deadline, ms)
+}
+
+/// What [`expanded_model`] settles without Z3 for `k` elements.
+enum Early {
+    /// A countermodel (the verdict), found by our own search.
+    Found(Verdict),
+    /// No countermodel with `k` elements, or no time or room to look: the next domain.
+    Next,
+    /// Only the solver can tell.
+    Solver,
+}
+
+/// The part of [`expanded_model`] before the solver: the same tests in the same order.
+fn expanded_model_early(a: &Formula, b: &Formula, k: usize, deadline: Instant) -> Early {
+    let qd = quantifier_depth(a).max(quantifier_depth(b));
+    let fits = k
+        .checked_pow(qd)
+        .and_then(|blowup| (a.size() + b.size()).checked_mul(blowup))
+        .is_some_and(|n| n <= MAX_EXPANDED);
+    if !fits || remaining(deadline).is_none() {
+        return Early::Next;
+    }
+    match small_model::least(a, b, k) {
+        Some(small_model::Found::Model(fm)) => Early::Found(rechecked(a, b, fm, false)),
+        Some(small_model::Found::None) => Early::Next,
+        None => Early::Solver,
+    }
+}
+
+/// The solver's part of [`expanded_model`], with `ms` milliseconds left.
+fn expanded_model_z3(
+    a: &Formula,
+    b: &Formula,
+    k: usize,
+    deadline: Instant,
+    ms: u64,
+) -> Option<Verdict> {
     let mut enc = Encoder::new();
     let elems: Vec<Dynamic> = (0..k)
         .map(|i| Dynamic::new_const(format!("e!{}", i + 1), &enc.universe))
@@ -286,17 +324,41 @@ const EARLY_DOMAINS: usize = 2;
 /// quantifier-free problem Z3 settles quickly where the unbounded check may time out.
 /// When the unbounded check gives up, larger domains are tried the same way.
 pub fn check(a: &Formula, b: &Formula, deadline: Instant, max_domain: usize) -> Verdict {
+    let first_order = a.is_first_order() || b.is_first_order();
+    let early = if first_order {
+        EARLY_DOMAINS.min(max_domain)
+    } else {
+        0
+    };
     if RLIMIT.get() > 0 {
+        // The small domains our own search settles need no solver, so no context:
+        // making a fresh one costs more than most checks (about a millisecond).
+        let mut from = 1;
+        while from <= early {
+            match expanded_model_early(a, b, from, deadline) {
+                Early::Found(v) => return v,
+                Early::Next => from += 1,
+                Early::Solver => break,
+            }
+        }
         // A fresh context: Z3's search order follows its term ids, which depend on
         // every term the thread's context made before.
         return z3::with_z3_config(&z3::Config::new(), || {
-            check_here(a, b, deadline, max_domain)
+            check_here(a, b, deadline, max_domain, from)
         });
     }
-    check_here(a, b, deadline, max_domain)
+    check_here(a, b, deadline, max_domain, 0)
 }
 
-fn check_here(a: &Formula, b: &Formula, deadline: Instant, max_domain: usize) -> Verdict {
+/// [`check`] on the current context. `solver_from`, when not 0: the early domains
+/// below it hold no countermodel, and at it our own search already gave up.
+fn check_here(
+    a: &Formula,
+    b: &Formula,
+    deadline: Instant,
+    max_domain: usize,
+    solver_from: usize,
+) -> Verdict {
     STARTED_IN.set(GENERATION.load(std::sync::atomic::Ordering::SeqCst));
     let first_order = a.is_first_order() || b.is_first_order();
     let early = if first_order {
@@ -304,8 +366,13 @@ fn check_here(a: &Formula, b: &Formula, deadline: Instant, max_domain: usize) ->
     } else {
         0
     };
-    for k in 1..=early {
-        if let Some(v) = expanded_model(a, b, k, deadline) {
+    for k in solver_from.max(1)..=early {
+        let found = if k == solver_from {
+            remaining(deadline).and_then(|ms| expanded_model_z3(a, b, k, deadline, ms))
+        } else {
+            expanded_model(a, b, k, deadline)
+        };
+        if let Some(v) = found {
             return v;
         }
     }

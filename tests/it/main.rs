@@ -110,4 +110,5 @@ mod terminal_clean;
 mod titles_80;
 mod tui;
 mod verify;
+mod verify_same;
 mod viewer_fit;

@@ -214,7 +214,7 @@ fn regex_syntax_and_metrics() {
     assert!(!regex_metrics(&parse_regex("a|b").unwrap()).in_grammar);
 }
 
-fn formula_strategy() -> impl Strategy<Value = Formula> {
+pub(crate) fn formula_strategy() -> impl Strategy<Value = Formula> {
     let atom = prop_oneof![
         (1u8..6).prop_map(|i| Formula::Prop(format!("p{i}").into())),
         any::<bool>().prop_map(Formula::Bool),

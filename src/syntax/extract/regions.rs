@@ -256,15 +256,22 @@ fn any(v: Vec<&str>) -> Vec<(&str, Reach)> {
 
 /// Where a whole-word `m` occurs in `lower` (not inside `uncorrected`, `finalize`, `also`).
 pub(super) fn word_at(lower: &str, m: &str) -> Vec<usize> {
-    lower
-        .match_indices(m)
-        .filter(|(i, _)| {
-            let before = lower[..*i].chars().next_back();
-            let after = lower[i + m.len()..].chars().next();
-            before.is_none_or(|c| !c.is_alphanumeric())
-                && after.is_none_or(|c| !c.is_alphanumeric())
-        })
-        .map(|(i, _)| i)
+    let whole = |i: &usize| {
+        let before = lower.get(..*i).and_then(|s| s.chars().next_back());
+        let after = lower.get(i + m.len()..).and_then(|s| s.chars().next());
+        before.is_none_or(|c| !c.is_alphanumeric()) && after.is_none_or(|c| !c.is_alphanumeric())
+    };
+    if m.is_empty() {
+        return lower
+            .match_indices(m)
+            .map(|(i, _)| i)
+            .filter(whole)
+            .collect();
+    }
+    // The same non-overlapping matches as `match_indices`, found without building a
+    // two-way searcher per call (every reply line is searched for dozens of markers).
+    memchr::memmem::find_iter(lower.as_bytes(), m.as_bytes())
+        .filter(whole)
         .collect()
 }
 

@@ -453,4 +453,38 @@ mod tests {
         assert_eq!(chosen(raw).map(str::trim), Some("p1 ∧ p2"));
         assert_eq!(chosen("Formula: p1\nI choose it."), None);
     }
+
+    /// The whole-word search as it was written first: `str::match_indices`.
+    fn word_at_plain(lower: &str, m: &str) -> Vec<usize> {
+        lower
+            .match_indices(m)
+            .filter(|(i, _)| {
+                let before = lower[..*i].chars().next_back();
+                let after = lower[i + m.len()..].chars().next();
+                before.is_none_or(|c| !c.is_alphanumeric())
+                    && after.is_none_or(|c| !c.is_alphanumeric())
+            })
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    proptest::proptest! {
+        /// The byte search finds the same whole words as `match_indices`, overlapping
+        /// and repeated needles and non-ASCII neighbours included.
+        #[test]
+        fn word_at_as_match_indices(
+            lower in "(no|not|nono|ä|∧| |x1|\\.|é){0,12}",
+            m in "(no|not|nono|ä|∧| |o){1,3}",
+        ) {
+            proptest::prop_assert_eq!(word_at(&lower, &m), word_at_plain(&lower, &m));
+        }
+    }
+
+    #[test]
+    fn word_at_known_cases() {
+        assert_eq!(word_at("nonono no", "nono"), Vec::<usize>::new());
+        assert_eq!(word_at("no, no", "no"), vec![0, 4]);
+        assert_eq!(word_at("änot not", "not"), vec![6]);
+        assert_eq!(word_at("ab", ""), word_at_plain("ab", ""));
+    }
 }
