@@ -1,5 +1,5 @@
 //! The regex proof search: one edit or one moved star, then two (a moved star with
-//! one more edit among them).
+//! one more edit, and two moved stars, among them).
 //!
 //! A moved star (a repetition removed in one place and the same put on another) is
 //! one slip and weighs one, as the perturbation that plants it does: it is two named
@@ -127,52 +127,89 @@ pub(super) fn search(
         es.sort_by_key(|e| levels.get(e.at).copied().unwrap_or(2));
         es
     };
-    let proved_one = best(singles(a, &moved, &pool, &by_focus, &pass));
+    let proved_one = best(singles(a, &moved, &pool, &kept, &by_focus, &pass));
     let Some(limit) = pair_limit(proved_one.as_ref()) else {
         return proved_one.map(|(_, c)| c.into_iter().map(named).collect());
     };
     scr.renew();
     let mut pairs = edit_pairs(a, &pool, &kept, &kinds, limit, &pass, &by_focus);
     moved_pairs(&moved, limit, &pool, &pass, &mut pairs);
+    moved_moves(&moved, &kept, limit, &pool, &pass, &mut pairs);
     best(pairs)
         .or(proved_one)
         .map(|(_, c)| c.into_iter().map(named).collect())
 }
 
-/// The one-slip candidates: each single edit of `a` (pointed first) that passes the
-/// screen, then each moved star that does.
+/// The one-slip candidates: each single edit of `a` (where the diff points first) and
+/// each moved star that passes the screen. Those making a part φ₁ holds are screened
+/// first (edits, then moves), then the other edits and moves: on a large φ₀ with
+/// nested stars the screen's work limit is reached before every edit is seen.
 fn singles(
     a: &Regex,
     moved: &[(Regex, (Change, String), regex::Edit)],
     pool: &regex::Pool,
+    kept: &focus_regex::Kept,
     by_focus: &impl Fn(&Regex) -> Vec<regex::Edit>,
     pass: &impl Fn(&Regex, &regex::Edit) -> Option<Regex>,
 ) -> Vec<Cand> {
-    let mut one: Vec<Cand> = by_focus(a)
-        .into_iter()
-        .filter_map(|e| {
-            let made = pass(a, &e)?;
-            Some(Cand {
-                weight: regex::weight(&e.op, pool),
-                slips: 1,
-                changes: vec![regex::describe(a, &e, pool)?],
-                made,
-            })
+    let pointed: HashSet<regex::Edit> = kept.pointed(a, pool).into_iter().collect();
+    let edits = by_focus(a);
+    let lands = |r: &Regex, w: &regex::Edit| {
+        regex::node(r, w.at)
+            .and_then(|x| regex::local(x, &w.op, pool))
+            .is_some_and(|y| kept.holds(&y))
+    };
+    // Each candidate keeps its place in the plain order (edits, then moves), where
+    // equal ranks are settled as before: the screening order changes what is seen
+    // within the work limit, not which of two equal candidates wins.
+    let n = edits.len();
+    let mut plan: Vec<(u8, usize)> = (0..n + moved.len())
+        .map(|i| {
+            let first = match (edits.get(i), moved.get(i.wrapping_sub(n))) {
+                (Some(e), _) => u8::from(!pointed.contains(e)) * 2,
+                (None, Some((r1, _, w))) => 1 + u8::from(!lands(r1, w)) * 2,
+                (None, None) => 4,
+            };
+            (first, i)
         })
         .collect();
-    for (r1, du, w) in moved {
-        if let Some(made) = pass(r1, w)
+    plan.sort_by_key(|(first, _)| *first);
+    let mut one: Vec<(usize, Cand)> = Vec::new();
+    for (_, i) in plan {
+        if let Some(e) = edits.get(i) {
+            if let Some(made) = pass(a, e)
+                && let Some(d) = regex::describe(a, e, pool)
+            {
+                let weight = regex::weight(&e.op, pool);
+                let changes = vec![d];
+                one.push((
+                    i,
+                    Cand {
+                        weight,
+                        slips: 1,
+                        changes,
+                        made,
+                    },
+                ));
+            }
+        } else if let Some((r1, du, w)) = moved.get(i - n)
+            && let Some(made) = pass(r1, w)
             && let Some(dw) = regex::describe(r1, w, pool)
         {
-            one.push(Cand {
-                weight: MOVE_WEIGHT,
-                slips: 1,
-                changes: vec![du.clone(), dw],
-                made,
-            });
+            let changes = vec![du.clone(), dw];
+            one.push((
+                i,
+                Cand {
+                    weight: MOVE_WEIGHT,
+                    slips: 1,
+                    changes,
+                    made,
+                },
+            ));
         }
     }
-    one
+    one.sort_by_key(|(i, _)| *i);
+    one.into_iter().map(|(_, c)| c).collect()
 }
 
 /// The screened pairs of two edits lighter than `limit`: pairs of pointed edits
@@ -291,6 +328,65 @@ fn moved_pairs(
                     weight,
                     slips: 2,
                     changes: vec![du.clone(), dw.clone(), d3],
+                    made,
+                });
+            }
+        }
+    }
+}
+
+/// The screened pairs of two moved stars (two slips, as a model that moves two stars
+/// makes: four edits to the pair search), within `limit` and a budget of their own,
+/// appended to `pairs`. Moves that put the star on a part φ₁ holds starred come first,
+/// first moves and second moves alike: the diff points at where each star went.
+fn moved_moves(
+    moved: &[(Regex, (Change, String), regex::Edit)],
+    kept: &focus_regex::Kept,
+    limit: usize,
+    pool: &regex::Pool,
+    pass: &impl Fn(&Regex, &regex::Edit) -> Option<Regex>,
+    pairs: &mut Vec<Cand>,
+) {
+    let weight = 2 * MOVE_WEIGHT;
+    if weight > limit {
+        return;
+    }
+    // Whether the wrap `w` of `r` makes a part φ₁ holds.
+    let lands = |r: &Regex, w: &regex::Edit| {
+        regex::node(r, w.at)
+            .and_then(|x| regex::local(x, &w.op, pool))
+            .is_some_and(|y| kept.holds(&y))
+    };
+    let mut firsts: Vec<(bool, &(Regex, (Change, String), regex::Edit))> =
+        moved.iter().map(|m| (!lands(&m.0, &m.2), m)).collect();
+    firsts.sort_by_key(|(away, _)| *away);
+    let mut budget = BUDGET_REGEX;
+    let mut found = 0;
+    for (_, (r1, du, w)) in firsts {
+        if budget == 0 || found >= PAIR_CAP {
+            break;
+        }
+        let (Some(r2), Some(dw)) = (regex::apply(r1, w, pool), regex::describe(r1, w, pool)) else {
+            continue;
+        };
+        let mut seconds: Vec<(bool, (Regex, (Change, String), regex::Edit))> = moves(&r2, pool)
+            .into_iter()
+            .map(|m| (!lands(&m.0, &m.2), m))
+            .collect();
+        seconds.sort_by_key(|(away, _)| *away);
+        for (_, (r3, du2, w2)) in seconds {
+            if budget == 0 {
+                break;
+            }
+            budget -= 1;
+            if let Some(made) = pass(&r3, &w2)
+                && let Some(dw2) = regex::describe(&r3, &w2, pool)
+            {
+                found += 1;
+                pairs.push(Cand {
+                    weight,
+                    slips: 2,
+                    changes: vec![du.clone(), dw.clone(), du2, dw2],
                     made,
                 });
             }
