@@ -22,6 +22,10 @@ use std::collections::{BTreeMap, HashSet};
 /// What a moved star weighs: one slip, however many nodes it touches.
 const MOVE_WEIGHT: usize = 1;
 
+/// A moved star: the regex with the repetition removed, that removal named, and the
+/// edit putting it back elsewhere.
+type Move = (Regex, (Change, String), regex::Edit);
+
 /// A screened candidate: its weight, its slips (a moved star is one), the changes it
 /// names and the regex it makes.
 struct Cand {
@@ -133,7 +137,7 @@ pub(super) fn search(
     };
     scr.renew();
     let mut pairs = edit_pairs(a, &pool, &kept, &kinds, limit, &pass, &by_focus);
-    moved_pairs(&moved, limit, &pool, &pass, &mut pairs);
+    moved_pairs(&moved, &kept, limit, &pool, &pass, &mut pairs);
     moved_moves(&moved, &kept, limit, &pool, &pass, &mut pairs);
     best(pairs)
         .or(proved_one)
@@ -146,7 +150,7 @@ pub(super) fn search(
 /// nested stars the screen's work limit is reached before every edit is seen.
 fn singles(
     a: &Regex,
-    moved: &[(Regex, (Change, String), regex::Edit)],
+    moved: &[Move],
     pool: &regex::Pool,
     kept: &focus_regex::Kept,
     by_focus: &impl Fn(&Regex) -> Vec<regex::Edit>,
@@ -293,25 +297,42 @@ fn edit_pairs(
 }
 
 /// The screened moved stars with one more edit (two slips), within `limit` and a
-/// budget of their own, appended to `pairs`.
+/// budget of their own, appended to `pairs`. Moves that put the star on a part φ₁
+/// holds are screened first, and of each move's next edits those making a part φ₁
+/// holds; the pairs found keep the plain order (moves, then edits, as made), where
+/// equal ranks are settled.
 fn moved_pairs(
-    moved: &[(Regex, (Change, String), regex::Edit)],
+    moved: &[Move],
+    kept: &focus_regex::Kept,
     limit: usize,
     pool: &regex::Pool,
     pass: &impl Fn(&Regex, &regex::Edit) -> Option<Regex>,
     pairs: &mut Vec<Cand>,
 ) {
-    // A moved star with one more edit: two slips, as any pair.
+    let lands = |r: &Regex, w: &regex::Edit| {
+        regex::node(r, w.at)
+            .and_then(|x| regex::local(x, &w.op, pool))
+            .is_some_and(|y| kept.holds(&y))
+    };
+    let mut plan: Vec<usize> = (0..moved.len()).collect();
+    plan.sort_by_key(|&i| moved.get(i).is_none_or(|(r1, _, w)| !lands(r1, w)));
     let mut budget = BUDGET_REGEX;
-    let mut found = 0;
-    for (r1, du, w) in moved {
-        if budget == 0 || found >= PAIR_CAP {
+    let mut found: Vec<((usize, usize), Cand)> = Vec::new();
+    for i in plan {
+        if budget == 0 || found.len() >= PAIR_CAP {
             break;
         }
+        let Some((r1, du, w)) = moved.get(i) else {
+            continue;
+        };
         let (Some(r2), Some(dw)) = (regex::apply(r1, w, pool), regex::describe(r1, w, pool)) else {
             continue;
         };
-        for e3 in regex::edits(&r2, pool) {
+        let pointed: HashSet<regex::Edit> = kept.pointed(&r2, pool).into_iter().collect();
+        let mut edits: Vec<(usize, regex::Edit)> =
+            regex::edits(&r2, pool).into_iter().enumerate().collect();
+        edits.sort_by_key(|(_, e)| !pointed.contains(e));
+        for (j, e3) in edits {
             if budget == 0 {
                 break;
             }
@@ -323,16 +344,21 @@ fn moved_pairs(
             if let Some(made) = pass(&r2, &e3)
                 && let Some(d3) = regex::describe(&r2, &e3, pool)
             {
-                found += 1;
-                pairs.push(Cand {
-                    weight,
-                    slips: 2,
-                    changes: vec![du.clone(), dw.clone(), d3],
-                    made,
-                });
+                let changes = vec![du.clone(), dw.clone(), d3];
+                found.push((
+                    (i, j),
+                    Cand {
+                        weight,
+                        slips: 2,
+                        changes,
+                        made,
+                    },
+                ));
             }
         }
     }
+    found.sort_by_key(|(k, _)| *k);
+    pairs.extend(found.into_iter().map(|(_, c)| c));
 }
 
 /// The screened pairs of two moved stars (two slips, as a model that moves two stars
@@ -340,7 +366,7 @@ fn moved_pairs(
 /// appended to `pairs`. Moves that put the star on a part φ₁ holds starred come first,
 /// first moves and second moves alike: the diff points at where each star went.
 fn moved_moves(
-    moved: &[(Regex, (Change, String), regex::Edit)],
+    moved: &[Move],
     kept: &focus_regex::Kept,
     limit: usize,
     pool: &regex::Pool,
@@ -357,8 +383,7 @@ fn moved_moves(
             .and_then(|x| regex::local(x, &w.op, pool))
             .is_some_and(|y| kept.holds(&y))
     };
-    let mut firsts: Vec<(bool, &(Regex, (Change, String), regex::Edit))> =
-        moved.iter().map(|m| (!lands(&m.0, &m.2), m)).collect();
+    let mut firsts: Vec<(bool, &Move)> = moved.iter().map(|m| (!lands(&m.0, &m.2), m)).collect();
     firsts.sort_by_key(|(away, _)| *away);
     let mut budget = BUDGET_REGEX;
     let mut found = 0;
@@ -369,7 +394,7 @@ fn moved_moves(
         let (Some(r2), Some(dw)) = (regex::apply(r1, w, pool), regex::describe(r1, w, pool)) else {
             continue;
         };
-        let mut seconds: Vec<(bool, (Regex, (Change, String), regex::Edit))> = moves(&r2, pool)
+        let mut seconds: Vec<(bool, Move)> = moves(&r2, pool)
             .into_iter()
             .map(|m| (!lands(&m.0, &m.2), m))
             .collect();
@@ -458,7 +483,7 @@ fn repetition(x: &Regex, pool: &regex::Pool) -> Option<usize> {
 /// Every star (or other repetition) of `r` moved to another place: the repetition
 /// removed (giving the regex returned, and named), then the same repetition put on a
 /// symbol, concatenation or alternation of the result (as a model moves it).
-fn moves(r: &Regex, pool: &regex::Pool) -> Vec<(Regex, (Change, String), regex::Edit)> {
+fn moves(r: &Regex, pool: &regex::Pool) -> Vec<Move> {
     let mut sites = Vec::new();
     let mut at = 0;
     r.walk(&mut |x| {
