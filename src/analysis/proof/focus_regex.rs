@@ -67,6 +67,11 @@ impl Kept {
         out
     }
 
+    /// Whether φ₁ holds `r` as a subexpression (alternatives read unordered).
+    pub(super) fn holds(&self, r: &Regex) -> bool {
+        self.0.contains(&key(r))
+    }
+
     /// The edits of `r` the diff points at, in [`edits`]' order: at a node where the
     /// change is (or a kept child of one), making a subexpression φ₁ holds.
     pub(super) fn pointed(&self, r: &Regex, pool: &Pool) -> Vec<Edit> {

@@ -18,7 +18,6 @@ pub(super) struct Model {
     pub names: BTreeMap<String, usize>,
 }
 
-#[allow(dead_code)] // the name-based evaluation, used by Learned only
 impl Model {
     fn term<'a>(&self, t: &'a Term, env: &[(&'a str, usize)]) -> usize {
         let n = t.name();

@@ -30,6 +30,7 @@ use crate::syntax::{Expr, Formula};
 use crate::verify::{self, Options};
 use std::cell::OnceCell;
 use std::collections::HashSet;
+use std::rc::Rc;
 use std::time::Duration;
 
 /// What changed from φ₀ to φ₁, and whether the verifier proved it.
@@ -327,19 +328,27 @@ fn pair_limit<T>(one: Option<&(usize, T)>) -> Option<usize> {
     }
 }
 
-/// A screened pair of edits: its weight, the changes it names and the formula made.
-type Pair = (usize, (Change, String), (Change, String), Formula);
+/// A screened pair of edits: its weight, the changes it names, the formula made and
+/// the formula its first edit alone made.
+type Pair = (
+    usize,
+    (Change, String),
+    (Change, String),
+    Formula,
+    Rc<Formula>,
+);
 
 /// The pair of the first edit (its weight and change) that made `f1` and `e2`.
 fn push_pair(
     pairs: &mut Vec<Pair>,
     pool: &logic::Pool,
     (w1, d1): (usize, &(Change, String)),
-    f1: &Formula,
+    f1: &Rc<Formula>,
     e2: &logic::Edit,
 ) {
     if let (Some(g), Some(d2)) = (logic::apply(f1, e2, pool), logic::describe(f1, e2, pool)) {
-        pairs.push((w1 + logic::weight(&e2.op, pool), d1.clone(), d2, g));
+        let w = w1 + logic::weight(&e2.op, pool);
+        pairs.push((w, d1.clone(), d2, g, Rc::clone(f1)));
     }
 }
 
@@ -415,7 +424,7 @@ fn logic_pairs(
         if !pointed.contains(e1) {
             continue;
         }
-        let Some(f1) = logic::apply(a, e1, pool) else {
+        let Some(f1) = logic::apply(a, e1, pool).map(Rc::new) else {
             continue;
         };
         let second: HashSet<logic::Edit> = kept.pointed(&f1, pool).into_iter().collect();
@@ -432,7 +441,7 @@ fn logic_pairs(
         if budget == 0 || pairs.len() >= cap {
             break;
         }
-        let Some(f1) = logic::apply(a, e1, pool) else {
+        let Some(f1) = logic::apply(a, e1, pool).map(Rc::new) else {
             continue;
         };
         let wanted = |e: &logic::Edit| !tried.as_ref().is_some_and(|t| t.contains(e));
@@ -455,11 +464,11 @@ fn search_logic(
     let target = Expr::Logic(b.clone());
     // The PL screen's complete truth table is the proof itself; otherwise the verifier
     // is asked, at most MAX_CONFIRM times a level, and the countermodel of a candidate
-    // it refutes refutes later ones without asking again.
+    // it refutes refutes later ones without asking again (a countermodel is a structure,
+    // and a candidate's value on it is computed as the verifier reads the formula).
     let exact = matches!(&scr, LogicScreen::Pl(s) if s.exact());
+    let learned = std::cell::RefCell::new(screen_fol::Learned::new(a, b, &pool));
     // None once the verifier may not be asked again: no later candidate is proved.
-    // Candidates refuted by an earlier countermodel are not skipped: the merged first-order
-    // screen refuted a right single edit that way (issue 47's note), so each is asked.
     let confirm = |g: &Formula, calls: &mut usize| {
         if exact {
             return Some(true);
@@ -467,8 +476,17 @@ fn search_logic(
         if *calls == 0 {
             return None;
         }
+        if learned.borrow().refutes(g) {
+            return Some(false);
+        }
         *calls -= 1;
-        Some(decide(&Expr::Logic(g.clone()), &target, opts).is_equivalent())
+        Some(match decide(&Expr::Logic(g.clone()), &target, opts) {
+            verify::Verdict::NotEquivalent { countermodel, .. } => {
+                learned.borrow_mut().learn(&countermodel, b, &pool);
+                false
+            }
+            v => v.is_equivalent(),
+        })
     };
     // An added operand that alone says what φ₁ says explains nothing (`φ₀ ∧ φ₁`).
     let degenerate: Vec<bool> = pool.operands.iter().map(|x| scr.agrees(x)).collect();
@@ -518,23 +536,35 @@ fn search_logic(
     // so the answer is deterministic.
     let added = |c: Change| u8::from(c == Change::OperatorAdded);
     let mut calls = MAX_CONFIRM;
-    order::first_in_order(
+    let pair = order::first_in_order(
         pairs,
-        |(w, d1, d2, _)| (*w, added(d1.0) + added(d2.0)),
+        |(w, d1, d2, ..)| (*w, added(d1.0) + added(d2.0)),
         Some,
-        |(_, _, _, g)| near::logic_distance(g, lits()),
+        |(_, _, _, g, _)| near::logic_distance(g, lits()),
         |same| {
             same.iter()
-                .map(|(_, d1, d2, _)| {
+                .map(|(_, d1, d2, ..)| {
                     let r = pair_rank(d1.0, d2.0, kinds);
                     (r.1, r.2)
                 })
                 .collect()
         },
-        |(_, _, _, g)| confirm(g, &mut calls),
-    )
-    .map(|(_, d1, d2, _)| vec![named(d1), named(d2)])
-    .or_else(|| proved_one.map(|(_, c)| vec![c]))
+        |(_, _, _, g, _)| confirm(g, &mut calls),
+    );
+    match pair {
+        // The first edit alone already says what φ₁ says: the second pads it (an
+        // operand added that φ₀ holds there), and the single edit is the explanation.
+        // Asked once more: the single-edit level may have run out of confirmations.
+        Some((_, d1, _, _, f1))
+            if scr.agrees(&f1)
+                && (exact
+                    || decide(&Expr::Logic((*f1).clone()), &target, opts).is_equivalent()) =>
+        {
+            Some(vec![named(d1)])
+        }
+        Some((_, d1, d2, ..)) => Some(vec![named(d1), named(d2)]),
+        None => proved_one.map(|(_, c)| vec![c]),
+    }
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! The regex proof search: one edit or one moved star, then two (a moved star with
-//! one more edit among them).
+//! one more edit, and two moved stars, among them).
 //!
 //! A moved star (a repetition removed in one place and the same put on another) is
 //! one slip and weighs one, as the perturbation that plants it does: it is two named
@@ -21,6 +21,10 @@ use std::collections::{BTreeMap, HashSet};
 
 /// What a moved star weighs: one slip, however many nodes it touches.
 const MOVE_WEIGHT: usize = 1;
+
+/// A moved star: the regex with the repetition removed, that removal named, and the
+/// edit putting it back elsewhere.
+type Move = (Regex, (Change, String), regex::Edit);
 
 /// A screened candidate: its weight, its slips (a moved star is one), the changes it
 /// names and the regex it makes.
@@ -127,52 +131,89 @@ pub(super) fn search(
         es.sort_by_key(|e| levels.get(e.at).copied().unwrap_or(2));
         es
     };
-    let proved_one = best(singles(a, &moved, &pool, &by_focus, &pass));
+    let proved_one = best(singles(a, &moved, &pool, &kept, &by_focus, &pass));
     let Some(limit) = pair_limit(proved_one.as_ref()) else {
         return proved_one.map(|(_, c)| c.into_iter().map(named).collect());
     };
     scr.renew();
     let mut pairs = edit_pairs(a, &pool, &kept, &kinds, limit, &pass, &by_focus);
-    moved_pairs(&moved, limit, &pool, &pass, &mut pairs);
+    moved_pairs(&moved, &kept, limit, &pool, &pass, &mut pairs);
+    moved_moves(&moved, &kept, limit, &pool, &pass, &mut pairs);
     best(pairs)
         .or(proved_one)
         .map(|(_, c)| c.into_iter().map(named).collect())
 }
 
-/// The one-slip candidates: each single edit of `a` (pointed first) that passes the
-/// screen, then each moved star that does.
+/// The one-slip candidates: each single edit of `a` (where the diff points first) and
+/// each moved star that passes the screen. Those making a part φ₁ holds are screened
+/// first (edits, then moves), then the other edits and moves: on a large φ₀ with
+/// nested stars the screen's work limit is reached before every edit is seen.
 fn singles(
     a: &Regex,
-    moved: &[(Regex, (Change, String), regex::Edit)],
+    moved: &[Move],
     pool: &regex::Pool,
+    kept: &focus_regex::Kept,
     by_focus: &impl Fn(&Regex) -> Vec<regex::Edit>,
     pass: &impl Fn(&Regex, &regex::Edit) -> Option<Regex>,
 ) -> Vec<Cand> {
-    let mut one: Vec<Cand> = by_focus(a)
-        .into_iter()
-        .filter_map(|e| {
-            let made = pass(a, &e)?;
-            Some(Cand {
-                weight: regex::weight(&e.op, pool),
-                slips: 1,
-                changes: vec![regex::describe(a, &e, pool)?],
-                made,
-            })
+    let pointed: HashSet<regex::Edit> = kept.pointed(a, pool).into_iter().collect();
+    let edits = by_focus(a);
+    let lands = |r: &Regex, w: &regex::Edit| {
+        regex::node(r, w.at)
+            .and_then(|x| regex::local(x, &w.op, pool))
+            .is_some_and(|y| kept.holds(&y))
+    };
+    // Each candidate keeps its place in the plain order (edits, then moves), where
+    // equal ranks are settled as before: the screening order changes what is seen
+    // within the work limit, not which of two equal candidates wins.
+    let n = edits.len();
+    let mut plan: Vec<(u8, usize)> = (0..n + moved.len())
+        .map(|i| {
+            let first = match (edits.get(i), moved.get(i.wrapping_sub(n))) {
+                (Some(e), _) => u8::from(!pointed.contains(e)) * 2,
+                (None, Some((r1, _, w))) => 1 + u8::from(!lands(r1, w)) * 2,
+                (None, None) => 4,
+            };
+            (first, i)
         })
         .collect();
-    for (r1, du, w) in moved {
-        if let Some(made) = pass(r1, w)
+    plan.sort_by_key(|(first, _)| *first);
+    let mut one: Vec<(usize, Cand)> = Vec::new();
+    for (_, i) in plan {
+        if let Some(e) = edits.get(i) {
+            if let Some(made) = pass(a, e)
+                && let Some(d) = regex::describe(a, e, pool)
+            {
+                let weight = regex::weight(&e.op, pool);
+                let changes = vec![d];
+                one.push((
+                    i,
+                    Cand {
+                        weight,
+                        slips: 1,
+                        changes,
+                        made,
+                    },
+                ));
+            }
+        } else if let Some((r1, du, w)) = moved.get(i - n)
+            && let Some(made) = pass(r1, w)
             && let Some(dw) = regex::describe(r1, w, pool)
         {
-            one.push(Cand {
-                weight: MOVE_WEIGHT,
-                slips: 1,
-                changes: vec![du.clone(), dw],
-                made,
-            });
+            let changes = vec![du.clone(), dw];
+            one.push((
+                i,
+                Cand {
+                    weight: MOVE_WEIGHT,
+                    slips: 1,
+                    changes,
+                    made,
+                },
+            ));
         }
     }
-    one
+    one.sort_by_key(|(i, _)| *i);
+    one.into_iter().map(|(_, c)| c).collect()
 }
 
 /// The screened pairs of two edits lighter than `limit`: pairs of pointed edits
@@ -256,25 +297,42 @@ fn edit_pairs(
 }
 
 /// The screened moved stars with one more edit (two slips), within `limit` and a
-/// budget of their own, appended to `pairs`.
+/// budget of their own, appended to `pairs`. Moves that put the star on a part φ₁
+/// holds are screened first, and of each move's next edits those making a part φ₁
+/// holds; the pairs found keep the plain order (moves, then edits, as made), where
+/// equal ranks are settled.
 fn moved_pairs(
-    moved: &[(Regex, (Change, String), regex::Edit)],
+    moved: &[Move],
+    kept: &focus_regex::Kept,
     limit: usize,
     pool: &regex::Pool,
     pass: &impl Fn(&Regex, &regex::Edit) -> Option<Regex>,
     pairs: &mut Vec<Cand>,
 ) {
-    // A moved star with one more edit: two slips, as any pair.
+    let lands = |r: &Regex, w: &regex::Edit| {
+        regex::node(r, w.at)
+            .and_then(|x| regex::local(x, &w.op, pool))
+            .is_some_and(|y| kept.holds(&y))
+    };
+    let mut plan: Vec<usize> = (0..moved.len()).collect();
+    plan.sort_by_key(|&i| moved.get(i).is_none_or(|(r1, _, w)| !lands(r1, w)));
     let mut budget = BUDGET_REGEX;
-    let mut found = 0;
-    for (r1, du, w) in moved {
-        if budget == 0 || found >= PAIR_CAP {
+    let mut found: Vec<((usize, usize), Cand)> = Vec::new();
+    for i in plan {
+        if budget == 0 || found.len() >= PAIR_CAP {
             break;
         }
+        let Some((r1, du, w)) = moved.get(i) else {
+            continue;
+        };
         let (Some(r2), Some(dw)) = (regex::apply(r1, w, pool), regex::describe(r1, w, pool)) else {
             continue;
         };
-        for e3 in regex::edits(&r2, pool) {
+        let pointed: HashSet<regex::Edit> = kept.pointed(&r2, pool).into_iter().collect();
+        let mut edits: Vec<(usize, regex::Edit)> =
+            regex::edits(&r2, pool).into_iter().enumerate().collect();
+        edits.sort_by_key(|(_, e)| !pointed.contains(e));
+        for (j, e3) in edits {
             if budget == 0 {
                 break;
             }
@@ -286,11 +344,74 @@ fn moved_pairs(
             if let Some(made) = pass(&r2, &e3)
                 && let Some(d3) = regex::describe(&r2, &e3, pool)
             {
+                let changes = vec![du.clone(), dw.clone(), d3];
+                found.push((
+                    (i, j),
+                    Cand {
+                        weight,
+                        slips: 2,
+                        changes,
+                        made,
+                    },
+                ));
+            }
+        }
+    }
+    found.sort_by_key(|(k, _)| *k);
+    pairs.extend(found.into_iter().map(|(_, c)| c));
+}
+
+/// The screened pairs of two moved stars (two slips, as a model that moves two stars
+/// makes: four edits to the pair search), within `limit` and a budget of their own,
+/// appended to `pairs`. Moves that put the star on a part φ₁ holds starred come first,
+/// first moves and second moves alike: the diff points at where each star went.
+fn moved_moves(
+    moved: &[Move],
+    kept: &focus_regex::Kept,
+    limit: usize,
+    pool: &regex::Pool,
+    pass: &impl Fn(&Regex, &regex::Edit) -> Option<Regex>,
+    pairs: &mut Vec<Cand>,
+) {
+    let weight = 2 * MOVE_WEIGHT;
+    if weight > limit {
+        return;
+    }
+    // Whether the wrap `w` of `r` makes a part φ₁ holds.
+    let lands = |r: &Regex, w: &regex::Edit| {
+        regex::node(r, w.at)
+            .and_then(|x| regex::local(x, &w.op, pool))
+            .is_some_and(|y| kept.holds(&y))
+    };
+    let mut firsts: Vec<(bool, &Move)> = moved.iter().map(|m| (!lands(&m.0, &m.2), m)).collect();
+    firsts.sort_by_key(|(away, _)| *away);
+    let mut budget = BUDGET_REGEX;
+    let mut found = 0;
+    for (_, (r1, du, w)) in firsts {
+        if budget == 0 || found >= PAIR_CAP {
+            break;
+        }
+        let (Some(r2), Some(dw)) = (regex::apply(r1, w, pool), regex::describe(r1, w, pool)) else {
+            continue;
+        };
+        let mut seconds: Vec<(bool, Move)> = moves(&r2, pool)
+            .into_iter()
+            .map(|m| (!lands(&m.0, &m.2), m))
+            .collect();
+        seconds.sort_by_key(|(away, _)| *away);
+        for (_, (r3, du2, w2)) in seconds {
+            if budget == 0 {
+                break;
+            }
+            budget -= 1;
+            if let Some(made) = pass(&r3, &w2)
+                && let Some(dw2) = regex::describe(&r3, &w2, pool)
+            {
                 found += 1;
                 pairs.push(Cand {
                     weight,
                     slips: 2,
-                    changes: vec![du.clone(), dw.clone(), d3],
+                    changes: vec![du.clone(), dw.clone(), du2, dw2],
                     made,
                 });
             }
@@ -362,7 +483,7 @@ fn repetition(x: &Regex, pool: &regex::Pool) -> Option<usize> {
 /// Every star (or other repetition) of `r` moved to another place: the repetition
 /// removed (giving the regex returned, and named), then the same repetition put on a
 /// symbol, concatenation or alternation of the result (as a model moves it).
-fn moves(r: &Regex, pool: &regex::Pool) -> Vec<(Regex, (Change, String), regex::Edit)> {
+fn moves(r: &Regex, pool: &regex::Pool) -> Vec<Move> {
     let mut sites = Vec::new();
     let mut at = 0;
     r.walk(&mut |x| {

@@ -175,3 +175,78 @@ fn a_moved_star_and_an_added_star_are_stars() {
         "{e:?}"
     );
 }
+
+/// The pair that made the learned refutations look unsound (issue 47's note): the
+/// single-edit level runs out of confirmations before the right ∨ → ∧, and the pair
+/// level, with refuted candidates skipped, reached that edit padded with an added
+/// `¬pred1(p6)` φ₀ already holds. The single edit is the explanation, proved.
+#[test]
+fn a_pair_padding_a_right_single_edit_is_that_edit() {
+    let e = ex(
+        "¬pred1(p6) ∧ ((¬pred6(p4) ∧ ((¬pred3(p2) ∨ ¬pred4(p2)) ∧ (¬¬pred1(p4) ∨ (pred3(p4) ∨ (pred6(p8) ∨ (¬pred3(p2) ∨ pred4(p4))))) ∧ pred7(p7))) ∨ (((pred2(p3,p6) ∨ ¬pred1(p9)) ∧ (pred6(p5) ∨ pred6(p7))) ∨ pred8(p8,p4)))",
+        "¬pred1(p6) ∧ ((¬pred6(p4) ∧ ((¬¬pred1(p4) ∨ ((¬pred3(p2) ∧ pred4(p4)) ∨ pred6(p8) ∨ pred3(p4))) ∧ (¬pred4(p2) ∨ ¬pred3(p2)) ∧ pred7(p7))) ∨ (pred8(p8,p4) ∨ ((pred6(p7) ∨ pred6(p5)) ∧ (¬pred1(p9) ∨ pred2(p3,p6)))))",
+        SyntaxKind::Fol,
+    );
+    assert!(e.proved, "{e:?}");
+    assert_eq!(ids(&e), ["and-or-swapped"], "{e:?}");
+}
+
+/// A countermodel learned from a refuted candidate refutes only candidates the
+/// verifier refutes: every edit of φ₀ it refutes is asked of the verifier, which must
+/// not find it equivalent to φ₁ (quantified pairs, free variables, constants written
+/// as variables and arity changes included).
+#[test]
+fn learned_countermodels_refute_only_what_the_verifier_refutes() {
+    let pairs = [
+        (
+            "∀x1.(pred1(x1) → ∃x2.pred2(x1,x2)) ∧ ¬pred3(p1)",
+            "∀y1.(∃y2.pred2(y1,y2) ∨ ¬pred1(y1)) ∧ pred3(p1)",
+        ),
+        (
+            "∃x1.(pred2(x1,p1) ∧ ∀x2.(pred1(x2) ∨ pred2(x2,x1)))",
+            "∃x1.(pred2(x1,x1) ∧ ∀x2.(pred1(x2) ∨ pred2(x2,x1)))",
+        ),
+        (
+            "pred1(x1) ∧ (pred2(x1,p2) ∨ pred1(p2))",
+            "pred1(x1) ∧ pred2(p2,x1)",
+        ),
+        (
+            "(pred3(p1,p2) ∨ ¬pred4(p2)) ∧ (pred4(p1) ∨ pred3(p2,p2))",
+            "(pred3(p1,p2) ∧ ¬pred4(p2)) ∧ (pred4(p1) ∨ pred3(p2,p2))",
+        ),
+    ];
+    let opts = Options::default();
+    let (mut learned_from, mut refuted) = (0, 0);
+    for (a, b) in pairs {
+        let (Ok(Expr::Logic(a)), Ok(Expr::Logic(b))) =
+            (parse(a, SyntaxKind::Fol), parse(b, SyntaxKind::Fol))
+        else {
+            panic!("{a} / {b}");
+        };
+        let pool = logic::Pool::new(&a, &b);
+        let target = Expr::Logic(b.clone());
+        let mut learned = screen_fol::Learned::new(&a, &b, &pool);
+        let cands: Vec<Formula> = logic::edits(&a, &pool)
+            .iter()
+            .filter_map(|e| logic::apply(&a, e, &pool))
+            .collect();
+        // Learn from a few refuted candidates, then check every candidate.
+        for g in cands.iter().step_by(11).take(6) {
+            if let verify::Verdict::NotEquivalent { countermodel, .. } =
+                decide(&Expr::Logic(g.clone()), &target, &opts)
+            {
+                learned.learn(&countermodel, &b, &pool);
+                learned_from += 1;
+            }
+        }
+        for g in cands.iter().filter(|g| learned.refutes(g)).step_by(3) {
+            refuted += 1;
+            let v = decide(&Expr::Logic(g.clone()), &target, &opts);
+            assert!(!v.is_equivalent(), "{g:?} refuted but equivalent to {b:?}");
+        }
+    }
+    assert!(
+        learned_from >= 8 && refuted >= 40,
+        "{learned_from} {refuted}"
+    );
+}
