@@ -18,11 +18,14 @@ use std::path::{Path, PathBuf};
 /// Name of the kinds cache inside a run directory (or its cache-directory home).
 pub const KINDS: &str = ".autoeval-kinds";
 
-/// The format's name and version: bumped whenever the proof search may answer
-/// differently, so every kind is proved again (and no row is reindexed). The header
-/// also carries [`kinds_fingerprint`], so a kind added, removed or moved in
+/// The cache's version: bumped whenever the proof search may answer differently, so
+/// every kind is proved again (and no row is reindexed). `proof_corpus::` holds it to
+/// the stored explanations: a changed corpus with this number unchanged fails. The
+/// header also carries [`kinds_fingerprint`], so a kind added, removed or moved in
 /// `FailureKind::ALL` (a mask's bit positions) makes old caches unreadable by itself.
-const MAGIC: &[u8; 8] = b"AEKND\x00\x00\x05";
+pub const VERSION: u8 = 6;
+/// The format's name and version.
+const MAGIC: &[u8; 8] = &[b'A', b'E', b'K', b'N', b'D', 0, 0, VERSION];
 /// Bytes of the header: the magic, the kinds' fingerprint and the entry count.
 const HEAD: usize = 24;
 /// Most entries read from a cache (a few runs of millions of samples).

@@ -37,3 +37,31 @@ fn explanations_of_the_proof_corpus_are_unchanged() {
     common::cli::same_lines(o, &expected, "explanation of pair");
     assert!(expected.lines().count() >= 500);
 }
+
+/// The kinds cache is keyed by its version alone, so answers that change under an old
+/// number would keep stale kinds in every cached run: the stored corpus of explanations
+/// and `kinds_cache::VERSION` are pinned together in `proof-corpus.kinds-version`.
+#[test]
+fn a_changed_explanation_corpus_bumps_the_kinds_cache_version() {
+    use sha2::{Digest, Sha256};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let corpus = std::fs::read(dir.join("proof-corpus.expected.jsonl")).unwrap();
+    let hash: String = Sha256::digest(&corpus)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let pin = std::fs::read_to_string(dir.join("proof-corpus.kinds-version")).unwrap();
+    let (version, pinned) = pin.trim().split_once(' ').unwrap();
+    let version: u8 = version.parse().unwrap();
+    let now = autoeval::run::kinds_cache::VERSION;
+    let fix = format!("then write `{now} {hash}` to tests/data/proof-corpus.kinds-version");
+    if hash == pinned {
+        assert_eq!(now, version, "kinds_cache::VERSION moved: {fix}");
+    } else {
+        assert!(
+            now > version,
+            "the proof corpus's explanations changed: bump kinds_cache::VERSION past {version}, {fix}"
+        );
+        panic!("the pin is stale: {fix}");
+    }
+}
