@@ -21,7 +21,7 @@ pub const KINDS: &str = ".autoeval-kinds";
 /// The cache's version: bumped whenever the proof search may answer differently, so
 /// every kind is proved again (and no row is reindexed). `proof_corpus::` holds it to
 /// the stored explanations: a changed corpus with this number unchanged fails. The
-/// header also carries [`kinds_fingerprint`], so a kind added, removed or moved in
+/// header also carries a fingerprint of the kinds list (`kinds_fingerprint`), so a kind added, removed or moved in
 /// `FailureKind::ALL` (a mask's bit positions) makes old caches unreadable by itself.
 pub const VERSION: u8 = 6;
 /// The format's name and version.
