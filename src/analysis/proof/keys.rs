@@ -40,21 +40,23 @@ fn operands(f: &Formula, neg: bool, chain: BinOp, out: &mut Vec<u64>) {
     }
 }
 
+/// A predicate's arguments with variables nameless (`_`), so renamed bound variables
+/// match.
+pub(super) fn nameless(args: &[Term]) -> Vec<&str> {
+    args.iter()
+        .map(|t| match t {
+            Term::Const(c) => c.as_str(),
+            Term::Var(_) => "_",
+        })
+        .collect()
+}
+
 /// The key of `f` read under `neg` negations.
 pub(super) fn key(f: &Formula, neg: bool) -> u64 {
     match f {
         Formula::Bool(b) => hash(("bool", *b != neg)),
         Formula::Prop(p) => hash(("lit", neg, p.as_str())),
-        Formula::Pred(p, args) => {
-            let args: Vec<&str> = args
-                .iter()
-                .map(|t| match t {
-                    Term::Const(c) => c.as_str(),
-                    Term::Var(_) => "_",
-                })
-                .collect();
-            hash(("lit", neg, p.as_str(), args))
-        }
+        Formula::Pred(p, args) => hash(("lit", neg, p.as_str(), nameless(args))),
         Formula::Not(x) => key(x, !neg),
         Formula::Bin(op @ (BinOp::And | BinOp::Or | BinOp::Implies), ..) => {
             let chain = effective(*op, neg);

@@ -8,7 +8,7 @@
 //! rewrites keep how often each symbol occurs up to repetition, so regexes compare
 //! symbol counts.
 
-use crate::syntax::{BinOp, Formula, Regex, Term};
+use crate::syntax::{BinOp, Formula, Regex};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A literal of the negation normal form: polarity, name, and the constants of its
@@ -22,13 +22,7 @@ fn literals(f: &Formula, positive: bool, out: &mut BTreeSet<Literal>) {
             out.insert((positive, n.to_string()));
         }
         Formula::Pred(n, args) => {
-            let args: Vec<&str> = args
-                .iter()
-                .map(|t| match t {
-                    Term::Const(c) => c.as_str(),
-                    Term::Var(_) => "_",
-                })
-                .collect();
+            let args = super::keys::nameless(args);
             out.insert((positive, format!("{n}({})", args.join(","))));
         }
         Formula::Not(x) => literals(x, !positive, out),
