@@ -40,7 +40,9 @@ pub(crate) fn human_bytes(n: u64) -> String {
     }
 }
 
-fn kind_of(ft: std::fs::FileType) -> &'static str {
+/// What is in the place of a file, when it is not a regular file (a link only when
+/// read without following it).
+pub(crate) fn kind_of(ft: std::fs::FileType) -> &'static str {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
@@ -54,7 +56,9 @@ fn kind_of(ft: std::fs::FileType) -> &'static str {
             return "a socket";
         }
     }
-    if ft.is_dir() {
+    if ft.is_symlink() {
+        "a symbolic link"
+    } else if ft.is_dir() {
         "a directory"
     } else {
         "not a regular file"

@@ -7,33 +7,10 @@
 //! a link, a FIFO, a device, a socket or a directory in a run file's place is refused
 //! with an error that names it, and nothing is written.
 
+use crate::base::fsread::kind_of;
 use std::fs::{File, OpenOptions};
 use std::io::{Error, ErrorKind};
 use std::path::Path;
-
-/// What is in the place of a run file, when it is not a regular file.
-fn kind_of(ft: std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if ft.is_fifo() {
-            return "a FIFO";
-        }
-        if ft.is_char_device() || ft.is_block_device() {
-            return "a device";
-        }
-        if ft.is_socket() {
-            return "a socket";
-        }
-    }
-    if ft.is_symlink() {
-        "a symbolic link"
-    } else if ft.is_dir() {
-        "a directory"
-    } else {
-        "not a regular file"
-    }
-}
 
 fn refuse(kind: &str) -> Error {
     Error::new(
