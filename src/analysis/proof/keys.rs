@@ -43,12 +43,15 @@ fn operands(f: &Formula, neg: bool, chain: BinOp, out: &mut Vec<u64>) {
 /// A predicate's arguments with variables nameless (`_`), so renamed bound variables
 /// match.
 pub(super) fn nameless(args: &[Term]) -> Vec<&str> {
-    args.iter()
-        .map(|t| match t {
-            Term::Const(c) => c.as_str(),
-            Term::Var(_) => "_",
-        })
-        .collect()
+    nameless_iter(args).collect()
+}
+
+/// [`nameless`] without collecting.
+pub(super) fn nameless_iter(args: &[Term]) -> impl Iterator<Item = &str> {
+    args.iter().map(|t| match t {
+        Term::Const(c) => c.as_str(),
+        Term::Var(_) => "_",
+    })
 }
 
 /// The key of `f` read under `neg` negations.

@@ -21,6 +21,7 @@ mod order;
 mod regex;
 mod screen;
 mod screen_fol;
+mod screening;
 mod search_regex;
 mod tables;
 
@@ -28,6 +29,7 @@ use crate::analysis::failure_kind::{FailureKind, kind_of_change};
 use crate::syntax::diff::{Change, NamedChange, diff, named_changes};
 use crate::syntax::{Expr, Formula};
 use crate::verify::{self, Options};
+use screening::{LogicScreen, Screener, survivors};
 use std::cell::OnceCell;
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -239,81 +241,6 @@ fn named(c: (Change, String)) -> NamedChange {
     }
 }
 
-/// The screen for a logic pair.
-enum LogicScreen {
-    Pl(screen::PlScreen),
-    Fol(screen_fol::FolScreen),
-}
-
-impl LogicScreen {
-    fn agrees(&self, f: &Formula) -> bool {
-        match self {
-            LogicScreen::Pl(s) => s.agrees(f),
-            LogicScreen::Fol(s) => s.agrees(f),
-        }
-    }
-}
-
-/// The node values of the formula being edited, for screening an edit without
-/// building the candidate.
-enum Arena<'a> {
-    Pl(screen::Arena),
-    Fol(screen_fol::FolArena<'a>),
-}
-
-/// The edits of `f` weighing at most `max_weight` that pass the screen (PL edits are
-/// screened on the node tables, without building the candidate; the caller builds
-/// the candidates it looks at, and leaves out an edit that does not apply).
-fn survivors(
-    f: &Formula,
-    pool: &logic::Pool,
-    scr: &LogicScreen,
-    degenerate: &[bool],
-    max_weight: usize,
-    budget: &mut usize,
-    wanted: &dyn Fn(&logic::Edit) -> bool,
-) -> Vec<logic::Edit> {
-    let arena = match scr {
-        LogicScreen::Pl(s) => s.arena(f).map(Arena::Pl),
-        LogicScreen::Fol(s) => Some(Arena::Fol(s.arena(f))),
-    };
-    // Counted in the budget all the same, so the search (and its answer) is the one
-    // that screened every edit.
-    let covering = match (scr, &arena) {
-        (LogicScreen::Pl(s), Some(Arena::Pl(ar))) => Some(s.covering(ar)),
-        (LogicScreen::Fol(s), Some(Arena::Fol(ar))) => Some(s.covering(ar)),
-        _ => None,
-    };
-    let mut out = Vec::new();
-    // The edits are screened as they are made, in their order; those left out before
-    // the budget (an added operand that says φ₁ alone, one too heavy) do not count.
-    logic::each_edit(f, pool, &mut |e| {
-        if matches!(e.op, logic::Op::Add(_, i) if degenerate.get(i) == Some(&true))
-            || logic::weight(&e.op, pool) > max_weight
-            || *budget == 0
-            || !wanted(&e)
-        {
-            return;
-        }
-        *budget -= 1;
-        if covering
-            .as_ref()
-            .is_some_and(|c| c.get(e.at) == Some(&false))
-        {
-            return;
-        }
-        let pass = match (scr, &arena) {
-            (LogicScreen::Pl(s), Some(Arena::Pl(ar))) => s.edit_agrees(ar, &e),
-            (LogicScreen::Fol(s), Some(Arena::Fol(ar))) => s.edit_agrees(ar, &e, pool),
-            _ => logic::apply(f, &e, pool).is_some_and(|g| scr.agrees(&g)),
-        };
-        if pass {
-            out.push(e);
-        }
-    });
-    out
-}
-
 /// The weight two edits reach at least; a proved single edit weighing this much or
 /// less is not beaten by a pair (of equal weights the fewer edits win).
 const PAIR_FLOOR: usize = 2;
@@ -493,16 +420,24 @@ fn search_logic(
     let lits = OnceCell::new();
     let lits = || lits.get_or_init(|| near::logic_literals(b));
     let is_add = |e: &logic::Edit| matches!(e.op, logic::Op::Add(..));
-    let mut unlimited = usize::MAX;
-    let one = survivors(
-        a,
-        &pool,
-        &scr,
-        &degenerate,
-        usize::MAX,
-        &mut unlimited,
-        &|_| true,
-    );
+    // Every single edit, screened only when its group of equal weight is reached: the
+    // answer is the one that screened them all (the screen has no budget here and
+    // leaves the order of the survivors as it was), but a group after the proved one
+    // (most often every added operand) is never screened.
+    let screener = Screener::new(a, &pool, &scr);
+    // Handed over in the order they are confirmed in (every other edit weighs 1, the
+    // least, and comes before an added operand of the same weight), so the stable
+    // sort by that order finds them sorted in one pass.
+    let mut one = Vec::new();
+    let mut adds: std::collections::BTreeMap<usize, Vec<logic::Edit>> = Default::default();
+    logic::each_edit(a, &pool, &mut |e| {
+        if !is_add(&e) {
+            one.push(e);
+        } else if !screening::adds_degenerate(&e, &degenerate) {
+            adds.entry(logic::weight(&e.op, &pool)).or_default().push(e);
+        }
+    });
+    one.extend(adds.into_values().flatten());
     // Lightest edit first, then the rank: an added operand weighs what it writes (the
     // rank's first part: only an added operand's change is OperatorAdded).
     let mut calls = MAX_CONFIRM;
@@ -510,6 +445,9 @@ fn search_logic(
         one,
         |e| (logic::weight(&e.op, &pool), is_add(e)),
         |e| {
+            if !screener.passes(&e) {
+                return None;
+            }
             let g = logic::apply(a, &e, &pool)?;
             let d = logic::describe(a, &e, &pool)?;
             Some((logic::weight(&e.op, &pool), g, d))
