@@ -5,6 +5,7 @@ pub mod clock;
 pub mod config_dir;
 pub mod fsread;
 pub mod fswrite;
+pub mod heap;
 pub mod rng;
 pub mod sanitize;
 pub mod text_width;

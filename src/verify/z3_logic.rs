@@ -172,7 +172,8 @@ impl Drop for Active {
 /// Interrupts every Z3 check in progress (Z3's own cancel mechanism), so a cancelled
 /// run stops at once instead of waiting for its verifier timeouts. An interrupted
 /// check answers `unknown`; the run drops those samples unwritten.
-// The one unsafe call in the crate: the z3 crate does not expose Z3_interrupt.
+// One of the two unsafe calls in the crate (the other: base::heap): the z3 crate does
+// not expose Z3_interrupt.
 #[allow(unsafe_code)]
 pub(crate) fn interrupt_all() {
     GENERATION.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
