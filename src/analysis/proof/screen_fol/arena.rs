@@ -5,7 +5,7 @@
 //! quantifiers too; a model where the root's new value differs from φ₁'s ends the check.
 
 use super::FolScreen;
-use crate::analysis::proof::fol_model::Prog;
+use crate::analysis::proof::fol_model::{Dense, Prog};
 use crate::analysis::proof::logic::{Edit, Op, Pool, apply, local};
 use crate::syntax::{Formula, Quantifier};
 use std::cell::RefCell;
@@ -216,8 +216,10 @@ impl FolScreen {
     }
 
     /// Whether the edit of the arena's formula takes φ₁'s value on every model: the
-    /// same answer as evaluating the edited formula, one model at a time (the models
-    /// where φ₀ and φ₁ differ come first: most candidates fail there).
+    /// same answer as evaluating the edited formula, one model at a time. The first
+    /// model (where φ₀ and φ₁ differ, when any does: most candidates fail there) is
+    /// checked alone, then the others in stretches, a pass over all their values per
+    /// node on the path to the root rather than a pass per model.
     pub fn edit_agrees(&self, ar: &FolArena<'_>, e: &Edit, pool: &Pool) -> bool {
         let Some(&node) = ar.nodes.get(e.at) else {
             return false;
@@ -243,75 +245,115 @@ impl FolScreen {
                 None => return false,
             },
         };
-        let d = ar.depth[e.at];
-        let [k0, k1] = ar.kids[e.at];
-        let (mut cur, mut next) = (Vec::new(), Vec::new());
-        for (m, model) in self.models.iter().enumerate() {
-            cur.clear();
-            match (&new, &e.op, node) {
-                (New::Operand(v), Op::Add(o, _), _) => {
-                    let o2 = &ar.off[d];
-                    let xs = v.get(o2[m]..o2[m + 1]).unwrap_or(&[]);
-                    cur.extend(
-                        ar.of(e.at, m)
-                            .iter()
-                            .zip(xs)
-                            .map(|(x, y)| o.apply(*x, || *y)),
-                    );
-                }
-                (New::Built(p), ..) => p.table(model, d, &mut cur),
-                (_, Op::Negate, _) => cur.extend(ar.of(e.at, m).iter().map(|x| !x)),
-                (_, Op::Unnegate | Op::Keep(true), _) => {
-                    cur.extend_from_slice(ar.of(k0, m));
-                }
-                (_, Op::Keep(false), _) => cur.extend_from_slice(ar.of(k1, m)),
-                (_, Op::Connective(o), _) => cur.extend(
-                    ar.of(k0, m)
-                        .iter()
-                        .zip(ar.of(k1, m))
-                        .map(|(x, y)| o.apply(*x, || *y)),
-                ),
-                (_, Op::SwapOperands, Formula::Bin(o, ..)) => cur.extend(
-                    ar.of(k1, m)
-                        .iter()
-                        .zip(ar.of(k0, m))
-                        .map(|(x, y)| o.apply(*x, || *y)),
-                ),
-                (_, Op::FlipQuant, Formula::Quant(q, ..)) => {
-                    quantify(q.dual(), ar.of(k0, m), model.size, &mut cur);
-                }
-                _ => return false,
-            }
-            let mut at = e.at;
-            while let Some(&p) = ar.parent.get(at) {
-                match ar.nodes.get(p) {
-                    Some(Formula::Not(_)) => cur.iter_mut().for_each(|x| *x = !*x),
-                    Some(Formula::Bin(op, ..)) => {
-                        let [a, b] = ar.kids[p];
-                        if a == at {
-                            for (x, y) in cur.iter_mut().zip(ar.of(b, m)) {
-                                *x = op.apply(*x, || *y);
-                            }
-                        } else {
-                            for (x, y) in cur.iter_mut().zip(ar.of(a, m)) {
-                                *x = op.apply(*y, || *x);
-                            }
-                        }
-                    }
-                    Some(Formula::Quant(q, ..)) => {
-                        next.clear();
-                        quantify(*q, &cur, model.size, &mut next);
-                        std::mem::swap(&mut cur, &mut next);
-                    }
-                    _ => break,
-                }
-                at = p;
-            }
-            if cur.first() != self.target.get(m) {
+        let mut bufs = (Vec::new(), Vec::new());
+        // Stretches doubling in length: an edit that fails early is not evaluated on
+        // every model, one that passes is in a few passes.
+        let (n, mut start, mut len) = (self.models.len(), 0, 1);
+        while start < n {
+            let end = (start + len).min(n);
+            if !self.agree_on(ar, e, node, &new, start..end, &mut bufs) {
                 return false;
             }
+            (start, len) = (end, len * 2);
         }
         true
+    }
+
+    /// Whether the edit takes φ₁'s value on the models in `models` (a range: their
+    /// values are one stretch of every node's), all computed together.
+    fn agree_on(
+        &self,
+        ar: &FolArena<'_>,
+        e: &Edit,
+        node: &Formula,
+        new: &New,
+        models: std::ops::Range<usize>,
+        (cur, next): &mut (Vec<bool>, Vec<bool>),
+    ) -> bool {
+        if models.is_empty() {
+            return true;
+        }
+        let Some(sizes) = self.models.get(models.clone()) else {
+            return false;
+        };
+        let mut d = ar.depth[e.at];
+        // Node `i`'s values (at depth `d`) on these models.
+        let part = |i: usize, d: usize| -> &[bool] {
+            let (Some(v), Some(o)) = (ar.vals.get(i), ar.off.get(d)) else {
+                return &[];
+            };
+            match (o.get(models.start), o.get(models.end)) {
+                (Some(&s), Some(&e)) => v.get(s..e).unwrap_or(&[]),
+                _ => &[],
+            }
+        };
+        let [k0, k1] = ar.kids[e.at];
+        cur.clear();
+        match (new, &e.op, node) {
+            (New::Operand(v), Op::Add(o, _), _) => {
+                let xs = match (ar.off[d].get(models.start), ar.off[d].get(models.end)) {
+                    (Some(&s), Some(&e)) => v.get(s..e).unwrap_or(&[]),
+                    _ => &[],
+                };
+                cur.extend(
+                    part(e.at, d)
+                        .iter()
+                        .zip(xs)
+                        .map(|(x, y)| o.apply(*x, || *y)),
+                );
+            }
+            (New::Built(p), ..) => {
+                for m in sizes {
+                    p.table(m, d, cur);
+                }
+            }
+            (_, Op::Negate, _) => cur.extend(part(e.at, d).iter().map(|x| !x)),
+            (_, Op::Unnegate | Op::Keep(true), _) => cur.extend_from_slice(part(k0, d)),
+            (_, Op::Keep(false), _) => cur.extend_from_slice(part(k1, d)),
+            (_, Op::Connective(o), _) => cur.extend(
+                part(k0, d)
+                    .iter()
+                    .zip(part(k1, d))
+                    .map(|(x, y)| o.apply(*x, || *y)),
+            ),
+            (_, Op::SwapOperands, Formula::Bin(o, ..)) => cur.extend(
+                part(k1, d)
+                    .iter()
+                    .zip(part(k0, d))
+                    .map(|(x, y)| o.apply(*x, || *y)),
+            ),
+            (_, Op::FlipQuant, Formula::Quant(q, ..)) => {
+                quantify_each(q.dual(), part(k0, d + 1), sizes, d + 1, cur);
+            }
+            _ => return false,
+        }
+        let mut at = e.at;
+        while let Some(&p) = ar.parent.get(at) {
+            match ar.nodes.get(p) {
+                Some(Formula::Not(_)) => cur.iter_mut().for_each(|x| *x = !*x),
+                Some(Formula::Bin(op, ..)) => {
+                    let [a, b] = ar.kids[p];
+                    if a == at {
+                        for (x, y) in cur.iter_mut().zip(part(b, d)) {
+                            *x = op.apply(*x, || *y);
+                        }
+                    } else {
+                        for (x, y) in cur.iter_mut().zip(part(a, d)) {
+                            *x = op.apply(*y, || *x);
+                        }
+                    }
+                }
+                Some(Formula::Quant(q, ..)) => {
+                    next.clear();
+                    quantify_each(*q, cur, sizes, d, next);
+                    std::mem::swap(cur, next);
+                    d = d.saturating_sub(1);
+                }
+                _ => break,
+            }
+            at = p;
+        }
+        self.target.get(models).is_some_and(|t| t == cur.as_slice())
     }
 
     /// Per node of the arena's formula, whether an edit there can change the formula's
@@ -351,6 +393,22 @@ impl FolScreen {
             })
             .collect();
         ar.region.iter().map(|r| regions[*r]).collect()
+    }
+}
+
+/// [`quantify`] over the values at depth `d` of several models one after another
+/// (model `m` has `size^d` of them), appended to `out`.
+fn quantify_each(q: Quantifier, vals: &[bool], models: &[Dense], d: usize, out: &mut Vec<bool>) {
+    let mut rest = vals;
+    for m in models {
+        let n = m
+            .size
+            .checked_pow(u32::try_from(d).unwrap_or(u32::MAX))
+            .unwrap_or(usize::MAX)
+            .min(rest.len());
+        let (here, after) = rest.split_at(n);
+        quantify(q, here, m.size, out);
+        rest = after;
     }
 }
 
