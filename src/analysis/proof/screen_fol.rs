@@ -66,17 +66,18 @@ impl FolScreen {
         let mut first: Vec<Dense> = Vec::new();
         #[cfg(test)]
         let mut maps: Vec<Model> = Vec::new();
+        // A probe keeps only the tables φ₀ and φ₁ read; one kept is drawn again whole.
+        let reading = layout.reading(&[&pa, &pb]);
         for i in 0..PROBES {
             if first.len() >= DISTINGUISHING {
                 break;
             }
-            #[cfg(test)]
             let before = rng.clone();
-            layout.draw(i + 7, &mut rng, &mut buf);
+            reading.draw(i + 7, &mut rng, &mut buf);
             if differs(&buf) {
-                // A random model's symbols are all numbered: nothing is added for it,
-                // and the buffer is what its maps would give.
-                first.push(buf.clone());
+                let mut whole = Dense::default();
+                layout.draw(i + 7, &mut before.clone(), &mut whole);
+                first.push(whole);
                 #[cfg(test)]
                 maps.push(random_model(i + 7, pool, &names, &mut before.clone()));
             }

@@ -72,7 +72,7 @@ pub(in crate::analysis::proof) struct Dense {
 #[cfg(test)]
 impl Dense {
     /// Table `t`'s entries (absent: none).
-    fn table(&self, t: usize) -> &[bool] {
+    pub(super) fn table(&self, t: usize) -> &[bool] {
         self.tables
             .get(t)
             .and_then(|&(s, n)| self.bits.get(s..s + n))
@@ -124,6 +124,14 @@ pub(in crate::analysis::proof) struct Prog {
 }
 
 impl Prog {
+    /// The tables it reads.
+    pub fn tables(&self) -> impl Iterator<Item = usize> + '_ {
+        self.nodes.iter().filter_map(|n| match n {
+            Node::Pred(t, ..) => *t,
+            _ => None,
+        })
+    }
+
     /// The value on `m` with the enclosing variables at `env` (one element per level).
     pub fn eval(&self, m: &Dense, env: &mut Vec<usize>) -> bool {
         self.at(0, m, env)
