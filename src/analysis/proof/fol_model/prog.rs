@@ -159,8 +159,17 @@ impl Prog {
             }
             Some(Node::Not(a)) => !self.at(*a, m, env),
             Some(Node::Bin(op, a, b)) => {
+                // [`BinOp::apply`] written out: its closure kept the recursion from
+                // being inlined.
                 let x = self.at(*a, m, env);
-                op.apply(x, || self.at(*b, m, env))
+                match (op, x) {
+                    (BinOp::And, false) => false,
+                    (BinOp::Or, true) => true,
+                    (BinOp::Implies, false) => true,
+                    (BinOp::Iff, _) => x == self.at(*b, m, env),
+                    (BinOp::Xor, _) => x != self.at(*b, m, env),
+                    _ => self.at(*b, m, env),
+                }
             }
             Some(Node::Quant(all, body)) => {
                 for e in 0..m.size {
