@@ -75,6 +75,8 @@ impl FolScreen {
             let before = rng.clone();
             reading.draw(i + 7, &mut rng, &mut buf);
             if differs(&buf) {
+                // A random model's symbols are all numbered (nothing is added for it):
+                // drawn whole, it is what its maps would give.
                 let mut whole = Dense::default();
                 layout.draw(i + 7, &mut before.clone(), &mut whole);
                 first.push(whole);
