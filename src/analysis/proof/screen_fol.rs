@@ -68,6 +68,7 @@ impl FolScreen {
         let mut maps: Vec<Model> = Vec::new();
         // A probe keeps only the tables φ₀ and φ₁ read; one kept is drawn again whole.
         let reading = layout.reading(&[&pa, &pb]);
+        let mut whole = Dense::default();
         for i in 0..PROBES {
             if first.len() >= DISTINGUISHING {
                 break;
@@ -77,9 +78,8 @@ impl FolScreen {
             if differs(&buf) {
                 // A random model's symbols are all numbered (nothing is added for it):
                 // drawn whole, it is what its maps would give.
-                let mut whole = Dense::default();
                 layout.draw(i + 7, &mut before.clone(), &mut whole);
-                first.push(whole);
+                first.push(whole.clone());
                 #[cfg(test)]
                 maps.push(random_model(i + 7, pool, &names, &mut before.clone()));
             }
