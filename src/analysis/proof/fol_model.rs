@@ -1,13 +1,16 @@
-//! The first-order screen's small models: drawn as maps keyed by symbol name (the
-//! draw order is part of what the screen answers), then turned into dense arrays
-//! indexed by symbol number, on which formulas compiled once (names resolved to
-//! numbers, variables to quantifier levels) are evaluated without a string compare.
-
+//! The first-order screen's small models: drawn in one order (part of what the screen
+//! answers) as maps keyed by symbol name, or straight into arrays indexed by symbol
+//! number (the pool's symbols resolved once per screen, see [`Layout`]), on which
+//! formulas compiled once are evaluated without a string compare ([`prog`]).
 use super::logic::Pool;
 use super::screen::Rand;
-use crate::syntax::{BinOp, Formula, Quantifier, Term};
+use crate::syntax::{Formula, Quantifier, Term};
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::BTreeMap;
+
+mod prog;
+mod skip;
+pub(super) use prog::{Dense, Prog};
 
 /// One random finite structure, keyed by symbol name.
 #[derive(Clone)]
@@ -73,73 +76,120 @@ const MAX_TUPLES: usize = 1 << 12;
 
 /// Random model `i`: sizes and densities vary with `i`.
 pub(super) fn random_model(i: usize, pool: &Pool, names: &[String], rng: &mut Rand) -> Model {
-    let mut props = BTreeMap::new();
-    let mut preds: BTreeMap<String, Vec<(usize, Vec<bool>)>> = BTreeMap::new();
-    let mut named = BTreeMap::new();
-    let size = draw(
-        i,
+    let mut sink = Maps {
         pool,
         names,
-        rng,
-        |p, v| {
-            if let Some(p) = pool.props.get(p) {
-                props.insert(p.clone(), v);
-            }
+        m: Model {
+            size: 1,
+            props: BTreeMap::new(),
+            preds: BTreeMap::new(),
+            names: BTreeMap::new(),
         },
-        |p, arity, ext| {
-            if let Some((p, _)) = pool.preds.get(p) {
-                let e = preds.entry(p.clone()).or_default();
-                if !e.iter().any(|(a, _)| *a == arity) {
-                    e.push((arity, ext));
-                }
-            }
-        },
-        |c, v| {
-            if let Some(c) = names.get(c) {
-                named.insert(c.clone(), v);
-            }
-        },
-    );
-    Model {
-        size,
-        props,
-        preds,
-        names: named,
+    };
+    let arities = pool.preds.iter().map(|(_, k)| *k);
+    sink.m.size = draw(i, pool.props.len(), arities, names.len(), rng, &mut sink);
+    sink.m
+}
+
+/// Where a random model's draws go.
+trait Sink {
+    /// Proposition `j` of the pool.
+    fn prop(&mut self, j: usize, v: bool);
+    /// Where the `slot`-th table drawn (pool predicate `j` at `arity`, `n` entries)
+    /// is written; `None`: drawn and dropped.
+    fn table(&mut self, slot: usize, j: usize, arity: usize, n: usize) -> Option<&mut [bool]>;
+    /// Name `j` (an index in the names drawn).
+    fn name(&mut self, j: usize, e: usize);
+}
+
+/// A model drawn as maps keyed by symbol name.
+struct Maps<'a> {
+    pool: &'a Pool,
+    names: &'a [String],
+    m: Model,
+}
+
+impl Sink for Maps<'_> {
+    fn prop(&mut self, j: usize, v: bool) {
+        if let Some(p) = self.pool.props.get(j) {
+            self.m.props.insert(p.clone(), v);
+        }
+    }
+
+    fn table(&mut self, _: usize, j: usize, arity: usize, n: usize) -> Option<&mut [bool]> {
+        let (p, _) = self.pool.preds.get(j)?;
+        let e = self.m.preds.entry(p.clone()).or_default();
+        // A name the pool lists at two arities: the first table drawn at an arity stays.
+        if e.iter().any(|(a, _)| *a == arity) {
+            return None;
+        }
+        e.push((arity, vec![false; n]));
+        e.last_mut().map(|(_, t)| t.as_mut_slice())
+    }
+
+    fn name(&mut self, j: usize, e: usize) {
+        if let Some(c) = self.names.get(j) {
+            self.m.names.insert(c.clone(), e);
+        }
     }
 }
 
-/// Draws random model `i`, handing each proposition's value (by pool index), each
-/// predicate's table (pool index, arity) and each name's element (index in `names`)
-/// to the sinks; returns the domain size. The one draw order [`random_model`] and
-/// [`Symbols::random`] share, so both give the same model.
+/// Draws random model `i` over `props` propositions, one predicate per arity in
+/// `arities` (its tables at one less, that, and one more) and `names` names into
+/// `sink`; returns the domain size. The one draw order [`random_model`] and
+/// [`Layout::draw`] share, so both give the same model: every random number is
+/// consumed whatever the sink keeps.
 fn draw(
     i: usize,
-    pool: &Pool,
-    names: &[String],
+    props: usize,
+    arities: impl IntoIterator<Item = usize>,
+    names: usize,
     rng: &mut Rand,
-    mut prop: impl FnMut(usize, bool),
-    mut pred: impl FnMut(usize, usize, Vec<bool>),
-    mut name: impl FnMut(usize, usize),
+    sink: &mut impl Sink,
 ) -> usize {
     let size: usize = [1, 2, 3, 2, 3, 4][i % 6];
     // Varying densities make rare and common predicates both show up, so a formula
     // under ∀∀∃ is not false (or true) on every model.
     let density = [1u64, 3, 4, 5, 7][i % 5];
     let coin = |r: &mut Rand| r.next() % 8 < density;
-    for j in 0..pool.props.len() {
-        prop(j, coin(rng));
+    for j in 0..props {
+        let v = coin(rng);
+        sink.prop(j, v);
     }
-    for (j, (_, k)) in pool.preds.iter().enumerate() {
+    let mut slot = 0;
+    // Numbers of tables dropped, skipped at once before the next number kept.
+    let mut dropped = 0;
+    for (j, k) in arities.into_iter().enumerate() {
         for arity in k.saturating_sub(1)..=k + 1 {
             let n = size
                 .checked_pow(arity as u32)
                 .unwrap_or(usize::MAX)
                 .min(MAX_TUPLES);
-            pred(j, arity, (0..n).map(|_| coin(rng)).collect());
+            if let Some(t) = sink.table(slot, j, arity, n) {
+                skip::skip(rng, std::mem::take(&mut dropped));
+                let t = t.iter_mut().take(n);
+                dropped += n - t.len();
+                for x in t {
+                    *x = coin(rng);
+                }
+            } else {
+                dropped += n;
+            }
+            slot += 1;
         }
     }
-    for j in 0..names.len() {
-        name(j, rng.below(size));
+    skip::skip(rng, dropped);
+    for j in 0..names {
+        // `rng.below(size)`, the divisor a constant for the sizes drawn.
+        let x = rng.next();
+        let e = match size {
+            1 => 0,
+            2 => x % 2,
+            3 => x % 3,
+            4 => x % 4,
+            _ => x % size as u64,
+        };
+        sink.name(j, e as usize);
     }
     size
 }
@@ -193,19 +243,29 @@ pub(super) fn from_finite(
     m
 }
 
-/// Symbol numbers: every name some model gives a value to.
+/// Symbol numbers: every name some model gives a value to, and every predicate
+/// table (a predicate at one arity).
 #[derive(Default)]
 pub(super) struct Symbols {
     props: HashMap<String, usize>,
     preds: HashMap<String, usize>,
+    /// (predicate number, arity) → table number.
+    tables: HashMap<(usize, usize), usize>,
     names: HashMap<String, usize>,
 }
 
-fn number(map: &mut HashMap<String, usize>, name: &str) {
-    let n = map.len();
-    if !map.contains_key(name) {
-        map.insert(name.to_string(), n);
+fn number(map: &mut HashMap<String, usize>, name: &str) -> usize {
+    if let Some(&n) = map.get(name) {
+        return n;
     }
+    let n = map.len();
+    map.insert(name.to_string(), n);
+    n
+}
+
+fn number_table(map: &mut HashMap<(usize, usize), usize>, key: (usize, usize)) -> usize {
+    let n = map.len();
+    *map.entry(key).or_insert(n)
 }
 
 impl Symbols {
@@ -215,8 +275,11 @@ impl Symbols {
         for p in &pool.props {
             number(&mut s.props, p);
         }
-        for (p, _) in &pool.preds {
-            number(&mut s.preds, p);
+        for (p, k) in &pool.preds {
+            let p = number(&mut s.preds, p);
+            for arity in k.saturating_sub(1)..=k + 1 {
+                number_table(&mut s.tables, (p, arity));
+            }
         }
         for c in names {
             number(&mut s.names, c);
@@ -229,8 +292,11 @@ impl Symbols {
         for p in m.props.keys() {
             number(&mut self.props, p);
         }
-        for p in m.preds.keys() {
-            number(&mut self.preds, p);
+        for (p, exts) in &m.preds {
+            let p = number(&mut self.preds, p);
+            for (arity, _) in exts {
+                number_table(&mut self.tables, (p, *arity));
+            }
         }
         for c in m.names.keys() {
             number(&mut self.names, c);
@@ -242,7 +308,8 @@ impl Symbols {
         let mut d = Dense {
             size: m.size,
             props: vec![false; self.props.len()],
-            preds: vec![Vec::new(); self.preds.len()],
+            tables: vec![(0, 0); self.tables.len()],
+            bits: Vec::new(),
             names: vec![0; self.names.len()],
         };
         for (p, v) in &m.props {
@@ -250,9 +317,19 @@ impl Symbols {
                 *x = *v;
             }
         }
-        for (p, v) in &m.preds {
-            if let Some(x) = self.preds.get(p).and_then(|&i| d.preds.get_mut(i)) {
-                x.clone_from(v);
+        for (p, exts) in &m.preds {
+            let Some(&p) = self.preds.get(p) else {
+                continue;
+            };
+            for (arity, ext) in exts {
+                if let Some(t) = self
+                    .tables
+                    .get(&(p, *arity))
+                    .and_then(|&t| d.tables.get_mut(t))
+                {
+                    *t = (d.bits.len(), ext.len());
+                    d.bits.extend_from_slice(ext);
+                }
             }
         }
         for (c, v) in &m.names {
@@ -263,199 +340,135 @@ impl Symbols {
         d
     }
 
-    /// [`random_model`] drawn straight into arrays (what `self.dense` of it gives, when
-    /// its symbols are numbered).
-    pub fn random(&self, i: usize, pool: &Pool, names: &[String], rng: &mut Rand) -> Dense {
-        let mut d = Dense {
-            size: 1,
-            props: vec![false; self.props.len()],
-            preds: vec![Vec::new(); self.preds.len()],
-            names: vec![0; self.names.len()],
-        };
-        let num =
-            |map: &HashMap<String, usize>, n: Option<&String>| n.and_then(|n| map.get(n)).copied();
-        d.size = draw(
+    /// Where [`random_model`]'s draws land in a [`Dense`] over these numbers (the
+    /// pool's symbols resolved once, so a draw compares no name).
+    pub fn layout(&self, pool: &Pool, names: &[String]) -> Layout {
+        let mut taken = vec![false; self.tables.len()];
+        let mut tables = Vec::new();
+        for (p, k) in &pool.preds {
+            let p = self.preds.get(p);
+            for arity in k.saturating_sub(1)..=k + 1 {
+                // The first table drawn at a (name, arity) stays, as in [`random_model`].
+                let t = p
+                    .and_then(|p| self.tables.get(&(*p, arity)))
+                    .copied()
+                    .filter(|t| taken.get(*t).is_some_and(|x| !x));
+                if let Some(x) = t.and_then(|t| taken.get_mut(t)) {
+                    *x = true;
+                }
+                tables.push(t);
+            }
+        }
+        Layout {
+            arities: pool.preds.iter().map(|(_, k)| *k).collect(),
+            props: pool
+                .props
+                .iter()
+                .map(|p| self.props.get(p).copied())
+                .collect(),
+            tables,
+            names: names.iter().map(|c| self.names.get(c).copied()).collect(),
+            lens: [self.props.len(), self.tables.len(), self.names.len()],
+        }
+    }
+}
+
+/// The pool's symbols resolved to [`Symbols`] numbers, for drawing random models
+/// straight into arrays.
+pub(super) struct Layout {
+    /// Per pool predicate, its arity.
+    arities: Vec<usize>,
+    /// Per pool proposition, its number.
+    props: Vec<Option<usize>>,
+    /// Per table drawn (in draw order), its number; `None`: an earlier table of the
+    /// draw has it.
+    tables: Vec<Option<usize>>,
+    /// Per name drawn, its number.
+    names: Vec<Option<usize>>,
+    /// How many propositions, tables and names were numbered.
+    lens: [usize; 3],
+}
+
+impl Layout {
+    /// [`random_model`] `i` drawn into `d` (what [`Symbols::dense`] of it gives), its
+    /// arrays reused.
+    pub fn draw(&self, i: usize, rng: &mut Rand, d: &mut Dense) {
+        let [props, tables, names] = self.lens;
+        d.props.clear();
+        d.props.resize(props, false);
+        d.tables.clear();
+        d.tables.resize(tables, (0, 0));
+        d.bits.clear();
+        d.names.clear();
+        d.names.resize(names, 0);
+        let arities = self.arities.iter().copied();
+        let mut sink = Arrays { layout: self, d };
+        let size = draw(
             i,
-            pool,
-            names,
+            self.props.len(),
+            arities,
+            self.names.len(),
             rng,
-            |p, v| {
-                if let Some(x) =
-                    num(&self.props, pool.props.get(p)).and_then(|p| d.props.get_mut(p))
-                {
-                    *x = v;
-                }
-            },
-            |p, arity, ext| {
-                let at = num(&self.preds, pool.preds.get(p).map(|(p, _)| p));
-                if let Some(e) = at.and_then(|p| d.preds.get_mut(p))
-                    && !e.iter().any(|(a, _)| *a == arity)
-                {
-                    e.push((arity, ext));
-                }
-            },
-            |c, v| {
-                if let Some(x) = num(&self.names, names.get(c)).and_then(|c| d.names.get_mut(c)) {
-                    *x = v;
-                }
-            },
+            &mut sink,
         );
-        d
-    }
-
-    /// `f` compiled: `scope` lists the variables bound around it, outermost first.
-    pub fn compile(&self, f: &Formula, scope: &[&str]) -> Prog {
-        let mut p = Prog {
-            nodes: Vec::new(),
-            terms: Vec::new(),
-        };
-        let mut scope: Vec<&str> = scope.to_vec();
-        self.node(f, &mut scope, &mut p);
-        p
-    }
-
-    fn node<'a>(&self, f: &'a Formula, scope: &mut Vec<&'a str>, p: &mut Prog) -> usize {
-        let at = p.nodes.len();
-        p.nodes.push(Node::Bool(false));
-        let node = match f {
-            Formula::Bool(b) => Node::Bool(*b),
-            Formula::Prop(x) => Node::Prop(self.props.get(x.as_str()).copied()),
-            Formula::Pred(x, args) => {
-                let start = p.terms.len();
-                for t in args {
-                    let n = t.name();
-                    // By name, whatever the term's kind, as [`Model::eval`] reads it.
-                    let t = match scope.iter().rposition(|v| *v == n) {
-                        Some(level) => T::Level(level),
-                        None => self.names.get(n).map_or(T::Zero, |&i| T::Name(i)),
-                    };
-                    p.terms.push(t);
-                }
-                Node::Pred(self.preds.get(x.as_str()).copied(), start, args.len())
-            }
-            Formula::Not(a) => Node::Not(self.node(a, scope, p)),
-            Formula::Bin(op, a, b) => {
-                let x = self.node(a, scope, p);
-                Node::Bin(*op, x, self.node(b, scope, p))
-            }
-            Formula::Quant(q, v, body) => {
-                scope.push(v.as_str());
-                let x = self.node(body, scope, p);
-                scope.pop();
-                Node::Quant(*q == Quantifier::Forall, x)
-            }
-        };
-        p.nodes[at] = node;
-        at
+        d.size = size;
     }
 }
 
-/// A model as arrays indexed by symbol number.
-pub(super) struct Dense {
-    pub size: usize,
-    props: Vec<bool>,
-    /// Per predicate name, its tables by arity.
-    preds: Vec<Vec<(usize, Vec<bool>)>>,
-    names: Vec<usize>,
-}
-
-/// A compiled term.
-#[derive(Clone, Copy)]
-enum T {
-    /// The variable bound at this quantifier level (0: outermost).
-    Level(usize),
-    /// A named element.
-    Name(usize),
-    /// A name no model knows (element 0).
-    Zero,
-}
-
-/// A compiled formula node.
-#[derive(Clone, Copy)]
-enum Node {
-    Bool(bool),
-    Prop(Option<usize>),
-    /// Predicate number, first term, arity.
-    Pred(Option<usize>, usize, usize),
-    Not(usize),
-    Bin(BinOp, usize, usize),
-    /// ∀ (true) or ∃, body.
-    Quant(bool, usize),
-}
-
-/// A formula compiled against [`Symbols`] (root at node 0).
-pub(super) struct Prog {
-    nodes: Vec<Node>,
-    terms: Vec<T>,
-}
-
-impl Prog {
-    /// The value on `m` with the enclosing variables at `env` (one element per level).
-    pub fn eval(&self, m: &Dense, env: &mut Vec<usize>) -> bool {
-        self.at(0, m, env)
-    }
-
-    fn at(&self, i: usize, m: &Dense, env: &mut Vec<usize>) -> bool {
-        match self.nodes.get(i) {
-            None => false,
-            Some(Node::Bool(b)) => *b,
-            Some(Node::Prop(p)) => p.and_then(|p| m.props.get(p)).copied().unwrap_or(false),
-            Some(Node::Pred(p, start, len)) => {
-                let Some(ext) = p
-                    .and_then(|p| m.preds.get(p))
-                    .and_then(|v| v.iter().find(|(k, _)| k == len))
-                else {
-                    return false;
-                };
-                let terms = self.terms.get(*start..start + len).unwrap_or(&[]);
-                let idx = terms.iter().fold(0, |i, t| {
-                    let e = match t {
-                        T::Level(l) => env.get(*l).copied().unwrap_or(0),
-                        T::Name(n) => m.names.get(*n).copied().unwrap_or(0),
-                        T::Zero => 0,
-                    };
-                    i * m.size + e
-                });
-                ext.1.get(idx).copied().unwrap_or(false)
-            }
-            Some(Node::Not(a)) => !self.at(*a, m, env),
-            Some(Node::Bin(op, a, b)) => {
-                let x = self.at(*a, m, env);
-                op.apply(x, || self.at(*b, m, env))
-            }
-            Some(Node::Quant(all, body)) => {
-                for e in 0..m.size {
-                    env.push(e);
-                    let val = self.at(*body, m, env);
-                    env.pop();
-                    if val != *all {
-                        return !all;
-                    }
-                }
-                *all
+impl Layout {
+    /// This layout with only the tables `progs` read kept (the rest drawn and
+    /// dropped: the random numbers consumed stay the same).
+    pub fn reading(&self, progs: &[&Prog]) -> Layout {
+        let mut read = vec![false; self.lens[1]];
+        for t in progs.iter().flat_map(|p| p.tables()) {
+            if let Some(x) = read.get_mut(t) {
+                *x = true;
             }
         }
-    }
-
-    /// The values at every assignment of `depth` enclosing variables (outermost
-    /// variable the most significant digit), appended to `out`.
-    pub fn table(&self, m: &Dense, depth: usize, out: &mut Vec<bool>) {
-        let mut env = vec![0; depth];
-        loop {
-            out.push(self.eval(m, &mut env));
-            // The next assignment, as an odometer (the innermost variable fastest).
-            let mut k = depth;
-            loop {
-                if k == 0 {
-                    return;
-                }
-                k -= 1;
-                env[k] += 1;
-                if env[k] < m.size {
-                    break;
-                }
-                env[k] = 0;
-            }
+        let tables = self
+            .tables
+            .iter()
+            .map(|t| t.filter(|t| read.get(*t).copied().unwrap_or(false)));
+        Layout {
+            arities: self.arities.clone(),
+            props: self.props.clone(),
+            tables: tables.collect(),
+            names: self.names.clone(),
+            lens: self.lens,
         }
     }
 }
+
+/// A model drawn into arrays.
+struct Arrays<'a> {
+    layout: &'a Layout,
+    d: &'a mut Dense,
+}
+
+impl Sink for Arrays<'_> {
+    fn prop(&mut self, j: usize, v: bool) {
+        let p = self.layout.props.get(j).copied().flatten();
+        if let Some(x) = p.and_then(|p| self.d.props.get_mut(p)) {
+            *x = v;
+        }
+    }
+
+    fn table(&mut self, slot: usize, _: usize, _: usize, n: usize) -> Option<&mut [bool]> {
+        let t = self.layout.tables.get(slot).copied().flatten()?;
+        let at = self.d.tables.get_mut(t)?;
+        let start = self.d.bits.len();
+        *at = (start, n);
+        self.d.bits.resize(start + n, false);
+        self.d.bits.get_mut(start..)
+    }
+
+    fn name(&mut self, j: usize, e: usize) {
+        let c = self.layout.names.get(j).copied().flatten();
+        if let Some(x) = c.and_then(|c| self.d.names.get_mut(c)) {
+            *x = e;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -16,7 +16,7 @@ const SAMPLED_WORDS: usize = 64;
 
 /// A small deterministic generator (xorshift64*), so screening never depends on time.
 #[derive(Clone)]
-pub(crate) struct Rand(u64);
+pub(crate) struct Rand(pub(super) u64);
 
 impl Rand {
     /// Seeded generator (a zero seed is replaced).

@@ -6,7 +6,9 @@
 mod arena;
 pub(crate) use arena::FolArena;
 
-use super::fol_model::{Dense, Model, Symbols, from_finite, random_model};
+#[cfg(test)]
+use super::fol_model::random_model;
+use super::fol_model::{Dense, Model, Symbols, from_finite};
 use super::logic::Pool;
 use super::screen::Rand;
 use crate::syntax::Formula;
@@ -45,32 +47,48 @@ impl FolScreen {
         let names: Vec<String> = pool.consts.iter().chain(&free).cloned().collect();
         // Every random model draws these symbols; a countermodel may add some.
         let mut syms = Symbols::from_pool(pool, &names);
+        let layout = syms.layout(pool, &names);
         #[cfg(test)]
         let start = rng.clone();
+        // Drawn into one buffer, whose arrays every draw reuses.
+        let mut buf = Dense::default();
         let models: Vec<Dense> = (0..MODELS)
-            .map(|i| syms.random(i, pool, &names, &mut rng))
+            .map(|i| {
+                layout.draw(i, &mut rng, &mut buf);
+                buf.clone()
+            })
             .collect();
         // φ₀'s and φ₁'s symbols are all numbered: a countermodel's extra ones, numbered
         // later, do not change how they compile.
         let (pa, pb) = (syms.compile(a, &[]), syms.compile(b, &[]));
-        let differs = |d: &Dense| pa.eval(d, &mut Vec::new()) != pb.eval(d, &mut Vec::new());
-        let mut first: Vec<Model> = Vec::new();
+        let mut env = Vec::new();
+        let mut differs = |d: &Dense| pa.eval(d, &mut env) != pb.eval(d, &mut env);
+        let mut first: Vec<Dense> = Vec::new();
+        #[cfg(test)]
+        let mut maps: Vec<Model> = Vec::new();
+        // A probe keeps only the tables φ₀ and φ₁ read; one kept is drawn again whole.
+        let reading = layout.reading(&[&pa, &pb]);
+        let mut whole = Dense::default();
         for i in 0..PROBES {
             if first.len() >= DISTINGUISHING {
                 break;
             }
-            // Drawn straight into arrays (most probes are thrown away), and drawn
-            // again as maps when kept.
             let before = rng.clone();
-            let d = syms.random(i + 7, pool, &names, &mut rng);
-            if differs(&d) {
-                first.push(random_model(i + 7, pool, &names, &mut before.clone()));
+            reading.draw(i + 7, &mut rng, &mut buf);
+            if differs(&buf) {
+                // A random model's symbols are all numbered (nothing is added for it):
+                // drawn whole, it is what its maps would give.
+                layout.draw(i + 7, &mut before.clone(), &mut whole);
+                first.push(whole.clone());
+                #[cfg(test)]
+                maps.push(random_model(i + 7, pool, &names, &mut before.clone()));
             }
         }
         if first.is_empty()
             && let Some(fm) = countermodel()
         {
             let base = from_finite(&fm, pool, &names, &mut rng);
+            let mut near: Vec<Model> = Vec::new();
             for _ in 0..DISTINGUISHING {
                 let mut m = base.clone();
                 // Flip a few tuples: nearby models keep most of what distinguishes.
@@ -81,22 +99,27 @@ impl FolScreen {
                     }
                 }
                 if differs(&syms.dense(&m)) {
-                    first.push(m);
+                    near.push(m);
                 }
             }
-            first.insert(0, base);
+            near.insert(0, base);
+            for m in &near {
+                syms.add(m);
+            }
+            first = near.iter().map(|m| syms.dense(m)).collect();
+            #[cfg(test)]
+            {
+                maps = near;
+            }
         }
-        for m in &first {
-            syms.add(m);
-        }
-        let mut dense: Vec<Dense> = first.iter().map(|m| syms.dense(m)).collect();
+        let mut dense = first;
         dense.extend(models);
         #[cfg(test)]
-        let first = {
+        let maps = {
             let mut rng = start;
-            let mut first = first;
-            first.extend((0..MODELS).map(|i| random_model(i, pool, &names, &mut rng)));
-            first
+            let mut maps = maps;
+            maps.extend((0..MODELS).map(|i| random_model(i, pool, &names, &mut rng)));
+            maps
         };
         let target = dense.iter().map(|m| pb.eval(m, &mut Vec::new())).collect();
         FolScreen {
@@ -104,7 +127,7 @@ impl FolScreen {
             models: dense,
             target,
             #[cfg(test)]
-            maps: first,
+            maps,
         }
     }
 
