@@ -224,8 +224,7 @@ mod tests {
         ];
         let atom = prop_oneof![
             prop_oneof![Just("p"), Just("P")].prop_map(|p| Formula::Prop(p.into())),
-            proptest::collection::vec(term, 0..3)
-                .prop_map(|args| Formula::Pred("P".into(), args)),
+            proptest::collection::vec(term, 0..3).prop_map(|args| Formula::Pred("P".into(), args)),
         ];
         atom.prop_recursive(4, 16, 2, |inner| {
             prop_oneof![
