@@ -143,7 +143,12 @@ fn name_len(rest: &str) -> usize {
 /// A name as a piece: a symbol of φ (subscripts read as the plain name: `p_4`, `x_{1}`
 /// are `p4`, `x1`; any case) or a variable-like name, else prose.
 fn name_piece(w: &str, names: &[String]) -> Piece {
-    let plain: String = w.chars().filter(|c| c.is_alphanumeric()).collect();
+    // Most words are plain already: read in place, copied only to drop `_{}`.
+    let plain: std::borrow::Cow<str> = if w.chars().all(char::is_alphanumeric) {
+        w.into()
+    } else {
+        w.chars().filter(|c| c.is_alphanumeric()).collect::<String>().into()
+    };
     if looks_like_variable(&plain) || names.iter().any(|s| s.eq_ignore_ascii_case(&plain)) {
         Piece::Symbol
     } else {
