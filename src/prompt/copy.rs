@@ -147,7 +147,10 @@ fn name_piece(w: &str, names: &[String]) -> Piece {
     let plain: std::borrow::Cow<str> = if w.chars().all(char::is_alphanumeric) {
         w.into()
     } else {
-        w.chars().filter(|c| c.is_alphanumeric()).collect::<String>().into()
+        w.chars()
+            .filter(|c| c.is_alphanumeric())
+            .collect::<String>()
+            .into()
     };
     if looks_like_variable(&plain) || names.iter().any(|s| s.eq_ignore_ascii_case(&plain)) {
         Piece::Symbol

@@ -268,6 +268,15 @@ pub(super) fn word_at(lower: &str, m: &str) -> Vec<usize> {
             .filter(whole)
             .collect();
     }
+    // Most markers are absent from most lines: ruled out by a scan for their first
+    // byte, before a searcher is built.
+    let (h, n) = (lower.as_bytes(), m.as_bytes());
+    let occurs = n.split_first().is_some_and(|(first, tail)| {
+        memchr::memchr_iter(*first, h).any(|i| h.get(i + 1..i + n.len()) == Some(tail))
+    });
+    if !occurs {
+        return Vec::new();
+    }
     // The same non-overlapping matches as `match_indices`, found without building a
     // two-way searcher per call (every reply line is searched for dozens of markers).
     memchr::memmem::find_iter(lower.as_bytes(), m.as_bytes())
