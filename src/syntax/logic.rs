@@ -21,6 +21,15 @@ pub enum BinOp {
 }
 
 impl BinOp {
+    /// Every connective, in declaration order (what a generator or an edit picks from).
+    pub const ALL: [BinOp; 5] = [
+        BinOp::And,
+        BinOp::Or,
+        BinOp::Implies,
+        BinOp::Iff,
+        BinOp::Xor,
+    ];
+
     /// The connective's truth value on `x` and `y`, computing `y` only when `x` does
     /// not already decide it (evaluators over models share this).
     pub fn apply(self, x: bool, y: impl FnOnce() -> bool) -> bool {

@@ -263,13 +263,7 @@ mod tests {
                 Formula::Quant(q, Name::from(v), Box::new(random_formula(rng, depth - 1)))
             }
             _ => {
-                let op = [
-                    BinOp::And,
-                    BinOp::Or,
-                    BinOp::Implies,
-                    BinOp::Iff,
-                    BinOp::Xor,
-                ][rng.below(5)];
+                let op = BinOp::ALL[rng.below(5)];
                 Formula::bin(
                     op,
                     random_formula(rng, depth - 1),

@@ -28,13 +28,7 @@ fn formula() -> impl Strategy<Value = Formula> {
         prop_oneof![
             inner.clone().prop_map(Formula::negate),
             (0u8..5, inner.clone(), inner.clone()).prop_map(|(o, a, b)| {
-                let op = [
-                    BinOp::And,
-                    BinOp::Or,
-                    BinOp::Implies,
-                    BinOp::Iff,
-                    BinOp::Xor,
-                ][usize::from(o)];
+                let op = BinOp::ALL[usize::from(o)];
                 Formula::bin(op, a, b)
             }),
             (any::<bool>(), prop_oneof![Just("x"), Just("y")], inner).prop_map(|(u, v, b)| {

@@ -240,13 +240,7 @@ pub(crate) fn formula_strategy() -> impl Strategy<Value = Formula> {
         prop_oneof![
             inner.clone().prop_map(Formula::negate),
             (0u8..5, inner.clone(), inner.clone()).prop_map(|(o, a, b)| {
-                let op = [
-                    BinOp::And,
-                    BinOp::Or,
-                    BinOp::Implies,
-                    BinOp::Iff,
-                    BinOp::Xor,
-                ][o as usize];
+                let op = BinOp::ALL[o as usize];
                 Formula::bin(op, a, b)
             }),
             (

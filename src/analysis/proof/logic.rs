@@ -163,13 +163,7 @@ pub(crate) fn each_edit(f: &Formula, pool: &Pool, out: &mut impl FnMut(Edit)) {
 
 /// The edits of the binary node `a op b` itself.
 fn bin_edits(op: &BinOp, a: &Formula, b: &Formula, push: &mut impl FnMut(Op)) {
-    for o in [
-        BinOp::And,
-        BinOp::Or,
-        BinOp::Implies,
-        BinOp::Iff,
-        BinOp::Xor,
-    ] {
+    for o in BinOp::ALL {
         if o != *op {
             push(Op::Connective(o));
             if matches!(a, Formula::Bin(o1, ..) if o1 == op) {
