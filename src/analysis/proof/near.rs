@@ -90,8 +90,8 @@ fn literals<'a>(f: &'a Formula, positive: bool, out: &mut Vec<Literal<'a>>) {
     }
 }
 
-/// The distinct literals of `f`, sorted.
-fn literal_set(f: &Formula) -> Vec<Literal<'_>> {
+/// The distinct literals of `f`, sorted (φ₁'s computed once per search).
+pub(super) fn logic_literals(f: &Formula) -> Vec<Literal<'_>> {
     let mut out = Vec::new();
     literals(f, true, &mut out);
     out.sort_unstable();
@@ -101,7 +101,7 @@ fn literal_set(f: &Formula) -> Vec<Literal<'_>> {
 
 /// Literals of `g` and `b` in one and not the other (0: the same literals).
 pub(super) fn logic_distance(g: &Formula, b: &[Literal<'_>]) -> usize {
-    let lg = literal_set(g);
+    let lg = logic_literals(g);
     // Both sorted and distinct: the symmetric difference by one merge.
     let (mut i, mut j, mut both) = (0, 0, 0);
     while let (Some(x), Some(y)) = (lg.get(i), b.get(j)) {
@@ -116,11 +116,6 @@ pub(super) fn logic_distance(g: &Formula, b: &[Literal<'_>]) -> usize {
         }
     }
     lg.len() + b.len() - 2 * both
-}
-
-/// The literals of φ₁, computed once per search.
-pub(super) fn logic_literals(b: &Formula) -> Vec<Literal<'_>> {
-    literal_set(b)
 }
 
 fn symbols(r: &Regex, out: &mut BTreeMap<char, usize>) {
