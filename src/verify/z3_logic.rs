@@ -1,6 +1,8 @@
 //! Logic equivalence with Z3: φ ≡ φ′ iff ¬(φ ↔ φ′) is unsat, plus small countermodels.
 
 pub(super) mod least_model;
+#[cfg(test)]
+mod propositional_tests;
 
 use super::model::{FiniteModel, holds};
 use super::small_model;
@@ -320,6 +322,11 @@ const EARLY_DOMAINS: usize = 2;
 
 /// Decides `a ≡ b` (both closed) with Z3 before `deadline`.
 ///
+/// Propositional pairs (most often a large ground pair `decide` abstracted, past the
+/// truth table's reach) go first to our own search for the least countermodel: it is
+/// exhaustive, so a finished search is the answer, with the model `canonical` would
+/// pick. Only a search out of budget asks the solver.
+///
 /// For first-order pairs, countermodels with 1 and 2 elements are searched first with
 /// quantifiers expanded: most non-equivalent pairs have one, and that search is a
 /// quantifier-free problem Z3 settles quickly where the unbounded check may time out.
@@ -331,6 +338,15 @@ pub fn check(a: &Formula, b: &Formula, deadline: Instant, max_domain: usize) -> 
     } else {
         0
     };
+    if !first_order {
+        // The solver's Sat would end in `canonical`, whose first step is this same
+        // search; its Unsat is what a search finding nothing shows. No context either.
+        match small_model::least(a, b, 0) {
+            Some(small_model::Found::Model(fm)) => return rechecked(a, b, fm, true),
+            Some(small_model::Found::None) => return Verdict::Equivalent { notes: vec![] },
+            None => {}
+        }
+    }
     if RLIMIT.get() > 0 {
         // The small domains our own search settles need no solver, so no context:
         // making a fresh one costs more than most checks (about a millisecond).
@@ -417,7 +433,8 @@ fn check_here(
                         .and_then(|x| x.as_bool());
                     fm.propositions.insert(name.clone(), val.unwrap_or(false));
                 }
-                return rechecked(a, b, canonical(a, b, fm, deadline, true), true);
+                // `check` already ran our search on this pair and it ran out of budget.
+                return rechecked(a, b, canonical(a, b, fm, deadline, false), true);
             }
             for k in early + 1..=max_domain {
                 let Some(ms) = remaining(deadline) else { break };
