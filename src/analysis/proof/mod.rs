@@ -420,10 +420,12 @@ fn search_logic(
     let lits = OnceCell::new();
     let lits = || lits.get_or_init(|| near::logic_literals(b));
     let is_add = |e: &logic::Edit| matches!(e.op, logic::Op::Add(..));
-    // Every single edit, screened only when its group of equal weight is reached: the
-    // answer is the one that screened them all (the screen has no budget here and
-    // leaves the order of the survivors as it was), but a group after the proved one
-    // (most often every added operand) is never screened.
+    // Every single edit, screened in full only when its group of equal weight is
+    // reached: the answer is the one that screened them all (the screen has no budget
+    // here and leaves the order of the survivors as it was), but a group after the
+    // proved one (most often every added operand) is never screened on FOL models.
+    // The cheap part of the screen drops most edits as they are made: a PL formula
+    // has tens of thousands, and keeping them all cost more than screening them.
     let screener = Screener::new(a, &pool, &scr);
     // Handed over in the order they are confirmed in (every other edit weighs 1, the
     // least, and comes before an added operand of the same weight), so the stable
@@ -431,6 +433,9 @@ fn search_logic(
     let mut one = Vec::new();
     let mut adds: std::collections::BTreeMap<usize, Vec<logic::Edit>> = Default::default();
     logic::each_edit(a, &pool, &mut |e| {
+        if screener.ruled_out(&e) {
+            return;
+        }
         if !is_add(&e) {
             one.push(e);
         } else if !screening::adds_degenerate(&e, &degenerate) {
@@ -445,7 +450,7 @@ fn search_logic(
         one,
         |e| (logic::weight(&e.op, &pool), is_add(e)),
         |e| {
-            if !screener.passes(&e) {
+            if !screener.passes_rest(&e) {
                 return None;
             }
             let g = logic::apply(a, &e, &pool)?;

@@ -63,15 +63,31 @@ impl<'a> Screener<'a> {
     /// Whether edit `e` of the formula passes the screen (takes φ₁'s value wherever
     /// the screen looks); one that does not apply does not.
     pub(super) fn passes(&self, e: &Edit) -> bool {
+        !self.ruled_out(e) && self.passes_rest(e)
+    }
+
+    /// The cheap part of [`Screener::passes`]: whether `e` fails it by the covering
+    /// alone, or on the PL node tables (a few word operations an edit). For a search
+    /// that meets most edits only to drop them, where keeping each one costs more.
+    pub(super) fn ruled_out(&self, e: &Edit) -> bool {
         if self
             .covering
             .as_ref()
             .is_some_and(|c| c.get(e.at) == Some(&false))
         {
-            return false;
+            return true;
         }
         match (self.scr, &self.arena) {
-            (LogicScreen::Pl(s), Some(Arena::Pl(ar))) => s.edit_agrees(ar, e),
+            (LogicScreen::Pl(s), Some(Arena::Pl(ar))) => !s.edit_agrees(ar, e),
+            _ => false,
+        }
+    }
+
+    /// The rest of [`Screener::passes`] for an edit not [`Screener::ruled_out`]: the
+    /// FOL models, or the candidate built and screened whole.
+    pub(super) fn passes_rest(&self, e: &Edit) -> bool {
+        match (self.scr, &self.arena) {
+            (LogicScreen::Pl(_), Some(Arena::Pl(_))) => true,
             (LogicScreen::Fol(s), Some(Arena::Fol(ar))) => s.edit_agrees(ar, e, self.pool),
             _ => logic::apply(self.f, e, self.pool).is_some_and(|g| self.scr.agrees(&g)),
         }
