@@ -24,30 +24,86 @@ impl SignalCode {
 /// way, the exit code says which. On a signal, prints `note` on stderr and sends `true`
 /// on the returned channel (the run's cancel switch). Call inside a tokio runtime.
 pub(crate) fn stop_on_signal(note: &'static str) -> (watch::Receiver<bool>, SignalCode) {
+    use tokio::signal::unix::{SignalKind, signal};
     let (cancel_tx, cancel_rx) = watch::channel(false);
     let code = SignalCode::default();
     let stored = code.clone();
+    // Registered here, before the run starts, not in the task: a signal that came before
+    // the task first ran found no handler and killed the process, note and all.
+    let interrupt = signal(SignalKind::interrupt());
+    let term = signal(SignalKind::terminate());
+    let hup = signal(SignalKind::hangup());
     tokio::spawn(async move {
-        use tokio::signal::unix::{SignalKind, signal};
-        let (Ok(mut term), Ok(mut hup)) = (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::hangup()),
-        ) else {
+        let exit = match (interrupt, term, hup) {
+            (Ok(mut int), Ok(mut term), Ok(mut hup)) => tokio::select! {
+                r = int.recv() => if r.is_some() { 130 } else { return },
+                _ = term.recv() => 143,
+                _ = hup.recv() => 129,
+            },
             // Without SIGTERM/SIGHUP handlers, Ctrl-C still works.
-            if tokio::signal::ctrl_c().await.is_ok() {
-                stored.set(130);
-                let _ = cancel_tx.send(true);
+            (Ok(mut int), ..) => {
+                if int.recv().await.is_none() {
+                    return;
+                }
+                130
             }
-            return;
-        };
-        let exit = tokio::select! {
-            r = tokio::signal::ctrl_c() => if r.is_ok() { 130 } else { return },
-            _ = term.recv() => 143,
-            _ = hup.recv() => 129,
+            (Err(_), ..) => return,
         };
         stored.set(exit);
         eprintln!("\n{note}");
         let _ = cancel_tx.send(true);
     });
     (cancel_rx, code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stop_on_signal;
+    use std::process::Command;
+
+    /// Set in the child process the test below runs itself in.
+    const CHILD: &str = "AUTOEVAL_TEST_SIGNAL_CHILD";
+
+    /// A signal sent the moment `stop_on_signal` returns, before its task has run once,
+    /// stops the run with its exit code instead of killing the process. Run in a child
+    /// process: without a handler the signal ends the process it reaches.
+    #[test]
+    fn a_signal_before_the_handler_task_runs_stops_the_run() {
+        if std::env::var_os(CHILD).is_some() {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a runtime");
+            let code = rt.block_on(async {
+                let (mut cancel, code) = stop_on_signal("stopping (test)");
+                // One thread, no await yet: the handler task has not run.
+                let me = std::process::id().to_string();
+                let sent = Command::new("kill").args(["-HUP", &me]).status();
+                assert!(sent.is_ok_and(|s| s.success()), "kill could not run");
+                let stopped = cancel.wait_for(|stop| *stop).await.is_ok();
+                (stopped, code.get())
+            });
+            println!("child: stopped {} code {}", code.0, code.1);
+            return;
+        }
+        let exe = std::env::current_exe().expect("the test binary");
+        let out = Command::new(exe)
+            .args([
+                "--exact",
+                "cli::signals::tests::a_signal_before_the_handler_task_runs_stops_the_run",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD, "1")
+            .output()
+            .expect("the child runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "the signal ended the child ({:?}):\n{stdout}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(stdout.contains("child: stopped true code 129"), "{stdout}");
+    }
 }
