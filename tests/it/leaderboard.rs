@@ -229,7 +229,7 @@ fn zero_and_two_shot_runs_are_rows_of_their_own_unless_pooled() {
 #[test]
 fn the_table_fits_120_columns_whatever_the_runs() {
     let all = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
-    for cols in ["120", "100"] {
+    for cols in ["120", "100", "80", "60"] {
         let text = ok(&common::cli::bin()
             .args(["leaderboard", "--no-kinds"])
             .env("COLUMNS", cols)
@@ -251,6 +251,14 @@ fn the_table_fits_120_columns_whatever_the_runs() {
         );
         assert!(text.contains("  fol-english "), "{text}");
         assert!(text.contains("Breaking points"), "{text}");
+        // Intervals while the grouped lines fit, left out (and said so) below.
+        let narrow = limit < 80;
+        assert_eq!(text.contains("[95% CI]"), !narrow, "{text}");
+        assert_eq!(
+            text.contains("CIs left out at this width"),
+            narrow,
+            "{text}"
+        );
     }
     // Without COLUMNS and not on a terminal, 120.
     let text = ok(&common::cli::bin()

@@ -6,6 +6,9 @@ use super::{Cell, Format, Leaderboard, Rows};
 use crate::report::JudgeStats;
 use std::fmt::Write;
 
+/// The title over the breaking points.
+const BREAKING_TITLE: &str = "Breaking points (where pooled A3 crosses 50%, by the runs' category; 95% profile-likelihood CI)";
+
 /// The metric columns of each group.
 const METRICS: [&str; 5] = ["n", "A2 %", "A3 %", "copy %", "judge F1"];
 
@@ -115,7 +118,7 @@ fn text_table(lb: &Leaderboard, markdown: bool) -> String {
 /// The same table grouped by row, one line per column group: about 80 columns wide
 /// whatever the number of datasets (the viewer's run summary draws this one).
 pub(crate) fn render_grouped(lb: &Leaderboard) -> String {
-    grouped(lb, usize::MAX)
+    grouped(lb, usize::MAX) + &condition_note(lb)
 }
 
 /// [`render_grouped`] with row names cut to `width` columns.
@@ -150,7 +153,75 @@ fn grouped(lb: &Leaderboard, width: usize) -> String {
             );
         }
     }
-    out.push_str(&condition_note(lb));
+    out
+}
+
+/// The grouped table without intervals, for widths the grouped lines (about 80
+/// columns) do not fit: about 45 columns and the names of the column groups.
+fn compact(lb: &Leaderboard, width: usize) -> String {
+    let col_label = match lb.rows {
+        Rows::Model => "dataset",
+        Rows::Dataset => "model",
+    };
+    // Room for the names once the numbers (41 columns) are placed.
+    let room = width.saturating_sub(43).max(col_label.len());
+    let kw = lb
+        .column_keys
+        .iter()
+        .map(|k| crate::base::text_width::width(k))
+        .chain([col_label.len()])
+        .max()
+        .unwrap_or(0)
+        .min(room);
+    let mut out = String::new();
+    let head = format!(
+        "  {col_label:<kw$} {:>6}  {:>5}  {:>5}  {:>6}  {:>8}",
+        "n", "A2 %", "A3 %", "copy %", "judge F1"
+    );
+    let _ = writeln!(out, "{}", head.trim_end());
+    for r in &lb.row_keys {
+        let _ = writeln!(out, "{}", cut(r, width));
+        for col in &lb.column_keys {
+            let Some(c) = lb.cell(r, col) else { continue };
+            let name = cut(col, kw);
+            let pad = kw.saturating_sub(crate::base::text_width::width(&name));
+            let f1 = c.judge_f1.map_or_else(|| "–".into(), |f| format!("{f:.3}"));
+            let _ = writeln!(
+                out,
+                "  {name}{} {:>6}  {:>5}  {:>5}  {:>6}  {f1:>8}",
+                " ".repeat(pad),
+                c.counts.n,
+                pct(c.a2),
+                pct(c.a3),
+                pct(c.copy_share),
+            );
+        }
+    }
+    out
+}
+
+/// `text`'s lines wrapped at spaces to `width` columns (a word longer than that keeps
+/// its own line); blank lines kept.
+fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        let mut cur = String::new();
+        for word in line.split(' ').filter(|w| !w.is_empty()) {
+            let wide =
+                crate::base::text_width::width(&cur) + 1 + crate::base::text_width::width(word);
+            if !cur.is_empty() && wide > width {
+                out.push_str(&cur);
+                out.push('\n');
+                cur.clear();
+            }
+            if !cur.is_empty() {
+                cur.push(' ');
+            }
+            cur.push_str(word);
+        }
+        out.push_str(&cur);
+        out.push('\n');
+    }
     out
 }
 
@@ -307,20 +378,39 @@ pub fn render_width(lb: &Leaderboard, format: Format, width: usize) -> String {
     match format {
         Format::Table => {
             let wide = text_table(lb, false);
-            let mut t = if fits(&wide, width) {
-                let mut t = wide;
-                t.push_str(&condition_note(lb));
-                t
+            let grouped = grouped(lb, width);
+            let (mut t, legend) = if fits(&wide, width) {
+                (wide, "A2/A3 in % with [Wilson 95% CI]")
+            } else if fits(&grouped, width) {
+                (grouped, "A2/A3 in % with [Wilson 95% CI]")
             } else {
-                grouped(lb, width)
+                (
+                    compact(lb, width),
+                    "A2/A3 in %, their 95% CIs left out at this width (a wider terminal shows them, as do --format markdown, csv and json)",
+                )
             };
-            t.push_str("A2/A3 in % with [Wilson 95% CI]; · no runs; rows ranked by pooled A3\n");
+            t.push_str(&wrap(
+                &format!(
+                    "{}{legend}; · no runs; rows ranked by pooled A3",
+                    condition_note(lb)
+                ),
+                width,
+            ));
             let breaking = breaking_table(lb, false);
-            if fits(&breaking, width) {
-                t.push_str(&breaking);
+            let breaking = if fits(&breaking, width) {
+                breaking
             } else {
-                t.push_str(&breaking_long(lb, width));
+                breaking_long(lb, width)
+            };
+            // The side-by-side table fits or is left as it is; only the prose wraps.
+            let (title, rest) = breaking
+                .split_once(BREAKING_TITLE)
+                .unwrap_or(("", &breaking));
+            t.push_str(title);
+            if !breaking.is_empty() {
+                t.push_str(&wrap(BREAKING_TITLE, width));
             }
+            t.push_str(rest.strip_prefix('\n').unwrap_or(rest));
             t
         }
         Format::Markdown => text_table(lb, true),
@@ -354,7 +444,7 @@ fn breaking_table(lb: &Leaderboard, markdown: bool) -> String {
         rows.push(row);
     }
     format!(
-        "\nBreaking points (where pooled A3 crosses 50%, by the runs' category; 95% profile-likelihood CI)\n{}",
+        "\n{BREAKING_TITLE}\n{}",
         crate::report::grid::grid(&rows, markdown)
     )
 }
@@ -366,9 +456,7 @@ fn breaking_long(lb: &Leaderboard, width: usize) -> String {
         Rows::Model => "dataset",
         Rows::Dataset => "model",
     };
-    let mut out = String::from(
-        "\nBreaking points (where pooled A3 crosses 50%, by the runs' category; 95% profile-likelihood CI)\n",
-    );
+    let mut out = format!("\n{BREAKING_TITLE}\n");
     for r in &lb.row_keys {
         let _ = writeln!(out, "{}", cut(r, width));
         let rows: Vec<Vec<String>> =
@@ -396,6 +484,27 @@ mod tests {
     fn names_are_cut_only_past_the_width() {
         assert_eq!(cut("openai:model", usize::MAX), "openai:model");
         assert_eq!(cut("openai:model", 7), "openai…");
+    }
+
+    proptest::proptest! {
+        /// Wrapping keeps every word in order and breaks only between words, each line
+        /// within the width unless a single word is wider.
+        #[test]
+        fn wrapping_keeps_the_words_and_the_width(
+            words in proptest::collection::vec("[a-z·–%]{1,14}", 0..40),
+            width in 8usize..90,
+        ) {
+            let text = words.join(" ");
+            let wrapped = wrap(&text, width);
+            let again: Vec<&str> = wrapped.split_whitespace().collect();
+            proptest::prop_assert_eq!(&again, &words.iter().map(String::as_str).collect::<Vec<_>>());
+            for line in wrapped.lines() {
+                proptest::prop_assert!(
+                    crate::base::text_width::width(line) <= width || !line.contains(' '),
+                    "{line:?} at {width}"
+                );
+            }
+        }
     }
 
     #[test]
