@@ -118,26 +118,49 @@ fn text_table(lb: &Leaderboard, markdown: bool) -> String {
 /// The same table grouped by row, one line per column group: about 80 columns wide
 /// whatever the number of datasets (the viewer's run summary draws this one).
 pub(crate) fn render_grouped(lb: &Leaderboard) -> String {
-    grouped(lb, usize::MAX) + &condition_note(lb)
+    grouped(lb, usize::MAX, true) + &condition_note(lb)
 }
 
-/// [`render_grouped`] with row names cut to `width` columns.
-fn grouped(lb: &Leaderboard, width: usize) -> String {
+/// [`render_grouped`] with row names cut to `width` columns. Without `intervals`, A2
+/// and A3 are the percentages alone, for widths the grouped lines (about 80 columns)
+/// do not fit: 43 columns and the names of the column groups, cut to fit `width`.
+fn grouped(lb: &Leaderboard, width: usize, intervals: bool) -> String {
     let col_label = match lb.rows {
         Rows::Model => "dataset",
         Rows::Dataset => "model",
     };
-    let kw = lb
+    let widest = lb
         .column_keys
         .iter()
-        .map(|k| unicode_width::UnicodeWidthStr::width(k.as_str()))
+        .map(|k| crate::base::text_width::width(k))
         .chain([col_label.len()])
         .max()
         .unwrap_or(0);
+    let kw = if intervals {
+        widest
+    } else {
+        widest.min(width.saturating_sub(43).max(col_label.len()))
+    };
+    let share = |s: &str| {
+        if intervals {
+            format!("{s:<19}")
+        } else {
+            format!("{s:>5}")
+        }
+    };
+    let (h2, h3) = if intervals {
+        ("A2 % [95% CI]", "A3 % [95% CI]")
+    } else {
+        ("A2 %", "A3 %")
+    };
     let mut out = String::new();
     let head = format!(
-        "  {col_label:<kw$} {:>6}  {:<19}  {:<19}  {:>6}  {:>8}",
-        "n", "A2 % [95% CI]", "A3 % [95% CI]", "copy %", "judge F1"
+        "  {col_label:<kw$} {:>6}  {}  {}  {:>6}  {:>8}",
+        "n",
+        share(h2),
+        share(h3),
+        "copy %",
+        "judge F1"
     );
     let _ = writeln!(out, "{}", head.trim_end());
     for r in &lb.row_keys {
@@ -145,55 +168,19 @@ fn grouped(lb: &Leaderboard, width: usize) -> String {
         for col in &lb.column_keys {
             let Some(c) = lb.cell(r, col) else { continue };
             let [n, a2, a3, copy, f1] = values(Some(c), "–");
-            let pad = kw.saturating_sub(unicode_width::UnicodeWidthStr::width(col.as_str()));
-            let _ = writeln!(
-                out,
-                "  {col}{} {n:>6}  {a2:<19}  {a3:<19}  {copy:>6}  {f1:>8}",
-                " ".repeat(pad)
-            );
-        }
-    }
-    out
-}
-
-/// The grouped table without intervals, for widths the grouped lines (about 80
-/// columns) do not fit: about 45 columns and the names of the column groups.
-fn compact(lb: &Leaderboard, width: usize) -> String {
-    let col_label = match lb.rows {
-        Rows::Model => "dataset",
-        Rows::Dataset => "model",
-    };
-    // Room for the names once the numbers (41 columns) are placed.
-    let room = width.saturating_sub(43).max(col_label.len());
-    let kw = lb
-        .column_keys
-        .iter()
-        .map(|k| crate::base::text_width::width(k))
-        .chain([col_label.len()])
-        .max()
-        .unwrap_or(0)
-        .min(room);
-    let mut out = String::new();
-    let head = format!(
-        "  {col_label:<kw$} {:>6}  {:>5}  {:>5}  {:>6}  {:>8}",
-        "n", "A2 %", "A3 %", "copy %", "judge F1"
-    );
-    let _ = writeln!(out, "{}", head.trim_end());
-    for r in &lb.row_keys {
-        let _ = writeln!(out, "{}", cut(r, width));
-        for col in &lb.column_keys {
-            let Some(c) = lb.cell(r, col) else { continue };
+            let (a2, a3) = if intervals {
+                (a2, a3)
+            } else {
+                (pct(c.a2), pct(c.a3))
+            };
             let name = cut(col, kw);
             let pad = kw.saturating_sub(crate::base::text_width::width(&name));
-            let f1 = c.judge_f1.map_or_else(|| "–".into(), |f| format!("{f:.3}"));
             let _ = writeln!(
                 out,
-                "  {name}{} {:>6}  {:>5}  {:>5}  {:>6}  {f1:>8}",
+                "  {name}{} {n:>6}  {}  {}  {copy:>6}  {f1:>8}",
                 " ".repeat(pad),
-                c.counts.n,
-                pct(c.a2),
-                pct(c.a3),
-                pct(c.copy_share),
+                share(&a2),
+                share(&a3),
             );
         }
     }
@@ -378,14 +365,14 @@ pub fn render_width(lb: &Leaderboard, format: Format, width: usize) -> String {
     match format {
         Format::Table => {
             let wide = text_table(lb, false);
-            let grouped = grouped(lb, width);
+            let by_row = grouped(lb, width, true);
             let (mut t, legend) = if fits(&wide, width) {
                 (wide, "A2/A3 in % with [Wilson 95% CI]")
-            } else if fits(&grouped, width) {
-                (grouped, "A2/A3 in % with [Wilson 95% CI]")
+            } else if fits(&by_row, width) {
+                (by_row, "A2/A3 in % with [Wilson 95% CI]")
             } else {
                 (
-                    compact(lb, width),
+                    grouped(lb, width, false),
                     "A2/A3 in %, their 95% CIs left out at this width (a wider terminal shows them, as do --format markdown, csv and json)",
                 )
             };
