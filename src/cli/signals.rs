@@ -77,9 +77,8 @@ mod tests {
             let code = rt.block_on(async {
                 let (mut cancel, code) = stop_on_signal("stopping (test)");
                 // One thread, no await yet: the handler task has not run.
-                let me = std::process::id().to_string();
-                let sent = Command::new("kill").args(["-HUP", &me]).status();
-                assert!(sent.is_ok_and(|s| s.success()), "kill could not run");
+                let sent = signal_hook::low_level::raise(signal_hook::consts::SIGHUP);
+                assert!(sent.is_ok(), "SIGHUP could not be raised: {sent:?}");
                 let stopped = cancel.wait_for(|stop| *stop).await.is_ok();
                 (stopped, code.get())
             });
@@ -87,7 +86,7 @@ mod tests {
             return;
         }
         let exe = std::env::current_exe().expect("the test binary");
-        let out = Command::new(exe)
+        let mut child = Command::new(exe)
             .args([
                 "--exact",
                 "cli::signals::tests::a_signal_before_the_handler_task_runs_stops_the_run",
@@ -95,8 +94,21 @@ mod tests {
                 "--test-threads=1",
             ])
             .env(CHILD, "1")
-            .output()
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
             .expect("the child runs");
+        // A signal that never reaches the handler (SIGHUP blocked where the test runs)
+        // leaves the child waiting: it fails after a minute instead of hanging.
+        let limit = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while child.try_wait().ok().flatten().is_none() {
+            if std::time::Instant::now() > limit {
+                let _ = child.kill();
+                panic!("the child did not stop within a minute: is SIGHUP blocked here?");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().expect("the child's output");
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
             out.status.success(),
