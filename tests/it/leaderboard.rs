@@ -229,7 +229,7 @@ fn zero_and_two_shot_runs_are_rows_of_their_own_unless_pooled() {
 #[test]
 fn the_table_fits_120_columns_whatever_the_runs() {
     let all = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-runs");
-    for cols in ["120", "100", "80", "60"] {
+    for cols in ["120", "100", "80", "60", "50"] {
         let text = ok(&common::cli::bin()
             .args(["leaderboard", "--no-kinds"])
             .env("COLUMNS", cols)
@@ -259,6 +259,27 @@ fn the_table_fits_120_columns_whatever_the_runs() {
             narrow,
             "{text}"
         );
+        // A row per dataset: the column groups are models with their condition, named
+        // whole (on a line of their own when too wide), so 0-shot and 2-shot stay apart.
+        let by_dataset = ok(&common::cli::bin()
+            .args(["leaderboard", "--no-kinds", "--rows", "dataset"])
+            .env("COLUMNS", cols)
+            .arg(&all)
+            .output()
+            .unwrap());
+        for l in by_dataset.lines() {
+            assert!(
+                unicode_width::UnicodeWidthStr::width(l) <= limit,
+                "{} columns at COLUMNS={cols}, --rows dataset: {l}\n{by_dataset}",
+                unicode_width::UnicodeWidthStr::width(l)
+            );
+        }
+        for name in [
+            "  openai:qwen2.5-coder-0.5b-instruct · 0-shot",
+            "  openai:qwen2.5-coder-0.5b-instruct · 2-shot",
+        ] {
+            assert!(by_dataset.contains(name), "{name}\n{by_dataset}");
+        }
     }
     // Without COLUMNS and not on a terminal, 120.
     let text = ok(&common::cli::bin()

@@ -121,9 +121,9 @@ pub(crate) fn render_grouped(lb: &Leaderboard) -> String {
     grouped(lb, usize::MAX, true) + &condition_note(lb)
 }
 
-/// [`render_grouped`] with row names cut to `width` columns. Without `intervals`, A2
-/// and A3 are the percentages alone, for widths the grouped lines (about 80 columns)
-/// do not fit: 43 columns and the names of the column groups, cut to fit `width`.
+/// [`render_grouped`] fitted to `width` columns: row names cut, a column group's name
+/// too wide for its column on a line of its own. Without `intervals`, A2 and A3 are the
+/// percentages alone, for widths the grouped lines (about 80 columns) do not fit.
 fn grouped(lb: &Leaderboard, width: usize, intervals: bool) -> String {
     let col_label = match lb.rows {
         Rows::Model => "dataset",
@@ -136,11 +136,10 @@ fn grouped(lb: &Leaderboard, width: usize, intervals: bool) -> String {
         .chain([col_label.len()])
         .max()
         .unwrap_or(0);
-    let kw = if intervals {
-        widest
-    } else {
-        widest.min(width.saturating_sub(43).max(col_label.len()))
-    };
+    // Room for the names once the numbers and their indent are placed (69 columns with
+    // intervals, 41 without); a name wider goes on a line of its own.
+    let numbers = if intervals { 69 } else { 41 };
+    let kw = widest.min(width.saturating_sub(numbers).max(col_label.len()));
     let share = |s: &str| {
         if intervals {
             format!("{s:<19}")
@@ -173,7 +172,14 @@ fn grouped(lb: &Leaderboard, width: usize, intervals: bool) -> String {
             } else {
                 (pct(c.a2), pct(c.a3))
             };
-            let name = cut(col, kw);
+            // A name wider than its column goes whole on a line of its own, so names differing only in their end (`· 0-shot`, `· 2-shot`)
+            // stay apart; its numbers follow under an empty name.
+            let name = if crate::base::text_width::width(col) > kw {
+                let _ = writeln!(out, "  {}", cut(col, width.saturating_sub(2)));
+                String::new()
+            } else {
+                col.clone()
+            };
             let pad = kw.saturating_sub(crate::base::text_width::width(&name));
             let _ = writeln!(
                 out,
@@ -384,7 +390,11 @@ pub fn render_width(lb: &Leaderboard, format: Format, width: usize) -> String {
                 width,
             ));
             let breaking = breaking_table(lb, false);
-            let breaking = if fits(&breaking, width) {
+            // The title wraps; the table under it must fit.
+            let table_fits = breaking
+                .split_once(BREAKING_TITLE)
+                .is_none_or(|(_, table)| fits(table, width));
+            let breaking = if table_fits {
                 breaking
             } else {
                 breaking_long(lb, width)
@@ -446,19 +456,36 @@ fn breaking_long(lb: &Leaderboard, width: usize) -> String {
     let mut out = format!("\n{BREAKING_TITLE}\n");
     for r in &lb.row_keys {
         let _ = writeln!(out, "{}", cut(r, width));
+        let points: Vec<(&String, String)> = lb
+            .column_keys
+            .iter()
+            .filter_map(|col| {
+                let c = lb.cell(r, col)?;
+                let point = c
+                    .breaking_point
+                    .as_ref()
+                    .map_or_else(|| "–".into(), crate::analysis::breaking::describe);
+                Some((col, point))
+            })
+            .collect();
         let rows: Vec<Vec<String>> =
             std::iter::once(vec![format!("  {col_label}"), "breaking point".to_string()])
-                .chain(lb.column_keys.iter().filter_map(|col| {
-                    let c = lb.cell(r, col)?;
-                    Some(vec![
-                        format!("  {}", cut(col, width / 2)),
-                        c.breaking_point
-                            .as_ref()
-                            .map_or_else(|| "–".into(), crate::analysis::breaking::describe),
-                    ])
-                }))
+                .chain(
+                    points
+                        .iter()
+                        .map(|(col, p)| vec![format!("  {col}"), p.clone()]),
+                )
                 .collect();
-        out.push_str(&crate::report::grid::grid(&rows, false));
+        let side_by_side = crate::report::grid::grid(&rows, false);
+        if fits(&side_by_side, width) {
+            out.push_str(&side_by_side);
+        } else {
+            // Each name on its own line, whole (names differing only in their end, as
+            // `· 0-shot` and `· 2-shot`, stay apart), the point under it.
+            for (col, p) in &points {
+                let _ = writeln!(out, "  {}\n    {p}", cut(col, width.saturating_sub(2)));
+            }
+        }
     }
     out
 }
