@@ -74,7 +74,7 @@ mod tests {
                 .enable_all()
                 .build()
                 .expect("a runtime");
-            let code = rt.block_on(async {
+            let (stopped, code) = rt.block_on(async {
                 let (mut cancel, code) = stop_on_signal("stopping (test)");
                 // One thread, no await yet: the handler task has not run.
                 let sent = signal_hook::low_level::raise(signal_hook::consts::SIGHUP);
@@ -82,7 +82,7 @@ mod tests {
                 let stopped = cancel.wait_for(|stop| *stop).await.is_ok();
                 (stopped, code.get())
             });
-            println!("child: stopped {} code {}", code.0, code.1);
+            println!("child: stopped {stopped} code {code}");
             return;
         }
         let exe = std::env::current_exe().expect("the test binary");
@@ -117,5 +117,8 @@ mod tests {
             String::from_utf8_lossy(&out.stderr)
         );
         assert!(stdout.contains("child: stopped true code 129"), "{stdout}");
+        // The note the user sees, on stderr.
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("\nstopping (test)\n"), "{stderr}");
     }
 }

@@ -172,8 +172,9 @@ fn grouped(lb: &Leaderboard, width: usize, intervals: bool) -> String {
             } else {
                 (pct(c.a2), pct(c.a3))
             };
-            // A name wider than its column goes whole on a line of its own, so names differing only in their end (`· 0-shot`, `· 2-shot`)
-            // stay apart; its numbers follow under an empty name.
+            // A name wider than its column goes whole on a line of its own, so names
+            // differing only in their end (`· 0-shot`, `· 2-shot`) stay apart; its
+            // numbers follow under an empty name.
             let name = if crate::base::text_width::width(col) > kw {
                 let _ = writeln!(out, "  {}", cut(col, width.saturating_sub(2)));
                 String::new()
@@ -389,25 +390,18 @@ pub fn render_width(lb: &Leaderboard, format: Format, width: usize) -> String {
                 ),
                 width,
             ));
-            let breaking = breaking_table(lb, false);
-            // The title wraps; the table under it must fit.
-            let table_fits = breaking
-                .split_once(BREAKING_TITLE)
-                .is_none_or(|(_, table)| fits(table, width));
-            let breaking = if table_fits {
+            let breaking = breaking_table(lb);
+            let breaking = if fits(&breaking, width) {
                 breaking
             } else {
                 breaking_long(lb, width)
             };
-            // The side-by-side table fits or is left as it is; only the prose wraps.
-            let (title, rest) = breaking
-                .split_once(BREAKING_TITLE)
-                .unwrap_or(("", &breaking));
-            t.push_str(title);
             if !breaking.is_empty() {
+                // The title wraps; the points under it are laid out to fit.
+                t.push('\n');
                 t.push_str(&wrap(BREAKING_TITLE, width));
+                t.push_str(&breaking);
             }
-            t.push_str(rest.strip_prefix('\n').unwrap_or(rest));
             t
         }
         Format::Markdown => text_table(lb, true),
@@ -417,8 +411,9 @@ pub fn render_width(lb: &Leaderboard, format: Format, width: usize) -> String {
     }
 }
 
-/// Breaking points side by side: one row per row key, one column per column key.
-fn breaking_table(lb: &Leaderboard, markdown: bool) -> String {
+/// Breaking points side by side: one row per row key, one column per column key ("" when
+/// no cell has one). The title is the caller's.
+fn breaking_table(lb: &Leaderboard) -> String {
     if lb.cells.iter().all(|c| c.breaking_point.is_none()) {
         return String::new();
     }
@@ -440,20 +435,17 @@ fn breaking_table(lb: &Leaderboard, markdown: bool) -> String {
         }
         rows.push(row);
     }
-    format!(
-        "\n{BREAKING_TITLE}\n{}",
-        crate::report::grid::grid(&rows, markdown)
-    )
+    crate::report::grid::grid(&rows, false)
 }
 
 /// Breaking points one per line (row, column group, point), for widths the side-by-side
-/// table does not fit.
+/// table does not fit. The title is the caller's.
 fn breaking_long(lb: &Leaderboard, width: usize) -> String {
     let col_label = match lb.rows {
         Rows::Model => "dataset",
         Rows::Dataset => "model",
     };
-    let mut out = format!("\n{BREAKING_TITLE}\n");
+    let mut out = String::new();
     for r in &lb.row_keys {
         let _ = writeln!(out, "{}", cut(r, width));
         let points: Vec<(&String, String)> = lb

@@ -45,7 +45,7 @@ fn tree(leaves: &[usize], shape: &[u16]) -> Formula {
         _ => {
             let split = 1 + code % (leaves.len() - 1);
             let rest = shape.get(1..).unwrap_or(&[]);
-            let (left, right) = rest.split_at((rest.len() / 2).min(rest.len()));
+            let (left, right) = rest.split_at(rest.len() / 2);
             Formula::bin(
                 BinOp::ALL[(code / 64) % BinOp::ALL.len()],
                 tree(&leaves[..split], left),
@@ -104,14 +104,8 @@ fn edit_here(f: &Formula, how: u8) -> Formula {
 /// The first assignment in the least model's order (propositions by name, false
 /// first) on which `a` and `b` differ, over the propositions either uses.
 fn brute(a: &Formula, b: &Formula) -> Option<FiniteModel> {
-    let mut names = std::collections::BTreeSet::new();
-    for f in [a, b] {
-        f.walk(&mut |g| {
-            if let Formula::Prop(p) = g {
-                names.insert(p.to_string());
-            }
-        });
-    }
+    let mut names = a.propositions();
+    names.extend(b.propositions());
     let n = names.len();
     (0..1u64 << n).find_map(|code| {
         let mut fm = FiniteModel::default();
@@ -168,14 +162,8 @@ fn large_pairs_get_the_solvers_verdict() {
         prop_assert_eq!(ours, solvers);
         if least(&a, &b, 0).is_some() {
             settled.set(settled.get() + 1);
-            let mut names = std::collections::BTreeSet::new();
-            for f in [&a, &b] {
-                f.walk(&mut |g| {
-                    if let Formula::Prop(p) = g {
-                        names.insert(p.to_string());
-                    }
-                });
-            }
+            let mut names = a.propositions();
+            names.extend(b.propositions());
             if names.len() > 20 {
                 settled_large.set(settled_large.get() + 1);
             }

@@ -48,6 +48,14 @@ fn first_written(i: usize, pool: &Pool, names: &[String], rng: &mut Rand) -> Mod
     m
 }
 
+/// The constant names picked by `names`.
+fn named(names: &[u8]) -> Vec<String> {
+    names
+        .iter()
+        .map(|n| NAMES[usize::from(*n)].to_string())
+        .collect()
+}
+
 proptest! {
     /// Random models are drawn as first written: the same values, the same
     /// random numbers consumed.
@@ -60,8 +68,7 @@ proptest! {
         seed in any::<u64>(),
     ) {
         let pool = pool(&props, &preds);
-        let names: Vec<String> =
-            names.iter().map(|n| NAMES[usize::from(*n)].to_string()).collect();
+        let names = named(&names);
         let (mut r1, mut r2) = (Rand::new(seed), Rand::new(seed));
         let (m, f) = (
             random_model(i, &pool, &names, &mut r1),
@@ -87,8 +94,7 @@ proptest! {
         seed in any::<u64>(),
     ) {
         let pool = pool(&props, &preds);
-        let names: Vec<String> =
-            names.iter().map(|n| NAMES[usize::from(*n)].to_string()).collect();
+        let names = named(&names);
         let syms = Symbols::from_pool(&pool, &names);
         let layout = syms.layout(&pool, &names);
         let mut buf = Dense::default();
